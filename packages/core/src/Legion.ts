@@ -1,0 +1,99 @@
+import { Collective } from './collective/Collective.js';
+import type { ResolvedConfig } from './config/config-schema.js';
+import { loadConfig, settingsForAgent } from './config/load-config.js';
+import type { Session } from './conversation/Session.js';
+import { SessionStore } from './conversation/SessionStore.js';
+import { LegionError } from './errors.js';
+import { EventBus } from './events/EventBus.js';
+import { ProviderFactory } from './providers/ProviderFactory.js';
+import { AgentRuntime } from './runtime/AgentRuntime.js';
+import { MockRuntime } from './runtime/MockRuntime.js';
+import { RuntimeRegistry } from './runtime/RuntimeRegistry.js';
+import type { TurnResult } from './runtime/turn.js';
+import { WorkspacePaths } from './storage/workspace-paths.js';
+import { createCommunicateTool } from './tools/builtin/communicate.js';
+import { createListParticipantsTool } from './tools/builtin/list-participants.js';
+import { ToolExecutor } from './tools/ToolExecutor.js';
+import { ToolRegistry } from './tools/ToolRegistry.js';
+
+export interface OpenLegionOptions {
+  /** Workspace root (the directory that holds `.legion/`). */
+  root: string;
+  /** Overrides the global config location (default: XDG config dir). */
+  globalConfigFile?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * One workspace brought to life: its config, collective, runtimes, tools,
+ * providers and sessions, wired together. UIs register their user runtime on
+ * `runtimes` and subscribe to `events`.
+ */
+export class Legion {
+  readonly events = new EventBus();
+  readonly runtimes = new RuntimeRegistry();
+  readonly tools = new ToolRegistry();
+  readonly providers: ProviderFactory;
+  readonly sessions: SessionStore;
+  readonly executor = new ToolExecutor();
+
+  private constructor(
+    readonly paths: WorkspacePaths,
+    readonly config: ResolvedConfig,
+    readonly collective: Collective,
+  ) {
+    this.providers = new ProviderFactory(config.providers);
+    this.sessions = new SessionStore({
+      collective,
+      paths,
+      events: this.events,
+      runtimes: this.runtimes,
+      fsync: config.storage.fsync,
+    });
+    this.runtimes.register(
+      'agent',
+      new AgentRuntime({
+        collective,
+        config,
+        providers: this.providers,
+        tools: this.tools,
+        executor: this.executor,
+        workspaceRoot: paths.root,
+      }),
+    );
+    this.runtimes.register('mock', new MockRuntime());
+    this.tools.register(
+      createCommunicateTool({
+        collective,
+        limitsFor: (id) => {
+          const participant = collective.get(id);
+          return participant?.type === 'agent' ? settingsForAgent(config, participant).limits : config.limits;
+        },
+      }),
+    );
+    this.tools.register(createListParticipantsTool(collective));
+  }
+
+  /** Loads config (defaults → global → workspace) and the collective of an existing workspace. */
+  static open(options: OpenLegionOptions): Legion {
+    const paths = new WorkspacePaths(options.root);
+    const { config } = loadConfig({ workspaceConfigFile: paths.configFile, globalConfigFile: options.globalConfigFile, env: options.env });
+    return new Legion(paths, config, Collective.load(paths));
+  }
+
+  /** The participant that takes the user's messages. */
+  entryAgentId(): string {
+    return this.collective.entryAgent(this.config.entryAgent).id;
+  }
+
+  /** Sends from the default user (or `from`) to the entry agent (or `to`) in a session. */
+  async send(session: Session, message: string, options: { from?: string; to?: string; conversation?: string; signal?: AbortSignal } = {}): Promise<TurnResult> {
+    const from = options.from ?? this.collective.defaultUser()?.id;
+    if (!from) throw new LegionError('no_user', 'The collective has no user participant to send from: add one, or pass "from".');
+    return session.send({ from, to: options.to ?? this.entryAgentId(), message, conversation: options.conversation, signal: options.signal });
+  }
+
+  close(): void {
+    this.sessions.close();
+  }
+}

@@ -1,0 +1,122 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { basename } from 'node:path';
+import { ConfigError, LegionError, ParticipantNotFoundError } from '../errors.js';
+import { readJsonFile, writeJsonAtomic } from '../storage/atomic-json.js';
+import type { WorkspacePaths } from '../storage/workspace-paths.js';
+import {
+  AgentTemplateSchema,
+  ParticipantSchema,
+  type AgentParticipant,
+  type AgentTemplate,
+  type Participant,
+  type ParticipantInput,
+} from './participant.js';
+
+/**
+ * The roster: participants loaded from `.legion/collective/participants/*.json`.
+ * Files are validated on load; a broken one is reported with its path and field
+ * and never rewritten by Legion.
+ */
+export class Collective {
+  private readonly participants = new Map<string, Participant>();
+
+  constructor(participants: Iterable<ParticipantInput> = [], private readonly paths?: WorkspacePaths) {
+    for (const participant of participants) this.add(ParticipantSchema.parse(participant));
+  }
+
+  static load(paths: WorkspacePaths): Collective {
+    const collective = new Collective([], paths);
+    if (!existsSync(paths.participantsDir)) return collective;
+    for (const entry of readdirSync(paths.participantsDir).sort()) {
+      if (!entry.endsWith('.json')) continue;
+      const file = `${paths.participantsDir}/${entry}`;
+      const participant = readJsonFile(file, ParticipantSchema, {
+        what: 'participant file',
+        displayPath: paths.display(file),
+      });
+      const expectedId = basename(entry, '.json');
+      if (participant.id !== expectedId) {
+        throw new ConfigError({
+          file: paths.display(file),
+          field: 'id',
+          problem: `id "${participant.id}" does not match the file name`,
+          fix: `set "id" to "${expectedId}" or rename the file to ${participant.id}.json`,
+        });
+      }
+      collective.add(participant);
+    }
+    return collective;
+  }
+
+  get(id: string): Participant | undefined {
+    return this.participants.get(id);
+  }
+
+  require(id: string): Participant {
+    const participant = this.participants.get(id);
+    if (!participant || participant.status === 'retired') throw new ParticipantNotFoundError(id, this.ids());
+    return participant;
+  }
+
+  /** Active participants, in id order. */
+  list(): Participant[] {
+    return [...this.participants.values()].filter((participant) => participant.status === 'active');
+  }
+
+  ids(): string[] {
+    return this.list().map((participant) => participant.id);
+  }
+
+  agents(): AgentParticipant[] {
+    return this.list().filter((participant): participant is AgentParticipant => participant.type === 'agent');
+  }
+
+  /** The first active user: who the UI speaks for. */
+  defaultUser(): Participant | undefined {
+    return this.list().find((participant) => participant.type === 'user');
+  }
+
+  /**
+   * The agent that takes the user's messages: the configured one, else the
+   * first agent (as Copilot Multi-Agent falls back), else the first non-user.
+   */
+  entryAgent(configured?: string): Participant {
+    if (configured) {
+      const participant = this.get(configured);
+      if (participant && participant.status === 'active') return participant;
+    }
+    const fallback = this.agents()[0] ?? this.list().find((participant) => participant.type !== 'user');
+    if (!fallback) {
+      throw new LegionError('no_agents', 'The collective has no agents. Run "legion init" or add one under .legion/collective/participants/.');
+    }
+    return fallback;
+  }
+
+  /** Adds or replaces a participant in memory and, for a workspace collective, on disk. */
+  save(input: ParticipantInput): Participant {
+    const participant = ParticipantSchema.parse(input);
+    this.participants.set(participant.id, participant);
+    if (this.paths) writeJsonAtomic(this.paths.participantFile(participant.id), participant);
+    return participant;
+  }
+
+  /** Keeps the file (history refers to it) but takes the participant off the active roster. */
+  retire(id: string): Participant {
+    const participant = this.require(id);
+    return this.save({ ...participant, status: 'retired' });
+  }
+
+  loadTemplate(name: string): AgentTemplate {
+    if (!this.paths) throw new LegionError('no_workspace', 'Templates live in a workspace; this collective has none.');
+    const file = `${this.paths.templatesDir}/${name}.json`;
+    if (!existsSync(file)) throw new LegionError('template_not_found', `No template "${name}" in ${this.paths.display(this.paths.templatesDir)}.`, { name });
+    return readJsonFile(file, AgentTemplateSchema, { what: 'agent template', displayPath: this.paths.display(file) });
+  }
+
+  private add(participant: Participant): void {
+    if (this.participants.has(participant.id)) {
+      throw new LegionError('duplicate_participant', `Participant id "${participant.id}" is used twice.`, { id: participant.id });
+    }
+    this.participants.set(participant.id, participant);
+  }
+}

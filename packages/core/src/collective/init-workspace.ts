@@ -1,0 +1,41 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { writeJsonIfAbsent } from '../storage/atomic-json.js';
+import { WorkspacePaths } from '../storage/workspace-paths.js';
+import { CONFIG_FORMAT_VERSION } from '../config/config-schema.js';
+import { createDefaultParticipants, createDefaultTemplates } from './default-collective.js';
+import { ParticipantSchema, type ParticipantInput } from './participant.js';
+
+export interface InitResult {
+  root: string;
+  created: string[];
+  kept: string[];
+}
+
+/**
+ * Creates `.legion/` with a config, a starting collective and a `.gitignore`
+ * that keeps sessions out of git. Files that already exist are kept as they are.
+ */
+export function initWorkspace(root: string, options: { participants?: ParticipantInput[]; entryAgent?: string } = {}): InitResult {
+  const paths = new WorkspacePaths(root);
+  const result: InitResult = { root: paths.root, created: [], kept: [] };
+  const write = (path: string, value: unknown): void => {
+    (writeJsonIfAbsent(path, value) ? result.created : result.kept).push(paths.display(path));
+  };
+  mkdirSync(paths.participantsDir, { recursive: true });
+  mkdirSync(paths.toolsDir, { recursive: true });
+  mkdirSync(paths.sessionsDir, { recursive: true });
+  write(paths.configFile, { version: CONFIG_FORMAT_VERSION, entryAgent: options.entryAgent ?? 'coordinator' });
+  for (const participant of options.participants ?? createDefaultParticipants()) {
+    write(paths.participantFile(participant.id), ParticipantSchema.parse(participant));
+  }
+  if (!options.participants) {
+    for (const [name, template] of Object.entries(createDefaultTemplates())) write(`${paths.templatesDir}/${name}.json`, template);
+  }
+  if (existsSync(paths.gitignoreFile)) {
+    result.kept.push(paths.display(paths.gitignoreFile));
+  } else {
+    writeFileSync(paths.gitignoreFile, '# Session logs are local working state; the collective and config are meant for git.\nsessions/\n');
+    result.created.push(paths.display(paths.gitignoreFile));
+  }
+  return result;
+}

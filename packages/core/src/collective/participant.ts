@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { isValidIdPart } from '../conversation/conversation-id.js';
+
+export const PARTICIPANT_FORMAT_VERSION = 1;
+
+export const ParticipantIdSchema = z
+  .string()
+  .refine(isValidIdPart, 'expected an id of letters, digits, ".", "-" or single "_" (no "__", at most 64 characters)');
+
+/** `all`, `none`, or a list of names (tool names may use globs such as `file_*`). */
+export const PermissionSchema = z.union([z.literal('all'), z.literal('none'), z.array(z.string().min(1))]);
+export type Permission = z.infer<typeof PermissionSchema>;
+
+export const ModelConfigSchema = z
+  .object({
+    provider: z.string().min(1),
+    model: z.string().min(1),
+    baseURL: z.string().url().optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    maxTokens: z.number().int().positive().optional(),
+  })
+  .strict();
+export type ModelConfig = z.infer<typeof ModelConfigSchema>;
+
+export const LimitsSchema = z
+  .object({
+    /** How many delegation hops below the user a chain may reach. */
+    maxDepth: z.number().int().positive(),
+    /** Model calls one participant may make while answering one message. */
+    maxIterations: z.number().int().positive(),
+    /** Default time a tool may run before it is abandoned with an error result. */
+    toolTimeoutMs: z.number().int().positive(),
+    /** Identical consecutive tool calls that count as a loop. */
+    maxRepeatedToolCalls: z.number().int().min(2),
+  })
+  .strict();
+export type Limits = z.infer<typeof LimitsSchema>;
+
+const baseFields = {
+  version: z.literal(PARTICIPANT_FORMAT_VERSION).default(PARTICIPANT_FORMAT_VERSION),
+  id: ParticipantIdSchema,
+  name: z.string().min(1),
+  description: z.string().default(''),
+  /** What others should bring to this participant; shown in their system prompts. */
+  useFor: z.string().optional(),
+  status: z.enum(['active', 'retired']).default('active'),
+};
+
+export const AgentParticipantSchema = z
+  .object({
+    ...baseFields,
+    type: z.literal('agent'),
+    systemPrompt: z.string(),
+    /** Falls back to `defaultModel` from the layered config. */
+    model: ModelConfigSchema.optional(),
+    /** Which tools its model sees. */
+    tools: PermissionSchema.default('all'),
+    /** Whom it may `communicate` with. */
+    delegation: PermissionSchema.default('all'),
+    limits: LimitsSchema.partial().optional(),
+  })
+  .strict();
+
+export const UserParticipantSchema = z
+  .object({
+    ...baseFields,
+    type: z.literal('user'),
+    /** Which UI answers for this user: `repl`, later `web`. */
+    medium: z.string().min(1).default('repl'),
+  })
+  .strict();
+
+export const MockResponseSchema = z
+  .object({
+    /** Case-insensitive substring, `/regex/flags`, or `*` for anything. */
+    trigger: z.string().min(1),
+    response: z.string(),
+    delayMs: z.number().int().nonnegative().optional(),
+  })
+  .strict();
+export type MockResponse = z.infer<typeof MockResponseSchema>;
+
+export const MockParticipantSchema = z
+  .object({
+    ...baseFields,
+    type: z.literal('mock'),
+    responses: z.array(MockResponseSchema),
+    /** Said when no trigger matches. */
+    fallback: z.string().optional(),
+  })
+  .strict();
+
+export const ParticipantSchema = z.discriminatedUnion('type', [
+  AgentParticipantSchema,
+  UserParticipantSchema,
+  MockParticipantSchema,
+]);
+
+export type AgentParticipant = z.infer<typeof AgentParticipantSchema>;
+export type UserParticipant = z.infer<typeof UserParticipantSchema>;
+export type MockParticipant = z.infer<typeof MockParticipantSchema>;
+export type Participant = z.infer<typeof ParticipantSchema>;
+export type ParticipantInput = z.input<typeof ParticipantSchema>;
+export type ParticipantType = Participant['type'];
+
+/** An agent template: an agent without its identity, under `.legion/templates/<name>.json`. */
+export const AgentTemplateSchema = AgentParticipantSchema.omit({ id: true, version: true, status: true })
+  .extend({ name: z.string().min(1).optional() })
+  .strict();
+export type AgentTemplate = z.infer<typeof AgentTemplateSchema>;

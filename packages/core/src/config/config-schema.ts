@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { LimitsSchema, ModelConfigSchema } from '../collective/participant.js';
+
+export const CONFIG_FORMAT_VERSION = 1;
+
+export const ProviderSettingsSchema = z
+  .object({
+    apiKey: z.string().min(1).optional(),
+    baseURL: z.string().url().optional(),
+    timeoutMs: z.number().int().positive().optional(),
+    maxRetries: z.number().int().nonnegative().optional(),
+  })
+  .strict();
+
+export const StorageSettingsSchema = z
+  .object({
+    /**
+     * `message`: fsync every appended message (survives power loss, slower);
+     * `turn`: fsync when a turn ends; `never`: leave it to the OS (survives a
+     * process crash, which is what SIGKILL tests prove).
+     */
+    fsync: z.enum(['message', 'turn', 'never']),
+  })
+  .strict();
+
+/** Every field optional: each layer supplies some, defaults supply the rest. */
+export const ConfigLayerSchema = z
+  .object({
+    version: z.literal(CONFIG_FORMAT_VERSION).optional(),
+    entryAgent: z.string().min(1).optional(),
+    defaultModel: ModelConfigSchema.optional(),
+    limits: LimitsSchema.partial().optional(),
+    providers: z.record(z.string(), ProviderSettingsSchema).optional(),
+    storage: StorageSettingsSchema.partial().optional(),
+  })
+  .strict();
+export type ConfigLayer = z.infer<typeof ConfigLayerSchema>;
+
+export interface ResolvedConfig {
+  entryAgent?: string | undefined;
+  defaultModel: z.infer<typeof ModelConfigSchema>;
+  limits: z.infer<typeof LimitsSchema>;
+  providers: Record<string, z.infer<typeof ProviderSettingsSchema>>;
+  storage: z.infer<typeof StorageSettingsSchema>;
+}
+
+export const DEFAULT_CONFIG: ResolvedConfig = {
+  defaultModel: { provider: 'anthropic', model: 'claude-sonnet-4-5' },
+  limits: { maxDepth: 5, maxIterations: 25, toolTimeoutMs: 120_000, maxRepeatedToolCalls: 3 },
+  providers: {},
+  storage: { fsync: 'turn' },
+};

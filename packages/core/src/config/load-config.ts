@@ -1,0 +1,75 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { AgentParticipant, Limits, ModelConfig } from '../collective/participant.js';
+import { ConfigError } from '../errors.js';
+import { readJsonFile } from '../storage/atomic-json.js';
+import { ConfigLayerSchema, DEFAULT_CONFIG, type ConfigLayer, type ResolvedConfig } from './config-schema.js';
+
+export interface LoadedConfig {
+  config: ResolvedConfig;
+  /** Files that contributed, lowest precedence first. */
+  sources: string[];
+}
+
+/** `$XDG_CONFIG_HOME/legion/config.json`, else `~/.config/legion/config.json`. */
+export function globalConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.length > 0 ? env.XDG_CONFIG_HOME : join(homedir(), '.config');
+  return join(base, 'legion', 'config.json');
+}
+
+/** Built-in defaults → global config → workspace config. Participant overrides apply per agent. */
+export function loadConfig(options: { workspaceConfigFile?: string; globalConfigFile?: string; env?: NodeJS.ProcessEnv }): LoadedConfig {
+  const layers: ConfigLayer[] = [];
+  const sources: string[] = [];
+  const globalFile = options.globalConfigFile ?? globalConfigPath(options.env);
+  if (existsSync(globalFile)) {
+    layers.push(readJsonFile(globalFile, ConfigLayerSchema, { what: 'global Legion config' }));
+    sources.push(globalFile);
+  }
+  if (options.workspaceConfigFile && existsSync(options.workspaceConfigFile)) {
+    const layer = readJsonFile(options.workspaceConfigFile, ConfigLayerSchema, { what: 'workspace config' });
+    rejectSecrets(layer, options.workspaceConfigFile);
+    layers.push(layer);
+    sources.push(options.workspaceConfigFile);
+  }
+  return { config: mergeConfig(DEFAULT_CONFIG, layers), sources };
+}
+
+export function mergeConfig(base: ResolvedConfig, layers: readonly ConfigLayer[]): ResolvedConfig {
+  let config: ResolvedConfig = base;
+  for (const layer of layers) {
+    const providers = { ...config.providers };
+    for (const [name, settings] of Object.entries(layer.providers ?? {})) providers[name] = { ...providers[name], ...settings };
+    config = {
+      entryAgent: layer.entryAgent ?? config.entryAgent,
+      defaultModel: layer.defaultModel ?? config.defaultModel,
+      limits: { ...config.limits, ...layer.limits },
+      providers,
+      storage: { ...config.storage, ...layer.storage },
+    };
+  }
+  return config;
+}
+
+/** Workspace config is meant for git; a key there would leak. */
+function rejectSecrets(layer: ConfigLayer, file: string): void {
+  for (const [name, settings] of Object.entries(layer.providers ?? {})) {
+    if (settings.apiKey !== undefined) {
+      throw new ConfigError({
+        file,
+        field: `providers.${name}.apiKey`,
+        problem: 'API keys are not allowed in the workspace config, which is meant to be committed',
+        fix: `remove it and set the provider's environment variable or put it in ${globalConfigPath()}`,
+      });
+    }
+  }
+}
+
+/** The last layer: an agent's own settings over the resolved config. */
+export function settingsForAgent(config: ResolvedConfig, agent: AgentParticipant): { model: ModelConfig; limits: Limits } {
+  return {
+    model: agent.model ?? config.defaultModel,
+    limits: { ...config.limits, ...agent.limits },
+  };
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { MessageSchema } from './message.js';
+
+export const CONVERSATION_FORMAT_VERSION = 1;
+
+/** First line of every conversation file. */
+export const HeaderEntrySchema = z.object({
+  kind: z.literal('header'),
+  version: z.number().int().positive(),
+  conversationId: z.string(),
+  initiator: z.string(),
+  responder: z.string(),
+  name: z.string().optional(),
+  createdAt: z.string(),
+});
+
+export const MessageEntrySchema = MessageSchema.extend({ kind: z.literal('message') });
+
+/** Something that happened in the conversation but is not part of the model's context. */
+export const NoteEntrySchema = z.object({
+  kind: z.literal('note'),
+  level: z.enum(['info', 'error']),
+  code: z.string().optional(),
+  text: z.string(),
+  at: z.string(),
+});
+
+export const LogEntrySchema = z.discriminatedUnion('kind', [HeaderEntrySchema, MessageEntrySchema, NoteEntrySchema]);
+
+export type HeaderEntry = z.infer<typeof HeaderEntrySchema>;
+export type MessageEntry = z.infer<typeof MessageEntrySchema>;
+export type NoteEntry = z.infer<typeof NoteEntrySchema>;
+export type LogEntry = z.infer<typeof LogEntrySchema>;
+
+/**
+ * Brings an entry written by an older format version up to the current one.
+ * Version 1 is the first format; later versions add their steps here, and
+ * `__fixtures__/` keeps a file of every old version for the tests.
+ */
+export function migrateEntry(entry: unknown, fromVersion: number): unknown {
+  if (fromVersion === CONVERSATION_FORMAT_VERSION) return entry;
+  return entry;
+}

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+
+/** Content blocks mirror Anthropic's; providers translate to and from this form. */
+export const TextBlockSchema = z.object({ type: z.literal('text'), text: z.string() });
+export const ToolUseBlockSchema = z.object({
+  type: z.literal('tool_use'),
+  id: z.string().min(1),
+  name: z.string().min(1),
+  input: z.unknown(),
+});
+export const ToolResultBlockSchema = z.object({
+  type: z.literal('tool_result'),
+  toolUseId: z.string().min(1),
+  content: z.string(),
+  isError: z.boolean().optional(),
+});
+export const ContentBlockSchema = z.discriminatedUnion('type', [
+  TextBlockSchema,
+  ToolUseBlockSchema,
+  ToolResultBlockSchema,
+]);
+
+export type TextBlock = z.infer<typeof TextBlockSchema>;
+export type ToolUseBlock = z.infer<typeof ToolUseBlockSchema>;
+export type ToolResultBlock = z.infer<typeof ToolResultBlockSchema>;
+export type ContentBlock = z.infer<typeof ContentBlockSchema>;
+
+export const UsageSchema = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheReadTokens: z.number().int().nonnegative().optional(),
+  cacheWriteTokens: z.number().int().nonnegative().optional(),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+/**
+ * One message of a directional conversation. The initiator's messages and all
+ * tool results have role `user`; the responder's have role `assistant`.
+ */
+export const MessageSchema = z.object({
+  id: z.string().min(1),
+  role: z.enum(['user', 'assistant']),
+  content: z.array(ContentBlockSchema),
+  /** ISO-8601 time the message was appended. */
+  at: z.string(),
+  usage: UsageSchema.optional(),
+  /** Provider and model that produced an assistant message. */
+  model: z.string().optional(),
+});
+export type Message = z.infer<typeof MessageSchema>;
+
+export type Role = Message['role'];
+
+export function textOf(message: Pick<Message, 'content'>): string {
+  let text = '';
+  for (const block of message.content) if (block.type === 'text') text += block.text;
+  return text;
+}
+
+export function toolUsesOf(message: Pick<Message, 'content'>): ToolUseBlock[] {
+  return message.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
+}
+
+export function toolResultsOf(message: Pick<Message, 'content'>): ToolResultBlock[] {
+  return message.content.filter((block): block is ToolResultBlock => block.type === 'tool_result');
+}

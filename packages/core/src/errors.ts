@@ -1,0 +1,145 @@
+/**
+ * Legion's error hierarchy. Caller misuse and unrecoverable conditions throw a
+ * `LegionError` subclass; every one carries a stable string `code` (for scripts
+ * and UIs) and the context fields that explain it. Failures a model can act on
+ * are not thrown: tools and `communicate` turn them into error results.
+ */
+export class LegionError extends Error {
+  readonly code: string;
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(code: string, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export class ConfigError extends LegionError {
+  readonly file: string;
+  readonly field: string;
+  readonly fix: string;
+
+  constructor(options: { file: string; field: string; problem: string; fix: string; cause?: unknown }) {
+    const where = options.field ? `${options.file} (field "${options.field}")` : options.file;
+    super('config_invalid', `${where}: ${options.problem}. Fix: ${options.fix}`, {
+      file: options.file,
+      field: options.field,
+    }, { cause: options.cause });
+    this.file = options.file;
+    this.field = options.field;
+    this.fix = options.fix;
+  }
+}
+
+export class ParticipantNotFoundError extends LegionError {
+  constructor(readonly participantId: string, known: readonly string[]) {
+    super(
+      'participant_not_found',
+      `No participant "${participantId}". Known participants: ${known.join(', ') || '(none)'}.`,
+      { participantId, known },
+    );
+  }
+}
+
+export class SessionNotFoundError extends LegionError {
+  constructor(readonly sessionId: string) {
+    super('session_not_found', `No session "${sessionId}". List sessions with "legion sessions".`, { sessionId });
+  }
+}
+
+export class ConversationBusyError extends LegionError {
+  constructor(readonly conversationId: string, holder: string) {
+    super(
+      'conversation_busy',
+      `Conversation "${conversationId}" is busy with another message (${holder}). ` +
+        'Wait for it to finish, or use a different conversation name to work in parallel.',
+      { conversationId, holder },
+    );
+  }
+}
+
+export class MaxDepthError extends LegionError {
+  constructor(readonly depth: number, readonly maxDepth: number, readonly chain: readonly string[]) {
+    super(
+      'max_depth',
+      `Delegation depth limit reached (${depth} > ${maxDepth}) along ${chain.join(' → ')}. ` +
+        'Do the work yourself or report back instead of delegating further.',
+      { depth, maxDepth, chain },
+    );
+  }
+}
+
+export class MaxIterationsError extends LegionError {
+  constructor(readonly participantId: string, readonly maxIterations: number) {
+    super(
+      'max_iterations',
+      `${participantId} reached its limit of ${maxIterations} model calls in one turn without a final reply.`,
+      { participantId, maxIterations },
+    );
+  }
+}
+
+export class CircularDelegationError extends LegionError {
+  constructor(readonly target: string, readonly chain: readonly string[]) {
+    super(
+      'circular_delegation',
+      `"${target}" is already working on this request (chain: ${chain.join(' → ')}). ` +
+        'Messaging it now would deadlock; reply to your caller instead.',
+      { target, chain },
+    );
+  }
+}
+
+export class DelegationNotAllowedError extends LegionError {
+  constructor(readonly from: string, readonly to: string, allowed: readonly string[]) {
+    super(
+      'delegation_not_allowed',
+      `${from} may not communicate with "${to}". Allowed: ${allowed.join(', ') || '(none)'}.`,
+      { from, to, allowed },
+    );
+  }
+}
+
+export class ToolNotFoundError extends LegionError {
+  constructor(readonly toolName: string) {
+    super('tool_not_found', `No tool named "${toolName}".`, { toolName });
+  }
+}
+
+export class ProviderError extends LegionError {
+  constructor(
+    readonly provider: string,
+    readonly model: string,
+    message: string,
+    readonly fix: string,
+    options?: { cause?: unknown; code?: string },
+  ) {
+    super(options?.code ?? 'provider_error', `${provider} (${model}): ${message}. ${fix}`, { provider, model, fix }, {
+      cause: options?.cause,
+    });
+  }
+}
+
+export class ScriptExhaustedError extends LegionError {
+  constructor(readonly label: string, readonly consumed: number) {
+    super(
+      'script_exhausted',
+      `ScriptedProvider "${label}" was called again after all ${consumed} scripted steps were used.`,
+      { label, consumed },
+    );
+  }
+}
+
+export class StorageError extends LegionError {
+  constructor(readonly path: string, message: string, options?: { cause?: unknown }) {
+    super('storage_error', `${path}: ${message}`, { path }, options);
+  }
+}
+
+/** The message of any thrown value, for error results and logs. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

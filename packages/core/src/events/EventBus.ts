@@ -1,0 +1,50 @@
+import type { LegionEvent, LegionEventName, LegionEvents } from './event-types.js';
+
+type Handler<Name extends LegionEventName> = (event: { type: Name } & LegionEvents[Name]) => void;
+type AnyHandler = (event: LegionEvent) => void;
+
+/**
+ * Typed, synchronous publish/subscribe. A throwing subscriber cannot break the
+ * run that emitted: its error is reported as `error:raised` and the rest still hear the event.
+ */
+export class EventBus {
+  private readonly handlers = new Map<LegionEventName, Set<Handler<LegionEventName>>>();
+  private readonly anyHandlers = new Set<AnyHandler>();
+
+  on<Name extends LegionEventName>(type: Name, handler: Handler<Name>): () => void {
+    let set = this.handlers.get(type);
+    if (!set) {
+      set = new Set();
+      this.handlers.set(type, set);
+    }
+    set.add(handler as Handler<LegionEventName>);
+    return () => set.delete(handler as Handler<LegionEventName>);
+  }
+
+  onAny(handler: AnyHandler): () => void {
+    this.anyHandlers.add(handler);
+    return () => this.anyHandlers.delete(handler);
+  }
+
+  /** Whether anyone listens: lets hot paths skip building an event nobody reads. */
+  hasListeners(type: LegionEventName): boolean {
+    return this.anyHandlers.size > 0 || (this.handlers.get(type)?.size ?? 0) > 0;
+  }
+
+  emit<Name extends LegionEventName>(type: Name, payload: LegionEvents[Name]): void {
+    const set = this.handlers.get(type);
+    if (!set?.size && this.anyHandlers.size === 0) return;
+    const event = { type, ...payload } as LegionEvent;
+    for (const handler of set ?? []) this.deliver(handler as AnyHandler, event);
+    for (const handler of this.anyHandlers) this.deliver(handler, event);
+  }
+
+  private deliver(handler: AnyHandler, event: LegionEvent): void {
+    try {
+      handler(event);
+    } catch (error) {
+      if (event.type === 'error:raised') return;
+      this.emit('error:raised', { scope: `subscriber of ${event.type}`, message: error instanceof Error ? error.message : String(error) });
+    }
+  }
+}

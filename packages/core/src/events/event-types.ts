@@ -1,0 +1,32 @@
+import type { Message, ToolResultBlock, ToolUseBlock, Usage } from '../conversation/message.js';
+
+export interface ConversationRef {
+  sessionId: string;
+  conversationId: string;
+  initiator: string;
+  responder: string;
+  name?: string | undefined;
+}
+
+/** Every event Legion emits, by name. Names are `noun:verb`; lifecycles end in `end`. */
+export interface LegionEvents {
+  'message:sent': ConversationRef & { message: Message; author: string };
+  'turn:start': ConversationRef & { participantId: string; chain: readonly string[] };
+  'turn:end': ConversationRef & {
+    participantId: string;
+    chain: readonly string[];
+    status: 'success' | 'error';
+    reply?: string | undefined;
+    error?: string | undefined;
+    durationMs: number;
+  };
+  'text:delta': ConversationRef & { participantId: string; text: string };
+  'tool:call': ConversationRef & { participantId: string; toolUse: ToolUseBlock };
+  'tool:result': ConversationRef & { participantId: string; toolUse: ToolUseBlock; result: ToolResultBlock; durationMs: number };
+  'usage:report': ConversationRef & { participantId: string; usage: Usage; model: string };
+  'error:raised': { scope: string; message: string; code?: string | undefined; participantId?: string | undefined; sessionId?: string | undefined };
+  'storage:warning': { path: string; offset: number; problem: string };
+}
+
+export type LegionEventName = keyof LegionEvents;
+export type LegionEvent = { [Name in LegionEventName]: { type: Name } & LegionEvents[Name] }[LegionEventName];

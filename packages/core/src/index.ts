@@ -1,0 +1,89 @@
+// The public API of @legion-collective/core. Test helpers live in `@legion-collective/core/testing`.
+
+export { Legion } from './Legion.js';
+export type { OpenLegionOptions } from './Legion.js';
+
+export {
+  CircularDelegationError,
+  ConfigError,
+  ConversationBusyError,
+  DelegationNotAllowedError,
+  LegionError,
+  MaxDepthError,
+  MaxIterationsError,
+  ParticipantNotFoundError,
+  ProviderError,
+  ScriptExhaustedError,
+  SessionNotFoundError,
+  StorageError,
+  ToolNotFoundError,
+  errorMessage,
+} from './errors.js';
+
+export { Collective } from './collective/Collective.js';
+export { createDefaultParticipants, createDefaultTemplates } from './collective/default-collective.js';
+export { initWorkspace } from './collective/init-workspace.js';
+export type { InitResult } from './collective/init-workspace.js';
+export {
+  AgentParticipantSchema,
+  AgentTemplateSchema,
+  LimitsSchema,
+  MockParticipantSchema,
+  ModelConfigSchema,
+  ParticipantSchema,
+  PermissionSchema,
+  UserParticipantSchema,
+} from './collective/participant.js';
+export type {
+  AgentParticipant,
+  AgentTemplate,
+  Limits,
+  MockParticipant,
+  ModelConfig,
+  Participant,
+  ParticipantInput,
+  ParticipantType,
+  Permission,
+  UserParticipant,
+} from './collective/participant.js';
+export { buildSystemPrompt, delegationTargets } from './collective/system-prompt.js';
+
+export { ConfigLayerSchema, DEFAULT_CONFIG } from './config/config-schema.js';
+export type { ConfigLayer, ResolvedConfig } from './config/config-schema.js';
+export { globalConfigPath, loadConfig, mergeConfig, settingsForAgent } from './config/load-config.js';
+
+export { Conversation } from './conversation/Conversation.js';
+export { conversationId, parseConversationId } from './conversation/conversation-id.js';
+export type { ConversationLog } from './conversation/conversation-log.js';
+export { LogEntrySchema } from './conversation/log-entry.js';
+export type { LogEntry } from './conversation/log-entry.js';
+export { ContentBlockSchema, MessageSchema, textOf, toolResultsOf, toolUsesOf } from './conversation/message.js';
+export type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage } from './conversation/message.js';
+export { Session } from './conversation/Session.js';
+export type { SessionMessage } from './conversation/Session.js';
+export type { SessionMeta } from './conversation/session-meta.js';
+export { SessionStore } from './conversation/SessionStore.js';
+
+export { EventBus } from './events/EventBus.js';
+export type { ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './events/event-types.js';
+
+export { generate } from './providers/llm-provider.js';
+export type { FinishReason, LLMProvider, ModelRequest, ModelResponse, StreamOptions, StreamPart } from './providers/llm-provider.js';
+export { ProviderFactory } from './providers/ProviderFactory.js';
+export type { ProviderConstructor, ProviderSettings } from './providers/ProviderFactory.js';
+
+export { AgentRuntime } from './runtime/AgentRuntime.js';
+export { MockRuntime } from './runtime/MockRuntime.js';
+export { RuntimeRegistry } from './runtime/RuntimeRegistry.js';
+export type { ParticipantRuntime, RuntimeOutcome, SendRequest, TurnContext, TurnConversation, TurnResult } from './runtime/turn.js';
+
+export { FileLock } from './storage/file-lock.js';
+export { JsonlLog } from './storage/jsonl-log.js';
+export { findWorkspaceRoot, LEGION_DIR, WorkspacePaths } from './storage/workspace-paths.js';
+
+export { COMMUNICATE_TOOL_NAME, createCommunicateTool } from './tools/builtin/communicate.js';
+export { createListParticipantsTool } from './tools/builtin/list-participants.js';
+export { defineTool, toolDefinition } from './tools/tool.js';
+export type { Tool, ToolContext, ToolDefinition, ToolResult, ToolSession } from './tools/tool.js';
+export { ToolExecutor } from './tools/ToolExecutor.js';
+export { ToolRegistry, permits } from './tools/ToolRegistry.js';

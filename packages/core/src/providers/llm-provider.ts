@@ -1,0 +1,85 @@
+import type { ContentBlock, Message, Usage } from '../conversation/message.js';
+import type { ToolDefinition } from '../tools/tool.js';
+
+export interface ModelRequest {
+  system: string;
+  messages: readonly Message[];
+  tools: readonly ToolDefinition[];
+  maxTokens?: number | undefined;
+  temperature?: number | undefined;
+}
+
+export type FinishReason = 'stop' | 'tool_use' | 'max_tokens' | 'refusal' | 'error' | 'other';
+
+/** The typed parts a provider streams. A tool call arrives whole, its input parsed. */
+export type StreamPart =
+  | { type: 'text-delta'; text: string }
+  | {
+      type: 'tool-call';
+      id: string;
+      name: string;
+      input: unknown;
+      /** Set when the model's arguments were not valid JSON; the call gets an error result. */
+      inputError?: string | undefined;
+    }
+  | { type: 'usage'; usage: Usage }
+  | { type: 'finish'; reason: FinishReason };
+
+export interface StreamOptions {
+  signal?: AbortSignal | undefined;
+}
+
+/** A model behind one streaming call. */
+export interface LLMProvider {
+  readonly name: string;
+  readonly model: string;
+  stream(request: ModelRequest, options?: StreamOptions): AsyncIterable<StreamPart>;
+}
+
+export interface ModelResponse {
+  content: ContentBlock[];
+  usage?: Usage | undefined;
+  finishReason: FinishReason;
+  /** Tool calls whose arguments could not be parsed, by tool_use id. */
+  inputErrors: Map<string, string>;
+}
+
+/** The non-streaming result, derived from the stream. */
+export async function generate(
+  provider: LLMProvider,
+  request: ModelRequest,
+  options: StreamOptions & { onTextDelta?: (text: string) => void } = {},
+): Promise<ModelResponse> {
+  const content: ContentBlock[] = [];
+  const inputErrors = new Map<string, string>();
+  let usage: Usage | undefined;
+  let finishReason: FinishReason | undefined;
+  let text = '';
+  for await (const part of provider.stream(request, options)) {
+    switch (part.type) {
+      case 'text-delta':
+        text += part.text;
+        options.onTextDelta?.(part.text);
+        break;
+      case 'tool-call':
+        if (text) {
+          content.push({ type: 'text', text });
+          text = '';
+        }
+        content.push({ type: 'tool_use', id: part.id, name: part.name, input: part.input ?? {} });
+        if (part.inputError !== undefined) inputErrors.set(part.id, part.inputError);
+        break;
+      case 'usage':
+        usage = usage
+          ? { ...usage, inputTokens: usage.inputTokens + part.usage.inputTokens, outputTokens: usage.outputTokens + part.usage.outputTokens }
+          : part.usage;
+        break;
+      case 'finish':
+        finishReason = part.reason;
+        break;
+    }
+  }
+  if (text) content.push({ type: 'text', text });
+  const hasToolUse = content.some((block) => block.type === 'tool_use');
+  return { content, usage, finishReason: finishReason ?? (hasToolUse ? 'tool_use' : 'stop'), inputErrors };
+}

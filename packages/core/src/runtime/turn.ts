@@ -1,0 +1,57 @@
+import type { Participant } from '../collective/participant.js';
+import type { Message } from '../conversation/message.js';
+import type { ConversationRef } from '../events/event-types.js';
+import type { EventBus } from '../events/EventBus.js';
+import type { ToolSession } from '../tools/tool.js';
+
+/** One message from one participant to another, through `Session.send`. */
+export interface SendRequest {
+  from: string;
+  to: string;
+  message: string;
+  /** Names a parallel conversation between the same two participants. */
+  conversation?: string | undefined;
+  /** Participants already waiting on this request, outermost first (not including `from`). */
+  chain?: readonly string[] | undefined;
+  signal?: AbortSignal | undefined;
+  /** `wait` queues behind a running turn; `fail` returns a busy error at once. */
+  ifBusy?: 'wait' | 'fail' | undefined;
+}
+
+export type TurnResult =
+  | {
+      status: 'success';
+      reply: string;
+      /** The appended reply, when the runtime appended it itself. */
+      message?: Message | undefined;
+      conversationId: string;
+    }
+  | { status: 'error'; code: string; error: string; conversationId: string };
+
+/** What the conversation hands a runtime for one incoming message. */
+export interface TurnContext {
+  participant: Participant;
+  message: Message;
+  conversation: TurnConversation;
+  /** Participants waiting on this turn, outermost first; ends with the sender. */
+  chain: readonly string[];
+  session: ToolSession;
+  signal: AbortSignal;
+  events: EventBus;
+}
+
+/** The conversation as a runtime sees it: its history, and appending to it. */
+export interface TurnConversation {
+  readonly ref: ConversationRef;
+  history(): readonly Message[];
+  append(message: Omit<Message, 'id' | 'at'>, author: string): Message;
+}
+
+export type RuntimeOutcome =
+  | { status: 'success'; reply: string; message?: Message | undefined }
+  | { status: 'error'; code: string; error: string };
+
+/** Answers messages for one kind of participant: agents, mocks, or a UI's user. */
+export interface ParticipantRuntime {
+  handleMessage(turn: TurnContext): Promise<RuntimeOutcome>;
+}

@@ -1,0 +1,82 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { z } from 'zod';
+import { ConfigError } from '../errors.js';
+import { describeZodError } from '../config/zod-issues.js';
+
+/**
+ * Writes JSON so that a reader (or a crash) sees either the old file or the new
+ * one, never half of each: write a sibling temp file, fsync it, rename over.
+ */
+export function writeJsonAtomic(path: string, value: unknown): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = openSync(temp, 'w');
+  try {
+    writeSync(fd, `${JSON.stringify(value, null, 2)}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(temp, path);
+  } catch (error) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // the temp file is already gone; the rename error is the one to report
+    }
+    throw error;
+  }
+}
+
+/** Creates the file only if it does not exist yet; returns whether it wrote. */
+export function writeJsonIfAbsent(path: string, value: unknown): boolean {
+  mkdirSync(dirname(path), { recursive: true });
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    writeSync(fd, `${JSON.stringify(value, null, 2)}\n`);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+/**
+ * Reads and validates a JSON file the user may have edited by hand. Broken JSON
+ * and schema mismatches become a `ConfigError` naming the file, the field and
+ * what is expected; the file itself is never touched.
+ */
+export function readJsonFile<Schema extends z.ZodType>(
+  path: string,
+  schema: Schema,
+  options: { what: string; displayPath?: string },
+): z.infer<Schema> {
+  const file = options.displayPath ?? path;
+  const text = readFileSync(path, 'utf8');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError({
+      file,
+      field: '',
+      problem: `is not valid JSON (${(error as Error).message})`,
+      fix: `correct the JSON syntax of this ${options.what}`,
+      cause: error,
+    });
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const { field, problem } = describeZodError(parsed.error);
+    throw new ConfigError({ file, field, problem, fix: `edit the ${options.what} so that "${field}" ${problem.replace(/^expected /, 'is ')}` });
+  }
+  return parsed.data;
+}

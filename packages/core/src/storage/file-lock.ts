@@ -1,0 +1,144 @@
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+
+export interface LockHolder {
+  pid: number;
+  host: string;
+  token: string;
+  since: string;
+  purpose?: string | undefined;
+}
+
+const HOST = hostname();
+/** A steal marker older than this was left by a process that died while stealing. */
+const STEAL_STALE_MS = 2_000;
+
+/**
+ * A lock that works across processes on one machine: a file created with
+ * O_EXCL holding the owner's pid. A holder that died (SIGKILL, crash) is
+ * detected by its pid and the lock is taken over at once, with no timeout to
+ * wait out.
+ */
+export class FileLock {
+  private token: string | undefined;
+
+  constructor(readonly path: string) {}
+
+  get held(): boolean {
+    return this.token !== undefined;
+  }
+
+  /** Takes the lock if it is free (or its holder is dead); never waits. */
+  tryAcquire(purpose?: string): boolean {
+    if (this.token !== undefined) return false;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const token = randomBytes(8).toString('hex');
+      if (createExclusive(this.path, { pid: process.pid, host: HOST, token, since: new Date().toISOString(), purpose })) {
+        this.token = token;
+        return true;
+      }
+      const holder = this.holder();
+      if (!holder || !isDead(holder)) return false;
+      this.steal(holder);
+    }
+    return false;
+  }
+
+  /** Waits for the lock, polling; `onWait` is called once with the current holder. */
+  async acquire(options: { purpose?: string; signal?: AbortSignal; timeoutMs?: number; onWait?: (holder: LockHolder | undefined) => void } = {}): Promise<void> {
+    const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeoutMs;
+    let delay = 5;
+    let told = false;
+    while (!this.tryAcquire(options.purpose)) {
+      options.signal?.throwIfAborted();
+      if (Date.now() >= deadline) throw new Error(`timed out waiting for lock ${this.path} held by ${describeHolder(this.holder())}`);
+      if (!told) {
+        told = true;
+        options.onWait?.(this.holder());
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, 200);
+    }
+  }
+
+  release(): void {
+    if (this.token === undefined) return;
+    const holder = this.holder();
+    if (holder?.token === this.token) {
+      try {
+        unlinkSync(this.path);
+      } catch {
+        // already gone: nothing to release
+      }
+    }
+    this.token = undefined;
+  }
+
+  holder(): LockHolder | undefined {
+    try {
+      return JSON.parse(readFileSync(this.path, 'utf8')) as LockHolder;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Removes a dead holder's lock, guarded so that two stealers cannot remove a live successor. */
+  private steal(dead: LockHolder): void {
+    const marker = `${this.path}.steal`;
+    if (!createExclusive(marker, { pid: process.pid, host: HOST, token: 'steal', since: new Date().toISOString() })) {
+      try {
+        if (Date.now() - statSync(marker).mtimeMs > STEAL_STALE_MS) unlinkSync(marker);
+      } catch {
+        // another process finished its steal meanwhile
+      }
+      return;
+    }
+    try {
+      if (this.holder()?.token === dead.token) unlinkSync(this.path);
+    } catch {
+      // the dead lock disappeared on its own
+    } finally {
+      unlinkSync(marker);
+    }
+  }
+}
+
+export function describeHolder(holder: LockHolder | undefined): string {
+  if (!holder) return 'another process';
+  const who = holder.pid === process.pid && holder.host === HOST ? 'this process' : `pid ${holder.pid} on ${holder.host}`;
+  return holder.purpose ? `${who}: ${holder.purpose}` : who;
+}
+
+function createExclusive(path: string, holder: LockHolder): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code === 'ENOENT') {
+      mkdirSync(dirname(path), { recursive: true });
+      return createExclusive(path, holder);
+    }
+    throw error;
+  }
+  try {
+    writeSync(fd, JSON.stringify(holder));
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+function isDead(holder: LockHolder): boolean {
+  if (holder.host !== HOST) return false;
+  if (holder.pid === process.pid) return false;
+  try {
+    process.kill(holder.pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}

@@ -1,0 +1,74 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+export const LEGION_DIR = '.legion';
+
+/** Every path inside `.legion/`, in one place, so nothing else builds them by hand. */
+export class WorkspacePaths {
+  readonly root: string;
+  readonly legionDir: string;
+
+  constructor(root: string) {
+    this.root = resolve(root);
+    this.legionDir = join(this.root, LEGION_DIR);
+  }
+
+  get configFile(): string {
+    return join(this.legionDir, 'config.json');
+  }
+  get gitignoreFile(): string {
+    return join(this.legionDir, '.gitignore');
+  }
+  get participantsDir(): string {
+    return join(this.legionDir, 'collective', 'participants');
+  }
+  participantFile(id: string): string {
+    return join(this.participantsDir, `${id}.json`);
+  }
+  get templatesDir(): string {
+    return join(this.legionDir, 'templates');
+  }
+  get toolsDir(): string {
+    return join(this.legionDir, 'tools');
+  }
+  get sessionsDir(): string {
+    return join(this.legionDir, 'sessions');
+  }
+  sessionDir(sessionId: string): string {
+    return join(this.sessionsDir, sessionId);
+  }
+  sessionFile(sessionId: string): string {
+    return join(this.sessionDir(sessionId), 'session.json');
+  }
+  conversationsDir(sessionId: string): string {
+    return join(this.sessionDir(sessionId), 'conversations');
+  }
+  conversationFile(sessionId: string, conversationId: string): string {
+    return join(this.conversationsDir(sessionId), `${conversationId}.jsonl`);
+  }
+  conversationLock(sessionId: string, conversationId: string): string {
+    return join(this.sessionDir(sessionId), 'locks', `${conversationId}.lock`);
+  }
+  approvalsFile(sessionId: string): string {
+    return join(this.sessionDir(sessionId), 'approvals.jsonl');
+  }
+  artifactsDir(sessionId: string): string {
+    return join(this.sessionDir(sessionId), 'artifacts');
+  }
+
+  /** Relative to the workspace root, for messages shown to people. */
+  display(path: string): string {
+    return path.startsWith(this.root + '/') ? path.slice(this.root.length + 1) : path;
+  }
+}
+
+/** The nearest directory at or above `start` that holds `.legion/`. */
+export function findWorkspaceRoot(start: string): string | undefined {
+  let current = resolve(start);
+  for (;;) {
+    if (existsSync(join(current, LEGION_DIR))) return current;
+    const parent = dirname(current);
+    if (parent === current) return undefined;
+    current = parent;
+  }
+}

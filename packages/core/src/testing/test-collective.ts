@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { initWorkspace } from '../collective/init-workspace.js';
+import type { ParticipantInput } from '../collective/participant.js';
+import { Legion } from '../Legion.js';
+import { ScriptedProvider } from './ScriptedProvider.js';
+
+export function userParticipant(id = 'user', extra: Partial<ParticipantInput> = {}): ParticipantInput {
+  return { id, type: 'user', name: id, medium: 'test', ...extra } as ParticipantInput;
+}
+
+export function agentParticipant(
+  id: string,
+  extra: { systemPrompt?: string; tools?: 'all' | 'none' | string[]; delegation?: 'all' | 'none' | string[]; useFor?: string; limits?: Record<string, number> } = {},
+): ParticipantInput {
+  return {
+    id,
+    type: 'agent',
+    name: id,
+    systemPrompt: extra.systemPrompt ?? `You are ${id}.`,
+    model: { provider: 'scripted', model: id },
+    ...extra,
+  } as ParticipantInput;
+}
+
+export function mockParticipant(id: string, responses: Array<{ trigger: string; response: string; delayMs?: number }>, fallback?: string): ParticipantInput {
+  return { id, type: 'mock', name: id, responses, ...(fallback === undefined ? {} : { fallback }) } as ParticipantInput;
+}
+
+export interface TestLegion {
+  legion: Legion;
+  root: string;
+  /** One ScriptedProvider per agent that was given a script. */
+  providers: Record<string, ScriptedProvider>;
+  /** Fails if any script has unused steps. */
+  assertScriptsDone(): void;
+  /** Reopens the same workspace as a fresh process would (new Legion, same files). */
+  reopen(): Legion;
+  cleanup(): void;
+}
+
+/**
+ * A real workspace in a temp directory with the given participants, and a
+ * ScriptedProvider per scripted agent: the whole engine, no network.
+ */
+export function createTestLegion(options: {
+  participants: ParticipantInput[];
+  scripts?: Record<string, ConstructorParameters<typeof ScriptedProvider>[0]>;
+  entryAgent?: string;
+  root?: string;
+}): TestLegion {
+  const root = options.root ?? mkdtempSync(join(tmpdir(), 'legion-test-'));
+  initWorkspace(root, { participants: options.participants, entryAgent: options.entryAgent });
+  const providers: Record<string, ScriptedProvider> = {};
+  for (const [id, script] of Object.entries(options.scripts ?? {})) providers[id] = new ScriptedProvider(script, id);
+  const open = (): Legion => {
+    const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json') });
+    for (const [id, provider] of Object.entries(providers)) legion.providers.useFor(id, provider);
+    return legion;
+  };
+  const legion = open();
+  return {
+    legion,
+    root,
+    providers,
+    assertScriptsDone: () => Object.values(providers).forEach((provider) => provider.assertDone()),
+    reopen: open,
+    cleanup: () => {
+      legion.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}

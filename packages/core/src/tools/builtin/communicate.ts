@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import type { Collective } from '../../collective/Collective.js';
+import { delegationTargets } from '../../collective/system-prompt.js';
+import type { AgentParticipant, Limits } from '../../collective/participant.js';
+import {
+  CircularDelegationError,
+  ConversationBusyError,
+  DelegationNotAllowedError,
+  errorMessage,
+  LegionError,
+  MaxDepthError,
+} from '../../errors.js';
+import { defineTool, type Tool } from '../tool.js';
+
+export const COMMUNICATE_TOOL_NAME = 'communicate';
+
+const CommunicateInputSchema = z.object({
+  to: z.string().min(1).describe('Exact id of the participant to message.'),
+  message: z.string().min(1).describe('What you want from them: the task, the context they need, and what to report back.'),
+  conversation: z
+    .string()
+    .optional()
+    .describe('Optional thread name, to keep a separate conversation with the same participant (letters, digits, "-", ".").'),
+});
+
+/**
+ * Sends a message to another participant through the same path as the user's
+ * messages and returns the reply. Depth, circular delegation, permissions and
+ * busy conversations come back as error results the model can act on.
+ */
+export function createCommunicateTool(options: { collective: Collective; limitsFor: (callerId: string) => Limits }): Tool {
+  return defineTool({
+    name: COMMUNICATE_TOOL_NAME,
+    description:
+      'Send a message to another participant (agent or human) and wait for their reply, which this tool returns. ' +
+      'Use it to delegate work or ask a question. Several calls in one response run in parallel. ' +
+      'You cannot message a participant that is already waiting on you (that would be circular).',
+    inputSchema: CommunicateInputSchema,
+    concurrent: true,
+    timeoutMs: 0,
+    async execute(input, context) {
+      const { collective } = options;
+      const caller = collective.get(context.callerId);
+      const target = collective.get(input.to);
+      if (input.to === context.callerId) return { status: 'error', error: 'You cannot send a message to yourself.' };
+      if (!target || target.status === 'retired') {
+        const allowed = caller?.type === 'agent' ? delegationTargets(caller, collective).map((p) => p.id) : collective.ids();
+        return { status: 'error', error: `No participant "${input.to}". You can message: ${allowed.join(', ') || '(nobody)'}.` };
+      }
+      if (caller?.type === 'agent') {
+        const allowed = delegationTargets(caller as AgentParticipant, collective);
+        if (!allowed.some((participant) => participant.id === target.id)) {
+          return { status: 'error', error: new DelegationNotAllowedError(caller.id, target.id, allowed.map((p) => p.id)).message };
+        }
+      }
+      const chain = [...context.chain, context.callerId];
+      if (target.type !== 'user' && chain.includes(target.id)) {
+        return { status: 'error', error: new CircularDelegationError(target.id, [...chain, target.id]).message };
+      }
+      const maxDepth = options.limitsFor(context.callerId).maxDepth;
+      if (chain.length > maxDepth) return { status: 'error', error: new MaxDepthError(chain.length, maxDepth, [...chain, target.id]).message };
+      try {
+        const result = await context.session.send({
+          from: context.callerId,
+          to: target.id,
+          message: input.message,
+          conversation: input.conversation,
+          chain: context.chain,
+          signal: context.signal,
+          ifBusy: 'fail',
+        });
+        if (result.status === 'error') return { status: 'error', error: `${target.id} could not answer: ${result.error}` };
+        return { status: 'success', data: result.reply };
+      } catch (error) {
+        if (error instanceof ConversationBusyError) return { status: 'error', error: error.message };
+        if (error instanceof LegionError) return { status: 'error', error: error.message };
+        return { status: 'error', error: `communicate failed: ${errorMessage(error)}` };
+      }
+    },
+  });
+}

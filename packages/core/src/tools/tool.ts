@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import type { ConversationRef } from '../events/event-types.js';
+import type { EventBus } from '../events/EventBus.js';
+import type { SendRequest, TurnResult } from '../runtime/turn.js';
+
+/** What a tool returns: data for the model, or an error it can act on. Tools do not throw. */
+export type ToolResult = { status: 'success'; data: unknown } | { status: 'error'; error: string };
+
+/** The narrow view of a session a tool may use (communicate sends through it). */
+export interface ToolSession {
+  readonly id: string;
+  send(request: SendRequest): Promise<TurnResult>;
+}
+
+export interface ToolContext {
+  /** The participant whose model called the tool. */
+  callerId: string;
+  /** Participants waiting on this turn, outermost first; the caller is not included. */
+  chain: readonly string[];
+  conversation: ConversationRef;
+  session: ToolSession;
+  signal: AbortSignal;
+  events: EventBus;
+  workspaceRoot: string | undefined;
+}
+
+export interface Tool<Input = unknown> {
+  /** snake_case, unique in a registry. */
+  name: string;
+  /** Shown to models: what it does, its limits, when to use it. */
+  description: string;
+  inputSchema: z.ZodType<Input>;
+  execute(input: Input, context: ToolContext): Promise<ToolResult>;
+  /** Overrides the default tool timeout; `0` means no timeout (e.g. waiting on a delegate). */
+  timeoutMs?: number;
+  /** May run at the same time as the other concurrent calls of one model response. */
+  concurrent?: boolean;
+}
+
+/** Declares a tool with its input type inferred from the schema. */
+export function defineTool<Schema extends z.ZodType>(tool: Tool<z.infer<Schema>> & { inputSchema: Schema }): Tool {
+  return tool as unknown as Tool;
+}
+
+/** What a provider shows the model. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema of the input object. */
+  parameters: Record<string, unknown>;
+}
+
+const definitions = new WeakMap<Tool, ToolDefinition>();
+
+/** The model-facing definition, converted from zod once per tool. */
+export function toolDefinition(tool: Tool): ToolDefinition {
+  let definition = definitions.get(tool);
+  if (!definition) {
+    const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.inputSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    definition = { name: tool.name, description: tool.description, parameters };
+    definitions.set(tool, definition);
+  }
+  return definition;
+}
