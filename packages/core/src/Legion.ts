@@ -12,6 +12,7 @@ import { RuntimeRegistry } from './runtime/RuntimeRegistry.js';
 import type { TurnResult } from './runtime/turn.js';
 import { WorkspacePaths } from './storage/workspace-paths.js';
 import { createCommunicateTool } from './tools/builtin/communicate.js';
+import { createFileReadTool } from './tools/builtin/files/file-read.js';
 import { createListParticipantsTool } from './tools/builtin/list-participants.js';
 import { ToolExecutor } from './tools/ToolExecutor.js';
 import { ToolRegistry } from './tools/ToolRegistry.js';
@@ -72,6 +73,7 @@ export class Legion {
       }),
     );
     this.tools.register(createListParticipantsTool(collective));
+    this.tools.register(createFileReadTool());
   }
 
   /** Loads config (defaults → global → workspace) and the collective of an existing workspace. */

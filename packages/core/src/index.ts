@@ -82,6 +82,8 @@ export { JsonlLog } from './storage/jsonl-log.js';
 export { findWorkspaceRoot, LEGION_DIR, WorkspacePaths } from './storage/workspace-paths.js';
 
 export { COMMUNICATE_TOOL_NAME, createCommunicateTool } from './tools/builtin/communicate.js';
+export { createFileReadTool } from './tools/builtin/files/file-read.js';
+export { resolveInWorkspace } from './tools/builtin/files/workspace-path.js';
 export { createListParticipantsTool } from './tools/builtin/list-participants.js';
 export { defineTool, toolDefinition } from './tools/tool.js';
 export type { Tool, ToolContext, ToolDefinition, ToolResult, ToolSession } from './tools/tool.js';

@@ -77,8 +77,8 @@ export class Conversation implements TurnConversation {
     const chain = [...options.chain, options.from.id];
     try {
       this.prepareTurn();
-      const incoming = this.append({ role: 'user', content: [{ type: 'text', text: options.text }] }, options.from.id);
       events.emit('turn:start', { ...this.ref, participantId: options.to.id, chain });
+      const incoming = this.append({ role: 'user', content: [{ type: 'text', text: options.text }] }, options.from.id);
       let outcome;
       try {
         const runtime = this.services.runtimes.resolve(options.to);

@@ -1,0 +1,78 @@
+import { Legion, LegionError, type LegionEvent, type TurnResult } from '@legion-collective/core';
+import { HeadlessUserRuntime } from '../headless-user-runtime.js';
+import { printConversation } from '../render/conversation-printer.js';
+import { resolveWorkspace } from '../workspace.js';
+
+export interface RunOptions {
+  to?: string;
+  from?: string;
+  session?: string;
+  newSession?: boolean;
+  conversation?: string;
+  output?: 'text' | 'json';
+  verbose?: boolean;
+  workspace?: string;
+}
+
+/** `legion run`: one message, headless; prints the reply (or one JSON object) and exits non-zero on failure. */
+export async function runCommand(words: string[], options: RunOptions): Promise<number> {
+  const message = await readMessage(words);
+  const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  legion.runtimes.register('user', new HeadlessUserRuntime());
+  if (options.session && options.newSession) throw new LegionError('usage', 'Use either --session or --new-session, not both.');
+  const session = options.newSession ? legion.sessions.create() : options.session ? legion.sessions.get(options.session) : legion.sessions.resumeOrCreate();
+  const from = options.from ?? legion.collective.defaultUser()?.id;
+  if (!from) throw new LegionError('no_user', 'The collective has no user participant; add one or pass --from.');
+  const to = options.to ?? legion.entryAgentId();
+
+  const involved = new Set<string>([from, to]);
+  const warnings: string[] = [];
+  legion.events.onAny((event: LegionEvent) => {
+    if (event.type === 'turn:start') involved.add(event.participantId);
+    if (event.type === 'storage:warning') warnings.push(`${event.path}: ${event.problem}`);
+  });
+  const stopPrinting = options.verbose ? printConversation(legion.events, process.stderr, { you: from }) : undefined;
+  const controller = new AbortController();
+  const onSignal = (): void => controller.abort(new Error('interrupted'));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let result: TurnResult;
+  try {
+    result = await session.send({ from, to, message, conversation: options.conversation, signal: controller.signal });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    stopPrinting?.();
+    legion.close();
+  }
+
+  if (options.output === 'json') {
+    const report = {
+      sessionId: session.id,
+      conversationId: result.conversationId,
+      from,
+      to,
+      status: result.status,
+      ...(result.status === 'success' ? { reply: result.reply } : { reply: null, error: result.error, code: result.code }),
+      participants: [...involved],
+      warnings,
+    };
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+  } else if (result.status === 'success') {
+    process.stdout.write(`${result.reply}\n`);
+  } else {
+    process.stderr.write(`legion: ${to} could not answer: ${result.error}\n`);
+  }
+  if (!options.verbose) for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
+  return result.status === 'success' ? 0 : 1;
+}
+
+async function readMessage(words: string[]): Promise<string> {
+  if (words.length > 0 && !(words.length === 1 && words[0] === '-')) return words.join(' ');
+  if (process.stdin.isTTY) throw new LegionError('usage', 'No message given. Usage: legion run "your message" (or pipe it on standard input).');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  if (!text) throw new LegionError('usage', 'The message read from standard input is empty.');
+  return text;
+}

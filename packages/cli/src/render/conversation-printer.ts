@@ -1,0 +1,63 @@
+import type { EventBus, LegionEvent } from '@legion-collective/core';
+import { makeStyle } from './style.js';
+
+const COMMUNICATE = 'communicate';
+
+/**
+ * Prints a collective's work as it happens, one line per step, indented by
+ * delegation depth: who says what to whom, which tools run and what they return.
+ */
+export function printConversation(events: EventBus, out: NodeJS.WriteStream, options: { you?: string; width?: number } = {}): () => void {
+  const style = makeStyle(out);
+  const width = options.width ?? 160;
+  const depthOf = new Map<string, number>();
+  const name = (id: string): string => (id === options.you ? 'you' : id);
+  const line = (depth: number, text: string): void => {
+    out.write(`${'  '.repeat(depth)}${text}\n`);
+  };
+  const clip = (text: string, max = width): string => {
+    const flat = text.replace(/\s+/g, ' ').trim();
+    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  };
+
+  return events.onAny((event: LegionEvent) => {
+    switch (event.type) {
+      case 'turn:start':
+        depthOf.set(event.conversationId, event.chain.length - 1);
+        break;
+      case 'message:sent': {
+        const depth = depthOf.get(event.conversationId) ?? 0;
+        const text = event.message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+        if (!text) break;
+        const toolCalls = event.message.content.some((block) => block.type === 'tool_use');
+        if (event.message.role === 'user') {
+          line(depth, `${style.cyan(`${name(event.author)} → ${name(event.responder)}`)}  ${clip(text)}`);
+        } else if (toolCalls) {
+          line(depth + 1, `${style.dim(`${name(event.author)}:`)} ${style.dim(clip(text))}`);
+        } else {
+          const isTop = depth === 0;
+          line(depth, `${style.green(`${name(event.author)} → ${name(event.initiator)}`)}  ${isTop ? text.trim() : clip(text)}`);
+        }
+        break;
+      }
+      case 'tool:call':
+        if (event.toolUse.name === COMMUNICATE) break;
+        line((depthOf.get(event.conversationId) ?? 0) + 1, `${style.magenta(`${name(event.participantId)} ⚙ ${event.toolUse.name}`)} ${style.dim(clip(JSON.stringify(event.toolUse.input), 100))}`);
+        break;
+      case 'tool:result': {
+        const depth = (depthOf.get(event.conversationId) ?? 0) + 1;
+        if (event.result.isError) line(depth, style.red(`↳ ${event.toolUse.name} failed: ${clip(event.result.content, 200)}`));
+        else if (event.toolUse.name !== COMMUNICATE) line(depth, style.dim(`↳ ${clip(event.result.content, 120)}`));
+        break;
+      }
+      case 'turn:end':
+        if (event.status === 'error') line(depthOf.get(event.conversationId) ?? 0, style.red(`✗ ${name(event.participantId)}: ${event.error ?? 'failed'}`));
+        break;
+      case 'storage:warning':
+        out.write(style.yellow(`warning: ${event.path}: ${event.problem}\n`));
+        break;
+      default:
+        break;
+    }
+  });
+}
