@@ -60,7 +60,8 @@ export function readJsonFile<Schema extends z.ZodType>(
   options: { what: string; displayPath?: string },
 ): z.infer<Schema> {
   const file = options.displayPath ?? path;
-  const text = readFileSync(path, 'utf8');
+  // Editors on some systems save a byte-order mark, which JSON.parse rejects.
+  const text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -68,15 +69,26 @@ export function readJsonFile<Schema extends z.ZodType>(
     throw new ConfigError({
       file,
       field: '',
-      problem: `is not valid JSON (${(error as Error).message})`,
+      problem: `is not valid JSON (${describeJsonError(error, text)})`,
       fix: `correct the JSON syntax of this ${options.what}`,
       cause: error,
     });
   }
-  const parsed = schema.safeParse(raw);
+  const parsed = schema.safeParse(raw, { reportInput: true });
   if (!parsed.success) {
-    const { field, problem } = describeZodError(parsed.error);
-    throw new ConfigError({ file, field, problem, fix: `edit the ${options.what} so that "${field}" ${problem.replace(/^expected /, 'is ')}` });
+    const { field, problem, fix } = describeZodError(parsed.error, raw);
+    throw new ConfigError({ file, field, problem, fix: `${fix} in this ${options.what}`, cause: parsed.error });
   }
   return parsed.data;
+}
+
+/** V8's JSON errors give a character position; people look for a line and column. */
+function describeJsonError(error: unknown, text: string): string {
+  const message = (error as Error).message;
+  const position = /at position (\d+)/.exec(message);
+  if (!position || /line \d+/.test(message)) return message;
+  const before = text.slice(0, Number(position[1]));
+  const line = before.split('\n').length;
+  const column = before.length - before.lastIndexOf('\n');
+  return `${message}, line ${line} column ${column}`;
 }

@@ -2,6 +2,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, wri
 import { dirname } from 'node:path';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import { LegionError } from '../errors.js';
 
 export interface LockHolder {
   pid: number;
@@ -12,8 +13,11 @@ export interface LockHolder {
 }
 
 const HOST = hostname();
-/** A steal marker older than this was left by a process that died while stealing. */
-const STEAL_STALE_MS = 2_000;
+/**
+ * A steal marker, or a lock file without a readable holder, older than this was
+ * left by a process that died between creating the file and writing it.
+ */
+const STALE_MS = 2_000;
 
 /**
  * A lock that works across processes on one machine: a file created with
@@ -39,15 +43,17 @@ export class FileLock {
         this.token = token;
         return true;
       }
-      const holder = this.holder();
-      if (!holder || !isDead(holder)) return false;
-      this.steal(holder);
+      const stale = this.staleLock();
+      if (!stale) return false;
+      this.steal(stale);
     }
     return false;
   }
 
   /** Waits for the lock, polling; `onWait` is called once with the current holder. */
   async acquire(options: { purpose?: string; signal?: AbortSignal; timeoutMs?: number; onWait?: (holder: LockHolder | undefined) => void } = {}): Promise<void> {
+    // Waiting on a lock this instance already holds would wait forever.
+    if (this.held) throw new LegionError('lock_already_held', `This process already holds the lock ${this.path}.`, { path: this.path });
     const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeoutMs;
     let delay = 5;
     let told = false;
@@ -77,30 +83,51 @@ export class FileLock {
   }
 
   holder(): LockHolder | undefined {
+    return this.readLock()?.holder;
+  }
+
+  private readLock(): { holder: LockHolder | undefined; mtimeMs: number } | undefined {
     try {
-      return JSON.parse(readFileSync(this.path, 'utf8')) as LockHolder;
+      const mtimeMs = statSync(this.path).mtimeMs;
+      return { holder: parseHolder(readFileSync(this.path, 'utf8')), mtimeMs };
     } catch {
       return undefined;
     }
   }
 
+  /**
+   * The current lock if it can be taken over: its holder is dead, or it has no
+   * readable holder and is too old to be a file another process is still writing.
+   */
+  private staleLock(): { token: string | undefined; mtimeMs: number } | undefined {
+    const lock = this.readLock();
+    if (!lock) return undefined;
+    if (lock.holder) return isDead(lock.holder) ? { token: lock.holder.token, mtimeMs: lock.mtimeMs } : undefined;
+    return Date.now() - lock.mtimeMs > STALE_MS ? { token: undefined, mtimeMs: lock.mtimeMs } : undefined;
+  }
+
   /** Removes a dead holder's lock, guarded so that two stealers cannot remove a live successor. */
-  private steal(dead: LockHolder): void {
+  private steal(stale: { token: string | undefined; mtimeMs: number }): void {
     const marker = `${this.path}.steal`;
     if (!createExclusive(marker, { pid: process.pid, host: HOST, token: 'steal', since: new Date().toISOString() })) {
       try {
-        if (Date.now() - statSync(marker).mtimeMs > STEAL_STALE_MS) unlinkSync(marker);
+        if (Date.now() - statSync(marker).mtimeMs > STALE_MS) unlinkSync(marker);
       } catch {
         // another process finished its steal meanwhile
       }
       return;
     }
     try {
-      if (this.holder()?.token === dead.token) unlinkSync(this.path);
+      const current = this.readLock();
+      if (current && current.holder?.token === stale.token && current.mtimeMs === stale.mtimeMs) unlinkSync(this.path);
     } catch {
       // the dead lock disappeared on its own
     } finally {
-      unlinkSync(marker);
+      try {
+        unlinkSync(marker);
+      } catch {
+        // a waiter judged our marker stale and removed it
+      }
     }
   }
 }
@@ -130,6 +157,21 @@ function createExclusive(path: string, holder: LockHolder): boolean {
     closeSync(fd);
   }
   return true;
+}
+
+/** A holder as written by `createExclusive`; anything else (empty, cut short, edited) is unreadable. */
+function parseHolder(text: string): LockHolder | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  const holder = value as Partial<LockHolder>;
+  if (!Number.isInteger(holder.pid) || (holder.pid as number) <= 0) return undefined;
+  if (typeof holder.host !== 'string' || typeof holder.token !== 'string') return undefined;
+  return holder as LockHolder;
 }
 
 function isDead(holder: LockHolder): boolean {

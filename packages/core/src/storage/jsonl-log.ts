@@ -11,10 +11,13 @@ import {
   ftruncateSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
 
 export interface LogLine {
   /** Byte offset of the line's first byte. */
   offset: number;
+  /** Byte offset just past the line, including its newline if it has one. */
+  end: number;
   text: string;
 }
 
@@ -98,10 +101,10 @@ export class JsonlLog {
         const count = readSync(fd, chunk, 0, CHUNK, buffer.length);
         buffer = Buffer.concat([buffer, chunk.subarray(0, count)]);
         const newline = buffer.indexOf(0x0a);
-        if (newline >= 0) return { offset: 0, text: buffer.toString('utf8', 0, newline) };
+        if (newline >= 0) return { offset: 0, end: newline + 1, text: buffer.toString('utf8', 0, newline) };
         if (count === 0) {
           const text = buffer.toString('utf8');
-          return isCompleteJson(text) ? { offset: 0, text } : undefined;
+          return isCompleteJson(text) ? { offset: 0, end: buffer.length, text } : undefined;
         }
       }
     } finally {
@@ -159,7 +162,8 @@ export class JsonlLog {
           if (isTail && !isCompleteJson(text)) {
             this.warn(offset, `dropped a torn last line (${carry.length - start} bytes) left by an interrupted write`);
           } else {
-            const line = { offset, text };
+            // Every line but the file's last ends with the newline that was cut off `carry`.
+            const line = { offset, end: position + carry.length + (isTail ? 0 : 1), text };
             lines.push(line);
             if (lines.length >= limit || options.stop?.(line)) return lines;
           }
@@ -198,14 +202,14 @@ export class JsonlLog {
         if (newline < 0 || newline >= read) {
           const tail = buffer.subarray(start, read).toString('utf8');
           if (isCompleteJson(tail)) {
-            lines.push({ offset: offset + start, text: tail });
+            lines.push({ offset: offset + start, end: offset + read, text: tail });
             start = read;
           } else {
             this.warn(offset + start, `dropped a torn last line (${read - start} bytes) left by an interrupted write`);
           }
           break;
         }
-        if (newline > start) lines.push({ offset: offset + start, text: buffer.toString('utf8', start, newline) });
+        if (newline > start) lines.push({ offset: offset + start, end: offset + newline + 1, text: buffer.toString('utf8', start, newline) });
         start = newline + 1;
       }
       return { lines, end: offset + start };
@@ -238,19 +242,29 @@ export class JsonlLog {
     const last = Buffer.allocUnsafe(1);
     readSync(fd, last, 0, 1, this.size - 1);
     if (last[0] === 0x0a) return;
-    const scan = Math.min(this.size, 16 * 1024 * 1024);
-    const buffer = Buffer.allocUnsafe(scan);
-    readSync(fd, buffer, 0, scan, this.size - scan);
-    const lastNewline = buffer.lastIndexOf(0x0a);
-    const tailStart = lastNewline < 0 ? this.size - scan : this.size - scan + lastNewline + 1;
-    const tail = buffer.subarray(lastNewline + 1);
+    // Walk back chunk by chunk: a torn line may be longer than any one chunk.
+    let tailStart = this.size;
+    const chunk = Buffer.allocUnsafe(CHUNK);
+    while (tailStart > 0) {
+      const length = Math.min(CHUNK, tailStart);
+      readSync(fd, chunk, 0, length, tailStart - length);
+      const newline = chunk.subarray(0, length).lastIndexOf(0x0a);
+      tailStart -= length;
+      if (newline >= 0) {
+        tailStart += newline + 1;
+        break;
+      }
+    }
+    const tail = Buffer.allocUnsafe(this.size - tailStart);
+    readSync(fd, tail, 0, tail.length, tailStart);
     if (isCompleteJson(tail.toString('utf8'))) {
       writeSync(fd, '\n');
       this.size += 1;
       return;
     }
-    const sidePath = `${this.path}.torn-${Date.now()}`;
-    writeFileSync(sidePath, tail);
+    // Unique per call, so two repairs in one millisecond never overwrite each other's bytes.
+    const sidePath = `${this.path}.torn-${Date.now()}-${randomBytes(3).toString('hex')}`;
+    writeFileSync(sidePath, tail, { flag: 'wx' });
     ftruncateSync(fd, tailStart);
     this.size = tailStart;
     this.warn(tailStart, `cut a torn last line (${tail.length} bytes) before appending; its bytes are kept in ${sidePath}`);

@@ -84,8 +84,9 @@ export class ToolExecutor {
         stops.push(
           new Promise((resolve) => {
             timer = setTimeout(() => {
-              controller.abort(new Error('timeout'));
+              // Resolve before aborting: abort listeners run synchronously and would report a cancellation instead.
               resolve({ status: 'error', error: `${tool.name} timed out after ${formatMs(timeoutMs)} and was abandoned.` });
+              controller.abort(new Error('timeout'));
             }, timeoutMs);
           }),
         );

@@ -1,0 +1,114 @@
+// Framework overhead per agent-loop step, durable persistence included.
+//
+// One agent whose zero-latency scripted model calls a trivial tool 20 times and
+// then answers, so a turn is 21 model calls ("steps") and 42 appended messages
+// (the user's message, 20 × (assistant tool_use + user tool_result), the final
+// answer). Every turn goes through the real path: Session.send → lock →
+// append → AgentRuntime → ToolExecutor (zod validation, timeout race) → append
+// → unlock, with every message appended to the JSONL file on disk.
+//
+// Each turn uses a fresh named conversation (`conversation: 't' + i`), so the
+// model request does not grow from turn to turn and the figure is the per-step
+// overhead, not the cost of an ever-longer history. (The cost of creating that
+// conversation — header line, lock directory, session.json touch — is included
+// in the turn and spread over its 21 steps.)
+import { writeFileSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { Legion, defineTool, initWorkspace } from '@legion-collective/core';
+import { ScriptedProvider, agentParticipant, userParticipant } from '@legion-collective/core/testing';
+import { median, ms, p95, printJson, removeDir, round, tempDir, verdict } from './lib.mjs';
+
+const TOOL_STEPS = 20;
+const STEPS_PER_TURN = TOOL_STEPS + 1; // model calls per turn, the final answer included
+const WARMUP_TURNS = Number(process.env.BENCH_WARMUP_TURNS ?? 30);
+const TURNS = Number(process.env.BENCH_TURNS ?? 200);
+const FSYNC_MESSAGE_TURNS = Number(process.env.BENCH_FSYNC_TURNS ?? 100);
+/** Conversations (and their open file descriptors) are released every this many turns, untimed. */
+const CLOSE_EVERY = 50;
+
+/** The model: a tool call with a different input each step (so loop detection stays quiet), then text. */
+function scriptedModel() {
+  return new ScriptedProvider((request) => {
+    // In a fresh conversation the request holds: user, then (assistant, tool_result) per step so far.
+    const done = (request.messages.length - 1) / 2;
+    if (done < TOOL_STEPS) return { toolCalls: [{ id: `s${done}`, name: 'noop', input: { step: done } }] };
+    return { text: 'done' };
+  }, 'bench');
+}
+
+const noopTool = defineTool({
+  name: 'noop',
+  description: 'Does nothing and returns at once.',
+  inputSchema: z.object({ step: z.number().int() }),
+  async execute(input) {
+    return { status: 'success', data: { ok: input.step } };
+  },
+});
+
+async function measure(fsync, turns) {
+  const root = tempDir(`loop-${fsync}`);
+  try {
+    initWorkspace(root, { participants: [userParticipant('user'), agentParticipant('worker', { tools: ['noop'], delegation: 'none' })], entryAgent: 'worker' });
+    const configFile = join(root, '.legion', 'config.json');
+    const config = JSON.parse(readFileSync(configFile, 'utf8'));
+    if (fsync !== undefined) writeFileSync(configFile, JSON.stringify({ ...config, storage: { fsync } }, null, 2));
+    const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json') });
+    legion.tools.register(noopTool);
+    const provider = scriptedModel();
+    legion.providers.useFor('worker', provider);
+    const session = legion.sessions.create({ title: 'bench' });
+
+    const perStep = [];
+    let turnIndex = 0;
+    const runTurn = async () => {
+      const name = `t${turnIndex++}`;
+      const started = performance.now();
+      const result = await session.send({ from: 'user', to: 'worker', message: 'go', conversation: name });
+      const elapsed = performance.now() - started;
+      if (result.status !== 'success' || result.reply !== 'done') throw new Error(`turn ${name} failed: ${JSON.stringify(result)}`);
+      if (turnIndex % CLOSE_EVERY === 0) session.close();
+      return elapsed / STEPS_PER_TURN;
+    };
+    for (let i = 0; i < WARMUP_TURNS; i++) await runTurn();
+    const callsBefore = provider.callCount;
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    for (let i = 0; i < turns; i++) perStep.push(await runTurn());
+    const wall = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuPerStep = (cpu.user + cpu.system) / 1000 / (turns * STEPS_PER_TURN);
+    if (provider.callCount - callsBefore !== turns * STEPS_PER_TURN) throw new Error('unexpected number of model calls');
+
+    // Sanity: the last turn's conversation is on disk, one line per message.
+    const conversations = join(root, '.legion', 'sessions', session.id, 'conversations');
+    const lines = readFileSync(join(conversations, `user__worker__t${turnIndex - 1}.jsonl`), 'utf8').trim().split('\n');
+    const messageLines = lines.filter((line) => line.startsWith('{"kind":"message"')).length;
+    if (messageLines !== 2 * TOOL_STEPS + 2) throw new Error(`expected ${2 * TOOL_STEPS + 2} message lines, found ${messageLines}`);
+    const files = readdirSync(conversations).length;
+    legion.close();
+    return { fsync: legion.config.storage.fsync, turns, perStep, wall, cpuPerStep, files, messageLines };
+  } finally {
+    removeDir(root);
+  }
+}
+
+function report(label, run) {
+  const med = median(run.perStep);
+  const high = p95(run.perStep);
+  console.log(`  ${label}`);
+  console.log(`    per step:  median ${ms(med)}   p95 ${ms(high)}   (${run.turns} turns × ${STEPS_PER_TURN} steps, ${run.messageLines} messages appended per turn)`);
+  console.log(`    per turn:  median ${ms(med * STEPS_PER_TURN)}   throughput ${Math.round((run.turns * STEPS_PER_TURN) / (run.wall / 1000))} steps/s   CPU (user+sys) ${ms(run.cpuPerStep)} per step`);
+  return { medianMs: round(med), p95Ms: round(high), cpuMsPerStep: round(run.cpuPerStep), turns: run.turns };
+}
+
+console.log('agent-loop-step — framework overhead per agent-loop step (zero-latency scripted model, trivial zod-validated tool)');
+console.log(`  each turn: ${TOOL_STEPS} tool steps + 1 final answer = ${STEPS_PER_TURN} model calls; a fresh named conversation per turn; ${WARMUP_TURNS} warm-up turns not counted`);
+const byTurn = await measure(undefined, TURNS);
+if (byTurn.fsync !== 'turn') throw new Error(`expected the default fsync to be "turn", got ${byTurn.fsync}`);
+const figures = {};
+figures.default_fsync_turn = report('storage.fsync = "turn" (default: appended with write(), fsync once at the end of each turn)', byTurn);
+figures.fsync_never = report('storage.fsync = "never" (OS page cache only; survives a process crash, not power loss)', await measure('never', TURNS));
+figures.fsync_message = report('storage.fsync = "message" (fsync after every appended message)', await measure('message', FSYNC_MESSAGE_TURNS));
+console.log(`  target: < 1 ms per step (goal 0.3 ms) with the default → ${verdict(figures.default_fsync_turn.medianMs, 1)}${figures.default_fsync_turn.medianMs <= 0.3 ? ', goal met' : ''}`);
+printJson('agent-loop-step', { stepsPerTurn: STEPS_PER_TURN, ...figures });
