@@ -5,6 +5,7 @@ import type { Session } from './conversation/Session.js';
 import { SessionStore } from './conversation/SessionStore.js';
 import { LegionError } from './errors.js';
 import { EventBus } from './events/EventBus.js';
+import { registerBuiltinProviders } from './providers/builtin-providers.js';
 import { ProviderFactory } from './providers/ProviderFactory.js';
 import { AgentRuntime } from './runtime/AgentRuntime.js';
 import { MockRuntime } from './runtime/MockRuntime.js';
@@ -42,8 +43,10 @@ export class Legion {
     readonly paths: WorkspacePaths,
     readonly config: ResolvedConfig,
     readonly collective: Collective,
+    env: NodeJS.ProcessEnv,
   ) {
     this.providers = new ProviderFactory(config.providers);
+    registerBuiltinProviders(this.providers, env);
     this.sessions = new SessionStore({
       collective,
       paths,
@@ -80,7 +83,7 @@ export class Legion {
   static open(options: OpenLegionOptions): Legion {
     const paths = new WorkspacePaths(options.root);
     const { config } = loadConfig({ workspaceConfigFile: paths.configFile, globalConfigFile: options.globalConfigFile, env: options.env });
-    return new Legion(paths, config, Collective.load(paths));
+    return new Legion(paths, config, Collective.load(paths), options.env ?? process.env);
   }
 
   /** The participant that takes the user's messages. */

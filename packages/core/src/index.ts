@@ -69,7 +69,16 @@ export type { ConversationRef, LegionEvent, LegionEventName, LegionEvents } from
 
 export { generate } from './providers/llm-provider.js';
 export type { FinishReason, LLMProvider, ModelRequest, ModelResponse, StreamOptions, StreamPart } from './providers/llm-provider.js';
+export { AnthropicProvider } from './providers/anthropic/AnthropicProvider.js';
+export { registerBuiltinProviders } from './providers/builtin-providers.js';
+export { OpenAIProvider } from './providers/openai/OpenAIProvider.js';
+export { PROVIDER_PRESETS } from './providers/provider-presets.js';
+export type { ProviderPreset } from './providers/provider-presets.js';
+export { DEFAULT_PRICES, ModelPriceSchema, costOf, priceFor } from './providers/pricing.js';
+export type { ModelPrice } from './providers/pricing.js';
 export { ProviderFactory } from './providers/ProviderFactory.js';
+export { UsageRecordSchema, emptyTotals, summarizeUsage } from './providers/usage-summary.js';
+export type { UsageRecord, UsageSummary, UsageTotals } from './providers/usage-summary.js';
 export type { ProviderConstructor, ProviderSettings } from './providers/ProviderFactory.js';
 
 export { AgentRuntime } from './runtime/AgentRuntime.js';

@@ -1,4 +1,4 @@
-import { Legion, LegionError, type LegionEvent, type TurnResult } from '@legion-collective/core';
+import { Legion, LegionError, summarizeUsage, type LegionEvent, type TurnResult, type UsageRecord } from '@legion-collective/core';
 import { HeadlessUserRuntime } from '../headless-user-runtime.js';
 import { printConversation } from '../render/conversation-printer.js';
 import { resolveWorkspace } from '../workspace.js';
@@ -27,9 +27,14 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
 
   const involved = new Set<string>([from, to]);
   const warnings: string[] = [];
+  const calls: UsageRecord[] = [];
   legion.events.onAny((event: LegionEvent) => {
     if (event.type === 'turn:start') involved.add(event.participantId);
     if (event.type === 'storage:warning') warnings.push(`${event.path}: ${event.problem}`);
+    if (event.type === 'usage:report') {
+      const { participantId, conversationId, chain, provider, model, usage, costUsd } = event;
+      calls.push({ version: 1, at: '', participantId, conversationId, chain: [...chain], provider, model, usage, costUsd });
+    }
   });
   const stopPrinting = options.verbose ? printConversation(legion.events, process.stderr, { you: from }) : undefined;
   const controller = new AbortController();
@@ -37,8 +42,10 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   let result: TurnResult;
+  let sessionUsage;
   try {
     result = await session.send({ from, to, message, conversation: options.conversation, signal: controller.signal });
+    sessionUsage = session.usage();
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -55,6 +62,8 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
       status: result.status,
       ...(result.status === 'success' ? { reply: result.reply } : { reply: null, error: result.error, code: result.code }),
       participants: [...involved],
+      usage: summarizeUsage(calls),
+      sessionUsage: sessionUsage.total,
       warnings,
     };
     process.stdout.write(`${JSON.stringify(report)}\n`);

@@ -1,10 +1,12 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { basename } from 'node:path';
+import { isValidIdPart } from '../conversation/conversation-id.js';
 import { ConfigError, LegionError, ParticipantNotFoundError } from '../errors.js';
 import { readJsonFile, writeJsonAtomic } from '../storage/atomic-json.js';
 import type { WorkspacePaths } from '../storage/workspace-paths.js';
 import {
   AgentTemplateSchema,
+  parseParticipant,
   ParticipantSchema,
   type AgentParticipant,
   type AgentTemplate,
@@ -21,7 +23,7 @@ export class Collective {
   private readonly participants = new Map<string, Participant>();
 
   constructor(participants: Iterable<ParticipantInput> = [], private readonly paths?: WorkspacePaths) {
-    for (const participant of participants) this.add(ParticipantSchema.parse(participant));
+    for (const participant of participants) this.add(parseParticipant(participant));
   }
 
   static load(paths: WorkspacePaths): Collective {
@@ -58,9 +60,11 @@ export class Collective {
     return participant;
   }
 
-  /** Active participants, in id order. */
+  /** Active participants, in id order (so the order, and the fallback entry agent, survive a reload). */
   list(): Participant[] {
-    return [...this.participants.values()].filter((participant) => participant.status === 'active');
+    return [...this.participants.values()]
+      .filter((participant) => participant.status === 'active')
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   ids(): string[] {
@@ -79,11 +83,12 @@ export class Collective {
   /**
    * The agent that takes the user's messages: the configured one, else the
    * first agent (as Copilot Multi-Agent falls back), else the first non-user.
+   * A configured user is skipped: the user would be sending to itself.
    */
   entryAgent(configured?: string): Participant {
     if (configured) {
       const participant = this.get(configured);
-      if (participant && participant.status === 'active') return participant;
+      if (participant && participant.status === 'active' && participant.type !== 'user') return participant;
     }
     const fallback = this.agents()[0] ?? this.list().find((participant) => participant.type !== 'user');
     if (!fallback) {
@@ -94,7 +99,7 @@ export class Collective {
 
   /** Adds or replaces a participant in memory and, for a workspace collective, on disk. */
   save(input: ParticipantInput): Participant {
-    const participant = ParticipantSchema.parse(input);
+    const participant = parseParticipant(input);
     this.participants.set(participant.id, participant);
     if (this.paths) writeJsonAtomic(this.paths.participantFile(participant.id), participant);
     return participant;
@@ -108,6 +113,10 @@ export class Collective {
 
   loadTemplate(name: string): AgentTemplate {
     if (!this.paths) throw new LegionError('no_workspace', 'Templates live in a workspace; this collective has none.');
+    // The name becomes a path: keep it inside the templates folder.
+    if (!isValidIdPart(name)) {
+      throw new LegionError('invalid_template_name', `Invalid template name "${name}": use letters, digits, ".", "-" or single "_".`, { name });
+    }
     const file = `${this.paths.templatesDir}/${name}.json`;
     if (!existsSync(file)) throw new LegionError('template_not_found', `No template "${name}" in ${this.paths.display(this.paths.templatesDir)}.`, { name });
     return readJsonFile(file, AgentTemplateSchema, { what: 'agent template', displayPath: this.paths.display(file) });
@@ -120,3 +129,4 @@ export class Collective {
     this.participants.set(participant.id, participant);
   }
 }
+

@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { writeJsonIfAbsent } from '../storage/atomic-json.js';
 import { WorkspacePaths } from '../storage/workspace-paths.js';
 import { CONFIG_FORMAT_VERSION } from '../config/config-schema.js';
 import { createDefaultParticipants, createDefaultTemplates } from './default-collective.js';
-import { ParticipantSchema, type ParticipantInput } from './participant.js';
+import { parseParticipant, type ParticipantInput } from './participant.js';
 
 export interface InitResult {
   root: string;
@@ -24,18 +24,22 @@ export function initWorkspace(root: string, options: { participants?: Participan
   mkdirSync(paths.participantsDir, { recursive: true });
   mkdirSync(paths.toolsDir, { recursive: true });
   mkdirSync(paths.sessionsDir, { recursive: true });
-  write(paths.configFile, { version: CONFIG_FORMAT_VERSION, entryAgent: options.entryAgent ?? 'coordinator' });
-  for (const participant of options.participants ?? createDefaultParticipants()) {
-    write(paths.participantFile(participant.id), ParticipantSchema.parse(participant));
-  }
+  const participants = (options.participants ?? createDefaultParticipants()).map((participant) => parseParticipant(participant));
+  // Name an entry agent only if it exists; otherwise the collective's own fallback (its first agent) applies.
+  const entryAgent = options.entryAgent ?? participants.find((participant) => participant.id === 'coordinator')?.id;
+  write(paths.configFile, { version: CONFIG_FORMAT_VERSION, ...(entryAgent === undefined ? {} : { entryAgent }) });
+  for (const participant of participants) write(paths.participantFile(participant.id), participant);
   if (!options.participants) {
     for (const [name, template] of Object.entries(createDefaultTemplates())) write(`${paths.templatesDir}/${name}.json`, template);
   }
-  if (existsSync(paths.gitignoreFile)) {
-    result.kept.push(paths.display(paths.gitignoreFile));
-  } else {
-    writeFileSync(paths.gitignoreFile, '# Session logs are local working state; the collective and config are meant for git.\nsessions/\n');
+  try {
+    writeFileSync(paths.gitignoreFile, '# Session logs are local working state; the collective and config are meant for git.\nsessions/\n', {
+      flag: 'wx',
+    });
     result.created.push(paths.display(paths.gitignoreFile));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    result.kept.push(paths.display(paths.gitignoreFile));
   }
   return result;
 }

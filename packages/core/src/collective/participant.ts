@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { describeZodError } from '../config/zod-issues.js';
 import { isValidIdPart } from '../conversation/conversation-id.js';
+import { LegionError } from '../errors.js';
 
 export const PARTICIPANT_FORMAT_VERSION = 1;
 
@@ -11,11 +13,14 @@ export const ParticipantIdSchema = z
 export const PermissionSchema = z.union([z.literal('all'), z.literal('none'), z.array(z.string().min(1))]);
 export type Permission = z.infer<typeof PermissionSchema>;
 
+/** An endpoint such as `http://localhost:11434/v1`; `localhost:11434` alone parses as a URL with scheme "localhost". */
+export const HttpUrlSchema = z.url({ protocol: /^https?$/ });
+
 export const ModelConfigSchema = z
   .object({
     provider: z.string().min(1),
     model: z.string().min(1),
-    baseURL: z.string().url().optional(),
+    baseURL: HttpUrlSchema.optional(),
     temperature: z.number().min(0).max(2).optional(),
     maxTokens: z.number().int().positive().optional(),
   })
@@ -108,3 +113,12 @@ export const AgentTemplateSchema = AgentParticipantSchema.omit({ id: true, versi
   .extend({ name: z.string().min(1).optional() })
   .strict();
 export type AgentTemplate = z.infer<typeof AgentTemplateSchema>;
+
+/** Validates a participant given in code; caller misuse becomes a LegionError naming the field. */
+export function parseParticipant(input: ParticipantInput): Participant {
+  const parsed = ParticipantSchema.safeParse(input, { reportInput: true });
+  if (parsed.success) return parsed.data;
+  const { field, problem, fix } = describeZodError(parsed.error, input);
+  const id = typeof (input as { id?: unknown }).id === 'string' ? `"${(input as { id: string }).id}"` : '(without an id)';
+  throw new LegionError('participant_invalid', `Participant ${id}: field "${field}" ${problem}. Fix: ${fix}.`, { field, id: (input as { id?: unknown }).id });
+}

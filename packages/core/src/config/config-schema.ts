@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { LimitsSchema, ModelConfigSchema } from '../collective/participant.js';
+import { HttpUrlSchema, LimitsSchema, ModelConfigSchema } from '../collective/participant.js';
+import { ModelPriceSchema } from '../providers/pricing.js';
 
 export const CONFIG_FORMAT_VERSION = 1;
 
 export const ProviderSettingsSchema = z
   .object({
     apiKey: z.string().min(1).optional(),
-    baseURL: z.string().url().optional(),
+    baseURL: HttpUrlSchema.optional(),
     timeoutMs: z.number().int().positive().optional(),
     maxRetries: z.number().int().nonnegative().optional(),
   })
@@ -32,6 +33,8 @@ export const ConfigLayerSchema = z
     limits: LimitsSchema.partial().optional(),
     providers: z.record(z.string(), ProviderSettingsSchema).optional(),
     storage: StorageSettingsSchema.partial().optional(),
+    /** USD per million tokens, by model name or prefix; extends and overrides the built-in table. */
+    pricing: z.record(z.string(), ModelPriceSchema).optional(),
   })
   .strict();
 export type ConfigLayer = z.infer<typeof ConfigLayerSchema>;
@@ -42,6 +45,7 @@ export interface ResolvedConfig {
   limits: z.infer<typeof LimitsSchema>;
   providers: Record<string, z.infer<typeof ProviderSettingsSchema>>;
   storage: z.infer<typeof StorageSettingsSchema>;
+  pricing: Record<string, z.infer<typeof ModelPriceSchema>>;
 }
 
 export const DEFAULT_CONFIG: ResolvedConfig = {
@@ -49,4 +53,5 @@ export const DEFAULT_CONFIG: ResolvedConfig = {
   limits: { maxDepth: 5, maxIterations: 25, toolTimeoutMs: 120_000, maxRepeatedToolCalls: 3 },
   providers: {},
   storage: { fsync: 'turn' },
+  pricing: {},
 };

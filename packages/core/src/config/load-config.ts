@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { AgentParticipant, Limits, ModelConfig } from '../collective/participant.js';
 import { ConfigError } from '../errors.js';
 import { readJsonFile } from '../storage/atomic-json.js';
@@ -12,9 +12,14 @@ export interface LoadedConfig {
   sources: string[];
 }
 
-/** `$XDG_CONFIG_HOME/legion/config.json`, else `~/.config/legion/config.json`. */
+/**
+ * `$XDG_CONFIG_HOME/legion/config.json`, else `~/.config/legion/config.json`.
+ * As the XDG spec says, a relative `XDG_CONFIG_HOME` is ignored.
+ */
 export function globalConfigPath(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.length > 0 ? env.XDG_CONFIG_HOME : join(homedir(), '.config');
+  const xdg = env.XDG_CONFIG_HOME;
+  const home = env.HOME && isAbsolute(env.HOME) ? env.HOME : homedir();
+  const base = xdg && isAbsolute(xdg) ? xdg : join(home, '.config');
   return join(base, 'legion', 'config.json');
 }
 
@@ -29,7 +34,7 @@ export function loadConfig(options: { workspaceConfigFile?: string; globalConfig
   }
   if (options.workspaceConfigFile && existsSync(options.workspaceConfigFile)) {
     const layer = readJsonFile(options.workspaceConfigFile, ConfigLayerSchema, { what: 'workspace config' });
-    rejectSecrets(layer, options.workspaceConfigFile);
+    rejectSecrets(layer, options.workspaceConfigFile, globalFile);
     layers.push(layer);
     sources.push(options.workspaceConfigFile);
   }
@@ -47,20 +52,21 @@ export function mergeConfig(base: ResolvedConfig, layers: readonly ConfigLayer[]
       limits: { ...config.limits, ...layer.limits },
       providers,
       storage: { ...config.storage, ...layer.storage },
+      pricing: { ...config.pricing, ...layer.pricing },
     };
   }
   return config;
 }
 
 /** Workspace config is meant for git; a key there would leak. */
-function rejectSecrets(layer: ConfigLayer, file: string): void {
+function rejectSecrets(layer: ConfigLayer, file: string, globalFile: string): void {
   for (const [name, settings] of Object.entries(layer.providers ?? {})) {
     if (settings.apiKey !== undefined) {
       throw new ConfigError({
         file,
         field: `providers.${name}.apiKey`,
         problem: 'API keys are not allowed in the workspace config, which is meant to be committed',
-        fix: `remove it and set the provider's environment variable or put it in ${globalConfigPath()}`,
+        fix: `remove it, and set the provider's environment variable or put it under "providers.${name}.apiKey" in ${globalFile}`,
       });
     }
   }

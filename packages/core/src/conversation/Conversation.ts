@@ -36,7 +36,8 @@ export class Conversation implements TurnConversation {
   private messages: Message[] | undefined;
   /** In-process queue: the turn that currently holds (or waits for) the lock. */
   private tail: Promise<void> = Promise.resolve();
-  private busy = false;
+  /** Turns of this process that hold or wait for the lock; counted before the first await, so a send in the same tick sees it. */
+  private pending = 0;
 
   constructor(
     readonly ref: ConversationRef,
@@ -159,12 +160,12 @@ export class Conversation implements TurnConversation {
 
   /** Waits for (or refuses) this conversation's in-process queue, then its cross-process lock. */
   private async acquire(options: { signal?: AbortSignal | undefined; ifBusy: 'wait' | 'fail' }): Promise<() => void> {
-    if (options.ifBusy === 'fail' && this.busy) throw new ConversationBusyError(this.id, 'a turn in this process');
+    if (options.ifBusy === 'fail' && this.pending > 0) throw new ConversationBusyError(this.id, 'a turn in this process');
+    this.pending++;
     let releaseQueue!: () => void;
     const previous = this.tail;
     this.tail = new Promise<void>((resolve) => (releaseQueue = resolve));
     await previous;
-    this.busy = true;
     const purpose = `turn of ${this.ref.responder}`;
     try {
       let delay = 5;
@@ -175,13 +176,13 @@ export class Conversation implements TurnConversation {
         delay = Math.min(delay * 2, 200);
       }
     } catch (error) {
-      this.busy = false;
+      this.pending--;
       releaseQueue();
       throw error;
     }
     return () => {
       this.log.unlock();
-      this.busy = false;
+      this.pending--;
       releaseQueue();
     };
   }

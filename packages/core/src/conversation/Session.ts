@@ -5,6 +5,8 @@ import type { ConversationRef } from '../events/event-types.js';
 import type { SendRequest, TurnResult } from '../runtime/turn.js';
 import { writeJsonAtomic } from '../storage/atomic-json.js';
 import { FileConversationLog } from '../storage/FileConversationLog.js';
+import { UsageLedger } from '../storage/usage-ledger.js';
+import { summarizeUsage, type UsageRecord, type UsageSummary } from '../providers/usage-summary.js';
 import type { WorkspacePaths } from '../storage/workspace-paths.js';
 import type { ToolSession } from '../tools/tool.js';
 import { Conversation, type ConversationServices } from './Conversation.js';
@@ -29,6 +31,7 @@ export interface SessionMessage {
  */
 export class Session implements ToolSession {
   private readonly conversations = new Map<string, Conversation>();
+  private ledger: UsageLedger | undefined;
 
   constructor(
     private meta: SessionMeta,
@@ -103,9 +106,27 @@ export class Session implements ToolSession {
     return all.slice(-limit);
   }
 
+  recordUsage(record: UsageRecord): void {
+    this.usageLedger().append(record);
+  }
+
+  /** Tokens and cost of every model call in this session, per participant (own and with delegates) and per conversation. */
+  usage(): UsageSummary {
+    return summarizeUsage(this.usageLedger().read());
+  }
+
   close(): void {
     for (const conversation of this.conversations.values()) conversation.close();
     this.conversations.clear();
+    this.ledger?.close();
+    this.ledger = undefined;
+  }
+
+  private usageLedger(): UsageLedger {
+    this.ledger ??= new UsageLedger(this.services.paths.usageFile(this.id), (warning) =>
+      this.services.events.emit('storage:warning', { ...warning, path: this.services.paths.display(warning.path) }),
+    );
+    return this.ledger;
   }
 
   private touch(): void {

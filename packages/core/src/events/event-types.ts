@@ -23,7 +23,7 @@ export interface LegionEvents {
   'text:delta': ConversationRef & { participantId: string; text: string };
   'tool:call': ConversationRef & { participantId: string; toolUse: ToolUseBlock };
   'tool:result': ConversationRef & { participantId: string; toolUse: ToolUseBlock; result: ToolResultBlock; durationMs: number };
-  'usage:report': ConversationRef & { participantId: string; usage: Usage; model: string };
+  'usage:report': ConversationRef & { participantId: string; chain: readonly string[]; usage: Usage; provider: string; model: string; costUsd: number | null };
   'error:raised': { scope: string; message: string; code?: string | undefined; participantId?: string | undefined; sessionId?: string | undefined };
   'storage:warning': { path: string; offset: number; problem: string };
 }

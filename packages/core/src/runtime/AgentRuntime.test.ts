@@ -143,7 +143,7 @@ describe('AgentRuntime and communicate', () => {
               const [a, b, c] = request.messages.at(-1)!.content;
               expect(a).toMatchObject({ content: 'first' });
               expect(b).toMatchObject({ isError: true });
-              expect(b!.type === 'tool_result' && b.content).toContain('busy');
+              expect(b?.type === 'tool_result' && b.content).toContain('busy');
               expect(c).toMatchObject({ content: 'second' });
             },
             text: 'ok',

@@ -3,7 +3,9 @@ import type { AgentParticipant } from '../collective/participant.js';
 import { buildSystemPrompt, delegationTargets } from '../collective/system-prompt.js';
 import type { ResolvedConfig } from '../config/config-schema.js';
 import { settingsForAgent } from '../config/load-config.js';
-import { textOf, toolUsesOf, type ToolUseBlock } from '../conversation/message.js';
+import { textOf, toolUsesOf, type ToolUseBlock, type Usage } from '../conversation/message.js';
+import { costOf, priceFor } from '../providers/pricing.js';
+import type { UsageRecord } from '../providers/usage-summary.js';
 import { errorMessage, LegionError, MaxIterationsError } from '../errors.js';
 import { generate, type ModelResponse } from '../providers/llm-provider.js';
 import type { ProviderFactory } from '../providers/ProviderFactory.js';
@@ -69,7 +71,7 @@ export class AgentRuntime implements ParticipantRuntime {
         { role: 'assistant', content: response.content, ...(response.usage ? { usage: response.usage } : {}), model: `${provider.name}/${provider.model}` },
         agent.id,
       );
-      if (response.usage) turn.events.emit('usage:report', { ...turn.conversation.ref, participantId: agent.id, usage: response.usage, model: provider.model });
+      if (response.usage) this.recordUsage(turn, agent.id, provider.name, provider.model, response.usage);
       const toolUses = toolUsesOf(assistant);
       if (toolUses.length === 0) return { status: 'success', reply: textOf(assistant), message: assistant };
       const preflight = new Map(response.inputErrors);
@@ -85,6 +87,23 @@ export class AgentRuntime implements ParticipantRuntime {
       turn.conversation.append({ role: 'user', content: results }, agent.id);
     }
     return { status: 'error', code: 'max_iterations', error: new MaxIterationsError(agent.id, limits.maxIterations).message };
+  }
+
+  private recordUsage(turn: TurnContext, participantId: string, providerName: string, model: string, usage: Usage): void {
+    const cost = costOf(usage, priceFor(model, this.services.config.pricing));
+    const record: UsageRecord = {
+      version: 1,
+      at: new Date().toISOString(),
+      participantId,
+      conversationId: turn.conversation.ref.conversationId,
+      chain: [...turn.chain],
+      provider: providerName,
+      model,
+      usage,
+      costUsd: cost ?? null,
+    };
+    turn.session.recordUsage(record);
+    turn.events.emit('usage:report', { ...turn.conversation.ref, participantId, chain: record.chain, usage, provider: providerName, model, costUsd: record.costUsd });
   }
 
   /** The tools this agent's model sees: its tool permission, and communicate only if it has someone to talk to. */

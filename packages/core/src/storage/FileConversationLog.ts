@@ -42,6 +42,9 @@ export class FileConversationLog implements ConversationLog {
 
   ensureHeader(header: HeaderEntry): void {
     if (this.header()) return;
+    // A first line that is not a header (hand-edited file) was warned about; a header
+    // appended after it would only add a second, misplaced one on every turn.
+    if (this.log.readForwardFirst()) return;
     this.advanceSeen(this.log.append(header));
     this.cachedHeader = header;
   }
@@ -51,17 +54,20 @@ export class FileConversationLog implements ConversationLog {
     if (!this.log.exists()) return undefined;
     const first = this.log.readForwardFirst();
     if (!first) return undefined;
-    const parsed = HeaderEntrySchema.safeParse(safeJson(first.text));
+    const raw = safeJson(first.text);
+    // Checked before the schema: a newer format may also have changed the header's shape.
+    const version = (raw as { kind?: unknown; version?: unknown } | undefined)?.version;
+    if ((raw as { kind?: unknown } | undefined)?.kind === 'header' && typeof version === 'number' && version > CONVERSATION_FORMAT_VERSION) {
+      throw new LegionError(
+        'format_too_new',
+        `${this.path} was written by a newer Legion (format ${version}, this one reads up to ${CONVERSATION_FORMAT_VERSION}). Upgrade Legion to open it.`,
+        { path: this.path, version },
+      );
+    }
+    const parsed = HeaderEntrySchema.safeParse(raw);
     if (!parsed.success) {
       this.warn(first.offset, 'the first line is not a conversation header; the file may have been edited by hand');
       return undefined;
-    }
-    if (parsed.data.version > CONVERSATION_FORMAT_VERSION) {
-      throw new LegionError(
-        'format_too_new',
-        `${this.path} was written by a newer Legion (format ${parsed.data.version}, this one reads up to ${CONVERSATION_FORMAT_VERSION}). Upgrade Legion to open it.`,
-        { path: this.path },
-      );
     }
     this.cachedHeader = parsed.data;
     return parsed.data;
@@ -77,6 +83,7 @@ export class FileConversationLog implements ConversationLog {
   }
 
   recent(limit: number): Message[] {
+    if (limit <= 0) return [];
     const version = this.header()?.version ?? CONVERSATION_FORMAT_VERSION;
     const messages: Message[] = [];
     this.log.readBackward({
@@ -93,10 +100,13 @@ export class FileConversationLog implements ConversationLog {
 
   context(): Message[] {
     const version = this.header()?.version ?? CONVERSATION_FORMAT_VERSION;
-    const end = this.log.diskSize();
     const messages: Message[] = [];
+    // Seen up to the end of the newest complete line: a torn tail is not seen, so that
+    // once it is cut and replaced, `readNew` starts where the replacement starts.
+    let end: number | undefined;
     this.log.readBackward({
       stop: (line) => {
+        end ??= line.end;
         if (line.text.startsWith(COMPACTION_PREFIX)) return true;
         if (line.text.startsWith(MESSAGE_PREFIX)) {
           const message = this.parseMessage(line, version);
@@ -105,16 +115,20 @@ export class FileConversationLog implements ConversationLog {
         return false;
       },
     });
-    this.seenEnd = end;
+    this.seenEnd = end ?? 0;
     return messages.reverse();
   }
 
   readNew(): Message[] {
     const size = this.log.diskSize();
-    if (this.seenEnd < 0 || size === this.seenEnd) {
-      this.seenEnd = size;
+    if (this.seenEnd < 0) {
+      // Nothing read yet: what is on disk now is the baseline (a torn tail excluded, as in `context`).
+      this.seenEnd = this.log.readBackward({ limit: 1 })[0]?.end ?? 0;
       return [];
     }
+    if (size === this.seenEnd) return [];
+    // The file shrank: a torn tail was cut (by this process or another); what is left was seen.
+    if (size < this.seenEnd) this.seenEnd = size;
     const version = this.header()?.version ?? CONVERSATION_FORMAT_VERSION;
     const { lines, end } = this.log.readForward(this.seenEnd);
     this.seenEnd = end;

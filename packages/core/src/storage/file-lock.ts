@@ -57,9 +57,12 @@ export class FileLock {
     const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeoutMs;
     let delay = 5;
     let told = false;
-    while (!this.tryAcquire(options.purpose)) {
+    for (;;) {
       options.signal?.throwIfAborted();
-      if (Date.now() >= deadline) throw new Error(`timed out waiting for lock ${this.path} held by ${describeHolder(this.holder())}`);
+      if (this.tryAcquire(options.purpose)) return;
+      if (Date.now() >= deadline) {
+        throw new LegionError('lock_timeout', `Timed out waiting for lock ${this.path} held by ${describeHolder(this.holder())}.`, { path: this.path });
+      }
       if (!told) {
         told = true;
         options.onWait?.(this.holder());

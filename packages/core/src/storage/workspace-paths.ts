@@ -52,6 +52,9 @@ export class WorkspacePaths {
   approvalsFile(sessionId: string): string {
     return join(this.sessionDir(sessionId), 'approvals.jsonl');
   }
+  usageFile(sessionId: string): string {
+    return join(this.sessionDir(sessionId), 'usage.jsonl');
+  }
   artifactsDir(sessionId: string): string {
     return join(this.sessionDir(sessionId), 'artifacts');
   }

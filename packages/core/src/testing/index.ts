@@ -2,3 +2,5 @@ export { ScriptedProvider } from './ScriptedProvider.js';
 export type { ScriptEntry, ScriptStep, ScriptedToolCall } from './ScriptedProvider.js';
 export { agentParticipant, createTestLegion, mockParticipant, userParticipant } from './test-collective.js';
 export type { TestLegion } from './test-collective.js';
+export { startWireRecorder } from './wire-recorder.js';
+export type { RecordedRequest, WireRecorder } from './wire-recorder.js';

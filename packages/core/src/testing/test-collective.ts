@@ -49,13 +49,15 @@ export function createTestLegion(options: {
   scripts?: Record<string, ConstructorParameters<typeof ScriptedProvider>[0]>;
   entryAgent?: string;
   root?: string;
+  /** The environment Legion reads provider keys and base URLs from (default: process.env). */
+  env?: NodeJS.ProcessEnv;
 }): TestLegion {
   const root = options.root ?? mkdtempSync(join(tmpdir(), 'legion-test-'));
   initWorkspace(root, { participants: options.participants, entryAgent: options.entryAgent });
   const providers: Record<string, ScriptedProvider> = {};
   for (const [id, script] of Object.entries(options.scripts ?? {})) providers[id] = new ScriptedProvider(script, id);
   const open = (): Legion => {
-    const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json') });
+    const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json'), ...(options.env ? { env: options.env } : {}) });
     for (const [id, provider] of Object.entries(providers)) legion.providers.useFor(id, provider);
     return legion;
   };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
+import type { UsageRecord } from '../providers/usage-summary.js';
 import type { SendRequest, TurnResult } from '../runtime/turn.js';
 
 /** What a tool returns: data for the model, or an error it can act on. Tools do not throw. */
@@ -10,6 +11,8 @@ export type ToolResult = { status: 'success'; data: unknown } | { status: 'error
 export interface ToolSession {
   readonly id: string;
   send(request: SendRequest): Promise<TurnResult>;
+  /** Adds one model call to the session's usage ledger. */
+  recordUsage(record: UsageRecord): void;
 }
 
 export interface ToolContext {

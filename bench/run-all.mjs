@@ -1,0 +1,67 @@
+// Runs every bench script in sequence, each in its own node process (so their
+// heaps and JIT state do not interfere), streams their output, and ends with a
+// summary of the headline figures. `npm run bench` builds first, then runs this.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { cpus, loadavg } from 'node:os';
+
+const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'open-session.mjs', 'cli-startup.mjs'];
+const here = (name) => fileURLToPath(new URL(name, import.meta.url));
+
+function run(name) {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [here(name)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let json;
+    let pending = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk) => {
+      pending += chunk;
+      let newline;
+      while ((newline = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, newline);
+        pending = pending.slice(newline + 1);
+        if (line.startsWith('BENCH_JSON ')) json = JSON.parse(line.slice('BENCH_JSON '.length));
+        process.stdout.write(`${line}\n`);
+      }
+    });
+    child.on('close', (code) => {
+      if (pending) process.stdout.write(`${pending}\n`);
+      resolve({ name, code, json, seconds: (performance.now() - started) / 1000 });
+    });
+  });
+}
+
+const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
+console.log(`Legion benchmarks — node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${load()}\n`);
+const started = performance.now();
+const results = [];
+for (const name of BENCHES) {
+  const result = await run(name);
+  results.push(result);
+  console.log(`  (${name} ${result.code === 0 ? 'finished' : `FAILED with exit code ${result.code}`} in ${result.seconds.toFixed(1)} s)\n`);
+}
+
+const f = Object.fromEntries(results.filter((r) => r.json).map((r) => [r.json.bench, r.json]));
+const fmt = (value, unit = 'ms') => (value === undefined ? 'n/a' : `${value} ${unit}`);
+console.log('Summary');
+if (f['agent-loop-step']) {
+  const a = f['agent-loop-step'];
+  const line = (r) => `${fmt(r.medianMs)} / ${fmt(r.p95Ms)} / CPU ${fmt(r.cpuMsPerStep)}`;
+  console.log(`  agent-loop step (median / p95 / CPU):  fsync "turn" (default) ${line(a.default_fsync_turn)}   "never" ${line(a.fsync_never)}   "message" ${line(a.fsync_message)}   (target < 1 ms, goal 0.3 ms)`);
+}
+if (f['append-cost']) {
+  const a = f['append-cost'];
+  console.log(`  append at message 10 vs 10,000:   Conversation.append ${fmt(a.append.nearMedianMs)} vs ${fmt(a.append.farMedianMs)} (ratio ${a.append.ratio})   Session.send ${fmt(a.send.nearMedianMs)} vs ${fmt(a.send.farMedianMs)} (ratio ${a.send.ratio})`);
+}
+if (f['open-session']) {
+  const a = f['open-session'];
+  console.log(`  open 100 MB session + latest 20:  ${fmt(a.openMedianMs)} (open+recent)   ${fmt(a.importPlusOpenMedianMs)} (with import)   ${fmt(a.sinceProcessStartMedianMs)} since process start   (target < 300 ms)   history() of 10 MB: ${fmt(a.historyTenMBMedianMs)}`);
+}
+if (f['cli-startup']) {
+  const a = f['cli-startup'];
+  console.log(`  CLI cold start (median):          node -e 0 ${fmt(a.nodeBare.medianMs)}   --version ${fmt(a.version.medianMs)}   --help ${fmt(a.help.medianMs)}   demo --pace 0 ${fmt(a.demo.medianMs)}`);
+}
+const failed = results.filter((r) => r.code !== 0);
+console.log(`\n${failed.length === 0 ? 'All' : `${results.length - failed.length} of ${results.length}`} benches finished in ${((performance.now() - started) / 1000).toFixed(1)} s (load average now ${load()}; figures that involve fsync or process start vary with the machine's load).${failed.length ? ` Failed: ${failed.map((r) => r.name).join(', ')}` : ''}`);
+process.exitCode = failed.length ? 1 : 0;

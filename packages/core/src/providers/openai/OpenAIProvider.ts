@@ -1,0 +1,121 @@
+import type OpenAIClient from 'openai';
+import type { ModelConfig } from '../../collective/participant.js';
+import type { Usage } from '../../conversation/message.js';
+import type { FinishReason, LLMProvider, ModelRequest, StreamOptions, StreamPart } from '../llm-provider.js';
+import { loadSdk } from '../lazy-sdk.js';
+import { cancelledError, toProviderError, toStreamError } from '../provider-errors.js';
+import { resolveProviderOptions, type ProviderOptions } from '../provider-options.js';
+import type { ProviderSettings } from '../ProviderFactory.js';
+import { parseToolArguments, retryUntilFirstPart } from '../stream-retry.js';
+import { fromOpenAIFinishReason, toOpenAIMessages, toOpenAITools } from './openai-translator.js';
+
+/**
+ * OpenAI's Chat Completions through the `openai` SDK, and every endpoint that
+ * speaks it (Ollama, vLLM, LM Studio, llama.cpp, OpenRouter) through a base URL.
+ */
+export class OpenAIProvider implements LLMProvider {
+  readonly name: string;
+  readonly model: string;
+  private readonly options: ProviderOptions;
+  private client: Promise<OpenAIClient> | undefined;
+
+  constructor(model: ModelConfig, settings: ProviderSettings, env: NodeJS.ProcessEnv = process.env) {
+    this.options = resolveProviderOptions(model, settings, env);
+    this.name = model.provider;
+    this.model = model.model;
+  }
+
+  stream(request: ModelRequest, options: StreamOptions = {}): AsyncIterable<StreamPart> {
+    return retryUntilFirstPart(() => this.attempt(request, options), { retries: this.options.maxRetries, signal: options.signal });
+  }
+
+  /** The exact body sent to Chat Completions (exposed for tests and debugging). */
+  requestBody(request: ModelRequest): Record<string, unknown> {
+    const maxTokensField = this.options.preset.maxTokensField ?? 'max_tokens';
+    return {
+      model: this.model,
+      messages: toOpenAIMessages(request.system, request.messages),
+      ...(request.tools.length > 0 ? { tools: toOpenAITools(request.tools) } : {}),
+      ...(request.maxTokens !== undefined ? { [maxTokensField]: request.maxTokens } : {}),
+      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+  }
+
+  private async *attempt(request: ModelRequest, options: StreamOptions): AsyncIterable<StreamPart> {
+    const client = await this.getClient();
+    const errorContext = { provider: this.name, model: this.model, baseURL: this.options.baseURL ?? client.baseURL, apiKeyEnv: this.options.preset.apiKeyEnv };
+    let chunks: AsyncIterable<OpenAIChunk>;
+    try {
+      chunks = (await client.chat.completions.create(this.requestBody(request) as never, { signal: options.signal })) as unknown as AsyncIterable<OpenAIChunk>;
+    } catch (error) {
+      throw toProviderError(error, errorContext);
+    }
+    const calls = new Map<number, { id: string; name: string; json: string }>();
+    let usage: Usage | undefined;
+    let finish: FinishReason | undefined;
+    try {
+      for await (const chunk of chunks) {
+        if (chunk.usage) {
+          usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+          const cached = chunk.usage.prompt_tokens_details?.cached_tokens;
+          if (cached) usage.cacheReadTokens = cached;
+        }
+        for (const choice of chunk.choices ?? []) {
+          const delta = choice.delta ?? {};
+          if (delta.content) yield { type: 'text-delta', text: delta.content };
+          if (delta.refusal) yield { type: 'text-delta', text: delta.refusal };
+          for (const call of delta.tool_calls ?? []) {
+            let entry = calls.get(call.index);
+            if (!entry) {
+              entry = { id: call.id ?? `call_${call.index}`, name: '', json: '' };
+              calls.set(call.index, entry);
+            }
+            if (call.id) entry.id = call.id;
+            if (call.function?.name) entry.name += call.function.name;
+            if (call.function?.arguments) entry.json += call.function.arguments;
+          }
+          if (choice.finish_reason) finish = fromOpenAIFinishReason(choice.finish_reason);
+          if (delta.refusal && !finish) finish = 'refusal';
+        }
+      }
+    } catch (error) {
+      throw toStreamError(error, errorContext);
+    }
+    // The SDKs end a stream quietly when it is aborted: what arrived so far is not a finished response.
+    if (options.signal?.aborted) throw cancelledError(errorContext, options.signal.reason);
+    for (const [, call] of [...calls.entries()].sort(([a], [b]) => a - b)) {
+      yield { type: 'tool-call', id: call.id, name: call.name, ...parseToolArguments(call.json) };
+    }
+    if (usage) yield { type: 'usage', usage };
+    yield { type: 'finish', reason: finish ?? (calls.size > 0 ? 'tool_use' : 'stop') };
+  }
+
+  private getClient(): Promise<OpenAIClient> {
+    this.client ??= loadSdk('openai', { provider: this.name, model: this.model }, () => import('openai')).then(
+      (sdk) =>
+        new sdk.default({
+          // Local servers need no key, but the SDK insists on one.
+          apiKey: this.options.apiKey ?? 'not-needed',
+          ...(this.options.baseURL ? { baseURL: this.options.baseURL } : {}),
+          timeout: this.options.timeoutMs,
+          maxRetries: this.options.maxRetries,
+        }),
+    );
+    return this.client;
+  }
+}
+
+/** The chunk fields we read; structural so the SDK's types stay a dev-time concern. */
+interface OpenAIChunk {
+  choices?: Array<{
+    delta?: {
+      content?: string | null;
+      refusal?: string | null;
+      tool_calls?: Array<{ index: number; id?: string; function?: { name?: string; arguments?: string } }>;
+    };
+    finish_reason?: string | null;
+  }>;
+  usage?: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } } | null;
+}

@@ -1,0 +1,61 @@
+import type { ModelConfig } from '../collective/participant.js';
+import { ProviderError } from '../errors.js';
+import { globalConfigPath } from '../config/load-config.js';
+import type { ProviderSettings } from './ProviderFactory.js';
+import { PROVIDER_PRESETS, type ProviderPreset } from './provider-presets.js';
+
+export interface ProviderOptions {
+  provider: string;
+  model: ModelConfig;
+  preset: ProviderPreset;
+  apiKey: string | undefined;
+  /** Undefined lets the SDK read its own base-URL variable or use its default. */
+  baseURL: string | undefined;
+  timeoutMs: number;
+  maxRetries: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+export const DEFAULT_MAX_RETRIES = 3;
+
+/**
+ * Where the key and endpoint come from: the participant's model config, then
+ * the provider's settings in the global config, then the environment.
+ */
+export function resolveProviderOptions(model: ModelConfig, settings: ProviderSettings, env: NodeJS.ProcessEnv = process.env): ProviderOptions {
+  const preset = PROVIDER_PRESETS[model.provider];
+  if (!preset) {
+    throw new ProviderError(model.provider, model.model, `unknown provider "${model.provider}"`, `Use one of: ${Object.keys(PROVIDER_PRESETS).join(', ')}.`, {
+      code: 'provider_unknown',
+    });
+  }
+  const apiKey = settings.apiKey ?? (preset.apiKeyEnv ? nonEmpty(env[preset.apiKeyEnv]) : undefined);
+  if (preset.requiresKey && !apiKey) {
+    throw new ProviderError(
+      model.provider,
+      model.model,
+      'no API key is set',
+      `Set ${preset.apiKeyEnv} in the environment, or add providers.${model.provider}.apiKey to ${globalConfigPath(env)}.`,
+      { code: 'provider_no_key' },
+    );
+  }
+  const baseURL = model.baseURL ?? settings.baseURL ?? (preset.baseURLEnv ? nonEmpty(env[preset.baseURLEnv]) : undefined) ?? preset.defaultBaseURL;
+  if (model.provider === 'openai-compatible' && !baseURL) {
+    throw new ProviderError(model.provider, model.model, 'no base URL is set', 'Set "baseURL" in the participant\'s model config (e.g. http://127.0.0.1:8000/v1).', {
+      code: 'provider_no_base_url',
+    });
+  }
+  return {
+    provider: model.provider,
+    model,
+    preset,
+    apiKey,
+    baseURL,
+    timeoutMs: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxRetries: settings.maxRetries ?? DEFAULT_MAX_RETRIES,
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value && value.length > 0 ? value : undefined;
+}

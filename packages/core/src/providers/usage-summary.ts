@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { UsageSchema, type Usage } from '../conversation/message.js';
+
+/** One model call, as the session's usage ledger records it. */
+export const UsageRecordSchema = z.object({
+  version: z.literal(1),
+  at: z.string(),
+  participantId: z.string(),
+  conversationId: z.string(),
+  /** Who was waiting on this call, outermost first: their totals include it. */
+  chain: z.array(z.string()),
+  provider: z.string(),
+  model: z.string(),
+  usage: UsageSchema,
+  costUsd: z.number().nullable(),
+});
+export type UsageRecord = z.infer<typeof UsageRecordSchema>;
+
+export interface UsageTotals {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** Sum of priced calls, in USD. */
+  costUsd: number;
+  /** Calls whose model has no known price (their cost is not in costUsd). */
+  unpricedCalls: number;
+}
+
+export interface UsageSummary {
+  total: UsageTotals;
+  /** `own`: the participant's own model calls; `withDelegates`: plus everything done on its behalf down the delegation tree. */
+  byParticipant: Record<string, { own: UsageTotals; withDelegates: UsageTotals }>;
+  byConversation: Record<string, UsageTotals>;
+}
+
+export function emptyTotals(): UsageTotals {
+  return { calls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, unpricedCalls: 0 };
+}
+
+function add(totals: UsageTotals, usage: Usage, costUsd: number | null): void {
+  totals.calls += 1;
+  totals.inputTokens += usage.inputTokens;
+  totals.outputTokens += usage.outputTokens;
+  totals.cacheReadTokens += usage.cacheReadTokens ?? 0;
+  totals.cacheWriteTokens += usage.cacheWriteTokens ?? 0;
+  if (costUsd === null) totals.unpricedCalls += 1;
+  else totals.costUsd += costUsd;
+}
+
+/** Rolls records up per participant (own and with delegates), per conversation, and in total. */
+export function summarizeUsage(records: Iterable<UsageRecord>): UsageSummary {
+  const summary: UsageSummary = { total: emptyTotals(), byParticipant: {}, byConversation: {} };
+  const participant = (id: string) => (summary.byParticipant[id] ??= { own: emptyTotals(), withDelegates: emptyTotals() });
+  for (const record of records) {
+    add(summary.total, record.usage, record.costUsd);
+    add((summary.byConversation[record.conversationId] ??= emptyTotals()), record.usage, record.costUsd);
+    add(participant(record.participantId).own, record.usage, record.costUsd);
+    const counted = new Set<string>();
+    for (const id of [...record.chain, record.participantId]) {
+      if (counted.has(id)) continue;
+      counted.add(id);
+      add(participant(id).withDelegates, record.usage, record.costUsd);
+    }
+  }
+  return summary;
+}
