@@ -35,7 +35,7 @@ export function toProviderError(error: unknown, context: ProviderErrorContext): 
     case 404:
       return make('provider_model_not_found', `model or endpoint not found at ${where} (404: ${detail})`, `Check the model name "${model}" in the participant's "model" setting and the base URL.`);
     case 429:
-      return make('provider_rate_limited', `rate limited, and retries did not get through (429: ${detail})`, 'Wait and try again, or raise providers.<name>.maxRetries.');
+      return make('provider_rate_limited', `rate limited, and retries did not get through (429: ${detail})`, `Wait and try again, or raise providers.${provider}.maxRetries.`);
     default:
       break;
   }
@@ -43,11 +43,20 @@ export function toProviderError(error: unknown, context: ProviderErrorContext): 
     return make('provider_unavailable', `the service failed (${shape.status}: ${detail})`, 'It is usually temporary: try again; retries were already made.');
   }
   if (shape.status === 400) return make('provider_bad_request', `the request was refused (400: ${detail})`, 'This is likely a Legion bug or an unsupported model setting; report it with the message.');
-  const name = shape.name ?? '';
+  const name = errorName(error);
   if (name === 'APIUserAbortError' || name === 'AbortError') return cancelledError(context, error);
-  if (name === 'APIConnectionTimeoutError') return make('provider_timeout', `no answer within the request timeout from ${where}`, 'Raise providers.<name>.timeoutMs, or check that the endpoint is up.');
+  if (name === 'APIConnectionTimeoutError') return make('provider_timeout', `no answer within the request timeout from ${where}`, `Raise providers.${provider}.timeoutMs, or check that the endpoint is up.`);
   if (name === 'APIConnectionError') return make('provider_unreachable', `cannot connect to ${where} (${detail})`, 'Check that the endpoint is running and the base URL is right (model.baseURL, or the provider\'s *_BASE_URL variable).');
   return make('provider_error', detail, 'See the message above.');
+}
+
+/** OpenAI's SDK (v6) leaves `name` as "Error" on its error classes; the class name tells them apart. */
+function errorName(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return '';
+  const className = error.constructor?.name ?? '';
+  if (className.startsWith('API')) return className;
+  const name = (error as { name?: unknown }).name;
+  return typeof name === 'string' ? name : '';
 }
 
 /** The caller aborted the request: same code as a turn cancelled between model calls. */

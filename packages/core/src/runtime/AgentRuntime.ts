@@ -65,6 +65,8 @@ export class AgentRuntime implements ParticipantRuntime {
       try {
         response = await generate(provider, request, { signal: turn.signal, onTextDelta: streamText });
       } catch (error) {
+        // Nothing of a failed or cancelled response is appended: the log never holds half a reply.
+        if (turn.signal.aborted) return { status: 'error', code: 'cancelled', error: `${agent.id} was cancelled while its model was answering.` };
         return { status: 'error', code: error instanceof LegionError ? error.code : 'model_failed', error: `${agent.id}'s model call failed: ${errorMessage(error)}` };
       }
       const assistant = turn.conversation.append(
