@@ -12,7 +12,7 @@
 // overhead, not the cost of an ever-longer history. (The cost of creating that
 // conversation — header line, lock directory, session.json touch — is included
 // in the turn and spread over its 21 steps.)
-import { writeFileSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { Legion, defineTool, initWorkspace } from '@legion-collective/core';
@@ -21,9 +21,10 @@ import { median, ms, p95, printJson, removeDir, round, tempDir, verdict } from '
 
 const TOOL_STEPS = 20;
 const STEPS_PER_TURN = TOOL_STEPS + 1; // model calls per turn, the final answer included
-const WARMUP_TURNS = Number(process.env.BENCH_WARMUP_TURNS ?? 30);
+const WARMUP_TURNS = Number(process.env.BENCH_WARMUP_TURNS ?? 20);
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 const FSYNC_MESSAGE_TURNS = Number(process.env.BENCH_FSYNC_TURNS ?? 100);
+const ROUNDS = 4;
 /** Conversations (and their open file descriptors) are released every this many turns, untimed. */
 const CLOSE_EVERY = 50;
 
@@ -46,50 +47,55 @@ const noopTool = defineTool({
   },
 });
 
-async function measure(fsync, turns) {
-  const root = tempDir(`loop-${fsync}`);
-  try {
-    initWorkspace(root, { participants: [userParticipant('user'), agentParticipant('worker', { tools: ['noop'], delegation: 'none' })], entryAgent: 'worker' });
-    const configFile = join(root, '.legion', 'config.json');
-    const config = JSON.parse(readFileSync(configFile, 'utf8'));
-    if (fsync !== undefined) writeFileSync(configFile, JSON.stringify({ ...config, storage: { fsync } }, null, 2));
-    const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json') });
-    legion.tools.register(noopTool);
-    const provider = scriptedModel();
-    legion.providers.useFor('worker', provider);
-    const session = legion.sessions.create({ title: 'bench' });
-
-    const perStep = [];
-    let turnIndex = 0;
-    const runTurn = async () => {
-      const name = `t${turnIndex++}`;
-      const started = performance.now();
-      const result = await session.send({ from: 'user', to: 'worker', message: 'go', conversation: name });
-      const elapsed = performance.now() - started;
-      if (result.status !== 'success' || result.reply !== 'done') throw new Error(`turn ${name} failed: ${JSON.stringify(result)}`);
-      if (turnIndex % CLOSE_EVERY === 0) session.close();
-      return elapsed / STEPS_PER_TURN;
-    };
-    for (let i = 0; i < WARMUP_TURNS; i++) await runTurn();
-    const callsBefore = provider.callCount;
-    const cpuBefore = process.cpuUsage();
+/** One workspace with the given storage.fsync (undefined = the default), ready to run turns. */
+function setup(fsync) {
+  const root = tempDir(`loop-${fsync ?? 'default'}`);
+  initWorkspace(root, { participants: [userParticipant('user'), agentParticipant('worker', { tools: ['noop'], delegation: 'none' })], entryAgent: 'worker' });
+  const configFile = join(root, '.legion', 'config.json');
+  const config = JSON.parse(readFileSync(configFile, 'utf8'));
+  if (fsync !== undefined) writeFileSync(configFile, JSON.stringify({ ...config, storage: { fsync } }, null, 2));
+  const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json') });
+  legion.tools.register(noopTool);
+  const provider = scriptedModel();
+  legion.providers.useFor('worker', provider);
+  const session = legion.sessions.create({ title: 'bench' });
+  const run = { root, legion, session, provider, fsync: legion.config.storage.fsync, perStep: [], wall: 0, cpu: 0, turns: 0, turnIndex: 0 };
+  run.turn = async () => {
+    const name = `t${run.turnIndex++}`;
     const started = performance.now();
-    for (let i = 0; i < turns; i++) perStep.push(await runTurn());
-    const wall = performance.now() - started;
-    const cpu = process.cpuUsage(cpuBefore);
-    const cpuPerStep = (cpu.user + cpu.system) / 1000 / (turns * STEPS_PER_TURN);
-    if (provider.callCount - callsBefore !== turns * STEPS_PER_TURN) throw new Error('unexpected number of model calls');
+    const result = await session.send({ from: 'user', to: 'worker', message: 'go', conversation: name });
+    const elapsed = performance.now() - started;
+    if (result.status !== 'success' || result.reply !== 'done') throw new Error(`turn ${name} failed: ${JSON.stringify(result)}`);
+    if (run.turnIndex % CLOSE_EVERY === 0) session.close();
+    return elapsed;
+  };
+  return run;
+}
 
-    // Sanity: the last turn's conversation is on disk, one line per message.
-    const conversations = join(root, '.legion', 'sessions', session.id, 'conversations');
-    const lines = readFileSync(join(conversations, `user__worker__t${turnIndex - 1}.jsonl`), 'utf8').trim().split('\n');
-    const messageLines = lines.filter((line) => line.startsWith('{"kind":"message"')).length;
-    if (messageLines !== 2 * TOOL_STEPS + 2) throw new Error(`expected ${2 * TOOL_STEPS + 2} message lines, found ${messageLines}`);
-    const files = readdirSync(conversations).length;
-    legion.close();
-    return { fsync: legion.config.storage.fsync, turns, perStep, wall, cpuPerStep, files, messageLines };
+/** Runs `turns` measured turns of one workspace, adding to its figures. */
+async function batch(run, turns) {
+  const callsBefore = run.provider.callCount;
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  for (let i = 0; i < turns; i++) run.perStep.push((await run.turn()) / STEPS_PER_TURN);
+  run.wall += performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  run.cpu += (cpu.user + cpu.system) / 1000;
+  run.turns += turns;
+  if (run.provider.callCount - callsBefore !== turns * STEPS_PER_TURN) throw new Error('unexpected number of model calls');
+}
+
+/** Checks the last turn's conversation on disk (one line per message), closes and deletes the workspace. */
+function finish(run) {
+  try {
+    const conversations = join(run.root, '.legion', 'sessions', run.session.id, 'conversations');
+    const lines = readFileSync(join(conversations, `user__worker__t${run.turnIndex - 1}.jsonl`), 'utf8').trim().split('\n');
+    run.messageLines = lines.filter((line) => line.startsWith('{"kind":"message"')).length;
+    if (run.messageLines !== 2 * TOOL_STEPS + 2) throw new Error(`expected ${2 * TOOL_STEPS + 2} message lines, found ${run.messageLines}`);
+    run.cpuPerStep = run.cpu / (run.turns * STEPS_PER_TURN);
+    run.legion.close();
   } finally {
-    removeDir(root);
+    removeDir(run.root);
   }
 }
 
@@ -103,13 +109,24 @@ function report(label, run) {
 }
 
 console.log('agent-loop-step — framework overhead per agent-loop step (zero-latency scripted model, trivial zod-validated tool)');
-console.log(`  each turn: ${TOOL_STEPS} tool steps + 1 final answer = ${STEPS_PER_TURN} model calls; a fresh named conversation per turn; ${WARMUP_TURNS} warm-up turns not counted`);
-const byTurn = await measure(undefined, TURNS);
-if (byTurn.fsync !== 'turn') throw new Error(`expected the default fsync to be "turn", got ${byTurn.fsync}`);
+console.log(`  each turn: ${TOOL_STEPS} tool steps + 1 final answer = ${STEPS_PER_TURN} model calls; a fresh named conversation per turn; ${WARMUP_TURNS} warm-up turns per mode not counted;`);
+console.log(`  the three modes run in ${ROUNDS} interleaved rounds, so that changes in the machine's load affect them alike`);
+const modes = { turn: setup(undefined), never: setup('never'), message: setup('message') };
+if (modes.turn.fsync !== 'turn') throw new Error(`expected the default fsync to be "turn", got ${modes.turn.fsync}`);
+try {
+  for (const run of Object.values(modes)) for (let i = 0; i < WARMUP_TURNS; i++) await run.turn();
+  for (let round = 0; round < ROUNDS; round++) {
+    await batch(modes.turn, Math.ceil(TURNS / ROUNDS));
+    await batch(modes.never, Math.ceil(TURNS / ROUNDS));
+    await batch(modes.message, Math.ceil(FSYNC_MESSAGE_TURNS / ROUNDS));
+  }
+} finally {
+  for (const run of Object.values(modes)) finish(run);
+}
 const figures = {};
-figures.default_fsync_turn = report('storage.fsync = "turn" (default: appended with write(), fsync once at the end of each turn)', byTurn);
-figures.fsync_never = report('storage.fsync = "never" (OS page cache only; survives a process crash, not power loss)', await measure('never', TURNS));
-figures.fsync_message = report('storage.fsync = "message" (fsync after every appended message)', await measure('message', FSYNC_MESSAGE_TURNS));
+figures.default_fsync_turn = report('storage.fsync = "turn" (default: appended with write(), fsync once at the end of each turn)', modes.turn);
+figures.fsync_never = report('storage.fsync = "never" (OS page cache only; survives a process crash, not power loss)', modes.never);
+figures.fsync_message = report('storage.fsync = "message" (fsync after every appended message)', modes.message);
 console.log('  (wall time includes fsync, whose latency depends on the disk and its load; CPU per step is the framework\'s own work)');
 console.log(`  target: < 1 ms per step (goal 0.3 ms) with the default → ${verdict(figures.default_fsync_turn.medianMs, 1)}${figures.default_fsync_turn.medianMs <= 0.3 ? ', goal met' : ''}`);
 printJson('agent-loop-step', { stepsPerTurn: STEPS_PER_TURN, ...figures });

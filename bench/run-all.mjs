@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 
-const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'open-session.mjs', 'cli-startup.mjs'];
+const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'open-session.mjs', 'cli-startup.mjs', 'provider-overhead.mjs'];
 const here = (name) => fileURLToPath(new URL(name, import.meta.url));
 
 function run(name) {

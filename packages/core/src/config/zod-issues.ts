@@ -53,8 +53,13 @@ export function describeZodError(error: z.ZodError, ...input: [] | [unknown]): Z
       if (keys.length <= 1) {
         return { field: unknownField, problem: 'is not a known field', fix: `remove "${unknownField}" or correct its spelling` };
       }
-      const names = keys.map((key) => JSON.stringify(formatPath([...path, key]))).join(', ');
-      return { field: unknownField, problem: `is not a known field (nor are the others: ${names})`, fix: `remove ${names} or correct their spelling` };
+      const quoted = keys.map((key) => JSON.stringify(formatPath([...path, key])));
+      const others = quoted.slice(1);
+      return {
+        field: unknownField,
+        problem: `is not a known field (nor ${others.length === 1 ? 'is' : 'are'} ${others.join(', ')})`,
+        fix: `remove ${quoted.join(', ')} or correct their spelling`,
+      };
     }
     case 'too_small':
     case 'too_big': {

@@ -131,6 +131,7 @@ export class Session implements ToolSession {
 
   private touch(): void {
     this.meta = { ...this.meta, lastActiveAt: new Date().toISOString() };
-    writeJsonAtomic(this.services.paths.sessionFile(this.id), this.meta);
+    // Only "last active" changes here: atomic (never torn) but not worth an fsync on every message.
+    writeJsonAtomic(this.services.paths.sessionFile(this.id), this.meta, { durable: false });
   }
 }

@@ -44,7 +44,7 @@ export class SessionStore {
       const file = this.services.paths.sessionFile(entry);
       if (!existsSync(file)) continue;
       try {
-        metas.push(readJsonFile(file, SessionMetaSchema, { what: 'session file' }));
+        metas.push(readJsonFile(file, SessionMetaSchema, { what: 'session file', displayPath: this.services.paths.display(file) }));
       } catch (error) {
         this.services.events.emit('storage:warning', { path: this.services.paths.display(file), offset: 0, problem: (error as Error).message });
       }

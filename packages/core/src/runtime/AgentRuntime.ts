@@ -13,6 +13,7 @@ import { toolDefinition, type Tool, type ToolContext } from '../tools/tool.js';
 import type { ToolExecutor } from '../tools/ToolExecutor.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
 import { COMMUNICATE_TOOL_NAME } from '../tools/builtin/communicate.js';
+import { linkedSignal } from './linked-signal.js';
 import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from './turn.js';
 
 export interface AgentRuntimeServices {
@@ -62,12 +63,15 @@ export class AgentRuntime implements ParticipantRuntime {
     for (let iteration = 0; iteration < limits.maxIterations; iteration++) {
       if (turn.signal.aborted) return { status: 'error', code: 'cancelled', error: `${agent.id} was cancelled.` };
       let response: ModelResponse;
+      const call = linkedSignal(turn.signal);
       try {
-        response = await generate(provider, request, { signal: turn.signal, onTextDelta: streamText });
+        response = await generate(provider, request, { signal: call.signal, onTextDelta: streamText });
       } catch (error) {
         // Nothing of a failed or cancelled response is appended: the log never holds half a reply.
         if (turn.signal.aborted) return { status: 'error', code: 'cancelled', error: `${agent.id} was cancelled while its model was answering.` };
         return { status: 'error', code: error instanceof LegionError ? error.code : 'model_failed', error: `${agent.id}'s model call failed: ${errorMessage(error)}` };
+      } finally {
+        call.dispose();
       }
       const assistant = turn.conversation.append(
         { role: 'assistant', content: response.content, ...(response.usage ? { usage: response.usage } : {}), model: `${provider.name}/${provider.model}` },

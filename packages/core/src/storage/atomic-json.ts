@@ -9,13 +9,14 @@ import { describeZodError } from '../config/zod-issues.js';
  * Writes JSON so that a reader (or a crash) sees either the old file or the new
  * one, never half of each: write a sibling temp file, fsync it, rename over.
  */
-export function writeJsonAtomic(path: string, value: unknown): void {
+export function writeJsonAtomic(path: string, value: unknown, options: { durable?: boolean } = {}): void {
   mkdirSync(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const fd = openSync(temp, 'w');
   try {
     writeSync(fd, `${JSON.stringify(value, null, 2)}\n`);
-    fsyncSync(fd);
+    // Metadata that is rewritten often and harmless to lose on power failure may skip the fsync.
+    if (options.durable !== false) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }

@@ -195,22 +195,22 @@ describe('FileLock within one process', () => {
     expect(a.tryAcquire('long turn')).toBe(true);
     let waitingFor: string | undefined;
     let acquired = false;
-    const told = new Promise<void>((resolve) => {
-      void b
-        .acquire({
-          purpose: 'next turn',
-          onWait: (holder) => {
-            waitingFor = holder?.purpose;
-            resolve();
-          },
-        })
-        .then(() => (acquired = true));
-    });
-    await told;
+    let told!: () => void;
+    const waiting = new Promise<void>((resolve) => (told = resolve));
+    const acquiring = b
+      .acquire({
+        purpose: 'next turn',
+        onWait: (holder) => {
+          waitingFor = holder?.purpose;
+          told();
+        },
+      })
+      .then(() => (acquired = true));
+    await waiting;
     expect(waitingFor).toBe('long turn');
     expect(acquired).toBe(false);
     a.release();
-    await vi.waitFor(() => expect(acquired).toBe(true));
+    await acquiring;
     expect(b.held).toBe(true);
     expect(b.holder()?.purpose).toBe('next turn');
     b.release();
@@ -329,24 +329,25 @@ describe('FileLock across processes', () => {
     const lock = new FileLock(lockPath);
     let acquired = false;
     let waitedFor: number | undefined;
-    const told = new Promise<void>((resolve) => {
-      void lock
-        .acquire({
-          purpose: 'parent turn',
-          onWait: (holder) => {
-            waitedFor = holder?.pid;
-            resolve();
-          },
-        })
-        .then(() => (acquired = true));
-    });
-    await told;
+    let told!: () => void;
+    const waiting = new Promise<void>((resolve) => (told = resolve));
+    const acquiring = lock
+      .acquire({
+        purpose: 'parent turn',
+        onWait: (holder) => {
+          waitedFor = holder?.pid;
+          told();
+        },
+      })
+      .then(() => (acquired = true));
+    await waiting;
     expect(waitedFor).toBe(child.pid);
     expect(acquired).toBe(false);
     expect(lock.held).toBe(false);
     child.send('release');
     expect(await child.nextLine()).toBe('released');
-    await vi.waitFor(() => expect(acquired).toBe(true));
+    await acquiring;
+    expect(acquired).toBe(true);
     // The holder released and is still alive: this was a handover, not a takeover.
     expect(child.process.exitCode).toBeNull();
     expect(lock.holder()).toMatchObject({ pid: process.pid, purpose: 'parent turn' });

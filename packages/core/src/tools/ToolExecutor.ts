@@ -66,8 +66,8 @@ export class ToolExecutor {
     }
     const parsed = tool.inputSchema.safeParse(toolUse.input, { reportInput: true });
     if (!parsed.success) {
-      const { field, problem } = describeZodError(parsed.error);
-      return { status: 'error', error: `Invalid input for ${tool.name}: "${field}" ${problem}. Fix the arguments and call it again.` };
+      const { field, problem, fix } = describeZodError(parsed.error, toolUse.input);
+      return { status: 'error', error: `Invalid input for ${tool.name}: "${field}" ${problem}. Fix: ${fix}, and call it again.` };
     }
     if (context.signal.aborted) return { status: 'error', error: 'Cancelled before the tool started.' };
     const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;

@@ -1,0 +1,81 @@
+import { collect } from './__fixtures__/llm-server.js';
+import type { StreamPart } from './llm-provider.js';
+import { toStreamError } from './provider-errors.js';
+import { parseToolArguments, retryUntilFirstPart } from './stream-retry.js';
+
+const context = { provider: 'anthropic', model: 'claude-test', baseURL: undefined };
+const broken = () => toStreamError(new TypeError('terminated'), context);
+
+/** An attempt per entry: the parts it yields, then the error it throws (if any). */
+function attempts(script: Array<{ parts: StreamPart[]; error?: Error }>): { attempt: () => AsyncIterable<StreamPart>; count: () => number } {
+  let index = 0;
+  return {
+    count: () => index,
+    attempt: async function* () {
+      const step = script[index++];
+      if (!step) throw new Error('no more attempts scripted');
+      yield* step.parts;
+      if (step.error) throw step.error;
+    },
+  };
+}
+
+describe('retryUntilFirstPart', () => {
+  it('retries an attempt that broke before its first part', async () => {
+    const script = attempts([{ parts: [], error: broken() }, { parts: [], error: broken() }, { parts: [{ type: 'text-delta', text: 'ok' }] }]);
+
+    expect(await collect(retryUntilFirstPart(script.attempt, { retries: 2, baseDelayMs: 1 }))).toEqual([{ type: 'text-delta', text: 'ok' }]);
+    expect(script.count()).toBe(3);
+  });
+
+  it('stops after the allowed retries with the last error', async () => {
+    const last = broken();
+    const script = attempts([{ parts: [], error: broken() }, { parts: [], error: last }]);
+
+    await expect(collect(retryUntilFirstPart(script.attempt, { retries: 1, baseDelayMs: 1 }))).rejects.toBe(last);
+    expect(script.count()).toBe(2);
+  });
+
+  it('never retries once a part was yielded, so no part arrives twice', async () => {
+    const error = broken();
+    const script = attempts([{ parts: [{ type: 'text-delta', text: 'half' }], error }]);
+    const seen: StreamPart[] = [];
+
+    await expect(
+      (async () => {
+        for await (const part of retryUntilFirstPart(script.attempt, { retries: 3, baseDelayMs: 1 })) seen.push(part);
+      })(),
+    ).rejects.toBe(error);
+    expect(seen).toEqual([{ type: 'text-delta', text: 'half' }]);
+    expect(script.count()).toBe(1);
+  });
+
+  it('does not retry errors that are not a broken stream, nor after an abort', async () => {
+    const failed = attempts([{ parts: [], error: new Error('bug') }]);
+    await expect(collect(retryUntilFirstPart(failed.attempt, { retries: 3, baseDelayMs: 1 }))).rejects.toThrow('bug');
+    expect(failed.count()).toBe(1);
+
+    const controller = new AbortController();
+    controller.abort();
+    const aborted = attempts([{ parts: [], error: broken() }]);
+    await expect(collect(retryUntilFirstPart(aborted.attempt, { retries: 3, baseDelayMs: 1, signal: controller.signal }))).rejects.toMatchObject({
+      code: 'provider_stream_interrupted',
+    });
+    expect(aborted.count()).toBe(1);
+  });
+});
+
+describe('parseToolArguments', () => {
+  it('parses JSON, and treats no arguments as an empty object', () => {
+    expect(parseToolArguments('{"text":"a b"}')).toEqual({ input: { text: 'a b' } });
+    expect(parseToolArguments('  ')).toEqual({ input: {} });
+  });
+
+  it('explains invalid JSON to the model, quoting at most 200 characters of it', () => {
+    const result = parseToolArguments(`{"text": "${'x'.repeat(300)}`);
+
+    expect(result.input).toEqual({});
+    expect(result.inputError).toMatch(/^Your arguments were not valid JSON \(.+\): \{"text": "x+…\. Call the tool again with a valid JSON object\.$/);
+    expect(result.inputError!.match(/x{2,}/)![0]).toHaveLength(190);
+  });
+});
