@@ -95,6 +95,6 @@ export { createFileReadTool } from './tools/builtin/files/file-read.js';
 export { resolveInWorkspace } from './tools/builtin/files/workspace-path.js';
 export { createListParticipantsTool } from './tools/builtin/list-participants.js';
 export { defineTool, toolDefinition } from './tools/tool.js';
-export type { Tool, ToolContext, ToolDefinition, ToolResult, ToolSession } from './tools/tool.js';
+export type { Tool, ToolContext, ToolDefinition, ToolEffect, ToolResult, ToolSession } from './tools/tool.js';
 export { ToolExecutor } from './tools/ToolExecutor.js';
 export { ToolRegistry, permits } from './tools/ToolRegistry.js';

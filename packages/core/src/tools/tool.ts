@@ -27,12 +27,26 @@ export interface ToolContext {
   workspaceRoot: string | undefined;
 }
 
+/**
+ * What a tool does to the world. It sets the default approval policy: `read`
+ * and `communicate` run automatically; `write`, `shell`, `network` and
+ * `collective` (changing the team) need approval unless a policy says otherwise.
+ */
+export type ToolEffect = 'read' | 'write' | 'shell' | 'network' | 'communicate' | 'collective';
+
 export interface Tool<Input = unknown> {
   /** snake_case, unique in a registry. */
   name: string;
   /** Shown to models: what it does, its limits, when to use it. */
   description: string;
+  /** Validates the model's input; its JSON Schema is what the model sees unless `parameters` is given. */
   inputSchema: z.ZodType<Input>;
+  /** The JSON Schema shown to models, for tools defined by JSON Schema (workspace tools, MCP). */
+  parameters?: Record<string, unknown>;
+  /** Defaults to `write`: a tool that does not say is treated as one that changes things. */
+  effect?: ToolEffect;
+  /** Argument names that hold paths (for path-scoped policy rules); defaults to `path`, `paths`, `file`, `cwd`, `directory`. */
+  pathArguments?: readonly string[];
   execute(input: Input, context: ToolContext): Promise<ToolResult>;
   /** Overrides the default tool timeout; `0` means no timeout (e.g. waiting on a delegate). */
   timeoutMs?: number;
@@ -59,7 +73,7 @@ const definitions = new WeakMap<Tool, ToolDefinition>();
 export function toolDefinition(tool: Tool): ToolDefinition {
   let definition = definitions.get(tool);
   if (!definition) {
-    const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.inputSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    const { $schema: _ignored, ...parameters } = (tool.parameters ?? z.toJSONSchema(tool.inputSchema, { io: 'input', unrepresentable: 'any' })) as Record<string, unknown>;
     definition = { name: tool.name, description: tool.description, parameters };
     definitions.set(tool, definition);
   }

@@ -37,6 +37,7 @@ export function createCommunicateTool(options: { collective: Collective; limitsF
       'You cannot message a participant that is already waiting on you (that would be circular).',
     inputSchema: CommunicateInputSchema,
     concurrent: true,
+    effect: 'communicate',
     timeoutMs: 0,
     async execute(input, context) {
       const { collective } = options;

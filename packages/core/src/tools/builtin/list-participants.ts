@@ -11,6 +11,7 @@ export function createListParticipantsTool(collective: Collective): Tool {
       type: z.enum(['agent', 'user', 'mock']).optional().describe('Only participants of this type.'),
     }),
     concurrent: true,
+    effect: 'read',
     async execute(input) {
       const participants = collective
         .list()

@@ -18,6 +18,7 @@ export function createFileReadTool(): Tool {
       limit: z.number().int().positive().optional().describe(`How many lines (default ${DEFAULT_LINES}).`),
     }),
     concurrent: true,
+    effect: 'read',
     async execute(input, context) {
       if (!context.workspaceRoot) return { status: 'error', error: 'No workspace: file tools need one.' };
       const resolved = resolveInWorkspace(context.workspaceRoot, input.path);
