@@ -51,6 +51,7 @@ describe('a collective at work', () => {
       defineTool({
         name: 'word_count',
         description: 'Counts words',
+        effect: 'read',
         inputSchema: z.object({ text: z.string() }),
         async execute(input) {
           return { status: 'success', data: { words: input.text.split(/\s+/).length } };

@@ -14,6 +14,9 @@ import type { TurnResult } from './runtime/turn.js';
 import { WorkspacePaths } from './storage/workspace-paths.js';
 import { createCommunicateTool } from './tools/builtin/communicate.js';
 import { createFileReadTool } from './tools/builtin/files/file-read.js';
+import { createApprovalResponseTool, createListApprovalsTool } from './tools/builtin/approval-tools.js';
+import { ApprovalGate } from './authorization/ApprovalGate.js';
+import { AuthEngine } from './authorization/AuthEngine.js';
 import { createListParticipantsTool } from './tools/builtin/list-participants.js';
 import { ToolExecutor } from './tools/ToolExecutor.js';
 import { ToolRegistry } from './tools/ToolRegistry.js';
@@ -38,6 +41,9 @@ export class Legion {
   readonly providers: ProviderFactory;
   readonly sessions: SessionStore;
   readonly executor = new ToolExecutor();
+  /** Where UIs register how their user is asked for approvals (`approvals.setUserHandler`). */
+  readonly approvals: ApprovalGate;
+  readonly auth: AuthEngine;
 
   private constructor(
     readonly paths: WorkspacePaths,
@@ -54,6 +60,8 @@ export class Legion {
       runtimes: this.runtimes,
       fsync: config.storage.fsync,
     });
+    this.approvals = new ApprovalGate(collective);
+    this.auth = new AuthEngine(config.policies, paths.root);
     this.runtimes.register(
       'agent',
       new AgentRuntime({
@@ -62,6 +70,8 @@ export class Legion {
         providers: this.providers,
         tools: this.tools,
         executor: this.executor,
+        auth: this.auth,
+        gate: this.approvals,
         workspaceRoot: paths.root,
       }),
     );
@@ -77,6 +87,8 @@ export class Legion {
     );
     this.tools.register(createListParticipantsTool(collective));
     this.tools.register(createFileReadTool());
+    this.tools.register(createApprovalResponseTool());
+    this.tools.register(createListApprovalsTool());
   }
 
   /** Loads config (defaults → global → workspace) and the collective of an existing workspace. */

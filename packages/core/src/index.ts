@@ -20,6 +20,14 @@ export {
   errorMessage,
 } from './errors.js';
 
+export { ApprovalGate } from './authorization/ApprovalGate.js';
+export type { UserApprovalHandler } from './authorization/ApprovalGate.js';
+export { ApprovalStore } from './authorization/ApprovalStore.js';
+export { AuthEngine, DEFAULT_MODES, canApprove } from './authorization/AuthEngine.js';
+export { ApprovalRecordSchema } from './authorization/approval-records.js';
+export type { ApprovalAnswer, ApprovalRecord, ApprovalView } from './authorization/approval-records.js';
+export { ApprovalAuthoritySchema, PoliciesSchema, PolicyModeSchema, PolicyRuleSchema, ToolPolicySchema } from './authorization/policy.js';
+export type { ApprovalAuthority, Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from './authorization/policy.js';
 export { Collective } from './collective/Collective.js';
 export { createDefaultParticipants, createDefaultTemplates } from './collective/default-collective.js';
 export { initWorkspace } from './collective/init-workspace.js';
@@ -84,7 +92,7 @@ export type { ProviderConstructor, ProviderSettings } from './providers/Provider
 export { AgentRuntime } from './runtime/AgentRuntime.js';
 export { MockRuntime } from './runtime/MockRuntime.js';
 export { RuntimeRegistry } from './runtime/RuntimeRegistry.js';
-export type { ParticipantRuntime, RuntimeOutcome, SendRequest, TurnContext, TurnConversation, TurnResult } from './runtime/turn.js';
+export type { ApprovalFrame, ParticipantRuntime, RuntimeOutcome, SendRequest, TurnContext, TurnConversation, TurnResult } from './runtime/turn.js';
 
 export { FileLock } from './storage/file-lock.js';
 export { JsonlLog } from './storage/jsonl-log.js';
@@ -95,6 +103,7 @@ export { createFileReadTool } from './tools/builtin/files/file-read.js';
 export { resolveInWorkspace } from './tools/builtin/files/workspace-path.js';
 export { createListParticipantsTool } from './tools/builtin/list-participants.js';
 export { defineTool, toolDefinition } from './tools/tool.js';
-export type { Tool, ToolContext, ToolDefinition, ToolEffect, ToolResult, ToolSession } from './tools/tool.js';
+export type { AnswerOutcome, Tool, ToolContext, ToolDefinition, ToolEffect, ToolResult, ToolSession } from './tools/tool.js';
+export { createApprovalResponseTool, createListApprovalsTool } from './tools/builtin/approval-tools.js';
 export { ToolExecutor } from './tools/ToolExecutor.js';
 export { ToolRegistry, permits } from './tools/ToolRegistry.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ApprovalAuthoritySchema, PoliciesSchema } from '../authorization/policy.js';
 import { describeZodError } from '../config/zod-issues.js';
 import { isValidIdPart } from '../conversation/conversation-id.js';
 import { LegionError } from '../errors.js';
@@ -49,6 +50,8 @@ const baseFields = {
   /** What others should bring to this participant; shown in their system prompts. */
   useFor: z.string().optional(),
   status: z.enum(['active', 'retired']).default('active'),
+  /** Whose tool calls it may approve: `*`, `none`, or rules by requester and tool. Users default to `*`, others to `none`. */
+  approvalAuthority: ApprovalAuthoritySchema.optional(),
 };
 
 export const AgentParticipantSchema = z
@@ -62,6 +65,8 @@ export const AgentParticipantSchema = z
     tools: PermissionSchema.default('all'),
     /** Whom it may `communicate` with. */
     delegation: PermissionSchema.default('all'),
+    /** Per-tool approval policies for this agent; they come before the workspace's. */
+    policies: PoliciesSchema.optional(),
     limits: LimitsSchema.partial().optional(),
   })
   .strict();

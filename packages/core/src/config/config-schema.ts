@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { HttpUrlSchema, LimitsSchema, ModelConfigSchema } from '../collective/participant.js';
 import { ModelPriceSchema } from '../providers/pricing.js';
+import { McpServersSchema, type McpServerConfig } from '../tools/providers/mcp/mcp-server-config.js';
+import { PoliciesSchema } from '../authorization/policy.js';
 
 export const CONFIG_FORMAT_VERSION = 1;
 
@@ -35,6 +37,12 @@ export const ConfigLayerSchema = z
     storage: StorageSettingsSchema.partial().optional(),
     /** USD per million tokens, by model name or prefix; extends and overrides the built-in table. */
     pricing: z.record(z.string(), ModelPriceSchema).optional(),
+    /** MCP servers whose tools agents may use (`mcp__<server>__<tool>`); a later layer replaces a server of the same name. */
+    mcpServers: McpServersSchema.optional(),
+    /** Tool approval policies for every agent of the workspace (after each agent's own). */
+    policies: PoliciesSchema.optional(),
+    /** How headless runs answer approvals nobody is there to answer. */
+    approval: z.object({ headless: z.enum(['prompt', 'auto', 'deny']) }).strict().partial().optional(),
   })
   .strict();
 export type ConfigLayer = z.infer<typeof ConfigLayerSchema>;
@@ -46,6 +54,9 @@ export interface ResolvedConfig {
   providers: Record<string, z.infer<typeof ProviderSettingsSchema>>;
   storage: z.infer<typeof StorageSettingsSchema>;
   pricing: Record<string, z.infer<typeof ModelPriceSchema>>;
+  mcpServers: Record<string, McpServerConfig>;
+  policies: z.infer<typeof PoliciesSchema>;
+  approval: { headless: 'prompt' | 'auto' | 'deny' };
 }
 
 export const DEFAULT_CONFIG: ResolvedConfig = {
@@ -54,4 +65,7 @@ export const DEFAULT_CONFIG: ResolvedConfig = {
   providers: {},
   storage: { fsync: 'turn' },
   pricing: {},
+  mcpServers: {},
+  policies: {},
+  approval: { headless: 'prompt' },
 };

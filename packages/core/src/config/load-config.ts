@@ -53,6 +53,10 @@ export function mergeConfig(base: ResolvedConfig, layers: readonly ConfigLayer[]
       providers,
       storage: { ...config.storage, ...layer.storage },
       pricing: { ...config.pricing, ...layer.pricing },
+      // Whole entries: a workspace's "github" server replaces the global one rather than mixing their commands and URLs.
+      mcpServers: { ...config.mcpServers, ...layer.mcpServers },
+      policies: mergePolicies(config.policies, layer.policies),
+      approval: { ...config.approval, ...layer.approval },
     };
   }
   return config;
@@ -78,4 +82,11 @@ export function settingsForAgent(config: ResolvedConfig, agent: AgentParticipant
     model: agent.model ?? config.defaultModel,
     limits: { ...config.limits, ...agent.limits },
   };
+}
+
+/** A later layer may add or change policies, but never turn an earlier `deny` into something wider. */
+function mergePolicies(base: ResolvedConfig['policies'], layer: ConfigLayer['policies']): ResolvedConfig['policies'] {
+  const merged = { ...base };
+  for (const [pattern, policy] of Object.entries(layer ?? {})) if (merged[pattern] !== 'deny') merged[pattern] = policy;
+  return merged;
 }

@@ -4,17 +4,24 @@ import { ConversationBusyError, errorMessage, LegionError } from '../errors.js';
 import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
 import type { RuntimeRegistry } from '../runtime/RuntimeRegistry.js';
-import type { TurnConversation, TurnResult } from '../runtime/turn.js';
+import type { ApprovalFrame, RuntimeOutcome, TurnContext, TurnConversation, TurnResult } from '../runtime/turn.js';
+import { unansweredToolUses } from '../runtime/tool-phase.js';
+import type { ApprovalView } from '../authorization/approval-records.js';
 import type { ToolSession } from '../tools/tool.js';
 import type { ConversationLog } from './conversation-log.js';
 import { CONVERSATION_FORMAT_VERSION } from './log-entry.js';
-import { toolUsesOf, type Message } from './message.js';
+import type { Message, ToolUseBlock } from './message.js';
 
 export interface ConversationServices {
   events: EventBus;
   runtimes: RuntimeRegistry;
   fsync: 'message' | 'turn' | 'never';
+  /** The pending approvals that keep these unanswered calls waiting (none: they were interrupted). */
+  pausedOn?: (conversationId: string, unanswered: readonly ToolUseBlock[]) => ApprovalView[];
 }
+
+/** Tool calls are answered in the message right after them; this many recent messages always cover it. */
+const RECENT_FOR_REPAIR = 20;
 
 export interface ConversationSendOptions {
   from: Participant;
@@ -24,6 +31,7 @@ export interface ConversationSendOptions {
   session: ToolSession;
   signal?: AbortSignal | undefined;
   ifBusy: 'wait' | 'fail';
+  frames?: readonly ApprovalFrame[] | undefined;
 }
 
 /**
@@ -71,39 +79,49 @@ export class Conversation implements TurnConversation {
     return full;
   }
 
+  /** Appends a message from the initiator and runs the responder's turn on it. */
   async send(options: ConversationSendOptions): Promise<TurnResult> {
+    return this.runTurn(options, { from: options.from.id, text: options.text });
+  }
+
+  /** Continues the responder's turn that paused on approvals, from the log. */
+  async resume(options: Omit<ConversationSendOptions, 'text'>): Promise<TurnResult> {
+    return this.runTurn(options, undefined);
+  }
+
+  close(): void {
+    this.log.close();
+  }
+
+  private async runTurn(options: Omit<ConversationSendOptions, 'text'>, incoming: { from: string; text: string } | undefined): Promise<TurnResult> {
     const release = await this.acquire(options);
     const started = performance.now();
     const events = this.services.events;
     const chain = [...options.chain, options.from.id];
     try {
-      this.prepareTurn();
+      this.prepareTurn(incoming !== undefined);
       events.emit('turn:start', { ...this.ref, participantId: options.to.id, chain });
-      const incoming = this.append({ role: 'user', content: [{ type: 'text', text: options.text }] }, options.from.id);
-      let outcome;
+      const message = incoming ? this.append({ role: 'user', content: [{ type: 'text', text: incoming.text }] }, incoming.from) : undefined;
+      let outcome: RuntimeOutcome;
       try {
         const runtime = this.services.runtimes.resolve(options.to);
-        outcome = await runtime.handleMessage({
+        const turn: TurnContext = {
           participant: options.to,
-          message: incoming,
+          message,
           conversation: this,
           chain,
+          frames: options.frames ?? [],
           session: options.session,
           signal: options.signal ?? new AbortController().signal,
           events,
-        });
+        };
+        if (message) outcome = await runtime.handleMessage(turn);
+        else if (runtime.resume) outcome = await runtime.resume(turn);
+        else outcome = { status: 'error', code: 'not_resumable', error: `${options.to.id}'s runtime cannot resume a paused turn.` };
       } catch (error) {
-        outcome = { status: 'error' as const, code: error instanceof LegionError ? error.code : 'runtime_failed', error: errorMessage(error) };
+        outcome = { status: 'error', code: error instanceof LegionError ? error.code : 'runtime_failed', error: errorMessage(error) };
       }
-      let result: TurnResult;
-      if (outcome.status === 'success') {
-        if (!outcome.message) this.append({ role: 'assistant', content: [{ type: 'text', text: outcome.reply }] }, options.to.id);
-        result = { status: 'success', reply: outcome.reply, message: outcome.message, conversationId: this.id };
-      } else {
-        this.log.appendNote({ kind: 'note', level: 'error', code: outcome.code, text: outcome.error, at: new Date().toISOString() });
-        events.emit('error:raised', { scope: `turn of ${options.to.id}`, message: outcome.error, code: outcome.code, participantId: options.to.id, sessionId: this.ref.sessionId });
-        result = { status: 'error', code: outcome.code, error: outcome.error, conversationId: this.id };
-      }
+      const result = this.record(outcome, options.to.id);
       if (this.services.fsync === 'turn') this.log.sync();
       events.emit('turn:end', {
         ...this.ref,
@@ -120,15 +138,29 @@ export class Conversation implements TurnConversation {
     }
   }
 
-  close(): void {
-    this.log.close();
+  /** Writes how the turn ended: the reply, an error note, or a note that it waits on approvals. */
+  private record(outcome: RuntimeOutcome, responder: string): TurnResult {
+    const at = new Date().toISOString();
+    if (outcome.status === 'success') {
+      if (!outcome.message) this.append({ role: 'assistant', content: [{ type: 'text', text: outcome.reply }] }, responder);
+      return { status: 'success', reply: outcome.reply, message: outcome.message, conversationId: this.id };
+    }
+    if (outcome.status === 'approval_required') {
+      const ids = outcome.requests.map((request) => request.id).join(', ');
+      this.log.appendNote({ kind: 'note', level: 'info', code: 'approval_required', text: `paused until approvals are answered: ${ids}`, at });
+      return { status: 'approval_required', requests: outcome.requests, conversationId: this.id };
+    }
+    this.log.appendNote({ kind: 'note', level: 'error', code: outcome.code, text: outcome.error, at });
+    this.services.events.emit('error:raised', { scope: `turn of ${responder}`, message: outcome.error, code: outcome.code, participantId: responder, sessionId: this.ref.sessionId });
+    return { status: 'error', code: outcome.code, error: outcome.error, conversationId: this.id };
   }
 
   /**
-   * Brings this process's view up to date (another process may have appended)
-   * and answers every `tool_use` left without a result by a crash.
+   * Brings this process's view up to date (another process may have appended).
+   * Before a new message, a turn paused on approvals refuses it (answer them
+   * first), and tool calls a crash left without results get `interrupted` ones.
    */
-  private prepareTurn(): void {
+  private prepareTurn(newMessage: boolean): void {
     this.log.ensureHeader({
       kind: 'header',
       version: CONVERSATION_FORMAT_VERSION,
@@ -140,10 +172,19 @@ export class Conversation implements TurnConversation {
     });
     const fresh = this.log.readNew();
     if (this.messages) this.messages.push(...fresh);
-    const last = this.recent(1)[0];
-    if (last?.role !== 'assistant') return;
-    const dangling = toolUsesOf(last);
+    if (!newMessage) return;
+    const dangling = unansweredToolUses(this.recent(RECENT_FOR_REPAIR));
     if (dangling.length === 0) return;
+    const waiting = this.services.pausedOn?.(this.id, dangling) ?? [];
+    if (waiting.length > 0) {
+      throw new LegionError(
+        'conversation_paused',
+        `${this.ref.initiator} → ${this.ref.responder} is paused until ${waiting.length === 1 ? 'an approval is' : 'approvals are'} answered: ` +
+          `${waiting.map((request) => `${request.id} (${request.requester} wants ${request.tool}; ${request.approver} decides)`).join(', ')}. ` +
+          'Answer with "legion approvals" or the approval_response tool first.',
+        { conversationId: this.id, pending: waiting.map((request) => request.id) },
+      );
+    }
     this.append(
       {
         role: 'user',

@@ -2,22 +2,29 @@ import { existsSync, readdirSync } from 'node:fs';
 import type { Collective } from '../collective/Collective.js';
 import { LegionError, ParticipantNotFoundError } from '../errors.js';
 import type { ConversationRef } from '../events/event-types.js';
-import type { SendRequest, TurnResult } from '../runtime/turn.js';
+import type { ApprovalFrame, SendRequest, TurnResult } from '../runtime/turn.js';
+import type { ApprovalAnswer, ApprovalView } from '../authorization/approval-records.js';
+import { ApprovalStore } from '../authorization/ApprovalStore.js';
+import { answerApprovals } from '../authorization/answer-approvals.js';
+import { unansweredToolUses } from '../runtime/tool-phase.js';
 import { writeJsonAtomic } from '../storage/atomic-json.js';
 import { FileConversationLog } from '../storage/FileConversationLog.js';
 import { UsageLedger } from '../storage/usage-ledger.js';
 import { summarizeUsage, type UsageRecord, type UsageSummary } from '../providers/usage-summary.js';
 import type { WorkspacePaths } from '../storage/workspace-paths.js';
-import type { ToolSession } from '../tools/tool.js';
+import type { AnswerOutcome, ToolSession } from '../tools/tool.js';
 import { Conversation, type ConversationServices } from './Conversation.js';
 import { conversationId, parseConversationId } from './conversation-id.js';
-import type { Message } from './message.js';
+import type { Message, ToolUseBlock } from './message.js';
 import type { SessionMeta } from './session-meta.js';
 
 export interface SessionServices extends ConversationServices {
   collective: Collective;
   paths: WorkspacePaths;
 }
+
+/** A paused call's answer sits in the message right after it; this many recent messages cover it. */
+const RECENT_FOR_APPROVALS = 20;
 
 export interface SessionMessage {
   conversation: ConversationRef;
@@ -32,6 +39,7 @@ export interface SessionMessage {
 export class Session implements ToolSession {
   private readonly conversations = new Map<string, Conversation>();
   private ledger: UsageLedger | undefined;
+  private approvalStore: ApprovalStore | undefined;
 
   constructor(
     private meta: SessionMeta,
@@ -61,10 +69,69 @@ export class Session implements ToolSession {
       to,
       text: request.message,
       chain,
+      frames: request.frames,
       session: this,
       signal: request.signal,
       ifBusy: request.ifBusy ?? 'wait',
     });
+  }
+
+  /** The session's approval requests, decisions and links (`approvals.jsonl`). */
+  get approvals(): ApprovalStore {
+    this.approvalStore ??= new ApprovalStore(this.services.paths.approvalsFile(this.id), (warning) =>
+      this.services.events.emit('storage:warning', { ...warning, path: this.services.paths.display(warning.path) }),
+    );
+    return this.approvalStore;
+  }
+
+  answerApprovals(answers: readonly ApprovalAnswer[], decidedBy: string): Promise<AnswerOutcome> {
+    return answerApprovals(this, this.services.collective, answers, decidedBy);
+  }
+
+  /** Continues a conversation whose responder's turn paused on approvals. */
+  resumeConversation(id: string, frames: readonly ApprovalFrame[] = [], signal?: AbortSignal): Promise<TurnResult> {
+    const key = parseConversationId(id);
+    const { collective } = this.services;
+    return this.conversation(key).resume({
+      from: collective.require(key.initiator),
+      to: collective.require(key.responder),
+      chain: this.chainFor(id, key.initiator, key.responder),
+      frames,
+      session: this,
+      signal,
+      ifBusy: 'wait',
+    });
+  }
+
+  /** Tool calls of a conversation's last response that have no result yet. */
+  unanswered(conversationId: string): ToolUseBlock[] {
+    return unansweredToolUses(this.conversation(parseConversationId(conversationId)).recent(RECENT_FOR_APPROVALS));
+  }
+
+  /** The pending approvals these unanswered calls wait on, directly or through paused delegates. */
+  pausedOn(conversationId: string, unanswered: readonly ToolUseBlock[]): ApprovalView[] {
+    const store = this.approvals;
+    const waiting: ApprovalView[] = [];
+    for (const toolUse of unanswered) {
+      const request = store.forToolUse(conversationId, toolUse.id);
+      if (request) {
+        if (!store.decision(request.id)) waiting.push(...store.list().filter((view) => view.id === request.id));
+        continue;
+      }
+      const link = store.linkFrom(conversationId, toolUse.id);
+      if (link) waiting.push(...this.pausedOn(link.childConversationId, this.unanswered(link.childConversationId)));
+    }
+    return waiting;
+  }
+
+  /** Who waited on a conversation's turn: recovered from the approval requests made beneath it. */
+  private chainFor(conversationId: string, initiator: string, responder: string): string[] {
+    for (const request of this.approvals.allRequests()) {
+      if (request.conversationId === conversationId) return request.chain;
+      const index = request.chain.indexOf(responder);
+      if (index > 0 && request.chain[index - 1] === initiator) return request.chain.slice(0, index);
+    }
+    return [initiator];
   }
 
   conversation(key: { initiator: string; responder: string; name?: string | undefined }): Conversation {
@@ -77,7 +144,7 @@ export class Session implements ToolSession {
         onWarning: (warning) => this.services.events.emit('storage:warning', { ...warning, path: paths.display(warning.path) }),
       });
       const ref: ConversationRef = { sessionId: this.id, conversationId: id, initiator: key.initiator, responder: key.responder, name: key.name };
-      conversation = new Conversation(ref, log, this.services);
+      conversation = new Conversation(ref, log, { ...this.services, pausedOn: (id, unanswered) => this.pausedOn(id, unanswered) });
       this.conversations.set(id, conversation);
     }
     return conversation;
@@ -120,6 +187,8 @@ export class Session implements ToolSession {
     this.conversations.clear();
     this.ledger?.close();
     this.ledger = undefined;
+    this.approvalStore?.close();
+    this.approvalStore = undefined;
   }
 
   private usageLedger(): UsageLedger {

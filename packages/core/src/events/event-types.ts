@@ -15,7 +15,7 @@ export interface LegionEvents {
   'turn:end': ConversationRef & {
     participantId: string;
     chain: readonly string[];
-    status: 'success' | 'error';
+    status: 'success' | 'error' | 'approval_required';
     reply?: string | undefined;
     error?: string | undefined;
     durationMs: number;
@@ -26,6 +26,10 @@ export interface LegionEvents {
   'usage:report': ConversationRef & { participantId: string; chain: readonly string[]; usage: Usage; provider: string; model: string; costUsd: number | null };
   'error:raised': { scope: string; message: string; code?: string | undefined; participantId?: string | undefined; sessionId?: string | undefined };
   'storage:warning': { path: string; offset: number; problem: string };
+  /** A tool became available (registered directly or listed by a tool provider). */
+  'tool:register': { name: string; providerId: string };
+  /** A tool went away (its disposer ran, its provider dropped it or was disposed). */
+  'tool:unregister': { name: string; providerId: string };
 }
 
 export type LegionEventName = keyof LegionEvents;

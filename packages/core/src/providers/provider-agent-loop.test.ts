@@ -40,6 +40,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
         name: 'word_count',
         description: 'Counts the words of a text',
         inputSchema: z.object({ text: z.string() }),
+        effect: 'read',
         async execute(input) {
           runs.push(input);
           return { status: 'success', data: { words: input.text.split(/\s+/).length } };

@@ -1,19 +1,21 @@
 import { collect } from './__fixtures__/llm-server.js';
 import type { StreamPart } from './llm-provider.js';
-import { toStreamError } from './provider-errors.js';
+import Anthropic from '@anthropic-ai/sdk';
+import { toProviderError, toStreamError } from './provider-errors.js';
 import { parseToolArguments, retryUntilFirstPart } from './stream-retry.js';
 
 const context = { provider: 'anthropic', model: 'claude-test', baseURL: undefined };
 const broken = () => toStreamError(new TypeError('terminated'), context);
 
 /** An attempt per entry: the parts it yields, then the error it throws (if any). */
-function attempts(script: Array<{ parts: StreamPart[]; error?: Error }>): { attempt: () => AsyncIterable<StreamPart>; count: () => number } {
+function attempts(script: Array<{ parts: StreamPart[]; error?: Error; before?: () => void }>): { attempt: () => AsyncIterable<StreamPart>; count: () => number } {
   let index = 0;
   return {
     count: () => index,
     attempt: async function* () {
       const step = script[index++];
       if (!step) throw new Error('no more attempts scripted');
+      step.before?.();
       yield* step.parts;
       if (step.error) throw step.error;
     },
@@ -62,6 +64,20 @@ describe('retryUntilFirstPart', () => {
       code: 'provider_stream_interrupted',
     });
     expect(aborted.count()).toBe(1);
+  });
+  it('stops waiting out the backoff when cancelled, and the next attempt ends as cancelled', async () => {
+    const controller = new AbortController();
+    const script = attempts([
+      // Aborts once the first failure is being handled, i.e. during the backoff.
+      { parts: [], error: broken(), before: () => setImmediate(() => controller.abort()) },
+      // What an SDK throws for a request whose signal is already aborted.
+      { parts: [], error: toProviderError(new Anthropic.APIUserAbortError(), context) },
+    ]);
+
+    await expect(collect(retryUntilFirstPart(script.attempt, { retries: 3, baseDelayMs: 60_000, signal: controller.signal }))).rejects.toMatchObject({
+      code: 'cancelled',
+    });
+    expect(script.count()).toBe(2);
   });
 });
 

@@ -22,9 +22,22 @@ export async function* retryUntilFirstPart(
     } catch (error) {
       if (yielded || failures >= options.retries || options.signal?.aborted || !isRetryableStreamError(error)) throw error;
       const delay = Math.min((options.baseDelayMs ?? 500) * 2 ** failures, 8_000) * (0.75 + Math.random() * 0.5);
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      // Cancelling must not wait out the backoff: the next attempt then fails at once as cancelled.
+      await sleep(delay, options.signal);
     }
   }
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** Parses streamed tool-call arguments; an empty string means no arguments. */

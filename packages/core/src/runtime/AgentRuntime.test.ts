@@ -182,7 +182,7 @@ describe('AgentRuntime and communicate', () => {
         ],
       },
     });
-    test.legion.tools.register(defineTool({ name: 'probe', description: 'p', inputSchema: z.object({ x: z.number() }), execute: async () => ({ status: 'success', data: ++runs }) }));
+    test.legion.tools.register(defineTool({ name: 'probe', effect: 'read', description: 'p', inputSchema: z.object({ x: z.number() }), execute: async () => ({ status: 'success', data: ++runs }) }));
     expect(await test.legion.send(test.legion.sessions.create(), 'go', { to: 'solo' })).toMatchObject({ reply: 'stopping' });
     expect(runs).toBe(2);
     test.assertScriptsDone();
@@ -222,10 +222,10 @@ describe('AgentRuntime and communicate', () => {
       },
     });
     const tools = test.legion.tools;
-    tools.register(defineTool({ name: 'boom', description: 'throws', inputSchema: z.object({}), execute: async () => { throw new Error('disk on fire'); } }));
-    tools.register(defineTool({ name: 'slow', description: 'hangs', inputSchema: z.object({}), timeoutMs: 50, execute: () => new Promise(() => {}) }));
-    tools.register(defineTool({ name: 'strict', description: 'typed', inputSchema: z.object({ count: z.number() }), execute: async () => ({ status: 'success', data: 'ok' }) }));
-    tools.register(defineTool({ name: 'huge', description: 'floods', inputSchema: z.object({}), execute: async () => ({ status: 'success', data: 'x'.repeat(5_000_000) }) }));
+    tools.register(defineTool({ name: 'boom', effect: 'read', description: 'throws', inputSchema: z.object({}), execute: async () => { throw new Error('disk on fire'); } }));
+    tools.register(defineTool({ name: 'slow', effect: 'read', description: 'hangs', inputSchema: z.object({}), timeoutMs: 50, execute: () => new Promise(() => {}) }));
+    tools.register(defineTool({ name: 'strict', effect: 'read', description: 'typed', inputSchema: z.object({ count: z.number() }), execute: async () => ({ status: 'success', data: 'ok' }) }));
+    tools.register(defineTool({ name: 'huge', effect: 'read', description: 'floods', inputSchema: z.object({}), execute: async () => ({ status: 'success', data: 'x'.repeat(5_000_000) }) }));
     expect(await test.legion.send(test.legion.sessions.create(), 'go', { to: 'solo' })).toMatchObject({ reply: 'handled' });
     test.assertScriptsDone();
   });
@@ -244,7 +244,7 @@ describe('AgentRuntime and communicate', () => {
     const questions: string[] = [];
     test.legion.runtimes.register('user', {
       handleMessage: async (turn) => {
-        questions.push(`${turn.chain.join('>')}: ${turn.message.content[0]?.type === 'text' ? turn.message.content[0].text : ''}`);
+        questions.push(`${turn.chain.join('>')}: ${turn.message?.content[0]?.type === 'text' ? turn.message.content[0].text : ''}`);
         return { status: 'success', reply: '8080' };
       },
     });

@@ -3,42 +3,51 @@ import type { AgentParticipant } from '../collective/participant.js';
 import { buildSystemPrompt, delegationTargets } from '../collective/system-prompt.js';
 import type { ResolvedConfig } from '../config/config-schema.js';
 import { settingsForAgent } from '../config/load-config.js';
-import { textOf, toolUsesOf, type ToolUseBlock, type Usage } from '../conversation/message.js';
+import { textOf, toolUsesOf, type ToolResultBlock, type ToolUseBlock, type Usage } from '../conversation/message.js';
 import { costOf, priceFor } from '../providers/pricing.js';
 import type { UsageRecord } from '../providers/usage-summary.js';
 import { errorMessage, LegionError, MaxIterationsError } from '../errors.js';
 import { generate, type ModelResponse } from '../providers/llm-provider.js';
 import type { ProviderFactory } from '../providers/ProviderFactory.js';
-import { toolDefinition, type Tool, type ToolContext } from '../tools/tool.js';
-import type { ToolExecutor } from '../tools/ToolExecutor.js';
+import { toolDefinition, type Tool } from '../tools/tool.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
 import { COMMUNICATE_TOOL_NAME } from '../tools/builtin/communicate.js';
 import { linkedSignal } from './linked-signal.js';
+import { resumeToolPhase, runToolPhase, unansweredToolUses, type ToolPhaseResult, type ToolPhaseServices } from './tool-phase.js';
 import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from './turn.js';
 
-export interface AgentRuntimeServices {
+export interface AgentRuntimeServices extends ToolPhaseServices {
   collective: Collective;
   config: ResolvedConfig;
   providers: ProviderFactory;
   tools: ToolRegistry;
-  executor: ToolExecutor;
   workspaceRoot: string | undefined;
 }
 
 /**
  * The LLM tool loop: call the model with the conversation, append its reply,
- * run the tools it asked for, append their results, and go again until it
- * answers without tool calls or a limit stops it.
+ * run the tools it asked for (check, approve, execute), append their results,
+ * and go again until it answers without tool calls, a limit stops it, or it
+ * pauses on approvals (to be resumed later from the log).
  */
 export class AgentRuntime implements ParticipantRuntime {
   constructor(private readonly services: AgentRuntimeServices) {}
 
-  async handleMessage(turn: TurnContext): Promise<RuntimeOutcome> {
+  handleMessage(turn: TurnContext): Promise<RuntimeOutcome> {
+    return this.run(turn, false);
+  }
+
+  resume(turn: TurnContext): Promise<RuntimeOutcome> {
+    return this.run(turn, true);
+  }
+
+  private async run(turn: TurnContext, resuming: boolean): Promise<RuntimeOutcome> {
     const agent = turn.participant as AgentParticipant;
-    const { collective, config, providers, executor } = this.services;
+    const { collective, config, providers } = this.services;
     const { model, limits } = settingsForAgent(config, agent);
     const provider = providers.forParticipant(agent.id, model);
     const tools = this.toolsFor(agent);
+    const phase = { turn, agent, tools, defaultTimeoutMs: limits.toolTimeoutMs, services: this.services, workspaceRoot: this.services.workspaceRoot };
     const request = {
       system: buildSystemPrompt(agent, collective),
       messages: turn.conversation.history(),
@@ -46,19 +55,18 @@ export class AgentRuntime implements ParticipantRuntime {
       maxTokens: model.maxTokens,
       temperature: model.temperature,
     };
-    const toolContext: ToolContext = {
-      callerId: agent.id,
-      chain: turn.chain,
-      conversation: turn.conversation.ref,
-      session: turn.session,
-      signal: turn.signal,
-      events: turn.events,
-      workspaceRoot: this.services.workspaceRoot,
-    };
     const streamText = turn.events.hasListeners('text:delta')
       ? (text: string) => turn.events.emit('text:delta', { ...turn.conversation.ref, participantId: agent.id, text })
       : undefined;
     const repeats = { signature: '', count: 0 };
+
+    if (resuming) {
+      const waiting = unansweredToolUses(turn.conversation.history());
+      if (waiting.length > 0) {
+        const paused = this.settle(turn, agent.id, await resumeToolPhase({ ...phase, toolUses: waiting }));
+        if (paused) return paused;
+      }
+    }
 
     for (let iteration = 0; iteration < limits.maxIterations; iteration++) {
       if (turn.signal.aborted) return { status: 'error', code: 'cancelled', error: `${agent.id} was cancelled.` };
@@ -85,14 +93,16 @@ export class AgentRuntime implements ParticipantRuntime {
         const loop = detectLoop(repeats, toolUse, limits.maxRepeatedToolCalls);
         if (loop) preflight.set(toolUse.id, loop);
       }
-      const results = await executor.executeAll(toolUses, toolContext, {
-        tools,
-        defaultTimeoutMs: limits.toolTimeoutMs,
-        preflightErrors: preflight,
-      });
-      turn.conversation.append({ role: 'user', content: results }, agent.id);
+      const paused = this.settle(turn, agent.id, await runToolPhase({ ...phase, toolUses, preflight }));
+      if (paused) return paused;
     }
     return { status: 'error', code: 'max_iterations', error: new MaxIterationsError(agent.id, limits.maxIterations).message };
+  }
+
+  /** Appends the results that are in; if calls still wait on approvals, the turn pauses here. */
+  private settle(turn: TurnContext, agentId: string, phase: ToolPhaseResult): RuntimeOutcome | undefined {
+    if (phase.results.length > 0) turn.conversation.append({ role: 'user', content: phase.results satisfies ToolResultBlock[] }, agentId);
+    return phase.paused.length > 0 ? { status: 'approval_required', requests: phase.paused } : undefined;
   }
 
   private recordUsage(turn: TurnContext, participantId: string, providerName: string, model: string, usage: Usage): void {

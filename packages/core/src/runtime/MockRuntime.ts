@@ -6,7 +6,7 @@ import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from './turn.js'
 export class MockRuntime implements ParticipantRuntime {
   async handleMessage(turn: TurnContext): Promise<RuntimeOutcome> {
     const participant = turn.participant as MockParticipant;
-    const text = textOf(turn.message);
+    const text = turn.message ? textOf(turn.message) : '';
     const match = participant.responses.find((response) => matchesTrigger(response.trigger, text));
     if (!match) {
       if (participant.fallback !== undefined) return { status: 'success', reply: participant.fallback };

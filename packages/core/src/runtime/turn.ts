@@ -3,6 +3,7 @@ import type { Message } from '../conversation/message.js';
 import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
 import type { ToolSession } from '../tools/tool.js';
+import type { ApprovalView } from '../authorization/approval-records.js';
 
 /** One message from one participant to another, through `Session.send`. */
 export interface SendRequest {
@@ -16,6 +17,14 @@ export interface SendRequest {
   signal?: AbortSignal | undefined;
   /** `wait` queues behind a running turn; `fail` returns a busy error at once. */
   ifBusy?: 'wait' | 'fail' | undefined;
+  /** The communicate calls waiting on this message, outermost first (set by communicate). */
+  frames?: readonly ApprovalFrame[] | undefined;
+}
+
+/** One communicate call that waits on a delegate: where its tool_use is. */
+export interface ApprovalFrame {
+  conversationId: string;
+  toolUseId: string;
 }
 
 export type TurnResult =
@@ -26,15 +35,20 @@ export type TurnResult =
       message?: Message | undefined;
       conversationId: string;
     }
-  | { status: 'error'; code: string; error: string; conversationId: string };
+  | { status: 'error'; code: string; error: string; conversationId: string }
+  /** The turn is paused until these approvals are answered (durably: it survives a restart). */
+  | { status: 'approval_required'; requests: ApprovalView[]; conversationId: string };
 
 /** What the conversation hands a runtime for one incoming message. */
 export interface TurnContext {
   participant: Participant;
-  message: Message;
+  /** The incoming message; absent when a paused turn resumes. */
+  message: Message | undefined;
   conversation: TurnConversation;
   /** Participants waiting on this turn, outermost first; ends with the sender. */
   chain: readonly string[];
+  /** The communicate calls waiting on this turn, outermost first. */
+  frames: readonly ApprovalFrame[];
   session: ToolSession;
   signal: AbortSignal;
   events: EventBus;
@@ -49,9 +63,12 @@ export interface TurnConversation {
 
 export type RuntimeOutcome =
   | { status: 'success'; reply: string; message?: Message | undefined }
-  | { status: 'error'; code: string; error: string };
+  | { status: 'error'; code: string; error: string }
+  | { status: 'approval_required'; requests: ApprovalView[] };
 
 /** Answers messages for one kind of participant: agents, mocks, or a UI's user. */
 export interface ParticipantRuntime {
   handleMessage(turn: TurnContext): Promise<RuntimeOutcome>;
+  /** Continues a turn that paused on approvals (agents only). */
+  resume?(turn: TurnContext): Promise<RuntimeOutcome>;
 }

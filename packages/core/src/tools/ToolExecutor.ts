@@ -1,83 +1,88 @@
 import type { ToolResultBlock, ToolUseBlock } from '../conversation/message.js';
 import { describeZodError } from '../config/zod-issues.js';
 import { errorMessage } from '../errors.js';
+import type { ApprovalView } from '../authorization/approval-records.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
 
 /** Tool output beyond this is cut (head and tail kept) so one call cannot flood a context. */
 export const MAX_TOOL_RESULT_CHARS = 100_000;
 
-export interface ExecuteOptions {
-  /** The tools this caller may use, by name. */
-  tools: ReadonlyMap<string, Tool>;
-  defaultTimeoutMs: number;
-  /** Errors found before execution (e.g. unparsable arguments), by tool_use id. */
-  preflightErrors?: ReadonlyMap<string, string> | undefined;
+/** A call that passed lookup and validation, ready to run once authorized. */
+export interface PreparedCall {
+  toolUse: ToolUseBlock;
+  tool: Tool;
+  input: unknown;
 }
 
+/** How one executed call ended: a result for the model, or a delegate paused on approvals. */
+export type CallOutcome = { kind: 'result'; block: ToolResultBlock } | { kind: 'paused'; requests: ApprovalView[] };
+
 /**
- * Runs the tool calls of one model response: validates each input against its
- * schema, runs it with a timeout, and returns exactly one `tool_result` per
- * `tool_use`, in order, whatever happens. Calls marked `concurrent` that stand
- * next to each other run at the same time.
+ * Finds and validates tool calls, then runs them with a timeout. Every call
+ * ends with exactly one outcome, whatever the tool does (throws, hangs, floods).
+ * Calls marked `concurrent` that stand next to each other run at the same time.
  */
 export class ToolExecutor {
-  async executeAll(toolUses: readonly ToolUseBlock[], context: ToolContext, options: ExecuteOptions): Promise<ToolResultBlock[]> {
-    const results: ToolResultBlock[] = new Array(toolUses.length);
-    let index = 0;
-    while (index < toolUses.length) {
-      const tool = options.tools.get(toolUses[index]!.name);
-      if (tool?.concurrent) {
-        let end = index;
-        while (end < toolUses.length && options.tools.get(toolUses[end]!.name)?.concurrent) end++;
-        const batch = toolUses.slice(index, end);
-        const settled = await Promise.all(batch.map((toolUse) => this.execute(toolUse, context, options)));
-        settled.forEach((result, offset) => (results[index + offset] = result));
-        index = end;
-      } else {
-        results[index] = await this.execute(toolUses[index]!, context, options);
-        index++;
-      }
-    }
-    return results;
-  }
-
-  async execute(toolUse: ToolUseBlock, context: ToolContext, options: ExecuteOptions): Promise<ToolResultBlock> {
-    const started = performance.now();
-    const ref = context.conversation;
-    context.events.emit('tool:call', { ...ref, participantId: context.callerId, toolUse });
-    const result = toResultBlock(toolUse.id, await this.run(toolUse, context, options));
-    context.events.emit('tool:result', {
-      ...ref,
-      participantId: context.callerId,
-      toolUse,
-      result,
-      durationMs: performance.now() - started,
-    });
-    return result;
-  }
-
-  private async run(toolUse: ToolUseBlock, context: ToolContext, options: ExecuteOptions): Promise<ToolResult> {
-    const preflight = options.preflightErrors?.get(toolUse.id);
-    if (preflight !== undefined) return { status: 'error', error: preflight };
-    const tool = options.tools.get(toolUse.name);
+  /** Looks the tool up among those the caller may use and validates the input against its schema. */
+  prepare(toolUse: ToolUseBlock, tools: ReadonlyMap<string, Tool>, preflightError?: string): { ok: true; call: PreparedCall } | { ok: false; error: string } {
+    if (preflightError !== undefined) return { ok: false, error: preflightError };
+    const tool = tools.get(toolUse.name);
     if (!tool) {
-      const available = [...options.tools.keys()].join(', ') || '(none)';
-      return { status: 'error', error: `Tool "${toolUse.name}" is not available to you. Available tools: ${available}.` };
+      const available = [...tools.keys()].join(', ') || '(none)';
+      return { ok: false, error: `Tool "${toolUse.name}" is not available to you. Available tools: ${available}.` };
     }
     const parsed = tool.inputSchema.safeParse(toolUse.input, { reportInput: true });
     if (!parsed.success) {
       const { field, problem, fix } = describeZodError(parsed.error, toolUse.input);
-      return { status: 'error', error: `Invalid input for ${tool.name}: "${field}" ${problem}. Fix: ${fix}, and call it again.` };
+      return { ok: false, error: `Invalid input for ${tool.name}: "${field}" ${problem}. Fix: ${fix}, and call it again.` };
     }
+    return { ok: true, call: { toolUse, tool, input: parsed.data } };
+  }
+
+  /** Runs prepared calls in order (adjacent concurrent ones together); outcomes by tool_use id. */
+  async run(calls: readonly PreparedCall[], context: Omit<ToolContext, 'toolUseId'>, defaultTimeoutMs: number): Promise<Map<string, CallOutcome>> {
+    const outcomes = new Map<string, CallOutcome>();
+    let index = 0;
+    while (index < calls.length) {
+      let end = index + 1;
+      if (calls[index]!.tool.concurrent) while (end < calls.length && calls[end]!.tool.concurrent) end++;
+      const batch = calls.slice(index, end);
+      const settled = await Promise.all(batch.map((call) => this.runOne(call, context, defaultTimeoutMs)));
+      batch.forEach((call, offset) => outcomes.set(call.toolUse.id, settled[offset]!));
+      index = end;
+    }
+    return outcomes;
+  }
+
+  /** Reports a call that never ran (refused, invalid, denied) the way a run call is reported. */
+  refuse(toolUse: ToolUseBlock, error: string, context: Pick<ToolContext, 'callerId' | 'conversation' | 'events'>): ToolResultBlock {
+    const block = toResultBlock(toolUse.id, { status: 'error', error });
+    context.events.emit('tool:call', { ...context.conversation, participantId: context.callerId, toolUse });
+    context.events.emit('tool:result', { ...context.conversation, participantId: context.callerId, toolUse, result: block, durationMs: 0 });
+    return block;
+  }
+
+  private async runOne(call: PreparedCall, context: Omit<ToolContext, 'toolUseId'>, defaultTimeoutMs: number): Promise<CallOutcome> {
+    const started = performance.now();
+    const { toolUse } = call;
+    context.events.emit('tool:call', { ...context.conversation, participantId: context.callerId, toolUse });
+    const result = await this.execute(call, { ...context, toolUseId: toolUse.id }, defaultTimeoutMs);
+    if (result.status === 'approval_required') return { kind: 'paused', requests: result.requests };
+    const block = toResultBlock(toolUse.id, result);
+    context.events.emit('tool:result', { ...context.conversation, participantId: context.callerId, toolUse, result: block, durationMs: performance.now() - started });
+    return { kind: 'result', block };
+  }
+
+  private async execute({ tool, input }: PreparedCall, context: ToolContext, defaultTimeoutMs: number): Promise<ToolResult> {
     if (context.signal.aborted) return { status: 'error', error: 'Cancelled before the tool started.' };
-    const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;
+    const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs;
     const controller = new AbortController();
     const onAbort = (): void => controller.abort(context.signal.reason);
     context.signal.addEventListener('abort', onAbort, { once: true });
     let timer: NodeJS.Timeout | undefined;
     try {
       const execution = Promise.resolve()
-        .then(() => tool.execute(parsed.data, { ...context, signal: controller.signal }))
+        .then(() => tool.execute(input, { ...context, signal: controller.signal }))
         .catch((error: unknown): ToolResult => ({ status: 'error', error: `${tool.name} failed: ${errorMessage(error)}` }));
       const stops: Promise<ToolResult>[] = [execution];
       if (timeoutMs > 0) {
@@ -108,10 +113,11 @@ export class ToolExecutor {
 function isToolResult(value: unknown): value is ToolResult {
   if (typeof value !== 'object' || value === null) return false;
   const status = (value as { status?: unknown }).status;
+  if (status === 'approval_required') return Array.isArray((value as { requests?: unknown }).requests);
   return status === 'success' || (status === 'error' && typeof (value as { error?: unknown }).error === 'string');
 }
 
-export function toResultBlock(toolUseId: string, result: ToolResult): ToolResultBlock {
+export function toResultBlock(toolUseId: string, result: Exclude<ToolResult, { status: 'approval_required' }>): ToolResultBlock {
   if (result.status === 'error') return { type: 'tool_result', toolUseId, content: capOutput(result.error), isError: true };
   const data = result.data;
   const text = typeof data === 'string' ? data : data === undefined ? '(done)' : JSON.stringify(data);

@@ -1,29 +1,86 @@
 import picomatch from 'picomatch';
 import type { Permission } from '../collective/participant.js';
-import { LegionError } from '../errors.js';
+import { errorMessage, LegionError } from '../errors.js';
+import type { EventBus } from '../events/EventBus.js';
+import { PROGRAMMATIC_PROVIDER_ID, type ProvidedTool, type ToolProvider } from './providers/tool-provider.js';
 import type { Tool } from './tool.js';
 
-/** All tools Legion knows, and which of them a participant may see. */
-export class ToolRegistry {
-  private readonly tools = new Map<string, Tool>();
+/** Options of a registry; without `events` it works the same, silently. */
+export interface ToolRegistryOptions {
+  /** Receives `tool:register` / `tool:unregister`, and `error:raised` for a provider that fails or clashes. */
+  events?: EventBus;
+}
 
-  /** Adds a tool; the returned function removes it again. */
-  register(tool: Tool): () => void {
+interface Entry {
+  tool: Tool;
+  providerId: string;
+}
+
+interface ProviderState {
+  provider: ToolProvider;
+  /** What the provider listed last, by name, to tell unchanged tools from new ones. */
+  listed: Map<string, ProvidedTool>;
+  /** Bumped on every reload so that a slow, stale `getTools()` answer is dropped. */
+  generation: number;
+  disposed: boolean;
+  unsubscribe?: (() => void) | undefined;
+}
+
+/**
+ * All tools Legion knows, where each came from, and which of them a
+ * participant may see. Tools come one by one (`registerTool`) or from
+ * providers (`registerToolProvider`) whose lists the registry keeps current.
+ */
+export class ToolRegistry {
+  private readonly tools = new Map<string, Entry>();
+  private readonly providers = new Map<string, ProviderState>();
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(private readonly options: ToolRegistryOptions = {}) {}
+
+  /** Adds a tool; the returned function removes it again. A taken name throws. */
+  registerTool(tool: Tool, options: { providerId?: string } = {}): () => void {
     if (this.tools.has(tool.name)) {
-      throw new LegionError('duplicate_tool', `A tool named "${tool.name}" is already registered.`, { name: tool.name });
+      throw new LegionError('duplicate_tool', `A tool named "${tool.name}" is already registered (by "${this.tools.get(tool.name)?.providerId}").`, {
+        name: tool.name,
+      });
     }
-    this.tools.set(tool.name, tool);
-    return () => {
-      if (this.tools.get(tool.name) === tool) this.tools.delete(tool.name);
-    };
+    this.add(tool, options.providerId ?? PROGRAMMATIC_PROVIDER_ID);
+    return () => this.remove(tool.name, tool);
+  }
+
+  /** The same as `registerTool`, under the name the built-in wiring uses. */
+  register(tool: Tool, options: { providerId?: string } = {}): () => void {
+    return this.registerTool(tool, options);
+  }
+
+  /**
+   * Adds a provider's tools now (sync providers) or when its `getTools()`
+   * settles, and follows its changes. The returned function removes its tools
+   * and disposes the provider.
+   */
+  registerToolProvider(provider: ToolProvider): () => Promise<void> {
+    if (this.providers.has(provider.id)) {
+      throw new LegionError('duplicate_tool_provider', `A tool provider with id "${provider.id}" is already registered.`, { id: provider.id });
+    }
+    const state: ProviderState = { provider, listed: new Map(), generation: 0, disposed: false };
+    this.providers.set(provider.id, state);
+    state.unsubscribe = provider.onDidChangeTools?.(() => this.reload(state));
+    this.reload(state);
+    return () => this.unregisterProvider(state);
   }
 
   get(name: string): Tool | undefined {
-    return this.tools.get(name);
+    return this.tools.get(name)?.tool;
+  }
+
+  /** Which provider a tool came from (`programmatic` for `registerTool`). */
+  providerOf(name: string): string | undefined {
+    return this.tools.get(name)?.providerId;
   }
 
   list(): Tool[] {
-    return [...this.tools.values()];
+    return [...this.tools.values()].map((entry) => entry.tool);
   }
 
   /** The tools a permission lets through: `all`, `none`, or names and globs (`file_*`). */
@@ -33,6 +90,123 @@ export class ToolRegistry {
     const matches = permissionMatcher(permission);
     return this.list().filter((tool) => matches(tool.name));
   }
+
+  /** Settles once every provider's latest tool list has been applied (or has failed and been reported). */
+  async ready(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  /** Asks every provider for its tools again, e.g. after a server that failed to start was fixed. */
+  async refresh(): Promise<void> {
+    for (const state of this.providers.values()) this.reload(state);
+    await this.ready();
+  }
+
+  /** Removes and disposes every provider; tools registered one by one stay. */
+  async dispose(): Promise<void> {
+    await Promise.all([...this.providers.values()].map((state) => this.unregisterProvider(state)));
+  }
+
+  private reload(state: ProviderState): void {
+    if (state.disposed) return;
+    const generation = ++state.generation;
+    let listed: readonly ProvidedTool[] | Promise<readonly ProvidedTool[]>;
+    try {
+      listed = state.provider.getTools();
+    } catch (error) {
+      this.reportProblem(state, `could not list its tools: ${errorMessage(error)}`);
+      return;
+    }
+    if (!isPromise(listed)) {
+      this.apply(state, listed);
+      return;
+    }
+    const settled = listed.then(
+      (tools) => {
+        if (!state.disposed && generation === state.generation) this.apply(state, tools);
+      },
+      (error: unknown) => {
+        if (!state.disposed) this.reportProblem(state, `could not list its tools: ${errorMessage(error)}`);
+      },
+    );
+    this.pending.add(settled);
+    void settled.finally(() => this.pending.delete(settled));
+  }
+
+  /** Brings the registry in line with a provider's new list, touching only what changed. */
+  private apply(state: ProviderState, tools: readonly ProvidedTool[]): void {
+    const next = new Map<string, ProvidedTool>();
+    for (const tool of tools) {
+      if (next.has(tool.name)) this.reportProblem(state, `listed two tools named "${tool.name}"; the first is used`);
+      else next.set(tool.name, tool);
+    }
+    const id = state.provider.id;
+    for (const [name, previous] of state.listed) {
+      if (next.get(name) === previous) continue;
+      state.listed.delete(name);
+      if (this.tools.get(name)?.providerId === id) this.remove(name);
+    }
+    for (const [name, provided] of next) {
+      if (state.listed.get(name) === provided) continue;
+      const owner = this.tools.get(name);
+      if (owner) {
+        this.reportProblem(state, `offers a tool named "${name}", which "${owner.providerId}" already registered; it is left out`);
+        continue;
+      }
+      const tool = this.bind(state.provider, provided);
+      if (!tool) {
+        this.reportProblem(state, `offers "${name}" without an execute function and has no execute() of its own; it is left out`);
+        continue;
+      }
+      state.listed.set(name, provided);
+      this.add(tool, id);
+    }
+  }
+
+  /** A provided tool as the executor runs it: its own `execute`, or one routed to the provider. */
+  private bind(provider: ToolProvider, provided: ProvidedTool): Tool | undefined {
+    if (provided.execute) return provided as Tool;
+    if (!provider.execute) return undefined;
+    const name = provided.name;
+    return { ...provided, execute: (input, context) => provider.execute!(name, input, context) };
+  }
+
+  private async unregisterProvider(state: ProviderState): Promise<void> {
+    if (state.disposed) return;
+    state.disposed = true;
+    state.unsubscribe?.();
+    if (this.providers.get(state.provider.id) === state) this.providers.delete(state.provider.id);
+    for (const name of state.listed.keys()) {
+      if (this.tools.get(name)?.providerId === state.provider.id) this.remove(name);
+    }
+    state.listed.clear();
+    try {
+      await state.provider.dispose();
+    } catch (error) {
+      this.reportProblem(state, `failed to shut down: ${errorMessage(error)}`);
+    }
+  }
+
+  private add(tool: Tool, providerId: string): void {
+    this.tools.set(tool.name, { tool, providerId });
+    this.options.events?.emit('tool:register', { name: tool.name, providerId });
+  }
+
+  /** Removes `name`, or only if it is still `tool` (a disposer must not remove a later tool of the same name). */
+  private remove(name: string, tool?: Tool): void {
+    const entry = this.tools.get(name);
+    if (!entry || (tool && entry.tool !== tool)) return;
+    this.tools.delete(name);
+    this.options.events?.emit('tool:unregister', { name, providerId: entry.providerId });
+  }
+
+  private reportProblem(state: ProviderState, problem: string): void {
+    this.options.events?.emit('error:raised', { scope: `tool provider ${state.provider.id}`, message: `Tool provider "${state.provider.id}" ${problem}.`, code: 'tool_provider_problem' });
+  }
+}
+
+function isPromise<Value>(value: Value | Promise<Value>): value is Promise<Value> {
+  return typeof (value as { then?: unknown }).then === 'function';
 }
 
 const matcherCache = new WeakMap<readonly string[], (name: string) => boolean>();

@@ -2,10 +2,19 @@ import { z } from 'zod';
 import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
 import type { UsageRecord } from '../providers/usage-summary.js';
-import type { SendRequest, TurnResult } from '../runtime/turn.js';
+import type { ApprovalFrame, SendRequest, TurnResult } from '../runtime/turn.js';
+import type { ApprovalAnswer, ApprovalView } from '../authorization/approval-records.js';
+import type { ApprovalStore } from '../authorization/ApprovalStore.js';
 
-/** What a tool returns: data for the model, or an error it can act on. Tools do not throw. */
-export type ToolResult = { status: 'success'; data: unknown } | { status: 'error'; error: string };
+/**
+ * What a tool returns: data for the model, or an error it can act on. Tools do
+ * not throw. `approval_required` comes from `communicate` when the delegate's
+ * turn is paused on approvals that are this caller's (or its callers') to give.
+ */
+export type ToolResult =
+  | { status: 'success'; data: unknown }
+  | { status: 'error'; error: string }
+  | { status: 'approval_required'; requests: ApprovalView[] };
 
 /** The narrow view of a session a tool may use (communicate sends through it). */
 export interface ToolSession {
@@ -13,7 +22,18 @@ export interface ToolSession {
   send(request: SendRequest): Promise<TurnResult>;
   /** Adds one model call to the session's usage ledger. */
   recordUsage(record: UsageRecord): void;
+  /** The session's durable approval requests and decisions. */
+  readonly approvals: ApprovalStore;
+  /** Records decisions (all or nothing) and resumes the turns they unblock. */
+  answerApprovals(answers: readonly ApprovalAnswer[], decidedBy: string): Promise<AnswerOutcome>;
+  /** Continues a conversation whose turn paused on approvals. */
+  resumeConversation(conversationId: string, frames: readonly ApprovalFrame[]): Promise<TurnResult>;
 }
+
+/** What answering approvals led to: the replies (or next pauses) of the turns it resumed. */
+export type AnswerOutcome =
+  | { status: 'error'; error: string }
+  | { status: 'answered'; resumed: TurnResult[] };
 
 export interface ToolContext {
   /** The participant whose model called the tool. */
@@ -21,6 +41,10 @@ export interface ToolContext {
   /** Participants waiting on this turn, outermost first; the caller is not included. */
   chain: readonly string[];
   conversation: ConversationRef;
+  /** The tool_use this execution answers. */
+  toolUseId: string;
+  /** The communicate calls waiting above this turn, outermost first. */
+  frames: readonly ApprovalFrame[];
   session: ToolSession;
   signal: AbortSignal;
   events: EventBus;

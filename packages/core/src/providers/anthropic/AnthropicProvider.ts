@@ -99,6 +99,7 @@ export class AnthropicProvider implements LLMProvider {
       throw toStreamError(error, errorContext);
     }
     // The SDKs end a stream quietly when it is aborted: what arrived so far is not a finished response.
+    if (options.signal?.aborted) throw cancelledError(errorContext, options.signal.reason);
     // A tool block still open here was cut off (max_tokens): hand it over so it gets an error result.
     for (const block of toolBlocks.values()) yield { type: 'tool-call', id: block.id, name: block.name, ...parseToolArguments(block.json) };
     yield { type: 'usage', usage };

@@ -84,6 +84,7 @@ export class OpenAIProvider implements LLMProvider {
       throw toStreamError(error, errorContext);
     }
     // The SDKs end a stream quietly when it is aborted: what arrived so far is not a finished response.
+    if (options.signal?.aborted) throw cancelledError(errorContext, options.signal.reason);
     for (const [, call] of [...calls.entries()].sort(([a], [b]) => a - b)) {
       yield { type: 'tool-call', id: call.id, name: call.name, ...parseToolArguments(call.json) };
     }

@@ -67,10 +67,12 @@ export function createCommunicateTool(options: { collective: Collective; limitsF
           message: input.message,
           conversation: input.conversation,
           chain: context.chain,
+          frames: [...context.frames, { conversationId: context.conversation.conversationId, toolUseId: context.toolUseId }],
           signal: context.signal,
           ifBusy: 'fail',
         });
         if (result.status === 'error') return { status: 'error', error: `${target.id} could not answer: ${result.error}` };
+        if (result.status === 'approval_required') return { status: 'approval_required', requests: result.requests };
         return { status: 'success', data: result.reply };
       } catch (error) {
         if (error instanceof ConversationBusyError) return { status: 'error', error: error.message };

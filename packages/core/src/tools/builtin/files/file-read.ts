@@ -1,17 +1,22 @@
 import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
+import { describeFsError, formatBytes } from './fs-error.js';
+import { looksBinary } from './text-file.js';
 import { resolveInWorkspace } from './workspace-path.js';
 
 const DEFAULT_LINES = 2000;
+/** Minified or generated lines would eat the context a few at a time. */
+const MAX_LINE_CHARS = 2000;
 
 /** Reads a text file of the workspace, by line range, with line numbers. */
 export function createFileReadTool(): Tool {
   return defineTool({
     name: 'file_read',
     description:
-      'Read a text file in the workspace. Returns numbered lines; by default the first 2000. ' +
-      'Use offset (1-based first line) and limit to page through long files. Paths are relative to the workspace root.',
+      'Read a text file in the workspace. Returns numbered lines; by default the first 2000, each cut at 2000 characters. ' +
+      'Use offset (1-based first line) and limit to page through long files. Paths are relative to the workspace root. ' +
+      'Binary files are refused; find text with file_grep instead of reading whole large files.',
     inputSchema: z.object({
       path: z.string().min(1).describe('File path relative to the workspace root.'),
       offset: z.number().int().positive().optional().describe('First line to return (1-based).'),
@@ -23,22 +28,27 @@ export function createFileReadTool(): Tool {
       if (!context.workspaceRoot) return { status: 'error', error: 'No workspace: file tools need one.' };
       const resolved = resolveInWorkspace(context.workspaceRoot, input.path);
       if (!resolved.ok) return { status: 'error', error: resolved.error };
-      let text: string;
+      let content: Buffer;
       try {
-        if (statSync(resolved.absolute).isDirectory()) return { status: 'error', error: `"${input.path}" is a directory.` };
-        text = readFileSync(resolved.absolute, 'utf8');
+        if (statSync(resolved.absolute).isDirectory()) return { status: 'error', error: `"${input.path}" is a directory; list it with file_list.` };
+        content = readFileSync(resolved.absolute);
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        return { status: 'error', error: code === 'ENOENT' ? `"${input.path}" does not exist.` : `Cannot read "${input.path}": ${code ?? String(error)}` };
+        return { status: 'error', error: describeFsError(error, input.path, 'read') };
       }
-      const lines = text.split('\n');
+      if (looksBinary(content)) return { status: 'error', error: `"${input.path}" looks binary (${formatBytes(content.length)}); file_read shows text only.` };
+      const lines = content.toString('utf8').split('\n');
       if (lines.at(-1) === '') lines.pop();
       const first = input.offset ?? 1;
+      if (first > Math.max(lines.length, 1)) return { status: 'error', error: `"${input.path}" has ${lines.length} lines; offset ${first} is past the end.` };
       const slice = lines.slice(first - 1, first - 1 + (input.limit ?? DEFAULT_LINES));
-      const numbered = slice.map((line, index) => `${String(first + index).padStart(5)}  ${line}`).join('\n');
+      const numbered = slice.map((line, index) => `${String(first + index).padStart(5)}  ${cutLine(line)}`).join('\n');
       const last = first + slice.length - 1;
       const more = last < lines.length ? `\n(lines ${first}-${last} of ${lines.length}; read on with offset ${last + 1})` : '';
       return { status: 'success', data: `${resolved.relative} (${lines.length} lines)\n${numbered}${more}` };
     },
   });
+}
+
+function cutLine(line: string): string {
+  return line.length <= MAX_LINE_CHARS ? line : `${line.slice(0, MAX_LINE_CHARS)}… [${line.length - MAX_LINE_CHARS} more characters]`;
 }

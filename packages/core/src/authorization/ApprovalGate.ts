@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import type { Collective } from '../collective/Collective.js';
+import type { Participant } from '../collective/participant.js';
+import type { ToolUseBlock } from '../conversation/message.js';
+import type { ApprovalFrame } from '../runtime/turn.js';
+import type { ApprovalAnswer, ApprovalRequestRecord, ApprovalView } from './approval-records.js';
+import type { ApprovalStore } from './ApprovalStore.js';
+import { canApprove } from './AuthEngine.js';
+
+/** How a UI asks its user: called with every request of one model response at once. */
+export type UserApprovalHandler = (request: {
+  approver: Participant;
+  requests: ApprovalView[];
+  signal: AbortSignal;
+}) => Promise<ApprovalAnswer[]>;
+
+export interface ApprovalCall {
+  toolUse: ToolUseBlock;
+  reason: string;
+}
+
+export type GateOutcome =
+  | { status: 'approved' }
+  | { status: 'rejected'; reason: string }
+  | { status: 'pending'; request: ApprovalView };
+
+/**
+ * Phase two of a model response: every call that needs approval is recorded
+ * (durably), then put to the nearest participant up the chain with authority.
+ * A user whose UI registered a handler is asked at once, all calls in one
+ * batch; anyone else is answered later, and the turn pauses until then.
+ */
+export class ApprovalGate {
+  private readonly handlers = new Map<string, UserApprovalHandler>();
+
+  constructor(private readonly collective: Collective) {}
+
+  /** Registers how users of a medium (or all users, with `*`) are asked; returns a disposer. */
+  setUserHandler(handler: UserApprovalHandler, options: { medium?: string } = {}): () => void {
+    const key = options.medium ?? '*';
+    this.handlers.set(key, handler);
+    return () => {
+      if (this.handlers.get(key) === handler) this.handlers.delete(key);
+    };
+  }
+
+  async decide(
+    calls: readonly ApprovalCall[],
+    context: { requester: string; chain: readonly string[]; frames: readonly ApprovalFrame[]; conversationId: string; store: ApprovalStore; signal: AbortSignal },
+  ): Promise<Map<string, GateOutcome>> {
+    const outcomes = new Map<string, GateOutcome>();
+    const byApprover = new Map<string, ApprovalRequestRecord[]>();
+    const batchId = randomUUID();
+    const at = new Date().toISOString();
+    for (const { toolUse, reason } of calls) {
+      const approver = this.findApprover(context.requester, toolUse.name, context.chain);
+      if (!approver) {
+        outcomes.set(toolUse.id, {
+          status: 'rejected',
+          reason: `${toolUse.name} needs approval (${reason}), and no one in the chain (${context.chain.join(' → ')}) may give it. A policy must allow it instead.`,
+        });
+        continue;
+      }
+      const record: ApprovalRequestRecord = {
+        kind: 'request',
+        version: 1,
+        id: `apr_${randomUUID().slice(0, 12)}`,
+        at,
+        batchId,
+        requester: context.requester,
+        approver: approver.id,
+        tool: toolUse.name,
+        input: toolUse.input,
+        toolUseId: toolUse.id,
+        conversationId: context.conversationId,
+        reason,
+        chain: [...context.chain],
+      };
+      const group = byApprover.get(approver.id) ?? [];
+      group.push(record);
+      byApprover.set(approver.id, group);
+    }
+    if (byApprover.size === 0) return outcomes;
+    this.recordLinks(context);
+    for (const records of byApprover.values()) for (const record of records) context.store.append(record);
+
+    for (const [approverId, records] of byApprover) {
+      const approver = this.collective.require(approverId);
+      const handler = approver.type === 'user' ? (this.handlers.get(approver.medium) ?? this.handlers.get('*')) : undefined;
+      const views = records.map((record) => context.store.list().find((view) => view.id === record.id)!);
+      if (!handler) {
+        for (const view of views) outcomes.set(records.find((record) => record.id === view.id)!.toolUseId, { status: 'pending', request: view });
+        continue;
+      }
+      const answers = await handler({ approver, requests: views, signal: context.signal });
+      for (const record of records) {
+        const answer = answers.find((candidate) => candidate.id === record.id);
+        // An unanswered request in a handler's reply is a rejection: silence never runs a tool.
+        const approved = answer?.decision === 'approve';
+        const reason = answer?.reason ?? (answer ? undefined : 'no answer was given');
+        context.store.append({
+          kind: 'decision',
+          version: 1,
+          requestId: record.id,
+          at: new Date().toISOString(),
+          decision: approved ? 'approved' : 'rejected',
+          ...(reason ? { reason } : {}),
+          decidedBy: approverId,
+          ...(approved && answer?.always ? { always: true } : {}),
+        });
+        outcomes.set(record.toolUseId, approved ? { status: 'approved' } : { status: 'rejected', reason: `${approverId} rejected it${reason ? `: ${reason}` : ''}` });
+      }
+    }
+    return outcomes;
+  }
+
+  /** The nearest participant up the chain (the caller first) that may approve this. */
+  findApprover(requester: string, tool: string, chain: readonly string[]): Participant | undefined {
+    for (let index = chain.length - 1; index >= 0; index--) {
+      const candidate = this.collective.get(chain[index]!);
+      if (candidate && candidate.status === 'active' && canApprove(candidate, requester, tool)) return candidate;
+    }
+    return undefined;
+  }
+
+  /** Writes which communicate call waits on which conversation, so a resume after a restart can climb back up. */
+  private recordLinks(context: { frames: readonly ApprovalFrame[]; conversationId: string; store: ApprovalStore }): void {
+    const at = new Date().toISOString();
+    context.frames.forEach((frame, index) => {
+      const child = index + 1 < context.frames.length ? context.frames[index + 1]!.conversationId : context.conversationId;
+      if (context.store.linksTo(child).some((link) => link.toolUseId === frame.toolUseId)) return;
+      context.store.append({ kind: 'link', version: 1, at, parentConversationId: frame.conversationId, toolUseId: frame.toolUseId, childConversationId: child });
+    });
+  }
+}

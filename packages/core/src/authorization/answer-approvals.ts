@@ -1,0 +1,79 @@
+import type { Collective } from '../collective/Collective.js';
+import type { ToolUseBlock } from '../conversation/message.js';
+import type { ApprovalFrame, TurnResult } from '../runtime/turn.js';
+import type { AnswerOutcome } from '../tools/tool.js';
+import type { ApprovalAnswer } from './approval-records.js';
+import type { ApprovalStore } from './ApprovalStore.js';
+import { canApprove } from './AuthEngine.js';
+
+/** What answering needs of a session. */
+export interface AnsweringSession {
+  readonly approvals: ApprovalStore;
+  unanswered(conversationId: string): ToolUseBlock[];
+  resumeConversation(conversationId: string, frames?: readonly ApprovalFrame[]): Promise<TurnResult>;
+}
+
+/**
+ * Records decisions and resumes what they unblock. All answers are checked
+ * first (known, still pending, the decider has authority); one bad answer
+ * writes nothing. Each paused turn is then resumed from the highest
+ * conversation still waiting on it, so replies travel back up to whoever waits.
+ */
+export async function answerApprovals(session: AnsweringSession, collective: Collective, answers: readonly ApprovalAnswer[], decidedBy: string): Promise<AnswerOutcome> {
+  const store = session.approvals;
+  const decider = collective.get(decidedBy);
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  if (answers.length === 0) problems.push('No decisions were given.');
+  for (const answer of answers) {
+    const request = store.request(answer.id);
+    if (seen.has(answer.id)) problems.push(`${answer.id} is answered twice.`);
+    seen.add(answer.id);
+    if (!request) {
+      const pending = store.pending().map((candidate) => candidate.id);
+      problems.push(`There is no approval request "${answer.id}" (pending: ${pending.join(', ') || 'none'}).`);
+      continue;
+    }
+    const decision = store.decision(answer.id);
+    if (decision) {
+      problems.push(`${answer.id} was already ${decision.decision} by ${decision.decidedBy} at ${decision.at}.`);
+      continue;
+    }
+    if (!decider || !canApprove(decider, request.requester, request.tool)) {
+      problems.push(`${decidedBy} has no authority to approve ${request.requester}'s ${request.tool} (${answer.id}); ${request.approver} decides.`);
+    }
+  }
+  if (problems.length > 0) return { status: 'error', error: `Nothing was recorded. ${problems.join(' ')}` };
+
+  const at = new Date().toISOString();
+  for (const answer of answers) {
+    const approved = answer.decision === 'approve';
+    store.append({
+      kind: 'decision',
+      version: 1,
+      requestId: answer.id,
+      at,
+      decision: approved ? 'approved' : 'rejected',
+      ...(answer.reason ? { reason: answer.reason } : {}),
+      decidedBy,
+      ...(approved && answer.always ? { always: true } : {}),
+    });
+  }
+  const roots = new Set(answers.map((answer) => resumeRoot(session, store.request(answer.id)!.conversationId)));
+  const resumed: TurnResult[] = [];
+  for (const root of roots) resumed.push(await session.resumeConversation(root));
+  return { status: 'answered', resumed };
+}
+
+/** Climbs from a paused conversation to the highest one whose communicate call still waits on it. */
+function resumeRoot(session: AnsweringSession, conversationId: string): string {
+  let current = conversationId;
+  for (let depth = 0; depth < 64; depth++) {
+    const parent = session.approvals
+      .linksTo(current)
+      .find((link) => session.unanswered(link.parentConversationId).some((toolUse) => toolUse.id === link.toolUseId));
+    if (!parent) break;
+    current = parent.parentConversationId;
+  }
+  return current;
+}

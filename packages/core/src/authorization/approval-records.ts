@@ -1,0 +1,78 @@
+import { z } from 'zod';
+
+/** A tool call waiting for someone's yes or no. */
+export const ApprovalRequestRecordSchema = z.object({
+  kind: z.literal('request'),
+  version: z.literal(1),
+  id: z.string(),
+  at: z.string(),
+  /** Calls of one model response share a batch: they are asked together. */
+  batchId: z.string(),
+  requester: z.string(),
+  /** The participant up the chain who is asked (the nearest with authority). */
+  approver: z.string(),
+  tool: z.string(),
+  input: z.unknown(),
+  toolUseId: z.string(),
+  conversationId: z.string(),
+  /** Why approval is needed (the policy that asked). */
+  reason: z.string(),
+  chain: z.array(z.string()),
+});
+
+export const ApprovalDecisionRecordSchema = z.object({
+  kind: z.literal('decision'),
+  version: z.literal(1),
+  requestId: z.string(),
+  at: z.string(),
+  decision: z.enum(['approved', 'rejected']),
+  reason: z.string().optional(),
+  decidedBy: z.string(),
+  /** "Always allow this tool for this agent" for the rest of the session. */
+  always: z.boolean().optional(),
+});
+
+/**
+ * Which communicate call waits on which conversation, so that a turn resumed
+ * after a restart can hand its reply to the caller that was waiting for it.
+ */
+export const ApprovalLinkRecordSchema = z.object({
+  kind: z.literal('link'),
+  version: z.literal(1),
+  at: z.string(),
+  parentConversationId: z.string(),
+  toolUseId: z.string(),
+  childConversationId: z.string(),
+});
+
+export const ApprovalRecordSchema = z.discriminatedUnion('kind', [ApprovalRequestRecordSchema, ApprovalDecisionRecordSchema, ApprovalLinkRecordSchema]);
+
+export type ApprovalRequestRecord = z.infer<typeof ApprovalRequestRecordSchema>;
+export type ApprovalDecisionRecord = z.infer<typeof ApprovalDecisionRecordSchema>;
+export type ApprovalLinkRecord = z.infer<typeof ApprovalLinkRecordSchema>;
+export type ApprovalRecord = z.infer<typeof ApprovalRecordSchema>;
+
+/** A request with its decision, if any: what `list_approvals` and UIs show. */
+export interface ApprovalView {
+  id: string;
+  at: string;
+  requester: string;
+  approver: string;
+  tool: string;
+  input: unknown;
+  reason: string;
+  conversationId: string;
+  status: 'pending' | 'approved' | 'rejected';
+  decidedBy?: string | undefined;
+  decidedAt?: string | undefined;
+  decisionReason?: string | undefined;
+}
+
+/** A decision as a participant gives it. */
+export interface ApprovalAnswer {
+  id: string;
+  decision: 'approve' | 'reject';
+  reason?: string | undefined;
+  /** Approve this tool for this requester for the rest of the session. */
+  always?: boolean | undefined;
+}

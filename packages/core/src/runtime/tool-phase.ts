@@ -1,0 +1,180 @@
+import type { AgentParticipant } from '../collective/participant.js';
+import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/message.js';
+import type { ApprovalView } from '../authorization/approval-records.js';
+import type { ApprovalCall, ApprovalGate } from '../authorization/ApprovalGate.js';
+import type { AuthEngine } from '../authorization/AuthEngine.js';
+import type { Tool, ToolContext } from '../tools/tool.js';
+import { toResultBlock, type CallOutcome, type PreparedCall, type ToolExecutor } from '../tools/ToolExecutor.js';
+import type { TurnContext, TurnResult } from './turn.js';
+
+export interface ToolPhaseServices {
+  executor: ToolExecutor;
+  auth: AuthEngine;
+  gate: ApprovalGate;
+}
+
+export interface ToolPhaseResult {
+  /** Results to append now, in call order (calls still waiting are left out). */
+  results: ToolResultBlock[];
+  /** Approvals this turn now waits on; empty when every call was answered. */
+  paused: ApprovalView[];
+}
+
+interface PhaseInput {
+  turn: TurnContext;
+  agent: AgentParticipant;
+  toolUses: readonly ToolUseBlock[];
+  tools: ReadonlyMap<string, Tool>;
+  defaultTimeoutMs: number;
+  services: ToolPhaseServices;
+  workspaceRoot: string | undefined;
+}
+
+/**
+ * The three phases of one model response: check every call (visibility,
+ * input, policy), ask for all approvals it needs in one batch, then run what
+ * may run. Every tool_use gets a result — refusals and rejections included —
+ * except calls waiting on an approval, which pause the turn.
+ */
+export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<string, string> }): Promise<ToolPhaseResult> {
+  const { turn, agent, toolUses, tools, services } = input;
+  const context = toolContext(turn, agent.id, input.workspaceRoot);
+  const settled = new Map<string, ToolResultBlock>();
+  const ready: PreparedCall[] = [];
+  const asking: Array<ApprovalCall & { call: PreparedCall }> = [];
+  const grants = turn.session.approvals.grants(agent.id);
+  for (const toolUse of toolUses) {
+    const prepared = services.executor.prepare(toolUse, tools, input.preflight.get(toolUse.id));
+    if (!prepared.ok) {
+      settled.set(toolUse.id, services.executor.refuse(toolUse, prepared.error, context));
+      continue;
+    }
+    const decision = services.auth.evaluate({ participant: agent, tool: prepared.call.tool, input: prepared.call.input, grants });
+    if (decision.mode === 'deny') settled.set(toolUse.id, services.executor.refuse(toolUse, `Denied: ${toolUse.name} is not allowed here (${decision.reason}).`, context));
+    else if (decision.mode === 'requires_approval') asking.push({ toolUse, reason: decision.reason, call: prepared.call });
+    else ready.push(prepared.call);
+  }
+  const paused: ApprovalView[] = [];
+  if (asking.length > 0) {
+    const outcomes = await services.gate.decide(asking, {
+      requester: agent.id,
+      chain: turn.chain,
+      frames: turn.frames,
+      conversationId: turn.conversation.ref.conversationId,
+      store: turn.session.approvals,
+      signal: turn.signal,
+    });
+    for (const { toolUse, call } of asking) {
+      const outcome = outcomes.get(toolUse.id);
+      if (outcome?.status === 'approved') ready.push(call);
+      else if (outcome?.status === 'pending') paused.push(outcome.request);
+      else settled.set(toolUse.id, services.executor.refuse(toolUse, `Rejected: ${outcome?.status === 'rejected' ? outcome.reason : 'no decision'}`, context));
+    }
+    // Keep the model's order for execution, whatever order approvals came in.
+    ready.sort((a, b) => toolUses.indexOf(a.toolUse) - toolUses.indexOf(b.toolUse));
+  }
+  await runReady(ready, input, context, settled, paused);
+  return { results: toolUses.flatMap((toolUse) => settled.get(toolUse.id) ?? []), paused };
+}
+
+/**
+ * Continues a paused response from the log: approved calls run, rejected ones
+ * get their reason, delegates that were paused are resumed first; calls still
+ * waiting keep the turn paused.
+ */
+export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResult> {
+  const { turn, agent, toolUses, tools, services } = input;
+  const context = toolContext(turn, agent.id, input.workspaceRoot);
+  const store = turn.session.approvals;
+  const conversationId = turn.conversation.ref.conversationId;
+  const settled = new Map<string, ToolResultBlock>();
+  const ready: PreparedCall[] = [];
+  const paused: ApprovalView[] = [];
+  for (const toolUse of toolUses) {
+    const request = store.forToolUse(conversationId, toolUse.id);
+    if (request) {
+      const decision = store.decision(request.id);
+      if (!decision) {
+        paused.push(store.list().find((view) => view.id === request.id)!);
+      } else if (decision.decision === 'rejected') {
+        settled.set(toolUse.id, services.executor.refuse(toolUse, `Rejected by ${decision.decidedBy}${decision.reason ? `: ${decision.reason}` : ''}`, context));
+      } else {
+        const prepared = services.executor.prepare(toolUse, tools);
+        if (prepared.ok) ready.push(prepared.call);
+        else settled.set(toolUse.id, services.executor.refuse(toolUse, prepared.error, context));
+      }
+      continue;
+    }
+    const link = store.linkFrom(conversationId, toolUse.id);
+    if (link) {
+      const result = await turn.session.resumeConversation(link.childConversationId, [...turn.frames, { conversationId, toolUseId: toolUse.id }]);
+      const outcome = fromTurnResult(toolUse, result, agent.id);
+      if (outcome.kind === 'paused') paused.push(...outcome.requests);
+      else settled.set(toolUse.id, outcome.block);
+      continue;
+    }
+    settled.set(toolUse.id, services.executor.refuse(toolUse, `interrupted: Legion stopped while ${toolUse.name} was pending, so it did not run. Call it again if it is still needed.`, context));
+  }
+  await runReady(ready, input, context, settled, paused);
+  return { results: toolUses.flatMap((toolUse) => settled.get(toolUse.id) ?? []), paused };
+}
+
+async function runReady(ready: PreparedCall[], input: PhaseInput, context: Omit<ToolContext, 'toolUseId'>, settled: Map<string, ToolResultBlock>, paused: ApprovalView[]): Promise<void> {
+  if (ready.length === 0) return;
+  const outcomes = await input.services.executor.run(ready, context, input.defaultTimeoutMs);
+  for (const call of ready) {
+    const outcome = approvalFor(outcomes.get(call.toolUse.id)!, call.toolUse, input.agent.id);
+    if (outcome.kind === 'paused') paused.push(...outcome.requests);
+    else settled.set(call.toolUse.id, outcome.block);
+  }
+}
+
+/** A delegate's pause is this agent's to answer (a result it can act on) or travels further up (this turn pauses too). */
+function approvalFor(outcome: CallOutcome, toolUse: ToolUseBlock, agentId: string): CallOutcome {
+  if (outcome.kind === 'result') return outcome;
+  if (outcome.requests.every((request) => request.approver === agentId)) return { kind: 'result', block: toResultBlock(toolUse.id, { status: 'success', data: describeApprovalRequired(outcome.requests) }) };
+  return outcome;
+}
+
+function fromTurnResult(toolUse: ToolUseBlock, result: TurnResult, agentId: string): CallOutcome {
+  if (result.status === 'success') return { kind: 'result', block: toResultBlock(toolUse.id, { status: 'success', data: result.reply }) };
+  if (result.status === 'error') return { kind: 'result', block: toResultBlock(toolUse.id, { status: 'error', error: result.error }) };
+  return approvalFor({ kind: 'paused', requests: result.requests }, toolUse, agentId);
+}
+
+/** What an approver's model reads: who waits for what, and how to answer. */
+export function describeApprovalRequired(requests: readonly ApprovalView[]): string {
+  const lines = requests.map((request) => `- ${request.id}: ${request.requester} wants to run ${request.tool} ${JSON.stringify(request.input)} (${request.reason})`);
+  return [
+    `approval_required: the delegate's turn is paused until you decide.`,
+    ...lines,
+    'Answer with approval_response { "decisions": [{ "id": "...", "decision": "approve" | "reject", "reason": "..." }] }; its result is the delegate\'s reply (or the next approval request).',
+  ].join('\n');
+}
+
+/** The tool_uses of the last assistant message that no later message answered. */
+export function unansweredToolUses(messages: readonly Message[]): ToolUseBlock[] {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    if (message.role !== 'assistant') continue;
+    const uses = message.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
+    if (uses.length === 0) return [];
+    const answered = new Set<string>();
+    for (const later of messages.slice(index + 1)) for (const block of later.content) if (block.type === 'tool_result') answered.add(block.toolUseId);
+    return uses.filter((use) => !answered.has(use.id));
+  }
+  return [];
+}
+
+function toolContext(turn: TurnContext, callerId: string, workspaceRoot: string | undefined): Omit<ToolContext, 'toolUseId'> {
+  return {
+    callerId,
+    chain: turn.chain,
+    frames: turn.frames,
+    conversation: turn.conversation.ref,
+    session: turn.session,
+    signal: turn.signal,
+    events: turn.events,
+    workspaceRoot,
+  };
+}

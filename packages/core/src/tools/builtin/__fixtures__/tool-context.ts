@@ -1,0 +1,71 @@
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EventBus } from '../../../events/EventBus.js';
+import type { Tool, ToolContext, ToolResult, ToolSession } from '../../tool.js';
+
+/** A workspace in a temp folder (with `.legion/`) and a sibling folder outside it, removed by `cleanup()`. */
+export function tempWorkspace(): { root: string; outside: string; cleanup: () => void } {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'legion-builtin-')));
+  const root = join(base, 'workspace');
+  const outside = join(base, 'outside');
+  mkdirSync(join(root, '.legion'), { recursive: true });
+  mkdirSync(outside);
+  return { root, outside, cleanup: () => rmSync(base, { recursive: true, force: true }) };
+}
+
+/**
+ * The context the executor would hand a tool. File and shell tools never touch
+ * the session, and planning and scratchbook tools read only its id, so a
+ * session with just an id stands in unless a real one is given.
+ */
+export function toolContext(options: { root: string | undefined; callerId?: string; sessionId?: string; session?: ToolSession; chain?: string[]; signal?: AbortSignal }): ToolContext {
+  const session = options.session ?? ({ id: options.sessionId ?? '20250101-000000-abcdef' } as ToolSession);
+  const callerId = options.callerId ?? 'worker';
+  return {
+    callerId,
+    chain: options.chain ?? ['user'],
+    conversation: { sessionId: session.id, conversationId: `user__${callerId}`, initiator: 'user', responder: callerId },
+    toolUseId: 'tool-use-1',
+    frames: [],
+    session,
+    signal: options.signal ?? new AbortController().signal,
+    events: new EventBus(),
+    workspaceRoot: options.root,
+  };
+}
+
+/** Runs a tool as the executor would: input parsed (defaults applied) by its schema first. */
+export async function run(tool: Tool, input: unknown, context: ToolContext): Promise<ToolResult> {
+  const parsed = tool.inputSchema.safeParse(input);
+  if (!parsed.success) throw new Error(`test input for ${tool.name} is invalid: ${parsed.error.message}`);
+  return tool.execute(parsed.data, context);
+}
+
+/** The text of a success result; fails the test on an error result. */
+export function successText(result: ToolResult): string {
+  if (result.status !== 'success') throw new Error(`expected success, got ${JSON.stringify(result)}`);
+  return typeof result.data === 'string' ? result.data : JSON.stringify(result.data);
+}
+
+/** The message of an error result; fails the test on any other result. */
+export function errorText(result: ToolResult): string {
+  if (result.status !== 'error') throw new Error(`expected an error, got ${JSON.stringify(result)}`);
+  return result.error;
+}
+
+/** Whether a process still runs (a zombie waiting to be reaped counts as gone). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    // /proc/<pid>/stat: "pid (name) state ..."; Z is a zombie, already dead.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
+  }
+}

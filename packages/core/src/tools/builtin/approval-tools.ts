@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import type { ApprovalView } from '../../authorization/approval-records.js';
+import { describeApprovalRequired } from '../../runtime/tool-phase.js';
+import type { TurnResult } from '../../runtime/turn.js';
+import { defineTool, type Tool } from '../tool.js';
+
+const DecisionSchema = z.object({
+  id: z.string().min(1).describe('The approval request id (apr_…).'),
+  decision: z.enum(['approve', 'reject']),
+  reason: z.string().optional().describe('Why; a rejection reason is shown to the requester so it can adapt.'),
+  always: z.boolean().optional().describe('Approve this tool for this requester for the rest of the session.'),
+});
+
+/**
+ * Answers approval requests that a delegate's `communicate` returned. The
+ * paused turn resumes, and this tool returns the delegate's reply (or the
+ * next approval request).
+ */
+export function createApprovalResponseTool(): Tool {
+  return defineTool({
+    name: 'approval_response',
+    description:
+      'Approve or reject tool calls that a delegate is waiting on (the ids come from an approval_required result of communicate). ' +
+      'Give a reason when you reject. Returns the delegate\'s reply once its turn resumes, or the next approval request.',
+    inputSchema: z.object({ decisions: z.array(DecisionSchema).min(1) }),
+    effect: 'communicate',
+    timeoutMs: 0,
+    async execute(input, context) {
+      const outcome = await context.session.answerApprovals(input.decisions, context.callerId);
+      if (outcome.status === 'error') return { status: 'error', error: outcome.error };
+      return { status: 'success', data: outcome.resumed.map((result) => describeResumed(result, context.callerId)).join('\n\n') };
+    },
+  });
+}
+
+function describeResumed(result: TurnResult, callerId: string): string {
+  if (result.status === 'success') return `${result.conversationId} replied: ${result.reply}`;
+  if (result.status === 'error') return `${result.conversationId} failed: ${result.error}`;
+  const mine = result.requests.filter((request) => request.approver === callerId);
+  const others = result.requests.filter((request) => request.approver !== callerId);
+  const parts: string[] = [];
+  if (mine.length > 0) parts.push(describeApprovalRequired(mine));
+  if (others.length > 0) parts.push(`Still waiting on approvals that others must give: ${others.map((request) => `${request.id} (${request.approver})`).join(', ')}.`);
+  return parts.join('\n');
+}
+
+/** Lists the session's approval requests and decisions: who asked, who decided, what, when. */
+export function createListApprovalsTool(): Tool {
+  return defineTool({
+    name: 'list_approvals',
+    description: 'List approval requests of this session with their status (pending, approved, rejected), requester, approver and decision.',
+    inputSchema: z.object({ status: z.enum(['pending', 'approved', 'rejected', 'all']).default('all') }),
+    effect: 'read',
+    concurrent: true,
+    async execute(input, context) {
+      const views: ApprovalView[] = context.session.approvals.list(input.status === 'all' ? {} : { status: input.status });
+      return { status: 'success', data: views.length === 0 ? 'No approval requests.' : views };
+    },
+  });
+}

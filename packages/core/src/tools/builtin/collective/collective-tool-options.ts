@@ -1,0 +1,18 @@
+import type { Collective } from '../../../collective/Collective.js';
+import type { Session } from '../../../conversation/Session.js';
+import type { SessionMeta } from '../../../conversation/session-meta.js';
+import type { Tool } from '../../tool.js';
+
+/** The part of the SessionStore the collective tools read. */
+export interface SessionDirectory {
+  list(): SessionMeta[];
+  /** Throws SessionNotFoundError for an unknown id. */
+  get(id: string): Session;
+}
+
+export interface CollectiveToolsOptions {
+  collective: Collective;
+  sessions: SessionDirectory;
+  /** The tools a participant may use (its `tools` permission applied), for list_tools. */
+  toolsFor: (participantId: string) => readonly Pick<Tool, 'name' | 'description' | 'effect'>[];
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import type { ParticipantInput } from '../../../collective/participant.js';
+import { errorMessage } from '../../../errors.js';
+import { defineTool, type Tool } from '../../tool.js';
+import { AGENT_FIELD_NAMES, AgentFieldsSchema } from './agent-fields.js';
+import type { CollectiveToolsOptions } from './collective-tool-options.js';
+
+/** Fields that may be removed (set to null) to fall back to their defaults. */
+const REMOVABLE = ['useFor', 'model', 'limits'] as const;
+
+/** Changes some fields of an existing agent; the rest stay as they are. */
+export function createModifyAgentTool(options: Pick<CollectiveToolsOptions, 'collective'>): Tool {
+  const shape = AgentFieldsSchema.partial().shape;
+  return defineTool({
+    name: 'modify_agent',
+    description:
+      'Change an existing agent: give its id and only the fields to change (name, description, useFor, systemPrompt, model, tools, delegation, limits); ' +
+      'the others keep their values. Set useFor, model or limits to null to remove them (the model then falls back to the workspace default). ' +
+      'The result is validated before it is saved; the id and type cannot change.',
+    inputSchema: z.object({
+      id: z.string().min(1).describe('Id of the agent to change.'),
+      ...shape,
+      useFor: shape.useFor.nullable(),
+      model: shape.model.nullable(),
+      limits: shape.limits.nullable(),
+    }),
+    effect: 'collective',
+    async execute(input, context) {
+      const { collective } = options;
+      const { id, ...changes } = input;
+      const current = collective.get(id);
+      if (!current || current.status === 'retired') return { status: 'error', error: `No active participant "${id}". Known: ${collective.ids().join(', ') || '(none)'}.` };
+      if (current.type !== 'agent') return { status: 'error', error: `"${id}" is a ${current.type}, not an agent; only agents can be modified.` };
+      const changed = Object.entries(changes).filter(([, value]) => value !== undefined).map(([name]) => name);
+      if (changed.length === 0) return { status: 'error', error: `Nothing to change: give at least one of ${AGENT_FIELD_NAMES.join(', ')}.` };
+      const next: Record<string, unknown> = { ...current };
+      for (const name of changed) next[name] = changes[name as keyof typeof changes];
+      for (const name of REMOVABLE) if (next[name] === null) delete next[name];
+      try {
+        collective.save(next as ParticipantInput);
+      } catch (error) {
+        return { status: 'error', error: `${id} was not changed: ${errorMessage(error)}` };
+      }
+      const self = id === context.callerId ? ' (yourself: the changes apply from your next message)' : '';
+      return { status: 'success', data: `Modified ${id}${self}: ${changed.join(', ')}.` };
+    },
+  });
+}

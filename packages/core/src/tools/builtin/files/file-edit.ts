@@ -1,0 +1,82 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { z } from 'zod';
+import { defineTool, type Tool } from '../../tool.js';
+import { describeFsError } from './fs-error.js';
+import { looksBinary } from './text-file.js';
+import { resolveWritableInWorkspace } from './workspace-path.js';
+
+/** How many line numbers an ambiguity error lists. */
+const MAX_LISTED = 10;
+
+/** Replaces an exact string in a file: once (it must be unique) or everywhere. */
+export function createFileEditTool(): Tool {
+  return defineTool({
+    name: 'file_edit',
+    description:
+      'Edit a text file by replacing an exact string (old_string) with new_string. old_string must match the file exactly, ' +
+      'whitespace and indentation included, and must occur exactly once unless replace_all is true: add surrounding lines to make it unique. ' +
+      'Read the file first so that old_string is copied from it (without the line numbers file_read adds). .legion/ cannot be edited.',
+    inputSchema: z.object({
+      path: z.string().min(1).describe('File path relative to the workspace root.'),
+      old_string: z.string().min(1).describe('The exact text to replace.'),
+      new_string: z.string().describe('The text to put in its place (may be empty to delete).'),
+      replace_all: z.boolean().optional().describe('Replace every occurrence instead of requiring exactly one.'),
+    }),
+    effect: 'write',
+    async execute(input, context) {
+      if (!context.workspaceRoot) return { status: 'error', error: 'No workspace: file tools need one.' };
+      if (input.old_string === input.new_string) return { status: 'error', error: 'old_string and new_string are the same: nothing to change.' };
+      const resolved = resolveWritableInWorkspace(context.workspaceRoot, input.path);
+      if (!resolved.ok) return { status: 'error', error: resolved.error };
+      let content: Buffer;
+      try {
+        content = readFileSync(resolved.absolute);
+      } catch (error) {
+        return { status: 'error', error: describeFsError(error, input.path, 'read') };
+      }
+      if (looksBinary(content)) return { status: 'error', error: `"${input.path}" looks binary; file_edit changes text files only.` };
+      const text = content.toString('utf8');
+      const positions = occurrences(text, input.old_string);
+      if (positions.length === 0) {
+        return { status: 'error', error: `old_string was not found in ${resolved.relative}. Read the file again and copy the text exactly, whitespace included.` };
+      }
+      if (positions.length > 1 && !input.replace_all) {
+        const lines = positions.slice(0, MAX_LISTED).map((position) => lineAt(text, position));
+        const more = positions.length > MAX_LISTED ? ', …' : '';
+        return {
+          status: 'error',
+          error: `old_string occurs ${positions.length} times in ${resolved.relative} (lines ${lines.join(', ')}${more}). Include more surrounding text to make it unique, or set replace_all.`,
+        };
+      }
+      // Slicing, not String.replace: "$&" and friends in new_string must stay literal.
+      let result = '';
+      let from = 0;
+      for (const position of positions) {
+        result += text.slice(from, position) + input.new_string;
+        from = position + input.old_string.length;
+      }
+      result += text.slice(from);
+      try {
+        writeFileSync(resolved.absolute, result, 'utf8');
+      } catch (error) {
+        return { status: 'error', error: describeFsError(error, input.path, 'write') };
+      }
+      const first = lineAt(text, positions[0]!);
+      const count = positions.length;
+      return { status: 'success', data: `Edited ${resolved.relative}: ${count} replacement${count === 1 ? '' : 's'} (first at line ${first}).` };
+    },
+  });
+}
+
+/** Start offsets of the non-overlapping occurrences of `needle`. */
+function occurrences(text: string, needle: string): number[] {
+  const found: number[] = [];
+  for (let index = text.indexOf(needle); index >= 0; index = text.indexOf(needle, index + needle.length)) found.push(index);
+  return found;
+}
+
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let index = text.indexOf('\n'); index >= 0 && index < offset; index = text.indexOf('\n', index + 1)) line++;
+  return line;
+}

@@ -1,0 +1,112 @@
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { z } from 'zod';
+import { defineTool, type Tool } from '../../tool.js';
+import { describeFsError } from './fs-error.js';
+import { looksBinary } from './text-file.js';
+import { globInWorkspace } from './workspace-glob.js';
+import { isInside, resolveInWorkspace } from './workspace-path.js';
+
+const DEFAULT_MATCHES = 100;
+const MAX_MATCHES = 1000;
+/** Larger files are skipped (and counted): they are data or build output, not what a text search is for. */
+const MAX_FILE_BYTES = 2 * 1024 * 1024;
+/** Long matched lines are shown around the match only. */
+const MAX_SHOWN_LINE = 240;
+/** Files searched between yields to the event loop, so that a timeout or cancel can land. */
+const FILES_PER_YIELD = 50;
+
+/** Searches file contents by regular expression. */
+export function createFileGrepTool(): Tool {
+  return defineTool({
+    name: 'file_grep',
+    description:
+      'Search the contents of workspace files with a JavaScript regular expression (e.g. "function\\s+load", "TODO|FIXME"). ' +
+      'Returns "path:line: text" per matching line, files in sorted order. Narrow with glob (e.g. "**/*.ts") and path (a folder or one file). ' +
+      `At most max_matches lines (default ${DEFAULT_MATCHES}); binary files, files over 2 MB, node_modules, .git and dot-folders (unless the glob names them) are skipped.`,
+    inputSchema: z.object({
+      pattern: z.string().min(1).describe('Regular expression (JavaScript syntax), matched against each line.'),
+      path: z.string().min(1).default('.').describe('Folder or file to search, relative to the workspace root (default: the root).'),
+      glob: z.string().min(1).optional().describe('Only files matching this glob, relative to path (default "**/*").'),
+      ignore_case: z.boolean().optional().describe('Match without regard to case.'),
+      max_matches: z.number().int().positive().max(MAX_MATCHES).optional().describe(`Cap on matching lines returned (default ${DEFAULT_MATCHES}).`),
+    }),
+    concurrent: true,
+    effect: 'read',
+    async execute(input, context) {
+      const root = context.workspaceRoot;
+      if (!root) return { status: 'error', error: 'No workspace: file tools need one.' };
+      let regex: RegExp;
+      try {
+        regex = new RegExp(input.pattern, input.ignore_case ? 'i' : '');
+      } catch (error) {
+        return { status: 'error', error: `Invalid regular expression: ${(error as Error).message}` };
+      }
+      const resolved = resolveInWorkspace(root, input.path);
+      if (!resolved.ok) return { status: 'error', error: resolved.error };
+      const realRoot = realpathSync(root);
+      let files: string[];
+      try {
+        if (statSync(resolved.real).isDirectory()) {
+          const outcome = await globInWorkspace({ root, directory: resolved.real, pattern: input.glob ?? '**/*', signal: context.signal });
+          if (!outcome.ok) return { status: 'error', error: outcome.error };
+          files = outcome.files;
+        } else {
+          files = [relative(realRoot, resolved.real)];
+        }
+      } catch (error) {
+        return { status: 'error', error: describeFsError(error, input.path, 'search') };
+      }
+      const limit = input.max_matches ?? DEFAULT_MATCHES;
+      const lines: string[] = [];
+      const matchedFiles = new Set<string>();
+      let skipped = 0;
+      let truncated = false;
+      for (const [index, file] of files.entries()) {
+        if (index % FILES_PER_YIELD === FILES_PER_YIELD - 1) await new Promise((resolve) => setImmediate(resolve));
+        if (context.signal.aborted) return { status: 'error', error: 'file_grep was cancelled.' };
+        const content = readSearchable(realRoot, join(realRoot, file));
+        if (!content) {
+          skipped++;
+          continue;
+        }
+        const fileLines = content.split('\n');
+        for (const [lineIndex, line] of fileLines.entries()) {
+          const match = regex.exec(line);
+          if (!match) continue;
+          if (lines.length >= limit) {
+            truncated = true;
+            break;
+          }
+          matchedFiles.add(file);
+          lines.push(`${file}:${lineIndex + 1}: ${excerpt(line, match.index)}`);
+        }
+        if (truncated) break;
+      }
+      const skippedNote = skipped > 0 ? ` (${skipped} binary, oversized or unreadable file${skipped === 1 ? '' : 's'} skipped)` : '';
+      if (lines.length === 0) return { status: 'success', data: `No matches for /${input.pattern}/ in ${files.length} file${files.length === 1 ? '' : 's'}${skippedNote}.` };
+      const summary = `${lines.length}${truncated ? '+' : ''} matching line${lines.length === 1 ? '' : 's'} in ${matchedFiles.size} file${matchedFiles.size === 1 ? '' : 's'}${skippedNote}`;
+      const footer = truncated ? `\n(stopped at ${limit} matches; narrow the pattern, path or glob, or raise max_matches)` : '';
+      return { status: 'success', data: `${summary}:\n${lines.join('\n')}${footer}` };
+    },
+  });
+}
+
+/** The text of a file worth searching, or undefined for binaries, huge files and anything that escapes the workspace. */
+function readSearchable(realRoot: string, path: string): string | undefined {
+  try {
+    const real = realpathSync(path);
+    if (!isInside(realRoot, real) || statSync(real).size > MAX_FILE_BYTES) return undefined;
+    const content = readFileSync(real);
+    return looksBinary(content) ? undefined : content.toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function excerpt(line: string, matchIndex: number): string {
+  const trimmed = line.trimEnd();
+  if (trimmed.length <= MAX_SHOWN_LINE) return trimmed;
+  const start = Math.max(0, Math.min(matchIndex - MAX_SHOWN_LINE / 4, trimmed.length - MAX_SHOWN_LINE));
+  return `${start > 0 ? '…' : ''}${trimmed.slice(start, start + MAX_SHOWN_LINE)}${start + MAX_SHOWN_LINE < trimmed.length ? '…' : ''}`;
+}

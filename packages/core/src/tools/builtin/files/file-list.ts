@@ -1,0 +1,90 @@
+import { lstatSync, readdirSync, readlinkSync, statSync, type Dirent } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { defineTool, type Tool } from '../../tool.js';
+import { describeFsError, formatBytes } from './fs-error.js';
+import { resolveInWorkspace } from './workspace-path.js';
+
+const DEFAULT_ENTRIES = 200;
+const MAX_ENTRIES = 2000;
+/** Folders listed but not descended into: large, generated, and rarely what an agent is after. */
+export const UNEXPANDED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'node_modules']);
+
+/** Lists a folder of the workspace, optionally with everything below it. */
+export function createFileListTool(): Tool {
+  return defineTool({
+    name: 'file_list',
+    description:
+      'List a folder of the workspace: folders end with "/", files show their size, symbolic links show their target. ' +
+      `Set recursive to include everything below (depth-first; .git and node_modules are shown but not expanded; links are not followed). ` +
+      `At most max_entries entries (default ${DEFAULT_ENTRIES}, up to ${MAX_ENTRIES}); to find files by name use file_glob.`,
+    inputSchema: z.object({
+      path: z.string().min(1).default('.').describe('Folder relative to the workspace root (default: the root).'),
+      recursive: z.boolean().optional().describe('Include the contents of sub-folders.'),
+      max_entries: z.number().int().positive().max(MAX_ENTRIES).optional().describe(`Cap on entries returned (default ${DEFAULT_ENTRIES}).`),
+    }),
+    concurrent: true,
+    effect: 'read',
+    async execute(input, context) {
+      if (!context.workspaceRoot) return { status: 'error', error: 'No workspace: file tools need one.' };
+      const resolved = resolveInWorkspace(context.workspaceRoot, input.path);
+      if (!resolved.ok) return { status: 'error', error: resolved.error };
+      try {
+        if (!statSync(resolved.absolute).isDirectory()) return { status: 'error', error: `"${input.path}" is a file; read it with file_read.` };
+      } catch (error) {
+        return { status: 'error', error: describeFsError(error, input.path, 'list') };
+      }
+      const limit = input.max_entries ?? DEFAULT_ENTRIES;
+      const lines: string[] = [];
+      const truncated = walk(resolved.absolute, '', input.recursive ?? false, lines, limit);
+      const header = `${resolved.relative}/ (${lines.length}${truncated ? '+' : ''} entries)`;
+      const footer = truncated
+        ? `\n(stopped at ${limit} entries; list a sub-folder${input.recursive ? ', drop recursive,' : ''} or raise max_entries)`
+        : '';
+      return { status: 'success', data: `${header}\n${lines.join('\n')}${footer}`.trimEnd() };
+    },
+  });
+}
+
+/** Appends entries depth-first; returns true when the limit cut the listing short. */
+function walk(directory: string, prefix: string, recursive: boolean, lines: string[], limit: number): boolean {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(directory, { withFileTypes: true });
+  } catch (error) {
+    lines.push(`${prefix}(unreadable: ${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    return false;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    if (lines.length >= limit) return true;
+    const path = join(directory, entry.name);
+    const name = `${prefix}${entry.name}`;
+    if (entry.isSymbolicLink()) {
+      lines.push(`${name} -> ${safeReadlink(path)}`);
+    } else if (entry.isDirectory()) {
+      const skipped = recursive && UNEXPANDED_FOLDERS.has(entry.name);
+      lines.push(`${name}/${skipped ? ' (not expanded)' : ''}`);
+      if (recursive && !skipped && walk(path, `${name}/`, recursive, lines, limit)) return true;
+    } else {
+      lines.push(`${name}  ${formatBytes(safeSize(path))}`);
+    }
+  }
+  return false;
+}
+
+function safeReadlink(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return '?';
+  }
+}
+
+function safeSize(path: string): number {
+  try {
+    return lstatSync(path).size;
+  } catch {
+    return 0;
+  }
+}

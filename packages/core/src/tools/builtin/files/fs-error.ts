@@ -1,0 +1,26 @@
+/** A file system error as a short sentence a model can act on, naming the path it asked for. */
+export function describeFsError(error: unknown, path: string, action: string): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'ENOENT':
+      return `"${path}" does not exist.`;
+    case 'EISDIR':
+      return `"${path}" is a directory.`;
+    case 'ENOTDIR':
+      return `A part of "${path}" is a file, not a directory.`;
+    case 'EACCES':
+    case 'EPERM':
+      return `No permission to ${action} "${path}".`;
+    case 'ENOTEMPTY':
+      return `"${path}" is a directory that is not empty.`;
+    default:
+      return `Cannot ${action} "${path}": ${code ?? (error instanceof Error ? error.message : String(error))}.`;
+  }
+}
+
+/** Bytes, compactly: 980 B, 12.3 KB, 4.0 MB. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}

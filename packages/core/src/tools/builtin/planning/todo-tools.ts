@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { errorMessage } from '../../../errors.js';
+import { defineTool, type Tool } from '../../tool.js';
+import { agentSessionFile } from '../agent-session-file.js';
+import { MAX_TODO_ITEMS, readTodos, renderTodos, TodoItemsSchema, writeTodos } from './todo-list.js';
+
+const FOLDER = 'todos';
+
+/** todo_write and todo_read: the calling agent's plan for this session. */
+export function createTodoTools(): Tool[] {
+  return [
+    defineTool({
+      name: 'todo_write',
+      description:
+        'Replace your todo list for this session with the items given (send the whole list every time, not only changes). ' +
+        'Use it for tasks of three or more steps: plan them, mark one item in_progress before starting it, and mark it done as soon as it is. ' +
+        `Items: id, text, status (pending | in_progress | done); at most ${MAX_TODO_ITEMS}. Only you see your list; it survives context compaction.`,
+      inputSchema: z.object({ items: TodoItemsSchema.describe('The complete new list, in order.') }),
+      // Changes only the caller's own plan inside the session folder, never the workspace: runs like a read.
+      effect: 'read',
+      async execute(input, context) {
+        const file = agentSessionFile(context, FOLDER);
+        if (!file.ok) return { status: 'error', error: file.error };
+        writeTodos(file.path, context.callerId, input.items);
+        return { status: 'success', data: renderTodos(input.items) };
+      },
+    }),
+    defineTool({
+      name: 'todo_read',
+      description: 'Show your todo list for this session, with each item\'s status.',
+      inputSchema: z.object({}),
+      concurrent: true,
+      effect: 'read',
+      async execute(_input, context) {
+        const file = agentSessionFile(context, FOLDER);
+        if (!file.ok) return { status: 'error', error: file.error };
+        try {
+          return { status: 'success', data: renderTodos(readTodos(file.path)) };
+        } catch (error) {
+          return { status: 'error', error: `Your saved todo list cannot be read (${errorMessage(error)}). Write a fresh one with todo_write.` };
+        }
+      },
+    }),
+  ];
+}

@@ -1,0 +1,129 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { OutputCapture } from './output-capture.js';
+
+export interface ShellExit {
+  /** The shell's exit code, or null when a signal ended it or it never started. */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Why it could not start (e.g. the working folder vanished). */
+  startError?: string;
+}
+
+/** After the shell exits, how long its pipes may keep draining before they are closed anyway. */
+const DRAIN_MS = 1000;
+
+/** Process groups still alive, killed if Legion itself exits: detached groups would otherwise outlive it. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function trackGroup(pid: number): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on('exit', () => {
+      for (const group of liveGroups) signalGroup(group, 'SIGKILL');
+    });
+  }
+  liveGroups.add(pid);
+}
+
+/**
+ * One `/bin/sh -c` command in a process group of its own, so that stopping it
+ * stops everything it started. Output goes to bounded head-and-tail captures;
+ * stdin is closed, so a command that waits for input gets end-of-file instead of hanging.
+ */
+export class ShellChild {
+  readonly stdout: OutputCapture;
+  readonly stderr: OutputCapture;
+  /** Settles once the shell has exited and its output is read (or given up on). */
+  readonly exited: Promise<ShellExit>;
+  private readonly child: ChildProcess;
+  private exit: ShellExit | undefined;
+  private readonly dataListeners = new Set<() => void>();
+
+  constructor(command: string, options: { cwd: string; env: NodeJS.ProcessEnv; limitBytes: number }) {
+    this.stdout = new OutputCapture(options.limitBytes);
+    this.stderr = new OutputCapture(options.limitBytes);
+    this.child = spawn('/bin/sh', ['-c', command], { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (this.child.pid !== undefined) trackGroup(this.child.pid);
+    this.child.stdout!.on('data', (chunk: Buffer) => this.onData(this.stdout, chunk));
+    this.child.stderr!.on('data', (chunk: Buffer) => this.onData(this.stderr, chunk));
+    this.exited = new Promise((resolve) => {
+      this.child.once('error', (error) => {
+        this.exit ??= { code: null, signal: null, startError: error.message };
+        this.forget();
+        resolve(this.exit);
+      });
+      this.child.once('exit', (code, signal) => {
+        this.exit = { code, signal };
+        // Whatever it left running in the background would hold the pipes open: end the group with the shell.
+        this.signal('SIGKILL');
+        this.forget();
+        const drain = setTimeout(() => {
+          this.child.stdout?.destroy();
+          this.child.stderr?.destroy();
+        }, DRAIN_MS);
+        drain.unref();
+        this.child.once('close', () => {
+          clearTimeout(drain);
+          resolve(this.exit!);
+        });
+      });
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** Set once the shell has exited; output may still be draining. */
+  get exitStatus(): ShellExit | undefined {
+    return this.exit;
+  }
+
+  /** Calls `listener` on every chunk of output; returns the unsubscribe function. */
+  onOutput(listener: () => void): () => void {
+    this.dataListeners.add(listener);
+    return () => this.dataListeners.delete(listener);
+  }
+
+  /** Sends a signal to the whole process group. */
+  signal(signal: NodeJS.Signals): void {
+    if (this.child.pid !== undefined) signalGroup(this.child.pid, signal);
+  }
+
+  /** SIGTERM to the group, then SIGKILL if it has not exited within `graceMs`. */
+  async terminate(graceMs: number): Promise<ShellExit> {
+    if (!this.exit) {
+      this.signal('SIGTERM');
+      const escalate = setTimeout(() => this.signal('SIGKILL'), graceMs);
+      escalate.unref();
+      await this.exited.finally(() => clearTimeout(escalate));
+    }
+    return this.exited;
+  }
+
+  private onData(capture: OutputCapture, chunk: Buffer): void {
+    capture.push(chunk);
+    for (const listener of this.dataListeners) listener();
+  }
+
+  private forget(): void {
+    if (this.child.pid !== undefined) liveGroups.delete(this.child.pid);
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    // A negative pid addresses the process group the detached shell leads.
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+/** "exit code 2", "killed by SIGTERM", or why it did not start. */
+export function describeExit(exit: ShellExit): string {
+  if (exit.startError) return `could not start: ${exit.startError}`;
+  if (exit.signal) return `killed by ${exit.signal}`;
+  return `exit code ${exit.code ?? 'unknown'}`;
+}
