@@ -37,9 +37,35 @@ program
   .option('--conversation <name>', 'named conversation, for a parallel thread with the same participant')
   .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
   .option('--verbose', 'show the conversation on stderr as it happens')
+  .addOption(new Option('--approve <mode>', 'answer tool approvals: ask on the terminal, approve all, or reject all (default: config approval.headless, else prompt)').choices(['prompt', 'auto', 'deny']))
   .action((words: string[], options: Record<string, unknown>) =>
     runCli(async () => (await import('./commands/run.js')).runCommand(words, { ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
   );
+
+program
+  .command('approvals')
+  .description('list tool calls waiting for approval in the latest session (or --session)')
+  .option('--session <id>', 'session (default: the latest)')
+  .option('--all', 'also list decisions already made')
+  .option('--json', 'one JSON object')
+  .action((options: Record<string, unknown>) =>
+    runCli(async () => (await import('./commands/approvals.js')).approvalsCommand({ ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
+  );
+
+for (const decision of ['approve', 'reject'] as const) {
+  const command = program
+    .command(decision)
+    .description(`${decision} waiting tool calls by id, as the user, and resume the turns that waited on them`)
+    .argument('<ids...>', 'approval request ids (see "legion approvals")')
+    .option('--session <id>', 'session (default: the latest)')
+    .option('--as <participant>', 'decide as this participant (default: the first user)')
+    .option('--json', 'one JSON object');
+  if (decision === 'approve') command.option('--always', 'also allow this tool for this agent for the rest of the session');
+  else command.option('--reason <text>', 'why, shown to the agent so it can adapt');
+  command.action((ids: string[], options: Record<string, unknown>) =>
+    runCli(async () => (await import('./commands/approvals.js')).answerCommand(decision, ids, { ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
+  );
+}
 
 program
   .command('sessions')

@@ -1,5 +1,7 @@
 import { Legion, LegionError, summarizeUsage, type LegionEvent, type TurnResult, type UsageRecord } from '@legion-collective/core';
+import { approvalHandler, type ApproveMode } from '../approval-prompt.js';
 import { HeadlessUserRuntime } from '../headless-user-runtime.js';
+import { describe } from './approvals.js';
 import { printConversation } from '../render/conversation-printer.js';
 import { resolveWorkspace } from '../workspace.js';
 
@@ -12,6 +14,7 @@ export interface RunOptions {
   output?: 'text' | 'json';
   verbose?: boolean;
   workspace?: string;
+  approve?: ApproveMode;
 }
 
 /** `legion run`: one message, headless; prints the reply (or one JSON object) and exits non-zero on failure. */
@@ -19,6 +22,10 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   const message = await readMessage(words);
   const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
   legion.runtimes.register('user', new HeadlessUserRuntime());
+  // A message read from standard input leaves no terminal to ask on.
+  const interactive = words.length > 0 && words[0] !== '-' && process.stdin.isTTY === true;
+  const handler = approvalHandler(options.approve ?? legion.config.approval.headless, { interactive, input: process.stdin, output: process.stderr });
+  if (handler) legion.approvals.setUserHandler(handler);
   if (options.session && options.newSession) throw new LegionError('usage', 'Use either --session or --new-session, not both.');
   const session = options.newSession ? legion.sessions.create() : options.session ? legion.sessions.get(options.session) : legion.sessions.resumeOrCreate();
   const from = options.from ?? legion.collective.defaultUser()?.id;
@@ -60,7 +67,11 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
       from,
       to,
       status: result.status,
-      ...(result.status === 'success' ? { reply: result.reply } : { reply: null, error: result.error, code: result.code }),
+      ...(result.status === 'success'
+        ? { reply: result.reply }
+        : result.status === 'error'
+          ? { reply: null, error: result.error, code: result.code }
+          : { reply: null, approvals: result.requests }),
       participants: [...involved],
       usage: summarizeUsage(calls),
       sessionUsage: sessionUsage.total,
@@ -69,11 +80,14 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     process.stdout.write(`${JSON.stringify(report)}\n`);
   } else if (result.status === 'success') {
     process.stdout.write(`${result.reply}\n`);
+  } else if (result.status === 'approval_required') {
+    process.stderr.write(`Paused: waiting for approval (it is saved; answer any time):\n${result.requests.map((view) => `  ${describe(view)}`).join('\n')}\n`);
+    process.stderr.write('Answer with: legion approve ID… [--always]  or  legion reject ID… --reason "…"\n');
   } else {
     process.stderr.write(`legion: ${to} could not answer: ${result.error}\n`);
   }
   if (!options.verbose) for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
-  return result.status === 'success' ? 0 : 1;
+  return result.status === 'success' ? 0 : result.status === 'approval_required' ? 2 : 1;
 }
 
 async function readMessage(words: string[]): Promise<string> {

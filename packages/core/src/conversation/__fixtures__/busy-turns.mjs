@@ -34,6 +34,7 @@ legion.providers.useFor(
 legion.tools.register(
   defineTool({
     name: 'tick',
+    effect: 'read',
     description: 'Reports progress.',
     inputSchema: z.object({ n: z.number() }),
     async execute(input) {

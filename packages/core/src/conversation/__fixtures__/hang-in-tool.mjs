@@ -17,6 +17,7 @@ legion.providers.useFor(
 legion.tools.register(
   defineTool({
     name: 'hang',
+    effect: 'read',
     description: 'Starts a job that never finishes.',
     inputSchema: z.object({ job: z.string() }),
     execute: () => {

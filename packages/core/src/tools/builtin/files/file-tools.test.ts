@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorText, run, successText, tempWorkspace, toolContext } from '../__fixtures__/tool-context.js';
 import { createFileDeleteTool } from './file-delete.js';

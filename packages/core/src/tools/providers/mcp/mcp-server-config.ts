@@ -42,4 +42,10 @@ export const McpServerConfigSchema = z
   });
 export type McpServerConfig = z.infer<typeof McpServerConfigSchema>;
 
-export const McpServersSchema = z.record(McpServerNameSchema, McpServerConfigSchema);
+/** Names are checked here rather than as the record's key schema, whose zod error would not say what a name may be. */
+export const McpServersSchema = z.record(z.string(), McpServerConfigSchema).superRefine((servers, context) => {
+  for (const name of Object.keys(servers)) {
+    const parsed = McpServerNameSchema.safeParse(name);
+    if (!parsed.success) context.addIssue({ code: 'custom', path: [name], message: parsed.error.issues[0]?.message ?? 'expected a valid server name' });
+  }
+});

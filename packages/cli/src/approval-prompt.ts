@@ -1,0 +1,39 @@
+import { createInterface } from 'node:readline/promises';
+import type { ApprovalAnswer, UserApprovalHandler } from '@legion-collective/core';
+import { makeStyle } from './render/style.js';
+
+export type ApproveMode = 'prompt' | 'auto' | 'deny';
+
+/**
+ * How a terminal user answers approvals. `auto` and `deny` answer without
+ * asking; `prompt` asks on the terminal, and without one gives no handler at
+ * all, so the run pauses durably and `legion approve` answers it later.
+ */
+export function approvalHandler(mode: ApproveMode, terminal: { interactive: boolean; input: NodeJS.ReadStream; output: NodeJS.WriteStream }): UserApprovalHandler | undefined {
+  if (mode === 'auto') return async ({ requests }) => requests.map((request) => ({ id: request.id, decision: 'approve' }));
+  if (mode === 'deny') {
+    return async ({ requests }) =>
+      requests.map((request) => ({ id: request.id, decision: 'reject', reason: 'this run does not allow it (--approve deny); find another way or say what you need' }));
+  }
+  if (!terminal.interactive) return undefined;
+  const style = makeStyle(terminal.output);
+  return async ({ requests, signal }) => {
+    const readline = createInterface({ input: terminal.input, output: terminal.output });
+    const answers: ApprovalAnswer[] = [];
+    try {
+      for (const request of requests) {
+        terminal.output.write(`\n${style.yellow('approval needed')} ${style.bold(request.requester)} wants to run ${style.bold(request.tool)} ${style.dim(JSON.stringify(request.input))}\n  ${style.dim(request.reason)}\n`);
+        const choice = (await readline.question('  [y]es, [n]o, [a]lways for this agent and tool? ', { signal })).trim().toLowerCase();
+        if (choice === 'y' || choice === 'yes') answers.push({ id: request.id, decision: 'approve' });
+        else if (choice === 'a' || choice === 'always') answers.push({ id: request.id, decision: 'approve', always: true });
+        else {
+          const reason = (await readline.question('  reason (shown to the agent): ', { signal })).trim();
+          answers.push({ id: request.id, decision: 'reject', ...(reason ? { reason } : {}) });
+        }
+      }
+    } finally {
+      readline.close();
+    }
+    return answers;
+  };
+}

@@ -1,0 +1,71 @@
+import { Legion, LegionError, type ApprovalView, type Session, type TurnResult } from '@legion-collective/core';
+import { approvalHandler, type ApproveMode } from '../approval-prompt.js';
+import { HeadlessUserRuntime } from '../headless-user-runtime.js';
+import { style } from '../render/style.js';
+import { resolveWorkspace } from '../workspace.js';
+
+interface ApprovalOptions {
+  workspace?: string;
+  session?: string;
+  all?: boolean;
+  json?: boolean;
+}
+
+function open(options: ApprovalOptions): { legion: Legion; session: Session } {
+  const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  const session = options.session ? legion.sessions.get(options.session) : legion.sessions.latest();
+  if (!session) throw new LegionError('no_session', 'There are no sessions yet, so nothing waits for approval.');
+  return { legion, session };
+}
+
+/** `legion approvals`: what waits for a decision (or, with --all, every decision made). */
+export async function approvalsCommand(options: ApprovalOptions): Promise<number> {
+  const { legion, session } = open(options);
+  const views = session.approvals.list(options.all ? {} : { status: 'pending' });
+  legion.close();
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ sessionId: session.id, approvals: views })}\n`);
+    return 0;
+  }
+  if (views.length === 0) {
+    process.stdout.write(options.all ? 'No approval requests in this session.\n' : 'Nothing is waiting for approval.\n');
+    return 0;
+  }
+  for (const view of views) process.stdout.write(`${describe(view)}\n`);
+  if (views.some((view) => view.status === 'pending')) process.stdout.write(style.dim('\nAnswer with: legion approve ID… [--always]  or  legion reject ID… --reason "…"\n'));
+  return 0;
+}
+
+/** `legion approve` / `legion reject`: records the decisions as the user and resumes what waited on them. */
+export async function answerCommand(decision: 'approve' | 'reject', ids: string[], options: ApprovalOptions & { reason?: string; always?: boolean; as?: string; approve?: ApproveMode }): Promise<number> {
+  const { legion, session } = open(options);
+  legion.runtimes.register('user', new HeadlessUserRuntime());
+  const handler = approvalHandler(options.approve ?? legion.config.approval.headless, { interactive: process.stdin.isTTY === true, input: process.stdin, output: process.stderr });
+  if (handler) legion.approvals.setUserHandler(handler);
+  const decidedBy = options.as ?? legion.collective.defaultUser()?.id;
+  if (!decidedBy) throw new LegionError('no_user', 'The collective has no user participant to decide as; pass --as.');
+  try {
+    const outcome = await session.answerApprovals(
+      ids.map((id) => ({ id, decision, ...(options.reason ? { reason: options.reason } : {}), ...(options.always ? { always: true } : {}) })),
+      decidedBy,
+    );
+    if (outcome.status === 'error') throw new LegionError('approval_invalid', outcome.error);
+    if (options.json) process.stdout.write(`${JSON.stringify({ sessionId: session.id, resumed: outcome.resumed })}\n`);
+    else for (const result of outcome.resumed) process.stdout.write(`${describeResult(result)}\n`);
+    return outcome.resumed.some((result) => result.status === 'error') ? 1 : 0;
+  } finally {
+    legion.close();
+  }
+}
+
+export function describe(view: ApprovalView): string {
+  const status = view.status === 'pending' ? style.yellow('pending ') : view.status === 'approved' ? style.green('approved') : style.red('rejected');
+  const decided = view.decidedBy ? style.dim(` — ${view.status} by ${view.decidedBy}${view.decisionReason ? `: ${view.decisionReason}` : ''}`) : style.dim(` — ${view.approver} decides`);
+  return `${view.id}  ${status}  ${view.requester} → ${view.tool} ${style.dim(JSON.stringify(view.input))}${decided}`;
+}
+
+function describeResult(result: TurnResult): string {
+  if (result.status === 'success') return result.reply;
+  if (result.status === 'error') return style.red(`${result.conversationId} failed: ${result.error}`);
+  return `Still waiting for approval:\n${result.requests.map((view) => `  ${describe(view)}`).join('\n')}`;
+}

@@ -1,0 +1,151 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createDefaultTemplates } from '../../../collective/default-collective.js';
+import { writeJsonAtomic } from '../../../storage/atomic-json.js';
+import { agentParticipant, createTestLegion, mockParticipant, userParticipant, type TestLegion } from '../../../testing/index.js';
+import type { Tool } from '../../tool.js';
+import { errorText, run, successText, toolContext } from '../__fixtures__/tool-context.js';
+import { createCreateAgentTool } from './create-agent.js';
+import { createGetParticipantTool } from './get-participant.js';
+import { createListConversationsTool } from './list-conversations.js';
+import { createListSessionsTool } from './list-sessions.js';
+import { createListToolsTool } from './list-tools.js';
+import { createModifyAgentTool } from './modify-agent.js';
+import { createRetireAgentTool } from './retire-agent.js';
+import { createSearchHistoryTool } from './search-history.js';
+
+describe('collective tools', () => {
+  let test: TestLegion;
+  let tools: Record<string, Tool>;
+  beforeEach(() => {
+    test = createTestLegion({
+      participants: [
+        userParticipant(),
+        agentParticipant('lead', { delegation: ['helper', 'oracle'] }),
+        agentParticipant('helper', { tools: ['file_*'], delegation: 'none' }),
+        mockParticipant('oracle', [{ trigger: 'ping', response: 'pong from the oracle' }, { trigger: 'weather', response: 'sunny with a chance of tests' }]),
+      ],
+      entryAgent: 'lead',
+    });
+    const { legion } = test;
+    const options = {
+      collective: legion.collective,
+      sessions: legion.sessions,
+      toolsFor: (id: string) => {
+        const participant = legion.collective.get(id);
+        return participant?.type === 'agent' ? legion.tools.allowedBy(participant.tools) : [];
+      },
+    };
+    tools = Object.fromEntries(
+      [
+        createGetParticipantTool(options),
+        createCreateAgentTool(options),
+        createModifyAgentTool(options),
+        createRetireAgentTool(options),
+        createListToolsTool(options),
+        createListSessionsTool(options),
+        createListConversationsTool(options),
+        createSearchHistoryTool(options),
+      ].map((tool) => [tool.name, tool]),
+    );
+  });
+  afterEach(() => test.cleanup());
+
+  const participantFile = (id: string): Record<string, unknown> =>
+    JSON.parse(readFileSync(join(test.root, '.legion', 'collective', 'participants', `${id}.json`), 'utf8')) as Record<string, unknown>;
+
+  it('gets a participant, or names the known ones', async () => {
+    const session = test.legion.sessions.create();
+    const context = toolContext({ root: test.root, callerId: 'lead', session });
+    expect(successText(await run(tools.get_participant!, { id: 'helper' }, context))).toContain('"tools":["file_*"]');
+    expect(errorText(await run(tools.get_participant!, { id: 'nobody' }, context))).toBe('No participant "nobody". Known: helper, lead, oracle, user.');
+  });
+
+  it('creates an agent, validated and saved, from scratch or a template, and refuses a taken id', async () => {
+    const session = test.legion.sessions.create();
+    const context = toolContext({ root: test.root, callerId: 'lead', session });
+    expect(successText(await run(tools.create_agent!, { id: 'tester', name: 'Tester', systemPrompt: 'You write tests.', tools: ['file_*', 'shell_run'] }, context))).toBe(
+      'Created agent tester (Tester). Your delegation permission does not include it, so you cannot message it yourself.',
+    );
+    expect(participantFile('tester')).toMatchObject({ id: 'tester', type: 'agent', status: 'active', tools: ['file_*', 'shell_run'], delegation: 'all' });
+    expect(test.legion.collective.get('tester')?.name).toBe('Tester');
+
+    writeJsonAtomic(join(test.root, '.legion', 'templates', 'researcher.json'), createDefaultTemplates().researcher);
+    const userContext = toolContext({ root: test.root, callerId: 'user', session });
+    expect(successText(await run(tools.create_agent!, { id: 'scout', template: 'researcher', delegation: 'none' }, userContext))).toContain('Created agent scout (Researcher) from template researcher.');
+    expect(participantFile('scout')).toMatchObject({ name: 'Researcher', delegation: 'none', useFor: expect.stringContaining('Investigating') });
+
+    expect(errorText(await run(tools.create_agent!, { id: 'helper', name: 'Again', systemPrompt: 'x' }, context))).toBe('The id "helper" is taken (agent, active). Choose another id.');
+    expect(errorText(await run(tools.create_agent!, { id: 'nameless', systemPrompt: 'x' }, context))).toMatch(/^The agent was not created: .*field "name"/);
+    expect(errorText(await run(tools.create_agent!, { id: 'x', template: 'no-such' }, context))).toContain('No template "no-such"');
+    expect(tools.create_agent!.inputSchema.safeParse({ id: 'bad__id', name: 'x', systemPrompt: 'x' }).success).toBe(false);
+  });
+
+  it('modifies only the given fields, can remove optional ones, and validates the result', async () => {
+    const session = test.legion.sessions.create();
+    const context = toolContext({ root: test.root, callerId: 'lead', session });
+    expect(successText(await run(tools.modify_agent!, { id: 'helper', systemPrompt: 'You help with files.', tools: ['file_read'], model: null }, context))).toBe(
+      'Modified helper: systemPrompt, model, tools.',
+    );
+    const saved = participantFile('helper');
+    expect(saved).toMatchObject({ systemPrompt: 'You help with files.', tools: ['file_read'], name: 'helper', delegation: 'none' });
+    expect(saved).not.toHaveProperty('model');
+    expect(errorText(await run(tools.modify_agent!, { id: 'helper' }, context))).toContain('Nothing to change');
+    expect(errorText(await run(tools.modify_agent!, { id: 'oracle', name: 'Oracle' }, context))).toContain('is a mock, not an agent');
+    expect(errorText(await run(tools.modify_agent!, { id: 'ghost', name: 'x' }, context))).toContain('No active participant "ghost"');
+    expect(tools.modify_agent!.inputSchema.safeParse({ id: 'helper', tools: 'some' }).success).toBe(false);
+    expect(successText(await run(tools.modify_agent!, { id: 'lead', useFor: 'planning' }, context))).toContain('(yourself');
+  });
+
+  it('retires an agent but not itself, one up the chain, or a user', async () => {
+    const session = test.legion.sessions.create();
+    const context = toolContext({ root: test.root, callerId: 'lead', session, chain: ['user'] });
+    expect(errorText(await run(tools.retire_agent!, { id: 'lead' }, context))).toBe('You cannot retire yourself.');
+    expect(errorText(await run(tools.retire_agent!, { id: 'user' }, context))).toContain('is a user, not an agent');
+    const helperContext = toolContext({ root: test.root, callerId: 'helper', session, chain: ['user', 'lead'] });
+    expect(errorText(await run(tools.retire_agent!, { id: 'lead' }, helperContext))).toContain('waiting on this conversation');
+    expect(successText(await run(tools.retire_agent!, { id: 'helper' }, context))).toBe('Retired helper. Its definition and conversations are kept.');
+    expect(participantFile('helper')).toMatchObject({ status: 'retired' });
+    expect(test.legion.collective.ids()).not.toContain('helper');
+    expect(errorText(await run(tools.retire_agent!, { id: 'helper' }, context))).toContain('No active participant');
+  });
+
+  it('lists the tools the caller may use', async () => {
+    const session = test.legion.sessions.create();
+    const text = successText(await run(tools.list_tools!, {}, toolContext({ root: test.root, callerId: 'helper', session })));
+    expect(text).toMatch(/^1 tool:\nfile_read \(read\): Read a text file in the workspace\.$/);
+    const full = successText(await run(tools.list_tools!, { prefix: 'file_', full: true }, toolContext({ root: test.root, callerId: 'helper', session })));
+    expect(full).toContain('Use offset (1-based first line)');
+    expect(successText(await run(tools.list_tools!, { prefix: 'shell_' }, toolContext({ root: test.root, callerId: 'helper', session })))).toBe('None of your tools starts with "shell_".');
+  });
+
+  it('lists sessions and conversations, and searches history newest first', async () => {
+    const older = test.legion.sessions.create({ title: 'earlier work' });
+    await test.legion.send(older, 'ping from the past', { to: 'oracle' });
+    const session = test.legion.sessions.create();
+    await test.legion.send(session, 'ping', { to: 'oracle' });
+    await test.legion.send(session, 'how is the weather', { to: 'oracle' });
+    const context = toolContext({ root: test.root, callerId: 'lead', session });
+
+    const sessions = successText(await run(tools.list_sessions!, {}, context));
+    expect(sessions.split('\n')[0]).toBe('2 sessions:');
+    expect(sessions).toContain(`${session.id}  last active`);
+    expect(sessions).toContain('(current)');
+    expect(sessions).toContain('"earlier work"');
+
+    expect(successText(await run(tools.list_conversations!, {}, context))).toMatch(
+      new RegExp(`^1 conversation in session ${session.id}:\\nuser__oracle  \\S+  oracle: sunny with a chance of tests$`),
+    );
+
+    const hits = successText(await run(tools.search_history!, { query: 'PONG|sunny', regex: true }, context)).split('\n');
+    expect(hits[0]).toBe('2 matches, newest first:');
+    expect(hits[1]).toMatch(/user__oracle  oracle: sunny with a chance of tests$/);
+    expect(hits[2]).toMatch(/user__oracle  oracle: pong from the oracle$/);
+    expect(successText(await run(tools.search_history!, { query: 'past' }, context))).toMatch(/^No matches for "past" in 1 conversation/);
+    expect(successText(await run(tools.search_history!, { query: 'past', session_id: older.id }, context))).toMatch(/user__oracle  user: ping from the past$/);
+    expect(successText(await run(tools.search_history!, { query: 'PONG', case_sensitive: true }, context))).toMatch(/^No matches/);
+    expect(errorText(await run(tools.search_history!, { query: '(', regex: true }, context))).toContain('Invalid regular expression');
+    expect(errorText(await run(tools.search_history!, { query: 'x', session_id: 'nope' }, context))).toContain('No session "nope"');
+    expect(errorText(await run(tools.search_history!, { query: 'x', conversation: 'a__b' }, context))).toContain('No conversation "a__b"');
+  });
+});

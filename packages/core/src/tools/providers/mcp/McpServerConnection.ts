@@ -1,0 +1,207 @@
+import { resolve } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { errorMessage, LegionError } from '../../../errors.js';
+import { expandEnvReferences } from './env-references.js';
+import { loadMcpSdk, type McpSdk } from './load-mcp-sdk.js';
+import type { McpCallResult } from './mcp-result.js';
+import type { McpServerConfig } from './mcp-server-config.js';
+
+/** How long a server may take to start and answer `initialize`. */
+const START_TIMEOUT_MS = 30_000;
+
+/** The end of a server's stderr kept to explain why it failed. */
+const STDERR_TAIL_CHARS = 2000;
+
+export interface McpServerHooks {
+  /** Resolves a relative `cwd`; stdio servers start here when none is given. */
+  workspaceRoot: string;
+  /** Source of `${env:NAME}` in `env` and `headers`. */
+  env: NodeJS.ProcessEnv;
+  /** The server said its tool list changed. */
+  onToolsChanged(): void;
+  /** The server went away without being asked to. */
+  onUnexpectedExit(message: string): void;
+}
+
+interface Live {
+  client: Client;
+  pid: number | null;
+}
+
+/**
+ * One configured MCP server: started on first use, started again on the next
+ * use after it died, stopped by `close()`. Calls that provably never reached a
+ * server (it was already gone, or its HTTP session had expired) are retried
+ * once on a fresh connection; others are not, since the tool may have run.
+ */
+export class McpServerConnection {
+  private starting: Promise<Live> | undefined;
+  private current: Live | undefined;
+  private toolList: { from: Live; tools: McpTool[] } | undefined;
+  private stderrTail = '';
+  private closed = false;
+
+  constructor(
+    readonly name: string,
+    readonly config: McpServerConfig,
+    private readonly hooks: McpServerHooks,
+  ) {}
+
+  /** The server's process id while a stdio server runs. */
+  get pid(): number | undefined {
+    return this.current?.pid ?? undefined;
+  }
+
+  /** Its tools, listed once per connection (and again after it says the list changed). */
+  async listTools(): Promise<McpTool[]> {
+    const live = await this.connect();
+    if (this.toolList?.from === live) return this.toolList.tools;
+    const tools: McpTool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await live.client.listTools(cursor === undefined ? undefined : { cursor });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor);
+    if (this.current === live) this.toolList = { from: live, tools };
+    return tools;
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs?: number | undefined }): Promise<McpCallResult> {
+    for (let attempt = 1; ; attempt++) {
+      const live = await this.connect();
+      try {
+        return await live.client.callTool({ name, arguments: args }, undefined, {
+          signal: options.signal,
+          ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+        });
+      } catch (error) {
+        const sdk = await loadMcpSdk();
+        const neverSent = !options.signal.aborted && (isNotConnected(error) || isExpiredSession(sdk, error));
+        if (neverSent || isUnreachable(error)) await this.drop(live);
+        if (neverSent && attempt === 1) continue;
+        throw error;
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const pending = this.starting;
+    const live = this.current;
+    this.starting = undefined;
+    this.current = undefined;
+    this.toolList = undefined;
+    await live?.client.close().catch(() => undefined);
+    // A start still in flight sees `closed` and shuts its server down itself.
+    await pending?.catch(() => undefined);
+  }
+
+  private connect(): Promise<Live> {
+    if (this.closed) return Promise.reject(new LegionError('mcp_server_closed', `MCP server "${this.name}" has been shut down.`, { server: this.name }));
+    this.starting ??= this.start().catch((error: unknown) => {
+      this.starting = undefined;
+      throw error;
+    });
+    return this.starting;
+  }
+
+  private async start(): Promise<Live> {
+    const sdk = await loadMcpSdk();
+    this.stderrTail = '';
+    const client = new sdk.Client({ name: 'legion', version: '0.1.0' }, { capabilities: {} });
+    let transport: InstanceType<McpSdk['StdioClientTransport']> | InstanceType<McpSdk['StreamableHTTPClientTransport']>;
+    try {
+      transport = this.createTransport(sdk);
+    } catch (error) {
+      throw new LegionError('mcp_server_unavailable', `MCP server "${this.name}" could not be started: ${errorMessage(error)}`, { server: this.name }, { cause: error });
+    }
+    const live: Live = { client, pid: null };
+    client.onclose = () => this.onClosed(live);
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
+      if (this.current !== live) return;
+      this.toolList = undefined;
+      this.hooks.onToolsChanged();
+    });
+    try {
+      await client.connect(transport, { timeout: START_TIMEOUT_MS });
+    } catch (error) {
+      client.onclose = undefined;
+      await client.close().catch(() => undefined);
+      throw new LegionError('mcp_server_unavailable', `MCP server "${this.name}" could not be started: ${errorMessage(error)}${this.stderrHint()}`, { server: this.name }, { cause: error });
+    }
+    live.pid = 'pid' in transport ? transport.pid : null;
+    if (this.closed) {
+      client.onclose = undefined;
+      await client.close().catch(() => undefined);
+      throw new LegionError('mcp_server_closed', `MCP server "${this.name}" has been shut down.`, { server: this.name });
+    }
+    this.current = live;
+    return live;
+  }
+
+  private createTransport(sdk: McpSdk): InstanceType<McpSdk['StdioClientTransport']> | InstanceType<McpSdk['StreamableHTTPClientTransport']> {
+    const where = `mcpServers.${this.name}`;
+    if (this.config.url !== undefined) {
+      const headers = expandEnvReferences(this.config.headers, this.hooks.env, `${where}.headers`);
+      return new sdk.StreamableHTTPClientTransport(new URL(this.config.url), { requestInit: { headers } });
+    }
+    const transport = new sdk.StdioClientTransport({
+      command: this.config.command ?? '',
+      args: this.config.args ?? [],
+      // The SDK adds only PATH, HOME and the like: Legion's own keys are not handed to servers.
+      env: expandEnvReferences(this.config.env, this.hooks.env, `${where}.env`),
+      cwd: resolve(this.hooks.workspaceRoot, this.config.cwd ?? '.'),
+      // Piped, not inherited: a server's logging must not scribble over the terminal UI.
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
+    });
+    return transport;
+  }
+
+  private onClosed(live: Live): void {
+    if (this.current !== live) return;
+    this.current = undefined;
+    this.starting = undefined;
+    this.toolList = undefined;
+    if (!this.closed) this.hooks.onUnexpectedExit(`MCP server "${this.name}" stopped unexpectedly${this.stderrHint()}; it will be started again on its next use.`);
+  }
+
+  /** Forgets a connection that no longer works, so the next use starts afresh. */
+  private async drop(live: Live): Promise<void> {
+    if (this.current !== live) return;
+    this.current = undefined;
+    this.starting = undefined;
+    this.toolList = undefined;
+    live.client.onclose = undefined;
+    await live.client.close().catch(() => undefined);
+  }
+
+  private stderrHint(): string {
+    const tail = this.stderrTail.trim();
+    return tail ? ` (its stderr ended with: ${tail.split('\n').slice(-5).join(' | ')})` : '';
+  }
+}
+
+/** The SDK's words when a request is made on a transport that already closed: it was never sent. */
+function isNotConnected(error: unknown): boolean {
+  return error instanceof Error && error.message === 'Not connected';
+}
+
+/**
+ * A Streamable HTTP server that forgot our session (it restarted) answers 404,
+ * as the spec says, or 400 as some servers do; either way it refused the
+ * request without running it, so a new session may retry it once.
+ */
+function isExpiredSession(sdk: McpSdk, error: unknown): boolean {
+  return error instanceof sdk.StreamableHTTPError && (error.code === 404 || error.code === 400);
+}
+
+/** An HTTP server that cannot be reached: keep nothing of the old session. */
+function isUnreachable(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  return error instanceof TypeError && typeof cause?.code === 'string';
+}
