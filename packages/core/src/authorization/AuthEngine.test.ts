@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { parseParticipant, type Participant } from '../collective/participant.js';
 import { defineTool, type ToolEffect } from '../tools/tool.js';
 import { AuthEngine, canApprove } from './AuthEngine.js';
-import type { Policies } from './policy.js';
+import type { ApprovalAuthority, Policies } from './policy.js';
 
 const tool = (name: string, effect?: ToolEffect) =>
   defineTool({ name, description: name, ...(effect ? { effect } : {}), inputSchema: z.object({}).passthrough(), execute: async () => ({ status: 'success', data: null }) });
 
-const agent = (policies?: Policies, approvalAuthority?: unknown): Participant =>
+const agent = (policies?: Policies, approvalAuthority?: ApprovalAuthority): Participant =>
   parseParticipant({ id: 'dev', type: 'agent', name: 'dev', systemPrompt: '', ...(policies ? { policies } : {}), ...(approvalAuthority ? { approvalAuthority } : {}) });
 
 describe('AuthEngine', () => {

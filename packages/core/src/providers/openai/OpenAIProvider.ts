@@ -58,8 +58,9 @@ export class OpenAIProvider implements LLMProvider {
     try {
       for await (const chunk of chunks) {
         if (chunk.usage) {
-          usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
-          const cached = chunk.usage.prompt_tokens_details?.cached_tokens;
+          // OpenAI counts cached prompt tokens inside prompt_tokens; Legion, like Anthropic, keeps them apart.
+          const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
+          usage = { inputTokens: Math.max((chunk.usage.prompt_tokens ?? 0) - cached, 0), outputTokens: chunk.usage.completion_tokens ?? 0 };
           if (cached) usage.cacheReadTokens = cached;
         }
         for (const choice of chunk.choices ?? []) {
@@ -67,10 +68,12 @@ export class OpenAIProvider implements LLMProvider {
           if (delta.content) yield { type: 'text-delta', text: delta.content };
           if (delta.refusal) yield { type: 'text-delta', text: delta.refusal };
           for (const call of delta.tool_calls ?? []) {
-            let entry = calls.get(call.index);
+            // Some servers (older Ollama) omit `index`: a new id then starts a new call, else it continues the last one.
+            const index = call.index ?? (call.id && ![...calls.values()].some((existing) => existing.id === call.id) ? calls.size : Math.max(calls.size - 1, 0));
+            let entry = calls.get(index);
             if (!entry) {
-              entry = { id: call.id ?? `call_${call.index}`, name: '', json: '' };
-              calls.set(call.index, entry);
+              entry = { id: call.id ?? `call_${index}`, name: '', json: '' };
+              calls.set(index, entry);
             }
             if (call.id) entry.id = call.id;
             if (call.function?.name) entry.name += call.function.name;
@@ -113,7 +116,7 @@ interface OpenAIChunk {
     delta?: {
       content?: string | null;
       refusal?: string | null;
-      tool_calls?: Array<{ index: number; id?: string; function?: { name?: string; arguments?: string } }>;
+      tool_calls?: Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }>;
     };
     finish_reason?: string | null;
   }>;

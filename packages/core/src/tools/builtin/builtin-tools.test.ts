@@ -4,7 +4,7 @@ import { toolResultsOf } from '../../conversation/message.js';
 import type { ModelRequest } from '../../providers/llm-provider.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../../testing/index.js';
 import { ToolRegistry } from '../ToolRegistry.js';
-import { isAlive, run, successText, toolContext } from './__fixtures__/tool-context.js';
+import { isAlive, isGoneSoon, run, successText, toolContext } from './__fixtures__/tool-context.js';
 import { BUILTIN_PROVIDER_ID, BUILTIN_TOOL_FAMILIES, createBuiltinTools, registerBuiltinTools, type BuiltinTools } from './index.js';
 
 /** The tool results the model received in its latest request. */
@@ -106,7 +106,7 @@ describe('built-in tools', () => {
     expect(isAlive(pid)).toBe(true);
     await registered.dispose();
     expect(registry.list()).toEqual([]);
-    expect(isAlive(pid)).toBe(false);
+    expect(await isGoneSoon(pid)).toBe(true);
   });
 
   it('create only the families asked for', () => {

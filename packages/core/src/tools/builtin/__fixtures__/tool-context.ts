@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBus } from '../../../events/EventBus.js';
@@ -61,11 +61,28 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+  if (!existsSync('/proc/self/stat')) return true;
+  let stat: string;
   try {
-    // /proc/<pid>/stat: "pid (name) state ..."; Z is a zombie, already dead.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
-    return true;
+    return false; // reaped between the two checks
   }
+  // "pid (name) state ...": Z (zombie) and X (dead) have already exited.
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state !== 'Z' && state !== 'X';
+}
+
+/**
+ * Whether a killed process is gone within a generous bound. A SIGKILL is
+ * delivered asynchronously: the target may still be exiting when the sender
+ * returns, so tests wait for the outcome rather than sample it once.
+ */
+export async function isGoneSoon(pid: number, boundMs = 5000): Promise<boolean> {
+  const deadline = Date.now() + boundMs;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return true;
 }

@@ -1,4 +1,4 @@
-import { errorText, isAlive, run, successText, tempWorkspace, toolContext } from '../__fixtures__/tool-context.js';
+import { errorText, isAlive, isGoneSoon, run, successText, tempWorkspace, toolContext } from '../__fixtures__/tool-context.js';
 import type { Tool } from '../../tool.js';
 import { createProcessTools } from './process-tools.js';
 import { ProcessRegistry } from './ProcessRegistry.js';
@@ -44,7 +44,7 @@ describe('background process tools', () => {
 
     const stopped = successText(await run(tools.process_stop!, { id }, context));
     expect(stopped).toMatch(new RegExp(`^Stopped ${id}: finished, killed by SIGTERM`));
-    expect(isAlive(sleeperPid)).toBe(false);
+    expect(await isGoneSoon(sleeperPid)).toBe(true);
     expect(errorText(await run(tools.process_poll!, { id }, context))).toContain(`No background process "${id}"`);
   });
 
@@ -69,7 +69,7 @@ describe('background process tools', () => {
     expect(ids).toHaveLength(2);
     expect(pids.every(isAlive)).toBe(true);
     await registry.dispose();
-    expect(pids.some(isAlive)).toBe(false);
+    for (const pid of pids) expect(await isGoneSoon(pid)).toBe(true);
     expect(registry.list()).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { errorText, isAlive, run, successText, tempWorkspace, toolContext } from '../__fixtures__/tool-context.js';
+import { errorText, isGoneSoon, run, successText, tempWorkspace, toolContext } from '../__fixtures__/tool-context.js';
 import { createShellRunTool } from './shell-run.js';
 
 describe('shell_run', () => {
@@ -43,7 +43,7 @@ describe('shell_run', () => {
   it('kills the whole process group on timeout', async () => {
     const result = await run(shell, { command: 'sleep 60 & echo $! > child.pid; echo started; wait', timeout_ms: 300 }, toolContext({ root: workspace.root }));
     expect(errorText(result)).toMatch(/^Timed out after 300 ms; the command and its children were killed \(killed by SIGTERM\)\.\n\[stdout\]\nstarted$/);
-    expect(isAlive(pidIn('child.pid'))).toBe(false);
+    expect(await isGoneSoon(pidIn('child.pid'))).toBe(true);
   });
 
   it('kills the process group when the call is cancelled', async () => {
@@ -53,13 +53,13 @@ describe('shell_run', () => {
     while (!safeExists(join(workspace.root, 'child.pid'))) await new Promise((resolve) => setTimeout(resolve, 10));
     controller.abort();
     expect(errorText(await pending)).toContain('Cancelled; the command and its children were killed');
-    expect(isAlive(pidIn('child.pid'))).toBe(false);
+    expect(await isGoneSoon(pidIn('child.pid'))).toBe(true);
   });
 
   it('does not wait for processes the command leaves in the background, and kills them', async () => {
     const text = successText(await run(shell, { command: 'sleep 60 & echo $! > bg.pid; echo done' }, toolContext({ root: workspace.root })));
     expect(text).toBe('exit code 0\n[stdout]\ndone');
-    expect(isAlive(pidIn('bg.pid'))).toBe(false);
+    expect(await isGoneSoon(pidIn('bg.pid'))).toBe(true);
   });
 });
 
