@@ -5,6 +5,14 @@ import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { runCli } from './run-cli.js';
 
+// Output piped into `head` and the like: a closed pipe means the reader has seen enough.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
 const program = new Command('legion')

@@ -13,11 +13,10 @@ import { RuntimeRegistry } from './runtime/RuntimeRegistry.js';
 import type { TurnResult } from './runtime/turn.js';
 import { WorkspacePaths } from './storage/workspace-paths.js';
 import { createCommunicateTool } from './tools/builtin/communicate.js';
-import { createFileReadTool } from './tools/builtin/files/file-read.js';
 import { createApprovalResponseTool, createListApprovalsTool } from './tools/builtin/approval-tools.js';
 import { ApprovalGate } from './authorization/ApprovalGate.js';
 import { AuthEngine } from './authorization/AuthEngine.js';
-import { createListParticipantsTool } from './tools/builtin/list-participants.js';
+import { registerBuiltinTools, type ProcessRegistry } from './tools/builtin/index.js';
 import { ToolExecutor } from './tools/ToolExecutor.js';
 import { ToolRegistry } from './tools/ToolRegistry.js';
 
@@ -44,6 +43,9 @@ export class Legion {
   /** Where UIs register how their user is asked for approvals (`approvals.setUserHandler`). */
   readonly approvals: ApprovalGate;
   readonly auth: AuthEngine;
+  /** Background processes agents started (process_start); killed on close(). */
+  readonly processes: ProcessRegistry;
+  private readonly disposeBuiltinTools: () => Promise<void>;
 
   private constructor(
     readonly paths: WorkspacePaths,
@@ -85,8 +87,17 @@ export class Legion {
         },
       }),
     );
-    this.tools.register(createListParticipantsTool(collective));
-    this.tools.register(createFileReadTool());
+    const builtin = registerBuiltinTools(this.tools, {
+      collective,
+      sessions: this.sessions,
+      env,
+      toolsFor: (id) => {
+        const participant = collective.get(id);
+        return participant?.type === 'agent' ? this.tools.allowedBy(participant.tools) : [];
+      },
+    });
+    this.processes = builtin.processes;
+    this.disposeBuiltinTools = builtin.dispose;
     this.tools.register(createApprovalResponseTool());
     this.tools.register(createListApprovalsTool());
   }
@@ -111,6 +122,8 @@ export class Legion {
   }
 
   close(): void {
+    // The kill signals go out synchronously; the promise only waits for the processes to be gone.
+    void this.disposeBuiltinTools();
     this.sessions.close();
   }
 }

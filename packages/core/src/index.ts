@@ -102,6 +102,26 @@ export { COMMUNICATE_TOOL_NAME, createCommunicateTool } from './tools/builtin/co
 export { createFileReadTool } from './tools/builtin/files/file-read.js';
 export { resolveInWorkspace } from './tools/builtin/files/workspace-path.js';
 export { createListParticipantsTool } from './tools/builtin/list-participants.js';
+export {
+  BUILTIN_PROVIDER_ID,
+  BUILTIN_TOOL_FAMILIES,
+  ProcessRegistry,
+  createBuiltinToolProvider,
+  createBuiltinTools,
+  registerBuiltinTools,
+} from './tools/builtin/index.js';
+export type {
+  BackgroundProcess,
+  BuiltinFamily,
+  BuiltinTools,
+  BuiltinToolsOptions,
+  CollectiveToolsOptions,
+  ProcessRegistryOptions,
+  ProcessStatus,
+  SessionDirectory,
+} from './tools/builtin/index.js';
+export { redactSecrets } from './tools/redact.js';
+export { resolveWritableInWorkspace } from './tools/builtin/files/workspace-path.js';
 export { defineTool, toolDefinition } from './tools/tool.js';
 export type { AnswerOutcome, Tool, ToolContext, ToolDefinition, ToolEffect, ToolResult, ToolSession } from './tools/tool.js';
 export { createApprovalResponseTool, createListApprovalsTool } from './tools/builtin/approval-tools.js';

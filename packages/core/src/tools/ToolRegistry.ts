@@ -23,6 +23,8 @@ interface ProviderState {
   /** Bumped on every reload so that a slow, stale `getTools()` answer is dropped. */
   generation: number;
   disposed: boolean;
+  /** Not asked for its tools yet: waits for the first `ready()` (see `registerToolProvider`). */
+  deferred: boolean;
   unsubscribe?: (() => void) | undefined;
 }
 
@@ -56,17 +58,19 @@ export class ToolRegistry {
 
   /**
    * Adds a provider's tools now (sync providers) or when its `getTools()`
-   * settles, and follows its changes. The returned function removes its tools
-   * and disposes the provider.
+   * settles, and follows its changes. With `deferred`, the provider is not
+   * asked until the first `ready()`, so a provider whose listing is costly
+   * (MCP servers to start) costs nothing until something needs the tools.
+   * The returned function removes its tools and disposes the provider.
    */
-  registerToolProvider(provider: ToolProvider): () => Promise<void> {
+  registerToolProvider(provider: ToolProvider, options: { deferred?: boolean } = {}): () => Promise<void> {
     if (this.providers.has(provider.id)) {
       throw new LegionError('duplicate_tool_provider', `A tool provider with id "${provider.id}" is already registered.`, { id: provider.id });
     }
-    const state: ProviderState = { provider, listed: new Map(), generation: 0, disposed: false };
+    const state: ProviderState = { provider, listed: new Map(), generation: 0, disposed: false, deferred: options.deferred === true };
     this.providers.set(provider.id, state);
     state.unsubscribe = provider.onDidChangeTools?.(() => this.reload(state));
-    this.reload(state);
+    if (!state.deferred) this.reload(state);
     return () => this.unregisterProvider(state);
   }
 
@@ -91,8 +95,13 @@ export class ToolRegistry {
     return this.list().filter((tool) => matches(tool.name));
   }
 
-  /** Settles once every provider's latest tool list has been applied (or has failed and been reported). */
+  /**
+   * Settles once every provider's latest tool list has been applied (or has
+   * failed and been reported), first asking deferred providers. Cheap when
+   * nothing is pending: callers may await it before every turn.
+   */
   async ready(): Promise<void> {
+    for (const state of this.providers.values()) if (state.deferred) this.reload(state);
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
 
@@ -109,6 +118,7 @@ export class ToolRegistry {
 
   private reload(state: ProviderState): void {
     if (state.disposed) return;
+    state.deferred = false;
     const generation = ++state.generation;
     let listed: readonly ProvidedTool[] | Promise<readonly ProvidedTool[]>;
     try {

@@ -88,6 +88,21 @@ describe('ToolRegistry with tool providers', () => {
     expect(registry.list().map((t) => t.name)).toEqual(['fresh']);
   });
 
+  it('does not ask a deferred provider for its tools until someone awaits ready()', async () => {
+    let asked = 0;
+    const provider = new ListProvider('costly', async () => {
+      asked++;
+      return [tool('late')];
+    });
+    registry.registerToolProvider(provider, { deferred: true });
+    expect(asked).toBe(0);
+    expect(registry.list()).toEqual([]);
+    await registry.ready();
+    await registry.ready();
+    expect(asked).toBe(1);
+    expect(registry.list().map((t) => t.name)).toEqual(['late']);
+  });
+
   it('routes tools listed without execute to the provider', async () => {
     const calls: Array<[string, unknown]> = [];
     const provider: ToolProvider = {

@@ -52,9 +52,9 @@ const memoryServer = () => stdioServer('@modelcontextprotocol/server-memory', []
 describe('McpToolProvider over stdio', () => {
   it('starts nothing until asked, then exposes the server\'s tools as mcp__<server>__<tool> with its JSON Schema', async () => {
     const mcp = provider({ memory: memoryServer() });
+    registry.registerToolProvider(mcp, { deferred: true });
     expect(mcp.serverPid('memory')).toBeUndefined();
-    registry.registerToolProvider(mcp);
-    // Registration asked for the tools, which is the first use: the server is starting now, not at construction.
+    // The first need for the tools starts the server.
     await registry.ready();
     expect(mcp.serverPid('memory')).toEqual(expect.any(Number));
     const names = registry.list().map((tool) => tool.name);

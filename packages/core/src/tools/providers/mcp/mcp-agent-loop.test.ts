@@ -76,7 +76,7 @@ describe('an agent using MCP tools', () => {
     test.legion.close();
     legion = test.reopen();
     // What Legion's own wiring does on open, done here by hand.
-    legion.tools.registerToolProvider(createMcpToolProvider({ servers: legion.config.mcpServers, workspaceRoot: legion.paths.root, events: legion.events }));
+    legion.tools.registerToolProvider(createMcpToolProvider({ servers: legion.config.mcpServers, workspaceRoot: legion.paths.root, events: legion.events }), { deferred: true });
     await legion.tools.ready();
 
     const session = legion.sessions.create();
@@ -94,7 +94,7 @@ describe('an agent using MCP tools', () => {
     writeFileSync(join(test.root, '.legion', 'config.json'), JSON.stringify({ version: 1, mcpServers: { everything: stdioServer('@modelcontextprotocol/server-everything') } }));
     test.legion.close();
     legion = test.reopen();
-    legion.tools.registerToolProvider(createMcpToolProvider({ servers: legion.config.mcpServers, workspaceRoot: legion.paths.root, events: legion.events }));
+    legion.tools.registerToolProvider(createMcpToolProvider({ servers: legion.config.mcpServers, workspaceRoot: legion.paths.root, events: legion.events }), { deferred: true });
     await legion.tools.ready();
     const calls: string[] = [];
     legion.events.on('tool:result', (event) => calls.push(event.toolUse.name));

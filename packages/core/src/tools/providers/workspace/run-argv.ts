@@ -81,7 +81,11 @@ function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
     // A negative pid addresses the process group the detached child leads.
     process.kill(process.platform === 'win32' ? pid : -pid, signal);
   } catch {
-    // already gone
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
   }
 }
 

@@ -99,7 +99,8 @@ describe('shell workspace tools', () => {
     const probe = tool({ timeoutMs: 300, execution: { type: 'shell', command: [process.execPath, '-e', 'console.log("started"); setInterval(() => {}, 1000)'] } });
     const result = await probe.execute({}, toolContext({ workspaceRoot: root }));
     expect(result).toMatchObject({ status: 'error' });
-    expect((result as { error: string }).error).toMatch(/^probe timed out after 300 ms and was stopped\.\nstarted$/);
+    // On a loaded machine the child may not have printed yet when the time is up; if it did, its output is kept.
+    expect((result as { error: string }).error).toMatch(/^probe timed out after 300 ms and was stopped\.(\nstarted)?$/);
   });
 
   it('stops the command when the call is cancelled', async () => {
