@@ -17,6 +17,8 @@ import { createApprovalResponseTool, createListApprovalsTool } from './tools/bui
 import { ApprovalGate } from './authorization/ApprovalGate.js';
 import { AuthEngine } from './authorization/AuthEngine.js';
 import { registerBuiltinTools, type ProcessRegistry } from './tools/builtin/index.js';
+import { createMcpToolProvider } from './tools/providers/mcp/McpToolProvider.js';
+import { createWorkspaceToolProvider } from './tools/providers/workspace/WorkspaceToolProvider.js';
 import { ToolExecutor } from './tools/ToolExecutor.js';
 import { ToolRegistry } from './tools/ToolRegistry.js';
 
@@ -36,7 +38,7 @@ export interface OpenLegionOptions {
 export class Legion {
   readonly events = new EventBus();
   readonly runtimes = new RuntimeRegistry();
-  readonly tools = new ToolRegistry();
+  readonly tools = new ToolRegistry({ events: this.events });
   readonly providers: ProviderFactory;
   readonly sessions: SessionStore;
   readonly executor = new ToolExecutor();
@@ -98,6 +100,12 @@ export class Legion {
     });
     this.processes = builtin.processes;
     this.disposeBuiltinTools = builtin.dispose;
+    // After the built-ins, so that a workspace or MCP tool with a taken name is reported and left out.
+    this.tools.registerToolProvider(createWorkspaceToolProvider({ directory: paths.toolsDir, workspaceRoot: paths.root, events: this.events, env }));
+    if (Object.keys(config.mcpServers).length > 0) {
+      // Deferred: no MCP server starts until an agent's turn first needs its tools.
+      this.tools.registerToolProvider(createMcpToolProvider({ servers: config.mcpServers, workspaceRoot: paths.root, events: this.events, env }), { deferred: true });
+    }
     this.tools.register(createApprovalResponseTool());
     this.tools.register(createListApprovalsTool());
   }
@@ -121,9 +129,9 @@ export class Legion {
     return session.send({ from, to: options.to ?? this.entryAgentId(), message, conversation: options.conversation, signal: options.signal });
   }
 
-  close(): void {
-    // The kill signals go out synchronously; the promise only waits for the processes to be gone.
-    void this.disposeBuiltinTools();
+  /** Stops background processes and MCP servers and closes open logs. */
+  async close(): Promise<void> {
     this.sessions.close();
+    await Promise.all([this.disposeBuiltinTools(), this.tools.dispose()]);
   }
 }

@@ -121,6 +121,20 @@ export type {
   SessionDirectory,
 } from './tools/builtin/index.js';
 export { redactSecrets } from './tools/redact.js';
+export { PROGRAMMATIC_PROVIDER_ID } from './tools/providers/tool-provider.js';
+export type { ProvidedTool, ToolProvider } from './tools/providers/tool-provider.js';
+export type { ToolRegistryOptions } from './tools/ToolRegistry.js';
+export { WORKSPACE_TOOL_PROVIDER_ID, WorkspaceToolProvider, createWorkspaceToolProvider } from './tools/providers/workspace/WorkspaceToolProvider.js';
+export type { WorkspaceToolProviderOptions } from './tools/providers/workspace/WorkspaceToolProvider.js';
+export type { WorkspaceTool } from './tools/providers/workspace/workspace-tool.js';
+export type { WorkspaceToolFileProblem } from './tools/providers/workspace/load-workspace-tools.js';
+export { WORKSPACE_TOOL_FORMAT_VERSION, WorkspaceToolFileSchema } from './tools/providers/workspace/workspace-tool-schema.js';
+export type { WorkspaceToolFile } from './tools/providers/workspace/workspace-tool-schema.js';
+export { MCP_TOOL_PROVIDER_ID, McpToolProvider, createMcpToolProvider } from './tools/providers/mcp/McpToolProvider.js';
+export type { McpServerProblem, McpToolProviderOptions } from './tools/providers/mcp/McpToolProvider.js';
+export { McpServerConfigSchema } from './tools/providers/mcp/mcp-server-config.js';
+export type { McpServerConfig } from './tools/providers/mcp/mcp-server-config.js';
+export { mcpToolName } from './tools/providers/mcp/mcp-tool-name.js';
 export { resolveWritableInWorkspace } from './tools/builtin/files/workspace-path.js';
 export { defineTool, toolDefinition } from './tools/tool.js';
 export type { AnswerOutcome, Tool, ToolContext, ToolDefinition, ToolEffect, ToolResult, ToolSession } from './tools/tool.js';

@@ -22,7 +22,7 @@ function open(options: ApprovalOptions): { legion: Legion; session: Session } {
 export async function approvalsCommand(options: ApprovalOptions): Promise<number> {
   const { legion, session } = open(options);
   const views = session.approvals.list(options.all ? {} : { status: 'pending' });
-  legion.close();
+  await legion.close();
   if (options.json) {
     process.stdout.write(`${JSON.stringify({ sessionId: session.id, approvals: views })}\n`);
     return 0;
@@ -54,7 +54,7 @@ export async function answerCommand(decision: 'approve' | 'reject', ids: string[
     else for (const result of outcome.resumed) process.stdout.write(`${describeResult(result)}\n`);
     return outcome.resumed.some((result) => result.status === 'error') ? 1 : 0;
   } finally {
-    legion.close();
+    await legion.close();
   }
 }
 

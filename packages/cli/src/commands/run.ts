@@ -57,7 +57,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     stopPrinting?.();
-    legion.close();
+    await legion.close();
   }
 
   if (options.output === 'json') {

@@ -46,6 +46,8 @@ export class AgentRuntime implements ParticipantRuntime {
     const { collective, config, providers } = this.services;
     const { model, limits } = settingsForAgent(config, agent);
     const provider = providers.forParticipant(agent.id, model);
+    // Deferred providers (MCP servers) load on the first turn that needs tools; later it is a resolved promise.
+    await this.services.tools.ready();
     const tools = this.toolsFor(agent);
     const phase = { turn, agent, tools, defaultTimeoutMs: limits.toolTimeoutMs, services: this.services, workspaceRoot: this.services.workspaceRoot };
     const request = {

@@ -37,7 +37,8 @@ export interface TestLegion {
   assertScriptsDone(): void;
   /** Reopens the same workspace as a fresh process would (new Legion, same files). */
   reopen(): Legion;
-  cleanup(): void;
+  /** Closes the workspace (stopping its processes and servers) and deletes it. */
+  cleanup(): Promise<void>;
 }
 
 /**
@@ -68,8 +69,8 @@ export function createTestLegion(options: {
     providers,
     assertScriptsDone: () => Object.values(providers).forEach((provider) => provider.assertDone()),
     reopen: open,
-    cleanup: () => {
-      legion.close();
+    cleanup: async () => {
+      await legion.close();
       rmSync(root, { recursive: true, force: true });
     },
   };

@@ -5,7 +5,6 @@ import type { Legion } from '../../../Legion.js';
 import type { ModelRequest } from '../../../providers/llm-provider.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../../../testing/index.js';
 import { stdioServer } from './__fixtures__/mcp-servers.js';
-import { createMcpToolProvider } from './McpToolProvider.js';
 
 function lastToolResults(request: ModelRequest): ToolResultBlock[] {
   const last = request.messages.at(-1)!;
@@ -17,9 +16,8 @@ describe('an agent using MCP tools', () => {
   let test: TestLegion;
   let legion: Legion | undefined;
   afterEach(async () => {
-    await legion?.tools.dispose();
-    legion?.close();
-    test?.cleanup();
+    await legion?.close();
+    await test?.cleanup();
   });
 
   it('calls real MCP servers configured in .legion/config.json, and their results reach the model', async () => {
@@ -73,11 +71,9 @@ describe('an agent using MCP tools', () => {
         policies: { 'mcp__everything__*': 'auto', 'mcp__memory__*': 'auto' },
       }),
     );
-    test.legion.close();
+    await test.legion.close();
     legion = test.reopen();
-    // What Legion's own wiring does on open, done here by hand.
-    legion.tools.registerToolProvider(createMcpToolProvider({ servers: legion.config.mcpServers, workspaceRoot: legion.paths.root, events: legion.events }), { deferred: true });
-    await legion.tools.ready();
+    // Legion registers the configured servers on open; none starts before a turn needs its tools.
 
     const session = legion.sessions.create();
     const result = await legion.send(session, 'What is 2 + 3? Remember it.');
@@ -92,10 +88,8 @@ describe('an agent using MCP tools', () => {
       scripts: { dev: [{ toolCalls: [{ id: 'echo', name: 'mcp__everything__echo', input: { message: 'hi' } }] }] },
     });
     writeFileSync(join(test.root, '.legion', 'config.json'), JSON.stringify({ version: 1, mcpServers: { everything: stdioServer('@modelcontextprotocol/server-everything') } }));
-    test.legion.close();
+    await test.legion.close();
     legion = test.reopen();
-    legion.tools.registerToolProvider(createMcpToolProvider({ servers: legion.config.mcpServers, workspaceRoot: legion.paths.root, events: legion.events }), { deferred: true });
-    await legion.tools.ready();
     const calls: string[] = [];
     legion.events.on('tool:result', (event) => calls.push(event.toolUse.name));
 

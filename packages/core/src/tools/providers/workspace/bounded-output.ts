@@ -44,14 +44,9 @@ export class BoundedOutput {
     }
   }
 
-  get size(): number {
-    return this.headBytes + this.tailBytes + this.cutBytes;
-  }
-
   text(): string {
-    const head = Buffer.concat(this.head).toString('utf8');
-    const tail = Buffer.concat(this.tail).toString('utf8');
+    // Decoded together when nothing was cut, so a character split across the halves stays whole.
     if (this.cutBytes === 0) return Buffer.concat([...this.head, ...this.tail]).toString('utf8');
-    return `${head}\n… [${this.cutBytes} bytes cut] …\n${tail}`;
+    return `${Buffer.concat(this.head).toString('utf8')}\n… [${this.cutBytes} bytes cut] …\n${Buffer.concat(this.tail).toString('utf8')}`;
   }
 }
