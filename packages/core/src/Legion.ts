@@ -1,4 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { Collective } from './collective/Collective.js';
+import { initWorkspace } from './collective/init-workspace.js';
+import type { ParticipantInput } from './collective/participant.js';
+import type { Tool } from './tools/tool.js';
 import type { ResolvedConfig } from './config/config-schema.js';
 import { loadConfig, settingsForAgent } from './config/load-config.js';
 import type { Session } from './conversation/Session.js';
@@ -100,14 +104,14 @@ export class Legion {
     });
     this.processes = builtin.processes;
     this.disposeBuiltinTools = builtin.dispose;
+    this.tools.register(createApprovalResponseTool());
+    this.tools.register(createListApprovalsTool());
     // After the built-ins, so that a workspace or MCP tool with a taken name is reported and left out.
     this.tools.registerToolProvider(createWorkspaceToolProvider({ directory: paths.toolsDir, workspaceRoot: paths.root, events: this.events, env }));
     if (Object.keys(config.mcpServers).length > 0) {
       // Deferred: no MCP server starts until an agent's turn first needs its tools.
       this.tools.registerToolProvider(createMcpToolProvider({ servers: config.mcpServers, workspaceRoot: paths.root, events: this.events, env }), { deferred: true });
     }
-    this.tools.register(createApprovalResponseTool());
-    this.tools.register(createListApprovalsTool());
   }
 
   /** Loads config (defaults → global → workspace) and the collective of an existing workspace. */
@@ -115,6 +119,58 @@ export class Legion {
     const paths = new WorkspacePaths(options.root);
     const { config } = loadConfig({ workspaceConfigFile: paths.configFile, globalConfigFile: options.globalConfigFile, env: options.env });
     return new Legion(paths, config, Collective.load(paths), options.env ?? process.env);
+  }
+
+  /**
+   * Creates a workspace with these participants (or the default team) and
+   * opens it. Files that already exist are kept as they are.
+   */
+  static create(options: OpenLegionOptions & { participants?: ParticipantInput[]; entryAgent?: string }): Legion {
+    initWorkspace(options.root, { participants: options.participants, entryAgent: options.entryAgent });
+    return Legion.open(options);
+  }
+
+  /** Runs one task: the user sends it to an agent (the entry agent by default) in the latest session, or a new one. */
+  async runAgent(task: string, options: { agent?: string; session?: Session; signal?: AbortSignal } = {}): Promise<TurnResult> {
+    const session = options.session ?? this.sessions.resumeOrCreate();
+    return this.send(session, task, { ...(options.agent ? { to: options.agent } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+  }
+
+  /** Every tool, once deferred providers (MCP servers) have listed theirs. */
+  async getTools(): Promise<Tool[]> {
+    await this.tools.ready();
+    return this.tools.list();
+  }
+
+  /**
+   * Runs one tool directly, with input validation and its timeout but without
+   * asking for approval: the caller is the program itself, not a model.
+   */
+  async executeTool(name: string, input: unknown, options: { as?: string; session?: Session; signal?: AbortSignal } = {}): Promise<{ status: 'success'; content: string } | { status: 'error'; error: string }> {
+    await this.tools.ready();
+    const tools = new Map(this.tools.list().map((tool) => [tool.name, tool]));
+    const toolUse = { type: 'tool_use' as const, id: `direct_${randomUUID().slice(0, 8)}`, name, input };
+    const prepared = this.executor.prepare(toolUse, tools);
+    if (!prepared.ok) return { status: 'error', error: prepared.error };
+    const callerId = options.as ?? this.collective.defaultUser()?.id ?? 'program';
+    const session = options.session ?? this.sessions.resumeOrCreate();
+    const outcomes = await this.executor.run(
+      [prepared.call],
+      {
+        callerId,
+        chain: [],
+        frames: [],
+        conversation: { sessionId: session.id, conversationId: `${callerId}__direct`, initiator: callerId, responder: callerId },
+        session,
+        signal: options.signal ?? new AbortController().signal,
+        events: this.events,
+        workspaceRoot: this.paths.root,
+      },
+      this.config.limits.toolTimeoutMs,
+    );
+    const outcome = outcomes.get(toolUse.id);
+    if (outcome?.kind !== 'result') return { status: 'error', error: `${name} is waiting on approvals: ${outcome?.requests.map((request) => request.id).join(', ')}` };
+    return outcome.block.isError ? { status: 'error', error: outcome.block.content } : { status: 'success', content: outcome.block.content };
   }
 
   /** The participant that takes the user's messages. */
