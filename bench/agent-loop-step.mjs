@@ -40,6 +40,7 @@ function scriptedModel() {
 
 const noopTool = defineTool({
   name: 'noop',
+  effect: 'read',
   description: 'Does nothing and returns at once.',
   inputSchema: z.object({ step: z.number().int() }),
   async execute(input) {

@@ -24,6 +24,7 @@ import { registerBuiltinTools, type ProcessRegistry } from './tools/builtin/inde
 import { createMcpToolProvider } from './tools/providers/mcp/McpToolProvider.js';
 import { createWorkspaceToolProvider } from './tools/providers/workspace/WorkspaceToolProvider.js';
 import { ToolExecutor } from './tools/ToolExecutor.js';
+import { secretRedactor } from './tools/redact.js';
 import { ToolRegistry } from './tools/ToolRegistry.js';
 
 export interface OpenLegionOptions {
@@ -45,7 +46,7 @@ export class Legion {
   readonly tools = new ToolRegistry({ events: this.events });
   readonly providers: ProviderFactory;
   readonly sessions: SessionStore;
-  readonly executor = new ToolExecutor();
+  readonly executor: ToolExecutor;
   /** Where UIs register how their user is asked for approvals (`approvals.setUserHandler`). */
   readonly approvals: ApprovalGate;
   readonly auth: AuthEngine;
@@ -59,6 +60,7 @@ export class Legion {
     readonly collective: Collective,
     env: NodeJS.ProcessEnv,
   ) {
+    this.executor = new ToolExecutor(secretRedactor(env));
     this.providers = new ProviderFactory(config.providers);
     registerBuiltinProviders(this.providers, env);
     this.sessions = new SessionStore({

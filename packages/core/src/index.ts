@@ -120,7 +120,7 @@ export type {
   ProcessStatus,
   SessionDirectory,
 } from './tools/builtin/index.js';
-export { redactSecrets } from './tools/redact.js';
+export { redactSecrets, secretRedactor } from './tools/redact.js';
 export { PROGRAMMATIC_PROVIDER_ID } from './tools/providers/tool-provider.js';
 export type { ProvidedTool, ToolProvider } from './tools/providers/tool-provider.js';
 export type { ToolRegistryOptions } from './tools/ToolRegistry.js';

@@ -52,7 +52,13 @@ export async function answerCommand(decision: 'approve' | 'reject', ids: string[
     if (outcome.status === 'error') throw new LegionError('approval_invalid', outcome.error);
     if (options.json) process.stdout.write(`${JSON.stringify({ sessionId: session.id, resumed: outcome.resumed })}\n`);
     else for (const result of outcome.resumed) process.stdout.write(`${describeResult(result)}\n`);
-    return outcome.resumed.some((result) => result.status === 'error') ? 1 : 0;
+    if (outcome.resumed.some((result) => result.status === 'error')) return 1;
+    // Like `legion run`: 2 says the work paused again on a new approval, so a script does not take it as done.
+    if (outcome.resumed.some((result) => result.status === 'approval_required')) {
+      if (!options.json) process.stderr.write('Answer with: legion approve ID… [--always]  or  legion reject ID… --reason "…"\n');
+      return 2;
+    }
+    return 0;
   } finally {
     await legion.close();
   }

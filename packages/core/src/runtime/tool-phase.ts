@@ -42,14 +42,19 @@ export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<
   const settled = new Map<string, ToolResultBlock>();
   const ready: PreparedCall[] = [];
   const asking: Array<ApprovalCall & { call: PreparedCall }> = [];
-  const grants = turn.session.approvals.grants(agent.id);
+  // Grants ("always allow") are read only when a call would otherwise ask: most calls never need them.
+  let grants: ReadonlySet<string> | undefined;
   for (const toolUse of toolUses) {
     const prepared = services.executor.prepare(toolUse, tools, input.preflight.get(toolUse.id));
     if (!prepared.ok) {
       settled.set(toolUse.id, services.executor.refuse(toolUse, prepared.error, context));
       continue;
     }
-    const decision = services.auth.evaluate({ participant: agent, tool: prepared.call.tool, input: prepared.call.input, grants });
+    let decision = services.auth.evaluate({ participant: agent, tool: prepared.call.tool, input: prepared.call.input });
+    if (decision.mode === 'requires_approval') {
+      grants ??= turn.session.approvals.grants(agent.id);
+      if (grants.has(toolUse.name)) decision = services.auth.evaluate({ participant: agent, tool: prepared.call.tool, input: prepared.call.input, grants });
+    }
     if (decision.mode === 'deny') settled.set(toolUse.id, services.executor.refuse(toolUse, `Denied: ${toolUse.name} is not allowed here (${decision.reason}).`, context));
     else if (decision.mode === 'requires_approval') asking.push({ toolUse, reason: decision.reason, call: prepared.call });
     else ready.push(prepared.call);

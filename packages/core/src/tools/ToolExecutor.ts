@@ -23,6 +23,12 @@ export type CallOutcome = { kind: 'result'; block: ToolResultBlock } | { kind: '
  * Calls marked `concurrent` that stand next to each other run at the same time.
  */
 export class ToolExecutor {
+  /**
+   * @param redact applied to every result before it reaches the log, events
+   *   or the model: secrets of the environment never leave as tool output.
+   */
+  constructor(private readonly redact: (text: string) => string = (text) => text) {}
+
   /** Looks the tool up among those the caller may use and validates the input against its schema. */
   prepare(toolUse: ToolUseBlock, tools: ReadonlyMap<string, Tool>, preflightError?: string): { ok: true; call: PreparedCall } | { ok: false; error: string } {
     if (preflightError !== undefined) return { ok: false, error: preflightError };
@@ -56,7 +62,7 @@ export class ToolExecutor {
 
   /** Reports a call that never ran (refused, invalid, denied) the way a run call is reported. */
   refuse(toolUse: ToolUseBlock, error: string, context: Pick<ToolContext, 'callerId' | 'conversation' | 'events'>): ToolResultBlock {
-    const block = toResultBlock(toolUse.id, { status: 'error', error });
+    const block = toResultBlock(toolUse.id, { status: 'error', error: this.redact(error) });
     context.events.emit('tool:call', { ...context.conversation, participantId: context.callerId, toolUse });
     context.events.emit('tool:result', { ...context.conversation, participantId: context.callerId, toolUse, result: block, durationMs: 0 });
     return block;
@@ -69,6 +75,7 @@ export class ToolExecutor {
     const result = await this.execute(call, { ...context, toolUseId: toolUse.id }, defaultTimeoutMs);
     if (result.status === 'approval_required') return { kind: 'paused', requests: result.requests };
     const block = toResultBlock(toolUse.id, result);
+    block.content = this.redact(block.content);
     context.events.emit('tool:result', { ...context.conversation, participantId: context.callerId, toolUse, result: block, durationMs: performance.now() - started });
     return { kind: 'result', block };
   }

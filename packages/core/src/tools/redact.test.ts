@@ -25,3 +25,34 @@ describe('redactSecrets', () => {
     expect(secretValues(env).map((secret) => secret.name)).toEqual(['AWS_CREDENTIALS_FILE_SECRET', 'OPENAI_API_KEY', 'GITHUB_TOKEN', 'DB_PASSWORD']);
   });
 });
+
+describe('secrets in tool results', () => {
+  it('never reach the log, the events or the model, whatever tool printed them', async () => {
+    const { createTestLegion, agentParticipant, userParticipant } = await import('../testing/index.js');
+    const { defineTool } = await import('./tool.js');
+    const { z } = await import('zod');
+    const { readFileSync, readdirSync } = await import('node:fs');
+    const secret = 'sk-live-0123456789abcdef';
+    const test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('solo', { delegation: 'none' })],
+      scripts: {
+        solo: [
+          { toolCalls: [{ name: 'leaky', input: {} }] },
+          { expect: (request) => expect(JSON.stringify(request.messages)).not.toContain(secret), text: 'ok' },
+        ],
+      },
+      env: { MY_SERVICE_API_KEY: secret },
+    });
+    test.legion.tools.register(defineTool({ name: 'leaky', description: 'prints its environment', effect: 'read', inputSchema: z.object({}), execute: async () => ({ status: 'success', data: `key=${secret}` }) }));
+    const seen: string[] = [];
+    test.legion.events.onAny((event) => seen.push(JSON.stringify(event)));
+    const session = test.legion.sessions.create();
+    expect(await test.legion.send(session, 'go', { to: 'solo' })).toMatchObject({ reply: 'ok' });
+    const dir = `${test.root}/.legion/sessions/${session.id}/conversations`;
+    const logs = readdirSync(dir).map((file) => readFileSync(`${dir}/${file}`, 'utf8')).join('\n');
+    expect(logs).toContain('key=[redacted:MY_SERVICE_API_KEY]');
+    expect(logs).not.toContain(secret);
+    expect(seen.join('\n')).not.toContain(secret);
+    await test.cleanup();
+  });
+});

@@ -29,3 +29,14 @@ export function secretValues(env: NodeJS.ProcessEnv): Array<{ name: string; valu
   }
   return [...byValue.entries()].map(([value, name]) => ({ name, value })).sort((a, b) => b.value.length - a.value.length);
 }
+
+/** A redactor for one environment, with its secrets found once (the hot path only scans text). */
+export function secretRedactor(env: NodeJS.ProcessEnv): (text: string) => string {
+  const secrets = secretValues(env);
+  if (secrets.length === 0) return (text) => text;
+  return (text) => {
+    let result = text;
+    for (const { name, value } of secrets) if (result.includes(value)) result = result.split(value).join(`[redacted:${name}]`);
+    return result;
+  };
+}

@@ -1,13 +1,31 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import type { Ajv2019 } from 'ajv/dist/2019.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type addFormatsModule from 'ajv-formats';
 import { z } from 'zod';
 
-// ajv-formats is CommonJS; under NodeNext its default export arrives as a property of the module object.
-const addFormats = addFormatsModule.default;
-
 type AnyAjv = Ajv | Ajv2019 | Ajv2020;
+
+// ajv costs ~60 ms to load and only JSON-Schema-defined tools need it: load it (it is CommonJS,
+// so synchronously) the first time such a tool is compiled, not when Legion starts.
+const require = createRequire(import.meta.url);
+interface AjvModules {
+  Ajv: typeof Ajv;
+  Ajv2019: typeof Ajv2019;
+  Ajv2020: typeof Ajv2020;
+  addFormats: typeof addFormatsModule.default;
+}
+let modules: AjvModules | undefined;
+function ajvModules(): AjvModules {
+  modules ??= {
+    Ajv: (require('ajv') as { Ajv: typeof Ajv }).Ajv,
+    Ajv2019: (require('ajv/dist/2019.js') as { Ajv2019: typeof Ajv2019 }).Ajv2019,
+    Ajv2020: (require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020,
+    addFormats: (require('ajv-formats') as { default: typeof addFormatsModule.default }).default,
+  };
+  return modules;
+}
 
 const instances = new Map<string, AnyAjv>();
 
@@ -21,6 +39,7 @@ function ajvFor(dialect: 'draft-07' | '2019-09' | '2020-12'): AnyAjv {
   let ajv = instances.get(dialect);
   if (!ajv) {
     const options = { strict: false, allErrors: false, logger: false } as const;
+    const { Ajv, Ajv2019, Ajv2020, addFormats } = ajvModules();
     ajv = dialect === '2020-12' ? new Ajv2020(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv(options);
     addFormats(ajv);
     instances.set(dialect, ajv);

@@ -1,6 +1,5 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
-import { glob } from 'tinyglobby';
 import { isInside } from './workspace-path.js';
 
 /** Never searched: huge, generated, or version-control internals. */
@@ -22,6 +21,8 @@ export async function globInWorkspace(options: { root: string; directory: string
   const realRoot = realpathSync(options.root);
   let matches: string[];
   try {
+    // Loaded on first use: a file search should not cost every Legion start ~40 ms.
+    const { glob } = await import('tinyglobby');
     matches = await glob([pattern], {
       cwd: options.directory,
       absolute: true,

@@ -1,0 +1,311 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { LLMock } from '@copilotkit/aimock';
+
+// The built `legion` binary, its agents on the real Anthropic and OpenAI SDKs,
+// talking to aimock on 127.0.0.1 in this process. Every legion process is
+// spawned asynchronously: a synchronous spawn would block the event loop that
+// serves the model.
+const LEGION = fileURLToPath(new URL('../dist/legion.js', import.meta.url));
+
+/** A hard bound on any one legion process, so a hang fails the test instead of stalling the run. */
+const PROCESS_LIMIT_MS = 30_000;
+/** How long we wait for the terminal to show something before giving up. */
+const SCREEN_LIMIT_MS = 30_000;
+
+const TMUX_MISSING = spawnSync('tmux', ['-V']).status !== 0;
+if (TMUX_MISSING) console.warn('approvals-cli.test.ts: tmux is not installed, so the terminal prompt test is skipped (apt-get install -y tmux).');
+
+interface Run {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The messages of one model request as aimock journals it (normalised to Chat Completions form). */
+interface JournalMessage {
+  role: string;
+  content: unknown;
+  tool_call_id?: string;
+}
+
+describe('approvals through the legion binary, agents on real provider SDKs', () => {
+  let mock: LLMock;
+  let dir: string;
+
+  beforeAll(async () => {
+    mock = new LLMock({ port: 0, host: '127.0.0.1' });
+    await mock.start();
+  });
+  afterAll(() => mock.stop());
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'legion-approvals-'));
+    const init = await legion(['init']);
+    expectExit(init, 0);
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+    mock.clearFixtures();
+    mock.resetMatchCounts();
+    mock.clearRequests();
+  });
+
+  const env = (): NodeJS.ProcessEnv => ({
+    NO_COLOR: '1',
+    XDG_CONFIG_HOME: join(dir, '.xdg'),
+    ANTHROPIC_API_KEY: 'test',
+    OPENAI_API_KEY: 'test',
+  });
+
+  function legion(args: string[]): Promise<Run> {
+    return new Promise((resolve, reject) => {
+      // stdin is a pipe: no terminal, as under a script or CI.
+      const child = spawn(process.execPath, [LEGION, ...args], {
+        cwd: dir,
+        env: { ...process.env, ...env() },
+        stdio: ['pipe', 'pipe', 'pipe'],
+        timeout: PROCESS_LIMIT_MS,
+        killSignal: 'SIGKILL',
+      });
+      child.stdin.end();
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('error', reject);
+      child.on('close', (status, signal) => resolve({ status, signal, stdout, stderr }));
+    });
+  }
+
+  function expectExit(run: Run, status: number): void {
+    expect(run.status, `exit ${run.status ?? run.signal}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(status);
+  }
+
+  function useModel(participant: string, model: Record<string, unknown>): void {
+    const file = join(dir, '.legion/collective/participants', `${participant}.json`);
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), model }, null, 2));
+  }
+  const claude = () => ({ provider: 'anthropic', model: 'claude-test', baseURL: mock.url });
+  const gpt = () => ({ provider: 'openai', model: 'gpt-test', baseURL: `${mock.url}/v1` });
+
+  /** The model asks to write `path`, then, once it has the tool's result, replies `reply`. */
+  function scriptWrite(options: { model: string; userMessage: string; path: string; content: string; toolUseId: string; reply: string }): void {
+    const { model, userMessage, path, content, toolUseId, reply } = options;
+    mock.on({ model, userMessage, hasToolResult: false }, { toolCalls: [{ id: toolUseId, name: 'file_write', arguments: JSON.stringify({ path, content }) }] });
+    mock.on({ model, userMessage, hasToolResult: true }, { content: reply });
+  }
+
+  /** What the model was told about tool call `toolUseId`, from the last request that carried its result. */
+  function toolResultSent(toolUseId: string): string | undefined {
+    const bodies = mock.getRequests().map((entry) => entry.body as { messages?: JournalMessage[] } | null);
+    for (const body of bodies.reverse()) {
+      const result = body?.messages?.find((message) => message.role === 'tool' && message.tool_call_id === toolUseId);
+      if (result) return typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
+    }
+    return undefined;
+  }
+
+  const modelCalls = (model: string) => mock.getRequests().filter((entry) => (entry.body as { model?: string } | null)?.model === model).length;
+  const workspaceFile = (path: string) => join(dir, path);
+
+  interface RunReport {
+    status: string;
+    reply: string | null;
+    approvals?: Array<{ id: string; requester: string; approver: string; tool: string; input: unknown; status: string }>;
+  }
+  const report = (run: Run) => JSON.parse(run.stdout) as RunReport;
+
+  it('--approve deny rejects the write, tells the model why, and prints its final reply', async () => {
+    useModel('coordinator', claude());
+    scriptWrite({ model: 'claude-test', userMessage: 'Write the notes', path: 'notes.txt', content: 'hello', toolUseId: 'toolu_deny', reply: 'I was not allowed to write notes.txt.' });
+
+    const run = await legion(['run', '--approve', 'deny', 'Write the notes']);
+
+    expectExit(run, 0);
+    expect(run.stdout).toBe('I was not allowed to write notes.txt.\n');
+    expect(existsSync(workspaceFile('notes.txt'))).toBe(false);
+    expect(toolResultSent('toolu_deny')).toMatch(/^Rejected: user rejected it: this run does not allow it \(--approve deny\)/);
+    expect(modelCalls('claude-test')).toBe(2);
+  });
+
+  it('--approve auto runs the write and prints the final reply', async () => {
+    useModel('coordinator', claude());
+    scriptWrite({ model: 'claude-test', userMessage: 'Write the notes', path: 'docs/notes.txt', content: 'hello\n', toolUseId: 'toolu_auto', reply: 'Wrote docs/notes.txt.' });
+
+    const run = await legion(['run', '--approve', 'auto', 'Write the notes']);
+
+    expectExit(run, 0);
+    expect(run.stdout).toBe('Wrote docs/notes.txt.\n');
+    expect(readFileSync(workspaceFile('docs/notes.txt'), 'utf8')).toBe('hello\n');
+    expect(toolResultSent('toolu_auto')).toMatch(/^Created docs\/notes\.txt \(1 lines/);
+  });
+
+  it('without a terminal the run pauses durably; separate processes list, approve and reject it', async () => {
+    useModel('coordinator', claude());
+    scriptWrite({ model: 'claude-test', userMessage: 'Write the notes', path: 'notes.txt', content: 'approved content', toolUseId: 'toolu_first', reply: 'notes.txt is written.' });
+    scriptWrite({ model: 'claude-test', userMessage: 'Write the secrets', path: 'secrets.txt', content: 'nope', toolUseId: 'toolu_second', reply: 'Understood, I left secrets.txt alone.' });
+
+    const paused = await legion(['run', '--output', 'json', 'Write the notes']);
+    expectExit(paused, 2);
+    const first = report(paused);
+    expect(first).toMatchObject({ status: 'approval_required', reply: null });
+    expect(first.approvals).toHaveLength(1);
+    expect(first.approvals![0]).toMatchObject({ requester: 'coordinator', approver: 'user', tool: 'file_write', input: { path: 'notes.txt', content: 'approved content' }, status: 'pending' });
+    const id = first.approvals![0]!.id;
+    expect(existsSync(workspaceFile('notes.txt'))).toBe(false);
+
+    const pending = await legion(['approvals']);
+    expectExit(pending, 0);
+    expect(pending.stdout).toMatch(new RegExp(`${escape(id)}\\s+pending\\s+coordinator → file_write .*notes\\.txt.* — user decides`));
+
+    const approved = await legion(['approve', id]);
+    expectExit(approved, 0);
+    expect(approved.stdout).toBe('notes.txt is written.\n');
+    expect(readFileSync(workspaceFile('notes.txt'), 'utf8')).toBe('approved content');
+    expect(toolResultSent('toolu_first')).toMatch(/^Created notes\.txt/);
+
+    const all = await legion(['approvals', '--all']);
+    expectExit(all, 0);
+    expect(all.stdout).toMatch(new RegExp(`${escape(id)}\\s+approved\\s+coordinator → file_write .* — approved by user`));
+    expect((await legion(['approvals'])).stdout).toBe('Nothing is waiting for approval.\n');
+
+    const again = await legion(['approve', id]);
+    expectExit(again, 1);
+    expect(again.stderr).toContain(`${id} was already approved by user`);
+    expect(modelCalls('claude-test')).toBe(2);
+
+    // A second pause in the same session, answered with a rejection.
+    const secondRun = await legion(['run', '--output', 'json', 'Write the secrets']);
+    expectExit(secondRun, 2);
+    const secondId = report(secondRun).approvals![0]!.id;
+    expect(secondId).not.toBe(id);
+    const listed = await legion(['approvals', '--json']);
+    expect((JSON.parse(listed.stdout) as { approvals: Array<{ id: string }> }).approvals.map((view) => view.id)).toEqual([secondId]);
+
+    const rejected = await legion(['reject', secondId, '--reason', 'secrets stay out of the repository']);
+    expectExit(rejected, 0);
+    expect(rejected.stdout).toBe('Understood, I left secrets.txt alone.\n');
+    expect(existsSync(workspaceFile('secrets.txt'))).toBe(false);
+    expect(toolResultSent('toolu_second')).toBe('Rejected by user: secrets stay out of the repository');
+    const decided = await legion(['approvals', '--all']);
+    expect(decided.stdout).toMatch(new RegExp(`${escape(secondId)}\\s+rejected\\s+.* — rejected by user: secrets stay out of the repository`));
+  }, 120_000);
+
+  it('an answer that leads to the next approval exits 2 again; approve --always lets the same tool run on', async () => {
+    useModel('coordinator', claude());
+    const write = (id: string, path: string) => ({ toolCalls: [{ id, name: 'file_write', arguments: JSON.stringify({ path, content: path }) }] });
+    const userMessage = 'Write a, b and c';
+    mock.on({ model: 'claude-test', userMessage, hasToolResult: false }, write('toolu_a', 'a.txt'));
+    mock.on({ model: 'claude-test', userMessage, toolCallId: 'toolu_a' }, write('toolu_b', 'b.txt'));
+    mock.on({ model: 'claude-test', userMessage, toolCallId: 'toolu_b' }, write('toolu_c', 'c.txt'));
+    mock.on({ model: 'claude-test', userMessage, toolCallId: 'toolu_c' }, { content: 'Wrote a.txt, b.txt and c.txt.' });
+
+    const paused = await legion(['run', '--output', 'json', userMessage]);
+    expectExit(paused, 2);
+    const firstId = report(paused).approvals![0]!.id;
+
+    const once = await legion(['approve', '--json', firstId]);
+    expectExit(once, 2);
+    const resumed = (JSON.parse(once.stdout) as { resumed: Array<{ status: string; requests: Array<{ id: string; input: unknown }> }> }).resumed;
+    expect(resumed).toEqual([expect.objectContaining({ status: 'approval_required', requests: [expect.objectContaining({ input: { path: 'b.txt', content: 'b.txt' } })] })]);
+    expect(readFileSync(workspaceFile('a.txt'), 'utf8')).toBe('a.txt');
+    expect(existsSync(workspaceFile('b.txt'))).toBe(false);
+
+    const always = await legion(['approve', '--always', resumed[0]!.requests[0]!.id]);
+    expectExit(always, 0);
+    expect(always.stdout).toBe('Wrote a.txt, b.txt and c.txt.\n');
+    // c.txt ran on the grant: nobody was asked.
+    expect(readFileSync(workspaceFile('c.txt'), 'utf8')).toBe('c.txt');
+    expect(toolResultSent('toolu_c')).toMatch(/^Created c\.txt/);
+    const all = JSON.parse((await legion(['approvals', '--all', '--json'])).stdout) as { approvals: Array<{ status: string; input: { path: string } }> };
+    expect(all.approvals.map((view) => `${view.input.path} ${view.status}`)).toEqual(['a.txt approved', 'b.txt approved']);
+  }, 60_000);
+
+  it('a delegate’s write pauses the whole chain when the coordinator has no authority; approve resumes it to the coordinator’s reply', async () => {
+    useModel('coordinator', claude());
+    useModel('developer', gpt());
+    const delegation = { to: 'developer', message: 'Create src/health.ts exporting health()' };
+    mock.on({ model: 'claude-test', userMessage: 'Add a health check', hasToolResult: false }, { toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: JSON.stringify(delegation) }] });
+    mock.on({ model: 'claude-test', userMessage: 'Add a health check', hasToolResult: true }, { content: 'The developer added src/health.ts.' });
+    scriptWrite({ model: 'gpt-test', userMessage: 'Create src/health.ts', path: 'src/health.ts', content: 'export const health = () => "ok";\n', toolUseId: 'call_write', reply: 'Created src/health.ts.' });
+
+    const paused = await legion(['run', '--output', 'json', 'Add a health check']);
+    expectExit(paused, 2);
+    const pausedReport = report(paused);
+    expect(pausedReport.status).toBe('approval_required');
+    expect(pausedReport.approvals).toEqual([expect.objectContaining({ requester: 'developer', approver: 'user', tool: 'file_write', status: 'pending' })]);
+    expect(existsSync(workspaceFile('src/health.ts'))).toBe(false);
+    // Paused, not answered: the coordinator's model has not been called back yet.
+    expect(modelCalls('claude-test')).toBe(1);
+
+    const approved = await legion(['approve', pausedReport.approvals![0]!.id]);
+    expectExit(approved, 0);
+    expect(approved.stdout).toBe('The developer added src/health.ts.\n');
+    expect(readFileSync(workspaceFile('src/health.ts'), 'utf8')).toBe('export const health = () => "ok";\n');
+    expect(toolResultSent('call_write')).toMatch(/^Created src\/health\.ts/);
+    // The developer's reply came back up as the result of the coordinator's communicate call.
+    expect(toolResultSent('toolu_delegate')).toBe('Created src/health.ts.');
+    expect(modelCalls('claude-test')).toBe(2);
+    expect(modelCalls('gpt-test')).toBe(2);
+  }, 60_000);
+
+  it.skipIf(TMUX_MISSING)('asks on a real terminal (tmux): "n" and a reason reject the write and the reason reaches the model', async () => {
+    useModel('coordinator', claude());
+    scriptWrite({ model: 'claude-test', userMessage: 'Write the notes', path: 'notes.txt', content: 'hello', toolUseId: 'toolu_prompt', reply: 'Fine, I will not write notes.txt.' });
+    const socket = join(dir, 'tmux.sock');
+    const config = join(dir, 'tmux.conf');
+    // The pane stays after legion exits, so its last screen can still be read.
+    writeFileSync(config, 'set -g remain-on-exit on\nset -g history-limit 5000\n');
+    const variables = Object.entries(env()).map(([name, value]) => `${name}=${value}`);
+    const command = `${['env', ...variables, process.execPath, LEGION, 'run', 'Write the notes'].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`;
+    const tmuxEnv = { ...process.env };
+    delete tmuxEnv.TMUX;
+    const tmux = (...args: string[]) => {
+      const result = spawnSync('tmux', ['-S', socket, '-f', config, ...args], { cwd: dir, env: tmuxEnv, encoding: 'utf8' });
+      if (result.status !== 0) throw new Error(`tmux ${args[0]} failed: ${result.stderr}`);
+      return result.stdout;
+    };
+    const screen = () => tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'legion');
+    async function waitForScreen(text: string): Promise<string> {
+      const deadline = Date.now() + SCREEN_LIMIT_MS;
+      let shown = screen();
+      while (!shown.includes(text)) {
+        if (Date.now() > deadline) throw new Error(`the terminal never showed ${JSON.stringify(text)}; it shows:\n${shown}`);
+        await delay(100);
+        shown = screen();
+      }
+      return shown;
+    }
+
+    tmux('new-session', '-d', '-s', 'legion', '-x', '200', '-y', '50', '-c', dir, command);
+    try {
+      const question = await waitForScreen('[y]es, [n]o, [a]lways');
+      expect(question).toContain('approval needed coordinator wants to run file_write {"path":"notes.txt","content":"hello"}');
+      tmux('send-keys', '-t', 'legion', 'n', 'Enter');
+      await waitForScreen('reason (shown to the agent):');
+      tmux('send-keys', '-t', 'legion', '-l', 'keep the workspace clean');
+      tmux('send-keys', '-t', 'legion', 'Enter');
+
+      const final = await waitForScreen('[legion exited:');
+      expect(final).toContain('Fine, I will not write notes.txt.');
+      expect(final).toContain('[legion exited: 0]');
+      expect(existsSync(workspaceFile('notes.txt'))).toBe(false);
+      expect(toolResultSent('toolu_prompt')).toBe('Rejected: user rejected it: keep the workspace clean');
+    } finally {
+      spawnSync('tmux', ['-S', socket, 'kill-server'], { env: tmuxEnv });
+    }
+  }, 60_000);
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
