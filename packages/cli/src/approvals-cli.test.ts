@@ -13,7 +13,7 @@ import { LLMock } from '@copilotkit/aimock';
 const LEGION = fileURLToPath(new URL('../dist/legion.js', import.meta.url));
 
 /** A hard bound on any one legion process, so a hang fails the test instead of stalling the run. */
-const PROCESS_LIMIT_MS = 30_000;
+const PROCESS_LIMIT_MS = 45_000;
 /** How long we wait for the terminal to show something before giving up. */
 const SCREEN_LIMIT_MS = 30_000;
 
@@ -131,7 +131,7 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     expect(existsSync(workspaceFile('notes.txt'))).toBe(false);
     expect(toolResultSent('toolu_deny')).toMatch(/^Rejected: user rejected it: this run does not allow it \(--approve deny\)/);
     expect(modelCalls('claude-test')).toBe(2);
-  });
+  }, 60_000);
 
   it('--approve auto runs the write and prints the final reply', async () => {
     useModel('coordinator', claude());
@@ -143,7 +143,7 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     expect(run.stdout).toBe('Wrote docs/notes.txt.\n');
     expect(readFileSync(workspaceFile('docs/notes.txt'), 'utf8')).toBe('hello\n');
     expect(toolResultSent('toolu_auto')).toMatch(/^Created docs\/notes\.txt \(1 lines/);
-  });
+  }, 60_000);
 
   it('without a terminal the run pauses durably; separate processes list, approve and reject it', async () => {
     useModel('coordinator', claude());

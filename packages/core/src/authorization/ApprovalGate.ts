@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Collective } from '../collective/Collective.js';
 import type { Participant } from '../collective/participant.js';
 import type { ToolUseBlock } from '../conversation/message.js';
@@ -64,7 +64,7 @@ export class ApprovalGate {
       const record: ApprovalRequestRecord = {
         kind: 'request',
         version: 1,
-        id: `apr_${randomUUID().slice(0, 12)}`,
+        id: `apr_${randomBytes(6).toString('hex')}`,
         at,
         batchId,
         requester: context.requester,
