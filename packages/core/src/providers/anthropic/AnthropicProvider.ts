@@ -1,34 +1,16 @@
 import type AnthropicClient from '@anthropic-ai/sdk';
-import type { ModelConfig } from '../../collective/participant.js';
 import type { Usage } from '../../conversation/message.js';
-import type { LLMProvider, ModelRequest, StreamOptions, StreamPart } from '../llm-provider.js';
+import type { ModelRequest, StreamOptions, StreamPart } from '../llm-provider.js';
 import { loadSdk } from '../lazy-sdk.js';
 import { cancelledError, toProviderError, toStreamError } from '../provider-errors.js';
-import { resolveProviderOptions, type ProviderOptions } from '../provider-options.js';
-import type { ProviderSettings } from '../ProviderFactory.js';
-import { parseToolArguments, retryUntilFirstPart } from '../stream-retry.js';
+import { SdkProvider } from '../SdkProvider.js';
+import { parseToolArguments } from '../stream-retry.js';
 import { fromAnthropicStopReason, toAnthropicMessages, toAnthropicTools } from './anthropic-translator.js';
 
 const DEFAULT_MAX_TOKENS = 8192;
 
 /** Claude through `@anthropic-ai/sdk` (Messages API, streaming, tool use). */
-export class AnthropicProvider implements LLMProvider {
-  readonly name: string;
-  readonly model: string;
-  private readonly options: ProviderOptions;
-  private client: Promise<AnthropicClient> | undefined;
-
-  constructor(model: ModelConfig, settings: ProviderSettings, env: NodeJS.ProcessEnv = process.env) {
-    this.options = resolveProviderOptions(model, settings, env);
-    this.name = model.provider;
-    this.model = model.model;
-  }
-
-  stream(request: ModelRequest, options: StreamOptions = {}): AsyncIterable<StreamPart> {
-    return retryUntilFirstPart(() => this.attempt(request, options), { retries: this.options.maxRetries, signal: options.signal });
-  }
-
-  /** The exact body sent to the Messages API (exposed for tests and debugging). */
+export class AnthropicProvider extends SdkProvider<AnthropicClient> {
   requestBody(request: ModelRequest): Record<string, unknown> {
     return {
       model: this.model,
@@ -41,7 +23,7 @@ export class AnthropicProvider implements LLMProvider {
     };
   }
 
-  private async *attempt(request: ModelRequest, options: StreamOptions): AsyncIterable<StreamPart> {
+  protected async *attempt(request: ModelRequest, options: StreamOptions): AsyncIterable<StreamPart> {
     const client = await this.getClient();
     const errorContext = { provider: this.name, model: this.model, baseURL: this.options.baseURL ?? client.baseURL, apiKeyEnv: this.options.preset.apiKeyEnv };
     let events: AsyncIterable<AnthropicStreamEvent>;
@@ -106,8 +88,8 @@ export class AnthropicProvider implements LLMProvider {
     yield { type: 'finish', reason: fromAnthropicStopReason(stopReason) };
   }
 
-  private getClient(): Promise<AnthropicClient> {
-    this.client ??= loadSdk('@anthropic-ai/sdk', { provider: this.name, model: this.model }, () => import('@anthropic-ai/sdk')).then(
+  protected createClient(): Promise<AnthropicClient> {
+    return loadSdk('@anthropic-ai/sdk', { provider: this.name, model: this.model }, () => import('@anthropic-ai/sdk')).then(
       (sdk) =>
         new sdk.default({
           apiKey: this.options.apiKey ?? null,
@@ -116,7 +98,6 @@ export class AnthropicProvider implements LLMProvider {
           maxRetries: this.options.maxRetries,
         }),
     );
-    return this.client;
   }
 }
 

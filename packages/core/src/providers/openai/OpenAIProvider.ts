@@ -1,35 +1,17 @@
 import type OpenAIClient from 'openai';
-import type { ModelConfig } from '../../collective/participant.js';
 import type { Usage } from '../../conversation/message.js';
-import type { FinishReason, LLMProvider, ModelRequest, StreamOptions, StreamPart } from '../llm-provider.js';
+import type { FinishReason, ModelRequest, StreamOptions, StreamPart } from '../llm-provider.js';
 import { loadSdk } from '../lazy-sdk.js';
 import { cancelledError, toProviderError, toStreamError } from '../provider-errors.js';
-import { resolveProviderOptions, type ProviderOptions } from '../provider-options.js';
-import type { ProviderSettings } from '../ProviderFactory.js';
-import { parseToolArguments, retryUntilFirstPart } from '../stream-retry.js';
+import { SdkProvider } from '../SdkProvider.js';
+import { parseToolArguments } from '../stream-retry.js';
 import { fromOpenAIFinishReason, toOpenAIMessages, toOpenAITools } from './openai-translator.js';
 
 /**
  * OpenAI's Chat Completions through the `openai` SDK, and every endpoint that
  * speaks it (Ollama, vLLM, LM Studio, llama.cpp, OpenRouter) through a base URL.
  */
-export class OpenAIProvider implements LLMProvider {
-  readonly name: string;
-  readonly model: string;
-  private readonly options: ProviderOptions;
-  private client: Promise<OpenAIClient> | undefined;
-
-  constructor(model: ModelConfig, settings: ProviderSettings, env: NodeJS.ProcessEnv = process.env) {
-    this.options = resolveProviderOptions(model, settings, env);
-    this.name = model.provider;
-    this.model = model.model;
-  }
-
-  stream(request: ModelRequest, options: StreamOptions = {}): AsyncIterable<StreamPart> {
-    return retryUntilFirstPart(() => this.attempt(request, options), { retries: this.options.maxRetries, signal: options.signal });
-  }
-
-  /** The exact body sent to Chat Completions (exposed for tests and debugging). */
+export class OpenAIProvider extends SdkProvider<OpenAIClient> {
   requestBody(request: ModelRequest): Record<string, unknown> {
     const maxTokensField = this.options.preset.maxTokensField ?? 'max_tokens';
     return {
@@ -43,7 +25,7 @@ export class OpenAIProvider implements LLMProvider {
     };
   }
 
-  private async *attempt(request: ModelRequest, options: StreamOptions): AsyncIterable<StreamPart> {
+  protected async *attempt(request: ModelRequest, options: StreamOptions): AsyncIterable<StreamPart> {
     const client = await this.getClient();
     const errorContext = { provider: this.name, model: this.model, baseURL: this.options.baseURL ?? client.baseURL, apiKeyEnv: this.options.preset.apiKeyEnv };
     let chunks: AsyncIterable<OpenAIChunk>;
@@ -95,8 +77,8 @@ export class OpenAIProvider implements LLMProvider {
     yield { type: 'finish', reason: finish ?? (calls.size > 0 ? 'tool_use' : 'stop') };
   }
 
-  private getClient(): Promise<OpenAIClient> {
-    this.client ??= loadSdk('openai', { provider: this.name, model: this.model }, () => import('openai')).then(
+  protected createClient(): Promise<OpenAIClient> {
+    return loadSdk('openai', { provider: this.name, model: this.model }, () => import('openai')).then(
       (sdk) =>
         new sdk.default({
           // Local servers need no key, but the SDK insists on one.
@@ -106,7 +88,6 @@ export class OpenAIProvider implements LLMProvider {
           maxRetries: this.options.maxRetries,
         }),
     );
-    return this.client;
   }
 }
 
