@@ -72,19 +72,17 @@ export class Legion {
     });
     this.approvals = new ApprovalGate(collective);
     this.auth = new AuthEngine(config.policies, paths.root);
-    this.runtimes.register(
-      'agent',
-      new AgentRuntime({
-        collective,
-        config,
-        providers: this.providers,
-        tools: this.tools,
-        executor: this.executor,
-        auth: this.auth,
-        gate: this.approvals,
-        workspaceRoot: paths.root,
-      }),
-    );
+    const agentRuntime = new AgentRuntime({
+      collective,
+      config,
+      providers: this.providers,
+      tools: this.tools,
+      executor: this.executor,
+      auth: this.auth,
+      gate: this.approvals,
+      workspaceRoot: paths.root,
+    });
+    this.runtimes.register('agent', agentRuntime);
     this.runtimes.register('mock', new MockRuntime());
     this.tools.register(
       createCommunicateTool({
@@ -99,9 +97,10 @@ export class Legion {
       collective,
       sessions: this.sessions,
       env,
+      // What list_tools reports is exactly what the agent's model is shown.
       toolsFor: (id) => {
         const participant = collective.get(id);
-        return participant?.type === 'agent' ? this.tools.allowedBy(participant.tools) : [];
+        return participant?.type === 'agent' ? [...agentRuntime.toolsFor(participant).values()] : [];
       },
     });
     this.processes = builtin.processes;

@@ -102,12 +102,6 @@ export class DelegationNotAllowedError extends LegionError {
   }
 }
 
-export class ToolNotFoundError extends LegionError {
-  constructor(readonly toolName: string) {
-    super('tool_not_found', `No tool named "${toolName}".`, { toolName });
-  }
-}
-
 export class ProviderError extends LegionError {
   constructor(
     readonly provider: string,
@@ -129,12 +123,6 @@ export class ScriptExhaustedError extends LegionError {
       `ScriptedProvider "${label}" was called again after all ${consumed} scripted steps were used.`,
       { label, consumed },
     );
-  }
-}
-
-export class StorageError extends LegionError {
-  constructor(readonly path: string, message: string, options?: { cause?: unknown }) {
-    super('storage_error', `${path}: ${message}`, { path }, options);
   }
 }
 

@@ -15,8 +15,6 @@ export {
   ProviderError,
   ScriptExhaustedError,
   SessionNotFoundError,
-  StorageError,
-  ToolNotFoundError,
   errorMessage,
 } from './errors.js';
 

@@ -125,7 +125,7 @@ export class AgentRuntime implements ParticipantRuntime {
   }
 
   /** The tools this agent's model sees: its tool permission, and communicate only if it has someone to talk to. */
-  private toolsFor(agent: AgentParticipant): Map<string, Tool> {
+  toolsFor(agent: AgentParticipant): Map<string, Tool> {
     const visible = new Map<string, Tool>();
     for (const tool of this.services.tools.allowedBy(agent.tools)) {
       if (tool.name === COMMUNICATE_TOOL_NAME && delegationTargets(agent, this.services.collective).length === 0) continue;

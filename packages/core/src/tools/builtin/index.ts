@@ -2,14 +2,7 @@ import type { Tool } from '../tool.js';
 import type { ToolProvider } from '../providers/tool-provider.js';
 import type { ToolRegistry } from '../ToolRegistry.js';
 import type { CollectiveToolsOptions } from './collective/collective-tool-options.js';
-import { createCreateAgentTool } from './collective/create-agent.js';
-import { createGetParticipantTool } from './collective/get-participant.js';
-import { createListConversationsTool } from './collective/list-conversations.js';
-import { createListSessionsTool } from './collective/list-sessions.js';
-import { createListToolsTool } from './collective/list-tools.js';
-import { createModifyAgentTool } from './collective/modify-agent.js';
-import { createRetireAgentTool } from './collective/retire-agent.js';
-import { createSearchHistoryTool } from './collective/search-history.js';
+import { createCollectiveTools } from './collective/collective-tools.js';
 import { createFileDeleteTool } from './files/file-delete.js';
 import { createFileEditTool } from './files/file-edit.js';
 import { createFileGlobTool } from './files/file-glob.js';
@@ -81,17 +74,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): BuiltinTools {
   if (families.has('planning')) tools.push(...createTodoTools());
   if (families.has('scratchbook')) tools.push(...createScratchbookTools());
   if (families.has('collective')) {
-    tools.push(
-      createListParticipantsTool(options.collective),
-      createGetParticipantTool(options),
-      createCreateAgentTool(options),
-      createModifyAgentTool(options),
-      createRetireAgentTool(options),
-      createListToolsTool(options),
-      createListSessionsTool(options),
-      createListConversationsTool(options),
-      createSearchHistoryTool(options),
-    );
+    tools.push(createListParticipantsTool(options.collective), ...createCollectiveTools(options));
   }
   return { tools, processes, dispose: () => (ownsProcesses ? processes.dispose() : Promise.resolve()) };
 }

@@ -5,14 +5,7 @@ import { writeJsonAtomic } from '../../../storage/atomic-json.js';
 import { agentParticipant, createTestLegion, mockParticipant, userParticipant, type TestLegion } from '../../../testing/index.js';
 import type { Tool } from '../../tool.js';
 import { errorText, run, successText, toolContext } from '../__fixtures__/tool-context.js';
-import { createCreateAgentTool } from './create-agent.js';
-import { createGetParticipantTool } from './get-participant.js';
-import { createListConversationsTool } from './list-conversations.js';
-import { createListSessionsTool } from './list-sessions.js';
-import { createListToolsTool } from './list-tools.js';
-import { createModifyAgentTool } from './modify-agent.js';
-import { createRetireAgentTool } from './retire-agent.js';
-import { createSearchHistoryTool } from './search-history.js';
+import { createCollectiveTools } from './collective-tools.js';
 
 describe('collective tools', () => {
   let test: TestLegion;
@@ -36,18 +29,7 @@ describe('collective tools', () => {
         return participant?.type === 'agent' ? legion.tools.allowedBy(participant.tools) : [];
       },
     };
-    tools = Object.fromEntries(
-      [
-        createGetParticipantTool(options),
-        createCreateAgentTool(options),
-        createModifyAgentTool(options),
-        createRetireAgentTool(options),
-        createListToolsTool(options),
-        createListSessionsTool(options),
-        createListConversationsTool(options),
-        createSearchHistoryTool(options),
-      ].map((tool) => [tool.name, tool]),
-    );
+    tools = Object.fromEntries(createCollectiveTools(options).map((tool) => [tool.name, tool]));
   });
   afterEach(() => test.cleanup());
 

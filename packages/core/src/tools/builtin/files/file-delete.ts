@@ -2,7 +2,7 @@ import { lstatSync, readdirSync, rmSync, unlinkSync, rmdirSync } from 'node:fs';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError } from './fs-error.js';
-import { resolveWritableInWorkspace } from './workspace-path.js';
+import { resolveToolPath } from './workspace-path.js';
 
 /** Deletes a file, a symbolic link (not its target), or a folder. */
 export function createFileDeleteTool(): Tool {
@@ -18,8 +18,7 @@ export function createFileDeleteTool(): Tool {
     }),
     effect: 'write',
     async execute(input, context) {
-      if (!context.workspaceRoot) return { status: 'error', error: 'No workspace: file tools need one.' };
-      const resolved = resolveWritableInWorkspace(context.workspaceRoot, input.path);
+      const resolved = resolveToolPath(context.workspaceRoot, input.path, 'write');
       if (!resolved.ok) return { status: 'error', error: resolved.error };
       try {
         const stat = lstatSync(resolved.absolute);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError } from './fs-error.js';
 import { looksBinary } from './text-file.js';
-import { resolveWritableInWorkspace } from './workspace-path.js';
+import { resolveToolPath } from './workspace-path.js';
 
 /** How many line numbers an ambiguity error lists. */
 const MAX_LISTED = 10;
@@ -24,9 +24,8 @@ export function createFileEditTool(): Tool {
     }),
     effect: 'write',
     async execute(input, context) {
-      if (!context.workspaceRoot) return { status: 'error', error: 'No workspace: file tools need one.' };
       if (input.old_string === input.new_string) return { status: 'error', error: 'old_string and new_string are the same: nothing to change.' };
-      const resolved = resolveWritableInWorkspace(context.workspaceRoot, input.path);
+      const resolved = resolveToolPath(context.workspaceRoot, input.path, 'write');
       if (!resolved.ok) return { status: 'error', error: resolved.error };
       let content: Buffer;
       try {

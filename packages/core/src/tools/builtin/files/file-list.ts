@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError, formatBytes } from './fs-error.js';
-import { resolveInWorkspace } from './workspace-path.js';
+import { resolveToolPath } from './workspace-path.js';
 
 const DEFAULT_ENTRIES = 200;
 const MAX_ENTRIES = 2000;
@@ -26,8 +26,7 @@ export function createFileListTool(): Tool {
     concurrent: true,
     effect: 'read',
     async execute(input, context) {
-      if (!context.workspaceRoot) return { status: 'error', error: 'No workspace: file tools need one.' };
-      const resolved = resolveInWorkspace(context.workspaceRoot, input.path);
+      const resolved = resolveToolPath(context.workspaceRoot, input.path, 'read');
       if (!resolved.ok) return { status: 'error', error: resolved.error };
       try {
         if (!statSync(resolved.absolute).isDirectory()) return { status: 'error', error: `"${input.path}" is a file; read it with file_read.` };

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError, formatBytes } from './fs-error.js';
 import { looksBinary } from './text-file.js';
-import { resolveInWorkspace } from './workspace-path.js';
+import { resolveToolPath } from './workspace-path.js';
 
 const DEFAULT_LINES = 2000;
 /** Minified or generated lines would eat the context a few at a time. */
@@ -25,8 +25,7 @@ export function createFileReadTool(): Tool {
     concurrent: true,
     effect: 'read',
     async execute(input, context) {
-      if (!context.workspaceRoot) return { status: 'error', error: 'No workspace: file tools need one.' };
-      const resolved = resolveInWorkspace(context.workspaceRoot, input.path);
+      const resolved = resolveToolPath(context.workspaceRoot, input.path, 'read');
       if (!resolved.ok) return { status: 'error', error: resolved.error };
       let content: Buffer;
       try {

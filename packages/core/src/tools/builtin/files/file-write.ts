@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError, formatBytes } from './fs-error.js';
-import { resolveWritableInWorkspace } from './workspace-path.js';
+import { resolveToolPath } from './workspace-path.js';
 
 /** Creates or overwrites a text file of the workspace. */
 export function createFileWriteTool(): Tool {
@@ -19,8 +19,7 @@ export function createFileWriteTool(): Tool {
     }),
     effect: 'write',
     async execute(input, context) {
-      if (!context.workspaceRoot) return { status: 'error', error: 'No workspace: file tools need one.' };
-      const resolved = resolveWritableInWorkspace(context.workspaceRoot, input.path);
+      const resolved = resolveToolPath(context.workspaceRoot, input.path, 'write');
       if (!resolved.ok) return { status: 'error', error: resolved.error };
       const existed = existsSync(resolved.absolute);
       try {

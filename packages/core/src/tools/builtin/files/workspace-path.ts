@@ -98,3 +98,9 @@ function realLocation(path: string, hops: number): string | undefined {
   const realParent = realLocation(parent, hops);
   return realParent === undefined ? undefined : join(realParent, basename(path));
 }
+
+/** A file tool's path: refused without a workspace, else resolved inside it (and for writes, checked writable). */
+export function resolveToolPath(workspaceRoot: string | undefined, requested: string, access: 'read' | 'write'): ResolvedPath {
+  if (!workspaceRoot) return { ok: false, error: 'No workspace: file tools need one.' };
+  return access === 'write' ? resolveWritableInWorkspace(workspaceRoot, requested) : resolveInWorkspace(workspaceRoot, requested);
+}
