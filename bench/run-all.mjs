@@ -5,13 +5,15 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 
-const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'open-session.mjs', 'cli-startup.mjs', 'provider-overhead.mjs'];
+const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'open-session.mjs', 'cli-startup.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'sessions-latest.mjs'];
+/** Node flags a bench needs (memory-runs measures the live heap after a forced GC). */
+const FLAGS = { 'memory-runs.mjs': ['--expose-gc'] };
 const here = (name) => fileURLToPath(new URL(name, import.meta.url));
 
 function run(name) {
   return new Promise((resolve) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [here(name)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...(FLAGS[name] ?? []), here(name)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let json;
     let pending = '';
     child.stdout.setEncoding('utf8');
@@ -61,6 +63,14 @@ if (f['open-session']) {
 if (f['cli-startup']) {
   const a = f['cli-startup'];
   console.log(`  CLI cold start (median):          node -e 0 ${fmt(a.nodeBare.medianMs)}   --version ${fmt(a.version.medianMs)}   --help ${fmt(a.help.medianMs)}   demo --pace 0 ${fmt(a.demo.medianMs)}`);
+}
+if (f['memory-runs']) {
+  const a = f['memory-runs'];
+  console.log(`  ${a.runs} runs without close():       RSS ${fmt(a.rssEarlyMB, 'MB')} at run 100 → ${fmt(a.rssLateMB, 'MB')} (growth ${fmt(a.rssGrowthMB, 'MB')}, target < 30)   live heap ${fmt(a.heapLateMB, 'MB')} (target < 20)   open fds ${a.fdsEarly} → ${a.fdsLate}`);
+}
+if (f['sessions-latest']) {
+  const a = f['sessions-latest'];
+  console.log(`  sessions.latest():                10 ${fmt(a.sessions10)}   1,000 ${fmt(a.sessions1000)}   10,000 ${fmt(a.sessions10000)} (target < 20 ms)`);
 }
 const failed = results.filter((r) => r.code !== 0);
 console.log(`\n${failed.length === 0 ? 'All' : `${results.length - failed.length} of ${results.length}`} benches finished in ${((performance.now() - started) / 1000).toFixed(1)} s (load average now ${load()}; figures that involve fsync or process start vary with the machine's load).${failed.length ? ` Failed: ${failed.map((r) => r.name).join(', ')}` : ''}`);

@@ -1,0 +1,78 @@
+// Memory and file descriptors of a long-lived process: 2,000 runs, no close().
+//
+// A service embedding Legion sends each request to an agent in a fresh
+// conversation of one session (as openai-agents' `run()` starts a fresh
+// context each time), and never calls close(). Each run: the user's message,
+// one tool call with its result, the answer — 4 messages appended on disk.
+// Figures: RSS at run 100 and run 2,000 (and their difference), live heap
+// after a full GC, open file descriptors (from /proc/self/fd). Needs
+// --expose-gc, which run-all passes; run alone: node --expose-gc bench/memory-runs.mjs
+import { readdirSync } from 'node:fs';
+import { z } from 'zod';
+import { Legion, defineTool } from '@legion-collective/core';
+import { ScriptedProvider, agentParticipant, userParticipant } from '@legion-collective/core/testing';
+import { printJson, removeDir, tempDir } from './lib.mjs';
+
+const RUNS = Number(process.env.BENCH_MEMORY_RUNS ?? 2000);
+const EARLY = 100;
+const MB = 1024 * 1024;
+if (typeof globalThis.gc !== 'function') throw new Error('run with node --expose-gc');
+
+const lookup = defineTool({
+  name: 'lookup',
+  effect: 'read',
+  description: 'Looks a word up.',
+  inputSchema: z.object({ word: z.string() }),
+  async execute(input) {
+    return { status: 'success', data: `${input.word}: a word` };
+  },
+});
+
+const openFds = () => readdirSync('/proc/self/fd').length;
+function sample() {
+  globalThis.gc();
+  const memory = process.memoryUsage();
+  return { rssMB: memory.rss / MB, heapUsedMB: memory.heapUsed / MB, fds: openFds() };
+}
+
+const root = tempDir('memory');
+const legion = Legion.create({
+  root,
+  participants: [userParticipant('user'), agentParticipant('worker', { tools: ['lookup'] })],
+  entryAgent: 'worker',
+  env: {},
+});
+legion.tools.register(lookup);
+legion.providers.useFor(
+  'worker',
+  new ScriptedProvider((request) => (request.messages.length === 1 ? { toolCalls: [{ id: 'l1', name: 'lookup', input: { word: 'legion' } }] } : { text: 'done' }), 'bench'),
+);
+const session = legion.sessions.create({ title: 'memory' });
+const before = sample();
+let early;
+const started = performance.now();
+try {
+  for (let run = 1; run <= RUNS; run++) {
+    const result = await session.send({ from: 'user', to: 'worker', message: `request ${run}`, conversation: `r${run}` });
+    if (result.status !== 'success') throw new Error(`run ${run} failed: ${JSON.stringify(result)}`);
+    if (run === EARLY) early = sample();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const late = sample();
+  const f = (value) => value.toFixed(1);
+  console.log(`memory-runs — ${RUNS} runs in one process without close() (fresh conversation per run, 4 messages each, ${seconds.toFixed(1)} s)`);
+  console.log(`  RSS: start ${f(before.rssMB)} MB, run ${EARLY} ${f(early.rssMB)} MB, run ${RUNS} ${f(late.rssMB)} MB → growth ${EARLY}→${RUNS}: ${f(late.rssMB - early.rssMB)} MB (target < 30 MB; openai-agents-js: 143 MB in all)`);
+  console.log(`  live heap after GC: start ${f(before.heapUsedMB)} MB, run ${EARLY} ${f(early.heapUsedMB)} MB, run ${RUNS} ${f(late.heapUsedMB)} MB (target < 20 MB)`);
+  console.log(`  open file descriptors: start ${before.fds}, run ${EARLY} ${early.fds}, run ${RUNS} ${late.fds} (target: not growing)`);
+  printJson('memory-runs', {
+    runs: RUNS,
+    rssEarlyMB: Number(f(early.rssMB)),
+    rssLateMB: Number(f(late.rssMB)),
+    rssGrowthMB: Number(f(late.rssMB - early.rssMB)),
+    heapLateMB: Number(f(late.heapUsedMB)),
+    fdsEarly: early.fds,
+    fdsLate: late.fds,
+  });
+} finally {
+  removeDir(root);
+}
