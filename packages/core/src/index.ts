@@ -98,7 +98,7 @@ export { findWorkspaceRoot, LEGION_DIR, WorkspacePaths } from './storage/workspa
 
 export { COMMUNICATE_TOOL_NAME, createCommunicateTool } from './tools/builtin/communicate.js';
 export { createFileReadTool } from './tools/builtin/files/file-read.js';
-export { resolveInWorkspace } from './tools/builtin/files/workspace-path.js';
+export { resolveInWorkspace } from './storage/workspace-path.js';
 export { createListParticipantsTool } from './tools/builtin/list-participants.js';
 export {
   BUILTIN_PROVIDER_ID,
@@ -133,7 +133,7 @@ export type { McpServerProblem, McpToolProviderOptions } from './tools/providers
 export { McpServerConfigSchema } from './tools/providers/mcp/mcp-server-config.js';
 export type { McpServerConfig } from './tools/providers/mcp/mcp-server-config.js';
 export { mcpToolName } from './tools/providers/mcp/mcp-tool-name.js';
-export { resolveWritableInWorkspace } from './tools/builtin/files/workspace-path.js';
+export { resolveWritableInWorkspace } from './storage/workspace-path.js';
 export { defineTool, toolDefinition } from './tools/tool.js';
 export type { AnswerOutcome, Tool, ToolContext, ToolDefinition, ToolEffect, ToolResult, ToolSession } from './tools/tool.js';
 export { createApprovalResponseTool, createListApprovalsTool } from './tools/builtin/approval-tools.js';

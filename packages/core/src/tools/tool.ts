@@ -71,6 +71,14 @@ export interface Tool<Input = unknown> {
   effect?: ToolEffect;
   /** Argument names that hold paths (for path-scoped policy rules); defaults to `path`, `paths`, `file`, `cwd`, `directory`. */
   pathArguments?: readonly string[];
+  /**
+   * Other tool names whose policies also govern this tool: `file_edit` and
+   * `file_delete` answer to `file_write` rules, so one rule covers every way of
+   * changing a file. Tools with the `shell` effect always answer to `shell_run`.
+   */
+  policyAliases?: readonly string[];
+  /** Argument names that hold a shell command line, parsed (not pattern-matched) by policy rules. */
+  commandArguments?: readonly string[];
   execute(input: Input, context: ToolContext): Promise<ToolResult>;
   /** Overrides the default tool timeout; `0` means no timeout (e.g. waiting on a delegate). */
   timeoutMs?: number;

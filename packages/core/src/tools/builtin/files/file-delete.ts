@@ -2,7 +2,7 @@ import { lstatSync, readdirSync, rmSync, unlinkSync, rmdirSync } from 'node:fs';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError } from './fs-error.js';
-import { resolveToolPath } from './workspace-path.js';
+import { resolveToolPath } from '../../../storage/workspace-path.js';
 
 /** Deletes a file, a symbolic link (not its target), or a folder. */
 export function createFileDeleteTool(): Tool {
@@ -17,6 +17,7 @@ export function createFileDeleteTool(): Tool {
       recursive: z.boolean().optional().describe('Delete a non-empty folder with all its contents.'),
     }),
     effect: 'write',
+    policyAliases: ['file_write'],
     async execute(input, context) {
       const resolved = resolveToolPath(context.workspaceRoot, input.path, 'write');
       if (!resolved.ok) return { status: 'error', error: resolved.error };

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError } from './fs-error.js';
 import { looksBinary } from './text-file.js';
-import { resolveToolPath } from './workspace-path.js';
+import { resolveToolPath } from '../../../storage/workspace-path.js';
 
 /** How many line numbers an ambiguity error lists. */
 const MAX_LISTED = 10;
@@ -23,6 +23,7 @@ export function createFileEditTool(): Tool {
       replace_all: z.boolean().optional().describe('Replace every occurrence instead of requiring exactly one.'),
     }),
     effect: 'write',
+    policyAliases: ['file_write'],
     async execute(input, context) {
       if (input.old_string === input.new_string) return { status: 'error', error: 'old_string and new_string are the same: nothing to change.' };
       const resolved = resolveToolPath(context.workspaceRoot, input.path, 'write');

@@ -5,7 +5,7 @@ import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError } from './fs-error.js';
 import { looksBinary } from './text-file.js';
 import { globInWorkspace } from './workspace-glob.js';
-import { isInside, resolveInWorkspace } from './workspace-path.js';
+import { isInside, resolveInWorkspace } from '../../../storage/workspace-path.js';
 
 const DEFAULT_MATCHES = 100;
 const MAX_MATCHES = 1000;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError, formatBytes } from './fs-error.js';
-import { resolveToolPath } from './workspace-path.js';
+import { resolveToolPath } from '../../../storage/workspace-path.js';
 
 const DEFAULT_ENTRIES = 200;
 const MAX_ENTRIES = 2000;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError, formatBytes } from './fs-error.js';
 import { looksBinary } from './text-file.js';
-import { resolveToolPath } from './workspace-path.js';
+import { resolveToolPath } from '../../../storage/workspace-path.js';
 
 const DEFAULT_LINES = 2000;
 /** Minified or generated lines would eat the context a few at a time. */

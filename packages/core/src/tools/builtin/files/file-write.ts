@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError, formatBytes } from './fs-error.js';
-import { resolveToolPath } from './workspace-path.js';
+import { resolveToolPath } from '../../../storage/workspace-path.js';
 
 /** Creates or overwrites a text file of the workspace. */
 export function createFileWriteTool(): Tool {

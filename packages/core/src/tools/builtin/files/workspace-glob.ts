@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
-import { isInside } from './workspace-path.js';
+import { isInside } from '../../../storage/workspace-path.js';
 
 /** Never searched: huge, generated, or version-control internals. */
 export const GLOB_IGNORES: readonly string[] = ['**/node_modules/**', '**/.git/**'];

@@ -24,6 +24,7 @@ export function createProcessTools(registry: ProcessRegistry): Tool[] {
         cwd: z.string().min(1).optional().describe('Folder to run in, relative to the workspace root (default: the root).'),
       }),
       effect: 'shell',
+      commandArguments: ['command'],
       async execute(input, context) {
         const cwd = resolveWorkingFolder(context.workspaceRoot, input.cwd);
         if (!cwd.ok) return { status: 'error', error: cwd.error };

@@ -29,6 +29,7 @@ export function createShellRunTool(options: ShellOptions = {}): Tool {
       timeout_ms: z.number().int().positive().max(MAX_TIMEOUT_MS).optional().describe(`Kill the command after this long (default ${DEFAULT_TIMEOUT_MS}).`),
     }),
     effect: 'shell',
+    commandArguments: ['command'],
     // The command's own timeout rules; the executor's default must not cut a longer one short.
     timeoutMs: MAX_TIMEOUT_MS + 30_000,
     async execute(input, context) {

@@ -1,6 +1,6 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { LEGION_DIR } from '../../../storage/workspace-paths.js';
+import { LEGION_DIR } from './workspace-paths.js';
 
 export type ResolvedPath =
   | {

@@ -1,6 +1,6 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempWorkspace } from '../__fixtures__/tool-context.js';
+import { tempWorkspace } from '../tools/builtin/__fixtures__/tool-context.js';
 import { resolveInWorkspace, resolveWritableInWorkspace } from './workspace-path.js';
 
 describe('resolveInWorkspace', () => {

@@ -1,0 +1,110 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseParticipant, type Participant } from '../collective/participant.js';
+import { createFileDeleteTool } from '../tools/builtin/files/file-delete.js';
+import { createFileEditTool } from '../tools/builtin/files/file-edit.js';
+import { createFileReadTool } from '../tools/builtin/files/file-read.js';
+import { createFileWriteTool } from '../tools/builtin/files/file-write.js';
+import { tempWorkspace } from '../tools/builtin/__fixtures__/tool-context.js';
+import { createProcessTools } from '../tools/builtin/shell/process-tools.js';
+import { ProcessRegistry } from '../tools/builtin/shell/ProcessRegistry.js';
+import { createShellRunTool } from '../tools/builtin/shell/shell-run.js';
+import type { Tool } from '../tools/tool.js';
+import { AuthEngine } from './AuthEngine.js';
+import type { Policies } from './policy.js';
+
+const agent: Participant = parseParticipant({ id: 'dev', type: 'agent', name: 'dev', systemPrompt: '' });
+const processStart = createProcessTools(new ProcessRegistry({})).find((tool) => tool.name === 'process_start')!;
+const shellRun = createShellRunTool();
+
+describe('path rules hold for every spelling of a path', () => {
+  let workspace: ReturnType<typeof tempWorkspace>;
+  beforeEach(() => {
+    workspace = tempWorkspace();
+    mkdirSync(join(workspace.root, 'secret'));
+    mkdirSync(join(workspace.root, 'x'));
+    mkdirSync(join(workspace.root, 'a'));
+    mkdirSync(join(workspace.root, 'src'));
+    writeFileSync(join(workspace.root, 'secret', 'key.txt'), 'k');
+    writeFileSync(join(workspace.root, '.env'), 'TOKEN=1');
+    symlinkSync(join(workspace.root, 'secret'), join(workspace.root, 'docs'));
+    symlinkSync(join(workspace.root, 'secret', 'key.txt'), join(workspace.root, 'src', 'innocent.ts'));
+  });
+  afterEach(() => workspace.cleanup());
+
+  const mode = (policies: Policies, tool: Tool, input: Record<string, unknown>) => new AuthEngine(policies, workspace.root).evaluate({ participant: agent, tool, input }).mode;
+
+  it.each(['secret/key.txt', 'x/../secret/key.txt', 'secret/./key.txt', './secret//key.txt', 'docs/key.txt'])('a deny on secret/** stops file_read of %s', (path) => {
+    expect(mode({ file_read: { rules: [{ mode: 'deny', paths: ['secret/**'] }] } }, createFileReadTool(), { path })).toBe('deny');
+  });
+
+  it('the README deny on **/.env stops a/../.env and an absolute spelling', () => {
+    const policies: Policies = { file_read: { rules: [{ mode: 'deny', paths: ['**/.env'] }] } };
+    expect(mode(policies, createFileReadTool(), { path: 'a/../.env' })).toBe('deny');
+    expect(mode(policies, createFileReadTool(), { path: join(workspace.root, 'a', '..', '.env') })).toBe('deny');
+  });
+
+  it('an auto rule holds only when every form matches: a link under src/ into secret/ asks', () => {
+    const policies: Policies = { file_write: { mode: 'requires_approval', rules: [{ mode: 'auto', paths: ['src/**'] }] } };
+    expect(mode(policies, createFileWriteTool(), { path: 'src/app.ts', content: '' })).toBe('auto');
+    expect(mode(policies, createFileWriteTool(), { path: 'src/innocent.ts', content: '' })).toBe('requires_approval');
+    expect(mode(policies, createFileWriteTool(), { path: 'src/../secret/key.txt', content: '' })).toBe('requires_approval');
+    expect(mode(policies, createFileWriteTool(), { path: 'src/../../outside/x', content: '' })).toBe('requires_approval');
+  });
+
+  it('a file_write rule also governs file_edit and file_delete', () => {
+    const policies: Policies = { file_write: { rules: [{ mode: 'deny', paths: ['secret/**'] }] } };
+    expect(mode(policies, createFileEditTool(), { path: 'secret/key.txt', old_string: 'k', new_string: 'j' })).toBe('deny');
+    expect(mode(policies, createFileDeleteTool(), { path: 'docs/key.txt' })).toBe('deny');
+    expect(mode(policies, createFileEditTool(), { path: 'src/app.ts', old_string: 'k', new_string: 'j' })).toBe('requires_approval');
+  });
+});
+
+describe('commands are governed by whatever tool runs them', () => {
+  const mode = (policies: Policies, tool: Tool, command: string) => new AuthEngine(policies).evaluate({ participant: agent, tool, input: { command } }).mode;
+
+  it('a shell_run deny also stops process_start, and effect:shell names every command tool', () => {
+    expect(mode({ shell_run: 'deny' }, processStart, 'touch x')).toBe('deny');
+    expect(mode({ 'effect:shell': 'deny' }, processStart, 'touch x')).toBe('deny');
+    expect(mode({ 'effect:shell': 'deny', shell_run: 'auto' }, shellRun, 'ls')).toBe('deny');
+    expect(mode({ shell_run: { rules: [{ mode: 'deny', args: { command: 'rm ' } }] } }, processStart, 'rm -rf src')).toBe('deny');
+  });
+
+  const readme: Policies = { shell_run: { mode: 'requires_approval', rules: [{ mode: 'auto', args: { command: '^git (status|diff|log)\\b' } }] } };
+
+  it.each(['git status', 'git diff HEAD~1', 'git log --oneline -5', 'git status && git diff', "git log --grep 'fix; rm'"])('auto-approves the plain command %j', (command) => {
+    expect(mode(readme, shellRun, command)).toBe('auto');
+    expect(mode(readme, processStart, command)).toBe('auto');
+  });
+
+  it.each([
+    'git status; touch X',
+    'git status && touch X',
+    'git status\ntouch X',
+    'git status $(touch X)',
+    'git status `touch X`',
+    'git log --output=.legion/config.json -1',
+    'git log -o out.txt',
+    'git diff > patch.txt',
+    'git log | sh',
+    'git status &',
+    'git -c core.pager=touch status',
+    'git status "$HOME"',
+    'git status "unterminated',
+  ])('falls back to asking for %j', (command) => {
+    expect(mode(readme, shellRun, command)).toBe('requires_approval');
+  });
+
+  it('a command that refers to .legion/ always asks, even under a plain auto', () => {
+    expect(mode({ shell_run: 'auto' }, shellRun, 'ls src')).toBe('auto');
+    expect(mode({ shell_run: 'auto' }, shellRun, "cp x '.legion/config.json'")).toBe('requires_approval');
+    expect(mode({ '*': 'auto' }, processStart, 'echo hi > .legion/x')).toBe('requires_approval');
+  });
+
+  it('a deny rule on commands applies when any command in the line matches', () => {
+    const policies: Policies = { shell_run: { mode: 'auto', rules: [{ mode: 'deny', args: { command: '^rm\\b' } }] } };
+    expect(mode(policies, shellRun, 'ls; rm -rf src')).toBe('deny');
+    expect(mode(policies, shellRun, 'ls && "rm" -rf src')).toBe('deny');
+    expect(mode(policies, shellRun, 'ls')).toBe('auto');
+  });
+});
