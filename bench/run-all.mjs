@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 
-const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'open-session.mjs', 'cli-startup.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'sessions-latest.mjs'];
+const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'open-session.mjs', 'cli-startup.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'sessions-latest.mjs', 'symlink-race.mjs'];
 /** Node flags a bench needs (memory-runs measures the live heap after a forced GC). */
 const FLAGS = { 'memory-runs.mjs': ['--expose-gc'] };
 const here = (name) => fileURLToPath(new URL(name, import.meta.url));
@@ -71,6 +71,10 @@ if (f['memory-runs']) {
 if (f['sessions-latest']) {
   const a = f['sessions-latest'];
   console.log(`  sessions.latest():                10 ${fmt(a.sessions10)}   1,000 ${fmt(a.sessions1000)}   10,000 ${fmt(a.sessions10000)} (target < 20 ms)`);
+}
+if (f['symlink-race']) {
+  const a = f['symlink-race'];
+  console.log(`  symlink race (file_write):        ${a.writes} writes, ${a.landedOutside} landed outside the workspace (must be 0), ${a.refused} refused`);
 }
 const failed = results.filter((r) => r.code !== 0);
 console.log(`\n${failed.length === 0 ? 'All' : `${results.length - failed.length} of ${results.length}`} benches finished in ${((performance.now() - started) / 1000).toFixed(1)} s (load average now ${load()}; figures that involve fsync or process start vary with the machine's load).${failed.length ? ` Failed: ${failed.map((r) => r.name).join(', ')}` : ''}`);

@@ -166,6 +166,11 @@ export class Legion {
         signal: options.signal ?? new AbortController().signal,
         events: this.events,
         workspaceRoot: this.paths.root,
+        // Run as an agent, searches show what that agent may read; as the program or a user, everything.
+        readable: (path) => {
+          const participant = this.collective.get(callerId);
+          return participant?.type !== 'agent' || this.auth.mayRead(participant, path);
+        },
       },
       this.config.limits.toolTimeoutMs,
     );

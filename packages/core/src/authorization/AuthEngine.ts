@@ -20,9 +20,15 @@ export const DEFAULT_MODES: Record<ToolEffect, PolicyMode> = {
   collective: 'requires_approval',
 };
 
+/** What the engine reads of a tool: its name, effect and the arguments that hold paths or commands. */
+export type PolicySubject = Pick<Tool, 'name' | 'effect' | 'pathArguments' | 'policyAliases' | 'commandArguments'>;
+
+/** `file_read` as policies see it, for asking whether a search may show a file. */
+export const FILE_READ_SUBJECT: PolicySubject = { name: 'file_read', effect: 'read', pathArguments: ['path'] };
+
 export interface AuthorizeInput {
   participant: Participant;
-  tool: Tool;
+  tool: PolicySubject;
   input: unknown;
   /** Tools this participant was granted "always allow" for in this session. */
   grants?: ReadonlySet<string>;
@@ -70,6 +76,11 @@ export class AuthEngine {
       return { mode: 'requires_approval', reason: `the command refers to ${LEGION_DIR}/, Legion's own state (roster, config, sessions)`, source: 'built-in' };
     }
     return decision;
+  }
+
+  /** Whether `file_read` of this path would run without asking: searches show only what reading may. */
+  mayRead(participant: Participant, path: string): boolean {
+    return this.evaluate({ participant, tool: FILE_READ_SUBJECT, input: { path } }).mode === 'auto';
   }
 
   /** A policy's decision for this input, or undefined when it has rules only and none match. */
@@ -133,7 +144,7 @@ class CallFacts {
   private pathForms: Array<Array<string | undefined>> | undefined;
 
   constructor(
-    readonly tool: Tool,
+    readonly tool: PolicySubject,
     input: unknown,
     private readonly workspaceRoot: string | undefined,
   ) {
@@ -220,7 +231,7 @@ function realpathOrSelf(path: string): string {
  * then the names it answers to (`file_write` for `file_edit`), then globs by
  * length, then `effect:<effect>` groups.
  */
-function matchingPolicies(policies: Policies | undefined, tool: Tool): Array<[string, ToolPolicy]> {
+function matchingPolicies(policies: Policies | undefined, tool: PolicySubject): Array<[string, ToolPolicy]> {
   if (!policies) return [];
   const aliases = policyNames(tool);
   const ranked: Array<[number, string, ToolPolicy]> = [];
@@ -238,7 +249,7 @@ function matchingPolicies(policies: Policies | undefined, tool: Tool): Array<[st
 export const EFFECT_PREFIX = 'effect:';
 
 /** The other names whose policies govern a tool. */
-export function policyNames(tool: Tool): string[] {
+export function policyNames(tool: PolicySubject): string[] {
   const names = [...(tool.policyAliases ?? [])];
   // Every tool that runs a command answers to shell_run's policy, today's tools and any added later.
   if (tool.effect === 'shell' && tool.name !== 'shell_run') names.push('shell_run');

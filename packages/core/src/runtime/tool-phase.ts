@@ -38,7 +38,7 @@ interface PhaseInput {
  */
 export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<string, string> }): Promise<ToolPhaseResult> {
   const { turn, agent, toolUses, tools, services } = input;
-  const context = toolContext(turn, agent.id, input.workspaceRoot);
+  const context = toolContext(turn, agent, input.workspaceRoot, services.auth);
   const settled = new Map<string, ToolResultBlock>();
   const ready: PreparedCall[] = [];
   const asking: Array<ApprovalCall & { call: PreparedCall }> = [];
@@ -89,7 +89,7 @@ export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<
  */
 export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResult> {
   const { turn, agent, toolUses, tools, services } = input;
-  const context = toolContext(turn, agent.id, input.workspaceRoot);
+  const context = toolContext(turn, agent, input.workspaceRoot, services.auth);
   const store = turn.session.approvals;
   const conversationId = turn.conversation.ref.conversationId;
   const settled = new Map<string, ToolResultBlock>();
@@ -171,9 +171,10 @@ export function unansweredToolUses(messages: readonly Message[]): ToolUseBlock[]
   return [];
 }
 
-function toolContext(turn: TurnContext, callerId: string, workspaceRoot: string | undefined): Omit<ToolContext, 'toolUseId'> {
+function toolContext(turn: TurnContext, agent: AgentParticipant, workspaceRoot: string | undefined, auth: AuthEngine): Omit<ToolContext, 'toolUseId'> {
+  const readable = new Map<string, boolean>();
   return {
-    callerId,
+    callerId: agent.id,
     chain: turn.chain,
     frames: turn.frames,
     conversation: turn.conversation.ref,
@@ -181,5 +182,10 @@ function toolContext(turn: TurnContext, callerId: string, workspaceRoot: string 
     signal: turn.signal,
     events: turn.events,
     workspaceRoot,
+    readable(path) {
+      let allowed = readable.get(path);
+      if (allowed === undefined) readable.set(path, (allowed = auth.mayRead(agent, path)));
+      return allowed;
+    },
   };
 }

@@ -49,6 +49,12 @@ export interface ToolContext {
   signal: AbortSignal;
   events: EventBus;
   workspaceRoot: string | undefined;
+  /**
+   * Whether the caller's `file_read` of this workspace-relative path would run
+   * without asking. Searches (`file_grep`, `file_glob`) show only such files,
+   * so a search never reveals what reading is denied.
+   */
+  readable(path: string): boolean;
 }
 
 /**

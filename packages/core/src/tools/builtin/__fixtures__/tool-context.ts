@@ -32,6 +32,7 @@ export function toolContext(options: { root: string | undefined; callerId?: stri
     signal: options.signal ?? new AbortController().signal,
     events: new EventBus(),
     workspaceRoot: options.root,
+    readable: () => true,
   };
 }
 

@@ -1,8 +1,9 @@
-import { lstatSync, readdirSync, rmSync, unlinkSync, rmdirSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, rmSync, unlinkSync, rmdirSync } from 'node:fs';
+import { dirname, relative } from 'node:path';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError } from './fs-error.js';
-import { resolveToolPath } from '../../../storage/workspace-path.js';
+import { isInside, isLegionInternal, resolveToolPath } from '../../../storage/workspace-path.js';
 
 /** Deletes a file, a symbolic link (not its target), or a folder. */
 export function createFileDeleteTool(): Tool {
@@ -22,6 +23,12 @@ export function createFileDeleteTool(): Tool {
       const resolved = resolveToolPath(context.workspaceRoot, input.path, 'write');
       if (!resolved.ok) return { status: 'error', error: resolved.error };
       try {
+        // Node has no unlinkat: check where the parent folder really is right before removing from it.
+        const realRoot = realpathSync(context.workspaceRoot!);
+        const parent = realpathSync(dirname(resolved.absolute));
+        if (!isInside(realRoot, parent) || isLegionInternal(relative(realRoot, parent))) {
+          return { status: 'error', error: `"${input.path}" changed while it was checked and now leads outside the workspace or into .legion/; nothing was deleted.` };
+        }
         const stat = lstatSync(resolved.absolute);
         if (!stat.isDirectory()) {
           unlinkSync(resolved.absolute);

@@ -1,8 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError } from './fs-error.js';
 import { looksBinary } from './text-file.js';
+import { openInWorkspace, readDescriptor, replaceContent } from '../../../storage/safe-open.js';
 import { resolveToolPath } from '../../../storage/workspace-path.js';
 
 /** How many line numbers an ambiguity error lists. */
@@ -28,25 +29,38 @@ export function createFileEditTool(): Tool {
       if (input.old_string === input.new_string) return { status: 'error', error: 'old_string and new_string are the same: nothing to change.' };
       const resolved = resolveToolPath(context.workspaceRoot, input.path, 'write');
       if (!resolved.ok) return { status: 'error', error: resolved.error };
+      // One descriptor, verified once, for both the read and the write: nothing can be swapped in between.
+      let fd: number;
       let content: Buffer;
       try {
-        content = readFileSync(resolved.absolute);
+        fd = openInWorkspace(context.workspaceRoot!, resolved, input.path, 'update').fd;
       } catch (error) {
         return { status: 'error', error: describeFsError(error, input.path, 'read') };
       }
-      if (looksBinary(content)) return { status: 'error', error: `"${input.path}" looks binary; file_edit changes text files only.` };
+      try {
+        content = readDescriptor(fd);
+      } catch (error) {
+        closeSync(fd);
+        return { status: 'error', error: describeFsError(error, input.path, 'read') };
+      }
+      const handle = fd;
+      const close = <T>(value: T): T => {
+        closeSync(handle);
+        return value;
+      };
+      if (looksBinary(content)) return close({ status: 'error', error: `"${input.path}" looks binary; file_edit changes text files only.` });
       const text = content.toString('utf8');
       const positions = occurrences(text, input.old_string);
       if (positions.length === 0) {
-        return { status: 'error', error: `old_string was not found in ${resolved.relative}. Read the file again and copy the text exactly, whitespace included.` };
+        return close({ status: 'error', error: `old_string was not found in ${resolved.relative}. Read the file again and copy the text exactly, whitespace included.` });
       }
       if (positions.length > 1 && !input.replace_all) {
         const lines = positions.slice(0, MAX_LISTED).map((position) => lineAt(text, position));
         const more = positions.length > MAX_LISTED ? ', …' : '';
-        return {
+        return close({
           status: 'error',
           error: `old_string occurs ${positions.length} times in ${resolved.relative} (lines ${lines.join(', ')}${more}). Include more surrounding text to make it unique, or set replace_all.`,
-        };
+        });
       }
       // Slicing, not String.replace: "$&" and friends in new_string must stay literal.
       let result = '';
@@ -57,13 +71,13 @@ export function createFileEditTool(): Tool {
       }
       result += text.slice(from);
       try {
-        writeFileSync(resolved.absolute, result, 'utf8');
+        replaceContent(handle, result);
       } catch (error) {
-        return { status: 'error', error: describeFsError(error, input.path, 'write') };
+        return close({ status: 'error', error: describeFsError(error, input.path, 'write') });
       }
       const first = lineAt(text, positions[0]!);
       const count = positions.length;
-      return { status: 'success', data: `Edited ${resolved.relative}: ${count} replacement${count === 1 ? '' : 's'} (first at line ${first}).` };
+      return close({ status: 'success', data: `Edited ${resolved.relative}: ${count} replacement${count === 1 ? '' : 's'} (first at line ${first}).` });
     },
   });
 }

@@ -33,14 +33,15 @@ export function createFileGlobTool(): Tool {
       } catch (error) {
         return { status: 'error', error: describeFsError(error, input.path, 'search') };
       }
-      const outcome = await globInWorkspace({ root: context.workspaceRoot, directory: resolved.real, pattern: input.pattern, signal: context.signal });
+      const outcome = await globInWorkspace({ root: context.workspaceRoot, directory: resolved.real, pattern: input.pattern, readable: (path) => context.readable(path), signal: context.signal });
       if (!outcome.ok) return { status: 'error', error: outcome.error };
       const limit = input.max_results ?? DEFAULT_RESULTS;
       const { files } = outcome;
-      if (files.length === 0) return { status: 'success', data: `No files match "${input.pattern}" in ${resolved.relative}/.` };
+      const hiddenNote = outcome.hidden > 0 ? `\n(${outcome.hidden} match${outcome.hidden === 1 ? '' : 'es'} not shown: reading ${outcome.hidden === 1 ? 'it is' : 'them is'} not allowed here)` : '';
+      if (files.length === 0) return { status: 'success', data: `No files match "${input.pattern}" in ${resolved.relative}/.${hiddenNote}` };
       const shown = files.slice(0, limit);
       const more = files.length > limit ? `\n(${files.length - limit} more not shown; narrow the pattern or raise max_results)` : '';
-      return { status: 'success', data: `${files.length === 1 ? '1 file matches' : `${files.length} files match`} "${input.pattern}":\n${shown.join('\n')}${more}` };
+      return { status: 'success', data: `${files.length === 1 ? '1 file matches' : `${files.length} files match`} "${input.pattern}":\n${shown.join('\n')}${more}${hiddenNote}` };
     },
   });
 }

@@ -21,11 +21,11 @@ export function createFileGrepTool(): Tool {
   return defineTool({
     name: 'file_grep',
     description:
-      'Search the contents of workspace files with a JavaScript regular expression (e.g. "function\\s+load", "TODO|FIXME"). ' +
+      'Search the contents of workspace files with a regular expression (RE2 syntax, like JavaScript without backreferences or lookaround; e.g. "function\\s+load", "TODO|FIXME"). ' +
       'Returns "path:line: text" per matching line, files in sorted order. Narrow with glob (e.g. "**/*.ts") and path (a folder or one file). ' +
       `At most max_matches lines (default ${DEFAULT_MATCHES}); binary files, files over 2 MB, node_modules, .git and dot-folders (unless the glob names them) are skipped.`,
     inputSchema: z.object({
-      pattern: z.string().min(1).describe('Regular expression (JavaScript syntax), matched against each line.'),
+      pattern: z.string().min(1).describe('Regular expression (RE2 syntax: no backreferences or lookaround), matched against each line.'),
       path: z.string().min(1).default('.').describe('Folder or file to search, relative to the workspace root (default: the root).'),
       glob: z.string().min(1).optional().describe('Only files matching this glob, relative to path (default "**/*").'),
       ignore_case: z.boolean().optional().describe('Match without regard to case.'),
@@ -36,23 +36,32 @@ export function createFileGrepTool(): Tool {
     async execute(input, context) {
       const root = context.workspaceRoot;
       if (!root) return { status: 'error', error: 'No workspace: file tools need one.' };
-      let regex: RegExp;
+      // RE2 matches in linear time: a model's pattern like (a+)+$ cannot freeze the event loop, where no timeout could fire.
+      const { RE2JS } = await import('re2js');
+      let regex: InstanceType<typeof RE2JS>;
       try {
-        regex = new RegExp(input.pattern, input.ignore_case ? 'i' : '');
+        regex = RE2JS.compile(input.pattern, input.ignore_case ? RE2JS.CASE_INSENSITIVE : 0);
       } catch (error) {
-        return { status: 'error', error: `Invalid regular expression: ${(error as Error).message}` };
+        return {
+          status: 'error',
+          error: `Invalid regular expression /${input.pattern}/: ${(error as Error).message}. Patterns use RE2 syntax: no backreferences (\\1) or lookaround ((?=…), (?<!…)); search for the plain part and filter the matches instead.`,
+        };
       }
       const resolved = resolveInWorkspace(root, input.path);
       if (!resolved.ok) return { status: 'error', error: resolved.error };
       const realRoot = realpathSync(root);
       let files: string[];
+      let hidden = 0;
       try {
         if (statSync(resolved.real).isDirectory()) {
-          const outcome = await globInWorkspace({ root, directory: resolved.real, pattern: input.glob ?? '**/*', signal: context.signal });
+          const outcome = await globInWorkspace({ root, directory: resolved.real, pattern: input.glob ?? '**/*', readable: (path) => context.readable(path), signal: context.signal });
           if (!outcome.ok) return { status: 'error', error: outcome.error };
           files = outcome.files;
-        } else {
+          hidden = outcome.hidden;
+        } else if (context.readable(resolved.relative) && context.readable(relative(realRoot, resolved.real))) {
           files = [relative(realRoot, resolved.real)];
+        } else {
+          return { status: 'error', error: `Reading "${input.path}" is not allowed here, so it cannot be searched.` };
         }
       } catch (error) {
         return { status: 'error', error: describeFsError(error, input.path, 'search') };
@@ -72,18 +81,22 @@ export function createFileGrepTool(): Tool {
         }
         const fileLines = content.split('\n');
         for (const [lineIndex, line] of fileLines.entries()) {
-          const match = regex.exec(line);
-          if (!match) continue;
+          const match = regex.matcher(line);
+          if (!match.find()) continue;
           if (lines.length >= limit) {
             truncated = true;
             break;
           }
           matchedFiles.add(file);
-          lines.push(`${file}:${lineIndex + 1}: ${excerpt(line, match.index)}`);
+          lines.push(`${file}:${lineIndex + 1}: ${excerpt(line, match.start())}`);
         }
         if (truncated) break;
       }
-      const skippedNote = skipped > 0 ? ` (${skipped} binary, oversized or unreadable file${skipped === 1 ? '' : 's'} skipped)` : '';
+      const notes = [
+        ...(skipped > 0 ? [`${skipped} binary, oversized or unreadable file${skipped === 1 ? '' : 's'} skipped`] : []),
+        ...(hidden > 0 ? [`${hidden} file${hidden === 1 ? '' : 's'} not searched: reading ${hidden === 1 ? 'it is' : 'them is'} not allowed here`] : []),
+      ];
+      const skippedNote = notes.length > 0 ? ` (${notes.join('; ')})` : '';
       if (lines.length === 0) return { status: 'success', data: `No matches for /${input.pattern}/ in ${files.length} file${files.length === 1 ? '' : 's'}${skippedNote}.` };
       const summary = `${lines.length}${truncated ? '+' : ''} matching line${lines.length === 1 ? '' : 's'} in ${matchedFiles.size} file${matchedFiles.size === 1 ? '' : 's'}${skippedNote}`;
       const footer = truncated ? `\n(stopped at ${limit} matches; narrow the pattern, path or glob, or raise max_matches)` : '';

@@ -1,8 +1,9 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, fstatSync } from 'node:fs';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError, formatBytes } from './fs-error.js';
 import { looksBinary } from './text-file.js';
+import { openInWorkspace, readDescriptor } from '../../../storage/safe-open.js';
 import { resolveToolPath } from '../../../storage/workspace-path.js';
 
 const DEFAULT_LINES = 2000;
@@ -29,8 +30,13 @@ export function createFileReadTool(): Tool {
       if (!resolved.ok) return { status: 'error', error: resolved.error };
       let content: Buffer;
       try {
-        if (statSync(resolved.absolute).isDirectory()) return { status: 'error', error: `"${input.path}" is a directory; list it with file_list.` };
-        content = readFileSync(resolved.absolute);
+        const { fd } = openInWorkspace(context.workspaceRoot!, resolved, input.path, 'read');
+        try {
+          if (fstatSync(fd).isDirectory()) return { status: 'error', error: `"${input.path}" is a directory; list it with file_list.` };
+          content = readDescriptor(fd);
+        } finally {
+          closeSync(fd);
+        }
       } catch (error) {
         return { status: 'error', error: describeFsError(error, input.path, 'read') };
       }

@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError, formatBytes } from './fs-error.js';
+import { openInWorkspace, replaceContent } from '../../../storage/safe-open.js';
 import { resolveToolPath } from '../../../storage/workspace-path.js';
 
 /** Creates or overwrites a text file of the workspace. */
@@ -25,7 +26,13 @@ export function createFileWriteTool(): Tool {
       try {
         if (existed && statSync(resolved.absolute).isDirectory()) return { status: 'error', error: `"${input.path}" is a directory.` };
         mkdirSync(dirname(resolved.absolute), { recursive: true });
-        writeFileSync(resolved.absolute, input.content, 'utf8');
+        // Opened without following links and verified where it landed: a swapped folder cannot redirect the write.
+        const { fd } = openInWorkspace(context.workspaceRoot!, resolved, input.path, 'write');
+        try {
+          replaceContent(fd, input.content);
+        } finally {
+          closeSync(fd);
+        }
       } catch (error) {
         return { status: 'error', error: describeFsError(error, input.path, 'write') };
       }

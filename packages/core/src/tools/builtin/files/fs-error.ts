@@ -1,5 +1,8 @@
+import { PathMovedError } from '../../../storage/safe-open.js';
+
 /** A file system error as a short sentence a model can act on, naming the path it asked for. */
 export function describeFsError(error: unknown, path: string, action: string): string {
+  if (error instanceof PathMovedError) return error.message;
   const code = (error as NodeJS.ErrnoException).code;
   switch (code) {
     case 'ENOENT':
@@ -11,6 +14,8 @@ export function describeFsError(error: unknown, path: string, action: string): s
     case 'EACCES':
     case 'EPERM':
       return `No permission to ${action} "${path}".`;
+    case 'ELOOP':
+      return `"${path}" is a symbolic link loop, or a link was swapped in while it was opened; nothing was changed.`;
     case 'ENOTEMPTY':
       return `"${path}" is a directory that is not empty.`;
     default:

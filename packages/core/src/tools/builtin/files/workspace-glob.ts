@@ -5,15 +5,23 @@ import { isInside } from '../../../storage/workspace-path.js';
 /** Never searched: huge, generated, or version-control internals. */
 export const GLOB_IGNORES: readonly string[] = ['**/node_modules/**', '**/.git/**'];
 
-export type GlobOutcome = { ok: true; files: string[] } | { ok: false; error: string };
+/** `hidden`: matches left out because reading them is not allowed or they lead outside the workspace. */
+export type GlobOutcome = { ok: true; files: string[]; hidden: number } | { ok: false; error: string };
 
 /**
  * Files under `directory` (a real path inside the workspace) matching `pattern`,
- * as sorted workspace-relative paths. Symbolic links are neither followed nor
- * returned, and every result is checked to lie inside the workspace, whatever
- * tricks the pattern holds.
+ * as sorted workspace-relative paths. Symbolic links are not followed, and
+ * every result must really lie inside the workspace (a pattern such as
+ * `link/*` lists through a link's folder) and be `readable` by the caller's
+ * policies, whatever tricks the pattern holds.
  */
-export async function globInWorkspace(options: { root: string; directory: string; pattern: string; signal?: AbortSignal }): Promise<GlobOutcome> {
+export async function globInWorkspace(options: {
+  root: string;
+  directory: string;
+  pattern: string;
+  readable: (path: string) => boolean;
+  signal?: AbortSignal;
+}): Promise<GlobOutcome> {
   const { pattern } = options;
   if (isAbsolute(pattern)) return { ok: false, error: `Pattern "${pattern}" is absolute; give one relative to the folder searched (e.g. "src/**/*.ts").` };
   // "..", also inside braces ("{..,x}/*"), would climb out of the folder.
@@ -36,9 +44,26 @@ export async function globInWorkspace(options: { root: string; directory: string
   } catch (error) {
     return { ok: false, error: `Bad pattern "${pattern}": ${error instanceof Error ? error.message : String(error)}` };
   }
-  const files = matches
-    .filter((path) => isInside(realRoot, path))
-    .map((path) => relative(realRoot, path))
-    .sort();
-  return { ok: true, files };
+  const files: string[] = [];
+  let hidden = 0;
+  for (const path of matches) {
+    const real = realLocation(path);
+    if (real === undefined || !isInside(realRoot, real)) {
+      hidden++;
+      continue;
+    }
+    const spelled = relative(realRoot, path);
+    const actual = relative(realRoot, real);
+    if (!options.readable(spelled) || (actual !== spelled && !options.readable(actual))) hidden++;
+    else files.push(spelled);
+  }
+  return { ok: true, files: files.sort(), hidden };
+}
+
+function realLocation(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
 }

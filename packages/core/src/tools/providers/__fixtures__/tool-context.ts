@@ -23,6 +23,7 @@ export function toolContext(overrides: { signal?: AbortSignal; workspaceRoot?: s
     signal: overrides.signal ?? new AbortController().signal,
     events: overrides.events ?? new EventBus(),
     workspaceRoot: overrides.workspaceRoot,
+    readable: () => true,
   };
   // The session stub stands in for whatever ToolSession grows into; these tools never touch it.
   return context as unknown as ToolContext;
