@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ParticipantInput } from '../../../collective/participant.js';
 import { toolResultsOf } from '../../../conversation/message.js';
 import type { ModelRequest } from '../../../providers/llm-provider.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../../../testing/index.js';
@@ -27,7 +28,7 @@ describe('searches show only what reading may', () => {
     test = createTestLegion({
       participants: [
         userParticipant(),
-        { ...agentParticipant('worker', { tools: ['file_grep', 'file_glob', 'file_read'] }), policies: { file_read: { rules: [{ mode: 'deny', paths: ['secret/**', '**/.env'] }] } } },
+        { ...agentParticipant('worker', { tools: ['file_grep', 'file_glob', 'file_read'] }), policies: { file_read: { rules: [{ mode: 'deny', paths: ['secret/**', '**/.env'] }] } } } as ParticipantInput,
       ],
       scripts: {
         worker: [
