@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -11,6 +11,8 @@ import { LLMock } from '@copilotkit/aimock';
 // spawned asynchronously: a synchronous spawn would block the event loop that
 // serves the model.
 const LEGION = fileURLToPath(new URL('../dist/legion.js', import.meta.url));
+/** Preload that holds a process until a file exists, to release racing processes at one instant. */
+const START_GATE = fileURLToPath(new URL('./__fixtures__/start-gate.mjs', import.meta.url));
 
 /** A hard bound on any one legion process, so a hang fails the test instead of stalling the run. */
 const PROCESS_LIMIT_MS = 45_000;
@@ -62,12 +64,12 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     OPENAI_API_KEY: 'test',
   });
 
-  function legion(args: string[]): Promise<Run> {
+  function legion(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {
     return new Promise((resolve, reject) => {
       // stdin is a pipe: no terminal, as under a script or CI.
       const child = spawn(process.execPath, [LEGION, ...args], {
         cwd: dir,
-        env: { ...process.env, ...env() },
+        env: { ...process.env, ...env(), ...extraEnv },
         stdio: ['pipe', 'pipe', 'pipe'],
         timeout: PROCESS_LIMIT_MS,
         killSignal: 'SIGKILL',
@@ -194,6 +196,34 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     expect(toolResultSent('toolu_second')).toBe('Rejected by user: secrets stay out of the repository');
     const decided = await legion(['approvals', '--all']);
     expect(decided.stdout).toMatch(new RegExp(`${escape(secondId)}\\s+rejected\\s+.* — rejected by user: secrets stay out of the repository`));
+  }, 120_000);
+
+  it('approve and reject racing on one request from 8 processes released at once: exactly one decision, the others exit 1', async () => {
+    useModel('coordinator', claude());
+    scriptWrite({ model: 'claude-test', userMessage: 'Write the notes', path: 'notes.txt', content: 'raced', toolUseId: 'toolu_race', reply: 'Settled.' });
+    const paused = await legion(['run', '--output', 'json', 'Write the notes']);
+    expectExit(paused, 2);
+    const id = report(paused).approvals![0]!.id;
+
+    const gate = join(dir, 'release');
+    const gateEnv = { NODE_OPTIONS: `--import=${START_GATE}`, LEGION_TEST_GATE: gate };
+    const deciders = Array.from({ length: 8 }, (_, index) =>
+      index % 2 === 0 ? legion(['approve', id], gateEnv) : legion(['reject', id, '--reason', `decider ${index} says no`], gateEnv),
+    );
+    // Every process is up and holding at the gate before any may decide.
+    while (readdirSync(dir).filter((name) => name.endsWith('.ready')).length < deciders.length) await delay(10);
+    writeFileSync(gate, '');
+    const runs = await Promise.all(deciders);
+
+    const winners = runs.filter((run) => run.status === 0);
+    expect(winners, runs.map((run) => `${run.status}: ${run.stdout}${run.stderr}`).join('\n')).toHaveLength(1);
+    const losers = runs.filter((run) => run.status !== 0);
+    for (const run of losers) expect(run.stderr).toMatch(new RegExp(`${escape(id)} was already (approved|rejected) by user`));
+    const all = await legion(['approvals', '--all', '--json']);
+    const [view] = (JSON.parse(all.stdout) as { approvals: Array<{ id: string; status: string }> }).approvals;
+    expect(existsSync(workspaceFile('notes.txt'))).toBe(view!.status === 'approved');
+    expect(toolResultSent('toolu_race')).toMatch(view!.status === 'approved' ? /^Created notes\.txt/ : /^Rejected by user: decider \d says no/);
+    expect(modelCalls('claude-test')).toBe(2);
   }, 120_000);
 
   it('an answer that leads to the next approval exits 2 again; approve --always lets the same tool run on', async () => {

@@ -96,19 +96,29 @@ export class ApprovalGate {
       for (const record of records) {
         const answer = answers.find((candidate) => candidate.id === record.id);
         // An unanswered request in a handler's reply is a rejection: silence never runs a tool.
-        const approved = answer?.decision === 'approve';
-        const reason = answer?.reason ?? (answer ? undefined : 'no answer was given');
-        context.store.append({
-          kind: 'decision',
-          version: 1,
-          requestId: record.id,
-          at: new Date().toISOString(),
-          decision: approved ? 'approved' : 'rejected',
-          ...(reason ? { reason } : {}),
-          decidedBy: approverId,
-          ...(approved && answer?.always ? { always: true } : {}),
-        });
-        outcomes.set(record.toolUseId, approved ? { status: 'approved' } : { status: 'rejected', reason: `${approverId} rejected it${reason ? `: ${reason}` : ''}` });
+        let approved = answer?.decision === 'approve';
+        let reason = answer?.reason ?? (answer ? undefined : 'no answer was given');
+        let decidedBy = approverId;
+        const claimed = context.store.decide([
+          {
+            kind: 'decision',
+            version: 1,
+            requestId: record.id,
+            at: new Date().toISOString(),
+            decision: approved ? 'approved' : 'rejected',
+            ...(reason ? { reason } : {}),
+            decidedBy: approverId,
+            ...(approved && answer?.always ? { always: true } : {}),
+          },
+        ]);
+        // Someone else (another process, `legion approve`) decided while we asked: theirs is the decision.
+        if (!claimed.ok) {
+          const winner = claimed.taken[0]!;
+          approved = winner.decision === 'approved';
+          reason = winner.reason;
+          decidedBy = winner.decidedBy;
+        }
+        outcomes.set(record.toolUseId, approved ? { status: 'approved' } : { status: 'rejected', reason: `${decidedBy} rejected it${reason ? `: ${reason}` : ''}` });
       }
     }
     return outcomes;
@@ -118,7 +128,8 @@ export class ApprovalGate {
   findApprover(requester: string, tool: string, chain: readonly string[]): Participant | undefined {
     for (let index = chain.length - 1; index >= 0; index--) {
       const candidate = this.collective.get(chain[index]!);
-      if (candidate && candidate.status === 'active' && canApprove(candidate, requester, tool)) return candidate;
+      // Nobody is their own approver, whatever their authority says.
+      if (candidate && candidate.id !== requester && candidate.status === 'active' && canApprove(candidate, requester, tool)) return candidate;
     }
     return undefined;
   }

@@ -1,5 +1,9 @@
+import { existsSync, readFileSync, unlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { writeJsonIfAbsent } from '../storage/atomic-json.js';
 import { JsonlLog, type LogWarning } from '../storage/jsonl-log.js';
 import {
+  ApprovalDecisionRecordSchema,
   ApprovalRecordSchema,
   type ApprovalDecisionRecord,
   type ApprovalLinkRecord,
@@ -11,6 +15,11 @@ import {
 /**
  * A session's `approvals.jsonl`: every request, decision and link, appended.
  * The state is the fold of the file, re-read when another process has written to it.
+ *
+ * A decision is claimed before it is logged: `approval-decisions/<id>.json` is
+ * created exclusively, so of any number of deciders in any number of
+ * processes exactly one wins, and the claim is the decision even if its
+ * process dies before appending it to the log.
  */
 export class ApprovalStore {
   private readonly log: JsonlLog;
@@ -20,8 +29,32 @@ export class ApprovalStore {
   private readonly links = new Map<string, ApprovalLinkRecord[]>();
   private seen = -1;
 
+  private readonly claims: string;
+
   constructor(path: string, onWarning?: (warning: LogWarning) => void) {
     this.log = new JsonlLog(path, { onWarning });
+    this.claims = join(dirname(path), 'approval-decisions');
+  }
+
+  /**
+   * Records decisions if, and only if, none of them is decided yet, atomically
+   * across processes: all are claimed or none is. Returns the decisions that
+   * were already there when any claim was lost.
+   */
+  decide(records: readonly ApprovalDecisionRecord[]): { ok: true } | { ok: false; taken: ApprovalDecisionRecord[] } {
+    const won: ApprovalDecisionRecord[] = [];
+    const taken: ApprovalDecisionRecord[] = [];
+    for (const record of records) {
+      if (writeJsonIfAbsent(this.claimPath(record.requestId), record)) won.push(record);
+      else taken.push(this.decision(record.requestId) ?? record);
+    }
+    if (taken.length > 0) {
+      // Nobody else can hold these claims (they were ours), so giving them back is safe.
+      for (const record of won) unlinkSync(this.claimPath(record.requestId));
+      return { ok: false, taken };
+    }
+    for (const record of won) this.append(record);
+    return { ok: true };
   }
 
   append(record: ApprovalRecord): void {
@@ -38,7 +71,7 @@ export class ApprovalStore {
 
   decision(id: string): ApprovalDecisionRecord | undefined {
     this.refresh();
-    return this.decisions.get(id);
+    return this.decisions.get(id) ?? this.claimed(id);
   }
 
   allRequests(): ApprovalRequestRecord[] {
@@ -48,7 +81,7 @@ export class ApprovalStore {
 
   pending(): ApprovalRequestRecord[] {
     this.refresh();
-    return [...this.requests.values()].filter((request) => !this.decisions.has(request.id));
+    return [...this.requests.values()].filter((request) => !this.decisions.has(request.id) && !existsSync(this.claimPath(request.id)));
   }
 
   /** The request for a tool call, if that call asked for approval. */
@@ -87,7 +120,7 @@ export class ApprovalStore {
   list(options: { status?: ApprovalView['status'] } = {}): ApprovalView[] {
     this.refresh();
     const views = [...this.requests.values()].map((request): ApprovalView => {
-      const decision = this.decisions.get(request.id);
+      const decision = this.decisions.get(request.id) ?? this.claimed(request.id);
       return {
         id: request.id,
         at: request.at,
@@ -108,6 +141,27 @@ export class ApprovalStore {
 
   close(): void {
     this.log.close();
+  }
+
+  private claimPath(requestId: string): string {
+    return join(this.claims, `${encodeURIComponent(requestId)}.json`);
+  }
+
+  /** A decision whose claim exists but whose log line does not (its process died in between). */
+  private claimed(requestId: string): ApprovalDecisionRecord | undefined {
+    if (!this.requests.has(requestId)) return undefined;
+    let text: string;
+    try {
+      text = readFileSync(this.claimPath(requestId), 'utf8');
+    } catch {
+      return undefined;
+    }
+    try {
+      const parsed = ApprovalDecisionRecordSchema.safeParse(JSON.parse(text));
+      return parsed.success ? parsed.data : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   private refresh(): void {

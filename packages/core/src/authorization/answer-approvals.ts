@@ -39,25 +39,36 @@ export async function answerApprovals(session: AnsweringSession, collective: Col
       problems.push(`${answer.id} was already ${decision.decision} by ${decision.decidedBy} at ${decision.at}.`);
       continue;
     }
-    if (!decider || !canApprove(decider, request.requester, request.tool)) {
+    if (decidedBy === request.requester) {
+      problems.push(`${decidedBy} asked for ${answer.id} and cannot decide its own request; ${request.approver} decides.`);
+    } else if (!decider || !canApprove(decider, request.requester, request.tool)) {
       problems.push(`${decidedBy} has no authority to approve ${request.requester}'s ${request.tool} (${answer.id}); ${request.approver} decides.`);
+    } else if (decider.type !== 'user' && decidedBy !== request.approver) {
+      // Agents decide only what was addressed to them; a user, at the top of every chain, may step in.
+      problems.push(`${answer.id} is addressed to ${request.approver}, not to ${decidedBy}; ${request.approver} decides.`);
     }
   }
   if (problems.length > 0) return { status: 'error', error: `Nothing was recorded. ${problems.join(' ')}` };
 
   const at = new Date().toISOString();
-  for (const answer of answers) {
-    const approved = answer.decision === 'approve';
-    store.append({
-      kind: 'decision',
-      version: 1,
-      requestId: answer.id,
-      at,
-      decision: approved ? 'approved' : 'rejected',
-      ...(answer.reason ? { reason: answer.reason } : {}),
-      decidedBy,
-      ...(approved && answer.always ? { always: true } : {}),
-    });
+  const claimed = store.decide(
+    answers.map((answer) => {
+      const approved = answer.decision === 'approve';
+      return {
+        kind: 'decision' as const,
+        version: 1 as const,
+        requestId: answer.id,
+        at,
+        decision: approved ? ('approved' as const) : ('rejected' as const),
+        ...(answer.reason ? { reason: answer.reason } : {}),
+        decidedBy,
+        ...(approved && answer.always ? { always: true } : {}),
+      };
+    }),
+  );
+  if (!claimed.ok) {
+    const taken = claimed.taken.map((decision) => `${decision.requestId} was already ${decision.decision} by ${decision.decidedBy} at ${decision.at}.`);
+    return { status: 'error', error: `Nothing was recorded. ${taken.join(' ')}` };
   }
   const roots = new Set(answers.map((answer) => resumeRoot(session, store.request(answer.id)!.conversationId)));
   const resumed: TurnResult[] = [];

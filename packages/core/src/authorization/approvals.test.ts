@@ -223,6 +223,33 @@ describe('approvals up the communication chain', () => {
     expect(twice.status === 'error' && twice.error).toMatch(new RegExp(`${id} was already rejected by user at `));
   });
 
+  it('nobody decides their own request, and an agent decides only what was addressed to it', async () => {
+    test = createTestLegion({
+      participants: [
+        userParticipant(),
+        // Authority that covers its own id, and a peer with authority over it: neither may bypass the user here.
+        { ...agentParticipant('coordinator'), approvalAuthority: [{ requester: '*', tools: ['*'] }] } as never,
+        { ...agentParticipant('developer', { delegation: 'none' }), approvalAuthority: [{ requester: 'developer', tools: ['*'] }] } as never,
+      ],
+      entryAgent: 'developer',
+      scripts: { developer: [{ toolCalls: [{ name: 'write_note', input: { path: 'n.txt', text: 'n' } }] }] },
+    });
+    test.legion.tools.register(writeNoteTool(test.root));
+    const session = test.legion.sessions.create();
+    const paused = await test.legion.send(session, 'go', { to: 'developer' });
+    expect(paused.status).toBe('approval_required');
+    const request = paused.status === 'approval_required' ? paused.requests[0]! : undefined;
+    expect(request).toMatchObject({ requester: 'developer', approver: 'user' });
+
+    // From a side conversation, through the tool the model would use.
+    const own = await test.legion.executeTool('approval_response', { decisions: [{ id: request!.id, decision: 'approve' }] }, { as: 'developer', session });
+    expect(own.status === 'error' && own.error).toContain(`developer asked for ${request!.id} and cannot decide its own request; user decides.`);
+    const peer = await session.answerApprovals([{ id: request!.id, decision: 'approve' }], 'coordinator');
+    expect(peer.status === 'error' && peer.error).toContain(`${request!.id} is addressed to user, not to coordinator; user decides.`);
+    expect(session.approvals.list({ status: 'pending' }).map((view) => view.id)).toEqual([request!.id]);
+    expect(existsSync(join(test.root, 'n.txt'))).toBe(false);
+  });
+
   it('"always allow" from the user lets the same agent use the tool again without asking', async () => {
     test = createTestLegion({
       participants: [userParticipant(), agentParticipant('solo', { delegation: 'none' })],

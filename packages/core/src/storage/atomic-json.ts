@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
@@ -10,44 +10,74 @@ import { describeZodError } from '../config/zod-issues.js';
  * one, never half of each: write a sibling temp file, fsync it, rename over.
  */
 export function writeJsonAtomic(path: string, value: unknown, options: { durable?: boolean } = {}): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(temp, 'w');
-  try {
-    writeSync(fd, `${JSON.stringify(value, null, 2)}\n`);
-    // Metadata that is rewritten often and harmless to lose on power failure may skip the fsync.
-    if (options.durable !== false) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  const durable = options.durable !== false;
+  const temp = writeTemp(path, value, durable);
   try {
     renameSync(temp, path);
   } catch (error) {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // the temp file is already gone; the rename error is the one to report
-    }
+    removeQuietly(temp);
     throw error;
   }
+  // The rename lives in the directory: without this fsync a power cut can bring the old file back.
+  if (durable) fsyncDirectory(dirname(path));
 }
 
-/** Creates the file only if it does not exist yet; returns whether it wrote. */
+/**
+ * Creates the file only if it does not exist yet; returns whether it wrote.
+ * The content is complete before the name appears (a temp file, fsynced, then
+ * hard-linked to the name, which fails if it exists): a crash never leaves an
+ * empty or half-written file, and of racing writers exactly one wins.
+ */
 export function writeJsonIfAbsent(path: string, value: unknown): boolean {
-  mkdirSync(dirname(path), { recursive: true });
-  let fd: number;
+  const temp = writeTemp(path, value, true);
   try {
-    fd = openSync(path, 'wx');
+    linkSync(temp, path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
+  } finally {
+    removeQuietly(temp);
   }
+  fsyncDirectory(dirname(path));
+  return true;
+}
+
+function writeTemp(path: string, value: unknown, durable: boolean): string {
+  mkdirSync(dirname(path), { recursive: true });
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = openSync(temp, 'wx');
   try {
     writeSync(fd, `${JSON.stringify(value, null, 2)}\n`);
-  } finally {
+    // Metadata that is rewritten often and harmless to lose on power failure may skip the fsync.
+    if (durable) fsyncSync(fd);
+  } catch (error) {
     closeSync(fd);
+    removeQuietly(temp);
+    throw error;
   }
-  return true;
+  closeSync(fd);
+  return temp;
+}
+
+/** Makes a directory's entries (a rename, a new name) durable. Some platforms cannot open a directory; they skip it. */
+export function fsyncDirectory(directory: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(directory, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Windows and some network file systems refuse: the data itself was fsynced.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone.
+  }
 }
 
 /**
