@@ -49,7 +49,8 @@ describe('collective tools', () => {
     expect(successText(await run(tools.create_agent!, { id: 'tester', name: 'Tester', systemPrompt: 'You write tests.', tools: ['file_*', 'shell_run'] }, context))).toBe(
       'Created agent tester (Tester). Your delegation permission does not include it, so you cannot message it yourself.',
     );
-    expect(participantFile('tester')).toMatchObject({ id: 'tester', type: 'agent', status: 'active', tools: ['file_*', 'shell_run'], delegation: 'all' });
+    // Delegation left out is the creator's own, never "all".
+    expect(participantFile('tester')).toMatchObject({ id: 'tester', type: 'agent', status: 'active', tools: ['file_*', 'shell_run'], delegation: ['helper', 'oracle'] });
     expect(test.legion.collective.get('tester')?.name).toBe('Tester');
 
     writeJsonAtomic(join(test.root, '.legion', 'templates', 'researcher.json'), createDefaultTemplates().researcher);
@@ -61,6 +62,28 @@ describe('collective tools', () => {
     expect(errorText(await run(tools.create_agent!, { id: 'nameless', systemPrompt: 'x' }, context))).toMatch(/^The agent was not created: .*field "name"/);
     expect(errorText(await run(tools.create_agent!, { id: 'x', template: 'no-such' }, context))).toContain('No template "no-such"');
     expect(tools.create_agent!.inputSchema.safeParse({ id: 'bad__id', name: 'x', systemPrompt: 'x' }).success).toBe(false);
+  });
+
+  it('an agent grants only what it has: tools, delegation and model endpoints beyond its own are refused and reported', async () => {
+    const session = test.legion.sessions.create();
+    const helper = toolContext({ root: test.root, callerId: 'helper', session });
+    const created = successText(await run(tools.create_agent!, { id: 'minion', name: 'Minion', systemPrompt: 'x', tools: 'all', delegation: 'all' }, helper));
+    expect(created).toContain('Refused: tools "all" (yours are [file_*]; an agent can give only what it has); delegation "all" (yours are "none"');
+    expect(participantFile('minion')).toMatchObject({ tools: ['file_*'], delegation: 'none' });
+
+    const escalated = successText(await run(tools.modify_agent!, { id: 'helper', tools: ['file_*', 'shell_run', 'create_agent'], delegation: ['lead'] }, helper));
+    expect(escalated).toBe('Modified helper (yourself: the changes apply from your next message): tools. Refused: tools "shell_run", "create_agent" (yours are [file_*]; an agent can give only what it has); delegation "lead" (yours are "none"; an agent can give only what it has).');
+    expect(participantFile('helper')).toMatchObject({ tools: ['file_*'], delegation: 'none' });
+
+    const lead = toolContext({ root: test.root, callerId: 'lead', session });
+    const stolen = errorText(await run(tools.modify_agent!, { id: 'helper', model: { provider: 'anthropic', model: 'claude-x', baseURL: 'http://127.0.0.1:9/' } }, lead));
+    expect(stolen).toBe(
+      "helper was not changed. Refused: model (anthropic at http://127.0.0.1:9 is not an endpoint this collective already uses for anthropic; it would receive the provider's key. A person can set it in the participant file).",
+    );
+    expect(participantFile('helper')).not.toHaveProperty('model.baseURL');
+    // A person is not limited.
+    const user = toolContext({ root: test.root, callerId: 'user', session });
+    expect(successText(await run(tools.modify_agent!, { id: 'helper', tools: 'all', model: { provider: 'anthropic', model: 'claude-x', baseURL: 'http://127.0.0.1:9/' } }, user))).toBe('Modified helper: model, tools.');
   });
 
   it('modifies only the given fields, can remove optional ones, and validates the result', async () => {

@@ -5,6 +5,7 @@ import { delegationTargets } from '../../../collective/system-prompt.js';
 import { errorMessage } from '../../../errors.js';
 import { defineTool, type Tool } from '../../tool.js';
 import { AgentFieldsSchema } from './agent-fields.js';
+import { limitGrant } from './grant-limits.js';
 import type { CollectiveToolsOptions } from './collective-tool-options.js';
 
 /** Spawns a new agent into the collective (saved under .legion/collective/participants/). */
@@ -34,22 +35,30 @@ export function createCreateAgentTool(options: Pick<CollectiveToolsOptions, 'col
           return { status: 'error', error: errorMessage(error) };
         }
       }
-      const definition = { ...template, ...withoutUndefined(fields), type: 'agent' } as ParticipantInput;
+      const caller = collective.get(context.callerId);
+      // What the template and the call give together is limited to what the caller has.
+      const grant = limitGrant(collective, caller, { ...template, ...withoutUndefined(fields) }, { creating: true });
+      const definition = { ...grant.fields, type: 'agent' } as ParticipantInput;
       let created;
       try {
         created = collective.save(definition);
       } catch (error) {
         return { status: 'error', error: `The agent was not created: ${errorMessage(error)}` };
       }
-      const caller = collective.get(context.callerId);
       const reachable = caller?.type !== 'agent' || delegationTargets(caller, collective).some((participant) => participant.id === created.id);
       return {
         status: 'success',
         data: `Created agent ${created.id} (${created.name})${templateName ? ` from template ${templateName}` : ''}.` +
-          (reachable ? ` Send it work with communicate { "to": "${created.id}" }.` : ' Your delegation permission does not include it, so you cannot message it yourself.'),
+          (reachable ? ` Send it work with communicate { "to": "${created.id}" }.` : ' Your delegation permission does not include it, so you cannot message it yourself.') +
+          refusedNote(grant.refused),
       };
     },
   });
+}
+
+/** The refused part of a grant, for the tool result: nothing is dropped silently. */
+export function refusedNote(refused: readonly string[]): string {
+  return refused.length === 0 ? '' : ` Refused: ${refused.join('; ')}.`;
 }
 
 /** Optional fields the model left out must not erase a template's values. */

@@ -3,6 +3,8 @@ import type { ParticipantInput } from '../../../collective/participant.js';
 import { errorMessage } from '../../../errors.js';
 import { defineTool, type Tool } from '../../tool.js';
 import { AGENT_FIELD_NAMES, AgentFieldsSchema } from './agent-fields.js';
+import { refusedNote } from './create-agent.js';
+import { limitGrant } from './grant-limits.js';
 import type { CollectiveToolsOptions } from './collective-tool-options.js';
 
 /** Fields that may be removed (set to null) to fall back to their defaults. */
@@ -33,8 +35,11 @@ export function createModifyAgentTool(options: Pick<CollectiveToolsOptions, 'col
       if (current.type !== 'agent') return { status: 'error', error: `"${id}" is a ${current.type}, not an agent; only agents can be modified.` };
       const changed = Object.entries(changes).filter(([, value]) => value !== undefined).map(([name]) => name);
       if (changed.length === 0) return { status: 'error', error: `Nothing to change: give at least one of ${AGENT_FIELD_NAMES.join(', ')}.` };
+      const grant = limitGrant(collective, collective.get(context.callerId), Object.fromEntries(changed.map((name) => [name, changes[name as keyof typeof changes]])), { creating: false });
+      const applied = changed.filter((name) => name in grant.fields);
+      if (applied.length === 0) return { status: 'error', error: `${id} was not changed.${refusedNote(grant.refused)}` };
       const next: Record<string, unknown> = { ...current };
-      for (const name of changed) next[name] = changes[name as keyof typeof changes];
+      for (const name of applied) next[name] = grant.fields[name];
       for (const name of REMOVABLE) if (next[name] === null) delete next[name];
       try {
         collective.save(next as ParticipantInput);
@@ -42,7 +47,7 @@ export function createModifyAgentTool(options: Pick<CollectiveToolsOptions, 'col
         return { status: 'error', error: `${id} was not changed: ${errorMessage(error)}` };
       }
       const self = id === context.callerId ? ' (yourself: the changes apply from your next message)' : '';
-      return { status: 'success', data: `Modified ${id}${self}: ${changed.join(', ')}.` };
+      return { status: 'success', data: `Modified ${id}${self}: ${applied.join(', ')}.${refusedNote(grant.refused)}` };
     },
   });
 }

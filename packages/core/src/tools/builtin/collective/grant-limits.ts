@@ -1,0 +1,78 @@
+import type { Collective } from '../../../collective/Collective.js';
+import type { ModelConfig, Participant, Permission } from '../../../collective/participant.js';
+
+/** What an agent asked to give another agent, after what it may not give was taken out. */
+export interface LimitedGrant {
+  fields: Record<string, unknown>;
+  /** One line per refused field or entry, for the tool result. */
+  refused: string[];
+}
+
+/**
+ * An agent may give another agent only what it has itself: tools and
+ * delegation within its own, and a model endpoint the collective already uses
+ * for that provider (a new `baseURL` would receive the provider's key).
+ * Fields left out default to the caller's own tools and delegation, never to
+ * "all". Users are not limited: they own the collective.
+ */
+export function limitGrant(
+  collective: Collective,
+  caller: Participant | undefined,
+  fields: Record<string, unknown>,
+  options: { creating: boolean },
+): LimitedGrant {
+  if (!caller || caller.type !== 'agent') return { fields, refused: [] };
+  const result: Record<string, unknown> = { ...fields };
+  const refused: string[] = [];
+  for (const name of ['tools', 'delegation'] as const) {
+    const own = caller[name];
+    const asked = fields[name] as Permission | undefined;
+    if (asked === undefined) {
+      if (options.creating) result[name] = own;
+      continue;
+    }
+    const limited = withinPermission(asked, own, name === 'delegation' ? [caller.id] : []);
+    if (limited.refused.length > 0) {
+      refused.push(`${name} ${limited.refused.map((entry) => JSON.stringify(entry)).join(', ')} (yours are ${describePermission(own)}; an agent can give only what it has)`);
+    }
+    // Nothing left of a change: the field keeps its value rather than becoming an empty list.
+    if (!options.creating && Array.isArray(limited.permission) && limited.permission.length === 0 && asked !== 'none' && asked.length > 0) delete result[name];
+    else result[name] = limited.permission;
+  }
+  const model = fields['model'] as ModelConfig | null | undefined;
+  if (model?.baseURL !== undefined && !knownEndpoint(collective, model.provider, model.baseURL)) {
+    delete result['model'];
+    refused.push(
+      `model (${model.provider} at ${originOf(model.baseURL)} is not an endpoint this collective already uses for ${model.provider}; ` +
+        `it would receive the provider's key. A person can set it in the participant file)`,
+    );
+  }
+  return { fields: result, refused };
+}
+
+function withinPermission(asked: Permission, own: Permission, alwaysAllowed: readonly string[]): { permission: Permission; refused: string[] } {
+  if (asked === 'none' || own === 'all') return { permission: asked, refused: [] };
+  if (asked === 'all') return { permission: own === 'none' ? 'none' : [...own], refused: ['all'] };
+  const ownList = own === 'none' ? [] : own;
+  // Exact entries only: a glob is given only if the caller holds that same glob, so it cannot reach tools the caller never had.
+  const kept = asked.filter((entry) => ownList.includes(entry) || alwaysAllowed.includes(entry));
+  return { permission: kept, refused: asked.filter((entry) => !kept.includes(entry)) };
+}
+
+function describePermission(permission: Permission): string {
+  return typeof permission === 'string' ? `"${permission}"` : `[${permission.join(', ')}]`;
+}
+
+/** Whether some agent already uses this provider at this origin (so its key already goes there). */
+function knownEndpoint(collective: Collective, provider: string, baseURL: string): boolean {
+  const origin = originOf(baseURL);
+  return collective.agents().some((agent) => agent.model?.provider === provider && agent.model.baseURL !== undefined && originOf(agent.model.baseURL) === origin);
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
