@@ -26,6 +26,13 @@ export const StorageSettingsSchema = z
   })
   .strict();
 
+export const ShellSettingsSchema = z
+  .object({
+    /** Provider key variables a command may see after all (by default they are removed from its environment). */
+    passEnv: z.array(z.string().min(1)),
+  })
+  .strict();
+
 /** Every field optional: each layer supplies some, defaults supply the rest. */
 export const ConfigLayerSchema = z
   .object({
@@ -43,6 +50,8 @@ export const ConfigLayerSchema = z
     policies: PoliciesSchema.optional(),
     /** How headless runs answer approvals nobody is there to answer. */
     approval: z.object({ headless: z.enum(['prompt', 'auto', 'deny']) }).strict().partial().optional(),
+    /** Commands agents run (shell_run, process_start, shell workspace tools). */
+    shell: ShellSettingsSchema.partial().optional(),
   })
   .strict();
 export type ConfigLayer = z.infer<typeof ConfigLayerSchema>;
@@ -57,6 +66,7 @@ export interface ResolvedConfig {
   mcpServers: Record<string, McpServerConfig>;
   policies: z.infer<typeof PoliciesSchema>;
   approval: { headless: 'prompt' | 'auto' | 'deny' };
+  shell: z.infer<typeof ShellSettingsSchema>;
 }
 
 export const DEFAULT_CONFIG: ResolvedConfig = {
@@ -68,4 +78,5 @@ export const DEFAULT_CONFIG: ResolvedConfig = {
   mcpServers: {},
   policies: {},
   approval: { headless: 'prompt' },
+  shell: { passEnv: [] },
 };

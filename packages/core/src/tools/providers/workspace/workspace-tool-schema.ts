@@ -27,6 +27,8 @@ export const ShellExecutionSchema = z
     cwd: z.string().min(1).optional(),
     /** Extra environment variables for the command (templates allowed). */
     env: z.record(IdentifierSchema, z.string()).optional(),
+    /** Parameters whose values may start with "-" (become options of the program); others are refused unless after a literal "--". */
+    optionArguments: z.array(IdentifierSchema).optional(),
   })
   .strict();
 

@@ -18,8 +18,10 @@ export interface WorkspaceToolOptions {
   file: string;
   /** Where `execution.cwd` is resolved from when the call's context names no workspace. */
   workspaceRoot: string;
-  /** Source of `${env:NAME}` and the environment of shell commands. */
+  /** Source of `${env:NAME}` placeholders (the tool file names what it uses). */
   env: NodeJS.ProcessEnv;
+  /** The environment shell commands start from (provider keys removed); defaults to `env`. */
+  commandEnv?: NodeJS.ProcessEnv | undefined;
 }
 
 /**
@@ -59,6 +61,7 @@ export function createWorkspaceTool(definition: WorkspaceToolFile, options: Work
           toolName: definition.name,
           execution,
           scope,
+          commandEnv: options.commandEnv ?? options.env,
           workspaceRoot: context.workspaceRoot ?? options.workspaceRoot,
           signal: context.signal,
           timeoutMs: definition.timeoutMs,
