@@ -38,6 +38,11 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   legion.events.onAny((event: LegionEvent) => {
     if (event.type === 'turn:start') involved.add(event.participantId);
     if (event.type === 'storage:warning') warnings.push(`${event.path}: ${event.problem}`);
+    // Said at once, not at the end: the user sees why nothing is happening.
+    if (event.type === 'provider:retry' && !options.verbose) {
+      const why = event.askedByProvider ? 'the provider asked to wait' : 'waiting';
+      process.stderr.write(`legion: ${event.participantId}'s model (${event.provider}) failed: ${event.reason}; ${why} ${formatWait(event.waitMs)}, retry ${event.attempt} of ${event.of}\n`);
+    }
     if (event.type === 'usage:report') {
       const { participantId, conversationId, chain, provider, model, usage, costUsd } = event;
       calls.push({ version: 1, at: '', participantId, conversationId, chain: [...chain], provider, model, usage, costUsd });
@@ -68,7 +73,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
       to,
       status: result.status,
       ...(result.status === 'success'
-        ? { reply: result.reply }
+        ? { reply: result.reply, ...(result.truncated ? { truncated: true } : {}) }
         : result.status === 'error'
           ? { reply: null, error: result.error, code: result.code }
           : { reply: null, approvals: result.requests }),
@@ -80,6 +85,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     process.stdout.write(`${JSON.stringify(report)}\n`);
   } else if (result.status === 'success') {
     process.stdout.write(`${result.reply}\n`);
+    if (result.truncated) process.stderr.write(`warning: ${to}'s reply was cut off at the model's output limit (raise "maxTokens" in its model settings, or ask it to continue)\n`);
   } else if (result.status === 'approval_required') {
     process.stderr.write(`Paused: waiting for approval (it is saved; answer any time):\n${result.requests.map((view) => `  ${describe(view)}`).join('\n')}\n`);
     process.stderr.write('Answer with: legion approve ID… [--always]  or  legion reject ID… --reason "…"\n');
@@ -88,6 +94,10 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   }
   if (!options.verbose) for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   return result.status === 'success' ? 0 : result.status === 'approval_required' ? 2 : 1;
+}
+
+function formatWait(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
 }
 
 async function readMessage(words: string[]): Promise<string> {

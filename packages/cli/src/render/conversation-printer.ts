@@ -56,6 +56,12 @@ export function printConversation(events: EventBus, out: NodeJS.WriteStream, opt
       case 'storage:warning':
         out.write(style.yellow(`warning: ${event.path}: ${event.problem}\n`));
         break;
+      case 'provider:retry':
+        line(
+          depthOf.get(event.conversationId) ?? 0,
+          style.yellow(`${name(event.participantId)}'s model (${event.provider}) failed: ${clip(event.reason, 160)}; ${event.askedByProvider ? 'the provider asked to wait' : 'waiting'} ${Math.round(event.waitMs / 100) / 10} s, retry ${event.attempt} of ${event.of}`),
+        );
+        break;
       default:
         break;
     }

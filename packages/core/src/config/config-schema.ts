@@ -10,8 +10,13 @@ export const ProviderSettingsSchema = z
   .object({
     apiKey: z.string().min(1).optional(),
     baseURL: HttpUrlSchema.optional(),
+    /** The whole model call, retries and waits included (default 10 minutes). */
     timeoutMs: z.number().int().positive().optional(),
     maxRetries: z.number().int().nonnegative().optional(),
+    /** Silence between stream events that ends an attempt as stalled (default 60 s). */
+    idleTimeoutMs: z.number().int().positive().optional(),
+    /** The longest `retry-after` waited out (default 60 s); a longer one ends the call with an error. */
+    maxRetryWaitMs: z.number().int().nonnegative().optional(),
   })
   .strict();
 

@@ -143,7 +143,7 @@ export class Conversation implements TurnConversation {
     const at = new Date().toISOString();
     if (outcome.status === 'success') {
       if (!outcome.message) this.append({ role: 'assistant', content: [{ type: 'text', text: outcome.reply }] }, responder);
-      return { status: 'success', reply: outcome.reply, message: outcome.message, conversationId: this.id };
+      return { status: 'success', reply: outcome.reply, message: outcome.message, ...(outcome.truncated ? { truncated: true } : {}), conversationId: this.id };
     }
     if (outcome.status === 'approval_required') {
       const ids = outcome.requests.map((request) => request.id).join(', ');

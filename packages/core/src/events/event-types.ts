@@ -26,6 +26,8 @@ export interface LegionEvents {
   'usage:report': ConversationRef & { participantId: string; chain: readonly string[]; usage: Usage; provider: string; model: string; costUsd: number | null };
   'error:raised': { scope: string; message: string; code?: string | undefined; participantId?: string | undefined; sessionId?: string | undefined };
   'storage:warning': { path: string; offset: number; problem: string };
+  /** A model call failed and will be tried again after `waitMs` (the provider's `retry-after`, or backoff). */
+  'provider:retry': ConversationRef & { participantId: string; provider: string; model: string; attempt: number; of: number; waitMs: number; reason: string; askedByProvider: boolean };
   /** A tool became available (registered directly or listed by a tool provider). */
   'tool:register': { name: string; providerId: string };
   /** A tool went away (its disposer ran, its provider dropped it or was disposed). */

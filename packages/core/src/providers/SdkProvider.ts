@@ -1,8 +1,14 @@
 import type { ModelConfig } from '../collective/participant.js';
 import type { LLMProvider, ModelRequest, StreamOptions, StreamPart } from './llm-provider.js';
+
+export interface AttemptOptions {
+  signal: AbortSignal;
+  activity: () => void;
+}
 import { resolveProviderOptions, type ProviderOptions } from './provider-options.js';
 import type { ProviderSettings } from './ProviderFactory.js';
-import { retryUntilFirstPart } from './stream-retry.js';
+import type { ProviderErrorContext } from './provider-errors.js';
+import { streamWithRetries } from './stream-retry.js';
 
 /**
  * What the SDK-backed providers share: key and endpoint resolved once, the SDK
@@ -22,14 +28,20 @@ export abstract class SdkProvider<Client> implements LLMProvider {
   }
 
   stream(request: ModelRequest, options: StreamOptions = {}): AsyncIterable<StreamPart> {
-    return retryUntilFirstPart(() => this.attempt(request, options), { retries: this.options.maxRetries, signal: options.signal });
+    const { maxRetries, timeoutMs, idleTimeoutMs, maxRetryWaitMs } = this.options;
+    return streamWithRetries((signal, activity) => this.attempt(request, { signal, activity }), { retries: maxRetries, timeoutMs, idleTimeoutMs, maxRetryWaitMs }, this.errorContext(), options);
+  }
+
+  /** How errors name this provider: the endpoint and the key variable. */
+  protected errorContext(): ProviderErrorContext {
+    return { provider: this.name, model: this.model, baseURL: this.options.baseURL, apiKeyEnv: this.options.preset.apiKeyEnv };
   }
 
   /** The exact body sent to the API (exposed for tests and debugging). */
   abstract requestBody(request: ModelRequest): Record<string, unknown>;
 
-  /** One try: send the request and translate the stream. */
-  protected abstract attempt(request: ModelRequest, options: StreamOptions): AsyncIterable<StreamPart>;
+  /** One try: send the request with `signal` and translate the stream, calling `activity` for every event received. */
+  protected abstract attempt(request: ModelRequest, options: AttemptOptions): AsyncIterable<StreamPart>;
 
   /** Loads the SDK and makes a client from `options`. */
   protected abstract createClient(): Promise<Client>;

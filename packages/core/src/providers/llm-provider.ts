@@ -27,6 +27,21 @@ export type StreamPart =
 
 export interface StreamOptions {
   signal?: AbortSignal | undefined;
+  /** Told before each wait between attempts (so a UI can say the provider asked to wait). */
+  onRetry?: ((retry: ProviderRetry) => void) | undefined;
+}
+
+/** A wait before the next attempt of a model call. */
+export interface ProviderRetry {
+  /** 1 for the first retry. */
+  attempt: number;
+  /** Retries allowed in all. */
+  of: number;
+  waitMs: number;
+  /** What failed. */
+  reason: string;
+  /** Whether the wait is the provider's own `retry-after`. */
+  askedByProvider: boolean;
 }
 
 /** A model behind one streaming call. */

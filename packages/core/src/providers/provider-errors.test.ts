@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { ProviderError } from '../errors.js';
-import { isRetryableStreamError, toProviderError, toStreamError } from './provider-errors.js';
+import { isRetryableError, toProviderError, toStreamError } from './provider-errors.js';
 
 const anthropic = { provider: 'anthropic', model: 'claude-test', baseURL: 'http://127.0.0.1:9/', apiKeyEnv: 'ANTHROPIC_API_KEY' };
 const openai = { provider: 'openai', model: 'gpt-test', baseURL: 'http://127.0.0.1:9/v1', apiKeyEnv: 'OPENAI_API_KEY' };
@@ -66,17 +66,21 @@ describe('retrying a stream', () => {
 
     expect(broken).toMatchObject({ code: 'provider_stream_interrupted' });
     expect(broken.message).toBe('anthropic (claude-test): the response broke off mid-stream (terminated). It is usually temporary: try again.');
-    expect(isRetryableStreamError(broken)).toBe(true);
+    expect(isRetryableError(broken)).toBe(true);
     // An error event inside the stream (e.g. overloaded) carries no status either.
-    expect(isRetryableStreamError(toStreamError(Anthropic.APIError.generate(undefined, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, undefined, undefined), anthropic))).toBe(true);
+    expect(isRetryableError(toStreamError(Anthropic.APIError.generate(undefined, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, undefined, undefined), anthropic))).toBe(true);
   });
 
-  it('does not retry what the SDK already retried, what cannot succeed, or what was cancelled', () => {
-    expect(isRetryableStreamError(toProviderError(anthropicError(503, 'overloaded_error', 'busy'), anthropic))).toBe(false);
-    expect(isRetryableStreamError(toProviderError(new Anthropic.APIConnectionError({ message: 'Connection error.' }), anthropic))).toBe(false);
-    expect(isRetryableStreamError(toProviderError(anthropicError(401, 'authentication_error', 'bad key'), anthropic))).toBe(false);
-    expect(isRetryableStreamError(new ProviderError('openai', 'gpt-test', 'the "openai" package is not installed', 'Install it.', { code: 'provider_sdk_missing' }))).toBe(false);
-    expect(isRetryableStreamError(toStreamError(new OpenAI.APIUserAbortError(), openai))).toBe(false);
-    expect(isRetryableStreamError(new TypeError('terminated'))).toBe(false);
+  it('retries a failed request that may succeed later (Legion, not the SDK, owns every retry)', () => {
+    expect(isRetryableError(toProviderError(anthropicError(503, 'overloaded_error', 'busy'), anthropic))).toBe(true);
+    expect(isRetryableError(toProviderError(anthropicError(429, 'rate_limit_error', 'slow down'), anthropic))).toBe(true);
+    expect(isRetryableError(toProviderError(new Anthropic.APIConnectionError({ message: 'Connection error.' }), anthropic))).toBe(true);
+  });
+
+  it('does not retry what cannot succeed, or what was cancelled', () => {
+    expect(isRetryableError(toProviderError(anthropicError(401, 'authentication_error', 'bad key'), anthropic))).toBe(false);
+    expect(isRetryableError(new ProviderError('openai', 'gpt-test', 'the "openai" package is not installed', 'Install it.', { code: 'provider_sdk_missing' }))).toBe(false);
+    expect(isRetryableError(toStreamError(new OpenAI.APIUserAbortError(), openai))).toBe(false);
+    expect(isRetryableError(new TypeError('terminated'))).toBe(false);
   });
 });

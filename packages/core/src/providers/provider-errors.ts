@@ -35,7 +35,7 @@ export function toProviderError(error: unknown, context: ProviderErrorContext): 
     case 404:
       return make('provider_model_not_found', `model or endpoint not found at ${where} (404: ${detail})`, `Check the model name "${model}" in the participant's "model" setting and the base URL.`);
     case 429:
-      return make('provider_rate_limited', `rate limited, and retries did not get through (429: ${detail})`, `Wait and try again, or raise providers.${provider}.maxRetries.`);
+      return make('provider_rate_limited', `rate limited (429: ${detail})`, `Wait and try again, or raise providers.${provider}.maxRetries.`);
     default:
       break;
   }
@@ -64,6 +64,42 @@ export function cancelledError(context: ProviderErrorContext, cause?: unknown): 
   return new ProviderError(context.provider, context.model, 'the request was cancelled', 'Nothing to fix: it was stopped on purpose.', { code: 'cancelled', cause });
 }
 
+/** A 200 whose body is not a stream of events: an HTML page (a proxy's login), JSON, or nothing at all. */
+export async function notAStreamError(response: { status: number; headers: { get(name: string): string | null }; text(): Promise<string> }, context: ProviderErrorContext): Promise<ProviderError> {
+  const type = response.headers.get('content-type') ?? '';
+  let body = '';
+  try {
+    body = await response.text();
+  } catch {
+    // Unreadable: the type and size are what we can say.
+  }
+  const where = context.baseURL ?? 'the default endpoint';
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1]?.trim();
+  const preview = body.replace(/\s+/g, ' ').trim().slice(0, 160);
+  const what =
+    body.length === 0
+      ? `an empty body (status ${response.status}${type ? `, ${type}` : ''})`
+      : `${/html/i.test(type) || /^\s*<(!doctype|html)/i.test(body) ? 'an HTML page' : 'a non-stream body'} (status ${response.status}, ${type || 'no content type'}, ${body.length} bytes${title ? `, titled "${title}"` : ''}: ${JSON.stringify(preview)})`;
+  return new ProviderError(
+    context.provider,
+    context.model,
+    `${where} answered with ${what} instead of a stream of events`,
+    'Check the base URL (a proxy, a captive portal or a wrong path answers like this) and that the endpoint speaks this provider\'s API.',
+    { code: 'provider_bad_response' },
+  );
+}
+
+/** A stream that ended without any answer in it. */
+export function emptyResponseError(context: ProviderErrorContext, what: string): ProviderError {
+  return new ProviderError(
+    context.provider,
+    context.model,
+    `${context.baseURL ?? 'the default endpoint'} sent ${what}: an empty response`,
+    'Check that the endpoint speaks this provider\'s API; it is retried when it happens now and then.',
+    { code: 'provider_empty_response' },
+  );
+}
+
 /** Errors raised while reading a response that had begun (see `toStreamError`). */
 const brokenStreams = new WeakSet<ProviderError>();
 
@@ -86,15 +122,40 @@ export function toStreamError(error: unknown, context: ProviderErrorContext): Pr
 }
 
 /**
- * Whether a stream that failed before yielding anything may be tried again.
- * Only a response that broke off is: a failed request (an HTTP error status,
- * no connection, a timeout) was already retried by the SDK with backoff and
- * `retry-after`, so retrying it here would multiply the attempts, and a wrong
- * key, a missing SDK or an unknown model would be retried for nothing.
+ * Whether a call that failed before yielding anything may be tried again: an
+ * HTTP 408, 409, 429 or 5xx, no connection or no answer in time, or a response
+ * that broke off. A wrong key, an unknown model or a bad request is not.
  */
-export function isRetryableStreamError(error: unknown): boolean {
-  if (!(error instanceof ProviderError) || !brokenStreams.has(error)) return false;
-  const shape = (typeof error.cause === 'object' && error.cause !== null ? error.cause : {}) as SdkErrorShape;
+export function isRetryableError(error: unknown): boolean {
+  if (!(error instanceof ProviderError)) return false;
+  if (brokenStreams.has(error)) {
+    const shape = sdkShape(error.cause);
+    return shape.status === undefined || shape.status === 408 || shape.status === 409 || shape.status === 429 || shape.status >= 500;
+  }
+  const shape = sdkShape(error.cause);
   if (shape.status !== undefined) return shape.status === 408 || shape.status === 409 || shape.status === 429 || shape.status >= 500;
-  return true;
+  return error.code === 'provider_unreachable' || error.code === 'provider_timeout' || error.code === 'provider_stalled' || error.code === 'provider_empty_response';
+}
+
+/** How long the provider asked us to wait (`retry-after-ms`, `retry-after` in seconds or as a date), if it did. */
+export function retryAfterMs(error: unknown): number | undefined {
+  const headers = sdkShape(error instanceof ProviderError ? error.cause : error).headers;
+  const read = (name: string): string | undefined => {
+    if (!headers || typeof headers !== 'object') return undefined;
+    const getter = (headers as { get?: unknown }).get;
+    const value = typeof getter === 'function' ? (getter as (name: string) => string | null).call(headers, name) : (headers as Record<string, unknown>)[name];
+    return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+  };
+  const milliseconds = Number(read('retry-after-ms'));
+  if (Number.isFinite(milliseconds) && milliseconds >= 0 && read('retry-after-ms') !== undefined) return milliseconds;
+  const header = read('retry-after');
+  if (header === undefined) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function sdkShape(value: unknown): SdkErrorShape {
+  return (typeof value === 'object' && value !== null ? value : {}) as SdkErrorShape;
 }

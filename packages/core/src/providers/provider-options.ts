@@ -11,12 +11,19 @@ export interface ProviderOptions {
   apiKey: string | undefined;
   /** Undefined lets the SDK read its own base-URL variable or use its default. */
   baseURL: string | undefined;
+  /** The whole call, every retry and wait included. */
   timeoutMs: number;
   maxRetries: number;
+  /** Silence that ends an attempt as stalled (before or after the headers). */
+  idleTimeoutMs: number;
+  /** The longest `retry-after` Legion waits out; a longer ask ends the call with an error. */
+  maxRetryWaitMs: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 export const DEFAULT_MAX_RETRIES = 3;
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_RETRY_WAIT_MS = 60_000;
 
 /**
  * Where the key and endpoint come from: the participant's model config, then
@@ -53,6 +60,8 @@ export function resolveProviderOptions(model: ModelConfig, settings: ProviderSet
     baseURL,
     timeoutMs: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxRetries: settings.maxRetries ?? DEFAULT_MAX_RETRIES,
+    idleTimeoutMs: settings.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    maxRetryWaitMs: settings.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS,
   };
 }
 

@@ -2,13 +2,13 @@ import { collect } from './__fixtures__/llm-server.js';
 import type { StreamPart } from './llm-provider.js';
 import Anthropic from '@anthropic-ai/sdk';
 import { toProviderError, toStreamError } from './provider-errors.js';
-import { parseToolArguments, retryUntilFirstPart } from './stream-retry.js';
+import { parseToolArguments, streamWithRetries, type RetryPolicy } from './stream-retry.js';
 
 const context = { provider: 'anthropic', model: 'claude-test', baseURL: undefined };
 const broken = () => toStreamError(new TypeError('terminated'), context);
 
 /** An attempt per entry: the parts it yields, then the error it throws (if any). */
-function attempts(script: Array<{ parts: StreamPart[]; error?: Error; before?: () => void }>): { attempt: () => AsyncIterable<StreamPart>; count: () => number } {
+function attempts(script: Array<{ parts: StreamPart[]; error?: Error; before?: () => void }>): { attempt: (signal: AbortSignal, activity: () => void) => AsyncIterable<StreamPart>; count: () => number } {
   let index = 0;
   return {
     count: () => index,
@@ -22,7 +22,11 @@ function attempts(script: Array<{ parts: StreamPart[]; error?: Error; before?: (
   };
 }
 
-describe('retryUntilFirstPart', () => {
+const policy = (retries: number, baseDelayMs = 1): RetryPolicy => ({ retries, baseDelayMs, timeoutMs: 60_000, idleTimeoutMs: 60_000, maxRetryWaitMs: 60_000 });
+const retryUntilFirstPart = (attempt: Parameters<typeof streamWithRetries>[0], options: { retries: number; baseDelayMs: number; signal?: AbortSignal }) =>
+  streamWithRetries(attempt, policy(options.retries, options.baseDelayMs), context, { signal: options.signal });
+
+describe('streamWithRetries', () => {
   it('retries an attempt that broke before its first part', async () => {
     const script = attempts([{ parts: [], error: broken() }, { parts: [], error: broken() }, { parts: [{ type: 'text-delta', text: 'ok' }] }]);
 
@@ -61,11 +65,11 @@ describe('retryUntilFirstPart', () => {
     controller.abort();
     const aborted = attempts([{ parts: [], error: broken() }]);
     await expect(collect(retryUntilFirstPart(aborted.attempt, { retries: 3, baseDelayMs: 1, signal: controller.signal }))).rejects.toMatchObject({
-      code: 'provider_stream_interrupted',
+      code: 'cancelled',
     });
     expect(aborted.count()).toBe(1);
   });
-  it('stops waiting out the backoff when cancelled, and the next attempt ends as cancelled', async () => {
+  it('stops waiting out the backoff when cancelled, and makes no further attempt', async () => {
     const controller = new AbortController();
     const script = attempts([
       // Aborts once the first failure is being handled, i.e. during the backoff.
@@ -77,7 +81,7 @@ describe('retryUntilFirstPart', () => {
     await expect(collect(retryUntilFirstPart(script.attempt, { retries: 3, baseDelayMs: 60_000, signal: controller.signal }))).rejects.toMatchObject({
       code: 'cancelled',
     });
-    expect(script.count()).toBe(2);
+    expect(script.count()).toBe(1);
   });
 });
 

@@ -75,7 +75,11 @@ export class AgentRuntime implements ParticipantRuntime {
       let response: ModelResponse;
       const call = linkedSignal(turn.signal);
       try {
-        response = await generate(provider, request, { signal: call.signal, onTextDelta: streamText });
+        response = await generate(provider, request, {
+          signal: call.signal,
+          onTextDelta: streamText,
+          onRetry: (retry) => turn.events.emit('provider:retry', { ...turn.conversation.ref, participantId: agent.id, provider: provider.name, model: provider.model, ...retry }),
+        });
       } catch (error) {
         // Nothing of a failed or cancelled response is appended: the log never holds half a reply.
         if (turn.signal.aborted) return { status: 'error', code: 'cancelled', error: `${agent.id} was cancelled while its model was answering.` };
@@ -83,13 +87,24 @@ export class AgentRuntime implements ParticipantRuntime {
       } finally {
         call.dispose();
       }
+      // A reply with nothing in it is no answer: appended, it would also be refused by the API in every later request.
+      if (response.content.length === 0) {
+        return {
+          status: 'error',
+          code: 'provider_empty_response',
+          error: `${agent.id}'s model call failed: ${provider.name} (${provider.model}) answered with nothing (finish reason "${response.finishReason}"); nothing was added to the conversation. Try again, or check the endpoint.`,
+        };
+      }
       const assistant = turn.conversation.append(
         { role: 'assistant', content: response.content, ...(response.usage ? { usage: response.usage } : {}), model: `${provider.name}/${provider.model}` },
         agent.id,
       );
       if (response.usage) this.recordUsage(turn, agent.id, provider.name, provider.model, response.usage);
       const toolUses = toolUsesOf(assistant);
-      if (toolUses.length === 0) return { status: 'success', reply: textOf(assistant), message: assistant };
+      if (toolUses.length === 0) {
+        // Cut off at the output limit: still the reply, but said to be cut so the caller can ask for the rest.
+        return { status: 'success', reply: textOf(assistant), message: assistant, ...(response.finishReason === 'max_tokens' ? { truncated: true } : {}) };
+      }
       const preflight = new Map(response.inputErrors);
       for (const toolUse of toolUses) {
         const loop = detectLoop(repeats, toolUse, limits.maxRepeatedToolCalls);

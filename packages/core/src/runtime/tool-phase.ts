@@ -142,7 +142,10 @@ function approvalFor(outcome: CallOutcome, toolUse: ToolUseBlock, agentId: strin
 }
 
 function fromTurnResult(toolUse: ToolUseBlock, result: TurnResult, agentId: string): CallOutcome {
-  if (result.status === 'success') return { kind: 'result', block: toResultBlock(toolUse.id, { status: 'success', data: result.reply }) };
+  if (result.status === 'success') {
+    const cut = result.truncated ? `\n[${result.conversationId}: this reply was cut off at the model's output limit; ask for the rest if you need it]` : '';
+    return { kind: 'result', block: toResultBlock(toolUse.id, { status: 'success', data: `${result.reply}${cut}` }) };
+  }
   if (result.status === 'error') return { kind: 'result', block: toResultBlock(toolUse.id, { status: 'error', error: result.error }) };
   return approvalFor({ kind: 'paused', requests: result.requests }, toolUse, agentId);
 }

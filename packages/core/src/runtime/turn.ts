@@ -33,6 +33,8 @@ export type TurnResult =
       reply: string;
       /** The appended reply, when the runtime appended it itself. */
       message?: Message | undefined;
+      /** The model stopped at its output limit (max_tokens): the reply is cut short. */
+      truncated?: boolean | undefined;
       conversationId: string;
     }
   | { status: 'error'; code: string; error: string; conversationId: string }
@@ -62,7 +64,7 @@ export interface TurnConversation {
 }
 
 export type RuntimeOutcome =
-  | { status: 'success'; reply: string; message?: Message | undefined }
+  | { status: 'success'; reply: string; message?: Message | undefined; truncated?: boolean | undefined }
   | { status: 'error'; code: string; error: string }
   | { status: 'approval_required'; requests: ApprovalView[] };
 

@@ -1,9 +1,9 @@
 import type AnthropicClient from '@anthropic-ai/sdk';
 import type { Usage } from '../../conversation/message.js';
-import type { ModelRequest, StreamOptions, StreamPart } from '../llm-provider.js';
+import type { ModelRequest, StreamPart } from '../llm-provider.js';
 import { loadSdk } from '../lazy-sdk.js';
-import { cancelledError, toProviderError, toStreamError } from '../provider-errors.js';
-import { SdkProvider } from '../SdkProvider.js';
+import { cancelledError, emptyResponseError, notAStreamError, toProviderError, toStreamError } from '../provider-errors.js';
+import { SdkProvider, type AttemptOptions } from '../SdkProvider.js';
 import { parseToolArguments } from '../stream-retry.js';
 import { fromAnthropicStopReason, toAnthropicMessages, toAnthropicTools } from './anthropic-translator.js';
 
@@ -23,22 +23,28 @@ export class AnthropicProvider extends SdkProvider<AnthropicClient> {
     };
   }
 
-  protected async *attempt(request: ModelRequest, options: StreamOptions): AsyncIterable<StreamPart> {
+  protected async *attempt(request: ModelRequest, options: AttemptOptions): AsyncIterable<StreamPart> {
     const client = await this.getClient();
-    const errorContext = { provider: this.name, model: this.model, baseURL: this.options.baseURL ?? client.baseURL, apiKeyEnv: this.options.preset.apiKeyEnv };
+    const errorContext = { ...this.errorContext(), baseURL: this.options.baseURL ?? client.baseURL };
     let events: AsyncIterable<AnthropicStreamEvent>;
     try {
-      events = (await client.messages.create(this.requestBody(request) as never, { signal: options.signal })) as unknown as AsyncIterable<AnthropicStreamEvent>;
+      const { data, response } = await client.messages.create(this.requestBody(request) as never, { signal: options.signal }).withResponse();
+      // A proxy's login page or an empty body with status 200 is not an answer, whatever the SDK would make of it.
+      if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) throw await notAStreamError(response, errorContext);
+      events = data as unknown as AsyncIterable<AnthropicStreamEvent>;
     } catch (error) {
       throw toProviderError(error, errorContext);
     }
+    let started = false;
     const usage: Usage = { inputTokens: 0, outputTokens: 0 };
     const toolBlocks = new Map<number, { id: string; name: string; json: string }>();
     let stopReason: string | null | undefined;
     try {
       for await (const event of events) {
+        options.activity();
         switch (event.type) {
           case 'message_start': {
+            started = true;
             const start = event.message.usage;
             usage.inputTokens = start.input_tokens ?? 0;
             usage.outputTokens = start.output_tokens ?? 0;
@@ -81,7 +87,8 @@ export class AnthropicProvider extends SdkProvider<AnthropicClient> {
       throw toStreamError(error, errorContext);
     }
     // The SDKs end a stream quietly when it is aborted: what arrived so far is not a finished response.
-    if (options.signal?.aborted) throw cancelledError(errorContext, options.signal.reason);
+    if (options.signal.aborted) throw cancelledError(errorContext, options.signal.reason);
+    if (!started) throw emptyResponseError(errorContext, 'a stream without a message');
     // A tool block still open here was cut off (max_tokens): hand it over so it gets an error result.
     for (const block of toolBlocks.values()) yield { type: 'tool-call', id: block.id, name: block.name, ...parseToolArguments(block.json) };
     yield { type: 'usage', usage };
@@ -95,7 +102,8 @@ export class AnthropicProvider extends SdkProvider<AnthropicClient> {
           apiKey: this.options.apiKey ?? null,
           ...(this.options.baseURL ? { baseURL: this.options.baseURL } : {}),
           timeout: this.options.timeoutMs,
-          maxRetries: this.options.maxRetries,
+          // Legion's own loop retries (capped, cancellable, reported); the SDK's would sleep out any retry-after unseen.
+          maxRetries: 0,
         }),
     );
   }

@@ -1,9 +1,9 @@
 import type OpenAIClient from 'openai';
 import type { Usage } from '../../conversation/message.js';
-import type { FinishReason, ModelRequest, StreamOptions, StreamPart } from '../llm-provider.js';
+import type { FinishReason, ModelRequest, StreamPart } from '../llm-provider.js';
 import { loadSdk } from '../lazy-sdk.js';
-import { cancelledError, toProviderError, toStreamError } from '../provider-errors.js';
-import { SdkProvider } from '../SdkProvider.js';
+import { cancelledError, emptyResponseError, notAStreamError, toProviderError, toStreamError } from '../provider-errors.js';
+import { SdkProvider, type AttemptOptions } from '../SdkProvider.js';
 import { parseToolArguments } from '../stream-retry.js';
 import { fromOpenAIFinishReason, toOpenAIMessages, toOpenAITools } from './openai-translator.js';
 
@@ -25,20 +25,26 @@ export class OpenAIProvider extends SdkProvider<OpenAIClient> {
     };
   }
 
-  protected async *attempt(request: ModelRequest, options: StreamOptions): AsyncIterable<StreamPart> {
+  protected async *attempt(request: ModelRequest, options: AttemptOptions): AsyncIterable<StreamPart> {
     const client = await this.getClient();
-    const errorContext = { provider: this.name, model: this.model, baseURL: this.options.baseURL ?? client.baseURL, apiKeyEnv: this.options.preset.apiKeyEnv };
+    const errorContext = { ...this.errorContext(), baseURL: this.options.baseURL ?? client.baseURL };
     let chunks: AsyncIterable<OpenAIChunk>;
     try {
-      chunks = (await client.chat.completions.create(this.requestBody(request) as never, { signal: options.signal })) as unknown as AsyncIterable<OpenAIChunk>;
+      const { data, response } = await client.chat.completions.create(this.requestBody(request) as never, { signal: options.signal }).withResponse();
+      // A proxy's login page or an empty body with status 200 is not an answer, whatever the SDK would make of it.
+      if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) throw await notAStreamError(response, errorContext);
+      chunks = data as unknown as AsyncIterable<OpenAIChunk>;
     } catch (error) {
       throw toProviderError(error, errorContext);
     }
+    let received = 0;
     const calls = new Map<number, { id: string; name: string; json: string }>();
     let usage: Usage | undefined;
     let finish: FinishReason | undefined;
     try {
       for await (const chunk of chunks) {
+        options.activity();
+        received++;
         if (chunk.usage) {
           // OpenAI counts cached prompt tokens inside prompt_tokens; Legion, like Anthropic, keeps them apart.
           const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
@@ -69,7 +75,8 @@ export class OpenAIProvider extends SdkProvider<OpenAIClient> {
       throw toStreamError(error, errorContext);
     }
     // The SDKs end a stream quietly when it is aborted: what arrived so far is not a finished response.
-    if (options.signal?.aborted) throw cancelledError(errorContext, options.signal.reason);
+    if (options.signal.aborted) throw cancelledError(errorContext, options.signal.reason);
+    if (received === 0) throw emptyResponseError(errorContext, 'a stream without a single chunk');
     for (const [, call] of [...calls.entries()].sort(([a], [b]) => a - b)) {
       yield { type: 'tool-call', id: call.id, name: call.name, ...parseToolArguments(call.json) };
     }
@@ -85,7 +92,8 @@ export class OpenAIProvider extends SdkProvider<OpenAIClient> {
           apiKey: this.options.apiKey ?? 'not-needed',
           ...(this.options.baseURL ? { baseURL: this.options.baseURL } : {}),
           timeout: this.options.timeoutMs,
-          maxRetries: this.options.maxRetries,
+          // Legion's own loop retries (capped, cancellable, reported); the SDK's would sleep out any retry-after unseen.
+          maxRetries: 0,
         }),
     );
   }
