@@ -73,6 +73,7 @@ export class Legion {
       events: this.events,
       runtimes: this.runtimes,
       fsync: config.storage.fsync,
+      maxMessageBytes: config.limits.maxMessageBytes,
     });
     this.approvals = new ApprovalGate(collective);
     this.auth = new AuthEngine(config.policies, paths.root);

@@ -251,8 +251,8 @@ export const EFFECT_PREFIX = 'effect:';
 /** The other names whose policies govern a tool. */
 export function policyNames(tool: PolicySubject): string[] {
   const names = [...(tool.policyAliases ?? [])];
-  // Every tool that runs a command answers to shell_run's policy, today's tools and any added later.
-  if (tool.effect === 'shell' && tool.name !== 'shell_run') names.push('shell_run');
+  // Every tool that runs a command line a model wrote answers to shell_run's policy, today's tools and any added later.
+  if (tool.commandArguments?.length && tool.name !== 'shell_run') names.push('shell_run');
   return names;
 }
 

@@ -38,6 +38,10 @@ export const LimitsSchema = z
     toolTimeoutMs: z.number().int().positive(),
     /** Identical consecutive tool calls that count as a loop. */
     maxRepeatedToolCalls: z.number().int().min(2),
+    /** The largest message a participant may send (bytes of UTF-8): it is stored and re-sent to models. */
+    maxMessageBytes: z.number().int().positive(),
+    /** The largest reply a model may give in one response (bytes of UTF-8 text). */
+    maxReplyBytes: z.number().int().positive(),
   })
   .strict();
 export type Limits = z.infer<typeof LimitsSchema>;

@@ -76,7 +76,7 @@ export interface ResolvedConfig {
 
 export const DEFAULT_CONFIG: ResolvedConfig = {
   defaultModel: { provider: 'anthropic', model: 'claude-sonnet-4-5' },
-  limits: { maxDepth: 5, maxIterations: 25, toolTimeoutMs: 120_000, maxRepeatedToolCalls: 3 },
+  limits: { maxDepth: 5, maxIterations: 25, toolTimeoutMs: 120_000, maxRepeatedToolCalls: 3, maxMessageBytes: 1_048_576, maxReplyBytes: 1_048_576 },
   providers: {},
   storage: { fsync: 'turn' },
   pricing: {},

@@ -21,10 +21,16 @@ import type { SessionMeta } from './session-meta.js';
 export interface SessionServices extends ConversationServices {
   collective: Collective;
   paths: WorkspacePaths;
+  /** Messages larger than this are refused before anything is stored (default: 1 MiB). */
+  maxMessageBytes?: number | undefined;
 }
 
 /** A paused call's answer sits in the message right after it; this many recent messages cover it. */
 const RECENT_FOR_APPROVALS = 20;
+
+function formatBytes(bytes: number): string {
+  return bytes >= 1_048_576 ? `${(bytes / 1_048_576).toFixed(1)} MB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} bytes`;
+}
 
 export interface SessionMessage {
   conversation: ConversationRef;
@@ -61,6 +67,16 @@ export class Session implements ToolSession {
     const to = collective.get(request.to);
     if (!to || to.status === 'retired') throw new ParticipantNotFoundError(request.to, collective.ids());
     if (from.id === to.id) throw new LegionError('self_message', `${from.id} cannot send a message to itself.`, { participantId: from.id });
+    const limit = this.services.maxMessageBytes ?? 1_048_576;
+    const bytes = Buffer.byteLength(request.message, 'utf8');
+    if (bytes > limit) {
+      // Stored, it would be re-sent to a model in every later request of the conversation.
+      throw new LegionError(
+        'message_too_large',
+        `The message from ${from.id} to ${to.id} is ${formatBytes(bytes)}; the limit is ${formatBytes(limit)}. Send a file path instead of the content, or raise limits.maxMessageBytes in .legion/config.json.`,
+        { bytes, limit },
+      );
+    }
     const chain = request.chain ?? [];
     if (chain.length === 0) this.touch();
     const conversation = this.conversation({ initiator: from.id, responder: to.id, name: request.conversation });

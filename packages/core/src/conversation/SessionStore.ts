@@ -1,7 +1,9 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { SessionNotFoundError } from '../errors.js';
-import { readJsonFile, writeJsonAtomic } from '../storage/atomic-json.js';
+import { join } from 'node:path';
+import { ConfigError, LegionError, SessionNotFoundError } from '../errors.js';
+import { readJsonFile, writeJsonAtomic, writeJsonIfAbsent } from '../storage/atomic-json.js';
+import { isValidIdPart } from './conversation-id.js';
 import { Session, type SessionServices } from './Session.js';
 import { SESSION_FORMAT_VERSION, SessionMetaSchema, type SessionMeta } from './session-meta.js';
 
@@ -12,41 +14,38 @@ export class SessionStore {
   constructor(private readonly services: SessionServices) {}
 
   create(options: { title?: string } = {}): Session {
-    const now = new Date();
-    // Sortable by time, unique across processes started in the same second.
-    const id = `${now.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}-${randomBytes(3).toString('hex')}`;
-    const meta: SessionMeta = {
-      version: SESSION_FORMAT_VERSION,
-      id,
-      createdAt: now.toISOString(),
-      lastActiveAt: now.toISOString(),
-      ...(options.title ? { title: options.title } : {}),
-    };
-    writeJsonAtomic(this.services.paths.sessionFile(id), meta);
+    const meta = newMeta(options);
+    writeJsonAtomic(this.services.paths.sessionFile(meta.id), meta);
     return this.remember(new Session(meta, this.services));
   }
 
   get(id: string): Session {
     const cached = this.open.get(id);
     if (cached) return cached;
+    assertSessionId(id);
     const file = this.services.paths.sessionFile(id);
     if (!existsSync(file)) throw new SessionNotFoundError(id);
-    const meta = readJsonFile(file, SessionMetaSchema, { what: 'session file', displayPath: this.services.paths.display(file) });
-    return this.remember(new Session(meta, this.services));
+    return this.remember(new Session(this.readMeta(id), this.services));
   }
 
-  /** Every session's metadata, most recently active first. Unreadable ones are skipped. */
+  /**
+   * Every session's metadata, most recently active first. A broken session (an
+   * unreadable session.json, one whose id is not its folder's) is reported as a
+   * warning and left out: it never stops the others from being used.
+   */
   list(): SessionMeta[] {
     const dir = this.services.paths.sessionsDir;
     if (!existsSync(dir)) return [];
     const metas: SessionMeta[] = [];
     for (const entry of readdirSync(dir)) {
+      if (entry.startsWith('.')) continue;
       const file = this.services.paths.sessionFile(entry);
       if (!existsSync(file)) continue;
       try {
-        metas.push(readJsonFile(file, SessionMetaSchema, { what: 'session file', displayPath: this.services.paths.display(file) }));
+        assertSessionId(entry);
+        metas.push(this.readMeta(entry));
       } catch (error) {
-        this.services.events.emit('storage:warning', { path: this.services.paths.display(file), offset: 0, problem: (error as Error).message });
+        this.services.events.emit('storage:warning', { path: this.services.paths.display(file), offset: 0, problem: `${(error as Error).message} This session is skipped.` });
       }
     }
     return metas.sort((a, b) => (a.lastActiveAt === b.lastActiveAt ? (a.id < b.id ? 1 : -1) : a.lastActiveAt < b.lastActiveAt ? 1 : -1));
@@ -57,9 +56,34 @@ export class SessionStore {
     return newest ? this.get(newest.id) : undefined;
   }
 
-  /** The latest session, or a new one if there is none. */
+  /**
+   * The latest session, or a new one if there is none. Several processes that
+   * start at once on a fresh workspace all end up in one first session: its id
+   * is claimed by an exclusive create, and the others open the claimed one.
+   */
   resumeOrCreate(): Session {
-    return this.latest() ?? this.create();
+    const latest = this.latest();
+    if (latest) return latest;
+    const claim = join(this.services.paths.sessionsDir, '.first-session.json');
+    const candidate = newMeta({});
+    let meta = candidate;
+    if (!writeJsonIfAbsent(claim, candidate)) {
+      const claimed = SessionMetaSchema.safeParse(JSON.parse(readFileSync(claim, 'utf8')));
+      if (claimed.success) meta = claimed.data;
+    }
+    writeJsonIfAbsent(this.services.paths.sessionFile(meta.id), meta);
+    return this.get(meta.id);
+  }
+
+  /** The session file, checked: readable, valid, and naming the folder it is in. */
+  private readMeta(id: string): SessionMeta {
+    const file = this.services.paths.sessionFile(id);
+    const display = this.services.paths.display(file);
+    const meta = readJsonFile(file, SessionMetaSchema, { what: 'session file', displayPath: display });
+    if (meta.id !== id) {
+      throw new ConfigError({ file: display, field: 'id', problem: `says "${meta.id}" but the session's folder is "${id}"`, fix: `set "id" to "${id}", or move the folder` });
+    }
+    return meta;
   }
 
   close(): void {
@@ -73,3 +97,23 @@ export class SessionStore {
   }
 }
 
+
+function newMeta(options: { title?: string }): SessionMeta {
+  const now = new Date();
+  // Sortable by time, unique across processes started in the same second.
+  const id = `${now.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}-${randomBytes(3).toString('hex')}`;
+  return {
+    version: SESSION_FORMAT_VERSION,
+    id,
+    createdAt: now.toISOString(),
+    lastActiveAt: now.toISOString(),
+    ...(options.title ? { title: options.title } : {}),
+  };
+}
+
+/** Session ids name folders: the alphabet of participant ids, so `../../src` can never be one. */
+export function assertSessionId(id: string): void {
+  if (!isValidIdPart(id)) {
+    throw new LegionError('invalid_session_id', `"${id}" is not a session id: use letters, digits, ".", "-" or single "_" (at most 64 characters), as "legion sessions" lists them.`, { id });
+  }
+}

@@ -87,6 +87,14 @@ export class AgentRuntime implements ParticipantRuntime {
       } finally {
         call.dispose();
       }
+      const replyBytes = response.content.reduce((total, block) => total + Buffer.byteLength(block.type === 'text' ? block.text : JSON.stringify(block), 'utf8'), 0);
+      if (replyBytes > limits.maxReplyBytes) {
+        return {
+          status: 'error',
+          code: 'reply_too_large',
+          error: `${agent.id}'s model replied with ${replyBytes} bytes; the limit is ${limits.maxReplyBytes} (limits.maxReplyBytes). Nothing was added to the conversation.`,
+        };
+      }
       // A reply with nothing in it is no answer: appended, it would also be refused by the API in every later request.
       if (response.content.length === 0) {
         return {

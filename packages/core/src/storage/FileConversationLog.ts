@@ -14,6 +14,8 @@ import { JsonlLog, type LogLine, type LogWarning } from './jsonl-log.js';
 
 const MESSAGE_PREFIX = '{"kind":"message"';
 const COMPACTION_PREFIX = '{"kind":"compaction"';
+/** Lines Legion writes: anything else in a conversation log is garbage (a hand edit, another program). */
+const KNOWN_PREFIXES = [MESSAGE_PREFIX, COMPACTION_PREFIX, '{"kind":"header"', '{"kind":"note"'];
 
 /**
  * A conversation as `<session>/conversations/<id>.jsonl`: a header line, then
@@ -26,6 +28,9 @@ export class FileConversationLog implements ConversationLog {
   private cachedHeader: HeaderEntry | undefined;
   /** Offset up to which this process has seen the file. */
   private seenEnd = -1;
+
+  /** Warnings already given, by offset and problem: a bad line is reported once, not at every read. */
+  private readonly warned = new Set<string>();
 
   constructor(
     path: string,
@@ -91,7 +96,7 @@ export class FileConversationLog implements ConversationLog {
         if (line.text.startsWith(MESSAGE_PREFIX)) {
           const message = this.parseMessage(line, version);
           if (message) messages.push(message);
-        }
+        } else this.checkOther(line);
         return messages.length >= limit;
       },
     });
@@ -111,7 +116,7 @@ export class FileConversationLog implements ConversationLog {
         if (line.text.startsWith(MESSAGE_PREFIX)) {
           const message = this.parseMessage(line, version);
           if (message) messages.push(message);
-        }
+        } else this.checkOther(line);
         return false;
       },
     });
@@ -134,7 +139,10 @@ export class FileConversationLog implements ConversationLog {
     this.seenEnd = end;
     const messages: Message[] = [];
     for (const line of lines) {
-      if (!line.text.startsWith(MESSAGE_PREFIX)) continue;
+      if (!line.text.startsWith(MESSAGE_PREFIX)) {
+        this.checkOther(line);
+        continue;
+      }
       const message = this.parseMessage(line, version);
       if (message) messages.push(message);
     }
@@ -180,7 +188,16 @@ export class FileConversationLog implements ConversationLog {
     return message;
   }
 
+  /** A line that is no entry Legion writes is skipped, and said once (not at every read). */
+  private checkOther(line: LogLine): void {
+    if (KNOWN_PREFIXES.some((prefix) => line.text.startsWith(prefix)) || line.text.trim() === '') return;
+    this.warn(line.offset, `skipped a line that is not a conversation entry: ${JSON.stringify(line.text.length > 80 ? `${line.text.slice(0, 80)}…` : line.text)}`);
+  }
+
   private warn(offset: number, problem: string): void {
+    const key = `${offset}:${problem}`;
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
     this.options.onWarning?.({ path: this.path, offset, problem });
   }
 }

@@ -80,10 +80,13 @@ export interface Tool<Input = unknown> {
   /**
    * Other tool names whose policies also govern this tool: `file_edit` and
    * `file_delete` answer to `file_write` rules, so one rule covers every way of
-   * changing a file. Tools with the `shell` effect always answer to `shell_run`.
+   * changing a file. Tools with `commandArguments` always answer to `shell_run`.
    */
   policyAliases?: readonly string[];
-  /** Argument names that hold a shell command line, parsed (not pattern-matched) by policy rules. */
+  /**
+   * Argument names that hold a shell command line a model wrote. Policy rules
+   * parse them (not pattern-match), and such a tool answers to `shell_run`'s policy.
+   */
   commandArguments?: readonly string[];
   execute(input: Input, context: ToolContext): Promise<ToolResult>;
   /** Overrides the default tool timeout; `0` means no timeout (e.g. waiting on a delegate). */
