@@ -62,7 +62,7 @@ export class ToolExecutor {
 
   /** Reports a call that never ran (refused, invalid, denied) the way a run call is reported. */
   refuse(toolUse: ToolUseBlock, error: string, context: Pick<ToolContext, 'callerId' | 'conversation' | 'events'>): ToolResultBlock {
-    const block = toResultBlock(toolUse.id, { status: 'error', error: this.redact(error) });
+    const block = toResultBlock(toolUse.id, { status: 'error', error }, this.redact);
     context.events.emit('tool:call', { ...context.conversation, participantId: context.callerId, toolUse });
     context.events.emit('tool:result', { ...context.conversation, participantId: context.callerId, toolUse, result: block, durationMs: 0 });
     return block;
@@ -74,8 +74,7 @@ export class ToolExecutor {
     context.events.emit('tool:call', { ...context.conversation, participantId: context.callerId, toolUse });
     const result = await this.execute(call, { ...context, toolUseId: toolUse.id }, defaultTimeoutMs);
     if (result.status === 'approval_required') return { kind: 'paused', requests: result.requests };
-    const block = toResultBlock(toolUse.id, result);
-    block.content = this.redact(block.content);
+    const block = toResultBlock(toolUse.id, result, this.redact);
     context.events.emit('tool:result', { ...context.conversation, participantId: context.callerId, toolUse, result: block, durationMs: performance.now() - started });
     return { kind: 'result', block };
   }
@@ -124,11 +123,20 @@ function isToolResult(value: unknown): value is ToolResult {
   return status === 'success' || (status === 'error' && typeof (value as { error?: unknown }).error === 'string');
 }
 
-export function toResultBlock(toolUseId: string, result: Exclude<ToolResult, { status: 'approval_required' }>): ToolResultBlock {
-  if (result.status === 'error') return { type: 'tool_result', toolUseId, content: capOutput(result.error), isError: true };
+/**
+ * The block the model sees. `redact` runs on the whole text before it is cut:
+ * a secret straddling the cut would otherwise be recognised on neither side
+ * and leak its first half.
+ */
+export function toResultBlock(
+  toolUseId: string,
+  result: Exclude<ToolResult, { status: 'approval_required' }>,
+  redact: (text: string) => string = (text) => text,
+): ToolResultBlock {
+  if (result.status === 'error') return { type: 'tool_result', toolUseId, content: capOutput(redact(result.error)), isError: true };
   const data = result.data;
   const text = typeof data === 'string' ? data : data === undefined ? '(done)' : JSON.stringify(data);
-  return { type: 'tool_result', toolUseId, content: capOutput(text ?? String(data)) };
+  return { type: 'tool_result', toolUseId, content: capOutput(redact(text ?? String(data))) };
 }
 
 /** Keeps the head and the tail, and says how much was cut between them. */
