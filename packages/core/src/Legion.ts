@@ -24,7 +24,8 @@ import { registerBuiltinTools, type ProcessRegistry } from './tools/builtin/inde
 import { createMcpToolProvider } from './tools/providers/mcp/McpToolProvider.js';
 import { createWorkspaceToolProvider } from './tools/providers/workspace/WorkspaceToolProvider.js';
 import { ToolExecutor } from './tools/ToolExecutor.js';
-import { secretRedactor } from './tools/redact.js';
+import { commandEnvironment } from './tools/child-env.js';
+import { configSecretValues, createRedactor } from './tools/redact.js';
 import { ToolRegistry } from './tools/ToolRegistry.js';
 
 export interface OpenLegionOptions {
@@ -60,7 +61,11 @@ export class Legion {
     readonly collective: Collective,
     env: NodeJS.ProcessEnv,
   ) {
-    this.executor = new ToolExecutor(secretRedactor(env));
+    // Keys from the environment and the global config never reach a tool result, an error event or a command's environment.
+    const redact = createRedactor({ env, config });
+    this.executor = new ToolExecutor(redact);
+    this.events.redactWith(redact);
+    const commandEnv = commandEnvironment(env, { passEnv: config.shell.passEnv, secretValues: configSecretValues(config, env).map((secret) => secret.value) });
     this.providers = new ProviderFactory(config.providers);
     registerBuiltinProviders(this.providers, env);
     this.sessions = new SessionStore({
@@ -96,7 +101,7 @@ export class Legion {
     const builtin = registerBuiltinTools(this.tools, {
       collective,
       sessions: this.sessions,
-      env,
+      env: commandEnv,
       // What list_tools reports is exactly what the agent's model is shown.
       toolsFor: (id) => {
         const participant = collective.get(id);
@@ -108,7 +113,7 @@ export class Legion {
     this.tools.register(createApprovalResponseTool());
     this.tools.register(createListApprovalsTool());
     // After the built-ins, so that a workspace or MCP tool with a taken name is reported and left out.
-    this.tools.registerToolProvider(createWorkspaceToolProvider({ directory: paths.toolsDir, workspaceRoot: paths.root, events: this.events, env }));
+    this.tools.registerToolProvider(createWorkspaceToolProvider({ directory: paths.toolsDir, workspaceRoot: paths.root, events: this.events, env, commandEnv }));
     if (Object.keys(config.mcpServers).length > 0) {
       // Deferred: no MCP server starts until an agent's turn first needs its tools.
       this.tools.registerToolProvider(createMcpToolProvider({ servers: config.mcpServers, workspaceRoot: paths.root, events: this.events, env }), { deferred: true });

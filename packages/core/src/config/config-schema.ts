@@ -26,6 +26,18 @@ export const StorageSettingsSchema = z
   })
   .strict();
 
+/** What commands run by tools (shell_run, process_start, declarative shell tools) may see of Legion's environment. */
+export const ShellSettingsSchema = z
+  .object({
+    /**
+     * Variables passed to commands although they hold one of Legion's own keys
+     * (a provider's API key, a LEGION_* secret, a value equal to a configured key),
+     * which are withheld otherwise. Layers add to the list.
+     */
+    passEnv: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name such as "OPENAI_API_KEY"')),
+  })
+  .strict();
+
 /** Every field optional: each layer supplies some, defaults supply the rest. */
 export const ConfigLayerSchema = z
   .object({
@@ -43,6 +55,7 @@ export const ConfigLayerSchema = z
     policies: PoliciesSchema.optional(),
     /** How headless runs answer approvals nobody is there to answer. */
     approval: z.object({ headless: z.enum(['prompt', 'auto', 'deny']) }).strict().partial().optional(),
+    shell: ShellSettingsSchema.partial().optional(),
   })
   .strict();
 export type ConfigLayer = z.infer<typeof ConfigLayerSchema>;
@@ -57,6 +70,7 @@ export interface ResolvedConfig {
   mcpServers: Record<string, McpServerConfig>;
   policies: z.infer<typeof PoliciesSchema>;
   approval: { headless: 'prompt' | 'auto' | 'deny' };
+  shell: z.infer<typeof ShellSettingsSchema>;
 }
 
 export const DEFAULT_CONFIG: ResolvedConfig = {
@@ -68,4 +82,5 @@ export const DEFAULT_CONFIG: ResolvedConfig = {
   mcpServers: {},
   policies: {},
   approval: { headless: 'prompt' },
+  shell: { passEnv: [] },
 };

@@ -57,6 +57,7 @@ export function mergeConfig(base: ResolvedConfig, layers: readonly ConfigLayer[]
       mcpServers: { ...config.mcpServers, ...layer.mcpServers },
       policies: mergePolicies(config.policies, layer.policies),
       approval: { ...config.approval, ...layer.approval },
+      shell: { passEnv: [...new Set([...config.shell.passEnv, ...(layer.shell?.passEnv ?? [])])] },
     };
   }
   return config;

@@ -12,8 +12,10 @@ export interface WorkspaceToolProviderOptions {
   workspaceRoot: string;
   /** Broken files are reported here as `storage:warning`. */
   events?: EventBus | undefined;
-  /** Source of `${env:NAME}` and of shell commands' environment; defaults to process.env. */
+  /** Source of `${env:NAME}`; defaults to process.env. */
   env?: NodeJS.ProcessEnv | undefined;
+  /** Environment shell tools' commands run with; defaults to `env` without Legion's keys (`commandEnvironment`). */
+  commandEnv?: NodeJS.ProcessEnv | undefined;
   /** Follow file changes (default true). */
   watch?: boolean | undefined;
   /** Quiet time after the last change before reloading, so an editor's save-rename-save lands as one reload. */
@@ -63,7 +65,7 @@ export class WorkspaceToolProvider implements ToolProvider {
   reload(): void {
     if (this.disposed) return;
     const previous = this.tools;
-    const loaded = loadWorkspaceTools(this.options.directory, { workspaceRoot: this.options.workspaceRoot, env: this.env }, this.cache);
+    const loaded = loadWorkspaceTools(this.options.directory, { workspaceRoot: this.options.workspaceRoot, env: this.env, commandEnv: this.options.commandEnv }, this.cache);
     this.tools = loaded.tools;
     this.reportNewProblems(loaded.problems);
     this.follow();
