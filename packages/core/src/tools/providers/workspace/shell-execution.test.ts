@@ -66,7 +66,7 @@ describe('shell workspace tools', () => {
 
   it('drops a missing optional argument and spreads an array argument', async () => {
     const probe = argvTool(['add', '${files}', '--note', '${text}']);
-    expect(output(await probe.execute({ files: ['a.txt', 'b c.txt', '-rf'] }, toolContext({ workspaceRoot: root }))).argv).toEqual(['add', 'a.txt', 'b c.txt', '-rf', '--note']);
+    expect(output(await probe.execute({ files: ['a.txt', 'b c.txt', 'rf-'] }, toolContext({ workspaceRoot: root }))).argv).toEqual(['add', 'a.txt', 'b c.txt', 'rf-', '--note']);
   });
 
   it('does not let an argument override a variable of the same name', async () => {

@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import type { ToolResult } from '../../tool.js';
-import { argumentText, fillTemplate, resolvePlaceholder, wholePlaceholder, type PlaceholderScope } from './placeholders.js';
+import { commandEnvironment } from '../../child-env.js';
+import { expandArgv } from './argv-template.js';
+import { fillTemplate, type PlaceholderScope } from './placeholders.js';
 import { runArgv, type ArgvOutcome } from './run-argv.js';
 import type { ShellExecution } from './workspace-tool-schema.js';
 
@@ -11,14 +13,19 @@ export interface ShellCall {
   workspaceRoot: string;
   signal: AbortSignal;
   timeoutMs?: number | undefined;
+  /** Environment the command runs with; default: the scope's without Legion's keys. */
+  commandEnv?: NodeJS.ProcessEnv | undefined;
+  /** Parameters whose values may start with "-". */
+  optionLike?: ReadonlySet<string> | undefined;
 }
 
 /** Runs a `shell` workspace tool: its argv template filled in, then spawned without a shell. */
 export async function executeShell(call: ShellCall): Promise<ToolResult> {
-  const argv = expandArgv(call.execution.command, call.scope);
-  const [program, ...args] = argv;
+  const expanded = expandArgv(call.execution.command, call.scope, { toolName: call.toolName, optionLike: call.optionLike });
+  if (!expanded.ok) return { status: 'error', error: expanded.error };
+  const [program, ...args] = expanded.argv;
   if (!program) return { status: 'error', error: `${call.toolName}: the command's program ("${call.execution.command[0]}") came out empty.` };
-  const env: NodeJS.ProcessEnv = { ...call.scope.env };
+  const env: NodeJS.ProcessEnv = { ...(call.commandEnv ?? commandEnvironment(call.scope.env)) };
   for (const [name, template] of Object.entries(call.execution.env ?? {})) env[name] = fillTemplate(template, call.scope);
   const outcome = await runArgv({
     program,
@@ -29,27 +36,6 @@ export async function executeShell(call: ShellCall): Promise<ToolResult> {
     timeoutMs: call.timeoutMs,
   });
   return toResult(call.toolName, outcome, call.timeoutMs);
-}
-
-/**
- * Fills each argv element. An element that is exactly one placeholder is
- * dropped when the argument is missing (an optional flag value) and spread
- * into several arguments when the value is an array (`["git", "add", "${paths}"]`).
- */
-export function expandArgv(command: readonly string[], scope: PlaceholderScope): string[] {
-  const argv: string[] = [];
-  for (const part of command) {
-    const whole = wholePlaceholder(part);
-    if (whole === undefined) {
-      argv.push(fillTemplate(part, scope));
-      continue;
-    }
-    const resolved = resolvePlaceholder(whole, scope);
-    if (resolved.source === 'missing') continue;
-    if (resolved.source === 'argument' && Array.isArray(resolved.value)) argv.push(...resolved.value.map(argumentText));
-    else argv.push(resolved.source === 'argument' ? argumentText(resolved.value) : resolved.value);
-  }
-  return argv;
 }
 
 function toResult(toolName: string, outcome: ArgvOutcome, timeoutMs: number | undefined): ToolResult {

@@ -50,7 +50,17 @@ export const WorkspaceToolExecutionSchema = z.discriminatedUnion('type', [ShellE
 export const ToolParametersSchema = z
   .object({
     type: z.literal('object'),
-    properties: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+    properties: z
+      .record(
+        z.string(),
+        z
+          .object({
+            /** Legion's own keyword: this parameter's values may start with "-" in a shell tool's argv (see argv-template.ts). */
+            allowOptionLike: z.boolean().optional(),
+          })
+          .catchall(z.unknown()),
+      )
+      .optional(),
     required: z.array(z.string()).optional(),
   })
   .loose();
