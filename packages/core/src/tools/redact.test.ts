@@ -134,6 +134,7 @@ describe('keys from the config', () => {
       providers: { openai: { apiKey: 'cfg-openai-0123456789', baseURL: 'https://api.openai.com/v1' }, ollama: { apiKeyEnv: 'OLLAMA_API_KEY' } },
       mcpServers: { github: { command: 'x', env: { GITHUB_TOKEN: '${env:MY_GH}' }, headers: { Authorization: 'Bearer cfg-bearer-98765' } } },
       limits: { maxTokens: 4096 },
+      policies: { vault_read_secret: 'requires_approval' },
       tokenizer: 'cl100k_base_tokenizer',
     };
     expect(configSecretValues(config, { MY_GH: 'gh-from-env-2468' })).toEqual([

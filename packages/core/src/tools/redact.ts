@@ -14,6 +14,8 @@ const MIN_SECRET_LENGTH = 8;
 const MIN_FRAGMENT_LENGTH = 4;
 /** The marks that `capOutput` and the commands' output captures leave where they cut text out. */
 const CUT_MARK = /\n… \[\d+ (?:characters|bytes) cut\] …\n/g;
+/** Config maps keyed by a tool's or a model's name, not by a field: `"vault_read_secret": "requires_approval"` holds no secret. */
+const NAME_KEYED_SECTIONS = new Set(['policies', 'pricing']);
 const ENV_REFERENCE = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 export interface NamedSecret {
@@ -52,7 +54,7 @@ export function configSecretValues(config: unknown, env: NodeJS.ProcessEnv = {})
     } else if (Array.isArray(value)) {
       value.forEach((item, index) => visit(item, `${path}[${index}]`, field));
     } else if (value !== null && typeof value === 'object') {
-      for (const [key, item] of Object.entries(value)) visit(item, path ? `${path}.${key}` : key, key);
+      for (const [key, item] of Object.entries(value)) if (path || !NAME_KEYED_SECTIONS.has(key)) visit(item, path ? `${path}.${key}` : key, key);
     }
   };
   visit(config, '', '');
