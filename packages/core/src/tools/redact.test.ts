@@ -122,6 +122,12 @@ describe('passwords in URLs', () => {
     expect(redact(text)).toBe(expected);
   });
 
+  it('takes linear time on hostile output (one try per scheme-like word, not per letter)', () => {
+    const started = performance.now();
+    redact(`${'a.'.repeat(100_000)}://x ${'sk-'.repeat(100_000)} ${'x://u:'.repeat(50_000)}`);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
   it('leaves URLs without a password alone', () => {
     const text = 'https://example.com:8443/a http://user@host/x git@github.com:org/repo.git ssh://git@host:22/x';
     expect(redact(text)).toBe(text);

@@ -41,7 +41,8 @@ export function redactKeyShapes(text: string): string {
 export function redactUrlPasswords(text: string): string {
   if (!text.includes('://')) return text;
   return text.replace(
-    /\b([A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/?#@"'<>`]*):(?!\[redacted)([^\s/?#@"'<>`]+(?:@[^\s/?#@"'<>`]+)*)@(?=[^\s@/?#"'<>`])/g,
+    // One start per scheme-like word, of bounded length: a long "a.a.a.…" must not be tried from every letter (quadratic).
+    /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/[^\s:/?#@"'<>`]*):(?!\[redacted)([^\s/?#@"'<>`]+(?:@[^\s/?#@"'<>`]+)*)@(?=[^\s@/?#"'<>`])/g,
     '$1:[redacted]@',
   );
 }
