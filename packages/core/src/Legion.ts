@@ -25,7 +25,7 @@ import { createMcpToolProvider } from './tools/providers/mcp/McpToolProvider.js'
 import { createWorkspaceToolProvider } from './tools/providers/workspace/WorkspaceToolProvider.js';
 import { ToolExecutor } from './tools/ToolExecutor.js';
 import { commandEnvironment } from './tools/child-env.js';
-import { configSecrets, secretRedactor } from './tools/redact.js';
+import { configSecretValues, createRedactor } from './tools/redact.js';
 import { ToolRegistry } from './tools/ToolRegistry.js';
 
 export interface OpenLegionOptions {
@@ -61,10 +61,11 @@ export class Legion {
     readonly collective: Collective,
     env: NodeJS.ProcessEnv,
   ) {
-    // Keys from the global config are redacted like keys from the environment, and commands never see them.
-    const heldSecrets = configSecrets(config.providers, 'providers');
-    const childEnv = commandEnvironment(env, { passEnv: config.shell.passEnv, secrets: heldSecrets });
-    this.executor = new ToolExecutor(secretRedactor(env, [...heldSecrets, ...configSecrets(config.mcpServers, 'mcpServers')]));
+    // Keys from the environment and the global config never reach a tool result, an error event or a command's environment.
+    const redact = createRedactor({ env, config });
+    this.executor = new ToolExecutor(redact);
+    this.events.redactWith(redact);
+    const commandEnv = commandEnvironment(env, { passEnv: config.shell.passEnv, secretValues: configSecretValues(config, env).map((secret) => secret.value) });
     this.providers = new ProviderFactory(config.providers);
     registerBuiltinProviders(this.providers, env);
     this.sessions = new SessionStore({
@@ -101,7 +102,7 @@ export class Legion {
     const builtin = registerBuiltinTools(this.tools, {
       collective,
       sessions: this.sessions,
-      env: childEnv,
+      env: commandEnv,
       // What list_tools reports is exactly what the agent's model is shown.
       toolsFor: (id) => {
         const participant = collective.get(id);
@@ -113,7 +114,7 @@ export class Legion {
     this.tools.register(createApprovalResponseTool());
     this.tools.register(createListApprovalsTool());
     // After the built-ins, so that a workspace or MCP tool with a taken name is reported and left out.
-    this.tools.registerToolProvider(createWorkspaceToolProvider({ directory: paths.toolsDir, workspaceRoot: paths.root, events: this.events, env, commandEnv: childEnv }));
+    this.tools.registerToolProvider(createWorkspaceToolProvider({ directory: paths.toolsDir, workspaceRoot: paths.root, events: this.events, env, commandEnv }));
     if (Object.keys(config.mcpServers).length > 0) {
       // Deferred: no MCP server starts until an agent's turn first needs its tools.
       this.tools.registerToolProvider(createMcpToolProvider({ servers: config.mcpServers, workspaceRoot: paths.root, events: this.events, env }), { deferred: true });

@@ -118,7 +118,10 @@ export type {
   ProcessStatus,
   SessionDirectory,
 } from './tools/builtin/index.js';
-export { redactSecrets, secretRedactor } from './tools/redact.js';
+export { configSecretValues, createRedactor, redactSecrets, secretRedactor } from './tools/redact.js';
+export type { NamedSecret, SecretSources } from './tools/redact.js';
+export { commandEnvironment, withheldVariables } from './tools/child-env.js';
+export type { CommandEnvironmentOptions } from './tools/child-env.js';
 export { PROGRAMMATIC_PROVIDER_ID } from './tools/providers/tool-provider.js';
 export type { ProvidedTool, ToolProvider } from './tools/providers/tool-provider.js';
 export type { ToolRegistryOptions } from './tools/ToolRegistry.js';

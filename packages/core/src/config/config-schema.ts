@@ -31,10 +31,15 @@ export const StorageSettingsSchema = z
   })
   .strict();
 
+/** What commands run by tools (shell_run, process_start, declarative shell tools) may see of Legion's environment. */
 export const ShellSettingsSchema = z
   .object({
-    /** Provider key variables a command may see after all (by default they are removed from its environment). */
-    passEnv: z.array(z.string().min(1)),
+    /**
+     * Variables passed to commands although they hold one of Legion's own keys
+     * (a provider's API key, a LEGION_* secret, a value equal to a configured key),
+     * which are withheld otherwise. Layers add to the list.
+     */
+    passEnv: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name such as "OPENAI_API_KEY"')),
   })
   .strict();
 
@@ -55,7 +60,6 @@ export const ConfigLayerSchema = z
     policies: PoliciesSchema.optional(),
     /** How headless runs answer approvals nobody is there to answer. */
     approval: z.object({ headless: z.enum(['prompt', 'auto', 'deny']) }).strict().partial().optional(),
-    /** Commands agents run (shell_run, process_start, shell workspace tools). */
     shell: ShellSettingsSchema.partial().optional(),
   })
   .strict();

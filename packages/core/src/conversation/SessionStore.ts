@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ConfigError, LegionError, SessionNotFoundError } from '../errors.js';
@@ -59,20 +59,23 @@ export class SessionStore {
   /**
    * The latest session, or a new one if there is none. Several processes that
    * start at once on a fresh workspace all end up in one first session: its id
-   * is claimed by an exclusive create, and the others open the claimed one.
+   * is claimed by an exclusive create (the claim is removed once the session
+   * exists), and the others open the claimed one.
    */
   resumeOrCreate(): Session {
-    const latest = this.latest();
-    if (latest) return latest;
-    const claim = join(this.services.paths.sessionsDir, '.first-session.json');
-    const candidate = newMeta({});
-    let meta = candidate;
-    if (!writeJsonIfAbsent(claim, candidate)) {
-      const claimed = SessionMetaSchema.safeParse(JSON.parse(readFileSync(claim, 'utf8')));
-      if (claimed.success) meta = claimed.data;
+    for (let tries = 0; ; tries++) {
+      const latest = this.latest();
+      if (latest) return latest;
+      const claim = join(this.services.paths.sessionsDir, '.first-session.json');
+      let meta: SessionMeta | undefined = newMeta({});
+      if (!writeJsonIfAbsent(claim, meta)) meta = readClaim(claim);
+      // The claim was already used and removed by its winner: the session exists now.
+      if (!meta && tries < 3) continue;
+      meta ??= newMeta({});
+      writeJsonIfAbsent(this.services.paths.sessionFile(meta.id), meta);
+      rmSync(claim, { force: true });
+      return this.get(meta.id);
     }
-    writeJsonIfAbsent(this.services.paths.sessionFile(meta.id), meta);
-    return this.get(meta.id);
   }
 
   /** The session file, checked: readable, valid, and naming the folder it is in. */
@@ -115,5 +118,14 @@ function newMeta(options: { title?: string }): SessionMeta {
 export function assertSessionId(id: string): void {
   if (!isValidIdPart(id)) {
     throw new LegionError('invalid_session_id', `"${id}" is not a session id: use letters, digits, ".", "-" or single "_" (at most 64 characters), as "legion sessions" lists them.`, { id });
+  }
+}
+
+function readClaim(path: string): SessionMeta | undefined {
+  try {
+    const parsed = SessionMetaSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -10,6 +10,15 @@ type AnyHandler = (event: LegionEvent) => void;
 export class EventBus {
   private readonly handlers = new Map<LegionEventName, Set<Handler<LegionEventName>>>();
   private readonly anyHandlers = new Set<AnyHandler>();
+  private redact: ((text: string) => string) | undefined;
+
+  /**
+   * Applies `redact` to the free text of error and warning events: they quote
+   * what a server answered or a command printed, and subscribers log them.
+   */
+  redactWith(redact: (text: string) => string): void {
+    this.redact = redact;
+  }
 
   on<Name extends LegionEventName>(type: Name, handler: Handler<Name>): () => void {
     let set = this.handlers.get(type);
@@ -34,7 +43,7 @@ export class EventBus {
   emit<Name extends LegionEventName>(type: Name, payload: LegionEvents[Name]): void {
     const set = this.handlers.get(type);
     if (!set?.size && this.anyHandlers.size === 0) return;
-    const event = { type, ...payload } as LegionEvent;
+    const event = redactText({ type, ...payload } as LegionEvent, this.redact);
     for (const handler of set ?? []) this.deliver(handler as AnyHandler, event);
     for (const handler of this.anyHandlers) this.deliver(handler, event);
   }
@@ -46,5 +55,19 @@ export class EventBus {
       if (event.type === 'error:raised') return;
       this.emit('error:raised', { scope: `subscriber of ${event.type}`, message: error instanceof Error ? error.message : String(error) });
     }
+  }
+}
+
+function redactText(event: LegionEvent, redact: ((text: string) => string) | undefined): LegionEvent {
+  if (!redact) return event;
+  switch (event.type) {
+    case 'error:raised':
+      return { ...event, message: redact(event.message) };
+    case 'storage:warning':
+      return { ...event, problem: redact(event.problem) };
+    case 'turn:end':
+      return event.error === undefined ? event : { ...event, error: redact(event.error) };
+    default:
+      return event;
   }
 }

@@ -74,7 +74,6 @@ export class ToolExecutor {
     context.events.emit('tool:call', { ...context.conversation, participantId: context.callerId, toolUse });
     const result = await this.execute(call, { ...context, toolUseId: toolUse.id }, defaultTimeoutMs);
     if (result.status === 'approval_required') return { kind: 'paused', requests: result.requests };
-    // Redacted whole, then cut: a key that straddled the cut would otherwise leak its first half.
     const block = toResultBlock(toolUse.id, result, this.redact);
     context.events.emit('tool:result', { ...context.conversation, participantId: context.callerId, toolUse, result: block, durationMs: performance.now() - started });
     return { kind: 'result', block };
@@ -124,7 +123,16 @@ function isToolResult(value: unknown): value is ToolResult {
   return status === 'success' || (status === 'error' && typeof (value as { error?: unknown }).error === 'string');
 }
 
-export function toResultBlock(toolUseId: string, result: Exclude<ToolResult, { status: 'approval_required' }>, redact: (text: string) => string = (text) => text): ToolResultBlock {
+/**
+ * The block the model sees. `redact` runs on the whole text before it is cut:
+ * a secret straddling the cut would otherwise be recognised on neither side
+ * and leak its first half.
+ */
+export function toResultBlock(
+  toolUseId: string,
+  result: Exclude<ToolResult, { status: 'approval_required' }>,
+  redact: (text: string) => string = (text) => text,
+): ToolResultBlock {
   if (result.status === 'error') return { type: 'tool_result', toolUseId, content: capOutput(redact(result.error)), isError: true };
   const data = result.data;
   const text = typeof data === 'string' ? data : data === undefined ? '(done)' : JSON.stringify(data);

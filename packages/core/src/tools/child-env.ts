@@ -1,22 +1,40 @@
 import { PROVIDER_PRESETS } from '../providers/provider-presets.js';
-import type { NamedSecret } from './redact.js';
+
+/** Names that read as secrets (`LEGION_API_KEY`, `LEGION_TOKEN`): Legion's own credentials. */
+const LEGION_SECRET = /^LEGION_.*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)/i;
+
+export interface CommandEnvironmentOptions {
+  /** Variables passed anyway (config `shell.passEnv`). */
+  passEnv?: readonly string[] | undefined;
+  /** Keys Legion was configured with (the global config's `apiKey`s): a variable holding one is withheld whatever its name. */
+  secretValues?: readonly string[] | undefined;
+}
 
 /**
- * The environment a command an agent runs gets: Legion's own, less the keys
- * Legion holds for its model providers (every provider's key variable, any
- * variable whose value is a key from Legion's configuration, `LEGION_*`
- * secrets) — a command has no business with them, and a hostile one would
- * send them away. Variables named in `shell.passEnv` are passed all the same.
+ * The variables of `env` that hold Legion's own credentials and so are kept
+ * from the commands tools run: every provider preset's API key variable
+ * (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, …), `LEGION_*` secrets, and any
+ * variable whose value is a configured key. A command that needs one gets it
+ * through `shell.passEnv` in the workspace or global config.
  */
-export function commandEnvironment(env: NodeJS.ProcessEnv, options: { passEnv?: readonly string[]; secrets?: readonly NamedSecret[] } = {}): NodeJS.ProcessEnv {
-  const pass = new Set(options.passEnv ?? []);
+export function withheldVariables(env: NodeJS.ProcessEnv, options: CommandEnvironmentOptions = {}): string[] {
+  const passed = new Set(options.passEnv ?? []);
   const keyVariables = new Set(Object.values(PROVIDER_PRESETS).flatMap((preset) => (preset.apiKeyEnv ? [preset.apiKeyEnv] : [])));
-  const secretValues = new Set((options.secrets ?? []).map((secret) => secret.value));
+  const keys = new Set((options.secretValues ?? []).filter((value) => value.length > 0));
+  return Object.keys(env)
+    .filter((name) => !passed.has(name))
+    .filter((name) => keyVariables.has(name) || LEGION_SECRET.test(name) || keys.has(env[name] ?? ''))
+    .sort();
+}
+
+/**
+ * The environment a command runs with: `env` without Legion's credentials
+ * (see `withheldVariables`). A model that can run commands could otherwise
+ * send the provider key anywhere, redacted output or not.
+ */
+export function commandEnvironment(env: NodeJS.ProcessEnv, options: CommandEnvironmentOptions = {}): NodeJS.ProcessEnv {
+  const withheld = new Set(withheldVariables(env, options));
   const result: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined) continue;
-    const held = keyVariables.has(name) || secretValues.has(value) || (/^LEGION_/.test(name) && /KEY|TOKEN|SECRET|PASSWORD/i.test(name));
-    if (!held || pass.has(name)) result[name] = value;
-  }
+  for (const [name, value] of Object.entries(env)) if (!withheld.has(name)) result[name] = value;
   return result;
 }

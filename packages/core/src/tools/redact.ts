@@ -1,105 +1,168 @@
-/** Variable and field names that hold secrets by convention: API keys, tokens, passwords, credentials. */
+import { redactKeyShapes, redactUrlPasswords, trailingKeyShapeStart } from './secret-shapes.js';
+
+/** Variable names that hold secrets by convention: API keys, tokens, passwords, credentials. */
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
+/**
+ * Config fields that hold secrets: `apiKey`, `authToken`, `clientSecret`,
+ * `password`, env entries such as `GITHUB_TOKEN`. Anchored at the end so that
+ * `apiKeyEnv` (the name of a variable) or `tokenizer` are not taken for one.
+ */
+const SECRET_FIELD = /(?:key|token|secret|password|passwd|credentials?)$|^authorization$/i;
 /** Shorter values are too likely to occur by chance ("true", "8080") and would garble ordinary output. */
 const MIN_SECRET_LENGTH = 8;
+/** Shortest piece of a known secret that is hidden when it sits at the edge of a cut. */
+const MIN_FRAGMENT_LENGTH = 4;
+/** The marks that `capOutput` and the commands' output captures leave where they cut text out. */
+const CUT_MARK = /\n… \[\d+ (?:characters|bytes) cut\] …\n/g;
+/** Config maps keyed by a tool's or a model's name, not by a field: `"vault_read_secret": "requires_approval"` holds no secret. */
+const NAME_KEYED_SECTIONS = new Set(['policies', 'pricing']);
+const ENV_REFERENCE = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 export interface NamedSecret {
+  /** Shown in place of the value: `[redacted:NAME]`. */
   name: string;
   value: string;
 }
 
-/**
- * Well-known key shapes, redacted even when Legion was never told the key (a
- * key in a file the agent reads, in a command's output, in an error).
- */
-const KEY_SHAPES: ReadonlyArray<{ name: string; pattern: RegExp }> = [
-  { name: 'private-key', pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g },
-  // A block cut off before its BEGIN line (the head of the output was cut away) still ends in END.
-  { name: 'private-key', pattern: /^[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----/g },
-  { name: 'anthropic-key', pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
-  { name: 'openai-key', pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
-  { name: 'github-token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})/g },
-  { name: 'aws-access-key', pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
-  { name: 'slack-token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
-  { name: 'google-api-key', pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g },
-];
-
-/** `scheme://user:password@host`: the password goes, the rest (useful for debugging) stays. */
-const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)([^\s@/]+)@/gi;
-
-/**
- * Replaces secrets in text: the values of secret-looking environment variables
- * and of secret fields in Legion's configuration (`[redacted:NAME]`),
- * well-known key shapes, and passwords in URLs. Known values go first, longest
- * first, so a secret that contains another is not half-replaced.
- */
-export function redactSecrets(text: string, env: NodeJS.ProcessEnv, extra: readonly NamedSecret[] = []): string {
-  return secretRedactor(env, extra)(text);
+/** Where secrets come from: the environment and the (merged) Legion config with its global file's keys. */
+export interface SecretSources {
+  env?: NodeJS.ProcessEnv | undefined;
+  /** Any JSON-like value, normally the resolved config; every string under a secret-named field counts. */
+  config?: unknown;
 }
 
 /** Secret values of `env`, longest first; one name per value. */
 export function secretValues(env: NodeJS.ProcessEnv): NamedSecret[] {
-  return sortedSecrets(
-    Object.keys(env)
-      .sort()
-      .flatMap((name) => {
-        const value = env[name];
-        return value !== undefined && SECRET_NAME.test(name) ? [{ name, value }] : [];
-      }),
-  );
+  const found: NamedSecret[] = [];
+  for (const name of Object.keys(env).sort()) {
+    const value = env[name];
+    if (value !== undefined && SECRET_NAME.test(name)) found.push({ name, value });
+  }
+  return longestFirst(found);
 }
 
 /**
- * Secret-looking string fields anywhere in a configuration object (provider
- * `apiKey`s of the global config, an MCP server's `env` token, a URL with a
- * password), named by their path.
+ * Every string under a secret-named field of a config (`providers.openai.apiKey`,
+ * `mcpServers.github.env.GITHUB_TOKEN`), named by its dotted path. A value that
+ * refers to the environment (`${env:NAME}`) stands for that variable's value.
  */
-export function configSecrets(config: unknown, path = 'config'): NamedSecret[] {
+export function configSecretValues(config: unknown, env: NodeJS.ProcessEnv = {}): NamedSecret[] {
   const found: NamedSecret[] = [];
-  const visit = (value: unknown, at: string, name: string): void => {
+  const visit = (value: unknown, path: string, field: string): void => {
     if (typeof value === 'string') {
-      if (SECRET_NAME.test(name)) found.push({ name: at, value });
-    } else if (Array.isArray(value)) value.forEach((item, index) => visit(item, `${at}[${index}]`, name));
-    else if (typeof value === 'object' && value !== null) for (const [key, inner] of Object.entries(value)) visit(inner, `${at}.${key}`, key);
+      if (SECRET_FIELD.test(field)) found.push(...secretsOfConfigValue(value, path, env));
+    } else if (Array.isArray(value)) {
+      value.forEach((item, index) => visit(item, `${path}[${index}]`, field));
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) if (path || !NAME_KEYED_SECTIONS.has(key)) visit(item, path ? `${path}.${key}` : key, key);
+    }
   };
-  visit(config, path, '');
-  return sortedSecrets(found);
+  visit(config, '', '');
+  return longestFirst(found);
 }
 
-/** A redactor with its known secrets found once (the hot path only scans text). */
-export function secretRedactor(env: NodeJS.ProcessEnv, extra: readonly NamedSecret[] = []): (text: string) => string {
-  const secrets = sortedSecrets([...secretValues(env), ...extra]);
+function secretsOfConfigValue(value: string, path: string, env: NodeJS.ProcessEnv): NamedSecret[] {
+  const references = [...value.matchAll(ENV_REFERENCE)].map((match) => match[1]!);
+  if (references.length > 0) return references.flatMap((name) => (env[name] === undefined ? [] : [{ name, value: env[name] }]));
+  // "Bearer abc…": the credential is what follows the scheme, and it is what a command would print.
+  return [{ name: path, value: value.replace(/^(?:Bearer|Basic|Token)\s+/i, '') }];
+}
+
+/**
+ * A redactor with its secrets found once (the hot path only scans text). It
+ * replaces, in this order: known secret values (environment and config) with
+ * `[redacted:NAME]`, well-known key shapes even when nobody configured them
+ * (`sk-ant-…`, `ghp_…`, `AKIA…`, private-key blocks), and passwords in URLs
+ * (`postgres://user:[redacted]@host`). Where text was cut (`… [N bytes cut] …`),
+ * a piece of a known secret on either side of the cut is hidden too.
+ *
+ * Apply it to whole text before cutting it: a secret straddling a cut is no
+ * longer whole on either side, and only its known value can still be recognised.
+ */
+export function createRedactor(sources: SecretSources = {}): (text: string) => string {
+  const secrets = dedupe([...secretValues(sources.env ?? {}), ...configSecretValues(sources.config, sources.env ?? {})]);
   return (text) => {
     let result = text;
     for (const { name, value } of secrets) if (result.includes(value)) result = result.split(value).join(`[redacted:${name}]`);
-    for (const { name, pattern } of KEY_SHAPES) result = result.replace(pattern, `[redacted:${name}]`);
-    return result.replace(URL_PASSWORD, '$1[redacted]@');
+    result = redactUrlPasswords(redactKeyShapes(result));
+    return result.includes('cut] …\n') ? redactAroundCuts(result, secrets) : result;
   };
 }
 
-function sortedSecrets(secrets: readonly NamedSecret[]): NamedSecret[] {
-  const byValue = new Map<string, string>();
-  for (const { name, value } of secrets) if (value.length >= MIN_SECRET_LENGTH && !byValue.has(value)) byValue.set(value, name);
-  return [...byValue.entries()].map(([value, name]) => ({ name, value })).sort((a, b) => b.value.length - a.value.length);
+/** A redactor for one environment (kept for callers that have no config). */
+export function secretRedactor(env: NodeJS.ProcessEnv, config?: unknown): (text: string) => string {
+  return createRedactor({ env, config });
 }
 
-/** Characters that end a key: keys are runs of letters, digits, `-`, `_`, `.`, `/`, `+`. */
-const TOKEN_END = /[\s"'`=:,;<>()[\]{}|&]/;
-/** Keys are shorter than this; a run longer than it at a cut is a blob (minified code, base64), left as it is. */
-const TOKEN_REACH = 256;
+const redactorsByEnv = new WeakMap<NodeJS.ProcessEnv, (text: string) => string>();
 
 /**
- * A head of output about to be followed by a cut, less any unfinished token at
- * its end: back to the last character that ends a key, if one is near. Used
- * at every cut of output, so half a key never survives next to "… cut …".
+ * Redacts `text` with the secrets of `env` and the well-known shapes. The
+ * redactor is built once per environment object: commands' output is redacted
+ * chunk by chunk with the same one.
  */
-export function cutBackToSpace(text: string): string {
-  for (let index = text.length - 1; index >= Math.max(0, text.length - TOKEN_REACH); index--) if (TOKEN_END.test(text[index]!)) return text.slice(0, index + 1);
-  return text;
+export function redactSecrets(text: string, env: NodeJS.ProcessEnv): string {
+  let redact = redactorsByEnv.get(env);
+  if (!redact) {
+    redact = createRedactor({ env });
+    redactorsByEnv.set(env, redact);
+  }
+  return redact(text);
 }
 
-/** The mirror of `cutBackToSpace` for the start of a tail. */
-export function cutForwardToSpace(text: string): string {
-  for (let index = 0; index < Math.min(text.length, TOKEN_REACH); index++) if (TOKEN_END.test(text[index]!)) return text.slice(index);
+/** Every distinct value worth looking for, longest first so that a secret containing another is replaced whole. */
+function dedupe(secrets: readonly NamedSecret[]): NamedSecret[] {
+  const byValue = new Map<string, string>();
+  for (const { name, value } of secrets) if (value.length >= MIN_SECRET_LENGTH && !byValue.has(value)) byValue.set(value, name);
+  return longestFirst([...byValue.entries()].map(([value, name]) => ({ name, value })));
+}
+
+function longestFirst(secrets: NamedSecret[]): NamedSecret[] {
+  const seen = new Set<string>();
+  return secrets
+    .filter(({ value }) => value.length >= MIN_SECRET_LENGTH && !seen.has(value) && seen.add(value))
+    .sort((a, b) => b.value.length - a.value.length);
+}
+
+/**
+ * A cut leaves the start of a secret at the end of the text before it and its
+ * end at the start of the text after it; neither is the whole value.
+ */
+function redactAroundCuts(text: string, secrets: readonly NamedSecret[]): string {
+  const pieces = text.split(CUT_MARK);
+  if (pieces.length === 1) return text;
+  const marks = text.match(CUT_MARK) ?? [];
+  let result = '';
+  pieces.forEach((piece, index) => {
+    let current = piece;
+    if (index > 0) current = hideLeadingFragment(current, secrets);
+    if (index < pieces.length - 1) current = hideTrailingFragment(current, secrets);
+    result += current + (marks[index] ?? '');
+  });
+  return result;
+}
+
+function hideTrailingFragment(text: string, secrets: readonly NamedSecret[]): string {
+  for (const { name, value } of secrets) {
+    const edge = text.slice(-(value.length - 1));
+    // Longest first: the earliest place in the edge where the rest of the text starts the secret.
+    for (let start = 0; start <= edge.length - MIN_FRAGMENT_LENGTH; start++) {
+      if (edge.charCodeAt(start) === value.charCodeAt(0) && value.startsWith(edge.slice(start))) {
+        return `${text.slice(0, text.length - (edge.length - start))}[redacted:${name}]`;
+      }
+    }
+  }
+  const shapeStart = trailingKeyShapeStart(text);
+  return shapeStart === undefined ? text : `${text.slice(0, shapeStart.index)}[redacted:${shapeStart.name}]`;
+}
+
+function hideLeadingFragment(text: string, secrets: readonly NamedSecret[]): string {
+  for (const { name, value } of secrets) {
+    const edge = text.slice(0, value.length - 1);
+    const last = value.charCodeAt(value.length - 1);
+    for (let end = edge.length; end >= MIN_FRAGMENT_LENGTH; end--) {
+      if (edge.charCodeAt(end - 1) === last && value.endsWith(edge.slice(0, end))) return `[redacted:${name}]${text.slice(end)}`;
+    }
+  }
   return text;
 }

@@ -1,3 +1,4 @@
+import { commandEnvironment } from '../../child-env.js';
 import { redactSecrets } from '../../redact.js';
 import { describeExit, ShellChild, type ShellExit } from './shell-child.js';
 import { DEFAULT_KILL_GRACE_MS, DEFAULT_OUTPUT_LIMIT_BYTES, type ShellOptions } from './shell-options.js';
@@ -50,7 +51,7 @@ export class ProcessRegistry {
   private readonly maxRunning: number;
 
   constructor(options: ProcessRegistryOptions = {}) {
-    this.env = options.env ?? process.env;
+    this.env = options.env ?? commandEnvironment(process.env);
     this.limitBytes = options.outputLimitBytes ?? DEFAULT_OUTPUT_LIMIT_BYTES;
     this.graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
     this.maxRunning = options.maxRunning ?? DEFAULT_MAX_RUNNING;

@@ -1,5 +1,3 @@
-import { cutBackToSpace, cutForwardToSpace } from '../../redact.js';
-
 /**
  * Keeps the first and the last bytes of a stream and counts what fell between,
  * so that a command printing megabytes costs bounded memory and still shows
@@ -49,11 +47,7 @@ export class OutputCapture {
     const tail = tailBuffer.subarray(Math.max(0, tailBuffer.length - this.tailLimit));
     const cut = this.total - head.length - tail.length;
     if (cut <= 0) return transform(Buffer.concat([head, tail]).toString('utf8'));
-    // Cut at whitespace on both sides of the gap: half a key next to the marker would be half a leak.
-    const headText = cutBackToSpace(head.toString('utf8'));
-    const tailText = cutForwardToSpace(tail.toString('utf8'));
-    const dropped = cut + Buffer.byteLength(head.toString('utf8')) - Buffer.byteLength(headText) + Buffer.byteLength(tail.toString('utf8')) - Buffer.byteLength(tailText);
-    return `${transform(headText)}\n… [${dropped} bytes cut] …\n${transform(tailText)}`;
+    return `${transform(head.toString('utf8'))}\n… [${cut} bytes cut] …\n${transform(tail.toString('utf8'))}`;
   }
 
   /** Renders and starts over: for "new output since the last poll". */

@@ -1,6 +1,6 @@
 /** Settings the shell family shares; the defaults suit an interactive coding agent. */
 export interface ShellOptions {
-  /** Environment the commands run with, and whose secrets are redacted from their output (default: process.env). */
+  /** Environment the commands run with, and whose secrets are redacted from their output (default: process.env without Legion's keys, see `commandEnvironment`). */
   env?: NodeJS.ProcessEnv;
   /** Bytes of each stream kept per command or poll, head and tail halves (default 30 000). */
   outputLimitBytes?: number;

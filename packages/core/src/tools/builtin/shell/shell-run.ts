@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { commandEnvironment } from '../../child-env.js';
 import { redactSecrets } from '../../redact.js';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeExit, ShellChild } from './shell-child.js';
@@ -11,7 +12,7 @@ const MAX_TIMEOUT_MS = 600_000;
 
 /** Runs one shell command to completion and reports its exit code and output. */
 export function createShellRunTool(options: ShellOptions = {}): Tool {
-  const env = options.env ?? process.env;
+  const env = options.env ?? commandEnvironment(process.env);
   const limitBytes = options.outputLimitBytes ?? DEFAULT_OUTPUT_LIMIT_BYTES;
   const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   return defineTool({

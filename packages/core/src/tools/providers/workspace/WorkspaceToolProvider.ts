@@ -12,9 +12,9 @@ export interface WorkspaceToolProviderOptions {
   workspaceRoot: string;
   /** Broken files are reported here as `storage:warning`. */
   events?: EventBus | undefined;
-  /** Source of `${env:NAME}` and of shell commands' environment; defaults to process.env. */
+  /** Source of `${env:NAME}`; defaults to process.env. */
   env?: NodeJS.ProcessEnv | undefined;
-  /** The environment shell tools' commands start from (Legion removes its provider keys); defaults to `env`. */
+  /** Environment shell tools' commands run with; defaults to `env` without Legion's keys (`commandEnvironment`). */
   commandEnv?: NodeJS.ProcessEnv | undefined;
   /** Follow file changes (default true). */
   watch?: boolean | undefined;

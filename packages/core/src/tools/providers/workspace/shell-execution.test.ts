@@ -66,31 +66,7 @@ describe('shell workspace tools', () => {
 
   it('drops a missing optional argument and spreads an array argument', async () => {
     const probe = argvTool(['add', '${files}', '--note', '${text}']);
-    expect(output(await probe.execute({ files: ['a.txt', 'b c.txt', './-rf'] }, toolContext({ workspaceRoot: root }))).argv).toEqual(['add', 'a.txt', 'b c.txt', './-rf', '--note']);
-  });
-
-  it('refuses a model value that would become an option of the program, unless after "--" or listed in optionArguments', async () => {
-    const context = toolContext({ workspaceRoot: root });
-    const attacks: Array<[string[], Record<string, unknown>, string]> = [
-      [['log', '${text}'], { text: '--output=/tmp/pwned' }, '"text"'],
-      [['add', '${files}'], { files: ['ok.txt', '-rf'] }, '"files"'],
-      [['log', '${text}.txt'], { text: '-o' }, '"text"'],
-    ];
-    for (const [args, input, named] of attacks) {
-      const result = await argvTool(args).execute(input, context);
-      expect(result.status).toBe('error');
-      expect(result.status === 'error' && result.error).toContain(`the value of ${named}`);
-      expect(result.status === 'error' && result.error).toContain('execution.optionArguments');
-    }
-    // The program never ran: nothing it could have written exists.
-    expect(existsSync('/tmp/pwned')).toBe(false);
-    expect(output(await argvTool(['log', '--', '${text}']).execute({ text: '-literally-a-file' }, context)).argv).toEqual(['log', '--', '-literally-a-file']);
-    expect(output(await argvTool(['--format=${text}']).execute({ text: '-x' }, context)).argv).toEqual(['--format=-x']);
-    const flags = tool({
-      parameters: { type: 'object', properties: { flag: { type: 'string' } } },
-      execution: { type: 'shell', command: [process.execPath, 'print-argv.mjs', '${flag}'], optionArguments: ['flag'] },
-    });
-    expect(output(await flags.execute({ flag: '--verbose' }, context)).argv).toEqual(['--verbose']);
+    expect(output(await probe.execute({ files: ['a.txt', 'b c.txt', 'rf-'] }, toolContext({ workspaceRoot: root }))).argv).toEqual(['add', 'a.txt', 'b c.txt', 'rf-', '--note']);
   });
 
   it('does not let an argument override a variable of the same name', async () => {

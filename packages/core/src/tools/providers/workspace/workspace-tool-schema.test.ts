@@ -37,6 +37,7 @@ const accepted: Record<string, unknown> = {
   'an array body': { ...base, execution: { ...http, method: 'POST', body: ['${id}'] } },
   'a url that starts with a variable': { ...base, execution: { ...http, url: '${BASE}/x' }, variables: { BASE: 'http://127.0.0.1:1' } },
   'a one-element command': { ...base, execution: { type: 'shell', command: ['ls'] } },
+  'a parameter whose values may start with "-"': { ...base, parameters: { type: 'object', properties: { count: { type: 'string', allowOptionLike: true } } } },
 };
 
 const rejected: Record<string, unknown> = {
@@ -65,6 +66,7 @@ const rejected: Record<string, unknown> = {
   'parameters that are not an object schema': { ...base, parameters: { type: 'array' } },
   'parameters without a type': { ...base, parameters: { properties: {} } },
   'a parameter property that is not a schema': { ...base, parameters: { type: 'object', properties: { count: 5 } } },
+  'allowOptionLike that is not a boolean': { ...base, parameters: { type: 'object', properties: { count: { type: 'string', allowOptionLike: 'yes' } } } },
   'a variable name with a dash': { ...base, variables: { 'API-URL': 'x' } },
   'a numeric variable': { ...base, variables: { COUNT: 5 } },
   'version 2': { ...base, version: 2 },

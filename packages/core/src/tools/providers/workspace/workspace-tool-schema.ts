@@ -27,8 +27,6 @@ export const ShellExecutionSchema = z
     cwd: z.string().min(1).optional(),
     /** Extra environment variables for the command (templates allowed). */
     env: z.record(IdentifierSchema, z.string()).optional(),
-    /** Parameters whose values may start with "-" (become options of the program); others are refused unless after a literal "--". */
-    optionArguments: z.array(IdentifierSchema).optional(),
   })
   .strict();
 
@@ -52,7 +50,17 @@ export const WorkspaceToolExecutionSchema = z.discriminatedUnion('type', [ShellE
 export const ToolParametersSchema = z
   .object({
     type: z.literal('object'),
-    properties: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+    properties: z
+      .record(
+        z.string(),
+        z
+          .object({
+            /** Legion's own keyword: this parameter's values may start with "-" in a shell tool's argv (see argv-template.ts). */
+            allowOptionLike: z.boolean().optional(),
+          })
+          .catchall(z.unknown()),
+      )
+      .optional(),
     required: z.array(z.string()).optional(),
   })
   .loose();

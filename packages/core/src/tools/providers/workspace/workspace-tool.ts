@@ -2,6 +2,7 @@ import type { Tool, ToolContext, ToolEffect, ToolResult } from '../../tool.js';
 import { compileJsonSchema, jsonSchemaInput } from '../json-schema-input.js';
 import { executeHttp } from './http-execution.js';
 import { fillTemplate, type PlaceholderScope } from './placeholders.js';
+import { ALLOW_OPTION_LIKE, optionLikeParameters } from './argv-template.js';
 import { executeShell } from './shell-execution.js';
 import type { WorkspaceToolFile } from './workspace-tool-schema.js';
 
@@ -18,9 +19,9 @@ export interface WorkspaceToolOptions {
   file: string;
   /** Where `execution.cwd` is resolved from when the call's context names no workspace. */
   workspaceRoot: string;
-  /** Source of `${env:NAME}` placeholders (the tool file names what it uses). */
+  /** Source of `${env:NAME}`. */
   env: NodeJS.ProcessEnv;
-  /** The environment shell commands start from (provider keys removed); defaults to `env`. */
+  /** Environment of shell commands; defaults to `env` without Legion's keys. */
   commandEnv?: NodeJS.ProcessEnv | undefined;
 }
 
@@ -32,6 +33,7 @@ export function createWorkspaceTool(definition: WorkspaceToolFile, options: Work
   const { $schema: _declared, ...parameters } = definition.parameters ?? { type: 'object', properties: {} };
   const validate = compileJsonSchema(parameters);
   const defaults = defaultsOf(parameters.properties);
+  const optionLike = optionLikeParameters(parameters.properties);
   const requiresApproval = definition.requiresApproval ?? true;
   const execution = definition.execution;
   // Approval follows what the tool can do; a tool declared safe runs like a read.
@@ -46,7 +48,7 @@ export function createWorkspaceTool(definition: WorkspaceToolFile, options: Work
   return {
     name: definition.name,
     description: definition.description,
-    parameters,
+    parameters: withoutLegionKeywords(parameters),
     inputSchema: jsonSchemaInput(validate),
     effect,
     ...(definition.timeoutMs === undefined ? {} : { timeoutMs: definition.timeoutMs }),
@@ -61,15 +63,27 @@ export function createWorkspaceTool(definition: WorkspaceToolFile, options: Work
           toolName: definition.name,
           execution,
           scope,
-          commandEnv: options.commandEnv ?? options.env,
           workspaceRoot: context.workspaceRoot ?? options.workspaceRoot,
           signal: context.signal,
           timeoutMs: definition.timeoutMs,
+          commandEnv: options.commandEnv,
+          optionLike,
         });
       }
       return executeHttp({ toolName: definition.name, execution, scope, signal: context.signal, toolTimeoutMs: definition.timeoutMs });
     },
   };
+}
+
+/** The parameters as the model sees them: Legion's own keywords are for Legion, and strict providers reject unknown ones. */
+function withoutLegionKeywords<Schema extends { properties?: Record<string, Record<string, unknown>> | undefined }>(parameters: Schema): Schema {
+  if (!parameters.properties) return parameters;
+  const properties: Record<string, Record<string, unknown>> = {};
+  for (const [name, schema] of Object.entries(parameters.properties)) {
+    const { [ALLOW_OPTION_LIKE]: _allowed, ...rest } = schema;
+    properties[name] = rest;
+  }
+  return { ...parameters, properties };
 }
 
 function defaultsOf(properties: Record<string, Record<string, unknown>> | undefined): Record<string, unknown> {
