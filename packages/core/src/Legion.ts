@@ -54,6 +54,14 @@ export class Legion {
   /** Background processes agents started (process_start); killed on close(). */
   readonly processes: ProcessRegistry;
   private readonly disposeBuiltinTools: () => Promise<void>;
+  /**
+   * Problems found since the workspace was opened — a broken tool file, an MCP
+   * server that did not start, a broken session, a configured entry agent that
+   * does not exist — as `<file>: <field>: <problem>` lines. Kept for a UI that
+   * subscribes to events after open, when the first of them have already fired.
+   */
+  readonly warnings: string[] = [];
+  private entryAgentWarned = false;
 
   private constructor(
     readonly paths: WorkspacePaths,
@@ -61,6 +69,10 @@ export class Legion {
     readonly collective: Collective,
     env: NodeJS.ProcessEnv,
   ) {
+    this.events.on('storage:warning', (event) => this.warn(`${event.path}: ${event.problem}`));
+    this.events.on('error:raised', (event) => {
+      if (event.scope.startsWith('mcp server')) this.warn(`${event.scope}: ${event.message}`);
+    });
     // Keys from the environment and the global config never reach a tool result, an error event or a command's environment.
     const redact = createRedactor({ env, config });
     this.executor = new ToolExecutor(redact);
@@ -187,7 +199,23 @@ export class Legion {
 
   /** The participant that takes the user's messages. */
   entryAgentId(): string {
-    return this.collective.entryAgent(this.config.entryAgent).id;
+    const entry = this.collective.entryAgent(this.config.entryAgent);
+    if (this.config.entryAgent && entry.id !== this.config.entryAgent && !this.entryAgentWarned) {
+      this.entryAgentWarned = true;
+      this.events.emit('storage:warning', {
+        path: this.paths.display(this.paths.configFile),
+        offset: 0,
+        problem: `entryAgent: "${this.config.entryAgent}" is not an active agent of the collective; messages go to "${entry.id}" instead. Fix: set "entryAgent" to one of ${this.collective.agents().map((agent) => agent.id).join(', ')}`,
+      });
+    }
+    return entry.id;
+  }
+
+  private warn(line: string): void {
+    if (this.warnings.includes(line)) return;
+    // Bounded: a long-lived process must not grow a list without end.
+    if (this.warnings.length >= 200) this.warnings.shift();
+    this.warnings.push(line);
   }
 
   /** Sends from the default user (or `from`) to the entry agent (or `to`) in a session. */

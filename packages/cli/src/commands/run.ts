@@ -33,11 +33,9 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   const to = options.to ?? legion.entryAgentId();
 
   const involved = new Set<string>([from, to]);
-  const warnings: string[] = [];
   const calls: UsageRecord[] = [];
   legion.events.onAny((event: LegionEvent) => {
     if (event.type === 'turn:start') involved.add(event.participantId);
-    if (event.type === 'storage:warning') warnings.push(`${event.path}: ${event.problem}`);
     // Said at once, not at the end: the user sees why nothing is happening.
     if (event.type === 'provider:retry' && !options.verbose) {
       const why = event.askedByProvider ? 'the provider asked to wait' : 'waiting';
@@ -49,6 +47,8 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     }
   });
   const stopPrinting = options.verbose ? printConversation(legion.events, process.stderr, { you: from }) : undefined;
+  // The printer shows later warnings as they happen; these came while the workspace opened.
+  if (options.verbose) for (const warning of legion.warnings) process.stderr.write(`warning: ${warning}\n`);
   const controller = new AbortController();
   const onSignal = (): void => controller.abort(new Error('interrupted'));
   process.once('SIGINT', onSignal);
@@ -65,6 +65,8 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     await legion.close();
   }
 
+  // Including what went wrong while the workspace opened, before anything here could listen.
+  const warnings = legion.warnings;
   if (options.output === 'json') {
     const report = {
       sessionId: session.id,
