@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { LegionError } from '../errors.js';
 import { describeHolder, FileLock } from './file-lock.js';
+import { currentProcessIdentity } from './process-identity.js';
 
 const SOURCE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -237,11 +238,46 @@ describe('FileLock within one process', () => {
     lock.release();
   });
 
-  it('never takes over a lock held on another machine, whose pids it cannot check', () => {
+  it('does not take over a lock held on another machine while its lease is fresh, but does once it has expired', () => {
     writeHolder({ pid: deadPid(), host: 'another-machine', token: 'remote', since: new Date().toISOString() });
     const lock = new FileLock(lockPath);
     expect(lock.tryAcquire()).toBe(false);
     expect(describeHolder(lock.holder())).toMatch(/^pid \d+ on another-machine$/);
+    // The remote holder stopped renewing (it crashed, or its machine did).
+    backdate(lockPath);
+    expect(lock.tryAcquire()).toBe(true);
+    lock.release();
+  });
+
+  it('takes over at once a lock carrying its own pid from an earlier process (a container restarted as pid 1)', () => {
+    const me = currentProcessIdentity();
+    expect(me.startTime, 'this test needs /proc').toBeDefined();
+    writeHolder({ ...me, startTime: String(Number(me.startTime) - 1), host: 'old-container-name', token: 'before-restart', since: new Date().toISOString() });
+    const lock = new FileLock(lockPath);
+    expect(lock.tryAcquire('after restart')).toBe(true);
+    expect(lock.holder()).toMatchObject({ token: expect.not.stringMatching('before-restart'), purpose: 'after restart' });
+    lock.release();
+  });
+
+  it('judges a holder in another pid namespace by its lease, not by a pid that means something else here', () => {
+    const me = currentProcessIdentity();
+    // The pid of a live process here, as another container's Legion might also have.
+    writeHolder({ ...me, pidNamespace: 'pid:[1]', token: 'other-container', since: new Date().toISOString() });
+    const lock = new FileLock(lockPath);
+    expect(lock.tryAcquire()).toBe(false);
+    backdate(lockPath);
+    expect(lock.tryAcquire()).toBe(true);
+    lock.release();
+  });
+
+  it('renews its lease while held, so that a process which cannot check it keeps waiting', async () => {
+    const lock = new FileLock(lockPath, 90);
+    expect(lock.tryAcquire()).toBe(true);
+    backdate(lockPath);
+    const before = statSync(lockPath).mtimeMs;
+    await vi.waitFor(() => expect(statSync(lockPath).mtimeMs).toBeGreaterThan(before), { timeout: 5_000, interval: 10 });
+    lock.release();
+    expect(existsSync(lockPath)).toBe(false);
   });
 
   it('waits for a fresh lock file with no holder yet (it is being written), but takes over an old one', () => {

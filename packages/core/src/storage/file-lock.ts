@@ -1,34 +1,41 @@
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { LegionError } from '../errors.js';
+import { currentProcessIdentity, processState, type ProcessIdentity } from './process-identity.js';
 
-export interface LockHolder {
-  pid: number;
-  host: string;
+export interface LockHolder extends ProcessIdentity {
   token: string;
   since: string;
   purpose?: string | undefined;
 }
 
-const HOST = hostname();
 /**
  * A steal marker, or a lock file without a readable holder, older than this was
  * left by a process that died between creating the file and writing it.
  */
 const STALE_MS = 2_000;
+/**
+ * A holder this process cannot check (another machine, kernel or pid
+ * namespace) keeps the lock only while it renews it: the holder touches the
+ * file every third of this, and a file untouched for this long is taken over.
+ */
+export const LOCK_LEASE_MS = 30_000;
 
 /**
- * A lock that works across processes on one machine: a file created with
- * O_EXCL holding the owner's pid. A holder that died (SIGKILL, crash) is
- * detected by its pid and the lock is taken over at once, with no timeout to
- * wait out.
+ * A lock across processes: a file created with O_EXCL holding the owner's
+ * identity (pid, start time, boot id, pid namespace). A holder that died
+ * (SIGKILL, crash) is detected at once, with no timeout to wait out, even when
+ * a new process got its pid; a holder that cannot be checked is judged by its lease.
  */
 export class FileLock {
   private token: string | undefined;
+  private renewal: NodeJS.Timeout | undefined;
 
-  constructor(readonly path: string) {}
+  constructor(
+    readonly path: string,
+    private readonly leaseMs = LOCK_LEASE_MS,
+  ) {}
 
   get held(): boolean {
     return this.token !== undefined;
@@ -39,8 +46,9 @@ export class FileLock {
     if (this.token !== undefined) return false;
     for (let attempt = 0; attempt < 3; attempt++) {
       const token = randomBytes(8).toString('hex');
-      if (createExclusive(this.path, { pid: process.pid, host: HOST, token, since: new Date().toISOString(), purpose })) {
+      if (createExclusive(this.path, { ...currentProcessIdentity(), token, since: new Date().toISOString(), purpose })) {
         this.token = token;
+        this.renewLease();
         return true;
       }
       const stale = this.staleLock();
@@ -74,6 +82,8 @@ export class FileLock {
 
   release(): void {
     if (this.token === undefined) return;
+    clearInterval(this.renewal);
+    this.renewal = undefined;
     const holder = this.holder();
     if (holder?.token === this.token) {
       try {
@@ -83,6 +93,22 @@ export class FileLock {
       }
     }
     this.token = undefined;
+  }
+
+  /** Touches the lock file while it is held, so that a process that cannot check this one sees it is alive. */
+  private renewLease(): void {
+    const token = this.token;
+    this.renewal = setInterval(() => {
+      try {
+        if (this.holder()?.token !== token) return;
+        const now = new Date();
+        utimesSync(this.path, now, now);
+      } catch {
+        // gone: release() or a takeover will sort it out
+      }
+    }, Math.max(1, Math.floor(this.leaseMs / 3)));
+    // A lock held must not keep the process alive on its own.
+    this.renewal.unref();
   }
 
   holder(): LockHolder | undefined {
@@ -105,14 +131,18 @@ export class FileLock {
   private staleLock(): { token: string | undefined; mtimeMs: number } | undefined {
     const lock = this.readLock();
     if (!lock) return undefined;
-    if (lock.holder) return isDead(lock.holder) ? { token: lock.holder.token, mtimeMs: lock.mtimeMs } : undefined;
+    if (lock.holder) {
+      const state = processState(lock.holder);
+      const expired = state === 'unknown' && Date.now() - lock.mtimeMs > this.leaseMs;
+      return state === 'dead' || expired ? { token: lock.holder.token, mtimeMs: lock.mtimeMs } : undefined;
+    }
     return Date.now() - lock.mtimeMs > STALE_MS ? { token: undefined, mtimeMs: lock.mtimeMs } : undefined;
   }
 
   /** Removes a dead holder's lock, guarded so that two stealers cannot remove a live successor. */
   private steal(stale: { token: string | undefined; mtimeMs: number }): void {
     const marker = `${this.path}.steal`;
-    if (!createExclusive(marker, { pid: process.pid, host: HOST, token: 'steal', since: new Date().toISOString() })) {
+    if (!createExclusive(marker, { ...currentProcessIdentity(), token: 'steal', since: new Date().toISOString() })) {
       try {
         if (Date.now() - statSync(marker).mtimeMs > STALE_MS) unlinkSync(marker);
       } catch {
@@ -137,7 +167,9 @@ export class FileLock {
 
 export function describeHolder(holder: LockHolder | undefined): string {
   if (!holder) return 'another process';
-  const who = holder.pid === process.pid && holder.host === HOST ? 'this process' : `pid ${holder.pid} on ${holder.host}`;
+  const me = currentProcessIdentity();
+  const same = holder.pid === me.pid && holder.host === me.host && holder.startTime === me.startTime;
+  const who = same ? 'this process' : `pid ${holder.pid} on ${holder.host}`;
   return holder.purpose ? `${who}: ${holder.purpose}` : who;
 }
 
@@ -175,15 +207,4 @@ function parseHolder(text: string): LockHolder | undefined {
   if (!Number.isInteger(holder.pid) || (holder.pid as number) <= 0) return undefined;
   if (typeof holder.host !== 'string' || typeof holder.token !== 'string') return undefined;
   return holder as LockHolder;
-}
-
-function isDead(holder: LockHolder): boolean {
-  if (holder.host !== HOST) return false;
-  if (holder.pid === process.pid) return false;
-  try {
-    process.kill(holder.pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
 }
