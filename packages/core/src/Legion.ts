@@ -131,6 +131,8 @@ export class Legion {
       // Deferred: no MCP server starts until an agent's turn first needs its tools.
       this.tools.registerToolProvider(createMcpToolProvider({ servers: config.mcpServers, workspaceRoot: paths.root, events: this.events, env }), { deferred: true });
     }
+    // A configured entry agent that is missing is a problem of the workspace, even when this run names its agent.
+    if (collective.agents().length > 0) this.entryAgentId();
   }
 
   /** Loads config (defaults → global → workspace) and the collective of an existing workspace. */

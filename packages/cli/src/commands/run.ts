@@ -19,15 +19,21 @@ export interface RunOptions {
 
 /** `legion run`: one message, headless; prints the reply (or one JSON object) and exits non-zero on failure. */
 export async function runCommand(words: string[], options: RunOptions): Promise<number> {
-  const message = await readMessage(words);
   const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  let message: string;
+  try {
+    message = await readMessage(words, legion.config.limits.maxMessageBytes);
+  } catch (error) {
+    await legion.close();
+    throw error;
+  }
   legion.runtimes.register('user', new HeadlessUserRuntime());
   // A message read from standard input leaves no terminal to ask on.
   const interactive = words.length > 0 && words[0] !== '-' && process.stdin.isTTY === true;
   const handler = approvalHandler(options.approve ?? legion.config.approval.headless, { interactive, input: process.stdin, output: process.stderr });
   if (handler) legion.approvals.setUserHandler(handler);
   if (options.session && options.newSession) throw new LegionError('usage', 'Use either --session or --new-session, not both.');
-  const session = options.newSession ? legion.sessions.create() : options.session ? legion.sessions.get(options.session) : legion.sessions.resumeOrCreate();
+  const session = options.newSession ? legion.sessions.create() : options.session !== undefined ? legion.sessions.get(options.session) : legion.sessions.resumeOrCreate();
   const from = options.from ?? legion.collective.defaultUser()?.id;
   if (!from) throw new LegionError('no_user', 'The collective has no user participant; add one or pass --from.');
   const to = options.to ?? legion.entryAgentId();
@@ -102,11 +108,23 @@ function formatWait(ms: number): string {
   return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
 }
 
-async function readMessage(words: string[]): Promise<string> {
+async function readMessage(words: string[], limit: number): Promise<string> {
   if (words.length > 0 && !(words.length === 1 && words[0] === '-')) return words.join(' ');
   if (process.stdin.isTTY) throw new LegionError('usage', 'No message given. Usage: legion run "your message" (or pipe it on standard input).');
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  let bytes = 0;
+  for await (const chunk of process.stdin) {
+    chunks.push(chunk as Buffer);
+    bytes += (chunk as Buffer).length;
+    // Stop reading at the limit: a runaway pipe must not fill memory first.
+    if (bytes > limit) {
+      throw new LegionError(
+        'message_too_large',
+        `The message on standard input is over the limit of ${limit} bytes (limits.maxMessageBytes). Send a file path instead of the content, or raise limits.maxMessageBytes in .legion/config.json.`,
+        { limit },
+      );
+    }
+  }
   const text = Buffer.concat(chunks).toString('utf8').trim();
   if (!text) throw new LegionError('usage', 'The message read from standard input is empty.');
   return text;

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ConfigError, LegionError, SessionNotFoundError } from '../errors.js';
@@ -63,19 +63,15 @@ export class SessionStore {
    * exists), and the others open the claimed one.
    */
   resumeOrCreate(): Session {
-    for (let tries = 0; ; tries++) {
-      const latest = this.latest();
-      if (latest) return latest;
-      const claim = join(this.services.paths.sessionsDir, '.first-session.json');
-      let meta: SessionMeta | undefined = newMeta({});
-      if (!writeJsonIfAbsent(claim, meta)) meta = readClaim(claim);
-      // The claim was already used and removed by its winner: the session exists now.
-      if (!meta && tries < 3) continue;
-      meta ??= newMeta({});
-      writeJsonIfAbsent(this.services.paths.sessionFile(meta.id), meta);
-      rmSync(claim, { force: true });
-      return this.get(meta.id);
-    }
+    const latest = this.latest();
+    if (latest) return latest;
+    // Processes that find no session race to write this claim; all of them take the session it names.
+    // It stays: removing it would let a process that looked a moment too early claim a second session.
+    const claim = join(this.services.paths.sessionsDir, '.first-session.json');
+    let meta: SessionMeta | undefined = newMeta({});
+    if (!writeJsonIfAbsent(claim, meta)) meta = readClaim(claim) ?? newMeta({});
+    writeJsonIfAbsent(this.services.paths.sessionFile(meta.id), meta);
+    return this.get(meta.id);
   }
 
   /** The session file, checked: readable, valid, and naming the folder it is in. */

@@ -85,7 +85,10 @@ export class WorkspaceToolProvider implements ToolProvider {
     const known = new Set(this.currentProblems.map((problem) => problem.message));
     this.currentProblems = problems;
     for (const problem of problems) {
-      if (!known.has(problem.message)) this.options.events?.emit('storage:warning', { path: problem.path, offset: 0, problem: problem.message });
+      if (known.has(problem.message)) continue;
+      // The message names its file for readers of the error alone; the event carries the path apart.
+      const text = problem.message.startsWith(`${problem.path}: `) ? problem.message.slice(problem.path.length + 2) : problem.message;
+      this.options.events?.emit('storage:warning', { path: problem.path, offset: 0, problem: text });
     }
   }
 
