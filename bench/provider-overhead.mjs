@@ -79,7 +79,7 @@ async function measure(protocol) {
     ],
     entryAgent: 'agent',
   });
-  const legion = Legion.open({ root, env: { ANTHROPIC_API_KEY: 'bench', OPENAI_API_KEY: 'bench' }, globalConfigFile: `${root}/none.json` });
+  const legion = Legion.open({ root, env: { ANTHROPIC_API_KEY: 'bench', OPENAI_API_KEY: 'bench', ANTHROPIC_BASE_URL: mock.url, OPENAI_BASE_URL: `${mock.url}/v1` }, globalConfigFile: `${root}/none.json` });
   legion.tools.register(defineTool({ name: 'noop', description: 'noop', effect: 'read', inputSchema: z.object({ n: z.number() }), execute: async () => ({ status: 'success', data: { ok: true } }) }));
   const client = protocol === 'anthropic' ? new Anthropic({ apiKey: 'bench', baseURL, maxRetries: 0 }) : new OpenAI({ apiKey: 'bench', baseURL, maxRetries: 0 });
   const bare = protocol === 'anthropic' ? () => bareAnthropic(client) : () => bareOpenAI(client);

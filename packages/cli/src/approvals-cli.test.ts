@@ -62,6 +62,9 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     XDG_CONFIG_HOME: join(dir, '.xdg'),
     ANTHROPIC_API_KEY: 'test',
     OPENAI_API_KEY: 'test',
+    // The keys go only to their providers' endpoints: here, the mock.
+    ANTHROPIC_BASE_URL: mock.url,
+    OPENAI_BASE_URL: `${mock.url}/v1`,
   });
 
   function legion(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {

@@ -10,6 +10,12 @@ export const ProviderSettingsSchema = z
   .object({
     apiKey: z.string().min(1).optional(),
     baseURL: HttpUrlSchema.optional(),
+    /**
+     * Other endpoints this provider's key may be sent to when a participant's
+     * `model.baseURL` points there (a proxy, a gateway). The key always goes to
+     * the provider's own endpoint and to `baseURL`; anywhere else it is refused.
+     */
+    keyOrigins: z.array(HttpUrlSchema).optional(),
     /** The whole model call, retries and waits included (default 10 minutes). */
     timeoutMs: z.number().int().positive().optional(),
     maxRetries: z.number().int().nonnegative().optional(),

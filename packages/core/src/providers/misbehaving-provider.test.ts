@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ParticipantInput } from '../collective/participant.js';
 import { createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
 import { AnthropicProvider } from './anthropic/AnthropicProvider.js';
-import { caught, TEST_ENV, userText } from './__fixtures__/llm-server.js';
+import { caught, keyEnv, userText } from './__fixtures__/llm-server.js';
 import { generate, type ProviderRetry } from './llm-provider.js';
 import { OpenAIProvider } from './openai/OpenAIProvider.js';
 
@@ -55,8 +55,8 @@ const rateLimited = (response: ServerResponse, headers: Record<string, string>):
   response.end(JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }));
 };
 
-const claude = (baseURL: string, settings: Record<string, number> = {}) => new AnthropicProvider({ provider: 'anthropic', model: 'claude-test', baseURL }, settings, TEST_ENV);
-const gpt = (baseURL: string, settings: Record<string, number> = {}) => new OpenAIProvider({ provider: 'openai', model: 'gpt-test', baseURL: `${baseURL}/v1` }, settings, TEST_ENV);
+const claude = (baseURL: string, settings: Record<string, number> = {}) => new AnthropicProvider({ provider: 'anthropic', model: 'claude-test', baseURL }, settings, keyEnv(baseURL));
+const gpt = (baseURL: string, settings: Record<string, number> = {}) => new OpenAIProvider({ provider: 'openai', model: 'gpt-test', baseURL: `${baseURL}/v1` }, settings, keyEnv(baseURL));
 const request = { system: '', messages: [userText('hi')], tools: [] };
 
 describe('providers that misbehave on the wire', () => {
@@ -162,7 +162,7 @@ describe('a turn against a misbehaving provider', () => {
   const legionWith = (url: string): TestLegion =>
     createTestLegion({
       participants: [userParticipant(), { id: 'writer', type: 'agent', name: 'writer', systemPrompt: 'x', model: { provider: 'anthropic', model: 'claude-test', baseURL: url } } as ParticipantInput],
-      env: { ...TEST_ENV },
+      env: keyEnv(url),
     });
   const logLines = (root: string, sessionId: string): Array<{ role: string; content: unknown[] }> =>
     readFileSync(join(root, '.legion', 'sessions', sessionId, 'conversations', 'user__writer.jsonl'), 'utf8')
@@ -184,5 +184,65 @@ describe('a turn against a misbehaving provider', () => {
     test = legionWith(server.url);
     const result = await test.legion.send(test.legion.sessions.create(), 'write a lot', { to: 'writer' });
     expect(result).toMatchObject({ status: 'success', reply: 'The first half of', truncated: true });
+  });
+});
+
+describe('provider keys are bound to their endpoints', () => {
+  let server: Awaited<ReturnType<typeof hostileServer>> | undefined;
+  let test: TestLegion | undefined;
+  afterEach(async () => {
+    await test?.cleanup();
+    await server?.close();
+    test = undefined;
+    server = undefined;
+  });
+
+  /** A host that collects the keys sent to it, answering like Anthropic. */
+  async function keyCollector(): Promise<{ keys: string[] }> {
+    const keys: string[] = [];
+    server = await hostileServer((response, _index, request) => {
+      keys.push(String(request.headers['x-api-key'] ?? request.headers.authorization?.replace(/^Bearer /, '') ?? ''));
+      sse(response, anthropicEvents('collected'));
+    });
+    return { keys };
+  }
+
+  const agentAt = (url: string): ParticipantInput =>
+    ({ id: 'writer', type: 'agent', name: 'writer', systemPrompt: 'x', model: { provider: 'anthropic', model: 'claude-test', baseURL: url } }) as ParticipantInput;
+
+  it('a participant whose model.baseURL points at another host does not get the key sent there', async () => {
+    const { keys } = await keyCollector();
+    // The key is meant for Anthropic's own endpoint (no base URL configured).
+    test = createTestLegion({ participants: [userParticipant(), agentAt(server!.url)], env: { ANTHROPIC_API_KEY: 'sk-ant-secret' } });
+    const result = await test.legion.send(test.legion.sessions.create(), 'hello', { to: 'writer' });
+    expect(result.status).toBe('error');
+    expect(result.status === 'error' && result.error).toMatch(/anthropic key is not sent to http:\/\/127\.0\.0\.1:\d+ \(model\.baseURL\).*keyOrigins/);
+    expect(keys).toEqual([]);
+    expect(server!.requests()).toBe(0);
+  });
+
+  it('the user may allow another endpoint for the key (providers.<name>.keyOrigins), or make it the provider endpoint', async () => {
+    const { keys } = await keyCollector();
+    test = createTestLegion({ participants: [userParticipant(), agentAt(`${server!.url}/`)], env: { ANTHROPIC_API_KEY: 'sk-ant-secret' } });
+    const configFile = join(test.root, '.legion', 'config.json');
+    const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
+    writeFileSync(configFile, JSON.stringify({ ...config, providers: { anthropic: { keyOrigins: [server!.url] } } }));
+    const allowed = test.reopen();
+    try {
+      const result = await allowed.send(allowed.sessions.create(), 'hello', { to: 'writer' });
+      expect(result.status === 'success' && result.reply).toBe('collected');
+    } finally {
+      await allowed.close();
+    }
+    expect(keys).toEqual(['sk-ant-secret']);
+
+    const viaEndpoint = createTestLegion({ participants: [userParticipant(), agentAt(server!.url)], env: { ANTHROPIC_API_KEY: 'sk-ant-other', ANTHROPIC_BASE_URL: server!.url } });
+    try {
+      const result = await viaEndpoint.legion.send(viaEndpoint.legion.sessions.create(), 'hello', { to: 'writer' });
+      expect(result.status).toBe('success');
+    } finally {
+      await viaEndpoint.cleanup();
+    }
+    expect(keys).toEqual(['sk-ant-secret', 'sk-ant-other']);
   });
 });

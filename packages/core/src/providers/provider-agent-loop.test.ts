@@ -5,7 +5,7 @@ import type { Session } from '../conversation/Session.js';
 import type { LegionEvents } from '../events/event-types.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
 import { defineTool, toolDefinition } from '../tools/tool.js';
-import { closedPortURL, startLlmServer, TEST_ENV, type LlmServer } from './__fixtures__/llm-server.js';
+import { closedPortURL, startLlmServer, keyEnv, type LlmServer } from './__fixtures__/llm-server.js';
 import { AnthropicProvider } from './anthropic/AnthropicProvider.js';
 
 /** One line of a conversation file, as written. */
@@ -86,7 +86,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
         agent('developer', gpt({ maxTokens: 512 }), { systemPrompt: 'You write code.', useFor: 'writing code', tools: ['word_count'], delegation: 'none' }),
       ],
       entryAgent: 'coordinator',
-      env: TEST_ENV,
+      env: keyEnv(server.anthropicURL),
     });
     const runs = registerWordCount(test.legion);
     const delegation = { to: 'developer', message: 'Write GET /health and count the words of its summary' };
@@ -189,7 +189,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
   it('sends several tool results of one Anthropic response back in order, a failed one flagged is_error', async () => {
     test = createTestLegion({
       participants: [userParticipant(), agent('counter', claude(), { tools: ['word_count'], delegation: 'none' })],
-      env: TEST_ENV,
+      env: keyEnv(server.anthropicURL),
     });
     const runs = registerWordCount(test.legion);
     server.mock.on(
@@ -232,7 +232,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
   it('answers malformed tool-call JSON from an OpenAI model with an error result it can correct', async () => {
     test = createTestLegion({
       participants: [userParticipant(), agent('developer', gpt(), { tools: ['word_count'], delegation: 'none' })],
-      env: TEST_ENV,
+      env: keyEnv(server.anthropicURL),
     });
     const runs = registerWordCount(test.legion);
     server.mock.on({ model: 'gpt-test', hasToolResult: false }, { toolCalls: [{ id: 'call_bad', name: 'word_count', arguments: '{"text": "a b' }] });
@@ -260,7 +260,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
   });
 
   it('ends the turn with an error when the stream breaks after text arrived, leaving no half-written reply', async () => {
-    test = createTestLegion({ participants: [userParticipant(), agent('solo', claude(), { delegation: 'none' })], env: TEST_ENV });
+    test = createTestLegion({ participants: [userParticipant(), agent('solo', claude(), { delegation: 'none' })], env: keyEnv(server.anthropicURL) });
     server.mock.on({ userMessage: 'first', sequenceIndex: 0 }, { content: 'a reply that will be cut off midway' }, { chunkSize: 2, latency: 2, truncateAfterChunks: 5 });
     server.mock.onMessage('second', { content: 'Answering both.' });
     const deltas = collectEvents('text:delta');
@@ -285,7 +285,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
   });
 
   it('retries a stream that broke before its first part, and the turn logs one reply', async () => {
-    test = createTestLegion({ participants: [userParticipant(), agent('solo', gpt(), { delegation: 'none' })], env: TEST_ENV });
+    test = createTestLegion({ participants: [userParticipant(), agent('solo', gpt(), { delegation: 'none' })], env: keyEnv(server.anthropicURL) });
     server.mock.on({ userMessage: 'hello', sequenceIndex: 0 }, { toolCalls: [{ name: 'word_count', arguments: '{"text":"x"}' }] }, { truncateAfterChunks: 2, latency: 2 });
     server.mock.onMessage('hello', { content: 'Hello!' });
     const session = test.legion.sessions.create();
@@ -303,7 +303,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
         agent('developer', gpt(), { tools: 'none', delegation: 'none' }),
       ],
       entryAgent: 'coordinator',
-      env: TEST_ENV,
+      env: keyEnv(server.anthropicURL),
     });
     server.mock.on({ model: 'claude-test', hasToolResult: false, sequenceIndex: 0 }, { toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: '{"to":"developer","message":"Write it all"}' }] });
     server.mock.on({ model: 'gpt-test' }, { content: 'A long and slow answer that will not be finished before the user gives up.' }, { chunkSize: 2, latency: 100 });
@@ -350,7 +350,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
   });
 
   it('ends the turn with an error naming provider, model and fix when the key is rejected, and logs no reply', async () => {
-    test = createTestLegion({ participants: [userParticipant(), agent('solo', claude(), { delegation: 'none' })], env: TEST_ENV });
+    test = createTestLegion({ participants: [userParticipant(), agent('solo', claude(), { delegation: 'none' })], env: keyEnv(server.anthropicURL) });
     server.mock.on({ model: 'claude-test' }, { error: { message: 'invalid x-api-key', type: 'authentication_error' }, status: 401 });
     const session = test.legion.sessions.create();
 
@@ -370,7 +370,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
         agent('developer', gpt({ model: 'gpt-nope' }), { tools: 'none', delegation: 'none' }),
       ],
       entryAgent: 'coordinator',
-      env: TEST_ENV,
+      env: keyEnv(server.anthropicURL),
     });
     server.mock.on({ model: 'claude-test', hasToolResult: false }, { toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: '{"to":"developer","message":"Do it"}' }] });
     server.mock.on({ model: 'claude-test', hasToolResult: true }, { content: 'The developer is misconfigured; I will tell the user.' });
@@ -396,9 +396,9 @@ describe('agent loops on real provider SDKs against a local model server', () =>
   it('ends the turn with an error naming the endpoint when it is unreachable', async () => {
     const nowhere = await closedPortURL();
     const model = claude({ baseURL: nowhere });
-    test = createTestLegion({ participants: [userParticipant(), agent('solo', model, { delegation: 'none' })], env: TEST_ENV });
+    test = createTestLegion({ participants: [userParticipant(), agent('solo', model, { delegation: 'none' })], env: keyEnv(server.anthropicURL) });
     // Retries would only make this test slow: settings as the global config would give them.
-    test.legion.providers.useFor('solo', new AnthropicProvider(model, { maxRetries: 0 }, TEST_ENV));
+    test.legion.providers.useFor('solo', new AnthropicProvider(model, { maxRetries: 0 }, keyEnv(nowhere)));
     const session = test.legion.sessions.create();
 
     const result = await test.legion.send(session, 'hello');

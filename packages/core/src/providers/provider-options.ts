@@ -46,7 +46,9 @@ export function resolveProviderOptions(model: ModelConfig, settings: ProviderSet
       { code: 'provider_no_key' },
     );
   }
-  const baseURL = model.baseURL ?? settings.baseURL ?? (preset.baseURLEnv ? nonEmpty(env[preset.baseURLEnv]) : undefined) ?? preset.defaultBaseURL;
+  const homeBaseURL = settings.baseURL ?? (preset.baseURLEnv ? nonEmpty(env[preset.baseURLEnv]) : undefined) ?? preset.defaultBaseURL;
+  const baseURL = model.baseURL ?? homeBaseURL;
+  if (apiKey !== undefined && model.baseURL !== undefined) assertKeyMayGo(model, settings, [homeBaseURL, preset.sdkBaseURL], env);
   if (model.provider === 'openai-compatible' && !baseURL) {
     throw new ProviderError(model.provider, model.model, 'no base URL is set', 'Set "baseURL" in the participant\'s model config (e.g. http://127.0.0.1:8000/v1).', {
       code: 'provider_no_base_url',
@@ -63,6 +65,32 @@ export function resolveProviderOptions(model: ModelConfig, settings: ProviderSet
     idleTimeoutMs: settings.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
     maxRetryWaitMs: settings.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS,
   };
+}
+
+/**
+ * A key is bound to its provider's endpoint: a participant whose
+ * `model.baseURL` points elsewhere (written by an agent through the collective
+ * tools, say) must not carry the key there, unless the user listed the place.
+ */
+function assertKeyMayGo(model: ModelConfig, settings: ProviderSettings, homes: Array<string | undefined>, env: NodeJS.ProcessEnv): void {
+  const target = originOf(model.baseURL!);
+  const allowed = [...homes, ...(settings.keyOrigins ?? [])].filter((url): url is string => url !== undefined).map(originOf);
+  if (allowed.includes(target)) return;
+  throw new ProviderError(
+    model.provider,
+    model.model,
+    `the ${model.provider} key is not sent to ${target} (model.baseURL): keys go only to their provider's endpoint${allowed.length > 0 ? ` (${[...new Set(allowed)].join(', ')})` : ''}`,
+    `If ${target} should receive it, add "${target}" to providers.${model.provider}.keyOrigins (or set providers.${model.provider}.baseURL) in ${globalConfigPath(env)}; otherwise remove model.baseURL from the participant.`,
+    { code: 'provider_key_not_bound' },
+  );
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

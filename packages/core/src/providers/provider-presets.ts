@@ -7,6 +7,8 @@ export interface ProviderPreset {
   /** Environment variable the SDK reads for its base URL. */
   baseURLEnv?: string;
   defaultBaseURL?: string;
+  /** Where the SDK sends requests when no base URL is given: the endpoint its key is meant for. */
+  sdkBaseURL?: string;
   /** Whether a key is required (local servers need none). */
   requiresKey: boolean;
   /** OpenAI's own API wants `max_completion_tokens`; compatible servers know `max_tokens`. */
@@ -14,8 +16,15 @@ export interface ProviderPreset {
 }
 
 export const PROVIDER_PRESETS: Record<string, ProviderPreset> = {
-  anthropic: { protocol: 'anthropic', apiKeyEnv: 'ANTHROPIC_API_KEY', baseURLEnv: 'ANTHROPIC_BASE_URL', requiresKey: true },
-  openai: { protocol: 'openai', apiKeyEnv: 'OPENAI_API_KEY', baseURLEnv: 'OPENAI_BASE_URL', requiresKey: true, maxTokensField: 'max_completion_tokens' },
+  anthropic: { protocol: 'anthropic', apiKeyEnv: 'ANTHROPIC_API_KEY', baseURLEnv: 'ANTHROPIC_BASE_URL', sdkBaseURL: 'https://api.anthropic.com', requiresKey: true },
+  openai: {
+    protocol: 'openai',
+    apiKeyEnv: 'OPENAI_API_KEY',
+    baseURLEnv: 'OPENAI_BASE_URL',
+    sdkBaseURL: 'https://api.openai.com/v1',
+    requiresKey: true,
+    maxTokensField: 'max_completion_tokens',
+  },
   'openai-compatible': { protocol: 'openai', apiKeyEnv: 'OPENAI_COMPATIBLE_API_KEY', requiresKey: false, maxTokensField: 'max_tokens' },
   openrouter: { protocol: 'openai', apiKeyEnv: 'OPENROUTER_API_KEY', defaultBaseURL: 'https://openrouter.ai/api/v1', requiresKey: true, maxTokensField: 'max_tokens' },
   ollama: { protocol: 'openai', apiKeyEnv: 'OLLAMA_API_KEY', defaultBaseURL: 'http://127.0.0.1:11434/v1', requiresKey: false, maxTokensField: 'max_tokens' },

@@ -9,6 +9,14 @@ import type { StreamPart } from '../llm-provider.js';
 export const TEST_ENV: NodeJS.ProcessEnv = { ANTHROPIC_API_KEY: 'test-anthropic-key', OPENAI_API_KEY: 'test-openai-key' };
 
 /**
+ * TEST_ENV with the providers' endpoints set to a local server, so that the
+ * keys may go there: a key is sent only to its provider's endpoint.
+ */
+export function keyEnv(anthropicURL: string, openaiURL = `${anthropicURL}/v1`): NodeJS.ProcessEnv {
+  return { ...TEST_ENV, ANTHROPIC_BASE_URL: anthropicURL, OPENAI_BASE_URL: openaiURL };
+}
+
+/**
  * aimock (speaking the Anthropic and OpenAI wire protocols) behind a wire
  * recorder: the SDKs talk to `recorder.url`, the recorder keeps the exact
  * bodies they sent and forwards them to aimock.

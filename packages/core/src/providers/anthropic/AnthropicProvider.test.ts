@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ModelConfig } from '../../collective/participant.js';
 import { ProviderError } from '../../errors.js';
-import { caught, closedPortURL, collect, message, startLlmServer, TEST_ENV, userText, type LlmServer } from '../__fixtures__/llm-server.js';
+import { caught, closedPortURL, collect, message, startLlmServer, keyEnv, userText, type LlmServer } from '../__fixtures__/llm-server.js';
 import { generate, type ModelRequest, type StreamPart } from '../llm-provider.js';
 import type { ProviderSettings } from '../ProviderFactory.js';
 import { AnthropicProvider } from './AnthropicProvider.js';
@@ -30,7 +30,7 @@ describe('AnthropicProvider through @anthropic-ai/sdk against a local Messages A
   afterAll(() => server.close());
   afterEach(() => server.reset());
 
-  const provider = (settings: ProviderSettings = {}, model: Partial<ModelConfig> = {}, env = TEST_ENV) =>
+  const provider = (settings: ProviderSettings = {}, model: Partial<ModelConfig> = {}, env = keyEnv(server.anthropicURL)) =>
     new AnthropicProvider({ provider: 'anthropic', model: 'claude-test', baseURL: server.anthropicURL, ...model }, settings, env);
 
   it('streams text as deltas, then usage and the stop reason, from the exact request body it sent', async () => {
@@ -243,7 +243,7 @@ describe('AnthropicProvider through @anthropic-ai/sdk against a local Messages A
   it('reports an unreachable endpoint with its URL and the setting to check', async () => {
     const nowhere = await closedPortURL();
 
-    const error = await caught(() => generate(provider({ maxRetries: 0 }, { baseURL: nowhere }), request('hi')));
+    const error = await caught(() => generate(provider({ maxRetries: 0 }, { baseURL: nowhere }, keyEnv(nowhere)), request('hi')));
 
     expect(error).toMatchObject({ code: 'provider_unreachable' });
     expect(error.message).toContain(`anthropic (claude-test): cannot connect to ${nowhere}`);

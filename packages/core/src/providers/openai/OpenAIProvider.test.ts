@@ -1,6 +1,6 @@
 import type { ModelConfig } from '../../collective/participant.js';
 import { ProviderError } from '../../errors.js';
-import { caught, closedPortURL, collect, message, startLlmServer, TEST_ENV, userText, type LlmServer } from '../__fixtures__/llm-server.js';
+import { caught, closedPortURL, collect, message, startLlmServer, keyEnv, userText, type LlmServer } from '../__fixtures__/llm-server.js';
 import { generate, type ModelRequest, type StreamPart } from '../llm-provider.js';
 import type { ProviderSettings } from '../ProviderFactory.js';
 import { OpenAIProvider } from './OpenAIProvider.js';
@@ -23,7 +23,7 @@ describe('OpenAIProvider through the openai SDK against a local Chat Completions
   afterAll(() => server.close());
   afterEach(() => server.reset());
 
-  const provider = (settings: ProviderSettings = {}, model: Partial<ModelConfig> = {}, env = TEST_ENV) =>
+  const provider = (settings: ProviderSettings = {}, model: Partial<ModelConfig> = {}, env = keyEnv(server.anthropicURL)) =>
     new OpenAIProvider({ provider: 'openai', model: 'gpt-test', baseURL: server.openaiURL, ...model }, settings, env);
 
   it('streams text as deltas, then usage and the finish reason, from the exact request body it sent', async () => {
@@ -270,7 +270,7 @@ describe('OpenAIProvider through the openai SDK against a local Chat Completions
   it('reports an unreachable endpoint with its URL and the setting to check', async () => {
     const nowhere = `${await closedPortURL()}/v1`;
 
-    const error = await caught(() => generate(provider({ maxRetries: 0 }, { baseURL: nowhere }), request('hi')));
+    const error = await caught(() => generate(provider({ maxRetries: 0 }, { baseURL: nowhere }, keyEnv(nowhere)), request('hi')));
 
     expect(error).toMatchObject({ code: 'provider_unreachable' });
     expect(error.message).toContain(`openai (gpt-test): cannot connect to ${nowhere}`);
