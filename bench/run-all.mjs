@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 
-const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'open-session.mjs', 'cli-startup.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'sessions-latest.mjs', 'symlink-race.mjs'];
+const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'open-session.mjs', 'cli-startup.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'sessions-latest.mjs', 'symlink-race.mjs', 'approval-race.mjs'];
 /** Node flags a bench needs (memory-runs measures the live heap after a forced GC). */
 const FLAGS = { 'memory-runs.mjs': ['--expose-gc'] };
 const here = (name) => fileURLToPath(new URL(name, import.meta.url));
@@ -75,6 +75,10 @@ if (f['sessions-latest']) {
 if (f['symlink-race']) {
   const a = f['symlink-race'];
   console.log(`  symlink race (file_write):        ${a.writes} writes, ${a.landedOutside} landed outside the workspace (must be 0), ${a.refused} refused`);
+}
+if (f['approval-race']) {
+  const a = f['approval-race'];
+  console.log(`  approval race:                    ${a.rounds} rounds of ${a.deciders} deciders, ${a.exactlyOne} with exactly one winner, ${a.several} with several, ${a.none} with none (must be 0 and 0)`);
 }
 const failed = results.filter((r) => r.code !== 0);
 console.log(`\n${failed.length === 0 ? 'All' : `${results.length - failed.length} of ${results.length}`} benches finished in ${((performance.now() - started) / 1000).toFixed(1)} s (load average now ${load()}; figures that involve fsync or process start vary with the machine's load).${failed.length ? ` Failed: ${failed.map((r) => r.name).join(', ')}` : ''}`);
