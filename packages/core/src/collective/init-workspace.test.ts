@@ -54,6 +54,7 @@ describe('initWorkspace', () => {
     expect(existsSync(paths.sessionsDir)).toBe(true);
     const gitignore = readFileSync(paths.gitignoreFile, 'utf8');
     expect(gitignore.split('\n')).toContain('sessions/');
+    expect(gitignore.split('\n')).toContain('run/');
   });
 
   it('writes files that load: a valid roster and config with the coordinator as entry agent', () => {

@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { ConfigError, LegionError, SessionNotFoundError } from '../errors.js';
 import { readJsonFile, writeJsonAtomic, writeJsonIfAbsent } from '../storage/atomic-json.js';
 import { isValidIdPart } from './conversation-id.js';
@@ -67,7 +66,7 @@ export class SessionStore {
     if (latest) return latest;
     // Processes that find no session race to write this claim; all of them take the session it names.
     // It stays: removing it would let a process that looked a moment too early claim a second session.
-    const claim = join(this.services.paths.sessionsDir, '.first-session.json');
+    const claim = this.services.paths.firstSessionClaim;
     let meta: SessionMeta | undefined = newMeta({});
     if (!writeJsonIfAbsent(claim, meta)) meta = readClaim(claim) ?? newMeta({});
     writeJsonIfAbsent(this.services.paths.sessionFile(meta.id), meta);

@@ -55,6 +55,13 @@ export class WorkspacePaths {
   usageFile(sessionId: string): string {
     return join(this.sessionDir(sessionId), 'usage.jsonl');
   }
+  /** Machine-local state of running processes (claims, child records): never in git, never a session. */
+  get runDir(): string {
+    return join(this.legionDir, 'run');
+  }
+  get firstSessionClaim(): string {
+    return join(this.runDir, 'first-session.json');
+  }
   artifactsDir(sessionId: string): string {
     return join(this.sessionDir(sessionId), 'artifacts');
   }
