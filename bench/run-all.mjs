@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 
-const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'open-session.mjs', 'cli-startup.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'sessions-latest.mjs', 'symlink-race.mjs', 'approval-race.mjs'];
+const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'open-session.mjs', 'cli-startup.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'sessions-latest.mjs', 'symlink-race.mjs', 'approval-race.mjs', 'kill-children.mjs'];
 /** Node flags a bench needs (memory-runs measures the live heap after a forced GC). */
 const FLAGS = { 'memory-runs.mjs': ['--expose-gc'] };
 const here = (name) => fileURLToPath(new URL(name, import.meta.url));
@@ -79,6 +79,10 @@ if (f['symlink-race']) {
 if (f['approval-race']) {
   const a = f['approval-race'];
   console.log(`  approval race:                    ${a.rounds} rounds of ${a.deciders} deciders, ${a.exactlyOne} with exactly one winner, ${a.several} with several, ${a.none} with none (must be 0 and 0)`);
+}
+if (f['kill-children']) {
+  const a = f['kill-children'];
+  console.log(`  kill children:                    ${a.rounds} legion runs killed mid-command, ${a.survivors} left a process alive (must be 0); their commands died ${fmt(a.medianMs)} (median) / ${fmt(a.worstMs)} (worst) after them`);
 }
 const failed = results.filter((r) => r.code !== 0);
 console.log(`\n${failed.length === 0 ? 'All' : `${results.length - failed.length} of ${results.length}`} benches finished in ${((performance.now() - started) / 1000).toFixed(1)} s (load average now ${load()}; figures that involve fsync or process start vary with the machine's load).${failed.length ? ` Failed: ${failed.map((r) => r.name).join(', ')}` : ''}`);

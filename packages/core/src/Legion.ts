@@ -25,6 +25,7 @@ import { createMcpToolProvider } from './tools/providers/mcp/McpToolProvider.js'
 import { createWorkspaceToolProvider } from './tools/providers/workspace/WorkspaceToolProvider.js';
 import { ToolExecutor } from './tools/ToolExecutor.js';
 import { commandEnvironment } from './tools/child-env.js';
+import { describeReaped, reapLeftoverGroups } from './tools/child-processes/process-records.js';
 import { configSecretValues, createRedactor } from './tools/redact.js';
 import { ToolRegistry } from './tools/ToolRegistry.js';
 
@@ -87,6 +88,7 @@ export class Legion {
       runtimes: this.runtimes,
       fsync: config.storage.fsync,
       maxMessageBytes: config.limits.maxMessageBytes,
+      endInterrupted: (toolUseIds) => this.endLeftoverProcesses(new Set(toolUseIds)),
     });
     this.approvals = new ApprovalGate(collective);
     this.auth = new AuthEngine(config.policies, paths.root);
@@ -131,6 +133,8 @@ export class Legion {
       // Deferred: no MCP server starts until an agent's turn first needs its tools.
       this.tools.registerToolProvider(createMcpToolProvider({ servers: config.mcpServers, workspaceRoot: paths.root, events: this.events, env }), { deferred: true });
     }
+    // Commands a Legion process that crashed (its supervisor with it) left running.
+    this.endLeftoverProcesses();
     // A configured entry agent that is missing is a problem of the workspace, even when this run names its agent.
     if (collective.agents().length > 0) this.entryAgentId();
   }
@@ -211,6 +215,13 @@ export class Legion {
       });
     }
     return entry.id;
+  }
+
+  /** Kills process groups that tools of a dead Legion process (or these interrupted calls) left running, and says so. */
+  private endLeftoverProcesses(toolUseIds?: ReadonlySet<string>): void {
+    for (const reaped of reapLeftoverGroups(this.paths.processesDir, toolUseIds ? { toolUseIds } : {})) {
+      if (reaped.killed) this.warn(`${this.paths.display(this.paths.processesDir)}: ${describeReaped(reaped)}`);
+    }
   }
 
   private warn(line: string): void {

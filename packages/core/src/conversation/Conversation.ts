@@ -18,6 +18,8 @@ export interface ConversationServices {
   fsync: 'message' | 'turn' | 'never';
   /** The pending approvals that keep these unanswered calls waiting (none: they were interrupted). */
   pausedOn?: (conversationId: string, unanswered: readonly ToolUseBlock[]) => ApprovalView[];
+  /** Ends what these calls, about to be marked interrupted, left running (their process groups). */
+  endInterrupted?: (toolUseIds: readonly string[]) => void;
 }
 
 /** Tool calls are answered in the message right after them; this many recent messages always cover it. */
@@ -185,6 +187,8 @@ export class Conversation implements TurnConversation {
         { conversationId: this.id, pending: waiting.map((request) => request.id) },
       );
     }
+    // Nothing will wait on them any more: a command one of them started must not run on unseen.
+    this.services.endInterrupted?.(dangling.map((toolUse) => toolUse.id));
     this.append(
       {
         role: 'user',

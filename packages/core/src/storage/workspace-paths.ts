@@ -59,6 +59,10 @@ export class WorkspacePaths {
   get runDir(): string {
     return join(this.legionDir, 'run');
   }
+  /** One record per process group a tool started, so that a later process can end what a crashed one left. */
+  get processesDir(): string {
+    return join(this.runDir, 'processes');
+  }
   get firstSessionClaim(): string {
     return join(this.runDir, 'first-session.json');
   }

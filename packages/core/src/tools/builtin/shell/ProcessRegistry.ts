@@ -1,5 +1,6 @@
 import { commandEnvironment } from '../../child-env.js';
 import { redactSecrets } from '../../redact.js';
+import type { GroupPurpose } from '../../child-processes/process-records.js';
 import { describeExit, ShellChild, type ShellExit } from './shell-child.js';
 import { DEFAULT_KILL_GRACE_MS, DEFAULT_OUTPUT_LIMIT_BYTES, type ShellOptions } from './shell-options.js';
 import { formatStreams } from './shell-output.js';
@@ -40,7 +41,7 @@ interface Entry {
 /**
  * The background processes agents started (servers, watchers, long builds),
  * each in its own process group. Polls return only what is new; `dispose()`
- * kills them all, and Legion's exit kills any still running.
+ * kills them all, and they die with Legion however it ends.
  */
 export class ProcessRegistry {
   private readonly entries = new Map<string, Entry>();
@@ -58,13 +59,13 @@ export class ProcessRegistry {
   }
 
   /** Starts a command in `cwd` (an absolute folder already checked to be in the workspace). */
-  start(request: { command: string; cwd: string; displayCwd: string; owner: string }): BackgroundProcess | { error: string } {
+  start(request: { command: string; cwd: string; displayCwd: string; owner: string; purpose?: GroupPurpose | undefined }): BackgroundProcess | { error: string } {
     const running = this.list().filter((entry) => entry.running);
     if (running.length >= this.maxRunning) {
       return { error: `${running.length} background processes are running (the limit): stop one first (${running.map((entry) => entry.process.id).join(', ')}).` };
     }
     this.forgetOldFinished();
-    const child = new ShellChild(request.command, { cwd: request.cwd, env: this.env, limitBytes: this.limitBytes });
+    const child = new ShellChild(request.command, { cwd: request.cwd, env: this.env, limitBytes: this.limitBytes, purpose: request.purpose });
     const info: BackgroundProcess = {
       id: `proc-${this.nextId++}`,
       command: request.command,

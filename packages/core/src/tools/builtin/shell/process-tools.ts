@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
+import { purposeOf } from '../../child-processes/process-records.js';
 import { redactSecrets } from '../../redact.js';
 import { describeProcessState, type ProcessRegistry, type ProcessStatus } from './ProcessRegistry.js';
 import { resolveWorkingFolder } from './working-folder.js';
@@ -28,7 +29,7 @@ export function createProcessTools(registry: ProcessRegistry): Tool[] {
       async execute(input, context) {
         const cwd = resolveWorkingFolder(context.workspaceRoot, input.cwd);
         if (!cwd.ok) return { status: 'error', error: cwd.error };
-        const started = registry.start({ command: input.command, cwd: cwd.real, displayCwd: cwd.relative, owner: context.callerId });
+        const started = registry.start({ command: input.command, cwd: cwd.real, displayCwd: cwd.relative, owner: context.callerId, purpose: purposeOf(context) });
         if ('error' in started) return { status: 'error', error: started.error };
         return { status: 'success', data: `Started ${started.id} (pid ${started.pid ?? '?'}) in ${started.cwd}/. Poll it with process_poll { "id": "${started.id}" }.` };
       },

@@ -1,4 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import type { GroupPurpose } from '../../child-processes/process-records.js';
+import { signalGroup } from '../../child-processes/signal-group.js';
+import { spawnGroup } from '../../child-processes/spawn-group.js';
 import { OutputCapture } from './output-capture.js';
 
 export interface ShellExit {
@@ -11,20 +14,6 @@ export interface ShellExit {
 
 /** After the shell exits, how long its pipes may keep draining before they are closed anyway. */
 const DRAIN_MS = 1000;
-
-/** Process groups still alive, killed if Legion itself exits: detached groups would otherwise outlive it. */
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function trackGroup(pid: number): void {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.on('exit', () => {
-      for (const group of liveGroups) signalGroup(group, 'SIGKILL');
-    });
-  }
-  liveGroups.add(pid);
-}
 
 /**
  * One `/bin/sh -c` command in a process group of its own, so that stopping it
@@ -40,24 +29,21 @@ export class ShellChild {
   private exit: ShellExit | undefined;
   private readonly dataListeners = new Set<() => void>();
 
-  constructor(command: string, options: { cwd: string; env: NodeJS.ProcessEnv; limitBytes: number }) {
+  constructor(command: string, options: { cwd: string; env: NodeJS.ProcessEnv; limitBytes: number; purpose?: GroupPurpose | undefined }) {
     this.stdout = new OutputCapture(options.limitBytes);
     this.stderr = new OutputCapture(options.limitBytes);
-    this.child = spawn('/bin/sh', ['-c', command], { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    if (this.child.pid !== undefined) trackGroup(this.child.pid);
+    // Its group dies with Legion, however Legion ends, and with the shell when the shell exits.
+    this.child = spawnGroup('/bin/sh', ['-c', command], { cwd: options.cwd, env: options.env, command, purpose: options.purpose });
     this.child.stdout!.on('data', (chunk: Buffer) => this.onData(this.stdout, chunk));
     this.child.stderr!.on('data', (chunk: Buffer) => this.onData(this.stderr, chunk));
     this.exited = new Promise((resolve) => {
       this.child.once('error', (error) => {
         this.exit ??= { code: null, signal: null, startError: error.message };
-        this.forget();
         resolve(this.exit);
       });
       this.child.once('exit', (code, signal) => {
         this.exit = { code, signal };
-        // Whatever it left running in the background would hold the pipes open: end the group with the shell.
-        this.signal('SIGKILL');
-        this.forget();
+        // spawnGroup has ended what the shell left running in its group; a process that left the group may still hold the pipes.
         const drain = setTimeout(() => {
           this.child.stdout?.destroy();
           this.child.stderr?.destroy();
@@ -105,19 +91,6 @@ export class ShellChild {
   private onData(capture: OutputCapture, chunk: Buffer): void {
     capture.push(chunk);
     for (const listener of this.dataListeners) listener();
-  }
-
-  private forget(): void {
-    if (this.child.pid !== undefined) liveGroups.delete(this.child.pid);
-  }
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    // A negative pid addresses the process group the detached shell leads.
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
   }
 }
 

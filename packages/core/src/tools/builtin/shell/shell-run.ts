@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { commandEnvironment } from '../../child-env.js';
 import { redactSecrets } from '../../redact.js';
 import { defineTool, type Tool } from '../../tool.js';
+import { purposeOf } from '../../child-processes/process-records.js';
 import { describeExit, ShellChild } from './shell-child.js';
 import { DEFAULT_KILL_GRACE_MS, DEFAULT_OUTPUT_LIMIT_BYTES, type ShellOptions } from './shell-options.js';
 import { formatStreams, renderCapture } from './shell-output.js';
@@ -38,7 +39,7 @@ export function createShellRunTool(options: ShellOptions = {}): Tool {
       if (!cwd.ok) return { status: 'error', error: cwd.error };
       if (context.signal.aborted) return { status: 'error', error: 'Cancelled before the command started.' };
 
-      const child = new ShellChild(input.command, { cwd: cwd.real, env, limitBytes });
+      const child = new ShellChild(input.command, { cwd: cwd.real, env, limitBytes, purpose: purposeOf(context) });
       const timeoutMs = input.timeout_ms ?? DEFAULT_TIMEOUT_MS;
       let stoppedBy: 'timeout' | 'cancel' | undefined;
       const stop = (reason: 'timeout' | 'cancel'): void => {

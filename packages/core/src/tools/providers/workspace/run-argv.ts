@@ -1,4 +1,6 @@
-import { spawn } from 'node:child_process';
+import type { GroupPurpose } from '../../child-processes/process-records.js';
+import { signalGroup } from '../../child-processes/signal-group.js';
+import { spawnGroup } from '../../child-processes/spawn-group.js';
 import { BoundedOutput } from './bounded-output.js';
 
 export interface ArgvRun {
@@ -9,6 +11,7 @@ export interface ArgvRun {
   signal: AbortSignal;
   /** 0 or undefined: no own limit (the signal still stops it). */
   timeoutMs?: number | undefined;
+  purpose?: GroupPurpose | undefined;
 }
 
 export interface ArgvOutcome {
@@ -25,12 +28,15 @@ export interface ArgvOutcome {
 
 /** After SIGTERM, how long a program gets to exit before SIGKILL. */
 const KILL_GRACE_MS = 2000;
+/** After the program exits, how long its pipes may keep draining (a process that left its group may hold them). */
+const DRAIN_MS = 1000;
 
 /**
  * Runs a program with its arguments and NO shell: each argument reaches the
  * program as one argv entry, so `; rm -rf x` or `$(…)` in an argument is just
  * text. It runs in its own process group so that stopping it also stops what
- * it started.
+ * it started; what it leaves running when it exits is killed, and the group
+ * dies with Legion however Legion ends.
  */
 export function runArgv(run: ArgvRun): Promise<ArgvOutcome> {
   return new Promise((resolve) => {
@@ -39,14 +45,7 @@ export function runArgv(run: ArgvRun): Promise<ArgvOutcome> {
     let stopped: ArgvOutcome['stopped'];
     let killTimer: NodeJS.Timeout | undefined;
     let timeoutTimer: NodeJS.Timeout | undefined;
-    const child = spawn(run.program, [...run.args], {
-      cwd: run.cwd,
-      env: run.env,
-      shell: false,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: process.platform !== 'win32',
-      windowsHide: true,
-    });
+    const child = spawnGroup(run.program, run.args, { cwd: run.cwd, env: run.env, command: [run.program, ...run.args].join(' '), purpose: run.purpose });
     const stop = (reason: 'timeout' | 'aborted'): void => {
       // The group is signalled even if the program itself has exited: a background child may still hold its output open.
       if (stopped) return;
@@ -56,37 +55,32 @@ export function runArgv(run: ArgvRun): Promise<ArgvOutcome> {
       killTimer.unref();
     };
     const onAbort = (): void => stop('aborted');
+    let drainTimer: NodeJS.Timeout | undefined;
     const finish = (outcome: Pick<ArgvOutcome, 'exitCode' | 'exitSignal' | 'startError'>): void => {
+      clearTimeout(drainTimer);
       clearTimeout(killTimer);
       clearTimeout(timeoutTimer);
       run.signal.removeEventListener('abort', onAbort);
       resolve({ ...outcome, stdout: stdout.text(), stderr: stderr.text(), stopped });
     };
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
     child.once('error', (error: NodeJS.ErrnoException) => {
       // 'error' without a pid means it never started; a later 'close' will not come.
       if (child.pid === undefined) finish({ exitCode: null, exitSignal: null, startError: describeStartError(run.program, error) });
+    });
+    child.once('exit', () => {
+      drainTimer = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, DRAIN_MS);
+      drainTimer.unref();
     });
     child.once('close', (code, signal) => finish({ exitCode: code, exitSignal: signal }));
     if (run.signal.aborted) stop('aborted');
     else run.signal.addEventListener('abort', onAbort, { once: true });
     if (run.timeoutMs) timeoutTimer = setTimeout(() => stop('timeout'), run.timeoutMs);
   });
-}
-
-function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    // A negative pid addresses the process group the detached child leads.
-    process.kill(process.platform === 'win32' ? pid : -pid, signal);
-  } catch {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // already gone
-    }
-  }
 }
 
 function describeStartError(program: string, error: NodeJS.ErrnoException): string {

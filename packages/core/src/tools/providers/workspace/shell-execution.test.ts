@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeZodError } from '../../../config/zod-issues.js';
@@ -109,6 +109,20 @@ describe('shell workspace tools', () => {
     const running = probe.execute({}, toolContext({ workspaceRoot: root, signal: controller.signal }));
     controller.abort();
     expect(await running).toMatchObject({ status: 'error', error: expect.stringContaining('was cancelled and stopped') });
+  });
+
+  it('returns when the program exits, ending what it left running in the background, and records it in a workspace', async () => {
+    // The background sleep inherits the output pipe: without ending it, the call would wait until it exits.
+    mkdirSync(join(root, '.legion'));
+    const probe = tool({ execution: { type: 'shell', command: ['/bin/sh', '-c', 'sleep 300 & echo $!; ls .legion/run/processes'] } });
+    const result = await probe.execute({}, toolContext({ workspaceRoot: root }));
+    expect(result.status).toBe('success');
+    const [pid, record] = (result as { data: string }).data.split('\n');
+    expect(record).toMatch(/^\d+-\d+\.json$/);
+    // Dead: gone, or a zombie that an init which does not reap (as in some containers) keeps listed.
+    expect(existsSync(`/proc/${pid}`) ? readFileSync(`/proc/${pid}/stat`, 'utf8') : ') Z ').toMatch(/\) Z /);
+    // Once the group is gone, so is its record.
+    expect(readdirSync(join(root, '.legion/run/processes'))).toEqual([]);
   });
 
   it('keeps the head and tail of a flood of output, in bounded memory', async () => {

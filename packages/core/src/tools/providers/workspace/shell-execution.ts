@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { ToolResult } from '../../tool.js';
+import type { GroupPurpose } from '../../child-processes/process-records.js';
 import { commandEnvironment } from '../../child-env.js';
 import { expandArgv } from './argv-template.js';
 import { fillTemplate, type PlaceholderScope } from './placeholders.js';
@@ -17,6 +18,8 @@ export interface ShellCall {
   commandEnv?: NodeJS.ProcessEnv | undefined;
   /** Parameters whose values may start with "-". */
   optionLike?: ReadonlySet<string> | undefined;
+  /** The call it runs for, recorded so that a crash's leftovers can be ended. */
+  purpose?: GroupPurpose | undefined;
 }
 
 /** Runs a `shell` workspace tool: its argv template filled in, then spawned without a shell. */
@@ -34,6 +37,7 @@ export async function executeShell(call: ShellCall): Promise<ToolResult> {
     env,
     signal: call.signal,
     timeoutMs: call.timeoutMs,
+    purpose: call.purpose,
   });
   return toResult(call.toolName, outcome, call.timeoutMs);
 }

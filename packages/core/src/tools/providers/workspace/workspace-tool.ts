@@ -1,4 +1,5 @@
 import type { Tool, ToolContext, ToolEffect, ToolResult } from '../../tool.js';
+import { purposeOf } from '../../child-processes/process-records.js';
 import { compileJsonSchema, jsonSchemaInput } from '../json-schema-input.js';
 import { executeHttp } from './http-execution.js';
 import { fillTemplate, type PlaceholderScope } from './placeholders.js';
@@ -68,6 +69,7 @@ export function createWorkspaceTool(definition: WorkspaceToolFile, options: Work
           timeoutMs: definition.timeoutMs,
           commandEnv: options.commandEnv,
           optionLike,
+          purpose: purposeOf({ ...context, workspaceRoot: context.workspaceRoot ?? options.workspaceRoot }),
         });
       }
       return executeHttp({ toolName: definition.name, execution, scope, signal: context.signal, toolTimeoutMs: definition.timeoutMs });

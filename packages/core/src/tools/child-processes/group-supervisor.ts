@@ -1,0 +1,116 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { onExit } from 'signal-exit';
+import { signalGroup } from './signal-group.js';
+
+/**
+ * The supervisor: a tiny /bin/sh in a session of its own that reads "add N" /
+ * "del N" lines from a pipe whose other end only this process holds. However
+ * this process ends — exit, a signal, SIGKILL, a crash — the kernel closes the
+ * pipe; the supervisor then sends SIGTERM to every group still listed, and
+ * SIGKILL to those still alive a second later. Its own session keeps terminal
+ * signals (Ctrl-C, a closed terminal's SIGHUP) from reaching it.
+ */
+const SUPERVISOR_SCRIPT = `
+groups=' '
+while read -r op pgid; do
+  case "$op" in
+    add) groups="$groups$pgid " ;;
+    del) kept=' '; for g in $groups; do [ "$g" = "$pgid" ] || kept="$kept$g "; done; groups=$kept ;;
+  esac
+done
+[ "$groups" = ' ' ] && exit 0
+for g in $groups; do kill -s TERM -- "-$g" 2>/dev/null; done
+i=0
+while [ $i -lt 10 ]; do
+  alive=
+  for g in $groups; do kill -s 0 -- "-$g" 2>/dev/null && alive=1; done
+  [ -z "$alive" ] && exit 0
+  sleep 0.1
+  i=$((i + 1))
+done
+for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
+`;
+
+/** Groups this process started that are still alive: killed on exit and on a fatal signal, in process. */
+const liveGroups = new Set<number>();
+let supervisor: ChildProcess | undefined;
+let supervisorFailed = false;
+/** Supervisors started so far: one that keeps dying is given up on rather than restarted forever. */
+let supervisorStarts = 0;
+const MAX_SUPERVISOR_STARTS = 5;
+let hooksInstalled = false;
+
+/**
+ * Registers a process group to die with this process, by every route: the
+ * 'exit' event, SIGHUP/SIGTERM/SIGINT when nothing else handles them (as with
+ * a second Ctrl-C), and the supervisor for SIGKILL and crashes. Returns the
+ * function that unregisters it once the group is gone.
+ */
+export function superviseGroup(pgid: number): () => void {
+  installHooks();
+  liveGroups.add(pgid);
+  send(`add ${pgid}\n`);
+  return () => {
+    if (liveGroups.delete(pgid)) send(`del ${pgid}\n`);
+  };
+}
+
+/**
+ * Starts the supervisor (if it is not running) and returns its pid, undefined
+ * where it cannot run. Called before a group is spawned: the group must be
+ * announced the moment its pid is known, not after the supervisor's own start.
+ */
+export function readySupervisor(): number | undefined {
+  installHooks();
+  return startSupervisor()?.pid;
+}
+
+/** SIGKILL to every live group, synchronously: what the exit hooks do. */
+export function killSupervisedGroups(): void {
+  for (const pgid of liveGroups) signalGroup(pgid, 'SIGKILL');
+  liveGroups.clear();
+}
+
+function installHooks(): void {
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  process.on('exit', killSupervisedGroups);
+  // Runs only when no other listener handles the signal, then re-raises it, so the process still ends by it.
+  onExit(() => killSupervisedGroups());
+}
+
+function send(line: string): void {
+  const stdin = startSupervisor()?.stdin;
+  if (!stdin || stdin.destroyed) return;
+  stdin.write(line);
+}
+
+function startSupervisor(): ChildProcess | undefined {
+  if (supervisor || supervisorFailed || process.platform === 'win32') return supervisor;
+  if (++supervisorStarts > MAX_SUPERVISOR_STARTS) {
+    supervisorFailed = true;
+    return undefined;
+  }
+  try {
+    const child = spawn('/bin/sh', ['-c', SUPERVISOR_SCRIPT], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+    // Neither the child nor its pipe may keep this process alive.
+    child.unref();
+    (child.stdin as (typeof child.stdin & { unref?: () => void }) | null)?.unref?.();
+    child.stdin?.on('error', () => undefined);
+    child.once('error', () => {
+      // Could not start (no /bin/sh): the in-process hooks still cover every exit but SIGKILL.
+      supervisorFailed = true;
+      supervisor = undefined;
+    });
+    child.once('exit', () => {
+      // Killed from outside: start another on the next group, telling it those still alive.
+      if (supervisor === child) supervisor = undefined;
+      if (!supervisorFailed && liveGroups.size > 0) for (const pgid of liveGroups) send(`add ${pgid}\n`);
+    });
+    supervisor = child;
+    return child;
+  } catch {
+    supervisorFailed = true;
+    return undefined;
+  }
+}

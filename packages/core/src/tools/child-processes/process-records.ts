@@ -1,0 +1,146 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { WorkspacePaths } from '../../storage/workspace-paths.js';
+import type { ToolContext } from '../tool.js';
+import { currentProcessIdentity, processStartTime, processState, type ProcessIdentity } from '../../storage/process-identity.js';
+import { signalGroup } from './signal-group.js';
+
+/** What a tool's process group was started for, so that what it leaves behind can be found. */
+export interface GroupPurpose {
+  /** `.legion/run/processes` of the workspace. */
+  recordsDir: string;
+  toolUseId: string;
+  sessionId?: string | undefined;
+  conversationId?: string | undefined;
+}
+
+/** The purpose of a group a tool call starts; none outside a Legion workspace (nowhere to keep records). */
+export function purposeOf(context: Pick<ToolContext, 'workspaceRoot' | 'toolUseId' | 'conversation'>): GroupPurpose | undefined {
+  if (context.workspaceRoot === undefined) return undefined;
+  const paths = new WorkspacePaths(context.workspaceRoot);
+  if (!existsSync(paths.legionDir)) return undefined;
+  return {
+    recordsDir: paths.processesDir,
+    toolUseId: context.toolUseId,
+    sessionId: context.conversation.sessionId,
+    conversationId: context.conversation.conversationId,
+  };
+}
+
+const IdentitySchema = z.object({
+  pid: z.number().int(),
+  host: z.string(),
+  startTime: z.string().optional(),
+  bootId: z.string().optional(),
+  pidNamespace: z.string().optional(),
+});
+
+const RecordSchema = z.object({
+  version: z.literal(1),
+  pgid: z.number().int().positive(),
+  /** The group leader's start time: a pid reused by another process has another. */
+  startTime: z.string().optional(),
+  command: z.string(),
+  toolUseId: z.string(),
+  sessionId: z.string().optional(),
+  conversationId: z.string().optional(),
+  owner: IdentitySchema,
+  supervisor: z.number().int().optional(),
+  startedAt: z.string(),
+});
+export type ProcessRecord = z.infer<typeof RecordSchema>;
+
+/** Writes the record of a group just started; returns the function that removes it once the group is gone. */
+export function recordGroup(purpose: GroupPurpose, group: { pgid: number; command: string; supervisor?: number | undefined }): () => void {
+  const startTime = processStartTime(group.pgid);
+  const record: ProcessRecord = {
+    version: 1,
+    pgid: group.pgid,
+    ...(startTime ? { startTime } : {}),
+    command: group.command.slice(0, 500),
+    toolUseId: purpose.toolUseId,
+    ...(purpose.sessionId ? { sessionId: purpose.sessionId } : {}),
+    ...(purpose.conversationId ? { conversationId: purpose.conversationId } : {}),
+    owner: currentProcessIdentity(),
+    ...(group.supervisor ? { supervisor: group.supervisor } : {}),
+    startedAt: new Date().toISOString(),
+  };
+  const file = join(purpose.recordsDir, `${group.pgid}-${startTime ?? Date.now()}.json`);
+  try {
+    mkdirSync(purpose.recordsDir, { recursive: true });
+    // Not fsynced: after a power loss the processes are gone too.
+    writeFileSync(file, JSON.stringify(record));
+  } catch {
+    // A read-only workspace still runs tools; only the after-crash cleanup is lost.
+    return () => undefined;
+  }
+  return () => rmSync(file, { force: true });
+}
+
+export interface ReapedGroup {
+  record: ProcessRecord;
+  /** Whether anything of the group was still running and was killed. */
+  killed: boolean;
+}
+
+/**
+ * Ends the process groups that tools of a Legion process that is gone left
+ * running (the supervisor should have, unless it was killed too), and forgets
+ * their records. With `toolUseIds`, ends those tools' groups even when this
+ * process started them: their calls were marked interrupted, so nothing waits
+ * on them. Groups of another live process, or of one this process cannot see
+ * (another machine or pid namespace), are left alone.
+ */
+export function reapLeftoverGroups(recordsDir: string, options: { toolUseIds?: ReadonlySet<string> } = {}): ReapedGroup[] {
+  let names: string[];
+  try {
+    names = readdirSync(recordsDir).filter((name) => name.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const me = currentProcessIdentity();
+  const reaped: ReapedGroup[] = [];
+  for (const name of names) {
+    const file = join(recordsDir, name);
+    const record = readRecord(file);
+    if (!record) {
+      // Torn by a crash while it was written: it can no longer name a group safely.
+      rmSync(file, { force: true });
+      continue;
+    }
+    const mine = sameProcess(record.owner, me);
+    const wanted = options.toolUseIds?.has(record.toolUseId) ?? false;
+    if (mine ? !wanted : processState(record.owner) !== 'dead') continue;
+    reaped.push({ record, killed: killIfSameGroup(record) });
+    rmSync(file, { force: true });
+  }
+  return reaped;
+}
+
+/** One line for a person: which command was ended, and why. */
+export function describeReaped(reaped: ReapedGroup): string {
+  const { record } = reaped;
+  return `ended process group ${record.pgid} ("${record.command.slice(0, 80)}") that tool call ${record.toolUseId} left running when Legion (pid ${record.owner.pid}) stopped`;
+}
+
+function killIfSameGroup(record: ProcessRecord): boolean {
+  const leaderStart = processStartTime(record.pgid);
+  // The leader's pid now belongs to another process: the group we started is gone, and this one is not ours.
+  if (leaderStart !== undefined && record.startTime !== undefined && leaderStart !== record.startTime) return false;
+  // With the leader gone, the kernel keeps its pid from reuse while any member of the group lives, so these are ours.
+  return signalGroup(record.pgid, 'SIGKILL');
+}
+
+function sameProcess(a: ProcessIdentity, b: ProcessIdentity): boolean {
+  return a.pid === b.pid && a.host === b.host && a.startTime === b.startTime && a.bootId === b.bootId;
+}
+
+function readRecord(file: string): ProcessRecord | undefined {
+  try {
+    const parsed = RecordSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
