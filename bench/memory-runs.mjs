@@ -43,10 +43,8 @@ const legion = Legion.create({
   env: {},
 });
 legion.tools.register(lookup);
-legion.providers.useFor(
-  'worker',
-  new ScriptedProvider((request) => (request.messages.length === 1 ? { toolCalls: [{ id: 'l1', name: 'lookup', input: { word: 'legion' } }] } : { text: 'done' }), 'bench'),
-);
+const model = new ScriptedProvider((request) => (request.messages.length === 1 ? { toolCalls: [{ id: 'l1', name: 'lookup', input: { word: 'legion' } }] } : { text: 'done' }), 'bench');
+legion.providers.useFor('worker', model);
 const session = legion.sessions.create({ title: 'memory' });
 const before = sample();
 let early;
@@ -55,6 +53,8 @@ try {
   for (let run = 1; run <= RUNS; run++) {
     const result = await session.send({ from: 'user', to: 'worker', message: `request ${run}`, conversation: `r${run}` });
     if (result.status !== 'success') throw new Error(`run ${run} failed: ${JSON.stringify(result)}`);
+    // The scripted model keeps every request for tests to inspect; that is the harness's memory, not Legion's.
+    model.requests.length = 0;
     if (run === EARLY) early = sample();
   }
   const seconds = (performance.now() - started) / 1000;

@@ -59,6 +59,11 @@ export class Conversation implements TurnConversation {
     return this.ref.conversationId;
   }
 
+  /** No turn of this process holds or waits for it: it may be closed and reopened later from its log. */
+  get idle(): boolean {
+    return this.pending === 0;
+  }
+
   /** The newest messages, oldest first, read from the end of the log. */
   recent(limit: number): Message[] {
     if (this.messages) return this.messages.slice(-limit);

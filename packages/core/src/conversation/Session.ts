@@ -25,6 +25,13 @@ export interface SessionServices extends ConversationServices {
   maxMessageBytes?: number | undefined;
 }
 
+/**
+ * Conversations kept open (descriptor, loaded history) after their last turn.
+ * Beyond this many, the least recently used idle ones are closed and reopened
+ * from their logs when next used, so a long-lived process stays flat.
+ */
+const OPEN_CONVERSATIONS = 32;
+
 /** A paused call's answer sits in the message right after it; this many recent messages cover it. */
 const RECENT_FOR_APPROVALS = 20;
 
@@ -58,6 +65,12 @@ export class Session implements ToolSession {
 
   get info(): Readonly<SessionMeta> {
     return this.meta;
+  }
+
+  /** No turn of this process runs in it: it may be closed, and reopens what it needs when used again. */
+  get idle(): boolean {
+    for (const conversation of this.conversations.values()) if (!conversation.idle) return false;
+    return true;
   }
 
   /** Sends a message and waits for the responder's reply; runtime failures come back as error results. */
@@ -153,7 +166,12 @@ export class Session implements ToolSession {
   conversation(key: { initiator: string; responder: string; name?: string | undefined }): Conversation {
     const id = conversationId(key);
     let conversation = this.conversations.get(id);
-    if (!conversation) {
+    if (conversation) {
+      // Most recently used last: the map's order is the eviction order.
+      this.conversations.delete(id);
+      this.conversations.set(id, conversation);
+    } else {
+      this.releaseIdleConversations();
       const { paths } = this.services;
       const log = new FileConversationLog(paths.conversationFile(this.id, id), paths.conversationLock(this.id, id), {
         fsyncEachMessage: this.services.fsync === 'message',
@@ -164,6 +182,19 @@ export class Session implements ToolSession {
       this.conversations.set(id, conversation);
     }
     return conversation;
+  }
+
+  /** Closes the least recently used idle conversations beyond the open limit; busy ones stay. */
+  private releaseIdleConversations(): void {
+    let excess = this.conversations.size - OPEN_CONVERSATIONS + 1;
+    if (excess <= 0) return;
+    for (const [id, conversation] of this.conversations) {
+      if (excess <= 0) break;
+      if (!conversation.idle) continue;
+      conversation.close();
+      this.conversations.delete(id);
+      excess--;
+    }
   }
 
   /** Conversations that exist on disk, whether or not this process has touched them. */

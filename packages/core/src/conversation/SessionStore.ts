@@ -6,6 +6,9 @@ import { isValidIdPart } from './conversation-id.js';
 import { Session, type SessionServices } from './Session.js';
 import { SESSION_FORMAT_VERSION, SessionMetaSchema, type SessionMeta } from './session-meta.js';
 
+/** Sessions kept open after use; beyond this many, the least recently used idle ones are closed. */
+const OPEN_SESSIONS = 16;
+
 /** Sessions of one workspace, under `.legion/sessions/<id>/`. */
 export class SessionStore {
   private readonly open = new Map<string, Session>();
@@ -20,7 +23,11 @@ export class SessionStore {
 
   get(id: string): Session {
     const cached = this.open.get(id);
-    if (cached) return cached;
+    if (cached) {
+      this.open.delete(id);
+      this.open.set(id, cached);
+      return cached;
+    }
     assertSessionId(id);
     const file = this.services.paths.sessionFile(id);
     if (!existsSync(file)) throw new SessionNotFoundError(id);
@@ -90,6 +97,15 @@ export class SessionStore {
   }
 
   private remember(session: Session): Session {
+    // A closed session still works (it reopens its logs on use), so releasing one a caller holds is safe.
+    let excess = this.open.size - OPEN_SESSIONS + 1;
+    for (const [id, open] of this.open) {
+      if (excess <= 0) break;
+      if (!open.idle) continue;
+      open.close();
+      this.open.delete(id);
+      excess--;
+    }
     this.open.set(session.id, session);
     return session;
   }

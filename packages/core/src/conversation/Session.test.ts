@@ -1,0 +1,61 @@
+import { readdirSync } from 'node:fs';
+import { createTestLegion, mockParticipant, userParticipant, type TestLegion } from '../testing/index.js';
+import { textOf } from './message.js';
+
+const openDescriptors = (): number => readdirSync('/proc/self/fd').length;
+
+describe('a long-lived session', () => {
+  let test: TestLegion;
+  afterEach(() => test?.cleanup());
+
+  it('releases idle conversations (descriptors and loaded history) and reopens them from their logs when used again', async () => {
+    test = createTestLegion({ participants: [userParticipant(), mockParticipant('echo', [{ trigger: '*', response: 'heard' }])] });
+    const session = test.legion.sessions.create();
+    await session.send({ from: 'user', to: 'echo', message: 'first words', conversation: 'c0' });
+    const early = openDescriptors();
+    for (let index = 1; index <= 200; index++) {
+      const result = await session.send({ from: 'user', to: 'echo', message: `message ${index}`, conversation: `c${index}` });
+      expect(result.status).toBe('success');
+    }
+    // Each conversation holds a log descriptor while open: 200 of them would show here.
+    expect(openDescriptors() - early).toBeLessThan(40);
+
+    // The first conversation was released long ago; it comes back whole.
+    await session.send({ from: 'user', to: 'echo', message: 'second words', conversation: 'c0' });
+    const history = session.conversation({ initiator: 'user', responder: 'echo', name: 'c0' }).history();
+    expect(history.map((message) => textOf(message))).toEqual(['first words', 'heard', 'second words', 'heard']);
+  });
+
+  it('never releases a conversation whose turn is still running', async () => {
+    test = createTestLegion({ participants: [userParticipant(), mockParticipant('slow', [{ trigger: 'wait', response: 'waited', delayMs: 200 }], 'quick')] });
+    const session = test.legion.sessions.create();
+    const waiting = session.send({ from: 'user', to: 'slow', message: 'wait for me', conversation: 'busy' });
+    for (let index = 0; index < 100; index++) await session.send({ from: 'user', to: 'slow', message: `n${index}`, conversation: `other${index}` });
+    // A second message on the busy conversation queues behind the running turn (same object, same in-process queue).
+    const queued = session.send({ from: 'user', to: 'slow', message: 'after', conversation: 'busy' });
+    expect(await waiting).toMatchObject({ status: 'success', reply: 'waited' });
+    expect(await queued).toMatchObject({ status: 'success', reply: 'quick' });
+    const history = session.conversation({ initiator: 'user', responder: 'slow', name: 'busy' }).history();
+    expect(history.map((message) => textOf(message))).toEqual(['wait for me', 'waited', 'after', 'quick']);
+  });
+
+  it('releases idle sessions beyond the open limit; a released session a caller still holds keeps working', async () => {
+    test = createTestLegion({ participants: [userParticipant(), mockParticipant('echo', [{ trigger: '*', response: 'heard' }])] });
+    const first = test.legion.sessions.create();
+    await first.send({ from: 'user', to: 'echo', message: 'one', conversation: 'c' });
+    const early = openDescriptors();
+    for (let index = 0; index < 60; index++) {
+      const session = test.legion.sessions.create();
+      expect((await session.send({ from: 'user', to: 'echo', message: `s${index}`, conversation: 'c' })).status).toBe('success');
+    }
+    // Each open session holds at least its conversation log: 60 kept open would show 60 here.
+    expect(openDescriptors() - early).toBeLessThan(50);
+    await first.send({ from: 'user', to: 'echo', message: 'two', conversation: 'c' });
+    expect(test.legion.sessions.get(first.id).conversation({ initiator: 'user', responder: 'echo', name: 'c' }).history().map((message) => textOf(message))).toEqual([
+      'one',
+      'heard',
+      'two',
+      'heard',
+    ]);
+  });
+});
