@@ -25,11 +25,24 @@ export const NoteEntrySchema = z.object({
   at: z.string(),
 });
 
-export const LogEntrySchema = z.discriminatedUnion('kind', [HeaderEntrySchema, MessageEntrySchema, NoteEntrySchema]);
+/**
+ * A compaction point: the model's context starts here, with this summary standing
+ * for every message before it (which stay in the log, unread by a resume).
+ */
+export const CompactionEntrySchema = z.object({
+  kind: z.literal('compaction'),
+  at: z.string(),
+  summary: z.string(),
+  /** The newest message the summary covers. */
+  throughMessageId: z.string().optional(),
+});
+
+export const LogEntrySchema = z.discriminatedUnion('kind', [HeaderEntrySchema, MessageEntrySchema, NoteEntrySchema, CompactionEntrySchema]);
 
 export type HeaderEntry = z.infer<typeof HeaderEntrySchema>;
 export type MessageEntry = z.infer<typeof MessageEntrySchema>;
 export type NoteEntry = z.infer<typeof NoteEntrySchema>;
+export type CompactionEntry = z.infer<typeof CompactionEntrySchema>;
 export type LogEntry = z.infer<typeof LogEntrySchema>;
 
 /**

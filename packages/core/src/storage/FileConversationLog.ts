@@ -1,9 +1,11 @@
 import type { ConversationLog } from '../conversation/conversation-log.js';
 import {
+  CompactionEntrySchema,
   CONVERSATION_FORMAT_VERSION,
   HeaderEntrySchema,
   MessageEntrySchema,
   migrateEntry,
+  type CompactionEntry,
   type HeaderEntry,
   type NoteEntry,
 } from '../conversation/log-entry.js';
@@ -87,6 +89,10 @@ export class FileConversationLog implements ConversationLog {
     this.advanceSeen(this.log.append(note));
   }
 
+  appendCompaction(entry: CompactionEntry): void {
+    this.advanceSeen(this.log.append(entry));
+  }
+
   recent(limit: number): Message[] {
     if (limit <= 0) return [];
     const version = this.header()?.version ?? CONVERSATION_FORMAT_VERSION;
@@ -104,15 +110,33 @@ export class FileConversationLog implements ConversationLog {
   }
 
   context(): Message[] {
+    return this.sinceCompaction().messages;
+  }
+
+  /**
+   * The last compaction point and the messages after it, oldest first, and the
+   * offset just past the newest complete line (what this log has now seen).
+   */
+  sinceCompaction(): { compaction: CompactionEntry | undefined; messages: Message[]; end: number } {
     const version = this.header()?.version ?? CONVERSATION_FORMAT_VERSION;
     const messages: Message[] = [];
+    let compaction: CompactionEntry | undefined;
     // Seen up to the end of the newest complete line: a torn tail is not seen, so that
     // once it is cut and replaced, `readNew` starts where the replacement starts.
     let end: number | undefined;
     this.log.readBackward({
       stop: (line) => {
         end ??= line.end;
-        if (line.text.startsWith(COMPACTION_PREFIX)) return true;
+        if (line.text.startsWith(COMPACTION_PREFIX)) {
+          const parsed = CompactionEntrySchema.safeParse(safeJson(line.text));
+          // An unreadable compaction line is no point to stop at: reading goes on past it.
+          if (parsed.success) {
+            compaction = parsed.data;
+            return true;
+          }
+          this.warn(line.offset, `skipped an unreadable compaction line (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+          return false;
+        }
         if (line.text.startsWith(MESSAGE_PREFIX)) {
           const message = this.parseMessage(line, version);
           if (message) messages.push(message);
@@ -121,7 +145,7 @@ export class FileConversationLog implements ConversationLog {
       },
     });
     this.seenEnd = end ?? 0;
-    return messages.reverse();
+    return { compaction, messages: messages.reverse(), end: this.seenEnd };
   }
 
   readNew(): Message[] {
@@ -134,9 +158,15 @@ export class FileConversationLog implements ConversationLog {
     if (size === this.seenEnd) return [];
     // The file shrank: a torn tail was cut (by this process or another); what is left was seen.
     if (size < this.seenEnd) this.seenEnd = size;
-    const version = this.header()?.version ?? CONVERSATION_FORMAT_VERSION;
-    const { lines, end } = this.log.readForward(this.seenEnd);
+    const { messages, end } = this.readFrom(this.seenEnd);
     this.seenEnd = end;
+    return messages;
+  }
+
+  /** Messages in complete lines from `offset` on, and the offset past the last complete line. */
+  readFrom(offset: number): { messages: Message[]; end: number } {
+    const version = this.header()?.version ?? CONVERSATION_FORMAT_VERSION;
+    const { lines, end } = this.log.readForward(offset);
     const messages: Message[] = [];
     for (const line of lines) {
       if (!line.text.startsWith(MESSAGE_PREFIX)) {
@@ -146,7 +176,22 @@ export class FileConversationLog implements ConversationLog {
       const message = this.parseMessage(line, version);
       if (message) messages.push(message);
     }
-    return messages;
+    return { messages, end };
+  }
+
+  /** The offset just past the last complete line: where a reader that starts now starts. */
+  completeEnd(): number {
+    return this.log.readBackward({ limit: 1 })[0]?.end ?? 0;
+  }
+
+  /** Bytes on disk now, complete or not (another process may have appended). */
+  diskSize(): number {
+    return this.log.diskSize();
+  }
+
+  /** Cuts a torn last line a dead writer left (its bytes are kept aside); done by whoever takes the lock. */
+  repairTail(): void {
+    if (this.log.exists()) this.log.repairTail();
   }
 
   sync(): void {
@@ -156,7 +201,7 @@ export class FileConversationLog implements ConversationLog {
   tryLock(purpose: string): boolean {
     if (!this.lock.tryAcquire(purpose)) return false;
     // A holder that died mid-write may have left a torn line; cut it before anything reads or appends.
-    if (this.log.exists()) this.log.repairTail();
+    this.repairTail();
     return true;
   }
 

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { LegionError } from '../errors.js';
@@ -8,6 +8,15 @@ export interface LockHolder extends ProcessIdentity {
   token: string;
   since: string;
   purpose?: string | undefined;
+  /** Who holds it, in the holder's words (a session backend's lease owner). */
+  owner?: string | undefined;
+  /** A lease's expiry (ISO): past it, and not extended, the lock may be taken over. */
+  expiresAt?: string | undefined;
+}
+
+export interface FileLockOptions {
+  /** Whether a live holder's lease has run out (by the caller's clock); such a lock is taken over. */
+  expired?: ((holder: LockHolder) => boolean) | undefined;
 }
 
 /**
@@ -35,6 +44,7 @@ export class FileLock {
   constructor(
     readonly path: string,
     private readonly leaseMs = LOCK_LEASE_MS,
+    private readonly options: FileLockOptions = {},
   ) {}
 
   get held(): boolean {
@@ -42,11 +52,11 @@ export class FileLock {
   }
 
   /** Takes the lock if it is free (or its holder is dead); never waits. */
-  tryAcquire(purpose?: string): boolean {
+  tryAcquire(purpose?: string, lease: { owner?: string; expiresAt?: string } = {}): boolean {
     if (this.token !== undefined) return false;
     for (let attempt = 0; attempt < 3; attempt++) {
       const token = randomBytes(8).toString('hex');
-      if (createExclusive(this.path, { ...currentProcessIdentity(), token, since: new Date().toISOString(), purpose })) {
+      if (createExclusive(this.path, { ...currentProcessIdentity(), token, since: new Date().toISOString(), purpose, ...lease })) {
         this.token = token;
         this.renewLease();
         return true;
@@ -56,6 +66,39 @@ export class FileLock {
       this.steal(stale);
     }
     return false;
+  }
+
+  /**
+   * Moves a held lease's expiry; false if the lock is no longer this one's (taken
+   * over). The steal marker is held meanwhile, so no stealer removes the file
+   * between the check and the rewrite.
+   */
+  extend(expiresAt: string): boolean {
+    const token = this.token;
+    if (token === undefined) return false;
+    const marker = `${this.path}.steal`;
+    for (let attempt = 0; !createExclusive(marker, { ...currentProcessIdentity(), token: 'steal', since: new Date().toISOString() }); attempt++) {
+      if (attempt >= 50) return false;
+      try {
+        if (Date.now() - statSync(marker).mtimeMs > STALE_MS) unlinkSync(marker);
+      } catch {
+        // the other steal finished meanwhile
+      }
+    }
+    try {
+      const holder = this.holder();
+      if (holder?.token !== token) return false;
+      const temp = `${this.path}.${randomBytes(4).toString('hex')}.tmp`;
+      writeFileSync(temp, JSON.stringify({ ...holder, expiresAt }), { flag: 'wx' });
+      renameSync(temp, this.path);
+      return true;
+    } finally {
+      try {
+        unlinkSync(marker);
+      } catch {
+        // judged stale and removed by a waiter
+      }
+    }
   }
 
   /** Waits for the lock, polling; `onWait` is called once with the current holder. */
@@ -133,7 +176,7 @@ export class FileLock {
     if (!lock) return undefined;
     if (lock.holder) {
       const state = processState(lock.holder);
-      const expired = state === 'unknown' && Date.now() - lock.mtimeMs > this.leaseMs;
+      const expired = (state === 'unknown' && Date.now() - lock.mtimeMs > this.leaseMs) || this.options.expired?.(lock.holder) === true;
       return state === 'dead' || expired ? { token: lock.holder.token, mtimeMs: lock.mtimeMs } : undefined;
     }
     return Date.now() - lock.mtimeMs > STALE_MS ? { token: undefined, mtimeMs: lock.mtimeMs } : undefined;

@@ -1,0 +1,49 @@
+import type { LogWarning } from '../../jsonl-log.js';
+import { WorkspacePaths } from '../../workspace-paths.js';
+import type { SessionBackend, SessionBackendOptions } from '../session-backend.js';
+import { FileAgentState } from './file-agent-state.js';
+import { FileApprovals } from './file-approvals.js';
+import { FileArtifacts } from './file-artifacts.js';
+import { FileConversations } from './file-conversations.js';
+import { FileSessions } from './file-sessions.js';
+import { FileUsage } from './file-usage.js';
+
+export interface FileSessionBackendOptions extends SessionBackendOptions {
+  /** The workspace root: the folder that holds `.legion/`. */
+  root: string;
+  /** `message`: every append is fsynced; `turn`: on `flush` (the end of a turn); `never`. Default `turn`. */
+  fsync?: 'message' | 'turn' | 'never' | undefined;
+}
+
+/**
+ * The default backend: the `.legion/sessions/` files Legion has always written,
+ * through the same code (JSONL appends, atomic JSON, O_EXCL lock files, claim
+ * files), so a workspace written before this interface existed reads the same
+ * and one written through it is read by older code.
+ */
+export class FileSessionBackend implements SessionBackend {
+  readonly sessions: FileSessions;
+  readonly conversations: FileConversations;
+  readonly approvals: FileApprovals;
+  readonly usage: FileUsage;
+  readonly agentState: FileAgentState;
+  readonly artifacts: FileArtifacts;
+
+  constructor(options: FileSessionBackendOptions) {
+    const paths = new WorkspacePaths(options.root);
+    const onWarning = (warning: LogWarning): void =>
+      options.onWarning?.({ source: paths.display(warning.path), offset: warning.offset, problem: warning.problem });
+    this.sessions = new FileSessions(paths);
+    this.conversations = new FileConversations(paths, { fsync: options.fsync ?? 'turn', onWarning, now: options.now ?? Date.now });
+    this.approvals = new FileApprovals(paths, onWarning);
+    this.usage = new FileUsage(paths, onWarning);
+    this.agentState = new FileAgentState(paths);
+    this.artifacts = new FileArtifacts(paths);
+  }
+
+  async close(): Promise<void> {
+    this.conversations.close();
+    this.approvals.close();
+    this.usage.close();
+  }
+}

@@ -1,0 +1,146 @@
+import { existsSync, readdirSync } from 'node:fs';
+import type { HeaderEntry } from '../../../conversation/log-entry.js';
+import type { Message } from '../../../conversation/message.js';
+import { FileConversationLog } from '../../FileConversationLog.js';
+import type { LogWarning } from '../../jsonl-log.js';
+import type { WorkspacePaths } from '../../workspace-paths.js';
+import { cursorPosition, makeCursor } from '../log-cursor.js';
+import { assertConversationAddress, assertSessionName, isConversationName } from '../record-names.js';
+import type {
+  AcquireResult,
+  AppendableEntry,
+  ConversationAddress,
+  ConversationContext,
+  ConversationLogs,
+  LogCursor,
+} from '../session-backend.js';
+import { FileLeases } from './file-leases.js';
+
+const CURSOR = 'file';
+/**
+ * Logs kept open (an append descriptor, a cached header) after use. Beyond this
+ * many, the least recently used is closed and reopened when next used, so a
+ * long-lived process keeps a bounded number of descriptors.
+ */
+const OPEN_LOGS = 32;
+
+export interface FileConversationsOptions {
+  fsync: 'message' | 'turn' | 'never';
+  onWarning: (warning: LogWarning) => void;
+  now: () => number;
+}
+
+/** `sessions/<id>/conversations/<conversation>.jsonl`, locked by `sessions/<id>/locks/<conversation>.lock`. */
+export class FileConversations implements ConversationLogs {
+  private readonly open = new Map<string, FileConversationLog>();
+  private readonly leases: FileLeases;
+
+  constructor(
+    private readonly paths: WorkspacePaths,
+    private readonly options: FileConversationsOptions,
+  ) {
+    this.leases = new FileLeases(paths, options.now, (address) => this.log(address).repairTail());
+  }
+
+  async ensureHeader(address: ConversationAddress, header: HeaderEntry): Promise<HeaderEntry> {
+    const log = this.log(address);
+    log.ensureHeader(header);
+    // A first line that is no header (a hand edit) was warned about and is left alone.
+    return log.header() ?? header;
+  }
+
+  async header(address: ConversationAddress): Promise<HeaderEntry | undefined> {
+    return this.log(address).header();
+  }
+
+  async append(address: ConversationAddress, entry: AppendableEntry): Promise<LogCursor> {
+    const log = this.log(address);
+    if (entry.kind === 'message') {
+      const { kind: _kind, ...message } = entry;
+      log.appendMessage(message);
+    } else if (entry.kind === 'note') {
+      // `kind` first: readers classify a line by its prefix.
+      const { kind, ...note } = entry;
+      log.appendNote({ kind, ...note });
+    } else {
+      const { kind, ...compaction } = entry;
+      log.appendCompaction({ kind, ...compaction });
+    }
+    // Appends are made under the lease, so the end of the file is the end of this entry.
+    return makeCursor(CURSOR, log.diskSize());
+  }
+
+  async recent(address: ConversationAddress, limit: number): Promise<Message[]> {
+    return this.log(address).recent(limit);
+  }
+
+  async context(address: ConversationAddress): Promise<ConversationContext> {
+    const { compaction, messages, end } = this.log(address).sinceCompaction();
+    return { compaction, messages, cursor: makeCursor(CURSOR, end) };
+  }
+
+  async end(address: ConversationAddress): Promise<LogCursor> {
+    return makeCursor(CURSOR, this.log(address).completeEnd());
+  }
+
+  async readSince(address: ConversationAddress, cursor: LogCursor): Promise<{ messages: Message[]; cursor: LogCursor }> {
+    let offset = cursorPosition(CURSOR, cursor);
+    const log = this.log(address);
+    const size = log.diskSize();
+    if (size === offset) return { messages: [], cursor };
+    // The file shrank: a torn tail was cut after this cursor was made; what is left was seen.
+    if (size < offset) offset = size;
+    const { messages, end } = log.readFrom(offset);
+    return { messages, cursor: makeCursor(CURSOR, end) };
+  }
+
+  async flush(address: ConversationAddress): Promise<void> {
+    this.log(address).sync();
+  }
+
+  async list(sessionId: string): Promise<string[]> {
+    assertSessionName(sessionId);
+    const dir = this.paths.conversationsDir(sessionId);
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir)
+      .filter((entry) => entry.endsWith('.jsonl'))
+      .map((entry) => entry.slice(0, -'.jsonl'.length))
+      .filter(isConversationName)
+      .sort();
+  }
+
+  acquire(address: ConversationAddress, owner: string, options: { ttlMs: number }): Promise<AcquireResult> {
+    assertConversationAddress(address);
+    return this.leases.acquire(address, owner, options);
+  }
+
+  close(): void {
+    this.leases.releaseAll();
+    for (const log of this.open.values()) log.close();
+    this.open.clear();
+  }
+
+  private log(address: ConversationAddress): FileConversationLog {
+    const key = `${address.sessionId}/${address.conversationId}`;
+    let log = this.open.get(key);
+    if (log) {
+      // Most recently used last: the map's order is the order logs are closed in.
+      this.open.delete(key);
+      this.open.set(key, log);
+      return log;
+    }
+    assertConversationAddress(address);
+    if (this.open.size >= OPEN_LOGS) {
+      const [oldestKey, oldest] = this.open.entries().next().value as [string, FileConversationLog];
+      oldest.close();
+      this.open.delete(oldestKey);
+    }
+    log = new FileConversationLog(
+      this.paths.conversationFile(address.sessionId, address.conversationId),
+      this.paths.conversationLock(address.sessionId, address.conversationId),
+      { fsyncEachMessage: this.options.fsync === 'message', onWarning: this.options.onWarning },
+    );
+    this.open.set(key, log);
+    return log;
+  }
+}

@@ -1,0 +1,186 @@
+import type { z } from 'zod';
+import type { ApprovalDecisionRecord, ApprovalRecord } from '../../authorization/approval-records.js';
+import type { CompactionEntry, HeaderEntry, MessageEntry, NoteEntry } from '../../conversation/log-entry.js';
+import type { Message } from '../../conversation/message.js';
+import type { SessionMeta } from '../../conversation/session-meta.js';
+import type { UsageRecord } from '../../providers/usage-summary.js';
+
+/**
+ * Where a session keeps everything it stores: its metadata, its conversation
+ * logs and their locks, approvals, usage, per-agent state and artifacts.
+ *
+ * Every call is async and names records by ids, never by file paths, so that
+ * the same calls can be served by files on one machine (`FileSessionBackend`),
+ * by memory (`MemorySessionBackend`) or by a database shared by many machines.
+ * Nothing here assumes one process: locks are leases with an owner and an
+ * expiry, and a reader follows what others append through a cursor.
+ *
+ * Records read back are validated (zod) by the backend; a broken one is
+ * skipped and reported as a warning, never returned half-formed. Every backend
+ * passes `describeSessionBackendContract` from `@legion-collective/core/testing`.
+ */
+export interface SessionBackend {
+  readonly sessions: SessionRecords;
+  readonly conversations: ConversationLogs;
+  readonly approvals: ApprovalLog;
+  readonly usage: UsageLedgerStore;
+  readonly agentState: AgentStateStore;
+  readonly artifacts: ArtifactStore;
+  /** Releases what this instance holds open (descriptors, leases it still holds). Stored data stays. */
+  close(): Promise<void>;
+}
+
+/** Something a read skipped: where (a description for people, not a handle), at which offset, and why. */
+export interface StorageWarning {
+  source: string;
+  offset: number;
+  problem: string;
+}
+
+export interface SessionBackendOptions {
+  /** Told about every record a read had to skip or repair. */
+  onWarning?: ((warning: StorageWarning) => void) | undefined;
+  /** The clock leases expire by (milliseconds since the epoch); tests move it. Default `Date.now`. */
+  now?: (() => number) | undefined;
+}
+
+export interface SessionListing {
+  /** Most recently active first; equal times by id, newest id first. */
+  sessions: SessionMeta[];
+  /** Sessions that exist but cannot be read: left out of `sessions`, never thrown. */
+  warnings: StorageWarning[];
+}
+
+export interface SessionRecords {
+  /** A new session with a fresh id, now as its creation and last-active time. */
+  create(options?: { title?: string | undefined }): Promise<SessionMeta>;
+  /**
+   * The latest session, or a new one when there is none. Callers that race on an
+   * empty store (several processes starting at once) all get the same one session.
+   */
+  latestOrCreate(): Promise<{ session: SessionMeta; created: boolean }>;
+  /** Undefined when there is no such session; throws a `LegionError` for an id that cannot be one or a record that cannot be read. */
+  get(id: string): Promise<SessionMeta | undefined>;
+  /** Changes the session's last-active time or title; throws `SessionNotFoundError` when it does not exist. */
+  update(id: string, changes: { lastActiveAt?: string | undefined; title?: string | undefined }): Promise<SessionMeta>;
+  list(): Promise<SessionListing>;
+  /** The most recently active session (cheaply: not by reading every session). */
+  latest(): Promise<SessionMeta | undefined>;
+}
+
+/** One conversation of one session. */
+export interface ConversationAddress {
+  sessionId: string;
+  /** `<initiator>__<responder>[__<name>]`. */
+  conversationId: string;
+}
+
+/** Where a reader has read up to in one conversation log. Opaque: only the backend that made it reads it. */
+export type LogCursor = string & { readonly __brand: 'LogCursor' };
+
+/** What may be appended after the header. */
+export type AppendableEntry = MessageEntry | NoteEntry | CompactionEntry;
+
+export interface ConversationContext {
+  /** The last compaction point, if any: its summary stands for everything before it. */
+  compaction: CompactionEntry | undefined;
+  /** Messages after the last compaction point (all of them if there is none), oldest first. */
+  messages: Message[];
+  /** Just past the last entry read: `readSince` from here returns what is appended later. */
+  cursor: LogCursor;
+}
+
+export interface ConversationLogs {
+  /** Writes the header if the conversation has none; returns the header stored (which may be an earlier one). */
+  ensureHeader(address: ConversationAddress, header: HeaderEntry): Promise<HeaderEntry>;
+  header(address: ConversationAddress): Promise<HeaderEntry | undefined>;
+  /** Appends one entry; returns the cursor just past it. Appends are made under the conversation's lease. */
+  append(address: ConversationAddress, entry: AppendableEntry): Promise<LogCursor>;
+  /** The newest `limit` messages, oldest first, without reading the rest. */
+  recent(address: ConversationAddress, limit: number): Promise<Message[]>;
+  /** What a model needs: the last compaction point and the messages since, without reading what came before. */
+  context(address: ConversationAddress): Promise<ConversationContext>;
+  /** The cursor at the current end of the log, for a follower that starts now. */
+  end(address: ConversationAddress): Promise<LogCursor>;
+  /** Messages appended after `cursor`, by this instance or any other on the same store, and the cursor past them. */
+  readSince(address: ConversationAddress, cursor: LogCursor): Promise<{ messages: Message[]; cursor: LogCursor }>;
+  /** Makes appended entries durable (a file backend fsyncs); a no-op where every append already is. */
+  flush(address: ConversationAddress): Promise<void>;
+  /** Ids of the session's conversations that have a log, sorted. */
+  list(sessionId: string): Promise<string[]>;
+  /**
+   * Takes the conversation's lock as a lease, never waiting. A lease whose
+   * holder died, or whose expiry has passed without a renewal, is taken over.
+   */
+  acquire(address: ConversationAddress, owner: string, options: { ttlMs: number }): Promise<AcquireResult>;
+}
+
+export interface LeaseHolder {
+  /** The owner the holder gave when it acquired. */
+  owner: string;
+  /** ISO time after which the lease may be taken over unless renewed; undefined for a lock that lasts as long as its holder lives. */
+  expiresAt: string | undefined;
+}
+
+export interface Lease {
+  readonly owner: string;
+  /** ISO time after which the lease may be taken over unless renewed; moved by `renew`. */
+  readonly expiresAt: string;
+  /** Extends the lease by its ttl from now; throws `LeaseLostError` if it was taken over meanwhile. */
+  renew(): Promise<void>;
+  /** Gives the lock up; a no-op if it was already released or taken over. */
+  release(): Promise<void>;
+}
+
+export type AcquireResult = { acquired: true; lease: Lease } | { acquired: false; holder: LeaseHolder | undefined };
+
+/** The outcome of `decide`: all decisions recorded, or none because some request was decided first. */
+export type DecideResult = { ok: true } | { ok: false; taken: ApprovalDecisionRecord[] };
+
+export interface ApprovalLog {
+  /** Appends a request (or, for older formats, a link) record. Decisions go through `decide`. */
+  append(sessionId: string, record: ApprovalRecord): Promise<void>;
+  /**
+   * Records the decisions if, and only if, none of their requests is decided yet,
+   * atomically across every instance and process on the store: the first decide wins.
+   */
+  decide(sessionId: string, decisions: readonly ApprovalDecisionRecord[]): Promise<DecideResult>;
+  /** Every record in the order it was made; a decision is there from the moment its `decide` won. */
+  read(sessionId: string): Promise<ApprovalRecord[]>;
+}
+
+export interface UsageLedgerStore {
+  append(sessionId: string, record: UsageRecord): Promise<void>;
+  /** Every record, oldest first. */
+  read(sessionId: string): Promise<UsageRecord[]>;
+}
+
+/** One agent's state of one kind (`todos`, `scratchbook`, …) in one session. */
+export interface AgentStateKey {
+  sessionId: string;
+  kind: string;
+  agentId: string;
+}
+
+export interface AgentStateStore {
+  /** The stored document, validated by `schema`; undefined when there is none. A document `schema` rejects throws `ConfigError`. */
+  get<T>(key: AgentStateKey, schema: z.ZodType<T>): Promise<T | undefined>;
+  /** Replaces the document whole (readers see the old one or the new one, never a mix). */
+  put(key: AgentStateKey, value: unknown): Promise<void>;
+  /** Agents that have state of this kind in the session, sorted. */
+  list(sessionId: string, kind: string): Promise<string[]>;
+}
+
+export interface ArtifactInfo {
+  name: string;
+  bytes: number;
+}
+
+export interface ArtifactStore {
+  /** Stores (or replaces, whole) an artifact; text is stored as UTF-8. */
+  put(sessionId: string, name: string, content: string | Uint8Array): Promise<void>;
+  get(sessionId: string, name: string): Promise<Uint8Array | undefined>;
+  getText(sessionId: string, name: string): Promise<string | undefined>;
+  /** Sorted by name. */
+  list(sessionId: string): Promise<ArtifactInfo[]>;
+}
