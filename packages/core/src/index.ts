@@ -70,6 +70,37 @@ export type { SessionMessage } from './conversation/Session.js';
 export type { SessionMeta } from './conversation/session-meta.js';
 export { SessionStore } from './conversation/SessionStore.js';
 
+export { FileSessionBackend } from './storage/backend/file/FileSessionBackend.js';
+export type { FileSessionBackendOptions } from './storage/backend/file/FileSessionBackend.js';
+export { MemorySessionBackend } from './storage/backend/memory/MemorySessionBackend.js';
+export type { MemorySessionBackendOptions } from './storage/backend/memory/MemorySessionBackend.js';
+export { MemorySessionStore } from './storage/backend/memory/MemorySessionStore.js';
+export { LeaseLostError } from './storage/backend/lease-lost-error.js';
+export type {
+  AcquireResult,
+  AgentStateKey,
+  AgentStateStore,
+  AppendableEntry,
+  ApprovalLog,
+  ArtifactInfo,
+  ArtifactStore,
+  ConversationAddress,
+  ConversationContext,
+  ConversationLogs,
+  DecideResult,
+  Lease,
+  LeaseHolder,
+  LogCursor,
+  SessionBackend,
+  SessionBackendOptions,
+  SessionListing,
+  SessionRecords,
+  StorageWarning,
+  UsageLedgerStore,
+} from './storage/backend/session-backend.js';
+export { CompactionEntrySchema } from './conversation/log-entry.js';
+export type { CompactionEntry, HeaderEntry, MessageEntry, NoteEntry } from './conversation/log-entry.js';
+
 export { EventBus } from './events/EventBus.js';
 export type { ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './events/event-types.js';
 

@@ -4,3 +4,5 @@ export { agentParticipant, createTestLegion, mockParticipant, userParticipant } 
 export type { TestLegion } from './test-collective.js';
 export { startWireRecorder } from './wire-recorder.js';
 export type { RecordedRequest, WireRecorder } from './wire-recorder.js';
+export { describeSessionBackendContract } from './session-backend-contract.js';
+export type { MakeHarness, SessionBackendHarness } from './session-backend-contract.js';

@@ -1,0 +1,50 @@
+/** One lease as the store holds it. */
+export interface MemoryLeaseRecord {
+  owner: string;
+  expiresAtMs: number;
+  token: string;
+  /** The instance ("process") that holds it: when it ends, the lease is free at once. */
+  processId: string;
+}
+
+/** A conversation's header and entries, each as the JSON text a database row would hold. */
+export interface MemoryLogRecord {
+  header: string | undefined;
+  entries: string[];
+}
+
+/**
+ * What a `MemorySessionBackend` stores, shared by every backend made on it:
+ * several Legion instances in one process on one store are what "several
+ * processes" are for the memory backend. Records are kept as JSON text, so a
+ * reader gets its own copy and validates it, as it would reading a file or a row.
+ */
+export class MemorySessionStore {
+  /** Session id → session metadata (JSON). */
+  readonly sessions = new Map<string, string>();
+  /** The first session's id, once claimed: callers racing on an empty store all take it. */
+  firstSession: string | undefined;
+  /** `<session>/<conversation>` → log. */
+  readonly logs = new Map<string, MemoryLogRecord>();
+  readonly leases = new Map<string, MemoryLeaseRecord>();
+  /** Session id → approval records (JSON), in order. */
+  readonly approvals = new Map<string, string[]>();
+  /** `<session>/<request>` → the decision that won it. */
+  readonly decisions = new Map<string, string>();
+  /** Session id → usage records (JSON), in order. */
+  readonly usage = new Map<string, string[]>();
+  /** `<session>/<kind>/<agent>` → state document (JSON). */
+  readonly agentState = new Map<string, string>();
+  /** Session id → artifact name → bytes. */
+  readonly artifacts = new Map<string, Map<string, Uint8Array>>();
+  private readonly ended = new Set<string>();
+
+  /** The instance `processId` died: its leases may be taken over at once (what a crash is to the file backend). */
+  endProcess(processId: string): void {
+    this.ended.add(processId);
+  }
+
+  isEnded(processId: string): boolean {
+    return this.ended.has(processId);
+  }
+}

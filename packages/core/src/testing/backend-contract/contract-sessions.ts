@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import type { SessionBackendOptions, StorageWarning } from '../../storage/backend/session-backend.js';
+import { useHarness, type MakeHarness } from './harness.js';
+
+export function sessionsContract(makeHarness: MakeHarness): void {
+  describe('sessions', () => {
+    const { harness, open } = useHarness(makeHarness);
+
+    it('creates a session with a fresh id and reads it back, from this instance and another', async () => {
+      const backend = open();
+      const first = await backend.sessions.create({ title: 'first' });
+      const second = await backend.sessions.create();
+      expect(first.id).not.toBe(second.id);
+      expect(first).toMatchObject({ version: 1, title: 'first' });
+      expect(first.lastActiveAt).toBe(first.createdAt);
+      expect(second.title).toBeUndefined();
+      expect(await backend.sessions.get(first.id)).toEqual(first);
+      expect(await open().sessions.get(second.id)).toEqual(second);
+    });
+
+    it('answers undefined for an unknown session and refuses an id that cannot be one', async () => {
+      const backend = open();
+      expect(await backend.sessions.get('20990101-000000-abcdef')).toBeUndefined();
+      await expect(backend.sessions.get('../outside')).rejects.toMatchObject({ code: 'invalid_session_id' });
+    });
+
+    it('updates only the fields given, and refuses an unknown session', async () => {
+      const backend = open();
+      const session = await backend.sessions.create({ title: 'kept' });
+      const later = '2099-01-01T00:00:00.000Z';
+      const updated = await backend.sessions.update(session.id, { lastActiveAt: later });
+      expect(updated).toEqual({ ...session, lastActiveAt: later });
+      const renamed = await open().sessions.update(session.id, { title: 'renamed' });
+      expect(renamed).toEqual({ ...session, lastActiveAt: later, title: 'renamed' });
+      expect(await backend.sessions.get(session.id)).toEqual(renamed);
+      await expect(backend.sessions.update('20990101-000000-abcdef', { title: 'x' })).rejects.toMatchObject({ code: 'session_not_found' });
+    });
+
+    it('lists sessions most recently active first, and latest() is the first of them', async () => {
+      const backend = open();
+      const a = await backend.sessions.create({ title: 'a' });
+      const b = await backend.sessions.create({ title: 'b' });
+      const c = await backend.sessions.create({ title: 'c' });
+      await backend.sessions.update(a.id, { lastActiveAt: '2099-01-03T00:00:00.000Z' });
+      await backend.sessions.update(b.id, { lastActiveAt: '2099-01-01T00:00:00.000Z' });
+      await backend.sessions.update(c.id, { lastActiveAt: '2099-01-02T00:00:00.000Z' });
+      const listing = await open().sessions.list();
+      expect(listing.sessions.map((session) => session.title)).toEqual(['a', 'c', 'b']);
+      expect(listing.warnings).toEqual([]);
+      expect((await open().sessions.latest())?.id).toBe(a.id);
+      await backend.sessions.update(b.id, { lastActiveAt: '2099-01-04T00:00:00.000Z' });
+      expect((await backend.sessions.latest())?.id).toBe(b.id);
+      expect((await open().sessions.latest())?.id).toBe(b.id);
+    });
+
+    it('has no latest session while the store is empty', async () => {
+      expect(await open().sessions.latest()).toBeUndefined();
+      expect((await open().sessions.list()).sessions).toEqual([]);
+    });
+
+    it('gives callers racing on an empty store one first session', async () => {
+      const backends = Array.from({ length: 6 }, () => open());
+      const results = await Promise.all(backends.map((backend) => backend.sessions.latestOrCreate()));
+      const ids = new Set(results.map((result) => result.session.id));
+      expect(ids.size).toBe(1);
+      expect(results.filter((result) => result.created)).toHaveLength(1);
+      expect((await open().sessions.list()).sessions).toHaveLength(1);
+      const again = await open().sessions.latestOrCreate();
+      expect(again).toEqual({ session: results[0]?.session, created: false });
+    });
+
+    it('takes the latest session when there is one instead of creating another', async () => {
+      const backend = open();
+      const existing = await backend.sessions.create();
+      const result = await open().sessions.latestOrCreate();
+      expect(result.created).toBe(false);
+      expect(result.session.id).toBe(existing.id);
+    });
+
+    it('reports a broken session as a warning and lists the others', async () => {
+      const warnings: StorageWarning[] = [];
+      const options: SessionBackendOptions = { onWarning: (warning) => warnings.push(warning) };
+      const backend = open(options);
+      const good = await backend.sessions.create({ title: 'good' });
+      const broken = await backend.sessions.create({ title: 'broken' });
+      await harness().breakSession(broken.id);
+      const listing = await backend.sessions.list();
+      expect(listing.sessions.map((session) => session.id)).toEqual([good.id]);
+      expect(listing.warnings).toHaveLength(1);
+      expect(listing.warnings[0]?.source).toContain(broken.id);
+      expect((await backend.sessions.latest())?.id).toBe(good.id);
+      await expect(backend.sessions.get(broken.id)).rejects.toMatchObject({ code: 'config_invalid' });
+    });
+  });
+}

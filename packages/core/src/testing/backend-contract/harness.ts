@@ -1,0 +1,101 @@
+import { afterEach, beforeEach } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import type { ApprovalDecisionRecord, ApprovalRequestRecord } from '../../authorization/approval-records.js';
+import type { HeaderEntry, MessageEntry } from '../../conversation/log-entry.js';
+import type { UsageRecord } from '../../providers/usage-summary.js';
+import type { ConversationAddress, SessionBackend, SessionBackendOptions } from '../../storage/backend/session-backend.js';
+
+/**
+ * What the contract suite needs from a backend under test. Everything but
+ * `open` simulates something that happens to a store from outside: a crash,
+ * a hand edit, a bad write.
+ */
+export interface SessionBackendHarness {
+  /** A backend on the harness's store. Every call is another instance, as another process on the same store would be. */
+  open(options?: SessionBackendOptions): SessionBackend;
+  /** Leaves a lease on `address`, with an expiry an hour away, whose holder then dies without releasing it. */
+  abandonLease(address: ConversationAddress, owner: string): Promise<void>;
+  /** Makes a session's stored record unreadable. */
+  breakSession(sessionId: string): Promise<void>;
+  /** Adds an entry no reader can parse to the end of a conversation log. */
+  breakConversation(address: ConversationAddress): Promise<void>;
+  /** Frees what the store used. */
+  dispose(): Promise<void>;
+}
+
+export type MakeHarness = () => Promise<SessionBackendHarness>;
+
+/** Gives each test a harness and closes every backend it opened. */
+export function useHarness(makeHarness: MakeHarness): { harness(): SessionBackendHarness; open(options?: SessionBackendOptions): SessionBackend } {
+  let current: SessionBackendHarness | undefined;
+  const opened: SessionBackend[] = [];
+  beforeEach(async () => {
+    current = await makeHarness();
+  });
+  afterEach(async () => {
+    for (const backend of opened.splice(0)) await backend.close();
+    await current?.dispose();
+    current = undefined;
+  });
+  const harness = (): SessionBackendHarness => {
+    if (!current) throw new Error('the harness exists only inside a test');
+    return current;
+  };
+  return {
+    harness,
+    open: (options) => {
+      const backend = harness().open(options);
+      opened.push(backend);
+      return backend;
+    },
+  };
+}
+
+export function header(conversationId: string, createdAt = '2026-01-01T00:00:00.000Z'): HeaderEntry {
+  const [initiator = 'a', responder = 'b', name] = conversationId.split('__');
+  return { kind: 'header', version: 1, conversationId, initiator, responder, ...(name ? { name } : {}), createdAt };
+}
+
+export function messageEntry(text: string, role: 'user' | 'assistant' = 'user'): MessageEntry {
+  return { kind: 'message', id: randomUUID(), role, content: [{ type: 'text', text }], at: new Date().toISOString() };
+}
+
+export function textsOf(messages: ReadonlyArray<{ content: ReadonlyArray<{ type: string; text?: string }> }>): string[] {
+  return messages.map((message) => message.content.map((block) => block.text ?? '').join(''));
+}
+
+export function approvalRequest(id: string, conversationId = 'user__dev'): ApprovalRequestRecord {
+  return {
+    kind: 'request',
+    version: 1,
+    id,
+    at: new Date().toISOString(),
+    batchId: 'batch-1',
+    requester: 'dev',
+    approver: 'user',
+    tool: 'file_write',
+    input: { path: 'a.txt' },
+    toolUseId: `toolu_${id}`,
+    conversationId,
+    reason: 'writes need approval',
+    chain: ['user'],
+  };
+}
+
+export function decision(requestId: string, decidedBy: string, verdict: 'approved' | 'rejected' = 'approved'): ApprovalDecisionRecord {
+  return { kind: 'decision', version: 1, requestId, at: new Date().toISOString(), decision: verdict, decidedBy };
+}
+
+export function usageRecord(participantId: string, inputTokens: number): UsageRecord {
+  return {
+    version: 1,
+    at: new Date().toISOString(),
+    participantId,
+    conversationId: `user__${participantId}`,
+    chain: ['user'],
+    provider: 'scripted',
+    model: 'test',
+    usage: { inputTokens, outputTokens: 1 },
+    costUsd: null,
+  };
+}

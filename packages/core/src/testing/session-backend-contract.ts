@@ -1,0 +1,25 @@
+import { describe } from 'vitest';
+import { conversationsContract } from './backend-contract/contract-conversations.js';
+import { leasesContract } from './backend-contract/contract-leases.js';
+import { recordsContract } from './backend-contract/contract-records.js';
+import { sessionsContract } from './backend-contract/contract-sessions.js';
+import type { MakeHarness } from './backend-contract/harness.js';
+
+export type { MakeHarness, SessionBackendHarness } from './backend-contract/harness.js';
+
+/**
+ * What every `SessionBackend` must do, as vitest tests: sessions, conversation
+ * logs and followers, leases, approvals (first decision wins), usage, agent
+ * state and artifacts. Run it from a `*.test.ts` file with a harness that
+ * opens backends on one fresh store per test:
+ *
+ *     describeSessionBackendContract('PostgresSessionBackend', async () => ({ open, abandonLease, ... }));
+ */
+export function describeSessionBackendContract(name: string, makeHarness: MakeHarness): void {
+  describe(`${name} (SessionBackend contract)`, () => {
+    sessionsContract(makeHarness);
+    conversationsContract(makeHarness);
+    leasesContract(makeHarness);
+    recordsContract(makeHarness);
+  });
+}
