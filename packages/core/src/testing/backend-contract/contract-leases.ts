@@ -68,12 +68,13 @@ export function leasesContract(makeHarness: MakeHarness): void {
       expect((await b.conversations.acquire(where, 'b', { ttlMs: 1000 })).acquired).toBe(false);
       clock += 2;
       const taken = await take(b, where, 'b', 1000);
-      await expect(old.renew()).rejects.toMatchObject({ code: 'lease_lost' });
       // The old holder's release must not free its successor's lease.
       await old.release();
       const refused = await opened().conversations.acquire(where, 'c', { ttlMs: 1000 });
       expect(refused.acquired).toBe(false);
       if (!refused.acquired) expect(refused.holder?.owner).toBe('b');
+      await expect(old.renew()).rejects.toMatchObject({ code: 'lease_lost' });
+      expect((await opened().conversations.acquire(where, 'c', { ttlMs: 1000 })).acquired).toBe(false);
       await taken.release();
     });
 
