@@ -68,14 +68,22 @@ export function leasesContract(makeHarness: MakeHarness): void {
       expect((await b.conversations.acquire(where, 'b', { ttlMs: 1000 })).acquired).toBe(false);
       clock += 2;
       const taken = await take(b, where, 'b', 1000);
-      // The old holder's release must not free its successor's lease.
+      await expect(old.renew()).rejects.toMatchObject({ code: 'lease_lost' });
+      // The failed renewal left the successor's lease as it was.
+      const refused = await opened().conversations.acquire(where, 'c', { ttlMs: 1000 });
+      expect(refused).toEqual({ acquired: false, holder: { owner: 'b', expiresAt: taken.expiresAt } });
+    });
+
+    it("does not free its successor's lease when an expired holder releases", async () => {
+      const a = opened();
+      const where = await address(a);
+      const old = await take(a, where, 'a', 1000);
+      clock += 1001;
+      await take(opened(), where, 'b', 1000);
       await old.release();
       const refused = await opened().conversations.acquire(where, 'c', { ttlMs: 1000 });
       expect(refused.acquired).toBe(false);
       if (!refused.acquired) expect(refused.holder?.owner).toBe('b');
-      await expect(old.renew()).rejects.toMatchObject({ code: 'lease_lost' });
-      expect((await opened().conversations.acquire(where, 'c', { ttlMs: 1000 })).acquired).toBe(false);
-      await taken.release();
     });
 
     it('lasts while it is renewed', async () => {
