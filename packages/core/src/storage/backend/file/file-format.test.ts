@@ -1,0 +1,170 @@
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ApprovalStore } from '../../../authorization/ApprovalStore.js';
+import type { HeaderEntry } from '../../../conversation/log-entry.js';
+import { SESSION_FORMAT_VERSION, type SessionMeta } from '../../../conversation/session-meta.js';
+import { agentParticipant, createTestLegion, userParticipant } from '../../../testing/test-collective.js';
+import { readScratchbook, ScratchbookFileSchema, writeScratchbook } from '../../../tools/builtin/scratchbook/scratchbook.js';
+import { readTodos, TodoFileSchema, writeTodos } from '../../../tools/builtin/planning/todo-list.js';
+import { FileConversationLog } from '../../FileConversationLog.js';
+import { UsageLedger } from '../../usage-ledger.js';
+import { WorkspacePaths } from '../../workspace-paths.js';
+import { approvalRequest, decision, messageEntry, usageRecord } from '../../../testing/backend-contract/harness.js';
+import { FileSessionBackend } from './FileSessionBackend.js';
+
+// The file backend reads what Legion wrote before it existed, and writes what that code reads.
+
+const FIXTURE_V1 = fileURLToPath(new URL('../../__fixtures__/conversation-v1.jsonl', import.meta.url));
+const SESSION = '20250115-090000-abc123';
+
+let root: string;
+let paths: WorkspacePaths;
+const closers: Array<() => void | Promise<void>> = [];
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'legion-file-format-'));
+  paths = new WorkspacePaths(root);
+  const meta: SessionMeta = { version: SESSION_FORMAT_VERSION, id: SESSION, createdAt: '2025-01-15T09:00:00.000Z', lastActiveAt: '2025-01-15T09:01:00.000Z' };
+  mkdirSync(paths.sessionDir(SESSION), { recursive: true });
+  writeFileSync(paths.sessionFile(SESSION), JSON.stringify(meta, null, 2));
+});
+
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+function backend(): FileSessionBackend {
+  const opened = new FileSessionBackend({ root });
+  closers.push(() => opened.close());
+  return opened;
+}
+
+function oldLog(conversationId: string): FileConversationLog {
+  const log = new FileConversationLog(paths.conversationFile(SESSION, conversationId), paths.conversationLock(SESSION, conversationId));
+  closers.push(() => log.close());
+  return log;
+}
+
+describe('FileSessionBackend on files written by earlier Legion code', () => {
+  it('reads the version 1 conversation fixture as FileConversationLog does, without changing a byte', async () => {
+    const file = paths.conversationFile(SESSION, 'user__coordinator');
+    mkdirSync(paths.conversationsDir(SESSION), { recursive: true });
+    copyFileSync(FIXTURE_V1, file);
+    const before = readFileSync(file);
+    const address = { sessionId: SESSION, conversationId: 'user__coordinator' };
+    const files = backend();
+    const expected = oldLog('user__coordinator').context();
+    expect(expected.length).toBe(5);
+    expect(await files.conversations.header(address)).toEqual(oldLog('user__coordinator').header());
+    const context = await files.conversations.context(address);
+    expect(context.messages).toEqual(expected);
+    expect(context.compaction).toBeUndefined();
+    expect(await files.conversations.recent(address, 2)).toEqual(expected.slice(-2));
+    expect(await files.conversations.list(SESSION)).toEqual(['user__coordinator']);
+    expect((await files.sessions.get(SESSION))?.lastActiveAt).toBe('2025-01-15T09:01:00.000Z');
+    expect(readFileSync(file)).toEqual(before);
+  });
+
+  it('writes the conversation lines FileConversationLog writes, each starting with its kind', async () => {
+    const header: HeaderEntry = { kind: 'header', version: 1, conversationId: 'user__dev', initiator: 'user', responder: 'dev', createdAt: '2026-01-01T00:00:00.000Z' };
+    const message = messageEntry('hello');
+    const note = { kind: 'note' as const, level: 'error' as const, code: 'boom', text: 'it failed', at: '2026-01-01T00:00:01.000Z' };
+    const old = oldLog('user__old');
+    old.ensureHeader({ ...header, conversationId: 'user__old' });
+    const { kind: _kind, ...plain } = message;
+    old.appendMessage(plain);
+    old.appendNote(note);
+    const address = { sessionId: SESSION, conversationId: 'user__dev' };
+    const files = backend();
+    await files.conversations.ensureHeader(address, header);
+    await files.conversations.append(address, message);
+    // Fields in another order than Legion writes them: the line still starts with its kind.
+    await files.conversations.append(address, { at: note.at, text: note.text, code: note.code, level: note.level, kind: 'note' });
+    const written = readFileSync(paths.conversationFile(SESSION, 'user__dev'), 'utf8');
+    const byOldCode = readFileSync(paths.conversationFile(SESSION, 'user__old'), 'utf8');
+    const lines = written.trim().split('\n');
+    expect(lines.map((line) => JSON.parse(line))).toEqual(byOldCode.replace('user__old', 'user__dev').trim().split('\n').map((line) => JSON.parse(line)));
+    // Readers classify a line by its start (a history is read backwards without parsing every line).
+    expect(lines.map((line) => /^\{"kind":"(\w+)"/.exec(line)?.[1])).toEqual(['header', 'message', 'note']);
+    expect(oldLog('user__dev').context()).toEqual([plain]);
+  });
+
+  it('shares the conversation lock with FileConversationLog.tryLock, both ways', async () => {
+    const address = { sessionId: SESSION, conversationId: 'user__dev' };
+    const files = backend();
+    const old = oldLog('user__dev');
+    expect(old.tryLock('turn of dev')).toBe(true);
+    const refused = await files.conversations.acquire(address, 'backend turn', { ttlMs: 60_000 });
+    expect(refused).toEqual({ acquired: false, holder: { owner: 'this process: turn of dev', expiresAt: undefined } });
+    old.unlock();
+    const taken = await files.conversations.acquire(address, 'backend turn', { ttlMs: 60_000 });
+    expect(taken.acquired).toBe(true);
+    expect(oldLog('user__dev').tryLock('turn of dev')).toBe(false);
+    expect(JSON.parse(readFileSync(paths.conversationLock(SESSION, 'user__dev'), 'utf8'))).toMatchObject({ pid: process.pid, owner: 'backend turn', purpose: 'backend turn' });
+  });
+
+  it('reads approvals the ApprovalStore wrote, a decision only claimed included, and decides so that the store sees it', async () => {
+    const store = new ApprovalStore(paths.approvalsFile(SESSION));
+    closers.push(() => store.close());
+    const first = approvalRequest('apr_1');
+    const second = approvalRequest('apr_2');
+    const third = approvalRequest('apr_3');
+    for (const request of [first, second, third]) store.append(request);
+    const logged = decision('apr_1', 'user');
+    expect(store.decide([logged])).toEqual({ ok: true });
+    // A process that died after claiming its decision, before logging it.
+    const claimedOnly = decision('apr_2', 'lead');
+    mkdirSync(join(paths.sessionDir(SESSION), 'approval-decisions'), { recursive: true });
+    writeFileSync(join(paths.sessionDir(SESSION), 'approval-decisions', 'apr_2.json'), JSON.stringify(claimedOnly));
+    const files = backend();
+    expect(await files.approvals.read(SESSION)).toEqual([first, second, third, logged, claimedOnly]);
+    expect(await files.approvals.decide(SESSION, [decision('apr_2', 'user')])).toEqual({ ok: false, taken: [claimedOnly] });
+    const mine = decision('apr_3', 'user', 'rejected');
+    expect(await files.approvals.decide(SESSION, [mine])).toEqual({ ok: true });
+    expect(new ApprovalStore(paths.approvalsFile(SESSION)).decision('apr_3')).toEqual(mine);
+  });
+
+  it('reads the usage ledger, todo lists and scratchbooks where the tools write them, and writes them readably', async () => {
+    const ledger = new UsageLedger(paths.usageFile(SESSION));
+    closers.push(() => ledger.close());
+    const record = usageRecord('dev', 5);
+    ledger.append(record);
+    const files = backend();
+    expect(await files.usage.read(SESSION)).toEqual([record]);
+    const added = usageRecord('qa', 6);
+    await files.usage.append(SESSION, added);
+    expect(ledger.read()).toEqual([record, added]);
+
+    const todoPath = join(paths.sessionDir(SESSION), 'todos', 'dev.json');
+    writeTodos(todoPath, 'dev', [{ id: '1', text: 'write tests', status: 'in_progress' }]);
+    expect((await files.agentState.get({ sessionId: SESSION, kind: 'todos', agentId: 'dev' }, TodoFileSchema))?.items).toEqual(readTodos(todoPath));
+    await files.agentState.put({ sessionId: SESSION, kind: 'todos', agentId: 'qa' }, { version: 1, agentId: 'qa', updatedAt: '2026-01-01T00:00:00.000Z', items: [{ id: 'a', text: 'review', status: 'pending' }] });
+    expect(readTodos(join(paths.sessionDir(SESSION), 'todos', 'qa.json'))).toEqual([{ id: 'a', text: 'review', status: 'pending' }]);
+
+    const bookPath = join(paths.sessionDir(SESSION), 'scratchbook', 'dev.json');
+    writeScratchbook(bookPath, { version: 1, agentId: 'dev', nextId: 2, notes: [{ id: 'n1', text: 'port 8080', pinned: true, status: 'open', createdAt: 'x', updatedAt: 'x' }] });
+    expect(await files.agentState.get({ sessionId: SESSION, kind: 'scratchbook', agentId: 'dev' }, ScratchbookFileSchema)).toEqual(readScratchbook(bookPath, 'dev'));
+    expect(await files.agentState.list(SESSION, 'todos')).toEqual(['dev', 'qa']);
+  });
+
+  it('reads a workspace a real Legion run wrote: its session, conversations and usage', async () => {
+    const test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('coordinator')],
+      scripts: { coordinator: [{ text: 'Done.', usage: { inputTokens: 12, outputTokens: 3 } }] },
+    });
+    closers.push(() => test.cleanup());
+    const session = test.legion.sessions.create({ title: 'real run' });
+    expect(await test.legion.send(session, 'Do it')).toMatchObject({ status: 'success', reply: 'Done.' });
+    const files = new FileSessionBackend({ root: test.root });
+    closers.push(() => files.close());
+    expect((await files.sessions.latest())?.id).toBe(session.id);
+    expect(await files.sessions.get(session.id)).toEqual(session.info);
+    expect(await files.conversations.list(session.id)).toEqual(['user__coordinator']);
+    const context = await files.conversations.context({ sessionId: session.id, conversationId: 'user__coordinator' });
+    expect(context.messages).toEqual(session.conversation({ initiator: 'user', responder: 'coordinator' }).history());
+    expect((await files.usage.read(session.id)).map((record) => record.usage.inputTokens)).toEqual([12]);
+  });
+});
