@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeSessionBackendContract, type SessionBackendHarness } from '../../../testing/session-backend-contract.js';
 import { WorkspacePaths } from '../../workspace-paths.js';
+import type { StorageWarning } from '../session-backend.js';
 import { FileSessionBackend } from './FileSessionBackend.js';
 
 const HOLD_LEASE = fileURLToPath(new URL('./__fixtures__/hold-lease.mjs', import.meta.url));
@@ -35,4 +36,33 @@ describeSessionBackendContract('FileSessionBackend', async (): Promise<SessionBa
     breakConversation: async (address) => appendFileSync(paths.conversationFile(address.sessionId, address.conversationId), '{"kind":"message","id":"broken"}\n'),
     dispose: async () => rmSync(root, { recursive: true, force: true }),
   };
+});
+
+describe('FileSessionBackend, file specifics', () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'legion-file-backend-'));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('does not show a torn last line to readers, and the next lease holder cuts it before appending', async () => {
+    const paths = new WorkspacePaths(root);
+    const warnings: StorageWarning[] = [];
+    const backend = new FileSessionBackend({ root, onWarning: (warning) => warnings.push(warning) });
+    const { id: sessionId } = await backend.sessions.create();
+    const address = { sessionId, conversationId: 'user__dev' };
+    await backend.conversations.append(address, { kind: 'message', id: 'm1', role: 'user', content: [{ type: 'text', text: 'whole' }], at: 'x' });
+    const start = await backend.conversations.end(address);
+    // A writer that died mid-line.
+    appendFileSync(paths.conversationFile(sessionId, 'user__dev'), '{"kind":"message","id":"m2","role":"user","content":[{"ty');
+    expect((await backend.conversations.context(address)).messages.map((message) => message.id)).toEqual(['m1']);
+    expect((await backend.conversations.readSince(address, start)).messages).toEqual([]);
+    const result = await backend.conversations.acquire(address, 'next turn', { ttlMs: 60_000 });
+    expect(result.acquired).toBe(true);
+    expect(warnings.some((warning) => warning.problem.includes('cut a torn last line'))).toBe(true);
+    await backend.conversations.append(address, { kind: 'message', id: 'm3', role: 'assistant', content: [{ type: 'text', text: 'after' }], at: 'y' });
+    expect((await backend.conversations.readSince(address, start)).messages.map((message) => message.id)).toEqual(['m3']);
+    expect((await backend.conversations.recent(address, 5)).map((message) => message.id)).toEqual(['m1', 'm3']);
+    await backend.close();
+  });
 });
