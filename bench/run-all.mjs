@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 
-const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'open-session.mjs', 'cli-startup.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'sessions-latest.mjs', 'symlink-race.mjs', 'approval-race.mjs', 'kill-children.mjs'];
+const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'backend-append.mjs', 'open-session.mjs', 'cli-startup.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'sessions-latest.mjs', 'symlink-race.mjs', 'approval-race.mjs', 'kill-children.mjs'];
 /** Node flags a bench needs (memory-runs measures the live heap after a forced GC). */
 const FLAGS = { 'memory-runs.mjs': ['--expose-gc'] };
 const here = (name) => fileURLToPath(new URL(name, import.meta.url));
@@ -55,6 +55,11 @@ if (f['agent-loop-step']) {
 if (f['append-cost']) {
   const a = f['append-cost'];
   console.log(`  append at message 10 vs 10,000:   Conversation.append ${fmt(a.append.nearMedianMs)} vs ${fmt(a.append.farMedianMs)} (ratio ${a.append.ratio})   Session.send ${fmt(a.send.nearMedianMs)} vs ${fmt(a.send.farMedianMs)} (ratio ${a.send.ratio})`);
+}
+if (f['backend-append']) {
+  const a = f['backend-append'];
+  const t = a.fileTurn;
+  console.log(`  SessionBackend append (median):   file ${fmt(t.append.medianMs)} (direct FileConversationLog ${fmt(t.direct.medianMs)})   memory ${fmt(a.memory.append.medianMs)}   follower readSince of 1 new: file ${fmt(t.follow.medianMs)}, memory ${fmt(a.memory.follow.medianMs)}`);
 }
 if (f['open-session']) {
   const a = f['open-session'];
