@@ -1,9 +1,9 @@
-import { describe } from 'vitest';
 import { conversationsContract } from './backend-contract/contract-conversations.js';
 import { leasesContract } from './backend-contract/contract-leases.js';
 import { recordsContract } from './backend-contract/contract-records.js';
 import { sessionsContract } from './backend-contract/contract-sessions.js';
 import type { MakeHarness } from './backend-contract/harness.js';
+import { vitest } from './backend-contract/vitest-api.js';
 
 export type { MakeHarness, SessionBackendHarness } from './backend-contract/harness.js';
 
@@ -16,7 +16,7 @@ export type { MakeHarness, SessionBackendHarness } from './backend-contract/harn
  *     describeSessionBackendContract('PostgresSessionBackend', async () => ({ open, abandonLease, ... }));
  */
 export function describeSessionBackendContract(name: string, makeHarness: MakeHarness): void {
-  describe(`${name} (SessionBackend contract)`, () => {
+  vitest().describe(`${name} (SessionBackend contract)`, () => {
     sessionsContract(makeHarness);
     conversationsContract(makeHarness);
     leasesContract(makeHarness);

@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { vitest } from './vitest-api.js';
 import type { ConversationAddress, LogCursor, StorageWarning } from '../../storage/backend/session-backend.js';
 import { header, messageEntry, textsOf, useHarness, type MakeHarness } from './harness.js';
 
 export function conversationsContract(makeHarness: MakeHarness): void {
+  const { describe, expect, it } = vitest();
   describe('conversation logs', () => {
     const { harness, open } = useHarness(makeHarness);
 

@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { vitest } from './vitest-api.js';
 import type { ConversationAddress, Lease, SessionBackend } from '../../storage/backend/session-backend.js';
 import { useHarness, type MakeHarness } from './harness.js';
 
 export function leasesContract(makeHarness: MakeHarness): void {
+  const { describe, expect, it } = vitest();
   describe('conversation leases', () => {
     const { harness, open } = useHarness(makeHarness);
     /** The clock every backend of a test reads; a test moves it instead of waiting. */

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { describe, expect, it } from 'vitest';
+import { vitest } from './vitest-api.js';
 import type { ApprovalDecisionRecord } from '../../authorization/approval-records.js';
 import { approvalRequest, decision, usageRecord, useHarness, type MakeHarness } from './harness.js';
 
 const TodoSchema = z.object({ version: z.literal(1), agentId: z.string(), items: z.array(z.object({ id: z.string(), text: z.string() })) });
 
 export function recordsContract(makeHarness: MakeHarness): void {
+  const { describe, expect, it } = vitest();
   describe('approvals', () => {
     const { open } = useHarness(makeHarness);
 

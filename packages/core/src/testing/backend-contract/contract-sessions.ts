@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { vitest } from './vitest-api.js';
 import type { SessionBackendOptions, StorageWarning } from '../../storage/backend/session-backend.js';
 import { useHarness, type MakeHarness } from './harness.js';
 
 export function sessionsContract(makeHarness: MakeHarness): void {
+  const { describe, expect, it } = vitest();
   describe('sessions', () => {
     const { harness, open } = useHarness(makeHarness);
 

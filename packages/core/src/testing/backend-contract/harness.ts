@@ -1,4 +1,4 @@
-import { afterEach, beforeEach } from 'vitest';
+import { vitest } from './vitest-api.js';
 import { randomUUID } from 'node:crypto';
 import type { ApprovalDecisionRecord, ApprovalRequestRecord } from '../../authorization/approval-records.js';
 import type { HeaderEntry, MessageEntry } from '../../conversation/log-entry.js';
@@ -27,6 +27,7 @@ export type MakeHarness = () => Promise<SessionBackendHarness>;
 
 /** Gives each test a harness and closes every backend it opened. */
 export function useHarness(makeHarness: MakeHarness): { harness(): SessionBackendHarness; open(options?: SessionBackendOptions): SessionBackend } {
+  const { afterEach, beforeEach } = vitest();
   let current: SessionBackendHarness | undefined;
   const opened: SessionBackend[] = [];
   beforeEach(async () => {

@@ -1,0 +1,12 @@
+import type * as Vitest from 'vitest';
+
+// Only the contract suite needs vitest. The rest of `/testing` (ScriptedProvider, which the CLI's
+// demo uses) must load where vitest is not installed, so it is imported here, if present, rather
+// than required by a static import.
+const loaded: typeof Vitest | undefined = await import('vitest').catch(() => undefined);
+
+/** vitest's `describe`, `it`, `expect` and hooks, or an error saying how to get them. */
+export function vitest(): typeof Vitest {
+  if (!loaded) throw new Error('describeSessionBackendContract runs under vitest: install vitest and call it from a *.test.ts file.');
+  return loaded;
+}
