@@ -1,4 +1,4 @@
-import type { ConversationLog } from '../conversation/conversation-log.js';
+import type { ConversationLog } from './conversation-log.js';
 import {
   CONVERSATION_FORMAT_VERSION,
   HeaderEntrySchema,
@@ -6,8 +6,8 @@ import {
   migrateEntry,
   type HeaderEntry,
   type NoteEntry,
-} from '../conversation/log-entry.js';
-import type { Message } from '../conversation/message.js';
+} from './log-entry.js';
+import type { Message } from '../message.js';
 import { LegionError } from '../errors.js';
 import { describeHolder, FileLock } from './file-lock.js';
 import { JsonlLog, type LogLine, type LogWarning } from './jsonl-log.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MessageSchema } from './message.js';
+import { MessageSchema } from '../message.js';
 
 export const CONVERSATION_FORMAT_VERSION = 1;
 
