@@ -71,6 +71,23 @@ module.exports = {
       },
     },
     {
+      name: 'no-orphans',
+      comment: 'A source file nothing imports is dead code (entry points and tests aside).',
+      severity: 'error',
+      from: {
+        orphan: true,
+        pathNot: ['\\.test\\.ts$', '/__fixtures__/', '\\.d\\.ts$', '^packages/core/src/(index|testing/index)\\.ts$', '^packages/cli/src/legion\\.ts$'],
+      },
+      to: {},
+    },
+    {
+      name: 'core-reachable-from-its-entry-points',
+      comment: 'A core source file that neither `@legion-collective/core` nor `/testing` reaches is dead code, whatever tests still import it.',
+      severity: 'error',
+      from: { path: '^packages/core/src/(index|testing/index)\\.ts$' },
+      to: { path: CORE, pathNot: ['\\.test\\.ts$', '/__fixtures__/', '\\.d\\.ts$', '^packages/core/src/(index|testing/index)\\.ts$'], reachable: false },
+    },
+    {
       name: 'core-knows-no-cli',
       comment: 'Dependencies point one way: cli → core.',
       severity: 'error',

@@ -104,12 +104,6 @@ export class ToolRegistry {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
 
-  /** Asks every provider for its tools again, e.g. after a server that failed to start was fixed. */
-  async refresh(): Promise<void> {
-    for (const state of this.providers.values()) this.reload(state);
-    await this.ready();
-  }
-
   /** Removes and disposes every provider; tools registered one by one stay. */
   async dispose(): Promise<void> {
     await Promise.all([...this.providers.values()].map((state) => this.unregisterProvider(state)));
