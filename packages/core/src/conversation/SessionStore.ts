@@ -2,10 +2,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { ConfigError, LegionError, SessionNotFoundError } from '../errors.js';
 import { readJsonFile, writeJsonAtomic, writeJsonIfAbsent } from '../storage/atomic-json.js';
-import { isValidIdPart } from './conversation-id.js';
-import { LatestSessionIndex } from './latest-session-index.js';
+import { isValidIdPart } from '../collective/participant-id.js';
+import { LatestSessionIndex } from '../storage/latest-session-index.js';
 import { Session, type SessionServices } from './Session.js';
-import { SESSION_FORMAT_VERSION, SessionMetaSchema, type SessionMeta } from './session-meta.js';
+import { SESSION_FORMAT_VERSION, SessionMetaSchema, type SessionMeta } from '../storage/session-meta.js';
 
 /** Sessions kept open after use; beyond this many, the least recently used idle ones are closed. */
 const OPEN_SESSIONS = 16;

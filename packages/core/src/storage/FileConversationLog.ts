@@ -1,15 +1,14 @@
-import type { ConversationLog } from '../conversation/conversation-log.js';
+import type { ConversationLog } from './conversation-log.js';
 import {
   CompactionEntrySchema,
   CONVERSATION_FORMAT_VERSION,
   HeaderEntrySchema,
   MessageEntrySchema,
-  migrateEntry,
   type CompactionEntry,
   type HeaderEntry,
   type NoteEntry,
-} from '../conversation/log-entry.js';
-import type { Message } from '../conversation/message.js';
+} from './log-entry.js';
+import type { Message } from '../message.js';
 import { LegionError } from '../errors.js';
 import { describeHolder, FileLock } from './file-lock.js';
 import { JsonlLog, type LogLine, type LogWarning } from './jsonl-log.js';
@@ -95,12 +94,12 @@ export class FileConversationLog implements ConversationLog {
 
   recent(limit: number): Message[] {
     if (limit <= 0) return [];
-    const version = this.header()?.version ?? CONVERSATION_FORMAT_VERSION;
+    this.header(); // refuses a file written by a newer Legion
     const messages: Message[] = [];
     this.log.readBackward({
       stop: (line) => {
         if (line.text.startsWith(MESSAGE_PREFIX)) {
-          const message = this.parseMessage(line, version);
+          const message = this.parseMessage(line);
           if (message) messages.push(message);
         } else this.checkOther(line);
         return messages.length >= limit;
@@ -118,7 +117,7 @@ export class FileConversationLog implements ConversationLog {
    * offset just past the newest complete line (what this log has now seen).
    */
   sinceCompaction(): { compaction: CompactionEntry | undefined; messages: Message[]; end: number } {
-    const version = this.header()?.version ?? CONVERSATION_FORMAT_VERSION;
+    this.header(); // refuses a file written by a newer Legion
     const messages: Message[] = [];
     let compaction: CompactionEntry | undefined;
     // Seen up to the end of the newest complete line: a torn tail is not seen, so that
@@ -138,7 +137,7 @@ export class FileConversationLog implements ConversationLog {
           return false;
         }
         if (line.text.startsWith(MESSAGE_PREFIX)) {
-          const message = this.parseMessage(line, version);
+          const message = this.parseMessage(line);
           if (message) messages.push(message);
         } else this.checkOther(line);
         return false;
@@ -165,7 +164,7 @@ export class FileConversationLog implements ConversationLog {
 
   /** Messages in complete lines from `offset` on, and the offset past the last complete line. */
   readFrom(offset: number): { messages: Message[]; end: number } {
-    const version = this.header()?.version ?? CONVERSATION_FORMAT_VERSION;
+    this.header(); // refuses a file written by a newer Legion
     const { lines, end } = this.log.readForward(offset);
     const messages: Message[] = [];
     for (const line of lines) {
@@ -173,7 +172,7 @@ export class FileConversationLog implements ConversationLog {
         this.checkOther(line);
         continue;
       }
-      const message = this.parseMessage(line, version);
+      const message = this.parseMessage(line);
       if (message) messages.push(message);
     }
     return { messages, end };
@@ -223,8 +222,8 @@ export class FileConversationLog implements ConversationLog {
     if (this.seenEnd >= 0) this.seenEnd += bytes;
   }
 
-  private parseMessage(line: LogLine, version: number): Message | undefined {
-    const parsed = MessageEntrySchema.safeParse(migrateEntry(safeJson(line.text), version));
+  private parseMessage(line: LogLine): Message | undefined {
+    const parsed = MessageEntrySchema.safeParse(safeJson(line.text));
     if (!parsed.success) {
       this.warn(line.offset, `skipped an unreadable message line (${parsed.error.issues[0]?.message ?? 'invalid'})`);
       return undefined;

@@ -70,6 +70,7 @@ export class WorkspacePaths {
   get firstSessionClaim(): string {
     return join(this.runDir, 'first-session.json');
   }
+  /** Large tool outputs and other blobs a session keeps by name (the storage backend's artifacts). */
   artifactsDir(sessionId: string): string {
     return join(this.sessionDir(sessionId), 'artifacts');
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SESSION_FORMAT_VERSION, type SessionMeta } from '../../conversation/session-meta.js';
+import { SESSION_FORMAT_VERSION, type SessionMeta } from '../session-meta.js';
 
 /** A new session's metadata: an id sortable by time and unique across processes started in the same second. */
 export function newSessionMeta(options: { title?: string | undefined } = {}, now = new Date()): SessionMeta {

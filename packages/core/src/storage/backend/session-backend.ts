@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import type { ApprovalDecisionRecord, ApprovalRecord } from '../../authorization/approval-records.js';
-import type { CompactionEntry, HeaderEntry, MessageEntry, NoteEntry } from '../../conversation/log-entry.js';
-import type { Message } from '../../conversation/message.js';
-import type { SessionMeta } from '../../conversation/session-meta.js';
-import type { UsageRecord } from '../../providers/usage-summary.js';
+import type { ApprovalDecisionRecord, ApprovalRecord } from '../approval-records.js';
+import type { CompactionEntry, HeaderEntry, MessageEntry, NoteEntry } from '../log-entry.js';
+import type { Message } from '../../message.js';
+import type { SessionMeta } from '../session-meta.js';
+import type { UsageRecord } from '../usage-summary.js';
 
 /**
  * Where a session keeps everything it stores: its metadata, its conversation

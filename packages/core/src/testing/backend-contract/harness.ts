@@ -1,8 +1,8 @@
 import { vitest } from './vitest-api.js';
 import { randomUUID } from 'node:crypto';
-import type { ApprovalDecisionRecord, ApprovalRequestRecord } from '../../authorization/approval-records.js';
-import type { HeaderEntry, MessageEntry } from '../../conversation/log-entry.js';
-import type { UsageRecord } from '../../providers/usage-summary.js';
+import type { ApprovalDecisionRecord, ApprovalRequestRecord } from '../../storage/approval-records.js';
+import type { HeaderEntry, MessageEntry } from '../../storage/log-entry.js';
+import type { UsageRecord } from '../../storage/usage-summary.js';
 import type { ConversationAddress, SessionBackend, SessionBackendOptions } from '../../storage/backend/session-backend.js';
 
 /**

@@ -1,5 +1,5 @@
-import { ApprovalStore } from '../../../authorization/ApprovalStore.js';
-import { ApprovalRecordSchema, type ApprovalDecisionRecord, type ApprovalRecord } from '../../../authorization/approval-records.js';
+import { ApprovalStore } from '../../ApprovalStore.js';
+import { ApprovalRecordSchema, type ApprovalDecisionRecord, type ApprovalRecord } from '../../approval-records.js';
 import { JsonlLog, type LogWarning } from '../../jsonl-log.js';
 import type { WorkspacePaths } from '../../workspace-paths.js';
 import { assertSessionName } from '../record-names.js';

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
-import type { HeaderEntry } from '../../../conversation/log-entry.js';
-import type { Message } from '../../../conversation/message.js';
+import type { HeaderEntry } from '../../log-entry.js';
+import type { Message } from '../../../message.js';
 import { FileConversationLog } from '../../FileConversationLog.js';
 import type { LogWarning } from '../../jsonl-log.js';
 import type { WorkspacePaths } from '../../workspace-paths.js';

@@ -2,9 +2,9 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ApprovalStore } from '../../../authorization/ApprovalStore.js';
-import type { HeaderEntry } from '../../../conversation/log-entry.js';
-import { SESSION_FORMAT_VERSION, type SessionMeta } from '../../../conversation/session-meta.js';
+import { ApprovalStore } from '../../ApprovalStore.js';
+import type { HeaderEntry } from '../../log-entry.js';
+import { SESSION_FORMAT_VERSION, type SessionMeta } from '../../session-meta.js';
 import { agentParticipant, createTestLegion, userParticipant } from '../../../testing/test-collective.js';
 import { readScratchbook, ScratchbookFileSchema, writeScratchbook } from '../../../tools/builtin/scratchbook/scratchbook.js';
 import { readTodos, TodoFileSchema, writeTodos } from '../../../tools/builtin/planning/todo-list.js';

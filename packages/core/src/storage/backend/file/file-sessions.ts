@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { ConfigError, SessionNotFoundError } from '../../../errors.js';
-import { LatestSessionIndex } from '../../../conversation/latest-session-index.js';
-import { SessionMetaSchema, type SessionMeta } from '../../../conversation/session-meta.js';
+import { LatestSessionIndex } from '../../latest-session-index.js';
+import { SessionMetaSchema, type SessionMeta } from '../../session-meta.js';
 import { readJsonFile, writeJsonAtomic, writeJsonIfAbsent } from '../../atomic-json.js';
 import type { WorkspacePaths } from '../../workspace-paths.js';
 import { applySessionChanges, byMostRecent, newSessionMeta } from '../new-session-meta.js';

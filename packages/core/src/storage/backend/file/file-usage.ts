@@ -1,4 +1,4 @@
-import type { UsageRecord } from '../../../providers/usage-summary.js';
+import type { UsageRecord } from '../../usage-summary.js';
 import type { LogWarning } from '../../jsonl-log.js';
 import { UsageLedger } from '../../usage-ledger.js';
 import type { WorkspacePaths } from '../../workspace-paths.js';

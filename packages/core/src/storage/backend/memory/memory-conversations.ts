@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { CompactionEntrySchema, HeaderEntrySchema, MessageEntrySchema, type CompactionEntry, type HeaderEntry } from '../../../conversation/log-entry.js';
-import type { Message } from '../../../conversation/message.js';
+import { CompactionEntrySchema, HeaderEntrySchema, MessageEntrySchema, type CompactionEntry, type HeaderEntry } from '../../log-entry.js';
+import type { Message } from '../../../message.js';
 import { LeaseLostError } from '../lease-lost-error.js';
 import { cursorPosition, makeCursor } from '../log-cursor.js';
 import { assertConversationAddress, assertSessionName } from '../record-names.js';

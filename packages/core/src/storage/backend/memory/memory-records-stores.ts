@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { ApprovalRecordSchema, type ApprovalDecisionRecord, type ApprovalRecord } from '../../../authorization/approval-records.js';
-import { UsageRecordSchema, type UsageRecord } from '../../../providers/usage-summary.js';
+import { ApprovalRecordSchema, type ApprovalDecisionRecord, type ApprovalRecord } from '../../approval-records.js';
+import { UsageRecordSchema, type UsageRecord } from '../../usage-summary.js';
 import { assertAgentStateKey, assertAgentStateKind, assertArtifactName, assertSessionName } from '../record-names.js';
 import type { AgentStateKey, AgentStateStore, ApprovalLog, ArtifactInfo, ArtifactStore, DecideResult, StorageWarning, UsageLedgerStore } from '../session-backend.js';
 import type { MemorySessionStore } from './MemorySessionStore.js';

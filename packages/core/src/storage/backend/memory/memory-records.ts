@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { describeZodError } from '../../../config/zod-issues.js';
+import { describeZodError } from '../../../zod-issues.js';
 import { ConfigError } from '../../../errors.js';
 
 /** Reads a stored JSON text through a schema; `undefined` with the reason when it is broken. */

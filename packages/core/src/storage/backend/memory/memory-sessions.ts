@@ -1,5 +1,5 @@
 import { ConfigError, SessionNotFoundError } from '../../../errors.js';
-import { SessionMetaSchema, type SessionMeta } from '../../../conversation/session-meta.js';
+import { SessionMetaSchema, type SessionMeta } from '../../session-meta.js';
 import { applySessionChanges, byMostRecent, newSessionMeta } from '../new-session-meta.js';
 import { assertSessionName } from '../record-names.js';
 import type { SessionListing, SessionRecords } from '../session-backend.js';

@@ -1,6 +1,6 @@
 import type { Collective } from '../../../collective/Collective.js';
 import type { Session } from '../../../conversation/Session.js';
-import type { SessionMeta } from '../../../conversation/session-meta.js';
+import type { SessionMeta } from '../../../storage/session-meta.js';
 import type { Tool } from '../../tool.js';
 
 /** The part of the SessionStore the collective tools read. */

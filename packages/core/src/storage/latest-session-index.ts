@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
-import { writeJsonAtomic } from '../storage/atomic-json.js';
-import type { WorkspacePaths } from '../storage/workspace-paths.js';
+import { writeJsonAtomic } from './atomic-json.js';
+import type { WorkspacePaths } from './workspace-paths.js';
 import type { SessionMeta } from './session-meta.js';
 
 const IndexSchema = z.object({
