@@ -113,6 +113,15 @@ export function conversationsContract(makeHarness: MakeHarness): void {
       expect(textsOf((await writer.conversations.readSince(address, own)).messages)).toEqual(['theirs']);
     });
 
+    it('flushes a log, written or not, and keeps what it holds', async () => {
+      const backend = open();
+      const address = await conversation();
+      await backend.conversations.flush(address);
+      await backend.conversations.append(address, messageEntry('kept'));
+      await backend.conversations.flush(address);
+      expect(textsOf(await open().conversations.recent(address, 1))).toEqual(['kept']);
+    });
+
     it('refuses a cursor it did not make', async () => {
       const address = await conversation();
       await expect(open().conversations.readSince(address, 'nonsense' as LogCursor)).rejects.toMatchObject({ code: 'invalid_cursor' });

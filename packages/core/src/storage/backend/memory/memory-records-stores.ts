@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApprovalRecordSchema, type ApprovalDecisionRecord, type ApprovalRecord } from '../../approval-records.js';
+import { ApprovalDecisionRecordSchema, ApprovalRecordSchema, type ApprovalDecisionRecord, type ApprovalRecord } from '../../approval-records.js';
 import { UsageRecordSchema, type UsageRecord } from '../../usage-summary.js';
 import { assertAgentStateKey, assertAgentStateKind, assertArtifactName, assertSessionName } from '../record-names.js';
 import type { AgentStateKey, AgentStateStore, ApprovalLog, ArtifactInfo, ArtifactStore, DecideResult, StorageWarning, UsageLedgerStore } from '../session-backend.js';
@@ -22,7 +22,7 @@ export class MemoryApprovals implements ApprovalLog {
     const taken: ApprovalDecisionRecord[] = [];
     for (const decision of decisions) {
       const won = this.store.decisions.get(`${sessionId}/${decision.requestId}`);
-      if (won !== undefined) taken.push(JSON.parse(won) as ApprovalDecisionRecord);
+      if (won !== undefined) taken.push(readRecord(won, ApprovalDecisionRecordSchema, `memory:sessions/${sessionId}/approvals`, 'approval decision'));
     }
     if (taken.length > 0) return { ok: false, taken };
     for (const decision of decisions) {
