@@ -3,12 +3,13 @@ import type { Collective } from '../collective/Collective.js';
 import { LegionError, ParticipantNotFoundError } from '../errors.js';
 import type { ConversationRef } from '../events/event-types.js';
 import type { ApprovalFrame, SendRequest, TurnResult } from '../runtime/turn.js';
-import type { ApprovalAnswer, ApprovalView } from '../authorization/approval-records.js';
+import type { ApprovalAnswer, ApprovalRecord, ApprovalView } from '../authorization/approval-records.js';
 import { ApprovalStore } from '../authorization/ApprovalStore.js';
 import { answerApprovals } from '../authorization/answer-approvals.js';
 import { unansweredToolUses } from '../runtime/tool-phase.js';
 import { writeJsonAtomic } from '../storage/atomic-json.js';
 import { FileConversationLog } from '../storage/FileConversationLog.js';
+import type { LogWarning } from '../storage/jsonl-log.js';
 import { UsageLedger } from '../storage/usage-ledger.js';
 import { summarizeUsage, type UsageRecord, type UsageSummary } from '../providers/usage-summary.js';
 import type { WorkspacePaths } from '../storage/workspace-paths.js';
@@ -107,10 +108,37 @@ export class Session implements ToolSession {
 
   /** The session's approval requests, decisions and links (`approvals.jsonl`). */
   get approvals(): ApprovalStore {
-    this.approvalStore ??= new ApprovalStore(this.services.paths.approvalsFile(this.id), (warning) =>
-      this.services.events.emit('storage:warning', { ...warning, path: this.services.paths.display(warning.path) }),
+    this.approvalStore ??= new ApprovalStore(
+      this.services.paths.approvalsFile(this.id),
+      (warning) => this.warnStorage(warning),
+      (record) => this.approvalRecorded(record),
     );
     return this.approvalStore;
+  }
+
+  /** Approval events, for the records this process wrote (the durable request before anyone is asked; the one decision). */
+  private approvalRecorded(record: ApprovalRecord): void {
+    const { events } = this.services;
+    if (record.kind === 'request') {
+      if (!events.hasListeners('approval:requested')) return;
+      const { id, batchId, requester, approver, tool, toolUseId, input, reason, chain, conversationId } = record;
+      events.emit('approval:requested', { sessionId: this.id, conversationId, requestId: id, batchId, requester, approver, tool, toolUseId, input, reason, chain });
+    } else if (record.kind === 'decision') {
+      const request = this.approvals.request(record.requestId);
+      if (!request || !events.hasListeners('approval:decided')) return;
+      events.emit('approval:decided', {
+        sessionId: this.id,
+        conversationId: request.conversationId,
+        requestId: record.requestId,
+        requester: request.requester,
+        approver: request.approver,
+        tool: request.tool,
+        decision: record.decision,
+        decidedBy: record.decidedBy,
+        ...(record.reason !== undefined ? { reason: record.reason } : {}),
+        ...(record.always ? { always: true } : {}),
+      });
+    }
   }
 
   answerApprovals(answers: readonly ApprovalAnswer[], decidedBy: string): Promise<AnswerOutcome> {
@@ -175,7 +203,7 @@ export class Session implements ToolSession {
       const { paths } = this.services;
       const log = new FileConversationLog(paths.conversationFile(this.id, id), paths.conversationLock(this.id, id), {
         fsyncEachMessage: this.services.fsync === 'message',
-        onWarning: (warning) => this.services.events.emit('storage:warning', { ...warning, path: paths.display(warning.path) }),
+        onWarning: (warning) => this.warnStorage(warning),
       });
       const ref: ConversationRef = { sessionId: this.id, conversationId: id, initiator: key.initiator, responder: key.responder, name: key.name };
       conversation = new Conversation(ref, log, { ...this.services, pausedOn: (id, unanswered) => this.pausedOn(id, unanswered) });
@@ -239,15 +267,33 @@ export class Session implements ToolSession {
   }
 
   private usageLedger(): UsageLedger {
-    this.ledger ??= new UsageLedger(this.services.paths.usageFile(this.id), (warning) =>
-      this.services.events.emit('storage:warning', { ...warning, path: this.services.paths.display(warning.path) }),
+    this.ledger ??= new UsageLedger(this.services.paths.usageFile(this.id), (warning) => this.warnStorage(warning),
     );
     return this.ledger;
+  }
+
+  /** Renames the session (what `legion sessions` and a UI show). */
+  setTitle(title: string): void {
+    this.meta = { ...this.meta, title };
+    writeJsonAtomic(this.services.paths.sessionFile(this.id), this.meta);
+    this.updated(['title']);
   }
 
   private touch(): void {
     this.meta = { ...this.meta, lastActiveAt: new Date().toISOString() };
     // Only "last active" changes here: atomic (never torn) but not worth an fsync on every message.
     writeJsonAtomic(this.services.paths.sessionFile(this.id), this.meta, { durable: false });
+    this.updated(['lastActiveAt']);
+  }
+
+  private updated(changed: ReadonlyArray<'title' | 'lastActiveAt'>): void {
+    const { events } = this.services;
+    if (!events.hasListeners('session:updated')) return;
+    events.emit('session:updated', { sessionId: this.id, changed, ...(this.meta.title !== undefined ? { title: this.meta.title } : {}), lastActiveAt: this.meta.lastActiveAt });
+  }
+
+  /** A damaged or unreadable file of this session, said with the session it belongs to. */
+  private warnStorage(warning: LogWarning): void {
+    this.services.events.emit('storage:warning', { ...warning, path: this.services.paths.display(warning.path), sessionId: this.id });
   }
 }

@@ -18,6 +18,7 @@ export class SessionStore {
   create(options: { title?: string } = {}): Session {
     const meta = newMeta(options);
     writeJsonAtomic(this.services.paths.sessionFile(meta.id), meta);
+    this.created(meta);
     return this.remember(new Session(meta, this.services));
   }
 
@@ -76,8 +77,12 @@ export class SessionStore {
     const claim = this.services.paths.firstSessionClaim;
     let meta: SessionMeta | undefined = newMeta({});
     if (!writeJsonIfAbsent(claim, meta)) meta = readClaim(claim) ?? newMeta({});
-    writeJsonIfAbsent(this.services.paths.sessionFile(meta.id), meta);
+    if (writeJsonIfAbsent(this.services.paths.sessionFile(meta.id), meta)) this.created(meta);
     return this.get(meta.id);
+  }
+
+  private created(meta: SessionMeta): void {
+    this.services.events.emit('session:created', { sessionId: meta.id, ...(meta.title !== undefined ? { title: meta.title } : {}), createdAt: meta.createdAt });
   }
 
   /** The session file, checked: readable, valid, and naming the folder it is in. */

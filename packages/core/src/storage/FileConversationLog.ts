@@ -149,6 +149,32 @@ export class FileConversationLog implements ConversationLog {
     return messages;
   }
 
+  end(): number {
+    return this.log.endOfLastLine();
+  }
+
+  readSince(position: number): { messages: Message[]; next: number } {
+    const size = this.log.diskSize();
+    if (size === position) return { messages: [], next: position };
+    if (size < position) {
+      // Legion only ever cuts a torn line, which a follower never read past: something else cut or replaced the file.
+      this.warn(size, `the log is shorter (${size} bytes) than where it was followed from (${position}): it was cut or replaced; following on from its end`);
+      return { messages: [], next: this.log.endOfLastLine() };
+    }
+    const version = this.header()?.version ?? CONVERSATION_FORMAT_VERSION;
+    const { lines, end } = this.log.readForward(position, { waitForPartial: true });
+    const messages: Message[] = [];
+    for (const line of lines) {
+      if (!line.text.startsWith(MESSAGE_PREFIX)) {
+        this.checkOther(line);
+        continue;
+      }
+      const message = this.parseMessage(line, version);
+      if (message) messages.push(message);
+    }
+    return { messages, next: end };
+  }
+
   sync(): void {
     this.log.sync();
   }
