@@ -5,6 +5,7 @@ import type { ParticipantInput } from './collective/participant.js';
 import type { Tool } from './tools/tool.js';
 import type { ResolvedConfig } from './config/config-schema.js';
 import { loadConfig, settingsForAgent } from './config/load-config.js';
+import { followSession, type Follower, type FollowOptions } from './conversation/follow-session.js';
 import type { Session } from './conversation/Session.js';
 import { SessionStore } from './conversation/SessionStore.js';
 import { LegionError } from './errors.js';
@@ -63,6 +64,7 @@ export class Legion {
    */
   readonly warnings: string[] = [];
   private entryAgentWarned = false;
+  private readonly followers = new Set<Follower>();
 
   private constructor(
     readonly paths: WorkspacePaths,
@@ -238,8 +240,31 @@ export class Legion {
     return session.send({ from, to: options.to ?? this.entryAgentId(), message, conversation: options.conversation, signal: options.signal });
   }
 
+  /**
+   * Shows work done by other processes on this workspace (a `legion run` in
+   * another terminal) as it happens: what they append to this session's
+   * conversations (the latest session by default, the one `legion run` would
+   * resume) becomes `message:sent` events with `remote: true`. Messages this
+   * Legion appended are not repeated. Starts at the logs' end unless `from`
+   * gives a cursor; call the returned function to stop (close() stops them all).
+   */
+  follow(session?: string | Session, options: FollowOptions = {}): Follower {
+    const id = typeof session === 'string' ? this.sessions.get(session).id : (session ?? this.sessions.resumeOrCreate()).id;
+    const follower = followSession(id, { events: this.events, paths: this.paths }, options);
+    const stop = Object.assign(
+      () => {
+        this.followers.delete(stop);
+        follower();
+      },
+      { sessionId: follower.sessionId, cursor: follower.cursor, check: follower.check },
+    );
+    this.followers.add(stop);
+    return stop;
+  }
+
   /** Stops background processes and MCP servers and closes open logs. */
   async close(): Promise<void> {
+    for (const stop of [...this.followers]) stop();
     this.sessions.close();
     await Promise.all([this.disposeBuiltinTools(), this.tools.dispose()]);
   }

@@ -65,6 +65,7 @@ export { LogEntrySchema } from './conversation/log-entry.js';
 export type { LogEntry } from './conversation/log-entry.js';
 export { ContentBlockSchema, MessageSchema, textOf, toolResultsOf, toolUsesOf } from './conversation/message.js';
 export type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage } from './conversation/message.js';
+export type { Follower, FollowOptions } from './conversation/follow-session.js';
 export { Session } from './conversation/Session.js';
 export type { SessionMessage } from './conversation/Session.js';
 export type { SessionMeta } from './conversation/session-meta.js';
@@ -72,6 +73,7 @@ export { SessionStore } from './conversation/SessionStore.js';
 
 export { EventBus } from './events/EventBus.js';
 export type { ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './events/event-types.js';
+export type { FollowCursor } from './storage/FileLogFollower.js';
 
 export { generate } from './providers/llm-provider.js';
 export type { FinishReason, LLMProvider, ModelRequest, ModelResponse, StreamOptions, StreamPart } from './providers/llm-provider.js';
