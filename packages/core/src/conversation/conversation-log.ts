@@ -17,14 +17,6 @@ export interface ConversationLog {
   context(): Message[];
   /** Messages other processes appended since this log last read or wrote, oldest first. */
   readNew(): Message[];
-  /** Where the log ends now: a position to follow it from. */
-  end(): number;
-  /**
-   * For followers: the messages appended after `position` (from `end()` or an
-   * earlier `next`), oldest first, and the position after them. An entry still
-   * being written is left for the next call. Independent of `readNew`.
-   */
-  readSince(position: number): { messages: Message[]; next: number };
   /** Makes appended entries durable on the disk itself. */
   sync(): void;
   /** Takes the cross-process lock for one turn; false if another holder has it. */
