@@ -1,3 +1,5 @@
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import type { LegionEvent } from './events/event-types.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from './testing/index.js';
@@ -166,5 +168,24 @@ describe('the events a remote UI relies on', () => {
     expect(events.filter((event) => event.type === 'approval:decided')).toMatchObject([
       { requestId, decision: 'rejected', decidedBy: 'user', approver: 'user', requester: 'worker', reason: 'not today', sessionId: session.id },
     ]);
+  });
+
+  it('a warning about a session\'s files names the session', async () => {
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('worker', { delegation: 'none' })],
+      entryAgent: 'worker',
+      scripts: { worker: [{ text: 'hi' }] },
+    });
+    const session = test.legion.sessions.create();
+    await test.legion.send(session, 'hello');
+    appendFileSync(join(test.root, '.legion', 'sessions', session.id, 'conversations', 'user__worker.jsonl'), '{"kind":"message","id":"torn');
+    const reopened = test.reopen();
+    const events: LegionEvent[] = [];
+    reopened.events.onAny((event) => events.push(event));
+    reopened.sessions.get(session.id).conversation({ initiator: 'user', responder: 'worker' }).recent(5);
+    await reopened.close();
+
+    const warnings = events.filter((event) => event.type === 'storage:warning');
+    expect(warnings).toContainEqual(expect.objectContaining({ path: expect.stringMatching(/user__worker\.jsonl$/), sessionId: session.id }));
   });
 });

@@ -60,7 +60,7 @@ export class SessionStore {
         assertSessionId(entry);
         metas.push(this.readMeta(entry));
       } catch (error) {
-        this.services.events.emit('storage:warning', { path: this.services.paths.display(file), offset: 0, problem: `${(error as Error).message} This session is skipped.` });
+        this.services.events.emit('storage:warning', { path: this.services.paths.display(file), offset: 0, problem: `${(error as Error).message} This session is skipped.`, sessionId: entry });
       }
     }
     return metas.sort((a, b) => (a.lastActiveAt === b.lastActiveAt ? (a.id < b.id ? 1 : -1) : a.lastActiveAt < b.lastActiveAt ? 1 : -1));
