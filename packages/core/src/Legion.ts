@@ -20,6 +20,7 @@ import { WorkspacePaths } from './storage/workspace-paths.js';
 import { createCommunicateTool } from './tools/builtin/communicate.js';
 import { createApprovalResponseTool, createListApprovalsTool } from './tools/builtin/approval-tools.js';
 import { ApprovalGate } from './authorization/ApprovalGate.js';
+import type { ApprovalRequestRecord } from './authorization/approval-records.js';
 import { AuthEngine } from './authorization/AuthEngine.js';
 import { registerBuiltinTools, type ProcessRegistry } from './tools/builtin/index.js';
 import { createMcpToolProvider } from './tools/providers/mcp/McpToolProvider.js';
@@ -244,13 +245,24 @@ export class Legion {
    * Shows work done by other processes on this workspace (a `legion run` in
    * another terminal) as it happens: what they append to this session's
    * conversations (the latest session by default, the one `legion run` would
-   * resume) becomes `message:sent` events with `remote: true`. Messages this
-   * Legion appended are not repeated. Starts at the logs' end unless `from`
+   * resume) becomes `message:sent` events, their approval requests and
+   * decisions `approval:requested` / `approval:decided`, all with `remote:
+   * true`. What this Legion appended is not repeated. Starts at the logs' end unless `from`
    * gives a cursor; call the returned function to stop (close() stops them all).
    */
   follow(session?: string | Session, options: FollowOptions = {}): Follower {
-    const id = typeof session === 'string' ? this.sessions.get(session).id : (session ?? this.sessions.resumeOrCreate()).id;
-    const follower = followSession(id, { events: this.events, paths: this.paths }, options);
+    const followed = typeof session === 'string' ? this.sessions.get(session) : (session ?? this.sessions.resumeOrCreate());
+    const id = followed.id;
+    // The session is looked up again for each decision: a closed or released Session reopens its logs on use.
+    const requestOf = (requestId: string): ApprovalRequestRecord | undefined => {
+      try {
+        return this.sessions.get(id).approvals.request(requestId);
+      } catch {
+        // The session is gone (removed by hand): a decision without its request is no event.
+        return undefined;
+      }
+    };
+    const follower = followSession(id, { events: this.events, paths: this.paths, requestOf }, options);
     const stop = Object.assign(
       () => {
         this.followers.delete(stop);

@@ -3,7 +3,7 @@ import type { Collective } from '../collective/Collective.js';
 import { LegionError, ParticipantNotFoundError } from '../errors.js';
 import type { ConversationRef } from '../events/event-types.js';
 import type { ApprovalFrame, SendRequest, TurnResult } from '../runtime/turn.js';
-import type { ApprovalAnswer, ApprovalRecord, ApprovalView } from '../authorization/approval-records.js';
+import type { ApprovalAnswer, ApprovalView } from '../authorization/approval-records.js';
 import { ApprovalStore } from '../authorization/ApprovalStore.js';
 import { answerApprovals } from '../authorization/answer-approvals.js';
 import { unansweredToolUses } from '../runtime/tool-phase.js';
@@ -14,6 +14,7 @@ import { UsageLedger } from '../storage/usage-ledger.js';
 import { summarizeUsage, type UsageRecord, type UsageSummary } from '../providers/usage-summary.js';
 import type { WorkspacePaths } from '../storage/workspace-paths.js';
 import type { AnswerOutcome, ToolSession } from '../tools/tool.js';
+import { emitApprovalRecord } from './approval-events.js';
 import { Conversation, type ConversationServices } from './Conversation.js';
 import { conversationId, parseConversationId } from './conversation-id.js';
 import type { Message, ToolUseBlock } from './message.js';
@@ -113,34 +114,10 @@ export class Session implements ToolSession {
     this.approvalStore ??= new ApprovalStore(
       this.services.paths.approvalsFile(this.id),
       (warning) => this.warnStorage(warning),
-      (record) => this.approvalRecorded(record),
+      // Events for the records this process writes: the durable request before anyone is asked, the one decision.
+      (record) => emitApprovalRecord(this.services.events, this.id, record, (id) => this.approvals.request(id)),
     );
     return this.approvalStore;
-  }
-
-  /** Approval events, for the records this process wrote (the durable request before anyone is asked; the one decision). */
-  private approvalRecorded(record: ApprovalRecord): void {
-    const { events } = this.services;
-    if (record.kind === 'request') {
-      if (!events.hasListeners('approval:requested')) return;
-      const { id, batchId, requester, approver, tool, toolUseId, input, reason, chain, conversationId } = record;
-      events.emit('approval:requested', { sessionId: this.id, conversationId, requestId: id, batchId, requester, approver, tool, toolUseId, input, reason, chain });
-    } else if (record.kind === 'decision') {
-      const request = this.approvals.request(record.requestId);
-      if (!request || !events.hasListeners('approval:decided')) return;
-      events.emit('approval:decided', {
-        sessionId: this.id,
-        conversationId: request.conversationId,
-        requestId: record.requestId,
-        requester: request.requester,
-        approver: request.approver,
-        tool: request.tool,
-        decision: record.decision,
-        decidedBy: record.decidedBy,
-        ...(record.reason !== undefined ? { reason: record.reason } : {}),
-        ...(record.always ? { always: true } : {}),
-      });
-    }
   }
 
   answerApprovals(answers: readonly ApprovalAnswer[], decidedBy: string): Promise<AnswerOutcome> {

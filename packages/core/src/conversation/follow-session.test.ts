@@ -1,8 +1,10 @@
 import { appendFileSync, mkdirSync, truncateSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LegionEvents } from '../events/event-types.js';
+import { z } from 'zod';
+import type { LegionEvent, LegionEvents } from '../events/event-types.js';
 import type { Legion } from '../Legion.js';
-import { createTestLegion, mockParticipant, userParticipant, type TestLegion } from '../testing/index.js';
+import { agentParticipant, createTestLegion, mockParticipant, userParticipant, type TestLegion } from '../testing/index.js';
+import { defineTool } from '../tools/tool.js';
 
 type Sent = LegionEvents['message:sent'] & { seq: number };
 type Warning = LegionEvents['storage:warning'];
@@ -194,5 +196,86 @@ describe('following the conversation logs that another process appends to', () =
     appendFileSync(join(conversations, 'user__echo__ok.jsonl'), line('x-3', 'user', 'after close'));
     follower.check();
     expect(sent.remote()).toHaveLength(2);
+  });
+
+  it('tells another process\'s approval requests and decisions too, and not this process\'s own again', async () => {
+    const touchTool = defineTool({
+      name: 'touch_thing',
+      description: 'Touches a thing',
+      effect: 'write',
+      inputSchema: z.object({ thing: z.string() }),
+      async execute(input) {
+        return { status: 'success', data: `touched ${input.thing}` };
+      },
+    });
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('worker', { delegation: 'none' })],
+      entryAgent: 'worker',
+      scripts: {
+        worker: [
+          { toolCalls: [{ id: 't1', name: 'touch_thing', input: { thing: 'door' } }] },
+          { text: 'done' },
+          { toolCalls: [{ id: 't2', name: 'touch_thing', input: { thing: 'window' } }] },
+          { text: 'done again' },
+        ],
+      },
+    });
+    other = test.reopen();
+    for (const legion of [test.legion, other]) legion.tools.register(touchTool);
+    const session = test.legion.sessions.create();
+    const heard: LegionEvent[] = [];
+    test.legion.events.onAny((event) => {
+      if (event.type.startsWith('approval:')) heard.push(event);
+    });
+    const follower = test.legion.follow(session.id);
+
+    const theirs = await other.send(other.sessions.get(session.id), 'go');
+    const theirId = theirs.status === 'approval_required' ? theirs.requests[0]!.id : 'missing';
+    follower.check();
+    expect(heard).toEqual([
+      {
+        type: 'approval:requested',
+        seq: expect.any(Number),
+        sessionId: session.id,
+        conversationId: 'user__worker',
+        requestId: theirId,
+        batchId: expect.any(String),
+        requester: 'worker',
+        approver: 'user',
+        tool: 'touch_thing',
+        toolUseId: 't1',
+        input: { thing: 'door' },
+        reason: expect.any(String),
+        chain: ['user'],
+        remote: true,
+      },
+    ]);
+    await other.sessions.get(session.id).answerApprovals([{ id: theirId, decision: 'approve', reason: 'go ahead' }], 'user');
+    follower.check();
+    expect(heard[1]).toEqual({
+      type: 'approval:decided',
+      seq: expect.any(Number),
+      sessionId: session.id,
+      conversationId: 'user__worker',
+      requestId: theirId,
+      requester: 'worker',
+      approver: 'user',
+      tool: 'touch_thing',
+      decision: 'approved',
+      decidedBy: 'user',
+      reason: 'go ahead',
+      remote: true,
+    });
+
+    // This process's own request and decision: told once, when it wrote them.
+    const mine = await test.legion.send(session, 'again');
+    const myId = mine.status === 'approval_required' ? mine.requests[0]!.id : 'missing';
+    await session.answerApprovals([{ id: myId, decision: 'reject' }], 'user');
+    follower.check();
+    expect(heard.slice(2).map((event) => [event.type, 'requestId' in event ? event.requestId : '', 'remote' in event ? event.remote : undefined])).toEqual([
+      ['approval:requested', myId, undefined],
+      ['approval:decided', myId, undefined],
+    ]);
+    test.assertScriptsDone();
   });
 });

@@ -1,7 +1,9 @@
+import { ApprovalRecordSchema, type ApprovalRequestRecord } from '../authorization/approval-records.js';
 import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
 import { FileLogFollower, type FollowCursor } from '../storage/FileLogFollower.js';
 import type { WorkspacePaths } from '../storage/workspace-paths.js';
+import { emitApprovalRecord } from './approval-events.js';
 import { parseConversationId } from './conversation-id.js';
 import type { Message } from './message.js';
 
@@ -31,18 +33,36 @@ const OWN_LIMIT = 10_000;
 
 /**
  * Turns messages another process appends to a session's conversation logs
- * into `message:sent` events (marked `remote`) on this process's bus.
- * Messages this process appended (it emitted their events itself) are skipped.
+ * into `message:sent` events, and its approval requests and decisions into
+ * `approval:requested` / `approval:decided`, all marked `remote`, on this
+ * process's bus. What this process appended (it emitted those events itself)
+ * is skipped.
  */
-export function followSession(sessionId: string, services: { events: EventBus; paths: WorkspacePaths }, options: FollowOptions = {}): Follower {
+export function followSession(
+  sessionId: string,
+  services: { events: EventBus; paths: WorkspacePaths; requestOf: (requestId: string) => ApprovalRequestRecord | undefined },
+  options: FollowOptions = {},
+): Follower {
   const { events, paths } = services;
   // Appends of this process: their events were emitted when they were written (before the follower reads them).
   const own = new Set<string>();
-  const stopOwn = events.on('message:sent', (event) => {
-    if (event.sessionId !== sessionId || event.remote) return;
-    own.add(event.message.id);
+  const remember = (key: string): void => {
+    own.add(key);
     if (own.size > OWN_LIMIT) own.delete(own.values().next().value!);
-  });
+  };
+  const ownEvents = [
+    events.on('message:sent', (event) => {
+      if (event.sessionId === sessionId && !event.remote) remember(event.message.id);
+    }),
+    events.on('approval:requested', (event) => {
+      if (event.sessionId === sessionId && !event.remote) remember(`request ${event.requestId}`);
+    }),
+    events.on('approval:decided', (event) => {
+      if (event.sessionId === sessionId && !event.remote) remember(`decision ${event.requestId}`);
+    }),
+  ];
+  // Requests read from the log: a decision that follows is told with its request without reading the log again.
+  const requests = new Map<string, ApprovalRequestRecord>();
   const refs = new Map<string, ConversationRef | undefined>();
   const warn = (path: string, offset: number, problem: string): void => events.emit('storage:warning', { path: paths.display(path), offset, problem, sessionId });
   const refOf = (conversationId: string): ConversationRef | undefined => {
@@ -70,11 +90,24 @@ export function followSession(sessionId: string, services: { events: EventBus; p
         events.emit('message:sent', { ...ref, message, author: authorOf(ref, message), remote: true });
       }
     },
+    approvalsFile: paths.approvalsFile(sessionId),
+    onApprovalRecords: (values) => {
+      for (const value of values) {
+        const parsed = ApprovalRecordSchema.safeParse(value);
+        // A record of a newer format, or damaged: the approvals store says so when it loads the log.
+        if (!parsed.success) continue;
+        const record = parsed.data;
+        if (record.kind === 'request') requests.set(record.id, record);
+        const key = record.kind === 'request' ? `request ${record.id}` : record.kind === 'decision' ? `decision ${record.requestId}` : undefined;
+        if (key === undefined || own.delete(key)) continue;
+        emitApprovalRecord(events, sessionId, record, (id) => requests.get(id) ?? services.requestOf(id), true);
+      }
+    },
     onWarning: (warning) => warn(warning.path, warning.offset, warning.problem),
   });
   const stop = (): void => {
     follower.close();
-    stopOwn();
+    for (const off of ownEvents) off();
   };
   return Object.assign(stop, { sessionId, cursor: () => follower.cursor(), check: () => follower.check() });
 }

@@ -60,7 +60,8 @@ export interface LegionEvents {
    * A tool call was recorded as waiting for someone's approval (durably, in the
    * session's approvals log), before anyone is asked. `requester` is the
    * participant whose tool call it is; `approver` the one up the chain who is
-   * asked. Calls of one model response share a `batchId`.
+   * asked. Calls of one model response share a `batchId`. `remote` is set
+   * when a log follower read it from another process's approvals log.
    */
   'approval:requested': {
     sessionId: string;
@@ -74,11 +75,13 @@ export interface LegionEvents {
     input: unknown;
     reason: string;
     chain: readonly string[];
+    remote?: true | undefined;
   };
   /**
    * A decision on an approval request was recorded — the only one it will get
    * (of racing deciders, in any process, one wins). `decidedBy` is who decided;
-   * `approver` is who was asked (a user may step in for an agent).
+   * `approver` is who was asked (a user may step in for an agent). `remote`:
+   * another process decided, and a log follower read it.
    */
   'approval:decided': {
     sessionId: string;
@@ -92,6 +95,7 @@ export interface LegionEvents {
     reason?: string | undefined;
     /** The tool was allowed to this requester for the rest of the session. */
     always?: boolean | undefined;
+    remote?: true | undefined;
   };
   /** A session was created (by `sessions.create`, or the first `resumeOrCreate` of a workspace). */
   'session:created': { sessionId: string; title?: string | undefined; createdAt: string };

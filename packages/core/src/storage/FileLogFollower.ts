@@ -1,42 +1,52 @@
 import { existsSync, readdirSync, watch, type FSWatcher } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Message } from '../conversation/message.js';
 import { FileConversationLog } from './FileConversationLog.js';
-import type { LogWarning } from './jsonl-log.js';
+import { JsonlLog, type LogWarning } from './jsonl-log.js';
 
-/** Where a follower is in each conversation log, by conversation id: give it back to follow on without a gap. */
+/**
+ * Where a follower is in each log, by conversation id (and `approvals` for
+ * the approvals log, a key no conversation id can be): give it back to follow
+ * on without a gap.
+ */
 export type FollowCursor = Readonly<Record<string, number>>;
 
 export interface FileLogFollowerOptions {
   /** A session's `conversations/` directory (it may not exist yet). */
   directory: string;
+  /** The session's approvals log, followed too when given (it sits beside `directory`). */
+  approvalsFile?: string | undefined;
   /**
    * `end` (default): what the logs hold now is history, only later appends
-   * are reported. A cursor: everything after it; a conversation the cursor
-   * does not name (it began later) is read from its start.
+   * are reported. A cursor: everything after it; a log the cursor does not
+   * name (it began later) is read from its start.
    */
   from?: 'end' | FollowCursor | undefined;
   /** Fallback for file systems whose change notifications do not arrive (network mounts); default 500 ms. */
   pollMs?: number | undefined;
-  /** Which logs to read (default: all); one left out is never opened. */
+  /** Which conversation logs to read (default: all); one left out is never opened. */
   include?: ((conversationId: string) => boolean) | undefined;
   onMessages: (conversationId: string, messages: Message[]) => void;
+  /** The approvals log's new lines, parsed as JSON (not yet checked against a schema). */
+  onApprovalRecords?: ((records: unknown[]) => void) | undefined;
   onWarning: (warning: LogWarning) => void;
 }
 
 const SUFFIX = '.jsonl';
+const APPROVALS = 'approvals';
 
 /**
- * Reads what other processes append to a session's conversation logs, as it
- * is appended: change notifications on the directory (fs.watch), with a poll
- * as a fallback. A log that appears later is read from its start; an entry
- * still being written waits for its newline. Never writes, never locks.
+ * Reads what other processes append to a session's logs, as it is appended:
+ * change notifications (fs.watch) on the conversations directory and the
+ * session directory, with a poll as a fallback. A log that appears later is
+ * read from its start; a line still being written waits for its newline.
+ * Never writes, never locks.
  */
 export class FileLogFollower {
   private readonly logs = new Map<string, { log: FileConversationLog; position: number }>();
-  private watcher: FSWatcher | undefined;
-  /** Watching the parent until the directory exists. */
-  private watchingParent = false;
+  private readonly approvals: { log: JsonlLog; position: number } | undefined;
+  private conversationsWatcher: FSWatcher | undefined;
+  private sessionWatcher: FSWatcher | undefined;
   private readonly failed = new Set<string>();
   private readonly timer: NodeJS.Timeout;
   private closed = false;
@@ -47,6 +57,10 @@ export class FileLogFollower {
       if (options.include && !options.include(id)) continue;
       const log = this.open(id);
       this.logs.set(id, { log, position: from === 'end' ? log.end() : (from[id] ?? 0) });
+    }
+    if (options.approvalsFile) {
+      const log = new JsonlLog(options.approvalsFile);
+      this.approvals = { log, position: from === 'end' ? log.endOfLastLine() : (from[APPROVALS] ?? 0) };
     }
     this.watch();
     this.timer = setInterval(() => this.check(), options.pollMs ?? 500);
@@ -59,26 +73,29 @@ export class FileLogFollower {
   cursor(): FollowCursor {
     const cursor: Record<string, number> = {};
     for (const [id, { position }] of this.logs) cursor[id] = position;
+    if (this.approvals) cursor[APPROVALS] = this.approvals.position;
     return cursor;
   }
 
-  /** Reads every log for appends now (the watcher and the poll call this too). */
-  check(only?: string): void {
+  /** Reads every log for appends now (the watchers and the poll call this too). */
+  check(): void {
     if (this.closed) return;
-    const ids = only !== undefined ? [only] : this.conversationIds();
-    // Notifications stopped (or the directory has appeared since): watch again.
-    if (!this.watcher || (this.watchingParent && existsSync(this.options.directory))) this.watch();
-    for (const id of ids) this.read(id);
+    this.watch();
+    this.readApprovals();
+    for (const id of this.conversationIds()) this.read(id);
   }
 
   close(): void {
     this.closed = true;
     clearInterval(this.timer);
-    this.watcher?.close();
-    this.watcher = undefined;
+    this.conversationsWatcher?.close();
+    this.sessionWatcher?.close();
+    this.conversationsWatcher = undefined;
+    this.sessionWatcher = undefined;
   }
 
   private read(id: string): void {
+    if (this.closed) return;
     let entry = this.logs.get(id);
     if (!entry) {
       if (this.options.include && !this.options.include(id)) return;
@@ -89,20 +106,52 @@ export class FileLogFollower {
     try {
       read = entry.log.readSince(entry.position);
     } catch (error) {
-      // A log this Legion cannot read (written by a newer one, unreadable): said once, never thrown into a watcher.
-      const problem = `not followed: ${error instanceof Error ? error.message : String(error)}`;
-      if (!this.failed.has(`${id}\u0000${problem}`)) {
-        this.failed.add(`${id}\u0000${problem}`);
-        this.options.onWarning({ path: entry.log.path, offset: entry.position, problem });
-      }
+      this.failedOnce(entry.log.path, entry.position, error);
       return;
     }
     entry.position = read.next;
     if (read.messages.length > 0) this.options.onMessages(id, read.messages);
   }
 
+  private readApprovals(): void {
+    const approvals = this.approvals;
+    if (!approvals || this.closed) return;
+    try {
+      const size = approvals.log.diskSize();
+      if (size === approvals.position) return;
+      if (size < approvals.position) {
+        // Records are only ever appended: something else cut or replaced the file.
+        this.options.onWarning({ path: approvals.log.path, offset: size, problem: `the log is shorter (${size} bytes) than where it was followed from (${approvals.position}): it was cut or replaced; following on from its end` });
+        approvals.position = approvals.log.endOfLastLine();
+        return;
+      }
+      const { lines, end } = approvals.log.readForward(approvals.position, { waitForPartial: true });
+      approvals.position = end;
+      const records: unknown[] = [];
+      for (const line of lines) {
+        try {
+          records.push(JSON.parse(line.text));
+        } catch {
+          this.options.onWarning({ path: approvals.log.path, offset: line.offset, problem: 'skipped a line that is not JSON' });
+        }
+      }
+      if (records.length > 0) this.options.onApprovalRecords?.(records);
+    } catch (error) {
+      this.failedOnce(approvals.log.path, approvals.position, error);
+    }
+  }
+
+  /** A log this Legion cannot read (written by a newer one, unreadable): said once, never thrown into a watcher. */
+  private failedOnce(path: string, offset: number, error: unknown): void {
+    const problem = `not followed: ${error instanceof Error ? error.message : String(error)}`;
+    const key = `${path}\u0000${problem}`;
+    if (this.failed.has(key)) return;
+    this.failed.add(key);
+    this.options.onWarning({ path, offset, problem });
+  }
+
   private open(id: string): FileConversationLog {
-    const path = `${this.options.directory}/${id}${SUFFIX}`;
+    const path = join(this.options.directory, `${id}${SUFFIX}`);
     // The lock path is never used: a follower reads without locking.
     return new FileConversationLog(path, `${path}.follower-never-locks`, { onWarning: this.options.onWarning });
   }
@@ -119,36 +168,37 @@ export class FileLogFollower {
   }
 
   /**
-   * Watches the directory, or — before the session's first conversation has
-   * created it — its parent, until it appears.
+   * Watches what is not watched yet: the session directory (the approvals
+   * log, and the conversations directory appearing) and the conversations
+   * directory once it exists. A watcher that fails is dropped; the poll
+   * watches again.
    */
   private watch(): void {
     const { directory } = this.options;
-    this.watcher?.close();
-    this.watcher = undefined;
-    this.watchingParent = false;
-    try {
-      this.watcher = watch(directory, { persistent: false }, (_event, file) => {
-        const name = file?.toString();
-        if (name?.endsWith(SUFFIX)) this.check(name.slice(0, -SUFFIX.length));
+    this.sessionWatcher ??= this.tryWatch(dirname(directory), (file) => {
+      if (file === basename(directory)) this.check();
+      else if (this.options.approvalsFile && file === basename(this.options.approvalsFile)) this.readApprovals();
+    }, () => (this.sessionWatcher = undefined));
+    if (!this.conversationsWatcher && existsSync(directory)) {
+      this.conversationsWatcher = this.tryWatch(directory, (file) => {
+        if (file?.endsWith(SUFFIX)) this.read(file.slice(0, -SUFFIX.length));
         else this.check();
-      });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return;
-      try {
-        this.watcher = watch(dirname(directory), { persistent: false }, (_event, file) => {
-          if (file?.toString() === basename(directory)) this.check();
-        });
-        this.watchingParent = true;
-      } catch {
-        // No notifications here: the poll still reads.
-        return;
-      }
+      }, () => (this.conversationsWatcher = undefined));
     }
-    // Notification watchers can fail later (the directory was removed): fall back to the poll, which re-watches.
-    this.watcher?.on('error', () => {
-      this.watcher?.close();
-      this.watcher = undefined;
+  }
+
+  private tryWatch(path: string, onChange: (file: string | undefined) => void, onFail: () => void): FSWatcher | undefined {
+    let watcher: FSWatcher;
+    try {
+      watcher = watch(path, { persistent: false }, (_event, file) => onChange(file?.toString()));
+    } catch {
+      // No notifications here (yet): the poll still reads.
+      return undefined;
+    }
+    watcher.on('error', () => {
+      watcher.close();
+      onFail();
     });
+    return watcher;
   }
 }
