@@ -1,4 +1,4 @@
-import type { ApprovalRecord, ApprovalRequestRecord } from '../authorization/approval-records.js';
+import type { ApprovalRecord, ApprovalRequestRecord } from '../storage/approval-records.js';
 import type { EventBus } from '../events/EventBus.js';
 
 /**

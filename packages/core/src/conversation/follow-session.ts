@@ -1,11 +1,11 @@
-import { ApprovalRecordSchema, type ApprovalRequestRecord } from '../authorization/approval-records.js';
+import { ApprovalRecordSchema, type ApprovalRequestRecord } from '../storage/approval-records.js';
 import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
 import { FileLogFollower, type FollowCursor } from '../storage/FileLogFollower.js';
 import type { WorkspacePaths } from '../storage/workspace-paths.js';
 import { emitApprovalRecord } from './approval-events.js';
 import { parseConversationId } from './conversation-id.js';
-import type { Message } from './message.js';
+import type { Message } from '../message.js';
 
 export interface FollowOptions {
   /**

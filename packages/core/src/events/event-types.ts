@@ -1,4 +1,4 @@
-import type { Message, ToolResultBlock, ToolUseBlock, Usage } from '../conversation/message.js';
+import type { Message, ToolResultBlock, ToolUseBlock, Usage } from '../message.js';
 
 /** Where a conversation event happened: the session, and which conversation in it. */
 export interface ConversationRef {

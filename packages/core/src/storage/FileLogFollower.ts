@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Message } from '../conversation/message.js';
+import type { Message } from '../message.js';
 import { FileConversationLog } from './FileConversationLog.js';
 import { JsonlLog, type LogWarning } from './jsonl-log.js';
 
