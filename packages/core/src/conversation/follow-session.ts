@@ -61,7 +61,7 @@ export function followSession(
       if (event.sessionId === sessionId && !event.remote) remember(`decision ${event.requestId}`);
     }),
   ];
-  // Requests read from the log: a decision that follows is told with its request without reading the log again.
+  // Requests read from the log and not decided yet: a decision is told with its request without reading the log again.
   const requests = new Map<string, ApprovalRequestRecord>();
   const refs = new Map<string, ConversationRef | undefined>();
   const warn = (path: string, offset: number, problem: string): void => events.emit('storage:warning', { path: paths.display(path), offset, problem, sessionId });
@@ -99,8 +99,9 @@ export function followSession(
         const record = parsed.data;
         if (record.kind === 'request') requests.set(record.id, record);
         const key = record.kind === 'request' ? `request ${record.id}` : record.kind === 'decision' ? `decision ${record.requestId}` : undefined;
-        if (key === undefined || own.delete(key)) continue;
-        emitApprovalRecord(events, sessionId, record, (id) => requests.get(id) ?? services.requestOf(id), true);
+        if (key !== undefined && !own.delete(key)) emitApprovalRecord(events, sessionId, record, (id) => requests.get(id) ?? services.requestOf(id), true);
+        // A request gets one decision: after it, the request is not needed here any more.
+        if (record.kind === 'decision') requests.delete(record.requestId);
       }
     },
     onWarning: (warning) => warn(warning.path, warning.offset, warning.problem),
