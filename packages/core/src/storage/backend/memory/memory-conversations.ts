@@ -121,21 +121,22 @@ export class MemoryConversations implements ConversationLogs {
       return { acquired: false, holder: { owner: current.owner, expiresAt: new Date(current.expiresAtMs).toISOString() } };
     }
     const token = randomBytes(8).toString('hex');
-    this.store.leases.set(key, { owner, expiresAtMs: this.now() + options.ttlMs, token, processId: this.processId });
+    let expiresAtMs = this.now() + options.ttlMs;
+    this.store.leases.set(key, { owner, expiresAtMs, token, processId: this.processId });
     this.held.set(token, key);
-    const leases = this.store.leases;
     const lease: Lease = {
       owner,
       get expiresAt() {
-        return new Date(leases.get(key)?.token === token ? (leases.get(key)?.expiresAtMs ?? 0) : 0).toISOString();
+        return new Date(expiresAtMs).toISOString();
       },
       renew: async () => {
-        const record = leases.get(key);
+        const record = this.store.leases.get(key);
         if (record?.token !== token) {
           this.held.delete(token);
           throw new LeaseLostError(`conversation ${address.conversationId} of session ${address.sessionId}`, owner);
         }
-        record.expiresAtMs = this.now() + options.ttlMs;
+        expiresAtMs = this.now() + options.ttlMs;
+        record.expiresAtMs = expiresAtMs;
       },
       release: async () => this.release(token),
     };
