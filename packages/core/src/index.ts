@@ -90,7 +90,8 @@ export type { ProviderConstructor, ProviderSettings } from './providers/Provider
 export { AgentRuntime } from './runtime/AgentRuntime.js';
 export { MockRuntime } from './runtime/MockRuntime.js';
 export { RuntimeRegistry } from './runtime/RuntimeRegistry.js';
-export type { ApprovalFrame, ParticipantRuntime, RuntimeOutcome, SendRequest, TurnContext, TurnConversation, TurnResult } from './runtime/turn.js';
+export type { ParticipantRuntime, PausedOnApprovals, RuntimeOutcome, SendRequest, TurnContext, TurnConversation, TurnResult } from './runtime/turn.js';
+export { DelegationFrameSchema, waitingParticipants, type DelegationFrame } from './conversation/delegation-frame.js';
 
 export { FileLock } from './storage/file-lock.js';
 export { JsonlLog } from './storage/jsonl-log.js';

@@ -126,8 +126,8 @@ describe('approvals up the communication chain', () => {
     test.legion.tools.register(writeNoteTool(test.root));
     const session = test.legion.sessions.create();
     const paused = await test.legion.send(session, 'go');
-    expect(paused.status).toBe('approval_required');
-    const requests = paused.status === 'approval_required' ? paused.requests : [];
+    expect(paused.status).toBe('paused');
+    const requests = paused.status === 'paused' ? paused.requests : [];
     expect(requests).toMatchObject([{ requester: 'developer', approver: 'user', tool: 'write_note' }]);
     // A new message to a paused conversation is refused with what to do about it.
     await expect(test.legion.send(session, 'hello?')).rejects.toThrow(/paused until an approval is answered: apr_.*legion approvals/);
@@ -204,7 +204,7 @@ describe('approvals up the communication chain', () => {
     test.legion.tools.register(writeNoteTool(test.root));
     const session = test.legion.sessions.create();
     const paused = await test.legion.send(session, 'go');
-    const id = paused.status === 'approval_required' ? paused.requests[0]!.id : '';
+    const id = paused.status === 'paused' ? paused.requests[0]!.id : '';
     expect(id).toMatch(/^apr_/);
 
     const unknown = await session.answerApprovals([{ id: 'apr_nope', decision: 'approve' }], 'user');
@@ -237,8 +237,8 @@ describe('approvals up the communication chain', () => {
     test.legion.tools.register(writeNoteTool(test.root));
     const session = test.legion.sessions.create();
     const paused = await test.legion.send(session, 'go', { to: 'developer' });
-    expect(paused.status).toBe('approval_required');
-    const request = paused.status === 'approval_required' ? paused.requests[0]! : undefined;
+    expect(paused.status).toBe('paused');
+    const request = paused.status === 'paused' ? paused.requests[0]! : undefined;
     expect(request).toMatchObject({ requester: 'developer', approver: 'user' });
 
     // From a side conversation, through the tool the model would use.

@@ -4,11 +4,12 @@ import { ConversationBusyError, errorMessage, LegionError } from '../errors.js';
 import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
 import type { RuntimeRegistry } from '../runtime/RuntimeRegistry.js';
-import type { ApprovalFrame, RuntimeOutcome, TurnContext, TurnConversation, TurnResult } from '../runtime/turn.js';
+import type { RuntimeOutcome, TurnContext, TurnConversation, TurnResult } from '../runtime/turn.js';
 import { unansweredToolUses } from '../runtime/tool-phase.js';
 import type { ApprovalView } from '../authorization/approval-records.js';
 import type { ToolSession } from '../tools/tool.js';
 import type { ConversationLog } from './conversation-log.js';
+import { waitingParticipants, type DelegationFrame } from './delegation-frame.js';
 import { CONVERSATION_FORMAT_VERSION } from './log-entry.js';
 import type { Message, ToolUseBlock } from './message.js';
 
@@ -29,11 +30,11 @@ export interface ConversationSendOptions {
   from: Participant;
   to: Participant;
   text: string;
-  chain: readonly string[];
+  /** Who waits on this turn, outermost first, ending with the sender. */
+  frames: readonly DelegationFrame[];
   session: ToolSession;
   signal?: AbortSignal | undefined;
   ifBusy: 'wait' | 'fail';
-  frames?: readonly ApprovalFrame[] | undefined;
 }
 
 /**
@@ -104,7 +105,7 @@ export class Conversation implements TurnConversation {
     const release = await this.acquire(options);
     const started = performance.now();
     const events = this.services.events;
-    const chain = [...options.chain, options.from.id];
+    const chain = waitingParticipants(options.frames);
     try {
       this.prepareTurn(incoming !== undefined);
       events.emit('turn:start', { ...this.ref, participantId: options.to.id, chain });
@@ -116,8 +117,7 @@ export class Conversation implements TurnConversation {
           participant: options.to,
           message,
           conversation: this,
-          chain,
-          frames: options.frames ?? [],
+          frames: options.frames,
           session: options.session,
           signal: options.signal ?? new AbortController().signal,
           events,
@@ -152,10 +152,10 @@ export class Conversation implements TurnConversation {
       if (!outcome.message) this.append({ role: 'assistant', content: [{ type: 'text', text: outcome.reply }] }, responder);
       return { status: 'success', reply: outcome.reply, message: outcome.message, ...(outcome.truncated ? { truncated: true } : {}), conversationId: this.id };
     }
-    if (outcome.status === 'approval_required') {
+    if (outcome.status === 'paused') {
       const ids = outcome.requests.map((request) => request.id).join(', ');
       this.log.appendNote({ kind: 'note', level: 'info', code: 'approval_required', text: `paused until approvals are answered: ${ids}`, at });
-      return { status: 'approval_required', requests: outcome.requests, conversationId: this.id };
+      return { status: 'paused', requests: outcome.requests, conversationId: this.id };
     }
     this.log.appendNote({ kind: 'note', level: 'error', code: outcome.code, text: outcome.error, at });
     this.services.events.emit('error:raised', { scope: `turn of ${responder}`, message: outcome.error, code: outcome.code, participantId: responder, sessionId: this.ref.sessionId });

@@ -12,7 +12,9 @@ import type { ProviderFactory } from '../providers/ProviderFactory.js';
 import { toolDefinition, type Tool } from '../tools/tool.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
 import { COMMUNICATE_TOOL_NAME } from '../tools/builtin/communicate.js';
+import { waitingParticipants } from '../conversation/delegation-frame.js';
 import { linkedSignal } from './linked-signal.js';
+import { buildModelRequest, type ModelRequestSource } from './model-request.js';
 import { resumeToolPhase, runToolPhase, unansweredToolUses, type ToolPhaseResult, type ToolPhaseServices } from './tool-phase.js';
 import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from './turn.js';
 
@@ -50,12 +52,12 @@ export class AgentRuntime implements ParticipantRuntime {
     await this.services.tools.ready();
     const tools = this.toolsFor(agent);
     const phase = { turn, agent, tools, defaultTimeoutMs: limits.toolTimeoutMs, services: this.services, workspaceRoot: this.services.workspaceRoot };
-    const request = {
+    const context: ModelRequestSource = {
       system: buildSystemPrompt(agent, collective),
-      messages: turn.conversation.history(),
       tools: [...tools.values()].map(toolDefinition),
       maxTokens: model.maxTokens,
       temperature: model.temperature,
+      history: () => turn.conversation.history(),
     };
     const streamText = turn.events.hasListeners('text:delta')
       ? (text: string) => turn.events.emit('text:delta', { ...turn.conversation.ref, participantId: agent.id, text })
@@ -75,7 +77,7 @@ export class AgentRuntime implements ParticipantRuntime {
       let response: ModelResponse;
       const call = linkedSignal(turn.signal);
       try {
-        response = await generate(provider, request, {
+        response = await generate(provider, buildModelRequest(context), {
           signal: call.signal,
           onTextDelta: streamText,
           onRetry: (retry) => turn.events.emit('provider:retry', { ...turn.conversation.ref, participantId: agent.id, provider: provider.name, model: provider.model, ...retry }),
@@ -127,7 +129,7 @@ export class AgentRuntime implements ParticipantRuntime {
   /** Appends the results that are in; if calls still wait on approvals, the turn pauses here. */
   private settle(turn: TurnContext, agentId: string, phase: ToolPhaseResult): RuntimeOutcome | undefined {
     if (phase.results.length > 0) turn.conversation.append({ role: 'user', content: phase.results satisfies ToolResultBlock[] }, agentId);
-    return phase.paused.length > 0 ? { status: 'approval_required', requests: phase.paused } : undefined;
+    return phase.paused.length > 0 ? { status: 'paused', requests: phase.paused } : undefined;
   }
 
   private recordUsage(turn: TurnContext, participantId: string, providerName: string, model: string, usage: Usage): void {
@@ -137,7 +139,7 @@ export class AgentRuntime implements ParticipantRuntime {
       at: new Date().toISOString(),
       participantId,
       conversationId: turn.conversation.ref.conversationId,
-      chain: [...turn.chain],
+      chain: waitingParticipants(turn.frames),
       provider: providerName,
       model,
       usage,

@@ -1,5 +1,6 @@
 import type { Participant } from '../collective/participant.js';
 import type { Message } from '../conversation/message.js';
+import type { DelegationFrame } from '../conversation/delegation-frame.js';
 import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
 import type { ToolSession } from '../tools/tool.js';
@@ -12,19 +13,25 @@ export interface SendRequest {
   message: string;
   /** Names a parallel conversation between the same two participants. */
   conversation?: string | undefined;
-  /** Participants already waiting on this request, outermost first (not including `from`). */
-  chain?: readonly string[] | undefined;
   signal?: AbortSignal | undefined;
   /** `wait` queues behind a running turn; `fail` returns a busy error at once. */
   ifBusy?: 'wait' | 'fail' | undefined;
-  /** The communicate calls waiting on this message, outermost first (set by communicate). */
-  frames?: readonly ApprovalFrame[] | undefined;
+  /**
+   * Who waits on this message, outermost first, ending with the sender's own
+   * communicate call (set by communicate). Empty or absent: the sender starts
+   * a new chain.
+   */
+  frames?: readonly DelegationFrame[] | undefined;
 }
 
-/** One communicate call that waits on a delegate: where its tool_use is. */
-export interface ApprovalFrame {
-  conversationId: string;
-  toolUseId: string;
+/**
+ * A turn waiting on approvals, durably: it survives a restart, and answering
+ * the requests (`answerApprovals`) resumes it. The one shape of "paused" that
+ * turns, runtimes and tools (communicate) return.
+ */
+export interface PausedOnApprovals {
+  status: 'paused';
+  requests: ApprovalView[];
 }
 
 export type TurnResult =
@@ -38,8 +45,7 @@ export type TurnResult =
       conversationId: string;
     }
   | { status: 'error'; code: string; error: string; conversationId: string }
-  /** The turn is paused until these approvals are answered (durably: it survives a restart). */
-  | { status: 'approval_required'; requests: ApprovalView[]; conversationId: string };
+  | (PausedOnApprovals & { conversationId: string });
 
 /** What the conversation hands a runtime for one incoming message. */
 export interface TurnContext {
@@ -47,10 +53,8 @@ export interface TurnContext {
   /** The incoming message; absent when a paused turn resumes. */
   message: Message | undefined;
   conversation: TurnConversation;
-  /** Participants waiting on this turn, outermost first; ends with the sender. */
-  chain: readonly string[];
-  /** The communicate calls waiting on this turn, outermost first. */
-  frames: readonly ApprovalFrame[];
+  /** Who waits on this turn, outermost first; ends with the sender. */
+  frames: readonly DelegationFrame[];
   session: ToolSession;
   signal: AbortSignal;
   events: EventBus;
@@ -66,7 +70,7 @@ export interface TurnConversation {
 export type RuntimeOutcome =
   | { status: 'success'; reply: string; message?: Message | undefined; truncated?: boolean | undefined }
   | { status: 'error'; code: string; error: string }
-  | { status: 'approval_required'; requests: ApprovalView[] };
+  | PausedOnApprovals;
 
 /** Answers messages for one kind of participant: agents, mocks, or a UI's user. */
 export interface ParticipantRuntime {

@@ -1,20 +1,18 @@
 import { z } from 'zod';
+import type { DelegationFrame } from '../conversation/delegation-frame.js';
 import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
 import type { UsageRecord } from '../providers/usage-summary.js';
-import type { ApprovalFrame, SendRequest, TurnResult } from '../runtime/turn.js';
-import type { ApprovalAnswer, ApprovalView } from '../authorization/approval-records.js';
+import type { PausedOnApprovals, SendRequest, TurnResult } from '../runtime/turn.js';
+import type { ApprovalAnswer } from '../authorization/approval-records.js';
 import type { ApprovalStore } from '../authorization/ApprovalStore.js';
 
 /**
  * What a tool returns: data for the model, or an error it can act on. Tools do
- * not throw. `approval_required` comes from `communicate` when the delegate's
- * turn is paused on approvals that are this caller's (or its callers') to give.
+ * not throw. `paused` comes from `communicate` when the delegate's turn is
+ * paused on approvals that are this caller's (or its callers') to give.
  */
-export type ToolResult =
-  | { status: 'success'; data: unknown }
-  | { status: 'error'; error: string }
-  | { status: 'approval_required'; requests: ApprovalView[] };
+export type ToolResult = { status: 'success'; data: unknown } | { status: 'error'; error: string } | PausedOnApprovals;
 
 /** The narrow view of a session a tool may use (communicate sends through it). */
 export interface ToolSession {
@@ -27,7 +25,7 @@ export interface ToolSession {
   /** Records decisions (all or nothing) and resumes the turns they unblock. */
   answerApprovals(answers: readonly ApprovalAnswer[], decidedBy: string): Promise<AnswerOutcome>;
   /** Continues a conversation whose turn paused on approvals. */
-  resumeConversation(conversationId: string, frames: readonly ApprovalFrame[]): Promise<TurnResult>;
+  resumeConversation(conversationId: string, frames: readonly DelegationFrame[]): Promise<TurnResult>;
 }
 
 /** What answering approvals led to: the replies (or next pauses) of the turns it resumed. */
@@ -38,13 +36,11 @@ export type AnswerOutcome =
 export interface ToolContext {
   /** The participant whose model called the tool. */
   callerId: string;
-  /** Participants waiting on this turn, outermost first; the caller is not included. */
-  chain: readonly string[];
   conversation: ConversationRef;
   /** The tool_use this execution answers. */
   toolUseId: string;
-  /** The communicate calls waiting above this turn, outermost first. */
-  frames: readonly ApprovalFrame[];
+  /** Who waits on the caller's turn, outermost first; the caller is not included (`waitingParticipants` lists their ids). */
+  frames: readonly DelegationFrame[];
   session: ToolSession;
   signal: AbortSignal;
   events: EventBus;

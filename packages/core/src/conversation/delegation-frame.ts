@@ -1,0 +1,33 @@
+import { z } from 'zod';
+
+/**
+ * One participant waiting on a turn. The delegation stack of a turn is a list
+ * of these, outermost first, ending with the turn's sender; it is the only
+ * record of who waits on whom, carried down by `communicate` and persisted
+ * with every approval request, so a resume reads it instead of re-deriving it.
+ *
+ * An agent waits in a tool call: `toolUseId` is its `communicate` call in
+ * `conversationId`, the conversation it answers. The participant that started
+ * the chain with a plain message (a user, a program) waits in no tool call:
+ * its frame has no `toolUseId`, and `conversationId` is where it sent.
+ */
+export const DelegationFrameSchema = z.object({
+  participantId: z.string(),
+  conversationId: z.string(),
+  toolUseId: z.string().optional(),
+});
+export type DelegationFrame = z.infer<typeof DelegationFrameSchema>;
+
+/** The participants waiting, outermost first: what depth limits, cycle checks and approver searches look at. */
+export function waitingParticipants(frames: readonly DelegationFrame[]): string[] {
+  return frames.map((frame) => frame.participantId);
+}
+
+/**
+ * A turn's stack from what waits on its message: unchanged when it ends with
+ * the sender's own frame (its communicate call); otherwise the sender starts
+ * the chain here, waiting on the conversation it sent into.
+ */
+export function framesOfTurn(above: readonly DelegationFrame[], senderId: string, conversationId: string): readonly DelegationFrame[] {
+  return above.at(-1)?.participantId === senderId ? above : [...above, { participantId: senderId, conversationId }];
+}
