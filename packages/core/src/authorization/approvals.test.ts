@@ -144,6 +144,47 @@ describe('approvals up the communication chain', () => {
     reopened.close();
   });
 
+  it('a resumed turn has the delegation stack its fresh turn had: the same chain of waiting participants (what depth limits count), not the sender twice', async () => {
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('coordinator'), agentParticipant('developer', { delegation: 'none' })],
+      entryAgent: 'coordinator',
+      scripts: {
+        coordinator: [
+          { toolCalls: [{ id: 'c1', name: 'communicate', input: { to: 'developer', message: 'write it' } }], usage: { inputTokens: 10, outputTokens: 1 } },
+          { text: 'All done.', usage: { inputTokens: 10, outputTokens: 1 } },
+        ],
+        developer: [
+          { toolCalls: [{ id: 'd1', name: 'write_note', input: { path: 'n.txt', text: 'n' } }], usage: { inputTokens: 10, outputTokens: 1 } },
+          { text: 'done writing', usage: { inputTokens: 10, outputTokens: 1 } },
+        ],
+      },
+    });
+    test.legion.tools.register(writeNoteTool(test.root));
+    const chains = (legion: typeof test.legion) => {
+      const seen: string[] = [];
+      legion.events.on('turn:start', (event) => seen.push(`${event.participantId}: ${event.chain.join(' > ')}`));
+      return seen;
+    };
+    const fresh = chains(test.legion);
+    const session = test.legion.sessions.create();
+    expect((await test.legion.send(session, 'go')).status).toBe('paused');
+    expect(fresh).toEqual(['coordinator: user', 'developer: user > coordinator']);
+    await test.legion.close();
+
+    const reopened = test.reopen();
+    reopened.tools.register(writeNoteTool(test.root));
+    const resumed = chains(reopened);
+    const again = reopened.sessions.get(session.id);
+    const [request] = again.approvals.list({ status: 'pending' });
+    expect(await again.answerApprovals([{ id: request!.id, decision: 'approve' }], 'user')).toMatchObject({ resumed: [{ status: 'success', reply: 'All done.' }] });
+    expect(resumed).toEqual(fresh);
+    // Every model call, before and after the restart, counts toward the user's and the coordinator's totals once.
+    expect(again.usage().byParticipant['coordinator']!.withDelegates.inputTokens).toBe(40);
+    expect(again.usage().byParticipant['user']!.withDelegates.inputTokens).toBe(40);
+    test.assertScriptsDone();
+    await reopened.close();
+  });
+
   it('tracks and answers approvals of parallel delegates independently', async () => {
     let ids: string[] = [];
     test = createTestLegion({

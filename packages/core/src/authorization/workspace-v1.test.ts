@@ -90,12 +90,32 @@ describe('a workspace written by an older Legion, paused on an approval', () => 
     });
     const session = legion!.sessions.get(DEEP);
     expect(session.approvals.list({ status: 'pending' })).toMatchObject([{ id: 'apr_e6a9d3019abb', requester: 'developer', approver: 'user' }]);
+    const starts: string[] = [];
+    legion!.events.on('turn:start', (event) => starts.push(`${event.participantId}: ${event.chain.join(' > ')}`));
+    const approvalsFile = join(root, '.legion/sessions', DEEP, 'approvals.jsonl');
+    const written = readFileSync(approvalsFile, 'utf8');
 
     const outcome = await session.answerApprovals([{ id: 'apr_e6a9d3019abb', decision: 'approve' }], 'user');
     expect(outcome).toMatchObject({ status: 'answered', resumed: [{ status: 'success', reply: 'Second note done.', conversationId: 'user__lead' }] });
     expect(session.approvals.list().find((view) => view.id === leadApproval)).toMatchObject({ requester: 'developer', approver: 'lead', status: 'approved', decidedBy: 'lead' });
     expect(readFileSync(join(root, 'second.txt'), 'utf8')).toBe('two');
     expect(readFileSync(join(root, 'third.txt'), 'utf8')).toBe('three');
+    // Each resumed turn has the chain its turn had when it paused; the lead's approval resumes the coordinator's turn from there.
+    expect(starts).toEqual([
+      'lead: user',
+      'coordinator: user > lead',
+      'developer: user > lead > coordinator',
+      'coordinator: user > lead',
+      'developer: user > lead > coordinator',
+    ]);
+    // Migrated when read: the older lines stay as they were written, new records follow them.
+    const after = readFileSync(approvalsFile, 'utf8');
+    expect(after.startsWith(written)).toBe(true);
+    expect(after.slice(written.length).trim().split('\n').map((line) => JSON.parse(line) as { kind: string; version: number })).toMatchObject([
+      { kind: 'decision', version: 1 },
+      { kind: 'request', version: 2, frames: [{ participantId: 'user' }, { participantId: 'lead', toolUseId: 'l2' }, { participantId: 'coordinator', toolUseId: 'c3' }] },
+      { kind: 'decision', version: 1 },
+    ]);
     Object.values(providers).forEach((provider) => provider.assertDone());
   });
 });
