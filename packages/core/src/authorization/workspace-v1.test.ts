@@ -66,6 +66,22 @@ describe('a workspace written by an older Legion, paused on an approval', () => 
     Object.values(providers).forEach((provider) => provider.assertDone());
   });
 
+  it('the recovered chain still stops a cycle: the resumed developer may not message the coordinator waiting on it', async () => {
+    const developerFile = join(root, '.legion/collective/participants/developer.json');
+    writeFileSync(developerFile, JSON.stringify({ ...JSON.parse(readFileSync(developerFile, 'utf8')), delegation: ['coordinator'] }));
+    const providers = open({
+      developer: [
+        { toolCalls: [{ id: 'd2', name: 'communicate', input: { to: 'coordinator', message: 'is this right?' } }] },
+        { expect: (request) => expect(lastResult(request)).toMatchObject({ toolUseId: 'd2', isError: true, content: expect.stringMatching(/"coordinator" is already working on this request \(chain: user → coordinator → developer → coordinator\)/) }), text: 'note written' },
+      ],
+      coordinator: [{ text: 'Done.' }],
+    });
+    const session = legion!.sessions.get(NESTED);
+    const outcome = await session.answerApprovals([{ id: 'apr_8f4c0db9463a', decision: 'approve' }], 'user');
+    expect(outcome).toMatchObject({ status: 'answered', resumed: [{ status: 'success', reply: 'Done.' }] });
+    Object.values(providers).forEach((provider) => provider.assertDone());
+  });
+
   it('user → lead → coordinator → developer: the chain is recovered, so a new request in the resumed turn reaches the lead, who answers it', async () => {
     // Authority given after the pause: the old request stays the user's; the next one must find the lead up the recovered chain.
     const leadFile = join(root, '.legion/collective/participants/lead.json');
