@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Collective } from './collective/Collective.js';
-import { initWorkspace } from './collective/init-workspace.js';
+import { initWorkspace } from './config/init-workspace.js';
 import type { ParticipantInput } from './collective/participant.js';
 import type { Tool } from './tools/tool.js';
 import type { ResolvedConfig } from './config/config-schema.js';
@@ -14,7 +14,7 @@ import { ProviderFactory } from './providers/ProviderFactory.js';
 import { AgentRuntime } from './runtime/AgentRuntime.js';
 import { MockRuntime } from './runtime/MockRuntime.js';
 import { RuntimeRegistry } from './runtime/RuntimeRegistry.js';
-import type { TurnResult } from './runtime/turn.js';
+import type { TurnResult } from './session/turn.js';
 import { WorkspacePaths } from './storage/workspace-paths.js';
 import { createCommunicateTool } from './tools/builtin/communicate.js';
 import { createApprovalResponseTool, createListApprovalsTool } from './tools/builtin/approval-tools.js';

@@ -1,11 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Collective } from '../collective/Collective.js';
 import type { Participant } from '../collective/participant.js';
-import { waitingParticipants, type DelegationFrame } from '../conversation/delegation-frame.js';
-import type { ToolUseBlock } from '../conversation/message.js';
-import { APPROVAL_REQUEST_VERSION, type ApprovalAnswer, type ApprovalRequestRecord, type ApprovalView } from './approval-records.js';
-import type { ApprovalStore } from './ApprovalStore.js';
-import { canApprove } from './AuthEngine.js';
+import type { ToolUseBlock } from '../message.js';
+import { waitingParticipants } from '../session/delegation-stack.js';
+import { APPROVAL_REQUEST_VERSION, type ApprovalAnswer, type ApprovalRequestRecord, type ApprovalView } from '../storage/approval-records.js';
+import type { ApprovalStore } from '../storage/ApprovalStore.js';
+import type { DelegationFrame } from '../storage/delegation-frame.js';
+import { canApprove } from '../collective/approval-authority.js';
 
 /** How a UI asks its user: called with every request of one model response at once. */
 export type UserApprovalHandler = (request: {

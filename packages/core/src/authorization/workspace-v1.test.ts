@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import type { Message } from '../conversation/message.js';
+import type { Message } from '../message.js';
 import { Legion } from '../Legion.js';
 import { ScriptedProvider } from '../testing/index.js';
 import { defineTool } from '../tools/tool.js';

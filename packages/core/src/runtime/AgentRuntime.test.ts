@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { LegionEvent } from '../events/event-types.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
 import { defineTool } from '../tools/tool.js';
-import { waitingParticipants } from '../conversation/delegation-frame.js';
-import type { Message } from '../conversation/message.js';
+import { waitingParticipants } from '../session/delegation-stack.js';
+import type { Message } from '../message.js';
 
 const lastResult = (messages: readonly Message[]) => {
   const block = messages.at(-1)!.content[0]!;

@@ -1,12 +1,12 @@
 import type { Participant, ParticipantType } from '../collective/participant.js';
 import { LegionError } from '../errors.js';
-import type { ParticipantRuntime } from './turn.js';
+import type { ParticipantRuntime, RuntimeResolver } from '../session/turn.js';
 
 /**
  * Maps participant types (and, for users, media) to runtimes. Core registers
  * agent and mock runtimes; each UI registers the runtime that answers for the user.
  */
-export class RuntimeRegistry {
+export class RuntimeRegistry implements RuntimeResolver {
   private readonly runtimes = new Map<string, ParticipantRuntime>();
 
   /** Registers a runtime for a type, or for one medium of that type; returns a disposer. */

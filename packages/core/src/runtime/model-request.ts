@@ -1,6 +1,5 @@
-import type { Message } from '../conversation/message.js';
-import type { ModelRequest } from '../providers/llm-provider.js';
-import type { ToolDefinition } from '../tools/tool.js';
+import type { Message } from '../message.js';
+import type { ModelRequest, ToolDefinition } from '../providers/llm-provider.js';
 
 /** What one turn fixes for all its steps; the history is read again at every step. */
 export interface ModelRequestSource {

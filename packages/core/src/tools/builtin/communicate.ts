@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Collective } from '../../collective/Collective.js';
 import { delegationTargets } from '../../collective/system-prompt.js';
 import type { AgentParticipant, Limits } from '../../collective/participant.js';
-import { waitingParticipants } from '../../conversation/delegation-frame.js';
+import { waitingParticipants } from '../../session/delegation-stack.js';
 import {
   CircularDelegationError,
   ConversationBusyError,

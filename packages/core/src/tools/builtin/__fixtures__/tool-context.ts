@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DelegationFrame } from '../../../conversation/delegation-frame.js';
+import type { DelegationFrame } from '../../../storage/delegation-frame.js';
 import { EventBus } from '../../../events/EventBus.js';
-import type { Tool, ToolContext, ToolResult, ToolSession } from '../../tool.js';
+import type { ToolSession } from '../../../session/turn.js';
+import type { Tool, ToolContext, ToolResult } from '../../tool.js';
 
 /** A workspace in a temp folder (with `.legion/`) and a sibling folder outside it, removed by `cleanup()`. */
 export function tempWorkspace(): { root: string; outside: string; cleanup: () => void } {

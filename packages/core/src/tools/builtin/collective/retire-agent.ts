@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { waitingParticipants } from '../../../conversation/delegation-frame.js';
+import { waitingParticipants } from '../../../session/delegation-stack.js';
 import { errorMessage } from '../../../errors.js';
 import { defineTool, type Tool } from '../../tool.js';
 import type { CollectiveToolsOptions } from './collective-tool-options.js';

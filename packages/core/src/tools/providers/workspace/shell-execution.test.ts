@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeZodError } from '../../../config/zod-issues.js';
+import { describeZodError } from '../../../zod-issues.js';
 import type { ToolResult } from '../../tool.js';
 import { toolContext } from '../__fixtures__/tool-context.js';
 import { checkWorkspaceTool } from './workspace-tool-checks.js';

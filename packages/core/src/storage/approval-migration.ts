@@ -1,5 +1,4 @@
-import { parseConversationId } from '../conversation/conversation-id.js';
-import type { DelegationFrame } from '../conversation/delegation-frame.js';
+import type { DelegationFrame } from './delegation-frame.js';
 import { APPROVAL_REQUEST_VERSION, type ApprovalLinkRecord, type ApprovalRequestRecord, type ApprovalRequestRecordV1 } from './approval-records.js';
 
 /**
@@ -29,11 +28,8 @@ export function migrateRequestV1(record: ApprovalRequestRecordV1, linksTo: (chil
   return { ...fields, version: APPROVAL_REQUEST_VERSION, frames };
 }
 
+/** `<initiator>__<responder>[__<name>]`: ids never contain `__`, so the prefix decides. */
 function isBetween(conversationId: string, initiator: string, responder: string): boolean {
-  try {
-    const key = parseConversationId(conversationId);
-    return key.initiator === initiator && key.responder === responder;
-  } catch {
-    return false;
-  }
+  const pair = `${initiator}__${responder}`;
+  return conversationId === pair || conversationId.startsWith(`${pair}__`);
 }

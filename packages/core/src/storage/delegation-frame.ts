@@ -17,17 +17,3 @@ export const DelegationFrameSchema = z.object({
   toolUseId: z.string().optional(),
 });
 export type DelegationFrame = z.infer<typeof DelegationFrameSchema>;
-
-/** The participants waiting, outermost first: what depth limits, cycle checks and approver searches look at. */
-export function waitingParticipants(frames: readonly DelegationFrame[]): string[] {
-  return frames.map((frame) => frame.participantId);
-}
-
-/**
- * A turn's stack from what waits on its message: unchanged when it ends with
- * the sender's own frame (its communicate call); otherwise the sender starts
- * the chain here, waiting on the conversation it sent into.
- */
-export function framesOfTurn(above: readonly DelegationFrame[], senderId: string, conversationId: string): readonly DelegationFrame[] {
-  return above.at(-1)?.participantId === senderId ? above : [...above, { participantId: senderId, conversationId }];
-}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DelegationFrameSchema } from '../conversation/delegation-frame.js';
+import { DelegationFrameSchema } from './delegation-frame.js';
 
 /** The version of request records this Legion writes; older ones are migrated when read (approval-migration.ts). */
 export const APPROVAL_REQUEST_VERSION = 2;

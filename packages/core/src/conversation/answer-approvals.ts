@@ -1,11 +1,10 @@
 import type { Collective } from '../collective/Collective.js';
-import type { DelegationFrame } from '../conversation/delegation-frame.js';
-import type { ToolUseBlock } from '../conversation/message.js';
-import type { TurnResult } from '../runtime/turn.js';
-import type { AnswerOutcome } from '../tools/tool.js';
-import type { ApprovalAnswer, ApprovalRequestRecord } from './approval-records.js';
-import type { ApprovalStore } from './ApprovalStore.js';
-import { canApprove } from './AuthEngine.js';
+import type { ToolUseBlock } from '../message.js';
+import type { AnswerOutcome, TurnResult } from '../session/turn.js';
+import type { ApprovalAnswer, ApprovalRequestRecord } from '../storage/approval-records.js';
+import type { ApprovalStore } from '../storage/ApprovalStore.js';
+import type { DelegationFrame } from '../storage/delegation-frame.js';
+import { canApprove } from '../collective/approval-authority.js';
 
 /** What answering needs of a session. */
 export interface AnsweringSession {
