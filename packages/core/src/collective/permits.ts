@@ -10,7 +10,8 @@ export function permits(permission: Permission, name: string): boolean {
   return permissionMatcher(permission)(name);
 }
 
-function permissionMatcher(patterns: readonly string[]): (name: string) => boolean {
+/** One compiled matcher per list of names and globs, reused for every name checked against it. */
+export function permissionMatcher(patterns: readonly string[]): (name: string) => boolean {
   let matcher = matcherCache.get(patterns);
   if (!matcher) {
     matcher = picomatch([...patterns], { nocase: false, dot: true });

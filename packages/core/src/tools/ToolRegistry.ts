@@ -1,5 +1,5 @@
 import type { Permission } from '../collective/participant.js';
-import { permits } from '../collective/permits.js';
+import { permissionMatcher } from '../collective/permits.js';
 import { errorMessage, LegionError } from '../errors.js';
 import type { EventBus } from '../events/EventBus.js';
 import { PROGRAMMATIC_PROVIDER_ID, type ProvidedTool, type ToolProvider } from './providers/tool-provider.js';
@@ -91,7 +91,8 @@ export class ToolRegistry {
   allowedBy(permission: Permission): Tool[] {
     if (permission === 'all') return this.list();
     if (permission === 'none') return [];
-    return this.list().filter((tool) => permits(permission, tool.name));
+    const matches = permissionMatcher(permission);
+    return this.list().filter((tool) => matches(tool.name));
   }
 
   /**
