@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { LegionEvent } from '../events/event-types.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
 import { defineTool } from '../tools/tool.js';
+import { waitingParticipants } from '../session/delegation-stack.js';
 import type { Message } from '../message.js';
 
 const lastResult = (messages: readonly Message[]) => {
@@ -244,7 +245,7 @@ describe('AgentRuntime and communicate', () => {
     const questions: string[] = [];
     test.legion.runtimes.register('user', {
       handleMessage: async (turn) => {
-        questions.push(`${turn.chain.join('>')}: ${turn.message?.content[0]?.type === 'text' ? turn.message.content[0].text : ''}`);
+        questions.push(`${waitingParticipants(turn.frames).join('>')}: ${turn.message?.content[0]?.type === 'text' ? turn.message.content[0].text : ''}`);
         return { status: 'success', reply: '8080' };
       },
     });

@@ -138,14 +138,18 @@ export type AcquireResult = { acquired: true; lease: Lease } | { acquired: false
 export type DecideResult = { ok: true } | { ok: false; taken: ApprovalDecisionRecord[] };
 
 export interface ApprovalLog {
-  /** Appends a request (or, for older formats, a link) record. Decisions go through `decide`. */
+  /** Appends a request record. Decisions go through `decide`. */
   append(sessionId: string, record: ApprovalRecord): Promise<void>;
   /**
    * Records the decisions if, and only if, none of their requests is decided yet,
    * atomically across every instance and process on the store: the first decide wins.
    */
   decide(sessionId: string, decisions: readonly ApprovalDecisionRecord[]): Promise<DecideResult>;
-  /** Every record in the order it was made; a decision is there from the moment its `decide` won. */
+  /**
+   * Every request and decision in the order it was made, in today's version (older records, such as
+   * version 1 requests with their `link` records, are migrated as they are read and stored as they
+   * were written); a decision is there from the moment its `decide` won.
+   */
   read(sessionId: string): Promise<ApprovalRecord[]>;
 }
 

@@ -68,7 +68,7 @@ export function textsOf(messages: ReadonlyArray<{ content: ReadonlyArray<{ type:
 export function approvalRequest(id: string, conversationId = 'user__dev'): ApprovalRequestRecord {
   return {
     kind: 'request',
-    version: 1,
+    version: 2,
     id,
     at: new Date().toISOString(),
     batchId: 'batch-1',
@@ -79,7 +79,7 @@ export function approvalRequest(id: string, conversationId = 'user__dev'): Appro
     toolUseId: `toolu_${id}`,
     conversationId,
     reason: 'writes need approval',
-    chain: ['user'],
+    frames: [{ participantId: 'user', conversationId }],
   };
 }
 

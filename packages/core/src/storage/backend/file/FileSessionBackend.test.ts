@@ -91,7 +91,7 @@ describe('FileSessionBackend, file specifics', () => {
   it('lets one of several processes deciding at once win', async () => {
     const backend = new FileSessionBackend({ root });
     const { id: sessionId } = await backend.sessions.create();
-    await backend.approvals.append(sessionId, { kind: 'request', version: 1, id: 'apr_1', at: 'x', batchId: 'b', requester: 'dev', approver: 'user', tool: 'file_write', input: {}, toolUseId: 't1', conversationId: 'user__dev', reason: 'r', chain: ['user'] });
+    await backend.approvals.append(sessionId, { kind: 'request', version: 2, id: 'apr_1', at: 'x', batchId: 'b', requester: 'dev', approver: 'user', tool: 'file_write', input: {}, toolUseId: 't1', conversationId: 'user__dev', reason: 'r', frames: [{ participantId: 'user', conversationId: 'user__dev' }] });
     const outputs = await inChildrenAtOnce(['a', 'b', 'c', 'd'].map((who) => ['decide', root, sessionId, 'apr_1', who]));
     const winners = outputs.flatMap((output, index) => (output === 'WON' ? [['a', 'b', 'c', 'd'][index]] : []));
     expect(winners).toHaveLength(1);

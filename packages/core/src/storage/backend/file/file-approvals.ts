@@ -1,5 +1,6 @@
 import { ApprovalStore } from '../../ApprovalStore.js';
-import { ApprovalRecordSchema, type ApprovalDecisionRecord, type ApprovalRecord } from '../../approval-records.js';
+import { migrateRequestV1 } from '../../approval-migration.js';
+import { StoredApprovalRecordSchema, type ApprovalDecisionRecord, type ApprovalLinkRecord, type ApprovalRecord } from '../../approval-records.js';
 import { JsonlLog, type LogWarning } from '../../jsonl-log.js';
 import type { WorkspacePaths } from '../../workspace-paths.js';
 import { assertSessionName } from '../record-names.js';
@@ -36,6 +37,8 @@ export class FileApprovals implements ApprovalLog {
     const path = this.paths.approvalsFile(sessionId);
     const records: ApprovalRecord[] = [];
     const logged = new Set<string>();
+    /** Version 1 link records so far, by the conversation waited on: what version 1 requests are migrated with. */
+    const linksV1 = new Map<string, ApprovalLinkRecord[]>();
     for (const line of new JsonlLog(path, { onWarning: this.onWarning }).readForward(0).lines) {
       let raw: unknown;
       try {
@@ -43,13 +46,20 @@ export class FileApprovals implements ApprovalLog {
       } catch {
         raw = undefined;
       }
-      const parsed = ApprovalRecordSchema.safeParse(raw);
+      const parsed = StoredApprovalRecordSchema.safeParse(raw);
       if (!parsed.success) {
         this.onWarning({ path, offset: line.offset, problem: `skipped an unreadable approval record (${parsed.error.issues[0]?.message ?? 'invalid'})` });
         continue;
       }
-      records.push(parsed.data);
-      if (parsed.data.kind === 'decision') logged.add(parsed.data.requestId);
+      const record = parsed.data;
+      // Older records are migrated as they are read, as ApprovalStore does; the file keeps them as written.
+      if (record.kind === 'link') {
+        linksV1.set(record.childConversationId, [...(linksV1.get(record.childConversationId) ?? []), record]);
+        continue;
+      }
+      const current = record.kind === 'request' && record.version === 1 ? migrateRequestV1(record, (child) => linksV1.get(child) ?? []) : record;
+      records.push(current);
+      if (current.kind === 'decision') logged.add(current.requestId);
     }
     // A decision claimed by a process that died before logging it is still the decision.
     for (const record of [...records]) {

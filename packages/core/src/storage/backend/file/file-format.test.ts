@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,11 +12,23 @@ import { FileConversationLog } from '../../FileConversationLog.js';
 import { UsageLedger } from '../../usage-ledger.js';
 import { WorkspacePaths } from '../../workspace-paths.js';
 import { approvalRequest, decision, messageEntry, usageRecord } from '../../../testing/backend-contract/harness.js';
+import type { StorageWarning } from '../session-backend.js';
 import { FileSessionBackend } from './FileSessionBackend.js';
 
 // The file backend reads what Legion wrote before it existed, and writes what that code reads.
 
 const FIXTURE_V1 = fileURLToPath(new URL('../../__fixtures__/conversation-v1.jsonl', import.meta.url));
+/** A workspace an older Legion wrote (approval records version 1), paused on approvals: see authorization/__fixtures__/write-workspace-v1.mjs. */
+const WORKSPACE_V1 = fileURLToPath(new URL('../../../authorization/__fixtures__/workspace-v1', import.meta.url));
+
+/** Every file under `dir` with its bytes, to see that reading changed nothing. */
+function snapshot(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) files[join(entry.parentPath, entry.name).slice(dir.length)] = readFileSync(join(entry.parentPath, entry.name), 'base64');
+  }
+  return files;
+}
 const SESSION = '20250115-090000-abc123';
 
 let root: string;
@@ -46,6 +58,11 @@ function oldLog(conversationId: string): FileConversationLog {
   const log = new FileConversationLog(paths.conversationFile(SESSION, conversationId), paths.conversationLock(SESSION, conversationId));
   closers.push(() => log.close());
   return log;
+}
+
+/** The deep session's fixture holds a decision that was only claimed (its process died before logging it). */
+function records9074e5Decided(records: ReadonlyArray<{ kind: string }>): boolean {
+  return records.some((record) => record.kind === 'decision');
 }
 
 describe('FileSessionBackend on files written by earlier Legion code', () => {
@@ -148,6 +165,51 @@ describe('FileSessionBackend on files written by earlier Legion code', () => {
     writeScratchbook(bookPath, { version: 1, agentId: 'dev', nextId: 2, notes: [{ id: 'n1', text: 'port 8080', pinned: true, status: 'open', createdAt: 'x', updatedAt: 'x' }] });
     expect(await files.agentState.get({ sessionId: SESSION, kind: 'scratchbook', agentId: 'dev' }, ScratchbookFileSchema)).toEqual(readScratchbook(bookPath, 'dev'));
     expect(await files.agentState.list(SESSION, 'todos')).toEqual(['dev', 'qa']);
+  });
+
+  it('reads the version 1 workspace fixture as the stores that opened it before do, changing nothing', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'legion-workspace-v1-'));
+    closers.push(() => rmSync(workspace, { recursive: true, force: true }));
+    cpSync(WORKSPACE_V1, workspace, { recursive: true });
+    const before = snapshot(join(workspace, '.legion'));
+    const warnings: StorageWarning[] = [];
+    const files = new FileSessionBackend({ root: workspace, onWarning: (warning) => warnings.push(warning) });
+    closers.push(() => files.close());
+    const fixturePaths = new WorkspacePaths(workspace);
+    const listing = await files.sessions.list();
+    expect(listing.warnings).toEqual([]);
+    const ids = listing.sessions.map((session) => session.id).sort();
+    expect(ids).toEqual(['20261125-192632-0b3898', '20261125-192632-9074e5']);
+    for (const sessionId of ids) {
+      const conversations = await files.conversations.list(sessionId);
+      expect(conversations).toEqual(readdirSync(fixturePaths.conversationsDir(sessionId)).map((name) => name.replace(/\.jsonl$/, '')).sort());
+      for (const conversationId of conversations) {
+        const old = new FileConversationLog(fixturePaths.conversationFile(sessionId, conversationId), fixturePaths.conversationLock(sessionId, conversationId));
+        const expected = old.context();
+        old.close();
+        expect(expected.length).toBeGreaterThan(0);
+        expect((await files.conversations.context({ sessionId, conversationId })).messages).toEqual(expected);
+      }
+      // Version 1 requests come back migrated, as the ApprovalStore reads them; the claimed-only decision is there.
+      const store = new ApprovalStore(fixturePaths.approvalsFile(sessionId));
+      const records = await files.approvals.read(sessionId);
+      const requests = records.filter((record) => record.kind === 'request');
+      expect(requests.length).toBeGreaterThan(0);
+      expect(requests).toHaveLength(store.list().length);
+      for (const request of requests) {
+        expect(request).toEqual(store.request(request.id));
+        expect(request.version).toBe(2);
+        expect(records.find((record) => record.kind === 'decision' && record.requestId === request.id)).toEqual(store.decision(request.id));
+      }
+      store.close();
+      const ledger = new UsageLedger(fixturePaths.usageFile(sessionId));
+      expect(await files.usage.read(sessionId)).toEqual(ledger.read());
+      ledger.close();
+    }
+    expect(records9074e5Decided(await files.approvals.read('20261125-192632-9074e5'))).toBe(true);
+    expect(warnings).toEqual([]);
+    await files.close();
+    expect(snapshot(join(workspace, '.legion'))).toEqual(before);
   });
 
   it('reads a workspace a real Legion run wrote: its session, conversations and usage', async () => {
