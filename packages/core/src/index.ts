@@ -15,14 +15,14 @@ export {
   ProviderError,
   ScriptExhaustedError,
   SessionNotFoundError,
+  AnsweredElsewhereError,
+  SurfaceDetachedError,
   errorMessage,
 } from './errors.js';
 
-export { ApprovalGate } from './authorization/ApprovalGate.js';
-export type { UserApprovalHandler } from './authorization/ApprovalGate.js';
 export { ApprovalStore } from './authorization/ApprovalStore.js';
 export { AuthEngine, DEFAULT_MODES, canApprove } from './authorization/AuthEngine.js';
-export { ApprovalRecordSchema } from './authorization/approval-records.js';
+export { ApprovalAnswerSchema, ApprovalRecordSchema } from './authorization/approval-records.js';
 export type { ApprovalAnswer, ApprovalRecord, ApprovalView } from './authorization/approval-records.js';
 export { ApprovalAuthoritySchema, PoliciesSchema, PolicyModeSchema, PolicyRuleSchema, ToolPolicySchema } from './authorization/policy.js';
 export type { ApprovalAuthority, Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from './authorization/policy.js';
@@ -89,7 +89,7 @@ export type { ProviderConstructor, ProviderSettings } from './providers/Provider
 
 export { AgentRuntime } from './runtime/AgentRuntime.js';
 export { MockRuntime } from './runtime/MockRuntime.js';
-export { RuntimeRegistry } from './runtime/RuntimeRegistry.js';
+export type { UserQuestion, UserSurface } from './runtime/user-surface.js';
 export type { ApprovalFrame, ParticipantRuntime, RuntimeOutcome, SendRequest, TurnContext, TurnConversation, TurnResult } from './runtime/turn.js';
 
 export { FileLock } from './storage/file-lock.js';

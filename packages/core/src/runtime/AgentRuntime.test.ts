@@ -242,10 +242,11 @@ describe('AgentRuntime and communicate', () => {
       },
     });
     const questions: string[] = [];
-    test.legion.runtimes.register('user', {
-      handleMessage: async (turn) => {
-        questions.push(`${turn.chain.join('>')}: ${turn.message?.content[0]?.type === 'text' ? turn.message.content[0].text : ''}`);
-        return { status: 'success', reply: '8080' };
+    test.legion.attachUser({
+      medium: 'test',
+      ask: async (question) => {
+        questions.push(`${question.chain.join('>')}: ${question.text}`);
+        return '8080';
       },
     });
     const session = test.legion.sessions.create();
