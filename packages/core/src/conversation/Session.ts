@@ -23,6 +23,8 @@ export interface SessionServices extends ConversationServices {
   paths: WorkspacePaths;
   /** Messages larger than this are refused before anything is stored (default: 1 MiB). */
   maxMessageBytes?: number | undefined;
+  /** Told after the session's "last active" time moved (the store keeps its latest-session index with it). */
+  activated?: ((meta: SessionMeta) => void) | undefined;
 }
 
 /**
@@ -250,5 +252,6 @@ export class Session implements ToolSession {
     this.meta = { ...this.meta, lastActiveAt: new Date().toISOString() };
     // Only "last active" changes here: atomic (never torn) but not worth an fsync on every message.
     writeJsonAtomic(this.services.paths.sessionFile(this.id), this.meta, { durable: false });
+    this.services.activated?.(this.meta);
   }
 }

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { ConfigError, LegionError, SessionNotFoundError } from '../errors.js';
 import { readJsonFile, writeJsonAtomic, writeJsonIfAbsent } from '../storage/atomic-json.js';
 import { isValidIdPart } from './conversation-id.js';
+import { LatestSessionIndex } from './latest-session-index.js';
 import { Session, type SessionServices } from './Session.js';
 import { SESSION_FORMAT_VERSION, SessionMetaSchema, type SessionMeta } from './session-meta.js';
 
@@ -12,12 +13,19 @@ const OPEN_SESSIONS = 16;
 /** Sessions of one workspace, under `.legion/sessions/<id>/`. */
 export class SessionStore {
   private readonly open = new Map<string, Session>();
+  private readonly services: SessionServices;
+  private readonly index: LatestSessionIndex;
 
-  constructor(private readonly services: SessionServices) {}
+  constructor(services: SessionServices) {
+    this.index = new LatestSessionIndex(services.paths);
+    this.services = { ...services, activated: (meta) => this.index.advance(meta, this.index.read()) };
+  }
 
   create(options: { title?: string } = {}): Session {
     const meta = newMeta(options);
+    const trusted = this.index.read();
     writeJsonAtomic(this.services.paths.sessionFile(meta.id), meta);
+    this.index.advance(meta, trusted);
     return this.remember(new Session(meta, this.services));
   }
 
@@ -57,9 +65,20 @@ export class SessionStore {
     return metas.sort((a, b) => (a.lastActiveAt === b.lastActiveAt ? (a.id < b.id ? 1 : -1) : a.lastActiveAt < b.lastActiveAt ? 1 : -1));
   }
 
+  /** The most recently active session: from the latest-session index when it is current, else by a scan that rewrites it. */
   latest(): Session | undefined {
+    const hint = this.index.read();
+    if (hint && isValidIdPart(hint.id) && existsSync(this.services.paths.sessionFile(hint.id))) {
+      try {
+        return this.get(hint.id);
+      } catch {
+        // A session that cannot be read is reported by the scan below.
+      }
+    }
     const newest = this.list()[0];
-    return newest ? this.get(newest.id) : undefined;
+    if (!newest) return undefined;
+    this.index.write(newest);
+    return this.get(newest.id);
   }
 
   /**
@@ -76,7 +95,7 @@ export class SessionStore {
     const claim = this.services.paths.firstSessionClaim;
     let meta: SessionMeta | undefined = newMeta({});
     if (!writeJsonIfAbsent(claim, meta)) meta = readClaim(claim) ?? newMeta({});
-    writeJsonIfAbsent(this.services.paths.sessionFile(meta.id), meta);
+    if (writeJsonIfAbsent(this.services.paths.sessionFile(meta.id), meta)) this.index.write(meta);
     return this.get(meta.id);
   }
 

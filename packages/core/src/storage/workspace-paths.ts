@@ -63,6 +63,10 @@ export class WorkspacePaths {
   get processesDir(): string {
     return join(this.runDir, 'processes');
   }
+  /** Which session was active last: a cache that spares a scan of every session.json. */
+  get latestSessionIndex(): string {
+    return join(this.runDir, 'latest-session.json');
+  }
   get firstSessionClaim(): string {
     return join(this.runDir, 'first-session.json');
   }
