@@ -15,7 +15,9 @@
 // affects both alike; the figure is the median of 200 of each, and the ratio
 // must be ≈ 1. The long conversation is filled with direct appends (untimed).
 import { statSync } from 'node:fs';
-import { FileLock, Legion, initWorkspace } from '@legion-collective/core';
+import { Legion, initWorkspace } from '@legion-collective/core';
+// FileLock is internal to core (not in its public API): benchmarks measure the build directly.
+import { FileLock } from '../packages/core/dist/storage/file-lock.js';
 import { mockParticipant, userParticipant } from '@legion-collective/core/testing';
 import { median, ms, p95, printJson, removeDir, round, tempDir } from './lib.mjs';
 

@@ -6,7 +6,9 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createBuiltinTools, EventBus } from '@legion-collective/core';
+import { EventBus } from '@legion-collective/core';
+// The built-in tool factory is internal to core (not in its public API): benchmarks measure the build directly.
+import { createBuiltinTools } from '../packages/core/dist/tools/builtin/index.js';
 
 const WRITES = Number(process.env.WRITES ?? 3000);
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'legion-race-')));

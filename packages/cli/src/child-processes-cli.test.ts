@@ -152,8 +152,10 @@ describe('commands agents start die with legion', () => {
   /** SIGKILLs legion and its supervisor together (as an OOM killer or `kill -9` of both would), leaving the command orphaned. */
   async function crashWithSupervisor(run: { child: ChildProcess; closed: Promise<unknown> }): Promise<void> {
     const recordsDir = join(dir, '.legion/run/processes');
-    await until(() => existsSync(recordsDir) && readdirSync(recordsDir).length > 0, 'the process record is written');
-    const record = JSON.parse(readFileSync(join(recordsDir, readdirSync(recordsDir)[0]!), 'utf8')) as { supervisor?: number; toolUseId: string };
+    // Records appear complete (written aside, renamed): a name ending in .json is a whole record.
+    const records = (): string[] => (existsSync(recordsDir) ? readdirSync(recordsDir).filter((name) => name.endsWith('.json')) : []);
+    await until(() => records().length > 0, 'the process record is written');
+    const record = JSON.parse(readFileSync(join(recordsDir, records()[0]!), 'utf8')) as { supervisor?: number; toolUseId: string };
     expect(record.toolUseId).toBe('toolu_shell_run');
     expect(record.supervisor).toBeGreaterThan(0);
     process.kill(record.supervisor!, 'SIGKILL');

@@ -1,8 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { initWorkspace, Legion } from '@legion-collective/core';
-import { ScriptedProvider } from '@legion-collective/core/testing';
+import { initWorkspace, Legion, ScriptedProvider } from '@legion-collective/core';
 import { DEMO_FILES, DEMO_PARTICIPANTS, DEMO_REQUEST, demoScripts } from '../demo/demo-collective.js';
 import { printConversation } from '../render/conversation-printer.js';
 import { style } from '../render/style.js';

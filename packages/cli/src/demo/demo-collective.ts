@@ -1,5 +1,4 @@
-import type { ParticipantInput } from '@legion-collective/core';
-import type { ScriptEntry } from '@legion-collective/core/testing';
+import type { ParticipantInput, ScriptEntry } from '@legion-collective/core';
 
 export const DEMO_REQUEST = 'Our /health endpoint should report the app version. Can the team take care of it?';
 

@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Collective } from '../collective/Collective.js';
 import type { Participant } from '../collective/participant.js';
-import type { ToolUseBlock } from '../conversation/message.js';
-import type { ApprovalFrame } from '../runtime/turn.js';
-import type { ApprovalAnswer, ApprovalRequestRecord, ApprovalView } from './approval-records.js';
-import type { ApprovalStore } from './ApprovalStore.js';
-import { canApprove } from './AuthEngine.js';
+import type { ToolUseBlock } from '../message.js';
+import type { ApprovalFrame } from '../session/turn.js';
+import type { ApprovalAnswer, ApprovalRequestRecord, ApprovalView } from '../storage/approval-records.js';
+import type { ApprovalStore } from '../storage/ApprovalStore.js';
+import { canApprove } from '../collective/approval-authority.js';
 
 /**
  * How the gate asks a user now: every request of one model response at once.

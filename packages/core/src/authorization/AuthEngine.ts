@@ -6,7 +6,7 @@ import type { Tool, ToolEffect } from '../tools/tool.js';
 import { LEGION_DIR } from '../storage/workspace-paths.js';
 import { isLegionInternal, resolveInWorkspace } from '../storage/workspace-path.js';
 import { analyzeCommand, refersToLegionState } from './shell-command.js';
-import type { ApprovalAuthority, Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from './policy.js';
+import type { Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from '../collective/policy.js';
 
 const DEFAULT_PATH_ARGUMENTS = ['path', 'paths', 'file', 'cwd', 'directory'];
 
@@ -254,12 +254,4 @@ export function policyNames(tool: PolicySubject): string[] {
   // Every tool that runs a command line a model wrote answers to shell_run's policy, today's tools and any added later.
   if (tool.commandArguments?.length && tool.name !== 'shell_run') names.push('shell_run');
   return names;
-}
-
-/** Whether a participant may approve this requester's use of this tool. */
-export function canApprove(approver: Participant, requesterId: string, toolName: string): boolean {
-  const authority: ApprovalAuthority = approver.approvalAuthority ?? (approver.type === 'user' ? '*' : 'none');
-  if (authority === '*') return true;
-  if (authority === 'none') return false;
-  return authority.some((rule) => picomatch.isMatch(requesterId, rule.requester, { dot: true }) && rule.tools.some((tool) => picomatch.isMatch(toolName, tool, { dot: true })));
 }

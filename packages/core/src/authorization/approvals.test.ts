@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { Message } from '../conversation/message.js';
+import type { Message } from '../message.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
 import { defineTool } from '../tools/tool.js';
-import type { ApprovalView } from './approval-records.js';
+import type { ApprovalView } from '../storage/approval-records.js';
 
 /** A tool that changes the world (effect write), so it needs approval by default. */
 function writeNoteTool(root: string) {

@@ -11,7 +11,7 @@ import { ProcessRegistry } from '../tools/builtin/shell/ProcessRegistry.js';
 import { createShellRunTool } from '../tools/builtin/shell/shell-run.js';
 import type { Tool } from '../tools/tool.js';
 import { AuthEngine } from './AuthEngine.js';
-import type { Policies } from './policy.js';
+import type { Policies } from '../collective/policy.js';
 
 const agent: Participant = parseParticipant({ id: 'dev', type: 'agent', name: 'dev', systemPrompt: '' });
 const processStart = createProcessTools(new ProcessRegistry({})).find((tool) => tool.name === 'process_start')!;

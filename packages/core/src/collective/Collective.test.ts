@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ConfigError, LegionError, ParticipantNotFoundError } from '../errors.js';
 import { WorkspacePaths } from '../storage/workspace-paths.js';
 import { Collective } from './Collective.js';
-import { initWorkspace } from './init-workspace.js';
+import { initWorkspace } from '../config/init-workspace.js';
 import type { ParticipantInput } from './participant.js';
 
 let root: string;

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { basename } from 'node:path';
-import { isValidIdPart } from '../conversation/conversation-id.js';
+import { isValidIdPart } from './participant-id.js';
 import { ConfigError, LegionError, ParticipantNotFoundError } from '../errors.js';
 import { readJsonFile, writeJsonAtomic } from '../storage/atomic-json.js';
 import type { WorkspacePaths } from '../storage/workspace-paths.js';

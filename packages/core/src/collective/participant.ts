@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ApprovalAuthoritySchema, PoliciesSchema } from '../authorization/policy.js';
-import { describeZodError } from '../config/zod-issues.js';
-import { isValidIdPart } from '../conversation/conversation-id.js';
+import { ApprovalAuthoritySchema, PoliciesSchema } from './policy.js';
+import { describeZodError } from '../zod-issues.js';
+import { isValidIdPart } from './participant-id.js';
 import { LegionError } from '../errors.js';
 
 export const PARTICIPANT_FORMAT_VERSION = 1;

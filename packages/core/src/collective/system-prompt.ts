@@ -1,4 +1,4 @@
-import { permits } from '../tools/ToolRegistry.js';
+import { permits } from './permits.js';
 import type { Collective } from './Collective.js';
 import type { AgentParticipant, Participant } from './participant.js';
 

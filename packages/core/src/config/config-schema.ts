@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { HttpUrlSchema, LimitsSchema, ModelConfigSchema } from '../collective/participant.js';
-import { ModelPriceSchema } from '../providers/pricing.js';
-import { McpServersSchema, type McpServerConfig } from '../tools/providers/mcp/mcp-server-config.js';
-import { PoliciesSchema } from '../authorization/policy.js';
+import { ModelPriceSchema } from './pricing.js';
+import { McpServersSchema, type McpServerConfig } from './mcp-server-config.js';
+import { PoliciesSchema } from '../collective/policy.js';
 
 export const CONFIG_FORMAT_VERSION = 1;
 

@@ -3,18 +3,16 @@ import type { Participant } from '../collective/participant.js';
 import { ConversationBusyError, errorMessage, LegionError } from '../errors.js';
 import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
-import type { RuntimeRegistry } from '../runtime/RuntimeRegistry.js';
-import type { ApprovalFrame, RuntimeOutcome, TurnContext, TurnConversation, TurnResult } from '../runtime/turn.js';
-import { unansweredToolUses } from '../runtime/tool-phase.js';
-import type { ApprovalView } from '../authorization/approval-records.js';
-import type { ToolSession } from '../tools/tool.js';
-import type { ConversationLog } from './conversation-log.js';
-import { CONVERSATION_FORMAT_VERSION } from './log-entry.js';
-import type { Message, ToolUseBlock } from './message.js';
+import type { ApprovalFrame, RuntimeOutcome, RuntimeResolver, ToolSession, TurnContext, TurnConversation, TurnResult } from '../session/turn.js';
+import { unansweredToolUses } from './unanswered-tool-uses.js';
+import type { ApprovalView } from '../storage/approval-records.js';
+import type { ConversationLog } from '../storage/conversation-log.js';
+import { CONVERSATION_FORMAT_VERSION } from '../storage/log-entry.js';
+import type { Message, ToolUseBlock } from '../message.js';
 
 export interface ConversationServices {
   events: EventBus;
-  runtimes: RuntimeRegistry;
+  runtimes: RuntimeResolver;
   fsync: 'message' | 'turn' | 'never';
   /** The pending approvals that keep these unanswered calls waiting (none: they were interrupted). */
   pausedOn?: (conversationId: string, unanswered: readonly ToolUseBlock[]) => ApprovalView[];

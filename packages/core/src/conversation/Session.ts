@@ -2,20 +2,19 @@ import { existsSync, readdirSync } from 'node:fs';
 import type { Collective } from '../collective/Collective.js';
 import { LegionError, ParticipantNotFoundError } from '../errors.js';
 import type { ConversationRef } from '../events/event-types.js';
-import type { ApprovalFrame, SendRequest, TurnResult } from '../runtime/turn.js';
-import type { ApprovalAnswer, ApprovalView } from '../authorization/approval-records.js';
-import { ApprovalStore } from '../authorization/ApprovalStore.js';
-import { answerApprovals } from '../authorization/answer-approvals.js';
-import { unansweredToolUses } from '../runtime/tool-phase.js';
+import type { AnswerOutcome, ApprovalFrame, SendRequest, ToolSession, TurnResult } from '../session/turn.js';
+import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
+import { ApprovalStore } from '../storage/ApprovalStore.js';
+import { answerApprovals } from './answer-approvals.js';
+import { unansweredToolUses } from './unanswered-tool-uses.js';
 import { writeJsonAtomic } from '../storage/atomic-json.js';
 import { FileConversationLog } from '../storage/FileConversationLog.js';
 import { UsageLedger } from '../storage/usage-ledger.js';
-import { summarizeUsage, type UsageRecord, type UsageSummary } from '../providers/usage-summary.js';
+import { summarizeUsage, type UsageRecord, type UsageSummary } from '../storage/usage-summary.js';
 import type { WorkspacePaths } from '../storage/workspace-paths.js';
-import type { AnswerOutcome, ToolSession } from '../tools/tool.js';
 import { Conversation, type ConversationServices } from './Conversation.js';
 import { conversationId, parseConversationId } from './conversation-id.js';
-import type { Message, ToolUseBlock } from './message.js';
+import type { Message, ToolUseBlock } from '../message.js';
 import type { SessionMeta } from './session-meta.js';
 
 export interface SessionServices extends ConversationServices {

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { ConfigError, LegionError, SessionNotFoundError } from '../errors.js';
 import { readJsonFile, writeJsonAtomic, writeJsonIfAbsent } from '../storage/atomic-json.js';
-import { isValidIdPart } from './conversation-id.js';
+import { isValidIdPart } from '../collective/participant-id.js';
 import { LatestSessionIndex } from './latest-session-index.js';
 import { Session, type SessionServices } from './Session.js';
 import { SESSION_FORMAT_VERSION, SessionMetaSchema, type SessionMeta } from './session-meta.js';

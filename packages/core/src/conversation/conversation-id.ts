@@ -1,11 +1,5 @@
+import { isValidIdPart } from '../collective/participant-id.js';
 import { LegionError } from '../errors.js';
-
-/** Participant ids and conversation names share one safe alphabet; `__` separates the parts. */
-const PART_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9.-]|_(?!_))*$/;
-
-export function isValidIdPart(value: string): boolean {
-  return PART_PATTERN.test(value) && !value.endsWith('_') && value.length <= 64;
-}
 
 export interface ConversationKey {
   initiator: string;

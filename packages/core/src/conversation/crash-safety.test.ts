@@ -6,7 +6,7 @@ import { ConversationBusyError } from '../errors.js';
 import type { LegionEvents } from '../events/event-types.js';
 import type { Legion } from '../Legion.js';
 import { agentParticipant, createTestLegion, mockParticipant, userParticipant, type TestLegion } from '../testing/index.js';
-import { textOf, toolResultsOf, toolUsesOf, type Message } from './message.js';
+import { textOf, toolResultsOf, toolUsesOf, type Message } from '../message.js';
 
 // The crash tests run the engine in real child processes (the fixtures import the
 // built package), kill them with SIGKILL, and reopen the same workspace here.

@@ -1,4 +1,4 @@
-import type { Message, ToolResultBlock, ToolUseBlock, Usage } from '../conversation/message.js';
+import type { Message, ToolResultBlock, ToolUseBlock, Usage } from '../message.js';
 
 export interface ConversationRef {
   sessionId: string;

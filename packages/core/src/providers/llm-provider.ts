@@ -1,5 +1,12 @@
-import type { ContentBlock, Message, Usage } from '../conversation/message.js';
-import type { ToolDefinition } from '../tools/tool.js';
+import type { ContentBlock, Message, Usage } from '../message.js';
+
+/** What a provider shows the model. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema of the input object. */
+  parameters: Record<string, unknown>;
+}
 
 export interface ModelRequest {
   system: string;

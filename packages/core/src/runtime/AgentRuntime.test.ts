@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { LegionEvent } from '../events/event-types.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
 import { defineTool } from '../tools/tool.js';
-import type { Message } from '../conversation/message.js';
+import type { Message } from '../message.js';
 
 const lastResult = (messages: readonly Message[]) => {
   const block = messages.at(-1)!.content[0]!;

@@ -3,9 +3,9 @@ import type { AgentParticipant } from '../collective/participant.js';
 import { buildSystemPrompt, delegationTargets } from '../collective/system-prompt.js';
 import type { ResolvedConfig } from '../config/config-schema.js';
 import { settingsForAgent } from '../config/load-config.js';
-import { textOf, toolUsesOf, type ToolResultBlock, type ToolUseBlock, type Usage } from '../conversation/message.js';
-import { costOf, priceFor } from '../providers/pricing.js';
-import type { UsageRecord } from '../providers/usage-summary.js';
+import { textOf, toolUsesOf, type ToolResultBlock, type ToolUseBlock, type Usage } from '../message.js';
+import { costOf, priceFor } from '../config/pricing.js';
+import type { UsageRecord } from '../storage/usage-summary.js';
 import { errorMessage, LegionError, MaxIterationsError } from '../errors.js';
 import { generate, type ModelResponse } from '../providers/llm-provider.js';
 import type { ProviderFactory } from '../providers/ProviderFactory.js';
@@ -13,8 +13,9 @@ import { toolDefinition, type Tool } from '../tools/tool.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
 import { COMMUNICATE_TOOL_NAME } from '../tools/builtin/communicate.js';
 import { linkedSignal } from './linked-signal.js';
-import { resumeToolPhase, runToolPhase, unansweredToolUses, type ToolPhaseResult, type ToolPhaseServices } from './tool-phase.js';
-import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from './turn.js';
+import { unansweredToolUses } from '../conversation/unanswered-tool-uses.js';
+import { resumeToolPhase, runToolPhase, type ToolPhaseResult, type ToolPhaseServices } from './tool-phase.js';
+import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/turn.js';
 
 export interface AgentRuntimeServices extends ToolPhaseServices {
   collective: Collective;

@@ -1,6 +1,6 @@
 import type { MockParticipant, MockResponse } from '../collective/participant.js';
-import { textOf } from '../conversation/message.js';
-import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from './turn.js';
+import { textOf } from '../message.js';
+import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/turn.js';
 
 /** Answers by trigger: the first response whose trigger matches the incoming text. */
 export class MockRuntime implements ParticipantRuntime {

@@ -1,13 +1,13 @@
 import type { Participant, ParticipantType } from '../collective/participant.js';
 import { LegionError } from '../errors.js';
-import type { ParticipantRuntime } from './turn.js';
+import type { ParticipantRuntime, RuntimeResolver } from '../session/turn.js';
 
 /**
  * Maps participant types to runtimes. Legion registers one for each type; a UI
  * does not register here: it attaches its user with `legion.attachUser`,
  * which the user runtime asks.
  */
-export class RuntimeRegistry {
+export class RuntimeRegistry implements RuntimeResolver {
   private readonly runtimes = new Map<ParticipantType, ParticipantRuntime>();
 
   /** Registers the runtime for a type; returns a disposer. */

@@ -1,5 +1,5 @@
-import { textOf } from '../conversation/message.js';
-import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from './turn.js';
+import { textOf } from '../message.js';
+import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/turn.js';
 import type { UserSurfaces } from './UserSurfaces.js';
 
 /**

@@ -2,14 +2,14 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import type { ApprovalAnswer, ApprovalView } from '../authorization/approval-records.js';
+import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
 import { AnsweredElsewhereError, SurfaceDetachedError } from '../errors.js';
 import type { LegionEvents } from '../events/event-types.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
 import { defineTool } from '../tools/tool.js';
 import { deferred, hangUntilAborted, lastResult } from './__fixtures__/surfaces.js';
 
-const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', 'authorization', '__fixtures__');
+const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', 'storage', '__fixtures__');
 
 function writeNoteTool(root: string) {
   return defineTool({

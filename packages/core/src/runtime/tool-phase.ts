@@ -1,11 +1,12 @@
 import type { AgentParticipant } from '../collective/participant.js';
-import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/message.js';
-import type { ApprovalView } from '../authorization/approval-records.js';
+import type { ToolResultBlock, ToolUseBlock } from '../message.js';
+import type { ApprovalView } from '../storage/approval-records.js';
 import type { ApprovalCall, ApprovalGate } from '../authorization/ApprovalGate.js';
 import type { AuthEngine } from '../authorization/AuthEngine.js';
 import type { Tool, ToolContext } from '../tools/tool.js';
 import { toResultBlock, type CallOutcome, type PreparedCall, type ToolExecutor } from '../tools/ToolExecutor.js';
-import type { TurnContext, TurnResult } from './turn.js';
+import { describeApprovalRequired } from '../tools/builtin/approval-required.js';
+import type { TurnContext, TurnResult } from '../session/turn.js';
 
 export interface ToolPhaseServices {
   executor: ToolExecutor;
@@ -148,30 +149,6 @@ function fromTurnResult(toolUse: ToolUseBlock, result: TurnResult, agentId: stri
   }
   if (result.status === 'error') return { kind: 'result', block: toResultBlock(toolUse.id, { status: 'error', error: result.error }) };
   return approvalFor({ kind: 'paused', requests: result.requests }, toolUse, agentId);
-}
-
-/** What an approver's model reads: who waits for what, and how to answer. */
-export function describeApprovalRequired(requests: readonly ApprovalView[]): string {
-  const lines = requests.map((request) => `- ${request.id}: ${request.requester} wants to run ${request.tool} ${JSON.stringify(request.input)} (${request.reason})`);
-  return [
-    `approval_required: the delegate's turn is paused until you decide.`,
-    ...lines,
-    'Answer with approval_response { "decisions": [{ "id": "...", "decision": "approve" | "reject", "reason": "..." }] }; its result is the delegate\'s reply (or the next approval request).',
-  ].join('\n');
-}
-
-/** The tool_uses of the last assistant message that no later message answered. */
-export function unansweredToolUses(messages: readonly Message[]): ToolUseBlock[] {
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const message = messages[index]!;
-    if (message.role !== 'assistant') continue;
-    const uses = message.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
-    if (uses.length === 0) return [];
-    const answered = new Set<string>();
-    for (const later of messages.slice(index + 1)) for (const block of later.content) if (block.type === 'tool_result') answered.add(block.toolUseId);
-    return uses.filter((use) => !answered.has(use.id));
-  }
-  return [];
 }
 
 function toolContext(turn: TurnContext, agent: AgentParticipant, workspaceRoot: string | undefined, auth: AuthEngine): Omit<ToolContext, 'toolUseId'> {

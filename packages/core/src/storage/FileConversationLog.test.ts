@@ -3,8 +3,8 @@ import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, read
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { HeaderEntry } from '../conversation/log-entry.js';
-import type { Message } from '../conversation/message.js';
+import type { HeaderEntry } from './log-entry.js';
+import type { Message } from '../message.js';
 import { LegionError } from '../errors.js';
 import { FileConversationLog } from './FileConversationLog.js';
 import type { LogWarning } from './jsonl-log.js';

@@ -1,13 +1,12 @@
-import type { ConversationLog } from '../conversation/conversation-log.js';
+import type { ConversationLog } from './conversation-log.js';
 import {
   CONVERSATION_FORMAT_VERSION,
   HeaderEntrySchema,
   MessageEntrySchema,
-  migrateEntry,
   type HeaderEntry,
   type NoteEntry,
-} from '../conversation/log-entry.js';
-import type { Message } from '../conversation/message.js';
+} from './log-entry.js';
+import type { Message } from '../message.js';
 import { LegionError } from '../errors.js';
 import { describeHolder, FileLock } from './file-lock.js';
 import { JsonlLog, type LogLine, type LogWarning } from './jsonl-log.js';
@@ -89,12 +88,12 @@ export class FileConversationLog implements ConversationLog {
 
   recent(limit: number): Message[] {
     if (limit <= 0) return [];
-    const version = this.header()?.version ?? CONVERSATION_FORMAT_VERSION;
+    this.header(); // refuses a file written by a newer Legion
     const messages: Message[] = [];
     this.log.readBackward({
       stop: (line) => {
         if (line.text.startsWith(MESSAGE_PREFIX)) {
-          const message = this.parseMessage(line, version);
+          const message = this.parseMessage(line);
           if (message) messages.push(message);
         } else this.checkOther(line);
         return messages.length >= limit;
@@ -104,7 +103,7 @@ export class FileConversationLog implements ConversationLog {
   }
 
   context(): Message[] {
-    const version = this.header()?.version ?? CONVERSATION_FORMAT_VERSION;
+    this.header(); // refuses a file written by a newer Legion
     const messages: Message[] = [];
     // Seen up to the end of the newest complete line: a torn tail is not seen, so that
     // once it is cut and replaced, `readNew` starts where the replacement starts.
@@ -114,7 +113,7 @@ export class FileConversationLog implements ConversationLog {
         end ??= line.end;
         if (line.text.startsWith(COMPACTION_PREFIX)) return true;
         if (line.text.startsWith(MESSAGE_PREFIX)) {
-          const message = this.parseMessage(line, version);
+          const message = this.parseMessage(line);
           if (message) messages.push(message);
         } else this.checkOther(line);
         return false;
@@ -134,7 +133,7 @@ export class FileConversationLog implements ConversationLog {
     if (size === this.seenEnd) return [];
     // The file shrank: a torn tail was cut (by this process or another); what is left was seen.
     if (size < this.seenEnd) this.seenEnd = size;
-    const version = this.header()?.version ?? CONVERSATION_FORMAT_VERSION;
+    this.header(); // refuses a file written by a newer Legion
     const { lines, end } = this.log.readForward(this.seenEnd);
     this.seenEnd = end;
     const messages: Message[] = [];
@@ -143,7 +142,7 @@ export class FileConversationLog implements ConversationLog {
         this.checkOther(line);
         continue;
       }
-      const message = this.parseMessage(line, version);
+      const message = this.parseMessage(line);
       if (message) messages.push(message);
     }
     return messages;
@@ -178,8 +177,8 @@ export class FileConversationLog implements ConversationLog {
     if (this.seenEnd >= 0) this.seenEnd += bytes;
   }
 
-  private parseMessage(line: LogLine, version: number): Message | undefined {
-    const parsed = MessageEntrySchema.safeParse(migrateEntry(safeJson(line.text), version));
+  private parseMessage(line: LogLine): Message | undefined {
+    const parsed = MessageEntrySchema.safeParse(safeJson(line.text));
     if (!parsed.success) {
       this.warn(line.offset, `skipped an unreadable message line (${parsed.error.issues[0]?.message ?? 'invalid'})`);
       return undefined;

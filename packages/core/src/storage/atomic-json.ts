@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import { describeZodError } from '../config/zod-issues.js';
+import { describeZodError } from '../zod-issues.js';
 
 /**
  * Writes JSON so that a reader (or a crash) sees either the old file or the new

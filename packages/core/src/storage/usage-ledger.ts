@@ -1,4 +1,4 @@
-import { UsageRecordSchema, type UsageRecord } from '../providers/usage-summary.js';
+import { UsageRecordSchema, type UsageRecord } from './usage-summary.js';
 import { JsonlLog, type LogWarning } from './jsonl-log.js';
 
 /**

@@ -70,9 +70,6 @@ export class WorkspacePaths {
   get firstSessionClaim(): string {
     return join(this.runDir, 'first-session.json');
   }
-  artifactsDir(sessionId: string): string {
-    return join(this.sessionDir(sessionId), 'artifacts');
-  }
 
   /** Relative to the workspace root, for messages shown to people. */
   display(path: string): string {

@@ -1,5 +1,5 @@
-export { ScriptedProvider } from './ScriptedProvider.js';
-export type { ScriptEntry, ScriptStep, ScriptedToolCall } from './ScriptedProvider.js';
+export { ScriptedProvider } from '../providers/scripted/ScriptedProvider.js';
+export type { ScriptEntry, ScriptStep, ScriptedToolCall } from '../providers/scripted/ScriptedProvider.js';
 export { agentParticipant, createTestLegion, mockParticipant, userParticipant } from './test-collective.js';
 export type { TestLegion } from './test-collective.js';
 export { startWireRecorder } from './wire-recorder.js';

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { initWorkspace } from '../collective/init-workspace.js';
+import { initWorkspace } from '../config/init-workspace.js';
 import type { ParticipantInput } from '../collective/participant.js';
 import { Legion } from '../Legion.js';
-import { ScriptedProvider } from './ScriptedProvider.js';
+import { ScriptedProvider } from '../providers/scripted/ScriptedProvider.js';
 
 export function userParticipant(id = 'user', extra: Partial<ParticipantInput> = {}): ParticipantInput {
   return { id, type: 'user', name: id, medium: 'test', ...extra } as ParticipantInput;

@@ -1,7 +1,7 @@
-import type { ToolResultBlock, ToolUseBlock } from '../conversation/message.js';
-import { describeZodError } from '../config/zod-issues.js';
+import type { ToolResultBlock, ToolUseBlock } from '../message.js';
+import { describeZodError } from '../zod-issues.js';
 import { errorMessage } from '../errors.js';
-import type { ApprovalView } from '../authorization/approval-records.js';
+import type { ApprovalView } from '../storage/approval-records.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
 
 /** Tool output beyond this is cut (head and tail kept) so one call cannot flood a context. */

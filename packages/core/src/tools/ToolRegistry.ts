@@ -1,5 +1,5 @@
-import picomatch from 'picomatch';
 import type { Permission } from '../collective/participant.js';
+import { permissionMatcher } from '../collective/permits.js';
 import { errorMessage, LegionError } from '../errors.js';
 import type { EventBus } from '../events/EventBus.js';
 import { PROGRAMMATIC_PROVIDER_ID, type ProvidedTool, type ToolProvider } from './providers/tool-provider.js';
@@ -103,12 +103,6 @@ export class ToolRegistry {
   async ready(): Promise<void> {
     for (const state of this.providers.values()) if (state.deferred) this.reload(state);
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
-  }
-
-  /** Asks every provider for its tools again, e.g. after a server that failed to start was fixed. */
-  async refresh(): Promise<void> {
-    for (const state of this.providers.values()) this.reload(state);
-    await this.ready();
   }
 
   /** Removes and disposes every provider; tools registered one by one stay. */
@@ -217,22 +211,4 @@ export class ToolRegistry {
 
 function isPromise<Value>(value: Value | Promise<Value>): value is Promise<Value> {
   return typeof (value as { then?: unknown }).then === 'function';
-}
-
-const matcherCache = new WeakMap<readonly string[], (name: string) => boolean>();
-
-/** Whether a name passes an `all | none | [names or globs]` permission. */
-export function permits(permission: Permission, name: string): boolean {
-  if (permission === 'all') return true;
-  if (permission === 'none') return false;
-  return permissionMatcher(permission)(name);
-}
-
-function permissionMatcher(patterns: readonly string[]): (name: string) => boolean {
-  let matcher = matcherCache.get(patterns);
-  if (!matcher) {
-    matcher = picomatch([...patterns], { nocase: false, dot: true });
-    matcherCache.set(patterns, matcher);
-  }
-  return matcher;
 }

@@ -89,11 +89,6 @@ export function createRedactor(sources: SecretSources = {}): (text: string) => s
   };
 }
 
-/** A redactor for one environment (kept for callers that have no config). */
-export function secretRedactor(env: NodeJS.ProcessEnv, config?: unknown): (text: string) => string {
-  return createRedactor({ env, config });
-}
-
 const redactorsByEnv = new WeakMap<NodeJS.ProcessEnv, (text: string) => string>();
 
 /**

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
-import type { UsageRecord } from '../providers/usage-summary.js';
-import type { ApprovalFrame, SendRequest, TurnResult } from '../runtime/turn.js';
-import type { ApprovalAnswer, ApprovalView } from '../authorization/approval-records.js';
-import type { ApprovalStore } from '../authorization/ApprovalStore.js';
+import type { ApprovalFrame, ToolSession } from '../session/turn.js';
+import type { ToolDefinition } from '../providers/llm-provider.js';
+import type { ApprovalView } from '../storage/approval-records.js';
 
 /**
  * What a tool returns: data for the model, or an error it can act on. Tools do
@@ -15,25 +14,6 @@ export type ToolResult =
   | { status: 'success'; data: unknown }
   | { status: 'error'; error: string }
   | { status: 'approval_required'; requests: ApprovalView[] };
-
-/** The narrow view of a session a tool may use (communicate sends through it). */
-export interface ToolSession {
-  readonly id: string;
-  send(request: SendRequest): Promise<TurnResult>;
-  /** Adds one model call to the session's usage ledger. */
-  recordUsage(record: UsageRecord): void;
-  /** The session's durable approval requests and decisions. */
-  readonly approvals: ApprovalStore;
-  /** Records decisions (all or nothing) and resumes the turns they unblock. */
-  answerApprovals(answers: readonly ApprovalAnswer[], decidedBy: string): Promise<AnswerOutcome>;
-  /** Continues a conversation whose turn paused on approvals. */
-  resumeConversation(conversationId: string, frames: readonly ApprovalFrame[]): Promise<TurnResult>;
-}
-
-/** What answering approvals led to: the replies (or next pauses) of the turns it resumed. */
-export type AnswerOutcome =
-  | { status: 'error'; error: string }
-  | { status: 'answered'; resumed: TurnResult[] };
 
 export interface ToolContext {
   /** The participant whose model called the tool. */
@@ -98,14 +78,6 @@ export interface Tool<Input = unknown> {
 /** Declares a tool with its input type inferred from the schema. */
 export function defineTool<Schema extends z.ZodType>(tool: Tool<z.infer<Schema>> & { inputSchema: Schema }): Tool {
   return tool as unknown as Tool;
-}
-
-/** What a provider shows the model. */
-export interface ToolDefinition {
-  name: string;
-  description: string;
-  /** JSON Schema of the input object. */
-  parameters: Record<string, unknown>;
 }
 
 const definitions = new WeakMap<Tool, ToolDefinition>();

@@ -1,6 +1,5 @@
-import type { ContentBlock, Message } from '../../conversation/message.js';
-import type { ToolDefinition } from '../../tools/tool.js';
-import type { FinishReason } from '../llm-provider.js';
+import type { ContentBlock, Message } from '../../message.js';
+import type { FinishReason, ToolDefinition } from '../llm-provider.js';
 
 /** The subset of Anthropic's Messages API shapes Legion writes (kept local: the SDK loads lazily). */
 export type AnthropicContentBlock =

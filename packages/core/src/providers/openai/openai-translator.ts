@@ -1,6 +1,5 @@
-import type { Message } from '../../conversation/message.js';
-import type { ToolDefinition } from '../../tools/tool.js';
-import type { FinishReason } from '../llm-provider.js';
+import type { Message } from '../../message.js';
+import type { FinishReason, ToolDefinition } from '../llm-provider.js';
 
 /** The Chat Completions shapes Legion writes (kept local: the SDK loads lazily). */
 export type OpenAIChatMessage =

@@ -1,4 +1,4 @@
-import type { Message } from '../../conversation/message.js';
+import type { Message } from '../../message.js';
 
 /** The first block of the last message of a model request, which must be a tool result. */
 export const lastResult = (request: { messages: readonly Message[] }) => {

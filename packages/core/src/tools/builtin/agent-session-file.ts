@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { isValidIdPart } from '../../conversation/conversation-id.js';
+import { isValidIdPart } from '../../collective/participant-id.js';
 import { WorkspacePaths } from '../../storage/workspace-paths.js';
 import type { ToolContext } from '../tool.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { ApprovalView } from '../../authorization/approval-records.js';
-import { describeApprovalRequired } from '../../runtime/tool-phase.js';
-import type { TurnResult } from '../../runtime/turn.js';
+import type { ApprovalView } from '../../storage/approval-records.js';
+import { describeApprovalRequired } from './approval-required.js';
+import type { TurnResult } from '../../session/turn.js';
 import { defineTool, type Tool } from '../tool.js';
 
 const DecisionSchema = z.object({

@@ -1,6 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { toolResultsOf } from '../../conversation/message.js';
+import { toolResultsOf } from '../../message.js';
 import type { ModelRequest } from '../../providers/llm-provider.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../../testing/index.js';
 import { ToolRegistry } from '../ToolRegistry.js';

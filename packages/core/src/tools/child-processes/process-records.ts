@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { WorkspacePaths } from '../../storage/workspace-paths.js';
@@ -66,12 +66,17 @@ export function recordGroup(purpose: GroupPurpose, group: { pgid: number; comman
     ...(group.supervisor ? { supervisor: group.supervisor } : {}),
     startedAt: new Date().toISOString(),
   };
-  const file = join(purpose.recordsDir, `${group.pgid}-${startTime ?? Date.now()}.json`);
+  const name = `${group.pgid}-${startTime ?? Date.now()}.json`;
+  const file = join(purpose.recordsDir, name);
+  // Written aside and renamed: another process reaping leftovers must never read (and drop as torn) a record half written.
+  const temp = join(purpose.recordsDir, `.${name}.${process.pid}.tmp`);
   try {
     mkdirSync(purpose.recordsDir, { recursive: true });
     // Not fsynced: after a power loss the processes are gone too.
-    writeFileSync(file, JSON.stringify(record));
+    writeFileSync(temp, JSON.stringify(record));
+    renameSync(temp, file);
   } catch {
+    rmSync(temp, { force: true });
     // A read-only workspace still runs tools; only the after-crash cleanup is lost.
     return () => undefined;
   }
@@ -95,10 +100,12 @@ export interface ReapedGroup {
 export function reapLeftoverGroups(recordsDir: string, options: { toolUseIds?: ReadonlySet<string> } = {}): ReapedGroup[] {
   let names: string[];
   try {
-    names = readdirSync(recordsDir).filter((name) => name.endsWith('.json'));
+    names = readdirSync(recordsDir);
   } catch {
     return [];
   }
+  removeAbandonedTemps(recordsDir, names);
+  names = names.filter((name) => name.endsWith('.json') && !name.startsWith('.'));
   const me = currentProcessIdentity();
   const reaped: ReapedGroup[] = [];
   for (const name of names) {
@@ -122,6 +129,24 @@ export function reapLeftoverGroups(recordsDir: string, options: { toolUseIds?: R
 export function describeReaped(reaped: ReapedGroup): string {
   const { record } = reaped;
   return `ended process group ${record.pgid} ("${record.command.slice(0, 80)}") that tool call ${record.toolUseId} left running when Legion (pid ${record.owner.pid}) stopped`;
+}
+
+/** A record being written sits under a temp name with its writer's pid; a dead writer's temp will never be renamed. */
+function removeAbandonedTemps(recordsDir: string, names: string[]): void {
+  for (const name of names) {
+    const writer = /^\..*\.(\d+)\.tmp$/.exec(name)?.[1];
+    if (writer === undefined || pidAlive(Number(writer))) continue;
+    rmSync(join(recordsDir, name), { force: true });
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function killIfSameGroup(record: ProcessRecord): boolean {

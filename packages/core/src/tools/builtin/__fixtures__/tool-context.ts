@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBus } from '../../../events/EventBus.js';
-import type { Tool, ToolContext, ToolResult, ToolSession } from '../../tool.js';
+import type { ToolSession } from '../../../session/turn.js';
+import type { Tool, ToolContext, ToolResult } from '../../tool.js';
 
 /** A workspace in a temp folder (with `.legion/`) and a sibling folder outside it, removed by `cleanup()`. */
 export function tempWorkspace(): { root: string; outside: string; cleanup: () => void } {

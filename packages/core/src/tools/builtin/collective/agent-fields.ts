@@ -18,7 +18,5 @@ export const AgentFieldsSchema = z.object({
   delegation: PermissionSchema.describe('Whom it may communicate with: "all", "none", or participant ids.'),
   limits: LimitsSchema.partial().describe('Overrides of maxDepth, maxIterations, toolTimeoutMs, maxRepeatedToolCalls.'),
 });
-export type AgentFields = z.infer<typeof AgentFieldsSchema>;
-
 /** The names shown to models in errors and descriptions. */
 export const AGENT_FIELD_NAMES = Object.keys(AgentFieldsSchema.shape);

@@ -5,7 +5,7 @@ import { errorMessage, LegionError } from '../../../errors.js';
 import { expandEnvReferences } from './env-references.js';
 import { loadMcpSdk, type McpSdk } from './load-mcp-sdk.js';
 import type { McpCallResult } from './mcp-result.js';
-import type { McpServerConfig } from './mcp-server-config.js';
+import type { McpServerConfig } from '../../../config/mcp-server-config.js';
 
 /** How long a server may take to start and answer `initialize`. */
 const START_TIMEOUT_MS = 30_000;

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeZodError } from '../../../config/zod-issues.js';
+import { describeZodError } from '../../../zod-issues.js';
 import type { LegionEvents } from '../../../events/event-types.js';
 import { EventBus } from '../../../events/EventBus.js';
 import { ToolRegistry } from '../../ToolRegistry.js';

@@ -7,7 +7,7 @@ import { compileJsonSchema, jsonSchemaInput } from '../json-schema-input.js';
 import type { ProvidedTool, ToolProvider } from '../tool-provider.js';
 import { McpServerConnection } from './McpServerConnection.js';
 import { toToolResult } from './mcp-result.js';
-import type { McpServerConfig } from './mcp-server-config.js';
+import type { McpServerConfig } from '../../../config/mcp-server-config.js';
 import { mcpToolName } from './mcp-tool-name.js';
 
 export interface McpToolProviderOptions {

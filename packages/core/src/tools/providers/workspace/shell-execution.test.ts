@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeZodError } from '../../../config/zod-issues.js';
+import { describeZodError } from '../../../zod-issues.js';
 import type { ToolResult } from '../../tool.js';
 import { toolContext } from '../__fixtures__/tool-context.js';
 import { checkWorkspaceTool } from './workspace-tool-checks.js';
@@ -114,7 +114,10 @@ describe('shell workspace tools', () => {
   it('returns when the program exits, ending what it left running in the background, and records it in a workspace', async () => {
     // The background sleep inherits the output pipe: without ending it, the call would wait until it exits.
     mkdirSync(join(root, '.legion'));
-    const probe = tool({ execution: { type: 'shell', command: ['/bin/sh', '-c', 'sleep 300 & echo $!; ls .legion/run/processes'] } });
+    // Legion records the group just after spawning it: the command waits until the record is there.
+    const probe = tool({
+      execution: { type: 'shell', command: ['/bin/sh', '-c', 'sleep 300 & echo $!; until [ -n "$(ls .legion/run/processes 2>/dev/null)" ]; do sleep 0.01; done; ls .legion/run/processes'] },
+    });
     const result = await probe.execute({}, toolContext({ workspaceRoot: root }));
     expect(result.status).toBe('success');
     const [pid, record] = (result as { data: string }).data.split('\n');

@@ -1,6 +1,7 @@
 // Runs one file_grep call in its own process (built dist), so a test can bound it with a timeout
 // even if the search blocked the event loop. Usage: node grep-once.mjs <workspace> <pattern>
-import { createBuiltinTools } from '@legion-collective/core';
+// The built-in tool factory is internal to core (not in its public API), so this fixture takes it from the build.
+import { createBuiltinTools } from '../../../../../dist/tools/builtin/index.js';
 import { EventBus } from '@legion-collective/core';
 
 const [root, pattern] = process.argv.slice(2);

@@ -1,4 +1,4 @@
-import type { Message } from './message.js';
+import type { Message } from '../message.js';
 import type { HeaderEntry, NoteEntry } from './log-entry.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MessageSchema } from './message.js';
+import { MessageSchema } from '../message.js';
 
 export const CONVERSATION_FORMAT_VERSION = 1;
 
@@ -28,16 +28,5 @@ export const NoteEntrySchema = z.object({
 export const LogEntrySchema = z.discriminatedUnion('kind', [HeaderEntrySchema, MessageEntrySchema, NoteEntrySchema]);
 
 export type HeaderEntry = z.infer<typeof HeaderEntrySchema>;
-export type MessageEntry = z.infer<typeof MessageEntrySchema>;
 export type NoteEntry = z.infer<typeof NoteEntrySchema>;
 export type LogEntry = z.infer<typeof LogEntrySchema>;
-
-/**
- * Brings an entry written by an older format version up to the current one.
- * Version 1 is the first format; later versions add their steps here, and
- * `__fixtures__/` keeps a file of every old version for the tests.
- */
-export function migrateEntry(entry: unknown, fromVersion: number): unknown {
-  if (fromVersion === CONVERSATION_FORMAT_VERSION) return entry;
-  return entry;
-}

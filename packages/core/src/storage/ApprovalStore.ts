@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { writeJsonIfAbsent } from '../storage/atomic-json.js';
-import { JsonlLog, type LogWarning } from '../storage/jsonl-log.js';
+import { writeJsonIfAbsent } from './atomic-json.js';
+import { JsonlLog, type LogWarning } from './jsonl-log.js';
 import {
   ApprovalDecisionRecordSchema,
   ApprovalRecordSchema,

@@ -1,9 +1,10 @@
 import type { Participant } from '../collective/participant.js';
-import type { Message } from '../conversation/message.js';
+import type { Message } from '../message.js';
 import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
-import type { ToolSession } from '../tools/tool.js';
-import type { ApprovalView } from '../authorization/approval-records.js';
+import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
+import type { ApprovalStore } from '../storage/ApprovalStore.js';
+import type { UsageRecord } from '../storage/usage-summary.js';
 
 /** One message from one participant to another, through `Session.send`. */
 export interface SendRequest {
@@ -74,3 +75,27 @@ export interface ParticipantRuntime {
   /** Continues a turn that paused on approvals (agents only). */
   resume?(turn: TurnContext): Promise<RuntimeOutcome>;
 }
+
+/** Finds the runtime that answers for a participant; Legion's `RuntimeRegistry` is the one in use. */
+export interface RuntimeResolver {
+  resolve(participant: Participant): ParticipantRuntime;
+}
+
+/** The narrow view of a session a tool may use (communicate sends through it). */
+export interface ToolSession {
+  readonly id: string;
+  send(request: SendRequest): Promise<TurnResult>;
+  /** Adds one model call to the session's usage ledger. */
+  recordUsage(record: UsageRecord): void;
+  /** The session's durable approval requests and decisions. */
+  readonly approvals: ApprovalStore;
+  /** Records decisions (all or nothing) and resumes the turns they unblock. */
+  answerApprovals(answers: readonly ApprovalAnswer[], decidedBy: string): Promise<AnswerOutcome>;
+  /** Continues a conversation whose turn paused on approvals. */
+  resumeConversation(conversationId: string, frames: readonly ApprovalFrame[]): Promise<TurnResult>;
+}
+
+/** What answering approvals led to: the replies (or next pauses) of the turns it resumed. */
+export type AnswerOutcome =
+  | { status: 'error'; error: string }
+  | { status: 'answered'; resumed: TurnResult[] };

@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { writeJsonIfAbsent } from '../storage/atomic-json.js';
 import { WorkspacePaths } from '../storage/workspace-paths.js';
-import { CONFIG_FORMAT_VERSION } from '../config/config-schema.js';
-import { createDefaultParticipants, createDefaultTemplates } from './default-collective.js';
-import { parseParticipant, type ParticipantInput } from './participant.js';
+import { CONFIG_FORMAT_VERSION } from './config-schema.js';
+import { createDefaultParticipants, createDefaultTemplates } from '../collective/default-collective.js';
+import { parseParticipant, type ParticipantInput } from '../collective/participant.js';
 
 export interface InitResult {
   root: string;

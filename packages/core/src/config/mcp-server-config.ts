@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HttpUrlSchema } from '../../../collective/participant.js';
+import { HttpUrlSchema } from '../collective/participant.js';
 
 /** A server name becomes part of every tool name (`mcp__<server>__<tool>`), so `__` and odd characters are out. */
 export const McpServerNameSchema = z

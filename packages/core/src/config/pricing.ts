@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Usage } from '../conversation/message.js';
+import type { Usage } from '../message.js';
 
 /** US dollars per million tokens. */
 export const ModelPriceSchema = z

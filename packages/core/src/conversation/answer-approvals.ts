@@ -1,10 +1,9 @@
 import type { Collective } from '../collective/Collective.js';
-import type { ToolUseBlock } from '../conversation/message.js';
-import type { ApprovalFrame, TurnResult } from '../runtime/turn.js';
-import type { AnswerOutcome } from '../tools/tool.js';
-import type { ApprovalAnswer } from './approval-records.js';
-import type { ApprovalStore } from './ApprovalStore.js';
-import { canApprove } from './AuthEngine.js';
+import type { ToolUseBlock } from '../message.js';
+import type { AnswerOutcome, ApprovalFrame, TurnResult } from '../session/turn.js';
+import type { ApprovalAnswer } from '../storage/approval-records.js';
+import type { ApprovalStore } from '../storage/ApprovalStore.js';
+import { canApprove } from '../collective/approval-authority.js';
 
 /** What answering needs of a session. */
 export interface AnsweringSession {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UsageSchema, type Usage } from '../conversation/message.js';
+import { UsageSchema, type Usage } from '../message.js';
 
 /** One model call, as the session's usage ledger records it. */
 export const UsageRecordSchema = z.object({

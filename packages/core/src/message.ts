@@ -51,8 +51,6 @@ export const MessageSchema = z.object({
 });
 export type Message = z.infer<typeof MessageSchema>;
 
-export type Role = Message['role'];
-
 export function textOf(message: Pick<Message, 'content'>): string {
   let text = '';
   for (const block of message.content) if (block.type === 'text') text += block.text;

@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { loadConfig } from '../../../config/load-config.js';
-import { ConfigError } from '../../../errors.js';
+import { loadConfig } from './load-config.js';
+import { ConfigError } from '../errors.js';
 
 let dir: string;
 let globalFile: string;

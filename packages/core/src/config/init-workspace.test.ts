@@ -1,11 +1,11 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../config/load-config.js';
+import { loadConfig } from './load-config.js';
 import { WorkspacePaths } from '../storage/workspace-paths.js';
-import { Collective } from './Collective.js';
+import { Collective } from '../collective/Collective.js';
 import { initWorkspace } from './init-workspace.js';
-import type { ParticipantInput } from './participant.js';
+import type { ParticipantInput } from '../collective/participant.js';
 
 let root: string;
 let paths: WorkspacePaths;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Usage } from '../conversation/message.js';
-import { LegionError, ScriptExhaustedError } from '../errors.js';
-import type { FinishReason, LLMProvider, ModelRequest, StreamOptions, StreamPart } from '../providers/llm-provider.js';
+import type { Usage } from '../../message.js';
+import { LegionError, ScriptExhaustedError } from '../../errors.js';
+import type { FinishReason, LLMProvider, ModelRequest, StreamOptions, StreamPart } from '../llm-provider.js';
 
 export interface ScriptedToolCall {
   name: string;

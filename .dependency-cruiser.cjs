@@ -1,0 +1,109 @@
+// The import rules of the monorepo, run by `npm run lint` (and so by .ci/run). Zero exceptions:
+// fix the code, not this file. The layer order is the one written in packages/core/README.md
+// ("Layers"); keep the two in step.
+
+/**
+ * packages/core/src, bottom to top. A folder (or a file at the root of src) may import only from
+ * its own layer entry and the ones listed before it.
+ */
+const LAYERS = [
+  ['errors.ts', 'zod-issues.ts', 'message.ts'],
+  ['events'],
+  ['storage'],
+  ['collective'],
+  ['config'],
+  ['session'],
+  ['conversation'],
+  ['providers'],
+  ['tools'],
+  ['authorization'],
+  ['runtime'],
+  ['Legion.ts'],
+  ['index.ts'],
+  ['testing'],
+];
+
+const CORE = '^packages/core/src/';
+const escape = (name) => name.replace(/\./g, '\\.');
+/** A folder matches everything under it; a root file matches itself. */
+const entryPattern = (names) => `${CORE}(${names.map((name) => (name.endsWith('.ts') ? `${escape(name)}$` : `${escape(name)}/`)).join('|')})`;
+
+const layerRules = LAYERS.slice(0, -1).map((layer, index) => ({
+  name: `layer-${layer.join('+')}`,
+  comment: `${layer.join(', ')} sits below ${LAYERS.slice(index + 1).flat().join(', ')} (packages/core/README.md, "Layers"): it may not import them.`,
+  severity: 'error',
+  from: { path: entryPattern(layer), pathNot: ['\\.test\\.ts$', '/__fixtures__/'] },
+  to: { path: entryPattern(LAYERS.slice(index + 1).flat()) },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'Import cycles, type-only imports included, are what the layers exist to prevent.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    ...layerRules,
+    {
+      name: 'core-file-outside-the-layers',
+      comment: 'Every file in packages/core/src belongs to a layer; a new folder is added to LAYERS (and to the README) first.',
+      severity: 'error',
+      from: { path: CORE, pathNot: [entryPattern(LAYERS.flat()), '\\.test\\.ts$', '/__fixtures__/'] },
+      to: {},
+    },
+    {
+      name: 'cli-through-the-public-api',
+      comment: "packages/cli uses core only as a library user would: `@legion-collective/core` (tests: also `/testing`), never its files.",
+      severity: 'error',
+      from: { path: '^packages/cli/src/', pathNot: ['\\.test\\.ts$', '/__fixtures__/'] },
+      to: { path: '^(packages/core/|@legion-collective/core)', pathNot: '^(@legion-collective/core|packages/core/dist/index\\.(js|d\\.ts))$' },
+    },
+    {
+      name: 'cli-tests-through-the-public-api',
+      comment: "CLI tests use core through `@legion-collective/core` and `@legion-collective/core/testing` only.",
+      severity: 'error',
+      from: { path: '^packages/cli/src/.*(\\.test\\.ts$|/__fixtures__/)' },
+      to: {
+        path: '^(packages/core/|@legion-collective/core)',
+        pathNot: '^(@legion-collective/core(/testing)?|packages/core/dist/(testing/)?index\\.(js|d\\.ts))$',
+      },
+    },
+    {
+      name: 'no-orphans',
+      comment: 'A source file nothing imports is dead code (entry points and tests aside).',
+      severity: 'error',
+      from: {
+        orphan: true,
+        pathNot: ['\\.test\\.ts$', '/__fixtures__/', '\\.d\\.ts$', '^packages/core/src/(index|testing/index)\\.ts$', '^packages/cli/src/legion\\.ts$'],
+      },
+      to: {},
+    },
+    {
+      name: 'core-reachable-from-its-entry-points',
+      comment: 'A core source file that neither `@legion-collective/core` nor `/testing` reaches is dead code, whatever tests still import it.',
+      severity: 'error',
+      from: { path: '^packages/core/src/(index|testing/index)\\.ts$' },
+      to: { path: CORE, pathNot: ['\\.test\\.ts$', '/__fixtures__/', '\\.d\\.ts$', '^packages/core/src/(index|testing/index)\\.ts$'], reachable: false },
+    },
+    {
+      name: 'core-knows-no-cli',
+      comment: 'Dependencies point one way: cli → core.',
+      severity: 'error',
+      from: { path: '^packages/core/' },
+      to: { path: '^(packages/cli/|@legion-collective/cli)' },
+    },
+  ],
+  options: {
+    // Type-only imports are imports: a cycle through `import type` is still a cycle.
+    tsPreCompilationDeps: true,
+    // Built output is where a package import lands; it is seen as a target, never cruised itself.
+    doNotFollow: { path: ['node_modules', '(^|/)dist/'] },
+    enhancedResolveOptions: {
+      extensions: ['.ts', '.mjs', '.js', '.d.ts', '.json'],
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'types', 'node', 'default'],
+    },
+  },
+};
