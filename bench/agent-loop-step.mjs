@@ -48,8 +48,11 @@ const noopTool = defineTool({
   },
 });
 
-/** One workspace with the given storage.fsync (undefined = the default), ready to run turns. */
-function setup(fsync) {
+/**
+ * One workspace with the given storage.fsync (undefined = the default), ready to run turns.
+ * `subscribed`: a UI listens to every event (onAny), so every event is built, numbered and delivered.
+ */
+function setup(fsync, { subscribed = false } = {}) {
   const root = tempDir(`loop-${fsync ?? 'default'}`);
   initWorkspace(root, { participants: [userParticipant('user'), agentParticipant('worker', { tools: ['noop'], delegation: 'none' })], entryAgent: 'worker' });
   const configFile = join(root, '.legion', 'config.json');
@@ -57,10 +60,12 @@ function setup(fsync) {
   if (fsync !== undefined) writeFileSync(configFile, JSON.stringify({ ...config, storage: { fsync } }, null, 2));
   const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json') });
   legion.tools.register(noopTool);
+  let heard = 0;
+  if (subscribed) legion.events.onAny(() => heard++);
   const provider = scriptedModel();
   legion.providers.useFor('worker', provider);
   const session = legion.sessions.create({ title: 'bench' });
-  const run = { root, legion, session, provider, fsync: legion.config.storage.fsync, perStep: [], wall: 0, cpu: 0, turns: 0, turnIndex: 0 };
+  const run = { root, legion, session, provider, fsync: legion.config.storage.fsync, perStep: [], wall: 0, cpu: 0, turns: 0, turnIndex: 0, heard: () => heard };
   run.turn = async () => {
     const name = `t${run.turnIndex++}`;
     const started = performance.now();
@@ -111,8 +116,8 @@ function report(label, run) {
 
 console.log('agent-loop-step — framework overhead per agent-loop step (zero-latency scripted model, trivial zod-validated tool)');
 console.log(`  each turn: ${TOOL_STEPS} tool steps + 1 final answer = ${STEPS_PER_TURN} model calls; a fresh named conversation per turn; ${WARMUP_TURNS} warm-up turns per mode not counted;`);
-console.log(`  the three modes run in ${ROUNDS} interleaved rounds, so that changes in the machine's load affect them alike`);
-const modes = { turn: setup(undefined), never: setup('never'), message: setup('message') };
+console.log(`  the four modes run in ${ROUNDS} interleaved rounds, so that changes in the machine's load affect them alike`);
+const modes = { turn: setup(undefined), never: setup('never'), message: setup('message'), subscribed: setup(undefined, { subscribed: true }) };
 if (modes.turn.fsync !== 'turn') throw new Error(`expected the default fsync to be "turn", got ${modes.turn.fsync}`);
 try {
   for (const run of Object.values(modes)) for (let i = 0; i < WARMUP_TURNS; i++) await run.turn();
@@ -120,7 +125,9 @@ try {
     await batch(modes.turn, Math.ceil(TURNS / ROUNDS));
     await batch(modes.never, Math.ceil(TURNS / ROUNDS));
     await batch(modes.message, Math.ceil(FSYNC_MESSAGE_TURNS / ROUNDS));
+    await batch(modes.subscribed, Math.ceil(TURNS / ROUNDS));
   }
+  if (modes.subscribed.heard() === 0) throw new Error('the subscribed mode heard no events');
 } finally {
   for (const run of Object.values(modes)) finish(run);
 }
@@ -128,6 +135,7 @@ const figures = {};
 figures.default_fsync_turn = report('storage.fsync = "turn" (default: appended with write(), fsync once at the end of each turn)', modes.turn);
 figures.fsync_never = report('storage.fsync = "never" (OS page cache only; survives a process crash, not power loss)', modes.never);
 figures.fsync_message = report('storage.fsync = "message" (fsync after every appended message)', modes.message);
+figures.subscribed = report('storage.fsync = "turn" with a UI subscribed to every event (events.onAny)', modes.subscribed);
 console.log('  (wall time includes fsync, whose latency depends on the disk and its load; CPU per step is the framework\'s own work)');
 console.log(`  target: < 1 ms per step (goal 0.3 ms) with the default → ${verdict(figures.default_fsync_turn.medianMs, 1)}${figures.default_fsync_turn.medianMs <= 0.3 ? ', goal met' : ''}`);
 printJson('agent-loop-step', { stepsPerTurn: STEPS_PER_TURN, ...figures });

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 
-const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'open-session.mjs', 'cli-startup.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'sessions-latest.mjs', 'symlink-race.mjs', 'approval-race.mjs', 'surface-race.mjs', 'kill-children.mjs'];
+const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'open-session.mjs', 'cli-startup.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'sessions-latest.mjs', 'follow-latency.mjs', 'symlink-race.mjs', 'approval-race.mjs', 'surface-race.mjs', 'kill-children.mjs'];
 /** Node flags a bench needs (memory-runs measures the live heap after a forced GC). */
 const FLAGS = { 'memory-runs.mjs': ['--expose-gc'] };
 const here = (name) => fileURLToPath(new URL(name, import.meta.url));
@@ -50,7 +50,7 @@ console.log('Summary');
 if (f['agent-loop-step']) {
   const a = f['agent-loop-step'];
   const line = (r) => `${fmt(r.medianMs)} / ${fmt(r.p95Ms)} / CPU ${fmt(r.cpuMsPerStep)}`;
-  console.log(`  agent-loop step (median / p95 / CPU):  fsync "turn" (default) ${line(a.default_fsync_turn)}   "never" ${line(a.fsync_never)}   "message" ${line(a.fsync_message)}   (target < 1 ms, goal 0.3 ms)`);
+  console.log(`  agent-loop step (median / p95 / CPU):  fsync "turn" (default) ${line(a.default_fsync_turn)}   "never" ${line(a.fsync_never)}   "message" ${line(a.fsync_message)}   UI subscribed ${line(a.subscribed)}   (target < 1 ms, goal 0.3 ms)`);
 }
 if (f['append-cost']) {
   const a = f['append-cost'];
@@ -71,6 +71,10 @@ if (f['memory-runs']) {
 if (f['sessions-latest']) {
   const a = f['sessions-latest'];
   console.log(`  sessions.latest():                10 ${fmt(a.sessions10)}   1,000 ${fmt(a.sessions1000)}   10,000 ${fmt(a.sessions10000)} (target < 20 ms)`);
+}
+if (f['follow-latency']) {
+  const a = f['follow-latency'];
+  console.log(`  follow another process:           ${a.messages} messages, append → event median ${fmt(a.medianMs)} / p95 ${fmt(a.p95Ms)} / worst ${fmt(a.worstMs)}`);
 }
 if (f['symlink-race']) {
   const a = f['symlink-race'];

@@ -5,6 +5,7 @@ import type { ParticipantInput } from './collective/participant.js';
 import type { Tool } from './tools/tool.js';
 import type { ResolvedConfig } from './config/config-schema.js';
 import { loadConfig, settingsForAgent } from './config/load-config.js';
+import { followSession, type Follower, type FollowOptions } from './conversation/follow-session.js';
 import type { Session } from './conversation/Session.js';
 import { SessionStore } from './conversation/SessionStore.js';
 import { LegionError } from './errors.js';
@@ -22,6 +23,7 @@ import { WorkspacePaths } from './storage/workspace-paths.js';
 import { createCommunicateTool } from './tools/builtin/communicate.js';
 import { createApprovalResponseTool, createListApprovalsTool } from './tools/builtin/approval-tools.js';
 import { ApprovalGate } from './authorization/ApprovalGate.js';
+import type { ApprovalRequestRecord } from './storage/approval-records.js';
 import { AuthEngine } from './authorization/AuthEngine.js';
 import { registerBuiltinTools, type ProcessRegistry } from './tools/builtin/index.js';
 import { createMcpToolProvider } from './tools/providers/mcp/McpToolProvider.js';
@@ -67,6 +69,7 @@ export class Legion {
    */
   readonly warnings: string[] = [];
   private entryAgentWarned = false;
+  private readonly followers = new Set<Follower>();
 
   private constructor(
     readonly paths: WorkspacePaths,
@@ -259,8 +262,42 @@ export class Legion {
     return session.send({ from, to: options.to ?? this.entryAgentId(), message, conversation: options.conversation, signal: options.signal });
   }
 
+  /**
+   * Shows work done by other processes on this workspace (a `legion run` in
+   * another terminal) as it happens: what they append to this session's
+   * conversations (the latest session by default, the one `legion run` would
+   * resume) becomes `message:sent` events, their approval requests and
+   * decisions `approval:requested` / `approval:decided`, all with `remote:
+   * true`. What this Legion appended is not repeated. Starts at the logs' end unless `from`
+   * gives a cursor; call the returned function to stop (close() stops them all).
+   */
+  follow(session?: string | Session, options: FollowOptions = {}): Follower {
+    const followed = typeof session === 'string' ? this.sessions.get(session) : (session ?? this.sessions.resumeOrCreate());
+    const id = followed.id;
+    // The session is looked up again for each decision: a closed or released Session reopens its logs on use.
+    const requestOf = (requestId: string): ApprovalRequestRecord | undefined => {
+      try {
+        return this.sessions.get(id).approvals.request(requestId);
+      } catch {
+        // The session is gone (removed by hand): a decision without its request is no event.
+        return undefined;
+      }
+    };
+    const follower = followSession(id, { events: this.events, paths: this.paths, requestOf }, options);
+    const stop = Object.assign(
+      () => {
+        this.followers.delete(stop);
+        follower();
+      },
+      { sessionId: follower.sessionId, cursor: follower.cursor, check: follower.check },
+    );
+    this.followers.add(stop);
+    return stop;
+  }
+
   /** Stops background processes and MCP servers and closes open logs. */
   async close(): Promise<void> {
+    for (const stop of [...this.followers]) stop();
     this.sessions.close();
     await Promise.all([this.disposeBuiltinTools(), this.tools.dispose()]);
   }

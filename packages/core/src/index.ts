@@ -34,6 +34,8 @@ export type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, U
 // Events, for UIs.
 export { EventBus } from './events/EventBus.js';
 export type { ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './events/event-types.js';
+export type { Follower, FollowOptions } from './conversation/follow-session.js';
+export type { FollowCursor } from './storage/FileLogFollower.js';
 
 // Saved formats and the storage contract.
 export { ApprovalAnswerSchema, ApprovalRecordSchema } from './storage/approval-records.js';

@@ -75,7 +75,10 @@ export class Conversation implements TurnConversation {
   }
 
   append(message: Omit<Message, 'id' | 'at'>, author: string): Message {
-    const full: Message = { id: randomUUID(), at: new Date().toISOString(), ...message };
+    return this.write({ id: randomUUID(), at: new Date().toISOString(), ...message }, author);
+  }
+
+  private write(full: Message, author: string): Message {
     this.log.appendMessage(full);
     this.messages?.push(full);
     if (this.services.events.hasListeners('message:sent')) {
@@ -105,8 +108,10 @@ export class Conversation implements TurnConversation {
     const chain = [...options.chain, options.from.id];
     try {
       this.prepareTurn(incoming !== undefined);
-      events.emit('turn:start', { ...this.ref, participantId: options.to.id, chain });
-      const message = incoming ? this.append({ role: 'user', content: [{ type: 'text', text: incoming.text }] }, incoming.from) : undefined;
+      // Its id is known before it is appended, so that turn:start (first, for a UI) can name it.
+      const arriving: Message | undefined = incoming && { id: randomUUID(), at: new Date().toISOString(), role: 'user', content: [{ type: 'text', text: incoming.text }] };
+      events.emit('turn:start', { ...this.ref, participantId: options.to.id, chain, ...(arriving ? { messageId: arriving.id } : {}) });
+      const message = arriving && incoming ? this.write(arriving, incoming.from) : undefined;
       let outcome: RuntimeOutcome;
       try {
         const runtime = this.services.runtimes.resolve(options.to);

@@ -9,9 +9,11 @@ import { answerApprovals } from './answer-approvals.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
 import { writeJsonAtomic } from '../storage/atomic-json.js';
 import { FileConversationLog } from '../storage/FileConversationLog.js';
+import type { LogWarning } from '../storage/jsonl-log.js';
 import { UsageLedger } from '../storage/usage-ledger.js';
 import { summarizeUsage, type UsageRecord, type UsageSummary } from '../storage/usage-summary.js';
 import type { WorkspacePaths } from '../storage/workspace-paths.js';
+import { emitApprovalRecord } from './approval-events.js';
 import { Conversation, type ConversationServices } from './Conversation.js';
 import { conversationId, parseConversationId } from './conversation-id.js';
 import type { Message, ToolUseBlock } from '../message.js';
@@ -108,8 +110,11 @@ export class Session implements ToolSession {
 
   /** The session's approval requests, decisions and links (`approvals.jsonl`). */
   get approvals(): ApprovalStore {
-    this.approvalStore ??= new ApprovalStore(this.services.paths.approvalsFile(this.id), (warning) =>
-      this.services.events.emit('storage:warning', { ...warning, path: this.services.paths.display(warning.path) }),
+    this.approvalStore ??= new ApprovalStore(
+      this.services.paths.approvalsFile(this.id),
+      (warning) => this.warnStorage(warning),
+      // Events for the records this process writes: the durable request before anyone is asked, the one decision.
+      (record) => emitApprovalRecord(this.services.events, this.id, record, (id) => this.approvals.request(id)),
     );
     return this.approvalStore;
   }
@@ -177,7 +182,7 @@ export class Session implements ToolSession {
       const { paths } = this.services;
       const log = new FileConversationLog(paths.conversationFile(this.id, id), paths.conversationLock(this.id, id), {
         fsyncEachMessage: this.services.fsync === 'message',
-        onWarning: (warning) => this.services.events.emit('storage:warning', { ...warning, path: paths.display(warning.path) }),
+        onWarning: (warning) => this.warnStorage(warning),
       });
       const ref: ConversationRef = { sessionId: this.id, conversationId: id, initiator: key.initiator, responder: key.responder, name: key.name };
       conversation = new Conversation(ref, log, { ...this.services, pausedOn: (id, unanswered) => this.pausedOn(id, unanswered) });
@@ -241,10 +246,16 @@ export class Session implements ToolSession {
   }
 
   private usageLedger(): UsageLedger {
-    this.ledger ??= new UsageLedger(this.services.paths.usageFile(this.id), (warning) =>
-      this.services.events.emit('storage:warning', { ...warning, path: this.services.paths.display(warning.path) }),
+    this.ledger ??= new UsageLedger(this.services.paths.usageFile(this.id), (warning) => this.warnStorage(warning),
     );
     return this.ledger;
+  }
+
+  /** Renames the session (what `legion sessions` and a UI show). */
+  setTitle(title: string): void {
+    this.meta = { ...this.meta, title };
+    writeJsonAtomic(this.services.paths.sessionFile(this.id), this.meta);
+    this.updated(['title']);
   }
 
   private touch(): void {
@@ -252,5 +263,17 @@ export class Session implements ToolSession {
     // Only "last active" changes here: atomic (never torn) but not worth an fsync on every message.
     writeJsonAtomic(this.services.paths.sessionFile(this.id), this.meta, { durable: false });
     this.services.activated?.(this.meta);
+    this.updated(['lastActiveAt']);
+  }
+
+  private updated(changed: ReadonlyArray<'title' | 'lastActiveAt'>): void {
+    const { events } = this.services;
+    if (!events.hasListeners('session:updated')) return;
+    events.emit('session:updated', { sessionId: this.id, changed, ...(this.meta.title !== undefined ? { title: this.meta.title } : {}), lastActiveAt: this.meta.lastActiveAt });
+  }
+
+  /** A damaged or unreadable file of this session, said with the session it belongs to. */
+  private warnStorage(warning: LogWarning): void {
+    this.services.events.emit('storage:warning', { ...warning, path: this.services.paths.display(warning.path), sessionId: this.id });
   }
 }

@@ -26,6 +26,7 @@ export class SessionStore {
     const trusted = this.index.read();
     writeJsonAtomic(this.services.paths.sessionFile(meta.id), meta);
     this.index.advance(meta, trusted);
+    this.created(meta);
     return this.remember(new Session(meta, this.services));
   }
 
@@ -59,7 +60,7 @@ export class SessionStore {
         assertSessionId(entry);
         metas.push(this.readMeta(entry));
       } catch (error) {
-        this.services.events.emit('storage:warning', { path: this.services.paths.display(file), offset: 0, problem: `${(error as Error).message} This session is skipped.` });
+        this.services.events.emit('storage:warning', { path: this.services.paths.display(file), offset: 0, problem: `${(error as Error).message} This session is skipped.`, sessionId: entry });
       }
     }
     return metas.sort((a, b) => (a.lastActiveAt === b.lastActiveAt ? (a.id < b.id ? 1 : -1) : a.lastActiveAt < b.lastActiveAt ? 1 : -1));
@@ -95,8 +96,15 @@ export class SessionStore {
     const claim = this.services.paths.firstSessionClaim;
     let meta: SessionMeta | undefined = newMeta({});
     if (!writeJsonIfAbsent(claim, meta)) meta = readClaim(claim) ?? newMeta({});
-    if (writeJsonIfAbsent(this.services.paths.sessionFile(meta.id), meta)) this.index.write(meta);
+    if (writeJsonIfAbsent(this.services.paths.sessionFile(meta.id), meta)) {
+      this.index.write(meta);
+      this.created(meta);
+    }
     return this.get(meta.id);
+  }
+
+  private created(meta: SessionMeta): void {
+    this.services.events.emit('session:created', { sessionId: meta.id, ...(meta.title !== undefined ? { title: meta.title } : {}), createdAt: meta.createdAt });
   }
 
   /** The session file, checked: readable, valid, and naming the folder it is in. */

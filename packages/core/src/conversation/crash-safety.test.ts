@@ -127,7 +127,7 @@ function expectEveryToolUseAnswered(messages: readonly Message[]): void {
 
 function collectWarnings(legion: Legion): Warning[] {
   const warnings: Warning[] = [];
-  legion.events.on('storage:warning', ({ type: _type, ...warning }) => warnings.push(warning));
+  legion.events.on('storage:warning', ({ type: _type, seq: _seq, sessionId: _sessionId, ...warning }) => warnings.push(warning));
   return warnings;
 }
 

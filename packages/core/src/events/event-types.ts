@@ -1,5 +1,6 @@
 import type { Message, ToolResultBlock, ToolUseBlock, Usage } from '../message.js';
 
+/** Where a conversation event happened: the session, and which conversation in it. */
 export interface ConversationRef {
   sessionId: string;
   conversationId: string;
@@ -8,10 +9,31 @@ export interface ConversationRef {
   name?: string | undefined;
 }
 
-/** Every event Legion emits, by name. Names are `noun:verb`; lifecycles end in `end`. */
+/**
+ * Every event Legion emits, by name, without the `type` and `seq` that every
+ * delivered event carries (see `LegionEvent`). Names are `noun:verb`;
+ * lifecycles end in `end`.
+ *
+ * Session events carry `sessionId` (conversation events through
+ * `ConversationRef`). Workspace-level events — `tool:register`,
+ * `tool:unregister`, and `storage:warning` / `error:raised` about something
+ * outside any session (the config, a tool file, an MCP server) — have no
+ * session; `storage:warning` and `error:raised` carry `sessionId` when they are
+ * about one.
+ */
 export interface LegionEvents {
-  'message:sent': ConversationRef & { message: Message; author: string };
-  'turn:start': ConversationRef & { participantId: string; chain: readonly string[] };
+  /**
+   * A message was appended to a conversation. `author` is the participant who
+   * wrote it: the initiator for its messages, the responder for its replies and
+   * for the results of the tools it called. `remote` is set when a log follower
+   * (`legion.follow`) read it from a log another process appended to.
+   */
+  'message:sent': ConversationRef & { message: Message; author: string; remote?: true | undefined };
+  /**
+   * The responder's turn begins. `messageId` is the id of the incoming message
+   * (the `message:sent` that follows); absent when a turn paused on approvals resumes.
+   */
+  'turn:start': ConversationRef & { participantId: string; chain: readonly string[]; messageId?: string | undefined };
   'turn:end': ConversationRef & {
     participantId: string;
     chain: readonly string[];
@@ -20,19 +42,81 @@ export interface LegionEvents {
     error?: string | undefined;
     durationMs: number;
   };
+  /** Text of a model's response as it streams; delivered to whoever listens at that moment, mid-turn included. */
   'text:delta': ConversationRef & { participantId: string; text: string };
   'tool:call': ConversationRef & { participantId: string; toolUse: ToolUseBlock };
   'tool:result': ConversationRef & { participantId: string; toolUse: ToolUseBlock; result: ToolResultBlock; durationMs: number };
   'usage:report': ConversationRef & { participantId: string; chain: readonly string[]; usage: Usage; provider: string; model: string; costUsd: number | null };
   'error:raised': { scope: string; message: string; code?: string | undefined; participantId?: string | undefined; sessionId?: string | undefined };
-  'storage:warning': { path: string; offset: number; problem: string };
+  /** A file was damaged or unreadable; `sessionId` when the file belongs to a session. */
+  'storage:warning': { path: string; offset: number; problem: string; sessionId?: string | undefined };
   /** A model call failed and will be tried again after `waitMs` (the provider's `retry-after`, or backoff). */
   'provider:retry': ConversationRef & { participantId: string; provider: string; model: string; attempt: number; of: number; waitMs: number; reason: string; askedByProvider: boolean };
-  /** A tool became available (registered directly or listed by a tool provider). */
+  /** A tool became available (registered directly or listed by a tool provider). Workspace-level. */
   'tool:register': { name: string; providerId: string };
-  /** A tool went away (its disposer ran, its provider dropped it or was disposed). */
+  /** A tool went away (its disposer ran, its provider dropped it or was disposed). Workspace-level. */
   'tool:unregister': { name: string; providerId: string };
+  /**
+   * A tool call was recorded as waiting for someone's approval (durably, in the
+   * session's approvals log), before anyone is asked. `requester` is the
+   * participant whose tool call it is; `approver` the one up the chain who is
+   * asked. Calls of one model response share a `batchId`. `remote` is set
+   * when a log follower read it from another process's approvals log.
+   */
+  'approval:requested': {
+    sessionId: string;
+    conversationId: string;
+    requestId: string;
+    batchId: string;
+    requester: string;
+    approver: string;
+    tool: string;
+    toolUseId: string;
+    input: unknown;
+    reason: string;
+    chain: readonly string[];
+    remote?: true | undefined;
+  };
+  /**
+   * A decision on an approval request was recorded — the only one it will get
+   * (of racing deciders, in any process, one wins). `decidedBy` is who decided;
+   * `approver` is who was asked (a user may step in for an agent). `remote`:
+   * another process decided, and a log follower read it.
+   */
+  'approval:decided': {
+    sessionId: string;
+    conversationId: string;
+    requestId: string;
+    requester: string;
+    approver: string;
+    tool: string;
+    decision: 'approved' | 'rejected';
+    decidedBy: string;
+    reason?: string | undefined;
+    /** The tool was allowed to this requester for the rest of the session. */
+    always?: boolean | undefined;
+    /** The user surface the decision was given on (`terminal`, `web`, …), when a user gave it on one. */
+    medium?: string | undefined;
+    remote?: true | undefined;
+  };
+  /** A session was created (by `sessions.create`, or the first `resumeOrCreate` of a workspace). */
+  'session:created': { sessionId: string; title?: string | undefined; createdAt: string };
+  /**
+   * A session's metadata changed: `changed` names the fields (`lastActiveAt`
+   * when a top-level message arrives, `title` when it is renamed); `title` and
+   * `lastActiveAt` are the values now.
+   */
+  'session:updated': { sessionId: string; changed: ReadonlyArray<'title' | 'lastActiveAt'>; title?: string | undefined; lastActiveAt: string };
 }
 
 export type LegionEventName = keyof LegionEvents;
-export type LegionEvent = { [Name in LegionEventName]: { type: Name } & LegionEvents[Name] }[LegionEventName];
+
+/**
+ * An event as subscribers receive it. `seq` numbers the events this `Legion`
+ * delivers, from 1, one more for each event delivered to anyone: a subscriber
+ * of every event (`onAny`) sees 1, 2, 3, … with no gap from its first event
+ * on, in that order, so a gap means it missed something. Events nobody listens
+ * to are not built and take no number; a subscriber of some names sees a
+ * rising subsequence.
+ */
+export type LegionEvent = { [Name in LegionEventName]: { type: Name; seq: number } & LegionEvents[Name] }[LegionEventName];

@@ -186,6 +186,38 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     expect(deltas.find((event) => event.participantId === 'developer')).toMatchObject({ conversationId: 'coordinator__developer', sessionId: session.id });
   });
 
+  it('streams text:delta to a listener that subscribes in the middle of a turn nobody listened to when it began', async () => {
+    test = createTestLegion({
+      participants: [userParticipant(), agent('writer', claude(), { tools: ['subscribe_ui'], delegation: 'none' })],
+      entryAgent: 'writer',
+      env: keyEnv(server.anthropicURL),
+    });
+    const legion = test.legion;
+    const deltas: string[] = [];
+    // A UI that connects while the agent works: it subscribes during the turn's tool step.
+    legion.tools.register(
+      defineTool({
+        name: 'subscribe_ui',
+        description: 'Connects a UI',
+        inputSchema: z.object({}),
+        effect: 'read',
+        async execute() {
+          legion.events.on('text:delta', (event) => deltas.push(event.text));
+          return { status: 'success', data: 'connected' };
+        },
+      }),
+    );
+    server.mock.on({ model: 'claude-test', hasToolResult: false }, { content: 'Connecting.', toolCalls: [{ id: 'toolu_ui', name: 'subscribe_ui', arguments: '{}' }] }, { chunkSize: 4 });
+    server.mock.on({ model: 'claude-test', hasToolResult: true }, { content: 'Streamed to whoever listens now.' }, { chunkSize: 5 });
+    expect(legion.events.hasListeners('text:delta')).toBe(false);
+
+    const result = await legion.send(legion.sessions.create(), 'write');
+
+    expect(result).toMatchObject({ status: 'success', reply: 'Streamed to whoever listens now.' });
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.join('')).toBe('Streamed to whoever listens now.');
+  });
+
   it('sends several tool results of one Anthropic response back in order, a failed one flagged is_error', async () => {
     test = createTestLegion({
       participants: [userParticipant(), agent('counter', claude(), { tools: ['word_count'], delegation: 'none' })],

@@ -58,9 +58,10 @@ export class AgentRuntime implements ParticipantRuntime {
       maxTokens: model.maxTokens,
       temperature: model.temperature,
     };
-    const streamText = turn.events.hasListeners('text:delta')
-      ? (text: string) => turn.events.emit('text:delta', { ...turn.conversation.ref, participantId: agent.id, text })
-      : undefined;
+    // Asked at every delta, not once per turn: a UI that subscribes mid-turn gets the rest of the text.
+    const streamText = (text: string): void => {
+      if (turn.events.hasListeners('text:delta')) turn.events.emit('text:delta', { ...turn.conversation.ref, participantId: agent.id, text });
+    };
     const repeats = { signature: '', count: 0 };
 
     if (resuming) {

@@ -74,8 +74,11 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
         return approveAll(requests);
       },
     });
+    const decided: Array<LegionEvents['approval:decided']> = [];
+    test.legion.events.on('approval:decided', (event) => decided.push(event));
     const session = test.legion.sessions.create();
     expect(await test.legion.send(session, 'write it', { to: 'solo' })).toMatchObject({ status: 'success', reply: 'tool said: wrote note.txt' });
+    expect(decided).toMatchObject([{ decision: 'approved', decidedBy: 'user', medium: 'web' }]);
     expect(terminalReasons).toHaveLength(1);
     expect(terminalReasons[0]).toBeInstanceOf(AnsweredElsewhereError);
     expect(terminalReasons[0]).toMatchObject({ code: 'answered_elsewhere', medium: 'web' });

@@ -31,7 +31,12 @@ export class ApprovalStore {
 
   private readonly claims: string;
 
-  constructor(path: string, onWarning?: (warning: LogWarning) => void) {
+  /** `onRecorded` hears every record this store appended, once it is in the log (a UI's approval events come from it). */
+  constructor(
+    path: string,
+    onWarning?: (warning: LogWarning) => void,
+    private readonly onRecorded?: (record: ApprovalRecord) => void,
+  ) {
     this.log = new JsonlLog(path, { onWarning });
     this.claims = join(dirname(path), 'approval-decisions');
   }
@@ -62,6 +67,7 @@ export class ApprovalStore {
     this.log.append(record);
     this.apply(record);
     this.seen = this.log.diskSize();
+    this.onRecorded?.(record);
   }
 
   request(id: string): ApprovalRequestRecord | undefined {

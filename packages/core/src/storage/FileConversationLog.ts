@@ -172,6 +172,38 @@ export class FileConversationLog implements ConversationLog {
     this.log.close();
   }
 
+  /** Where the log ends now, for a follower that starts here: just past its last complete line. */
+  end(): number {
+    return this.log.endOfLastLine();
+  }
+
+  /**
+   * For followers: the messages appended after `position` (from `end()` or an
+   * earlier `next`), oldest first, and the position after them. A line still
+   * being written is left for the next call. Independent of `readNew`.
+   */
+  readSince(position: number): { messages: Message[]; next: number } {
+    const size = this.log.diskSize();
+    if (size === position) return { messages: [], next: position };
+    if (size < position) {
+      // Legion only ever cuts a torn line, which a follower never read past: something else cut or replaced the file.
+      this.warn(size, `the log is shorter (${size} bytes) than where it was followed from (${position}): it was cut or replaced; following on from its end`);
+      return { messages: [], next: this.log.endOfLastLine() };
+    }
+    this.header(); // refuses a file written by a newer Legion
+    const { lines, end } = this.log.readForward(position, { waitForPartial: true });
+    const messages: Message[] = [];
+    for (const line of lines) {
+      if (!line.text.startsWith(MESSAGE_PREFIX)) {
+        this.checkOther(line);
+        continue;
+      }
+      const message = this.parseMessage(line);
+      if (message) messages.push(message);
+    }
+    return { messages, next: end };
+  }
+
   /** Appends happen under the conversation lock, after `readNew`, so the file grew by exactly these bytes. */
   private advanceSeen(bytes: number): void {
     if (this.seenEnd >= 0) this.seenEnd += bytes;

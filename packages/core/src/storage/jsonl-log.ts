@@ -112,6 +112,31 @@ export class JsonlLog {
     }
   }
 
+  /** Offset just past the last newline: where the next complete line will start (0 for no file). */
+  endOfLastLine(): number {
+    let fd: number;
+    try {
+      fd = openSync(this.path, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw error;
+    }
+    try {
+      let position = fstatSync(fd).size;
+      const chunk = Buffer.allocUnsafe(4096);
+      while (position > 0) {
+        const length = Math.min(chunk.length, position);
+        readSync(fd, chunk, 0, length, position - length);
+        const newline = chunk.subarray(0, length).lastIndexOf(0x0a);
+        if (newline >= 0) return position - length + newline + 1;
+        position -= length;
+      }
+      return 0;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
   /** Flushes appended lines to the disk itself, not only the OS cache. */
   sync(): void {
     if (this.fd !== undefined) fsyncSync(this.fd);
@@ -177,8 +202,12 @@ export class JsonlLog {
     }
   }
 
-  /** Reads complete lines from `offset` to the end, oldest first. */
-  readForward(offset = 0): { lines: LogLine[]; end: number } {
+  /**
+   * Reads complete lines from `offset` to the end, oldest first. With
+   * `waitForPartial`, a last line without its newline is left unread and
+   * unwarned (a follower reads while another process writes): `end` stops before it.
+   */
+  readForward(offset = 0, options: { waitForPartial?: boolean } = {}): { lines: LogLine[]; end: number } {
     let fd: number;
     try {
       fd = openSync(this.path, 'r');
@@ -200,6 +229,7 @@ export class JsonlLog {
       while (start < read) {
         const newline = buffer.indexOf(0x0a, start);
         if (newline < 0 || newline >= read) {
+          if (options.waitForPartial) break;
           const tail = buffer.subarray(start, read).toString('utf8');
           if (isCompleteJson(tail)) {
             lines.push({ offset: offset + start, end: offset + read, text: tail });

@@ -110,7 +110,7 @@ describe('WorkspaceToolProvider', () => {
 
     const added = nextEvent('tool:register', (event) => event.name === 'beta');
     writeTool('beta.json', echoTool('beta', 'B'));
-    expect(await added).toEqual({ type: 'tool:register', name: 'beta', providerId: 'workspace' });
+    expect(await added).toEqual({ type: 'tool:register', seq: expect.any(Number), name: 'beta', providerId: 'workspace' });
     // An unchanged file keeps its tool: listeners see no churn.
     expect(registry.get('alpha')).toBe(alpha);
 
