@@ -60,7 +60,7 @@ export class UserSurfaces {
 
   /** Puts a message addressed to the user to every surface that answers questions. */
   ask(question: UserQuestion, signal: AbortSignal): Promise<OfferOutcome<string>> {
-    return this.offer('ask', async (surface, surfaceSignal) => AnswerTextSchema.parse(await surface.ask!(question, { signal: surfaceSignal })), signal);
+    return this.offer('ask', async (surface, surfaceSignal) => AnswerTextSchema.parse(await surface.ask!(question, { signal: surfaceSignal })), signal, question.conversation.sessionId);
   }
 
   /** Puts a batch of approval requests to every surface that decides approvals. */
@@ -69,7 +69,12 @@ export class UserSurfaces {
     return this.offer('approve', async (surface, surfaceSignal) => ApprovalAnswersSchema.parse(await surface.approve!(requests, { signal: surfaceSignal, approver })), signal);
   }
 
-  private offer<T>(capability: Capability, run: (surface: UserSurface, signal: AbortSignal) => Promise<T>, signal: AbortSignal): Promise<OfferOutcome<T>> {
+  private offer<T>(
+    capability: Capability,
+    run: (surface: UserSurface, signal: AbortSignal) => Promise<T>,
+    signal: AbortSignal,
+    sessionId?: string,
+  ): Promise<OfferOutcome<T>> {
     signal.throwIfAborted();
     return new Promise<OfferOutcome<T>>((resolve, reject) => {
       const running = new Map<Attached, AbortController>();
@@ -118,7 +123,7 @@ export class UserSurfaces {
               if (settled || controller.signal.aborted) return;
               running.delete(attached);
               failures.push({ medium, error: errorMessage(error) });
-              this.events.emit('error:raised', { scope: `user surface ${medium}`, message: errorMessage(error), code: 'user_surface_failed' });
+              this.events.emit('error:raised', { scope: `user surface ${medium}`, message: errorMessage(error), code: 'user_surface_failed', ...(sessionId ? { sessionId } : {}) });
               giveUpIfNoneLeft();
             },
           );
