@@ -70,7 +70,11 @@ describe('legion.attachUser: messages to the user go to every attached surface',
       },
     });
     test.legion.attachUser({ medium: 'broken', ask: () => Promise.reject(new Error('no one home')) });
-    expect(await test.legion.send(test.legion.sessions.create(), 'start the server')).toMatchObject({ reply: 'Assuming 3000' });
+    const failures: Array<LegionEvents['error:raised']> = [];
+    test.legion.events.on('error:raised', (event) => failures.push(event));
+    const session = test.legion.sessions.create();
+    expect(await test.legion.send(session, 'start the server')).toMatchObject({ reply: 'Assuming 3000' });
+    expect(failures).toContainEqual(expect.objectContaining({ scope: 'user surface broken', message: 'no one home', code: 'user_surface_failed', sessionId: session.id }));
     test.assertScriptsDone();
   });
 
