@@ -161,8 +161,8 @@ describe('the events a remote UI relies on', () => {
     const session = test.legion.sessions.create();
     const events = record(test);
     const paused = await test.legion.send(session, 'go');
-    expect(paused.status).toBe('approval_required');
-    const requestId = paused.status === 'approval_required' ? paused.requests[0]!.id : '';
+    expect(paused.status).toBe('paused');
+    const requestId = paused.status === 'paused' ? paused.requests[0]!.id : '';
     expect(events.filter((event) => event.type === 'approval:requested')).toMatchObject([{ requestId, approver: 'user' }]);
     expect(events.filter((event) => event.type === 'approval:decided')).toEqual([]);
 

@@ -207,7 +207,6 @@ export class Legion {
       [prepared.call],
       {
         callerId,
-        chain: [],
         frames: [],
         conversation: { sessionId: session.id, conversationId: `${callerId}__direct`, initiator: callerId, responder: callerId },
         session,
@@ -223,7 +222,7 @@ export class Legion {
       this.config.limits.toolTimeoutMs,
     );
     const outcome = outcomes.get(toolUse.id);
-    if (outcome?.kind !== 'result') return { status: 'error', error: `${name} is waiting on approvals: ${outcome?.requests.map((request) => request.id).join(', ')}` };
+    if (outcome?.status !== 'done') return { status: 'error', error: `${name} is waiting on approvals: ${outcome?.requests.map((request) => request.id).join(', ')}` };
     return outcome.block.isError ? { status: 'error', error: outcome.block.content } : { status: 'success', content: outcome.block.content };
   }
 

@@ -84,8 +84,8 @@ export type { WorkspaceTool } from './tools/providers/workspace/workspace-tool.j
 // The session contract: sending, turns, runtimes, and the port tools talk back through.
 export type {
   AnswerOutcome,
-  ApprovalFrame,
   ParticipantRuntime,
+  PausedOnApprovals,
   RuntimeOutcome,
   RuntimeResolver,
   SendRequest,
@@ -94,6 +94,8 @@ export type {
   TurnConversation,
   TurnResult,
 } from './session/turn.js';
+export { DelegationFrameSchema, type DelegationFrame } from './storage/delegation-frame.js';
+export { waitingParticipants } from './session/delegation-stack.js';
 export type { SessionMeta } from './conversation/session-meta.js';
 export type { Session, SessionMessage } from './conversation/Session.js';
 export { conversationId, parseConversationId } from './conversation/conversation-id.js';

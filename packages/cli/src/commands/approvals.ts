@@ -49,11 +49,11 @@ export async function answerCommand(decision: 'approve' | 'reject', ids: string[
       { medium: TERMINAL_MEDIUM },
     );
     if (outcome.status === 'error') throw new LegionError('approval_invalid', outcome.error);
-    if (options.json) process.stdout.write(`${JSON.stringify({ sessionId: session.id, resumed: outcome.resumed })}\n`);
+    if (options.json) process.stdout.write(`${JSON.stringify({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })) })}\n`);
     else for (const result of outcome.resumed) process.stdout.write(`${describeResult(result)}\n`);
     if (outcome.resumed.some((result) => result.status === 'error')) return 1;
     // Like `legion run`: 2 says the work paused again on a new approval, so a script does not take it as done.
-    if (outcome.resumed.some((result) => result.status === 'approval_required')) {
+    if (outcome.resumed.some((result) => result.status === 'paused')) {
       if (!options.json) process.stderr.write('Answer with: legion approve ID… [--always]  or  legion reject ID… --reason "…"\n');
       return 2;
     }
@@ -69,6 +69,11 @@ export function describe(view: ApprovalView): string {
     ? style.dim(` — ${view.status} by ${view.decidedBy}${view.decisionReason ? `: ${view.decisionReason}` : ''}${view.decisionMedium ? ` (on ${view.decisionMedium})` : ''}`)
     : style.dim(` — ${view.approver} decides`);
   return `${view.id}  ${status}  ${view.requester} → ${view.tool} ${style.dim(JSON.stringify(view.input))}${decided}`;
+}
+
+/** The status JSON reports show: a turn paused on approvals keeps the name scripts know, `approval_required`. */
+export function reportedStatus(status: TurnResult['status']): 'success' | 'error' | 'approval_required' {
+  return status === 'paused' ? 'approval_required' : status;
 }
 
 function describeResult(result: TurnResult): string {

@@ -1,6 +1,6 @@
 import { Legion, LegionError, summarizeUsage, type LegionEvent, type TurnResult, type UsageRecord } from '@legion-collective/core';
 import { approvalSurface, type ApproveMode } from '../approval-prompt.js';
-import { describe } from './approvals.js';
+import { describe, reportedStatus } from './approvals.js';
 import { printConversation } from '../render/conversation-printer.js';
 import { resolveWorkspace } from '../workspace.js';
 
@@ -77,7 +77,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
       conversationId: result.conversationId,
       from,
       to,
-      status: result.status,
+      status: reportedStatus(result.status),
       ...(result.status === 'success'
         ? { reply: result.reply, ...(result.truncated ? { truncated: true } : {}) }
         : result.status === 'error'
@@ -92,14 +92,14 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   } else if (result.status === 'success') {
     process.stdout.write(`${result.reply}\n`);
     if (result.truncated) process.stderr.write(`warning: ${to}'s reply was cut off at the model's output limit (raise "maxTokens" in its model settings, or ask it to continue)\n`);
-  } else if (result.status === 'approval_required') {
+  } else if (result.status === 'paused') {
     process.stderr.write(`Paused: waiting for approval (it is saved; answer any time):\n${result.requests.map((view) => `  ${describe(view)}`).join('\n')}\n`);
     process.stderr.write('Answer with: legion approve ID… [--always]  or  legion reject ID… --reason "…"\n');
   } else {
     process.stderr.write(`legion: ${to} could not answer: ${result.error}\n`);
   }
   if (!options.verbose) for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
-  return result.status === 'success' ? 0 : result.status === 'approval_required' ? 2 : 1;
+  return result.status === 'success' ? 0 : result.status === 'paused' ? 2 : 1;
 }
 
 function formatWait(ms: number): string {

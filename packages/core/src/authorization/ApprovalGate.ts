@@ -2,9 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Collective } from '../collective/Collective.js';
 import type { Participant } from '../collective/participant.js';
 import type { ToolUseBlock } from '../message.js';
-import type { ApprovalFrame } from '../session/turn.js';
-import type { ApprovalAnswer, ApprovalRequestRecord, ApprovalView } from '../storage/approval-records.js';
+import { waitingParticipants } from '../session/delegation-stack.js';
+import { APPROVAL_REQUEST_VERSION, type ApprovalAnswer, type ApprovalRequestRecord, type ApprovalView } from '../storage/approval-records.js';
 import type { ApprovalStore } from '../storage/ApprovalStore.js';
+import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { canApprove } from '../collective/approval-authority.js';
 
 /**
@@ -42,24 +43,25 @@ export class ApprovalGate {
 
   async decide(
     calls: readonly ApprovalCall[],
-    context: { requester: string; chain: readonly string[]; frames: readonly ApprovalFrame[]; conversationId: string; store: ApprovalStore; signal: AbortSignal },
+    context: { requester: string; frames: readonly DelegationFrame[]; conversationId: string; store: ApprovalStore; signal: AbortSignal },
   ): Promise<Map<string, GateOutcome>> {
+    const chain = waitingParticipants(context.frames);
     const outcomes = new Map<string, GateOutcome>();
     const byApprover = new Map<string, ApprovalRequestRecord[]>();
     const batchId = randomUUID();
     const at = new Date().toISOString();
     for (const { toolUse, reason } of calls) {
-      const approver = this.findApprover(context.requester, toolUse.name, context.chain);
+      const approver = this.findApprover(context.requester, toolUse.name, chain);
       if (!approver) {
         outcomes.set(toolUse.id, {
           status: 'rejected',
-          reason: `${toolUse.name} needs approval (${reason}), and no one in the chain (${context.chain.join(' → ')}) may give it. A policy must allow it instead.`,
+          reason: `${toolUse.name} needs approval (${reason}), and no one in the chain (${chain.join(' → ')}) may give it. A policy must allow it instead.`,
         });
         continue;
       }
       const record: ApprovalRequestRecord = {
         kind: 'request',
-        version: 1,
+        version: APPROVAL_REQUEST_VERSION,
         id: `apr_${randomBytes(6).toString('hex')}`,
         at,
         batchId,
@@ -70,14 +72,14 @@ export class ApprovalGate {
         toolUseId: toolUse.id,
         conversationId: context.conversationId,
         reason,
-        chain: [...context.chain],
+        // The whole stack, once: a resume after a restart reads who waited on this turn from here.
+        frames: [...context.frames],
       };
       const group = byApprover.get(approver.id) ?? [];
       group.push(record);
       byApprover.set(approver.id, group);
     }
     if (byApprover.size === 0) return outcomes;
-    this.recordLinks(context);
     for (const records of byApprover.values()) for (const record of records) context.store.append(record);
 
     for (const [approverId, records] of byApprover) {
@@ -129,15 +131,5 @@ export class ApprovalGate {
       if (candidate && candidate.id !== requester && candidate.status === 'active' && canApprove(candidate, requester, tool)) return candidate;
     }
     return undefined;
-  }
-
-  /** Writes which communicate call waits on which conversation, so a resume after a restart can climb back up. */
-  private recordLinks(context: { frames: readonly ApprovalFrame[]; conversationId: string; store: ApprovalStore }): void {
-    const at = new Date().toISOString();
-    context.frames.forEach((frame, index) => {
-      const child = index + 1 < context.frames.length ? context.frames[index + 1]!.conversationId : context.conversationId;
-      if (context.store.linksTo(child).some((link) => link.toolUseId === frame.toolUseId)) return;
-      context.store.append({ kind: 'link', version: 1, at, parentConversationId: frame.conversationId, toolUseId: frame.toolUseId, childConversationId: child });
-    });
   }
 }

@@ -77,7 +77,15 @@ describe('a pending approval survives a killed process', () => {
     expect(readFileSync(join(test.root, 'after-restart.txt'), 'utf8')).toBe('approved later');
     test.assertScriptsDone();
     const log = readFileSync(join(test.root, '.legion/sessions', session.id, 'approvals.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { kind: string });
-    expect(log.map((record) => record.kind).sort()).toEqual(['decision', 'link', 'request']);
+    // The delegation stack is written once, with the request (version 2): no separate link records.
+    expect(log.map((record) => record.kind).sort()).toEqual(['decision', 'request']);
+    expect(log.find((record) => record.kind === 'request')).toMatchObject({
+      version: 2,
+      frames: [
+        { participantId: 'user', conversationId: 'user__coordinator' },
+        { participantId: 'coordinator', conversationId: 'user__coordinator', toolUseId: 'c1' },
+      ],
+    });
     // And the conversation goes on normally afterwards.
     await expect(fresh.send({ from: 'user', to: 'developer', message: 'thanks', ifBusy: 'fail' })).resolves.toMatchObject({ status: 'error', code: 'script_exhausted' });
   });

@@ -129,8 +129,8 @@ describe('approvals up the communication chain', () => {
     test.legion.tools.register(writeNoteTool(test.root));
     const session = test.legion.sessions.create();
     const paused = await test.legion.send(session, 'go');
-    expect(paused.status).toBe('approval_required');
-    const requests = paused.status === 'approval_required' ? paused.requests : [];
+    expect(paused.status).toBe('paused');
+    const requests = paused.status === 'paused' ? paused.requests : [];
     expect(requests).toMatchObject([{ requester: 'developer', approver: 'user', tool: 'write_note' }]);
     // A new message to a paused conversation is refused with what to do about it.
     await expect(test.legion.send(session, 'hello?')).rejects.toThrow(/paused until an approval is answered: apr_.*legion approvals/);
@@ -145,6 +145,47 @@ describe('approvals up the communication chain', () => {
     expect(readFileSync(join(test.root, 'later.txt'), 'utf8')).toBe('later');
     test.assertScriptsDone();
     reopened.close();
+  });
+
+  it('a resumed turn has the delegation stack its fresh turn had: the same chain of waiting participants (what depth limits count), not the sender twice', async () => {
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('coordinator'), agentParticipant('developer', { delegation: 'none' })],
+      entryAgent: 'coordinator',
+      scripts: {
+        coordinator: [
+          { toolCalls: [{ id: 'c1', name: 'communicate', input: { to: 'developer', message: 'write it' } }], usage: { inputTokens: 10, outputTokens: 1 } },
+          { text: 'All done.', usage: { inputTokens: 10, outputTokens: 1 } },
+        ],
+        developer: [
+          { toolCalls: [{ id: 'd1', name: 'write_note', input: { path: 'n.txt', text: 'n' } }], usage: { inputTokens: 10, outputTokens: 1 } },
+          { text: 'done writing', usage: { inputTokens: 10, outputTokens: 1 } },
+        ],
+      },
+    });
+    test.legion.tools.register(writeNoteTool(test.root));
+    const chains = (legion: typeof test.legion) => {
+      const seen: string[] = [];
+      legion.events.on('turn:start', (event) => seen.push(`${event.participantId}: ${event.chain.join(' > ')}`));
+      return seen;
+    };
+    const fresh = chains(test.legion);
+    const session = test.legion.sessions.create();
+    expect((await test.legion.send(session, 'go')).status).toBe('paused');
+    expect(fresh).toEqual(['coordinator: user', 'developer: user > coordinator']);
+    await test.legion.close();
+
+    const reopened = test.reopen();
+    reopened.tools.register(writeNoteTool(test.root));
+    const resumed = chains(reopened);
+    const again = reopened.sessions.get(session.id);
+    const [request] = again.approvals.list({ status: 'pending' });
+    expect(await again.answerApprovals([{ id: request!.id, decision: 'approve' }], 'user')).toMatchObject({ resumed: [{ status: 'success', reply: 'All done.' }] });
+    expect(resumed).toEqual(fresh);
+    // Every model call, before and after the restart, counts toward the user's and the coordinator's totals once.
+    expect(again.usage().byParticipant['coordinator']!.withDelegates.inputTokens).toBe(40);
+    expect(again.usage().byParticipant['user']!.withDelegates.inputTokens).toBe(40);
+    test.assertScriptsDone();
+    await reopened.close();
   });
 
   it('tracks and answers approvals of parallel delegates independently', async () => {
@@ -207,7 +248,7 @@ describe('approvals up the communication chain', () => {
     test.legion.tools.register(writeNoteTool(test.root));
     const session = test.legion.sessions.create();
     const paused = await test.legion.send(session, 'go');
-    const id = paused.status === 'approval_required' ? paused.requests[0]!.id : '';
+    const id = paused.status === 'paused' ? paused.requests[0]!.id : '';
     expect(id).toMatch(/^apr_/);
 
     const unknown = await session.answerApprovals([{ id: 'apr_nope', decision: 'approve' }], 'user');
@@ -240,8 +281,8 @@ describe('approvals up the communication chain', () => {
     test.legion.tools.register(writeNoteTool(test.root));
     const session = test.legion.sessions.create();
     const paused = await test.legion.send(session, 'go', { to: 'developer' });
-    expect(paused.status).toBe('approval_required');
-    const request = paused.status === 'approval_required' ? paused.requests[0]! : undefined;
+    expect(paused.status).toBe('paused');
+    const request = paused.status === 'paused' ? paused.requests[0]! : undefined;
     expect(request).toMatchObject({ requester: 'developer', approver: 'user' });
 
     // From a side conversation, through the tool the model would use.

@@ -3,10 +3,12 @@ import type { Participant } from '../collective/participant.js';
 import { ConversationBusyError, errorMessage, LegionError } from '../errors.js';
 import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
-import type { ApprovalFrame, RuntimeOutcome, RuntimeResolver, ToolSession, TurnContext, TurnConversation, TurnResult } from '../session/turn.js';
+import type { RuntimeOutcome, RuntimeResolver, ToolSession, TurnContext, TurnConversation, TurnResult } from '../session/turn.js';
+import { waitingParticipants } from '../session/delegation-stack.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
 import type { ApprovalView } from '../storage/approval-records.js';
 import type { ConversationLog } from '../storage/conversation-log.js';
+import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { CONVERSATION_FORMAT_VERSION } from '../storage/log-entry.js';
 import type { Message, ToolUseBlock } from '../message.js';
 
@@ -27,11 +29,11 @@ export interface ConversationSendOptions {
   from: Participant;
   to: Participant;
   text: string;
-  chain: readonly string[];
+  /** Who waits on this turn, outermost first, ending with the sender. */
+  frames: readonly DelegationFrame[];
   session: ToolSession;
   signal?: AbortSignal | undefined;
   ifBusy: 'wait' | 'fail';
-  frames?: readonly ApprovalFrame[] | undefined;
 }
 
 /**
@@ -105,7 +107,7 @@ export class Conversation implements TurnConversation {
     const release = await this.acquire(options);
     const started = performance.now();
     const events = this.services.events;
-    const chain = [...options.chain, options.from.id];
+    const chain = waitingParticipants(options.frames);
     try {
       this.prepareTurn(incoming !== undefined);
       // Its id is known before it is appended, so that turn:start (first, for a UI) can name it.
@@ -119,8 +121,7 @@ export class Conversation implements TurnConversation {
           participant: options.to,
           message,
           conversation: this,
-          chain,
-          frames: options.frames ?? [],
+          frames: options.frames,
           session: options.session,
           signal: options.signal ?? new AbortController().signal,
           events,
@@ -155,10 +156,10 @@ export class Conversation implements TurnConversation {
       if (!outcome.message) this.append({ role: 'assistant', content: [{ type: 'text', text: outcome.reply }] }, responder);
       return { status: 'success', reply: outcome.reply, message: outcome.message, ...(outcome.truncated ? { truncated: true } : {}), conversationId: this.id };
     }
-    if (outcome.status === 'approval_required') {
+    if (outcome.status === 'paused') {
       const ids = outcome.requests.map((request) => request.id).join(', ');
       this.log.appendNote({ kind: 'note', level: 'info', code: 'approval_required', text: `paused until approvals are answered: ${ids}`, at });
-      return { status: 'approval_required', requests: outcome.requests, conversationId: this.id };
+      return { status: 'paused', requests: outcome.requests, conversationId: this.id };
     }
     this.log.appendNote({ kind: 'note', level: 'error', code: outcome.code, text: outcome.error, at });
     this.services.events.emit('error:raised', { scope: `turn of ${responder}`, message: outcome.error, code: outcome.code, participantId: responder, sessionId: this.ref.sessionId });

@@ -2,9 +2,11 @@ import { existsSync, readdirSync } from 'node:fs';
 import type { Collective } from '../collective/Collective.js';
 import { LegionError, ParticipantNotFoundError } from '../errors.js';
 import type { ConversationRef } from '../events/event-types.js';
-import type { AnswerOutcome, ApprovalFrame, SendRequest, ToolSession, TurnResult } from '../session/turn.js';
+import type { AnswerOutcome, SendRequest, ToolSession, TurnResult } from '../session/turn.js';
+import { framesOfTurn } from '../session/delegation-stack.js';
 import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
 import { ApprovalStore } from '../storage/ApprovalStore.js';
+import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { answerApprovals } from './answer-approvals.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
 import { writeJsonAtomic } from '../storage/atomic-json.js';
@@ -93,15 +95,15 @@ export class Session implements ToolSession {
         { bytes, limit },
       );
     }
-    const chain = request.chain ?? [];
-    if (chain.length === 0) this.touch();
     const conversation = this.conversation({ initiator: from.id, responder: to.id, name: request.conversation });
+    const frames = framesOfTurn(request.frames ?? [], from.id, conversation.id);
+    // Only a message that starts a chain counts as activity: delegates' turns are part of it.
+    if (frames.length === 1) this.touch();
     return conversation.send({
       from,
       to,
       text: request.message,
-      chain,
-      frames: request.frames,
+      frames,
       session: this,
       signal: request.signal,
       ifBusy: request.ifBusy ?? 'wait',
@@ -124,15 +126,18 @@ export class Session implements ToolSession {
     return answerApprovals(this, this.services.collective, answers, decidedBy, options);
   }
 
-  /** Continues a conversation whose responder's turn paused on approvals. */
-  resumeConversation(id: string, frames: readonly ApprovalFrame[] = [], signal?: AbortSignal): Promise<TurnResult> {
+  /**
+   * Continues a conversation whose responder's turn paused on approvals. The
+   * frames are those that waited on it, as recorded with its approval requests
+   * (or carried down by the resumed turn above it).
+   */
+  resumeConversation(id: string, frames: readonly DelegationFrame[], signal?: AbortSignal): Promise<TurnResult> {
     const key = parseConversationId(id);
     const { collective } = this.services;
     return this.conversation(key).resume({
       from: collective.require(key.initiator),
       to: collective.require(key.responder),
-      chain: this.chainFor(id, key.initiator, key.responder),
-      frames,
+      frames: framesOfTurn(frames, key.initiator, id),
       session: this,
       signal,
       ifBusy: 'wait',
@@ -154,20 +159,10 @@ export class Session implements ToolSession {
         if (!store.decision(request.id)) waiting.push(...store.list().filter((view) => view.id === request.id));
         continue;
       }
-      const link = store.linkFrom(conversationId, toolUse.id);
-      if (link) waiting.push(...this.pausedOn(link.childConversationId, this.unanswered(link.childConversationId)));
+      const delegate = store.delegateOf(conversationId, toolUse.id);
+      if (delegate) waiting.push(...this.pausedOn(delegate, this.unanswered(delegate)));
     }
     return waiting;
-  }
-
-  /** Who waited on a conversation's turn: recovered from the approval requests made beneath it. */
-  private chainFor(conversationId: string, initiator: string, responder: string): string[] {
-    for (const request of this.approvals.allRequests()) {
-      if (request.conversationId === conversationId) return request.chain;
-      const index = request.chain.indexOf(responder);
-      if (index > 0 && request.chain[index - 1] === initiator) return request.chain.slice(0, index);
-    }
-    return [initiator];
   }
 
   conversation(key: { initiator: string; responder: string; name?: string | undefined }): Conversation {

@@ -1,15 +1,16 @@
 import type { Collective } from '../collective/Collective.js';
 import type { ToolUseBlock } from '../message.js';
-import type { AnswerOutcome, ApprovalFrame, TurnResult } from '../session/turn.js';
-import type { ApprovalAnswer } from '../storage/approval-records.js';
+import type { AnswerOutcome, TurnResult } from '../session/turn.js';
+import type { ApprovalAnswer, ApprovalRequestRecord } from '../storage/approval-records.js';
 import type { ApprovalStore } from '../storage/ApprovalStore.js';
+import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { canApprove } from '../collective/approval-authority.js';
 
 /** What answering needs of a session. */
 export interface AnsweringSession {
   readonly approvals: ApprovalStore;
   unanswered(conversationId: string): ToolUseBlock[];
-  resumeConversation(conversationId: string, frames?: readonly ApprovalFrame[]): Promise<TurnResult>;
+  resumeConversation(conversationId: string, frames: readonly DelegationFrame[]): Promise<TurnResult>;
 }
 
 /**
@@ -76,21 +77,28 @@ export async function answerApprovals(
     const taken = claimed.taken.map((decision) => `${decision.requestId} was already ${decision.decision} by ${decision.decidedBy} at ${decision.at}.`);
     return { status: 'error', error: `Nothing was recorded. ${taken.join(' ')}` };
   }
-  const roots = new Set(answers.map((answer) => resumeRoot(session, store.request(answer.id)!.conversationId)));
+  const roots = new Map<string, readonly DelegationFrame[]>();
+  for (const answer of answers) {
+    const root = resumeRoot(session, store.request(answer.id)!);
+    if (!roots.has(root.conversationId)) roots.set(root.conversationId, root.frames);
+  }
   const resumed: TurnResult[] = [];
-  for (const root of roots) resumed.push(await session.resumeConversation(root));
+  for (const [conversationId, frames] of roots) resumed.push(await session.resumeConversation(conversationId, frames));
   return { status: 'answered', resumed };
 }
 
-/** Climbs from a paused conversation to the highest one whose communicate call still waits on it. */
-function resumeRoot(session: AnsweringSession, conversationId: string): string {
-  let current = conversationId;
-  for (let depth = 0; depth < 64; depth++) {
-    const parent = session.approvals
-      .linksTo(current)
-      .find((link) => session.unanswered(link.parentConversationId).some((toolUse) => toolUse.id === link.toolUseId));
-    if (!parent) break;
-    current = parent.parentConversationId;
+/**
+ * Climbs the request's recorded frames from its conversation to the highest
+ * one whose communicate call still waits on it; that turn resumes with the
+ * frames above it, as they were when the request was made.
+ */
+function resumeRoot(session: AnsweringSession, request: ApprovalRequestRecord): { conversationId: string; frames: readonly DelegationFrame[] } {
+  const { frames } = request;
+  let index = frames.length;
+  while (index > 0) {
+    const frame = frames[index - 1]!;
+    if (!frame.toolUseId || !session.unanswered(frame.conversationId).some((toolUse) => toolUse.id === frame.toolUseId)) break;
+    index--;
   }
-  return current;
+  return { conversationId: index === frames.length ? request.conversationId : frames[index]!.conversationId, frames: frames.slice(0, index) };
 }

@@ -1,10 +1,10 @@
 import type { ApprovalRecord, ApprovalRequestRecord } from '../storage/approval-records.js';
 import type { EventBus } from '../events/EventBus.js';
+import { waitingParticipants } from '../session/delegation-stack.js';
 
 /**
  * The event an approvals-log record makes: a request is `approval:requested`,
- * a decision `approval:decided` (told with its request, found by `requestOf`);
- * links make none. `remote` when a follower read it from another process's log.
+ * a decision `approval:decided` (told with its request, found by `requestOf`). `remote` when a follower read it from another process's log.
  */
 export function emitApprovalRecord(
   events: EventBus,
@@ -16,8 +16,8 @@ export function emitApprovalRecord(
   const from = remote ? { remote: true as const } : {};
   if (record.kind === 'request') {
     if (!events.hasListeners('approval:requested')) return;
-    const { id, batchId, requester, approver, tool, toolUseId, input, reason, chain, conversationId } = record;
-    events.emit('approval:requested', { sessionId, conversationId, requestId: id, batchId, requester, approver, tool, toolUseId, input, reason, chain, ...from });
+    const { id, batchId, requester, approver, tool, toolUseId, input, reason, frames, conversationId } = record;
+    events.emit('approval:requested', { sessionId, conversationId, requestId: id, batchId, requester, approver, tool, toolUseId, input, reason, chain: waitingParticipants(frames), ...from });
   } else if (record.kind === 'decision') {
     if (!events.hasListeners('approval:decided')) return;
     const request = requestOf(record.requestId);

@@ -230,7 +230,7 @@ describe('following the conversation logs that another process appends to', () =
     const follower = test.legion.follow(session.id);
 
     const theirs = await other.send(other.sessions.get(session.id), 'go');
-    const theirId = theirs.status === 'approval_required' ? theirs.requests[0]!.id : 'missing';
+    const theirId = theirs.status === 'paused' ? theirs.requests[0]!.id : 'missing';
     follower.check();
     expect(heard).toEqual([
       {
@@ -269,7 +269,7 @@ describe('following the conversation logs that another process appends to', () =
 
     // This process's own request and decision: told once, when it wrote them.
     const mine = await test.legion.send(session, 'again');
-    const myId = mine.status === 'approval_required' ? mine.requests[0]!.id : 'missing';
+    const myId = mine.status === 'paused' ? mine.requests[0]!.id : 'missing';
     await session.answerApprovals([{ id: myId, decision: 'reject' }], 'user');
     follower.check();
     expect(heard.slice(2).map((event) => [event.type, 'requestId' in event ? event.requestId : '', 'remote' in event ? event.remote : undefined])).toEqual([

@@ -37,7 +37,7 @@ export interface LegionEvents {
   'turn:end': ConversationRef & {
     participantId: string;
     chain: readonly string[];
-    status: 'success' | 'error' | 'approval_required';
+    status: 'success' | 'error' | 'paused';
     reply?: string | undefined;
     error?: string | undefined;
     durationMs: number;

@@ -12,8 +12,10 @@ import type { ProviderFactory } from '../providers/ProviderFactory.js';
 import { toolDefinition, type Tool } from '../tools/tool.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
 import { COMMUNICATE_TOOL_NAME } from '../tools/builtin/communicate.js';
+import { waitingParticipants } from '../session/delegation-stack.js';
 import { linkedSignal } from './linked-signal.js';
 import { unansweredToolUses } from '../conversation/unanswered-tool-uses.js';
+import { buildModelRequest, type ModelRequestSource } from './model-request.js';
 import { resumeToolPhase, runToolPhase, type ToolPhaseResult, type ToolPhaseServices } from './tool-phase.js';
 import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/turn.js';
 
@@ -51,12 +53,12 @@ export class AgentRuntime implements ParticipantRuntime {
     await this.services.tools.ready();
     const tools = this.toolsFor(agent);
     const phase = { turn, agent, tools, defaultTimeoutMs: limits.toolTimeoutMs, services: this.services, workspaceRoot: this.services.workspaceRoot };
-    const request = {
+    const context: ModelRequestSource = {
       system: buildSystemPrompt(agent, collective),
-      messages: turn.conversation.history(),
       tools: [...tools.values()].map(toolDefinition),
       maxTokens: model.maxTokens,
       temperature: model.temperature,
+      history: () => turn.conversation.history(),
     };
     // Asked at every delta, not once per turn: a UI that subscribes mid-turn gets the rest of the text.
     const streamText = (text: string): void => {
@@ -77,7 +79,7 @@ export class AgentRuntime implements ParticipantRuntime {
       let response: ModelResponse;
       const call = linkedSignal(turn.signal);
       try {
-        response = await generate(provider, request, {
+        response = await generate(provider, buildModelRequest(context), {
           signal: call.signal,
           onTextDelta: streamText,
           onRetry: (retry) => turn.events.emit('provider:retry', { ...turn.conversation.ref, participantId: agent.id, provider: provider.name, model: provider.model, ...retry }),
@@ -129,7 +131,7 @@ export class AgentRuntime implements ParticipantRuntime {
   /** Appends the results that are in; if calls still wait on approvals, the turn pauses here. */
   private settle(turn: TurnContext, agentId: string, phase: ToolPhaseResult): RuntimeOutcome | undefined {
     if (phase.results.length > 0) turn.conversation.append({ role: 'user', content: phase.results satisfies ToolResultBlock[] }, agentId);
-    return phase.paused.length > 0 ? { status: 'approval_required', requests: phase.paused } : undefined;
+    return phase.paused.length > 0 ? { status: 'paused', requests: phase.paused } : undefined;
   }
 
   private recordUsage(turn: TurnContext, participantId: string, providerName: string, model: string, usage: Usage): void {
@@ -139,7 +141,7 @@ export class AgentRuntime implements ParticipantRuntime {
       at: new Date().toISOString(),
       participantId,
       conversationId: turn.conversation.ref.conversationId,
-      chain: [...turn.chain],
+      chain: waitingParticipants(turn.frames),
       provider: providerName,
       model,
       usage,

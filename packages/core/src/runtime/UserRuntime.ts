@@ -1,4 +1,5 @@
 import { textOf } from '../message.js';
+import { waitingParticipants } from '../session/delegation-stack.js';
 import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/turn.js';
 import type { UserSurfaces } from './UserSurfaces.js';
 
@@ -13,8 +14,9 @@ export class UserRuntime implements ParticipantRuntime {
 
   async handleMessage(turn: TurnContext): Promise<RuntimeOutcome> {
     const user = turn.participant;
+    const chain = waitingParticipants(turn.frames);
     const outcome = await this.surfaces.ask(
-      { user, from: turn.chain[turn.chain.length - 1] ?? '', text: turn.message ? textOf(turn.message) : '', chain: turn.chain, conversation: turn.conversation.ref },
+      { user, from: chain.at(-1) ?? turn.conversation.ref.initiator, text: turn.message ? textOf(turn.message) : '', chain, conversation: turn.conversation.ref },
       turn.signal,
     );
     if (outcome.status === 'unanswered') {

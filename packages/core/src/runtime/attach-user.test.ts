@@ -156,7 +156,7 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
     test.legion.attachUser({ medium: 'broken', approve: () => Promise.reject(new Error('no one home')), ask: () => Promise.reject(new Error('no one home')) });
     const session = test.legion.sessions.create();
     const result = await test.legion.send(session, 'write it', { to: 'solo' });
-    expect(result).toMatchObject({ status: 'approval_required', requests: [{ tool: 'write_note', status: 'pending' }] });
+    expect(result).toMatchObject({ status: 'paused', requests: [{ tool: 'write_note', status: 'pending' }] });
     expect(session.approvals.pending()).toHaveLength(1);
     expect(decisionLines(test, session.id)).toEqual([]);
   });
@@ -211,7 +211,7 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
     const sending = test.legion.send(session, 'write it', { to: 'solo' });
     await asked.promise;
     detach();
-    expect(await sending).toMatchObject({ status: 'approval_required', requests: [{ tool: 'write_note', status: 'pending' }] });
+    expect(await sending).toMatchObject({ status: 'paused', requests: [{ tool: 'write_note', status: 'pending' }] });
     expect(reasons).toEqual([expect.any(SurfaceDetachedError)]);
     expect(session.approvals.pending()).toHaveLength(1);
   });
@@ -222,9 +222,9 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
     test.legion.attachUser({ medium: 'web', approve: async (requests) => approveAll(requests) })();
     const session = test.legion.sessions.create();
     const paused = await test.legion.send(session, 'write it', { to: 'solo' });
-    expect(paused).toMatchObject({ status: 'approval_required', requests: [{ tool: 'write_note', status: 'pending' }] });
+    expect(paused).toMatchObject({ status: 'paused', requests: [{ tool: 'write_note', status: 'pending' }] });
     expect(existsSync(join(test.root, 'note.txt'))).toBe(false);
-    const id = paused.status === 'approval_required' ? paused.requests[0]!.id : '';
+    const id = paused.status === 'paused' ? paused.requests[0]!.id : '';
     const answered = await session.answerApprovals([{ id, decision: 'approve' }], 'user', { medium: 'terminal' });
     expect(answered).toMatchObject({ status: 'answered', resumed: [{ status: 'success', reply: 'tool said: wrote note.txt' }] });
     expect(decisionLines(test, session.id)).toMatchObject([{ decision: 'approved', decidedBy: 'user', medium: 'terminal' }]);

@@ -1,12 +1,13 @@
 import type { AgentParticipant } from '../collective/participant.js';
 import type { ToolResultBlock, ToolUseBlock } from '../message.js';
 import type { ApprovalView } from '../storage/approval-records.js';
+import type { DelegationFrame } from '../storage/delegation-frame.js';
 import type { ApprovalCall, ApprovalGate } from '../authorization/ApprovalGate.js';
 import type { AuthEngine } from '../authorization/AuthEngine.js';
 import type { Tool, ToolContext } from '../tools/tool.js';
 import { toResultBlock, type CallOutcome, type PreparedCall, type ToolExecutor } from '../tools/ToolExecutor.js';
 import { describeApprovalRequired } from '../tools/builtin/approval-required.js';
-import type { TurnContext, TurnResult } from '../session/turn.js';
+import type { PausedOnApprovals, TurnContext, TurnResult } from '../session/turn.js';
 
 export interface ToolPhaseServices {
   executor: ToolExecutor;
@@ -64,7 +65,6 @@ export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<
   if (asking.length > 0) {
     const outcomes = await services.gate.decide(asking, {
       requester: agent.id,
-      chain: turn.chain,
       frames: turn.frames,
       conversationId: turn.conversation.ref.conversationId,
       store: turn.session.approvals,
@@ -111,11 +111,11 @@ export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResul
       }
       continue;
     }
-    const link = store.linkFrom(conversationId, toolUse.id);
-    if (link) {
-      const result = await turn.session.resumeConversation(link.childConversationId, [...turn.frames, { conversationId, toolUseId: toolUse.id }]);
-      const outcome = fromTurnResult(toolUse, result, agent.id);
-      if (outcome.kind === 'paused') paused.push(...outcome.requests);
+    const delegate = store.delegateOf(conversationId, toolUse.id);
+    if (delegate) {
+      const frame: DelegationFrame = { participantId: agent.id, conversationId, toolUseId: toolUse.id };
+      const outcome = fromTurnResult(toolUse, await turn.session.resumeConversation(delegate, [...turn.frames, frame]), agent.id);
+      if (outcome.status === 'paused') paused.push(...outcome.requests);
       else settled.set(toolUse.id, outcome.block);
       continue;
     }
@@ -130,32 +130,32 @@ async function runReady(ready: PreparedCall[], input: PhaseInput, context: Omit<
   const outcomes = await input.services.executor.run(ready, context, input.defaultTimeoutMs);
   for (const call of ready) {
     const outcome = approvalFor(outcomes.get(call.toolUse.id)!, call.toolUse, input.agent.id);
-    if (outcome.kind === 'paused') paused.push(...outcome.requests);
+    if (outcome.status === 'paused') paused.push(...outcome.requests);
     else settled.set(call.toolUse.id, outcome.block);
   }
 }
 
 /** A delegate's pause is this agent's to answer (a result it can act on) or travels further up (this turn pauses too). */
 function approvalFor(outcome: CallOutcome, toolUse: ToolUseBlock, agentId: string): CallOutcome {
-  if (outcome.kind === 'result') return outcome;
-  if (outcome.requests.every((request) => request.approver === agentId)) return { kind: 'result', block: toResultBlock(toolUse.id, { status: 'success', data: describeApprovalRequired(outcome.requests) }) };
+  if (outcome.status === 'done') return outcome;
+  if (outcome.requests.every((request) => request.approver === agentId)) return { status: 'done', block: toResultBlock(toolUse.id, { status: 'success', data: describeApprovalRequired(outcome.requests) }) };
   return outcome;
 }
 
 function fromTurnResult(toolUse: ToolUseBlock, result: TurnResult, agentId: string): CallOutcome {
   if (result.status === 'success') {
     const cut = result.truncated ? `\n[${result.conversationId}: this reply was cut off at the model's output limit; ask for the rest if you need it]` : '';
-    return { kind: 'result', block: toResultBlock(toolUse.id, { status: 'success', data: `${result.reply}${cut}` }) };
+    return { status: 'done', block: toResultBlock(toolUse.id, { status: 'success', data: `${result.reply}${cut}` }) };
   }
-  if (result.status === 'error') return { kind: 'result', block: toResultBlock(toolUse.id, { status: 'error', error: result.error }) };
-  return approvalFor({ kind: 'paused', requests: result.requests }, toolUse, agentId);
+  if (result.status === 'error') return { status: 'done', block: toResultBlock(toolUse.id, { status: 'error', error: result.error }) };
+  const paused: PausedOnApprovals = { status: 'paused', requests: result.requests };
+  return approvalFor(paused, toolUse, agentId);
 }
 
 function toolContext(turn: TurnContext, agent: AgentParticipant, workspaceRoot: string | undefined, auth: AuthEngine): Omit<ToolContext, 'toolUseId'> {
   const readable = new Map<string, boolean>();
   return {
     callerId: agent.id,
-    chain: turn.chain,
     frames: turn.frames,
     conversation: turn.conversation.ref,
     session: turn.session,

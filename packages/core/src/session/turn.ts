@@ -3,6 +3,7 @@ import type { Message } from '../message.js';
 import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
 import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
+import type { DelegationFrame } from '../storage/delegation-frame.js';
 import type { ApprovalStore } from '../storage/ApprovalStore.js';
 import type { UsageRecord } from '../storage/usage-summary.js';
 
@@ -13,19 +14,25 @@ export interface SendRequest {
   message: string;
   /** Names a parallel conversation between the same two participants. */
   conversation?: string | undefined;
-  /** Participants already waiting on this request, outermost first (not including `from`). */
-  chain?: readonly string[] | undefined;
   signal?: AbortSignal | undefined;
   /** `wait` queues behind a running turn; `fail` returns a busy error at once. */
   ifBusy?: 'wait' | 'fail' | undefined;
-  /** The communicate calls waiting on this message, outermost first (set by communicate). */
-  frames?: readonly ApprovalFrame[] | undefined;
+  /**
+   * Who waits on this message, outermost first, ending with the sender's own
+   * communicate call (set by communicate). Empty or absent: the sender starts
+   * a new chain.
+   */
+  frames?: readonly DelegationFrame[] | undefined;
 }
 
-/** One communicate call that waits on a delegate: where its tool_use is. */
-export interface ApprovalFrame {
-  conversationId: string;
-  toolUseId: string;
+/**
+ * A turn waiting on approvals, durably: it survives a restart, and answering
+ * the requests (`answerApprovals`) resumes it. The one shape of "paused" that
+ * turns, runtimes and tools (communicate) return.
+ */
+export interface PausedOnApprovals {
+  status: 'paused';
+  requests: ApprovalView[];
 }
 
 export type TurnResult =
@@ -39,8 +46,7 @@ export type TurnResult =
       conversationId: string;
     }
   | { status: 'error'; code: string; error: string; conversationId: string }
-  /** The turn is paused until these approvals are answered (durably: it survives a restart). */
-  | { status: 'approval_required'; requests: ApprovalView[]; conversationId: string };
+  | (PausedOnApprovals & { conversationId: string });
 
 /** What the conversation hands a runtime for one incoming message. */
 export interface TurnContext {
@@ -48,10 +54,8 @@ export interface TurnContext {
   /** The incoming message; absent when a paused turn resumes. */
   message: Message | undefined;
   conversation: TurnConversation;
-  /** Participants waiting on this turn, outermost first; ends with the sender. */
-  chain: readonly string[];
-  /** The communicate calls waiting on this turn, outermost first. */
-  frames: readonly ApprovalFrame[];
+  /** Who waits on this turn, outermost first; ends with the sender. */
+  frames: readonly DelegationFrame[];
   session: ToolSession;
   signal: AbortSignal;
   events: EventBus;
@@ -67,7 +71,7 @@ export interface TurnConversation {
 export type RuntimeOutcome =
   | { status: 'success'; reply: string; message?: Message | undefined; truncated?: boolean | undefined }
   | { status: 'error'; code: string; error: string }
-  | { status: 'approval_required'; requests: ApprovalView[] };
+  | PausedOnApprovals;
 
 /** Answers messages for one kind of participant: agents, mocks, or a UI's user. */
 export interface ParticipantRuntime {
@@ -91,8 +95,8 @@ export interface ToolSession {
   readonly approvals: ApprovalStore;
   /** Records decisions (all or nothing) and resumes the turns they unblock. */
   answerApprovals(answers: readonly ApprovalAnswer[], decidedBy: string): Promise<AnswerOutcome>;
-  /** Continues a conversation whose turn paused on approvals. */
-  resumeConversation(conversationId: string, frames: readonly ApprovalFrame[]): Promise<TurnResult>;
+  /** Continues a conversation whose turn paused on approvals, with the frames that waited on it. */
+  resumeConversation(conversationId: string, frames: readonly DelegationFrame[]): Promise<TurnResult>;
 }
 
 /** What answering approvals led to: the replies (or next pauses) of the turns it resumed. */

@@ -2,19 +2,22 @@ import { existsSync, readFileSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeJsonIfAbsent } from './atomic-json.js';
 import { JsonlLog, type LogWarning } from './jsonl-log.js';
+import { migrateRequestV1 } from './approval-migration.js';
 import {
   ApprovalDecisionRecordSchema,
-  ApprovalRecordSchema,
+  StoredApprovalRecordSchema,
   type ApprovalDecisionRecord,
   type ApprovalLinkRecord,
   type ApprovalRecord,
   type ApprovalRequestRecord,
   type ApprovalView,
+  type StoredApprovalRecord,
 } from './approval-records.js';
 
 /**
- * A session's `approvals.jsonl`: every request, decision and link, appended.
+ * A session's `approvals.jsonl`: every request and decision, appended.
  * The state is the fold of the file, re-read when another process has written to it.
+ * Records of older versions are migrated as they are read (the file keeps them as written).
  *
  * A decision is claimed before it is logged: `approval-decisions/<id>.json` is
  * created exclusively, so of any number of deciders in any number of
@@ -25,8 +28,10 @@ export class ApprovalStore {
   private readonly log: JsonlLog;
   private readonly requests = new Map<string, ApprovalRequestRecord>();
   private readonly decisions = new Map<string, ApprovalDecisionRecord>();
-  /** Child conversation id → the communicate calls that wait on it. */
-  private readonly links = new Map<string, ApprovalLinkRecord[]>();
+  /** `<conversation id> <tool_use id>` of a waiting communicate call → the conversation it waits on, from the requests' frames. */
+  private readonly delegates = new Map<string, string>();
+  /** Version 1 link records seen so far in the fold: what version 1 requests are migrated with. */
+  private readonly linksV1 = new Map<string, ApprovalLinkRecord[]>();
   private seen = -1;
 
   private readonly claims: string;
@@ -80,11 +85,6 @@ export class ApprovalStore {
     return this.decisions.get(id) ?? this.claimed(id);
   }
 
-  allRequests(): ApprovalRequestRecord[] {
-    this.refresh();
-    return [...this.requests.values()];
-  }
-
   pending(): ApprovalRequestRecord[] {
     this.refresh();
     return [...this.requests.values()].filter((request) => !this.decisions.has(request.id) && !existsSync(this.claimPath(request.id)));
@@ -108,19 +108,10 @@ export class ApprovalStore {
     return tools;
   }
 
-  /** The conversation a communicate call waits on, if it was recorded. */
-  linkFrom(parentConversationId: string, toolUseId: string): ApprovalLinkRecord | undefined {
+  /** The conversation a communicate call waits on, if an approval request was made beneath it. */
+  delegateOf(conversationId: string, toolUseId: string): string | undefined {
     this.refresh();
-    for (const list of this.links.values()) {
-      const link = list.find((candidate) => candidate.parentConversationId === parentConversationId && candidate.toolUseId === toolUseId);
-      if (link) return link;
-    }
-    return undefined;
-  }
-
-  linksTo(childConversationId: string): ApprovalLinkRecord[] {
-    this.refresh();
-    return this.links.get(childConversationId) ?? [];
+    return this.delegates.get(`${conversationId}\u0000${toolUseId}`);
   }
 
   list(options: { status?: ApprovalView['status'] } = {}): ApprovalView[] {
@@ -176,7 +167,8 @@ export class ApprovalStore {
     if (size === this.seen) return;
     this.requests.clear();
     this.decisions.clear();
-    this.links.clear();
+    this.delegates.clear();
+    this.linksV1.clear();
     for (const line of this.log.readForward(0).lines) {
       let raw: unknown;
       try {
@@ -184,21 +176,34 @@ export class ApprovalStore {
       } catch {
         continue;
       }
-      const parsed = ApprovalRecordSchema.safeParse(raw);
-      if (parsed.success) this.apply(parsed.data);
+      const parsed = StoredApprovalRecordSchema.safeParse(raw);
+      if (parsed.success) this.apply(this.migrate(parsed.data));
     }
     this.seen = size;
   }
 
-  private apply(record: ApprovalRecord): void {
-    if (record.kind === 'request') this.requests.set(record.id, record);
-    else if (record.kind === 'decision') {
+  /** Today's records pass; a version 1 request gets its frames from the links before it; links themselves are only kept for that. */
+  private migrate(record: StoredApprovalRecord): ApprovalRecord | undefined {
+    if (record.kind === 'link') {
+      const list = this.linksV1.get(record.childConversationId) ?? [];
+      list.push(record);
+      this.linksV1.set(record.childConversationId, list);
+      return undefined;
+    }
+    if (record.kind === 'request' && record.version === 1) return migrateRequestV1(record, (child) => this.linksV1.get(child) ?? []);
+    return record;
+  }
+
+  private apply(record: ApprovalRecord | undefined): void {
+    if (record?.kind === 'request') {
+      this.requests.set(record.id, record);
+      // Each frame's communicate call waits on the next frame's conversation; the last one on the requester's.
+      record.frames.forEach((frame, index) => {
+        if (frame.toolUseId) this.delegates.set(`${frame.conversationId}\u0000${frame.toolUseId}`, record.frames[index + 1]?.conversationId ?? record.conversationId);
+      });
+    } else if (record?.kind === 'decision') {
       // The first decision stands; a late second one (another process) changes nothing.
       if (!this.decisions.has(record.requestId)) this.decisions.set(record.requestId, record);
-    } else {
-      const list = this.links.get(record.childConversationId) ?? [];
-      list.push(record);
-      this.links.set(record.childConversationId, list);
     }
   }
 }

@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { DelegationFrameSchema } from './delegation-frame.js';
 
-/** A tool call waiting for someone's yes or no. */
-export const ApprovalRequestRecordSchema = z.object({
+/** The version of request records this Legion writes; older ones are migrated when read (approval-migration.ts). */
+export const APPROVAL_REQUEST_VERSION = 2;
+
+const requestFields = {
   kind: z.literal('request'),
-  version: z.literal(1),
   id: z.string(),
   at: z.string(),
   /** Calls of one model response share a batch: they are asked together. */
@@ -17,6 +19,24 @@ export const ApprovalRequestRecordSchema = z.object({
   conversationId: z.string(),
   /** Why approval is needed (the policy that asked). */
   reason: z.string(),
+};
+
+/** A tool call waiting for someone's yes or no. */
+export const ApprovalRequestRecordSchema = z.object({
+  ...requestFields,
+  version: z.literal(APPROVAL_REQUEST_VERSION),
+  /** Who waits on the requester's turn, outermost first, ending with its sender: read back when the turn resumes. */
+  frames: z.array(DelegationFrameSchema),
+});
+
+/**
+ * Version 1 (Legion before the delegation stack was one list): the waiting
+ * participants only, with `link` records beside it saying which communicate
+ * call waits on which conversation. Read, never written.
+ */
+export const ApprovalRequestRecordV1Schema = z.object({
+  ...requestFields,
+  version: z.literal(1),
   chain: z.array(z.string()),
 });
 
@@ -39,8 +59,8 @@ export const ApprovalDecisionRecordSchema = z.object({
 });
 
 /**
- * Which communicate call waits on which conversation, so that a turn resumed
- * after a restart can hand its reply to the caller that was waiting for it.
+ * Version 1 only: which communicate call waited on which conversation. Read to
+ * migrate version 1 requests to their frames, never written.
  */
 export const ApprovalLinkRecordSchema = z.object({
   kind: z.literal('link'),
@@ -51,12 +71,18 @@ export const ApprovalLinkRecordSchema = z.object({
   childConversationId: z.string(),
 });
 
-export const ApprovalRecordSchema = z.discriminatedUnion('kind', [ApprovalRequestRecordSchema, ApprovalDecisionRecordSchema, ApprovalLinkRecordSchema]);
+/** What this Legion appends. */
+export const ApprovalRecordSchema = z.discriminatedUnion('kind', [ApprovalRequestRecordSchema, ApprovalDecisionRecordSchema]);
+
+/** What an approvals log may hold: today's records and those of older Legions. */
+export const StoredApprovalRecordSchema = z.union([ApprovalRecordSchema, ApprovalRequestRecordV1Schema, ApprovalLinkRecordSchema]);
 
 export type ApprovalRequestRecord = z.infer<typeof ApprovalRequestRecordSchema>;
+export type ApprovalRequestRecordV1 = z.infer<typeof ApprovalRequestRecordV1Schema>;
 export type ApprovalDecisionRecord = z.infer<typeof ApprovalDecisionRecordSchema>;
 export type ApprovalLinkRecord = z.infer<typeof ApprovalLinkRecordSchema>;
 export type ApprovalRecord = z.infer<typeof ApprovalRecordSchema>;
+export type StoredApprovalRecord = z.infer<typeof StoredApprovalRecordSchema>;
 
 /** A request with its decision, if any: what `list_approvals` and UIs show. */
 export interface ApprovalView {

@@ -1,7 +1,7 @@
 import type { ToolResultBlock, ToolUseBlock } from '../message.js';
 import { describeZodError } from '../zod-issues.js';
 import { errorMessage } from '../errors.js';
-import type { ApprovalView } from '../storage/approval-records.js';
+import type { PausedOnApprovals } from '../session/turn.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
 
 /** Tool output beyond this is cut (head and tail kept) so one call cannot flood a context. */
@@ -15,7 +15,8 @@ export interface PreparedCall {
 }
 
 /** How one executed call ended: a result for the model, or a delegate paused on approvals. */
-export type CallOutcome = { kind: 'result'; block: ToolResultBlock } | { kind: 'paused'; requests: ApprovalView[] };
+/** A call's result block, or the approvals it waits on (a delegate's paused turn). */
+export type CallOutcome = { status: 'done'; block: ToolResultBlock } | PausedOnApprovals;
 
 /**
  * Finds and validates tool calls, then runs them with a timeout. Every call
@@ -73,10 +74,10 @@ export class ToolExecutor {
     const { toolUse } = call;
     context.events.emit('tool:call', { ...context.conversation, participantId: context.callerId, toolUse });
     const result = await this.execute(call, { ...context, toolUseId: toolUse.id }, defaultTimeoutMs);
-    if (result.status === 'approval_required') return { kind: 'paused', requests: result.requests };
+    if (result.status === 'paused') return result;
     const block = toResultBlock(toolUse.id, result, this.redact);
     context.events.emit('tool:result', { ...context.conversation, participantId: context.callerId, toolUse, result: block, durationMs: performance.now() - started });
-    return { kind: 'result', block };
+    return { status: 'done', block };
   }
 
   private async execute({ tool, input }: PreparedCall, context: ToolContext, defaultTimeoutMs: number): Promise<ToolResult> {
@@ -119,7 +120,7 @@ export class ToolExecutor {
 function isToolResult(value: unknown): value is ToolResult {
   if (typeof value !== 'object' || value === null) return false;
   const status = (value as { status?: unknown }).status;
-  if (status === 'approval_required') return Array.isArray((value as { requests?: unknown }).requests);
+  if (status === 'paused') return Array.isArray((value as { requests?: unknown }).requests);
   return status === 'success' || (status === 'error' && typeof (value as { error?: unknown }).error === 'string');
 }
 
@@ -130,7 +131,7 @@ function isToolResult(value: unknown): value is ToolResult {
  */
 export function toResultBlock(
   toolUseId: string,
-  result: Exclude<ToolResult, { status: 'approval_required' }>,
+  result: Exclude<ToolResult, { status: 'paused' }>,
   redact: (text: string) => string = (text) => text,
 ): ToolResultBlock {
   if (result.status === 'error') return { type: 'tool_result', toolUseId, content: capOutput(redact(result.error)), isError: true };

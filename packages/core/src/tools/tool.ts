@@ -1,30 +1,25 @@
 import { z } from 'zod';
 import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
-import type { ApprovalFrame, ToolSession } from '../session/turn.js';
+import type { PausedOnApprovals, ToolSession } from '../session/turn.js';
 import type { ToolDefinition } from '../providers/llm-provider.js';
-import type { ApprovalView } from '../storage/approval-records.js';
+import type { DelegationFrame } from '../storage/delegation-frame.js';
 
 /**
  * What a tool returns: data for the model, or an error it can act on. Tools do
- * not throw. `approval_required` comes from `communicate` when the delegate's
- * turn is paused on approvals that are this caller's (or its callers') to give.
+ * not throw. `paused` comes from `communicate` when the delegate's turn is
+ * paused on approvals that are this caller's (or its callers') to give.
  */
-export type ToolResult =
-  | { status: 'success'; data: unknown }
-  | { status: 'error'; error: string }
-  | { status: 'approval_required'; requests: ApprovalView[] };
+export type ToolResult = { status: 'success'; data: unknown } | { status: 'error'; error: string } | PausedOnApprovals;
 
 export interface ToolContext {
   /** The participant whose model called the tool. */
   callerId: string;
-  /** Participants waiting on this turn, outermost first; the caller is not included. */
-  chain: readonly string[];
   conversation: ConversationRef;
   /** The tool_use this execution answers. */
   toolUseId: string;
-  /** The communicate calls waiting above this turn, outermost first. */
-  frames: readonly ApprovalFrame[];
+  /** Who waits on the caller's turn, outermost first; the caller is not included (`waitingParticipants` lists their ids). */
+  frames: readonly DelegationFrame[];
   session: ToolSession;
   signal: AbortSignal;
   events: EventBus;

@@ -59,7 +59,8 @@ export class ScriptedProvider implements LLMProvider {
       entry = this.steps;
     }
     this.index++;
-    this.requests.push({ ...request, messages: [...request.messages] });
+    // Kept as given: the agent loop builds every step's request anew (buildModelRequest), so later steps never change it.
+    this.requests.push(request);
     const step = typeof entry === 'function' ? entry(request, index) : entry;
     step.expect?.(request);
     if (step.delayMs) await delay(step.delayMs, options.signal);

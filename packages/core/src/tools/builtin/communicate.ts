@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Collective } from '../../collective/Collective.js';
 import { delegationTargets } from '../../collective/system-prompt.js';
 import type { AgentParticipant, Limits } from '../../collective/participant.js';
+import { waitingParticipants } from '../../session/delegation-stack.js';
 import {
   CircularDelegationError,
   ConversationBusyError,
@@ -54,7 +55,7 @@ export function createCommunicateTool(options: { collective: Collective; limitsF
           return { status: 'error', error: new DelegationNotAllowedError(caller.id, target.id, allowed.map((p) => p.id)).message };
         }
       }
-      const chain = [...context.chain, context.callerId];
+      const chain = [...waitingParticipants(context.frames), context.callerId];
       if (target.type !== 'user' && chain.includes(target.id)) {
         return { status: 'error', error: new CircularDelegationError(target.id, [...chain, target.id]).message };
       }
@@ -66,13 +67,12 @@ export function createCommunicateTool(options: { collective: Collective; limitsF
           to: target.id,
           message: input.message,
           conversation: input.conversation,
-          chain: context.chain,
-          frames: [...context.frames, { conversationId: context.conversation.conversationId, toolUseId: context.toolUseId }],
+          frames: [...context.frames, { participantId: context.callerId, conversationId: context.conversation.conversationId, toolUseId: context.toolUseId }],
           signal: context.signal,
           ifBusy: 'fail',
         });
         if (result.status === 'error') return { status: 'error', error: `${target.id} could not answer: ${result.error}` };
-        if (result.status === 'approval_required') return { status: 'approval_required', requests: result.requests };
+        if (result.status === 'paused') return { status: 'paused', requests: result.requests };
         return { status: 'success', data: result.reply };
       } catch (error) {
         if (error instanceof ConversationBusyError) return { status: 'error', error: error.message };

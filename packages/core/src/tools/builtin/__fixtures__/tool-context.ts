@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DelegationFrame } from '../../../storage/delegation-frame.js';
 import { EventBus } from '../../../events/EventBus.js';
 import type { ToolSession } from '../../../session/turn.js';
 import type { Tool, ToolContext, ToolResult } from '../../tool.js';
@@ -20,15 +21,21 @@ export function tempWorkspace(): { root: string; outside: string; cleanup: () =>
  * the session, and planning and scratchbook tools read only its id, so a
  * session with just an id stands in unless a real one is given.
  */
-export function toolContext(options: { root: string | undefined; callerId?: string; sessionId?: string; session?: ToolSession; chain?: string[]; signal?: AbortSignal }): ToolContext {
+export function toolContext(options: { root: string | undefined; callerId?: string; sessionId?: string; session?: ToolSession; waiting?: string[]; signal?: AbortSignal }): ToolContext {
   const session = options.session ?? ({ id: options.sessionId ?? '20250101-000000-abcdef' } as ToolSession);
   const callerId = options.callerId ?? 'worker';
+  const waiting = options.waiting ?? ['user'];
+  // The first waits on the message it sent; each after it in a communicate call of the conversation it answers.
+  const frames: DelegationFrame[] = waiting.map((participantId, index) =>
+    index === 0
+      ? { participantId, conversationId: `${participantId}__${waiting[1] ?? callerId}` }
+      : { participantId, conversationId: `${waiting[index - 1]}__${participantId}`, toolUseId: `waiting-${index}` },
+  );
   return {
     callerId,
-    chain: options.chain ?? ['user'],
-    conversation: { sessionId: session.id, conversationId: `user__${callerId}`, initiator: 'user', responder: callerId },
+    conversation: { sessionId: session.id, conversationId: `${waiting.at(-1) ?? 'user'}__${callerId}`, initiator: waiting.at(-1) ?? 'user', responder: callerId },
     toolUseId: 'tool-use-1',
-    frames: [],
+    frames,
     session,
     signal: options.signal ?? new AbortController().signal,
     events: new EventBus(),

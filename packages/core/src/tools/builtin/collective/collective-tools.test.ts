@@ -104,10 +104,10 @@ describe('collective tools', () => {
 
   it('retires an agent but not itself, one up the chain, or a user', async () => {
     const session = test.legion.sessions.create();
-    const context = toolContext({ root: test.root, callerId: 'lead', session, chain: ['user'] });
+    const context = toolContext({ root: test.root, callerId: 'lead', session, waiting: ['user'] });
     expect(errorText(await run(tools.retire_agent!, { id: 'lead' }, context))).toBe('You cannot retire yourself.');
     expect(errorText(await run(tools.retire_agent!, { id: 'user' }, context))).toContain('is a user, not an agent');
-    const helperContext = toolContext({ root: test.root, callerId: 'helper', session, chain: ['user', 'lead'] });
+    const helperContext = toolContext({ root: test.root, callerId: 'helper', session, waiting: ['user', 'lead'] });
     expect(errorText(await run(tools.retire_agent!, { id: 'lead' }, helperContext))).toContain('waiting on this conversation');
     expect(successText(await run(tools.retire_agent!, { id: 'helper' }, context))).toBe('Retired helper. Its definition and conversations are kept.');
     expect(participantFile('helper')).toMatchObject({ status: 'retired' });

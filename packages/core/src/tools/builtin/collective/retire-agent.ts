@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { waitingParticipants } from '../../../session/delegation-stack.js';
 import { errorMessage } from '../../../errors.js';
 import { defineTool, type Tool } from '../../tool.js';
 import type { CollectiveToolsOptions } from './collective-tool-options.js';
@@ -19,7 +20,7 @@ export function createRetireAgentTool(options: Pick<CollectiveToolsOptions, 'col
       if (participant.type !== 'agent') return { status: 'error', error: `"${input.id}" is a ${participant.type}, not an agent; only agents can be retired.` };
       if (input.id === context.callerId) return { status: 'error', error: 'You cannot retire yourself.' };
       // An agent up the chain is mid-turn, waiting for this one's reply.
-      if (context.chain.includes(input.id)) return { status: 'error', error: `${input.id} is waiting on this conversation and cannot be retired now.` };
+      if (waitingParticipants(context.frames).includes(input.id)) return { status: 'error', error: `${input.id} is waiting on this conversation and cannot be retired now.` };
       try {
         collective.retire(input.id);
       } catch (error) {

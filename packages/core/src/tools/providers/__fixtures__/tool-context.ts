@@ -17,7 +17,7 @@ export function toolContext(overrides: { signal?: AbortSignal; workspaceRoot?: s
   );
   const context = {
     callerId: 'tester',
-    chain: [],
+    frames: [],
     conversation: { sessionId: 's1', conversationId: 'user__tester', initiator: 'user', responder: 'tester' },
     session,
     signal: overrides.signal ?? new AbortController().signal,

@@ -95,7 +95,7 @@ describe('an agent using MCP tools', () => {
 
     const result = await legion.send(legion.sessions.create(), 'Say hi through MCP.');
 
-    expect(result).toMatchObject({ status: 'approval_required' });
+    expect(result).toMatchObject({ status: 'paused' });
     expect(calls).toEqual([]);
     test.assertScriptsDone();
   });

@@ -1,0 +1,28 @@
+import type { Message } from '../message.js';
+import type { ModelRequest, ToolDefinition } from '../providers/llm-provider.js';
+
+/** What one turn fixes for all its steps; the history is read again at every step. */
+export interface ModelRequestSource {
+  system: string;
+  tools: readonly ToolDefinition[];
+  maxTokens?: number | undefined;
+  temperature?: number | undefined;
+  history(): readonly Message[];
+}
+
+/**
+ * The model request of one step of the agent loop, built anew at every step
+ * with arrays of its own: a provider that keeps a request, or changes it, sees
+ * and touches neither the conversation's history nor a later step's request.
+ * The one place that decides what the model sees, so the context builder
+ * (token budget, eviction, compaction) takes over here.
+ */
+export function buildModelRequest(source: ModelRequestSource): ModelRequest {
+  return {
+    system: source.system,
+    messages: [...source.history()],
+    tools: [...source.tools],
+    maxTokens: source.maxTokens,
+    temperature: source.temperature,
+  };
+}

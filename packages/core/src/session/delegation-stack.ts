@@ -1,0 +1,15 @@
+import type { DelegationFrame } from '../storage/delegation-frame.js';
+
+/** The participants waiting, outermost first: what depth limits, cycle checks and approver searches look at. */
+export function waitingParticipants(frames: readonly DelegationFrame[]): string[] {
+  return frames.map((frame) => frame.participantId);
+}
+
+/**
+ * A turn's stack from what waits on its message: unchanged when it ends with
+ * the sender's own frame (its communicate call); otherwise the sender starts
+ * the chain here, waiting on the conversation it sent into.
+ */
+export function framesOfTurn(above: readonly DelegationFrame[], senderId: string, conversationId: string): readonly DelegationFrame[] {
+  return above.at(-1)?.participantId === senderId ? above : [...above, { participantId: senderId, conversationId }];
+}

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+
+/**
+ * One participant waiting on a turn. The delegation stack of a turn is a list
+ * of these, outermost first, ending with the turn's sender; it is the only
+ * record of who waits on whom, carried down by `communicate` and persisted
+ * with every approval request, so a resume reads it instead of re-deriving it.
+ *
+ * An agent waits in a tool call: `toolUseId` is its `communicate` call in
+ * `conversationId`, the conversation it answers. The participant that started
+ * the chain with a plain message (a user, a program) waits in no tool call:
+ * its frame has no `toolUseId`, and `conversationId` is where it sent.
+ */
+export const DelegationFrameSchema = z.object({
+  participantId: z.string(),
+  conversationId: z.string(),
+  toolUseId: z.string().optional(),
+});
+export type DelegationFrame = z.infer<typeof DelegationFrameSchema>;
