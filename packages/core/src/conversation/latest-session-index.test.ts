@@ -7,6 +7,7 @@ describe('finding the latest session', () => {
   let test: TestLegion;
   afterEach(() => test?.cleanup());
 
+  const EARLIER = '2001-01-01T00:00:00.000Z';
   const sessionFile = (id: string): string => join(test.root, '.legion', 'sessions', id, 'session.json');
   const setLastActive = (id: string, at: string): void => {
     const meta = JSON.parse(readFileSync(sessionFile(id), 'utf8')) as Record<string, unknown>;
@@ -20,6 +21,8 @@ describe('finding the latest session', () => {
   it('follows activity across processes: the session used last is the one resumed', async () => {
     const first = test.legion.sessions.create({ title: 'first' });
     const second = test.legion.sessions.create({ title: 'second' });
+    // Two sessions created within one millisecond tie; the test wants an order.
+    setLastActive(first.id, EARLIER);
     expect(test.reopen().sessions.latest()?.id).toBe(second.id);
 
     // Another Legion on the same workspace (as another process would) talks in the first session.
@@ -32,6 +35,7 @@ describe('finding the latest session', () => {
   it('does not read every session to find the latest', () => {
     const older = test.legion.sessions.create({ title: 'older' });
     const newest = test.legion.sessions.create({ title: 'newest' });
+    setLastActive(older.id, EARLIER);
     expect(test.reopen().sessions.latest()?.id).toBe(newest.id);
     // A broken session.json is reported whenever it is read; finding the latest must not read it.
     writeFileSync(sessionFile(older.id), '{ not json');
@@ -48,6 +52,7 @@ describe('finding the latest session', () => {
   it('notices sessions added or removed behind its back', () => {
     const kept = test.legion.sessions.create({ title: 'kept' });
     const dropped = test.legion.sessions.create({ title: 'dropped' });
+    setLastActive(kept.id, EARLIER);
     expect(test.reopen().sessions.latest()?.id).toBe(dropped.id);
 
     // A session folder copied in by hand, active later than any other.
@@ -62,8 +67,9 @@ describe('finding the latest session', () => {
   });
 
   it('survives a damaged index by scanning', () => {
-    test.legion.sessions.create({ title: 'a' });
+    const a = test.legion.sessions.create({ title: 'a' });
     const b = test.legion.sessions.create({ title: 'b' });
+    setLastActive(a.id, EARLIER);
     expect(test.reopen().sessions.latest()?.id).toBe(b.id);
     const index = join(test.root, '.legion', 'run', 'latest-session.json');
     for (const content of ['', '{"id": 7}', JSON.stringify({ id: '../../etc', lastActiveAt: 'x', sessionsMtimeNs: '0' })]) {
