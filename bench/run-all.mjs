@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 
-const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'backend-append.mjs', 'open-session.mjs', 'cli-startup.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'sessions-latest.mjs', 'follow-latency.mjs', 'symlink-race.mjs', 'approval-race.mjs', 'kill-children.mjs'];
+const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'backend-append.mjs', 'open-session.mjs', 'cli-startup.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'sessions-latest.mjs', 'follow-latency.mjs', 'symlink-race.mjs', 'approval-race.mjs', 'surface-race.mjs', 'kill-children.mjs'];
 /** Node flags a bench needs (memory-runs measures the live heap after a forced GC). */
 const FLAGS = { 'memory-runs.mjs': ['--expose-gc'] };
 const here = (name) => fileURLToPath(new URL(name, import.meta.url));
@@ -88,6 +88,10 @@ if (f['symlink-race']) {
 if (f['approval-race']) {
   const a = f['approval-race'];
   console.log(`  approval race:                    ${a.rounds} rounds of ${a.deciders} deciders, ${a.exactlyOne} with exactly one winner, ${a.several} with several, ${a.none} with none (must be 0 and 0)`);
+}
+if (f['surface-race']) {
+  const a = f['surface-race'];
+  console.log(`  user surfaces race:               ${a.rounds} rounds of ${a.surfaces} surfaces answering at once, ${a.several} with several decisions, ${a.none} with none, ${a.wrongAborts} with a loser not told the winner (must be 0, 0, 0); a turn with one approval ${fmt(a.oneSurfaceMs)} (1 surface) vs ${fmt(a.manySurfacesMs)} (${a.surfaces})`);
 }
 if (f['kill-children']) {
   const a = f['kill-children'];

@@ -1,23 +1,33 @@
 import { createInterface } from 'node:readline/promises';
-import type { ApprovalAnswer, UserApprovalHandler } from '@legion-collective/core';
+import { AnsweredElsewhereError, type ApprovalAnswer, type UserSurface } from '@legion-collective/core';
 import { makeStyle } from './render/style.js';
 
 export type ApproveMode = 'prompt' | 'auto' | 'deny';
 
+/** The medium a terminal user's decisions are recorded with. */
+export const TERMINAL_MEDIUM = 'terminal';
+
 /**
- * How a terminal user answers approvals. `auto` and `deny` answer without
- * asking; `prompt` asks on the terminal, and without one gives no handler at
- * all, so the run pauses durably and `legion approve` answers it later.
+ * The terminal as a surface that decides approvals. `auto` and `deny` answer
+ * without asking; `prompt` asks on the terminal, and without one gives no
+ * surface at all, so the run pauses durably and `legion approve` answers it later.
  */
-export function approvalHandler(mode: ApproveMode, terminal: { interactive: boolean; input: NodeJS.ReadStream; output: NodeJS.WriteStream }): UserApprovalHandler | undefined {
-  if (mode === 'auto') return async ({ requests }) => requests.map((request) => ({ id: request.id, decision: 'approve' }));
+export function approvalSurface(mode: ApproveMode, terminal: { interactive: boolean; input: NodeJS.ReadStream; output: NodeJS.WriteStream }): UserSurface | undefined {
+  if (mode === 'auto') return { medium: TERMINAL_MEDIUM, approve: async (requests) => requests.map((request) => ({ id: request.id, decision: 'approve' })) };
   if (mode === 'deny') {
-    return async ({ requests }) =>
-      requests.map((request) => ({ id: request.id, decision: 'reject', reason: 'this run does not allow it (--approve deny); find another way or say what you need' }));
+    return {
+      medium: TERMINAL_MEDIUM,
+      approve: async (requests) =>
+        requests.map((request) => ({ id: request.id, decision: 'reject', reason: 'this run does not allow it (--approve deny); find another way or say what you need' })),
+    };
   }
   if (!terminal.interactive) return undefined;
+  return { medium: TERMINAL_MEDIUM, approve: terminalPrompt(terminal) };
+}
+
+function terminalPrompt(terminal: { input: NodeJS.ReadStream; output: NodeJS.WriteStream }): NonNullable<UserSurface['approve']> {
   const style = makeStyle(terminal.output);
-  return async ({ requests, signal }) => {
+  return async (requests, { signal }) => {
     const readline = createInterface({ input: terminal.input, output: terminal.output });
     const answers: ApprovalAnswer[] = [];
     try {
@@ -31,6 +41,10 @@ export function approvalHandler(mode: ApproveMode, terminal: { interactive: bool
           answers.push({ id: request.id, decision: 'reject', ...(reason ? { reason } : {}) });
         }
       }
+    } catch (error) {
+      // Decided on another surface (a browser, another terminal): say so rather than leave the prompt hanging.
+      if (signal.reason instanceof AnsweredElsewhereError) terminal.output.write(`\n  ${style.dim(`answered on ${signal.reason.medium}`)}\n`);
+      throw error;
     } finally {
       readline.close();
     }

@@ -177,6 +177,8 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     const all = await legion(['approvals', '--all']);
     expectExit(all, 0);
     expect(all.stdout).toMatch(new RegExp(`${escape(id)}\\s+approved\\s+coordinator → file_write .* — approved by user`));
+    // `legion approve` decides on the terminal, and the decision says so.
+    expect(all.stdout).toContain('approved by user (on terminal)');
     expect((await legion(['approvals'])).stdout).toBe('Nothing is waiting for approval.\n');
 
     const again = await legion(['approve', id]);
@@ -329,6 +331,8 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
       expect(final).toContain('[legion exited: 0]');
       expect(existsSync(workspaceFile('notes.txt'))).toBe(false);
       expect(toolResultSent('toolu_prompt')).toBe('Rejected: user rejected it: keep the workspace clean');
+      const all = await legion(['approvals', '--all', '--json']);
+      expect((JSON.parse(all.stdout) as { approvals: unknown[] }).approvals).toMatchObject([{ status: 'rejected', decidedBy: 'user', decisionMedium: 'terminal' }]);
     } finally {
       spawnSync('tmux', ['-S', socket, 'kill-server'], { env: tmuxEnv });
     }

@@ -95,12 +95,12 @@ describe('commands agents start die with legion', () => {
   }
 
   /** Waits for the command to have started, and returns the pids of its foreground shell and background sleep. */
-  async function lingeringPids(): Promise<{ fg: number; bg: number }> {
+  async function lingeringPids(options: { alive?: boolean } = {}): Promise<{ fg: number; bg: number }> {
     const read = (name: string): number => Number(readFileSync(join(dir, name), 'utf8').trim());
     await until(() => existsSync(join(dir, 'bg.pid')) && existsSync(join(dir, 'fg.pid')) && read('bg.pid') > 0 && read('fg.pid') > 0, 'the command has started');
     const pids = { fg: read('fg.pid'), bg: read('bg.pid') };
     started.push(pids.fg, pids.bg);
-    expect(alive(pids.bg)).toBe(true);
+    if (options.alive !== false) expect(alive(pids.bg)).toBe(true);
     return pids;
   }
 
@@ -127,9 +127,16 @@ describe('commands agents start die with legion', () => {
   });
 
   it('background processes (process_start) end with legion, and declarative shell tools are supervised too', async () => {
-    script('Start a server', 'process_start', { command: LINGERING });
-    const server = startLegion('Start a server');
-    const first = await lingeringPids();
+    // The model waits (shell_run) until the server has started, then ends the run: a run that ended at once would
+    // end the server before it ran anything (a command starts only once its group is announced).
+    const userMessage = 'Start a server';
+    mock.on({ model: 'claude-test', userMessage, hasToolResult: false }, { toolCalls: [{ id: 'toolu_start', name: 'process_start', arguments: JSON.stringify({ command: LINGERING }) }] });
+    const waitForPids = 'until [ -s bg.pid ] && [ -s fg.pid ]; do sleep 0.02; done';
+    mock.on({ model: 'claude-test', userMessage, toolCallId: 'toolu_start' }, { toolCalls: [{ id: 'toolu_wait', name: 'shell_run', arguments: JSON.stringify({ command: waitForPids }) }] });
+    mock.on({ model: 'claude-test', userMessage, toolCallId: 'toolu_wait' }, { content: 'done' });
+    const server = startLegion(userMessage);
+    // Legion may already be ending them by the time they are looked at.
+    const first = await lingeringPids({ alive: false });
     // legion run ends normally here: its background processes end with it.
     expect((await server.closed).status).toBe(0);
     await until(() => !alive(first.bg) && !alive(first.fg), 'process_start\'s processes are gone after legion exits');

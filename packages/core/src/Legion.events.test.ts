@@ -102,9 +102,12 @@ describe('the events a remote UI relies on', () => {
     const session = test.legion.sessions.create();
     const events = record(test);
     const seenWhenAsked: string[] = [];
-    test.legion.approvals.setUserHandler(async ({ requests }) => {
-      seenWhenAsked.push(...events.map((event) => event.type));
-      return requests.map((request) => ({ id: request.id, decision: 'approve' as const, reason: 'fine' }));
+    test.legion.attachUser({
+      medium: 'test',
+      approve: async (requests) => {
+        seenWhenAsked.push(...events.map((event) => event.type));
+        return requests.map((request) => ({ id: request.id, decision: 'approve' as const, reason: 'fine' }));
+      },
     });
 
     await test.legion.send(session, 'go');
@@ -140,6 +143,7 @@ describe('the events a remote UI relies on', () => {
         decision: 'approved',
         decidedBy: 'user',
         reason: 'fine',
+        medium: 'test',
       },
     ]);
     expect(decided[0]!.seq).toBeGreaterThan(requested!.seq);

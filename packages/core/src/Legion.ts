@@ -15,6 +15,9 @@ import { ProviderFactory } from './providers/ProviderFactory.js';
 import { AgentRuntime } from './runtime/AgentRuntime.js';
 import { MockRuntime } from './runtime/MockRuntime.js';
 import { RuntimeRegistry } from './runtime/RuntimeRegistry.js';
+import type { UserSurface } from './runtime/user-surface.js';
+import { UserRuntime } from './runtime/UserRuntime.js';
+import { UserSurfaces } from './runtime/UserSurfaces.js';
 import type { TurnResult } from './session/turn.js';
 import { WorkspacePaths } from './storage/workspace-paths.js';
 import { createCommunicateTool } from './tools/builtin/communicate.js';
@@ -41,18 +44,19 @@ export interface OpenLegionOptions {
 
 /**
  * One workspace brought to life: its config, collective, runtimes, tools,
- * providers and sessions, wired together. UIs register their user runtime on
- * `runtimes` and subscribe to `events`.
+ * providers and sessions, wired together. UIs attach their user with
+ * `attachUser` and subscribe to `events`.
  */
 export class Legion {
   readonly events = new EventBus();
-  readonly runtimes = new RuntimeRegistry();
+  /** Agents, mocks and the user runtime that asks the attached surfaces; not a door for UIs (that is `attachUser`). */
+  private readonly runtimes = new RuntimeRegistry();
+  private readonly surfaces = new UserSurfaces(this.events);
   readonly tools = new ToolRegistry({ events: this.events });
   readonly providers: ProviderFactory;
   readonly sessions: SessionStore;
   readonly executor: ToolExecutor;
-  /** Where UIs register how their user is asked for approvals (`approvals.setUserHandler`). */
-  readonly approvals: ApprovalGate;
+  private readonly approvals: ApprovalGate;
   readonly auth: AuthEngine;
   /** Background processes agents started (process_start); killed on close(). */
   readonly processes: ProcessRegistry;
@@ -93,7 +97,10 @@ export class Legion {
       maxMessageBytes: config.limits.maxMessageBytes,
       endInterrupted: (toolUseIds) => this.endLeftoverProcesses(new Set(toolUseIds)),
     });
-    this.approvals = new ApprovalGate(collective);
+    this.approvals = new ApprovalGate(collective, async (request) => {
+      const outcome = await this.surfaces.approve(request);
+      return outcome.status === 'answered' ? { answers: outcome.value, medium: outcome.medium } : undefined;
+    });
     this.auth = new AuthEngine(config.policies, paths.root);
     const agentRuntime = new AgentRuntime({
       collective,
@@ -107,6 +114,7 @@ export class Legion {
     });
     this.runtimes.register('agent', agentRuntime);
     this.runtimes.register('mock', new MockRuntime());
+    this.runtimes.register('user', new UserRuntime(this.surfaces));
     this.tools.register(
       createCommunicateTool({
         collective,
@@ -156,6 +164,19 @@ export class Legion {
   static create(options: OpenLegionOptions & { participants?: ParticipantInput[]; entryAgent?: string }): Legion {
     initWorkspace(options.root, { participants: options.participants, entryAgent: options.entryAgent });
     return Legion.open(options);
+  }
+
+  /**
+   * The one door for a user surface (a terminal, a browser, an MCP client):
+   * `ask` answers messages sent to the user, `approve` decides approvals
+   * (either may be left out). Any number may be attached at once; each
+   * question or approval goes to all that can take it and the first answer
+   * wins, recorded with its `medium`. With none attached, a message to the
+   * user gets a "not available" answer and approvals pause durably. Returns
+   * the disposer that detaches the surface.
+   */
+  attachUser(surface: UserSurface): () => void {
+    return this.surfaces.attach(surface);
   }
 
   /** Runs one task: the user sends it to an agent (the entry agent by default) in the latest session, or a new one. */

@@ -126,6 +126,24 @@ export class ScriptExhaustedError extends LegionError {
   }
 }
 
+/**
+ * The abort reason a user surface's signal carries when another surface
+ * answered first: the question or approval it was showing is settled, and
+ * `medium` says where.
+ */
+export class AnsweredElsewhereError extends LegionError {
+  constructor(readonly medium: string) {
+    super('answered_elsewhere', `This was answered on another surface (${medium}).`, { medium });
+  }
+}
+
+/** The abort reason a user surface's signal carries when the surface was detached while it was asked. */
+export class SurfaceDetachedError extends LegionError {
+  constructor(readonly medium: string) {
+    super('surface_detached', `The ${medium} surface was detached before it answered.`, { medium });
+  }
+}
+
 /** The message of any thrown value, for error results and logs. */
 export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;

@@ -11,6 +11,7 @@ export { findWorkspaceRoot, LEGION_DIR } from './storage/workspace-paths.js';
 
 // Errors a caller can catch and tell apart by class or `code`.
 export {
+  AnsweredElsewhereError,
   CircularDelegationError,
   ConfigError,
   ConversationBusyError,
@@ -22,6 +23,7 @@ export {
   ProviderError,
   ScriptExhaustedError,
   SessionNotFoundError,
+  SurfaceDetachedError,
   errorMessage,
 } from './errors.js';
 
@@ -36,7 +38,7 @@ export type { Follower, FollowOptions } from './conversation/follow-session.js';
 export type { FollowCursor } from './storage/FileLogFollower.js';
 
 // Saved formats and the storage contract.
-export { ApprovalRecordSchema } from './storage/approval-records.js';
+export { ApprovalAnswerSchema, ApprovalRecordSchema } from './storage/approval-records.js';
 export type { ApprovalAnswer, ApprovalRecord, ApprovalView } from './storage/approval-records.js';
 export type { ConversationLog } from './storage/conversation-log.js';
 export { LogEntrySchema } from './storage/log-entry.js';
@@ -128,7 +130,9 @@ export type { SessionMeta } from './storage/session-meta.js';
 export type { Session, SessionMessage } from './conversation/Session.js';
 export { conversationId, parseConversationId } from './conversation/conversation-id.js';
 export type { ConversationKey } from './conversation/conversation-id.js';
-export type { UserApprovalHandler } from './authorization/ApprovalGate.js';
+
+// User surfaces: the one door a UI reaches the user through (`legion.attachUser`); their abort reasons are among the errors.
+export type { UserQuestion, UserSurface } from './runtime/user-surface.js';
 
 // Model providers.
 export { generate } from './providers/llm-provider.js';

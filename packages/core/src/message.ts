@@ -46,6 +46,8 @@ export const MessageSchema = z.object({
   usage: UsageSchema.optional(),
   /** Provider and model that produced an assistant message. */
   model: z.string().optional(),
+  /** The surface (`terminal`, `web`, …) a user wrote this message on. */
+  medium: z.string().optional(),
 });
 export type Message = z.infer<typeof MessageSchema>;
 

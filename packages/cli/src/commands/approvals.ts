@@ -1,6 +1,5 @@
 import { Legion, LegionError, type ApprovalView, type Session, type TurnResult } from '@legion-collective/core';
-import { approvalHandler, type ApproveMode } from '../approval-prompt.js';
-import { HeadlessUserRuntime } from '../headless-user-runtime.js';
+import { approvalSurface, TERMINAL_MEDIUM, type ApproveMode } from '../approval-prompt.js';
 import { style } from '../render/style.js';
 import { resolveWorkspace } from '../workspace.js';
 
@@ -39,15 +38,15 @@ export async function approvalsCommand(options: ApprovalOptions): Promise<number
 /** `legion approve` / `legion reject`: records the decisions as the user and resumes what waited on them. */
 export async function answerCommand(decision: 'approve' | 'reject', ids: string[], options: ApprovalOptions & { reason?: string; always?: boolean; as?: string; approve?: ApproveMode }): Promise<number> {
   const { legion, session } = open(options);
-  legion.runtimes.register('user', new HeadlessUserRuntime());
-  const handler = approvalHandler(options.approve ?? legion.config.approval.headless, { interactive: process.stdin.isTTY === true, input: process.stdin, output: process.stderr });
-  if (handler) legion.approvals.setUserHandler(handler);
+  const surface = approvalSurface(options.approve ?? legion.config.approval.headless, { interactive: process.stdin.isTTY === true, input: process.stdin, output: process.stderr });
+  if (surface) legion.attachUser(surface);
   const decidedBy = options.as ?? legion.collective.defaultUser()?.id;
   if (!decidedBy) throw new LegionError('no_user', 'The collective has no user participant to decide as; pass --as.');
   try {
     const outcome = await session.answerApprovals(
       ids.map((id) => ({ id, decision, ...(options.reason ? { reason: options.reason } : {}), ...(options.always ? { always: true } : {}) })),
       decidedBy,
+      { medium: TERMINAL_MEDIUM },
     );
     if (outcome.status === 'error') throw new LegionError('approval_invalid', outcome.error);
     if (options.json) process.stdout.write(`${JSON.stringify({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })) })}\n`);
@@ -66,7 +65,9 @@ export async function answerCommand(decision: 'approve' | 'reject', ids: string[
 
 export function describe(view: ApprovalView): string {
   const status = view.status === 'pending' ? style.yellow('pending ') : view.status === 'approved' ? style.green('approved') : style.red('rejected');
-  const decided = view.decidedBy ? style.dim(` — ${view.status} by ${view.decidedBy}${view.decisionReason ? `: ${view.decisionReason}` : ''}`) : style.dim(` — ${view.approver} decides`);
+  const decided = view.decidedBy
+    ? style.dim(` — ${view.status} by ${view.decidedBy}${view.decisionReason ? `: ${view.decisionReason}` : ''}${view.decisionMedium ? ` (on ${view.decisionMedium})` : ''}`)
+    : style.dim(` — ${view.approver} decides`);
   return `${view.id}  ${status}  ${view.requester} → ${view.tool} ${style.dim(JSON.stringify(view.input))}${decided}`;
 }
 

@@ -1,6 +1,5 @@
 import { Legion, LegionError, summarizeUsage, type LegionEvent, type TurnResult, type UsageRecord } from '@legion-collective/core';
-import { approvalHandler, type ApproveMode } from '../approval-prompt.js';
-import { HeadlessUserRuntime } from '../headless-user-runtime.js';
+import { approvalSurface, type ApproveMode } from '../approval-prompt.js';
 import { describe, reportedStatus } from './approvals.js';
 import { printConversation } from '../render/conversation-printer.js';
 import { resolveWorkspace } from '../workspace.js';
@@ -27,11 +26,10 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     await legion.close();
     throw error;
   }
-  legion.runtimes.register('user', new HeadlessUserRuntime());
   // A message read from standard input leaves no terminal to ask on.
   const interactive = words.length > 0 && words[0] !== '-' && process.stdin.isTTY === true;
-  const handler = approvalHandler(options.approve ?? legion.config.approval.headless, { interactive, input: process.stdin, output: process.stderr });
-  if (handler) legion.approvals.setUserHandler(handler);
+  const surface = approvalSurface(options.approve ?? legion.config.approval.headless, { interactive, input: process.stdin, output: process.stderr });
+  if (surface) legion.attachUser(surface);
   if (options.session && options.newSession) throw new LegionError('usage', 'Use either --session or --new-session, not both.');
   const session = options.newSession ? legion.sessions.create() : options.session !== undefined ? legion.sessions.get(options.session) : legion.sessions.resumeOrCreate();
   const from = options.from ?? legion.collective.defaultUser()?.id;

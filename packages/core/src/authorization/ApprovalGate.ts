@@ -8,12 +8,16 @@ import type { ApprovalStore } from '../storage/ApprovalStore.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { canApprove } from '../collective/approval-authority.js';
 
-/** How a UI asks its user: called with every request of one model response at once. */
-export type UserApprovalHandler = (request: {
+/**
+ * How the gate asks a user now: every request of one model response at once.
+ * Resolves with the answers and the surface (`medium`) they were given on, or
+ * with nothing when no surface can answer now, and the turn pauses durably.
+ */
+export type AskUserForApprovals = (request: {
   approver: Participant;
   requests: ApprovalView[];
   signal: AbortSignal;
-}) => Promise<ApprovalAnswer[]>;
+}) => Promise<{ answers: ApprovalAnswer[]; medium: string } | undefined>;
 
 export interface ApprovalCall {
   toolUse: ToolUseBlock;
@@ -28,22 +32,14 @@ export type GateOutcome =
 /**
  * Phase two of a model response: every call that needs approval is recorded
  * (durably), then put to the nearest participant up the chain with authority.
- * A user whose UI registered a handler is asked at once, all calls in one
- * batch; anyone else is answered later, and the turn pauses until then.
+ * A user with a surface attached is asked at once, all calls in one batch;
+ * anyone else is answered later, and the turn pauses until then.
  */
 export class ApprovalGate {
-  private readonly handlers = new Map<string, UserApprovalHandler>();
-
-  constructor(private readonly collective: Collective) {}
-
-  /** Registers how users of a medium (or all users, with `*`) are asked; returns a disposer. */
-  setUserHandler(handler: UserApprovalHandler, options: { medium?: string } = {}): () => void {
-    const key = options.medium ?? '*';
-    this.handlers.set(key, handler);
-    return () => {
-      if (this.handlers.get(key) === handler) this.handlers.delete(key);
-    };
-  }
+  constructor(
+    private readonly collective: Collective,
+    private readonly askUser: AskUserForApprovals = async () => undefined,
+  ) {}
 
   async decide(
     calls: readonly ApprovalCall[],
@@ -88,16 +84,16 @@ export class ApprovalGate {
 
     for (const [approverId, records] of byApprover) {
       const approver = this.collective.require(approverId);
-      const handler = approver.type === 'user' ? (this.handlers.get(approver.medium) ?? this.handlers.get('*')) : undefined;
       const views = records.map((record) => context.store.list().find((view) => view.id === record.id)!);
-      if (!handler) {
+      const answered = approver.type === 'user' ? await this.askUser({ approver, requests: views, signal: context.signal }) : undefined;
+      if (!answered) {
         for (const view of views) outcomes.set(records.find((record) => record.id === view.id)!.toolUseId, { status: 'pending', request: view });
         continue;
       }
-      const answers = await handler({ approver, requests: views, signal: context.signal });
+      const { answers, medium } = answered;
       for (const record of records) {
         const answer = answers.find((candidate) => candidate.id === record.id);
-        // An unanswered request in a handler's reply is a rejection: silence never runs a tool.
+        // An unanswered request in a surface's reply is a rejection: silence never runs a tool.
         let approved = answer?.decision === 'approve';
         let reason = answer?.reason ?? (answer ? undefined : 'no answer was given');
         let decidedBy = approverId;
@@ -111,6 +107,7 @@ export class ApprovalGate {
             ...(reason ? { reason } : {}),
             decidedBy: approverId,
             ...(approved && answer?.always ? { always: true } : {}),
+            medium,
           },
         ]);
         // Someone else (another process, `legion approve`) decided while we asked: theirs is the decision.

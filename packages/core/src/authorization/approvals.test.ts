@@ -97,10 +97,13 @@ describe('approvals up the communication chain', () => {
     });
     test.legion.tools.register(writeNoteTool(test.root));
     const asked: ApprovalView[][] = [];
-    test.legion.approvals.setUserHandler(async ({ approver, requests }) => {
-      expect(approver.id).toBe('user');
-      asked.push(requests);
-      return requests.map((request) => ({ id: request.id, decision: 'reject' as const, reason: 'not now' }));
+    test.legion.attachUser({
+      medium: 'test',
+      approve: async (requests, { approver }) => {
+        expect(approver.id).toBe('user');
+        asked.push(requests);
+        return requests.map((request) => ({ id: request.id, decision: 'reject' as const, reason: 'not now' }));
+      },
     });
     const result = await test.legion.send(test.legion.sessions.create(), 'go');
     expect(result).toMatchObject({ status: 'success', reply: 'ok' });
@@ -304,9 +307,12 @@ describe('approvals up the communication chain', () => {
     });
     test.legion.tools.register(writeNoteTool(test.root));
     let asked = 0;
-    test.legion.approvals.setUserHandler(async ({ requests }) => {
-      asked++;
-      return requests.map((request) => ({ id: request.id, decision: 'approve' as const, always: true }));
+    test.legion.attachUser({
+      medium: 'test',
+      approve: async (requests) => {
+        asked++;
+        return requests.map((request) => ({ id: request.id, decision: 'approve' as const, always: true }));
+      },
     });
     expect(await test.legion.send(test.legion.sessions.create(), 'go', { to: 'solo' })).toMatchObject({ reply: 'both' });
     expect(asked).toBe(1);

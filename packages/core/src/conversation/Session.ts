@@ -121,8 +121,9 @@ export class Session implements ToolSession {
     return this.approvalStore;
   }
 
-  answerApprovals(answers: readonly ApprovalAnswer[], decidedBy: string): Promise<AnswerOutcome> {
-    return answerApprovals(this, this.services.collective, answers, decidedBy);
+  /** Records decisions and resumes what they unblock; `medium` names the user's surface, kept with the decision. */
+  answerApprovals(answers: readonly ApprovalAnswer[], decidedBy: string, options: { medium?: string | undefined } = {}): Promise<AnswerOutcome> {
+    return answerApprovals(this, this.services.collective, answers, decidedBy, options);
   }
 
   /**

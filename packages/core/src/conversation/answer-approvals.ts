@@ -19,7 +19,13 @@ export interface AnsweringSession {
  * writes nothing. Each paused turn is then resumed from the highest
  * conversation still waiting on it, so replies travel back up to whoever waits.
  */
-export async function answerApprovals(session: AnsweringSession, collective: Collective, answers: readonly ApprovalAnswer[], decidedBy: string): Promise<AnswerOutcome> {
+export async function answerApprovals(
+  session: AnsweringSession,
+  collective: Collective,
+  answers: readonly ApprovalAnswer[],
+  decidedBy: string,
+  options: { medium?: string | undefined } = {},
+): Promise<AnswerOutcome> {
   const store = session.approvals;
   const decider = collective.get(decidedBy);
   const problems: string[] = [];
@@ -63,6 +69,7 @@ export async function answerApprovals(session: AnsweringSession, collective: Col
         ...(answer.reason ? { reason: answer.reason } : {}),
         decidedBy,
         ...(approved && answer.always ? { always: true } : {}),
+        ...(options.medium ? { medium: options.medium } : {}),
       };
     }),
   );

@@ -33,6 +33,7 @@ export function emitApprovalRecord(
       decidedBy: record.decidedBy,
       ...(record.reason !== undefined ? { reason: record.reason } : {}),
       ...(record.always ? { always: true } : {}),
+      ...(record.medium !== undefined ? { medium: record.medium } : {}),
       ...from,
     });
   }

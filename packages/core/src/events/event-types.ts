@@ -95,6 +95,8 @@ export interface LegionEvents {
     reason?: string | undefined;
     /** The tool was allowed to this requester for the rest of the session. */
     always?: boolean | undefined;
+    /** The user surface the decision was given on (`terminal`, `web`, …), when a user gave it on one. */
+    medium?: string | undefined;
     remote?: true | undefined;
   };
   /** A session was created (by `sessions.create`, or the first `resumeOrCreate` of a workspace). */

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { LegionEvent } from '../events/event-types.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
 import { defineTool } from '../tools/tool.js';
-import { waitingParticipants } from '../session/delegation-stack.js';
 import type { Message } from '../message.js';
 
 const lastResult = (messages: readonly Message[]) => {
@@ -243,10 +242,11 @@ describe('AgentRuntime and communicate', () => {
       },
     });
     const questions: string[] = [];
-    test.legion.runtimes.register('user', {
-      handleMessage: async (turn) => {
-        questions.push(`${waitingParticipants(turn.frames).join('>')}: ${turn.message?.content[0]?.type === 'text' ? turn.message.content[0].text : ''}`);
-        return { status: 'success', reply: '8080' };
+    test.legion.attachUser({
+      medium: 'test',
+      ask: async (question) => {
+        questions.push(`${question.chain.join('>')}: ${question.text}`);
+        return '8080';
       },
     });
     const session = test.legion.sessions.create();

@@ -3,32 +3,25 @@ import { LegionError } from '../errors.js';
 import type { ParticipantRuntime, RuntimeResolver } from '../session/turn.js';
 
 /**
- * Maps participant types (and, for users, media) to runtimes. Core registers
- * agent and mock runtimes; each UI registers the runtime that answers for the user.
+ * Maps participant types to runtimes. Legion registers one for each type; a UI
+ * does not register here: it attaches its user with `legion.attachUser`,
+ * which the user runtime asks.
  */
 export class RuntimeRegistry implements RuntimeResolver {
-  private readonly runtimes = new Map<string, ParticipantRuntime>();
+  private readonly runtimes = new Map<ParticipantType, ParticipantRuntime>();
 
-  /** Registers a runtime for a type, or for one medium of that type; returns a disposer. */
-  register(type: ParticipantType, runtime: ParticipantRuntime, options: { medium?: string } = {}): () => void {
-    const key = options.medium ? `${type}:${options.medium}` : type;
-    this.runtimes.set(key, runtime);
+  /** Registers the runtime for a type; returns a disposer. */
+  register(type: ParticipantType, runtime: ParticipantRuntime): () => void {
+    this.runtimes.set(type, runtime);
     return () => {
-      if (this.runtimes.get(key) === runtime) this.runtimes.delete(key);
+      if (this.runtimes.get(type) === runtime) this.runtimes.delete(type);
     };
   }
 
   resolve(participant: Participant): ParticipantRuntime {
-    const medium = participant.type === 'user' ? participant.medium : undefined;
-    const runtime = (medium && this.runtimes.get(`${participant.type}:${medium}`)) || this.runtimes.get(participant.type);
+    const runtime = this.runtimes.get(participant.type);
     if (!runtime) {
-      throw new LegionError(
-        'no_runtime',
-        participant.type === 'user'
-          ? `Nobody can answer for user "${participant.id}" here: no user runtime is registered (the REPL and web UI register one).`
-          : `No runtime is registered for participants of type "${participant.type}".`,
-        { participantId: participant.id, type: participant.type },
-      );
+      throw new LegionError('no_runtime', `No runtime is registered for participants of type "${participant.type}".`, { participantId: participant.id, type: participant.type });
     }
     return runtime;
   }

@@ -131,6 +131,7 @@ export class ApprovalStore {
         decidedBy: decision?.decidedBy,
         decidedAt: decision?.at,
         decisionReason: decision?.reason,
+        decisionMedium: decision?.medium,
       };
     });
     return options.status ? views.filter((view) => view.status === options.status) : views;

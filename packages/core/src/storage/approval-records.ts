@@ -50,6 +50,12 @@ export const ApprovalDecisionRecordSchema = z.object({
   decidedBy: z.string(),
   /** "Always allow this tool for this agent" for the rest of the session. */
   always: z.boolean().optional(),
+  /**
+   * The surface the decision was given on (`terminal`, `web`, …), when a user
+   * gave it. Added without a version bump: files without it load as they are,
+   * and an older Legion reading a newer file still sees the decision.
+   */
+  medium: z.string().optional(),
 });
 
 /**
@@ -92,13 +98,16 @@ export interface ApprovalView {
   decidedBy?: string | undefined;
   decidedAt?: string | undefined;
   decisionReason?: string | undefined;
+  /** The surface the decision was given on, if a user gave it on one. */
+  decisionMedium?: string | undefined;
 }
 
-/** A decision as a participant gives it. */
-export interface ApprovalAnswer {
-  id: string;
-  decision: 'approve' | 'reject';
-  reason?: string | undefined;
+/** A decision as a participant (or a user's surface) gives it. */
+export const ApprovalAnswerSchema = z.object({
+  id: z.string(),
+  decision: z.enum(['approve', 'reject']),
+  reason: z.string().optional(),
   /** Approve this tool for this requester for the rest of the session. */
-  always?: boolean | undefined;
-}
+  always: z.boolean().optional(),
+});
+export type ApprovalAnswer = z.infer<typeof ApprovalAnswerSchema>;

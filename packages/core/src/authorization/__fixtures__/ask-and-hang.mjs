@@ -1,6 +1,6 @@
 // Child process for approval-restart.test.ts: user → coordinator → developer,
 // where developer's write_note needs the user's approval. The user's approval
-// handler prints ASKED <id> and never answers, so the parent can SIGKILL the
+// surface prints ASKED <id> and never answers, so the parent can SIGKILL the
 // process while the approval is pending.
 // Usage: node ask-and-hang.mjs <workspace-root> <session-id>
 import { writeFileSync } from 'node:fs';
@@ -27,9 +27,12 @@ legion.tools.register(
     },
   }),
 );
-legion.approvals.setUserHandler(({ requests }) => {
-  process.stdout.write(`ASKED ${requests.map((request) => request.id).join(',')}\n`);
-  return new Promise(() => setInterval(() => {}, 60_000));
+legion.attachUser({
+  medium: 'test',
+  approve: (requests) => {
+    process.stdout.write(`ASKED ${requests.map((request) => request.id).join(',')}\n`);
+    return new Promise(() => setInterval(() => {}, 60_000));
+  },
 });
 const session = legion.sessions.get(sessionId);
 const result = await legion.send(session, 'please write the note');

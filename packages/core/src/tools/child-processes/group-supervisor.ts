@@ -46,10 +46,14 @@ let hooksInstalled = false;
  * a second Ctrl-C), and the supervisor for SIGKILL and crashes. Returns the
  * function that unregisters it once the group is gone.
  */
-export function superviseGroup(pgid: number): () => void {
+/**
+ * `announced` runs once the supervisor's pipe holds the line (or at once where
+ * there is no supervisor): from then on a SIGKILL of this process ends the group.
+ */
+export function superviseGroup(pgid: number, announced?: () => void): () => void {
   installHooks();
   liveGroups.add(pgid);
-  send(`add ${pgid}\n`);
+  send(`add ${pgid}\n`, announced);
   return () => {
     if (liveGroups.delete(pgid)) send(`del ${pgid}\n`);
   };
@@ -79,10 +83,19 @@ function installHooks(): void {
   onExit(() => killSupervisedGroups());
 }
 
-function send(line: string): void {
+/** Whether groups can be announced to a supervisor process here (not on Windows, not after it failed). */
+export function supervisorAvailable(): boolean {
+  return startSupervisor()?.stdin?.destroyed === false;
+}
+
+function send(line: string, written?: () => void): void {
   const stdin = startSupervisor()?.stdin;
-  if (!stdin || stdin.destroyed) return;
-  stdin.write(line);
+  if (!stdin || stdin.destroyed) {
+    written?.();
+    return;
+  }
+  // The callback runs once the line is in the kernel's pipe, where the supervisor reads it even if this process dies.
+  stdin.write(line, () => written?.());
 }
 
 function startSupervisor(): ChildProcess | undefined {

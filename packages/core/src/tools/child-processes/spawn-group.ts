@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readySupervisor, superviseGroup } from './group-supervisor.js';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+import type { Writable } from 'node:stream';
+import { readySupervisor, superviseGroup, supervisorAvailable } from './group-supervisor.js';
 import { recordGroup, type GroupPurpose } from './process-records.js';
 import { signalGroup } from './signal-group.js';
 
@@ -21,15 +24,46 @@ export interface GroupSpawnOptions {
 export function spawnGroup(program: string, args: readonly string[], options: GroupSpawnOptions): ChildProcess {
   // Before the spawn: a Legion killed while its supervisor starts would otherwise leave an unannounced group.
   const supervisor = readySupervisor();
-  const child = spawn(program, [...args], { cwd: options.cwd, env: options.env, detached: true, shell: false, stdio: ['ignore', 'pipe', 'pipe'] });
+  const gated = supervisor !== undefined && supervisorAvailable() && resolvesToProgram(program, options);
+  // Gated, the program starts only once its group is announced: a Legion killed in between leaves nothing running.
+  const child = gated
+    ? spawn('/bin/sh', ['-c', GATE_SCRIPT, 'legion-gate', program, ...args], { cwd: options.cwd, env: options.env, detached: true, shell: false, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] })
+    : spawn(program, [...args], { cwd: options.cwd, env: options.env, detached: true, shell: false, stdio: ['ignore', 'pipe', 'pipe'] });
   const pgid = child.pid;
   if (pgid === undefined) return child;
-  const release = superviseGroup(pgid);
+  const gate = gated ? (child.stdio[3] as Writable | null) : null;
+  gate?.on('error', () => undefined);
   const forget = options.purpose ? recordGroup(options.purpose, { pgid, command: options.command, supervisor }) : () => undefined;
+  const release = superviseGroup(pgid, () => gate?.end('go\n'));
   child.once('exit', () => {
     signalGroup(pgid, 'SIGKILL');
     release();
     forget();
   });
   return child;
+}
+
+/**
+ * Waits for "go" on fd 3, then becomes the program (same pid, same group).
+ * Without "go" (Legion died first) it exits without running anything.
+ */
+const GATE_SCRIPT = 'read -r go <&3 || exit 125; exec 3<&-; exec "$@"';
+
+/**
+ * Whether `program` names an executable file (as execvp would find it). When it
+ * does not, it is spawned directly so that the caller gets the system's own
+ * start error (ENOENT, EACCES) instead of a shell's exit code.
+ */
+function resolvesToProgram(program: string, options: Pick<GroupSpawnOptions, 'cwd' | 'env'>): boolean {
+  const candidates = program.includes('/')
+    ? [isAbsolute(program) ? program : join(options.cwd, program)]
+    : (options.env.PATH ?? '').split(delimiter).filter((dir) => dir !== '').map((dir) => join(isAbsolute(dir) ? dir : join(options.cwd, dir), program));
+  return candidates.some((candidate) => {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return statSync(candidate).isFile();
+    } catch {
+      return false;
+    }
+  });
 }

@@ -1,0 +1,146 @@
+import { z } from 'zod';
+import type { Participant } from '../collective/participant.js';
+import { AnsweredElsewhereError, errorMessage, LegionError, SurfaceDetachedError } from '../errors.js';
+import type { EventBus } from '../events/EventBus.js';
+import { ApprovalAnswerSchema, type ApprovalAnswer, type ApprovalView } from '../storage/approval-records.js';
+import type { UserQuestion, UserSurface } from './user-surface.js';
+
+/** What became of one question or approval batch offered to the attached surfaces. */
+export type OfferOutcome<T> =
+  | { status: 'answered'; value: T; medium: string }
+  /** No surface could take it, or every one that could failed or was detached. */
+  | { status: 'unanswered'; failures: Array<{ medium: string; error: string }> };
+
+type Capability = 'ask' | 'approve';
+
+/** One attached surface; a wrapper, so the same object attached twice is two surfaces. */
+interface Attached {
+  readonly surface: UserSurface;
+}
+
+/** An offer still waiting for its first answer. */
+interface OpenOffer {
+  readonly capability: Capability;
+  start(attached: Attached): void;
+  withdraw(attached: Attached): void;
+}
+
+const AnswerTextSchema = z.string();
+const ApprovalAnswersSchema = z.array(ApprovalAnswerSchema);
+
+/**
+ * The user surfaces attached to one Legion, and the race between them: every
+ * question or approval batch is offered to each surface that can take it
+ * (including one attached while it waits), the first answer wins, and the
+ * others are aborted with the winner's medium as the reason.
+ */
+export class UserSurfaces {
+  private readonly attached = new Set<Attached>();
+  private readonly open = new Set<OpenOffer>();
+
+  constructor(private readonly events: EventBus) {}
+
+  /** Attaches a surface; the disposer detaches it and withdraws what it was being asked. */
+  attach(surface: UserSurface): () => void {
+    if (typeof surface.medium !== 'string' || surface.medium.length === 0) {
+      throw new LegionError('usage', 'attachUser needs a "medium" naming the surface (terminal, web, mcp, …).');
+    }
+    if (!surface.ask && !surface.approve) {
+      throw new LegionError('usage', `The ${surface.medium} surface has neither "ask" nor "approve": it could answer nothing.`, { medium: surface.medium });
+    }
+    const attached: Attached = { surface };
+    this.attached.add(attached);
+    // A browser opened while an agent waits on the user sees the question too.
+    for (const offer of [...this.open]) if (surface[offer.capability]) offer.start(attached);
+    return () => {
+      if (!this.attached.delete(attached)) return;
+      for (const offer of [...this.open]) offer.withdraw(attached);
+    };
+  }
+
+  /** Puts a message addressed to the user to every surface that answers questions. */
+  ask(question: UserQuestion, signal: AbortSignal): Promise<OfferOutcome<string>> {
+    return this.offer('ask', async (surface, surfaceSignal) => AnswerTextSchema.parse(await surface.ask!(question, { signal: surfaceSignal })), signal, question.conversation.sessionId);
+  }
+
+  /** Puts a batch of approval requests to every surface that decides approvals. */
+  approve(request: { approver: Participant; requests: ApprovalView[]; signal: AbortSignal }): Promise<OfferOutcome<ApprovalAnswer[]>> {
+    const { approver, requests, signal } = request;
+    return this.offer('approve', async (surface, surfaceSignal) => ApprovalAnswersSchema.parse(await surface.approve!(requests, { signal: surfaceSignal, approver })), signal);
+  }
+
+  private offer<T>(
+    capability: Capability,
+    run: (surface: UserSurface, signal: AbortSignal) => Promise<T>,
+    signal: AbortSignal,
+    sessionId?: string,
+  ): Promise<OfferOutcome<T>> {
+    signal.throwIfAborted();
+    return new Promise<OfferOutcome<T>>((resolve, reject) => {
+      const running = new Map<Attached, AbortController>();
+      const failures: Array<{ medium: string; error: string }> = [];
+      let settled = false;
+
+      const settle = (reason: unknown): void => {
+        settled = true;
+        this.open.delete(offer);
+        signal.removeEventListener('abort', onAbort);
+        for (const controller of running.values()) controller.abort(reason);
+        running.clear();
+      };
+      const onAbort = (): void => {
+        if (settled) return;
+        settle(signal.reason);
+        reject(signal.reason);
+      };
+      const giveUpIfNoneLeft = (): void => {
+        if (settled || running.size > 0) return;
+        settle(undefined);
+        resolve({ status: 'unanswered', failures });
+      };
+
+      const offer: OpenOffer = {
+        capability,
+        start: (attached) => {
+          const medium = attached.surface.medium;
+          const controller = new AbortController();
+          running.set(attached, controller);
+          let answer: Promise<T>;
+          try {
+            answer = run(attached.surface, controller.signal);
+          } catch (error) {
+            answer = Promise.reject(error);
+          }
+          answer.then(
+            (value) => {
+              // An answer after the surface lost, was detached or the turn ended counts for nothing.
+              if (settled || controller.signal.aborted) return;
+              running.delete(attached);
+              settle(new AnsweredElsewhereError(medium));
+              resolve({ status: 'answered', value, medium });
+            },
+            (error: unknown) => {
+              if (settled || controller.signal.aborted) return;
+              running.delete(attached);
+              failures.push({ medium, error: errorMessage(error) });
+              this.events.emit('error:raised', { scope: `user surface ${medium}`, message: errorMessage(error), code: 'user_surface_failed', ...(sessionId ? { sessionId } : {}) });
+              giveUpIfNoneLeft();
+            },
+          );
+        },
+        withdraw: (attached) => {
+          const controller = running.get(attached);
+          if (!controller) return;
+          running.delete(attached);
+          controller.abort(new SurfaceDetachedError(attached.surface.medium));
+          giveUpIfNoneLeft();
+        },
+      };
+
+      this.open.add(offer);
+      signal.addEventListener('abort', onAbort, { once: true });
+      for (const attached of [...this.attached]) if (!settled && attached.surface[capability]) offer.start(attached);
+      giveUpIfNoneLeft();
+    });
+  }
+}

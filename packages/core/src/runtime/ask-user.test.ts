@@ -1,0 +1,100 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AnsweredElsewhereError } from '../errors.js';
+import type { LegionEvents } from '../events/event-types.js';
+import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
+import { deferred, hangUntilAborted, lastResult } from './__fixtures__/surfaces.js';
+import type { UserQuestion } from './user-surface.js';
+
+describe('legion.attachUser: messages to the user go to every attached surface', () => {
+  let test: TestLegion;
+  afterEach(() => test?.cleanup());
+
+  it('offers a question to two surfaces; the second answers, the first is aborted naming it, and the reply carries its medium', async () => {
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('coordinator')],
+      entryAgent: 'coordinator',
+      scripts: {
+        coordinator: [
+          { toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which port?' } }] },
+          { expect: (request) => expect(lastResult(request).content).toBe('8080'), text: 'Using 8080' },
+        ],
+      },
+    });
+    const replAsked = deferred<UserQuestion>();
+    const replReasons: unknown[] = [];
+    test.legion.attachUser({
+      medium: 'repl',
+      ask: (question, { signal }) => {
+        replAsked.resolve(question);
+        return hangUntilAborted(signal, replReasons);
+      },
+    });
+    test.legion.attachUser({
+      medium: 'web',
+      ask: async () => {
+        await replAsked.promise;
+        return '8080';
+      },
+    });
+    const sent: Array<LegionEvents['message:sent']> = [];
+    test.legion.events.on('message:sent', (event) => sent.push(event));
+    const session = test.legion.sessions.create();
+    expect(await test.legion.send(session, 'start the server')).toMatchObject({ reply: 'Using 8080' });
+    expect(await replAsked.promise).toMatchObject({ from: 'coordinator', text: 'Which port?', chain: ['user', 'coordinator'], user: { id: 'user' }, conversation: { conversationId: 'coordinator__user' } });
+    expect(replReasons).toEqual([expect.any(AnsweredElsewhereError)]);
+    expect(replReasons[0]).toMatchObject({ medium: 'web' });
+    const reply = sent.find((event) => event.conversationId === 'coordinator__user' && event.author === 'user');
+    expect(reply?.message).toMatchObject({ role: 'assistant', medium: 'web', content: [{ type: 'text', text: '8080' }] });
+    // The medium is in the log, not only in the event.
+    const log = readFileSync(join(test.root, '.legion', 'sessions', session.id, 'conversations', 'coordinator__user.jsonl'), 'utf8');
+    expect(log.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.id === reply?.message.id)).toMatchObject({ medium: 'web' });
+    test.assertScriptsDone();
+  });
+
+  it('when every surface fails a question, the asking agent is told the user is not available, and why', async () => {
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('coordinator')],
+      entryAgent: 'coordinator',
+      scripts: {
+        coordinator: [
+          { toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which port?' } }] },
+          (request) => {
+            const result = lastResult(request);
+            expect(result.isError).toBe(true);
+            expect(result.content).toContain('user is not available: no surface could answer (broken: no one home)');
+            expect(result.content).toContain('Make a reasonable assumption');
+            return { text: 'Assuming 3000' };
+          },
+        ],
+      },
+    });
+    test.legion.attachUser({ medium: 'broken', ask: () => Promise.reject(new Error('no one home')) });
+    const failures: Array<LegionEvents['error:raised']> = [];
+    test.legion.events.on('error:raised', (event) => failures.push(event));
+    const session = test.legion.sessions.create();
+    expect(await test.legion.send(session, 'start the server')).toMatchObject({ reply: 'Assuming 3000' });
+    expect(failures).toContainEqual(expect.objectContaining({ scope: 'user surface broken', message: 'no one home', code: 'user_surface_failed', sessionId: session.id }));
+    test.assertScriptsDone();
+  });
+
+  it('with no surface at all, a question to the user gets the headless answer', async () => {
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('coordinator')],
+      entryAgent: 'coordinator',
+      scripts: {
+        coordinator: [
+          { toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which port?' } }] },
+          (request) => {
+            expect(lastResult(request)).toMatchObject({ isError: true, content: expect.stringContaining('user is not available: no surface that answers questions is attached') });
+            return { text: 'Assuming 3000' };
+          },
+        ],
+      },
+    });
+    const detach = test.legion.attachUser({ medium: 'web', ask: async () => 'too late' });
+    detach();
+    expect(await test.legion.send(test.legion.sessions.create(), 'start the server')).toMatchObject({ reply: 'Assuming 3000' });
+    test.assertScriptsDone();
+  });
+});
