@@ -18,6 +18,7 @@ import { FileSessionBackend } from './FileSessionBackend.js';
 // The file backend reads what Legion wrote before it existed, and writes what that code reads.
 
 const FIXTURE_V1 = fileURLToPath(new URL('../../__fixtures__/conversation-v1.jsonl', import.meta.url));
+const APPROVALS_V1 = fileURLToPath(new URL('../../__fixtures__/approvals-v1.jsonl', import.meta.url));
 /** A workspace an older Legion wrote (approval records version 1), paused on approvals: see authorization/__fixtures__/write-workspace-v1.mjs. */
 const WORKSPACE_V1 = fileURLToPath(new URL('../../../authorization/__fixtures__/workspace-v1', import.meta.url));
 
@@ -165,6 +166,24 @@ describe('FileSessionBackend on files written by earlier Legion code', () => {
     writeScratchbook(bookPath, { version: 1, agentId: 'dev', nextId: 2, notes: [{ id: 'n1', text: 'port 8080', pinned: true, status: 'open', createdAt: 'x', updatedAt: 'x' }] });
     expect(await files.agentState.get({ sessionId: SESSION, kind: 'scratchbook', agentId: 'dev' }, ScratchbookFileSchema)).toEqual(readScratchbook(bookPath, 'dev'));
     expect(await files.agentState.list(SESSION, 'todos')).toEqual(['dev', 'qa']);
+  });
+
+  it('reads the version 1 approvals fixture migrated, as ApprovalStore does', async () => {
+    copyFileSync(APPROVALS_V1, paths.approvalsFile(SESSION));
+    const warnings: StorageWarning[] = [];
+    const files = new FileSessionBackend({ root, onWarning: (warning) => warnings.push(warning) });
+    closers.push(() => files.close());
+    const store = new ApprovalStore(paths.approvalsFile(SESSION));
+    closers.push(() => store.close());
+    const records = await files.approvals.read(SESSION);
+    const requests = records.filter((record) => record.kind === 'request');
+    expect(requests.length).toBeGreaterThan(1);
+    for (const request of requests) {
+      expect(request).toEqual(store.request(request.id));
+      expect(records.find((record) => record.kind === 'decision' && record.requestId === request.id)).toEqual(store.decision(request.id));
+    }
+    expect(warnings).toEqual([]);
+    expect(readFileSync(paths.approvalsFile(SESSION))).toEqual(readFileSync(APPROVALS_V1));
   });
 
   it('reads the version 1 workspace fixture as the stores that opened it before do, changing nothing', async () => {
