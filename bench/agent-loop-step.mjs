@@ -52,7 +52,7 @@ const noopTool = defineTool({
  * One workspace with the given storage.fsync (undefined = the default), ready to run turns.
  * `subscribed`: a UI listens to every event (onAny), so every event is built, numbered and delivered.
  */
-function setup(fsync, { subscribed = false } = {}) {
+async function setup(fsync, { subscribed = false } = {}) {
   const root = tempDir(`loop-${fsync ?? 'default'}`);
   initWorkspace(root, { participants: [userParticipant('user'), agentParticipant('worker', { tools: ['noop'], delegation: 'none' })], entryAgent: 'worker' });
   const configFile = join(root, '.legion', 'config.json');
@@ -64,7 +64,7 @@ function setup(fsync, { subscribed = false } = {}) {
   if (subscribed) legion.events.onAny(() => heard++);
   const provider = scriptedModel();
   legion.providers.useFor('worker', provider);
-  const session = legion.sessions.create({ title: 'bench' });
+  const session = await legion.sessions.create({ title: 'bench' });
   const run = { root, legion, session, provider, fsync: legion.config.storage.fsync, perStep: [], wall: 0, cpu: 0, turns: 0, turnIndex: 0, heard: () => heard };
   run.turn = async () => {
     const name = `t${run.turnIndex++}`;
@@ -117,7 +117,7 @@ function report(label, run) {
 console.log('agent-loop-step — framework overhead per agent-loop step (zero-latency scripted model, trivial zod-validated tool)');
 console.log(`  each turn: ${TOOL_STEPS} tool steps + 1 final answer = ${STEPS_PER_TURN} model calls; a fresh named conversation per turn; ${WARMUP_TURNS} warm-up turns per mode not counted;`);
 console.log(`  the four modes run in ${ROUNDS} interleaved rounds, so that changes in the machine's load affect them alike`);
-const modes = { turn: setup(undefined), never: setup('never'), message: setup('message'), subscribed: setup(undefined, { subscribed: true }) };
+const modes = { turn: await setup(undefined), never: await setup('never'), message: await setup('message'), subscribed: await setup(undefined, { subscribed: true }) };
 if (modes.turn.fsync !== 'turn') throw new Error(`expected the default fsync to be "turn", got ${modes.turn.fsync}`);
 try {
   for (const run of Object.values(modes)) for (let i = 0; i < WARMUP_TURNS; i++) await run.turn();

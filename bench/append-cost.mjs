@@ -65,7 +65,7 @@ async function directAppends() {
   const root = tempDir('append');
   try {
     const legion = openWorkspace(root);
-    const session = legion.sessions.create();
+    const session = await legion.sessions.create();
     // Warm the JIT on a throw-away conversation, so neither window pays for it.
     const scratch = await conversationWith(legion, session, 'warmup', 3000, false);
     const far = await conversationWith(legion, session, undefined, FAR - 1, true);
@@ -98,7 +98,7 @@ async function sends() {
   const root = tempDir('send');
   try {
     const legion = openWorkspace(root);
-    const session = legion.sessions.create();
+    const session = await legion.sessions.create();
     const send = async (name) => {
       const started = performance.now();
       const result = await session.send({ from: 'user', to: 'echo', message: TEXT, conversation: name });

@@ -23,7 +23,7 @@ initWorkspace(root, {
   ],
 });
 const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json') });
-const session = legion.sessions.create({ title: 'follow' });
+const session = await legion.sessions.create({ title: 'follow' });
 const latencies = [];
 let done;
 const all = new Promise((resolve) => (done = resolve));
@@ -32,13 +32,13 @@ legion.events.on('message:sent', (event) => {
   latencies.push(Date.now() - Date.parse(event.message.at));
   if (latencies.length === TURNS * 2) done();
 });
-const stop = legion.follow(session.id);
+const stop = await legion.follow(session.id);
 
 // The other process: a plain library user of the same workspace.
 const writer = `
   import { Legion } from '@legion-collective/core';
   const legion = Legion.open({ root: process.env.ROOT, globalConfigFile: process.env.ROOT + '/no-global-config.json' });
-  const session = legion.sessions.get(process.env.SESSION);
+  const session = await legion.sessions.get(process.env.SESSION);
   for (let i = 0; i < ${TURNS}; i++) {
     await session.send({ from: 'user', to: 'echo', message: 'ping ' + i });
     await new Promise((resolve) => setTimeout(resolve, ${GAP_MS}));

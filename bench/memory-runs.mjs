@@ -45,7 +45,7 @@ const legion = Legion.create({
 legion.tools.register(lookup);
 const model = new ScriptedProvider((request) => (request.messages.length === 1 ? { toolCalls: [{ id: 'l1', name: 'lookup', input: { word: 'legion' } }] } : { text: 'done' }), 'bench');
 legion.providers.useFor('worker', model);
-const session = legion.sessions.create({ title: 'memory' });
+const session = await legion.sessions.create({ title: 'memory' });
 const before = sample();
 let early;
 const started = performance.now();

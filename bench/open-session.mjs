@@ -50,7 +50,7 @@ async function child(mode, root, arg) {
   const { Legion } = await import('@legion-collective/core');
   const t1 = performance.now();
   const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json') });
-  const session = legion.sessions.latest();
+  const session = await legion.sessions.latest();
   if (mode === 'open') {
     const recent = session.recentMessages(20);
     const t2 = performance.now();

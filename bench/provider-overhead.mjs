@@ -83,7 +83,7 @@ async function measure(protocol) {
   legion.tools.register(defineTool({ name: 'noop', description: 'noop', effect: 'read', inputSchema: z.object({ n: z.number() }), execute: async () => ({ status: 'success', data: { ok: true } }) }));
   const client = protocol === 'anthropic' ? new Anthropic({ apiKey: 'bench', baseURL, maxRetries: 0 }) : new OpenAI({ apiKey: 'bench', baseURL, maxRetries: 0 });
   const bare = protocol === 'anthropic' ? () => bareAnthropic(client) : () => bareOpenAI(client);
-  const session = legion.sessions.create();
+  const session = await legion.sessions.create();
   const legionPerStep = [];
   const barePerStep = [];
   for (let turn = 0; turn < WARMUP + TURNS; turn++) {

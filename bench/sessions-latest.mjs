@@ -17,10 +17,10 @@ const SIZES = [10, 1000, 10000];
 const REPEATS = Number(process.env.BENCH_LATEST_REPEATS ?? 7);
 const TARGET_MS = 20;
 
-function workspace(count) {
+async function workspace(count) {
   const root = tempDir(`latest-${count}`);
   const legion = Legion.create({ root, participants: [userParticipant('user'), agentParticipant('worker')], entryAgent: 'worker', env: {} });
-  const template = legion.sessions.create({ title: 'template' });
+  const template = await legion.sessions.create({ title: 'template' });
   const sessionsDir = join(root, '.legion', 'sessions');
   const base = Date.parse('2026-01-01T00:00:00.000Z');
   for (let index = 1; index < count; index++) {
@@ -36,14 +36,14 @@ function workspace(count) {
 console.log('sessions-latest — finding the session to resume (fresh Legion instance each time)');
 const figures = {};
 for (const size of SIZES) {
-  const { root } = workspace(size);
+  const { root } = await workspace(size);
   try {
     const times = [];
     let scan;
     for (let repeat = 0; repeat <= REPEATS; repeat++) {
       const legion = Legion.open({ root, env: {} });
       const started = performance.now();
-      const latest = legion.sessions.latest();
+      const latest = await legion.sessions.latest();
       if (repeat === 0) scan = performance.now() - started;
       else times.push(performance.now() - started);
       if (!latest) throw new Error('no latest session');

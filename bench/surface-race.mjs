@@ -24,7 +24,7 @@ legion.tools.register(
 // Each turn: one write (a fresh id, so loop detection stays quiet), then a reply.
 let call = 0;
 legion.providers.useFor('solo', new ScriptedProvider((request) => (request.messages.at(-1)?.content[0]?.type === 'tool_result' ? { text: 'done' } : { toolCalls: [{ id: `w${call}`, name: 'write_note', input: { n: call++ } }] }), 'bench'));
-const session = legion.sessions.create();
+const session = await legion.sessions.create();
 
 /** Attaches `count` surfaces that answer together once all have been asked; returns their disposers and abort reasons. */
 function attachRacers(count) {

@@ -201,7 +201,7 @@ describe('commands agents start die with legion', () => {
       expect(alive(bg)).toBe(true);
 
       mock.on({ model: 'claude-test', userMessage: 'Go on' }, { content: 'carrying on' });
-      const session = legion.sessions.latest()!;
+      const session = (await legion.sessions.latest())!;
       const result = await session.send({ from: 'user', to: 'coordinator', message: 'Go on' });
       expect(result).toMatchObject({ status: 'success', reply: 'carrying on' });
       await until(() => !alive(bg), 'the interrupted call\'s leftover is ended');

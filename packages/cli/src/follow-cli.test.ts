@@ -76,9 +76,9 @@ describe('following another process\'s `legion run`', () => {
     // History from before the UI started: not repeated as new events.
     runSync(['run', '--to', 'oracle', '--new-session', 'ping']);
     ui = Legion.open({ root: dir, globalConfigFile: join(dir, 'no-global-config.json') });
-    const session = ui.sessions.latest()!;
+    const session = (await ui.sessions.latest())!;
     const followed = follow(ui);
-    const stop = ui.follow(session.id);
+    const stop = await ui.follow(session.id);
 
     // The run cannot answer for a minute; its user message is seen while it still runs.
     let exited = false;

@@ -43,7 +43,7 @@ describe('the events a remote UI relies on', () => {
       scripts: { worker: [{ toolCalls: [{ id: 'r1', name: 'read_thing', input: { thing: 'a' } }] }, { text: 'done' }] },
     });
     test.legion.tools.register(readTool);
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const events = record(test);
 
     await test.legion.send(session, 'go');
@@ -76,10 +76,10 @@ describe('the events a remote UI relies on', () => {
       scripts: { worker: [{ text: 'hi' }] },
     });
     const events = record(test);
-    const first = test.legion.sessions.resumeOrCreate();
-    expect(test.legion.sessions.resumeOrCreate().id).toBe(first.id);
-    const named = test.legion.sessions.create({ title: 'planning' });
-    named.setTitle('planning, day 2');
+    const first = await test.legion.sessions.resumeOrCreate();
+    expect((await test.legion.sessions.resumeOrCreate()).id).toBe(first.id);
+    const named = await test.legion.sessions.create({ title: 'planning' });
+    await named.setTitle('planning, day 2');
     await test.legion.send(first, 'hello');
 
     const sessionEvents = events.filter((event) => event.type.startsWith('session:'));
@@ -89,7 +89,7 @@ describe('the events a remote UI relies on', () => {
       { type: 'session:updated', seq: expect.any(Number), sessionId: named.id, changed: ['title'], title: 'planning, day 2', lastActiveAt: named.info.lastActiveAt },
       { type: 'session:updated', seq: expect.any(Number), sessionId: first.id, changed: ['lastActiveAt'], lastActiveAt: first.info.lastActiveAt },
     ]);
-    expect(test.reopen().sessions.get(named.id).info.title).toBe('planning, day 2');
+    expect((await test.reopen().sessions.get(named.id)).info.title).toBe('planning, day 2');
   });
 
   it('says an approval was requested (before the user is asked) and how it was decided, and by whom', async () => {
@@ -99,7 +99,7 @@ describe('the events a remote UI relies on', () => {
       scripts: { worker: [{ toolCalls: [{ id: 't1', name: 'touch_thing', input: { thing: 'door' } }] }, { text: 'done' }] },
     });
     test.legion.tools.register(touchTool);
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const events = record(test);
     const seenWhenAsked: string[] = [];
     test.legion.attachUser({
@@ -158,7 +158,7 @@ describe('the events a remote UI relies on', () => {
       scripts: { worker: [{ toolCalls: [{ id: 't1', name: 'touch_thing', input: { thing: 'door' } }] }, { text: 'done' }] },
     });
     test.legion.tools.register(touchTool);
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const events = record(test);
     const paused = await test.legion.send(session, 'go');
     expect(paused.status).toBe('paused');
@@ -180,13 +180,13 @@ describe('the events a remote UI relies on', () => {
       entryAgent: 'worker',
       scripts: { worker: [{ text: 'hi' }] },
     });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     await test.legion.send(session, 'hello');
     appendFileSync(join(test.root, '.legion', 'sessions', session.id, 'conversations', 'user__worker.jsonl'), '{"kind":"message","id":"torn');
     const reopened = test.reopen();
     const events: LegionEvent[] = [];
     reopened.events.onAny((event) => events.push(event));
-    reopened.sessions.get(session.id).conversation({ initiator: 'user', responder: 'worker' }).recent(5);
+    (await reopened.sessions.get(session.id)).conversation({ initiator: 'user', responder: 'worker' }).recent(5);
     await reopened.close();
 
     const warnings = events.filter((event) => event.type === 'storage:warning');

@@ -60,7 +60,7 @@ describe('a collective at work', () => {
     );
     const events: LegionEvent[] = [];
     test.legion.events.onAny((event) => events.push(event));
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
 
     const result = await test.legion.send(session, 'Add a health check');
 
@@ -93,12 +93,12 @@ describe('a collective at work', () => {
         ],
       },
     });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     await test.legion.send(session, 'one');
     test.legion.close();
 
     const again = test.reopen();
-    const resumed = again.sessions.latest()!;
+    const resumed = (await again.sessions.latest())!;
     expect(resumed.id).toBe(session.id);
     expect(resumed.recentMessages(10).map(({ message }) => message.content[0])).toEqual([
       { type: 'text', text: 'one' },
@@ -114,7 +114,7 @@ describe('a collective at work', () => {
     test = createTestLegion({
       participants: [userParticipant(), mockParticipant('oracle', [{ trigger: '/^ping$/i', response: 'pong' }, { trigger: 'weather', response: 'sunny' }])],
     });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     expect(await test.legion.send(session, 'PING', { to: 'oracle' })).toMatchObject({ reply: 'pong' });
     expect(await test.legion.send(session, 'How is the Weather?', { to: 'oracle' })).toMatchObject({ reply: 'sunny' });
     expect(await test.legion.send(session, 'something else', { to: 'oracle' })).toMatchObject({ status: 'error', code: 'mock_no_match' });

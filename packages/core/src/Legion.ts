@@ -20,6 +20,8 @@ import { UserRuntime } from './runtime/UserRuntime.js';
 import { UserSurfaces } from './runtime/UserSurfaces.js';
 import type { TurnResult } from './session/turn.js';
 import { WorkspacePaths } from './storage/workspace-paths.js';
+import { FileSessionBackend } from './storage/backend/file/FileSessionBackend.js';
+import type { SessionBackend } from './storage/backend/session-backend.js';
 import { createCommunicateTool } from './tools/builtin/communicate.js';
 import { createApprovalResponseTool, createListApprovalsTool } from './tools/builtin/approval-tools.js';
 import { ApprovalGate } from './authorization/ApprovalGate.js';
@@ -76,6 +78,8 @@ export class Legion {
     readonly config: ResolvedConfig,
     readonly collective: Collective,
     env: NodeJS.ProcessEnv,
+    /** Where sessions are stored; this Legion closes it. Only the session records go through it yet. */
+    private readonly backend: SessionBackend,
   ) {
     this.events.on('storage:warning', (event) => this.warn(`${event.path}: ${event.problem}`));
     this.events.on('error:raised', (event) => {
@@ -91,6 +95,7 @@ export class Legion {
     this.sessions = new SessionStore({
       collective,
       paths,
+      records: backend.sessions,
       events: this.events,
       runtimes: this.runtimes,
       fsync: config.storage.fsync,
@@ -154,7 +159,16 @@ export class Legion {
   static open(options: OpenLegionOptions): Legion {
     const paths = new WorkspacePaths(options.root);
     const { config } = loadConfig({ workspaceConfigFile: paths.configFile, globalConfigFile: options.globalConfigFile, env: options.env });
-    return new Legion(paths, config, Collective.load(paths), options.env ?? process.env);
+    const collective = Collective.load(paths);
+    // Its warnings go to the events of the Legion made next, which exists by the time the backend reads anything.
+    let legion: Legion | undefined;
+    const backend = new FileSessionBackend({
+      root: paths.root,
+      fsync: config.storage.fsync,
+      onWarning: (warning) => legion?.sessions.warn(warning),
+    });
+    legion = new Legion(paths, config, collective, options.env ?? process.env, backend);
+    return legion;
   }
 
   /**
@@ -181,7 +195,7 @@ export class Legion {
 
   /** Runs one task: the user sends it to an agent (the entry agent by default) in the latest session, or a new one. */
   async runAgent(task: string, options: { agent?: string; session?: Session; signal?: AbortSignal } = {}): Promise<TurnResult> {
-    const session = options.session ?? this.sessions.resumeOrCreate();
+    const session = options.session ?? (await this.sessions.resumeOrCreate());
     return this.send(session, task, { ...(options.agent ? { to: options.agent } : {}), ...(options.signal ? { signal: options.signal } : {}) });
   }
 
@@ -202,7 +216,7 @@ export class Legion {
     const prepared = this.executor.prepare(toolUse, tools);
     if (!prepared.ok) return { status: 'error', error: prepared.error };
     const callerId = options.as ?? this.collective.defaultUser()?.id ?? 'program';
-    const session = options.session ?? this.sessions.resumeOrCreate();
+    const session = options.session ?? (await this.sessions.resumeOrCreate());
     const outcomes = await this.executor.run(
       [prepared.call],
       {
@@ -270,13 +284,13 @@ export class Legion {
    * true`. What this Legion appended is not repeated. Starts at the logs' end unless `from`
    * gives a cursor; call the returned function to stop (close() stops them all).
    */
-  follow(session?: string | Session, options: FollowOptions = {}): Follower {
-    const followed = typeof session === 'string' ? this.sessions.get(session) : (session ?? this.sessions.resumeOrCreate());
+  async follow(session?: string | Session, options: FollowOptions = {}): Promise<Follower> {
+    const followed = typeof session === 'string' ? await this.sessions.get(session) : (session ?? (await this.sessions.resumeOrCreate()));
     const id = followed.id;
-    // The session is looked up again for each decision: a closed or released Session reopens its logs on use.
+    // The open Session of this id answers each decision: a closed or released one reopens its logs on use.
     const requestOf = (requestId: string): ApprovalRequestRecord | undefined => {
       try {
-        return this.sessions.get(id).approvals.request(requestId);
+        return this.sessions.held(followed).approvals.request(requestId);
       } catch {
         // The session is gone (removed by hand): a decision without its request is no event.
         return undefined;
@@ -298,6 +312,7 @@ export class Legion {
   async close(): Promise<void> {
     for (const stop of [...this.followers]) stop();
     this.sessions.close();
+    await this.backend.close();
     await Promise.all([this.disposeBuiltinTools(), this.tools.dispose()]);
   }
 }

@@ -8,5 +8,5 @@ const legion = Legion.open({ root: process.argv[2] });
 const gate = process.env.LEGION_TEST_GATE;
 writeFileSync(`${gate}.${process.pid}.ready`, '');
 while (!existsSync(gate)) await new Promise((resolve) => setTimeout(resolve, 1));
-process.stdout.write(legion.sessions.resumeOrCreate().id);
+process.stdout.write((await legion.sessions.resumeOrCreate()).id);
 await legion.close();

@@ -10,16 +10,16 @@ interface ApprovalOptions {
   json?: boolean;
 }
 
-function open(options: ApprovalOptions): { legion: Legion; session: Session } {
+async function open(options: ApprovalOptions): Promise<{ legion: Legion; session: Session }> {
   const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
-  const session = options.session ? legion.sessions.get(options.session) : legion.sessions.latest();
+  const session = options.session ? await legion.sessions.get(options.session) : await legion.sessions.latest();
   if (!session) throw new LegionError('no_session', 'There are no sessions yet, so nothing waits for approval.');
   return { legion, session };
 }
 
 /** `legion approvals`: what waits for a decision (or, with --all, every decision made). */
 export async function approvalsCommand(options: ApprovalOptions): Promise<number> {
-  const { legion, session } = open(options);
+  const { legion, session } = await open(options);
   const views = session.approvals.list(options.all ? {} : { status: 'pending' });
   await legion.close();
   if (options.json) {
@@ -37,7 +37,7 @@ export async function approvalsCommand(options: ApprovalOptions): Promise<number
 
 /** `legion approve` / `legion reject`: records the decisions as the user and resumes what waited on them. */
 export async function answerCommand(decision: 'approve' | 'reject', ids: string[], options: ApprovalOptions & { reason?: string; always?: boolean; as?: string; approve?: ApproveMode }): Promise<number> {
-  const { legion, session } = open(options);
+  const { legion, session } = await open(options);
   const surface = approvalSurface(options.approve ?? legion.config.approval.headless, { interactive: process.stdin.isTTY === true, input: process.stdin, output: process.stderr });
   if (surface) legion.attachUser(surface);
   const decidedBy = options.as ?? legion.collective.defaultUser()?.id;

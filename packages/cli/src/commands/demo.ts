@@ -35,7 +35,7 @@ export async function demoCommand(options: { pace?: string; dir?: string }): Pro
   const out = process.stdout;
   out.write(`${style.bold('Legion demo')} ${style.dim('— scripted models, real engine; no API key needed')}\n\n`);
   const stop = printConversation(legion.events, out, { you: 'user' });
-  const session = legion.sessions.create({ title: 'demo' });
+  const session = await legion.sessions.create({ title: 'demo' });
   const result = await legion.send(session, DEMO_REQUEST);
   stop();
   for (const provider of providers) provider.assertDone();

@@ -31,7 +31,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   const surface = approvalSurface(options.approve ?? legion.config.approval.headless, { interactive, input: process.stdin, output: process.stderr });
   if (surface) legion.attachUser(surface);
   if (options.session && options.newSession) throw new LegionError('usage', 'Use either --session or --new-session, not both.');
-  const session = options.newSession ? legion.sessions.create() : options.session !== undefined ? legion.sessions.get(options.session) : legion.sessions.resumeOrCreate();
+  const session = options.newSession ? await legion.sessions.create() : options.session !== undefined ? await legion.sessions.get(options.session) : await legion.sessions.resumeOrCreate();
   const from = options.from ?? legion.collective.defaultUser()?.id;
   if (!from) throw new LegionError('no_user', 'The collective has no user participant; add one or pass --from.');
   const to = options.to ?? legion.entryAgentId();

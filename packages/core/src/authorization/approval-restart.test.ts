@@ -64,10 +64,10 @@ describe('a pending approval survives a killed process', () => {
         },
       }),
     );
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const [id] = await runUntilAskedThenKill(test.root, session.id);
 
-    const fresh = test.legion.sessions.get(session.id);
+    const fresh = await test.legion.sessions.get(session.id);
     expect(fresh.approvals.list()).toMatchObject([{ id, requester: 'developer', approver: 'user', tool: 'write_note', status: 'pending' }]);
     expect(existsSync(join(test.root, 'after-restart.txt'))).toBe(false);
     await expect(fresh.send({ from: 'user', to: 'coordinator', message: 'status?' })).rejects.toThrow(/paused until an approval is answered/);

@@ -65,7 +65,7 @@ describe('approvals up the communication chain', () => {
       },
     });
     test.legion.tools.register(writeNoteTool(test.root));
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     expect(existsSync(join(test.root, 'note.txt'))).toBe(false);
     const result = await test.legion.send(session, 'please');
     expect(result).toMatchObject({ status: 'success', reply: 'The note is written.' });
@@ -105,7 +105,7 @@ describe('approvals up the communication chain', () => {
         return requests.map((request) => ({ id: request.id, decision: 'reject' as const, reason: 'not now' }));
       },
     });
-    const result = await test.legion.send(test.legion.sessions.create(), 'go');
+    const result = await test.legion.send(await test.legion.sessions.create(), 'go');
     expect(result).toMatchObject({ status: 'success', reply: 'ok' });
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatchObject([{ requester: 'developer', approver: 'user', tool: 'write_note', status: 'pending' }]);
@@ -127,7 +127,7 @@ describe('approvals up the communication chain', () => {
       scripts,
     });
     test.legion.tools.register(writeNoteTool(test.root));
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const paused = await test.legion.send(session, 'go');
     expect(paused.status).toBe('paused');
     const requests = paused.status === 'paused' ? paused.requests : [];
@@ -138,7 +138,7 @@ describe('approvals up the communication chain', () => {
 
     const reopened = test.reopen();
     reopened.tools.register(writeNoteTool(test.root));
-    const again = reopened.sessions.get(session.id);
+    const again = await reopened.sessions.get(session.id);
     expect(again.approvals.list({ status: 'pending' }).map((view) => view.id)).toEqual([requests[0]!.id]);
     const outcome = await again.answerApprovals([{ id: requests[0]!.id, decision: 'approve' }], 'user');
     expect(outcome).toMatchObject({ status: 'answered', resumed: [{ status: 'success', reply: 'All done.', conversationId: 'user__coordinator' }] });
@@ -169,7 +169,7 @@ describe('approvals up the communication chain', () => {
       return seen;
     };
     const fresh = chains(test.legion);
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     expect((await test.legion.send(session, 'go')).status).toBe('paused');
     expect(fresh).toEqual(['coordinator: user', 'developer: user > coordinator']);
     await test.legion.close();
@@ -177,7 +177,7 @@ describe('approvals up the communication chain', () => {
     const reopened = test.reopen();
     reopened.tools.register(writeNoteTool(test.root));
     const resumed = chains(reopened);
-    const again = reopened.sessions.get(session.id);
+    const again = await reopened.sessions.get(session.id);
     const [request] = again.approvals.list({ status: 'pending' });
     expect(await again.answerApprovals([{ id: request!.id, decision: 'approve' }], 'user')).toMatchObject({ resumed: [{ status: 'success', reply: 'All done.' }] });
     expect(resumed).toEqual(fresh);
@@ -225,7 +225,7 @@ describe('approvals up the communication chain', () => {
       },
     });
     test.legion.tools.register(writeNoteTool(test.root));
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     expect(await test.legion.send(session, 'go')).toMatchObject({ status: 'success', reply: 'finished' });
     expect(existsSync(join(test.root, 'a.txt'))).toBe(true);
     expect(existsSync(join(test.root, 'b.txt'))).toBe(false);
@@ -246,7 +246,7 @@ describe('approvals up the communication chain', () => {
       },
     });
     test.legion.tools.register(writeNoteTool(test.root));
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const paused = await test.legion.send(session, 'go');
     const id = paused.status === 'paused' ? paused.requests[0]!.id : '';
     expect(id).toMatch(/^apr_/);
@@ -279,7 +279,7 @@ describe('approvals up the communication chain', () => {
       scripts: { developer: [{ toolCalls: [{ name: 'write_note', input: { path: 'n.txt', text: 'n' } }] }] },
     });
     test.legion.tools.register(writeNoteTool(test.root));
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const paused = await test.legion.send(session, 'go', { to: 'developer' });
     expect(paused.status).toBe('paused');
     const request = paused.status === 'paused' ? paused.requests[0]! : undefined;
@@ -314,7 +314,7 @@ describe('approvals up the communication chain', () => {
         return requests.map((request) => ({ id: request.id, decision: 'approve' as const, always: true }));
       },
     });
-    expect(await test.legion.send(test.legion.sessions.create(), 'go', { to: 'solo' })).toMatchObject({ reply: 'both' });
+    expect(await test.legion.send(await test.legion.sessions.create(), 'go', { to: 'solo' })).toMatchObject({ reply: 'both' });
     expect(asked).toBe(1);
     expect(existsSync(join(test.root, '2.txt'))).toBe(true);
   });

@@ -56,7 +56,7 @@ describe('a workspace written by an older Legion, paused on an approval', () => 
       developer: [{ expect: (request) => expect(lastResult(request)).toMatchObject({ toolUseId: 'd1', content: 'wrote note.txt' }), text: 'note written' }],
       coordinator: [{ expect: (request) => expect(lastResult(request)).toMatchObject({ toolUseId: 'c1', content: 'note written' }), text: 'Done: the note is written.' }],
     });
-    const session = legion!.sessions.get(NESTED);
+    const session = await legion!.sessions.get(NESTED);
     expect(session.approvals.list()).toMatchObject([{ id: 'apr_8f4c0db9463a', requester: 'developer', approver: 'user', tool: 'write_note', status: 'pending' }]);
     await expect(session.send({ from: 'user', to: 'coordinator', message: 'status?' })).rejects.toThrow(/paused until an approval is answered: apr_8f4c0db9463a/);
 
@@ -76,7 +76,7 @@ describe('a workspace written by an older Legion, paused on an approval', () => 
       ],
       coordinator: [{ text: 'Done.' }],
     });
-    const session = legion!.sessions.get(NESTED);
+    const session = await legion!.sessions.get(NESTED);
     const outcome = await session.answerApprovals([{ id: 'apr_8f4c0db9463a', decision: 'approve' }], 'user');
     expect(outcome).toMatchObject({ status: 'answered', resumed: [{ status: 'success', reply: 'Done.' }] });
     Object.values(providers).forEach((provider) => provider.assertDone());
@@ -104,7 +104,7 @@ describe('a workspace written by an older Legion, paused on an approval', () => 
         { expect: (request) => expect(lastResult(request)).toMatchObject({ toolUseId: 'l3', content: 'lead__coordinator replied: Both notes are written.' }), text: 'Second note done.' },
       ],
     });
-    const session = legion!.sessions.get(DEEP);
+    const session = await legion!.sessions.get(DEEP);
     expect(session.approvals.list({ status: 'pending' })).toMatchObject([{ id: 'apr_e6a9d3019abb', requester: 'developer', approver: 'user' }]);
     const starts: string[] = [];
     legion!.events.on('turn:start', (event) => starts.push(`${event.participantId}: ${event.chain.join(' > ')}`));

@@ -10,7 +10,7 @@ describe('a long-lived session', () => {
 
   it('releases idle conversations (descriptors and loaded history) and reopens them from their logs when used again', async () => {
     test = createTestLegion({ participants: [userParticipant(), mockParticipant('echo', [{ trigger: '*', response: 'heard' }])] });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     await session.send({ from: 'user', to: 'echo', message: 'first words', conversation: 'c0' });
     const early = openDescriptors();
     for (let index = 1; index <= 200; index++) {
@@ -28,7 +28,7 @@ describe('a long-lived session', () => {
 
   it('never releases a conversation whose turn is still running', async () => {
     test = createTestLegion({ participants: [userParticipant(), mockParticipant('slow', [{ trigger: 'wait', response: 'waited', delayMs: 200 }], 'quick')] });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const waiting = session.send({ from: 'user', to: 'slow', message: 'wait for me', conversation: 'busy' });
     for (let index = 0; index < 100; index++) await session.send({ from: 'user', to: 'slow', message: `n${index}`, conversation: `other${index}` });
     // A second message on the busy conversation queues behind the running turn (same object, same in-process queue).
@@ -41,17 +41,17 @@ describe('a long-lived session', () => {
 
   it('releases idle sessions beyond the open limit; a released session a caller still holds keeps working', async () => {
     test = createTestLegion({ participants: [userParticipant(), mockParticipant('echo', [{ trigger: '*', response: 'heard' }])] });
-    const first = test.legion.sessions.create();
+    const first = await test.legion.sessions.create();
     await first.send({ from: 'user', to: 'echo', message: 'one', conversation: 'c' });
     const early = openDescriptors();
     for (let index = 0; index < 60; index++) {
-      const session = test.legion.sessions.create();
+      const session = await test.legion.sessions.create();
       expect((await session.send({ from: 'user', to: 'echo', message: `s${index}`, conversation: 'c' })).status).toBe('success');
     }
     // Each open session holds at least its conversation log: 60 kept open would show 60 here.
     expect(openDescriptors() - early).toBeLessThan(50);
     await first.send({ from: 'user', to: 'echo', message: 'two', conversation: 'c' });
-    expect(test.legion.sessions.get(first.id).conversation({ initiator: 'user', responder: 'echo', name: 'c' }).history().map((message) => textOf(message))).toEqual([
+    expect((await test.legion.sessions.get(first.id)).conversation({ initiator: 'user', responder: 'echo', name: 'c' }).history().map((message) => textOf(message))).toEqual([
       'one',
       'heard',
       'two',

@@ -9,7 +9,7 @@ import { ApprovalStore } from '../storage/ApprovalStore.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { answerApprovals } from './answer-approvals.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
-import { writeJsonAtomic } from '../storage/atomic-json.js';
+import type { SessionRecords } from '../storage/backend/session-backend.js';
 import { FileConversationLog } from '../storage/FileConversationLog.js';
 import type { LogWarning } from '../storage/jsonl-log.js';
 import { UsageLedger } from '../storage/usage-ledger.js';
@@ -26,8 +26,8 @@ export interface SessionServices extends ConversationServices {
   paths: WorkspacePaths;
   /** Messages larger than this are refused before anything is stored (default: 1 MiB). */
   maxMessageBytes?: number | undefined;
-  /** Told after the session's "last active" time moved (the store keeps its latest-session index with it). */
-  activated?: ((meta: SessionMeta) => void) | undefined;
+  /** Where the session's own record (title, last-active time) is kept: the backend's `sessions`. */
+  records: SessionRecords;
 }
 
 /**
@@ -98,7 +98,7 @@ export class Session implements ToolSession {
     const conversation = this.conversation({ initiator: from.id, responder: to.id, name: request.conversation });
     const frames = framesOfTurn(request.frames ?? [], from.id, conversation.id);
     // Only a message that starts a chain counts as activity: delegates' turns are part of it.
-    if (frames.length === 1) this.touch();
+    if (frames.length === 1) await this.touch();
     return conversation.send({
       from,
       to,
@@ -247,17 +247,14 @@ export class Session implements ToolSession {
   }
 
   /** Renames the session (what `legion sessions` and a UI show). */
-  setTitle(title: string): void {
-    this.meta = { ...this.meta, title };
-    writeJsonAtomic(this.services.paths.sessionFile(this.id), this.meta);
+  async setTitle(title: string): Promise<void> {
+    this.meta = await this.services.records.update(this.id, { title });
     this.updated(['title']);
   }
 
-  private touch(): void {
-    this.meta = { ...this.meta, lastActiveAt: new Date().toISOString() };
-    // Only "last active" changes here: atomic (never torn) but not worth an fsync on every message.
-    writeJsonAtomic(this.services.paths.sessionFile(this.id), this.meta, { durable: false });
-    this.services.activated?.(this.meta);
+  private async touch(): Promise<void> {
+    // The backend keeps what finds the latest session (a file backend: its index) with it.
+    this.meta = await this.services.records.update(this.id, { lastActiveAt: new Date().toISOString() });
     this.updated(['lastActiveAt']);
   }
 

@@ -1,46 +1,36 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { ConfigError, LegionError, SessionNotFoundError } from '../errors.js';
-import { readJsonFile, writeJsonAtomic, writeJsonIfAbsent } from '../storage/atomic-json.js';
-import { isValidIdPart } from '../collective/participant-id.js';
-import { LatestSessionIndex } from '../storage/latest-session-index.js';
+import { SessionNotFoundError } from '../errors.js';
+import type { SessionRecords, StorageWarning } from '../storage/backend/session-backend.js';
+import type { SessionMeta } from '../storage/session-meta.js';
 import { Session, type SessionServices } from './Session.js';
-import { SESSION_FORMAT_VERSION, SessionMetaSchema, type SessionMeta } from '../storage/session-meta.js';
 
 /** Sessions kept open after use; beyond this many, the least recently used idle ones are closed. */
 const OPEN_SESSIONS = 16;
 
-/** Sessions of one workspace, under `.legion/sessions/<id>/`. */
+/**
+ * A workspace's sessions: their records are the backend's (`backend.sessions`),
+ * the `Session` objects this process has open are kept here, one per id.
+ */
 export class SessionStore {
   private readonly open = new Map<string, Session>();
-  private readonly services: SessionServices;
-  private readonly index: LatestSessionIndex;
 
-  constructor(services: SessionServices) {
-    this.index = new LatestSessionIndex(services.paths);
-    this.services = { ...services, activated: (meta) => this.index.advance(meta, this.index.read()) };
+  constructor(private readonly services: SessionServices) {}
+
+  private get records(): SessionRecords {
+    return this.services.records;
   }
 
-  create(options: { title?: string } = {}): Session {
-    const meta = newMeta(options);
-    const trusted = this.index.read();
-    writeJsonAtomic(this.services.paths.sessionFile(meta.id), meta);
-    this.index.advance(meta, trusted);
+  async create(options: { title?: string } = {}): Promise<Session> {
+    const meta = await this.records.create(options);
     this.created(meta);
-    return this.remember(new Session(meta, this.services));
+    return this.adopt(meta);
   }
 
-  get(id: string): Session {
-    const cached = this.open.get(id);
-    if (cached) {
-      this.open.delete(id);
-      this.open.set(id, cached);
-      return cached;
-    }
-    assertSessionId(id);
-    const file = this.services.paths.sessionFile(id);
-    if (!existsSync(file)) throw new SessionNotFoundError(id);
-    return this.remember(new Session(this.readMeta(id), this.services));
+  async get(id: string): Promise<Session> {
+    const cached = this.cached(id);
+    if (cached) return cached;
+    const meta = await this.records.get(id);
+    if (!meta) throw new SessionNotFoundError(id);
+    return this.adopt(meta);
   }
 
   /**
@@ -48,79 +38,69 @@ export class SessionStore {
    * unreadable session.json, one whose id is not its folder's) is reported as a
    * warning and left out: it never stops the others from being used.
    */
-  list(): SessionMeta[] {
-    const dir = this.services.paths.sessionsDir;
-    if (!existsSync(dir)) return [];
-    const metas: SessionMeta[] = [];
-    for (const entry of readdirSync(dir)) {
-      if (entry.startsWith('.')) continue;
-      const file = this.services.paths.sessionFile(entry);
-      if (!existsSync(file)) continue;
-      try {
-        assertSessionId(entry);
-        metas.push(this.readMeta(entry));
-      } catch (error) {
-        this.services.events.emit('storage:warning', { path: this.services.paths.display(file), offset: 0, problem: `${(error as Error).message} This session is skipped.`, sessionId: entry });
-      }
-    }
-    return metas.sort((a, b) => (a.lastActiveAt === b.lastActiveAt ? (a.id < b.id ? 1 : -1) : a.lastActiveAt < b.lastActiveAt ? 1 : -1));
+  async list(): Promise<SessionMeta[]> {
+    const listing = await this.records.list();
+    for (const warning of listing.warnings) this.warn(warning);
+    return listing.sessions;
   }
 
-  /** The most recently active session: from the latest-session index when it is current, else by a scan that rewrites it. */
-  latest(): Session | undefined {
-    const hint = this.index.read();
-    if (hint && isValidIdPart(hint.id) && existsSync(this.services.paths.sessionFile(hint.id))) {
-      try {
-        return this.get(hint.id);
-      } catch {
-        // A session that cannot be read is reported by the scan below.
-      }
-    }
-    const newest = this.list()[0];
-    if (!newest) return undefined;
-    this.index.write(newest);
-    return this.get(newest.id);
+  /** The most recently active session (the backend keeps it cheap to find). */
+  async latest(): Promise<Session | undefined> {
+    const meta = await this.records.latest();
+    return meta ? this.adopt(meta) : undefined;
   }
 
   /**
    * The latest session, or a new one if there is none. Several processes that
-   * start at once on a fresh workspace all end up in one first session: its id
-   * is claimed by an exclusive create (the claim is removed once the session
-   * exists), and the others open the claimed one.
+   * start at once on a fresh workspace all end up in one first session (the
+   * backend's `latestOrCreate` settles the race).
    */
-  resumeOrCreate(): Session {
-    const latest = this.latest();
-    if (latest) return latest;
-    // Processes that find no session race to write this claim; all of them take the session it names.
-    // It stays: removing it would let a process that looked a moment too early claim a second session.
-    const claim = this.services.paths.firstSessionClaim;
-    let meta: SessionMeta | undefined = newMeta({});
-    if (!writeJsonIfAbsent(claim, meta)) meta = readClaim(claim) ?? newMeta({});
-    if (writeJsonIfAbsent(this.services.paths.sessionFile(meta.id), meta)) {
-      this.index.write(meta);
-      this.created(meta);
-    }
-    return this.get(meta.id);
+  async resumeOrCreate(): Promise<Session> {
+    const { session, created } = await this.records.latestOrCreate();
+    if (created) this.created(session);
+    return this.adopt(session);
+  }
+
+  /**
+   * The open `Session` for this one's id: the one kept here, or this one, kept
+   * again (after it was released as idle, a caller that still holds it uses it).
+   */
+  held(session: Session): Session {
+    const cached = this.cached(session.id);
+    if (cached) return cached;
+    return this.remember(session);
+  }
+
+  /** Reports a session a backend read had to skip, as a `storage:warning` of that session. */
+  warn(warning: StorageWarning): void {
+    this.services.events.emit('storage:warning', {
+      path: warning.source,
+      offset: warning.offset,
+      problem: warning.problem,
+      ...(warning.sessionId !== undefined ? { sessionId: warning.sessionId } : {}),
+    });
+  }
+
+  close(): void {
+    for (const session of this.open.values()) session.close();
+    this.open.clear();
   }
 
   private created(meta: SessionMeta): void {
     this.services.events.emit('session:created', { sessionId: meta.id, ...(meta.title !== undefined ? { title: meta.title } : {}), createdAt: meta.createdAt });
   }
 
-  /** The session file, checked: readable, valid, and naming the folder it is in. */
-  private readMeta(id: string): SessionMeta {
-    const file = this.services.paths.sessionFile(id);
-    const display = this.services.paths.display(file);
-    const meta = readJsonFile(file, SessionMetaSchema, { what: 'session file', displayPath: display });
-    if (meta.id !== id) {
-      throw new ConfigError({ file: display, field: 'id', problem: `says "${meta.id}" but the session's folder is "${id}"`, fix: `set "id" to "${id}", or move the folder` });
-    }
-    return meta;
+  private cached(id: string): Session | undefined {
+    const cached = this.open.get(id);
+    if (!cached) return undefined;
+    this.open.delete(id);
+    this.open.set(id, cached);
+    return cached;
   }
 
-  close(): void {
-    for (const session of this.open.values()) session.close();
-    this.open.clear();
+  /** One `Session` per id in this process: callers that looked the same session up at once get the same object. */
+  private adopt(meta: SessionMeta): Session {
+    return this.cached(meta.id) ?? this.remember(new Session(meta, this.services));
   }
 
   private remember(session: Session): Session {
@@ -135,35 +115,5 @@ export class SessionStore {
     }
     this.open.set(session.id, session);
     return session;
-  }
-}
-
-
-function newMeta(options: { title?: string }): SessionMeta {
-  const now = new Date();
-  // Sortable by time, unique across processes started in the same second.
-  const id = `${now.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}-${randomBytes(3).toString('hex')}`;
-  return {
-    version: SESSION_FORMAT_VERSION,
-    id,
-    createdAt: now.toISOString(),
-    lastActiveAt: now.toISOString(),
-    ...(options.title ? { title: options.title } : {}),
-  };
-}
-
-/** Session ids name folders: the alphabet of participant ids, so `../../src` can never be one. */
-export function assertSessionId(id: string): void {
-  if (!isValidIdPart(id)) {
-    throw new LegionError('invalid_session_id', `"${id}" is not a session id: use letters, digits, ".", "-" or single "_" (at most 64 characters), as "legion sessions" lists them.`, { id });
-  }
-}
-
-function readClaim(path: string): SessionMeta | undefined {
-  try {
-    const parsed = SessionMetaSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -174,7 +174,7 @@ describe('crash safety of conversations', () => {
       entryAgent: 'worker',
       scripts: { worker: [{ text: 'Back after the crash.' }] },
     });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const file = conversationFile(session.id, 'user__worker');
     const lockFile = join(sessionDir(session.id), 'locks', 'user__worker.lock');
 
@@ -197,7 +197,7 @@ describe('crash safety of conversations', () => {
     test.legion.close();
     const legion = reopen();
     const warnings = collectWarnings(legion);
-    const resumed = legion.sessions.latest()!;
+    const resumed = (await legion.sessions.latest())!;
     expect(resumed.id).toBe(session.id);
     expect(resumed.conversation({ initiator: 'user', responder: 'worker' }).recent(10)).toEqual(committed);
 
@@ -238,7 +238,7 @@ describe('crash safety of conversations', () => {
         },
       },
     });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     test.legion.close();
     const conversationsDir = join(sessionDir(session.id), 'conversations');
     // A child killed right after it opened the workspace may not have created any yet.
@@ -267,7 +267,7 @@ describe('crash safety of conversations', () => {
 
       const legion = reopen();
       const warnings = collectWarnings(legion);
-      const reopened = legion.sessions.get(session.id);
+      const reopened = await legion.sessions.get(session.id);
       for (const ref of reopened.listConversations()) reopened.conversation(ref).recent(5);
       // A torn last line is reported, never a failure; nothing else is.
       expect(new Set(warnings.map((warning) => warning.path.split('/').at(-1))), label).toEqual(new Set(torn.keys()));
@@ -299,13 +299,13 @@ describe('crash safety of conversations', () => {
     }
     const final = reopen();
     const warnings = collectWarnings(final);
-    expect(final.sessions.get(session.id).recentMessages(4).map(({ message }) => textOf(message))).toContain(`resumed after resume ${rounds - 1}`);
+    expect((await final.sessions.get(session.id)).recentMessages(4).map(({ message }) => textOf(message))).toContain(`resumed after resume ${rounds - 1}`);
     expect(warnings).toEqual([]);
   }, 90_000);
 
   it('drops a torn last line with a warning on load, keeps its bytes in a .torn- file at the next append, and reads on cleanly', async () => {
     test = createTestLegion({ participants: [userParticipant(), mockParticipant('echo', [{ trigger: '*', response: 'pong' }])] });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     await test.legion.send(session, 'one', { to: 'echo' });
     test.legion.close();
     const file = conversationFile(session.id, 'user__echo');
@@ -317,7 +317,7 @@ describe('crash safety of conversations', () => {
 
     const legion = reopen();
     const warnings = collectWarnings(legion);
-    const reopened = legion.sessions.get(session.id);
+    const reopened = await legion.sessions.get(session.id);
     expect(reopened.recentMessages(10).map(({ message }) => textOf(message))).toEqual(['one', 'pong']);
     expect(warnings).toEqual([
       { path: expect.stringMatching(/user__echo\.jsonl$/), offset: intact.length, problem: expect.stringContaining('torn last line') },
@@ -340,7 +340,7 @@ describe('crash safety of conversations', () => {
 
     const again = reopen();
     const laterWarnings = collectWarnings(again);
-    expect(again.sessions.get(session.id).recentMessages(10).map(({ message }) => textOf(message))).toEqual(['one', 'pong', 'two', 'pong']);
+    expect((await again.sessions.get(session.id)).recentMessages(10).map(({ message }) => textOf(message))).toEqual(['one', 'pong', 'two', 'pong']);
     expect(laterWarnings).toEqual([]);
   });
 
@@ -359,18 +359,18 @@ describe('crash safety of conversations', () => {
         ],
       },
     });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     await test.legion.send(session, 'one');
     test.legion.close();
     appendFileSync(conversationFile(session.id, 'user__worker'), '{"kind":"message","id":"torn-1","role":"assist');
 
     // One process shows the conversation's context (outside a turn) while the torn line is there…
     const viewer = reopen();
-    const viewed = viewer.sessions.get(session.id);
+    const viewed = await viewer.sessions.get(session.id);
     expect(viewed.conversation({ initiator: 'user', responder: 'worker' }).history().map(textOf)).toEqual(['one', 'first answer']);
     // …another one takes a turn, which cuts the torn line and appends…
     const other = reopen();
-    expect(await other.send(other.sessions.get(session.id), 'two')).toMatchObject({ status: 'success', reply: 'second answer' });
+    expect(await other.send(await other.sessions.get(session.id), 'two')).toMatchObject({ status: 'success', reply: 'second answer' });
     // …and the first one's next turn gives its model everything, in order.
     expect(await viewer.send(viewed, 'three')).toMatchObject({ status: 'success', reply: 'third answer' });
     test.assertScriptsDone();
@@ -387,7 +387,7 @@ describe('crash safety of conversations', () => {
         mockParticipant('echo', texts.map((text) => ({ trigger: `/^${text}$/`, response: `ack ${text}`, delayMs: 10 }))),
       ],
     });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     test.legion.close();
 
     const runs = prefixes.map((prefix) => runFixture('send-many.mjs', [test!.root, session.id, prefix, String(perProcess)]));
@@ -426,7 +426,7 @@ describe('crash safety of conversations', () => {
 
   it('in one process, a second concurrent send refuses with ifBusy "fail" and queues with "wait"', async () => {
     test = createTestLegion({ participants: [userParticipant(), mockParticipant('slow', [{ trigger: '*', response: 'done', delayMs: 20 }])] });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const send = (message: string, ifBusy: 'fail' | 'wait') => session.send({ from: 'user', to: 'slow', message, ifBusy });
 
     const [first, second] = await Promise.allSettled([send('first', 'fail'), send('second', 'fail')]);

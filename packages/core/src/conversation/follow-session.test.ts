@@ -61,17 +61,17 @@ describe('following the conversation logs that another process appends to', () =
 
   it('turns another Legion\'s appends into message:sent events, as its own would have been, conversations that appear later included', async () => {
     workspace();
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const sent = sentEvents(test.legion);
-    const follower = test.legion.follow(session.id);
+    const follower = await test.legion.follow(session.id);
 
-    await other!.send(other!.sessions.get(session.id), 'ping', { to: 'echo' });
-    await other!.send(other!.sessions.get(session.id), 'again', { to: 'echo', conversation: 'side' });
+    await other!.send(await other!.sessions.get(session.id), 'ping', { to: 'echo' });
+    await other!.send(await other!.sessions.get(session.id), 'again', { to: 'echo', conversation: 'side' });
     const remote = await sent.until(4);
 
     const logged = [
-      ...other!.sessions.get(session.id).conversation({ initiator: 'user', responder: 'echo' }).recent(10),
-      ...other!.sessions.get(session.id).conversation({ initiator: 'user', responder: 'echo', name: 'side' }).recent(10),
+      ...(await other!.sessions.get(session.id)).conversation({ initiator: 'user', responder: 'echo' }).recent(10),
+      ...(await other!.sessions.get(session.id)).conversation({ initiator: 'user', responder: 'echo', name: 'side' }).recent(10),
     ];
     expect(remote.map(({ seq: _seq, ...event }) => event)).toEqual([
       { sessionId: session.id, conversationId: 'user__echo', initiator: 'user', responder: 'echo', message: logged[0], author: 'user', remote: true },
@@ -85,9 +85,9 @@ describe('following the conversation logs that another process appends to', () =
 
   it('does not repeat what this Legion appended itself', async () => {
     workspace();
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const sent = sentEvents(test.legion);
-    const follower = test.legion.follow(session);
+    const follower = await test.legion.follow(session);
 
     await test.legion.send(session, 'mine', { to: 'echo' });
     follower.check();
@@ -96,7 +96,7 @@ describe('following the conversation logs that another process appends to', () =
       ['echo', undefined],
     ]);
 
-    await other!.send(other!.sessions.get(session.id), 'theirs', { to: 'echo' });
+    await other!.send(await other!.sessions.get(session.id), 'theirs', { to: 'echo' });
     follower.check();
     await test.legion.send(session, 'mine again', { to: 'echo' });
     follower.check();
@@ -112,37 +112,37 @@ describe('following the conversation logs that another process appends to', () =
 
   it('starts at the end of what is there, or exactly after a cursor an earlier follower gave', async () => {
     workspace();
-    const session = test.legion.sessions.create();
-    await other!.send(other!.sessions.get(session.id), 'before', { to: 'echo' });
+    const session = await test.legion.sessions.create();
+    await other!.send(await other!.sessions.get(session.id), 'before', { to: 'echo' });
     const sent = sentEvents(test.legion);
 
-    const first = test.legion.follow(session.id);
+    const first = await test.legion.follow(session.id);
     first.check();
     expect(sent.all).toEqual([]);
-    await other!.send(other!.sessions.get(session.id), 'seen', { to: 'echo' });
+    await other!.send(await other!.sessions.get(session.id), 'seen', { to: 'echo' });
     await sent.until(2);
     const cursor = first.cursor();
     first();
 
     // While nobody follows: more in the known conversation, and a new one.
-    await other!.send(other!.sessions.get(session.id), 'missed', { to: 'echo' });
-    await other!.send(other!.sessions.get(session.id), 'new', { to: 'echo', conversation: 'later' });
+    await other!.send(await other!.sessions.get(session.id), 'missed', { to: 'echo' });
+    await other!.send(await other!.sessions.get(session.id), 'new', { to: 'echo', conversation: 'later' });
     const texts = (): string[] => sent.remote().map((event) => (event.message.content[0]!.type === 'text' ? event.message.content[0]!.text : ''));
     expect(texts()).toEqual(['seen', 'pong']);
 
-    const second = test.legion.follow(session.id, { from: cursor });
+    const second = await test.legion.follow(session.id, { from: cursor });
     expect(texts()).toEqual(['seen', 'pong', 'missed', 'pong', 'new', 'pong']);
     second();
   });
 
   it('waits for a line still being written, and says what it skips or finds cut, then follows on', async () => {
     workspace();
-    const session = test.legion.sessions.create();
-    await other!.send(other!.sessions.get(session.id), 'hello', { to: 'echo' });
+    const session = await test.legion.sessions.create();
+    await other!.send(await other!.sessions.get(session.id), 'hello', { to: 'echo' });
     const file = join(test.root, '.legion', 'sessions', session.id, 'conversations', 'user__echo.jsonl');
     const sent = sentEvents(test.legion);
     const warned = warnings(test.legion);
-    const follower = test.legion.follow(session.id);
+    const follower = await test.legion.follow(session.id);
 
     const whole = line('m-1', 'user', 'written in two parts');
     appendFileSync(file, whole.slice(0, 30));
@@ -173,16 +173,16 @@ describe('following the conversation logs that another process appends to', () =
 
   it('reports a log it cannot read once, without stopping the others; close() stops every follower', async () => {
     workspace();
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const conversations = join(test.root, '.legion', 'sessions', session.id, 'conversations');
     mkdirSync(conversations, { recursive: true });
     const sent = sentEvents(test.legion);
     const warned = warnings(test.legion);
-    const follower = test.legion.follow(session.id);
+    const follower = await test.legion.follow(session.id);
     appendFileSync(join(conversations, 'not-a-conversation.jsonl'), line('x-1', 'user', 'stray'));
     appendFileSync(join(conversations, 'user__echo.jsonl'), `${JSON.stringify({ kind: 'header', version: 99, conversationId: 'user__echo', initiator: 'user', responder: 'echo', createdAt: '2026-01-01T00:00:00.000Z' })}\n`);
     appendFileSync(join(conversations, 'user__echo.jsonl'), line('x-2', 'user', 'from the future'));
-    await other!.send(other!.sessions.get(session.id), 'fine', { to: 'echo', conversation: 'ok' });
+    await other!.send(await other!.sessions.get(session.id), 'fine', { to: 'echo', conversation: 'ok' });
     follower.check();
     follower.check();
 
@@ -222,14 +222,14 @@ describe('following the conversation logs that another process appends to', () =
     });
     other = test.reopen();
     for (const legion of [test.legion, other]) legion.tools.register(touchTool);
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const heard: LegionEvent[] = [];
     test.legion.events.onAny((event) => {
       if (event.type.startsWith('approval:')) heard.push(event);
     });
-    const follower = test.legion.follow(session.id);
+    const follower = await test.legion.follow(session.id);
 
-    const theirs = await other.send(other.sessions.get(session.id), 'go');
+    const theirs = await other.send(await other.sessions.get(session.id), 'go');
     const theirId = theirs.status === 'paused' ? theirs.requests[0]!.id : 'missing';
     follower.check();
     expect(heard).toEqual([
@@ -250,7 +250,7 @@ describe('following the conversation logs that another process appends to', () =
         remote: true,
       },
     ]);
-    await other.sessions.get(session.id).answerApprovals([{ id: theirId, decision: 'approve', reason: 'go ahead' }], 'user');
+    (await other.sessions.get(session.id)).answerApprovals([{ id: theirId, decision: 'approve', reason: 'go ahead' }], 'user');
     follower.check();
     expect(heard[1]).toEqual({
       type: 'approval:decided',

@@ -173,7 +173,7 @@ describe('a turn against a misbehaving provider', () => {
   it('an empty answer ends the turn as an error and leaves no empty assistant message in the log', async () => {
     server = await hostileServer((response) => sse(response, anthropicEvents('').replace(/event: content_block_delta[^\n]*\n[^\n]*\n\n/, '')));
     test = legionWith(server.url);
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const result = await test.legion.send(session, 'hello', { to: 'writer' });
     expect(result).toMatchObject({ status: 'error', code: 'provider_empty_response' });
     expect(logLines(test.root, session.id).flatMap((line) => (line.role ? [line.role] : []))).toEqual(['user']);
@@ -182,7 +182,7 @@ describe('a turn against a misbehaving provider', () => {
   it('a reply cut at max_tokens is returned marked as truncated', async () => {
     server = await hostileServer((response) => sse(response, anthropicEvents('The first half of', 'max_tokens')));
     test = legionWith(server.url);
-    const result = await test.legion.send(test.legion.sessions.create(), 'write a lot', { to: 'writer' });
+    const result = await test.legion.send(await test.legion.sessions.create(), 'write a lot', { to: 'writer' });
     expect(result).toMatchObject({ status: 'success', reply: 'The first half of', truncated: true });
   });
 });
@@ -214,7 +214,7 @@ describe('provider keys are bound to their endpoints', () => {
     const { keys } = await keyCollector();
     // The key is meant for Anthropic's own endpoint (no base URL configured).
     test = createTestLegion({ participants: [userParticipant(), agentAt(server!.url)], env: { ANTHROPIC_API_KEY: 'sk-ant-secret' } });
-    const result = await test.legion.send(test.legion.sessions.create(), 'hello', { to: 'writer' });
+    const result = await test.legion.send(await test.legion.sessions.create(), 'hello', { to: 'writer' });
     expect(result.status).toBe('error');
     expect(result.status === 'error' && result.error).toMatch(/anthropic key is not sent to http:\/\/127\.0\.0\.1:\d+ \(model\.baseURL\).*keyOrigins/);
     expect(keys).toEqual([]);
@@ -229,7 +229,7 @@ describe('provider keys are bound to their endpoints', () => {
     writeFileSync(configFile, JSON.stringify({ ...config, providers: { anthropic: { keyOrigins: [server!.url] } } }));
     const allowed = test.reopen();
     try {
-      const result = await allowed.send(allowed.sessions.create(), 'hello', { to: 'writer' });
+      const result = await allowed.send(await allowed.sessions.create(), 'hello', { to: 'writer' });
       expect(result.status === 'success' && result.reply).toBe('collected');
     } finally {
       await allowed.close();
@@ -238,7 +238,7 @@ describe('provider keys are bound to their endpoints', () => {
 
     const viaEndpoint = createTestLegion({ participants: [userParticipant(), agentAt(server!.url)], env: { ANTHROPIC_API_KEY: 'sk-ant-other', ANTHROPIC_BASE_URL: server!.url } });
     try {
-      const result = await viaEndpoint.legion.send(viaEndpoint.legion.sessions.create(), 'hello', { to: 'writer' });
+      const result = await viaEndpoint.legion.send(await viaEndpoint.legion.sessions.create(), 'hello', { to: 'writer' });
       expect(result.status).toBe('success');
     } finally {
       await viaEndpoint.cleanup();

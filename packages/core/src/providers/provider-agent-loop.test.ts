@@ -102,7 +102,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     server.mock.on({ model: 'gpt-test', hasToolResult: true }, { content: 'Done: /health returns 200 (4 words)', usage: { prompt_tokens: 150, completion_tokens: 12 } }, { chunkSize: 5 });
     const deltas = collectEvents('text:delta');
     const usage = collectEvents('usage:report');
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
 
     const result = await test.legion.send(session, 'Add a health check');
 
@@ -211,7 +211,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     server.mock.on({ model: 'claude-test', hasToolResult: true }, { content: 'Streamed to whoever listens now.' }, { chunkSize: 5 });
     expect(legion.events.hasListeners('text:delta')).toBe(false);
 
-    const result = await legion.send(legion.sessions.create(), 'write');
+    const result = await legion.send(await legion.sessions.create(), 'write');
 
     expect(result).toMatchObject({ status: 'success', reply: 'Streamed to whoever listens now.' });
     expect(deltas.length).toBeGreaterThan(1);
@@ -236,7 +236,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     );
     server.mock.on({ model: 'claude-test', hasToolResult: true }, { content: 'Three words; the second input was not text.' });
 
-    const result = await test.legion.send(test.legion.sessions.create(), 'count two things');
+    const result = await test.legion.send(await test.legion.sessions.create(), 'count two things');
 
     expect(result).toMatchObject({ status: 'success', reply: 'Three words; the second input was not text.' });
     expect(runs).toEqual([{ text: 'one two three' }]);
@@ -270,7 +270,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     server.mock.on({ model: 'gpt-test', hasToolResult: false }, { toolCalls: [{ id: 'call_bad', name: 'word_count', arguments: '{"text": "a b' }] });
     server.mock.on({ toolCallId: 'call_bad' }, { toolCalls: [{ id: 'call_fixed', name: 'word_count', arguments: '{"text": "a b"}' }] });
     server.mock.on({ toolCallId: 'call_fixed' }, { content: 'Two words.' });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
 
     const result = await test.legion.send(session, 'count "a b"');
 
@@ -296,7 +296,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     server.mock.on({ userMessage: 'first', sequenceIndex: 0 }, { content: 'a reply that will be cut off midway' }, { chunkSize: 2, latency: 2, truncateAfterChunks: 5 });
     server.mock.onMessage('second', { content: 'Answering both.' });
     const deltas = collectEvents('text:delta');
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
 
     const broken = await test.legion.send(session, 'first');
 
@@ -320,7 +320,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     test = createTestLegion({ participants: [userParticipant(), agent('solo', gpt(), { delegation: 'none' })], env: keyEnv(server.anthropicURL) });
     server.mock.on({ userMessage: 'hello', sequenceIndex: 0 }, { toolCalls: [{ name: 'word_count', arguments: '{"text":"x"}' }] }, { truncateAfterChunks: 2, latency: 2 });
     server.mock.onMessage('hello', { content: 'Hello!' });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
 
     expect(await test.legion.send(session, 'hello')).toMatchObject({ status: 'success', reply: 'Hello!' });
     expect(server.openaiBodies()).toHaveLength(2);
@@ -349,7 +349,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
         if (event.participantId === 'developer') resolve(event);
       });
     });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
 
     const result = await test.legion.send(session, 'Build everything', { signal: controller.signal });
 
@@ -384,7 +384,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
   it('ends the turn with an error naming provider, model and fix when the key is rejected, and logs no reply', async () => {
     test = createTestLegion({ participants: [userParticipant(), agent('solo', claude(), { delegation: 'none' })], env: keyEnv(server.anthropicURL) });
     server.mock.on({ model: 'claude-test' }, { error: { message: 'invalid x-api-key', type: 'authentication_error' }, status: 401 });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
 
     const result = await test.legion.send(session, 'hello');
 
@@ -407,7 +407,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     server.mock.on({ model: 'claude-test', hasToolResult: false }, { toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: '{"to":"developer","message":"Do it"}' }] });
     server.mock.on({ model: 'claude-test', hasToolResult: true }, { content: 'The developer is misconfigured; I will tell the user.' });
     server.mock.on({ model: 'gpt-nope' }, { error: { message: 'The model `gpt-nope` does not exist', type: 'invalid_request_error', code: 'model_not_found' }, status: 404 });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
 
     const result = await test.legion.send(session, 'go');
 
@@ -431,7 +431,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     test = createTestLegion({ participants: [userParticipant(), agent('solo', model, { delegation: 'none' })], env: keyEnv(server.anthropicURL) });
     // Retries would only make this test slow: settings as the global config would give them.
     test.legion.providers.useFor('solo', new AnthropicProvider(model, { maxRetries: 0 }, keyEnv(nowhere)));
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
 
     const result = await test.legion.send(session, 'hello');
 
@@ -443,7 +443,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
 
   it('ends the turn with an error naming the variable to set when no key is configured', async () => {
     test = createTestLegion({ participants: [userParticipant(), agent('solo', claude(), { delegation: 'none' })], env: {} });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
 
     const result = await test.legion.send(session, 'hello');
 

@@ -34,7 +34,7 @@ describe('AgentRuntime and communicate', () => {
         ],
       },
     });
-    const result = await test.legion.send(test.legion.sessions.create(), 'go');
+    const result = await test.legion.send(await test.legion.sessions.create(), 'go');
     expect(result).toMatchObject({ status: 'success', reply: 'done' });
     test.assertScriptsDone();
   });
@@ -50,7 +50,7 @@ describe('AgentRuntime and communicate', () => {
         ],
       },
     });
-    expect(await test.legion.send(test.legion.sessions.create(), 'go')).toMatchObject({ reply: 'did it myself' });
+    expect(await test.legion.send(await test.legion.sessions.create(), 'go')).toMatchObject({ reply: 'did it myself' });
     test.assertScriptsDone();
   });
 
@@ -79,14 +79,14 @@ describe('AgentRuntime and communicate', () => {
         ],
       },
     });
-    await test.legion.send(test.legion.sessions.create(), 'go');
+    await test.legion.send(await test.legion.sessions.create(), 'go');
     test.assertScriptsDone();
 
     const reviewer = createTestLegion({
       participants: [userParticipant(), agentParticipant('reviewer', { delegation: 'none' })],
       scripts: { reviewer: [{ expect: (request) => expect(request.tools.map((tool) => tool.name)).not.toContain('communicate'), text: 'hi' }] },
     });
-    await reviewer.legion.send(reviewer.legion.sessions.create(), 'hello', { to: 'reviewer' });
+    await reviewer.legion.send(await reviewer.legion.sessions.create(), 'hello', { to: 'reviewer' });
     reviewer.assertScriptsDone();
     reviewer.cleanup();
   });
@@ -120,7 +120,7 @@ describe('AgentRuntime and communicate', () => {
     test.legion.events.onAny((event: LegionEvent) => {
       if ((event.type === 'turn:start' || event.type === 'turn:end') && event.participantId !== 'coordinator') order.push(`${event.type} ${event.participantId}`);
     });
-    expect(await test.legion.send(test.legion.sessions.create(), 'go')).toMatchObject({ reply: 'both done' });
+    expect(await test.legion.send(await test.legion.sessions.create(), 'go')).toMatchObject({ reply: 'both done' });
     expect(order.slice(0, 2).sort()).toEqual(['turn:start alpha', 'turn:start beta']);
     test.assertScriptsDone();
   });
@@ -152,7 +152,7 @@ describe('AgentRuntime and communicate', () => {
         alpha: [{ delayMs: 30, text: 'first' }, { text: 'second' }],
       },
     });
-    await test.legion.send(test.legion.sessions.create(), 'go');
+    await test.legion.send(await test.legion.sessions.create(), 'go');
     test.assertScriptsDone();
   });
 
@@ -161,7 +161,7 @@ describe('AgentRuntime and communicate', () => {
       participants: [userParticipant(), agentParticipant('looper', { limits: { maxIterations: 3 } })],
       scripts: { looper: (_request, index) => ({ toolCalls: [{ name: 'list_participants', input: { type: index % 2 ? 'agent' : 'user' } }] }) },
     });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const result = await test.legion.send(session, 'go', { to: 'looper' });
     expect(result).toMatchObject({ status: 'error', code: 'max_iterations' });
     expect(test.providers.looper!.callCount).toBe(3);
@@ -183,7 +183,7 @@ describe('AgentRuntime and communicate', () => {
       },
     });
     test.legion.tools.register(defineTool({ name: 'probe', effect: 'read', description: 'p', inputSchema: z.object({ x: z.number() }), execute: async () => ({ status: 'success', data: ++runs }) }));
-    expect(await test.legion.send(test.legion.sessions.create(), 'go', { to: 'solo' })).toMatchObject({ reply: 'stopping' });
+    expect(await test.legion.send(await test.legion.sessions.create(), 'go', { to: 'solo' })).toMatchObject({ reply: 'stopping' });
     expect(runs).toBe(2);
     test.assertScriptsDone();
   });
@@ -226,7 +226,7 @@ describe('AgentRuntime and communicate', () => {
     tools.register(defineTool({ name: 'slow', effect: 'read', description: 'hangs', inputSchema: z.object({}), timeoutMs: 50, execute: () => new Promise(() => {}) }));
     tools.register(defineTool({ name: 'strict', effect: 'read', description: 'typed', inputSchema: z.object({ count: z.number() }), execute: async () => ({ status: 'success', data: 'ok' }) }));
     tools.register(defineTool({ name: 'huge', effect: 'read', description: 'floods', inputSchema: z.object({}), execute: async () => ({ status: 'success', data: 'x'.repeat(5_000_000) }) }));
-    expect(await test.legion.send(test.legion.sessions.create(), 'go', { to: 'solo' })).toMatchObject({ reply: 'handled' });
+    expect(await test.legion.send(await test.legion.sessions.create(), 'go', { to: 'solo' })).toMatchObject({ reply: 'handled' });
     test.assertScriptsDone();
   });
 
@@ -249,7 +249,7 @@ describe('AgentRuntime and communicate', () => {
         return '8080';
       },
     });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     expect(await test.legion.send(session, 'start the server')).toMatchObject({ reply: 'Using 8080' });
     expect(questions).toEqual(['user>coordinator: Which port?']);
     expect(session.listConversations().map((ref) => ref.conversationId)).toEqual(['coordinator__user', 'user__coordinator']);
@@ -260,7 +260,7 @@ describe('AgentRuntime and communicate', () => {
       participants: [userParticipant(), agentParticipant('solo', { delegation: 'none' })],
       scripts: { solo: [{ error: new Error('connection refused') }, { text: 'back again' }] },
     });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const failed = await test.legion.send(session, 'hi', { to: 'solo' });
     expect(failed).toMatchObject({ status: 'error', code: 'model_failed' });
     expect(failed.status === 'error' && failed.error).toContain('connection refused');

@@ -39,7 +39,7 @@ describe('legion.attachUser: messages to the user go to every attached surface',
     });
     const sent: Array<LegionEvents['message:sent']> = [];
     test.legion.events.on('message:sent', (event) => sent.push(event));
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     expect(await test.legion.send(session, 'start the server')).toMatchObject({ reply: 'Using 8080' });
     expect(await replAsked.promise).toMatchObject({ from: 'coordinator', text: 'Which port?', chain: ['user', 'coordinator'], user: { id: 'user' }, conversation: { conversationId: 'coordinator__user' } });
     expect(replReasons).toEqual([expect.any(AnsweredElsewhereError)]);
@@ -72,7 +72,7 @@ describe('legion.attachUser: messages to the user go to every attached surface',
     test.legion.attachUser({ medium: 'broken', ask: () => Promise.reject(new Error('no one home')) });
     const failures: Array<LegionEvents['error:raised']> = [];
     test.legion.events.on('error:raised', (event) => failures.push(event));
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     expect(await test.legion.send(session, 'start the server')).toMatchObject({ reply: 'Assuming 3000' });
     expect(failures).toContainEqual(expect.objectContaining({ scope: 'user surface broken', message: 'no one home', code: 'user_surface_failed', sessionId: session.id }));
     test.assertScriptsDone();
@@ -94,7 +94,7 @@ describe('legion.attachUser: messages to the user go to every attached surface',
     });
     const detach = test.legion.attachUser({ medium: 'web', ask: async () => 'too late' });
     detach();
-    expect(await test.legion.send(test.legion.sessions.create(), 'start the server')).toMatchObject({ reply: 'Assuming 3000' });
+    expect(await test.legion.send(await test.legion.sessions.create(), 'start the server')).toMatchObject({ reply: 'Assuming 3000' });
     test.assertScriptsDone();
   });
 });

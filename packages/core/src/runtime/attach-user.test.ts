@@ -76,7 +76,7 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
     });
     const decided: Array<LegionEvents['approval:decided']> = [];
     test.legion.events.on('approval:decided', (event) => decided.push(event));
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     expect(await test.legion.send(session, 'write it', { to: 'solo' })).toMatchObject({ status: 'success', reply: 'tool said: wrote note.txt' });
     expect(decided).toMatchObject([{ decision: 'approved', decidedBy: 'user', medium: 'web' }]);
     expect(terminalReasons).toHaveLength(1);
@@ -86,7 +86,7 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
     expect(decisionLines(test, session.id)).toMatchObject([{ decision: 'approved', decidedBy: 'user', medium: 'web' }]);
     // A fresh process reads the medium back from the log.
     const reopened = test.reopen();
-    expect(reopened.sessions.get(session.id).approvals.list()).toMatchObject([{ decisionMedium: 'web' }]);
+    expect((await reopened.sessions.get(session.id)).approvals.list()).toMatchObject([{ decisionMedium: 'web' }]);
     await reopened.close();
   });
 
@@ -107,7 +107,7 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
         },
       });
     }
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const result = await test.legion.send(session, 'write it', { to: 'solo' });
     const decisions = decisionLines(test, session.id);
     expect(decisions).toHaveLength(1);
@@ -144,7 +144,7 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
         return approveAll(requests);
       },
     });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     expect(await test.legion.send(session, 'write it', { to: 'solo' })).toMatchObject({ reply: 'tool said: wrote note.txt' });
     expect(session.approvals.list()).toMatchObject([{ status: 'approved', decisionMedium: 'web' }]);
     expect(failures.map((event) => event.scope).sort()).toEqual(['user surface broken', 'user surface garbled']);
@@ -154,7 +154,7 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
   it('when every surface fails, an approval pauses durably as with none attached', async () => {
     test = soloWriter();
     test.legion.attachUser({ medium: 'broken', approve: () => Promise.reject(new Error('no one home')), ask: () => Promise.reject(new Error('no one home')) });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const result = await test.legion.send(session, 'write it', { to: 'solo' });
     expect(result).toMatchObject({ status: 'paused', requests: [{ tool: 'write_note', status: 'pending' }] });
     expect(session.approvals.pending()).toHaveLength(1);
@@ -172,7 +172,7 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
         return hangUntilAborted(signal, terminalReasons);
       },
     });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const sending = test.legion.send(session, 'write it', { to: 'solo' });
     const terminalSignal = await terminalAsked.promise;
     // The browser opens while the terminal still shows the prompt, then the terminal goes away.
@@ -207,7 +207,7 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
         return hangUntilAborted(signal, reasons);
       },
     });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const sending = test.legion.send(session, 'write it', { to: 'solo' });
     await asked.promise;
     detach();
@@ -220,7 +220,7 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
     test = soloWriter();
     test.legion.attachUser({ medium: 'chat', ask: async () => 'only questions here' });
     test.legion.attachUser({ medium: 'web', approve: async (requests) => approveAll(requests) })();
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const paused = await test.legion.send(session, 'write it', { to: 'solo' });
     expect(paused).toMatchObject({ status: 'paused', requests: [{ tool: 'write_note', status: 'pending' }] });
     expect(existsSync(join(test.root, 'note.txt'))).toBe(false);
@@ -238,7 +238,7 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
 
   it('reads an approvals log written before decisions had a medium, and adds decisions with one', async () => {
     test = soloWriter();
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const file = join(test.root, '.legion', 'sessions', session.id, 'approvals.jsonl');
     mkdirSync(dirname(file), { recursive: true });
     copyFileSync(join(fixtures, 'approvals-v1.jsonl'), file);
@@ -247,7 +247,7 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
     expect(pending).toMatchObject({ id: 'apr_7d14ebeeb8fa', status: 'pending' });
     expect(session.approvals.decide([{ kind: 'decision', version: 1, requestId: 'apr_7d14ebeeb8fa', at: new Date().toISOString(), decision: 'rejected', decidedBy: 'user', medium: 'web' }])).toEqual({ ok: true });
     const reopened = test.reopen();
-    expect(reopened.sessions.get(session.id).approvals.list()).toMatchObject([
+    expect((await reopened.sessions.get(session.id)).approvals.list()).toMatchObject([
       { id: 'apr_503ae2cf1279', status: 'approved', decisionMedium: undefined },
       { id: 'apr_7d14ebeeb8fa', status: 'rejected', decidedBy: 'user', decisionMedium: 'web' },
     ]);

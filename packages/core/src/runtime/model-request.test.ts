@@ -35,7 +35,7 @@ describe('the model request of each step', () => {
       },
     });
     test.legion.tools.register(echo);
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     expect(await test.legion.send(session, 'go', { to: 'worker' })).toMatchObject({ status: 'success', reply: 'done' });
 
     expect(kept.map((step) => step.messages.length)).toEqual([1, 3, 5]);

@@ -19,66 +19,66 @@ describe('finding the latest session', () => {
   });
 
   it('follows activity across processes: the session used last is the one resumed', async () => {
-    const first = test.legion.sessions.create({ title: 'first' });
-    const second = test.legion.sessions.create({ title: 'second' });
+    const first = await test.legion.sessions.create({ title: 'first' });
+    const second = await test.legion.sessions.create({ title: 'second' });
     // Two sessions created within one millisecond tie; the test wants an order.
     setLastActive(first.id, EARLIER);
-    expect(test.reopen().sessions.latest()?.id).toBe(second.id);
+    expect((await test.reopen().sessions.latest())?.id).toBe(second.id);
 
     // Another Legion on the same workspace (as another process would) talks in the first session.
     const other = test.reopen();
-    await other.sessions.get(first.id).send({ from: 'user', to: 'echo', message: 'back to the first' });
+    await (await other.sessions.get(first.id)).send({ from: 'user', to: 'echo', message: 'back to the first' });
     other.close();
-    expect(test.reopen().sessions.latest()?.id).toBe(first.id);
+    expect((await test.reopen().sessions.latest())?.id).toBe(first.id);
   });
 
-  it('does not read every session to find the latest', () => {
-    const older = test.legion.sessions.create({ title: 'older' });
-    const newest = test.legion.sessions.create({ title: 'newest' });
+  it('does not read every session to find the latest', async () => {
+    const older = await test.legion.sessions.create({ title: 'older' });
+    const newest = await test.legion.sessions.create({ title: 'newest' });
     setLastActive(older.id, EARLIER);
-    expect(test.reopen().sessions.latest()?.id).toBe(newest.id);
+    expect((await test.reopen().sessions.latest())?.id).toBe(newest.id);
     // A broken session.json is reported whenever it is read; finding the latest must not read it.
     writeFileSync(sessionFile(older.id), '{ not json');
     const fresh = test.reopen();
     const warnings: LegionEvent[] = [];
     fresh.events.on('storage:warning', (event) => warnings.push(event));
-    expect(fresh.sessions.latest()?.id).toBe(newest.id);
+    expect((await fresh.sessions.latest())?.id).toBe(newest.id);
     expect(warnings).toEqual([]);
     // A listing still reads (and reports) it.
-    fresh.sessions.list();
+    await fresh.sessions.list();
     expect(warnings).toHaveLength(1);
   });
 
-  it('notices sessions added or removed behind its back', () => {
-    const kept = test.legion.sessions.create({ title: 'kept' });
-    const dropped = test.legion.sessions.create({ title: 'dropped' });
+  it('notices sessions added or removed behind its back', async () => {
+    const kept = await test.legion.sessions.create({ title: 'kept' });
+    const dropped = await test.legion.sessions.create({ title: 'dropped' });
     setLastActive(kept.id, EARLIER);
-    expect(test.reopen().sessions.latest()?.id).toBe(dropped.id);
+    expect((await test.reopen().sessions.latest())?.id).toBe(dropped.id);
 
     // A session folder copied in by hand, active later than any other.
     const copied = '20991231-235959-abcdef';
     cpSync(join(test.root, '.legion', 'sessions', kept.id), join(test.root, '.legion', 'sessions', copied), { recursive: true });
     writeFileSync(sessionFile(copied), JSON.stringify({ version: 1, id: copied, createdAt: '2099-12-31T23:59:59.000Z', lastActiveAt: '2099-12-31T23:59:59.000Z' }));
-    expect(test.reopen().sessions.latest()?.id).toBe(copied);
+    expect((await test.reopen().sessions.latest())?.id).toBe(copied);
 
     rmSync(join(test.root, '.legion', 'sessions', copied), { recursive: true });
     rmSync(join(test.root, '.legion', 'sessions', dropped.id), { recursive: true });
-    expect(test.reopen().sessions.latest()?.id).toBe(kept.id);
+    expect((await test.reopen().sessions.latest())?.id).toBe(kept.id);
   });
 
-  it('survives a damaged index by scanning', () => {
-    const a = test.legion.sessions.create({ title: 'a' });
-    const b = test.legion.sessions.create({ title: 'b' });
+  it('survives a damaged index by scanning', async () => {
+    const a = await test.legion.sessions.create({ title: 'a' });
+    const b = await test.legion.sessions.create({ title: 'b' });
     setLastActive(a.id, EARLIER);
-    expect(test.reopen().sessions.latest()?.id).toBe(b.id);
+    expect((await test.reopen().sessions.latest())?.id).toBe(b.id);
     const index = join(test.root, '.legion', 'run', 'latest-session.json');
     for (const content of ['', '{"id": 7}', JSON.stringify({ id: '../../etc', lastActiveAt: 'x', sessionsMtimeNs: '0' })]) {
       writeFileSync(index, content);
-      expect(test.reopen().sessions.latest()?.id).toBe(b.id);
+      expect((await test.reopen().sessions.latest())?.id).toBe(b.id);
     }
     // An index that names a valid session but is out of date with the folder is not trusted either.
     setLastActive(b.id, '2000-01-01T00:00:00.000Z');
     writeFileSync(index, JSON.stringify({ id: b.id, lastActiveAt: '2099-01-01T00:00:00.000Z', sessionsMtimeNs: '1' }));
-    expect(test.reopen().sessions.latest()?.id).not.toBe(b.id);
+    expect((await test.reopen().sessions.latest())?.id).not.toBe(b.id);
   });
 });

@@ -53,7 +53,7 @@ describe('secrets in tool results', () => {
     test.legion.tools.register(defineTool({ name: 'leaky', description: 'prints its environment', effect: 'read', inputSchema: z.object({}), execute: async () => ({ status: 'success', data: `key=${secret}` }) }));
     const seen: string[] = [];
     test.legion.events.onAny((event) => seen.push(JSON.stringify(event)));
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     expect(await test.legion.send(session, 'go', { to: 'solo' })).toMatchObject({ reply: 'ok' });
     const dir = `${test.root}/.legion/sessions/${session.id}/conversations`;
     const logs = readdirSync(dir).map((file) => readFileSync(`${dir}/${file}`, 'utf8')).join('\n');

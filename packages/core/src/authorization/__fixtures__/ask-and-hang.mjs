@@ -34,6 +34,6 @@ legion.attachUser({
     return new Promise(() => setInterval(() => {}, 60_000));
   },
 });
-const session = legion.sessions.get(sessionId);
+const session = await legion.sessions.get(sessionId);
 const result = await legion.send(session, 'please write the note');
 process.stdout.write(`UNEXPECTED_END ${JSON.stringify(result)}\n`);

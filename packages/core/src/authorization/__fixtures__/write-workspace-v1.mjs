@@ -64,11 +64,11 @@ legion.tools.register(
   }),
 );
 
-const nested = legion.sessions.create();
+const nested = await legion.sessions.create();
 console.log('nested', nested.id, JSON.stringify(await nested.send({ from: 'user', to: 'coordinator', message: 'hello' })));
 console.log('nested', nested.id, JSON.stringify(await nested.send({ from: 'user', to: 'coordinator', message: 'please write the note' })));
 
-const deep = legion.sessions.create();
+const deep = await legion.sessions.create();
 const dispose = legion.approvals.setUserHandler(async ({ requests }) => requests.map((request) => ({ id: request.id, decision: 'approve' })));
 console.log('deep', deep.id, JSON.stringify(await deep.send({ from: 'user', to: 'lead', message: 'first note please' })));
 dispose();

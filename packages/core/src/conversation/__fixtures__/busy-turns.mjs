@@ -45,7 +45,7 @@ legion.tools.register(
   }),
 );
 
-const session = legion.sessions.get(sessionId);
+const session = await legion.sessions.get(sessionId);
 process.stdout.write('READY\n');
 for (let turn = 0; ; turn++) {
   const result = await legion.send(session, `turn ${turn} of ${process.pid}`, { to: 'coordinator' });

@@ -29,6 +29,6 @@ legion.tools.register(
   }),
 );
 
-const session = legion.sessions.get(sessionId);
+const session = await legion.sessions.get(sessionId);
 const result = await legion.send(session, 'Run the long job', { to: 'worker' });
 process.stdout.write(`UNEXPECTED_END ${JSON.stringify(result)}\n`);

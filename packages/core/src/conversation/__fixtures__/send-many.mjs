@@ -12,7 +12,7 @@ const count = Number(countArgument);
 if (!root || !sessionId || !prefix || !(count > 0)) throw new Error('usage: send-many.mjs <workspace-root> <session-id> <prefix> <count>');
 
 const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json') });
-const session = legion.sessions.get(sessionId);
+const session = await legion.sessions.get(sessionId);
 const lines = createInterface({ input: process.stdin });
 process.stdout.write('READY\n');
 await new Promise((resolve) => lines.once('line', resolve));

@@ -35,6 +35,8 @@ export interface StorageWarning {
   source: string;
   offset: number;
   problem: string;
+  /** The session the record belongs to, when it belongs to one. */
+  sessionId?: string | undefined;
 }
 
 export interface SessionBackendOptions {
@@ -64,7 +66,10 @@ export interface SessionRecords {
   /** Changes the session's last-active time or title; throws `SessionNotFoundError` when it does not exist. */
   update(id: string, changes: { lastActiveAt?: string | undefined; title?: string | undefined }): Promise<SessionMeta>;
   list(): Promise<SessionListing>;
-  /** The most recently active session (cheaply: not by reading every session). */
+  /**
+   * The most recently active session (cheaply: not by reading every session).
+   * When it has to look at every session after all, what it skips goes to `onWarning`.
+   */
   latest(): Promise<SessionMeta | undefined>;
 }
 

@@ -77,7 +77,7 @@ describe('built-in tools', () => {
     builtin = createBuiltinTools(optionsFor(legion));
     // Legion may already register some built-ins itself (file_read, list_participants); add the rest.
     for (const tool of builtin.tools) if (!legion.tools.get(tool.name)) legion.tools.register(tool);
-    const session = legion.sessions.create();
+    const session = await legion.sessions.create();
 
     const result = await legion.send(session, 'List the TODOs of the workspace');
 

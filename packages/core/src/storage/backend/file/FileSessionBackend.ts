@@ -33,7 +33,7 @@ export class FileSessionBackend implements SessionBackend {
     const paths = new WorkspacePaths(options.root);
     const onWarning = (warning: LogWarning): void =>
       options.onWarning?.({ source: paths.display(warning.path), offset: warning.offset, problem: warning.problem });
-    this.sessions = new FileSessions(paths);
+    this.sessions = new FileSessions(paths, (warning) => options.onWarning?.(warning));
     this.conversations = new FileConversations(paths, { fsync: options.fsync ?? 'turn', onWarning, now: options.now ?? Date.now });
     this.approvals = new FileApprovals(paths, onWarning);
     this.usage = new FileUsage(paths, onWarning);

@@ -237,7 +237,7 @@ describe('FileSessionBackend on files written by earlier Legion code', () => {
       scripts: { coordinator: [{ text: 'Done.', usage: { inputTokens: 12, outputTokens: 3 } }] },
     });
     closers.push(() => test.cleanup());
-    const session = test.legion.sessions.create({ title: 'real run' });
+    const session = await test.legion.sessions.create({ title: 'real run' });
     expect(await test.legion.send(session, 'Do it')).toMatchObject({ status: 'success', reply: 'Done.' });
     const files = new FileSessionBackend({ root: test.root });
     closers.push(() => files.close());

@@ -12,7 +12,10 @@ import type { SessionListing, SessionRecords, StorageWarning } from '../session-
 export class FileSessions implements SessionRecords {
   private readonly index: LatestSessionIndex;
 
-  constructor(private readonly paths: WorkspacePaths) {
+  constructor(
+    private readonly paths: WorkspacePaths,
+    private readonly onWarning: (warning: StorageWarning) => void = () => {},
+  ) {
     this.index = new LatestSessionIndex(paths);
   }
 
@@ -65,7 +68,7 @@ export class FileSessions implements SessionRecords {
         assertSessionName(entry);
         listing.sessions.push(this.readMeta(entry));
       } catch (error) {
-        const warning: StorageWarning = { source: this.paths.display(file), offset: 0, problem: `${(error as Error).message} This session is skipped.` };
+        const warning: StorageWarning = { source: this.paths.display(file), offset: 0, problem: `${(error as Error).message} This session is skipped.`, sessionId: entry };
         listing.warnings.push(warning);
       }
     }
@@ -82,7 +85,9 @@ export class FileSessions implements SessionRecords {
         // A session that cannot be read is reported by the scan below.
       }
     }
-    const newest = (await this.list()).sessions[0];
+    const listing = await this.list();
+    for (const warning of listing.warnings) this.onWarning(warning);
+    const newest = listing.sessions[0];
     if (newest) this.index.write(newest);
     return newest;
   }

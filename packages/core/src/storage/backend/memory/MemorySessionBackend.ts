@@ -39,7 +39,7 @@ export class MemorySessionBackend implements SessionBackend {
       warned.add(key);
       options.onWarning?.(warning);
     };
-    this.sessions = new MemorySessions(this.store);
+    this.sessions = new MemorySessions(this.store, warn);
     this.conversations = new MemoryConversations(this.store, this.processId, options.now ?? Date.now, warn);
     this.approvals = new MemoryApprovals(this.store, warn);
     this.usage = new MemoryUsage(this.store, warn);

@@ -2,12 +2,15 @@ import { ConfigError, SessionNotFoundError } from '../../../errors.js';
 import { SessionMetaSchema, type SessionMeta } from '../../session-meta.js';
 import { applySessionChanges, byMostRecent, newSessionMeta } from '../new-session-meta.js';
 import { assertSessionName } from '../record-names.js';
-import type { SessionListing, SessionRecords } from '../session-backend.js';
+import type { SessionListing, SessionRecords, StorageWarning } from '../session-backend.js';
 import type { MemorySessionStore } from './MemorySessionStore.js';
 import { parseRecord, readRecord } from './memory-records.js';
 
 export class MemorySessions implements SessionRecords {
-  constructor(private readonly store: MemorySessionStore) {}
+  constructor(
+    private readonly store: MemorySessionStore,
+    private readonly onWarning: (warning: StorageWarning) => void = () => {},
+  ) {}
 
   async create(options: { title?: string | undefined } = {}): Promise<SessionMeta> {
     const meta = newSessionMeta(options);
@@ -44,8 +47,8 @@ export class MemorySessions implements SessionRecords {
     const listing: SessionListing = { sessions: [], warnings: [] };
     for (const [id, text] of this.store.sessions) {
       const parsed = parseRecord(text, SessionMetaSchema);
-      if (!parsed.ok) listing.warnings.push({ source: `memory:sessions/${id}`, offset: 0, problem: `the session record ${parsed.problem}. This session is skipped.` });
-      else if (parsed.value.id !== id) listing.warnings.push({ source: `memory:sessions/${id}`, offset: 0, problem: `the session record says "${parsed.value.id}" but is stored as "${id}". This session is skipped.` });
+      if (!parsed.ok) listing.warnings.push({ source: `memory:sessions/${id}`, offset: 0, problem: `the session record ${parsed.problem}. This session is skipped.`, sessionId: id });
+      else if (parsed.value.id !== id) listing.warnings.push({ source: `memory:sessions/${id}`, offset: 0, problem: `the session record says "${parsed.value.id}" but is stored as "${id}". This session is skipped.`, sessionId: id });
       else listing.sessions.push(parsed.value);
     }
     listing.sessions.sort(byMostRecent);
@@ -53,7 +56,9 @@ export class MemorySessions implements SessionRecords {
   }
 
   async latest(): Promise<SessionMeta | undefined> {
-    return (await this.list()).sessions[0];
+    const listing = await this.list();
+    for (const warning of listing.warnings) this.onWarning(warning);
+    return listing.sessions[0];
   }
 
   private read(id: string): SessionMeta {

@@ -5,9 +5,9 @@ import type { Tool } from '../../tool.js';
 
 /** The part of the SessionStore the collective tools read. */
 export interface SessionDirectory {
-  list(): SessionMeta[];
+  list(): Promise<SessionMeta[]>;
   /** Throws SessionNotFoundError for an unknown id. */
-  get(id: string): Session;
+  get(id: string): Promise<Session>;
 }
 
 export interface CollectiveToolsOptions {

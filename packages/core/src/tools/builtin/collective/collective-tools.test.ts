@@ -37,14 +37,14 @@ describe('collective tools', () => {
     JSON.parse(readFileSync(join(test.root, '.legion', 'collective', 'participants', `${id}.json`), 'utf8')) as Record<string, unknown>;
 
   it('gets a participant, or names the known ones', async () => {
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const context = toolContext({ root: test.root, callerId: 'lead', session });
     expect(successText(await run(tools.get_participant!, { id: 'helper' }, context))).toContain('"tools":["file_*"]');
     expect(errorText(await run(tools.get_participant!, { id: 'nobody' }, context))).toBe('No participant "nobody". Known: helper, lead, oracle, user.');
   });
 
   it('creates an agent, validated and saved, from scratch or a template, and refuses a taken id', async () => {
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const context = toolContext({ root: test.root, callerId: 'lead', session });
     expect(successText(await run(tools.create_agent!, { id: 'tester', name: 'Tester', systemPrompt: 'You write tests.', tools: ['file_*', 'shell_run'] }, context))).toBe(
       'Created agent tester (Tester). Your delegation permission does not include it, so you cannot message it yourself.',
@@ -65,7 +65,7 @@ describe('collective tools', () => {
   });
 
   it('an agent grants only what it has: tools, delegation and model endpoints beyond its own are refused and reported', async () => {
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const helper = toolContext({ root: test.root, callerId: 'helper', session });
     const created = successText(await run(tools.create_agent!, { id: 'minion', name: 'Minion', systemPrompt: 'x', tools: 'all', delegation: 'all' }, helper));
     expect(created).toContain('Refused: tools "all" (yours are [file_*]; an agent can give only what it has); delegation "all" (yours are "none"');
@@ -87,7 +87,7 @@ describe('collective tools', () => {
   });
 
   it('modifies only the given fields, can remove optional ones, and validates the result', async () => {
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const context = toolContext({ root: test.root, callerId: 'lead', session });
     expect(successText(await run(tools.modify_agent!, { id: 'helper', systemPrompt: 'You help with files.', tools: ['file_read'], model: null }, context))).toBe(
       'Modified helper: systemPrompt, model, tools.',
@@ -103,7 +103,7 @@ describe('collective tools', () => {
   });
 
   it('retires an agent but not itself, one up the chain, or a user', async () => {
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const context = toolContext({ root: test.root, callerId: 'lead', session, waiting: ['user'] });
     expect(errorText(await run(tools.retire_agent!, { id: 'lead' }, context))).toBe('You cannot retire yourself.');
     expect(errorText(await run(tools.retire_agent!, { id: 'user' }, context))).toContain('is a user, not an agent');
@@ -116,7 +116,7 @@ describe('collective tools', () => {
   });
 
   it('lists the tools the caller may use', async () => {
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     const text = successText(await run(tools.list_tools!, {}, toolContext({ root: test.root, callerId: 'helper', session })));
     expect(text).toMatch(/^7 tools:\n/);
     expect(text.split('\n').slice(1).map((line) => line.split(' ')[0]).sort()).toEqual(['file_delete', 'file_edit', 'file_glob', 'file_grep', 'file_list', 'file_read', 'file_write']);
@@ -127,9 +127,9 @@ describe('collective tools', () => {
   });
 
   it('lists sessions and conversations, and searches history newest first', async () => {
-    const older = test.legion.sessions.create({ title: 'earlier work' });
+    const older = await test.legion.sessions.create({ title: 'earlier work' });
     await test.legion.send(older, 'ping from the past', { to: 'oracle' });
-    const session = test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
     await test.legion.send(session, 'ping', { to: 'oracle' });
     await test.legion.send(session, 'how is the weather', { to: 'oracle' });
     const context = toolContext({ root: test.root, callerId: 'lead', session });

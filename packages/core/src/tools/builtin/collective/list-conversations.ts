@@ -18,7 +18,7 @@ export function createListConversationsTool(options: Pick<CollectiveToolsOptions
     concurrent: true,
     effect: 'read',
     async execute(input, context) {
-      const found = lookupSession(options.sessions, context, input.session_id);
+      const found = await lookupSession(options.sessions, context, input.session_id);
       if ('error' in found) return { status: 'error', error: found.error };
       const { session } = found;
       const refs = session.listConversations();

@@ -15,7 +15,7 @@ export function createListSessionsTool(options: Pick<CollectiveToolsOptions, 'se
     concurrent: true,
     effect: 'read',
     async execute(input, context) {
-      const all = options.sessions.list();
+      const all = await options.sessions.list();
       if (all.length === 0) return { status: 'success', data: 'No sessions.' };
       const limit = input.limit ?? DEFAULT_SESSIONS;
       const lines = all

@@ -43,7 +43,7 @@ export function createSearchHistoryTool(options: Pick<CollectiveToolsOptions, 's
       } catch (error) {
         return { status: 'error', error: `Invalid regular expression: ${(error as Error).message}` };
       }
-      const found = lookupSession(options.sessions, context, input.session_id);
+      const found = await lookupSession(options.sessions, context, input.session_id);
       if ('error' in found) return { status: 'error', error: found.error };
       const { session } = found;
       const refs = session.listConversations().filter((ref) => !input.conversation || ref.conversationId === input.conversation);

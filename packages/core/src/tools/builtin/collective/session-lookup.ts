@@ -4,9 +4,9 @@ import type { ToolContext } from '../../tool.js';
 import type { SessionDirectory } from './collective-tool-options.js';
 
 /** The session a history tool looks into: the caller's own, or the one it named. */
-export function lookupSession(sessions: SessionDirectory, context: Pick<ToolContext, 'session'>, sessionId: string | undefined): { session: Session } | { error: string } {
+export async function lookupSession(sessions: SessionDirectory, context: Pick<ToolContext, 'session'>, sessionId: string | undefined): Promise<{ session: Session } | { error: string }> {
   try {
-    return { session: sessions.get(sessionId ?? context.session.id) };
+    return { session: await sessions.get(sessionId ?? context.session.id) };
   } catch (error) {
     return { error: `${errorMessage(error)} Use list_sessions to see the ids.` };
   }

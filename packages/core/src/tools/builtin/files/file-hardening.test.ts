@@ -66,7 +66,7 @@ describe('searches show only what reading may', () => {
     writeFileSync(join(test.root, '.env'), 'TOKEN=hunter2');
     writeFileSync(join(test.root, 'notes.txt'), 'TOKEN visible');
     symlinkSync(outside, join(test.root, 'ext'));
-    const result = await test.legion.send(test.legion.sessions.create(), 'find the token', { to: 'worker' });
+    const result = await test.legion.send(await test.legion.sessions.create(), 'find the token', { to: 'worker' });
     expect(result, JSON.stringify(result)).toMatchObject({ status: "success", reply: "done" });
     test.assertScriptsDone();
   });

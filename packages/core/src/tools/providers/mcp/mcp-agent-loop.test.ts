@@ -75,7 +75,7 @@ describe('an agent using MCP tools', () => {
     legion = test.reopen();
     // Legion registers the configured servers on open; none starts before a turn needs its tools.
 
-    const session = legion.sessions.create();
+    const session = await legion.sessions.create();
     const result = await legion.send(session, 'What is 2 + 3? Remember it.');
 
     expect(result).toMatchObject({ status: 'success', reply: 'The sum is 5, and I wrote it down.' });
@@ -93,7 +93,7 @@ describe('an agent using MCP tools', () => {
     const calls: string[] = [];
     legion.events.on('tool:result', (event) => calls.push(event.toolUse.name));
 
-    const result = await legion.send(legion.sessions.create(), 'Say hi through MCP.');
+    const result = await legion.send(await legion.sessions.create(), 'Say hi through MCP.');
 
     expect(result).toMatchObject({ status: 'paused' });
     expect(calls).toEqual([]);
