@@ -58,4 +58,14 @@ describe('a long-lived session', () => {
       'heard',
     ]);
   });
+
+  it('gives concurrent lookups of one session the same Session, so its conversations have one turn queue', async () => {
+    test = createTestLegion({ participants: [userParticipant(), mockParticipant('echo', [{ trigger: '*', response: 'heard' }])] });
+    const created = await test.legion.sessions.create();
+    const fresh = test.reopen();
+    const [a, b, latest] = await Promise.all([fresh.sessions.get(created.id), fresh.sessions.get(created.id), fresh.sessions.latest()]);
+    expect(a).toBe(b);
+    expect(latest).toBe(a);
+    fresh.close();
+  });
 });
