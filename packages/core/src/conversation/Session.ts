@@ -11,6 +11,7 @@ import { answerApprovals } from './answer-approvals.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
 import type { SessionRecords } from '../storage/backend/session-backend.js';
 import { FileConversationLog } from '../storage/FileConversationLog.js';
+import { OpenHandles } from '../storage/open-handles.js';
 import type { LogWarning } from '../storage/jsonl-log.js';
 import { UsageLedger } from '../storage/usage-ledger.js';
 import { summarizeUsage, type UsageRecord, type UsageSummary } from '../storage/usage-summary.js';
@@ -55,7 +56,7 @@ export interface SessionMessage {
  * load when a turn needs them.
  */
 export class Session implements ToolSession {
-  private readonly conversations = new Map<string, Conversation>();
+  private readonly conversations = new OpenHandles<Conversation>(OPEN_CONVERSATIONS);
   private ledger: UsageLedger | undefined;
   private approvalStore: ApprovalStore | undefined;
 
@@ -167,36 +168,15 @@ export class Session implements ToolSession {
 
   conversation(key: { initiator: string; responder: string; name?: string | undefined }): Conversation {
     const id = conversationId(key);
-    let conversation = this.conversations.get(id);
-    if (conversation) {
-      // Most recently used last: the map's order is the eviction order.
-      this.conversations.delete(id);
-      this.conversations.set(id, conversation);
-    } else {
-      this.releaseIdleConversations();
+    return this.conversations.getOrOpen(id, () => {
       const { paths } = this.services;
       const log = new FileConversationLog(paths.conversationFile(this.id, id), paths.conversationLock(this.id, id), {
         fsyncEachMessage: this.services.fsync === 'message',
         onWarning: (warning) => this.warnStorage(warning),
       });
       const ref: ConversationRef = { sessionId: this.id, conversationId: id, initiator: key.initiator, responder: key.responder, name: key.name };
-      conversation = new Conversation(ref, log, { ...this.services, pausedOn: (id, unanswered) => this.pausedOn(id, unanswered) });
-      this.conversations.set(id, conversation);
-    }
-    return conversation;
-  }
-
-  /** Closes the least recently used idle conversations beyond the open limit; busy ones stay. */
-  private releaseIdleConversations(): void {
-    let excess = this.conversations.size - OPEN_CONVERSATIONS + 1;
-    if (excess <= 0) return;
-    for (const [id, conversation] of this.conversations) {
-      if (excess <= 0) break;
-      if (!conversation.idle) continue;
-      conversation.close();
-      this.conversations.delete(id);
-      excess--;
-    }
+      return new Conversation(ref, log, { ...this.services, pausedOn: (id, unanswered) => this.pausedOn(id, unanswered) });
+    });
   }
 
   /** Conversations that exist on disk, whether or not this process has touched them. */
@@ -232,8 +212,7 @@ export class Session implements ToolSession {
   }
 
   close(): void {
-    for (const conversation of this.conversations.values()) conversation.close();
-    this.conversations.clear();
+    this.conversations.closeAll();
     this.ledger?.close();
     this.ledger = undefined;
     this.approvalStore?.close();

@@ -1,6 +1,7 @@
 import { SessionNotFoundError } from '../errors.js';
 import type { SessionRecords, StorageWarning } from '../storage/backend/session-backend.js';
 import type { SessionMeta } from '../storage/session-meta.js';
+import { OpenHandles } from '../storage/open-handles.js';
 import { Session, type SessionServices } from './Session.js';
 
 /** Sessions kept open after use; beyond this many, the least recently used idle ones are closed. */
@@ -11,7 +12,7 @@ const OPEN_SESSIONS = 16;
  * the `Session` objects this process has open are kept here, one per id.
  */
 export class SessionStore {
-  private readonly open = new Map<string, Session>();
+  private readonly open = new OpenHandles<Session>(OPEN_SESSIONS);
 
   constructor(private readonly services: SessionServices) {}
 
@@ -82,8 +83,7 @@ export class SessionStore {
   }
 
   close(): void {
-    for (const session of this.open.values()) session.close();
-    this.open.clear();
+    this.open.closeAll();
   }
 
   private created(meta: SessionMeta): void {
@@ -91,11 +91,7 @@ export class SessionStore {
   }
 
   private cached(id: string): Session | undefined {
-    const cached = this.open.get(id);
-    if (!cached) return undefined;
-    this.open.delete(id);
-    this.open.set(id, cached);
-    return cached;
+    return this.open.get(id);
   }
 
   /** One `Session` per id in this process: callers that looked the same session up at once get the same object. */
@@ -105,15 +101,6 @@ export class SessionStore {
 
   private remember(session: Session): Session {
     // A closed session still works (it reopens its logs on use), so releasing one a caller holds is safe.
-    let excess = this.open.size - OPEN_SESSIONS + 1;
-    for (const [id, open] of this.open) {
-      if (excess <= 0) break;
-      if (!open.idle) continue;
-      open.close();
-      this.open.delete(id);
-      excess--;
-    }
-    this.open.set(session.id, session);
-    return session;
+    return this.open.add(session.id, session);
   }
 }

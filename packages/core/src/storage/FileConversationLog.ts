@@ -160,16 +160,7 @@ export class FileConversationLog implements ConversationLog {
     this.header(); // refuses a file written by a newer Legion
     const { lines, end } = this.log.readForward(this.seenEnd);
     this.seenEnd = end;
-    const messages: Message[] = [];
-    for (const line of lines) {
-      if (!line.text.startsWith(MESSAGE_PREFIX)) {
-        this.checkOther(line);
-        continue;
-      }
-      const message = this.parseMessage(line);
-      if (message) messages.push(message);
-    }
-    return messages;
+    return this.messagesOf(lines);
   }
 
   /** Bytes on disk now, complete or not (another process may have appended). */
@@ -226,6 +217,16 @@ export class FileConversationLog implements ConversationLog {
     }
     this.header(); // refuses a file written by a newer Legion
     const { lines, end } = this.log.readForward(position, { waitForPartial: true });
+    return { messages: this.messagesOf(lines), next: end };
+  }
+
+  /** Appends happen under the conversation lock, after `readNew`, so the file grew by exactly these bytes. */
+  private advanceSeen(bytes: number): void {
+    if (this.seenEnd >= 0) this.seenEnd += bytes;
+  }
+
+  /** The messages among lines read forward; other lines Legion does not write are said once. */
+  private messagesOf(lines: LogLine[]): Message[] {
     const messages: Message[] = [];
     for (const line of lines) {
       if (!line.text.startsWith(MESSAGE_PREFIX)) {
@@ -235,12 +236,7 @@ export class FileConversationLog implements ConversationLog {
       const message = this.parseMessage(line);
       if (message) messages.push(message);
     }
-    return { messages, next: end };
-  }
-
-  /** Appends happen under the conversation lock, after `readNew`, so the file grew by exactly these bytes. */
-  private advanceSeen(bytes: number): void {
-    if (this.seenEnd >= 0) this.seenEnd += bytes;
+    return messages;
   }
 
   private parseMessage(line: LogLine): Message | undefined {

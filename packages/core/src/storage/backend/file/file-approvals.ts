@@ -5,6 +5,7 @@ import { JsonlLog, type LogWarning } from '../../jsonl-log.js';
 import type { WorkspacePaths } from '../../workspace-paths.js';
 import { assertSessionName } from '../record-names.js';
 import type { ApprovalLog, DecideResult } from '../session-backend.js';
+import { OpenHandles } from '../../open-handles.js';
 
 /** Approval stores kept open; a long-lived process touching many sessions closes the oldest. */
 const OPEN_STORES = 16;
@@ -17,7 +18,7 @@ const OPEN_STORES = 16;
  * still counts.
  */
 export class FileApprovals implements ApprovalLog {
-  private readonly stores = new Map<string, ApprovalStore>();
+  private readonly stores = new OpenHandles<ApprovalStore>(OPEN_STORES);
 
   constructor(
     private readonly paths: WorkspacePaths,
@@ -71,21 +72,13 @@ export class FileApprovals implements ApprovalLog {
   }
 
   close(): void {
-    for (const store of this.stores.values()) store.close();
-    this.stores.clear();
+    this.stores.closeAll();
   }
 
   private store(sessionId: string): ApprovalStore {
-    let store = this.stores.get(sessionId);
-    if (store) return store;
-    assertSessionName(sessionId);
-    if (this.stores.size >= OPEN_STORES) {
-      const [oldestId, oldest] = this.stores.entries().next().value as [string, ApprovalStore];
-      oldest.close();
-      this.stores.delete(oldestId);
-    }
-    store = new ApprovalStore(this.paths.approvalsFile(sessionId), this.onWarning);
-    this.stores.set(sessionId, store);
-    return store;
+    return this.stores.getOrOpen(sessionId, () => {
+      assertSessionName(sessionId);
+      return new ApprovalStore(this.paths.approvalsFile(sessionId), this.onWarning);
+    });
   }
 }

@@ -15,6 +15,7 @@ import type {
   LogCursor,
 } from '../session-backend.js';
 import { FileLeases } from './file-leases.js';
+import { OpenHandles } from '../../open-handles.js';
 
 const CURSOR = 'file';
 /**
@@ -32,7 +33,7 @@ export interface FileConversationsOptions {
 
 /** `sessions/<id>/conversations/<conversation>.jsonl`, locked by `sessions/<id>/locks/<conversation>.lock`. */
 export class FileConversations implements ConversationLogs {
-  private readonly open = new Map<string, FileConversationLog>();
+  private readonly open = new OpenHandles<FileConversationLog>(OPEN_LOGS);
   private readonly leases: FileLeases;
 
   constructor(
@@ -111,31 +112,17 @@ export class FileConversations implements ConversationLogs {
 
   close(): void {
     this.leases.releaseAll();
-    for (const log of this.open.values()) log.close();
-    this.open.clear();
+    this.open.closeAll();
   }
 
   private log(address: ConversationAddress): FileConversationLog {
-    const key = `${address.sessionId}/${address.conversationId}`;
-    let log = this.open.get(key);
-    if (log) {
-      // Most recently used last: the map's order is the order logs are closed in.
-      this.open.delete(key);
-      this.open.set(key, log);
-      return log;
-    }
-    assertConversationAddress(address);
-    if (this.open.size >= OPEN_LOGS) {
-      const [oldestKey, oldest] = this.open.entries().next().value as [string, FileConversationLog];
-      oldest.close();
-      this.open.delete(oldestKey);
-    }
-    log = new FileConversationLog(
-      this.paths.conversationFile(address.sessionId, address.conversationId),
-      this.paths.conversationLock(address.sessionId, address.conversationId),
-      { fsyncEachMessage: this.options.fsync === 'message', onWarning: this.options.onWarning },
-    );
-    this.open.set(key, log);
-    return log;
+    return this.open.getOrOpen(`${address.sessionId}/${address.conversationId}`, () => {
+      assertConversationAddress(address);
+      return new FileConversationLog(
+        this.paths.conversationFile(address.sessionId, address.conversationId),
+        this.paths.conversationLock(address.sessionId, address.conversationId),
+        { fsyncEachMessage: this.options.fsync === 'message', onWarning: this.options.onWarning },
+      );
+    });
   }
 }

@@ -4,12 +4,13 @@ import { UsageLedger } from '../../usage-ledger.js';
 import type { WorkspacePaths } from '../../workspace-paths.js';
 import { assertSessionName } from '../record-names.js';
 import type { UsageLedgerStore } from '../session-backend.js';
+import { OpenHandles } from '../../open-handles.js';
 
 const OPEN_LEDGERS = 16;
 
 /** `sessions/<id>/usage.jsonl`, through the `UsageLedger`. */
 export class FileUsage implements UsageLedgerStore {
-  private readonly ledgers = new Map<string, UsageLedger>();
+  private readonly ledgers = new OpenHandles<UsageLedger>(OPEN_LEDGERS);
 
   constructor(
     private readonly paths: WorkspacePaths,
@@ -25,21 +26,13 @@ export class FileUsage implements UsageLedgerStore {
   }
 
   close(): void {
-    for (const ledger of this.ledgers.values()) ledger.close();
-    this.ledgers.clear();
+    this.ledgers.closeAll();
   }
 
   private ledger(sessionId: string): UsageLedger {
-    let ledger = this.ledgers.get(sessionId);
-    if (ledger) return ledger;
-    assertSessionName(sessionId);
-    if (this.ledgers.size >= OPEN_LEDGERS) {
-      const [oldestId, oldest] = this.ledgers.entries().next().value as [string, UsageLedger];
-      oldest.close();
-      this.ledgers.delete(oldestId);
-    }
-    ledger = new UsageLedger(this.paths.usageFile(sessionId), this.onWarning);
-    this.ledgers.set(sessionId, ledger);
-    return ledger;
+    return this.ledgers.getOrOpen(sessionId, () => {
+      assertSessionName(sessionId);
+      return new UsageLedger(this.paths.usageFile(sessionId), this.onWarning);
+    });
   }
 }

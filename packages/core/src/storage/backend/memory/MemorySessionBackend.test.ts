@@ -1,3 +1,4 @@
+// The assertions are the contract suite's (testing/backend-contract/): every one of them runs against this backend.
 import { describeSessionBackendContract, type SessionBackendHarness } from '../../../testing/session-backend-contract.js';
 import { MemorySessionBackend } from './MemorySessionBackend.js';
 import { MemorySessionStore } from './MemorySessionStore.js';
