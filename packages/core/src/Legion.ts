@@ -27,6 +27,8 @@ import { createApprovalResponseTool, createListApprovalsTool } from './tools/bui
 import { ApprovalGate } from './authorization/ApprovalGate.js';
 import type { ApprovalRequestRecord } from './storage/approval-records.js';
 import { AuthEngine } from './authorization/AuthEngine.js';
+import { ApprovalRules } from './authorization/ApprovalRules.js';
+import { ApprovalRuleStore } from './collective/ApprovalRuleStore.js';
 import { registerBuiltinTools, type ProcessRegistry } from './tools/builtin/index.js';
 import { createMcpToolProvider } from './tools/providers/mcp/McpToolProvider.js';
 import { createWorkspaceToolProvider } from './tools/providers/workspace/WorkspaceToolProvider.js';
@@ -60,6 +62,12 @@ export class Legion {
   readonly executor: ToolExecutor;
   private readonly approvals: ApprovalGate;
   readonly auth: AuthEngine;
+  /**
+   * The workspace's "approve always" rules (`.legion/collective/approval-rules/`):
+   * `list()`, `add()`, `remove(id)`, and `patternFor(request, pattern?)` for a
+   * surface that offers "approve always".
+   */
+  readonly approvalRules: ApprovalRules;
   /** Background processes agents started (process_start); killed on close(). */
   readonly processes: ProcessRegistry;
   private readonly disposeBuiltinTools: () => Promise<void>;
@@ -101,12 +109,20 @@ export class Legion {
       fsync: config.storage.fsync,
       maxMessageBytes: config.limits.maxMessageBytes,
       endInterrupted: (toolUseIds) => this.endLeftoverProcesses(new Set(toolUseIds)),
+      // Sessions are made only once the rules exist (on use, never here).
+      approvalRules: { prepare: (...args) => this.approvalRules.prepare(...args), record: (rule) => this.approvalRules.record(rule) },
     });
-    this.approvals = new ApprovalGate(collective, async (request) => {
-      const outcome = await this.surfaces.approve(request);
-      return outcome.status === 'answered' ? { answers: outcome.value, medium: outcome.medium } : undefined;
-    });
-    this.auth = new AuthEngine(config.policies, paths.root);
+    // The engine reads the rules when a call would ask; the rules judge patterns with the engine.
+    this.auth = new AuthEngine(config.policies, paths.root, { approvalRules: (participantId) => this.approvalRules.rulesFor(participantId) });
+    this.approvalRules = new ApprovalRules(new ApprovalRuleStore(paths), { collective, tools: this.tools, events: this.events, auth: this.auth });
+    this.approvals = new ApprovalGate(
+      collective,
+      async (request) => {
+        const outcome = await this.surfaces.approve({ ...request, check: (answers) => this.approvalRules.check(request.requests, answers) });
+        return outcome.status === 'answered' ? { answers: outcome.value, medium: outcome.medium } : undefined;
+      },
+      { recorder: this.approvalRules, onProblem: (message) => this.events.emit('error:raised', { scope: 'approval rules', message, code: 'approval_rule_invalid' }) },
+    );
     const agentRuntime = new AgentRuntime({
       collective,
       config,

@@ -101,6 +101,10 @@ export type {
 } from './collective/participant.js';
 export { ApprovalAuthoritySchema, PoliciesSchema, PolicyModeSchema, PolicyRuleSchema, ToolPolicySchema } from './collective/policy.js';
 export type { ApprovalAuthority, Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from './collective/policy.js';
+export { APPROVAL_RULE_VERSION, ApprovalRuleSchema } from './collective/approval-rule.js';
+export type { ApprovalRule } from './collective/approval-rule.js';
+export type { ApprovalRules, NewApprovalRule } from './authorization/ApprovalRules.js';
+export type { RulePatternOutcome } from './authorization/AuthEngine.js';
 export { ConfigLayerSchema, DEFAULT_CONFIG } from './config/config-schema.js';
 export type { ConfigLayer, ResolvedConfig } from './config/config-schema.js';
 export { McpServerConfigSchema } from './config/mcp-server-config.js';

@@ -7,6 +7,8 @@ import { APPROVAL_REQUEST_VERSION, type ApprovalAnswer, type ApprovalRequestReco
 import type { ApprovalStore } from '../storage/ApprovalStore.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { canApprove } from '../collective/approval-authority.js';
+import type { ApprovalRule } from '../collective/approval-rule.js';
+import { rememberedFields, type ApprovalRuleRecorder } from '../conversation/answer-approvals.js';
 
 /**
  * How the gate asks a user now: every request of one model response at once.
@@ -39,11 +41,12 @@ export class ApprovalGate {
   constructor(
     private readonly collective: Collective,
     private readonly askUser: AskUserForApprovals = async () => undefined,
+    private readonly rules?: { recorder: ApprovalRuleRecorder; onProblem: (message: string) => void },
   ) {}
 
   async decide(
     calls: readonly ApprovalCall[],
-    context: { requester: string; frames: readonly DelegationFrame[]; conversationId: string; store: ApprovalStore; signal: AbortSignal },
+    context: { requester: string; frames: readonly DelegationFrame[]; conversationId: string; sessionId: string; store: ApprovalStore; signal: AbortSignal },
   ): Promise<Map<string, GateOutcome>> {
     const chain = waitingParticipants(context.frames);
     const outcomes = new Map<string, GateOutcome>();
@@ -97,6 +100,7 @@ export class ApprovalGate {
         let approved = answer?.decision === 'approve';
         let reason = answer?.reason ?? (answer ? undefined : 'no answer was given');
         let decidedBy = approverId;
+        const rule = approved && answer ? await this.ruleFor(record, answer, { decidedBy: approverId, sessionId: context.sessionId, medium }) : undefined;
         const claimed = context.store.decide([
           {
             kind: 'decision',
@@ -106,10 +110,12 @@ export class ApprovalGate {
             decision: approved ? 'approved' : 'rejected',
             ...(reason ? { reason } : {}),
             decidedBy: approverId,
-            ...(approved && answer?.always ? { always: true } : {}),
+            ...(approved && answer ? rememberedFields(answer, rule) : {}),
             medium,
           },
         ]);
+        // Only the decision that won makes its rule: of several surfaces or processes answering, the first.
+        if (claimed.ok && rule) this.rules?.recorder.record(rule);
         // Someone else (another process, `legion approve`) decided while we asked: theirs is the decision.
         if (!claimed.ok) {
           const winner = claimed.taken[0]!;
@@ -121,6 +127,15 @@ export class ApprovalGate {
       }
     }
     return outcomes;
+  }
+
+  /** The rule an "approve always" answer makes; one that cannot be made (surfaces check first) approves this call only, and says so. */
+  private async ruleFor(record: ApprovalRequestRecord, answer: ApprovalAnswer, context: { decidedBy: string; sessionId: string; medium: string }): Promise<ApprovalRule | undefined> {
+    if (!this.rules) return undefined;
+    const prepared = await this.rules.recorder.prepare(record, answer, context);
+    if (prepared.ok) return prepared.rule;
+    this.rules.onProblem(`${record.id} was approved once, without the "approve always" rule asked for: ${prepared.error}`);
+    return undefined;
   }
 
   /** The nearest participant up the chain (the caller first) that may approve this. */

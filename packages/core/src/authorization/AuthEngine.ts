@@ -7,6 +7,8 @@ import { LEGION_DIR } from '../storage/workspace-paths.js';
 import { isLegionInternal, resolveInWorkspace } from '../storage/workspace-path.js';
 import { analyzeCommand, refersToLegionState } from './shell-command.js';
 import type { Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from '../collective/policy.js';
+import type { ApprovalRule } from '../collective/approval-rule.js';
+import { commandGlobMatches, commandText, exactCommandGlob, exactPathGlob } from './approval-rule-pattern.js';
 
 const DEFAULT_PATH_ARGUMENTS = ['path', 'paths', 'file', 'cwd', 'directory'];
 
@@ -34,17 +36,28 @@ export interface AuthorizeInput {
   grants?: ReadonlySet<string>;
 }
 
+export interface AuthEngineOptions {
+  /** The "approve always" rules in force for a requester, read when a call would otherwise ask. */
+  approvalRules?: ((participantId: string) => readonly ApprovalRule[]) | undefined;
+}
+
+/** What a rule made from an approval answer will hold, or why none can be made. */
+export type RulePatternOutcome = { ok: true; pattern?: string | undefined } | { ok: false; error: string };
+
 /**
  * Decides `auto | requires_approval | deny` for one tool call. Layers, most
  * specific first: the participant's policies, then the workspace's, then the
  * built-in default for the tool's effect. Within a layer an exact name beats a
  * glob, and a longer glob beats a shorter one. A deny from ANY matching policy
- * in any layer wins: no wildcard, grant or override can widen it.
+ * in any layer wins: no wildcard, grant, approval rule or override can widen it.
+ * A session grant or an "approve always" rule turns only `requires_approval`
+ * into `auto`, and never for a command that refers to Legion's own state.
  */
 export class AuthEngine {
   constructor(
     private readonly workspacePolicies: Policies = {},
     private readonly workspaceRoot?: string,
+    private readonly options: AuthEngineOptions = {},
   ) {}
 
   evaluate({ participant, tool, input, grants }: AuthorizeInput): PolicyDecision {
@@ -71,6 +84,7 @@ export class AuthEngine {
           ? { mode: 'auto', reason: 'always allowed in this session', source: 'grant' }
           : { mode, reason: `${tool.effect ?? 'write'} tools ${mode === 'auto' ? 'run without asking' : 'need approval'} by default`, source: 'default' };
     }
+    if (decision.mode === 'requires_approval') decision = this.approvedByRule(participant.id, call) ?? decision;
     // Legion's own state changes only through the collective tools or with the user's say-so, whatever a policy allows.
     if (decision.mode === 'auto' && call.touchesLegionState()) {
       return { mode: 'requires_approval', reason: `the command refers to ${LEGION_DIR}/, Legion's own state (roster, config, sessions)`, source: 'built-in' };
@@ -81,6 +95,47 @@ export class AuthEngine {
   /** Whether `file_read` of this path would run without asking: searches show only what reading may. */
   mayRead(participant: Participant, path: string): boolean {
     return this.evaluate({ participant, tool: FILE_READ_SUBJECT, input: { path } }).mode === 'auto';
+  }
+
+  /**
+   * The pattern an "approve always" answer for this call makes its rule with:
+   * the one given, if it matches this very call, or else one that matches
+   * exactly this call (its command, its path). A call a rule could never
+   * approve (a command line with a redirection, several commands or paths
+   * without a pattern) gets the reason and the fix instead.
+   */
+  rulePattern(tool: PolicySubject, input: unknown, pattern?: string): RulePatternOutcome {
+    const call = new CallFacts(tool, input, this.workspaceRoot);
+    const kind = call.ruleKind();
+    if (kind === 'other') {
+      return pattern === undefined ? { ok: true } : { ok: false, error: `${tool.name} takes no command or path, so its rule has no pattern: it covers every call. Leave the pattern out` };
+    }
+    let chosen = pattern;
+    if (chosen === undefined) {
+      const exact = kind === 'command' ? call.exactCommandPattern() : call.exactPathPattern();
+      if (!exact.ok) return exact;
+      chosen = exact.pattern;
+    }
+    if (!ruleApproves(chosen, call)) {
+      const what = kind === 'command' ? `the command ${JSON.stringify(call.commandSources().join('; '))}` : `the path ${call.pathValues().map((path) => JSON.stringify(path)).join(', ')}`;
+      const hint =
+        kind === 'command'
+          ? 'a command pattern must match each command of the line, whole (`git status*`), and the line may hold no redirection, substitution or variable'
+          : 'a path pattern must match every path of the call, as written and where it really leads, inside the workspace (`src/**`)';
+      return { ok: false, error: `the pattern ${JSON.stringify(chosen)} does not match ${what}; ${hint}` };
+    }
+    return { ok: true, pattern: chosen };
+  }
+
+  private approvedByRule(participantId: string, call: CallFacts): PolicyDecision | undefined {
+    const rules = this.options.approvalRules?.(participantId);
+    for (const rule of rules ?? []) {
+      if (rule.participant !== participantId || rule.tool !== call.tool.name) continue;
+      if (ruleApproves(rule.pattern, call)) {
+        return { mode: 'auto', reason: `approved always by ${rule.createdBy} (rule ${rule.id}${rule.pattern ? `: ${rule.pattern}` : ''})`, source: `approval rule ${rule.id}` };
+      }
+    }
+    return undefined;
   }
 
   /** A policy's decision for this input, or undefined when it has rules only and none match. */
@@ -123,6 +178,30 @@ function ruleMatches(rule: PolicyRule, call: CallFacts): boolean {
 }
 
 /**
+ * Whether an "approve always" rule's pattern covers a call. It widens, so it
+ * must hold the strict way: for a command line, every simple command matches
+ * the glob whole and the line has no redirection, substitution, expansion or
+ * other hazard (and any folder it runs in is inside the workspace); for
+ * paths, every form of every path matches; a tool with neither matches only
+ * a rule without a pattern.
+ */
+function ruleApproves(pattern: string | undefined, call: CallFacts): boolean {
+  const kind = call.ruleKind();
+  if (kind === 'command') {
+    const sources = call.commandSources();
+    if (sources.length === 0) return false;
+    if (!call.paths().every((forms) => forms.every((form) => form !== undefined))) return false;
+    return sources.every((source) => {
+      const analysis = analyzeCommand(source);
+      if (!analysis.ok || analysis.hazards.length > 0 || analysis.commands.length === 0) return false;
+      return analysis.commands.every((words) => commandGlobMatches(pattern ?? '*', commandText(words)));
+    });
+  }
+  if (kind === 'path') return ruleMatches({ mode: 'auto', paths: [pattern ?? '**'] }, call);
+  return pattern === undefined;
+}
+
+/**
  * A pattern on a command line is matched per simple command, on the parsed
  * words: `auto` needs every command to match and nothing else in the line
  * (no redirection, substitution, expansion, dangerous option, pipe into a
@@ -162,13 +241,57 @@ class CallFacts {
 
   /** Every path argument, each as all the forms it takes (`undefined`: it leaves the workspace). */
   paths(): Array<Array<string | undefined>> {
-    this.pathForms ??= (this.tool.pathArguments ?? DEFAULT_PATH_ARGUMENTS)
-      .flatMap((name) => {
-        const value = this.args[name];
-        return typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
-      })
-      .map((path) => workspacePathForms(this.workspaceRoot, path));
+    this.pathForms ??= this.pathValues().map((path) => workspacePathForms(this.workspaceRoot, path));
     return this.pathForms;
+  }
+
+  /** Every path argument, as given. */
+  pathValues(): string[] {
+    return (this.tool.pathArguments ?? DEFAULT_PATH_ARGUMENTS).flatMap((name) => {
+      const value = this.args[name];
+      return typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+    });
+  }
+
+  /** Every command line the call runs. */
+  commandSources(): string[] {
+    return (this.tool.commandArguments ?? []).flatMap((name) => this.argument(name) ?? []);
+  }
+
+  /** What an approval rule's pattern is matched against: commands, paths, or nothing. */
+  ruleKind(): 'command' | 'path' | 'other' {
+    if (this.tool.commandArguments?.length) return 'command';
+    return this.paths().length > 0 ? 'path' : 'other';
+  }
+
+  /** A pattern for exactly this call's one command. */
+  exactCommandPattern(): RulePatternOutcome & { pattern?: string } {
+    const commands: string[][] = [];
+    for (const source of this.commandSources()) {
+      const analysis = analyzeCommand(source);
+      if (!analysis.ok) return { ok: false, error: `the command ${JSON.stringify(source)} does not parse (${analysis.error}), so no rule can approve it` };
+      if (analysis.hazards.length > 0) {
+        return { ok: false, error: `the command ${JSON.stringify(source)} holds ${analysis.hazards.join(', ')}, which no rule approves (a rule approves plain commands only); approve it once or for the session` };
+      }
+      commands.push(...analysis.commands);
+    }
+    if (commands.length !== 1) {
+      const texts = commands.map((words) => commandText(words));
+      return { ok: false, error: `the call runs ${commands.length === 0 ? 'no command' : `${commands.length} commands (${texts.join('; ')})`}; give a pattern that every one of them matches, e.g. ${JSON.stringify(`${texts[0]?.split(' ')[0] ?? 'git'} *`)}` };
+    }
+    return { ok: true, pattern: exactCommandGlob(commandText(commands[0]!)) };
+  }
+
+  /** A pattern for exactly this call's one path, as it reads inside the workspace. */
+  exactPathPattern(): RulePatternOutcome & { pattern?: string } {
+    const values = this.pathValues();
+    if (values.length !== 1) return { ok: false, error: `the call names ${values.length} paths (${values.join(', ')}); give a pattern that every one of them matches, e.g. "src/**"` };
+    const forms = this.paths()[0]!;
+    if (forms.includes(undefined)) return { ok: false, error: `the path ${JSON.stringify(values[0])} leads outside the workspace, and no rule approves that` };
+    // As it reads from the workspace root, `x/../a.txt` as `a.txt`.
+    const root = resolve(this.workspaceRoot ?? '.');
+    const normal = relative(root, resolve(root, values[0]!)) || '.';
+    return { ok: true, pattern: exactPathGlob(normal.split(sep).join('/')) };
   }
 
   /** Whether a command line, or the folder it runs in, refers to `.legion/`. */

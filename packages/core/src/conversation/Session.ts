@@ -7,7 +7,7 @@ import { framesOfTurn } from '../session/delegation-stack.js';
 import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
 import { ApprovalStore } from '../storage/ApprovalStore.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
-import { answerApprovals } from './answer-approvals.js';
+import { answerApprovals, type ApprovalRuleRecorder } from './answer-approvals.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
 import type { SessionRecords } from '../storage/backend/session-backend.js';
 import { FileConversationLog } from '../storage/FileConversationLog.js';
@@ -29,6 +29,8 @@ export interface SessionServices extends ConversationServices {
   maxMessageBytes?: number | undefined;
   /** Where the session's own record (title, last-active time) is kept: the backend's `sessions`. */
   records: SessionRecords;
+  /** Makes the "approve always" rules answers ask for; without it, such answers are refused. */
+  approvalRules?: ApprovalRuleRecorder | undefined;
 }
 
 /**
@@ -124,7 +126,7 @@ export class Session implements ToolSession {
 
   /** Records decisions and resumes what they unblock; `medium` names the user's surface, kept with the decision. */
   answerApprovals(answers: readonly ApprovalAnswer[], decidedBy: string, options: { medium?: string | undefined } = {}): Promise<AnswerOutcome> {
-    return answerApprovals(this, this.services.collective, answers, decidedBy, options);
+    return answerApprovals(this, this.services.collective, answers, decidedBy, { ...options, rules: this.services.approvalRules, sessionId: this.id });
   }
 
   /**

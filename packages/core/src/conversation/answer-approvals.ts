@@ -1,7 +1,8 @@
 import type { Collective } from '../collective/Collective.js';
 import type { ToolUseBlock } from '../message.js';
 import type { AnswerOutcome, TurnResult } from '../session/turn.js';
-import type { ApprovalAnswer, ApprovalRequestRecord } from '../storage/approval-records.js';
+import { ApprovalAnswerSchema, rememberOf, type ApprovalAnswer, type ApprovalRequestRecord } from '../storage/approval-records.js';
+import type { ApprovalRule } from '../collective/approval-rule.js';
 import type { ApprovalStore } from '../storage/ApprovalStore.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { canApprove } from '../collective/approval-authority.js';
@@ -11,6 +12,24 @@ export interface AnsweringSession {
   readonly approvals: ApprovalStore;
   unanswered(conversationId: string): ToolUseBlock[];
   resumeConversation(conversationId: string, frames: readonly DelegationFrame[]): Promise<TurnResult>;
+}
+
+/**
+ * How a decision makes an "approve always" rule: `prepare` checks the answer
+ * against its request before anything is recorded (who may make rules, the
+ * pattern) and says what the rule will be; `record` writes it, once its
+ * decision has won.
+ */
+export interface ApprovalRuleRecorder {
+  prepare(request: ApprovalRequestRecord, answer: ApprovalAnswer, context: { decidedBy: string; sessionId: string; medium?: string | undefined }): Promise<{ ok: true; rule?: ApprovalRule | undefined } | { ok: false; error: string }>;
+  record(rule: ApprovalRule): void;
+}
+
+/** The fields a decision record gets from what its answer asked to remember. */
+export function rememberedFields(answer: ApprovalAnswer, rule: ApprovalRule | undefined): { always?: true; remember?: 'always'; ruleId?: string; pattern?: string } {
+  if (answer.decision !== 'approve') return {};
+  if (rule) return { remember: 'always', ruleId: rule.id, ...(rule.pattern !== undefined ? { pattern: rule.pattern } : {}) };
+  return rememberOf(answer) === 'session' ? { always: true } : {};
 }
 
 /**
@@ -24,7 +43,7 @@ export async function answerApprovals(
   collective: Collective,
   answers: readonly ApprovalAnswer[],
   decidedBy: string,
-  options: { medium?: string | undefined } = {},
+  options: { medium?: string | undefined; rules?: ApprovalRuleRecorder | undefined; sessionId?: string } = {},
 ): Promise<AnswerOutcome> {
   const store = session.approvals;
   const decider = collective.get(decidedBy);
@@ -32,6 +51,8 @@ export async function answerApprovals(
   const seen = new Set<string>();
   if (answers.length === 0) problems.push('No decisions were given.');
   for (const answer of answers) {
+    const parsed = ApprovalAnswerSchema.safeParse(answer);
+    if (!parsed.success) problems.push(`${answer.id}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'answer'}: ${issue.message}`).join('; ')}.`);
     const request = store.request(answer.id);
     if (seen.has(answer.id)) problems.push(`${answer.id} is answered twice.`);
     seen.add(answer.id);
@@ -54,21 +75,34 @@ export async function answerApprovals(
       problems.push(`${answer.id} is addressed to ${request.approver}, not to ${decidedBy}; ${request.approver} decides.`);
     }
   }
+  // Rules are checked only when everything else holds: their pattern needs the request to be known.
+  const rules = new Map<string, ApprovalRule>();
+  if (problems.length === 0) {
+    for (const answer of answers) {
+      if (answer.decision !== 'approve' || rememberOf(answer) !== 'always') continue;
+      if (!options.rules) {
+        problems.push(`${answer.id}: this Legion keeps no approval rules, so "approve always" cannot be recorded; approve it for the session instead.`);
+        continue;
+      }
+      const prepared = await options.rules.prepare(store.request(answer.id)!, answer, { decidedBy, sessionId: options.sessionId ?? '', medium: options.medium });
+      if (!prepared.ok) problems.push(`${answer.id}: no rule can be made: ${prepared.error}.`);
+      else if (prepared.rule) rules.set(answer.id, prepared.rule);
+    }
+  }
   if (problems.length > 0) return { status: 'error', error: `Nothing was recorded. ${problems.join(' ')}` };
 
   const at = new Date().toISOString();
   const claimed = store.decide(
     answers.map((answer) => {
-      const approved = answer.decision === 'approve';
       return {
         kind: 'decision' as const,
         version: 1 as const,
         requestId: answer.id,
         at,
-        decision: approved ? ('approved' as const) : ('rejected' as const),
+        decision: answer.decision === 'approve' ? ('approved' as const) : ('rejected' as const),
         ...(answer.reason ? { reason: answer.reason } : {}),
         decidedBy,
-        ...(approved && answer.always ? { always: true } : {}),
+        ...rememberedFields(answer, rules.get(answer.id)),
         ...(options.medium ? { medium: options.medium } : {}),
       };
     }),
@@ -77,6 +111,8 @@ export async function answerApprovals(
     const taken = claimed.taken.map((decision) => `${decision.requestId} was already ${decision.decision} by ${decision.decidedBy} at ${decision.at}.`);
     return { status: 'error', error: `Nothing was recorded. ${taken.join(' ')}` };
   }
+  // Before resuming: a call the resumed turn makes next may already be one the rule approves.
+  for (const rule of rules.values()) options.rules!.record(rule);
   const roots = new Map<string, readonly DelegationFrame[]>();
   for (const answer of answers) {
     const root = resumeRoot(session, store.request(answer.id)!);

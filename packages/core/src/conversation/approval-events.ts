@@ -33,6 +33,8 @@ export function emitApprovalRecord(
       decidedBy: record.decidedBy,
       ...(record.reason !== undefined ? { reason: record.reason } : {}),
       ...(record.always ? { always: true } : {}),
+      ...(record.ruleId !== undefined ? { ruleId: record.ruleId } : {}),
+      ...(record.pattern !== undefined ? { pattern: record.pattern } : {}),
       ...(record.medium !== undefined ? { medium: record.medium } : {}),
       ...from,
     });

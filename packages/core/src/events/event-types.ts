@@ -95,10 +95,30 @@ export interface LegionEvents {
     reason?: string | undefined;
     /** The tool was allowed to this requester for the rest of the session. */
     always?: boolean | undefined;
+    /** The decision also made this "approve always" rule (see `approval-rule:added`), with this pattern. */
+    ruleId?: string | undefined;
+    pattern?: string | undefined;
     /** The user surface the decision was given on (`terminal`, `web`, …), when a user gave it on one. */
     medium?: string | undefined;
     remote?: true | undefined;
   };
+  /**
+   * An "approve always" rule was written (`legion.approvalRules.add`, or an
+   * answer with `remember: 'always'` whose decision won), by this process.
+   * Workspace-level: rules hold in every session.
+   */
+  'approval-rule:added': {
+    id: string;
+    participant: string;
+    tool: string;
+    pattern?: string | undefined;
+    createdBy: string;
+    medium?: string | undefined;
+    createdAt: string;
+    reason?: string | undefined;
+  };
+  /** An "approve always" rule was removed by this process; the rule's fields when its file could still be read. */
+  'approval-rule:removed': { id: string; participant?: string | undefined; tool?: string | undefined; pattern?: string | undefined };
   /** A session was created (by `sessions.create`, or the first `resumeOrCreate` of a workspace). */
   'session:created': { sessionId: string; title?: string | undefined; createdAt: string };
   /**

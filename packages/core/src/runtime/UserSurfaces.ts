@@ -64,9 +64,23 @@ export class UserSurfaces {
   }
 
   /** Puts a batch of approval requests to every surface that decides approvals. */
-  approve(request: { approver: Participant; requests: ApprovalView[]; signal: AbortSignal }): Promise<OfferOutcome<ApprovalAnswer[]>> {
-    const { approver, requests, signal } = request;
-    return this.offer('approve', async (surface, surfaceSignal) => ApprovalAnswersSchema.parse(await surface.approve!(requests, { signal: surfaceSignal, approver })), signal);
+  approve(request: {
+    approver: Participant;
+    requests: ApprovalView[];
+    signal: AbortSignal;
+    /** Rejects answers that parse but cannot stand (an "approve always" rule that cannot be made): that surface failed. */
+    check?: ((answers: ApprovalAnswer[]) => Promise<void>) | undefined;
+  }): Promise<OfferOutcome<ApprovalAnswer[]>> {
+    const { approver, requests, signal, check } = request;
+    return this.offer(
+      'approve',
+      async (surface, surfaceSignal) => {
+        const answers = ApprovalAnswersSchema.parse(await surface.approve!(requests, { signal: surfaceSignal, approver }));
+        await check?.(answers);
+        return answers;
+      },
+      signal,
+    );
   }
 
   private offer<T>(

@@ -67,6 +67,7 @@ export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<
       requester: agent.id,
       frames: turn.frames,
       conversationId: turn.conversation.ref.conversationId,
+      sessionId: turn.conversation.ref.sessionId,
       store: turn.session.approvals,
       signal: turn.signal,
     });

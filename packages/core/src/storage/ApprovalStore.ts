@@ -132,6 +132,7 @@ export class ApprovalStore {
         decidedAt: decision?.at,
         decisionReason: decision?.reason,
         decisionMedium: decision?.medium,
+        decisionRuleId: decision?.ruleId,
       };
     });
     return options.status ? views.filter((view) => view.status === options.status) : views;

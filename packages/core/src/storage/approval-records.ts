@@ -51,6 +51,14 @@ export const ApprovalDecisionRecordSchema = z.object({
   /** "Always allow this tool for this agent" for the rest of the session. */
   always: z.boolean().optional(),
   /**
+   * `always`: the approver also made an "approve always" rule (a file in
+   * `.legion/collective/approval-rules/`), `ruleId`, with `pattern`. Written
+   * by the one decider whose decision won; added without a version bump, like `medium`.
+   */
+  remember: z.literal('always').optional(),
+  ruleId: z.string().optional(),
+  pattern: z.string().optional(),
+  /**
    * The surface the decision was given on (`terminal`, `web`, …), when a user
    * gave it. Added without a version bump: files without it load as they are,
    * and an older Legion reading a newer file still sees the decision.
@@ -100,14 +108,42 @@ export interface ApprovalView {
   decisionReason?: string | undefined;
   /** The surface the decision was given on, if a user gave it on one. */
   decisionMedium?: string | undefined;
+  /** The "approve always" rule the decision made, if it made one. */
+  decisionRuleId?: string | undefined;
 }
 
 /** A decision as a participant (or a user's surface) gives it. */
-export const ApprovalAnswerSchema = z.object({
-  id: z.string(),
-  decision: z.enum(['approve', 'reject']),
-  reason: z.string().optional(),
-  /** Approve this tool for this requester for the rest of the session. */
-  always: z.boolean().optional(),
-});
+export const ApprovalAnswerSchema = z
+  .object({
+    id: z.string(),
+    decision: z.enum(['approve', 'reject']),
+    reason: z.string().optional(),
+    /** The same as `remember: 'session'` (kept for callers written before `remember`). */
+    always: z.boolean().optional(),
+    /**
+     * Approve more than this call: `session` — this tool for this requester for
+     * the rest of the session; `always` — a persistent rule (requester × tool ×
+     * `pattern`), in every session and process until it is removed. Only a user may make one.
+     */
+    remember: z.enum(['session', 'always']).optional(),
+    /**
+     * The rule's pattern, with `remember: 'always'`: a glob over each command
+     * (`git status*`) or every path (`src/**`). Left out, the rule matches
+     * exactly this call's command or path. It must match this call.
+     */
+    pattern: z.string().min(1).optional(),
+  })
+  .superRefine((answer, context) => {
+    const remember = rememberOf(answer);
+    if (answer.always && answer.remember && answer.remember !== 'session') {
+      context.addIssue({ code: 'custom', path: ['always'], message: '"always: true" means remember: "session"; give one of them, not both' });
+    }
+    if (remember && answer.decision !== 'approve') context.addIssue({ code: 'custom', path: ['remember'], message: 'only an approval is remembered; leave "remember" out of a rejection' });
+    if (answer.pattern !== undefined && remember !== 'always') context.addIssue({ code: 'custom', path: ['pattern'], message: 'a pattern belongs to a rule: give it with remember: "always"' });
+  });
 export type ApprovalAnswer = z.infer<typeof ApprovalAnswerSchema>;
+
+/** What an answer asks to remember, `always: true` read as the session it always meant. */
+export function rememberOf(answer: Pick<ApprovalAnswer, 'always' | 'remember'>): 'session' | 'always' | undefined {
+  return answer.remember ?? (answer.always ? 'session' : undefined);
+}

@@ -25,6 +25,10 @@ export class WorkspacePaths {
   participantFile(id: string): string {
     return join(this.participantsDir, `${id}.json`);
   }
+  /** "Approve always" rules, one file each (`<rule id>.json`): beside the roster, meant for git. */
+  get approvalRulesDir(): string {
+    return join(this.legionDir, 'collective', 'approval-rules');
+  }
   get templatesDir(): string {
     return join(this.legionDir, 'templates');
   }
