@@ -12,6 +12,7 @@ import { createShellRunTool } from '../tools/builtin/shell/shell-run.js';
 import type { Tool } from '../tools/tool.js';
 import { AuthEngine } from './AuthEngine.js';
 import type { Policies } from '../collective/policy.js';
+import type { ApprovalRule } from '../collective/approval-rule.js';
 
 const agent: Participant = parseParticipant({ id: 'dev', type: 'agent', name: 'dev', systemPrompt: '' });
 const processStart = createProcessTools(new ProcessRegistry({})).find((tool) => tool.name === 'process_start')!;
@@ -106,5 +107,44 @@ describe('commands are governed by whatever tool runs them', () => {
     expect(mode(policies, shellRun, 'ls; rm -rf src')).toBe('deny');
     expect(mode(policies, shellRun, 'ls && "rm" -rf src')).toBe('deny');
     expect(mode(policies, shellRun, 'ls')).toBe('auto');
+  });
+});
+
+describe('an "approve always" rule never widens a deny', () => {
+  let workspace: ReturnType<typeof tempWorkspace>;
+  beforeEach(() => {
+    workspace = tempWorkspace();
+    mkdirSync(join(workspace.root, 'secret'));
+    symlinkSync(join(workspace.root, 'secret'), join(workspace.root, 'docs'));
+  });
+  afterEach(() => workspace.cleanup());
+
+  const everything = (tool: string): ApprovalRule[] => [
+    { version: 1, id: 'rule_all', participant: 'dev', tool, createdAt: '2026-01-01T00:00:00.000Z', createdBy: 'user' },
+    { version: 1, id: 'rule_star', participant: 'dev', tool, pattern: tool === 'file_write' ? '**' : '*', createdAt: '2026-01-01T00:00:00.000Z', createdBy: 'user' },
+  ];
+  const mode = (policies: Policies, tool: Tool, input: Record<string, unknown>, participant: Participant = agent) =>
+    new AuthEngine(policies, workspace.root, { approvalRules: () => everything(tool.name) }).evaluate({ participant, tool, input }).mode;
+
+  it.each<[string, Policies]>([
+    ['a workspace deny', { shell_run: 'deny' }],
+    ['a wildcard deny', { '*': 'deny' }],
+    ['an effect deny', { 'effect:shell': 'deny' }],
+    ['a deny rule on the command', { shell_run: { mode: 'requires_approval', rules: [{ mode: 'deny', args: { command: '^rm\\b' } }] } }],
+  ])('%s holds for shell_run and process_start with a rule for every command', (_, policies) => {
+    expect(mode(policies, shellRun, { command: 'rm -rf src' })).toBe('deny');
+    expect(mode(policies, processStart, { command: 'rm -rf src' })).toBe('deny');
+  });
+
+  it('a participant\'s deny holds, and the rule still approves where only approval was asked', () => {
+    const denied = parseParticipant({ id: 'dev', type: 'agent', name: 'dev', systemPrompt: '', policies: { shell_run: 'deny' } });
+    expect(mode({}, shellRun, { command: 'ls' }, denied)).toBe('deny');
+    expect(mode({}, shellRun, { command: 'ls' })).toBe('auto');
+  });
+
+  it('a path deny holds for every spelling, a link included', () => {
+    const policies: Policies = { file_write: { rules: [{ mode: 'deny', paths: ['secret/**'] }] } };
+    for (const path of ['secret/key', 'x/../secret/key', 'docs/key']) expect(mode(policies, createFileWriteTool(), { path, content: '' })).toBe('deny');
+    expect(mode(policies, createFileWriteTool(), { path: 'src/app.ts', content: '' })).toBe('auto');
   });
 });

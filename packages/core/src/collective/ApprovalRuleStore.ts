@@ -10,6 +10,8 @@ interface Cached {
   stamp: string;
   rule?: ApprovalRule;
   problem?: ConfigError;
+  /** Whether `usable` has reported the problem (it does once per change of the file). */
+  reported?: boolean;
 }
 
 /**
@@ -45,7 +47,13 @@ export class ApprovalRuleStore {
    */
   usable(onProblem: (problem: ConfigError) => void): ApprovalRule[] {
     const rules: ApprovalRule[] = [];
-    for (const entry of this.read(onProblem)) if (entry.rule) rules.push(entry.rule);
+    for (const entry of this.read()) {
+      if (entry.rule) rules.push(entry.rule);
+      else if (entry.problem && !entry.reported) {
+        entry.reported = true;
+        onProblem(entry.problem);
+      }
+    }
     return rules;
   }
 
@@ -79,14 +87,14 @@ export class ApprovalRuleStore {
       .sort();
   }
 
-  private read(onProblem?: (problem: ConfigError) => void): Cached[] {
+  private read(): Cached[] {
     const names = this.names();
     const present = new Set(names.map((id) => `${id}.json`));
     for (const name of this.cache.keys()) if (!present.has(name)) this.cache.delete(name);
-    return names.map((id) => this.readOne(`${id}.json`, onProblem));
+    return names.map((id) => this.readOne(`${id}.json`));
   }
 
-  private readOne(name: string, onProblem?: (problem: ConfigError) => void): Cached {
+  private readOne(name: string): Cached {
     const path = join(this.directory, name);
     let stamp: string;
     try {
@@ -111,7 +119,6 @@ export class ApprovalRuleStore {
         error instanceof ConfigError
           ? error
           : new ConfigError({ file: display, field: '', problem: `cannot be read (${errorMessage(error)})`, fix: 'make it readable, or remove it', cause: error });
-      onProblem?.(entry.problem);
     }
     this.cache.set(name, entry);
     return entry;
