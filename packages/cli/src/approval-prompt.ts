@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import { AnsweredElsewhereError, type ApprovalAnswer, type UserSurface } from '@legion-collective/core';
+import { AnsweredElsewhereError, type ApprovalAnswer, type ApprovalRules, type UserSurface } from '@legion-collective/core';
 import { makeStyle } from './render/style.js';
 
 export type ApproveMode = 'prompt' | 'auto' | 'deny';
@@ -12,7 +12,12 @@ export const TERMINAL_MEDIUM = 'terminal';
  * without asking; `prompt` asks on the terminal, and without one gives no
  * surface at all, so the run pauses durably and `legion approve` answers it later.
  */
-export function approvalSurface(mode: ApproveMode, terminal: { interactive: boolean; input: NodeJS.ReadStream; output: NodeJS.WriteStream }): UserSurface | undefined {
+export function approvalSurface(
+  mode: ApproveMode,
+  terminal: { interactive: boolean; input: NodeJS.ReadStream; output: NodeJS.WriteStream },
+  /** Offers "approve always" (a rule) when given: its `patternFor` shows and checks the rule's pattern. */
+  rules?: Pick<ApprovalRules, 'patternFor'>,
+): UserSurface | undefined {
   if (mode === 'auto') return { medium: TERMINAL_MEDIUM, approve: async (requests) => requests.map((request) => ({ id: request.id, decision: 'approve' })) };
   if (mode === 'deny') {
     return {
@@ -22,10 +27,10 @@ export function approvalSurface(mode: ApproveMode, terminal: { interactive: bool
     };
   }
   if (!terminal.interactive) return undefined;
-  return { medium: TERMINAL_MEDIUM, approve: terminalPrompt(terminal) };
+  return { medium: TERMINAL_MEDIUM, approve: terminalPrompt(terminal, rules) };
 }
 
-function terminalPrompt(terminal: { input: NodeJS.ReadStream; output: NodeJS.WriteStream }): NonNullable<UserSurface['approve']> {
+function terminalPrompt(terminal: { input: NodeJS.ReadStream; output: NodeJS.WriteStream }, rules: Pick<ApprovalRules, 'patternFor'> | undefined): NonNullable<UserSurface['approve']> {
   const style = makeStyle(terminal.output);
   return async (requests, { signal }) => {
     const readline = createInterface({ input: terminal.input, output: terminal.output });
@@ -33,9 +38,30 @@ function terminalPrompt(terminal: { input: NodeJS.ReadStream; output: NodeJS.Wri
     try {
       for (const request of requests) {
         terminal.output.write(`\n${style.yellow('approval needed')} ${style.bold(request.requester)} wants to run ${style.bold(request.tool)} ${style.dim(JSON.stringify(request.input))}\n  ${style.dim(request.reason)}\n`);
-        const choice = (await readline.question('  [y]es, [n]o, [a]lways for this agent and tool? ', { signal })).trim().toLowerCase();
-        if (choice === 'y' || choice === 'yes') answers.push({ id: request.id, decision: 'approve' });
-        else if (choice === 'a' || choice === 'always') answers.push({ id: request.id, decision: 'approve', always: true });
+        const rule = rules?.patternFor(request);
+        // "a" stays what it always was: this agent and tool, for the session.
+        const question = rule ? '  [y]es, [n]o, [a]lways for this agent and tool this session, [r]ule for every session? ' : '  [y]es, [n]o, [a]lways for this agent and tool this session? ';
+        let answer: ApprovalAnswer | undefined;
+        while (!answer) {
+          const choice = (await readline.question(question, { signal })).trim().toLowerCase();
+          if (choice === 'y' || choice === 'yes') answer = { id: request.id, decision: 'approve' };
+          else if (choice === 'a' || choice === 'always' || choice === 's' || choice === 'session') answer = { id: request.id, decision: 'approve', remember: 'session' };
+          else if (rule && (choice === 'r' || choice === 'rule')) {
+            if (!rule.ok) {
+              terminal.output.write(`  ${style.yellow('no rule can approve this')}: ${rule.error}\n`);
+              continue;
+            }
+            const shown = rule.pattern === undefined ? 'every call' : rule.pattern;
+            const typed = (await readline.question(`  ${request.requester} may run ${request.tool} without asking when it matches [${shown}]: `, { signal })).trim();
+            const checked = typed ? rules!.patternFor(request, typed) : rule;
+            if (!checked.ok) {
+              terminal.output.write(`  ${style.yellow('not a usable pattern')}: ${checked.error}\n`);
+              continue;
+            }
+            answer = { id: request.id, decision: 'approve', remember: 'always', ...(typed ? { pattern: typed } : {}) };
+          } else break;
+        }
+        if (answer) answers.push(answer);
         else {
           const reason = (await readline.question('  reason (shown to the agent): ', { signal })).trim();
           answers.push({ id: request.id, decision: 'reject', ...(reason ? { reason } : {}) });

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -337,6 +337,171 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
       spawnSync('tmux', ['-S', socket, 'kill-server'], { env: tmuxEnv });
     }
   }, 60_000);
+
+  describe('"approve always" rules', () => {
+    /** The model runs `command` with shell_run, then, once it has the result, replies `reply`. */
+    function scriptShell(options: { userMessage: string; command: string; toolUseId: string; reply: string }): void {
+      const { userMessage, command, toolUseId, reply } = options;
+      mock.on({ model: 'claude-test', userMessage, hasToolResult: false }, { toolCalls: [{ id: toolUseId, name: 'shell_run', arguments: JSON.stringify({ command }) }] });
+      mock.on({ model: 'claude-test', userMessage, hasToolResult: true }, { content: reply });
+    }
+    const rulesDir = () => workspaceFile('.legion/collective/approval-rules');
+    interface ListedRule {
+      id: string;
+      participant: string;
+      tool: string;
+      pattern?: string;
+      createdBy: string;
+      medium?: string;
+    }
+    const listedRules = async (): Promise<ListedRule[]> => {
+      const listed = await legion(['approvals', 'rules', '--json']);
+      expectExit(listed, 0);
+      return (JSON.parse(listed.stdout) as { rules: ListedRule[] }).rules;
+    };
+
+    it('approve --rule makes a rule a new process honours in a new session, for matching commands only; rules rm revokes it', async () => {
+      useModel('coordinator', claude());
+      scriptShell({ userMessage: 'Status please', command: 'echo status', toolUseId: 'toolu_status', reply: 'Status checked.' });
+      scriptShell({ userMessage: 'Again please', command: 'echo again', toolUseId: 'toolu_again', reply: 'Checked again.' });
+      scriptShell({ userMessage: 'Smuggle please', command: 'echo x; touch smuggled', toolUseId: 'toolu_smuggle', reply: 'Smuggled.' });
+      scriptShell({ userMessage: 'Revoked please', command: 'echo revoked', toolUseId: 'toolu_revoked', reply: 'Ran revoked.' });
+
+      const paused = await legion(['run', '--output', 'json', 'Status please']);
+      expectExit(paused, 2);
+      const id = report(paused).approvals![0]!.id;
+      const approved = await legion(['approve', id, '--rule', '--pattern', 'echo *']);
+      expectExit(approved, 0);
+      expect(approved.stdout).toBe('Status checked.\n');
+
+      const [rule] = await listedRules();
+      expect(rule).toMatchObject({ participant: 'coordinator', tool: 'shell_run', pattern: 'echo *', createdBy: 'user', medium: 'terminal' });
+      expect(readdirSync(rulesDir())).toEqual([`${rule!.id}.json`]);
+      const table = await legion(['approvals', 'rules']);
+      expectExit(table, 0);
+      expect(table.stdout).toMatch(new RegExp(`^${escape(rule!.id)}  coordinator → shell_run  echo \\*  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d by user on terminal$`, 'm'));
+      const all = await legion(['approvals', '--all']);
+      expect(all.stdout).toContain(`(rule ${rule!.id})`);
+
+      // A new process, a new session: the rule approves it, nobody is asked.
+      const again = await legion(['run', '--new-session', 'Again please']);
+      expectExit(again, 0);
+      expect(again.stdout).toBe('Checked again.\n');
+      expect(toolResultSent('toolu_again')).toContain('again');
+
+      // A second command smuggled behind a matching one: asked about, not run.
+      const smuggled = await legion(['run', '--new-session', '--output', 'json', 'Smuggle please']);
+      expectExit(smuggled, 2);
+      expect(report(smuggled).approvals).toEqual([expect.objectContaining({ tool: 'shell_run', input: { command: 'echo x; touch smuggled' }, status: 'pending' })]);
+      expect(existsSync(workspaceFile('smuggled'))).toBe(false);
+
+      const removed = await legion(['approvals', 'rules', 'rm', rule!.id]);
+      expectExit(removed, 0);
+      expect(removed.stdout).toContain(`Removed ${rule!.id}`);
+      expect(await listedRules()).toEqual([]);
+      const revoked = await legion(['run', '--new-session', '--output', 'json', 'Revoked please']);
+      expectExit(revoked, 2);
+      expect(report(revoked).approvals).toEqual([expect.objectContaining({ input: { command: 'echo revoked' }, status: 'pending' })]);
+      const unknown = await legion(['approvals', 'rules', 'rm', rule!.id]);
+      expectExit(unknown, 1);
+      expect(unknown.stderr).toContain(`No approval rule "${rule!.id}"`);
+    }, 120_000);
+
+    it('approve --rule refuses a pattern that does not match the call, and records nothing', async () => {
+      useModel('coordinator', claude());
+      scriptShell({ userMessage: 'Status please', command: 'echo status', toolUseId: 'toolu_status', reply: 'Status checked.' });
+      const paused = await legion(['run', '--output', 'json', 'Status please']);
+      expectExit(paused, 2);
+      const id = report(paused).approvals![0]!.id;
+      const refused = await legion(['approve', id, '--pattern', 'git *']);
+      expectExit(refused, 1);
+      expect(refused.stderr).toMatch(/Nothing was recorded\. .*the pattern "git \*" does not match the command "echo status"/);
+      expect((await legion(['approvals', '--json'])).stdout).toContain(id);
+      expect(existsSync(rulesDir())).toBe(false);
+      const both = await legion(['approve', id, '--rule', '--always']);
+      expectExit(both, 1);
+      expect(both.stderr).toContain('give one of them');
+    }, 60_000);
+
+    it('a corrupt rule file: the listing names the file, the field and the fix, a run asks instead of trusting it, and the file is left as it was', async () => {
+      useModel('coordinator', claude());
+      scriptShell({ userMessage: 'Status please', command: 'echo status', toolUseId: 'toolu_status', reply: 'Status checked.' });
+      mkdirSync(rulesDir(), { recursive: true });
+      const file = join(rulesDir(), 'rule_broken.json');
+      const text = '{ "version": 1, "id": "rule_broken", "participant": "coordinator", "tool": "shell_run", "pattern": ["echo *"], "createdAt": "2026-01-01T00:00:00Z", "createdBy": "user" }\n';
+      writeFileSync(file, text);
+
+      const listed = await legion(['approvals', 'rules']);
+      expectExit(listed, 1);
+      expect(listed.stderr).toMatch(/^legion: \.legion\/collective\/approval-rules\/rule_broken\.json \(field "pattern"\): .*Fix: .*/);
+      const run = await legion(['run', '--output', 'json', 'Status please']);
+      expectExit(run, 2);
+      expect(run.stderr).toContain('.legion/collective/approval-rules/rule_broken.json');
+      expect(readFileSync(file, 'utf8')).toBe(text);
+      expect(readdirSync(rulesDir())).toEqual(['rule_broken.json']);
+    }, 60_000);
+
+    it.skipIf(TMUX_MISSING)('the terminal prompt offers a rule: "r" shows the exact command, a typed pattern is used', async () => {
+      useModel('coordinator', claude());
+      scriptShell({ userMessage: 'Status please', command: 'echo status', toolUseId: 'toolu_status', reply: 'Status checked.' });
+      const terminal = openTerminal(['run', 'Status please']);
+      try {
+        const question = await terminal.waitFor('[r]ule for every session?');
+        expect(question).toContain('approval needed coordinator wants to run shell_run {"command":"echo status"}');
+        terminal.type('r');
+        await terminal.waitFor('coordinator may run shell_run without asking when it matches [echo status]:');
+        terminal.type('git *');
+        await terminal.waitFor('not a usable pattern: the pattern "git *" does not match');
+        terminal.type('r');
+        await terminal.waitFor('when it matches [echo status]:', 2);
+        terminal.type('echo *');
+        const final = await terminal.waitFor('[legion exited:');
+        expect(final).toContain('Status checked.');
+        expect(final).toContain('[legion exited: 0]');
+      } finally {
+        terminal.close();
+      }
+      expect(await listedRules()).toEqual([expect.objectContaining({ participant: 'coordinator', tool: 'shell_run', pattern: 'echo *', medium: 'terminal' })]);
+    }, 60_000);
+
+    /** `legion ARGS` in a tmux pane: type into it, wait for text on its screen (scrollback included). */
+    function openTerminal(args: string[]) {
+      const socket = join(dir, 'tmux-rules.sock');
+      const config = join(dir, 'tmux-rules.conf');
+      writeFileSync(config, 'set -g remain-on-exit on\nset -g history-limit 5000\n');
+      const variables = Object.entries(env()).map(([name, value]) => `${name}=${value}`);
+      const command = `${['env', ...variables, process.execPath, LEGION, ...args].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`;
+      const tmuxEnv = { ...process.env };
+      delete tmuxEnv.TMUX;
+      const tmux = (...tmuxArgs: string[]) => {
+        const result = spawnSync('tmux', ['-S', socket, '-f', config, ...tmuxArgs], { cwd: dir, env: tmuxEnv, encoding: 'utf8' });
+        if (result.status !== 0) throw new Error(`tmux ${tmuxArgs[0]} failed: ${result.stderr}`);
+        return result.stdout;
+      };
+      tmux('new-session', '-d', '-s', 'legion', '-x', '200', '-y', '50', '-c', dir, command);
+      const screen = () => tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'legion');
+      return {
+        /** Resolves with the screen once `text` is on it `times` times. */
+        async waitFor(text: string, times = 1): Promise<string> {
+          const deadline = Date.now() + SCREEN_LIMIT_MS;
+          let shown = screen();
+          while (shown.split(text).length - 1 < times) {
+            if (Date.now() > deadline) throw new Error(`the terminal never showed ${JSON.stringify(text)}; it shows:\n${shown}`);
+            await delay(100);
+            shown = screen();
+          }
+          return shown;
+        },
+        type(text: string): void {
+          tmux('send-keys', '-t', 'legion', '-l', text);
+          tmux('send-keys', '-t', 'legion', 'Enter');
+        },
+        close(): void {
+          spawnSync('tmux', ['-S', socket, 'kill-server'], { env: tmuxEnv });
+        },
+      };
+    }
+  });
 });
 
 function escape(text: string): string {

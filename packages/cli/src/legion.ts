@@ -50,7 +50,7 @@ program
     runCli(async () => (await import('./commands/run.js')).runCommand(words, { ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
   );
 
-program
+const approvals = program
   .command('approvals')
   .description('list tool calls waiting for approval in the latest session (or --session)')
   .option('--session <id>', 'session (default: the latest)')
@@ -58,6 +58,24 @@ program
   .option('--json', 'one JSON object')
   .action((options: Record<string, unknown>) =>
     runCli(async () => (await import('./commands/approvals.js')).approvalsCommand({ ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
+  );
+
+const rules = approvals
+  .command('rules')
+  .description('list "approve always" rules: which participant may run which tool, on what pattern, without asking (in every session)')
+  .option('--json', 'one JSON object')
+  // `--json` may land on `approvals` (commander reads a parent's options anywhere): the merged options have it either way.
+  .action((_options: unknown, command: Command) =>
+    runCli(async () => (await import('./commands/approval-rules.js')).rulesCommand(command.optsWithGlobals<{ json?: boolean; workspace?: string }>())),
+  );
+
+rules
+  .command('rm')
+  .description('revoke "approve always" rules by id: those calls ask again')
+  .argument('<ids...>', 'rule ids (see "legion approvals rules")')
+  .option('--json', 'one JSON object')
+  .action((ids: string[], _options: unknown, command: Command) =>
+    runCli(async () => (await import('./commands/approval-rules.js')).removeRulesCommand(ids, command.optsWithGlobals<{ json?: boolean; workspace?: string }>())),
   );
 
 for (const decision of ['approve', 'reject'] as const) {
@@ -68,7 +86,13 @@ for (const decision of ['approve', 'reject'] as const) {
     .option('--session <id>', 'session (default: the latest)')
     .option('--as <participant>', 'decide as this participant (default: the first user)')
     .option('--json', 'one JSON object');
-  if (decision === 'approve') command.option('--always', 'also allow this tool for this agent for the rest of the session');
+  if (decision === 'approve') {
+    command
+      .option('--always', 'also allow this tool for this agent for the rest of the session')
+      // A flag and a separate --pattern, not "--rule [PATTERN]": an optional value would swallow the id after it (legion approve --rule apr_1).
+      .option('--rule', 'also make an "approve always" rule: this agent, this tool, this exact command or path, in every session (see "legion approvals rules")')
+      .option('--pattern <glob>', 'the rule\'s pattern instead of the exact call (implies --rule): a command glob ("git status*") or a path glob ("src/**")');
+  }
   else command.option('--reason <text>', 'why, shown to the agent so it can adapt');
   command.action((ids: string[], options: Record<string, unknown>) =>
     runCli(async () => (await import('./commands/approvals.js')).answerCommand(decision, ids, { ...options, workspace: program.opts<{ workspace?: string }>().workspace })),

@@ -1,4 +1,4 @@
-import { Legion, LegionError, type ApprovalView, type Session, type TurnResult } from '@legion-collective/core';
+import { Legion, LegionError, type ApprovalAnswer, type ApprovalView, type Session, type TurnResult } from '@legion-collective/core';
 import { approvalSurface, TERMINAL_MEDIUM, type ApproveMode } from '../approval-prompt.js';
 import { style } from '../render/style.js';
 import { resolveWorkspace } from '../workspace.js';
@@ -31,20 +31,25 @@ export async function approvalsCommand(options: ApprovalOptions): Promise<number
     return 0;
   }
   for (const view of views) process.stdout.write(`${describe(view)}\n`);
-  if (views.some((view) => view.status === 'pending')) process.stdout.write(style.dim('\nAnswer with: legion approve ID… [--always]  or  legion reject ID… --reason "…"\n'));
+  if (views.some((view) => view.status === 'pending')) process.stdout.write(style.dim('\nAnswer with: legion approve ID… [--always | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n'));
   return 0;
 }
 
 /** `legion approve` / `legion reject`: records the decisions as the user and resumes what waited on them. */
-export async function answerCommand(decision: 'approve' | 'reject', ids: string[], options: ApprovalOptions & { reason?: string; always?: boolean; as?: string; approve?: ApproveMode }): Promise<number> {
+export async function answerCommand(
+  decision: 'approve' | 'reject',
+  ids: string[],
+  options: ApprovalOptions & { reason?: string; always?: boolean; rule?: boolean; pattern?: string; as?: string; approve?: ApproveMode },
+): Promise<number> {
+  const remember = rememberFrom(options);
   const { legion, session } = await open(options);
-  const surface = approvalSurface(options.approve ?? legion.config.approval.headless, { interactive: process.stdin.isTTY === true, input: process.stdin, output: process.stderr });
+  const surface = approvalSurface(options.approve ?? legion.config.approval.headless, { interactive: process.stdin.isTTY === true, input: process.stdin, output: process.stderr }, legion.approvalRules);
   if (surface) legion.attachUser(surface);
   const decidedBy = options.as ?? legion.collective.defaultUser()?.id;
   if (!decidedBy) throw new LegionError('no_user', 'The collective has no user participant to decide as; pass --as.');
   try {
     const outcome = await session.answerApprovals(
-      ids.map((id) => ({ id, decision, ...(options.reason ? { reason: options.reason } : {}), ...(options.always ? { always: true } : {}) })),
+      ids.map((id) => ({ id, decision, ...(options.reason ? { reason: options.reason } : {}), ...remember })),
       decidedBy,
       { medium: TERMINAL_MEDIUM },
     );
@@ -54,7 +59,7 @@ export async function answerCommand(decision: 'approve' | 'reject', ids: string[
     if (outcome.resumed.some((result) => result.status === 'error')) return 1;
     // Like `legion run`: 2 says the work paused again on a new approval, so a script does not take it as done.
     if (outcome.resumed.some((result) => result.status === 'paused')) {
-      if (!options.json) process.stderr.write('Answer with: legion approve ID… [--always]  or  legion reject ID… --reason "…"\n');
+      if (!options.json) process.stderr.write('Answer with: legion approve ID… [--always | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n');
       return 2;
     }
     return 0;
@@ -63,12 +68,21 @@ export async function answerCommand(decision: 'approve' | 'reject', ids: string[
   }
 }
 
+/** `--always` is the session, as it always was; `--rule` (or `--pattern GLOB`) a rule for every session. */
+function rememberFrom(options: { always?: boolean; rule?: boolean; pattern?: string }): Pick<ApprovalAnswer, 'remember' | 'pattern'> {
+  const rule = options.rule === true || options.pattern !== undefined;
+  if (rule && options.always) throw new LegionError('usage', '--always (this session) and --rule (every session) ask for different things; give one of them.');
+  if (rule) return { remember: 'always', ...(options.pattern !== undefined ? { pattern: options.pattern } : {}) };
+  return options.always ? { remember: 'session' } : {};
+}
+
 export function describe(view: ApprovalView): string {
   const status = view.status === 'pending' ? style.yellow('pending ') : view.status === 'approved' ? style.green('approved') : style.red('rejected');
   const decided = view.decidedBy
     ? style.dim(` — ${view.status} by ${view.decidedBy}${view.decisionReason ? `: ${view.decisionReason}` : ''}${view.decisionMedium ? ` (on ${view.decisionMedium})` : ''}`)
     : style.dim(` — ${view.approver} decides`);
-  return `${view.id}  ${status}  ${view.requester} → ${view.tool} ${style.dim(JSON.stringify(view.input))}${decided}`;
+  const rule = view.decisionRuleId ? style.dim(` (rule ${view.decisionRuleId})`) : '';
+  return `${view.id}  ${status}  ${view.requester} → ${view.tool} ${style.dim(JSON.stringify(view.input))}${decided}${rule}`;
 }
 
 /** The status JSON reports show: a turn paused on approvals keeps the name scripts know, `approval_required`. */

@@ -28,7 +28,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   }
   // A message read from standard input leaves no terminal to ask on.
   const interactive = words.length > 0 && words[0] !== '-' && process.stdin.isTTY === true;
-  const surface = approvalSurface(options.approve ?? legion.config.approval.headless, { interactive, input: process.stdin, output: process.stderr });
+  const surface = approvalSurface(options.approve ?? legion.config.approval.headless, { interactive, input: process.stdin, output: process.stderr }, legion.approvalRules);
   if (surface) legion.attachUser(surface);
   if (options.session && options.newSession) throw new LegionError('usage', 'Use either --session or --new-session, not both.');
   const session = options.newSession ? await legion.sessions.create() : options.session !== undefined ? await legion.sessions.get(options.session) : await legion.sessions.resumeOrCreate();
@@ -94,7 +94,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     if (result.truncated) process.stderr.write(`warning: ${to}'s reply was cut off at the model's output limit (raise "maxTokens" in its model settings, or ask it to continue)\n`);
   } else if (result.status === 'paused') {
     process.stderr.write(`Paused: waiting for approval (it is saved; answer any time):\n${result.requests.map((view) => `  ${describe(view)}`).join('\n')}\n`);
-    process.stderr.write('Answer with: legion approve ID… [--always]  or  legion reject ID… --reason "…"\n');
+    process.stderr.write('Answer with: legion approve ID… [--always | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n');
   } else {
     process.stderr.write(`legion: ${to} could not answer: ${result.error}\n`);
   }
