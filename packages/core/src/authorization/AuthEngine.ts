@@ -5,7 +5,7 @@ import type { Participant } from '../collective/participant.js';
 import type { Tool, ToolEffect } from '../tools/tool.js';
 import { LEGION_DIR } from '../storage/workspace-paths.js';
 import { isLegionInternal, resolveInWorkspace } from '../storage/workspace-path.js';
-import { analyzeCommand, refersToLegionState } from './shell-command.js';
+import { analyzeCommand, refersToLegionState, type CommandAnalysis } from './shell-command.js';
 import type { Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from '../collective/policy.js';
 import type { ApprovalRule } from '../collective/approval-rule.js';
 import { commandGlobMatches, commandText, exactCommandGlob, exactPathGlob } from './approval-rule-pattern.js';
@@ -192,7 +192,7 @@ function ruleApproves(pattern: string | undefined, call: CallFacts): boolean {
     if (sources.length === 0) return false;
     if (!call.paths().every((forms) => forms.every((form) => form !== undefined))) return false;
     return sources.every((source) => {
-      const analysis = analyzeCommand(source);
+      const analysis = call.analysis(source);
       if (!analysis.ok || analysis.hazards.length > 0 || analysis.commands.length === 0) return false;
       return analysis.commands.every((words) => commandGlobMatches(pattern ?? '*', commandText(words)));
     });
@@ -221,6 +221,7 @@ function commandMatches(regex: RegExp, source: string | undefined, widening: boo
 class CallFacts {
   private readonly args: Record<string, unknown>;
   private pathForms: Array<Array<string | undefined>> | undefined;
+  private readonly analyses = new Map<string, CommandAnalysis>();
 
   constructor(
     readonly tool: PolicySubject,
@@ -253,6 +254,13 @@ class CallFacts {
     });
   }
 
+  /** A command line parsed once per call, however many rules look at it. */
+  analysis(source: string): CommandAnalysis {
+    let analysis = this.analyses.get(source);
+    if (!analysis) this.analyses.set(source, (analysis = analyzeCommand(source)));
+    return analysis;
+  }
+
   /** Every command line the call runs. */
   commandSources(): string[] {
     return (this.tool.commandArguments ?? []).flatMap((name) => this.argument(name) ?? []);
@@ -268,7 +276,7 @@ class CallFacts {
   exactCommandPattern(): RulePatternOutcome & { pattern?: string } {
     const commands: string[][] = [];
     for (const source of this.commandSources()) {
-      const analysis = analyzeCommand(source);
+      const analysis = this.analysis(source);
       if (!analysis.ok) return { ok: false, error: `the command ${JSON.stringify(source)} does not parse (${analysis.error}), so no rule can approve it` };
       if (analysis.hazards.length > 0) {
         return { ok: false, error: `the command ${JSON.stringify(source)} holds ${analysis.hazards.join(', ')}, which no rule approves (a rule approves plain commands only); approve it once or for the session` };
