@@ -53,7 +53,9 @@ describe('an approval rule in the AuthEngine', () => {
     'git status &',
     'git status "unterminated',
   ])('"git status*" does not approve %j', (command) => {
-    expect(shell([rule({ tool: 'shell_run', pattern: 'git status*' })], command).mode).toBe('requires_approval');
+    const rules = [rule({ tool: 'shell_run', pattern: 'git status*' })];
+    expect(shell(rules, 'git status').mode).toBe('auto');
+    expect(shell(rules, command).mode).toBe('requires_approval');
   });
 
   it('even a rule for every command leaves a command that refers to .legion/ asking', () => {

@@ -132,6 +132,8 @@ describe('an "approve always" rule never widens a deny', () => {
     ['an effect deny', { 'effect:shell': 'deny' }],
     ['a deny rule on the command', { shell_run: { mode: 'requires_approval', rules: [{ mode: 'deny', args: { command: '^rm\\b' } }] } }],
   ])('%s holds for shell_run and process_start with a rule for every command', (_, policies) => {
+    // The rules are in force: without the deny they approve the very same call.
+    expect(mode({}, shellRun, { command: 'rm -rf src' })).toBe('auto');
     expect(mode(policies, shellRun, { command: 'rm -rf src' })).toBe('deny');
     expect(mode(policies, processStart, { command: 'rm -rf src' })).toBe('deny');
   });
