@@ -114,7 +114,7 @@ export class Legion {
     });
     // The engine reads the rules when a call would ask; the rules judge patterns with the engine.
     this.auth = new AuthEngine(config.policies, paths.root, { approvalRules: (participantId) => this.approvalRules.rulesFor(participantId) });
-    this.approvalRules = new ApprovalRules(new ApprovalRuleStore(paths), { collective, tools: this.tools, events: this.events, auth: this.auth });
+    this.approvalRules = new ApprovalRules(new ApprovalRuleStore(paths), { collective, tools: this.tools, events: this.events, auth: this.auth, display: (path) => paths.display(path) });
     this.approvals = new ApprovalGate(
       collective,
       async (request) => {

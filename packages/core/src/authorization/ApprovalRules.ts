@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { APPROVAL_RULE_VERSION, ApprovalRuleSchema, type ApprovalRule } from '../collective/approval-rule.js';
 import type { ApprovalRuleStore } from '../collective/ApprovalRuleStore.js';
 import type { Collective } from '../collective/Collective.js';
+import { canApprove } from '../collective/approval-authority.js';
 import type { ApprovalRuleRecorder } from '../conversation/answer-approvals.js';
 import { LegionError } from '../errors.js';
 import type { EventBus } from '../events/EventBus.js';
@@ -27,9 +28,12 @@ export interface NewApprovalRule {
  * every session and process from the moment they are written.
  */
 export class ApprovalRules implements ApprovalRuleRecorder {
+  /** Rules already reported as approving nothing (by id and maker), so a warning is said once. */
+  private readonly reported = new Set<string>();
+
   constructor(
     private readonly store: ApprovalRuleStore,
-    private readonly services: { collective: Collective; tools: ToolRegistry; events: EventBus; auth: AuthEngine },
+    private readonly services: { collective: Collective; tools: ToolRegistry; events: EventBus; auth: AuthEngine; display: (path: string) => string },
   ) {}
 
   /** Every rule, oldest first. A broken rule file throws a `ConfigError` naming the file, the field and the fix. */
@@ -42,6 +46,9 @@ export class ApprovalRules implements ApprovalRuleRecorder {
     const participant = this.services.collective.get(input.participant);
     if (!participant) throw new LegionError('participant_not_found', `No participant "${input.participant}" to make an approval rule for. Known participants: ${this.services.collective.ids().join(', ')}.`, { participantId: input.participant });
     const createdBy = this.ruleMaker(input.createdBy);
+    if (!canApprove(this.services.collective.require(createdBy), participant.id, input.tool)) {
+      throw new LegionError('approval_not_allowed', `${createdBy} may not approve ${participant.id}'s ${input.tool} (its approvalAuthority), so it cannot make a rule for it.`, { createdBy, participantId: participant.id, tool: input.tool });
+    }
     const rule = ApprovalRuleSchema.parse({
       version: APPROVAL_RULE_VERSION,
       id: `rule_${randomBytes(6).toString('hex')}`,
@@ -78,9 +85,30 @@ export class ApprovalRules implements ApprovalRuleRecorder {
     return this.services.auth.rulePattern(tool, request.input, pattern);
   }
 
-  /** The rules that decide this participant's calls; a broken rule file approves nothing and is reported once. */
+  /**
+   * The rules that decide this participant's calls. A broken rule file
+   * approves nothing, nor does a rule whose maker is not (or no longer) a
+   * user who may approve that call: a rule is an approval given ahead of time,
+   * never more than its maker could give. Each is reported once.
+   */
   rulesFor(participantId: string): ApprovalRule[] {
-    return this.store.usable((problem) => this.services.events.emit('storage:warning', { path: problem.file, offset: 0, problem: problem.message.slice(problem.file.length).replace(/^:\s*/, '') })).filter((rule) => rule.participant === participantId);
+    const rules = this.store.usable((problem) => this.warn(problem.file, problem.message.slice(problem.file.length).replace(/^:\s*/, '')));
+    return rules.filter((rule) => {
+      if (rule.participant !== participantId) return false;
+      const maker = this.services.collective.get(rule.createdBy);
+      if (maker?.type === 'user' && maker.status === 'active' && canApprove(maker, rule.participant, rule.tool)) return true;
+      const key = `${rule.id} ${rule.createdBy}`;
+      if (!this.reported.has(key)) {
+        this.reported.add(key);
+        const file = this.services.display(`${this.store.directory}/${rule.id}.json`);
+        this.warn(file, `field "createdBy": "${rule.createdBy}" is not an active user who may approve ${rule.participant}'s ${rule.tool}, so the rule approves nothing. Fix: set "createdBy" to such a user, or remove the rule (legion approvals rules rm ${rule.id})`);
+      }
+      return false;
+    });
+  }
+
+  private warn(path: string, problem: string): void {
+    this.services.events.emit('storage:warning', { path, offset: 0, problem });
   }
 
   async prepare(request: ApprovalRequestRecord, answer: ApprovalAnswer, context: { decidedBy: string; sessionId: string; medium?: string | undefined }): Promise<{ ok: true; rule?: ApprovalRule } | { ok: false; error: string }> {

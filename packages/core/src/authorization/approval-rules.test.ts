@@ -225,6 +225,26 @@ describe('approval rules in a workspace', () => {
     expect(readdirSync(rulesDir())).toHaveLength(2);
   });
 
+  it('a rule approves nothing unless its maker is a user who may approve that call, and says so once', async () => {
+    test = createTestLegion({
+      participants: [userParticipant(), userParticipant('visitor', { approvalAuthority: 'none' } as never), agentParticipant('dev')],
+      entryAgent: 'dev',
+      scripts: { dev: [shellCall('s1', 'echo hi')] },
+    });
+    expect(() => test.legion.approvalRules.add({ participant: 'dev', tool: 'shell_run', createdBy: 'visitor' })).toThrow(/visitor may not approve dev's shell_run/);
+    expect(() => test.legion.approvalRules.add({ participant: 'dev', tool: 'shell_run', createdBy: 'dev' })).toThrow(/Only a user makes/);
+    mkdirSync(rulesDir(), { recursive: true });
+    const file = join(rulesDir(), 'rule_byagent.json');
+    writeFileSync(file, JSON.stringify({ version: 1, id: 'rule_byagent', participant: 'dev', tool: 'shell_run', createdAt: '2026-01-01T00:00:00.000Z', createdBy: 'dev' }));
+    const warnings: LegionEvent[] = [];
+    test.legion.events.on('storage:warning', (event) => warnings.push(event));
+    const session = await test.legion.sessions.create();
+    expect(await test.legion.send(session, 'hi')).toMatchObject({ status: 'paused' });
+    const dev = test.legion.collective.require('dev');
+    expect(test.legion.auth.evaluate({ participant: dev, tool: test.legion.tools.get('shell_run')!, input: { command: 'echo hi' } }).mode).toBe('requires_approval');
+    expect(warnings).toMatchObject([{ path: '.legion/collective/approval-rules/rule_byagent.json', problem: expect.stringMatching(/^field "createdBy": "dev" is not an active user who may approve dev's shell_run.*Fix:/) }]);
+  });
+
   it('a surface that answers "approve always" makes the rule; one whose pattern cannot stand is told, and the others decide', async () => {
     test = createTestLegion({
       participants: [userParticipant(), agentParticipant('dev')],
