@@ -1,13 +1,12 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { basename } from 'node:path';
 import { isValidIdPart } from './participant-id.js';
-import { ConfigError, LegionError, ParticipantNotFoundError } from '../errors.js';
+import { readParticipantFile } from './participant-file.js';
+import { LegionError, ParticipantNotFoundError } from '../errors.js';
 import { readJsonFile, writeJsonAtomic } from '../storage/atomic-json.js';
 import type { WorkspacePaths } from '../storage/workspace-paths.js';
 import {
   AgentTemplateSchema,
   parseParticipant,
-  ParticipantSchema,
   type AgentParticipant,
   type AgentTemplate,
   type Participant,
@@ -32,19 +31,7 @@ export class Collective {
     for (const entry of readdirSync(paths.participantsDir).sort()) {
       if (!entry.endsWith('.json')) continue;
       const file = `${paths.participantsDir}/${entry}`;
-      const participant = readJsonFile(file, ParticipantSchema, {
-        what: 'participant file',
-        displayPath: paths.display(file),
-      });
-      const expectedId = basename(entry, '.json');
-      if (participant.id !== expectedId) {
-        throw new ConfigError({
-          file: paths.display(file),
-          field: 'id',
-          problem: `id "${participant.id}" does not match the file name`,
-          fix: `set "id" to "${expectedId}" or rename the file to ${participant.id}.json`,
-        });
-      }
+      const participant = readParticipantFile(file, { displayPath: paths.display(file) });
       collective.add(participant);
     }
     return collective;

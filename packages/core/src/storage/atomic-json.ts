@@ -90,17 +90,25 @@ export function readJsonFile<Schema extends z.ZodType>(
   schema: Schema,
   options: { what: string; displayPath?: string },
 ): z.infer<Schema> {
-  const file = options.displayPath ?? path;
+  return parseJsonText(readFileSync(path, 'utf8'), schema, { what: options.what, file: options.displayPath ?? path });
+}
+
+/**
+ * `readJsonFile` for text already in hand (an editor's buffer, a file about to
+ * be written): the same `ConfigError`, naming `file` as where the text belongs.
+ */
+export function parseJsonText<Schema extends z.ZodType>(text: string, schema: Schema, options: { what: string; file: string }): z.infer<Schema> {
+  const file = options.file;
   // Editors on some systems save a byte-order mark, which JSON.parse rejects.
-  const text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
+  const source = text.replace(/^\uFEFF/, '');
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(source);
   } catch (error) {
     throw new ConfigError({
       file,
       field: '',
-      problem: `is not valid JSON (${describeJsonError(error, text)})`,
+      problem: `is not valid JSON (${describeJsonError(error, source)})`,
       fix: `correct the JSON syntax of this ${options.what}`,
       cause: error,
     });
