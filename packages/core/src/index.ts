@@ -99,12 +99,21 @@ export type {
   Permission,
   UserParticipant,
 } from './collective/participant.js';
-export { parseParticipantFile, readParticipantFile } from './collective/participant-file.js';
+export {
+  agentTemplateNames,
+  inspectParticipantFiles,
+  loadAgentTemplate,
+  parseParticipantFile,
+  participantFilePath,
+  readParticipantFile,
+  saveParticipantFile,
+} from './collective/participant-file.js';
+export type { ParticipantFileReport } from './collective/participant-file.js';
 export { ApprovalAuthoritySchema, PoliciesSchema, PolicyModeSchema, PolicyRuleSchema, ToolPolicySchema } from './collective/policy.js';
 export type { ApprovalAuthority, Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from './collective/policy.js';
 export { ConfigLayerSchema, DEFAULT_CONFIG } from './config/config-schema.js';
 export type { ConfigLayer, ResolvedConfig } from './config/config-schema.js';
-export { inspectConfigLayers, resolveConfigLayers } from './config/config-layers.js';
+export { inspectConfigLayers, resolveConfigLayers, saveConfigLayer, workspaceConfigPath } from './config/config-layers.js';
 export type { ConfigLayerReport } from './config/config-layers.js';
 export { globalConfigPath } from './config/load-config.js';
 export { secretsInConfig } from './config/config-secrets.js';

@@ -1,11 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { isValidIdPart } from './participant-id.js';
-import { readParticipantFile } from './participant-file.js';
+import { loadAgentTemplate, readParticipantFile } from './participant-file.js';
 import { LegionError, ParticipantNotFoundError } from '../errors.js';
-import { readJsonFile, writeJsonAtomic } from '../storage/atomic-json.js';
+import { writeJsonAtomic } from '../storage/atomic-json.js';
 import type { WorkspacePaths } from '../storage/workspace-paths.js';
 import {
-  AgentTemplateSchema,
   parseParticipant,
   type AgentParticipant,
   type AgentTemplate,
@@ -100,13 +98,7 @@ export class Collective {
 
   loadTemplate(name: string): AgentTemplate {
     if (!this.paths) throw new LegionError('no_workspace', 'Templates live in a workspace; this collective has none.');
-    // The name becomes a path: keep it inside the templates folder.
-    if (!isValidIdPart(name)) {
-      throw new LegionError('invalid_template_name', `Invalid template name "${name}": use letters, digits, ".", "-" or single "_".`, { name });
-    }
-    const file = `${this.paths.templatesDir}/${name}.json`;
-    if (!existsSync(file)) throw new LegionError('template_not_found', `No template "${name}" in ${this.paths.display(this.paths.templatesDir)}.`, { name });
-    return readJsonFile(file, AgentTemplateSchema, { what: 'agent template', displayPath: this.paths.display(file) });
+    return loadAgentTemplate(this.paths.root, name);
   }
 
   private add(participant: Participant): void {
