@@ -122,6 +122,8 @@ function participantChecks(roster: Roster): DoctorCheck[] {
   const checks: DoctorCheck[] = [];
   const active = roster.participants.filter((participant) => participant.status === 'active');
   const ids = new Set(active.map((participant) => participant.id));
+  // A target whose file is broken is that file's failure, reported once, not every delegator's.
+  const known = new Set([...ids, ...roster.files.filter((report) => report.error).map((report) => report.id)]);
   for (const report of roster.files) {
     const name = `participant ${report.file}`;
     if (report.error) {
@@ -129,7 +131,7 @@ function participantChecks(roster: Roster): DoctorCheck[] {
       continue;
     }
     const participant = report.participant!;
-    const unknown = participant.type === 'agent' && Array.isArray(participant.delegation) ? participant.delegation.filter((target) => !/[*?[\]{}!]/.test(target) && !ids.has(target)) : [];
+    const unknown = participant.type === 'agent' && Array.isArray(participant.delegation) ? participant.delegation.filter((target) => !/[*?[\]{}!]/.test(target) && !known.has(target)) : [];
     if (unknown.length > 0) {
       checks.push({ name, category: 'participants', status: 'failed', file: report.file, error: `"delegation" names ${unknown.map((id) => `"${id}"`).join(', ')}, not an active participant`, fix: `correct or remove ${unknown.length === 1 ? 'it' : 'them'} in "delegation" (active participants: ${[...ids].join(', ')})` });
       continue;
