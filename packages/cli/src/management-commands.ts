@@ -18,7 +18,7 @@ Examples:
   EDITOR=nano legion agents edit developer
   legion agents rm tester --yes`);
   agents
-    .command('list', { isDefault: true })
+    .command('list')
     .description('every participant: id, type, model, tools, whom it talks to, what it is for')
     .option('--all', 'include retired participants')
     .option('--json', 'one JSON object')
@@ -66,7 +66,7 @@ Examples:
   legion tools list
   legion tools list --agent developer
   legion tools list --agent developer --json`)
-    .command('list', { isDefault: true })
+    .command('list')
     .description('list tools per agent (starts configured MCP servers to list theirs)')
     .option('--agent <id>', 'only this agent')
     .option('--visible', 'only the tools its model sees')
@@ -85,7 +85,7 @@ Examples:
   legion config set 'pricing["my-model"]' '{"input": 0, "output": 0}'
   legion config set providers.openai.apiKey sk-… --global      (keys only in the global config)`);
   config
-    .command('show', { isDefault: true })
+    .command('show')
     .description('the effective config, one key per line')
     .option('--layers', 'also say which file each value comes from')
     .option('--agent <id>', "apply this agent's own model and limits (the participant layer)")
