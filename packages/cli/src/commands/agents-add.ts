@@ -1,4 +1,4 @@
-import { agentTemplateNames, LegionError, loadAgentTemplate, saveParticipantFile, type AgentTemplate } from '@legion-collective/core';
+import { agentTemplateNames, inspectParticipantFiles, LegionError, loadAgentTemplate, saveParticipantFile, type AgentTemplate } from '@legion-collective/core';
 import { resolveWorkspace } from '../workspace.js';
 
 export interface AgentAddOptions {
@@ -52,6 +52,11 @@ export async function agentsAddCommand(id: string, options: AgentAddOptions): Pr
     ...(options.delegation !== undefined ? { delegation: permissionFlag(options.delegation) } : {}),
   };
   const participant = saveParticipantFile(root, id, `${JSON.stringify(agent, null, 2)}\n`, { create: true });
+  if (participant.type === 'agent' && Array.isArray(participant.delegation)) {
+    const known = new Set(inspectParticipantFiles(root).map((report) => report.id));
+    const unknown = participant.delegation.filter((target) => !/[*?[\]{}!]/.test(target) && !known.has(target));
+    if (unknown.length > 0) process.stderr.write(`warning: "delegation" names ${unknown.map((target) => `"${target}"`).join(', ')}, not a participant of this workspace (yet).\n`);
+  }
   if (options.json) process.stdout.write(`${JSON.stringify({ participant })}\n`);
   else process.stdout.write(`Created .legion/collective/participants/${id}.json. Talk to it with: legion run --to ${id} "…"\n`);
   return 0;

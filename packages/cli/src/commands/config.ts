@@ -5,6 +5,7 @@ import {
   DEFAULT_CONFIG,
   globalConfigPath,
   LegionError,
+  participantFilePath,
   saveConfigLayer,
   secretsInConfig,
   workspaceConfigPath,
@@ -107,19 +108,23 @@ function readLayerObject(file: string): Record<string, unknown> {
 function effectiveSettings(roster: Roster, agentId: string | undefined): Setting[] {
   const sources: Array<{ from: string; value: unknown }> = [{ from: 'defaults', value: DEFAULT_CONFIG }];
   for (const layer of roster.layers) if (layer.layer) sources.push({ from: displayFile(roster, layer.file), value: layer.layer });
-  const effective: Record<string, unknown> = { ...roster.config };
+  let effective: Record<string, unknown> = { ...roster.config };
   if (agentId !== undefined) {
     const agent = findParticipant(roster, agentId);
     if (agent.type !== 'agent') throw new LegionError('not_an_agent', `"${agentId}" is a ${agent.type}: only agents have a model and limits of their own.`);
-    effective.defaultModel = agent.model ?? roster.config.defaultModel;
-    effective.limits = { ...roster.config.limits, ...agent.limits };
-    sources.push({ from: `.legion/collective/participants/${agent.id}.json`, value: { ...(agent.model ? { defaultModel: agent.model } : {}), ...(agent.limits ? { limits: agent.limits } : {}) } });
+    // For one agent, the config's defaultModel is its `model` unless it names its own.
+    const { defaultModel, ...rest } = roster.config;
+    effective = { ...rest, model: agent.model ?? defaultModel, limits: { ...roster.config.limits, ...agent.limits } };
+    for (const source of sources) {
+      const value = source.value as { defaultModel?: unknown };
+      source.value = { ...value, model: value.defaultModel };
+    }
+    sources.push({ from: displayFile(roster, participantFilePath(roster.root, agent.id)), value: { model: agent.model, limits: agent.limits } });
   }
-  const secret = new Set(secretsInConfig(effective).map((key) => key));
+  const secret = new Set(secretsInConfig(effective));
   return leaves(effective).map(([parts, value]) => {
     const from = [...sources].reverse().find((source) => getAt(source.value, parts) !== undefined || covers(source.value, parts))?.from ?? 'defaults';
-    const dotted = parts.join('.');
-    return { key: formatKey(parts), value: secret.has(dotted) ? '[secret]' : value, from };
+    return { key: formatKey(parts), value: secret.has(parts.join('.')) ? '[secret]' : value, from };
   });
 }
 

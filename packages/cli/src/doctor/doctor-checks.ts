@@ -1,12 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
+  agentTemplateNames,
   checkModelAccess,
   ConfigError,
   findWorkspaceRoot,
   globalConfigPath,
   inspectWorkspaceTools,
   LEGION_DIR,
+  loadAgentTemplate,
   probeMcpServer,
   type ModelAccess,
 } from '@legion-collective/core';
@@ -39,7 +41,7 @@ export async function runDoctorChecks(options: DoctorOptions): Promise<{ root: s
     options.onCheck(check);
   };
   add(nodeCheck());
-  const root = options.workspace ? (findWorkspaceRoot(resolve(options.workspace)) === resolve(options.workspace) ? resolve(options.workspace) : null) : findWorkspaceRoot(process.cwd());
+  const root = options.workspace ? (existsSync(join(resolve(options.workspace), LEGION_DIR)) ? resolve(options.workspace) : null) : findWorkspaceRoot(process.cwd());
   if (!root) {
     const where = options.workspace ? resolve(options.workspace) : process.cwd();
     add({ name: 'workspace', category: 'workspace', status: 'failed', error: `no ${LEGION_DIR}/ workspace in ${where}${options.workspace ? '' : ' or above it'}`, fix: `run "legion init" in your project${options.workspace ? ` (or "legion init ${options.workspace}")` : ''}` });
@@ -72,6 +74,7 @@ export async function runDoctorChecks(options: DoctorOptions): Promise<{ root: s
       );
     }),
   );
+  for (const check of templateChecks(root)) add(check);
   for (const check of workspaceToolChecks(root, options.env)) add(check);
   return { root, checks };
 }
@@ -174,6 +177,19 @@ function describeKey(access: Extract<ModelAccess, { ok: true }>, env: NodeJS.Pro
   if (access.key.from === 'none-needed') return 'no key needed';
   if (access.key.from === 'environment') return `key from $${access.key.variable}`;
   return `key from ${access.key.field} in ${globalConfigPath(env)}`;
+}
+
+function templateChecks(root: string): DoctorCheck[] {
+  return agentTemplateNames(root).map((name): DoctorCheck => {
+    const file = `${LEGION_DIR}/templates/${name}.json`;
+    try {
+      loadAgentTemplate(root, name);
+      return { name: `template ${file}`, category: 'workspace', status: 'passed', detail: `"legion agents add ID --template ${name}"`, file };
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      return { name: `template ${file}`, category: 'workspace', status: 'failed', file, ...explain(error) };
+    }
+  });
 }
 
 function workspaceToolChecks(root: string, env: NodeJS.ProcessEnv): DoctorCheck[] {

@@ -5,7 +5,15 @@ describe('legion.describeTools', () => {
     const test = createTestLegion({
       participants: [
         userParticipant(),
-        agentParticipant('writer', { tools: ['file_*', 'communicate'], delegation: 'none', policies: { file_delete: 'deny', file_write: { mode: 'requires_approval', rules: [{ mode: 'auto', paths: ['notes/**'] }] } } }),
+        {
+          id: 'writer',
+          type: 'agent',
+          name: 'Writer',
+          systemPrompt: 'You write.',
+          tools: ['file_*', 'communicate'],
+          delegation: 'none',
+          policies: { file_delete: 'deny', file_write: { mode: 'requires_approval', rules: [{ mode: 'auto', paths: ['notes/**'] }] } },
+        },
         agentParticipant('lead', { tools: 'all', delegation: ['writer'] }),
       ],
     });
