@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { LegionError, participantFilePath, type Participant, type Permission, type ResolvedConfig } from '@legion-collective/core';
+import { LEGION_DIR, LegionError, participantFilePath, type Participant, type Permission, type ResolvedConfig } from '@legion-collective/core';
 import { confirm } from '../confirm.js';
 import { columns } from '../render/columns.js';
 import { makeStyle } from '../render/style.js';
@@ -131,7 +131,7 @@ interface Summary {
 }
 
 function summary(participant: Participant, config: ResolvedConfig): Summary {
-  const base = { id: participant.id, type: participant.type, name: participant.name, description: participant.description, status: participant.status, file: `.legion/collective/participants/${participant.id}.json` };
+  const base = { id: participant.id, type: participant.type, name: participant.name, description: participant.description, status: participant.status, file: `${LEGION_DIR}/collective/participants/${participant.id}.json` };
   if (participant.type !== 'agent') return base;
   const model = participant.model ?? config.defaultModel;
   return { ...base, model: `${model.provider}/${model.model}`, tools: permission(participant.tools), delegation: permission(participant.delegation) };

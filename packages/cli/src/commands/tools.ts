@@ -15,13 +15,14 @@ export async function toolsListCommand(options: { workspace?: string | undefined
     const agents = options.agent ? [options.agent] : legion.collective.agents().map((agent) => agent.id);
     const views: AgentToolsView[] = [];
     for (const id of agents) views.push(await legion.describeTools(id));
+    // Problems found while listing (a broken tool file, a server that failed) are said either way.
+    for (const warning of legion.warnings) process.stderr.write(`warning: ${warning}\n`);
     if (options.json) {
       process.stdout.write(`${JSON.stringify({ agents: views })}\n`);
       return 0;
     }
     const style = makeStyle(process.stdout);
     process.stdout.write(`${views.map((view) => render(view, style, options.visible === true)).join('\n\n')}\n`);
-    for (const warning of legion.warnings) process.stderr.write(`warning: ${warning}\n`);
     return 0;
   } finally {
     await legion.close();
