@@ -437,6 +437,15 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
       const run = await legion(['run', '--output', 'json', 'Status please']);
       expectExit(run, 2);
       expect(run.stderr).toContain('.legion/collective/approval-rules/rule_broken.json');
+      const doctor = await legion(['doctor', '--json']);
+      expectExit(doctor, 1);
+      const checks = (JSON.parse(doctor.stdout) as { checks: Array<{ name: string; status: string; error?: string; fix?: string; file?: string }> }).checks;
+      expect(checks.find((entry) => entry.name === 'approval rule .legion/collective/approval-rules/rule_broken.json')).toMatchObject({
+        status: 'failed',
+        file: '.legion/collective/approval-rules/rule_broken.json',
+        error: expect.stringContaining('(field "pattern")'),
+        fix: expect.stringContaining('"pattern"'),
+      });
       expect(readFileSync(file, 'utf8')).toBe(text);
       expect(readdirSync(rulesDir())).toEqual(['rule_broken.json']);
     }, 60_000);

@@ -113,6 +113,7 @@ export { ApprovalAuthoritySchema, PoliciesSchema, PolicyModeSchema, PolicyRuleSc
 export type { ApprovalAuthority, Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from './collective/policy.js';
 export { APPROVAL_RULE_VERSION, ApprovalRuleSchema } from './collective/approval-rule.js';
 export type { ApprovalRule } from './collective/approval-rule.js';
+export { inspectApprovalRuleFiles } from './collective/ApprovalRuleStore.js';
 export type { ApprovalRules, NewApprovalRule } from './authorization/ApprovalRules.js';
 export type { RulePatternOutcome } from './authorization/AuthEngine.js';
 export { ConfigLayerSchema, DEFAULT_CONFIG } from './config/config-schema.js';

@@ -6,6 +6,7 @@ import {
   ConfigError,
   findWorkspaceRoot,
   globalConfigPath,
+  inspectApprovalRuleFiles,
   inspectWorkspaceTools,
   LEGION_DIR,
   loadAgentTemplate,
@@ -75,6 +76,7 @@ export async function runDoctorChecks(options: DoctorOptions): Promise<{ root: s
     }),
   );
   for (const check of templateChecks(root)) add(check);
+  for (const check of approvalRuleChecks(root)) add(check);
   for (const check of workspaceToolChecks(root, options.env)) add(check);
   return { root, checks };
 }
@@ -190,6 +192,15 @@ function templateChecks(root: string): DoctorCheck[] {
       return { name: `template ${file}`, category: 'workspace', status: 'failed', file, ...explain(error) };
     }
   });
+}
+
+/** Each broken "approve always" rule file (it approves nothing until fixed), then how many rules hold. */
+function approvalRuleChecks(root: string): DoctorCheck[] {
+  const files = inspectApprovalRuleFiles(root);
+  const checks: DoctorCheck[] = files.flatMap(({ file, error }): DoctorCheck[] => (error ? [{ name: `approval rule ${file}`, category: 'workspace', status: 'failed', file, ...explain(error) }] : []));
+  const rules = files.filter((entry) => entry.rule).length;
+  checks.push({ name: 'approval rules', category: 'workspace', status: 'passed', detail: rules > 0 ? `${rules} in ${LEGION_DIR}/collective/approval-rules/ ("legion approvals rules")` : 'none ("legion approve ID --rule" makes one)' });
+  return checks;
 }
 
 function workspaceToolChecks(root: string, env: NodeJS.ProcessEnv): DoctorCheck[] {

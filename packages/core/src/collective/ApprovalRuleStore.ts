@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ConfigError, errorMessage, LegionError } from '../errors.js';
 import { readJsonFile, writeJsonIfAbsent } from '../storage/atomic-json.js';
-import type { WorkspacePaths } from '../storage/workspace-paths.js';
+import { WorkspacePaths } from '../storage/workspace-paths.js';
 import { ApprovalRuleSchema, isValidRuleId, type ApprovalRule } from './approval-rule.js';
 
 /** What was last read of one rule file, kept while the file stays the same. */
@@ -55,6 +55,14 @@ export class ApprovalRuleStore {
       }
     }
     return rules;
+  }
+
+  /** Every rule file with what it holds or what is wrong with it, for a report that lists them all (`legion doctor`). */
+  inspect(): Array<{ file: string; rule?: ApprovalRule | undefined; error?: ConfigError | undefined }> {
+    return this.names().map((id) => {
+      const entry = this.readOne(`${id}.json`);
+      return { file: this.paths.display(this.file(id)), rule: entry.rule, error: entry.problem };
+    });
   }
 
   /** Writes a new rule; false if a rule with its id exists already (the first one stays). */
@@ -123,6 +131,11 @@ export class ApprovalRuleStore {
     this.cache.set(name, entry);
     return entry;
   }
+}
+
+/** The approval rule files of the workspace at `root`, each with its rule or its `ConfigError`; nothing is changed. */
+export function inspectApprovalRuleFiles(root: string): Array<{ file: string; rule?: ApprovalRule | undefined; error?: ConfigError | undefined }> {
+  return new ApprovalRuleStore(new WorkspacePaths(root)).inspect();
 }
 
 function sortRules(rules: ApprovalRule[]): ApprovalRule[] {
