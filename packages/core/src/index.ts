@@ -115,7 +115,7 @@ export { APPROVAL_RULE_VERSION, ApprovalRuleSchema } from './collective/approval
 export type { ApprovalRule } from './collective/approval-rule.js';
 export { inspectApprovalRuleFiles } from './collective/ApprovalRuleStore.js';
 export type { ApprovalRules, NewApprovalRule } from './authorization/ApprovalRules.js';
-export type { RulePatternOutcome } from './authorization/AuthEngine.js';
+export type { RulePatternOutcome } from './authorization/approval-rule-pattern.js';
 export { ConfigLayerSchema, DEFAULT_CONFIG } from './config/config-schema.js';
 export type { ConfigLayer, ResolvedConfig } from './config/config-schema.js';
 export { inspectConfigLayers, resolveConfigLayers, saveConfigLayer, workspaceConfigPath } from './config/config-layers.js';

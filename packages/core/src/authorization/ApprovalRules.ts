@@ -8,7 +8,9 @@ import { LegionError } from '../errors.js';
 import type { EventBus } from '../events/EventBus.js';
 import { rememberOf, type ApprovalAnswer, type ApprovalRequestRecord, type ApprovalView } from '../storage/approval-records.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
-import type { AuthEngine, PolicySubject, RulePatternOutcome } from './AuthEngine.js';
+import type { AuthEngine } from './AuthEngine.js';
+import type { RulePatternOutcome } from './approval-rule-pattern.js';
+import type { PolicySubject } from './call-facts.js';
 
 /** What `add` takes: the rest (id, time, version) is filled in. */
 export interface NewApprovalRule {

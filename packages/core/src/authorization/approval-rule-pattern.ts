@@ -1,3 +1,6 @@
+/** What a rule made from an approval answer will hold, or why none can be made. */
+export type RulePatternOutcome = { ok: true; pattern?: string | undefined } | { ok: false; error: string };
+
 /**
  * The text of one simple command that a rule's pattern is matched against:
  * its words, each quoted for a POSIX shell where it needs to be, so that word
