@@ -2,6 +2,7 @@ import { Legion, LegionError, summarizeUsage, type LegionEvent, type TurnResult,
 import { approvalSurface, type ApproveMode } from '../approval-prompt.js';
 import { describe, reportedStatus } from './approvals.js';
 import { printConversation } from '../render/conversation-printer.js';
+import { styleFor } from '../render/style.js';
 import { resolveWorkspace } from '../workspace.js';
 
 export interface RunOptions {
@@ -93,7 +94,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     process.stdout.write(`${result.reply}\n`);
     if (result.truncated) process.stderr.write(`warning: ${to}'s reply was cut off at the model's output limit (raise "maxTokens" in its model settings, or ask it to continue)\n`);
   } else if (result.status === 'paused') {
-    process.stderr.write(`Paused: waiting for approval (it is saved; answer any time):\n${result.requests.map((view) => `  ${describe(view)}`).join('\n')}\n`);
+    process.stderr.write(`Paused: waiting for approval (it is saved; answer any time):\n${result.requests.map((view) => `  ${describe(view, styleFor(process.stderr))}`).join('\n')}\n`);
     process.stderr.write('Answer with: legion approve ID… [--always]  or  legion reject ID… --reason "…"\n');
   } else {
     process.stderr.write(`legion: ${to} could not answer: ${result.error}\n`);

@@ -1,6 +1,6 @@
 import { Legion } from '@legion-collective/core';
 import { resolveWorkspace } from '../workspace.js';
-import { style } from '../render/style.js';
+import { styleFor } from '../render/style.js';
 
 export async function sessionsCommand(workspace: string | undefined): Promise<number> {
   const legion = Legion.open({ root: resolveWorkspace(workspace) });
@@ -8,7 +8,7 @@ export async function sessionsCommand(workspace: string | undefined): Promise<nu
   if (sessions.length === 0) process.stdout.write('No sessions yet. Start one with: legion run "hello"\n');
   for (const meta of sessions) {
     const count = (await legion.sessions.get(meta.id)).listConversations().length;
-    process.stdout.write(`${meta.id}  ${style.dim(`last active ${meta.lastActiveAt}`)}  ${count} conversation${count === 1 ? '' : 's'}\n`);
+    process.stdout.write(`${meta.id}  ${styleFor(process.stdout).dim(`last active ${meta.lastActiveAt}`)}  ${count} conversation${count === 1 ? '' : 's'}\n`);
   }
   // A broken session is listed here, not silently missing.
   for (const warning of legion.warnings) process.stderr.write(`warning: ${warning}\n`);
