@@ -137,6 +137,12 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   } else {
     process.stderr.write(`legion: ${to} could not answer: ${result.error}\n`);
   }
+  if (options.output === 'text' || options.output === undefined) {
+    // Said, not only reported in JSON: the reply may rest on an assumption the asker made.
+    for (const question of questions.questions.filter((asked) => !asked.answered)) {
+      process.stderr.write(`legion: ${question.from} asked ${question.to} "${question.text}" and was told you are unavailable (answer such questions with --answer "…")\n`);
+    }
+  }
   if (!options.verbose) for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   return result.status === 'success' ? 0 : result.status === 'paused' ? 2 : 1;
 }

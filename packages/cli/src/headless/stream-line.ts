@@ -22,7 +22,18 @@ const Totals = z.object({
   unpricedCalls: z.number(),
 });
 
-const Approval = z.looseObject({ id: z.string(), requester: z.string(), approver: z.string(), tool: z.string(), input: z.unknown(), status: z.enum(['pending', 'approved', 'rejected']) });
+/** A waiting approval request, as `legion approvals --json` lists it. */
+const Approval = z.object({
+  id: z.string(),
+  at: z.string(),
+  requester: z.string(),
+  approver: z.string(),
+  tool: z.string(),
+  input: z.unknown(),
+  reason: z.string(),
+  conversationId: z.string(),
+  status: z.enum(['pending', 'approved', 'rejected']),
+});
 
 /** A question an agent asked the user, as the run reports it (`questions` in the report, `question:*` lines). */
 export const ReportedQuestionSchema = z.object({
