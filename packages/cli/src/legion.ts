@@ -124,12 +124,15 @@ const sessions = program
     return runCli(async () => (await import('./commands/sessions.js')).sessionsListCommand({ ...options, workspace: workspace() }));
   });
 
+/** A subcommand's options; `--json` anywhere after `sessions` is read by `sessions` itself, so it is taken from there too. */
+const sessionOptions = (options: Record<string, unknown>): Record<string, unknown> => ({ ...sessions.opts(), ...options });
+
 sessions
   .command('list')
   .description('every session, most recently active first')
   .option('--json', 'one JSON object')
   .addHelpText('after', examples(['legion sessions list', 'legion sessions list --json']))
-  .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/sessions.js')).sessionsListCommand({ ...options, workspace: workspace() })));
+  .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/sessions.js')).sessionsListCommand({ ...sessionOptions(options), workspace: workspace() })));
 
 sessions
   .command('show')
@@ -137,7 +140,7 @@ sessions
   .argument('<id>', 'session id (see "legion sessions")')
   .option('--json', 'one JSON object')
   .addHelpText('after', examples(['legion sessions show 20261125-214500-1a2b3c', 'legion sessions show 20261125-214500-1a2b3c --json']))
-  .action((id: string, options: Record<string, unknown>) => runCli(async () => (await import('./commands/sessions.js')).sessionsShowCommand(id, { ...options, workspace: workspace() })));
+  .action((id: string, options: Record<string, unknown>) => runCli(async () => (await import('./commands/sessions.js')).sessionsShowCommand(id, { ...sessionOptions(options), workspace: workspace() })));
 
 sessions
   .command('rm')
@@ -146,7 +149,7 @@ sessions
   .option('-y, --yes', 'do not ask (needed without a terminal)')
   .option('--json', 'one JSON object')
   .addHelpText('after', examples(['legion sessions rm 20261125-214500-1a2b3c', 'legion sessions rm 20261125-214500-1a2b3c --yes']))
-  .action((id: string, options: Record<string, unknown>) => runCli(async () => (await import('./commands/sessions.js')).sessionsRemoveCommand(id, { ...options, workspace: workspace() })));
+  .action((id: string, options: Record<string, unknown>) => runCli(async () => (await import('./commands/sessions.js')).sessionsRemoveCommand(id, { ...sessionOptions(options), workspace: workspace() })));
 
 program
   .command('log')
