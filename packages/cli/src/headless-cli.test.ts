@@ -178,6 +178,15 @@ describe('legion run for scripts: stream-json, questions, errors', () => {
     expect(toolResultSent('call_ask')).toBe('Port 8080, please.');
   }, 60_000);
 
+  it('the README\'s stream-json example is lines of the documented format', () => {
+    const readme = readFileSync(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
+    const block = readme.split('<!-- stream-json example: the tests parse each line with StreamLineSchema -->\n```jsonl\n')[1]?.split('\n```')[0];
+    expect(block).toBeDefined();
+    const lines = block!.split('\n').map((line) => StreamLineSchema.parse(JSON.parse(line)));
+    expect(lines[0]!.type).toBe('run:start');
+    expect(lines.at(-1)!.type).toBe('result');
+  });
+
   it('refuses --answer-questions text without the text, naming the fix, before anything runs', async () => {
     const run = await legion(['run', '--answer-questions', 'text', 'hello']);
     expectExit(run, 1);
