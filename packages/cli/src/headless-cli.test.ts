@@ -160,6 +160,12 @@ describe('legion run for scripts: stream-json, questions, errors', () => {
       },
     ]);
     expect(toolResultSent('call_ask')).toMatch(/user is not available.*headless run.*reasonable assumption/);
+
+    // Text output says it on stderr: the reply may rest on the asker's assumption.
+    const text = await legion(['run', '--new-session', 'Add a health check']);
+    expectExit(text, 0);
+    expect(text.stdout).toBe('Done, on port 3000.\n');
+    expect(text.stderr).toContain('legion: developer asked user "Which port should it listen on?" and was told you are unavailable (answer such questions with --answer "…")');
   }, 60_000);
 
   it('--answer gives every question that text: the asker gets it, stream-json shows the question and the answer', async () => {
