@@ -1,5 +1,5 @@
 import { Legion, LegionError, parseConversationId, type LegionEvent, type Message, type Session } from '@legion-collective/core';
-import { renderMessage, renderMessages } from '../render/message-lines.js';
+import { authorOf, renderMessage, renderMessages } from '../render/message-lines.js';
 import { styleFor } from '../render/style.js';
 import { resolveWorkspace } from '../workspace.js';
 
@@ -47,7 +47,7 @@ export async function logCommand(given: string | undefined, options: LogOptions)
     const style = styleFor(process.stdout);
     const who = { initiator: key.initiator, responder: key.responder };
     const printJson = (message: Message): void => {
-      process.stdout.write(`${JSON.stringify({ sessionId: session.id, conversationId: id, author: message.role === 'assistant' || message.content.some((block) => block.type === 'tool_result') ? key.responder : key.initiator, message })}\n`);
+      process.stdout.write(`${JSON.stringify({ sessionId: session.id, conversationId: id, author: authorOf(message, key.initiator, key.responder), message })}\n`);
     };
 
     // Follow first, then read the history: an append between the two is in one of them, and printed once.

@@ -2,17 +2,13 @@ import { createInterface } from 'node:readline/promises';
 import { Legion, LegionError, textOf, type Session, type SessionMeta } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
 import { formatTable } from '../render/table.js';
+import { clip, readableTime } from '../render/text.js';
 import { resolveWorkspace } from '../workspace.js';
 
 interface SessionsOptions {
   workspace?: string;
   json?: boolean;
   yes?: boolean;
-}
-
-/** "2026-11-25T21:50:34.123Z" → "2026-11-25 21:50:34" (UTC, as stored): readable, and still sorts. */
-function when(iso: string): string {
-  return iso.replace('T', ' ').replace(/\.\d+Z$/, '').replace(/Z$/, '');
 }
 
 function warnAll(legion: Legion): void {
@@ -37,7 +33,7 @@ export async function sessionsListCommand(options: SessionsOptions): Promise<num
       process.stdout.write(
         formatTable(
           ['SESSION', 'LAST ACTIVE (UTC)', 'CONVERSATIONS', 'TITLE'],
-          rows.map(({ meta, conversations }) => [meta.id, when(meta.lastActiveAt), String(conversations), meta.title ?? '']),
+          rows.map(({ meta, conversations }) => [meta.id, readableTime(meta.lastActiveAt), String(conversations), meta.title ?? '']),
           style,
           { align: ['left', 'left', 'right', 'left'] },
         ),
@@ -70,8 +66,8 @@ export async function sessionsShowCommand(id: string, options: SessionsOptions):
     const meta: SessionMeta = session.info;
     const out: string[] = [
       `${style.bold(`Session ${meta.id}`)}${meta.title ? `  ${meta.title}` : ''}${latest ? style.dim('  (latest: legion run resumes it)') : ''}`,
-      `  created      ${when(meta.createdAt)} UTC`,
-      `  last active  ${when(meta.lastActiveAt)} UTC`,
+      `  created      ${readableTime(meta.createdAt)} UTC`,
+      `  last active  ${readableTime(meta.lastActiveAt)} UTC`,
       `  model usage  ${usage.calls} call${usage.calls === 1 ? '' : 's'}, ${usage.inputTokens} in / ${usage.outputTokens} out tokens, $${usage.costUsd.toFixed(4)}${usage.unpricedCalls ? ` (+${usage.unpricedCalls} unpriced)` : ''}`,
       `  approvals    ${pending.length === 0 ? 'none waiting' : style.yellow(`${pending.length} waiting (legion approvals --session ${meta.id})`)}`,
       '',
@@ -82,7 +78,7 @@ export async function sessionsShowCommand(id: string, options: SessionsOptions):
       process.stdout.write(
         formatTable(
           ['CONVERSATION', 'LAST MESSAGE (UTC)', 'LAST MESSAGE'],
-          conversations.map((row) => [row.conversationId, row.lastMessageAt ? when(row.lastMessageAt) : '', clip(row.lastMessage ?? '', 60)]),
+          conversations.map((row) => [row.conversationId, row.lastMessageAt ? readableTime(row.lastMessageAt) : '', clip(row.lastMessage ?? '', 60)]),
           style,
         ),
       );
@@ -124,9 +120,4 @@ export async function sessionsRemoveCommand(id: string, options: SessionsOptions
   } finally {
     await legion.close();
   }
-}
-
-function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

@@ -1,19 +1,11 @@
 import type { Message, ToolResultBlock, ToolUseBlock } from '@legion-collective/core';
 import type { Style } from './style.js';
+import { clip, readableTime } from './text.js';
 
 /** Who wrote a message of conversation initiator → responder: the log keeps roles, and tool results are the responder's. */
 export function authorOf(message: Message, initiator: string, responder: string): string {
   if (message.role === 'assistant') return responder;
   return message.content.some((block) => block.type === 'tool_result') ? responder : initiator;
-}
-
-function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
-function time(iso: string): string {
-  return iso.replace('T', ' ').replace(/\.\d+Z$/, '').replace(/Z$/, '');
 }
 
 /** A tool call on one line: the tool, its input, and (when known) how it ended. */
@@ -47,7 +39,7 @@ export function renderMessage(message: Message, who: { initiator: string; respon
   const lines: string[] = [];
   const author = authorOf(message, who.initiator, who.responder);
   const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('').trim();
-  const header = `${style.cyan(author)} ${style.dim(time(message.at))}`;
+  const header = `${style.cyan(author)} ${style.dim(readableTime(message.at))}`;
   const toolUses = message.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
   if (text || toolUses.length > 0) lines.push(header);
   if (text) lines.push(...text.split('\n').map((line) => `  ${line}`));
