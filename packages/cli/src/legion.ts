@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { didYouMean } from './did-you-mean.js';
+import { examples } from './help-examples.js';
 import { runCli } from './run-cli.js';
 
 // Output piped into `head` and the like: a closed pipe means the reader has seen enough.
@@ -33,11 +34,6 @@ const program = new Command('legion')
       'legion <command> --help                      # each command\'s options and examples',
     ]),
   );
-
-/** The "Examples:" block every command's --help ends with. */
-function examples(lines: readonly string[]): string {
-  return `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`;
-}
 
 program
   .command('init')
