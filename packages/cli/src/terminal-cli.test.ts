@@ -108,6 +108,14 @@ describe.skipIf(TMUX_MISSING)('legion on a terminal (tmux)', () => {
     expect(errors).not.toContain('\u001b');
   }, 60_000);
 
+  it('with stderr redirected, run does not ask on a terminal nobody sees: it pauses, and says so in the file', async () => {
+    await workspaceWithWriter();
+    inTerminal(`${legionLine(['run', 'Write the notes'])} 2> err.txt`);
+    const shown = await waitForScreen('[exited:');
+    expect(shown).toContain('[exited: 2]');
+    expect(readFileSync(join(dir, 'err.txt'), 'utf8')).toMatch(/^Paused: waiting for approval/);
+  }, 60_000);
+
   it('sessions rm asks on the terminal: "n" keeps the session, "y" deletes it', async () => {
     expect((await legion(['init'])).status).toBe(0);
     writeFileSync(join(dir, '.legion/collective/participants/oracle.json'), JSON.stringify({ id: 'oracle', type: 'mock', name: 'Oracle', responses: [{ trigger: '*', response: 'ok' }] }));

@@ -39,7 +39,7 @@ export async function approvalsCommand(options: ApprovalOptions): Promise<number
 /** `legion approve` / `legion reject`: records the decisions as the user and resumes what waited on them. */
 export async function answerCommand(decision: 'approve' | 'reject', ids: string[], options: ApprovalOptions & { reason?: string; always?: boolean; as?: string; approve?: ApproveMode }): Promise<number> {
   const { legion, session } = await open(options);
-  const surface = approvalSurface(options.approve ?? legion.config.approval.headless, { interactive: process.stdin.isTTY === true, input: process.stdin, output: process.stderr });
+  const surface = approvalSurface(options.approve ?? legion.config.approval.headless, { interactive: process.stdin.isTTY === true && process.stderr.isTTY === true, input: process.stdin, output: process.stderr });
   if (surface) legion.attachUser(surface);
   const decidedBy = options.as ?? legion.collective.defaultUser()?.id;
   if (!decidedBy) throw new LegionError('no_user', 'The collective has no user participant to decide as; pass --as.');

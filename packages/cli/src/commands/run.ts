@@ -46,8 +46,8 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     await legion.close();
     throw error;
   }
-  // A message read from standard input leaves no terminal to ask on.
-  const interactive = words.length > 0 && words[0] !== '-' && process.stdin.isTTY === true;
+  // A message read from standard input leaves no terminal to ask on; nor does a stderr sent elsewhere (the question would go there).
+  const interactive = words.length > 0 && words[0] !== '-' && process.stdin.isTTY === true && process.stderr.isTTY === true;
   const surface = approvalSurface(options.approve ?? legion.config.approval.headless, { interactive, input: process.stdin, output: process.stderr });
   if (surface) legion.attachUser(surface);
   if (answer !== undefined) legion.attachUser(fixedAnswerSurface(answer));
