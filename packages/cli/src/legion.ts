@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { didYouMean } from './did-you-mean.js';
 import { examples } from './help-examples.js';
+import { registerManagementCommands } from './management-commands.js';
 import { runCli } from './run-cli.js';
 
 // Output piped into `head` and the like: a closed pipe means the reader has seen enough.
@@ -159,5 +160,7 @@ program
   .action((conversation: string | undefined, options: Record<string, unknown>) =>
     runCli(async () => (await import('./commands/log.js')).logCommand(conversation, { ...options, workspace: workspace() })),
   );
+
+registerManagementCommands(program);
 
 await program.parseAsync();
