@@ -33,7 +33,7 @@ describe('legion --help and "did you mean"', () => {
     expect(top.status).toBe(0);
     expect(top.stdout).toContain('Examples:');
     const commands = commandsOf(top.stdout);
-    expect(commands).toEqual(expect.arrayContaining(['init', 'demo', 'run', 'approvals', 'approve', 'reject', 'sessions', 'log']));
+    expect(commands).toEqual(expect.arrayContaining(['init', 'demo', 'run', 'approvals', 'approve', 'reject', 'sessions', 'log', 'agents', 'tools', 'config', 'doctor']));
     const screens: Array<[string, string]> = [];
     for (const command of commands) {
       const help = legion([command, '--help']);
@@ -53,6 +53,9 @@ describe('legion --help and "did you mean"', () => {
     [['sessions', 'show', '--jsn', 'x'], /unknown option '--jsn'\n\(Did you mean --json\?\)/],
     [['log', '--folow'], /unknown option '--folow'\n\(Did you mean --follow\?\)/],
     [['approve', '--alway', 'x'], /unknown option '--alway'\n\(Did you mean --always\?\)/],
+    [['agents', 'lst'], /unknown command 'lst'\n\(Did you mean list\?\)/],
+    [['config', 'shw'], /unknown command 'shw'\n\(Did you mean show\?\)/],
+    [['doctor', '--jsn'], /unknown option '--jsn'\n\(Did you mean --json\?\)/],
   ])('legion %j says what is wrong, what was probably meant, and where help is', (args, expected) => {
     const run = legion(args);
     expect(run.status).toBe(1);

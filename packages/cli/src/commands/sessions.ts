@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { Legion, LegionError, textOf, type Session, type SessionMeta } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
-import { formatTable } from '../render/table.js';
+import { columns } from '../render/columns.js';
 import { clip, readableTime } from '../render/text.js';
 import { resolveWorkspace } from '../workspace.js';
 
@@ -30,14 +30,8 @@ export async function sessionsListCommand(options: SessionsOptions): Promise<num
       process.stdout.write('No sessions yet. Start one with: legion run "hello"\n');
     } else {
       const style = styleFor(process.stdout);
-      process.stdout.write(
-        formatTable(
-          ['SESSION', 'LAST ACTIVE (UTC)', 'CONVERSATIONS', 'TITLE'],
-          rows.map(({ meta, conversations }) => [meta.id, readableTime(meta.lastActiveAt), String(conversations), meta.title ?? '']),
-          style,
-          { align: ['left', 'left', 'right', 'left'] },
-        ),
-      );
+      const head = ['SESSION', 'LAST ACTIVE (UTC)', 'CONVERSATIONS', 'TITLE'].map(style.dim);
+      process.stdout.write(`${columns([head, ...rows.map(({ meta, conversations }) => [meta.id, readableTime(meta.lastActiveAt), String(conversations), meta.title ?? ''])])}\n`);
     }
     warnAll(legion);
     return 0;
@@ -75,13 +69,8 @@ export async function sessionsShowCommand(id: string, options: SessionsOptions):
     process.stdout.write(out.join('\n'));
     if (conversations.length === 0) process.stdout.write('No conversations yet.\n');
     else {
-      process.stdout.write(
-        formatTable(
-          ['CONVERSATION', 'LAST MESSAGE (UTC)', 'LAST MESSAGE'],
-          conversations.map((row) => [row.conversationId, row.lastMessageAt ? readableTime(row.lastMessageAt) : '', clip(row.lastMessage ?? '', 60)]),
-          style,
-        ),
-      );
+      const head = ['CONVERSATION', 'LAST MESSAGE (UTC)', 'LAST MESSAGE'].map(style.dim);
+      process.stdout.write(`${columns([head, ...conversations.map((row) => [row.conversationId, row.lastMessageAt ? readableTime(row.lastMessageAt) : '', clip(row.lastMessage ?? '', 60)])])}\n`);
       process.stdout.write(style.dim(`\nRead one with: legion log --session ${meta.id} CONVERSATION\n`));
     }
     warnAll(legion);
