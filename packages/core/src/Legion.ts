@@ -115,7 +115,7 @@ export class Legion {
       endInterrupted: (toolUseIds) => this.endLeftoverProcesses(new Set(toolUseIds)),
       // Sessions are made only once the rules exist (on use, never here).
       approvalRules: { prepare: (...args) => this.approvalRules.prepare(...args), record: (rule) => this.approvalRules.record(rule) },
-    });
+    }, backend.conversations);
     // The engine reads the rules when a call would ask; the rules judge patterns with the engine.
     this.auth = new AuthEngine(config.policies, paths.root, { approvalRules: (participantId) => this.approvalRules.rulesFor(participantId) });
     this.approvalRules = new ApprovalRules(new ApprovalRuleStore(paths), { collective, tools: this.tools, events: this.events, auth: this.auth, display: (path) => paths.display(path) });

@@ -1,5 +1,5 @@
 import { Legion, type ApprovalRule } from '@legion-collective/core';
-import { style } from '../render/style.js';
+import { styleFor, type Style } from '../render/style.js';
 import { resolveWorkspace } from '../workspace.js';
 
 interface RuleOptions {
@@ -21,7 +21,8 @@ export async function rulesCommand(options: RuleOptions): Promise<number> {
       process.stdout.write('No approval rules. Make one with: legion approve ID --rule [--pattern GLOB]\n');
       return 0;
     }
-    for (const rule of rules) process.stdout.write(`${describeRule(rule)}\n`);
+    const style = styleFor(process.stdout);
+    for (const rule of rules) process.stdout.write(`${describeRule(rule, style)}\n`);
     process.stdout.write(style.dim(`\nRules live in ${legion.paths.display(legion.paths.approvalRulesDir)}/. Revoke one with: legion approvals rules rm ID\n`));
     return 0;
   } finally {
@@ -35,14 +36,15 @@ export async function removeRulesCommand(ids: string[], options: RuleOptions): P
   try {
     const removed = ids.map((id) => ({ id, rule: legion.approvalRules.remove(id) }));
     if (options.json) process.stdout.write(`${JSON.stringify({ removed: removed.map(({ id }) => id) })}\n`);
-    else for (const { id, rule } of removed) process.stdout.write(`Removed ${rule ? describeRule(rule) : id}\n`);
+    else for (const { id, rule } of removed) process.stdout.write(`Removed ${rule ? describeRule(rule, styleFor(process.stdout)) : id}\n`);
     return 0;
   } finally {
     await legion.close();
   }
 }
 
-export function describeRule(rule: ApprovalRule): string {
+/** One rule on one line: id, who → which tool, pattern, when and by whom. */
+export function describeRule(rule: ApprovalRule, style: Style): string {
   const pattern = rule.pattern === undefined ? style.dim('(every call)') : rule.pattern;
   const by = `${rule.createdBy}${rule.medium ? ` on ${rule.medium}` : ''}`;
   return `${rule.id}  ${rule.participant} → ${rule.tool}  ${pattern}  ${style.dim(`${rule.createdAt.slice(0, 16).replace('T', ' ')} by ${by}${rule.reason ? `: ${rule.reason}` : ''}`)}`;
