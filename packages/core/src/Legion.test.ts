@@ -69,7 +69,7 @@ describe('a collective at work', () => {
     expect(test.providers.developer!.requests[1]!.messages.at(-1)!.content).toEqual([
       { type: 'tool_result', toolUseId: 'd1', content: '{"words":4}' },
     ]);
-    expect(session.listConversations().map((ref) => ref.conversationId)).toEqual(['coordinator__developer', 'user__coordinator']);
+    expect((await session.listConversations()).map((ref) => ref.conversationId)).toEqual(['coordinator__developer', 'user__coordinator']);
     const lines = readFileSync(`${test.root}/.legion/sessions/${session.id}/conversations/coordinator__developer.jsonl`, 'utf8')
       .trim()
       .split('\n')
@@ -100,7 +100,7 @@ describe('a collective at work', () => {
     const again = test.reopen();
     const resumed = (await again.sessions.latest())!;
     expect(resumed.id).toBe(session.id);
-    expect(resumed.recentMessages(10).map(({ message }) => message.content[0])).toEqual([
+    expect((await resumed.recentMessages(10)).map(({ message }) => message.content[0])).toEqual([
       { type: 'text', text: 'one' },
       { type: 'text', text: 'first answer' },
     ]);

@@ -7,7 +7,7 @@ export async function sessionsCommand(workspace: string | undefined): Promise<nu
   const sessions = await legion.sessions.list();
   if (sessions.length === 0) process.stdout.write('No sessions yet. Start one with: legion run "hello"\n');
   for (const meta of sessions) {
-    const count = (await legion.sessions.get(meta.id)).listConversations().length;
+    const count = (await (await legion.sessions.get(meta.id)).listConversations()).length;
     process.stdout.write(`${meta.id}  ${style.dim(`last active ${meta.lastActiveAt}`)}  ${count} conversation${count === 1 ? '' : 's'}\n`);
   }
   // A broken session is listed here, not silently missing.

@@ -17,7 +17,7 @@ export class SessionStore {
   constructor(private readonly services: SessionServices) {}
 
   private get records(): SessionRecords {
-    return this.services.records;
+    return this.services.backend.sessions;
   }
 
   async create(options: { title?: string } = {}): Promise<Session> {

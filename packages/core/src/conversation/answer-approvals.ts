@@ -2,14 +2,14 @@ import type { Collective } from '../collective/Collective.js';
 import type { ToolUseBlock } from '../message.js';
 import type { AnswerOutcome, TurnResult } from '../session/turn.js';
 import type { ApprovalAnswer, ApprovalRequestRecord } from '../storage/approval-records.js';
-import type { ApprovalStore } from '../storage/ApprovalStore.js';
+import type { SessionApprovals } from '../storage/SessionApprovals.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { canApprove } from '../collective/approval-authority.js';
 
 /** What answering needs of a session. */
 export interface AnsweringSession {
-  readonly approvals: ApprovalStore;
-  unanswered(conversationId: string): ToolUseBlock[];
+  readonly approvals: SessionApprovals;
+  unanswered(conversationId: string): Promise<ToolUseBlock[]>;
   resumeConversation(conversationId: string, frames: readonly DelegationFrame[]): Promise<TurnResult>;
 }
 
@@ -27,20 +27,22 @@ export async function answerApprovals(
   options: { medium?: string | undefined } = {},
 ): Promise<AnswerOutcome> {
   const store = session.approvals;
+  // One read of the log for every check: the decide below is what settles a race.
+  const state = await store.state();
   const decider = collective.get(decidedBy);
   const problems: string[] = [];
   const seen = new Set<string>();
   if (answers.length === 0) problems.push('No decisions were given.');
   for (const answer of answers) {
-    const request = store.request(answer.id);
+    const request = state.request(answer.id);
     if (seen.has(answer.id)) problems.push(`${answer.id} is answered twice.`);
     seen.add(answer.id);
     if (!request) {
-      const pending = store.pending().map((candidate) => candidate.id);
+      const pending = state.pending().map((candidate) => candidate.id);
       problems.push(`There is no approval request "${answer.id}" (pending: ${pending.join(', ') || 'none'}).`);
       continue;
     }
-    const decision = store.decision(answer.id);
+    const decision = state.decision(answer.id);
     if (decision) {
       problems.push(`${answer.id} was already ${decision.decision} by ${decision.decidedBy} at ${decision.at}.`);
       continue;
@@ -57,7 +59,7 @@ export async function answerApprovals(
   if (problems.length > 0) return { status: 'error', error: `Nothing was recorded. ${problems.join(' ')}` };
 
   const at = new Date().toISOString();
-  const claimed = store.decide(
+  const claimed = await store.decide(
     answers.map((answer) => {
       const approved = answer.decision === 'approve';
       return {
@@ -79,7 +81,7 @@ export async function answerApprovals(
   }
   const roots = new Map<string, readonly DelegationFrame[]>();
   for (const answer of answers) {
-    const root = resumeRoot(session, store.request(answer.id)!);
+    const root = await resumeRoot(session, state.request(answer.id)!);
     if (!roots.has(root.conversationId)) roots.set(root.conversationId, root.frames);
   }
   const resumed: TurnResult[] = [];
@@ -92,12 +94,12 @@ export async function answerApprovals(
  * one whose communicate call still waits on it; that turn resumes with the
  * frames above it, as they were when the request was made.
  */
-function resumeRoot(session: AnsweringSession, request: ApprovalRequestRecord): { conversationId: string; frames: readonly DelegationFrame[] } {
+async function resumeRoot(session: AnsweringSession, request: ApprovalRequestRecord): Promise<{ conversationId: string; frames: readonly DelegationFrame[] }> {
   const { frames } = request;
   let index = frames.length;
   while (index > 0) {
     const frame = frames[index - 1]!;
-    if (!frame.toolUseId || !session.unanswered(frame.conversationId).some((toolUse) => toolUse.id === frame.toolUseId)) break;
+    if (!frame.toolUseId || !(await session.unanswered(frame.conversationId)).some((toolUse) => toolUse.id === frame.toolUseId)) break;
     index--;
   }
   return { conversationId: index === frames.length ? request.conversationId : frames[index]!.conversationId, frames: frames.slice(0, index) };

@@ -82,11 +82,11 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
     expect(terminalReasons).toHaveLength(1);
     expect(terminalReasons[0]).toBeInstanceOf(AnsweredElsewhereError);
     expect(terminalReasons[0]).toMatchObject({ code: 'answered_elsewhere', medium: 'web' });
-    expect(session.approvals.list()).toMatchObject([{ status: 'approved', decidedBy: 'user', decisionMedium: 'web' }]);
+    expect(await session.approvals.list()).toMatchObject([{ status: 'approved', decidedBy: 'user', decisionMedium: 'web' }]);
     expect(decisionLines(test, session.id)).toMatchObject([{ decision: 'approved', decidedBy: 'user', medium: 'web' }]);
     // A fresh process reads the medium back from the log.
     const reopened = test.reopen();
-    expect((await reopened.sessions.get(session.id)).approvals.list()).toMatchObject([{ decisionMedium: 'web' }]);
+    expect(await (await reopened.sessions.get(session.id)).approvals.list()).toMatchObject([{ decisionMedium: 'web' }]);
     await reopened.close();
   });
 
@@ -146,7 +146,7 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
     });
     const session = await test.legion.sessions.create();
     expect(await test.legion.send(session, 'write it', { to: 'solo' })).toMatchObject({ reply: 'tool said: wrote note.txt' });
-    expect(session.approvals.list()).toMatchObject([{ status: 'approved', decisionMedium: 'web' }]);
+    expect(await session.approvals.list()).toMatchObject([{ status: 'approved', decisionMedium: 'web' }]);
     expect(failures.map((event) => event.scope).sort()).toEqual(['user surface broken', 'user surface garbled']);
     expect(failures.find((event) => event.scope === 'user surface broken')).toMatchObject({ message: 'the tab crashed', code: 'user_surface_failed' });
   });
@@ -157,7 +157,7 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
     const session = await test.legion.sessions.create();
     const result = await test.legion.send(session, 'write it', { to: 'solo' });
     expect(result).toMatchObject({ status: 'paused', requests: [{ tool: 'write_note', status: 'pending' }] });
-    expect(session.approvals.pending()).toHaveLength(1);
+    expect(await session.approvals.pending()).toHaveLength(1);
     expect(decisionLines(test, session.id)).toEqual([]);
   });
 
@@ -193,7 +193,7 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
     expect(terminalReasons[0]).toMatchObject({ code: 'surface_detached', medium: 'terminal' });
     webAnswer.resolve();
     expect(await sending).toMatchObject({ reply: 'tool said: wrote note.txt' });
-    expect(session.approvals.list()).toMatchObject([{ status: 'approved', decisionMedium: 'web' }]);
+    expect(await session.approvals.list()).toMatchObject([{ status: 'approved', decisionMedium: 'web' }]);
   });
 
   it('detaching the only surface mid-question pauses the approval durably, as with none attached', async () => {
@@ -213,7 +213,7 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
     detach();
     expect(await sending).toMatchObject({ status: 'paused', requests: [{ tool: 'write_note', status: 'pending' }] });
     expect(reasons).toEqual([expect.any(SurfaceDetachedError)]);
-    expect(session.approvals.pending()).toHaveLength(1);
+    expect(await session.approvals.pending()).toHaveLength(1);
   });
 
   it('with no surface that approves (one that only answers questions, or one detached), approvals pause durably and are answered later with the medium', async () => {
@@ -242,12 +242,12 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
     const file = join(test.root, '.legion', 'sessions', session.id, 'approvals.jsonl');
     mkdirSync(dirname(file), { recursive: true });
     copyFileSync(join(fixtures, 'approvals-v1.jsonl'), file);
-    const [decided, pending] = session.approvals.list();
+    const [decided, pending] = await session.approvals.list();
     expect(decided).toMatchObject({ id: 'apr_503ae2cf1279', status: 'approved', decidedBy: 'user', decisionMedium: undefined });
     expect(pending).toMatchObject({ id: 'apr_7d14ebeeb8fa', status: 'pending' });
-    expect(session.approvals.decide([{ kind: 'decision', version: 1, requestId: 'apr_7d14ebeeb8fa', at: new Date().toISOString(), decision: 'rejected', decidedBy: 'user', medium: 'web' }])).toEqual({ ok: true });
+    expect(await session.approvals.decide([{ kind: 'decision', version: 1, requestId: 'apr_7d14ebeeb8fa', at: new Date().toISOString(), decision: 'rejected', decidedBy: 'user', medium: 'web' }])).toEqual({ ok: true });
     const reopened = test.reopen();
-    expect((await reopened.sessions.get(session.id)).approvals.list()).toMatchObject([
+    expect(await (await reopened.sessions.get(session.id)).approvals.list()).toMatchObject([
       { id: 'apr_503ae2cf1279', status: 'approved', decisionMedium: undefined },
       { id: 'apr_7d14ebeeb8fa', status: 'rejected', decidedBy: 'user', decisionMedium: 'web' },
     ]);
