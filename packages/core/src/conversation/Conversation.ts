@@ -33,6 +33,8 @@ export interface ConversationServices {
 const RECENT_FOR_REPAIR = 20;
 
 export const DEFAULT_LEASE_TTL_MS = 30_000;
+/** Read once: it names this process in every lease it takes. */
+const HOST = hostname();
 
 export interface ConversationSendOptions {
   from: Participant;
@@ -266,7 +268,7 @@ export class Conversation implements TurnConversation {
     this.tail = new Promise<void>((resolve) => (releaseQueue = resolve));
     await previous;
     const ttlMs = this.services.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
-    const owner = `pid ${process.pid} on ${hostname()}: turn of ${this.ref.responder}`;
+    const owner = `pid ${process.pid} on ${HOST}: turn of ${this.ref.responder}`;
     let lease: Lease;
     try {
       let delay = 5;
@@ -286,12 +288,18 @@ export class Conversation implements TurnConversation {
       releaseQueue();
       throw error;
     }
-    const lostController = new AbortController();
+    // The turn's signal: the caller's, and aborted too when the lease is lost (a listener, cheaper than AbortSignal.any per turn).
+    const turnController = new AbortController();
+    const callerSignal = options.signal;
+    const forward = (): void => turnController.abort(callerSignal?.reason);
+    if (callerSignal?.aborted) forward();
+    else callerSignal?.addEventListener('abort', forward, { once: true });
     const held: HeldTurn = {
       lost: undefined,
-      signal: options.signal ? AbortSignal.any([options.signal, lostController.signal]) : lostController.signal,
+      signal: turnController.signal,
       release: async () => {
         clearInterval(renewal);
+        callerSignal?.removeEventListener('abort', forward);
         this.current = false;
         try {
           await lease.release();
@@ -311,7 +319,7 @@ export class Conversation implements TurnConversation {
           clearInterval(renewal);
           held.lost = error instanceof LeaseLostError ? error : new LeaseLostError(`conversation ${this.id}`, owner);
           this.services.events.emit('error:raised', { scope: `turn of ${this.ref.responder}`, message: errorMessage(error), code: 'lease_lost', participantId: this.ref.responder, sessionId: this.ref.sessionId });
-          lostController.abort(held.lost);
+          turnController.abort(held.lost);
         },
       );
     }, Math.max(1, Math.floor(ttlMs / 3)));

@@ -7,6 +7,8 @@ import { Legion } from '../Legion.js';
 import { ScriptedProvider } from '../providers/scripted/ScriptedProvider.js';
 import { MemorySessionBackend } from '../storage/backend/memory/MemorySessionBackend.js';
 import { MemorySessionStore } from '../storage/backend/memory/MemorySessionStore.js';
+import { FileSessionBackend } from '../storage/backend/file/FileSessionBackend.js';
+import type { SessionBackend } from '../storage/backend/session-backend.js';
 
 export function userParticipant(id = 'user', extra: Partial<ParticipantInput> = {}): ParticipantInput {
   return { id, type: 'user', name: id, medium: 'test', ...extra } as ParticipantInput;
@@ -41,6 +43,8 @@ export interface TestLegion {
   assertScriptsDone(): void;
   /** Reopens the same workspace as a fresh process would (new Legion, same files). */
   reopen(): Legion;
+  /** Another backend instance on the same store (as another process would open it); close it when done. */
+  openBackend(): SessionBackend;
   /** Closes the workspace (stopping its processes and servers) and deletes it. */
   cleanup(): Promise<void>;
 }
@@ -94,6 +98,7 @@ export function createTestLegion(options: {
     providers,
     assertScriptsDone: () => Object.values(providers).forEach((provider) => provider.assertDone()),
     reopen: open,
+    openBackend: () => (store ? new MemorySessionBackend({ store }) : new FileSessionBackend({ root })),
     cleanup: async () => {
       await legion.close();
       rmSync(root, { recursive: true, force: true });

@@ -59,8 +59,8 @@ export class FileConversations implements ConversationLogs {
   async append(address: ConversationAddress, entry: AppendableEntry): Promise<LogCursor> {
     const log = this.log(address);
     if (entry.kind === 'message') {
-      const { kind: _kind, ...message } = entry;
-      log.appendMessage(message);
+      // appendMessage puts `kind` first and spreads the rest; the entry's own `kind` lands on that same key.
+      log.appendMessage(entry);
     } else if (entry.kind === 'note') {
       // `kind` first: readers classify a line by its prefix.
       const { kind, ...note } = entry;
