@@ -63,6 +63,8 @@ export class Conversation implements TurnConversation {
   private pending = 0;
   /** A turn of this process holds the lease and has caught up with the log: the loaded history is the log. */
   private current = false;
+  /** Set while a turn runs whose lease was taken over: nothing more of that turn may be written. */
+  private lost: LeaseLostError | undefined;
 
   constructor(
     readonly ref: ConversationRef,
@@ -105,6 +107,7 @@ export class Conversation implements TurnConversation {
   }
 
   private async write(full: Message, author: string): Promise<Message> {
+    if (this.lost) throw this.lost;
     const cursor = await this.logs.append(this.ref, { kind: 'message', ...full });
     if (this.messages) {
       this.messages.push(full);
@@ -162,8 +165,10 @@ export class Conversation implements TurnConversation {
       } catch (error) {
         outcome = { status: 'error', code: error instanceof LegionError ? error.code : 'runtime_failed', error: errorMessage(error) };
       }
-      if (held.lost) outcome = { status: 'error', code: held.lost.code, error: held.lost.message };
-      const result = await this.record(outcome, options.to.id);
+      // A turn whose lease was taken over writes nothing more: the new holder's turn owns the log now.
+      const result: TurnResult = held.lost
+        ? { status: 'error', code: held.lost.code, error: held.lost.message, conversationId: this.id }
+        : await this.record(outcome, options.to.id);
       await this.logs.flush(this.ref);
       events.emit('turn:end', {
         ...this.ref,
@@ -301,6 +306,7 @@ export class Conversation implements TurnConversation {
         clearInterval(renewal);
         callerSignal?.removeEventListener('abort', forward);
         this.current = false;
+        this.lost = undefined;
         try {
           await lease.release();
         } finally {
@@ -318,6 +324,7 @@ export class Conversation implements TurnConversation {
         (error: unknown) => {
           clearInterval(renewal);
           held.lost = error instanceof LeaseLostError ? error : new LeaseLostError(`conversation ${this.id}`, owner);
+          this.lost = held.lost;
           this.services.events.emit('error:raised', { scope: `turn of ${this.ref.responder}`, message: errorMessage(error), code: 'lease_lost', participantId: this.ref.responder, sessionId: this.ref.sessionId });
           turnController.abort(held.lost);
         },

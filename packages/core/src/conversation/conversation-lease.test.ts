@@ -59,3 +59,57 @@ describe.each(['file', 'memory'] as const)('a conversation lease (%s backend)', 
     }
   });
 });
+
+describe('a conversation lease taken over during a turn', () => {
+  let test: TestLegion | undefined;
+  afterEach(() => test?.cleanup());
+
+  it('aborts the turn (lease_lost), which writes nothing more beside the new holder', async () => {
+    // One clock for both instances: moving it past the expiry is what a frozen process sees on waking.
+    let now = Date.now();
+    const clock = (): number => now;
+    const store = new MemorySessionStore();
+    let takeover: AcquireResult | undefined;
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: ['freeze'] })],
+      entryAgent: 'worker',
+      scripts: { worker: [{ toolCalls: [{ id: 'f1', name: 'freeze', input: {} }] }] },
+      backend: 'file',
+    });
+    const legion = Legion.open({ root: test.root, globalConfigFile: join(test.root, 'no-global-config.json'), backend: new MemorySessionBackend({ store, now: clock }), leaseTtlMs: TTL_MS });
+    legion.providers.useFor('worker', test.providers['worker']!);
+    const intruder = new MemorySessionBackend({ store, now: clock });
+    const errors: string[] = [];
+    legion.events.on('error:raised', (event) => errors.push(event.code ?? ''));
+    const session = await legion.sessions.create();
+    legion.tools.register(
+      defineTool({
+        name: 'freeze',
+        effect: 'read',
+        description: 'Stands for a process frozen past its lease: the clock jumps, another holder takes over.',
+        inputSchema: z.object({}),
+        async execute(_input, context) {
+          now += TTL_MS * 10;
+          takeover = await intruder.conversations.acquire({ sessionId: session.id, conversationId: 'user__worker' }, 'intruder', { ttlMs: TTL_MS * 100 });
+          // The next renewal finds the lease gone and aborts the turn.
+          await new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }));
+          return { status: 'success', data: 'thawed' };
+        },
+      }),
+    );
+    try {
+      const result = await legion.send(session, 'freeze');
+      expect(takeover?.acquired).toBe(true);
+      expect(result).toMatchObject({ status: 'error', code: 'lease_lost' });
+      expect(errors).toContain('lease_lost');
+      // The frozen turn's tool result was not appended after the takeover.
+      const logged = await intruder.conversations.recent({ sessionId: session.id, conversationId: 'user__worker' }, 10);
+      expect(logged.map((message) => message.role)).toEqual(['user', 'assistant']);
+      test.assertScriptsDone();
+    } finally {
+      if (takeover?.acquired) await takeover.lease.release();
+      await intruder.close();
+      await legion.close();
+    }
+  });
+});
