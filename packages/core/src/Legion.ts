@@ -116,7 +116,7 @@ export class Legion {
       runtimes: this.runtimes,
       maxMessageBytes: config.limits.maxMessageBytes,
       endInterrupted: (toolUseIds) => this.endLeftoverProcesses(new Set(toolUseIds)),
-    });
+    }, backend.conversations);
     this.approvals = new ApprovalGate(collective, async (request) => {
       const outcome = await this.surfaces.approve(request);
       return outcome.status === 'answered' ? { answers: outcome.value, medium: outcome.medium } : undefined;
