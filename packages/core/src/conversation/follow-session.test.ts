@@ -117,7 +117,7 @@ describe('following the conversation logs that another process appends to', () =
     const sent = sentEvents(test.legion);
 
     const first = await test.legion.follow(session.id);
-    first.check();
+    await first.check();
     expect(sent.all).toEqual([]);
     await other!.send(await other!.sessions.get(session.id), 'seen', { to: 'echo' });
     await sent.until(2);
