@@ -1,6 +1,25 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The engine's own tests that are about sessions, not files: they run a second
+ * time on the memory backend (`createTestLegion` reads LEGION_TEST_BACKEND), so
+ * the engine is proven on a backend other than the files. Crash-safety and
+ * file-format tests stay on the files only.
+ */
+const ON_EVERY_BACKEND = [
+  'packages/core/src/Legion.test.ts',
+  'packages/core/src/Legion.events.test.ts',
+  'packages/core/src/conversation/Session.test.ts',
+  'packages/core/src/runtime/AgentRuntime.test.ts',
+  'packages/core/src/runtime/model-request.test.ts',
+  'packages/core/src/runtime/ask-user.test.ts',
+  'packages/core/src/runtime/attach-user.test.ts',
+  'packages/core/src/authorization/approvals.test.ts',
+  'packages/core/src/tools/builtin/builtin-tools.test.ts',
+  'packages/core/src/tools/builtin/collective/collective-tools.test.ts',
+];
+
 export default defineConfig({
   resolve: {
     // Tests run against the TypeScript sources; child-process tests use the built dist.
@@ -11,8 +30,11 @@ export default defineConfig({
   },
   test: {
     globals: true,
-    include: ['packages/*/src/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    projects: [
+      { extends: true, test: { name: 'files', include: ['packages/*/src/**/*.test.ts'] } },
+      { extends: true, test: { name: 'memory-backend', include: ON_EVERY_BACKEND, env: { LEGION_TEST_BACKEND: 'memory' } } },
+    ],
   },
 });

@@ -43,22 +43,23 @@ async function conversationWith(legion, session, name, count, keepLock) {
   const lock = new FileLock(legion.paths.conversationLock(session.id, conversation.id));
   if (!lock.tryAcquire('bench appends')) throw new Error(`could not take the lock of ${conversation.id}`);
   let messages = 2;
-  const append = () => {
+  const append = async () => {
     const role = messages % 2 === 0 ? 'user' : 'assistant';
-    conversation.append({ role, content: [{ type: 'text', text: TEXT }] }, role === 'user' ? 'user' : 'echo');
+    await conversation.append({ role, content: [{ type: 'text', text: TEXT }] }, role === 'user' ? 'user' : 'echo');
     messages++;
     return messages;
   };
-  while (messages < count) append();
+  while (messages < count) await append();
   if (!keepLock) lock.release();
   return { conversation, lock, append, file: legion.paths.conversationFile(session.id, conversation.id), count: () => messages };
 }
 
-function timed(fn) {
+async function timedAsync(fn) {
   const started = performance.now();
-  fn();
+  await fn();
   return performance.now() - started;
 }
+
 
 /** A. Conversation.append under the lock. */
 async function directAppends() {
@@ -75,13 +76,13 @@ async function directAppends() {
     const farTimes = [];
     let nearMessage = 0;
     for (let i = 0; i < SAMPLES; i++) {
-      const timeNear = () => near.push(timed(() => (nearMessage = nears[i].append())));
-      const timeFar = () => farTimes.push(timed(() => far.append()));
-      if (i % 2 === 0) (timeNear(), timeFar());
-      else (timeFar(), timeNear());
+      const timeNear = async () => near.push(await timedAsync(async () => (nearMessage = await nears[i].append())));
+      const timeFar = async () => farTimes.push(await timedAsync(() => far.append()));
+      if (i % 2 === 0) (await timeNear(), await timeFar());
+      else (await timeFar(), await timeNear());
     }
     if (nearMessage !== 10) throw new Error(`near appends wrote message ${nearMessage}, expected 10`);
-    const last = far.conversation.recent(1)[0];
+    const last = (await far.conversation.recent(1))[0];
     if (!last || far.count() !== FAR - 1 + SAMPLES) throw new Error('the long conversation does not hold the appended messages');
     const result = { near, far: farTimes, nearLabel: `message 10 of ${SAMPLES} conversations`, farLabel: `messages ${FAR.toLocaleString('en')}–${far.count().toLocaleString('en')} of one`, bytes: statSync(far.file).size };
     for (const c of [far, ...nears]) c.lock.release();
@@ -123,7 +124,7 @@ async function sends() {
         near.push(await send(`n${i}`));
       }
     }
-    const lastNear = session.conversation({ initiator: 'user', responder: 'echo', name: `n${SAMPLES - 1}` }).recent(20).length;
+    const lastNear = (await session.conversation({ initiator: 'user', responder: 'echo', name: `n${SAMPLES - 1}` }).recent(20)).length;
     if (lastNear !== 10) throw new Error(`a short conversation holds ${lastNear} messages, expected 10`);
     const result = { near, far: farTimes, nearLabel: `messages 9–10 of ${SAMPLES} conversations`, farLabel: `messages ${(FAR - 1).toLocaleString('en')}–${(FAR - 2 + 2 * SAMPLES).toLocaleString('en')} of one`, bytes: statSync(far.file).size };
     legion.close();

@@ -52,7 +52,7 @@ async function child(mode, root, arg) {
   const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json') });
   const session = await legion.sessions.latest();
   if (mode === 'open') {
-    const recent = session.recentMessages(20);
+    const recent = await session.recentMessages(20);
     const t2 = performance.now();
     const memory = process.memoryUsage();
     console.log(JSON.stringify({
@@ -67,8 +67,8 @@ async function child(mode, root, arg) {
     }));
   } else if (mode === 'history') {
     const t2 = performance.now();
-    const ref = session.listConversations().find((candidate) => candidate.conversationId === arg);
-    const history = session.conversation(ref).history();
+    const ref = (await session.listConversations()).find((candidate) => candidate.conversationId === arg);
+    const history = await session.conversation(ref).history();
     const t3 = performance.now();
     console.log(JSON.stringify({
       openMs: t2 - t1,

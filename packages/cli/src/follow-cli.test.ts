@@ -107,7 +107,7 @@ describe('following another process\'s `legion run`', () => {
       if (!event.remote) local.push(event);
     });
     await ui.send(session, 'ping', { to: 'oracle' });
-    stop.check();
+    await stop.check();
     expect(texts(local)).toEqual(['ping', 'pong']);
     expect(followed.remote).toHaveLength(3);
     stop();

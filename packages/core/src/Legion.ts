@@ -25,7 +25,6 @@ import type { SessionBackend } from './storage/backend/session-backend.js';
 import { createCommunicateTool } from './tools/builtin/communicate.js';
 import { createApprovalResponseTool, createListApprovalsTool } from './tools/builtin/approval-tools.js';
 import { ApprovalGate } from './authorization/ApprovalGate.js';
-import type { ApprovalRequestRecord } from './storage/approval-records.js';
 import { AuthEngine } from './authorization/AuthEngine.js';
 import { ApprovalRules } from './authorization/ApprovalRules.js';
 import { ApprovalRuleStore } from './collective/ApprovalRuleStore.js';
@@ -45,6 +44,18 @@ export interface OpenLegionOptions {
   /** Overrides the global config location (default: XDG config dir). */
   globalConfigFile?: string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * Where sessions are kept: their records, conversation logs and leases,
+   * approvals, usage and agents' state. Default: the workspace's
+   * `.legion/sessions/` files (`FileSessionBackend`). The Legion closes it on `close()`.
+   */
+  backend?: SessionBackend | undefined;
+  /**
+   * How long a conversation's lease lasts without a renewal (default 30 s). A
+   * running turn renews it every third of this; a process that dies loses it
+   * at once (file backend: its pid is checked) or when it expires.
+   */
+  leaseTtlMs?: number | undefined;
 }
 
 /**
@@ -90,8 +101,9 @@ export class Legion {
     readonly config: ResolvedConfig,
     readonly collective: Collective,
     env: NodeJS.ProcessEnv,
-    /** Where sessions are stored; this Legion closes it. Only the session records go through it yet. */
+    /** Where everything of every session is stored; this Legion closes it. */
     private readonly backend: SessionBackend,
+    leaseTtlMs: number | undefined,
   ) {
     this.events.on('storage:warning', (event) => this.warn(`${event.path}: ${event.problem}`));
     this.events.on('error:raised', (event) => {
@@ -106,11 +118,10 @@ export class Legion {
     registerBuiltinProviders(this.providers, env);
     this.sessions = new SessionStore({
       collective,
-      paths,
-      records: backend.sessions,
+      backend,
+      leaseTtlMs,
       events: this.events,
       runtimes: this.runtimes,
-      fsync: config.storage.fsync,
       maxMessageBytes: config.limits.maxMessageBytes,
       endInterrupted: (toolUseIds) => this.endLeftoverProcesses(new Set(toolUseIds)),
       // Sessions are made only once the rules exist (on use, never here).
@@ -184,12 +195,14 @@ export class Legion {
     const collective = Collective.load(paths);
     // Its warnings go to the events of the Legion made next, which exists by the time the backend reads anything.
     let legion: Legion | undefined;
-    const backend = new FileSessionBackend({
-      root: paths.root,
-      fsync: config.storage.fsync,
-      onWarning: (warning) => legion?.sessions.warn(warning),
-    });
-    legion = new Legion(paths, config, collective, options.env ?? process.env, backend);
+    const backend =
+      options.backend ??
+      new FileSessionBackend({
+        root: paths.root,
+        fsync: config.storage.fsync,
+        onWarning: (warning) => legion?.sessions.warn(warning),
+      });
+    legion = new Legion(paths, config, collective, options.env ?? process.env, backend, options.leaseTtlMs);
     return legion;
   }
 
@@ -326,17 +339,7 @@ export class Legion {
    */
   async follow(session?: string | Session, options: FollowOptions = {}): Promise<Follower> {
     const followed = typeof session === 'string' ? await this.sessions.get(session) : (session ?? (await this.sessions.resumeOrCreate()));
-    const id = followed.id;
-    // The open Session of this id answers each decision: a closed or released one reopens its logs on use.
-    const requestOf = (requestId: string): ApprovalRequestRecord | undefined => {
-      try {
-        return this.sessions.held(followed).approvals.request(requestId);
-      } catch {
-        // The session is gone (removed by hand): a decision without its request is no event.
-        return undefined;
-      }
-    };
-    const follower = followSession(id, { events: this.events, paths: this.paths, requestOf }, options);
+    const follower = await followSession(followed.id, { events: this.events, backend: this.backend }, options);
     const stop = Object.assign(
       () => {
         this.followers.delete(stop);

@@ -35,12 +35,13 @@ export type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, U
 export { EventBus } from './events/EventBus.js';
 export type { ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './events/event-types.js';
 export type { Follower, FollowOptions } from './conversation/follow-session.js';
-export type { FollowCursor } from './storage/FileLogFollower.js';
+export type { FollowCursor } from './conversation/follow-session.js';
 
 // Saved formats and the storage contract.
 export { ApprovalAnswerSchema, ApprovalRecordSchema } from './storage/approval-records.js';
 export type { ApprovalAnswer, ApprovalRecord, ApprovalView } from './storage/approval-records.js';
-export type { ConversationLog } from './storage/conversation-log.js';
+export type { ApprovalState, SessionApprovals } from './storage/SessionApprovals.js';
+export type { SessionAgentState } from './storage/SessionAgentState.js';
 export { LogEntrySchema } from './storage/log-entry.js';
 export type { LogEntry } from './storage/log-entry.js';
 export { UsageRecordSchema, emptyTotals, summarizeUsage } from './storage/usage-summary.js';

@@ -20,7 +20,7 @@ async function open(options: ApprovalOptions): Promise<{ legion: Legion; session
 /** `legion approvals`: what waits for a decision (or, with --all, every decision made). */
 export async function approvalsCommand(options: ApprovalOptions): Promise<number> {
   const { legion, session } = await open(options);
-  const views = session.approvals.list(options.all ? {} : { status: 'pending' });
+  const views = await session.approvals.list(options.all ? {} : { status: 'pending' });
   await legion.close();
   if (options.json) {
     process.stdout.write(`${JSON.stringify({ sessionId: session.id, approvals: views })}\n`);

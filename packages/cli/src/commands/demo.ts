@@ -41,7 +41,7 @@ export async function demoCommand(options: { pace?: string; dir?: string }): Pro
   stop();
   for (const provider of providers) provider.assertDone();
 
-  const conversations = session.listConversations();
+  const conversations = await session.listConversations();
   out.write(`\n${style.dim(`${conversations.length} conversations saved in ${join(root, '.legion', 'sessions', session.id, 'conversations')}:`)}\n`);
   for (const ref of conversations) out.write(style.dim(`  ${ref.conversationId}.jsonl\n`));
   out.write(`\nNext: ${style.bold('legion init')} in your project, set ANTHROPIC_API_KEY or OPENAI_API_KEY, and ${style.bold('legion run "…"')}.\n`);

@@ -37,7 +37,7 @@ export async function logCommand(given: string | undefined, options: LogOptions)
     if (!session) throw new LegionError('no_session', 'There are no sessions yet, so there is nothing to show. Start one with: legion run "hello"');
     const id = conversationIdOf(given, legion);
     const key = parseConversationId(id);
-    const existing = session.listConversations().map((ref) => ref.conversationId);
+    const existing = (await session.listConversations()).map((ref) => ref.conversationId);
     if (!existing.includes(id) && !options.follow) {
       throw new LegionError(
         'no_conversation',
@@ -62,7 +62,7 @@ export async function logCommand(given: string | undefined, options: LogOptions)
       });
       stopFollowing = await legion.follow(session);
     }
-    const history = existing.includes(id) ? session.conversation(key).recent(limit) : [];
+    const history = existing.includes(id) ? await session.conversation(key).recent(limit) : [];
     const seen = new Set(history.map((message) => message.id));
     if (options.json) for (const message of history) printJson(message);
     else {

@@ -96,7 +96,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   let sessionUsage;
   try {
     result = await session.send({ from, to, message, conversation: options.conversation, signal: controller.signal });
-    sessionUsage = session.usage();
+    sessionUsage = await session.usage();
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

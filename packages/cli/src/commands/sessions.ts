@@ -21,7 +21,7 @@ export async function sessionsListCommand(options: SessionsOptions): Promise<num
   const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
   try {
     const sessions = await legion.sessions.list();
-    const rows = await Promise.all(sessions.map(async (meta) => ({ meta, conversations: (await legion.sessions.get(meta.id)).listConversations().length })));
+    const rows = await Promise.all(sessions.map(async (meta) => ({ meta, conversations: (await (await legion.sessions.get(meta.id)).listConversations()).length })));
     if (options.json) {
       process.stdout.write(`${JSON.stringify({ sessions: rows.map(({ meta, conversations }) => ({ ...meta, conversations })), warnings: legion.warnings })}\n`);
       return 0;
@@ -45,12 +45,14 @@ export async function sessionsShowCommand(id: string, options: SessionsOptions):
   const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
   try {
     const session = await legion.sessions.get(id);
-    const conversations = session.listConversations().map((ref) => {
-      const [last] = session.conversation(ref).recent(1);
-      return { conversationId: ref.conversationId, initiator: ref.initiator, responder: ref.responder, ...(ref.name ? { name: ref.name } : {}), lastMessageAt: last?.at ?? null, lastMessage: last ? textOf(last) : null };
-    });
-    const pending = session.approvals.list({ status: 'pending' });
-    const usage = session.usage().total;
+    const conversations = await Promise.all(
+      (await session.listConversations()).map(async (ref) => {
+        const [last] = await session.conversation(ref).recent(1);
+        return { conversationId: ref.conversationId, initiator: ref.initiator, responder: ref.responder, ...(ref.name ? { name: ref.name } : {}), lastMessageAt: last?.at ?? null, lastMessage: last ? textOf(last) : null };
+      }),
+    );
+    const pending = await session.approvals.list({ status: 'pending' });
+    const usage = (await session.usage()).total;
     const latest = (await legion.sessions.latest())?.id === session.id;
     if (options.json) {
       process.stdout.write(`${JSON.stringify({ ...session.info, latest, conversations, pendingApprovals: pending, usage, warnings: legion.warnings })}\n`);
@@ -89,7 +91,7 @@ export async function sessionsRemoveCommand(id: string, options: SessionsOptions
       if (process.stdin.isTTY !== true || process.stderr.isTTY !== true) {
         throw new LegionError('usage', `Removing session ${id} deletes its conversations for good; there is no terminal to confirm on, so pass --yes.`);
       }
-      const count = session.listConversations().length;
+      const count = (await session.listConversations()).length;
       const readline = createInterface({ input: process.stdin, output: process.stderr });
       let answer: string;
       try {

@@ -4,7 +4,7 @@ import type { Participant } from '../collective/participant.js';
 import type { ToolUseBlock } from '../message.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
 import { APPROVAL_REQUEST_VERSION, type ApprovalAnswer, type ApprovalRequestRecord, type ApprovalView } from '../storage/approval-records.js';
-import type { ApprovalStore } from '../storage/ApprovalStore.js';
+import type { SessionApprovals } from '../storage/SessionApprovals.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { canApprove } from '../collective/approval-authority.js';
 import type { ApprovalRule } from '../collective/approval-rule.js';
@@ -46,7 +46,7 @@ export class ApprovalGate {
 
   async decide(
     calls: readonly ApprovalCall[],
-    context: { requester: string; frames: readonly DelegationFrame[]; conversationId: string; sessionId: string; store: ApprovalStore; signal: AbortSignal },
+    context: { requester: string; frames: readonly DelegationFrame[]; conversationId: string; sessionId: string; store: SessionApprovals; signal: AbortSignal },
   ): Promise<Map<string, GateOutcome>> {
     const chain = waitingParticipants(context.frames);
     const outcomes = new Map<string, GateOutcome>();
@@ -83,11 +83,12 @@ export class ApprovalGate {
       byApprover.set(approver.id, group);
     }
     if (byApprover.size === 0) return outcomes;
-    for (const records of byApprover.values()) for (const record of records) context.store.append(record);
+    for (const records of byApprover.values()) for (const record of records) await context.store.append(record);
+    const stored = await context.store.state();
 
     for (const [approverId, records] of byApprover) {
       const approver = this.collective.require(approverId);
-      const views = records.map((record) => context.store.list().find((view) => view.id === record.id)!);
+      const views = records.map((record) => stored.view(record.id)!);
       const answered = approver.type === 'user' ? await this.askUser({ approver, requests: views, signal: context.signal }) : undefined;
       if (!answered) {
         for (const view of views) outcomes.set(records.find((record) => record.id === view.id)!.toolUseId, { status: 'pending', request: view });
@@ -101,7 +102,7 @@ export class ApprovalGate {
         let reason = answer?.reason ?? (answer ? undefined : 'no answer was given');
         let decidedBy = approverId;
         const rule = approved && answer ? await this.ruleFor(record, answer, { decidedBy: approverId, sessionId: context.sessionId, medium }) : undefined;
-        const claimed = context.store.decide([
+        const claimed = await context.store.decide([
           {
             kind: 'decision',
             version: 1,

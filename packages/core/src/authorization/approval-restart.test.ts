@@ -68,7 +68,7 @@ describe('a pending approval survives a killed process', () => {
     const [id] = await runUntilAskedThenKill(test.root, session.id);
 
     const fresh = await test.legion.sessions.get(session.id);
-    expect(fresh.approvals.list()).toMatchObject([{ id, requester: 'developer', approver: 'user', tool: 'write_note', status: 'pending' }]);
+    expect(await fresh.approvals.list()).toMatchObject([{ id, requester: 'developer', approver: 'user', tool: 'write_note', status: 'pending' }]);
     expect(existsSync(join(test.root, 'after-restart.txt'))).toBe(false);
     await expect(fresh.send({ from: 'user', to: 'coordinator', message: 'status?' })).rejects.toThrow(/paused until an approval is answered/);
 

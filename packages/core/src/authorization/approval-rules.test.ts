@@ -155,7 +155,7 @@ describe('approval rules in a workspace', () => {
     try {
       const second = await reopened.sessions.create();
       expect(await reopened.send(second, 'run two')).toMatchObject({ status: 'success', reply: 'ran two' });
-      expect(second.approvals.list()).toEqual([]);
+      expect(await second.approvals.list()).toEqual([]);
       const smuggled = await reopened.send(second, 'run three');
       expect(smuggled).toMatchObject({ status: 'paused', requests: [{ tool: 'shell_run', input: { command: 'echo three; touch x' } }] });
 
@@ -189,7 +189,7 @@ describe('approval rules in a workspace', () => {
       expect(write.mode).toBe('deny');
       const session = await reopened.sessions.create();
       expect(await reopened.send(session, 'clean up')).toMatchObject({ status: 'success', reply: 'denied' });
-      expect(session.approvals.list()).toEqual([]);
+      expect(await session.approvals.list()).toEqual([]);
     } finally {
       await reopened.close();
     }
@@ -290,7 +290,7 @@ describe('approval rules in a workspace', () => {
       expect(outcomes.filter((outcome) => outcome.status === 'answered')).toHaveLength(1);
       const rules = test.legion.approvalRules.list();
       expect(rules).toHaveLength(1);
-      expect(session.approvals.list()[0]).toMatchObject({ status: 'approved', decisionRuleId: rules[0]!.id });
+      expect((await session.approvals.list())[0]).toMatchObject({ status: 'approved', decisionRuleId: rules[0]!.id });
     } finally {
       await other.close();
     }

@@ -71,7 +71,7 @@ describe('approvals up the communication chain', () => {
     expect(result).toMatchObject({ status: 'success', reply: 'The note is written.' });
     expect(readFileSync(join(test.root, 'note.txt'), 'utf8')).toBe('hello');
     test.assertScriptsDone();
-    expect(session.approvals.list()).toMatchObject([{ id: approvalId, requester: 'developer', approver: 'coordinator', tool: 'write_note', status: 'approved', decidedBy: 'coordinator' }]);
+    expect(await session.approvals.list()).toMatchObject([{ id: approvalId, requester: 'developer', approver: 'coordinator', tool: 'write_note', status: 'approved', decidedBy: 'coordinator' }]);
   });
 
   it('without authority in between, the request reaches the user through the UI callback; a rejection reason reaches the model', async () => {
@@ -139,7 +139,7 @@ describe('approvals up the communication chain', () => {
     const reopened = test.reopen();
     reopened.tools.register(writeNoteTool(test.root));
     const again = await reopened.sessions.get(session.id);
-    expect(again.approvals.list({ status: 'pending' }).map((view) => view.id)).toEqual([requests[0]!.id]);
+    expect((await again.approvals.list({ status: 'pending' })).map((view) => view.id)).toEqual([requests[0]!.id]);
     const outcome = await again.answerApprovals([{ id: requests[0]!.id, decision: 'approve' }], 'user');
     expect(outcome).toMatchObject({ status: 'answered', resumed: [{ status: 'success', reply: 'All done.', conversationId: 'user__coordinator' }] });
     expect(readFileSync(join(test.root, 'later.txt'), 'utf8')).toBe('later');
@@ -178,12 +178,12 @@ describe('approvals up the communication chain', () => {
     reopened.tools.register(writeNoteTool(test.root));
     const resumed = chains(reopened);
     const again = await reopened.sessions.get(session.id);
-    const [request] = again.approvals.list({ status: 'pending' });
+    const [request] = await again.approvals.list({ status: 'pending' });
     expect(await again.answerApprovals([{ id: request!.id, decision: 'approve' }], 'user')).toMatchObject({ resumed: [{ status: 'success', reply: 'All done.' }] });
     expect(resumed).toEqual(fresh);
     // Every model call, before and after the restart, counts toward the user's and the coordinator's totals once.
-    expect(again.usage().byParticipant['coordinator']!.withDelegates.inputTokens).toBe(40);
-    expect(again.usage().byParticipant['user']!.withDelegates.inputTokens).toBe(40);
+    expect((await again.usage()).byParticipant['coordinator']!.withDelegates.inputTokens).toBe(40);
+    expect((await again.usage()).byParticipant['user']!.withDelegates.inputTokens).toBe(40);
     test.assertScriptsDone();
     await reopened.close();
   });
@@ -229,7 +229,7 @@ describe('approvals up the communication chain', () => {
     expect(await test.legion.send(session, 'go')).toMatchObject({ status: 'success', reply: 'finished' });
     expect(existsSync(join(test.root, 'a.txt'))).toBe(true);
     expect(existsSync(join(test.root, 'b.txt'))).toBe(false);
-    expect(session.approvals.list().map((view) => [view.requester, view.status])).toEqual([
+    expect((await session.approvals.list()).map((view) => [view.requester, view.status])).toEqual([
       ['alpha', 'approved'],
       ['beta', 'rejected'],
     ]);
@@ -258,7 +258,7 @@ describe('approvals up the communication chain', () => {
     expect(noAuthority.status === 'error' && noAuthority.error).toContain(`coordinator has no authority to approve developer's write_note (${id}); user decides.`);
     const mixed = await session.answerApprovals([{ id, decision: 'approve' }, { id: 'apr_nope', decision: 'approve' }], 'user');
     expect(mixed).toMatchObject({ status: 'error' });
-    expect(session.approvals.list({ status: 'pending' }).map((view) => view.id)).toEqual([id]);
+    expect((await session.approvals.list({ status: 'pending' })).map((view) => view.id)).toEqual([id]);
     expect(existsSync(join(test.root, 'n.txt'))).toBe(false);
 
     const rejected = await session.answerApprovals([{ id, decision: 'reject', reason: 'no' }], 'user');
@@ -290,7 +290,7 @@ describe('approvals up the communication chain', () => {
     expect(own.status === 'error' && own.error).toContain(`developer asked for ${request!.id} and cannot decide its own request; user decides.`);
     const peer = await session.answerApprovals([{ id: request!.id, decision: 'approve' }], 'coordinator');
     expect(peer.status === 'error' && peer.error).toContain(`${request!.id} is addressed to user, not to coordinator; user decides.`);
-    expect(session.approvals.list({ status: 'pending' }).map((view) => view.id)).toEqual([request!.id]);
+    expect((await session.approvals.list({ status: 'pending' })).map((view) => view.id)).toEqual([request!.id]);
     expect(existsSync(join(test.root, 'n.txt'))).toBe(false);
   });
 

@@ -57,7 +57,7 @@ describe('a workspace written by an older Legion, paused on an approval', () => 
       coordinator: [{ expect: (request) => expect(lastResult(request)).toMatchObject({ toolUseId: 'c1', content: 'note written' }), text: 'Done: the note is written.' }],
     });
     const session = await legion!.sessions.get(NESTED);
-    expect(session.approvals.list()).toMatchObject([{ id: 'apr_8f4c0db9463a', requester: 'developer', approver: 'user', tool: 'write_note', status: 'pending' }]);
+    expect(await session.approvals.list()).toMatchObject([{ id: 'apr_8f4c0db9463a', requester: 'developer', approver: 'user', tool: 'write_note', status: 'pending' }]);
     await expect(session.send({ from: 'user', to: 'coordinator', message: 'status?' })).rejects.toThrow(/paused until an approval is answered: apr_8f4c0db9463a/);
 
     const outcome = await session.answerApprovals([{ id: 'apr_8f4c0db9463a', decision: 'approve' }], 'user');
@@ -105,7 +105,7 @@ describe('a workspace written by an older Legion, paused on an approval', () => 
       ],
     });
     const session = await legion!.sessions.get(DEEP);
-    expect(session.approvals.list({ status: 'pending' })).toMatchObject([{ id: 'apr_e6a9d3019abb', requester: 'developer', approver: 'user' }]);
+    expect(await session.approvals.list({ status: 'pending' })).toMatchObject([{ id: 'apr_e6a9d3019abb', requester: 'developer', approver: 'user' }]);
     const starts: string[] = [];
     legion!.events.on('turn:start', (event) => starts.push(`${event.participantId}: ${event.chain.join(' > ')}`));
     const approvalsFile = join(root, '.legion/sessions', DEEP, 'approvals.jsonl');
@@ -113,7 +113,7 @@ describe('a workspace written by an older Legion, paused on an approval', () => 
 
     const outcome = await session.answerApprovals([{ id: 'apr_e6a9d3019abb', decision: 'approve' }], 'user');
     expect(outcome).toMatchObject({ status: 'answered', resumed: [{ status: 'success', reply: 'Second note done.', conversationId: 'user__lead' }] });
-    expect(session.approvals.list().find((view) => view.id === leadApproval)).toMatchObject({ requester: 'developer', approver: 'lead', status: 'approved', decidedBy: 'lead' });
+    expect((await session.approvals.list()).find((view) => view.id === leadApproval)).toMatchObject({ requester: 'developer', approver: 'lead', status: 'approved', decidedBy: 'lead' });
     expect(readFileSync(join(root, 'second.txt'), 'utf8')).toBe('two');
     expect(readFileSync(join(root, 'third.txt'), 'utf8')).toBe('three');
     // Each resumed turn has the chain its turn had when it paused; the lead's approval resumes the coordinator's turn from there.

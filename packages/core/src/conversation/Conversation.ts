@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Participant } from '../collective/participant.js';
 import { ConversationBusyError, errorMessage, LegionError } from '../errors.js';
 import type { ConversationRef } from '../events/event-types.js';
@@ -7,7 +8,8 @@ import type { RuntimeOutcome, RuntimeResolver, ToolSession, TurnContext, TurnCon
 import { waitingParticipants } from '../session/delegation-stack.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
 import type { ApprovalView } from '../storage/approval-records.js';
-import type { ConversationLog } from '../storage/conversation-log.js';
+import type { ConversationLogs, Lease, LogCursor } from '../storage/backend/session-backend.js';
+import { LeaseLostError } from '../storage/backend/lease-lost-error.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { CONVERSATION_FORMAT_VERSION } from '../storage/log-entry.js';
 import type { Message, ToolUseBlock } from '../message.js';
@@ -15,15 +17,24 @@ import type { Message, ToolUseBlock } from '../message.js';
 export interface ConversationServices {
   events: EventBus;
   runtimes: RuntimeResolver;
-  fsync: 'message' | 'turn' | 'never';
+  /**
+   * How long the conversation's lease lasts without a renewal (default 30 s). A
+   * turn renews it every third of this while it runs, so a live holder is
+   * never taken over; a crashed one's lease is taken over once it expires.
+   */
+  leaseTtlMs?: number | undefined;
   /** The pending approvals that keep these unanswered calls waiting (none: they were interrupted). */
-  pausedOn?: (conversationId: string, unanswered: readonly ToolUseBlock[]) => ApprovalView[];
+  pausedOn?: (conversationId: string, unanswered: readonly ToolUseBlock[]) => Promise<ApprovalView[]>;
   /** Ends what these calls, about to be marked interrupted, left running (their process groups). */
   endInterrupted?: (toolUseIds: readonly string[]) => void;
 }
 
 /** Tool calls are answered in the message right after them; this many recent messages always cover it. */
 const RECENT_FOR_REPAIR = 20;
+
+export const DEFAULT_LEASE_TTL_MS = 30_000;
+/** Read once: it names this process in every lease it takes. */
+const HOST = hostname();
 
 export interface ConversationSendOptions {
   from: Participant;
@@ -43,15 +54,21 @@ export interface ConversationSendOptions {
  * when a turn needs it.
  */
 export class Conversation implements TurnConversation {
+  /** The model's context once loaded, kept in step with appends; `cursor` is just past what it holds. */
   private messages: Message[] | undefined;
-  /** In-process queue: the turn that currently holds (or waits for) the lock. */
+  private cursor: LogCursor | undefined;
+  /** In-process queue: the turn that currently holds (or waits for) the lease. */
   private tail: Promise<void> = Promise.resolve();
-  /** Turns of this process that hold or wait for the lock; counted before the first await, so a send in the same tick sees it. */
+  /** Turns of this process that hold or wait for the lease; counted before the first await, so a send in the same tick sees it. */
   private pending = 0;
+  /** A turn of this process holds the lease and has caught up with the log: the loaded history is the log. */
+  private current = false;
+  /** Set while a turn runs whose lease was taken over: nothing more of that turn may be written. */
+  private lost: LeaseLostError | undefined;
 
   constructor(
     readonly ref: ConversationRef,
-    private readonly log: ConversationLog,
+    private readonly logs: ConversationLogs,
     private readonly services: ConversationServices,
   ) {}
 
@@ -65,24 +82,37 @@ export class Conversation implements TurnConversation {
   }
 
   /** The newest messages, oldest first, read from the end of the log. */
-  recent(limit: number): Message[] {
-    if (this.messages) return this.messages.slice(-limit);
-    return this.log.recent(limit);
+  async recent(limit: number): Promise<Message[]> {
+    // Outside this process's turn, another process may have appended: the log says.
+    if (this.messages && this.current) return this.messages.slice(-limit);
+    return this.logs.recent(this.ref, limit);
   }
 
-  /** The model's context; loaded on first use, then kept in step with appends. */
-  history(): readonly Message[] {
-    if (!this.messages) this.messages = this.log.context();
+  /** The model's context; loaded on first use, then kept in step with appends (and, outside a turn, with the log). */
+  async history(): Promise<readonly Message[]> {
+    if (this.messages && !this.current) await this.catchUp();
+    if (!this.messages) {
+      const context = await this.logs.context(this.ref);
+      // Another call may have loaded it meanwhile: the first load stands.
+      if (!this.messages) {
+        this.messages = context.messages;
+        this.cursor = context.cursor;
+      }
+    }
     return this.messages;
   }
 
-  append(message: Omit<Message, 'id' | 'at'>, author: string): Message {
+  async append(message: Omit<Message, 'id' | 'at'>, author: string): Promise<Message> {
     return this.write({ id: randomUUID(), at: new Date().toISOString(), ...message }, author);
   }
 
-  private write(full: Message, author: string): Message {
-    this.log.appendMessage(full);
-    this.messages?.push(full);
+  private async write(full: Message, author: string): Promise<Message> {
+    if (this.lost) throw this.lost;
+    const cursor = await this.logs.append(this.ref, { kind: 'message', ...full });
+    if (this.messages) {
+      this.messages.push(full);
+      this.cursor = cursor;
+    }
     if (this.services.events.hasListeners('message:sent')) {
       this.services.events.emit('message:sent', { ...this.ref, message: full, author });
     }
@@ -99,21 +129,24 @@ export class Conversation implements TurnConversation {
     return this.runTurn(options, undefined);
   }
 
+  /** Forgets the loaded history (it is read again from the log when next needed). */
   close(): void {
-    this.log.close();
+    if (this.pending > 0) return;
+    this.messages = undefined;
+    this.cursor = undefined;
   }
 
   private async runTurn(options: Omit<ConversationSendOptions, 'text'>, incoming: { from: string; text: string } | undefined): Promise<TurnResult> {
-    const release = await this.acquire(options);
+    const held = await this.acquire(options);
     const started = performance.now();
     const events = this.services.events;
     const chain = waitingParticipants(options.frames);
     try {
-      this.prepareTurn(incoming !== undefined);
+      await this.prepareTurn(incoming !== undefined);
       // Its id is known before it is appended, so that turn:start (first, for a UI) can name it.
       const arriving: Message | undefined = incoming && { id: randomUUID(), at: new Date().toISOString(), role: 'user', content: [{ type: 'text', text: incoming.text }] };
       events.emit('turn:start', { ...this.ref, participantId: options.to.id, chain, ...(arriving ? { messageId: arriving.id } : {}) });
-      const message = arriving && incoming ? this.write(arriving, incoming.from) : undefined;
+      const message = arriving && incoming ? await this.write(arriving, incoming.from) : undefined;
       let outcome: RuntimeOutcome;
       try {
         const runtime = this.services.runtimes.resolve(options.to);
@@ -123,7 +156,7 @@ export class Conversation implements TurnConversation {
           conversation: this,
           frames: options.frames,
           session: options.session,
-          signal: options.signal ?? new AbortController().signal,
+          signal: held.signal,
           events,
         };
         if (message) outcome = await runtime.handleMessage(turn);
@@ -132,8 +165,11 @@ export class Conversation implements TurnConversation {
       } catch (error) {
         outcome = { status: 'error', code: error instanceof LegionError ? error.code : 'runtime_failed', error: errorMessage(error) };
       }
-      const result = this.record(outcome, options.to.id);
-      if (this.services.fsync === 'turn') this.log.sync();
+      // A turn whose lease was taken over writes nothing more: the new holder's turn owns the log now.
+      const result: TurnResult = held.lost
+        ? { status: 'error', code: held.lost.code, error: held.lost.message, conversationId: this.id }
+        : await this.record(outcome, options.to.id);
+      await this.logs.flush(this.ref);
       events.emit('turn:end', {
         ...this.ref,
         participantId: options.to.id,
@@ -145,23 +181,23 @@ export class Conversation implements TurnConversation {
       });
       return result;
     } finally {
-      release();
+      await held.release();
     }
   }
 
   /** Writes how the turn ended: the reply, an error note, or a note that it waits on approvals. */
-  private record(outcome: RuntimeOutcome, responder: string): TurnResult {
+  private async record(outcome: RuntimeOutcome, responder: string): Promise<TurnResult> {
     const at = new Date().toISOString();
     if (outcome.status === 'success') {
-      if (!outcome.message) this.append({ role: 'assistant', content: [{ type: 'text', text: outcome.reply }] }, responder);
+      if (!outcome.message) await this.append({ role: 'assistant', content: [{ type: 'text', text: outcome.reply }] }, responder);
       return { status: 'success', reply: outcome.reply, message: outcome.message, ...(outcome.truncated ? { truncated: true } : {}), conversationId: this.id };
     }
     if (outcome.status === 'paused') {
       const ids = outcome.requests.map((request) => request.id).join(', ');
-      this.log.appendNote({ kind: 'note', level: 'info', code: 'approval_required', text: `paused until approvals are answered: ${ids}`, at });
+      await this.logs.append(this.ref, { kind: 'note', level: 'info', code: 'approval_required', text: `paused until approvals are answered: ${ids}`, at });
       return { status: 'paused', requests: outcome.requests, conversationId: this.id };
     }
-    this.log.appendNote({ kind: 'note', level: 'error', code: outcome.code, text: outcome.error, at });
+    await this.logs.append(this.ref, { kind: 'note', level: 'error', code: outcome.code, text: outcome.error, at });
     this.services.events.emit('error:raised', { scope: `turn of ${responder}`, message: outcome.error, code: outcome.code, participantId: responder, sessionId: this.ref.sessionId });
     return { status: 'error', code: outcome.code, error: outcome.error, conversationId: this.id };
   }
@@ -171,8 +207,8 @@ export class Conversation implements TurnConversation {
    * Before a new message, a turn paused on approvals refuses it (answer them
    * first), and tool calls a crash left without results get `interrupted` ones.
    */
-  private prepareTurn(newMessage: boolean): void {
-    this.log.ensureHeader({
+  private async prepareTurn(newMessage: boolean): Promise<void> {
+    await this.logs.ensureHeader(this.ref, {
       kind: 'header',
       version: CONVERSATION_FORMAT_VERSION,
       conversationId: this.ref.conversationId,
@@ -181,12 +217,12 @@ export class Conversation implements TurnConversation {
       ...(this.ref.name ? { name: this.ref.name } : {}),
       createdAt: new Date().toISOString(),
     });
-    const fresh = this.log.readNew();
-    if (this.messages) this.messages.push(...fresh);
+    await this.catchUp();
+    this.current = true;
     if (!newMessage) return;
-    const dangling = unansweredToolUses(this.recent(RECENT_FOR_REPAIR));
+    const dangling = unansweredToolUses(await this.recent(RECENT_FOR_REPAIR));
     if (dangling.length === 0) return;
-    const waiting = this.services.pausedOn?.(this.id, dangling) ?? [];
+    const waiting = (await this.services.pausedOn?.(this.id, dangling)) ?? [];
     if (waiting.length > 0) {
       throw new LegionError(
         'conversation_paused',
@@ -198,7 +234,7 @@ export class Conversation implements TurnConversation {
     }
     // Nothing will wait on them any more: a command one of them started must not run on unseen.
     this.services.endInterrupted?.(dangling.map((toolUse) => toolUse.id));
-    this.append(
+    await this.append(
       {
         role: 'user',
         content: dangling.map((toolUse) => ({
@@ -212,19 +248,42 @@ export class Conversation implements TurnConversation {
     );
   }
 
-  /** Waits for (or refuses) this conversation's in-process queue, then its cross-process lock. */
-  private async acquire(options: { signal?: AbortSignal | undefined; ifBusy: 'wait' | 'fail' }): Promise<() => void> {
+  /** Adds what other processes appended since the loaded history was last brought up to date. */
+  private async catchUp(): Promise<void> {
+    const cursor = this.cursor;
+    if (!this.messages || !cursor) return;
+    const fresh = await this.logs.readSince(this.ref, cursor);
+    // Only if nothing moved the history on meanwhile (an append, another catch-up, a close).
+    if (this.cursor !== cursor || !this.messages) return;
+    this.messages.push(...fresh.messages);
+    this.cursor = fresh.cursor;
+  }
+
+  /**
+   * Waits for (or refuses) this conversation's in-process queue, then takes its
+   * lease from the backend (which keeps other processes out) and keeps renewing
+   * it while the turn runs. A renewal that finds the lease taken over aborts
+   * the turn: it must not write on beside the new holder.
+   */
+  private async acquire(options: { signal?: AbortSignal | undefined; ifBusy: 'wait' | 'fail' }): Promise<HeldTurn> {
     if (options.ifBusy === 'fail' && this.pending > 0) throw new ConversationBusyError(this.id, 'a turn in this process');
     this.pending++;
     let releaseQueue!: () => void;
     const previous = this.tail;
     this.tail = new Promise<void>((resolve) => (releaseQueue = resolve));
     await previous;
-    const purpose = `turn of ${this.ref.responder}`;
+    const ttlMs = this.services.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+    const owner = `pid ${process.pid} on ${HOST}: turn of ${this.ref.responder}`;
+    let lease: Lease;
     try {
       let delay = 5;
-      while (!this.log.tryLock(purpose)) {
-        if (options.ifBusy === 'fail') throw new ConversationBusyError(this.id, this.log.lockHolder());
+      for (;;) {
+        const attempt = await this.logs.acquire(this.ref, owner, { ttlMs });
+        if (attempt.acquired) {
+          lease = attempt.lease;
+          break;
+        }
+        if (options.ifBusy === 'fail') throw new ConversationBusyError(this.id, attempt.holder?.owner ?? 'another process');
         options.signal?.throwIfAborted();
         await new Promise((resolve) => setTimeout(resolve, delay));
         delay = Math.min(delay * 2, 200);
@@ -234,10 +293,53 @@ export class Conversation implements TurnConversation {
       releaseQueue();
       throw error;
     }
-    return () => {
-      this.log.unlock();
-      this.pending--;
-      releaseQueue();
+    // The turn's signal: the caller's, and aborted too when the lease is lost (a listener, cheaper than AbortSignal.any per turn).
+    const turnController = new AbortController();
+    const callerSignal = options.signal;
+    const forward = (): void => turnController.abort(callerSignal?.reason);
+    if (callerSignal?.aborted) forward();
+    else callerSignal?.addEventListener('abort', forward, { once: true });
+    const held: HeldTurn = {
+      lost: undefined,
+      signal: turnController.signal,
+      release: async () => {
+        clearInterval(renewal);
+        callerSignal?.removeEventListener('abort', forward);
+        this.current = false;
+        this.lost = undefined;
+        try {
+          await lease.release();
+        } finally {
+          this.pending--;
+          releaseQueue();
+        }
+      },
     };
+    let renewing = false;
+    const renewal = setInterval(() => {
+      if (renewing) return;
+      renewing = true;
+      lease.renew().then(
+        () => (renewing = false),
+        (error: unknown) => {
+          clearInterval(renewal);
+          held.lost = error instanceof LeaseLostError ? error : new LeaseLostError(`conversation ${this.id}`, owner);
+          this.lost = held.lost;
+          this.services.events.emit('error:raised', { scope: `turn of ${this.ref.responder}`, message: errorMessage(error), code: 'lease_lost', participantId: this.ref.responder, sessionId: this.ref.sessionId });
+          turnController.abort(held.lost);
+        },
+      );
+    }, Math.max(1, Math.floor(ttlMs / 3)));
+    // A turn alone never keeps the process alive; what it awaits does.
+    renewal.unref();
+    return held;
   }
+}
+
+interface HeldTurn {
+  /** Set when a renewal found the lease taken over. */
+  lost: LeaseLostError | undefined;
+  /** The caller's signal, aborted also when the lease is lost. */
+  signal: AbortSignal;
+  release(): Promise<void>;
 }

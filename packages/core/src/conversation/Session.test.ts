@@ -22,7 +22,7 @@ describe('a long-lived session', () => {
 
     // The first conversation was released long ago; it comes back whole.
     await session.send({ from: 'user', to: 'echo', message: 'second words', conversation: 'c0' });
-    const history = session.conversation({ initiator: 'user', responder: 'echo', name: 'c0' }).history();
+    const history = await session.conversation({ initiator: 'user', responder: 'echo', name: 'c0' }).history();
     expect(history.map((message) => textOf(message))).toEqual(['first words', 'heard', 'second words', 'heard']);
   });
 
@@ -35,7 +35,7 @@ describe('a long-lived session', () => {
     const queued = session.send({ from: 'user', to: 'slow', message: 'after', conversation: 'busy' });
     expect(await waiting).toMatchObject({ status: 'success', reply: 'waited' });
     expect(await queued).toMatchObject({ status: 'success', reply: 'quick' });
-    const history = session.conversation({ initiator: 'user', responder: 'slow', name: 'busy' }).history();
+    const history = await session.conversation({ initiator: 'user', responder: 'slow', name: 'busy' }).history();
     expect(history.map((message) => textOf(message))).toEqual(['wait for me', 'waited', 'after', 'quick']);
   });
 
@@ -51,7 +51,7 @@ describe('a long-lived session', () => {
     // Each open session holds at least its conversation log: 60 kept open would show 60 here.
     expect(openDescriptors() - early).toBeLessThan(50);
     await first.send({ from: 'user', to: 'echo', message: 'two', conversation: 'c' });
-    expect((await test.legion.sessions.get(first.id)).conversation({ initiator: 'user', responder: 'echo', name: 'c' }).history().map((message) => textOf(message))).toEqual([
+    expect((await (await test.legion.sessions.get(first.id)).conversation({ initiator: 'user', responder: 'echo', name: 'c' }).history()).map((message) => textOf(message))).toEqual([
       'one',
       'heard',
       'two',

@@ -1,21 +1,17 @@
-import { existsSync, readdirSync } from 'node:fs';
 import type { Collective } from '../collective/Collective.js';
 import { LegionError, ParticipantNotFoundError } from '../errors.js';
 import type { ConversationRef } from '../events/event-types.js';
 import type { AnswerOutcome, SendRequest, ToolSession, TurnResult } from '../session/turn.js';
 import { framesOfTurn } from '../session/delegation-stack.js';
 import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
-import { ApprovalStore } from '../storage/ApprovalStore.js';
+import { SessionApprovals } from '../storage/SessionApprovals.js';
+import { SessionAgentState } from '../storage/SessionAgentState.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { answerApprovals, type ApprovalRuleRecorder } from './answer-approvals.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
-import type { SessionRecords } from '../storage/backend/session-backend.js';
-import { FileConversationLog } from '../storage/FileConversationLog.js';
+import type { SessionBackend } from '../storage/backend/session-backend.js';
 import { OpenHandles } from '../storage/open-handles.js';
-import type { LogWarning } from '../storage/jsonl-log.js';
-import { UsageLedger } from '../storage/usage-ledger.js';
 import { summarizeUsage, type UsageRecord, type UsageSummary } from '../storage/usage-summary.js';
-import type { WorkspacePaths } from '../storage/workspace-paths.js';
 import { emitApprovalRecord } from './approval-events.js';
 import { Conversation, type ConversationServices } from './Conversation.js';
 import { conversationId, parseConversationId } from './conversation-id.js';
@@ -24,11 +20,10 @@ import type { SessionMeta } from '../storage/session-meta.js';
 
 export interface SessionServices extends ConversationServices {
   collective: Collective;
-  paths: WorkspacePaths;
   /** Messages larger than this are refused before anything is stored (default: 1 MiB). */
   maxMessageBytes?: number | undefined;
-  /** Where the session's own record (title, last-active time) is kept: the backend's `sessions`. */
-  records: SessionRecords;
+  /** Where everything of the session is kept: its record, conversations and their leases, approvals, usage, agents' state. */
+  backend: SessionBackend;
   /** Makes the "approve always" rules answers ask for; without it, such answers are refused. */
   approvalRules?: ApprovalRuleRecorder | undefined;
 }
@@ -59,8 +54,8 @@ export interface SessionMessage {
  */
 export class Session implements ToolSession {
   private readonly conversations = new OpenHandles<Conversation>(OPEN_CONVERSATIONS);
-  private ledger: UsageLedger | undefined;
-  private approvalStore: ApprovalStore | undefined;
+  private approvalLog: SessionApprovals | undefined;
+  private agentStates: SessionAgentState | undefined;
 
   constructor(
     private meta: SessionMeta,
@@ -113,15 +108,22 @@ export class Session implements ToolSession {
     });
   }
 
-  /** The session's approval requests, decisions and links (`approvals.jsonl`). */
-  get approvals(): ApprovalStore {
-    this.approvalStore ??= new ApprovalStore(
-      this.services.paths.approvalsFile(this.id),
-      (warning) => this.warnStorage(warning),
+  /** The session's approval requests and decisions, through the backend's approvals log. */
+  get approvals(): SessionApprovals {
+    const { events } = this.services;
+    this.approvalLog ??= new SessionApprovals(this.services.backend.approvals, this.id, async (record, state) => {
       // Events for the records this process writes: the durable request before anyone is asked, the one decision.
-      (record) => emitApprovalRecord(this.services.events, this.id, record, (id) => this.approvals.request(id)),
-    );
-    return this.approvalStore;
+      if (record.kind === 'request' ? !events.hasListeners('approval:requested') : !events.hasListeners('approval:decided')) return;
+      const current = record.kind === 'decision' ? await state() : undefined;
+      emitApprovalRecord(events, this.id, record, (id) => current?.request(id));
+    });
+    return this.approvalLog;
+  }
+
+  /** Each agent's own documents in this session (todos, scratchbook), through the backend. */
+  get agentState(): SessionAgentState {
+    this.agentStates ??= new SessionAgentState(this.services.backend.agentState, this.id);
+    return this.agentStates;
   }
 
   /** Records decisions and resumes what they unblock; `medium` names the user's surface, kept with the decision. */
@@ -148,22 +150,23 @@ export class Session implements ToolSession {
   }
 
   /** Tool calls of a conversation's last response that have no result yet. */
-  unanswered(conversationId: string): ToolUseBlock[] {
-    return unansweredToolUses(this.conversation(parseConversationId(conversationId)).recent(RECENT_FOR_APPROVALS));
+  async unanswered(conversationId: string): Promise<ToolUseBlock[]> {
+    return unansweredToolUses(await this.conversation(parseConversationId(conversationId)).recent(RECENT_FOR_APPROVALS));
   }
 
   /** The pending approvals these unanswered calls wait on, directly or through paused delegates. */
-  pausedOn(conversationId: string, unanswered: readonly ToolUseBlock[]): ApprovalView[] {
-    const store = this.approvals;
+  async pausedOn(conversationId: string, unanswered: readonly ToolUseBlock[]): Promise<ApprovalView[]> {
+    const state = await this.approvals.state();
     const waiting: ApprovalView[] = [];
     for (const toolUse of unanswered) {
-      const request = store.forToolUse(conversationId, toolUse.id);
+      const request = state.forToolUse(conversationId, toolUse.id);
       if (request) {
-        if (!store.decision(request.id)) waiting.push(...store.list().filter((view) => view.id === request.id));
+        const view = state.view(request.id);
+        if (view?.status === 'pending') waiting.push(view);
         continue;
       }
-      const delegate = store.delegateOf(conversationId, toolUse.id);
-      if (delegate) waiting.push(...this.pausedOn(delegate, this.unanswered(delegate)));
+      const delegate = state.delegateOf(conversationId, toolUse.id);
+      if (delegate) waiting.push(...(await this.pausedOn(delegate, await this.unanswered(delegate))));
     }
     return waiting;
   }
@@ -171,71 +174,51 @@ export class Session implements ToolSession {
   conversation(key: { initiator: string; responder: string; name?: string | undefined }): Conversation {
     const id = conversationId(key);
     return this.conversations.getOrOpen(id, () => {
-      const { paths } = this.services;
-      const log = new FileConversationLog(paths.conversationFile(this.id, id), paths.conversationLock(this.id, id), {
-        fsyncEachMessage: this.services.fsync === 'message',
-        onWarning: (warning) => this.warnStorage(warning),
-      });
       const ref: ConversationRef = { sessionId: this.id, conversationId: id, initiator: key.initiator, responder: key.responder, name: key.name };
-      return new Conversation(ref, log, { ...this.services, pausedOn: (id, unanswered) => this.pausedOn(id, unanswered) });
+      return new Conversation(ref, this.services.backend.conversations, { ...this.services, pausedOn: (id, unanswered) => this.pausedOn(id, unanswered) });
     });
   }
 
-  /** Conversations that exist on disk, whether or not this process has touched them. */
-  listConversations(): ConversationRef[] {
-    const dir = this.services.paths.conversationsDir(this.id);
-    if (!existsSync(dir)) return [];
-    return readdirSync(dir)
-      .filter((entry) => entry.endsWith('.jsonl'))
-      .sort()
-      .map((entry) => {
-        const id = entry.slice(0, -'.jsonl'.length);
-        return { sessionId: this.id, conversationId: id, ...parseConversationId(id) };
-      });
+  /** Conversations the backend holds, whether or not this process has touched them. */
+  async listConversations(): Promise<ConversationRef[]> {
+    const ids = await this.services.backend.conversations.list(this.id);
+    return ids.map((id) => ({ sessionId: this.id, conversationId: id, ...parseConversationId(id) }));
   }
 
   /** The newest messages across all conversations, oldest first; reads only the end of each log. */
-  recentMessages(limit: number): SessionMessage[] {
+  async recentMessages(limit: number): Promise<SessionMessage[]> {
     const all: SessionMessage[] = [];
-    for (const ref of this.listConversations()) {
-      for (const message of this.conversation(ref).recent(limit)) all.push({ conversation: this.conversation(ref).ref, message });
+    for (const ref of await this.listConversations()) {
+      const conversation = this.conversation(ref);
+      for (const message of await conversation.recent(limit)) all.push({ conversation: conversation.ref, message });
     }
     all.sort((a, b) => (a.message.at < b.message.at ? -1 : a.message.at > b.message.at ? 1 : 0));
     return all.slice(-limit);
   }
 
-  recordUsage(record: UsageRecord): void {
-    this.usageLedger().append(record);
+  recordUsage(record: UsageRecord): Promise<void> {
+    return this.services.backend.usage.append(this.id, record);
   }
 
   /** Tokens and cost of every model call in this session, per participant (own and with delegates) and per conversation. */
-  usage(): UsageSummary {
-    return summarizeUsage(this.usageLedger().read());
+  async usage(): Promise<UsageSummary> {
+    return summarizeUsage(await this.services.backend.usage.read(this.id));
   }
 
+  /** Forgets loaded histories; what the session holds open lives in the backend, which keeps its own bound. */
   close(): void {
     this.conversations.closeAll();
-    this.ledger?.close();
-    this.ledger = undefined;
-    this.approvalStore?.close();
-    this.approvalStore = undefined;
-  }
-
-  private usageLedger(): UsageLedger {
-    this.ledger ??= new UsageLedger(this.services.paths.usageFile(this.id), (warning) => this.warnStorage(warning),
-    );
-    return this.ledger;
   }
 
   /** Renames the session (what `legion sessions` and a UI show). */
   async setTitle(title: string): Promise<void> {
-    this.meta = await this.services.records.update(this.id, { title });
+    this.meta = await this.services.backend.sessions.update(this.id, { title });
     this.updated(['title']);
   }
 
   private async touch(): Promise<void> {
     // The backend keeps what finds the latest session (a file backend: its index) with it.
-    this.meta = await this.services.records.update(this.id, { lastActiveAt: new Date().toISOString() });
+    this.meta = await this.services.backend.sessions.update(this.id, { lastActiveAt: new Date().toISOString() });
     this.updated(['lastActiveAt']);
   }
 
@@ -245,8 +228,4 @@ export class Session implements ToolSession {
     events.emit('session:updated', { sessionId: this.id, changed, ...(this.meta.title !== undefined ? { title: this.meta.title } : {}), lastActiveAt: this.meta.lastActiveAt });
   }
 
-  /** A damaged or unreadable file of this session, said with the session it belongs to. */
-  private warnStorage(warning: LogWarning): void {
-    this.services.events.emit('storage:warning', { ...warning, path: this.services.paths.display(warning.path), sessionId: this.id });
-  }
 }

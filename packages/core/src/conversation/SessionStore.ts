@@ -21,7 +21,7 @@ export class SessionStore {
   ) {}
 
   private get records(): SessionRecords {
-    return this.services.records;
+    return this.services.backend.sessions;
   }
 
   async create(options: { title?: string } = {}): Promise<Session> {

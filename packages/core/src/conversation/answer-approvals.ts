@@ -3,14 +3,14 @@ import type { ToolUseBlock } from '../message.js';
 import type { AnswerOutcome, TurnResult } from '../session/turn.js';
 import { ApprovalAnswerSchema, rememberOf, type ApprovalAnswer, type ApprovalRequestRecord } from '../storage/approval-records.js';
 import type { ApprovalRule } from '../collective/approval-rule.js';
-import type { ApprovalStore } from '../storage/ApprovalStore.js';
+import type { SessionApprovals } from '../storage/SessionApprovals.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { canApprove } from '../collective/approval-authority.js';
 
 /** What answering needs of a session. */
 export interface AnsweringSession {
-  readonly approvals: ApprovalStore;
-  unanswered(conversationId: string): ToolUseBlock[];
+  readonly approvals: SessionApprovals;
+  unanswered(conversationId: string): Promise<ToolUseBlock[]>;
   resumeConversation(conversationId: string, frames: readonly DelegationFrame[]): Promise<TurnResult>;
 }
 
@@ -46,6 +46,8 @@ export async function answerApprovals(
   options: { medium?: string | undefined; rules?: ApprovalRuleRecorder | undefined; sessionId?: string } = {},
 ): Promise<AnswerOutcome> {
   const store = session.approvals;
+  // One read of the log for every check: the decide below is what settles a race.
+  const state = await store.state();
   const decider = collective.get(decidedBy);
   const problems: string[] = [];
   const seen = new Set<string>();
@@ -53,15 +55,15 @@ export async function answerApprovals(
   for (const answer of answers) {
     const parsed = ApprovalAnswerSchema.safeParse(answer);
     if (!parsed.success) problems.push(`${answer.id}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'answer'}: ${issue.message}`).join('; ')}.`);
-    const request = store.request(answer.id);
+    const request = state.request(answer.id);
     if (seen.has(answer.id)) problems.push(`${answer.id} is answered twice.`);
     seen.add(answer.id);
     if (!request) {
-      const pending = store.pending().map((candidate) => candidate.id);
+      const pending = state.pending().map((candidate) => candidate.id);
       problems.push(`There is no approval request "${answer.id}" (pending: ${pending.join(', ') || 'none'}).`);
       continue;
     }
-    const decision = store.decision(answer.id);
+    const decision = state.decision(answer.id);
     if (decision) {
       problems.push(`${answer.id} was already ${decision.decision} by ${decision.decidedBy} at ${decision.at}.`);
       continue;
@@ -84,7 +86,7 @@ export async function answerApprovals(
         problems.push(`${answer.id}: this Legion keeps no approval rules, so "approve always" cannot be recorded; approve it for the session instead.`);
         continue;
       }
-      const prepared = await options.rules.prepare(store.request(answer.id)!, answer, { decidedBy, sessionId: options.sessionId ?? '', medium: options.medium });
+      const prepared = await options.rules.prepare(state.request(answer.id)!, answer, { decidedBy, sessionId: options.sessionId ?? '', medium: options.medium });
       if (!prepared.ok) problems.push(`${answer.id}: no rule can be made: ${prepared.error}.`);
       else if (prepared.rule) rules.set(answer.id, prepared.rule);
     }
@@ -92,7 +94,7 @@ export async function answerApprovals(
   if (problems.length > 0) return { status: 'error', error: `Nothing was recorded. ${problems.join(' ')}` };
 
   const at = new Date().toISOString();
-  const claimed = store.decide(
+  const claimed = await store.decide(
     answers.map((answer) => {
       return {
         kind: 'decision' as const,
@@ -115,7 +117,7 @@ export async function answerApprovals(
   for (const rule of rules.values()) options.rules!.record(rule);
   const roots = new Map<string, readonly DelegationFrame[]>();
   for (const answer of answers) {
-    const root = resumeRoot(session, store.request(answer.id)!);
+    const root = await resumeRoot(session, state.request(answer.id)!);
     if (!roots.has(root.conversationId)) roots.set(root.conversationId, root.frames);
   }
   const resumed: TurnResult[] = [];
@@ -128,12 +130,12 @@ export async function answerApprovals(
  * one whose communicate call still waits on it; that turn resumes with the
  * frames above it, as they were when the request was made.
  */
-function resumeRoot(session: AnsweringSession, request: ApprovalRequestRecord): { conversationId: string; frames: readonly DelegationFrame[] } {
+async function resumeRoot(session: AnsweringSession, request: ApprovalRequestRecord): Promise<{ conversationId: string; frames: readonly DelegationFrame[] }> {
   const { frames } = request;
   let index = frames.length;
   while (index > 0) {
     const frame = frames[index - 1]!;
-    if (!frame.toolUseId || !session.unanswered(frame.conversationId).some((toolUse) => toolUse.id === frame.toolUseId)) break;
+    if (!frame.toolUseId || !(await session.unanswered(frame.conversationId)).some((toolUse) => toolUse.id === frame.toolUseId)) break;
     index--;
   }
   return { conversationId: index === frames.length ? request.conversationId : frames[index]!.conversationId, frames: frames.slice(0, index) };

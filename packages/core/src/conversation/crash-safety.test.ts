@@ -199,7 +199,7 @@ describe('crash safety of conversations', () => {
     const warnings = collectWarnings(legion);
     const resumed = (await legion.sessions.latest())!;
     expect(resumed.id).toBe(session.id);
-    expect(resumed.conversation({ initiator: 'user', responder: 'worker' }).recent(10)).toEqual(committed);
+    expect(await resumed.conversation({ initiator: 'user', responder: 'worker' }).recent(10)).toEqual(committed);
 
     const result = await legion.send(resumed, 'Did the job finish?');
 
@@ -268,7 +268,7 @@ describe('crash safety of conversations', () => {
       const legion = reopen();
       const warnings = collectWarnings(legion);
       const reopened = await legion.sessions.get(session.id);
-      for (const ref of reopened.listConversations()) reopened.conversation(ref).recent(5);
+      for (const ref of await reopened.listConversations()) await reopened.conversation(ref).recent(5);
       // A torn last line is reported, never a failure; nothing else is.
       expect(new Set(warnings.map((warning) => warning.path.split('/').at(-1))), label).toEqual(new Set(torn.keys()));
 
@@ -299,7 +299,7 @@ describe('crash safety of conversations', () => {
     }
     const final = reopen();
     const warnings = collectWarnings(final);
-    expect((await final.sessions.get(session.id)).recentMessages(4).map(({ message }) => textOf(message))).toContain(`resumed after resume ${rounds - 1}`);
+    expect((await (await final.sessions.get(session.id)).recentMessages(4)).map(({ message }) => textOf(message))).toContain(`resumed after resume ${rounds - 1}`);
     expect(warnings).toEqual([]);
   }, 90_000);
 
@@ -318,7 +318,7 @@ describe('crash safety of conversations', () => {
     const legion = reopen();
     const warnings = collectWarnings(legion);
     const reopened = await legion.sessions.get(session.id);
-    expect(reopened.recentMessages(10).map(({ message }) => textOf(message))).toEqual(['one', 'pong']);
+    expect((await reopened.recentMessages(10)).map(({ message }) => textOf(message))).toEqual(['one', 'pong']);
     expect(warnings).toEqual([
       { path: expect.stringMatching(/user__echo\.jsonl$/), offset: intact.length, problem: expect.stringContaining('torn last line') },
     ]);
@@ -340,7 +340,7 @@ describe('crash safety of conversations', () => {
 
     const again = reopen();
     const laterWarnings = collectWarnings(again);
-    expect((await again.sessions.get(session.id)).recentMessages(10).map(({ message }) => textOf(message))).toEqual(['one', 'pong', 'two', 'pong']);
+    expect((await (await again.sessions.get(session.id)).recentMessages(10)).map(({ message }) => textOf(message))).toEqual(['one', 'pong', 'two', 'pong']);
     expect(laterWarnings).toEqual([]);
   });
 
@@ -367,7 +367,7 @@ describe('crash safety of conversations', () => {
     // One process shows the conversation's context (outside a turn) while the torn line is there…
     const viewer = reopen();
     const viewed = await viewer.sessions.get(session.id);
-    expect(viewed.conversation({ initiator: 'user', responder: 'worker' }).history().map(textOf)).toEqual(['one', 'first answer']);
+    expect((await viewed.conversation({ initiator: 'user', responder: 'worker' }).history()).map(textOf)).toEqual(['one', 'first answer']);
     // …another one takes a turn, which cuts the torn line and appends…
     const other = reopen();
     expect(await other.send(await other.sessions.get(session.id), 'two')).toMatchObject({ status: 'success', reply: 'second answer' });

@@ -70,8 +70,8 @@ describe('following the conversation logs that another process appends to', () =
     const remote = await sent.until(4);
 
     const logged = [
-      ...(await other!.sessions.get(session.id)).conversation({ initiator: 'user', responder: 'echo' }).recent(10),
-      ...(await other!.sessions.get(session.id)).conversation({ initiator: 'user', responder: 'echo', name: 'side' }).recent(10),
+      ...(await (await other!.sessions.get(session.id)).conversation({ initiator: 'user', responder: 'echo' }).recent(10)),
+      ...(await (await other!.sessions.get(session.id)).conversation({ initiator: 'user', responder: 'echo', name: 'side' }).recent(10)),
     ];
     expect(remote.map(({ seq: _seq, ...event }) => event)).toEqual([
       { sessionId: session.id, conversationId: 'user__echo', initiator: 'user', responder: 'echo', message: logged[0], author: 'user', remote: true },
@@ -90,16 +90,16 @@ describe('following the conversation logs that another process appends to', () =
     const follower = await test.legion.follow(session);
 
     await test.legion.send(session, 'mine', { to: 'echo' });
-    follower.check();
+    await follower.check();
     expect(sent.all.map((event) => [event.author, event.remote])).toEqual([
       ['user', undefined],
       ['echo', undefined],
     ]);
 
     await other!.send(await other!.sessions.get(session.id), 'theirs', { to: 'echo' });
-    follower.check();
+    await follower.check();
     await test.legion.send(session, 'mine again', { to: 'echo' });
-    follower.check();
+    await follower.check();
     expect(sent.all.map((event) => [event.message.content[0]!.type === 'text' ? event.message.content[0]!.text : '', event.remote ?? false])).toEqual([
       ['mine', false],
       ['pong', false],
@@ -117,7 +117,7 @@ describe('following the conversation logs that another process appends to', () =
     const sent = sentEvents(test.legion);
 
     const first = await test.legion.follow(session.id);
-    first.check();
+    await first.check();
     expect(sent.all).toEqual([]);
     await other!.send(await other!.sessions.get(session.id), 'seen', { to: 'echo' });
     await sent.until(2);
@@ -146,16 +146,16 @@ describe('following the conversation logs that another process appends to', () =
 
     const whole = line('m-1', 'user', 'written in two parts');
     appendFileSync(file, whole.slice(0, 30));
-    follower.check();
+    await follower.check();
     expect(sent.all).toEqual([]);
     appendFileSync(file, whole.slice(30));
-    follower.check();
+    await follower.check();
     expect(sent.remote().map((event) => event.message.id)).toEqual(['m-1']);
     expect(warned).toEqual([]);
 
     const garbageAt = statSync(file).size;
     appendFileSync(file, `not json at all\n${line('m-2', 'assistant', 'after the garbage')}`);
-    follower.check();
+    await follower.check();
     expect(sent.remote().map((event) => [event.message.id, event.author])).toEqual([
       ['m-1', 'user'],
       ['m-2', 'echo'],
@@ -163,10 +163,10 @@ describe('following the conversation logs that another process appends to', () =
     expect(warned).toEqual([{ path: expect.stringMatching(/user__echo\.jsonl$/), offset: garbageAt, problem: expect.stringContaining('not a conversation entry'), sessionId: session.id }]);
 
     truncateSync(file, garbageAt);
-    follower.check();
+    await follower.check();
     expect(warned[1]).toEqual({ path: expect.stringMatching(/user__echo\.jsonl$/), offset: garbageAt, problem: expect.stringContaining('cut or replaced'), sessionId: session.id });
     appendFileSync(file, line('m-3', 'user', 'after the cut'));
-    follower.check();
+    await follower.check();
     expect(sent.remote().map((event) => event.message.id)).toEqual(['m-1', 'm-2', 'm-3']);
     expect(warned).toHaveLength(2);
   });
@@ -183,8 +183,8 @@ describe('following the conversation logs that another process appends to', () =
     appendFileSync(join(conversations, 'user__echo.jsonl'), `${JSON.stringify({ kind: 'header', version: 99, conversationId: 'user__echo', initiator: 'user', responder: 'echo', createdAt: '2026-01-01T00:00:00.000Z' })}\n`);
     appendFileSync(join(conversations, 'user__echo.jsonl'), line('x-2', 'user', 'from the future'));
     await other!.send(await other!.sessions.get(session.id), 'fine', { to: 'echo', conversation: 'ok' });
-    follower.check();
-    follower.check();
+    await follower.check();
+    await follower.check();
 
     expect(sent.remote().map((event) => event.conversationId)).toEqual(['user__echo__ok', 'user__echo__ok']);
     expect(warned.map((warning) => warning.problem).sort()).toEqual([
@@ -194,7 +194,7 @@ describe('following the conversation logs that another process appends to', () =
 
     await test.legion.close();
     appendFileSync(join(conversations, 'user__echo__ok.jsonl'), line('x-3', 'user', 'after close'));
-    follower.check();
+    await follower.check();
     expect(sent.remote()).toHaveLength(2);
   });
 
@@ -231,7 +231,7 @@ describe('following the conversation logs that another process appends to', () =
 
     const theirs = await other.send(await other.sessions.get(session.id), 'go');
     const theirId = theirs.status === 'paused' ? theirs.requests[0]!.id : 'missing';
-    follower.check();
+    await follower.check();
     expect(heard).toEqual([
       {
         type: 'approval:requested',
@@ -250,8 +250,8 @@ describe('following the conversation logs that another process appends to', () =
         remote: true,
       },
     ]);
-    (await other.sessions.get(session.id)).answerApprovals([{ id: theirId, decision: 'approve', reason: 'go ahead' }], 'user');
-    follower.check();
+    await (await other.sessions.get(session.id)).answerApprovals([{ id: theirId, decision: 'approve', reason: 'go ahead' }], 'user');
+    await follower.check();
     expect(heard[1]).toEqual({
       type: 'approval:decided',
       seq: expect.any(Number),
@@ -271,7 +271,7 @@ describe('following the conversation logs that another process appends to', () =
     const mine = await test.legion.send(session, 'again');
     const myId = mine.status === 'paused' ? mine.requests[0]!.id : 'missing';
     await session.answerApprovals([{ id: myId, decision: 'reject' }], 'user');
-    follower.check();
+    await follower.check();
     expect(heard.slice(2).map((event) => [event.type, 'requestId' in event ? event.requestId : '', 'remote' in event ? event.remote : undefined])).toEqual([
       ['approval:requested', myId, undefined],
       ['approval:decided', myId, undefined],

@@ -1,12 +1,21 @@
-import { ApprovalRecordSchema, type ApprovalRequestRecord } from '../storage/approval-records.js';
+import type { ApprovalRecord } from '../storage/approval-records.js';
 import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
-import { FileLogFollower, type FollowCursor } from '../storage/FileLogFollower.js';
-import type { WorkspacePaths } from '../storage/workspace-paths.js';
+import { errorMessage } from '../errors.js';
+import type { LogCursor, SessionBackend } from '../storage/backend/session-backend.js';
 import { emitApprovalRecord } from './approval-events.js';
 import { parseConversationId } from './conversation-id.js';
 import type { Message } from '../message.js';
 
+/**
+ * Where a follower is in each conversation log, by conversation id (opaque
+ * cursors of the backend), and how many approval records it has read (under
+ * `approvals`, a key no conversation id can be): give it back to follow on
+ * without a gap.
+ */
+export type FollowCursor = Readonly<Record<string, string>>;
+
+const APPROVALS = 'approvals';
 export interface FollowOptions {
   /**
    * `end` (default): only what is appended from now on becomes events; what
@@ -24,8 +33,8 @@ export type Follower = (() => void) & {
   readonly sessionId: string;
   /** Where the follower is in each conversation: pass it as `from` to continue there later. */
   cursor(): FollowCursor;
-  /** Reads the logs now, without waiting for a notification or the poll. */
-  check(): void;
+  /** Reads the logs now, without waiting for a notification or the poll; resolves once what it read is told. */
+  check(): Promise<void>;
 };
 
 /** This many ids of messages this process appended are remembered until the follower reads past them. */
@@ -38,12 +47,12 @@ const OWN_LIMIT = 10_000;
  * process's bus. What this process appended (it emitted those events itself)
  * is skipped.
  */
-export function followSession(
+export async function followSession(
   sessionId: string,
-  services: { events: EventBus; paths: WorkspacePaths; requestOf: (requestId: string) => ApprovalRequestRecord | undefined },
+  services: { events: EventBus; backend: SessionBackend },
   options: FollowOptions = {},
-): Follower {
-  const { events, paths } = services;
+): Promise<Follower> {
+  const { events, backend } = services;
   // Appends of this process: their events were emitted when they were written (before the follower reads them).
   const own = new Set<string>();
   const remember = (key: string): void => {
@@ -61,10 +70,23 @@ export function followSession(
       if (event.sessionId === sessionId && !event.remote) remember(`decision ${event.requestId}`);
     }),
   ];
-  // Requests read from the log and not decided yet: a decision is told with its request without reading the log again.
-  const requests = new Map<string, ApprovalRequestRecord>();
+  /** Conversation id → where this follower is in its log (undefined: it appeared after the follower started; read from its start). */
+  const positions = new Map<string, LogCursor | undefined>();
+  /** Approval records read so far, by `request <id>` / `decision <request id>`: the log only grows, so new ones are the unseen. */
+  const seenApprovals = new Set<string>();
   const refs = new Map<string, ConversationRef | undefined>();
-  const warn = (path: string, offset: number, problem: string): void => events.emit('storage:warning', { path: paths.display(path), offset, problem, sessionId });
+  const failed = new Set<string>();
+  let closed = false;
+
+  const warn = (source: string, problem: string): void => events.emit('storage:warning', { path: source, offset: 0, problem, sessionId });
+  /** A log this Legion cannot read (written by a newer one, unreadable): said once, never thrown into a timer. */
+  const failedOnce = (source: string, error: unknown): void => {
+    const problem = `not followed: ${errorMessage(error)}`;
+    const key = `${source}\u0000${problem}`;
+    if (failed.has(key)) return;
+    failed.add(key);
+    warn(source, problem);
+  };
   const refOf = (conversationId: string): ConversationRef | undefined => {
     if (refs.has(conversationId)) return refs.get(conversationId);
     let ref: ConversationRef | undefined;
@@ -72,45 +94,115 @@ export function followSession(
       ref = { sessionId, conversationId, ...parseConversationId(conversationId) };
     } catch {
       // Said once: the name is remembered as not followed.
-      warn(`${paths.conversationsDir(sessionId)}/${conversationId}.jsonl`, 0, 'not followed: its name is no conversation id (<initiator>__<responder>[__<name>])');
+      warn(`conversation ${conversationId} of session ${sessionId}`, 'not followed: its name is no conversation id (<initiator>__<responder>[__<name>])');
     }
     refs.set(conversationId, ref);
     return ref;
   };
-  const follower = new FileLogFollower({
-    directory: paths.conversationsDir(sessionId),
-    from: options.from,
-    pollMs: options.pollMs,
-    include: (conversationId) => refOf(conversationId) !== undefined,
-    onMessages: (conversationId, messages) => {
-      const ref = refOf(conversationId);
-      if (!ref) return;
-      for (const message of messages) {
-        if (own.delete(message.id)) continue;
-        events.emit('message:sent', { ...ref, message, author: authorOf(ref, message), remote: true });
+  const keyOf = (record: ApprovalRecord): string => (record.kind === 'request' ? `request ${record.id}` : `decision ${record.requestId}`);
+
+  const readConversation = async (conversationId: string): Promise<void> => {
+    const ref = refOf(conversationId);
+    if (!ref || closed) return;
+    let read: { messages: Message[]; cursor: LogCursor };
+    try {
+      read = await backend.conversations.readSince(ref, positions.get(conversationId));
+    } catch (error) {
+      failedOnce(`conversation ${conversationId} of session ${sessionId}`, error);
+      return;
+    }
+    if (closed) return;
+    positions.set(conversationId, read.cursor);
+    for (const message of read.messages) {
+      if (own.delete(message.id)) continue;
+      events.emit('message:sent', { ...ref, message, author: authorOf(ref, message), remote: true });
+    }
+  };
+  const readApprovals = async (): Promise<void> => {
+    let records: ApprovalRecord[];
+    try {
+      records = await backend.approvals.read(sessionId);
+    } catch (error) {
+      failedOnce(`approvals of session ${sessionId}`, error);
+      return;
+    }
+    if (closed) return;
+    const requests = new Map(records.flatMap((record) => (record.kind === 'request' ? [[record.id, record] as const] : [])));
+    for (const record of records) {
+      const key = keyOf(record);
+      if (seenApprovals.has(key)) continue;
+      seenApprovals.add(key);
+      if (!own.delete(key)) emitApprovalRecord(events, sessionId, record, (id) => requests.get(id), true);
+    }
+  };
+  const readAll = async (): Promise<void> => {
+    if (closed) return;
+    await readApprovals();
+    let ids: string[];
+    try {
+      ids = await backend.conversations.list(sessionId);
+    } catch (error) {
+      failedOnce(`conversations of session ${sessionId}`, error);
+      return;
+    }
+    for (const id of ids) await readConversation(id);
+  };
+
+  // One read at a time, in order; calls that come while one waits to start share it.
+  let tail: Promise<void> = Promise.resolve();
+  let waiting: Promise<void> | undefined;
+  const check = (): Promise<void> => {
+    if (closed) return Promise.resolve();
+    if (waiting) return waiting;
+    const next = tail.then(() => {
+      waiting = undefined;
+      return readAll();
+    });
+    waiting = next;
+    tail = next.catch(() => undefined);
+    return next;
+  };
+
+  // Where to start: the end of what is there now, or the cursor an earlier follower gave.
+  const from = options.from ?? 'end';
+  const initialApprovals = from === 'end' ? Number.POSITIVE_INFINITY : Number(from[APPROVALS] ?? 0);
+  try {
+    (await backend.approvals.read(sessionId)).slice(0, initialApprovals).forEach((record) => seenApprovals.add(keyOf(record)));
+  } catch (error) {
+    failedOnce(`approvals of session ${sessionId}`, error);
+  }
+  if (from === 'end') {
+    for (const id of await backend.conversations.list(sessionId)) {
+      const ref = refOf(id);
+      if (!ref) continue;
+      try {
+        positions.set(id, await backend.conversations.end(ref));
+      } catch (error) {
+        failedOnce(`conversation ${id} of session ${sessionId}`, error);
       }
-    },
-    approvalsFile: paths.approvalsFile(sessionId),
-    onApprovalRecords: (values) => {
-      for (const value of values) {
-        const parsed = ApprovalRecordSchema.safeParse(value);
-        // A record of a newer format, or damaged: the approvals store says so when it loads the log.
-        if (!parsed.success) continue;
-        const record = parsed.data;
-        if (record.kind === 'request') requests.set(record.id, record);
-        const key = record.kind === 'request' ? `request ${record.id}` : record.kind === 'decision' ? `decision ${record.requestId}` : undefined;
-        if (key !== undefined && !own.delete(key)) emitApprovalRecord(events, sessionId, record, (id) => requests.get(id) ?? services.requestOf(id), true);
-        // A request gets one decision: after it, the request is not needed here any more.
-        if (record.kind === 'decision') requests.delete(record.requestId);
-      }
-    },
-    onWarning: (warning) => warn(warning.path, warning.offset, warning.problem),
-  });
+    }
+  } else {
+    for (const [id, cursor] of Object.entries(from)) if (id !== APPROVALS) positions.set(id, cursor as LogCursor);
+  }
+
+  const unwatch = backend.watch?.(sessionId, () => void check());
+  const timer = setInterval(() => void check(), options.pollMs ?? 500);
+  // A follower alone never keeps a process alive.
+  timer.unref();
+  if (from !== 'end') await check();
+
   const stop = (): void => {
-    follower.close();
+    closed = true;
+    clearInterval(timer);
+    unwatch?.();
     for (const off of ownEvents) off();
   };
-  return Object.assign(stop, { sessionId, cursor: () => follower.cursor(), check: () => follower.check() });
+  const cursor = (): FollowCursor => {
+    const current: Record<string, string> = { [APPROVALS]: String(seenApprovals.size) };
+    for (const [id, position] of positions) if (position !== undefined) current[id] = position;
+    return current;
+  };
+  return Object.assign(stop, { sessionId, cursor, check });
 }
 
 /**

@@ -165,7 +165,7 @@ describe('AgentRuntime and communicate', () => {
     const result = await test.legion.send(session, 'go', { to: 'looper' });
     expect(result).toMatchObject({ status: 'error', code: 'max_iterations' });
     expect(test.providers.looper!.callCount).toBe(3);
-    const history = session.conversation({ initiator: 'user', responder: 'looper' }).history();
+    const history = await session.conversation({ initiator: 'user', responder: 'looper' }).history();
     expect(history.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user']);
   });
 
@@ -252,7 +252,7 @@ describe('AgentRuntime and communicate', () => {
     const session = await test.legion.sessions.create();
     expect(await test.legion.send(session, 'start the server')).toMatchObject({ reply: 'Using 8080' });
     expect(questions).toEqual(['user>coordinator: Which port?']);
-    expect(session.listConversations().map((ref) => ref.conversationId)).toEqual(['coordinator__user', 'user__coordinator']);
+    expect((await session.listConversations()).map((ref) => ref.conversationId)).toEqual(['coordinator__user', 'user__coordinator']);
   });
 
   it('ends the turn with an error naming the provider when the model call fails, keeping the log consistent', async () => {

@@ -67,9 +67,9 @@ export class AgentRuntime implements ParticipantRuntime {
     const repeats = { signature: '', count: 0 };
 
     if (resuming) {
-      const waiting = unansweredToolUses(turn.conversation.history());
+      const waiting = unansweredToolUses(await turn.conversation.history());
       if (waiting.length > 0) {
-        const paused = this.settle(turn, agent.id, await resumeToolPhase({ ...phase, toolUses: waiting }));
+        const paused = await this.settle(turn, agent.id, await resumeToolPhase({ ...phase, toolUses: waiting }));
         if (paused) return paused;
       }
     }
@@ -79,7 +79,7 @@ export class AgentRuntime implements ParticipantRuntime {
       let response: ModelResponse;
       const call = linkedSignal(turn.signal);
       try {
-        response = await generate(provider, buildModelRequest(context), {
+        response = await generate(provider, await buildModelRequest(context), {
           signal: call.signal,
           onTextDelta: streamText,
           onRetry: (retry) => turn.events.emit('provider:retry', { ...turn.conversation.ref, participantId: agent.id, provider: provider.name, model: provider.model, ...retry }),
@@ -107,11 +107,11 @@ export class AgentRuntime implements ParticipantRuntime {
           error: `${agent.id}'s model call failed: ${provider.name} (${provider.model}) answered with nothing (finish reason "${response.finishReason}"); nothing was added to the conversation. Try again, or check the endpoint.`,
         };
       }
-      const assistant = turn.conversation.append(
+      const assistant = await turn.conversation.append(
         { role: 'assistant', content: response.content, ...(response.usage ? { usage: response.usage } : {}), model: `${provider.name}/${provider.model}` },
         agent.id,
       );
-      if (response.usage) this.recordUsage(turn, agent.id, provider.name, provider.model, response.usage);
+      if (response.usage) await this.recordUsage(turn, agent.id, provider.name, provider.model, response.usage);
       const toolUses = toolUsesOf(assistant);
       if (toolUses.length === 0) {
         // Cut off at the output limit: still the reply, but said to be cut so the caller can ask for the rest.
@@ -122,19 +122,19 @@ export class AgentRuntime implements ParticipantRuntime {
         const loop = detectLoop(repeats, toolUse, limits.maxRepeatedToolCalls);
         if (loop) preflight.set(toolUse.id, loop);
       }
-      const paused = this.settle(turn, agent.id, await runToolPhase({ ...phase, toolUses, preflight }));
+      const paused = await this.settle(turn, agent.id, await runToolPhase({ ...phase, toolUses, preflight }));
       if (paused) return paused;
     }
     return { status: 'error', code: 'max_iterations', error: new MaxIterationsError(agent.id, limits.maxIterations).message };
   }
 
   /** Appends the results that are in; if calls still wait on approvals, the turn pauses here. */
-  private settle(turn: TurnContext, agentId: string, phase: ToolPhaseResult): RuntimeOutcome | undefined {
-    if (phase.results.length > 0) turn.conversation.append({ role: 'user', content: phase.results satisfies ToolResultBlock[] }, agentId);
+  private async settle(turn: TurnContext, agentId: string, phase: ToolPhaseResult): Promise<RuntimeOutcome | undefined> {
+    if (phase.results.length > 0) await turn.conversation.append({ role: 'user', content: phase.results satisfies ToolResultBlock[] }, agentId);
     return phase.paused.length > 0 ? { status: 'paused', requests: phase.paused } : undefined;
   }
 
-  private recordUsage(turn: TurnContext, participantId: string, providerName: string, model: string, usage: Usage): void {
+  private async recordUsage(turn: TurnContext, participantId: string, providerName: string, model: string, usage: Usage): Promise<void> {
     const cost = costOf(usage, priceFor(model, this.services.config.pricing));
     const record: UsageRecord = {
       version: 1,
@@ -147,7 +147,7 @@ export class AgentRuntime implements ParticipantRuntime {
       usage,
       costUsd: cost ?? null,
     };
-    turn.session.recordUsage(record);
+    await turn.session.recordUsage(record);
     turn.events.emit('usage:report', { ...turn.conversation.ref, participantId, chain: record.chain, usage, provider: providerName, model, costUsd: record.costUsd });
   }
 

@@ -29,7 +29,7 @@ export class UserRuntime implements ParticipantRuntime {
           'Make a reasonable assumption, say which in your reply, and continue.',
       };
     }
-    const message = turn.conversation.append({ role: 'assistant', content: [{ type: 'text', text: outcome.value }], medium: outcome.medium }, user.id);
+    const message = await turn.conversation.append({ role: 'assistant', content: [{ type: 'text', text: outcome.value }], medium: outcome.medium }, user.id);
     return { status: 'success', reply: outcome.value, message };
   }
 }

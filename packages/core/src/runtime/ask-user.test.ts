@@ -47,8 +47,12 @@ describe('legion.attachUser: messages to the user go to every attached surface',
     const reply = sent.find((event) => event.conversationId === 'coordinator__user' && event.author === 'user');
     expect(reply?.message).toMatchObject({ role: 'assistant', medium: 'web', content: [{ type: 'text', text: '8080' }] });
     // The medium is in the log, not only in the event.
-    const log = readFileSync(join(test.root, '.legion', 'sessions', session.id, 'conversations', 'coordinator__user.jsonl'), 'utf8');
-    expect(log.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.id === reply?.message.id)).toMatchObject({ medium: 'web' });
+    const stored = await (await test.reopen().sessions.get(session.id)).conversation({ initiator: 'coordinator', responder: 'user' }).recent(10);
+    expect(stored.find((message) => message.id === reply?.message.id)).toMatchObject({ medium: 'web' });
+    if (test.backend === 'file') {
+      const log = readFileSync(join(test.root, '.legion', 'sessions', session.id, 'conversations', 'coordinator__user.jsonl'), 'utf8');
+      expect(log.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.id === reply?.message.id)).toMatchObject({ medium: 'web' });
+    }
     test.assertScriptsDone();
   });
 

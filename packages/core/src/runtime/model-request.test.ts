@@ -46,7 +46,7 @@ describe('the model request of each step', () => {
     }
     // Each step got the history without the previous step's edit, and the log holds none of them.
     expect(kept.flatMap((step) => step.messages).some((message) => message.id === 'injected')).toBe(false);
-    const stored = session.conversation({ initiator: 'user', responder: 'worker' }).history();
+    const stored = await session.conversation({ initiator: 'user', responder: 'worker' }).history();
     expect(stored).toHaveLength(6);
     expect(stored.some((message) => message.id === 'injected')).toBe(false);
   });

@@ -7,7 +7,7 @@ export interface ModelRequestSource {
   tools: readonly ToolDefinition[];
   maxTokens?: number | undefined;
   temperature?: number | undefined;
-  history(): readonly Message[];
+  history(): Promise<readonly Message[]>;
 }
 
 /**
@@ -17,10 +17,10 @@ export interface ModelRequestSource {
  * The one place that decides what the model sees, so the context builder
  * (token budget, eviction, compaction) takes over here.
  */
-export function buildModelRequest(source: ModelRequestSource): ModelRequest {
+export async function buildModelRequest(source: ModelRequestSource): Promise<ModelRequest> {
   return {
     system: source.system,
-    messages: [...source.history()],
+    messages: [...(await source.history())],
     tools: [...source.tools],
     maxTokens: source.maxTokens,
     temperature: source.temperature,

@@ -54,7 +54,7 @@ export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<
     }
     let decision = services.auth.evaluate({ participant: agent, tool: prepared.call.tool, input: prepared.call.input });
     if (decision.mode === 'requires_approval') {
-      grants ??= turn.session.approvals.grants(agent.id);
+      grants ??= await turn.session.approvals.grants(agent.id);
       if (grants.has(toolUse.name)) decision = services.auth.evaluate({ participant: agent, tool: prepared.call.tool, input: prepared.call.input, grants });
     }
     if (decision.mode === 'deny') settled.set(toolUse.id, services.executor.refuse(toolUse, `Denied: ${toolUse.name} is not allowed here (${decision.reason}).`, context));
@@ -92,7 +92,7 @@ export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<
 export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResult> {
   const { turn, agent, toolUses, tools, services } = input;
   const context = toolContext(turn, agent, input.workspaceRoot, services.auth);
-  const store = turn.session.approvals;
+  const store = await turn.session.approvals.state();
   const conversationId = turn.conversation.ref.conversationId;
   const settled = new Map<string, ToolResultBlock>();
   const ready: PreparedCall[] = [];
@@ -102,7 +102,7 @@ export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResul
     if (request) {
       const decision = store.decision(request.id);
       if (!decision) {
-        paused.push(store.list().find((view) => view.id === request.id)!);
+        paused.push(store.view(request.id)!);
       } else if (decision.decision === 'rejected') {
         settled.set(toolUse.id, services.executor.refuse(toolUse, `Rejected by ${decision.decidedBy}${decision.reason ? `: ${decision.reason}` : ''}`, context));
       } else {

@@ -4,7 +4,8 @@ import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
 import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
-import type { ApprovalStore } from '../storage/ApprovalStore.js';
+import type { SessionApprovals } from '../storage/SessionApprovals.js';
+import type { SessionAgentState } from '../storage/SessionAgentState.js';
 import type { UsageRecord } from '../storage/usage-summary.js';
 
 /** One message from one participant to another, through `Session.send`. */
@@ -61,11 +62,12 @@ export interface TurnContext {
   events: EventBus;
 }
 
-/** The conversation as a runtime sees it: its history, and appending to it. */
+/** The conversation as a runtime sees it: its history, and appending to it (both through the session's backend). */
 export interface TurnConversation {
   readonly ref: ConversationRef;
-  history(): readonly Message[];
-  append(message: Omit<Message, 'id' | 'at'>, author: string): Message;
+  /** The model's context (since the last compaction point); read once, then kept in step with appends. */
+  history(): Promise<readonly Message[]>;
+  append(message: Omit<Message, 'id' | 'at'>, author: string): Promise<Message>;
 }
 
 export type RuntimeOutcome =
@@ -90,9 +92,11 @@ export interface ToolSession {
   readonly id: string;
   send(request: SendRequest): Promise<TurnResult>;
   /** Adds one model call to the session's usage ledger. */
-  recordUsage(record: UsageRecord): void;
+  recordUsage(record: UsageRecord): Promise<void>;
   /** The session's durable approval requests and decisions. */
-  readonly approvals: ApprovalStore;
+  readonly approvals: SessionApprovals;
+  /** Each agent's own documents in this session (todos, scratchbook). */
+  readonly agentState: SessionAgentState;
   /** Records decisions (all or nothing) and resumes the turns they unblock. */
   answerApprovals(answers: readonly ApprovalAnswer[], decidedBy: string): Promise<AnswerOutcome>;
   /** Continues a conversation whose turn paused on approvals, with the frames that waited on it. */

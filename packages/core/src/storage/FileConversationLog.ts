@@ -1,4 +1,3 @@
-import type { ConversationLog } from './conversation-log.js';
 import {
   CompactionEntrySchema,
   CONVERSATION_FORMAT_VERSION,
@@ -23,7 +22,7 @@ const KNOWN_PREFIXES = [MESSAGE_PREFIX, COMPACTION_PREFIX, '{"kind":"header"', '
  * one line per entry. Reading the newest messages reads from the end; loading
  * the model's context stops at the last compaction point.
  */
-export class FileConversationLog implements ConversationLog {
+export class FileConversationLog {
   private readonly log: JsonlLog;
   private readonly lock: FileLock;
   private cachedHeader: HeaderEntry | undefined;

@@ -5,6 +5,10 @@ import { initWorkspace } from '../config/init-workspace.js';
 import type { ParticipantInput } from '../collective/participant.js';
 import { Legion } from '../Legion.js';
 import { ScriptedProvider } from '../providers/scripted/ScriptedProvider.js';
+import { MemorySessionBackend } from '../storage/backend/memory/MemorySessionBackend.js';
+import { MemorySessionStore } from '../storage/backend/memory/MemorySessionStore.js';
+import { FileSessionBackend } from '../storage/backend/file/FileSessionBackend.js';
+import type { SessionBackend } from '../storage/backend/session-backend.js';
 
 export function userParticipant(id = 'user', extra: Partial<ParticipantInput> = {}): ParticipantInput {
   return { id, type: 'user', name: id, medium: 'test', ...extra } as ParticipantInput;
@@ -31,12 +35,16 @@ export function mockParticipant(id: string, responses: Array<{ trigger: string; 
 export interface TestLegion {
   legion: Legion;
   root: string;
+  /** Where its sessions are kept. */
+  backend: 'file' | 'memory';
   /** One ScriptedProvider per agent that was given a script. */
   providers: Record<string, ScriptedProvider>;
   /** Fails if any script has unused steps. */
   assertScriptsDone(): void;
   /** Reopens the same workspace as a fresh process would (new Legion, same files). */
   reopen(): Legion;
+  /** Another backend instance on the same store (as another process would open it); close it when done. */
+  openBackend(): SessionBackend;
   /** Closes the workspace (stopping its processes and servers) and deletes it. */
   cleanup(): Promise<void>;
 }
@@ -52,13 +60,33 @@ export function createTestLegion(options: {
   root?: string;
   /** The environment Legion reads provider keys and base URLs from (default: process.env). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Where sessions are kept: `file` (the workspace's `.legion/sessions/`) or
+   * `memory` (a `MemorySessionBackend`; each `reopen()` is another instance on
+   * the same store, as another process on the same files would be). Default:
+   * `LEGION_TEST_BACKEND` from the environment, else `file`.
+   */
+  backend?: 'file' | 'memory' | undefined;
+  /** Conversation lease ttl (`Legion.open`'s `leaseTtlMs`). */
+  leaseTtlMs?: number | undefined;
 }): TestLegion {
   const root = options.root ?? mkdtempSync(join(tmpdir(), 'legion-test-'));
   initWorkspace(root, { participants: options.participants, entryAgent: options.entryAgent });
   const providers: Record<string, ScriptedProvider> = {};
   for (const [id, script] of Object.entries(options.scripts ?? {})) providers[id] = new ScriptedProvider(script, id);
+  const kind = options.backend ?? (process.env['LEGION_TEST_BACKEND'] === 'memory' ? 'memory' : 'file');
+  const store = kind === 'memory' ? new MemorySessionStore() : undefined;
   const open = (): Legion => {
-    const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json'), ...(options.env ? { env: options.env } : {}) });
+    // What the memory backend skips is told as the file backend's is: storage:warning events of this Legion.
+    let opened: Legion | undefined;
+    const legion = Legion.open({
+      root,
+      globalConfigFile: join(root, 'no-global-config.json'),
+      ...(options.env ? { env: options.env } : {}),
+      ...(store ? { backend: new MemorySessionBackend({ store, onWarning: (warning) => opened?.sessions.warn(warning) }) } : {}),
+      ...(options.leaseTtlMs !== undefined ? { leaseTtlMs: options.leaseTtlMs } : {}),
+    });
+    opened = legion;
     for (const [id, provider] of Object.entries(providers)) legion.providers.useFor(id, provider);
     return legion;
   };
@@ -66,9 +94,11 @@ export function createTestLegion(options: {
   return {
     legion,
     root,
+    backend: kind,
     providers,
     assertScriptsDone: () => Object.values(providers).forEach((provider) => provider.assertDone()),
     reopen: open,
+    openBackend: () => (store ? new MemorySessionBackend({ store }) : new FileSessionBackend({ root })),
     cleanup: async () => {
       await legion.close();
       rmSync(root, { recursive: true, force: true });

@@ -26,6 +26,13 @@ export interface SessionBackend {
   readonly usage: UsageLedgerStore;
   readonly agentState: AgentStateStore;
   readonly artifacts: ArtifactStore;
+  /**
+   * A hint that something of this session may have changed (a conversation or
+   * the approvals log was appended to, here or in another process): followers
+   * read on it at once instead of waiting for their poll. Optional, and never
+   * all there is: a follower polls as well. Returns the function that stops it.
+   */
+  watch?(sessionId: string, onChange: () => void): () => void;
   /** Releases what this instance holds open (descriptors, leases it still holds). Stored data stays. */
   close(): Promise<void>;
 }
@@ -113,8 +120,12 @@ export interface ConversationLogs {
   context(address: ConversationAddress): Promise<ConversationContext>;
   /** The cursor at the current end of the log, for a follower that starts now. */
   end(address: ConversationAddress): Promise<LogCursor>;
-  /** Messages appended after `cursor`, by this instance or any other on the same store, and the cursor past them. */
-  readSince(address: ConversationAddress, cursor: LogCursor): Promise<{ messages: Message[]; cursor: LogCursor }>;
+  /**
+   * Messages appended after `cursor` (undefined: from the log's start), by this
+   * instance or any other on the same store, and the cursor past them. An entry
+   * still being written is left for a later call.
+   */
+  readSince(address: ConversationAddress, cursor: LogCursor | undefined): Promise<{ messages: Message[]; cursor: LogCursor }>;
   /** Makes appended entries durable (a file backend fsyncs); a no-op where every append already is. */
   flush(address: ConversationAddress): Promise<void>;
   /** Ids of the session's conversations that have a log, sorted. */

@@ -113,6 +113,32 @@ export function conversationsContract(makeHarness: MakeHarness): void {
       expect(textsOf((await writer.conversations.readSince(address, own)).messages)).toEqual(['theirs']);
     });
 
+    it('reads from the start without a cursor, a log that does not exist yet included', async () => {
+      const reader = open();
+      const writer = open();
+      const address = await conversation();
+      const empty = await reader.conversations.readSince(address, undefined);
+      expect(empty.messages).toEqual([]);
+      await writer.conversations.ensureHeader(address, header(address.conversationId));
+      await writer.conversations.append(address, messageEntry('first'));
+      await writer.conversations.append(address, messageEntry('second'));
+      expect(textsOf((await reader.conversations.readSince(address, undefined)).messages)).toEqual(['first', 'second']);
+      expect(textsOf((await reader.conversations.readSince(address, empty.cursor)).messages)).toEqual(['first', 'second']);
+    });
+
+    it('wakes a watcher of the session when another instance appends (if it offers watch)', async () => {
+      const watcher = open();
+      if (!watcher.watch) return;
+      const address = await conversation();
+      let stop: (() => void) | undefined;
+      const woken = new Promise<void>((resolve) => {
+        stop = watcher.watch!(address.sessionId, resolve);
+      });
+      await open().conversations.append(address, messageEntry('wake up'));
+      await woken;
+      stop!();
+    });
+
     it('flushes a log, written or not, and keeps what it holds', async () => {
       const backend = open();
       const address = await conversation();

@@ -1,22 +1,18 @@
-import { join } from 'node:path';
 import { isValidIdPart } from '../../collective/participant-id.js';
-import { WorkspacePaths } from '../../storage/workspace-paths.js';
 import type { ToolContext } from '../tool.js';
 
-/** Session ids are made by the SessionStore; anything else must not become a path. */
+/** Session ids are made by the backend; anything else must not name a record. */
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-export type AgentSessionFile = { ok: true; path: string } | { ok: false; error: string };
-
 /**
- * The calling agent's own file in the session folder:
- * `.legion/sessions/<session>/<folder>/<agent>.json`. Per agent and per session,
- * so that agents never see each other's notes and a new session starts clean.
+ * Why the calling agent cannot keep its own state (todos, scratchbook) in this
+ * session, or undefined when it can. The state is per agent and per session
+ * (the session's backend keeps it), so that agents never see each other's
+ * notes and a new session starts clean.
  */
-export function agentSessionFile(context: Pick<ToolContext, 'workspaceRoot' | 'session' | 'callerId'>, folder: string): AgentSessionFile {
-  if (!context.workspaceRoot) return { ok: false, error: 'No workspace: this tool keeps its state in the session folder.' };
-  if (!SESSION_ID.test(context.session.id)) return { ok: false, error: `Session id "${context.session.id}" cannot name a folder.` };
-  if (!isValidIdPart(context.callerId)) return { ok: false, error: `Participant id "${context.callerId}" cannot name a file.` };
-  const sessionDir = new WorkspacePaths(context.workspaceRoot).sessionDir(context.session.id);
-  return { ok: true, path: join(sessionDir, folder, `${context.callerId}.json`) };
+export function checkAgentStateKey(context: Pick<ToolContext, 'workspaceRoot' | 'session' | 'callerId'>): string | undefined {
+  if (!context.workspaceRoot) return 'No workspace: this tool keeps its state in the session.';
+  if (!SESSION_ID.test(context.session.id)) return `Session id "${context.session.id}" cannot name a record.`;
+  if (!isValidIdPart(context.callerId)) return `Participant id "${context.callerId}" cannot name a record.`;
+  return undefined;
 }

@@ -53,7 +53,7 @@ export function createListApprovalsTool(): Tool {
     effect: 'read',
     concurrent: true,
     async execute(input, context) {
-      const views: ApprovalView[] = context.session.approvals.list(input.status === 'all' ? {} : { status: input.status });
+      const views: ApprovalView[] = await context.session.approvals.list(input.status === 'all' ? {} : { status: input.status });
       return { status: 'success', data: views.length === 0 ? 'No approval requests.' : views };
     },
   });

@@ -1,5 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { toolResultsOf } from '../../message.js';
 import type { ModelRequest } from '../../providers/llm-provider.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../../testing/index.js';
@@ -83,8 +84,12 @@ describe('built-in tools', () => {
 
     expect(result).toMatchObject({ status: 'success', reply: 'One TODO: ship it.' });
     test.assertScriptsDone();
-    expect(existsSync(join(legion.paths.sessionDir(session.id), 'todos', 'worker.json'))).toBe(true);
-    expect(existsSync(join(legion.paths.sessionDir(session.id), 'scratchbook', 'worker.json'))).toBe(true);
+    if (test.backend === 'file') {
+      expect(existsSync(join(legion.paths.sessionDir(session.id), 'todos', 'worker.json'))).toBe(true);
+      expect(existsSync(join(legion.paths.sessionDir(session.id), 'scratchbook', 'worker.json'))).toBe(true);
+    }
+    expect(await session.agentState.get('todos', 'worker', z.unknown())).toBeDefined();
+    expect(await session.agentState.get('scratchbook', 'worker', z.unknown())).toBeDefined();
   });
 
   it('register as the builtin provider with an effect on every tool, and unregister with their processes', async () => {

@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { HeaderEntry } from '../../log-entry.js';
 import type { Message } from '../../../message.js';
 import { FileConversationLog } from '../../FileConversationLog.js';
@@ -35,6 +36,7 @@ export interface FileConversationsOptions {
 export class FileConversations implements ConversationLogs {
   private readonly open = new OpenHandles<FileConversationLog>(OPEN_LOGS);
   private readonly leases: FileLeases;
+  private readonly strays = new Set<string>();
 
   constructor(
     private readonly paths: WorkspacePaths,
@@ -57,8 +59,8 @@ export class FileConversations implements ConversationLogs {
   async append(address: ConversationAddress, entry: AppendableEntry): Promise<LogCursor> {
     const log = this.log(address);
     if (entry.kind === 'message') {
-      const { kind: _kind, ...message } = entry;
-      log.appendMessage(message);
+      // appendMessage puts `kind` first and spreads the rest; the entry's own `kind` lands on that same key.
+      log.appendMessage(entry);
     } else if (entry.kind === 'note') {
       // `kind` first: readers classify a line by its prefix.
       const { kind, ...note } = entry;
@@ -84,14 +86,15 @@ export class FileConversations implements ConversationLogs {
     return makeCursor(CURSOR, this.log(address).end());
   }
 
-  async readSince(address: ConversationAddress, cursor: LogCursor): Promise<{ messages: Message[]; cursor: LogCursor }> {
+  async readSince(address: ConversationAddress, cursor: LogCursor | undefined): Promise<{ messages: Message[]; cursor: LogCursor }> {
     // A line another process is still writing is left for the next call, unwarned.
-    const { messages, next } = this.log(address).readSince(cursorPosition(CURSOR, cursor));
+    const { messages, next } = this.log(address).readSince(cursor === undefined ? 0 : cursorPosition(CURSOR, cursor));
     return { messages, cursor: makeCursor(CURSOR, next) };
   }
 
   async flush(address: ConversationAddress): Promise<void> {
-    this.log(address).sync();
+    // `message`: every append was fsynced already; `never`: the workspace asked for no fsync at all.
+    if (this.options.fsync === 'turn') this.log(address).sync();
   }
 
   async list(sessionId: string): Promise<string[]> {
@@ -101,13 +104,25 @@ export class FileConversations implements ConversationLogs {
     return readdirSync(dir)
       .filter((entry) => entry.endsWith('.jsonl'))
       .map((entry) => entry.slice(0, -'.jsonl'.length))
-      .filter(isConversationName)
+      .filter((id) => {
+        if (isConversationName(id)) return true;
+        this.strayOnce(join(dir, `${id}.jsonl`));
+        return false;
+      })
       .sort();
   }
 
   acquire(address: ConversationAddress, owner: string, options: { ttlMs: number }): Promise<AcquireResult> {
     assertConversationAddress(address);
     return this.leases.acquire(address, owner, options);
+  }
+
+  /** A `.jsonl` file that is no conversation (put there by hand or another program) is said once, and left alone. */
+  private strayOnce(path: string): void {
+    if (this.strays.has(path)) return;
+    if (this.strays.size >= 1000) this.strays.clear();
+    this.strays.add(path);
+    this.options.onWarning({ path, offset: 0, problem: 'not followed: its name is no conversation id (<initiator>__<responder>[__<name>]); Legion leaves the file alone' });
   }
 
   close(): void {

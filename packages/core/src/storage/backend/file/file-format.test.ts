@@ -245,7 +245,7 @@ describe('FileSessionBackend on files written by earlier Legion code', () => {
     expect(await files.sessions.get(session.id)).toEqual(session.info);
     expect(await files.conversations.list(session.id)).toEqual(['user__coordinator']);
     const context = await files.conversations.context({ sessionId: session.id, conversationId: 'user__coordinator' });
-    expect(context.messages).toEqual(session.conversation({ initiator: 'user', responder: 'coordinator' }).history());
+    expect(context.messages).toEqual(await session.conversation({ initiator: 'user', responder: 'coordinator' }).history());
     expect((await files.usage.read(session.id)).map((record) => record.usage.inputTokens)).toEqual([12]);
   });
 });

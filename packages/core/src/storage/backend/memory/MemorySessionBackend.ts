@@ -47,6 +47,10 @@ export class MemorySessionBackend implements SessionBackend {
     this.artifacts = new MemoryArtifacts(this.store);
   }
 
+  watch(sessionId: string, onChange: () => void): () => void {
+    return this.store.watch(sessionId, onChange);
+  }
+
   async close(): Promise<void> {
     this.conversations.releaseAll();
   }

@@ -38,6 +38,26 @@ export class MemorySessionStore {
   /** Session id → artifact name → bytes. */
   readonly artifacts = new Map<string, Map<string, Uint8Array>>();
   private readonly ended = new Set<string>();
+  /** Session id → who wants to hear that it changed (followers' wake-up hint). */
+  private readonly watchers = new Map<string, Set<() => void>>();
+
+  /** Calls `onChange` after each append to the session's conversations or approvals, by any instance; returns the stop. */
+  watch(sessionId: string, onChange: () => void): () => void {
+    let listeners = this.watchers.get(sessionId);
+    if (!listeners) this.watchers.set(sessionId, (listeners = new Set()));
+    listeners.add(onChange);
+    return () => {
+      listeners.delete(onChange);
+      if (listeners.size === 0 && this.watchers.get(sessionId) === listeners) this.watchers.delete(sessionId);
+    };
+  }
+
+  changed(sessionId: string): void {
+    const listeners = this.watchers.get(sessionId);
+    // Later, as a file system's notification comes (a macrotask): the writer's own events, emitted
+    // right after its write resolves, come first, so a follower in its process knows them as its own.
+    if (listeners) for (const listener of listeners) setImmediate(listener);
+  }
 
   /** The instance `processId` died: its leases may be taken over at once (what a crash is to the file backend). */
   endProcess(processId: string): void {

@@ -51,6 +51,7 @@ export class MemoryConversations implements ConversationLogs {
     // `kind` first, as the file backend writes it: entries are classified by their start.
     const { kind, ...fields } = entry;
     log.entries.push(JSON.stringify({ kind, ...fields }));
+    this.store.changed(address.sessionId);
     return makeCursor(CURSOR, log.entries.length);
   }
 
@@ -89,9 +90,9 @@ export class MemoryConversations implements ConversationLogs {
     return makeCursor(CURSOR, this.log(address, false)?.entries.length ?? 0);
   }
 
-  async readSince(address: ConversationAddress, cursor: LogCursor): Promise<{ messages: Message[]; cursor: LogCursor }> {
+  async readSince(address: ConversationAddress, cursor: LogCursor | undefined): Promise<{ messages: Message[]; cursor: LogCursor }> {
     const entries = this.log(address, false)?.entries ?? [];
-    const from = Math.min(cursorPosition(CURSOR, cursor), entries.length);
+    const from = cursor === undefined ? 0 : Math.min(cursorPosition(CURSOR, cursor), entries.length);
     const messages: Message[] = [];
     for (let index = from; index < entries.length; index++) {
       const message = this.message(address, entries, index);

@@ -14,6 +14,7 @@ export class MemoryApprovals implements ApprovalLog {
 
   async append(sessionId: string, record: ApprovalRecord): Promise<void> {
     this.records(sessionId).push(JSON.stringify(record));
+    this.store.changed(sessionId);
   }
 
   async decide(sessionId: string, decisions: readonly ApprovalDecisionRecord[]): Promise<DecideResult> {
@@ -30,6 +31,7 @@ export class MemoryApprovals implements ApprovalLog {
       this.store.decisions.set(`${sessionId}/${decision.requestId}`, text);
       records.push(text);
     }
+    this.store.changed(sessionId);
     return { ok: true };
   }
 

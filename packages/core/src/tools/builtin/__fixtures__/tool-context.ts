@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import type { DelegationFrame } from '../../../storage/delegation-frame.js';
 import { EventBus } from '../../../events/EventBus.js';
 import type { ToolSession } from '../../../session/turn.js';
+import { FileSessionBackend } from '../../../storage/backend/file/FileSessionBackend.js';
+import { SessionAgentState } from '../../../storage/SessionAgentState.js';
 import type { Tool, ToolContext, ToolResult } from '../../tool.js';
 
 /** A workspace in a temp folder (with `.legion/`) and a sibling folder outside it, removed by `cleanup()`. */
@@ -18,11 +20,14 @@ export function tempWorkspace(): { root: string; outside: string; cleanup: () =>
 
 /**
  * The context the executor would hand a tool. File and shell tools never touch
- * the session, and planning and scratchbook tools read only its id, so a
- * session with just an id stands in unless a real one is given.
+ * the session, and planning and scratchbook tools keep their state through
+ * its `agentState` (the workspace's file backend here), so a session with
+ * just those stands in unless a real one is given.
  */
 export function toolContext(options: { root: string | undefined; callerId?: string; sessionId?: string; session?: ToolSession; waiting?: string[]; signal?: AbortSignal }): ToolContext {
-  const session = options.session ?? ({ id: options.sessionId ?? '20250101-000000-abcdef' } as ToolSession);
+  const sessionId = options.sessionId ?? '20250101-000000-abcdef';
+  const agentState = options.root ? new SessionAgentState(new FileSessionBackend({ root: options.root }).agentState, sessionId) : undefined;
+  const session = options.session ?? ({ id: sessionId, agentState } as ToolSession);
   const callerId = options.callerId ?? 'worker';
   const waiting = options.waiting ?? ['user'];
   // The first waits on the message it sent; each after it in a communicate call of the conversation it answers.

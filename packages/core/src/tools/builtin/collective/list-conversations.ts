@@ -21,13 +21,14 @@ export function createListConversationsTool(options: Pick<CollectiveToolsOptions
       const found = await lookupSession(options.sessions, context, input.session_id);
       if ('error' in found) return { status: 'error', error: found.error };
       const { session } = found;
-      const refs = session.listConversations();
+      const refs = await session.listConversations();
       if (refs.length === 0) return { status: 'success', data: `Session ${session.id} has no conversations yet.` };
-      const lines = refs.slice(0, MAX_LISTED).map((ref) => {
+      const lines: string[] = [];
+      for (const ref of refs.slice(0, MAX_LISTED)) {
         // Only the last line of each log is read, so this stays cheap on long histories.
-        const last = session.conversation(ref).recent(1)[0];
-        return last ? `${ref.conversationId}  ${last.at}  ${speaker(last, ref.initiator, ref.responder)}: ${preview(last)}` : `${ref.conversationId}  (no messages)`;
-      });
+        const last = (await session.conversation(ref).recent(1))[0];
+        lines.push(last ? `${ref.conversationId}  ${last.at}  ${speaker(last, ref.initiator, ref.responder)}: ${preview(last)}` : `${ref.conversationId}  (no messages)`);
+      }
       const more = refs.length > MAX_LISTED ? `\n(${refs.length - MAX_LISTED} more not shown)` : '';
       return { status: 'success', data: `${refs.length} conversation${refs.length === 1 ? '' : 's'} in session ${session.id}:\n${lines.join('\n')}${more}` };
     },

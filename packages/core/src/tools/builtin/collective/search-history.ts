@@ -46,11 +46,11 @@ export function createSearchHistoryTool(options: Pick<CollectiveToolsOptions, 's
       const found = await lookupSession(options.sessions, context, input.session_id);
       if ('error' in found) return { status: 'error', error: found.error };
       const { session } = found;
-      const refs = session.listConversations().filter((ref) => !input.conversation || ref.conversationId === input.conversation);
+      const refs = (await session.listConversations()).filter((ref) => !input.conversation || ref.conversationId === input.conversation);
       if (input.conversation && refs.length === 0) return { status: 'error', error: `No conversation "${input.conversation}" in session ${session.id}; see list_conversations.` };
       const hits: Hit[] = [];
       for (const ref of refs) {
-        for (const message of session.conversation(ref).recent(MAX_MESSAGES_SCANNED)) {
+        for (const message of await session.conversation(ref).recent(MAX_MESSAGES_SCANNED)) {
           const snippet = firstMatch(message, pattern);
           if (snippet) hits.push({ at: message.at, line: `${message.at}  ${ref.conversationId}  ${speaker(message, ref.initiator, ref.responder)}: ${snippet}` });
         }

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { errorMessage } from '../../../errors.js';
 import { defineTool, type Tool } from '../../tool.js';
-import { agentSessionFile } from '../agent-session-file.js';
-import { MAX_TODO_ITEMS, readTodos, renderTodos, TodoItemsSchema, writeTodos } from './todo-list.js';
+import { checkAgentStateKey } from '../agent-session-file.js';
+import { MAX_TODO_ITEMS, renderTodos, TODO_FORMAT_VERSION, TodoFileSchema, TodoItemsSchema, type TodoFile } from './todo-list.js';
 
 const FOLDER = 'todos';
 
@@ -19,9 +19,10 @@ export function createTodoTools(): Tool[] {
       // Changes only the caller's own plan inside the session folder, never the workspace: runs like a read.
       effect: 'read',
       async execute(input, context) {
-        const file = agentSessionFile(context, FOLDER);
-        if (!file.ok) return { status: 'error', error: file.error };
-        writeTodos(file.path, context.callerId, input.items);
+        const problem = checkAgentStateKey(context);
+        if (problem) return { status: 'error', error: problem };
+        const file: TodoFile = { version: TODO_FORMAT_VERSION, agentId: context.callerId, updatedAt: new Date().toISOString(), items: input.items };
+        await context.session.agentState.put(FOLDER, context.callerId, file);
         return { status: 'success', data: renderTodos(input.items) };
       },
     }),
@@ -32,10 +33,11 @@ export function createTodoTools(): Tool[] {
       concurrent: true,
       effect: 'read',
       async execute(_input, context) {
-        const file = agentSessionFile(context, FOLDER);
-        if (!file.ok) return { status: 'error', error: file.error };
+        const problem = checkAgentStateKey(context);
+        if (problem) return { status: 'error', error: problem };
         try {
-          return { status: 'success', data: renderTodos(readTodos(file.path)) };
+          const file = await context.session.agentState.get(FOLDER, context.callerId, TodoFileSchema);
+          return { status: 'success', data: renderTodos(file?.items ?? []) };
         } catch (error) {
           return { status: 'error', error: `Your saved todo list cannot be read (${errorMessage(error)}). Write a fresh one with todo_write.` };
         }

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { errorMessage } from '../../../errors.js';
 import { defineTool, type Tool, type ToolContext, type ToolResult } from '../../tool.js';
-import { agentSessionFile } from '../agent-session-file.js';
-import { addNote, MAX_NOTE_CHARS, MAX_NOTES, readScratchbook, renderScratchbook, writeScratchbook, type ScratchbookFile, type ScratchNote } from './scratchbook.js';
+import { checkAgentStateKey } from '../agent-session-file.js';
+import { addNote, MAX_NOTE_CHARS, MAX_NOTES, renderScratchbook, SCRATCHBOOK_FORMAT_VERSION, ScratchbookFileSchema, type ScratchbookFile, type ScratchNote } from './scratchbook.js';
 
 const FOLDER = 'scratchbook';
 const NoteIdSchema = z.string().min(1).describe('The note id, e.g. "n3".');
@@ -25,13 +25,11 @@ export function createScratchbookTools(): Tool[] {
       }),
       effect: 'read',
       execute: (input, context) =>
-        Promise.resolve(
-          update(context, (book) => {
-            const note = addNote(book, input.text, input.pinned ?? false, new Date().toISOString());
-            if (!note) return { error: `The scratchbook is full (${MAX_NOTES} open notes): complete some first.` };
-            return { message: `Added ${note.id}${note.pinned ? ' (pinned)' : ''}.` };
-          }),
-        ),
+        update(context, (book) => {
+          const note = addNote(book, input.text, input.pinned ?? false, new Date().toISOString());
+          if (!note) return { error: `The scratchbook is full (${MAX_NOTES} open notes): complete some first.` };
+          return { message: `Added ${note.id}${note.pinned ? ' (pinned)' : ''}.` };
+        }),
     }),
     defineTool({
       name: 'scratch_read',
@@ -40,7 +38,7 @@ export function createScratchbookTools(): Tool[] {
       concurrent: true,
       effect: 'read',
       async execute(input, context) {
-        const loaded = load(context);
+        const loaded = await load(context);
         if ('error' in loaded) return { status: 'error', error: loaded.error };
         return { status: 'success', data: renderScratchbook(loaded.book, input.include_done ?? false) };
       },
@@ -51,13 +49,11 @@ export function createScratchbookTools(): Tool[] {
       inputSchema: z.object({ id: NoteIdSchema, text: NoteTextSchema.describe('The new text.') }),
       effect: 'read',
       execute: (input, context) =>
-        Promise.resolve(
-          changeNote(context, input.id, (note) => {
-            note.text = input.text;
-            note.status = 'open';
-            return { message: `Updated ${note.id}.` };
-          }),
-        ),
+        changeNote(context, input.id, (note) => {
+          note.text = input.text;
+          note.status = 'open';
+          return { message: `Updated ${note.id}.` };
+        }),
     }),
     noteTool('scratch_complete', 'Mark a note done when it no longer needs attention; it leaves the default listing and loses its pin.', (note) => {
       note.status = 'done';
@@ -83,11 +79,11 @@ function noteTool(name: string, description: string, change: (note: ScratchNote)
     description,
     inputSchema: z.object({ id: NoteIdSchema }),
     effect: 'read',
-    execute: (input, context) => Promise.resolve(changeNote(context, input.id, change)),
+    execute: (input, context) => changeNote(context, input.id, change),
   });
 }
 
-function changeNote(context: ToolContext, id: string, change: (note: ScratchNote) => Change): ToolResult {
+function changeNote(context: ToolContext, id: string, change: (note: ScratchNote) => Change): Promise<ToolResult> {
   return update(context, (book) => {
     const note = book.notes.find((candidate) => candidate.id === id);
     if (!note) return { error: `No note "${id}". Your notes: ${book.notes.map((candidate) => candidate.id).join(', ') || '(none)'}.` };
@@ -99,25 +95,35 @@ function changeNote(context: ToolContext, id: string, change: (note: ScratchNote
 
 type Change = { message: string } | { error: string };
 
-function load(context: ToolContext): { book: ScratchbookFile; path: string } | { error: string } {
-  const file = agentSessionFile(context, FOLDER);
-  if (!file.ok) return { error: file.error };
+function emptyBook(agentId: string): ScratchbookFile {
+  return { version: SCRATCHBOOK_FORMAT_VERSION, agentId, nextId: 1, notes: [] };
+}
+
+async function load(context: ToolContext): Promise<{ book: ScratchbookFile } | { error: string }> {
+  const problem = checkAgentStateKey(context);
+  if (problem) return { error: problem };
   try {
-    return { book: readScratchbook(file.path, context.callerId), path: file.path };
+    return { book: (await context.session.agentState.get(FOLDER, context.callerId, ScratchbookFileSchema)) ?? emptyBook(context.callerId) };
   } catch (error) {
     return { error: `Your scratchbook cannot be read (${errorMessage(error)}).` };
   }
 }
 
 /**
- * Read, change, write: synchronous from load to save, so two calls in this
- * process cannot interleave.
+ * Read, change, write, with no other change of this agent's scratchbook in
+ * this process in between (the session's agent state queues them).
  */
-function update(context: ToolContext, change: (book: ScratchbookFile) => Change): ToolResult {
-  const loaded = load(context);
-  if ('error' in loaded) return { status: 'error', error: loaded.error };
-  const outcome = change(loaded.book);
-  if ('error' in outcome) return { status: 'error', error: outcome.error };
-  writeScratchbook(loaded.path, loaded.book);
-  return { status: 'success', data: outcome.message };
+async function update(context: ToolContext, change: (book: ScratchbookFile) => Change): Promise<ToolResult> {
+  const problem = checkAgentStateKey(context);
+  if (problem) return { status: 'error', error: problem };
+  try {
+    return await context.session.agentState.update(FOLDER, context.callerId, ScratchbookFileSchema, (current): { value?: ScratchbookFile; result: ToolResult } => {
+      const book = current ?? emptyBook(context.callerId);
+      const outcome = change(book);
+      if ('error' in outcome) return { result: { status: 'error', error: outcome.error } };
+      return { value: book, result: { status: 'success', data: outcome.message } };
+    });
+  } catch (error) {
+    return { status: 'error', error: `Your scratchbook cannot be read (${errorMessage(error)}).` };
+  }
 }

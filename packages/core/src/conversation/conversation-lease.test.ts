@@ -1,0 +1,115 @@
+import { setTimeout as wait } from 'node:timers/promises';
+import { z } from 'zod';
+import { FileSessionBackend } from '../storage/backend/file/FileSessionBackend.js';
+import { MemorySessionBackend } from '../storage/backend/memory/MemorySessionBackend.js';
+import { MemorySessionStore } from '../storage/backend/memory/MemorySessionStore.js';
+import type { AcquireResult, SessionBackend } from '../storage/backend/session-backend.js';
+import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
+import { defineTool } from '../tools/tool.js';
+import { Legion } from '../Legion.js';
+import { join } from 'node:path';
+
+const TTL_MS = 60;
+
+describe.each(['file', 'memory'] as const)('a conversation lease (%s backend)', (kind) => {
+  let test: TestLegion | undefined;
+  afterEach(() => test?.cleanup());
+
+  it('is renewed while a turn runs longer than its ttl, so another holder cannot take it over', async () => {
+    const store = new MemorySessionStore();
+    let attempt: AcquireResult | undefined;
+    let intruder: SessionBackend | undefined;
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: ['hold'] })],
+      entryAgent: 'worker',
+      scripts: { worker: [{ toolCalls: [{ id: 'h1', name: 'hold', input: {} }] }, { text: 'held' }] },
+      backend: 'file',
+    });
+    const legion =
+      kind === 'memory'
+        ? Legion.open({ root: test.root, globalConfigFile: join(test.root, 'no-global-config.json'), backend: new MemorySessionBackend({ store }), leaseTtlMs: TTL_MS })
+        : Legion.open({ root: test.root, globalConfigFile: join(test.root, 'no-global-config.json'), leaseTtlMs: TTL_MS });
+    legion.providers.useFor('worker', test.providers['worker']!);
+    intruder = kind === 'memory' ? new MemorySessionBackend({ store }) : new FileSessionBackend({ root: test.root });
+    const session = await legion.sessions.create();
+    legion.tools.register(
+      defineTool({
+        name: 'hold',
+        effect: 'read',
+        description: 'Runs for several lease ttls, then sees whether another holder can take the conversation.',
+        inputSchema: z.object({}),
+        async execute() {
+          // Long enough that a lease nobody renewed would have expired three times over.
+          await wait(TTL_MS * 4);
+          attempt = await intruder!.conversations.acquire({ sessionId: session.id, conversationId: 'user__worker' }, 'intruder', { ttlMs: TTL_MS });
+          return { status: 'success', data: 'done' };
+        },
+      }),
+    );
+    try {
+      expect(await legion.send(session, 'hold it')).toMatchObject({ status: 'success', reply: 'held' });
+      expect(attempt).toMatchObject({ acquired: false, holder: { owner: expect.stringContaining('turn of worker') } });
+      // Released at the end of the turn: the next holder gets it at once.
+      const after = await intruder.conversations.acquire({ sessionId: session.id, conversationId: 'user__worker' }, 'intruder', { ttlMs: TTL_MS });
+      expect(after.acquired).toBe(true);
+      if (after.acquired) await after.lease.release();
+    } finally {
+      await intruder.close();
+      await legion.close();
+    }
+  });
+});
+
+describe('a conversation lease taken over during a turn', () => {
+  let test: TestLegion | undefined;
+  afterEach(() => test?.cleanup());
+
+  it('aborts the turn (lease_lost), which writes nothing more beside the new holder', async () => {
+    // One clock for both instances: moving it past the expiry is what a frozen process sees on waking.
+    let now = Date.now();
+    const clock = (): number => now;
+    const store = new MemorySessionStore();
+    let takeover: AcquireResult | undefined;
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: ['freeze'] })],
+      entryAgent: 'worker',
+      scripts: { worker: [{ toolCalls: [{ id: 'f1', name: 'freeze', input: {} }] }] },
+      backend: 'file',
+    });
+    const legion = Legion.open({ root: test.root, globalConfigFile: join(test.root, 'no-global-config.json'), backend: new MemorySessionBackend({ store, now: clock }), leaseTtlMs: TTL_MS });
+    legion.providers.useFor('worker', test.providers['worker']!);
+    const intruder = new MemorySessionBackend({ store, now: clock });
+    const errors: string[] = [];
+    legion.events.on('error:raised', (event) => errors.push(event.code ?? ''));
+    const session = await legion.sessions.create();
+    legion.tools.register(
+      defineTool({
+        name: 'freeze',
+        effect: 'read',
+        description: 'Stands for a process frozen past its lease: the clock jumps, another holder takes over.',
+        inputSchema: z.object({}),
+        async execute(_input, context) {
+          now += TTL_MS * 10;
+          takeover = await intruder.conversations.acquire({ sessionId: session.id, conversationId: 'user__worker' }, 'intruder', { ttlMs: TTL_MS * 100 });
+          // The next renewal finds the lease gone and aborts the turn.
+          await new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }));
+          return { status: 'success', data: 'thawed' };
+        },
+      }),
+    );
+    try {
+      const result = await legion.send(session, 'freeze');
+      expect(takeover?.acquired).toBe(true);
+      expect(result).toMatchObject({ status: 'error', code: 'lease_lost' });
+      expect(errors).toContain('lease_lost');
+      // The frozen turn's tool result was not appended after the takeover.
+      const logged = await intruder.conversations.recent({ sessionId: session.id, conversationId: 'user__worker' }, 10);
+      expect(logged.map((message) => message.role)).toEqual(['user', 'assistant']);
+      test.assertScriptsDone();
+    } finally {
+      if (takeover?.acquired) await takeover.lease.release();
+      await intruder.close();
+      await legion.close();
+    }
+  });
+});
