@@ -86,6 +86,7 @@ export class ApprovalState {
       decidedAt: decision?.at,
       decisionReason: decision?.reason,
       decisionMedium: decision?.medium,
+      decisionRuleId: decision?.ruleId,
     };
   }
 }
