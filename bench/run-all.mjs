@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 
-const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'backend-append.mjs', 'open-session.mjs', 'cli-startup.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'sessions-latest.mjs', 'follow-latency.mjs', 'symlink-race.mjs', 'approval-race.mjs', 'surface-race.mjs', 'kill-children.mjs'];
+const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'backend-append.mjs', 'open-session.mjs', 'cli-startup.mjs', 'management-commands.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'sessions-latest.mjs', 'follow-latency.mjs', 'symlink-race.mjs', 'approval-race.mjs', 'surface-race.mjs', 'kill-children.mjs'];
 /** Node flags a bench needs (memory-runs measures the live heap after a forced GC). */
 const FLAGS = { 'memory-runs.mjs': ['--expose-gc'] };
 const here = (name) => fileURLToPath(new URL(name, import.meta.url));
@@ -69,6 +69,10 @@ if (f['cli-startup']) {
   const a = f['cli-startup'];
   const over = (key) => `+${fmt(a[key].overNodeMs)}`;
   console.log(`  CLI cold start (median):          node -e 0 ${fmt(a.nodeBare.medianMs)}   over it: --version ${over('version')}   --help ${over('help')}   sessions ${over('sessions')} (target +60)   run ${over('runAnthropic')} Anthropic, ${over('runOpenAI')} OpenAI (target +120)   demo ${over('demo')}`);
+}
+if (f['management-commands']) {
+  const a = f['management-commands'];
+  console.log(`  management commands (median):     node -e 0 ${fmt(a.nodeBare.medianMs)}   agents list ${fmt(a.agentsList.medianMs)}   config show ${fmt(a.configShow.medianMs)}   tools list ${fmt(a.toolsList.medianMs)}   doctor ${fmt(a.doctor.medianMs)}`);
 }
 if (f['memory-runs']) {
   const a = f['memory-runs'];

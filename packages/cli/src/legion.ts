@@ -5,6 +5,7 @@
 // below becomes a chunk of its own, loaded when that command runs.
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
+import { registerManagementCommands } from './management-commands.js';
 import { runCli } from './run-cli.js';
 
 // Output piped into `head` and the like: a closed pipe means the reader has seen enough.
@@ -81,5 +82,7 @@ program
   .command('sessions')
   .description('list sessions, most recently active first')
   .action(() => runCli(async () => (await import('./commands/sessions.js')).sessionsCommand(program.opts<{ workspace?: string }>().workspace)));
+
+registerManagementCommands(program);
 
 await program.parseAsync();
