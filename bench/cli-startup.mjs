@@ -1,49 +1,197 @@
-// Cold start of the `legion` binary, each run a new process.
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+// Cold start of the `legion` binary, each run a new process: bare node, --version, --help,
+// `legion sessions` in a workspace with a few sessions, a headless one-shot `legion run` whose
+// model (through the official Anthropic and OpenAI SDKs) is a zero-latency wire-protocol server
+// on 127.0.0.1 in this process, and the demo. The commands run in interleaved rounds, so a burst
+// of load on a shared machine hits all of them alike, and every figure is also given as
+// "node + X": Legion's own cost over a bare node start measured in the same run. Beside wall-clock
+// time, each process's CPU time (all threads, reported by cpu-usage-preload.mjs, preloaded into
+// every process alike) shows the cost when the machine is too busy for wall-clock figures to mean much.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { median, min, ms, printJson, removeDir, round, tempDir } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const LEGION = join(ROOT, 'packages', 'cli', 'dist', 'legion.js');
+const LEGION = process.env.BENCH_LEGION ?? join(ROOT, 'packages', 'cli', 'dist', 'legion.js');
 const RUNS = Number(process.env.BENCH_CLI_RUNS ?? 12);
+const SESSIONS = 4;
 const VERSION = JSON.parse(readFileSync(join(ROOT, 'packages', 'cli', 'package.json'), 'utf8')).version;
+/** The node:http server's reply, so `legion run` can check it printed the model's text. */
+const REPLY = 'pong';
+const PRELOAD = ['--import', fileURLToPath(new URL('./cpu-usage-preload.mjs', import.meta.url))];
 
-/** Runs one command RUNS times (after one untimed run that warms the OS file cache); returns wall-clock times in ms. */
-function time(label, makeArgs, check) {
-  const times = [];
-  for (let i = -1; i < RUNS; i++) {
-    const { args, cleanup } = makeArgs();
-    try {
-      const started = performance.now();
-      const result = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, maxBuffer: 16 * 1024 * 1024 });
+const model = await startZeroLatencyModel();
+const workspace = tempDir('cli-startup');
+const env = {
+  ...process.env,
+  NO_COLOR: '1',
+  XDG_CONFIG_HOME: join(workspace, '.xdg'),
+  ANTHROPIC_API_KEY: 'bench',
+  OPENAI_API_KEY: 'bench',
+  ANTHROPIC_BASE_URL: model.url,
+  OPENAI_BASE_URL: `${model.url}/v1`,
+};
+
+/** One `node …` process to its exit; resolves with its wall-clock and CPU time (ms) and output. Asynchronous: the model server shares this event loop. */
+function launch(args, cwd = workspace) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [...PRELOAD, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (status) => {
       const elapsed = performance.now() - started;
-      if (result.status !== 0) throw new Error(`${label} exited with ${result.status}:\n${result.stderr}${result.stdout}`);
-      check(result.stdout);
-      if (i >= 0) times.push(elapsed);
-    } finally {
-      cleanup?.();
-    }
-  }
-  console.log(`  ${label.padEnd(44)} median ${ms(median(times)).padStart(8)}   min ${ms(min(times)).padStart(8)}`);
-  return { medianMs: round(median(times), 1), minMs: round(min(times), 1) };
+      const cpu = Number(/BENCH_CPU_MS ([\d.]+)/.exec(stderr)?.[1]);
+      if (status !== 0) reject(new Error(`node ${args.join(' ')} exited with ${status}:\n${stderr}${stdout}`));
+      else resolve({ elapsed, cpu, stdout, stderr });
+    });
+  });
 }
 
-console.log(`cli-startup — cold start of node ${join('packages', 'cli', 'dist', 'legion.js')} (${RUNS} runs each, new process each run; wall clock including process exit)`);
+function useModel(participant, settings) {
+  const file = join(workspace, '.legion', 'collective', 'participants', `${participant}.json`);
+  writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), model: settings }, null, 2));
+}
+
+// The workspace: `legion init`'s team, the coordinator on Anthropic's SDK, the developer on OpenAI's, and a few sessions.
+await launch([LEGION, 'init']);
+useModel('coordinator', { provider: 'anthropic', model: 'claude-bench' });
+useModel('developer', { provider: 'openai', model: 'gpt-bench' });
+for (let i = 0; i < SESSIONS; i++) await launch([LEGION, 'run', '--new-session', `hello ${i}`]);
+
+const expectReply = (out) => {
+  if (out.trim() !== REPLY) throw new Error(`legion run printed ${JSON.stringify(out.slice(0, 300))}`);
+};
+const demoDirs = [];
+const commands = [
+  { key: 'nodeBare', label: 'node -e 0 (reference)', args: () => ['-e', '0'], check: () => {} },
+  {
+    key: 'version',
+    label: 'legion --version',
+    args: () => [LEGION, '--version'],
+    check: (out) => {
+      if (out.trim() !== VERSION) throw new Error(`--version printed ${JSON.stringify(out)}`);
+    },
+  },
+  {
+    key: 'help',
+    label: 'legion --help',
+    args: () => [LEGION, '--help'],
+    check: (out) => {
+      if (!out.includes('Usage: legion')) throw new Error(`--help printed ${JSON.stringify(out.slice(0, 200))}`);
+    },
+  },
+  {
+    key: 'sessions',
+    label: `legion sessions (${SESSIONS}+ sessions)`,
+    args: () => [LEGION, 'sessions'],
+    check: (out) => {
+      if (out.trim().split('\n').length < SESSIONS) throw new Error(`sessions printed ${JSON.stringify(out.slice(0, 300))}`);
+    },
+  },
+  { key: 'runAnthropic', label: 'legion run "hi" (Anthropic SDK, local server)', args: () => [LEGION, 'run', 'hi'], check: expectReply },
+  { key: 'runOpenAI', label: 'legion run --to developer "hi" (OpenAI SDK)', args: () => [LEGION, 'run', '--to', 'developer', 'hi'], check: expectReply },
+  {
+    key: 'demo',
+    label: 'legion demo --pace 0 --dir <fresh temp dir>',
+    args: () => {
+      const dir = tempDir('demo');
+      demoDirs.push(dir);
+      return [LEGION, 'demo', '--pace', '0', '--dir', dir];
+    },
+    check: (out) => {
+      if (!out.includes('conversations saved in')) throw new Error(`demo printed ${JSON.stringify(out.slice(-300))}`);
+    },
+  },
+];
+
+console.log(
+  `cli-startup — cold start of node ${LEGION.startsWith(ROOT) ? LEGION.slice(ROOT.length) : LEGION} (${RUNS} interleaved rounds after one warm-up round; new process each run; wall clock including process exit)`,
+);
+const times = Object.fromEntries(commands.map((command) => [command.key, []]));
+const cpuTimes = Object.fromEntries(commands.map((command) => [command.key, []]));
+try {
+  // Round -1 warms the OS file cache and is not counted.
+  for (let round = -1; round < RUNS; round++) {
+    for (const command of commands) {
+      const { elapsed, cpu, stdout } = await launch(command.args());
+      command.check(stdout);
+      if (round >= 0) {
+        times[command.key].push(elapsed);
+        cpuTimes[command.key].push(cpu);
+      }
+    }
+    for (const dir of demoDirs.splice(0)) removeDir(dir);
+  }
+} finally {
+  await model.close();
+  removeDir(workspace);
+}
+
 const figures = {};
-figures.nodeBare = time('node -e 0 (reference)', () => ({ args: ['-e', '0'] }), () => {});
-figures.version = time('legion --version', () => ({ args: [LEGION, '--version'] }), (out) => {
-  if (out.trim() !== VERSION) throw new Error(`--version printed ${JSON.stringify(out)}`);
-});
-figures.help = time('legion --help', () => ({ args: [LEGION, '--help'] }), (out) => {
-  if (!out.includes('Usage: legion')) throw new Error(`--help printed ${JSON.stringify(out.slice(0, 200))}`);
-});
-figures.demo = time('legion demo --pace 0 --dir <fresh temp dir>', () => {
-  const dir = tempDir('demo');
-  return { args: [LEGION, 'demo', '--pace', '0', '--dir', dir], cleanup: () => removeDir(dir) };
-}, (out) => {
-  if (!out.includes('conversations saved in')) throw new Error(`demo printed ${JSON.stringify(out.slice(-300))}`);
-});
-console.log(`  legion's own cost over bare node: --version +${ms(figures.version.medianMs - figures.nodeBare.medianMs)}, --help +${ms(figures.help.medianMs - figures.nodeBare.medianMs)}, demo +${ms(figures.demo.medianMs - figures.nodeBare.medianMs)}`);
+const bare = median(times.nodeBare);
+const bareCpu = median(cpuTimes.nodeBare);
+console.log(`  ${''.padEnd(48)} ${'wall clock'.padEnd(45)} CPU time`);
+for (const command of commands) {
+  const values = times[command.key];
+  const cpu = cpuTimes[command.key];
+  figures[command.key] = {
+    medianMs: round(median(values), 1),
+    minMs: round(min(values), 1),
+    overNodeMs: round(median(values) - bare, 1),
+    cpuMedianMs: round(median(cpu), 1),
+    cpuOverNodeMs: round(median(cpu) - bareCpu, 1),
+  };
+  const over = (value) => (command.key === 'nodeBare' ? '' : value < 0 ? `node − ${ms(-value)}` : `node + ${ms(value)}`).padEnd(17);
+  console.log(
+    `  ${command.label.padEnd(48)} median ${ms(median(values)).padStart(8)}   min ${ms(min(values)).padStart(8)}   ${over(median(values) - bare)} median ${ms(median(cpu)).padStart(8)}   ${over(median(cpu) - bareCpu)}`,
+  );
+}
+const target = (key, budget) =>
+  `${key} node + ${ms(figures[key].overNodeMs)} (CPU node + ${ms(figures[key].cpuOverNodeMs)}; target ≤ node + ${budget} ms: ${figures[key].overNodeMs <= budget ? 'OK' : 'OVER'})`;
+console.log(`  targets: ${target('sessions', 60)}; ${target('runAnthropic', 120)}; ${target('runOpenAI', 120)}`);
 printJson('cli-startup', figures);
+
+/**
+ * A model server that answers at once: every Messages API request (Anthropic) and Chat
+ * Completions request (OpenAI) gets a streamed reply of REPLY, as the official SDKs expect it.
+ */
+async function startZeroLatencyModel() {
+  const sse = (events) => events.map(([event, data]) => `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`).join('');
+  const anthropic = sse([
+    ['message_start', { type: 'message_start', message: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'claude-bench', content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 0 } } }],
+    ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
+    ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: REPLY } }],
+    ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+    ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 1 } }],
+    ['message_stop', { type: 'message_stop' }],
+  ]);
+  const chunk = (delta, finish) => ({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 0, model: 'gpt-bench', choices: [{ index: 0, delta, finish_reason: finish }] });
+  const openai = sse([
+    [undefined, chunk({ role: 'assistant', content: REPLY }, null)],
+    [undefined, chunk({}, 'stop')],
+    [undefined, { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 0, model: 'gpt-bench', choices: [], usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 } }],
+    [undefined, '[DONE]'],
+  ]);
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const body = request.url?.endsWith('/v1/messages') ? anthropic : request.url?.endsWith('/chat/completions') ? openai : undefined;
+      if (!body) {
+        response.writeHead(404).end();
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }).end(body);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Entry point. Only commander loads up front; each command imports core and its
-// own modules when it runs, so `legion --help` and `--version` stay fast.
+// own modules when it runs, so `legion --help` and `--version` stay fast. The
+// build (scripts/build.mjs) bundles from here: every `import()` of a command
+// below becomes a chunk of its own, loaded when that command runs.
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { didYouMean } from './did-you-mean.js';

@@ -1,0 +1,89 @@
+// Builds the `legion` binary: src/legion.ts and everything it imports — core (from its tsc build),
+// zod, commander, the provider and MCP SDKs — bundled by esbuild into dist/legion.js plus chunks
+// that load on first use. Reading a few files instead of some 300 is most of a command's start-up
+// (README.md, "How the binary is built"); splitting keeps what a command does not use unread:
+// each `await import('./commands/x.js')` in legion.ts becomes a chunk, and so do the SDKs, which
+// core loads with `import()` only when a provider or an MCP server is used.
+//
+// LEGION_BUILD_REPORT=1 lists the output files and what is in the biggest ones; LEGION_BUILD_READABLE=1
+// leaves the code unminified, for profiling (`node --cpu-prof dist/legion.js …` then shows real names).
+import { build } from 'esbuild';
+import { chmodSync, readFileSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
+const DIST = `${PACKAGE}dist`;
+const manifest = JSON.parse(readFileSync(`${PACKAGE}package.json`, 'utf8'));
+
+/**
+ * Left to Node at run time. Core loads these with `createRequire(import.meta.url)(…)`, which no
+ * bundler follows; they are this package's own dependencies so that they resolve from dist/.
+ */
+const RESOLVED_AT_RUN_TIME = ['ajv', 'ajv-formats', 'mvdan-sh'];
+for (const name of RESOLVED_AT_RUN_TIME) {
+  if (!manifest.dependencies?.[name]) throw new Error(`${name} is loaded at run time by the bundle: list it in packages/cli/package.json "dependencies"`);
+}
+
+/**
+ * zod's `z.locales` holds the error messages of some fifty languages (a third of zod's code), and
+ * every process would parse them. Legion speaks English (its error messages are part of its
+ * interface), so the bundle's `z.locales` has `en` only. Nothing else of zod changes.
+ */
+const englishOnlyZod = {
+  name: 'zod-english-only',
+  setup(build) {
+    let replaced = false;
+    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => {
+      replaced = true;
+      return { contents: "export { default as en } from './en.js';\n", resolveDir: dirname(args.path), loader: 'js' };
+    });
+    build.onEnd((result) => {
+      // A zod that moved its locales would silently bring all of them back.
+      if (result.errors.length === 0 && !replaced) throw new Error('zod-english-only: zod/v4/locales/index.js was not part of the build; update the plugin for this zod');
+    });
+  },
+};
+
+// A stale chunk from an earlier build would sit beside the new ones; start clean.
+rmSync(DIST, { recursive: true, force: true });
+
+const result = await build({
+  absWorkingDir: PACKAGE,
+  entryPoints: { legion: 'src/legion.ts' },
+  outdir: 'dist',
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  external: [...RESOLVED_AT_RUN_TIME, ...RESOLVED_AT_RUN_TIME.map((name) => `${name}/*`)],
+  plugins: [englishOnlyZod],
+  // Bundled CommonJS (commander, picomatch, cross-spawn under the MCP SDK) calls require() for
+  // Node's built-ins; an ES module has none unless it is given one.
+  banner: { js: "import { createRequire as __legionCreateRequire } from 'node:module'; const require = __legionCreateRequire(import.meta.url);" },
+  // Half the bytes for V8 to parse at every start. Names are kept: errors name their class
+  // (`new.target.name`), and LEGION_DEBUG=1 maps stack traces back to the sources.
+  minify: !process.env.LEGION_BUILD_READABLE,
+  keepNames: true,
+  sourcemap: 'linked',
+  metafile: true,
+  logLevel: 'warning',
+});
+
+// npm links the bin as executable either way; this is for running dist/legion.js directly.
+chmodSync(`${DIST}/legion.js`, 0o755);
+
+if (process.env.LEGION_BUILD_REPORT) {
+  const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js'));
+  for (const [file, output] of outputs.sort((a, b) => b[1].bytes - a[1].bytes)) {
+    const sizes = new Map();
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const owner = input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1] ?? input.split('/').slice(0, 4).join('/');
+      sizes.set(owner, (sizes.get(owner) ?? 0) + bytesInOutput);
+    }
+    const top = [...sizes].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([owner, bytes]) => `${owner} ${(bytes / 1024).toFixed(0)} KB`);
+    console.log(`${(output.bytes / 1024).toFixed(0).padStart(6)} KB  ${file.padEnd(40)} ${top.join(', ')}`);
+  }
+}

@@ -1,0 +1,98 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LLMock } from '@copilotkit/aimock';
+
+// What the built binary reads when it starts: a few files of its own bundle (packages/cli/README.md,
+// "How the binary is built"), and a provider's SDK only when a model of that provider is called.
+// Which package a chunk holds is read from its source map, so the test does not depend on chunk names.
+const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
+const LEGION = join(DIST, 'legion.js');
+const RECORD_LOADS = fileURLToPath(new URL('./__fixtures__/record-loads.mjs', import.meta.url));
+const SDKS = ['@anthropic-ai/sdk', 'openai', '@modelcontextprotocol/sdk'] as const;
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  /** Files of modules the process loaded (node: built-ins left out). */
+  loaded: string[];
+}
+
+describe('the bundled legion binary loads only what a command needs', () => {
+  let mock: LLMock;
+  let dir: string;
+
+  beforeAll(async () => {
+    mock = new LLMock({ port: 0, host: '127.0.0.1' });
+    await mock.start();
+  });
+  afterAll(() => mock.stop());
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'legion-bundle-'));
+    expect((await legion(['init'])).status).toBe(0);
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+    mock.clearFixtures();
+  });
+
+  function legion(args: string[]): Promise<Run> {
+    const record = join(dir, `loaded-${Math.random().toString(36).slice(2)}.txt`);
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', RECORD_LOADS, LEGION, ...args], {
+        cwd: dir,
+        env: {
+          ...process.env,
+          NO_COLOR: '1',
+          XDG_CONFIG_HOME: join(dir, '.xdg'),
+          LEGION_TEST_LOADED: record,
+          ANTHROPIC_API_KEY: 'test',
+          ANTHROPIC_BASE_URL: mock.url,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('error', reject);
+      child.on('close', (status) => {
+        const urls = existsSync(record) ? readFileSync(record, 'utf8').split('\n').filter(Boolean) : [];
+        const loaded = [...new Set(urls.filter((url) => url.startsWith('file:')).map((url) => fileURLToPath(url)))].filter((file) => file !== RECORD_LOADS);
+        resolve({ status, stdout, stderr, loaded });
+      });
+    });
+  }
+
+  /** The npm packages whose code is in a bundle file, from its source map. */
+  function packagesIn(file: string): Set<string> {
+    const { sources } = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
+    return new Set(sources.map((source) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(source)?.[1]).filter((name): name is string => name !== undefined));
+  }
+
+  const sdksIn = (files: string[]): string[] => SDKS.filter((sdk) => files.some((file) => packagesIn(file).has(sdk)));
+
+  it('legion sessions reads a handful of its own bundle files, and no provider or MCP SDK', async () => {
+    const run = await legion(['sessions']);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain('No sessions yet');
+    expect(run.loaded.filter((file) => !file.startsWith(DIST))).toEqual([]);
+    expect(run.loaded.length).toBeLessThanOrEqual(10);
+    expect(run.loaded.some((file) => packagesIn(file).has('zod'))).toBe(true);
+    expect(sdksIn(run.loaded)).toEqual([]);
+  });
+
+  it('legion run loads the SDK of the model it calls, and no other', async () => {
+    const participant = join(dir, '.legion/collective/participants/coordinator.json');
+    writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-test' } }));
+    mock.on({ model: 'claude-test', userMessage: 'hello' }, { content: 'hi there' });
+    const run = await legion(['run', 'hello']);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout.trim()).toBe('hi there');
+    expect(run.loaded.filter((file) => !file.startsWith(DIST))).toEqual([]);
+    expect(sdksIn(run.loaded)).toEqual(['@anthropic-ai/sdk']);
+  });
+});
