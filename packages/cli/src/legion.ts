@@ -80,4 +80,20 @@ program
   .description('list sessions, most recently active first')
   .action(() => runCli(async () => (await import('./commands/sessions.js')).sessionsCommand(program.opts<{ workspace?: string }>().workspace)));
 
-await program.parseAsync();
+// `legion` alone and `legion chat`: the interactive REPL (in a pipe, what `legion run` does).
+const chat = (options: { new?: boolean; session?: string; to?: string }) =>
+  runCli(async () => (await import('./repl/chat-command.js')).chatCommand({ ...options, workspace: program.opts<{ workspace?: string }>().workspace }));
+program
+  .command('chat')
+  .description('talk with your agents interactively (the default): resumes the latest session')
+  .option('--new', 'start a new session')
+  .option('--session <id>', 'session to continue (default: the latest)')
+  .option('--to <participant>', 'who to talk to (default: the entry agent)')
+  .action(chat);
+
+// Nothing but options (`legion`, `legion --new`, `legion -w DIR`): the REPL. Not commander's default
+// command, which would take an unknown command for the REPL's argument.
+const words = process.argv.slice(2);
+const onlyOptions = words.every((word, index) => word.startsWith('-') || ['-w', '--workspace', '--session', '--to'].includes(words[index - 1] ?? ''));
+const wantsInfo = words.some((word) => ['-h', '--help', '-v', '--version'].includes(word));
+await program.parseAsync(onlyOptions && !wantsInfo ? [...process.argv.slice(0, 2), 'chat', ...words] : process.argv);
