@@ -13,7 +13,7 @@ const style = makeStyle(process.stdout);
  */
 export class Screen {
   readonly tui: TUI;
-  readonly editor: Editor;
+  readonly editor: InlineEditor;
   /** Finished output: appended to, never edited. */
   private readonly printed = new Container();
   /** Text still streaming, one block per conversation. */
@@ -26,7 +26,7 @@ export class Screen {
 
   constructor(terminal: Terminal = new ProcessTerminal()) {
     this.tui = new TUI(terminal);
-    this.editor = new Editor(this.tui, {
+    this.editor = new InlineEditor(this.tui, {
       borderColor: (text) => style.dim(text),
       selectList: {
         selectedPrefix: (text) => style.cyan(text),
@@ -103,4 +103,20 @@ export class Screen {
     this.printed.clear();
     this.tui.requestRender(true);
   }
+}
+
+/**
+ * pi-tui's editor pads every line to the terminal's width; the renderer clears
+ * a line before writing it, so the padding is only bytes on the wire (a
+ * keystroke on a 120-column terminal wrote 170 B, now about 50 plus the line).
+ */
+class InlineEditor extends Editor {
+  override render(width: number): string[] {
+    return super.render(width).map(trimPadding);
+  }
+}
+
+/** Trailing spaces before the line's closing escape sequences (style resets, hyperlink end). */
+function trimPadding(line: string): string {
+  return line.replace(/ +((?:\x1b\[[0-9;]*m|\x1b\]8;;\x07)*)$/, '$1');
 }
