@@ -1,6 +1,6 @@
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { findWorkspaceRoot } from '@legion-collective/core';
-import { resolveWorkspace } from '../workspace.js';
 
 export interface ChatOptions {
   workspace?: string | undefined;
@@ -20,13 +20,38 @@ export async function chatCommand(options: ChatOptions): Promise<number> {
     const { runCommand } = await import('../commands/run.js');
     return runCommand([], { workspace: options.workspace, session: options.session, newSession: options.new, to: options.to });
   }
-  if (!options.workspace && !findWorkspaceRoot(process.cwd())) {
+  if (!options.workspace && !workspaceAbove(process.cwd())) {
     if (!(await offerInit())) return 1;
   }
-  const root = resolveWorkspace(options.workspace);
-  // Loaded only now: `legion --help` and the other commands do not pay for the terminal UI.
-  const { startRepl } = await import('./repl.js');
-  return startRepl({ root, newSession: options.new, session: options.session, to: options.to });
+  // The input comes up before the engine loads and the session opens, so typing can start at once;
+  // what is submitted meanwhile waits for the session. Loaded only here: other commands do not pay for the UI.
+  const { Screen } = await import('./screen.js');
+  const screen = new Screen();
+  const early: string[] = [];
+  screen.editor.onSubmit = (text) => early.push(text);
+  screen.setStatus('opening the workspace…');
+  screen.start();
+  try {
+    const root = (await import('../workspace.js')).resolveWorkspace(options.workspace);
+    const { startRepl } = await import('./repl.js');
+    return await startRepl({ root, newSession: options.new, session: options.session, to: options.to, screen, early });
+  } catch (error) {
+    screen.stop();
+    throw error;
+  }
+}
+
+/**
+ * Whether a `.legion/` directory is here or above: the question to ask before
+ * offering `legion init`, answered without loading the engine (that comes
+ * after the input is on screen; the engine's own lookup then finds the root).
+ */
+function workspaceAbove(start: string): boolean {
+  for (let dir = resolve(start); ; dir = dirname(dir)) {
+    const candidate = join(dir, '.legion');
+    if (existsSync(candidate) && statSync(candidate).isDirectory()) return true;
+    if (dirname(dir) === dir) return false;
+  }
 }
 
 async function offerInit(): Promise<boolean> {

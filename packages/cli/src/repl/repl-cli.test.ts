@@ -53,10 +53,10 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     OPENAI_BASE_URL: `${mock.url}/v1`,
   });
 
-  function node(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  function node(args: string[], input = ''): Promise<{ status: number | null; stdout: string; stderr: string }> {
     return new Promise((resolve, reject) => {
       const child = spawn(process.execPath, [LEGION, ...args], { cwd: dir, env: { ...process.env, ...env() }, stdio: ['pipe', 'pipe', 'pipe'] });
-      child.stdin.end();
+      child.stdin.end(input);
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -72,10 +72,10 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
   }
 
   /** Starts `legion` (the REPL) with `args` in the terminal and waits until it is ready to type. */
-  async function startRepl(args: string[] = []): Promise<void> {
+  async function startRepl(args: string[] = [], ready = '/help for commands'): Promise<void> {
     const variables = Object.entries(env()).map(([name, value]) => `${name}=${value}`);
     terminal.start(`${['env', ...variables, process.execPath, LEGION, ...args].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`);
-    await terminal.waitFor('/help for commands');
+    await terminal.waitFor(ready);
   }
 
   function toolResultSent(toolUseId: string): string | undefined {
@@ -237,6 +237,10 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
 
     terminal = new TmuxTerminal(dir, 'again');
     await startRepl(['--new']);
+    // The input history survived the restart: ↑ brings back what was typed last time.
+    terminal.keys('Up');
+    await terminal.waitFor(/─\n\s*Remember the number 42/);
+    terminal.keys('C-u');
     terminal.type('/resume');
     await terminal.waitFor('Resume which session?');
     terminal.type('2');
@@ -268,5 +272,65 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
       expect(shown).toContain(`${id}  own ${tokens(totals.own)}`);
       expect(shown).toMatch(new RegExp(`${id} {2}own .* with delegates ${tokens(totals.withDelegates)}`));
     }
+  }, 90_000);
+
+  it('without a terminal, legion says so and behaves like legion run', async () => {
+    mock.on({ userMessage: 'Piped question' }, { content: 'Piped answer.' });
+    const run = await node([], 'Piped question');
+    expect(run.stderr).toContain('not a terminal, so this runs like "legion run"');
+    expect(run.stdout).toBe('Piped answer.\n');
+    expect(run.status).toBe(0);
+  }, 60_000);
+
+  it('offers legion init where there is no workspace, then talks to the entry agent', async () => {
+    rmSync(join(dir, '.legion'), { recursive: true, force: true });
+    await startRepl([], 'Create one here (legion init)? [Y/n]');
+    terminal.type('y');
+    await terminal.waitFor('/help for commands');
+    expect(existsSync(join(dir, '.legion/collective/participants/coordinator.json'))).toBe(true);
+    expect(terminal.screen()).toContain('talking to coordinator');
+  }, 60_000);
+
+  it('a missing entry agent falls back to the first agent, and says so', async () => {
+    const config = join(dir, '.legion/config.json');
+    writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), entryAgent: 'ghost' }, null, 2));
+    await startRepl();
+    const shown = terminal.screen().replace(/\s+/g, ' ');
+    expect(shown).toMatch(/entryAgent: "ghost" is not an active agent of the collective; messages go to "\w+" instead/);
+    expect(shown).toMatch(/talking to (coordinator|developer)/);
+  }, 60_000);
+
+  it('!command shows its output without a model call; a line can hold new lines; /to switches the agent', async () => {
+    mock.on({ model: 'gpt-test', userMessage: 'line one' }, { content: 'The developer read both lines.' });
+    await startRepl();
+    terminal.type('!echo shell-output-$((40 + 2))');
+    await terminal.waitFor('shell-output-42');
+    expect(mock.getRequests()).toHaveLength(0);
+    terminal.type('/to developer');
+    await terminal.waitFor('now talking to developer');
+    terminal.type('line one\\');
+    terminal.type('line two');
+    await terminal.waitFor('developer: The developer read both lines.');
+    const request = mock.getRequests().at(-1)?.body as { messages?: JournalMessage[] };
+    expect(JSON.stringify(request.messages?.at(-1)?.content)).toContain('line one\\nline two');
+  }, 60_000);
+
+  it('an approval waiting when the turn is cancelled stays pending; /approve answers it and the work resumes', async () => {
+    mock.on({ model: 'claude-test', userMessage: 'Write the notes', hasToolResult: false }, { toolCalls: [{ id: 'toolu_notes', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'kept' }) }] });
+    mock.on({ model: 'claude-test', userMessage: 'Write the notes', hasToolResult: true }, { content: 'notes.txt is written.' });
+    await startRepl();
+    terminal.type('Write the notes');
+    await terminal.waitFor('[n] reject with a reason');
+    terminal.keys('Escape');
+    const shown = await terminal.waitFor('stays pending: answer it with /approvals');
+    const id = /approval (apr_\w+) \(coordinator → file_write\) stays pending/.exec(shown)?.[1];
+    expect(id).toBeDefined();
+    expect(existsSync(join(dir, 'notes.txt'))).toBe(false);
+    terminal.type('/approvals');
+    await terminal.waitFor(new RegExp(`${id}  coordinator → file_write`));
+    terminal.type(`/approve ${id}`);
+    await terminal.waitFor('coordinator: notes.txt is written.');
+    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('kept');
+    expectConsistent();
   }, 90_000);
 });

@@ -8,7 +8,7 @@ import { clip } from './format.js';
 import { HistorySearch } from './history-search.js';
 import { InputHistory } from './input-history.js';
 import { Prompts, TERMINAL_MEDIUM } from './prompts.js';
-import { Screen } from './screen.js';
+import type { Screen } from './screen.js';
 import { runShellEscape } from './shell-escape.js';
 import { runSlashCommand, slashCommands, type ReplControl } from './slash-commands.js';
 
@@ -21,6 +21,10 @@ export interface ReplOptions {
   newSession?: boolean | undefined;
   session?: string | undefined;
   to?: string | undefined;
+  /** The terminal, already showing the input. */
+  screen: Screen;
+  /** Lines submitted before the session was open. */
+  early: string[];
 }
 
 /** `legion` / `legion chat`: the interactive session. Resolves with the exit code when the user leaves. */
@@ -28,14 +32,13 @@ export async function startRepl(options: ReplOptions): Promise<number> {
   const legion = Legion.open({ root: options.root });
   try {
     const repl = await Repl.open(legion, options);
-    return await repl.run();
+    return await repl.run(options.early);
   } finally {
     await legion.close();
   }
 }
 
 class Repl implements ReplControl {
-  private readonly screen = new Screen();
   private readonly activity: Activity;
   private readonly prompts: Prompts;
   private readonly history: InputHistory;
@@ -51,6 +54,7 @@ class Repl implements ReplControl {
   readonly target: { to: string; conversation?: string | undefined };
 
   private constructor(
+    private readonly screen: Screen,
     readonly legion: Legion,
     public session: Session,
     readonly you: string,
@@ -73,12 +77,12 @@ class Repl implements ReplControl {
     const session = options.newSession ? await legion.sessions.create() : options.session ? await legion.sessions.get(options.session) : await legion.sessions.resumeOrCreate();
     if (options.to && !legion.collective.get(options.to)) throw new LegionError('usage', `No participant "${options.to}". Participants: ${legion.collective.ids().join(', ')}`);
     // Listening before the entry agent is looked up: a fallback is announced as a warning, and shown.
-    const repl = new Repl(legion, session, you, 'pending');
+    const repl = new Repl(options.screen, legion, session, you, 'pending');
     repl.target.to = options.to ?? legion.entryAgentId();
     return repl;
   }
 
-  run(): Promise<number> {
+  run(early: readonly string[]): Promise<number> {
     const done = new Promise<number>((resolve) => (this.finished = resolve));
     const { editor } = this.screen;
     this.screen.setAutocomplete(new CombinedAutocompleteProvider(slashCommands(() => this), this.legion.paths.root, null));
@@ -86,7 +90,8 @@ class Repl implements ReplControl {
     this.screen.tui.addInputListener((data) => (this.key(data) ? { consume: true } : undefined));
     for (const warning of this.legion.warnings) this.print(style.yellow(`warning: ${warning}`));
     this.print(this.banner(true));
-    this.screen.start();
+    this.screen.setStatus('');
+    for (const text of early) void this.submit(text);
     return done;
   }
 
@@ -178,6 +183,13 @@ class Repl implements ReplControl {
         this.screen.setHint('Press Ctrl-C again to quit (or Ctrl-D).');
         setTimeout(() => this.screen.setHint(''), DOUBLE_PRESS_MS).unref();
       }
+      return true;
+    }
+    // A command argument typed in full is sent by Enter, not replaced by the first suggestion (Tab takes one).
+    const text = this.screen.editor.getText();
+    if (matchesKey(data, 'enter') && this.screen.editor.isShowingAutocomplete() && /^\/\S+\s+\S/.test(text) && !/\s$/.test(text)) {
+      this.screen.editor.setText('');
+      void this.submit(text.trim()).catch((error: unknown) => this.print(style.red(`error: ${errorMessage(error)}`)));
       return true;
     }
     if (matchesKey(data, 'ctrl+d') && empty) {
