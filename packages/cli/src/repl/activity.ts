@@ -126,6 +126,8 @@ export class Activity {
         this.screen.print(style.yellow(`warning: ${event.path}: ${event.problem}`));
         return;
       case 'error:raised':
+        // A cancelled turn was the user's own doing: the REPL has said "cancelled" once already.
+        if (event.code === 'cancelled') return;
         this.screen.print(style.red(`error (${event.scope}): ${event.message}`));
         return;
       default:

@@ -1,9 +1,20 @@
-import { AnsweredElsewhereError, type ApprovalAnswer, type ApprovalView, type UserQuestion, type UserSurface } from '@legion-collective/core';
+import { AnsweredElsewhereError, ApprovalAnswerSchema, type ApprovalAnswer, type ApprovalView, type UserQuestion, type UserSurface } from '@legion-collective/core';
 import { makeStyle } from '../render/style.js';
 import { approvalCard } from './approval-card.js';
 import type { Screen } from './screen.js';
 
 const style = makeStyle(process.stdout);
+
+/**
+ * "Approve always": a persistent rule (requester × tool × this call's command
+ * or path), when the core in use knows such answers. Asked of the answer
+ * schema itself, so the REPL works with a core that has the rule store and one
+ * that does not (it drops keys it does not know).
+ */
+function persistentRuleAnswer(id: string): ApprovalAnswer | undefined {
+  const parsed = ApprovalAnswerSchema.safeParse({ id, decision: 'approve', remember: 'always' });
+  return parsed.success && 'remember' in parsed.data ? parsed.data : undefined;
+}
 
 /** The medium the REPL's answers are recorded with. */
 export const TERMINAL_MEDIUM = 'terminal';
@@ -109,8 +120,14 @@ export class Prompts {
       this.done(item);
       item.answer({ id, decision: 'approve', always: true });
     } else if (key === 'a') {
-      // Persistent rules come with the approval-rule store; until then the card stays up, unanswered.
-      this.screen.print(style.yellow('  "approve always" (a saved rule) is not available yet: it arrives with the approval-rule store. Use [s] for this session.'));
+      const always = persistentRuleAnswer(id);
+      if (always) {
+        this.done(item);
+        item.answer(always);
+      } else {
+        // The card stays up, unanswered.
+        this.screen.print(style.yellow('  "approve always" (a saved rule) is not available in this Legion yet: it arrives with the approval-rule store. Use [s] for this session.'));
+      }
     } else if (key === 'n') {
       item.awaitingReason = true;
       this.render();
