@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 
-const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'backend-append.mjs', 'open-session.mjs', 'cli-startup.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'sessions-latest.mjs', 'follow-latency.mjs', 'symlink-race.mjs', 'approval-race.mjs', 'surface-race.mjs', 'kill-children.mjs', 'repl-terminal.mjs'];
+const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'backend-append.mjs', 'open-session.mjs', 'cli-startup.mjs', 'management-commands.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'sessions-latest.mjs', 'follow-latency.mjs', 'symlink-race.mjs', 'approval-race.mjs', 'surface-race.mjs', 'kill-children.mjs', 'repl-terminal.mjs'];
 /** Node flags a bench needs (memory-runs measures the live heap after a forced GC). */
 const FLAGS = { 'memory-runs.mjs': ['--expose-gc'] };
 const here = (name) => fileURLToPath(new URL(name, import.meta.url));
@@ -68,6 +68,10 @@ if (f['open-session']) {
 if (f['cli-startup']) {
   const a = f['cli-startup'];
   console.log(`  CLI cold start (median):          node -e 0 ${fmt(a.nodeBare.medianMs)}   --version ${fmt(a.version.medianMs)}   --help ${fmt(a.help.medianMs)}   demo --pace 0 ${fmt(a.demo.medianMs)}`);
+}
+if (f['management-commands']) {
+  const a = f['management-commands'];
+  console.log(`  management commands (median):     node -e 0 ${fmt(a.nodeBare.medianMs)}   agents list ${fmt(a.agentsList.medianMs)}   config show ${fmt(a.configShow.medianMs)}   tools list ${fmt(a.toolsList.medianMs)}   doctor ${fmt(a.doctor.medianMs)}`);
 }
 if (f['memory-runs']) {
   const a = f['memory-runs'];

@@ -3,6 +3,7 @@
 // own modules when it runs, so `legion --help` and `--version` stay fast.
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
+import { registerManagementCommands } from './management-commands.js';
 import { runCli } from './run-cli.js';
 
 // Output piped into `head` and the like: a closed pipe means the reader has seen enough.
@@ -79,6 +80,8 @@ program
   .command('sessions')
   .description('list sessions, most recently active first')
   .action(() => runCli(async () => (await import('./commands/sessions.js')).sessionsCommand(program.opts<{ workspace?: string }>().workspace)));
+
+registerManagementCommands(program);
 
 // `legion` alone and `legion chat`: the interactive REPL (in a pipe, what `legion run` does).
 const chat = (options: { new?: boolean; session?: string; to?: string }) =>

@@ -27,8 +27,9 @@ import { createApprovalResponseTool, createListApprovalsTool } from './tools/bui
 import { ApprovalGate } from './authorization/ApprovalGate.js';
 import type { ApprovalRequestRecord } from './storage/approval-records.js';
 import { AuthEngine } from './authorization/AuthEngine.js';
-import { registerBuiltinTools, type ProcessRegistry } from './tools/builtin/index.js';
-import { createMcpToolProvider } from './tools/providers/mcp/McpToolProvider.js';
+import { BUILTIN_PROVIDER_ID, registerBuiltinTools, type ProcessRegistry } from './tools/builtin/index.js';
+import { createMcpToolProvider, type McpToolProvider } from './tools/providers/mcp/McpToolProvider.js';
+import { describeAgentTools, type AgentToolsView } from './runtime/tool-views.js';
 import { createWorkspaceToolProvider } from './tools/providers/workspace/WorkspaceToolProvider.js';
 import { ToolExecutor } from './tools/ToolExecutor.js';
 import { commandEnvironment } from './tools/child-env.js';
@@ -72,6 +73,9 @@ export class Legion {
   readonly warnings: string[] = [];
   private entryAgentWarned = false;
   private readonly followers = new Set<Follower>();
+  private readonly agentRuntime: AgentRuntime;
+  /** The configured MCP servers' tools, when there are any: their start failures explain missing tools. */
+  private readonly mcp: McpToolProvider | undefined;
 
   private constructor(
     readonly paths: WorkspacePaths,
@@ -107,7 +111,7 @@ export class Legion {
       return outcome.status === 'answered' ? { answers: outcome.value, medium: outcome.medium } : undefined;
     });
     this.auth = new AuthEngine(config.policies, paths.root);
-    const agentRuntime = new AgentRuntime({
+    const agentRuntime = (this.agentRuntime = new AgentRuntime({
       collective,
       config,
       providers: this.providers,
@@ -116,7 +120,7 @@ export class Legion {
       auth: this.auth,
       gate: this.approvals,
       workspaceRoot: paths.root,
-    });
+    }));
     this.runtimes.register('agent', agentRuntime);
     this.runtimes.register('mock', new MockRuntime());
     this.runtimes.register('user', new UserRuntime(this.surfaces));
@@ -128,6 +132,7 @@ export class Legion {
           return participant?.type === 'agent' ? settingsForAgent(config, participant).limits : config.limits;
         },
       }),
+      { providerId: BUILTIN_PROVIDER_ID },
     );
     const builtin = registerBuiltinTools(this.tools, {
       collective,
@@ -141,13 +146,14 @@ export class Legion {
     });
     this.processes = builtin.processes;
     this.disposeBuiltinTools = builtin.dispose;
-    this.tools.register(createApprovalResponseTool());
-    this.tools.register(createListApprovalsTool());
+    this.tools.register(createApprovalResponseTool(), { providerId: BUILTIN_PROVIDER_ID });
+    this.tools.register(createListApprovalsTool(), { providerId: BUILTIN_PROVIDER_ID });
     // After the built-ins, so that a workspace or MCP tool with a taken name is reported and left out.
     this.tools.registerToolProvider(createWorkspaceToolProvider({ directory: paths.toolsDir, workspaceRoot: paths.root, events: this.events, env, commandEnv }));
     if (Object.keys(config.mcpServers).length > 0) {
       // Deferred: no MCP server starts until an agent's turn first needs its tools.
-      this.tools.registerToolProvider(createMcpToolProvider({ servers: config.mcpServers, workspaceRoot: paths.root, events: this.events, env }), { deferred: true });
+      this.mcp = createMcpToolProvider({ servers: config.mcpServers, workspaceRoot: paths.root, events: this.events, env });
+      this.tools.registerToolProvider(this.mcp, { deferred: true });
     }
     // Commands a Legion process that crashed (its supervisor with it) left running.
     this.endLeftoverProcesses();
@@ -203,6 +209,24 @@ export class Legion {
   async getTools(): Promise<Tool[]> {
     await this.tools.ready();
     return this.tools.list();
+  }
+
+  /**
+   * Every tool as one agent's model meets it — shown or hidden and why, where
+   * it comes from, what a call needs by policy — and the MCP servers whose
+   * tools are missing because they failed. Starts the MCP servers, as a turn would.
+   */
+  async describeTools(agentId: string): Promise<AgentToolsView> {
+    await this.tools.ready();
+    const agent = this.collective.require(agentId);
+    if (agent.type !== 'agent') throw new LegionError('not_an_agent', `"${agentId}" is a ${agent.type}, not an agent: only agents have models that see tools.`, { participantId: agentId });
+    return describeAgentTools(agent, {
+      registry: this.tools,
+      visible: this.agentRuntime.toolsFor(agent),
+      auth: this.auth,
+      collective: this.collective,
+      mcpProblems: this.mcp?.problems ?? [],
+    });
   }
 
   /**

@@ -106,11 +106,12 @@ export class ProviderError extends LegionError {
   constructor(
     readonly provider: string,
     readonly model: string,
-    message: string,
+    /** What went wrong, without the provider, the model and the fix around it. */
+    readonly problem: string,
     readonly fix: string,
     options?: { cause?: unknown; code?: string },
   ) {
-    super(options?.code ?? 'provider_error', `${provider} (${model}): ${message}. ${fix}`, { provider, model, fix }, {
+    super(options?.code ?? 'provider_error', `${provider} (${model}): ${problem}. ${fix}`, { provider, model, fix }, {
       cause: options?.cause,
     });
   }

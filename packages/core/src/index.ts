@@ -99,10 +99,24 @@ export type {
   Permission,
   UserParticipant,
 } from './collective/participant.js';
+export {
+  agentTemplateNames,
+  inspectParticipantFiles,
+  loadAgentTemplate,
+  parseParticipantFile,
+  participantFilePath,
+  readParticipantFile,
+  saveParticipantFile,
+} from './collective/participant-file.js';
+export type { ParticipantFileReport } from './collective/participant-file.js';
 export { ApprovalAuthoritySchema, PoliciesSchema, PolicyModeSchema, PolicyRuleSchema, ToolPolicySchema } from './collective/policy.js';
 export type { ApprovalAuthority, Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from './collective/policy.js';
 export { ConfigLayerSchema, DEFAULT_CONFIG } from './config/config-schema.js';
 export type { ConfigLayer, ResolvedConfig } from './config/config-schema.js';
+export { inspectConfigLayers, resolveConfigLayers, saveConfigLayer, workspaceConfigPath } from './config/config-layers.js';
+export type { ConfigLayerReport } from './config/config-layers.js';
+export { globalConfigPath } from './config/load-config.js';
+export { secretsInConfig } from './config/config-secrets.js';
 export { McpServerConfigSchema } from './config/mcp-server-config.js';
 export type { McpServerConfig } from './config/mcp-server-config.js';
 export { DEFAULT_PRICES, ModelPriceSchema, costOf, priceFor } from './config/pricing.js';
@@ -110,6 +124,10 @@ export type { ModelPrice } from './config/pricing.js';
 export { WORKSPACE_TOOL_FORMAT_VERSION, WorkspaceToolFileSchema } from './tools/providers/workspace/workspace-tool-schema.js';
 export type { WorkspaceToolFile } from './tools/providers/workspace/workspace-tool-schema.js';
 export type { WorkspaceTool } from './tools/providers/workspace/workspace-tool.js';
+export { inspectWorkspaceTools } from './tools/providers/workspace/inspect-workspace-tools.js';
+export type { WorkspaceToolsReport } from './tools/providers/workspace/inspect-workspace-tools.js';
+export { probeMcpServer } from './tools/providers/mcp/probe-mcp-server.js';
+export type { McpProbeResult } from './tools/providers/mcp/probe-mcp-server.js';
 
 // The session contract: sending, turns, runtimes, and the port tools talk back through.
 export type {
@@ -141,6 +159,8 @@ export type { ProviderConstructor, ProviderSettings } from './providers/Provider
 export { AnthropicProvider } from './providers/anthropic/AnthropicProvider.js';
 export { OpenAIProvider } from './providers/openai/OpenAIProvider.js';
 export { PROVIDER_PRESETS } from './providers/provider-presets.js';
+export { checkModelAccess } from './providers/model-access.js';
+export type { ModelAccess, ModelKeySource } from './providers/model-access.js';
 export type { ProviderPreset } from './providers/provider-presets.js';
 export { ScriptedProvider } from './providers/scripted/ScriptedProvider.js';
 export type { ScriptEntry, ScriptStep, ScriptedToolCall } from './providers/scripted/ScriptedProvider.js';
@@ -149,3 +169,4 @@ export type { ScriptEntry, ScriptStep, ScriptedToolCall } from './providers/scri
 export { defineTool } from './tools/tool.js';
 export type { Tool, ToolContext, ToolEffect, ToolResult } from './tools/tool.js';
 export type { ProvidedTool, ToolProvider } from './tools/providers/tool-provider.js';
+export type { AgentToolView, AgentToolsView, MissingTools } from './runtime/tool-views.js';

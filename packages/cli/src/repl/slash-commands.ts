@@ -179,8 +179,14 @@ const COMMANDS: Command[] = [
       const id = args.trim() || control.target.to;
       const participant = control.legion.collective.get(id);
       if (participant?.type !== 'agent') return control.print(style.red(`"${id}" is not an agent. Agents: ${control.legion.collective.agents().map((agent) => agent.id).join(', ')}`));
-      const tools = (await control.legion.getTools()).filter((tool) => permits(participant.tools, tool.name));
-      control.print(`  ${style.bold(id)} sees ${tools.length} tools: ${tools.map((tool) => tool.name).join(', ')}`);
+      // The engine's own view: what the model is shown, and why the rest is hidden.
+      const view = await control.legion.describeTools(id);
+      const shown = view.tools.filter((tool) => tool.visible);
+      control.print(`  ${style.bold(id)} sees ${shown.length} tools:`);
+      for (const tool of shown) control.print(`    ${tool.name} ${style.dim(`(${tool.source}, ${tool.approval.mode})`)}`);
+      const hidden = view.tools.filter((tool) => !tool.visible);
+      if (hidden.length > 0) control.print(style.dim(`  hidden: ${hidden.map((tool) => `${tool.name} (${tool.hiddenBecause ?? 'not permitted'})`).join(', ')}`));
+      for (const missing of view.missing) control.print(style.yellow(`  missing: ${missing.pattern} (${missing.source}): ${missing.reason}`));
     },
   },
   { name: 'compact', description: 'compact the conversation', run: (control) => control.print(style.dim('  /compact arrives with context management (not in this version yet).')) },
@@ -194,13 +200,6 @@ function pendingItems(control: ReplControl, prefix: string): AutocompleteItem[] 
     .list({ status: 'pending' })
     .filter((view) => view.id.startsWith(prefix))
     .map((view) => ({ value: view.id, label: view.id, description: `${view.requester} → ${view.tool}` }));
-}
-
-/** The same reading of a tool permission as the engine's: all, none, or names and `*` globs. */
-function permits(permission: 'all' | 'none' | readonly string[], name: string): boolean {
-  if (permission === 'all') return true;
-  if (permission === 'none') return false;
-  return permission.some((pattern) => new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(name));
 }
 
 export function helpText(): string {

@@ -78,6 +78,18 @@ export class AuthEngine {
     return decision;
   }
 
+  /**
+   * What a call of this tool gets when no scoped rule applies to its arguments
+   * (its standing mode), and whether scoped rules (paths, argument patterns)
+   * may decide otherwise for some calls: what `legion tools list` shows.
+   */
+  summarize(participant: Participant, tool: PolicySubject): PolicyDecision & { scoped: boolean } {
+    const scoped = [('policies' in participant ? participant.policies : undefined), this.workspacePolicies].some((policies) =>
+      matchingPolicies(policies, tool).some(([, policy]) => typeof policy !== 'string' && policy.rules.length > 0),
+    );
+    return { ...this.evaluate({ participant, tool, input: {} }), scoped };
+  }
+
   /** Whether `file_read` of this path would run without asking: searches show only what reading may. */
   mayRead(participant: Participant, path: string): boolean {
     return this.evaluate({ participant, tool: FILE_READ_SUBJECT, input: { path } }).mode === 'auto';

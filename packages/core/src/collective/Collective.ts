@@ -1,13 +1,10 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { basename } from 'node:path';
-import { isValidIdPart } from './participant-id.js';
-import { ConfigError, LegionError, ParticipantNotFoundError } from '../errors.js';
-import { readJsonFile, writeJsonAtomic } from '../storage/atomic-json.js';
+import { loadAgentTemplate, readParticipantFile } from './participant-file.js';
+import { LegionError, ParticipantNotFoundError } from '../errors.js';
+import { writeJsonAtomic } from '../storage/atomic-json.js';
 import type { WorkspacePaths } from '../storage/workspace-paths.js';
 import {
-  AgentTemplateSchema,
   parseParticipant,
-  ParticipantSchema,
   type AgentParticipant,
   type AgentTemplate,
   type Participant,
@@ -32,19 +29,7 @@ export class Collective {
     for (const entry of readdirSync(paths.participantsDir).sort()) {
       if (!entry.endsWith('.json')) continue;
       const file = `${paths.participantsDir}/${entry}`;
-      const participant = readJsonFile(file, ParticipantSchema, {
-        what: 'participant file',
-        displayPath: paths.display(file),
-      });
-      const expectedId = basename(entry, '.json');
-      if (participant.id !== expectedId) {
-        throw new ConfigError({
-          file: paths.display(file),
-          field: 'id',
-          problem: `id "${participant.id}" does not match the file name`,
-          fix: `set "id" to "${expectedId}" or rename the file to ${participant.id}.json`,
-        });
-      }
+      const participant = readParticipantFile(file, { displayPath: paths.display(file) });
       collective.add(participant);
     }
     return collective;
@@ -113,13 +98,7 @@ export class Collective {
 
   loadTemplate(name: string): AgentTemplate {
     if (!this.paths) throw new LegionError('no_workspace', 'Templates live in a workspace; this collective has none.');
-    // The name becomes a path: keep it inside the templates folder.
-    if (!isValidIdPart(name)) {
-      throw new LegionError('invalid_template_name', `Invalid template name "${name}": use letters, digits, ".", "-" or single "_".`, { name });
-    }
-    const file = `${this.paths.templatesDir}/${name}.json`;
-    if (!existsSync(file)) throw new LegionError('template_not_found', `No template "${name}" in ${this.paths.display(this.paths.templatesDir)}.`, { name });
-    return readJsonFile(file, AgentTemplateSchema, { what: 'agent template', displayPath: this.paths.display(file) });
+    return loadAgentTemplate(this.paths.root, name);
   }
 
   private add(participant: Participant): void {

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { AgentParticipant, Limits, ModelConfig } from '../collective/participant.js';
-import { ConfigError } from '../errors.js';
 import { readJsonFile } from '../storage/atomic-json.js';
+import { rejectWorkspaceSecrets } from './config-secrets.js';
 import { ConfigLayerSchema, DEFAULT_CONFIG, type ConfigLayer, type ResolvedConfig } from './config-schema.js';
 
 export interface LoadedConfig {
@@ -34,7 +34,7 @@ export function loadConfig(options: { workspaceConfigFile?: string; globalConfig
   }
   if (options.workspaceConfigFile && existsSync(options.workspaceConfigFile)) {
     const layer = readJsonFile(options.workspaceConfigFile, ConfigLayerSchema, { what: 'workspace config' });
-    rejectSecrets(layer, options.workspaceConfigFile, globalFile);
+    rejectWorkspaceSecrets(layer, options.workspaceConfigFile, globalFile);
     layers.push(layer);
     sources.push(options.workspaceConfigFile);
   }
@@ -61,20 +61,6 @@ export function mergeConfig(base: ResolvedConfig, layers: readonly ConfigLayer[]
     };
   }
   return config;
-}
-
-/** Workspace config is meant for git; a key there would leak. */
-function rejectSecrets(layer: ConfigLayer, file: string, globalFile: string): void {
-  for (const [name, settings] of Object.entries(layer.providers ?? {})) {
-    if (settings.apiKey !== undefined) {
-      throw new ConfigError({
-        file,
-        field: `providers.${name}.apiKey`,
-        problem: 'API keys are not allowed in the workspace config, which is meant to be committed',
-        fix: `remove it, and set the provider's environment variable or put it under "providers.${name}.apiKey" in ${globalFile}`,
-      });
-    }
-  }
 }
 
 /** The last layer: an agent's own settings over the resolved config. */

@@ -10,8 +10,13 @@ import { describeZodError } from '../zod-issues.js';
  * one, never half of each: write a sibling temp file, fsync it, rename over.
  */
 export function writeJsonAtomic(path: string, value: unknown, options: { durable?: boolean } = {}): void {
+  writeTextAtomic(path, `${JSON.stringify(value, null, 2)}\n`, options);
+}
+
+/** `writeJsonAtomic` for text already serialized (a file as a person wrote it, formatting kept). */
+export function writeTextAtomic(path: string, text: string, options: { durable?: boolean } = {}): void {
   const durable = options.durable !== false;
-  const temp = writeTemp(path, value, durable);
+  const temp = writeTemp(path, text, durable);
   try {
     renameSync(temp, path);
   } catch (error) {
@@ -29,7 +34,12 @@ export function writeJsonAtomic(path: string, value: unknown, options: { durable
  * empty or half-written file, and of racing writers exactly one wins.
  */
 export function writeJsonIfAbsent(path: string, value: unknown): boolean {
-  const temp = writeTemp(path, value, true);
+  return writeTextIfAbsent(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** `writeJsonIfAbsent` for text already serialized. */
+export function writeTextIfAbsent(path: string, text: string): boolean {
+  const temp = writeTemp(path, text, true);
   try {
     linkSync(temp, path);
   } catch (error) {
@@ -42,12 +52,12 @@ export function writeJsonIfAbsent(path: string, value: unknown): boolean {
   return true;
 }
 
-function writeTemp(path: string, value: unknown, durable: boolean): string {
+function writeTemp(path: string, text: string, durable: boolean): string {
   mkdirSync(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const fd = openSync(temp, 'wx');
   try {
-    writeSync(fd, `${JSON.stringify(value, null, 2)}\n`);
+    writeSync(fd, text);
     // Metadata that is rewritten often and harmless to lose on power failure may skip the fsync.
     if (durable) fsyncSync(fd);
   } catch (error) {
@@ -90,17 +100,25 @@ export function readJsonFile<Schema extends z.ZodType>(
   schema: Schema,
   options: { what: string; displayPath?: string },
 ): z.infer<Schema> {
-  const file = options.displayPath ?? path;
+  return parseJsonText(readFileSync(path, 'utf8'), schema, { what: options.what, file: options.displayPath ?? path });
+}
+
+/**
+ * `readJsonFile` for text already in hand (an editor's buffer, a file about to
+ * be written): the same `ConfigError`, naming `file` as where the text belongs.
+ */
+export function parseJsonText<Schema extends z.ZodType>(text: string, schema: Schema, options: { what: string; file: string }): z.infer<Schema> {
+  const file = options.file;
   // Editors on some systems save a byte-order mark, which JSON.parse rejects.
-  const text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
+  const source = text.replace(/^\uFEFF/, '');
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(source);
   } catch (error) {
     throw new ConfigError({
       file,
       field: '',
-      problem: `is not valid JSON (${describeJsonError(error, text)})`,
+      problem: `is not valid JSON (${describeJsonError(error, source)})`,
       fix: `correct the JSON syntax of this ${options.what}`,
       cause: error,
     });

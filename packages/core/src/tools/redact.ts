@@ -1,21 +1,14 @@
+import { NAME_KEYED_SECTIONS, SECRET_FIELD } from '../config/config-secrets.js';
 import { redactKeyShapes, redactUrlPasswords, trailingKeyShapeStart } from './secret-shapes.js';
 
 /** Variable names that hold secrets by convention: API keys, tokens, passwords, credentials. */
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
-/**
- * Config fields that hold secrets: `apiKey`, `authToken`, `clientSecret`,
- * `password`, env entries such as `GITHUB_TOKEN`. Anchored at the end so that
- * `apiKeyEnv` (the name of a variable) or `tokenizer` are not taken for one.
- */
-const SECRET_FIELD = /(?:key|token|secret|password|passwd|credentials?)$|^authorization$/i;
 /** Shorter values are too likely to occur by chance ("true", "8080") and would garble ordinary output. */
 const MIN_SECRET_LENGTH = 8;
 /** Shortest piece of a known secret that is hidden when it sits at the edge of a cut. */
 const MIN_FRAGMENT_LENGTH = 4;
 /** The marks that `capOutput` and the commands' output captures leave where they cut text out. */
 const CUT_MARK = /\n… \[\d+ (?:characters|bytes) cut\] …\n/g;
-/** Config maps keyed by a tool's or a model's name, not by a field: `"vault_read_secret": "requires_approval"` holds no secret. */
-const NAME_KEYED_SECTIONS = new Set(['policies', 'pricing']);
 const ENV_REFERENCE = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 export interface NamedSecret {

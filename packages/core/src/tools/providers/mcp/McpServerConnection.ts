@@ -22,6 +22,8 @@ export interface McpServerHooks {
   onToolsChanged(): void;
   /** The server went away without being asked to. */
   onUnexpectedExit(message: string): void;
+  /** How long it may take to start and answer `initialize` (default 30 s). */
+  startTimeoutMs?: number;
 }
 
 interface Live {
@@ -125,7 +127,7 @@ export class McpServerConnection {
       this.hooks.onToolsChanged();
     });
     try {
-      await client.connect(transport, { timeout: START_TIMEOUT_MS });
+      await client.connect(transport, { timeout: this.hooks.startTimeoutMs ?? START_TIMEOUT_MS });
     } catch (error) {
       client.onclose = undefined;
       await client.close().catch(() => undefined);

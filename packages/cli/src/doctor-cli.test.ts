@@ -1,0 +1,169 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DoctorReportSchema, type DoctorReport } from './doctor/doctor-report.js';
+
+// `legion doctor` through the built binary, as a user or a CI script runs it.
+const LEGION = fileURLToPath(new URL('../dist/legion.js', import.meta.url));
+const require = createRequire(import.meta.url);
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function legion(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const base = { ...process.env };
+    // The machine's own keys must not make a test pass or fail.
+    for (const name of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_BASE_URL', 'OPENAI_BASE_URL']) delete base[name];
+    const child = spawn(process.execPath, [LEGION, ...args], { cwd, env: { ...base, NO_COLOR: '1', XDG_CONFIG_HOME: join(cwd, '.xdg'), ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** The bin of an MCP server package from npm, run with this Node (no npx, no network). */
+function serverBin(packageName: string): string {
+  const manifestPath = require.resolve(`${packageName}/package.json`);
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { bin: string | Record<string, string> };
+  const bin = typeof manifest.bin === 'string' ? manifest.bin : Object.values(manifest.bin)[0]!;
+  return join(dirname(manifestPath), bin);
+}
+
+let dir: string;
+/** A local Anthropic endpoint that counts what reaches it: the doctor must send nothing. */
+let endpoint: Server;
+let requests: number;
+let endpointUrl: string;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'legion-doctor-'));
+  requests = 0;
+  endpoint = createServer((_request, response) => {
+    requests++;
+    response.writeHead(500).end();
+  });
+  await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+  const address = endpoint.address();
+  endpointUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+});
+
+afterEach(async () => {
+  await new Promise<void>((resolve) => endpoint.close(() => resolve()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function init(): Promise<void> {
+  expect((await legion(['init'], dir)).status).toBe(0);
+}
+
+function setConfig(extra: Record<string, unknown>): void {
+  const path = join(dir, '.legion/config.json');
+  writeFileSync(path, JSON.stringify({ ...(JSON.parse(readFileSync(path, 'utf8')) as object), ...extra }));
+}
+
+async function doctor(env: NodeJS.ProcessEnv = {}, args: string[] = []): Promise<{ run: Run; report: DoctorReport }> {
+  const run = await legion(['doctor', '--json', ...args], dir, { ANTHROPIC_BASE_URL: endpointUrl, ...env });
+  return { run, report: DoctorReportSchema.parse(JSON.parse(run.stdout)) };
+}
+
+const check = (report: DoctorReport, name: string) => report.checks.find((entry) => entry.name === name);
+
+describe('legion doctor', () => {
+  it('passes a healthy workspace, starts its MCP server and lists the tools, and calls no model', async () => {
+    await init();
+    setConfig({ mcpServers: { memory: { command: process.execPath, args: [serverBin('@modelcontextprotocol/server-memory')], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } } } });
+    const { run, report } = await doctor({ ANTHROPIC_API_KEY: 'test-key-not-sent-anywhere' });
+    expect(run.status, run.stderr).toBe(0);
+    expect(report.success).toBe(true);
+    expect(report.summary).toEqual({ passed: report.checks.length, failed: 0, skipped: 0 });
+    expect(report.workspace).toBe(dir);
+    const categories = new Set(report.checks.map((entry) => entry.category));
+    expect([...categories].sort()).toEqual(['config', 'mcp', 'node', 'participants', 'providers', 'tools', 'workspace']);
+    for (const agent of ['coordinator', 'developer', 'reviewer']) {
+      expect(check(report, `agent ${agent}: anthropic/claude-sonnet-4-5`)).toMatchObject({ status: 'passed', detail: expect.stringContaining('$ANTHROPIC_API_KEY') });
+    }
+    expect(check(report, 'participant .legion/collective/participants/developer.json')?.status).toBe('passed');
+    expect(check(report, 'MCP server memory')).toMatchObject({ status: 'passed', detail: expect.stringContaining('create_entities') });
+    expect(run.stderr).toMatch(/^✔ MCP server memory/m);
+    expect(run.stderr).not.toContain('✘');
+    expect(requests).toBe(0);
+  });
+
+  it('reports a broken participant file by file, field and fix, and still checks the rest', async () => {
+    await init();
+    const broken = join(dir, '.legion/collective/participants/reviewer.json');
+    const content = '{ "id": "reviewer", "type": "robot", "name": "Reviewer" }';
+    writeFileSync(broken, content);
+    const { run, report } = await doctor({ ANTHROPIC_API_KEY: 'test-key' });
+    expect(run.status).toBe(1);
+    expect(report.success).toBe(false);
+    expect(report.summary.failed).toBe(1);
+    expect(check(report, 'participant .legion/collective/participants/reviewer.json')).toMatchObject({
+      status: 'failed',
+      file: '.legion/collective/participants/reviewer.json',
+      error: expect.stringMatching(/"type".*agent.*user.*mock/),
+      fix: expect.stringContaining('"type"'),
+    });
+    // The other files and the other agents' keys are still checked.
+    expect(check(report, 'participant .legion/collective/participants/developer.json')?.status).toBe('passed');
+    expect(check(report, 'agent developer: anthropic/claude-sonnet-4-5')?.status).toBe('passed');
+    expect(run.stderr).toMatch(/^✘ participant \.legion\/collective\/participants\/reviewer\.json — .*"type"/m);
+    expect(run.stderr).toMatch(/^ {4}fix: /m);
+    expect(readFileSync(broken, 'utf8')).toBe(content);
+  });
+
+  it('reports a missing key for each agent that needs it, naming the variable and the global config', async () => {
+    await init();
+    const { run, report } = await doctor();
+    expect(run.status).toBe(1);
+    const failed = report.checks.filter((entry) => entry.status === 'failed');
+    expect(failed.map((entry) => entry.name).sort()).toEqual([
+      'agent coordinator: anthropic/claude-sonnet-4-5',
+      'agent developer: anthropic/claude-sonnet-4-5',
+      'agent reviewer: anthropic/claude-sonnet-4-5',
+    ]);
+    for (const entry of failed) {
+      expect(entry.error).toBe('no API key is set');
+      expect(entry.fix).toContain('ANTHROPIC_API_KEY');
+      expect(entry.fix).toContain(join(dir, '.xdg/legion/config.json'));
+    }
+    expect(report.summary).toMatchObject({ failed: 3 });
+    expect(requests).toBe(0);
+  });
+
+  it('reports an MCP server that fails to start with its stderr, and one that hangs within the timeout', async () => {
+    await init();
+    setConfig({
+      mcpServers: {
+        broken: { command: process.execPath, args: ['-e', 'console.error("missing GITHUB_TOKEN"); process.exit(3)'] },
+        silent: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },
+        memory: { command: process.execPath, args: [serverBin('@modelcontextprotocol/server-memory')], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } },
+      },
+    });
+    const { run, report } = await doctor({ ANTHROPIC_API_KEY: 'test-key' }, ['--timeout', '3000']);
+    expect(run.status).toBe(1);
+    expect(check(report, 'MCP server broken')).toMatchObject({ status: 'failed', error: expect.stringContaining('missing GITHUB_TOKEN'), fix: expect.stringContaining('mcpServers.broken') });
+    expect(check(report, 'MCP server silent')).toMatchObject({ status: 'failed', error: expect.stringContaining('within 3000 ms') });
+    expect(check(report, 'MCP server memory')?.status).toBe('passed');
+    expect(report.summary.failed).toBe(2);
+    expect(run.stderr).toMatch(/^✘ MCP server broken — .*missing GITHUB_TOKEN/m);
+  });
+
+  it('says how to start when there is no workspace', async () => {
+    const { run, report } = await doctor();
+    expect(run.status).toBe(1);
+    expect(report.workspace).toBeNull();
+    expect(check(report, 'workspace')).toMatchObject({ status: 'failed', fix: expect.stringContaining('legion init') });
+  });
+});

@@ -1,0 +1,220 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  agentTemplateNames,
+  checkModelAccess,
+  ConfigError,
+  findWorkspaceRoot,
+  globalConfigPath,
+  inspectWorkspaceTools,
+  LEGION_DIR,
+  loadAgentTemplate,
+  probeMcpServer,
+  type ModelAccess,
+} from '@legion-collective/core';
+import { readRoster, type Roster } from '../roster.js';
+import type { DoctorCheck } from './doctor-report.js';
+
+export interface DoctorOptions {
+  /** The workspace named with --workspace; else the nearest one above the current directory. */
+  workspace?: string | undefined;
+  env: NodeJS.ProcessEnv;
+  /** For each MCP server to start and list its tools. */
+  mcpTimeoutMs: number;
+  /** Each check as it completes, for live output. */
+  onCheck(check: DoctorCheck): void;
+}
+
+const MINIMUM_NODE: readonly [number, number] = [20, 19];
+
+/**
+ * Everything `legion doctor` verifies, without spending a token: Node, the
+ * workspace files, each config layer, each participant file, each agent's
+ * provider and key, each MCP server (started, its tools listed, stopped) and
+ * the workspace tool files. A check that cannot run because an earlier one
+ * failed is skipped with the reason.
+ */
+export async function runDoctorChecks(options: DoctorOptions): Promise<{ root: string | null; checks: DoctorCheck[] }> {
+  const checks: DoctorCheck[] = [];
+  const add = (check: DoctorCheck): void => {
+    checks.push(check);
+    options.onCheck(check);
+  };
+  add(nodeCheck());
+  const root = options.workspace ? (existsSync(join(resolve(options.workspace), LEGION_DIR)) ? resolve(options.workspace) : null) : findWorkspaceRoot(process.cwd());
+  if (!root) {
+    const where = options.workspace ? resolve(options.workspace) : process.cwd();
+    add({ name: 'workspace', category: 'workspace', status: 'failed', error: `no ${LEGION_DIR}/ workspace in ${where}${options.workspace ? '' : ' or above it'}`, fix: `run "legion init" in your project${options.workspace ? ` (or "legion init ${options.workspace}")` : ''}` });
+    const global = globalConfigPath(options.env);
+    add({ name: `global config ${global}`, category: 'config', status: 'skipped', detail: 'no workspace to check it with', file: global });
+    return { root: null, checks };
+  }
+  for (const check of workspaceFileChecks(root)) add(check);
+  const roster = readRoster(root, options.env);
+  for (const check of configChecks(roster, options.env)) add(check);
+  for (const check of participantChecks(roster)) add(check);
+  const configBroken = roster.layers.some((layer) => layer.error);
+  for (const check of providerChecks(roster, options.env, configBroken)) add(check);
+  const servers = Object.entries(roster.config.mcpServers);
+  if (configBroken && servers.length === 0) add({ name: 'MCP servers', category: 'mcp', status: 'skipped', detail: 'a config file is broken (see above), so the configured servers are not known' });
+  await Promise.all(
+    servers.map(async ([name, server]) => {
+      const probe = await probeMcpServer(name, server, { workspaceRoot: root, env: options.env, timeoutMs: options.mcpTimeoutMs });
+      add(
+        probe.ok
+          ? { name: `MCP server ${name}`, category: 'mcp', status: 'passed', detail: `started and listed ${probe.tools.length} tool${probe.tools.length === 1 ? '' : 's'}: ${probe.tools.join(', ')}`, durationMs: probe.durationMs }
+          : {
+              name: `MCP server ${name}`,
+              category: 'mcp',
+              status: 'failed',
+              error: probe.error,
+              fix: `check mcpServers.${name} (${server.command !== undefined ? `run "${[server.command, ...(server.args ?? [])].join(' ')}" yourself to see it fail` : `is ${server.url} up?`}); its tools are missing until it starts`,
+              durationMs: probe.durationMs,
+            },
+      );
+    }),
+  );
+  for (const check of templateChecks(root)) add(check);
+  for (const check of workspaceToolChecks(root, options.env)) add(check);
+  return { root, checks };
+}
+
+function nodeCheck(): DoctorCheck {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  const ok = major > MINIMUM_NODE[0] || (major === MINIMUM_NODE[0] && minor >= MINIMUM_NODE[1]);
+  const needed = `${MINIMUM_NODE[0]}.${MINIMUM_NODE[1]}`;
+  return ok
+    ? { name: 'Node.js', category: 'node', status: 'passed', detail: `${process.versions.node} (${needed} or later needed)` }
+    : { name: 'Node.js', category: 'node', status: 'failed', error: `Node.js ${process.versions.node} is too old`, fix: `install Node.js ${needed} or later` };
+}
+
+function workspaceFileChecks(root: string): DoctorCheck[] {
+  const legion = join(root, LEGION_DIR);
+  const checks: DoctorCheck[] = [{ name: 'workspace', category: 'workspace', status: 'passed', detail: legion }];
+  const participants = join(legion, 'collective', 'participants');
+  checks.push(
+    existsSync(participants)
+      ? { name: 'participants folder', category: 'workspace', status: 'passed', detail: `${LEGION_DIR}/collective/participants/`, file: `${LEGION_DIR}/collective/participants` }
+      : { name: 'participants folder', category: 'workspace', status: 'failed', error: `${LEGION_DIR}/collective/participants/ is missing`, fix: 'run "legion init" (it creates what is missing and keeps every existing file)', file: `${LEGION_DIR}/collective/participants` },
+  );
+  const gitignore = join(legion, '.gitignore');
+  const ignored = existsSync(gitignore) ? readFileSync(gitignore, 'utf8').split('\n').map((line) => line.trim()) : [];
+  const missing = ['sessions/', 'run/'].filter((entry) => !ignored.includes(entry) && !ignored.includes(entry.slice(0, -1)));
+  checks.push(
+    missing.length === 0
+      ? { name: 'git ignores session logs', category: 'workspace', status: 'passed', detail: `${LEGION_DIR}/.gitignore lists sessions/ and run/`, file: `${LEGION_DIR}/.gitignore` }
+      : { name: 'git ignores session logs', category: 'workspace', status: 'failed', error: `${LEGION_DIR}/.gitignore does not list ${missing.join(' and ')}: session logs and machine state could be committed`, fix: `add ${missing.map((entry) => `"${entry}"`).join(' and ')} on lines of their own to ${LEGION_DIR}/.gitignore`, file: `${LEGION_DIR}/.gitignore` },
+  );
+  return checks;
+}
+
+function configChecks(roster: Roster, env: NodeJS.ProcessEnv): DoctorCheck[] {
+  return roster.layers.map((layer): DoctorCheck => {
+    const file = display(roster, layer.file);
+    const name = `${layer.source} config ${file}`;
+    if (layer.error) return { name, category: 'config', status: 'failed', file, ...explain(layer.error) };
+    if (!layer.exists) {
+      const detail = layer.source === 'global' ? `not present (optional: keys can come from the environment; ${globalConfigPath(env)} is where it would be)` : 'not present (optional: built-in defaults apply)';
+      return { name, category: 'config', status: 'passed', detail, file };
+    }
+    return { name, category: 'config', status: 'passed', detail: `valid; sets ${Object.keys(layer.layer ?? {}).join(', ') || 'nothing'}`, file };
+  });
+}
+
+function participantChecks(roster: Roster): DoctorCheck[] {
+  const checks: DoctorCheck[] = [];
+  const active = roster.participants.filter((participant) => participant.status === 'active');
+  const ids = new Set(active.map((participant) => participant.id));
+  // A target whose file is broken is that file's failure, reported once, not every delegator's.
+  const known = new Set([...ids, ...roster.files.filter((report) => report.error).map((report) => report.id)]);
+  for (const report of roster.files) {
+    const name = `participant ${report.file}`;
+    if (report.error) {
+      checks.push({ name, category: 'participants', status: 'failed', file: report.file, ...explain(report.error) });
+      continue;
+    }
+    const participant = report.participant!;
+    const unknown = participant.type === 'agent' && Array.isArray(participant.delegation) ? participant.delegation.filter((target) => !/[*?[\]{}!]/.test(target) && !known.has(target)) : [];
+    if (unknown.length > 0) {
+      checks.push({ name, category: 'participants', status: 'failed', file: report.file, error: `"delegation" names ${unknown.map((id) => `"${id}"`).join(', ')}, not an active participant`, fix: `correct or remove ${unknown.length === 1 ? 'it' : 'them'} in "delegation" (active participants: ${[...ids].join(', ')})` });
+      continue;
+    }
+    checks.push({ name, category: 'participants', status: 'passed', detail: `${participant.type}${participant.status === 'retired' ? ' (retired)' : ''}: ${participant.name}`, file: report.file });
+  }
+  const users = active.filter((participant) => participant.type === 'user');
+  const agents = active.filter((participant) => participant.type === 'agent');
+  checks.push(
+    users.length > 0
+      ? { name: 'a user participant', category: 'participants', status: 'passed', detail: users.map((user) => user.id).join(', ') }
+      : { name: 'a user participant', category: 'participants', status: 'failed', error: 'the collective has no active user: nobody can send it a message or answer its approvals', fix: 'add one: { "id": "user", "type": "user", "name": "You" } in .legion/collective/participants/user.json' },
+  );
+  const entry = roster.config.entryAgent;
+  if (entry !== undefined) {
+    const target = active.find((participant) => participant.id === entry);
+    checks.push(
+      target && target.type !== 'user'
+        ? { name: 'entry agent', category: 'participants', status: 'passed', detail: entry }
+        : { name: 'entry agent', category: 'participants', status: 'failed', error: `entryAgent "${entry}" is not an active agent, so messages go to ${agents[0]?.id ?? 'nobody'} instead`, fix: `set it to one of ${agents.map((agent) => agent.id).join(', ') || '(no agents yet)'}: legion config set entryAgent ID` },
+    );
+  }
+  return checks;
+}
+
+function providerChecks(roster: Roster, env: NodeJS.ProcessEnv, configBroken: boolean): DoctorCheck[] {
+  return roster.participants
+    .filter((participant) => participant.type === 'agent' && participant.status === 'active')
+    .map((agent): DoctorCheck => {
+      const model = (agent.type === 'agent' ? agent.model : undefined) ?? roster.config.defaultModel;
+      const name = `agent ${agent.id}: ${model.provider}/${model.model}`;
+      if (configBroken) return { name, category: 'providers', status: 'skipped', detail: 'a config file is broken (see above); its providers and keys are not known' };
+      const access = checkModelAccess(model, roster.config.providers, env);
+      if (!access.ok) return { name, category: 'providers', status: 'failed', error: access.problem, fix: access.fix, file: `${LEGION_DIR}/collective/participants/${agent.id}.json` };
+      return { name, category: 'providers', status: 'passed', detail: `${describeKey(access, env)}${access.endpoint ? `, endpoint ${access.endpoint}` : ''} (not called)` };
+    });
+}
+
+function describeKey(access: Extract<ModelAccess, { ok: true }>, env: NodeJS.ProcessEnv): string {
+  if (access.key.from === 'none-needed') return 'no key needed';
+  if (access.key.from === 'environment') return `key from $${access.key.variable}`;
+  return `key from ${access.key.field} in ${globalConfigPath(env)}`;
+}
+
+function templateChecks(root: string): DoctorCheck[] {
+  return agentTemplateNames(root).map((name): DoctorCheck => {
+    const file = `${LEGION_DIR}/templates/${name}.json`;
+    try {
+      loadAgentTemplate(root, name);
+      return { name: `template ${file}`, category: 'workspace', status: 'passed', detail: `"legion agents add ID --template ${name}"`, file };
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      return { name: `template ${file}`, category: 'workspace', status: 'failed', file, ...explain(error) };
+    }
+  });
+}
+
+function workspaceToolChecks(root: string, env: NodeJS.ProcessEnv): DoctorCheck[] {
+  const directory = join(root, LEGION_DIR, 'tools');
+  const report = inspectWorkspaceTools(directory, { workspaceRoot: root, env });
+  const checks: DoctorCheck[] = report.problems.map((problem) => {
+    const file = problem.file.startsWith(`${root}/`) ? problem.file.slice(root.length + 1) : problem.file;
+    const [error, fix] = problem.message.split(/\. Fix: /);
+    return { name: `workspace tool ${file}`, category: 'tools', status: 'failed', file, error: error ?? problem.message, fix: fix ?? `correct ${file} (see docs: Workspace tools in the README)` };
+  });
+  checks.push({
+    name: 'workspace tools',
+    category: 'tools',
+    status: 'passed',
+    detail: report.tools.length > 0 ? `${report.tools.length} loaded: ${report.tools.map((tool) => tool.name).join(', ')}` : `none defined in ${LEGION_DIR}/tools/`,
+  });
+  return checks;
+}
+
+/** A ConfigError as the report's error and fix. */
+function explain(error: ConfigError): { error: string; fix: string } {
+  const [problem, fix] = error.message.split('. Fix: ');
+  return { error: problem ?? error.message, fix: fix ?? error.fix };
+}
+
+function display(roster: Roster, file: string): string {
+  return file.startsWith(`${roster.root}/`) ? file.slice(roster.root.length + 1) : file;
+}

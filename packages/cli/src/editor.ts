@@ -1,0 +1,17 @@
+import { spawnSync } from 'node:child_process';
+import { LegionError } from '@legion-collective/core';
+
+/**
+ * Opens `file` in the user's editor and waits for it to close. `$VISUAL`, then
+ * `$EDITOR`, then `vi`, run the way git runs them (`sh -c '$EDITOR "$@"'`), so
+ * an editor with arguments (`code --wait`) works and the file name is never
+ * re-parsed by the shell. Returns normally only when the editor exited 0.
+ */
+export function openInEditor(file: string, env: NodeJS.ProcessEnv = process.env): void {
+  const editor = env.VISUAL || env.EDITOR || 'vi';
+  const result = spawnSync('/bin/sh', ['-c', `${editor} "$@"`, editor, file], { stdio: 'inherit', env });
+  if (result.error) throw new LegionError('editor_failed', `Could not start the editor "${editor}": ${result.error.message}. Set $EDITOR to an editor on your PATH.`);
+  if (result.status !== 0) {
+    throw new LegionError('editor_failed', `The editor "${editor}" exited with ${result.status === null ? `signal ${result.signal}` : `status ${result.status}`}; nothing was saved.`);
+  }
+}
