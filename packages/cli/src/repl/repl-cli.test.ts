@@ -308,6 +308,9 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expect(mock.getRequests()).toHaveLength(0);
     terminal.type('/to developer');
     await terminal.waitFor('now talking to developer');
+    terminal.type('/tools');
+    await terminal.waitFor(/developer sees \d+ tools:\s*\n\s+\w+/);
+    expect(terminal.screen()).toMatch(/file_write \(builtin, requires_approval\)/);
     terminal.type('line one\\');
     terminal.type('line two');
     await terminal.waitFor('developer: The developer read both lines.');
