@@ -180,6 +180,8 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     terminal.type('secrets stay out of the repository');
     await terminal.waitFor('coordinator: Understood: I will keep the key out of the repository.');
     expect(toolResultSent('toolu_key')).toBe('Rejected: user rejected it: secrets stay out of the repository');
+    terminal.keys('C-o');
+    await terminal.waitFor(/input:\s*\n\s+\{\s*\n\s+"path": "\.env",/);
     expect(existsSync(join(dir, '.env'))).toBe(false);
   }, 90_000);
 
@@ -241,6 +243,11 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     terminal.keys('Up');
     await terminal.waitFor(/─\n\s*Remember the number 42/);
     terminal.keys('C-u');
+    terminal.keys('C-r');
+    terminal.type('number', false);
+    await terminal.waitFor("(history search) 'number': Remember the number 42");
+    // Ctrl-G leaves the search (Esc does too, but an Esc sent together with the next keys reads as Alt+key).
+    terminal.keys('C-g');
     terminal.type('/resume');
     await terminal.waitFor('Resume which session?');
     terminal.type('2');
@@ -289,6 +296,10 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     await terminal.waitFor('/help for commands');
     expect(existsSync(join(dir, '.legion/collective/participants/coordinator.json'))).toBe(true);
     expect(terminal.screen()).toContain('talking to coordinator');
+    terminal.keys('C-c');
+    await terminal.waitFor('Press Ctrl-C again to quit');
+    terminal.keys('C-c');
+    await terminal.waitFor('[legion exited: 0]');
   }, 60_000);
 
   it('a missing entry agent falls back to the first agent, and says so', async () => {
@@ -306,16 +317,23 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     terminal.type('!echo shell-output-$((40 + 2))');
     await terminal.waitFor('shell-output-42');
     expect(mock.getRequests()).toHaveLength(0);
-    terminal.type('/to developer');
+    terminal.type('/to dev', false);
+    await terminal.waitFor(/developer\s+agent/);
+    terminal.keys('Tab');
+    await terminal.waitFor(/─\n\/to developer/);
+    terminal.keys('Enter');
     await terminal.waitFor('now talking to developer');
     terminal.type('/tools');
     await terminal.waitFor(/developer sees \d+ tools:\s*\n\s+\w+/);
     expect(terminal.screen()).toMatch(/file_write \(builtin, requires_approval\)/);
+    writeFileSync(join(dir, 'plan.md'), '# plan\n');
     terminal.type('line one\\');
-    terminal.type('line two');
+    terminal.type('line two, see @plan.md');
     await terminal.waitFor('developer: The developer read both lines.');
     const request = mock.getRequests().at(-1)?.body as { messages?: JournalMessage[] };
-    expect(JSON.stringify(request.messages?.at(-1)?.content)).toContain('line one\\nline two');
+    const sent = JSON.stringify(request.messages?.at(-1)?.content);
+    expect(sent).toContain('line one\\nline two, see @plan.md');
+    expect(sent).toContain('Referenced workspace files: plan.md');
   }, 60_000);
 
   it('an approval waiting when the turn is cancelled stays pending; /approve answers it and the work resumes', async () => {
