@@ -1,9 +1,9 @@
-import { existsSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 import { CombinedAutocompleteProvider, matchesKey } from '@mariozechner/pi-tui';
 import { errorMessage, Legion, LegionError, LEGION_DIR, type Session, type TurnResult } from '@legion-collective/core';
 import { makeStyle } from '../render/style.js';
 import { Activity, describeCall } from './activity.js';
+import { withFileReferences } from './file-references.js';
 import { clip } from './format.js';
 import { HistorySearch } from './history-search.js';
 import { InputHistory } from './input-history.js';
@@ -48,6 +48,8 @@ class Repl implements ReplControl {
   private turn: { id: number; controller: AbortController } | undefined;
   private turns = 0;
   private picker: ((line: string) => Promise<void>) | undefined;
+  /** A `!command` running: Ctrl-C stops it. */
+  private shellRun: AbortController | undefined;
   private lastCtrlC = 0;
   private finished!: (code: number) => void;
   private readonly detach: Array<() => void> = [];
@@ -168,6 +170,10 @@ class Repl implements ReplControl {
     const card = this.prompts.active;
     if (card?.kind === 'approval' && !card.awaitingReason && empty && data.length === 1 && this.prompts.key(data.toLowerCase())) return true;
     if (matchesKey(data, 'ctrl+c') || (matchesKey(data, 'escape') && this.turn)) {
+      if (this.shellRun) {
+        this.shellRun.abort();
+        return true;
+      }
       if (this.turn) {
         this.cancel();
         return true;
@@ -287,7 +293,8 @@ class Repl implements ReplControl {
   private async shell(command: string): Promise<void> {
     if (!command) return;
     this.print(style.dim(`! ${command}`));
-    const { output, code } = await runShellEscape(command, this.legion.paths.root, new AbortController().signal);
+    this.shellRun = new AbortController();
+    const { output, code } = await runShellEscape(command, this.legion.paths.root, this.shellRun.signal).finally(() => (this.shellRun = undefined));
     if (output) this.print(output.replace(/\n$/, ''));
     if (code !== 0) this.print(style.dim(`  (exit ${code ?? 'signal'})`));
   }
@@ -329,22 +336,4 @@ class Repl implements ReplControl {
 
 function parseResponder(conversationId: string): string {
   return conversationId.split('__')[1] ?? conversationId;
-}
-
-/**
- * `@path` in a message names a workspace file: the agent is told, in a line it
- * can act on, to read it with its file tool (the content is not pasted in, so
- * the agent's read policy still applies).
- */
-export function withFileReferences(text: string, root: string): string {
-  const paths = new Set<string>();
-  for (const match of text.matchAll(/(?:^|\s)@("([^"]+)"|(\S+))/g)) {
-    const path = (match[2] ?? match[3] ?? '').replace(/[.,;:!?)]+$/, '');
-    const absolute = resolve(root, path);
-    const inside = relative(root, absolute);
-    if (!path || inside.startsWith('..') || !existsSync(absolute)) continue;
-    paths.add(statSync(absolute).isDirectory() ? `${inside}/` : inside);
-  }
-  if (paths.size === 0) return text;
-  return `${text}\n\n(Referenced workspace files: ${[...paths].join(', ')} — read them with your file tools.)`;
 }
