@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import { AnsweredElsewhereError, type ApprovalAnswer, type UserSurface } from '@legion-collective/core';
-import { makeStyle } from './render/style.js';
+import { styleFor } from './render/style.js';
 
 export type ApproveMode = 'prompt' | 'auto' | 'deny';
 
@@ -26,7 +26,7 @@ export function approvalSurface(mode: ApproveMode, terminal: { interactive: bool
 }
 
 function terminalPrompt(terminal: { input: NodeJS.ReadStream; output: NodeJS.WriteStream }): NonNullable<UserSurface['approve']> {
-  const style = makeStyle(terminal.output);
+  const style = styleFor(terminal.output);
   return async (requests, { signal }) => {
     const readline = createInterface({ input: terminal.input, output: terminal.output });
     const answers: ApprovalAnswer[] = [];

@@ -3,6 +3,8 @@
 // own modules when it runs, so `legion --help` and `--version` stay fast.
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
+import { didYouMean } from './did-you-mean.js';
+import { examples } from './help-examples.js';
 import { registerManagementCommands } from './management-commands.js';
 import { runCli } from './run-cli.js';
 
@@ -20,12 +22,25 @@ const program = new Command('legion')
   .description('A persistent multi-agent collective: agents and you, talking through directional conversations that live on disk.')
   .version(version, '-v, --version')
   .option('-w, --workspace <dir>', 'workspace directory (default: the nearest one holding .legion/)')
-  .showHelpAfterError('(run "legion --help" for usage)');
+  .showHelpAfterError('(add --help for usage)')
+  // Unknown commands and long options get "(Did you mean …?)"; subcommands inherit it (and the line above).
+  .showSuggestionAfterError(true)
+  .addHelpText(
+    'after',
+    examples([
+      'legion init                                  # a workspace with a starting team',
+      'legion run "What can this team do?"          # one message, headless',
+      'legion sessions                              # sessions, most recently active first',
+      'legion log --follow                          # watch the entry conversation live',
+      'legion <command> --help                      # each command\'s options and examples',
+    ]),
+  );
 
 program
   .command('init')
   .description('create .legion/ here (or in DIR) with a starting team: you, a coordinator and two specialists')
   .argument('[dir]', 'directory to initialise', '.')
+  .addHelpText('after', examples(['legion init', 'legion init ../other-project']))
   .action((dir: string) => runCli(async () => (await import('./commands/init.js')).initCommand(dir)));
 
 program
@@ -33,6 +48,7 @@ program
   .description('watch a scripted collective work (no API key): you → coordinator → developer, with tool calls')
   .option('--pace <ms>', 'pause between model steps, to follow along (default: 350 on a terminal, else 0)')
   .option('--dir <dir>', 'where to create the demo workspace (default: a new temp directory)')
+  .addHelpText('after', examples(['legion demo', 'legion demo --pace 0 --dir /tmp/legion-demo']))
   .action((options: { pace?: string; dir?: string }) => runCli(async () => (await import('./commands/demo.js')).demoCommand(options)));
 
 program
@@ -44,9 +60,21 @@ program
   .option('--session <id>', 'session to continue (default: the latest)')
   .option('--new-session', 'start a new session')
   .option('--conversation <name>', 'named conversation, for a parallel thread with the same participant')
-  .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
+  .addOption(new Option('--output <format>', 'text (the reply), json (one report) or stream-json (one JSON line per event, then the report)').choices(['text', 'json', 'stream-json']).default('text'))
   .option('--verbose', 'show the conversation on stderr as it happens')
   .addOption(new Option('--approve <mode>', 'answer tool approvals: ask on the terminal, approve all, or reject all (default: config approval.headless, else prompt)').choices(['prompt', 'auto', 'deny']))
+  .addOption(new Option('--answer-questions <mode>', 'when an agent asks you something: deny (it is told you are unavailable) or text (it gets --answer)').choices(['deny', 'text']))
+  .option('--answer <text>', 'the reply every question from an agent gets (implies --answer-questions text)')
+  .addHelpText(
+    'after',
+    examples([
+      'legion run "Summarise the open issues"',
+      'echo "Review src/app.ts" | legion run --to reviewer',
+      'legion run --output json --approve deny "Tidy the README"',
+      'legion run --output stream-json "Fix the failing test" | jq -c \'select(.type == "tool:call")\'',
+      'legion run --answer "Use your best judgement" "Plan the release"',
+    ]),
+  )
   .action((words: string[], options: Record<string, unknown>) =>
     runCli(async () => (await import('./commands/run.js')).runCommand(words, { ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
   );
@@ -57,6 +85,7 @@ program
   .option('--session <id>', 'session (default: the latest)')
   .option('--all', 'also list decisions already made')
   .option('--json', 'one JSON object')
+  .addHelpText('after', examples(['legion approvals', 'legion approvals --all --json']))
   .action((options: Record<string, unknown>) =>
     runCli(async () => (await import('./commands/approvals.js')).approvalsCommand({ ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
   );
@@ -71,15 +100,66 @@ for (const decision of ['approve', 'reject'] as const) {
     .option('--json', 'one JSON object');
   if (decision === 'approve') command.option('--always', 'also allow this tool for this agent for the rest of the session');
   else command.option('--reason <text>', 'why, shown to the agent so it can adapt');
+  command.addHelpText('after', examples(decision === 'approve' ? ['legion approve 3f2a…', 'legion approve --always 3f2a…'] : ['legion reject 3f2a… --reason "not in this repository"']));
   command.action((ids: string[], options: Record<string, unknown>) =>
     runCli(async () => (await import('./commands/approvals.js')).answerCommand(decision, ids, { ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
   );
 }
 
-program
+const workspace = (): string | undefined => program.opts<{ workspace?: string }>().workspace;
+
+const sessions = program
   .command('sessions')
-  .description('list sessions, most recently active first')
-  .action(() => runCli(async () => (await import('./commands/sessions.js')).sessionsCommand(program.opts<{ workspace?: string }>().workspace)));
+  .description('list, show and remove sessions (alone: list them, most recently active first)')
+  .option('--json', 'one JSON object')
+  // `legion sessions` lists; a word after it that is no subcommand is a typo, answered below.
+  .allowExcessArguments(true)
+  .addHelpText('after', examples(['legion sessions', 'legion sessions show 20261125-214500-1a2b3c', 'legion sessions rm 20261125-214500-1a2b3c --yes']))
+  .action((options: Record<string, unknown>, command: Command) => {
+    const [word] = command.args;
+    if (word !== undefined) command.error(`error: unknown command '${word}' for 'legion sessions'${didYouMean(word, command.commands.map((sub) => sub.name()))}`, { code: 'commander.unknownCommand' });
+    return runCli(async () => (await import('./commands/sessions.js')).sessionsListCommand({ ...options, workspace: workspace() }));
+  });
+
+/** A subcommand's options; `--json` anywhere after `sessions` is read by `sessions` itself, so it is taken from there too. */
+const sessionOptions = (options: Record<string, unknown>): Record<string, unknown> => ({ ...sessions.opts(), ...options });
+
+sessions
+  .command('list')
+  .description('every session, most recently active first')
+  .option('--json', 'one JSON object')
+  .addHelpText('after', examples(['legion sessions list', 'legion sessions list --json']))
+  .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/sessions.js')).sessionsListCommand({ ...sessionOptions(options), workspace: workspace() })));
+
+sessions
+  .command('show')
+  .description("a session's record, conversations, waiting approvals and model usage")
+  .argument('<id>', 'session id (see "legion sessions")')
+  .option('--json', 'one JSON object')
+  .addHelpText('after', examples(['legion sessions show 20261125-214500-1a2b3c', 'legion sessions show 20261125-214500-1a2b3c --json']))
+  .action((id: string, options: Record<string, unknown>) => runCli(async () => (await import('./commands/sessions.js')).sessionsShowCommand(id, { ...sessionOptions(options), workspace: workspace() })));
+
+sessions
+  .command('rm')
+  .description('delete a session and all it stored (asks first; refuses while a running turn holds it)')
+  .argument('<id>', 'session id (see "legion sessions")')
+  .option('-y, --yes', 'do not ask (needed without a terminal)')
+  .option('--json', 'one JSON object')
+  .addHelpText('after', examples(['legion sessions rm 20261125-214500-1a2b3c', 'legion sessions rm 20261125-214500-1a2b3c --yes']))
+  .action((id: string, options: Record<string, unknown>) => runCli(async () => (await import('./commands/sessions.js')).sessionsRemoveCommand(id, { ...sessionOptions(options), workspace: workspace() })));
+
+program
+  .command('log')
+  .description("a conversation's messages, tool calls one line each (default: you and the entry agent, latest session)")
+  .argument('[conversation]', 'conversation id (user__coordinator, a__b__name) or the participant you talk to')
+  .option('--session <id>', 'session (default: the latest)')
+  .option('-f, --follow', 'keep printing new messages as any process appends them, until Ctrl-C')
+  .option('-n, --limit <count>', 'show at most this many of the newest messages (default: 200)')
+  .option('--json', 'one JSON object per message, per line')
+  .addHelpText('after', examples(['legion log', 'legion log developer', 'legion log --session 20261125-214500-1a2b3c coordinator__developer', 'legion log --follow --json']))
+  .action((conversation: string | undefined, options: Record<string, unknown>) =>
+    runCli(async () => (await import('./commands/log.js')).logCommand(conversation, { ...options, workspace: workspace() })),
+  );
 
 registerManagementCommands(program);
 

@@ -1,6 +1,7 @@
 // `legion agents`, `legion tools`, `legion config`, `legion doctor`. Registered from legion.ts; each
 // action imports its module (and core) only when it runs, so start-up stays fast.
 import type { Command } from 'commander';
+import { examples } from './help-examples.js';
 import { runCli } from './run-cli.js';
 
 export function registerManagementCommands(program: Command): void {
@@ -9,29 +10,35 @@ export function registerManagementCommands(program: Command): void {
   const agents = program
     .command('agents')
     .description('list, show, add, edit or remove the participants of the collective')
-    .addHelpText('after', `
-Examples:
-  legion agents list
-  legion agents show developer
-  legion agents add tester --template researcher --description "Writes tests" --tools "file_*,shell_run"
-  legion agents add analyst --provider openai --model gpt-4.1 --system-prompt "You analyse data."
-  EDITOR=nano legion agents edit developer
-  legion agents rm tester --yes`);
+    .addHelpText(
+      'after',
+      examples([
+        'legion agents list',
+        'legion agents show developer',
+        'legion agents add tester --template researcher --description "Writes tests" --tools "file_*,shell_run"',
+        'legion agents add analyst --provider openai --model gpt-4.1 --system-prompt "You analyse data."',
+        'EDITOR=nano legion agents edit developer',
+        'legion agents rm tester --yes',
+      ]),
+    );
   agents
     .command('list')
     .description('every participant: id, type, model, tools, whom it talks to, what it is for')
+    .addHelpText('after', examples(['legion agents list', 'legion agents list --all --json']))
     .option('--all', 'include retired participants')
     .option('--json', 'one JSON object')
     .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/agents.js')).agentsListCommand({ ...options, workspace: workspace() })));
   agents
     .command('show')
     .description("one participant's definition, with its effective model")
+    .addHelpText('after', examples(['legion agents show developer', 'legion agents show developer --json']))
     .argument('<id>', 'participant id')
     .option('--json', 'one JSON object')
     .action((id: string, options: Record<string, unknown>) => runCli(async () => (await import('./commands/agents.js')).agentsShowCommand(id, { ...options, workspace: workspace() })));
   agents
     .command('add')
     .description('create an agent from a template and/or flags (validated; never replaces an existing file)')
+    .addHelpText('after', examples(['legion agents add tester --template researcher --description "Writes tests" --tools "file_*,shell_run"', 'legion agents add analyst --provider openai --model gpt-4.1 --system-prompt "You analyse data."']))
     .argument('<id>', 'the new agent\'s id (letters, digits, ".", "-", single "_")')
     .option('--template <name>', 'start from .legion/templates/NAME.json')
     .option('--name <name>', 'display name (default: the template\'s, else the id)')
@@ -48,11 +55,13 @@ Examples:
   agents
     .command('edit')
     .description('open the participant file in $EDITOR; it is saved only once it validates (your edit is never lost)')
+    .addHelpText('after', examples(['legion agents edit developer', 'EDITOR=nano legion agents edit developer']))
     .argument('<id>', 'participant id')
     .action((id: string) => runCli(async () => (await import('./commands/agents-edit.js')).agentsEditCommand(id, { workspace: workspace() })));
   agents
     .command('rm')
     .description('remove a participant file (refuses the last user or an agent others delegate to, unless --force)')
+    .addHelpText('after', examples(['legion agents rm tester', 'legion agents rm tester --yes --force']))
     .argument('<id>', 'participant id')
     .option('--force', 'remove it even if others depend on it')
     .option('-y, --yes', 'do not ask for confirmation')
@@ -61,13 +70,10 @@ Examples:
   program
     .command('tools')
     .description('the tools each agent\'s model sees, where they come from, what they need by policy, and why others are hidden')
-    .addHelpText('after', `
-Examples:
-  legion tools list
-  legion tools list --agent developer
-  legion tools list --agent developer --json`)
+    .addHelpText('after', examples(['legion tools list', 'legion tools list --agent developer', 'legion tools list --agent developer --json']))
     .command('list')
     .description('list tools per agent (starts configured MCP servers to list theirs)')
+    .addHelpText('after', examples(['legion tools list', 'legion tools list --agent developer --visible', 'legion tools list --agent developer --json']))
     .option('--agent <id>', 'only this agent')
     .option('--visible', 'only the tools its model sees')
     .option('--json', 'one JSON object')
@@ -76,17 +82,21 @@ Examples:
   const config = program
     .command('config')
     .description('show, get or set configuration (defaults → global → workspace → participant)')
-    .addHelpText('after', `
-Examples:
-  legion config show --layers
-  legion config show --layers --agent developer
-  legion config get limits.maxDepth
-  legion config set limits.maxDepth 8
-  legion config set 'pricing["my-model"]' '{"input": 0, "output": 0}'
-  legion config set providers.openai.apiKey sk-… --global      (keys only in the global config)`);
+    .addHelpText(
+      'after',
+      examples([
+        'legion config show --layers',
+        'legion config show --layers --agent developer',
+        'legion config get limits.maxDepth',
+        'legion config set limits.maxDepth 8',
+        `legion config set 'pricing["my-model"]' '{"input": 0, "output": 0}'`,
+        'legion config set providers.openai.apiKey sk-… --global      # keys only in the global config',
+      ]),
+    );
   config
     .command('show')
     .description('the effective config, one key per line')
+    .addHelpText('after', examples(['legion config show', 'legion config show --layers --agent developer', 'legion config show --json']))
     .option('--layers', 'also say which file each value comes from')
     .option('--agent <id>', "apply this agent's own model and limits (the participant layer)")
     .option('--json', 'one JSON object')
@@ -94,12 +104,14 @@ Examples:
   config
     .command('get')
     .description('print one effective value (JSON for objects and lists)')
+    .addHelpText('after', examples(['legion config get limits.maxDepth', 'legion config get defaultModel --agent developer']))
     .argument('<key>', 'dotted key, e.g. limits.maxDepth')
     .option('--agent <id>', "apply this agent's own model and limits")
     .action((key: string, options: Record<string, unknown>) => runCli(async () => (await import('./commands/config.js')).configGetCommand(key, { ...options, workspace: workspace() })));
   config
     .command('set')
     .description('set one value in the workspace config (or --global), validated before the file is replaced')
+    .addHelpText('after', examples(['legion config set limits.maxDepth 8', 'legion config set providers.openai.apiKey sk-… --global']))
     .argument('<key>', 'dotted key, e.g. limits.maxDepth')
     .argument('<value>', 'JSON (8, true, ["a"], {"x": 1}) or plain text')
     .option('--global', 'write the global config (~/.config/legion/config.json), the place for API keys')
@@ -110,8 +122,7 @@ Examples:
     .description('check the workspace, config, participants, provider keys, MCP servers and tool files (no model is called)')
     .option('--json', 'print the report as JSON on stdout ({ success, summary, checks })')
     .option('--timeout <ms>', 'how long each MCP server may take to start and list its tools', '15000')
-    .addHelpText('after', `
-Exit status 1 when any check fails. Human output goes to stderr, so:
-  legion doctor --json 2>/dev/null | jq '.checks[] | select(.status == "failed")'`)
+    .addHelpText('after', `${examples(['legion doctor', `legion doctor --json 2>/dev/null | jq '.checks[] | select(.status == "failed")'`])}
+Exit status 1 when any check fails. Human output goes to stderr, so --json output can be piped.`)
     .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/doctor.js')).doctorCommand({ ...options, workspace: workspace() })));
 }

@@ -105,7 +105,7 @@ export class Legion {
       fsync: config.storage.fsync,
       maxMessageBytes: config.limits.maxMessageBytes,
       endInterrupted: (toolUseIds) => this.endLeftoverProcesses(new Set(toolUseIds)),
-    });
+    }, backend.conversations);
     this.approvals = new ApprovalGate(collective, async (request) => {
       const outcome = await this.surfaces.approve(request);
       return outcome.status === 'answered' ? { answers: outcome.value, medium: outcome.medium } : undefined;

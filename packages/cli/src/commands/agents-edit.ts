@@ -3,7 +3,7 @@ import { dirname, join, relative } from 'node:path';
 import { ConfigError, LEGION_DIR, LegionError, participantFilePath, saveParticipantFile } from '@legion-collective/core';
 import { ask } from '../confirm.js';
 import { openInEditor } from '../editor.js';
-import { makeStyle } from '../render/style.js';
+import { styleFor } from '../render/style.js';
 import { resolveWorkspace } from '../workspace.js';
 
 /**
@@ -18,7 +18,7 @@ export async function agentsEditCommand(id: string, options: { workspace?: strin
   const target = participantFilePath(root, id);
   if (!existsSync(target)) throw new LegionError('participant_not_found', `No participant file ${relative(root, target)}. Create one with "legion agents add ${id}".`);
   const draft = join(root, LEGION_DIR, 'run', 'edits', `${id}.json`);
-  const style = makeStyle(process.stderr);
+  const style = styleFor(process.stderr);
   if (existsSync(draft)) process.stderr.write(`Continuing your unsaved edit from ${relative(root, draft)}.\n`);
   else {
     mkdirSync(dirname(draft), { recursive: true });

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { LEGION_DIR, LegionError, participantFilePath, type Participant, type Permission, type ResolvedConfig } from '@legion-collective/core';
 import { confirm } from '../confirm.js';
 import { columns } from '../render/columns.js';
-import { makeStyle } from '../render/style.js';
+import { styleFor } from '../render/style.js';
 import { delegatorsOf, readRoster, type Roster } from '../roster.js';
 import { resolveWorkspace } from '../workspace.js';
 
@@ -25,7 +25,7 @@ export async function agentsListCommand(options: AgentsOptions): Promise<number>
     process.stdout.write('No participants yet. Add one with: legion agents add ID --system-prompt "…"\n');
     return 0;
   }
-  const style = makeStyle(process.stdout);
+  const style = styleFor(process.stdout);
   const rows = [['ID', 'TYPE', 'MODEL', 'TOOLS', 'TALKS TO', 'DESCRIPTION'].map(style.bold)];
   for (const participant of shown) {
     const line = summary(participant, roster.config);
@@ -50,7 +50,7 @@ export async function agentsShowCommand(id: string, options: AgentsOptions): Pro
     process.stdout.write(`${JSON.stringify({ participant, effective: summary(participant, roster.config) })}\n`);
     return 0;
   }
-  const style = makeStyle(process.stdout);
+  const style = styleFor(process.stdout);
   const line = summary(participant, roster.config);
   const rows: string[][] = [
     ['id', participant.id],

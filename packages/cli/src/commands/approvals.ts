@@ -1,6 +1,6 @@
 import { Legion, LegionError, type ApprovalView, type Session, type TurnResult } from '@legion-collective/core';
 import { approvalSurface, TERMINAL_MEDIUM, type ApproveMode } from '../approval-prompt.js';
-import { style } from '../render/style.js';
+import { styleFor, type Style } from '../render/style.js';
 import { resolveWorkspace } from '../workspace.js';
 
 interface ApprovalOptions {
@@ -30,7 +30,8 @@ export async function approvalsCommand(options: ApprovalOptions): Promise<number
     process.stdout.write(options.all ? 'No approval requests in this session.\n' : 'Nothing is waiting for approval.\n');
     return 0;
   }
-  for (const view of views) process.stdout.write(`${describe(view)}\n`);
+  const style = styleFor(process.stdout);
+  for (const view of views) process.stdout.write(`${describe(view, style)}\n`);
   if (views.some((view) => view.status === 'pending')) process.stdout.write(style.dim('\nAnswer with: legion approve ID… [--always]  or  legion reject ID… --reason "…"\n'));
   return 0;
 }
@@ -38,7 +39,7 @@ export async function approvalsCommand(options: ApprovalOptions): Promise<number
 /** `legion approve` / `legion reject`: records the decisions as the user and resumes what waited on them. */
 export async function answerCommand(decision: 'approve' | 'reject', ids: string[], options: ApprovalOptions & { reason?: string; always?: boolean; as?: string; approve?: ApproveMode }): Promise<number> {
   const { legion, session } = await open(options);
-  const surface = approvalSurface(options.approve ?? legion.config.approval.headless, { interactive: process.stdin.isTTY === true, input: process.stdin, output: process.stderr });
+  const surface = approvalSurface(options.approve ?? legion.config.approval.headless, { interactive: process.stdin.isTTY === true && process.stderr.isTTY === true, input: process.stdin, output: process.stderr });
   if (surface) legion.attachUser(surface);
   const decidedBy = options.as ?? legion.collective.defaultUser()?.id;
   if (!decidedBy) throw new LegionError('no_user', 'The collective has no user participant to decide as; pass --as.');
@@ -50,7 +51,7 @@ export async function answerCommand(decision: 'approve' | 'reject', ids: string[
     );
     if (outcome.status === 'error') throw new LegionError('approval_invalid', outcome.error);
     if (options.json) process.stdout.write(`${JSON.stringify({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })) })}\n`);
-    else for (const result of outcome.resumed) process.stdout.write(`${describeResult(result)}\n`);
+    else for (const result of outcome.resumed) process.stdout.write(`${describeResult(result, styleFor(process.stdout))}\n`);
     if (outcome.resumed.some((result) => result.status === 'error')) return 1;
     // Like `legion run`: 2 says the work paused again on a new approval, so a script does not take it as done.
     if (outcome.resumed.some((result) => result.status === 'paused')) {
@@ -63,7 +64,8 @@ export async function answerCommand(decision: 'approve' | 'reject', ids: string[
   }
 }
 
-export function describe(view: ApprovalView): string {
+/** One approval request on one line, styled for the stream it is written to. */
+export function describe(view: ApprovalView, style: Style): string {
   const status = view.status === 'pending' ? style.yellow('pending ') : view.status === 'approved' ? style.green('approved') : style.red('rejected');
   const decided = view.decidedBy
     ? style.dim(` — ${view.status} by ${view.decidedBy}${view.decisionReason ? `: ${view.decisionReason}` : ''}${view.decisionMedium ? ` (on ${view.decisionMedium})` : ''}`)
@@ -76,8 +78,8 @@ export function reportedStatus(status: TurnResult['status']): 'success' | 'error
   return status === 'paused' ? 'approval_required' : status;
 }
 
-function describeResult(result: TurnResult): string {
+function describeResult(result: TurnResult, style: Style): string {
   if (result.status === 'success') return result.reply;
   if (result.status === 'error') return style.red(`${result.conversationId} failed: ${result.error}`);
-  return `Still waiting for approval:\n${result.requests.map((view) => `  ${describe(view)}`).join('\n')}`;
+  return `Still waiting for approval:\n${result.requests.map((view) => `  ${describe(view, style)}`).join('\n')}`;
 }

@@ -13,7 +13,7 @@ import {
 } from '@legion-collective/core';
 import { formatKey, getAt, leaves, parseKey, parseValue, setAt } from '../config-keys.js';
 import { columns } from '../render/columns.js';
-import { makeStyle } from '../render/style.js';
+import { styleFor } from '../render/style.js';
 import { readRoster, type Roster } from '../roster.js';
 import { resolveWorkspace } from '../workspace.js';
 import { findParticipant } from './agents.js';
@@ -48,7 +48,7 @@ export async function configShowCommand(options: ConfigOptions): Promise<number>
     process.stdout.write(`${JSON.stringify(options.layers ? { config, sources, layers: layerFiles(roster) } : { config })}\n`);
     return 0;
   }
-  const style = makeStyle(process.stdout);
+  const style = styleFor(process.stdout);
   if (options.layers) {
     process.stdout.write(`${style.dim('layers, lowest first: defaults → ')}${layerFiles(roster).map((layer) => `${layer.source} ${layer.file}${layer.exists ? '' : style.dim(' (absent)')}`).join(style.dim(' → '))}${options.agent ? style.dim(` → participant ${options.agent}`) : ''}\n\n`);
   }

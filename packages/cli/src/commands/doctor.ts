@@ -1,6 +1,6 @@
 import { runDoctorChecks } from '../doctor/doctor-checks.js';
 import { buildReport, type DoctorCheck } from '../doctor/doctor-report.js';
-import { makeStyle } from '../render/style.js';
+import { styleFor } from '../render/style.js';
 
 /**
  * `legion doctor`: verifies the workspace without spending a token. Each check
@@ -8,7 +8,7 @@ import { makeStyle } from '../render/style.js';
  * `--json` prints the whole report on stdout. Exit 1 when any check failed.
  */
 export async function doctorCommand(options: { workspace?: string | undefined; json?: boolean; timeout?: string }): Promise<number> {
-  const style = makeStyle(process.stderr);
+  const style = styleFor(process.stderr);
   const mcpTimeoutMs = options.timeout === undefined ? 15_000 : Number(options.timeout);
   if (!Number.isInteger(mcpTimeoutMs) || mcpTimeoutMs <= 0) throw new Error(`--timeout takes milliseconds, a whole number above 0; got "${options.timeout}".`);
   const print = (check: DoctorCheck): void => {

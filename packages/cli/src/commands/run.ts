@@ -1,7 +1,11 @@
-import { Legion, LegionError, summarizeUsage, type LegionEvent, type TurnResult, type UsageRecord } from '@legion-collective/core';
+import { conversationId, Legion, LegionError, summarizeUsage, type LegionEvent, type TurnResult, type UsageRecord } from '@legion-collective/core';
 import { approvalSurface, type ApproveMode } from '../approval-prompt.js';
+import { fixedAnswerSurface, QuestionTracker, type AnswerQuestionsMode } from '../headless/questions.js';
+import type { RunReport, StreamLine } from '../headless/stream-line.js';
+import { streamLineOf } from '../headless/stream-lines.js';
 import { describe, reportedStatus } from './approvals.js';
 import { printConversation } from '../render/conversation-printer.js';
+import { styleFor } from '../render/style.js';
 import { resolveWorkspace } from '../workspace.js';
 
 export interface RunOptions {
@@ -10,14 +14,30 @@ export interface RunOptions {
   session?: string;
   newSession?: boolean;
   conversation?: string;
-  output?: 'text' | 'json';
+  output?: 'text' | 'json' | 'stream-json';
   verbose?: boolean;
   workspace?: string;
   approve?: ApproveMode;
+  answerQuestions?: AnswerQuestionsMode;
+  answer?: string;
+}
+
+/** `--answer-questions text` needs the text, and `--answer` alone means it. */
+function answerText(options: RunOptions): string | undefined {
+  const mode = options.answerQuestions ?? (options.answer !== undefined ? 'text' : 'deny');
+  if (mode === 'deny') {
+    if (options.answer !== undefined) throw new LegionError('usage', '--answer gives the text questions are answered with, but --answer-questions is "deny". Drop one of them.');
+    return undefined;
+  }
+  if (options.answer === undefined || options.answer.trim() === '') {
+    throw new LegionError('usage', '--answer-questions text needs the answer: add --answer "…" (for example --answer "Use your best judgement and say what you assumed").');
+  }
+  return options.answer;
 }
 
 /** `legion run`: one message, headless; prints the reply (or one JSON object) and exits non-zero on failure. */
 export async function runCommand(words: string[], options: RunOptions): Promise<number> {
+  const answer = answerText(options);
   const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
   let message: string;
   try {
@@ -26,10 +46,11 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     await legion.close();
     throw error;
   }
-  // A message read from standard input leaves no terminal to ask on.
-  const interactive = words.length > 0 && words[0] !== '-' && process.stdin.isTTY === true;
+  // A message read from standard input leaves no terminal to ask on; nor does a stderr sent elsewhere (the question would go there).
+  const interactive = words.length > 0 && words[0] !== '-' && process.stdin.isTTY === true && process.stderr.isTTY === true;
   const surface = approvalSurface(options.approve ?? legion.config.approval.headless, { interactive, input: process.stdin, output: process.stderr });
   if (surface) legion.attachUser(surface);
+  if (answer !== undefined) legion.attachUser(fixedAnswerSurface(answer));
   if (options.session && options.newSession) throw new LegionError('usage', 'Use either --session or --new-session, not both.');
   const session = options.newSession ? await legion.sessions.create() : options.session !== undefined ? await legion.sessions.get(options.session) : await legion.sessions.resumeOrCreate();
   const from = options.from ?? legion.collective.defaultUser()?.id;
@@ -38,6 +59,20 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
 
   const involved = new Set<string>([from, to]);
   const calls: UsageRecord[] = [];
+  const streaming = options.output === 'stream-json';
+  const writeLine = (line: StreamLine): void => {
+    process.stdout.write(`${JSON.stringify(line)}\n`);
+  };
+  if (streaming) {
+    const conversation = conversationId({ initiator: from, responder: to, name: options.conversation });
+    writeLine({ type: 'run:start', sessionId: session.id, conversationId: conversation, from, to, message });
+    legion.events.onAny((event: LegionEvent) => {
+      const line = streamLineOf(event);
+      if (line) writeLine(line);
+    });
+  }
+  const questions = new QuestionTracker((id) => legion.collective.get(id)?.type === 'user', streaming ? writeLine : undefined);
+  legion.events.onAny(questions.listen);
   legion.events.onAny((event: LegionEvent) => {
     if (event.type === 'turn:start') involved.add(event.participantId);
     // Said at once, not at the end: the user sees why nothing is happening.
@@ -71,32 +106,42 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
 
   // Including what went wrong while the workspace opened, before anything here could listen.
   const warnings = legion.warnings;
-  if (options.output === 'json') {
-    const report = {
+  if (options.output === 'json' || streaming) {
+    const report: RunReport = {
       sessionId: session.id,
       conversationId: result.conversationId,
       from,
       to,
       status: reportedStatus(result.status),
       ...(result.status === 'success'
-        ? { reply: result.reply, ...(result.truncated ? { truncated: true } : {}) }
+        ? { reply: result.reply, ...(result.truncated ? { truncated: true as const } : {}) }
         : result.status === 'error'
           ? { reply: null, error: result.error, code: result.code }
           : { reply: null, approvals: result.requests }),
+      questions: questions.questions,
       participants: [...involved],
       usage: summarizeUsage(calls),
       sessionUsage: sessionUsage.total,
       warnings,
     };
-    process.stdout.write(`${JSON.stringify(report)}\n`);
+    if (streaming) writeLine({ type: 'result', ...report });
+    else process.stdout.write(`${JSON.stringify(report)}\n`);
+    // A script reads the report; a person (or its log) reads stderr: a failure is said on both.
+    if (result.status === 'error') process.stderr.write(`legion: ${to} could not answer: ${result.error}\n`);
   } else if (result.status === 'success') {
     process.stdout.write(`${result.reply}\n`);
     if (result.truncated) process.stderr.write(`warning: ${to}'s reply was cut off at the model's output limit (raise "maxTokens" in its model settings, or ask it to continue)\n`);
   } else if (result.status === 'paused') {
-    process.stderr.write(`Paused: waiting for approval (it is saved; answer any time):\n${result.requests.map((view) => `  ${describe(view)}`).join('\n')}\n`);
+    process.stderr.write(`Paused: waiting for approval (it is saved; answer any time):\n${result.requests.map((view) => `  ${describe(view, styleFor(process.stderr))}`).join('\n')}\n`);
     process.stderr.write('Answer with: legion approve ID… [--always]  or  legion reject ID… --reason "…"\n');
   } else {
     process.stderr.write(`legion: ${to} could not answer: ${result.error}\n`);
+  }
+  if (options.output === 'text' || options.output === undefined) {
+    // Said, not only reported in JSON: the reply may rest on an assumption the asker made.
+    for (const question of questions.questions.filter((asked) => !asked.answered)) {
+      process.stderr.write(`legion: ${question.from} asked ${question.to} "${question.text}" and was told you are unavailable (answer such questions with --answer "…")\n`);
+    }
   }
   if (!options.verbose) for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   return result.status === 'success' ? 0 : result.status === 'paused' ? 2 : 1;

@@ -1,16 +1,112 @@
-import { Legion } from '@legion-collective/core';
+import { createInterface } from 'node:readline/promises';
+import { Legion, LegionError, textOf, type Session, type SessionMeta } from '@legion-collective/core';
+import { styleFor } from '../render/style.js';
+import { columns } from '../render/columns.js';
+import { clip, readableTime } from '../render/text.js';
 import { resolveWorkspace } from '../workspace.js';
-import { style } from '../render/style.js';
 
-export async function sessionsCommand(workspace: string | undefined): Promise<number> {
-  const legion = Legion.open({ root: resolveWorkspace(workspace) });
-  const sessions = await legion.sessions.list();
-  if (sessions.length === 0) process.stdout.write('No sessions yet. Start one with: legion run "hello"\n');
-  for (const meta of sessions) {
-    const count = (await legion.sessions.get(meta.id)).listConversations().length;
-    process.stdout.write(`${meta.id}  ${style.dim(`last active ${meta.lastActiveAt}`)}  ${count} conversation${count === 1 ? '' : 's'}\n`);
-  }
+interface SessionsOptions {
+  workspace?: string;
+  json?: boolean;
+  yes?: boolean;
+}
+
+function warnAll(legion: Legion): void {
   // A broken session is listed here, not silently missing.
   for (const warning of legion.warnings) process.stderr.write(`warning: ${warning}\n`);
-  return 0;
+}
+
+/** `legion sessions [list]`: every session, most recently active first. */
+export async function sessionsListCommand(options: SessionsOptions): Promise<number> {
+  const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  try {
+    const sessions = await legion.sessions.list();
+    const rows = await Promise.all(sessions.map(async (meta) => ({ meta, conversations: (await legion.sessions.get(meta.id)).listConversations().length })));
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify({ sessions: rows.map(({ meta, conversations }) => ({ ...meta, conversations })), warnings: legion.warnings })}\n`);
+      return 0;
+    }
+    if (rows.length === 0) {
+      process.stdout.write('No sessions yet. Start one with: legion run "hello"\n');
+    } else {
+      const style = styleFor(process.stdout);
+      const head = ['SESSION', 'LAST ACTIVE (UTC)', 'CONVERSATIONS', 'TITLE'].map(style.dim);
+      process.stdout.write(`${columns([head, ...rows.map(({ meta, conversations }) => [meta.id, readableTime(meta.lastActiveAt), String(conversations), meta.title ?? ''])])}\n`);
+    }
+    warnAll(legion);
+    return 0;
+  } finally {
+    await legion.close();
+  }
+}
+
+/** `legion sessions show ID`: the session's record, its conversations, what waits for approval, and what it cost. */
+export async function sessionsShowCommand(id: string, options: SessionsOptions): Promise<number> {
+  const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  try {
+    const session = await legion.sessions.get(id);
+    const conversations = session.listConversations().map((ref) => {
+      const [last] = session.conversation(ref).recent(1);
+      return { conversationId: ref.conversationId, initiator: ref.initiator, responder: ref.responder, ...(ref.name ? { name: ref.name } : {}), lastMessageAt: last?.at ?? null, lastMessage: last ? textOf(last) : null };
+    });
+    const pending = session.approvals.list({ status: 'pending' });
+    const usage = session.usage().total;
+    const latest = (await legion.sessions.latest())?.id === session.id;
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify({ ...session.info, latest, conversations, pendingApprovals: pending, usage, warnings: legion.warnings })}\n`);
+      return 0;
+    }
+    const style = styleFor(process.stdout);
+    const meta: SessionMeta = session.info;
+    const out: string[] = [
+      `${style.bold(`Session ${meta.id}`)}${meta.title ? `  ${meta.title}` : ''}${latest ? style.dim('  (latest: legion run resumes it)') : ''}`,
+      `  created      ${readableTime(meta.createdAt)} UTC`,
+      `  last active  ${readableTime(meta.lastActiveAt)} UTC`,
+      `  model usage  ${usage.calls} call${usage.calls === 1 ? '' : 's'}, ${usage.inputTokens} in / ${usage.outputTokens} out tokens, $${usage.costUsd.toFixed(4)}${usage.unpricedCalls ? ` (+${usage.unpricedCalls} unpriced)` : ''}`,
+      `  approvals    ${pending.length === 0 ? 'none waiting' : style.yellow(`${pending.length} waiting (legion approvals --session ${meta.id})`)}`,
+      '',
+    ];
+    process.stdout.write(out.join('\n'));
+    if (conversations.length === 0) process.stdout.write('No conversations yet.\n');
+    else {
+      const head = ['CONVERSATION', 'LAST MESSAGE (UTC)', 'LAST MESSAGE'].map(style.dim);
+      process.stdout.write(`${columns([head, ...conversations.map((row) => [row.conversationId, row.lastMessageAt ? readableTime(row.lastMessageAt) : '', clip(row.lastMessage ?? '', 60)])])}\n`);
+      process.stdout.write(style.dim(`\nRead one with: legion log --session ${meta.id} CONVERSATION\n`));
+    }
+    warnAll(legion);
+    return 0;
+  } finally {
+    await legion.close();
+  }
+}
+
+/** `legion sessions rm ID`: deletes a session after a confirmation (or --yes); never one a running turn holds. */
+export async function sessionsRemoveCommand(id: string, options: SessionsOptions): Promise<number> {
+  const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  try {
+    const session: Session = await legion.sessions.get(id);
+    if (!options.yes) {
+      if (process.stdin.isTTY !== true || process.stderr.isTTY !== true) {
+        throw new LegionError('usage', `Removing session ${id} deletes its conversations for good; there is no terminal to confirm on, so pass --yes.`);
+      }
+      const count = session.listConversations().length;
+      const readline = createInterface({ input: process.stdin, output: process.stderr });
+      let answer: string;
+      try {
+        answer = (await readline.question(`Delete session ${id}${session.info.title ? ` (${session.info.title})` : ''} and its ${count} conversation${count === 1 ? '' : 's'}? [y/N] `)).trim().toLowerCase();
+      } finally {
+        readline.close();
+      }
+      if (answer !== 'y' && answer !== 'yes') {
+        process.stderr.write('Kept it.\n');
+        return 1;
+      }
+    }
+    await legion.sessions.remove(id);
+    if (options.json) process.stdout.write(`${JSON.stringify({ removed: id })}\n`);
+    else process.stdout.write(`Removed session ${id}.\n`);
+    return 0;
+  } finally {
+    await legion.close();
+  }
 }

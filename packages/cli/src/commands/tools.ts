@@ -1,6 +1,6 @@
 import { Legion, type AgentToolView, type AgentToolsView } from '@legion-collective/core';
 import { columns } from '../render/columns.js';
-import { makeStyle } from '../render/style.js';
+import { styleFor, type Style } from '../render/style.js';
 import { resolveWorkspace } from '../workspace.js';
 
 /**
@@ -21,7 +21,7 @@ export async function toolsListCommand(options: { workspace?: string | undefined
       process.stdout.write(`${JSON.stringify({ agents: views })}\n`);
       return 0;
     }
-    const style = makeStyle(process.stdout);
+    const style = styleFor(process.stdout);
     process.stdout.write(`${views.map((view) => render(view, style, options.visible === true)).join('\n\n')}\n`);
     return 0;
   } finally {
@@ -29,7 +29,6 @@ export async function toolsListCommand(options: { workspace?: string | undefined
   }
 }
 
-type Style = ReturnType<typeof makeStyle>;
 
 function render(view: AgentToolsView, style: Style, visibleOnly: boolean): string {
   const shown = view.tools.filter((tool) => tool.visible);

@@ -1,5 +1,5 @@
 import type { EventBus, LegionEvent } from '@legion-collective/core';
-import { makeStyle } from './style.js';
+import { styleFor } from './style.js';
 
 const COMMUNICATE = 'communicate';
 
@@ -8,7 +8,7 @@ const COMMUNICATE = 'communicate';
  * delegation depth: who says what to whom, which tools run and what they return.
  */
 export function printConversation(events: EventBus, out: NodeJS.WriteStream, options: { you?: string; width?: number } = {}): () => void {
-  const style = makeStyle(out);
+  const style = styleFor(out);
   const width = options.width ?? 160;
   const depthOf = new Map<string, number>();
   const name = (id: string): string => (id === options.you ? 'you' : id);

@@ -2,25 +2,42 @@ import { styleText } from 'node:util';
 
 type Format = Parameters<typeof styleText>[0];
 
-function enabled(stream: NodeJS.WriteStream): boolean {
-  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') return false;
-  if (process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== '0') return true;
+/**
+ * Whether `stream` gets colours: NO_COLOR switches them off, FORCE_COLOR on,
+ * otherwise only a terminal gets them. Each stream is asked on its own:
+ * `legion run > out.txt` keeps colour on the terminal's stderr, and
+ * `legion run 2> log.txt` keeps escape codes out of the log.
+ */
+export function colorEnabled(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
   return stream.isTTY === true;
 }
 
-/** Terminal styling that switches itself off for pipes and NO_COLOR. */
-export function makeStyle(stream: NodeJS.WriteStream = process.stdout) {
-  const on = enabled(stream);
-  const paint = (format: Format) => (text: string) => (on ? styleText(format, text) : text);
-  return {
-    bold: paint('bold'),
-    dim: paint('dim'),
-    green: paint('green'),
-    red: paint('red'),
-    yellow: paint('yellow'),
-    cyan: paint('cyan'),
-    magenta: paint('magenta'),
-  };
+export interface Style {
+  readonly bold: (text: string) => string;
+  readonly dim: (text: string) => string;
+  readonly green: (text: string) => string;
+  readonly red: (text: string) => string;
+  readonly yellow: (text: string) => string;
+  readonly cyan: (text: string) => string;
+  readonly magenta: (text: string) => string;
 }
 
-export const style = makeStyle();
+function makeStyle(on: boolean): Style {
+  // Decided above for this stream; Node 22's styleText would otherwise check process.stdout for every stream.
+  const paint = (format: Format) => (text: string) => (on ? styleText(format, text, { validateStream: false }) : text);
+  return { bold: paint('bold'), dim: paint('dim'), green: paint('green'), red: paint('red'), yellow: paint('yellow'), cyan: paint('cyan'), magenta: paint('magenta') };
+}
+
+const styles = new WeakMap<NodeJS.WriteStream, Style>();
+
+/** The styling for text written to `stream`: there is no default stream, so text cannot be styled for the wrong one. */
+export function styleFor(stream: NodeJS.WriteStream): Style {
+  let style = styles.get(stream);
+  if (!style) {
+    style = makeStyle(colorEnabled(stream));
+    styles.set(stream, style);
+  }
+  return style;
+}

@@ -1,5 +1,5 @@
-import { SessionNotFoundError } from '../errors.js';
-import type { SessionRecords, StorageWarning } from '../storage/backend/session-backend.js';
+import { LegionError, SessionNotFoundError } from '../errors.js';
+import type { ConversationLogs, Lease, SessionRecords, StorageWarning } from '../storage/backend/session-backend.js';
 import type { SessionMeta } from '../storage/session-meta.js';
 import { OpenHandles } from '../storage/open-handles.js';
 import { Session, type SessionServices } from './Session.js';
@@ -14,7 +14,11 @@ const OPEN_SESSIONS = 16;
 export class SessionStore {
   private readonly open = new OpenHandles<Session>(OPEN_SESSIONS);
 
-  constructor(private readonly services: SessionServices) {}
+  constructor(
+    private readonly services: SessionServices,
+    /** The conversation locks as leases: what `remove` checks that no running turn holds. */
+    private readonly leases: Pick<ConversationLogs, 'list' | 'acquire'>,
+  ) {}
 
   private get records(): SessionRecords {
     return this.services.records;
@@ -60,6 +64,36 @@ export class SessionStore {
     const { session, created } = await this.records.latestOrCreate();
     if (created) this.created(session);
     return this.adopt(session);
+  }
+
+  /**
+   * Deletes a session and everything it stores. It refuses, naming the holder, while
+   * any of its conversations is locked by a running turn (in any process): it takes
+   * every conversation's lease first and keeps them until the session is gone, so no
+   * turn can start in it meanwhile.
+   */
+  async remove(id: string): Promise<void> {
+    const { leases } = this;
+    const owner = `remove session ${id} (pid ${process.pid})`;
+    if (!(await this.records.get(id))) throw new SessionNotFoundError(id);
+    const held: Lease[] = [];
+    try {
+      for (const conversationId of await leases.list(id)) {
+        const taken = await leases.acquire({ sessionId: id, conversationId }, owner, { ttlMs: 60_000 });
+        if (!taken.acquired) {
+          throw new LegionError(
+            'session_busy',
+            `Session ${id} is in use: conversation ${conversationId} is held by ${taken.holder?.owner ?? 'another process'}. Wait for that turn to end (or stop it), then remove the session.`,
+            { sessionId: id, conversationId },
+          );
+        }
+        held.push(taken.lease);
+      }
+      this.open.delete(id);
+      await this.records.remove(id);
+    } finally {
+      for (const lease of held) await lease.release();
+    }
   }
 
   /**

@@ -42,6 +42,12 @@ export class OpenHandles<T extends Closable> {
     return handle;
   }
 
+  /** Closes and forgets the object for `key`, if one is open. */
+  delete(key: string): void {
+    this.open.get(key)?.close();
+    this.open.delete(key);
+  }
+
   values(): IterableIterator<T> {
     return this.open.values();
   }

@@ -71,6 +71,12 @@ export interface SessionRecords {
    * When it has to look at every session after all, what it skips goes to `onWarning`.
    */
   latest(): Promise<SessionMeta | undefined>;
+  /**
+   * Deletes the session and everything it stores (conversations, approvals, usage, state,
+   * artifacts), for every instance at once; false when there was no such session. Callers
+   * hold every conversation's lease first, so no turn runs in what is being removed.
+   */
+  remove(id: string): Promise<boolean>;
 }
 
 /** One conversation of one session. */

@@ -54,6 +54,26 @@ export function sessionsContract(makeHarness: MakeHarness): void {
       expect((await open().sessions.latest())?.id).toBe(b.id);
     });
 
+    it('removes a session with everything it stores, for every instance; a second remove finds nothing', async () => {
+      const backend = open();
+      const kept = await backend.sessions.create({ title: 'kept' });
+      const gone = await backend.sessions.create({ title: 'gone' });
+      const where = { sessionId: gone.id, conversationId: 'user__dev' };
+      await backend.conversations.ensureHeader(where, { kind: 'header', version: 1, conversationId: 'user__dev', initiator: 'user', responder: 'dev', createdAt: gone.createdAt });
+      await backend.usage.append(gone.id, { version: 1, at: gone.createdAt, participantId: 'dev', conversationId: 'user__dev', chain: ['user'], provider: 'p', model: 'm', usage: { inputTokens: 1, outputTokens: 1 }, costUsd: 0 });
+      await backend.artifacts.put(gone.id, 'out.txt', 'text');
+      expect(await open().sessions.remove(gone.id)).toBe(true);
+      expect(await backend.sessions.get(gone.id)).toBeUndefined();
+      expect((await backend.sessions.list()).sessions.map((session) => session.id)).toEqual([kept.id]);
+      expect((await backend.sessions.latest())?.id).toBe(kept.id);
+      expect(await backend.conversations.list(gone.id)).toEqual([]);
+      expect(await backend.usage.read(gone.id)).toEqual([]);
+      expect(await backend.artifacts.list(gone.id)).toEqual([]);
+      expect(await backend.sessions.get(kept.id)).toMatchObject({ title: 'kept' });
+      expect(await backend.sessions.remove(gone.id)).toBe(false);
+      await expect(backend.sessions.remove('../outside')).rejects.toMatchObject({ code: 'invalid_session_id' });
+    });
+
     it('has no latest session while the store is empty', async () => {
       expect(await open().sessions.latest()).toBeUndefined();
       expect((await open().sessions.list()).sessions).toEqual([]);

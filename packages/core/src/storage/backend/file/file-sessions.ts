@@ -1,4 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { ConfigError, SessionNotFoundError } from '../../../errors.js';
 import { LatestSessionIndex } from '../../latest-session-index.js';
 import { SessionMetaSchema, type SessionMeta } from '../../session-meta.js';
@@ -90,6 +92,23 @@ export class FileSessions implements SessionRecords {
     const newest = listing.sessions[0];
     if (newest) this.index.write(newest);
     return newest;
+  }
+
+  async remove(id: string): Promise<boolean> {
+    assertSessionName(id);
+    const dir = this.paths.sessionDir(id);
+    if (!existsSync(dir)) return false;
+    // One rename takes the whole session out of sight at once (list() skips dot entries, and the
+    // latest-session index sees the folder change); the slow recursive delete happens out of sight.
+    const doomed = join(this.paths.sessionsDir, `.removed-${id}-${randomUUID()}`);
+    try {
+      renameSync(dir, doomed);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
+    }
+    rmSync(doomed, { recursive: true, force: true });
+    return true;
   }
 
   /** The session file, checked: readable, valid, and naming the folder it is in. */

@@ -61,6 +61,19 @@ export class MemorySessions implements SessionRecords {
     return listing.sessions[0];
   }
 
+  async remove(id: string): Promise<boolean> {
+    assertSessionName(id);
+    if (!this.store.sessions.delete(id)) return false;
+    const prefix = `${id}/`;
+    for (const map of [this.store.logs, this.store.leases, this.store.decisions, this.store.agentState]) {
+      for (const key of [...map.keys()]) if (key.startsWith(prefix)) map.delete(key);
+    }
+    this.store.approvals.delete(id);
+    this.store.usage.delete(id);
+    this.store.artifacts.delete(id);
+    return true;
+  }
+
   private read(id: string): SessionMeta {
     const where = `memory:sessions/${id}`;
     const meta = readRecord(this.store.sessions.get(id) ?? '', SessionMetaSchema, where, 'session record');

@@ -1,0 +1,101 @@
+import { Legion, LegionError, parseConversationId, type LegionEvent, type Message, type Session } from '@legion-collective/core';
+import { authorOf, renderMessage, renderMessages } from '../render/message-lines.js';
+import { styleFor } from '../render/style.js';
+import { resolveWorkspace } from '../workspace.js';
+
+interface LogOptions {
+  workspace?: string;
+  session?: string;
+  follow?: boolean;
+  json?: boolean;
+  limit?: string;
+}
+
+/** CONVERSATION as given: a full id (`user__coordinator`, `a__b__name`), or a participant the default user talks to. */
+function conversationIdOf(given: string | undefined, legion: Legion): string {
+  const user = legion.collective.defaultUser()?.id;
+  if (given === undefined) {
+    if (!user) throw new LegionError('no_user', 'The collective has no user participant, so there is no default conversation: name one (legion log a__b).');
+    return `${user}__${legion.entryAgentId()}`;
+  }
+  if (given.includes('__')) return given;
+  if (!user) throw new LegionError('no_user', `The collective has no user participant: name the whole conversation (for example ${given}__other).`);
+  return `${user}__${given}`;
+}
+
+/**
+ * `legion log [--session ID] [CONVERSATION]`: a conversation's messages, tool
+ * calls collapsed to one line each; `--follow` keeps printing what other
+ * processes append until Ctrl-C; `--json` prints one JSON object per message.
+ */
+export async function logCommand(given: string | undefined, options: LogOptions): Promise<number> {
+  const limit = options.limit === undefined ? 200 : Number(options.limit);
+  if (!Number.isInteger(limit) || limit <= 0) throw new LegionError('usage', `--limit takes a positive whole number of messages, got "${options.limit}".`);
+  const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  try {
+    const session: Session | undefined = options.session !== undefined ? await legion.sessions.get(options.session) : await legion.sessions.latest();
+    if (!session) throw new LegionError('no_session', 'There are no sessions yet, so there is nothing to show. Start one with: legion run "hello"');
+    const id = conversationIdOf(given, legion);
+    const key = parseConversationId(id);
+    const existing = session.listConversations().map((ref) => ref.conversationId);
+    if (!existing.includes(id) && !options.follow) {
+      throw new LegionError(
+        'no_conversation',
+        `Session ${session.id} has no conversation "${id}". ${existing.length ? `Its conversations: ${existing.join(', ')}.` : 'It has no conversations yet.'} (Or wait for it to start: legion log --follow ${id})`,
+      );
+    }
+    const style = styleFor(process.stdout);
+    const who = { initiator: key.initiator, responder: key.responder };
+    const printJson = (message: Message): void => {
+      process.stdout.write(`${JSON.stringify({ sessionId: session.id, conversationId: id, author: authorOf(message, key.initiator, key.responder), message })}\n`);
+    };
+
+    // Follow first, then read the history: an append between the two is in one of them, and printed once.
+    const arrived: Message[] = [];
+    let live: ((message: Message) => void) | undefined;
+    let stopFollowing: (() => void) | undefined;
+    if (options.follow) {
+      legion.events.on('message:sent', (event: Extract<LegionEvent, { type: 'message:sent' }>) => {
+        if (event.conversationId !== id || event.sessionId !== session.id) return;
+        if (live) live(event.message);
+        else arrived.push(event.message);
+      });
+      stopFollowing = await legion.follow(session);
+    }
+    const history = existing.includes(id) ? session.conversation(key).recent(limit) : [];
+    const seen = new Set(history.map((message) => message.id));
+    if (options.json) for (const message of history) printJson(message);
+    else {
+      const lines = renderMessages(history, who, style);
+      if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
+      else if (!options.follow) process.stdout.write(style.dim('No messages yet.\n'));
+    }
+    for (const warning of legion.warnings) process.stderr.write(`warning: ${warning}\n`);
+    if (!options.follow) return 0;
+
+    // Live: a call is shown when it is made, its result on its own line when it comes.
+    const shownCalls = new Set<string>();
+    for (const message of history) for (const block of message.content) if (block.type === 'tool_use') shownCalls.add(block.id);
+    live = (message: Message): void => {
+      if (seen.has(message.id)) return;
+      seen.add(message.id);
+      if (options.json) return printJson(message);
+      const lines = renderMessage(message, who, style, () => undefined, shownCalls);
+      for (const block of message.content) if (block.type === 'tool_use') shownCalls.add(block.id);
+      if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
+    };
+    for (const message of arrived.splice(0)) live(message);
+    process.stderr.write(styleFor(process.stderr).dim(`following ${id} in session ${session.id}; Ctrl-C to stop\n`));
+    // The follower's watchers do not keep a process alive on their own; following is this command's whole job.
+    const keepAlive = setInterval(() => {}, 1 << 30);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    });
+    clearInterval(keepAlive);
+    stopFollowing?.();
+    return 0;
+  } finally {
+    await legion.close();
+  }
+}

@@ -1,0 +1,50 @@
+import type { Message, ToolResultBlock, ToolUseBlock } from '@legion-collective/core';
+import type { Style } from './style.js';
+import { clip, readableTime } from './text.js';
+
+/** Who wrote a message of conversation initiator → responder: the log keeps roles, and tool results are the responder's. */
+export function authorOf(message: Message, initiator: string, responder: string): string {
+  if (message.role === 'assistant') return responder;
+  return message.content.some((block) => block.type === 'tool_result') ? responder : initiator;
+}
+
+/** A tool call on one line: the tool, its input, and (when known) how it ended. */
+export function toolLine(toolUse: ToolUseBlock, result: ToolResultBlock | undefined, style: Style): string {
+  const call = `${style.magenta(`⚙ ${toolUse.name}`)} ${style.dim(clip(JSON.stringify(toolUse.input), 100))}`;
+  if (!result) return `  ${call}`;
+  const outcome = result.isError ? style.red(`✗ ${clip(result.content, 100)}`) : style.dim(`→ ${clip(result.content, 80)}`);
+  return `  ${call} ${outcome}`;
+}
+
+export function resultLine(result: ToolResultBlock, style: Style): string {
+  return `  ${result.isError ? style.red(`↳ ✗ ${clip(result.content, 120)}`) : style.dim(`↳ ${clip(result.content, 120)}`)}`;
+}
+
+/**
+ * A conversation's messages as people read them: each message's author, time
+ * and text, and each tool call with its result collapsed to one line (results
+ * are looked up in the messages given, so a call whose result comes later shows
+ * just the call).
+ */
+export function renderMessages(messages: readonly Message[], who: { initiator: string; responder: string }, style: Style): string[] {
+  const results = new Map<string, ToolResultBlock>();
+  for (const message of messages) for (const block of message.content) if (block.type === 'tool_result') results.set(block.toolUseId, block);
+  const lines: string[] = [];
+  for (const message of messages) lines.push(...renderMessage(message, who, style, (id) => results.get(id)));
+  return lines;
+}
+
+/** One message; tool results whose call is in `resultOf`'s view are left to that call's line. */
+export function renderMessage(message: Message, who: { initiator: string; responder: string }, style: Style, resultOf: (toolUseId: string) => ToolResultBlock | undefined, shownCalls?: ReadonlySet<string>): string[] {
+  const lines: string[] = [];
+  const author = authorOf(message, who.initiator, who.responder);
+  const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('').trim();
+  const header = `${style.cyan(author)} ${style.dim(readableTime(message.at))}`;
+  const toolUses = message.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
+  if (text || toolUses.length > 0) lines.push(header);
+  if (text) lines.push(...text.split('\n').map((line) => `  ${line}`));
+  for (const toolUse of toolUses) lines.push(toolLine(toolUse, resultOf(toolUse.id), style));
+  // A result is shown on its own only when its call was shown earlier without it (a live tail).
+  for (const block of message.content) if (block.type === 'tool_result' && shownCalls?.has(block.toolUseId)) lines.push(resultLine(block, style));
+  return lines;
+}
