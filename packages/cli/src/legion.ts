@@ -164,14 +164,14 @@ program
 registerManagementCommands(program);
 
 // `legion` alone and `legion chat`: the interactive REPL (in a pipe, what `legion run` does).
-const chat = (options: { new?: boolean; session?: string; to?: string }) =>
-  runCli(async () => (await import('./repl/chat-command.js')).chatCommand({ ...options, workspace: program.opts<{ workspace?: string }>().workspace }));
+const chat = (options: { new?: boolean; session?: string; to?: string }) => runCli(async () => (await import('./repl/chat-command.js')).chatCommand({ ...options, workspace: workspace() }));
 program
   .command('chat')
   .description('talk with your agents interactively (the default): resumes the latest session')
   .option('--new', 'start a new session')
   .option('--session <id>', 'session to continue (default: the latest)')
   .option('--to <participant>', 'who to talk to (default: the entry agent)')
+  .addHelpText('after', examples(['legion', 'legion --new', 'legion chat --to developer', 'legion --session 20261125-214500-1a2b3c']))
   .action(chat);
 
 // Nothing but options (`legion`, `legion --new`, `legion -w DIR`): the REPL. Not commander's default

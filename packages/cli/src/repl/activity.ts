@@ -1,9 +1,9 @@
 import { emptyTotals, type LegionEvent, type EventBus, type ToolResultBlock, type ToolUseBlock, type UsageTotals } from '@legion-collective/core';
-import { makeStyle } from '../render/style.js';
+import { styleFor } from '../render/style.js';
 import { clip, formatCost, formatDuration, formatTokens, keyArgument, outcomeOf } from './format.js';
 import type { Screen } from './screen.js';
 
-const style = makeStyle(process.stdout);
+const style = styleFor(process.stdout);
 
 /** A finished tool call, kept so the user can expand the last one. */
 export interface FinishedCall {

@@ -2,10 +2,10 @@ import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { ApprovalView } from '@legion-collective/core';
-import { makeStyle } from '../render/style.js';
+import { styleFor } from '../render/style.js';
 import { clip } from './format.js';
 
-const style = makeStyle(process.stdout);
+const style = styleFor(process.stdout);
 /** A diff longer than this is cut: the card must fit on a screen with the input below it. */
 const MAX_DIFF_LINES = 40;
 /** Files larger than this are not read to diff against. */

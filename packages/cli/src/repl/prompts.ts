@@ -1,9 +1,9 @@
 import { AnsweredElsewhereError, ApprovalAnswerSchema, type ApprovalAnswer, type ApprovalView, type UserQuestion, type UserSurface } from '@legion-collective/core';
-import { makeStyle } from '../render/style.js';
+import { styleFor } from '../render/style.js';
 import { approvalCard } from './approval-card.js';
 import type { Screen } from './screen.js';
 
-const style = makeStyle(process.stdout);
+const style = styleFor(process.stdout);
 
 /**
  * "Approve always": a persistent rule (requester × tool × this call's command

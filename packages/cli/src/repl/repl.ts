@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { CombinedAutocompleteProvider, matchesKey } from '@mariozechner/pi-tui';
 import { errorMessage, Legion, LegionError, LEGION_DIR, type Session, type TurnResult } from '@legion-collective/core';
-import { makeStyle } from '../render/style.js';
+import { styleFor } from '../render/style.js';
 import { Activity, describeCall } from './activity.js';
 import { withFileReferences } from './file-references.js';
 import { clip } from './format.js';
@@ -12,7 +12,7 @@ import type { Screen } from './screen.js';
 import { runShellEscape } from './shell-escape.js';
 import { runSlashCommand, slashCommands, type ReplControl } from './slash-commands.js';
 
-const style = makeStyle(process.stdout);
+const style = styleFor(process.stdout);
 /** Two Ctrl-C presses on an empty line within this long quit. */
 const DOUBLE_PRESS_MS = 2000;
 

@@ -1,7 +1,7 @@
 import { CombinedAutocompleteProvider, Container, Editor, ProcessTerminal, Text, TUI, type AutocompleteProvider, type Terminal } from '@mariozechner/pi-tui';
-import { makeStyle } from '../render/style.js';
+import { styleFor } from '../render/style.js';
 
-const style = makeStyle(process.stdout);
+const style = styleFor(process.stdout);
 
 /**
  * The terminal, inline: everything above the live region is printed once and

@@ -1,9 +1,9 @@
 import type { AutocompleteItem, SlashCommand } from '@mariozechner/pi-tui';
 import type { Legion, Session } from '@legion-collective/core';
-import { makeStyle } from '../render/style.js';
+import { styleFor } from '../render/style.js';
 import { clip, formatCost, formatTokens } from './format.js';
 
-const style = makeStyle(process.stdout);
+const style = styleFor(process.stdout);
 
 /** What a slash command may do to the REPL around it. */
 export interface ReplControl {
