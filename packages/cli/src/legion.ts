@@ -171,7 +171,7 @@ program
   .option('--new', 'start a new session')
   .option('--session <id>', 'session to continue (default: the latest)')
   .option('--to <participant>', 'who to talk to (default: the entry agent)')
-  .addHelpText('after', examples(['legion', 'legion --new', 'legion chat --to developer', 'legion --session 20261125-214500-1a2b3c']))
+  .addHelpText('after', examples(['legion chat --to developer', 'legion --new', 'legion --session 20261125-214500-1a2b3c']))
   .action(chat);
 
 // Nothing but options (`legion`, `legion --new`, `legion -w DIR`): the REPL. Not commander's default
