@@ -218,12 +218,13 @@ class Repl implements ReplControl {
     this.screen.editor.addToHistory(text);
     this.history.add(text);
     if (this.picker) return this.picker(text);
-    if (this.prompts.active && this.prompts.submit(text)) return;
+    // Commands and shell lines work while a card waits (to look something up before answering).
     if (text.startsWith('/')) {
       this.print(style.dim(`› ${text}`));
       return runSlashCommand(this, text);
     }
     if (text.startsWith('!')) return this.shell(text.slice(1).trim());
+    if (this.prompts.active && this.prompts.submit(text)) return;
     if (this.turn) {
       this.queue.push(text);
       this.screen.setQueued(this.queue.map((line) => clip(line, 100)));
