@@ -354,4 +354,27 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('kept');
     expectConsistent();
   }, 90_000);
+
+  it('slash commands: /agents, /convo, /history, /compact, /new, /sessions, /clear', async () => {
+    mock.on({ userMessage: 'In the review thread' }, { content: 'Noted in review.' });
+    await startRepl();
+    terminal.type('/agents');
+    await terminal.waitFor(/coordinator \(agent\).*← you talk to it/);
+    terminal.type('/convo review');
+    await terminal.waitFor('now talking to coordinator in conversation "review"');
+    terminal.type('In the review thread');
+    await terminal.waitFor('coordinator: Noted in review.');
+    terminal.type('/history 5');
+    await terminal.waitFor(/user__coordinator__review coordinator: Noted in review\./);
+    terminal.type('/compact');
+    await terminal.waitFor('/compact arrives with context management');
+    const first = /session (\d{8}-\d{6}-\w+)/.exec(terminal.screen())?.[1];
+    terminal.type('/new');
+    await terminal.waitFor(/legion · session \S+ \(new\)[\s\S]*legion · session \S+ \(new\)/);
+    terminal.type('/sessions');
+    const listed = await terminal.waitFor(/← current/);
+    expect(listed).toContain(`${first}  last active`);
+    terminal.type('/clear');
+    await terminal.waitFor(/^(?![\s\S]*arrives with context management)/);
+  }, 60_000);
 });
