@@ -74,6 +74,15 @@ export function sessionsContract(makeHarness: MakeHarness): void {
       await expect(backend.sessions.remove('../outside')).rejects.toMatchObject({ code: 'invalid_session_id' });
     });
 
+    it('starts a new first session, under a new id, once the only session was removed', async () => {
+      const { session: first } = await open().sessions.latestOrCreate();
+      expect(await open().sessions.remove(first.id)).toBe(true);
+      const { session: next, created } = await open().sessions.latestOrCreate();
+      expect(created).toBe(true);
+      expect(next.id).not.toBe(first.id);
+      expect((await open().sessions.list()).sessions.map((session) => session.id)).toEqual([next.id]);
+    });
+
     it('has no latest session while the store is empty', async () => {
       expect(await open().sessions.latest()).toBeUndefined();
       expect((await open().sessions.list()).sessions).toEqual([]);

@@ -107,6 +107,8 @@ export class FileSessions implements SessionRecords {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
       throw error;
     }
+    // The first-session claim must not bring a removed session back under its old id.
+    if (readClaim(this.paths.firstSessionClaim)?.id === id) rmSync(this.paths.firstSessionClaim, { force: true });
     rmSync(doomed, { recursive: true, force: true });
     return true;
   }
