@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 
-const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'backend-append.mjs', 'open-session.mjs', 'cli-startup.mjs', 'management-commands.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'sessions-latest.mjs', 'follow-latency.mjs', 'symlink-race.mjs', 'approval-race.mjs', 'surface-race.mjs', 'kill-children.mjs', 'approval-rules.mjs'];
+const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'backend-append.mjs', 'open-session.mjs', 'cli-startup.mjs', 'management-commands.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'sessions-latest.mjs', 'follow-latency.mjs', 'symlink-race.mjs', 'approval-race.mjs', 'surface-race.mjs', 'kill-children.mjs', 'approval-rules.mjs', 'repl-terminal.mjs'];
 /** Node flags a bench needs (memory-runs measures the live heap after a forced GC). */
 const FLAGS = { 'memory-runs.mjs': ['--expose-gc'] };
 const here = (name) => fileURLToPath(new URL(name, import.meta.url));
@@ -101,6 +101,10 @@ if (f['surface-race']) {
 if (f['kill-children']) {
   const a = f['kill-children'];
   console.log(`  kill children:                    ${a.rounds} legion runs killed mid-command, ${a.survivors} left a process alive (must be 0); their commands died ${fmt(a.medianMs)} (median) / ${fmt(a.worstMs)} (worst) after them`);
+}
+if (f['repl-terminal']) {
+  const a = f['repl-terminal'];
+  console.log(`  REPL in a pty:                    ready to type node + ${fmt(a.readyOverNodeMs)} (target 60 once bundled), session open ${fmt(a.sessionOpenMs)}; a keystroke writes ${fmt(a.keystrokeMedianBytes, 'B')} (max ${fmt(a.keystrokeMaxBytes, 'B')}, target < 200); a ${fmt(a.replyBytes, 'B')} streamed reply wrote ${fmt(a.streamBytes, 'B')} with ${a.fullClears} full-screen clears (must be 0)`);
 }
 const failed = results.filter((r) => r.code !== 0);
 console.log(`\n${failed.length === 0 ? 'All' : `${results.length - failed.length} of ${results.length}`} benches finished in ${((performance.now() - started) / 1000).toFixed(1)} s (load average now ${load()}; figures that involve fsync or process start vary with the machine's load).${failed.length ? ` Failed: ${failed.map((r) => r.name).join(', ')}` : ''}`);

@@ -190,4 +190,20 @@ program
 
 registerManagementCommands(program);
 
-await program.parseAsync();
+// `legion` alone and `legion chat`: the interactive REPL (in a pipe, what `legion run` does).
+const chat = (options: { new?: boolean; session?: string; to?: string }) => runCli(async () => (await import('./repl/chat-command.js')).chatCommand({ ...options, workspace: workspace() }));
+program
+  .command('chat')
+  .description('talk with your agents interactively (the default): resumes the latest session')
+  .option('--new', 'start a new session')
+  .option('--session <id>', 'session to continue (default: the latest)')
+  .option('--to <participant>', 'who to talk to (default: the entry agent)')
+  .addHelpText('after', examples(['legion chat --to developer', 'legion --new', 'legion --session 20261125-214500-1a2b3c']))
+  .action(chat);
+
+// Nothing but options (`legion`, `legion --new`, `legion -w DIR`): the REPL. Not commander's default
+// command, which would take an unknown command for the REPL's argument.
+const words = process.argv.slice(2);
+const onlyOptions = words.every((word, index) => word.startsWith('-') || ['-w', '--workspace', '--session', '--to'].includes(words[index - 1] ?? ''));
+const wantsInfo = words.some((word) => ['-h', '--help', '-v', '--version'].includes(word));
+await program.parseAsync(onlyOptions && !wantsInfo ? [...process.argv.slice(0, 2), 'chat', ...words] : process.argv);

@@ -1,0 +1,174 @@
+import { emptyTotals, type LegionEvent, type EventBus, type ToolResultBlock, type ToolUseBlock, type UsageTotals } from '@legion-collective/core';
+import { styleFor } from '../render/style.js';
+import { clip, formatCost, formatDuration, formatTokens, keyArgument, outcomeOf } from './format.js';
+import type { Screen } from './screen.js';
+
+const style = styleFor(process.stdout);
+
+/** A finished tool call, kept so the user can expand the last one. */
+export interface FinishedCall {
+  participantId: string;
+  toolUse: ToolUseBlock;
+  result: ToolResultBlock;
+  durationMs: number;
+}
+
+/**
+ * Turns the engine's events into what the terminal shows: streamed text as it
+ * arrives, one line per finished tool call or delegation, and the status line
+ * (who is working, elapsed, tokens and cost of this turn with its delegates).
+ */
+export class Activity {
+  private readonly streams = new Map<string, ReturnType<Screen['openStream']>>();
+  /** Conversations whose current reply arrived as deltas, so the final reply is not printed twice. */
+  readonly streamed = new Set<string>();
+  /** Working participants by conversation id (parallel delegates each have their own). */
+  private readonly working = new Map<string, string>();
+  private readonly running = new Map<string, { participantId: string; toolUse: ToolUseBlock }>();
+  private turnStartedAt: number | undefined;
+  private turnTotals: UsageTotals = emptyTotals();
+  private ticker: NodeJS.Timeout | undefined;
+  /** Request ids with the chain that led to them, from `approval:requested`. */
+  readonly chains = new Map<string, readonly string[]>();
+  last: FinishedCall | undefined;
+  /** Set while an approval or question waits: shown on the status line. */
+  waitingOn: string | undefined;
+
+  constructor(
+    private readonly screen: Screen,
+    private readonly you: string,
+  ) {}
+
+  attach(events: EventBus): () => void {
+    return events.onAny((event) => this.on(event));
+  }
+
+  /** A top-level turn starts: the status line counts from here. */
+  beginTurn(): void {
+    this.turnStartedAt = Date.now();
+    this.turnTotals = emptyTotals();
+    this.streamed.clear();
+    this.ticker = setInterval(() => this.render(), 1000);
+    this.ticker.unref();
+    this.render();
+  }
+
+  /** The turn ended (or was cancelled): finish what streamed and say what it cost. */
+  endTurn(): string {
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = undefined;
+    for (const stream of this.streams.values()) stream.finish();
+    this.streams.clear();
+    this.working.clear();
+    this.running.clear();
+    const elapsed = this.turnStartedAt === undefined ? 0 : Date.now() - this.turnStartedAt;
+    this.turnStartedAt = undefined;
+    this.screen.setStatus('');
+    return `${formatDuration(elapsed)} · ${formatTokens(this.turnTotals)} · ${formatCost(this.turnTotals.costUsd)}`;
+  }
+
+  get busy(): boolean {
+    return this.turnStartedAt !== undefined;
+  }
+
+  private on(event: LegionEvent): void {
+    switch (event.type) {
+      case 'turn:start':
+        this.working.set(event.conversationId, event.participantId);
+        break;
+      case 'turn:end':
+        this.finishStream(event.conversationId);
+        this.working.delete(event.conversationId);
+        break;
+      case 'text:delta': {
+        let stream = this.streams.get(event.conversationId);
+        if (!stream) {
+          const toYou = event.initiator === this.you;
+          const header = toYou ? `${style.bold(style.cyan(event.participantId))}: ` : `${style.dim(`${event.participantId} → ${event.initiator}`)}: `;
+          stream = this.screen.openStream(header);
+          this.streams.set(event.conversationId, stream);
+        }
+        this.streamed.add(event.conversationId);
+        stream.append(event.text);
+        break;
+      }
+      case 'tool:call':
+        // Text before a tool call is finished: the call's line goes below it.
+        this.finishStream(event.conversationId);
+        this.running.set(event.toolUse.id, { participantId: event.participantId, toolUse: event.toolUse });
+        break;
+      case 'tool:result': {
+        this.running.delete(event.toolUse.id);
+        this.last = { participantId: event.participantId, toolUse: event.toolUse, result: event.result, durationMs: event.durationMs };
+        this.screen.print(describeCall(this.last));
+        break;
+      }
+      case 'usage:report':
+        if (this.turnStartedAt !== undefined) {
+          this.turnTotals.calls += 1;
+          this.turnTotals.inputTokens += event.usage.inputTokens;
+          this.turnTotals.outputTokens += event.usage.outputTokens;
+          this.turnTotals.costUsd += event.costUsd ?? 0;
+        }
+        break;
+      case 'approval:requested':
+        this.chains.set(event.requestId, event.chain);
+        return;
+      case 'approval:decided':
+        this.screen.print(
+          style.dim(`  ${event.decision === 'approved' ? '✓ approved' : '✗ rejected'} ${event.requester} → ${event.tool} (${event.requestId}) by ${event.decidedBy}${event.medium ? ` on ${event.medium}` : ''}${event.reason ? `: ${event.reason}` : ''}${event.always ? ', for the session' : ''}`),
+        );
+        return;
+      case 'provider:retry':
+        this.screen.print(style.yellow(`  ${event.participantId}'s model (${event.provider}) failed: ${event.reason}; retry ${event.attempt} of ${event.of} in ${formatDuration(event.waitMs)}`));
+        return;
+      case 'storage:warning':
+        this.screen.print(style.yellow(`warning: ${event.path}: ${event.problem}`));
+        return;
+      case 'error:raised':
+        // A cancelled turn was the user's own doing: the REPL has said "cancelled" once already.
+        if (event.code === 'cancelled') return;
+        this.screen.print(style.red(`error (${event.scope}): ${event.message}`));
+        return;
+      default:
+        return;
+    }
+    this.render();
+  }
+
+  private finishStream(conversationId: string): void {
+    const stream = this.streams.get(conversationId);
+    if (!stream) return;
+    stream.finish();
+    this.streams.delete(conversationId);
+  }
+
+  /** The status line, while a turn runs. */
+  render(): void {
+    if (this.turnStartedAt === undefined) return;
+    const agents = [...new Set(this.working.values())].filter((id) => id !== this.you);
+    const tools = [...this.running.values()].map((call) => `${call.participantId}: ${call.toolUse.name} ${keyArgument(call.toolUse, 30)}`.trim());
+    const parts = [
+      agents.length > 0 ? `working: ${agents.join(', ')}` : 'working',
+      ...(tools.length > 0 ? [`running ${tools.join('; ')}`] : []),
+      ...(this.waitingOn ? [this.waitingOn] : []),
+      formatDuration(Date.now() - this.turnStartedAt),
+      formatTokens(this.turnTotals),
+      formatCost(this.turnTotals.costUsd),
+    ];
+    this.screen.setStatus(style.dim(`⋯ ${parts.join(' · ')}  (Esc or Ctrl-C cancels)`));
+  }
+}
+
+/** `✓ coordinator → developer  "Create src/a.ts"  2.1 s  replied` or `✓ developer  file_read  src/a.ts  4 ms  ok, 12 lines`. */
+export function describeCall(call: FinishedCall): string {
+  const outcome = outcomeOf(call.result);
+  const mark = outcome.ok ? style.green('✓') : style.red('✗');
+  const input = call.toolUse.input as Record<string, unknown> | null;
+  const duration = style.dim(formatDuration(call.durationMs));
+  if (call.toolUse.name === 'communicate' && input && typeof input.to === 'string') {
+    const message = typeof input.message === 'string' ? clip(input.message, 50) : '';
+    return `  ${mark} ${call.participantId} → ${style.bold(input.to)}  ${style.dim(`"${message}"`)}  ${duration}  ${outcome.ok ? 'replied' : style.red(outcome.text)}`;
+  }
+  return `  ${mark} ${call.participantId}  ${style.bold(call.toolUse.name)}  ${keyArgument(call.toolUse)}  ${duration}  ${outcome.ok ? style.dim(outcome.text) : style.red(outcome.text)}`;
+}

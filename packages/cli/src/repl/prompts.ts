@@ -1,0 +1,181 @@
+import { AnsweredElsewhereError, type ApprovalAnswer, type RulePatternOutcome, type ApprovalView, type UserQuestion, type UserSurface } from '@legion-collective/core';
+import { styleFor } from '../render/style.js';
+import { approvalCard } from './approval-card.js';
+import type { Screen } from './screen.js';
+
+const style = styleFor(process.stdout);
+
+/** The medium the REPL's answers are recorded with. */
+export const TERMINAL_MEDIUM = 'terminal';
+
+interface QuestionItem {
+  kind: 'question';
+  question: UserQuestion;
+  resolve(answer: string): void;
+  signal: AbortSignal;
+}
+
+interface ApprovalItem {
+  kind: 'approval';
+  request: ApprovalView;
+  position: { index: number; of: number };
+  answer(answer: ApprovalAnswer): void;
+  signal: AbortSignal;
+  /** After [n]: the next line typed is the reason. */
+  awaitingReason?: boolean;
+}
+
+type Item = QuestionItem | ApprovalItem;
+
+/**
+ * Questions and approvals from any agent (delegates included, parallel ones
+ * too) wait in one queue and are shown one card at a time above the input;
+ * what the user types answers the card on top. An offer withdrawn (the turn
+ * was cancelled, another surface answered) leaves the queue.
+ */
+export class Prompts {
+  private readonly queue: Item[] = [];
+
+  constructor(
+    private readonly screen: Screen,
+    private readonly workspaceRoot: string,
+    private readonly chains: ReadonlyMap<string, readonly string[]>,
+    private readonly onChange: () => void,
+    /** The pattern an "approve always" rule for a request would have, or why none can be made (core's `approvalRules.patternFor`). */
+    private readonly rulePattern: (request: ApprovalView) => RulePatternOutcome,
+  ) {}
+
+  surface(): UserSurface {
+    return {
+      medium: TERMINAL_MEDIUM,
+      ask: (question, { signal }) =>
+        new Promise<string>((resolve, reject) => {
+          const item: QuestionItem = { kind: 'question', question, resolve, signal };
+          this.enqueue(item, reject);
+        }),
+      approve: (requests, { signal }) =>
+        new Promise<ApprovalAnswer[]>((resolve, reject) => {
+          const answers: ApprovalAnswer[] = [];
+          requests.forEach((request, index) => {
+            const item: ApprovalItem = {
+              kind: 'approval',
+              request,
+              position: { index: index + 1, of: requests.length },
+              signal,
+              answer: (answer) => {
+                answers.push(answer);
+                if (answers.length === requests.length) resolve(answers);
+              },
+            };
+            this.enqueue(item, index === 0 ? reject : () => undefined);
+          });
+        }),
+    };
+  }
+
+  get active(): Item | undefined {
+    return this.queue[0];
+  }
+
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  /** A line the user submitted while a card is up: the answer to a question, or a rejection's reason. */
+  submit(text: string): boolean {
+    const item = this.active;
+    if (!item) return false;
+    if (item.kind === 'question') {
+      this.screen.print(`${style.dim('you → ')}${style.bold(item.question.from)}: ${text}`);
+      this.done(item);
+      item.resolve(text);
+      return true;
+    }
+    if (item.awaitingReason) {
+      this.done(item);
+      item.answer({ id: item.request.id, decision: 'reject', ...(text.trim() ? { reason: text.trim() } : {}) });
+      return true;
+    }
+    return this.key(text.trim().toLowerCase());
+  }
+
+  /** A one-key answer to the approval card on top (when the input is empty). */
+  key(key: string): boolean {
+    const item = this.active;
+    if (item?.kind !== 'approval' || item.awaitingReason) return false;
+    const id = item.request.id;
+    if (key === 'y') {
+      this.done(item);
+      item.answer({ id, decision: 'approve' });
+    } else if (key === 's') {
+      this.done(item);
+      item.answer({ id, decision: 'approve', always: true });
+    } else if (key === 'a') {
+      const rule = this.rulePattern(item.request);
+      if (rule.ok) {
+        this.done(item);
+        this.screen.print(style.dim(`  saved rule: ${item.request.requester} may run ${item.request.tool}${rule.pattern !== undefined ? ` matching ${rule.pattern}` : ''} without asking (/approvals rules lists and removes rules)`));
+        item.answer({ id, decision: 'approve', remember: 'always' });
+      } else {
+        // The card stays up, unanswered.
+        this.screen.print(style.yellow(`  No "always" rule can approve this call: ${rule.error}. Answer with [y] once or [s] for this session.`));
+      }
+    } else if (key === 'n') {
+      item.awaitingReason = true;
+      this.render();
+    } else return false;
+    return true;
+  }
+
+  /** Cards left by a cancel: their requests stay pending in the session (durably) and are answered with /approvals. */
+  private enqueue(item: Item, reject: (reason: unknown) => void): void {
+    if (item.signal.aborted) {
+      reject(item.signal.reason);
+      return;
+    }
+    this.queue.push(item);
+    item.signal.addEventListener(
+      'abort',
+      () => {
+        const index = this.queue.indexOf(item);
+        if (index === -1) return;
+        this.queue.splice(index, 1);
+        const reason: unknown = item.signal.reason;
+        const what = item.kind === 'question' ? `${item.question.from}'s question` : `approval ${item.request.id}`;
+        if (reason instanceof AnsweredElsewhereError) this.screen.print(style.dim(`  ${what} was answered on ${reason.medium}`));
+        else if (item.kind === 'approval') this.screen.print(style.yellow(`  approval ${item.request.id} (${item.request.requester} → ${item.request.tool}) stays pending: answer it with /approvals`));
+        else this.screen.print(style.dim(`  ${what} was withdrawn`));
+        reject(reason);
+        this.render();
+      },
+      { once: true },
+    );
+    this.render();
+  }
+
+  private done(item: Item): void {
+    const index = this.queue.indexOf(item);
+    if (index !== -1) this.queue.splice(index, 1);
+    if (item.kind === 'approval') this.screen.setCard('');
+    this.render();
+  }
+
+  render(): void {
+    const more = this.queue.length - 1;
+    const card = this.cardText();
+    this.screen.setCard(more > 0 ? `${style.dim(`(${more} more waiting after this one)`)}\n${card}` : card);
+    this.onChange();
+  }
+
+  private cardText(): string {
+    const item = this.active;
+    if (!item) return '';
+    if (item.kind === 'approval') {
+      const card = approvalCard(item.request, this.chains.get(item.request.id), this.workspaceRoot, item.position);
+      return item.awaitingReason ? `${card}\n  ${style.cyan('reason for rejecting (shown to the agent), then Enter:')}` : card;
+    }
+    const { question } = item;
+    const chain = question.chain.length > 1 ? `  ${style.dim(`chain: ${question.chain.join(' → ')} → you`)}\n` : '';
+    return `${style.magenta('question')} from ${style.bold(question.from)} ${style.dim(`in ${question.conversation.conversationId}`)}\n${chain}  ${question.text.split('\n').join('\n  ')}\n  ${style.cyan('type your answer and press Enter')}`;
+  }
+}

@@ -1,0 +1,406 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LLMock } from '@copilotkit/aimock';
+import { LogEntrySchema, summarizeUsage, UsageRecordSchema, type Message } from '@legion-collective/core';
+import { shellQuote, TMUX_MISSING, TmuxTerminal } from './terminal.test-support.js';
+
+// The built `legion` binary in a real terminal (tmux), its agents on the real
+// Anthropic and OpenAI SDKs talking to aimock on 127.0.0.1 in this process.
+const LEGION = fileURLToPath(new URL('../../dist/legion.js', import.meta.url));
+if (TMUX_MISSING) console.warn('repl-cli.test.ts: tmux is not installed, so the REPL tests are skipped (apt-get install -y tmux).');
+
+/** The messages of one model request as aimock journals it (Chat Completions form). */
+interface JournalMessage {
+  role: string;
+  content: unknown;
+  tool_call_id?: string;
+}
+
+describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on real provider SDKs', () => {
+  let mock: LLMock;
+  let dir: string;
+  let terminal: TmuxTerminal;
+
+  beforeAll(async () => {
+    mock = new LLMock({ port: 0, host: '127.0.0.1' });
+    await mock.start();
+  });
+  afterAll(() => mock.stop());
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'legion-repl-'));
+    expect((await node(['init'])).status).toBe(0);
+    useModel('coordinator', { provider: 'anthropic', model: 'claude-test', baseURL: mock.url });
+    useModel('developer', { provider: 'openai', model: 'gpt-test', baseURL: `${mock.url}/v1` });
+    terminal = new TmuxTerminal(dir);
+  });
+  afterEach(() => {
+    terminal.kill();
+    rmSync(dir, { recursive: true, force: true });
+    mock.clearFixtures();
+    mock.resetMatchCounts();
+    mock.clearRequests();
+  });
+
+  const env = (): Record<string, string> => ({
+    NO_COLOR: '1',
+    XDG_CONFIG_HOME: join(dir, '.xdg'),
+    ANTHROPIC_API_KEY: 'test',
+    OPENAI_API_KEY: 'test',
+    ANTHROPIC_BASE_URL: mock.url,
+    OPENAI_BASE_URL: `${mock.url}/v1`,
+  });
+
+  function node(args: string[], input = ''): Promise<{ status: number | null; stdout: string; stderr: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [LEGION, ...args], { cwd: dir, env: { ...process.env, ...env() }, stdio: ['pipe', 'pipe', 'pipe'] });
+      child.stdin.end(input);
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('error', reject);
+      child.on('close', (status) => resolve({ status, stdout, stderr }));
+    });
+  }
+
+  function useModel(participant: string, model: Record<string, unknown>): void {
+    const file = join(dir, '.legion/collective/participants', `${participant}.json`);
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), model }, null, 2));
+  }
+
+  /** Starts `legion` (the REPL) with `args` in the terminal and waits until it is ready to type. */
+  async function startRepl(args: string[] = [], ready = '/help for commands'): Promise<void> {
+    const variables = Object.entries(env()).map(([name, value]) => `${name}=${value}`);
+    terminal.start(`${['env', ...variables, process.execPath, LEGION, ...args].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`);
+    await terminal.waitFor(ready);
+  }
+
+  function toolResultSent(toolUseId: string): string | undefined {
+    for (const entry of mock.getRequests().reverse()) {
+      const body = entry.body as { messages?: JournalMessage[] } | null;
+      const result = body?.messages?.find((message) => message.role === 'tool' && message.tool_call_id === toolUseId);
+      if (result) return typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
+    }
+    return undefined;
+  }
+
+  /** Every conversation of every session, as the log holds it. */
+  function conversations(): Map<string, Message[]> {
+    const found = new Map<string, Message[]>();
+    const sessions = join(dir, '.legion/sessions');
+    for (const session of readdirSync(sessions)) {
+      const folder = join(sessions, session, 'conversations');
+      if (!existsSync(folder)) continue;
+      for (const file of readdirSync(folder)) {
+        const messages: Message[] = [];
+        for (const line of readFileSync(join(folder, file), 'utf8').split('\n').filter(Boolean)) {
+          const entry = LogEntrySchema.parse(JSON.parse(line));
+          if (entry.kind === 'message') messages.push(entry);
+        }
+        found.set(file, messages);
+      }
+    }
+    return found;
+  }
+
+  /** No half-written message and every tool_use answered by a tool_result. */
+  function expectConsistent(): void {
+    for (const [file, messages] of conversations()) {
+      const uses = messages.flatMap((message) => message.content.filter((block) => block.type === 'tool_use').map((block) => (block.type === 'tool_use' ? block.id : '')));
+      const results = new Set(messages.flatMap((message) => message.content.filter((block) => block.type === 'tool_result').map((block) => (block.type === 'tool_result' ? block.toolUseId : ''))));
+      for (const id of uses) expect(results.has(id), `${file}: ${id} has no result`).toBe(true);
+      for (const message of messages) expect(message.content.length, `${file}: an empty message`).toBeGreaterThan(0);
+    }
+  }
+
+  it('a typed message streams its reply inline, with the status line while it works', async () => {
+    const reply = `Streaming ${'word '.repeat(80)}THE END.`;
+    mock.on({ userMessage: 'Tell me a story' }, { content: reply }, { latency: 15, chunkSize: 6 });
+    await startRepl();
+    terminal.type('Tell me a story');
+    await terminal.waitFor('working: coordinator');
+    const shown = await terminal.waitFor(/THE END\.\s*\n\s+\(\d/);
+    expect(shown).toContain('you → coordinator: Tell me a story');
+    expect(shown.replace(/\s+/g, ' ')).toContain(`coordinator: ${reply}`);
+  }, 90_000);
+
+  it('a question from a delegate two levels down shows who asks and through which chain; the answer is its communicate result', async () => {
+    mock.on({ model: 'claude-test', userMessage: 'Set up the server', hasToolResult: false }, { toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Set up the server on the right port' }) }] });
+    mock.on({ model: 'claude-test', userMessage: 'Set up the server', hasToolResult: true }, { content: 'The server is set up on the port you chose.' });
+    mock.on({ model: 'gpt-test', userMessage: 'Set up the server on the right port', hasToolResult: false }, { toolCalls: [{ id: 'call_ask', name: 'communicate', arguments: JSON.stringify({ to: 'user', message: 'Which port should the server listen on?' }) }] });
+    mock.on({ model: 'gpt-test', userMessage: 'Set up the server on the right port', hasToolResult: true }, { content: 'Configured the port.' });
+    await startRepl();
+    terminal.type('Set up the server');
+    const card = await terminal.waitFor('type your answer and press Enter');
+    expect(card).toContain('question from developer in developer__user');
+    expect(card).toContain('chain: user → coordinator → developer → you');
+    expect(card).toContain('Which port should the server listen on?');
+    terminal.type('8080, please');
+    await terminal.waitFor('coordinator: The server is set up on the port you chose.');
+    expect(toolResultSent('call_ask')).toBe('8080, please');
+    expect(toolResultSent('toolu_delegate')).toBe('Configured the port.');
+  }, 90_000);
+
+  it('two approvals from parallel delegates each get their own card, one at a time', async () => {
+    const delegate = (id: string, name: string, file: string) => ({ id, name: 'communicate', arguments: JSON.stringify({ to: 'developer', conversation: name, message: `Write ${file}` }) });
+    mock.on({ model: 'claude-test', userMessage: 'Write both files', hasToolResult: false }, { toolCalls: [delegate('toolu_a', 'a', 'a.txt'), delegate('toolu_b', 'b', 'b.txt')] });
+    mock.on({ model: 'claude-test', userMessage: 'Write both files', hasToolResult: true }, { content: 'Both files are written.' });
+    for (const file of ['a.txt', 'b.txt']) {
+      mock.on({ model: 'gpt-test', userMessage: `Write ${file}`, hasToolResult: false }, { toolCalls: [{ id: `call_${file}`, name: 'file_write', arguments: JSON.stringify({ path: file, content: `content of ${file}\n` }) }] });
+      mock.on({ model: 'gpt-test', userMessage: `Write ${file}`, hasToolResult: true }, { content: `Wrote ${file}.` });
+    }
+    await startRepl();
+    terminal.type('Write both files');
+    // Both delegates ask at about the same time; their cards queue.
+    const first = await terminal.waitFor('(1 more waiting after this one)');
+    expect(first).toMatch(/developer wants to run file_write/);
+    expect(first).toMatch(/chain: user → coordinator → developer/);
+    expect(first).toMatch(/\+content of [ab]\.txt/);
+    const other = first.includes('+content of a.txt') ? 'b.txt' : 'a.txt';
+    terminal.keys('y');
+    await terminal.waitFor(`+content of ${other}`);
+    terminal.keys('y');
+    await terminal.waitFor('coordinator: Both files are written.');
+    expect(terminal.count('approved developer → file_write')).toBe(2);
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('content of a.txt\n');
+    expect(readFileSync(join(dir, 'b.txt'), 'utf8')).toBe('content of b.txt\n');
+  }, 90_000);
+
+  it('a rejection with a reason reaches the model, and the agent adapts', async () => {
+    mock.on({ model: 'claude-test', userMessage: 'Save the key', hasToolResult: false }, { toolCalls: [{ id: 'toolu_key', name: 'file_write', arguments: JSON.stringify({ path: '.env', content: 'KEY=1' }) }] });
+    mock.on({ model: 'claude-test', userMessage: 'Save the key', toolCallId: 'toolu_key' }, { content: 'Understood: I will keep the key out of the repository.' });
+    await startRepl();
+    terminal.type('Save the key');
+    await terminal.waitFor('[n] reject with a reason');
+    terminal.keys('n');
+    await terminal.waitFor('reason for rejecting');
+    terminal.type('secrets stay out of the repository');
+    await terminal.waitFor('coordinator: Understood: I will keep the key out of the repository.');
+    expect(toolResultSent('toolu_key')).toBe('Rejected: user rejected it: secrets stay out of the repository');
+    terminal.keys('C-o');
+    await terminal.waitFor(/input:\s*\n\s+\{\s*\n\s+"path": "\.env",/);
+    expect(existsSync(join(dir, '.env'))).toBe(false);
+  }, 90_000);
+
+  it('what is typed while the agent works is shown as queued, then sent when the turn ends', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    mock.on({ userMessage: 'First task' }, async () => {
+      await held;
+      return { content: 'First task done.' };
+    });
+    mock.on({ userMessage: 'Second task' }, { content: 'Second task done.' });
+    await startRepl();
+    terminal.type('First task');
+    await terminal.waitFor('working: coordinator');
+    terminal.type('Second task');
+    await terminal.waitFor('queued: Second task');
+    release();
+    const shown = await terminal.waitFor('coordinator: Second task done.');
+    expect(shown.indexOf('coordinator: First task done.')).toBeLessThan(shown.indexOf('you → coordinator: Second task'));
+    expect(shown).not.toMatch(/queued: Second task[\s\S]*coordinator: Second task done/);
+  }, 90_000);
+
+  it('Ctrl-C mid-tool and Esc mid-stream cancel at once, the logs stay consistent, and the conversation goes on', async () => {
+    mock.on({ model: 'claude-test', userMessage: 'Run the slow job', hasToolResult: false }, { toolCalls: [{ id: 'toolu_slow', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Do the slow job' }) }] });
+    // The developer's model never answers: the coordinator's communicate call is mid-tool when cancelled.
+    mock.on({ model: 'gpt-test', userMessage: 'Do the slow job' }, () => new Promise(() => undefined));
+    // First: after the cancel, the request holds the cancelled message too.
+    mock.on({ model: 'claude-test', userMessage: 'Are you still there' }, { content: 'Yes, still here.' });
+    mock.on({ model: 'claude-test', userMessage: 'Tell a long story' }, { content: `Once upon a time ${'and then '.repeat(400)}the end.` }, { latency: 40, chunkSize: 4 });
+    await startRepl();
+    terminal.type('Run the slow job');
+    await terminal.waitFor('running coordinator: communicate');
+    terminal.keys('C-c');
+    await terminal.waitFor('cancelled (');
+    terminal.type('Tell a long story');
+    await terminal.waitFor('coordinator: Once upon a time and then');
+    terminal.keys('Escape');
+    await terminal.waitForCount('cancelled (', 2);
+    terminal.type('Are you still there');
+    await terminal.waitFor('coordinator: Yes, still here.');
+    expectConsistent();
+    const main = [...conversations().entries()].find(([file]) => file === 'user__coordinator.jsonl')?.[1] ?? [];
+    expect(main.at(-1)?.content).toEqual([{ type: 'text', text: 'Yes, still here.' }]);
+  }, 120_000);
+
+  it('quit, start again on a new session, /resume the old one and continue the same conversation', async () => {
+    mock.on({ userMessage: 'Remember the number 42' }, { content: 'I will remember 42.' });
+    mock.on({ userMessage: 'Which number?' }, { content: 'You said 42.' });
+    await startRepl();
+    terminal.type('Remember the number 42');
+    await terminal.waitFor('coordinator: I will remember 42.');
+    terminal.keys('C-d');
+    await terminal.waitFor('[legion exited: 0]');
+    terminal.kill();
+
+    terminal = new TmuxTerminal(dir, 'again');
+    await startRepl(['--new']);
+    // The input history survived the restart: ↑ brings back what was typed last time.
+    terminal.keys('Up');
+    await terminal.waitFor(/─\n\s*Remember the number 42/);
+    terminal.keys('C-u');
+    terminal.keys('C-r');
+    terminal.type('number', false);
+    await terminal.waitFor("(history search) 'number': Remember the number 42");
+    // Ctrl-G leaves the search (Esc does too, but an Esc sent together with the next keys reads as Alt+key).
+    terminal.keys('C-g');
+    terminal.type('/resume');
+    await terminal.waitFor('Resume which session?');
+    terminal.type('2');
+    await terminal.waitFor('I will remember 42.');
+    terminal.type('Which number?');
+    await terminal.waitFor('coordinator: You said 42.');
+    const request = mock.getRequests().at(-1)?.body as { messages?: JournalMessage[] };
+    expect(JSON.stringify(request.messages)).toContain('Remember the number 42');
+    expect(readdirSync(join(dir, '.legion/sessions')).filter((name) => !name.startsWith('.'))).toHaveLength(2);
+  }, 120_000);
+
+  it('/cost shows what the usage ledger holds, per participant, own and with delegates', async () => {
+    mock.on({ model: 'claude-test', userMessage: 'Ask the developer', hasToolResult: false }, { toolCalls: [{ id: 'toolu_dev', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Say hi' }) }] });
+    mock.on({ model: 'claude-test', userMessage: 'Ask the developer', hasToolResult: true }, { content: 'The developer said hi.' });
+    mock.on({ model: 'gpt-test', userMessage: 'Say hi' }, { content: 'hi' });
+    await startRepl();
+    terminal.type('Ask the developer');
+    await terminal.waitFor('coordinator: The developer said hi.');
+    terminal.type('/cost');
+    const shown = await terminal.waitFor(/coordinator {2}own .*\n/);
+    const [session] = readdirSync(join(dir, '.legion/sessions')).filter((name) => !name.startsWith('.'));
+    const ledger = readFileSync(join(dir, '.legion/sessions', session!, 'usage.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => UsageRecordSchema.parse(JSON.parse(line)));
+    const summary = summarizeUsage(ledger);
+    expect(summary.total.calls).toBe(3);
+    const tokens = (totals: { inputTokens: number; outputTokens: number }) => `${totals.inputTokens + totals.outputTokens} tokens`;
+    expect(shown).toContain(`session  ${tokens(summary.total)}`);
+    expect(shown).toContain(`${summary.total.calls} calls`);
+    for (const [id, totals] of Object.entries(summary.byParticipant)) {
+      expect(shown).toContain(`${id}  own ${tokens(totals.own)}`);
+      expect(shown).toMatch(new RegExp(`${id} {2}own .* with delegates ${tokens(totals.withDelegates)}`));
+    }
+  }, 90_000);
+
+  it('without a terminal, legion says so and behaves like legion run', async () => {
+    mock.on({ userMessage: 'Piped question' }, { content: 'Piped answer.' });
+    const run = await node([], 'Piped question');
+    expect(run.stderr).toContain('not a terminal, so this runs like "legion run"');
+    expect(run.stdout).toBe('Piped answer.\n');
+    expect(run.status).toBe(0);
+  }, 60_000);
+
+  it('offers legion init where there is no workspace, then talks to the entry agent', async () => {
+    rmSync(join(dir, '.legion'), { recursive: true, force: true });
+    await startRepl([], 'Create one here (legion init)? [Y/n]');
+    terminal.type('y');
+    await terminal.waitFor('/help for commands');
+    expect(existsSync(join(dir, '.legion/collective/participants/coordinator.json'))).toBe(true);
+    expect(terminal.screen()).toContain('talking to coordinator');
+    terminal.keys('C-c');
+    await terminal.waitFor('Press Ctrl-C again to quit');
+    terminal.keys('C-c');
+    await terminal.waitFor('[legion exited: 0]');
+  }, 60_000);
+
+  it('a missing entry agent falls back to the first agent, and says so', async () => {
+    const config = join(dir, '.legion/config.json');
+    writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), entryAgent: 'ghost' }, null, 2));
+    await startRepl();
+    const shown = terminal.screen().replace(/\s+/g, ' ');
+    expect(shown).toMatch(/entryAgent: "ghost" is not an active agent of the collective; messages go to "\w+" instead/);
+    expect(shown).toMatch(/talking to (coordinator|developer)/);
+  }, 60_000);
+
+  it('!command shows its output without a model call; a line can hold new lines; /to switches the agent', async () => {
+    mock.on({ model: 'gpt-test', userMessage: 'line one' }, { content: 'The developer read both lines.' });
+    await startRepl();
+    terminal.type('!echo shell-output-$((40 + 2))');
+    await terminal.waitFor('shell-output-42');
+    expect(mock.getRequests()).toHaveLength(0);
+    terminal.type('/to dev', false);
+    await terminal.waitFor(/developer\s+agent/);
+    terminal.keys('Tab');
+    await terminal.waitFor(/─\n\/to developer/);
+    terminal.keys('Enter');
+    await terminal.waitFor('now talking to developer');
+    terminal.type('/tools');
+    await terminal.waitFor(/developer sees \d+ tools:\s*\n\s+\w+/);
+    expect(terminal.screen()).toMatch(/file_write \(builtin, requires_approval\)/);
+    writeFileSync(join(dir, 'plan.md'), '# plan\n');
+    terminal.type('line one\\');
+    terminal.type('line two, see @plan.md');
+    await terminal.waitFor('developer: The developer read both lines.');
+    const request = mock.getRequests().at(-1)?.body as { messages?: JournalMessage[] };
+    const sent = JSON.stringify(request.messages?.at(-1)?.content);
+    expect(sent).toContain('line one\\nline two, see @plan.md');
+    expect(sent).toContain('Referenced workspace files: plan.md');
+  }, 60_000);
+
+  it('an approval waiting when the turn is cancelled stays pending; /approve answers it and the work resumes', async () => {
+    mock.on({ model: 'claude-test', userMessage: 'Write the notes', hasToolResult: false }, { toolCalls: [{ id: 'toolu_notes', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'kept' }) }] });
+    mock.on({ model: 'claude-test', userMessage: 'Write the notes', hasToolResult: true }, { content: 'notes.txt is written.' });
+    await startRepl();
+    terminal.type('Write the notes');
+    await terminal.waitFor('[n] reject with a reason');
+    terminal.keys('Escape');
+    const shown = await terminal.waitFor('stays pending: answer it with /approvals');
+    const id = /approval (apr_\w+) \(coordinator → file_write\) stays pending/.exec(shown)?.[1];
+    expect(id).toBeDefined();
+    expect(existsSync(join(dir, 'notes.txt'))).toBe(false);
+    terminal.type('/approvals');
+    await terminal.waitFor(new RegExp(`${id}  coordinator → file_write`));
+    terminal.type(`/approve ${id}`);
+    await terminal.waitFor('coordinator: notes.txt is written.');
+    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('kept');
+    expectConsistent();
+  }, 90_000);
+
+  it('[a] saves an "always" rule for exactly that call: the next identical call runs without a card, /approvals rules lists it and rm revokes it', async () => {
+    const write = (id: string) => ({ toolCalls: [{ id, name: 'file_write', arguments: JSON.stringify({ path: 'log.txt', content: `entry ${id}` }) }] });
+    mock.on({ model: 'claude-test', userMessage: 'Log one', hasToolResult: false }, write('toolu_one'));
+    mock.on({ model: 'claude-test', userMessage: 'Log one', hasToolResult: true }, { content: 'Logged one.' });
+    mock.on({ model: 'claude-test', userMessage: 'Log two', hasToolResult: false }, write('toolu_two'));
+    mock.on({ model: 'claude-test', userMessage: 'Log two', hasToolResult: true }, { content: 'Logged two.' });
+    await startRepl();
+    terminal.type('Log one');
+    await terminal.waitFor('[n] reject with a reason');
+    terminal.keys('a');
+    await terminal.waitFor('saved rule: coordinator may run file_write matching log.txt');
+    await terminal.waitFor('coordinator: Logged one.');
+    const listed = await node(['approvals', 'rules', '--json']);
+    const rules = (JSON.parse(listed.stdout) as { rules: Array<{ id: string; participant: string; tool: string; pattern?: string; medium?: string }> }).rules;
+    expect(rules).toEqual([expect.objectContaining({ participant: 'coordinator', tool: 'file_write', pattern: 'log.txt', medium: 'terminal' })]);
+    // The rule answers the next matching call: no card, the write happens.
+    terminal.type('Log two');
+    await terminal.waitFor('coordinator: Logged two.');
+    expect(readFileSync(join(dir, 'log.txt'), 'utf8')).toBe('entry toolu_two');
+    terminal.type('/approvals rules');
+    await terminal.waitFor(new RegExp(`${rules[0]!.id}  coordinator → file_write log\\.txt`));
+    terminal.type(`/approvals rules rm ${rules[0]!.id}`);
+    await terminal.waitFor(`removed ${rules[0]!.id}`);
+    expect(JSON.parse((await node(['approvals', 'rules', '--json'])).stdout)).toMatchObject({ rules: [] });
+  }, 90_000);
+
+  it('slash commands: /agents, /convo, /history, /compact, /new, /sessions, /clear', async () => {
+    mock.on({ userMessage: 'In the review thread' }, { content: 'Noted in review.' });
+    await startRepl();
+    terminal.type('/agents');
+    await terminal.waitFor(/coordinator \(agent\).*← you talk to it/);
+    terminal.type('/convo review');
+    await terminal.waitFor('now talking to coordinator in conversation "review"');
+    terminal.type('In the review thread');
+    await terminal.waitFor('coordinator: Noted in review.');
+    terminal.type('/history 5');
+    await terminal.waitFor(/user__coordinator__review coordinator: Noted in review\./);
+    terminal.type('/compact');
+    await terminal.waitFor('/compact arrives with context management');
+    const first = /session (\d{8}-\d{6}-\w+)/.exec(terminal.screen())?.[1];
+    terminal.type('/new');
+    await terminal.waitFor(/legion · session \S+ \(new\)[\s\S]*legion · session \S+ \(new\)/);
+    terminal.type('/sessions');
+    const listed = await terminal.waitFor(/← current/);
+    expect(listed).toContain(`${first}  last active`);
+    terminal.type('/clear');
+    await terminal.waitFor(/^(?![\s\S]*arrives with context management)/);
+  }, 60_000);
+});

@@ -1,0 +1,342 @@
+import { join } from 'node:path';
+import { CombinedAutocompleteProvider, matchesKey } from '@mariozechner/pi-tui';
+import { errorMessage, Legion, LegionError, LEGION_DIR, type Session, type TurnResult } from '@legion-collective/core';
+import { styleFor } from '../render/style.js';
+import { Activity, describeCall } from './activity.js';
+import { withFileReferences } from './file-references.js';
+import { clip } from './format.js';
+import { HistorySearch } from './history-search.js';
+import { InputHistory } from './input-history.js';
+import { Prompts, TERMINAL_MEDIUM } from './prompts.js';
+import type { Screen } from './screen.js';
+import { runShellEscape } from './shell-escape.js';
+import { runSlashCommand, slashCommands, type ReplControl } from './slash-commands.js';
+
+const style = styleFor(process.stdout);
+/** Two Ctrl-C presses on an empty line within this long quit. */
+const DOUBLE_PRESS_MS = 2000;
+
+export interface ReplOptions {
+  root: string;
+  newSession?: boolean | undefined;
+  session?: string | undefined;
+  to?: string | undefined;
+  /** The terminal, already showing the input. */
+  screen: Screen;
+  /** Lines submitted before the session was open. */
+  early: string[];
+}
+
+/** `legion` / `legion chat`: the interactive session. Resolves with the exit code when the user leaves. */
+export async function startRepl(options: ReplOptions): Promise<number> {
+  const legion = Legion.open({ root: options.root });
+  try {
+    const repl = await Repl.open(legion, options);
+    return await repl.run(options.early);
+  } finally {
+    await legion.close();
+  }
+}
+
+class Repl implements ReplControl {
+  private readonly activity: Activity;
+  private readonly prompts: Prompts;
+  private readonly history: InputHistory;
+  private readonly search: HistorySearch;
+  private readonly queue: string[] = [];
+  /** The running top-level turn: its id (a cancelled turn's late result is ignored) and its controller. */
+  private turn: { id: number; controller: AbortController } | undefined;
+  private turns = 0;
+  private picker: ((line: string) => Promise<void>) | undefined;
+  /** A `!command` running: Ctrl-C stops it. */
+  private shellRun: AbortController | undefined;
+  private lastCtrlC = 0;
+  private finished!: (code: number) => void;
+  private readonly detach: Array<() => void> = [];
+  readonly target: { to: string; conversation?: string | undefined };
+
+  private constructor(
+    private readonly screen: Screen,
+    readonly legion: Legion,
+    public session: Session,
+    readonly you: string,
+    to: string,
+  ) {
+    this.target = { to };
+    this.activity = new Activity(this.screen, you);
+    this.detach.push(this.activity.attach(legion.events));
+    this.prompts = new Prompts(this.screen, legion.paths.root, this.activity.chains, () => this.activity.render(), (request) => legion.approvalRules.patternFor(request));
+    this.detach.push(legion.attachUser(this.prompts.surface()));
+    this.history = new InputHistory(join(legion.paths.root, LEGION_DIR, 'run', 'repl-history.jsonl'));
+    for (const entry of this.history.entries) this.screen.editor.addToHistory(entry);
+    this.search = new HistorySearch(this.history, (line) => this.screen.setHint(line), (text) => this.screen.editor.setText(text));
+  }
+
+  static async open(legion: Legion, options: ReplOptions): Promise<Repl> {
+    const you = legion.collective.defaultUser()?.id;
+    if (!you) throw new LegionError('no_user', 'The collective has no user participant to talk as: add one to .legion/collective/participants/ (legion init adds "user").');
+    if (options.newSession && options.session) throw new LegionError('usage', 'Use either --session or --new, not both.');
+    const session = options.newSession ? await legion.sessions.create() : options.session ? await legion.sessions.get(options.session) : await legion.sessions.resumeOrCreate();
+    if (options.to && !legion.collective.get(options.to)) throw new LegionError('usage', `No participant "${options.to}". Participants: ${legion.collective.ids().join(', ')}`);
+    // Listening before the entry agent is looked up: a fallback is announced as a warning, and shown.
+    const repl = new Repl(options.screen, legion, session, you, 'pending');
+    repl.target.to = options.to ?? legion.entryAgentId();
+    return repl;
+  }
+
+  run(early: readonly string[]): Promise<number> {
+    const done = new Promise<number>((resolve) => (this.finished = resolve));
+    const { editor } = this.screen;
+    this.screen.setAutocomplete(new CombinedAutocompleteProvider(slashCommands(() => this), this.legion.paths.root, null));
+    editor.onSubmit = (text) => void this.submit(text).catch((error: unknown) => this.print(style.red(`error: ${errorMessage(error)}`)));
+    this.screen.tui.addInputListener((data) => (this.key(data) ? { consume: true } : undefined));
+    for (const warning of this.legion.warnings) this.print(style.yellow(`warning: ${warning}`));
+    void this.banner(true).then((text) => this.print(text));
+    this.screen.setStatus('');
+    for (const text of early) void this.submit(text);
+    return done;
+  }
+
+  // ReplControl, for the slash commands.
+  print(text: string): void {
+    this.screen.print(text);
+  }
+
+  clearScreen(): void {
+    this.screen.clear();
+  }
+
+  setTarget(to: string, conversation?: string): void {
+    this.target.to = to;
+    this.target.conversation = conversation;
+    this.print(style.dim(`  now talking to ${style.bold(to)}${conversation ? ` in conversation "${conversation}"` : ''}`));
+  }
+
+  async switchSession(session: Session): Promise<void> {
+    if (this.turn) {
+      this.print(style.yellow('  Work is running in this session: wait for it or cancel it (Esc) first.'));
+      return;
+    }
+    this.session = session;
+    this.print(await this.banner(false));
+  }
+
+  pick(title: string, items: Array<{ label: string; value: string }>, chosen: (value: string) => Promise<void>): void {
+    if (items.length === 0) {
+      this.print('  Nothing to choose from.');
+      return;
+    }
+    this.screen.setHint([title, ...items.map((item, index) => `  ${index + 1}. ${item.label}`)].join('\n'));
+    this.picker = async (line) => {
+      this.picker = undefined;
+      this.screen.setHint('');
+      const item = items[Number.parseInt(line, 10) - 1];
+      if (item && /^\d+$/.test(line.trim())) await chosen(item.value);
+      else this.print(style.dim('  (nothing chosen)'));
+    };
+  }
+
+  async answerApprovals(ids: string[], decision: 'approve' | 'reject', options: { always?: boolean; remember?: 'always'; reason?: string }): Promise<void> {
+    if (this.turn) {
+      this.print(style.yellow('  Work is running: answer when it ends, or cancel it (Esc) first.'));
+      return;
+    }
+    const answers = ids.map((id) => ({ id, decision, ...(options.always ? { always: true } : {}), ...(options.remember ? { remember: options.remember } : {}), ...(options.reason ? { reason: options.reason } : {}) }));
+    await this.runTurn(async () => {
+      const outcome = await this.session.answerApprovals(answers, this.you, { medium: TERMINAL_MEDIUM });
+      if (outcome.status === 'error') {
+        this.print(style.red(`  ${outcome.error}`));
+        return [];
+      }
+      return outcome.resumed;
+    });
+  }
+
+  quit(): void {
+    this.turn?.controller.abort(new Error('the REPL was closed'));
+    this.turn = undefined;
+    for (const detach of this.detach) detach();
+    this.screen.stop();
+    this.finished(0);
+  }
+
+  /** Keys the REPL takes before the input does. */
+  private key(data: string): boolean {
+    if (this.search.active) {
+      this.search.handle(data);
+      return true;
+    }
+    const empty = this.screen.editor.getText() === '';
+    const card = this.prompts.active;
+    if (card?.kind === 'approval' && !card.awaitingReason && empty && data.length === 1 && this.prompts.key(data.toLowerCase())) return true;
+    if (matchesKey(data, 'ctrl+c') || (matchesKey(data, 'escape') && this.turn)) {
+      if (this.shellRun) {
+        this.shellRun.abort();
+        return true;
+      }
+      if (this.turn) {
+        this.cancel();
+        return true;
+      }
+      if (!empty) {
+        this.screen.editor.setText('');
+        return true;
+      }
+      const now = Date.now();
+      if (now - this.lastCtrlC < DOUBLE_PRESS_MS) this.quit();
+      else {
+        this.lastCtrlC = now;
+        this.screen.setHint('Press Ctrl-C again to quit (or Ctrl-D).');
+        setTimeout(() => this.screen.setHint(''), DOUBLE_PRESS_MS).unref();
+      }
+      return true;
+    }
+    // A command argument typed in full is sent by Enter, not replaced by the first suggestion (Tab takes one).
+    const text = this.screen.editor.getText();
+    if (matchesKey(data, 'enter') && this.screen.editor.isShowingAutocomplete() && /^\/\S+\s+\S/.test(text) && !/\s$/.test(text)) {
+      this.screen.editor.setText('');
+      void this.submit(text.trim()).catch((error: unknown) => this.print(style.red(`error: ${errorMessage(error)}`)));
+      return true;
+    }
+    if (matchesKey(data, 'ctrl+d') && empty) {
+      this.quit();
+      return true;
+    }
+    if (matchesKey(data, 'ctrl+o')) {
+      this.expandLast();
+      return true;
+    }
+    if (matchesKey(data, 'ctrl+r')) {
+      this.search.start();
+      return true;
+    }
+    return false;
+  }
+
+  private async submit(text: string): Promise<void> {
+    if (!text) return;
+    this.screen.editor.addToHistory(text);
+    this.history.add(text);
+    if (this.picker) return this.picker(text);
+    // Commands and shell lines work while a card waits (to look something up before answering).
+    if (text.startsWith('/')) {
+      this.print(style.dim(`› ${text}`));
+      return runSlashCommand(this, text);
+    }
+    if (text.startsWith('!')) return this.shell(text.slice(1).trim());
+    if (this.prompts.active && this.prompts.submit(text)) return;
+    if (this.turn) {
+      this.queue.push(text);
+      this.screen.setQueued(this.queue.map((line) => clip(line, 100)));
+      return;
+    }
+    await this.send(text);
+  }
+
+  private async send(text: string): Promise<void> {
+    const { to, conversation } = this.target;
+    this.print(`${style.bold(style.green('you'))} → ${style.bold(to)}${conversation ? style.dim(` (${conversation})`) : ''}: ${text}`);
+    const message = withFileReferences(text, this.legion.paths.root);
+    await this.runTurn(async (signal) => [await this.session.send({ from: this.you, to, message, conversation, signal })]);
+  }
+
+  /** Runs one top-level piece of work with the status line, then sends what was typed meanwhile. */
+  private async runTurn(work: (signal: AbortSignal) => Promise<TurnResult[]>): Promise<void> {
+    const turn = { id: ++this.turns, controller: new AbortController() };
+    this.turn = turn;
+    this.activity.beginTurn();
+    let results: TurnResult[] = [];
+    let failure: unknown;
+    try {
+      results = await work(turn.controller.signal);
+    } catch (error) {
+      failure = error;
+    }
+    // Cancelled: the prompt came back already and the outcome was said.
+    if (this.turn !== turn) return;
+    this.turn = undefined;
+    for (const result of results) this.report(result);
+    if (failure !== undefined) this.print(style.red(`error: ${errorMessage(failure)}`));
+    this.print(style.dim(`  (${this.activity.endTurn()})`));
+    const next = this.queue.shift();
+    this.screen.setQueued(this.queue);
+    if (next !== undefined) await this.send(next);
+  }
+
+  private report(result: TurnResult): void {
+    if (result.status === 'success') {
+      if (!this.activity.streamed.has(result.conversationId)) this.print(`${style.bold(style.cyan(parseResponder(result.conversationId)))}: ${result.reply}`);
+      if (result.truncated) this.print(style.yellow('  (the reply was cut off at the model\'s output limit)'));
+    } else if (result.status === 'paused') {
+      this.print(style.yellow(`  Paused on ${result.requests.length} approval(s), saved: answer with /approvals (or legion approve in another terminal).`));
+    } else {
+      this.print(style.red(`  ${parseResponder(result.conversationId)} could not answer: ${result.error}`));
+    }
+  }
+
+  /** Esc / Ctrl-C: the turn and its delegates stop; the prompt is back at once, queued text returns to the input. */
+  private cancel(): void {
+    const turn = this.turn;
+    if (!turn) return;
+    this.turn = undefined;
+    turn.controller.abort(new LegionError('cancelled', 'Cancelled by the user.'));
+    this.print(style.yellow(`  cancelled (${this.activity.endTurn()})`));
+    if (this.queue.length > 0) {
+      const restored = this.queue.splice(0).join('\n');
+      this.screen.editor.setText(restored);
+      this.screen.setQueued([]);
+      this.print(style.dim('  your queued messages are back in the input'));
+    }
+    // The prompt is back already; the reminder follows as soon as the approvals log is read.
+    void this.session.approvals.list({ status: 'pending' }).then((pending) => {
+      if (pending.length > 0) this.print(style.yellow(`  ${pending.length} approval(s) still pending (saved): /approvals shows them, /approve ID or /reject ID reason answers.`));
+    });
+  }
+
+  private async shell(command: string): Promise<void> {
+    if (!command) return;
+    this.print(style.dim(`! ${command}`));
+    this.shellRun = new AbortController();
+    const { output, code } = await runShellEscape(command, this.legion.paths.root, this.shellRun.signal).finally(() => (this.shellRun = undefined));
+    if (output) this.print(output.replace(/\n$/, ''));
+    if (code !== 0) this.print(style.dim(`  (exit ${code ?? 'signal'})`));
+  }
+
+  private expandLast(): void {
+    const last = this.activity.last;
+    if (!last) {
+      this.print(style.dim('  No tool call yet.'));
+      return;
+    }
+    const lines = last.result.content.split('\n');
+    this.print(
+      [
+        describeCall(last),
+        style.dim('  input:'),
+        ...JSON.stringify(last.toolUse.input, null, 2).split('\n').map((line) => `    ${line}`),
+        style.dim(`  ${last.result.isError ? 'error' : 'output'}:`),
+        ...lines.slice(0, 200).map((line) => `    ${line}`),
+        ...(lines.length > 200 ? [style.dim(`    … ${lines.length - 200} more lines`)] : []),
+      ].join('\n'),
+    );
+  }
+
+  private async banner(first: boolean): Promise<string> {
+    const conversations = (await this.session.listConversations()).length;
+    const lines = [
+      `${style.bold('legion')} · session ${this.session.id}${conversations > 0 ? ` (${conversations} conversation${conversations === 1 ? '' : 's'})` : ' (new)'} · talking to ${style.bold(this.target.to)}${first ? style.dim(' · /help for commands, Ctrl-D to quit') : ''}`,
+    ];
+    for (const { conversation, message } of await this.session.recentMessages(6)) {
+      const author = message.role === 'assistant' ? conversation.responder : conversation.initiator;
+      const text = message.content.filter((block) => block.type === 'text').map((block) => (block.type === 'text' ? block.text : '')).join(' ');
+      if (text) lines.push(style.dim(`  ${author} (${conversation.conversationId}): ${clip(text, 100)}`));
+    }
+    const pending = (await this.session.approvals.list({ status: 'pending' })).length;
+    if (pending > 0) lines.push(style.yellow(`  ${pending} approval(s) waiting: /approvals`));
+    return lines.join('\n');
+  }
+}
+
+function parseResponder(conversationId: string): string {
+  return conversationId.split('__')[1] ?? conversationId;
+}

@@ -1,0 +1,122 @@
+import { CombinedAutocompleteProvider, Container, Editor, ProcessTerminal, Text, TUI, type AutocompleteProvider, type Terminal } from '@mariozechner/pi-tui';
+import { styleFor } from '../render/style.js';
+
+const style = styleFor(process.stdout);
+
+/**
+ * The terminal, inline: everything above the live region is printed once and
+ * never touched again, so it scrolls into the terminal's own scrollback; only
+ * the live region (streams in progress, the card being answered, queued
+ * messages, the status line and the input) changes. pi-tui redraws from the
+ * first line that differs, so a keystroke rewrites the input line and a
+ * streamed word rewrites the line it lands on, never the screen.
+ */
+export class Screen {
+  readonly tui: TUI;
+  readonly editor: InlineEditor;
+  /** Finished output: appended to, never edited. */
+  private readonly printed = new Container();
+  /** Text still streaming, one block per conversation. */
+  private readonly streams = new Container();
+  private readonly card = new Text('', 0, 0);
+  private readonly queued = new Text('', 0, 0);
+  private readonly status = new Text('', 0, 0);
+  /** A transient line: a picker, a history search, "press Ctrl-C again". */
+  private readonly hint = new Text('', 0, 0);
+
+  constructor(terminal: Terminal = new ProcessTerminal()) {
+    this.tui = new TUI(terminal);
+    this.editor = new InlineEditor(this.tui, {
+      borderColor: (text) => style.dim(text),
+      selectList: {
+        selectedPrefix: (text) => style.cyan(text),
+        selectedText: (text) => style.cyan(text),
+        description: (text) => style.dim(text),
+        scrollInfo: (text) => style.dim(text),
+        noMatch: (text) => style.dim(text),
+      },
+    }, { paddingX: 0 });
+    for (const part of [this.printed, this.streams, this.card, this.queued, this.hint, this.status, this.editor]) this.tui.addChild(part);
+    this.tui.setFocus(this.editor);
+  }
+
+  start(): void {
+    this.tui.start();
+  }
+
+  stop(): void {
+    this.tui.stop();
+  }
+
+  setAutocomplete(provider: AutocompleteProvider | CombinedAutocompleteProvider): void {
+    this.editor.setAutocompleteProvider(provider);
+  }
+
+  /** Prints finished lines above the live region. */
+  print(text: string): void {
+    this.printed.addChild(new Text(text, 0, 0));
+    this.tui.requestRender();
+  }
+
+  /** A block that grows while its text streams; `finish` moves it, unchanged, among the printed lines. */
+  openStream(header: string): { append(text: string): void; finish(): void } {
+    const block = new Text(header, 0, 0);
+    let text = header;
+    this.streams.addChild(block);
+    this.tui.requestRender();
+    return {
+      append: (delta) => {
+        text += delta;
+        block.setText(text);
+        this.tui.requestRender();
+      },
+      finish: () => {
+        this.streams.removeChild(block);
+        this.printed.addChild(block);
+        this.tui.requestRender();
+      },
+    };
+  }
+
+  setCard(text: string): void {
+    this.card.setText(text);
+    this.tui.requestRender();
+  }
+
+  setQueued(lines: readonly string[]): void {
+    this.queued.setText(lines.map((line) => style.dim(`queued: ${line}`)).join('\n'));
+    this.tui.requestRender();
+  }
+
+  setStatus(text: string): void {
+    this.status.setText(text);
+    this.tui.requestRender();
+  }
+
+  setHint(text: string): void {
+    this.hint.setText(text ? style.cyan(text) : '');
+    this.tui.requestRender();
+  }
+
+  /** Clears the screen (the terminal's scrollback too); the session's data is untouched. */
+  clear(): void {
+    this.printed.clear();
+    this.tui.requestRender(true);
+  }
+}
+
+/**
+ * pi-tui's editor pads every line to the terminal's width; the renderer clears
+ * a line before writing it, so the padding is only bytes on the wire (a
+ * keystroke on a 120-column terminal wrote 170 B, now about 50 plus the line).
+ */
+class InlineEditor extends Editor {
+  override render(width: number): string[] {
+    return super.render(width).map(trimPadding);
+  }
+}
+
+/** Trailing spaces before the line's closing escape sequences (style resets, hyperlink end). */
+function trimPadding(line: string): string {
+  return line.replace(/ +((?:\x1b\[[0-9;]*m|\x1b\]8;;\x07)*)$/, '$1');
+}

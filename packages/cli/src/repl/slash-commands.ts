@@ -1,0 +1,276 @@
+import type { ApprovalRule } from '@legion-collective/core';
+import type { AutocompleteItem, SlashCommand } from '@mariozechner/pi-tui';
+import type { Legion, Session } from '@legion-collective/core';
+import { styleFor } from '../render/style.js';
+import { clip, formatCost, formatTokens } from './format.js';
+
+const style = styleFor(process.stdout);
+
+/** What a slash command may do to the REPL around it. */
+export interface ReplControl {
+  readonly legion: Legion;
+  readonly session: Session;
+  readonly you: string;
+  readonly target: { to: string; conversation?: string | undefined };
+  print(text: string): void;
+  clearScreen(): void;
+  setTarget(to: string, conversation?: string): void;
+  switchSession(session: Session): Promise<void>;
+  /** Shows a numbered list; the next line typed picks from it. */
+  pick(title: string, items: Array<{ label: string; value: string }>, chosen: (value: string) => Promise<void>): void;
+  answerApprovals(ids: string[], decision: 'approve' | 'reject', options: { always?: boolean; remember?: 'always'; reason?: string }): Promise<void>;
+  quit(): void;
+}
+
+interface Command {
+  name: string;
+  args?: string;
+  description: string;
+  complete?: (control: ReplControl, prefix: string) => Promise<AutocompleteItem[]> | AutocompleteItem[];
+  run(control: ReplControl, args: string): Promise<void> | void;
+}
+
+const agentItems = (control: ReplControl, prefix: string): AutocompleteItem[] =>
+  control.legion.collective
+    .list()
+    .filter((participant) => participant.id !== control.you && participant.status !== 'retired' && participant.id.startsWith(prefix))
+    .map((participant) => ({ value: participant.id, label: participant.id, description: participant.type }));
+
+const sessionItems = async (control: ReplControl, prefix: string): Promise<AutocompleteItem[]> =>
+  (await control.legion.sessions.list())
+    .filter((meta) => meta.id.startsWith(prefix))
+    .slice(0, 20)
+    .map((meta) => ({ value: meta.id, label: meta.id, description: `${meta.title ?? ''} last active ${meta.lastActiveAt}`.trim() }));
+
+const conversationItems = async (control: ReplControl, prefix: string): Promise<AutocompleteItem[]> =>
+  (await control.session.listConversations())
+    .filter((ref) => ref.name !== undefined && ref.name.startsWith(prefix))
+    .map((ref) => ({ value: ref.name!, label: ref.name!, description: ref.conversationId }));
+
+const COMMANDS: Command[] = [
+  { name: 'help', description: 'commands and keys', run: (control) => control.print(helpText()) },
+  {
+    name: 'agents',
+    description: 'the participants of the collective',
+    run: (control) => {
+      for (const participant of control.legion.collective.list()) {
+        const here = participant.id === control.target.to ? style.cyan(' ← you talk to it') : '';
+        const description = 'description' in participant && typeof participant.description === 'string' ? style.dim(` ${clip(participant.description, 70)}`) : '';
+        control.print(`  ${style.bold(participant.id)} ${style.dim(`(${participant.type}${participant.status === 'retired' ? ', retired' : ''})`)}${description}${here}`);
+      }
+    },
+  },
+  {
+    name: 'to',
+    args: '<agent>',
+    description: 'talk to another participant',
+    complete: agentItems,
+    run: (control, args) => {
+      const id = args.trim();
+      const participant = control.legion.collective.get(id);
+      if (!participant || participant.status === 'retired' || id === control.you) {
+        control.print(style.red(`No participant "${id}" to talk to. Choose one of: ${agentItems(control, '').map((item) => item.value).join(', ')}`));
+        return;
+      }
+      control.setTarget(id, control.target.conversation);
+    },
+  },
+  {
+    name: 'convo',
+    args: '<name>',
+    description: 'a named conversation with the same participant (no name: the main one)',
+    complete: conversationItems,
+    run: (control, args) => control.setTarget(control.target.to, args.trim() || undefined),
+  },
+  {
+    name: 'sessions',
+    description: 'sessions, most recently active first',
+    run: async (control) => {
+      for (const meta of await control.legion.sessions.list()) {
+        const current = meta.id === control.session.id ? style.cyan(' ← current') : '';
+        control.print(`  ${meta.id}  ${style.dim(`last active ${meta.lastActiveAt}`)}${meta.title ? ` ${meta.title}` : ''}${current}`);
+      }
+    },
+  },
+  { name: 'new', description: 'start a new session', run: async (control) => control.switchSession(await control.legion.sessions.create()) },
+  {
+    name: 'resume',
+    args: '[id]',
+    description: 'continue another session (a picker without an id)',
+    complete: sessionItems,
+    run: async (control, args) => {
+      const id = args.trim();
+      if (id) {
+        await control.switchSession(await control.legion.sessions.get(id));
+        return;
+      }
+      const sessions = (await control.legion.sessions.list()).slice(0, 9);
+      control.pick(
+        'Resume which session? (type its number, then Enter; anything else cancels)',
+        sessions.map((meta) => ({ value: meta.id, label: `${meta.id}  ${style.dim(`last active ${meta.lastActiveAt}`)}${meta.id === control.session.id ? style.cyan(' ← current') : ''}` })),
+        async (value) => control.switchSession(await control.legion.sessions.get(value)),
+      );
+    },
+  },
+  {
+    name: 'history',
+    args: '[n]',
+    description: 'the last n messages of this session (default 20)',
+    run: async (control, args) => {
+      const count = Number.parseInt(args, 10);
+      for (const { conversation, message } of await control.session.recentMessages(Number.isFinite(count) && count > 0 ? count : 20)) {
+        const author = message.role === 'assistant' ? conversation.responder : conversation.initiator;
+        const text = message.content.map((block) => (block.type === 'text' ? block.text : block.type === 'tool_use' ? `[${block.name}]` : `[result${block.isError ? ', error' : ''}]`)).join(' ');
+        control.print(`  ${style.dim(conversation.conversationId)} ${style.bold(author)}: ${clip(text, 120)}`);
+      }
+    },
+  },
+  {
+    name: 'approvals',
+    args: '[rules [rm ID]]',
+    description: 'approvals waiting in this session; "rules" lists the saved "always" rules, "rules rm ID" removes one',
+    complete: (control, prefix) => ruleItems(control, prefix),
+    run: async (control, args) => {
+      const [sub, verb, id] = args.trim().split(/\s+/);
+      if (sub === 'rules') return rulesCommand(control, verb, id);
+      if (sub) return control.print(style.red(`Unknown: /approvals ${sub}. Use /approvals, /approvals rules, or /approvals rules rm ID.`));
+      const pending = await control.session.approvals.list({ status: 'pending' });
+      if (pending.length === 0) control.print('  Nothing is waiting for approval.');
+      for (const view of pending) control.print(`  ${view.id}  ${style.bold(view.requester)} → ${view.tool} ${style.dim(clip(JSON.stringify(view.input), 80))}`);
+      if (pending.length > 0) control.print(style.dim('  Answer with /approve ID… [--always | --rule]  or  /reject ID reason…'));
+    },
+  },
+  {
+    name: 'approve',
+    args: '<id…> [--always | --rule]',
+    description: 'approve waiting requests and resume the work (--always: for this agent this session; --rule: a saved rule)',
+    complete: (control, prefix) => pendingItems(control, prefix),
+    run: (control, args) => {
+      const words = args.split(/\s+/).filter(Boolean);
+      const ids = words.filter((word) => word !== '--always' && word !== '--rule');
+      if (ids.length === 0) return control.print(style.red('Which request? /approve ID (see /approvals)'));
+      if (words.includes('--rule')) return control.answerApprovals(ids, 'approve', { remember: 'always' });
+      return control.answerApprovals(ids, 'approve', { always: words.includes('--always') });
+    },
+  },
+  {
+    name: 'reject',
+    args: '<id> <reason…>',
+    description: 'reject a waiting request, with a reason the agent sees',
+    complete: (control, prefix) => pendingItems(control, prefix),
+    run: (control, args) => {
+      const [id, ...reason] = args.trim().split(/\s+/);
+      if (!id) return control.print(style.red('Which request? /reject ID reason (see /approvals)'));
+      return control.answerApprovals([id], 'reject', { reason: reason.join(' ') });
+    },
+  },
+  {
+    name: 'cost',
+    description: 'tokens and cost of this session per participant, own and with delegates',
+    run: async (control) => {
+      const usage = await control.session.usage();
+      control.print(`  ${style.bold('session')}  ${formatTokens(usage.total)}  ${formatCost(usage.total.costUsd)}  ${usage.total.calls} calls${usage.total.unpricedCalls ? style.dim(` (${usage.total.unpricedCalls} without a price)`) : ''}`);
+      for (const [id, totals] of Object.entries(usage.byParticipant)) {
+        control.print(`  ${id}  own ${formatTokens(totals.own)} ${formatCost(totals.own.costUsd)}  with delegates ${formatTokens(totals.withDelegates)} ${formatCost(totals.withDelegates.costUsd)}`);
+      }
+    },
+  },
+  {
+    name: 'tools',
+    args: '[agent]',
+    description: "the tools an agent's model sees",
+    complete: agentItems,
+    run: async (control, args) => {
+      const id = args.trim() || control.target.to;
+      const participant = control.legion.collective.get(id);
+      if (participant?.type !== 'agent') return control.print(style.red(`"${id}" is not an agent. Agents: ${control.legion.collective.agents().map((agent) => agent.id).join(', ')}`));
+      // The engine's own view: what the model is shown, and why the rest is hidden.
+      const view = await control.legion.describeTools(id);
+      const shown = view.tools.filter((tool) => tool.visible);
+      control.print(`  ${style.bold(id)} sees ${shown.length} tools:`);
+      for (const tool of shown) control.print(`    ${tool.name} ${style.dim(`(${tool.source}, ${tool.approval.mode})`)}`);
+      const hidden = view.tools.filter((tool) => !tool.visible);
+      if (hidden.length > 0) control.print(style.dim(`  hidden: ${hidden.map((tool) => `${tool.name} (${tool.hiddenBecause ?? 'not permitted'})`).join(', ')}`));
+      for (const missing of view.missing) control.print(style.yellow(`  missing: ${missing.pattern} (${missing.source}): ${missing.reason}`));
+    },
+  },
+  { name: 'compact', description: 'compact the conversation', run: (control) => control.print(style.dim('  /compact arrives with context management (not in this version yet).')) },
+  { name: 'context', description: "what fills the agent's context", run: (control) => control.print(style.dim('  /context arrives with context management (not in this version yet).')) },
+  { name: 'clear', description: 'clear the screen (not the data)', run: (control) => control.clearScreen() },
+  { name: 'quit', description: 'leave (Ctrl-D does too)', run: (control) => control.quit() },
+];
+
+async function pendingItems(control: ReplControl, prefix: string): Promise<AutocompleteItem[]> {
+  return (await control.session.approvals.list({ status: 'pending' }))
+    .filter((view) => view.id.startsWith(prefix))
+    .map((view) => ({ value: view.id, label: view.id, description: `${view.requester} → ${view.tool}` }));
+}
+
+function ruleItems(control: ReplControl, prefix: string): AutocompleteItem[] {
+  const words = ['rules', ...safeRules(control).map((rule) => `rules rm ${rule.id}`)];
+  return words.filter((word) => word.startsWith(prefix)).map((word) => ({ value: word, label: word }));
+}
+
+function safeRules(control: ReplControl): ApprovalRule[] {
+  try {
+    return control.legion.approvalRules.list();
+  } catch {
+    return [];
+  }
+}
+
+/** `/approvals rules` and `/approvals rules rm ID`: the saved "approve always" rules, as `legion approvals rules` shows them. */
+function rulesCommand(control: ReplControl, verb: string | undefined, id: string | undefined): void {
+  try {
+    if (verb === 'rm') {
+      if (!id) return control.print(style.red('Which rule? /approvals rules rm ID (see /approvals rules)'));
+      const removed = control.legion.approvalRules.remove(id);
+      return control.print(`  removed ${id}${removed ? ` (${removed.participant} → ${removed.tool}${removed.pattern !== undefined ? ` ${removed.pattern}` : ''})` : ''}: those calls ask again`);
+    }
+    if (verb) return control.print(style.red(`Unknown: /approvals rules ${verb}. Use /approvals rules, or /approvals rules rm ID.`));
+    const rules = control.legion.approvalRules.list();
+    if (rules.length === 0) return control.print('  No saved rules. Answer a card with [a], or /approve ID --rule, to make one.');
+    for (const rule of rules) {
+      control.print(`  ${rule.id}  ${style.bold(rule.participant)} → ${rule.tool}${rule.pattern !== undefined ? ` ${rule.pattern}` : style.dim(' (any call)')}  ${style.dim(`${rule.createdAt} by ${rule.createdBy}${rule.medium ? ` (${rule.medium})` : ''}`)}`);
+    }
+    control.print(style.dim('  Remove one with /approvals rules rm ID (or legion approvals rules rm ID).'));
+  } catch (error) {
+    control.print(style.red(`error: ${error instanceof Error ? error.message : String(error)}`));
+  }
+}
+
+export function helpText(): string {
+  const commands = COMMANDS.map((command) => `  /${command.name}${command.args ? ` ${command.args}` : ''}  ${style.dim(command.description)}`);
+  return [
+    style.bold('Commands'),
+    ...commands,
+    `  !command  ${style.dim('run a shell command here and show its output (not sent to the agent)')}`,
+    style.bold('Keys'),
+    `  Enter send · Shift+Enter, Alt+Enter, Ctrl-J or \\ then Enter new line · ↑/↓ history · Ctrl-R search history · Tab complete · @path a file reference`,
+    `  Esc or Ctrl-C cancel the running turn · Ctrl-O expand the last tool call · Ctrl-C twice on an empty line or Ctrl-D quit`,
+    `  On an approval card: y once · s this agent, this session · a always · n reject with a reason`,
+  ].join('\n');
+}
+
+/** The commands as the editor's autocomplete knows them (names, then arguments). */
+export function slashCommands(control: () => ReplControl): SlashCommand[] {
+  return COMMANDS.map((command) => ({
+    name: command.name,
+    description: command.description,
+    ...(command.args ? { argumentHint: command.args } : {}),
+    ...(command.complete ? { getArgumentCompletions: async (prefix: string) => command.complete!(control(), prefix.trim()) } : {}),
+  }));
+}
+
+/** Runs `/name args`; says so when there is no such command. */
+export async function runSlashCommand(control: ReplControl, line: string): Promise<void> {
+  const match = /^\/(\S+)\s*([\s\S]*)$/.exec(line.trim());
+  const name = match?.[1] ?? '';
+  const command = COMMANDS.find((candidate) => candidate.name === name);
+  if (!command) {
+    const near = COMMANDS.filter((candidate) => candidate.name.startsWith(name.slice(0, 2))).map((candidate) => `/${candidate.name}`);
+    control.print(style.red(`Unknown command /${name}.${near.length > 0 ? ` Did you mean ${near.join(', ')}?` : ''} /help lists them.`));
+    return;
+  }
+  await command.run(control, match?.[2] ?? '');
+}
