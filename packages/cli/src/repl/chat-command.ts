@@ -27,8 +27,8 @@ export async function chatCommand(options: ChatOptions): Promise<number> {
   // what is submitted meanwhile waits for the session. Loaded only here: other commands do not pay for the UI.
   const { Screen } = await import('./screen.js');
   const screen = new Screen();
-  const early: string[] = [];
-  screen.editor.onSubmit = (text) => early.push(text);
+  const { EarlyInput } = await import('./early-input.js');
+  const early = new EarlyInput(screen);
   screen.setStatus('opening the workspace…');
   screen.start();
   try {

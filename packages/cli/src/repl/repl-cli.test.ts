@@ -73,9 +73,14 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
 
   /** Starts `legion` (the REPL) with `args` in the terminal and waits until it is ready to type. */
   async function startRepl(args: string[] = [], ready = '/help for commands'): Promise<void> {
+    launch(args);
+    await terminal.waitFor(ready);
+  }
+
+  /** Starts `legion` with `args` in the terminal, not waiting for anything. */
+  function launch(args: string[]): void {
     const variables = Object.entries(env()).map(([name, value]) => `${name}=${value}`);
     terminal.start(`${['env', ...variables, process.execPath, LEGION, ...args].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`);
-    await terminal.waitFor(ready);
   }
 
   function toolResultSent(toolUseId: string): string | undefined {
@@ -300,6 +305,15 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     await terminal.waitFor('Press Ctrl-C again to quit');
     terminal.keys('C-c');
     await terminal.waitFor('[legion exited: 0]');
+  }, 60_000);
+
+  it('Ctrl-D pressed while the workspace is still opening quits as soon as it is open', async () => {
+    // The input is drawn first, then the engine loads: the key is pressed in between.
+    launch([]);
+    await terminal.waitFor('opening the workspace', 0, 1);
+    terminal.keys('C-d');
+    await terminal.waitFor('[legion exited: 0]');
+    expect(mock.getRequests()).toHaveLength(0);
   }, 60_000);
 
   it('a missing entry agent falls back to the first agent, and says so', async () => {

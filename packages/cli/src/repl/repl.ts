@@ -3,6 +3,7 @@ import { CombinedAutocompleteProvider, matchesKey } from '@mariozechner/pi-tui';
 import { errorMessage, Legion, LegionError, LEGION_DIR, type Session, type TurnResult } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
 import { Activity, describeCall } from './activity.js';
+import { DOUBLE_PRESS_MS, type EarlyInput } from './early-input.js';
 import { withFileReferences } from './file-references.js';
 import { clip } from './format.js';
 import { HistorySearch } from './history-search.js';
@@ -13,8 +14,6 @@ import { runShellEscape } from './shell-escape.js';
 import { runSlashCommand, slashCommands, type ReplControl } from './slash-commands.js';
 
 const style = styleFor(process.stdout);
-/** Two Ctrl-C presses on an empty line within this long quit. */
-const DOUBLE_PRESS_MS = 2000;
 
 export interface ReplOptions {
   root: string;
@@ -23,8 +22,8 @@ export interface ReplOptions {
   to?: string | undefined;
   /** The terminal, already showing the input. */
   screen: Screen;
-  /** Lines submitted before the session was open. */
-  early: string[];
+  /** What was typed before the session was open: lines to send, or a request to leave. */
+  early: EarlyInput;
 }
 
 /** `legion` / `legion chat`: the interactive session. Resolves with the exit code when the user leaves. */
@@ -84,8 +83,14 @@ class Repl implements ReplControl {
     return repl;
   }
 
-  run(early: readonly string[]): Promise<number> {
+  run(early: EarlyInput): Promise<number> {
     const done = new Promise<number>((resolve) => (this.finished = resolve));
+    early.end();
+    if (early.quit) {
+      this.quit();
+      return done;
+    }
+    this.lastCtrlC = early.lastCtrlC;
     const { editor } = this.screen;
     this.screen.setAutocomplete(new CombinedAutocompleteProvider(slashCommands(() => this), this.legion.paths.root, null));
     editor.onSubmit = (text) => void this.submit(text).catch((error: unknown) => this.print(style.red(`error: ${errorMessage(error)}`)));
@@ -93,7 +98,7 @@ class Repl implements ReplControl {
     for (const warning of this.legion.warnings) this.print(style.yellow(`warning: ${warning}`));
     void this.banner(true).then((text) => this.print(text));
     this.screen.setStatus('');
-    for (const text of early) void this.submit(text);
+    for (const text of early.lines) void this.submit(text);
     return done;
   }
 

@@ -41,14 +41,15 @@ export class TmuxTerminal {
     return this.tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'main');
   }
 
-  async waitFor(expected: string | RegExp, after = 0): Promise<string> {
+  /** `pollMs` small catches a moment that passes quickly (the few hundred milliseconds of start-up). */
+  async waitFor(expected: string | RegExp, after = 0, pollMs = 100): Promise<string> {
     const deadline = Date.now() + SCREEN_LIMIT_MS;
     for (;;) {
       const shown = this.screen();
       const rest = shown.slice(after);
       if (typeof expected === 'string' ? rest.includes(expected) : expected.test(rest)) return shown;
       if (Date.now() > deadline) throw new Error(`the terminal never showed ${String(expected)}; it shows:\n${shown}`);
-      await delay(100);
+      await delay(pollMs);
     }
   }
 
