@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -348,6 +348,20 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     const sent = JSON.stringify(request.messages?.at(-1)?.content);
     expect(sent).toContain('line one\\nline two, see @plan.md');
     expect(sent).toContain('Referenced workspace files: plan.md');
+  }, 60_000);
+
+  it('@ and part of a file name, then Tab, completes a workspace file (no fd binary needed) and sends it as a reference', async () => {
+    mock.on({ model: 'claude-test', userMessage: 'Summarise @docs/' }, { content: 'Summarised the plan.' });
+    mkdirSync(join(dir, 'docs'));
+    writeFileSync(join(dir, 'docs', 'release-plan.md'), '# plan\n');
+    await startRepl();
+    terminal.type('Summarise @release-pl', false);
+    terminal.keys('Tab');
+    await terminal.waitFor(/─\nSummarise @docs\/release-plan\.md/);
+    terminal.keys('Enter');
+    await terminal.waitFor('coordinator: Summarised the plan.');
+    const request = mock.getRequests().at(-1)?.body as { messages?: JournalMessage[] };
+    expect(JSON.stringify(request.messages?.at(-1)?.content)).toContain('Referenced workspace files: docs/release-plan.md');
   }, 60_000);
 
   it('an approval waiting when the turn is cancelled stays pending; /approve answers it and the work resumes', async () => {

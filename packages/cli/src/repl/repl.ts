@@ -4,6 +4,7 @@ import { errorMessage, Legion, LegionError, LEGION_DIR, type Session, type TurnR
 import { styleFor } from '../render/style.js';
 import { Activity, describeCall } from './activity.js';
 import { DOUBLE_PRESS_MS, type EarlyInput } from './early-input.js';
+import { WorkspaceFileCompletion } from './file-completion.js';
 import { withFileReferences } from './file-references.js';
 import { clip } from './format.js';
 import { HistorySearch } from './history-search.js';
@@ -92,7 +93,7 @@ class Repl implements ReplControl {
     }
     this.lastCtrlC = early.lastCtrlC;
     const { editor } = this.screen;
-    this.screen.setAutocomplete(new CombinedAutocompleteProvider(slashCommands(() => this), this.legion.paths.root, null));
+    this.screen.setAutocomplete(new WorkspaceFileCompletion(new CombinedAutocompleteProvider(slashCommands(() => this), this.legion.paths.root, null), this.legion.paths.root));
     editor.onSubmit = (text) => void this.submit(text).catch((error: unknown) => this.print(style.red(`error: ${errorMessage(error)}`)));
     this.screen.tui.addInputListener((data) => (this.key(data) ? { consume: true } : undefined));
     for (const warning of this.legion.warnings) this.print(style.yellow(`warning: ${warning}`));
