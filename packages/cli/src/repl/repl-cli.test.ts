@@ -364,6 +364,17 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expect(JSON.stringify(request.messages?.at(-1)?.content)).toContain('Referenced workspace files: docs/release-plan.md');
   }, 60_000);
 
+  it('a provider SDK writing to the console (a model deprecation warning) prints above the input, not over it', async () => {
+    useModel('coordinator', { provider: 'anthropic', model: 'claude-sonnet-4-5', baseURL: mock.url });
+    mock.on({ userMessage: 'Hello there' }, { content: 'Hello back.' });
+    await startRepl();
+    terminal.type('Hello there');
+    const shown = await terminal.waitFor(/Hello back\.\s*\n\s+\(\d/);
+    const turn = shown.slice(shown.lastIndexOf('you → coordinator: Hello there')).replace(/ +$/gm, '');
+    // The warning, the reply and the turn's summary, in that order, then the input: nothing drawn over or below it.
+    expect(turn).toMatch(/^you → coordinator: Hello there\n[^\n]*deprecated[\s\S]*?\ncoordinator: Hello back\.\n\s+\([^\n]*\)\n─+\n\s*\n─+\s*$/);
+  }, 60_000);
+
   it('an approval waiting when the turn is cancelled stays pending; /approve answers it and the work resumes', async () => {
     mock.on({ model: 'claude-test', userMessage: 'Write the notes', hasToolResult: false }, { toolCalls: [{ id: 'toolu_notes', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'kept' }) }] });
     mock.on({ model: 'claude-test', userMessage: 'Write the notes', hasToolResult: true }, { content: 'notes.txt is written.' });

@@ -1,4 +1,5 @@
 import { CombinedAutocompleteProvider, Container, Editor, ProcessTerminal, Text, TUI, type AutocompleteProvider, type Terminal } from '@mariozechner/pi-tui';
+import { format } from 'node:util';
 import { styleFor } from '../render/style.js';
 
 const style = styleFor(process.stdout);
@@ -40,12 +41,38 @@ export class Screen {
     this.tui.setFocus(this.editor);
   }
 
+  /** The console as it was before `start`: a library's console output goes among the printed lines meanwhile. */
+  private savedConsole: Pick<Console, ConsoleMethod> | undefined;
+
   start(): void {
     this.tui.start();
+    this.captureConsole();
   }
 
   stop(): void {
+    this.releaseConsole();
     this.tui.stop();
+  }
+
+  /**
+   * Libraries write to the console (the provider SDKs' deprecation and retry
+   * warnings): written straight to the terminal, such a line lands inside the
+   * live region, the renderer's idea of the screen goes wrong and later output
+   * is drawn over it. Printed as finished lines instead, it stays readable.
+   */
+  private captureConsole(): void {
+    if (this.savedConsole) return;
+    this.savedConsole = Object.fromEntries(CONSOLE_METHODS.map((method) => [method, console[method]])) as Pick<Console, ConsoleMethod>;
+    for (const method of CONSOLE_METHODS) {
+      console[method] = (...args: unknown[]) => this.print(style.yellow(format(...args)));
+    }
+  }
+
+  private releaseConsole(): void {
+    const saved = this.savedConsole;
+    if (!saved) return;
+    for (const method of CONSOLE_METHODS) console[method] = saved[method];
+    this.savedConsole = undefined;
   }
 
   setAutocomplete(provider: AutocompleteProvider | CombinedAutocompleteProvider): void {
@@ -104,6 +131,9 @@ export class Screen {
     this.tui.requestRender(true);
   }
 }
+
+const CONSOLE_METHODS = ['log', 'info', 'warn', 'error', 'debug'] as const;
+type ConsoleMethod = (typeof CONSOLE_METHODS)[number];
 
 /**
  * pi-tui's editor pads every line to the terminal's width; the renderer clears
