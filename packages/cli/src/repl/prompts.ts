@@ -86,7 +86,11 @@ export class Prompts {
     const item = this.active;
     if (!item) return false;
     if (item.kind === 'question') {
-      this.screen.print(`${style.dim('you → ')}${style.bold(item.question.from)}: ${text}`);
+      // The card goes; the question stays in the scrollback, so the answer below it reads in context.
+      const { question } = item;
+      const via = question.chain.length > 1 ? `, via ${question.chain.join(' → ')}` : '';
+      this.screen.print(`${style.bold(question.from)} asked ${style.dim(`(${question.conversation.conversationId}${via})`)}: ${question.text}`);
+      this.screen.print(`${style.dim('you → ')}${style.bold(question.from)}: ${text}`);
       this.done(item);
       item.resolve(text);
       return true;

@@ -144,7 +144,9 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expect(card).toContain('chain: user → coordinator → developer → you');
     expect(card).toContain('Which port should the server listen on?');
     terminal.type('8080, please');
-    await terminal.waitFor('coordinator: The server is set up on the port you chose.');
+    const after = await terminal.waitFor('coordinator: The server is set up on the port you chose.');
+    // Once answered, the card leaves the live region: the question stays in the scrollback above the answer.
+    expect(after.replace(/ +$/gm, '')).toMatch(/developer asked \(developer__user, via user → coordinator → developer\): Which port should the server listen on\?\nyou → developer: 8080, please/);
     expect(toolResultSent('call_ask')).toBe('8080, please');
     expect(toolResultSent('toolu_delegate')).toBe('Configured the port.');
   }, 90_000);
