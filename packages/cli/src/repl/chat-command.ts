@@ -15,6 +15,8 @@ export interface ChatOptions {
  * message on standard input, and says so.
  */
 export async function chatCommand(options: ChatOptions): Promise<number> {
+  // Said before anything is drawn, so the refusal is not left below a half-started screen.
+  if (options.new && options.session) throw new Error('Use either --session or --new, not both.');
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     process.stderr.write('legion: not a terminal, so this runs like "legion run": the message is read from standard input (use "legion run" in scripts).\n');
     const { runCommand } = await import('../commands/run.js');

@@ -149,6 +149,9 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expect(after.replace(/ +$/gm, '')).toMatch(/developer asked \(developer__user, via user → coordinator → developer\): Which port should the server listen on\?\nyou → developer: 8080, please/);
     expect(toolResultSent('call_ask')).toBe('8080, please');
     expect(toolResultSent('toolu_delegate')).toBe('Configured the port.');
+    // /history says whose a tool result is: the coordinator's tools answered it, the user did not speak.
+    terminal.type('/history 2');
+    await terminal.waitFor(/user__coordinator tools → coordinator: \[result\] Configured the port\. *\n\s+user__coordinator coordinator: The server is set up/);
   }, 90_000);
 
   it('two approvals from parallel delegates each get their own card, one at a time', async () => {
@@ -316,6 +319,14 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     terminal.keys('C-d');
     await terminal.waitFor('[legion exited: 0]');
     expect(mock.getRequests()).toHaveLength(0);
+  }, 60_000);
+
+  it('--new with --session is refused before the screen starts: the terminal shows only the error', async () => {
+    launch(['--new', '--session', 'some-id']);
+    const shown = await terminal.waitFor('[legion exited: 1]');
+    expect(shown).toContain('legion: Use either --session or --new, not both.');
+    expect(shown).not.toContain('opening the workspace');
+    expect(shown).not.toContain('───');
   }, 60_000);
 
   it('a missing entry agent falls back to the first agent, and says so', async () => {

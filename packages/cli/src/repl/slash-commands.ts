@@ -119,8 +119,10 @@ const COMMANDS: Command[] = [
     run: async (control, args) => {
       const count = Number.parseInt(args, 10);
       for (const { conversation, message } of await control.session.recentMessages(Number.isFinite(count) && count > 0 ? count : 20)) {
-        const author = message.role === 'assistant' ? conversation.responder : conversation.initiator;
-        const text = message.content.map((block) => (block.type === 'text' ? block.text : block.type === 'tool_use' ? `[${block.name}]` : `[result${block.isError ? ', error' : ''}]`)).join(' ');
+        // Tool results travel in user-role messages but are the responder's tools answering it, not the initiator speaking.
+        const toolResults = message.role === 'user' && message.content.every((block) => block.type === 'tool_result');
+        const author = message.role === 'assistant' ? conversation.responder : toolResults ? `tools → ${conversation.responder}` : conversation.initiator;
+        const text = message.content.map((block) => (block.type === 'text' ? block.text : block.type === 'tool_use' ? `[${block.name}]` : `[result${block.isError ? ', error' : ''}] ${block.content}`)).join(' ');
         control.print(`  ${style.dim(conversation.conversationId)} ${style.bold(author)}: ${clip(text, 120)}`);
       }
     },
