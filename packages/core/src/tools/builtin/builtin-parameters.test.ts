@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createTestLegion, type TestLegion } from '../../testing/index.js';
+import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../../testing/index.js';
 import { createBuiltinTools } from './index.js';
 import { BUILTIN_TOOL_PARAMETERS } from './builtin-tool-parameters.generated.js';
 
@@ -14,7 +14,7 @@ describe('precomputed built-in tool parameters', () => {
   afterEach(() => test?.cleanup());
 
   it('equal the live conversion of every built-in tool a Legion registers (rewrite with `npx vitest run -u`)', async () => {
-    test = createTestLegion({});
+    test = createTestLegion({ participants: [userParticipant(), agentParticipant('worker')] });
     const { legion } = test;
     const builtin = createBuiltinTools({ collective: legion.collective, sessions: legion.sessions, toolsFor: () => [] });
     try {
