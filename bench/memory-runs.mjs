@@ -8,6 +8,7 @@
 // after a full GC, open file descriptors (from /proc/self/fd). Needs
 // --expose-gc, which run-all passes; run alone: node --expose-gc bench/memory-runs.mjs
 import { readdirSync } from 'node:fs';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { z } from 'zod';
 import { Legion, defineTool } from '@legion-collective/core';
 import { ScriptedProvider, agentParticipant, userParticipant } from '@legion-collective/core/testing';
@@ -32,7 +33,16 @@ const openFds = () => readdirSync('/proc/self/fd').length;
 function sample() {
   globalThis.gc();
   const memory = process.memoryUsage();
-  return { rssMB: memory.rss / MB, heapUsedMB: memory.heapUsed / MB, fds: openFds() };
+  const spaces = Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name.replace(/_space$/, ''), space.space_size / MB]));
+  return {
+    rssMB: memory.rss / MB,
+    heapUsedMB: memory.heapUsed / MB,
+    heapTotalMB: memory.heapTotal / MB,
+    externalMB: memory.external / MB,
+    arrayBuffersMB: memory.arrayBuffers / MB,
+    spaces,
+    fds: openFds(),
+  };
 }
 
 const root = tempDir('memory');
@@ -63,6 +73,10 @@ try {
   console.log(`memory-runs — ${RUNS} runs in one process without close() (fresh conversation per run, 4 messages each, ${seconds.toFixed(1)} s)`);
   console.log(`  RSS: start ${f(before.rssMB)} MB, run ${EARLY} ${f(early.rssMB)} MB, run ${RUNS} ${f(late.rssMB)} MB → growth ${EARLY}→${RUNS}: ${f(late.rssMB - early.rssMB)} MB (target < 30 MB; openai-agents-js: 143 MB in all)`);
   console.log(`  live heap after GC: start ${f(before.heapUsedMB)} MB, run ${EARLY} ${f(early.heapUsedMB)} MB, run ${RUNS} ${f(late.heapUsedMB)} MB (target < 20 MB)`);
+  // Where RSS goes: V8's reserved heap by space, and what lies outside it (malloc, Buffers, code of node itself).
+  const outside = (s) => s.rssMB - s.heapTotalMB;
+  console.log(`  V8 heap reserved (heapTotal): run ${EARLY} ${f(early.heapTotalMB)} MB, run ${RUNS} ${f(late.heapTotalMB)} MB; external ${f(early.externalMB)} → ${f(late.externalMB)} MB (ArrayBuffers ${f(early.arrayBuffersMB)} → ${f(late.arrayBuffersMB)}); RSS outside the V8 heap ${f(outside(early))} → ${f(outside(late))} MB`);
+  console.log(`  heap spaces run ${EARLY} → ${RUNS} (MB): ${Object.keys(late.spaces).map((name) => `${name} ${f(early.spaces[name] ?? 0)}→${f(late.spaces[name])}`).join(', ')}`);
   console.log(`  open file descriptors: start ${before.fds}, run ${EARLY} ${early.fds}, run ${RUNS} ${late.fds} (target: not growing)`);
   printJson('memory-runs', {
     runs: RUNS,

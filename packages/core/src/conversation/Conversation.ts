@@ -113,8 +113,10 @@ export class Conversation implements TurnConversation {
       this.messages.push(full);
       this.cursor = cursor;
     }
+    // Object.assign, not `{ ...base, more }`: V8 keeps objects built by a spread plus further properties through
+    // young-generation GCs, so per-turn garbage would pile up in the old generation (bench/memory-runs.mjs).
     if (this.services.events.hasListeners('message:sent')) {
-      this.services.events.emit('message:sent', { ...this.ref, message: full, author });
+      this.services.events.emit('message:sent', Object.assign({}, this.ref, { message: full, author }));
     }
     return full;
   }
@@ -145,7 +147,7 @@ export class Conversation implements TurnConversation {
       await this.prepareTurn(incoming !== undefined);
       // Its id is known before it is appended, so that turn:start (first, for a UI) can name it.
       const arriving: Message | undefined = incoming && { id: randomUUID(), at: new Date().toISOString(), role: 'user', content: [{ type: 'text', text: incoming.text }] };
-      events.emit('turn:start', { ...this.ref, participantId: options.to.id, chain, ...(arriving ? { messageId: arriving.id } : {}) });
+      events.emit('turn:start', Object.assign({}, this.ref, { participantId: options.to.id, chain }, arriving ? { messageId: arriving.id } : {}));
       const message = arriving && incoming ? await this.write(arriving, incoming.from) : undefined;
       let outcome: RuntimeOutcome;
       try {
@@ -170,15 +172,17 @@ export class Conversation implements TurnConversation {
         ? { status: 'error', code: held.lost.code, error: held.lost.message, conversationId: this.id }
         : await this.record(outcome, options.to.id);
       await this.logs.flush(this.ref);
-      events.emit('turn:end', {
-        ...this.ref,
-        participantId: options.to.id,
-        chain,
-        status: result.status,
-        reply: result.status === 'success' ? result.reply : undefined,
-        error: result.status === 'error' ? result.error : undefined,
-        durationMs: performance.now() - started,
-      });
+      events.emit(
+        'turn:end',
+        Object.assign({}, this.ref, {
+          participantId: options.to.id,
+          chain,
+          status: result.status,
+          reply: result.status === 'success' ? result.reply : undefined,
+          error: result.status === 'error' ? result.error : undefined,
+          durationMs: performance.now() - started,
+        }),
+      );
       return result;
     } finally {
       await held.release();

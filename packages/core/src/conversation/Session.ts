@@ -175,7 +175,9 @@ export class Session implements ToolSession {
     const id = conversationId(key);
     return this.conversations.getOrOpen(id, () => {
       const ref: ConversationRef = { sessionId: this.id, conversationId: id, initiator: key.initiator, responder: key.responder, name: key.name };
-      return new Conversation(ref, this.services.backend.conversations, { ...this.services, pausedOn: (id, unanswered) => this.pausedOn(id, unanswered) });
+      // Object.assign, not `{ ...base, more }`: V8 keeps objects built by a spread plus further properties through
+      // young-generation GCs, so per-turn garbage would pile up in the old generation (bench/memory-runs.mjs).
+      return new Conversation(ref, this.services.backend.conversations, Object.assign({}, this.services, { pausedOn: (id: string, unanswered: readonly ToolUseBlock[]) => this.pausedOn(id, unanswered) }));
     });
   }
 

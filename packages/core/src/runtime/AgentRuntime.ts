@@ -52,6 +52,8 @@ export class AgentRuntime implements ParticipantRuntime {
     // Deferred providers (MCP servers) load on the first turn that needs tools; later it is a resolved promise.
     await this.services.tools.ready();
     const tools = this.toolsFor(agent);
+    // Object.assign, not `{ ...base, more }`: V8 keeps objects built by a spread plus further properties through
+    // young-generation GCs, so per-turn garbage would pile up in the old generation (bench/memory-runs.mjs).
     const phase = { turn, agent, tools, defaultTimeoutMs: limits.toolTimeoutMs, services: this.services, workspaceRoot: this.services.workspaceRoot };
     const context: ModelRequestSource = {
       system: buildSystemPrompt(agent, collective),
@@ -62,14 +64,14 @@ export class AgentRuntime implements ParticipantRuntime {
     };
     // Asked at every delta, not once per turn: a UI that subscribes mid-turn gets the rest of the text.
     const streamText = (text: string): void => {
-      if (turn.events.hasListeners('text:delta')) turn.events.emit('text:delta', { ...turn.conversation.ref, participantId: agent.id, text });
+      if (turn.events.hasListeners('text:delta')) turn.events.emit('text:delta', Object.assign({}, turn.conversation.ref, { participantId: agent.id, text }));
     };
     const repeats = { signature: '', count: 0 };
 
     if (resuming) {
       const waiting = unansweredToolUses(await turn.conversation.history());
       if (waiting.length > 0) {
-        const paused = await this.settle(turn, agent.id, await resumeToolPhase({ ...phase, toolUses: waiting }));
+        const paused = await this.settle(turn, agent.id, await resumeToolPhase(Object.assign({}, phase, { toolUses: waiting })));
         if (paused) return paused;
       }
     }
@@ -122,7 +124,7 @@ export class AgentRuntime implements ParticipantRuntime {
         const loop = detectLoop(repeats, toolUse, limits.maxRepeatedToolCalls);
         if (loop) preflight.set(toolUse.id, loop);
       }
-      const paused = await this.settle(turn, agent.id, await runToolPhase({ ...phase, toolUses, preflight }));
+      const paused = await this.settle(turn, agent.id, await runToolPhase(Object.assign({}, phase, { toolUses, preflight })));
       if (paused) return paused;
     }
     return { status: 'error', code: 'max_iterations', error: new MaxIterationsError(agent.id, limits.maxIterations).message };
@@ -148,7 +150,7 @@ export class AgentRuntime implements ParticipantRuntime {
       costUsd: cost ?? null,
     };
     await turn.session.recordUsage(record);
-    turn.events.emit('usage:report', { ...turn.conversation.ref, participantId, chain: record.chain, usage, provider: providerName, model, costUsd: record.costUsd });
+    turn.events.emit('usage:report', Object.assign({}, turn.conversation.ref, { participantId, chain: record.chain, usage, provider: providerName, model, costUsd: record.costUsd }));
   }
 
   /** The tools this agent's model sees: its tool permission, and communicate only if it has someone to talk to. */

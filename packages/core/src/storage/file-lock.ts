@@ -56,7 +56,9 @@ export class FileLock {
     if (this.token !== undefined) return false;
     for (let attempt = 0; attempt < 3; attempt++) {
       const token = randomBytes(8).toString('hex');
-      if (createExclusive(this.path, { ...currentProcessIdentity(), token, since: new Date().toISOString(), purpose, ...lease })) {
+      // Object.assign, not `{ ...base, more }`: V8 keeps objects built by a spread plus further properties through
+      // young-generation GCs, so per-turn garbage would pile up in the old generation (bench/memory-runs.mjs).
+      if (createExclusive(this.path, Object.assign({}, currentProcessIdentity(), { token, since: new Date().toISOString(), purpose }, lease))) {
         this.token = token;
         this.renewLease();
         return true;

@@ -64,19 +64,21 @@ export class ToolExecutor {
   /** Reports a call that never ran (refused, invalid, denied) the way a run call is reported. */
   refuse(toolUse: ToolUseBlock, error: string, context: Pick<ToolContext, 'callerId' | 'conversation' | 'events'>): ToolResultBlock {
     const block = toResultBlock(toolUse.id, { status: 'error', error }, this.redact);
-    context.events.emit('tool:call', { ...context.conversation, participantId: context.callerId, toolUse });
-    context.events.emit('tool:result', { ...context.conversation, participantId: context.callerId, toolUse, result: block, durationMs: 0 });
+    context.events.emit('tool:call', Object.assign({}, context.conversation, { participantId: context.callerId, toolUse }));
+    context.events.emit('tool:result', Object.assign({}, context.conversation, { participantId: context.callerId, toolUse, result: block, durationMs: 0 }));
     return block;
   }
 
+  // Object.assign, not `{ ...base, more }`: V8 keeps objects built by a spread plus further properties through
+  // young-generation GCs, so per-turn garbage would pile up in the old generation (bench/memory-runs.mjs).
   private async runOne(call: PreparedCall, context: Omit<ToolContext, 'toolUseId'>, defaultTimeoutMs: number): Promise<CallOutcome> {
     const started = performance.now();
     const { toolUse } = call;
-    context.events.emit('tool:call', { ...context.conversation, participantId: context.callerId, toolUse });
-    const result = await this.execute(call, { ...context, toolUseId: toolUse.id }, defaultTimeoutMs);
+    context.events.emit('tool:call', Object.assign({}, context.conversation, { participantId: context.callerId, toolUse }));
+    const result = await this.execute(call, Object.assign({}, context, { toolUseId: toolUse.id }), defaultTimeoutMs);
     if (result.status === 'paused') return result;
     const block = toResultBlock(toolUse.id, result, this.redact);
-    context.events.emit('tool:result', { ...context.conversation, participantId: context.callerId, toolUse, result: block, durationMs: performance.now() - started });
+    context.events.emit('tool:result', Object.assign({}, context.conversation, { participantId: context.callerId, toolUse, result: block, durationMs: performance.now() - started }));
     return { status: 'done', block };
   }
 
@@ -89,7 +91,7 @@ export class ToolExecutor {
     let timer: NodeJS.Timeout | undefined;
     try {
       const execution = Promise.resolve()
-        .then(() => tool.execute(input, { ...context, signal: controller.signal }))
+        .then(() => tool.execute(input, Object.assign({}, context, { signal: controller.signal })))
         .catch((error: unknown): ToolResult => ({ status: 'error', error: `${tool.name} failed: ${errorMessage(error)}` }));
       const stops: Promise<ToolResult>[] = [execution];
       if (timeoutMs > 0) {

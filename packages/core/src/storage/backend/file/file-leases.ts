@@ -37,19 +37,18 @@ export class FileLeases {
       this.release(lock);
       throw error;
     }
-    let current = expiresAt;
-    const lease: Lease = {
+    // A data property moved by `renew`, not a getter: V8 keeps object literals with accessors (and all they
+    // reach) through young-generation GCs, so a getter here put every turn's garbage in the old generation.
+    const lease: { -readonly [Key in keyof Lease]: Lease[Key] } = {
       owner,
-      get expiresAt() {
-        return current;
-      },
+      expiresAt,
       renew: async () => {
         const next = new Date(this.now() + options.ttlMs).toISOString();
         if (!lock.extend(next)) {
           this.held.delete(lock);
           throw new LeaseLostError(`conversation ${address.conversationId} of session ${address.sessionId}`, owner);
         }
-        current = next;
+        lease.expiresAt = next;
       },
       release: async () => this.release(lock),
     };
