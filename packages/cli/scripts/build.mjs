@@ -45,6 +45,31 @@ const englishOnlyZod = {
   },
 };
 
+/**
+ * pi-tui builds its emoji test, `/^\p{RGI_Emoji}$/v`, when its utils module loads: V8 expands the
+ * Unicode set at once, some 20 ms before the REPL can draw its input, for a test that runs only on a
+ * segment that may be an emoji. The bundle builds it on the first such test; pi-tui's code is
+ * otherwise unchanged.
+ */
+const PI_TUI_EMOJI_REGEX = 'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;';
+const lazyEmojiRegex = {
+  name: 'pi-tui-lazy-emoji-regex',
+  setup(build) {
+    let replaced = false;
+    build.onLoad({ filter: /[\\/]@mariozechner[\\/]pi-tui[\\/]dist[\\/]utils\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      // A pi-tui that changed the line would quietly bring the cost back.
+      if (!source.includes(PI_TUI_EMOJI_REGEX)) throw new Error(`pi-tui-lazy-emoji-regex: ${args.path} no longer has "${PI_TUI_EMOJI_REGEX}"; update the plugin for this pi-tui`);
+      replaced = true;
+      const lazy = 'let rgiEmojiRegexBuilt; const rgiEmojiRegex = { test: (text) => (rgiEmojiRegexBuilt ??= /^\\p{RGI_Emoji}$/v).test(text) };';
+      return { contents: source.replace(PI_TUI_EMOJI_REGEX, lazy), resolveDir: dirname(args.path), loader: 'js' };
+    });
+    build.onEnd((result) => {
+      if (result.errors.length === 0 && !replaced) throw new Error('pi-tui-lazy-emoji-regex: @mariozechner/pi-tui/dist/utils.js was not part of the build; update the plugin');
+    });
+  },
+};
+
 // A stale chunk from an earlier build would sit beside the new ones; start clean.
 rmSync(DIST, { recursive: true, force: true });
 
@@ -59,7 +84,7 @@ const result = await build({
   platform: 'node',
   target: 'node20.19',
   external: [...RESOLVED_AT_RUN_TIME, ...RESOLVED_AT_RUN_TIME.map((name) => `${name}/*`)],
-  plugins: [englishOnlyZod],
+  plugins: [englishOnlyZod, lazyEmojiRegex],
   // Bundled CommonJS (commander, picomatch, cross-spawn under the MCP SDK) calls require() for
   // Node's built-ins; an ES module has none unless it is given one.
   banner: { js: "import { createRequire as __legionCreateRequire } from 'node:module'; const require = __legionCreateRequire(import.meta.url);" },

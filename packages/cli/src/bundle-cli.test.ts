@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { LLMock } from '@copilotkit/aimock';
 
 // What the built binary reads when it starts: a few files of its own bundle (packages/cli/README.md,
@@ -83,6 +83,24 @@ describe('the bundled legion binary loads only what a command needs', () => {
     expect(run.loaded.length).toBeLessThanOrEqual(10);
     expect(run.loaded.some((file) => packagesIn(file).has('zod'))).toBe(true);
     expect(sdksIn(run.loaded)).toEqual([]);
+  });
+
+  it('loading the terminal UI builds no emoji set (some 20 ms before the REPL could draw its input)', () => {
+    const chunks = readdirSync(join(DIST, 'chunks'))
+      .filter((name) => name.endsWith('.js'))
+      .map((name) => join(DIST, 'chunks', name))
+      .filter((file) => packagesIn(file).has('@mariozechner/pi-tui'));
+    expect(chunks.length).toBeGreaterThan(0);
+    // Every RegExp the bundle makes goes through the global constructor (esbuild writes \p{…}/v patterns as `new RegExp`).
+    const script = `
+      const built = [];
+      globalThis.RegExp = new Proxy(RegExp, { construct: (target, args) => { built.push(String(args[0])); return Reflect.construct(target, args); } });
+      for (const url of ${JSON.stringify(chunks.map((file) => pathToFileURL(file).href))}) await import(url);
+      if (!built.some((pattern) => pattern.includes('\\\\p{'))) throw new Error('the check saw none of the Unicode patterns of pi-tui: it no longer tests anything');
+      console.log(JSON.stringify(built.filter((pattern) => pattern.includes('RGI_Emoji'))));`;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual([]);
   });
 
   it('legion run loads the SDK of the model it calls, and no other', async () => {

@@ -28,7 +28,7 @@ import { ApprovalGate } from './authorization/ApprovalGate.js';
 import { AuthEngine } from './authorization/AuthEngine.js';
 import { ApprovalRules } from './authorization/ApprovalRules.js';
 import { ApprovalRuleStore } from './collective/ApprovalRuleStore.js';
-import { BUILTIN_PROVIDER_ID, registerBuiltinTools, type ProcessRegistry } from './tools/builtin/index.js';
+import { BUILTIN_PROVIDER_ID, registerBuiltinTools, withBuiltinParameters, type ProcessRegistry } from './tools/builtin/index.js';
 import { createMcpToolProvider, type McpToolProvider } from './tools/providers/mcp/McpToolProvider.js';
 import { describeAgentTools, type AgentToolsView } from './runtime/tool-views.js';
 import { createWorkspaceToolProvider } from './tools/providers/workspace/WorkspaceToolProvider.js';
@@ -152,13 +152,15 @@ export class Legion {
     this.runtimes.register('mock', new MockRuntime());
     this.runtimes.register('user', new UserRuntime(this.surfaces));
     this.tools.register(
-      createCommunicateTool({
-        collective,
-        limitsFor: (id) => {
-          const participant = collective.get(id);
-          return participant?.type === 'agent' ? settingsForAgent(config, participant).limits : config.limits;
-        },
-      }),
+      withBuiltinParameters(
+        createCommunicateTool({
+          collective,
+          limitsFor: (id) => {
+            const participant = collective.get(id);
+            return participant?.type === 'agent' ? settingsForAgent(config, participant).limits : config.limits;
+          },
+        }),
+      ),
       { providerId: BUILTIN_PROVIDER_ID },
     );
     const builtin = registerBuiltinTools(this.tools, {
@@ -173,8 +175,8 @@ export class Legion {
     });
     this.processes = builtin.processes;
     this.disposeBuiltinTools = builtin.dispose;
-    this.tools.register(createApprovalResponseTool(), { providerId: BUILTIN_PROVIDER_ID });
-    this.tools.register(createListApprovalsTool(), { providerId: BUILTIN_PROVIDER_ID });
+    this.tools.register(withBuiltinParameters(createApprovalResponseTool()), { providerId: BUILTIN_PROVIDER_ID });
+    this.tools.register(withBuiltinParameters(createListApprovalsTool()), { providerId: BUILTIN_PROVIDER_ID });
     // After the built-ins, so that a workspace or MCP tool with a taken name is reported and left out.
     this.tools.registerToolProvider(createWorkspaceToolProvider({ directory: paths.toolsDir, workspaceRoot: paths.root, events: this.events, env, commandEnv }));
     if (Object.keys(config.mcpServers).length > 0) {

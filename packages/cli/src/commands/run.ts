@@ -96,7 +96,8 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   let sessionUsage;
   try {
     result = await session.send({ from, to, message, conversation: options.conversation, signal: controller.signal });
-    sessionUsage = await session.usage();
+    // Read only for the reports that carry it: summing the session's ledger is start-up time a text reply does not need.
+    if (options.output === 'json' || streaming) sessionUsage = await session.usage();
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -106,7 +107,8 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
 
   // Including what went wrong while the workspace opened, before anything here could listen.
   const warnings = legion.warnings;
-  if (options.output === 'json' || streaming) {
+  // Read exactly when a JSON report is asked for.
+  if (sessionUsage !== undefined) {
     const report: RunReport = {
       sessionId: session.id,
       conversationId: result.conversationId,

@@ -12,6 +12,7 @@ import { createFileReadTool } from './files/file-read.js';
 import { createFileWriteTool } from './files/file-write.js';
 import { createListParticipantsTool } from './list-participants.js';
 import { createTodoTools } from './planning/todo-tools.js';
+import { withBuiltinParameters } from './builtin-parameters.js';
 import { createScratchbookTools } from './scratchbook/scratchbook-tools.js';
 import { createProcessTools } from './shell/process-tools.js';
 import { ProcessRegistry, type ProcessRegistryOptions } from './shell/ProcessRegistry.js';
@@ -19,6 +20,7 @@ import { createShellRunTool } from './shell/shell-run.js';
 
 export type { CollectiveToolsOptions, SessionDirectory } from './collective/collective-tool-options.js';
 export { ProcessRegistry } from './shell/ProcessRegistry.js';
+export { withBuiltinParameters } from './builtin-parameters.js';
 export type { BackgroundProcess, ProcessRegistryOptions, ProcessStatus } from './shell/ProcessRegistry.js';
 
 /**
@@ -76,7 +78,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): BuiltinTools {
   if (families.has('collective')) {
     tools.push(createListParticipantsTool(options.collective), ...createCollectiveTools(options));
   }
-  return { tools, processes, dispose: () => (ownsProcesses ? processes.dispose() : Promise.resolve()) };
+  return { tools: tools.map(withBuiltinParameters), processes, dispose: () => (ownsProcesses ? processes.dispose() : Promise.resolve()) };
 }
 
 /** The built-in tools as the registry's `builtin` provider; disposing it kills the background processes. */
