@@ -5,6 +5,7 @@ import { JsonlLog, type LogWarning } from './jsonl-log.js';
 import { migrateRequestV1 } from './approval-migration.js';
 import {
   ApprovalDecisionRecordSchema,
+  approvalView,
   StoredApprovalRecordSchema,
   type ApprovalDecisionRecord,
   type ApprovalLinkRecord,
@@ -116,25 +117,7 @@ export class ApprovalStore {
 
   list(options: { status?: ApprovalView['status'] } = {}): ApprovalView[] {
     this.refresh();
-    const views = [...this.requests.values()].map((request): ApprovalView => {
-      const decision = this.decisions.get(request.id) ?? this.claimed(request.id);
-      return {
-        id: request.id,
-        at: request.at,
-        requester: request.requester,
-        approver: request.approver,
-        tool: request.tool,
-        input: request.input,
-        reason: request.reason,
-        conversationId: request.conversationId,
-        status: decision ? decision.decision : 'pending',
-        decidedBy: decision?.decidedBy,
-        decidedAt: decision?.at,
-        decisionReason: decision?.reason,
-        decisionMedium: decision?.medium,
-        decisionRuleId: decision?.ruleId,
-      };
-    });
+    const views = [...this.requests.values()].map((request) => approvalView(request, this.decisions.get(request.id) ?? this.claimed(request.id)));
     return options.status ? views.filter((view) => view.status === options.status) : views;
   }
 

@@ -1,4 +1,4 @@
-import type { ApprovalDecisionRecord, ApprovalRecord, ApprovalRequestRecord, ApprovalView } from './approval-records.js';
+import { approvalView, type ApprovalDecisionRecord, type ApprovalRecord, type ApprovalRequestRecord, type ApprovalView } from './approval-records.js';
 import type { ApprovalLog, DecideResult } from './backend/session-backend.js';
 
 /**
@@ -71,23 +71,7 @@ export class ApprovalState {
   }
 
   private toView(request: ApprovalRequestRecord): ApprovalView {
-    const decision = this.decisions.get(request.id);
-    return {
-      id: request.id,
-      at: request.at,
-      requester: request.requester,
-      approver: request.approver,
-      tool: request.tool,
-      input: request.input,
-      reason: request.reason,
-      conversationId: request.conversationId,
-      status: decision ? decision.decision : 'pending',
-      decidedBy: decision?.decidedBy,
-      decidedAt: decision?.at,
-      decisionReason: decision?.reason,
-      decisionMedium: decision?.medium,
-      decisionRuleId: decision?.ruleId,
-    };
+    return approvalView(request, this.decisions.get(request.id));
   }
 }
 

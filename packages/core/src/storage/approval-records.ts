@@ -147,3 +147,23 @@ export type ApprovalAnswer = z.infer<typeof ApprovalAnswerSchema>;
 export function rememberOf(answer: Pick<ApprovalAnswer, 'always' | 'remember'>): 'session' | 'always' | undefined {
   return answer.remember ?? (answer.always ? 'session' : undefined);
 }
+
+/** A request as surfaces show it, with its decision if there is one: the one place a view is made. */
+export function approvalView(request: ApprovalRequestRecord, decision: ApprovalDecisionRecord | undefined): ApprovalView {
+  return {
+    id: request.id,
+    at: request.at,
+    requester: request.requester,
+    approver: request.approver,
+    tool: request.tool,
+    input: request.input,
+    reason: request.reason,
+    conversationId: request.conversationId,
+    status: decision ? decision.decision : 'pending',
+    decidedBy: decision?.decidedBy,
+    decidedAt: decision?.at,
+    decisionReason: decision?.reason,
+    decisionMedium: decision?.medium,
+    decisionRuleId: decision?.ruleId,
+  };
+}
