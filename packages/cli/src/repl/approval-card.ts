@@ -14,14 +14,14 @@ const MAX_DIFF_BYTES = 256 * 1024;
 export const APPROVAL_KEYS = '[y] approve once  [s] approve for this agent this session  [a] approve always  [n] reject with a reason';
 
 /** The card for one approval request: the tool, its key arguments (a diff for file writes), the chain that led to it. */
-export function approvalCard(request: ApprovalView, chain: readonly string[] | undefined, workspaceRoot: string, position: { index: number; of: number }): string {
+export function approvalCard(request: ApprovalView, chain: readonly string[] | undefined, workspaceRoot: string, position: { index: number; of: number }, options: { keys?: boolean } = {}): string {
   const count = position.of > 1 ? style.dim(` (${position.index} of ${position.of})`) : '';
   const lines = [
     `${style.yellow('approval needed')}${count}  ${style.bold(request.requester)} wants to run ${style.bold(request.tool)}  ${style.dim(request.id)}`,
     `  chain: ${(chain && chain.length > 0 ? [...chain, request.requester] : [request.requester]).filter((id, index, all) => all.indexOf(id) === index).join(' → ')}`,
     `  ${style.dim(request.reason)}`,
     ...argumentLines(request, workspaceRoot),
-    `  ${style.cyan(APPROVAL_KEYS)}`,
+    ...(options.keys === false ? [] : [`  ${style.cyan(APPROVAL_KEYS)}`]),
   ];
   return lines.join('\n');
 }

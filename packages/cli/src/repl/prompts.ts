@@ -96,7 +96,7 @@ export class Prompts {
       return true;
     }
     if (item.awaitingReason) {
-      this.done(item);
+      this.answered(item);
       item.answer({ id: item.request.id, decision: 'reject', ...(text.trim() ? { reason: text.trim() } : {}) });
       return true;
     }
@@ -109,15 +109,15 @@ export class Prompts {
     if (item?.kind !== 'approval' || item.awaitingReason) return false;
     const id = item.request.id;
     if (key === 'y') {
-      this.done(item);
+      this.answered(item);
       item.answer({ id, decision: 'approve' });
     } else if (key === 's') {
-      this.done(item);
+      this.answered(item);
       item.answer({ id, decision: 'approve', always: true });
     } else if (key === 'a') {
       const rule = this.rulePattern(item.request);
       if (rule.ok) {
-        this.done(item);
+        this.answered(item);
         this.screen.print(style.dim(`  saved rule: ${item.request.requester} may run ${item.request.tool}${rule.pattern !== undefined ? ` matching ${rule.pattern}` : ''} without asking (/approvals rules lists and removes rules)`));
         item.answer({ id, decision: 'approve', remember: 'always' });
       } else {
@@ -155,6 +155,12 @@ export class Prompts {
       { once: true },
     );
     this.render();
+  }
+
+  /** The card goes; what was decided on (tool, arguments, diff, chain) stays in the scrollback above the decision. */
+  private answered(item: ApprovalItem): void {
+    this.screen.print(approvalCard(item.request, this.chains.get(item.request.id), this.workspaceRoot, item.position, { keys: false }));
+    this.done(item);
   }
 
   private done(item: Item): void {

@@ -175,6 +175,9 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     terminal.keys('y');
     await terminal.waitFor('coordinator: Both files are written.');
     expect(terminal.count('approved developer → file_write')).toBe(2);
+    // What was approved stays in the scrollback: both diffs, above their decisions.
+    expect(terminal.count('+content of a.txt')).toBe(1);
+    expect(terminal.count('+content of b.txt')).toBe(1);
     expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('content of a.txt\n');
     expect(readFileSync(join(dir, 'b.txt'), 'utf8')).toBe('content of b.txt\n');
   }, 90_000);
