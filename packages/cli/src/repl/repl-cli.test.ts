@@ -315,10 +315,24 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     await terminal.waitFor('[legion exited: 0]');
   }, 60_000);
 
-  it('Ctrl-D pressed while the workspace is still opening quits as soon as it is open', async () => {
-    // The input is drawn first, then the engine loads: the key is pressed in between.
+  it('Ctrl-D pressed while the workspace is still opening quits as soon as it is open', async (context) => {
+    // The input is drawn first, then the engine loads: the key is pressed in between. A workspace
+    // with thousands of sessions and no latest-session index (a real, large workspace) keeps that
+    // window open long enough to hit on a fast machine too (the scan finds the latest session).
+    const sessions = join(dir, '.legion/sessions');
+    for (let index = 0; index < 4000; index++) {
+      const id = `20250101-000000-${String(index).padStart(6, '0')}`;
+      mkdirSync(join(sessions, id), { recursive: true });
+      writeFileSync(join(sessions, id, 'session.json'), JSON.stringify({ version: 1, id, createdAt: '2025-01-01T00:00:00.000Z', lastActiveAt: '2025-01-01T00:00:00.000Z' }));
+    }
     launch([]);
-    await terminal.waitFor('opening the workspace', 0, 1);
+    const opening = await terminal.waitFor('opening the workspace', 0, 1).then(
+      () => true,
+      () => false,
+    );
+    // Where the engine opens faster than tmux can be read (Node 22's compile cache), there is no
+    // moment to press the key in: that is not a failure of what is tested, so it is skipped, saying so.
+    if (!opening) context.skip('the workspace opened before the terminal showed "opening the workspace"');
     terminal.keys('C-d');
     await terminal.waitFor('[legion exited: 0]');
     expect(mock.getRequests()).toHaveLength(0);
