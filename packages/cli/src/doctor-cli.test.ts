@@ -1,14 +1,12 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DoctorReportSchema, type DoctorReport } from './doctor/doctor-report.js';
+import { runLegion } from './legion-process.test-support.js';
 
 // `legion doctor` through the built binary, as a user or a CI script runs it.
-const LEGION = fileURLToPath(new URL('../dist/legion.js', import.meta.url));
 const require = createRequire(import.meta.url);
 
 interface Run {
@@ -18,18 +16,10 @@ interface Run {
 }
 
 function legion(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const base = { ...process.env };
-    // The machine's own keys must not make a test pass or fail.
-    for (const name of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_BASE_URL', 'OPENAI_BASE_URL']) delete base[name];
-    const child = spawn(process.execPath, [LEGION, ...args], { cwd, env: { ...base, NO_COLOR: '1', XDG_CONFIG_HOME: join(cwd, '.xdg'), ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
+  const base = { ...process.env };
+  // The machine's own keys must not make a test pass or fail.
+  for (const name of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_BASE_URL', 'OPENAI_BASE_URL']) delete base[name];
+  return runLegion(args, { cwd, env: { ...base, NO_COLOR: '1', XDG_CONFIG_HOME: join(cwd, '.xdg'), ...env } });
 }
 
 /** The bin of an MCP server package from npm, run with this Node (no npx, no network). */

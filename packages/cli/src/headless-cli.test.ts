@@ -1,14 +1,13 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LLMock } from '@copilotkit/aimock';
 import { RunReportSchema, StreamLineSchema, type StreamLine } from './headless/stream-line.js';
+import { runLegion } from './legion-process.test-support.js';
 
 // `legion run` as a script uses it: the built binary, its agents on the real
 // Anthropic and OpenAI SDKs against aimock on 127.0.0.1, stdin a pipe.
-const LEGION = fileURLToPath(new URL('../dist/legion.js', import.meta.url));
 const PROCESS_LIMIT_MS = 45_000;
 
 interface Run {
@@ -53,16 +52,7 @@ describe('legion run for scripts: stream-json, questions, errors', () => {
   });
 
   function legion(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [LEGION, ...args], { cwd: dir, env: options.env ?? { ...process.env, ...env() }, stdio: ['pipe', 'pipe', 'pipe'], timeout: PROCESS_LIMIT_MS, killSignal: 'SIGKILL' });
-      child.stdin.end(options.input ?? '');
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('error', reject);
-      child.on('close', (status) => resolve({ status, stdout, stderr }));
-    });
+    return runLegion(args, { cwd: dir, env: options.env ?? { ...process.env, ...env() }, input: options.input ?? '', timeoutMs: PROCESS_LIMIT_MS });
   }
 
   function expectExit(run: Run, status: number): void {

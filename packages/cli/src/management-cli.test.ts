@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runLegion } from './legion-process.test-support.js';
 
 // `legion agents`, `legion config` and `legion tools` through the built binary, as a person uses them.
-const LEGION = fileURLToPath(new URL('../dist/legion.js', import.meta.url));
 const EDITOR = fileURLToPath(new URL('./__fixtures__/scripted-editor.mjs', import.meta.url));
 
 interface Run {
@@ -15,16 +14,7 @@ interface Run {
 }
 
 function legion(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LEGION, ...args], { cwd: dir, env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(dir, '.xdg'), ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-    child.stdin.end();
-  });
+  return runLegion(args, { cwd: dir, env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(dir, '.xdg'), ...env } });
 }
 
 let dir: string;

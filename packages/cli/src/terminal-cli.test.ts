@@ -1,14 +1,13 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { LLMock } from '@copilotkit/aimock';
+import { runLegion, LEGION, type LegionRun } from './legion-process.test-support.js';
 
 // The built binary on a real terminal (tmux), with one stream redirected to a
 // file: colours follow each stream's own terminal, and confirmations ask there.
-const LEGION = fileURLToPath(new URL('../dist/legion.js', import.meta.url));
 const SCREEN_LIMIT_MS = 30_000;
 const TMUX_MISSING = spawnSync('tmux', ['-V']).status !== 0;
 if (TMUX_MISSING) console.warn('terminal-cli.test.ts: tmux is not installed, so these tests are skipped (apt-get install -y tmux).');
@@ -71,16 +70,8 @@ describe.skipIf(TMUX_MISSING)('legion on a terminal (tmux)', () => {
     return ['env', '-u', 'NO_COLOR', '-u', 'FORCE_COLOR', ...assignments, ...[process.execPath, LEGION, ...args].map(shellQuote)].join(' ');
   };
 
-  function legion(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [LEGION, ...args], { cwd: dir, env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(dir, '.xdg') }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('error', reject);
-      child.on('close', (status) => resolve({ status, stdout, stderr }));
-    });
+  function legion(args: string[]): Promise<LegionRun> {
+    return runLegion(args, { cwd: dir, env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(dir, '.xdg') } });
   }
 
   async function workspaceWithWriter(): Promise<void> {

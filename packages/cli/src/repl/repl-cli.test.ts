@@ -1,15 +1,13 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { LLMock } from '@copilotkit/aimock';
 import { LogEntrySchema, summarizeUsage, UsageRecordSchema, type Message } from '@legion-collective/core';
 import { shellQuote, TMUX_MISSING, TmuxTerminal } from './terminal.test-support.js';
+import { runLegion, LEGION, type LegionRun } from '../legion-process.test-support.js';
 
 // The built `legion` binary in a real terminal (tmux), its agents on the real
 // Anthropic and OpenAI SDKs talking to aimock on 127.0.0.1 in this process.
-const LEGION = fileURLToPath(new URL('../../dist/legion.js', import.meta.url));
 if (TMUX_MISSING) console.warn('repl-cli.test.ts: tmux is not installed, so the REPL tests are skipped (apt-get install -y tmux).');
 
 /** The messages of one model request as aimock journals it (Chat Completions form). */
@@ -53,17 +51,8 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     OPENAI_BASE_URL: `${mock.url}/v1`,
   });
 
-  function node(args: string[], input = ''): Promise<{ status: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [LEGION, ...args], { cwd: dir, env: { ...process.env, ...env() }, stdio: ['pipe', 'pipe', 'pipe'] });
-      child.stdin.end(input);
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('error', reject);
-      child.on('close', (status) => resolve({ status, stdout, stderr }));
-    });
+  function node(args: string[], input = ''): Promise<LegionRun> {
+    return runLegion(args, { cwd: dir, env: { ...process.env, ...env() }, input });
   }
 
   function useModel(participant: string, model: Record<string, unknown>): void {
