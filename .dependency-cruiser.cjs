@@ -15,6 +15,7 @@ const LAYERS = [
   ['session'],
   ['conversation'],
   ['providers'],
+  ['context'],
   ['tools'],
   ['authorization'],
   ['runtime'],

@@ -77,6 +77,14 @@ export { MemorySessionBackend } from './storage/backend/memory/MemorySessionBack
 export type { MemorySessionBackendOptions } from './storage/backend/memory/MemorySessionBackend.js';
 export { MemorySessionStore } from './storage/backend/memory/MemorySessionStore.js';
 
+// Context budgets: profiles, the model table, token counting.
+export { ContextOverridesSchema, ContextProfileNameSchema, ContextSettingsSchema, ModelWindowSchema } from './collective/context-schema.js';
+export type { ContextOverrides, ContextProfileName, ContextSettings, ModelWindow } from './collective/context-schema.js';
+export { contextSettingsFor, SMALL_WINDOW_TOKENS } from './context/context-settings.js';
+export { MODEL_WINDOWS, modelWindowFor, UNKNOWN_MODEL_WINDOW } from './context/model-table.js';
+export { loadTokenCounter, tokenUpperBound } from './context/token-count.js';
+export type { TokenCounter } from './context/token-count.js';
+
 // Participants, their policies, and the config files.
 export {
   AgentParticipantSchema,

@@ -3,6 +3,8 @@ import { ApprovalAuthoritySchema, PoliciesSchema } from './policy.js';
 import { describeZodError } from '../zod-issues.js';
 import { isValidIdPart } from './participant-id.js';
 import { LegionError } from '../errors.js';
+import { ModelConfigSchema } from './model-config.js';
+import { ContextOverridesSchema } from './context-schema.js';
 
 export const PARTICIPANT_FORMAT_VERSION = 1;
 
@@ -14,19 +16,7 @@ export const ParticipantIdSchema = z
 export const PermissionSchema = z.union([z.literal('all'), z.literal('none'), z.array(z.string().min(1))]);
 export type Permission = z.infer<typeof PermissionSchema>;
 
-/** An endpoint such as `http://localhost:11434/v1`; `localhost:11434` alone parses as a URL with scheme "localhost". */
-export const HttpUrlSchema = z.url({ protocol: /^https?$/ });
-
-export const ModelConfigSchema = z
-  .object({
-    provider: z.string().min(1),
-    model: z.string().min(1),
-    baseURL: HttpUrlSchema.optional(),
-    temperature: z.number().min(0).max(2).optional(),
-    maxTokens: z.number().int().positive().optional(),
-  })
-  .strict();
-export type ModelConfig = z.infer<typeof ModelConfigSchema>;
+export { HttpUrlSchema, ModelConfigSchema, type ModelConfig } from './model-config.js';
 
 export const LimitsSchema = z
   .object({
@@ -72,6 +62,8 @@ export const AgentParticipantSchema = z
     /** Per-tool approval policies for this agent; they come before the workspace's. */
     policies: PoliciesSchema.optional(),
     limits: LimitsSchema.partial().optional(),
+    /** This agent's context budget: a profile and any field of it (see `ContextSettingsSchema`). */
+    context: ContextOverridesSchema.optional(),
   })
   .strict();
 

@@ -3,6 +3,7 @@ import { HttpUrlSchema, LimitsSchema, ModelConfigSchema } from '../collective/pa
 import { ModelPriceSchema } from './pricing.js';
 import { McpServersSchema, type McpServerConfig } from './mcp-server-config.js';
 import { PoliciesSchema } from '../collective/policy.js';
+import { ContextOverridesSchema, ModelWindowSchema, type ContextOverrides, type ModelWindow } from '../collective/context-schema.js';
 
 export const CONFIG_FORMAT_VERSION = 1;
 
@@ -67,6 +68,10 @@ export const ConfigLayerSchema = z
     /** How headless runs answer approvals nobody is there to answer. */
     approval: z.object({ headless: z.enum(['prompt', 'auto', 'deny']) }).strict().partial().optional(),
     shell: ShellSettingsSchema.partial().optional(),
+    /** Every agent's context budget (a profile and any of its fields); an agent's own `context` comes after. */
+    context: ContextOverridesSchema.optional(),
+    /** Context windows by model id (`claude-sonnet-4-5`) or `provider/model`; extends and corrects the built-in model table. */
+    models: z.record(z.string(), ModelWindowSchema).optional(),
   })
   .strict();
 export type ConfigLayer = z.infer<typeof ConfigLayerSchema>;
@@ -82,6 +87,8 @@ export interface ResolvedConfig {
   policies: z.infer<typeof PoliciesSchema>;
   approval: { headless: 'prompt' | 'auto' | 'deny' };
   shell: z.infer<typeof ShellSettingsSchema>;
+  context: ContextOverrides;
+  models: Record<string, ModelWindow>;
 }
 
 export const DEFAULT_CONFIG: ResolvedConfig = {
@@ -94,4 +101,6 @@ export const DEFAULT_CONFIG: ResolvedConfig = {
   policies: {},
   approval: { headless: 'prompt' },
   shell: { passEnv: [] },
+  context: {},
+  models: {},
 };

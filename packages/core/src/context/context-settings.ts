@@ -1,0 +1,59 @@
+import type { AgentParticipant } from '../collective/participant.js';
+import type { ContextOverrides, ContextSettings } from '../collective/context-schema.js';
+import type { ResolvedConfig } from '../config/config-schema.js';
+import { settingsForAgent } from '../config/load-config.js';
+import { modelWindowFor } from './model-table.js';
+
+/** At or below this window, `auto` means `small`. */
+export const SMALL_WINDOW_TOKENS = 16_384;
+
+/** Colony's on-device profile (`../shared/seeds/002_*`), for ~4k-token models. */
+function smallProfile(window: number, outputReserve: number): ContextSettings {
+  return {
+    profile: 'small',
+    window,
+    outputReserve,
+    evictAboveTokens: 700,
+    pruneAtTokens: Math.min(2_600, window - outputReserve),
+    summarizeAtTokens: Math.min(3_200, window - outputReserve),
+    protectRecentTokens: 1_000,
+    keepRecentMessages: 2,
+    scratchbook: true,
+    artifactMaxBytes: 10 * 1024 * 1024,
+    toolSchemas: 'compact',
+  };
+}
+
+/** Generous: triggers relative to the model's window. */
+function cloudProfile(window: number, outputReserve: number): ContextSettings {
+  const usable = window - outputReserve;
+  return {
+    profile: 'cloud',
+    window,
+    outputReserve,
+    evictAboveTokens: 20_000,
+    pruneAtTokens: Math.floor(usable * 0.7),
+    summarizeAtTokens: usable - 13_000 > usable / 2 ? usable - 13_000 : Math.floor(usable * 0.85),
+    protectRecentTokens: Math.min(40_000, Math.floor(usable * 0.25)),
+    keepRecentMessages: 4,
+    scratchbook: false,
+    artifactMaxBytes: 10 * 1024 * 1024,
+    toolSchemas: 'full',
+  };
+}
+
+/**
+ * The context settings one agent runs with: its profile's defaults for its
+ * model's window, then the config's `context`, then the agent's own, field by field.
+ */
+export function contextSettingsFor(config: ResolvedConfig, agent: AgentParticipant): ContextSettings {
+  const { model } = settingsForAgent(config, agent);
+  const overrides: ContextOverrides = { ...config.context, ...agent.context };
+  const fromTable = modelWindowFor(model, config.models);
+  const window = overrides.window ?? fromTable.window;
+  const outputReserve = overrides.outputReserve ?? fromTable.outputReserve ?? Math.min(16_000, Math.floor(window / 4));
+  const name = overrides.profile ?? 'auto';
+  const small = name === 'small' || (name === 'auto' && window <= SMALL_WINDOW_TOKENS);
+  const base = small ? smallProfile(window, outputReserve) : cloudProfile(window, outputReserve);
+  return { ...base, ...overrides, profile: base.profile, window, outputReserve };
+}
