@@ -10,6 +10,31 @@ export interface ConversationRef {
 }
 
 /**
+ * The tokens of one model request, against the agent's window. `total` is
+ * `fromProvider + estimated`, and also `system + tools + messages`.
+ */
+export interface ContextUsage {
+  total: number;
+  /** The system prompt's tokens. */
+  system: number;
+  /** The tool definitions' tokens. */
+  tools: number;
+  /** The messages' tokens (with the provider's figure: what it leaves after system and tools). */
+  messages: number;
+  /** Tokens the provider reported (the last reply's input, cache and output tokens). */
+  fromProvider: number;
+  /** Tokens counted here: the messages since that reply (or all parts, without a usable report). */
+  estimated: number;
+  /**
+   * The request was far below every threshold, so the tokenizer was not needed: the figures are
+   * UTF-8 byte counts, an upper bound of the tokens (no BPE token is shorter than a byte).
+   */
+  bounded: boolean;
+  /** Tokens the request may hold before the reply's reserve: `window − outputReserve`. */
+  limit: number;
+}
+
+/**
  * Every event Legion emits, by name, without the `type` and `seq` that every
  * delivered event carries (see `LegionEvent`). Names are `noun:verb`;
  * lifecycles end in `end`.
@@ -47,6 +72,12 @@ export interface LegionEvents {
   'tool:call': ConversationRef & { participantId: string; toolUse: ToolUseBlock };
   'tool:result': ConversationRef & { participantId: string; toolUse: ToolUseBlock; result: ToolResultBlock; durationMs: number };
   'usage:report': ConversationRef & { participantId: string; chain: readonly string[]; usage: Usage; provider: string; model: string; costUsd: number | null };
+  /**
+   * The tokens of the model request about to be sent: system prompt, tool definitions and
+   * messages, how many the provider reported and how many were counted since, against the
+   * window's `limit`. Built only while someone listens.
+   */
+  'context:usage': ConversationRef & { participantId: string; usage: ContextUsage };
   'error:raised': { scope: string; message: string; code?: string | undefined; participantId?: string | undefined; sessionId?: string | undefined };
   /** A file was damaged or unreadable; `sessionId` when the file belongs to a session. */
   'storage:warning': { path: string; offset: number; problem: string; sessionId?: string | undefined };

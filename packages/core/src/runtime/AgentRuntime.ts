@@ -16,6 +16,8 @@ import { waitingParticipants } from '../session/delegation-stack.js';
 import { linkedSignal } from './linked-signal.js';
 import { unansweredToolUses } from '../conversation/unanswered-tool-uses.js';
 import { buildModelRequest, type ModelRequestSource } from './model-request.js';
+import { contextSettingsFor } from '../context/context-settings.js';
+import type { ContextUsage } from '../context/token-accounting.js';
 import { resumeToolPhase, runToolPhase, type ToolPhaseResult, type ToolPhaseServices } from './tool-phase.js';
 import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/turn.js';
 
@@ -61,6 +63,10 @@ export class AgentRuntime implements ParticipantRuntime {
       maxTokens: model.maxTokens,
       temperature: model.temperature,
       history: () => turn.conversation.history(),
+      context: contextSettingsFor(config, agent),
+      measured: (usage: ContextUsage) => {
+        if (turn.events.hasListeners('context:usage')) turn.events.emit('context:usage', Object.assign({}, turn.conversation.ref, { participantId: agent.id, usage }));
+      },
     };
     // Asked at every delta, not once per turn: a UI that subscribes mid-turn gets the rest of the text.
     const streamText = (text: string): void => {

@@ -1,3 +1,5 @@
+import type { ContextSettings } from '../collective/context-schema.js';
+import { measureContext, recordSentRequest, type ContextUsage } from '../context/token-accounting.js';
 import type { Message } from '../message.js';
 import type { ModelRequest, ToolDefinition } from '../providers/llm-provider.js';
 
@@ -8,6 +10,10 @@ export interface ModelRequestSource {
   maxTokens?: number | undefined;
   temperature?: number | undefined;
   history(): Promise<readonly Message[]>;
+  /** The agent's context budget: with it, every request is measured (`measureContext`) and recorded as sent. */
+  context?: ContextSettings | undefined;
+  /** Told each request's measure (the runtime's `context:usage` event). */
+  measured?: ((usage: ContextUsage) => void) | undefined;
 }
 
 /**
@@ -18,11 +24,18 @@ export interface ModelRequestSource {
  * (token budget, eviction, compaction) takes over here.
  */
 export async function buildModelRequest(source: ModelRequestSource): Promise<ModelRequest> {
-  return {
+  const request: ModelRequest = {
     system: source.system,
     messages: [...(await source.history())],
     tools: [...source.tools],
     maxTokens: source.maxTokens,
     temperature: source.temperature,
   };
+  if (source.context) {
+    const usage = await measureContext(request, source.context);
+    // After measuring: the reply to this request reports usage for exactly these messages.
+    recordSentRequest(request);
+    source.measured?.(usage);
+  }
+  return request;
 }
