@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Collective } from './collective/Collective.js';
 import { initWorkspace } from './config/init-workspace.js';
 import type { ParticipantInput } from './collective/participant.js';
-import type { Tool } from './tools/tool.js';
+import { toolDefinition, type Tool } from './tools/tool.js';
+import { buildContextReport, type ContextReport } from './context/context-report.js';
+import { buildSystemPrompt } from './collective/system-prompt.js';
+import type { Message } from './message.js';
 import type { ResolvedConfig } from './config/config-schema.js';
 import { loadConfig, settingsForAgent } from './config/load-config.js';
 import { followSession, type Follower, type FollowOptions } from './conversation/follow-session.js';
@@ -258,6 +261,26 @@ export class Legion {
       collective: this.collective,
       mcpProblems: this.mcp?.problems ?? [],
     });
+  }
+
+  /**
+   * What the agent's next model request would carry, counted with the tokenizer: its profile,
+   * window, reserve and thresholds, the tokens of its system prompt and tool definitions (and
+   * their share of the window), and, given a session, of its conversation there (with
+   * `initiator`, default the user; `name` for a named one). Waits for MCP servers' tools, as a turn would.
+   */
+  async contextReport(agentId: string, options: { session?: Session | undefined; initiator?: string | undefined; name?: string | undefined } = {}): Promise<ContextReport> {
+    await this.tools.ready();
+    const agent = this.collective.require(agentId);
+    if (agent.type !== 'agent') throw new LegionError('not_an_agent', `"${agentId}" is a ${agent.type}, not an agent: only agents have a model's context.`, { participantId: agentId });
+    const tools = [...this.agentRuntime.toolsFor(agent).values()].map(toolDefinition);
+    let conversation: { id: string; messages: readonly Message[] } | undefined;
+    if (options.session) {
+      const initiator = options.initiator ?? this.collective.defaultUser()?.id ?? 'user';
+      const opened = options.session.conversation({ initiator, responder: agentId, name: options.name });
+      conversation = { id: opened.ref.conversationId, messages: await opened.history() };
+    }
+    return buildContextReport({ agent, config: this.config, system: buildSystemPrompt(agent, this.collective), tools, conversation });
   }
 
   /**

@@ -81,7 +81,12 @@ export { MemorySessionStore } from './storage/backend/memory/MemorySessionStore.
 export { ContextOverridesSchema, ContextProfileNameSchema, ContextSettingsSchema, ModelWindowSchema } from './collective/context-schema.js';
 export type { ContextOverrides, ContextProfileName, ContextSettings, ModelWindow } from './collective/context-schema.js';
 export { contextSettingsFor, SMALL_WINDOW_TOKENS } from './context/context-settings.js';
-export { MODEL_WINDOWS, modelWindowFor, UNKNOWN_MODEL_WINDOW } from './context/model-table.js';
+export { MODEL_WINDOWS, modelIdCandidates, modelWindowFor, OLLAMA_DEFAULT_NUM_CTX, UNKNOWN_MODEL_WINDOW } from './context/model-table.js';
+export type { ModelWindowSource, ResolvedModelWindow } from './context/model-table.js';
+export { measureContext, recordSentRequest, reportedContextTokens } from './context/token-accounting.js';
+export type { ContextParts, ContextUsage, MeasureOptions } from './context/token-accounting.js';
+export { buildContextReport, percent } from './context/context-report.js';
+export type { ContextReport, ContextReportInput } from './context/context-report.js';
 export { loadTokenCounter, tokenUpperBound } from './context/token-count.js';
 export type { TokenCounter } from './context/token-count.js';
 

@@ -13,6 +13,8 @@ export type { ContextUsage };
 export interface MeasureOptions {
   /** The tokenizer to count with (default: gpt-tokenizer's cl100k_base, loaded on first need). */
   countTokens?: TokenCounter | undefined;
+  /** Count even far below every threshold (a report asked for), never the byte bound. */
+  exact?: boolean | undefined;
 }
 
 /** Role and framing tokens the chat formats add around each message (OpenAI's cookbook counts 3–4). */
@@ -128,7 +130,7 @@ export async function measureContext(parts: ContextParts, settings: ContextSetti
 
   let estimatedBytes = reply >= 0 ? 0 : overheadBytes;
   for (let index = firstEstimated; index < parts.messages.length; index++) estimatedBytes += entryOf(parts.messages[index]!).bytes;
-  if (fromProvider + estimatedBytes <= smallestThreshold) {
+  if (!options.exact && fromProvider + estimatedBytes <= smallestThreshold) {
     const total = fromProvider + estimatedBytes;
     return { total, system: system.bytes, tools: toolBytes, messages: Math.max(0, total - overheadBytes), fromProvider, estimated: estimatedBytes, bounded: true, limit };
   }
