@@ -79,7 +79,7 @@ describe('legion doctor', () => {
     expect(report.summary).toEqual({ passed: report.checks.length, failed: 0, skipped: 0 });
     expect(report.workspace).toBe(dir);
     const categories = new Set(report.checks.map((entry) => entry.category));
-    expect([...categories].sort()).toEqual(['config', 'mcp', 'node', 'participants', 'providers', 'tools', 'workspace']);
+    expect([...categories].sort()).toEqual(['config', 'context', 'mcp', 'node', 'participants', 'providers', 'tools', 'workspace']);
     for (const agent of ['coordinator', 'developer', 'reviewer']) {
       expect(check(report, `agent ${agent}: anthropic/claude-sonnet-4-5`)).toMatchObject({ status: 'passed', detail: expect.stringContaining('$ANTHROPIC_API_KEY') });
     }
@@ -87,6 +87,28 @@ describe('legion doctor', () => {
     expect(check(report, 'MCP server memory')).toMatchObject({ status: 'passed', detail: expect.stringContaining('create_entities') });
     expect(run.stderr).toMatch(/^✔ MCP server memory/m);
     expect(run.stderr).not.toContain('✘');
+    expect(requests).toBe(0);
+  });
+
+  it('reports per agent its tool definitions\' tokens and share of the window, and warns of an unknown model and of tools over the budget', async () => {
+    await init();
+    const developer = join(dir, '.legion/collective/participants/developer.json');
+    writeFileSync(developer, JSON.stringify({ ...JSON.parse(readFileSync(developer, 'utf8')), model: { provider: 'openai-compatible', model: 'my-finetune', baseURL: endpointUrl } }));
+    const reviewer = join(dir, '.legion/collective/participants/reviewer.json');
+    writeFileSync(reviewer, JSON.stringify({ ...JSON.parse(readFileSync(reviewer, 'utf8')), tools: ['file_read'] }));
+    const { run, report } = await doctor({ ANTHROPIC_API_KEY: 'test-key' });
+    expect(run.status, run.stderr).toBe(0);
+
+    const known = check(report, 'context coordinator: anthropic/claude-sonnet-4-5');
+    expect(known).toMatchObject({ category: 'context', status: 'passed', detail: expect.stringMatching(/^tool definitions \d+ tokens \(\d+ tools, \d+\.\d% of the 200000-token window\), system prompt \d+; profile cloud, compaction at 171000$/) });
+    expect(known?.warning).toBeUndefined();
+    expect(check(report, 'context reviewer: anthropic/claude-sonnet-4-5')?.detail).toMatch(/^tool definitions \d+ tokens \(1 tools, /);
+    // An unknown model: a guessed 8k window, so the small profile, which all the built-in tool definitions overflow.
+    const unknown = check(report, 'context developer: openai-compatible/my-finetune');
+    expect(unknown).toMatchObject({ status: 'passed', detail: expect.stringContaining('of the 8192-token window, a default: the model is unknown') });
+    expect(unknown?.warning).toMatch(/the model openai-compatible\/my-finetune is not in the model table.*"models": \{ "my-finetune"/);
+    expect(unknown?.warning).toMatch(/tool definitions alone take \d+ tokens, \d+% of the 8192-token window, more than the small profile's budget of 2600 tokens/);
+    expect(run.stderr).toMatch(/^✔ context developer: openai-compatible\/my-finetune — .*\n {4}warning: developer: the model/m);
     expect(requests).toBe(0);
   });
 

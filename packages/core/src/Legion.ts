@@ -267,10 +267,11 @@ export class Legion {
    * What the agent's next model request would carry, counted with the tokenizer: its profile,
    * window, reserve and thresholds, the tokens of its system prompt and tool definitions (and
    * their share of the window), and, given a session, of its conversation there (with
-   * `initiator`, default the user; `name` for a named one). Waits for MCP servers' tools, as a turn would.
+   * `initiator`, default the user; `name` for a named one). Starts the MCP servers and counts
+   * their tools, as a turn would, unless `mcp: false` (then only the tools already loaded count).
    */
-  async contextReport(agentId: string, options: { session?: Session | undefined; initiator?: string | undefined; name?: string | undefined } = {}): Promise<ContextReport> {
-    await this.tools.ready();
+  async contextReport(agentId: string, options: { session?: Session | undefined; initiator?: string | undefined; name?: string | undefined; mcp?: boolean | undefined } = {}): Promise<ContextReport> {
+    if (options.mcp !== false) await this.tools.ready();
     const agent = this.collective.require(agentId);
     if (agent.type !== 'agent') throw new LegionError('not_an_agent', `"${agentId}" is a ${agent.type}, not an agent: only agents have a model's context.`, { participantId: agentId });
     const tools = [...this.agentRuntime.toolsFor(agent).values()].map(toolDefinition);

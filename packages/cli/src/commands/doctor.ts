@@ -12,7 +12,10 @@ export async function doctorCommand(options: { workspace?: string | undefined; j
   const mcpTimeoutMs = options.timeout === undefined ? 15_000 : Number(options.timeout);
   if (!Number.isInteger(mcpTimeoutMs) || mcpTimeoutMs <= 0) throw new Error(`--timeout takes milliseconds, a whole number above 0; got "${options.timeout}".`);
   const print = (check: DoctorCheck): void => {
-    if (check.status === 'passed') process.stderr.write(`${style.green('✔')} ${check.name}${check.detail ? style.dim(` — ${check.detail}`) : ''}\n`);
+    if (check.status === 'passed') {
+      process.stderr.write(`${style.green('✔')} ${check.name}${check.detail ? style.dim(` — ${check.detail}`) : ''}\n`);
+      if (check.warning) process.stderr.write(`    ${style.yellow('warning:')} ${check.warning}\n`);
+    }
     else if (check.status === 'skipped') process.stderr.write(`${style.dim(`– ${check.name} — skipped: ${check.detail ?? ''}`)}\n`);
     else process.stderr.write(`${style.red('✘')} ${check.name} — ${check.error ?? 'failed'}\n${check.fix ? `    ${style.yellow('fix:')} ${check.fix}\n` : ''}`);
   };

@@ -8,6 +8,7 @@ import {
   globalConfigPath,
   inspectApprovalRuleFiles,
   inspectWorkspaceTools,
+  Legion,
   LEGION_DIR,
   loadAgentTemplate,
   probeMcpServer,
@@ -58,9 +59,11 @@ export async function runDoctorChecks(options: DoctorOptions): Promise<{ root: s
   for (const check of providerChecks(roster, options.env, configBroken)) add(check);
   const servers = Object.entries(roster.config.mcpServers);
   if (configBroken && servers.length === 0) add({ name: 'MCP servers', category: 'mcp', status: 'skipped', detail: 'a config file is broken (see above), so the configured servers are not known' });
+  let mcpFailed = false;
   await Promise.all(
     servers.map(async ([name, server]) => {
       const probe = await probeMcpServer(name, server, { workspaceRoot: root, env: options.env, timeoutMs: options.mcpTimeoutMs });
+      if (!probe.ok) mcpFailed = true;
       add(
         probe.ok
           ? { name: `MCP server ${name}`, category: 'mcp', status: 'passed', detail: `started and listed ${probe.tools.length} tool${probe.tools.length === 1 ? '' : 's'}: ${probe.tools.join(', ')}`, durationMs: probe.durationMs }
@@ -78,6 +81,7 @@ export async function runDoctorChecks(options: DoctorOptions): Promise<{ root: s
   for (const check of templateChecks(root)) add(check);
   for (const check of approvalRuleChecks(root)) add(check);
   for (const check of workspaceToolChecks(root, options.env)) add(check);
+  for (const check of await contextChecks(root, roster, options.env, !mcpFailed)) add(check);
   return { root, checks };
 }
 
@@ -218,6 +222,44 @@ function workspaceToolChecks(root: string, env: NodeJS.ProcessEnv): DoctorCheck[
     detail: report.tools.length > 0 ? `${report.tools.length} loaded: ${report.tools.map((tool) => tool.name).join(', ')}` : `none defined in ${LEGION_DIR}/tools/`,
   });
   return checks;
+}
+
+/**
+ * Per agent, what its requests carry before any message: the tool definitions' tokens and their
+ * share of the window (and the system prompt's), with a warning where the model is not in the
+ * table (its window is a guess) or the definitions alone pass the profile's budget.
+ */
+async function contextChecks(root: string, roster: Roster, env: NodeJS.ProcessEnv, countMcp: boolean): Promise<DoctorCheck[]> {
+  const agents = roster.participants.filter((participant) => participant.type === 'agent' && participant.status === 'active');
+  if (agents.length === 0) return [];
+  if (roster.layers.some((layer) => layer.error) || roster.files.some((report) => report.error)) {
+    return [{ name: 'context budgets', category: 'context', status: 'skipped', detail: 'a config or participant file is broken (see above)' }];
+  }
+  let legion: Legion;
+  try {
+    legion = Legion.open({ root, env });
+  } catch (error) {
+    return [{ name: 'context budgets', category: 'context', status: 'skipped', detail: `the workspace did not open: ${error instanceof Error ? error.message : String(error)}` }];
+  }
+  try {
+    const checks: DoctorCheck[] = [];
+    for (const agent of agents) {
+      // A server that failed or hung above would hold the count up as long again: its tools are left out, saying so.
+      const report = await legion.contextReport(agent.id, { mcp: countMcp });
+      const { settings } = report;
+      const share = `${((report.tools.tokens / settings.window) * 100).toFixed(1)}%`;
+      checks.push({
+        name: `context ${agent.id}: ${report.model}`,
+        category: 'context',
+        status: 'passed',
+        detail: `tool definitions ${report.tools.tokens} tokens (${report.tools.count} tools, ${share} of the ${settings.window}-token window${report.windowSource === 'default' ? ', a default: the model is unknown' : ''}), system prompt ${report.system}; profile ${settings.profile}, compaction at ${settings.summarizeAtTokens}${countMcp || Object.keys(roster.config.mcpServers).length === 0 ? '' : '; MCP tools not counted (a server failed above)'}`,
+        ...(report.warnings.length > 0 ? { warning: report.warnings.join(' ') } : {}),
+      });
+    }
+    return checks;
+  } finally {
+    await legion.close();
+  }
 }
 
 /** A ConfigError as the report's error and fix. */

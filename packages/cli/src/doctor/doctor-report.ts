@@ -5,10 +5,12 @@ export const DoctorCheckSchema = z
   .object({
     /** What was checked, naming the file, agent or server: `participant .legion/collective/participants/coordinator.json`. */
     name: z.string(),
-    category: z.enum(['node', 'workspace', 'config', 'participants', 'providers', 'mcp', 'tools']),
+    category: z.enum(['node', 'workspace', 'config', 'participants', 'providers', 'mcp', 'tools', 'context']),
     status: z.enum(['passed', 'failed', 'skipped']),
     /** What was found (passed), or why it was not checked (skipped). */
     detail: z.string().optional(),
+    /** What works but deserves attention (passed): an unknown model's guessed window, tool definitions over the budget. */
+    warning: z.string().optional(),
     /** What is wrong (failed). */
     error: z.string().optional(),
     /** What to do about it (failed). */

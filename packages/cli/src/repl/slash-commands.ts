@@ -3,6 +3,7 @@ import type { AutocompleteItem, SlashCommand } from '@mariozechner/pi-tui';
 import type { Legion, Session } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
 import { clip, formatCost, formatTokens } from './format.js';
+import { contextLines } from './context-view.js';
 
 const style = styleFor(process.stdout);
 
@@ -197,7 +198,20 @@ const COMMANDS: Command[] = [
     },
   },
   { name: 'compact', description: 'compact the conversation', run: (control) => control.print(style.dim('  /compact arrives with context management (not in this version yet).')) },
-  { name: 'context', description: "what fills the agent's context", run: (control) => control.print(style.dim('  /context arrives with context management (not in this version yet).')) },
+  {
+    name: 'context',
+    args: '[agent]',
+    description: "what fills the agent's context: system prompt, tool definitions, messages, against its window",
+    complete: agentItems,
+    run: async (control, args) => {
+      const id = args.trim() || control.target.to;
+      const participant = control.legion.collective.get(id);
+      if (participant?.type !== 'agent') return control.print(style.red(`"${id}" is not an agent. Agents: ${control.legion.collective.agents().map((agent) => agent.id).join(', ')}`));
+      // The conversation you have with it here (another agent's, when you name one you do not talk to: yours with it).
+      const report = await control.legion.contextReport(id, { session: control.session, initiator: control.you, name: id === control.target.to ? control.target.conversation : undefined });
+      for (const line of contextLines(report, style)) control.print(line);
+    },
+  },
   { name: 'clear', description: 'clear the screen (not the data)', run: (control) => control.clearScreen() },
   { name: 'quit', description: 'leave (Ctrl-D does too)', run: (control) => control.quit() },
 ];
