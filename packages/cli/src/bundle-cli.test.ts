@@ -83,6 +83,27 @@ describe('the bundled legion binary loads only what a command needs', () => {
     expect(run.loaded.length).toBeLessThanOrEqual(10);
     expect(run.loaded.some((file) => packagesIn(file).has('zod'))).toBe(true);
     expect(sdksIn(run.loaded)).toEqual([]);
+    // The tokenizer (~1 MB of ranks, ~50 MB once loaded) is a chunk of its own, read only when something is counted.
+    const chunks = readdirSync(join(DIST, 'chunks')).filter((name) => name.endsWith('.js')).map((name) => join(DIST, 'chunks', name));
+    expect(chunks.filter((file) => packagesIn(file).has('gpt-tokenizer'))).toHaveLength(1);
+    expect(run.loaded.filter((file) => packagesIn(file).has('gpt-tokenizer'))).toEqual([]);
+  });
+
+  it('legion run far below every context threshold does not load the tokenizer, and loads it once a request must be counted', async () => {
+    const participant = join(dir, '.legion/collective/participants/coordinator.json');
+    writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-opus-4-5-20251101' } }));
+    mock.on({ model: 'claude-opus-4-5-20251101', userMessage: 'hello' }, { content: 'hi there' });
+    const run = await legion(['run', 'hello']);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout.trim()).toBe('hi there');
+    expect(run.loaded.filter((file) => packagesIn(file).has('gpt-tokenizer'))).toEqual([]);
+
+    // An unknown model gets a default 8k window: the built-in tool definitions alone pass its small profile's thresholds, so the request is counted.
+    writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-test' } }));
+    mock.on({ model: 'claude-test', userMessage: 'hello' }, { content: 'hi there' });
+    const counted = await legion(['run', 'hello']);
+    expect(counted.status, counted.stderr).toBe(0);
+    expect(counted.loaded.filter((file) => packagesIn(file).has('gpt-tokenizer'))).toHaveLength(1);
   });
 
   it('loading the terminal UI builds no emoji set (some 20 ms before the REPL could draw its input)', () => {
