@@ -1,7 +1,7 @@
 import { AgentParticipantSchema } from '../collective/participant.js';
 import { DEFAULT_CONFIG, type ResolvedConfig } from '../config/config-schema.js';
 import { contextSettingsFor } from './context-settings.js';
-import { modelWindowFor, OLLAMA_DEFAULT_NUM_CTX, UNKNOWN_MODEL_WINDOW } from './model-table.js';
+import { modelIdCandidates, modelWindowFor, OLLAMA_DEFAULT_NUM_CTX, UNKNOWN_MODEL_WINDOW } from './model-table.js';
 
 const window = (provider: string, model: string, configured: ResolvedConfig['models'] = {}) => modelWindowFor({ provider, model }, configured);
 
@@ -30,8 +30,9 @@ describe('the model table', () => {
     expect(ollama.note).toMatch(/num_ctx.*"ollama\/llama3\.1:8b"/);
   });
 
-  it('gives an unknown model the safe default and says so', () => {
-    expect(window('openai-compatible', 'my-finetune')).toEqual({ ...UNKNOWN_MODEL_WINDOW, source: 'default' });
+  it('gives an unknown model the safe default and says so, after trying each name it may be known by', () => {
+    expect(modelIdCandidates('acme/my-finetune-2025-01-02:q4')).toEqual(['acme/my-finetune-2025-01-02:q4', 'my-finetune-2025-01-02:q4', 'acme/my-finetune-2025-01-02', 'my-finetune-2025-01-02', 'acme/my-finetune', 'my-finetune']);
+    expect(window('openai-compatible', 'acme/my-finetune-2025-01-02:q4')).toEqual({ ...UNKNOWN_MODEL_WINDOW, source: 'default' });
   });
 
   it('lets the config correct or add a model, by id or provider/id, dated aliases included', () => {

@@ -122,13 +122,13 @@ export function modelIdCandidates(id: string): string[] {
   const unprefixed = id.replace(/^[\w.-]+\//, '');
   add(unprefixed);
   for (const name of [...candidates]) {
-    // Dated aliases: `-20250929` (Anthropic), `-2025-08-07` (OpenAI), and `-latest`.
-    add(name.replace(/-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/, ''));
-  }
-  for (const name of [...candidates]) {
     // Ollama tags (`qwen3:8b`, `llama3.1:70b-instruct-q4_K_M`): the family is before the colon.
     const colon = name.indexOf(':');
     if (colon > 0) add(name.slice(0, colon));
+  }
+  for (const name of [...candidates]) {
+    // Dated aliases: `-20250929` (Anthropic), `-2025-08-07` (OpenAI), and `-latest`.
+    add(name.replace(/-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/, ''));
   }
   return candidates;
 }
