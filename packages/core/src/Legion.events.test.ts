@@ -53,10 +53,13 @@ describe('the events a remote UI relies on', () => {
       'session:updated',
       'turn:start',
       'message:sent',
+      // Each model request's measure, just before it is sent.
+      'context:usage',
       'message:sent',
       'tool:call',
       'tool:result',
       'message:sent',
+      'context:usage',
       'text:delta',
       'message:sent',
       'turn:end',
