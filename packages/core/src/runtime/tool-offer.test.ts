@@ -119,6 +119,7 @@ describe("tool schemas under toolSchemas 'compact'", () => {
     const legion = test.reopen();
     try {
       expect(await legion.send(await legion.sessions.create(), 'Delete notes.md', { to: 'worker' })).toMatchObject({ status: 'success', reply: 'Could not.' });
+      expect((await legion.describeTools('worker')).tools.find((entry) => entry.name === 'file_delete')).toMatchObject({ offered: 'never' });
     } finally {
       await legion.close();
     }

@@ -3,11 +3,10 @@ import type { ContextSettings } from '../collective/context-schema.js';
 import type { AuthEngine } from '../authorization/AuthEngine.js';
 import type { Message } from '../message.js';
 import type { ToolDefinition } from '../providers/llm-provider.js';
-import { BUILTIN_FAMILY_SUMMARIES } from '../tools/builtin/builtin-summaries.js';
 import { COMMUNICATE_TOOL_NAME } from '../tools/builtin/communicate.js';
 import { LOAD_TOOLS_DESCRIPTION, type LoadableTool } from '../tools/builtin/tool-loading/load-tools.js';
-import { MCP_TOOL_PREFIX } from '../tools/providers/mcp/mcp-tool-name.js';
-import { compactToolDefinition, toolDefinition, toolSummary, type Tool } from '../tools/tool.js';
+import { catalogueLine } from '../tools/builtin/tool-loading/catalogue.js';
+import { compactToolDefinition, toolDefinition, type Tool } from '../tools/tool.js';
 
 /** How one agent's tools reach its model during a turn. */
 export interface ToolOffer {
@@ -116,14 +115,6 @@ function usedTools(messages: readonly Message[], waiting: ReadonlySet<string>): 
 function loaderDefinition(loader: Tool, rest: readonly LoadableTool[]): ToolDefinition {
   const families = new Map<string, Tool[]>();
   for (const { tool, family } of rest) families.set(family, [...(families.get(family) ?? []), tool]);
-  const lines = [...families].map(([family, tools]) => {
-    if (family.startsWith(MCP_TOOL_PREFIX)) {
-      const prefix = `${family}__`;
-      const listed = tools.map((tool) => `${tool.name.startsWith(prefix) ? tool.name.slice(prefix.length) : tool.name} (${toolSummary(tool)})`);
-      return `- ${family} (MCP server; tools ${prefix}<name>): ${listed.join('; ')}`;
-    }
-    const summary = BUILTIN_FAMILY_SUMMARIES[family];
-    return `- ${family}${summary ? `: ${summary}` : ''}: ${tools.map((tool) => tool.name).join(', ')}`;
-  });
+  const lines = [...families].map(([family, tools]) => catalogueLine(family, tools));
   return { ...compactToolDefinition(loader), description: `${LOAD_TOOLS_DESCRIPTION}\nFamilies:\n${lines.join('\n')}` };
 }

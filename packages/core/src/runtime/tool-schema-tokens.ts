@@ -3,7 +3,7 @@ import type { TokenCounter } from '../context/token-count.js';
 import type { ToolDefinition } from '../providers/llm-provider.js';
 import { compactToolDefinition, toolDefinition, type Tool } from '../tools/tool.js';
 import type { ToolOffer } from './tool-offer.js';
-import type { AgentToolsView, OnDemandFamily, ToolSchemaTokens } from './tool-views.js';
+import type { AgentToolView, AgentToolsView, OnDemandFamily, ToolSchemaTokens } from './tool-views.js';
 import { LOAD_TOOLS_TOOL_NAME } from '../tools/builtin/tool-loading/load-tools.js';
 
 export function definitionTokens(definitions: readonly ToolDefinition[], count: TokenCounter): number {
@@ -16,7 +16,17 @@ export function withSchemaTokens(view: AgentToolsView, offer: ToolOffer, usable:
   for (const { tool, family } of offer.loadable) families.set(family, [...(families.get(family) ?? []), tool]);
   const figures = toolSchemaTokens(offer, usable, families, toolSchemas, count);
   const waiting = new Set(offer.loadable.map(({ tool }) => tool.name));
-  const tools = view.tools.map((tool) => (tool.visible ? Object.assign({}, tool, { schemaTokens: figures.perTool[tool.name] ?? 0, onDemand: waiting.has(tool.name) }) : tool));
+  const sent = new Map(offer.initial().map((definition) => [definition.name, definition]));
+  const offered = (tool: Tool): NonNullable<AgentToolView['offered']> => {
+    if (waiting.has(tool.name)) return 'on demand';
+    const definition = sent.get(tool.name);
+    if (!definition) return 'never';
+    return definition === compactToolDefinition(tool) ? 'compact' : 'whole';
+  };
+  const tools = view.tools.map((entry) => {
+    const tool = usable.get(entry.name);
+    return tool ? Object.assign({}, entry, { schemaTokens: figures.perTool[entry.name] ?? 0, offered: offered(tool) }) : entry;
+  });
   return { ...view, tools, schemaTokens: figures };
 }
 

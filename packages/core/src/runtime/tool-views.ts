@@ -24,8 +24,12 @@ export interface AgentToolView {
   approval: { mode: PolicyMode; reason: string; source: string; scoped: boolean };
   /** Tokens of its full schema (set for visible tools by `legion.describeTools`). */
   schemaTokens?: number;
-  /** Its schema is sent once the agent loads it (`load_tools`) or calls it; until then it is a catalogue line. */
-  onDemand?: boolean;
+  /**
+   * How its definition reaches the model at first (set for visible tools by `legion.describeTools`):
+   * `whole`; `compact` (one-line summary, parameters without prose); `on demand` (a catalogue line
+   * until the agent loads it with `load_tools` or calls it); `never` (a policy denies every call).
+   */
+  offered?: 'whole' | 'compact' | 'on demand' | 'never';
 }
 
 /** Tools an agent would see but that are not there at all: a configured MCP server that failed. */

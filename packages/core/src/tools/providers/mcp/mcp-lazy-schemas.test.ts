@@ -65,7 +65,7 @@ describe('lazy MCP tool schemas (mcpServers.*.lazy)', () => {
     expect(family.tools).toBeGreaterThan(5);
     expect(family.savedTokens).toBeGreaterThan(0);
     expect(family.savedTokens).toBeLessThan(family.schemaTokens);
-    expect(view.tools.find((tool) => tool.name === 'mcp__everything__get-sum')).toMatchObject({ visible: true, onDemand: true, schemaTokens: expect.any(Number) });
+    expect(view.tools.find((tool) => tool.name === 'mcp__everything__get-sum')).toMatchObject({ visible: true, offered: 'on demand', schemaTokens: expect.any(Number) });
   });
 
   it('lazy: false sends every schema of the server in every request, even to a compact agent', async () => {
