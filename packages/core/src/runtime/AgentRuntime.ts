@@ -19,7 +19,7 @@ import { buildModelRequest, type ModelRequestSource } from './model-request.js';
 import { contextSettingsFor } from '../context/context-settings.js';
 import { createLoadToolsTool } from '../tools/builtin/tool-loading/load-tools.js';
 import { readLoadedTools } from '../tools/builtin/tool-loading/loaded-tools.js';
-import { loadableTools, planToolOffer, type ToolOffer } from './tool-offer.js';
+import { loadableTools, planToolOffer, type ToolOffer, type ToolOfferSources } from './tool-offer.js';
 import { resumeToolPhase, runToolPhase, type ToolPhaseResult, type ToolPhaseServices } from './tool-phase.js';
 import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/turn.js';
 
@@ -172,7 +172,7 @@ export class AgentRuntime implements ParticipantRuntime {
     return planToolOffer({ ...this.offerSources(agent), loader: this.loader });
   }
 
-  private offerSources(agent: AgentParticipant): Omit<Parameters<typeof planToolOffer>[0], 'loader'> {
+  private offerSources(agent: AgentParticipant): Omit<ToolOfferSources, 'loader'> {
     const { toolSchemas } = contextSettingsFor(this.services.config, agent);
     return { agent, visible: this.toolsFor(agent), toolSchemas, auth: this.services.auth, providerOf: (name) => this.services.tools.providerOf(name) };
   }
