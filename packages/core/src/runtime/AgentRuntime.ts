@@ -19,7 +19,7 @@ import { buildModelRequest, type ModelRequestSource } from './model-request.js';
 import { contextSettingsFor } from '../context/context-settings.js';
 import { createLoadToolsTool } from '../tools/builtin/tool-loading/load-tools.js';
 import { readLoadedTools } from '../tools/builtin/tool-loading/loaded-tools.js';
-import { loadableTools, planToolOffer, type ToolOffer, type ToolOfferSources } from './tool-offer.js';
+import { loadableTools, loadHints, planToolOffer, type ToolOffer, type ToolOfferSources } from './tool-offer.js';
 import { resumeToolPhase, runToolPhase, type ToolPhaseResult, type ToolPhaseServices } from './tool-phase.js';
 import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/turn.js';
 
@@ -134,6 +134,7 @@ export class AgentRuntime implements ParticipantRuntime {
         return { status: 'success', reply: textOf(assistant), message: assistant, ...(response.finishReason === 'max_tokens' ? { truncated: true } : {}) };
       }
       const preflight = new Map(response.inputErrors);
+      if (offer.onDemand) for (const [id, hint] of loadHints(offer, toolUses, await readLoadedTools(turn.session.agentState, agent.id, turn.conversation.ref.conversationId), this.services.executor)) if (!preflight.has(id)) preflight.set(id, hint);
       for (const toolUse of toolUses) {
         const loop = detectLoop(repeats, toolUse, limits.maxRepeatedToolCalls);
         if (loop) preflight.set(toolUse.id, loop);

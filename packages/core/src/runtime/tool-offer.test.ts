@@ -74,12 +74,13 @@ describe("tool schemas under toolSchemas 'compact'", () => {
     test.assertScriptsDone();
   });
 
-  it('run a tool that was not loaded when it is called, then offer it in compact form', async () => {
+  it('run a tool that was not loaded when it is called, say how to load it when the input is wrong, then offer it in compact form', async () => {
     const requests: ModelRequest[] = [];
     test = createTestLegion({
       participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', context: { toolSchemas: 'compact' } })],
       scripts: {
         worker: recorded(requests, [
+          { toolCalls: [{ id: 'guess', name: 'todo_write', input: { todos: ['Ship it'] } }] },
           { toolCalls: [{ id: 'plan', name: 'todo_write', input: { items: [{ id: '1', text: 'Ship it', status: 'in_progress' }] } }] },
           { text: 'Planned.' },
         ]),
@@ -90,9 +91,10 @@ describe("tool schemas under toolSchemas 'compact'", () => {
     expect(await test.legion.send(session, 'Plan', { to: 'worker' })).toMatchObject({ status: 'success', reply: 'Planned.' });
 
     expect(names(requests[0]!)).toEqual(['load_tools']);
-    expect(results(requests[1]!)).toEqual(['Todo list (1 item: 0 done, 1 in progress, 0 pending)\n[>] 1. Ship it']);
+    expect(results(requests[1]!)).toEqual([expect.stringMatching(/^Invalid input for todo_write: "items" .* Its full schema is not loaded: load_tools \{ "names": \["todo_write"\] \} sends it with your next step\.$/)]);
     expect(tool(requests[1]!, 'todo_write')).toMatchObject({ description: 'Replace your todo list (send the whole list).' });
-    expect(tool(requests[1]!, 'load_tools')!.description).toContain('- planning: your todo list: todo_read');
+    expect(results(requests[2]!)).toEqual(['Todo list (1 item: 0 done, 1 in progress, 0 pending)\n[>] 1. Ship it']);
+    expect(tool(requests[2]!, 'load_tools')!.description).toContain('- planning: your todo list: todo_read');
   });
 
   it('never offer, load or run a tool the agent may not use: outside its tools permission, or denied by a policy', async () => {

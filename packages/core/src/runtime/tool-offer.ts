@@ -1,7 +1,8 @@
 import type { AgentParticipant } from '../collective/participant.js';
 import type { ContextSettings } from '../collective/context-schema.js';
 import type { AuthEngine } from '../authorization/AuthEngine.js';
-import type { Message } from '../message.js';
+import type { Message, ToolUseBlock } from '../message.js';
+import type { ToolExecutor } from '../tools/ToolExecutor.js';
 import type { ToolDefinition } from '../providers/llm-provider.js';
 import { COMMUNICATE_TOOL_NAME } from '../tools/builtin/communicate.js';
 import { LOAD_TOOLS_DESCRIPTION, type LoadableTool } from '../tools/builtin/tool-loading/load-tools.js';
@@ -20,6 +21,8 @@ export interface ToolOffer {
   definitions(loaded: ReadonlySet<string>, messages: readonly Message[]): ToolDefinition[];
   /** Those definitions before anything is loaded or used: what `legion tools list` counts. */
   initial(): ToolDefinition[];
+  /** Whether a tool waits to be loaded and is not loaded yet (its model had at most its compact form). */
+  unloaded(name: string, loaded: ReadonlySet<string>): boolean;
 }
 
 export interface ToolOfferSources {
@@ -81,7 +84,7 @@ export function planToolOffer(sources: ToolOfferSources): ToolOffer {
   }
   if (loadable.length === 0) {
     const callable = new Map([...sources.visible].filter(([name]) => !waitsToLoad(sources.visible.get(name)!, sources.toolSchemas)));
-    return { onDemand: false, loadable, callable, definitions: () => always, initial: () => always };
+    return { onDemand: false, loadable, callable, definitions: () => always, initial: () => always, unloaded: () => false };
   }
   const callable = new Map<string, Tool>();
   for (const [name, tool] of sources.visible) if (!waitsToLoad(tool, sources.toolSchemas) || waiting.has(name)) callable.set(name, tool);
@@ -98,7 +101,9 @@ export function planToolOffer(sources: ToolOfferSources): ToolOffer {
     if (rest.length > 0) offered.push(loaderDefinition(sources.loader, rest));
     return offered;
   };
-  return { onDemand: true, loadable, callable, definitions, initial: () => definitions(new Set(), []) };
+  const families = new Map(loadable.map(({ tool, family }) => [tool.name, family]));
+  const unloaded = (name: string, loaded: ReadonlySet<string>): boolean => families.has(name) && !loaded.has(name) && !loaded.has(families.get(name)!);
+  return { onDemand: true, loadable, callable, definitions, initial: () => definitions(new Set(), []), unloaded };
 }
 
 /** Names of the waiting tools the messages call. */
@@ -117,4 +122,19 @@ function loaderDefinition(loader: Tool, rest: readonly LoadableTool[]): ToolDefi
   for (const { tool, family } of rest) families.set(family, [...(families.get(family) ?? []), tool]);
   const lines = [...families].map(([family, tools]) => catalogueLine(family, tools));
   return { ...compactToolDefinition(loader), description: `${LOAD_TOOLS_DESCRIPTION}\nFamilies:\n${lines.join('\n')}` };
+}
+
+/**
+ * Errors for calls of tools not loaded yet whose input does not fit: the
+ * executor's own error, plus how to get the full schema, so a model that
+ * guessed the parameters learns where to read them.
+ */
+export function loadHints(offer: ToolOffer, toolUses: readonly ToolUseBlock[], loaded: ReadonlySet<string>, executor: Pick<ToolExecutor, 'prepare'>): Map<string, string> {
+  const hints = new Map<string, string>();
+  for (const toolUse of toolUses) {
+    if (!offer.unloaded(toolUse.name, loaded)) continue;
+    const prepared = executor.prepare(toolUse, offer.callable);
+    if (!prepared.ok) hints.set(toolUse.id, `${prepared.error} Its full schema is not loaded: load_tools { "names": ["${toolUse.name}"] } sends it with your next step.`);
+  }
+  return hints;
 }
