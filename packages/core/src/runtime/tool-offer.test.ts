@@ -74,6 +74,39 @@ describe("tool schemas under toolSchemas 'compact'", () => {
     test.assertScriptsDone();
   });
 
+  it('keep what was loaded when a turn paused on an approval resumes in another Legion', async () => {
+    const requests: ModelRequest[] = [];
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', context: { toolSchemas: 'compact' } })],
+      scripts: {
+        worker: recorded(requests, [
+          { toolCalls: [{ id: 'load', name: 'load_tools', input: { names: ['files'] } }] },
+          { toolCalls: [{ id: 'write', name: 'file_write', input: { path: 'out.txt', content: 'done\n' } }] },
+          { text: 'Written.' },
+        ]),
+      },
+    });
+    const fullDescription = test.legion.tools.get('file_write')!.description;
+    const session = await test.legion.sessions.create();
+    const paused = await test.legion.send(session, 'Write out.txt', { to: 'worker' });
+    expect(paused).toMatchObject({ status: 'paused', requests: [{ tool: 'file_write' }] });
+    const requestId = paused.status === 'paused' ? paused.requests[0]!.id : '';
+    await test.legion.close();
+
+    const reopened = test.reopen();
+    try {
+      const answered = await (await reopened.sessions.get(session.id)).answerApprovals([{ id: requestId, decision: 'approve' }], 'user');
+      expect(answered).toMatchObject({ status: 'answered', resumed: [{ status: 'success', reply: 'Written.' }] });
+    } finally {
+      await reopened.close();
+    }
+    expect(readFileSync(join(test.root, 'out.txt'), 'utf8')).toBe('done\n');
+    // The resumed turn's request still carries the family loaded before the pause, whole.
+    expect(tool(requests[2]!, 'file_write')?.description).toBe(fullDescription);
+    expect(names(requests[2]!)).toContain('file_grep');
+    test.assertScriptsDone();
+  });
+
   it('run a tool that was not loaded when it is called, say how to load it when the input is wrong, then offer it in compact form', async () => {
     const requests: ModelRequest[] = [];
     test = createTestLegion({
