@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Collective } from './collective/Collective.js';
 import { initWorkspace } from './config/init-workspace.js';
 import type { ParticipantInput } from './collective/participant.js';
-import { toolDefinition, type Tool } from './tools/tool.js';
+import type { Tool } from './tools/tool.js';
+import { readLoadedTools } from './tools/builtin/tool-loading/loaded-tools.js';
 import { buildContextReport, type ContextReport } from './context/context-report.js';
 import { buildSystemPrompt } from './collective/system-prompt.js';
 import type { Message } from './message.js';
@@ -34,6 +35,9 @@ import { ApprovalRuleStore } from './collective/ApprovalRuleStore.js';
 import { BUILTIN_PROVIDER_ID, registerBuiltinTools, withBuiltinParameters, type ProcessRegistry } from './tools/builtin/index.js';
 import { createMcpToolProvider, type McpToolProvider } from './tools/providers/mcp/McpToolProvider.js';
 import { describeAgentTools, type AgentToolsView } from './runtime/tool-views.js';
+import { withSchemaTokens } from './runtime/tool-schema-tokens.js';
+import { contextSettingsFor } from './context/context-settings.js';
+import { loadTokenCounter } from './context/token-count.js';
 import { createWorkspaceToolProvider } from './tools/providers/workspace/WorkspaceToolProvider.js';
 import { ToolExecutor } from './tools/ToolExecutor.js';
 import { commandEnvironment } from './tools/child-env.js';
@@ -254,13 +258,14 @@ export class Legion {
     await this.tools.ready();
     const agent = this.collective.require(agentId);
     if (agent.type !== 'agent') throw new LegionError('not_an_agent', `"${agentId}" is a ${agent.type}, not an agent: only agents have models that see tools.`, { participantId: agentId });
-    return describeAgentTools(agent, {
+    const view = describeAgentTools(agent, {
       registry: this.tools,
       visible: this.agentRuntime.toolsFor(agent),
       auth: this.auth,
       collective: this.collective,
       mcpProblems: this.mcp?.problems ?? [],
     });
+    return withSchemaTokens(view, this.agentRuntime.toolOffer(agent), this.agentRuntime.toolsFor(agent), contextSettingsFor(this.config, agent).toolSchemas, await loadTokenCounter());
   }
 
   /**
@@ -274,12 +279,15 @@ export class Legion {
     if (options.mcp !== false) await this.tools.ready();
     const agent = this.collective.require(agentId);
     if (agent.type !== 'agent') throw new LegionError('not_an_agent', `"${agentId}" is a ${agent.type}, not an agent: only agents have a model's context.`, { participantId: agentId });
-    const tools = [...this.agentRuntime.toolsFor(agent).values()].map(toolDefinition);
+    // What the requests carry: under compact tool schemas, the compact forms and what the conversation loaded.
+    const offer = this.agentRuntime.toolOffer(agent);
+    let tools = offer.initial();
     let conversation: { id: string; messages: readonly Message[] } | undefined;
     if (options.session) {
       const initiator = options.initiator ?? this.collective.defaultUser()?.id ?? 'user';
       const opened = options.session.conversation({ initiator, responder: agentId, name: options.name });
       conversation = { id: opened.ref.conversationId, messages: await opened.history() };
+      if (offer.onDemand) tools = offer.definitions(await readLoadedTools(options.session.agentState, agentId, conversation.id), conversation.messages);
     }
     return buildContextReport({ agent, config: this.config, system: buildSystemPrompt(agent, this.collective), tools, conversation });
   }

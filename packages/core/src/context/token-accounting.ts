@@ -29,8 +29,10 @@ interface Counted {
 // Per message object: its byte bound and, once counted, its tokens. A WeakMap, so a message
 // dropped with its conversation takes its entry along; the history is never re-tokenized.
 const messageCounts = new WeakMap<Message, Counted>();
-// Tool definitions are cached per tool (`toolDefinition`), so per object is per content.
+// Tool definitions are cached per tool (`toolDefinition`), so mostly per object is per content.
 const toolCounts = new WeakMap<ToolDefinition, Counted>();
+const toolTextCounts = new Map<string, Counted>();
+const TOOL_TEXTS_KEPT = 512;
 // System prompts are built per turn: counted by content, a few kept.
 const systemCounts = new Map<string, Counted>();
 const SYSTEM_PROMPTS_KEPT = 64;
@@ -64,7 +66,14 @@ function entryOf(message: Message): Counted {
 function toolEntryOf(tool: ToolDefinition): Counted {
   let entry = toolCounts.get(tool);
   if (!entry) {
-    entry = { bytes: tokenUpperBound(JSON.stringify(tool)), tokens: 0, counter: undefined };
+    // A definition built anew per step (the load_tools catalogue) is found by its content, and counted once.
+    const text = JSON.stringify(tool);
+    entry = toolTextCounts.get(text);
+    if (!entry) {
+      if (toolTextCounts.size >= TOOL_TEXTS_KEPT) toolTextCounts.delete(toolTextCounts.keys().next().value as string);
+      entry = { bytes: tokenUpperBound(text), tokens: 0, counter: undefined };
+      toolTextCounts.set(text, entry);
+    }
     toolCounts.set(tool, entry);
   }
   return entry;
