@@ -98,10 +98,10 @@ describe('the bundled legion binary loads only what a command needs', () => {
     expect(run.stdout.trim()).toBe('hi there');
     expect(run.loaded.filter((file) => packagesIn(file).has('gpt-tokenizer'))).toEqual([]);
 
-    // An unknown model gets a default 8k window: the built-in tool definitions alone pass its small profile's thresholds, so the request is counted.
+    // An unknown model gets a default 8k window and the small profile: a 3 KB message is past its thresholds by its bytes, so the request is counted.
     writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-test' } }));
     mock.on({ model: 'claude-test', userMessage: 'hello' }, { content: 'hi there' });
-    const counted = await legion(['run', 'hello']);
+    const counted = await legion(['run', `hello ${'and more '.repeat(350)}`]);
     expect(counted.status, counted.stderr).toBe(0);
     expect(counted.loaded.filter((file) => packagesIn(file).has('gpt-tokenizer'))).toHaveLength(1);
   });

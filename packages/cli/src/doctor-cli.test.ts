@@ -93,7 +93,8 @@ describe('legion doctor', () => {
   it('reports per agent its tool definitions\' tokens and share of the window, and warns of an unknown model and of tools over the budget', async () => {
     await init();
     const developer = join(dir, '.legion/collective/participants/developer.json');
-    writeFileSync(developer, JSON.stringify({ ...JSON.parse(readFileSync(developer, 'utf8')), model: { provider: 'openai-compatible', model: 'my-finetune', baseURL: endpointUrl } }));
+    // Whole tool schemas (no compact ones): the 32 built-in definitions overflow the small profile an unknown model gets.
+    writeFileSync(developer, JSON.stringify({ ...JSON.parse(readFileSync(developer, 'utf8')), model: { provider: 'openai-compatible', model: 'my-finetune', baseURL: endpointUrl }, context: { toolSchemas: 'full' } }));
     const reviewer = join(dir, '.legion/collective/participants/reviewer.json');
     writeFileSync(reviewer, JSON.stringify({ ...JSON.parse(readFileSync(reviewer, 'utf8')), tools: ['file_read'] }));
     const { run, report } = await doctor({ ANTHROPIC_API_KEY: 'test-key' });

@@ -1,3 +1,4 @@
+import type { ParticipantInput } from '../collective/participant.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
 import { loadTokenCounter } from './token-count.js';
 
@@ -10,7 +11,8 @@ describe('legion.contextReport', () => {
 
   it('counts the system prompt, every tool definition and the conversation, and warns of an unknown model and tools over the budget', async () => {
     test = createTestLegion({
-      participants: [userParticipant(), agentParticipant('worker', { tools: 'all', delegation: 'none' }), agentParticipant('lean', { tools: ['file_read'], delegation: 'none' })],
+      // Whole tool schemas, as before compact ones: 32 of them overflow a small profile.
+      participants: [userParticipant(), { ...agentParticipant('worker', { tools: 'all', delegation: 'none' }), context: { toolSchemas: 'full' } } as ParticipantInput, agentParticipant('lean', { tools: ['file_read'], delegation: 'none' })],
       entryAgent: 'worker',
       scripts: { worker: () => ({ text: 'Hello back.' }) },
     });
@@ -36,7 +38,10 @@ describe('legion.contextReport', () => {
     ]);
 
     const lean = await test.legion.contextReport('lean');
-    expect(lean.tools).toMatchObject({ count: 1, largest: [{ name: 'file_read' }] });
+    // The small profile's compact schemas: what its first request carries is load_tools, whose catalogue names file_read.
+    expect(lean.settings.toolSchemas).toBe('compact');
+    expect(lean.tools.largest.map((tool) => tool.name)).toEqual(['load_tools']);
+    expect(lean.tools.tokens).toBeLessThan(report.tools.tokens / 4);
     expect(lean.messages).toBeUndefined();
     expect(lean.warnings).toHaveLength(1);
   });
