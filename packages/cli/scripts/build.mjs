@@ -135,9 +135,9 @@ let dynamicImports = 0;
 for (const output of converted.outputFiles) {
   let text = output.text;
   if (output.path.endsWith('.js')) {
-    text = text.replace(/(\(require\("\.\/[\w.-]+\.js"\)),1\)/g, (_match, call) => {
+    text = text.replace(/(\(require\("\.\/[\w.-]+\.js"\),\s*)1\)/g, (_match, call) => {
       dynamicImports++;
-      return `${call},0)`;
+      return `${call}0)`;
     });
   }
   writeFileSync(output.path, text);
