@@ -130,7 +130,7 @@ describe('the bundled legion binary loads only what a command needs', () => {
       }
       return files;
     };
-    const chunksOf = (run: Run): string[] => run.loaded.filter((file) => file.startsWith(join(DIST, 'chunks'))).map((file) => `${file.slice(join(DIST, 'chunks').length + 1)}.cache`);
+    const chunksOf = (run: Run): string[] => run.loaded.filter((file) => file.startsWith(join(DIST, 'chunks'))).map((file) => `${file.slice(join(DIST, 'chunks').length + 1)}.sessions.cache`);
 
     it('the first run caches the compiled code of every bundle file it ran; the second uses it and writes nothing', async () => {
       const first = await legion(['sessions']);
@@ -148,7 +148,7 @@ describe('the bundled legion binary loads only what a command needs', () => {
 
     it('a corrupt or truncated cache file is ignored and replaced, and the command runs as usual', async () => {
       const first = await legion(['sessions']);
-      const [garbled, truncated] = [...cacheFiles().keys()];
+      const [garbled, truncated] = [...cacheFiles().keys()].filter((file) => file.endsWith('.sessions.cache'));
       if (!garbled || !truncated) throw new Error('expected cache files after the first run');
       const good = readFileSync(garbled);
       const flipped = Buffer.from(good);

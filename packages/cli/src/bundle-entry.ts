@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
 import { fileURLToPath } from 'node:url';
-import { compileCacheDirectory, createBundleLoader } from './compile-cache.js';
+import { cacheVariant, compileCacheDirectory, createBundleLoader } from './compile-cache.js';
 
 declare const LEGION_BUILD_ID: string;
 
@@ -23,5 +23,5 @@ if (process.env.LEGION_DEBUG) {
   process.setSourceMapsEnabled(true);
   createRequire(import.meta.url)(program);
 } else {
-  createBundleLoader(compileCacheDirectory(LEGION_BUILD_ID))(program);
+  createBundleLoader(compileCacheDirectory(LEGION_BUILD_ID), cacheVariant(process.argv.slice(2)))(program);
 }

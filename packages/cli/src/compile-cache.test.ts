@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compileCacheDirectory, createBundleLoader } from './compile-cache.js';
+import { cacheVariant, compileCacheDirectory, createBundleLoader } from './compile-cache.js';
 
 describe('compileCacheDirectory', () => {
   it('gives each build its own folder under $XDG_CACHE_HOME/legion, and none when the cache is turned off', () => {
@@ -14,6 +14,16 @@ describe('compileCacheDirectory', () => {
     expect(compileCacheDirectory('build-one', { ...env, NODE_OPTIONS: '--max-old-space-size=100' })).not.toBe(one);
     expect(compileCacheDirectory('build-one', { ...env, NODE_DISABLE_COMPILE_CACHE: '1' })).toBeUndefined();
     expect(compileCacheDirectory('build-one', { ...env, LEGION_DEBUG: '1' })).toBeUndefined();
+  });
+});
+
+describe('cacheVariant', () => {
+  it('keeps a cache per command: the first argument when it is a command name, else one shared default', () => {
+    expect(cacheVariant(['run', 'hello'])).toBe('run');
+    expect(cacheVariant(['sessions'])).toBe('sessions');
+    expect(cacheVariant([])).toBe('default');
+    expect(cacheVariant(['-w', 'dir', 'sessions'])).toBe('default');
+    expect(cacheVariant(['../../etc/passwd'])).toBe('default');
   });
 });
 

@@ -42,6 +42,17 @@ export function compileCacheDirectory(buildId: string, env: NodeJS.ProcessEnv = 
   return join(base, 'legion', 'compile-cache', key);
 }
 
+/**
+ * Which command the process runs, as far as the loader can tell: the first argument when it looks
+ * like a command name. Each command keeps its own cache files: V8 caches only the functions the run
+ * that wrote a file had compiled, so a shared chunk cached by `legion sessions` would leave most of
+ * what `legion run` needs to be compiled again at every run.
+ */
+export function cacheVariant(argv: readonly string[]): string {
+  const first = argv[0];
+  return first !== undefined && /^[a-z][a-z-]{0,31}$/.test(first) ? first : 'default';
+}
+
 /** The code cache in `file`, or undefined when it is missing or fails its check. */
 function readCache(file: string): Buffer | undefined {
   let bytes: Buffer;
@@ -90,7 +101,7 @@ function removeStaleSiblings(directory: string): void {
  * each is compiled with the code cache from `cacheDirectory` when one is there and valid, and
  * when the process exits, the files that had none get one. Everything else is required by Node.
  */
-export function createBundleLoader(cacheDirectory: string | undefined): (file: string) => unknown {
+export function createBundleLoader(cacheDirectory: string | undefined, variant = 'default'): (file: string) => unknown {
   const modules = new Map<string, LoadedModule>();
   const uncached: { script: vm.Script; cacheFile: string }[] = [];
 
@@ -112,7 +123,7 @@ export function createBundleLoader(cacheDirectory: string | undefined): (file: s
     const known = modules.get(file);
     if (known) return known.exports;
     const source = fs.readFileSync(file, 'utf8');
-    const cacheFile = cacheDirectory ? join(cacheDirectory, `${basename(file)}.cache`) : undefined;
+    const cacheFile = cacheDirectory ? join(cacheDirectory, `${basename(file)}.${variant}.cache`) : undefined;
     const cachedData = cacheFile ? readCache(cacheFile) : undefined;
     // Node's own CommonJS wrapper, so the files also run under plain `require` (LEGION_DEBUG does that).
     const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
