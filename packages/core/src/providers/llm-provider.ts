@@ -55,6 +55,8 @@ export interface ProviderRetry {
 export interface LLMProvider {
   readonly name: string;
   readonly model: string;
+  /** The endpoint its calls go to, when set: a loopback address makes its model local (free unless priced in the config). */
+  readonly baseURL?: string | undefined;
   stream(request: ModelRequest, options?: StreamOptions): AsyncIterable<StreamPart>;
 }
 

@@ -4,10 +4,11 @@ import { buildSystemPrompt, delegationTargets } from '../collective/system-promp
 import type { ResolvedConfig } from '../config/config-schema.js';
 import { settingsForAgent } from '../config/load-config.js';
 import { textOf, toolUsesOf, type ToolResultBlock, type ToolUseBlock, type Usage } from '../message.js';
-import { costOf, priceFor } from '../config/pricing.js';
+import { costOf } from '../config/pricing.js';
+import { PriceBook } from '../config/price-book.js';
 import type { UsageRecord } from '../storage/usage-summary.js';
 import { errorMessage, LegionError, MaxIterationsError } from '../errors.js';
-import { generate, type ModelResponse } from '../providers/llm-provider.js';
+import { generate, type LLMProvider, type ModelResponse } from '../providers/llm-provider.js';
 import type { ProviderFactory } from '../providers/ProviderFactory.js';
 import { toolDefinition, type Tool } from '../tools/tool.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
@@ -16,6 +17,7 @@ import { waitingParticipants } from '../session/delegation-stack.js';
 import { linkedSignal } from './linked-signal.js';
 import { unansweredToolUses } from '../conversation/unanswered-tool-uses.js';
 import { buildModelRequest, type ModelRequestSource } from './model-request.js';
+import { sessionBudgetError } from './session-budget.js';
 import { resumeToolPhase, runToolPhase, type ToolPhaseResult, type ToolPhaseServices } from './tool-phase.js';
 import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/turn.js';
 
@@ -34,7 +36,12 @@ export interface AgentRuntimeServices extends ToolPhaseServices {
  * pauses on approvals (to be resumed later from the log).
  */
 export class AgentRuntime implements ParticipantRuntime {
-  constructor(private readonly services: AgentRuntimeServices) {}
+  /** List prices load on the first call to a model that needs one; config prices and local models never load them. */
+  private readonly prices: PriceBook;
+
+  constructor(private readonly services: AgentRuntimeServices) {
+    this.prices = new PriceBook(() => services.config.pricing);
+  }
 
   handleMessage(turn: TurnContext): Promise<RuntimeOutcome> {
     return this.run(turn, false);
@@ -78,6 +85,8 @@ export class AgentRuntime implements ParticipantRuntime {
 
     for (let iteration = 0; iteration < limits.maxIterations; iteration++) {
       if (turn.signal.aborted) return { status: 'error', code: 'cancelled', error: `${agent.id} was cancelled.` };
+      const overBudget = await sessionBudgetError(turn.session, agent.id, limits);
+      if (overBudget) return { status: 'error', code: overBudget.code, error: overBudget.message };
       let response: ModelResponse;
       const call = linkedSignal(turn.signal);
       try {
@@ -113,7 +122,7 @@ export class AgentRuntime implements ParticipantRuntime {
         { role: 'assistant', content: response.content, ...(response.usage ? { usage: response.usage } : {}), model: `${provider.name}/${provider.model}` },
         agent.id,
       );
-      if (response.usage) await this.recordUsage(turn, agent.id, provider.name, provider.model, response.usage);
+      if (response.usage) await this.recordUsage(turn, agent.id, provider, response.usage);
       const toolUses = toolUsesOf(assistant);
       if (toolUses.length === 0) {
         // Cut off at the output limit: still the reply, but said to be cut so the caller can ask for the rest.
@@ -136,8 +145,9 @@ export class AgentRuntime implements ParticipantRuntime {
     return phase.paused.length > 0 ? { status: 'paused', requests: phase.paused } : undefined;
   }
 
-  private async recordUsage(turn: TurnContext, participantId: string, providerName: string, model: string, usage: Usage): Promise<void> {
-    const cost = costOf(usage, priceFor(model, this.services.config.pricing));
+  private async recordUsage(turn: TurnContext, participantId: string, provider: LLMProvider, usage: Usage): Promise<void> {
+    const { name: providerName, model } = provider;
+    const cost = costOf(usage, (await this.prices.quote({ provider: providerName, model, baseURL: provider.baseURL })).price);
     const record: UsageRecord = {
       version: 1,
       at: new Date().toISOString(),
