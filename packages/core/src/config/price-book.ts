@@ -97,5 +97,5 @@ export function isLocal(call: Pick<PricedCall, 'provider' | 'baseURL'>): boolean
   }
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (isIP(host) === 4) return host.startsWith('127.');
-  return host === '::1' || host === '0:0:0:0:0:0:0:1' || /^::ffff:127\./i.test(host);
+  return host === '::1' || host === '0:0:0:0:0:0:0:1' || /^::ffff:(127\.|7f)/i.test(host);
 }
