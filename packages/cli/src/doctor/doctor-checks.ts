@@ -10,6 +10,7 @@ import {
   inspectWorkspaceTools,
   LEGION_DIR,
   loadAgentTemplate,
+  prefixPricingKeys,
   probeMcpServer,
   type ModelAccess,
 } from '@legion-collective/core';
@@ -56,6 +57,7 @@ export async function runDoctorChecks(options: DoctorOptions): Promise<{ root: s
   for (const check of participantChecks(roster)) add(check);
   const configBroken = roster.layers.some((layer) => layer.error);
   for (const check of providerChecks(roster, options.env, configBroken)) add(check);
+  for (const check of pricingChecks(roster)) add(check);
   const servers = Object.entries(roster.config.mcpServers);
   if (configBroken && servers.length === 0) add({ name: 'MCP servers', category: 'mcp', status: 'skipped', detail: 'a config file is broken (see above), so the configured servers are not known' });
   await Promise.all(
@@ -173,6 +175,28 @@ function providerChecks(roster: Roster, env: NodeJS.ProcessEnv, configBroken: bo
       if (!access.ok) return { name, category: 'providers', status: 'failed', error: access.problem, fix: access.fix, file: `${LEGION_DIR}/collective/participants/${agent.id}.json` };
       return { name, category: 'providers', status: 'passed', detail: `${describeKey(access, env)}${access.endpoint ? `, endpoint ${access.endpoint}` : ''} (not called)` };
     });
+}
+
+/**
+ * Config prices are matched by exact model id now: a key written for the old
+ * prefix matching (`gpt-5` meant to price `gpt-5-mini` too) prices only its own
+ * model, and the others' costs would be unknown. Said only where it happens.
+ */
+function pricingChecks(roster: Roster): DoctorCheck[] {
+  const keys = Object.keys(roster.config.pricing);
+  if (keys.length === 0) return [];
+  const models = roster.participants.flatMap((participant) => (participant.type === 'agent' && participant.status === 'active' ? [participant.model ?? roster.config.defaultModel] : []));
+  const stale = prefixPricingKeys(roster.config.pricing, models);
+  if (stale.length === 0) return [{ name: 'pricing', category: 'config', status: 'passed', detail: `${keys.length} model price${keys.length === 1 ? '' : 's'} in the config, matched by exact id (dated aliases included)` }];
+  return [
+    {
+      name: 'pricing',
+      category: 'config',
+      status: 'failed',
+      error: `prices are matched by exact model id now, not by prefix: ${stale.map(({ key, model }) => `pricing["${key}"] no longer prices ${model}`).join('; ')}, whose cost is unknown unless the list has it`,
+      fix: `write the key as a family glob to keep pricing the family (${stale.map(({ key }) => `"${key}*"`).join(', ')}), or add an entry for each model id`,
+    },
+  ];
 }
 
 function describeKey(access: Extract<ModelAccess, { ok: true }>, env: NodeJS.ProcessEnv): string {
