@@ -14,10 +14,14 @@ export interface PriceDataset {
 }
 
 /**
- * Verified corrections laid over the dataset, by its model id. Checked against
- * Anthropic's pricing page ("Long context pricing": above 200K prompt tokens
- * Sonnet 4 bills $6 input / $22.50 output, cache multipliers applied to those)
- * on 2026-11-26; the dataset (0.1.8) carries this tier for Sonnet 4.5 only.
+ * Verified corrections laid over the dataset, by its model id. Sonnet 4: base
+ * and cache rates as on Anthropic's pricing page (platform.claude.com/docs/en/
+ * about-claude/pricing, checked 2026-11-26); its "Long context pricing" rule,
+ * a whole request above 200K prompt tokens (cache reads and writes included)
+ * at $6 input / $22.50 output with the cache multipliers applied to those,
+ * confirmed the same day through pages quoting it. The dataset (0.1.8) has this
+ * tier for Sonnet 4.5 only. (Anthropic retired the 1M beta on 2026-04-30, so
+ * the tier prices usage recorded before then.)
  */
 const CORRECTIONS: Record<string, Record<string, ModelPrice>> = {
   anthropic: {
