@@ -1,6 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { ParticipantInput } from '../collective/participant.js';
 import type { Legion } from '../Legion.js';
+import { keyEnv } from '../providers/__fixtures__/llm-server.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
 
 /** Adds fields to the workspace config; the Legion opened next reads them. */
@@ -75,5 +79,41 @@ describe('session budgets (limits.maxSessionCostUsd, limits.maxSessionTokens)', 
     expect(third).toMatchObject({ status: 'error', code: 'session_budget_exceeded' });
     expect(third.status === 'error' && third.error).toContain('has used 2,050 tokens, reaching its budget of 2,000 tokens (limits.maxSessionTokens)');
     test.assertScriptsDone();
+  });
+
+  it('counts a call whose server reports nonsense usage (negative, fractional, astronomical) instead of losing it', async () => {
+    let requests = 0;
+    // An Anthropic stream whose usage no real provider would send.
+    const server: Server = createServer((request, response) => {
+      requests++;
+      request.resume();
+      request.on('end', () => {
+        const events: Array<[string, unknown]> = [
+          ['message_start', { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-test', content: [], stop_reason: null, usage: { input_tokens: -1_000_000, output_tokens: 0, cache_read_input_tokens: 2.5 } } }],
+          ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
+          ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'hi' } }],
+          ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+          ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 1e300 } }],
+          ['message_stop', { type: 'message_stop' }],
+        ];
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.end(events.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`).join(''));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const writer = { ...agentParticipant('writer', { delegation: 'none', tools: 'none' }), model: { provider: 'anthropic', model: 'claude-test', baseURL: url } } as ParticipantInput;
+      test = createTestLegion({ participants: [userParticipant(), writer], entryAgent: 'writer', env: keyEnv(url) });
+      configure(test, { limits: { maxSessionTokens: 1_000_000 } });
+      const legion = open();
+      const session = await legion.sessions.create();
+      expect(await legion.send(session, 'one')).toMatchObject({ status: 'success', reply: 'hi' });
+      expect((await session.usage()).total).toMatchObject({ calls: 1, inputTokens: 0, outputTokens: Number.MAX_SAFE_INTEGER, cacheReadTokens: 3 });
+      expect(await legion.send(session, 'two')).toMatchObject({ status: 'error', code: 'session_budget_exceeded' });
+      expect(requests).toBe(1);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
