@@ -1,6 +1,9 @@
 import { costOf, type ModelPrice } from './pricing.js';
 import { PriceBook, prefixPricingKeys, type PricedCall } from './price-book.js';
 
+// The expected list prices were checked on 2026-11-26: Anthropic's against its pricing page
+// (base, 5-minute and 1-hour cache writes, cache hits), OpenAI's (gpt-5-pro $15/$120, o3-mini
+// $1.10/$4.40) against pages quoting OpenAI's, as OpenAI's own page was not reachable from here.
 const book = new PriceBook(() => ({}));
 const listPrice = async (model: string, provider = 'openai'): Promise<ModelPrice | null> => (await book.quote({ provider, model })).price;
 const million = { inputTokens: 1_000_000, outputTokens: 1_000_000 };
