@@ -67,18 +67,18 @@ export function createCommunicateTool(options: { collective: Collective; limitsF
       const slotKey = `${context.session.id}\u0000${context.conversation.conversationId}`;
       let slots = slotsByConversation.get(slotKey);
       if (!slots) slotsByConversation.set(slotKey, (slots = new DelegateSlots(options.limitsFor(context.callerId).maxParallelDelegates)));
-      const event = { ...context.conversation, participantId: context.callerId, toolUseId: context.toolUseId, to: target.id };
-      const queuedAt = performance.now();
-      let queued = false;
+      // Only a call that has to wait is told about (events built then, not for every call).
+      const about = () => Object.assign({}, context.conversation, { participantId: context.callerId, toolUseId: context.toolUseId, to: target.id });
+      let queuedAt: number | undefined;
       const slot = await slots.acquire(context.signal, (waiting) => {
-        queued = true;
-        context.events.emit('delegation:queued', { ...event, ...waiting });
+        queuedAt = performance.now();
+        context.events.emit('delegation:queued', Object.assign(about(), waiting));
       });
       if (slot === 'cancelled') {
         if (slots.idle) slotsByConversation.delete(slotKey);
         return { status: 'error', error: `Cancelled while waiting to message ${target.id}: all ${options.limitsFor(context.callerId).maxParallelDelegates} delegation slots were busy.` };
       }
-      if (queued) context.events.emit('delegation:dequeued', { ...event, waitedMs: performance.now() - queuedAt });
+      if (queuedAt !== undefined) context.events.emit('delegation:dequeued', Object.assign(about(), { waitedMs: performance.now() - queuedAt }));
       try {
         const result = await context.session.send({
           from: context.callerId,

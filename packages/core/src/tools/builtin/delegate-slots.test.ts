@@ -1,6 +1,7 @@
 import type { LegionEvent } from '../../events/event-types.js';
 import { textOf, type Message } from '../../message.js';
 import type { LLMProvider, ModelRequest, StreamPart } from '../../providers/llm-provider.js';
+import { DelegateSlots } from './delegate-slots.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../../testing/index.js';
 
 /**
@@ -82,5 +83,22 @@ describe('limits.maxParallelDelegates', () => {
     expect(model.peak).toBe(8);
     expect(dequeued).toEqual(['call_9', 'call_10', 'call_11', 'call_12']);
     test.assertScriptsDone();
+  });
+
+  it('lets a waiting call that is cancelled leave the queue without taking a slot', async () => {
+    const slots = new DelegateSlots(1);
+    const running = new AbortController();
+    expect(await slots.acquire(running.signal, () => undefined)).toBe('started');
+    const cancelled = new AbortController();
+    const positions: number[] = [];
+    const waiting = slots.acquire(cancelled.signal, ({ position }) => positions.push(position));
+    const next = slots.acquire(new AbortController().signal, ({ position }) => positions.push(position));
+    expect(positions).toEqual([1, 2]);
+    cancelled.abort();
+    expect(await waiting).toBe('cancelled');
+    slots.release();
+    expect(await next).toBe('started');
+    slots.release();
+    expect(slots.idle).toBe(true);
   });
 });
