@@ -91,6 +91,13 @@ describe('local models and the config', () => {
     expect(await priceOf({ provider: 'openai', model: 'gpt-4.1' })).toMatchObject({ source: 'list' });
   });
 
+  it('leaves a price unknown, and the call standing, when the list cannot be loaded', async () => {
+    const broken = new PriceBook(() => ({}), () => Promise.reject(new Error('Cannot find package @pydantic/genai-prices')));
+    expect(await broken.quote({ provider: 'anthropic', model: 'claude-sonnet-4-5' })).toEqual({ price: null, source: 'unknown' });
+    // Config prices and local models never need the list.
+    expect(broken.quote({ provider: 'ollama', model: 'llama3.2' })).toEqual({ price: { input: 0, output: 0 }, source: 'local' });
+  });
+
   it('names the pricing keys written for prefix matching, with the model they no longer price', () => {
     const pricing = { 'gpt-5': { input: 1, output: 1 }, 'o3*': { input: 1, output: 1 }, 'claude-sonnet-4-5': { input: 1, output: 1 } };
     const models = [

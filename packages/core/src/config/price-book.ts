@@ -42,17 +42,31 @@ export class PriceBook {
     private readonly load: () => Promise<PriceDataset> = loadPriceDataset,
   ) {}
 
-  async quote(call: PricedCall): Promise<PriceQuote> {
+  /**
+   * Synchronous unless the list has to be loaded (the first list-priced call of
+   * the process): config prices and local models cost no promise per call.
+   */
+  quote(call: PricedCall): PriceQuote | Promise<PriceQuote> {
     const configured = configuredPrice(this.overrides(), call);
     if (configured) return { price: configured, source: 'config' };
     if (isLocal(call)) return { price: FREE, source: 'local' };
     const datasetProvider = DATASET_PROVIDERS[call.provider];
-    if (datasetProvider === undefined && call.baseURL === undefined) return { price: null, source: 'unknown' };
-    this.dataset ??= await this.load();
-    const provider = datasetProvider ?? this.dataset.providerForEndpoint(call.baseURL!);
-    const price = provider === undefined ? null : this.dataset.priceOf(provider, call.model);
-    return price ? { price, source: 'list' } : { price: null, source: 'unknown' };
+    if (datasetProvider === undefined && call.baseURL === undefined) return UNKNOWN;
+    if (this.dataset) return listQuote(this.dataset, datasetProvider, call);
+    return this.load().then(
+      (dataset) => listQuote((this.dataset = dataset), datasetProvider, call),
+      // A list that cannot load (a broken install) leaves prices unknown; the call itself stands.
+      (): PriceQuote => UNKNOWN,
+    );
   }
+}
+
+const UNKNOWN: PriceQuote = { price: null, source: 'unknown' };
+
+function listQuote(dataset: PriceDataset, datasetProvider: string | undefined, call: PricedCall): PriceQuote {
+  const provider = datasetProvider ?? dataset.providerForEndpoint(call.baseURL!);
+  const price = provider === undefined ? null : dataset.priceOf(provider, call.model);
+  return price ? { price, source: 'list' } : UNKNOWN;
 }
 
 /** A `pricing` entry of the config for this call, by the most specific key that names it. */

@@ -53,7 +53,14 @@ type Rates = Record<string, number | { base: number; tiers: Array<{ start: numbe
 let loading: Promise<PriceDataset> | undefined;
 
 export function loadPriceDataset(): Promise<PriceDataset> {
-  loading ??= import('@pydantic/genai-prices').then((dataset) => indexDataset(dataset));
+  loading ??= import('@pydantic/genai-prices').then(
+    (dataset) => indexDataset(dataset),
+    (error: unknown) => {
+      // Tried again on the next call rather than remembered as broken for the life of the process.
+      loading = undefined;
+      throw error;
+    },
+  );
   return loading;
 }
 

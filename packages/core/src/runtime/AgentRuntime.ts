@@ -85,7 +85,8 @@ export class AgentRuntime implements ParticipantRuntime {
 
     for (let iteration = 0; iteration < limits.maxIterations; iteration++) {
       if (turn.signal.aborted) return { status: 'error', code: 'cancelled', error: `${agent.id} was cancelled.` };
-      const overBudget = await sessionBudgetError(turn.session, agent.id, limits);
+      // Without a session budget nothing is read (and no promise made) per step.
+      const overBudget = limits.maxSessionCostUsd !== undefined || limits.maxSessionTokens !== undefined ? await sessionBudgetError(turn.session, agent.id, limits) : undefined;
       if (overBudget) return { status: 'error', code: overBudget.code, error: overBudget.message };
       let response: ModelResponse;
       const call = linkedSignal(turn.signal);
@@ -147,7 +148,8 @@ export class AgentRuntime implements ParticipantRuntime {
 
   private async recordUsage(turn: TurnContext, participantId: string, provider: LLMProvider, usage: Usage): Promise<void> {
     const { name: providerName, model } = provider;
-    const cost = costOf(usage, (await this.prices.quote({ provider: providerName, model, baseURL: provider.baseURL })).price);
+    const quote = this.prices.quote({ provider: providerName, model, baseURL: provider.baseURL });
+    const cost = costOf(usage, (quote instanceof Promise ? await quote : quote).price);
     const record: UsageRecord = {
       version: 1,
       at: new Date().toISOString(),
