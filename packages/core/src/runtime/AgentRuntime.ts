@@ -3,6 +3,8 @@ import type { AgentParticipant } from '../collective/participant.js';
 import { buildSystemPrompt, delegationTargets } from '../collective/system-prompt.js';
 import type { ResolvedConfig } from '../config/config-schema.js';
 import { settingsForAgent } from '../config/load-config.js';
+import { contextSettingsFor } from '../context/context-settings.js';
+import { ARTIFACT_READ_TOOL_NAME } from '../context/evict-tool-result.js';
 import { textOf, toolUsesOf, type ToolResultBlock, type ToolUseBlock, type Usage } from '../message.js';
 import { costOf, priceFor } from '../config/pricing.js';
 import type { UsageRecord } from '../storage/usage-summary.js';
@@ -54,13 +56,28 @@ export class AgentRuntime implements ParticipantRuntime {
     const tools = this.toolsFor(agent);
     // Object.assign, not `{ ...base, more }`: V8 keeps objects built by a spread plus further properties through
     // young-generation GCs, so per-turn garbage would pile up in the old generation (bench/memory-runs.mjs).
-    const phase = { turn, agent, tools, defaultTimeoutMs: limits.toolTimeoutMs, services: this.services, workspaceRoot: this.services.workspaceRoot };
+    const settings = contextSettingsFor(config, agent);
+    const phase = {
+      turn,
+      agent,
+      tools,
+      defaultTimeoutMs: limits.toolTimeoutMs,
+      services: this.services,
+      workspaceRoot: this.services.workspaceRoot,
+      context: settings,
+    };
     const context: ModelRequestSource = {
       system: buildSystemPrompt(agent, collective),
       tools: [...tools.values()].map(toolDefinition),
       maxTokens: model.maxTokens,
       temperature: model.temperature,
       history: () => turn.conversation.history(),
+      pruning: {
+        pruneAtTokens: settings.pruneAtTokens,
+        protectRecentTokens: settings.protectRecentTokens,
+        artifacts: turn.session.artifacts,
+        canReadArtifacts: tools.has(ARTIFACT_READ_TOOL_NAME),
+      },
     };
     // Asked at every delta, not once per turn: a UI that subscribes mid-turn gets the rest of the text.
     const streamText = (text: string): void => {

@@ -1,5 +1,6 @@
 import type { Message } from '../message.js';
 import type { ModelRequest, ToolDefinition } from '../providers/llm-provider.js';
+import { pruneToolResults, type PruneOptions } from '../context/prune-tool-results.js';
 
 /** What one turn fixes for all its steps; the history is read again at every step. */
 export interface ModelRequestSource {
@@ -8,6 +9,8 @@ export interface ModelRequestSource {
   maxTokens?: number | undefined;
   temperature?: number | undefined;
   history(): Promise<readonly Message[]>;
+  /** Relief step 2, pruning old tool results; absent: the history goes as it is. */
+  pruning?: PruneOptions | undefined;
 }
 
 /**
@@ -18,9 +21,12 @@ export interface ModelRequestSource {
  * (token budget, eviction, compaction) takes over here.
  */
 export async function buildModelRequest(source: ModelRequestSource): Promise<ModelRequest> {
+  let messages = await source.history();
+  // Relief step 2: past pruneAtTokens, old tool results beyond the protected recent part become stubs naming their artifact (the log keeps them whole).
+  if (source.pruning) messages = await pruneToolResults(messages, source, source.pruning);
   return {
     system: source.system,
-    messages: [...(await source.history())],
+    messages: [...messages],
     tools: [...source.tools],
     maxTokens: source.maxTokens,
     temperature: source.temperature,
