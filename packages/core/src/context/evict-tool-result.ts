@@ -59,7 +59,7 @@ export class ToolResultEviction {
     const preview = previewText(content, count, previewBudget(evictAboveTokens));
     const bytes = Buffer.byteLength(content, 'utf8');
     const size = `${bytes} bytes, ${preview.lines} line${preview.lines === 1 ? '' : 's'}, ${tokenFigure(content, bytes, count)} tokens`;
-    const cutNote = cutBytes > 0 ? ` It was ${bytes + cutBytes} bytes; only its first and last ${artifactMaxBytes} bytes are kept (context.artifactMaxBytes).` : '';
+    const cutNote = cutBytes > 0 ? ` It was ${Buffer.byteLength(block.content, 'utf8')} bytes; only its first and last ${artifactMaxBytes} bytes are kept (context.artifactMaxBytes).` : '';
     let name: string | undefined;
     let header: string;
     try {
