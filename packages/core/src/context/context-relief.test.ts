@@ -161,7 +161,7 @@ describe('context relief on real provider SDKs: eviction to artifacts, artifact_
       }),
     );
     const words = ['first', 'second', 'third'];
-    words.forEach((word, index) => server.mock.on({ toolCallId: `toolu_p${index + 1}` }, { content: `Page ${index + 1} read.` }));
+    words.forEach((_word, index) => server.mock.on({ toolCallId: `toolu_p${index + 1}` }, { content: `Page ${index + 1} read.` }));
     words.forEach((word, index) =>
       server.mock.on({ userMessage: word, hasToolResult: false }, { toolCalls: [{ id: `toolu_p${index + 1}`, name: 'fetch_page', arguments: JSON.stringify({ page: index + 1 }) }] }),
     );

@@ -183,7 +183,7 @@ describe('long output', () => {
       root,
       globalConfigFile: join(root, 'none.json'),
       env: { PATH: process.env.PATH, MY_SERVICE_TOKEN: secret },
-      participants: [userParticipant(), { ...agentParticipant('worker', { tools: ['flood'], delegation: 'none' }), model: { provider: 'scripted', model: 'worker' } }],
+      participants: [userParticipant(), agentParticipant('worker', { tools: ['flood'], delegation: 'none' })],
     });
     try {
       await run(legion, root);
