@@ -54,9 +54,9 @@ export class AgentRuntime implements ParticipantRuntime {
     // Deferred providers (MCP servers) load on the first turn that needs tools; later it is a resolved promise.
     await this.services.tools.ready();
     const tools = this.toolsFor(agent);
+    const settings = contextSettingsFor(config, agent);
     // Object.assign, not `{ ...base, more }`: V8 keeps objects built by a spread plus further properties through
     // young-generation GCs, so per-turn garbage would pile up in the old generation (bench/memory-runs.mjs).
-    const settings = contextSettingsFor(config, agent);
     const phase = {
       turn,
       agent,
