@@ -3,7 +3,6 @@ import type { AgentParticipant } from '../collective/participant.js';
 import { buildSystemPrompt, delegationTargets } from '../collective/system-prompt.js';
 import type { ResolvedConfig } from '../config/config-schema.js';
 import { settingsForAgent } from '../config/load-config.js';
-import { contextSettingsFor } from '../context/context-settings.js';
 import { ARTIFACT_READ_TOOL_NAME } from '../context/evict-tool-result.js';
 import { textOf, toolUsesOf, type ToolResultBlock, type ToolUseBlock, type Usage } from '../message.js';
 import { costOf, priceFor } from '../config/pricing.js';
@@ -11,13 +10,17 @@ import type { UsageRecord } from '../storage/usage-summary.js';
 import { errorMessage, LegionError, MaxIterationsError } from '../errors.js';
 import { generate, type ModelResponse } from '../providers/llm-provider.js';
 import type { ProviderFactory } from '../providers/ProviderFactory.js';
-import { toolDefinition, type Tool } from '../tools/tool.js';
+import type { Tool } from '../tools/tool.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
 import { COMMUNICATE_TOOL_NAME } from '../tools/builtin/communicate.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
 import { linkedSignal } from './linked-signal.js';
 import { unansweredToolUses } from '../conversation/unanswered-tool-uses.js';
 import { buildModelRequest, type ModelRequestSource } from './model-request.js';
+import { contextSettingsFor } from '../context/context-settings.js';
+import { createLoadToolsTool } from '../tools/builtin/tool-loading/load-tools.js';
+import { readLoadedTools } from '../tools/builtin/tool-loading/loaded-tools.js';
+import { loadableTools, loadHints, planToolOffer, type ToolOffer, type ToolOfferSources } from './tool-offer.js';
 import { resumeToolPhase, runToolPhase, type ToolPhaseResult, type ToolPhaseServices } from './tool-phase.js';
 import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/turn.js';
 
@@ -36,6 +39,14 @@ export interface AgentRuntimeServices extends ToolPhaseServices {
  * pauses on approvals (to be resumed later from the log).
  */
 export class AgentRuntime implements ParticipantRuntime {
+  /** `load_tools`, offered by the runtime to agents whose tools load on demand (it is in no registry: it grants nothing new). */
+  private readonly loader = createLoadToolsTool({
+    loadable: (agentId) => {
+      const agent = this.services.collective.get(agentId);
+      return agent?.type === 'agent' ? loadableTools(this.offerSources(agent)) : [];
+    },
+  });
+
   constructor(private readonly services: AgentRuntimeServices) {}
 
   handleMessage(turn: TurnContext): Promise<RuntimeOutcome> {
@@ -53,7 +64,8 @@ export class AgentRuntime implements ParticipantRuntime {
     const provider = providers.forParticipant(agent.id, model);
     // Deferred providers (MCP servers) load on the first turn that needs tools; later it is a resolved promise.
     await this.services.tools.ready();
-    const tools = this.toolsFor(agent);
+    const offer = this.toolOffer(agent);
+    const tools = offer.callable;
     const settings = contextSettingsFor(config, agent);
     // Object.assign, not `{ ...base, more }`: V8 keeps objects built by a spread plus further properties through
     // young-generation GCs, so per-turn garbage would pile up in the old generation (bench/memory-runs.mjs).
@@ -68,7 +80,8 @@ export class AgentRuntime implements ParticipantRuntime {
     };
     const context: ModelRequestSource = {
       system: buildSystemPrompt(agent, collective),
-      tools: [...tools.values()].map(toolDefinition),
+      tools: offer.initial(),
+      ...(offer.onDemand ? { offerTools: async (messages) => offer.definitions(await readLoadedTools(turn.session.agentState, agent.id, turn.conversation.ref.conversationId), messages) } : {}),
       maxTokens: model.maxTokens,
       temperature: model.temperature,
       history: () => turn.conversation.history(),
@@ -137,6 +150,7 @@ export class AgentRuntime implements ParticipantRuntime {
         return { status: 'success', reply: textOf(assistant), message: assistant, ...(response.finishReason === 'max_tokens' ? { truncated: true } : {}) };
       }
       const preflight = new Map(response.inputErrors);
+      if (offer.onDemand) for (const [id, hint] of loadHints(offer, toolUses, await readLoadedTools(turn.session.agentState, agent.id, turn.conversation.ref.conversationId), this.services.executor)) if (!preflight.has(id)) preflight.set(id, hint);
       for (const toolUse of toolUses) {
         const loop = detectLoop(repeats, toolUse, limits.maxRepeatedToolCalls);
         if (loop) preflight.set(toolUse.id, loop);
@@ -170,7 +184,17 @@ export class AgentRuntime implements ParticipantRuntime {
     turn.events.emit('usage:report', Object.assign({}, turn.conversation.ref, { participantId, chain: record.chain, usage, provider: providerName, model, costUsd: record.costUsd }));
   }
 
-  /** The tools this agent's model sees: its tool permission, and communicate only if it has someone to talk to. */
+  /** How this agent's tools reach its model: all whole, or some loaded on demand (`context.toolSchemas`, lazy MCP servers). */
+  toolOffer(agent: AgentParticipant): ToolOffer {
+    return planToolOffer({ ...this.offerSources(agent), loader: this.loader });
+  }
+
+  private offerSources(agent: AgentParticipant): Omit<ToolOfferSources, 'loader'> {
+    const { toolSchemas } = contextSettingsFor(this.services.config, agent);
+    return { agent, visible: this.toolsFor(agent), toolSchemas, auth: this.services.auth, providerOf: (name) => this.services.tools.providerOf(name) };
+  }
+
+  /** The tools this agent may use: its tool permission, and communicate only if it has someone to talk to (`toolOffer` says which of them its model is sent whole). */
   toolsFor(agent: AgentParticipant): Map<string, Tool> {
     const visible = new Map<string, Tool>();
     for (const tool of this.services.tools.allowedBy(agent.tools)) {

@@ -6,6 +6,8 @@ import { pruneToolResults, type PruneOptions } from '../context/prune-tool-resul
 export interface ModelRequestSource {
   system: string;
   tools: readonly ToolDefinition[];
+  /** When tools are loaded on demand: the definitions of this step, decided from what the model is sent (replaces `tools`). */
+  offerTools?(messages: readonly Message[]): Promise<readonly ToolDefinition[]>;
   maxTokens?: number | undefined;
   temperature?: number | undefined;
   history(): Promise<readonly Message[]>;
@@ -21,13 +23,14 @@ export interface ModelRequestSource {
  * (token budget, eviction, compaction) takes over here.
  */
 export async function buildModelRequest(source: ModelRequestSource): Promise<ModelRequest> {
-  let messages = await source.history();
+  let history = await source.history();
   // Relief step 2: past pruneAtTokens, old tool results beyond the protected recent part become stubs naming their artifact (the log keeps them whole).
-  if (source.pruning) messages = await pruneToolResults(messages, source, source.pruning);
+  if (source.pruning) history = await pruneToolResults(history, source, source.pruning);
+  const messages = [...history];
   return {
     system: source.system,
-    messages: [...messages],
-    tools: [...source.tools],
+    messages,
+    tools: [...(source.offerTools ? await source.offerTools(messages) : source.tools)],
     maxTokens: source.maxTokens,
     temperature: source.temperature,
   };
