@@ -5,10 +5,11 @@ import type { ResolvedConfig } from '../config/config-schema.js';
 import { settingsForAgent } from '../config/load-config.js';
 import { ARTIFACT_READ_TOOL_NAME } from '../context/evict-tool-result.js';
 import { textOf, toolUsesOf, type ToolResultBlock, type ToolUseBlock, type Usage } from '../message.js';
-import { costOf, priceFor } from '../config/pricing.js';
+import { costOf } from '../config/pricing.js';
+import { PriceBook } from '../config/price-book.js';
 import type { UsageRecord } from '../storage/usage-summary.js';
 import { errorMessage, LegionError, MaxIterationsError } from '../errors.js';
-import { generate, type ModelResponse } from '../providers/llm-provider.js';
+import { generate, type LLMProvider, type ModelResponse } from '../providers/llm-provider.js';
 import type { ProviderFactory } from '../providers/ProviderFactory.js';
 import type { Tool } from '../tools/tool.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
@@ -17,6 +18,7 @@ import { waitingParticipants } from '../session/delegation-stack.js';
 import { linkedSignal } from './linked-signal.js';
 import { unansweredToolUses } from '../conversation/unanswered-tool-uses.js';
 import { buildModelRequest, type ModelRequestSource } from './model-request.js';
+import { sessionBudgetError } from './session-budget.js';
 import { contextSettingsFor } from '../context/context-settings.js';
 import { createLoadToolsTool } from '../tools/builtin/tool-loading/load-tools.js';
 import { readLoadedTools } from '../tools/builtin/tool-loading/loaded-tools.js';
@@ -46,8 +48,12 @@ export class AgentRuntime implements ParticipantRuntime {
       return agent?.type === 'agent' ? loadableTools(this.offerSources(agent)) : [];
     },
   });
+  /** List prices load on the first call to a model that needs one; config prices and local models never load them. */
+  private readonly prices: PriceBook;
 
-  constructor(private readonly services: AgentRuntimeServices) {}
+  constructor(private readonly services: AgentRuntimeServices) {
+    this.prices = new PriceBook(() => services.config.pricing);
+  }
 
   handleMessage(turn: TurnContext): Promise<RuntimeOutcome> {
     return this.run(turn, false);
@@ -108,6 +114,9 @@ export class AgentRuntime implements ParticipantRuntime {
 
     for (let iteration = 0; iteration < limits.maxIterations; iteration++) {
       if (turn.signal.aborted) return { status: 'error', code: 'cancelled', error: `${agent.id} was cancelled.` };
+      // Without a session budget nothing is read (and no promise made) per step.
+      const overBudget = limits.maxSessionCostUsd !== undefined || limits.maxSessionTokens !== undefined ? await sessionBudgetError(turn.session, agent.id, limits) : undefined;
+      if (overBudget) return { status: 'error', code: overBudget.code, error: overBudget.message };
       let response: ModelResponse;
       const call = linkedSignal(turn.signal);
       try {
@@ -143,7 +152,7 @@ export class AgentRuntime implements ParticipantRuntime {
         { role: 'assistant', content: response.content, ...(response.usage ? { usage: response.usage } : {}), model: `${provider.name}/${provider.model}` },
         agent.id,
       );
-      if (response.usage) await this.recordUsage(turn, agent.id, provider.name, provider.model, response.usage);
+      if (response.usage) await this.recordUsage(turn, agent.id, provider, response.usage);
       const toolUses = toolUsesOf(assistant);
       if (toolUses.length === 0) {
         // Cut off at the output limit: still the reply, but said to be cut so the caller can ask for the rest.
@@ -167,8 +176,10 @@ export class AgentRuntime implements ParticipantRuntime {
     return phase.paused.length > 0 ? { status: 'paused', requests: phase.paused } : undefined;
   }
 
-  private async recordUsage(turn: TurnContext, participantId: string, providerName: string, model: string, usage: Usage): Promise<void> {
-    const cost = costOf(usage, priceFor(model, this.services.config.pricing));
+  private async recordUsage(turn: TurnContext, participantId: string, provider: LLMProvider, usage: Usage): Promise<void> {
+    const { name: providerName, model } = provider;
+    const quote = this.prices.quote({ provider: providerName, model, baseURL: provider.baseURL });
+    const cost = costOf(usage, (quote instanceof Promise ? await quote : quote).price);
     const record: UsageRecord = {
       version: 1,
       at: new Date().toISOString(),
