@@ -2,6 +2,7 @@ import type { ContextSettings } from '../collective/context-schema.js';
 import { measureContext, recordSentRequest, type ContextUsage } from '../context/token-accounting.js';
 import type { Message } from '../message.js';
 import type { ModelRequest, ToolDefinition } from '../providers/llm-provider.js';
+import { pruneToolResults, type PruneOptions } from '../context/prune-tool-results.js';
 
 /** What one turn fixes for all its steps; the history is read again at every step. */
 export interface ModelRequestSource {
@@ -12,6 +13,8 @@ export interface ModelRequestSource {
   maxTokens?: number | undefined;
   temperature?: number | undefined;
   history(): Promise<readonly Message[]>;
+  /** Relief step 2, pruning old tool results; absent: the history goes as it is. */
+  pruning?: PruneOptions | undefined;
   /** The agent's context budget: with it, every request is measured (`measureContext`) and recorded as sent. */
   context?: ContextSettings | undefined;
   /** Told each request's measure (the runtime's `context:usage` event). */
@@ -26,7 +29,10 @@ export interface ModelRequestSource {
  * (token budget, eviction, compaction) takes over here.
  */
 export async function buildModelRequest(source: ModelRequestSource): Promise<ModelRequest> {
-  const messages = [...(await source.history())];
+  let history = await source.history();
+  // Relief step 2: past pruneAtTokens, old tool results beyond the protected recent part become stubs naming their artifact (the log keeps them whole).
+  if (source.pruning) history = await pruneToolResults(history, source, source.pruning);
+  const messages = [...history];
   const request: ModelRequest = {
     system: source.system,
     messages,
