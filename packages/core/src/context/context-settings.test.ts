@@ -33,4 +33,12 @@ describe('token counting', () => {
     expect(count(text)).toBe(10);
     expect(count(text)).toBeLessThanOrEqual(tokenUpperBound(text));
   });
+
+  it('counts a long run without whitespace in pieces (whole, BPE takes minutes on it)', async () => {
+    const count = await loadTokenCounter();
+    const run = 'a'.repeat(1_000_000);
+    const tokens = count(run);
+    expect(tokens).toBeGreaterThan(1_000_000 / 16);
+    expect(tokens).toBeLessThanOrEqual(tokenUpperBound(run));
+  });
 });
