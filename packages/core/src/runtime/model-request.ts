@@ -8,6 +8,11 @@ export interface ModelRequestSource {
   maxTokens?: number | undefined;
   temperature?: number | undefined;
   history(): Promise<readonly Message[]>;
+  /**
+   * The context stages (`ContextStage`: compaction, the carried-over state, the hard
+   * cap at the window). Runs last, on the request as the history makes it.
+   */
+  compaction?: { apply(request: ModelRequest): Promise<ModelRequest> } | undefined;
 }
 
 /**
@@ -18,11 +23,12 @@ export interface ModelRequestSource {
  * (token budget, eviction, compaction) takes over here.
  */
 export async function buildModelRequest(source: ModelRequestSource): Promise<ModelRequest> {
-  return {
+  const request: ModelRequest = {
     system: source.system,
     messages: [...(await source.history())],
     tools: [...source.tools],
     maxTokens: source.maxTokens,
     temperature: source.temperature,
   };
+  return source.compaction ? source.compaction.apply(request) : request;
 }
