@@ -72,6 +72,14 @@ export function isContextTooLongError(error: unknown): boolean {
   return error instanceof ProviderError && error.code === 'provider_context_too_long';
 }
 
+/** The window a too-long error names (Anthropic's "> 200000 maximum", OpenAI's "maximum context length is 128000 tokens"), if it names one. */
+export function windowNamedBy(error: unknown): number | undefined {
+  if (!isContextTooLongError(error)) return undefined;
+  const text = errorMessage(error);
+  const match = /tokens? > (\d+) maximum/.exec(text) ?? /maximum context length is (\d+) tokens/.exec(text);
+  return match ? Number(match[1]) : undefined;
+}
+
 /** OpenAI's SDK (v6) leaves `name` as "Error" on its error classes; the class name tells them apart. */
 function errorName(error: unknown): string {
   if (typeof error !== 'object' || error === null) return '';

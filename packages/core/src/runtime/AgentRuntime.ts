@@ -20,7 +20,7 @@ import { resumeToolPhase, runToolPhase, type ToolPhaseResult, type ToolPhaseServ
 import type { CompactOutcome, ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/turn.js';
 import type { CompactionReason } from '../storage/log-entry.js';
 import type { LLMProvider } from '../providers/llm-provider.js';
-import { isContextTooLongError } from '../providers/provider-errors.js';
+import { isContextTooLongError, windowNamedBy } from '../providers/provider-errors.js';
 import { contextSettingsFor } from '../context/context-settings.js';
 import { ContextOverflowError } from '../context/context-budget.js';
 import { ContextStage } from './context-stage.js';
@@ -102,6 +102,8 @@ export class AgentRuntime implements ParticipantRuntime {
             // The model's window is smaller than Legion thought: one compaction and one retry, never a loop.
             if (compactedOnOverflow || !isContextTooLongError(error) || turn.signal.aborted) throw error;
             compactedOnOverflow = true;
+            // The window the provider named holds for the rest of the turn: the summarizer's request and the retry fit it.
+            stage.limitWindow(windowNamedBy(error));
             if ((await stage.compact('overflow')).status !== 'compacted') throw error;
           }
         }

@@ -33,10 +33,26 @@ export class ContextStage {
   /** The system prompt and tools of the requests this stage serves (set by `apply`), counted in a compaction's tokens before and after. */
   fixed: Pick<ModelRequest, 'system' | 'tools'> | undefined;
 
-  constructor(private readonly options: ContextStageOptions) {}
+  private settings: ContextSettings;
+
+  constructor(private readonly options: ContextStageOptions) {
+    this.settings = options.settings;
+  }
+
+  /**
+   * The provider said the prompt was too long and named its real window (the model
+   * table was wrong): from now on this stage keeps to it, with the same share reserved.
+   */
+  limitWindow(window: number | undefined): void {
+    if (window === undefined || window >= this.settings.window) return;
+    const outputReserve = Math.min(this.settings.outputReserve, Math.floor(window / 4));
+    const usable = window - outputReserve;
+    this.settings = { ...this.settings, window, outputReserve, summarizeAtTokens: Math.min(this.settings.summarizeAtTokens, usable), protectRecentTokens: Math.min(this.settings.protectRecentTokens, Math.floor(usable / 4)) };
+  }
 
   async apply(request: ModelRequest): Promise<ModelRequest> {
-    const { settings, turn, agent } = this.options;
+    const { turn, agent } = this.options;
+    const settings = this.settings;
     this.fixed = { system: request.system, tools: request.tools };
     let compaction = await turn.conversation.compaction();
     let block = compaction ? await this.carryOverText(compaction, request.messages) : undefined;
@@ -64,7 +80,8 @@ export class ContextStage {
 
   /** Summarizes the older part of the context now (under the lease the caller holds) and says so in an event. */
   async compact(reason: CompactionReason): Promise<CompactOutcome> {
-    const { settings, turn, agent } = this.options;
+    const { turn, agent } = this.options;
+    const settings = this.settings;
     const summarizer = this.options.summarizer();
     const result = await compactConversation({
       conversation: turn.conversation,
