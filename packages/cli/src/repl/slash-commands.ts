@@ -3,6 +3,8 @@ import type { AutocompleteItem, SlashCommand } from '@mariozechner/pi-tui';
 import type { Legion, Session } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
 import { clip, formatCost, formatTokens } from './format.js';
+import { compactionLine } from '../render/compaction-line.js';
+import { conversationId } from '@legion-collective/core';
 
 const style = styleFor(process.stdout);
 
@@ -174,6 +176,18 @@ const COMMANDS: Command[] = [
       control.print(`  ${style.bold('session')}  ${formatTokens(usage.total)}  ${formatCost(usage.total.costUsd)}  ${usage.total.calls} calls${usage.total.unpricedCalls ? style.dim(` (${usage.total.unpricedCalls} without a price)`) : ''}`);
       for (const [id, totals] of Object.entries(usage.byParticipant)) {
         control.print(`  ${id}  own ${formatTokens(totals.own)} ${formatCost(totals.own.costUsd)}  with delegates ${formatTokens(totals.withDelegates)} ${formatCost(totals.withDelegates.costUsd)}`);
+      }
+    },
+  },
+  {
+    name: 'compact',
+    description: "summarize the older part of this conversation's context now (the log keeps it all)",
+    run: async (control) => {
+      const id = conversationId({ initiator: control.you, responder: control.target.to, name: control.target.conversation });
+      try {
+        control.print(`  ${compactionLine(id, await control.session.compact(id, { reason: 'manual' }))}`);
+      } catch (error) {
+        control.print(style.red(`error: ${error instanceof Error ? error.message : String(error)}`));
       }
     },
   },
