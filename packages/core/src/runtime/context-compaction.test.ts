@@ -261,6 +261,20 @@ describe.each(['file', 'memory'] as const)('compaction through the Anthropic SDK
     await reader.close();
   });
 
+  it('sees a compaction another process made (legion compact beside a running REPL) at its next turn', async () => {
+    test = createTestLegion({ participants: [userParticipant(), worker('claude-test', server.anthropicURL, { window: 8_000, outputReserve: 1_000 })], entryAgent: 'worker', env: keyEnv(server.anthropicURL), backend });
+    const session = await test.legion.sessions.create();
+    for (let turn = 0; turn < 3; turn++) expectSuccess(await test.legion.send(session, `Turn ${turn}`));
+    const other = test.reopen();
+    const elsewhere = await other.sessions.get(session.id);
+    expect(await elsewhere!.compact('user__worker')).toMatchObject({ status: 'compacted' });
+    await other.close();
+    expectSuccess(await test.legion.send(session, 'After the other process compacted'));
+    const messages = messagesOf(server.requests.at(-1)!.body);
+    expect(textOfWire(messages[0]!).startsWith(CARRY_OVER_TAG)).toBe(true);
+    expect(messages.map((message) => textOfWire(message).replace(/^[\s\S]*<\/context-carried-over>\n?/, ''))).toEqual(['Turn 2', expect.stringMatching(/^Answer:/), 'After the other process compacted']);
+  });
+
   it('compacts on demand through session.compact, holding the lease like a turn: refused while a turn runs', async () => {
     const context = { window: 8_000, outputReserve: 1_000, protectRecentTokens: 100_000, keepRecentMessages: 1 };
     test = createTestLegion({ participants: [userParticipant(), worker('claude-test', server.anthropicURL, context)], entryAgent: 'worker', env: keyEnv(server.anthropicURL), backend });
