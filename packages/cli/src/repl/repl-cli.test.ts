@@ -451,7 +451,13 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     terminal.type('/history 5');
     await terminal.waitFor(/user__coordinator__review coordinator: Noted in review\./);
     terminal.type('/compact');
-    await terminal.waitFor('/compact arrives with context management');
+    await terminal.waitFor('Nothing to compact in user__coordinator__review: everything in the context is its newest turn');
+    mock.on({ userMessage: 'A second note' }, { content: 'Second noted.' });
+    mock.on({ userMessage: 'The conversation to fold in' }, { content: 'Summary: the user keeps review notes.' });
+    terminal.type('A second note');
+    await terminal.waitFor('coordinator: Second noted.');
+    terminal.type('/compact');
+    await terminal.waitFor(/Compacted user__coordinator__review: 2 messages summarized by anthropic\/claude-test; context [\d,]+ → [\d,]+ tokens\./);
     const first = /session (\d{8}-\d{6}-\w+)/.exec(terminal.screen())?.[1];
     terminal.type('/new');
     await terminal.waitFor(/legion · session \S+ \(new\)[\s\S]*legion · session \S+ \(new\)/);
@@ -459,6 +465,6 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     const listed = await terminal.waitFor(/← current/);
     expect(listed).toContain(`${first}  last active`);
     terminal.type('/clear');
-    await terminal.waitFor(/^(?![\s\S]*arrives with context management)/);
+    await terminal.waitFor(/^(?![\s\S]*Compacted user__coordinator__review)/);
   }, 60_000);
 });

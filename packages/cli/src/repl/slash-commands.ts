@@ -210,7 +210,6 @@ const COMMANDS: Command[] = [
       for (const missing of view.missing) control.print(style.yellow(`  missing: ${missing.pattern} (${missing.source}): ${missing.reason}`));
     },
   },
-  { name: 'compact', description: 'compact the conversation', run: (control) => control.print(style.dim('  /compact arrives with context management (not in this version yet).')) },
   { name: 'context', description: "what fills the agent's context", run: (control) => control.print(style.dim('  /context arrives with context management (not in this version yet).')) },
   { name: 'clear', description: 'clear the screen (not the data)', run: (control) => control.clearScreen() },
   { name: 'quit', description: 'leave (Ctrl-D does too)', run: (control) => control.quit() },

@@ -22,6 +22,7 @@ import type { CompactionReason } from '../storage/log-entry.js';
 import type { LLMProvider } from '../providers/llm-provider.js';
 import { isContextTooLongError, windowNamedBy } from '../providers/provider-errors.js';
 import { contextSettingsFor } from '../context/context-settings.js';
+import { modelWindowFor } from '../context/model-table.js';
 import { ContextOverflowError } from '../context/context-budget.js';
 import { ContextStage } from './context-stage.js';
 
@@ -165,11 +166,14 @@ export class AgentRuntime implements ParticipantRuntime {
 
   /** The context stages of this agent's requests in this turn; the summarizer is the configured one, else the agent's model. */
   private contextStage(turn: Omit<TurnContext, 'message'>, agent: AgentParticipant, provider: LLMProvider): ContextStage {
-    const settings = contextSettingsFor(this.services.config, agent);
+    const { config } = this.services;
+    const settings = contextSettingsFor(config, agent);
+    const windowKnown = (agent.context?.window ?? config.context.window) !== undefined || modelWindowFor(settingsForAgent(config, agent).model, config.models).source !== 'default';
     return new ContextStage({
       turn,
       agent,
       settings,
+      windowKnown,
       summarizer: () => (settings.summarizer ? this.services.providers.forModel(settings.summarizer) : provider),
       onUsage: (usage, summarizer) => this.recordUsage(turn, agent.id, summarizer.name, summarizer.model, usage),
     });

@@ -16,8 +16,10 @@ const filler = (sentences: number): string => FILLER.repeat(sentences);
 const PIN = 'PINNED: the deploy key lives in vault path secret/deploy, never in the repository.';
 const TODO = 'Port the parser to zod schemas';
 
-const isSummary = (body: Body): boolean => JSON.stringify(body['system'] ?? '').includes(SUMMARY_SYSTEM_MARK);
-const messagesOf = (body: Body): WireMessage[] => body['messages'] as WireMessage[];
+/** A summarizer's request: its system prompt (Anthropic's `system`, OpenAI's first message) is the summary prompt. */
+const isSummary = (body: Body): boolean => JSON.stringify(body['system'] ?? (body['messages'] as WireMessage[])[0] ?? '').includes(SUMMARY_SYSTEM_MARK);
+/** The conversation's messages (OpenAI's system message left out). */
+const messagesOf = (body: Body): WireMessage[] => (body['messages'] as WireMessage[]).filter((message) => message.role !== 'system');
 const blocksOf = (message: WireMessage): Array<Record<string, unknown>> => (typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content);
 const textOfWire = (message: WireMessage): string => blocksOf(message).map((block) => String(block['text'] ?? block['content'] ?? '')).join('\n');
 
@@ -63,8 +65,8 @@ function scriptedModel(summaries: { count: number }) {
   };
 }
 
-function worker(model: string, url: string, context: Record<string, unknown>, extra: Parameters<typeof agentParticipant>[1] = {}): ParticipantInput {
-  return { ...agentParticipant('worker', { systemPrompt: 'You port parsers.', tools: ['todo_write', 'scratch_add', 'scratch_read'], delegation: 'none', ...extra }), model: { provider: 'anthropic', model, baseURL: url }, context } as ParticipantInput;
+function worker(model: string, url: string, context: Record<string, unknown>, extra: Parameters<typeof agentParticipant>[1] = {}, provider = 'anthropic'): ParticipantInput {
+  return { ...agentParticipant('worker', { systemPrompt: 'You port parsers.', tools: ['todo_write', 'scratch_add', 'scratch_read'], delegation: 'none', ...extra }), model: { provider, model, baseURL: url }, context } as ParticipantInput;
 }
 
 describe.each(['file', 'memory'] as const)('compaction through the Anthropic SDK against a server that enforces its window (%s backend)', (backend) => {
@@ -220,6 +222,29 @@ describe.each(['file', 'memory'] as const)('compaction through the Anthropic SDK
     expect(kinds.slice(1).length).toBeGreaterThan(0);
     expect(kinds.slice(1).every((what) => what === 'summary')).toBe(true);
     expect(compacted.map((event) => event.reason)).toEqual(['overflow', 'overflow']);
+  });
+
+  it("recognises OpenAI's context_length_exceeded through the OpenAI SDK: one compaction, one retry", async () => {
+    server.window = 1_200;
+    test = createTestLegion({
+      participants: [userParticipant(), worker('gpt-test', server.openaiURL, { window: 100_000, outputReserve: 1_000 }, { tools: 'none' }, 'openai')],
+      entryAgent: 'worker',
+      env: keyEnv(server.anthropicURL, server.openaiURL),
+      backend,
+    });
+    const compacted = collect('context:compacted');
+    const session = await test.legion.sessions.create();
+    let turn = 0;
+    while (!server.requests.some((request) => request.rejected)) expectSuccess(await test.legion.send(session, `Turn ${turn++}: ${filler(4)}`));
+    const rejectedAt = server.requests.findIndex((request) => request.rejected);
+    const recovery = server.requests.slice(rejectedAt).map((request) => (isSummary(request.body) ? 'summary' : request.rejected ? 'rejected' : 'accepted'));
+    expect(recovery[0]).toBe('rejected');
+    expect(recovery.slice(1, -1).length).toBeGreaterThan(0);
+    expect(recovery.slice(1, -1).every((what) => what === 'summary')).toBe(true);
+    expect(recovery.at(-1)).toBe('accepted');
+    expect(server.requests.every((request) => request.protocol === 'openai')).toBe(true);
+    expect(textOfWire(messagesOf(server.requests.at(-1)!.body)[0]!).startsWith(CARRY_OVER_TAG)).toBe(true);
+    expect(compacted).toEqual([expect.objectContaining({ reason: 'overflow', summarizer: { provider: 'openai', model: 'gpt-test' } })]);
   });
 
   it("keeps a delegate's compaction out of its caller's context", async () => {

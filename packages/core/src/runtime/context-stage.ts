@@ -18,6 +18,13 @@ export interface ContextStageOptions {
   turn: Pick<TurnContext, 'conversation' | 'frames' | 'session' | 'signal' | 'events'>;
   agent: AgentParticipant;
   settings: ContextSettings;
+  /**
+   * The window is known (the model table, the config, the agent's `context.window`),
+   * not the guess for an unknown model: only then is a context compacted before it
+   * is full, or a request cut or refused before it is sent. With a guessed window the
+   * provider decides, and a too-long answer teaches the stage the real one.
+   */
+  windowKnown: boolean;
   /** The model that writes summaries (`settings.summarizer`'s, else the agent's). */
   summarizer: () => LLMProvider;
   onUsage: (usage: Usage, provider: LLMProvider) => Promise<void>;
@@ -34,9 +41,11 @@ export class ContextStage {
   fixed: Pick<ModelRequest, 'system' | 'tools'> | undefined;
 
   private settings: ContextSettings;
+  private windowKnown: boolean;
 
   constructor(private readonly options: ContextStageOptions) {
     this.settings = options.settings;
+    this.windowKnown = options.windowKnown;
   }
 
   /**
@@ -44,7 +53,8 @@ export class ContextStage {
    * table was wrong): from now on this stage keeps to it, with the same share reserved.
    */
   limitWindow(window: number | undefined): void {
-    if (window === undefined || window >= this.settings.window) return;
+    if (window === undefined || (this.windowKnown && window >= this.settings.window)) return;
+    this.windowKnown = true;
     const outputReserve = Math.min(this.settings.outputReserve, Math.floor(window / 4));
     const usable = window - outputReserve;
     this.settings = { ...this.settings, window, outputReserve, summarizeAtTokens: Math.min(this.settings.summarizeAtTokens, usable), protectRecentTokens: Math.min(this.settings.protectRecentTokens, Math.floor(usable / 4)) };
@@ -56,6 +66,7 @@ export class ContextStage {
     this.fixed = { system: request.system, tools: request.tools };
     let compaction = await turn.conversation.compaction();
     let block = compaction ? await this.carryOverText(compaction, request.messages) : undefined;
+    if (!this.windowKnown) return withBlock(request, block, 0);
     const budget = settings.window - settings.outputReserve;
     if (requestUpperBound(request, await turn.conversation.history()) + (block ? tokenUpperBound(block) : 0) <= Math.min(settings.summarizeAtTokens, budget)) return withBlock(request, block, 0);
 
