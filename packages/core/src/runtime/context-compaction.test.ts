@@ -275,6 +275,10 @@ describe.each(['file', 'memory'] as const)('compaction through the Anthropic SDK
     for (let turn = 0; compacted.length < 2 && turn < 30; turn++) expectSuccess(await test.legion.send(session, `Question ${turn}`));
     expect(compacted.length).toBe(2);
     expect(compacted.every((event) => event.conversationId === 'coordinator__worker' && event.participantId === 'worker')).toBe(true);
+    // The delegate's own context says whom it works for: the whole chain above it.
+    const workerAfter = server.requests.filter((request) => request.body['model'] === 'claude-test' && !isSummary(request.body) && textOfWire(messagesOf(request.body)[0]!).startsWith(CARRY_OVER_TAG));
+    expect(workerAfter.length).toBeGreaterThan(0);
+    for (const request of workerAfter) expect(textOfWire(messagesOf(request.body)[0]!)).toContain('You are working for: user → coordinator → worker.');
     const coordinatorBodies = server.requests.filter((request) => request.body['model'] === 'claude-coordinator').map((request) => JSON.stringify(request.body));
     expect(coordinatorBodies.length).toBeGreaterThan(4);
     for (const body of coordinatorBodies) {
@@ -301,7 +305,7 @@ describe.each(['file', 'memory'] as const)('compaction through the Anthropic SDK
   });
 
   it('compacts on demand through session.compact, holding the lease like a turn: refused while a turn runs', async () => {
-    const context = { window: 8_000, outputReserve: 1_000, protectRecentTokens: 100_000, keepRecentMessages: 1 };
+    const context = { window: 8_000, outputReserve: 1_000, protectRecentTokens: 100_000, keepRecentMessages: 3 };
     test = createTestLegion({ participants: [userParticipant(), worker('claude-test', server.anthropicURL, context)], entryAgent: 'worker', env: keyEnv(server.anthropicURL), backend });
     const compacted = collect('context:compacted');
     const session = await test.legion.sessions.create();
@@ -309,13 +313,16 @@ describe.each(['file', 'memory'] as const)('compaction through the Anthropic SDK
     for (let turn = 0; turn < 3; turn++) await test.legion.send(session, `Turn ${turn}: ${filler(2)}`);
     expect(compacted).toEqual([]);
     const outcome = await session.compact('user__worker');
-    expect(outcome).toMatchObject({ status: 'compacted', entry: { reason: 'manual', keptMessages: 2, compacted: { count: 4 }, carried: [] } });
+    // The last three messages the agent was sent: Turn 2 is still in the context, Turns 0 and 1 are carried verbatim.
+    expect(outcome).toMatchObject({ status: 'compacted', entry: { reason: 'manual', keptMessages: 2, compacted: { count: 4 }, carried: [{ text: `Turn 0: ${filler(2)}` }, { text: `Turn 1: ${filler(2)}` }] } });
     expect(compacted).toEqual([expect.objectContaining({ reason: 'manual', messageIds: expect.objectContaining({ count: 4 }) })]);
     await test.legion.send(session, 'After the compaction');
     const last = server.requests.at(-1)!.body;
     expect(messagesOf(last)).toHaveLength(3);
     expect(textOfWire(messagesOf(last)[0]!)).toContain('Summary 1:');
     expect(textOfWire(messagesOf(last)[0]!)).toContain('Turn 2:');
+    expect(textOfWire(messagesOf(last)[0]!)).toContain(`The latest messages you were sent before the compaction (verbatim):\n[`);
+    expect(textOfWire(messagesOf(last)[0]!)).toContain(`] Turn 1: ${filler(2)}`);
 
     // While a turn holds the conversation, compaction is refused with a clear message.
     let release!: () => void;
