@@ -439,6 +439,22 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expect(JSON.parse((await node(['approvals', 'rules', '--json'])).stdout)).toMatchObject({ rules: [] });
   }, 90_000);
 
+  it('a compaction that happens on its own is said in the scrollback, and the conversation goes on', async () => {
+    const file = join(dir, '.legion/collective/participants/coordinator.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), tools: 'none', context: { window: 100_000, summarizeAtTokens: 400, protectRecentTokens: 50 } }, null, 2));
+    const long = 'The parser walks the input once and notes positions for its error messages. '.repeat(12);
+    mock.on({ userMessage: 'The conversation to fold in' }, { content: 'Summary: two long notes about the parser.' });
+    // First match wins, and after the compaction the first note is carried over into the second's message.
+    mock.on({ userMessage: 'Second long note' }, { content: 'Second noted.' });
+    mock.on({ userMessage: 'First long note' }, { content: `First noted. ${long}` });
+    await startRepl();
+    terminal.type(`First long note: ${long}`);
+    await terminal.waitFor('coordinator: First noted.');
+    terminal.type(`Second long note: ${long}`);
+    await terminal.waitFor(/coordinator's context was compacted \(it neared the window\): 2 messages summarized, [\d,]+ → [\d,]+ tokens/);
+    await terminal.waitFor('coordinator: Second noted.');
+  }, 60_000);
+
   it('slash commands: /agents, /convo, /history, /compact, /new, /sessions, /clear', async () => {
     mock.on({ userMessage: 'In the review thread' }, { content: 'Noted in review.' });
     await startRepl();
