@@ -31,6 +31,9 @@ import { ApprovalRuleStore } from './collective/ApprovalRuleStore.js';
 import { BUILTIN_PROVIDER_ID, registerBuiltinTools, withBuiltinParameters, type ProcessRegistry } from './tools/builtin/index.js';
 import { createMcpToolProvider, type McpToolProvider } from './tools/providers/mcp/McpToolProvider.js';
 import { describeAgentTools, type AgentToolsView } from './runtime/tool-views.js';
+import { withSchemaTokens } from './runtime/tool-schema-tokens.js';
+import { contextSettingsFor } from './context/context-settings.js';
+import { loadTokenCounter } from './context/token-count.js';
 import { createWorkspaceToolProvider } from './tools/providers/workspace/WorkspaceToolProvider.js';
 import { ToolExecutor } from './tools/ToolExecutor.js';
 import { commandEnvironment } from './tools/child-env.js';
@@ -251,13 +254,14 @@ export class Legion {
     await this.tools.ready();
     const agent = this.collective.require(agentId);
     if (agent.type !== 'agent') throw new LegionError('not_an_agent', `"${agentId}" is a ${agent.type}, not an agent: only agents have models that see tools.`, { participantId: agentId });
-    return describeAgentTools(agent, {
+    const view = describeAgentTools(agent, {
       registry: this.tools,
       visible: this.agentRuntime.toolsFor(agent),
       auth: this.auth,
       collective: this.collective,
       mcpProblems: this.mcp?.problems ?? [],
     });
+    return withSchemaTokens(view, this.agentRuntime.toolOffer(agent), this.agentRuntime.toolsFor(agent), contextSettingsFor(this.config, agent).toolSchemas, await loadTokenCounter());
   }
 
   /**

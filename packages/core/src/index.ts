@@ -189,4 +189,4 @@ export type { ScriptEntry, ScriptStep, ScriptedToolCall } from './providers/scri
 export { defineTool } from './tools/tool.js';
 export type { Tool, ToolContext, ToolEffect, ToolResult } from './tools/tool.js';
 export type { ProvidedTool, ToolProvider } from './tools/providers/tool-provider.js';
-export type { AgentToolView, AgentToolsView, MissingTools } from './runtime/tool-views.js';
+export type { AgentToolView, AgentToolsView, MissingTools, OnDemandFamily, ToolSchemaTokens } from './runtime/tool-views.js';

@@ -1,4 +1,4 @@
-import { Legion, type AgentToolView, type AgentToolsView } from '@legion-collective/core';
+import { Legion, type AgentToolView, type AgentToolsView, type ToolSchemaTokens } from '@legion-collective/core';
 import { columns } from '../render/columns.js';
 import { styleFor, type Style } from '../render/style.js';
 import { resolveWorkspace } from '../workspace.js';
@@ -34,8 +34,9 @@ function render(view: AgentToolsView, style: Style, visibleOnly: boolean): strin
   const shown = view.tools.filter((tool) => tool.visible);
   const hidden = view.tools.filter((tool) => !tool.visible);
   const lines = [`${style.bold(view.agent)} ${style.dim(`— its model sees ${shown.length} tool${shown.length === 1 ? '' : 's'}`)}`];
-  const rows = [['TOOL', 'SOURCE', 'APPROVAL'].map(style.dim), ...shown.map((tool) => [tool.name, tool.source, approval(tool, style)])];
+  const rows = [['TOOL', 'SOURCE', 'APPROVAL', 'SCHEMA'].map(style.dim), ...shown.map((tool) => [tool.name, tool.source, approval(tool, style), schema(tool, style)])];
   lines.push(indent(columns(rows)));
+  if (view.schemaTokens) lines.push(...schemaSummary(view.schemaTokens, style));
   if (!visibleOnly && (hidden.length > 0 || view.missing.length > 0)) {
     lines.push(`  ${style.dim('hidden from its model:')}`);
     const hiddenRows = [
@@ -52,6 +53,30 @@ function approval(tool: AgentToolView, style: Style): string {
   const word = mode === 'auto' ? style.green('auto') : mode === 'requires_approval' ? style.yellow('asks') : style.red('denied');
   const origin = source === 'default' ? style.dim(`(default for ${tool.effect})`) : mode === 'deny' ? style.dim(`— every call refused: ${reason}`) : style.dim(`(${source})`);
   return `${word} ${origin}${scoped ? style.dim(' + scoped rules') : ''}`;
+}
+
+/** Its full schema's tokens, and how it reaches the model. */
+function schema(tool: AgentToolView, style: Style): string {
+  if (tool.schemaTokens === undefined) return '';
+  const how = tool.offered === 'whole' || tool.offered === undefined ? '' : ` ${style.dim(tool.offered === 'never' ? 'never sent (denied)' : tool.offered)}`;
+  return `${tool.schemaTokens.toLocaleString('en-US')} tokens${how}`;
+}
+
+/** What the agent's tool definitions cost a request, and what loading on demand saves. */
+function schemaSummary(figures: ToolSchemaTokens, style: Style): string[] {
+  const number = (value: number): string => value.toLocaleString('en-US');
+  const saved = figures.fullTokens - figures.offeredTokens;
+  const settings = style.dim(`(toolSchemas "${figures.toolSchemas}")`);
+  const lines = [
+    saved > 0
+      ? `  ${style.dim('tool definitions:')} ${number(figures.offeredTokens)} tokens in its first request ${settings}, ${number(figures.fullTokens)} with every schema whole: loading on demand saves ${number(saved)}`
+      : `  ${style.dim('tool definitions:')} ${number(figures.offeredTokens)} tokens in every request ${settings}`,
+  ];
+  for (const family of figures.onDemand) {
+    const what = family.family.startsWith('mcp__') ? `MCP server ${family.family.slice('mcp__'.length)} (lazy)` : family.family;
+    lines.push(`    ${style.dim('on demand:')} ${what}: ${family.tools} tool${family.tools === 1 ? '' : 's'}, ${number(family.schemaTokens)} tokens of schemas; each request saves ${number(family.savedTokens)} until loaded (load_tools)`);
+  }
+  return lines;
 }
 
 function indent(text: string): string {

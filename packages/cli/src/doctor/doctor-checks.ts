@@ -11,6 +11,7 @@ import {
   LEGION_DIR,
   loadAgentTemplate,
   probeMcpServer,
+  type McpServerConfig,
   type ModelAccess,
 } from '@legion-collective/core';
 import { readRoster, type Roster } from '../roster.js';
@@ -63,7 +64,7 @@ export async function runDoctorChecks(options: DoctorOptions): Promise<{ root: s
       const probe = await probeMcpServer(name, server, { workspaceRoot: root, env: options.env, timeoutMs: options.mcpTimeoutMs });
       add(
         probe.ok
-          ? { name: `MCP server ${name}`, category: 'mcp', status: 'passed', detail: `started and listed ${probe.tools.length} tool${probe.tools.length === 1 ? '' : 's'}: ${probe.tools.join(', ')}`, durationMs: probe.durationMs }
+          ? { name: `MCP server ${name}`, category: 'mcp', status: 'passed', detail: `started and listed ${probe.tools.length} tool${probe.tools.length === 1 ? '' : 's'}: ${probe.tools.join(', ')}; ${schemaCost(probe, server)}`, durationMs: probe.durationMs }
           : {
               name: `MCP server ${name}`,
               category: 'mcp',
@@ -79,6 +80,13 @@ export async function runDoctorChecks(options: DoctorOptions): Promise<{ root: s
   for (const check of approvalRuleChecks(root)) add(check);
   for (const check of workspaceToolChecks(root, options.env)) add(check);
   return { root, checks };
+}
+
+/** What the server's tool schemas cost each request, and what `lazy` saves. */
+function schemaCost(probe: { schemaTokens: number; listedTokens: number }, server: McpServerConfig): string {
+  const number = (value: number): string => value.toLocaleString('en-US');
+  const setting = server.lazy === undefined ? 'lazy for agents with toolSchemas "compact"' : server.lazy ? 'lazy' : 'lazy: false, always sent';
+  return `schemas ${number(probe.schemaTokens)} tokens per request, ${number(probe.listedTokens)} listed lazily (saves ${number(probe.schemaTokens - probe.listedTokens)}; now ${setting})`;
 }
 
 function nodeCheck(): DoctorCheck {

@@ -23,6 +23,13 @@ export const McpServerConfigSchema = z
     headers: z.record(z.string().min(1), z.string()).optional(),
     /** Per call; defaults to the tool timeout from `limits`. */
     timeoutMs: z.number().int().positive().optional(),
+    /**
+     * `true`: the server's tools are listed to the model by name and one line,
+     * and a tool's schema is sent once the agent loads it (`load_tools`) or calls
+     * it; `false`: every schema in every request. Unset: as the agent's
+     * `context.toolSchemas` says (`compact`, the small profile's: lazy; `full`: all sent).
+     */
+    lazy: z.boolean().optional(),
   })
   .strict()
   .superRefine((server, context) => {

@@ -29,8 +29,9 @@ describe('agent loops on real provider SDKs against a local model server', () =>
 
   const claude = (extra: Partial<ModelConfig> = {}): ModelConfig => ({ provider: 'anthropic', model: 'claude-test', baseURL: server.anthropicURL, ...extra });
   const gpt = (extra: Partial<ModelConfig> = {}): ModelConfig => ({ provider: 'openai', model: 'gpt-test', baseURL: server.openaiURL, ...extra });
+  // Whole tool schemas, whatever the test models' (unknown) windows: these tests are about the wire translation of every field.
   const agent = (id: string, model: ModelConfig, extra: Parameters<typeof agentParticipant>[1] = {}): ParticipantInput =>
-    ({ ...agentParticipant(id, extra), model }) as ParticipantInput;
+    ({ ...agentParticipant(id, { context: { toolSchemas: 'full' }, ...extra }), model }) as ParticipantInput;
 
   /** A word counter whose every run is remembered. */
   function registerWordCount(legion: TestLegion['legion']): Array<{ text: string }> {

@@ -190,7 +190,7 @@ describe('AgentRuntime and communicate', () => {
 
   it('turns tool failures into error results and the loop continues', async () => {
     test = createTestLegion({
-      participants: [userParticipant(), agentParticipant('solo', { delegation: 'none', tools: ['boom', 'slow', 'strict', 'huge'] })],
+      participants: [userParticipant(), agentParticipant('solo', { delegation: 'none', tools: ['boom', 'slow', 'strict', 'huge'], context: { toolSchemas: 'full' } })],
       scripts: {
         solo: [
           {

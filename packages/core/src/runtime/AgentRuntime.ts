@@ -9,19 +9,22 @@ import type { UsageRecord } from '../storage/usage-summary.js';
 import { errorMessage, LegionError, MaxIterationsError } from '../errors.js';
 import { generate, type ModelResponse } from '../providers/llm-provider.js';
 import type { ProviderFactory } from '../providers/ProviderFactory.js';
-import { toolDefinition, type Tool } from '../tools/tool.js';
+import type { Tool } from '../tools/tool.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
 import { COMMUNICATE_TOOL_NAME } from '../tools/builtin/communicate.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
 import { linkedSignal } from './linked-signal.js';
 import { unansweredToolUses } from '../conversation/unanswered-tool-uses.js';
 import { buildModelRequest, type ModelRequestSource } from './model-request.js';
+import { contextSettingsFor } from '../context/context-settings.js';
+import { createLoadToolsTool } from '../tools/builtin/tool-loading/load-tools.js';
+import { readLoadedTools } from '../tools/builtin/tool-loading/loaded-tools.js';
+import { loadableTools, loadHints, planToolOffer, type ToolOffer, type ToolOfferSources } from './tool-offer.js';
 import { resumeToolPhase, runToolPhase, type ToolPhaseResult, type ToolPhaseServices } from './tool-phase.js';
 import type { CompactOutcome, ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/turn.js';
 import type { CompactionReason } from '../storage/log-entry.js';
 import type { LLMProvider } from '../providers/llm-provider.js';
 import { isContextTooLongError, windowNamedBy } from '../providers/provider-errors.js';
-import { contextSettingsFor } from '../context/context-settings.js';
 import { modelWindowFor } from '../context/model-table.js';
 import { ContextOverflowError } from '../context/context-budget.js';
 import { ContextStage } from './context-stage.js';
@@ -41,6 +44,14 @@ export interface AgentRuntimeServices extends ToolPhaseServices {
  * pauses on approvals (to be resumed later from the log).
  */
 export class AgentRuntime implements ParticipantRuntime {
+  /** `load_tools`, offered by the runtime to agents whose tools load on demand (it is in no registry: it grants nothing new). */
+  private readonly loader = createLoadToolsTool({
+    loadable: (agentId) => {
+      const agent = this.services.collective.get(agentId);
+      return agent?.type === 'agent' ? loadableTools(this.offerSources(agent)) : [];
+    },
+  });
+
   constructor(private readonly services: AgentRuntimeServices) {}
 
   handleMessage(turn: TurnContext): Promise<RuntimeOutcome> {
@@ -58,13 +69,15 @@ export class AgentRuntime implements ParticipantRuntime {
     const provider = providers.forParticipant(agent.id, model);
     // Deferred providers (MCP servers) load on the first turn that needs tools; later it is a resolved promise.
     await this.services.tools.ready();
-    const tools = this.toolsFor(agent);
+    const offer = this.toolOffer(agent);
+    const tools = offer.callable;
     // Object.assign, not `{ ...base, more }`: V8 keeps objects built by a spread plus further properties through
     // young-generation GCs, so per-turn garbage would pile up in the old generation (bench/memory-runs.mjs).
     const phase = { turn, agent, tools, defaultTimeoutMs: limits.toolTimeoutMs, services: this.services, workspaceRoot: this.services.workspaceRoot };
     const context: ModelRequestSource = {
       system: buildSystemPrompt(agent, collective),
-      tools: [...tools.values()].map(toolDefinition),
+      tools: offer.initial(),
+      ...(offer.onDemand ? { offerTools: async (messages) => offer.definitions(await readLoadedTools(turn.session.agentState, agent.id, turn.conversation.ref.conversationId), messages) } : {}),
       maxTokens: model.maxTokens,
       temperature: model.temperature,
       history: () => turn.conversation.history(),
@@ -144,6 +157,7 @@ export class AgentRuntime implements ParticipantRuntime {
         return { status: 'success', reply: textOf(assistant), message: assistant, ...(response.finishReason === 'max_tokens' ? { truncated: true } : {}) };
       }
       const preflight = new Map(response.inputErrors);
+      if (offer.onDemand) for (const [id, hint] of loadHints(offer, toolUses, await readLoadedTools(turn.session.agentState, agent.id, turn.conversation.ref.conversationId), this.services.executor)) if (!preflight.has(id)) preflight.set(id, hint);
       for (const toolUse of toolUses) {
         const loop = detectLoop(repeats, toolUse, limits.maxRepeatedToolCalls);
         if (loop) preflight.set(toolUse.id, loop);
@@ -160,7 +174,7 @@ export class AgentRuntime implements ParticipantRuntime {
     const { model } = settingsForAgent(this.services.config, agent);
     await this.services.tools.ready();
     const stage = this.contextStage(turn, agent, this.services.providers.forParticipant(agent.id, model));
-    stage.fixed = { system: buildSystemPrompt(agent, this.services.collective), tools: [...this.toolsFor(agent).values()].map(toolDefinition) };
+    stage.fixed = { system: buildSystemPrompt(agent, this.services.collective), tools: this.toolOffer(agent).initial() };
     return stage.compact(reason);
   }
 
@@ -202,7 +216,17 @@ export class AgentRuntime implements ParticipantRuntime {
     turn.events.emit('usage:report', Object.assign({}, turn.conversation.ref, { participantId, chain: record.chain, usage, provider: providerName, model, costUsd: record.costUsd }));
   }
 
-  /** The tools this agent's model sees: its tool permission, and communicate only if it has someone to talk to. */
+  /** How this agent's tools reach its model: all whole, or some loaded on demand (`context.toolSchemas`, lazy MCP servers). */
+  toolOffer(agent: AgentParticipant): ToolOffer {
+    return planToolOffer({ ...this.offerSources(agent), loader: this.loader });
+  }
+
+  private offerSources(agent: AgentParticipant): Omit<ToolOfferSources, 'loader'> {
+    const { toolSchemas } = contextSettingsFor(this.services.config, agent);
+    return { agent, visible: this.toolsFor(agent), toolSchemas, auth: this.services.auth, providerOf: (name) => this.services.tools.providerOf(name) };
+  }
+
+  /** The tools this agent may use: its tool permission, and communicate only if it has someone to talk to (`toolOffer` says which of them its model is sent whole). */
   toolsFor(agent: AgentParticipant): Map<string, Tool> {
     const visible = new Map<string, Tool>();
     for (const tool of this.services.tools.allowedBy(agent.tools)) {

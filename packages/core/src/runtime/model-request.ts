@@ -5,6 +5,8 @@ import type { ModelRequest, ToolDefinition } from '../providers/llm-provider.js'
 export interface ModelRequestSource {
   system: string;
   tools: readonly ToolDefinition[];
+  /** When tools are loaded on demand: the definitions of this step, decided from what the model is sent (replaces `tools`). */
+  offerTools?(messages: readonly Message[]): Promise<readonly ToolDefinition[]>;
   maxTokens?: number | undefined;
   temperature?: number | undefined;
   history(): Promise<readonly Message[]>;
@@ -23,10 +25,11 @@ export interface ModelRequestSource {
  * (token budget, eviction, compaction) takes over here.
  */
 export async function buildModelRequest(source: ModelRequestSource): Promise<ModelRequest> {
+  const messages = [...(await source.history())];
   const request: ModelRequest = {
     system: source.system,
-    messages: [...(await source.history())],
-    tools: [...source.tools],
+    messages,
+    tools: [...(source.offerTools ? await source.offerTools(messages) : source.tools)],
     maxTokens: source.maxTokens,
     temperature: source.temperature,
   };

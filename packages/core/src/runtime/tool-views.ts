@@ -7,6 +7,7 @@ import { COMMUNICATE_TOOL_NAME } from '../tools/builtin/communicate.js';
 import type { McpServerProblem } from '../tools/providers/mcp/McpToolProvider.js';
 import type { Tool, ToolEffect } from '../tools/tool.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
+import type { ContextSettings } from '../collective/context-schema.js';
 
 /** One tool as one agent's model meets it: shown or hidden (and why), and what a call of it needs. */
 export interface AgentToolView {
@@ -21,6 +22,14 @@ export interface AgentToolView {
   hiddenBecause?: string;
   /** The standing decision for a call (no scoped rule applying), where it comes from, and whether scoped rules refine it. */
   approval: { mode: PolicyMode; reason: string; source: string; scoped: boolean };
+  /** Tokens of its full schema (set for visible tools by `legion.describeTools`). */
+  schemaTokens?: number;
+  /**
+   * How its definition reaches the model at first (set for visible tools by `legion.describeTools`):
+   * `whole`; `compact` (one-line summary, parameters without prose); `on demand` (a catalogue line
+   * until the agent loads it with `load_tools` or calls it); `never` (a policy denies every call).
+   */
+  offered?: 'whole' | 'compact' | 'on demand' | 'never';
 }
 
 /** Tools an agent would see but that are not there at all: a configured MCP server that failed. */
@@ -35,6 +44,32 @@ export interface AgentToolsView {
   agent: string;
   tools: AgentToolView[];
   missing: MissingTools[];
+  /** What its tool definitions cost per request, in full and as offered (set by `legion.describeTools`). */
+  schemaTokens?: ToolSchemaTokens;
+}
+
+/** A family whose schemas wait to be loaded, and what that saves each request until it is. */
+export interface OnDemandFamily {
+  family: string;
+  tools: number;
+  /** Its tools' full schemas, were they sent in every request. */
+  schemaTokens: number;
+  /** What a request saves while the family is not loaded (its schemas, less its catalogue line). */
+  savedTokens: number;
+}
+
+/** What one agent's tool definitions cost (cl100k_base tokens of their JSON, the form providers are sent). */
+export interface ToolSchemaTokens {
+  toolSchemas: ContextSettings['toolSchemas'];
+  /** Every tool it may use, sent whole: what each request carried before tools could load on demand. */
+  fullTokens: number;
+  /** Every tool it may use in compact form (one-line summary, parameters without prose). */
+  compactTokens: number;
+  /** What its first request carries, before anything is loaded or used. */
+  offeredTokens: number;
+  /** Per tool, its full schema. */
+  perTool: Record<string, number>;
+  onDemand: OnDemandFamily[];
 }
 
 export interface ToolViewSources {

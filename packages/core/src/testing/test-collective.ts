@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initWorkspace } from '../config/init-workspace.js';
 import type { ParticipantInput } from '../collective/participant.js';
+import type { ContextOverrides } from '../collective/context-schema.js';
 import { Legion } from '../Legion.js';
 import { ScriptedProvider } from '../providers/scripted/ScriptedProvider.js';
 import { MemorySessionBackend } from '../storage/backend/memory/MemorySessionBackend.js';
@@ -16,7 +17,15 @@ export function userParticipant(id = 'user', extra: Partial<ParticipantInput> = 
 
 export function agentParticipant(
   id: string,
-  extra: { systemPrompt?: string; tools?: 'all' | 'none' | string[]; delegation?: 'all' | 'none' | string[]; useFor?: string; limits?: Record<string, number> } = {},
+  extra: {
+    systemPrompt?: string;
+    tools?: 'all' | 'none' | string[];
+    delegation?: 'all' | 'none' | string[];
+    useFor?: string;
+    limits?: Record<string, number>;
+    /** Its context settings; scripted models are unknown to the model table, so without this they run the small profile. */
+    context?: ContextOverrides;
+  } = {},
 ): ParticipantInput {
   return {
     id,

@@ -44,6 +44,23 @@ export interface Tool<Input = unknown> {
   name: string;
   /** Shown to models: what it does, its limits, when to use it. */
   description: string;
+  /**
+   * One line for small models (`toolSchemas: 'compact'`) and the catalogue of
+   * tools loaded on demand; defaults to the description's first sentence.
+   */
+  summary?: string;
+  /**
+   * The family it is loaded with on demand (`load_tools`): built-ins by family
+   * (`files`, `shell`, …), MCP tools by server (`mcp__<server>`); defaults to
+   * its provider's id (`workspace`, `programmatic`).
+   */
+  family?: string;
+  /**
+   * Its schema reaches the model only once loaded (`load_tools`), whatever the
+   * agent's `toolSchemas`: MCP servers with `lazy: true`. `false`: always sent,
+   * even under `compact`. Unset: as `toolSchemas` says.
+   */
+  lazy?: boolean;
   /** Validates the model's input; its JSON Schema is what the model sees unless `parameters` is given. */
   inputSchema: z.ZodType<Input>;
   /** The JSON Schema shown to models, for tools defined by JSON Schema (workspace tools, MCP). */
@@ -76,6 +93,7 @@ export function defineTool<Schema extends z.ZodType>(tool: Tool<z.infer<Schema>>
 }
 
 const definitions = new WeakMap<Tool, ToolDefinition>();
+const compactDefinitions = new WeakMap<Tool, ToolDefinition>();
 
 /** The model-facing definition, converted from zod once per tool. */
 export function toolDefinition(tool: Tool): ToolDefinition {
@@ -86,4 +104,43 @@ export function toolDefinition(tool: Tool): ToolDefinition {
     definitions.set(tool, definition);
   }
   return definition;
+}
+
+/** The one line a small model or the catalogue gets: `summary`, else the description's first sentence. */
+export function toolSummary(tool: Pick<Tool, 'summary' | 'description'>): string {
+  if (tool.summary !== undefined) return tool.summary;
+  const firstLine = tool.description.split('\n', 1)[0] ?? '';
+  const sentence = /^.*?[.!?](?=\s|$)/.exec(firstLine)?.[0] ?? firstLine;
+  return sentence.length <= 120 ? sentence : `${sentence.slice(0, 119)}…`;
+}
+
+/**
+ * The definition for small models: the one-line summary, and the parameters
+ * without their prose (`description`, `title`, `examples`). What is left —
+ * types, enums, required fields, bounds, defaults — is all the input check
+ * reads, so a call built from it is checked exactly as one built from the
+ * full schema; the full one comes with `load_tools`.
+ */
+export function compactToolDefinition(tool: Tool): ToolDefinition {
+  let definition = compactDefinitions.get(tool);
+  if (!definition) {
+    const full = toolDefinition(tool);
+    definition = { name: tool.name, description: toolSummary(tool), parameters: withoutProse(full.parameters) as Record<string, unknown> };
+    compactDefinitions.set(tool, definition);
+  }
+  return definition;
+}
+
+const PROSE = new Set(['description', 'title', 'examples', '$comment']);
+
+function withoutProse(schema: unknown, key?: string): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => withoutProse(item));
+  if (schema === null || typeof schema !== 'object') return schema;
+  // Under `properties` the keys are parameter names (one may be called "description"), not keywords.
+  const names = key === 'properties' || key === 'patternProperties' || key === '$defs' || key === 'definitions';
+  return Object.fromEntries(
+    Object.entries(schema as Record<string, unknown>)
+      .filter(([name]) => names || !PROSE.has(name))
+      .map(([name, value]) => [name, names ? withoutProse(value) : withoutProse(value, name)]),
+  );
 }

@@ -3,6 +3,7 @@ import type { ApprovalView } from '../../storage/approval-records.js';
 import { describeApprovalRequired } from './approval-required.js';
 import type { TurnResult } from '../../session/turn.js';
 import { defineTool, type Tool } from '../tool.js';
+import { APPROVAL_TOOL_FAMILY } from './builtin-summaries.js';
 
 const DecisionSchema = z.object({
   id: z.string().min(1).describe('The approval request id (apr_…).'),
@@ -19,6 +20,7 @@ const DecisionSchema = z.object({
 export function createApprovalResponseTool(): Tool {
   return defineTool({
     name: 'approval_response',
+    family: APPROVAL_TOOL_FAMILY,
     description:
       'Approve or reject tool calls that a delegate is waiting on (the ids come from an approval_required result of communicate). ' +
       'Give a reason when you reject. Returns the delegate\'s reply once its turn resumes, or the next approval request.',
@@ -48,6 +50,7 @@ function describeResumed(result: TurnResult, callerId: string): string {
 export function createListApprovalsTool(): Tool {
   return defineTool({
     name: 'list_approvals',
+    family: APPROVAL_TOOL_FAMILY,
     description: 'List approval requests of this session with their status (pending, approved, rejected), requester, approver and decision.',
     inputSchema: z.object({ status: z.enum(['pending', 'approved', 'rejected', 'all']).default('all') }),
     effect: 'read',

@@ -33,7 +33,7 @@ describe('built-in tools', () => {
 
   it('serve an agent loop: the tools permission picks the families, and the calls really run', async () => {
     test = createTestLegion({
-      participants: [userParticipant(), agentParticipant('worker', { tools: ['todo_*', 'scratch_*', 'file_grep', 'list_tools'], delegation: 'none' })],
+      participants: [userParticipant(), agentParticipant('worker', { tools: ['todo_*', 'scratch_*', 'file_grep', 'list_tools'], delegation: 'none', context: { toolSchemas: 'full' } })],
       scripts: {
         worker: [
           {

@@ -49,6 +49,10 @@ export type BuiltinFamily = keyof typeof BUILTIN_TOOL_FAMILIES;
 
 export const BUILTIN_PROVIDER_ID = 'builtin';
 
+function familyOf(name: string): BuiltinFamily | undefined {
+  return (Object.keys(BUILTIN_TOOL_FAMILIES) as BuiltinFamily[]).find((family) => (BUILTIN_TOOL_FAMILIES[family] as readonly string[]).includes(name));
+}
+
 export interface BuiltinToolsOptions extends CollectiveToolsOptions, ProcessRegistryOptions {
   /** Families to create (default: all). */
   families?: readonly BuiltinFamily[];
@@ -78,6 +82,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): BuiltinTools {
   if (families.has('collective')) {
     tools.push(createListParticipantsTool(options.collective), ...createCollectiveTools(options));
   }
+  for (const tool of tools) tool.family ??= familyOf(tool.name);
   return { tools: tools.map(withBuiltinParameters), processes, dispose: () => (ownsProcesses ? processes.dispose() : Promise.resolve()) };
 }
 

@@ -8,7 +8,7 @@ import type { ProvidedTool, ToolProvider } from '../tool-provider.js';
 import { McpServerConnection } from './McpServerConnection.js';
 import { toToolResult } from './mcp-result.js';
 import type { McpServerConfig } from '../../../config/mcp-server-config.js';
-import { mcpToolName } from './mcp-tool-name.js';
+import { mcpFamily, mcpToolName } from './mcp-tool-name.js';
 
 export interface McpToolProviderOptions {
   /** `config.mcpServers`. */
@@ -145,6 +145,8 @@ export class McpToolProvider implements ToolProvider {
     return {
       name,
       description: tool.description ?? tool.title ?? `The "${tool.name}" tool of MCP server "${server}".`,
+      family: mcpFamily(server),
+      ...(config.lazy === undefined ? {} : { lazy: config.lazy }),
       parameters,
       inputSchema,
       effect,

@@ -22,7 +22,7 @@ describe('an agent using MCP tools', () => {
 
   it('calls real MCP servers configured in .legion/config.json, and their results reach the model', async () => {
     test = createTestLegion({
-      participants: [userParticipant(), agentParticipant('dev', { delegation: 'none' })],
+      participants: [userParticipant(), agentParticipant('dev', { delegation: 'none', context: { toolSchemas: 'full' } })],
       scripts: {
         dev: [
           {

@@ -16,3 +16,8 @@ export function mcpToolName(server: string, tool: string): string {
   const hash = createHash('sha256').update(tool).digest('hex').slice(0, 8);
   return `${name.slice(0, MAX_TOOL_NAME - hash.length - 1)}_${hash}`;
 }
+
+/** The family a server's tools are loaded with on demand (`load_tools`): `mcp__<server>`, the prefix of their names. */
+export function mcpFamily(server: string): string {
+  return `${MCP_TOOL_PREFIX}${server}`;
+}

@@ -1,8 +1,24 @@
 import { errorMessage } from '../../../errors.js';
 import type { McpServerConfig } from '../../../config/mcp-server-config.js';
+import { loadTokenCounter } from '../../../context/token-count.js';
+import { catalogueLine } from '../../builtin/tool-loading/catalogue.js';
 import { McpServerConnection } from './McpServerConnection.js';
+import { mcpFamily, mcpToolName } from './mcp-tool-name.js';
 
-export type McpProbeResult = { ok: true; tools: string[]; durationMs: number } | { ok: false; error: string; durationMs: number };
+export type McpProbeResult =
+  | {
+      ok: true;
+      tools: string[];
+      durationMs: number;
+      /**
+       * cl100k_base tokens of the tools' definitions as models get them (`schemaTokens`: every
+       * schema, what each request carries with `lazy: false`) and of the server's line in the
+       * `load_tools` catalogue (`listedTokens`: what a request carries with `lazy: true` until a tool is loaded).
+       */
+      schemaTokens: number;
+      listedTokens: number;
+    }
+  | { ok: false; error: string; durationMs: number };
 
 /**
  * Starts one configured MCP server, lists its tools and stops it, within
@@ -30,7 +46,15 @@ export async function probeMcpServer(
   });
   try {
     const tools = await Promise.race([connection.listTools(), timeout]);
-    return { ok: true, tools: tools.map((tool) => tool.name), durationMs: Date.now() - started };
+    const durationMs = Date.now() - started;
+    const count = await loadTokenCounter();
+    const definitions = tools.map((tool) => {
+      const { $schema: _declared, ...parameters } = tool.inputSchema as Record<string, unknown>;
+      return { name: mcpToolName(name, tool.name), description: tool.description ?? tool.title ?? '', parameters };
+    });
+    const schemaTokens = definitions.reduce((total, definition) => total + count(JSON.stringify(definition)), 0);
+    const listedTokens = definitions.length === 0 ? 0 : count(catalogueLine(mcpFamily(name), definitions));
+    return { ok: true, tools: tools.map((tool) => tool.name), durationMs, schemaTokens, listedTokens };
   } catch (error) {
     return { ok: false, error: errorMessage(error), durationMs: Date.now() - started };
   } finally {
