@@ -8,8 +8,9 @@
 // LEGION_BUILD_REPORT=1 lists the output files and what is in the biggest ones; LEGION_BUILD_READABLE=1
 // leaves the code unminified, for profiling (`node --cpu-prof dist/legion.js …` then shows real names).
 import { build } from 'esbuild';
-import { chmodSync, readFileSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { createHash } from 'node:crypto';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
@@ -73,10 +74,13 @@ const lazyEmojiRegex = {
 // A stale chunk from an earlier build would sit beside the new ones; start clean.
 rmSync(DIST, { recursive: true, force: true });
 
+// The program, bundled and split as ES modules (esbuild splits only those), each file then turned
+// into CommonJS below: dist/chunks/legion.js and the chunks it requires.
 const result = await build({
   absWorkingDir: PACKAGE,
   entryPoints: { legion: 'src/legion.ts' },
   outdir: 'dist',
+  entryNames: 'chunks/[name]',
   chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
   splitting: true,
@@ -85,9 +89,7 @@ const result = await build({
   target: 'node20.19',
   external: [...RESOLVED_AT_RUN_TIME, ...RESOLVED_AT_RUN_TIME.map((name) => `${name}/*`)],
   plugins: [englishOnlyZod, lazyEmojiRegex],
-  // Bundled CommonJS (commander, picomatch, cross-spawn under the MCP SDK) calls require() for
-  // Node's built-ins; an ES module has none unless it is given one.
-  banner: { js: "import { createRequire as __legionCreateRequire } from 'node:module'; const require = __legionCreateRequire(import.meta.url);" },
+  define: { LEGION_VERSION: JSON.stringify(manifest.version) },
   // Half the bytes for V8 to parse at every start. Names are kept: errors name their class
   // (`new.target.name`), and LEGION_DEBUG=1 maps stack traces back to the sources.
   minify: !process.env.LEGION_BUILD_READABLE,
@@ -97,11 +99,76 @@ const result = await build({
   logLevel: 'warning',
 });
 
+/**
+ * Each ES module file becomes a CommonJS one, in place: V8 can cache the compiled code of a
+ * script (vm.Script's cachedData) but Node 20 offers no such cache for ES modules, and compiling
+ * the bundle was a quarter of a command's start-up (README.md, "How the binary is built").
+ * `import()` of a chunk becomes `require()` (still run only when reached, so a command loads
+ * what it uses and nothing more); `import.meta.url` becomes the file's own URL.
+ */
+const chunkFiles = Object.keys(result.metafile.outputs).filter((file) => file.endsWith('.js'));
+const converted = await build({
+  absWorkingDir: PACKAGE,
+  entryPoints: chunkFiles,
+  outdir: 'dist/chunks',
+  allowOverwrite: true,
+  bundle: false,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20.19',
+  supported: { 'dynamic-import': false },
+  define: { 'import.meta.url': '__legionFileUrl' },
+  // "use strict" first: ES modules were strict, and a directive after the banner's statement would not count.
+  banner: { js: '"use strict";var __legionFileUrl = require("node:url").pathToFileURL(__filename).href;' },
+  minify: !process.env.LEGION_BUILD_READABLE,
+  keepNames: true,
+  sourcemap: 'linked',
+  metafile: true,
+  write: false,
+  logLevel: 'warning',
+});
+// `import()` of a chunk became `__toESM(require("./chunk.js"), 1)`: the 1 asks for Node's interop
+// (the module's default export is its whole `exports`), as esbuild must assume of a file it does not
+// see. Every chunk is a converted ES module, so its own `default` is the one to use: 0, same width,
+// so the source maps stay exact.
+let dynamicImports = 0;
+for (const output of converted.outputFiles) {
+  let text = output.text;
+  if (output.path.endsWith('.js')) {
+    text = text.replace(/(\(require\("\.\/[\w.-]+\.js"\),\s*)1\)/g, (_match, call) => {
+      dynamicImports++;
+      return `${call}0)`;
+    });
+  }
+  writeFileSync(output.path, text);
+}
+if (dynamicImports === 0) throw new Error('build: found no import() of a chunk in the CommonJS output; esbuild changed how it writes them: update the rewrite above');
+// The chunks are CommonJS whoever loads them: the compile cache, or Node (LEGION_DEBUG, tests).
+writeFileSync(`${DIST}/chunks/package.json`, `${JSON.stringify({ type: 'commonjs' })}\n`);
+
+// A hash of every file of the program names its compile cache: a rebuild gets a cache of its own.
+const buildHash = createHash('sha256');
+for (const output of converted.outputFiles.filter((output) => output.path.endsWith('.js')).sort((a, b) => a.path.localeCompare(b.path))) {
+  buildHash.update(basename(output.path)).update(readFileSync(output.path));
+}
+await build({
+  absWorkingDir: PACKAGE,
+  entryPoints: { legion: 'src/bundle-entry.ts' },
+  outdir: 'dist',
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  define: { LEGION_BUILD_ID: JSON.stringify(buildHash.digest('hex').slice(0, 32)) },
+  sourcemap: 'linked',
+  logLevel: 'warning',
+});
+
 // npm links the bin as executable either way; this is for running dist/legion.js directly.
 chmodSync(`${DIST}/legion.js`, 0o755);
 
 if (process.env.LEGION_BUILD_REPORT) {
-  const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js'));
+  const outputs = Object.entries(converted.metafile.outputs).filter(([file]) => file.endsWith('.js'));
   for (const [file, output] of outputs.sort((a, b) => b[1].bytes - a[1].bytes)) {
     const sizes = new Map();
     for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -39,7 +39,7 @@ describe('the bundled legion binary loads only what a command needs', () => {
     mock.clearFixtures();
   });
 
-  function legion(args: string[]): Promise<Run> {
+  function legion(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {
     const record = join(dir, `loaded-${Math.random().toString(36).slice(2)}.txt`);
     return new Promise((resolve, reject) => {
       const child = spawn(process.execPath, ['--import', RECORD_LOADS, LEGION, ...args], {
@@ -51,6 +51,8 @@ describe('the bundled legion binary loads only what a command needs', () => {
           LEGION_TEST_LOADED: record,
           ANTHROPIC_API_KEY: 'test',
           ANTHROPIC_BASE_URL: mock.url,
+          XDG_CACHE_HOME: join(dir, '.cache'),
+          ...extraEnv,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -80,7 +82,8 @@ describe('the bundled legion binary loads only what a command needs', () => {
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain('No sessions yet');
     expect(run.loaded.filter((file) => !file.startsWith(DIST))).toEqual([]);
-    expect(run.loaded.length).toBeLessThanOrEqual(10);
+    // dist/legion.js starts the program; the program itself is a handful of chunks.
+    expect(run.loaded.filter((file) => file.startsWith(join(DIST, 'chunks'))).length).toBeLessThanOrEqual(10);
     expect(run.loaded.some((file) => packagesIn(file).has('zod'))).toBe(true);
     expect(sdksIn(run.loaded)).toEqual([]);
   });
@@ -112,5 +115,69 @@ describe('the bundled legion binary loads only what a command needs', () => {
     expect(run.stdout.trim()).toBe('hi there');
     expect(run.loaded.filter((file) => !file.startsWith(DIST))).toEqual([]);
     expect(sdksIn(run.loaded)).toEqual(['@anthropic-ai/sdk']);
+  });
+
+  describe('the compile cache', () => {
+    const cacheFiles = (): Map<string, { bytes: Buffer; mtimeMs: number }> => {
+      const root = join(dir, '.cache', 'legion', 'compile-cache');
+      const files = new Map<string, { bytes: Buffer; mtimeMs: number }>();
+      if (!existsSync(root)) return files;
+      for (const key of readdirSync(root)) {
+        for (const name of readdirSync(join(root, key))) {
+          const file = join(root, key, name);
+          files.set(file, { bytes: readFileSync(file), mtimeMs: statSync(file).mtimeMs });
+        }
+      }
+      return files;
+    };
+    const chunksOf = (run: Run): string[] => run.loaded.filter((file) => file.startsWith(join(DIST, 'chunks'))).map((file) => `${file.slice(join(DIST, 'chunks').length + 1)}.sessions.cache`);
+
+    it('the first run caches the compiled code of every bundle file it ran; the second uses it and writes nothing', async () => {
+      const first = await legion(['sessions']);
+      expect(first.status, first.stderr).toBe(0);
+      const written = cacheFiles();
+      // (`legion init`, before each test, cached the files it ran too.)
+      expect(chunksOf(first).length).toBeGreaterThan(0);
+      expect([...written.keys()].map((file) => file.split('/').pop())).toEqual(expect.arrayContaining(chunksOf(first)));
+      const second = await legion(['sessions']);
+      expect(second.status, second.stderr).toBe(0);
+      expect(second.stdout).toBe(first.stdout);
+      // A cache V8 refused would be written again at exit: unchanged files are caches it accepted.
+      expect(cacheFiles()).toEqual(written);
+    });
+
+    it('a corrupt or truncated cache file is ignored and replaced, and the command runs as usual', async () => {
+      const first = await legion(['sessions']);
+      const [garbled, truncated] = [...cacheFiles().keys()].filter((file) => file.endsWith('.sessions.cache'));
+      if (!garbled || !truncated) throw new Error('expected cache files after the first run');
+      const good = readFileSync(garbled);
+      const flipped = Buffer.from(good);
+      flipped[flipped.length - 100] = (flipped[flipped.length - 100] ?? 0) ^ 0xff;
+      writeFileSync(garbled, flipped);
+      writeFileSync(truncated, readFileSync(truncated).subarray(0, 40));
+      const second = await legion(['sessions']);
+      expect(second.status, second.stderr).toBe(0);
+      expect(second.stderr).toBe('');
+      expect(second.stdout).toBe(first.stdout);
+      const after = cacheFiles();
+      expect(after.get(garbled)?.bytes).not.toEqual(flipped);
+      expect(after.get(truncated)?.bytes.length).toBeGreaterThan(40);
+      // What replaced them is a cache V8 accepts: a third run leaves everything as it is.
+      expect((await legion(['sessions'])).status).toBe(0);
+      expect(cacheFiles()).toEqual(after);
+    });
+
+    it('a cache folder that cannot be written, or NODE_DISABLE_COMPILE_CACHE, only means no cache', async () => {
+      // A file where the cache folder would go: nothing can be created under it (whoever runs the test, root included).
+      writeFileSync(join(dir, 'not-a-dir'), '');
+      const blocked = await legion(['sessions'], { XDG_CACHE_HOME: join(dir, 'not-a-dir') });
+      expect(blocked.status, blocked.stderr).toBe(0);
+      expect(blocked.stderr).toBe('');
+      expect(blocked.stdout).toContain('No sessions yet');
+      rmSync(join(dir, '.cache'), { recursive: true, force: true });
+      const disabled = await legion(['sessions'], { NODE_DISABLE_COMPILE_CACHE: '1' });
+      expect(disabled.status, disabled.stderr).toBe(0);
+      expect(cacheFiles().size).toBe(0);
+    });
   });
 });

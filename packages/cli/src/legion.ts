@@ -1,9 +1,7 @@
-#!/usr/bin/env node
 // Entry point. Only commander loads up front; each command imports core and its
 // own modules when it runs, so `legion --help` and `--version` stay fast. The
 // build (scripts/build.mjs) bundles from here: every `import()` of a command
 // below becomes a chunk of its own, loaded when that command runs.
-import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { didYouMean } from './did-you-mean.js';
 import { examples } from './help-examples.js';
@@ -18,11 +16,12 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+/** This package's version, written in by the build (scripts/build.mjs) rather than read from package.json at every start. */
+declare const LEGION_VERSION: string;
 
 const program = new Command('legion')
   .description('A persistent multi-agent collective: agents and you, talking through directional conversations that live on disk.')
-  .version(version, '-v, --version')
+  .version(LEGION_VERSION, '-v, --version')
   .option('-w, --workspace <dir>', 'workspace directory (default: the nearest one holding .legion/)')
   .showHelpAfterError('(add --help for usage)')
   // Unknown commands and long options get "(Did you mean …?)"; subcommands inherit it (and the line above).
@@ -216,4 +215,5 @@ program
 const words = process.argv.slice(2);
 const onlyOptions = words.every((word, index) => word.startsWith('-') || ['-w', '--workspace', '--session', '--to'].includes(words[index - 1] ?? ''));
 const wantsInfo = words.some((word) => ['-h', '--help', '-v', '--version'].includes(word));
-await program.parseAsync(onlyOptions && !wantsInfo ? [...process.argv.slice(0, 2), 'chat', ...words] : process.argv);
+// Not awaited at the top level: the bundle runs as CommonJS (scripts/build.mjs); a failure still ends the process with its error.
+void program.parseAsync(onlyOptions && !wantsInfo ? [...process.argv.slice(0, 2), 'chat', ...words] : process.argv);

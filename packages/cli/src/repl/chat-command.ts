@@ -33,6 +33,10 @@ export async function chatCommand(options: ChatOptions): Promise<number> {
   const early = new EarlyInput(screen);
   screen.setStatus('opening the workspace…');
   screen.start();
+  // The input reaches the terminal before the engine loads: the binary's chunks load synchronously
+  // (scripts/build.mjs turns each import() into a require()), so loading core and opening the
+  // session would otherwise run before pi-tui's first render, which waits on a timer.
+  await screen.drawn;
   try {
     const root = (await import('../workspace.js')).resolveWorkspace(options.workspace);
     const { startRepl } = await import('./repl.js');

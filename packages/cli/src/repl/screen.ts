@@ -1,4 +1,4 @@
-import { CombinedAutocompleteProvider, Container, Editor, ProcessTerminal, Text, TUI, type AutocompleteProvider, type Terminal } from '@mariozechner/pi-tui';
+import { CombinedAutocompleteProvider, Container, Editor, ProcessTerminal, Text, TUI, type AutocompleteProvider, type Component, type Terminal } from '@mariozechner/pi-tui';
 import { format } from 'node:util';
 import { styleFor } from '../render/style.js';
 
@@ -25,8 +25,13 @@ export class Screen {
   /** A transient line: a picker, a history search, "press Ctrl-C again". */
   private readonly hint = new Text('', 0, 0);
 
+  /** Settles once the first frame is on the terminal (after `start`). */
+  readonly drawn: Promise<void>;
+
   constructor(terminal: Terminal = new ProcessTerminal()) {
     this.tui = new TUI(terminal);
+    const firstFrame = new FirstFrame();
+    this.drawn = firstFrame.drawn;
     this.editor = new InlineEditor(this.tui, {
       borderColor: (text) => style.dim(text),
       selectList: {
@@ -37,7 +42,7 @@ export class Screen {
         noMatch: (text) => style.dim(text),
       },
     }, { paddingX: 0 });
-    for (const part of [this.printed, this.streams, this.card, this.queued, this.hint, this.status, this.editor]) this.tui.addChild(part);
+    for (const part of [this.printed, this.streams, this.card, this.queued, this.hint, this.status, this.editor, firstFrame]) this.tui.addChild(part);
     this.tui.setFocus(this.editor);
   }
 
@@ -149,4 +154,21 @@ class InlineEditor extends Editor {
 /** Trailing spaces before the line's closing escape sequences (style resets, hyperlink end). */
 function trimPadding(line: string): string {
   return line.replace(/ +((?:\x1b\[[0-9;]*m|\x1b\]8;;\x07)*)$/, '$1');
+}
+
+/**
+ * Draws nothing; tells when pi-tui first renders. pi-tui writes a frame right after rendering its
+ * components, in the same call, so whoever awaits `drawn` runs once the frame is written.
+ */
+class FirstFrame implements Component {
+  private resolveDrawn: (() => void) | undefined;
+  readonly drawn = new Promise<void>((resolve) => (this.resolveDrawn = resolve));
+
+  render(): string[] {
+    this.resolveDrawn?.();
+    this.resolveDrawn = undefined;
+    return [];
+  }
+
+  invalidate(): void {}
 }
