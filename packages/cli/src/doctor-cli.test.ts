@@ -132,6 +132,38 @@ describe('legion doctor', () => {
     expect(requests).toBe(0);
   });
 
+  it('says which config price was written for the prefix matching that is gone, and how to keep it', async () => {
+    await init();
+    // The agents use claude-sonnet-4-5: a key that is only its prefix no longer prices it; an exact key and a glob do.
+    setConfig({ pricing: { 'claude-sonnet': { input: 3, output: 15 }, 'claude-sonnet-4-5': { input: 3, output: 15 }, 'gpt-5*': { input: 1, output: 1 } } });
+    const { run, report } = await doctor({ ANTHROPIC_API_KEY: 'test-key' });
+    expect(run.status).toBe(1);
+    expect(check(report, 'pricing')).toMatchObject({
+      status: 'failed',
+      error: 'prices are matched by exact model id now, not by prefix: pricing["claude-sonnet"] no longer prices claude-sonnet-4-5, whose cost is unknown unless the list has it',
+      fix: expect.stringContaining('"claude-sonnet*"'),
+    });
+    setConfig({ pricing: { 'claude-sonnet*': { input: 3, output: 15 } } });
+    expect(check((await doctor({ ANTHROPIC_API_KEY: 'test-key' })).report, 'pricing')?.status).toBe('passed');
+  });
+
+  it('names the agents whose calls a cost budget cannot count, and passes once they are priced', async () => {
+    await init();
+    // The agents' claude-sonnet-4-5 has a list price; a developer on an unknown model has none.
+    const developer = join(dir, '.legion/collective/participants/developer.json');
+    writeFileSync(developer, JSON.stringify({ ...(JSON.parse(readFileSync(developer, 'utf8')) as object), model: { provider: 'anthropic', model: 'claude-next' } }));
+    setConfig({ limits: { maxSessionCostUsd: 5 } });
+    const env = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: '' };
+    expect(check((await doctor(env)).report, 'session budget $5')).toMatchObject({
+      status: 'failed',
+      error: 'no known price for developer (anthropic/claude-next): their calls add nothing to the cost, so limits.maxSessionCostUsd does not bound them',
+      fix: expect.stringContaining('limits.maxSessionTokens'),
+    });
+    setConfig({ limits: { maxSessionCostUsd: 5 }, pricing: { 'claude-next': { input: 3, output: 15 } } });
+    expect(check((await doctor(env)).report, 'session budget $5')).toMatchObject({ status: 'passed' });
+    expect(requests).toBe(0);
+  });
+
   it('reports an MCP server that fails to start with its stderr, and one that hangs within the timeout', async () => {
     await init();
     setConfig({

@@ -150,3 +150,24 @@ export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
 }
+
+/** A session reached `limits.maxSessionCostUsd` or `limits.maxSessionTokens`: no new model call starts in it. */
+export class SessionBudgetExceededError extends LegionError {
+  constructor(
+    readonly sessionId: string,
+    readonly participantId: string,
+    readonly limit: { field: 'maxSessionCostUsd' | 'maxSessionTokens'; value: number; spent: number },
+    unpricedCalls: number,
+  ) {
+    const money = limit.field === 'maxSessionCostUsd';
+    const amount = (value: number): string => (money ? `$${value.toFixed(value < 1 ? 4 : 2)}` : `${value.toLocaleString('en-US')} tokens`);
+    const unpriced = money && unpricedCalls > 0 ? ` (${unpricedCalls} call${unpricedCalls === 1 ? '' : 's'} to models without a known price are not in this figure)` : '';
+    super(
+      'session_budget_exceeded',
+      `Session ${sessionId} has used ${amount(limit.spent)}${unpriced}, reaching its budget of ${amount(limit.value)} (limits.${limit.field}); ` +
+        `${participantId}'s model was not called and nothing was added to the conversation. ` +
+        `Raise limits.${limit.field} in .legion/config.json (legion config set limits.${limit.field} ${money ? Math.ceil(limit.value * 2) : limit.value * 2}), or start a new session (legion run --new-session, or /new in the REPL).`,
+      { sessionId, participantId, field: limit.field, limit: limit.value, spent: limit.spent, unpricedCalls },
+    );
+  }
+}

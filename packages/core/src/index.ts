@@ -19,6 +19,7 @@ export {
   LegionError,
   MaxDepthError,
   MaxIterationsError,
+  SessionBudgetExceededError,
   ParticipantNotFoundError,
   ProviderError,
   ScriptExhaustedError,
@@ -138,8 +139,11 @@ export { globalConfigPath } from './config/load-config.js';
 export { secretsInConfig } from './config/config-secrets.js';
 export { McpServerConfigSchema } from './config/mcp-server-config.js';
 export type { McpServerConfig } from './config/mcp-server-config.js';
-export { DEFAULT_PRICES, ModelPriceSchema, costOf, priceFor } from './config/pricing.js';
-export type { ModelPrice } from './config/pricing.js';
+export { ModelPriceSchema, PriceTierSchema, costOf } from './config/pricing.js';
+export type { ModelPrice, PriceTier } from './config/pricing.js';
+export { PriceBook, configuredPrice, isLocal, prefixPricingKeys } from './config/price-book.js';
+export type { PricedCall, PriceQuote, PriceSource } from './config/price-book.js';
+export { sessionTokens } from './runtime/session-budget.js';
 export { WORKSPACE_TOOL_FORMAT_VERSION, WorkspaceToolFileSchema } from './tools/providers/workspace/workspace-tool-schema.js';
 export type { WorkspaceToolFile } from './tools/providers/workspace/workspace-tool-schema.js';
 export type { WorkspaceTool } from './tools/providers/workspace/workspace-tool.js';

@@ -30,6 +30,8 @@ export const UsageSchema = z.object({
   outputTokens: z.number().int().nonnegative(),
   cacheReadTokens: z.number().int().nonnegative().optional(),
   cacheWriteTokens: z.number().int().nonnegative().optional(),
+  /** Of `cacheWriteTokens`, those written for an hour (Anthropic's `ttl: "1h"`), which cost more than 5-minute ones. */
+  cacheWrite1hTokens: z.number().int().nonnegative().optional(),
 });
 export type Usage = z.infer<typeof UsageSchema>;
 

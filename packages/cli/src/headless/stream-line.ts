@@ -86,6 +86,8 @@ export const StreamLineSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('tool:result'), ...Conversation, participantId: z.string(), toolUseId: z.string(), tool: z.string(), isError: z.boolean(), content: z.string(), durationMs: z.number() }),
   /** `from` asks `to` through `communicate` (`conversationId` is `from`'s own conversation, where the call is). */
   z.object({ type: z.literal('delegation:start'), ...Conversation, from: z.string(), to: z.string(), toolUseId: z.string(), message: z.string(), conversation: z.string().optional() }),
+  /** A `communicate` call waits for a slot: `limit` delegations of the same response run already (`limits.maxParallelDelegates`); its `delegation:start` came before. */
+  z.object({ type: z.literal('delegation:queued'), ...Conversation, from: z.string(), to: z.string(), toolUseId: z.string(), position: z.number(), running: z.number(), limit: z.number() }),
   z.object({ type: z.literal('delegation:end'), ...Conversation, from: z.string(), to: z.string(), toolUseId: z.string(), isError: z.boolean(), result: z.string(), durationMs: z.number() }),
   z.object({
     type: z.literal('approval:requested'),
@@ -127,6 +129,7 @@ export const StreamLineSchema = z.discriminatedUnion('type', [
     outputTokens: z.number(),
     cacheReadTokens: z.number().optional(),
     cacheWriteTokens: z.number().optional(),
+    cacheWrite1hTokens: z.number().optional(),
     costUsd: z.number().nullable(),
   }),
   /** A failed model call that will be tried again after `waitMs`. */

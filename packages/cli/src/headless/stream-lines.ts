@@ -64,6 +64,18 @@ export function streamLineOf(event: LegionEvent): StreamLine | undefined {
         ...(event.always !== undefined ? { always: event.always } : {}),
         ...(event.medium !== undefined ? { medium: event.medium } : {}),
       };
+    case 'delegation:queued':
+      return {
+        type: 'delegation:queued',
+        sessionId: event.sessionId,
+        conversationId: event.conversationId,
+        from: event.participantId,
+        to: event.to,
+        toolUseId: event.toolUseId,
+        position: event.position,
+        running: event.running,
+        limit: event.limit,
+      };
     case 'usage:report':
       return {
         type: 'usage',

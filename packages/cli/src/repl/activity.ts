@@ -25,6 +25,8 @@ export class Activity {
   /** Working participants by conversation id (parallel delegates each have their own). */
   private readonly working = new Map<string, string>();
   private readonly running = new Map<string, { participantId: string; toolUse: ToolUseBlock }>();
+  /** `communicate` calls waiting for a slot (limits.maxParallelDelegates), by tool_use id. */
+  private readonly queued = new Set<string>();
   private turnStartedAt: number | undefined;
   private turnTotals: UsageTotals = emptyTotals();
   private ticker: NodeJS.Timeout | undefined;
@@ -61,10 +63,11 @@ export class Activity {
     this.streams.clear();
     this.working.clear();
     this.running.clear();
+    this.queued.clear();
     const elapsed = this.turnStartedAt === undefined ? 0 : Date.now() - this.turnStartedAt;
     this.turnStartedAt = undefined;
     this.screen.setStatus('');
-    return `${formatDuration(elapsed)} · ${formatTokens(this.turnTotals)} · ${formatCost(this.turnTotals.costUsd)}`;
+    return `${formatDuration(elapsed)} · ${formatTokens(this.turnTotals)} · ${formatCost(this.turnTotals.costUsd, this.turnTotals.unpricedCalls)}`;
   }
 
   get busy(): boolean {
@@ -97,8 +100,15 @@ export class Activity {
         this.finishStream(event.conversationId);
         this.running.set(event.toolUse.id, { participantId: event.participantId, toolUse: event.toolUse });
         break;
+      case 'delegation:queued':
+        this.queued.add(event.toolUseId);
+        break;
+      case 'delegation:dequeued':
+        this.queued.delete(event.toolUseId);
+        break;
       case 'tool:result': {
         this.running.delete(event.toolUse.id);
+        this.queued.delete(event.toolUse.id);
         this.last = { participantId: event.participantId, toolUse: event.toolUse, result: event.result, durationMs: event.durationMs };
         this.screen.print(describeCall(this.last));
         break;
@@ -108,7 +118,8 @@ export class Activity {
           this.turnTotals.calls += 1;
           this.turnTotals.inputTokens += event.usage.inputTokens;
           this.turnTotals.outputTokens += event.usage.outputTokens;
-          this.turnTotals.costUsd += event.costUsd ?? 0;
+          if (event.costUsd === null) this.turnTotals.unpricedCalls += 1;
+          else this.turnTotals.costUsd += event.costUsd;
         }
         break;
       case 'approval:requested':
@@ -156,14 +167,15 @@ export class Activity {
   render(): void {
     if (this.turnStartedAt === undefined) return;
     const agents = [...new Set(this.working.values())].filter((id) => id !== this.you);
-    const tools = [...this.running.values()].map((call) => `${call.participantId}: ${call.toolUse.name} ${keyArgument(call.toolUse, 30)}`.trim());
+    const tools = [...this.running.values()].filter((call) => !this.queued.has(call.toolUse.id)).map((call) => `${call.participantId}: ${call.toolUse.name} ${keyArgument(call.toolUse, 30)}`.trim());
     const parts = [
       agents.length > 0 ? `working: ${agents.join(', ')}` : 'working',
       ...(tools.length > 0 ? [`running ${tools.join('; ')}`] : []),
+      ...(this.queued.size > 0 ? [`${this.queued.size} delegation${this.queued.size === 1 ? '' : 's'} waiting for a slot`] : []),
       ...(this.waitingOn ? [this.waitingOn] : []),
       formatDuration(Date.now() - this.turnStartedAt),
       formatTokens(this.turnTotals),
-      formatCost(this.turnTotals.costUsd),
+      formatCost(this.turnTotals.costUsd, this.turnTotals.unpricedCalls),
     ];
     this.screen.setStatus(style.dim(`⋯ ${parts.join(' · ')}  (Esc or Ctrl-C cancels)`));
   }

@@ -31,8 +31,11 @@ export function formatTokens(totals: Pick<UsageTotals, 'inputTokens' | 'outputTo
   return total >= 10_000 ? `${(total / 1000).toFixed(1)}k tokens` : `${total} tokens`;
 }
 
-export function formatCost(usd: number): string {
-  return usd === 0 ? '$0' : usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+/** Dollars of priced calls; calls to models without a known price are said to be unpriced, never counted as free. */
+export function formatCost(usd: number, unpricedCalls = 0): string {
+  const known = usd === 0 ? '$0' : usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+  if (unpricedCalls === 0) return known;
+  return usd === 0 ? 'cost unknown' : `${known} + ${unpricedCalls} unpriced`;
 }
 
 /** What a tool result says in a word or two: ok with its size, or the start of the error. */

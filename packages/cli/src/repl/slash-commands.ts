@@ -175,7 +175,7 @@ const COMMANDS: Command[] = [
       const usage = await control.session.usage();
       control.print(`  ${style.bold('session')}  ${formatTokens(usage.total)}  ${formatCost(usage.total.costUsd)}  ${usage.total.calls} calls${usage.total.unpricedCalls ? style.dim(` (${usage.total.unpricedCalls} without a price)`) : ''}`);
       for (const [id, totals] of Object.entries(usage.byParticipant)) {
-        control.print(`  ${id}  own ${formatTokens(totals.own)} ${formatCost(totals.own.costUsd)}  with delegates ${formatTokens(totals.withDelegates)} ${formatCost(totals.withDelegates.costUsd)}`);
+        control.print(`  ${id}  own ${formatTokens(totals.own)} ${formatCost(totals.own.costUsd, totals.own.unpricedCalls)}  with delegates ${formatTokens(totals.withDelegates)} ${formatCost(totals.withDelegates.costUsd, totals.withDelegates.unpricedCalls)}`);
       }
     },
   },

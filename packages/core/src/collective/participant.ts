@@ -32,6 +32,12 @@ export const LimitsSchema = z
     maxMessageBytes: z.number().int().positive(),
     /** The largest reply a model may give in one response (bytes of UTF-8 text). */
     maxReplyBytes: z.number().int().positive(),
+    /** What a session may spend on model calls (USD, at the prices `/cost` shows); reached, no new model call starts. None by default. */
+    maxSessionCostUsd: z.number().positive().optional(),
+    /** Tokens a session's model calls may use (input, output and cached, all participants); reached, no new model call starts. None by default. */
+    maxSessionTokens: z.number().int().positive().optional(),
+    /** `communicate` calls of one response that run at once; the others wait for a free slot, in order. */
+    maxParallelDelegates: z.number().int().positive(),
   })
   .strict();
 export type Limits = z.infer<typeof LimitsSchema>;

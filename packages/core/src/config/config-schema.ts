@@ -59,7 +59,10 @@ export const ConfigLayerSchema = z
     limits: LimitsSchema.partial().optional(),
     providers: z.record(z.string(), ProviderSettingsSchema).optional(),
     storage: StorageSettingsSchema.partial().optional(),
-    /** USD per million tokens, by model name or prefix; extends and overrides the built-in table. */
+    /**
+     * USD per million tokens by exact model id (dated aliases included) or `provider/model`, or a family
+     * glob ending in `*` (`gpt-5*`); comes before the list prices. Local models are free unless priced here.
+     */
     pricing: z.record(z.string(), ModelPriceSchema).optional(),
     /** MCP servers whose tools agents may use (`mcp__<server>__<tool>`); a later layer replaces a server of the same name. */
     mcpServers: McpServersSchema.optional(),
@@ -93,7 +96,7 @@ export interface ResolvedConfig {
 
 export const DEFAULT_CONFIG: ResolvedConfig = {
   defaultModel: { provider: 'anthropic', model: 'claude-sonnet-4-5' },
-  limits: { maxDepth: 5, maxIterations: 25, toolTimeoutMs: 120_000, maxRepeatedToolCalls: 3, maxMessageBytes: 1_048_576, maxReplyBytes: 1_048_576 },
+  limits: { maxDepth: 5, maxIterations: 25, toolTimeoutMs: 120_000, maxRepeatedToolCalls: 3, maxMessageBytes: 1_048_576, maxReplyBytes: 1_048_576, maxParallelDelegates: 8 },
   providers: {},
   storage: { fsync: 'turn' },
   pricing: {},

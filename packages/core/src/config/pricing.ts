@@ -1,61 +1,61 @@
 import { z } from 'zod';
 import type { Usage } from '../message.js';
 
+const perMillion = z.number().nonnegative();
+
+/** Rates that replace the base ones for a whole request whose prompt is above `aboveInputTokens`. */
+export const PriceTierSchema = z
+  .object({
+    /** Prompt tokens (input, cache reads and cache writes together) above which the whole request is billed at this tier. */
+    aboveInputTokens: z.number().int().positive(),
+    input: perMillion,
+    output: perMillion,
+    cacheRead: perMillion.optional(),
+    cacheWrite: perMillion.optional(),
+    cacheWrite1h: perMillion.optional(),
+  })
+  .strict();
+export type PriceTier = z.infer<typeof PriceTierSchema>;
+
 /** US dollars per million tokens. */
 export const ModelPriceSchema = z
   .object({
-    input: z.number().nonnegative(),
-    output: z.number().nonnegative(),
-    cacheRead: z.number().nonnegative().optional(),
-    cacheWrite: z.number().nonnegative().optional(),
+    input: perMillion,
+    output: perMillion,
+    cacheRead: perMillion.optional(),
+    /** Cache writes that live 5 minutes (Anthropic's default). */
+    cacheWrite: perMillion.optional(),
+    /** Cache writes that live an hour (Anthropic's `ttl: "1h"`); 5-minute price when absent. */
+    cacheWrite1h: perMillion.optional(),
+    /** Long-context tiers, lowest threshold first or in any order: the highest one passed applies. */
+    tiers: z.array(PriceTierSchema).optional(),
   })
   .strict();
 export type ModelPrice = z.infer<typeof ModelPriceSchema>;
 
-/**
- * List prices of common models (USD per million tokens), matched by exact name
- * or longest prefix, so dated variants (`claude-sonnet-4-5-20250929`) find
- * their family. Override or extend with `pricing` in the config.
- */
-export const DEFAULT_PRICES: Record<string, ModelPrice> = {
-  'claude-opus-4-5': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
-  'claude-opus-4-1': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
-  'claude-opus-4': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
-  'claude-sonnet-4': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
-  'claude-3-7-sonnet': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
-  'claude-haiku-4-5': { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
-  'claude-3-5-haiku': { input: 0.8, output: 4, cacheRead: 0.08, cacheWrite: 1 },
-  'gpt-5-nano': { input: 0.05, output: 0.4, cacheRead: 0.005 },
-  'gpt-5-mini': { input: 0.25, output: 2, cacheRead: 0.025 },
-  'gpt-5': { input: 1.25, output: 10, cacheRead: 0.125 },
-  'gpt-4.1-nano': { input: 0.1, output: 0.4, cacheRead: 0.025 },
-  'gpt-4.1-mini': { input: 0.4, output: 1.6, cacheRead: 0.1 },
-  'gpt-4.1': { input: 2, output: 8, cacheRead: 0.5 },
-  'gpt-4o-mini': { input: 0.15, output: 0.6, cacheRead: 0.075 },
-  'gpt-4o': { input: 2.5, output: 10, cacheRead: 1.25 },
-  'o4-mini': { input: 1.1, output: 4.4, cacheRead: 0.275 },
-  o3: { input: 2, output: 8, cacheRead: 0.5 },
-};
-
-/** The price of a model: config overrides first, then the table; exact name, else longest prefix. */
-export function priceFor(model: string, overrides: Record<string, ModelPrice> = {}): ModelPrice | undefined {
-  for (const table of [overrides, DEFAULT_PRICES]) {
-    if (table[model]) return table[model];
-    let best: string | undefined;
-    for (const key of Object.keys(table)) if (model.startsWith(key) && (!best || key.length > best.length)) best = key;
-    if (best) return table[best];
-  }
-  return undefined;
+/** Prompt tokens as providers count them for a long-context tier: what was read, from the cache or not. */
+export function promptTokens(usage: Usage): number {
+  return usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0);
 }
 
-/** Cost in USD, or undefined for a model without a known price (local models, new names). */
-export function costOf(usage: Usage, price: ModelPrice | undefined): number | undefined {
-  if (!price) return undefined;
-  // Providers report cached tokens inside or beside input tokens; Legion records them beside it.
+/**
+ * Cost in USD. `null` is "unknown" (a model without a price), never a guess;
+ * 0 is "free" (a local model). Legion records cached tokens beside input
+ * tokens (OpenAI's are moved out of `prompt_tokens` by its provider).
+ */
+export function costOf(usage: Usage, price: ModelPrice | null | undefined): number | null {
+  if (!price) return null;
+  const prompt = promptTokens(usage);
+  // Anthropic and OpenAI bill the whole request at the tier its prompt reached, output included.
+  let rates: ModelPrice | PriceTier = price;
+  for (const tier of price.tiers ?? []) if (prompt > tier.aboveInputTokens && (!('aboveInputTokens' in rates) || tier.aboveInputTokens > rates.aboveInputTokens)) rates = tier;
+  const cacheWrite = rates.cacheWrite ?? rates.input;
+  const longWrites = Math.min(usage.cacheWrite1hTokens ?? 0, usage.cacheWriteTokens ?? 0);
   const cost =
-    usage.inputTokens * price.input +
-    usage.outputTokens * price.output +
-    (usage.cacheReadTokens ?? 0) * (price.cacheRead ?? price.input) +
-    (usage.cacheWriteTokens ?? 0) * (price.cacheWrite ?? price.input);
+    usage.inputTokens * rates.input +
+    usage.outputTokens * rates.output +
+    (usage.cacheReadTokens ?? 0) * (rates.cacheRead ?? rates.input) +
+    ((usage.cacheWriteTokens ?? 0) - longWrites) * cacheWrite +
+    longWrites * (rates.cacheWrite1h ?? cacheWrite);
   return cost / 1_000_000;
 }

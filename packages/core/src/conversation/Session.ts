@@ -9,9 +9,9 @@ import { SessionAgentState } from '../storage/SessionAgentState.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { answerApprovals, type ApprovalRuleRecorder } from './answer-approvals.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
-import type { SessionBackend } from '../storage/backend/session-backend.js';
+import type { LogCursor, SessionBackend } from '../storage/backend/session-backend.js';
 import { OpenHandles } from '../storage/open-handles.js';
-import { summarizeUsage, type UsageRecord, type UsageSummary } from '../storage/usage-summary.js';
+import { addUsage, emptyTotals, summarizeUsage, type UsageRecord, type UsageSummary, type UsageTotals } from '../storage/usage-summary.js';
 import { emitApprovalRecord } from './approval-events.js';
 import { Conversation, type ConversationServices } from './Conversation.js';
 import { conversationId, parseConversationId } from './conversation-id.js';
@@ -56,6 +56,7 @@ export class Session implements ToolSession {
   private readonly conversations = new OpenHandles<Conversation>(OPEN_CONVERSATIONS);
   private approvalLog: SessionApprovals | undefined;
   private agentStates: SessionAgentState | undefined;
+  private tally: { totals: UsageTotals; cursor: LogCursor | undefined; reading: Promise<void> } | undefined;
 
   constructor(
     private meta: SessionMeta,
@@ -210,6 +211,28 @@ export class Session implements ToolSession {
 
   recordUsage(record: UsageRecord): Promise<void> {
     return this.services.backend.usage.append(this.id, record);
+  }
+
+  /**
+   * Session totals for budget checks before each model call. Kept in memory and
+   * brought up to date from the ledger at each call by reading only what was
+   * appended since (by this process or another one on the same workspace), so a
+   * check costs a read of a few new lines, never the whole ledger. Reads are
+   * chained: parallel delegates asking at once would otherwise count a record twice.
+   */
+  usageTotals(): Promise<UsageTotals> {
+    const tally = (this.tally ??= { totals: emptyTotals(), cursor: undefined, reading: Promise.resolve() });
+    const read = tally.reading.then(async () => {
+      const { records, cursor } = await this.services.backend.usage.readSince(this.id, tally.cursor);
+      for (const record of records) addUsage(tally.totals, record.usage, record.costUsd);
+      tally.cursor = cursor;
+      return { ...tally.totals };
+    });
+    tally.reading = read.then(
+      () => undefined,
+      () => undefined,
+    );
+    return read;
   }
 
   /** Tokens and cost of every model call in this session, per participant (own and with delegates) and per conversation. */

@@ -46,6 +46,10 @@ export interface LegionEvents {
   'text:delta': ConversationRef & { participantId: string; text: string };
   'tool:call': ConversationRef & { participantId: string; toolUse: ToolUseBlock };
   'tool:result': ConversationRef & { participantId: string; toolUse: ToolUseBlock; result: ToolResultBlock; durationMs: number };
+  /** A `communicate` call waits for a slot: `limit` calls of this response already run (`limits.maxParallelDelegates`); `position` in the queue, from 1. */
+  'delegation:queued': ConversationRef & { participantId: string; toolUseId: string; to: string; position: number; running: number; limit: number };
+  /** A queued `communicate` call got its slot and starts now. */
+  'delegation:dequeued': ConversationRef & { participantId: string; toolUseId: string; to: string; waitedMs: number };
   'usage:report': ConversationRef & { participantId: string; chain: readonly string[]; usage: Usage; provider: string; model: string; costUsd: number | null };
   'error:raised': { scope: string; message: string; code?: string | undefined; participantId?: string | undefined; sessionId?: string | undefined };
   /** A file was damaged or unreadable; `sessionId` when the file belongs to a session. */

@@ -27,6 +27,10 @@ export abstract class SdkProvider<Client> implements LLMProvider {
     this.model = model.model;
   }
 
+  get baseURL(): string | undefined {
+    return this.options.baseURL;
+  }
+
   stream(request: ModelRequest, options: StreamOptions = {}): AsyncIterable<StreamPart> {
     const { maxRetries, timeoutMs, idleTimeoutMs, maxRetryWaitMs } = this.options;
     return streamWithRetries((signal, activity) => this.attempt(request, { signal, activity }), { retries: maxRetries, timeoutMs, idleTimeoutMs, maxRetryWaitMs }, this.errorContext(), options);

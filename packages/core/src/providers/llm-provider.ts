@@ -55,6 +55,8 @@ export interface ProviderRetry {
 export interface LLMProvider {
   readonly name: string;
   readonly model: string;
+  /** The endpoint its calls go to, when set: a loopback address makes its model local (free unless priced in the config). */
+  readonly baseURL?: string | undefined;
   stream(request: ModelRequest, options?: StreamOptions): AsyncIterable<StreamPart>;
 }
 
@@ -103,5 +105,26 @@ export async function generate(
   }
   if (text) content.push({ type: 'text', text });
   const hasToolUse = content.some((block) => block.type === 'tool_use');
+  if (usage) usage = soundUsage(usage);
   return { content, usage, finishReason: finishReason ?? (hasToolUse ? 'tool_use' : 'stop'), inputErrors };
+}
+
+/**
+ * Token counts as the log and the budgets can hold them: a whole number from 0
+ * to 2^53 - 1. A server that reports a negative, fractional, huge or missing
+ * count (a hostile or broken gateway) would otherwise leave a record the ledger
+ * cannot read back, a call no budget counts; an absurdly large one is kept as
+ * the largest count, so a budget stops the next call rather than ignore it.
+ */
+export function soundUsage(usage: Usage): Usage {
+  const sound: Usage = { inputTokens: tokenCount(usage.inputTokens), outputTokens: tokenCount(usage.outputTokens) };
+  if (usage.cacheReadTokens !== undefined) sound.cacheReadTokens = tokenCount(usage.cacheReadTokens);
+  if (usage.cacheWriteTokens !== undefined) sound.cacheWriteTokens = tokenCount(usage.cacheWriteTokens);
+  if (usage.cacheWrite1hTokens !== undefined) sound.cacheWrite1hTokens = tokenCount(usage.cacheWrite1hTokens);
+  return sound;
+}
+
+function tokenCount(value: unknown): number {
+  if (typeof value !== 'number' || Number.isNaN(value) || value <= 0) return 0;
+  return value >= Number.MAX_SAFE_INTEGER ? Number.MAX_SAFE_INTEGER : Math.round(value);
 }

@@ -4,10 +4,11 @@ import { buildSystemPrompt, delegationTargets } from '../collective/system-promp
 import type { ResolvedConfig } from '../config/config-schema.js';
 import { settingsForAgent } from '../config/load-config.js';
 import { textOf, toolUsesOf, type ToolResultBlock, type ToolUseBlock, type Usage } from '../message.js';
-import { costOf, priceFor } from '../config/pricing.js';
+import { costOf } from '../config/pricing.js';
+import { PriceBook } from '../config/price-book.js';
 import type { UsageRecord } from '../storage/usage-summary.js';
 import { errorMessage, LegionError, MaxIterationsError } from '../errors.js';
-import { generate, type ModelResponse } from '../providers/llm-provider.js';
+import { generate, type LLMProvider, type ModelResponse } from '../providers/llm-provider.js';
 import type { ProviderFactory } from '../providers/ProviderFactory.js';
 import type { Tool } from '../tools/tool.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
@@ -16,6 +17,7 @@ import { waitingParticipants } from '../session/delegation-stack.js';
 import { linkedSignal } from './linked-signal.js';
 import { unansweredToolUses } from '../conversation/unanswered-tool-uses.js';
 import { buildModelRequest, type ModelRequestSource } from './model-request.js';
+import { sessionBudgetError } from './session-budget.js';
 import { contextSettingsFor } from '../context/context-settings.js';
 import { createLoadToolsTool } from '../tools/builtin/tool-loading/load-tools.js';
 import { readLoadedTools } from '../tools/builtin/tool-loading/loaded-tools.js';
@@ -23,7 +25,6 @@ import { loadableTools, loadHints, planToolOffer, type ToolOffer, type ToolOffer
 import { resumeToolPhase, runToolPhase, type ToolPhaseResult, type ToolPhaseServices } from './tool-phase.js';
 import type { CompactOutcome, ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/turn.js';
 import type { CompactionReason } from '../storage/log-entry.js';
-import type { LLMProvider } from '../providers/llm-provider.js';
 import { isContextTooLongError, windowNamedBy } from '../providers/provider-errors.js';
 import { modelWindowFor } from '../context/model-table.js';
 import { ContextOverflowError } from '../context/context-budget.js';
@@ -51,8 +52,12 @@ export class AgentRuntime implements ParticipantRuntime {
       return agent?.type === 'agent' ? loadableTools(this.offerSources(agent)) : [];
     },
   });
+  /** List prices load on the first call to a model that needs one; config prices and local models never load them. */
+  private readonly prices: PriceBook;
 
-  constructor(private readonly services: AgentRuntimeServices) {}
+  constructor(private readonly services: AgentRuntimeServices) {
+    this.prices = new PriceBook(() => services.config.pricing);
+  }
 
   handleMessage(turn: TurnContext): Promise<RuntimeOutcome> {
     return this.run(turn, false);
@@ -100,6 +105,9 @@ export class AgentRuntime implements ParticipantRuntime {
 
     for (let iteration = 0; iteration < limits.maxIterations; iteration++) {
       if (turn.signal.aborted) return { status: 'error', code: 'cancelled', error: `${agent.id} was cancelled.` };
+      // Without a session budget nothing is read (and no promise made) per step.
+      const overBudget = limits.maxSessionCostUsd !== undefined || limits.maxSessionTokens !== undefined ? await sessionBudgetError(turn.session, agent.id, limits) : undefined;
+      if (overBudget) return { status: 'error', code: overBudget.code, error: overBudget.message };
       let response: ModelResponse;
       const call = linkedSignal(turn.signal);
       let compactedOnOverflow = false;
@@ -150,7 +158,7 @@ export class AgentRuntime implements ParticipantRuntime {
         { role: 'assistant', content: response.content, ...(response.usage ? { usage: response.usage } : {}), model: `${provider.name}/${provider.model}` },
         agent.id,
       );
-      if (response.usage) await this.recordUsage(turn, agent.id, provider.name, provider.model, response.usage);
+      if (response.usage) await this.recordUsage(turn, agent.id, provider, response.usage);
       const toolUses = toolUsesOf(assistant);
       if (toolUses.length === 0) {
         // Cut off at the output limit: still the reply, but said to be cut so the caller can ask for the rest.
@@ -189,7 +197,7 @@ export class AgentRuntime implements ParticipantRuntime {
       settings,
       windowKnown,
       summarizer: () => (settings.summarizer ? this.services.providers.forModel(settings.summarizer) : provider),
-      onUsage: (usage, summarizer) => this.recordUsage(turn, agent.id, summarizer.name, summarizer.model, usage),
+      onUsage: (usage, summarizer) => this.recordUsage(turn, agent.id, summarizer, usage),
     });
   }
 
@@ -199,8 +207,10 @@ export class AgentRuntime implements ParticipantRuntime {
     return phase.paused.length > 0 ? { status: 'paused', requests: phase.paused } : undefined;
   }
 
-  private async recordUsage(turn: Omit<TurnContext, 'message'>, participantId: string, providerName: string, model: string, usage: Usage): Promise<void> {
-    const cost = costOf(usage, priceFor(model, this.services.config.pricing));
+  private async recordUsage(turn: Omit<TurnContext, 'message'>, participantId: string, provider: LLMProvider, usage: Usage): Promise<void> {
+    const { name: providerName, model } = provider;
+    const quote = this.prices.quote({ provider: providerName, model, baseURL: provider.baseURL });
+    const cost = costOf(usage, (quote instanceof Promise ? await quote : quote).price);
     const record: UsageRecord = {
       version: 1,
       at: new Date().toISOString(),

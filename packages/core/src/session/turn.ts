@@ -7,7 +7,7 @@ import type { DelegationFrame } from '../storage/delegation-frame.js';
 import type { CompactionEntry, CompactionEntryInput, CompactionReason } from '../storage/log-entry.js';
 import type { SessionApprovals } from '../storage/SessionApprovals.js';
 import type { SessionAgentState } from '../storage/SessionAgentState.js';
-import type { UsageRecord } from '../storage/usage-summary.js';
+import type { UsageRecord, UsageTotals } from '../storage/usage-summary.js';
 
 /** One message from one participant to another, through `Session.send`. */
 export interface SendRequest {
@@ -106,6 +106,8 @@ export interface ToolSession {
   send(request: SendRequest): Promise<TurnResult>;
   /** Adds one model call to the session's usage ledger. */
   recordUsage(record: UsageRecord): Promise<void>;
+  /** Tokens and cost of every model call of the session so far, whichever process made it. */
+  usageTotals(): Promise<UsageTotals>;
   /** The session's durable approval requests and decisions. */
   readonly approvals: SessionApprovals;
   /** Each agent's own documents in this session (todos, scratchbook). */

@@ -1,5 +1,5 @@
 import { UsageRecordSchema, type UsageRecord } from './usage-summary.js';
-import { JsonlLog, type LogWarning } from './jsonl-log.js';
+import { JsonlLog, type LogLine, type LogWarning } from './jsonl-log.js';
 
 /**
  * `sessions/<id>/usage.jsonl`: one line per model call, so session totals are a
@@ -17,19 +17,29 @@ export class UsageLedger {
   }
 
   read(): UsageRecord[] {
-    const records: UsageRecord[] = [];
-    for (const line of this.log.readForward(0).lines) {
-      try {
-        const parsed = UsageRecordSchema.safeParse(JSON.parse(line.text));
-        if (parsed.success) records.push(parsed.data);
-      } catch {
-        // a line that is not JSON was reported by the log as torn; skip it
-      }
-    }
-    return records;
+    return parseRecords(this.log.readForward(0).lines);
+  }
+
+  /** Records from a byte offset on; a last line still being written (by another process) is left for the next read. */
+  readFrom(offset: number): { records: UsageRecord[]; end: number } {
+    const { lines, end } = this.log.readForward(offset, { waitForPartial: true });
+    return { records: parseRecords(lines), end };
   }
 
   close(): void {
     this.log.close();
   }
+}
+
+function parseRecords(lines: readonly LogLine[]): UsageRecord[] {
+  const records: UsageRecord[] = [];
+  for (const line of lines) {
+    try {
+      const parsed = UsageRecordSchema.safeParse(JSON.parse(line.text));
+      if (parsed.success) records.push(parsed.data);
+    } catch {
+      // a line that is not JSON was reported by the log as torn; skip it
+    }
+  }
+  return records;
 }

@@ -39,7 +39,8 @@ export function emptyTotals(): UsageTotals {
   return { calls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, unpricedCalls: 0 };
 }
 
-function add(totals: UsageTotals, usage: Usage, costUsd: number | null): void {
+/** Adds one call to running totals. */
+export function addUsage(totals: UsageTotals, usage: Usage, costUsd: number | null): void {
   totals.calls += 1;
   totals.inputTokens += usage.inputTokens;
   totals.outputTokens += usage.outputTokens;
@@ -54,14 +55,14 @@ export function summarizeUsage(records: Iterable<UsageRecord>): UsageSummary {
   const summary: UsageSummary = { total: emptyTotals(), byParticipant: {}, byConversation: {} };
   const participant = (id: string) => (summary.byParticipant[id] ??= { own: emptyTotals(), withDelegates: emptyTotals() });
   for (const record of records) {
-    add(summary.total, record.usage, record.costUsd);
-    add((summary.byConversation[record.conversationId] ??= emptyTotals()), record.usage, record.costUsd);
-    add(participant(record.participantId).own, record.usage, record.costUsd);
+    addUsage(summary.total, record.usage, record.costUsd);
+    addUsage((summary.byConversation[record.conversationId] ??= emptyTotals()), record.usage, record.costUsd);
+    addUsage(participant(record.participantId).own, record.usage, record.costUsd);
     const counted = new Set<string>();
     for (const id of [...record.chain, record.participantId]) {
       if (counted.has(id)) continue;
       counted.add(id);
-      add(participant(id).withDelegates, record.usage, record.costUsd);
+      addUsage(participant(id).withDelegates, record.usage, record.costUsd);
     }
   }
   return summary;

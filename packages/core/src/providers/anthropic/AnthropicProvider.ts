@@ -50,6 +50,8 @@ export class AnthropicProvider extends SdkProvider<AnthropicClient> {
             usage.outputTokens = start.output_tokens ?? 0;
             if (start.cache_read_input_tokens) usage.cacheReadTokens = start.cache_read_input_tokens;
             if (start.cache_creation_input_tokens) usage.cacheWriteTokens = start.cache_creation_input_tokens;
+            // Hour-long cache writes cost more than 5-minute ones: kept apart so they are priced as such.
+            if (start.cache_creation?.ephemeral_1h_input_tokens) usage.cacheWrite1hTokens = start.cache_creation.ephemeral_1h_input_tokens;
             break;
           }
           case 'content_block_start':
@@ -111,7 +113,7 @@ export class AnthropicProvider extends SdkProvider<AnthropicClient> {
 
 /** The stream events we read; structural so the SDK's types stay a dev-time concern. */
 type AnthropicStreamEvent =
-  | { type: 'message_start'; message: { usage: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number | null; cache_creation_input_tokens?: number | null } } }
+  | { type: 'message_start'; message: { usage: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number | null; cache_creation_input_tokens?: number | null; cache_creation?: { ephemeral_1h_input_tokens?: number | null } | null } } }
   | { type: 'content_block_start'; index: number; content_block: { type: string; id: string; name: string; text?: string } }
   | { type: 'content_block_delta'; index: number; delta: { type: 'text_delta'; text: string } | { type: 'input_json_delta'; partial_json: string } | { type: 'other' } }
   | { type: 'content_block_stop'; index: number }

@@ -183,6 +183,12 @@ export interface UsageLedgerStore {
   append(sessionId: string, record: UsageRecord): Promise<void>;
   /** Every record, oldest first. */
   read(sessionId: string): Promise<UsageRecord[]>;
+  /**
+   * The records appended after `cursor` (from the start without one), by this instance or
+   * any other on the same store, and the cursor to read on from: running totals stay
+   * right without reading the whole ledger again.
+   */
+  readSince(sessionId: string, cursor?: LogCursor): Promise<{ records: UsageRecord[]; cursor: LogCursor }>;
 }
 
 /** One agent's state of one kind (`todos`, `scratchbook`, …) in one session. */

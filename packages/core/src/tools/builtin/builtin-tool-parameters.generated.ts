@@ -190,6 +190,20 @@ export const BUILTIN_TOOL_PARAMETERS: Readonly<Record<string, Record<string, unk
             "type": "integer",
             "exclusiveMinimum": 0,
             "maximum": 9007199254740991
+          },
+          "maxSessionCostUsd": {
+            "type": "number",
+            "exclusiveMinimum": 0
+          },
+          "maxSessionTokens": {
+            "type": "integer",
+            "exclusiveMinimum": 0,
+            "maximum": 9007199254740991
+          },
+          "maxParallelDelegates": {
+            "type": "integer",
+            "exclusiveMinimum": 0,
+            "maximum": 9007199254740991
           }
         },
         "additionalProperties": false,
@@ -597,6 +611,20 @@ export const BUILTIN_TOOL_PARAMETERS: Readonly<Record<string, Record<string, unk
                 "maximum": 9007199254740991
               },
               "maxReplyBytes": {
+                "type": "integer",
+                "exclusiveMinimum": 0,
+                "maximum": 9007199254740991
+              },
+              "maxSessionCostUsd": {
+                "type": "number",
+                "exclusiveMinimum": 0
+              },
+              "maxSessionTokens": {
+                "type": "integer",
+                "exclusiveMinimum": 0,
+                "maximum": 9007199254740991
+              },
+              "maxParallelDelegates": {
                 "type": "integer",
                 "exclusiveMinimum": 0,
                 "maximum": 9007199254740991

@@ -12,6 +12,7 @@ import {
   MaxDepthError,
 } from '../../errors.js';
 import { defineTool, type Tool } from '../tool.js';
+import { DelegateSlots } from './delegate-slots.js';
 
 export const COMMUNICATE_TOOL_NAME = 'communicate';
 
@@ -30,6 +31,8 @@ const CommunicateInputSchema = z.object({
  * busy conversations come back as error results the model can act on.
  */
 export function createCommunicateTool(options: { collective: Collective; limitsFor: (callerId: string) => Limits }): Tool {
+  // A conversation answers one message at a time, so its calls running now are those of one response.
+  const slotsByConversation = new Map<string, DelegateSlots>();
   return defineTool({
     name: COMMUNICATE_TOOL_NAME,
     description:
@@ -61,6 +64,21 @@ export function createCommunicateTool(options: { collective: Collective; limitsF
       }
       const maxDepth = options.limitsFor(context.callerId).maxDepth;
       if (chain.length > maxDepth) return { status: 'error', error: new MaxDepthError(chain.length, maxDepth, [...chain, target.id]).message };
+      const slotKey = `${context.session.id}\u0000${context.conversation.conversationId}`;
+      let slots = slotsByConversation.get(slotKey);
+      if (!slots) slotsByConversation.set(slotKey, (slots = new DelegateSlots(options.limitsFor(context.callerId).maxParallelDelegates)));
+      // Only a call that has to wait is told about (events built then, not for every call).
+      const about = () => Object.assign({}, context.conversation, { participantId: context.callerId, toolUseId: context.toolUseId, to: target.id });
+      let queuedAt: number | undefined;
+      const slot = await slots.acquire(context.signal, (waiting) => {
+        queuedAt = performance.now();
+        context.events.emit('delegation:queued', Object.assign(about(), waiting));
+      });
+      if (slot === 'cancelled') {
+        if (slots.idle) slotsByConversation.delete(slotKey);
+        return { status: 'error', error: `Cancelled while waiting to message ${target.id}: all ${options.limitsFor(context.callerId).maxParallelDelegates} delegation slots were busy.` };
+      }
+      if (queuedAt !== undefined) context.events.emit('delegation:dequeued', Object.assign(about(), { waitedMs: performance.now() - queuedAt }));
       try {
         const result = await context.session.send({
           from: context.callerId,
@@ -78,6 +96,9 @@ export function createCommunicateTool(options: { collective: Collective; limitsF
         if (error instanceof ConversationBusyError) return { status: 'error', error: error.message };
         if (error instanceof LegionError) return { status: 'error', error: error.message };
         return { status: 'error', error: `communicate failed: ${errorMessage(error)}` };
+      } finally {
+        slots.release();
+        if (slots.idle) slotsByConversation.delete(slotKey);
       }
     },
   });

@@ -3,7 +3,8 @@ import type { LogWarning } from '../../jsonl-log.js';
 import { UsageLedger } from '../../usage-ledger.js';
 import type { WorkspacePaths } from '../../workspace-paths.js';
 import { assertSessionName } from '../record-names.js';
-import type { UsageLedgerStore } from '../session-backend.js';
+import type { LogCursor, UsageLedgerStore } from '../session-backend.js';
+import { cursorPosition, makeCursor } from '../log-cursor.js';
 import { OpenHandles } from '../../open-handles.js';
 
 const OPEN_LEDGERS = 16;
@@ -23,6 +24,11 @@ export class FileUsage implements UsageLedgerStore {
 
   async read(sessionId: string): Promise<UsageRecord[]> {
     return this.ledger(sessionId).read();
+  }
+
+  async readSince(sessionId: string, cursor?: LogCursor): Promise<{ records: UsageRecord[]; cursor: LogCursor }> {
+    const { records, end } = this.ledger(sessionId).readFrom(cursor === undefined ? 0 : cursorPosition('file', cursor));
+    return { records, cursor: makeCursor('file', end) };
   }
 
   close(): void {

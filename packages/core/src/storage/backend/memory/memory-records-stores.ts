@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import { ApprovalDecisionRecordSchema, ApprovalRecordSchema, type ApprovalDecisionRecord, type ApprovalRecord } from '../../approval-records.js';
 import { UsageRecordSchema, type UsageRecord } from '../../usage-summary.js';
 import { assertAgentStateKey, assertAgentStateKind, assertArtifactName, assertSessionName } from '../record-names.js';
-import type { AgentStateKey, AgentStateStore, ApprovalLog, ArtifactInfo, ArtifactStore, DecideResult, StorageWarning, UsageLedgerStore } from '../session-backend.js';
+import type { AgentStateKey, AgentStateStore, ApprovalLog, ArtifactInfo, ArtifactStore, DecideResult, LogCursor, StorageWarning, UsageLedgerStore } from '../session-backend.js';
+import { cursorPosition, makeCursor } from '../log-cursor.js';
 import type { MemorySessionStore } from './MemorySessionStore.js';
 import { parseRecord, readRecord } from './memory-records.js';
 
@@ -67,14 +68,20 @@ export class MemoryUsage implements UsageLedgerStore {
   }
 
   async read(sessionId: string): Promise<UsageRecord[]> {
+    return (await this.readSince(sessionId)).records;
+  }
+
+  async readSince(sessionId: string, cursor?: LogCursor): Promise<{ records: UsageRecord[]; cursor: LogCursor }> {
     assertSessionName(sessionId);
+    const from = cursor === undefined ? 0 : cursorPosition('memory', cursor);
+    const stored = this.store.usage.get(sessionId) ?? [];
     const records: UsageRecord[] = [];
-    (this.store.usage.get(sessionId) ?? []).forEach((text, index) => {
-      const parsed = parseRecord(text, UsageRecordSchema);
+    for (let index = from; index < stored.length; index++) {
+      const parsed = parseRecord(stored[index]!, UsageRecordSchema);
       if (parsed.ok) records.push(parsed.value);
       else this.warn({ source: `memory:sessions/${sessionId}/usage`, offset: index, problem: `skipped an unreadable usage record (${parsed.problem})` });
-    });
-    return records;
+    }
+    return { records, cursor: makeCursor('memory', Math.max(from, stored.length)) };
   }
 }
 

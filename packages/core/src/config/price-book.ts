@@ -1,0 +1,115 @@
+import { isIP } from 'node:net';
+import { loadPriceDataset, undatedId, type PriceDataset } from './price-dataset.js';
+import type { ModelPrice } from './pricing.js';
+
+/** The model a call went to, as far as its price depends on it. */
+export interface PricedCall {
+  /** The provider name of the model config (`anthropic`, `ollama`, …; `scripted` for test scripts). */
+  provider: string;
+  model: string;
+  /** Where the call went, when the provider knows (a loopback address means a local server). */
+  baseURL?: string | undefined;
+}
+
+/** Why a call costs what it costs: a `pricing` entry of the config, a local model, the list price, or nothing known. */
+export type PriceSource = 'config' | 'local' | 'list' | 'unknown';
+
+export interface PriceQuote {
+  /** `null`: no price is known, and none is guessed. */
+  price: ModelPrice | null;
+  source: PriceSource;
+}
+
+/** Servers that run models on the user's own machine: no bill per token. */
+const LOCAL_PROVIDERS: ReadonlySet<string> = new Set(['ollama', 'lmstudio', 'llamacpp', 'vllm', 'scripted', 'mock']);
+
+/** Providers of the built-in presets and the dataset's name for them. */
+const DATASET_PROVIDERS: Readonly<Record<string, string>> = { anthropic: 'anthropic', openai: 'openai', openrouter: 'openrouter' };
+
+const FREE: ModelPrice = { input: 0, output: 0 };
+
+/**
+ * The price of a model call: the config's `pricing` first (keys are exact
+ * model ids or `provider/model`, with dated aliases, or an explicit family
+ * glob such as `gpt-5*`), then free for a local server, then the list price
+ * by exact id; unknown otherwise. The list loads on the first call it is needed for.
+ */
+export class PriceBook {
+  private dataset: PriceDataset | undefined;
+
+  constructor(
+    private readonly overrides: () => Readonly<Record<string, ModelPrice>>,
+    private readonly load: () => Promise<PriceDataset> = loadPriceDataset,
+  ) {}
+
+  /**
+   * Synchronous unless the list has to be loaded (the first list-priced call of
+   * the process): config prices and local models cost no promise per call.
+   */
+  quote(call: PricedCall): PriceQuote | Promise<PriceQuote> {
+    const configured = configuredPrice(this.overrides(), call);
+    if (configured) return { price: configured, source: 'config' };
+    if (isLocal(call)) return { price: FREE, source: 'local' };
+    const datasetProvider = DATASET_PROVIDERS[call.provider];
+    if (datasetProvider === undefined && call.baseURL === undefined) return UNKNOWN;
+    if (this.dataset) return listQuote(this.dataset, datasetProvider, call);
+    return this.load().then(
+      (dataset) => listQuote((this.dataset = dataset), datasetProvider, call),
+      // A list that cannot load (a broken install) leaves prices unknown; the call itself stands.
+      (): PriceQuote => UNKNOWN,
+    );
+  }
+}
+
+const UNKNOWN: PriceQuote = { price: null, source: 'unknown' };
+
+function listQuote(dataset: PriceDataset, datasetProvider: string | undefined, call: PricedCall): PriceQuote {
+  const provider = datasetProvider ?? dataset.providerForEndpoint(call.baseURL!);
+  const price = provider === undefined ? null : dataset.priceOf(provider, call.model);
+  return price ? { price, source: 'list' } : UNKNOWN;
+}
+
+/** A `pricing` entry of the config for this call, by the most specific key that names it. */
+export function configuredPrice(pricing: Readonly<Record<string, ModelPrice>>, call: Pick<PricedCall, 'provider' | 'model'>): ModelPrice | undefined {
+  const undated = undatedId(call.model);
+  for (const id of undated === undefined ? [call.model] : [call.model, undated]) {
+    const price = pricing[`${call.provider}/${id}`] ?? pricing[id];
+    if (price) return price;
+  }
+  let best: string | undefined;
+  for (const key of Object.keys(pricing)) {
+    if (!key.endsWith('*')) continue;
+    const prefix = key.slice(0, -1);
+    if ((call.model.startsWith(prefix) || `${call.provider}/${call.model}`.startsWith(prefix)) && (best === undefined || key.length > best.length)) best = key;
+  }
+  return best === undefined ? undefined : pricing[best];
+}
+
+/**
+ * Pricing keys written for the prefix matching Legion no longer does: a key
+ * without `*` that is a prefix of a model in use but not that model or a dated
+ * alias of it. Each comes with the model it used to price.
+ */
+export function prefixPricingKeys(pricing: Readonly<Record<string, ModelPrice>>, models: ReadonlyArray<Pick<PricedCall, 'provider' | 'model'>>): Array<{ key: string; model: string }> {
+  const found: Array<{ key: string; model: string }> = [];
+  for (const key of Object.keys(pricing)) {
+    if (key.endsWith('*')) continue;
+    const model = models.find((call) => call.model !== key && call.model.startsWith(key) && configuredPrice({ [key]: pricing[key]! }, call) === undefined);
+    if (model) found.push({ key, model: model.model });
+  }
+  return found;
+}
+
+export function isLocal(call: Pick<PricedCall, 'provider' | 'baseURL'>): boolean {
+  if (LOCAL_PROVIDERS.has(call.provider)) return true;
+  if (call.baseURL === undefined) return false;
+  let host: string;
+  try {
+    host = new URL(call.baseURL).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1' || host === '0:0:0:0:0:0:0:1' || /^::ffff:(127\.|7f)/i.test(host);
+}
