@@ -18,6 +18,7 @@ const ON_EVERY_BACKEND = [
   'packages/core/src/authorization/approvals.test.ts',
   'packages/core/src/tools/builtin/builtin-tools.test.ts',
   'packages/core/src/tools/builtin/collective/collective-tools.test.ts',
+  'packages/core/src/context/context-relief.test.ts',
   'packages/core/src/runtime/tool-offer.test.ts',
 ];
 

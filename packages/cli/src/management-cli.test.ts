@@ -191,6 +191,7 @@ describe('legion tools list', () => {
     expect(tool('file_delete')).toMatchObject({ visible: true, approval: { mode: 'deny', source: 'participant developer "file_delete"' } });
     expect(tool('shell_run')).toMatchObject({ visible: false, hiddenBecause: 'not in its "tools" (["file_*","mcp__*"])' });
     expect(tool('communicate')).toMatchObject({ visible: false });
+    expect(tool('artifact_read')).toMatchObject({ visible: false, source: 'builtin', hiddenBecause: 'not in its "tools" (["file_*","mcp__*"])' });
     expect(view!.missing).toEqual([{ pattern: 'mcp__flaky__*', source: 'mcp', reason: expect.stringContaining('no credentials') }]);
 
     const text = await legion(['tools', 'list', '--agent', 'developer']);

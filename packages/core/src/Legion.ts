@@ -170,6 +170,8 @@ export class Legion {
       collective,
       sessions: this.sessions,
       env: commandEnv,
+      // Tools return their whole output up to the artifact limit; the context previews what is larger than the model should see.
+      ...(config.context.artifactMaxBytes !== undefined ? { outputLimitBytes: config.context.artifactMaxBytes } : {}),
       // What list_tools reports is exactly what the agent's model is shown.
       toolsFor: (id) => {
         const participant = collective.get(id);

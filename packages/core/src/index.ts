@@ -43,6 +43,7 @@ export { ApprovalAnswerSchema, ApprovalRecordSchema } from './storage/approval-r
 export type { ApprovalAnswer, ApprovalRecord, ApprovalView } from './storage/approval-records.js';
 export type { ApprovalState, SessionApprovals } from './storage/SessionApprovals.js';
 export type { SessionAgentState } from './storage/SessionAgentState.js';
+export type { SessionArtifacts } from './storage/SessionArtifacts.js';
 export { LogEntrySchema } from './storage/log-entry.js';
 export type { LogEntry } from './storage/log-entry.js';
 export { UsageRecordSchema, emptyTotals, summarizeUsage } from './storage/usage-summary.js';

@@ -6,6 +6,7 @@ import { framesOfTurn } from '../session/delegation-stack.js';
 import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
 import { SessionApprovals } from '../storage/SessionApprovals.js';
 import { SessionAgentState } from '../storage/SessionAgentState.js';
+import { SessionArtifacts } from '../storage/SessionArtifacts.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { answerApprovals, type ApprovalRuleRecorder } from './answer-approvals.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
@@ -56,6 +57,7 @@ export class Session implements ToolSession {
   private readonly conversations = new OpenHandles<Conversation>(OPEN_CONVERSATIONS);
   private approvalLog: SessionApprovals | undefined;
   private agentStates: SessionAgentState | undefined;
+  private artifactStore: SessionArtifacts | undefined;
   private tally: { totals: UsageTotals; cursor: LogCursor | undefined; reading: Promise<void> } | undefined;
 
   constructor(
@@ -125,6 +127,12 @@ export class Session implements ToolSession {
   get agentState(): SessionAgentState {
     this.agentStates ??= new SessionAgentState(this.services.backend.agentState, this.id);
     return this.agentStates;
+  }
+
+  /** Large tool outputs kept whole for this session (evicted from the context), through the backend. */
+  get artifacts(): SessionArtifacts {
+    this.artifactStore ??= new SessionArtifacts(this.services.backend.artifacts, this.id);
+    return this.artifactStore;
   }
 
   /** Records decisions and resumes what they unblock; `medium` names the user's surface, kept with the decision. */

@@ -3,6 +3,7 @@ import type { AgentParticipant } from '../collective/participant.js';
 import { buildSystemPrompt, delegationTargets } from '../collective/system-prompt.js';
 import type { ResolvedConfig } from '../config/config-schema.js';
 import { settingsForAgent } from '../config/load-config.js';
+import { ARTIFACT_READ_TOOL_NAME } from '../context/evict-tool-result.js';
 import { textOf, toolUsesOf, type ToolResultBlock, type ToolUseBlock, type Usage } from '../message.js';
 import { costOf } from '../config/pricing.js';
 import { PriceBook } from '../config/price-book.js';
@@ -76,9 +77,18 @@ export class AgentRuntime implements ParticipantRuntime {
     await this.services.tools.ready();
     const offer = this.toolOffer(agent);
     const tools = offer.callable;
+    const settings = contextSettingsFor(config, agent);
     // Object.assign, not `{ ...base, more }`: V8 keeps objects built by a spread plus further properties through
     // young-generation GCs, so per-turn garbage would pile up in the old generation (bench/memory-runs.mjs).
-    const phase = { turn, agent, tools, defaultTimeoutMs: limits.toolTimeoutMs, services: this.services, workspaceRoot: this.services.workspaceRoot };
+    const phase = {
+      turn,
+      agent,
+      tools,
+      defaultTimeoutMs: limits.toolTimeoutMs,
+      services: this.services,
+      workspaceRoot: this.services.workspaceRoot,
+      context: settings,
+    };
     const context: ModelRequestSource = {
       system: buildSystemPrompt(agent, collective),
       tools: offer.initial(),
@@ -86,6 +96,12 @@ export class AgentRuntime implements ParticipantRuntime {
       maxTokens: model.maxTokens,
       temperature: model.temperature,
       history: () => turn.conversation.history(),
+      pruning: {
+        pruneAtTokens: settings.pruneAtTokens,
+        protectRecentTokens: settings.protectRecentTokens,
+        artifacts: turn.session.artifacts,
+        canReadArtifacts: tools.has(ARTIFACT_READ_TOOL_NAME),
+      },
     };
     const stage = this.contextStage(turn, agent, provider);
     context.compaction = stage;

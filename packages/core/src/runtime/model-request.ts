@@ -1,5 +1,6 @@
 import type { Message } from '../message.js';
 import type { ModelRequest, ToolDefinition } from '../providers/llm-provider.js';
+import { pruneToolResults, type PruneOptions } from '../context/prune-tool-results.js';
 
 /** What one turn fixes for all its steps; the history is read again at every step. */
 export interface ModelRequestSource {
@@ -10,9 +11,11 @@ export interface ModelRequestSource {
   maxTokens?: number | undefined;
   temperature?: number | undefined;
   history(): Promise<readonly Message[]>;
+  /** Relief step 2, pruning old tool results; absent: the history goes as it is. */
+  pruning?: PruneOptions | undefined;
   /**
-   * The context stages (`ContextStage`: compaction, the carried-over state, the hard
-   * cap at the window). Runs last, on the request as the history makes it.
+   * Relief step 3 and the hard cap (`ContextStage`: compaction, the carried-over state,
+   * the cap at the window). Runs last, on the request as the steps before made it.
    */
   compaction?: { apply(request: ModelRequest): Promise<ModelRequest> } | undefined;
 }
@@ -25,7 +28,10 @@ export interface ModelRequestSource {
  * (token budget, eviction, compaction) takes over here.
  */
 export async function buildModelRequest(source: ModelRequestSource): Promise<ModelRequest> {
-  const messages = [...(await source.history())];
+  let history = await source.history();
+  // Relief step 2: past pruneAtTokens, old tool results beyond the protected recent part become stubs naming their artifact (the log keeps them whole).
+  if (source.pruning) history = await pruneToolResults(history, source, source.pruning);
+  const messages = [...history];
   const request: ModelRequest = {
     system: source.system,
     messages,
@@ -33,5 +39,6 @@ export async function buildModelRequest(source: ModelRequestSource): Promise<Mod
     maxTokens: source.maxTokens,
     temperature: source.temperature,
   };
+  // Relief step 3 and the hard cap.
   return source.compaction ? source.compaction.apply(request) : request;
 }

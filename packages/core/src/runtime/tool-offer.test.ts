@@ -182,7 +182,7 @@ describe("tool schemas under toolSchemas 'compact'", () => {
     const count = await loadTokenCounter();
     const tokens = requests[0]!.tools.reduce((total, definition) => total + count(JSON.stringify(definition)), 0);
     const view = await test.legion.describeTools('worker');
-    expect(view.tools.filter((entry) => entry.visible)).toHaveLength(32);
+    expect(view.tools.filter((entry) => entry.visible)).toHaveLength(33);
     expect(view.schemaTokens).toMatchObject({ toolSchemas: 'compact', offeredTokens: tokens });
     expect(tokens).toBeLessThanOrEqual(1_000);
     expect(view.schemaTokens!.fullTokens).toBeGreaterThan(4_000);

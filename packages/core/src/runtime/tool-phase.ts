@@ -1,4 +1,6 @@
 import type { AgentParticipant } from '../collective/participant.js';
+import type { ContextSettings } from '../collective/context-schema.js';
+import { ARTIFACT_READ_TOOL_NAME, ToolResultEviction } from '../context/evict-tool-result.js';
 import type { ToolResultBlock, ToolUseBlock } from '../message.js';
 import type { ApprovalView } from '../storage/approval-records.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
@@ -30,6 +32,25 @@ interface PhaseInput {
   defaultTimeoutMs: number;
   services: ToolPhaseServices;
   workspaceRoot: string | undefined;
+  /** The agent's context settings: eviction of large results follows them. */
+  context: ContextSettings;
+}
+
+/**
+ * Eviction of large results happens here, not in the executor: every result
+ * that reaches the log passes through the tool phase (calls run now, delegates
+ * resumed, approvals this agent must answer), and only here are the agent (its
+ * threshold) and the session (its artifacts) known; the executor stays one
+ * per Legion, agent-blind. It hands the executor the step as `finish`, so that
+ * `tool:result` events carry what the model sees.
+ */
+function evictionFor(input: PhaseInput): ToolResultEviction {
+  return new ToolResultEviction({
+    artifacts: input.turn.session.artifacts,
+    evictAboveTokens: input.context.evictAboveTokens,
+    artifactMaxBytes: input.context.artifactMaxBytes,
+    canReadArtifacts: input.tools.has(ARTIFACT_READ_TOOL_NAME),
+  });
 }
 
 /**
@@ -40,7 +61,8 @@ interface PhaseInput {
  */
 export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<string, string> }): Promise<ToolPhaseResult> {
   const { turn, agent, toolUses, tools, services } = input;
-  const context = toolContext(turn, agent, input.workspaceRoot, services.auth);
+  const context = toolContext(turn, agent, input.workspaceRoot, services.auth, input.context);
+  const eviction = evictionFor(input);
   const settled = new Map<string, ToolResultBlock>();
   const ready: PreparedCall[] = [];
   const asking: Array<ApprovalCall & { call: PreparedCall }> = [];
@@ -80,7 +102,7 @@ export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<
     // Keep the model's order for execution, whatever order approvals came in.
     ready.sort((a, b) => toolUses.indexOf(a.toolUse) - toolUses.indexOf(b.toolUse));
   }
-  await runReady(ready, input, context, settled, paused);
+  await runReady(ready, input, context, settled, paused, eviction);
   return { results: toolUses.flatMap((toolUse) => settled.get(toolUse.id) ?? []), paused };
 }
 
@@ -91,7 +113,8 @@ export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<
  */
 export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResult> {
   const { turn, agent, toolUses, tools, services } = input;
-  const context = toolContext(turn, agent, input.workspaceRoot, services.auth);
+  const context = toolContext(turn, agent, input.workspaceRoot, services.auth, input.context);
+  const eviction = evictionFor(input);
   const store = await turn.session.approvals.state();
   const conversationId = turn.conversation.ref.conversationId;
   const settled = new Map<string, ToolResultBlock>();
@@ -117,18 +140,26 @@ export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResul
       const frame: DelegationFrame = { participantId: agent.id, conversationId, toolUseId: toolUse.id };
       const outcome = fromTurnResult(toolUse, await turn.session.resumeConversation(delegate, [...turn.frames, frame]), agent.id);
       if (outcome.status === 'paused') paused.push(...outcome.requests);
-      else settled.set(toolUse.id, outcome.block);
+      // A resumed delegate's reply is a communicate result like any other: evicted if large.
+      else settled.set(toolUse.id, await eviction.apply(outcome.block));
       continue;
     }
     settled.set(toolUse.id, services.executor.refuse(toolUse, `interrupted: Legion stopped while ${toolUse.name} was pending, so it did not run. Call it again if it is still needed.`, context));
   }
-  await runReady(ready, input, context, settled, paused);
+  await runReady(ready, input, context, settled, paused, eviction);
   return { results: toolUses.flatMap((toolUse) => settled.get(toolUse.id) ?? []), paused };
 }
 
-async function runReady(ready: PreparedCall[], input: PhaseInput, context: Omit<ToolContext, 'toolUseId'>, settled: Map<string, ToolResultBlock>, paused: ApprovalView[]): Promise<void> {
+async function runReady(
+  ready: PreparedCall[],
+  input: PhaseInput,
+  context: Omit<ToolContext, 'toolUseId'>,
+  settled: Map<string, ToolResultBlock>,
+  paused: ApprovalView[],
+  eviction: ToolResultEviction,
+): Promise<void> {
   if (ready.length === 0) return;
-  const outcomes = await input.services.executor.run(ready, context, input.defaultTimeoutMs);
+  const outcomes = await input.services.executor.run(ready, context, input.defaultTimeoutMs, (block) => eviction.apply(block));
   for (const call of ready) {
     const outcome = approvalFor(outcomes.get(call.toolUse.id)!, call.toolUse, input.agent.id);
     if (outcome.status === 'paused') paused.push(...outcome.requests);
@@ -153,9 +184,10 @@ function fromTurnResult(toolUse: ToolUseBlock, result: TurnResult, agentId: stri
   return approvalFor(paused, toolUse, agentId);
 }
 
-function toolContext(turn: TurnContext, agent: AgentParticipant, workspaceRoot: string | undefined, auth: AuthEngine): Omit<ToolContext, 'toolUseId'> {
+function toolContext(turn: TurnContext, agent: AgentParticipant, workspaceRoot: string | undefined, auth: AuthEngine, settings: ContextSettings): Omit<ToolContext, 'toolUseId'> {
   const readable = new Map<string, boolean>();
   return {
+    resultTokenBudget: settings.evictAboveTokens,
     callerId: agent.id,
     frames: turn.frames,
     conversation: turn.conversation.ref,

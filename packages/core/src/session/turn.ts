@@ -7,6 +7,7 @@ import type { DelegationFrame } from '../storage/delegation-frame.js';
 import type { CompactionEntry, CompactionEntryInput, CompactionReason } from '../storage/log-entry.js';
 import type { SessionApprovals } from '../storage/SessionApprovals.js';
 import type { SessionAgentState } from '../storage/SessionAgentState.js';
+import type { SessionArtifacts } from '../storage/SessionArtifacts.js';
 import type { UsageRecord, UsageTotals } from '../storage/usage-summary.js';
 
 /** One message from one participant to another, through `Session.send`. */
@@ -112,6 +113,8 @@ export interface ToolSession {
   readonly approvals: SessionApprovals;
   /** Each agent's own documents in this session (todos, scratchbook). */
   readonly agentState: SessionAgentState;
+  /** Large tool outputs kept whole for this session; `artifact_read` reads them back. */
+  readonly artifacts: SessionArtifacts;
   /** Records decisions (all or nothing) and resumes the turns they unblock. */
   answerApprovals(answers: readonly ApprovalAnswer[], decidedBy: string): Promise<AnswerOutcome>;
   /** Continues a conversation whose turn paused on approvals, with the frames that waited on it. */

@@ -4,9 +4,6 @@ import { errorMessage } from '../errors.js';
 import type { PausedOnApprovals } from '../session/turn.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
 
-/** Tool output beyond this is cut (head and tail kept) so one call cannot flood a context. */
-export const MAX_TOOL_RESULT_CHARS = 100_000;
-
 /** A call that passed lookup and validation, ready to run once authorized. */
 export interface PreparedCall {
   toolUse: ToolUseBlock;
@@ -17,6 +14,13 @@ export interface PreparedCall {
 /** How one executed call ended: a result for the model, or a delegate paused on approvals. */
 /** A call's result block, or the approvals it waits on (a delegate's paused turn). */
 export type CallOutcome = { status: 'done'; block: ToolResultBlock } | PausedOnApprovals;
+
+/**
+ * Turns a result block into the one the model and the log get (the context's
+ * eviction of large results): applied before `tool:result` is emitted, so that
+ * surfaces show what the model saw.
+ */
+export type FinishResult = (block: ToolResultBlock) => Promise<ToolResultBlock>;
 
 /**
  * Finds and validates tool calls, then runs them with a timeout. Every call
@@ -47,14 +51,14 @@ export class ToolExecutor {
   }
 
   /** Runs prepared calls in order (adjacent concurrent ones together); outcomes by tool_use id. */
-  async run(calls: readonly PreparedCall[], context: Omit<ToolContext, 'toolUseId'>, defaultTimeoutMs: number): Promise<Map<string, CallOutcome>> {
+  async run(calls: readonly PreparedCall[], context: Omit<ToolContext, 'toolUseId'>, defaultTimeoutMs: number, finish?: FinishResult): Promise<Map<string, CallOutcome>> {
     const outcomes = new Map<string, CallOutcome>();
     let index = 0;
     while (index < calls.length) {
       let end = index + 1;
       if (calls[index]!.tool.concurrent) while (end < calls.length && calls[end]!.tool.concurrent) end++;
       const batch = calls.slice(index, end);
-      const settled = await Promise.all(batch.map((call) => this.runOne(call, context, defaultTimeoutMs)));
+      const settled = await Promise.all(batch.map((call) => this.runOne(call, context, defaultTimeoutMs, finish)));
       batch.forEach((call, offset) => outcomes.set(call.toolUse.id, settled[offset]!));
       index = end;
     }
@@ -71,13 +75,14 @@ export class ToolExecutor {
 
   // Object.assign, not `{ ...base, more }`: V8 keeps objects built by a spread plus further properties through
   // young-generation GCs, so per-turn garbage would pile up in the old generation (bench/memory-runs.mjs).
-  private async runOne(call: PreparedCall, context: Omit<ToolContext, 'toolUseId'>, defaultTimeoutMs: number): Promise<CallOutcome> {
+  private async runOne(call: PreparedCall, context: Omit<ToolContext, 'toolUseId'>, defaultTimeoutMs: number, finish: FinishResult | undefined): Promise<CallOutcome> {
     const started = performance.now();
     const { toolUse } = call;
     context.events.emit('tool:call', Object.assign({}, context.conversation, { participantId: context.callerId, toolUse }));
     const result = await this.execute(call, Object.assign({}, context, { toolUseId: toolUse.id }), defaultTimeoutMs);
     if (result.status === 'paused') return result;
-    const block = toResultBlock(toolUse.id, result, this.redact);
+    const whole = toResultBlock(toolUse.id, result, this.redact);
+    const block = finish ? await finish(whole) : whole;
     context.events.emit('tool:result', Object.assign({}, context.conversation, { participantId: context.callerId, toolUse, result: block, durationMs: performance.now() - started }));
     return { status: 'done', block };
   }
@@ -127,27 +132,21 @@ function isToolResult(value: unknown): value is ToolResult {
 }
 
 /**
- * The block the model sees. `redact` runs on the whole text before it is cut:
- * a secret straddling the cut would otherwise be recognised on neither side
- * and leak its first half.
+ * The block of a result, whole: no cap here. Large results are the context's
+ * to evict (stored whole as an artifact, previewed: `context/evict-tool-result.ts`),
+ * which needs the whole text. `redact` runs on the whole text before anything
+ * cuts it: a secret straddling a cut would otherwise be recognised on neither
+ * side and leak its first half.
  */
 export function toResultBlock(
   toolUseId: string,
   result: Exclude<ToolResult, { status: 'paused' }>,
   redact: (text: string) => string = (text) => text,
 ): ToolResultBlock {
-  if (result.status === 'error') return { type: 'tool_result', toolUseId, content: capOutput(redact(result.error)), isError: true };
+  if (result.status === 'error') return { type: 'tool_result', toolUseId, content: redact(result.error), isError: true };
   const data = result.data;
   const text = typeof data === 'string' ? data : data === undefined ? '(done)' : JSON.stringify(data);
-  return { type: 'tool_result', toolUseId, content: capOutput(redact(text ?? String(data))) };
-}
-
-/** Keeps the head and the tail, and says how much was cut between them. */
-export function capOutput(text: string, limit = MAX_TOOL_RESULT_CHARS): string {
-  if (text.length <= limit) return text;
-  const half = Math.floor(limit / 2);
-  const cut = text.length - 2 * half;
-  return `${text.slice(0, half)}\n… [${cut} characters cut] …\n${text.slice(text.length - half)}`;
+  return { type: 'tool_result', toolUseId, content: redact(text ?? String(data)) };
 }
 
 function formatMs(ms: number): string {

@@ -41,7 +41,7 @@ describe('compact tool definitions', () => {
     test = createTestLegion({ participants: [userParticipant(), agentParticipant('worker')] });
     await test.legion.tools.ready();
     const builtins = test.legion.tools.list().filter((tool) => test!.legion.tools.providerOf(tool.name) === 'builtin');
-    expect(builtins).toHaveLength(32);
+    expect(builtins).toHaveLength(33);
     expect(Object.keys(BUILTIN_TOOL_SUMMARIES).sort()).toEqual(builtins.map((tool) => tool.name).sort());
     for (const tool of builtins) {
       expect(tool.summary, tool.name).toBe(BUILTIN_TOOL_SUMMARIES[tool.name]);

@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { Legion } from '../Legion.js';
 import { defineTool } from './tool.js';
-import { MAX_TOOL_RESULT_CHARS } from './ToolExecutor.js';
+import { agentParticipant, ScriptedProvider, userParticipant } from '../testing/index.js';
 import { configSecretValues, createRedactor, redactSecrets, secretValues } from './redact.js';
 
 describe('redactSecrets', () => {
@@ -171,10 +171,20 @@ describe('keys from the config', () => {
 
 describe('long output', () => {
   const secret = 'svc-secret-value-0123456789abcdefghij';
+  /** The artifact limit of these workspaces: a tool's output keeps its first and last 100 000 bytes, a command's streams their first and last 100 000 each. */
+  const artifactMaxBytes = 200_000;
 
   async function withLegion(run: (legion: Legion, root: string) => Promise<void>): Promise<void> {
     const root = mkdtempSync(join(tmpdir(), 'legion-redact-cut-'));
-    const legion = Legion.create({ root, globalConfigFile: join(root, 'none.json'), env: { PATH: process.env.PATH, MY_SERVICE_TOKEN: secret } });
+    // Written before the workspace is made: the config that is there is kept.
+    mkdirSync(join(root, '.legion'));
+    writeFileSync(join(root, '.legion', 'config.json'), JSON.stringify({ version: 1, context: { artifactMaxBytes } }));
+    const legion = Legion.create({
+      root,
+      globalConfigFile: join(root, 'none.json'),
+      env: { PATH: process.env.PATH, MY_SERVICE_TOKEN: secret },
+      participants: [userParticipant(), agentParticipant('worker', { tools: ['flood'], delegation: 'none' })],
+    });
     try {
       await run(legion, root);
     } finally {
@@ -185,26 +195,33 @@ describe('long output', () => {
 
   it('is redacted before it is cut, so a secret straddling the cut leaks neither half', async () => {
     await withLegion(async (legion) => {
-      // The secret's middle sits exactly where capOutput cuts (at half the limit).
-      const before = 'a'.repeat(MAX_TOOL_RESULT_CHARS / 2 - secret.length / 2);
-      const text = `${before}${secret}${'b'.repeat(MAX_TOOL_RESULT_CHARS)}`;
+      // The secret's middle sits exactly where the artifact limit cuts (at half of it).
+      const before = 'a'.repeat(artifactMaxBytes / 2 - secret.length / 2);
+      const text = `${before}${secret}${'b'.repeat(artifactMaxBytes)}`;
       legion.tools.register(defineTool({ name: 'flood', description: 'prints a lot', effect: 'read', inputSchema: z.object({}), execute: async () => ({ status: 'success', data: text }) }));
-      const result = await legion.executeTool('flood', {});
-      expect(result.status).toBe('success');
-      const content = (result as { content: string }).content;
-      expect(/characters cut/.test(content)).toBe(true);
-      expect(content.includes(secret.slice(0, 12))).toBe(false);
-      expect(content.includes(secret.slice(-12))).toBe(false);
+      const seen: string[] = [];
+      legion.providers.useFor(
+        'worker',
+        new ScriptedProvider([{ toolCalls: [{ id: 'f1', name: 'flood', input: {} }] }, { expect: (request) => void seen.push(JSON.stringify(request.messages)), text: 'done' }], 'worker'),
+      );
+      const session = await legion.sessions.create();
+      expect(await legion.send(session, 'flood it', { to: 'worker' })).toMatchObject({ status: 'success' });
+      const artifact = (await session.artifacts.getText('tool-f1.txt'))!;
+      expect(/bytes cut/.test(artifact)).toBe(true);
+      for (const kept of [artifact, ...seen]) {
+        expect(kept.includes(secret.slice(0, 12))).toBe(false);
+        expect(kept.includes(secret.slice(-12))).toBe(false);
+      }
     });
   });
 
   it('of a command, cut where it was captured, leaks no piece of a secret on either side of the cut', async () => {
     await withLegion(async (legion) => {
-      // shell_run keeps the first and last 15 000 bytes of each stream: the secret straddles the head's end.
-      const command = `node -e "process.stdout.write('a'.repeat(14990) + process.env.MY_SERVICE_TOKEN + 'b'.repeat(40000))"`;
+      // shell_run keeps the first and last 100 000 bytes of each stream (the artifact limit): the secret straddles the head's end.
+      const command = `node -e "process.stdout.write('a'.repeat(99990) + process.env.MY_SERVICE_TOKEN + 'b'.repeat(240000))"`;
       const result = await legion.executeTool('shell_run', { command: command.replace('node', process.execPath) });
       const content = JSON.stringify(result);
-      // Booleans, not toContain: a failure would print 60 000 characters.
+      // Booleans, not toContain: a failure would print 200 000 characters.
       expect(/bytes cut/.test(content)).toBe(true);
       expect(content.includes('[redacted:MY_SERVICE_TOKEN]')).toBe(true);
       expect(content.includes(secret.slice(0, 6))).toBe(false);

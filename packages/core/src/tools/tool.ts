@@ -30,6 +30,12 @@ export interface ToolContext {
    * so a search never reveals what reading is denied.
    */
   readable(path: string): boolean;
+  /**
+   * Tokens a result may hold before the context evicts it to an artifact (the
+   * agent's `context.evictAboveTokens`): a tool that pages (`artifact_read`)
+   * stays under it. Unset outside an agent's turn.
+   */
+  resultTokenBudget?: number | undefined;
 }
 
 /**

@@ -26,6 +26,7 @@ export const BUILTIN_TOOL_SUMMARIES: Readonly<Record<string, string>> = {
   scratch_complete: 'Mark a note done.',
   scratch_pin: 'Pin a note.',
   scratch_unpin: 'Unpin a note.',
+  artifact_read: 'Read or grep a large tool result stored as an artifact (offset/limit, grep).',
   list_participants: 'List the participants of the collective.',
   get_participant: "Show one participant's full definition.",
   create_agent: 'Create a new agent in the collective.',
@@ -45,6 +46,7 @@ export const BUILTIN_FAMILY_SUMMARIES: Readonly<Record<string, string>> = {
   shell: 'run shell commands, and background processes',
   planning: 'your todo list',
   scratchbook: 'notes that survive compaction',
+  artifacts: 'read back large tool results evicted from your context',
   collective: 'the participants, sessions and history of the collective',
   approvals: "answer and list delegates' approval requests",
 };

@@ -41,6 +41,52 @@ export const BUILTIN_TOOL_PARAMETERS: Readonly<Record<string, Record<string, unk
       "decisions"
     ]
   },
+  "artifact_read": {
+    "type": "object",
+    "properties": {
+      "name": {
+        "type": "string",
+        "minLength": 1,
+        "description": "The artifact name, as the evicted result gives it (e.g. \"tool-toolu_01.txt\")."
+      },
+      "offset": {
+        "description": "First line to read or search from (1-based, default 1).",
+        "type": "integer",
+        "exclusiveMinimum": 0,
+        "maximum": 9007199254740991
+      },
+      "limit": {
+        "description": "How many lines to read (default 100).",
+        "type": "integer",
+        "exclusiveMinimum": 0,
+        "maximum": 2000
+      },
+      "grep": {
+        "description": "Return only lines matching this regular expression (RE2 syntax).",
+        "type": "string",
+        "minLength": 1
+      },
+      "ignore_case": {
+        "description": "grep without regard to case.",
+        "type": "boolean"
+      },
+      "context": {
+        "description": "Lines shown before and after each match (default 2).",
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 20
+      },
+      "max_matches": {
+        "description": "Stop after this many matching lines (default 50).",
+        "type": "integer",
+        "exclusiveMinimum": 0,
+        "maximum": 500
+      }
+    },
+    "required": [
+      "name"
+    ]
+  },
   "communicate": {
     "type": "object",
     "properties": {
@@ -363,7 +409,7 @@ export const BUILTIN_TOOL_PARAMETERS: Readonly<Record<string, Record<string, unk
         "maximum": 9007199254740991
       },
       "limit": {
-        "description": "How many lines (default 2000).",
+        "description": "How many lines (default: to the end).",
         "type": "integer",
         "exclusiveMinimum": 0,
         "maximum": 9007199254740991

@@ -2,6 +2,7 @@ import type { Tool } from '../tool.js';
 import type { ToolProvider } from '../providers/tool-provider.js';
 import type { ToolRegistry } from '../ToolRegistry.js';
 import type { CollectiveToolsOptions } from './collective/collective-tool-options.js';
+import { createArtifactReadTool } from './artifacts/artifact-read.js';
 import { createCollectiveTools } from './collective/collective-tools.js';
 import { createFileDeleteTool } from './files/file-delete.js';
 import { createFileEditTool } from './files/file-edit.js';
@@ -26,13 +27,15 @@ export type { BackgroundProcess, ProcessRegistryOptions, ProcessStatus } from '.
 /**
  * The built-in families and the tools in each. A family is switched on or off
  * per agent through its `tools` permission, with these names or globs
- * (`file_*`, `scratch_*`, `todo_*`, `process_*`).
+ * (`file_*`, `scratch_*`, `todo_*`, `process_*`, `artifact_*`).
  */
 export const BUILTIN_TOOL_FAMILIES = {
   files: ['file_read', 'file_write', 'file_edit', 'file_list', 'file_delete', 'file_glob', 'file_grep'],
   shell: ['shell_run', 'process_start', 'process_poll', 'process_stop', 'process_list'],
   planning: ['todo_write', 'todo_read'],
   scratchbook: ['scratch_add', 'scratch_read', 'scratch_update', 'scratch_complete', 'scratch_pin', 'scratch_unpin'],
+  /** Reading back large tool results the context evicted to the session's artifacts. */
+  artifacts: ['artifact_read'],
   collective: [
     'list_participants',
     'get_participant',
@@ -74,11 +77,12 @@ export function createBuiltinTools(options: BuiltinToolsOptions): BuiltinTools {
   const processes = options.processes ?? new ProcessRegistry(options);
   const tools: Tool[] = [];
   if (families.has('files')) {
-    tools.push(createFileReadTool(), createFileWriteTool(), createFileEditTool(), createFileListTool(), createFileDeleteTool(), createFileGlobTool(), createFileGrepTool());
+    tools.push(createFileReadTool({ maxBytes: options.outputLimitBytes }), createFileWriteTool(), createFileEditTool(), createFileListTool(), createFileDeleteTool(), createFileGlobTool(), createFileGrepTool());
   }
   if (families.has('shell')) tools.push(createShellRunTool(options), ...createProcessTools(processes));
   if (families.has('planning')) tools.push(...createTodoTools());
   if (families.has('scratchbook')) tools.push(...createScratchbookTools());
+  if (families.has('artifacts')) tools.push(createArtifactReadTool());
   if (families.has('collective')) {
     tools.push(createListParticipantsTool(options.collective), ...createCollectiveTools(options));
   }

@@ -6,6 +6,7 @@ import { EventBus } from '../../../events/EventBus.js';
 import type { ToolSession } from '../../../session/turn.js';
 import { FileSessionBackend } from '../../../storage/backend/file/FileSessionBackend.js';
 import { SessionAgentState } from '../../../storage/SessionAgentState.js';
+import { SessionArtifacts } from '../../../storage/SessionArtifacts.js';
 import type { Tool, ToolContext, ToolResult } from '../../tool.js';
 
 /** A workspace in a temp folder (with `.legion/`) and a sibling folder outside it, removed by `cleanup()`. */
@@ -24,10 +25,20 @@ export function tempWorkspace(): { root: string; outside: string; cleanup: () =>
  * its `agentState` (the workspace's file backend here), so a session with
  * just those stands in unless a real one is given.
  */
-export function toolContext(options: { root: string | undefined; callerId?: string; sessionId?: string; session?: ToolSession; waiting?: string[]; signal?: AbortSignal }): ToolContext {
+export function toolContext(options: {
+  root: string | undefined;
+  callerId?: string;
+  sessionId?: string;
+  session?: ToolSession;
+  waiting?: string[];
+  signal?: AbortSignal;
+  resultTokenBudget?: number;
+}): ToolContext {
   const sessionId = options.sessionId ?? '20250101-000000-abcdef';
-  const agentState = options.root ? new SessionAgentState(new FileSessionBackend({ root: options.root }).agentState, sessionId) : undefined;
-  const session = options.session ?? ({ id: sessionId, agentState } as ToolSession);
+  const backend = options.root ? new FileSessionBackend({ root: options.root }) : undefined;
+  const agentState = backend ? new SessionAgentState(backend.agentState, sessionId) : undefined;
+  const artifacts = backend ? new SessionArtifacts(backend.artifacts, sessionId) : undefined;
+  const session = options.session ?? ({ id: sessionId, agentState, artifacts } as ToolSession);
   const callerId = options.callerId ?? 'worker';
   const waiting = options.waiting ?? ['user'];
   // The first waits on the message it sent; each after it in a communicate call of the conversation it answers.
@@ -46,6 +57,7 @@ export function toolContext(options: { root: string | undefined; callerId?: stri
     events: new EventBus(),
     workspaceRoot: options.root,
     readable: () => true,
+    ...(options.resultTokenBudget !== undefined ? { resultTokenBudget: options.resultTokenBudget } : {}),
   };
 }
 

@@ -122,7 +122,7 @@ describe('collective tools', () => {
     expect(text.split('\n').slice(1).map((line) => line.split(' ')[0]).sort()).toEqual(['file_delete', 'file_edit', 'file_glob', 'file_grep', 'file_list', 'file_read', 'file_write']);
     expect(text).toContain('file_read (read): Read a text file in the workspace.');
     const full = successText(await run(tools.list_tools!, { prefix: 'file_', full: true }, toolContext({ root: test.root, callerId: 'helper', session })));
-    expect(full).toContain('Use offset (1-based first line)');
+    expect(full).toContain('read the rest with artifact_read');
     expect(successText(await run(tools.list_tools!, { prefix: 'shell_' }, toolContext({ root: test.root, callerId: 'helper', session })))).toBe('None of your tools starts with "shell_".');
   });
 

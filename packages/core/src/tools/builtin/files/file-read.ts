@@ -6,22 +6,26 @@ import { looksBinary } from './text-file.js';
 import { openInWorkspace, readDescriptor } from '../../../storage/safe-open.js';
 import { resolveToolPath } from '../../../storage/workspace-path.js';
 
-const DEFAULT_LINES = 2000;
-/** Minified or generated lines would eat the context a few at a time. */
-const MAX_LINE_CHARS = 2000;
+/** The most one read returns (default 10 MiB, the default `context.artifactMaxBytes`); past it, offset reads on. */
+const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
 
-/** Reads a text file of the workspace, by line range, with line numbers. */
-export function createFileReadTool(): Tool {
+/**
+ * Reads a text file of the workspace, by line range, with line numbers. It
+ * returns whole lines, up to `maxBytes`: what is too large for the model's
+ * context is the context's to evict (stored whole as an artifact, previewed).
+ */
+export function createFileReadTool(options: { maxBytes?: number | undefined } = {}): Tool {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   return defineTool({
     name: 'file_read',
     description:
-      'Read a text file in the workspace. Returns numbered lines; by default the first 2000, each cut at 2000 characters. ' +
-      'Use offset (1-based first line) and limit to page through long files. Paths are relative to the workspace root. ' +
-      'Binary files are refused; find text with file_grep instead of reading whole large files.',
+      'Read a text file in the workspace. Returns numbered lines: the whole file, or limit lines from offset (1-based first line). ' +
+      'A result too large for your context is stored as an artifact and you get its first and last lines (read the rest with artifact_read, or here with offset and limit). ' +
+      'Paths are relative to the workspace root. Binary files are refused; find text with file_grep instead of reading whole large files.',
     inputSchema: z.object({
       path: z.string().min(1).describe('File path relative to the workspace root.'),
       offset: z.number().int().positive().optional().describe('First line to return (1-based).'),
-      limit: z.number().int().positive().optional().describe(`How many lines (default ${DEFAULT_LINES}).`),
+      limit: z.number().int().positive().optional().describe('How many lines (default: to the end).'),
     }),
     concurrent: true,
     effect: 'read',
@@ -45,15 +49,23 @@ export function createFileReadTool(): Tool {
       if (lines.at(-1) === '') lines.pop();
       const first = input.offset ?? 1;
       if (first > Math.max(lines.length, 1)) return { status: 'error', error: `"${input.path}" has ${lines.length} lines; offset ${first} is past the end.` };
-      const slice = lines.slice(first - 1, first - 1 + (input.limit ?? DEFAULT_LINES));
-      const numbered = slice.map((line, index) => `${String(first + index).padStart(5)}  ${cutLine(line)}`).join('\n');
-      const last = first + slice.length - 1;
+      const slice = lines.slice(first - 1, first - 1 + (input.limit ?? lines.length));
+      const shown: string[] = [];
+      let bytes = 0;
+      for (const [index, line] of slice.entries()) {
+        const numberedLine = `${String(first + index).padStart(5)}  ${line}`;
+        bytes += Buffer.byteLength(numberedLine, 'utf8') + 1;
+        // Memory stays bounded; a single line larger than the bound is cut, saying so.
+        if (bytes > maxBytes) {
+          if (shown.length === 0) shown.push(`${numberedLine.slice(0, maxBytes)}… [line cut after ${maxBytes} characters]`);
+          break;
+        }
+        shown.push(numberedLine);
+      }
+      const numbered = shown.join('\n');
+      const last = first + shown.length - 1;
       const more = last < lines.length ? `\n(lines ${first}-${last} of ${lines.length}; read on with offset ${last + 1})` : '';
       return { status: 'success', data: `${resolved.relative} (${lines.length} lines)\n${numbered}${more}` };
     },
   });
-}
-
-function cutLine(line: string): string {
-  return line.length <= MAX_LINE_CHARS ? line : `${line.slice(0, MAX_LINE_CHARS)}… [${line.length - MAX_LINE_CHARS} more characters]`;
 }

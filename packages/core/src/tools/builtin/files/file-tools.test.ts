@@ -6,6 +6,9 @@ import { createFileEditTool } from './file-edit.js';
 import { createFileListTool } from './file-list.js';
 import { createFileReadTool } from './file-read.js';
 import { createFileWriteTool } from './file-write.js';
+import { ToolResultEviction } from '../../../context/evict-tool-result.js';
+import { countTextTokens } from '../../../context/text-tokens.js';
+import { loadTokenCounter } from '../../../context/token-count.js';
 
 const read = createFileReadTool();
 const write = createFileWriteTool();
@@ -32,11 +35,25 @@ describe('file tools', () => {
     );
   });
 
-  it('refuses to read binary files and cuts very long lines', async () => {
+  it('refuses to read binary files; a very long line is read whole and reaches the context cut, kept whole as an artifact', async () => {
     writeFileSync(join(workspace.root, 'image.bin'), Buffer.from([0x89, 0x50, 0x00, 0x01]));
     expect(errorText(await run(read, { path: 'image.bin' }, context))).toContain('looks binary');
-    writeFileSync(join(workspace.root, 'min.js'), 'x'.repeat(5000));
-    expect(successText(await run(read, { path: 'min.js' }, context))).toContain('… [3000 more characters]');
+    const minified = Array.from({ length: 2000 }, (_, index) => `v${index}=${index * 7};`).join('');
+    writeFileSync(join(workspace.root, 'min.js'), minified);
+    const whole = successText(await run(read, { path: 'min.js' }, context));
+    expect(whole).toBe(`min.js (1 lines)\n    1  ${minified}`);
+    // What the model's context gets of it (the small profile's threshold): the line cut within a bounded preview.
+    const eviction = new ToolResultEviction({ artifacts: context.session.artifacts, evictAboveTokens: 700, artifactMaxBytes: 10 * 1024 * 1024, canReadArtifacts: true });
+    const block = await eviction.apply({ type: 'tool_result', toolUseId: 'read-1', content: whole });
+    expect(block.content).toMatch(/^\[Evicted to artifact "tool-read-1\.txt"/);
+    expect(countTextTokens(await loadTokenCounter(), block.content)).toBeLessThan(700);
+    expect(await context.session.artifacts.getText('tool-read-1.txt')).toBe(whole);
+  });
+
+  it('returns whole lines up to its byte bound, and says where to read on', async () => {
+    writeFileSync(join(workspace.root, 'long.txt'), Array.from({ length: 10 }, (_, index) => `line ${index + 1} ${'z'.repeat(20)}`).join('\n'));
+    const text = successText(await run(createFileReadTool({ maxBytes: 110 }), { path: 'long.txt' }, context));
+    expect(text).toBe(`long.txt (10 lines)\n    1  line 1 ${'z'.repeat(20)}\n    2  line 2 ${'z'.repeat(20)}\n    3  line 3 ${'z'.repeat(20)}\n(lines 1-3 of 10; read on with offset 4)`);
   });
 
   it('refuses writes that leave the workspace: .., absolute paths, a symlinked folder and a dangling symlink', async () => {

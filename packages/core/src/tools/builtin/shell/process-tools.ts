@@ -19,7 +19,7 @@ export function createProcessTools(registry: ProcessRegistry): Tool[] {
       description:
         'Start a long-running shell command in the background (a dev server, a watcher, a long build) with /bin/sh -c, and return its id at once. ' +
         'Read its output with process_poll and end it with process_stop; it runs until stopped or until Legion exits. ' +
-        'Output between polls keeps its head and tail (the size cut is said). For a command that finishes quickly use shell_run.',
+        'A large output between polls is stored as an artifact and previewed (read it with artifact_read). For a command that finishes quickly use shell_run.',
       inputSchema: z.object({
         command: z.string().min(1).describe('The command line, as typed in a POSIX shell.'),
         cwd: z.string().min(1).optional().describe('Folder to run in, relative to the workspace root (default: the root).'),

@@ -28,7 +28,12 @@ describe('shell_run', () => {
     expect(errorText(await run(shell, { command: 'pwd', cwd: 'missing' }, context))).toContain('not a folder');
   });
 
-  it('keeps the head and tail of large output and says how much was cut', async () => {
+  it('returns large output whole by default: the context, not the tool, decides what the model sees', async () => {
+    const text = successText(await run(createShellRunTool({ killGraceMs: 200 }), { command: "head -c 200000 /dev/zero | tr '\\0' a; echo; echo END" }, toolContext({ root: workspace.root })));
+    expect(text === `exit code 0\n[stdout]\n${'a'.repeat(200_000)}\nEND`).toBe(true);
+  });
+
+  it('bounds the memory of large output at its limit: the head and tail, saying how much was cut', async () => {
     const text = successText(await run(shell, { command: "head -c 200000 /dev/zero | tr '\\0' a; echo; echo END" }, toolContext({ root: workspace.root })));
     expect(text).toContain('… [199005 bytes cut] …');
     expect(text.endsWith('aaa\nEND')).toBe(true);

@@ -21,7 +21,7 @@ export function createShellRunTool(options: ShellOptions = {}): Tool {
     description:
       'Run a shell command with /bin/sh -c in the workspace (or a folder of it, cwd) and wait for it to finish. ' +
       'Returns the exit code, stdout and stderr. ' +
-      `Each stream keeps its first and last ${Math.floor(limitBytes / 2)} bytes and says how many were cut, so filter noisy output (grep, tail). ` +
+      'A large output is stored whole as an artifact and you get its first and last lines (read the rest with artifact_read); still, filter noisy output (grep, tail). ' +
       `The command is killed with everything it started after timeout_ms (default ${DEFAULT_TIMEOUT_MS / 1000} s, at most ${MAX_TIMEOUT_MS / 1000} s). ` +
       'stdin is closed: use non-interactive flags (-y, --no-pager). Processes it leaves in the background are killed when it exits; ' +
       'for servers and watchers use process_start. Secret environment values are redacted from the output.',
