@@ -5,9 +5,9 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 
-const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'backend-append.mjs', 'open-session.mjs', 'cli-startup.mjs', 'management-commands.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'sessions-latest.mjs', 'follow-latency.mjs', 'symlink-race.mjs', 'approval-race.mjs', 'surface-race.mjs', 'kill-children.mjs', 'approval-rules.mjs', 'repl-terminal.mjs', 'tool-schema-tokens.mjs', 'prices.mjs', 'evict-large-output.mjs'];
+const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'backend-append.mjs', 'open-session.mjs', 'cli-startup.mjs', 'management-commands.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'context-long-session.mjs', 'sessions-latest.mjs', 'follow-latency.mjs', 'symlink-race.mjs', 'approval-race.mjs', 'surface-race.mjs', 'kill-children.mjs', 'approval-rules.mjs', 'repl-terminal.mjs', 'tool-schema-tokens.mjs', 'prices.mjs', 'evict-large-output.mjs'];
 /** Node flags a bench needs (memory-runs measures the live heap after a forced GC). */
-const FLAGS = { 'memory-runs.mjs': ['--expose-gc'] };
+const FLAGS = { 'memory-runs.mjs': ['--expose-gc'], 'context-long-session.mjs': ['--expose-gc'] };
 const here = (name) => fileURLToPath(new URL(name, import.meta.url));
 
 function run(name) {
@@ -77,6 +77,10 @@ if (f['management-commands']) {
 if (f['memory-runs']) {
   const a = f['memory-runs'];
   console.log(`  ${a.runs} runs without close():       RSS ${fmt(a.rssEarlyMB, 'MB')} at run 100 → ${fmt(a.rssLateMB, 'MB')} (growth ${fmt(a.rssGrowthMB, 'MB')}, target < 30)   live heap ${fmt(a.heapLateMB, 'MB')} (target < 20)   open fds ${a.fdsEarly} → ${a.fdsLate}`);
+}
+if (f['context-long-session']) {
+  const a = f['context-long-session'];
+  console.log(`  ${a.turns}-turn session, compaction on: ${a.compactions} compactions   time per turn ${fmt(a.turnEarlyMs)} at turn 100 → ${fmt(a.turnLateMs)} (ratio ${a.timeRatio}, target ≤ 1.2)   RSS ${fmt(a.rssEarlyMB, 'MB')} → ${fmt(a.rssLateMB, 'MB')} (ratio ${a.rssRatio}, target ≤ 1.2)`);
 }
 if (f['sessions-latest']) {
   const a = f['sessions-latest'];

@@ -187,6 +187,16 @@ program
     runCli(async () => (await import('./commands/log.js')).logCommand(conversation, { ...options, workspace: workspace() })),
   );
 
+program
+  .command('compact')
+  .description("summarize the older part of an agent's context now (the full history stays in the log); refused while a turn runs")
+  .option('--session <id>', 'session (default: the latest)')
+  .option('--to <agent>', 'your conversation with this agent (default: the entry agent)')
+  .option('--conversation <id>', 'any conversation, by id (user__coordinator, coordinator__developer)')
+  .option('--json', 'one JSON object: what was compacted, tokens before and after')
+  .addHelpText('after', examples(['legion compact', 'legion compact --to developer', 'legion compact --session 20261125-214500-1a2b3c --conversation coordinator__developer', 'legion compact --json']))
+  .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/compact.js')).compactCommand({ ...options, workspace: workspace() })));
+
 registerManagementCommands(program);
 
 // `legion` alone and `legion chat`: the interactive REPL (in a pipe, what `legion run` does).

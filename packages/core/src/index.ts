@@ -49,7 +49,8 @@ export type { LogEntry } from './storage/log-entry.js';
 export { UsageRecordSchema, emptyTotals, summarizeUsage } from './storage/usage-summary.js';
 export type { UsageRecord, UsageSummary, UsageTotals } from './storage/usage-summary.js';
 export { CompactionEntrySchema } from './storage/log-entry.js';
-export type { CompactionEntry, HeaderEntry, MessageEntry, NoteEntry } from './storage/log-entry.js';
+export type { CarriedMessage, CompactionEntry, CompactionEntryInput, CompactionReason, HeaderEntry, MessageEntry, NoteEntry } from './storage/log-entry.js';
+export { CONVERSATION_FORMAT_VERSION } from './storage/log-entry.js';
 export type {
   AcquireResult,
   AgentStateKey,
@@ -91,6 +92,10 @@ export { buildContextReport, percent } from './context/context-report.js';
 export type { ContextReport, ContextReportInput } from './context/context-report.js';
 export { loadTokenCounter, tokenUpperBound } from './context/token-count.js';
 export type { TokenCounter } from './context/token-count.js';
+// Compaction and the hard cap (issue 12): summaries of the older context, the state carried over them, the window's budget.
+export { ContextOverflowError } from './context/context-budget.js';
+export { SUMMARY_SYSTEM_MARK } from './context/compaction-summary.js';
+export { CARRY_OVER_TAG } from './context/compaction-carry-over.js';
 
 // Participants, their policies, and the config files.
 export {
@@ -156,6 +161,7 @@ export type { McpProbeResult } from './tools/providers/mcp/probe-mcp-server.js';
 // The session contract: sending, turns, runtimes, and the port tools talk back through.
 export type {
   AnswerOutcome,
+  CompactOutcome,
   ParticipantRuntime,
   PausedOnApprovals,
   RuntimeOutcome,

@@ -133,6 +133,15 @@ export class Activity {
       case 'provider:retry':
         this.screen.print(style.yellow(`  ${event.participantId}'s model (${event.provider}) failed: ${event.reason}; retry ${event.attempt} of ${event.of} in ${formatDuration(event.waitMs)}`));
         return;
+      case 'context:compacted':
+        // `/compact` says what it did itself; this is for the compactions that happen on their own.
+        if (event.reason === 'manual') return;
+        this.screen.print(
+          style.dim(
+            `  ${event.participantId}'s context was compacted (${event.reason === 'overflow' ? 'the provider said it was too long' : 'it neared the window'}): ${event.messageIds.count} messages summarized, ${event.tokensBefore.toLocaleString('en-US')} → ${event.tokensAfter.toLocaleString('en-US')} tokens`,
+          ),
+        );
+        return;
       case 'storage:warning':
         this.screen.print(style.yellow(`warning: ${event.path}: ${event.problem}`));
         return;

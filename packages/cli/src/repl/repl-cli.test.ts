@@ -455,6 +455,22 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expect(JSON.parse((await node(['approvals', 'rules', '--json'])).stdout)).toMatchObject({ rules: [] });
   }, 90_000);
 
+  it('a compaction that happens on its own is said in the scrollback, and the conversation goes on', async () => {
+    const file = join(dir, '.legion/collective/participants/coordinator.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), tools: 'none', context: { window: 100_000, summarizeAtTokens: 400, protectRecentTokens: 50 } }, null, 2));
+    const long = 'The parser walks the input once and notes positions for its error messages. '.repeat(12);
+    mock.on({ userMessage: 'The conversation to fold in' }, { content: 'Summary: two long notes about the parser.' });
+    // First match wins, and after the compaction the first note is carried over into the second's message.
+    mock.on({ userMessage: 'Second long note' }, { content: 'Second noted.' });
+    mock.on({ userMessage: 'First long note' }, { content: `First noted. ${long}` });
+    await startRepl();
+    terminal.type(`First long note: ${long}`);
+    await terminal.waitFor('coordinator: First noted.');
+    terminal.type(`Second long note: ${long}`);
+    await terminal.waitFor(/coordinator's context was compacted \(it neared the window\): 2 messages summarized, [\d,]+ → [\d,]+ tokens/);
+    await terminal.waitFor('coordinator: Second noted.');
+  }, 60_000);
+
   it('slash commands: /agents, /convo, /history, /compact, /new, /sessions, /clear', async () => {
     mock.on({ userMessage: 'In the review thread' }, { content: 'Noted in review.' });
     await startRepl();
@@ -467,7 +483,13 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     terminal.type('/history 5');
     await terminal.waitFor(/user__coordinator__review coordinator: Noted in review\./);
     terminal.type('/compact');
-    await terminal.waitFor('/compact arrives with context management');
+    await terminal.waitFor('Nothing to compact in user__coordinator__review: everything in the context is its newest turn');
+    mock.on({ userMessage: 'A second note' }, { content: 'Second noted.' });
+    mock.on({ userMessage: 'The conversation to fold in' }, { content: 'Summary: the user keeps review notes.' });
+    terminal.type('A second note');
+    await terminal.waitFor('coordinator: Second noted.');
+    terminal.type('/compact');
+    await terminal.waitFor(/Compacted user__coordinator__review: 2 messages summarized by anthropic\/claude-test; context [\d,]+ → [\d,]+ tokens\./);
     const first = /session (\d{8}-\d{6}-\w+)/.exec(terminal.screen())?.[1];
     terminal.type('/new');
     await terminal.waitFor(/legion · session \S+ \(new\)[\s\S]*legion · session \S+ \(new\)/);
@@ -475,6 +497,6 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     const listed = await terminal.waitFor(/← current/);
     expect(listed).toContain(`${first}  last active`);
     terminal.type('/clear');
-    await terminal.waitFor(/^(?![\s\S]*arrives with context management)/);
+    await terminal.waitFor(/^(?![\s\S]*Compacted user__coordinator__review)/);
   }, 60_000);
 });

@@ -4,6 +4,8 @@ import type { Legion, Session } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
 import { clip, formatCost, formatTokens } from './format.js';
 import { contextLines } from './context-view.js';
+import { compactionLine } from '../render/compaction-line.js';
+import { conversationId } from '@legion-collective/core';
 
 const style = styleFor(process.stdout);
 
@@ -179,6 +181,18 @@ const COMMANDS: Command[] = [
     },
   },
   {
+    name: 'compact',
+    description: "summarize the older part of this conversation's context now (the log keeps it all)",
+    run: async (control) => {
+      const id = conversationId({ initiator: control.you, responder: control.target.to, name: control.target.conversation });
+      try {
+        control.print(`  ${compactionLine(id, await control.session.compact(id, { reason: 'manual' }))}`);
+      } catch (error) {
+        control.print(style.red(`error: ${error instanceof Error ? error.message : String(error)}`));
+      }
+    },
+  },
+  {
     name: 'tools',
     args: '[agent]',
     description: "the tools an agent's model sees",
@@ -197,7 +211,6 @@ const COMMANDS: Command[] = [
       for (const missing of view.missing) control.print(style.yellow(`  missing: ${missing.pattern} (${missing.source}): ${missing.reason}`));
     },
   },
-  { name: 'compact', description: 'compact the conversation', run: (control) => control.print(style.dim('  /compact arrives with context management (not in this version yet).')) },
   {
     name: 'context',
     args: '[agent]',

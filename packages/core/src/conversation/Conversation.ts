@@ -4,14 +4,14 @@ import type { Participant } from '../collective/participant.js';
 import { ConversationBusyError, errorMessage, LegionError } from '../errors.js';
 import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
-import type { RuntimeOutcome, RuntimeResolver, ToolSession, TurnContext, TurnConversation, TurnResult } from '../session/turn.js';
+import type { CompactOutcome, RuntimeOutcome, RuntimeResolver, ToolSession, TurnContext, TurnConversation, TurnResult } from '../session/turn.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
 import type { ApprovalView } from '../storage/approval-records.js';
 import type { ConversationLogs, Lease, LogCursor } from '../storage/backend/session-backend.js';
 import { LeaseLostError } from '../storage/backend/lease-lost-error.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
-import { CONVERSATION_FORMAT_VERSION } from '../storage/log-entry.js';
+import { CompactionEntrySchema, CONVERSATION_FORMAT_VERSION, type CompactionEntry, type CompactionEntryInput, type CompactionReason } from '../storage/log-entry.js';
 import type { Message, ToolUseBlock } from '../message.js';
 
 export interface ConversationServices {
@@ -57,6 +57,8 @@ export class Conversation implements TurnConversation {
   /** The model's context once loaded, kept in step with appends; `cursor` is just past what it holds. */
   private messages: Message[] | undefined;
   private cursor: LogCursor | undefined;
+  /** The compaction point the loaded history starts after. */
+  private point: CompactionEntry | undefined;
   /** In-process queue: the turn that currently holds (or waits for) the lease. */
   private tail: Promise<void> = Promise.resolve();
   /** Turns of this process that hold or wait for the lease; counted before the first await, so a send in the same tick sees it. */
@@ -97,9 +99,31 @@ export class Conversation implements TurnConversation {
       if (!this.messages) {
         this.messages = context.messages;
         this.cursor = context.cursor;
+        this.point = context.compaction;
       }
     }
     return this.messages;
+  }
+
+  async compaction(): Promise<CompactionEntry | undefined> {
+    await this.history();
+    return this.point;
+  }
+
+  async compact(input: CompactionEntryInput): Promise<CompactionEntry> {
+    if (this.lost) throw this.lost;
+    const history = await this.history();
+    const entry = CompactionEntrySchema.parse(input);
+    if (entry.keptMessages > history.length) {
+      throw new LegionError('compaction_invalid', `A compaction of ${this.id} keeps ${entry.keptMessages} messages; the context holds only ${history.length}.`, { conversationId: this.id });
+    }
+    const cursor = await this.logs.append(this.ref, entry);
+    if (this.messages) {
+      this.messages = this.messages.slice(this.messages.length - entry.keptMessages);
+      this.cursor = cursor;
+    }
+    this.point = entry;
+    return entry;
   }
 
   async append(message: Omit<Message, 'id' | 'at'>, author: string): Promise<Message> {
@@ -131,11 +155,41 @@ export class Conversation implements TurnConversation {
     return this.runTurn(options, undefined);
   }
 
+  /**
+   * Summarizes the older part of the responder's context now, holding the
+   * conversation's lease as a turn does: refused while a turn runs in it.
+   */
+  async compactNow(options: { responder: Participant; session: ToolSession; reason: CompactionReason; signal?: AbortSignal | undefined }): Promise<CompactOutcome> {
+    let held: HeldTurn;
+    try {
+      held = await this.acquire({ signal: options.signal, ifBusy: 'fail' });
+    } catch (error) {
+      if (!(error instanceof ConversationBusyError)) throw error;
+      throw new LegionError(
+        'conversation_busy',
+        `Cannot compact ${this.id} while a turn runs in it (${String(error.details['holder'])}). Wait for the turn to end (or stop it), then compact again.`,
+        { conversationId: this.id },
+      );
+    }
+    try {
+      if (!(await this.logs.header(this.ref))) return { status: 'nothing', why: `${this.id} has no messages yet` };
+      await this.catchUp();
+      this.current = true;
+      const runtime = this.services.runtimes.resolve(options.responder);
+      if (!runtime.compact) throw new LegionError('not_compactable', `${options.responder.id} is not an agent: only an agent's context is compacted.`, { participantId: options.responder.id });
+      const turn = { participant: options.responder, conversation: this, frames: [], session: options.session, signal: held.signal, events: this.services.events };
+      return await runtime.compact(turn, options.reason);
+    } finally {
+      await held.release();
+    }
+  }
+
   /** Forgets the loaded history (it is read again from the log when next needed). */
   close(): void {
     if (this.pending > 0) return;
     this.messages = undefined;
     this.cursor = undefined;
+    this.point = undefined;
   }
 
   private async runTurn(options: Omit<ConversationSendOptions, 'text'>, incoming: { from: string; text: string } | undefined): Promise<TurnResult> {
@@ -259,6 +313,14 @@ export class Conversation implements TurnConversation {
     const fresh = await this.logs.readSince(this.ref, cursor);
     // Only if nothing moved the history on meanwhile (an append, another catch-up, a close).
     if (this.cursor !== cursor || !this.messages) return;
+    if (fresh.compacted) {
+      // Another process compacted it (`legion compact`): the context starts at its new point.
+      const context = await this.logs.context(this.ref);
+      this.messages = context.messages;
+      this.cursor = context.cursor;
+      this.point = context.compaction;
+      return;
+    }
     this.messages.push(...fresh.messages);
     this.cursor = fresh.cursor;
   }

@@ -1,7 +1,7 @@
 import type { Collective } from '../collective/Collective.js';
 import { LegionError, ParticipantNotFoundError } from '../errors.js';
 import type { ConversationRef } from '../events/event-types.js';
-import type { AnswerOutcome, SendRequest, ToolSession, TurnResult } from '../session/turn.js';
+import type { AnswerOutcome, CompactOutcome, SendRequest, ToolSession, TurnResult } from '../session/turn.js';
 import { framesOfTurn } from '../session/delegation-stack.js';
 import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
 import { SessionApprovals } from '../storage/SessionApprovals.js';
@@ -156,6 +156,16 @@ export class Session implements ToolSession {
       signal,
       ifBusy: 'wait',
     });
+  }
+
+  /**
+   * Summarizes the older part of a conversation's context now (`legion compact`,
+   * `/compact`): a `compaction` entry is appended, the messages stay in the log.
+   * Takes the conversation's lease like a turn: refused while a turn runs in it.
+   */
+  compact(conversationId: string, options: { reason?: 'manual' | 'overflow' | 'auto' | undefined; signal?: AbortSignal | undefined } = {}): Promise<CompactOutcome> {
+    const key = parseConversationId(conversationId);
+    return this.conversation(key).compactNow({ responder: this.services.collective.require(key.responder), session: this, reason: options.reason ?? 'manual', signal: options.signal });
   }
 
   /** Tool calls of a conversation's last response that have no result yet. */

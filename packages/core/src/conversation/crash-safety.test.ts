@@ -7,6 +7,7 @@ import type { LegionEvents } from '../events/event-types.js';
 import type { Legion } from '../Legion.js';
 import { agentParticipant, createTestLegion, mockParticipant, userParticipant, type TestLegion } from '../testing/index.js';
 import { textOf, toolResultsOf, toolUsesOf, type Message } from '../message.js';
+import { CONVERSATION_FORMAT_VERSION } from '../storage/log-entry.js';
 
 // The crash tests run the engine in real child processes (the fixtures import the
 // built package), kill them with SIGKILL, and reopen the same workspace here.
@@ -261,7 +262,7 @@ describe('crash safety of conversations', () => {
       const torn = new Map<string, string>();
       for (const entry of conversationFiles()) {
         const { entries, tornTail } = readLogFile(join(conversationsDir, entry));
-        expect(entries[0], `${label}: ${entry} starts with its header`).toMatchObject({ kind: 'header', version: 1 });
+        expect(entries[0], `${label}: ${entry} starts with its header`).toMatchObject({ kind: 'header', version: CONVERSATION_FORMAT_VERSION });
         if (tornTail !== undefined) torn.set(entry, tornTail);
       }
 

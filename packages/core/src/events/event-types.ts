@@ -87,6 +87,20 @@ export interface LegionEvents {
   'storage:warning': { path: string; offset: number; problem: string; sessionId?: string | undefined };
   /** A model call failed and will be tried again after `waitMs` (the provider's `retry-after`, or backoff). */
   'provider:retry': ConversationRef & { participantId: string; provider: string; model: string; attempt: number; of: number; waitMs: number; reason: string; askedByProvider: boolean };
+  /**
+   * The older part of a conversation's context was summarized (a `compaction` entry was
+   * appended; the messages stay in the log). `reason`: a threshold was crossed (`auto`),
+   * someone asked (`manual`: `legion compact`, `/compact`), or the provider said the
+   * prompt was too long (`overflow`). `participantId` is the agent whose context it is.
+   */
+  'context:compacted': ConversationRef & {
+    participantId: string;
+    reason: 'auto' | 'manual' | 'overflow';
+    messageIds: { first: string; last: string; count: number };
+    tokensBefore: number;
+    tokensAfter: number;
+    summarizer: { provider: string; model: string };
+  };
   /** A tool became available (registered directly or listed by a tool provider). Workspace-level. */
   'tool:register': { name: string; providerId: string };
   /** A tool went away (its disposer ran, its provider dropped it or was disposed). Workspace-level. */

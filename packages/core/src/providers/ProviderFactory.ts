@@ -36,8 +36,11 @@ export class ProviderFactory {
   }
 
   forParticipant(participantId: string, model: ModelConfig): LLMProvider {
-    const direct = this.perParticipant.get(participantId);
-    if (direct) return direct;
+    return this.perParticipant.get(participantId) ?? this.forModel(model);
+  }
+
+  /** The provider for a model config, whoever uses it (a summarizer model, say). */
+  forModel(model: ModelConfig): LLMProvider {
     const key = JSON.stringify(model);
     let provider = this.cache.get(key);
     if (!provider) {

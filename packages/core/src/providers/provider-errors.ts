@@ -6,7 +6,17 @@ interface SdkErrorShape {
   name?: string;
   headers?: unknown;
   error?: { error?: { message?: string }; message?: string };
+  /** OpenAI's error code (`context_length_exceeded`). */
+  code?: unknown;
 }
+
+/**
+ * How the providers say a prompt is longer than the model's window: Anthropic's
+ * 400 invalid_request_error "prompt is too long: 210000 tokens > 200000 maximum",
+ * OpenAI's 400 `context_length_exceeded` "This model's maximum context length is …"
+ * (and servers speaking its protocol: "… exceeds the context window", "too many tokens").
+ */
+const CONTEXT_TOO_LONG = /prompt is too long|context_length_exceeded|maximum context length|exceeds the context window|context window (?:is )?exceeded|too many (?:input )?tokens/i;
 
 export interface ProviderErrorContext {
   provider: string;
@@ -42,12 +52,32 @@ export function toProviderError(error: unknown, context: ProviderErrorContext): 
   if (shape.status !== undefined && shape.status >= 500) {
     return make('provider_unavailable', `the service failed (${shape.status}: ${detail})`, 'It is usually temporary: try again; retries were already made.');
   }
+  if ((shape.status === 400 || shape.status === 413) && (shape.code === 'context_length_exceeded' || CONTEXT_TOO_LONG.test(detail))) {
+    return make(
+      'provider_context_too_long',
+      `the prompt is longer than the model's window (${shape.status}: ${detail})`,
+      `Legion compacts the conversation and retries once; if it still fails, set the model's window (context.window, or "models" in the config) to what ${model} really takes.`,
+    );
+  }
   if (shape.status === 400) return make('provider_bad_request', `the request was refused (400: ${detail})`, 'This is likely a Legion bug or an unsupported model setting; report it with the message.');
   const name = errorName(error);
   if (name === 'APIUserAbortError' || name === 'AbortError') return cancelledError(context, error);
   if (name === 'APIConnectionTimeoutError') return make('provider_timeout', `no answer within the request timeout from ${where}`, `Raise providers.${provider}.timeoutMs, or check that the endpoint is up.`);
   if (name === 'APIConnectionError') return make('provider_unreachable', `cannot connect to ${where} (${detail})`, 'Check that the endpoint is running and the base URL is right (model.baseURL, or the provider\'s *_BASE_URL variable).');
   return make('provider_error', detail, 'See the message above.');
+}
+
+/** The provider refused the request as longer than the model's window. */
+export function isContextTooLongError(error: unknown): boolean {
+  return error instanceof ProviderError && error.code === 'provider_context_too_long';
+}
+
+/** The window a too-long error names (Anthropic's "> 200000 maximum", OpenAI's "maximum context length is 128000 tokens"), if it names one. */
+export function windowNamedBy(error: unknown): number | undefined {
+  if (!isContextTooLongError(error)) return undefined;
+  const text = errorMessage(error);
+  const match = /tokens? > (\d+) maximum/.exec(text) ?? /maximum context length is (\d+) tokens/.exec(text);
+  return match ? Number(match[1]) : undefined;
 }
 
 /** OpenAI's SDK (v6) leaves `name` as "Error" on its error classes; the class name tells them apart. */

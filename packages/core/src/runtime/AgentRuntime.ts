@@ -25,7 +25,12 @@ import { createLoadToolsTool } from '../tools/builtin/tool-loading/load-tools.js
 import { readLoadedTools } from '../tools/builtin/tool-loading/loaded-tools.js';
 import { loadableTools, loadHints, planToolOffer, type ToolOffer, type ToolOfferSources } from './tool-offer.js';
 import { resumeToolPhase, runToolPhase, type ToolPhaseResult, type ToolPhaseServices } from './tool-phase.js';
-import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/turn.js';
+import type { CompactOutcome, ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/turn.js';
+import type { CompactionReason } from '../storage/log-entry.js';
+import { isContextTooLongError, windowNamedBy } from '../providers/provider-errors.js';
+import { modelWindowFor } from '../context/model-table.js';
+import { ContextOverflowError } from '../context/context-budget.js';
+import { ContextStage } from './context-stage.js';
 
 export interface AgentRuntimeServices extends ToolPhaseServices {
   collective: Collective;
@@ -103,6 +108,8 @@ export class AgentRuntime implements ParticipantRuntime {
         if (turn.events.hasListeners('context:usage')) turn.events.emit('context:usage', Object.assign({}, turn.conversation.ref, { participantId: agent.id, usage }));
       },
     };
+    const stage = this.contextStage(turn, agent, provider);
+    context.compaction = stage;
     // Asked at every delta, not once per turn: a UI that subscribes mid-turn gets the rest of the text.
     const streamText = (text: string): void => {
       if (turn.events.hasListeners('text:delta')) turn.events.emit('text:delta', Object.assign({}, turn.conversation.ref, { participantId: agent.id, text }));
@@ -124,16 +131,31 @@ export class AgentRuntime implements ParticipantRuntime {
       if (overBudget) return { status: 'error', code: overBudget.code, error: overBudget.message };
       let response: ModelResponse;
       const call = linkedSignal(turn.signal);
+      let compactedOnOverflow = false;
       try {
-        response = await generate(provider, await buildModelRequest(context), {
-          signal: call.signal,
-          onTextDelta: streamText,
-          onRetry: (retry) => turn.events.emit('provider:retry', { ...turn.conversation.ref, participantId: agent.id, provider: provider.name, model: provider.model, ...retry }),
-        });
+        for (;;) {
+          try {
+            response = await generate(provider, await buildModelRequest(context), {
+              signal: call.signal,
+              onTextDelta: streamText,
+              onRetry: (retry) => turn.events.emit('provider:retry', { ...turn.conversation.ref, participantId: agent.id, provider: provider.name, model: provider.model, ...retry }),
+            });
+            break;
+          } catch (error) {
+            // The model's window is smaller than Legion thought: one compaction and one retry, never a loop.
+            if (compactedOnOverflow || !isContextTooLongError(error) || turn.signal.aborted) throw error;
+            compactedOnOverflow = true;
+            // The window the provider named holds for the rest of the turn: the summarizer's request and the retry fit it.
+            stage.limitWindow(windowNamedBy(error));
+            if ((await stage.compact('overflow')).status !== 'compacted') throw error;
+          }
+        }
       } catch (error) {
         // Nothing of a failed or cancelled response is appended: the log never holds half a reply.
         if (turn.signal.aborted) return { status: 'error', code: 'cancelled', error: `${agent.id} was cancelled while its model was answering.` };
-        return { status: 'error', code: error instanceof LegionError ? error.code : 'model_failed', error: `${agent.id}'s model call failed: ${errorMessage(error)}` };
+        if (error instanceof ContextOverflowError) return { status: 'error', code: error.code, error: error.message };
+        const retried = compactedOnOverflow && isContextTooLongError(error) ? ' (after one compaction and one retry)' : '';
+        return { status: 'error', code: error instanceof LegionError ? error.code : 'model_failed', error: `${agent.id}'s model call failed${retried}: ${errorMessage(error)}` };
       } finally {
         call.dispose();
       }
@@ -175,13 +197,38 @@ export class AgentRuntime implements ParticipantRuntime {
     return { status: 'error', code: 'max_iterations', error: new MaxIterationsError(agent.id, limits.maxIterations).message };
   }
 
+  /** Summarizes the older part of the conversation's context now (`legion compact`, `/compact`), under the lease the caller holds. */
+  async compact(turn: Omit<TurnContext, 'message'>, reason: CompactionReason): Promise<CompactOutcome> {
+    const agent = turn.participant as AgentParticipant;
+    const { model } = settingsForAgent(this.services.config, agent);
+    await this.services.tools.ready();
+    const stage = this.contextStage(turn, agent, this.services.providers.forParticipant(agent.id, model));
+    stage.fixed = { system: buildSystemPrompt(agent, this.services.collective), tools: this.toolOffer(agent).initial() };
+    return stage.compact(reason);
+  }
+
+  /** The context stages of this agent's requests in this turn; the summarizer is the configured one, else the agent's model. */
+  private contextStage(turn: Omit<TurnContext, 'message'>, agent: AgentParticipant, provider: LLMProvider): ContextStage {
+    const { config } = this.services;
+    const settings = contextSettingsFor(config, agent);
+    const windowKnown = (agent.context?.window ?? config.context.window) !== undefined || modelWindowFor(settingsForAgent(config, agent).model, config.models).source !== 'default';
+    return new ContextStage({
+      turn,
+      agent,
+      settings,
+      windowKnown,
+      summarizer: () => (settings.summarizer ? this.services.providers.forModel(settings.summarizer) : provider),
+      onUsage: (usage, summarizer) => this.recordUsage(turn, agent.id, summarizer, usage),
+    });
+  }
+
   /** Appends the results that are in; if calls still wait on approvals, the turn pauses here. */
   private async settle(turn: TurnContext, agentId: string, phase: ToolPhaseResult): Promise<RuntimeOutcome | undefined> {
     if (phase.results.length > 0) await turn.conversation.append({ role: 'user', content: phase.results satisfies ToolResultBlock[] }, agentId);
     return phase.paused.length > 0 ? { status: 'paused', requests: phase.paused } : undefined;
   }
 
-  private async recordUsage(turn: TurnContext, participantId: string, provider: LLMProvider, usage: Usage): Promise<void> {
+  private async recordUsage(turn: Omit<TurnContext, 'message'>, participantId: string, provider: LLMProvider, usage: Usage): Promise<void> {
     const { name: providerName, model } = provider;
     const quote = this.prices.quote({ provider: providerName, model, baseURL: provider.baseURL });
     const cost = costOf(usage, (quote instanceof Promise ? await quote : quote).price);

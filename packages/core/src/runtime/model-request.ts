@@ -19,6 +19,11 @@ export interface ModelRequestSource {
   context?: ContextSettings | undefined;
   /** Told each request's measure (the runtime's `context:usage` event). */
   measured?: ((usage: ContextUsage) => void) | undefined;
+  /**
+   * Relief step 3 and the hard cap (`ContextStage`: compaction, the carried-over state,
+   * the cap at the window). Runs last, on the request as the steps before made it.
+   */
+  compaction?: { apply(request: ModelRequest): Promise<ModelRequest> } | undefined;
 }
 
 /**
@@ -40,11 +45,13 @@ export async function buildModelRequest(source: ModelRequestSource): Promise<Mod
     maxTokens: source.maxTokens,
     temperature: source.temperature,
   };
+  // Relief step 3 and the hard cap.
+  const sent = source.compaction ? await source.compaction.apply(request) : request;
   if (source.context) {
-    const usage = await measureContext(request, source.context);
-    // After measuring: the reply to this request reports usage for exactly these messages.
-    recordSentRequest(request);
+    // What is measured and recorded is what goes: the reply to it reports usage for exactly these messages.
+    const usage = await measureContext(sent, source.context);
+    recordSentRequest(sent);
     source.measured?.(usage);
   }
-  return request;
+  return sent;
 }

@@ -4,6 +4,7 @@ import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
 import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
+import type { CompactionEntry, CompactionEntryInput, CompactionReason } from '../storage/log-entry.js';
 import type { SessionApprovals } from '../storage/SessionApprovals.js';
 import type { SessionAgentState } from '../storage/SessionAgentState.js';
 import type { SessionArtifacts } from '../storage/SessionArtifacts.js';
@@ -69,6 +70,13 @@ export interface TurnConversation {
   /** The model's context (since the last compaction point); read once, then kept in step with appends. */
   history(): Promise<readonly Message[]>;
   append(message: Omit<Message, 'id' | 'at'>, author: string): Promise<Message>;
+  /** The last compaction point (its summary stands for what came before `history()`), loaded with the history. */
+  compaction(): Promise<CompactionEntry | undefined>;
+  /**
+   * Appends a compaction entry (under the turn's lease) and drops what it summarized
+   * from the loaded history: the next `history()` starts at its kept messages.
+   */
+  compact(entry: CompactionEntryInput): Promise<CompactionEntry>;
 }
 
 export type RuntimeOutcome =
@@ -76,11 +84,16 @@ export type RuntimeOutcome =
   | { status: 'error'; code: string; error: string }
   | PausedOnApprovals;
 
+/** What a compaction did: the entry it appended, or why there was nothing to summarize. */
+export type CompactOutcome = { status: 'compacted'; entry: CompactionEntry } | { status: 'nothing'; why: string };
+
 /** Answers messages for one kind of participant: agents, mocks, or a UI's user. */
 export interface ParticipantRuntime {
   handleMessage(turn: TurnContext): Promise<RuntimeOutcome>;
   /** Continues a turn that paused on approvals (agents only). */
   resume?(turn: TurnContext): Promise<RuntimeOutcome>;
+  /** Summarizes the older part of the conversation's context now, under the lease `turn` holds (agents only). */
+  compact?(turn: Omit<TurnContext, 'message'>, reason: CompactionReason): Promise<CompactOutcome>;
 }
 
 /** Finds the runtime that answers for a participant; Legion's `RuntimeRegistry` is the one in use. */

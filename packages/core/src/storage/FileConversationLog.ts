@@ -4,6 +4,7 @@ import {
   HeaderEntrySchema,
   MessageEntrySchema,
   type CompactionEntry,
+  type CompactionEntryInput,
   type HeaderEntry,
   type NoteEntry,
 } from './log-entry.js';
@@ -87,7 +88,7 @@ export class FileConversationLog {
     this.advanceSeen(this.log.append(note));
   }
 
-  appendCompaction(entry: CompactionEntry): void {
+  appendCompaction(entry: CompactionEntryInput): void {
     this.advanceSeen(this.log.append(entry));
   }
 
@@ -112,13 +113,15 @@ export class FileConversationLog {
   }
 
   /**
-   * The last compaction point and the messages after it, oldest first, and the
-   * offset just past the newest complete line (what this log has now seen).
+   * The last compaction point, the messages it kept and those after it, oldest first,
+   * and the offset just past the newest complete line (what this log has now seen).
    */
   sinceCompaction(): { compaction: CompactionEntry | undefined; messages: Message[]; end: number } {
     this.header(); // refuses a file written by a newer Legion
     const messages: Message[] = [];
     let compaction: CompactionEntry | undefined;
+    /** Once the compaction line is found: how many messages before it still belong to the context. */
+    let kept = 0;
     // Seen up to the end of the newest complete line: a torn tail is not seen, so that
     // once it is cut and replaced, `readNew` starts where the replacement starts.
     let end: number | undefined;
@@ -126,11 +129,14 @@ export class FileConversationLog {
       stop: (line) => {
         end ??= line.end;
         if (line.text.startsWith(COMPACTION_PREFIX)) {
+          // An earlier compaction point among the kept messages is passed over: the newest one rules.
+          if (compaction) return false;
           const parsed = CompactionEntrySchema.safeParse(safeJson(line.text));
           // An unreadable compaction line is no point to stop at: reading goes on past it.
           if (parsed.success) {
             compaction = parsed.data;
-            return true;
+            kept = parsed.data.keptMessages;
+            return kept === 0;
           }
           this.warn(line.offset, `skipped an unreadable compaction line (${parsed.error.issues[0]?.message ?? 'invalid'})`);
           return false;
@@ -138,6 +144,7 @@ export class FileConversationLog {
         if (line.text.startsWith(MESSAGE_PREFIX)) {
           const message = this.parseMessage(line);
           if (message) messages.push(message);
+          if (compaction && message) return --kept <= 0;
         } else this.checkOther(line);
         return false;
       },
@@ -206,17 +213,17 @@ export class FileConversationLog {
    * earlier `next`), oldest first, and the position after them. A line still
    * being written is left for the next call. Independent of `readNew`.
    */
-  readSince(position: number): { messages: Message[]; next: number } {
+  readSince(position: number): { messages: Message[]; next: number; compacted: boolean } {
     const size = this.log.diskSize();
-    if (size === position) return { messages: [], next: position };
+    if (size === position) return { messages: [], next: position, compacted: false };
     if (size < position) {
       // Legion only ever cuts a torn line, which a follower never read past: something else cut or replaced the file.
       this.warn(size, `the log is shorter (${size} bytes) than where it was followed from (${position}): it was cut or replaced; following on from its end`);
-      return { messages: [], next: this.log.endOfLastLine() };
+      return { messages: [], next: this.log.endOfLastLine(), compacted: false };
     }
     this.header(); // refuses a file written by a newer Legion
     const { lines, end } = this.log.readForward(position, { waitForPartial: true });
-    return { messages: this.messagesOf(lines), next: end };
+    return { messages: this.messagesOf(lines), next: end, compacted: lines.some((line) => line.text.startsWith(COMPACTION_PREFIX)) };
   }
 
   /** Appends happen under the conversation lock, after `readNew`, so the file grew by exactly these bytes. */

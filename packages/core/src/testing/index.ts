@@ -6,3 +6,5 @@ export { startWireRecorder } from './wire-recorder.js';
 export type { RecordedRequest, WireRecorder } from './wire-recorder.js';
 export { describeSessionBackendContract } from './session-backend-contract.js';
 export type { MakeHarness, SessionBackendHarness } from './session-backend-contract.js';
+export { startWindowLimitedServer } from './window-limited-server.js';
+export type { WindowLimitedReply, WindowLimitedRequest, WindowLimitedServer, WindowLimitedServerOptions } from './window-limited-server.js';

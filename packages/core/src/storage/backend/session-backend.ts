@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ApprovalDecisionRecord, ApprovalRecord } from '../approval-records.js';
-import type { CompactionEntry, HeaderEntry, MessageEntry, NoteEntry } from '../log-entry.js';
+import type { CompactionEntry, CompactionEntryInput, HeaderEntry, MessageEntry, NoteEntry } from '../log-entry.js';
 import type { Message } from '../../message.js';
 import type { SessionMeta } from '../session-meta.js';
 import type { UsageRecord } from '../usage-summary.js';
@@ -97,12 +97,15 @@ export interface ConversationAddress {
 export type LogCursor = string & { readonly __brand: 'LogCursor' };
 
 /** What may be appended after the header. */
-export type AppendableEntry = MessageEntry | NoteEntry | CompactionEntry;
+export type AppendableEntry = MessageEntry | NoteEntry | CompactionEntryInput;
 
 export interface ConversationContext {
   /** The last compaction point, if any: its summary stands for everything before it. */
   compaction: CompactionEntry | undefined;
-  /** Messages after the last compaction point (all of them if there is none), oldest first. */
+  /**
+   * The messages the model sees after the summary, oldest first: the compaction's kept
+   * messages (logged before it) and every message after it; all of them if there is none.
+   */
   messages: Message[];
   /** Just past the last entry read: `readSince` from here returns what is appended later. */
   cursor: LogCursor;
@@ -123,9 +126,10 @@ export interface ConversationLogs {
   /**
    * Messages appended after `cursor` (undefined: from the log's start), by this
    * instance or any other on the same store, and the cursor past them. An entry
-   * still being written is left for a later call.
+   * still being written is left for a later call. `compacted` says a compaction entry
+   * was among what was read: a loaded context is stale, `context` gives the new one.
    */
-  readSince(address: ConversationAddress, cursor: LogCursor | undefined): Promise<{ messages: Message[]; cursor: LogCursor }>;
+  readSince(address: ConversationAddress, cursor: LogCursor | undefined): Promise<{ messages: Message[]; cursor: LogCursor; compacted?: boolean | undefined }>;
   /** Makes appended entries durable (a file backend fsyncs); a no-op where every append already is. */
   flush(address: ConversationAddress): Promise<void>;
   /** Ids of the session's conversations that have a log, sorted. */

@@ -72,6 +72,25 @@ export function conversationsContract(makeHarness: MakeHarness): void {
       expect(textsOf(await backend.conversations.recent(address, 10))).toEqual(['before', 'after 1', 'after 2']);
     });
 
+    it('keeps in the context the messages a version 2 compaction kept from before it, across an earlier compaction point', async () => {
+      const backend = open();
+      const address = await conversation();
+      for (const text of ['one', 'two']) await backend.conversations.append(address, messageEntry(text));
+      await backend.conversations.append(address, { kind: 'compaction', at: new Date().toISOString(), summary: 'first', keptMessages: 1 });
+      for (const text of ['three', 'four', 'five']) await backend.conversations.append(address, messageEntry(text));
+      let context = await open().conversations.context(address);
+      expect(context.compaction).toMatchObject({ summary: 'first', keptMessages: 1, carried: [] });
+      expect(textsOf(context.messages)).toEqual(['two', 'three', 'four', 'five']);
+      // The second point keeps 'two' and 'three' of before the first one: the first point is passed over.
+      await backend.conversations.append(address, { kind: 'note', level: 'info', text: 'a note', at: new Date().toISOString() });
+      await backend.conversations.append(address, { kind: 'compaction', at: new Date().toISOString(), summary: 'second', keptMessages: 4, reason: 'manual' });
+      await backend.conversations.append(address, messageEntry('six'));
+      context = await open().conversations.context(address);
+      expect(context.compaction).toMatchObject({ summary: 'second', reason: 'manual' });
+      expect(textsOf(context.messages)).toEqual(['two', 'three', 'four', 'five', 'six']);
+      expect(textsOf(await open().conversations.recent(address, 10))).toEqual(['one', 'two', 'three', 'four', 'five', 'six']);
+    });
+
     it('gives an empty context for a conversation that has no log yet', async () => {
       const address = await conversation();
       const context = await open().conversations.context(address);

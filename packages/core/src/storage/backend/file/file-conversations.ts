@@ -86,10 +86,10 @@ export class FileConversations implements ConversationLogs {
     return makeCursor(CURSOR, this.log(address).end());
   }
 
-  async readSince(address: ConversationAddress, cursor: LogCursor | undefined): Promise<{ messages: Message[]; cursor: LogCursor }> {
+  async readSince(address: ConversationAddress, cursor: LogCursor | undefined): Promise<{ messages: Message[]; cursor: LogCursor; compacted: boolean }> {
     // A line another process is still writing is left for the next call, unwarned.
-    const { messages, next } = this.log(address).readSince(cursor === undefined ? 0 : cursorPosition(CURSOR, cursor));
-    return { messages, cursor: makeCursor(CURSOR, next) };
+    const { messages, next, compacted } = this.log(address).readSince(cursor === undefined ? 0 : cursorPosition(CURSOR, cursor));
+    return { messages, cursor: makeCursor(CURSOR, next), compacted };
   }
 
   async flush(address: ConversationAddress): Promise<void> {

@@ -69,19 +69,26 @@ export class MemoryConversations implements ConversationLogs {
     const entries = this.log(address, false)?.entries ?? [];
     const messages: Message[] = [];
     let compaction: CompactionEntry | undefined;
+    /** Once the compaction entry is found: how many messages before it still belong to the context. */
+    let kept = 0;
     for (let index = entries.length - 1; index >= 0; index--) {
       const kind = kindOf(entries[index] ?? '');
       if (kind === 'compaction') {
+        // An earlier compaction point among the kept messages is passed over: the newest one rules.
+        if (compaction) continue;
         const parsed = parseRecord(entries[index] ?? '', CompactionEntrySchema);
         if (parsed.ok) {
           compaction = parsed.value;
-          break;
+          kept = parsed.value.keptMessages;
+          if (kept === 0) break;
+          continue;
         }
         this.warn({ source: source(address), offset: index, problem: `skipped an unreadable compaction entry (${parsed.problem})` });
         continue;
       }
       const message = this.message(address, entries, index);
       if (message) messages.push(message);
+      if (compaction && message && --kept <= 0) break;
     }
     return { compaction, messages: messages.reverse(), cursor: makeCursor(CURSOR, entries.length) };
   }
@@ -90,15 +97,17 @@ export class MemoryConversations implements ConversationLogs {
     return makeCursor(CURSOR, this.log(address, false)?.entries.length ?? 0);
   }
 
-  async readSince(address: ConversationAddress, cursor: LogCursor | undefined): Promise<{ messages: Message[]; cursor: LogCursor }> {
+  async readSince(address: ConversationAddress, cursor: LogCursor | undefined): Promise<{ messages: Message[]; cursor: LogCursor; compacted: boolean }> {
     const entries = this.log(address, false)?.entries ?? [];
     const from = cursor === undefined ? 0 : Math.min(cursorPosition(CURSOR, cursor), entries.length);
     const messages: Message[] = [];
+    let compacted = false;
     for (let index = from; index < entries.length; index++) {
+      if (kindOf(entries[index] ?? '') === 'compaction') compacted = true;
       const message = this.message(address, entries, index);
       if (message) messages.push(message);
     }
-    return { messages, cursor: makeCursor(CURSOR, entries.length) };
+    return { messages, cursor: makeCursor(CURSOR, entries.length), compacted };
   }
 
   async flush(address: ConversationAddress): Promise<void> {

@@ -1,0 +1,159 @@
+import type { ContextSettings } from '../collective/context-schema.js';
+import type { AgentParticipant } from '../collective/participant.js';
+import { renderCarryOver, withCarryOver, type CarryOver } from '../context/compaction-carry-over.js';
+import { compactConversation } from '../context/compaction.js';
+import { fitToWindow } from '../context/context-budget.js';
+import { loadTokenMeasure, requestUpperBound } from '../context/context-tokens.js';
+import { tokenUpperBound } from '../context/token-count.js';
+import { errorMessage } from '../errors.js';
+import type { Usage } from '../message.js';
+import type { LLMProvider, ModelRequest } from '../providers/llm-provider.js';
+import { waitingParticipants } from '../session/delegation-stack.js';
+import type { CompactOutcome, TurnContext } from '../session/turn.js';
+import type { CompactionEntry, CompactionReason } from '../storage/log-entry.js';
+import { renderTodos, TodoFileSchema } from '../tools/builtin/planning/todo-list.js';
+import { ScratchbookFileSchema } from '../tools/builtin/scratchbook/scratchbook.js';
+
+export interface ContextStageOptions {
+  turn: Pick<TurnContext, 'conversation' | 'frames' | 'session' | 'signal' | 'events'>;
+  agent: AgentParticipant;
+  settings: ContextSettings;
+  /**
+   * The window is known (the model table, the config, the agent's `context.window`),
+   * not the guess for an unknown model: only then is a context compacted before it
+   * is full, or a request cut or refused before it is sent. With a guessed window the
+   * provider decides, and a too-long answer teaches the stage the real one.
+   */
+  windowKnown: boolean;
+  /** The model that writes summaries (`settings.summarizer`'s, else the agent's). */
+  summarizer: () => LLMProvider;
+  onUsage: (usage: Usage, provider: LLMProvider) => Promise<void>;
+}
+
+/**
+ * The context stages of one agent's model requests: compaction past
+ * `summarizeAtTokens`, the state carried verbatim over every compaction, and the
+ * hard cap at window − outputReserve. Far below every threshold it costs a byte
+ * count and loads no tokenizer.
+ */
+export class ContextStage {
+  /** The system prompt and tools of the requests this stage serves (set by `apply`), counted in a compaction's tokens before and after. */
+  fixed: Pick<ModelRequest, 'system' | 'tools'> | undefined;
+
+  private settings: ContextSettings;
+  private windowKnown: boolean;
+
+  constructor(private readonly options: ContextStageOptions) {
+    this.settings = options.settings;
+    this.windowKnown = options.windowKnown;
+  }
+
+  /**
+   * The provider said the prompt was too long and named its real window (the model
+   * table was wrong): from now on this stage keeps to it, with the same share reserved.
+   */
+  limitWindow(window: number | undefined): void {
+    if (window === undefined || (this.windowKnown && window >= this.settings.window)) return;
+    this.windowKnown = true;
+    const outputReserve = Math.min(this.settings.outputReserve, Math.floor(window / 4));
+    const usable = window - outputReserve;
+    this.settings = { ...this.settings, window, outputReserve, summarizeAtTokens: Math.min(this.settings.summarizeAtTokens, usable), protectRecentTokens: Math.min(this.settings.protectRecentTokens, Math.floor(usable / 4)) };
+  }
+
+  async apply(request: ModelRequest): Promise<ModelRequest> {
+    const { turn, agent } = this.options;
+    const settings = this.settings;
+    this.fixed = { system: request.system, tools: request.tools };
+    let compaction = await turn.conversation.compaction();
+    let block = compaction ? await this.carryOverText(compaction, request.messages) : undefined;
+    if (!this.windowKnown) return withBlock(request, block, 0);
+    const budget = settings.window - settings.outputReserve;
+    if (requestUpperBound(request, await turn.conversation.history()) + (block ? tokenUpperBound(block) : 0) <= Math.min(settings.summarizeAtTokens, budget)) return withBlock(request, block, 0);
+
+    const measure = await loadTokenMeasure();
+    if (measure.request(request) + (block ? measure.text(block) : 0) > settings.summarizeAtTokens) {
+      const result = await this.compact('auto').catch((error: unknown) => {
+        // A summarizer that fails leaves the context as it is: the hard cap below still keeps the request in the window.
+        turn.events.emit('error:raised', { scope: `compaction of ${agent.id}'s context`, message: errorMessage(error), code: 'compaction_failed', participantId: agent.id, sessionId: turn.conversation.ref.sessionId });
+        return undefined;
+      });
+      if (result?.status === 'compacted') {
+        compaction = result.entry;
+        request = { ...request, messages: [...(await turn.conversation.history())] };
+        block = await this.carryOverText(compaction, request.messages);
+      }
+    }
+    // Room for the note that says turns were left out.
+    const extraTokens = (block ? measure.text(block) : 0) + 40;
+    const fit = fitToWindow(request, { agentId: agent.id, window: settings.window, outputReserve: settings.outputReserve, extraTokens, measure });
+    return withBlock(fit.dropped > 0 ? { ...request, messages: fit.messages } : request, block, fit.dropped);
+  }
+
+  /** Summarizes the older part of the context now (under the lease the caller holds) and says so in an event. */
+  async compact(reason: CompactionReason): Promise<CompactOutcome> {
+    const { turn, agent } = this.options;
+    const settings = this.settings;
+    const summarizer = this.options.summarizer();
+    const result = await compactConversation({
+      conversation: turn.conversation,
+      settings,
+      summarizer,
+      parties: { agentId: agent.id, initiator: turn.conversation.ref.initiator, chain: waitingParticipants(turn.frames) },
+      reason,
+      fixed: this.fixed ?? { system: '', tools: [] },
+      signal: turn.signal,
+      onUsage: (usage) => this.options.onUsage(usage, summarizer),
+    });
+    if (result.status === 'compacted') emitCompacted(turn, agent.id, result.entry);
+    return result;
+  }
+
+  private async carryOverText(compaction: CompactionEntry, messages: ModelRequest['messages']): Promise<string> {
+    return renderCarryOver(compaction, await this.gather(), new Set(messages.map((message) => message.id)));
+  }
+
+  /** The agent's state a summary must not be trusted with, read fresh for every request. */
+  private async gather(): Promise<CarryOver> {
+    const { turn, agent } = this.options;
+    const state = turn.session.agentState;
+    const todos = (await state.get('todos', agent.id, TodoFileSchema))?.items.filter((item) => item.status !== 'done') ?? [];
+    const book = await state.get('scratchbook', agent.id, ScratchbookFileSchema);
+    const pinned = book?.notes.filter((note) => note.pinned && note.status === 'open') ?? [];
+    const conversationId = turn.conversation.ref.conversationId;
+    const approvals = (await turn.session.approvals.state())
+      .list({ status: 'pending' })
+      .filter((view) => view.conversationId === conversationId || view.approver === agent.id)
+      .map((view) => `${view.id}: ${view.requester} wants ${view.tool} ${JSON.stringify(view.input)} (${view.reason}); ${view.approver} decides`);
+    return {
+      chain: [...waitingParticipants(turn.frames), agent.id],
+      todos: todos.length > 0 ? renderTodos(todos) : undefined,
+      pinnedNotes: pinned.length > 0 ? pinned.map((note) => `${note.id} [pinned] ${note.text}`).join('\n') : undefined,
+      pendingApprovals: approvals,
+    };
+  }
+}
+
+/** The request with the carried-over state (and a note of what the hard cap left out) in front of its messages. */
+function withBlock(request: ModelRequest, block: string | undefined, dropped: number): ModelRequest {
+  const text = [dropped > 0 ? droppedNote(dropped) : undefined, block].filter((part) => part !== undefined).join('\n');
+  return text === '' ? request : { ...request, messages: withCarryOver(request.messages, text, new Date().toISOString()) };
+}
+
+function droppedNote(dropped: number): string {
+  return `[${dropped} earlier message${dropped === 1 ? '' : 's'} of this conversation left out: they did not fit the model's window.]`;
+}
+
+function emitCompacted(turn: ContextStageOptions['turn'], participantId: string, entry: CompactionEntry): void {
+  if (!turn.events.hasListeners('context:compacted')) return;
+  turn.events.emit(
+    'context:compacted',
+    Object.assign({}, turn.conversation.ref, {
+      participantId,
+      reason: entry.reason ?? 'auto',
+      messageIds: { first: entry.compacted?.firstMessageId ?? '', last: entry.compacted?.lastMessageId ?? '', count: entry.compacted?.count ?? 0 },
+      tokensBefore: entry.tokensBefore ?? 0,
+      tokensAfter: entry.tokensAfter ?? 0,
+      summarizer: entry.summarizer ?? { provider: '', model: '' },
+    }),
+  );
+}
