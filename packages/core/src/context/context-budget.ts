@@ -1,7 +1,7 @@
 import { LegionError } from '../errors.js';
 import type { Message } from '../message.js';
 import type { ModelRequest } from '../providers/llm-provider.js';
-import { turnStartsAfterFirst } from './compaction-cut.js';
+import { cutPointsAfterFirst } from './compaction-cut.js';
 import type { TokenMeasure } from './context-tokens.js';
 
 /** A request that cannot fit the model's window even cut to its newest turn: refused before anything is sent. */
@@ -21,15 +21,16 @@ export class ContextOverflowError extends LegionError {
 
 export interface FitResult {
   messages: readonly Message[];
-  /** Messages left out at the front (whole turns). */
+  /** Messages left out at the front (whole turns, or whole steps of one long turn). */
   dropped: number;
 }
 
 /**
  * The hard cap: keeps the request within window − outputReserve by leaving out whole
- * turns, oldest first (a turn keeps its tool calls and results together), never the
- * newest. `extraTokens` is what will be added to the request besides (the carried-over
- * state). Throws `ContextOverflowError` when even the newest turn alone does not fit.
+ * turns, or whole steps of a long turn, oldest first (a tool call always goes with its
+ * result), never the newest step. `extraTokens` is what will be added to the request
+ * besides (the carried-over state). Throws `ContextOverflowError` when even the newest
+ * step alone does not fit.
  */
 export function fitToWindow(
   request: Pick<ModelRequest, 'system' | 'tools' | 'messages'>,
@@ -41,7 +42,7 @@ export function fitToWindow(
   let total = fixed + perMessage.reduce((sum, tokens) => sum + tokens, 0);
   if (total <= budget) return { messages: request.messages, dropped: 0 };
   let from = 0;
-  for (const start of turnStartsAfterFirst(request.messages)) {
+  for (const start of cutPointsAfterFirst(request.messages)) {
     for (; from < start; from++) total -= perMessage[from]!;
     if (total <= budget) return { messages: request.messages.slice(start), dropped: start };
   }
