@@ -83,7 +83,7 @@ export { MemorySessionStore } from './storage/backend/memory/MemorySessionStore.
 // Context budgets: profiles, the model table, token counting.
 export { ContextOverridesSchema, ContextProfileNameSchema, ContextSettingsSchema, ModelWindowSchema } from './collective/context-schema.js';
 export type { ContextOverrides, ContextProfileName, ContextSettings, ModelWindow } from './collective/context-schema.js';
-export { contextSettingsFor, SMALL_WINDOW_TOKENS } from './context/context-settings.js';
+export { contextSettingsFor, SMALL_WINDOW_TOKENS, UNKNOWN_HOSTED_MODEL_WINDOW } from './context/context-settings.js';
 export { MODEL_WINDOWS, modelIdCandidates, modelWindowFor, OLLAMA_DEFAULT_NUM_CTX, UNKNOWN_MODEL_WINDOW } from './context/model-table.js';
 export type { ModelWindowSource, ResolvedModelWindow } from './context/model-table.js';
 export { measureContext, recordSentRequest, reportedContextTokens } from './context/token-accounting.js';

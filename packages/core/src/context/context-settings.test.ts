@@ -15,6 +15,15 @@ describe('contextSettingsFor', () => {
     expect(cloud).toMatchObject({ profile: 'cloud', window: 200_000, summarizeAtTokens: 200_000 - 16_000 - 13_000 });
   });
 
+  it('guesses a small window for an unknown local model and a hosted one for an unknown remote model', () => {
+    const local = contextSettingsFor(DEFAULT_CONFIG, agent({ model: { provider: 'openai', model: 'my-finetune', baseURL: 'http://127.0.0.1:8080/v1' } }));
+    expect(local).toMatchObject({ profile: 'small', window: 8_192, toolSchemas: 'compact' });
+    const hosted = contextSettingsFor(DEFAULT_CONFIG, agent({ model: { provider: 'openai', model: 'brand-new-model' } }));
+    expect(hosted).toMatchObject({ profile: 'cloud', window: 32_768, outputReserve: 4_096, toolSchemas: 'full' });
+    const configured: ResolvedConfig = { ...DEFAULT_CONFIG, providers: { openai: { baseURL: 'http://localhost:1234/v1' } } };
+    expect(contextSettingsFor(configured, agent({ model: { provider: 'openai', model: 'brand-new-model' } }))).toMatchObject({ profile: 'small', window: 8_192 });
+  });
+
   it('applies the config, then the agent, field by field over the profile', () => {
     const config: ResolvedConfig = { ...DEFAULT_CONFIG, context: { profile: 'small', evictAboveTokens: 900 } };
     const settings = contextSettingsFor(config, agent({ context: { keepRecentMessages: 7 } }));

@@ -3,6 +3,10 @@ import type { ContextOverrides, ContextSettings } from '../collective/context-sc
 import type { ResolvedConfig } from '../config/config-schema.js';
 import { settingsForAgent } from '../config/load-config.js';
 import { modelWindowFor } from './model-table.js';
+import { isLocal } from '../config/price-book.js';
+
+/** The window guessed for a hosted model nobody knows (a local one gets `UNKNOWN_MODEL_WINDOW`). */
+export const UNKNOWN_HOSTED_MODEL_WINDOW = { window: 32_768, outputReserve: 4_096 } as const;
 
 /** At or below this window, `auto` means `small`. */
 export const SMALL_WINDOW_TOKENS = 16_384;
@@ -49,7 +53,12 @@ function cloudProfile(window: number, outputReserve: number): ContextSettings {
 export function contextSettingsFor(config: ResolvedConfig, agent: AgentParticipant): ContextSettings {
   const { model } = settingsForAgent(config, agent);
   const overrides: ContextOverrides = { ...config.context, ...agent.context };
-  const fromTable = modelWindowFor(model, config.models);
+  const known = modelWindowFor(model, config.models);
+  // Nobody knows the model, and it is served from elsewhere: a hosted model takes far more than a local
+  // server's 8k, and the small profile would starve it (compact tools, 700-token eviction). Compaction before
+  // sending stays off for a guessed window anyway; a too-long error names the real one.
+  const hosted = known.source === 'default' && !isLocal({ provider: model.provider, baseURL: model.baseURL ?? config.providers[model.provider]?.baseURL });
+  const fromTable = hosted ? { ...known, ...UNKNOWN_HOSTED_MODEL_WINDOW } : known;
   const window = overrides.window ?? fromTable.window;
   const outputReserve = overrides.outputReserve ?? fromTable.outputReserve ?? Math.min(16_000, Math.floor(window / 4));
   const name = overrides.profile ?? 'auto';
