@@ -104,8 +104,9 @@ export class AgentRuntime implements ParticipantRuntime {
         canReadArtifacts: tools.has(ARTIFACT_READ_TOOL_NAME),
       },
       context: settings,
-      measured: (usage: ContextUsage) => {
-        if (turn.events.hasListeners('context:usage')) turn.events.emit('context:usage', Object.assign({}, turn.conversation.ref, { participantId: agent.id, usage }));
+      measured: {
+        wanted: () => turn.events.hasListeners('context:usage'),
+        report: (usage: ContextUsage) => turn.events.emit('context:usage', Object.assign({}, turn.conversation.ref, { participantId: agent.id, usage })),
       },
     };
     const stage = this.contextStage(turn, agent, provider);

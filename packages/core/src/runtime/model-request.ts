@@ -15,10 +15,14 @@ export interface ModelRequestSource {
   history(): Promise<readonly Message[]>;
   /** Relief step 2, pruning old tool results; absent: the history goes as it is. */
   pruning?: PruneOptions | undefined;
-  /** The agent's context budget: with it, every request is measured (`measureContext`) and recorded as sent. */
+  /** The agent's context budget: with it and someone `measured` wants it, each request is measured (`measureContext`) and recorded as sent. */
   context?: ContextSettings | undefined;
-  /** Told each request's measure (the runtime's `context:usage` event). */
-  measured?: ((usage: ContextUsage) => void) | undefined;
+  /**
+   * Told each request's measure (the runtime's `context:usage` event). Asked first whether it is
+   * wanted: measuring keeps per-message records that cost every step memory (bench/memory-runs.mjs
+   * grew 30 → 36 MB measuring for nobody), and the relief stages measure for themselves.
+   */
+  measured?: { wanted(): boolean; report(usage: ContextUsage): void } | undefined;
   /**
    * Relief step 3 and the hard cap (`ContextStage`: compaction, the carried-over state,
    * the cap at the window). Runs last, on the request as the steps before made it.
@@ -47,11 +51,11 @@ export async function buildModelRequest(source: ModelRequestSource): Promise<Mod
   };
   // Relief step 3 and the hard cap.
   const sent = source.compaction ? await source.compaction.apply(request) : request;
-  if (source.context) {
+  if (source.context && source.measured?.wanted()) {
     // What is measured and recorded is what goes: the reply to it reports usage for exactly these messages.
     const usage = await measureContext(sent, source.context);
     recordSentRequest(sent);
-    source.measured?.(usage);
+    source.measured.report(usage);
   }
   return sent;
 }
