@@ -101,8 +101,16 @@ describe('the bundled legion binary loads only what a command needs', () => {
     expect(run.stdout.trim()).toBe('hi there');
     expect(run.loaded.filter((file) => packagesIn(file).has('gpt-tokenizer'))).toEqual([]);
 
-    // An unknown model gets a default 8k window and the small profile: a 3 KB message is past its thresholds by its bytes, so the request is counted.
-    writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-test' } }));
+    // A model nobody knows, hosted (its base URL comes from the environment): a guessed 32k window, whose prune threshold
+    // the full tool definitions alone pass by their bytes; neither reporting the request nor pruning it counts anything.
+    writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-unknown' } }));
+    mock.on({ model: 'claude-unknown', userMessage: 'hello' }, { content: 'hi there' });
+    const guessed = await legion(['run', 'hello']);
+    expect(guessed.status, guessed.stderr).toBe(0);
+    expect(guessed.loaded.filter((file) => packagesIn(file).has('gpt-tokenizer'))).toEqual([]);
+
+    // A 4k window (the small profile): a 3 KB message is past its thresholds by its bytes, so the request is counted.
+    writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-test' }, context: { window: 4_096, outputReserve: 512 } }));
     mock.on({ model: 'claude-test', userMessage: 'hello' }, { content: 'hi there' });
     const counted = await legion(['run', `hello ${'and more '.repeat(350)}`]);
     expect(counted.status, counted.stderr).toBe(0);

@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { isLocal } from './local-endpoint.js';
 import { loadPriceDataset, undatedId, type PriceDataset } from './price-dataset.js';
 import type { ModelPrice } from './pricing.js';
 
@@ -20,8 +20,6 @@ export interface PriceQuote {
   source: PriceSource;
 }
 
-/** Servers that run models on the user's own machine: no bill per token. */
-const LOCAL_PROVIDERS: ReadonlySet<string> = new Set(['ollama', 'lmstudio', 'llamacpp', 'vllm', 'scripted', 'mock']);
 
 /** Providers of the built-in presets and the dataset's name for them. */
 const DATASET_PROVIDERS: Readonly<Record<string, string>> = { anthropic: 'anthropic', openai: 'openai', openrouter: 'openrouter' };
@@ -100,16 +98,4 @@ export function prefixPricingKeys(pricing: Readonly<Record<string, ModelPrice>>,
   return found;
 }
 
-export function isLocal(call: Pick<PricedCall, 'provider' | 'baseURL'>): boolean {
-  if (LOCAL_PROVIDERS.has(call.provider)) return true;
-  if (call.baseURL === undefined) return false;
-  let host: string;
-  try {
-    host = new URL(call.baseURL).hostname.replace(/^\[|\]$/g, '');
-  } catch {
-    return false;
-  }
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return host === '::1' || host === '0:0:0:0:0:0:0:1' || /^::ffff:(127\.|7f)/i.test(host);
-}
+export { isLocal };

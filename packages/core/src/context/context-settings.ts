@@ -3,7 +3,7 @@ import type { ContextOverrides, ContextSettings } from '../collective/context-sc
 import type { ResolvedConfig } from '../config/config-schema.js';
 import { settingsForAgent } from '../config/load-config.js';
 import { modelWindowFor } from './model-table.js';
-import { isLocal } from '../config/price-book.js';
+import { isLocal } from '../config/local-endpoint.js';
 
 /** The window guessed for a hosted model nobody knows (a local one gets `UNKNOWN_MODEL_WINDOW`). */
 export const UNKNOWN_HOSTED_MODEL_WINDOW = { window: 32_768, outputReserve: 4_096 } as const;

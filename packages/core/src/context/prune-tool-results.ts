@@ -54,6 +54,9 @@ export function minimumReclaim(pruneAtTokens: number): number {
 export async function pruneToolResults(messages: readonly Message[], frame: RequestFrame, options: PruneOptions): Promise<readonly Message[]> {
   const bound = messages.reduce((total, message) => total + messageUpperBound(message), frameUpperBound(frame));
   if (bound <= options.pruneAtTokens) return messages;
+  // Most of a request past the bound may be tool definitions and new turns, which no prune touches:
+  // when the results it could touch cannot add up to a worthwhile prune, nothing is counted (nor the tokenizer loaded).
+  if (prunableUpperBound(messages) < minimumReclaim(options.pruneAtTokens)) return messages;
   const count = await loadTokenCounter();
   const measure = options.measure ?? tokenMeasure(count);
   const sizes = messages.map(measure);
@@ -91,6 +94,21 @@ export async function pruneToolResults(messages: readonly Message[], frame: Requ
     pruned[index] = { ...message, content };
   }
   return pruned;
+}
+
+/** The most a prune could reclaim: the byte bound of the tool results before the last two user turns. */
+function prunableUpperBound(messages: readonly Message[]): number {
+  let turns = 0;
+  let index = messages.length - 1;
+  for (; index >= 0 && turns < PROTECTED_USER_TURNS; index--) {
+    const message = messages[index]!;
+    if (message.role === 'user' && message.content.some((block) => block.type === 'text')) turns++;
+  }
+  let total = 0;
+  for (; index >= 0; index--) {
+    for (const block of messages[index]!.content) if (block.type === 'tool_result' && stubs.get(block) !== block) total += tokenUpperBound(block.content);
+  }
+  return total;
 }
 
 /** Messages from this index on are protected: the last two user turns, and the newest `protectRecentTokens`. */

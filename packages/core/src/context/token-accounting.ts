@@ -15,6 +15,12 @@ export interface MeasureOptions {
   countTokens?: TokenCounter | undefined;
   /** Count even far below every threshold (a report asked for), never the byte bound. */
   exact?: boolean | undefined;
+  /**
+   * Below this byte bound nothing is counted (default: the smallest threshold of the settings).
+   * The per-request `context:usage` report passes the window's limit: a report is no reason to
+   * load the tokenizer into every `legion run` whose tool definitions alone pass a prune threshold.
+   */
+  boundedBelow?: number | undefined;
 }
 
 /** Role and framing tokens the chat formats add around each message (OpenAI's cookbook counts 3–4). */
@@ -128,7 +134,7 @@ function trustedReplyIndex(parts: ContextParts, overheadBytes: number): number {
  */
 export async function measureContext(parts: ContextParts, settings: ContextSettings, options: MeasureOptions = {}): Promise<ContextUsage> {
   const limit = settings.window - settings.outputReserve;
-  const smallestThreshold = Math.min(settings.pruneAtTokens, settings.summarizeAtTokens, limit);
+  const smallestThreshold = options.boundedBelow ?? Math.min(settings.pruneAtTokens, settings.summarizeAtTokens, limit);
   const system = systemEntryOf(parts.system);
   let toolBytes = 0;
   for (const tool of parts.tools) toolBytes += toolEntryOf(tool).bytes;

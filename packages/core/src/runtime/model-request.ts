@@ -53,7 +53,7 @@ export async function buildModelRequest(source: ModelRequestSource): Promise<Mod
   const sent = source.compaction ? await source.compaction.apply(request) : request;
   if (source.context && source.measured?.wanted()) {
     // What is measured and recorded is what goes: the reply to it reports usage for exactly these messages.
-    const usage = await measureContext(sent, source.context);
+    const usage = await measureContext(sent, source.context, { boundedBelow: source.context.window - source.context.outputReserve });
     recordSentRequest(sent);
     source.measured.report(usage);
   }
