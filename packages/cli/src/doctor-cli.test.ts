@@ -81,7 +81,7 @@ describe('legion doctor', () => {
     const categories = new Set(report.checks.map((entry) => entry.category));
     expect([...categories].sort()).toEqual(['config', 'context', 'mcp', 'node', 'participants', 'providers', 'tools', 'workspace']);
     for (const agent of ['coordinator', 'developer', 'reviewer']) {
-      expect(check(report, `agent ${agent}: anthropic/claude-sonnet-4-5`)).toMatchObject({ status: 'passed', detail: expect.stringContaining('$ANTHROPIC_API_KEY') });
+      expect(check(report, `agent ${agent}: anthropic/claude-sonnet-4-6`)).toMatchObject({ status: 'passed', detail: expect.stringContaining('$ANTHROPIC_API_KEY') });
     }
     expect(check(report, 'participant .legion/collective/participants/developer.json')?.status).toBe('passed');
     expect(check(report, 'MCP server memory')).toMatchObject({ status: 'passed', detail: expect.stringContaining('create_entities') });
@@ -100,10 +100,10 @@ describe('legion doctor', () => {
     const { run, report } = await doctor({ ANTHROPIC_API_KEY: 'test-key' });
     expect(run.status, run.stderr).toBe(0);
 
-    const known = check(report, 'context coordinator: anthropic/claude-sonnet-4-5');
-    expect(known).toMatchObject({ category: 'context', status: 'passed', detail: expect.stringMatching(/^tool definitions \d+ tokens \(\d+ tools, \d+\.\d% of the 200000-token window\), system prompt \d+; profile cloud, compaction at 171000$/) });
+    const known = check(report, 'context coordinator: anthropic/claude-sonnet-4-6');
+    expect(known).toMatchObject({ category: 'context', status: 'passed', detail: expect.stringMatching(/^tool definitions \d+ tokens \(\d+ tools, \d+\.\d% of the 1000000-token window\), system prompt \d+; profile cloud, compaction at 955000$/) });
     expect(known?.warning).toBeUndefined();
-    expect(check(report, 'context reviewer: anthropic/claude-sonnet-4-5')?.detail).toMatch(/^tool definitions \d+ tokens \(1 tools, /);
+    expect(check(report, 'context reviewer: anthropic/claude-sonnet-4-6')?.detail).toMatch(/^tool definitions \d+ tokens \(1 tools, /);
     // An unknown model: a guessed 8k window, so the small profile, which all the built-in tool definitions overflow.
     const unknown = check(report, 'context developer: openai-compatible/my-finetune');
     expect(unknown).toMatchObject({ status: 'passed', detail: expect.stringContaining('of the 8192-token window, a default: the model is unknown') });
@@ -130,7 +130,7 @@ describe('legion doctor', () => {
     });
     // The other files and the other agents' keys are still checked.
     expect(check(report, 'participant .legion/collective/participants/developer.json')?.status).toBe('passed');
-    expect(check(report, 'agent developer: anthropic/claude-sonnet-4-5')?.status).toBe('passed');
+    expect(check(report, 'agent developer: anthropic/claude-sonnet-4-6')?.status).toBe('passed');
     expect(run.stderr).toMatch(/^✘ participant \.legion\/collective\/participants\/reviewer\.json — .*"type"/m);
     expect(run.stderr).toMatch(/^ {4}fix: /m);
     expect(readFileSync(broken, 'utf8')).toBe(content);
@@ -142,9 +142,9 @@ describe('legion doctor', () => {
     expect(run.status).toBe(1);
     const failed = report.checks.filter((entry) => entry.status === 'failed');
     expect(failed.map((entry) => entry.name).sort()).toEqual([
-      'agent coordinator: anthropic/claude-sonnet-4-5',
-      'agent developer: anthropic/claude-sonnet-4-5',
-      'agent reviewer: anthropic/claude-sonnet-4-5',
+      'agent coordinator: anthropic/claude-sonnet-4-6',
+      'agent developer: anthropic/claude-sonnet-4-6',
+      'agent reviewer: anthropic/claude-sonnet-4-6',
     ]);
     for (const entry of failed) {
       expect(entry.error).toBe('no API key is set');
@@ -157,13 +157,13 @@ describe('legion doctor', () => {
 
   it('says which config price was written for the prefix matching that is gone, and how to keep it', async () => {
     await init();
-    // The agents use claude-sonnet-4-5: a key that is only its prefix no longer prices it; an exact key and a glob do.
-    setConfig({ pricing: { 'claude-sonnet': { input: 3, output: 15 }, 'claude-sonnet-4-5': { input: 3, output: 15 }, 'gpt-5*': { input: 1, output: 1 } } });
+    // The agents use claude-sonnet-4-6: a key that is only its prefix no longer prices it; an exact key and a glob do.
+    setConfig({ pricing: { 'claude-sonnet': { input: 3, output: 15 }, 'claude-sonnet-4-6': { input: 3, output: 15 }, 'gpt-5*': { input: 1, output: 1 } } });
     const { run, report } = await doctor({ ANTHROPIC_API_KEY: 'test-key' });
     expect(run.status).toBe(1);
     expect(check(report, 'pricing')).toMatchObject({
       status: 'failed',
-      error: 'prices are matched by exact model id now, not by prefix: pricing["claude-sonnet"] no longer prices claude-sonnet-4-5, whose cost is unknown unless the list has it',
+      error: 'prices are matched by exact model id now, not by prefix: pricing["claude-sonnet"] no longer prices claude-sonnet-4-6, whose cost is unknown unless the list has it',
       fix: expect.stringContaining('"claude-sonnet*"'),
     });
     setConfig({ pricing: { 'claude-sonnet*': { input: 3, output: 15 } } });
@@ -172,7 +172,7 @@ describe('legion doctor', () => {
 
   it('names the agents whose calls a cost budget cannot count, and passes once they are priced', async () => {
     await init();
-    // The agents' claude-sonnet-4-5 has a list price; a developer on an unknown model has none.
+    // The agents' claude-sonnet-4-6 has a list price; a developer on an unknown model has none.
     const developer = join(dir, '.legion/collective/participants/developer.json');
     writeFileSync(developer, JSON.stringify({ ...(JSON.parse(readFileSync(developer, 'utf8')) as object), model: { provider: 'anthropic', model: 'claude-next' } }));
     setConfig({ limits: { maxSessionCostUsd: 5 } });

@@ -39,7 +39,7 @@ describe('legion agents', () => {
     const text = await legion(['agents', 'list']);
     expect(text.status).toBe(0);
     expect(text.stdout).toMatch(/^ID\s+TYPE\s+MODEL\s+TOOLS\s+TALKS TO\s+DESCRIPTION$/m);
-    expect(text.stdout).toMatch(/^developer\s+agent\s+anthropic\/claude-sonnet-4-5\s+all\s+reviewer, user\s+Writes and changes code/m);
+    expect(text.stdout).toMatch(/^developer\s+agent\s+anthropic\/claude-sonnet-4-6\s+all\s+reviewer, user\s+Writes and changes code/m);
     writeFileSync(participantFile('reviewer'), '{ "id": "reviewer", ');
     const json = await legion(['agents', 'list', '--json']);
     expect(json.status).toBe(0);
@@ -63,7 +63,7 @@ describe('legion agents', () => {
     const fromTemplate = await legion(['agents', 'add', 'scout', '--template', 'researcher', '--name', 'Scout']);
     expect(fromTemplate.status, fromTemplate.stderr).toBe(0);
     expect(JSON.parse(read(participantFile('scout')))).toMatchObject({ id: 'scout', name: 'Scout', systemPrompt: expect.stringContaining('research'), delegation: ['user'] });
-    expect((await legion(['agents', 'show', 'scout'])).stdout).toMatch(/^model\s+anthropic\/claude-sonnet-4-5 \(defaultModel from the config\)$/m);
+    expect((await legion(['agents', 'show', 'scout'])).stdout).toMatch(/^model\s+anthropic\/claude-sonnet-4-6 \(defaultModel from the config\)$/m);
 
     const before = read(participantFile('developer'));
     const again = await legion(['agents', 'add', 'developer', '--system-prompt', 'Replaced!']);

@@ -33,7 +33,7 @@ export async function agentsAddCommand(id: string, options: AgentAddOptions): Pr
     );
   }
   if ((options.provider === undefined) !== (options.model === undefined)) {
-    throw new LegionError('agent_model_incomplete', 'Give --provider and --model together (e.g. --provider anthropic --model claude-sonnet-4-5), or neither to use the config\'s defaultModel.');
+    throw new LegionError('agent_model_incomplete', 'Give --provider and --model together (e.g. --provider anthropic --model claude-sonnet-4-6), or neither to use the config\'s defaultModel.');
   }
   const model =
     options.provider !== undefined && options.model !== undefined

@@ -95,7 +95,9 @@ export interface ResolvedConfig {
 }
 
 export const DEFAULT_CONFIG: ResolvedConfig = {
-  defaultModel: { provider: 'anthropic', model: 'claude-sonnet-4-5' },
+  // Not claude-sonnet-4-5: Anthropic ends it on 2026-11-30 (the SDK warns at every call). Not Sonnet 5 or later:
+  // they refuse a non-default temperature and return the text between tool calls as thinking blocks.
+  defaultModel: { provider: 'anthropic', model: 'claude-sonnet-4-6' },
   limits: { maxDepth: 5, maxIterations: 25, toolTimeoutMs: 120_000, maxRepeatedToolCalls: 3, maxMessageBytes: 1_048_576, maxReplyBytes: 1_048_576, maxParallelDelegates: 8 },
   providers: {},
   storage: { fsync: 'turn' },

@@ -19,6 +19,12 @@ describe('prices by exact model id', () => {
     expect(costOf(million, await listPrice('gpt-5-pro'))).toBe(135);
   });
 
+  it('prices the default model, and a current model newer than the dataset through a correction (by id and dated alias)', async () => {
+    expect(await listPrice('claude-sonnet-4-6', 'anthropic')).toMatchObject({ input: 3, output: 15, cacheRead: 0.3 });
+    expect(await listPrice('claude-sonnet-5-5', 'anthropic')).toEqual({ input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5, cacheWrite1h: 4 });
+    expect(await listPrice('claude-sonnet-5-5-20261001', 'anthropic')).toEqual(await listPrice('claude-sonnet-5-5', 'anthropic'));
+  });
+
   it('finds dated aliases (-YYYYMMDD, -YYYY-MM-DD, @YYYYMMDD) and nothing for a name it does not know', async () => {
     expect(await listPrice('gpt-5-2025-08-07')).toEqual(await listPrice('gpt-5'));
     expect(await listPrice('o3-2025-04-16')).toEqual(await listPrice('o3'));

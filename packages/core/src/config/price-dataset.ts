@@ -25,6 +25,8 @@ export interface PriceDataset {
  */
 const CORRECTIONS: Record<string, Record<string, ModelPrice>> = {
   anthropic: {
+    // Newer than the dataset: Anthropic's Sonnet 5.5 page (platform.claude.com/docs/en/models/sonnet-5-5/overview, read 2026-11-26).
+    'claude-sonnet-5-5': { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5, cacheWrite1h: 4 },
     'claude-sonnet-4-0': {
       input: 3,
       output: 15,
@@ -87,7 +89,10 @@ function indexDataset(dataset: Dataset): PriceDataset {
       const byId = index(providerId);
       const undated = undatedId(model);
       const info = byId?.get(model.toLowerCase()) ?? (undated !== undefined ? byId?.get(undated.toLowerCase()) : undefined);
-      const price = info ? (CORRECTIONS[providerId]?.[info.id] ?? toModelPrice(info.prices, new Date())) : null;
+      // A correction also prices a model the dataset does not know yet, by its id or undated id.
+      const corrections = CORRECTIONS[providerId];
+      const corrected = info ? corrections?.[info.id] : (corrections?.[model.toLowerCase()] ?? (undated !== undefined ? corrections?.[undated.toLowerCase()] : undefined));
+      const price = corrected ?? (info ? toModelPrice(info.prices, new Date()) : null);
       prices.set(key, price);
       return price;
     },

@@ -49,4 +49,9 @@ describe('the model table', () => {
     const ollama = AgentParticipantSchema.parse({ id: 'b', name: 'B', type: 'agent', systemPrompt: 'x', model: { provider: 'ollama', model: 'qwen3:8b' } });
     expect(contextSettingsFor(DEFAULT_CONFIG, ollama)).toMatchObject({ window: OLLAMA_DEFAULT_NUM_CTX, profile: 'small' });
   });
+
+  it('knows the default model and current Anthropic models (1M windows)', () => {
+    for (const model of ['claude-sonnet-4-6', 'claude-sonnet-5', 'claude-sonnet-5-5', 'claude-opus-5-5']) expect(modelWindowFor({ provider: 'anthropic', model }, {})).toMatchObject({ window: 1_000_000, source: 'table' });
+    expect(modelWindowFor({ provider: 'anthropic', model: DEFAULT_CONFIG.defaultModel.model }, {}).source).toBe('table');
+  });
 });

@@ -26,6 +26,11 @@ import type { ModelWindow } from '../collective/context-schema.js';
  */
 export const MODEL_WINDOWS: Readonly<Record<string, ModelWindow>> = {
   // Anthropic: 200k windows; 16k kept for the reply (pi's reserve; Claude Code compacts ~13k below the window).
+  // Anthropic's model pages (platform.claude.com/docs/en/models/<model>/overview, read 2026-11-26): 1M windows, 128K output.
+  'claude-sonnet-5-5': { window: 1_000_000, outputReserve: 32_000 },
+  'claude-sonnet-5': { window: 1_000_000, outputReserve: 32_000 },
+  'claude-sonnet-4-6': { window: 1_000_000, outputReserve: 32_000 },
+  'claude-opus-5-5': { window: 1_000_000, outputReserve: 32_000 },
   'claude-opus-4-5': { window: 200_000, outputReserve: 16_000 },
   'claude-opus-4-1': { window: 200_000, outputReserve: 16_000 },
   'claude-opus-4-0': { window: 200_000, outputReserve: 16_000 },
