@@ -33,6 +33,14 @@ interface Command {
   run(control: ReplControl, args: string): Promise<void> | void;
 }
 
+/** The agent a command names (default: the one you talk to), or undefined after saying it is not one. */
+function agentArgument(control: ReplControl, args: string): string | undefined {
+  const id = args.trim() || control.target.to;
+  if (control.legion.collective.get(id)?.type === 'agent') return id;
+  control.print(style.red(`"${id}" is not an agent. Agents: ${control.legion.collective.agents().map((agent) => agent.id).join(', ')}`));
+  return undefined;
+}
+
 const agentItems = (control: ReplControl, prefix: string): AutocompleteItem[] =>
   control.legion.collective
     .list()
@@ -198,9 +206,8 @@ const COMMANDS: Command[] = [
     description: "the tools an agent's model sees",
     complete: agentItems,
     run: async (control, args) => {
-      const id = args.trim() || control.target.to;
-      const participant = control.legion.collective.get(id);
-      if (participant?.type !== 'agent') return control.print(style.red(`"${id}" is not an agent. Agents: ${control.legion.collective.agents().map((agent) => agent.id).join(', ')}`));
+      const id = agentArgument(control, args);
+      if (id === undefined) return;
       // The engine's own view: what the model is shown, and why the rest is hidden.
       const view = await control.legion.describeTools(id);
       const shown = view.tools.filter((tool) => tool.visible);
@@ -217,9 +224,8 @@ const COMMANDS: Command[] = [
     description: "what fills the agent's context: system prompt, tool definitions, messages, against its window",
     complete: agentItems,
     run: async (control, args) => {
-      const id = args.trim() || control.target.to;
-      const participant = control.legion.collective.get(id);
-      if (participant?.type !== 'agent') return control.print(style.red(`"${id}" is not an agent. Agents: ${control.legion.collective.agents().map((agent) => agent.id).join(', ')}`));
+      const id = agentArgument(control, args);
+      if (id === undefined) return;
       // The conversation you have with it here (another agent's, when you name one you do not talk to: yours with it).
       const report = await control.legion.contextReport(id, { session: control.session, initiator: control.you, name: id === control.target.to ? control.target.conversation : undefined });
       for (const line of contextLines(report, style)) control.print(line);
