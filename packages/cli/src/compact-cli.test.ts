@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Legion, SUMMARY_SYSTEM_MARK } from '@legion-collective/core';
 import { startWindowLimitedServer, type WindowLimitedServer } from '@legion-collective/core/testing';
+import { StreamLineSchema } from './headless/stream-line.js';
 import { runLegion } from './legion-process.test-support.js';
 
 describe('legion compact (the built binary)', () => {
@@ -54,5 +55,43 @@ describe('legion compact (the built binary)', () => {
     expect(missing.stderr).toContain(`has no conversation "${agentId}__nobody". Its conversations: user__${agentId}.`);
     const help = await runLegion(['compact', '--help'], { cwd: dir, env: env() });
     expect(help.stdout).toContain('legion compact --to developer');
+  });
+
+  it('legion run --output stream-json prints a context:compacted line when the run compacts the context', async () => {
+    expect((await runLegion(['init'], { cwd: dir, env: env() })).status).toBe(0);
+    const entry = JSON.parse(readFileSync(join(dir, '.legion/config.json'), 'utf8')) as { entryAgent?: string };
+    const agentId = entry.entryAgent ?? 'coordinator';
+    const file = join(dir, '.legion/collective/participants', `${agentId}.json`);
+    const participant = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    writeFileSync(file, JSON.stringify({ ...participant, model: { provider: 'anthropic', model: 'claude-test', baseURL: server.anthropicURL } }, null, 2));
+    const legion = Legion.open({ root: dir, env: env(), globalConfigFile: join(dir, '.xdg/none.json') });
+    const session = await legion.sessions.create();
+    for (let turn = 0; turn < 3; turn++) expect(await legion.send(session, `Turn ${turn}`)).toMatchObject({ status: 'success' });
+    await legion.close();
+    // A known window, and a threshold the next request passes: the run compacts before it asks the model.
+    writeFileSync(file, JSON.stringify({ ...participant, model: { provider: 'anthropic', model: 'claude-test', baseURL: server.anthropicURL }, context: { window: 100_000, summarizeAtTokens: 200, protectRecentTokens: 0 } }, null, 2));
+
+    const run = await runLegion(['run', '--output', 'stream-json', 'Turn 3'], { cwd: dir, env: env() });
+    expect(run.status, run.stderr).toBe(0);
+    const lines = run.stdout.trim().split('\n').map((line) => StreamLineSchema.parse(JSON.parse(line)));
+    const compacted = lines.filter((line) => line.type === 'context:compacted');
+    expect(compacted).toEqual([
+      {
+        type: 'context:compacted',
+        sessionId: session.id,
+        conversationId: `user__${agentId}`,
+        participantId: agentId,
+        reason: 'auto',
+        messageIds: { first: expect.any(String), last: expect.any(String), count: 6 },
+        tokensBefore: expect.any(Number),
+        tokensAfter: expect.any(Number),
+        summarizer: { provider: 'anthropic', model: 'claude-test' },
+      },
+    ]);
+    const [line] = compacted;
+    if (line?.type !== 'context:compacted') throw new Error('no compaction line');
+    expect(line.tokensAfter).toBeLessThan(line.tokensBefore);
+    // It comes before the turn's answer, as the compaction came before the request.
+    expect(lines.findIndex((entry) => entry.type === 'context:compacted')).toBeLessThan(lines.findIndex((entry) => entry.type === 'turn:end'));
   });
 });

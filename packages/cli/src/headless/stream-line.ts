@@ -132,6 +132,20 @@ export const StreamLineSchema = z.discriminatedUnion('type', [
     cacheWrite1hTokens: z.number().optional(),
     costUsd: z.number().nullable(),
   }),
+  /**
+   * The older part of `participantId`'s context was summarized (`reason`: `auto` past its threshold, `overflow` after the
+   * provider said the prompt was too long); the messages stay in the log. Tokens are the context's before and after.
+   */
+  z.object({
+    type: z.literal('context:compacted'),
+    ...Conversation,
+    participantId: z.string(),
+    reason: z.enum(['auto', 'manual', 'overflow']),
+    messageIds: z.object({ first: z.string(), last: z.string(), count: z.number() }),
+    tokensBefore: z.number(),
+    tokensAfter: z.number(),
+    summarizer: z.object({ provider: z.string(), model: z.string() }),
+  }),
   /** A failed model call that will be tried again after `waitMs`. */
   z.object({ type: z.literal('retry'), ...Conversation, participantId: z.string(), provider: z.string(), model: z.string(), attempt: z.number(), of: z.number(), waitMs: z.number(), reason: z.string() }),
   z.object({ type: z.literal('turn:end'), ...Conversation, participantId: z.string(), status: z.enum(['success', 'error', 'paused']), reply: z.string().optional(), error: z.string().optional(), durationMs: z.number() }),

@@ -101,6 +101,18 @@ export function streamLineOf(event: LegionEvent): StreamLine | undefined {
         waitMs: event.waitMs,
         reason: event.reason,
       };
+    case 'context:compacted':
+      return {
+        type: 'context:compacted',
+        sessionId: event.sessionId,
+        conversationId: event.conversationId,
+        participantId: event.participantId,
+        reason: event.reason,
+        messageIds: { ...event.messageIds },
+        tokensBefore: event.tokensBefore,
+        tokensAfter: event.tokensAfter,
+        summarizer: { ...event.summarizer },
+      };
     case 'turn:end':
       return {
         type: 'turn:end',
