@@ -53,5 +53,9 @@ describe('the model table', () => {
   it('knows the default model and current Anthropic models (1M windows)', () => {
     for (const model of ['claude-sonnet-4-6', 'claude-sonnet-5', 'claude-sonnet-5-5', 'claude-opus-5-5']) expect(modelWindowFor({ provider: 'anthropic', model }, {})).toMatchObject({ window: 1_000_000, source: 'table' });
     expect(modelWindowFor({ provider: 'anthropic', model: DEFAULT_CONFIG.defaultModel.model }, {}).source).toBe('table');
+    // The other ids of the SDK's Model union that Anthropic's model pages document.
+    for (const model of ['claude-opus-4-6', 'claude-opus-4-7', 'claude-opus-4-8', 'claude-opus-5', 'claude-haiku-5-5', 'claude-fable-5', 'claude-fable-5-1', 'claude-mythos-5', 'claude-mythos-5-1']) {
+      expect(modelWindowFor({ provider: 'anthropic', model }, {}), model).toMatchObject({ window: 1_000_000, outputReserve: 32_000, source: 'table', matched: model });
+    }
   });
 });

@@ -31,6 +31,19 @@ export const MODEL_WINDOWS: Readonly<Record<string, ModelWindow>> = {
   'claude-sonnet-5': { window: 1_000_000, outputReserve: 32_000 },
   'claude-sonnet-4-6': { window: 1_000_000, outputReserve: 32_000 },
   'claude-opus-5-5': { window: 1_000_000, outputReserve: 32_000 },
+  // The same pages (models/<model>/overview, read 2026-11-26): 1M context, 128K output each. Mythos 5 and 5.1
+  // share Fable 5's and 5.1's specifications (the Fable pages say so).
+  'claude-haiku-5-5': { window: 1_000_000, outputReserve: 32_000 },
+  'claude-opus-5': { window: 1_000_000, outputReserve: 32_000 },
+  'claude-opus-4-8': { window: 1_000_000, outputReserve: 32_000 },
+  'claude-opus-4-7': { window: 1_000_000, outputReserve: 32_000 },
+  'claude-opus-4-6': { window: 1_000_000, outputReserve: 32_000 },
+  'claude-fable-5-1': { window: 1_000_000, outputReserve: 32_000 },
+  'claude-fable-5': { window: 1_000_000, outputReserve: 32_000 },
+  'claude-mythos-5-1': { window: 1_000_000, outputReserve: 32_000 },
+  'claude-mythos-5': { window: 1_000_000, outputReserve: 32_000 },
+  // Not in the table: claude-fable-5-2 and claude-mythos-5-2 (in the SDK's Model union, but no Anthropic page seen
+  // for them: a guessed window until someone checks) and claude-mythos-preview (retired 2026-06-30, the SDK says).
   'claude-opus-4-5': { window: 200_000, outputReserve: 16_000 },
   'claude-opus-4-1': { window: 200_000, outputReserve: 16_000 },
   'claude-opus-4-0': { window: 200_000, outputReserve: 16_000 },
