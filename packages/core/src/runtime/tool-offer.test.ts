@@ -172,6 +172,33 @@ describe("tool schemas under toolSchemas 'compact'", () => {
     expect(readFileSync(join(test.root, 'notes.md'), 'utf8')).toBe('keep me\n');
   });
 
+  it('load globs of tool and family names, never a denied tool, and say clearly when a glob matches nothing', async () => {
+    const requests: ModelRequest[] = [];
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: ['file_*', 'todo_*'], context: { toolSchemas: 'compact' } })],
+      scripts: {
+        worker: recorded(requests, [
+          { toolCalls: [{ id: 'none', name: 'load_tools', input: { names: ['mcp__github__*', 'shell_*'] } }] },
+          { toolCalls: [{ id: 'glob', name: 'load_tools', input: { names: ['file_*', 'mcp__github__*'] } }] },
+          { text: 'Loaded.' },
+        ]),
+      },
+    });
+    writeFileSync(join(test.root, '.legion', 'config.json'), JSON.stringify({ version: 1, policies: { file_delete: 'deny' } }));
+    await test.legion.close();
+    const legion = test.reopen();
+    try {
+      expect(await legion.send(await legion.sessions.create(), 'Load the file tools', { to: 'worker' })).toMatchObject({ status: 'success', reply: 'Loaded.' });
+    } finally {
+      await legion.close();
+    }
+    expect(results(requests[1]!)).toEqual([
+      'Nothing to load: "mcp__github__*", "shell_*" match no family or tool you may use. Families: files, planning. Give a family, a tool name, or a glob of them (e.g. "files*").',
+    ]);
+    expect(results(requests[2]!)).toEqual([expect.stringMatching(/^Loaded file_read; file_write; file_edit; file_list; file_glob; file_grep\. .* Globs: file_\* → file_read, file_write, file_edit, file_list, file_glob, file_grep\. Matched nothing you may use: mcp__github__\*\. Families: files, planning\.$/)]);
+    expect(names(requests[2]!)).toEqual(['file_edit', 'file_glob', 'file_grep', 'file_list', 'file_read', 'file_write', 'load_tools']);
+  });
+
   it('fit a 4k window: every built-in tool of an agent takes at most 1,000 tokens of definitions at first', async () => {
     const requests: ModelRequest[] = [];
     test = createTestLegion({
@@ -186,5 +213,37 @@ describe("tool schemas under toolSchemas 'compact'", () => {
     expect(view.schemaTokens).toMatchObject({ toolSchemas: 'compact', offeredTokens: tokens });
     expect(tokens).toBeLessThanOrEqual(1_000);
     expect(view.schemaTokens!.fullTokens).toBeGreaterThan(4_000);
+  });
+});
+
+describe("a tool a policy denies outright, under toolSchemas 'full'", () => {
+  let test: TestLegion | undefined;
+  afterEach(async () => {
+    await test?.cleanup();
+    test = undefined;
+  });
+
+  it('is not offered to the model, and a call of it by name is refused as a tool it does not have', async () => {
+    const requests: ModelRequest[] = [];
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: ['file_*'], context: { toolSchemas: 'full' } })],
+      scripts: {
+        worker: recorded(requests, [{ toolCalls: [{ id: 'delete', name: 'file_delete', input: { path: 'notes.md' } }] }, { text: 'Could not.' }]),
+      },
+    });
+    writeFileSync(join(test.root, '.legion', 'config.json'), JSON.stringify({ version: 1, policies: { file_delete: 'deny' } }));
+    writeFileSync(join(test.root, 'notes.md'), 'keep me\n');
+    await test.legion.close();
+    const legion = test.reopen();
+    try {
+      expect(await legion.send(await legion.sessions.create(), 'Delete notes.md', { to: 'worker' })).toMatchObject({ status: 'success', reply: 'Could not.' });
+      expect((await legion.describeTools('worker')).tools.find((entry) => entry.name === 'file_delete')).toMatchObject({ offered: 'never' });
+    } finally {
+      await legion.close();
+    }
+    for (const request of requests) expect(names(request)).toEqual(['file_edit', 'file_glob', 'file_grep', 'file_list', 'file_read', 'file_write']);
+    expect(JSON.stringify(requests.map((request) => request.tools))).not.toContain('file_delete');
+    expect(results(requests[1]!)).toEqual([expect.stringMatching(/^Tool "file_delete" is not available to you\./)]);
+    expect(readFileSync(join(test.root, 'notes.md'), 'utf8')).toBe('keep me\n');
   });
 });

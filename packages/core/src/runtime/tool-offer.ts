@@ -55,12 +55,16 @@ export function familyOf(tool: Tool, providerOf: (name: string) => string | unde
 export function loadableTools(sources: Omit<ToolOfferSources, 'loader'>): LoadableTool[] {
   const loadable: LoadableTool[] = [];
   for (const tool of sources.visible.values()) {
-    if (!waitsToLoad(tool, sources.toolSchemas)) continue;
-    const standing = sources.auth.summarize(sources.agent, tool);
-    if (standing.mode === 'deny' && !standing.scoped) continue;
+    if (!waitsToLoad(tool, sources.toolSchemas) || deniedOutright(sources, tool)) continue;
     loadable.push({ tool, family: familyOf(tool, sources.providerOf) });
   }
   return loadable;
+}
+
+/** A standing `deny` with no scoped rule that could allow a call: such a tool is never offered, loaded or run, whatever the profile. */
+function deniedOutright(sources: Pick<ToolOfferSources, 'auth' | 'agent'>, tool: Tool): boolean {
+  const standing = sources.auth.summarize(sources.agent, tool);
+  return standing.mode === 'deny' && !standing.scoped;
 }
 
 /**
@@ -76,18 +80,19 @@ export function planToolOffer(sources: ToolOfferSources): ToolOffer {
   const loadable = loadableTools(sources);
   const waiting = new Set(loadable.map(({ tool }) => tool.name));
   const always: ToolDefinition[] = [];
-  for (const tool of sources.visible.values()) {
-    if (waiting.has(tool.name)) continue;
-    // Denied tools that wait to load are left out; the others keep today's behaviour.
-    if (waitsToLoad(tool, sources.toolSchemas)) continue;
+  // Sent whole or compact at every step: every visible tool that does not wait to load, unless a policy denies it outright
+  // (`deny` is deny by every route: its schema would only invite calls that are refused, and cost tokens each step).
+  const offeredAlways = new Map<string, Tool>();
+  for (const [name, tool] of sources.visible) {
+    if (waiting.has(name) || waitsToLoad(tool, sources.toolSchemas) || deniedOutright(sources, tool)) continue;
+    offeredAlways.set(name, tool);
     always.push(sources.toolSchemas === 'compact' && tool.lazy !== false ? compactToolDefinition(tool) : toolDefinition(tool));
   }
   if (loadable.length === 0) {
-    const callable = new Map([...sources.visible].filter(([name]) => !waitsToLoad(sources.visible.get(name)!, sources.toolSchemas)));
-    return { onDemand: false, loadable, callable, definitions: () => always, initial: () => always, unloaded: () => false };
+    return { onDemand: false, loadable, callable: offeredAlways, definitions: () => always, initial: () => always, unloaded: () => false };
   }
-  const callable = new Map<string, Tool>();
-  for (const [name, tool] of sources.visible) if (!waitsToLoad(tool, sources.toolSchemas) || waiting.has(name)) callable.set(name, tool);
+  const callable = new Map<string, Tool>(offeredAlways);
+  for (const [name, tool] of sources.visible) if (waiting.has(name)) callable.set(name, tool);
   callable.set(sources.loader.name, sources.loader);
   const definitions = (loaded: ReadonlySet<string>, messages: readonly Message[]): ToolDefinition[] => {
     const used = usedTools(messages, waiting);
