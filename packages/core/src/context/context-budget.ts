@@ -34,12 +34,19 @@ export interface FitResult {
  */
 export function fitToWindow(
   request: Pick<ModelRequest, 'system' | 'tools' | 'messages'>,
-  options: { agentId: string; window: number; outputReserve: number; extraTokens: number; measure: TokenMeasure },
+  options: {
+    agentId: string;
+    window: number;
+    outputReserve: number;
+    extraTokens: number;
+    measure: TokenMeasure;
+    /** The whole request's tokens (extra included) as measured already (`measureContext`: the provider's report plus a count since); default: counted here. */
+    requestTokens?: number | undefined;
+  },
 ): FitResult {
   const budget = options.window - options.outputReserve;
-  const fixed = options.measure.request({ system: request.system, tools: request.tools, messages: [] }) + options.extraTokens;
   const perMessage = request.messages.map((message) => options.measure.message(message));
-  let total = fixed + perMessage.reduce((sum, tokens) => sum + tokens, 0);
+  let total = options.requestTokens ?? options.measure.request({ system: request.system, tools: request.tools, messages: [] }) + options.extraTokens + perMessage.reduce((sum, tokens) => sum + tokens, 0);
   if (total <= budget) return { messages: request.messages, dropped: 0 };
   let from = 0;
   for (const start of cutPointsAfterFirst(request.messages)) {

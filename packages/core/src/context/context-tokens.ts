@@ -3,12 +3,13 @@ import type { ModelRequest, ToolDefinition } from '../providers/llm-provider.js'
 import { loadTokenCounter, tokenUpperBound, type TokenCounter } from './token-count.js';
 
 /**
- * What compaction and the hard cap measure a request with: one small seam, so that
- * the token accounting (provider-reported usage plus an incremental delta) can take
- * its place. Messages are counted once each (they never change once appended).
+ * Token counts of messages, system prompts and tool definitions, each counted once (messages never
+ * change once appended): what the token accounting (`measureContext`), the hard cap and compaction
+ * count with. Which figure decides (the provider's report or a count) is `measureContext`'s call.
  */
-const counted = new WeakMap<Message, number>();
 const bounded = new WeakMap<Message, number>();
+/** Tokens per message, per tokenizer (the default one in practice; tests bring their own). */
+const countedBy = new WeakMap<TokenCounter, WeakMap<Message, number>>();
 
 /** A few tokens of framing per message (role, separators), as the providers bill them. */
 const PER_MESSAGE = 4;
@@ -24,52 +25,25 @@ export function messageText(message: Pick<Message, 'content'>): string {
   return text;
 }
 
-/** Tool definitions are the same objects from step to step: each is measured once. */
-const toolBounds = new WeakMap<ToolDefinition, number>();
+/** Tool definitions are the same objects from step to step: each is counted once. */
 const toolCounts = new WeakMap<ToolDefinition, number>();
-let lastSystem = { text: '', bound: 0, count: -1 };
+let lastSystem = { text: '', count: -1 };
 
-function measureFixed(request: Pick<ModelRequest, 'system' | 'tools'>, count: TokenCounter | undefined): number {
-  if (lastSystem.text !== request.system) lastSystem = { text: request.system, bound: tokenUpperBound(request.system), count: -1 };
-  if (count && lastSystem.count < 0) lastSystem.count = count(request.system);
-  let total = count ? lastSystem.count : lastSystem.bound;
-  const cache = count ? toolCounts : toolBounds;
+function measureFixed(request: Pick<ModelRequest, 'system' | 'tools'>, count: TokenCounter): number {
+  if (lastSystem.text !== request.system || lastSystem.count < 0) lastSystem = { text: request.system, count: count(request.system) };
+  let total = lastSystem.count;
   for (const tool of request.tools) {
-    let tokens = cache.get(tool);
+    let tokens = toolCounts.get(tool);
     if (tokens === undefined) {
-      const text = JSON.stringify(tool);
-      tokens = count ? count(text) : tokenUpperBound(text);
-      cache.set(tool, tokens);
+      tokens = count(JSON.stringify(tool));
+      toolCounts.set(tool, tokens);
     }
     total += tokens;
   }
   return total;
 }
 
-/** Running bounds of histories that only grow (a conversation's loaded history): each step adds only its new messages. */
-const historyBounds = new WeakMap<readonly Message[], { counted: number; sum: number }>();
-
-/**
- * A bound no tokenizer exceeds, without loading one. `history`, when given, is the
- * growing array the request's messages were copied from: its bound is kept up to
- * date incrementally instead of summed again at every step.
- */
-export function requestUpperBound(request: Pick<ModelRequest, 'system' | 'tools' | 'messages'>, history?: readonly Message[]): number {
-  const fixed = measureFixed(request, undefined);
-  if (!history || history.length !== request.messages.length) {
-    let total = fixed;
-    for (const message of request.messages) total += messageUpperBound(message);
-    return total;
-  }
-  let running = historyBounds.get(history);
-  if (!running || running.counted > history.length) {
-    running = { counted: 0, sum: 0 };
-    historyBounds.set(history, running);
-  }
-  for (; running.counted < history.length; running.counted++) running.sum += messageUpperBound(history[running.counted]!);
-  return fixed + running.sum;
-}
-
+/** A bound no count exceeds (UTF-8 bytes, framing included), without a tokenizer; kept per message. */
 export function messageUpperBound(message: Message): number {
   let bound = bounded.get(message);
   if (bound === undefined) {
@@ -77,6 +51,18 @@ export function messageUpperBound(message: Message): number {
     bounded.set(message, bound);
   }
   return bound;
+}
+
+/** A message's tokens by `count` (framing included), counted once per message and tokenizer. */
+export function messageTokens(message: Message, count: TokenCounter): number {
+  let counts = countedBy.get(count);
+  if (!counts) countedBy.set(count, (counts = new WeakMap()));
+  let tokens = counts.get(message);
+  if (tokens === undefined) {
+    tokens = count(messageText(message)) + PER_MESSAGE;
+    counts.set(message, tokens);
+  }
+  return tokens;
 }
 
 /** A token measure, loaded once: the tokenizer costs ~90 ms and tens of MB, so it is loaded only near a threshold. */
@@ -88,14 +74,7 @@ export interface TokenMeasure {
 
 export async function loadTokenMeasure(): Promise<TokenMeasure> {
   const count: TokenCounter = await loadTokenCounter();
-  const message = (entry: Message): number => {
-    let tokens = counted.get(entry);
-    if (tokens === undefined) {
-      tokens = count(messageText(entry)) + PER_MESSAGE;
-      counted.set(entry, tokens);
-    }
-    return tokens;
-  };
+  const message = (entry: Message): number => messageTokens(entry, count);
   return {
     message,
     text: count,

@@ -2,6 +2,7 @@ import type { ContextSettings } from '../collective/context-schema.js';
 import type { ContextUsage } from '../events/event-types.js';
 import type { Message, Usage } from '../message.js';
 import type { ModelRequest, ToolDefinition } from '../providers/llm-provider.js';
+import { messageTokens, messageUpperBound } from './context-tokens.js';
 import { loadTokenCounter, tokenUpperBound, type TokenCounter } from './token-count.js';
 
 /** What a request carries into the model's window; a `ModelRequest` is one. */
@@ -21,10 +22,9 @@ export interface MeasureOptions {
    * load the tokenizer into every `legion run` whose tool definitions alone pass a prune threshold.
    */
   boundedBelow?: number | undefined;
+  /** The conversation context whose last sent request (`recordSentRequest`) the reported usage is taken from. */
+  sentFor?: object | undefined;
 }
-
-/** Role and framing tokens the chat formats add around each message (OpenAI's cookbook counts 3–4). */
-const MESSAGE_FRAMING_TOKENS = 4;
 
 interface Counted {
   bytes: number;
@@ -32,9 +32,6 @@ interface Counted {
   counter: TokenCounter | undefined;
 }
 
-// Per message object: its byte bound and, once counted, its tokens. A WeakMap, so a message
-// dropped with its conversation takes its entry along; the history is never re-tokenized.
-const messageCounts = new WeakMap<Message, Counted>();
 // Tool definitions are cached per tool (`toolDefinition`), so mostly per object is per content.
 const toolCounts = new WeakMap<ToolDefinition, Counted>();
 const toolTextCounts = new Map<string, Counted>();
@@ -43,31 +40,22 @@ const TOOL_TEXTS_KEPT = 512;
 const systemCounts = new Map<string, Counted>();
 const SYSTEM_PROMPTS_KEPT = 64;
 
-// What was sent: for each message of a sent request, the message before it there (null: the first),
-// and for its last message, the bytes of the system prompt and tools that went with it. A reply's
-// usage is the truth only for a view whose messages before it are exactly those (no pruning,
-// compaction or trimming since) and whose system prompt and tools are the same size.
-const sentAfter = new WeakMap<Message, Message | null>();
-const sentWithOverhead = new WeakMap<Message, number>();
-
-function textOfMessage(message: Message): string {
-  let text = '';
-  for (const block of message.content) {
-    if (block.type === 'text') text += block.text;
-    else if (block.type === 'tool_use') text += `${block.name} ${JSON.stringify(block.input ?? {})}`;
-    else text += block.content;
-  }
-  return text;
+/**
+ * The last request sent for one conversation context: its messages (the request's own array, no
+ * copy: a request is built anew at every step, and the conversation keeps the messages anyway), how
+ * many, and the bytes of the system prompt and tools that went with them. A reply's usage is the
+ * truth only for a view that begins with exactly those messages (no pruning, compaction or trimming
+ * since) and carries a system prompt and tools of the same size. One small record per conversation,
+ * replaced at every step: nothing is kept per message.
+ */
+interface SentRequest {
+  messages: readonly Message[];
+  count: number;
+  overheadBytes: number;
 }
-
-function entryOf(message: Message): Counted {
-  let entry = messageCounts.get(message);
-  if (!entry) {
-    entry = { bytes: tokenUpperBound(textOfMessage(message)) + MESSAGE_FRAMING_TOKENS, tokens: 0, counter: undefined };
-    messageCounts.set(message, entry);
-  }
-  return entry;
-}
+const lastSent = new WeakMap<object, SentRequest>();
+/** The record of callers that name no conversation (one sequence of requests). */
+const UNNAMED = {};
 
 function toolEntryOf(tool: ToolDefinition): Counted {
   let entry = toolCounts.get(tool);
@@ -102,6 +90,12 @@ function counted(entry: Counted, counter: TokenCounter, tokens: number): number 
   return tokens;
 }
 
+function overheadBytesOf(parts: Pick<ContextParts, 'system' | 'tools'>): number {
+  let bytes = systemEntryOf(parts.system).bytes;
+  for (const tool of parts.tools) bytes += toolEntryOf(tool).bytes;
+  return bytes;
+}
+
 let defaultCounter: TokenCounter | undefined;
 
 /** Tokens the reply's request filled (input, cache read and write) and the reply's own output tokens. */
@@ -109,28 +103,42 @@ export function reportedContextTokens(usage: Usage): number {
   return usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0) + usage.outputTokens;
 }
 
-/** The index of the last reply whose reported usage covers the messages before it, or -1. */
-function trustedReplyIndex(parts: ContextParts, overheadBytes: number): number {
+/**
+ * The index of the reply to the last request sent, when its reported usage covers the messages
+ * before it here; else -1. A reply that reports no input (some local servers send zeros) is no report.
+ */
+function trustedReplyIndex(parts: ContextParts, overheadBytes: number, sent: SentRequest | undefined): number {
+  if (!sent || sent.count < 1 || sent.overheadBytes !== overheadBytes) return -1;
   const { messages } = parts;
-  let index = messages.length - 1;
-  while (index >= 0 && !(messages[index]!.role === 'assistant' && messages[index]!.usage)) index--;
-  if (index < 1) return -1;
-  if (sentWithOverhead.get(messages[index - 1]!) !== overheadBytes) return -1;
-  for (let position = 0; position < index; position++) {
-    if (sentAfter.get(messages[position]!) !== (position === 0 ? null : messages[position - 1])) return -1;
-  }
-  return index;
+  const reply = messages[sent.count];
+  if (!reply || reply.role !== 'assistant' || !reply.usage || reportedContextTokens(reply.usage) - reply.usage.outputTokens <= 0) return -1;
+  for (let index = 0; index < sent.count; index++) if (!sameMessage(messages[index]!, sent.messages[index]!)) return -1;
+  return sent.count;
 }
 
 /**
- * The tokens of a model request. The provider's report is the truth for what it was sent: the
- * last reply carries its usage, so only the messages after it are counted; without a usable
- * report (the first request of a process, or a view changed by pruning or compaction since) all
- * of it is. Each message, tool definition and system prompt is counted once and remembered, and
- * nothing is counted (nor the tokenizer loaded) while the request's byte bound is below the
- * smallest threshold of `settings` (prune, summarize, window − reserve).
- *
- * Measuring does not record the request as sent; `recordSentRequest` does, for the one sent.
+ * The same message as sent: the same object, or (the carried-over state is put in front of the first
+ * message anew for every request) the same id, role and blocks, texts equal.
+ */
+function sameMessage(message: Message, sent: Message): boolean {
+  if (message === sent) return true;
+  if (message.id !== sent.id || message.role !== sent.role || message.content.length !== sent.content.length) return false;
+  return message.content.every((block, index) => {
+    const other = sent.content[index]!;
+    return block === other || (block.type === 'text' && other.type === 'text' && block.text === other.text);
+  });
+}
+
+/**
+ * The tokens of a model request: the one measure the relief stages (compaction, the hard cap) and
+ * the `context:usage` report decide by. The provider's report is the truth for what it was sent:
+ * the reply to the last request sent for this conversation (`sentFor`, recorded by
+ * `recordSentRequest`) carries its usage, so only the messages after it are counted; without a
+ * usable report (the first request of a process, a provider that reports none, or a view changed
+ * by pruning or compaction since) all of it is. Each message, tool definition and system prompt is
+ * counted once and remembered, and nothing is counted (nor the tokenizer loaded) while the
+ * request's byte bound (the reported figure plus the bytes since) is below the smallest threshold
+ * of `settings` (prune, summarize, window − reserve), or `boundedBelow`.
  */
 export async function measureContext(parts: ContextParts, settings: ContextSettings, options: MeasureOptions = {}): Promise<ContextUsage> {
   const limit = settings.window - settings.outputReserve;
@@ -139,12 +147,12 @@ export async function measureContext(parts: ContextParts, settings: ContextSetti
   let toolBytes = 0;
   for (const tool of parts.tools) toolBytes += toolEntryOf(tool).bytes;
   const overheadBytes = system.bytes + toolBytes;
-  const reply = trustedReplyIndex(parts, overheadBytes);
+  const reply = trustedReplyIndex(parts, overheadBytes, lastSent.get(options.sentFor ?? UNNAMED));
   const fromProvider = reply >= 0 ? reportedContextTokens(parts.messages[reply]!.usage!) : 0;
   const firstEstimated = reply >= 0 ? reply + 1 : 0;
 
   let estimatedBytes = reply >= 0 ? 0 : overheadBytes;
-  for (let index = firstEstimated; index < parts.messages.length; index++) estimatedBytes += entryOf(parts.messages[index]!).bytes;
+  for (let index = firstEstimated; index < parts.messages.length; index++) estimatedBytes += messageUpperBound(parts.messages[index]!);
   if (!options.exact && fromProvider + estimatedBytes <= smallestThreshold) {
     const total = fromProvider + estimatedBytes;
     return { total, system: system.bytes, tools: toolBytes, messages: Math.max(0, total - overheadBytes), fromProvider, estimated: estimatedBytes, bounded: true, limit };
@@ -158,30 +166,17 @@ export async function measureContext(parts: ContextParts, settings: ContextSetti
     toolTokens += entry.counter === counter ? entry.tokens : counted(entry, counter, counter(JSON.stringify(tool)));
   }
   let estimated = reply >= 0 ? 0 : systemTokens + toolTokens;
-  for (let index = firstEstimated; index < parts.messages.length; index++) {
-    const message = parts.messages[index]!;
-    const entry = entryOf(message);
-    estimated += entry.counter === counter ? entry.tokens : counted(entry, counter, counter(textOfMessage(message)) + MESSAGE_FRAMING_TOKENS);
-  }
+  for (let index = firstEstimated; index < parts.messages.length; index++) estimated += messageTokens(parts.messages[index]!, counter);
   const total = fromProvider + estimated;
   return { total, system: systemTokens, tools: toolTokens, messages: Math.max(0, total - systemTokens - toolTokens), fromProvider, estimated, bounded: false, limit };
 }
 
 /**
- * Records a request as the one sent to the model, so the usage its reply reports is trusted for
- * these messages in the next measure. The request builder calls it for the final request only.
+ * Records a request as the last one sent for a conversation context (`sentFor`; the same key
+ * `measureContext` is given), so the usage its reply reports is trusted for these messages in the
+ * next measure. The request builder calls it for every request it sends: it costs one small record
+ * per conversation, replaced each time.
  */
-export function recordSentRequest(parts: ContextParts): void {
-  const { messages } = parts;
-  let previous: Message | null = null;
-  for (const message of messages) {
-    // A get is cheaper than a set, and most of the history was sent the same way a step ago.
-    if (sentAfter.get(message) !== previous) sentAfter.set(message, previous);
-    previous = message;
-  }
-  if (previous) {
-    let toolBytes = 0;
-    for (const tool of parts.tools) toolBytes += toolEntryOf(tool).bytes;
-    sentWithOverhead.set(previous, systemEntryOf(parts.system).bytes + toolBytes);
-  }
+export function recordSentRequest(parts: ContextParts, sentFor: object = UNNAMED): void {
+  lastSent.set(sentFor, { messages: parts.messages, count: parts.messages.length, overheadBytes: overheadBytesOf(parts) });
 }

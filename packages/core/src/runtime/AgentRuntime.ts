@@ -104,6 +104,7 @@ export class AgentRuntime implements ParticipantRuntime {
         canReadArtifacts: tools.has(ARTIFACT_READ_TOOL_NAME),
       },
       context: settings,
+      sentFor: turn.conversation,
       measured: {
         wanted: () => turn.events.hasListeners('context:usage'),
         report: (usage: ContextUsage) => turn.events.emit('context:usage', Object.assign({}, turn.conversation.ref, { participantId: agent.id, usage })),

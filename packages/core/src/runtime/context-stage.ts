@@ -3,10 +3,10 @@ import type { AgentParticipant } from '../collective/participant.js';
 import { renderCarryOver, withCarryOver, type CarryOver } from '../context/compaction-carry-over.js';
 import { compactConversation } from '../context/compaction.js';
 import { fitToWindow } from '../context/context-budget.js';
-import { loadTokenMeasure, requestUpperBound } from '../context/context-tokens.js';
-import { tokenUpperBound } from '../context/token-count.js';
+import { loadTokenMeasure } from '../context/context-tokens.js';
+import { measureContext, type ContextUsage } from '../context/token-accounting.js';
 import { errorMessage } from '../errors.js';
-import type { Usage } from '../message.js';
+import type { Message, Usage } from '../message.js';
 import type { LLMProvider, ModelRequest } from '../providers/llm-provider.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
 import type { CompactOutcome, TurnContext } from '../session/turn.js';
@@ -60,7 +60,14 @@ export class ContextStage {
     this.settings = { ...this.settings, window, outputReserve, summarizeAtTokens: Math.min(this.settings.summarizeAtTokens, usable), protectRecentTokens: Math.min(this.settings.protectRecentTokens, Math.floor(usable / 4)) };
   }
 
-  async apply(request: ModelRequest): Promise<ModelRequest> {
+  /**
+   * The request as it goes: compacted first if it passes `summarizeAtTokens`, then cut to the
+   * window. Both decide by `measureContext`, the provider's reported usage for what was last sent
+   * plus a count of the messages since. `relieve` is what the steps before this one did to the
+   * history (pruning): a compaction made here rebuilds the request through it, so the request
+   * that goes right after a compaction is pruned like any other.
+   */
+  async apply(request: ModelRequest, relieve?: (history: readonly Message[]) => Promise<readonly Message[]>): Promise<ModelRequest> {
     const { turn, agent } = this.options;
     const settings = this.settings;
     this.fixed = { system: request.system, tools: request.tools };
@@ -68,10 +75,11 @@ export class ContextStage {
     let block = compaction ? await this.carryOverText(compaction, request.messages) : undefined;
     if (!this.windowKnown) return withBlock(request, block, 0);
     const budget = settings.window - settings.outputReserve;
-    if (requestUpperBound(request, await turn.conversation.history()) + (block ? tokenUpperBound(block) : 0) <= Math.min(settings.summarizeAtTokens, budget)) return withBlock(request, block, 0);
+    let candidate = withBlock(request, block, 0);
+    let usage = await this.measure(candidate);
+    if (usage.bounded) return candidate;
 
-    const measure = await loadTokenMeasure();
-    if (measure.request(request) + (block ? measure.text(block) : 0) > settings.summarizeAtTokens) {
+    if (usage.total > settings.summarizeAtTokens) {
       const result = await this.compact('auto').catch((error: unknown) => {
         // A summarizer that fails leaves the context as it is: the hard cap below still keeps the request in the window.
         turn.events.emit('error:raised', { scope: `compaction of ${agent.id}'s context`, message: errorMessage(error), code: 'compaction_failed', participantId: agent.id, sessionId: turn.conversation.ref.sessionId });
@@ -79,14 +87,29 @@ export class ContextStage {
       });
       if (result?.status === 'compacted') {
         compaction = result.entry;
-        request = { ...request, messages: [...(await turn.conversation.history())] };
+        const history = await turn.conversation.history();
+        request = { ...request, messages: [...(relieve ? await relieve(history) : history)] };
         block = await this.carryOverText(compaction, request.messages);
+        candidate = withBlock(request, block, 0);
+        usage = await this.measure(candidate);
       }
     }
     // Room for the note that says turns were left out.
-    const extraTokens = (block ? measure.text(block) : 0) + 40;
-    const fit = fitToWindow(request, { agentId: agent.id, window: settings.window, outputReserve: settings.outputReserve, extraTokens, measure });
+    if (usage.total + DROPPED_NOTE_TOKENS <= budget) return candidate;
+    const measure = await loadTokenMeasure();
+    const extraTokens = (block ? measure.text(block) : 0) + DROPPED_NOTE_TOKENS;
+    const fit = fitToWindow(request, { agentId: agent.id, window: settings.window, outputReserve: settings.outputReserve, extraTokens, measure, requestTokens: usage.total + DROPPED_NOTE_TOKENS });
     return withBlock(fit.dropped > 0 ? { ...request, messages: fit.messages } : request, block, fit.dropped);
+  }
+
+  /**
+   * The one token measure (`measureContext`) of a request as it would go, against what was last
+   * sent in this conversation; counted only past the byte bound of the smaller of
+   * `summarizeAtTokens` and the window's limit.
+   */
+  private measure(request: ModelRequest): Promise<ContextUsage> {
+    const settings = this.settings;
+    return measureContext(request, settings, { boundedBelow: Math.min(settings.summarizeAtTokens, settings.window - settings.outputReserve), sentFor: this.options.turn.conversation });
   }
 
   /** Summarizes the older part of the context now (under the lease the caller holds) and says so in an event. */
@@ -132,6 +155,9 @@ export class ContextStage {
     };
   }
 }
+
+/** Tokens kept for the note that says how many earlier messages the hard cap left out. */
+const DROPPED_NOTE_TOKENS = 40;
 
 /** The request with the carried-over state (and a note of what the hard cap left out) in front of its messages. */
 function withBlock(request: ModelRequest, block: string | undefined, dropped: number): ModelRequest {

@@ -15,19 +15,22 @@ export interface ModelRequestSource {
   history(): Promise<readonly Message[]>;
   /** Relief step 2, pruning old tool results; absent: the history goes as it is. */
   pruning?: PruneOptions | undefined;
-  /** The agent's context budget: with it and someone `measured` wants it, each request is measured (`measureContext`) and recorded as sent. */
+  /** The agent's context budget: with it, each request is recorded as sent, and measured (`measureContext`) when someone `measured` wants it. */
   context?: ContextSettings | undefined;
   /**
-   * Told each request's measure (the runtime's `context:usage` event). Asked first whether it is
-   * wanted: measuring keeps per-message records that cost every step memory (bench/memory-runs.mjs
-   * grew 30 → 36 MB measuring for nobody), and the relief stages measure for themselves.
+   * The conversation context the requests belong to: each request sent is recorded for it
+   * (`recordSentRequest`, one small record replaced per step), so that the next measure, the
+   * relief stages' and the report's alike, takes the provider's reported usage for what was sent.
    */
+  sentFor?: object | undefined;
+  /** Told each request's measure (the runtime's `context:usage` event); asked first whether it is wanted. */
   measured?: { wanted(): boolean; report(usage: ContextUsage): void } | undefined;
   /**
    * Relief step 3 and the hard cap (`ContextStage`: compaction, the carried-over state,
-   * the cap at the window). Runs last, on the request as the steps before made it.
+   * the cap at the window). Runs last, on the request as the steps before made it; given the
+   * steps before as `relieve`, to rebuild a request from the history after compacting it.
    */
-  compaction?: { apply(request: ModelRequest): Promise<ModelRequest> } | undefined;
+  compaction?: { apply(request: ModelRequest, relieve?: (history: readonly Message[]) => Promise<readonly Message[]>): Promise<ModelRequest> } | undefined;
 }
 
 /**
@@ -38,10 +41,11 @@ export interface ModelRequestSource {
  * (token budget, eviction, compaction) takes over here.
  */
 export async function buildModelRequest(source: ModelRequestSource): Promise<ModelRequest> {
-  let history = await source.history();
   // Relief step 2: past pruneAtTokens, old tool results beyond the protected recent part become stubs naming their artifact (the log keeps them whole).
-  if (source.pruning) history = await pruneToolResults(history, source, source.pruning);
-  const messages = [...history];
+  const { pruning } = source;
+  const relieve = pruning ? (history: readonly Message[]) => pruneToolResults(history, source, pruning) : undefined;
+  const history = await source.history();
+  const messages = [...(relieve ? await relieve(history) : history)];
   const request: ModelRequest = {
     system: source.system,
     messages,
@@ -50,12 +54,11 @@ export async function buildModelRequest(source: ModelRequestSource): Promise<Mod
     temperature: source.temperature,
   };
   // Relief step 3 and the hard cap.
-  const sent = source.compaction ? await source.compaction.apply(request) : request;
-  if (source.context && source.measured?.wanted()) {
+  const sent = source.compaction ? await source.compaction.apply(request, relieve) : request;
+  if (source.context) {
     // What is measured and recorded is what goes: the reply to it reports usage for exactly these messages.
-    const usage = await measureContext(sent, source.context, { boundedBelow: source.context.window - source.context.outputReserve });
-    recordSentRequest(sent);
-    source.measured.report(usage);
+    if (source.measured?.wanted()) source.measured.report(await measureContext(sent, source.context, { boundedBelow: source.context.window - source.context.outputReserve, sentFor: source.sentFor }));
+    recordSentRequest(sent, source.sentFor);
   }
   return sent;
 }
