@@ -37,6 +37,13 @@ export interface WindowLimitedServerOptions {
   window: number;
   /** The reply to an accepted request; `index` counts accepted requests from 0. */
   respond: (request: WindowLimitedRequest, index: number) => WindowLimitedReply;
+  /**
+   * The input tokens the reply reports (default: the server's own count). A provider's tokenizer
+   * is not Legion's: a figure far above the local count is what a provider may well say. `null`:
+   * no usage at all (OpenAI protocol: no usage chunk; Anthropic: zero input tokens), as some local
+   * servers answer.
+   */
+  reportInputTokens?: ((request: WindowLimitedRequest) => number | null) | undefined;
 }
 
 /**
@@ -64,8 +71,9 @@ export async function startWindowLimitedServer(options: WindowLimitedServerOptio
         requests.push(request);
         if (rejected) return sendTooLong(outgoing, protocol, tokens, state.window);
         const reply = options.respond(request, accepted++);
-        if (protocol === 'anthropic') streamAnthropic(outgoing, String(body['model']), tokens, reply);
-        else streamOpenAI(outgoing, String(body['model']), tokens, reply);
+        const reported = options.reportInputTokens ? options.reportInputTokens(request) : tokens;
+        if (protocol === 'anthropic') streamAnthropic(outgoing, String(body['model']), reported ?? 0, reply);
+        else streamOpenAI(outgoing, String(body['model']), reported, reply);
       },
       (error: unknown) => sendJson(outgoing, 400, { error: { message: String(error) } }),
     );
@@ -168,7 +176,7 @@ function streamAnthropic(outgoing: ServerResponse, model: string, inputTokens: n
   outgoing.end();
 }
 
-function streamOpenAI(outgoing: ServerResponse, model: string, inputTokens: number, reply: WindowLimitedReply): void {
+function streamOpenAI(outgoing: ServerResponse, model: string, inputTokens: number | null, reply: WindowLimitedReply): void {
   outgoing.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const id = `chatcmpl-${randomUUID().slice(0, 12)}`;
   const chunk = (delta: Record<string, unknown>, finish: string | null): void => {
@@ -180,7 +188,7 @@ function streamOpenAI(outgoing: ServerResponse, model: string, inputTokens: numb
   });
   chunk({}, reply.toolCalls?.length ? 'tool_calls' : 'stop');
   const outputTokens = Math.max(1, Math.ceil(((reply.text ?? '').length + JSON.stringify(reply.toolCalls ?? []).length) / 4));
-  outgoing.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens } })}\n\n`);
+  if (inputTokens !== null) outgoing.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens } })}\n\n`);
   outgoing.write('data: [DONE]\n\n');
   outgoing.end();
 }
