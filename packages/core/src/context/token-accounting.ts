@@ -111,9 +111,14 @@ function trustedReplyIndex(parts: ContextParts, overheadBytes: number, sent: Sen
   if (!sent || sent.count < 1 || sent.overheadBytes !== overheadBytes) return -1;
   const { messages } = parts;
   const reply = messages[sent.count];
-  if (!reply || reply.role !== 'assistant' || !reply.usage || reportedContextTokens(reply.usage) - reply.usage.outputTokens <= 0) return -1;
+  if (!reply || reply.role !== 'assistant' || !reportsInput(reply)) return -1;
   for (let index = 0; index < sent.count; index++) if (!sameMessage(messages[index]!, sent.messages[index]!)) return -1;
   return sent.count;
+}
+
+/** A reply that says what its request filled: usage with some input (some local servers send zeros, or nothing). */
+function reportsInput(reply: Pick<Message, 'usage'>): boolean {
+  return reply.usage !== undefined && reportedContextTokens(reply.usage) - reply.usage.outputTokens > 0;
 }
 
 /**
@@ -179,4 +184,13 @@ export async function measureContext(parts: ContextParts, settings: ContextSetti
  */
 export function recordSentRequest(parts: ContextParts, sentFor: object = UNNAMED): void {
   lastSent.set(sentFor, { messages: parts.messages, count: parts.messages.length, overheadBytes: overheadBytesOf(parts) });
+}
+
+/**
+ * Told the reply to the last request sent for `sentFor`: a reply that reports no input (a provider that
+ * reports none, or zeros) makes its record useless, so it is dropped at once. With such a provider
+ * nothing is kept per conversation between requests (bench/memory-runs.mjs runs thousands of them).
+ */
+export function settleSentRequest(sentFor: object, reply: Pick<Message, 'role' | 'usage'>): void {
+  if (!reportsInput(reply)) lastSent.delete(sentFor);
 }

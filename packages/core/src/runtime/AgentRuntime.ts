@@ -20,7 +20,7 @@ import { unansweredToolUses } from '../conversation/unanswered-tool-uses.js';
 import { buildModelRequest, type ModelRequestSource } from './model-request.js';
 import { sessionBudgetError } from './session-budget.js';
 import { contextSettingsFor } from '../context/context-settings.js';
-import type { ContextUsage } from '../context/token-accounting.js';
+import { settleSentRequest, type ContextUsage } from '../context/token-accounting.js';
 import { createLoadToolsTool } from '../tools/builtin/tool-loading/load-tools.js';
 import { readLoadedTools } from '../tools/builtin/tool-loading/loaded-tools.js';
 import { loadableTools, loadHints, planToolOffer, type ToolOffer, type ToolOfferSources } from './tool-offer.js';
@@ -181,6 +181,8 @@ export class AgentRuntime implements ParticipantRuntime {
         { role: 'assistant', content: response.content, ...(response.usage ? { usage: response.usage } : {}), model: `${provider.name}/${provider.model}` },
         agent.id,
       );
+      // A reply without usage leaves nothing to trust in the record of its request: dropped, not kept per conversation.
+      settleSentRequest(turn.conversation, assistant);
       if (response.usage) await this.recordUsage(turn, agent.id, provider, response.usage);
       const toolUses = toolUsesOf(assistant);
       if (toolUses.length === 0) {
