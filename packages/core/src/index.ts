@@ -86,7 +86,7 @@ export type { ContextOverrides, ContextProfileName, ContextSettings, ModelWindow
 export { contextSettingsFor, SMALL_WINDOW_TOKENS, UNKNOWN_HOSTED_MODEL_WINDOW } from './context/context-settings.js';
 export { MODEL_WINDOWS, modelIdCandidates, modelWindowFor, OLLAMA_DEFAULT_NUM_CTX, UNKNOWN_MODEL_WINDOW } from './context/model-table.js';
 export type { ModelWindowSource, ResolvedModelWindow } from './context/model-table.js';
-export { measureContext, recordSentRequest, reportedContextTokens } from './context/token-accounting.js';
+export { measureContext, recordSentRequest, reportedContextTokens, settleSentRequest } from './context/token-accounting.js';
 export type { ContextParts, ContextUsage, MeasureOptions } from './context/token-accounting.js';
 export { buildContextReport, percent } from './context/context-report.js';
 export type { ContextReport, ContextReportInput } from './context/context-report.js';
