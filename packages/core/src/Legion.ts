@@ -285,13 +285,16 @@ export class Legion {
     const offer = this.agentRuntime.toolOffer(agent);
     let tools = offer.initial();
     let conversation: { id: string; messages: readonly Message[] } | undefined;
+    // The conversation is the key its requests are recorded under: the provider's figure for the last one sent is the report's truth too.
+    let sentFor: object | undefined;
     if (options.session) {
       const initiator = options.initiator ?? this.collective.defaultUser()?.id ?? 'user';
       const opened = options.session.conversation({ initiator, responder: agentId, name: options.name });
       conversation = { id: opened.ref.conversationId, messages: await opened.history() };
+      sentFor = opened;
       if (offer.onDemand) tools = offer.definitions(await readLoadedTools(options.session.agentState, agentId, conversation.id), conversation.messages);
     }
-    return buildContextReport({ agent, config: this.config, system: buildSystemPrompt(agent, this.collective), tools, conversation });
+    return buildContextReport({ agent, config: this.config, system: buildSystemPrompt(agent, this.collective), tools, conversation, options: { sentFor } });
   }
 
   /**
