@@ -61,10 +61,27 @@ export function loadableTools(sources: Omit<ToolOfferSources, 'loader'>): Loadab
   return loadable;
 }
 
+/**
+ * Verdicts of `deniedOutright`, per policy engine, agent object and tool: the tool offer is planned at every turn, and
+ * a policy evaluation matches globs (bench/agent-loop-step.mjs: ~1 ms a turn). Only policies decide a `deny` (rules and
+ * grants only ever allow), and they live in the engine (the workspace's) and the agent object (its own), so a changed
+ * policy comes with a new engine or agent object, and a new verdict.
+ */
+const denials = new WeakMap<AuthEngine, WeakMap<AgentParticipant, WeakMap<Tool, boolean>>>();
+
 /** A standing `deny` with no scoped rule that could allow a call: such a tool is never offered, loaded or run, whatever the profile. */
 function deniedOutright(sources: Pick<ToolOfferSources, 'auth' | 'agent'>, tool: Tool): boolean {
-  const standing = sources.auth.summarize(sources.agent, tool);
-  return standing.mode === 'deny' && !standing.scoped;
+  let byAgent = denials.get(sources.auth);
+  if (!byAgent) denials.set(sources.auth, (byAgent = new WeakMap()));
+  let byTool = byAgent.get(sources.agent);
+  if (!byTool) byAgent.set(sources.agent, (byTool = new WeakMap()));
+  let denied = byTool.get(tool);
+  if (denied === undefined) {
+    const standing = sources.auth.summarize(sources.agent, tool);
+    denied = standing.mode === 'deny' && !standing.scoped;
+    byTool.set(tool, denied);
+  }
+  return denied;
 }
 
 /**
