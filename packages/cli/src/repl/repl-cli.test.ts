@@ -171,6 +171,33 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expect(readFileSync(join(dir, 'b.txt'), 'utf8')).toBe('content of b.txt\n');
   }, 90_000);
 
+  it('three delegates streaming at once, taller than the terminal: no full-screen redraw, every line once in the scrollback, in order', async () => {
+    const names = ['alpha', 'bravo', 'charlie'];
+    const report = (name: string) => Array.from({ length: 30 }, (_, index) => `${name}-line-${String(index + 1).padStart(2, '0')} of the ${name} report`).join('\n');
+    mock.on({ model: 'claude-test', userMessage: 'Report from all three', hasToolResult: false }, { toolCalls: names.map((name) => ({ id: `toolu_${name}`, name: 'communicate', arguments: JSON.stringify({ to: 'developer', conversation: name, message: `Report ${name}` }) })) });
+    mock.on({ model: 'claude-test', userMessage: 'Report from all three', hasToolResult: true }, { content: 'All three reported.' });
+    for (const name of names) mock.on({ model: 'gpt-test', userMessage: `Report ${name}` }, { content: report(name) }, { latency: 8, chunkSize: 7 });
+    await startRepl();
+    const raw = join(dir, 'terminal.raw');
+    terminal.record(raw);
+    terminal.type('Report from all three');
+    const shown = await terminal.waitFor(/All three reported\.\s*\n\s+\(\d/);
+    // A full redraw clears the screen and the scrollback (and a terminal without that support keeps both copies).
+    const written = readFileSync(raw, 'latin1');
+    expect(written.includes('\x1b[2J'), 'the screen was cleared (a full redraw)').toBe(false);
+    expect(written.includes('\x1b[3J'), 'the scrollback was cleared (a full redraw)').toBe(false);
+    expect(shown.split('/help for commands').length - 1).toBe(1);
+    for (const name of names) {
+      let previous = -1;
+      for (let line = 1; line <= 30; line += 1) {
+        const text = `${name}-line-${String(line).padStart(2, '0')} of the ${name} report`;
+        expect(shown.split(text).length - 1, text).toBe(1);
+        expect(shown.indexOf(text), `${text} follows the line before it`).toBeGreaterThan(previous);
+        previous = shown.indexOf(text);
+      }
+    }
+  }, 90_000);
+
   it('a rejection with a reason reaches the model, and the agent adapts', async () => {
     mock.on({ model: 'claude-test', userMessage: 'Save the key', hasToolResult: false }, { toolCalls: [{ id: 'toolu_key', name: 'file_write', arguments: JSON.stringify({ path: '.env', content: 'KEY=1' }) }] });
     mock.on({ model: 'claude-test', userMessage: 'Save the key', toolCallId: 'toolu_key' }, { content: 'Understood: I will keep the key out of the repository.' });

@@ -1,6 +1,7 @@
-import { CombinedAutocompleteProvider, Container, Editor, ProcessTerminal, Text, TUI, type AutocompleteProvider, type Component, type Terminal } from '@mariozechner/pi-tui';
+import { CombinedAutocompleteProvider, Editor, ProcessTerminal, Text, TUI, type AutocompleteProvider, type Component, type Terminal } from '@mariozechner/pi-tui';
 import { format } from 'node:util';
 import { styleFor } from '../render/style.js';
+import { Transcript } from './transcript.js';
 
 const style = styleFor(process.stdout);
 
@@ -15,10 +16,8 @@ const style = styleFor(process.stdout);
 export class Screen {
   readonly tui: TUI;
   readonly editor: InlineEditor;
-  /** Finished output: appended to, never edited. */
-  private readonly printed = new Container();
-  /** Text still streaming, one block per conversation. */
-  private readonly streams = new Container();
+  /** Finished output, appended to and never edited, then the text still streaming. */
+  private readonly transcript: Transcript;
   private readonly card = new Text('', 0, 0);
   private readonly queued = new Text('', 0, 0);
   private readonly status = new Text('', 0, 0);
@@ -42,7 +41,9 @@ export class Screen {
         noMatch: (text) => style.dim(text),
       },
     }, { paddingX: 0 });
-    for (const part of [this.printed, this.streams, this.card, this.queued, this.hint, this.status, this.editor, firstFrame]) this.tui.addChild(part);
+    const below = [this.card, this.queued, this.hint, this.status, this.editor];
+    this.transcript = new Transcript(() => terminal.rows, (width) => below.reduce((lines, part) => lines + part.render(width).length, 0));
+    for (const part of [this.transcript, ...below, firstFrame]) this.tui.addChild(part);
     this.tui.setFocus(this.editor);
   }
 
@@ -86,25 +87,21 @@ export class Screen {
 
   /** Prints finished lines above the live region. */
   print(text: string): void {
-    this.printed.addChild(new Text(text, 0, 0));
+    this.transcript.print(text);
     this.tui.requestRender();
   }
 
-  /** A block that grows while its text streams; `finish` moves it, unchanged, among the printed lines. */
+  /** A block that grows while its text streams; `finish` moves it among the printed lines. */
   openStream(header: string): { append(text: string): void; finish(): void } {
-    const block = new Text(header, 0, 0);
-    let text = header;
-    this.streams.addChild(block);
+    const stream = this.transcript.open(header);
     this.tui.requestRender();
     return {
       append: (delta) => {
-        text += delta;
-        block.setText(text);
+        stream.append(delta);
         this.tui.requestRender();
       },
       finish: () => {
-        this.streams.removeChild(block);
-        this.printed.addChild(block);
+        stream.finish();
         this.tui.requestRender();
       },
     };
@@ -132,7 +129,7 @@ export class Screen {
 
   /** Clears the screen (the terminal's scrollback too); the session's data is untouched. */
   clear(): void {
-    this.printed.clear();
+    this.transcript.clear();
     this.tui.requestRender(true);
   }
 }
