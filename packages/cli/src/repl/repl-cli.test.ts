@@ -1,10 +1,13 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { LLMock } from '@copilotkit/aimock';
 import { LogEntrySchema, summarizeUsage, UsageRecordSchema, type Message } from '@legion-collective/core';
 import { shellQuote, TMUX_MISSING, TmuxTerminal } from './terminal.test-support.js';
 import { runLegion, LEGION, type LegionRun } from '../legion-process.test-support.js';
+
+const STDERR_WRITER = fileURLToPath(new URL('../__fixtures__/stderr-writer.mjs', import.meta.url));
 
 // The built `legion` binary in a real terminal (tmux), its agents on the real
 // Anthropic and OpenAI SDKs talking to aimock on 127.0.0.1 in this process.
@@ -61,14 +64,14 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
   }
 
   /** Starts `legion` (the REPL) with `args` in the terminal and waits until it is ready to type. */
-  async function startRepl(args: string[] = [], ready = '/help for commands'): Promise<void> {
-    launch(args);
+  async function startRepl(args: string[] = [], ready = '/help for commands', extraEnv: Record<string, string> = {}): Promise<void> {
+    launch(args, extraEnv);
     await terminal.waitFor(ready);
   }
 
   /** Starts `legion` with `args` in the terminal, not waiting for anything. */
-  function launch(args: string[]): void {
-    const variables = Object.entries(env()).map(([name, value]) => `${name}=${value}`);
+  function launch(args: string[], extraEnv: Record<string, string> = {}): void {
+    const variables = Object.entries({ ...env(), ...extraEnv }).map(([name, value]) => `${name}=${value}`);
     terminal.start(`${['env', ...variables, process.execPath, LEGION, ...args].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`);
   }
 
@@ -378,6 +381,33 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expect(shown).not.toContain('───');
   }, 60_000);
 
+  it('a broken participant file, or a session that does not exist, stops the REPL with the error and its fix below a clean screen', async () => {
+    writeFileSync(join(dir, '.legion/collective/participants/developer.json'), '{ "id": "developer",');
+    launch([]);
+    const shown = (await terminal.waitFor('[legion exited: 1]')).replace(/ +$/gm, '');
+    expect(shown).not.toContain('───');
+    expect(shown).not.toContain('opening the workspace');
+    expect(shown).toMatch(/^The session could not be opened:\n\n?legion: [^\n]*developer\.json: is not valid JSON[^\n]*Fix: [^\n]+\n\[legion exited: 1\]/m);
+    terminal.kill();
+    rmSync(join(dir, '.legion/collective/participants/developer.json'));
+    terminal = new TmuxTerminal(dir, 'second');
+    launch(['--session', 'no-such-session']);
+    const second = (await terminal.waitFor('[legion exited: 1]')).replace(/ +$/gm, '');
+    expect(second).not.toContain('───');
+    expect(second).toMatch(/^The session could not be opened:\n\n?legion: [^\n]*no-such-session[^\n]*\n\[legion exited: 1\]/m);
+  }, 60_000);
+
+  it('an MCP server that fails to start: the error prints above the input, with the server named, and the REPL goes on', async () => {
+    writeFileSync(join(dir, '.legion/config.json'), JSON.stringify({ version: 1, entryAgent: 'coordinator', mcpServers: { broken: { command: join(dir, 'no-such-server') } } }));
+    mock.on({ userMessage: 'First try' }, { content: 'Answered without the server.' });
+    await startRepl();
+    terminal.type('First try');
+    const first = (await terminal.waitFor(/you → coordinator: First try[\s\S]*\n\s+\(\d[^\n]*\)\n─+\n\s*\n─+\s*$/)).replace(/ +$/gm, '');
+    expect(first.slice(first.indexOf('you → coordinator: First try'))).toContain('MCP server "broken"');
+    terminal.type('/agents');
+    await terminal.waitFor(/› \/agents\n[\s\S]*reviewer[\s\S]*\n─+\n\s*\n─+\s*$/);
+  }, 60_000);
+
   it('a missing entry agent falls back to the first agent, and says so', async () => {
     const config = join(dir, '.legion/config.json');
     writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), entryAgent: 'ghost' }, null, 2));
@@ -435,6 +465,19 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     const turn = shown.slice(shown.lastIndexOf('you → coordinator: Hello there')).replace(/ +$/gm, '');
     // The warning, the reply and the turn's summary, in that order, then the input: nothing drawn over or below it.
     expect(turn).toMatch(/^you → coordinator: Hello there\n[^\n]*deprecated[\s\S]*?\ncoordinator: Hello back\.\n\s+\([^\n]*\)\n─+\n\s*\n─+\s*$/);
+  }, 60_000);
+
+  it('what is written to stderr while the REPL runs (a library, a Node warning) prints above the input, not over it', async () => {
+    mock.on({ userMessage: 'Still there?' }, { content: 'Still here.' });
+    const pidFile = join(dir, 'legion.pid');
+    await startRepl([], '/help for commands', { NODE_OPTIONS: `--import=${STDERR_WRITER}`, LEGION_TEST_PID_FILE: pidFile });
+    process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGUSR2');
+    await terminal.waitFor('this option will go away');
+    terminal.type('Still there?');
+    const shown = (await terminal.waitFor(/Still here\.\s*\n\s+\(\d/)).replace(/ +$/gm, '');
+    const since = shown.slice(shown.indexOf('a library warns'));
+    // The line written in two pieces is one line, the warning follows, then the turn, then the input: nothing drawn over it.
+    expect(since).toMatch(/^a library warns: the cache is nearly full\n[^\n]*DeprecationWarning: this option will go away\n[\s\S]*you → coordinator: Still there\?\ncoordinator: Still here\.\n\s+\([^\n]*\)\n─+\n\s*\n─+\s*$/);
   }, 60_000);
 
   it('an approval waiting when the turn is cancelled stays pending; /approve answers it and the work resumes', async () => {

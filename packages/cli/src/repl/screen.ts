@@ -26,11 +26,12 @@ export class Screen {
 
   /** Settles once the first frame is on the terminal (after `start`). */
   readonly drawn: Promise<void>;
+  private readonly frames: FrameWatch;
 
   constructor(terminal: Terminal = new ProcessTerminal()) {
     this.tui = new TUI(terminal);
-    const firstFrame = new FirstFrame();
-    this.drawn = firstFrame.drawn;
+    this.frames = new FrameWatch();
+    this.drawn = this.frames.next();
     this.editor = new InlineEditor(this.tui, {
       borderColor: (text) => style.dim(text),
       selectList: {
@@ -43,7 +44,7 @@ export class Screen {
     }, { paddingX: 0 });
     const below = [this.card, this.queued, this.hint, this.status, this.editor];
     this.transcript = new Transcript(() => terminal.rows, (width) => below.reduce((lines, part) => lines + part.render(width).length, 0));
-    for (const part of [this.transcript, ...below, firstFrame]) this.tui.addChild(part);
+    for (const part of [this.transcript, ...below, this.frames]) this.tui.addChild(part);
     this.tui.setFocus(this.editor);
   }
 
@@ -53,11 +54,30 @@ export class Screen {
   start(): void {
     this.tui.start();
     this.captureConsole();
+    this.captureStderr();
   }
 
   stop(): void {
+    const unfinished = this.releaseStderr();
     this.releaseConsole();
     this.tui.stop();
+    if (unfinished) process.stderr.write(unfinished);
+  }
+
+  /**
+   * Gives the terminal back with nothing of the live region left on it but
+   * `last` (no input box), so what is written next (the error that ended the
+   * REPL) reads cleanly below what was printed. A line stays: pi-tui leaves the
+   * first line standing when a frame shrinks to nothing.
+   */
+  async stopClean(last: string): Promise<void> {
+    for (const part of [this.card, this.queued, this.hint]) part.setText('');
+    this.status.setText(last);
+    this.tui.removeChild(this.editor);
+    const drawn = this.frames.next();
+    this.tui.requestRender();
+    await drawn;
+    this.stop();
   }
 
   /**
@@ -79,6 +99,38 @@ export class Screen {
     if (!saved) return;
     for (const method of CONSOLE_METHODS) console[method] = saved[method];
     this.savedConsole = undefined;
+  }
+
+  /** `process.stderr.write` as it was before `start`, and a line written to it in part. */
+  private savedStderr: { write: typeof process.stderr.write; partial: string } | undefined;
+
+  /**
+   * Node's own warnings and libraries that write to stderr directly: the same
+   * fault as the console's, the same remedy; a line is printed once it is whole.
+   */
+  private captureStderr(): void {
+    if (this.savedStderr) return;
+    const saved = { write: process.stderr.write, partial: '' };
+    this.savedStderr = saved;
+    const write = (chunk: string | Uint8Array, encodingOrDone?: BufferEncoding | ((error?: Error | null) => void), done?: (error?: Error | null) => void): boolean => {
+      const text = saved.partial + (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString(typeof encodingOrDone === 'string' ? encodingOrDone : 'utf8'));
+      const end = text.lastIndexOf('\n');
+      saved.partial = text.slice(end + 1);
+      if (end >= 0) this.print(style.yellow(text.slice(0, end)));
+      const callback = typeof encodingOrDone === 'function' ? encodingOrDone : done;
+      if (callback) process.nextTick(callback);
+      return true;
+    };
+    process.stderr.write = write as typeof process.stderr.write;
+  }
+
+  /** Gives stderr back; returns what was written to it after its last new line. */
+  private releaseStderr(): string {
+    const saved = this.savedStderr;
+    if (!saved) return '';
+    this.savedStderr = undefined;
+    process.stderr.write = saved.write;
+    return saved.partial;
   }
 
   setAutocomplete(provider: AutocompleteProvider | CombinedAutocompleteProvider): void {
@@ -154,16 +206,20 @@ function trimPadding(line: string): string {
 }
 
 /**
- * Draws nothing; tells when pi-tui first renders. pi-tui writes a frame right after rendering its
- * components, in the same call, so whoever awaits `drawn` runs once the frame is written.
+ * Draws nothing; tells when pi-tui next renders. pi-tui writes a frame right after rendering its
+ * components, in the same call, so whoever awaits `next()` runs once the frame is written.
  */
-class FirstFrame implements Component {
-  private resolveDrawn: (() => void) | undefined;
-  readonly drawn = new Promise<void>((resolve) => (this.resolveDrawn = resolve));
+class FrameWatch implements Component {
+  private waiting: Array<() => void> = [];
+
+  next(): Promise<void> {
+    return new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
 
   render(): string[] {
-    this.resolveDrawn?.();
-    this.resolveDrawn = undefined;
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const resolve of waiting) resolve();
     return [];
   }
 
