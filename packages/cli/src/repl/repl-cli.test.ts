@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LLMock } from '@copilotkit/aimock';
-import { LogEntrySchema, summarizeUsage, UsageRecordSchema, type Message } from '@legion-collective/core';
+import { Legion, LogEntrySchema, summarizeUsage, UsageRecordSchema, type Message } from '@legion-collective/core';
 import { shellQuote, TMUX_MISSING, TmuxTerminal } from './terminal.test-support.js';
 import { runLegion, LEGION, type LegionRun } from '../legion-process.test-support.js';
 
@@ -174,6 +174,28 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expect(readFileSync(join(dir, 'b.txt'), 'utf8')).toBe('content of b.txt\n');
   }, 90_000);
 
+  it('a question from a delegate three levels down shows the whole chain; the answer goes back as its communicate result, up every level', async () => {
+    useModel('reviewer', { provider: 'openai', model: 'gpt-review', baseURL: `${mock.url}/v1` });
+    mock.on({ model: 'claude-test', userMessage: 'Ship the release', hasToolResult: false }, { toolCalls: [{ id: 'toolu_prepare', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Prepare the release' }) }] });
+    mock.on({ model: 'claude-test', userMessage: 'Ship the release', hasToolResult: true }, { content: 'The release is out.' });
+    mock.on({ model: 'gpt-test', userMessage: 'Prepare the release', hasToolResult: false }, { toolCalls: [{ id: 'call_review', name: 'communicate', arguments: JSON.stringify({ to: 'reviewer', message: 'Review the release' }) }] });
+    mock.on({ model: 'gpt-test', userMessage: 'Prepare the release', hasToolResult: true }, { content: 'Prepared after the review.' });
+    mock.on({ model: 'gpt-review', userMessage: 'Review the release', hasToolResult: false }, { toolCalls: [{ id: 'call_version', name: 'communicate', arguments: JSON.stringify({ to: 'user', message: 'Which version number should it get?' }) }] });
+    mock.on({ model: 'gpt-review', userMessage: 'Review the release', hasToolResult: true }, { content: 'Reviewed: the version is noted.' });
+    await startRepl();
+    terminal.type('Ship the release');
+    const card = await terminal.waitFor('type your answer and press Enter');
+    expect(card).toContain('question from reviewer in reviewer__user');
+    expect(card).toContain('chain: user → coordinator → developer → reviewer → you');
+    expect(card).toContain('Which version number should it get?');
+    terminal.type('2.0.0');
+    await terminal.waitFor('coordinator: The release is out.');
+    expect(toolResultSent('call_version')).toBe('2.0.0');
+    expect(toolResultSent('call_review')).toBe('Reviewed: the version is noted.');
+    expect(mock.getRequests().some((entry) => JSON.stringify(entry.body).includes('Prepared after the review.'))).toBe(true);
+    expectConsistent();
+  }, 90_000);
+
   it('three delegates streaming at once, taller than the terminal: no full-screen redraw, every line once in the scrollback, in order', async () => {
     const names = ['alpha', 'bravo', 'charlie'];
     const report = (name: string) => Array.from({ length: 30 }, (_, index) => `${name}-line-${String(index + 1).padStart(2, '0')} of the ${name} report`).join('\n');
@@ -290,6 +312,26 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expect(JSON.stringify(request.messages)).toContain('Remember the number 42');
     expect(readdirSync(join(dir, '.legion/sessions')).filter((name) => !name.startsWith('.'))).toHaveLength(2);
   }, 120_000);
+
+  it('/resume completes a session id among 300 sessions: the newest first, and a unique prefix completes the oldest', async () => {
+    const legion = Legion.open({ root: dir });
+    const ids: string[] = [];
+    for (let count = 0; count < 300; count += 1) ids.push((await legion.sessions.create()).id);
+    await legion.close();
+    const oldest = ids[0]!;
+    await startRepl();
+    terminal.type(`/resume ${oldest.slice(0, 4)}`, false);
+    const listed = await terminal.waitFor(/\(1\/20\)/);
+    // Most recently active first: the list starts with the newest session.
+    expect(listed.slice(listed.lastIndexOf(`/resume ${oldest.slice(0, 4)}`))).toContain(ids.at(-1)!);
+    terminal.keys('C-u');
+    terminal.type(`/resume ${oldest.slice(0, -1)}`, false);
+    await terminal.waitFor(oldest);
+    terminal.keys('Tab');
+    await terminal.waitFor(new RegExp(`─\\n\\s*/resume ${oldest}`));
+    terminal.keys('Enter');
+    await terminal.waitFor(`session ${oldest} (new)`);
+  }, 90_000);
 
   it('/cost shows what the usage ledger holds, per participant, own and with delegates', async () => {
     mock.on({ model: 'claude-test', userMessage: 'Ask the developer', hasToolResult: false }, { toolCalls: [{ id: 'toolu_dev', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Say hi' }) }] });
