@@ -1,11 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LLMock } from '@copilotkit/aimock';
 import { Legion, LogEntrySchema, summarizeUsage, UsageRecordSchema, type Message } from '@legion-collective/core';
 import { shellQuote, TMUX_MISSING, TmuxTerminal } from './terminal.test-support.js';
 import { runLegion, LEGION, type LegionRun } from '../legion-process.test-support.js';
+import { useWorkspace } from '../workspace.test-support.js';
 
 const STDERR_WRITER = fileURLToPath(new URL('../__fixtures__/stderr-writer.mjs', import.meta.url));
 
@@ -21,45 +20,23 @@ interface JournalMessage {
 }
 
 describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on real provider SDKs', () => {
-  let mock: LLMock;
-  let dir: string;
+  const workspace = useWorkspace('legion-repl-');
+  const { mock, env } = workspace;
   let terminal: TmuxTerminal;
 
-  beforeAll(async () => {
-    mock = new LLMock({ port: 0, host: '127.0.0.1' });
-    await mock.start();
-  });
-  afterAll(() => mock.stop());
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'legion-repl-'));
-    expect((await node(['init'])).status).toBe(0);
+  beforeEach(() => {
     useModel('coordinator', { provider: 'anthropic', model: 'claude-test', baseURL: mock.url });
     useModel('developer', { provider: 'openai', model: 'gpt-test', baseURL: `${mock.url}/v1` });
-    terminal = new TmuxTerminal(dir);
+    terminal = new TmuxTerminal(workspace.dir);
   });
-  afterEach(() => {
-    terminal.kill();
-    rmSync(dir, { recursive: true, force: true });
-    mock.clearFixtures();
-    mock.resetMatchCounts();
-    mock.clearRequests();
-  });
-
-  const env = (): Record<string, string> => ({
-    NO_COLOR: '1',
-    XDG_CONFIG_HOME: join(dir, '.xdg'),
-    ANTHROPIC_API_KEY: 'test',
-    OPENAI_API_KEY: 'test',
-    ANTHROPIC_BASE_URL: mock.url,
-    OPENAI_BASE_URL: `${mock.url}/v1`,
-  });
+  afterEach(() => terminal.kill());
 
   function node(args: string[], input = ''): Promise<LegionRun> {
-    return runLegion(args, { cwd: dir, env: { ...process.env, ...env() }, input });
+    return runLegion(args, { cwd: workspace.dir, env: { ...process.env, ...env() }, input });
   }
 
   function useModel(participant: string, model: Record<string, unknown>): void {
-    const file = join(dir, '.legion/collective/participants', `${participant}.json`);
+    const file = join(workspace.dir, '.legion/collective/participants', `${participant}.json`);
     writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), model }, null, 2));
   }
 
@@ -87,7 +64,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
   /** Every conversation of every session, as the log holds it. */
   function conversations(): Map<string, Message[]> {
     const found = new Map<string, Message[]>();
-    const sessions = join(dir, '.legion/sessions');
+    const sessions = join(workspace.dir, '.legion/sessions');
     for (const session of readdirSync(sessions)) {
       const folder = join(sessions, session, 'conversations');
       if (!existsSync(folder)) continue;
@@ -170,8 +147,8 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     // What was approved stays in the scrollback: both diffs, above their decisions.
     expect(terminal.count('+content of a.txt')).toBe(1);
     expect(terminal.count('+content of b.txt')).toBe(1);
-    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('content of a.txt\n');
-    expect(readFileSync(join(dir, 'b.txt'), 'utf8')).toBe('content of b.txt\n');
+    expect(readFileSync(join(workspace.dir, 'a.txt'), 'utf8')).toBe('content of a.txt\n');
+    expect(readFileSync(join(workspace.dir, 'b.txt'), 'utf8')).toBe('content of b.txt\n');
   }, 90_000);
 
   it('a question from a delegate three levels down shows the whole chain; the answer goes back as its communicate result, up every level', async () => {
@@ -203,7 +180,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     mock.on({ model: 'claude-test', userMessage: 'Report from all three', hasToolResult: true }, { content: 'All three reported.' });
     for (const name of names) mock.on({ model: 'gpt-test', userMessage: `Report ${name}` }, { content: report(name) }, { latency: 8, chunkSize: 7 });
     await startRepl();
-    const raw = join(dir, 'terminal.raw');
+    const raw = join(workspace.dir, 'terminal.raw');
     terminal.record(raw);
     terminal.type('Report from all three');
     const shown = await terminal.waitFor(/All three reported\.\s*\n\s+\(\d/);
@@ -236,7 +213,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expect(toolResultSent('toolu_key')).toBe('Rejected: user rejected it: secrets stay out of the repository');
     terminal.keys('C-o');
     await terminal.waitFor(/input:\s*\n\s+\{\s*\n\s+"path": "\.env",/);
-    expect(existsSync(join(dir, '.env'))).toBe(false);
+    expect(existsSync(join(workspace.dir, '.env'))).toBe(false);
   }, 90_000);
 
   it('what is typed while the agent works is shown as queued, then sent when the turn ends', async () => {
@@ -291,7 +268,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     await terminal.waitFor('[legion exited: 0]');
     terminal.kill();
 
-    terminal = new TmuxTerminal(dir, 'again');
+    terminal = new TmuxTerminal(workspace.dir, 'again');
     await startRepl(['--new']);
     // The input history survived the restart: ↑ brings back what was typed last time.
     terminal.keys('Up');
@@ -310,11 +287,11 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     await terminal.waitFor('coordinator: You said 42.');
     const request = mock.getRequests().at(-1)?.body as { messages?: JournalMessage[] };
     expect(JSON.stringify(request.messages)).toContain('Remember the number 42');
-    expect(readdirSync(join(dir, '.legion/sessions')).filter((name) => !name.startsWith('.'))).toHaveLength(2);
+    expect(readdirSync(join(workspace.dir, '.legion/sessions')).filter((name) => !name.startsWith('.'))).toHaveLength(2);
   }, 120_000);
 
   it('/resume completes a session id among 300 sessions: the newest first, and a unique prefix completes the oldest', async () => {
-    const legion = Legion.open({ root: dir });
+    const legion = Legion.open({ root: workspace.dir });
     const ids: string[] = [];
     for (let count = 0; count < 300; count += 1) ids.push((await legion.sessions.create()).id);
     await legion.close();
@@ -342,8 +319,8 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     await terminal.waitFor('coordinator: The developer said hi.');
     terminal.type('/cost');
     const shown = await terminal.waitFor(/coordinator {2}own .*\n/);
-    const [session] = readdirSync(join(dir, '.legion/sessions')).filter((name) => !name.startsWith('.'));
-    const ledger = readFileSync(join(dir, '.legion/sessions', session!, 'usage.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => UsageRecordSchema.parse(JSON.parse(line)));
+    const [session] = readdirSync(join(workspace.dir, '.legion/sessions')).filter((name) => !name.startsWith('.'));
+    const ledger = readFileSync(join(workspace.dir, '.legion/sessions', session!, 'usage.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => UsageRecordSchema.parse(JSON.parse(line)));
     const summary = summarizeUsage(ledger);
     expect(summary.total.calls).toBe(3);
     const tokens = (totals: { inputTokens: number; outputTokens: number }) => `${totals.inputTokens + totals.outputTokens} tokens`;
@@ -380,11 +357,11 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
   }, 60_000);
 
   it('offers legion init where there is no workspace, then talks to the entry agent', async () => {
-    rmSync(join(dir, '.legion'), { recursive: true, force: true });
+    rmSync(join(workspace.dir, '.legion'), { recursive: true, force: true });
     await startRepl([], 'Create one here (legion init)? [Y/n]');
     terminal.type('y');
     await terminal.waitFor('/help for commands');
-    expect(existsSync(join(dir, '.legion/collective/participants/coordinator.json'))).toBe(true);
+    expect(existsSync(join(workspace.dir, '.legion/collective/participants/coordinator.json'))).toBe(true);
     expect(terminal.screen()).toContain('talking to coordinator');
     terminal.keys('C-c');
     await terminal.waitFor('Press Ctrl-C again to quit');
@@ -396,7 +373,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     // The input is drawn first, then the engine loads: the key is pressed in between. A workspace
     // with thousands of sessions and no latest-session index (a real, large workspace) keeps that
     // window open long enough to hit on a fast machine too (the scan finds the latest session).
-    const sessions = join(dir, '.legion/sessions');
+    const sessions = join(workspace.dir, '.legion/sessions');
     for (let index = 0; index < 4000; index++) {
       const id = `20250101-000000-${String(index).padStart(6, '0')}`;
       mkdirSync(join(sessions, id), { recursive: true });
@@ -424,15 +401,15 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
   }, 60_000);
 
   it('a broken participant file, or a session that does not exist, stops the REPL with the error and its fix below a clean screen', async () => {
-    writeFileSync(join(dir, '.legion/collective/participants/developer.json'), '{ "id": "developer",');
+    writeFileSync(join(workspace.dir, '.legion/collective/participants/developer.json'), '{ "id": "developer",');
     launch([]);
     const shown = (await terminal.waitFor('[legion exited: 1]')).replace(/ +$/gm, '');
     expect(shown).not.toContain('───');
     expect(shown).not.toContain('opening the workspace');
     expect(shown).toMatch(/^The session could not be opened:\n\n?legion: [^\n]*developer\.json: is not valid JSON[^\n]*Fix: [^\n]+\n\[legion exited: 1\]/m);
     terminal.kill();
-    rmSync(join(dir, '.legion/collective/participants/developer.json'));
-    terminal = new TmuxTerminal(dir, 'second');
+    rmSync(join(workspace.dir, '.legion/collective/participants/developer.json'));
+    terminal = new TmuxTerminal(workspace.dir, 'second');
     launch(['--session', 'no-such-session']);
     const second = (await terminal.waitFor('[legion exited: 1]')).replace(/ +$/gm, '');
     expect(second).not.toContain('───');
@@ -440,7 +417,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
   }, 60_000);
 
   it('an MCP server that fails to start: the error prints above the input, with the server named, and the REPL goes on', async () => {
-    writeFileSync(join(dir, '.legion/config.json'), JSON.stringify({ version: 1, entryAgent: 'coordinator', mcpServers: { broken: { command: join(dir, 'no-such-server') } } }));
+    writeFileSync(join(workspace.dir, '.legion/config.json'), JSON.stringify({ version: 1, entryAgent: 'coordinator', mcpServers: { broken: { command: join(workspace.dir, 'no-such-server') } } }));
     mock.on({ userMessage: 'First try' }, { content: 'Answered without the server.' });
     await startRepl();
     terminal.type('First try');
@@ -451,7 +428,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
   }, 60_000);
 
   it('a missing entry agent falls back to the first agent, and says so', async () => {
-    const config = join(dir, '.legion/config.json');
+    const config = join(workspace.dir, '.legion/config.json');
     writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), entryAgent: 'ghost' }, null, 2));
     await startRepl();
     const shown = terminal.screen().replace(/\s+/g, ' ');
@@ -474,7 +451,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     terminal.type('/tools');
     await terminal.waitFor(/developer sees \d+ tools:\s*\n\s+\w+/);
     expect(terminal.screen()).toMatch(/file_write \(builtin, requires_approval\)/);
-    writeFileSync(join(dir, 'plan.md'), '# plan\n');
+    writeFileSync(join(workspace.dir, 'plan.md'), '# plan\n');
     terminal.type('line one\\');
     terminal.type('line two, see @plan.md');
     await terminal.waitFor('developer: The developer read both lines.');
@@ -486,8 +463,8 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
 
   it('@ and part of a file name, then Tab, completes a workspace file (no fd binary needed) and sends it as a reference', async () => {
     mock.on({ model: 'claude-test', userMessage: 'Summarise @docs/' }, { content: 'Summarised the plan.' });
-    mkdirSync(join(dir, 'docs'));
-    writeFileSync(join(dir, 'docs', 'release-plan.md'), '# plan\n');
+    mkdirSync(join(workspace.dir, 'docs'));
+    writeFileSync(join(workspace.dir, 'docs', 'release-plan.md'), '# plan\n');
     await startRepl();
     terminal.type('Summarise @release-pl', false);
     terminal.keys('Tab');
@@ -511,7 +488,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
 
   it('what is written to stderr while the REPL runs (a library, a Node warning) prints above the input, not over it', async () => {
     mock.on({ userMessage: 'Still there?' }, { content: 'Still here.' });
-    const pidFile = join(dir, 'legion.pid');
+    const pidFile = join(workspace.dir, 'legion.pid');
     await startRepl([], '/help for commands', { NODE_OPTIONS: `--import=${STDERR_WRITER}`, LEGION_TEST_PID_FILE: pidFile });
     process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGUSR2');
     await terminal.waitFor('this option will go away');
@@ -532,12 +509,12 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     const shown = await terminal.waitFor('stays pending: answer it with /approvals');
     const id = /approval (apr_\w+) \(coordinator → file_write\) stays pending/.exec(shown)?.[1];
     expect(id).toBeDefined();
-    expect(existsSync(join(dir, 'notes.txt'))).toBe(false);
+    expect(existsSync(join(workspace.dir, 'notes.txt'))).toBe(false);
     terminal.type('/approvals');
     await terminal.waitFor(new RegExp(`${id}  coordinator → file_write`));
     terminal.type(`/approve ${id}`);
     await terminal.waitFor('coordinator: notes.txt is written.');
-    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('kept');
+    expect(readFileSync(join(workspace.dir, 'notes.txt'), 'utf8')).toBe('kept');
     expectConsistent();
   }, 90_000);
 
@@ -559,7 +536,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     // The rule answers the next matching call: no card, the write happens.
     terminal.type('Log two');
     await terminal.waitFor('coordinator: Logged two.');
-    expect(readFileSync(join(dir, 'log.txt'), 'utf8')).toBe('entry toolu_two');
+    expect(readFileSync(join(workspace.dir, 'log.txt'), 'utf8')).toBe('entry toolu_two');
     terminal.type('/approvals rules');
     await terminal.waitFor(new RegExp(`${rules[0]!.id}  coordinator → file_write log\\.txt`));
     terminal.type(`/approvals rules rm ${rules[0]!.id}`);
@@ -568,7 +545,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
   }, 90_000);
 
   it('a compaction that happens on its own is said in the scrollback, and the conversation goes on', async () => {
-    const file = join(dir, '.legion/collective/participants/coordinator.json');
+    const file = join(workspace.dir, '.legion/collective/participants/coordinator.json');
     writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), tools: 'none', context: { window: 100_000, summarizeAtTokens: 400, protectRecentTokens: 50 } }, null, 2));
     const long = 'The parser walks the input once and notes positions for its error messages. '.repeat(12);
     mock.on({ userMessage: 'The conversation to fold in' }, { content: 'Summary: two long notes about the parser.' });
