@@ -52,6 +52,25 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     terminal.start(`${['env', ...variables, process.execPath, LEGION, ...args].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`);
   }
 
+  /** Each model, given `userMessage`, calls communicate (`id`) with `message` to `to`, then, with the result, replies `reply`. */
+  function scriptCommunicateChain(steps: Array<{ model: string; userMessage: string; id: string; to: string; message: string; reply: string }>): void {
+    for (const { model, userMessage, id, to, message, reply } of steps) {
+      mock.on({ model, userMessage, hasToolResult: false }, { toolCalls: [{ id, name: 'communicate', arguments: JSON.stringify({ to, message }) }] });
+      mock.on({ model, userMessage, hasToolResult: true }, { content: reply });
+    }
+  }
+
+  /** Starts the REPL, sends `text`, checks the question card (who asks, in which conversation, through which chain) and answers it. */
+  async function answerQuestion(text: string, card: { from: string; chain: string; question: string }, answer: string): Promise<void> {
+    await startRepl();
+    terminal.type(text);
+    const shown = await terminal.waitFor('type your answer and press Enter');
+    expect(shown).toContain(`question from ${card.from} in ${card.from}__user`);
+    expect(shown).toContain(`chain: ${card.chain} → you`);
+    expect(shown).toContain(card.question);
+    terminal.type(answer);
+  }
+
   function toolResultSent(toolUseId: string): string | undefined {
     for (const entry of mock.getRequests().reverse()) {
       const body = entry.body as { messages?: JournalMessage[] } | null;
@@ -102,17 +121,11 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
   }, 90_000);
 
   it('a question from a delegate two levels down shows who asks and through which chain; the answer is its communicate result', async () => {
-    mock.on({ model: 'claude-test', userMessage: 'Set up the server', hasToolResult: false }, { toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Set up the server on the right port' }) }] });
-    mock.on({ model: 'claude-test', userMessage: 'Set up the server', hasToolResult: true }, { content: 'The server is set up on the port you chose.' });
-    mock.on({ model: 'gpt-test', userMessage: 'Set up the server on the right port', hasToolResult: false }, { toolCalls: [{ id: 'call_ask', name: 'communicate', arguments: JSON.stringify({ to: 'user', message: 'Which port should the server listen on?' }) }] });
-    mock.on({ model: 'gpt-test', userMessage: 'Set up the server on the right port', hasToolResult: true }, { content: 'Configured the port.' });
-    await startRepl();
-    terminal.type('Set up the server');
-    const card = await terminal.waitFor('type your answer and press Enter');
-    expect(card).toContain('question from developer in developer__user');
-    expect(card).toContain('chain: user → coordinator → developer → you');
-    expect(card).toContain('Which port should the server listen on?');
-    terminal.type('8080, please');
+    scriptCommunicateChain([
+      { model: 'claude-test', userMessage: 'Set up the server', id: 'toolu_delegate', to: 'developer', message: 'Set up the server on the right port', reply: 'The server is set up on the port you chose.' },
+      { model: 'gpt-test', userMessage: 'Set up the server on the right port', id: 'call_ask', to: 'user', message: 'Which port should the server listen on?', reply: 'Configured the port.' },
+    ]);
+    await answerQuestion('Set up the server', { from: 'developer', chain: 'user → coordinator → developer', question: 'Which port should the server listen on?' }, '8080, please');
     const after = await terminal.waitFor('coordinator: The server is set up on the port you chose.');
     // Once answered, the card leaves the live region: the question stays in the scrollback above the answer.
     expect(after.replace(/ +$/gm, '')).toMatch(/developer asked \(developer__user, via user → coordinator → developer\): Which port should the server listen on\?\nyou → developer: 8080, please/);
@@ -153,19 +166,12 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
 
   it('a question from a delegate three levels down shows the whole chain; the answer goes back as its communicate result, up every level', async () => {
     useModel('reviewer', { provider: 'openai', model: 'gpt-review', baseURL: `${mock.url}/v1` });
-    mock.on({ model: 'claude-test', userMessage: 'Ship the release', hasToolResult: false }, { toolCalls: [{ id: 'toolu_prepare', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Prepare the release' }) }] });
-    mock.on({ model: 'claude-test', userMessage: 'Ship the release', hasToolResult: true }, { content: 'The release is out.' });
-    mock.on({ model: 'gpt-test', userMessage: 'Prepare the release', hasToolResult: false }, { toolCalls: [{ id: 'call_review', name: 'communicate', arguments: JSON.stringify({ to: 'reviewer', message: 'Review the release' }) }] });
-    mock.on({ model: 'gpt-test', userMessage: 'Prepare the release', hasToolResult: true }, { content: 'Prepared after the review.' });
-    mock.on({ model: 'gpt-review', userMessage: 'Review the release', hasToolResult: false }, { toolCalls: [{ id: 'call_version', name: 'communicate', arguments: JSON.stringify({ to: 'user', message: 'Which version number should it get?' }) }] });
-    mock.on({ model: 'gpt-review', userMessage: 'Review the release', hasToolResult: true }, { content: 'Reviewed: the version is noted.' });
-    await startRepl();
-    terminal.type('Ship the release');
-    const card = await terminal.waitFor('type your answer and press Enter');
-    expect(card).toContain('question from reviewer in reviewer__user');
-    expect(card).toContain('chain: user → coordinator → developer → reviewer → you');
-    expect(card).toContain('Which version number should it get?');
-    terminal.type('2.0.0');
+    scriptCommunicateChain([
+      { model: 'claude-test', userMessage: 'Ship the release', id: 'toolu_prepare', to: 'developer', message: 'Prepare the release', reply: 'The release is out.' },
+      { model: 'gpt-test', userMessage: 'Prepare the release', id: 'call_review', to: 'reviewer', message: 'Review the release', reply: 'Prepared after the review.' },
+      { model: 'gpt-review', userMessage: 'Review the release', id: 'call_version', to: 'user', message: 'Which version number should it get?', reply: 'Reviewed: the version is noted.' },
+    ]);
+    await answerQuestion('Ship the release', { from: 'reviewer', chain: 'user → coordinator → developer → reviewer', question: 'Which version number should it get?' }, '2.0.0');
     await terminal.waitFor('coordinator: The release is out.');
     expect(toolResultSent('call_version')).toBe('2.0.0');
     expect(toolResultSent('call_review')).toBe('Reviewed: the version is noted.');
