@@ -28,16 +28,9 @@ interface Run {
   stderr: string;
 }
 
-/** The messages of one model request as aimock journals it (normalised to Chat Completions form). */
-interface JournalMessage {
-  role: string;
-  content: unknown;
-  tool_call_id?: string;
-}
-
 describe('approvals through the legion binary, agents on real provider SDKs', () => {
   const workspace = useWorkspace('legion-approvals-');
-  const { mock, env } = workspace;
+  const { mock, env, useModel, toolResultSent } = workspace;
 
   function legion(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {
     return new Promise((resolve, reject) => {
@@ -63,10 +56,6 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     expect(run.status, `exit ${run.status ?? run.signal}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(status);
   }
 
-  function useModel(participant: string, model: Record<string, unknown>): void {
-    const file = join(workspace.dir, '.legion/collective/participants', `${participant}.json`);
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), model }, null, 2));
-  }
   const claude = () => ({ provider: 'anthropic', model: 'claude-test', baseURL: mock.url });
   const gpt = () => ({ provider: 'openai', model: 'gpt-test', baseURL: `${mock.url}/v1` });
 
@@ -75,16 +64,6 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     const { model, userMessage, path, content, toolUseId, reply } = options;
     mock.on({ model, userMessage, hasToolResult: false }, { toolCalls: [{ id: toolUseId, name: 'file_write', arguments: JSON.stringify({ path, content }) }] });
     mock.on({ model, userMessage, hasToolResult: true }, { content: reply });
-  }
-
-  /** What the model was told about tool call `toolUseId`, from the last request that carried its result. */
-  function toolResultSent(toolUseId: string): string | undefined {
-    const bodies = mock.getRequests().map((entry) => entry.body as { messages?: JournalMessage[] } | null);
-    for (const body of bodies.reverse()) {
-      const result = body?.messages?.find((message) => message.role === 'tool' && message.tool_call_id === toolUseId);
-      if (result) return typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
-    }
-    return undefined;
   }
 
   const modelCalls = (model: string) => mock.getRequests().filter((entry) => (entry.body as { model?: string } | null)?.model === model).length;

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RunReportSchema, StreamLineSchema, type StreamLine } from './headless/stream-line.js';
@@ -15,15 +15,9 @@ interface Run {
   stderr: string;
 }
 
-interface JournalMessage {
-  role: string;
-  content: unknown;
-  tool_call_id?: string;
-}
-
 describe('legion run for scripts: stream-json, questions, errors', () => {
   const workspace = useWorkspace('legion-headless-');
-  const { mock, env } = workspace;
+  const { mock, env, useModel, toolResultSent } = workspace;
 
   function legion(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
     return runLegion(args, { cwd: workspace.dir, env: options.env ?? { ...process.env, ...env() }, input: options.input ?? '', timeoutMs: PROCESS_LIMIT_MS });
@@ -33,21 +27,8 @@ describe('legion run for scripts: stream-json, questions, errors', () => {
     expect(run.status, `exit ${run.status}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(status);
   }
 
-  function useModel(participant: string, model: Record<string, unknown>): void {
-    const file = join(workspace.dir, '.legion/collective/participants', `${participant}.json`);
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), model }, null, 2));
-  }
   const claude = () => ({ provider: 'anthropic', model: 'claude-test', baseURL: mock.url });
   const gpt = () => ({ provider: 'openai', model: 'gpt-test', baseURL: `${mock.url}/v1` });
-
-  function toolResultSent(toolUseId: string): string | undefined {
-    const bodies = mock.getRequests().map((entry) => entry.body as { messages?: JournalMessage[] } | null);
-    for (const body of bodies.reverse()) {
-      const result = body?.messages?.find((message) => message.role === 'tool' && message.tool_call_id === toolUseId);
-      if (result) return typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
-    }
-    return undefined;
-  }
 
   /** coordinator (Anthropic) delegates to developer (OpenAI), who first does `developerStep`, then replies. */
   function scriptDelegation(userMessage: string, developerStep: { toolCalls: Array<{ id: string; name: string; arguments: string }> }, developerReply: string, coordinatorReply: string): void {

@@ -1,8 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LLMock } from '@copilotkit/aimock';
 import { runLegion } from './legion-process.test-support.js';
+
+/** A message of one model request as aimock journals it (normalised to Chat Completions form). */
+export interface JournalMessage {
+  role: string;
+  content: unknown;
+  tool_call_id?: string;
+}
 
 export interface TestWorkspace {
   /** aimock on 127.0.0.1, running for the describe block; its fixtures, match counts and journal are cleared after each test. */
@@ -15,6 +22,10 @@ export interface TestWorkspace {
    * URLs at the mock (a key goes only to its provider's endpoint: here, the mock).
    */
   env(): Record<string, string>;
+  /** Gives a participant of the workspace this model (its file rewritten with `model`). */
+  useModel(participant: string, model: Record<string, unknown>): void;
+  /** What the model was told about tool call `toolUseId`, from the last request that carried its result. */
+  toolResultSent(toolUseId: string): string | undefined;
 }
 
 /**
@@ -61,5 +72,17 @@ export function useWorkspace(prefix: string, extraEnv: (dir: string) => Record<s
       return dir();
     },
     env,
+    useModel: (participant, model) => {
+      const file = join(dir(), '.legion/collective/participants', `${participant}.json`);
+      writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), model }, null, 2));
+    },
+    toolResultSent: (toolUseId) => {
+      for (const entry of [...mock.getRequests()].reverse()) {
+        const body = entry.body as { messages?: JournalMessage[] } | null;
+        const result = body?.messages?.find((message) => message.role === 'tool' && message.tool_call_id === toolUseId);
+        if (result) return typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
+      }
+      return undefined;
+    },
   };
 }

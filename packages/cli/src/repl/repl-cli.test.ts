@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Legion, LogEntrySchema, summarizeUsage, UsageRecordSchema, type Message } from '@legion-collective/core';
 import { shellQuote, TMUX_MISSING, TmuxTerminal } from './terminal.test-support.js';
 import { runLegion, LEGION, type LegionRun } from '../legion-process.test-support.js';
-import { useWorkspace } from '../workspace.test-support.js';
+import { useWorkspace, type JournalMessage } from '../workspace.test-support.js';
 
 const STDERR_WRITER = fileURLToPath(new URL('../__fixtures__/stderr-writer.mjs', import.meta.url));
 
@@ -12,16 +12,9 @@ const STDERR_WRITER = fileURLToPath(new URL('../__fixtures__/stderr-writer.mjs',
 // Anthropic and OpenAI SDKs talking to aimock on 127.0.0.1 in this process.
 if (TMUX_MISSING) console.warn('repl-cli.test.ts: tmux is not installed, so the REPL tests are skipped (apt-get install -y tmux).');
 
-/** The messages of one model request as aimock journals it (Chat Completions form). */
-interface JournalMessage {
-  role: string;
-  content: unknown;
-  tool_call_id?: string;
-}
-
 describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on real provider SDKs', () => {
   const workspace = useWorkspace('legion-repl-');
-  const { mock, env } = workspace;
+  const { mock, env, useModel, toolResultSent } = workspace;
   let terminal: TmuxTerminal;
 
   beforeEach(() => {
@@ -33,11 +26,6 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
 
   function node(args: string[], input = ''): Promise<LegionRun> {
     return runLegion(args, { cwd: workspace.dir, env: { ...process.env, ...env() }, input });
-  }
-
-  function useModel(participant: string, model: Record<string, unknown>): void {
-    const file = join(workspace.dir, '.legion/collective/participants', `${participant}.json`);
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), model }, null, 2));
   }
 
   /** Starts `legion` (the REPL) with `args` in the terminal and waits until it is ready to type. */
@@ -69,15 +57,6 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expect(shown).toContain(`chain: ${card.chain} → you`);
     expect(shown).toContain(card.question);
     terminal.type(answer);
-  }
-
-  function toolResultSent(toolUseId: string): string | undefined {
-    for (const entry of mock.getRequests().reverse()) {
-      const body = entry.body as { messages?: JournalMessage[] } | null;
-      const result = body?.messages?.find((message) => message.role === 'tool' && message.tool_call_id === toolUseId);
-      if (result) return typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
-    }
-    return undefined;
   }
 
   /** Every conversation of every session, as the log holds it. */
