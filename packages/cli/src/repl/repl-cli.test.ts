@@ -412,6 +412,17 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     await terminal.waitFor(/› \/agents\n[\s\S]*reviewer[\s\S]*\n─+\n\s*\n─+\s*$/);
   }, 60_000);
 
+  it('a provider without a key: the error and its fix print above the input, and another agent still answers', async () => {
+    mock.on({ model: 'gpt-test', userMessage: 'Are you there?' }, { content: 'The developer is here.' });
+    await startRepl([], '/help for commands', { ANTHROPIC_API_KEY: '' });
+    terminal.type('Hello coordinator');
+    const first = (await terminal.waitFor(/you → coordinator: Hello coordinator[\s\S]*\n\s+\(\d[^\n]*\)\n─+\n\s*\n─+\s*$/)).replace(/ +$/gm, '');
+    expect(first.replace(/\s+/g, ' ')).toContain('no API key is set. Set ANTHROPIC_API_KEY in the environment');
+    terminal.type('/to developer');
+    terminal.type('Are you there?');
+    await terminal.waitFor(/developer: The developer is here\.\s*\n\s+\(\d[^\n]*\)\n─+\n\s*\n─+\s*$/);
+  }, 60_000);
+
   it('a missing entry agent falls back to the first agent, and says so', async () => {
     const config = join(workspace.dir, '.legion/config.json');
     writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), entryAgent: 'ghost' }, null, 2));
