@@ -1,3 +1,4 @@
+import { visibleWidth } from '@mariozechner/pi-tui';
 import { Transcript } from './transcript.js';
 
 const ROWS = 12;
@@ -60,8 +61,33 @@ describe('Transcript: the streams and what is under them stay within the termina
     const second = transcript.open('b: ');
     first.append('a 1');
     for (let index = 1; index <= 20; index += 1) second.append(`b ${index}\n`);
-    const frame = transcript.render(WIDTH);
+    const frame = transcript.render(100);
     expect(frame.length).toBeLessThanOrEqual(LIVE);
     expect(frame.some((line) => /^b \(… \d+ lines above, printed in full when it finishes\)$/.test(line))).toBe(true);
+  });
+
+  it('a narrow terminal: no line is wider than the terminal (pi-tui stops on one)', () => {
+    const transcript = make();
+    const first = transcript.open('a-participant-with-a-long-name: ');
+    const second = transcript.open('another-participant-with-a-long-name: ');
+    for (let index = 1; index <= 20; index += 1) {
+      first.append(`a ${index}\n`);
+      second.append(`b ${index}\n`);
+      transcript.print('a printed line between');
+      for (const line of transcript.render(16)) expect(visibleWidth(line), line).toBeLessThanOrEqual(16);
+    }
+  });
+
+  it('the terminal narrows while a stream goes on: every word of it ends in the scrollback once', () => {
+    const transcript = make();
+    const stream = transcript.open('agent: ');
+    const words = Array.from({ length: 300 }, (_, index) => `w${index + 1}`);
+    words.forEach((word, index) => {
+      stream.append(`${word} `);
+      transcript.render(index < 200 ? WIDTH : 25);
+    });
+    stream.finish();
+    const shown = transcript.render(25).join(' ').split(/\s+/).filter((word) => word.startsWith('w'));
+    expect(shown).toEqual(words);
   });
 });

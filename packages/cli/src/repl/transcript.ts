@@ -1,4 +1,4 @@
-import { wrapTextWithAnsi, type Component } from '@mariozechner/pi-tui';
+import { truncateToWidth, wrapTextWithAnsi, type Component } from '@mariozechner/pi-tui';
 import { styleFor } from '../render/style.js';
 
 const style = styleFor(process.stdout);
@@ -79,6 +79,7 @@ export class Transcript implements Component {
         if (overflow > 0) {
           this.finished.push(new Chunk(lines.slice(0, overflow), width, stream));
           stream.committed += overflow - header;
+          stream.handedOver = true;
         }
         live.push(...lines.slice(Math.max(0, overflow)));
         return;
@@ -86,7 +87,7 @@ export class Transcript implements Component {
       const lines = stream.lines(width);
       if (lines.length <= share) live.push(...lines);
       else if (share < 2) live.push(lines[lines.length - 1] ?? '');
-      else live.push(`${stream.label} ${style.dim(`(… ${lines.length - share + 1} lines above, printed in full when it finishes)`)}`, ...lines.slice(-(share - 1)));
+      else live.push(truncateToWidth(`${stream.label} ${style.dim(`(… ${lines.length - share + 1} lines above, printed in full when it finishes)`)}`, width), ...lines.slice(-(share - 1)));
     });
     return live;
   }
@@ -97,15 +98,18 @@ export class Transcript implements Component {
    */
   private firstStreamLines(stream: Stream, width: number): { lines: string[]; header: 0 | 1 } {
     const rest = stream.lines(width).slice(stream.committed);
-    const interrupted = stream.committed > 0 && this.finished.at(-1)?.owner !== stream;
-    return interrupted ? { lines: [`${stream.label} ${style.dim('(continued)')}:`, ...rest], header: 1 } : { lines: rest, header: 0 };
+    const interrupted = stream.handedOver && this.finished.at(-1)?.owner !== stream;
+    return interrupted ? { lines: [truncateToWidth(`${stream.label} ${style.dim('(continued)')}:`, width), ...rest], header: 1 } : { lines: rest, header: 0 };
   }
 }
 
 class Stream {
   text: string;
-  /** Lines of the stream's rendering already among the finished lines. */
+  /** Lines of the stream's rendering (at `countedAt` columns) already among the finished lines. */
   committed = 0;
+  private countedAt: number | undefined;
+  /** Whether any of it is among the finished lines. */
+  handedOver = false;
   /** The width it was last drawn at; what it leaves when it finishes is that drawing. */
   lastWidth: number | undefined;
   readonly label: string;
@@ -121,6 +125,16 @@ class Stream {
   }
 
   lines(width: number): string[] {
+    // The terminal's width changed: what is left becomes the text, as it was wrapped (its line
+    // count no longer says where the handed-over part ends at the new width).
+    if (this.committed > 0 && this.countedAt !== undefined && this.countedAt !== width) {
+      const rest = wrap(this.text, this.countedAt).slice(this.committed).join('\n');
+      // Wrapping drops the spaces at the end, which the next delta may need.
+      const spaces = /[ \t]*$/.exec(this.text)?.[0] ?? '';
+      this.text = rest.endsWith(spaces) ? rest : rest + spaces;
+      this.committed = 0;
+    }
+    this.countedAt = width;
     if (this.cache?.width !== width || this.cache.text !== this.text) this.cache = { width, text: this.text, lines: wrap(this.text, width) };
     return this.cache.lines;
   }
