@@ -51,13 +51,18 @@ export class Screen {
   /** The console as it was before `start`: a library's console output goes among the printed lines meanwhile. */
   private savedConsole: Pick<Console, ConsoleMethod> | undefined;
 
+  /** Between `start` and `stop`: the terminal is ours, and frames are drawn. */
+  private running = false;
+
   start(): void {
+    this.running = true;
     this.tui.start();
     this.captureConsole();
     this.captureStderr();
   }
 
   stop(): void {
+    this.running = false;
     const unfinished = this.releaseStderr();
     this.releaseConsole();
     this.tui.stop();
@@ -71,6 +76,8 @@ export class Screen {
    * first line standing when a frame shrinks to nothing.
    */
   async stopClean(last: string): Promise<void> {
+    // Stopped already (the user quit, then closing failed): no frame would come.
+    if (!this.running) return;
     for (const part of [this.card, this.queued, this.hint]) part.setText('');
     this.status.setText(last);
     this.tui.removeChild(this.editor);
