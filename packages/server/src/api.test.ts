@@ -133,7 +133,7 @@ describe('legion serve API, on a real server over a real Legion', () => {
     await stream.until((s) => s.legion().some((event) => event.type === 'turn:start' && event.participantId === 'lead'), 'the turn to start');
     const cancelled = await api.post(`/api/sessions/${id}/cancel`, {});
     expect(cancelled.json).toEqual({ cancelled: 1 });
-    const end = (await stream.until((s) => s.legion().find((event) => event.type === 'turn:end'), 'turn:end')) as { status: string };
+    const end = (await stream.until((s) => s.legion().find((event) => event.type === 'turn:end'), 'turn:end')) as unknown as { status: string };
     expect(end.status).toBe('error');
   });
 
