@@ -197,6 +197,16 @@ program
   .addHelpText('after', examples(['legion compact', 'legion compact --to developer', 'legion compact --session 20261125-214500-1a2b3c --conversation coordinator__developer', 'legion compact --json']))
   .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/compact.js')).compactCommand({ ...options, workspace: workspace() })));
 
+program
+  .command('serve')
+  .description('serve the browser app over this workspace: watch the collective work, answer questions and approvals (127.0.0.1 only unless --host)')
+  .option('--port <n>', 'port to listen on (default: a free one)')
+  .option('--host <address>', 'address to listen on (default 127.0.0.1; anything else is reachable from other machines)')
+  .option('--open', 'open the URL in the system browser')
+  .option('--token <token>', 'the access token to require (default: a random one; also LEGION_SERVE_TOKEN)')
+  .addHelpText('after', examples(['legion serve', 'legion serve --port 4173 --open']))
+  .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/serve.js')).serveCommand({ ...options, workspace: workspace() })));
+
 registerManagementCommands(program);
 
 // `legion` alone and `legion chat`: the interactive REPL (in a pipe, what `legion run` does).
