@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AnsweredElsewhereError, type Message } from '@legion-collective/core';
+import { z } from 'zod';
+import { AnsweredElsewhereError, defineTool, type Message } from '@legion-collective/core';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '@legion-collective/core/testing';
 import { shellQuote, TMUX_MISSING, TmuxTerminal } from './terminal.test-support.js';
 import { LEGION } from '../legion-process.test-support.js';
@@ -76,6 +77,56 @@ describe.skipIf(TMUX_MISSING)('the REPL shows questions asked in another process
     await terminal.waitFor("coordinator's question was answered in web");
     // The card is gone: nothing waits for an answer in the terminal any more.
     expect(terminal.screen()).not.toMatch(/type your answer and press Enter\s*\n[^\n]*\n?\s*$/);
+    test.assertScriptsDone();
+  }, 90_000);
+
+  it('an approval requested in another process gets a card; [y] there lets that process run the tool, once', async () => {
+    home = mkdtempSync(join(tmpdir(), 'legion-home-'));
+    test = createTestLegion({
+      backend: 'file',
+      participants: [userParticipant(), agentParticipant('solo', { delegation: 'none' })],
+      entryAgent: 'solo',
+      scripts: { solo: [{ toolCalls: [{ name: 'write_note', input: { text: 'hello' } }] }, (request) => ({ text: `done: ${lastResult(request)}` })] },
+    });
+    let runs = 0;
+    test.legion.tools.register(
+      defineTool({
+        name: 'write_note',
+        description: 'Writes a note',
+        effect: 'write',
+        inputSchema: z.object({ text: z.string() }),
+        async execute() {
+          runs++;
+          return { status: 'success', data: `note ${runs} written` };
+        },
+      }),
+    );
+    const reasons: unknown[] = [];
+    test.legion.attachUser({
+      medium: 'web',
+      approve: (_requests, { signal }) =>
+        new Promise((_, reject) =>
+          signal.addEventListener('abort', () => {
+            reasons.push(signal.reason);
+            reject(signal.reason);
+          }),
+        ),
+    });
+    const session = await test.legion.sessions.create();
+    terminal = new TmuxTerminal(test.root);
+    const env = ['NO_COLOR=1', `XDG_CONFIG_HOME=${join(home, '.config')}`, `HOME=${home}`];
+    terminal.start(`${['env', ...env, process.execPath, LEGION].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`);
+    await terminal.waitFor('/help for commands');
+
+    const turn = test.legion.send(session, 'write a note');
+    const card = await terminal.waitFor('write_note');
+    expect(card).toContain('solo');
+    await terminal.waitFor('[y]');
+    terminal.keys('y');
+    expect(await turn).toMatchObject({ status: 'success', reply: 'done: note 1 written' });
+    expect(runs).toBe(1);
+    expect(reasons).toEqual([expect.objectContaining({ medium: 'terminal' })]);
+    expect(await session.approvals.list()).toEqual([expect.objectContaining({ status: 'approved', decisionMedium: 'terminal' })]);
     test.assertScriptsDone();
   }, 90_000);
 });
