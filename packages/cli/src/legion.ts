@@ -132,6 +132,30 @@ for (const decision of ['approve', 'reject'] as const) {
   );
 }
 
+program
+  .command('questions')
+  .description('list questions agents asked the user that wait for an answer, in the latest session (or --session)')
+  .option('--session <id>', 'session (default: the latest)')
+  .option('--all', 'also list questions already answered or withdrawn')
+  .option('--json', 'one JSON object')
+  .addHelpText('after', examples(['legion questions', 'legion questions --all --json']))
+  .action((options: Record<string, unknown>) =>
+    runCli(async () => (await import('./commands/questions.js')).questionsCommand({ ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
+  );
+
+program
+  .command('answer')
+  .description('answer a waiting question by id, as the user: the process whose agent asked it (a REPL, legion serve) goes on with it')
+  .argument('<question-id>', 'question id (see "legion questions")')
+  .argument('<text>', 'the answer')
+  .option('--session <id>', 'session (default: the one that holds the question)')
+  .option('--as <participant>', 'answer as this user (default: the user asked)')
+  .option('--json', 'one JSON object')
+  .addHelpText('after', examples(['legion answer q_3f2a… "use port 8080"']))
+  .action((id: string, text: string, options: Record<string, unknown>) =>
+    runCli(async () => (await import('./commands/questions.js')).answerQuestionCommand(id, text, { ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
+  );
+
 const workspace = (): string | undefined => program.opts<{ workspace?: string }>().workspace;
 
 const sessions = program
