@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AnsweredElsewhereError, type UserQuestion } from '@legion-collective/core';
@@ -66,6 +68,66 @@ describe('legion questions / legion answer: answering, from another process, a q
     expect(again.stderr).toContain(`Question ${id} was already answered by user in cli`);
     const none = await runLegion(['questions'], { cwd: test.root, env, timeoutMs: 30_000 });
     expect(none.stdout).toContain('No question is waiting for an answer.');
+    test.assertScriptsDone();
+  });
+
+  it('a program whose turn waits for an answer from another process stays alive until it comes, then ends', async () => {
+    home = mkdtempSync(join(tmpdir(), 'legion-home-'));
+    test = createTestLegion({ backend: 'file', participants: [userParticipant(), agentParticipant('coordinator')], entryAgent: 'coordinator' });
+    const child = spawn(process.execPath, [fileURLToPath(new URL('./__fixtures__/ask-and-wait.mjs', import.meta.url)), test.root], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const id = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const asked = /asked (q_[0-9a-f]+)/.exec(stdout);
+        if (asked) resolve(asked[1]!);
+      });
+      void exited.then((code) => reject(new Error(`the program exited (${code}) before asking: ${stdout}${stderr}`)));
+    });
+    const session = await test.legion.sessions.latest();
+    // Its only surface never answers: without an answer from here, it waits (and its process stays up).
+    expect(await session!.answerQuestion(id, '8080', { medium: 'web' })).toEqual({ status: 'answered' });
+    expect(await exited, stderr).toBe(0);
+    expect(stdout).toContain('success: Using 8080');
+  });
+
+  it('a question whose process was killed is answered from here: the reply is written and the waiting chain resumes here, once', async () => {
+    home = mkdtempSync(join(tmpdir(), 'legion-home-'));
+    test = createTestLegion({
+      backend: 'file',
+      participants: [userParticipant(), agentParticipant('coordinator')],
+      entryAgent: 'coordinator',
+      // Only the resumed step runs here: the question was asked by the killed process's model.
+      scripts: {
+        coordinator: [
+          (request) => {
+            const last = request.messages.at(-1)?.content[0];
+            return { text: `Resumed with ${last?.type === 'tool_result' ? last.content : '?'}` };
+          },
+        ],
+      },
+    });
+    const child = spawn(process.execPath, [fileURLToPath(new URL('./__fixtures__/ask-and-wait.mjs', import.meta.url)), test.root], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+    let stdout = '';
+    const id = await new Promise<string>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const asked = /asked (q_[0-9a-f]+)/.exec(stdout);
+        if (asked) resolve(asked[1]!);
+      });
+    });
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    const session = (await test.legion.sessions.latest())!;
+    const answered = await session.answerQuestion(id, '8080', { medium: 'web' });
+    expect(answered).toEqual({ status: 'answered', resumed: [expect.objectContaining({ status: 'success', reply: 'Resumed with 8080', conversationId: 'user__coordinator' })] });
+    const replies = (await session.conversation({ initiator: 'coordinator', responder: 'user' }).recent(10)).filter((message) => message.role === 'assistant');
+    expect(replies).toEqual([expect.objectContaining({ medium: 'web', content: [{ type: 'text', text: '8080' }] })]);
+    expect(await session.answerQuestion(id, '9090')).toEqual({ status: 'error', error: expect.stringContaining('was already answered by user in web') });
     test.assertScriptsDone();
   });
 });

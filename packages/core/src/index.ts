@@ -46,7 +46,6 @@ export type { ApprovalAnswer, ApprovalRecord, ApprovalView } from './storage/app
 export type { ApprovalState, SessionApprovals } from './storage/SessionApprovals.js';
 export { QUESTION_RECORD_VERSION, QuestionAnswerRecordSchema, QuestionLogRecordSchema, QuestionOutcomeRecordSchema, QuestionRecordSchema, QuestionWithdrawnRecordSchema } from './storage/question-records.js';
 export type {
-  QuestionAnswerOutcome,
   QuestionAnswerRecord,
   QuestionLogRecord,
   QuestionOutcomeRecord,
@@ -56,6 +55,7 @@ export type {
 } from './storage/question-records.js';
 export type { QuestionState, SessionQuestions } from './storage/SessionQuestions.js';
 export type { AnswerQuestionOptions } from './conversation/answer-question.js';
+export type { QuestionAnswerOutcome } from './session/turn.js';
 export type { SessionAgentState } from './storage/SessionAgentState.js';
 export type { SessionArtifacts } from './storage/SessionArtifacts.js';
 export { LogEntrySchema } from './storage/log-entry.js';

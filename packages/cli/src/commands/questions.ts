@@ -1,5 +1,6 @@
 import { Legion, LegionError, type QuestionView, type Session } from '@legion-collective/core';
 import { styleFor, type Style } from '../render/style.js';
+import { reportedStatus } from './approvals.js';
 import { resolveWorkspace } from '../workspace.js';
 
 interface QuestionOptions {
@@ -42,9 +43,19 @@ export async function answerQuestionCommand(id: string, text: string, options: O
     const session = await sessionOf(legion, id, options.session);
     const outcome = await session.answerQuestion(id, text, { medium: CLI_MEDIUM, ...(options.as !== undefined ? { answeredBy: options.as } : {}) });
     if (outcome.status === 'error') throw new LegionError('question_not_answered', outcome.error, { questionId: id });
-    if (options.json) process.stdout.write(`${JSON.stringify({ sessionId: session.id, questionId: id, status: 'answered' })}\n`);
-    else process.stdout.write(`Answered ${id}; the agent that asked goes on with it.\n`);
-    return 0;
+    const resumed = outcome.resumed ?? [];
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify({ sessionId: session.id, questionId: id, status: 'answered', ...(outcome.resumed ? { resumed: resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })) } : {}) })}\n`);
+    } else if (!outcome.resumed) {
+      process.stdout.write(`Answered ${id}; the agent that asked goes on with it.\n`);
+    } else {
+      // The asking process had ended: the chain went on here.
+      const style = styleFor(process.stdout);
+      for (const result of resumed) process.stdout.write(`${result.status === 'success' ? result.reply : result.status === 'error' ? style.red(`${result.conversationId} failed: ${result.error}`) : style.yellow(`${result.conversationId} waits for approval: legion approvals`)}\n`);
+    }
+    if (resumed.some((result) => result.status === 'error')) return 1;
+    // Like `legion approve`: 2 says the work paused again on an approval.
+    return resumed.some((result) => result.status === 'paused') ? 2 : 0;
   } finally {
     await legion.close();
   }

@@ -12,7 +12,11 @@ const style = styleFor(process.stdout);
  * with it), and leaves the queue, with a one-line note, once it is answered
  * anywhere else. Returns the function that stops listening (and withdraws its cards).
  */
-export function offerRemoteAsks(legion: Legion, prompts: Prompts, context: { session(): Session; you: string; print(text: string): void }): () => void {
+export function offerRemoteAsks(
+  legion: Legion,
+  prompts: Prompts,
+  context: { session(): Session; you: string; print(text: string): void },
+): { stop(): void; offerWaiting(): Promise<void> } {
   /** Question or request id → the controller that withdraws its card. */
   const open = new Map<string, AbortController>();
   const surface = prompts.surface();
@@ -75,8 +79,27 @@ export function offerRemoteAsks(legion: Legion, prompts: Prompts, context: { ses
     legion.events.on('approval:requested', approval),
     legion.events.on('approval:decided', (event) => withdraw(event.requestId, new AnsweredElsewhereError(event.medium ?? event.decidedBy))),
   ];
-  return () => {
-    for (const off of offs) off();
-    for (const id of [...open.keys()]) withdraw(id, new Error('the REPL stopped following the session'));
+  /**
+   * What already waits for the user in a turn another live process runs (asked before this REPL
+   * started, or before it switched here): cards too. Paused work nobody runs is left to /approvals.
+   */
+  const offerWaiting = async (): Promise<void> => {
+    const session = context.session();
+    for (const view of await session.questions.list({ status: 'pending' })) {
+      if (!(await session.turnIsLive(view.conversationId))) continue;
+      question({ sessionId: session.id, conversationId: view.conversationId, questionId: view.id, user: view.user, from: view.from, chain: view.chain, text: view.text, at: view.askedAt, remote: true });
+    }
+    const state = await session.approvals.state();
+    for (const request of state.pending()) {
+      if (!(await session.turnIsLive(request.conversationId))) continue;
+      approval({ sessionId: session.id, conversationId: request.conversationId, requestId: request.id, batchId: request.batchId, requester: request.requester, approver: request.approver, tool: request.tool, toolUseId: request.toolUseId, input: request.input, reason: request.reason, chain: request.frames.map((frame) => frame.participantId), remote: true });
+    }
+  };
+  return {
+    stop: () => {
+      for (const off of offs) off();
+      for (const id of [...open.keys()]) withdraw(id, new Error('the REPL stopped following the session'));
+    },
+    offerWaiting,
   };
 }

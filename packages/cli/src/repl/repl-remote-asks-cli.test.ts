@@ -129,4 +129,35 @@ describe.skipIf(TMUX_MISSING)('the REPL shows questions asked in another process
     expect(await session.approvals.list()).toEqual([expect.objectContaining({ status: 'approved', decisionMedium: 'terminal' })]);
     test.assertScriptsDone();
   }, 90_000);
+
+  it('a question asked in another process before the REPL started is waiting there as a card when it starts', async () => {
+    home = mkdtempSync(join(tmpdir(), 'legion-home-'));
+    test = createTestLegion({
+      backend: 'file',
+      participants: [userParticipant(), agentParticipant('coordinator')],
+      entryAgent: 'coordinator',
+      scripts: { coordinator: [{ toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which region?' } }] }, (request) => ({ text: `Region ${lastResult(request)}` })] },
+    });
+    let asked!: () => void;
+    const askedPromise = new Promise<void>((resolve) => (asked = resolve));
+    test.legion.attachUser({
+      medium: 'web',
+      ask: (_question, { signal }) =>
+        new Promise<string>((_, reject) => {
+          asked();
+          signal.addEventListener('abort', () => reject(signal.reason));
+        }),
+    });
+    const session = await test.legion.sessions.create();
+    const turn = test.legion.send(session, 'deploy');
+    await askedPromise;
+    terminal = new TmuxTerminal(test.root);
+    const env = ['NO_COLOR=1', `XDG_CONFIG_HOME=${join(home, '.config')}`, `HOME=${home}`];
+    terminal.start(`${['env', ...env, process.execPath, LEGION].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`);
+    await terminal.waitFor('Which region?');
+    await terminal.waitFor('/help for commands');
+    terminal.type('eu-west');
+    expect(await turn).toMatchObject({ status: 'success', reply: 'Region eu-west' });
+    test.assertScriptsDone();
+  }, 90_000);
 });

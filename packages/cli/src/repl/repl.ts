@@ -55,6 +55,7 @@ class Repl implements ReplControl {
   private finished!: (code: number) => void;
   private readonly detach: Array<() => void> = [];
   private follower: (() => void) | undefined;
+  private readonly remote: ReturnType<typeof offerRemoteAsks>;
   readonly target: { to: string; conversation?: string | undefined };
 
   private constructor(
@@ -70,7 +71,8 @@ class Repl implements ReplControl {
     this.prompts = new Prompts(this.screen, legion.paths.root, this.activity.chains, () => this.activity.render(), (request) => legion.approvalRules.patternFor(request));
     this.detach.push(legion.attachUser(this.prompts.surface()));
     // What another process (legion serve, a legion run) asks the user joins the same queue of cards.
-    this.detach.push(offerRemoteAsks(legion, this.prompts, { session: () => this.session, you, print: (text) => this.print(text) }));
+    this.remote = offerRemoteAsks(legion, this.prompts, { session: () => this.session, you, print: (text) => this.print(text) });
+    this.detach.push(this.remote.stop);
     this.history = new InputHistory(join(legion.paths.root, LEGION_DIR, 'run', 'repl-history.jsonl'));
     for (const entry of this.history.entries) this.screen.editor.addToHistory(entry);
     this.search = new HistorySearch(this.history, (line) => this.screen.setHint(line), (text) => this.screen.editor.setText(text));
@@ -137,6 +139,8 @@ class Repl implements ReplControl {
   private async follow(): Promise<void> {
     this.follower?.();
     this.follower = await this.legion.follow(this.session);
+    // After the follower starts: what is answered from here on leaves its card.
+    await this.remote.offerWaiting();
   }
 
   pick(title: string, items: Array<{ label: string; value: string }>, chosen: (value: string) => Promise<void>): void {

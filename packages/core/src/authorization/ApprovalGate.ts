@@ -111,20 +111,22 @@ export class ApprovalGate {
         claim: (answers, medium) => this.claim(records, answers, { approverId, medium, sessionId: context.sessionId, store: context.store }),
       };
       const answered = approver.type === 'user' ? await this.askUser({ approver, requests: views, signal: context.signal, race }) : undefined;
-      if (!answered) {
-        for (const view of views) outcomes.set(records.find((record) => record.id === view.id)!.toolUseId, { status: 'pending', request: view });
-        continue;
-      }
       // Whoever answered (a surface here, another process, both racing), the log holds the one decision of each;
       // an ask that took no race leaves its answers for the gate to record.
       let decided = await context.store.state();
       const unrecorded = records.filter((record) => !decided.decision(record.id));
-      if (unrecorded.length > 0) {
+      if (answered && unrecorded.length > 0) {
         await this.claim(unrecorded, answered.answers, { approverId, medium: answered.medium, sessionId: context.sessionId, store: context.store });
         decided = await context.store.state();
       }
       for (const record of records) {
-        const decision = decided.decision(record.id)!;
+        const decision = decided.decision(record.id);
+        if (!decision) {
+          // Nobody could answer now: the turn pauses on it, durably. (Read after the ask: a decision another
+          // process recorded while it ended, which did not resume this still-live turn, is taken here.)
+          outcomes.set(record.toolUseId, { status: 'pending', request: views.find((view) => view.id === record.id)! });
+          continue;
+        }
         outcomes.set(
           record.toolUseId,
           decision.decision === 'approved' ? { status: 'approved' } : { status: 'rejected', reason: `${decision.decidedBy} rejected it${decision.reason ? `: ${decision.reason}` : ''}` },

@@ -1,12 +1,11 @@
 import type { Collective } from '../collective/Collective.js';
 import { LegionError, ParticipantNotFoundError } from '../errors.js';
 import type { ConversationRef } from '../events/event-types.js';
-import type { AnswerOutcome, CompactOutcome, SendRequest, ToolSession, TurnResult } from '../session/turn.js';
+import type { AnswerOutcome, CompactOutcome, QuestionAnswerOutcome, SendRequest, ToolSession, TurnResult } from '../session/turn.js';
 import { framesOfTurn } from '../session/delegation-stack.js';
 import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
 import { SessionApprovals } from '../storage/SessionApprovals.js';
 import { SessionQuestions } from '../storage/SessionQuestions.js';
-import type { QuestionAnswerOutcome } from '../storage/question-records.js';
 import { answerQuestion, type AnswerQuestionOptions } from './answer-question.js';
 import { emitQuestionRecord } from './question-events.js';
 import { turnIsLive } from './conversation-liveness.js';

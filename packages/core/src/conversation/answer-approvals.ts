@@ -136,11 +136,14 @@ export async function answerApprovals(
 }
 
 /**
- * Climbs the request's recorded frames from its conversation to the highest
+ * Climbs the request's (or a question's) recorded frames from its conversation to the highest
  * one whose communicate call still waits on it; that turn resumes with the
  * frames above it, as they were when the request was made.
  */
-async function resumeRoot(session: AnsweringSession, request: ApprovalRequestRecord): Promise<{ conversationId: string; frames: readonly DelegationFrame[] }> {
+export async function resumeRoot(
+  session: Pick<AnsweringSession, 'unanswered'>,
+  request: { conversationId: string; frames: readonly DelegationFrame[] },
+): Promise<{ conversationId: string; frames: readonly DelegationFrame[] }> {
   const { frames } = request;
   let index = frames.length;
   while (index > 0) {

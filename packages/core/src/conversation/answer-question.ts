@@ -1,12 +1,19 @@
 import type { Collective } from '../collective/Collective.js';
-import { QUESTION_RECORD_VERSION, type QuestionAnswerOutcome, type QuestionOutcomeRecord } from '../storage/question-records.js';
+import { QUESTION_RECORD_VERSION, type QuestionOutcomeRecord } from '../storage/question-records.js';
+import type { QuestionAnswerOutcome } from '../session/turn.js';
 import type { SessionQuestions } from '../storage/SessionQuestions.js';
+import type { DelegationFrame } from '../storage/delegation-frame.js';
+import type { ToolUseBlock } from '../message.js';
+import type { TurnResult } from '../session/turn.js';
+import { resumeRoot } from './answer-approvals.js';
 
 /** What answering a question needs of a session. */
 export interface QuestionAnsweringSession {
   readonly id: string;
   readonly questions: SessionQuestions;
   turnIsLive(conversationId: string): Promise<boolean>;
+  unanswered(conversationId: string): Promise<ToolUseBlock[]>;
+  resumeConversation(conversationId: string, frames: readonly DelegationFrame[]): Promise<TurnResult>;
 }
 
 /** Who answered, and where, as `answerQuestion` takes it. */
@@ -22,10 +29,13 @@ export interface AnswerQuestionOptions {
  * turn asked it (its surfaces racing the log) reads the answer and goes on
  * with it. Of any number of answers, in any process, the first recorded wins.
  *
- * A question whose asking turn no longer runs (its process ended) cannot take
- * an answer: nothing waits for it. It is withdrawn, and the caller is told to
- * send the answer as a new message instead; nothing of the answer is lost,
- * the caller still holds it.
+ * A question whose asking turn no longer runs (its process ended) is answered
+ * here: the answer is written as the user's reply and the chain that waited on
+ * it (the asker's communicate call, and whoever waits above) resumes in this
+ * process, as a paused approval does. If the asker no longer waits (a later
+ * message moved its conversation on), the question is withdrawn and the
+ * caller is told to send the answer as a new message; nothing of the answer
+ * is lost, the caller still holds it.
  */
 export async function answerQuestion(session: QuestionAnsweringSession, collective: Collective, id: string, text: string, options: AnswerQuestionOptions = {}): Promise<QuestionAnswerOutcome> {
   const state = await session.questions.state();
@@ -42,8 +52,11 @@ export async function answerQuestion(session: QuestionAnsweringSession, collecti
   if (!answerer || answerer.type !== 'user') {
     return { status: 'error', error: `"${answeredBy}" is not a user of the collective: only a user answers questions (${id} was asked of ${question.user}).` };
   }
-  if (!(await session.turnIsLive(question.conversationId))) {
-    const reason = 'the turn that asked it no longer runs (its process ended)';
+  const live = await session.turnIsLive(question.conversationId);
+  // The asking process ended: its asker's communicate call may still wait in the log, to be resumed with the answer.
+  const asker = question.frames?.at(-1);
+  if (!live && !(asker?.toolUseId !== undefined && (await session.unanswered(asker.conversationId)).some((toolUse) => toolUse.id === asker.toolUseId))) {
+    const reason = `the turn that asked it no longer runs (its process ended) and ${question.from} no longer waits for it`;
     await session.questions.settle({ kind: 'withdrawn', version: QUESTION_RECORD_VERSION, questionId: id, at: new Date().toISOString(), reason });
     return {
       status: 'error',
@@ -60,7 +73,10 @@ export async function answerQuestion(session: QuestionAnsweringSession, collecti
     ...(options.medium !== undefined ? { medium: options.medium } : {}),
   });
   if (!claimed.ok) return { status: 'error', error: alreadySettled(id, claimed.taken) };
-  return { status: 'answered' };
+  if (live) return { status: 'answered' };
+  // Nobody runs the chain that waits on it: the answer becomes the user's reply here and the chain goes on, as after an approval.
+  const root = await resumeRoot(session, { conversationId: question.conversationId, frames: question.frames ?? [] });
+  return { status: 'answered', resumed: [await session.resumeConversation(root.conversationId, root.frames)] };
 }
 
 /** Why a question takes no answer any more, in words for the one who tried. */

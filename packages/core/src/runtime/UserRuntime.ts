@@ -33,6 +33,7 @@ export class UserRuntime implements ParticipantRuntime {
       from: chain.at(-1) ?? turn.conversation.ref.initiator,
       chain: [...chain],
       text: turn.message ? textOf(turn.message) : '',
+      frames: [...turn.frames],
     };
     await questions.append(record);
     let outcome;
@@ -51,6 +52,22 @@ export class UserRuntime implements ParticipantRuntime {
     }
     if (!answer) return unavailable(user.id, failed);
     const message = await turn.conversation.append({ role: 'assistant', content: [{ type: 'text', text: answer.text }], medium: answer.medium }, user.id);
+    return { status: 'success', reply: answer.text, message };
+  }
+
+  /**
+   * Continues a question whose asking process ended before it was answered,
+   * once it has been (`session.answerQuestion` recorded the answer, then resumes
+   * the chain): the answer becomes the user's reply, written once.
+   */
+  async resume(turn: TurnContext): Promise<RuntimeOutcome> {
+    const { conversationId } = turn.conversation.ref;
+    const last = (await turn.conversation.history()).at(-1);
+    // Written already (a resume that stopped after it): the reply stands.
+    if (last?.role === 'assistant') return { status: 'success', reply: textOf(last), message: last };
+    const answer = (await turn.session.questions.state()).answerIn(conversationId);
+    if (!answer) return { status: 'error', code: 'not_resumable', error: `No answered question waits in ${conversationId}: answer it first (legion questions lists them).` };
+    const message = await turn.conversation.append({ role: 'assistant', content: [{ type: 'text', text: answer.text }], ...(answer.medium !== undefined ? { medium: answer.medium } : {}) }, turn.participant.id);
     return { status: 'success', reply: answer.text, message };
   }
 }

@@ -197,17 +197,20 @@ export class UserSurfaces {
 
       this.open.add(offer);
       signal.addEventListener('abort', onAbort, { once: true });
-      race?.recorded(watching.signal).then(
-        ({ value, medium }) => {
-          if (settled) return;
-          settle(new AnsweredElsewhereError(medium));
-          resolve({ status: 'answered', value, medium, elsewhere: true });
-        },
-        // Aborted once the offer settled, or a read that keeps failing: the surfaces still answer.
-        () => undefined,
-      );
       for (const attached of [...this.attached]) if (!settled && attached.surface[capability]) offer.start(attached);
       giveUpIfNoneLeft();
+      // Watched only while a surface is asked (it reads at once, so an answer recorded before is not missed).
+      if (!settled) {
+        race?.recorded(watching.signal).then(
+          ({ value, medium }) => {
+            if (settled) return;
+            settle(new AnsweredElsewhereError(medium));
+            resolve({ status: 'answered', value, medium, elsewhere: true });
+          },
+          // Aborted once the offer settled, or a read that keeps failing: the surfaces still answer.
+          () => undefined,
+        );
+      }
     });
   }
 }

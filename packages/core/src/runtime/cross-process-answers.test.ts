@@ -167,10 +167,10 @@ describe('questions and approvals answered from another process (two Legions on 
     test.assertScriptsDone();
   });
 
-  it('a question whose asking process is gone cannot be answered: it says to send a new message and is withdrawn', async () => {
+  it('a question nothing waits for any more (its process gone, no waiting call in the log) cannot be answered: it says to send a new message and is withdrawn', async () => {
     test = asker();
     const session = await test.legion.sessions.create();
-    // As a process that died mid-question leaves it: recorded, and no turn holds its conversation.
+    // Recorded, no turn holds its conversation, and no communicate call of coordinator waits on it.
     await session.questions.append({ kind: 'question', version: 1, id: 'q_0123456789ab', at: new Date().toISOString(), conversationId: 'coordinator__user', user: 'user', from: 'coordinator', chain: ['user', 'coordinator'], text: 'Still there?' });
     const inB = await second().sessions.get(session.id);
     const result = await inB.answerQuestion('q_0123456789ab', 'yes', { medium: 'cli' });

@@ -137,3 +137,10 @@ export type AnswerOutcome =
        */
       continuing?: string[] | undefined;
     };
+
+/**
+ * What answering a question from any process led to. `resumed`: the asking
+ * process had ended, so the answer was written as the user's reply and the
+ * chain that waited on it resumed here; these are its turns' results.
+ */
+export type QuestionAnswerOutcome = { status: 'answered'; resumed?: TurnResult[] | undefined } | { status: 'error'; error: string };

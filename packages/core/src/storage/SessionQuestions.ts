@@ -1,4 +1,4 @@
-import { questionView, type QuestionLogRecord, type QuestionOutcomeRecord, type QuestionRecord, type QuestionView } from './question-records.js';
+import { questionView, type QuestionAnswerRecord, type QuestionLogRecord, type QuestionOutcomeRecord, type QuestionRecord, type QuestionView } from './question-records.js';
 import type { QuestionLog, SettleResult } from './backend/session-backend.js';
 import { waitForRecord, type WatchSession } from './wait-for-record.js';
 
@@ -23,6 +23,26 @@ export class QuestionState {
 
   outcome(id: string): QuestionOutcomeRecord | undefined {
     return this.outcomes.get(id);
+  }
+
+  /**
+   * The conversation an agent's `communicate` call waits on when that call
+   * asked a question that has been answered (its frames name the call): what a
+   * resumed turn reads the answer from.
+   */
+  delegateOf(conversationId: string, toolUseId: string): string | undefined {
+    for (const question of this.questions.values()) {
+      const asker = question.frames?.at(-1);
+      if (asker?.conversationId === conversationId && asker.toolUseId === toolUseId && this.outcomes.get(question.id)?.kind === 'answer') return question.conversationId;
+    }
+    return undefined;
+  }
+
+  /** The answer to the latest question asked in a conversation, if it has one. */
+  answerIn(conversationId: string): QuestionAnswerRecord | undefined {
+    const asked = [...this.questions.values()].filter((question) => question.conversationId === conversationId).at(-1);
+    const outcome = asked && this.outcomes.get(asked.id);
+    return outcome?.kind === 'answer' ? outcome : undefined;
   }
 
   view(id: string): QuestionView | undefined {

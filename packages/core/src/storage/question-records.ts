@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DelegationFrameSchema } from './delegation-frame.js';
 
 /** The version of question-log records this Legion writes. */
 export const QUESTION_RECORD_VERSION = 1;
@@ -23,6 +24,13 @@ export const QuestionRecordSchema = z.object({
   /** Participants waiting on the answer, outermost first. */
   chain: z.array(z.string()),
   text: z.string(),
+  /**
+   * The delegation stack of the asking turn (outermost first, ending with the
+   * asker's `communicate` call): what resumes the chain when the question is
+   * answered after its process ended. Added without a version bump, like an
+   * approval decision's `medium`: optional, and ignored by a reader that does not know it.
+   */
+  frames: z.array(DelegationFrameSchema).optional(),
 });
 
 /** The one answer a question gets, whichever process gave it first. */
@@ -95,6 +103,3 @@ export function questionView(sessionId: string, question: QuestionRecord, outcom
     ...(outcome?.kind === 'withdrawn' ? { withdrawnReason: outcome.reason } : {}),
   };
 }
-
-/** What answering a question from any process led to. */
-export type QuestionAnswerOutcome = { status: 'answered' } | { status: 'error'; error: string };

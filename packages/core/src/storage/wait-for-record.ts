@@ -55,9 +55,9 @@ export function waitForRecord<T>(read: () => Promise<T | undefined>, options: { 
         },
       );
     };
+    // Kept referenced: a turn waiting for an answer only another process may give is work in progress,
+    // and the process must not exit under it (nothing else may keep it alive: a surface waiting on a signal).
     const timer = setInterval(check, options.pollMs ?? POLL_MS);
-    // A waiter alone never keeps a process alive: what it waits for is a turn, which does.
-    timer.unref();
     const unwatch = options.watch?.(check);
     signal.addEventListener('abort', onAbort, { once: true });
     check();
