@@ -111,8 +111,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       (closed ??= (async () => {
         closing.abort();
         following();
-        webUser.close();
+        // Turns first: one waiting on the browser is aborted as a stopped turn, not told that the user left.
         await turns.close();
+        webUser.close();
         offQuestions();
         offChanges();
         feed.stop();

@@ -42,17 +42,17 @@ async function sessionOfQuestion(server: ServerContext, id: string): Promise<Ses
   return undefined;
 }
 
-/** Resolves with the decision recorded for a request, whoever made it. */
-function nextDecision(legion: Legion, requestId: string): { decided: Promise<LegionEvents['approval:decided']>; stop(): void } {
+/** Resolves with the next event of this name that matches: a record made here or read from another process. */
+function nextEvent<Name extends 'approval:decided' | 'question:answered'>(legion: Legion, name: Name, match: (event: LegionEvents[Name]) => boolean): { next: Promise<LegionEvents[Name]>; stop(): void } {
   let stop = (): void => undefined;
-  const decided = new Promise<LegionEvents['approval:decided']>((resolve) => {
-    stop = legion.events.on('approval:decided', (event) => {
-      if (event.requestId !== requestId) return;
+  const next = new Promise<LegionEvents[Name]>((resolve) => {
+    stop = legion.events.on(name, (event) => {
+      if (!match(event as LegionEvents[Name])) return;
       stop();
-      resolve(event);
+      resolve(event as LegionEvents[Name]);
     });
   });
-  return { decided, stop };
+  return { next, stop };
 }
 
 export function answerRoutes(app: Hono, server: ServerContext): void {
@@ -122,10 +122,10 @@ export function answerRoutes(app: Hono, server: ServerContext): void {
     }
     // Asked elsewhere (another process, or a paused turn): recorded in the log; core resumes what nothing else runs.
     const first = state.request(answers[0]!.id)!;
-    const watch = nextDecision(legion, first.id);
+    const watch = nextEvent(legion, 'approval:decided', (event) => event.requestId === first.id);
     const work = session.answerApprovals(answers, user, { medium: MEDIUM });
     void turns.track(session.id, first.conversationId, () => work);
-    const settled = await Promise.race([work.then((outcome: AnswerOutcome) => ({ outcome })), watch.decided.then((event) => ({ event }))]);
+    const settled = await Promise.race([work.then((outcome: AnswerOutcome) => ({ outcome })), watch.next.then((event) => ({ event }))]);
     watch.stop();
     if ('event' in settled) {
       if (settled.event.decidedBy === user && settled.event.medium === MEDIUM) return ANSWERED;
@@ -163,8 +163,18 @@ export function answerRoutes(app: Hono, server: ServerContext): void {
       asked.answer(body.text);
       return ANSWERED;
     }
-    const outcome = await session.answerQuestion(id, body.text, { medium: MEDIUM, answeredBy: userOf(legion) === view.user ? view.user : undefined });
-    if (outcome.status === 'answered') return ANSWERED;
-    throw new ApiError(409, 'already_answered', outcome.error);
+    // Recorded in the log: the process whose turn asked goes on with it; if that process is gone, core resumes the
+    // waiting chain here, which may take a while — the answer is settled once its record is, whatever comes after.
+    const watch = nextEvent(legion, 'question:answered', (event) => event.questionId === id);
+    const work = session.answerQuestion(id, body.text, { medium: MEDIUM });
+    void turns.track(session.id, view.conversationId, () => work);
+    const settled = await Promise.race([work.then((outcome) => ({ outcome })), watch.next.then((event) => ({ event }))]);
+    watch.stop();
+    if ('event' in settled) {
+      if (settled.event.medium === MEDIUM) return ANSWERED;
+      throw new ApiError(409, 'already_answered', `Question ${id} was already answered by ${settled.event.answeredBy}${settled.event.medium ? ` in ${settled.event.medium}` : ''}; nothing was recorded.`);
+    }
+    if (settled.outcome.status === 'answered') return ANSWERED;
+    throw new ApiError(409, 'already_answered', settled.outcome.error);
   });
 }
