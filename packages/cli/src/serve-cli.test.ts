@@ -1,8 +1,9 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { request } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { LEGION } from './legion-process.test-support.js';
 
 const ORACLE = {
@@ -184,5 +185,56 @@ describe('legion serve, as a real process', () => {
     const result = spawnSync(process.execPath, [LEGION, 'serve', '--port', 'eighty'], { cwd: dir, encoding: 'utf8', env: env() });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('--port eighty is not a port');
+  });
+
+  it("answers a question of a turn in another OS process from the API, once: that process's turn goes on with the answer", async () => {
+    legionSync(['init']);
+    const server = await serve();
+    const stream = events(server);
+    const asker = spawn(process.execPath, [fileURLToPath(new URL('./__fixtures__/ask-and-wait.mjs', import.meta.url)), dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let printed = '';
+    asker.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    const ended = new Promise<number | null>((resolve) => asker.on('close', resolve));
+    try {
+      const asked = await stream.until((event) => event.type === 'question:asked' && event.remote === true, "the other process's question");
+      const listed = JSON.parse((await call(server, 'GET', '/api/questions')).text) as { questions: Array<{ id: string; from: string; text: string }> };
+      expect(listed.questions).toEqual([expect.objectContaining({ id: asked.questionId, from: 'coordinator', text: 'Which port?' })]);
+      const answered = await call(server, 'POST', `/api/questions/${String(asked.questionId)}/answer`, { text: '8080' });
+      expect(JSON.parse(answered.text)).toEqual({ status: 'answered' });
+      expect(await ended).toBe(0);
+      expect(printed).toContain('success: Using 8080');
+      const again = await call(server, 'POST', `/api/questions/${String(asked.questionId)}/answer`, { text: '9090' });
+      expect(again.status).toBe(409);
+      expect(JSON.parse((await call(server, 'GET', '/api/questions')).text)).toEqual({ questions: [] });
+    } finally {
+      asker.kill('SIGKILL');
+      stream.close();
+    }
+  });
+
+  it("approves a tool call of a turn in another OS process from the API, once: that process runs the tool", async () => {
+    legionSync(['init']);
+    const server = await serve();
+    const stream = events(server);
+    const writer = spawn(process.execPath, [fileURLToPath(new URL('./__fixtures__/write-and-wait.mjs', import.meta.url)), dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let printed = '';
+    writer.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    const ended = new Promise<number | null>((resolve) => writer.on('close', resolve));
+    try {
+      const requested = await stream.until((event) => event.type === 'approval:requested' && event.remote === true, "the other process's approval request");
+      const session = String(requested.sessionId);
+      const pending = JSON.parse((await call(server, 'GET', `/api/sessions/${session}/approvals`)).text) as { approvals: Array<{ id: string; tool: string; chain: string[] }> };
+      expect(pending.approvals).toEqual([expect.objectContaining({ id: requested.requestId, tool: 'file_write', chain: ['user', 'coordinator'] })]);
+      const answered = await call(server, 'POST', `/api/sessions/${session}/approvals`, { answers: [{ id: requested.requestId, decision: 'approve' }] });
+      expect(JSON.parse(answered.text)).toEqual({ status: 'answered' });
+      expect(await ended).toBe(0);
+      expect(printed).toContain('success: wrote it');
+      expect(readFileSync(join(dir, 'approved.txt'), 'utf8')).toBe('written once');
+      const again = await call(server, 'POST', `/api/sessions/${session}/approvals`, { answers: [{ id: requested.requestId, decision: 'reject' }] });
+      expect(again.status).toBe(409);
+    } finally {
+      writer.kill('SIGKILL');
+      stream.close();
+    }
   });
 });
