@@ -72,12 +72,36 @@ module.exports = {
       },
     },
     {
+      name: 'server-through-the-public-api',
+      comment: 'packages/server uses core only through `@legion-collective/core` (tests: also `/testing`), never its files.',
+      severity: 'error',
+      from: { path: '^packages/server/src/' },
+      to: {
+        path: '^(packages/core/|@legion-collective/core)',
+        pathNot: '^(@legion-collective/core(/testing)?|packages/core/dist/(testing/)?index\\.(js|d\\.ts))$',
+      },
+    },
+    {
+      name: 'server-test-helpers-only-in-tests',
+      comment: 'The server ships without core\'s test helpers: only its tests import `@legion-collective/core/testing`.',
+      severity: 'error',
+      from: { path: '^packages/server/src/', pathNot: ['\\.test\\.ts$', '/__fixtures__/'] },
+      to: { path: '^(@legion-collective/core/testing|packages/core/dist/testing/)' },
+    },
+    {
+      name: 'wire-imports-nothing-of-core',
+      comment: 'The wire types are the documented format browsers build on: they import zod and each other, nothing of core or of the server.',
+      severity: 'error',
+      from: { path: '^packages/server/src/wire/' },
+      to: { path: '^(packages/core/|@legion-collective/core|packages/server/src/(?!wire/))' },
+    },
+    {
       name: 'no-orphans',
       comment: 'A source file nothing imports is dead code (entry points and tests aside).',
       severity: 'error',
       from: {
         orphan: true,
-        pathNot: ['\\.test\\.ts$', '/__fixtures__/', '\\.d\\.ts$', '^packages/core/src/(index|testing/index)\\.ts$', '^packages/cli/src/legion\\.ts$'],
+        pathNot: ['\\.test\\.ts$', '/__fixtures__/', '\\.d\\.ts$', '^packages/core/src/(index|testing/index)\\.ts$', '^packages/cli/src/legion\\.ts$', '^packages/server/src/(index|wire/index)\\.ts$'],
       },
       to: {},
     },

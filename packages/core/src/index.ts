@@ -37,6 +37,8 @@ export { EventBus } from './events/EventBus.js';
 export type { ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './events/event-types.js';
 export type { Follower, FollowOptions } from './conversation/follow-session.js';
 export type { FollowCursor } from './conversation/follow-session.js';
+export { followWorkspace } from './conversation/follow-workspace.js';
+export type { FollowWorkspaceOptions, WorkspaceFollower, WorkspaceFollowPort } from './conversation/follow-workspace.js';
 
 // Saved formats and the storage contract.
 export { ApprovalAnswerSchema, ApprovalRecordSchema } from './storage/approval-records.js';

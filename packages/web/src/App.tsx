@@ -30,7 +30,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
   const pendingApprovals = state.approvals.filter((approval) => approval.status === 'pending').length;
   const conversations = Object.values(state.conversations);
   const selected = state.selectedConversation;
-  const entryAgent = state.workspace?.entryAgent;
+  const entryAgent = state.workspace?.entryAgent ?? undefined;
   const counts: Partial<Record<View, number>> = { questions: state.questions.length, approvals: pendingApprovals };
   return (
     <div class="app">

@@ -38,7 +38,7 @@ const segment = encodeURIComponent;
 
 export const api = {
   workspace: () => request<Workspace>('GET', '/workspace'),
-  participants: () => request<Participant[] | { participants: Participant[] }>('GET', '/participants').then((body) => (Array.isArray(body) ? body : body.participants)),
+  participants: () => request<{ participants: Participant[] }>('GET', '/participants').then((body) => body.participants),
   sessions: (q?: string) => request<{ sessions: SessionSummary[] }>('GET', `/sessions${query({ q })}`).then((body) => body.sessions),
   createSession: () => request<{ id: string }>('POST', '/sessions', {}),
   session: (id: string) => request<{ session: SessionSummary; conversations: ConversationSummary[] }>('GET', `/sessions/${segment(id)}`),
@@ -49,7 +49,7 @@ export const api = {
     ),
   send: (sessionId: string, body: { text: string; to?: string; conversation?: string }) =>
     request<{ accepted: true; conversationId: string }>('POST', `/sessions/${segment(sessionId)}/messages`, body),
-  cancel: (sessionId: string, conversationId?: string) => request<unknown>('POST', `/sessions/${segment(sessionId)}/cancel`, conversationId ? { conversationId } : {}),
+  cancel: (sessionId: string, conversationId?: string) => request<{ cancelled: number }>('POST', `/sessions/${segment(sessionId)}/cancel`, conversationId ? { conversationId } : {}),
   approvals: (sessionId: string) => request<{ approvals: ApprovalView[] }>('GET', `/sessions/${segment(sessionId)}/approvals?status=all`).then((body) => body.approvals),
   answerApprovals: (sessionId: string, answers: Array<{ id: string; decision: 'approve' | 'reject'; reason?: string; remember?: 'once' | 'session' | 'always' }>) =>
     request<{ status: 'answered' }>('POST', `/sessions/${segment(sessionId)}/approvals`, { answers }),

@@ -39,13 +39,14 @@ export function reduceEvent(state: AppState, event: WireEvent, now: number): App
         id: event.requestId,
         sessionId: event.sessionId,
         conversationId: event.conversationId,
-        batchId: event.batchId,
+        at: new Date(now).toISOString(),
         requester: event.requester,
         approver: event.approver,
         tool: event.tool,
         input: event.input,
         reason: event.reason,
-        chain: [...event.chain],
+        // The view's chain ends with the requester, as the REST list gives it.
+        chain: event.chain.at(-1) === event.requester ? [...event.chain] : [...event.chain, event.requester],
         status: 'pending',
       };
       return { ...state, approvals: [...state.approvals, approval] };
@@ -60,7 +61,7 @@ export function reduceEvent(state: AppState, event: WireEvent, now: number): App
     }
     case 'question:asked': {
       if (state.questions.some((question) => question.id === event.questionId)) return state;
-      const question = { id: event.questionId, sessionId: event.sessionId, conversationId: event.conversationId, from: event.from, chain: [...event.chain], text: event.text, askedAt: new Date(now).toISOString() };
+      const question = { id: event.questionId, sessionId: event.sessionId, conversationId: event.conversationId, from: event.from, to: event.to, chain: [...event.chain], text: event.text, askedAt: event.askedAt };
       return { ...state, questions: [...state.questions, question] };
     }
     case 'question:answered':
@@ -89,7 +90,7 @@ function withConversation(
   if (known && at === undefined) return conversations;
   const summary: ConversationSummary = known
     ? { ...known, messages: known.messages + 1, ...(at !== undefined ? { lastAt: at } : {}) }
-    : { id: ref.conversationId, initiator: ref.initiator, responder: ref.responder, ...(ref.name ? { name: ref.name } : {}), messages: at === undefined ? 0 : 1, ...(at !== undefined ? { lastAt: at } : {}) };
+    : { id: ref.conversationId, initiator: ref.initiator, responder: ref.responder, busy: false, ...(ref.name ? { name: ref.name } : {}), messages: at === undefined ? 0 : 1, ...(at !== undefined ? { lastAt: at } : {}) };
   return { ...conversations, [ref.conversationId]: summary };
 }
 

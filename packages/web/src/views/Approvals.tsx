@@ -3,7 +3,14 @@ import type { ApprovalView } from '../api/wire.js';
 import { diffOf } from './diff-of.js';
 import { pretty } from './format.js';
 
-type Decide = (answers: Array<{ id: string; decision: 'approve' | 'reject'; reason?: string; remember?: 'once' | 'always' }>) => Promise<string | null>;
+type Answer = { id: string; decision: 'approve' | 'reject'; reason?: string; remember?: 'once' | 'always' };
+type Decide = (answers: Answer[]) => Promise<string | null>;
+
+/**
+ * The calls of one model response are decided together (the server rejects one left out), and
+ * they wait together: same conversation, same requester.
+ */
+const batchOf = (approval: ApprovalView): string => `${approval.conversationId}\n${approval.requester}`;
 
 function Diff({ patch }: { patch: string }) {
   return (
@@ -18,12 +25,11 @@ function Diff({ patch }: { patch: string }) {
   );
 }
 
-function PendingApproval({ approval, onDecide }: { approval: ApprovalView; onDecide: Decide }) {
+function PendingApproval({ approval, staged, waitingFor, onStage }: { approval: ApprovalView; staged: Answer | undefined; waitingFor: number; onStage(answer: Answer): void }) {
   const [reason, setReason] = useState('');
-  const [error, setError] = useState<string | null>(null);
   const patch = diffOf(approval.tool, approval.input);
-  const decide = async (decision: 'approve' | 'reject', remember?: 'always') => {
-    setError(await onDecide([{ id: approval.id, decision, ...(remember ? { remember } : {}), ...(decision === 'reject' && reason.trim() !== '' ? { reason: reason.trim() } : {}) }]));
+  const decide = (decision: 'approve' | 'reject', remember?: 'always') => {
+    onStage({ id: approval.id, decision, ...(remember ? { remember } : {}), ...(decision === 'reject' && reason.trim() !== '' ? { reason: reason.trim() } : {}) });
   };
   return (
     <li class="card approval" data-testid={`approval-${approval.id}`} data-tool={approval.tool}>
@@ -32,7 +38,7 @@ function PendingApproval({ approval, onDecide }: { approval: ApprovalView; onDec
         <span class="muted"> · asks {approval.approver}</span>
       </div>
       <div class="chain" data-testid="approval-chain">
-        {[...approval.chain, approval.requester].map((id, index) => (
+        {approval.chain.map((id, index) => (
           <span key={index}>
             {index > 0 && ' → '}
             <span class="tag">{id}</span>
@@ -42,25 +48,42 @@ function PendingApproval({ approval, onDecide }: { approval: ApprovalView; onDec
       {approval.reason && <p class="muted">{approval.reason}</p>}
       {patch !== null ? <Diff patch={patch} /> : <pre data-testid="approval-input">{pretty(approval.input)}</pre>}
       <div class="row">
-        <button type="button" data-testid={`approve-${approval.id}`} onClick={() => void decide('approve')}>
+        <button type="button" data-testid={`approve-${approval.id}`} onClick={() => decide('approve')}>
           Approve once
         </button>
-        <button type="button" data-testid={`approve-always-${approval.id}`} onClick={() => void decide('approve', 'always')}>
+        <button type="button" data-testid={`approve-always-${approval.id}`} onClick={() => decide('approve', 'always')}>
           Approve always
         </button>
         <input value={reason} placeholder="Reason for rejecting" data-testid={`reject-reason-${approval.id}`} onInput={(event) => setReason(event.currentTarget.value)} />
-        <button type="button" class="danger" data-testid={`reject-${approval.id}`} onClick={() => void decide('reject')}>
+        <button type="button" class="danger" data-testid={`reject-${approval.id}`} onClick={() => decide('reject')}>
           Reject
         </button>
       </div>
-      {error && <p class="error">{error}</p>}
+      {staged && (
+        <p class="muted" data-testid={`approval-staged-${approval.id}`}>
+          {staged.decision === 'approve' ? 'Approve' : 'Reject'}
+          {waitingFor > 0 ? `: sent once the ${waitingFor} other call${waitingFor === 1 ? '' : 's'} of this response ${waitingFor === 1 ? 'is' : 'are'} decided.` : '…'}
+        </p>
+      )}
     </li>
   );
 }
 
 /** Pending requests first, each with what it would do and the chain it climbed; decided ones below. */
 export function Approvals({ approvals, onDecide }: { approvals: ApprovalView[]; onDecide: Decide }) {
+  const [staged, setStaged] = useState<Record<string, Answer>>({});
+  const [error, setError] = useState<string | null>(null);
   const pending = approvals.filter((approval) => approval.status === 'pending');
+  const undecidedIn = (batch: string, decided: Record<string, Answer>) => pending.filter((approval) => batchOf(approval) === batch && !(approval.id in decided)).length;
+  const stage = async (approval: ApprovalView, answer: Answer) => {
+    const next = { ...staged, [answer.id]: answer };
+    setStaged(next);
+    const batch = pending.filter((candidate) => batchOf(candidate) === batchOf(approval));
+    if (undecidedIn(batchOf(approval), next) > 0) return;
+    const failure = await onDecide(batch.map((candidate) => next[candidate.id]!));
+    setError(failure);
+    if (failure !== null) setStaged((current) => Object.fromEntries(Object.entries(current).filter(([id]) => !batch.some((candidate) => candidate.id === id))));
+  };
   const decided = approvals.filter((approval) => approval.status !== 'pending').reverse();
   return (
     <section class="panel" data-testid="view-approvals">
@@ -72,9 +95,14 @@ export function Approvals({ approvals, onDecide }: { approvals: ApprovalView[]; 
       ) : (
         <ul class="cards" data-testid="approvals-pending">
           {pending.map((approval) => (
-            <PendingApproval key={approval.id} approval={approval} onDecide={onDecide} />
+            <PendingApproval key={approval.id} approval={approval} staged={staged[approval.id]} waitingFor={undecidedIn(batchOf(approval), staged)} onStage={(answer) => void stage(approval, answer)} />
           ))}
         </ul>
+      )}
+      {error && (
+        <p class="error" data-testid="approvals-error">
+          {error}
+        </p>
       )}
       <h3>History</h3>
       <ul class="history" data-testid="approvals-history">
