@@ -44,6 +44,18 @@ export type { FollowWorkspaceOptions, WorkspaceFollower, WorkspaceFollowPort } f
 export { ApprovalAnswerSchema, ApprovalRecordSchema } from './storage/approval-records.js';
 export type { ApprovalAnswer, ApprovalRecord, ApprovalView } from './storage/approval-records.js';
 export type { ApprovalState, SessionApprovals } from './storage/SessionApprovals.js';
+export { QUESTION_RECORD_VERSION, QuestionAnswerRecordSchema, QuestionLogRecordSchema, QuestionOutcomeRecordSchema, QuestionRecordSchema, QuestionWithdrawnRecordSchema } from './storage/question-records.js';
+export type {
+  QuestionAnswerOutcome,
+  QuestionAnswerRecord,
+  QuestionLogRecord,
+  QuestionOutcomeRecord,
+  QuestionRecord,
+  QuestionView,
+  QuestionWithdrawnRecord,
+} from './storage/question-records.js';
+export type { QuestionState, SessionQuestions } from './storage/SessionQuestions.js';
+export type { AnswerQuestionOptions } from './conversation/answer-question.js';
 export type { SessionAgentState } from './storage/SessionAgentState.js';
 export type { SessionArtifacts } from './storage/SessionArtifacts.js';
 export { LogEntrySchema } from './storage/log-entry.js';
@@ -68,10 +80,12 @@ export type {
   Lease,
   LeaseHolder,
   LogCursor,
+  QuestionLog,
   SessionBackend,
   SessionBackendOptions,
   SessionListing,
   SessionRecords,
+  SettleResult,
   StorageWarning,
   UsageLedgerStore,
 } from './storage/backend/session-backend.js';

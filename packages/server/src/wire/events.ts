@@ -103,24 +103,39 @@ export const ApprovalRuleAddedEventSchema = legionEvent('approval-rule:added', {
   reason: z.string().optional(),
 });
 export const ApprovalRuleRemovedEventSchema = legionEvent('approval-rule:removed', { id: z.string(), participant: z.string().optional(), tool: z.string().optional(), pattern: z.string().optional() });
-/** A question to a user is waiting (asked here or in another process); `questionId` is the id `/api/questions/:id/answer` takes. */
+/** A question to a user was recorded (here or in another process); `questionId` is the id `/api/questions/:id/answer` takes. */
 export const QuestionAskedEventSchema = legionEvent('question:asked', {
   sessionId: z.string(),
   conversationId: z.string(),
   questionId: z.string(),
+  /** The user it is addressed to. */
+  user: z.string(),
   from: z.string(),
-  to: z.string(),
   chain,
   text: z.string(),
-  askedAt: z.string(),
+  at: z.string(),
   remote,
 });
-/** A question was answered (here or elsewhere): take it off the list. */
+/** A question got its one answer (here or elsewhere): take it off the list. */
 export const QuestionAnsweredEventSchema = legionEvent('question:answered', {
   sessionId: z.string(),
   conversationId: z.string(),
   questionId: z.string(),
+  user: z.string(),
+  from: z.string(),
+  text: z.string(),
+  answeredBy: z.string(),
   medium: z.string().optional(),
+  remote,
+});
+/** A question's turn ended without an answer: it is answered nowhere any more. */
+export const QuestionWithdrawnEventSchema = legionEvent('question:withdrawn', {
+  sessionId: z.string(),
+  conversationId: z.string(),
+  questionId: z.string(),
+  user: z.string(),
+  from: z.string(),
+  reason: z.string(),
   remote,
 });
 export const SessionCreatedEventSchema = legionEvent('session:created', { sessionId: z.string(), title: z.string().optional(), createdAt: z.string() });
@@ -149,6 +164,7 @@ export const LegionWireEventSchema = z.discriminatedUnion('type', [
   ApprovalRuleRemovedEventSchema,
   QuestionAskedEventSchema,
   QuestionAnsweredEventSchema,
+  QuestionWithdrawnEventSchema,
   SessionCreatedEventSchema,
   SessionUpdatedEventSchema,
   ToolRegisterEventSchema,
@@ -182,7 +198,8 @@ export type SessionEventData = z.infer<typeof SessionEventDataSchema>;
 
 /** `event: reset`: the server cannot replay from the client's `Last-Event-ID` (another server process, or too old). */
 export const ResetEventDataSchema = z.object({
-  ...envelope,
+  /** The stream goes on after this seq (its id is the reset's id): 0 when nothing was sent yet. */
+  seq: z.number().int().nonnegative(),
   reason: z.enum(['other_epoch', 'too_old', 'malformed_id']),
   message: z.string(),
 });

@@ -66,6 +66,7 @@ export {
   ProviderRetryEventSchema,
   QuestionAnsweredEventSchema,
   QuestionAskedEventSchema,
+  QuestionWithdrawnEventSchema,
   ResetEventDataSchema,
   SessionCreatedEventSchema,
   SessionEventDataSchema,

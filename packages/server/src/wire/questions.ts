@@ -8,7 +8,7 @@ export const WireQuestionSchema = z.object({
   /** Who asks: the last of `chain`. */
   from: z.string(),
   /** The user it is addressed to. */
-  to: z.string(),
+  user: z.string(),
   /** Participants waiting on the answer, outermost first; ends with the sender. */
   chain: z.array(z.string()),
   text: z.string(),
