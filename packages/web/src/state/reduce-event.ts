@@ -61,10 +61,11 @@ export function reduceEvent(state: AppState, event: WireEvent, now: number): App
     }
     case 'question:asked': {
       if (state.questions.some((question) => question.id === event.questionId)) return state;
-      const question = { id: event.questionId, sessionId: event.sessionId, conversationId: event.conversationId, from: event.from, to: event.to, chain: [...event.chain], text: event.text, askedAt: event.askedAt };
+      const question = { id: event.questionId, sessionId: event.sessionId, conversationId: event.conversationId, from: event.from, user: event.user, chain: [...event.chain], text: event.text, askedAt: event.at };
       return { ...state, questions: [...state.questions, question] };
     }
     case 'question:answered':
+    case 'question:withdrawn':
       return { ...state, questions: state.questions.filter((question) => question.id !== event.questionId) };
     default:
       return state;
