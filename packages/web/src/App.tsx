@@ -68,16 +68,19 @@ export function App({ store, controller }: { store: Store; controller: Controlle
           <div class="work">
             <div class="side">
               <Graph participants={state.participants} conversations={conversations} activeTurns={state.activeTurns} selected={selected} onSelect={open} />
-              <ul class="conversation-list" data-testid="conversation-list">
-                {conversations.map((conversation) => (
-                  <li key={conversation.id} class={conversation.id === selected ? 'current' : ''}>
-                    <button type="button" class="link" data-testid={`conversation-open-${conversation.id}`} onClick={() => open(conversation.id)}>
-                      {conversation.id}
-                    </button>
-                    {conversation.id in state.activeTurns && <span class="badge running">active</span>}
-                  </li>
-                ))}
-              </ul>
+              <section class="panel">
+                <h2>Conversations</h2>
+                <ul class="conversation-list" data-testid="conversation-list">
+                  {conversations.map((conversation) => (
+                    <li key={conversation.id} class={conversation.id === selected ? 'current' : ''}>
+                      <button type="button" class="link" data-testid={`conversation-open-${conversation.id}`} onClick={() => open(conversation.id)}>
+                        {conversation.id}
+                      </button>
+                      {conversation.id in state.activeTurns && <span class="badge running">active</span>}
+                    </li>
+                  ))}
+                </ul>
+              </section>
             </div>
             <div class="main-column">
               <Conversation

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { LLMock } from '@copilotkit/aimock';
 import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM, launchChromium, RECORD_STREAM, screenshot } from './browser.test-support.js';
-import { legionSync, mockedWorkspace, startServe, type Serve } from './serve-process.test-support.js';
+import { legion, mockedWorkspace, startServe, type Serve } from './serve-process.test-support.js';
 
 // The browser app against a real `legion serve` (the built binary) on a temp workspace whose
 // agents use the real SDKs against aimock, driven in a real headless Chromium.
@@ -193,12 +193,12 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
     await messageText('Hello, browser.').waitFor();
     const sessionId = (await page.getByTestId('current-session').textContent())!;
 
-    const run = legionSync(['run', '--session', sessionId, 'Ping from a terminal'], workspace.dir, workspace.env);
+    const run = await legion(['run', '--session', sessionId, 'Ping from a terminal'], workspace.dir, workspace.env);
     expect(run.status, run.stderr).toBe(0);
     await messageText('Pong to the terminal.').waitFor();
     expect(await messageText('Ping from a terminal').count()).toBe(1);
 
-    const fresh = legionSync(['run', '--new-session', 'A new session from a terminal'], workspace.dir, workspace.env);
+    const fresh = await legion(['run', '--new-session', 'A new session from a terminal'], workspace.dir, workspace.env);
     expect(fresh.status, fresh.stderr).toBe(0);
     await page.getByTestId('nav-sessions').click();
     await expect.poll(() => page.getByTestId('session-list').locator('> li').count()).toBe(2);

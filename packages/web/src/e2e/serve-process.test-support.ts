@@ -25,7 +25,20 @@ export function screenshotDir(): string {
   return dir;
 }
 
-/** Runs `legion ARGS` to the end and returns its exit status and output. */
+/** Runs `legion ARGS` to the end and returns its exit status and output (async: aimock runs in this process). */
+export function legion(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [LEGION, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000, killSignal: 'SIGKILL' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** Runs `legion ARGS` to the end, blocking (for commands that need no model). */
 export function legionSync(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): { status: number | null; stdout: string; stderr: string } {
   const run = spawnSync(process.execPath, [LEGION, ...args], { cwd, env, encoding: 'utf8', timeout: 60_000 });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
@@ -70,7 +83,7 @@ const SERVING = /Legion is serving .* at (http:\/\/127\.0\.0\.1:\d+)\/\?token=([
 
 /** Starts `legion serve --port 0` in `dir` and resolves once it printed its URL. */
 export function startServe(dir: string, env: NodeJS.ProcessEnv, args: readonly string[] = []): Promise<Serve> {
-  const child = spawn(process.execPath, [LEGION, 'serve', '--port', '0', ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, process.env.TMP_DEV_SERVE ? [process.env.TMP_DEV_SERVE] : [LEGION, 'serve', '--port', '0', ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {

@@ -5,7 +5,10 @@ function TotalsCells({ totals, testid }: { totals: Totals; testid: string }) {
   return (
     <>
       <td data-testid={`${testid}-tokens`}>{formatTokens(tokensOf(totals))}</td>
-      <td data-testid={`${testid}-cost`}>{formatCost(totals.costUsd)}</td>
+      <td data-testid={`${testid}-cost`}>
+        {formatCost(totals.costUsd)}
+        {totals.unpricedCalls > 0 && <span class="muted"> (+{totals.unpricedCalls} unpriced)</span>}
+      </td>
     </>
   );
 }
