@@ -45,10 +45,13 @@ const TAP = `
     }
   };
 `;
-const context = await browser.newContext();
-await context.addInitScript(TAP);
+// One browser context per tab: a context is a profile with its own connection pool. Tabs of one
+// profile share six HTTP/1.1 connections to a host, and headless tabs are all "visible", so the app
+// would not let streams of background tabs go (packages/web/src/api/event-stream.ts).
 const pages = [];
 for (let tab = 0; tab < TABS; tab += 1) {
+  const context = await browser.newContext();
+  await context.addInitScript(TAP);
   const page = await context.newPage();
   await page.goto(serve.url);
   await page.waitForSelector('[data-testid="connection"][data-state="open"]');

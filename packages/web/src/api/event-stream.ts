@@ -15,6 +15,8 @@ export interface EventStream {
   close(): void;
 }
 
+const HIDDEN_TAB_RELEASE_MS = 3_000;
+
 /** `<epoch>-<seq>`: the server process and its event number. */
 function parseId(id: string): { epoch: string; seq: number } | null {
   const dash = id.lastIndexOf('-');
@@ -53,6 +55,7 @@ export function openEventStream(handlers: EventStreamHandlers, resumeFrom: strin
   };
 
   const open = (): void => {
+    if (closed) return;
     const url = lastId === null ? '/api/events' : `/api/events?lastEventId=${encodeURIComponent(lastId)}`;
     const current = new EventSource(url, { withCredentials: true });
     source = current;
@@ -72,17 +75,39 @@ export function openEventStream(handlers: EventStreamHandlers, resumeFrom: strin
     });
     current.onerror = () => {
       handlers.connection('reconnecting');
-      if (current.readyState !== EventSource.CLOSED || closed) return;
+      if (current.readyState !== EventSource.CLOSED || closed || paused) return;
       retryTimer = setTimeout(open, retryMs);
       retryMs = Math.min(retryMs * 2, 5_000);
     };
   };
   open();
 
+  // A browser opens at most six HTTP/1.1 connections to a host, and every tab's stream holds one:
+  // a seventh tab of the app could not even load. A tab hidden for a while lets its stream go and,
+  // shown again, resumes it from its last event (the server replays what it missed).
+  let hiddenTimer: ReturnType<typeof setTimeout> | undefined;
+  let paused = false;
+  const onVisibility = (): void => {
+    clearTimeout(hiddenTimer);
+    if (document.visibilityState === 'hidden') {
+      hiddenTimer = setTimeout(() => {
+        paused = true;
+        clearTimeout(retryTimer);
+        source?.close();
+      }, HIDDEN_TAB_RELEASE_MS);
+    } else if (paused) {
+      paused = false;
+      open();
+    }
+  };
+  document.addEventListener('visibilitychange', onVisibility);
+
   return {
     close() {
       closed = true;
       clearTimeout(retryTimer);
+      clearTimeout(hiddenTimer);
+      document.removeEventListener('visibilitychange', onVisibility);
       source?.close();
     },
   };
