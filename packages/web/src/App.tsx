@@ -88,7 +88,9 @@ export function App({ store, controller }: { store: Store; controller: Controlle
                 conversation={selected !== null ? state.conversations[selected] : undefined}
                 messages={selected !== null ? state.messages[selected] : undefined}
                 stream={selected !== null ? state.streams[selected] : undefined}
+                earlier={selected !== null && state.earlier[selected] === true}
                 onOpenConversation={open}
+                onLoadEarlier={() => selected !== null && void controller.loadEarlier(selected)}
               />
               <Composer participants={state.participants} entryAgent={entryAgent} onSend={(text, to, name) => controller.send(text, to, name)} />
             </div>

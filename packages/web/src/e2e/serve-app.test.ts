@@ -97,6 +97,9 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
     await page.getByTestId('delegation-link-toolu_delegate').click();
     await page.getByTestId('view-conversation').and(page.locator('[data-conversation="coordinator__developer"]')).waitFor();
     await screenshot(page, 'conversation');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'conversation-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
 
     await page.getByTestId('nav-cost').click();
     await expect.poll(() => page.getByTestId('cost-total-calls').textContent()).toBe('3');
@@ -202,6 +205,9 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
     expect(fresh.status, fresh.stderr).toBe(0);
     await page.getByTestId('nav-sessions').click();
     await expect.poll(() => page.getByTestId('session-list').locator('> li').count()).toBe(2);
+    await page.getByTestId('search-input').fill('Pong to the terminal');
+    await page.getByTestId('search-submit').click();
+    await page.getByTestId('search-hits').getByText('Pong to the terminal.').waitFor();
     await screenshot(page, 'sessions');
   }, TEST_MS);
 });

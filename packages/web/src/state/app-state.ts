@@ -21,6 +21,8 @@ export interface AppState {
   conversations: Record<string, ConversationSummary>;
   /** Loaded conversations only (the ones opened); others are fetched when opened. */
   messages: Record<string, WireMessage[]>;
+  /** Conversation id → older messages exist than those loaded. */
+  earlier: Record<string, boolean>;
   streams: Record<string, Stream>;
   activeTurns: Record<string, ActiveTurn>;
   approvals: ApprovalView[];
@@ -39,6 +41,7 @@ export const initialState: AppState = {
   sessionId: null,
   conversations: {},
   messages: {},
+  earlier: {},
   streams: {},
   activeTurns: {},
   approvals: [],

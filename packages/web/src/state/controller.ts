@@ -6,6 +6,8 @@ import { reduceEvent, reduceParticipantState } from './reduce-event.js';
 import type { Store } from './store.js';
 
 const RESUME_KEY = 'legion:resume';
+/** Messages per page of a conversation: the newest first, older ones on demand. */
+const PAGE_SIZE = 200;
 
 /** What a reload of the tab picks up again: where the stream was, what was being streamed, what was open. */
 interface Resume {
@@ -52,7 +54,11 @@ export class Controller {
       {
         legion: (event) => (this.#loading ? this.#queued.push(event) : this.#apply(event)),
         state: (event) => this.store.update((state) => reduceParticipantState(state, event)),
-        session: () => this.#refreshSessionsSoon(),
+        session: (event) => {
+          this.#refreshSessionsSoon();
+          // Nothing open yet (a fresh workspace): the first session, from here or a terminal, is the one to watch.
+          if (this.store.state.sessionId === null && !this.#loading) void this.switchSession(event.sessionId);
+        },
         reset: () => void this.reload(),
         connection: (connection) => this.store.update((state) => (state.connection === connection ? state : { ...state, connection })),
         position: (id) => (this.#lastEventId = id),
@@ -110,8 +116,29 @@ export class Controller {
     // Messages that arrive while the page loads are kept, then merged.
     this.store.update((state) => ({ ...state, selectedConversation: conversationId, messages: { ...state.messages, [conversationId]: state.messages[conversationId] ?? [] } }));
     try {
-      const page = await api.messages(sessionId, conversationId, { limit: 500 });
-      this.store.update((state) => (state.sessionId !== sessionId ? state : { ...state, messages: { ...state.messages, [conversationId]: mergeMessages(page.messages, state.messages[conversationId]) } }));
+      const page = await api.messages(sessionId, conversationId, { limit: PAGE_SIZE });
+      this.store.update((state) =>
+        state.sessionId !== sessionId
+          ? state
+          : { ...state, messages: { ...state.messages, [conversationId]: mergeMessages(page.messages, state.messages[conversationId]) }, earlier: { ...state.earlier, [conversationId]: page.more } },
+      );
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  /** The page of messages before the oldest one shown. */
+  async loadEarlier(conversationId: string): Promise<void> {
+    const { sessionId, messages } = this.store.state;
+    const oldest = messages[conversationId]?.[0];
+    if (sessionId === null || oldest === undefined) return;
+    try {
+      const page = await api.messages(sessionId, conversationId, { before: oldest.id, limit: PAGE_SIZE });
+      this.store.update((state) => {
+        const shown = state.messages[conversationId] ?? [];
+        const known = new Set(shown.map((message) => message.id));
+        return { ...state, messages: { ...state.messages, [conversationId]: [...page.messages.filter((message) => !known.has(message.id)), ...shown] }, earlier: { ...state.earlier, [conversationId]: page.more } };
+      });
     } catch (error) {
       this.#fail(error);
     }
@@ -163,14 +190,14 @@ export class Controller {
     const conversations = Object.fromEntries(detail.conversations.map((conversation) => [conversation.id, conversation]));
     const newest = [...detail.conversations].sort((a, b) => (b.lastAt ?? '').localeCompare(a.lastAt ?? ''))[0];
     const selectedConversation = selected !== null && selected in conversations ? selected : (newest?.id ?? null);
-    this.store.update((state) => ({ ...state, sessionId, conversations, messages: {}, streams, activeTurns: {}, approvals, questions, usage, selectedConversation, error: null }));
+    this.store.update((state) => ({ ...state, sessionId, conversations, messages: {}, earlier: {}, streams, activeTurns: {}, approvals, questions, usage, selectedConversation, error: null }));
     if (selectedConversation !== null) await this.openConversation(selectedConversation);
   }
 
   #apply(event: WireEvent): void {
     this.store.update((state) => reduceEvent(state, event, Date.now()));
     if (event.type === 'usage:report' || event.type === 'turn:end') this.#refreshUsageSoon();
-    if (event.type === 'session:created' || event.type === 'turn:end') this.#refreshSessionsSoon();
+    if (event.type === 'session:created' || event.type === 'session:updated' || event.type === 'turn:end') this.#refreshSessionsSoon();
   }
 
   #flush(): void {

@@ -8,11 +8,13 @@ interface ConversationProps {
   conversationId: string | null;
   messages: WireMessage[] | undefined;
   stream: Stream | undefined;
+  earlier: boolean;
   onOpenConversation(id: string): void;
+  onLoadEarlier(): void;
 }
 
 /** A conversation's messages, the reply being streamed under them. */
-export function Conversation({ conversation, conversationId, messages, stream, onOpenConversation }: ConversationProps) {
+export function Conversation({ conversation, conversationId, messages, stream, earlier, onOpenConversation, onLoadEarlier }: ConversationProps) {
   if (conversationId === null) {
     return (
       <section class="panel conversation" data-testid="view-conversation">
@@ -29,6 +31,11 @@ export function Conversation({ conversation, conversationId, messages, stream, o
         {conversation ? `${conversation.initiator} → ${conversation.responder}` : conversationId}
         {conversation?.name && <span class="tag">{conversation.name}</span>}
       </h2>
+      {earlier && (
+        <button type="button" class="link" data-testid="load-earlier" onClick={onLoadEarlier}>
+          Earlier messages…
+        </button>
+      )}
       <ol class="messages" data-testid="messages">
         {(messages ?? []).map((message) => (
           <li key={message.id} class={`message ${message.role}`} data-testid={`message-${message.id}`} data-author={message.author}>
