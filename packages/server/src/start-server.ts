@@ -38,6 +38,8 @@ export interface RunningServer {
   port: number;
   host: string;
   token: string;
+  /** The API routes the app serves (`GET /api/workspace`, …), Hono's path form: what the OpenAPI document must list. */
+  routes: Array<{ method: string; path: string }>;
   /** Ends event streams, stops the server's turns (their aborts are logged), stops following; leaves the Legion open. */
   close(): Promise<void>;
 }
@@ -104,6 +106,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     port,
     host,
     token,
+    routes: app.routes.filter((route) => route.path.startsWith('/api/') && route.method !== 'ALL').map((route) => ({ method: route.method, path: route.path })),
     close: () =>
       (closed ??= (async () => {
         closing.abort();
