@@ -46,7 +46,7 @@ const SERVING = /Legion is serving .* at (http:\/\/127\.0\.0\.1:\d+)\/\?token=([
 /** Spawns `legion serve --port 0`; resolves with its URL once printed, and when (performance.now()) it was spawned. */
 export function startServe(dir, env) {
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, process.env.TMP_DEV_SERVE ? [process.env.TMP_DEV_SERVE] : [LEGION, 'serve', '--port', '0'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [LEGION, 'serve', '--port', '0'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return new Promise((resolve, reject) => {

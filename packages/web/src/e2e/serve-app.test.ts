@@ -53,7 +53,8 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
   }
 
   const edge = (conversationId: string) => page.getByTestId(`graph-edge-${conversationId}`);
-  const messageText = (text: string) => page.getByTestId('messages').getByText(text, { exact: true });
+  /** A message appended to the conversation shown (not the reply still streaming). */
+  const messageText = (text: string) => page.locator('[data-testid="messages"] > li:not([data-testid="streaming"])').getByText(text, { exact: true });
 
   /** coordinator (Anthropic) delegates USER_MESSAGE to developer (OpenAI), who does `developerStep` first. */
   function scriptDelegation(userMessage: string, developerStep: object | null, developerReply: string, coordinatorReply: string, stream: { latency: number; chunkSize: number } = { latency: 0, chunkSize: 20 }): void {

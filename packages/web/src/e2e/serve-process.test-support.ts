@@ -83,7 +83,7 @@ const SERVING = /Legion is serving .* at (http:\/\/127\.0\.0\.1:\d+)\/\?token=([
 
 /** Starts `legion serve --port 0` in `dir` and resolves once it printed its URL. */
 export function startServe(dir: string, env: NodeJS.ProcessEnv, args: readonly string[] = []): Promise<Serve> {
-  const child = spawn(process.execPath, process.env.TMP_DEV_SERVE ? [process.env.TMP_DEV_SERVE] : [LEGION, 'serve', '--port', '0', ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [LEGION, 'serve', '--port', '0', ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {

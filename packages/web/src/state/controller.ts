@@ -40,6 +40,8 @@ function mergeMessages(stored: WireMessage[], live: WireMessage[] | undefined): 
 export class Controller {
   #lastEventId: string | null = null;
   #loading = true;
+  /** Each load counts one up; a load that another overtook (a reset mid-start, a quick switch) neither writes nor flushes. */
+  #generation = 0;
   #queued: WireEvent[] = [];
   #usageTimer: ReturnType<typeof setTimeout> | undefined;
   #sessionsTimer: ReturnType<typeof setTimeout> | undefined;
@@ -65,39 +67,44 @@ export class Controller {
       },
       this.#lastEventId,
     );
+    const generation = ++this.#generation;
     try {
       const [workspace, participants, sessions] = await Promise.all([api.workspace(), api.participants(), api.sessions()]);
+      if (generation !== this.#generation) return;
       this.store.update((state) => ({ ...state, workspace, participants, sessions }));
       const sessionId = resume?.sessionId ?? workspace.sessionId ?? sessions[0]?.id ?? null;
-      if (sessionId !== null) await this.#loadSession(sessionId, resume?.selectedConversation ?? null, resume?.streams ?? {});
+      if (sessionId !== null) await this.#loadSession(generation, sessionId, resume?.selectedConversation ?? null, resume?.streams ?? {});
     } catch (error) {
       this.#fail(error);
     }
-    this.#flush();
+    this.#flush(generation);
   }
 
   /** After a `reset`: everything again through REST, streams dropped (their deltas cannot be replayed). */
   async reload(): Promise<void> {
     this.#loading = true;
+    const generation = ++this.#generation;
     try {
-      const [participants, sessions] = await Promise.all([api.participants(), api.sessions()]);
-      this.store.update((state) => ({ ...state, participants, sessions }));
-      const { sessionId, selectedConversation } = this.store.state;
-      if (sessionId !== null) await this.#loadSession(sessionId, selectedConversation, {});
+      const [workspace, participants, sessions] = await Promise.all([api.workspace(), api.participants(), api.sessions()]);
+      if (generation !== this.#generation) return;
+      this.store.update((state) => ({ ...state, workspace, participants, sessions }));
+      const sessionId = this.store.state.sessionId ?? workspace.sessionId;
+      if (sessionId !== null) await this.#loadSession(generation, sessionId, this.store.state.selectedConversation, {});
     } catch (error) {
       this.#fail(error);
     }
-    this.#flush();
+    this.#flush(generation);
   }
 
   async switchSession(sessionId: string): Promise<void> {
     this.#loading = true;
+    const generation = ++this.#generation;
     try {
-      await this.#loadSession(sessionId, null, {});
+      await this.#loadSession(generation, sessionId, null, {});
     } catch (error) {
       this.#fail(error);
     }
-    this.#flush();
+    this.#flush(generation);
   }
 
   async newSession(): Promise<void> {
@@ -185,8 +192,9 @@ export class Controller {
   search = (q: string) => api.search(q);
   searchSessions = (q: string) => api.sessions(q);
 
-  async #loadSession(sessionId: string, selected: string | null, streams: Record<string, Stream>): Promise<void> {
+  async #loadSession(generation: number, sessionId: string, selected: string | null, streams: Record<string, Stream>): Promise<void> {
     const [detail, approvals, questions, usage] = await Promise.all([api.session(sessionId), api.approvals(sessionId), api.questions(sessionId), api.usage(sessionId)]);
+    if (generation !== this.#generation) return;
     const conversations = Object.fromEntries(detail.conversations.map((conversation) => [conversation.id, conversation]));
     const newest = [...detail.conversations].sort((a, b) => (b.lastAt ?? '').localeCompare(a.lastAt ?? ''))[0];
     const selectedConversation = selected !== null && selected in conversations ? selected : (newest?.id ?? null);
@@ -200,7 +208,8 @@ export class Controller {
     if (event.type === 'session:created' || event.type === 'session:updated' || event.type === 'turn:end') this.#refreshSessionsSoon();
   }
 
-  #flush(): void {
+  #flush(generation: number): void {
+    if (generation !== this.#generation) return;
     this.#loading = false;
     const queued = this.#queued;
     this.#queued = [];
