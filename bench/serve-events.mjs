@@ -8,6 +8,7 @@
 // each `message:sent` a tab receives, latency = receipt (Date.now() in the tab) − the message's
 // `at` (the engine's clock when it appended the message, before emitting the event). One machine,
 // one clock; `at` has millisecond precision.
+import { availableParallelism, loadavg } from 'node:os';
 import { LLMock } from '@copilotkit/aimock';
 import { launchChromium, prepareWorkspace, startServe } from './serve-lib.mjs';
 import { median, ms, p95, printJson, removeDir, round, tempDir } from './lib.mjs';
@@ -77,4 +78,5 @@ removeDir(dir);
 const perTurn = all.length / TABS / TURNS;
 console.log(`engine → browser event latency: ${TABS} tabs, ${TURNS} turns of ${DELEGATES} parallel delegates (${perTurn.toFixed(0)} messages a turn), ${all.length} deliveries in ${ms(elapsed)}`);
 console.log(`  message:sent appended → received in the tab: median ${ms(median(all))}  p95 ${ms(p95(all))}  worst ${ms(Math.max(...all))}`);
+console.log(`  (machine load average ${loadavg().map((value) => value.toFixed(1)).join(' ')} on ${availableParallelism()} cores: the tabs' renderers share them with the server)`);
 printJson('serve-events', { tabs: TABS, turns: TURNS, delegates: DELEGATES, deliveries: all.length, medianMs: round(median(all), 1), p95Ms: round(p95(all), 1), worstMs: Math.max(...all) });

@@ -5,6 +5,7 @@
 // it (GET /?token → cookie + redirect → index → the app's script, which renders and connects).
 // Figures, from the spawn: URL printed; first contentful paint (the shell is empty until the app
 // renders, so this is the app's first paint); the app live (roster loaded, event stream open).
+import { loadavg } from 'node:os';
 import { launchChromium, prepareWorkspace, startServe } from './serve-lib.mjs';
 import { median, ms, p95, printJson, removeDir, round, tempDir } from './lib.mjs';
 
@@ -51,4 +52,5 @@ console.log(`legion serve → first paint (${RUNS} runs, Chromium already runnin
 console.log(`  URL printed:            median ${ms(median(printed))}  p95 ${ms(p95(printed))}`);
 console.log(`  first contentful paint: median ${ms(median(painted))}  p95 ${ms(p95(painted))}`);
 console.log(`  app live (roster + SSE): median ${ms(median(live))}  p95 ${ms(p95(live))}`);
+console.log(`  (machine load average ${loadavg().map((value) => value.toFixed(1)).join(' ')})`);
 printJson('serve-first-paint', { runs: RUNS, printedMedianMs: round(median(printed), 1), firstPaintMedianMs: round(median(painted), 1), firstPaintP95Ms: round(p95(painted), 1), liveMedianMs: round(median(live), 1) });
