@@ -89,6 +89,8 @@ export function App({ store, controller }: { store: Store; controller: Controlle
                 messages={selected !== null ? state.messages[selected] : undefined}
                 stream={selected !== null ? state.streams[selected] : undefined}
                 earlier={selected !== null && state.earlier[selected] === true}
+                active={selected !== null && selected in state.activeTurns}
+                onCancel={() => selected !== null && void controller.cancel(selected)}
                 onOpenConversation={open}
                 onLoadEarlier={() => selected !== null && void controller.loadEarlier(selected)}
               />

@@ -188,6 +188,19 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
     expect(await messageText(reply).count()).toBe(1);
   }, TEST_MS);
 
+  it('stops a running turn from the conversation view', async () => {
+    const reply = Array.from({ length: 200 }, (_, index) => `word${index}`).join(' ');
+    mock.on({ model: 'claude-test', userMessage: 'Talk for a long time' }, { content: reply }, { latency: 50, chunkSize: 4 });
+    await openApp();
+    await send('Talk for a long time');
+    await page.waitForFunction(() => ((globalThis as unknown as { streamed: string[] }).streamed.at(-1) ?? '').length > 10);
+    await page.getByTestId('cancel-turn').click();
+    await page.getByTestId('cancel-turn').waitFor({ state: 'detached' });
+    await page.getByTestId('streaming').waitFor({ state: 'detached' });
+    expect(await edge('user__coordinator').getAttribute('data-active')).toBe('false');
+    expect(await messageText(reply).count()).toBe(0);
+  }, TEST_MS);
+
   it('shows a legion run started from another process live: its messages, and a new session', async () => {
     mock.on({ model: 'claude-test', userMessage: 'Hello from the browser' }, { content: 'Hello, browser.' });
     mock.on({ model: 'claude-test', userMessage: 'Ping from a terminal' }, { content: 'Pong to the terminal.' });

@@ -189,8 +189,18 @@ export class Controller {
     }
   }
 
+  /** Stops the server's turn in a conversation (its own turns only: a terminal's run is its own). */
+  async cancel(conversationId: string): Promise<void> {
+    const { sessionId } = this.store.state;
+    if (sessionId === null) return;
+    try {
+      await api.cancel(sessionId, conversationId);
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
   search = (q: string) => api.search(q);
-  searchSessions = (q: string) => api.sessions(q);
 
   async #loadSession(generation: number, sessionId: string, selected: string | null, streams: Record<string, Stream>): Promise<void> {
     const [detail, approvals, questions, usage] = await Promise.all([api.session(sessionId), api.approvals(sessionId), api.questions(sessionId), api.usage(sessionId)]);

@@ -9,12 +9,14 @@ interface ConversationProps {
   messages: WireMessage[] | undefined;
   stream: Stream | undefined;
   earlier: boolean;
+  active: boolean;
+  onCancel(): void;
   onOpenConversation(id: string): void;
   onLoadEarlier(): void;
 }
 
 /** A conversation's messages, the reply being streamed under them. */
-export function Conversation({ conversation, conversationId, messages, stream, earlier, onOpenConversation, onLoadEarlier }: ConversationProps) {
+export function Conversation({ conversation, conversationId, messages, stream, earlier, active, onCancel, onOpenConversation, onLoadEarlier }: ConversationProps) {
   if (conversationId === null) {
     return (
       <section class="panel conversation" data-testid="view-conversation">
@@ -30,6 +32,11 @@ export function Conversation({ conversation, conversationId, messages, stream, e
       <h2>
         {conversation ? `${conversation.initiator} → ${conversation.responder}` : conversationId}
         {conversation?.name && <span class="tag">{conversation.name}</span>}
+        {active && (
+          <button type="button" class="danger stop" data-testid="cancel-turn" onClick={onCancel}>
+            Stop
+          </button>
+        )}
       </h2>
       {earlier && (
         <button type="button" class="link" data-testid="load-earlier" onClick={onLoadEarlier}>
