@@ -65,7 +65,7 @@ export class WebUser {
   }
 
   question(id: string): AskedQuestion | undefined {
-    return this.questions.get(id) ?? [...this.questions.values()].find((question) => question.id === id);
+    return this.questions.get(id);
   }
 
   /** The offer holding every one of these request ids, if one does. */
@@ -81,13 +81,15 @@ export class WebUser {
 
   private async ask(question: UserQuestion, signal: AbortSignal): Promise<string> {
     const { sessionId, conversationId } = question.conversation;
-    // Core records a question before a surface is asked: the browser answers it under that id.
-    let durableId: string | undefined;
-    try {
-      const session = await this.legion.sessions.get(sessionId);
-      durableId = (await session.questions.list({ status: 'pending' })).find((pending) => pending.conversationId === conversationId)?.id;
-    } catch {
-      // Without a record, the question lives here only.
+    // Core records a question before a surface is asked, and names it: the browser answers it under that id.
+    let durableId = question.id;
+    if (durableId === undefined) {
+      try {
+        const session = await this.legion.sessions.get(sessionId);
+        durableId = (await session.questions.list({ status: 'pending' })).find((pending) => pending.conversationId === conversationId)?.id;
+      } catch {
+        // Without a record, the question lives here only.
+      }
     }
     return new Promise<string>((resolve, reject) => {
       const id = durableId ?? `q_${randomUUID()}`;
