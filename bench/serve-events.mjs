@@ -60,6 +60,33 @@ for (let tab = 0; tab < TABS; tab += 1) {
 }
 
 const headers = { authorization: `Bearer ${serve.token}`, 'content-type': 'application/json' };
+
+// A reference client without a browser: this process reads the same stream, so the figures
+// above it are the browsers' share (their event loops busy rendering, on the same cores).
+const nodeLatencies = [];
+const reference = new AbortController();
+const referenceStream = await fetch(`${serve.origin}/api/events`, { headers: { authorization: headers.authorization }, signal: reference.signal });
+void (async () => {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  try {
+    for await (const chunk of referenceStream.body) {
+      const now = Date.now();
+      buffer += decoder.decode(chunk, { stream: true });
+      let end;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = block.split('\n').find((line) => line.startsWith('data: '));
+        if (!block.includes('event: legion') || !data) continue;
+        const event = JSON.parse(data.slice(6));
+        if (event.type === 'message:sent') nodeLatencies.push(now - Date.parse(event.message.at));
+      }
+    }
+  } catch {
+    // aborted at the end
+  }
+})();
 const { id: sessionId } = await (await fetch(`${serve.origin}/api/sessions`, { method: 'POST', headers, body: '{}' })).json();
 const started = performance.now();
 for (let turn = 1; turn <= TURNS; turn += 1) {
@@ -69,6 +96,7 @@ for (let turn = 1; turn <= TURNS; turn += 1) {
 }
 const elapsed = performance.now() - started;
 const perTab = await Promise.all(pages.map((page) => page.evaluate(() => window.latencies)));
+reference.abort();
 const all = perTab.flat();
 await browser.close();
 await serve.stop();
@@ -78,5 +106,6 @@ removeDir(dir);
 const perTurn = all.length / TABS / TURNS;
 console.log(`engine → browser event latency: ${TABS} tabs, ${TURNS} turns of ${DELEGATES} parallel delegates (${perTurn.toFixed(0)} messages a turn), ${all.length} deliveries in ${ms(elapsed)}`);
 console.log(`  message:sent appended → received in the tab: median ${ms(median(all))}  p95 ${ms(p95(all))}  worst ${ms(Math.max(...all))}`);
+console.log(`  reference, a Node client on the same stream:   median ${ms(median(nodeLatencies))}  p95 ${ms(p95(nodeLatencies))}  (${nodeLatencies.length} messages)`);
 console.log(`  (machine load average ${loadavg().map((value) => value.toFixed(1)).join(' ')} on ${availableParallelism()} cores: the tabs' renderers share them with the server)`);
-printJson('serve-events', { tabs: TABS, turns: TURNS, delegates: DELEGATES, deliveries: all.length, medianMs: round(median(all), 1), p95Ms: round(p95(all), 1), worstMs: Math.max(...all) });
+printJson('serve-events', { tabs: TABS, turns: TURNS, delegates: DELEGATES, deliveries: all.length, medianMs: round(median(all), 1), p95Ms: round(p95(all), 1), worstMs: Math.max(...all), nodeMedianMs: round(median(nodeLatencies), 1), nodeP95Ms: round(p95(nodeLatencies), 1) });

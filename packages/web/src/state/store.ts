@@ -12,11 +12,20 @@ export class Store {
     return this.#state;
   }
 
+  #frame: number | null = null;
+
+  /**
+   * Changes the state now; views hear of it at the next frame, once however many events came
+   * in between (a streaming reply brings dozens a second, and every tab of the app renders them).
+   */
   update(change: (state: AppState) => AppState): void {
     const next = change(this.#state);
     if (next === this.#state) return;
     this.#state = next;
-    for (const listener of this.#listeners) listener(next);
+    this.#frame ??= requestAnimationFrame(() => {
+      this.#frame = null;
+      for (const listener of this.#listeners) listener(this.#state);
+    });
   }
 
   subscribe(listener: Listener): () => void {
