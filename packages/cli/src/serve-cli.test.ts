@@ -103,8 +103,8 @@ describe('legion serve, as a real process', () => {
   };
 
   /** Starts `legion serve` and resolves once it printed its URL line. */
-  function serve(args: string[] = []): Promise<Served> {
-    const child = spawn(process.execPath, [LEGION, 'serve', ...args], { cwd: dir, env: env() });
+  function serve(args: string[] = [], extraEnv: NodeJS.ProcessEnv = {}): Promise<Served> {
+    const child = spawn(process.execPath, [LEGION, 'serve', ...args], { cwd: dir, env: { ...env(), ...extraEnv } });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -167,5 +167,22 @@ describe('legion serve, as a real process', () => {
     const log = legionSync(['log', '--session', session.id, 'user__oracle']);
     expect(log).toContain('hold on');
     expect(log).toContain('pong');
+  });
+
+  it('--open on a machine without a browser says so and serves anyway', async () => {
+    legionSync(['init']);
+    // No xdg-open (or open) on this PATH: launching the browser fails.
+    const server = await serve(['--open'], { PATH: join(dir, 'no-bin') });
+    expect((await call(server, 'GET', '/api/workspace')).status).toBe(200);
+    await expect.poll(() => server.stderr()).toContain('could not open a browser');
+    server.child.kill('SIGINT');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('refuses a port that is not one, naming the fix', () => {
+    legionSync(['init']);
+    const result = spawnSync(process.execPath, [LEGION, 'serve', '--port', 'eighty'], { cwd: dir, encoding: 'utf8', env: env() });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('--port eighty is not a port');
   });
 });

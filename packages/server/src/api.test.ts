@@ -202,6 +202,39 @@ describe('legion serve API, on a real server over a real Legion', () => {
     test.assertScriptsDone();
   });
 
+  it('takes the approvals of one model response one by one: the batch is decided once each has an answer', async () => {
+    await open([
+      {
+        toolCalls: [
+          { name: 'file_write', input: { path: 'first.txt', content: '1' } },
+          { name: 'file_write', input: { path: 'second.txt', content: '2' } },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    const id = await newSession();
+    stream = api.events({ session: id });
+    await stream.opened;
+    await api.post(`/api/sessions/${id}/messages`, { text: 'write two files' });
+    await stream.until((s) => s.legion().filter((event) => event.type === 'approval:requested').length === 2 || undefined, 'two approval requests');
+    const [first, second] = ((await api.get(`/api/sessions/${id}/approvals`)).json as ApprovalListResponse).approvals;
+    expect((await api.post(`/api/sessions/${id}/approvals`, { answers: [{ id: first!.id, decision: 'approve' }] })).json).toEqual({ status: 'answered' });
+    // The other one is still to be answered; the first is not offered again.
+    expect(((await api.get(`/api/sessions/${id}/approvals`)).json as ApprovalListResponse).approvals.map((approval) => approval.id)).toEqual([second!.id]);
+    expect((await api.post(`/api/sessions/${id}/approvals`, { answers: [{ id: first!.id, decision: 'reject' }] })).status).toBe(409);
+    expect(stream.legion().some((event) => event.type === 'approval:decided')).toBe(false);
+    expect((await api.post(`/api/sessions/${id}/approvals`, { answers: [{ id: second!.id, decision: 'reject', reason: 'one is enough' }] })).json).toEqual({ status: 'answered' });
+    await turnEnd(stream, 'lead');
+    const decided = ((await api.get(`/api/sessions/${id}/approvals?status=all`)).json as ApprovalListResponse).approvals;
+    expect(decided.map((approval) => [approval.id, approval.status])).toEqual(
+      expect.arrayContaining([
+        [first!.id, 'approved'],
+        [second!.id, 'rejected'],
+      ]),
+    );
+    test.assertScriptsDone();
+  });
+
   it('refuses bad input with a message naming the field and the fix', async () => {
     await open();
     const id = await newSession();

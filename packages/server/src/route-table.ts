@@ -100,7 +100,8 @@ export const ROUTES = {
   answerApprovals: {
     method: 'post',
     path: '/api/sessions/{id}/approvals',
-    summary: 'Decides approval requests (those of one model response together: one left out is rejected)',
+    summary:
+      'Decides approval requests. Requests of one model response are decided together: answer them in one request or several; the batch is decided once each has an answer',
     body: ApprovalAnswerRequestSchema,
     responses: { 200: { description: 'Recorded', schema: AnsweredResponseSchema } },
     errors: [400, 404, 409, 415],

@@ -16,11 +16,17 @@ export interface AskedQuestion {
   answer(text: string): void;
 }
 
-/** The approvals of one model response the browser is asked to decide together. */
+/**
+ * The approvals of one model response the browser is asked to decide. Core takes them together;
+ * the browser may answer them one by one: answers are held until each request has one.
+ */
 export interface OfferedApprovals {
   sessionId: string | undefined;
   requests: ApprovalView[];
-  decide(answers: ApprovalAnswer[]): void;
+  /** Answers given so far, by request id. */
+  answered: Map<string, ApprovalAnswer>;
+  /** Adds answers; once every request has one, the batch is decided. Returns whether it was. */
+  answer(answers: readonly ApprovalAnswer[]): boolean;
 }
 
 const MEDIUM = 'web';
@@ -72,6 +78,12 @@ export class WebUser {
   offerOf(requestIds: readonly string[]): OfferedApprovals | undefined {
     for (const offer of this.offers) if (requestIds.every((id) => offer.requests.some((request) => request.id === id))) return offer;
     return undefined;
+  }
+
+  /** Whether the browser answered this request and the server holds the answer until its batch is complete. */
+  holdsAnswer(requestId: string): boolean {
+    for (const offer of this.offers) if (offer.answered.has(requestId)) return true;
+    return false;
   }
 
   close(): void {
@@ -127,10 +139,14 @@ export class WebUser {
       const offer: OfferedApprovals = {
         sessionId: requests.map((request) => this.requestSessions.get(request.id)).find((id) => id !== undefined),
         requests,
-        decide: (answers) => {
+        answered: new Map(),
+        answer: (answers) => {
+          for (const answer of answers) offer.answered.set(answer.id, answer);
+          if (requests.some((request) => !offer.answered.has(request.id))) return false;
           this.offers.delete(offer);
           signal.removeEventListener('abort', withdrawn);
-          resolve(answers);
+          resolve(requests.map((request) => offer.answered.get(request.id)!));
+          return true;
         },
       };
       const withdrawn = (): void => {

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { waitingParticipants, type AnswerOutcome, type ApprovalAnswer, type Legion, type LegionEvents, type Session } from '@legion-collective/core';
+import { ApprovalAnswerSchema, waitingParticipants, type AnswerOutcome, type ApprovalAnswer, type Legion, type LegionEvents, type Session } from '@legion-collective/core';
 import { ApiError } from '../api-error.js';
 import type { ServerContext } from '../server-context.js';
 import type { ApprovalView } from '../wire/approvals.js';
@@ -61,7 +61,9 @@ export function answerRoutes(app: Hono, server: ServerContext): void {
   jsonRoute(app, server, 'approvals', async (_server, { params, query }) => {
     const session = await sessionOf(legion, params['id']!);
     const state = await session.approvals.state();
-    const approvals: ApprovalView[] = state.list(query.status === 'all' ? {} : { status: 'pending' }).map((view) => {
+    // A request the browser answered, held until the rest of its batch is answered, is not pending for the browser any more.
+    const listed = state.list(query.status === 'all' ? {} : { status: 'pending' }).filter((view) => query.status === 'all' || !webUser.holdsAnswer(view.id));
+    const approvals: ApprovalView[] = listed.map((view) => {
       const chain = waitingParticipants(state.request(view.id)?.frames ?? []);
       if (chain.at(-1) !== view.requester) chain.push(view.requester);
       return {
@@ -108,9 +110,14 @@ export function answerRoutes(app: Hono, server: ServerContext): void {
       ...(answer.pattern !== undefined ? { pattern: answer.pattern } : {}),
     }));
     // The server's own turn asks the browser through its user surface: answered there, the turn goes on at once.
+    for (const answer of answers) {
+      const parsed = ApprovalAnswerSchema.safeParse(answer);
+      if (!parsed.success) throw new ApiError(400, 'bad_request', `The answer to ${answer.id} is not valid: ${parsed.error.issues.map((issue) => issue.message).join('; ')}.`);
+      if (webUser.holdsAnswer(answer.id)) throw new ApiError(409, 'already_answered', `${answer.id} was already answered in this browser; its batch is decided once each of its requests has an answer.`);
+    }
     const offer = webUser.offerOf(answers.map((answer) => answer.id));
     if (offer) {
-      offer.decide(answers);
+      offer.answer(answers);
       return ANSWERED;
     }
     // Asked elsewhere (another process, or a paused turn): recorded in the log; core resumes what nothing else runs.
