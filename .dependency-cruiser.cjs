@@ -96,12 +96,26 @@ module.exports = {
       to: { path: '^(packages/core/|@legion-collective/core|packages/server/src/(?!wire/))' },
     },
     {
+      name: 'web-speaks-only-the-wire',
+      comment: 'The browser app (packages/web) knows the server only by its documented wire types (`@legion-collective/server/wire`) and nothing of core.',
+      severity: 'error',
+      from: { path: '^packages/web/src/', pathNot: ['\\.test\\.ts$', '/e2e/'] },
+      to: { path: '^(packages/core/|@legion-collective/core|packages/cli/|@legion-collective/cli|packages/server/(?!(src|dist)/wire/)|@legion-collective/server(?!/wire$))' },
+    },
+    {
+      name: 'web-imports-wire-types-only',
+      comment: 'The browser app imports the wire with `import type`: no server code (zod schemas included) is bundled into it.',
+      severity: 'error',
+      from: { path: '^packages/web/src/', pathNot: ['\\.test\\.ts$', '/e2e/'] },
+      to: { path: '^(packages/server/|@legion-collective/server)', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'no-orphans',
       comment: 'A source file nothing imports is dead code (entry points and tests aside).',
       severity: 'error',
       from: {
         orphan: true,
-        pathNot: ['\\.test\\.ts$', '/__fixtures__/', '\\.d\\.ts$', '^packages/core/src/(index|testing/index)\\.ts$', '^packages/cli/src/legion\\.ts$', '^packages/server/src/(index|wire/index)\\.ts$'],
+        pathNot: ['\\.test\\.ts$', '/__fixtures__/', '\\.d\\.ts$', '^packages/core/src/(index|testing/index)\\.ts$', '^packages/cli/src/legion\\.ts$', '^packages/server/src/(index|wire/index)\\.ts$', '^packages/web/src/main\\.tsx$'],
       },
       to: {},
     },
@@ -126,7 +140,7 @@ module.exports = {
     // Built output is where a package import lands; it is seen as a target, never cruised itself.
     doNotFollow: { path: ['node_modules', '(^|/)dist/'] },
     enhancedResolveOptions: {
-      extensions: ['.ts', '.mjs', '.js', '.d.ts', '.json'],
+      extensions: ['.ts', '.tsx', '.mjs', '.js', '.d.ts', '.json'],
       exportsFields: ['exports'],
       conditionNames: ['import', 'types', 'node', 'default'],
     },
