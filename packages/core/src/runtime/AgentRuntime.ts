@@ -15,7 +15,7 @@ import type { Tool } from '../tools/tool.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
 import { COMMUNICATE_TOOL_NAME } from '../tools/builtin/communicate.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
-import { linkedSignal } from './linked-signal.js';
+import { CallSignals } from './linked-signal.js';
 import { unansweredToolUses } from '../conversation/unanswered-tool-uses.js';
 import { buildModelRequest, type ModelRequestSource } from './model-request.js';
 import { sessionBudgetError } from './session-budget.js';
@@ -70,6 +70,15 @@ export class AgentRuntime implements ParticipantRuntime {
   }
 
   private async run(turn: TurnContext, resuming: boolean): Promise<RuntimeOutcome> {
+    const calls = new CallSignals(turn.signal);
+    try {
+      return await this.runSteps(turn, resuming, calls);
+    } finally {
+      calls.dispose();
+    }
+  }
+
+  private async runSteps(turn: TurnContext, resuming: boolean, calls: CallSignals): Promise<RuntimeOutcome> {
     const agent = turn.participant as AgentParticipant;
     const { collective, config, providers } = this.services;
     const { model, limits } = settingsForAgent(config, agent);
@@ -134,13 +143,13 @@ export class AgentRuntime implements ParticipantRuntime {
       const overBudget = limits.maxSessionCostUsd !== undefined || limits.maxSessionTokens !== undefined ? await sessionBudgetError(turn.session, agent.id, limits) : undefined;
       if (overBudget) return { status: 'error', code: overBudget.code, error: overBudget.message };
       let response: ModelResponse;
-      const call = linkedSignal(turn.signal);
+      const signal = calls.next();
       let compactedOnOverflow = false;
       try {
         for (;;) {
           try {
             response = await generate(provider, await buildModelRequest(context), {
-              signal: call.signal,
+              signal,
               onTextDelta: streamText,
               onRetry: (retry) => turn.events.emit('provider:retry', { ...turn.conversation.ref, participantId: agent.id, provider: provider.name, model: provider.model, ...retry }),
             });
@@ -160,8 +169,6 @@ export class AgentRuntime implements ParticipantRuntime {
         if (error instanceof ContextOverflowError) return { status: 'error', code: error.code, error: error.message };
         const retried = compactedOnOverflow && isContextTooLongError(error) ? ' (after one compaction and one retry)' : '';
         return { status: 'error', code: error instanceof LegionError ? error.code : 'model_failed', error: `${agent.id}'s model call failed${retried}: ${errorMessage(error)}` };
-      } finally {
-        call.dispose();
       }
       const replyBytes = response.content.reduce((total, block) => total + Buffer.byteLength(block.type === 'text' ? block.text : JSON.stringify(block), 'utf8'), 0);
       if (replyBytes > limits.maxReplyBytes) {
