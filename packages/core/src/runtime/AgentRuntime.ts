@@ -169,6 +169,8 @@ export class AgentRuntime implements ParticipantRuntime {
         if (error instanceof ContextOverflowError) return { status: 'error', code: error.code, error: error.message };
         const retried = compactedOnOverflow && isContextTooLongError(error) ? ' (after one compaction and one retry)' : '';
         return { status: 'error', code: error instanceof LegionError ? error.code : 'model_failed', error: `${agent.id}'s model call failed${retried}: ${errorMessage(error)}` };
+      } finally {
+        calls.done();
       }
       const replyBytes = response.content.reduce((total, block) => total + Buffer.byteLength(block.type === 'text' ? block.text : JSON.stringify(block), 'utf8'), 0);
       if (replyBytes > limits.maxReplyBytes) {

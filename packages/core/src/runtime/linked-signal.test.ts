@@ -41,6 +41,19 @@ describe('CallSignals', () => {
     expect(getEventListeners(turn.signal, 'abort')).toHaveLength(1);
   });
 
+  it('detaches a finished call that left a listener behind, so the turn\'s abort does not reach it', () => {
+    const turn = new AbortController();
+    const calls = new CallSignals(turn.signal);
+    const signal = calls.next();
+    const leaked = vi.fn();
+    signal.addEventListener('abort', leaked);
+    calls.done();
+    expect(getEventListeners(turn.signal, 'abort')).toHaveLength(0);
+    turn.abort();
+    expect(signal.aborted).toBe(false);
+    expect(leaked).not.toHaveBeenCalled();
+  });
+
   it('aborts the current child with the turn, and dispose detaches it', () => {
     const turn = new AbortController();
     const calls = new CallSignals(turn.signal);

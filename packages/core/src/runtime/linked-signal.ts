@@ -37,6 +37,12 @@ export class CallSignals {
     return this.current.signal;
   }
 
+  /** The call is over: a child its SDK left a listener on is detached at once, so the turn's abort never reaches a finished call. */
+  done(): void {
+    const current = this.current;
+    if (current && getEventListeners(current.signal, 'abort').length > 0) this.dispose();
+  }
+
   dispose(): void {
     this.current?.dispose();
     this.current = undefined;
