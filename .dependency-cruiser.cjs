@@ -72,12 +72,50 @@ module.exports = {
       },
     },
     {
+      name: 'server-through-the-public-api',
+      comment: 'packages/server uses core only through `@legion-collective/core` (tests: also `/testing`), never its files.',
+      severity: 'error',
+      from: { path: '^packages/server/src/' },
+      to: {
+        path: '^(packages/core/|@legion-collective/core)',
+        pathNot: '^(@legion-collective/core(/testing)?|packages/core/dist/(testing/)?index\\.(js|d\\.ts))$',
+      },
+    },
+    {
+      name: 'server-test-helpers-only-in-tests',
+      comment: 'The server ships without core\'s test helpers: only its tests import `@legion-collective/core/testing`.',
+      severity: 'error',
+      from: { path: '^packages/server/src/', pathNot: ['\\.test\\.ts$', '/__fixtures__/'] },
+      to: { path: '^(@legion-collective/core/testing|packages/core/dist/testing/)' },
+    },
+    {
+      name: 'wire-imports-nothing-of-core',
+      comment: 'The wire types are the documented format browsers build on: they import zod and each other, nothing of core or of the server.',
+      severity: 'error',
+      from: { path: '^packages/server/src/wire/' },
+      to: { path: '^(packages/core/|@legion-collective/core|packages/server/src/(?!wire/))' },
+    },
+    {
+      name: 'web-speaks-only-the-wire',
+      comment: 'The browser app (packages/web) knows the server only by its documented wire types (`@legion-collective/server/wire`) and nothing of core.',
+      severity: 'error',
+      from: { path: '^packages/web/src/', pathNot: ['\\.test\\.ts$', '/e2e/'] },
+      to: { path: '^(packages/core/|@legion-collective/core|packages/cli/|@legion-collective/cli|packages/server/(?!(src|dist)/wire/)|@legion-collective/server(?!/wire$))' },
+    },
+    {
+      name: 'web-imports-wire-types-only',
+      comment: 'The browser app imports the wire with `import type`: no server code (zod schemas included) is bundled into it.',
+      severity: 'error',
+      from: { path: '^packages/web/src/', pathNot: ['\\.test\\.ts$', '/e2e/'] },
+      to: { path: '^(packages/server/|@legion-collective/server)', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'no-orphans',
       comment: 'A source file nothing imports is dead code (entry points and tests aside).',
       severity: 'error',
       from: {
         orphan: true,
-        pathNot: ['\\.test\\.ts$', '/__fixtures__/', '\\.d\\.ts$', '^packages/core/src/(index|testing/index)\\.ts$', '^packages/cli/src/legion\\.ts$'],
+        pathNot: ['\\.test\\.ts$', '/__fixtures__/', '\\.d\\.ts$', '^packages/core/src/(index|testing/index)\\.ts$', '^packages/cli/src/legion\\.ts$', '^packages/server/src/(index|wire/index)\\.ts$', '^packages/web/src/main\\.tsx$'],
       },
       to: {},
     },
@@ -102,7 +140,7 @@ module.exports = {
     // Built output is where a package import lands; it is seen as a target, never cruised itself.
     doNotFollow: { path: ['node_modules', '(^|/)dist/'] },
     enhancedResolveOptions: {
-      extensions: ['.ts', '.mjs', '.js', '.d.ts', '.json'],
+      extensions: ['.ts', '.tsx', '.mjs', '.js', '.d.ts', '.json'],
       exportsFields: ['exports'],
       conditionNames: ['import', 'types', 'node', 'default'],
     },

@@ -15,6 +15,7 @@ const ON_EVERY_BACKEND = [
   'packages/core/src/runtime/model-request.test.ts',
   'packages/core/src/runtime/ask-user.test.ts',
   'packages/core/src/runtime/attach-user.test.ts',
+  'packages/core/src/runtime/cross-process-answers.test.ts',
   'packages/core/src/authorization/approvals.test.ts',
   'packages/core/src/tools/builtin/builtin-tools.test.ts',
   'packages/core/src/tools/builtin/collective/collective-tools.test.ts',

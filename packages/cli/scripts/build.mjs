@@ -9,7 +9,7 @@
 // leaves the code unminified, for profiling (`node --cpu-prof dist/legion.js …` then shows real names).
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -163,6 +163,11 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
 });
+
+// The browser app `legion serve` serves: the web package's build, when it was built (npm run build
+// builds it before this package). Without it, `legion serve` runs the API and its page says so.
+const WEB_BUILD = `${PACKAGE}../web/dist`;
+if (existsSync(`${WEB_BUILD}/index.html`)) cpSync(WEB_BUILD, `${DIST}/web`, { recursive: true });
 
 // npm links the bin as executable either way; this is for running dist/legion.js directly.
 chmodSync(`${DIST}/legion.js`, 0o755);

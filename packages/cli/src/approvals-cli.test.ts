@@ -1,10 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { LLMock } from '@copilotkit/aimock';
+import { useWorkspace } from './workspace.test-support.js';
 
 // The built `legion` binary, its agents on the real Anthropic and OpenAI SDKs,
 // talking to aimock on 127.0.0.1 in this process. Every legion process is
@@ -29,49 +28,15 @@ interface Run {
   stderr: string;
 }
 
-/** The messages of one model request as aimock journals it (normalised to Chat Completions form). */
-interface JournalMessage {
-  role: string;
-  content: unknown;
-  tool_call_id?: string;
-}
-
 describe('approvals through the legion binary, agents on real provider SDKs', () => {
-  let mock: LLMock;
-  let dir: string;
-
-  beforeAll(async () => {
-    mock = new LLMock({ port: 0, host: '127.0.0.1' });
-    await mock.start();
-  });
-  afterAll(() => mock.stop());
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'legion-approvals-'));
-    const init = await legion(['init']);
-    expectExit(init, 0);
-  });
-  afterEach(() => {
-    rmSync(dir, { recursive: true, force: true });
-    mock.clearFixtures();
-    mock.resetMatchCounts();
-    mock.clearRequests();
-  });
-
-  const env = (): NodeJS.ProcessEnv => ({
-    NO_COLOR: '1',
-    XDG_CONFIG_HOME: join(dir, '.xdg'),
-    ANTHROPIC_API_KEY: 'test',
-    OPENAI_API_KEY: 'test',
-    // The keys go only to their providers' endpoints: here, the mock.
-    ANTHROPIC_BASE_URL: mock.url,
-    OPENAI_BASE_URL: `${mock.url}/v1`,
-  });
+  const workspace = useWorkspace('legion-approvals-');
+  const { mock, env, useModel, toolResultSent } = workspace;
 
   function legion(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {
     return new Promise((resolve, reject) => {
       // stdin is a pipe: no terminal, as under a script or CI.
       const child = spawn(process.execPath, [LEGION, ...args], {
-        cwd: dir,
+        cwd: workspace.dir,
         env: { ...process.env, ...env(), ...extraEnv },
         stdio: ['pipe', 'pipe', 'pipe'],
         timeout: PROCESS_LIMIT_MS,
@@ -91,10 +56,6 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     expect(run.status, `exit ${run.status ?? run.signal}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(status);
   }
 
-  function useModel(participant: string, model: Record<string, unknown>): void {
-    const file = join(dir, '.legion/collective/participants', `${participant}.json`);
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), model }, null, 2));
-  }
   const claude = () => ({ provider: 'anthropic', model: 'claude-test', baseURL: mock.url });
   const gpt = () => ({ provider: 'openai', model: 'gpt-test', baseURL: `${mock.url}/v1` });
 
@@ -105,18 +66,8 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     mock.on({ model, userMessage, hasToolResult: true }, { content: reply });
   }
 
-  /** What the model was told about tool call `toolUseId`, from the last request that carried its result. */
-  function toolResultSent(toolUseId: string): string | undefined {
-    const bodies = mock.getRequests().map((entry) => entry.body as { messages?: JournalMessage[] } | null);
-    for (const body of bodies.reverse()) {
-      const result = body?.messages?.find((message) => message.role === 'tool' && message.tool_call_id === toolUseId);
-      if (result) return typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
-    }
-    return undefined;
-  }
-
   const modelCalls = (model: string) => mock.getRequests().filter((entry) => (entry.body as { model?: string } | null)?.model === model).length;
-  const workspaceFile = (path: string) => join(dir, path);
+  const workspaceFile = (path: string) => join(workspace.dir, path);
 
   interface RunReport {
     status: string;
@@ -210,13 +161,13 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     expectExit(paused, 2);
     const id = report(paused).approvals![0]!.id;
 
-    const gate = join(dir, 'release');
+    const gate = join(workspace.dir, 'release');
     const gateEnv = { NODE_OPTIONS: `--import=${START_GATE}`, LEGION_TEST_GATE: gate };
     const deciders = Array.from({ length: 8 }, (_, index) =>
       index % 2 === 0 ? legion(['approve', id], gateEnv) : legion(['reject', id, '--reason', `decider ${index} says no`], gateEnv),
     );
     // Every process is up and holding at the gate before any may decide.
-    while (readdirSync(dir).filter((name) => name.endsWith('.ready')).length < deciders.length) await delay(10);
+    while (readdirSync(workspace.dir).filter((name) => name.endsWith('.ready')).length < deciders.length) await delay(10);
     writeFileSync(gate, '');
     const runs = await Promise.all(deciders);
 
@@ -292,8 +243,8 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
   it.skipIf(TMUX_MISSING)('asks on a real terminal (tmux): "n" and a reason reject the write and the reason reaches the model', async () => {
     useModel('coordinator', claude());
     scriptWrite({ model: 'claude-test', userMessage: 'Write the notes', path: 'notes.txt', content: 'hello', toolUseId: 'toolu_prompt', reply: 'Fine, I will not write notes.txt.' });
-    const socket = join(dir, 'tmux.sock');
-    const config = join(dir, 'tmux.conf');
+    const socket = join(workspace.dir, 'tmux.sock');
+    const config = join(workspace.dir, 'tmux.conf');
     // The pane stays after legion exits, so its last screen can still be read.
     writeFileSync(config, 'set -g remain-on-exit on\nset -g history-limit 5000\n');
     const variables = Object.entries(env()).map(([name, value]) => `${name}=${value}`);
@@ -301,7 +252,7 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     const tmuxEnv = { ...process.env };
     delete tmuxEnv.TMUX;
     const tmux = (...args: string[]) => {
-      const result = spawnSync('tmux', ['-S', socket, '-f', config, ...args], { cwd: dir, env: tmuxEnv, encoding: 'utf8' });
+      const result = spawnSync('tmux', ['-S', socket, '-f', config, ...args], { cwd: workspace.dir, env: tmuxEnv, encoding: 'utf8' });
       if (result.status !== 0) throw new Error(`tmux ${args[0]} failed: ${result.stderr}`);
       return result.stdout;
     };
@@ -317,7 +268,7 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
       return shown;
     }
 
-    tmux('new-session', '-d', '-s', 'legion', '-x', '200', '-y', '50', '-c', dir, command);
+    tmux('new-session', '-d', '-s', 'legion', '-x', '200', '-y', '50', '-c', workspace.dir, command);
     try {
       const question = await waitForScreen('[y]es, [n]o, [a]lways');
       expect(question).toContain('approval needed coordinator wants to run file_write {"path":"notes.txt","content":"hello"}');
@@ -475,19 +426,19 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
 
     /** `legion ARGS` in a tmux pane: type into it, wait for text on its screen (scrollback included). */
     function openTerminal(args: string[]) {
-      const socket = join(dir, 'tmux-rules.sock');
-      const config = join(dir, 'tmux-rules.conf');
+      const socket = join(workspace.dir, 'tmux-rules.sock');
+      const config = join(workspace.dir, 'tmux-rules.conf');
       writeFileSync(config, 'set -g remain-on-exit on\nset -g history-limit 5000\n');
       const variables = Object.entries(env()).map(([name, value]) => `${name}=${value}`);
       const command = `${['env', ...variables, process.execPath, LEGION, ...args].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`;
       const tmuxEnv = { ...process.env };
       delete tmuxEnv.TMUX;
       const tmux = (...tmuxArgs: string[]) => {
-        const result = spawnSync('tmux', ['-S', socket, '-f', config, ...tmuxArgs], { cwd: dir, env: tmuxEnv, encoding: 'utf8' });
+        const result = spawnSync('tmux', ['-S', socket, '-f', config, ...tmuxArgs], { cwd: workspace.dir, env: tmuxEnv, encoding: 'utf8' });
         if (result.status !== 0) throw new Error(`tmux ${tmuxArgs[0]} failed: ${result.stderr}`);
         return result.stdout;
       };
-      tmux('new-session', '-d', '-s', 'legion', '-x', '200', '-y', '50', '-c', dir, command);
+      tmux('new-session', '-d', '-s', 'legion', '-x', '200', '-y', '50', '-c', workspace.dir, command);
       const screen = () => tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'legion');
       return {
         /** Resolves with the screen once `text` is on it `times` times. */

@@ -1,33 +1,16 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LLMock } from '@copilotkit/aimock';
 import { runLegion, type LegionRun } from './legion-process.test-support.js';
+import { useWorkspace } from './workspace.test-support.js';
 
 const PROCESS_LIMIT_MS = 60_000;
 
 describe('legion run within a session budget', () => {
-  let mock: LLMock;
-  let dir: string;
-
-  beforeAll(async () => {
-    mock = new LLMock({ port: 0, host: '127.0.0.1' });
-    await mock.start();
-  });
-  afterAll(() => mock.stop());
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'legion-budget-'));
-    expectExit(await legion(['init']), 0);
-  });
-  afterEach(() => {
-    rmSync(dir, { recursive: true, force: true });
-    mock.clearFixtures();
-    mock.clearRequests();
-  });
+  const workspace = useWorkspace('legion-budget-');
+  const { mock } = workspace;
 
   function legion(args: string[]): Promise<LegionRun> {
-    const env = { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(dir, '.xdg'), ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: mock.url };
-    return runLegion(args, { cwd: dir, env, timeoutMs: PROCESS_LIMIT_MS });
+    return runLegion(args, { cwd: workspace.dir, env: { ...process.env, ...workspace.env() }, timeoutMs: PROCESS_LIMIT_MS });
   }
 
   function expectExit(run: LegionRun, status: number): void {
@@ -35,7 +18,7 @@ describe('legion run within a session budget', () => {
   }
 
   it('says which session reached which limit and how to go on, and calls no model', async () => {
-    const file = join(dir, '.legion/collective/participants/coordinator.json');
+    const file = join(workspace.dir, '.legion/collective/participants/coordinator.json');
     writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), model: { provider: 'anthropic', model: 'claude-test', baseURL: mock.url } }, null, 2));
     expectExit(await legion(['config', 'set', 'limits.maxSessionTokens', '100']), 0);
     mock.on({ userMessage: 'First' }, { content: 'First answer.', usage: { input_tokens: 80, output_tokens: 30 } });

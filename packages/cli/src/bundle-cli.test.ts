@@ -1,9 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { LLMock } from '@copilotkit/aimock';
+import { useWorkspace } from './workspace.test-support.js';
 
 // What the built binary reads when it starts: a few files of its own bundle (packages/cli/README.md,
 // "How the binary is built"), and a provider's SDK only when a model of that provider is called.
@@ -22,38 +21,16 @@ interface Run {
 }
 
 describe('the bundled legion binary loads only what a command needs', () => {
-  let mock: LLMock;
-  let dir: string;
-
-  beforeAll(async () => {
-    mock = new LLMock({ port: 0, host: '127.0.0.1' });
-    await mock.start();
-  });
-  afterAll(() => mock.stop());
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'legion-bundle-'));
-    expect((await legion(['init'])).status).toBe(0);
-  });
-  afterEach(() => {
-    rmSync(dir, { recursive: true, force: true });
-    mock.clearFixtures();
-  });
+  // The compile cache goes in the workspace, where the tests of it look.
+  const workspace = useWorkspace('legion-bundle-', (dir) => ({ XDG_CACHE_HOME: join(dir, '.cache') }));
+  const { mock } = workspace;
 
   function legion(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {
-    const record = join(dir, `loaded-${Math.random().toString(36).slice(2)}.txt`);
+    const record = join(workspace.dir, `loaded-${Math.random().toString(36).slice(2)}.txt`);
     return new Promise((resolve, reject) => {
       const child = spawn(process.execPath, ['--import', RECORD_LOADS, LEGION, ...args], {
-        cwd: dir,
-        env: {
-          ...process.env,
-          NO_COLOR: '1',
-          XDG_CONFIG_HOME: join(dir, '.xdg'),
-          LEGION_TEST_LOADED: record,
-          ANTHROPIC_API_KEY: 'test',
-          ANTHROPIC_BASE_URL: mock.url,
-          XDG_CACHE_HOME: join(dir, '.cache'),
-          ...extraEnv,
-        },
+        cwd: workspace.dir,
+        env: { ...process.env, ...workspace.env(), LEGION_TEST_LOADED: record, ...extraEnv },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stdout = '';
@@ -93,7 +70,7 @@ describe('the bundled legion binary loads only what a command needs', () => {
   });
 
   it('legion run far below every context threshold does not load the tokenizer, and loads it once a request must be counted', async () => {
-    const participant = join(dir, '.legion/collective/participants/coordinator.json');
+    const participant = join(workspace.dir, '.legion/collective/participants/coordinator.json');
     writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-opus-4-5-20251101' } }));
     mock.on({ model: 'claude-opus-4-5-20251101', userMessage: 'hello' }, { content: 'hi there' });
     const run = await legion(['run', 'hello']);
@@ -136,7 +113,7 @@ describe('the bundled legion binary loads only what a command needs', () => {
   });
 
   it('legion run loads the SDK of the model it calls, and no other', async () => {
-    const participant = join(dir, '.legion/collective/participants/coordinator.json');
+    const participant = join(workspace.dir, '.legion/collective/participants/coordinator.json');
     writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-test' } }));
     mock.on({ model: 'claude-test', userMessage: 'hello' }, { content: 'hi there' });
     const run = await legion(['run', 'hello']);
@@ -148,7 +125,7 @@ describe('the bundled legion binary loads only what a command needs', () => {
 
   describe('the compile cache', () => {
     const cacheFiles = (): Map<string, { bytes: Buffer; mtimeMs: number }> => {
-      const root = join(dir, '.cache', 'legion', 'compile-cache');
+      const root = join(workspace.dir, '.cache', 'legion', 'compile-cache');
       const files = new Map<string, { bytes: Buffer; mtimeMs: number }>();
       if (!existsSync(root)) return files;
       for (const key of readdirSync(root)) {
@@ -198,12 +175,12 @@ describe('the bundled legion binary loads only what a command needs', () => {
 
     it('a cache folder that cannot be written, or NODE_DISABLE_COMPILE_CACHE, only means no cache', async () => {
       // A file where the cache folder would go: nothing can be created under it (whoever runs the test, root included).
-      writeFileSync(join(dir, 'not-a-dir'), '');
-      const blocked = await legion(['sessions'], { XDG_CACHE_HOME: join(dir, 'not-a-dir') });
+      writeFileSync(join(workspace.dir, 'not-a-dir'), '');
+      const blocked = await legion(['sessions'], { XDG_CACHE_HOME: join(workspace.dir, 'not-a-dir') });
       expect(blocked.status, blocked.stderr).toBe(0);
       expect(blocked.stderr).toBe('');
       expect(blocked.stdout).toContain('No sessions yet');
-      rmSync(join(dir, '.cache'), { recursive: true, force: true });
+      rmSync(join(workspace.dir, '.cache'), { recursive: true, force: true });
       const disabled = await legion(['sessions'], { NODE_DISABLE_COMPILE_CACHE: '1' });
       expect(disabled.status, disabled.stderr).toBe(0);
       expect(cacheFiles().size).toBe(0);

@@ -1,10 +1,9 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LLMock } from '@copilotkit/aimock';
 import { RunReportSchema, StreamLineSchema, type StreamLine } from './headless/stream-line.js';
 import { runLegion } from './legion-process.test-support.js';
+import { useWorkspace } from './workspace.test-support.js';
 
 // `legion run` as a script uses it: the built binary, its agents on the real
 // Anthropic and OpenAI SDKs against aimock on 127.0.0.1, stdin a pipe.
@@ -16,64 +15,20 @@ interface Run {
   stderr: string;
 }
 
-interface JournalMessage {
-  role: string;
-  content: unknown;
-  tool_call_id?: string;
-}
-
 describe('legion run for scripts: stream-json, questions, errors', () => {
-  let mock: LLMock;
-  let dir: string;
-
-  beforeAll(async () => {
-    mock = new LLMock({ port: 0, host: '127.0.0.1' });
-    await mock.start();
-  });
-  afterAll(() => mock.stop());
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'legion-headless-'));
-    expectExit(await legion(['init']), 0);
-  });
-  afterEach(() => {
-    rmSync(dir, { recursive: true, force: true });
-    mock.clearFixtures();
-    mock.resetMatchCounts();
-    mock.clearRequests();
-  });
-
-  const env = (): NodeJS.ProcessEnv => ({
-    NO_COLOR: '1',
-    XDG_CONFIG_HOME: join(dir, '.xdg'),
-    ANTHROPIC_API_KEY: 'test',
-    OPENAI_API_KEY: 'test',
-    ANTHROPIC_BASE_URL: mock.url,
-    OPENAI_BASE_URL: `${mock.url}/v1`,
-  });
+  const workspace = useWorkspace('legion-headless-');
+  const { mock, env, useModel, toolResultSent } = workspace;
 
   function legion(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
-    return runLegion(args, { cwd: dir, env: options.env ?? { ...process.env, ...env() }, input: options.input ?? '', timeoutMs: PROCESS_LIMIT_MS });
+    return runLegion(args, { cwd: workspace.dir, env: options.env ?? { ...process.env, ...env() }, input: options.input ?? '', timeoutMs: PROCESS_LIMIT_MS });
   }
 
   function expectExit(run: Run, status: number): void {
     expect(run.status, `exit ${run.status}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(status);
   }
 
-  function useModel(participant: string, model: Record<string, unknown>): void {
-    const file = join(dir, '.legion/collective/participants', `${participant}.json`);
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), model }, null, 2));
-  }
   const claude = () => ({ provider: 'anthropic', model: 'claude-test', baseURL: mock.url });
   const gpt = () => ({ provider: 'openai', model: 'gpt-test', baseURL: `${mock.url}/v1` });
-
-  function toolResultSent(toolUseId: string): string | undefined {
-    const bodies = mock.getRequests().map((entry) => entry.body as { messages?: JournalMessage[] } | null);
-    for (const body of bodies.reverse()) {
-      const result = body?.messages?.find((message) => message.role === 'tool' && message.tool_call_id === toolUseId);
-      if (result) return typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
-    }
-    return undefined;
-  }
 
   /** coordinator (Anthropic) delegates to developer (OpenAI), who first does `developerStep`, then replies. */
   function scriptDelegation(userMessage: string, developerStep: { toolCalls: Array<{ id: string; name: string; arguments: string }> }, developerReply: string, coordinatorReply: string): void {
@@ -127,7 +82,7 @@ describe('legion run for scripts: stream-json, questions, errors', () => {
     expect(RunReportSchema.safeParse(result).success).toBe(true);
     expect(result).toMatchObject({ status: 'success', reply: 'The developer added src/health.ts for you.', sessionId, participants: ['user', 'coordinator', 'developer'], questions: [] });
     expect(result.usage.total.calls).toBe(4);
-    expect(readFileSync(join(dir, 'src/health.ts'), 'utf8')).toBe(write.content);
+    expect(readFileSync(join(workspace.dir, 'src/health.ts'), 'utf8')).toBe(write.content);
   }, 60_000);
 
   it('--output json reports a delegate’s question to the user (who, chain, conversation, text), and the asker is told the user is unavailable', async () => {
@@ -187,13 +142,13 @@ describe('legion run for scripts: stream-json, questions, errors', () => {
     const run = await legion(['run', '--answer-questions', 'text', 'hello']);
     expectExit(run, 1);
     expect(run.stderr).toMatch(/--answer-questions text needs the answer: add --answer/);
-    const sessions = join(dir, '.legion/sessions');
+    const sessions = join(workspace.dir, '.legion/sessions');
     expect(existsSync(sessions) ? readdirSync(sessions).filter((name) => !name.startsWith('.')) : []).toEqual([]);
   });
 
   it('a failed turn exits 1 with the error on stderr in every output format; the message may come on stdin', async () => {
     // No key and no model server: the coordinator's provider fails.
-    const bare = { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(dir, '.xdg'), ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '' };
+    const bare = { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(workspace.dir, '.xdg'), ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '' };
     for (const output of ['text', 'json', 'stream-json']) {
       const run = await legion(['run', '--output', output], { input: 'hello from a pipe\n', env: bare });
       expectExit(run, 1);

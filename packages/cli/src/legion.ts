@@ -132,6 +132,30 @@ for (const decision of ['approve', 'reject'] as const) {
   );
 }
 
+program
+  .command('questions')
+  .description('list questions agents asked the user that wait for an answer, in the latest session (or --session)')
+  .option('--session <id>', 'session (default: the latest)')
+  .option('--all', 'also list questions already answered or withdrawn')
+  .option('--json', 'one JSON object')
+  .addHelpText('after', examples(['legion questions', 'legion questions --all --json']))
+  .action((options: Record<string, unknown>) =>
+    runCli(async () => (await import('./commands/questions.js')).questionsCommand({ ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
+  );
+
+program
+  .command('answer')
+  .description('answer a waiting question by id, as the user: the process whose agent asked it (a REPL, legion serve) goes on with it')
+  .argument('<question-id>', 'question id (see "legion questions")')
+  .argument('<text>', 'the answer')
+  .option('--session <id>', 'session (default: the one that holds the question)')
+  .option('--as <participant>', 'answer as this user (default: the user asked)')
+  .option('--json', 'one JSON object')
+  .addHelpText('after', examples(['legion answer q_3f2a… "use port 8080"']))
+  .action((id: string, text: string, options: Record<string, unknown>) =>
+    runCli(async () => (await import('./commands/questions.js')).answerQuestionCommand(id, text, { ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
+  );
+
 const workspace = (): string | undefined => program.opts<{ workspace?: string }>().workspace;
 
 const sessions = program
@@ -196,6 +220,16 @@ program
   .option('--json', 'one JSON object: what was compacted, tokens before and after')
   .addHelpText('after', examples(['legion compact', 'legion compact --to developer', 'legion compact --session 20261125-214500-1a2b3c --conversation coordinator__developer', 'legion compact --json']))
   .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/compact.js')).compactCommand({ ...options, workspace: workspace() })));
+
+program
+  .command('serve')
+  .description('serve the browser app over this workspace: watch the collective work, answer questions and approvals (127.0.0.1 only unless --host)')
+  .option('--port <n>', 'port to listen on (default: a free one)')
+  .option('--host <address>', 'address to listen on (default 127.0.0.1; anything else is reachable from other machines)')
+  .option('--open', 'open the URL in the system browser')
+  .option('--token <token>', 'the access token to require (default: a random one; also LEGION_SERVE_TOKEN)')
+  .addHelpText('after', examples(['legion serve', 'legion serve --port 4173 --open']))
+  .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/serve.js')).serveCommand({ ...options, workspace: workspace() })));
 
 registerManagementCommands(program);
 

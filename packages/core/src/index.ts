@@ -37,11 +37,25 @@ export { EventBus } from './events/EventBus.js';
 export type { ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './events/event-types.js';
 export type { Follower, FollowOptions } from './conversation/follow-session.js';
 export type { FollowCursor } from './conversation/follow-session.js';
+export { followWorkspace } from './conversation/follow-workspace.js';
+export type { FollowWorkspaceOptions, WorkspaceFollower, WorkspaceFollowPort } from './conversation/follow-workspace.js';
 
 // Saved formats and the storage contract.
 export { ApprovalAnswerSchema, ApprovalRecordSchema } from './storage/approval-records.js';
 export type { ApprovalAnswer, ApprovalRecord, ApprovalView } from './storage/approval-records.js';
 export type { ApprovalState, SessionApprovals } from './storage/SessionApprovals.js';
+export { QUESTION_RECORD_VERSION, QuestionAnswerRecordSchema, QuestionLogRecordSchema, QuestionOutcomeRecordSchema, QuestionRecordSchema, QuestionWithdrawnRecordSchema } from './storage/question-records.js';
+export type {
+  QuestionAnswerRecord,
+  QuestionLogRecord,
+  QuestionOutcomeRecord,
+  QuestionRecord,
+  QuestionView,
+  QuestionWithdrawnRecord,
+} from './storage/question-records.js';
+export type { QuestionState, SessionQuestions } from './storage/SessionQuestions.js';
+export type { AnswerQuestionOptions } from './conversation/answer-question.js';
+export type { QuestionAnswerOutcome } from './session/turn.js';
 export type { SessionAgentState } from './storage/SessionAgentState.js';
 export type { SessionArtifacts } from './storage/SessionArtifacts.js';
 export { LogEntrySchema } from './storage/log-entry.js';
@@ -66,10 +80,12 @@ export type {
   Lease,
   LeaseHolder,
   LogCursor,
+  QuestionLog,
   SessionBackend,
   SessionBackendOptions,
   SessionListing,
   SessionRecords,
+  SettleResult,
   StorageWarning,
   UsageLedgerStore,
 } from './storage/backend/session-backend.js';

@@ -55,8 +55,14 @@ export async function answerCommand(
       { medium: TERMINAL_MEDIUM },
     );
     if (outcome.status === 'error') throw new LegionError('approval_invalid', outcome.error);
-    if (options.json) process.stdout.write(`${JSON.stringify({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })) })}\n`);
-    else for (const result of outcome.resumed) process.stdout.write(`${describeResult(result, styleFor(process.stdout))}\n`);
+    const continuing = outcome.continuing ?? [];
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })), ...(continuing.length > 0 ? { continuing } : {}) })}\n`);
+    } else {
+      for (const result of outcome.resumed) process.stdout.write(`${describeResult(result, styleFor(process.stdout))}\n`);
+      // Its turn still runs in another process (a REPL, legion serve): that process goes on with the decision.
+      for (const conversationId of continuing) process.stdout.write(`Recorded; the turn running in ${conversationId} (another process) goes on with it.\n`);
+    }
     if (outcome.resumed.some((result) => result.status === 'error')) return 1;
     // Like `legion run`: 2 says the work paused again on a new approval, so a script does not take it as done.
     if (outcome.resumed.some((result) => result.status === 'paused')) {

@@ -42,7 +42,8 @@ export async function chatCommand(options: ChatOptions): Promise<number> {
     const { startRepl } = await import('./repl.js');
     return await startRepl({ root, newSession: options.new, session: options.session, to: options.to, screen, early });
   } catch (error) {
-    screen.stop();
+    // The error is written below what was printed, not below a left-over input box.
+    await screen.stopClean('The session could not be opened:');
     throw error;
   }
 }

@@ -146,7 +146,7 @@ export class Prompts {
         this.queue.splice(index, 1);
         const reason: unknown = item.signal.reason;
         const what = item.kind === 'question' ? `${item.question.from}'s question` : `approval ${item.request.id}`;
-        if (reason instanceof AnsweredElsewhereError) this.screen.print(style.dim(`  ${what} was answered on ${reason.medium}`));
+        if (reason instanceof AnsweredElsewhereError) this.screen.print(style.dim(`  ${what} was answered in ${reason.medium}`));
         else if (item.kind === 'approval') this.screen.print(style.yellow(`  approval ${item.request.id} (${item.request.requester} → ${item.request.tool}) stays pending: answer it with /approvals`));
         else this.screen.print(style.dim(`  ${what} was withdrawn`));
         reject(reason);

@@ -1,90 +1,68 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LLMock } from '@copilotkit/aimock';
-import { LogEntrySchema, summarizeUsage, UsageRecordSchema, type Message } from '@legion-collective/core';
+import { fileURLToPath } from 'node:url';
+import { Legion, LogEntrySchema, summarizeUsage, UsageRecordSchema, type Message } from '@legion-collective/core';
 import { shellQuote, TMUX_MISSING, TmuxTerminal } from './terminal.test-support.js';
 import { runLegion, LEGION, type LegionRun } from '../legion-process.test-support.js';
+import { useWorkspace, type JournalMessage } from '../workspace.test-support.js';
+
+const STDERR_WRITER = fileURLToPath(new URL('../__fixtures__/stderr-writer.mjs', import.meta.url));
 
 // The built `legion` binary in a real terminal (tmux), its agents on the real
 // Anthropic and OpenAI SDKs talking to aimock on 127.0.0.1 in this process.
 if (TMUX_MISSING) console.warn('repl-cli.test.ts: tmux is not installed, so the REPL tests are skipped (apt-get install -y tmux).');
 
-/** The messages of one model request as aimock journals it (Chat Completions form). */
-interface JournalMessage {
-  role: string;
-  content: unknown;
-  tool_call_id?: string;
-}
-
 describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on real provider SDKs', () => {
-  let mock: LLMock;
-  let dir: string;
+  const workspace = useWorkspace('legion-repl-');
+  const { mock, env, useModel, toolResultSent } = workspace;
   let terminal: TmuxTerminal;
 
-  beforeAll(async () => {
-    mock = new LLMock({ port: 0, host: '127.0.0.1' });
-    await mock.start();
-  });
-  afterAll(() => mock.stop());
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'legion-repl-'));
-    expect((await node(['init'])).status).toBe(0);
+  beforeEach(() => {
     useModel('coordinator', { provider: 'anthropic', model: 'claude-test', baseURL: mock.url });
     useModel('developer', { provider: 'openai', model: 'gpt-test', baseURL: `${mock.url}/v1` });
-    terminal = new TmuxTerminal(dir);
+    terminal = new TmuxTerminal(workspace.dir);
   });
-  afterEach(() => {
-    terminal.kill();
-    rmSync(dir, { recursive: true, force: true });
-    mock.clearFixtures();
-    mock.resetMatchCounts();
-    mock.clearRequests();
-  });
-
-  const env = (): Record<string, string> => ({
-    NO_COLOR: '1',
-    XDG_CONFIG_HOME: join(dir, '.xdg'),
-    ANTHROPIC_API_KEY: 'test',
-    OPENAI_API_KEY: 'test',
-    ANTHROPIC_BASE_URL: mock.url,
-    OPENAI_BASE_URL: `${mock.url}/v1`,
-  });
+  afterEach(() => terminal.kill());
 
   function node(args: string[], input = ''): Promise<LegionRun> {
-    return runLegion(args, { cwd: dir, env: { ...process.env, ...env() }, input });
-  }
-
-  function useModel(participant: string, model: Record<string, unknown>): void {
-    const file = join(dir, '.legion/collective/participants', `${participant}.json`);
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), model }, null, 2));
+    return runLegion(args, { cwd: workspace.dir, env: { ...process.env, ...env() }, input });
   }
 
   /** Starts `legion` (the REPL) with `args` in the terminal and waits until it is ready to type. */
-  async function startRepl(args: string[] = [], ready = '/help for commands'): Promise<void> {
-    launch(args);
+  async function startRepl(args: string[] = [], ready = '/help for commands', extraEnv: Record<string, string> = {}): Promise<void> {
+    launch(args, extraEnv);
     await terminal.waitFor(ready);
   }
 
   /** Starts `legion` with `args` in the terminal, not waiting for anything. */
-  function launch(args: string[]): void {
-    const variables = Object.entries(env()).map(([name, value]) => `${name}=${value}`);
+  function launch(args: string[], extraEnv: Record<string, string> = {}): void {
+    const variables = Object.entries({ ...env(), ...extraEnv }).map(([name, value]) => `${name}=${value}`);
     terminal.start(`${['env', ...variables, process.execPath, LEGION, ...args].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`);
   }
 
-  function toolResultSent(toolUseId: string): string | undefined {
-    for (const entry of mock.getRequests().reverse()) {
-      const body = entry.body as { messages?: JournalMessage[] } | null;
-      const result = body?.messages?.find((message) => message.role === 'tool' && message.tool_call_id === toolUseId);
-      if (result) return typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
+  /** Each model, given `userMessage`, calls communicate (`id`) with `message` to `to`, then, with the result, replies `reply`. */
+  function scriptCommunicateChain(steps: Array<{ model: string; userMessage: string; id: string; to: string; message: string; reply: string }>): void {
+    for (const { model, userMessage, id, to, message, reply } of steps) {
+      mock.on({ model, userMessage, hasToolResult: false }, { toolCalls: [{ id, name: 'communicate', arguments: JSON.stringify({ to, message }) }] });
+      mock.on({ model, userMessage, hasToolResult: true }, { content: reply });
     }
-    return undefined;
+  }
+
+  /** Starts the REPL, sends `text`, checks the question card (who asks, in which conversation, through which chain) and answers it. */
+  async function answerQuestion(text: string, card: { from: string; chain: string; question: string }, answer: string): Promise<void> {
+    await startRepl();
+    terminal.type(text);
+    const shown = await terminal.waitFor('type your answer and press Enter');
+    expect(shown).toContain(`question from ${card.from} in ${card.from}__user`);
+    expect(shown).toContain(`chain: ${card.chain} → you`);
+    expect(shown).toContain(card.question);
+    terminal.type(answer);
   }
 
   /** Every conversation of every session, as the log holds it. */
   function conversations(): Map<string, Message[]> {
     const found = new Map<string, Message[]>();
-    const sessions = join(dir, '.legion/sessions');
+    const sessions = join(workspace.dir, '.legion/sessions');
     for (const session of readdirSync(sessions)) {
       const folder = join(sessions, session, 'conversations');
       if (!existsSync(folder)) continue;
@@ -122,17 +100,11 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
   }, 90_000);
 
   it('a question from a delegate two levels down shows who asks and through which chain; the answer is its communicate result', async () => {
-    mock.on({ model: 'claude-test', userMessage: 'Set up the server', hasToolResult: false }, { toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Set up the server on the right port' }) }] });
-    mock.on({ model: 'claude-test', userMessage: 'Set up the server', hasToolResult: true }, { content: 'The server is set up on the port you chose.' });
-    mock.on({ model: 'gpt-test', userMessage: 'Set up the server on the right port', hasToolResult: false }, { toolCalls: [{ id: 'call_ask', name: 'communicate', arguments: JSON.stringify({ to: 'user', message: 'Which port should the server listen on?' }) }] });
-    mock.on({ model: 'gpt-test', userMessage: 'Set up the server on the right port', hasToolResult: true }, { content: 'Configured the port.' });
-    await startRepl();
-    terminal.type('Set up the server');
-    const card = await terminal.waitFor('type your answer and press Enter');
-    expect(card).toContain('question from developer in developer__user');
-    expect(card).toContain('chain: user → coordinator → developer → you');
-    expect(card).toContain('Which port should the server listen on?');
-    terminal.type('8080, please');
+    scriptCommunicateChain([
+      { model: 'claude-test', userMessage: 'Set up the server', id: 'toolu_delegate', to: 'developer', message: 'Set up the server on the right port', reply: 'The server is set up on the port you chose.' },
+      { model: 'gpt-test', userMessage: 'Set up the server on the right port', id: 'call_ask', to: 'user', message: 'Which port should the server listen on?', reply: 'Configured the port.' },
+    ]);
+    await answerQuestion('Set up the server', { from: 'developer', chain: 'user → coordinator → developer', question: 'Which port should the server listen on?' }, '8080, please');
     const after = await terminal.waitFor('coordinator: The server is set up on the port you chose.');
     // Once answered, the card leaves the live region: the question stays in the scrollback above the answer.
     expect(after.replace(/ +$/gm, '')).toMatch(/developer asked \(developer__user, via user → coordinator → developer\): Which port should the server listen on\?\nyou → developer: 8080, please/);
@@ -167,8 +139,50 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     // What was approved stays in the scrollback: both diffs, above their decisions.
     expect(terminal.count('+content of a.txt')).toBe(1);
     expect(terminal.count('+content of b.txt')).toBe(1);
-    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('content of a.txt\n');
-    expect(readFileSync(join(dir, 'b.txt'), 'utf8')).toBe('content of b.txt\n');
+    expect(readFileSync(join(workspace.dir, 'a.txt'), 'utf8')).toBe('content of a.txt\n');
+    expect(readFileSync(join(workspace.dir, 'b.txt'), 'utf8')).toBe('content of b.txt\n');
+  }, 90_000);
+
+  it('a question from a delegate three levels down shows the whole chain; the answer goes back as its communicate result, up every level', async () => {
+    useModel('reviewer', { provider: 'openai', model: 'gpt-review', baseURL: `${mock.url}/v1` });
+    scriptCommunicateChain([
+      { model: 'claude-test', userMessage: 'Ship the release', id: 'toolu_prepare', to: 'developer', message: 'Prepare the release', reply: 'The release is out.' },
+      { model: 'gpt-test', userMessage: 'Prepare the release', id: 'call_review', to: 'reviewer', message: 'Review the release', reply: 'Prepared after the review.' },
+      { model: 'gpt-review', userMessage: 'Review the release', id: 'call_version', to: 'user', message: 'Which version number should it get?', reply: 'Reviewed: the version is noted.' },
+    ]);
+    await answerQuestion('Ship the release', { from: 'reviewer', chain: 'user → coordinator → developer → reviewer', question: 'Which version number should it get?' }, '2.0.0');
+    await terminal.waitFor('coordinator: The release is out.');
+    expect(toolResultSent('call_version')).toBe('2.0.0');
+    expect(toolResultSent('call_review')).toBe('Reviewed: the version is noted.');
+    expect(mock.getRequests().some((entry) => JSON.stringify(entry.body).includes('Prepared after the review.'))).toBe(true);
+    expectConsistent();
+  }, 90_000);
+
+  it('three delegates streaming at once, taller than the terminal: no full-screen redraw, every line once in the scrollback, in order', async () => {
+    const names = ['alpha', 'bravo', 'charlie'];
+    const report = (name: string) => Array.from({ length: 30 }, (_, index) => `${name}-line-${String(index + 1).padStart(2, '0')} of the ${name} report`).join('\n');
+    mock.on({ model: 'claude-test', userMessage: 'Report from all three', hasToolResult: false }, { toolCalls: names.map((name) => ({ id: `toolu_${name}`, name: 'communicate', arguments: JSON.stringify({ to: 'developer', conversation: name, message: `Report ${name}` }) })) });
+    mock.on({ model: 'claude-test', userMessage: 'Report from all three', hasToolResult: true }, { content: 'All three reported.' });
+    for (const name of names) mock.on({ model: 'gpt-test', userMessage: `Report ${name}` }, { content: report(name) }, { latency: 8, chunkSize: 7 });
+    await startRepl();
+    const raw = join(workspace.dir, 'terminal.raw');
+    terminal.record(raw);
+    terminal.type('Report from all three');
+    const shown = await terminal.waitFor(/All three reported\.\s*\n\s+\(\d/);
+    // A full redraw clears the screen and the scrollback (and a terminal without that support keeps both copies).
+    const written = readFileSync(raw, 'latin1');
+    expect(written.includes('\x1b[2J'), 'the screen was cleared (a full redraw)').toBe(false);
+    expect(written.includes('\x1b[3J'), 'the scrollback was cleared (a full redraw)').toBe(false);
+    expect(shown.split('/help for commands').length - 1).toBe(1);
+    for (const name of names) {
+      let previous = -1;
+      for (let line = 1; line <= 30; line += 1) {
+        const text = `${name}-line-${String(line).padStart(2, '0')} of the ${name} report`;
+        expect(shown.split(text).length - 1, text).toBe(1);
+        expect(shown.indexOf(text), `${text} follows the line before it`).toBeGreaterThan(previous);
+        previous = shown.indexOf(text);
+      }
+    }
   }, 90_000);
 
   it('a rejection with a reason reaches the model, and the agent adapts', async () => {
@@ -184,7 +198,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expect(toolResultSent('toolu_key')).toBe('Rejected: user rejected it: secrets stay out of the repository');
     terminal.keys('C-o');
     await terminal.waitFor(/input:\s*\n\s+\{\s*\n\s+"path": "\.env",/);
-    expect(existsSync(join(dir, '.env'))).toBe(false);
+    expect(existsSync(join(workspace.dir, '.env'))).toBe(false);
   }, 90_000);
 
   it('what is typed while the agent works is shown as queued, then sent when the turn ends', async () => {
@@ -239,7 +253,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     await terminal.waitFor('[legion exited: 0]');
     terminal.kill();
 
-    terminal = new TmuxTerminal(dir, 'again');
+    terminal = new TmuxTerminal(workspace.dir, 'again');
     await startRepl(['--new']);
     // The input history survived the restart: ↑ brings back what was typed last time.
     terminal.keys('Up');
@@ -258,8 +272,28 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     await terminal.waitFor('coordinator: You said 42.');
     const request = mock.getRequests().at(-1)?.body as { messages?: JournalMessage[] };
     expect(JSON.stringify(request.messages)).toContain('Remember the number 42');
-    expect(readdirSync(join(dir, '.legion/sessions')).filter((name) => !name.startsWith('.'))).toHaveLength(2);
+    expect(readdirSync(join(workspace.dir, '.legion/sessions')).filter((name) => !name.startsWith('.'))).toHaveLength(2);
   }, 120_000);
+
+  it('/resume completes a session id among 300 sessions: the newest first, and a unique prefix completes the oldest', async () => {
+    const legion = Legion.open({ root: workspace.dir });
+    const ids: string[] = [];
+    for (let count = 0; count < 300; count += 1) ids.push((await legion.sessions.create()).id);
+    await legion.close();
+    const oldest = ids[0]!;
+    await startRepl();
+    terminal.type(`/resume ${oldest.slice(0, 4)}`, false);
+    const listed = await terminal.waitFor(/\(1\/20\)/);
+    // Most recently active first: the list starts with the newest session.
+    expect(listed.slice(listed.lastIndexOf(`/resume ${oldest.slice(0, 4)}`))).toContain(ids.at(-1)!);
+    terminal.keys('C-u');
+    terminal.type(`/resume ${oldest.slice(0, -1)}`, false);
+    await terminal.waitFor(oldest);
+    terminal.keys('Tab');
+    await terminal.waitFor(new RegExp(`─\\n\\s*/resume ${oldest}`));
+    terminal.keys('Enter');
+    await terminal.waitFor(`session ${oldest} (new)`);
+  }, 90_000);
 
   it('/cost shows what the usage ledger holds, per participant, own and with delegates', async () => {
     mock.on({ model: 'claude-test', userMessage: 'Ask the developer', hasToolResult: false }, { toolCalls: [{ id: 'toolu_dev', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Say hi' }) }] });
@@ -270,8 +304,8 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     await terminal.waitFor('coordinator: The developer said hi.');
     terminal.type('/cost');
     const shown = await terminal.waitFor(/coordinator {2}own .*\n/);
-    const [session] = readdirSync(join(dir, '.legion/sessions')).filter((name) => !name.startsWith('.'));
-    const ledger = readFileSync(join(dir, '.legion/sessions', session!, 'usage.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => UsageRecordSchema.parse(JSON.parse(line)));
+    const [session] = readdirSync(join(workspace.dir, '.legion/sessions')).filter((name) => !name.startsWith('.'));
+    const ledger = readFileSync(join(workspace.dir, '.legion/sessions', session!, 'usage.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => UsageRecordSchema.parse(JSON.parse(line)));
     const summary = summarizeUsage(ledger);
     expect(summary.total.calls).toBe(3);
     const tokens = (totals: { inputTokens: number; outputTokens: number }) => `${totals.inputTokens + totals.outputTokens} tokens`;
@@ -308,11 +342,11 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
   }, 60_000);
 
   it('offers legion init where there is no workspace, then talks to the entry agent', async () => {
-    rmSync(join(dir, '.legion'), { recursive: true, force: true });
+    rmSync(join(workspace.dir, '.legion'), { recursive: true, force: true });
     await startRepl([], 'Create one here (legion init)? [Y/n]');
     terminal.type('y');
     await terminal.waitFor('/help for commands');
-    expect(existsSync(join(dir, '.legion/collective/participants/coordinator.json'))).toBe(true);
+    expect(existsSync(join(workspace.dir, '.legion/collective/participants/coordinator.json'))).toBe(true);
     expect(terminal.screen()).toContain('talking to coordinator');
     terminal.keys('C-c');
     await terminal.waitFor('Press Ctrl-C again to quit');
@@ -324,7 +358,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     // The input is drawn first, then the engine loads: the key is pressed in between. A workspace
     // with thousands of sessions and no latest-session index (a real, large workspace) keeps that
     // window open long enough to hit on a fast machine too (the scan finds the latest session).
-    const sessions = join(dir, '.legion/sessions');
+    const sessions = join(workspace.dir, '.legion/sessions');
     for (let index = 0; index < 4000; index++) {
       const id = `20250101-000000-${String(index).padStart(6, '0')}`;
       mkdirSync(join(sessions, id), { recursive: true });
@@ -351,8 +385,46 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expect(shown).not.toContain('───');
   }, 60_000);
 
+  it('a broken participant file, or a session that does not exist, stops the REPL with the error and its fix below a clean screen', async () => {
+    writeFileSync(join(workspace.dir, '.legion/collective/participants/developer.json'), '{ "id": "developer",');
+    launch([]);
+    const shown = (await terminal.waitFor('[legion exited: 1]')).replace(/ +$/gm, '');
+    expect(shown).not.toContain('───');
+    expect(shown).not.toContain('opening the workspace');
+    expect(shown).toMatch(/^The session could not be opened:\n\n?legion: [^\n]*developer\.json: is not valid JSON[^\n]*Fix: [^\n]+\n\[legion exited: 1\]/m);
+    terminal.kill();
+    rmSync(join(workspace.dir, '.legion/collective/participants/developer.json'));
+    terminal = new TmuxTerminal(workspace.dir, 'second');
+    launch(['--session', 'no-such-session']);
+    const second = (await terminal.waitFor('[legion exited: 1]')).replace(/ +$/gm, '');
+    expect(second).not.toContain('───');
+    expect(second).toMatch(/^The session could not be opened:\n\n?legion: [^\n]*no-such-session[^\n]*\n\[legion exited: 1\]/m);
+  }, 60_000);
+
+  it('an MCP server that fails to start: the error prints above the input, with the server named, and the REPL goes on', async () => {
+    writeFileSync(join(workspace.dir, '.legion/config.json'), JSON.stringify({ version: 1, entryAgent: 'coordinator', mcpServers: { broken: { command: join(workspace.dir, 'no-such-server') } } }));
+    mock.on({ userMessage: 'First try' }, { content: 'Answered without the server.' });
+    await startRepl();
+    terminal.type('First try');
+    const first = (await terminal.waitFor(/you → coordinator: First try[\s\S]*\n\s+\(\d[^\n]*\)\n─+\n\s*\n─+\s*$/)).replace(/ +$/gm, '');
+    expect(first.slice(first.indexOf('you → coordinator: First try'))).toContain('MCP server "broken"');
+    terminal.type('/agents');
+    await terminal.waitFor(/› \/agents\n[\s\S]*reviewer[\s\S]*\n─+\n\s*\n─+\s*$/);
+  }, 60_000);
+
+  it('a provider without a key: the error and its fix print above the input, and another agent still answers', async () => {
+    mock.on({ model: 'gpt-test', userMessage: 'Are you there?' }, { content: 'The developer is here.' });
+    await startRepl([], '/help for commands', { ANTHROPIC_API_KEY: '' });
+    terminal.type('Hello coordinator');
+    const first = (await terminal.waitFor(/you → coordinator: Hello coordinator[\s\S]*\n\s+\(\d[^\n]*\)\n─+\n\s*\n─+\s*$/)).replace(/ +$/gm, '');
+    expect(first.replace(/\s+/g, ' ')).toContain('no API key is set. Set ANTHROPIC_API_KEY in the environment');
+    terminal.type('/to developer');
+    terminal.type('Are you there?');
+    await terminal.waitFor(/developer: The developer is here\.\s*\n\s+\(\d[^\n]*\)\n─+\n\s*\n─+\s*$/);
+  }, 60_000);
+
   it('a missing entry agent falls back to the first agent, and says so', async () => {
-    const config = join(dir, '.legion/config.json');
+    const config = join(workspace.dir, '.legion/config.json');
     writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), entryAgent: 'ghost' }, null, 2));
     await startRepl();
     const shown = terminal.screen().replace(/\s+/g, ' ');
@@ -375,7 +447,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     terminal.type('/tools');
     await terminal.waitFor(/developer sees \d+ tools:\s*\n\s+\w+/);
     expect(terminal.screen()).toMatch(/file_write \(builtin, requires_approval\)/);
-    writeFileSync(join(dir, 'plan.md'), '# plan\n');
+    writeFileSync(join(workspace.dir, 'plan.md'), '# plan\n');
     terminal.type('line one\\');
     terminal.type('line two, see @plan.md');
     await terminal.waitFor('developer: The developer read both lines.');
@@ -387,8 +459,8 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
 
   it('@ and part of a file name, then Tab, completes a workspace file (no fd binary needed) and sends it as a reference', async () => {
     mock.on({ model: 'claude-test', userMessage: 'Summarise @docs/' }, { content: 'Summarised the plan.' });
-    mkdirSync(join(dir, 'docs'));
-    writeFileSync(join(dir, 'docs', 'release-plan.md'), '# plan\n');
+    mkdirSync(join(workspace.dir, 'docs'));
+    writeFileSync(join(workspace.dir, 'docs', 'release-plan.md'), '# plan\n');
     await startRepl();
     terminal.type('Summarise @release-pl', false);
     terminal.keys('Tab');
@@ -410,6 +482,19 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expect(turn).toMatch(/^you → coordinator: Hello there\n[^\n]*deprecated[\s\S]*?\ncoordinator: Hello back\.\n\s+\([^\n]*\)\n─+\n\s*\n─+\s*$/);
   }, 60_000);
 
+  it('what is written to stderr while the REPL runs (a library, a Node warning) prints above the input, not over it', async () => {
+    mock.on({ userMessage: 'Still there?' }, { content: 'Still here.' });
+    const pidFile = join(workspace.dir, 'legion.pid');
+    await startRepl([], '/help for commands', { NODE_OPTIONS: `--import=${STDERR_WRITER}`, LEGION_TEST_PID_FILE: pidFile });
+    process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGUSR2');
+    await terminal.waitFor('this option will go away');
+    terminal.type('Still there?');
+    const shown = (await terminal.waitFor(/Still here\.\s*\n\s+\(\d/)).replace(/ +$/gm, '');
+    const since = shown.slice(shown.indexOf('a library warns'));
+    // The line written in two pieces is one line, the warning follows, then the turn, then the input: nothing drawn over it.
+    expect(since).toMatch(/^a library warns: the cache is nearly full\n[^\n]*DeprecationWarning: this option will go away\n[\s\S]*you → coordinator: Still there\?\ncoordinator: Still here\.\n\s+\([^\n]*\)\n─+\n\s*\n─+\s*$/);
+  }, 60_000);
+
   it('an approval waiting when the turn is cancelled stays pending; /approve answers it and the work resumes', async () => {
     mock.on({ model: 'claude-test', userMessage: 'Write the notes', hasToolResult: false }, { toolCalls: [{ id: 'toolu_notes', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'kept' }) }] });
     mock.on({ model: 'claude-test', userMessage: 'Write the notes', hasToolResult: true }, { content: 'notes.txt is written.' });
@@ -420,12 +505,12 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     const shown = await terminal.waitFor('stays pending: answer it with /approvals');
     const id = /approval (apr_\w+) \(coordinator → file_write\) stays pending/.exec(shown)?.[1];
     expect(id).toBeDefined();
-    expect(existsSync(join(dir, 'notes.txt'))).toBe(false);
+    expect(existsSync(join(workspace.dir, 'notes.txt'))).toBe(false);
     terminal.type('/approvals');
     await terminal.waitFor(new RegExp(`${id}  coordinator → file_write`));
     terminal.type(`/approve ${id}`);
     await terminal.waitFor('coordinator: notes.txt is written.');
-    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('kept');
+    expect(readFileSync(join(workspace.dir, 'notes.txt'), 'utf8')).toBe('kept');
     expectConsistent();
   }, 90_000);
 
@@ -447,7 +532,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     // The rule answers the next matching call: no card, the write happens.
     terminal.type('Log two');
     await terminal.waitFor('coordinator: Logged two.');
-    expect(readFileSync(join(dir, 'log.txt'), 'utf8')).toBe('entry toolu_two');
+    expect(readFileSync(join(workspace.dir, 'log.txt'), 'utf8')).toBe('entry toolu_two');
     terminal.type('/approvals rules');
     await terminal.waitFor(new RegExp(`${rules[0]!.id}  coordinator → file_write log\\.txt`));
     terminal.type(`/approvals rules rm ${rules[0]!.id}`);
@@ -456,7 +541,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
   }, 90_000);
 
   it('a compaction that happens on its own is said in the scrollback, and the conversation goes on', async () => {
-    const file = join(dir, '.legion/collective/participants/coordinator.json');
+    const file = join(workspace.dir, '.legion/collective/participants/coordinator.json');
     writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), tools: 'none', context: { window: 100_000, summarizeAtTokens: 400, protectRecentTokens: 50 } }, null, 2));
     const long = 'The parser walks the input once and notes positions for its error messages. '.repeat(12);
     mock.on({ userMessage: 'The conversation to fold in' }, { content: 'Summary: two long notes about the parser.' });

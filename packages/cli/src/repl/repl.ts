@@ -10,6 +10,7 @@ import { clip } from './format.js';
 import { HistorySearch } from './history-search.js';
 import { InputHistory } from './input-history.js';
 import { Prompts, TERMINAL_MEDIUM } from './prompts.js';
+import { offerRemoteAsks } from './remote-offers.js';
 import type { Screen } from './screen.js';
 import { runShellEscape } from './shell-escape.js';
 import { runSlashCommand, slashCommands, type ReplControl } from './slash-commands.js';
@@ -53,6 +54,8 @@ class Repl implements ReplControl {
   private lastCtrlC = 0;
   private finished!: (code: number) => void;
   private readonly detach: Array<() => void> = [];
+  private follower: (() => void) | undefined;
+  private readonly remote: ReturnType<typeof offerRemoteAsks>;
   readonly target: { to: string; conversation?: string | undefined };
 
   private constructor(
@@ -67,6 +70,9 @@ class Repl implements ReplControl {
     this.detach.push(this.activity.attach(legion.events));
     this.prompts = new Prompts(this.screen, legion.paths.root, this.activity.chains, () => this.activity.render(), (request) => legion.approvalRules.patternFor(request));
     this.detach.push(legion.attachUser(this.prompts.surface()));
+    // What another process (legion serve, a legion run) asks the user joins the same queue of cards.
+    this.remote = offerRemoteAsks(legion, this.prompts, { session: () => this.session, you, print: (text) => this.print(text) });
+    this.detach.push(this.remote.stop);
     this.history = new InputHistory(join(legion.paths.root, LEGION_DIR, 'run', 'repl-history.jsonl'));
     for (const entry of this.history.entries) this.screen.editor.addToHistory(entry);
     this.search = new HistorySearch(this.history, (line) => this.screen.setHint(line), (text) => this.screen.editor.setText(text));
@@ -81,6 +87,7 @@ class Repl implements ReplControl {
     // Listening before the entry agent is looked up: a fallback is announced as a warning, and shown.
     const repl = new Repl(options.screen, legion, session, you, 'pending');
     repl.target.to = options.to ?? legion.entryAgentId();
+    await repl.follow();
     return repl;
   }
 
@@ -124,7 +131,16 @@ class Repl implements ReplControl {
       return;
     }
     this.session = session;
+    await this.follow();
     this.print(await this.banner(false));
+  }
+
+  /** Follows the current session: other processes' questions and approval requests arrive as events (then cards). */
+  private async follow(): Promise<void> {
+    this.follower?.();
+    this.follower = await this.legion.follow(this.session);
+    // After the follower starts: what is answered from here on leaves its card.
+    await this.remote.offerWaiting();
   }
 
   pick(title: string, items: Array<{ label: string; value: string }>, chosen: (value: string) => Promise<void>): void {
@@ -162,6 +178,7 @@ class Repl implements ReplControl {
     this.turn?.controller.abort(new Error('the REPL was closed'));
     this.turn = undefined;
     for (const detach of this.detach) detach();
+    this.follower?.();
     this.screen.stop();
     this.finished(0);
   }

@@ -1,6 +1,7 @@
-import { CombinedAutocompleteProvider, Container, Editor, ProcessTerminal, Text, TUI, type AutocompleteProvider, type Component, type Terminal } from '@mariozechner/pi-tui';
+import { CombinedAutocompleteProvider, Editor, ProcessTerminal, Text, TUI, type AutocompleteProvider, type Component, type Terminal } from '@mariozechner/pi-tui';
 import { format } from 'node:util';
 import { styleFor } from '../render/style.js';
+import { Transcript } from './transcript.js';
 
 const style = styleFor(process.stdout);
 
@@ -15,10 +16,8 @@ const style = styleFor(process.stdout);
 export class Screen {
   readonly tui: TUI;
   readonly editor: InlineEditor;
-  /** Finished output: appended to, never edited. */
-  private readonly printed = new Container();
-  /** Text still streaming, one block per conversation. */
-  private readonly streams = new Container();
+  /** Finished output, appended to and never edited, then the text still streaming. */
+  private readonly transcript: Transcript;
   private readonly card = new Text('', 0, 0);
   private readonly queued = new Text('', 0, 0);
   private readonly status = new Text('', 0, 0);
@@ -27,11 +26,12 @@ export class Screen {
 
   /** Settles once the first frame is on the terminal (after `start`). */
   readonly drawn: Promise<void>;
+  private readonly frames: FrameWatch;
 
   constructor(terminal: Terminal = new ProcessTerminal()) {
     this.tui = new TUI(terminal);
-    const firstFrame = new FirstFrame();
-    this.drawn = firstFrame.drawn;
+    this.frames = new FrameWatch();
+    this.drawn = this.frames.next();
     this.editor = new InlineEditor(this.tui, {
       borderColor: (text) => style.dim(text),
       selectList: {
@@ -42,21 +42,49 @@ export class Screen {
         noMatch: (text) => style.dim(text),
       },
     }, { paddingX: 0 });
-    for (const part of [this.printed, this.streams, this.card, this.queued, this.hint, this.status, this.editor, firstFrame]) this.tui.addChild(part);
+    const below = [this.card, this.queued, this.hint, this.status, this.editor];
+    this.transcript = new Transcript(() => terminal.rows, (width) => below.reduce((lines, part) => lines + part.render(width).length, 0));
+    for (const part of [this.transcript, ...below, this.frames]) this.tui.addChild(part);
     this.tui.setFocus(this.editor);
   }
 
   /** The console as it was before `start`: a library's console output goes among the printed lines meanwhile. */
   private savedConsole: Pick<Console, ConsoleMethod> | undefined;
 
+  /** Between `start` and `stop`: the terminal is ours, and frames are drawn. */
+  private running = false;
+
   start(): void {
+    this.running = true;
     this.tui.start();
     this.captureConsole();
+    this.captureStderr();
   }
 
   stop(): void {
+    this.running = false;
+    const unfinished = this.releaseStderr();
     this.releaseConsole();
     this.tui.stop();
+    if (unfinished) process.stderr.write(unfinished);
+  }
+
+  /**
+   * Gives the terminal back with nothing of the live region left on it but
+   * `last` (no input box), so what is written next (the error that ended the
+   * REPL) reads cleanly below what was printed. A line stays: pi-tui leaves the
+   * first line standing when a frame shrinks to nothing.
+   */
+  async stopClean(last: string): Promise<void> {
+    // Stopped already (the user quit, then closing failed): no frame would come.
+    if (!this.running) return;
+    for (const part of [this.card, this.queued, this.hint]) part.setText('');
+    this.status.setText(last);
+    this.tui.removeChild(this.editor);
+    const drawn = this.frames.next();
+    this.tui.requestRender();
+    await drawn;
+    this.stop();
   }
 
   /**
@@ -80,31 +108,59 @@ export class Screen {
     this.savedConsole = undefined;
   }
 
+  /** `process.stderr.write` as it was before `start`, and a line written to it in part. */
+  private savedStderr: { write: typeof process.stderr.write; partial: string } | undefined;
+
+  /**
+   * Node's own warnings and libraries that write to stderr directly: the same
+   * fault as the console's, the same remedy; a line is printed once it is whole.
+   */
+  private captureStderr(): void {
+    if (this.savedStderr) return;
+    const saved = { write: process.stderr.write, partial: '' };
+    this.savedStderr = saved;
+    const write = (chunk: string | Uint8Array, encodingOrDone?: BufferEncoding | ((error?: Error | null) => void), done?: (error?: Error | null) => void): boolean => {
+      const text = saved.partial + (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString(typeof encodingOrDone === 'string' ? encodingOrDone : 'utf8'));
+      const end = text.lastIndexOf('\n');
+      saved.partial = text.slice(end + 1);
+      if (end >= 0) this.print(style.yellow(text.slice(0, end)));
+      const callback = typeof encodingOrDone === 'function' ? encodingOrDone : done;
+      if (callback) process.nextTick(callback);
+      return true;
+    };
+    process.stderr.write = write as typeof process.stderr.write;
+  }
+
+  /** Gives stderr back; returns what was written to it after its last new line. */
+  private releaseStderr(): string {
+    const saved = this.savedStderr;
+    if (!saved) return '';
+    this.savedStderr = undefined;
+    process.stderr.write = saved.write;
+    return saved.partial;
+  }
+
   setAutocomplete(provider: AutocompleteProvider | CombinedAutocompleteProvider): void {
     this.editor.setAutocompleteProvider(provider);
   }
 
   /** Prints finished lines above the live region. */
   print(text: string): void {
-    this.printed.addChild(new Text(text, 0, 0));
+    this.transcript.print(text);
     this.tui.requestRender();
   }
 
-  /** A block that grows while its text streams; `finish` moves it, unchanged, among the printed lines. */
+  /** A block that grows while its text streams; `finish` moves it among the printed lines. */
   openStream(header: string): { append(text: string): void; finish(): void } {
-    const block = new Text(header, 0, 0);
-    let text = header;
-    this.streams.addChild(block);
+    const stream = this.transcript.open(header);
     this.tui.requestRender();
     return {
       append: (delta) => {
-        text += delta;
-        block.setText(text);
+        stream.append(delta);
         this.tui.requestRender();
       },
       finish: () => {
-        this.streams.removeChild(block);
-        this.printed.addChild(block);
+        stream.finish();
         this.tui.requestRender();
       },
     };
@@ -132,7 +188,7 @@ export class Screen {
 
   /** Clears the screen (the terminal's scrollback too); the session's data is untouched. */
   clear(): void {
-    this.printed.clear();
+    this.transcript.clear();
     this.tui.requestRender(true);
   }
 }
@@ -157,16 +213,20 @@ function trimPadding(line: string): string {
 }
 
 /**
- * Draws nothing; tells when pi-tui first renders. pi-tui writes a frame right after rendering its
- * components, in the same call, so whoever awaits `drawn` runs once the frame is written.
+ * Draws nothing; tells when pi-tui next renders. pi-tui writes a frame right after rendering its
+ * components, in the same call, so whoever awaits `next()` runs once the frame is written.
  */
-class FirstFrame implements Component {
-  private resolveDrawn: (() => void) | undefined;
-  readonly drawn = new Promise<void>((resolve) => (this.resolveDrawn = resolve));
+class FrameWatch implements Component {
+  private waiting: Array<() => void> = [];
+
+  next(): Promise<void> {
+    return new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
 
   render(): string[] {
-    this.resolveDrawn?.();
-    this.resolveDrawn = undefined;
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const resolve of waiting) resolve();
     return [];
   }
 

@@ -67,6 +67,11 @@ export class TmuxTerminal {
     return this.screen();
   }
 
+  /** From now on, every byte the program writes to the terminal is appended to `file` (tmux pipe-pane). */
+  record(file: string): void {
+    this.tmux('pipe-pane', '-o', '-t', 'main', `cat >> ${shellQuote(file)}`);
+  }
+
   /** Types text literally, then optionally presses Enter. */
   type(text: string, enter = true): void {
     this.tmux('send-keys', '-t', 'main', '-l', text);

@@ -9,6 +9,7 @@ import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { canApprove } from '../collective/approval-authority.js';
 import type { ApprovalRule } from '../collective/approval-rule.js';
 import { rememberedFields, type ApprovalRuleRecorder } from '../conversation/answer-approvals.js';
+import type { ApprovalDecisionRecord } from '../storage/approval-records.js';
 
 /**
  * How the gate asks a user now: every request of one model response at once.
@@ -19,7 +20,20 @@ export type AskUserForApprovals = (request: {
   approver: Participant;
   requests: ApprovalView[];
   signal: AbortSignal;
+  /**
+   * The approvals log as the surfaces' rival: `recorded` resolves once every
+   * request is decided by anyone (another process, `answerApprovals`), `claim`
+   * records a surface's answers first-wins. When given, the decisions are in
+   * the log by the time the ask resolves.
+   */
+  race?: ApprovalRace | undefined;
 }) => Promise<{ answers: ApprovalAnswer[]; medium: string } | undefined>;
+
+/** How an approval batch races the approvals log (the shape of `UserSurfaces`' `OfferRace`). */
+export interface ApprovalRace {
+  recorded(signal: AbortSignal): Promise<{ value: ApprovalAnswer[]; medium: string }>;
+  claim(answers: ApprovalAnswer[], medium: string): Promise<{ ok: true } | { ok: false; value: ApprovalAnswer[]; medium: string }>;
+}
 
 export interface ApprovalCall {
   toolUse: ToolUseBlock;
@@ -89,45 +103,76 @@ export class ApprovalGate {
     for (const [approverId, records] of byApprover) {
       const approver = this.collective.require(approverId);
       const views = records.map((record) => stored.view(record.id)!);
-      const answered = approver.type === 'user' ? await this.askUser({ approver, requests: views, signal: context.signal }) : undefined;
-      if (!answered) {
-        for (const view of views) outcomes.set(records.find((record) => record.id === view.id)!.toolUseId, { status: 'pending', request: view });
-        continue;
+      const race: ApprovalRace = {
+        recorded: async (signal) => {
+          const decisions = await context.store.decisionsOf(views.map((view) => view.id), signal);
+          return { value: decisions.map(answerOf), medium: mediumOf(decisions) };
+        },
+        claim: (answers, medium) => this.claim(records, answers, { approverId, medium, sessionId: context.sessionId, store: context.store }),
+      };
+      const answered = approver.type === 'user' ? await this.askUser({ approver, requests: views, signal: context.signal, race }) : undefined;
+      // Whoever answered (a surface here, another process, both racing), the log holds the one decision of each;
+      // an ask that took no race leaves its answers for the gate to record.
+      let decided = await context.store.state();
+      const unrecorded = records.filter((record) => !decided.decision(record.id));
+      if (answered && unrecorded.length > 0) {
+        await this.claim(unrecorded, answered.answers, { approverId, medium: answered.medium, sessionId: context.sessionId, store: context.store });
+        decided = await context.store.state();
       }
-      const { answers, medium } = answered;
       for (const record of records) {
-        const answer = answers.find((candidate) => candidate.id === record.id);
-        // An unanswered request in a surface's reply is a rejection: silence never runs a tool.
-        let approved = answer?.decision === 'approve';
-        let reason = answer?.reason ?? (answer ? undefined : 'no answer was given');
-        let decidedBy = approverId;
-        const rule = approved && answer ? await this.ruleFor(record, answer, { decidedBy: approverId, sessionId: context.sessionId, medium }) : undefined;
-        const claimed = await context.store.decide([
-          {
-            kind: 'decision',
-            version: 1,
-            requestId: record.id,
-            at: new Date().toISOString(),
-            decision: approved ? 'approved' : 'rejected',
-            ...(reason ? { reason } : {}),
-            decidedBy: approverId,
-            ...(approved && answer ? rememberedFields(answer, rule) : {}),
-            medium,
-          },
-        ]);
-        // Only the decision that won makes its rule: of several surfaces or processes answering, the first.
-        if (claimed.ok && rule) this.rules?.recorder.record(rule);
-        // Someone else (another process, `legion approve`) decided while we asked: theirs is the decision.
-        if (!claimed.ok) {
-          const winner = claimed.taken[0]!;
-          approved = winner.decision === 'approved';
-          reason = winner.reason;
-          decidedBy = winner.decidedBy;
+        const decision = decided.decision(record.id);
+        if (!decision) {
+          // Nobody could answer now: the turn pauses on it, durably. (Read after the ask: a decision another
+          // process recorded while it ended, which did not resume this still-live turn, is taken here.)
+          outcomes.set(record.toolUseId, { status: 'pending', request: views.find((view) => view.id === record.id)! });
+          continue;
         }
-        outcomes.set(record.toolUseId, approved ? { status: 'approved' } : { status: 'rejected', reason: `${decidedBy} rejected it${reason ? `: ${reason}` : ''}` });
+        outcomes.set(
+          record.toolUseId,
+          decision.decision === 'approved' ? { status: 'approved' } : { status: 'rejected', reason: `${decision.decidedBy} rejected it${decision.reason ? `: ${decision.reason}` : ''}` },
+        );
       }
     }
     return outcomes;
+  }
+
+  /**
+   * Records a surface's answers, one first-wins decision per request. The
+   * surface's answer counts if any of its decisions won; when every one was
+   * taken first (another process decided them all), those decisions are the answer.
+   */
+  private async claim(
+    records: readonly ApprovalRequestRecord[],
+    answers: readonly ApprovalAnswer[],
+    context: { approverId: string; medium: string; sessionId: string; store: SessionApprovals },
+  ): Promise<{ ok: true } | { ok: false; value: ApprovalAnswer[]; medium: string }> {
+    const { approverId, medium } = context;
+    const taken: ApprovalDecisionRecord[] = [];
+    for (const record of records) {
+      const answer = answers.find((candidate) => candidate.id === record.id);
+      // An unanswered request in a surface's reply is a rejection: silence never runs a tool.
+      const approved = answer?.decision === 'approve';
+      const reason = answer?.reason ?? (answer ? undefined : 'no answer was given');
+      const rule = approved && answer ? await this.ruleFor(record, answer, { decidedBy: approverId, sessionId: context.sessionId, medium }) : undefined;
+      const claimed = await context.store.decide([
+        {
+          kind: 'decision',
+          version: 1,
+          requestId: record.id,
+          at: new Date().toISOString(),
+          decision: approved ? 'approved' : 'rejected',
+          ...(reason ? { reason } : {}),
+          decidedBy: approverId,
+          ...(approved && answer ? rememberedFields(answer, rule) : {}),
+          medium,
+        },
+      ]);
+      // Only the decision that won makes its rule: of several surfaces or processes answering, the first.
+      if (claimed.ok && rule) this.rules?.recorder.record(rule);
+      if (!claimed.ok) taken.push(claimed.taken[0]!);
+    }
+    if (taken.length < records.length) return { ok: true };
+    return { ok: false, value: taken.map(answerOf), medium: mediumOf(taken) };
   }
 
   /** The rule an "approve always" answer makes; one that cannot be made (surfaces check first) approves this call only, and says so. */
@@ -148,4 +193,15 @@ export class ApprovalGate {
     }
     return undefined;
   }
+}
+
+/** A recorded decision as the answer it stands for (what a surface that lost is shown instead of its own). */
+function answerOf(decision: ApprovalDecisionRecord): ApprovalAnswer {
+  return { id: decision.requestId, decision: decision.decision === 'approved' ? 'approve' : 'reject', ...(decision.reason !== undefined ? { reason: decision.reason } : {}) };
+}
+
+/** The surface(s) decisions were given on, as `AnsweredElsewhereError` names them. */
+function mediumOf(decisions: readonly ApprovalDecisionRecord[]): string {
+  const media = [...new Set(decisions.map((decision) => decision.medium ?? decision.decidedBy))];
+  return media.join(', ') || 'another process';
 }

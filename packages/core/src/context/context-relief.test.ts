@@ -2,8 +2,9 @@ import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import type { ModelConfig, ParticipantInput } from '../collective/participant.js';
 import type { Session } from '../conversation/Session.js';
-import { startLlmServer, keyEnv, type LlmServer } from '../providers/__fixtures__/llm-server.js';
-import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
+import { keyEnv } from '../providers/__fixtures__/llm-server.js';
+import { useLlmServer } from '../providers/__fixtures__/use-llm-server.js';
+import { agentParticipant, userParticipant, type TestLegion } from '../testing/index.js';
 import { defineTool } from '../tools/tool.js';
 import { countTextTokens } from './text-tokens.js';
 import { loadTokenCounter } from './token-count.js';
@@ -22,17 +23,8 @@ function resultsOf(body: Body): Map<string, ResultBlock> {
 }
 
 describe('context relief on real provider SDKs: eviction to artifacts, artifact_read, pruning', () => {
-  let server: LlmServer;
+  const { server, createTestLegion } = useLlmServer();
   let test: TestLegion | undefined;
-  beforeAll(async () => {
-    server = await startLlmServer();
-  });
-  afterAll(() => server.close());
-  afterEach(async () => {
-    await test?.cleanup();
-    test = undefined;
-    server.reset();
-  });
 
   // Models the table does not know get a small window (8k): the small profile, evicting above 700 tokens.
   const claude = (): ModelConfig => ({ provider: 'anthropic', model: 'claude-test', baseURL: server.anthropicURL });

@@ -3,9 +3,10 @@ import type { ContextSettings } from '../collective/context-schema.js';
 import type { ParticipantInput } from '../collective/participant.js';
 import type { LegionEvents } from '../events/event-types.js';
 import type { Message, Usage } from '../message.js';
-import { keyEnv, startLlmServer, type LlmServer } from '../providers/__fixtures__/llm-server.js';
+import { keyEnv } from '../providers/__fixtures__/llm-server.js';
+import { useLlmServer } from '../providers/__fixtures__/use-llm-server.js';
 import type { ToolDefinition } from '../providers/llm-provider.js';
-import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
+import { agentParticipant, userParticipant, type TestLegion } from '../testing/index.js';
 import { defineTool } from '../tools/tool.js';
 import { measureContext, recordSentRequest } from './token-accounting.js';
 import { loadTokenCounter, tokenUpperBound, type TokenCounter } from './token-count.js';
@@ -132,17 +133,8 @@ describe('measureContext', () => {
 });
 
 describe('each request of the agent loop is measured (real SDK, local wire server)', () => {
-  let server: LlmServer;
+  const { server, createTestLegion } = useLlmServer();
   let test: TestLegion | undefined;
-  beforeAll(async () => {
-    server = await startLlmServer();
-  });
-  afterAll(() => server.close());
-  afterEach(async () => {
-    await test?.cleanup();
-    test = undefined;
-    server.reset();
-  });
 
   it('reports the provider\'s usage for what was sent and estimates the tool results appended since', async () => {
     const participant = { ...agentParticipant('reviewer', { tools: ['read_note'], delegation: 'none' }), model: { provider: 'anthropic', model: 'claude-opus-4-5-20251101', baseURL: server.anthropicURL } } as ParticipantInput;

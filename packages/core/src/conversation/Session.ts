@@ -1,10 +1,14 @@
 import type { Collective } from '../collective/Collective.js';
 import { LegionError, ParticipantNotFoundError } from '../errors.js';
 import type { ConversationRef } from '../events/event-types.js';
-import type { AnswerOutcome, CompactOutcome, SendRequest, ToolSession, TurnResult } from '../session/turn.js';
+import type { AnswerOutcome, CompactOutcome, QuestionAnswerOutcome, SendRequest, ToolSession, TurnResult } from '../session/turn.js';
 import { framesOfTurn } from '../session/delegation-stack.js';
 import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
 import { SessionApprovals } from '../storage/SessionApprovals.js';
+import { SessionQuestions } from '../storage/SessionQuestions.js';
+import { answerQuestion, type AnswerQuestionOptions } from './answer-question.js';
+import { emitQuestionRecord } from './question-events.js';
+import { turnIsLive } from './conversation-liveness.js';
 import { SessionAgentState } from '../storage/SessionAgentState.js';
 import { SessionArtifacts } from '../storage/SessionArtifacts.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
@@ -56,6 +60,7 @@ export interface SessionMessage {
 export class Session implements ToolSession {
   private readonly conversations = new OpenHandles<Conversation>(OPEN_CONVERSATIONS);
   private approvalLog: SessionApprovals | undefined;
+  private questionLog: SessionQuestions | undefined;
   private agentStates: SessionAgentState | undefined;
   private artifactStore: SessionArtifacts | undefined;
   private tally: { totals: UsageTotals; cursor: LogCursor | undefined; reading: Promise<void> } | undefined;
@@ -119,8 +124,36 @@ export class Session implements ToolSession {
       if (record.kind === 'request' ? !events.hasListeners('approval:requested') : !events.hasListeners('approval:decided')) return;
       const current = record.kind === 'decision' ? await state() : undefined;
       emitApprovalRecord(events, this.id, record, (id) => current?.request(id));
-    });
+    }, this.watchHint());
     return this.approvalLog;
+  }
+
+  /** The session's questions to users and their answers, through the backend's question log: any process may answer them. */
+  get questions(): SessionQuestions {
+    const { events } = this.services;
+    this.questionLog ??= new SessionQuestions(this.services.backend.questions, this.id, {
+      onRecorded: async (record, state) => {
+        const name = record.kind === 'question' ? 'question:asked' : record.kind === 'answer' ? 'question:answered' : 'question:withdrawn';
+        if (!events.hasListeners(name)) return;
+        const current = record.kind === 'question' ? undefined : await state();
+        emitQuestionRecord(events, this.id, record, (id) => current?.question(id));
+      },
+      watch: this.watchHint(),
+    });
+    return this.questionLog;
+  }
+
+  /**
+   * Answers a question a user was asked, from any process on the workspace
+   * (`legion answer`, a browser): the turn that asked it goes on with the answer, once.
+   */
+  answerQuestion(id: string, text: string, options: AnswerQuestionOptions = {}): Promise<QuestionAnswerOutcome> {
+    return answerQuestion(this, this.services.collective, id, text, options);
+  }
+
+  /** Whether a turn of a live process (this one or another) runs in the conversation now. */
+  turnIsLive(conversationId: string): Promise<boolean> {
+    return turnIsLive(this.services.backend.conversations, { sessionId: this.id, conversationId });
   }
 
   /** Each agent's own documents in this session (todos, scratchbook), through the backend. */
@@ -257,6 +290,11 @@ export class Session implements ToolSession {
   async setTitle(title: string): Promise<void> {
     this.meta = await this.services.backend.sessions.update(this.id, { title });
     this.updated(['title']);
+  }
+
+  private watchHint(): ((onChange: () => void) => () => void) | undefined {
+    const { backend } = this.services;
+    return backend.watch ? (onChange) => backend.watch!(this.id, onChange) : undefined;
   }
 
   private async touch(): Promise<void> {

@@ -12,6 +12,8 @@ export interface AnsweringSession {
   readonly approvals: SessionApprovals;
   unanswered(conversationId: string): Promise<ToolUseBlock[]>;
   resumeConversation(conversationId: string, frames: readonly DelegationFrame[]): Promise<TurnResult>;
+  /** Whether a live process's turn holds the conversation now (it then takes the decisions itself); absent: never. */
+  turnIsLive?(conversationId: string): Promise<boolean>;
 }
 
 /**
@@ -116,21 +118,32 @@ export async function answerApprovals(
   // Before resuming: a call the resumed turn makes next may already be one the rule approves.
   for (const rule of rules.values()) options.rules!.record(rule);
   const roots = new Map<string, readonly DelegationFrame[]>();
+  const continuing = new Set<string>();
   for (const answer of answers) {
-    const root = await resumeRoot(session, state.request(answer.id)!);
+    const request = state.request(answer.id)!;
+    // Its gate still waits on the user in a live process (a REPL, `legion serve`): that turn reads the decision
+    // from the log and goes on; resuming it here as well would run its tools twice.
+    if (continuing.has(request.conversationId) || (await session.turnIsLive?.(request.conversationId))) {
+      continuing.add(request.conversationId);
+      continue;
+    }
+    const root = await resumeRoot(session, request);
     if (!roots.has(root.conversationId)) roots.set(root.conversationId, root.frames);
   }
   const resumed: TurnResult[] = [];
   for (const [conversationId, frames] of roots) resumed.push(await session.resumeConversation(conversationId, frames));
-  return { status: 'answered', resumed };
+  return { status: 'answered', resumed, ...(continuing.size > 0 ? { continuing: [...continuing] } : {}) };
 }
 
 /**
- * Climbs the request's recorded frames from its conversation to the highest
+ * Climbs the request's (or a question's) recorded frames from its conversation to the highest
  * one whose communicate call still waits on it; that turn resumes with the
  * frames above it, as they were when the request was made.
  */
-async function resumeRoot(session: AnsweringSession, request: ApprovalRequestRecord): Promise<{ conversationId: string; frames: readonly DelegationFrame[] }> {
+export async function resumeRoot(
+  session: Pick<AnsweringSession, 'unanswered'>,
+  request: { conversationId: string; frames: readonly DelegationFrame[] },
+): Promise<{ conversationId: string; frames: readonly DelegationFrame[] }> {
   const { frames } = request;
   let index = frames.length;
   while (index > 0) {

@@ -4,18 +4,22 @@ import type { EventBus } from '../events/EventBus.js';
 import { errorMessage } from '../errors.js';
 import type { LogCursor, SessionBackend } from '../storage/backend/session-backend.js';
 import { emitApprovalRecord } from './approval-events.js';
+import { emitQuestionRecord } from './question-events.js';
+import type { QuestionLogRecord } from '../storage/question-records.js';
 import { parseConversationId } from './conversation-id.js';
 import type { Message } from '../message.js';
 
 /**
  * Where a follower is in each conversation log, by conversation id (opaque
- * cursors of the backend), and how many approval records it has read (under
- * `approvals`, a key no conversation id can be): give it back to follow on
+ * cursors of the backend), and how many approval and question records it has
+ * read (under `approvals` and `questions`, keys no conversation id can be): give it back to follow on
  * without a gap.
  */
 export type FollowCursor = Readonly<Record<string, string>>;
 
 const APPROVALS = 'approvals';
+/** Question records read so far, like `approvals` (no conversation id can be it either). */
+const QUESTIONS = 'questions';
 export interface FollowOptions {
   /**
    * `end` (default): only what is appended from now on becomes events; what
@@ -43,7 +47,9 @@ const OWN_LIMIT = 10_000;
 /**
  * Turns messages another process appends to a session's conversation logs
  * into `message:sent` events, and its approval requests and decisions into
- * `approval:requested` / `approval:decided`, all marked `remote`, on this
+ * `approval:requested` / `approval:decided`, its questions to users and their
+ * outcomes into `question:asked` / `question:answered` / `question:withdrawn`,
+ * all marked `remote`, on this
  * process's bus. What this process appended (it emitted those events itself)
  * is skipped.
  */
@@ -69,11 +75,22 @@ export async function followSession(
     events.on('approval:decided', (event) => {
       if (event.sessionId === sessionId && !event.remote) remember(`decision ${event.requestId}`);
     }),
+    events.on('question:asked', (event) => {
+      if (event.sessionId === sessionId && !event.remote) remember(`question ${event.questionId}`);
+    }),
+    events.on('question:answered', (event) => {
+      if (event.sessionId === sessionId && !event.remote) remember(`outcome ${event.questionId}`);
+    }),
+    events.on('question:withdrawn', (event) => {
+      if (event.sessionId === sessionId && !event.remote) remember(`outcome ${event.questionId}`);
+    }),
   ];
   /** Conversation id → where this follower is in its log (undefined: it appeared after the follower started; read from its start). */
   const positions = new Map<string, LogCursor | undefined>();
   /** Approval records read so far, by `request <id>` / `decision <request id>`: the log only grows, so new ones are the unseen. */
   const seenApprovals = new Set<string>();
+  /** Question records read so far, by `question <id>` / `outcome <question id>`. */
+  const seenQuestions = new Set<string>();
   const refs = new Map<string, ConversationRef | undefined>();
   const failed = new Set<string>();
   let closed = false;
@@ -100,6 +117,7 @@ export async function followSession(
     return ref;
   };
   const keyOf = (record: ApprovalRecord): string => (record.kind === 'request' ? `request ${record.id}` : `decision ${record.requestId}`);
+  const questionKeyOf = (record: QuestionLogRecord): string => (record.kind === 'question' ? `question ${record.id}` : `outcome ${record.questionId}`);
 
   const readConversation = async (conversationId: string): Promise<void> => {
     const ref = refOf(conversationId);
@@ -135,9 +153,27 @@ export async function followSession(
       if (!own.delete(key)) emitApprovalRecord(events, sessionId, record, (id) => requests.get(id), true);
     }
   };
+  const readQuestions = async (): Promise<void> => {
+    let records: QuestionLogRecord[];
+    try {
+      records = await backend.questions.read(sessionId);
+    } catch (error) {
+      failedOnce(`questions of session ${sessionId}`, error);
+      return;
+    }
+    if (closed) return;
+    const questions = new Map(records.flatMap((record) => (record.kind === 'question' ? [[record.id, record] as const] : [])));
+    for (const record of records) {
+      const key = questionKeyOf(record);
+      if (seenQuestions.has(key)) continue;
+      seenQuestions.add(key);
+      if (!own.delete(key)) emitQuestionRecord(events, sessionId, record, (id) => questions.get(id), true);
+    }
+  };
   const readAll = async (): Promise<void> => {
     if (closed) return;
     await readApprovals();
+    await readQuestions();
     let ids: string[];
     try {
       ids = await backend.conversations.list(sessionId);
@@ -171,6 +207,12 @@ export async function followSession(
   } catch (error) {
     failedOnce(`approvals of session ${sessionId}`, error);
   }
+  const initialQuestions = from === 'end' ? Number.POSITIVE_INFINITY : Number(from[QUESTIONS] ?? 0);
+  try {
+    (await backend.questions.read(sessionId)).slice(0, initialQuestions).forEach((record) => seenQuestions.add(questionKeyOf(record)));
+  } catch (error) {
+    failedOnce(`questions of session ${sessionId}`, error);
+  }
   if (from === 'end') {
     for (const id of await backend.conversations.list(sessionId)) {
       const ref = refOf(id);
@@ -182,7 +224,7 @@ export async function followSession(
       }
     }
   } else {
-    for (const [id, cursor] of Object.entries(from)) if (id !== APPROVALS) positions.set(id, cursor as LogCursor);
+    for (const [id, cursor] of Object.entries(from)) if (id !== APPROVALS && id !== QUESTIONS) positions.set(id, cursor as LogCursor);
   }
 
   const unwatch = backend.watch?.(sessionId, () => void check());
@@ -198,7 +240,7 @@ export async function followSession(
     for (const off of ownEvents) off();
   };
   const cursor = (): FollowCursor => {
-    const current: Record<string, string> = { [APPROVALS]: String(seenApprovals.size) };
+    const current: Record<string, string> = { [APPROVALS]: String(seenApprovals.size), [QUESTIONS]: String(seenQuestions.size) };
     for (const [id, position] of positions) if (position !== undefined) current[id] = position;
     return current;
   };

@@ -152,6 +152,49 @@ export interface LegionEvents {
     remote?: true | undefined;
   };
   /**
+   * A message to a user was recorded as a question (durably, in the session's
+   * question log) before any surface is asked: any process on the workspace
+   * may answer it (`session.answerQuestion`). `remote`: a log follower read it
+   * from another process's log.
+   */
+  'question:asked': {
+    sessionId: string;
+    conversationId: string;
+    questionId: string;
+    user: string;
+    from: string;
+    chain: readonly string[];
+    text: string;
+    at: string;
+    remote?: true | undefined;
+  };
+  /**
+   * A question got its one answer (of racing surfaces and processes, the first
+   * recorded wins): `text` is the answer, `medium` the surface it was given
+   * on, `answeredBy` the user. `remote`: another process recorded it.
+   */
+  'question:answered': {
+    sessionId: string;
+    conversationId: string;
+    questionId: string;
+    user: string;
+    from: string;
+    text: string;
+    answeredBy: string;
+    medium?: string | undefined;
+    remote?: true | undefined;
+  };
+  /** A question's turn ended without an answer (stopped, or no surface could answer): it is answered nowhere any more. */
+  'question:withdrawn': {
+    sessionId: string;
+    conversationId: string;
+    questionId: string;
+    user: string;
+    from: string;
+    reason: string;
+    remote?: true | undefined;
+  };
+  /**
    * An "approve always" rule was written (`legion.approvalRules.add`, or an
    * answer with `remember: 'always'` whose decision won), by this process.
    * Workspace-level: rules hold in every session.

@@ -3,9 +3,10 @@ import { z } from 'zod';
 import type { ModelConfig, ParticipantInput } from '../collective/participant.js';
 import type { Session } from '../conversation/Session.js';
 import type { LegionEvents } from '../events/event-types.js';
-import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
+import { agentParticipant, userParticipant, type TestLegion } from '../testing/index.js';
 import { defineTool, toolDefinition } from '../tools/tool.js';
-import { closedPortURL, startLlmServer, keyEnv, type LlmServer } from './__fixtures__/llm-server.js';
+import { closedPortURL, keyEnv } from './__fixtures__/llm-server.js';
+import { useLlmServer } from './__fixtures__/use-llm-server.js';
 import { AnthropicProvider } from './anthropic/AnthropicProvider.js';
 
 /** One line of a conversation file, as written. */
@@ -15,17 +16,8 @@ type Entry =
   | { kind: 'message'; role: 'user' | 'assistant'; content: Array<Record<string, unknown>>; usage?: unknown; model?: string };
 
 describe('agent loops on real provider SDKs against a local model server', () => {
-  let server: LlmServer;
+  const { server, createTestLegion } = useLlmServer();
   let test: TestLegion | undefined;
-  beforeAll(async () => {
-    server = await startLlmServer();
-  });
-  afterAll(() => server.close());
-  afterEach(() => {
-    test?.cleanup();
-    test = undefined;
-    server.reset();
-  });
 
   const claude = (extra: Partial<ModelConfig> = {}): ModelConfig => ({ provider: 'anthropic', model: 'claude-test', baseURL: server.anthropicURL, ...extra });
   const gpt = (extra: Partial<ModelConfig> = {}): ModelConfig => ({ provider: 'openai', model: 'gpt-test', baseURL: server.openaiURL, ...extra });

@@ -7,11 +7,27 @@ import type { UserQuestion, UserSurface } from './user-surface.js';
 
 /** What became of one question or approval batch offered to the attached surfaces. */
 export type OfferOutcome<T> =
-  | { status: 'answered'; value: T; medium: string }
+  /** `elsewhere`: the answer is one recorded first by another process (or by a caller of this one not among the surfaces). */
+  | { status: 'answered'; value: T; medium: string; elsewhere?: true | undefined }
   /** No surface could take it, or every one that could failed or was detached. */
   | { status: 'unanswered'; failures: Array<{ medium: string; error: string }> };
 
 type Capability = 'ask' | 'approve';
+
+/**
+ * How an offer races the session's records: an answer any process records
+ * first (`session.answerQuestion`, `legion approvals` in another terminal, a
+ * browser) wins over the local surfaces, which are withdrawn.
+ */
+export interface OfferRace<T> {
+  /** Resolves once an answer is recorded, by anyone; rejects when `signal` aborts. */
+  recorded(signal: AbortSignal): Promise<{ value: T; medium: string }>;
+  /**
+   * Records a local surface's answer, first-wins across processes; when it
+   * loses, the answer recorded first is returned and used instead.
+   */
+  claim?(value: T, medium: string): Promise<{ ok: true } | { ok: false; value: T; medium: string }>;
+}
 
 /** One attached surface; a wrapper, so the same object attached twice is two surfaces. */
 interface Attached {
@@ -58,9 +74,15 @@ export class UserSurfaces {
     };
   }
 
-  /** Puts a message addressed to the user to every surface that answers questions. */
-  ask(question: UserQuestion, signal: AbortSignal): Promise<OfferOutcome<string>> {
-    return this.offer('ask', async (surface, surfaceSignal) => AnswerTextSchema.parse(await surface.ask!(question, { signal: surfaceSignal })), signal, question.conversation.sessionId);
+  /** Whether any attached surface can take this kind of offer now. */
+  can(capability: Capability): boolean {
+    for (const attached of this.attached) if (attached.surface[capability]) return true;
+    return false;
+  }
+
+  /** Puts a message addressed to the user to every surface that answers questions (racing the log, with `race`). */
+  ask(question: UserQuestion, signal: AbortSignal, race?: OfferRace<string>): Promise<OfferOutcome<string>> {
+    return this.offer('ask', async (surface, surfaceSignal) => AnswerTextSchema.parse(await surface.ask!(question, { signal: surfaceSignal })), signal, question.conversation.sessionId, race);
   }
 
   /** Puts a batch of approval requests to every surface that decides approvals. */
@@ -70,8 +92,10 @@ export class UserSurfaces {
     signal: AbortSignal;
     /** Rejects answers that parse but cannot stand (an "approve always" rule that cannot be made): that surface failed. */
     check?: ((answers: ApprovalAnswer[]) => Promise<void>) | undefined;
+    /** Decisions recorded elsewhere first win over the surfaces'. */
+    race?: OfferRace<ApprovalAnswer[]> | undefined;
   }): Promise<OfferOutcome<ApprovalAnswer[]>> {
-    const { approver, requests, signal, check } = request;
+    const { approver, requests, signal, check, race } = request;
     return this.offer(
       'approve',
       async (surface, surfaceSignal) => {
@@ -80,6 +104,8 @@ export class UserSurfaces {
         return answers;
       },
       signal,
+      undefined,
+      race,
     );
   }
 
@@ -88,16 +114,19 @@ export class UserSurfaces {
     run: (surface: UserSurface, signal: AbortSignal) => Promise<T>,
     signal: AbortSignal,
     sessionId?: string,
+    race?: OfferRace<T>,
   ): Promise<OfferOutcome<T>> {
     signal.throwIfAborted();
     return new Promise<OfferOutcome<T>>((resolve, reject) => {
       const running = new Map<Attached, AbortController>();
       const failures: Array<{ medium: string; error: string }> = [];
       let settled = false;
+      const watching = new AbortController();
 
       const settle = (reason: unknown): void => {
         settled = true;
         this.open.delete(offer);
+        watching.abort();
         signal.removeEventListener('abort', onAbort);
         for (const controller of running.values()) controller.abort(reason);
         running.clear();
@@ -131,7 +160,22 @@ export class UserSurfaces {
               if (settled || controller.signal.aborted) return;
               running.delete(attached);
               settle(new AnsweredElsewhereError(medium));
-              resolve({ status: 'answered', value, medium });
+              if (!race?.claim) {
+                resolve({ status: 'answered', value, medium });
+                return;
+              }
+              race.claim(value, medium).then(
+                (claimed) => {
+                  if (claimed.ok) {
+                    resolve({ status: 'answered', value, medium });
+                    return;
+                  }
+                  // Recorded first elsewhere: that answer stands, and the surface that answered too late is told so.
+                  controller.abort(new AnsweredElsewhereError(claimed.medium));
+                  resolve({ status: 'answered', value: claimed.value, medium: claimed.medium, elsewhere: true });
+                },
+                reject,
+              );
             },
             (error: unknown) => {
               if (settled || controller.signal.aborted) return;
@@ -155,6 +199,18 @@ export class UserSurfaces {
       signal.addEventListener('abort', onAbort, { once: true });
       for (const attached of [...this.attached]) if (!settled && attached.surface[capability]) offer.start(attached);
       giveUpIfNoneLeft();
+      // Watched only while a surface is asked (it reads at once, so an answer recorded before is not missed).
+      if (!settled) {
+        race?.recorded(watching.signal).then(
+          ({ value, medium }) => {
+            if (settled) return;
+            settle(new AnsweredElsewhereError(medium));
+            resolve({ status: 'answered', value, medium, elsewhere: true });
+          },
+          // Aborted once the offer settled, or a read that keeps failing: the surfaces still answer.
+          () => undefined,
+        );
+      }
     });
   }
 }

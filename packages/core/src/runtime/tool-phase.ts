@@ -3,6 +3,7 @@ import type { ContextSettings } from '../collective/context-schema.js';
 import { ARTIFACT_READ_TOOL_NAME, ToolResultEviction } from '../context/evict-tool-result.js';
 import type { ToolResultBlock, ToolUseBlock } from '../message.js';
 import type { ApprovalView } from '../storage/approval-records.js';
+import type { QuestionState } from '../storage/SessionQuestions.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
 import type { ApprovalCall, ApprovalGate } from '../authorization/ApprovalGate.js';
 import type { AuthEngine } from '../authorization/AuthEngine.js';
@@ -120,6 +121,8 @@ export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResul
   const settled = new Map<string, ToolResultBlock>();
   const ready: PreparedCall[] = [];
   const paused: ApprovalView[] = [];
+  /** Read only when some call is neither an approval's nor a paused delegate's. */
+  let questions: QuestionState | undefined;
   for (const toolUse of toolUses) {
     const request = store.forToolUse(conversationId, toolUse.id);
     if (request) {
@@ -141,6 +144,15 @@ export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResul
       const outcome = fromTurnResult(toolUse, await turn.session.resumeConversation(delegate, [...turn.frames, frame]), agent.id);
       if (outcome.status === 'paused') paused.push(...outcome.requests);
       // A resumed delegate's reply is a communicate result like any other: evicted if large.
+      else settled.set(toolUse.id, await eviction.apply(outcome.block));
+      continue;
+    }
+    // A question to a user whose process ended, answered since (session.answerQuestion): the answer is the reply.
+    const asked = (questions ??= await turn.session.questions.state()).delegateOf(conversationId, toolUse.id);
+    if (asked) {
+      const frame: DelegationFrame = { participantId: agent.id, conversationId, toolUseId: toolUse.id };
+      const outcome = fromTurnResult(toolUse, await turn.session.resumeConversation(asked, [...turn.frames, frame]), agent.id);
+      if (outcome.status === 'paused') paused.push(...outcome.requests);
       else settled.set(toolUse.id, await eviction.apply(outcome.block));
       continue;
     }

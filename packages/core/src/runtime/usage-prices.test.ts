@@ -2,21 +2,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ParticipantInput } from '../collective/participant.js';
 import type { LegionEvents } from '../events/event-types.js';
-import { keyEnv, startLlmServer, type LlmServer } from '../providers/__fixtures__/llm-server.js';
-import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
+import { keyEnv } from '../providers/__fixtures__/llm-server.js';
+import { useLlmServer } from '../providers/__fixtures__/use-llm-server.js';
+import { agentParticipant, userParticipant, type TestLegion } from '../testing/index.js';
 
 describe('what a model call costs, through the real SDKs', () => {
-  let server: LlmServer;
+  const { server, createTestLegion } = useLlmServer();
   let test: TestLegion | undefined;
-  beforeAll(async () => {
-    server = await startLlmServer();
-  });
-  afterAll(() => server.close());
-  afterEach(async () => {
-    await test?.cleanup();
-    test = undefined;
-    server.reset();
-  });
 
   const writer = (model: string): ParticipantInput =>
     ({ ...agentParticipant('writer', { delegation: 'none', tools: 'none' }), model: { provider: 'anthropic', model, baseURL: server.anthropicURL } }) as ParticipantInput;

@@ -4,6 +4,11 @@ import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.j
 
 /** A message someone (usually an agent, through `communicate`) sent to a user, as a surface shows it. */
 export interface UserQuestion {
+  /**
+   * The question's id in the session's question log (`q_…`): another process
+   * may answer it by this id (`session.answerQuestion`, `legion answer`).
+   */
+  id?: string | undefined;
   /** The user it is addressed to. */
   user: Participant;
   /** Who sent it: the last of `chain`. */

@@ -6,6 +6,7 @@ import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.j
 import type { DelegationFrame } from '../storage/delegation-frame.js';
 import type { CompactionEntry, CompactionEntryInput, CompactionReason } from '../storage/log-entry.js';
 import type { SessionApprovals } from '../storage/SessionApprovals.js';
+import type { SessionQuestions } from '../storage/SessionQuestions.js';
 import type { SessionAgentState } from '../storage/SessionAgentState.js';
 import type { SessionArtifacts } from '../storage/SessionArtifacts.js';
 import type { UsageRecord, UsageTotals } from '../storage/usage-summary.js';
@@ -111,6 +112,8 @@ export interface ToolSession {
   usageTotals(): Promise<UsageTotals>;
   /** The session's durable approval requests and decisions. */
   readonly approvals: SessionApprovals;
+  /** The session's durable questions to users and their answers (any process may answer them). */
+  readonly questions: SessionQuestions;
   /** Each agent's own documents in this session (todos, scratchbook). */
   readonly agentState: SessionAgentState;
   /** Large tool outputs kept whole for this session; `artifact_read` reads them back. */
@@ -124,4 +127,20 @@ export interface ToolSession {
 /** What answering approvals led to: the replies (or next pauses) of the turns it resumed. */
 export type AnswerOutcome =
   | { status: 'error'; error: string }
-  | { status: 'answered'; resumed: TurnResult[] };
+  | {
+      status: 'answered';
+      resumed: TurnResult[];
+      /**
+       * Conversations whose turn still runs in a live process (this one or
+       * another): their decisions were recorded and that turn goes on with
+       * them; they were not resumed here.
+       */
+      continuing?: string[] | undefined;
+    };
+
+/**
+ * What answering a question from any process led to. `resumed`: the asking
+ * process had ended, so the answer was written as the user's reply and the
+ * chain that waited on it resumed here; these are its turns' results.
+ */
+export type QuestionAnswerOutcome = { status: 'answered'; resumed?: TurnResult[] | undefined } | { status: 'error'; error: string };

@@ -1,5 +1,6 @@
 import { approvalView, type ApprovalDecisionRecord, type ApprovalRecord, type ApprovalRequestRecord, type ApprovalView } from './approval-records.js';
 import type { ApprovalLog, DecideResult } from './backend/session-backend.js';
+import { waitForRecord, type WatchSession } from './wait-for-record.js';
 
 /**
  * The approvals of one session as they stood at one read: requests, the
@@ -87,6 +88,8 @@ export class SessionApprovals {
     private readonly sessionId: string,
     /** Hears every record this session wrote, once it is stored (a UI's approval events come from it). */
     private readonly onRecorded?: (record: ApprovalRecord, state: () => Promise<ApprovalState>) => Promise<void> | void,
+    /** The backend's change hint for this session: `decisionsOf` reads at once on it. */
+    private readonly watch?: WatchSession,
   ) {}
 
   async state(): Promise<ApprovalState> {
@@ -103,6 +106,21 @@ export class SessionApprovals {
     const result = await this.log.decide(this.sessionId, records);
     if (result.ok) for (const record of records) await this.onRecorded?.(record, () => this.state());
     return result;
+  }
+
+  /**
+   * Resolves with the decisions of these requests once every one of them is
+   * decided, by any process (a surface racing the log waits on this); rejects when `signal` aborts.
+   */
+  decisionsOf(ids: readonly string[], signal: AbortSignal): Promise<ApprovalDecisionRecord[]> {
+    return waitForRecord(
+      async () => {
+        const state = await this.state();
+        const decisions = ids.map((id) => state.decision(id));
+        return decisions.every((decision) => decision !== undefined) ? (decisions as ApprovalDecisionRecord[]) : undefined;
+      },
+      { watch: this.watch, signal },
+    );
   }
 
   async request(id: string): Promise<ApprovalRequestRecord | undefined> {

@@ -56,6 +56,13 @@ export class WorkspacePaths {
   approvalsFile(sessionId: string): string {
     return join(this.sessionDir(sessionId), 'approvals.jsonl');
   }
+  questionsFile(sessionId: string): string {
+    return join(this.sessionDir(sessionId), 'questions.jsonl');
+  }
+  /** One claim file per settled question: the first to create it settled it. */
+  questionOutcomeClaim(sessionId: string, questionId: string): string {
+    return join(this.sessionDir(sessionId), 'question-outcomes', `${encodeURIComponent(questionId)}.json`);
+  }
   usageFile(sessionId: string): string {
     return join(this.sessionDir(sessionId), 'usage.jsonl');
   }

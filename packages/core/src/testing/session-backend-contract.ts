@@ -1,6 +1,7 @@
 import { conversationsContract } from './backend-contract/contract-conversations.js';
 import { leasesContract } from './backend-contract/contract-leases.js';
 import { recordsContract } from './backend-contract/contract-records.js';
+import { questionsContract } from './backend-contract/contract-questions.js';
 import { sessionsContract } from './backend-contract/contract-sessions.js';
 import type { MakeHarness } from './backend-contract/harness.js';
 import { vitest } from './backend-contract/vitest-api.js';
@@ -9,7 +10,7 @@ export type { MakeHarness, SessionBackendHarness } from './backend-contract/harn
 
 /**
  * What every `SessionBackend` must do, as vitest tests: sessions, conversation
- * logs and followers, leases, approvals (first decision wins), usage, agent
+ * logs and followers, leases, approvals (first decision wins), questions (first outcome wins), usage, agent
  * state and artifacts. Run it from a `*.test.ts` file with a harness that
  * opens backends on one fresh store per test:
  *
@@ -21,5 +22,6 @@ export function describeSessionBackendContract(name: string, makeHarness: MakeHa
     conversationsContract(makeHarness);
     leasesContract(makeHarness);
     recordsContract(makeHarness);
+    questionsContract(makeHarness);
   });
 }

@@ -34,7 +34,7 @@ export function assertConversationAddress(address: ConversationAddress): void {
 }
 
 /** Names a session's own records already use: a state kind may not take one. */
-const RESERVED_KINDS = new Set(['conversations', 'locks', 'artifacts', 'approval-decisions']);
+const RESERVED_KINDS = new Set(['conversations', 'locks', 'artifacts', 'approval-decisions', 'question-outcomes']);
 
 export function assertAgentStateKind(kind: string): void {
   if (RESERVED_KINDS.has(kind)) throw new LegionError('invalid_id', `"${kind}" names a session's own records; choose another state kind.`, { kind });

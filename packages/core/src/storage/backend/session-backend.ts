@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ApprovalDecisionRecord, ApprovalRecord } from '../approval-records.js';
+import type { QuestionLogRecord, QuestionOutcomeRecord, QuestionRecord } from '../question-records.js';
 import type { CompactionEntry, CompactionEntryInput, HeaderEntry, MessageEntry, NoteEntry } from '../log-entry.js';
 import type { Message } from '../../message.js';
 import type { SessionMeta } from '../session-meta.js';
@@ -23,6 +24,8 @@ export interface SessionBackend {
   readonly sessions: SessionRecords;
   readonly conversations: ConversationLogs;
   readonly approvals: ApprovalLog;
+  /** Messages to users that a process offered to its surfaces, and their one answer: what lets any process answer them. */
+  readonly questions: QuestionLog;
   readonly usage: UsageLedgerStore;
   readonly agentState: AgentStateStore;
   readonly artifacts: ArtifactStore;
@@ -177,6 +180,28 @@ export interface ApprovalLog {
    * were written); a decision is there from the moment its `decide` won.
    */
   read(sessionId: string): Promise<ApprovalRecord[]>;
+}
+
+/** The outcome of `settle`: recorded, or not because the question was settled first (by `taken`). */
+export type SettleResult = { ok: true } | { ok: false; taken: QuestionOutcomeRecord };
+
+/**
+ * A session's questions to users and their outcomes. Kept apart from the
+ * approvals log on purpose: an older Legion reads that log whole and would
+ * warn about every question record it cannot parse, at every read, while a
+ * log it does not know of it never opens; and a question is no tool call (no
+ * frames, no rules, no resume of its own).
+ */
+export interface QuestionLog {
+  /** Appends a question, before any surface is asked. */
+  append(sessionId: string, record: QuestionRecord): Promise<void>;
+  /**
+   * Records the question's answer (or its withdrawal) if, and only if, it has
+   * none yet, atomically across every instance and process on the store: the first settle wins.
+   */
+  settle(sessionId: string, record: QuestionOutcomeRecord): Promise<SettleResult>;
+  /** Every question and outcome in the order they were made; an outcome is there from the moment its `settle` won. */
+  read(sessionId: string): Promise<QuestionLogRecord[]>;
 }
 
 export interface UsageLedgerStore {

@@ -8,6 +8,7 @@ import { FileArtifacts } from './file-artifacts.js';
 import { FileConversations } from './file-conversations.js';
 import { FileSessions } from './file-sessions.js';
 import { FileUsage } from './file-usage.js';
+import { FileQuestions } from './file-questions.js';
 import { watchSessionFiles } from './file-session-watch.js';
 
 export interface FileSessionBackendOptions extends SessionBackendOptions {
@@ -27,6 +28,7 @@ export class FileSessionBackend implements SessionBackend {
   readonly sessions: FileSessions;
   readonly conversations: FileConversations;
   readonly approvals: FileApprovals;
+  readonly questions: FileQuestions;
   readonly usage: FileUsage;
   readonly agentState: FileAgentState;
   readonly artifacts: FileArtifacts;
@@ -40,6 +42,7 @@ export class FileSessionBackend implements SessionBackend {
     this.sessions = new FileSessions(paths, (warning) => options.onWarning?.(warning));
     this.conversations = new FileConversations(paths, { fsync: options.fsync ?? 'turn', onWarning, now: options.now ?? Date.now });
     this.approvals = new FileApprovals(paths, onWarning);
+    this.questions = new FileQuestions(paths, onWarning);
     this.usage = new FileUsage(paths, onWarning);
     this.agentState = new FileAgentState(paths);
     this.artifacts = new FileArtifacts(paths);
@@ -52,6 +55,7 @@ export class FileSessionBackend implements SessionBackend {
   async close(): Promise<void> {
     this.conversations.close();
     this.approvals.close();
+    this.questions.close();
     this.usage.close();
   }
 }

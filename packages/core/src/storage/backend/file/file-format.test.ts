@@ -1,6 +1,6 @@
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApprovalStore } from '../../ApprovalStore.js';
 import type { HeaderEntry } from '../../log-entry.js';
@@ -19,6 +19,8 @@ import { FileSessionBackend } from './FileSessionBackend.js';
 
 const FIXTURE_V1 = fileURLToPath(new URL('../../__fixtures__/conversation-v1.jsonl', import.meta.url));
 const APPROVALS_V1 = fileURLToPath(new URL('../../__fixtures__/approvals-v1.jsonl', import.meta.url));
+/** Questions as this Legion writes them (version 1): answered, withdrawn, pending, and a line it cannot read. */
+const QUESTIONS_V1 = fileURLToPath(new URL('../../__fixtures__/questions-v1.jsonl', import.meta.url));
 /** A workspace an older Legion wrote (approval records version 1), paused on approvals: see authorization/__fixtures__/write-workspace-v1.mjs. */
 const WORKSPACE_V1 = fileURLToPath(new URL('../../../authorization/__fixtures__/workspace-v1', import.meta.url));
 
@@ -184,6 +186,32 @@ describe('FileSessionBackend on files written by earlier Legion code', () => {
     }
     expect(warnings).toEqual([]);
     expect(readFileSync(paths.approvalsFile(SESSION))).toEqual(readFileSync(APPROVALS_V1));
+  });
+
+  it('reads the version 1 questions fixture, an outcome only claimed included, skipping a line it cannot read, changing nothing', async () => {
+    copyFileSync(QUESTIONS_V1, paths.questionsFile(SESSION));
+    // The claim of an answer whose process died before logging it.
+    mkdirSync(dirname(paths.questionOutcomeClaim(SESSION, 'q_222222222222')), { recursive: true });
+    writeFileSync(paths.questionOutcomeClaim(SESSION, 'q_222222222222'), JSON.stringify({ kind: 'answer', version: 1, questionId: 'q_222222222222', at: '2026-11-26T03:02:09.000Z', text: 'yes', answeredBy: 'user', medium: 'terminal' }));
+    const before = snapshot(paths.sessionDir(SESSION));
+    const warnings: string[] = [];
+    const files = new FileSessionBackend({ root, onWarning: (warning) => warnings.push(`${warning.offset}: ${warning.problem}`) });
+    closers.push(() => files.close());
+    const records = await files.questions.read(SESSION);
+    expect(records.map((record) => `${record.kind} ${record.kind === 'question' ? record.id : record.questionId}`)).toEqual([
+      'question q_0a1b2c3d4e5f',
+      'answer q_0a1b2c3d4e5f',
+      'question q_111111111111',
+      'withdrawn q_111111111111',
+      'question q_222222222222',
+      'question q_333333333333',
+      'answer q_222222222222',
+    ]);
+    expect(records[0]).toMatchObject({ frames: [{ participantId: 'user' }, { participantId: 'coordinator', toolUseId: 'toolu_ask' }] });
+    expect(warnings).toEqual([expect.stringContaining('skipped an unreadable question record')]);
+    // A claim taken is an answer: a second one is refused with it.
+    expect(await files.questions.settle(SESSION, { kind: 'answer', version: 1, questionId: 'q_222222222222', at: '2026-11-26T03:04:00.000Z', text: 'no', answeredBy: 'user' })).toMatchObject({ ok: false, taken: { text: 'yes' } });
+    expect(snapshot(paths.sessionDir(SESSION))).toEqual(before);
   });
 
   it('reads the version 1 workspace fixture as the stores that opened it before do, changing nothing', async () => {

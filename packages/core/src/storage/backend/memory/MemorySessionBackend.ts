@@ -4,6 +4,7 @@ import { MemorySessionStore } from './MemorySessionStore.js';
 import { MemoryConversations } from './memory-conversations.js';
 import { MemoryAgentState, MemoryApprovals, MemoryArtifacts, MemoryUsage } from './memory-records-stores.js';
 import { MemorySessions } from './memory-sessions.js';
+import { MemoryQuestions } from './memory-questions.js';
 
 export interface MemorySessionBackendOptions extends SessionBackendOptions {
   /** The store to share with other instances (other simulated processes); a new one by default. */
@@ -24,6 +25,7 @@ export class MemorySessionBackend implements SessionBackend {
   readonly sessions: MemorySessions;
   readonly conversations: MemoryConversations;
   readonly approvals: MemoryApprovals;
+  readonly questions: MemoryQuestions;
   readonly usage: MemoryUsage;
   readonly agentState: MemoryAgentState;
   readonly artifacts: MemoryArtifacts;
@@ -42,6 +44,7 @@ export class MemorySessionBackend implements SessionBackend {
     this.sessions = new MemorySessions(this.store, warn);
     this.conversations = new MemoryConversations(this.store, this.processId, options.now ?? Date.now, warn);
     this.approvals = new MemoryApprovals(this.store, warn);
+    this.questions = new MemoryQuestions(this.store, warn);
     this.usage = new MemoryUsage(this.store, warn);
     this.agentState = new MemoryAgentState(this.store);
     this.artifacts = new MemoryArtifacts(this.store);

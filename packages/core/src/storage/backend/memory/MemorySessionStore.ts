@@ -31,6 +31,10 @@ export class MemorySessionStore {
   readonly approvals = new Map<string, string[]>();
   /** `<session>/<request>` → the decision that won it. */
   readonly decisions = new Map<string, string>();
+  /** Session id → question records (JSON), in order. */
+  readonly questions = new Map<string, string[]>();
+  /** `<session>/<question>` → the outcome that settled it. */
+  readonly questionOutcomes = new Map<string, string>();
   /** Session id → usage records (JSON), in order. */
   readonly usage = new Map<string, string[]>();
   /** `<session>/<kind>/<agent>` → state document (JSON). */

@@ -1,0 +1,111 @@
+// Event latency from the engine to the browser: 10 open tabs of the app while the server's
+// Legion runs 10-delegate parallel turns.
+//
+// A turn: the coordinator's first response makes 10 `communicate` calls at once (one
+// conversation each, `limits.maxParallelDelegates: 10`), the developer answers each (streamed),
+// the coordinator sums up. Turns are sent through the REST API, one after another, each in its own
+// conversation. Every tab runs the app as users do; an init script taps its EventSource. For
+// each `message:sent` a tab receives, latency = receipt (Date.now() in the tab) − the message's
+// `at` (the engine's clock when it appended the message, before emitting the event). One machine,
+// one clock; `at` has millisecond precision.
+import { availableParallelism, loadavg } from 'node:os';
+import { LLMock } from '@copilotkit/aimock';
+import { launchChromium, prepareWorkspace, startServe } from './serve-lib.mjs';
+import { median, ms, p95, printJson, removeDir, round, tempDir } from './lib.mjs';
+
+const TABS = Number(process.env.BENCH_SERVE_TABS ?? 10);
+const DELEGATES = 10;
+const TURNS = Number(process.env.BENCH_SERVE_TURNS ?? 5);
+
+const mock = new LLMock({ port: 0, host: '127.0.0.1' });
+await mock.start();
+const calls = Array.from({ length: DELEGATES }, (_, index) => ({ id: `toolu_${index}`, name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: `Task ${index}: report your status`, conversation: `task${index}` }) }));
+mock.on({ model: 'claude-test', userMessage: 'Run the ten tasks', hasToolResult: false }, { toolCalls: calls });
+mock.on({ model: 'claude-test', userMessage: 'Run the ten tasks', hasToolResult: true }, { content: 'All ten tasks reported.' });
+mock.on({ model: 'gpt-test' }, { content: 'Status: done, nothing to add, all tests pass.' }, { chunkSize: 6 });
+
+const dir = tempDir('serve-events');
+const env = prepareWorkspace(dir, mock.url, { limits: { maxParallelDelegates: DELEGATES } });
+const serve = await startServe(dir, env);
+const browser = await launchChromium();
+
+// Taps the app's own EventSource: every message:sent, with its receipt time.
+const TAP = `
+  window.latencies = [];
+  window.turnsEnded = 0;
+  const Native = window.EventSource;
+  window.EventSource = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('legion', (message) => {
+        const now = Date.now();
+        const data = JSON.parse(message.data);
+        if (data.type === 'message:sent') window.latencies.push(now - Date.parse(data.message.at));
+        if (data.type === 'turn:end' && data.conversationId.startsWith('user__coordinator')) window.turnsEnded += 1;
+      });
+    }
+  };
+`;
+// One browser context per tab: a context is a profile with its own connection pool. Tabs of one
+// profile share six HTTP/1.1 connections to a host, and headless tabs are all "visible", so the app
+// would not let streams of background tabs go (packages/web/src/api/event-stream.ts).
+const pages = [];
+for (let tab = 0; tab < TABS; tab += 1) {
+  const context = await browser.newContext();
+  await context.addInitScript(TAP);
+  const page = await context.newPage();
+  await page.goto(serve.url);
+  await page.waitForSelector('[data-testid="connection"][data-state="open"]');
+  pages.push(page);
+}
+
+const headers = { authorization: `Bearer ${serve.token}`, 'content-type': 'application/json' };
+
+// A reference client without a browser: this process reads the same stream, so the figures
+// above it are the browsers' share (their event loops busy rendering, on the same cores).
+const nodeLatencies = [];
+const reference = new AbortController();
+const referenceStream = await fetch(`${serve.origin}/api/events`, { headers: { authorization: headers.authorization }, signal: reference.signal });
+void (async () => {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  try {
+    for await (const chunk of referenceStream.body) {
+      const now = Date.now();
+      buffer += decoder.decode(chunk, { stream: true });
+      let end;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = block.split('\n').find((line) => line.startsWith('data: '));
+        if (!block.includes('event: legion') || !data) continue;
+        const event = JSON.parse(data.slice(6));
+        if (event.type === 'message:sent') nodeLatencies.push(now - Date.parse(event.message.at));
+      }
+    }
+  } catch {
+    // aborted at the end
+  }
+})();
+const { id: sessionId } = await (await fetch(`${serve.origin}/api/sessions`, { method: 'POST', headers, body: '{}' })).json();
+const started = performance.now();
+for (let turn = 1; turn <= TURNS; turn += 1) {
+  const response = await fetch(`${serve.origin}/api/sessions/${sessionId}/messages`, { method: 'POST', headers, body: JSON.stringify({ text: 'Run the ten tasks', conversation: `round${turn}` }) });
+  if (response.status !== 202) throw new Error(`send failed: HTTP ${response.status} ${await response.text()}`);
+  await Promise.all(pages.map((page) => page.waitForFunction((count) => window.turnsEnded >= count, turn, { timeout: 60_000 })));
+}
+const elapsed = performance.now() - started;
+const perTab = await Promise.all(pages.map((page) => page.evaluate(() => window.latencies)));
+reference.abort();
+const all = perTab.flat();
+await browser.close();
+await serve.stop();
+await mock.stop();
+removeDir(dir);
+
+const perTurn = all.length / TABS / TURNS;
+console.log(`engine → browser event latency: ${TABS} tabs, ${TURNS} turns of ${DELEGATES} parallel delegates (${perTurn.toFixed(0)} messages a turn), ${all.length} deliveries in ${ms(elapsed)}`);
+console.log(`  message:sent appended → received in the tab: median ${ms(median(all))}  p95 ${ms(p95(all))}  worst ${ms(Math.max(...all))}`);
+console.log(`  reference, a Node client on the same stream:   median ${ms(median(nodeLatencies))}  p95 ${ms(p95(nodeLatencies))}  (${nodeLatencies.length} messages)`);
+console.log(`  (machine load average ${loadavg().map((value) => value.toFixed(1)).join(' ')} on ${availableParallelism()} cores: the tabs' renderers share them with the server)`);
+printJson('serve-events', { tabs: TABS, turns: TURNS, delegates: DELEGATES, deliveries: all.length, medianMs: round(median(all), 1), p95Ms: round(p95(all), 1), worstMs: Math.max(...all), nodeMedianMs: round(median(nodeLatencies), 1), nodeP95Ms: round(p95(nodeLatencies), 1) });

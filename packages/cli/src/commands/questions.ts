@@ -1,0 +1,89 @@
+import { Legion, LegionError, type QuestionView, type Session } from '@legion-collective/core';
+import { styleFor, type Style } from '../render/style.js';
+import { reportedStatus } from './approvals.js';
+import { resolveWorkspace } from '../workspace.js';
+
+interface QuestionOptions {
+  workspace?: string;
+  session?: string;
+  all?: boolean;
+  json?: boolean;
+}
+
+/** The medium an answer given with `legion answer` is recorded with. */
+export const CLI_MEDIUM = 'cli';
+
+/** `legion questions`: what agents asked the user and still wait for (or, with --all, every question). */
+export async function questionsCommand(options: QuestionOptions): Promise<number> {
+  const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  try {
+    const session = options.session ? await legion.sessions.get(options.session) : await legion.sessions.latest();
+    const views = session ? await session.questions.list(options.all ? {} : { status: 'pending' }) : [];
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify({ sessionId: session?.id ?? null, questions: views })}\n`);
+      return 0;
+    }
+    if (views.length === 0) {
+      process.stdout.write(options.all ? 'No questions in this session.\n' : 'No question is waiting for an answer.\n');
+      return 0;
+    }
+    const style = styleFor(process.stdout);
+    for (const view of views) process.stdout.write(`${describeQuestion(view, style)}\n`);
+    if (views.some((view) => view.status === 'pending')) process.stdout.write(style.dim('\nAnswer with: legion answer ID "your answer"\n'));
+    return 0;
+  } finally {
+    await legion.close();
+  }
+}
+
+/** `legion answer`: answers a waiting question as the user; the process whose agent asked it goes on with the answer. */
+export async function answerQuestionCommand(id: string, text: string, options: Omit<QuestionOptions, 'all'> & { as?: string }): Promise<number> {
+  const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  try {
+    const session = await sessionOf(legion, id, options.session);
+    const outcome = await session.answerQuestion(id, text, { medium: CLI_MEDIUM, ...(options.as !== undefined ? { answeredBy: options.as } : {}) });
+    if (outcome.status === 'error') throw new LegionError('question_not_answered', outcome.error, { questionId: id });
+    const resumed = outcome.resumed ?? [];
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify({ sessionId: session.id, questionId: id, status: 'answered', ...(outcome.resumed ? { resumed: resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })) } : {}) })}\n`);
+    } else if (!outcome.resumed) {
+      process.stdout.write(`Answered ${id}; the agent that asked goes on with it.\n`);
+    } else {
+      // The asking process had ended: the chain went on here.
+      const style = styleFor(process.stdout);
+      for (const result of resumed) process.stdout.write(`${result.status === 'success' ? result.reply : result.status === 'error' ? style.red(`${result.conversationId} failed: ${result.error}`) : style.yellow(`${result.conversationId} waits for approval: legion approvals`)}\n`);
+    }
+    if (resumed.some((result) => result.status === 'error')) return 1;
+    // Like `legion approve`: 2 says the work paused again on an approval.
+    return resumed.some((result) => result.status === 'paused') ? 2 : 0;
+  } finally {
+    await legion.close();
+  }
+}
+
+/** The session that holds the question: the one given, else the latest, else any (ids are unique across sessions). */
+async function sessionOf(legion: Legion, id: string, sessionId: string | undefined): Promise<Session> {
+  if (sessionId !== undefined) return legion.sessions.get(sessionId);
+  const latest = await legion.sessions.latest();
+  if (!latest) throw new LegionError('no_session', 'There are no sessions yet, so no question waits for an answer.');
+  if (await latest.questions.view(id)) return latest;
+  for (const meta of await legion.sessions.list()) {
+    if (meta.id === latest.id) continue;
+    const session = await legion.sessions.get(meta.id);
+    if (await session.questions.view(id)) return session;
+  }
+  // The latest session says which questions there are, in its own words.
+  return latest;
+}
+
+/** One question on one line (its text may span more), styled for the stream it is written to. */
+export function describeQuestion(view: QuestionView, style: Style): string {
+  const status = view.status === 'pending' ? style.yellow('pending ') : view.status === 'answered' ? style.green('answered') : style.dim('withdrawn');
+  const outcome =
+    view.status === 'answered' && view.answer
+      ? style.dim(` — ${view.answer.answeredBy}${view.answer.medium ? ` (in ${view.answer.medium})` : ''}: ${view.answer.text}`)
+      : view.status === 'withdrawn'
+        ? style.dim(` — ${view.withdrawnReason ?? ''}`)
+        : style.dim(` — ${view.chain.join(' → ')} waits`);
+  return `${view.id}  ${status}  ${view.from} → ${view.user}: ${view.text}${outcome}`;
+}

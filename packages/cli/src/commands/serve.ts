@@ -1,0 +1,87 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Legion, LegionError } from '@legion-collective/core';
+import { startServer } from '@legion-collective/server';
+import { resolveWorkspace } from '../workspace.js';
+
+declare const LEGION_VERSION: string;
+
+export interface ServeOptions {
+  port?: string;
+  host?: string;
+  open?: boolean;
+  token?: string;
+  workspace?: string;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+function portOf(text: string | undefined): number {
+  if (text === undefined) return 0;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new LegionError('usage', `--port ${text} is not a port: give a number from 1 to 65535 (or 0 for any free one).`);
+  return port;
+}
+
+/**
+ * The browser app's built files: `dist/web` beside the bundle (the CLI build copies
+ * packages/web/dist there), else the web package's own build in a source checkout.
+ */
+function webDir(): string | undefined {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const candidate of [join(here, '..', 'web'), join(here, 'web'), join(here, '..', '..', '..', 'web', 'dist')]) {
+    if (existsSync(join(candidate, 'index.html'))) return candidate;
+  }
+  return undefined;
+}
+
+/** Opens the system browser; where there is none (a server, a container), says so and goes on. */
+function openBrowser(url: string): void {
+  const [command, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
+  try {
+    const child = spawn(command, args, { stdio: 'ignore', detached: true });
+    child.on('error', () => process.stderr.write(`legion: could not open a browser (${command} is not available); open the URL above yourself.\n`));
+    child.unref();
+  } catch {
+    process.stderr.write(`legion: could not open a browser; open the URL above yourself.\n`);
+  }
+}
+
+/** `legion serve`: the browser app and its API over this workspace, until Ctrl-C. */
+export async function serveCommand(options: ServeOptions): Promise<number> {
+  const port = portOf(options.port);
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? (process.env['LEGION_SERVE_TOKEN'] || undefined);
+  if (token !== undefined && token.length < 16) throw new LegionError('usage', 'The access token (--token or LEGION_SERVE_TOKEN) is shorter than 16 characters: use a longer one, or leave it out for a random one.');
+  const root = resolveWorkspace(options.workspace);
+  const legion = Legion.open({ root });
+  let server;
+  try {
+    server = await startServer({ legion, port, host, ...(token ? { token } : {}), staticDir: webDir(), version: typeof LEGION_VERSION === 'string' ? LEGION_VERSION : undefined });
+  } catch (error) {
+    await legion.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new LegionError('usage', `Port ${port} is in use: give another with --port, or leave it out for a free one.`);
+    if (code === 'EADDRNOTAVAIL') throw new LegionError('usage', `This machine has no address ${host}: give one of its addresses with --host (default 127.0.0.1).`);
+    throw error;
+  }
+  if (!LOOPBACK.has(host)) {
+    process.stderr.write(`legion: warning: serving on ${host}, reachable from other machines; anyone with the URL's token can act as you in this workspace.\n`);
+  }
+  const url = `${server.url}?token=${server.token}`;
+  process.stdout.write(`Legion is serving ${root} at ${url}\n`);
+  process.stderr.write('Press Ctrl-C to stop.\n');
+  if (options.open) openBrowser(url);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  process.stderr.write('Stopping: ending running turns…\n');
+  // Turns are aborted (their ends logged) before the Legion closes its logs.
+  await server.close();
+  await legion.close();
+  return 0;
+}

@@ -1,0 +1,133 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AnsweredElsewhereError, type UserQuestion } from '@legion-collective/core';
+import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '@legion-collective/core/testing';
+import { runLegion } from './legion-process.test-support.js';
+
+// The asking turn runs in this process (a Legion with a terminal-like surface that never answers);
+// the answer comes from a second OS process: the built `legion` binary on the same workspace.
+describe('legion questions / legion answer: answering, from another process, a question asked in a running Legion', () => {
+  let test: TestLegion;
+  let home: string;
+  afterEach(async () => {
+    await test?.cleanup();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('lists the waiting question, answers it once from the CLI, and the asking turn goes on with that answer', async () => {
+    home = mkdtempSync(join(tmpdir(), 'legion-home-'));
+    test = createTestLegion({
+      backend: 'file',
+      participants: [userParticipant(), agentParticipant('coordinator')],
+      entryAgent: 'coordinator',
+      scripts: {
+        coordinator: [
+          { toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which port?' } }] },
+          (request) => {
+            const last = request.messages.at(-1)?.content[0];
+            return { text: `Using ${last?.type === 'tool_result' ? last.content : '?'}` };
+          },
+        ],
+      },
+    });
+    let asked!: (question: UserQuestion) => void;
+    const question = new Promise<UserQuestion>((resolve) => (asked = resolve));
+    const reasons: unknown[] = [];
+    test.legion.attachUser({
+      medium: 'terminal',
+      ask: (offered, { signal }) =>
+        new Promise<string>((_, reject) => {
+          asked(offered);
+          signal.addEventListener('abort', () => {
+            reasons.push(signal.reason);
+            reject(signal.reason);
+          });
+        }),
+    });
+    const session = await test.legion.sessions.create();
+    const turn = test.legion.send(session, 'start the server');
+    const { id } = await question;
+    const env = { PATH: process.env['PATH'] ?? '', HOME: home, XDG_CONFIG_HOME: join(home, '.config'), NO_COLOR: '1' };
+
+    const listed = await runLegion(['questions', '--json'], { cwd: test.root, env, timeoutMs: 30_000 });
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toMatchObject({ sessionId: session.id, questions: [{ id, from: 'coordinator', user: 'user', text: 'Which port?', status: 'pending', chain: ['user', 'coordinator'] }] });
+
+    const answered = await runLegion(['answer', id!, '8080'], { cwd: test.root, env, timeoutMs: 30_000 });
+    expect(answered.status, answered.stderr).toBe(0);
+    expect(answered.stdout).toContain(`Answered ${id}`);
+    expect(await turn).toMatchObject({ status: 'success', reply: 'Using 8080' });
+    expect(reasons).toEqual([expect.any(AnsweredElsewhereError)]);
+    expect(reasons[0]).toMatchObject({ medium: 'cli' });
+
+    const again = await runLegion(['answer', id!, '9090'], { cwd: test.root, env, timeoutMs: 30_000 });
+    expect(again.status).not.toBe(0);
+    expect(again.stderr).toContain(`Question ${id} was already answered by user in cli`);
+    const none = await runLegion(['questions'], { cwd: test.root, env, timeoutMs: 30_000 });
+    expect(none.stdout).toContain('No question is waiting for an answer.');
+    test.assertScriptsDone();
+  });
+
+  it('a program whose turn waits for an answer from another process stays alive until it comes, then ends', async () => {
+    home = mkdtempSync(join(tmpdir(), 'legion-home-'));
+    test = createTestLegion({ backend: 'file', participants: [userParticipant(), agentParticipant('coordinator')], entryAgent: 'coordinator' });
+    const child = spawn(process.execPath, [fileURLToPath(new URL('./__fixtures__/ask-and-wait.mjs', import.meta.url)), test.root], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const id = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const asked = /asked (q_[0-9a-f]+)/.exec(stdout);
+        if (asked) resolve(asked[1]!);
+      });
+      void exited.then((code) => reject(new Error(`the program exited (${code}) before asking: ${stdout}${stderr}`)));
+    });
+    const session = await test.legion.sessions.latest();
+    // Its only surface never answers: without an answer from here, it waits (and its process stays up).
+    expect(await session!.answerQuestion(id, '8080', { medium: 'web' })).toEqual({ status: 'answered' });
+    expect(await exited, stderr).toBe(0);
+    expect(stdout).toContain('success: Using 8080');
+  });
+
+  it('a question whose process was killed is answered from here: the reply is written and the waiting chain resumes here, once', async () => {
+    home = mkdtempSync(join(tmpdir(), 'legion-home-'));
+    test = createTestLegion({
+      backend: 'file',
+      participants: [userParticipant(), agentParticipant('coordinator')],
+      entryAgent: 'coordinator',
+      // Only the resumed step runs here: the question was asked by the killed process's model.
+      scripts: {
+        coordinator: [
+          (request) => {
+            const last = request.messages.at(-1)?.content[0];
+            return { text: `Resumed with ${last?.type === 'tool_result' ? last.content : '?'}` };
+          },
+        ],
+      },
+    });
+    const child = spawn(process.execPath, [fileURLToPath(new URL('./__fixtures__/ask-and-wait.mjs', import.meta.url)), test.root], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+    let stdout = '';
+    const id = await new Promise<string>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const asked = /asked (q_[0-9a-f]+)/.exec(stdout);
+        if (asked) resolve(asked[1]!);
+      });
+    });
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    const session = (await test.legion.sessions.latest())!;
+    const answered = await session.answerQuestion(id, '8080', { medium: 'web' });
+    expect(answered).toEqual({ status: 'answered', resumed: [expect.objectContaining({ status: 'success', reply: 'Resumed with 8080', conversationId: 'user__coordinator' })] });
+    const replies = (await session.conversation({ initiator: 'coordinator', responder: 'user' }).recent(10)).filter((message) => message.role === 'assistant');
+    expect(replies).toEqual([expect.objectContaining({ medium: 'web', content: [{ type: 'text', text: '8080' }] })]);
+    expect(await session.answerQuestion(id, '9090')).toEqual({ status: 'error', error: expect.stringContaining('was already answered by user in web') });
+    test.assertScriptsDone();
+  });
+});

@@ -1,0 +1,105 @@
+import { AnsweredElsewhereError, parseConversationId, type ApprovalView, type Legion, type LegionEvents, type Session } from '@legion-collective/core';
+import { styleFor } from '../render/style.js';
+import { TERMINAL_MEDIUM, type Prompts } from './prompts.js';
+
+const style = styleFor(process.stdout);
+
+/**
+ * Questions and approval requests another process on the workspace (`legion
+ * serve`, a `legion run`) puts to the user, as the session's follower reports
+ * them: each joins the REPL's card queue like a local one, is answered through
+ * the session (`answerQuestion`, `answerApprovals`: the asking process goes on
+ * with it), and leaves the queue, with a one-line note, once it is answered
+ * anywhere else. Returns the function that stops listening (and withdraws its cards).
+ */
+export function offerRemoteAsks(
+  legion: Legion,
+  prompts: Prompts,
+  context: { session(): Session; you: string; print(text: string): void },
+): { stop(): void; offerWaiting(): Promise<void> } {
+  /** Question or request id → the controller that withdraws its card. */
+  const open = new Map<string, AbortController>();
+  const surface = prompts.surface();
+  const withdraw = (id: string, reason: Error): void => {
+    const controller = open.get(id);
+    open.delete(id);
+    controller?.abort(reason);
+  };
+
+  const question = (event: LegionEvents['question:asked']): void => {
+    const session = context.session();
+    const user = legion.collective.get(event.user);
+    if (!event.remote || event.sessionId !== session.id || user?.type !== 'user' || open.has(event.questionId)) return;
+    const controller = new AbortController();
+    open.set(event.questionId, controller);
+    const ref = { sessionId: event.sessionId, conversationId: event.conversationId, ...parseConversationId(event.conversationId) };
+    surface.ask!({ id: event.questionId, user, from: event.from, text: event.text, chain: event.chain, conversation: ref }, { signal: controller.signal }).then(
+      async (text) => {
+        open.delete(event.questionId);
+        const outcome = await session.answerQuestion(event.questionId, text, { medium: TERMINAL_MEDIUM, answeredBy: context.you });
+        if (outcome.status === 'error') context.print(style.red(`  ${outcome.error}`));
+      },
+      // Withdrawn: the prompts said so already.
+      () => undefined,
+    );
+  };
+
+  const approval = (event: LegionEvents['approval:requested']): void => {
+    const session = context.session();
+    const approver = legion.collective.get(event.approver);
+    if (!event.remote || event.sessionId !== session.id || approver?.type !== 'user' || open.has(event.requestId)) return;
+    const controller = new AbortController();
+    open.set(event.requestId, controller);
+    const view: ApprovalView = {
+      id: event.requestId,
+      at: new Date().toISOString(),
+      requester: event.requester,
+      approver: event.approver,
+      tool: event.tool,
+      input: event.input,
+      reason: event.reason,
+      conversationId: event.conversationId,
+      status: 'pending',
+    };
+    surface.approve!([view], { signal: controller.signal, approver }).then(
+      async (answers) => {
+        open.delete(event.requestId);
+        const outcome = await session.answerApprovals(answers, context.you, { medium: TERMINAL_MEDIUM });
+        if (outcome.status === 'error') context.print(style.red(`  ${outcome.error}`));
+        else for (const result of outcome.resumed) context.print(result.status === 'success' ? result.reply : style.yellow(`  ${result.conversationId}: ${result.status === 'error' ? result.error : 'paused on approvals again (/approvals)'}`));
+      },
+      () => undefined,
+    );
+  };
+
+  const offs = [
+    legion.events.on('question:asked', question),
+    legion.events.on('question:answered', (event) => withdraw(event.questionId, new AnsweredElsewhereError(event.medium ?? 'another process'))),
+    legion.events.on('question:withdrawn', (event) => withdraw(event.questionId, new Error(`the asking turn ended: ${event.reason}`))),
+    legion.events.on('approval:requested', approval),
+    legion.events.on('approval:decided', (event) => withdraw(event.requestId, new AnsweredElsewhereError(event.medium ?? event.decidedBy))),
+  ];
+  /**
+   * What already waits for the user in a turn another live process runs (asked before this REPL
+   * started, or before it switched here): cards too. Paused work nobody runs is left to /approvals.
+   */
+  const offerWaiting = async (): Promise<void> => {
+    const session = context.session();
+    for (const view of await session.questions.list({ status: 'pending' })) {
+      if (!(await session.turnIsLive(view.conversationId))) continue;
+      question({ sessionId: session.id, conversationId: view.conversationId, questionId: view.id, user: view.user, from: view.from, chain: view.chain, text: view.text, at: view.askedAt, remote: true });
+    }
+    const state = await session.approvals.state();
+    for (const request of state.pending()) {
+      if (!(await session.turnIsLive(request.conversationId))) continue;
+      approval({ sessionId: session.id, conversationId: request.conversationId, requestId: request.id, batchId: request.batchId, requester: request.requester, approver: request.approver, tool: request.tool, toolUseId: request.toolUseId, input: request.input, reason: request.reason, chain: request.frames.map((frame) => frame.participantId), remote: true });
+    }
+  };
+  return {
+    stop: () => {
+      for (const off of offs) off();
+      for (const id of [...open.keys()]) withdraw(id, new Error('the REPL stopped following the session'));
+    },
+    offerWaiting,
+  };
+}

@@ -1,0 +1,163 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { AnsweredElsewhereError, defineTool, type Message } from '@legion-collective/core';
+import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '@legion-collective/core/testing';
+import { shellQuote, TMUX_MISSING, TmuxTerminal } from './terminal.test-support.js';
+import { LEGION } from '../legion-process.test-support.js';
+
+if (TMUX_MISSING) console.warn('repl-remote-asks-cli.test.ts: tmux is not installed, so this REPL test is skipped (apt-get install -y tmux).');
+
+/** The text of the tool result a scripted model request ends with. */
+function lastResult(request: { messages: readonly Message[] }): string {
+  const block = request.messages.at(-1)?.content[0];
+  return block?.type === 'tool_result' ? block.content : '?';
+}
+
+// The asking turns run in this process (a Legion whose only surface is a stand-in for a browser);
+// the REPL is the built binary in a real terminal (tmux) on the same workspace: a second OS process.
+describe.skipIf(TMUX_MISSING)('the REPL shows questions asked in another process, and answers them there', () => {
+  let test: TestLegion;
+  let terminal: TmuxTerminal;
+  let home: string;
+  afterEach(async () => {
+    terminal?.kill();
+    await test?.cleanup();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('a question from another process gets a card and the typed answer; one answered elsewhere leaves with a note', async () => {
+    home = mkdtempSync(join(tmpdir(), 'legion-home-'));
+    test = createTestLegion({
+      backend: 'file',
+      participants: [userParticipant(), agentParticipant('coordinator')],
+      entryAgent: 'coordinator',
+      scripts: {
+        coordinator: [
+          { toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which port should it listen on?' } }] },
+          (request) => ({ text: `Port ${lastResult(request)}` }),
+          { toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which host name?' } }] },
+          (request) => ({ text: `Host ${lastResult(request)}` }),
+        ],
+      },
+    });
+    const session = await test.legion.sessions.create();
+    let webAnswers: (text: string) => void = () => undefined;
+    const reasons: unknown[] = [];
+    test.legion.attachUser({
+      medium: 'web',
+      ask: (_question, { signal }) =>
+        new Promise<string>((resolve, reject) => {
+          webAnswers = resolve;
+          signal.addEventListener('abort', () => {
+            reasons.push(signal.reason);
+            reject(signal.reason);
+          });
+        }),
+    });
+
+    terminal = new TmuxTerminal(test.root);
+    const env = ['NO_COLOR=1', `XDG_CONFIG_HOME=${join(home, '.config')}`, `HOME=${home}`];
+    terminal.start(`${['env', ...env, process.execPath, LEGION].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`);
+    await terminal.waitFor('/help for commands');
+
+    const first = test.legion.send(session, 'start the server');
+    const card = await terminal.waitFor('Which port should it listen on?');
+    expect(card).toContain('question from coordinator in coordinator__user');
+    terminal.type('8080');
+    expect(await first).toMatchObject({ status: 'success', reply: 'Port 8080' });
+    expect(reasons).toEqual([expect.any(AnsweredElsewhereError)]);
+    expect(reasons[0]).toMatchObject({ medium: 'terminal' });
+
+    const second = test.legion.send(session, 'and the host?');
+    await terminal.waitFor('Which host name?');
+    webAnswers('example.org');
+    expect(await second).toMatchObject({ status: 'success', reply: 'Host example.org' });
+    await terminal.waitFor("coordinator's question was answered in web");
+    // The card is gone: nothing waits for an answer in the terminal any more.
+    expect(terminal.screen()).not.toMatch(/type your answer and press Enter\s*\n[^\n]*\n?\s*$/);
+    test.assertScriptsDone();
+  }, 90_000);
+
+  it('an approval requested in another process gets a card; [y] there lets that process run the tool, once', async () => {
+    home = mkdtempSync(join(tmpdir(), 'legion-home-'));
+    test = createTestLegion({
+      backend: 'file',
+      participants: [userParticipant(), agentParticipant('solo', { delegation: 'none' })],
+      entryAgent: 'solo',
+      scripts: { solo: [{ toolCalls: [{ name: 'write_note', input: { text: 'hello' } }] }, (request) => ({ text: `done: ${lastResult(request)}` })] },
+    });
+    let runs = 0;
+    test.legion.tools.register(
+      defineTool({
+        name: 'write_note',
+        description: 'Writes a note',
+        effect: 'write',
+        inputSchema: z.object({ text: z.string() }),
+        async execute() {
+          runs++;
+          return { status: 'success', data: `note ${runs} written` };
+        },
+      }),
+    );
+    const reasons: unknown[] = [];
+    test.legion.attachUser({
+      medium: 'web',
+      approve: (_requests, { signal }) =>
+        new Promise((_, reject) =>
+          signal.addEventListener('abort', () => {
+            reasons.push(signal.reason);
+            reject(signal.reason);
+          }),
+        ),
+    });
+    const session = await test.legion.sessions.create();
+    terminal = new TmuxTerminal(test.root);
+    const env = ['NO_COLOR=1', `XDG_CONFIG_HOME=${join(home, '.config')}`, `HOME=${home}`];
+    terminal.start(`${['env', ...env, process.execPath, LEGION].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`);
+    await terminal.waitFor('/help for commands');
+
+    const turn = test.legion.send(session, 'write a note');
+    const card = await terminal.waitFor('write_note');
+    expect(card).toContain('solo');
+    await terminal.waitFor('[y]');
+    terminal.keys('y');
+    expect(await turn).toMatchObject({ status: 'success', reply: 'done: note 1 written' });
+    expect(runs).toBe(1);
+    expect(reasons).toEqual([expect.objectContaining({ medium: 'terminal' })]);
+    expect(await session.approvals.list()).toEqual([expect.objectContaining({ status: 'approved', decisionMedium: 'terminal' })]);
+    test.assertScriptsDone();
+  }, 90_000);
+
+  it('a question asked in another process before the REPL started is waiting there as a card when it starts', async () => {
+    home = mkdtempSync(join(tmpdir(), 'legion-home-'));
+    test = createTestLegion({
+      backend: 'file',
+      participants: [userParticipant(), agentParticipant('coordinator')],
+      entryAgent: 'coordinator',
+      scripts: { coordinator: [{ toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which region?' } }] }, (request) => ({ text: `Region ${lastResult(request)}` })] },
+    });
+    let asked!: () => void;
+    const askedPromise = new Promise<void>((resolve) => (asked = resolve));
+    test.legion.attachUser({
+      medium: 'web',
+      ask: (_question, { signal }) =>
+        new Promise<string>((_, reject) => {
+          asked();
+          signal.addEventListener('abort', () => reject(signal.reason));
+        }),
+    });
+    const session = await test.legion.sessions.create();
+    const turn = test.legion.send(session, 'deploy');
+    await askedPromise;
+    terminal = new TmuxTerminal(test.root);
+    const env = ['NO_COLOR=1', `XDG_CONFIG_HOME=${join(home, '.config')}`, `HOME=${home}`];
+    terminal.start(`${['env', ...env, process.execPath, LEGION].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`);
+    await terminal.waitFor('Which region?');
+    await terminal.waitFor('/help for commands');
+    terminal.type('eu-west');
+    expect(await turn).toMatchObject({ status: 'success', reply: 'Region eu-west' });
+    test.assertScriptsDone();
+  }, 90_000);
+});

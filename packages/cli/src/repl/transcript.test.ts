@@ -1,0 +1,93 @@
+import { visibleWidth } from '@mariozechner/pi-tui';
+import { Transcript } from './transcript.js';
+
+const ROWS = 12;
+const BELOW = 3;
+const WIDTH = 40;
+/** What may change from one frame to the next: the live region (streams, then BELOW lines under them). */
+const LIVE = ROWS - BELOW - 1;
+
+const lines = (name: string, count: number) => Array.from({ length: count }, (_, index) => `${name} ${index + 1}`);
+
+/** Renders after every delta; checks that a frame never changes a line that has scrolled above the screen. */
+function frames(transcript: Transcript, steps: Array<() => void>): string[] {
+  let previous: string[] = [];
+  for (const step of steps) {
+    step();
+    const frame = transcript.render(WIDTH);
+    // Lines of the previous frame that sat above the screen (the frame plus BELOW lines, ROWS high).
+    const scrolledAway = Math.max(0, previous.length + BELOW - ROWS);
+    expect(frame.slice(0, scrolledAway)).toEqual(previous.slice(0, scrolledAway));
+    previous = frame;
+  }
+  return previous;
+}
+
+describe('Transcript: the streams and what is under them stay within the terminal', () => {
+  const make = () => new Transcript(() => ROWS, () => BELOW);
+
+  it('one stream taller than the terminal hands its first lines to the finished part unchanged, and ends whole', () => {
+    const transcript = make();
+    transcript.print('before');
+    const stream = transcript.open('agent: ');
+    const text = lines('line', 30);
+    const final = frames(transcript, [...text.map((line) => () => stream.append(`${line}\n`)), () => stream.finish()]);
+    expect(final).toEqual(['before', 'agent: line 1', ...text.slice(1), '']);
+  });
+
+  it('parallel streams: the first streams on, the others show their last lines; each ends in the scrollback once, whole', () => {
+    const transcript = make();
+    const first = transcript.open('a: ');
+    const second = transcript.open('b: ');
+    const steps: Array<() => void> = [];
+    for (let index = 1; index <= 20; index += 1) {
+      steps.push(() => first.append(`a ${index}\n`), () => second.append(`b ${index}\n`));
+    }
+    steps.push(() => second.finish(), () => first.append('a 21\n'), () => transcript.print('a tool line'), () => first.append('a 22\n'), () => first.finish());
+    const final = frames(transcript, steps);
+    for (const name of ['a', 'b']) {
+      for (let index = 1; index <= 20; index += 1) expect(final.filter((line) => line === `${name} ${index}` || line === `${name}: ${name} ${index}`), `${name} ${index}`).toHaveLength(1);
+    }
+    // The first stream's rest comes after the other stream and the printed line, under a header saying whose it is.
+    expect(final.filter((line) => line.includes('(continued)'))).toEqual(['a (continued):']);
+    expect(final.indexOf('b: b 1')).toBeLessThan(final.indexOf('a tool line'));
+    expect(final.indexOf('a tool line')).toBeLessThan(final.indexOf('a (continued):'));
+    expect(final.slice(final.indexOf('a (continued):') + 1).filter((line) => line.startsWith('a '))).toEqual(expect.arrayContaining(['a 21', 'a 22']));
+  });
+
+  it('a stream below another shows how many of its lines are above, and no more lines than its share', () => {
+    const transcript = make();
+    const first = transcript.open('a: ');
+    const second = transcript.open('b: ');
+    first.append('a 1');
+    for (let index = 1; index <= 20; index += 1) second.append(`b ${index}\n`);
+    const frame = transcript.render(100);
+    expect(frame.length).toBeLessThanOrEqual(LIVE);
+    expect(frame.some((line) => /^b \(… \d+ lines above, printed in full when it finishes\)$/.test(line))).toBe(true);
+  });
+
+  it('a narrow terminal: no line is wider than the terminal (pi-tui stops on one)', () => {
+    const transcript = make();
+    const first = transcript.open('a-participant-with-a-long-name: ');
+    const second = transcript.open('another-participant-with-a-long-name: ');
+    for (let index = 1; index <= 20; index += 1) {
+      first.append(`a ${index}\n`);
+      second.append(`b ${index}\n`);
+      transcript.print('a printed line between');
+      for (const line of transcript.render(16)) expect(visibleWidth(line), line).toBeLessThanOrEqual(16);
+    }
+  });
+
+  it('the terminal narrows while a stream goes on: every word of it ends in the scrollback once', () => {
+    const transcript = make();
+    const stream = transcript.open('agent: ');
+    const words = Array.from({ length: 300 }, (_, index) => `w${index + 1}`);
+    words.forEach((word, index) => {
+      stream.append(`${word} `);
+      transcript.render(index < 200 ? WIDTH : 25);
+    });
+    stream.finish();
+    const shown = transcript.render(25).join(' ').split(/\s+/).filter((word) => word.startsWith('w'));
+    expect(shown).toEqual(words);
+  });
+});

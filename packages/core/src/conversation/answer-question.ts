@@ -1,0 +1,86 @@
+import type { Collective } from '../collective/Collective.js';
+import { QUESTION_RECORD_VERSION, type QuestionOutcomeRecord } from '../storage/question-records.js';
+import type { QuestionAnswerOutcome } from '../session/turn.js';
+import type { SessionQuestions } from '../storage/SessionQuestions.js';
+import type { DelegationFrame } from '../storage/delegation-frame.js';
+import type { ToolUseBlock } from '../message.js';
+import type { TurnResult } from '../session/turn.js';
+import { resumeRoot } from './answer-approvals.js';
+
+/** What answering a question needs of a session. */
+export interface QuestionAnsweringSession {
+  readonly id: string;
+  readonly questions: SessionQuestions;
+  turnIsLive(conversationId: string): Promise<boolean>;
+  unanswered(conversationId: string): Promise<ToolUseBlock[]>;
+  resumeConversation(conversationId: string, frames: readonly DelegationFrame[]): Promise<TurnResult>;
+}
+
+/** Who answered, and where, as `answerQuestion` takes it. */
+export interface AnswerQuestionOptions {
+  /** The surface the answer was given on (`web`, `cli`, …), kept with the answer. */
+  medium?: string | undefined;
+  /** The user who answers (default: the user the question was addressed to). */
+  answeredBy?: string | undefined;
+}
+
+/**
+ * Records a user's answer to a question, from any process: the process whose
+ * turn asked it (its surfaces racing the log) reads the answer and goes on
+ * with it. Of any number of answers, in any process, the first recorded wins.
+ *
+ * A question whose asking turn no longer runs (its process ended) is answered
+ * here: the answer is written as the user's reply and the chain that waited on
+ * it (the asker's communicate call, and whoever waits above) resumes in this
+ * process, as a paused approval does. If the asker no longer waits (a later
+ * message moved its conversation on), the question is withdrawn and the
+ * caller is told to send the answer as a new message; nothing of the answer
+ * is lost, the caller still holds it.
+ */
+export async function answerQuestion(session: QuestionAnsweringSession, collective: Collective, id: string, text: string, options: AnswerQuestionOptions = {}): Promise<QuestionAnswerOutcome> {
+  const state = await session.questions.state();
+  const question = state.question(id);
+  if (!question) {
+    const pending = state.list({ status: 'pending' }).map((view) => view.id);
+    return { status: 'error', error: `There is no question "${id}" in session ${session.id} (pending: ${pending.join(', ') || 'none'}). List them with "legion questions".` };
+  }
+  const settled = state.outcome(id);
+  if (settled) return { status: 'error', error: alreadySettled(id, settled) };
+  if (text.trim().length === 0) return { status: 'error', error: `The answer to ${id} is empty: give the text to reply to ${question.from} with.` };
+  const answeredBy = options.answeredBy ?? question.user;
+  const answerer = collective.get(answeredBy);
+  if (!answerer || answerer.type !== 'user') {
+    return { status: 'error', error: `"${answeredBy}" is not a user of the collective: only a user answers questions (${id} was asked of ${question.user}).` };
+  }
+  const live = await session.turnIsLive(question.conversationId);
+  // The asking process ended: its asker's communicate call may still wait in the log, to be resumed with the answer.
+  const asker = question.frames?.at(-1);
+  if (!live && !(asker?.toolUseId !== undefined && (await session.unanswered(asker.conversationId)).some((toolUse) => toolUse.id === asker.toolUseId))) {
+    const reason = `the turn that asked it no longer runs (its process ended) and ${question.from} no longer waits for it`;
+    await session.questions.settle({ kind: 'withdrawn', version: QUESTION_RECORD_VERSION, questionId: id, at: new Date().toISOString(), reason });
+    return {
+      status: 'error',
+      error: `Nothing was recorded: ${question.from}'s question ${id} cannot be answered any more, because ${reason}. Send your answer to ${question.from} as a new message instead.`,
+    };
+  }
+  const claimed = await session.questions.settle({
+    kind: 'answer',
+    version: QUESTION_RECORD_VERSION,
+    questionId: id,
+    at: new Date().toISOString(),
+    text,
+    answeredBy,
+    ...(options.medium !== undefined ? { medium: options.medium } : {}),
+  });
+  if (!claimed.ok) return { status: 'error', error: alreadySettled(id, claimed.taken) };
+  if (live) return { status: 'answered' };
+  // Nobody runs the chain that waits on it: the answer becomes the user's reply here and the chain goes on, as after an approval.
+  const root = await resumeRoot(session, { conversationId: question.conversationId, frames: question.frames ?? [] });
+  return { status: 'answered', resumed: [await session.resumeConversation(root.conversationId, root.frames)] };
+}
+
+/** Why a question takes no answer any more, in words for the one who tried. */
+export function alreadySettled(id: string, outcome: QuestionOutcomeRecord): string {
+  if (outcome.kind === 'withdrawn') return `Question ${id} was withdrawn at ${outcome.at} (${outcome.reason}); nothing was recorded.`;
+  return `Question ${id} was already answered by ${outcome.answeredBy}${outcome.medium ? ` in ${outcome.medium}` : ''} at ${outcome.at}; nothing was recorded.`;
+}

@@ -1,0 +1,252 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { agentParticipant, createTestLegion, mockParticipant, userParticipant, type ScriptEntry, type TestLegion } from '@legion-collective/core/testing';
+import { honoPath, ROUTES } from './route-table.js';
+import { ApiClient, type EventStream } from './server-test-support.js';
+import { startServer, type RunningServer } from './start-server.js';
+import type { ApprovalListResponse } from './wire/approvals.js';
+import type { MessagesPageResponse } from './wire/messages.js';
+import type { ParticipantListResponse } from './wire/participants.js';
+import type { QuestionListResponse } from './wire/questions.js';
+import type { SessionDetailResponse } from './wire/sessions.js';
+
+const usage = { inputTokens: 100, outputTokens: 20 };
+
+describe('legion serve API, on a real server over a real Legion', () => {
+  let test: TestLegion;
+  let server: RunningServer;
+  let api: ApiClient;
+  let stream: EventStream | undefined;
+
+  /** A workspace whose entry agent `lead` answers from this script, and a server over it. */
+  async function open(lead: ScriptEntry[] = []): Promise<void> {
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('lead', { useFor: 'leading' }), mockParticipant('echo', [{ trigger: '*', response: 'pong' }])],
+      entryAgent: 'lead',
+      scripts: { lead },
+    });
+    server = await startServer({ legion: test.legion, heartbeatMs: 100, followPollMs: 50 });
+    api = new ApiClient(server.port, server.token);
+  }
+  afterEach(async () => {
+    stream?.close();
+    stream = undefined;
+    await server.close();
+    await test.cleanup();
+    expect(api.mismatches).toEqual([]);
+  });
+
+  async function newSession(): Promise<string> {
+    const created = await api.post('/api/sessions', {});
+    expect(created.status).toBe(201);
+    return (created.json as { id: string }).id;
+  }
+
+  /** Waits for the end of a turn of `participant` in the stream. */
+  function turnEnd(events: EventStream, participant: string, count = 1): Promise<unknown> {
+    return events.until((s) => s.legion().filter((event) => event.type === 'turn:end' && event.participantId === participant).length >= count || undefined, `${count} turn:end of ${participant}`);
+  }
+
+  it('documents every route it serves in /api/openapi.json, and serves every documented route', async () => {
+    await open();
+    const document = (await api.get('/api/openapi.json')).json as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    expect(document.openapi).toBe('3.1.0');
+    const documented = Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${honoPath(path)}`));
+    const served = server.routes.map((route) => `${route.method} ${route.path}`);
+    expect([...new Set(served)].sort()).toEqual([...documented].sort());
+    expect(documented).toHaveLength(Object.keys(ROUTES).length);
+  });
+
+  it('tells the workspace, a redacted config, the participants and the tools', async () => {
+    await open();
+    const workspace = await api.get('/api/workspace');
+    expect(workspace.json).toMatchObject({ root: test.root, entryAgent: 'lead', user: 'user', sessionId: null });
+    expect((await api.get('/api/config')).status).toBe(200);
+    const participants = (await api.get('/api/participants')).json as ParticipantListResponse;
+    expect(participants.participants.map((participant) => participant.id).sort()).toEqual(['echo', 'lead', 'user']);
+    const lead = participants.participants.find((participant) => participant.id === 'lead')!;
+    expect(lead).toMatchObject({ type: 'agent', useFor: 'leading', model: { provider: 'scripted', model: 'lead' }, entry: true, state: 'idle' });
+    expect(lead.tools).toContain('communicate');
+    expect(lead.delegatesTo.sort()).toEqual(['echo', 'user']);
+    const tools = await api.get('/api/tools?agent=lead');
+    expect((tools.json as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name)).toContain('file_write');
+    expect((await api.get('/api/tools?agent=nobody')).status).toBe(404);
+    expect((await api.get('/api/tools?agent=echo')).json).toMatchObject({ error: { code: 'not_an_agent' } });
+  });
+
+  it('creates a session, runs a turn sent through the API, and pages, counts and searches its messages', async () => {
+    await open();
+    const id = await newSession();
+    stream = api.events({ session: id });
+    await stream.opened;
+    const sent = await api.post(`/api/sessions/${id}/messages`, { text: 'hello there', to: 'echo' });
+    expect(sent.status).toBe(202);
+    expect(sent.json).toEqual({ accepted: true, conversationId: 'user__echo' });
+    await turnEnd(stream, 'echo');
+    const detail = (await api.get(`/api/sessions/${id}`)).json as SessionDetailResponse;
+    expect(detail.conversations).toEqual([expect.objectContaining({ id: 'user__echo', initiator: 'user', responder: 'echo', messages: 2, busy: false })]);
+    expect(detail.session).toMatchObject({ id, conversations: 1, messages: 2 });
+    const all = (await api.get(`/api/sessions/${id}/conversations/user__echo/messages`)).json as MessagesPageResponse;
+    expect(all.messages.map((message) => [message.author, message.content])).toEqual([
+      ['user', [{ type: 'text', text: 'hello there' }]],
+      ['echo', [{ type: 'text', text: 'pong' }]],
+    ]);
+    expect(all.more).toBe(false);
+    const newest = (await api.get(`/api/sessions/${id}/conversations/user__echo/messages?limit=1`)).json as MessagesPageResponse;
+    expect(newest).toMatchObject({ messages: [{ author: 'echo' }], more: true });
+    const older = (await api.get(`/api/sessions/${id}/conversations/user__echo/messages?limit=1&before=${newest.messages[0]!.id}`)).json as MessagesPageResponse;
+    expect(older).toMatchObject({ messages: [{ author: 'user' }], more: false });
+    expect((await api.get(`/api/sessions/${id}/conversations/user__nobody/messages`)).status).toBe(404);
+    expect((await api.get(`/api/sessions/${id}/conversations/user__echo/messages?limit=0`)).status).toBe(400);
+    const search = await api.get(`/api/search?q=HELLO`);
+    expect(search.json).toMatchObject({ hits: [{ sessionId: id, conversationId: 'user__echo', author: 'user', snippet: 'hello there' }] });
+    const listed = await api.get('/api/sessions?q=' + id.slice(0, 6));
+    expect(listed.json).toMatchObject({ sessions: [{ id, messages: 2 }] });
+    expect((await api.get('/api/sessions/no-such-session')).status).toBe(404);
+    expect((await api.get('/api/workspace')).json).toMatchObject({ sessionId: id });
+  });
+
+  it('reports usage per participant, and refuses a second message into a busy conversation', async () => {
+    await open([{ text: 'first', usage, delayMs: 300 }, { text: 'second', usage }]);
+    const id = await newSession();
+    stream = api.events({ session: id });
+    await stream.opened;
+    expect((await api.post(`/api/sessions/${id}/messages`, { text: 'one' })).status).toBe(202);
+    const busy = await api.post(`/api/sessions/${id}/messages`, { text: 'two' });
+    expect(busy.status).toBe(409);
+    expect(busy.json).toMatchObject({ error: { code: 'conversation_busy' } });
+    await turnEnd(stream, 'lead');
+    expect((await api.post(`/api/sessions/${id}/messages`, { text: 'two' })).status).toBe(202);
+    await turnEnd(stream, 'lead', 2);
+    const report = await api.get(`/api/sessions/${id}/usage`);
+    expect(report.json).toMatchObject({ total: { calls: 2, inputTokens: 200, outputTokens: 40 } });
+    expect((report.json as { participants: unknown[] }).participants).toContainEqual(expect.objectContaining({ id: 'lead', own: expect.objectContaining({ calls: 2 }) }));
+    test.assertScriptsDone();
+  });
+
+  it('stops a running turn on cancel', async () => {
+    await open([{ text: 'never', delayMs: 20_000 }]);
+    const id = await newSession();
+    stream = api.events({ session: id });
+    await stream.opened;
+    await api.post(`/api/sessions/${id}/messages`, { text: 'long task' });
+    await stream.until((s) => s.legion().some((event) => event.type === 'turn:start' && event.participantId === 'lead'), 'the turn to start');
+    const cancelled = await api.post(`/api/sessions/${id}/cancel`, {});
+    expect(cancelled.json).toEqual({ cancelled: 1 });
+    const end = (await stream.until((s) => s.legion().find((event) => event.type === 'turn:end'), 'turn:end')) as unknown as { status: string };
+    expect(end.status).toBe('error');
+  });
+
+  it("answers an agent's question asked of the user through the web surface, once", async () => {
+    await open([{ toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which port?' } }] }, { text: 'Using 8080.' }]);
+    const id = await newSession();
+    stream = api.events({ session: id });
+    await stream.opened;
+    await api.post(`/api/sessions/${id}/messages`, { text: 'set up the server' });
+    await stream.until((s) => s.legion().some((event) => event.type === 'question:asked'), 'question:asked');
+    const listed = (await api.get(`/api/questions?session=${id}`)).json as QuestionListResponse;
+    expect(listed.questions).toEqual([expect.objectContaining({ sessionId: id, from: 'lead', user: 'user', text: 'Which port?', chain: ['user', 'lead'] })]);
+    const question = listed.questions[0]!;
+    expect((await api.post(`/api/questions/${question.id}/answer`, { text: '8080' })).json).toEqual({ status: 'answered' });
+    const end = (await turnEnd(stream, 'lead')) && stream.legion().find((event) => event.type === 'turn:end' && event.participantId === 'lead');
+    expect(end).toMatchObject({ status: 'success', reply: 'Using 8080.' });
+    const again = await api.post(`/api/questions/${question.id}/answer`, { text: '9090' });
+    expect([404, 409]).toContain(again.status);
+    expect((await api.get('/api/questions')).json).toEqual({ questions: [] });
+    const log = (await api.get(`/api/sessions/${id}/conversations/lead__user/messages`)).json as MessagesPageResponse;
+    expect(log.messages.at(-1)).toMatchObject({ author: 'user', medium: 'web', content: [{ type: 'text', text: '8080' }] });
+    test.assertScriptsDone();
+  });
+
+  it('lists pending approvals with their chain, approves one and rejects the other with a reason', async () => {
+    await open([
+      {
+        toolCalls: [
+          { name: 'file_write', input: { path: 'yes.txt', content: 'yes' } },
+          { name: 'file_write', input: { path: 'no.txt', content: 'no' } },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    const id = await newSession();
+    stream = api.events({ session: id });
+    await stream.opened;
+    await api.post(`/api/sessions/${id}/messages`, { text: 'write two files' });
+    await stream.until((s) => s.legion().filter((event) => event.type === 'approval:requested').length === 2 || undefined, 'two approval requests');
+    await stream.until((s) => s.messages.some((message) => message.event === 'state' && (message.data as { state: string }).state === 'approval'), 'the approval state');
+    const pending = (await api.get(`/api/sessions/${id}/approvals`)).json as ApprovalListResponse;
+    expect(pending.approvals).toHaveLength(2);
+    expect(pending.approvals[0]).toMatchObject({ sessionId: id, requester: 'lead', approver: 'user', tool: 'file_write', status: 'pending', chain: ['user', 'lead'] });
+    const [yes, no] = pending.approvals.sort((a, b) => JSON.stringify(a.input).localeCompare(JSON.stringify(b.input))).reverse();
+    const answered = await api.post(`/api/sessions/${id}/approvals`, {
+      answers: [
+        { id: yes!.id, decision: 'approve' },
+        { id: no!.id, decision: 'reject', reason: 'not that one' },
+      ],
+    });
+    expect(answered.json).toEqual({ status: 'answered' });
+    await turnEnd(stream, 'lead');
+    expect(existsSync(join(test.root, 'yes.txt'))).toBe(true);
+    expect(existsSync(join(test.root, 'no.txt'))).toBe(false);
+    const all = (await api.get(`/api/sessions/${id}/approvals?status=all`)).json as ApprovalListResponse;
+    expect(all.approvals.map((approval) => [approval.status, approval.decisionMedium, approval.decisionReason])).toEqual(
+      expect.arrayContaining([
+        ['approved', 'web', undefined],
+        ['rejected', 'web', 'not that one'],
+      ]),
+    );
+    const late = await api.post(`/api/sessions/${id}/approvals`, { answers: [{ id: yes!.id, decision: 'reject' }] });
+    expect(late.status).toBe(409);
+    expect(late.json).toMatchObject({ error: { code: 'already_answered' } });
+    expect((await api.post(`/api/sessions/${id}/approvals`, { answers: [{ id: 'nope', decision: 'approve' }] })).status).toBe(404);
+    test.assertScriptsDone();
+  });
+
+  it('takes the approvals of one model response one by one: the batch is decided once each has an answer', async () => {
+    await open([
+      {
+        toolCalls: [
+          { name: 'file_write', input: { path: 'first.txt', content: '1' } },
+          { name: 'file_write', input: { path: 'second.txt', content: '2' } },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    const id = await newSession();
+    stream = api.events({ session: id });
+    await stream.opened;
+    await api.post(`/api/sessions/${id}/messages`, { text: 'write two files' });
+    await stream.until((s) => s.legion().filter((event) => event.type === 'approval:requested').length === 2 || undefined, 'two approval requests');
+    const [first, second] = ((await api.get(`/api/sessions/${id}/approvals`)).json as ApprovalListResponse).approvals;
+    expect((await api.post(`/api/sessions/${id}/approvals`, { answers: [{ id: first!.id, decision: 'approve' }] })).json).toEqual({ status: 'answered' });
+    // The other one is still to be answered; the first is not offered again.
+    expect(((await api.get(`/api/sessions/${id}/approvals`)).json as ApprovalListResponse).approvals.map((approval) => approval.id)).toEqual([second!.id]);
+    expect((await api.post(`/api/sessions/${id}/approvals`, { answers: [{ id: first!.id, decision: 'reject' }] })).status).toBe(409);
+    expect(stream.legion().some((event) => event.type === 'approval:decided')).toBe(false);
+    expect((await api.post(`/api/sessions/${id}/approvals`, { answers: [{ id: second!.id, decision: 'reject', reason: 'one is enough' }] })).json).toEqual({ status: 'answered' });
+    await turnEnd(stream, 'lead');
+    const decided = ((await api.get(`/api/sessions/${id}/approvals?status=all`)).json as ApprovalListResponse).approvals;
+    expect(decided.map((approval) => [approval.id, approval.status])).toEqual(
+      expect.arrayContaining([
+        [first!.id, 'approved'],
+        [second!.id, 'rejected'],
+      ]),
+    );
+    test.assertScriptsDone();
+  });
+
+  it('refuses bad input with a message naming the field and the fix', async () => {
+    await open();
+    const id = await newSession();
+    const empty = await api.post(`/api/sessions/${id}/messages`, { text: '' });
+    expect(empty.status).toBe(400);
+    expect((empty.json as { error: { message: string } }).error.message).toMatch(/text: .*openapi\.json/);
+    const notJson = await api.request('POST', `/api/sessions/${id}/messages`, { rawBody: '{oops', headers: { 'content-type': 'application/json' } });
+    expect(notJson.status).toBe(400);
+    expect((await api.post(`/api/sessions/${id}/messages`, { text: 'hi', to: 'ghost' })).status).toBe(404);
+    expect((await api.post(`/api/sessions/${id}/messages`, { text: 'hi', from: 'lead' })).status).toBe(400);
+    expect((await api.post(`/api/sessions/${id}/messages`, { text: 'hi', to: 'echo', conversation: 'a__b' })).status).toBe(400);
+    expect((await api.get('/api/nothing-here')).json).toMatchObject({ error: { code: 'not_found' } });
+    expect((await api.get('/api/search')).status).toBe(400);
+  });
+});

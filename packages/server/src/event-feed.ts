@@ -1,0 +1,62 @@
+import type { Legion, LegionEvent, LegionEventName } from '@legion-collective/core';
+import type { EventJournal } from './event-journal.js';
+import { ParticipantStates } from './participant-states.js';
+
+/**
+ * Legion's events the stream carries. Not `context:usage`: it is measured only while someone
+ * listens, at a cost on every model request, for a figure the browser does not show.
+ */
+export const STREAMED_EVENTS = [
+  'message:sent',
+  'turn:start',
+  'turn:end',
+  'text:delta',
+  'tool:call',
+  'tool:result',
+  'delegation:queued',
+  'delegation:dequeued',
+  'usage:report',
+  'context:compacted',
+  'error:raised',
+  'storage:warning',
+  'provider:retry',
+  'approval:requested',
+  'approval:decided',
+  'approval-rule:added',
+  'approval-rule:removed',
+  'question:asked',
+  'question:answered',
+  'question:withdrawn',
+  'session:created',
+  'session:updated',
+  'tool:register',
+  'tool:unregister',
+] as const satisfies readonly LegionEventName[];
+
+/** Legion's events, participants' derived states and new sessions, into the journal; returns the disposer. */
+export function feedJournal(legion: Legion, journal: EventJournal): { states: ParticipantStates; announceSession(session: { sessionId: string; createdAt: string; title?: string | undefined }): void; stop(): void } {
+  const states = new ParticipantStates((participantId, state) => {
+    journal.append('state', { participantId, ...state }, undefined);
+  });
+  const forward = (event: LegionEvent): void => {
+    // The bus numbers events across every subscriber; the stream numbers its own, without gaps.
+    const { seq: _busSeq, ...payload } = event;
+    journal.append('legion', payload, 'sessionId' in event ? event.sessionId : undefined);
+    states.observe(event);
+  };
+  // One subscription per name (not onAny): events nobody listens to are never built.
+  const subscribe = <Name extends LegionEventName>(name: Name): (() => void) => legion.events.on(name, (event) => forward(event as LegionEvent));
+  const offs = STREAMED_EVENTS.map((name) => subscribe(name));
+  const announced = new Set<string>();
+  return {
+    states,
+    announceSession(session) {
+      if (announced.has(session.sessionId)) return;
+      announced.add(session.sessionId);
+      journal.append('session', { sessionId: session.sessionId, created: true, createdAt: session.createdAt, ...(session.title !== undefined ? { title: session.title } : {}) }, session.sessionId);
+    },
+    stop() {
+      for (const off of offs) off();
+    },
+  };
+}

@@ -1,0 +1,180 @@
+import { agentParticipant, createTestLegion, mockParticipant, userParticipant, type ScriptEntry, type TestLegion } from '@legion-collective/core/testing';
+import type { Legion } from '@legion-collective/core';
+import { ApiClient, type EventStream, type StreamMessage } from './server-test-support.js';
+import { startServer, type RunningServer } from './start-server.js';
+import { LegionWireEventSchema, ResetEventDataSchema, SessionEventDataSchema, StateEventDataSchema } from './wire/events.js';
+
+const SCHEMAS = { legion: LegionWireEventSchema, state: StateEventDataSchema, session: SessionEventDataSchema, reset: ResetEventDataSchema } as const;
+
+/** Every message of a stream matches the wire schema of its event name. */
+function expectWireMessages(messages: readonly StreamMessage[]): void {
+  for (const message of messages) {
+    const schema = SCHEMAS[message.event as keyof typeof SCHEMAS];
+    expect(schema, `event name ${message.event}`).toBeDefined();
+    const parsed = schema.safeParse(message.data);
+    expect(parsed.success, `${message.event} ${JSON.stringify(message.data)}: ${parsed.error?.message}`).toBe(true);
+  }
+}
+
+function seqOf(id: string | undefined): number {
+  return Number(id!.split('-')[1]);
+}
+
+describe('the event stream of legion serve', () => {
+  let test: TestLegion;
+  let server: RunningServer;
+  let api: ApiClient;
+  const streams: EventStream[] = [];
+  let other: Legion | undefined;
+
+  async function open(lead: ScriptEntry[] = [], journal?: { maxEvents: number }): Promise<void> {
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('lead'), mockParticipant('echo', [{ trigger: '*', response: 'pong' }])],
+      entryAgent: 'lead',
+      scripts: { lead },
+    });
+    server = await startServer({ legion: test.legion, heartbeatMs: 50, followPollMs: 30, ...(journal ? { journal } : {}) });
+    api = new ApiClient(server.port, server.token);
+  }
+  function events(options: { session?: string; lastEventId?: string } = {}): EventStream {
+    const stream = api.events(options);
+    streams.push(stream);
+    return stream;
+  }
+  async function turn(session: string, text: string, to = 'echo'): Promise<void> {
+    expect((await api.post(`/api/sessions/${session}/messages`, { text, to })).status).toBe(202);
+  }
+  const ends = (stream: EventStream, count: number) => stream.until((s) => s.legion().filter((event) => event.type === 'turn:end').length >= count || undefined, `${count} turn:end`);
+
+  afterEach(async () => {
+    for (const stream of streams.splice(0)) stream.close();
+    await other?.close();
+    other = undefined;
+    await server.close();
+    await test.cleanup();
+    expect(api.mismatches).toEqual([]);
+  });
+
+  it("streams a real turn as it happens: Legion's events and the participant's state, ids <epoch>-<seq> without gaps", async () => {
+    await open([{ text: 'Hello from the model.', usage: { inputTokens: 10, outputTokens: 5 } }]);
+    const session = (await api.post('/api/sessions', {})).json as { id: string };
+    const stream = events();
+    expect(await stream.opened).toBe(200);
+    await turn(session.id, 'hi', 'lead');
+    await ends(stream, 1);
+    await stream.until((s) => s.messages.some((message) => message.event === 'state' && (message.data as { state: string }).state === 'idle'), 'lead idle again');
+    const types = stream.legion().map((event) => event.type);
+    expect(types).toEqual(expect.arrayContaining(['message:sent', 'turn:start', 'text:delta', 'usage:report', 'turn:end']));
+    expect(types.indexOf('turn:start')).toBeLessThan(types.indexOf('turn:end'));
+    const deltas = stream.legion().filter((event) => event.type === 'text:delta').map((event) => event.text).join('');
+    expect(deltas).toBe('Hello from the model.');
+    const states = stream.messages.filter((message) => message.event === 'state').map((message) => message.data as { participantId: string; state: string });
+    expect(states.filter((state) => state.participantId === 'lead').map((state) => state.state)).toEqual(['thinking', 'idle']);
+    // One epoch, consecutive seqs, the data's seq the id's.
+    const [epoch] = stream.messages[0]!.id!.split('-');
+    const seqs = stream.messages.map((message) => seqOf(message.id));
+    expect(stream.messages.every((message) => message.id!.startsWith(`${epoch}-`))).toBe(true);
+    expect(seqs).toEqual(seqs.map((_, index) => seqs[0]! + index));
+    expect(stream.messages.every((message) => (message.data as { seq: number }).seq === seqOf(message.id))).toBe(true);
+    expectWireMessages(stream.messages);
+  });
+
+  it('replays exactly what a client missed when it reconnects with Last-Event-ID: no gap, no duplicate', async () => {
+    await open();
+    const session = ((await api.post('/api/sessions', {})).json as { id: string }).id;
+    const witness = events();
+    const client = events();
+    await Promise.all([witness.opened, client.opened]);
+    await turn(session, 'one');
+    await ends(client, 1);
+    const seen = client.messages.length;
+    const lastEventId = client.lastEventId;
+    client.close();
+    // Missed while away.
+    await turn(session, 'two', 'echo');
+    await ends(witness, 2);
+    await turn(session, 'three', 'echo');
+    await ends(witness, 3);
+    const back = events({ lastEventId });
+    await back.opened;
+    await turn(session, 'four', 'echo');
+    await ends(witness, 4);
+    await back.until((s) => s.legion().filter((event) => event.type === 'turn:end').length >= 3 || undefined, 'the replayed and the live turn ends');
+    await back.until((s) => s.messages.length >= witness.messages.length - seen || undefined, 'every event the witness saw');
+    expect(back.messages.map((message) => message.id)).toEqual(witness.messages.slice(seen).map((message) => message.id));
+    expect(back.messages.map((message) => message.data)).toEqual(witness.messages.slice(seen).map((message) => message.data));
+    expectWireMessages(back.messages);
+  });
+
+  it('a client whose id is older than the ring, from another server process, or malformed gets a reset, then the live events', async () => {
+    await open([], { maxEvents: 5 });
+    const session = ((await api.post('/api/sessions', {})).json as { id: string }).id;
+    const first = events();
+    await first.opened;
+    await turn(session, 'one');
+    await ends(first, 1);
+    const firstId = first.messages[0]!.id!;
+    await turn(session, 'two');
+    await ends(first, 2);
+    const old = events({ lastEventId: firstId });
+    await old.opened;
+    const reset = (await old.until((s) => s.messages.find((message) => message.event === 'reset'), 'a reset')).data as { reason: string; seq: number };
+    expect(reset.reason).toBe('too_old');
+    expect(reset.seq).toBe(seqOf(first.lastEventId));
+    // Then it goes on live from there.
+    await turn(session, 'three');
+    await old.until((s) => s.legion().some((event) => event.type === 'turn:end') || undefined, 'the live turn end');
+    expect(old.messages.filter((message) => message.event !== 'reset').every((message) => seqOf(message.id) > reset.seq)).toBe(true);
+    const epochless = events({ lastEventId: `0000-${seqOf(first.lastEventId)}` });
+    await epochless.opened;
+    expect(((await epochless.until((s) => s.messages.find((message) => message.event === 'reset'), 'a reset')).data as { reason: string }).reason).toBe('other_epoch');
+    const garbled = events({ lastEventId: 'garbled' });
+    await garbled.opened;
+    expect(((await garbled.until((s) => s.messages.find((message) => message.event === 'reset'), 'a reset')).data as { reason: string }).reason).toBe('malformed_id');
+    expectWireMessages([...old.messages, ...epochless.messages, ...garbled.messages]);
+  });
+
+  it('sends a heartbeat comment, and follows only one session when asked', async () => {
+    await open();
+    const a = ((await api.post('/api/sessions', {})).json as { id: string }).id;
+    const b = ((await api.post('/api/sessions', {})).json as { id: string }).id;
+    const onlyA = events({ session: a });
+    await onlyA.opened;
+    await onlyA.until((s) => s.comments >= 2 || undefined, 'two heartbeats');
+    await turn(b, 'in b');
+    await turn(a, 'in a');
+    await onlyA.until((s) => s.legion().some((event) => event.type === 'turn:end') || undefined, 'the turn end in a');
+    expect(onlyA.legion().every((event) => event.sessionId === undefined || event.sessionId === a)).toBe(true);
+  });
+
+  it('shows sessions and messages of another Legion on the workspace as they happen, including a session created after the server started', async () => {
+    await open();
+    const stream = events();
+    await stream.opened;
+    other = test.reopen();
+    const theirs = await other.sessions.create();
+    const announced = await stream.until((s) => s.messages.find((message) => message.event === 'session' && (message.data as { sessionId: string }).sessionId === theirs.id), 'the session event');
+    expect(announced.data).toMatchObject({ sessionId: theirs.id, created: true });
+    await other.send(theirs, 'from elsewhere', { to: 'echo' });
+    await stream.until((s) => s.legion().filter((event) => event.type === 'message:sent' && event.remote === true).length >= 2 || undefined, 'both remote messages');
+    expect(stream.legion().filter((event) => event.type === 'message:sent' && event.remote === true).map((event) => event.author)).toEqual(['user', 'echo']);
+    expect(stream.legion().filter((event) => event.remote === true).every((event) => event.sessionId === theirs.id)).toBe(true);
+    // The echo's state went thinking → idle from the followed messages alone.
+    await stream.until((s) => s.messages.some((message) => message.event === 'state' && (message.data as { participantId: string; state: string }).participantId === 'echo' && (message.data as { state: string }).state === 'idle'), 'echo idle');
+    // A session this server creates is announced once, too.
+    const mine = ((await api.post('/api/sessions', {})).json as { id: string }).id;
+    await stream.until((s) => s.messages.some((message) => message.event === 'session' && (message.data as { sessionId: string }).sessionId === mine), 'its own session event');
+    expect(stream.messages.filter((message) => message.event === 'session').map((message) => (message.data as { sessionId: string }).sessionId)).toEqual([theirs.id, mine]);
+    expectWireMessages(stream.messages);
+  });
+
+  it('ends open streams when the server closes', async () => {
+    await open();
+    const stream = events();
+    await stream.opened;
+    await server.close();
+    // close() returned: a second one is the same.
+    await server.close();
+    expect(stream.messages.filter((message) => message.event === 'legion')).toEqual([]);
+  });
+});

@@ -1,0 +1,86 @@
+import type { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { parseInput } from '../api-error.js';
+import type { JournalEntry } from '../event-journal.js';
+import { honoPath, ROUTES } from '../route-table.js';
+import type { ServerContext } from '../server-context.js';
+
+/** A client this far behind is cut off; it reconnects and gets the missed events replayed (or a reset). */
+const MAX_QUEUED = 50_000;
+
+function frame(id: string, event: string, data: string): string {
+  return `id: ${id}\nevent: ${event}\ndata: ${data}\n\n`;
+}
+
+/**
+ * `GET /api/events`: the journal as server-sent events. A client resuming with `Last-Event-ID`
+ * gets what it missed from the ring, then the live events, with no gap and no duplicate: it is
+ * subscribed before the replay is read, and live events at or below the replay's end are dropped.
+ * The first thing sent is an id-only message, so a client that saw no event yet still has a
+ * position to resume from.
+ */
+export function eventRoutes(app: Hono, server: ServerContext): void {
+  const spec = ROUTES.events;
+  app.get(honoPath(spec.path), (context) => {
+    const query = parseInput(spec.query, context.req.query(), 'query');
+    const lastEventId = context.req.header('last-event-id') ?? query.lastEventId;
+    const { journal } = server;
+    const wanted = (entry: JournalEntry): boolean => query.session === undefined || entry.sessionId === undefined || entry.sessionId === query.session;
+    context.header('X-Accel-Buffering', 'no');
+    return streamSSE(context, async (stream) => {
+      const queue: string[] = [];
+      let wake: (() => void) | undefined;
+      let sentUpTo = 0;
+      let overflowed = false;
+      const push = (text: string): void => {
+        queue.push(text);
+        wake?.();
+      };
+      const unsubscribe = journal.subscribe((entry) => {
+        if (entry.seq <= sentUpTo || !wanted(entry)) return;
+        if (queue.length >= MAX_QUEUED) {
+          overflowed = true;
+          wake?.();
+          return;
+        }
+        push(frame(journal.idOf(entry.seq), entry.event, entry.data));
+      });
+      const ended = new Promise<void>((resolve) => {
+        stream.onAbort(resolve);
+        if (server.closing.aborted) resolve();
+        server.closing.addEventListener('abort', () => resolve(), { once: true });
+      });
+      const heartbeat = setInterval(() => push(': ping\n\n'), server.heartbeatMs);
+      try {
+        let start = `retry: 1000\n\n`;
+        if (lastEventId !== undefined) {
+          const replay = journal.since(lastEventId);
+          if (replay.kind === 'reset') {
+            start += frame(journal.idOf(journal.lastSeq), 'reset', JSON.stringify({ reason: replay.reason, message: replay.message, seq: journal.lastSeq }));
+          } else {
+            for (const entry of replay.entries) if (wanted(entry)) start += frame(journal.idOf(entry.seq), entry.event, entry.data);
+          }
+        }
+        sentUpTo = journal.lastSeq;
+        start += `id: ${journal.idOf(sentUpTo)}\n\n`;
+        await stream.write(start);
+        let closed = false;
+        void ended.then(() => {
+          closed = true;
+          wake?.();
+        });
+        while (!closed && !overflowed) {
+          if (queue.length === 0) {
+            await new Promise<void>((resolve) => (wake = resolve));
+            wake = undefined;
+            continue;
+          }
+          await stream.write(queue.splice(0).join(''));
+        }
+      } finally {
+        clearInterval(heartbeat);
+        unsubscribe();
+      }
+    });
+  });
+}

@@ -1,0 +1,22 @@
+import type { Legion } from '@legion-collective/core';
+import type { EventJournal } from './event-journal.js';
+import type { ParticipantStates } from './participant-states.js';
+import type { ServerTurns } from './server-turns.js';
+import type { SessionViews } from './session-views.js';
+import type { WebUser } from './web-user.js';
+
+/** What the routes share: the Legion, the event journal, the browser's user surface, the server's turns. */
+export interface ServerContext {
+  legion: Legion;
+  version: string;
+  journal: EventJournal;
+  states: ParticipantStates;
+  webUser: WebUser;
+  turns: ServerTurns;
+  views: SessionViews;
+  /** Sessions a question was asked in, by question id (from events), to answer it without searching. */
+  questionSessions: Map<string, string>;
+  heartbeatMs: number;
+  /** Aborts when the server closes: open event streams end. */
+  closing: AbortSignal;
+}

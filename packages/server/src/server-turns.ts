@@ -1,0 +1,60 @@
+import { errorMessage, type Legion, type Session, type TurnResult } from '@legion-collective/core';
+
+interface RunningTurn {
+  sessionId: string;
+  conversationId: string;
+  controller: AbortController;
+  done: Promise<unknown>;
+}
+
+/**
+ * The turns this server runs for the browser (a message sent, approvals answered): each can be
+ * stopped, and closing stops them all and waits for them to end, so the logs are left whole.
+ */
+export class ServerTurns {
+  private readonly running = new Set<RunningTurn>();
+
+  constructor(private readonly legion: Legion) {}
+
+  busy(sessionId: string, conversationId: string): boolean {
+    for (const turn of this.running) if (turn.sessionId === sessionId && turn.conversationId === conversationId) return true;
+    return false;
+  }
+
+  /** Sends in the background; what becomes of it is told by events (a failure as `error:raised`). */
+  send(session: Session, request: { from: string; to: string; text: string; conversation?: string | undefined }, conversationId: string): void {
+    this.track(session.id, conversationId, (signal) =>
+      session.send({ from: request.from, to: request.to, message: request.text, conversation: request.conversation, signal, ifBusy: 'fail' }),
+    );
+  }
+
+  /** Runs work that resumes turns (answered approvals) so that close() waits for it too. */
+  track(sessionId: string, conversationId: string, work: (signal: AbortSignal) => Promise<TurnResult | unknown>): Promise<unknown> {
+    const controller = new AbortController();
+    const turn: RunningTurn = { sessionId, conversationId, controller, done: Promise.resolve() };
+    turn.done = work(controller.signal)
+      .catch((error: unknown) => {
+        this.legion.events.emit('error:raised', { scope: `legion serve: conversation ${conversationId}`, message: errorMessage(error), sessionId });
+      })
+      .finally(() => this.running.delete(turn));
+    this.running.add(turn);
+    return turn.done;
+  }
+
+  /** Stops the server's turns in a conversation (or the whole session); returns how many. */
+  cancel(sessionId: string, conversationId?: string): number {
+    let count = 0;
+    for (const turn of this.running) {
+      if (turn.sessionId !== sessionId || (conversationId !== undefined && turn.conversationId !== conversationId)) continue;
+      turn.controller.abort(new Error('stopped from the browser'));
+      count++;
+    }
+    return count;
+  }
+
+  /** Stops every turn and waits until each has ended (its abort written to the log). */
+  async close(): Promise<void> {
+    for (const turn of this.running) turn.controller.abort(new Error('legion serve is shutting down'));
+    await Promise.all([...this.running].map((turn) => turn.done));
+  }
+}

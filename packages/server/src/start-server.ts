@@ -1,0 +1,127 @@
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { followWorkspace, type Legion } from '@legion-collective/core';
+import { newAccessToken } from './access-token.js';
+import { createApp } from './create-app.js';
+import { EventJournal, type JournalLimits } from './event-journal.js';
+import { feedJournal } from './event-feed.js';
+import type { ServerContext } from './server-context.js';
+import { ServerTurns } from './server-turns.js';
+import { SessionViews } from './session-views.js';
+import { SERVER_VERSION } from './version.js';
+import { WebUser } from './web-user.js';
+
+export interface StartServerOptions {
+  legion: Legion;
+  /** Default 0: a free port. */
+  port?: number | undefined;
+  /** Default `127.0.0.1`. Anything else is reachable from other machines: the caller warns. */
+  host?: string | undefined;
+  /** Default: 32 random bytes, base64url. */
+  token?: string | undefined;
+  /** The browser app's built files (`index.html` + `assets/`); without it `/` says the app was not built. */
+  staticDir?: string | undefined;
+  /** Shown by `/api/workspace` (default: this package's version). */
+  version?: string | undefined;
+  /** The comment heartbeat of event streams (default 15 s). */
+  heartbeatMs?: number | undefined;
+  /** The event ring kept for clients that reconnect (default 20,000 events or 64 MB). */
+  journal?: JournalLimits | undefined;
+  /** How often the session list is read for sessions other processes create (default 1 s). */
+  followPollMs?: number | undefined;
+  /** The environment whose secrets the config view redacts (default `process.env`). */
+  env?: NodeJS.ProcessEnv | undefined;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  host: string;
+  token: string;
+  /** The API routes the app serves (`GET /api/workspace`, …), Hono's path form: what the OpenAPI document must list. */
+  routes: Array<{ method: string; path: string }>;
+  /** Ends event streams, stops the server's turns (their aborts are logged), stops following; leaves the Legion open. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `legion serve`'s HTTP server over one Legion: the browser is attached as the user
+ * surface `web`, every session of the workspace is followed (other processes' work shows live),
+ * and Legion's events stream to browsers.
+ */
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const { legion } = options;
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? newAccessToken();
+  const journal = new EventJournal(options.journal);
+  const feed = feedJournal(legion, journal);
+  const closing = new AbortController();
+  const turns = new ServerTurns(legion);
+  const questionSessions = new Map<string, string>();
+  const offQuestions = legion.events.on('question:asked', (event) => {
+    questionSessions.set(event.questionId, event.sessionId);
+    if (questionSessions.size > 10_000) questionSessions.delete(questionSessions.keys().next().value!);
+  });
+  const webUser = new WebUser(legion, (question, change, detail) => {
+    // Questions core recorded have their own events; those only this server holds are told here, in the same words.
+    if (question.durable) return;
+    const base = { sessionId: question.sessionId, conversationId: question.conversationId, questionId: question.id, user: question.user, from: question.from };
+    if (change === 'asked') journal.append('legion', { type: 'question:asked', ...base, chain: question.chain, text: question.text, at: question.askedAt }, question.sessionId);
+    else if (change === 'answered') journal.append('legion', { type: 'question:answered', ...base, text: detail ?? '', answeredBy: question.user, medium: 'web' }, question.sessionId);
+    else journal.append('legion', { type: 'question:withdrawn', ...base, reason: detail ?? 'withdrawn' }, question.sessionId);
+  });
+  const views = new SessionViews((sessionId, conversationId) => turns.busy(sessionId, conversationId));
+  const offChanges = journal.subscribe((entry) => {
+    if (entry.sessionId !== undefined) views.changed(entry.sessionId);
+  });
+  const server: ServerContext = {
+    legion,
+    version: options.version ?? SERVER_VERSION,
+    journal,
+    states: feed.states,
+    webUser,
+    turns,
+    views,
+    questionSessions,
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+    closing: closing.signal,
+  };
+  const following = await followWorkspace(legion, {
+    ...(options.followPollMs !== undefined ? { pollMs: options.followPollMs, sessionPollMs: Math.min(500, options.followPollMs) } : {}),
+    onSession: (session) => feed.announceSession(session),
+  });
+
+  let port = options.port ?? 0;
+  const app = createApp(server, { token, host, port: () => port, staticDir: options.staticDir, env: options.env ?? process.env });
+  const listening = await new Promise<ServerType>((resolve, reject) => {
+    const http = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(http));
+    http.once('error', reject);
+  });
+  port = (listening.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${port}/`,
+    port,
+    host,
+    token,
+    routes: app.routes.filter((route) => route.path.startsWith('/api/') && route.method !== 'ALL').map((route) => ({ method: route.method, path: route.path })),
+    close: () =>
+      (closed ??= (async () => {
+        closing.abort();
+        following();
+        // Turns first: one waiting on the browser is aborted as a stopped turn, not told that the user left.
+        await turns.close();
+        webUser.close();
+        offQuestions();
+        offChanges();
+        feed.stop();
+        await new Promise<void>((resolve) => {
+          listening.close(() => resolve());
+          // Event streams are long requests: end them rather than wait for browsers to leave.
+          if ('closeAllConnections' in listening) listening.closeAllConnections();
+        });
+      })()),
+  };
+}

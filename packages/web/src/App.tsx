@@ -1,0 +1,127 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { Controller } from './state/controller.js';
+import { useAppState, type Store } from './state/store.js';
+import { Approvals } from './views/Approvals.js';
+import { Composer } from './views/Composer.js';
+import { Conversation } from './views/Conversation.js';
+import { Cost } from './views/Cost.js';
+import { Graph } from './views/Graph.js';
+import { Questions } from './views/Questions.js';
+import { Roster } from './views/Roster.js';
+import { Sessions } from './views/Sessions.js';
+
+const VIEWS = ['work', 'collective', 'questions', 'approvals', 'cost', 'sessions'] as const;
+type View = (typeof VIEWS)[number];
+
+const viewOf = (hash: string): View => VIEWS.find((view) => hash === `#/${view}`) ?? 'work';
+
+export function App({ store, controller }: { store: Store; controller: Controller }) {
+  const state = useAppState(store);
+  const [view, setView] = useState<View>(viewOf(location.hash));
+  useEffect(() => {
+    const follow = () => setView(viewOf(location.hash));
+    addEventListener('hashchange', follow);
+    return () => removeEventListener('hashchange', follow);
+  }, []);
+  const open = (conversationId: string) => {
+    location.hash = '#/work';
+    void controller.openConversation(conversationId);
+  };
+  const pendingApprovals = state.approvals.filter((approval) => approval.status === 'pending').length;
+  const conversations = Object.values(state.conversations);
+  const selected = state.selectedConversation;
+  const entryAgent = state.workspace?.entryAgent ?? undefined;
+  const counts: Partial<Record<View, number>> = { questions: state.questions.length, approvals: pendingApprovals };
+  return (
+    <div class="app">
+      <header>
+        <strong class="brand">Legion</strong>
+        <span class="muted" data-testid="workspace-root">
+          {state.workspace?.root}
+        </span>
+        <span class="muted" data-testid="current-session">
+          {state.sessionId ?? 'no session'}
+        </span>
+        <span class={`connection ${state.connection}`} data-testid="connection" data-state={state.connection}>
+          {state.connection === 'open' ? 'live' : state.connection}
+        </span>
+      </header>
+      <nav>
+        {VIEWS.map((name) => (
+          <a key={name} href={`#/${name}`} class={view === name ? 'current' : ''} data-testid={`nav-${name}`}>
+            {name === 'work' ? 'conversations' : name}
+            {(counts[name] ?? 0) > 0 && (
+              <span class="count" data-testid={`nav-${name}-count`}>
+                {counts[name]}
+              </span>
+            )}
+          </a>
+        ))}
+      </nav>
+      {state.error && (
+        <p class="error banner" data-testid="error">
+          {state.error}
+        </p>
+      )}
+      <main>
+        {view === 'work' && (
+          <div class="work">
+            <div class="side">
+              <Graph participants={state.participants} conversations={conversations} activeTurns={state.activeTurns} selected={selected} onSelect={open} />
+              <section class="panel">
+                <h2>Conversations</h2>
+                <ul class="conversation-list" data-testid="conversation-list">
+                  {conversations.map((conversation) => (
+                    <li key={conversation.id} class={conversation.id === selected ? 'current' : ''}>
+                      <button type="button" class="link" data-testid={`conversation-open-${conversation.id}`} onClick={() => open(conversation.id)}>
+                        {conversation.id}
+                      </button>
+                      {conversation.id in state.activeTurns && <span class="badge running">active</span>}
+                    </li>
+                  ))}
+                </ul>
+              </section>
+            </div>
+            <div class="main-column">
+              <Conversation
+                conversationId={selected}
+                conversation={selected !== null ? state.conversations[selected] : undefined}
+                messages={selected !== null ? state.messages[selected] : undefined}
+                stream={selected !== null ? state.streams[selected] : undefined}
+                earlier={selected !== null && state.earlier[selected] === true}
+                active={selected !== null && selected in state.activeTurns}
+                onCancel={() => selected !== null && void controller.cancel(selected)}
+                onOpenConversation={open}
+                onLoadEarlier={() => selected !== null && void controller.loadEarlier(selected)}
+              />
+              <Composer participants={state.participants} entryAgent={entryAgent} onSend={(text, to, name) => controller.send(text, to, name)} />
+            </div>
+          </div>
+        )}
+        {view === 'collective' && <Roster participants={state.participants} entryAgent={entryAgent} />}
+        {view === 'questions' && <Questions questions={state.questions} onAnswer={(id, text) => controller.answer(id, text)} />}
+        {view === 'approvals' && <Approvals approvals={state.approvals} onDecide={(answers) => controller.decide(answers)} />}
+        {view === 'cost' && <Cost usage={state.usage} sessions={state.sessions} sessionId={state.sessionId} />}
+        {view === 'sessions' && (
+          <Sessions
+            sessions={state.sessions}
+            sessionId={state.sessionId}
+            onSwitch={(id) => {
+              location.hash = '#/work';
+              void controller.switchSession(id);
+            }}
+            onNew={() => {
+              location.hash = '#/work';
+              void controller.newSession();
+            }}
+            onSearch={(q) => controller.search(q)}
+            onOpenHit={(hit) => {
+              location.hash = '#/work';
+              void (hit.sessionId === state.sessionId ? controller.openConversation(hit.conversationId) : controller.switchSession(hit.sessionId).then(() => controller.openConversation(hit.conversationId)));
+            }}
+          />
+        )}
+      </main>
+    </div>
+  );
+}

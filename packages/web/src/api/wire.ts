@@ -1,0 +1,21 @@
+// The app speaks only the documented wire format: types from `@legion-collective/server/wire`,
+// erased at build time (no server code, no core code reaches the browser; lint-enforced).
+export type {
+  ApprovalView,
+  ConversationSummary,
+  LegionWireEvent as WireEvent,
+  Participant,
+  ParticipantStateName,
+  ResetEventData,
+  SearchHit,
+  SessionEventData,
+  SessionSummary,
+  SessionUsageResponse as UsageView,
+  StateEventData as StateEvent,
+  ToolResultBlock as ToolResult,
+  ToolUseBlock as ToolUse,
+  Totals,
+  WireMessage,
+  WireQuestion,
+  WorkspaceInfo as Workspace,
+} from '@legion-collective/server/wire';

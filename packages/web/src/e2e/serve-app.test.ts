@@ -1,0 +1,227 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { LLMock } from '@copilotkit/aimock';
+import type { Browser, Page } from 'playwright-core';
+import { CHROMIUM, launchChromium, RECORD_STREAM, screenshot } from './browser.test-support.js';
+import { legion, mockedWorkspace, startServe, type Serve } from './serve-process.test-support.js';
+
+// The browser app against a real `legion serve` (the built binary) on a temp workspace whose
+// agents use the real SDKs against aimock, driven in a real headless Chromium.
+const TEST_MS = 90_000;
+
+describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
+  let mock: LLMock;
+  let browser: Browser;
+  let workspace: { dir: string; env: NodeJS.ProcessEnv };
+  let serve: Serve;
+  let page: Page;
+
+  beforeAll(async () => {
+    mock = new LLMock({ port: 0, host: '127.0.0.1' });
+    await mock.start();
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await mock?.stop();
+  });
+  beforeEach(async () => {
+    workspace = mockedWorkspace(mock.url);
+    serve = await startServe(workspace.dir, workspace.env);
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    await page.addInitScript(RECORD_STREAM);
+  });
+  afterEach(async () => {
+    await page?.close();
+    await serve?.stop();
+    rmSync(workspace.dir, { recursive: true, force: true });
+    mock.clearFixtures();
+    mock.resetMatchCounts();
+    mock.clearRequests();
+  });
+
+  async function openApp(): Promise<void> {
+    await page.goto(serve.url);
+    await page.getByTestId('connection').and(page.locator('[data-state="open"]')).waitFor();
+  }
+
+  async function send(text: string, to?: string): Promise<void> {
+    await page.getByTestId('nav-work').click();
+    if (to) await page.getByTestId('composer-to').selectOption(to);
+    await page.getByTestId('composer-text').fill(text);
+    await page.getByTestId('composer-send').click();
+  }
+
+  const edge = (conversationId: string) => page.getByTestId(`graph-edge-${conversationId}`);
+  /** A message appended to the conversation shown (not the reply still streaming). */
+  const messageText = (text: string) => page.locator('[data-testid="messages"] > li:not([data-testid="streaming"])').getByText(text, { exact: true });
+
+  /** coordinator (Anthropic) delegates USER_MESSAGE to developer (OpenAI), who does `developerStep` first. */
+  function scriptDelegation(userMessage: string, developerStep: object | null, developerReply: string, coordinatorReply: string, stream: { latency: number; chunkSize: number } = { latency: 0, chunkSize: 20 }): void {
+    const delegation = { to: 'developer', message: 'Create src/health.ts exporting health()' };
+    mock.on({ model: 'claude-test', userMessage, hasToolResult: false }, { toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: JSON.stringify(delegation) }] });
+    mock.on({ model: 'claude-test', userMessage, hasToolResult: true }, { content: coordinatorReply }, stream);
+    if (developerStep) mock.on({ model: 'gpt-test', userMessage: 'Create src/health.ts', hasToolResult: false }, developerStep);
+    mock.on({ model: 'gpt-test', userMessage: 'Create src/health.ts', ...(developerStep ? { hasToolResult: true } : {}) }, { content: developerReply }, stream);
+  }
+
+  it('sends a message, streams the replies, lights the delegation edge, links the delegation, updates the cost', async () => {
+    const developerReply = 'I created src/health.ts with a health() function that returns "ok". '.repeat(4).trim();
+    scriptDelegation('Add a health check', null, developerReply, 'The developer added src/health.ts for you.', { latency: 30, chunkSize: 8 });
+    await openApp();
+    await page.getByTestId('nav-collective').click();
+    await page.getByTestId('participant-developer').waitFor();
+    expect(await page.getByTestId('participant-developer').textContent()).toContain('openai / gpt-test');
+    await screenshot(page, 'collective');
+    await page.getByTestId('nav-cost').click();
+    await page.getByTestId('nav-work').click();
+
+    await send('Add a health check');
+
+    // The chain lights up while the delegate streams: user → coordinator → developer.
+    await edge('coordinator__developer').and(page.locator('[data-active="true"]')).waitFor();
+    expect(await edge('user__coordinator').getAttribute('data-active')).toBe('true');
+    await screenshot(page, 'conversation-graph');
+    await edge('coordinator__developer').click();
+    await page.getByTestId('view-conversation').and(page.locator('[data-conversation="coordinator__developer"]')).waitFor();
+    await messageText(developerReply).waitFor();
+    const streamed = await page.evaluate(() => (globalThis as unknown as { streamed: string[] }).streamed);
+    expect(streamed.length, 'the reply was shown while it streamed, in several steps').toBeGreaterThan(2);
+    for (const text of streamed) expect(developerReply.startsWith(text) || 'The developer added src/health.ts for you.'.startsWith(text), `streamed text is a prefix of a reply: ${text}`).toBe(true);
+
+    // The delegation is one line in the coordinator's conversation, linked to the one it opened.
+    await page.getByTestId('conversation-open-user__coordinator').click();
+    await messageText('The developer added src/health.ts for you.').waitFor();
+    await expect.poll(() => edge('user__coordinator').getAttribute('data-active')).toBe('false');
+    await page.getByTestId('tool-toggle-toolu_delegate').click();
+    expect(await page.getByTestId('tool-detail-toolu_delegate').textContent()).toContain(developerReply);
+    await page.getByTestId('delegation-link-toolu_delegate').click();
+    await page.getByTestId('view-conversation').and(page.locator('[data-conversation="coordinator__developer"]')).waitFor();
+    await screenshot(page, 'conversation');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'conversation-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    await page.getByTestId('nav-cost').click();
+    await expect.poll(() => page.getByTestId('cost-total-calls').textContent()).toBe('3');
+    expect(await page.getByTestId('cost-coordinator').textContent()).toBeTruthy();
+    await screenshot(page, 'cost');
+  }, TEST_MS);
+
+  it('shows two parallel approvals with their diffs and chain; approves one, rejects the other with a reason', async () => {
+    const calls = [
+      { id: 'call_a', name: 'file_write', arguments: JSON.stringify({ path: 'a.txt', content: 'alpha\n' }) },
+      { id: 'call_b', name: 'file_write', arguments: JSON.stringify({ path: 'b.txt', content: 'beta\n' }) },
+    ];
+    scriptDelegation('Write two files', { toolCalls: calls }, 'Wrote a.txt; b.txt was refused.', 'Done: a.txt only.');
+    await openApp();
+    await send('Write two files');
+
+    await page.getByTestId('nav-approvals-count').and(page.locator(':text("2")')).waitFor();
+    await page.getByTestId('nav-approvals').click();
+    const cards = page.getByTestId('approvals-pending').locator('> li');
+    await expect.poll(() => cards.count()).toBe(2);
+    const ids = await cards.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-testid')!.replace(/^approval-/, '')));
+    const texts = await cards.allTextContents();
+    const aIndex = texts.findIndex((text) => text.includes('a.txt'));
+    expect(aIndex).toBeGreaterThanOrEqual(0);
+    const [aId, bId] = [ids[aIndex]!, ids[1 - aIndex]!];
+    expect(await page.getByTestId(`approval-${aId}`).getByTestId('approval-diff').textContent()).toContain('+alpha');
+    expect(await page.getByTestId(`approval-${aId}`).getByTestId('approval-chain').textContent()).toMatch(/user.*coordinator.*developer/);
+    await screenshot(page, 'approvals');
+
+    await page.getByTestId(`approve-${aId}`).click();
+    await page.getByTestId(`approval-staged-${aId}`).waitFor();
+    await page.getByTestId(`reject-reason-${bId}`).fill('b.txt is not needed');
+    await page.getByTestId(`reject-${bId}`).click();
+
+    await page.getByTestId(`approval-decided-${aId}`).and(page.locator('[data-status="approved"]')).waitFor();
+    await page.getByTestId(`approval-decided-${bId}`).and(page.locator('[data-status="rejected"]')).waitFor();
+    expect(await page.getByTestId(`approval-decided-${bId}`).textContent()).toContain('b.txt is not needed');
+    await page.getByTestId('approvals-empty').waitFor();
+    await screenshot(page, 'approvals-history');
+    await page.getByTestId('nav-work').click();
+    await page.getByTestId('conversation-open-user__coordinator').click();
+    await messageText('Done: a.txt only.').waitFor();
+    expect(readFileSync(join(workspace.dir, 'a.txt'), 'utf8')).toBe('alpha\n');
+    expect(existsSync(join(workspace.dir, 'b.txt'))).toBe(false);
+  }, TEST_MS);
+
+  it('answers a question an agent asks the user', async () => {
+    scriptDelegation('Add a health check', { toolCalls: [{ id: 'call_ask', name: 'communicate', arguments: JSON.stringify({ to: 'user', message: 'Which port should it listen on?' }) }] }, 'It listens on port 8080.', 'Done, on port 8080.');
+    await openApp();
+    await send('Add a health check');
+
+    await page.getByTestId('nav-questions-count').waitFor();
+    await page.getByTestId('nav-questions').click();
+    const card = page.getByTestId('view-questions').locator('li', { hasText: 'Which port should it listen on?' });
+    await card.waitFor();
+    const questionId = (await card.getAttribute('data-testid'))!.replace(/^question-/, '');
+    await screenshot(page, 'questions');
+    await page.getByTestId(`question-answer-${questionId}`).fill('8080, please');
+    await page.getByTestId(`question-send-${questionId}`).click();
+    await page.getByTestId('questions-empty').waitFor();
+
+    await page.getByTestId('nav-work').click();
+    await page.getByTestId('conversation-open-user__coordinator').click();
+    await messageText('Done, on port 8080.').waitFor();
+    const developerRequests = mock.getRequests().filter((entry) => JSON.stringify(entry.body).includes('gpt-test'));
+    expect(JSON.stringify(developerRequests.at(-1)?.body)).toContain('8080, please');
+  }, TEST_MS);
+
+  it('resumes the stream after a reload mid-turn, without a gap or a duplicate', async () => {
+    const reply = Array.from({ length: 40 }, (_, index) => `word${index}`).join(' ') + '.';
+    mock.on({ model: 'claude-test', userMessage: 'Tell me a long story' }, { content: reply }, { latency: 40, chunkSize: 4 });
+    await openApp();
+    await send('Tell me a long story');
+    await page.waitForFunction(() => ((globalThis as unknown as { streamed: string[] }).streamed.at(-1) ?? '').length > 30);
+
+    await page.reload();
+    await page.getByTestId('connection').and(page.locator('[data-state="open"]')).waitFor();
+    await messageText(reply).waitFor();
+    const streamed = await page.evaluate(() => (globalThis as unknown as { streamed: string[] }).streamed);
+    // The reloaded page showed what had streamed already, then the rest: always a prefix of the reply.
+    expect(streamed.length).toBeGreaterThan(0);
+    expect(streamed[0]!.length, `the reload kept what had streamed (${streamed[0]})`).toBeGreaterThan(30);
+    for (const text of streamed) expect(reply.startsWith(text), `streamed text is a prefix of the reply (no gap, no duplicate): ${text}`).toBe(true);
+    expect(await page.getByTestId('streaming').count()).toBe(0);
+    expect(await messageText(reply).count()).toBe(1);
+  }, TEST_MS);
+
+  it('stops a running turn from the conversation view', async () => {
+    const reply = Array.from({ length: 200 }, (_, index) => `word${index}`).join(' ');
+    mock.on({ model: 'claude-test', userMessage: 'Talk for a long time' }, { content: reply }, { latency: 50, chunkSize: 4 });
+    await openApp();
+    await send('Talk for a long time');
+    await page.waitForFunction(() => ((globalThis as unknown as { streamed: string[] }).streamed.at(-1) ?? '').length > 10);
+    await page.getByTestId('cancel-turn').click();
+    await page.getByTestId('cancel-turn').waitFor({ state: 'detached' });
+    await page.getByTestId('streaming').waitFor({ state: 'detached' });
+    expect(await edge('user__coordinator').getAttribute('data-active')).toBe('false');
+    expect(await messageText(reply).count()).toBe(0);
+  }, TEST_MS);
+
+  it('shows a legion run started from another process live: its messages, and a new session', async () => {
+    mock.on({ model: 'claude-test', userMessage: 'Hello from the browser' }, { content: 'Hello, browser.' });
+    mock.on({ model: 'claude-test', userMessage: 'Ping from a terminal' }, { content: 'Pong to the terminal.' });
+    mock.on({ model: 'claude-test', userMessage: 'A new session from a terminal' }, { content: 'New session here.' });
+    await openApp();
+    await send('Hello from the browser');
+    await messageText('Hello, browser.').waitFor();
+    const sessionId = (await page.getByTestId('current-session').textContent())!;
+
+    const run = await legion(['run', '--session', sessionId, 'Ping from a terminal'], workspace.dir, workspace.env);
+    expect(run.status, run.stderr).toBe(0);
+    await messageText('Pong to the terminal.').waitFor();
+    expect(await messageText('Ping from a terminal').count()).toBe(1);
+
+    const fresh = await legion(['run', '--new-session', 'A new session from a terminal'], workspace.dir, workspace.env);
+    expect(fresh.status, fresh.stderr).toBe(0);
+    await page.getByTestId('nav-sessions').click();
+    await expect.poll(() => page.getByTestId('session-list').locator('> li').count()).toBe(2);
+    await page.getByTestId('search-input').fill('Pong to the terminal');
+    await page.getByTestId('search-submit').click();
+    await page.getByTestId('search-hits').getByText('Pong to the terminal.').waitFor();
+    await screenshot(page, 'sessions');
+  }, TEST_MS);
+});

@@ -1,0 +1,58 @@
+import type { ApprovalView, ConversationSummary, Participant, SessionSummary, UsageView, WireMessage, WireQuestion, Workspace } from '../api/wire.js';
+
+/** Text a responder is streaming in a conversation, not yet appended as a message. */
+export interface Stream {
+  participantId: string;
+  text: string;
+}
+
+/** A turn running now: the conversation it runs in and the chain that led to it. */
+export interface ActiveTurn {
+  participantId: string;
+  chain: string[];
+}
+
+/** Everything the app shows, for the session it looks at. Replaced, never mutated (views compare by identity). */
+export interface AppState {
+  workspace: Workspace | null;
+  participants: Participant[];
+  sessions: SessionSummary[];
+  sessionId: string | null;
+  conversations: Record<string, ConversationSummary>;
+  /** Loaded conversations only (the ones opened); others are fetched when opened. */
+  messages: Record<string, WireMessage[]>;
+  /** Conversation id → older messages exist than those loaded. */
+  earlier: Record<string, boolean>;
+  streams: Record<string, Stream>;
+  activeTurns: Record<string, ActiveTurn>;
+  approvals: ApprovalView[];
+  questions: WireQuestion[];
+  usage: UsageView | null;
+  selectedConversation: string | null;
+  /** Set when the event stream could not be read; shown until it is back. */
+  connection: 'connecting' | 'open' | 'reconnecting';
+  error: string | null;
+}
+
+export const initialState: AppState = {
+  workspace: null,
+  participants: [],
+  sessions: [],
+  sessionId: null,
+  conversations: {},
+  messages: {},
+  earlier: {},
+  streams: {},
+  activeTurns: {},
+  approvals: [],
+  questions: [],
+  usage: null,
+  selectedConversation: null,
+  connection: 'connecting',
+  error: null,
+};
+
+/** `<initiator>__<responder>[__<name>]`, as core names conversations. */
+export function conversationIdOf(initiator: string, responder: string, name?: string): string {
+  return name ? `${initiator}__${responder}__${name}` : `${initiator}__${responder}`;
+}

@@ -1,0 +1,260 @@
+import { api, ApiError } from '../api/client.js';
+import { openEventStream } from '../api/event-stream.js';
+import type { WireEvent, WireMessage } from '../api/wire.js';
+import type { AppState, Stream } from './app-state.js';
+import { reduceEvent, reduceParticipantState } from './reduce-event.js';
+import type { Store } from './store.js';
+
+const RESUME_KEY = 'legion:resume';
+/** Messages per page of a conversation: the newest first, older ones on demand. */
+const PAGE_SIZE = 200;
+
+/** What a reload of the tab picks up again: where the stream was, what was being streamed, what was open. */
+interface Resume {
+  lastEventId: string | null;
+  sessionId: string | null;
+  selectedConversation: string | null;
+  streams: Record<string, Stream>;
+}
+
+function readResume(): Resume | null {
+  try {
+    const text = sessionStorage.getItem(RESUME_KEY);
+    return text === null ? null : (JSON.parse(text) as Resume);
+  } catch {
+    return null;
+  }
+}
+
+/** Merges a page of stored messages with those that arrived as events meanwhile, once each, in order. */
+function mergeMessages(stored: WireMessage[], live: WireMessage[] | undefined): WireMessage[] {
+  if (!live || live.length === 0) return stored;
+  const known = new Set(stored.map((message) => message.id));
+  return [...stored, ...live.filter((message) => !known.has(message.id))];
+}
+
+/**
+ * Loads the state through REST and keeps it current from the event stream. Events that arrive
+ * while a load is in flight wait for it, then apply: whatever both carry is keyed by id.
+ */
+export class Controller {
+  #lastEventId: string | null = null;
+  #loading = true;
+  /** Each load counts one up; a load that another overtook (a reset mid-start, a quick switch) neither writes nor flushes. */
+  #generation = 0;
+  #queued: WireEvent[] = [];
+  #usageTimer: ReturnType<typeof setTimeout> | undefined;
+  #sessionsTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly store: Store) {}
+
+  async start(): Promise<void> {
+    const resume = readResume();
+    this.#lastEventId = resume?.lastEventId ?? null;
+    addEventListener('pagehide', () => this.#saveResume());
+    openEventStream(
+      {
+        legion: (event) => (this.#loading ? this.#queued.push(event) : this.#apply(event)),
+        state: (event) => this.store.update((state) => reduceParticipantState(state, event)),
+        session: (event) => {
+          this.#refreshSessionsSoon();
+          // Nothing open yet (a fresh workspace): the first session, from here or a terminal, is the one to watch.
+          if (this.store.state.sessionId === null && !this.#loading) void this.switchSession(event.sessionId);
+        },
+        reset: () => void this.reload(),
+        connection: (connection) => this.store.update((state) => (state.connection === connection ? state : { ...state, connection })),
+        position: (id) => (this.#lastEventId = id),
+      },
+      this.#lastEventId,
+    );
+    const generation = ++this.#generation;
+    try {
+      const [workspace, participants, sessions] = await Promise.all([api.workspace(), api.participants(), api.sessions()]);
+      if (generation !== this.#generation) return;
+      this.store.update((state) => ({ ...state, workspace, participants, sessions }));
+      const sessionId = resume?.sessionId ?? workspace.sessionId ?? sessions[0]?.id ?? null;
+      if (sessionId !== null) await this.#loadSession(generation, sessionId, resume?.selectedConversation ?? null, resume?.streams ?? {});
+    } catch (error) {
+      this.#fail(error);
+    }
+    this.#flush(generation);
+  }
+
+  /** After a `reset`: everything again through REST, streams dropped (their deltas cannot be replayed). */
+  async reload(): Promise<void> {
+    this.#loading = true;
+    const generation = ++this.#generation;
+    try {
+      const [workspace, participants, sessions] = await Promise.all([api.workspace(), api.participants(), api.sessions()]);
+      if (generation !== this.#generation) return;
+      this.store.update((state) => ({ ...state, workspace, participants, sessions }));
+      const sessionId = this.store.state.sessionId ?? workspace.sessionId;
+      if (sessionId !== null) await this.#loadSession(generation, sessionId, this.store.state.selectedConversation, {});
+    } catch (error) {
+      this.#fail(error);
+    }
+    this.#flush(generation);
+  }
+
+  async switchSession(sessionId: string): Promise<void> {
+    this.#loading = true;
+    const generation = ++this.#generation;
+    try {
+      await this.#loadSession(generation, sessionId, null, {});
+    } catch (error) {
+      this.#fail(error);
+    }
+    this.#flush(generation);
+  }
+
+  async newSession(): Promise<void> {
+    try {
+      const { id } = await api.createSession();
+      this.store.update((state) => ({ ...state, sessions: [{ id, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(), conversations: 0, messages: 0, costUsd: 0, tokens: 0 }, ...state.sessions.filter((session) => session.id !== id)] }));
+      await this.switchSession(id);
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  async openConversation(conversationId: string): Promise<void> {
+    const { sessionId } = this.store.state;
+    if (sessionId === null) return;
+    // Messages that arrive while the page loads are kept, then merged.
+    this.store.update((state) => ({ ...state, selectedConversation: conversationId, messages: { ...state.messages, [conversationId]: state.messages[conversationId] ?? [] } }));
+    try {
+      const page = await api.messages(sessionId, conversationId, { limit: PAGE_SIZE });
+      this.store.update((state) =>
+        state.sessionId !== sessionId
+          ? state
+          : { ...state, messages: { ...state.messages, [conversationId]: mergeMessages(page.messages, state.messages[conversationId]) }, earlier: { ...state.earlier, [conversationId]: page.more } },
+      );
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  /** The page of messages before the oldest one shown. */
+  async loadEarlier(conversationId: string): Promise<void> {
+    const { sessionId, messages } = this.store.state;
+    const oldest = messages[conversationId]?.[0];
+    if (sessionId === null || oldest === undefined) return;
+    try {
+      const page = await api.messages(sessionId, conversationId, { before: oldest.id, limit: PAGE_SIZE });
+      this.store.update((state) => {
+        const shown = state.messages[conversationId] ?? [];
+        const known = new Set(shown.map((message) => message.id));
+        return { ...state, messages: { ...state.messages, [conversationId]: [...page.messages.filter((message) => !known.has(message.id)), ...shown] }, earlier: { ...state.earlier, [conversationId]: page.more } };
+      });
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  /** Sends as the user; returns the conversation it went to, or an error message for the composer. */
+  async send(text: string, to: string | undefined, conversation: string | undefined): Promise<string | null> {
+    let { sessionId } = this.store.state;
+    try {
+      if (sessionId === null) {
+        sessionId = (await api.createSession()).id;
+        await this.switchSession(sessionId);
+      }
+      const accepted = await api.send(sessionId, { text, ...(to ? { to } : {}), ...(conversation ? { conversation } : {}) });
+      await this.openConversation(accepted.conversationId);
+      return null;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  async decide(answers: Array<{ id: string; decision: 'approve' | 'reject'; reason?: string; remember?: 'once' | 'always' }>): Promise<string | null> {
+    const { sessionId } = this.store.state;
+    if (sessionId === null) return 'No session is open.';
+    try {
+      await api.answerApprovals(sessionId, answers);
+      return null;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  async answer(questionId: string, text: string): Promise<string | null> {
+    try {
+      await api.answerQuestion(questionId, text);
+      this.store.update((state) => ({ ...state, questions: state.questions.filter((question) => question.id !== questionId) }));
+      return null;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 409) this.store.update((state) => ({ ...state, questions: state.questions.filter((question) => question.id !== questionId) }));
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  /** Stops the server's turn in a conversation (its own turns only: a terminal's run is its own). */
+  async cancel(conversationId: string): Promise<void> {
+    const { sessionId } = this.store.state;
+    if (sessionId === null) return;
+    try {
+      await api.cancel(sessionId, conversationId);
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  search = (q: string) => api.search(q);
+
+  async #loadSession(generation: number, sessionId: string, selected: string | null, streams: Record<string, Stream>): Promise<void> {
+    const [detail, approvals, questions, usage] = await Promise.all([api.session(sessionId), api.approvals(sessionId), api.questions(sessionId), api.usage(sessionId)]);
+    if (generation !== this.#generation) return;
+    const conversations = Object.fromEntries(detail.conversations.map((conversation) => [conversation.id, conversation]));
+    const newest = [...detail.conversations].sort((a, b) => (b.lastAt ?? '').localeCompare(a.lastAt ?? ''))[0];
+    const selectedConversation = selected !== null && selected in conversations ? selected : (newest?.id ?? null);
+    this.store.update((state) => ({ ...state, sessionId, conversations, messages: {}, earlier: {}, streams, activeTurns: {}, approvals, questions, usage, selectedConversation, error: null }));
+    if (selectedConversation !== null) await this.openConversation(selectedConversation);
+  }
+
+  #apply(event: WireEvent): void {
+    this.store.update((state) => reduceEvent(state, event, Date.now()));
+    if (event.type === 'usage:report' || event.type === 'turn:end') this.#refreshUsageSoon();
+    if (event.type === 'session:created' || event.type === 'session:updated' || event.type === 'turn:end') this.#refreshSessionsSoon();
+  }
+
+  #flush(generation: number): void {
+    if (generation !== this.#generation) return;
+    this.#loading = false;
+    const queued = this.#queued;
+    this.#queued = [];
+    for (const event of queued) this.#apply(event);
+  }
+
+  // Usage is read from the server, not summed from events: a replayed usage:report would count twice.
+  #refreshUsageSoon(): void {
+    if (this.#usageTimer !== undefined) return;
+    this.#usageTimer = setTimeout(() => {
+      this.#usageTimer = undefined;
+      const { sessionId } = this.store.state;
+      if (sessionId === null) return;
+      api.usage(sessionId).then((usage) => this.store.update((state) => (state.sessionId === sessionId ? { ...state, usage } : state)), (error: unknown) => this.#fail(error));
+    }, 100);
+  }
+
+  #refreshSessionsSoon(): void {
+    if (this.#sessionsTimer !== undefined) return;
+    this.#sessionsTimer = setTimeout(() => {
+      this.#sessionsTimer = undefined;
+      api.sessions().then((sessions) => this.store.update((state) => ({ ...state, sessions })), (error: unknown) => this.#fail(error));
+    }, 200);
+  }
+
+  #saveResume(): void {
+    // Mid-load, the store lags behind the stream's position: the resume saved before stays the consistent one.
+    if (this.#loading) return;
+    const state: AppState = this.store.state;
+    const resume: Resume = { lastEventId: this.#lastEventId, sessionId: state.sessionId, selectedConversation: state.selectedConversation, streams: state.streams };
+    sessionStorage.setItem(RESUME_KEY, JSON.stringify(resume));
+  }
+
+  #fail(error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    this.store.update((state) => ({ ...state, error: message }));
+  }
+}

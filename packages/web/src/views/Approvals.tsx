@@ -1,0 +1,119 @@
+import { useState } from 'preact/hooks';
+import type { ApprovalView } from '../api/wire.js';
+import { diffOf } from './diff-of.js';
+import { pretty } from './format.js';
+
+type Answer = { id: string; decision: 'approve' | 'reject'; reason?: string; remember?: 'once' | 'always' };
+type Decide = (answers: Answer[]) => Promise<string | null>;
+
+/**
+ * The calls of one model response are decided together (the server rejects one left out), and
+ * they wait together: same conversation, same requester.
+ */
+const batchOf = (approval: ApprovalView): string => `${approval.conversationId}\n${approval.requester}`;
+
+function Diff({ patch }: { patch: string }) {
+  return (
+    <pre class="diff" data-testid="approval-diff">
+      {patch.split('\n').map((line, index) => (
+        <span key={index} class={line.startsWith('+') && !line.startsWith('+++') ? 'add' : line.startsWith('-') && !line.startsWith('---') ? 'del' : line.startsWith('@@') ? 'hunk' : ''}>
+          {line}
+          {'\n'}
+        </span>
+      ))}
+    </pre>
+  );
+}
+
+function PendingApproval({ approval, staged, waitingFor, onStage }: { approval: ApprovalView; staged: Answer | undefined; waitingFor: number; onStage(answer: Answer): void }) {
+  const [reason, setReason] = useState('');
+  const patch = diffOf(approval.tool, approval.input);
+  const decide = (decision: 'approve' | 'reject', remember?: 'always') => {
+    onStage({ id: approval.id, decision, ...(remember ? { remember } : {}), ...(decision === 'reject' && reason.trim() !== '' ? { reason: reason.trim() } : {}) });
+  };
+  return (
+    <li class="card approval" data-testid={`approval-${approval.id}`} data-tool={approval.tool}>
+      <div class="meta">
+        <strong>{approval.requester}</strong> wants to run <code>{approval.tool}</code>
+        <span class="muted"> · asks {approval.approver}</span>
+      </div>
+      <div class="chain" data-testid="approval-chain">
+        {approval.chain.map((id, index) => (
+          <span key={index}>
+            {index > 0 && ' → '}
+            <span class="tag">{id}</span>
+          </span>
+        ))}
+      </div>
+      {approval.reason && <p class="muted">{approval.reason}</p>}
+      {patch !== null ? <Diff patch={patch} /> : <pre data-testid="approval-input">{pretty(approval.input)}</pre>}
+      <div class="row">
+        <button type="button" data-testid={`approve-${approval.id}`} onClick={() => decide('approve')}>
+          Approve once
+        </button>
+        <button type="button" data-testid={`approve-always-${approval.id}`} onClick={() => decide('approve', 'always')}>
+          Approve always
+        </button>
+        <input value={reason} placeholder="Reason for rejecting" data-testid={`reject-reason-${approval.id}`} onInput={(event) => setReason(event.currentTarget.value)} />
+        <button type="button" class="danger" data-testid={`reject-${approval.id}`} onClick={() => decide('reject')}>
+          Reject
+        </button>
+      </div>
+      {staged && (
+        <p class="muted" data-testid={`approval-staged-${approval.id}`}>
+          {staged.decision === 'approve' ? 'Approve' : 'Reject'}
+          {waitingFor > 0 ? `: sent once the ${waitingFor} other call${waitingFor === 1 ? '' : 's'} of this response ${waitingFor === 1 ? 'is' : 'are'} decided.` : '…'}
+        </p>
+      )}
+    </li>
+  );
+}
+
+/** Pending requests first, each with what it would do and the chain it climbed; decided ones below. */
+export function Approvals({ approvals, onDecide }: { approvals: ApprovalView[]; onDecide: Decide }) {
+  const [staged, setStaged] = useState<Record<string, Answer>>({});
+  const [error, setError] = useState<string | null>(null);
+  const pending = approvals.filter((approval) => approval.status === 'pending');
+  const undecidedIn = (batch: string, decided: Record<string, Answer>) => pending.filter((approval) => batchOf(approval) === batch && !(approval.id in decided)).length;
+  const stage = async (approval: ApprovalView, answer: Answer) => {
+    const next = { ...staged, [answer.id]: answer };
+    setStaged(next);
+    const batch = pending.filter((candidate) => batchOf(candidate) === batchOf(approval));
+    if (undecidedIn(batchOf(approval), next) > 0) return;
+    const failure = await onDecide(batch.map((candidate) => next[candidate.id]!));
+    setError(failure);
+    if (failure !== null) setStaged((current) => Object.fromEntries(Object.entries(current).filter(([id]) => !batch.some((candidate) => candidate.id === id))));
+  };
+  const decided = approvals.filter((approval) => approval.status !== 'pending').reverse();
+  return (
+    <section class="panel" data-testid="view-approvals">
+      <h2>Approvals</h2>
+      {pending.length === 0 ? (
+        <p class="muted" data-testid="approvals-empty">
+          Nothing waits for approval.
+        </p>
+      ) : (
+        <ul class="cards" data-testid="approvals-pending">
+          {pending.map((approval) => (
+            <PendingApproval key={approval.id} approval={approval} staged={staged[approval.id]} waitingFor={undecidedIn(batchOf(approval), staged)} onStage={(answer) => void stage(approval, answer)} />
+          ))}
+        </ul>
+      )}
+      {error && (
+        <p class="error" data-testid="approvals-error">
+          {error}
+        </p>
+      )}
+      <h3>History</h3>
+      <ul class="history" data-testid="approvals-history">
+        {decided.map((approval) => (
+          <li key={approval.id} data-testid={`approval-decided-${approval.id}`} data-status={approval.status}>
+            <span class={`badge ${approval.status === 'approved' ? 'done' : 'error'}`}>{approval.status}</span> <code>{approval.tool}</code> for {approval.requester}
+            {approval.decidedBy && <span class="muted"> by {approval.decidedBy}</span>}
+            {approval.decisionReason && <span class="muted">: {approval.decisionReason}</span>}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

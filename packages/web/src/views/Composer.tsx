@@ -1,0 +1,64 @@
+import { useState } from 'preact/hooks';
+import type { Participant } from '../api/wire.js';
+
+/** You, as a participant: a message to the entry agent or any other, in a named conversation if you like. */
+export function Composer({ participants, entryAgent, onSend }: { participants: Participant[]; entryAgent: string | undefined; onSend(text: string, to: string | undefined, conversation: string | undefined): Promise<string | null> }) {
+  const [text, setText] = useState('');
+  const [to, setTo] = useState('');
+  const [name, setName] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+  const agents = participants.filter((participant) => participant.type !== 'user');
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (text.trim() === '') return;
+    setSending(true);
+    const failure = await onSend(text, to === '' ? undefined : to, name.trim() === '' ? undefined : name.trim());
+    setSending(false);
+    setError(failure);
+    if (failure === null) setText('');
+  };
+  return (
+    <form class="panel composer" data-testid="composer" onSubmit={submit}>
+      <div class="row">
+        <label>
+          To{' '}
+          <select value={to} data-testid="composer-to" onChange={(event) => setTo(event.currentTarget.value)}>
+            <option value="">{entryAgent ? `${entryAgent} (entry agent)` : 'entry agent'}</option>
+            {agents
+              .filter((agent) => agent.id !== entryAgent)
+              .map((agent) => (
+                <option key={agent.id} value={agent.id}>
+                  {agent.id}
+                </option>
+              ))}
+          </select>
+        </label>
+        <label>
+          Conversation{' '}
+          <input value={name} placeholder="(default)" data-testid="composer-conversation" onInput={(event) => setName(event.currentTarget.value)} />
+        </label>
+      </div>
+      <textarea
+        value={text}
+        rows={3}
+        placeholder="Message… (Ctrl+Enter sends)"
+        data-testid="composer-text"
+        onInput={(event) => setText(event.currentTarget.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) void submit(event);
+        }}
+      />
+      <div class="row">
+        <button type="submit" disabled={sending || text.trim() === ''} data-testid="composer-send">
+          Send
+        </button>
+        {error && (
+          <span class="error" data-testid="composer-error">
+            {error}
+          </span>
+        )}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,73 @@
+import type { ConversationSummary, ToolResult, WireMessage } from '../api/wire.js';
+import type { Stream } from '../state/app-state.js';
+import { formatTime } from './format.js';
+import { ToolCall } from './ToolCall.js';
+
+interface ConversationProps {
+  conversation: ConversationSummary | undefined;
+  conversationId: string | null;
+  messages: WireMessage[] | undefined;
+  stream: Stream | undefined;
+  earlier: boolean;
+  active: boolean;
+  onCancel(): void;
+  onOpenConversation(id: string): void;
+  onLoadEarlier(): void;
+}
+
+/** A conversation's messages, the reply being streamed under them. */
+export function Conversation({ conversation, conversationId, messages, stream, earlier, active, onCancel, onOpenConversation, onLoadEarlier }: ConversationProps) {
+  if (conversationId === null) {
+    return (
+      <section class="panel conversation" data-testid="view-conversation">
+        <p class="muted">No conversation yet: send a message below.</p>
+      </section>
+    );
+  }
+  const results = new Map<string, ToolResult>();
+  for (const message of messages ?? []) for (const block of message.content) if (block.type === 'tool_result') results.set(block.toolUseId, block);
+  const toolUseIds = new Set((messages ?? []).flatMap((message) => message.content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : []))));
+  return (
+    <section class="panel conversation" data-testid="view-conversation" data-conversation={conversationId}>
+      <h2>
+        {conversation ? `${conversation.initiator} → ${conversation.responder}` : conversationId}
+        {conversation?.name && <span class="tag">{conversation.name}</span>}
+        {active && (
+          <button type="button" class="danger stop" data-testid="cancel-turn" onClick={onCancel}>
+            Stop
+          </button>
+        )}
+      </h2>
+      {earlier && (
+        <button type="button" class="link" data-testid="load-earlier" onClick={onLoadEarlier}>
+          Earlier messages…
+        </button>
+      )}
+      <ol class="messages" data-testid="messages">
+        {(messages ?? []).map((message) => (
+          <li key={message.id} class={`message ${message.role}`} data-testid={`message-${message.id}`} data-author={message.author}>
+            <div class="meta">
+              <strong>{message.author}</strong> <span class="muted">{formatTime(message.at)}</span>
+              {message.medium && <span class="tag">{message.medium}</span>}
+            </div>
+            {message.content.map((block, index) => {
+              if (block.type === 'text') return <p key={index} class="text" data-testid="message-text">{block.text}</p>;
+              if (block.type === 'tool_use') return <ToolCall key={block.id} toolUse={block} result={results.get(block.id)} caller={message.author} onOpenConversation={onOpenConversation} />;
+              // A result is shown in its call's line; one without a call in view (an older page) stands alone.
+              if (toolUseIds.has(block.toolUseId)) return null;
+              return <pre key={index} class="orphan-result">{block.content}</pre>;
+            })}
+          </li>
+        ))}
+        {stream && (
+          <li class="message assistant streaming" data-testid="streaming" data-author={stream.participantId}>
+            <div class="meta">
+              <strong>{stream.participantId}</strong> <span class="muted">writing…</span>
+            </div>
+            <p class="text" data-testid="streaming-text">{stream.text}</p>
+          </li>
+        )}
+      </ol>
+    </section>
+  );
+}

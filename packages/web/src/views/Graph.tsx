@@ -1,0 +1,79 @@
+import type { ConversationSummary, Participant } from '../api/wire.js';
+import type { ActiveTurn } from '../state/app-state.js';
+import { arrowPath, NODE_RADIUS, ringLayout } from './graph-layout.js';
+
+const WIDTH = 560;
+const HEIGHT = 420;
+
+interface GraphProps {
+  participants: Participant[];
+  conversations: ConversationSummary[];
+  activeTurns: Record<string, ActiveTurn>;
+  selected: string | null;
+  onSelect(conversationId: string): void;
+}
+
+/** Participants as nodes, conversations as arrows initiator → responder; the turns running now are lit. */
+export function Graph({ participants, conversations, activeTurns, selected, onSelect }: GraphProps) {
+  const ids = participants.map((participant) => participant.id);
+  for (const conversation of conversations) for (const id of [conversation.initiator, conversation.responder]) if (!ids.includes(id)) ids.push(id);
+  const positions = ringLayout(ids, WIDTH, HEIGHT);
+  const lanes = new Map<string, number>();
+  const active = new Set(Object.keys(activeTurns));
+  const busy = new Set(Object.values(activeTurns).map((turn) => turn.participantId));
+  return (
+    <section class="panel graph" data-testid="view-graph">
+      <h2>Conversation graph</h2>
+      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label="Conversations between participants">
+        <defs>
+          <marker id="arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+            <path d="M 0 0 L 10 5 L 0 10 z" class="arrowhead" />
+          </marker>
+          <marker id="arrow-active" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+            <path d="M 0 0 L 10 5 L 0 10 z" class="arrowhead active" />
+          </marker>
+        </defs>
+        {conversations.map((conversation) => {
+          const from = positions.get(conversation.initiator);
+          const to = positions.get(conversation.responder);
+          if (!from || !to) return null;
+          const pair = `${conversation.initiator}>${conversation.responder}`;
+          const lane = lanes.get(pair) ?? 0;
+          lanes.set(pair, lane + 1);
+          const { d, label } = arrowPath(from, to, lane);
+          const isActive = active.has(conversation.id);
+          return (
+            <g
+              key={conversation.id}
+              class={`edge${isActive ? ' active' : ''}${selected === conversation.id ? ' selected' : ''}`}
+              data-testid={`graph-edge-${conversation.id}`}
+              data-active={String(isActive)}
+              onClick={() => onSelect(conversation.id)}
+            >
+              <title>{`${conversation.id}: ${conversation.messages} messages`}</title>
+              <path d={d} class="edge-hit" />
+              <path d={d} class="edge-line" marker-end={isActive ? 'url(#arrow-active)' : 'url(#arrow)'} />
+              {conversation.name && (
+                <text x={label.x} y={label.y} class="edge-label">
+                  {conversation.name}
+                </text>
+              )}
+            </g>
+          );
+        })}
+        {ids.map((id) => {
+          const point = positions.get(id);
+          if (!point) return null;
+          const participant = participants.find((candidate) => candidate.id === id);
+          const state = participant?.state ?? 'idle';
+          return (
+            <g key={id} class={`node state-${state}${busy.has(id) ? ' busy' : ''}`} data-testid={`graph-node-${id}`} transform={`translate(${point.x} ${point.y})`}>
+              <circle r={NODE_RADIUS} />
+              <text y="4">{id.length > 11 ? `${id.slice(0, 10)}…` : id}</text>
+            </g>
+          );
+        })}
+      </svg>
+    </section>
+  );
+}

@@ -1,0 +1,80 @@
+import { useState } from 'preact/hooks';
+import type { SearchHit, SessionSummary } from '../api/wire.js';
+import { formatCost, formatTime } from './format.js';
+
+interface SessionsProps {
+  sessions: SessionSummary[];
+  sessionId: string | null;
+  onSwitch(id: string): void;
+  onNew(): void;
+  onSearch(q: string): Promise<SearchHit[]>;
+  onOpenHit(hit: SearchHit): void;
+}
+
+/** Every session of the workspace, newest first: switch, start a new one, search what was said. */
+export function Sessions({ sessions, sessionId, onSwitch, onNew, onSearch, onOpenHit }: SessionsProps) {
+  const [q, setQ] = useState('');
+  const [hits, setHits] = useState<SearchHit[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <section class="panel" data-testid="view-sessions">
+      <div class="row">
+        <h2>Sessions</h2>
+        <button type="button" data-testid="session-new" onClick={onNew}>
+          New session
+        </button>
+      </div>
+      <form
+        class="row"
+        onSubmit={async (event) => {
+          event.preventDefault();
+          if (q.trim() === '') return setHits(null);
+          try {
+            setHits(await onSearch(q.trim()));
+            setError(null);
+          } catch (failure) {
+            setError(failure instanceof Error ? failure.message : String(failure));
+          }
+        }}
+      >
+        <input type="search" value={q} placeholder="Search history" data-testid="search-input" onInput={(event) => setQ(event.currentTarget.value)} />
+        <button type="submit" data-testid="search-submit">
+          Search
+        </button>
+        {error && <span class="error">{error}</span>}
+      </form>
+      {hits !== null && (
+        <ul class="hits" data-testid="search-hits">
+          {hits.length === 0 && <li class="muted">Nothing found.</li>}
+          {hits.map((hit) => (
+            <li key={`${hit.sessionId}/${hit.messageId}`} data-testid={`search-hit-${hit.messageId}`}>
+              <a
+                href="#/work"
+                onClick={(event) => {
+                  event.preventDefault();
+                  onOpenHit(hit);
+                }}
+              >
+                <strong>{hit.author}</strong> in {hit.conversationId} <span class="muted">{formatTime(hit.at)}</span>
+              </a>
+              <p>{hit.snippet}</p>
+            </li>
+          ))}
+        </ul>
+      )}
+      <ul class="sessions" data-testid="session-list">
+        {sessions.map((session) => (
+          <li key={session.id} class={session.id === sessionId ? 'current' : ''} data-testid={`session-${session.id}`}>
+            <button type="button" class="link" data-testid={`session-open-${session.id}`} onClick={() => onSwitch(session.id)}>
+              {session.title ?? session.id}
+            </button>
+            <span class="muted">
+              {' '}
+              {formatTime(session.updatedAt)} · {session.conversations} conversations · {session.messages} messages · {formatCost(session.costUsd)}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

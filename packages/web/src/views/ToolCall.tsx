@@ -1,0 +1,53 @@
+import { useState } from 'preact/hooks';
+import type { ToolResult, ToolUse } from '../api/wire.js';
+import { conversationIdOf } from '../state/app-state.js';
+import { pretty } from './format.js';
+
+/** What a `communicate` call asks for; anything else is not a delegation. */
+function delegationOf(toolUse: ToolUse): { to: string; conversation?: string } | null {
+  if (toolUse.name !== 'communicate' || typeof toolUse.input !== 'object' || toolUse.input === null) return null;
+  const input = toolUse.input as { to?: unknown; conversation?: unknown };
+  if (typeof input.to !== 'string') return null;
+  return typeof input.conversation === 'string' && input.conversation !== '' ? { to: input.to, conversation: input.conversation } : { to: input.to };
+}
+
+function oneLine(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > 90 ? `${text.slice(0, 89)}…` : text;
+}
+
+/** One tool call as one line; opened, its input and output. A delegation links to the conversation it opened. */
+export function ToolCall({ toolUse, result, caller, onOpenConversation }: { toolUse: ToolUse; result: ToolResult | undefined; caller: string; onOpenConversation(id: string): void }) {
+  const [open, setOpen] = useState(false);
+  const delegation = delegationOf(toolUse);
+  const status = result === undefined ? 'running' : result.isError ? 'error' : 'done';
+  return (
+    <div class={`tool-call ${status}`} data-testid={`tool-call-${toolUse.id}`} data-status={status}>
+      <button type="button" class="tool-line" aria-expanded={open} data-testid={`tool-toggle-${toolUse.id}`} onClick={() => setOpen(!open)}>
+        <span class="chevron">{open ? '▾' : '▸'}</span>
+        <code>{toolUse.name}</code> <span class="muted">{oneLine(toolUse.input)}</span> <span class={`badge ${status}`}>{status}</span>
+      </button>
+      {delegation && (
+        <a
+          href="#/work"
+          class="delegation-link"
+          data-testid={`delegation-link-${toolUse.id}`}
+          onClick={(event) => {
+            event.preventDefault();
+            onOpenConversation(conversationIdOf(caller, delegation.to, delegation.conversation));
+          }}
+        >
+          → conversation {conversationIdOf(caller, delegation.to, delegation.conversation)}
+        </a>
+      )}
+      {open && (
+        <div class="tool-detail" data-testid={`tool-detail-${toolUse.id}`}>
+          <h4>Input</h4>
+          <pre>{pretty(toolUse.input)}</pre>
+          <h4>Output</h4>
+          <pre>{result === undefined ? '(running)' : result.content}</pre>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,23 @@
+import type { Participant, Totals } from '../api/wire.js';
+
+export const formatTokens = (count: number): string => (count >= 10_000 ? `${(count / 1000).toFixed(1)}k` : String(count));
+
+export const formatCost = (costUsd: number | null): string => (costUsd === null ? 'unpriced' : `$${costUsd.toFixed(costUsd < 1 ? 4 : 2)}`);
+
+export const tokensOf = (totals: Totals): number => totals.inputTokens + totals.outputTokens + totals.cacheReadTokens + totals.cacheWriteTokens;
+
+export const formatTime = (iso: string): string => {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+};
+
+export const STATE_LABEL: Record<Participant['state'], string> = {
+  idle: 'idle',
+  thinking: 'thinking',
+  tool: 'running a tool',
+  approval: 'waiting for approval',
+  user: 'waiting for you',
+};
+
+/** JSON for reading: strings stay strings. */
+export const pretty = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
