@@ -15,7 +15,7 @@ import type { Tool } from '../tools/tool.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
 import { COMMUNICATE_TOOL_NAME } from '../tools/builtin/communicate.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
-import { linkedSignal } from './linked-signal.js';
+import { CallSignals } from './linked-signal.js';
 import { unansweredToolUses } from '../conversation/unanswered-tool-uses.js';
 import { buildModelRequest, type ModelRequestSource } from './model-request.js';
 import { sessionBudgetError } from './session-budget.js';
@@ -70,6 +70,15 @@ export class AgentRuntime implements ParticipantRuntime {
   }
 
   private async run(turn: TurnContext, resuming: boolean): Promise<RuntimeOutcome> {
+    const calls = new CallSignals(turn.signal);
+    try {
+      return await this.runSteps(turn, resuming, calls);
+    } finally {
+      calls.dispose();
+    }
+  }
+
+  private async runSteps(turn: TurnContext, resuming: boolean, calls: CallSignals): Promise<RuntimeOutcome> {
     const agent = turn.participant as AgentParticipant;
     const { collective, config, providers } = this.services;
     const { model, limits } = settingsForAgent(config, agent);
@@ -90,7 +99,12 @@ export class AgentRuntime implements ParticipantRuntime {
       workspaceRoot: this.services.workspaceRoot,
       context: settings,
     };
+    const stage = this.contextStage(turn, agent, provider);
+    // Every field in the one literal: storing the stage into the object after it was built (a property
+    // added later) made TurboFan's concurrent compile jobs use ~4 MB more malloc'd zone memory over
+    // 2,000 runs, which glibc keeps in its per-thread arenas (bench/memory-runs.mjs, RSS growth).
     const context: ModelRequestSource = {
+      compaction: stage,
       system: buildSystemPrompt(agent, collective),
       tools: offer.initial(),
       ...(offer.onDemand ? { offerTools: async (messages) => offer.definitions(await readLoadedTools(turn.session.agentState, agent.id, turn.conversation.ref.conversationId), messages) } : {}),
@@ -110,8 +124,6 @@ export class AgentRuntime implements ParticipantRuntime {
         report: (usage: ContextUsage) => turn.events.emit('context:usage', Object.assign({}, turn.conversation.ref, { participantId: agent.id, usage })),
       },
     };
-    const stage = this.contextStage(turn, agent, provider);
-    context.compaction = stage;
     // Asked at every delta, not once per turn: a UI that subscribes mid-turn gets the rest of the text.
     const streamText = (text: string): void => {
       if (turn.events.hasListeners('text:delta')) turn.events.emit('text:delta', Object.assign({}, turn.conversation.ref, { participantId: agent.id, text }));
@@ -132,13 +144,13 @@ export class AgentRuntime implements ParticipantRuntime {
       const overBudget = limits.maxSessionCostUsd !== undefined || limits.maxSessionTokens !== undefined ? await sessionBudgetError(turn.session, agent.id, limits) : undefined;
       if (overBudget) return { status: 'error', code: overBudget.code, error: overBudget.message };
       let response: ModelResponse;
-      const call = linkedSignal(turn.signal);
+      const signal = calls.next();
       let compactedOnOverflow = false;
       try {
         for (;;) {
           try {
             response = await generate(provider, await buildModelRequest(context), {
-              signal: call.signal,
+              signal,
               onTextDelta: streamText,
               onRetry: (retry) => turn.events.emit('provider:retry', { ...turn.conversation.ref, participantId: agent.id, provider: provider.name, model: provider.model, ...retry }),
             });
@@ -159,7 +171,7 @@ export class AgentRuntime implements ParticipantRuntime {
         const retried = compactedOnOverflow && isContextTooLongError(error) ? ' (after one compaction and one retry)' : '';
         return { status: 'error', code: error instanceof LegionError ? error.code : 'model_failed', error: `${agent.id}'s model call failed${retried}: ${errorMessage(error)}` };
       } finally {
-        call.dispose();
+        calls.done();
       }
       const replyBytes = response.content.reduce((total, block) => total + Buffer.byteLength(block.type === 'text' ? block.text : JSON.stringify(block), 'utf8'), 0);
       if (replyBytes > limits.maxReplyBytes) {
