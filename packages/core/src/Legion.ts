@@ -32,7 +32,7 @@ import { ApprovalGate } from './authorization/ApprovalGate.js';
 import { AuthEngine } from './authorization/AuthEngine.js';
 import { ApprovalRules } from './authorization/ApprovalRules.js';
 import { ApprovalRuleStore } from './collective/ApprovalRuleStore.js';
-import { BUILTIN_PROVIDER_ID, registerBuiltinTools, withBuiltinParameters, type ProcessRegistry } from './tools/builtin/index.js';
+import { BUILTIN_PROVIDER_ID, registerBuiltinTools, withBuiltinParameters, ProcessRegistry } from './tools/builtin/index.js';
 import { createMcpToolProvider, type McpToolProvider } from './tools/providers/mcp/McpToolProvider.js';
 import { describeAgentTools, type AgentToolsView } from './runtime/tool-views.js';
 import { withSchemaTokens } from './runtime/tool-schema-tokens.js';
@@ -89,7 +89,8 @@ export class Legion {
   readonly approvalRules: ApprovalRules;
   /** Background processes agents started (process_start); killed on close(). */
   readonly processes: ProcessRegistry;
-  private readonly disposeBuiltinTools: () => Promise<void>;
+  /** Disposes the tool providers made at open when the registry was never used, so never given them. */
+  private readonly disposeUnregisteredTools: () => Promise<void>;
   /**
    * Problems found since the workspace was opened — a broken tool file, an MCP
    * server that did not start, a broken session, a configured entry agent that
@@ -158,41 +159,59 @@ export class Legion {
     this.runtimes.register('agent', agentRuntime);
     this.runtimes.register('mock', new MockRuntime());
     this.runtimes.register('user', new UserRuntime(this.surfaces));
-    this.tools.register(
-      withBuiltinParameters(
-        createCommunicateTool({
-          collective,
-          limitsFor: (id) => {
-            const participant = collective.get(id);
-            return participant?.type === 'agent' ? settingsForAgent(config, participant).limits : config.limits;
-          },
-        }),
-      ),
-      { providerId: BUILTIN_PROVIDER_ID },
-    );
-    const builtin = registerBuiltinTools(this.tools, {
+    const builtinOptions = {
       collective,
       sessions: this.sessions,
       env: commandEnv,
       // Tools return their whole output up to the artifact limit; the context previews what is larger than the model should see.
       ...(config.context.artifactMaxBytes !== undefined ? { outputLimitBytes: config.context.artifactMaxBytes } : {}),
-      // What list_tools reports is exactly what the agent's model is shown.
-      toolsFor: (id) => {
-        const participant = collective.get(id);
-        return participant?.type === 'agent' ? [...agentRuntime.toolsFor(participant).values()] : [];
-      },
-    });
-    this.processes = builtin.processes;
-    this.disposeBuiltinTools = builtin.dispose;
-    this.tools.register(withBuiltinParameters(createApprovalResponseTool()), { providerId: BUILTIN_PROVIDER_ID });
-    this.tools.register(withBuiltinParameters(createListApprovalsTool()), { providerId: BUILTIN_PROVIDER_ID });
-    // After the built-ins, so that a workspace or MCP tool with a taken name is reported and left out.
-    this.tools.registerToolProvider(createWorkspaceToolProvider({ directory: paths.toolsDir, workspaceRoot: paths.root, events: this.events, env, commandEnv }));
+    };
+    // Made here rather than by the built-in tools, which are built on first use: Legion owns and disposes it.
+    this.processes = new ProcessRegistry(builtinOptions);
+    // Read now, so that a broken tool file is among the warnings as soon as the workspace is open.
+    const workspaceTools = createWorkspaceToolProvider({ directory: paths.toolsDir, workspaceRoot: paths.root, events: this.events, env, commandEnv });
+    workspaceTools.getTools();
     if (Object.keys(config.mcpServers).length > 0) {
-      // Deferred: no MCP server starts until an agent's turn first needs its tools.
       this.mcp = createMcpToolProvider({ servers: config.mcpServers, workspaceRoot: paths.root, events: this.events, env });
-      this.tools.registerToolProvider(this.mcp, { deferred: true });
     }
+    let registered = false;
+    this.disposeUnregisteredTools = async () => {
+      if (registered) return;
+      workspaceTools.dispose();
+      await this.mcp?.dispose();
+    };
+    // Building every tool and its schemas costs some 10 ms that a command which never looks at
+    // tools (`legion sessions`) need not pay: the registry does it when first used.
+    this.tools.fillOnFirstUse(() => {
+      registered = true;
+      this.tools.register(
+        withBuiltinParameters(
+          createCommunicateTool({
+            collective,
+            limitsFor: (id) => {
+              const participant = collective.get(id);
+              return participant?.type === 'agent' ? settingsForAgent(config, participant).limits : config.limits;
+            },
+          }),
+        ),
+        { providerId: BUILTIN_PROVIDER_ID },
+      );
+      registerBuiltinTools(this.tools, {
+        ...builtinOptions,
+        processes: this.processes,
+        // What list_tools reports is exactly what the agent's model is shown.
+        toolsFor: (id) => {
+          const participant = collective.get(id);
+          return participant?.type === 'agent' ? [...agentRuntime.toolsFor(participant).values()] : [];
+        },
+      });
+      this.tools.register(withBuiltinParameters(createApprovalResponseTool()), { providerId: BUILTIN_PROVIDER_ID });
+      this.tools.register(withBuiltinParameters(createListApprovalsTool()), { providerId: BUILTIN_PROVIDER_ID });
+      // After the built-ins, so that a workspace or MCP tool with a taken name is reported and left out.
+      this.tools.registerToolProvider(workspaceTools);
+      // Deferred: no MCP server starts until an agent's turn first needs its tools.
+      if (this.mcp) this.tools.registerToolProvider(this.mcp, { deferred: true });
+    });
     // Commands a Legion process that crashed (its supervisor with it) left running.
     this.endLeftoverProcesses();
     // A configured entry agent that is missing is a problem of the workspace, even when this run names its agent.
@@ -395,6 +414,6 @@ export class Legion {
     for (const stop of [...this.followers]) stop();
     this.sessions.close();
     await this.backend.close();
-    await Promise.all([this.disposeBuiltinTools(), this.tools.dispose()]);
+    await Promise.all([this.processes.dispose(), this.disposeUnregisteredTools(), this.tools.dispose()]);
   }
 }

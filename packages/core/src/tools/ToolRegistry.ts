@@ -37,11 +37,40 @@ export class ToolRegistry {
   private readonly tools = new Map<string, Entry>();
   private readonly providers = new Map<string, ProviderState>();
   private readonly pending = new Set<Promise<void>>();
+  /** Registrations put off until the registry is first used (see `fillOnFirstUse`). */
+  private fill: (() => void) | undefined;
+  /** While a put-off fill runs: its events would have fired when nobody could listen yet. */
+  private filling = false;
 
   constructor(private readonly options: ToolRegistryOptions = {}) {}
 
+  /**
+   * Puts off `fill` (registrations, such as building the built-in tools and their schemas) until
+   * the registry is first read or changed, so a process that never looks at tools (`legion
+   * sessions`) never pays for them. It then runs synchronously before that call's own work, so
+   * the registry ends up as if it had run now; its events are not emitted, as nobody could have
+   * listened to them now. `dispose()` before any use drops it unrun.
+   */
+  fillOnFirstUse(fill: () => void): void {
+    this.fillNow();
+    this.fill = fill;
+  }
+
+  private fillNow(): void {
+    const fill = this.fill;
+    if (!fill) return;
+    this.fill = undefined;
+    this.filling = true;
+    try {
+      fill();
+    } finally {
+      this.filling = false;
+    }
+  }
+
   /** Adds a tool; the returned function removes it again. A taken name throws. */
   registerTool(tool: Tool, options: { providerId?: string } = {}): () => void {
+    this.fillNow();
     if (this.tools.has(tool.name)) {
       throw new LegionError('duplicate_tool', `A tool named "${tool.name}" is already registered (by "${this.tools.get(tool.name)?.providerId}").`, {
         name: tool.name,
@@ -64,6 +93,7 @@ export class ToolRegistry {
    * The returned function removes its tools and disposes the provider.
    */
   registerToolProvider(provider: ToolProvider, options: { deferred?: boolean } = {}): () => Promise<void> {
+    this.fillNow();
     if (this.providers.has(provider.id)) {
       throw new LegionError('duplicate_tool_provider', `A tool provider with id "${provider.id}" is already registered.`, { id: provider.id });
     }
@@ -75,15 +105,18 @@ export class ToolRegistry {
   }
 
   get(name: string): Tool | undefined {
+    this.fillNow();
     return this.tools.get(name)?.tool;
   }
 
   /** Which provider a tool came from (`programmatic` for `registerTool`). */
   providerOf(name: string): string | undefined {
+    this.fillNow();
     return this.tools.get(name)?.providerId;
   }
 
   list(): Tool[] {
+    this.fillNow();
     return [...this.tools.values()].map((entry) => entry.tool);
   }
 
@@ -101,12 +134,14 @@ export class ToolRegistry {
    * nothing is pending: callers may await it before every turn.
    */
   async ready(): Promise<void> {
+    this.fillNow();
     for (const state of this.providers.values()) if (state.deferred) this.reload(state);
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
 
   /** Removes and disposes every provider; tools registered one by one stay. */
   async dispose(): Promise<void> {
+    this.fill = undefined;
     await Promise.all([...this.providers.values()].map((state) => this.unregisterProvider(state)));
   }
 
@@ -193,7 +228,7 @@ export class ToolRegistry {
 
   private add(tool: Tool, providerId: string): void {
     this.tools.set(tool.name, { tool, providerId });
-    this.options.events?.emit('tool:register', { name: tool.name, providerId });
+    if (!this.filling) this.options.events?.emit('tool:register', { name: tool.name, providerId });
   }
 
   /** Removes `name`, or only if it is still `tool` (a disposer must not remove a later tool of the same name). */
@@ -201,11 +236,11 @@ export class ToolRegistry {
     const entry = this.tools.get(name);
     if (!entry || (tool && entry.tool !== tool)) return;
     this.tools.delete(name);
-    this.options.events?.emit('tool:unregister', { name, providerId: entry.providerId });
+    if (!this.filling) this.options.events?.emit('tool:unregister', { name, providerId: entry.providerId });
   }
 
   private reportProblem(state: ProviderState, problem: string): void {
-    this.options.events?.emit('error:raised', { scope: `tool provider ${state.provider.id}`, message: `Tool provider "${state.provider.id}" ${problem}.`, code: 'tool_provider_problem' });
+    if (!this.filling) this.options.events?.emit('error:raised', { scope: `tool provider ${state.provider.id}`, message: `Tool provider "${state.provider.id}" ${problem}.`, code: 'tool_provider_problem' });
   }
 }
 
