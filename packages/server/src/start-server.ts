@@ -83,6 +83,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     turns,
     views,
     questionSessions,
+    ensureFollowed: (sessionId) => following.ensure(sessionId),
     heartbeatMs: options.heartbeatMs ?? 15_000,
     closing: closing.signal,
   };
