@@ -77,7 +77,8 @@ program
     ]),
   )
   .action((words: string[], options: Record<string, unknown>) =>
-    runCli(async () => (await import('./commands/run.js')).runCommand(words, { ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
+    // A headless run leaves nothing running once it has answered: it need not wait for V8's background work.
+    runCli(async () => (await import('./commands/run.js')).runCommand(words, { ...options, workspace: program.opts<{ workspace?: string }>().workspace }), { exitWhenDone: true }),
   );
 
 const approvals = program
