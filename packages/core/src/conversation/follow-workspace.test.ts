@@ -87,7 +87,8 @@ describe('following every session of a workspace', () => {
   it('leaves a session idle at the start unfollowed, and follows it from then on once another process sends in it', async () => {
     const session = await other.sessions.create();
     await other.send(session, 'old');
-    await after((await other.sessions.get(session.id)).info.lastActiveAt);
+    // Past the last message's time, not only lastActiveAt: that is stamped when the send starts, and a send may take more than a millisecond.
+    await after(new Date().toISOString());
     const remote: Sent[] = [];
     test.legion.events.on('message:sent', ({ type: _type, seq: _seq, ...event }) => {
       if (event.remote) remote.push(event);
@@ -108,7 +109,8 @@ describe('following every session of a workspace', () => {
   it('follows an idle session when asked to (a UI opened it), without telling its history again', async () => {
     const session = await other.sessions.create();
     await other.send(session, 'old');
-    await after((await other.sessions.get(session.id)).info.lastActiveAt);
+    // Past the last message's time, not only lastActiveAt: that is stamped when the send starts, and a send may take more than a millisecond.
+    await after(new Date().toISOString());
     const remote: Sent[] = [];
     test.legion.events.on('message:sent', ({ type: _type, seq: _seq, ...event }) => {
       if (event.remote) remote.push(event);
