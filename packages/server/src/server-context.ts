@@ -19,6 +19,8 @@ export interface ServerContext {
   usage: UsageViews;
   /** Sessions a question was asked in, by question id (from events), to answer it without searching. */
   questionSessions: Map<string, string>;
+  /** Follows a session left idle when the server started (a browser opened it): what other processes write in it shows live. */
+  ensureFollowed(sessionId: string): Promise<void>;
   heartbeatMs: number;
   /** Aborts when the server closes: open event streams end. */
   closing: AbortSignal;

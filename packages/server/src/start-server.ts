@@ -86,6 +86,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     views,
     usage,
     questionSessions,
+    ensureFollowed: (sessionId) => following.ensure(sessionId),
     heartbeatMs: options.heartbeatMs ?? 15_000,
     closing: closing.signal,
   };

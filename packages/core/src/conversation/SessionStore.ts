@@ -55,6 +55,11 @@ export class SessionStore {
     return meta ? this.adopt(meta) : undefined;
   }
 
+  /** The most recently active session's metadata as stored now (another process may have moved it on), without opening it. */
+  async latestInfo(): Promise<SessionMeta | undefined> {
+    return this.records.latest();
+  }
+
   /**
    * The latest session, or a new one if there is none. Several processes that
    * start at once on a fresh workspace all end up in one first session (the

@@ -30,6 +30,12 @@ export interface FollowOptions {
   from?: 'end' | FollowCursor | undefined;
   /** The poll behind change notifications (default 500 ms). */
   pollMs?: number | undefined;
+  /**
+   * With a cursor `from` (or `{}`, from the logs' start): messages and records written before this
+   * time (ISO 8601, as their `at`) were shown already and are read past without an event. For a
+   * session that was left unfollowed while idle: what it wrote since is told, its history is not.
+   */
+  since?: string | undefined;
 }
 
 /** Stops following when called. */
@@ -94,6 +100,9 @@ export async function followSession(
   const refs = new Map<string, ConversationRef | undefined>();
   const failed = new Set<string>();
   let closed = false;
+  const since = options.since !== undefined ? Date.parse(options.since) : Number.NaN;
+  /** Written before `since`: read past in silence (ISO times of one machine's clock compare as dates). */
+  const before = (at: string): boolean => Number.isFinite(since) && Date.parse(at) < since;
 
   const warn = (source: string, problem: string): void => events.emit('storage:warning', { path: source, offset: 0, problem, sessionId });
   /** A log this Legion cannot read (written by a newer one, unreadable): said once, never thrown into a timer. */
@@ -132,7 +141,7 @@ export async function followSession(
     if (closed) return;
     positions.set(conversationId, read.cursor);
     for (const message of read.messages) {
-      if (own.delete(message.id)) continue;
+      if (own.delete(message.id) || before(message.at)) continue;
       events.emit('message:sent', { ...ref, message, author: authorOf(ref, message), remote: true });
     }
   };
@@ -150,7 +159,7 @@ export async function followSession(
       const key = keyOf(record);
       if (seenApprovals.has(key)) continue;
       seenApprovals.add(key);
-      if (!own.delete(key)) emitApprovalRecord(events, sessionId, record, (id) => requests.get(id), true);
+      if (!own.delete(key) && !before(record.at)) emitApprovalRecord(events, sessionId, record, (id) => requests.get(id), true);
     }
   };
   const readQuestions = async (): Promise<void> => {
@@ -167,7 +176,7 @@ export async function followSession(
       const key = questionKeyOf(record);
       if (seenQuestions.has(key)) continue;
       seenQuestions.add(key);
-      if (!own.delete(key)) emitQuestionRecord(events, sessionId, record, (id) => questions.get(id), true);
+      if (!own.delete(key) && !before(record.at)) emitQuestionRecord(events, sessionId, record, (id) => questions.get(id), true);
     }
   };
   const readAll = async (): Promise<void> => {

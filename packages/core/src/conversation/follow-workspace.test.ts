@@ -79,6 +79,50 @@ describe('following every session of a workspace', () => {
     expect(seen).toHaveLength(1);
   });
 
+  /** Resolves once the clock has passed `at`: what is written from then on is later than it. */
+  async function after(at: string): Promise<void> {
+    while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  it('leaves a session idle at the start unfollowed, and follows it from then on once another process sends in it', async () => {
+    const session = await other.sessions.create();
+    await other.send(session, 'old');
+    await after((await other.sessions.get(session.id)).info.lastActiveAt);
+    const remote: Sent[] = [];
+    test.legion.events.on('message:sent', ({ type: _type, seq: _seq, ...event }) => {
+      if (event.remote) remote.push(event);
+    });
+    const seen: string[] = [];
+    following = await followWorkspace(test.legion, { pollMs: 20, sessionPollMs: 20, idleMs: 0, listEveryMs: 60_000, onSession: (found) => seen.push(found.sessionId) });
+    // Idle: no follower polls its logs.
+    expect(following.sessionIds()).toEqual([]);
+    const arrived = nextRemote(test.legion, (event) => event.message.role === 'assistant');
+    await other.send(session, 'new');
+    await arrived;
+    expect(following.sessionIds()).toEqual([session.id]);
+    // What it wrote while idle before the follower started is history, not news; it is not announced as new.
+    expect(remote.map((event) => event.message.content)).toEqual([[{ type: 'text', text: 'new' }], [{ type: 'text', text: 'pong' }]]);
+    expect(seen).toEqual([]);
+  });
+
+  it('follows an idle session when asked to (a UI opened it), without telling its history again', async () => {
+    const session = await other.sessions.create();
+    await other.send(session, 'old');
+    await after((await other.sessions.get(session.id)).info.lastActiveAt);
+    const remote: Sent[] = [];
+    test.legion.events.on('message:sent', ({ type: _type, seq: _seq, ...event }) => {
+      if (event.remote) remote.push(event);
+    });
+    following = await followWorkspace(test.legion, { pollMs: 60_000, sessionPollMs: 20, idleMs: 0 });
+    expect(following.sessionIds()).toEqual([]);
+    await following.ensure(session.id);
+    expect(following.sessionIds()).toEqual([session.id]);
+    expect(remote).toEqual([]);
+    const arrived = nextRemote(test.legion, (event) => event.message.role === 'user');
+    await other.send(await other.sessions.get(session.id), 'while open');
+    expect((await arrived).message.content).toEqual([{ type: 'text', text: 'while open' }]);
+  });
+
   it('stops every follower when stopped: nothing more arrives', async () => {
     const session = await other.sessions.create();
     following = await followWorkspace(test.legion, { pollMs: 20, sessionPollMs: 20 });

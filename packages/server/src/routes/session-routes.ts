@@ -53,7 +53,9 @@ export function sessionRoutes(app: Hono, server: ServerContext): void {
   });
 
   jsonRoute(app, server, 'session', async (_server, { params }) => {
-    const detail = await views.detail(await sessionOf(legion, params['id']!));
+    const session = await sessionOf(legion, params['id']!);
+    await server.ensureFollowed(session.id);
+    const detail = await views.detail(session);
     return { session: detail.summary, conversations: detail.conversations };
   });
 
