@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentParticipant, createTestLegion, mockParticipant, userParticipant, type ScriptEntry, type TestLegion } from '@legion-collective/core/testing';
 import { honoPath, ROUTES } from './route-table.js';
@@ -121,6 +121,25 @@ describe('legion serve API, on a real server over a real Legion', () => {
     const report = await api.get(`/api/sessions/${id}/usage`);
     expect(report.json).toMatchObject({ total: { calls: 2, inputTokens: 200, outputTokens: 40 } });
     expect((report.json as { participants: unknown[] }).participants).toContainEqual(expect.objectContaining({ id: 'lead', own: expect.objectContaining({ calls: 2 }) }));
+    test.assertScriptsDone();
+  });
+
+  it('reads usage once per usage:report, for every client that asks, and again after the next one', async () => {
+    await open([{ text: 'first', usage }, { text: 'second', usage: { inputTokens: 7, outputTokens: 3 } }]);
+    const id = await newSession();
+    stream = api.events({ session: id });
+    await stream.opened;
+    expect((await api.post(`/api/sessions/${id}/messages`, { text: 'one' })).status).toBe(202);
+    await turnEnd(stream, 'lead');
+    expect((await api.get(`/api/sessions/${id}/usage`)).json).toMatchObject({ total: { calls: 1, inputTokens: 100 } });
+    // Emptied behind the server's back, with no usage:report: the summary read once still answers, however many ask.
+    writeFileSync(test.legion.paths.usageFile(id), '');
+    const reports = await Promise.all(Array.from({ length: 5 }, () => api.get(`/api/sessions/${id}/usage`)));
+    for (const report of reports) expect(report.json).toMatchObject({ total: { calls: 1, inputTokens: 100 } });
+    // The next model call's usage:report: read again, so the log as it is now (only that call).
+    expect((await api.post(`/api/sessions/${id}/messages`, { text: 'two' })).status).toBe(202);
+    await turnEnd(stream, 'lead', 2);
+    expect((await api.get(`/api/sessions/${id}/usage`)).json).toMatchObject({ total: { calls: 1, inputTokens: 7, outputTokens: 3 } });
     test.assertScriptsDone();
   });
 

@@ -3,6 +3,7 @@ import type { EventJournal } from './event-journal.js';
 import type { ParticipantStates } from './participant-states.js';
 import type { ServerTurns } from './server-turns.js';
 import type { SessionViews } from './session-views.js';
+import type { UsageViews } from './usage-views.js';
 import type { WebUser } from './web-user.js';
 
 /** What the routes share: the Legion, the event journal, the browser's user surface, the server's turns. */
@@ -14,6 +15,8 @@ export interface ServerContext {
   webUser: WebUser;
   turns: ServerTurns;
   views: SessionViews;
+  /** Usage summaries, read once per change for every client that asks. */
+  usage: UsageViews;
   /** Sessions a question was asked in, by question id (from events), to answer it without searching. */
   questionSessions: Map<string, string>;
   /** Follows a session left idle when the server started (a browser opened it): what other processes write in it shows live. */

@@ -8,6 +8,7 @@ import { feedJournal } from './event-feed.js';
 import type { ServerContext } from './server-context.js';
 import { ServerTurns } from './server-turns.js';
 import { SessionViews } from './session-views.js';
+import { UsageViews } from './usage-views.js';
 import { SERVER_VERSION } from './version.js';
 import { WebUser } from './web-user.js';
 
@@ -71,6 +72,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     else journal.append('legion', { type: 'question:withdrawn', ...base, reason: detail ?? 'withdrawn' }, question.sessionId);
   });
   const views = new SessionViews((sessionId, conversationId) => turns.busy(sessionId, conversationId));
+  const usage = new UsageViews(legion);
   const offChanges = journal.subscribe((entry) => {
     if (entry.sessionId !== undefined) views.changed(entry.sessionId);
   });
@@ -82,6 +84,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     webUser,
     turns,
     views,
+    usage,
     questionSessions,
     ensureFollowed: (sessionId) => following.ensure(sessionId),
     heartbeatMs: options.heartbeatMs ?? 15_000,
@@ -117,6 +120,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         webUser.close();
         offQuestions();
         offChanges();
+        usage.close();
         feed.stop();
         await new Promise<void>((resolve) => {
           listening.close(() => resolve());

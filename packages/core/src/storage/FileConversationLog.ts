@@ -183,6 +183,10 @@ export class FileConversationLog {
     this.log.sync();
   }
 
+  syncOffThread(): Promise<void> {
+    return this.log.syncOffThread();
+  }
+
   tryLock(purpose: string): boolean {
     if (!this.lock.tryAcquire(purpose)) return false;
     // A holder that died mid-write may have left a torn line; cut it before anything reads or appends.

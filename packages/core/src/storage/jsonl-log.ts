@@ -10,6 +10,7 @@ import {
   writeSync,
   ftruncateSync,
 } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -140,6 +141,22 @@ export class JsonlLog {
   /** Flushes appended lines to the disk itself, not only the OS cache. */
   sync(): void {
     if (this.fd !== undefined) fsyncSync(this.fd);
+  }
+
+  /**
+   * As `sync`, in libuv's thread pool: an fsync waits on the disk for milliseconds (seconds on a busy
+   * one), and on the event loop that stalled every other turn and event stream of the process
+   * (bench/serve-events.mjs). A descriptor of its own, so a `close` meanwhile cannot pull it away;
+   * fsync flushes the file, whichever descriptor names it.
+   */
+  async syncOffThread(): Promise<void> {
+    if (this.fd === undefined) return;
+    const handle = await open(this.path, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
   }
 
   close(): void {

@@ -97,7 +97,7 @@ export function sessionRoutes(app: Hono, server: ServerContext): void {
 
   jsonRoute(app, server, 'usage', async (_server, { params }) => {
     const session = await sessionOf(legion, params['id']!);
-    const usage = await session.usage();
+    const usage = await server.usage.read(session);
     return {
       total: wireTotals(usage.total),
       participants: Object.entries(usage.byParticipant).map(([id, totals]) => ({ id, own: wireTotals(totals.own), withDelegates: wireTotals(totals.withDelegates) })),

@@ -88,6 +88,20 @@ describe('FileSessionBackend, file specifics', () => {
     await backend.close();
   });
 
+  it("syncs a turn's log to the disk off the event loop: the process goes on while the disk works", async () => {
+    const backend = new FileSessionBackend({ root, fsync: 'turn' });
+    const { id: sessionId } = await backend.sessions.create();
+    const address = { sessionId, conversationId: 'user__dev' };
+    await backend.conversations.append(address, { kind: 'message', id: 'm1', role: 'user', content: [{ type: 'text', text: 'kept' }], at: 'x' });
+    let loopRan = false;
+    setImmediate(() => (loopRan = true));
+    await backend.conversations.flush(address);
+    // A synchronous fsync resolves the flush before the loop turns once.
+    expect(loopRan).toBe(true);
+    expect((await backend.conversations.readSince(address, undefined)).messages.map((message) => message.id)).toEqual(['m1']);
+    await backend.close();
+  });
+
   it('lets one of several processes deciding at once win', async () => {
     const backend = new FileSessionBackend({ root });
     const { id: sessionId } = await backend.sessions.create();

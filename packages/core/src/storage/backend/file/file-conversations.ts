@@ -94,7 +94,7 @@ export class FileConversations implements ConversationLogs {
 
   async flush(address: ConversationAddress): Promise<void> {
     // `message`: every append was fsynced already; `never`: the workspace asked for no fsync at all.
-    if (this.options.fsync === 'turn') this.log(address).sync();
+    if (this.options.fsync === 'turn') await this.log(address).syncOffThread();
   }
 
   async list(sessionId: string): Promise<string[]> {
