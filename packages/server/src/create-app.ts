@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { secureHeaders } from 'hono/secure-headers';
 import { ApiError } from './api-error.js';
 import { openApiDocument } from './openapi.js';
 import { requestGuard } from './request-guard.js';
@@ -33,6 +34,27 @@ export function createApp(server: ServerContext, options: AppOptions): Hono {
     const message = path.startsWith('/api/') ? `There is no ${context.req.method} ${path}. The routes are listed in /api/openapi.json.` : `There is no file ${path}.`;
     return context.json({ error: { code: 'not_found', message } }, 404);
   });
+  // Defence in depth for a page that shows what models wrote and has buttons that run tools: no script
+  // but the app's own files, no framing by another site (a click on "Approve" through an invisible frame),
+  // no referrer (the first URL carries the token), no content-type sniffing. Every response, errors included.
+  app.use(
+    '*',
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        connectSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'none'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+      },
+      xFrameOptions: 'DENY',
+      referrerPolicy: 'no-referrer',
+    }),
+  );
   app.use('*', requestGuard({ token: options.token, host: options.host, port: options.port }));
   const document = openApiDocument(server.version);
   app.get(honoPath(ROUTES.openapi.path), (context) => context.json(document));

@@ -53,6 +53,20 @@ describe('legion serve refuses what is not its own page with its token', () => {
     expect((await api.get('/api/workspace')).status).toBe(200);
   });
 
+  it('sends headers that keep other sites and injected markup out: a script policy, no framing, no referrer, no sniffing', async () => {
+    const page = await api.get('/');
+    const api401 = await api.get('/api/workspace', { token: null });
+    for (const response of [page, await api.get('/api/workspace'), api401, await api.get('/assets/index-abc123.js')]) {
+      const policy = String(response.headers['content-security-policy']);
+      expect(policy).toContain("script-src 'self'");
+      expect(policy).toContain("frame-ancestors 'none'");
+      expect(policy).toContain("object-src 'none'");
+      expect(response.headers['x-frame-options']).toBe('DENY');
+      expect(response.headers['referrer-policy']).toBe('no-referrer');
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+    }
+  });
+
   it('refuses a foreign Origin, and takes its own', async () => {
     const foreign = await api.get('/api/workspace', { headers: { origin: 'http://evil.example' } });
     expect(foreign.status).toBe(403);
