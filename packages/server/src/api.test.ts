@@ -42,6 +42,22 @@ describe('legion serve API, on a real server over a real Legion', () => {
     return (created.json as { id: string }).id;
   }
 
+  /**
+   * A lead whose one model response writes two files (each `[path, content]`), sent a message in a
+   * new session whose events `stream` follows; resolves with the session id once both approval
+   * requests are out.
+   */
+  async function twoPendingWrites(...files: Array<[string, string]>): Promise<{ id: string; events: EventStream }> {
+    await open([{ toolCalls: files.map(([path, content]) => ({ name: 'file_write', input: { path, content } })) }, { text: 'done' }]);
+    const id = await newSession();
+    const events = api.events({ session: id });
+    stream = events;
+    await events.opened;
+    await api.post(`/api/sessions/${id}/messages`, { text: 'write two files' });
+    await events.until((s) => s.legion().filter((event) => event.type === 'approval:requested').length === 2 || undefined, 'two approval requests');
+    return { id, events };
+  }
+
   /** Waits for the end of a turn of `participant` in the stream. */
   function turnEnd(events: EventStream, participant: string, count = 1): Promise<unknown> {
     return events.until((s) => s.legion().filter((event) => event.type === 'turn:end' && event.participantId === participant).length >= count || undefined, `${count} turn:end of ${participant}`);
@@ -178,21 +194,8 @@ describe('legion serve API, on a real server over a real Legion', () => {
   });
 
   it('lists pending approvals with their chain, approves one and rejects the other with a reason', async () => {
-    await open([
-      {
-        toolCalls: [
-          { name: 'file_write', input: { path: 'yes.txt', content: 'yes' } },
-          { name: 'file_write', input: { path: 'no.txt', content: 'no' } },
-        ],
-      },
-      { text: 'done' },
-    ]);
-    const id = await newSession();
-    stream = api.events({ session: id });
-    await stream.opened;
-    await api.post(`/api/sessions/${id}/messages`, { text: 'write two files' });
-    await stream.until((s) => s.legion().filter((event) => event.type === 'approval:requested').length === 2 || undefined, 'two approval requests');
-    await stream.until((s) => s.messages.some((message) => message.event === 'state' && (message.data as { state: string }).state === 'approval'), 'the approval state');
+    const { id, events } = await twoPendingWrites(['yes.txt', 'yes'], ['no.txt', 'no']);
+    await events.until((s) => s.messages.some((message) => message.event === 'state' && (message.data as { state: string }).state === 'approval'), 'the approval state');
     const pending = (await api.get(`/api/sessions/${id}/approvals`)).json as ApprovalListResponse;
     expect(pending.approvals).toHaveLength(2);
     expect(pending.approvals[0]).toMatchObject({ sessionId: id, requester: 'lead', approver: 'user', tool: 'file_write', status: 'pending', chain: ['user', 'lead'] });
@@ -204,7 +207,7 @@ describe('legion serve API, on a real server over a real Legion', () => {
       ],
     });
     expect(answered.json).toEqual({ status: 'answered' });
-    await turnEnd(stream, 'lead');
+    await turnEnd(events, 'lead');
     expect(existsSync(join(test.root, 'yes.txt'))).toBe(true);
     expect(existsSync(join(test.root, 'no.txt'))).toBe(false);
     const all = (await api.get(`/api/sessions/${id}/approvals?status=all`)).json as ApprovalListResponse;
@@ -222,28 +225,15 @@ describe('legion serve API, on a real server over a real Legion', () => {
   });
 
   it('takes the approvals of one model response one by one: the batch is decided once each has an answer', async () => {
-    await open([
-      {
-        toolCalls: [
-          { name: 'file_write', input: { path: 'first.txt', content: '1' } },
-          { name: 'file_write', input: { path: 'second.txt', content: '2' } },
-        ],
-      },
-      { text: 'done' },
-    ]);
-    const id = await newSession();
-    stream = api.events({ session: id });
-    await stream.opened;
-    await api.post(`/api/sessions/${id}/messages`, { text: 'write two files' });
-    await stream.until((s) => s.legion().filter((event) => event.type === 'approval:requested').length === 2 || undefined, 'two approval requests');
+    const { id, events } = await twoPendingWrites(['first.txt', '1'], ['second.txt', '2']);
     const [first, second] = ((await api.get(`/api/sessions/${id}/approvals`)).json as ApprovalListResponse).approvals;
     expect((await api.post(`/api/sessions/${id}/approvals`, { answers: [{ id: first!.id, decision: 'approve' }] })).json).toEqual({ status: 'answered' });
     // The other one is still to be answered; the first is not offered again.
     expect(((await api.get(`/api/sessions/${id}/approvals`)).json as ApprovalListResponse).approvals.map((approval) => approval.id)).toEqual([second!.id]);
     expect((await api.post(`/api/sessions/${id}/approvals`, { answers: [{ id: first!.id, decision: 'reject' }] })).status).toBe(409);
-    expect(stream.legion().some((event) => event.type === 'approval:decided')).toBe(false);
+    expect(events.legion().some((event) => event.type === 'approval:decided')).toBe(false);
     expect((await api.post(`/api/sessions/${id}/approvals`, { answers: [{ id: second!.id, decision: 'reject', reason: 'one is enough' }] })).json).toEqual({ status: 'answered' });
-    await turnEnd(stream, 'lead');
+    await turnEnd(events, 'lead');
     const decided = ((await api.get(`/api/sessions/${id}/approvals?status=all`)).json as ApprovalListResponse).approvals;
     expect(decided.map((approval) => [approval.id, approval.status])).toEqual(
       expect.arrayContaining([
