@@ -82,6 +82,30 @@ module.exports = {
       },
     },
     {
+      name: 'store-postgres-through-the-public-api',
+      comment: 'packages/store-postgres is a backend like any other: it uses core only through `@legion-collective/core` (tests: also `/testing`).',
+      severity: 'error',
+      from: { path: '^packages/store-postgres/src/' },
+      to: {
+        path: '^(packages/core/|@legion-collective/core)',
+        pathNot: '^(@legion-collective/core(/testing)?|packages/core/dist/(testing/)?index\\.(js|d\\.ts))$',
+      },
+    },
+    {
+      name: 'store-postgres-test-helpers-only-in-tests',
+      comment: 'The PostgreSQL backend ships without core\'s test helpers or its own test server: only tests import them.',
+      severity: 'error',
+      from: { path: '^packages/store-postgres/src/', pathNot: ['\\.test\\.ts$', '/test-support/'] },
+      to: { path: '^(@legion-collective/core/testing|packages/core/dist/testing/|packages/store-postgres/src/test-support/)' },
+    },
+    {
+      name: 'core-knows-no-store-postgres',
+      comment: 'Dependencies point one way: store-postgres → core; core refuses a postgres config instead of loading it.',
+      severity: 'error',
+      from: { path: '^packages/core/' },
+      to: { path: '^(packages/store-postgres/|@legion-collective/store-postgres)' },
+    },
+    {
       name: 'server-test-helpers-only-in-tests',
       comment: 'The server ships without core\'s test helpers: only its tests import `@legion-collective/core/testing`.',
       severity: 'error',

@@ -23,6 +23,9 @@ const ON_EVERY_BACKEND = [
   'packages/core/src/runtime/tool-offer.test.ts',
 ];
 
+const POSTGRES_TESTS = ['packages/store-postgres/src/**/*.test.ts'];
+const POSTGRES_SETUP = 'packages/store-postgres/src/test-support/global-setup.ts';
+
 export default defineConfig({
   resolve: {
     // Tests run against the TypeScript sources; child-process tests use the built dist.
@@ -36,7 +39,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     projects: [
-      { extends: true, test: { name: 'files', include: ['packages/*/src/**/*.test.ts'] } },
+      { extends: true, test: { name: 'files', include: ['packages/*/src/**/*.test.ts'], exclude: [...POSTGRES_TESTS, '**/node_modules/**'] } },
+      // PostgreSQL's own tests, on one server the run starts (and skips them without): packages/store-postgres/README.md.
+      { extends: true, test: { name: 'postgres', include: POSTGRES_TESTS, globalSetup: [POSTGRES_SETUP] } },
       { extends: true, test: { name: 'memory-backend', include: ON_EVERY_BACKEND, env: { LEGION_TEST_BACKEND: 'memory' } } },
     ],
   },

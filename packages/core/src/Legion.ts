@@ -8,6 +8,7 @@ import { buildContextReport, type ContextReport } from './context/context-report
 import { buildSystemPrompt } from './collective/system-prompt.js';
 import type { Message } from './message.js';
 import type { ResolvedConfig } from './config/config-schema.js';
+import { selectStorage } from './config/storage-selection.js';
 import { loadConfig, settingsForAgent } from './config/load-config.js';
 import { followSession, type Follower, type FollowOptions } from './conversation/follow-session.js';
 import type { Session } from './conversation/Session.js';
@@ -225,6 +226,7 @@ export class Legion {
     const collective = Collective.load(paths);
     // Its warnings go to the events of the Legion made next, which exists by the time the backend reads anything.
     let legion: Legion | undefined;
+    if (!options.backend) refuseUnloadedBackend(config, options.env ?? process.env);
     const backend =
       options.backend ??
       new FileSessionBackend({
@@ -416,4 +418,18 @@ export class Legion {
     await this.backend.close();
     await Promise.all([this.processes.dispose(), this.disposeUnregisteredTools(), this.tools.dispose()]);
   }
+}
+
+/**
+ * Core cannot load the PostgreSQL backend (it is a package above core): a workspace configured for
+ * it that is opened without it would write its sessions to files nobody else reads. Refused instead.
+ */
+function refuseUnloadedBackend(config: ResolvedConfig, env: NodeJS.ProcessEnv): void {
+  const selected = selectStorage(config.storage, env);
+  if (selected.kind === 'files') return;
+  throw new LegionError(
+    'storage_backend_required',
+    `This workspace's sessions are kept in PostgreSQL (${selected.source === 'config' ? '"storage" in the config' : 'LEGION_DATABASE_URL'}), which Legion.open does not load by itself: pass \`backend: new PostgresSessionBackend({ url })\` from @legion-collective/store-postgres (the legion command does), or unset ${selected.source === 'config' ? '"storage.kind"' : 'LEGION_DATABASE_URL'} to use the workspace's files.`,
+    { source: selected.source },
+  );
 }

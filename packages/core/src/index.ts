@@ -95,6 +95,15 @@ export type { FileSessionBackendOptions } from './storage/backend/file/FileSessi
 export { MemorySessionBackend } from './storage/backend/memory/MemorySessionBackend.js';
 export type { MemorySessionBackendOptions } from './storage/backend/memory/MemorySessionBackend.js';
 export { MemorySessionStore } from './storage/backend/memory/MemorySessionStore.js';
+// For other backends (`@legion-collective/store-postgres`): the record schemas and name rules every backend applies alike.
+export { SessionMetaSchema, SESSION_FORMAT_VERSION } from './storage/session-meta.js';
+export { HeaderEntrySchema, MessageEntrySchema } from './storage/log-entry.js';
+export { ApprovalDecisionRecordSchema } from './storage/approval-records.js';
+export type { ApprovalDecisionRecord, ApprovalRequestRecord } from './storage/approval-records.js';
+export { newSessionMeta } from './storage/backend/new-session-meta.js';
+export { assertAgentStateKey, assertAgentStateKind, assertArtifactName, assertConversationAddress, assertSessionName } from './storage/backend/record-names.js';
+export { storageSelection } from './config/storage-selection.js';
+export type { StorageSelection } from './config/storage-selection.js';
 
 // Context budgets: profiles, the model table, token counting.
 export { ContextOverridesSchema, ContextProfileNameSchema, ContextSettingsSchema, ModelWindowSchema } from './collective/context-schema.js';

@@ -35,6 +35,16 @@ export const StorageSettingsSchema = z
      * process crash, which is what SIGKILL tests prove).
      */
     fsync: z.enum(['message', 'turn', 'never']),
+    /**
+     * Where sessions are kept: the workspace's files (default) or a PostgreSQL database
+     * (`@legion-collective/store-postgres`) shared by many processes and machines.
+     */
+    kind: z.enum(['files', 'postgres']).optional(),
+    /**
+     * The database, as a `postgres://` URL (`LEGION_DATABASE_URL` comes first). In the workspace config
+     * only without a password: it is meant for git (use PGPASSWORD, ~/.pgpass or the global config).
+     */
+    url: z.string().min(1).optional(),
   })
   .strict();
 

@@ -37,6 +37,14 @@ export function secretsInConfig(layer: unknown): string[] {
 
 /** Workspace config is meant for git; a key there would leak. */
 export function rejectWorkspaceSecrets(layer: ConfigLayer, file: string, globalFile: string): void {
+  if (layer.storage?.url !== undefined && databaseUrlHasPassword(layer.storage.url)) {
+    throw new ConfigError({
+      file,
+      field: 'storage.url',
+      problem: 'a database URL with a password is not allowed in the workspace config, which is meant to be committed',
+      fix: `remove the password from it and give it through PGPASSWORD or ~/.pgpass, or put the whole URL under "storage.url" in ${globalFile} or in LEGION_DATABASE_URL`,
+    });
+  }
   for (const [name, settings] of Object.entries(layer.providers ?? {})) {
     if (settings.apiKey !== undefined) {
       throw new ConfigError({
@@ -47,4 +55,17 @@ export function rejectWorkspaceSecrets(layer: ConfigLayer, file: string, globalF
       });
     }
   }
+}
+
+/** A `postgres://user:password@…` URL, a `?password=` parameter, or a `password=` key of a connection string. */
+export function databaseUrlHasPassword(url: string): boolean {
+  if (/^postgres(?:ql)?:\/\//i.test(url)) {
+    try {
+      const parsed = new URL(url);
+      return parsed.password !== '' || parsed.searchParams.has('password');
+    } catch {
+      // Not a URL after all: the key=value test below still finds a password.
+    }
+  }
+  return /(?:^|[\s&?])password\s*=/i.test(url);
 }

@@ -1,0 +1,45 @@
+import { ConfigError } from '../errors.js';
+import { WorkspacePaths } from '../storage/workspace-paths.js';
+import type { ResolvedConfig } from './config-schema.js';
+import { globalConfigPath, loadConfig } from './load-config.js';
+
+/** Where a workspace's sessions are kept, as its config and environment say. */
+export type StorageSelection =
+  | { kind: 'files' }
+  | {
+      kind: 'postgres';
+      url: string;
+      /** Where the URL came from: `LEGION_DATABASE_URL` or the config's `storage.url`. */
+      source: 'LEGION_DATABASE_URL' | 'config';
+    };
+
+/**
+ * `LEGION_DATABASE_URL` (any non-empty value) selects PostgreSQL before the config does; else
+ * `storage.kind` (`postgres` with a `storage.url`, or a `storage.url` alone); else the files.
+ */
+export function selectStorage(storage: ResolvedConfig['storage'], env: NodeJS.ProcessEnv): StorageSelection {
+  const fromEnv = env.LEGION_DATABASE_URL?.trim();
+  if (storage.kind === 'files' && !fromEnv) return { kind: 'files' };
+  if (fromEnv) return { kind: 'postgres', url: fromEnv, source: 'LEGION_DATABASE_URL' };
+  if (storage.url !== undefined) return { kind: 'postgres', url: storage.url, source: 'config' };
+  if (storage.kind === 'postgres') {
+    throw new ConfigError({
+      file: globalConfigPath(env),
+      field: 'storage.url',
+      problem: '"storage.kind" is "postgres" but no database is named',
+      fix: 'set "storage.url" to a postgres:// URL in the global config, or set LEGION_DATABASE_URL',
+    });
+  }
+  return { kind: 'files' };
+}
+
+/**
+ * The storage a workspace's config (defaults → global → workspace) and `env` select, read
+ * without opening the workspace: what a command needs to know before it loads a backend.
+ * Throws the `ConfigError` of a bad config file (a database password in the workspace file among them).
+ */
+export function storageSelection(options: { root: string; globalConfigFile?: string | undefined; env?: NodeJS.ProcessEnv | undefined }): StorageSelection {
+  const env = options.env ?? process.env;
+  const { config } = loadConfig({ workspaceConfigFile: new WorkspacePaths(options.root).configFile, globalConfigFile: options.globalConfigFile, env });
+  return selectStorage(config.storage, env);
+}

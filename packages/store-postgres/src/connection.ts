@@ -1,0 +1,95 @@
+import pg from 'pg';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { migrate, SchemaTooNewError } from './schema.js';
+
+export interface DatabaseOptions {
+  url: string;
+  /** Connections this instance may open at once for its queries (default 10); one more follows and holds leases. */
+  maxConnections?: number | undefined;
+  /** `application_name` of its connections, as `pg_stat_activity` shows them (default `legion`). */
+  applicationName?: string | undefined;
+}
+
+/**
+ * One instance's connections: a pool for queries, opened lazily, with the schema checked (and
+ * migrated) before the first query goes out.
+ */
+export class Database {
+  readonly pool: Pool;
+  private ready: Promise<void> | undefined;
+
+  constructor(readonly options: DatabaseOptions) {
+    this.pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.maxConnections ?? 10,
+      application_name: options.applicationName ?? 'legion',
+      // An idle connection does not keep a finished command's process alive.
+      allowExitOnIdle: true,
+      idleTimeoutMillis: 10_000,
+    });
+    // A connection that breaks while idle (the server restarted) is dropped by the pool; the next
+    // query opens another. Without a listener the error would end the process.
+    this.pool.on('error', () => undefined);
+  }
+
+  /** Resolves once the schema is this code's (migrating it if older); rejects for good on a newer one. */
+  async whenReady(): Promise<void> {
+    this.ready ??= this.withClient((client) => migrate(client, this.options.url)).then(
+      () => undefined,
+      (error: unknown) => {
+        // A database that could not be reached may be reached later; a newer schema stays newer.
+        if (!(error instanceof SchemaTooNewError)) this.ready = undefined;
+        throw error;
+      },
+    );
+    return this.ready;
+  }
+
+  async query<Row extends QueryResultRow>(text: string, values?: readonly unknown[]): Promise<Row[]> {
+    await this.whenReady();
+    const result = await this.pool.query<Row>(text, values as unknown[] | undefined);
+    return result.rows;
+  }
+
+  /** Runs `work` in one transaction on one connection, rolled back if it throws. */
+  async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    await this.whenReady();
+    return this.withClient(async (client) => {
+      await client.query('BEGIN');
+      try {
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  async withClient<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      return await work(client);
+    } catch (error) {
+      // A connection the server dropped goes, instead of back to the pool.
+      if (isConnectionError(error)) broken = error as Error;
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async end(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+/** An error of the connection, not of the statement: the server went away or refused us. */
+export function isConnectionError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as Error & { code?: unknown }).code;
+  if (typeof code === 'string' && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ENOENT' || code === 'EPIPE')) return true;
+  return /Connection terminated|connection (?:closed|ended)|Client has encountered a connection error/i.test(error.message);
+}

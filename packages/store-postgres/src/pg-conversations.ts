@@ -1,0 +1,197 @@
+import {
+  assertConversationAddress,
+  assertSessionName,
+  CompactionEntrySchema,
+  HeaderEntrySchema,
+  MessageEntrySchema,
+  type AcquireResult,
+  type AppendableEntry,
+  type CompactionEntry,
+  type ConversationAddress,
+  type ConversationContext,
+  type ConversationLogs,
+  type HeaderEntry,
+  type LogCursor,
+  type Message,
+  type StorageWarning,
+} from '@legion-collective/core';
+import type { Database } from './connection.js';
+import { appendEntry } from './log-append.js';
+import type { PostgresLeases } from './pg-leases.js';
+import { cursorSeq, makeCursor, parseRecord, sourceOf } from './records.js';
+
+interface EntryRow {
+  seq: string;
+  kind: string;
+  body: unknown;
+}
+
+/** Rows read at a time when reading back from the end. */
+const BATCH = 64;
+
+/**
+ * Conversation logs as rows of `legion.entries` (one per entry, numbered by `seq` from 1), with the
+ * header and the last number in `legion.logs`. A cursor is the number of the last entry read, so
+ * every read is an index range scan: its cost does not grow with the history.
+ */
+export class PostgresConversations implements ConversationLogs {
+  constructor(
+    private readonly db: Database,
+    private readonly leases: PostgresLeases,
+    private readonly warn: (warning: StorageWarning) => void,
+  ) {}
+
+  async ensureHeader(address: ConversationAddress, header: HeaderEntry): Promise<HeaderEntry> {
+    assertConversationAddress(address);
+    const rows = await this.db.query<{ header: unknown }>(
+      `INSERT INTO legion.logs AS log (session_id, log_id, header) VALUES ($1, $2, $3::jsonb)
+       ON CONFLICT (session_id, log_id) DO UPDATE SET header = coalesce(log.header, EXCLUDED.header)
+       RETURNING header`,
+      [address.sessionId, address.conversationId, JSON.stringify(header)],
+    );
+    return this.readHeader(address, rows[0]?.header) ?? header;
+  }
+
+  async header(address: ConversationAddress): Promise<HeaderEntry | undefined> {
+    assertConversationAddress(address);
+    const rows = await this.db.query<{ header: unknown }>('SELECT header FROM legion.logs WHERE session_id = $1 AND log_id = $2', [address.sessionId, address.conversationId]);
+    return this.readHeader(address, rows[0]?.header);
+  }
+
+  async append(address: ConversationAddress, entry: AppendableEntry): Promise<LogCursor> {
+    assertConversationAddress(address);
+    const seq = await appendEntry(this.db, { sessionId: address.sessionId, logId: address.conversationId, kind: entry.kind, body: entry, notify: true });
+    return makeCursor(seq);
+  }
+
+  async recent(address: ConversationAddress, limit: number): Promise<Message[]> {
+    assertConversationAddress(address);
+    const messages: Message[] = [];
+    let before = Number.MAX_SAFE_INTEGER;
+    while (messages.length < limit) {
+      // Newest first, skipping notes and compaction points in the query; a broken message is passed over.
+      const rows = await this.db.query<EntryRow>(
+        `SELECT seq, kind, body FROM legion.entries WHERE session_id = $1 AND log_id = $2 AND seq < $3 AND kind NOT IN ('note', 'compaction')
+         ORDER BY seq DESC LIMIT $4`,
+        [address.sessionId, address.conversationId, before, Math.min(limit - messages.length, 10_000)],
+      );
+      for (const row of rows) {
+        const message = this.message(address, row);
+        if (message) messages.push(message);
+        before = Number(row.seq);
+      }
+      if (rows.length === 0) break;
+    }
+    return messages.reverse();
+  }
+
+  async context(address: ConversationAddress): Promise<ConversationContext> {
+    assertConversationAddress(address);
+    const end = await this.lastSeq(address);
+    // The newest readable compaction point: everything before it (but its kept messages) is not read.
+    let compaction: { entry: CompactionEntry; seq: number } | undefined;
+    const points = await this.db.query<EntryRow>(
+      "SELECT seq, kind, body FROM legion.entries WHERE session_id = $1 AND log_id = $2 AND kind = 'compaction' AND seq <= $3 ORDER BY seq DESC",
+      [address.sessionId, address.conversationId, end],
+    );
+    for (const row of points) {
+      const parsed = parseRecord(row.body, CompactionEntrySchema);
+      if (parsed.ok) {
+        compaction = { entry: parsed.value, seq: Number(row.seq) };
+        break;
+      }
+      this.warn({ source: sourceOf(address.sessionId, address.conversationId), offset: Number(row.seq), problem: `skipped an unreadable compaction entry (${parsed.problem})` });
+    }
+    const after = await this.db.query<EntryRow>(
+      "SELECT seq, kind, body FROM legion.entries WHERE session_id = $1 AND log_id = $2 AND seq > $3 AND seq <= $4 AND kind NOT IN ('note', 'compaction') ORDER BY seq",
+      [address.sessionId, address.conversationId, compaction?.seq ?? 0, end],
+    );
+    const messages = after.flatMap((row) => this.message(address, row) ?? []);
+    // The messages a compaction kept from before it, passing over older compaction points among them.
+    let kept = compaction?.entry.keptMessages ?? 0;
+    const earlier: Message[] = [];
+    let before = compaction?.seq ?? 0;
+    while (kept > 0 && before > 1) {
+      const rows = await this.db.query<EntryRow>(
+        "SELECT seq, kind, body FROM legion.entries WHERE session_id = $1 AND log_id = $2 AND seq < $3 AND kind NOT IN ('note', 'compaction') ORDER BY seq DESC LIMIT $4",
+        [address.sessionId, address.conversationId, before, Math.min(kept, BATCH)],
+      );
+      if (rows.length === 0) break;
+      for (const row of rows) {
+        before = Number(row.seq);
+        const message = this.message(address, row);
+        if (message && kept > 0) {
+          earlier.push(message);
+          kept--;
+        }
+      }
+    }
+    return { compaction: compaction?.entry, messages: [...earlier.reverse(), ...messages], cursor: makeCursor(end) };
+  }
+
+  async end(address: ConversationAddress): Promise<LogCursor> {
+    assertConversationAddress(address);
+    return makeCursor(await this.lastSeq(address));
+  }
+
+  async readSince(address: ConversationAddress, cursor: LogCursor | undefined): Promise<{ messages: Message[]; cursor: LogCursor; compacted: boolean }> {
+    assertConversationAddress(address);
+    const from = cursor === undefined ? 0 : cursorSeq(cursor);
+    const rows = await this.db.query<EntryRow>('SELECT seq, kind, body FROM legion.entries WHERE session_id = $1 AND log_id = $2 AND seq > $3 ORDER BY seq', [
+      address.sessionId,
+      address.conversationId,
+      from,
+    ]);
+    const messages: Message[] = [];
+    let compacted = false;
+    let last = from;
+    for (const row of rows) {
+      last = Number(row.seq);
+      if (row.kind === 'compaction') compacted = true;
+      if (row.kind === 'note' || row.kind === 'compaction') continue;
+      const message = this.message(address, row);
+      if (message) messages.push(message);
+    }
+    return { messages, cursor: makeCursor(last), compacted };
+  }
+
+  async flush(address: ConversationAddress): Promise<void> {
+    // Every append is a committed transaction already.
+    assertConversationAddress(address);
+  }
+
+  async list(sessionId: string): Promise<string[]> {
+    assertSessionName(sessionId);
+    const rows = await this.db.query<{ log_id: string }>("SELECT log_id FROM legion.logs WHERE session_id = $1 AND strpos(log_id, '__') > 0 ORDER BY log_id", [sessionId]);
+    return rows.map((row) => row.log_id);
+  }
+
+  acquire(address: ConversationAddress, owner: string, options: { ttlMs: number }): Promise<AcquireResult> {
+    assertConversationAddress(address);
+    return this.leases.acquire(address, owner, options);
+  }
+
+  private async lastSeq(address: ConversationAddress): Promise<number> {
+    const rows = await this.db.query<{ last_seq: string }>('SELECT last_seq FROM legion.logs WHERE session_id = $1 AND log_id = $2', [address.sessionId, address.conversationId]);
+    return Number(rows[0]?.last_seq ?? 0);
+  }
+
+  private readHeader(address: ConversationAddress, stored: unknown): HeaderEntry | undefined {
+    if (stored === null || stored === undefined) return undefined;
+    const parsed = parseRecord(stored, HeaderEntrySchema);
+    if (parsed.ok) return parsed.value;
+    this.warn({ source: sourceOf(address.sessionId, address.conversationId), offset: 0, problem: `the header is unreadable (${parsed.problem})` });
+    return undefined;
+  }
+
+  /** The message of a row, or undefined (with a warning) for a broken one. */
+  private message(address: ConversationAddress, row: EntryRow): Message | undefined {
+    const parsed = parseRecord(row.body, MessageEntrySchema);
+    if (!parsed.ok) {
+      this.warn({ source: sourceOf(address.sessionId, address.conversationId), offset: Number(row.seq), problem: `skipped an unreadable entry (${parsed.problem})` });
+      return undefined;
+    }
+    const { kind: _kind, ...message } = parsed.value;
+    return message;
+  }
+}
