@@ -1,0 +1,49 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Legion } from '../Legion.js';
+import { initWorkspace } from './init-workspace.js';
+import { storageSelection } from './storage-selection.js';
+
+describe('storage selection', () => {
+  let root: string;
+  let globalConfigFile: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'legion-storage-'));
+    initWorkspace(root, {});
+    mkdirSync(join(root, 'global'));
+    globalConfigFile = join(root, 'global', 'config.json');
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const workspaceConfig = (storage: unknown): void => writeFileSync(join(root, '.legion', 'config.json'), JSON.stringify({ version: 1, storage }));
+
+  it('is the files by default, PostgreSQL from the global config, and LEGION_DATABASE_URL before either', () => {
+    expect(storageSelection({ root, globalConfigFile, env: {} })).toEqual({ kind: 'files' });
+    writeFileSync(globalConfigFile, JSON.stringify({ storage: { kind: 'postgres', url: 'postgres://legion:secret@db.internal/legion' } }));
+    expect(storageSelection({ root, globalConfigFile, env: {} })).toEqual({ kind: 'postgres', url: 'postgres://legion:secret@db.internal/legion', source: 'config' });
+    expect(storageSelection({ root, globalConfigFile, env: { LEGION_DATABASE_URL: 'postgres://other/db' } })).toEqual({ kind: 'postgres', url: 'postgres://other/db', source: 'LEGION_DATABASE_URL' });
+  });
+
+  it('refuses a database password in the workspace config, naming the field and the fix', () => {
+    workspaceConfig({ kind: 'postgres', url: 'postgres://legion:hunter2@db.internal/legion' });
+    expect(() => storageSelection({ root, globalConfigFile, env: {} })).toThrow(/storage\.url.*password is not allowed in the workspace config.*Fix: remove the password.*PGPASSWORD/);
+    workspaceConfig({ kind: 'postgres', url: 'postgres://db.internal/legion?password=hunter2' });
+    expect(() => storageSelection({ root, globalConfigFile, env: {} })).toThrow(/password is not allowed/);
+    workspaceConfig({ kind: 'postgres', url: 'host=db.internal dbname=legion password=hunter2' });
+    expect(() => storageSelection({ root, globalConfigFile, env: {} })).toThrow(/password is not allowed/);
+    workspaceConfig({ kind: 'postgres', url: 'postgres://legion@db.internal/legion' });
+    expect(storageSelection({ root, globalConfigFile, env: {} })).toEqual({ kind: 'postgres', url: 'postgres://legion@db.internal/legion', source: 'config' });
+  });
+
+  it('asks for a URL when the kind is postgres without one', () => {
+    workspaceConfig({ kind: 'postgres' });
+    expect(() => storageSelection({ root, globalConfigFile, env: {} })).toThrow(/"storage.kind" is "postgres" but no database is named.*LEGION_DATABASE_URL/);
+  });
+
+  it('is refused by Legion.open without a backend, rather than written to files nobody else reads', () => {
+    expect(() => Legion.open({ root, globalConfigFile, env: { LEGION_DATABASE_URL: 'postgres://db/legion' } })).toThrow(
+      expect.objectContaining({ code: 'storage_backend_required', message: expect.stringContaining('@legion-collective/store-postgres') }),
+    );
+  });
+});
