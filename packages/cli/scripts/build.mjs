@@ -87,7 +87,8 @@ const result = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20.19',
-  external: [...RESOLVED_AT_RUN_TIME, ...RESOLVED_AT_RUN_TIME.map((name) => `${name}/*`)],
+  // pg-native: pg's optional libpq binding, required only if `pg.native` is read (store-postgres never does) and not installed.
+  external: [...RESOLVED_AT_RUN_TIME, ...RESOLVED_AT_RUN_TIME.map((name) => `${name}/*`), 'pg-native'],
   plugins: [englishOnlyZod, lazyEmojiRegex],
   define: { LEGION_VERSION: JSON.stringify(manifest.version) },
   // Half the bytes for V8 to parse at every start. Names are kept: errors name their class

@@ -234,6 +234,17 @@ program
 
 registerManagementCommands(program);
 
+const store = program.command('store').description('where sessions are kept: the PostgreSQL schema (packages/store-postgres/README.md)');
+store
+  .command('migrate')
+  .description("bring the PostgreSQL schema up to this Legion's version (every command also does it on first use)")
+  .addHelpText('after', examples(['LEGION_DATABASE_URL=postgres://legion@db/legion legion store migrate --dry-run', 'legion store migrate']))
+  .option('--dry-run', 'print the SQL it would run and change nothing')
+  .option('--json', 'one JSON object')
+  .action((options: { dryRun?: boolean; json?: boolean }) =>
+    runCli(async () => (await import('./commands/store.js')).storeMigrateCommand({ ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
+  );
+
 // `legion` alone and `legion chat`: the interactive REPL (in a pipe, what `legion run` does).
 const chat = (options: { new?: boolean; session?: string; to?: string }) => runCli(async () => (await import('./repl/chat-command.js')).chatCommand({ ...options, workspace: workspace() }));
 program

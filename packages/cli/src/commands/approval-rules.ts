@@ -1,6 +1,7 @@
-import { Legion, type ApprovalRule } from '@legion-collective/core';
+import { type ApprovalRule } from '@legion-collective/core';
 import { styleFor, type Style } from '../render/style.js';
 import { resolveWorkspace } from '../workspace.js';
+import { openLegion } from '../open-legion.js';
 
 interface RuleOptions {
   workspace?: string;
@@ -9,7 +10,7 @@ interface RuleOptions {
 
 /** `legion approvals rules`: every "approve always" rule, oldest first. */
 export async function rulesCommand(options: RuleOptions): Promise<number> {
-  const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   try {
     // A broken rule file throws here, naming the file, the field and the fix: a listing that skipped it would hide it.
     const rules = legion.approvalRules.list();
@@ -32,7 +33,7 @@ export async function rulesCommand(options: RuleOptions): Promise<number> {
 
 /** `legion approvals rules rm ID…`: revokes rules; from then on those calls ask again. */
 export async function removeRulesCommand(ids: string[], options: RuleOptions): Promise<number> {
-  const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   try {
     const removed = ids.map((id) => ({ id, rule: legion.approvalRules.remove(id) }));
     if (options.json) process.stdout.write(`${JSON.stringify({ removed: removed.map(({ id }) => id) })}\n`);

@@ -2,6 +2,7 @@ import { Legion, LegionError, type ApprovalAnswer, type ApprovalView, type Sessi
 import { approvalSurface, TERMINAL_MEDIUM, type ApproveMode } from '../approval-prompt.js';
 import { styleFor, type Style } from '../render/style.js';
 import { resolveWorkspace } from '../workspace.js';
+import { openLegion } from '../open-legion.js';
 
 interface ApprovalOptions {
   workspace?: string;
@@ -11,7 +12,7 @@ interface ApprovalOptions {
 }
 
 async function open(options: ApprovalOptions): Promise<{ legion: Legion; session: Session }> {
-  const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   const session = options.session ? await legion.sessions.get(options.session) : await legion.sessions.latest();
   if (!session) throw new LegionError('no_session', 'There are no sessions yet, so nothing waits for approval.');
   return { legion, session };

@@ -1,6 +1,7 @@
 import { Legion, LegionError, conversationId, type Session } from '@legion-collective/core';
 import { compactionLine } from '../render/compaction-line.js';
 import { resolveWorkspace } from '../workspace.js';
+import { openLegion } from '../open-legion.js';
 
 interface CompactOptions {
   workspace?: string;
@@ -19,7 +20,7 @@ export async function compactCommand(options: CompactOptions): Promise<number> {
   if (options.to !== undefined && options.conversation !== undefined) {
     throw new LegionError('usage', 'Give --to AGENT or --conversation ID, not both: --to picks your conversation with that agent, --conversation names any conversation.');
   }
-  const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   try {
     const session: Session | undefined = options.session !== undefined ? await legion.sessions.get(options.session) : await legion.sessions.latest();
     if (!session) throw new LegionError('no_session', 'There are no sessions yet, so there is nothing to compact. Start one with: legion run "hello"');

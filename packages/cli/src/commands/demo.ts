@@ -1,10 +1,11 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { initWorkspace, Legion, ScriptedProvider } from '@legion-collective/core';
+import { initWorkspace, ScriptedProvider } from '@legion-collective/core';
 import { DEMO_FILES, DEMO_PARTICIPANTS, DEMO_REQUEST, demoScripts } from '../demo/demo-collective.js';
 import { printConversation } from '../render/conversation-printer.js';
 import { styleFor } from '../render/style.js';
+import { openLegion } from '../open-legion.js';
 
 /**
  * A scripted collective at work, with no API key: the real engine (sessions,
@@ -20,7 +21,7 @@ export async function demoCommand(options: { pace?: string; dir?: string }): Pro
     writeFileSync(join(root, path), content);
   }
   initWorkspace(root, { participants: DEMO_PARTICIPANTS, entryAgent: 'coordinator' });
-  const legion = Legion.open({ root });
+  const legion = await openLegion({ root });
   const providers = Object.entries(demoScripts(pace)).map(([id, script]) => {
     const provider = new ScriptedProvider(script, `demo-${id}`);
     legion.providers.useFor(id, provider);

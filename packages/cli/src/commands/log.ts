@@ -2,6 +2,7 @@ import { Legion, LegionError, parseConversationId, type LegionEvent, type Messag
 import { authorOf, renderMessage, renderMessages } from '../render/message-lines.js';
 import { styleFor } from '../render/style.js';
 import { resolveWorkspace } from '../workspace.js';
+import { openLegion } from '../open-legion.js';
 
 interface LogOptions {
   workspace?: string;
@@ -31,7 +32,7 @@ function conversationIdOf(given: string | undefined, legion: Legion): string {
 export async function logCommand(given: string | undefined, options: LogOptions): Promise<number> {
   const limit = options.limit === undefined ? 200 : Number(options.limit);
   if (!Number.isInteger(limit) || limit <= 0) throw new LegionError('usage', `--limit takes a positive whole number of messages, got "${options.limit}".`);
-  const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   try {
     const session: Session | undefined = options.session !== undefined ? await legion.sessions.get(options.session) : await legion.sessions.latest();
     if (!session) throw new LegionError('no_session', 'There are no sessions yet, so there is nothing to show. Start one with: legion run "hello"');

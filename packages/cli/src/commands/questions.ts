@@ -2,6 +2,7 @@ import { Legion, LegionError, type QuestionView, type Session } from '@legion-co
 import { styleFor, type Style } from '../render/style.js';
 import { reportedStatus } from './approvals.js';
 import { resolveWorkspace } from '../workspace.js';
+import { openLegion } from '../open-legion.js';
 
 interface QuestionOptions {
   workspace?: string;
@@ -15,7 +16,7 @@ export const CLI_MEDIUM = 'cli';
 
 /** `legion questions`: what agents asked the user and still wait for (or, with --all, every question). */
 export async function questionsCommand(options: QuestionOptions): Promise<number> {
-  const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   try {
     const session = options.session ? await legion.sessions.get(options.session) : await legion.sessions.latest();
     const views = session ? await session.questions.list(options.all ? {} : { status: 'pending' }) : [];
@@ -38,7 +39,7 @@ export async function questionsCommand(options: QuestionOptions): Promise<number
 
 /** `legion answer`: answers a waiting question as the user; the process whose agent asked it goes on with the answer. */
 export async function answerQuestionCommand(id: string, text: string, options: Omit<QuestionOptions, 'all'> & { as?: string }): Promise<number> {
-  const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   try {
     const session = await sessionOf(legion, id, options.session);
     const outcome = await session.answerQuestion(id, text, { medium: CLI_MEDIUM, ...(options.as !== undefined ? { answeredBy: options.as } : {}) });

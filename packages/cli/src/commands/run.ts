@@ -1,4 +1,4 @@
-import { conversationId, Legion, LegionError, summarizeUsage, type LegionEvent, type TurnResult, type UsageRecord } from '@legion-collective/core';
+import { conversationId, LegionError, summarizeUsage, type LegionEvent, type TurnResult, type UsageRecord } from '@legion-collective/core';
 import { approvalSurface, type ApproveMode } from '../approval-prompt.js';
 import { fixedAnswerSurface, QuestionTracker, type AnswerQuestionsMode } from '../headless/questions.js';
 import type { RunReport, StreamLine } from '../headless/stream-line.js';
@@ -7,6 +7,7 @@ import { describe, reportedStatus } from './approvals.js';
 import { printConversation } from '../render/conversation-printer.js';
 import { styleFor } from '../render/style.js';
 import { resolveWorkspace } from '../workspace.js';
+import { openLegion } from '../open-legion.js';
 
 export interface RunOptions {
   to?: string;
@@ -38,7 +39,7 @@ function answerText(options: RunOptions): string | undefined {
 /** `legion run`: one message, headless; prints the reply (or one JSON object) and exits non-zero on failure. */
 export async function runCommand(words: string[], options: RunOptions): Promise<number> {
   const answer = answerText(options);
-  const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   let message: string;
   try {
     message = await readMessage(words, legion.config.limits.maxMessageBytes);

@@ -2,9 +2,10 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Legion, LegionError } from '@legion-collective/core';
+import { LegionError } from '@legion-collective/core';
 import { startServer } from '@legion-collective/server';
 import { resolveWorkspace } from '../workspace.js';
+import { openLegion } from '../open-legion.js';
 
 declare const LEGION_VERSION: string;
 
@@ -56,7 +57,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const token = options.token ?? (process.env['LEGION_SERVE_TOKEN'] || undefined);
   if (token !== undefined && token.length < 16) throw new LegionError('usage', 'The access token (--token or LEGION_SERVE_TOKEN) is shorter than 16 characters: use a longer one, or leave it out for a random one.');
   const root = resolveWorkspace(options.workspace);
-  const legion = Legion.open({ root });
+  const legion = await openLegion({ root });
   let server;
   try {
     server = await startServer({ legion, port, host, ...(token ? { token } : {}), staticDir: webDir(), version: typeof LEGION_VERSION === 'string' ? LEGION_VERSION : undefined });

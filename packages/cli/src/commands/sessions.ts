@@ -4,6 +4,7 @@ import { styleFor } from '../render/style.js';
 import { columns } from '../render/columns.js';
 import { clip, readableTime } from '../render/text.js';
 import { resolveWorkspace } from '../workspace.js';
+import { openLegion } from '../open-legion.js';
 
 interface SessionsOptions {
   workspace?: string;
@@ -18,7 +19,7 @@ function warnAll(legion: Legion): void {
 
 /** `legion sessions [list]`: every session, most recently active first. */
 export async function sessionsListCommand(options: SessionsOptions): Promise<number> {
-  const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   try {
     const sessions = await legion.sessions.list();
     const rows = await Promise.all(sessions.map(async (meta) => ({ meta, conversations: (await (await legion.sessions.get(meta.id)).listConversations()).length })));
@@ -42,7 +43,7 @@ export async function sessionsListCommand(options: SessionsOptions): Promise<num
 
 /** `legion sessions show ID`: the session's record, its conversations, what waits for approval, and what it cost. */
 export async function sessionsShowCommand(id: string, options: SessionsOptions): Promise<number> {
-  const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   try {
     const session = await legion.sessions.get(id);
     const conversations = await Promise.all(
@@ -84,7 +85,7 @@ export async function sessionsShowCommand(id: string, options: SessionsOptions):
 
 /** `legion sessions rm ID`: deletes a session after a confirmation (or --yes); never one a running turn holds. */
 export async function sessionsRemoveCommand(id: string, options: SessionsOptions): Promise<number> {
-  const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   try {
     const session: Session = await legion.sessions.get(id);
     if (!options.yes) {

@@ -1,7 +1,8 @@
-import { Legion, type AgentToolView, type AgentToolsView, type ToolSchemaTokens } from '@legion-collective/core';
+import { type AgentToolView, type AgentToolsView, type ToolSchemaTokens } from '@legion-collective/core';
 import { columns } from '../render/columns.js';
 import { styleFor, type Style } from '../render/style.js';
 import { resolveWorkspace } from '../workspace.js';
+import { openLegion } from '../open-legion.js';
 
 /**
  * `legion tools list [--agent ID]`: for each agent (or one), the tools its
@@ -10,7 +11,7 @@ import { resolveWorkspace } from '../workspace.js';
  * servers to list their tools, as an agent's turn would.
  */
 export async function toolsListCommand(options: { workspace?: string | undefined; agent?: string; json?: boolean; visible?: boolean }): Promise<number> {
-  const legion = Legion.open({ root: resolveWorkspace(options.workspace) });
+  const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   try {
     const agents = options.agent ? [options.agent] : legion.collective.agents().map((agent) => agent.id);
     const views: AgentToolsView[] = [];

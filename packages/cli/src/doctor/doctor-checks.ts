@@ -19,6 +19,7 @@ import {
 } from '@legion-collective/core';
 import { readRoster, type Roster } from '../roster.js';
 import type { DoctorCheck } from './doctor-report.js';
+import { openLegion } from '../open-legion.js';
 
 export interface DoctorOptions {
   /** The workspace named with --workspace; else the nearest one above the current directory. */
@@ -294,7 +295,7 @@ async function contextChecks(root: string, roster: Roster, env: NodeJS.ProcessEn
   }
   let legion: Legion;
   try {
-    legion = Legion.open({ root, env });
+    legion = await openLegion({ root, env });
   } catch (error) {
     return [{ name: 'context budgets', category: 'context', status: 'skipped', detail: `the workspace did not open: ${error instanceof Error ? error.message : String(error)}` }];
   }

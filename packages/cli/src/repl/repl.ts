@@ -14,6 +14,7 @@ import { offerRemoteAsks } from './remote-offers.js';
 import type { Screen } from './screen.js';
 import { runShellEscape } from './shell-escape.js';
 import { runSlashCommand, slashCommands, type ReplControl } from './slash-commands.js';
+import { openLegion } from '../open-legion.js';
 
 const style = styleFor(process.stdout);
 
@@ -30,7 +31,7 @@ export interface ReplOptions {
 
 /** `legion` / `legion chat`: the interactive session. Resolves with the exit code when the user leaves. */
 export async function startRepl(options: ReplOptions): Promise<number> {
-  const legion = Legion.open({ root: options.root });
+  const legion = await openLegion({ root: options.root });
   try {
     const repl = await Repl.open(legion, options);
     return await repl.run(options.early);
