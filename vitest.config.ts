@@ -25,6 +25,7 @@ const ON_EVERY_BACKEND = [
 
 const POSTGRES_TESTS = ['packages/store-postgres/src/**/*.test.ts'];
 const POSTGRES_SETUP = 'packages/store-postgres/src/test-support/global-setup.ts';
+const ENGINE_SETUP = 'packages/store-postgres/src/test-support/engine-setup.ts';
 
 export default defineConfig({
   resolve: {
@@ -42,6 +43,11 @@ export default defineConfig({
       { extends: true, test: { name: 'files', include: ['packages/*/src/**/*.test.ts'], exclude: [...POSTGRES_TESTS, '**/node_modules/**'] } },
       // PostgreSQL's own tests, on one server the run starts (and skips them without): packages/store-postgres/README.md.
       { extends: true, test: { name: 'postgres', include: POSTGRES_TESTS, globalSetup: [POSTGRES_SETUP] } },
+      // The engine's tests once more, their sessions in PostgreSQL (without a server: on the files, with a warning).
+      {
+        extends: true,
+        test: { name: 'postgres-backend', include: ON_EVERY_BACKEND, env: { LEGION_TEST_BACKEND: 'postgres' }, globalSetup: [POSTGRES_SETUP], setupFiles: [ENGINE_SETUP] },
+      },
       { extends: true, test: { name: 'memory-backend', include: ON_EVERY_BACKEND, env: { LEGION_TEST_BACKEND: 'memory' } } },
     ],
   },

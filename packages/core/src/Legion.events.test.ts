@@ -177,7 +177,7 @@ describe('the events a remote UI relies on', () => {
     ]);
   });
 
-  it.skipIf(process.env['LEGION_TEST_BACKEND'] === 'memory')('a warning about a session\'s files names the session', async () => {
+  it.skipIf((process.env['LEGION_TEST_BACKEND'] ?? 'file') !== 'file')('a warning about a session\'s files names the session', async () => {
     test = createTestLegion({
       participants: [userParticipant(), agentParticipant('worker', { delegation: 'none' })],
       entryAgent: 'worker',

@@ -20,14 +20,37 @@ export class ClaimedLog<Record extends { kind: string }> {
     private readonly warn: (warning: StorageWarning) => void,
   ) {}
 
+  /** Per session, the last write this instance started: the next one waits for it. */
+  private readonly tails = new Map<string, Promise<unknown>>();
+
   async append(sessionId: string, record: Record): Promise<void> {
     assertSessionName(sessionId);
-    await appendEntry(this.db, { sessionId, logId: this.logId, kind: record.kind, body: record, notify: true });
+    await this.inOrder(sessionId, () => appendEntry(this.db, { sessionId, logId: this.logId, kind: record.kind, body: record, notify: true }));
+  }
+
+  /**
+   * One write at a time per session from this instance, in call order: the log then holds one
+   * process's records in the order it made them, as a file appended synchronously does (two
+   * parallel delegates' requests, say), instead of in the order their round trips happen to finish.
+   */
+  private inOrder<T>(sessionId: string, write: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(sessionId) ?? Promise.resolve();
+    const next = previous.then(write, write);
+    const tail = next.catch(() => undefined);
+    this.tails.set(sessionId, tail);
+    void tail.then(() => {
+      if (this.tails.get(sessionId) === tail) this.tails.delete(sessionId);
+    });
+    return next;
   }
 
   /** Writes every record, each claiming its key, if no key is claimed yet; else nothing, and the records that hold them. */
   async claim(sessionId: string, records: ReadonlyArray<{ key: string; record: Record }>): Promise<{ ok: true } | { ok: false; taken: Record[] }> {
     assertSessionName(sessionId);
+    return this.inOrder(sessionId, () => this.claimNow(sessionId, records));
+  }
+
+  private claimNow(sessionId: string, records: ReadonlyArray<{ key: string; record: Record }>): Promise<{ ok: true } | { ok: false; taken: Record[] }> {
     return this.db.transaction(async (client) => {
       // Creating or touching the log's row locks it until commit: claims on this log queue here.
       const locked = await client.query<{ last_seq: string }>(

@@ -44,7 +44,7 @@ function soloWriter(): TestLegion {
 
 /** The decision lines of the session's approvals log, as written. */
 async function decisionLines(test: TestLegion, sessionId: string): Promise<Array<Record<string, unknown>>> {
-  if (test.backend === 'memory') {
+  if (test.backend !== 'file') {
     const backend = test.openBackend();
     const records = await backend.approvals.read(sessionId);
     await backend.close();
@@ -243,7 +243,7 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
   });
 
   // A file of today's workspaces, copied in: the file backend's.
-  it.skipIf(process.env['LEGION_TEST_BACKEND'] === 'memory')('reads an approvals log written before decisions had a medium, and adds decisions with one', async () => {
+  it.skipIf((process.env['LEGION_TEST_BACKEND'] ?? 'file') !== 'file')('reads an approvals log written before decisions had a medium, and adds decisions with one', async () => {
     test = soloWriter();
     const session = await test.legion.sessions.create();
     const file = join(test.root, '.legion', 'sessions', session.id, 'approvals.jsonl');

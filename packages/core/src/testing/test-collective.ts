@@ -9,7 +9,7 @@ import { ScriptedProvider } from '../providers/scripted/ScriptedProvider.js';
 import { MemorySessionBackend } from '../storage/backend/memory/MemorySessionBackend.js';
 import { MemorySessionStore } from '../storage/backend/memory/MemorySessionStore.js';
 import { FileSessionBackend } from '../storage/backend/file/FileSessionBackend.js';
-import type { SessionBackend } from '../storage/backend/session-backend.js';
+import type { SessionBackend, SessionBackendOptions } from '../storage/backend/session-backend.js';
 
 export function userParticipant(id = 'user', extra: Partial<ParticipantInput> = {}): ParticipantInput {
   return { id, type: 'user', name: id, medium: 'test', ...extra } as ParticipantInput;
@@ -41,11 +41,33 @@ export function mockParticipant(id: string, responses: Array<{ trigger: string; 
   return { id, type: 'mock', name: id, responses, ...(fallback === undefined ? {} : { fallback }) } as ParticipantInput;
 }
 
+/**
+ * A backend that a test run supplies for `LEGION_TEST_BACKEND=<kind>` (other than `file` and `memory`):
+ * `@legion-collective/store-postgres`'s test setup registers `postgres`, so the engine's tests run on
+ * a database too, without core knowing of it. `open` makes another instance on the current test's store.
+ */
+export interface RegisteredTestBackend {
+  kind: string;
+  open(options: SessionBackendOptions): SessionBackend;
+}
+
+const REGISTERED = Symbol.for('legion.test-backend');
+
+/** Makes `createTestLegion` use this backend when LEGION_TEST_BACKEND names its kind (undefined: none). */
+export function registerTestBackend(backend: RegisteredTestBackend | undefined): void {
+  (globalThis as Record<symbol, unknown>)[REGISTERED] = backend;
+}
+
+function registeredTestBackend(kind: string): RegisteredTestBackend | undefined {
+  const registered = (globalThis as Record<symbol, unknown>)[REGISTERED] as RegisteredTestBackend | undefined;
+  return registered?.kind === kind ? registered : undefined;
+}
+
 export interface TestLegion {
   legion: Legion;
   root: string;
-  /** Where its sessions are kept. */
-  backend: 'file' | 'memory';
+  /** Where its sessions are kept: `file`, `memory`, or the kind of a registered backend (`postgres`). */
+  backend: 'file' | 'memory' | (string & {});
   /** One ScriptedProvider per agent that was given a script. */
   providers: Record<string, ScriptedProvider>;
   /** Fails if any script has unused steps. */
@@ -83,8 +105,12 @@ export function createTestLegion(options: {
   initWorkspace(root, { participants: options.participants, entryAgent: options.entryAgent });
   const providers: Record<string, ScriptedProvider> = {};
   for (const [id, script] of Object.entries(options.scripts ?? {})) providers[id] = new ScriptedProvider(script, id);
-  const kind = options.backend ?? (process.env['LEGION_TEST_BACKEND'] === 'memory' ? 'memory' : 'file');
+  const fromEnv = process.env['LEGION_TEST_BACKEND'];
+  const registered = options.backend === undefined && fromEnv !== undefined ? registeredTestBackend(fromEnv) : undefined;
+  const kind = options.backend ?? registered?.kind ?? (fromEnv === 'memory' ? 'memory' : 'file');
   const store = kind === 'memory' ? new MemorySessionStore() : undefined;
+  const otherBackend = (onWarning?: SessionBackendOptions['onWarning']): SessionBackend | undefined =>
+    store ? new MemorySessionBackend({ store, onWarning }) : registered?.open({ onWarning });
   const open = (): Legion => {
     // What the memory backend skips is told as the file backend's is: storage:warning events of this Legion.
     let opened: Legion | undefined;
@@ -92,7 +118,7 @@ export function createTestLegion(options: {
       root,
       globalConfigFile: join(root, 'no-global-config.json'),
       ...(options.env ? { env: options.env } : {}),
-      ...(store ? { backend: new MemorySessionBackend({ store, onWarning: (warning) => opened?.sessions.warn(warning) }) } : {}),
+      ...(kind !== 'file' ? { backend: otherBackend((warning) => opened?.sessions.warn(warning)) } : {}),
       ...(options.leaseTtlMs !== undefined ? { leaseTtlMs: options.leaseTtlMs } : {}),
     });
     opened = legion;
@@ -107,7 +133,7 @@ export function createTestLegion(options: {
     providers,
     assertScriptsDone: () => Object.values(providers).forEach((provider) => provider.assertDone()),
     reopen: open,
-    openBackend: () => (store ? new MemorySessionBackend({ store }) : new FileSessionBackend({ root })),
+    openBackend: () => otherBackend() ?? new FileSessionBackend({ root }),
     cleanup: async () => {
       await legion.close();
       rmSync(root, { recursive: true, force: true });
