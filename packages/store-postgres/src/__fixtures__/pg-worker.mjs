@@ -1,0 +1,66 @@
+// A Legion process on a PostgreSQL store, for the multi-process tests (multi-process.test.ts).
+// Runs the built packages, as a user's process would. Prints READY once open; `send` then waits
+// for a line on stdin (so that many start together).
+//   send   <root> <url> <session> <prefix> <count> [conversation]  sends `<prefix>-<i>` to the mock `echo`; prints DONE [replies]
+//   hang   <root> <url> <session>   user → worker; the worker's tool prints TOOL_STARTED and never returns
+//   resume <root> <url> <session>   sends "Did the job finish?" to worker; prints DONE <result>
+//   follow <root> <url> <session>   prints REMOTE <text> for each message another process appends
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { Legion, defineTool, textOf } from '@legion-collective/core';
+import { ScriptedProvider } from '@legion-collective/core/testing';
+import { PostgresSessionBackend } from '@legion-collective/store-postgres';
+
+const [mode, root, url, sessionId, ...rest] = process.argv.slice(2);
+if (!mode || !root || !url || !sessionId) throw new Error('usage: pg-worker.mjs <mode> <root> <url> <session> …');
+const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json'), backend: new PostgresSessionBackend({ url, maxConnections: 3 }) });
+const session = await legion.sessions.get(sessionId);
+
+if (mode === 'send') {
+  const [prefix, countArgument, conversation] = rest;
+  const lines = createInterface({ input: process.stdin });
+  process.stdout.write('READY\n');
+  await new Promise((resolve) => lines.once('line', resolve));
+  lines.close();
+  const replies = [];
+  for (let index = 0; index < Number(countArgument); index++) {
+    const result = await legion.send(session, `${prefix}-${index}`, { to: 'echo', ...(conversation ? { conversation } : {}) });
+    replies.push(result.status === 'success' ? result.reply : `error: ${result.error}`);
+  }
+  await legion.close();
+  process.stdout.write(`DONE ${JSON.stringify(replies)}\n`);
+} else if (mode === 'hang') {
+  legion.providers.useFor('worker', new ScriptedProvider([{ text: 'Starting the long job.', toolCalls: [{ id: 'hang-1', name: 'hang', input: { job: 'forever' } }] }], 'worker'));
+  legion.tools.register(
+    defineTool({
+      name: 'hang',
+      effect: 'read',
+      description: 'Starts a job that never finishes.',
+      inputSchema: z.object({ job: z.string() }),
+      execute: () => {
+        process.stdout.write('TOOL_STARTED\n');
+        return new Promise(() => setInterval(() => {}, 60_000));
+      },
+    }),
+  );
+  process.stdout.write('READY\n');
+  const result = await legion.send(session, 'Run the long job', { to: 'worker' });
+  process.stdout.write(`UNEXPECTED_END ${JSON.stringify(result)}\n`);
+} else if (mode === 'resume') {
+  legion.providers.useFor('worker', new ScriptedProvider([{ text: 'Back after the crash.' }], 'worker'));
+  process.stdout.write('READY\n');
+  const result = await legion.send(session, 'Did the job finish?', { to: 'worker' });
+  await legion.close();
+  process.stdout.write(`DONE ${JSON.stringify(result)}\n`);
+} else if (mode === 'follow') {
+  legion.events.on('message:sent', (event) => {
+    if (event.remote) process.stdout.write(`REMOTE ${textOf(event.message)}\n`);
+  });
+  // A long poll: what arrives in time came by NOTIFY.
+  await legion.follow(session, { pollMs: 600_000 });
+  process.stdout.write('READY\n');
+  setInterval(() => {}, 60_000);
+} else {
+  throw new Error(`unknown mode ${mode}`);
+}

@@ -1,0 +1,101 @@
+// Several Legion processes on one PostgreSQL database: the guarantees of the file store, across processes.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { initWorkspace, textOf, type Message } from '@legion-collective/core';
+import { agentParticipant, mockParticipant, userParticipant } from '@legion-collective/core/testing';
+import { PostgresSessionBackend } from './PostgresSessionBackend.js';
+import { runNode, type ChildRun } from './test-support/child-process.js';
+import { createTestDatabase, postgresSkipped } from './test-support/test-database.js';
+
+const WORKER = fileURLToPath(new URL('./__fixtures__/pg-worker.mjs', import.meta.url));
+
+describe.skipIf(postgresSkipped() !== undefined)('many Legion processes on one PostgreSQL database', () => {
+  let root: string;
+  let url: string;
+  let sessionId: string;
+  const children: ChildRun[] = [];
+  let backend: PostgresSessionBackend;
+
+  beforeEach(async () => {
+    root = mkdtempSync(join(tmpdir(), 'legion-pg-multi-'));
+    initWorkspace(root, {
+      participants: [userParticipant(), mockParticipant('echo', [], 'echoed'), agentParticipant('worker', { delegation: 'none' })],
+      entryAgent: 'worker',
+    });
+    url = await createTestDatabase('multi');
+    backend = new PostgresSessionBackend({ url });
+    sessionId = (await backend.sessions.create()).id;
+  });
+  afterEach(async () => {
+    for (const run of children.splice(0)) {
+      if (run.child.exitCode === null && run.child.signalCode === null) {
+        run.child.kill('SIGKILL');
+        await run.exited;
+      }
+    }
+    await backend.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  const worker = (...args: string[]): ChildRun => {
+    const run = runNode(WORKER, [args[0]!, root, url, sessionId, ...args.slice(1)]);
+    children.push(run);
+    return run;
+  };
+  const messages = (conversationId: string): Promise<Message[]> => backend.conversations.recent({ sessionId, conversationId }, 10_000);
+
+  it('8 processes sending at once, to one conversation and to their own: nothing lost, duplicated or interleaved', async () => {
+    const perProcess = 4;
+    const runs = Array.from({ length: 8 }, (_, index) => (index < 4 ? worker('send', `shared${index}`, String(perProcess)) : worker('send', `own${index}`, String(perProcess), `own${index}`)));
+    await Promise.all(runs.map((run) => run.waitFor((line) => line === 'READY', 'READY')));
+    for (const run of runs) run.child.stdin.write('go\n');
+    const done = await Promise.all(runs.map((run) => run.waitFor((line) => line.startsWith('DONE '), 'DONE')));
+    for (const line of done) expect(JSON.parse(line.slice('DONE '.length))).toEqual(Array.from({ length: perProcess }, () => 'echoed'));
+
+    const expectTurns = (log: Message[], sent: string[]): void => {
+      // Every message answered before the next one came in: user, assistant, user, assistant, …
+      expect(log.map((message) => message.role)).toEqual(sent.flatMap(() => ['user', 'assistant']));
+      expect(log.filter((message) => message.role === 'user').map(textOf).sort()).toEqual([...sent].sort());
+      expect(new Set(log.map((message) => message.id)).size).toBe(log.length);
+      // Each process's own messages in the order it sent them.
+      for (const prefix of new Set(sent.map((text) => text.split('-')[0]))) {
+        const own = log.filter((message) => message.role === 'user' && textOf(message).startsWith(`${prefix}-`)).map(textOf);
+        expect(own).toEqual(Array.from({ length: perProcess }, (_, index) => `${prefix}-${index}`));
+      }
+    };
+    expectTurns(await messages('user__echo'), [0, 1, 2, 3].flatMap((process) => Array.from({ length: perProcess }, (_, index) => `shared${process}-${index}`)));
+    for (const index of [4, 5, 6, 7]) expectTurns(await messages(`user__echo__own${index}`), Array.from({ length: perProcess }, (_, step) => `own${index}-${step}`));
+  });
+
+  it('a worker killed mid-turn: another process takes its lease at once and answers the dangling tool call as interrupted, once', async () => {
+    const hung = worker('hang');
+    await hung.waitFor((line) => line === 'TOOL_STARTED', 'TOOL_STARTED');
+    const address = { sessionId, conversationId: 'user__worker' };
+    const refused = await backend.conversations.acquire(address, 'probe', { ttlMs: 60_000 });
+    expect(refused.acquired).toBe(false);
+    hung.child.kill('SIGKILL');
+    await hung.exited;
+    // Two processes resume at once; the lease lets one turn run at a time, and the repair happens once.
+    const resumers = [worker('resume'), worker('resume')];
+    const results = await Promise.all(resumers.map((run) => run.waitFor((line) => line.startsWith('DONE '), 'DONE')));
+    const statuses = results.map((line) => (JSON.parse(line.slice('DONE '.length)) as { status: string }).status);
+    expect(statuses.filter((status) => status === 'success').length).toBeGreaterThanOrEqual(1);
+    const log = await messages('user__worker');
+    const interrupted = log.flatMap((message) => message.content.filter((block) => block.type === 'tool_result' && block.toolUseId === 'hang-1'));
+    expect(interrupted).toEqual([expect.objectContaining({ type: 'tool_result', toolUseId: 'hang-1', isError: true, content: expect.stringMatching(/^interrupted: .*hang/) })]);
+    expect(log.slice(0, 3).map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+  });
+
+  it("a follower in one process is woken by another process's appends (NOTIFY), without waiting for its poll", async () => {
+    const follower = worker('follow');
+    await follower.waitFor((line) => line === 'READY', 'READY');
+    const sender = worker('send', 'note', '1');
+    await sender.waitFor((line) => line === 'READY', 'READY');
+    sender.child.stdin.write('go\n');
+    // The follower polls every ten minutes: this line comes from the notification.
+    expect(await follower.waitFor((line) => line === 'REMOTE echoed', 'the reply, followed')).toBe('REMOTE echoed');
+    expect(follower.lines()).toContain('REMOTE note-0');
+  });
+});
