@@ -95,7 +95,7 @@ module.exports = {
       name: 'store-postgres-test-helpers-only-in-tests',
       comment: 'The PostgreSQL backend ships without core\'s test helpers or its own test server: only tests import them.',
       severity: 'error',
-      from: { path: '^packages/store-postgres/src/', pathNot: ['\\.test\\.ts$', '/test-support/'] },
+      from: { path: '^packages/store-postgres/src/', pathNot: ['\\.test\\.ts$', '/test-support/', '/__fixtures__/'] },
       to: { path: '^(@legion-collective/core/testing|packages/core/dist/testing/|packages/store-postgres/src/test-support/)' },
     },
     {
