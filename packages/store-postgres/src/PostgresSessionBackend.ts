@@ -35,7 +35,7 @@ export class PostgresSessionBackend implements SessionBackend {
     const warn = onceEach(options.onWarning);
     this.leases = new PostgresLeases(this.db, this.presence, options.now);
     this.sessions = new PostgresSessions(this.db, warn);
-    this.conversations = new PostgresConversations(this.db, this.leases, warn);
+    this.conversations = new PostgresConversations(this.db, this.leases, warn, options.durability);
     this.approvals = new PostgresApprovals(this.db, warn);
     this.questions = new PostgresQuestions(this.db, warn);
     this.usage = new PostgresUsage(this.db, warn);

@@ -8,6 +8,15 @@ export interface DatabaseOptions {
   maxConnections?: number | undefined;
   /** `application_name` of its connections, as `pg_stat_activity` shows them (default `legion`). */
   applicationName?: string | undefined;
+  /**
+   * When an append is durable, as the file backend's `storage.fsync`: `message`, at its commit
+   * (the server's `synchronous_commit`, a WAL flush per entry); `turn` (default), at `flush`, which
+   * the engine calls when a turn ends (appends commit with `synchronous_commit = off`: visible to
+   * every process at once, and a server crash loses at most the last unflushed ones, whole and in
+   * order, never half an entry); `never`, left to the server. Approval decisions and question
+   * outcomes are always durable at their commit.
+   */
+  durability?: 'message' | 'turn' | 'never' | undefined;
 }
 
 /**
@@ -26,6 +35,7 @@ export class Database {
       // An idle connection does not keep a finished command's process alive.
       allowExitOnIdle: true,
       idleTimeoutMillis: 10_000,
+      ...((options.durability ?? 'turn') !== 'message' ? { options: '-c synchronous_commit=off' } : {}),
     });
     // A connection that breaks while idle (the server restarted) is dropped by the pool; the next
     // query opens another. Without a listener the error would end the process.
@@ -45,9 +55,13 @@ export class Database {
     return this.ready;
   }
 
-  async query<Row extends QueryResultRow>(text: string, values?: readonly unknown[]): Promise<Row[]> {
+  /**
+   * One statement. `name` makes it a prepared statement, parsed and planned once per connection:
+   * for the statements of every step (appends, lease renewals), which would otherwise be planned anew each time.
+   */
+  async query<Row extends QueryResultRow>(text: string, values?: readonly unknown[], name?: string): Promise<Row[]> {
     await this.whenReady();
-    const result = await this.pool.query<Row>(text, values as unknown[] | undefined);
+    const result = await this.pool.query<Row>({ text, values: values as unknown[] | undefined, ...(name ? { name } : {}) });
     return result.rows;
   }
 

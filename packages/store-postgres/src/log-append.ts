@@ -20,6 +20,7 @@ export async function appendEntry(
      SELECT $1, $2, next.last_seq, $3, $4, $5::jsonb FROM next${entry.notify ? `, (SELECT pg_notify('${CHANGES_CHANNEL}', $1)) AS notified` : ''}
      RETURNING seq`,
     [entry.sessionId, entry.logId, entry.kind, entry.claim ?? null, JSON.stringify(entry.body)],
+    entry.notify ? 'legion-append-notify' : 'legion-append',
   );
   return Number(rows[0]?.seq);
 }

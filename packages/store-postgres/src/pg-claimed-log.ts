@@ -52,6 +52,8 @@ export class ClaimedLog<Record extends { kind: string }> {
 
   private claimNow(sessionId: string, records: ReadonlyArray<{ key: string; record: Record }>): Promise<{ ok: true } | { ok: false; taken: Record[] }> {
     return this.db.transaction(async (client) => {
+      // A decision is never lost once a process was told it won (whatever the appends' durability).
+      await client.query('SET LOCAL synchronous_commit = on');
       // Creating or touching the log's row locks it until commit: claims on this log queue here.
       const locked = await client.query<{ last_seq: string }>(
         `INSERT INTO legion.logs AS log (session_id, log_id, last_seq) VALUES ($1, $2, 0)

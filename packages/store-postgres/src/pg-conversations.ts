@@ -39,6 +39,7 @@ export class PostgresConversations implements ConversationLogs {
     private readonly db: Database,
     private readonly leases: PostgresLeases,
     private readonly warn: (warning: StorageWarning) => void,
+    private readonly durability: 'message' | 'turn' | 'never' = 'turn',
   ) {}
 
   async ensureHeader(address: ConversationAddress, header: HeaderEntry): Promise<HeaderEntry> {
@@ -156,8 +157,13 @@ export class PostgresConversations implements ConversationLogs {
   }
 
   async flush(address: ConversationAddress): Promise<void> {
-    // Every append is a committed transaction already.
     assertConversationAddress(address);
+    if (this.durability !== 'turn') return;
+    // A synchronous commit flushes the WAL up to itself, and with it every earlier append of any connection.
+    await this.db.transaction(async (client) => {
+      await client.query('SET LOCAL synchronous_commit = on');
+      await client.query('UPDATE legion.logs SET last_seq = last_seq WHERE session_id = $1 AND log_id = $2', [address.sessionId, address.conversationId]);
+    });
   }
 
   async list(sessionId: string): Promise<string[]> {

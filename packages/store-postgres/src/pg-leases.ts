@@ -70,7 +70,8 @@ export class PostgresLeases {
         await this.presence.ensure();
         const renewed = await this.db.query<{ expires_at_ms: string }>(
           `UPDATE legion.leases SET expires_at_ms = ${NOW} + $5 WHERE session_id = $2 AND conversation_id = $3 AND token = $4 RETURNING expires_at_ms`,
-          [this.now?.() ?? null, address.sessionId, address.conversationId, token, ttlMs],
+            [this.now?.() ?? null, address.sessionId, address.conversationId, token, ttlMs],
+          'legion-lease-renew',
         );
         const row = renewed[0];
         if (!row) {

@@ -113,7 +113,12 @@ export class PostgresAgentState implements AgentStateStore {
 
   async get<T>(key: AgentStateKey, schema: z.ZodType<T>): Promise<T | undefined> {
     assertAgentStateKey(key);
-    const rows = await this.db.query<{ document: unknown }>('SELECT document FROM legion.agent_state WHERE session_id = $1 AND kind = $2 AND agent_id = $3', [key.sessionId, key.kind, key.agentId]);
+    const rows = await this.db.query<{ document: unknown }>(
+      'SELECT document FROM legion.agent_state WHERE session_id = $1 AND kind = $2 AND agent_id = $3',
+      [key.sessionId, key.kind, key.agentId],
+      // Read at every step of the loop (todos and notes go into each request).
+      'legion-agent-state-get',
+    );
     const row = rows[0];
     if (!row) return undefined;
     return readRecord(row.document, schema, sourceOf(key.sessionId, `${key.kind}/${key.agentId}`), `${key.kind} of ${key.agentId}`);
