@@ -3,6 +3,7 @@ import {
   assertSessionName,
   CompactionEntrySchema,
   HeaderEntrySchema,
+  LegionError,
   MessageEntrySchema,
   type AcquireResult,
   type AppendableEntry,
@@ -59,9 +60,21 @@ export class PostgresConversations implements ConversationLogs {
     return this.readHeader(address, rows[0]?.header);
   }
 
+  /** By `<session>/<conversation>`: the number of the last entry this instance appended there. */
+  private readonly appended = new Map<string, number>();
+
   async append(address: ConversationAddress, entry: AppendableEntry): Promise<LogCursor> {
     assertConversationAddress(address);
-    const seq = await appendEntry(this.db, { sessionId: address.sessionId, logId: address.conversationId, kind: entry.kind, body: entry, notify: true });
+    const key = `${address.sessionId}/${address.conversationId}`;
+    let seq: number;
+    try {
+      seq = await appendEntry(this.db, { sessionId: address.sessionId, logId: address.conversationId, kind: entry.kind, body: entry, notify: true, after: this.appended.get(key) });
+    } catch (error) {
+      // Refused once: the next turn starts from what the log holds.
+      if (error instanceof LegionError && error.code === 'log_lost_entries') this.appended.delete(key);
+      throw error;
+    }
+    this.appended.set(key, seq);
     return makeCursor(seq);
   }
 
@@ -174,6 +187,8 @@ export class PostgresConversations implements ConversationLogs {
 
   acquire(address: ConversationAddress, owner: string, options: { ttlMs: number }): Promise<AcquireResult> {
     assertConversationAddress(address);
+    // A new holder goes on from what the log holds, whatever this instance appended before.
+    this.appended.delete(`${address.sessionId}/${address.conversationId}`);
     return this.leases.acquire(address, owner, options);
   }
 

@@ -132,7 +132,16 @@ export class Conversation implements TurnConversation {
 
   private async write(full: Message, author: string): Promise<Message> {
     if (this.lost) throw this.lost;
-    const cursor = await this.logs.append(this.ref, { kind: 'message', ...full });
+    let cursor: LogCursor;
+    try {
+      cursor = await this.logs.append(this.ref, { kind: 'message', ...full });
+    } catch (error) {
+      // What the log holds is unknown now (a database that restarted may have lost the entries before
+      // this one): the next turn loads the history from the log instead of trusting what is loaded.
+      this.messages = undefined;
+      this.cursor = undefined;
+      throw error;
+    }
     if (this.messages) {
       this.messages.push(full);
       this.cursor = cursor;
