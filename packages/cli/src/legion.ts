@@ -234,11 +234,14 @@ program
 
 registerManagementCommands(program);
 
-const store = program.command('store').description('where sessions are kept: the PostgreSQL schema (packages/store-postgres/README.md)');
+const store = program
+  .command('store')
+  .description('where sessions are kept: the PostgreSQL schema (packages/store-postgres/README.md)')
+  .addHelpText('after', examples(['legion store migrate --dry-run', 'legion store migrate', 'LEGION_DATABASE_URL=postgres://legion@db/legion legion store migrate']));
 store
   .command('migrate')
   .description("bring the PostgreSQL schema up to this Legion's version (every command also does it on first use)")
-  .addHelpText('after', examples(['LEGION_DATABASE_URL=postgres://legion@db/legion legion store migrate --dry-run', 'legion store migrate']))
+  .addHelpText('after', examples(['legion store migrate --dry-run', 'legion store migrate', 'LEGION_DATABASE_URL=postgres://legion@db/legion legion store migrate']))
   .option('--dry-run', 'print the SQL it would run and change nothing')
   .option('--json', 'one JSON object')
   .action((options: { dryRun?: boolean; json?: boolean }) =>

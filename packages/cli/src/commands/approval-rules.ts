@@ -1,7 +1,6 @@
 import { type ApprovalRule } from '@legion-collective/core';
 import { styleFor, type Style } from '../render/style.js';
-import { resolveWorkspace } from '../workspace.js';
-import { openLegion } from '../open-legion.js';
+import { openLegion, resolveWorkspace } from '../workspace.js';
 
 interface RuleOptions {
   workspace?: string;

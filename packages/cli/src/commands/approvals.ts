@@ -1,8 +1,7 @@
 import { Legion, LegionError, type ApprovalAnswer, type ApprovalView, type Session, type TurnResult } from '@legion-collective/core';
 import { approvalSurface, TERMINAL_MEDIUM, type ApproveMode } from '../approval-prompt.js';
 import { styleFor, type Style } from '../render/style.js';
-import { resolveWorkspace } from '../workspace.js';
-import { openLegion } from '../open-legion.js';
+import { openLegion, resolveWorkspace } from '../workspace.js';
 
 interface ApprovalOptions {
   workspace?: string;

@@ -1,7 +1,6 @@
 import { Legion, LegionError, conversationId, type Session } from '@legion-collective/core';
 import { compactionLine } from '../render/compaction-line.js';
-import { resolveWorkspace } from '../workspace.js';
-import { openLegion } from '../open-legion.js';
+import { openLegion, resolveWorkspace } from '../workspace.js';
 
 interface CompactOptions {
   workspace?: string;

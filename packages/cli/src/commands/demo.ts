@@ -5,7 +5,7 @@ import { initWorkspace, ScriptedProvider } from '@legion-collective/core';
 import { DEMO_FILES, DEMO_PARTICIPANTS, DEMO_REQUEST, demoScripts } from '../demo/demo-collective.js';
 import { printConversation } from '../render/conversation-printer.js';
 import { styleFor } from '../render/style.js';
-import { openLegion } from '../open-legion.js';
+import { openLegion } from '../workspace.js';
 
 /**
  * A scripted collective at work, with no API key: the real engine (sessions,

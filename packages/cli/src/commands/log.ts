@@ -1,8 +1,7 @@
 import { Legion, LegionError, parseConversationId, type LegionEvent, type Message, type Session } from '@legion-collective/core';
 import { authorOf, renderMessage, renderMessages } from '../render/message-lines.js';
 import { styleFor } from '../render/style.js';
-import { resolveWorkspace } from '../workspace.js';
-import { openLegion } from '../open-legion.js';
+import { openLegion, resolveWorkspace } from '../workspace.js';
 
 interface LogOptions {
   workspace?: string;

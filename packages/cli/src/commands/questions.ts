@@ -1,8 +1,7 @@
 import { Legion, LegionError, type QuestionView, type Session } from '@legion-collective/core';
 import { styleFor, type Style } from '../render/style.js';
 import { reportedStatus } from './approvals.js';
-import { resolveWorkspace } from '../workspace.js';
-import { openLegion } from '../open-legion.js';
+import { openLegion, resolveWorkspace } from '../workspace.js';
 
 interface QuestionOptions {
   workspace?: string;

@@ -6,8 +6,7 @@ import { streamLineOf } from '../headless/stream-lines.js';
 import { describe, reportedStatus } from './approvals.js';
 import { printConversation } from '../render/conversation-printer.js';
 import { styleFor } from '../render/style.js';
-import { resolveWorkspace } from '../workspace.js';
-import { openLegion } from '../open-legion.js';
+import { openLegion, resolveWorkspace } from '../workspace.js';
 
 export interface RunOptions {
   to?: string;

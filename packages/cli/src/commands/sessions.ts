@@ -3,8 +3,7 @@ import { Legion, LegionError, textOf, type Session, type SessionMeta } from '@le
 import { styleFor } from '../render/style.js';
 import { columns } from '../render/columns.js';
 import { clip, readableTime } from '../render/text.js';
-import { resolveWorkspace } from '../workspace.js';
-import { openLegion } from '../open-legion.js';
+import { openLegion, resolveWorkspace } from '../workspace.js';
 
 interface SessionsOptions {
   workspace?: string;

@@ -1,6 +1,5 @@
 import { LegionError, storageSelection } from '@legion-collective/core';
-import { databaseError } from '../open-legion.js';
-import { resolveWorkspace } from '../workspace.js';
+import { databaseError, resolveWorkspace } from '../workspace.js';
 
 interface StoreMigrateOptions {
   workspace?: string;

@@ -1,8 +1,7 @@
 import { type AgentToolView, type AgentToolsView, type ToolSchemaTokens } from '@legion-collective/core';
 import { columns } from '../render/columns.js';
 import { styleFor, type Style } from '../render/style.js';
-import { resolveWorkspace } from '../workspace.js';
-import { openLegion } from '../open-legion.js';
+import { openLegion, resolveWorkspace } from '../workspace.js';
 
 /**
  * `legion tools list [--agent ID]`: for each agent (or one), the tools its

@@ -19,7 +19,7 @@ import {
 } from '@legion-collective/core';
 import { readRoster, type Roster } from '../roster.js';
 import type { DoctorCheck } from './doctor-report.js';
-import { openLegion } from '../open-legion.js';
+import { openLegion } from '../workspace.js';
 
 export interface DoctorOptions {
   /** The workspace named with --workspace; else the nearest one above the current directory. */

@@ -14,7 +14,7 @@ import { offerRemoteAsks } from './remote-offers.js';
 import type { Screen } from './screen.js';
 import { runShellEscape } from './shell-escape.js';
 import { runSlashCommand, slashCommands, type ReplControl } from './slash-commands.js';
-import { openLegion } from '../open-legion.js';
+import { openLegion } from '../workspace.js';
 
 const style = styleFor(process.stdout);
 

@@ -57,7 +57,9 @@ export async function answerQuestion(session: QuestionAnsweringSession, collecti
   const asker = question.frames?.at(-1);
   if (!live && !(asker?.toolUseId !== undefined && (await session.unanswered(asker.conversationId)).some((toolUse) => toolUse.id === asker.toolUseId))) {
     const reason = `the turn that asked it no longer runs (its process ended) and ${question.from} no longer waits for it`;
-    await session.questions.settle({ kind: 'withdrawn', version: QUESTION_RECORD_VERSION, questionId: id, at: new Date().toISOString(), reason });
+    const withdrawn = await session.questions.settle({ kind: 'withdrawn', version: QUESTION_RECORD_VERSION, questionId: id, at: new Date().toISOString(), reason });
+    // Answered meanwhile (the turn took an answer, then ended, between the reads above): that answer stands.
+    if (!withdrawn.ok) return { status: 'error', error: alreadySettled(id, withdrawn.taken) };
     return {
       status: 'error',
       error: `Nothing was recorded: ${question.from}'s question ${id} cannot be answered any more, because ${reason}. Send your answer to ${question.from} as a new message instead.`,
