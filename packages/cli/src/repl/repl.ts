@@ -226,7 +226,8 @@ class Repl implements ReplControl {
       return true;
     }
     if (matchesKey(data, 'ctrl+o')) {
-      this.expandLast();
+      // A card too tall for the terminal comes first: its hidden lines are what the user is asked about.
+      if (!this.screen.printClippedCard()) this.expandLast();
       return true;
     }
     if (matchesKey(data, 'ctrl+r')) {
