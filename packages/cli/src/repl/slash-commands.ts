@@ -48,9 +48,7 @@ const agentItems = (control: ReplControl, prefix: string): AutocompleteItem[] =>
     .map((participant) => ({ value: participant.id, label: participant.id, description: participant.type }));
 
 const sessionItems = async (control: ReplControl, prefix: string): Promise<AutocompleteItem[]> =>
-  (await control.legion.sessions.list())
-    .filter((meta) => meta.id.startsWith(prefix))
-    .slice(0, 20)
+  (await control.legion.sessions.find(prefix, { limit: 20 }))
     .map((meta) => ({ value: meta.id, label: meta.id, description: `${meta.title ?? ''} last active ${meta.lastActiveAt}`.trim() }));
 
 const conversationItems = async (control: ReplControl, prefix: string): Promise<AutocompleteItem[]> =>
