@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Collective } from './collective/Collective.js';
 import { initWorkspace } from './config/init-workspace.js';
 import type { Participant, ParticipantInput } from './collective/participant.js';
-import { addMcpCaller } from './collective/mcp-caller.js';
+import { addMcpCaller } from './config/mcp-caller.js';
 import type { Tool } from './tools/tool.js';
 import { readLoadedTools } from './tools/builtin/tool-loading/loaded-tools.js';
 import { buildContextReport, type ContextReport } from './context/context-report.js';

@@ -1,5 +1,5 @@
-import type { ResolvedConfig } from '../config/config-schema.js';
-import type { Collective } from './Collective.js';
+import type { ResolvedConfig } from './config-schema.js';
+import type { Collective } from '../collective/Collective.js';
 
 /**
  * The user an MCP client's requests come from (`legion mcp serve`), made from
