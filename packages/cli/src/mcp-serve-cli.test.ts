@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import { runLegion } from './legion-process.test-support.js';
+import { LEGION, runLegion } from './legion-process.test-support.js';
 import { connectHttp, connectStdio, mcpClient, serveMcpHttp, type HttpServed } from './mcp-serve.test-support.js';
 import { useWorkspace } from './workspace.test-support.js';
 
@@ -224,6 +225,33 @@ describe('legion mcp serve, through real MCP clients', () => {
 
     expect(a.structuredContent).toMatchObject({ status: 'success', reply: 'Reply to alpha.', conversationId: 'mcp__coordinator__a' });
     expect(b.structuredContent).toMatchObject({ status: 'success', reply: 'Reply to beta.', conversationId: 'mcp__coordinator__b' });
+  }, 90_000);
+
+  it('another Legion workspace with this server in its mcpServers delegates to it end to end', async () => {
+    useModel('coordinator', claude('claude-inner'));
+    mock.on({ model: 'claude-inner', userMessage: 'Inner question' }, { content: 'Inner answer.' });
+    const outer = mkdtempSync(join(tmpdir(), 'legion-mcp-outer-'));
+    try {
+      const init = await runLegion(['init'], { cwd: outer, env: processEnv(), timeoutMs: 30_000 });
+      expect(init.status, init.stderr).toBe(0);
+      const participant = join(outer, '.legion/collective/participants/coordinator.json');
+      writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: claude('claude-outer') }, null, 2));
+      const config = join(outer, '.legion/config.json');
+      const server = { command: process.execPath, args: [LEGION, '-w', workspace.dir, 'mcp', 'serve'], env: { ANTHROPIC_API_KEY: '${env:ANTHROPIC_API_KEY}', ANTHROPIC_BASE_URL: '${env:ANTHROPIC_BASE_URL}', XDG_CONFIG_HOME: join(workspace.dir, '.xdg') } };
+      writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), mcpServers: { team: server } }, null, 2));
+      mock.on({ model: 'claude-outer', userMessage: 'Outer question', hasToolResult: false }, { toolCalls: [{ id: 'toolu_mcp', name: 'mcp__team__ask_coordinator', arguments: JSON.stringify({ message: 'Inner question' }) }] });
+      mock.on({ model: 'claude-outer', userMessage: 'Outer question', hasToolResult: true }, { content: 'The other team says: Inner answer.' });
+
+      const run = await runLegion(['run', '--approve', 'auto', 'Outer question'], { cwd: outer, env: processEnv(), timeoutMs: 60_000 });
+
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toBe('The other team says: Inner answer.\n');
+      expect(workspace.toolResultSent('toolu_mcp')).toContain('Inner answer.');
+      const log = await runLegion(['log', 'mcp__coordinator'], { cwd: workspace.dir, env: processEnv(), timeoutMs: 30_000 });
+      expect(log.stdout).toContain('Inner answer.');
+    } finally {
+      rmSync(outer, { recursive: true, force: true });
+    }
   }, 90_000);
 
   it('refuses requests without the token, from a web page Origin, or to another Host, with JSON that names the fix', async () => {
