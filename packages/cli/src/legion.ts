@@ -236,6 +236,7 @@ program
 program
   .command('mcp')
   .description('Legion and the Model Context Protocol: serve the collective to MCP clients')
+  .addHelpText('after', examples(['legion mcp serve', 'legion mcp serve --http']))
   .command('serve')
   .description('serve the collective as an MCP server (stdio by default, or Streamable HTTP with --http): ask_<agent> tools for MCP clients')
   .option('--http', 'serve Streamable HTTP at http://127.0.0.1:PORT/mcp with a bearer token, instead of stdio')
