@@ -194,6 +194,26 @@ describe('legion mcp serve, through real MCP clients', () => {
     expect(workspace.toolResultSent('toolu_q')).toBe('blue');
   }, 90_000);
 
+  it('a question the client cannot ask (no elicitation) waits for the human, who answers it from another process', async () => {
+    useModel('coordinator', claude('claude-coord'));
+    mock.on({ model: 'claude-coord', userMessage: 'Paint it', hasToolResult: false }, { toolCalls: [{ id: 'toolu_q', name: 'communicate', arguments: JSON.stringify({ to: 'user', message: 'Which colour?' }) }] });
+    mock.on({ model: 'claude-coord', userMessage: 'Paint it', hasToolResult: true }, { content: 'Painted it as asked.' });
+    const served = await http();
+    const { client } = await httpClient(served);
+    let answered: Promise<{ status: number | null; stderr: string }> | undefined;
+
+    const result = await call(client, 'ask_coordinator', { message: 'Paint it' }, {
+      onprogress: (step) => {
+        const id = step.message?.match(/legion answer (q_\w+)/)?.[1];
+        if (id && !answered) answered = runLegion(['answer', id, 'green'], { cwd: workspace.dir, env: processEnv(), timeoutMs: 30_000 });
+      },
+    });
+
+    expect(textOf(result)).toBe('Painted it as asked.');
+    expect((await answered)?.status).toBe(0);
+    expect(workspace.toolResultSent('toolu_q')).toBe('green');
+  }, 90_000);
+
   it('a client that cancels mid-turn stops the turn and leaves the conversation whole: the next ask in it works', async () => {
     addOracle();
     useModel('coordinator', claude('claude-coord'));

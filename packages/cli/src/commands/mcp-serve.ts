@@ -56,11 +56,12 @@ export async function mcpServeCommand(options: McpServeOptions): Promise<number>
     const exposed = exposedAgents(legion);
     if (exposed.length === 0) throw new LegionError('config', 'The collective has no active agent to offer: add one (legion agents add) before serving it over MCP.');
     const context: ServeContext = { legion, caller, exposed, calls, version: typeof LEGION_VERSION === 'string' ? LEGION_VERSION : '0.0.0' };
-    detach = legion.attachUser(mcpSurface(calls, caller));
+    detach = legion.attachUser(mcpSurface(calls, caller, { questionWaitMs: legion.config.mcpServe.questionWaitSeconds * 1000 }));
     for (const warning of legion.warnings) process.stderr.write(`legion: warning: ${warning}\n`);
     if (!http) {
       process.stderr.write(`legion mcp serve: ${root} over stdio, as "${caller.id}"; asks: ${exposed.map((agent) => agent.id).join(', ')}\n`);
       await serveStdio(context, stop.signal);
+      await calls.shutdown('the MCP client closed the connection');
       return 0;
     }
     let serving;
@@ -78,6 +79,7 @@ export async function mcpServeCommand(options: McpServeOptions): Promise<number>
     process.stderr.write(`Clients send "Authorization: Bearer <token>". Press Ctrl-C to stop.\n`);
     await new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
     process.stderr.write('Stopping the MCP server…\n');
+    await calls.shutdown('legion mcp serve is shutting down');
     await serving.close();
     return 0;
   } finally {

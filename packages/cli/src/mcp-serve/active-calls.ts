@@ -39,6 +39,8 @@ export class ActiveCalls {
   private readonly owners = new Map<string, ActiveCall>();
   private readonly requests = new Map<string, ActiveCall>();
   private readonly unsubscribe: Array<() => void> = [];
+  private readonly ended = new Map<ActiveCall, Promise<void>>();
+  private readonly stopper = new AbortController();
 
   constructor(legion: Legion) {
     const { events } = legion;
@@ -80,14 +82,29 @@ export class ActiveCalls {
     );
   }
 
+  /** Aborted when the server stops: every call's turn stops with it, the way Ctrl-C stops the REPL's. */
+  get stopping(): AbortSignal {
+    return this.stopper.signal;
+  }
+
+  /** Stops every running call's turn and waits until each has ended (its cancellation written to the log). */
+  async shutdown(reason: string): Promise<void> {
+    this.stopper.abort(new Error(reason));
+    await Promise.all([...this.ended.values()]);
+  }
+
   /** Registers a call owning these conversations; the disposer ends it. */
   start(sessionId: string, conversations: readonly string[], channel: CallChannel): { call: ActiveCall; end(): void } {
     const call: ActiveCall = { ...channel, sessionId, conversations: new Set(), usage: [] };
     this.calls.add(call);
+    let ended!: () => void;
+    this.ended.set(call, new Promise<void>((resolve) => (ended = resolve)));
     for (const id of conversations) this.claim(call, id);
     return {
       call,
       end: () => {
+        ended();
+        this.ended.delete(call);
         this.calls.delete(call);
         for (const id of call.conversations) {
           const key = `${sessionId}/${id}`;

@@ -46,7 +46,7 @@ export async function listApprovals(context: ServeContext, input: z.infer<typeof
 }
 
 /** `answer_approval`: decides requests as the MCP caller (with its authority only) and resumes the turns they held. */
-export async function answerApproval(context: ServeContext, input: z.infer<typeof AnswerApprovalInputSchema>, channel: CallChannel): Promise<CallToolResult> {
+export async function answerApproval(context: ServeContext, input: z.infer<typeof AnswerApprovalInputSchema>, channel: CallChannel, signal: AbortSignal): Promise<CallToolResult> {
   const opened = await sessionFor(context.legion, input.session);
   if ('refused' in opened) return opened.refused;
   const { session } = opened;
@@ -62,7 +62,7 @@ export async function answerApproval(context: ServeContext, input: z.infer<typeo
   const { call, end } = context.calls.start(session.id, [...conversations], channel);
   try {
     const answers: ApprovalAnswer[] = input.approvals.map((answer) => ({ id: answer.id, decision: answer.decision, ...(answer.reason !== undefined ? { reason: answer.reason } : {}) }));
-    const outcome = await session.answerApprovals(answers, context.caller.id, { medium: 'mcp' });
+    const outcome = await session.answerApprovals(answers, context.caller.id, { medium: 'mcp', signal: AbortSignal.any([signal, context.calls.stopping]) });
     if (outcome.status === 'error') {
       return toolError(`${outcome.error} Approvals ${context.caller.id} may not decide are for the human: \`legion approve --session ${session.id} <id>\`, the REPL or the web UI.`, { sessionId: session.id });
     }

@@ -47,7 +47,7 @@ export async function askAgent(context: ServeContext, agent: Participant, input:
   const { call, end } = context.calls.start(session.id, [id], channel);
   channel.progress(`${caller.id} asks ${agent.id}`);
   try {
-    const result = await session.send({ from: caller.id, to: agent.id, message: input.message, conversation: input.conversation, signal, ifBusy: 'wait' });
+    const result = await session.send({ from: caller.id, to: agent.id, message: input.message, conversation: input.conversation, signal: AbortSignal.any([signal, context.calls.stopping]), ifBusy: 'wait' });
     return turnToolResult(result, { session, caller, call });
   } catch (error) {
     return toolError(errorMessage(error), { sessionId: session.id, conversationId: id });

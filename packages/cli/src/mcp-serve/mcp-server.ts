@@ -72,7 +72,7 @@ export function createMcpServer(context: ServeContext): McpServer {
       inputSchema: AnswerApprovalInputSchema,
       annotations: { readOnlyHint: false, destructiveHint: true },
     },
-    guarded((input, mcp) => answerApproval(context, input, callChannel(server, mcp))),
+    guarded((input, mcp) => answerApproval(context, input, callChannel(server, mcp), mcp.mcpReq.signal)),
   );
   return server;
 }

@@ -13,7 +13,7 @@ const INPUT_PREVIEW_CHARS = 2_000;
  * once, so the human's own surfaces (the REPL, the browser, `legion approve`)
  * answer it, durably, as before.
  */
-export function mcpSurface(calls: ActiveCalls, caller: Participant): UserSurface {
+export function mcpSurface(calls: ActiveCalls, caller: Participant, options: { questionWaitMs: number }): UserSurface {
   return {
     medium: 'mcp',
     ask: async (question: UserQuestion, { signal }) => {
@@ -21,7 +21,13 @@ export function mcpSurface(calls: ActiveCalls, caller: Participant): UserSurface
         throw new Error(`the question is for ${question.user.id}, whom no MCP client answers for`);
       }
       const call = calls.owner(question.conversation.sessionId, question.conversation.conversationId);
-      if (!call?.elicit) throw new Error('no MCP client that supports elicitation waits on this conversation');
+      if (!call) throw new Error('no MCP call waits on this conversation');
+      if (!call.elicit) {
+        // The client cannot ask its human: the question stays open a while for yours (it is in the
+        // session's question log, so the REPL, the web UI and `legion answer` see it and answer it).
+        call.progress(`${question.from} asks ${question.user.id}: "${question.text}". Answer it with: legion answer ${question.id ?? '<id>'} "…" (or in the REPL or the web UI)`);
+        return waitForAnotherSurface(options.questionWaitMs, signal);
+      }
       const answer = await call.elicit(
         {
           message: `${question.from} asks: ${question.text}`,
@@ -74,4 +80,19 @@ export function mcpSurface(calls: ActiveCalls, caller: Participant): UserSurface
 function preview(input: unknown): string {
   const text = JSON.stringify(input, null, 2) ?? String(input);
   return text.length > INPUT_PREVIEW_CHARS ? `${text.slice(0, INPUT_PREVIEW_CHARS)}… (${text.length} characters)` : text;
+}
+
+/** Never answers itself: rejects when another surface or process answered (the offer aborts it) or when the wait is over. */
+function waitForAnotherSurface(waitMs: number, signal: AbortSignal): Promise<string> {
+  return new Promise((_, reject) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      reject(new Error(`nobody answered within ${Math.round(waitMs / 1000)} s (mcpServe.questionWaitSeconds), and the MCP client cannot ask (no elicitation)`));
+    }, waitMs);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }

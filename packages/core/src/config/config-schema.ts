@@ -69,6 +69,12 @@ export const McpServeSettingsSchema = z
       })
       .strict()
       .partial(),
+    /**
+     * How long a question an agent asks the user during an MCP call waits for your own answer (the
+     * REPL, the web UI, `legion answer`) when the MCP client cannot answer it (no elicitation);
+     * after it, the agent is told you are not available, as in a headless run. Default 120.
+     */
+    questionWaitSeconds: z.number().int().nonnegative(),
   })
   .strict()
   .partial();
@@ -116,7 +122,7 @@ export interface ResolvedConfig {
   shell: z.infer<typeof ShellSettingsSchema>;
   context: ContextOverrides;
   models: Record<string, ModelWindow>;
-  mcpServe: { expose?: 'all' | string[] | undefined; caller: { id: string; name: string; approvalAuthority: ApprovalAuthority } };
+  mcpServe: { expose?: 'all' | string[] | undefined; caller: { id: string; name: string; approvalAuthority: ApprovalAuthority }; questionWaitSeconds: number };
 }
 
 export const DEFAULT_CONFIG: ResolvedConfig = {
@@ -133,5 +139,5 @@ export const DEFAULT_CONFIG: ResolvedConfig = {
   shell: { passEnv: [] },
   context: {},
   models: {},
-  mcpServe: { caller: { id: 'mcp', name: 'MCP client', approvalAuthority: 'none' } },
+  mcpServe: { caller: { id: 'mcp', name: 'MCP client', approvalAuthority: 'none' }, questionWaitSeconds: 120 },
 };

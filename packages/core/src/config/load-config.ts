@@ -63,6 +63,7 @@ export function mergeConfig(base: ResolvedConfig, layers: readonly ConfigLayer[]
       mcpServe: {
         expose: layer.mcpServe?.expose ?? config.mcpServe.expose,
         caller: { ...config.mcpServe.caller, ...layer.mcpServe?.caller },
+        questionWaitSeconds: layer.mcpServe?.questionWaitSeconds ?? config.mcpServe.questionWaitSeconds,
       },
     };
   }
