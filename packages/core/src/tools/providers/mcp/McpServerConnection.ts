@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, Tool as McpTool } from '@modelcontextprotocol/client';
 import { errorMessage, LegionError } from '../../../errors.js';
 import { expandEnvReferences } from './env-references.js';
 import { loadMcpSdk, type McpSdk } from './load-mcp-sdk.js';
@@ -74,13 +73,13 @@ export class McpServerConnection {
     for (let attempt = 1; ; attempt++) {
       const live = await this.connect();
       try {
-        return await live.client.callTool({ name, arguments: args }, undefined, {
+        return await live.client.callTool({ name, arguments: args }, {
           signal: options.signal,
           ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
         });
       } catch (error) {
         const sdk = await loadMcpSdk();
-        const neverSent = !options.signal.aborted && (isNotConnected(error) || isExpiredSession(sdk, error));
+        const neverSent = !options.signal.aborted && (isNotConnected(sdk, error) || isExpiredSession(sdk, error));
         if (neverSent || isUnreachable(error)) await this.drop(live);
         if (neverSent && attempt === 1) continue;
         throw error;
@@ -121,7 +120,7 @@ export class McpServerConnection {
     }
     const live: Live = { client, pid: null };
     client.onclose = () => this.onClosed(live);
-    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
       if (this.current !== live) return;
       this.toolList = undefined;
       this.hooks.onToolsChanged();
@@ -188,9 +187,9 @@ export class McpServerConnection {
   }
 }
 
-/** The SDK's words when a request is made on a transport that already closed: it was never sent. */
-function isNotConnected(error: unknown): boolean {
-  return error instanceof Error && error.message === 'Not connected';
+/** A request made on a transport that already closed: it was never sent. */
+function isNotConnected(sdk: McpSdk, error: unknown): boolean {
+  return sdk.SdkError.isInstance(error) && error.code === 'NOT_CONNECTED';
 }
 
 /**
@@ -199,7 +198,7 @@ function isNotConnected(error: unknown): boolean {
  * request without running it, so a new session may retry it once.
  */
 function isExpiredSession(sdk: McpSdk, error: unknown): boolean {
-  return error instanceof sdk.StreamableHTTPError && (error.code === 404 || error.code === 400);
+  return sdk.SdkHttpError.isInstance(error) && (error.status === 404 || error.status === 400);
 }
 
 /** An HTTP server that cannot be reached: keep nothing of the old session. */

@@ -1,4 +1,4 @@
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { errorMessage } from '../../../errors.js';
 import type { EventBus } from '../../../events/EventBus.js';
