@@ -57,10 +57,11 @@ function questionText(request: McpElicitation): string {
   }
   const { fields, required } = request.form;
   const lines = fields.map((field) => `- ${field.name} (${describeField(field)}${required.includes(field.name) ? ', required' : ''})${label(field)}`);
+  const only = bareField(request.form);
   const how =
     fields.length === 1
       ? `Answer with the value${fields[0]!.kind === 'choices' ? 's, separated by commas' : ''}`
-      : 'Answer with one line per field, "name: value" (lists separated by commas), or a JSON object';
+      : `Answer with one line per field, "name: value" (lists separated by commas), or a JSON object${only ? `; a single value answers ${only.name}` : ''}`;
   return `${head}\n\n${lines.join('\n')}\n\n${how}; "decline" to refuse, or "cancel".`;
 }
 
@@ -145,8 +146,8 @@ function rawValues(form: ElicitationForm, text: string): { values: Record<string
   const values: Record<string, unknown> = {};
   const lines = text.split('\n').map((line) => line.trim()).filter(Boolean);
   const named = lines.map((line) => /^([A-Za-z_][A-Za-z0-9_.-]*)\s*[:=]\s*(.*)$/.exec(line));
-  const only = form.fields.length === 1 ? form.fields[0] : undefined;
-  if (only && !named.every((match) => match && match[1] === only.name)) {
+  const only = bareField(form);
+  if (only && !named.every((match) => match && form.fields.some((field) => field.name === match[1]))) {
     if (text) values[only.name] = text;
     return { values };
   }
@@ -155,6 +156,13 @@ function rawValues(form: ElicitationForm, text: string): { values: Record<string
     values[match[1]!] = match[2]!;
   }
   return { values };
+}
+
+/** The field a bare value answers: the only one, or the only required one (an approval's decision beside an optional reason). */
+function bareField(form: ElicitationForm): ElicitationField | undefined {
+  if (form.fields.length === 1) return form.fields[0];
+  const required = form.fields.filter((field) => form.required.includes(field.name));
+  return required.length === 1 ? required[0] : undefined;
 }
 
 function coerce(field: ElicitationField, text: string): ElicitationValue | undefined {
