@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Collective } from './collective/Collective.js';
 import { initWorkspace } from './config/init-workspace.js';
-import type { ParticipantInput } from './collective/participant.js';
+import type { Participant, ParticipantInput } from './collective/participant.js';
+import { addMcpCaller } from './config/mcp-caller.js';
 import type { Tool } from './tools/tool.js';
 import { readLoadedTools } from './tools/builtin/tool-loading/loaded-tools.js';
 import { buildContextReport, type ContextReport } from './context/context-report.js';
@@ -114,6 +115,8 @@ export class Legion {
     private readonly backend: SessionBackend,
     leaseTtlMs: number | undefined,
   ) {
+    // In every process, so that a chain an MCP client started resumes wherever its approvals are answered.
+    addMcpCaller(collective, config);
     this.events.on('storage:warning', (event) => this.warn(`${event.path}: ${event.problem}`));
     this.events.on('error:raised', (event) => {
       if (event.scope.startsWith('mcp server')) this.warn(`${event.scope}: ${event.message}`);
@@ -357,6 +360,11 @@ export class Legion {
     const outcome = outcomes.get(toolUse.id);
     if (outcome?.status !== 'done') return { status: 'error', error: `${name} is waiting on approvals: ${outcome?.requests.map((request) => request.id).join(', ')}` };
     return outcome.block.isError ? { status: 'error', error: outcome.block.content } : { status: 'success', content: outcome.block.content };
+  }
+
+  /** The participant an MCP client's requests come from (`mcpServe.caller`, default `mcp`): a user standing in for the human. */
+  mcpCaller(): Participant {
+    return this.collective.require(this.config.mcpServe.caller.id);
   }
 
   /** The participant that takes the user's messages. */

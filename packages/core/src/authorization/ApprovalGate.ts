@@ -6,7 +6,7 @@ import { waitingParticipants } from '../session/delegation-stack.js';
 import { APPROVAL_REQUEST_VERSION, type ApprovalAnswer, type ApprovalRequestRecord, type ApprovalView } from '../storage/approval-records.js';
 import type { SessionApprovals } from '../storage/SessionApprovals.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
-import { canApprove } from '../collective/approval-authority.js';
+import { canApprove, standInApprover } from '../collective/approval-authority.js';
 import type { ApprovalRule } from '../collective/approval-rule.js';
 import { rememberedFields, type ApprovalRuleRecorder } from '../conversation/answer-approvals.js';
 import type { ApprovalDecisionRecord } from '../storage/approval-records.js';
@@ -191,7 +191,8 @@ export class ApprovalGate {
       // Nobody is their own approver, whatever their authority says.
       if (candidate && candidate.id !== requester && candidate.status === 'active' && canApprove(candidate, requester, tool)) return candidate;
     }
-    return undefined;
+    // A chain started by a stand-in (an MCP client) that may not approve this: its human decides.
+    return standInApprover(chain[0] === undefined ? undefined : this.collective.get(chain[0]), (id) => this.collective.get(id), requester, tool);
   }
 }
 

@@ -60,6 +60,11 @@ export function mergeConfig(base: ResolvedConfig, layers: readonly ConfigLayer[]
       shell: { passEnv: [...new Set([...config.shell.passEnv, ...(layer.shell?.passEnv ?? [])])] },
       context: { ...config.context, ...layer.context },
       models: { ...config.models, ...layer.models },
+      mcpServe: {
+        expose: layer.mcpServe?.expose ?? config.mcpServe.expose,
+        caller: { ...config.mcpServe.caller, ...layer.mcpServe?.caller },
+        questionWaitSeconds: layer.mcpServe?.questionWaitSeconds ?? config.mcpServe.questionWaitSeconds,
+      },
     };
   }
   return config;
