@@ -9,7 +9,8 @@
 //   an @modelcontextprotocol/* package);
 // - installed size of node_modules (`du -sb`);
 // - the first SDK import, in fresh processes: core's `loadMcpSdk()` from the installed dist, and
-//   the CLI bundle's chunk holding the SDK (what `legion` reads on its first MCP connection).
+//   the CLI bundle's chunks holding the client SDK (what `legion` reads on its first MCP connection;
+//   not those of `legion mcp serve`'s server package).
 //
 // Usage: npm run build && node bench/mcp-client-footprint.mjs [repository root]
 // The root defaults to this checkout; to measure another commit: `git worktree add /tmp/x <commit>
@@ -81,9 +82,14 @@ try {
   const loadScript = `const { loadMcpSdk } = await import(${JSON.stringify(pathToFileURL(core).href)}); const at = performance.now(), cpu = process.cpuUsage(); await loadMcpSdk(); const used = process.cpuUsage(cpu); console.log(performance.now() - at, (used.user + used.system) / 1000);`;
   const chunks = join(dir, 'node_modules/@legion-collective/cli/dist/chunks');
   // esbuild may split the SDK's entry points over several chunks: all of them load on the first connection.
+  // Chunks of the server package alone (`legion mcp serve`) are not the client's: left out.
   const sdkChunks = readdirSync(chunks)
     .filter((name) => name.endsWith('.js'))
-    .filter((name) => readFileSync(join(chunks, `${name}.map`), 'utf8').includes('node_modules/@modelcontextprotocol/'));
+    .filter((name) => {
+      const map = readFileSync(join(chunks, `${name}.map`), 'utf8');
+      if (!map.includes('node_modules/@modelcontextprotocol/')) return false;
+      return !map.includes('node_modules/@modelcontextprotocol/server/') || map.includes('node_modules/@modelcontextprotocol/client/') || map.includes('node_modules/@modelcontextprotocol/sdk/');
+    });
   const chunkScript = `const at = performance.now(), cpu = process.cpuUsage(); for (const file of ${JSON.stringify(sdkChunks.map((name) => join(chunks, name)))}) require(file); const used = process.cpuUsage(cpu); console.log(performance.now() - at, (used.user + used.system) / 1000);`;
   // Wall time is at the mercy of other work on the machine; CPU time (user + system) of the import much less so.
   const time = (args) => {
