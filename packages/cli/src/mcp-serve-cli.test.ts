@@ -112,6 +112,22 @@ describe('legion mcp serve, through real MCP clients', () => {
     expect(page.structuredContent).toMatchObject({ conversationId: 'mcp__coordinator', messages: [{ author: 'coordinator', text: 'The developer wrote health().' }], nextOffset: 1 });
   }, 90_000);
 
+  it('offers the agents mcpServe.expose names, and refuses to start on one that is not an agent, naming the fix', async () => {
+    configure({ mcpServe: { expose: ['coordinator', 'reviewer'] } });
+    const { client } = mcpClient();
+    clients.push(client);
+    await connectStdio(client, workspace.dir, processEnv());
+    const { tools } = await client.listTools();
+    expect(tools.filter((tool) => tool.name.startsWith('ask_')).map((tool) => tool.name)).toEqual(['ask_coordinator', 'ask_reviewer']);
+    expect(tools.find((tool) => tool.name === 'ask_reviewer')?.description).toContain('Reviews code and plans for bugs');
+
+    configure({ mcpServe: { expose: ['nobody'] } });
+    const refused = await runLegion(['mcp', 'serve'], { cwd: workspace.dir, env: processEnv(), timeoutMs: 30_000 });
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/mcpServe\.expose: "nobody" is not an active agent of the collective\. Fix: list agents from coordinator, developer, reviewer, or use "all"/);
+  }, 90_000);
+
   it('over HTTP: an approval the MCP caller may give is asked through elicitation, with progress on the way', async () => {
     configure({ mcpServe: { caller: { approvalAuthority: '*' } } });
     scriptDelegatedWrite('Take notes');

@@ -7,7 +7,9 @@ const ELICIT_TIMEOUT_MS = 15 * 60_000;
 
 /** What a running tool call can do back to its client: progress, and elicitation when the client declared it. */
 export function callChannel(server: McpServer, context: ServerContext): CallChannel {
-  const supportsElicitation = server.server.getClientCapabilities()?.elicitation !== undefined;
+  // Form mode: declared as `form`, or (clients written before modes) as an empty `elicitation` object.
+  const elicitation = server.server.getClientCapabilities()?.elicitation;
+  const supportsElicitation = elicitation !== undefined && (elicitation.form !== undefined || Object.keys(elicitation).length === 0);
   return {
     progress: progressOf(context),
     ...(supportsElicitation

@@ -1,10 +1,17 @@
 import { timingSafeEqual } from 'node:crypto';
+import { networkInterfaces } from 'node:os';
 
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
+const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
 
-/** `Host` values that reach this server: the loopback names and the address it listens on, with its port. */
+/** `Host` values that reach this server: the loopback names, the `--host` given, and (listening on every address) this machine's. */
 export function allowedHosts(host: string, port: number): Set<string> {
-  const names = new Set([...LOOPBACK_NAMES, host.includes(':') && !host.startsWith('[') ? `[${host}]` : host]);
+  const names = new Set(LOOPBACK_NAMES);
+  if (WILDCARDS.has(host)) {
+    for (const addresses of Object.values(networkInterfaces())) {
+      for (const address of addresses ?? []) names.add(address.family === 'IPv6' ? `[${address.address}]` : address.address);
+    }
+  } else names.add(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
   return new Set([...names].map((name) => `${name}:${port}`.toLowerCase()));
 }
 

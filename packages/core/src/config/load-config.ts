@@ -61,7 +61,8 @@ export function mergeConfig(base: ResolvedConfig, layers: readonly ConfigLayer[]
       context: { ...config.context, ...layer.context },
       models: { ...config.models, ...layer.models },
       mcpServe: {
-        expose: layer.mcpServe?.expose ?? config.mcpServe.expose,
+        // Left out rather than undefined when no layer sets it: `legion config show` lists what is set.
+        ...((layer.mcpServe?.expose ?? config.mcpServe.expose) !== undefined ? { expose: layer.mcpServe?.expose ?? config.mcpServe.expose } : {}),
         caller: { ...config.mcpServe.caller, ...layer.mcpServe?.caller },
         questionWaitSeconds: layer.mcpServe?.questionWaitSeconds ?? config.mcpServe.questionWaitSeconds,
       },
