@@ -23,6 +23,7 @@ import { RuntimeRegistry } from './runtime/RuntimeRegistry.js';
 import type { UserSurface } from './runtime/user-surface.js';
 import { UserRuntime } from './runtime/UserRuntime.js';
 import { UserSurfaces } from './runtime/UserSurfaces.js';
+import { askElicitation } from './runtime/ask-elicitation.js';
 import type { TurnResult } from './session/turn.js';
 import { WorkspacePaths } from './storage/workspace-paths.js';
 import { FileSessionBackend } from './storage/backend/file/FileSessionBackend.js';
@@ -175,7 +176,14 @@ export class Legion {
     const workspaceTools = createWorkspaceToolProvider({ directory: paths.toolsDir, workspaceRoot: paths.root, events: this.events, env, commandEnv });
     workspaceTools.getTools();
     if (Object.keys(config.mcpServers).length > 0) {
-      this.mcp = createMcpToolProvider({ servers: config.mcpServers, workspaceRoot: paths.root, events: this.events, env });
+      this.mcp = createMcpToolProvider({
+        servers: config.mcpServers,
+        workspaceRoot: paths.root,
+        events: this.events,
+        env,
+        // A server's question during a tool call goes to the user through the attached surfaces.
+        elicit: (request, { signal }) => askElicitation(this.surfaces, collective, request, signal),
+      });
     }
     let registered = false;
     this.disposeUnregisteredTools = async () => {
