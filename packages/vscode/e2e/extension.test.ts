@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +38,8 @@ describe.skipIf(BIN === null)('Legion in VS Code (code-server)', () => {
     initWorkspace(folder);
     useModel(folder, 'coordinator', { provider: 'anthropic', model: 'claude-test', baseURL: mock.url });
     useModel(folder, 'developer', { provider: 'openai', model: 'gpt-test', baseURL: `${mock.url}/v1` });
+    // The reviewer runs on a model the editor offers (the test chat host's scripted one), through the vscode-lm provider.
+    useModel(folder, 'reviewer', { provider: 'vscode-lm', model: 'e2e' });
     server = await startCodeServer({
       bin: BIN!,
       vsix: [join(DIST, 'legion.vsix'), join(DIST, 'e2e-chat-host.vsix'), join(DIST, 'e2e-tool-client.vsix')],
@@ -89,5 +91,69 @@ describe.skipIf(BIN === null)('Legion in VS Code (code-server)', () => {
     const response = workbench.lastResponse();
     await response.getByText('The developer added src/health.ts for you.').waitFor({ timeout: 60_000 });
     expect(await response.textContent()).toContain('coordinator → developer: delegating');
+  }, TEST_MS);
+
+  /** Every conversation log of the workspace's sessions, as text. */
+  function logs(): string {
+    const sessions = join(folder, '.legion', 'sessions');
+    return readdirSync(sessions, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && entry.name.endsWith('.jsonl'))
+      .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8'))
+      .join('\n');
+  }
+
+  it('shows a delegate\'s approval in the chat; approving it there writes the file', async () => {
+    const write = { toolCalls: [{ id: 'call_write', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'approved in the chat\n' }) }] };
+    scriptDelegation('Write the notes', 'Create notes.txt', write, 'I wrote notes.txt.', 'notes.txt is written.');
+    await workbench.chat('@legion Write the notes');
+    const response = workbench.lastResponse();
+    await response.getByText('developer wants to run').waitFor({ timeout: 60_000 });
+    expect(existsSync(join(folder, 'notes.txt'))).toBe(false);
+    // Offered in the Legion view too; answered in the chat, it is gone from there.
+    const pending = page.locator('.pane', { hasText: 'Pending Approvals' }).locator('.monaco-list-row', { hasText: 'developer: file_write' });
+    await pending.waitFor();
+    await response.getByRole('button', { name: 'Approve once' }).click();
+    await response.getByText('notes.txt is written.').waitFor({ timeout: 60_000 });
+    expect(readFileSync(join(folder, 'notes.txt'), 'utf8')).toBe('approved in the chat\n');
+    await pending.waitFor({ state: 'detached' });
+  }, TEST_MS);
+
+  it('shows an agent\'s question in the chat; the answer given there reaches the agent', async () => {
+    const ask = { toolCalls: [{ id: 'call_ask', name: 'communicate', arguments: JSON.stringify({ to: 'user', message: 'Which port should it listen on?' }) }] };
+    scriptDelegation('Start a server', 'Create src/server.ts', ask, 'It listens on the port you gave.', 'The server is ready.');
+    await workbench.chat('@legion Start a server');
+    const response = workbench.lastResponse();
+    await response.getByText('Which port should it listen on?').waitFor({ timeout: 60_000 });
+    await response.getByRole('button', { name: 'Answer' }).click();
+    await workbench.inputBox('8080, please');
+    await response.getByText('The server is ready.').waitFor({ timeout: 60_000 });
+    // The developer's next model request carried the answer as the result of its question.
+    expect(logs()).toContain('8080, please');
+  }, TEST_MS);
+
+  it('runs a tool another extension registered through the API', async () => {
+    const ready = JSON.parse(readFileSync(join(folder, 'tool-client-ready.json'), 'utf8')) as { tools: Array<{ name: string; providerId: string }> };
+    expect(ready.tools).toEqual([expect.objectContaining({ name: 'issue_lookup', providerId: 'programmatic' })]);
+    mock.on({ model: 'gpt-test', userMessage: 'Look up issue 42', hasToolResult: false }, { toolCalls: [{ id: 'call_issue', name: 'issue_lookup', arguments: JSON.stringify({ number: 42 }) }] });
+    mock.on({ model: 'gpt-test', userMessage: 'Look up issue 42', hasToolResult: true }, { content: 'Issue 42 is about the slow login page.' });
+    await workbench.chat('@legion /to developer Look up issue 42');
+    const response = workbench.lastResponse();
+    await response.getByText('Issue 42 is about the slow login page.').waitFor({ timeout: 60_000 });
+    expect(await response.textContent()).toContain('developer: issue_lookup');
+    const called = JSON.parse(readFileSync(join(folder, 'tool-client-called.json'), 'utf8')) as { input: unknown; caller: string; registeredEvents: string[] };
+    expect(called).toMatchObject({ input: { number: 42 }, caller: 'developer' });
+    expect(logs()).toContain('the login page is slow (reported by the tool client)');
+  }, TEST_MS);
+
+  it('runs an agent on a model the editor offers (vscode-lm)', async () => {
+    await workbench.chat('@legion /to reviewer Say hello');
+    await workbench.lastResponse().getByText('scripted model reply').waitFor({ timeout: 60_000 });
+  }, TEST_MS);
+
+  it('shows the web UI\'s conversation graph in a webview', async () => {
+    await workbench.command('Legion: Open Conversation Graph');
+    const app = workbench.webview().frameLocator('#legion-app');
+    await app.getByTestId('graph-edge-user__coordinator').waitFor({ timeout: 60_000 });
+    await app.getByTestId('graph-edge-coordinator__developer').waitFor();
   }, TEST_MS);
 });

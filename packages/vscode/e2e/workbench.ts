@@ -44,8 +44,11 @@ export class Workbench {
     return this.page.locator('.interactive-input-part .interactive-input-editor').first();
   }
 
+  /** Sends `text` as typed (the input is cleared first: a sticky participant stays in it after a request). */
   async chat(text: string): Promise<void> {
     await this.chatInput().click();
+    await this.page.keyboard.press('Control+A');
+    await this.page.keyboard.press('Backspace');
     await this.page.keyboard.type(text);
     await this.page.keyboard.press('Enter');
   }

@@ -14,6 +14,11 @@ describe('parseChatRequest', () => {
     expect(parseChatRequest('to', 'developer')).toMatchObject({ kind: 'invalid', problem: expect.stringContaining('/to <agent> <message>') });
   });
 
+  it('reads a repeated @legion mention as the participant, not as text', () => {
+    expect(parseChatRequest(undefined, '@legion /to reviewer look')).toEqual({ kind: 'send', to: 'reviewer', message: 'look' });
+    expect(parseChatRequest(undefined, '@legion hello')).toEqual({ kind: 'send', message: 'hello' });
+  });
+
   it('maps the REPL-like commands', () => {
     expect(parseChatRequest('agents', '')).toEqual({ kind: 'agents' });
     expect(parseChatRequest(undefined, '/cost')).toEqual({ kind: 'cost' });

@@ -17,7 +17,8 @@ export const SLASH_COMMANDS = ['agents', 'to', 'sessions', 'new', 'approvals', '
  */
 export function parseChatRequest(command: string | undefined, prompt: string): ChatIntent {
   let name = command;
-  let text = prompt.trim();
+  // `@legion` typed again after the sticky one the input keeps is the same participant, not text for the agent.
+  let text = prompt.trim().replace(/^(?:@legion\b\s*)+/, '');
   if (name === undefined) {
     const typed = /^\/([a-z]+)(?:\s+|$)([\s\S]*)$/.exec(text);
     if (typed && (SLASH_COMMANDS as readonly string[]).includes(typed[1]!)) {
