@@ -16,6 +16,7 @@ const BIN = codeServerBin();
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const TEST_MS = 120_000;
+const LEGION = fileURLToPath(new URL('../../cli/dist/legion.js', import.meta.url));
 
 function useModel(dir: string, participant: string, model: Record<string, unknown>): void {
   const file = join(dir, '.legion/collective/participants', `${participant}.json`);
@@ -87,10 +88,22 @@ describe.skipIf(BIN === null)('Legion in VS Code (code-server)', () => {
   it('@legion streams the entry agent reply and shows the delegation', async () => {
     scriptDelegation('Add a health check', 'Create src/health.ts', null, 'I created src/health.ts.', 'The developer added src/health.ts for you.');
     await workbench.openChat();
+    // Every state of the reply the chat shows, to tell a streamed reply from one shown whole at the end.
+    await page.evaluate(`
+      window.replyStates = [];
+      new MutationObserver(() => {
+        const responses = document.querySelectorAll('.interactive-item-container.interactive-response');
+        const text = responses[responses.length - 1]?.textContent ?? '';
+        const at = text.indexOf('The dev');
+        if (at >= 0 && text.slice(at) !== window.replyStates[window.replyStates.length - 1]) window.replyStates.push(text.slice(at));
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    `);
     await workbench.chat('@legion Add a health check');
     const response = workbench.lastResponse();
     await response.getByText('The developer added src/health.ts for you.').waitFor({ timeout: 60_000 });
     expect(await response.textContent()).toContain('coordinator → developer: delegating');
+    const states = (await page.evaluate('window.replyStates')) as string[];
+    expect(states.some((state) => state.length < 'The developer added src/health.ts for you.'.length), states.join(' | ')).toBe(true);
   }, TEST_MS);
 
   /** Every conversation log of the workspace's sessions, as text. */
@@ -129,6 +142,26 @@ describe.skipIf(BIN === null)('Legion in VS Code (code-server)', () => {
     await response.getByText('The server is ready.').waitFor({ timeout: 60_000 });
     // The developer's next model request carried the answer as the result of its question.
     expect(logs()).toContain('8080, please');
+  }, TEST_MS);
+
+  it('a question answered from a terminal (legion answer) is gone from the chat and the Legion view', async () => {
+    const ask = { toolCalls: [{ id: 'call_ask2', name: 'communicate', arguments: JSON.stringify({ to: 'user', message: 'Which database should it use?' }) }] };
+    scriptDelegation('Add storage', 'Create src/storage.ts', ask, 'It uses the database you named.', 'Storage is added.');
+    await workbench.chat('@legion Add storage');
+    const response = workbench.lastResponse();
+    await response.getByText('Which database should it use?').waitFor({ timeout: 60_000 });
+    const pending = page.locator('.pane', { hasText: 'Pending Approvals' }).locator('.monaco-list-row', { hasText: 'developer asks' });
+    await pending.waitFor();
+    const listed = execFileSync(process.execPath, [LEGION, 'questions', '--json'], { cwd: folder, encoding: 'utf8' });
+    const questionId = /"(q_[^"]+)"/.exec(listed)?.[1];
+    expect(questionId, listed).toBeDefined();
+    execFileSync(process.execPath, [LEGION, 'answer', questionId!, 'PostgreSQL, from the terminal'], { cwd: folder, encoding: 'utf8' });
+    await response.getByText('Storage is added.').waitFor({ timeout: 60_000 });
+    await pending.waitFor({ state: 'detached' });
+    expect(logs()).toContain('PostgreSQL, from the terminal');
+    // The chat's button for it now says so instead of asking.
+    await response.getByRole('button', { name: 'Answer' }).click();
+    await page.locator('.notifications-toasts', { hasText: 'already answered' }).waitFor();
   }, TEST_MS);
 
   it('runs a tool another extension registered through the API', async () => {
