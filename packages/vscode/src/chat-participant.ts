@@ -1,6 +1,7 @@
 import type { LegionEvent, Session } from '@legion-collective/core';
 import * as vscode from 'vscode';
 import { parseChatRequest } from './chat-request.js';
+import { entryAgentFor, readEditorSettings } from './editor-settings.js';
 import { describeToolCall, escapeMarkdown } from './tool-call-line.js';
 import type { ChatUserSurface } from './chat-surface.js';
 import type { LegionHost } from './legion-host.js';
@@ -69,8 +70,8 @@ async function handle(host: LegionHost, surface: ChatUserSurface, request: vscod
 
 async function send(host: LegionHost, surface: ChatUserSurface, message: string, to: string | undefined, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<LegionChatResult> {
   const legion = host.open();
-  const configured = vscode.workspace.getConfiguration('legion').get<string>('entryAgent') || undefined;
-  const target = to ?? configured ?? legion.entryAgentId();
+  const settings = readEditorSettings((key) => vscode.workspace.getConfiguration('legion').get(key));
+  const target = to ?? entryAgentFor(legion.config.entryAgent ? legion.entryAgentId() : undefined, settings, () => legion.entryAgentId());
   const member = legion.collective.get(target);
   if (member?.type !== 'agent' && member?.type !== 'mock') {
     stream.markdown(`There is no agent "${target}" in the collective: use one of ${legion.collective.agents().map((agent) => `\`${agent.id}\``).join(', ')}.`);

@@ -2,6 +2,7 @@ import { initWorkspace } from '@legion-collective/core';
 import * as vscode from 'vscode';
 import { registerChatParticipant } from './chat-participant.js';
 import { ChatUserSurface } from './chat-surface.js';
+import { readEditorSettings, rememberFor } from './editor-settings.js';
 import { GraphPanel } from './graph-panel.js';
 import { LegionHost } from './legion-host.js';
 import { createLegionApi, type LegionApi } from './tool-api.js';
@@ -59,7 +60,8 @@ export function activate(context: vscode.ExtensionContext): LegionApi {
         if (reason === undefined) return;
         surface.decide({ id, decision: 'reject', ...(reason ? { reason } : {}) });
       } else {
-        surface.decide({ id, decision: 'approve', ...(decision === 'always' ? { remember: 'always' as const } : {}) });
+        const settings = readEditorSettings((key) => vscode.workspace.getConfiguration('legion').get(key));
+        surface.decide({ id, decision: 'approve', ...(decision === 'always' ? { remember: rememberFor(settings) } : {}) });
       }
     }),
   );
