@@ -133,6 +133,19 @@ describe.skipIf(BIN === null)('Legion in VS Code (code-server)', () => {
     await pending.waitFor({ state: 'detached' });
   }, TEST_MS);
 
+  it('rejecting in the chat with a reason: the file is not written and the agent reads why', async () => {
+    const write = { toolCalls: [{ id: 'call_write2', name: 'file_write', arguments: JSON.stringify({ path: 'secrets.txt', content: 'no\n' }) }] };
+    scriptDelegation('Write the secrets', 'Create secrets.txt', write, 'I did not write secrets.txt.', 'secrets.txt was refused.');
+    await workbench.chat('@legion Write the secrets');
+    const response = workbench.lastResponse();
+    await response.getByText('developer wants to run').waitFor({ timeout: 60_000 });
+    await response.getByRole('button', { name: 'Reject…' }).click();
+    await workbench.inputBox('keep secrets out of the repository');
+    await response.getByText('secrets.txt was refused.').waitFor({ timeout: 60_000 });
+    expect(existsSync(join(folder, 'secrets.txt'))).toBe(false);
+    expect(logs()).toContain('keep secrets out of the repository');
+  }, TEST_MS);
+
   it('shows an agent\'s question in the chat; the answer given there reaches the agent', async () => {
     const ask = { toolCalls: [{ id: 'call_ask', name: 'communicate', arguments: JSON.stringify({ to: 'user', message: 'Which port should it listen on?' }) }] };
     scriptDelegation('Start a server', 'Create src/server.ts', ask, 'It listens on the port you gave.', 'The server is ready.');
