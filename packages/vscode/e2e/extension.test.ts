@@ -180,8 +180,9 @@ describe.skipIf(BIN === null)('Legion in VS Code (code-server)', () => {
   }, TEST_MS);
 
   it('runs a tool another extension registered through the API', async () => {
-    const ready = JSON.parse(readFileSync(join(folder, 'tool-client-ready.json'), 'utf8')) as { tools: Array<{ name: string; providerId: string }> };
-    expect(ready.tools).toEqual([expect.objectContaining({ name: 'issue_lookup', providerId: 'programmatic' })]);
+    const ready = JSON.parse(readFileSync(join(folder, 'tool-client-ready.json'), 'utf8')) as { tools: Array<{ name: string; providerId: string }>; registeredEvents: string[] };
+    expect(ready.tools).toEqual([expect.objectContaining({ name: 'issue_lookup', providerId: 'programmatic' }), expect.objectContaining({ name: 'release_notes', providerId: 'tool-client' })]);
+    expect(ready.registeredEvents).toEqual(['issue_lookup', 'release_notes']);
     mock.on({ model: 'gpt-test', userMessage: 'Look up issue 42', hasToolResult: false }, { toolCalls: [{ id: 'call_issue', name: 'issue_lookup', arguments: JSON.stringify({ number: 42 }) }] });
     mock.on({ model: 'gpt-test', userMessage: 'Look up issue 42', hasToolResult: true }, { content: 'Issue 42 is about the slow login page.' });
     await workbench.chat('@legion /to developer Look up issue 42');

@@ -12,7 +12,15 @@ interface LegionChatResult extends vscode.ChatResult {
 
 /** `@legion`: the chat's messages go to the collective's entry agent (or `/to <agent>`), as the REPL sends them. */
 export function registerChatParticipant(host: LegionHost, surface: ChatUserSurface): vscode.Disposable {
-  const participant = vscode.chat.createChatParticipant('legion-collective.legion', (request, _context, stream, token) => handle(host, surface, request, stream, token));
+  const participant = vscode.chat.createChatParticipant('legion-collective.legion', async (request, _context, stream, token) => {
+    try {
+      return await handle(host, surface, request, stream, token);
+    } catch (error) {
+      // Legion's errors name the problem and the fix (a broken config file, an unknown agent): the chat shows them as they are.
+      stream.markdown(`\n\n**Legion:** ${error instanceof Error ? error.message : String(error)}`);
+      return { metadata: { participants: [] } };
+    }
+  });
   participant.iconPath = new vscode.ThemeIcon('organization');
   participant.followupProvider = {
     provideFollowups: (result: LegionChatResult) =>

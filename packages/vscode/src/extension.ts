@@ -66,7 +66,14 @@ export function activate(context: vscode.ExtensionContext): LegionApi {
     }),
   );
 
-  if (host.hasWorkspace()) host.open();
+  if (host.hasWorkspace()) {
+    try {
+      host.open();
+    } catch (error) {
+      // A broken config names its file, field and fix: show it; the chat repeats it on use.
+      void vscode.window.showErrorMessage(`Legion: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
   return api;
 }
 
