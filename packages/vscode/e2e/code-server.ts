@@ -23,7 +23,7 @@ async function freePort(): Promise<number> {
 export const PROPOSED_API_EXTENSION = 'legion-e2e.e2e-chat-host';
 
 /** Installs these .vsix files into a fresh extensions folder and starts code-server on `folder`. */
-export async function startCodeServer(options: { bin: string; vsix: readonly string[]; folder: string; env: NodeJS.ProcessEnv }): Promise<CodeServer> {
+export async function startCodeServer(options: { bin: string; vsix: readonly string[]; folder: string; env: NodeJS.ProcessEnv; settings?: Record<string, unknown> }): Promise<CodeServer> {
   const home = mkdtempSync(join(tmpdir(), 'legion-code-server-'));
   const userData = join(home, 'user-data');
   const extensions = join(home, 'extensions');
@@ -39,6 +39,7 @@ export async function startCodeServer(options: { bin: string; vsix: readonly str
       'workbench.tips.enabled': false,
       'workbench.welcomePage.walkthroughs.openOnInstall': false,
       'chat.setupFromDialog': false,
+      ...options.settings,
     }),
   );
   // Its own config folder: code-server would otherwise write ~/.config/code-server/config.yaml.

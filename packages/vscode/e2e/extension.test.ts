@@ -45,6 +45,7 @@ describe.skipIf(BIN === null)('Legion in VS Code (code-server)', () => {
       bin: BIN!,
       vsix: [join(DIST, 'legion.vsix'), join(DIST, 'e2e-chat-host.vsix'), join(DIST, 'e2e-tool-client.vsix')],
       folder,
+      settings: { 'legion.offerToolsToEditor': true },
       env: { ...process.env, ANTHROPIC_API_KEY: 'test', OPENAI_API_KEY: 'test', ANTHROPIC_BASE_URL: mock.url, OPENAI_BASE_URL: `${mock.url}/v1` },
     });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
@@ -197,6 +198,12 @@ describe.skipIf(BIN === null)('Legion in VS Code (code-server)', () => {
   it('runs an agent on a model the editor offers (vscode-lm)', async () => {
     await workbench.chat('@legion /to reviewer Say hello');
     await workbench.lastResponse().getByText('scripted model reply').waitFor({ timeout: 60_000 });
+  }, TEST_MS);
+
+  it('offers Legion to the editor\'s own agents as a tool (legion.offerToolsToEditor)', async () => {
+    mock.on({ model: 'claude-test', userMessage: 'Summarize the plan' }, { content: 'The plan: health check, then storage.' });
+    await workbench.chat('use legion: Summarize the plan');
+    await workbench.lastResponse().getByText('legion_run_agent said: The plan: health check, then storage.').waitFor({ timeout: 60_000 });
   }, TEST_MS);
 
   it('shows the web UI\'s conversation graph in a webview', async () => {
