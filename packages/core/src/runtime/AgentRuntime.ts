@@ -149,11 +149,15 @@ export class AgentRuntime implements ParticipantRuntime {
       try {
         for (;;) {
           try {
-            response = await generate(provider, await buildModelRequest(context), {
+            const answering = generate(provider, await buildModelRequest(context), {
               signal,
               onTextDelta: streamText,
               onRetry: (retry) => turn.events.emit('provider:retry', { ...turn.conversation.ref, participantId: agent.id, provider: provider.name, model: provider.model, ...retry }),
             });
+            // The reply's list price is needed once it is in: the list (some 40 ms to load) loads
+            // while the model answers. On the next turn of the loop, not now: the request goes out first.
+            setImmediate(() => this.prices.prefetch({ provider: provider.name, model: provider.model, baseURL: provider.baseURL }));
+            response = await answering;
             break;
           } catch (error) {
             // The model's window is smaller than Legion thought: one compaction and one retry, never a loop.
