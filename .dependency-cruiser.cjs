@@ -82,6 +82,23 @@ module.exports = {
       },
     },
     {
+      name: 'vscode-through-the-public-api',
+      comment: 'The VS Code extension (packages/vscode) is a thin client: core and the server only through their public entries (tests: also `/testing`); the extension ships without the test helpers.',
+      severity: 'error',
+      from: { path: '^packages/vscode/src/' },
+      to: {
+        path: '^(packages/(core|server)/|@legion-collective/(core|server))',
+        pathNot: '^(@legion-collective/(core|server)|@legion-collective/core/testing|packages/(core|server)/dist/index\\.(js|d\\.ts)|packages/core/dist/testing/index\\.(js|d\\.ts))$',
+      },
+    },
+    {
+      name: 'vscode-test-helpers-only-in-tests',
+      comment: 'The .vsix bundles what src/ imports: only tests may import `@legion-collective/core/testing`.',
+      severity: 'error',
+      from: { path: '^packages/vscode/src/', pathNot: ['\\.test\\.ts$'] },
+      to: { path: '^(@legion-collective/core/testing|packages/core/dist/testing/)' },
+    },
+    {
       name: 'server-test-helpers-only-in-tests',
       comment: 'The server ships without core\'s test helpers: only its tests import `@legion-collective/core/testing`.',
       severity: 'error',
