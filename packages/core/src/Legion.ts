@@ -328,16 +328,33 @@ export class Legion {
   }
 
   /**
-   * Runs one tool directly, with input validation and its timeout but without
-   * asking for approval: the caller is the program itself, not a model.
+   * Runs one tool directly, with input validation and its timeout, judged by
+   * the acting participant's policy: a deny is refused by this route too (an
+   * extension or script must not reach what the workspace denies). A call the
+   * policy leaves to approval runs only when the caller says it obtained one
+   * (`approved: true`), or when it acts as a user (the program itself, or a
+   * person through it), whose own call needs nobody's approval.
    */
-  async executeTool(name: string, input: unknown, options: { as?: string; session?: Session; signal?: AbortSignal } = {}): Promise<{ status: 'success'; content: string } | { status: 'error'; error: string }> {
+  async executeTool(
+    name: string,
+    input: unknown,
+    options: { as?: string; session?: Session; signal?: AbortSignal; approved?: boolean } = {},
+  ): Promise<{ status: 'success'; content: string } | { status: 'error'; error: string }> {
     await this.tools.ready();
     const tools = new Map(this.tools.list().map((tool) => [tool.name, tool]));
     const toolUse = { type: 'tool_use' as const, id: `direct_${randomUUID().slice(0, 8)}`, name, input };
     const prepared = this.executor.prepare(toolUse, tools);
     if (!prepared.ok) return { status: 'error', error: prepared.error };
     const callerId = options.as ?? this.collective.defaultUser()?.id ?? 'program';
+    const actor = this.collective.get(callerId);
+    const tool = tools.get(name);
+    if (actor && tool) {
+      const decision = this.auth.evaluate({ participant: actor, tool, input });
+      if (decision.mode === 'deny') return { status: 'error', error: `${name} is denied to ${callerId} (${decision.source}): ${decision.reason}. Change the policy in .legion/ to allow it.` };
+      if (decision.mode === 'requires_approval' && actor.type !== 'user' && options.approved !== true) {
+        return { status: 'error', error: `${name} needs approval for ${callerId} (${decision.reason}): ask the user first and pass { approved: true }, or call it as the user.` };
+      }
+    }
     const session = options.session ?? (await this.sessions.resumeOrCreate());
     const outcomes = await this.executor.run(
       [prepared.call],
