@@ -50,6 +50,17 @@ export const ShellSettingsSchema = z
   })
   .strict();
 
+/** OpenTelemetry spans (emitted only when the application, or `legion` with OTEL_EXPORTER_OTLP_ENDPOINT, registers an SDK). */
+export const TelemetrySettingsSchema = z
+  .object({
+    /**
+     * Message text, tool arguments and results in spans. Unset: the environment's
+     * OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true decides; otherwise off.
+     */
+    captureContent: z.boolean(),
+  })
+  .strict();
+
 /** Every field optional: each layer supplies some, defaults supply the rest. */
 export const ConfigLayerSchema = z
   .object({
@@ -75,6 +86,7 @@ export const ConfigLayerSchema = z
     context: ContextOverridesSchema.optional(),
     /** Context windows by model id (`claude-sonnet-4-5`) or `provider/model`; extends and corrects the built-in model table. */
     models: z.record(z.string(), ModelWindowSchema).optional(),
+    telemetry: TelemetrySettingsSchema.partial().optional(),
   })
   .strict();
 export type ConfigLayer = z.infer<typeof ConfigLayerSchema>;
@@ -92,6 +104,7 @@ export interface ResolvedConfig {
   shell: z.infer<typeof ShellSettingsSchema>;
   context: ContextOverrides;
   models: Record<string, ModelWindow>;
+  telemetry: Partial<z.infer<typeof TelemetrySettingsSchema>>;
 }
 
 export const DEFAULT_CONFIG: ResolvedConfig = {
@@ -108,4 +121,5 @@ export const DEFAULT_CONFIG: ResolvedConfig = {
   shell: { passEnv: [] },
   context: {},
   models: {},
+  telemetry: {},
 };

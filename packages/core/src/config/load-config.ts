@@ -60,6 +60,7 @@ export function mergeConfig(base: ResolvedConfig, layers: readonly ConfigLayer[]
       shell: { passEnv: [...new Set([...config.shell.passEnv, ...(layer.shell?.passEnv ?? [])])] },
       context: { ...config.context, ...layer.context },
       models: { ...config.models, ...layer.models },
+      telemetry: { ...config.telemetry, ...layer.telemetry },
     };
   }
   return config;

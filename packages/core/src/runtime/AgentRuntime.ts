@@ -31,6 +31,7 @@ import { isContextTooLongError, windowNamedBy } from '../providers/provider-erro
 import { modelWindowFor } from '../context/model-table.js';
 import { ContextOverflowError } from '../context/context-budget.js';
 import { ContextStage } from './context-stage.js';
+import type { ChatTrace } from '../tracing/LegionTracer.js';
 
 export interface AgentRuntimeServices extends ToolPhaseServices {
   collective: Collective;
@@ -146,16 +147,20 @@ export class AgentRuntime implements ParticipantRuntime {
       let response: ModelResponse;
       const signal = calls.next();
       let compactedOnOverflow = false;
+      let chat: ChatTrace | undefined;
       try {
         for (;;) {
+          const request = await buildModelRequest(context);
+          chat = turn.trace?.chat({ provider: provider.name, model: provider.model, maxTokens: request.maxTokens, temperature: request.temperature, system: request.system, messages: request.messages });
           try {
-            response = await generate(provider, await buildModelRequest(context), {
+            response = await generate(provider, request, {
               signal,
               onTextDelta: streamText,
               onRetry: (retry) => turn.events.emit('provider:retry', { ...turn.conversation.ref, participantId: agent.id, provider: provider.name, model: provider.model, ...retry }),
             });
             break;
           } catch (error) {
+            chat?.failed(turn.signal.aborted ? 'cancelled' : error instanceof LegionError ? error.code : 'model_failed', errorMessage(error));
             // The model's window is smaller than Legion thought: one compaction and one retry, never a loop.
             if (compactedOnOverflow || !isContextTooLongError(error) || turn.signal.aborted) throw error;
             compactedOnOverflow = true;
@@ -173,8 +178,11 @@ export class AgentRuntime implements ParticipantRuntime {
       } finally {
         calls.done();
       }
+      // The model's part ends now; the span ends once the usage's cost is known.
+      const answeredAt = chat ? Date.now() : 0;
       const replyBytes = response.content.reduce((total, block) => total + Buffer.byteLength(block.type === 'text' ? block.text : JSON.stringify(block), 'utf8'), 0);
       if (replyBytes > limits.maxReplyBytes) {
+        chat?.answered(response, answeredAt, undefined);
         return {
           status: 'error',
           code: 'reply_too_large',
@@ -183,6 +191,7 @@ export class AgentRuntime implements ParticipantRuntime {
       }
       // A reply with nothing in it is no answer: appended, it would also be refused by the API in every later request.
       if (response.content.length === 0) {
+        chat?.answered(response, answeredAt, undefined);
         return {
           status: 'error',
           code: 'provider_empty_response',
@@ -195,7 +204,8 @@ export class AgentRuntime implements ParticipantRuntime {
       );
       // A reply without usage leaves nothing to trust in the record of its request: dropped, not kept per conversation.
       settleSentRequest(turn.conversation, assistant);
-      if (response.usage) await this.recordUsage(turn, agent.id, provider, response.usage);
+      const costUsd = response.usage ? await this.recordUsage(turn, agent.id, provider, response.usage) : undefined;
+      chat?.answered(response, answeredAt, costUsd);
       const toolUses = toolUsesOf(assistant);
       if (toolUses.length === 0) {
         // Cut off at the output limit: still the reply, but said to be cut so the caller can ask for the rest.
@@ -234,7 +244,7 @@ export class AgentRuntime implements ParticipantRuntime {
       settings,
       windowKnown,
       summarizer: () => (settings.summarizer ? this.services.providers.forModel(settings.summarizer) : provider),
-      onUsage: (usage, summarizer) => this.recordUsage(turn, agent.id, summarizer, usage),
+      onUsage: (usage, summarizer) => this.recordUsage(turn, agent.id, summarizer, usage).then(() => undefined),
     });
   }
 
@@ -244,7 +254,8 @@ export class AgentRuntime implements ParticipantRuntime {
     return phase.paused.length > 0 ? { status: 'paused', requests: phase.paused } : undefined;
   }
 
-  private async recordUsage(turn: Omit<TurnContext, 'message'>, participantId: string, provider: LLMProvider, usage: Usage): Promise<void> {
+  /** Records a model call's usage; its cost (null: no known price). */
+  private async recordUsage(turn: Omit<TurnContext, 'message'>, participantId: string, provider: LLMProvider, usage: Usage): Promise<number | null> {
     const { name: providerName, model } = provider;
     const quote = this.prices.quote({ provider: providerName, model, baseURL: provider.baseURL });
     const cost = costOf(usage, (quote instanceof Promise ? await quote : quote).price);
@@ -261,6 +272,7 @@ export class AgentRuntime implements ParticipantRuntime {
     };
     await turn.session.recordUsage(record);
     turn.events.emit('usage:report', Object.assign({}, turn.conversation.ref, { participantId, chain: record.chain, usage, provider: providerName, model, costUsd: record.costUsd }));
+    return record.costUsd;
   }
 
   /** How this agent's tools reach its model: all whole, or some loaded on demand (`context.toolSchemas`, lazy MCP servers). */
