@@ -1,13 +1,15 @@
-import { context as otelContext, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import type { Attributes, Context, Span } from '@opentelemetry/api';
 import type { ContentBlock, Message, ToolUseBlock, Usage } from '../message.js';
+import { registeredApi, type OtelApi } from './otel-api.js';
 import { formatTraceparent, parseTraceparent } from './traceparent.js';
 
 /**
  * OpenTelemetry spans of Legion's work, named and attributed after the GenAI semantic conventions
  * (https://opentelemetry.io/docs/specs/semconv/gen-ai/): `invoke_agent <participant>` per turn,
  * `chat <model>` per model call and `execute_tool <tool>` per tool call under it. They go through
- * `@opentelemetry/api`, which does nothing until the application registers an SDK; then a turn
- * that nobody records costs one no-op span, and its model and tool calls none.
+ * `@opentelemetry/api`, which is not even loaded until the application registers an SDK: until
+ * then a turn costs one look at the API's global; a turn the SDK does not record (sampled out)
+ * costs one no-op span, and its model and tool calls none.
  *
  * Parents are passed explicitly (the delegation frame's `trace`), not through the API's active
  * context: that needs a context manager the application may not have registered, and a frame
@@ -42,13 +44,16 @@ export interface TurnStart {
 export class LegionTracer {
   constructor(readonly options: TracingOptions) {}
 
-  startTurn(start: TurnStart): TurnTrace {
+  /** The turn's span; undefined while no SDK is registered. */
+  startTurn(start: TurnStart): TurnTrace | undefined {
+    const api = registeredApi();
+    if (!api) return undefined;
     // Asked per turn, not kept: an SDK registered (or replaced) later is the one that records.
-    const tracer = trace.getTracer(TRACER_NAME);
+    const tracer = api.trace.getTracer(TRACER_NAME);
     const remote = parseTraceparent(start.parent);
-    const parent = remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : otelContext.active();
-    const span = tracer.startSpan(`invoke_agent ${start.participantId}`, { kind: SpanKind.INTERNAL }, parent);
-    if (!span.isRecording()) return new TurnTrace(span, start.conversationId, this.options, false);
+    const parent = remote ? api.trace.setSpanContext(api.ROOT_CONTEXT, remote) : api.context.active();
+    const span = tracer.startSpan(`invoke_agent ${start.participantId}`, { kind: api.SpanKind.INTERNAL }, parent);
+    if (!span.isRecording()) return new TurnTrace(api, span, start.conversationId, this.options, false);
     const attributes: Attributes = {
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.id': start.participantId,
@@ -60,7 +65,7 @@ export class LegionTracer {
     };
     if (this.options.captureContent && start.input !== undefined) attributes['gen_ai.input.messages'] = JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: start.input }] }]);
     span.setAttributes(attributes);
-    return new TurnTrace(span, start.conversationId, this.options, true);
+    return new TurnTrace(api, span, start.conversationId, this.options, true);
   }
 }
 
@@ -83,10 +88,11 @@ export interface ApprovalDecisionTrace {
 
 /** One turn's span and the spans of its model and tool calls. */
 export class TurnTrace {
-  private parentOfChildren: ReturnType<typeof trace.setSpan> | undefined;
+  private parentOfChildren: Context | undefined;
   private ended = false;
 
   constructor(
+    private readonly api: typeof OtelApi,
     readonly span: Span,
     private readonly conversationId: string,
     private readonly options: TracingOptions,
@@ -101,7 +107,7 @@ export class TurnTrace {
 
   chat(start: ChatStart): ChatTrace | undefined {
     if (!this.recording) return undefined;
-    const span = trace.getTracer(TRACER_NAME).startSpan(`chat ${start.model}`, { kind: SpanKind.CLIENT }, this.context());
+    const span = this.api.trace.getTracer(TRACER_NAME).startSpan(`chat ${start.model}`, { kind: this.api.SpanKind.CLIENT }, this.context());
     const attributes: Attributes = {
       'gen_ai.operation.name': 'chat',
       'gen_ai.provider.name': start.provider,
@@ -115,12 +121,12 @@ export class TurnTrace {
       attributes['gen_ai.input.messages'] = JSON.stringify(start.messages.map((message) => ({ role: message.role, parts: message.content.map(partOf) })));
     }
     span.setAttributes(attributes);
-    return new ChatTrace(span, this.options);
+    return new ChatTrace(this.api, span, this.options);
   }
 
   tool(toolUse: ToolUseBlock): ToolTrace | undefined {
     if (!this.recording) return undefined;
-    const span = trace.getTracer(TRACER_NAME).startSpan(`execute_tool ${toolUse.name}`, { kind: SpanKind.INTERNAL }, this.context());
+    const span = this.api.trace.getTracer(TRACER_NAME).startSpan(`execute_tool ${toolUse.name}`, { kind: this.api.SpanKind.INTERNAL }, this.context());
     const attributes: Attributes = {
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': toolUse.name,
@@ -130,7 +136,7 @@ export class TurnTrace {
     };
     if (this.options.captureContent) attributes['gen_ai.tool.call.arguments'] = JSON.stringify(toolUse.input);
     span.setAttributes(attributes);
-    return new ToolTrace(span, this.options);
+    return new ToolTrace(this.api, span, this.options);
   }
 
   /** A call waits for someone's approval (recorded durably; the turn may pause on it). */
@@ -161,20 +167,21 @@ export class TurnTrace {
     this.ended = true;
     if (this.recording) {
       this.span.setAttribute('legion.turn.status', result.status);
-      if (result.status === 'error') fail(this.span, result.code, this.options.captureContent ? result.error : undefined);
+      if (result.status === 'error') fail(this.api, this.span, result.code, this.options.captureContent ? result.error : undefined);
       else if (result.status === 'paused') this.span.setAttribute('legion.turn.pending_approvals', result.requests.length);
       else if (this.options.captureContent) this.span.setAttribute('gen_ai.output.messages', JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: result.reply }] }]));
     }
     this.span.end();
   }
 
-  private context(): ReturnType<typeof trace.setSpan> {
-    return (this.parentOfChildren ??= trace.setSpan(ROOT_CONTEXT, this.span));
+  private context(): Context {
+    return (this.parentOfChildren ??= this.api.trace.setSpan(this.api.ROOT_CONTEXT, this.span));
   }
 }
 
 export class ChatTrace {
   constructor(
+    private readonly api: typeof OtelApi,
     readonly span: Span,
     private readonly options: TracingOptions,
   ) {}
@@ -197,13 +204,14 @@ export class ChatTrace {
   }
 
   failed(code: string, message: string): void {
-    fail(this.span, code, this.options.captureContent ? message : undefined);
+    fail(this.api, this.span, code, this.options.captureContent ? message : undefined);
     this.span.end();
   }
 }
 
 export class ToolTrace {
   constructor(
+    private readonly api: typeof OtelApi,
     readonly span: Span,
     private readonly options: TracingOptions,
   ) {}
@@ -216,7 +224,7 @@ export class ToolTrace {
   end(outcome: { isError: boolean; content: string } | { paused: number }): void {
     if ('paused' in outcome) this.span.setAttribute('legion.tool.pending_approvals', outcome.paused);
     else {
-      if (outcome.isError) fail(this.span, 'tool_error', this.options.captureContent ? outcome.content : undefined);
+      if (outcome.isError) fail(this.api, this.span, 'tool_error', this.options.captureContent ? outcome.content : undefined);
       if (this.options.captureContent) this.span.setAttribute('gen_ai.tool.call.result', outcome.content);
     }
     this.span.end();
@@ -224,9 +232,9 @@ export class ToolTrace {
 }
 
 /** The error's text is content too (it can quote files, commands, a model's words): without capture, the status says only its kind. */
-function fail(span: Span, code: string, description: string | undefined): void {
+function fail(api: typeof OtelApi, span: Span, code: string, description: string | undefined): void {
   span.setAttribute('error.type', code);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: description ?? code });
+  span.setStatus({ code: api.SpanStatusCode.ERROR, message: description ?? code });
 }
 
 function partOf(block: ContentBlock): Record<string, unknown> {
