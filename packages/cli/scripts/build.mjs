@@ -21,7 +21,7 @@ const manifest = JSON.parse(readFileSync(`${PACKAGE}package.json`, 'utf8'));
  * Left to Node at run time. Core loads these with `createRequire(import.meta.url)(…)`, which no
  * bundler follows; they are this package's own dependencies so that they resolve from dist/.
  */
-const RESOLVED_AT_RUN_TIME = ['ajv', 'ajv-formats', 'mvdan-sh', '@opentelemetry/api'];
+const RESOLVED_AT_RUN_TIME = ['ajv', 'ajv-formats', 'mvdan-sh'];
 for (const name of RESOLVED_AT_RUN_TIME) {
   if (!manifest.dependencies?.[name]) throw new Error(`${name} is loaded at run time by the bundle: list it in packages/cli/package.json "dependencies"`);
 }

@@ -98,6 +98,10 @@ describe('legion exports traces over OTLP when an endpoint is configured', () =>
     expect(chat!.attributes).toMatchObject({ 'gen_ai.provider.name': 'anthropic', 'gen_ai.request.model': 'claude-test', 'gen_ai.usage.input_tokens': 80, 'gen_ai.usage.output_tokens': 30 });
     expect(chat!.traceId).toBe(turn!.traceId);
     expect(chat!.parentSpanId).toBe(turn!.spanId);
+    // The Anthropic SDK's own span of the API call nests under the model call (legion registers a context manager).
+    const sdkSpans = collector.spans.filter((span) => span.scope.startsWith('com.anthropic'));
+    expect(sdkSpans.length, `spans received: ${collector.spans.map((span) => `${span.scope}: ${span.name}`).join(', ')}`).toBeGreaterThan(0);
+    for (const span of sdkSpans) expect([span.traceId, span.parentSpanId]).toEqual([turn!.traceId, chat!.spanId]);
     // No content by default.
     expect(JSON.stringify(collector.spans)).not.toMatch(/Hello|Hi there/);
   }, 120_000);

@@ -23,8 +23,9 @@ export function telemetryWanted(env: NodeJS.ProcessEnv): boolean {
  */
 export async function startTelemetry(env: NodeJS.ProcessEnv = process.env): Promise<StopTelemetry | undefined> {
   if (!telemetryWanted(env)) return undefined;
-  const [{ trace }, { BasicTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { defaultResource, detectResources, envDetector, resourceFromAttributes }] = await Promise.all([
+  const [{ context, trace }, { AsyncLocalStorageContextManager }, { BasicTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { defaultResource, detectResources, envDetector, resourceFromAttributes }] = await Promise.all([
     import('@opentelemetry/api').then(namespaceOf),
+    import('@opentelemetry/context-async-hooks').then(namespaceOf),
     import('@opentelemetry/sdk-trace-base').then(namespaceOf),
     import('@opentelemetry/exporter-trace-otlp-http').then(namespaceOf),
     import('@opentelemetry/resources').then(namespaceOf),
@@ -35,6 +36,9 @@ export async function startTelemetry(env: NodeJS.ProcessEnv = process.env): Prom
   const provider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
   // An application embedding the CLI's code that registered its own provider keeps it.
   if (!trace.setGlobalTracerProvider(provider)) return undefined;
+  // Core passes its own spans' parents explicitly; this lets the provider SDKs' spans (the Anthropic
+  // SDK traces its API calls) find the model call they belong to.
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   let stopping: Promise<void> | undefined;
   return () =>
     (stopping ??= provider.shutdown().catch((error: unknown) => {

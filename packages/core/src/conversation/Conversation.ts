@@ -230,8 +230,8 @@ export class Conversation implements TurnConversation {
           events,
           trace,
         };
-        if (message) outcome = await runtime.handleMessage(turn);
-        else if (runtime.resume) outcome = await runtime.resume(turn);
+        if (message) outcome = await (trace ? trace.run(() => runtime.handleMessage(turn)) : runtime.handleMessage(turn));
+        else if (runtime.resume) outcome = await (trace ? trace.run(() => runtime.resume!(turn)) : runtime.resume(turn));
         else outcome = { status: 'error', code: 'not_resumable', error: `${options.to.id}'s runtime cannot resume a paused turn.` };
       } catch (error) {
         outcome = { status: 'error', code: error instanceof LegionError ? error.code : 'runtime_failed', error: errorMessage(error) };

@@ -9,7 +9,7 @@ import { costOf } from '../config/pricing.js';
 import { PriceBook } from '../config/price-book.js';
 import type { UsageRecord } from '../storage/usage-summary.js';
 import { errorMessage, LegionError, MaxIterationsError } from '../errors.js';
-import { generate, type LLMProvider, type ModelResponse } from '../providers/llm-provider.js';
+import { generate, type LLMProvider, type ModelResponse, type ProviderRetry } from '../providers/llm-provider.js';
 import type { ProviderFactory } from '../providers/ProviderFactory.js';
 import type { Tool } from '../tools/tool.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
@@ -153,11 +153,12 @@ export class AgentRuntime implements ParticipantRuntime {
           const request = await buildModelRequest(context);
           chat = turn.trace?.chat({ provider: provider.name, model: provider.model, maxTokens: request.maxTokens, temperature: request.temperature, system: request.system, messages: request.messages });
           try {
-            response = await generate(provider, request, {
+            const options = {
               signal,
               onTextDelta: streamText,
-              onRetry: (retry) => turn.events.emit('provider:retry', { ...turn.conversation.ref, participantId: agent.id, provider: provider.name, model: provider.model, ...retry }),
-            });
+              onRetry: (retry: ProviderRetry) => turn.events.emit('provider:retry', { ...turn.conversation.ref, participantId: agent.id, provider: provider.name, model: provider.model, ...retry }),
+            };
+            response = await (chat ? chat.run(() => generate(provider, request, options)) : generate(provider, request, options));
             break;
           } catch (error) {
             chat?.failed(turn.signal.aborted ? 'cancelled' : error instanceof LegionError ? error.code : 'model_failed', errorMessage(error));

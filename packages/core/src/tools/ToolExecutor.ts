@@ -80,7 +80,9 @@ export class ToolExecutor {
     const { toolUse } = call;
     context.events.emit('tool:call', Object.assign({}, context.conversation, { participantId: context.callerId, toolUse }));
     const span = context.trace?.tool(toolUse);
-    const result = await this.execute(call, span ? Object.assign({}, context, { toolUseId: toolUse.id, traceparent: span.traceparent() }) : Object.assign({}, context, { toolUseId: toolUse.id }), defaultTimeoutMs);
+    const result = await (span
+      ? span.run(() => this.execute(call, Object.assign({}, context, { toolUseId: toolUse.id, traceparent: span.traceparent() }), defaultTimeoutMs))
+      : this.execute(call, Object.assign({}, context, { toolUseId: toolUse.id }), defaultTimeoutMs));
     if (result.status === 'paused') {
       span?.end({ paused: result.requests.length });
       return result;

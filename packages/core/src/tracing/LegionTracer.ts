@@ -105,6 +105,11 @@ export class TurnTrace {
     return formatTraceparent(this.span.spanContext());
   }
 
+  /** Runs `work` with this turn's span active, so spans others make meanwhile (an SDK's, an MCP client's) nest under it. */
+  run<T>(work: () => T): T {
+    return runIn(this.api, this.span, work);
+  }
+
   chat(start: ChatStart): ChatTrace | undefined {
     if (!this.recording) return undefined;
     const span = this.api.trace.getTracer(TRACER_NAME).startSpan(`chat ${start.model}`, { kind: this.api.SpanKind.CLIENT }, this.context());
@@ -186,6 +191,11 @@ export class ChatTrace {
     private readonly options: TracingOptions,
   ) {}
 
+  /** Runs the model call with this span active: the provider SDK's own spans (the Anthropic SDK makes one per API call) nest under it. */
+  run<T>(work: () => T): T {
+    return runIn(this.api, this.span, work);
+  }
+
   /** The model answered; `endTime` is when (the span ends later, once its cost is known). */
   answered(response: { content: readonly ContentBlock[]; usage?: Usage | undefined; finishReason: string }, endTime: number, costUsd: number | null | undefined): void {
     const attributes: Attributes = { 'gen_ai.response.finish_reasons': [response.finishReason] };
@@ -221,6 +231,11 @@ export class ToolTrace {
     return formatTraceparent(this.span.spanContext());
   }
 
+  /** Runs the tool with this span active: spans it causes (an MCP client's, an HTTP request's) nest under it. */
+  run<T>(work: () => T): T {
+    return runIn(this.api, this.span, work);
+  }
+
   end(outcome: { isError: boolean; content: string } | { paused: number }): void {
     if ('paused' in outcome) this.span.setAttribute('legion.tool.pending_approvals', outcome.paused);
     else {
@@ -229,6 +244,14 @@ export class ToolTrace {
     }
     this.span.end();
   }
+}
+
+/**
+ * Active only where the application registered a context manager (`legion` does); the parents
+ * of Legion's own spans are passed explicitly and need none.
+ */
+function runIn<T>(api: typeof OtelApi, span: Span, work: () => T): T {
+  return api.context.with(api.trace.setSpan(api.context.active(), span), work);
 }
 
 /** The error's text is content too (it can quote files, commands, a model's words): without capture, the status says only its kind. */
