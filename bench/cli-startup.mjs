@@ -15,6 +15,8 @@ import { median, min, ms, printJson, removeDir, round, tempDir } from './lib.mjs
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LEGION = process.env.BENCH_LEGION ?? join(ROOT, 'packages', 'cli', 'dist', 'legion.js');
+/** Another build (say, a git worktree of main) whose workspace commands run in the same rounds, interleaved, for an A/B comparison. */
+const BASE = process.env.BENCH_LEGION_BASE;
 const RUNS = Number(process.env.BENCH_CLI_RUNS ?? 12);
 const SESSIONS = 4;
 const VERSION = JSON.parse(readFileSync(join(ROOT, 'packages', 'cli', 'package.json'), 'utf8')).version;
@@ -37,10 +39,10 @@ const env = {
 };
 
 /** One `node …` process to its exit; resolves with its wall-clock and CPU time (ms) and output. Asynchronous: the model server shares this event loop. */
-function launch(args, cwd = workspace) {
+function launch(args, cwd = workspace, extraEnv = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [...PRELOAD, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...PRELOAD, ...args], { cwd, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -111,6 +113,14 @@ const commands = [
     },
   },
 ];
+if (BASE) {
+  // Its own compile cache: the two builds' caches must not meet (they would not: the key is the build's hash, but the warm-up fills each alike).
+  const baseEnv = { XDG_CACHE_HOME: join(workspace, '.cache-base') };
+  for (const key of ['sessions', 'runAnthropic', 'runOpenAI']) {
+    const command = commands.find((candidate) => candidate.key === key);
+    commands.push({ ...command, key: `base_${key}`, label: `base: ${command.label}`.slice(0, 48), args: () => [BASE, ...command.args().slice(1)], env: baseEnv });
+  }
+}
 
 console.log(
   `cli-startup — cold start of node ${LEGION.startsWith(ROOT) ? LEGION.slice(ROOT.length) : LEGION} (${RUNS} interleaved rounds after one warm-up round, which fills the compile cache; new process each run; wall clock including process exit)`,
@@ -121,7 +131,7 @@ try {
   // Round -1 warms the OS file cache and is not counted.
   for (let round = -1; round < RUNS; round++) {
     for (const command of commands) {
-      const { elapsed, cpu, stdout } = await launch(command.args());
+      const { elapsed, cpu, stdout } = await launch(command.args(), workspace, command.env);
       command.check(stdout);
       if (round >= 0) {
         times[command.key].push(elapsed);
@@ -157,6 +167,14 @@ for (const command of commands) {
 const target = (key, budget) =>
   `${key} node + ${ms(figures[key].overNodeMs)} (CPU node + ${ms(figures[key].cpuOverNodeMs)}; target ≤ node + ${budget} ms: ${figures[key].overNodeMs <= budget ? 'OK' : 'OVER'})`;
 console.log(`  targets: ${target('sessions', 60)}; ${target('runAnthropic', 120)}; ${target('runOpenAI', 120)}`);
+if (BASE) {
+  const spread = (values) => `${ms(min(values))}–${ms(Math.max(...values))}`;
+  for (const key of ['sessions', 'runAnthropic', 'runOpenAI']) {
+    const difference = (list) => round(median(list[`base_${key}`]) - median(list[key]), 1);
+    const gain = (_field, list) => (difference(list) < 0 ? `−${ms(-difference(list))}` : ms(difference(list)));
+    console.log(`  A/B ${key}: base − this: wall ${ms(gain("wall", times))} (base spread ${spread(times[`base_${key}`])}, this ${spread(times[key])}), CPU ${ms(gain("cpu", cpuTimes))} (base ${spread(cpuTimes[`base_${key}`])}, this ${spread(cpuTimes[key])})`);
+  }
+}
 printJson('cli-startup', figures);
 
 /**

@@ -18,6 +18,8 @@ interface Run {
   stderr: string;
   /** Files of modules the process loaded (node: built-ins left out). */
   loaded: string[];
+  /** Node's built-in modules it loaded (`node:child_process`, internal ones too). */
+  builtins: string[];
 }
 
 describe('the bundled legion binary loads only what a command needs', () => {
@@ -41,7 +43,8 @@ describe('the bundled legion binary loads only what a command needs', () => {
       child.on('close', (status) => {
         const urls = existsSync(record) ? readFileSync(record, 'utf8').split('\n').filter(Boolean) : [];
         const loaded = [...new Set(urls.filter((url) => url.startsWith('file:')).map((url) => fileURLToPath(url)))].filter((file) => file !== RECORD_LOADS);
-        resolve({ status, stdout, stderr, loaded });
+        const builtins = [...new Set(urls.filter((url) => url.startsWith('node:')))];
+        resolve({ status, stdout, stderr, loaded, builtins });
       });
     });
   }
@@ -63,6 +66,9 @@ describe('the bundled legion binary loads only what a command needs', () => {
     expect(run.loaded.filter((file) => file.startsWith(join(DIST, 'chunks'))).length).toBeLessThanOrEqual(10);
     expect(run.loaded.some((file) => packagesIn(file).has('zod'))).toBe(true);
     expect(sdksIn(run.loaded)).toEqual([]);
+    // Starting children is for tools and MCP servers: commander's and core's node:child_process load when one starts.
+    expect(run.builtins).toContain('node:fs');
+    expect(run.builtins).not.toContain('node:child_process');
     // The tokenizer (~1 MB of ranks, ~50 MB once loaded) is a chunk of its own, read only when something is counted.
     const chunks = readdirSync(join(DIST, 'chunks')).filter((name) => name.endsWith('.js')).map((name) => join(DIST, 'chunks', name));
     expect(chunks.filter((file) => packagesIn(file).has('gpt-tokenizer'))).toHaveLength(1);

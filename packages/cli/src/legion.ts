@@ -33,6 +33,7 @@ const program = new Command('legion')
       'legion run "What can this team do?"          # one message, headless',
       'legion sessions                              # sessions, most recently active first',
       'legion log --follow                          # watch the entry conversation live',
+      'source <(legion completion bash)             # Tab completes commands, options, session ids (also zsh, fish)',
       'legion <command> --help                      # each command\'s options and examples',
     ]),
   );
@@ -250,5 +251,9 @@ program
 const words = process.argv.slice(2);
 const onlyOptions = words.every((word, index) => word.startsWith('-') || ['-w', '--workspace', '--session', '--to'].includes(words[index - 1] ?? ''));
 const wantsInfo = words.some((word) => ['-h', '--help', '-v', '--version'].includes(word));
+// `legion completion SHELL` and the `legion complete -- …` its script runs at each Tab: the
+// completion library (and, for `complete`, the workspace's sessions) load only for them.
+const completing = words[0] === 'completion' || words[0] === 'complete' ? import('./shell-completion.js').then((module) => module.addShellCompletion(program, words)) : undefined;
 // Not awaited at the top level: the bundle runs as CommonJS (scripts/build.mjs); a failure still ends the process with its error.
-void program.parseAsync(onlyOptions && !wantsInfo ? [...process.argv.slice(0, 2), 'chat', ...words] : process.argv);
+if (completing) void completing.then(() => program.parseAsync(process.argv));
+else void program.parseAsync(onlyOptions && !wantsInfo ? [...process.argv.slice(0, 2), 'chat', ...words] : process.argv);

@@ -8,6 +8,17 @@ const style = styleFor(process.stdout);
 /** The medium the REPL's answers are recorded with. */
 export const TERMINAL_MEDIUM = 'terminal';
 
+/**
+ * Why a card of another session left the queue: the REPL switched sessions (/resume, /new). What
+ * it asked still waits in that session, answerable there or from the command line.
+ */
+export class SessionLeftError extends Error {
+  constructor(readonly sessionId: string) {
+    super(`the REPL left session ${sessionId}`);
+    this.name = 'SessionLeftError';
+  }
+}
+
 interface QuestionItem {
   kind: 'question';
   question: UserQuestion;
@@ -147,6 +158,7 @@ export class Prompts {
         const reason: unknown = item.signal.reason;
         const what = item.kind === 'question' ? `${item.question.from}'s question` : `approval ${item.request.id}`;
         if (reason instanceof AnsweredElsewhereError) this.screen.print(style.dim(`  ${what} was answered in ${reason.medium}`));
+        else if (reason instanceof SessionLeftError) this.screen.print(style.dim(`  ${this.leftNote(item, reason.sessionId)}`));
         else if (item.kind === 'approval') this.screen.print(style.yellow(`  approval ${item.request.id} (${item.request.requester} → ${item.request.tool}) stays pending: answer it with /approvals`));
         else this.screen.print(style.dim(`  ${what} was withdrawn`));
         reject(reason);
@@ -155,6 +167,15 @@ export class Prompts {
       { once: true },
     );
     this.render();
+  }
+
+  /** What a card of a session the REPL left becomes: a line saying where it still waits and how to answer it. */
+  private leftNote(item: Item, sessionId: string): string {
+    if (item.kind === 'question') {
+      return `${item.question.from}'s question "${oneLine(item.question.text)}" still waits in session ${sessionId}:\n    /resume ${sessionId}, or: legion answer ${item.question.id} "…"`;
+    }
+    const { request } = item;
+    return `approval ${request.id} (${request.requester} → ${request.tool}) stays pending in session ${sessionId}:\n    /resume ${sessionId}, or: legion approve ${request.id} --session ${sessionId}`;
   }
 
   /** The card goes; what was decided on (tool, arguments, diff, chain) stays in the scrollback above the decision. */
@@ -188,4 +209,10 @@ export class Prompts {
     const chain = question.chain.length > 1 ? `  ${style.dim(`chain: ${question.chain.join(' → ')} → you`)}\n` : '';
     return `${style.magenta('question')} from ${style.bold(question.from)} ${style.dim(`in ${question.conversation.conversationId}`)}\n${chain}  ${question.text.split('\n').join('\n  ')}\n  ${style.cyan('type your answer and press Enter')}`;
   }
+}
+
+/** A question's first line, shortened: a note names it, the card showed it whole. */
+function oneLine(text: string): string {
+  const first = text.split('\n')[0] ?? '';
+  return first.length > 40 || text.includes('\n') ? `${first.slice(0, 40)}…` : first;
 }

@@ -1,6 +1,6 @@
 import { AnsweredElsewhereError, parseConversationId, type ApprovalView, type Legion, type LegionEvents, type Session } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
-import { TERMINAL_MEDIUM, type Prompts } from './prompts.js';
+import { SessionLeftError, TERMINAL_MEDIUM, type Prompts } from './prompts.js';
 
 const style = styleFor(process.stdout);
 
@@ -10,28 +10,33 @@ const style = styleFor(process.stdout);
  * them: each joins the REPL's card queue like a local one, is answered through
  * the session (`answerQuestion`, `answerApprovals`: the asking process goes on
  * with it), and leaves the queue, with a one-line note, once it is answered
- * anywhere else. Returns the function that stops listening (and withdraws its cards).
+ * anywhere else. Returns the function that stops listening (and withdraws its cards), and
+ * `offerWaiting`, which also takes down the cards of a session the REPL has left.
  */
 export function offerRemoteAsks(
   legion: Legion,
   prompts: Prompts,
   context: { session(): Session; you: string; print(text: string): void },
 ): { stop(): void; offerWaiting(): Promise<void> } {
-  /** Question or request id → the controller that withdraws its card. */
-  const open = new Map<string, AbortController>();
+  /** Question or request id → the controller that withdraws its card, and the session it belongs to. */
+  const open = new Map<string, { controller: AbortController; sessionId: string }>();
   const surface = prompts.surface();
   const withdraw = (id: string, reason: Error): void => {
-    const controller = open.get(id);
+    const card = open.get(id);
     open.delete(id);
-    controller?.abort(reason);
+    card?.controller.abort(reason);
+  };
+  const offered = (id: string, sessionId: string): AbortController => {
+    const controller = new AbortController();
+    open.set(id, { controller, sessionId });
+    return controller;
   };
 
   const question = (event: LegionEvents['question:asked']): void => {
     const session = context.session();
     const user = legion.collective.get(event.user);
     if (!event.remote || event.sessionId !== session.id || user?.type !== 'user' || open.has(event.questionId)) return;
-    const controller = new AbortController();
-    open.set(event.questionId, controller);
+    const controller = offered(event.questionId, session.id);
     const ref = { sessionId: event.sessionId, conversationId: event.conversationId, ...parseConversationId(event.conversationId) };
     surface.ask!({ id: event.questionId, user, from: event.from, text: event.text, chain: event.chain, conversation: ref }, { signal: controller.signal }).then(
       async (text) => {
@@ -48,8 +53,7 @@ export function offerRemoteAsks(
     const session = context.session();
     const approver = legion.collective.get(event.approver);
     if (!event.remote || event.sessionId !== session.id || approver?.type !== 'user' || open.has(event.requestId)) return;
-    const controller = new AbortController();
-    open.set(event.requestId, controller);
+    const controller = offered(event.requestId, session.id);
     const view: ApprovalView = {
       id: event.requestId,
       at: new Date().toISOString(),
@@ -85,6 +89,9 @@ export function offerRemoteAsks(
    */
   const offerWaiting = async (): Promise<void> => {
     const session = context.session();
+    // Switched away (/resume, /new): another session's cards would be answered in the wrong place's
+    // context; they leave, each with a line saying how to answer it where it still waits.
+    for (const [id, card] of [...open]) if (card.sessionId !== session.id) withdraw(id, new SessionLeftError(card.sessionId));
     for (const view of await session.questions.list({ status: 'pending' })) {
       if (!(await session.turnIsLive(view.conversationId))) continue;
       question({ sessionId: session.id, conversationId: view.conversationId, questionId: view.id, user: view.user, from: view.from, chain: view.chain, text: view.text, at: view.askedAt, remote: true });

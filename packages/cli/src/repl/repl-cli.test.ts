@@ -185,6 +185,35 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     }
   }, 90_000);
 
+  it('an approval card taller than the terminal stays within it: no full-screen redraw, its end and keys on screen, Ctrl-O prints it whole above', async () => {
+    const content = Array.from({ length: 60 }, (_, index) => `long-line-${String(index + 1).padStart(2, '0')}`).join('\n');
+    mock.on({ model: 'claude-test', userMessage: 'Write the long file', hasToolResult: false }, { toolCalls: [{ id: 'toolu_long', name: 'file_write', arguments: JSON.stringify({ path: 'long.txt', content: `${content}\n` }) }] });
+    mock.on({ model: 'claude-test', userMessage: 'Write the long file', hasToolResult: true }, { content: 'The long file is written.' });
+    await startRepl();
+    const raw = join(workspace.dir, 'terminal.raw');
+    terminal.record(raw);
+    terminal.type('Write the long file');
+    // 40 rows: the card (its header, 40 lines of diff, the keys) would be 46.
+    const card = await terminal.waitFor(/more lines of this card: Ctrl-O prints it whole above\s*\n.*\n.*\[y\] approve once/);
+    expect(card).toContain('coordinator wants to run file_write');
+    expect(card).toContain('+long-line-01');
+    // The hidden middle of the diff is nowhere yet; the card's end (how much of the diff is cut) is on screen.
+    expect(terminal.count('+long-line-35')).toBe(0);
+    expect(card).toContain('… 21 more lines');
+    terminal.keys('C-o');
+    await terminal.waitFor('+long-line-35');
+    expect(terminal.count('+long-line-35')).toBe(1);
+    terminal.keys('y');
+    const shown = await terminal.waitFor('coordinator: The long file is written.');
+    expect(readFileSync(join(workspace.dir, 'long.txt'), 'utf8')).toBe(`${content}\n`);
+    // A full redraw clears the screen and the scrollback: the banner and everything above would be drawn again, or lost.
+    const written = readFileSync(raw, 'latin1');
+    expect(written.includes('\x1b[2J'), 'the screen was cleared (a full redraw)').toBe(false);
+    expect(written.includes('\x1b[3J'), 'the scrollback was cleared (a full redraw)').toBe(false);
+    expect(shown.split('/help for commands').length - 1).toBe(1);
+    expect(shown.split('you → coordinator: Write the long file').length - 1).toBe(1);
+  }, 90_000);
+
   it('a rejection with a reason reaches the model, and the agent adapts', async () => {
     mock.on({ model: 'claude-test', userMessage: 'Save the key', hasToolResult: false }, { toolCalls: [{ id: 'toolu_key', name: 'file_write', arguments: JSON.stringify({ path: '.env', content: 'KEY=1' }) }] });
     mock.on({ model: 'claude-test', userMessage: 'Save the key', toolCallId: 'toolu_key' }, { content: 'Understood: I will keep the key out of the repository.' });

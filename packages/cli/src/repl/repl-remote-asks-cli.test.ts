@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,6 +128,48 @@ describe.skipIf(TMUX_MISSING)('the REPL shows questions asked in another process
     expect(runs).toBe(1);
     expect(reasons).toEqual([expect.objectContaining({ medium: 'terminal' })]);
     expect(await session.approvals.list()).toEqual([expect.objectContaining({ status: 'approved', decisionMedium: 'terminal' })]);
+    test.assertScriptsDone();
+  }, 90_000);
+
+  it('/resume takes down the cards of the session it leaves, each with a line saying how to answer it; legion approve answers it there', async () => {
+    home = mkdtempSync(join(tmpdir(), 'legion-home-'));
+    test = createTestLegion({
+      backend: 'file',
+      participants: [userParticipant(), agentParticipant('solo', { delegation: 'none' })],
+      entryAgent: 'solo',
+      scripts: { solo: [{ toolCalls: [{ name: 'write_note', input: { text: 'hello' } }] }, (request) => ({ text: `done: ${lastResult(request)}` })] },
+    });
+    test.legion.tools.register(
+      defineTool({
+        name: 'write_note',
+        description: 'Writes a note',
+        effect: 'write',
+        inputSchema: z.object({ text: z.string() }),
+        execute: async () => ({ status: 'success', data: 'note written' }),
+      }),
+    );
+    // A surface that never answers keeps the turn waiting in this process, as a browser left open would.
+    test.legion.attachUser({ medium: 'web', approve: (_requests, { signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))) });
+    const other = await test.legion.sessions.create();
+    const session = await test.legion.sessions.create();
+    terminal = new TmuxTerminal(test.root);
+    const env = ['NO_COLOR=1', `XDG_CONFIG_HOME=${join(home, '.config')}`, `HOME=${home}`];
+    terminal.start(`${['env', ...env, process.execPath, LEGION, '--session', session.id].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`);
+    await terminal.waitFor('/help for commands');
+
+    const turn = test.legion.send(session, 'write a note');
+    await terminal.waitFor('[y]');
+    const [request] = await session.approvals.list();
+    terminal.type(`/resume ${other.id}`);
+    const note = `approval ${request!.id} (solo → write_note) stays pending in session ${session.id}:\n    /resume ${session.id}, or: legion approve ${request!.id} --session ${session.id}`;
+    const shown = await terminal.waitFor(note);
+    // The card is gone from the live region: no answer keys below the note.
+    expect(shown.slice(shown.indexOf(note))).not.toContain('[y]');
+    expect(await session.approvals.list()).toEqual([expect.objectContaining({ status: 'pending' })]);
+
+    const approve = spawnSync(process.execPath, [LEGION, 'approve', request!.id, '--session', session.id], { cwd: test.root, env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(home, '.config'), HOME: home }, encoding: 'utf8' });
+    expect(approve.status, approve.stderr).toBe(0);
+    expect(await turn).toMatchObject({ status: 'success', reply: 'done: note written' });
     test.assertScriptsDone();
   }, 90_000);
 

@@ -105,6 +105,9 @@ class Repl implements ReplControl {
     this.screen.tui.addInputListener((data) => (this.key(data) ? { consume: true } : undefined));
     for (const warning of this.legion.warnings) this.print(style.yellow(`warning: ${warning}`));
     void this.banner(true).then((text) => this.print(text));
+    // /resume completes session ids from a list read once (some 70 ms at 3,000 sessions): read
+    // now, once the screen is up, rather than at the first Tab.
+    setTimeout(() => void this.legion.sessions.find('', { limit: 0 }).catch(() => undefined), 200).unref();
     this.screen.setStatus('');
     for (const text of early.lines) void this.submit(text);
     return done;
@@ -226,7 +229,8 @@ class Repl implements ReplControl {
       return true;
     }
     if (matchesKey(data, 'ctrl+o')) {
-      this.expandLast();
+      // A card too tall for the terminal comes first: its hidden lines are what the user is asked about.
+      if (!this.screen.printClippedCard()) this.expandLast();
       return true;
     }
     if (matchesKey(data, 'ctrl+r')) {

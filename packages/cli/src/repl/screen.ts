@@ -1,6 +1,7 @@
 import { CombinedAutocompleteProvider, Editor, ProcessTerminal, Text, TUI, type AutocompleteProvider, type Component, type Terminal } from '@mariozechner/pi-tui';
 import { format } from 'node:util';
 import { styleFor } from '../render/style.js';
+import { CardView } from './card-view.js';
 import { Transcript } from './transcript.js';
 
 const style = styleFor(process.stdout);
@@ -18,7 +19,7 @@ export class Screen {
   readonly editor: InlineEditor;
   /** Finished output, appended to and never edited, then the text still streaming. */
   private readonly transcript: Transcript;
-  private readonly card = new Text('', 0, 0);
+  private readonly card: CardView;
   private readonly queued = new Text('', 0, 0);
   private readonly status = new Text('', 0, 0);
   /** A transient line: a picker, a history search, "press Ctrl-C again". */
@@ -42,8 +43,12 @@ export class Screen {
         noMatch: (text) => style.dim(text),
       },
     }, { paddingX: 0 });
-    const below = [this.card, this.queued, this.hint, this.status, this.editor];
-    this.transcript = new Transcript(() => terminal.rows, (width) => below.reduce((lines, part) => lines + part.render(width).length, 0));
+    const underCard = [this.queued, this.hint, this.status, this.editor];
+    const linesOf = (parts: Component[], width: number): number => parts.reduce((lines, part) => lines + part.render(width).length, 0);
+    // The card takes what the parts under it and a line per live stream leave (and the renderer's spare line).
+    this.card = new CardView(() => terminal.rows, (width) => linesOf(underCard, width) + this.transcript.streamCount + 1);
+    const below = [this.card, ...underCard];
+    this.transcript = new Transcript(() => terminal.rows, (width) => linesOf(below, width));
     for (const part of [this.transcript, ...below, this.frames]) this.tui.addChild(part);
     this.tui.setFocus(this.editor);
   }
@@ -169,6 +174,14 @@ export class Screen {
   setCard(text: string): void {
     this.card.setText(text);
     this.tui.requestRender();
+  }
+
+  /** Prints the card on screen whole above the live region when it did not fit there; false when all of it is shown already. */
+  printClippedCard(): boolean {
+    const whole = this.card.clipped;
+    if (whole === undefined) return false;
+    this.print(whole);
+    return true;
   }
 
   setQueued(lines: readonly string[]): void {

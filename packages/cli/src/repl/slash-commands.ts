@@ -48,9 +48,7 @@ const agentItems = (control: ReplControl, prefix: string): AutocompleteItem[] =>
     .map((participant) => ({ value: participant.id, label: participant.id, description: participant.type }));
 
 const sessionItems = async (control: ReplControl, prefix: string): Promise<AutocompleteItem[]> =>
-  (await control.legion.sessions.list())
-    .filter((meta) => meta.id.startsWith(prefix))
-    .slice(0, 20)
+  (await control.legion.sessions.find(prefix, { limit: 20 }))
     .map((meta) => ({ value: meta.id, label: meta.id, description: `${meta.title ?? ''} last active ${meta.lastActiveAt}`.trim() }));
 
 const conversationItems = async (control: ReplControl, prefix: string): Promise<AutocompleteItem[]> =>
@@ -282,7 +280,7 @@ export function helpText(): string {
     `  !command  ${style.dim('run a shell command here and show its output (not sent to the agent)')}`,
     style.bold('Keys'),
     `  Enter send · Shift+Enter, Alt+Enter, Ctrl-J or \\ then Enter new line · ↑/↓ history · Ctrl-R search history · Tab complete · @path a file reference`,
-    `  Esc or Ctrl-C cancel the running turn · Ctrl-O expand the last tool call · Ctrl-C twice on an empty line or Ctrl-D quit`,
+    `  Esc or Ctrl-C cancel the running turn · Ctrl-O expand the last tool call (or a card too tall for the terminal) · Ctrl-C twice on an empty line or Ctrl-D quit`,
     `  On an approval card: y once · s this agent, this session · a always · n reject with a reason`,
   ].join('\n');
 }

@@ -42,6 +42,11 @@ export class Transcript implements Component {
     };
   }
 
+  /** How many replies are streaming now (each keeps at least a line of the live region). */
+  get streamCount(): number {
+    return this.streams.length;
+  }
+
   /** Forgets the finished lines (the screen is cleared); what streams stays. */
   clear(): void {
     this.finished.length = 0;

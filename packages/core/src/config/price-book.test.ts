@@ -104,6 +104,48 @@ describe('local models and the config', () => {
     expect(broken.quote({ provider: 'ollama', model: 'llama3.2' })).toEqual({ price: { input: 0, output: 0 }, source: 'local' });
   });
 
+  it('prefetch starts loading the list a call will need, once, and the quote after it uses that load', async () => {
+    let loads = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const real = book.quote({ provider: 'anthropic', model: 'claude-sonnet-4-6' });
+    const dataset = await import('./price-dataset.js').then((module) => module.loadPriceDataset());
+    const prefetching = new PriceBook(() => ({ 'cheap-model': { input: 1, output: 1 } }), async () => {
+      loads++;
+      await released;
+      return dataset;
+    });
+    // Config prices and local models need no list: nothing loads.
+    prefetching.prefetch({ provider: 'openai', model: 'cheap-model' });
+    prefetching.prefetch({ provider: 'ollama', model: 'llama3.2' });
+    expect(loads).toBe(0);
+    prefetching.prefetch({ provider: 'anthropic', model: 'claude-sonnet-4-6' });
+    prefetching.prefetch({ provider: 'openai', model: 'gpt-5' });
+    expect(loads).toBe(1);
+    const quote = prefetching.quote({ provider: 'anthropic', model: 'claude-sonnet-4-6' });
+    release();
+    expect(await quote).toEqual(await real);
+    expect(loads).toBe(1);
+    // Loaded: later quotes are synchronous.
+    expect(prefetching.quote({ provider: 'openai', model: 'gpt-5' })).toMatchObject({ source: 'list' });
+  });
+
+  it('a prefetch that fails is no unhandled rejection, and the quote after it tries the list again', async () => {
+    let loads = 0;
+    const flaky = new PriceBook(() => ({}), async () => {
+      loads++;
+      if (loads === 1) throw new Error('Cannot find package @pydantic/genai-prices');
+      const { loadPriceDataset } = await import('./price-dataset.js');
+      return loadPriceDataset();
+    });
+    flaky.prefetch({ provider: 'anthropic', model: 'claude-sonnet-4-6' });
+    expect(loads).toBe(1);
+    // Let the failed load settle (an unhandled rejection would fail the test run).
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await flaky.quote({ provider: 'anthropic', model: 'claude-sonnet-4-6' })).toMatchObject({ source: 'list' });
+    expect(loads).toBe(2);
+  });
+
   it('names the pricing keys written for prefix matching, with the model they no longer price', () => {
     const pricing = { 'gpt-5': { input: 1, output: 1 }, 'o3*': { input: 1, output: 1 }, 'claude-sonnet-4-5': { input: 1, output: 1 } };
     const models = [

@@ -51,11 +51,36 @@ export class PriceBook {
     const datasetProvider = DATASET_PROVIDERS[call.provider];
     if (datasetProvider === undefined && call.baseURL === undefined) return UNKNOWN;
     if (this.dataset) return listQuote(this.dataset, datasetProvider, call);
-    return this.load().then(
-      (dataset) => listQuote((this.dataset = dataset), datasetProvider, call),
+    return this.loadList().then(
+      (dataset) => listQuote(dataset, datasetProvider, call),
       // A list that cannot load (a broken install) leaves prices unknown; the call itself stands.
       (): PriceQuote => UNKNOWN,
     );
+  }
+
+  /**
+   * Starts loading the list when `call` will need it, without waiting: called as a request goes
+   * out, so the list (some 40 ms of loading) is ready when the reply's usage is priced, instead
+   * of adding to the turn after the reply. A failure is left for `quote` to meet (and retry).
+   */
+  prefetch(call: PricedCall): void {
+    if (this.dataset || this.listLoading) return;
+    const quote = this.quote(call);
+    if (quote instanceof Promise) quote.catch(() => undefined);
+  }
+
+  private listLoading: Promise<PriceDataset> | undefined;
+
+  /** One load at a time: a prefetch and the quote after it share it. */
+  private loadList(): Promise<PriceDataset> {
+    this.listLoading ??= this.load().then(
+      (dataset) => (this.dataset = dataset),
+      (error: unknown) => {
+        this.listLoading = undefined;
+        throw error;
+      },
+    );
+    return this.listLoading;
   }
 }
 

@@ -3,6 +3,7 @@ import type { ConversationLogs, Lease, SessionRecords, StorageWarning } from '..
 import type { SessionMeta } from '../storage/session-meta.js';
 import { OpenHandles } from '../storage/open-handles.js';
 import { Session, type SessionServices } from './Session.js';
+import { SessionCatalog } from './session-catalog.js';
 
 /** Sessions kept open after use; beyond this many, the least recently used idle ones are closed. */
 const OPEN_SESSIONS = 16;
@@ -47,6 +48,19 @@ export class SessionStore {
     const listing = await this.records.list();
     for (const warning of listing.warnings) this.warn(warning);
     return listing.sessions;
+  }
+
+  private catalog: SessionCatalog | undefined;
+
+  /**
+   * Sessions whose id starts with `prefix`, most recently active first (at most `limit`, default
+   * 20), for completion at every keystroke: the first call lists every session, later ones read
+   * only the latest session's record (`session-catalog.ts` says what they may miss). A UI calls
+   * `find('', { limit: 0 })` early, so that its first completion is as quick as the rest.
+   */
+  find(prefix: string, options: { limit?: number } = {}): Promise<SessionMeta[]> {
+    this.catalog ??= new SessionCatalog({ list: () => this.list(), latestInfo: () => this.latestInfo() }, this.services.events);
+    return this.catalog.find(prefix, options.limit ?? 20);
   }
 
   /** The most recently active session (the backend keeps it cheap to find). */
@@ -96,6 +110,7 @@ export class SessionStore {
       }
       this.open.delete(id);
       await this.records.remove(id);
+      this.catalog?.forget(id);
     } finally {
       for (const lease of held) await lease.release();
     }

@@ -158,7 +158,11 @@ export class AgentRuntime implements ParticipantRuntime {
               onTextDelta: streamText,
               onRetry: (retry: ProviderRetry) => turn.events.emit('provider:retry', { ...turn.conversation.ref, participantId: agent.id, provider: provider.name, model: provider.model, ...retry }),
             };
-            response = await (chat ? chat.run(() => generate(provider, request, options)) : generate(provider, request, options));
+            const answering = chat ? chat.run(() => generate(provider, request, options)) : generate(provider, request, options);
+            // The reply's list price is needed once it is in: the list (some 40 ms to load) loads
+            // while the model answers. On the next turn of the loop, not now: the request goes out first.
+            setImmediate(() => this.prices.prefetch({ provider: provider.name, model: provider.model, baseURL: provider.baseURL }));
+            response = await answering;
             break;
           } catch (error) {
             chat?.failed(turn.signal.aborted ? 'cancelled' : error instanceof LegionError ? error.code : 'model_failed', errorMessage(error));

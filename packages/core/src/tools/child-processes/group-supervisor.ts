@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { childProcessModule } from './node-child-process.js';
 import { onExit } from 'signal-exit';
 import { signalGroup } from './signal-group.js';
 
@@ -105,7 +106,7 @@ function startSupervisor(): ChildProcess | undefined {
     return undefined;
   }
   try {
-    const child = spawn('/bin/sh', ['-c', SUPERVISOR_SCRIPT], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+    const child = childProcessModule().spawn('/bin/sh', ['-c', SUPERVISOR_SCRIPT], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
     // Neither the child nor its pipe may keep this process alive.
     child.unref();
     (child.stdin as (typeof child.stdin & { unref?: () => void }) | null)?.unref?.();

@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { childProcessModule } from './node-child-process.js';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -27,8 +28,8 @@ export function spawnGroup(program: string, args: readonly string[], options: Gr
   const gated = supervisor !== undefined && supervisorAvailable() && resolvesToProgram(program, options);
   // Gated, the program starts only once its group is announced: a Legion killed in between leaves nothing running.
   const child = gated
-    ? spawn('/bin/sh', ['-c', GATE_SCRIPT, 'legion-gate', program, ...args], { cwd: options.cwd, env: options.env, detached: true, shell: false, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] })
-    : spawn(program, [...args], { cwd: options.cwd, env: options.env, detached: true, shell: false, stdio: ['ignore', 'pipe', 'pipe'] });
+    ? childProcessModule().spawn('/bin/sh', ['-c', GATE_SCRIPT, 'legion-gate', program, ...args], { cwd: options.cwd, env: options.env, detached: true, shell: false, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] })
+    : childProcessModule().spawn(program, [...args], { cwd: options.cwd, env: options.env, detached: true, shell: false, stdio: ['ignore', 'pipe', 'pipe'] });
   const pgid = child.pid;
   if (pgid === undefined) return child;
   const gate = gated ? (child.stdio[3] as Writable | null) : null;

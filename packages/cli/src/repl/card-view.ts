@@ -1,0 +1,59 @@
+import { Text, truncateToWidth, type Component } from '@mariozechner/pi-tui';
+import { styleFor } from '../render/style.js';
+
+const style = styleFor(process.stdout);
+
+/** Lines of a clipped card kept at its end: the answer keys, or the prompt for a reason, stay on screen. */
+const TAIL_LINES = 2;
+
+/**
+ * The card being answered (an approval, a question), kept within the terminal. A card taller than
+ * the room the live region leaves it (a long diff, a long question, a short terminal) would push
+ * the live region's top above the screen, and the renderer, which can rewrite only what is on the
+ * screen, would then clear the screen and the scrollback and draw everything again at the next
+ * change. So it shows its first lines, a line saying how many are hidden and that Ctrl-O prints
+ * the whole card above, and its last lines.
+ */
+export class CardView implements Component {
+  private readonly text = new Text('', 0, 0);
+  private source = '';
+  /** Lines hidden at the last render: 0 when the whole card was shown. */
+  private hidden = 0;
+
+  /**
+   * @param rows the terminal's height now
+   * @param reserved lines the rest of the live region takes at this width, the spare line included
+   */
+  constructor(
+    private readonly rows: () => number,
+    private readonly reserved: (width: number) => number,
+  ) {}
+
+  setText(text: string): void {
+    this.source = text;
+    this.text.setText(text);
+  }
+
+  /** The whole card, when the last render had to clip it; undefined when all of it is on screen. */
+  get clipped(): string | undefined {
+    return this.hidden > 0 ? this.source : undefined;
+  }
+
+  render(width: number): string[] {
+    const lines = this.text.render(width);
+    // Never less than the first line, the note and the tail: the card must still say what it is and how to answer.
+    const room = Math.max(TAIL_LINES + 2, this.rows() - this.reserved(width));
+    if (lines.length <= room) {
+      this.hidden = 0;
+      return lines;
+    }
+    const head = room - TAIL_LINES - 1;
+    this.hidden = lines.length - head - TAIL_LINES;
+    const note = truncateToWidth(style.dim(`  … ${this.hidden} more line${this.hidden === 1 ? '' : 's'} of this card: Ctrl-O prints it whole above`), width);
+    return [...lines.slice(0, head), note, ...lines.slice(-TAIL_LINES)];
+  }
+
+  invalidate(): void {
+    this.text.invalidate();
+  }
+}
