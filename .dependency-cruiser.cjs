@@ -9,6 +9,7 @@
 const LAYERS = [
   ['errors.ts', 'zod-issues.ts', 'message.ts'],
   ['events'],
+  ['tracing'],
   ['storage'],
   ['collective'],
   ['config'],

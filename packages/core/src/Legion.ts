@@ -46,6 +46,7 @@ import { commandEnvironment } from './tools/child-env.js';
 import { describeReaped, reapLeftoverGroups } from './tools/child-processes/process-records.js';
 import { configSecretValues, createRedactor } from './tools/redact.js';
 import { ToolRegistry } from './tools/ToolRegistry.js';
+import { LegionTracer } from './tracing/LegionTracer.js';
 
 export interface OpenLegionOptions {
   /** Workspace root (the directory that holds `.legion/`). */
@@ -136,6 +137,7 @@ export class Legion {
       runtimes: this.runtimes,
       maxMessageBytes: config.limits.maxMessageBytes,
       endInterrupted: (toolUseIds) => this.endLeftoverProcesses(new Set(toolUseIds)),
+      tracer: new LegionTracer({ captureContent: config.telemetry.captureContent ?? env['OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT']?.toLowerCase() === 'true' }),
       // Sessions are made only once the rules exist (on use, never here).
       approvalRules: { prepare: (...args) => this.approvalRules.prepare(...args), record: (rule) => this.approvalRules.record(rule) },
     }, backend.conversations);

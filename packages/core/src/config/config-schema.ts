@@ -78,6 +78,16 @@ export const McpServeSettingsSchema = z
   })
   .strict()
   .partial();
+/** OpenTelemetry spans (emitted only when the application, or `legion` with OTEL_EXPORTER_OTLP_ENDPOINT, registers an SDK). */
+export const TelemetrySettingsSchema = z
+  .object({
+    /**
+     * Message text, tool arguments and results in spans. Unset: the environment's
+     * OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true decides; otherwise off.
+     */
+    captureContent: z.boolean(),
+  })
+  .strict();
 
 /** Every field optional: each layer supplies some, defaults supply the rest. */
 export const ConfigLayerSchema = z
@@ -105,6 +115,7 @@ export const ConfigLayerSchema = z
     /** Context windows by model id (`claude-sonnet-4-5`) or `provider/model`; extends and corrects the built-in model table. */
     models: z.record(z.string(), ModelWindowSchema).optional(),
     mcpServe: McpServeSettingsSchema.optional(),
+    telemetry: TelemetrySettingsSchema.partial().optional(),
   })
   .strict();
 export type ConfigLayer = z.infer<typeof ConfigLayerSchema>;
@@ -123,6 +134,7 @@ export interface ResolvedConfig {
   context: ContextOverrides;
   models: Record<string, ModelWindow>;
   mcpServe: { expose?: 'all' | string[] | undefined; caller: { id: string; name: string; approvalAuthority: ApprovalAuthority }; questionWaitSeconds: number };
+  telemetry: Partial<z.infer<typeof TelemetrySettingsSchema>>;
 }
 
 export const DEFAULT_CONFIG: ResolvedConfig = {
@@ -140,4 +152,5 @@ export const DEFAULT_CONFIG: ResolvedConfig = {
   context: {},
   models: {},
   mcpServe: { caller: { id: 'mcp', name: 'MCP client', approvalAuthority: 'none' }, questionWaitSeconds: 120 },
+  telemetry: {},
 };

@@ -66,6 +66,7 @@ export function mergeConfig(base: ResolvedConfig, layers: readonly ConfigLayer[]
         caller: { ...config.mcpServe.caller, ...layer.mcpServe?.caller },
         questionWaitSeconds: layer.mcpServe?.questionWaitSeconds ?? config.mcpServe.questionWaitSeconds,
       },
+      telemetry: { ...config.telemetry, ...layer.telemetry },
     };
   }
   return config;
