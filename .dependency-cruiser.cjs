@@ -9,6 +9,7 @@
 const LAYERS = [
   ['errors.ts', 'zod-issues.ts', 'message.ts'],
   ['events'],
+  ['tracing'],
   ['storage'],
   ['collective'],
   ['config'],
@@ -104,6 +105,23 @@ module.exports = {
       severity: 'error',
       from: { path: '^packages/core/' },
       to: { path: '^(packages/store-postgres/|@legion-collective/store-postgres)' },
+    },
+    {
+      name: 'vscode-through-the-public-api',
+      comment: 'The VS Code extension (packages/vscode) is a thin client: core and the server only through their public entries (tests: also `/testing`); the extension ships without the test helpers.',
+      severity: 'error',
+      from: { path: '^packages/vscode/src/' },
+      to: {
+        path: '^(packages/(core|server)/|@legion-collective/(core|server))',
+        pathNot: '^(@legion-collective/(core|server)|@legion-collective/core/testing|packages/(core|server)/dist/index\\.(js|d\\.ts)|packages/core/dist/testing/index\\.(js|d\\.ts))$',
+      },
+    },
+    {
+      name: 'vscode-test-helpers-only-in-tests',
+      comment: 'The .vsix bundles what src/ imports: only tests may import `@legion-collective/core/testing`.',
+      severity: 'error',
+      from: { path: '^packages/vscode/src/', pathNot: ['\\.test\\.ts$'] },
+      to: { path: '^(@legion-collective/core/testing|packages/core/dist/testing/)' },
     },
     {
       name: 'server-test-helpers-only-in-tests',

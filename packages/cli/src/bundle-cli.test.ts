@@ -10,7 +10,7 @@ import { useWorkspace } from './workspace.test-support.js';
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const LEGION = join(DIST, 'legion.js');
 const RECORD_LOADS = fileURLToPath(new URL('./__fixtures__/record-loads.mjs', import.meta.url));
-const SDKS = ['@anthropic-ai/sdk', 'openai', '@modelcontextprotocol/sdk'] as const;
+const SDKS = ['@anthropic-ai/sdk', 'openai', '@modelcontextprotocol/client', '@modelcontextprotocol/core'] as const;
 
 interface Run {
   status: number | null;

@@ -233,6 +233,20 @@ program
   .addHelpText('after', examples(['legion serve', 'legion serve --port 4173 --open']))
   .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/serve.js')).serveCommand({ ...options, workspace: workspace() })));
 
+// Loaded only when it runs: the MCP server SDK is a chunk of its own, which no other command reads.
+program
+  .command('mcp')
+  .description('Legion and the Model Context Protocol: serve the collective to MCP clients')
+  .addHelpText('after', examples(['legion mcp serve', 'legion mcp serve --http']))
+  .command('serve')
+  .description('serve the collective as an MCP server (stdio by default, or Streamable HTTP with --http): ask_<agent> tools for MCP clients')
+  .option('--http', 'serve Streamable HTTP at http://127.0.0.1:PORT/mcp with a bearer token, instead of stdio')
+  .option('--port <n>', 'with --http: port to listen on (default: a free one)')
+  .option('--host <address>', 'with --http: address to listen on (default 127.0.0.1; anything else is reachable from other machines)')
+  .option('--token <token>', 'with --http: the bearer token to require (default: a random one, printed; also LEGION_MCP_TOKEN)')
+  .addHelpText('after', examples(['legion mcp serve', 'legion mcp serve --http --port 7331', 'claude mcp add legion -- legion -w /path/to/project mcp serve']))
+  .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/mcp-serve.js')).mcpServeCommand({ ...options, workspace: workspace() })));
+
 registerManagementCommands(program);
 
 const store = program

@@ -1,4 +1,5 @@
 import { prepareCommandProcess } from './start-up.js';
+import { startTelemetry } from './telemetry.js';
 
 export interface RunCliOptions {
   /**
@@ -17,6 +18,8 @@ export interface RunCliOptions {
  */
 export async function runCli(command: () => Promise<number | void>, options: RunCliOptions = {}): Promise<void> {
   await prepareCommandProcess();
+  // The SDK loads only when an OTLP endpoint is configured: a plain start reads a few variables.
+  const stopTelemetry = await startTelemetry(process.env);
   try {
     const code = await command();
     process.exitCode = code ?? 0;
@@ -25,6 +28,11 @@ export async function runCli(command: () => Promise<number | void>, options: Run
     process.stderr.write(`legion: ${message}\n`);
     if (process.env.LEGION_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
     process.exitCode = 1;
+  }
+  if (stopTelemetry) {
+    // A command that leaves work running (a server, a REPL's surfaces) sends the rest when the process winds down.
+    if (options.exitWhenDone) await stopTelemetry();
+    else process.once('beforeExit', () => void stopTelemetry());
   }
   if (options.exitWhenDone) {
     // Where stdout or stderr is written asynchronously (pipes outside Linux, Windows terminals), what is queued goes out first.

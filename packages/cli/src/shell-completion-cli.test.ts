@@ -16,8 +16,15 @@ describe('shell completion: legion completion SHELL, and the session ids it offe
 
   beforeEach(async () => {
     const legion = Legion.open({ root: workspace.dir });
+    // Each in a later millisecond than the one before: sessions active in the same millisecond are ordered by their random id suffix.
+    const nextMillisecond = async (): Promise<void> => {
+      const start = Date.now();
+      while (Date.now() === start) await new Promise((resolve) => setImmediate(resolve));
+    };
     const first = await legion.sessions.create();
+    await nextMillisecond();
     const second = await legion.sessions.create();
+    await nextMillisecond();
     const third = await legion.sessions.create();
     await (await legion.sessions.get(first.id)).setTitle('the first one');
     await legion.close();

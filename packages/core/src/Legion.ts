@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Collective } from './collective/Collective.js';
 import { initWorkspace } from './config/init-workspace.js';
-import type { ParticipantInput } from './collective/participant.js';
+import type { Participant, ParticipantInput } from './collective/participant.js';
+import { addMcpCaller } from './config/mcp-caller.js';
 import type { Tool } from './tools/tool.js';
 import { readLoadedTools } from './tools/builtin/tool-loading/loaded-tools.js';
 import { buildContextReport, type ContextReport } from './context/context-report.js';
@@ -23,6 +24,7 @@ import { RuntimeRegistry } from './runtime/RuntimeRegistry.js';
 import type { UserSurface } from './runtime/user-surface.js';
 import { UserRuntime } from './runtime/UserRuntime.js';
 import { UserSurfaces } from './runtime/UserSurfaces.js';
+import { askElicitation } from './runtime/ask-elicitation.js';
 import type { TurnResult } from './session/turn.js';
 import { WorkspacePaths } from './storage/workspace-paths.js';
 import { FileSessionBackend } from './storage/backend/file/FileSessionBackend.js';
@@ -45,6 +47,7 @@ import { commandEnvironment } from './tools/child-env.js';
 import { describeReaped, reapLeftoverGroups } from './tools/child-processes/process-records.js';
 import { configSecretValues, createRedactor } from './tools/redact.js';
 import { ToolRegistry } from './tools/ToolRegistry.js';
+import { LegionTracer } from './tracing/LegionTracer.js';
 
 export interface OpenLegionOptions {
   /** Workspace root (the directory that holds `.legion/`). */
@@ -114,6 +117,8 @@ export class Legion {
     private readonly backend: SessionBackend,
     leaseTtlMs: number | undefined,
   ) {
+    // In every process, so that a chain an MCP client started resumes wherever its approvals are answered.
+    addMcpCaller(collective, config);
     this.events.on('storage:warning', (event) => this.warn(`${event.path}: ${event.problem}`));
     this.events.on('error:raised', (event) => {
       if (event.scope.startsWith('mcp server')) this.warn(`${event.scope}: ${event.message}`);
@@ -133,6 +138,7 @@ export class Legion {
       runtimes: this.runtimes,
       maxMessageBytes: config.limits.maxMessageBytes,
       endInterrupted: (toolUseIds) => this.endLeftoverProcesses(new Set(toolUseIds)),
+      tracer: new LegionTracer({ captureContent: config.telemetry.captureContent ?? env['OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT']?.toLowerCase() === 'true' }),
       // Sessions are made only once the rules exist (on use, never here).
       approvalRules: { prepare: (...args) => this.approvalRules.prepare(...args), record: (rule) => this.approvalRules.record(rule) },
     }, backend.conversations);
@@ -173,7 +179,14 @@ export class Legion {
     const workspaceTools = createWorkspaceToolProvider({ directory: paths.toolsDir, workspaceRoot: paths.root, events: this.events, env, commandEnv });
     workspaceTools.getTools();
     if (Object.keys(config.mcpServers).length > 0) {
-      this.mcp = createMcpToolProvider({ servers: config.mcpServers, workspaceRoot: paths.root, events: this.events, env });
+      this.mcp = createMcpToolProvider({
+        servers: config.mcpServers,
+        workspaceRoot: paths.root,
+        events: this.events,
+        env,
+        // A server's question during a tool call goes to the user through the attached surfaces.
+        elicit: (request, { signal }) => askElicitation(this.surfaces, collective, request, signal),
+      });
     }
     let registered = false;
     this.disposeUnregisteredTools = async () => {
@@ -319,16 +332,33 @@ export class Legion {
   }
 
   /**
-   * Runs one tool directly, with input validation and its timeout but without
-   * asking for approval: the caller is the program itself, not a model.
+   * Runs one tool directly, with input validation and its timeout, judged by
+   * the acting participant's policy: a deny is refused by this route too (an
+   * extension or script must not reach what the workspace denies). A call the
+   * policy leaves to approval runs only when the caller says it obtained one
+   * (`approved: true`), or when it acts as a user (the program itself, or a
+   * person through it), whose own call needs nobody's approval.
    */
-  async executeTool(name: string, input: unknown, options: { as?: string; session?: Session; signal?: AbortSignal } = {}): Promise<{ status: 'success'; content: string } | { status: 'error'; error: string }> {
+  async executeTool(
+    name: string,
+    input: unknown,
+    options: { as?: string; session?: Session; signal?: AbortSignal; approved?: boolean } = {},
+  ): Promise<{ status: 'success'; content: string } | { status: 'error'; error: string }> {
     await this.tools.ready();
     const tools = new Map(this.tools.list().map((tool) => [tool.name, tool]));
     const toolUse = { type: 'tool_use' as const, id: `direct_${randomUUID().slice(0, 8)}`, name, input };
     const prepared = this.executor.prepare(toolUse, tools);
     if (!prepared.ok) return { status: 'error', error: prepared.error };
     const callerId = options.as ?? this.collective.defaultUser()?.id ?? 'program';
+    const actor = this.collective.get(callerId);
+    const tool = tools.get(name);
+    if (actor && tool) {
+      const decision = this.auth.evaluate({ participant: actor, tool, input });
+      if (decision.mode === 'deny') return { status: 'error', error: `${name} is denied to ${callerId} (${decision.source}): ${decision.reason}. Change the policy in .legion/ to allow it.` };
+      if (decision.mode === 'requires_approval' && actor.type !== 'user' && options.approved !== true) {
+        return { status: 'error', error: `${name} needs approval for ${callerId} (${decision.reason}): ask the user first and pass { approved: true }, or call it as the user.` };
+      }
+    }
     const session = options.session ?? (await this.sessions.resumeOrCreate());
     const outcomes = await this.executor.run(
       [prepared.call],
@@ -351,6 +381,11 @@ export class Legion {
     const outcome = outcomes.get(toolUse.id);
     if (outcome?.status !== 'done') return { status: 'error', error: `${name} is waiting on approvals: ${outcome?.requests.map((request) => request.id).join(', ')}` };
     return outcome.block.isError ? { status: 'error', error: outcome.block.content } : { status: 'success', content: outcome.block.content };
+  }
+
+  /** The participant an MCP client's requests come from (`mcpServe.caller`, default `mcp`): a user standing in for the human. */
+  mcpCaller(): Participant {
+    return this.collective.require(this.config.mcpServe.caller.id);
   }
 
   /** The participant that takes the user's messages. */

@@ -18,6 +18,8 @@ export interface AppOptions {
   port(): number;
   staticDir: string | undefined;
   env: NodeJS.ProcessEnv;
+  /** Origins allowed to frame the app (CSP frame-ancestors); default none. */
+  frameAncestors?: readonly string[] | undefined;
 }
 
 /** The Hono app: the guard, the API of `ROUTES`, the browser app's files; every error as `{ error: { code, message } }`. */
@@ -49,9 +51,10 @@ export function createApp(server: ServerContext, options: AppOptions): Hono {
         objectSrc: ["'none'"],
         baseUri: ["'none'"],
         formAction: ["'self'"],
-        frameAncestors: ["'none'"],
+        frameAncestors: options.frameAncestors?.length ? [...options.frameAncestors] : ["'none'"],
       },
-      xFrameOptions: 'DENY',
+      // X-Frame-Options knows no list of origins: with frame-ancestors given, CSP alone decides.
+      xFrameOptions: options.frameAncestors?.length ? false : 'DENY',
       referrerPolicy: 'no-referrer',
     }),
   );

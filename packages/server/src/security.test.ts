@@ -67,6 +67,24 @@ describe('legion serve refuses what is not its own page with its token', () => {
     }
   });
 
+  it('lets only the origins given in frameAncestors frame the app (an editor webview), still with the other headers', async () => {
+    const framed = await startServer({ legion, staticDir, env: {}, frameAncestors: ['vscode-webview:', 'http://127.0.0.1:*'] });
+    try {
+      const client = new ApiClient(framed.port, framed.token);
+      const page = await client.get('/');
+      const policy = String(page.headers['content-security-policy']);
+      expect(policy).toContain('frame-ancestors vscode-webview: http://127.0.0.1:*');
+      expect(policy).not.toContain("frame-ancestors 'none'");
+      expect(policy).toContain("script-src 'self'");
+      // X-Frame-Options has no list of origins: DENY would override the CSP in older browsers.
+      expect(page.headers['x-frame-options']).toBeUndefined();
+      expect(page.headers['referrer-policy']).toBe('no-referrer');
+      expect(client.mismatches).toEqual([]);
+    } finally {
+      await framed.close();
+    }
+  });
+
   it('refuses a foreign Origin, and takes its own', async () => {
     const foreign = await api.get('/api/workspace', { headers: { origin: 'http://evil.example' } });
     expect(foreign.status).toBe(403);

@@ -32,6 +32,11 @@ export interface StartServerOptions {
   followPollMs?: number | undefined;
   /** The environment whose secrets the config view redacts (default `process.env`). */
   env?: NodeJS.ProcessEnv | undefined;
+  /**
+   * Origins that may show the app in a frame (CSP `frame-ancestors`), for an editor's webview;
+   * default none: no site can frame the Approve buttons.
+   */
+  frameAncestors?: readonly string[] | undefined;
 }
 
 export interface RunningServer {
@@ -96,7 +101,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
 
   let port = options.port ?? 0;
-  const app = createApp(server, { token, host, port: () => port, staticDir: options.staticDir, env: options.env ?? process.env });
+  const app = createApp(server, { token, host, port: () => port, staticDir: options.staticDir, env: options.env ?? process.env, frameAncestors: options.frameAncestors });
   const listening = await new Promise<ServerType>((resolve, reject) => {
     const http = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(http));
     http.once('error', reject);

@@ -6,10 +6,11 @@ import { waitingParticipants } from '../session/delegation-stack.js';
 import { APPROVAL_REQUEST_VERSION, type ApprovalAnswer, type ApprovalRequestRecord, type ApprovalView } from '../storage/approval-records.js';
 import type { SessionApprovals } from '../storage/SessionApprovals.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
-import { canApprove } from '../collective/approval-authority.js';
+import { canApprove, standInApprover } from '../collective/approval-authority.js';
 import type { ApprovalRule } from '../collective/approval-rule.js';
 import { rememberedFields, type ApprovalRuleRecorder } from '../conversation/answer-approvals.js';
 import type { ApprovalDecisionRecord } from '../storage/approval-records.js';
+import type { TurnTrace } from '../tracing/LegionTracer.js';
 
 /**
  * How the gate asks a user now: every request of one model response at once.
@@ -60,7 +61,16 @@ export class ApprovalGate {
 
   async decide(
     calls: readonly ApprovalCall[],
-    context: { requester: string; frames: readonly DelegationFrame[]; conversationId: string; sessionId: string; store: SessionApprovals; signal: AbortSignal },
+    context: {
+      requester: string;
+      frames: readonly DelegationFrame[];
+      conversationId: string;
+      sessionId: string;
+      store: SessionApprovals;
+      signal: AbortSignal;
+      /** The requester's turn span: each request and its decision are events on it. */
+      trace?: TurnTrace | undefined;
+    },
   ): Promise<Map<string, GateOutcome>> {
     const chain = waitingParticipants(context.frames);
     const outcomes = new Map<string, GateOutcome>();
@@ -97,7 +107,12 @@ export class ApprovalGate {
       byApprover.set(approver.id, group);
     }
     if (byApprover.size === 0) return outcomes;
-    for (const records of byApprover.values()) for (const record of records) await context.store.append(record);
+    for (const records of byApprover.values()) {
+      for (const record of records) {
+        await context.store.append(record);
+        context.trace?.approvalRequested(record);
+      }
+    }
     const stored = await context.store.state();
 
     for (const [approverId, records] of byApprover) {
@@ -121,6 +136,7 @@ export class ApprovalGate {
       }
       for (const record of records) {
         const decision = decided.decision(record.id);
+        if (decision) context.trace?.approvalDecided(decision);
         if (!decision) {
           // Nobody could answer now: the turn pauses on it, durably. (Read after the ask: a decision another
           // process recorded while it ended, which did not resume this still-live turn, is taken here.)
@@ -191,7 +207,8 @@ export class ApprovalGate {
       // Nobody is their own approver, whatever their authority says.
       if (candidate && candidate.id !== requester && candidate.status === 'active' && canApprove(candidate, requester, tool)) return candidate;
     }
-    return undefined;
+    // A chain started by a stand-in (an MCP client) that may not approve this: its human decides.
+    return standInApprover(chain[0] === undefined ? undefined : this.collective.get(chain[0]), (id) => this.collective.get(id), requester, tool);
   }
 }
 

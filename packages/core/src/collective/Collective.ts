@@ -18,6 +18,8 @@ import {
  */
 export class Collective {
   private readonly participants = new Map<string, Participant>();
+  /** Participants that come from config, not from the roster (the MCP client's user): found by id, never listed or saved. */
+  private readonly callers = new Map<string, Participant>();
 
   constructor(participants: Iterable<ParticipantInput> = [], private readonly paths?: WorkspacePaths) {
     for (const participant of participants) this.add(parseParticipant(participant));
@@ -36,11 +38,11 @@ export class Collective {
   }
 
   get(id: string): Participant | undefined {
-    return this.participants.get(id);
+    return this.participants.get(id) ?? this.callers.get(id);
   }
 
   require(id: string): Participant {
-    const participant = this.participants.get(id);
+    const participant = this.get(id);
     if (!participant || participant.status === 'retired') throw new ParticipantNotFoundError(id, this.ids());
     return participant;
   }
@@ -101,7 +103,21 @@ export class Collective {
     return loadAgentTemplate(this.paths.root, name);
   }
 
-  private add(participant: Participant): void {
+  /**
+   * Adds a participant that is not part of the roster (the user an MCP client
+   * calls as): `get`/`require` find it, so conversations and approvals with it
+   * work in every process, but it is not listed (not a delegation target in
+   * system prompts, never the default user) and not saved. A roster
+   * participant with the same id wins.
+   */
+  addCaller(input: ParticipantInput): Participant | undefined {
+    const participant = parseParticipant(input);
+    if (this.participants.has(participant.id)) return undefined;
+    this.callers.set(participant.id, participant);
+    return participant;
+  }
+
+    private add(participant: Participant): void {
     if (this.participants.has(participant.id)) {
       throw new LegionError('duplicate_participant', `Participant id "${participant.id}" is used twice.`, { id: participant.id });
     }

@@ -1,4 +1,4 @@
-import { canApprove } from './approval-authority.js';
+import { canApprove, standInApprover } from './approval-authority.js';
 import { parseParticipant, type Participant } from './participant.js';
 import type { ApprovalAuthority, Policies } from './policy.js';
 
@@ -15,5 +15,27 @@ describe('canApprove', () => {
     expect(canApprove(lead, 'developer', 'shell_run')).toBe(false);
     expect(canApprove(lead, 'reviewer', 'file_write')).toBe(false);
     expect(canApprove(agent(undefined, '*'), 'anyone', 'anything')).toBe(true);
+  });
+});
+
+describe('standInApprover', () => {
+  const human = parseParticipant({ id: 'user', type: 'user', name: 'You' });
+  const people = new Map([[human.id, human]]);
+  const resolve = (id: string) => people.get(id);
+
+  it('hands what a stand-in user (an MCP client) may not approve to the human it stands in for', () => {
+    const mcp = parseParticipant({ id: 'mcp', type: 'user', name: 'MCP client', approvalAuthority: 'none', actsFor: 'user' });
+    expect(canApprove(mcp, 'developer', 'file_write')).toBe(false);
+    expect(standInApprover(mcp, resolve, 'developer', 'file_write')?.id).toBe('user');
+  });
+
+  it('hands nothing on for a user that stands in for nobody, or to a human who may not approve it either', () => {
+    expect(standInApprover(parseParticipant({ id: 'ops', type: 'user', name: 'ops', approvalAuthority: 'none' }), resolve, 'developer', 'file_write')).toBeUndefined();
+    expect(standInApprover(agent(), resolve, 'developer', 'file_write')).toBeUndefined();
+    const strict = parseParticipant({ id: 'user', type: 'user', name: 'You', approvalAuthority: [{ requester: 'reviewer', tools: ['*'] }] });
+    const mcp = parseParticipant({ id: 'mcp', type: 'user', name: 'MCP client', approvalAuthority: 'none', actsFor: 'user' });
+    expect(standInApprover(mcp, () => strict, 'developer', 'file_write')).toBeUndefined();
+    // Nobody approves their own call, the human included.
+    expect(standInApprover(mcp, resolve, 'user', 'file_write')).toBeUndefined();
   });
 });

@@ -79,6 +79,11 @@ export const UserParticipantSchema = z
     type: z.literal('user'),
     /** Which UI answers for this user: `repl`, later `web`. */
     medium: z.string().min(1).default('repl'),
+    /**
+     * The human this user stands in for (an MCP client calls on their behalf):
+     * approvals it has no authority to give go to that user instead.
+     */
+    actsFor: z.string().min(1).optional(),
   })
   .strict();
 

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { HttpUrlSchema, LimitsSchema, ModelConfigSchema } from '../collective/participant.js';
 import { ModelPriceSchema } from './pricing.js';
 import { McpServersSchema, type McpServerConfig } from './mcp-server-config.js';
-import { PoliciesSchema } from '../collective/policy.js';
+import { ApprovalAuthoritySchema, PoliciesSchema, type ApprovalAuthority } from '../collective/policy.js';
+import { isValidIdPart } from '../collective/participant-id.js';
 import { ContextOverridesSchema, ModelWindowSchema, type ContextOverrides, type ModelWindow } from '../collective/context-schema.js';
 
 export const CONFIG_FORMAT_VERSION = 1;
@@ -60,6 +61,44 @@ export const ShellSettingsSchema = z
   })
   .strict();
 
+/**
+ * `legion mcp serve`: which agents an MCP client may ask, and the participant
+ * its requests come from (a user that is not the human: approvals it may not
+ * give go to the human).
+ */
+export const McpServeSettingsSchema = z
+  .object({
+    /** Agents offered as `ask_<id>` tools: `"all"` or a list of ids; default the entry agent only. */
+    expose: z.union([z.literal('all'), z.array(z.string().min(1)).min(1)]),
+    caller: z
+      .object({
+        id: z.string().refine(isValidIdPart, 'expected a participant id such as "mcp" (letters, digits, ".", "-", single "_")'),
+        name: z.string().min(1),
+        /** What the MCP client may approve itself (default `none`: every approval goes to the human). */
+        approvalAuthority: ApprovalAuthoritySchema,
+      })
+      .strict()
+      .partial(),
+    /**
+     * How long a question an agent asks the user during an MCP call waits for your own answer (the
+     * REPL, the web UI, `legion answer`) when the MCP client cannot answer it (no elicitation);
+     * after it, the agent is told you are not available, as in a headless run. Default 120.
+     */
+    questionWaitSeconds: z.number().int().nonnegative(),
+  })
+  .strict()
+  .partial();
+/** OpenTelemetry spans (emitted only when the application, or `legion` with OTEL_EXPORTER_OTLP_ENDPOINT, registers an SDK). */
+export const TelemetrySettingsSchema = z
+  .object({
+    /**
+     * Message text, tool arguments and results in spans. Unset: the environment's
+     * OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true decides; otherwise off.
+     */
+    captureContent: z.boolean(),
+  })
+  .strict();
+
 /** Every field optional: each layer supplies some, defaults supply the rest. */
 export const ConfigLayerSchema = z
   .object({
@@ -85,6 +124,8 @@ export const ConfigLayerSchema = z
     context: ContextOverridesSchema.optional(),
     /** Context windows by model id (`claude-sonnet-4-5`) or `provider/model`; extends and corrects the built-in model table. */
     models: z.record(z.string(), ModelWindowSchema).optional(),
+    mcpServe: McpServeSettingsSchema.optional(),
+    telemetry: TelemetrySettingsSchema.partial().optional(),
   })
   .strict();
 export type ConfigLayer = z.infer<typeof ConfigLayerSchema>;
@@ -102,6 +143,8 @@ export interface ResolvedConfig {
   shell: z.infer<typeof ShellSettingsSchema>;
   context: ContextOverrides;
   models: Record<string, ModelWindow>;
+  mcpServe: { expose?: 'all' | string[] | undefined; caller: { id: string; name: string; approvalAuthority: ApprovalAuthority }; questionWaitSeconds: number };
+  telemetry: Partial<z.infer<typeof TelemetrySettingsSchema>>;
 }
 
 export const DEFAULT_CONFIG: ResolvedConfig = {
@@ -118,4 +161,6 @@ export const DEFAULT_CONFIG: ResolvedConfig = {
   shell: { passEnv: [] },
   context: {},
   models: {},
+  mcpServe: { caller: { id: 'mcp', name: 'MCP client', approvalAuthority: 'none' }, questionWaitSeconds: 120 },
+  telemetry: {},
 };

@@ -60,6 +60,13 @@ export function mergeConfig(base: ResolvedConfig, layers: readonly ConfigLayer[]
       shell: { passEnv: [...new Set([...config.shell.passEnv, ...(layer.shell?.passEnv ?? [])])] },
       context: { ...config.context, ...layer.context },
       models: { ...config.models, ...layer.models },
+      mcpServe: {
+        // Left out rather than undefined when no layer sets it: `legion config show` lists what is set.
+        ...((layer.mcpServe?.expose ?? config.mcpServe.expose) !== undefined ? { expose: layer.mcpServe?.expose ?? config.mcpServe.expose } : {}),
+        caller: { ...config.mcpServe.caller, ...layer.mcpServe?.caller },
+        questionWaitSeconds: layer.mcpServe?.questionWaitSeconds ?? config.mcpServe.questionWaitSeconds,
+      },
+      telemetry: { ...config.telemetry, ...layer.telemetry },
     };
   }
   return config;

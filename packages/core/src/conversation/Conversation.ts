@@ -13,6 +13,7 @@ import { LeaseLostError } from '../storage/backend/lease-lost-error.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { CompactionEntrySchema, CONVERSATION_FORMAT_VERSION, type CompactionEntry, type CompactionEntryInput, type CompactionReason } from '../storage/log-entry.js';
 import type { Message, ToolUseBlock } from '../message.js';
+import type { LegionTracer } from '../tracing/LegionTracer.js';
 
 export interface ConversationServices {
   events: EventBus;
@@ -27,6 +28,8 @@ export interface ConversationServices {
   pausedOn?: (conversationId: string, unanswered: readonly ToolUseBlock[]) => Promise<ApprovalView[]>;
   /** Ends what these calls, about to be marked interrupted, left running (their process groups). */
   endInterrupted?: (toolUseIds: readonly string[]) => void;
+  /** OpenTelemetry spans of turns (a no-op until the application registers an SDK). */
+  tracer?: LegionTracer | undefined;
 }
 
 /** Tool calls are answered in the message right after them; this many recent messages always cover it. */
@@ -206,6 +209,17 @@ export class Conversation implements TurnConversation {
     const started = performance.now();
     const events = this.services.events;
     const chain = waitingParticipants(options.frames);
+    const trace = this.services.tracer?.startTurn({
+      participantId: options.to.id,
+      participantType: options.to.type,
+      participantName: options.to.name,
+      sessionId: this.ref.sessionId,
+      conversationId: this.id,
+      parent: options.frames.at(-1)?.trace,
+      resumed: incoming === undefined,
+      input: incoming?.text,
+    });
+    const frames = framesWithTrace(options.frames, trace?.traceparent());
     try {
       await this.prepareTurn(incoming !== undefined);
       // Its id is known before it is appended, so that turn:start (first, for a UI) can name it.
@@ -219,13 +233,14 @@ export class Conversation implements TurnConversation {
           participant: options.to,
           message,
           conversation: this,
-          frames: options.frames,
+          frames,
           session: options.session,
           signal: held.signal,
           events,
+          trace,
         };
-        if (message) outcome = await runtime.handleMessage(turn);
-        else if (runtime.resume) outcome = await runtime.resume(turn);
+        if (message) outcome = await (trace ? trace.run(() => runtime.handleMessage(turn)) : runtime.handleMessage(turn));
+        else if (runtime.resume) outcome = await (trace ? trace.run(() => runtime.resume!(turn)) : runtime.resume(turn));
         else outcome = { status: 'error', code: 'not_resumable', error: `${options.to.id}'s runtime cannot resume a paused turn.` };
       } catch (error) {
         outcome = { status: 'error', code: error instanceof LegionError ? error.code : 'runtime_failed', error: errorMessage(error) };
@@ -235,6 +250,7 @@ export class Conversation implements TurnConversation {
         ? { status: 'error', code: held.lost.code, error: held.lost.message, conversationId: this.id }
         : await this.record(outcome, options.to.id);
       await this.logs.flush(this.ref);
+      trace?.end(result);
       events.emit(
         'turn:end',
         Object.assign({}, this.ref, {
@@ -247,6 +263,9 @@ export class Conversation implements TurnConversation {
         }),
       );
       return result;
+    } catch (error) {
+      trace?.end({ status: 'error', code: error instanceof LegionError ? error.code : 'turn_failed', error: errorMessage(error) });
+      throw error;
     } finally {
       await held.release();
     }
@@ -417,4 +436,14 @@ interface HeldTurn {
   /** The caller's signal, aborted also when the lease is lost. */
   signal: AbortSignal;
   release(): Promise<void>;
+}
+
+/**
+ * The frame that starts a chain has no span to wait in: it gets the turn's own,
+ * so a resume of this turn (recorded with its approvals) joins the same trace.
+ */
+function framesWithTrace(frames: readonly DelegationFrame[], traceparent: string | undefined): readonly DelegationFrame[] {
+  const last = frames.at(-1);
+  if (traceparent === undefined || !last || last.trace !== undefined) return frames;
+  return [...frames.slice(0, -1), Object.assign({}, last, { trace: traceparent })];
 }

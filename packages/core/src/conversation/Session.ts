@@ -169,7 +169,7 @@ export class Session implements ToolSession {
   }
 
   /** Records decisions and resumes what they unblock; `medium` names the user's surface, kept with the decision. */
-  answerApprovals(answers: readonly ApprovalAnswer[], decidedBy: string, options: { medium?: string | undefined } = {}): Promise<AnswerOutcome> {
+  answerApprovals(answers: readonly ApprovalAnswer[], decidedBy: string, options: { medium?: string | undefined; signal?: AbortSignal | undefined } = {}): Promise<AnswerOutcome> {
     return answerApprovals(this, this.services.collective, answers, decidedBy, { ...options, rules: this.services.approvalRules, sessionId: this.id });
   }
 

@@ -11,7 +11,7 @@ import { canApprove } from '../collective/approval-authority.js';
 export interface AnsweringSession {
   readonly approvals: SessionApprovals;
   unanswered(conversationId: string): Promise<ToolUseBlock[]>;
-  resumeConversation(conversationId: string, frames: readonly DelegationFrame[]): Promise<TurnResult>;
+  resumeConversation(conversationId: string, frames: readonly DelegationFrame[], signal?: AbortSignal): Promise<TurnResult>;
   /** Whether a live process's turn holds the conversation now (it then takes the decisions itself); absent: never. */
   turnIsLive?(conversationId: string): Promise<boolean>;
 }
@@ -45,7 +45,7 @@ export async function answerApprovals(
   collective: Collective,
   answers: readonly ApprovalAnswer[],
   decidedBy: string,
-  options: { medium?: string | undefined; rules?: ApprovalRuleRecorder | undefined; sessionId?: string } = {},
+  options: { medium?: string | undefined; rules?: ApprovalRuleRecorder | undefined; sessionId?: string; signal?: AbortSignal | undefined } = {},
 ): Promise<AnswerOutcome> {
   const store = session.approvals;
   // One read of the log for every check: the decide below is what settles a race.
@@ -131,7 +131,8 @@ export async function answerApprovals(
     if (!roots.has(root.conversationId)) roots.set(root.conversationId, root.frames);
   }
   const resumed: TurnResult[] = [];
-  for (const [conversationId, frames] of roots) resumed.push(await session.resumeConversation(conversationId, frames));
+  // The signal stops the resumed turns (an MCP client that cancels its answer_approval call), as it stops a sent one.
+  for (const [conversationId, frames] of roots) resumed.push(await session.resumeConversation(conversationId, frames, options.signal));
   return { status: 'answered', resumed, ...(continuing.size > 0 ? { continuing: [...continuing] } : {}) };
 }
 

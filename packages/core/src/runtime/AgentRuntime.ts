@@ -9,7 +9,7 @@ import { costOf } from '../config/pricing.js';
 import { PriceBook } from '../config/price-book.js';
 import type { UsageRecord } from '../storage/usage-summary.js';
 import { errorMessage, LegionError, MaxIterationsError } from '../errors.js';
-import { generate, type LLMProvider, type ModelResponse } from '../providers/llm-provider.js';
+import { generate, type LLMProvider, type ModelResponse, type ProviderRetry } from '../providers/llm-provider.js';
 import type { ProviderFactory } from '../providers/ProviderFactory.js';
 import type { Tool } from '../tools/tool.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
@@ -31,6 +31,7 @@ import { isContextTooLongError, windowNamedBy } from '../providers/provider-erro
 import { modelWindowFor } from '../context/model-table.js';
 import { ContextOverflowError } from '../context/context-budget.js';
 import { ContextStage } from './context-stage.js';
+import type { ChatTrace } from '../tracing/LegionTracer.js';
 
 export interface AgentRuntimeServices extends ToolPhaseServices {
   collective: Collective;
@@ -146,20 +147,25 @@ export class AgentRuntime implements ParticipantRuntime {
       let response: ModelResponse;
       const signal = calls.next();
       let compactedOnOverflow = false;
+      let chat: ChatTrace | undefined;
       try {
         for (;;) {
+          const request = await buildModelRequest(context);
+          chat = turn.trace?.chat({ provider: provider.name, model: provider.model, maxTokens: request.maxTokens, temperature: request.temperature, system: request.system, messages: request.messages });
           try {
-            const answering = generate(provider, await buildModelRequest(context), {
+            const options = {
               signal,
               onTextDelta: streamText,
-              onRetry: (retry) => turn.events.emit('provider:retry', { ...turn.conversation.ref, participantId: agent.id, provider: provider.name, model: provider.model, ...retry }),
-            });
+              onRetry: (retry: ProviderRetry) => turn.events.emit('provider:retry', { ...turn.conversation.ref, participantId: agent.id, provider: provider.name, model: provider.model, ...retry }),
+            };
+            const answering = chat ? chat.run(() => generate(provider, request, options)) : generate(provider, request, options);
             // The reply's list price is needed once it is in: the list (some 40 ms to load) loads
             // while the model answers. On the next turn of the loop, not now: the request goes out first.
             setImmediate(() => this.prices.prefetch({ provider: provider.name, model: provider.model, baseURL: provider.baseURL }));
             response = await answering;
             break;
           } catch (error) {
+            chat?.failed(turn.signal.aborted ? 'cancelled' : error instanceof LegionError ? error.code : 'model_failed', errorMessage(error));
             // The model's window is smaller than Legion thought: one compaction and one retry, never a loop.
             if (compactedOnOverflow || !isContextTooLongError(error) || turn.signal.aborted) throw error;
             compactedOnOverflow = true;
@@ -177,8 +183,11 @@ export class AgentRuntime implements ParticipantRuntime {
       } finally {
         calls.done();
       }
+      // The model's part ends now; the span ends once the usage's cost is known.
+      const answeredAt = chat ? Date.now() : 0;
       const replyBytes = response.content.reduce((total, block) => total + Buffer.byteLength(block.type === 'text' ? block.text : JSON.stringify(block), 'utf8'), 0);
       if (replyBytes > limits.maxReplyBytes) {
+        chat?.answered(response, answeredAt, undefined);
         return {
           status: 'error',
           code: 'reply_too_large',
@@ -187,6 +196,7 @@ export class AgentRuntime implements ParticipantRuntime {
       }
       // A reply with nothing in it is no answer: appended, it would also be refused by the API in every later request.
       if (response.content.length === 0) {
+        chat?.answered(response, answeredAt, undefined);
         return {
           status: 'error',
           code: 'provider_empty_response',
@@ -199,7 +209,8 @@ export class AgentRuntime implements ParticipantRuntime {
       );
       // A reply without usage leaves nothing to trust in the record of its request: dropped, not kept per conversation.
       settleSentRequest(turn.conversation, assistant);
-      if (response.usage) await this.recordUsage(turn, agent.id, provider, response.usage);
+      const costUsd = response.usage ? await this.recordUsage(turn, agent.id, provider, response.usage) : undefined;
+      chat?.answered(response, answeredAt, costUsd);
       const toolUses = toolUsesOf(assistant);
       if (toolUses.length === 0) {
         // Cut off at the output limit: still the reply, but said to be cut so the caller can ask for the rest.
@@ -238,7 +249,7 @@ export class AgentRuntime implements ParticipantRuntime {
       settings,
       windowKnown,
       summarizer: () => (settings.summarizer ? this.services.providers.forModel(settings.summarizer) : provider),
-      onUsage: (usage, summarizer) => this.recordUsage(turn, agent.id, summarizer, usage),
+      onUsage: (usage, summarizer) => this.recordUsage(turn, agent.id, summarizer, usage).then(() => undefined),
     });
   }
 
@@ -248,7 +259,8 @@ export class AgentRuntime implements ParticipantRuntime {
     return phase.paused.length > 0 ? { status: 'paused', requests: phase.paused } : undefined;
   }
 
-  private async recordUsage(turn: Omit<TurnContext, 'message'>, participantId: string, provider: LLMProvider, usage: Usage): Promise<void> {
+  /** Records a model call's usage; its cost (null: no known price). */
+  private async recordUsage(turn: Omit<TurnContext, 'message'>, participantId: string, provider: LLMProvider, usage: Usage): Promise<number | null> {
     const { name: providerName, model } = provider;
     const quote = this.prices.quote({ provider: providerName, model, baseURL: provider.baseURL });
     const cost = costOf(usage, (quote instanceof Promise ? await quote : quote).price);
@@ -265,6 +277,7 @@ export class AgentRuntime implements ParticipantRuntime {
     };
     await turn.session.recordUsage(record);
     turn.events.emit('usage:report', Object.assign({}, turn.conversation.ref, { participantId, chain: record.chain, usage, provider: providerName, model, costUsd: record.costUsd }));
+    return record.costUsd;
   }
 
   /** How this agent's tools reach its model: all whole, or some loaded on demand (`context.toolSchemas`, lazy MCP servers). */

@@ -93,6 +93,7 @@ export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<
       sessionId: turn.conversation.ref.sessionId,
       store: turn.session.approvals,
       signal: turn.signal,
+      trace: turn.trace,
     });
     for (const { toolUse, call } of asking) {
       const outcome = outcomes.get(toolUse.id);
@@ -127,6 +128,7 @@ export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResul
     const request = store.forToolUse(conversationId, toolUse.id);
     if (request) {
       const decision = store.decision(request.id);
+      if (decision) turn.trace?.approvalDecided(decision);
       if (!decision) {
         paused.push(store.view(request.id)!);
       } else if (decision.decision === 'rejected') {
@@ -140,8 +142,7 @@ export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResul
     }
     const delegate = store.delegateOf(conversationId, toolUse.id);
     if (delegate) {
-      const frame: DelegationFrame = { participantId: agent.id, conversationId, toolUseId: toolUse.id };
-      const outcome = fromTurnResult(toolUse, await turn.session.resumeConversation(delegate, [...turn.frames, frame]), agent.id);
+      const outcome = await resumeWaiting(turn, agent.id, toolUse, delegate);
       if (outcome.status === 'paused') paused.push(...outcome.requests);
       // A resumed delegate's reply is a communicate result like any other: evicted if large.
       else settled.set(toolUse.id, await eviction.apply(outcome.block));
@@ -150,8 +151,7 @@ export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResul
     // A question to a user whose process ended, answered since (session.answerQuestion): the answer is the reply.
     const asked = (questions ??= await turn.session.questions.state()).delegateOf(conversationId, toolUse.id);
     if (asked) {
-      const frame: DelegationFrame = { participantId: agent.id, conversationId, toolUseId: toolUse.id };
-      const outcome = fromTurnResult(toolUse, await turn.session.resumeConversation(asked, [...turn.frames, frame]), agent.id);
+      const outcome = await resumeWaiting(turn, agent.id, toolUse, asked);
       if (outcome.status === 'paused') paused.push(...outcome.requests);
       else settled.set(toolUse.id, await eviction.apply(outcome.block));
       continue;
@@ -160,6 +160,16 @@ export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResul
   }
   await runReady(ready, input, context, settled, paused, eviction);
   return { results: toolUses.flatMap((toolUse) => settled.get(toolUse.id) ?? []), paused };
+}
+
+/** Resumes the turn a communicate call of this response waits on (a delegate paused on approvals, a user who answered since), in an `execute_tool` span of its own. */
+async function resumeWaiting(turn: TurnContext, agentId: string, toolUse: ToolUseBlock, waitedOn: string): Promise<CallOutcome> {
+  const span = turn.trace?.tool(toolUse);
+  const traceparent = span?.traceparent();
+  const frame: DelegationFrame = { participantId: agentId, conversationId: turn.conversation.ref.conversationId, toolUseId: toolUse.id, ...(traceparent ? { trace: traceparent } : {}) };
+  const outcome = fromTurnResult(toolUse, await turn.session.resumeConversation(waitedOn, [...turn.frames, frame]), agentId);
+  span?.end(outcome.status === 'paused' ? { paused: outcome.requests.length } : { isError: outcome.block.isError === true, content: outcome.block.content });
+  return outcome;
 }
 
 async function runReady(
@@ -207,6 +217,7 @@ function toolContext(turn: TurnContext, agent: AgentParticipant, workspaceRoot: 
     signal: turn.signal,
     events: turn.events,
     workspaceRoot,
+    trace: turn.trace,
     readable(path) {
       let allowed = readable.get(path);
       if (allowed === undefined) readable.set(path, (allowed = auth.mayRead(agent, path)));

@@ -10,6 +10,7 @@ import type { SessionQuestions } from '../storage/SessionQuestions.js';
 import type { SessionAgentState } from '../storage/SessionAgentState.js';
 import type { SessionArtifacts } from '../storage/SessionArtifacts.js';
 import type { UsageRecord, UsageTotals } from '../storage/usage-summary.js';
+import type { TurnTrace } from '../tracing/LegionTracer.js';
 
 /** One message from one participant to another, through `Session.send`. */
 export interface SendRequest {
@@ -63,6 +64,8 @@ export interface TurnContext {
   session: ToolSession;
   signal: AbortSignal;
   events: EventBus;
+  /** The turn's OpenTelemetry span; its model and tool calls are spans under it. */
+  trace?: TurnTrace | undefined;
 }
 
 /** The conversation as a runtime sees it: its history, and appending to it (both through the session's backend). */

@@ -15,5 +15,13 @@ export const DelegationFrameSchema = z.object({
   participantId: z.string(),
   conversationId: z.string(),
   toolUseId: z.string().optional(),
+  /**
+   * The W3C `traceparent` of the span this frame's participant waits in (its
+   * communicate call's `execute_tool` span; for the frame that starts a chain,
+   * the first turn's own span), written only while an OpenTelemetry SDK records:
+   * the turn it waits on, resumed in any process, joins that trace. Older
+   * records have none; older code drops it when it reads a record.
+   */
+  trace: z.string().optional(),
 });
 export type DelegationFrame = z.infer<typeof DelegationFrameSchema>;

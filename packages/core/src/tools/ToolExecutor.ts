@@ -79,9 +79,17 @@ export class ToolExecutor {
     const started = performance.now();
     const { toolUse } = call;
     context.events.emit('tool:call', Object.assign({}, context.conversation, { participantId: context.callerId, toolUse }));
-    const result = await this.execute(call, Object.assign({}, context, { toolUseId: toolUse.id }), defaultTimeoutMs);
-    if (result.status === 'paused') return result;
+    const span = context.trace?.tool(toolUse);
+    const result = await (span
+      ? span.run(() => this.execute(call, Object.assign({}, context, { toolUseId: toolUse.id, traceparent: span.traceparent() }), defaultTimeoutMs))
+      : this.execute(call, Object.assign({}, context, { toolUseId: toolUse.id }), defaultTimeoutMs));
+    if (result.status === 'paused') {
+      span?.end({ paused: result.requests.length });
+      return result;
+    }
     const whole = toResultBlock(toolUse.id, result, this.redact);
+    // What the model sees (redacted), not what the tool returned.
+    span?.end({ isError: whole.isError === true, content: whole.content });
     const block = finish ? await finish(whole) : whole;
     context.events.emit('tool:result', Object.assign({}, context.conversation, { participantId: context.callerId, toolUse, result: block, durationMs: performance.now() - started }));
     return { status: 'done', block };

@@ -4,6 +4,7 @@ import type { EventBus } from '../events/EventBus.js';
 import type { PausedOnApprovals, ToolSession } from '../session/turn.js';
 import type { ToolDefinition } from '../providers/llm-provider.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
+import type { TurnTrace } from '../tracing/LegionTracer.js';
 
 /**
  * What a tool returns: data for the model, or an error it can act on. Tools do
@@ -36,6 +37,10 @@ export interface ToolContext {
    * stays under it. Unset outside an agent's turn.
    */
   resultTokenBudget?: number | undefined;
+  /** The caller's turn span: each call run gets an `execute_tool` span under it. */
+  trace?: TurnTrace | undefined;
+  /** This call's `execute_tool` span as a W3C `traceparent`, while an SDK records: communicate hands it to the turn it waits on. */
+  traceparent?: string | undefined;
 }
 
 /**

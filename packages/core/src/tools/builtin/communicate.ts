@@ -85,7 +85,10 @@ export function createCommunicateTool(options: { collective: Collective; limitsF
           to: target.id,
           message: input.message,
           conversation: input.conversation,
-          frames: [...context.frames, { participantId: context.callerId, conversationId: context.conversation.conversationId, toolUseId: context.toolUseId }],
+          frames: [
+            ...context.frames,
+            { participantId: context.callerId, conversationId: context.conversation.conversationId, toolUseId: context.toolUseId, ...(context.traceparent ? { trace: context.traceparent } : {}) },
+          ],
           signal: context.signal,
           ifBusy: 'fail',
         });

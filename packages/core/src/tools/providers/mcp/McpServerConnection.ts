@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, Tool as McpTool } from '@modelcontextprotocol/client';
 import { errorMessage, LegionError } from '../../../errors.js';
 import { expandEnvReferences } from './env-references.js';
 import { loadMcpSdk, type McpSdk } from './load-mcp-sdk.js';
 import type { McpCallResult } from './mcp-result.js';
+import type { ToolContext } from '../../tool.js';
+import { parseElicitation, type ElicitationValue, type McpElicitation, type McpElicitationAnswer, type McpElicitHandler } from './elicitation.js';
 import type { McpServerConfig } from '../../../config/mcp-server-config.js';
 
 /** How long a server may take to start and answer `initialize`. */
@@ -24,6 +25,27 @@ export interface McpServerHooks {
   onUnexpectedExit(message: string): void;
   /** How long it may take to start and answer `initialize` (default 30 s). */
   startTimeoutMs?: number;
+  /**
+   * Puts the server's `elicitation/create` requests to a human; without it
+   * the client does not declare the elicitation capability (servers then do not ask).
+   */
+  elicit?: McpElicitHandler | undefined;
+  /** An elicitation was declined without asking anyone: the server's request was malformed or nobody could answer. */
+  onElicitationRefused?(message: string): void;
+}
+
+/** The `elicitation/create` result Legion sends. */
+interface ElicitResultSent {
+  [key: string]: unknown;
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, ElicitationValue>;
+  _meta?: Record<string, unknown>;
+}
+
+/** A tool call in flight, for telling the user whose call a server's question interrupts. */
+interface RunningCall {
+  tool: string;
+  context: ToolContext;
 }
 
 interface Live {
@@ -43,6 +65,7 @@ export class McpServerConnection {
   private toolList: { from: Live; tools: McpTool[] } | undefined;
   private stderrTail = '';
   private closed = false;
+  private readonly running = new Set<RunningCall>();
 
   constructor(
     readonly name: string,
@@ -70,21 +93,27 @@ export class McpServerConnection {
     return tools;
   }
 
-  async callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs?: number | undefined }): Promise<McpCallResult> {
-    for (let attempt = 1; ; attempt++) {
-      const live = await this.connect();
-      try {
-        return await live.client.callTool({ name, arguments: args }, undefined, {
-          signal: options.signal,
-          ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-        });
-      } catch (error) {
-        const sdk = await loadMcpSdk();
-        const neverSent = !options.signal.aborted && (isNotConnected(error) || isExpiredSession(sdk, error));
-        if (neverSent || isUnreachable(error)) await this.drop(live);
-        if (neverSent && attempt === 1) continue;
-        throw error;
+  async callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs?: number | undefined; context?: ToolContext | undefined }): Promise<McpCallResult> {
+    const call: RunningCall | undefined = options.context ? { tool: name, context: options.context } : undefined;
+    if (call) this.running.add(call);
+    try {
+      for (let attempt = 1; ; attempt++) {
+        const live = await this.connect();
+        try {
+          return await live.client.callTool({ name, arguments: args }, {
+            signal: options.signal,
+            ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+          });
+        } catch (error) {
+          const sdk = await loadMcpSdk();
+          const neverSent = !options.signal.aborted && (isNotConnected(sdk, error) || isExpiredSession(sdk, error));
+          if (neverSent || isUnreachable(error)) await this.drop(live);
+          if (neverSent && attempt === 1) continue;
+          throw error;
+        }
       }
+    } finally {
+      if (call) this.running.delete(call);
     }
   }
 
@@ -112,7 +141,9 @@ export class McpServerConnection {
   private async start(): Promise<Live> {
     const sdk = await loadMcpSdk();
     this.stderrTail = '';
-    const client = new sdk.Client({ name: 'legion', version: '0.1.0' }, { capabilities: {} });
+    const elicit = this.hooks.elicit;
+    // Form and URL mode: Legion asks the user in text either way (see runtime/ask-elicitation.ts).
+    const client = new sdk.Client({ name: 'legion', version: '0.1.0' }, { capabilities: elicit ? { elicitation: { form: {}, url: {} } } : {} });
     let transport: InstanceType<McpSdk['StdioClientTransport']> | InstanceType<McpSdk['StreamableHTTPClientTransport']>;
     try {
       transport = this.createTransport(sdk);
@@ -121,11 +152,12 @@ export class McpServerConnection {
     }
     const live: Live = { client, pid: null };
     client.onclose = () => this.onClosed(live);
-    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
       if (this.current !== live) return;
       this.toolList = undefined;
       this.hooks.onToolsChanged();
     });
+    if (elicit) client.setRequestHandler('elicitation/create', (request, context) => this.answerElicitation(elicit, request.params, context.mcpReq.signal));
     try {
       await client.connect(transport, { timeout: this.hooks.startTimeoutMs ?? START_TIMEOUT_MS });
     } catch (error) {
@@ -141,6 +173,30 @@ export class McpServerConnection {
     }
     this.current = live;
     return live;
+  }
+
+  /** One `elicitation/create`: checked, attributed to the tool calls running, put to the user; the answer goes back as the server's result. */
+  private async answerElicitation(elicit: McpElicitHandler, params: unknown, signal: AbortSignal): Promise<ElicitResultSent> {
+    const parsed = parseElicitation(params);
+    const refuse = (reason: string) => {
+      this.hooks.onElicitationRefused?.(`MCP server "${this.name}" asked the user something; declined: ${reason}`);
+      return { action: 'decline' as const, _meta: { [REASON_META_KEY]: reason } };
+    };
+    if (!parsed.ok) return refuse(`its elicitation request is not one Legion accepts: ${parsed.problem}`);
+    const calls = [...this.running].map((call) => ({ tool: call.tool, context: call.context }));
+    const request: McpElicitation = { server: this.name, calls, ...parsed.value };
+    // The user stops being asked when the server withdraws its request or the tool call it belongs to ends.
+    const signals = [signal, ...calls.map((call) => call.context.signal)];
+    let answer: McpElicitationAnswer;
+    try {
+      answer = await elicit(request, { signal: AbortSignal.any(signals) });
+    } catch (error) {
+      if (signals.some((each) => each.aborted)) return { action: 'cancel', _meta: { [REASON_META_KEY]: 'The tool call ended before the user answered.' } };
+      return refuse(errorMessage(error));
+    }
+    if (answer.action === 'accept') return { action: 'accept', ...(answer.content !== undefined ? { content: answer.content } : {}) };
+    if (answer.reason !== undefined) this.hooks.onElicitationRefused?.(`MCP server "${this.name}" asked the user something; ${answer.action === 'decline' ? 'declined' : 'cancelled'}: ${answer.reason}`);
+    return { action: answer.action, ...(answer.reason !== undefined ? { _meta: { [REASON_META_KEY]: answer.reason } } : {}) };
   }
 
   private createTransport(sdk: McpSdk): InstanceType<McpSdk['StdioClientTransport']> | InstanceType<McpSdk['StreamableHTTPClientTransport']> {
@@ -188,9 +244,12 @@ export class McpServerConnection {
   }
 }
 
-/** The SDK's words when a request is made on a transport that already closed: it was never sent. */
-function isNotConnected(error: unknown): boolean {
-  return error instanceof Error && error.message === 'Not connected';
+/** Where a decline or cancel says why, in the result's `_meta` (MCP's elicitation result has no field for it). */
+export const REASON_META_KEY = 'legion-collective/reason';
+
+/** A request made on a transport that already closed: it was never sent. */
+function isNotConnected(sdk: McpSdk, error: unknown): boolean {
+  return sdk.SdkError.isInstance(error) && error.code === 'NOT_CONNECTED';
 }
 
 /**
@@ -199,7 +258,7 @@ function isNotConnected(error: unknown): boolean {
  * request without running it, so a new session may retry it once.
  */
 function isExpiredSession(sdk: McpSdk, error: unknown): boolean {
-  return error instanceof sdk.StreamableHTTPError && (error.code === 404 || error.code === 400);
+  return sdk.SdkHttpError.isInstance(error) && (error.status === 404 || error.status === 400);
 }
 
 /** An HTTP server that cannot be reached: keep nothing of the old session. */

@@ -1,4 +1,4 @@
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { errorMessage } from '../../../errors.js';
 import type { EventBus } from '../../../events/EventBus.js';
@@ -9,6 +9,7 @@ import { McpServerConnection } from './McpServerConnection.js';
 import { toToolResult } from './mcp-result.js';
 import type { McpServerConfig } from '../../../config/mcp-server-config.js';
 import { mcpFamily, mcpToolName } from './mcp-tool-name.js';
+import type { McpElicitHandler } from './elicitation.js';
 
 export interface McpToolProviderOptions {
   /** `config.mcpServers`. */
@@ -19,6 +20,11 @@ export interface McpToolProviderOptions {
   env?: NodeJS.ProcessEnv | undefined;
   /** Receives `error:raised` when a server cannot start or stops unexpectedly. */
   events?: EventBus | undefined;
+  /**
+   * Puts servers' elicitation requests (a question to the human during a tool
+   * call) to the user; without it Legion does not offer elicitation to servers.
+   */
+  elicit?: McpElicitHandler | undefined;
 }
 
 export interface McpServerProblem {
@@ -59,6 +65,8 @@ export class McpToolProvider implements ToolProvider {
           env,
           onToolsChanged: () => this.listeners.forEach((listener) => listener()),
           onUnexpectedExit: (message) => this.report(server, message, 'mcp_server_exited'),
+          elicit: options.elicit,
+          onElicitationRefused: (message) => this.report(server, message, 'mcp_elicitation_declined'),
         }),
       );
     }
@@ -103,7 +111,7 @@ export class McpToolProvider implements ToolProvider {
     if (!route) return { status: 'error', error: `No MCP tool "${name}" is known (its server may have stopped offering it).` };
     const args = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
     try {
-      const result = await route.connection.callTool(route.toolName, args, { signal: context.signal, timeoutMs: route.connection.config.timeoutMs });
+      const result = await route.connection.callTool(route.toolName, args, { signal: context.signal, timeoutMs: route.connection.config.timeoutMs, context });
       return toToolResult(result);
     } catch (error) {
       if (context.signal.aborted) return { status: 'error', error: `${name} was cancelled.` };

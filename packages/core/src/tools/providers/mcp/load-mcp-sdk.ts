@@ -1,34 +1,32 @@
 import { LegionError } from '../../../errors.js';
 
-/** The parts of `@modelcontextprotocol/sdk` Legion uses, imported together on first need. */
+/** The MCP client package core uses, an optional peer dependency pinned to the version it is tested with. */
+export const MCP_CLIENT_PACKAGE = '@modelcontextprotocol/client';
+
+/** The parts of `@modelcontextprotocol/client` Legion uses, imported together on first need. */
 export interface McpSdk {
-  Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client;
-  StdioClientTransport: typeof import('@modelcontextprotocol/sdk/client/stdio.js').StdioClientTransport;
-  StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
-  StreamableHTTPError: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPError;
-  ToolListChangedNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').ToolListChangedNotificationSchema;
+  Client: typeof import('@modelcontextprotocol/client').Client;
+  StdioClientTransport: typeof import('@modelcontextprotocol/client/stdio').StdioClientTransport;
+  StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/client').StreamableHTTPClientTransport;
+  SdkError: typeof import('@modelcontextprotocol/client').SdkError;
+  SdkHttpError: typeof import('@modelcontextprotocol/client').SdkHttpError;
 }
 
 let loading: Promise<McpSdk> | undefined;
 
 /**
- * Imports the MCP SDK the first time a configured server is used: it is an
+ * Imports the MCP client the first time a configured server is used: it is an
  * optional peer, like the LLM SDKs, so that a workspace without MCP servers
  * neither needs it installed nor pays for loading it.
  */
 export function loadMcpSdk(): Promise<McpSdk> {
-  loading ??= Promise.all([
-    import('@modelcontextprotocol/sdk/client/index.js'),
-    import('@modelcontextprotocol/sdk/client/stdio.js'),
-    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-    import('@modelcontextprotocol/sdk/types.js'),
-  ]).then(
-    ([client, stdio, http, types]): McpSdk => ({
+  loading ??= Promise.all([import('@modelcontextprotocol/client'), import('@modelcontextprotocol/client/stdio')]).then(
+    ([client, stdio]): McpSdk => ({
       Client: client.Client,
       StdioClientTransport: stdio.StdioClientTransport,
-      StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
-      StreamableHTTPError: http.StreamableHTTPError,
-      ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+      StreamableHTTPClientTransport: client.StreamableHTTPClientTransport,
+      SdkError: client.SdkError,
+      SdkHttpError: client.SdkHttpError,
     }),
     (error: unknown) => {
       loading = undefined;
@@ -36,7 +34,7 @@ export function loadMcpSdk(): Promise<McpSdk> {
       if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
         throw new LegionError(
           'mcp_sdk_missing',
-          'MCP servers are configured ("mcpServers"), but the "@modelcontextprotocol/sdk" package is not installed. Install it: npm install @modelcontextprotocol/sdk',
+          `MCP servers are configured ("mcpServers"), but the "${MCP_CLIENT_PACKAGE}" package is not installed. Install it: npm install ${MCP_CLIENT_PACKAGE}@2.4.0`,
           {},
           { cause: error },
         );

@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import { Legion, LegionError } from '@legion-collective/core';
+import { ActiveCalls } from '../mcp-serve/active-calls.js';
+import { exposedAgents } from '../mcp-serve/exposed-agents.js';
+import { serveHttp } from '../mcp-serve/http-transport.js';
+import { mcpSurface } from '../mcp-serve/mcp-surface.js';
+import type { ServeContext } from '../mcp-serve/serve-context.js';
+import { serveStdio } from '../mcp-serve/stdio-transport.js';
+import { resolveWorkspace } from '../workspace.js';
+
+declare const LEGION_VERSION: string;
+
+export interface McpServeOptions {
+  http?: boolean;
+  port?: string;
+  host?: string;
+  token?: string;
+  workspace?: string;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+function portOf(text: string | undefined): number {
+  if (text === undefined) return 0;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new LegionError('usage', `--port ${text} is not a port: give a number from 1 to 65535 (or 0 for any free one).`);
+  return port;
+}
+
+/**
+ * `legion mcp serve`: the collective as an MCP server, over stdio (one client,
+ * the process that started it) or Streamable HTTP (`--http`: any number of
+ * clients with the token), until the client or Ctrl-C ends it. Nothing but MCP
+ * goes to standard output: messages for people go to standard error.
+ */
+export async function mcpServeCommand(options: McpServeOptions): Promise<number> {
+  const http = options.http === true;
+  if (!http && (options.port !== undefined || options.host !== undefined || options.token !== undefined)) {
+    throw new LegionError('usage', '--port, --host and --token are for the HTTP transport: add --http (without it, legion mcp serve speaks MCP on standard input and output).');
+  }
+  const port = portOf(options.port);
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? (process.env['LEGION_MCP_TOKEN'] || undefined) ?? randomBytes(32).toString('base64url');
+  if (token.length < 16) throw new LegionError('usage', 'The access token (--token or LEGION_MCP_TOKEN) is shorter than 16 characters: use a longer one, or leave it out for a random one.');
+  const root = resolveWorkspace(options.workspace);
+  const legion = Legion.open({ root });
+  const calls = new ActiveCalls(legion);
+  let detach: (() => void) | undefined;
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const caller = legion.mcpCaller();
+    if (caller.type !== 'user') throw new LegionError('config', `.legion/config.json: mcpServe.caller.id: "${caller.id}" is a ${caller.type} of the roster; MCP requests come from a user. Fix: choose another id (default "mcp").`);
+    const exposed = exposedAgents(legion);
+    if (exposed.length === 0) throw new LegionError('config', 'The collective has no active agent to offer: add one (legion agents add) before serving it over MCP.');
+    const context: ServeContext = { legion, caller, exposed, calls, version: typeof LEGION_VERSION === 'string' ? LEGION_VERSION : '0.0.0' };
+    detach = legion.attachUser(mcpSurface(calls, caller, { questionWaitMs: legion.config.mcpServe.questionWaitSeconds * 1000 }));
+    for (const warning of legion.warnings) process.stderr.write(`legion: warning: ${warning}\n`);
+    if (!http) {
+      process.stderr.write(`legion mcp serve: ${root} over stdio, as "${caller.id}"; asks: ${exposed.map((agent) => agent.id).join(', ')}\n`);
+      await serveStdio(context, stop.signal);
+      await calls.shutdown('the MCP client closed the connection');
+      return 0;
+    }
+    let serving;
+    try {
+      serving = await serveHttp(context, { host, port, token });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE') throw new LegionError('usage', `Port ${port} is in use: give another with --port, or leave it out for a free one.`);
+      if (code === 'EADDRNOTAVAIL') throw new LegionError('usage', `This machine has no address ${host}: give one of its addresses with --host (default 127.0.0.1).`);
+      throw error;
+    }
+    if (!LOOPBACK.has(host)) process.stderr.write(`legion: warning: serving on ${host}, reachable from other machines; anyone with the token can act as "${caller.id}" in this workspace.\n`);
+    process.stderr.write(`Legion MCP server (Streamable HTTP) for ${root} at ${serving.url}\n`);
+    process.stderr.write(`Access token: ${token}\n`);
+    process.stderr.write(`Clients send "Authorization: Bearer <token>". Press Ctrl-C to stop.\n`);
+    await new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+    process.stderr.write('Stopping the MCP server…\n');
+    await calls.shutdown('legion mcp serve is shutting down');
+    await serving.close();
+    return 0;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    detach?.();
+    calls.dispose();
+    await legion.close();
+  }
+}

@@ -1,0 +1,55 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { LEGION } from './legion-process.test-support.js';
+
+/** A `legion mcp serve --http` process, once it printed its URL and token. */
+export interface HttpServed {
+  child: ChildProcessWithoutNullStreams;
+  url: URL;
+  token: string;
+  stderr(): string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `legion mcp serve --http ARGS` in `cwd` and resolves once it printed its URL and token. */
+export function serveMcpHttp(cwd: string, env: NodeJS.ProcessEnv, args: string[] = []): Promise<HttpServed> {
+  const child = spawn(process.execPath, [LEGION, 'mcp', 'serve', '--http', ...args], { cwd, env });
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
+  return new Promise((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const url = stderr.match(/ at (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/)?.[1];
+      const token = stderr.match(/^Access token: (\S+)$/m)?.[1];
+      if (url && token) resolve({ child, url: new URL(url), token, stderr: () => stderr, exited });
+    });
+    void exited.then((status) => reject(new Error(`legion mcp serve --http exited (${status}) before printing its URL: ${stderr}`)));
+  });
+}
+
+/** An MCP client (the SDK's `Client`) with elicitation when `elicit` answers forms. */
+export function mcpClient(options: { elicit?: (message: string) => Record<string, unknown> | 'decline' | 'cancel' } = {}): { client: Client; elicited: string[] } {
+  const elicited: string[] = [];
+  const client = new Client({ name: 'legion-test', version: '1.0.0' }, options.elicit ? { capabilities: { elicitation: { form: {} } } } : {});
+  if (options.elicit) {
+    const answer = options.elicit;
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const message = request.params.message;
+      elicited.push(message);
+      const decided = answer(message);
+      return typeof decided === 'string' ? { action: decided } : { action: 'accept', content: decided as Record<string, string> };
+    });
+  }
+  return { client, elicited };
+}
+
+/** Connects over Streamable HTTP with the server's token. */
+export async function connectHttp(client: Client, served: HttpServed): Promise<void> {
+  await client.connect(new StreamableHTTPClientTransport(served.url, { requestInit: { headers: { authorization: `Bearer ${served.token}` } } }));
+}
+
+/** Starts `legion mcp serve` over stdio as the client's child process and connects. */
+export async function connectStdio(client: Client, cwd: string, env: Record<string, string>): Promise<void> {
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [LEGION, 'mcp', 'serve'], cwd, env, stderr: 'pipe' }));
+}

@@ -1,0 +1,142 @@
+import { conversationId, summarizeUsage, type Legion, type UsageRecord, type UsageTotals } from '@legion-collective/core';
+import type { ElicitRequestFormParams } from '@modelcontextprotocol/server';
+
+/** What a running MCP tool call can do back to its client. */
+export interface CallChannel {
+  /** Asks the client's human through MCP elicitation; absent when the client does not support it. */
+  elicit?: ((request: ElicitRequest, signal: AbortSignal) => Promise<ElicitAnswer>) | undefined;
+  /** A progress notification, when the client sent a progress token (otherwise nothing). */
+  progress(message: string): void;
+}
+
+/** A form elicitation: a message and a flat object schema of primitive fields. */
+export interface ElicitRequest {
+  message: string;
+  requestedSchema: ElicitRequestFormParams['requestedSchema'];
+}
+
+/** What the client's human did with a form: accepted with values, declined, or cancelled (dismissed). */
+export type ElicitAnswer = { action: 'accept'; content: Record<string, unknown> } | { action: 'decline' | 'cancel' };
+
+/** One `ask_<agent>` (or `answer_approval`) call in flight, and the conversations of its delegation tree. */
+export interface ActiveCall extends CallChannel {
+  readonly sessionId: string;
+  /** The conversations whose turns work for this call: its own and every one its agents delegate into. */
+  readonly conversations: Set<string>;
+  /** Model calls made for this call, down the delegation tree. */
+  readonly usage: UsageRecord[];
+}
+
+/**
+ * The MCP calls running in this process, and which of them each conversation
+ * works for. A turn's events name their conversation, not the call that waits
+ * on them, so a call owns its own conversation and claims each conversation its
+ * agents `communicate` into: progress, usage and questions or approvals there
+ * go back to that call's client.
+ */
+export class ActiveCalls {
+  private readonly calls = new Set<ActiveCall>();
+  private readonly owners = new Map<string, ActiveCall>();
+  private readonly requests = new Map<string, ActiveCall>();
+  private readonly unsubscribe: Array<() => void> = [];
+  private readonly ended = new Map<ActiveCall, Promise<void>>();
+  private readonly stopper = new AbortController();
+
+  constructor(legion: Legion) {
+    const { events } = legion;
+    this.unsubscribe.push(
+      events.on('turn:start', (event) => {
+        const call = this.owner(event.sessionId, event.conversationId);
+        call?.progress(`${event.participantId} is working (${[...event.chain, event.participantId].join(' → ')})`);
+      }),
+      events.on('tool:call', (event) => {
+        const call = this.owner(event.sessionId, event.conversationId);
+        if (!call) return;
+        if (event.toolUse.name !== 'communicate') {
+          call.progress(`${event.participantId} runs ${event.toolUse.name}`);
+          return;
+        }
+        const input = event.toolUse.input as { to?: unknown; conversation?: unknown };
+        if (typeof input.to !== 'string') return;
+        try {
+          const id = conversationId({ initiator: event.participantId, responder: input.to, name: typeof input.conversation === 'string' ? input.conversation : undefined });
+          this.claim(call, id);
+        } catch {
+          // A malformed target: communicate itself answers the model with the error.
+        }
+        call.progress(`${event.participantId} asks ${input.to}`);
+      }),
+      events.on('approval:requested', (event) => {
+        const call = this.owner(event.sessionId, event.conversationId);
+        if (!call) return;
+        // Recorded before any surface is asked: the surface finds the call by the request's id (its view names no session).
+        this.requests.set(event.requestId, call);
+        call.progress(`${event.requester}'s ${event.tool} waits for approval by ${event.approver} (${event.requestId})`);
+      }),
+      events.on('usage:report', (event) => {
+        const call = this.owner(event.sessionId, event.conversationId);
+        if (!call) return;
+        const { participantId, chain, provider, model, usage, costUsd } = event;
+        call.usage.push({ version: 1, at: '', participantId, conversationId: event.conversationId, chain: [...chain], provider, model, usage, costUsd });
+      }),
+    );
+  }
+
+  /** Aborted when the server stops: every call's turn stops with it, the way Ctrl-C stops the REPL's. */
+  get stopping(): AbortSignal {
+    return this.stopper.signal;
+  }
+
+  /** Stops every running call's turn and waits until each has ended (its cancellation written to the log). */
+  async shutdown(reason: string): Promise<void> {
+    this.stopper.abort(new Error(reason));
+    await Promise.all([...this.ended.values()]);
+  }
+
+  /** Registers a call owning these conversations; the disposer ends it. */
+  start(sessionId: string, conversations: readonly string[], channel: CallChannel): { call: ActiveCall; end(): void } {
+    const call: ActiveCall = { ...channel, sessionId, conversations: new Set(), usage: [] };
+    this.calls.add(call);
+    let ended!: () => void;
+    this.ended.set(call, new Promise<void>((resolve) => (ended = resolve)));
+    for (const id of conversations) this.claim(call, id);
+    return {
+      call,
+      end: () => {
+        ended();
+        this.ended.delete(call);
+        this.calls.delete(call);
+        for (const id of call.conversations) {
+          const key = `${sessionId}/${id}`;
+          if (this.owners.get(key) === call) this.owners.delete(key);
+        }
+        for (const [id, owner] of this.requests) if (owner === call) this.requests.delete(id);
+      },
+    };
+  }
+
+  /** The call the conversation's turns work for now, if any. */
+  owner(sessionId: string, conversation: string): ActiveCall | undefined {
+    return this.owners.get(`${sessionId}/${conversation}`);
+  }
+
+  /** The call whose tree made this approval request, while it runs. */
+  ownerOfRequest(requestId: string): ActiveCall | undefined {
+    return this.requests.get(requestId);
+  }
+
+  dispose(): void {
+    for (const stop of this.unsubscribe.splice(0)) stop();
+  }
+
+  private claim(call: ActiveCall, id: string): void {
+    call.conversations.add(id);
+    // The latest claim wins: two calls whose agents delegate into one conversation take turns there (it is locked).
+    this.owners.set(`${call.sessionId}/${id}`, call);
+  }
+}
+
+/** Tokens and cost of everything a call's delegation tree did. */
+export function usageOf(call: ActiveCall): UsageTotals {
+  return summarizeUsage(call.usage).total;
+}

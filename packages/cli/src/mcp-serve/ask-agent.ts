@@ -1,0 +1,90 @@
+import { conversationId, errorMessage, type ApprovalView, type Legion, type Participant, type Session, type TurnResult, type UsageTotals } from '@legion-collective/core';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { usageOf, type ActiveCall, type CallChannel } from './active-calls.js';
+import type { ServeContext } from './serve-context.js';
+import { toolError, toolResult } from './tool-results.js';
+
+export const AskInputSchema = z
+  .object({
+    message: z
+      .string({ error: 'message is required, as text: the request for the agent' }).min(1, 'message is empty: say what you want the agent to do')
+      .describe('What you want the agent to do, as you would tell a colleague'),
+    conversation: z
+      .string({ error: 'conversation must be a name (letters, digits, ".", "-")' })
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z0-9](?:[A-Za-z0-9.-]|_(?!_))*$/, 'conversation must be a name of letters, digits, ".", "-" and single "_", such as "refactor-auth"')
+      .optional()
+      .describe('A named conversation with this agent, to keep parallel threads apart (default: your main conversation with it)'),
+    session: z.string().min(1).optional().describe('The Legion session to work in (default: the latest one, as `legion run` does); see list_sessions'),
+  })
+  .strict();
+export type AskInput = z.infer<typeof AskInputSchema>;
+
+/** The session a call names, or the latest (created when there is none); a tool error when the named one does not exist. */
+export async function sessionFor(legion: Legion, id: string | undefined): Promise<{ session: Session } | { refused: CallToolResult }> {
+  if (id === undefined) return { session: await legion.sessions.resumeOrCreate() };
+  try {
+    return { session: await legion.sessions.get(id) };
+  } catch (error) {
+    return { refused: toolError(`${errorMessage(error)} Call list_sessions for the session ids, or leave "session" out for the latest.`) };
+  }
+}
+
+/** `ask_<agent>`: the caller sends the message; the agent's reply (after its whole delegation tree) is the result. */
+export async function askAgent(context: ServeContext, agent: Participant, input: AskInput, channel: CallChannel, signal: AbortSignal): Promise<CallToolResult> {
+  const opened = await sessionFor(context.legion, input.session);
+  if ('refused' in opened) return opened.refused;
+  const { session } = opened;
+  const { caller } = context;
+  let id: string;
+  try {
+    id = conversationId({ initiator: caller.id, responder: agent.id, name: input.conversation });
+  } catch (error) {
+    return toolError(errorMessage(error));
+  }
+  const { call, end } = context.calls.start(session.id, [id], channel);
+  channel.progress(`${caller.id} asks ${agent.id}`);
+  try {
+    const result = await session.send({ from: caller.id, to: agent.id, message: input.message, conversation: input.conversation, signal: AbortSignal.any([signal, context.calls.stopping]), ifBusy: 'wait' });
+    return turnToolResult(result, { session, caller, call });
+  } catch (error) {
+    return toolError(errorMessage(error), { sessionId: session.id, conversationId: id });
+  } finally {
+    end();
+  }
+}
+
+/** A turn's outcome as the MCP result: the reply, a pause on approvals with how to answer them, or the error. */
+export function turnToolResult(result: TurnResult, context: { session: Session; caller: Participant; call: ActiveCall }): CallToolResult {
+  const usage = usageOf(context.call);
+  const base = { sessionId: context.session.id, conversationId: result.conversationId, usage };
+  if (result.status === 'success') return toolResult(result.reply, { status: 'success', reply: result.reply, ...base });
+  if (result.status === 'error') return toolError(`${result.error}${usageLine(usage)}`, { code: result.code, ...base });
+  return toolResult(pausedText(result.requests, context.caller, context.session.id), { status: 'paused', approvals: result.requests.map(approvalFacts), ...base });
+}
+
+export function approvalFacts(request: ApprovalView): Record<string, unknown> {
+  return { id: request.id, requester: request.requester, approver: request.approver, tool: request.tool, input: request.input, reason: request.reason, conversationId: request.conversationId, status: request.status };
+}
+
+function pausedText(requests: readonly ApprovalView[], caller: Participant, sessionId: string): string {
+  const lines = requests.map((request) => `- ${request.id}: ${request.requester} wants to run ${request.tool} (${request.reason}); ${request.approver} decides. Input: ${JSON.stringify(request.input)}`);
+  const yours = requests.filter((request) => request.approver === caller.id).map((request) => request.id);
+  const theirs = requests.filter((request) => request.approver !== caller.id);
+  const how: string[] = [];
+  if (yours.length > 0) how.push(`You may decide ${yours.join(', ')}: call answer_approval with {"session": "${sessionId}", "approvals": [{"id": "${yours[0]}", "decision": "approve"}]} (or "reject", with a "reason").`);
+  if (theirs.length > 0) {
+    const ids = theirs.map((request) => request.id).join(' ');
+    how.push(
+      `${[...new Set(theirs.map((request) => request.approver))].join(', ')} must decide ${theirs.map((request) => request.id).join(', ')}: in the workspace, \`legion approve --session ${sessionId} ${ids}\` (or \`legion reject --session ${sessionId} ${ids}\`), the REPL (\`legion\`) or the web UI (\`legion serve\`).`,
+    );
+  }
+  how.push('The turn goes on once they are decided; call read_conversation (or ask again later) for the reply. list_approvals shows what still waits.');
+  return [`The turn is paused: it waits for ${requests.length === 1 ? 'an approval' : `${requests.length} approvals`}.`, ...lines, ...how].join('\n');
+}
+
+function usageLine(usage: UsageTotals): string {
+  return usage.calls > 0 ? ` (model calls so far: ${usage.calls}, ${usage.inputTokens + usage.outputTokens} tokens)` : '';
+}

@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { allowedHosts, guardRequest, refusal } from './http-guard.js';
+import { createMcpServer } from './mcp-server.js';
+import type { ServeContext } from './serve-context.js';
+
+export const MCP_PATH = '/mcp';
+
+export interface HttpServing {
+  url: string;
+  close(): Promise<void>;
+}
+
+interface McpSession {
+  transport: WebStandardStreamableHTTPServerTransport;
+  close(): Promise<void>;
+}
+
+/**
+ * Streamable HTTP at `/mcp`: each client's `initialize` opens an MCP session
+ * (its own server over the shared Legion), later requests carry its
+ * `Mcp-Session-Id`. Every request passes the guard first.
+ */
+export async function serveHttp(context: ServeContext, options: { host: string; port: number; token: string }): Promise<HttpServing> {
+  const sessions = new Map<string, McpSession>();
+  let hosts = new Set<string>();
+
+  const handle = async (request: Request): Promise<Response> => {
+    const refused = guardRequest(request, { token: options.token, hosts });
+    if (refused) return refused;
+    const path = new URL(request.url).pathname;
+    if (path !== MCP_PATH) return refusal(404, 'not_found', `Nothing at ${path}: the MCP endpoint is ${MCP_PATH}.`);
+    const id = request.headers.get('mcp-session-id');
+    if (id !== null) {
+      const session = sessions.get(id);
+      if (!session) return refusal(404, 'unknown_session', `No MCP session "${id}" (it ended, or the server restarted): initialize a new one.`);
+      return session.transport.handleRequest(request);
+    }
+    if (request.method !== 'POST') return refusal(400, 'no_session', `${request.method} ${MCP_PATH} needs an Mcp-Session-Id header: send "initialize" (POST) first.`);
+    let body: unknown;
+    try {
+      body = await request.json();
+    } catch {
+      return refusal(400, 'bad_json', `POST ${MCP_PATH} takes a JSON-RPC message as JSON: the body could not be parsed.`);
+    }
+    if (!isInitializeRequest(body)) return refusal(400, 'no_session', `This request has no Mcp-Session-Id header: send "initialize" first, then the session id it returns with every request.`);
+    const server = createMcpServer(context);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => {
+        sessions.set(sessionId, { transport, close: () => server.close() });
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    return transport.handleRequest(request, { parsedBody: body });
+  };
+
+  const listening = await new Promise<ServerType>((resolve, reject) => {
+    const http = serve({ fetch: handle, port: options.port, hostname: options.host }, () => resolve(http));
+    http.once('error', reject);
+  });
+  const port = (listening.address() as AddressInfo).port;
+  hosts = allowedHosts(options.host, port);
+  const urlHost = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${urlHost}:${port}${MCP_PATH}`,
+    close: async () => {
+      await Promise.all([...sessions.values()].map((session) => session.close().catch(() => undefined)));
+      sessions.clear();
+      await new Promise<void>((resolve) => {
+        listening.close(() => resolve());
+        if ('closeAllConnections' in listening) listening.closeAllConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import { McpServer, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
+import type { Participant } from '@legion-collective/core';
+import { errorMessage } from '@legion-collective/core';
+import { AnswerApprovalInputSchema, answerApproval, listApprovals, ListApprovalsInputSchema } from './approval-tools.js';
+import { askAgent, AskInputSchema } from './ask-agent.js';
+import { callChannel } from './call-channel.js';
+import { askToolName } from './exposed-agents.js';
+import { listParticipants, listSessions, NoInputSchema, readConversation, ReadConversationInputSchema } from './session-tools.js';
+import type { ServeContext } from './serve-context.js';
+import { toolError } from './tool-results.js';
+
+/**
+ * One MCP server (one per client connection) over the process's one Legion:
+ * an `ask_<agent>` tool per exposed agent, and the tools that look at the
+ * workspace and answer its approvals.
+ */
+export function createMcpServer(context: ServeContext): McpServer {
+  const server = new McpServer(
+    { name: 'legion', title: 'Legion collective', version: context.version },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        'A Legion collective of AI agents. Ask an agent with its ask_<agent> tool; the reply comes after its whole delegation tree has worked. ' +
+        'Conversations are durable: name one with "conversation" to keep parallel threads. A paused result lists approvals: answer them with answer_approval if they are yours, or the human does.',
+    },
+  );
+  const guarded = <T>(work: (input: T, mcp: ServerContext) => Promise<CallToolResult> | CallToolResult) =>
+    async (input: T, mcp: ServerContext): Promise<CallToolResult> => {
+      try {
+        return await work(input, mcp);
+      } catch (error) {
+        // Never a protocol error for a failure in Legion: the client's model reads the reason and can adapt.
+        return toolError(errorMessage(error));
+      }
+    };
+
+  for (const agent of context.exposed) {
+    server.registerTool(
+      askToolName(agent.id),
+      { title: `Ask ${agent.name}`, description: describeAgent(agent), inputSchema: AskInputSchema, annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true } },
+      guarded((input, mcp) => askAgent(context, agent, input, callChannel(server, mcp), mcp.mcpReq.signal)),
+    );
+  }
+  server.registerTool(
+    'list_participants',
+    { description: 'The participants of the collective (agents, users, mocks): what each is for, and which ask_<agent> tool reaches it.', inputSchema: NoInputSchema, annotations: { readOnlyHint: true } },
+    guarded(() => listParticipants(context)),
+  );
+  server.registerTool(
+    'list_sessions',
+    { description: 'The workspace\'s sessions, most recently active first. ask_<agent> works in the latest unless given "session".', inputSchema: NoInputSchema, annotations: { readOnlyHint: true } },
+    guarded(() => listSessions(context)),
+  );
+  server.registerTool(
+    'read_conversation',
+    {
+      description: 'Recent messages of a conversation (yours with an agent by default, or any by id such as coordinator__developer), newest last, a page at a time.',
+      inputSchema: ReadConversationInputSchema,
+      annotations: { readOnlyHint: true },
+    },
+    guarded((input) => readConversation(context, input)),
+  );
+  server.registerTool(
+    'list_approvals',
+    { description: 'Tool calls waiting for approval in a session, and whether you may decide each (answer_approval) or the human must.', inputSchema: ListApprovalsInputSchema, annotations: { readOnlyHint: true } },
+    guarded((input) => listApprovals(context, input)),
+  );
+  server.registerTool(
+    'answer_approval',
+    {
+      description: 'Approve or reject waiting tool calls you have authority over, by request id (apr_…); the paused turn then goes on and its reply is the result.',
+      inputSchema: AnswerApprovalInputSchema,
+      annotations: { readOnlyHint: false, destructiveHint: true },
+    },
+    guarded((input, mcp) => answerApproval(context, input, callChannel(server, mcp), mcp.mcpReq.signal)),
+  );
+  return server;
+}
+
+/** An ask tool's description, from the agent's own `description` and `useFor`. */
+function describeAgent(agent: Participant): string {
+  return [
+    `Ask ${agent.name} (${agent.id}) of the Legion collective${agent.description ? `: ${agent.description}` : '.'}`,
+    agent.useFor ? `Use for: ${agent.useFor}` : '',
+    'It may delegate to other agents and run tools; the result is its reply, with the session and conversation ids and the tokens and cost of the whole delegation tree.',
+  ]
+    .filter((line) => line.length > 0)
+    .join('\n');
+}

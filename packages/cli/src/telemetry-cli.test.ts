@@ -1,0 +1,108 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+import { runLegion, type LegionRun } from './legion-process.test-support.js';
+import { useWorkspace } from './workspace.test-support.js';
+
+const PROCESS_LIMIT_MS = 60_000;
+
+/** OTLP/HTTP JSON (opentelemetry-proto's JSON mapping), as much of it as the test reads. */
+const AnyValueSchema = z.object({ stringValue: z.string().optional(), intValue: z.union([z.number(), z.string()]).optional(), doubleValue: z.number().optional(), boolValue: z.boolean().optional() });
+const AttributesSchema = z.array(z.object({ key: z.string(), value: AnyValueSchema })).default([]);
+const ExportRequestSchema = z.object({
+  resourceSpans: z.array(
+    z.object({
+      resource: z.object({ attributes: AttributesSchema }),
+      scopeSpans: z.array(
+        z.object({
+          scope: z.object({ name: z.string() }),
+          spans: z.array(z.object({ traceId: z.string(), spanId: z.string(), parentSpanId: z.string().optional(), name: z.string(), attributes: AttributesSchema })),
+        }),
+      ),
+    }),
+  ),
+});
+
+interface ReceivedSpan {
+  name: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | undefined;
+  scope: string;
+  resource: Record<string, unknown>;
+  attributes: Record<string, unknown>;
+}
+
+const flat = (attributes: z.infer<typeof AttributesSchema>): Record<string, unknown> =>
+  Object.fromEntries(attributes.map(({ key, value }) => [key, value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.doubleValue ?? value.boolValue))]));
+
+/** A collector's OTLP/HTTP trace endpoint on 127.0.0.1: decodes every export request it gets. */
+async function startCollector(): Promise<{ url: string; spans: ReceivedSpan[]; paths: string[]; close(): Promise<void> }> {
+  const spans: ReceivedSpan[] = [];
+  const paths: string[] = [];
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      paths.push(`${request.method} ${request.url} ${request.headers['content-type']}`);
+      const body = ExportRequestSchema.parse(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      for (const { resource, scopeSpans } of body.resourceSpans) {
+        for (const { scope, spans: received } of scopeSpans) {
+          for (const span of received) {
+            spans.push({ name: span.name, traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId || undefined, scope: scope.name, resource: flat(resource.attributes), attributes: flat(span.attributes) });
+          }
+        }
+      }
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, spans, paths, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+describe('legion exports traces over OTLP when an endpoint is configured', () => {
+  const workspace = useWorkspace('legion-telemetry-');
+  const { mock } = workspace;
+  let collector: Awaited<ReturnType<typeof startCollector>> | undefined;
+  afterEach(async () => {
+    await collector?.close();
+    collector = undefined;
+  });
+
+  function expectExit(run: LegionRun, status: number): void {
+    expect(run.status, `exit ${run.status}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(status);
+  }
+
+  it('legion run sends its turn and model-call spans before it exits', async () => {
+    collector = await startCollector();
+    workspace.useModel('coordinator', { provider: 'anthropic', model: 'claude-test', baseURL: mock.url });
+    mock.on({ userMessage: 'Hello' }, { content: 'Hi there.', usage: { input_tokens: 80, output_tokens: 30 } });
+    const run = await runLegion(['run', '--output', 'json', 'Hello'], {
+      cwd: workspace.dir,
+      env: { ...process.env, ...workspace.env(), OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=test' },
+      timeoutMs: PROCESS_LIMIT_MS,
+    });
+    expectExit(run, 0);
+    const report = JSON.parse(run.stdout) as { conversationId: string; sessionId: string };
+
+    // Nothing is waited for: the spans were sent before the process ended.
+    expect(collector.paths[0]).toBe('POST /v1/traces application/json');
+    const turn = collector.spans.find((span) => span.name === 'invoke_agent coordinator');
+    const chat = collector.spans.find((span) => span.name === 'chat claude-test');
+    expect(turn, `spans received: ${collector.spans.map((span) => span.name).join(', ')}`).toBeDefined();
+    expect(turn!.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.id': 'coordinator', 'gen_ai.conversation.id': report.conversationId, 'legion.session.id': report.sessionId });
+    expect(turn!.parentSpanId).toBeUndefined();
+    expect(turn!.scope).toBe('@legion-collective/core');
+    expect(turn!.resource).toMatchObject({ 'service.name': 'legion', 'deployment.environment.name': 'test' });
+    expect(chat!.attributes).toMatchObject({ 'gen_ai.provider.name': 'anthropic', 'gen_ai.request.model': 'claude-test', 'gen_ai.usage.input_tokens': 80, 'gen_ai.usage.output_tokens': 30 });
+    expect(chat!.traceId).toBe(turn!.traceId);
+    expect(chat!.parentSpanId).toBe(turn!.spanId);
+    // The Anthropic SDK's own span of the API call nests under the model call (legion registers a context manager).
+    const sdkSpans = collector.spans.filter((span) => span.scope.startsWith('com.anthropic'));
+    expect(sdkSpans.length, `spans received: ${collector.spans.map((span) => `${span.scope}: ${span.name}`).join(', ')}`).toBeGreaterThan(0);
+    for (const span of sdkSpans) expect([span.traceId, span.parentSpanId]).toEqual([turn!.traceId, chat!.spanId]);
+    // No content by default.
+    expect(JSON.stringify(collector.spans)).not.toMatch(/Hello|Hi there/);
+  }, 120_000);
+});

@@ -1,0 +1,42 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Legion } from '../Legion.js';
+
+/** `legion.executeTool`, the program's own door to a tool (extensions, scripts), is judged by the workspace's policies too. */
+describe('a direct tool call', () => {
+  let root: string;
+  let legion: Legion;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'legion-direct-call-'));
+    mkdirSync(join(root, '.legion'));
+    writeFileSync(
+      join(root, '.legion', 'config.json'),
+      JSON.stringify({ policies: { file_write: { mode: 'requires_approval', rules: [{ mode: 'deny', paths: ['secret/**'] }] } } }),
+    );
+    legion = Legion.create({ root, globalConfigFile: join(root, 'no-global.json'), env: { PATH: process.env.PATH } });
+  });
+  afterEach(async () => {
+    await legion.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('is refused where the policy denies, as the user and as an agent, and writes nothing', async () => {
+    const agent = legion.collective.agents()[0]!.id;
+    for (const as of [undefined, agent]) {
+      const result = await legion.executeTool('file_write', { path: 'secret/key.txt', content: 'x' }, { as, approved: true });
+      expect(result.status === 'error' && result.error).toMatch(/file_write is denied to .*Change the policy/);
+    }
+    expect(existsSync(join(root, 'secret', 'key.txt'))).toBe(false);
+  });
+
+  it("as an agent, runs a call that needs approval only when the program says it obtained one; the user's own call runs", async () => {
+    const agent = legion.collective.agents()[0]!.id;
+    const asked = await legion.executeTool('file_write', { path: 'a.txt', content: 'a' }, { as: agent });
+    expect(asked.status === 'error' && asked.error).toContain(`file_write needs approval for ${agent}`);
+    expect(existsSync(join(root, 'a.txt'))).toBe(false);
+    expect(await legion.executeTool('file_write', { path: 'a.txt', content: 'a' }, { as: agent, approved: true })).toMatchObject({ status: 'success' });
+    expect(await legion.executeTool('file_write', { path: 'b.txt', content: 'b' })).toMatchObject({ status: 'success' });
+    expect(existsSync(join(root, 'b.txt'))).toBe(true);
+  });
+});

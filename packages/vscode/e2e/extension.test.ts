@@ -1,0 +1,215 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LLMock } from '@copilotkit/aimock';
+import { initWorkspace } from '@legion-collective/core';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { codeServerBin, startCodeServer, type CodeServer } from './code-server.js';
+import { Workbench } from './workbench.js';
+
+// The extension in a real VS Code (code-server), driven through its UI in Debian's Chromium; the
+// agents' models are aimock speaking the Anthropic and OpenAI wire protocols on 127.0.0.1.
+// Run by `npm run test:vscode` (scripts/test-vscode.mjs), which installs code-server and packages the .vsix files.
+const BIN = codeServerBin();
+const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const TEST_MS = 120_000;
+const LEGION = fileURLToPath(new URL('../../cli/dist/legion.js', import.meta.url));
+
+function useModel(dir: string, participant: string, model: Record<string, unknown>): void {
+  const file = join(dir, '.legion/collective/participants', `${participant}.json`);
+  writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), model }, null, 2));
+}
+
+describe.skipIf(BIN === null)('Legion in VS Code (code-server)', () => {
+  let mock: LLMock;
+  let folder: string;
+  let server: CodeServer;
+  let browser: Browser;
+  let page: Page;
+  let workbench: Workbench;
+
+  beforeAll(async () => {
+    mock = new LLMock({ port: 0, host: '127.0.0.1' });
+    await mock.start();
+    folder = mkdtempSync(join(tmpdir(), 'legion-vscode-'));
+    execFileSync('git', ['init', '-q'], { cwd: folder });
+    initWorkspace(folder);
+    useModel(folder, 'coordinator', { provider: 'anthropic', model: 'claude-test', baseURL: mock.url });
+    useModel(folder, 'developer', { provider: 'openai', model: 'gpt-test', baseURL: `${mock.url}/v1` });
+    // The reviewer runs on a model the editor offers (the test chat host's scripted one), through the vscode-lm provider.
+    useModel(folder, 'reviewer', { provider: 'vscode-lm', model: 'e2e' });
+    server = await startCodeServer({
+      bin: BIN!,
+      vsix: [join(DIST, 'legion.vsix'), join(DIST, 'e2e-chat-host.vsix'), join(DIST, 'e2e-tool-client.vsix')],
+      folder,
+      settings: { 'legion.offerToolsToEditor': true },
+      env: { ...process.env, ANTHROPIC_API_KEY: 'test', OPENAI_API_KEY: 'test', ANTHROPIC_BASE_URL: mock.url, OPENAI_BASE_URL: `${mock.url}/v1` },
+    });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    workbench = new Workbench(page);
+    await workbench.open(server.url, folder);
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await mock?.stop();
+    if (folder) rmSync(folder, { recursive: true, force: true });
+  });
+
+  afterEach(async (context) => {
+    if (context.task.result?.state === 'fail') {
+      const shot = join(DIST, `e2e-failure-${context.task.name.replace(/\W+/g, '-')}.png`);
+      await page?.screenshot({ path: shot }).catch(() => undefined);
+      console.error(`screenshot: ${shot}\ncode-server output:\n${server?.output().slice(-4000)}`);
+    }
+    mock.clearFixtures();
+    mock.resetMatchCounts();
+  });
+
+  /** coordinator (Anthropic) delegates to developer (OpenAI), who does `developerStep` first. */
+  function scriptDelegation(userMessage: string, developerTask: string, developerStep: object | null, developerReply: string, coordinatorReply: string, stream = { latency: 20, chunkSize: 6 }): void {
+    mock.on({ model: 'claude-test', userMessage, hasToolResult: false }, { toolCalls: [{ id: `toolu_${userMessage.length}`, name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: developerTask }) }] });
+    mock.on({ model: 'claude-test', userMessage, hasToolResult: true }, { content: coordinatorReply }, stream);
+    if (developerStep) mock.on({ model: 'gpt-test', userMessage: developerTask, hasToolResult: false }, developerStep);
+    mock.on({ model: 'gpt-test', userMessage: developerTask, ...(developerStep ? { hasToolResult: true } : {}) }, { content: developerReply });
+  }
+
+  it('activates on a Legion workspace: the Legion view lists the collective', async () => {
+    await page.locator('.activitybar a.action-label[aria-label^="Legion"]').click();
+    const collective = page.locator('.pane', { hasText: 'Collective' });
+    await collective.locator('.monaco-list-row', { hasText: 'coordinator' }).waitFor({ timeout: 60_000 });
+    expect(await collective.locator('.monaco-list-row', { hasText: 'developer' }).textContent()).toContain('openai / gpt-test');
+  }, TEST_MS);
+
+  it('@legion streams the entry agent reply and shows the delegation', async () => {
+    // Long and slow enough (some 2 s) that the chat paints it more than once however it batches.
+    const reply = 'The developer added src/health.ts for you: health() returns "ok", and a test checks it. Nothing else changed in the project.';
+    scriptDelegation('Add a health check', 'Create src/health.ts', null, 'I created src/health.ts.', reply, { latency: 60, chunkSize: 4 });
+    await workbench.openChat();
+    // Every state of the reply the chat shows, to tell a streamed reply from one shown whole at the end.
+    await page.evaluate(`
+      window.replyStates = [];
+      new MutationObserver(() => {
+        const responses = document.querySelectorAll('.interactive-item-container.interactive-response');
+        const text = responses[responses.length - 1]?.textContent ?? '';
+        const at = text.indexOf('The dev');
+        if (at >= 0 && text.slice(at) !== window.replyStates[window.replyStates.length - 1]) window.replyStates.push(text.slice(at));
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    `);
+    await workbench.chat('@legion Add a health check');
+    const response = workbench.lastResponse();
+    await response.getByText('Nothing else changed in the project.', { exact: false }).waitFor({ timeout: 60_000 });
+    expect(await response.textContent()).toContain('coordinator → developer: delegating');
+    const states = (await page.evaluate('window.replyStates')) as string[];
+    expect(states.filter((state) => state.length < reply.length).length, states.join(' | ')).toBeGreaterThan(1);
+  }, TEST_MS);
+
+  /** Every conversation log of the workspace's sessions, as text. */
+  function logs(): string {
+    const sessions = join(folder, '.legion', 'sessions');
+    return readdirSync(sessions, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && entry.name.endsWith('.jsonl'))
+      .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8'))
+      .join('\n');
+  }
+
+  it('shows a delegate\'s approval in the chat; approving it there writes the file', async () => {
+    const write = { toolCalls: [{ id: 'call_write', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'approved in the chat\n' }) }] };
+    scriptDelegation('Write the notes', 'Create notes.txt', write, 'I wrote notes.txt.', 'notes.txt is written.');
+    await workbench.chat('@legion Write the notes');
+    const response = workbench.lastResponse();
+    await response.getByText('developer wants to run').waitFor({ timeout: 60_000 });
+    expect(existsSync(join(folder, 'notes.txt'))).toBe(false);
+    // Offered in the Legion view too; answered in the chat, it is gone from there.
+    const pending = page.locator('.pane', { hasText: 'Pending Approvals' }).locator('.monaco-list-row', { hasText: 'developer: file_write' });
+    await pending.waitFor();
+    await response.getByRole('button', { name: 'Approve once' }).click();
+    await response.getByText('notes.txt is written.').waitFor({ timeout: 60_000 });
+    expect(readFileSync(join(folder, 'notes.txt'), 'utf8')).toBe('approved in the chat\n');
+    await pending.waitFor({ state: 'detached' });
+  }, TEST_MS);
+
+  it('rejecting in the chat with a reason: the file is not written and the agent reads why', async () => {
+    const write = { toolCalls: [{ id: 'call_write2', name: 'file_write', arguments: JSON.stringify({ path: 'secrets.txt', content: 'no\n' }) }] };
+    scriptDelegation('Write the secrets', 'Create secrets.txt', write, 'I did not write secrets.txt.', 'secrets.txt was refused.');
+    await workbench.chat('@legion Write the secrets');
+    const response = workbench.lastResponse();
+    await response.getByText('developer wants to run').waitFor({ timeout: 60_000 });
+    await response.getByRole('button', { name: 'Reject…' }).click();
+    await workbench.inputBox('keep secrets out of the repository');
+    await response.getByText('secrets.txt was refused.').waitFor({ timeout: 60_000 });
+    expect(existsSync(join(folder, 'secrets.txt'))).toBe(false);
+    expect(logs()).toContain('keep secrets out of the repository');
+  }, TEST_MS);
+
+  it('shows an agent\'s question in the chat; the answer given there reaches the agent', async () => {
+    const ask = { toolCalls: [{ id: 'call_ask', name: 'communicate', arguments: JSON.stringify({ to: 'user', message: 'Which port should it listen on?' }) }] };
+    scriptDelegation('Start a server', 'Create src/server.ts', ask, 'It listens on the port you gave.', 'The server is ready.');
+    await workbench.chat('@legion Start a server');
+    const response = workbench.lastResponse();
+    await response.getByText('Which port should it listen on?').waitFor({ timeout: 60_000 });
+    await response.getByRole('button', { name: 'Answer' }).click();
+    await workbench.inputBox('8080, please');
+    await response.getByText('The server is ready.').waitFor({ timeout: 60_000 });
+    // The developer's next model request carried the answer as the result of its question.
+    expect(logs()).toContain('8080, please');
+  }, TEST_MS);
+
+  it('a question answered from a terminal (legion answer) is gone from the chat and the Legion view', async () => {
+    const ask = { toolCalls: [{ id: 'call_ask2', name: 'communicate', arguments: JSON.stringify({ to: 'user', message: 'Which database should it use?' }) }] };
+    scriptDelegation('Add storage', 'Create src/storage.ts', ask, 'It uses the database you named.', 'Storage is added.');
+    await workbench.chat('@legion Add storage');
+    const response = workbench.lastResponse();
+    await response.getByText('Which database should it use?').waitFor({ timeout: 60_000 });
+    const pending = page.locator('.pane', { hasText: 'Pending Approvals' }).locator('.monaco-list-row', { hasText: 'developer asks' });
+    await pending.waitFor();
+    const listed = execFileSync(process.execPath, [LEGION, 'questions', '--json'], { cwd: folder, encoding: 'utf8' });
+    const questionId = /"(q_[^"]+)"/.exec(listed)?.[1];
+    expect(questionId, listed).toBeDefined();
+    execFileSync(process.execPath, [LEGION, 'answer', questionId!, 'PostgreSQL, from the terminal'], { cwd: folder, encoding: 'utf8' });
+    await response.getByText('Storage is added.').waitFor({ timeout: 60_000 });
+    await pending.waitFor({ state: 'detached' });
+    expect(logs()).toContain('PostgreSQL, from the terminal');
+    // The chat's button for it now says so instead of asking.
+    await response.getByRole('button', { name: 'Answer' }).click();
+    await page.locator('.notifications-toasts', { hasText: 'already answered' }).waitFor();
+  }, TEST_MS);
+
+  it('runs a tool another extension registered through the API', async () => {
+    const ready = JSON.parse(readFileSync(join(folder, 'tool-client-ready.json'), 'utf8')) as { tools: Array<{ name: string; providerId: string }>; registeredEvents: string[] };
+    expect(ready.tools).toEqual([expect.objectContaining({ name: 'issue_lookup', providerId: 'programmatic' }), expect.objectContaining({ name: 'release_notes', providerId: 'tool-client' })]);
+    expect(ready.registeredEvents).toEqual(['issue_lookup', 'release_notes']);
+    mock.on({ model: 'gpt-test', userMessage: 'Look up issue 42', hasToolResult: false }, { toolCalls: [{ id: 'call_issue', name: 'issue_lookup', arguments: JSON.stringify({ number: 42 }) }] });
+    mock.on({ model: 'gpt-test', userMessage: 'Look up issue 42', hasToolResult: true }, { content: 'Issue 42 is about the slow login page.' });
+    await workbench.chat('@legion /to developer Look up issue 42');
+    const response = workbench.lastResponse();
+    await response.getByText('Issue 42 is about the slow login page.').waitFor({ timeout: 60_000 });
+    expect(await response.textContent()).toContain('developer: issue_lookup');
+    const called = JSON.parse(readFileSync(join(folder, 'tool-client-called.json'), 'utf8')) as { input: unknown; caller: string; registeredEvents: string[] };
+    expect(called).toMatchObject({ input: { number: 42 }, caller: 'developer' });
+    expect(logs()).toContain('the login page is slow (reported by the tool client)');
+  }, TEST_MS);
+
+  it('runs an agent on a model the editor offers (vscode-lm)', async () => {
+    await workbench.chat('@legion /to reviewer Say hello');
+    await workbench.lastResponse().getByText('scripted model reply').waitFor({ timeout: 60_000 });
+  }, TEST_MS);
+
+  it('offers Legion to the editor\'s own agents as a tool (legion.offerToolsToEditor)', async () => {
+    mock.on({ model: 'claude-test', userMessage: 'Summarize the plan' }, { content: 'The plan: health check, then storage.' });
+    await workbench.chat('use legion: Summarize the plan');
+    await workbench.lastResponse().getByText('legion_run_agent said: The plan: health check, then storage.').waitFor({ timeout: 60_000 });
+  }, TEST_MS);
+
+  it('shows the web UI\'s conversation graph in a webview', async () => {
+    await workbench.command('Legion: Open Conversation Graph');
+    const app = workbench.webview().frameLocator('#legion-app');
+    await app.getByTestId('graph-edge-user__coordinator').waitFor({ timeout: 60_000 });
+    await app.getByTestId('graph-edge-coordinator__developer').waitFor();
+  }, TEST_MS);
+});

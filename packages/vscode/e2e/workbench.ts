@@ -1,0 +1,64 @@
+import type { FrameLocator, Locator, Page } from 'playwright-core';
+
+/** Drives code-server's workbench the way a user does: palette, chat, buttons, input boxes. */
+export class Workbench {
+  constructor(readonly page: Page) {}
+
+  async open(url: string, folder: string): Promise<void> {
+    await this.page.goto(`${url}/?folder=${encodeURIComponent(folder)}`);
+    await this.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  }
+
+  /** Runs a command by its title through the palette (F1), retrying when the palette did not open. */
+  async command(title: string): Promise<void> {
+    const input = this.page.locator('.quick-input-widget input');
+    for (let attempt = 0; ; attempt++) {
+      await this.page.keyboard.press('Escape');
+      await this.page.keyboard.press('F1');
+      try {
+        await input.waitFor({ state: 'visible', timeout: 5_000 });
+        break;
+      } catch (error) {
+        if (attempt >= 3) throw error;
+      }
+    }
+    await input.fill(`>${title}`);
+    await this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 20_000 });
+    await this.page.keyboard.press('Enter');
+  }
+
+  /** Types `text` into the open input box (showInputBox) and accepts it. */
+  async inputBox(text: string): Promise<void> {
+    const input = this.page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(text);
+    await this.page.keyboard.press('Enter');
+  }
+
+  async openChat(): Promise<void> {
+    await this.command('Chat: Focus on Chat View');
+    await this.chatInput().waitFor({ timeout: 30_000 });
+  }
+
+  chatInput(): Locator {
+    return this.page.locator('.interactive-input-part .interactive-input-editor').first();
+  }
+
+  /** Sends `text` as typed (the input is cleared first: a sticky participant stays in it after a request). */
+  async chat(text: string): Promise<void> {
+    await this.chatInput().click();
+    await this.page.keyboard.press('Control+A');
+    await this.page.keyboard.press('Backspace');
+    await this.page.keyboard.type(text);
+    await this.page.keyboard.press('Enter');
+  }
+
+  /** The last response in the chat view. */
+  lastResponse(): Locator {
+    return this.page.locator('.interactive-item-container.interactive-response').last();
+  }
+
+  webview(): FrameLocator {
+    return this.page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+  }
+}

@@ -1,0 +1,133 @@
+import type { LegionEvent, Session } from '@legion-collective/core';
+import * as vscode from 'vscode';
+import { parseChatRequest } from './chat-request.js';
+import { entryAgentFor, readEditorSettings } from './editor-settings.js';
+import { describeToolCall, escapeMarkdown } from './tool-call-line.js';
+import type { ChatUserSurface } from './chat-surface.js';
+import type { LegionHost } from './legion-host.js';
+
+interface LegionChatResult extends vscode.ChatResult {
+  metadata: { participants: string[] };
+}
+
+/** `@legion`: the chat's messages go to the collective's entry agent (or `/to <agent>`), as the REPL sends them. */
+export function registerChatParticipant(host: LegionHost, surface: ChatUserSurface): vscode.Disposable {
+  const participant = vscode.chat.createChatParticipant('legion-collective.legion', async (request, _context, stream, token) => {
+    try {
+      return await handle(host, surface, request, stream, token);
+    } catch (error) {
+      // Legion's errors name the problem and the fix (a broken config file, an unknown agent): the chat shows them as they are.
+      stream.markdown(`\n\n**Legion:** ${error instanceof Error ? error.message : String(error)}`);
+      return { metadata: { participants: [] } };
+    }
+  });
+  participant.iconPath = new vscode.ThemeIcon('organization');
+  participant.followupProvider = {
+    provideFollowups: (result: LegionChatResult) =>
+      (result.metadata?.participants ?? []).map((agent) => ({ prompt: `${agent} `, command: 'to', label: `Continue with ${agent}` })),
+  };
+  return participant;
+}
+
+async function handle(host: LegionHost, surface: ChatUserSurface, request: vscode.ChatRequest, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<LegionChatResult> {
+  const none: LegionChatResult = { metadata: { participants: [] } };
+  if (!host.hasWorkspace()) {
+    stream.markdown('This workspace has no `.legion/` folder yet.\n\n');
+    stream.button({ command: 'legion.initializeWorkspace', title: 'Initialize Workspace' });
+    return none;
+  }
+  const intent = parseChatRequest(request.command, request.prompt);
+  const legion = host.open();
+  switch (intent.kind) {
+    case 'invalid':
+      stream.markdown(intent.problem);
+      return none;
+    case 'agents': {
+      const entry = legion.entryAgentId();
+      const lines = legion.collective.list().map((member) => `- **${member.id}** (${member.type}${member.type === 'agent' ? `, ${member.model?.provider ?? "?"} / ${member.model?.model ?? "?"}` : ''})${member.id === entry ? ' — entry agent' : ''}${member.description ? `: ${member.description}` : ''}`);
+      stream.markdown(lines.join('\n'));
+      return none;
+    }
+    case 'sessions': {
+      const current = (await host.session()).id;
+      const sessions = await legion.sessions.list();
+      stream.markdown(sessions.map((meta) => `- \`${meta.id}\`${meta.title ? ` ${meta.title}` : ''} — last active ${meta.lastActiveAt}${meta.id === current ? ' (current)' : ''}`).join('\n') || 'No sessions yet.');
+      return none;
+    }
+    case 'new': {
+      const session = await host.newSession(intent.title);
+      stream.markdown(`Started session \`${session.id}\`.`);
+      return none;
+    }
+    case 'approvals': {
+      const session = await host.session();
+      const pending = (await session.approvals.state()).list({ status: 'pending' });
+      stream.markdown(pending.map((view) => `- \`${view.id}\` **${view.requester}** → \`${view.tool}\` (approver ${view.approver})`).join('\n') || 'No pending approvals.');
+      return none;
+    }
+    case 'cost': {
+      const usage = await (await host.session()).usage();
+      const rows = Object.entries(usage.byParticipant).map(([id, totals]) => `| ${id} | ${totals.own.calls} | ${totals.own.inputTokens} | ${totals.own.outputTokens} | $${totals.own.costUsd.toFixed(4)} |`);
+      stream.markdown(`| participant | calls | input | output | cost |\n|---|---|---|---|---|\n${rows.join('\n')}\n\n**Total: $${usage.total.costUsd.toFixed(4)}** over ${usage.total.calls} model calls.`);
+      return none;
+    }
+    case 'send':
+      return send(host, surface, intent.message, intent.to, stream, token);
+  }
+}
+
+async function send(host: LegionHost, surface: ChatUserSurface, message: string, to: string | undefined, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<LegionChatResult> {
+  const legion = host.open();
+  const settings = readEditorSettings((key) => vscode.workspace.getConfiguration('legion').get(key));
+  const target = to ?? entryAgentFor(legion.config.entryAgent ? legion.entryAgentId() : undefined, settings, () => legion.entryAgentId());
+  const member = legion.collective.get(target);
+  if (member?.type !== 'agent' && member?.type !== 'mock') {
+    stream.markdown(`There is no agent "${target}" in the collective: use one of ${legion.collective.agents().map((agent) => `\`${agent.id}\``).join(', ')}.`);
+    return { metadata: { participants: [] } };
+  }
+  const session = await host.session();
+  const user = legion.collective.defaultUser()?.id ?? 'user';
+  const participants = new Set<string>([target]);
+  let streamed = false;
+  const off = legion.events.onAny((event) => {
+    streamed = show(event, session, user, target, stream, participants) || streamed;
+  });
+  const abort = new AbortController();
+  const cancelled = token.onCancellationRequested(() => abort.abort(new Error('stopped in the chat')));
+  try {
+    const result = await surface.showIn(stream, () => legion.send(session, message, { to: target, signal: abort.signal }));
+    if (result.status === 'success' && !streamed) stream.markdown(result.reply);
+    else if (result.status === 'error') stream.markdown(`\n\n**Error** (${result.code}): ${result.error}`);
+    else if (result.status === 'paused') stream.markdown(`\n\nPaused on ${result.requests.length} approval(s): decide them with /approvals, the Legion view, \`legion approvals\` or the browser.`);
+  } finally {
+    cancelled.dispose();
+    off();
+  }
+  return { metadata: { participants: [...participants] } };
+}
+
+/** Puts one event of this session into the chat; true when it was the target's reply text. */
+function show(event: LegionEvent, session: Session, user: string, target: string, stream: vscode.ChatResponseStream, participants: Set<string>): boolean {
+  if (!('sessionId' in event) || event.sessionId !== session.id) return false;
+  switch (event.type) {
+    case 'text:delta':
+      if (event.participantId === target && event.initiator === user) {
+        stream.markdown(event.text);
+        return true;
+      }
+      return false;
+    case 'turn:start':
+      if (event.participantId !== user) participants.add(event.participantId);
+      return false;
+    case 'tool:call': {
+      const line = describeToolCall(event.participantId, event.toolUse.name, event.toolUse.input);
+      // The spinner while it runs; the chat drops progress once the reply ends, so the line stays as text too.
+      stream.progress(line);
+      stream.markdown(`\n\n*${escapeMarkdown(line)}*\n\n`);
+      return false;
+    }
+    default:
+      return false;
+  }
+}
+

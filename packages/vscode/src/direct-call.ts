@@ -1,0 +1,23 @@
+import type { Legion } from '@legion-collective/core';
+
+export type DirectCallResult = { status: 'success'; content: string } | { status: 'error'; error: string };
+
+/**
+ * A tool run for another extension (`executeTool` of the API), judged by the workspace's
+ * policies as the user's own call: a deny is a deny by this route too, and a call that needs
+ * approval runs only once `confirm` says the user approved it.
+ */
+export async function runDirectCall(legion: Legion, name: string, input: unknown, confirm: (question: string) => Promise<boolean>): Promise<DirectCallResult> {
+  await legion.tools.ready();
+  const tool = legion.tools.get(name);
+  // An unknown tool: core's own error names the problem.
+  if (!tool) return legion.executeTool(name, input);
+  const user = legion.collective.defaultUser();
+  if (!user) return { status: 'error', error: `The collective has no user participant to run ${name} as: add one to .legion/collective/participants/.` };
+  const decision = legion.auth.evaluate({ participant: user, tool, input });
+  if (decision.mode === 'deny') return { status: 'error', error: `${name} is denied (${decision.source}): ${decision.reason}` };
+  if (decision.mode === 'requires_approval' && !(await confirm(`An extension asks Legion to run ${name} with ${JSON.stringify(input)} (${decision.reason}).`))) {
+    return { status: 'error', error: `The user did not approve running ${name}.` };
+  }
+  return legion.executeTool(name, input, { as: user.id });
+}

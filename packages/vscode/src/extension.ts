@@ -1,0 +1,80 @@
+import { initWorkspace } from '@legion-collective/core';
+import * as vscode from 'vscode';
+import { registerChatParticipant } from './chat-participant.js';
+import { ChatUserSurface } from './chat-surface.js';
+import { readEditorSettings, rememberFor } from './editor-settings.js';
+import { GraphPanel } from './graph-panel.js';
+import { LegionHost } from './legion-host.js';
+import { createLegionApi, type LegionApi } from './tool-api.js';
+import { registerEditorTools } from './editor-tools.js';
+import { registerViews } from './views.js';
+import { VSCODE_LM_PROVIDER, VscodeLmProvider } from './vscode-lm-provider.js';
+
+export type { ExternalTool, ExternalToolProvider, LegionApi, ToolInfo } from './tool-api.js';
+
+/**
+ * Opens the workspace's Legion in the extension host when it has a `.legion/`, and offers
+ * "Legion: Initialize Workspace" when it has not. Returns the tool API other extensions call.
+ */
+export function activate(context: vscode.ExtensionContext): LegionApi {
+  const host = new LegionHost(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
+  const surface = new ChatUserSurface();
+  const api = createLegionApi(() => host.open(), host.onDidOpen);
+  const graph = new GraphPanel(context.extensionPath, () => host.open());
+  context.subscriptions.push(host, surface, api, graph);
+
+  context.subscriptions.push(
+    host.onDidOpen((legion) => {
+      // The same door as the REPL and the browser: answered here, withdrawn there, and the reverse.
+      const detach = legion.attachUser(surface.surface);
+      const unregister = legion.providers.register(VSCODE_LM_PROVIDER, (model) => new VscodeLmProvider(model.model));
+      context.subscriptions.push(new vscode.Disposable(detach), new vscode.Disposable(unregister));
+    }),
+  );
+  context.subscriptions.push(registerChatParticipant(host, surface), ...registerViews(host, surface), ...registerEditorTools(() => host.open()));
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand('legion.initializeWorkspace', async () => {
+      if (!host.root) return void vscode.window.showErrorMessage('Legion: open a folder first; the workspace is created in it.');
+      if (host.hasWorkspace()) return void vscode.window.showInformationMessage('Legion: this folder already has a .legion/ workspace.');
+      initWorkspace(host.root);
+      host.open();
+      void vscode.window.showInformationMessage('Legion: created .legion/ with the default team. Keys stay in your environment or ~/.config/legion, never in the workspace.');
+    }),
+    vscode.commands.registerCommand('legion.openGraph', () => graph.show()),
+    vscode.commands.registerCommand('legion.question.answer', async (id: string) => {
+      const item = surface.items().find((pending) => pending.id === id);
+      if (item?.kind !== 'question') return void vscode.window.showInformationMessage('Legion: that question was already answered.');
+      const text = await vscode.window.showInputBox({ title: `Answer ${item.question.from}`, prompt: item.question.text, ignoreFocusOut: true });
+      if (text === undefined) return;
+      if (!surface.answer(id, text)) void vscode.window.showInformationMessage('Legion: that question was answered elsewhere first.');
+    }),
+    vscode.commands.registerCommand('legion.approval.decide', async (id: string, choice?: 'once' | 'always' | 'reject') => {
+      const item = surface.items().find((pending) => pending.id === id);
+      if (item?.kind !== 'approval') return void vscode.window.showInformationMessage('Legion: that approval was already decided.');
+      let decision = choice;
+      decision ??= (await vscode.window.showQuickPick(['once', 'always', 'reject'] as const, { title: `${item.request.requester} wants to run ${item.request.tool}` })) as typeof choice;
+      if (!decision) return;
+      if (decision === 'reject') {
+        const reason = await vscode.window.showInputBox({ title: `Reject ${item.request.tool}`, prompt: 'Why (the agent reads this)', ignoreFocusOut: true });
+        if (reason === undefined) return;
+        surface.decide({ id, decision: 'reject', ...(reason ? { reason } : {}) });
+      } else {
+        const settings = readEditorSettings((key) => vscode.workspace.getConfiguration('legion').get(key));
+        surface.decide({ id, decision: 'approve', ...(decision === 'always' ? { remember: rememberFor(settings) } : {}) });
+      }
+    }),
+  );
+
+  if (host.hasWorkspace()) {
+    try {
+      host.open();
+    } catch (error) {
+      // A broken config names its file, field and fix: show it; the chat repeats it on use.
+      void vscode.window.showErrorMessage(`Legion: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return api;
+}
+
+export function deactivate(): void {}

@@ -1,0 +1,12 @@
+/** One progress line for a tool call: a delegation names its target. */
+export function describeToolCall(participantId: string, tool: string, input: unknown): string {
+  const fields = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
+  if (tool === 'communicate' && typeof fields['to'] === 'string') return `${participantId} → ${fields['to']}: delegating`;
+  const target = ['path', 'command', 'pattern'].map((key) => fields[key]).find((value) => typeof value === 'string');
+  return `${participantId}: ${tool}${typeof target === 'string' ? ` ${target.length > 80 ? `${target.slice(0, 77)}…` : target}` : ''}`;
+}
+
+/** Agent-chosen text shown as markdown: its syntax characters stay literal. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]<>#|]/g, (character) => `\\${character}`);
+}
