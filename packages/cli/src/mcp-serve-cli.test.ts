@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport, type Client } from '@modelcontextprotocol/client';
 import { LEGION, runLegion } from './legion-process.test-support.js';
 import { connectHttp, connectStdio, mcpClient, serveMcpHttp, type HttpServed } from './mcp-serve.test-support.js';
 import { useWorkspace } from './workspace.test-support.js';
@@ -289,6 +289,84 @@ describe('legion mcp serve, through real MCP clients', () => {
       rmSync(outer, { recursive: true, force: true });
     }
   }, 90_000);
+
+  /** Resolves once the server's standard error matches (it writes a line when something happens). */
+  const logged = (served: HttpServed, pattern: RegExp): Promise<string> =>
+    new Promise((resolve) => {
+      const check = (): boolean => {
+        const found = served.stderr().match(pattern);
+        if (found) resolve(found[0]);
+        return found !== null;
+      };
+      if (check()) return;
+      const onData = (): void => void (check() && served.child.stderr.off('data', onData));
+      served.child.stderr.on('data', onData);
+    });
+
+  it('over HTTP: a session whose client left without DELETE is closed once idle; a request in it gets 404 and the client initializes anew', async () => {
+    configure({ mcpServe: { sessionIdleSeconds: 1 } });
+    const served = await http();
+    const { client } = await httpClient(served);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    const transport = client.transport as StreamableHTTPClientTransport;
+    const id = transport.sessionId!;
+    // The client goes away without ending its session (close sends no DELETE).
+    await client.close();
+
+    await logged(served, new RegExp(`closed MCP session ${id}, idle for 1 s`));
+
+    // The SDK's transport resumed on the old session id, as a client that slept would.
+    const stale = new StreamableHTTPClientTransport(served.url, { sessionId: id, requestInit: { headers: { authorization: `Bearer ${served.token}` } } });
+    await stale.start();
+    const refused = await stale.send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }).then(() => undefined, (error: unknown) => error as Error & { data?: { status?: number } });
+    await stale.close();
+    expect(refused?.message).toMatch(/No MCP session .* expired after being idle.*initialize a new one/);
+    expect(refused?.data?.status).toBe(404);
+    const { client: fresh } = await httpClient(served);
+    expect((await fresh.listTools()).tools.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('over HTTP: a session whose client is still there (a turn running, its event stream open) is not idle, however long the turn takes', async () => {
+    configure({ mcpServe: { sessionIdleSeconds: 1 } });
+    addOracle();
+    useModel('coordinator', claude('claude-coord'));
+    mock.on({ model: 'claude-coord', userMessage: 'Ask the oracle', hasToolResult: false }, { toolCalls: [{ id: 'toolu_slow', name: 'communicate', arguments: JSON.stringify({ to: 'oracle', message: 'hold on' }) }] });
+    const served = await http();
+    const { client } = await httpClient(served);
+    const busyId = (client.transport as StreamableHTTPClientTransport).sessionId!;
+    const stop = new AbortController();
+    let asking!: () => void;
+    const oracleAsked = new Promise<void>((resolve) => (asking = resolve));
+    const asked = call(client, 'ask_coordinator', { message: 'Ask the oracle' }, { signal: stop.signal, onprogress: (step) => step.message === 'coordinator asks oracle' && asking() });
+    await oracleAsked;
+    // A session opened after the busy one and left idle expires: the busy one was idle-free for longer.
+    const { client: idle } = await httpClient(served);
+    const idleId = (idle.transport as StreamableHTTPClientTransport).sessionId!;
+    await idle.close();
+
+    await logged(served, new RegExp(`closed MCP session ${idleId}`));
+
+    expect(served.stderr()).not.toContain(busyId);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    stop.abort('done');
+    await expect(asked).rejects.toThrow();
+  }, 60_000);
+
+  it('over HTTP: past mcpServe.maxSessions a new client is refused with an error naming the fix; a session ended with DELETE frees its place', async () => {
+    configure({ mcpServe: { maxSessions: 1 } });
+    const served = await http();
+    const { client: first } = await httpClient(served);
+    const second = mcpClient();
+    clients.push(second.client);
+
+    await expect(connectHttp(second.client, served)).rejects.toThrow(/1 sessions open, its limit \(mcpServe\.maxSessions\).*raise mcpServe\.maxSessions/);
+
+    await (first.transport as StreamableHTTPClientTransport).terminateSession();
+    const third = mcpClient();
+    clients.push(third.client);
+    await connectHttp(third.client, served);
+    expect((await third.client.listTools()).tools.length).toBeGreaterThan(0);
+  }, 60_000);
 
   it('refuses requests without the token, from a web page Origin, or to another Host, with JSON that names the fix', async () => {
     const served = await http(['--token', 'a-token-of-some-length']);

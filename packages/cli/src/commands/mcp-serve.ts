@@ -66,7 +66,9 @@ export async function mcpServeCommand(options: McpServeOptions): Promise<number>
     }
     let serving;
     try {
-      serving = await serveHttp(context, { host, port, token });
+      const { sessionIdleSeconds, maxSessions } = legion.config.mcpServe;
+      const sessions = { idleMs: sessionIdleSeconds * 1000, max: maxSessions, onExpired: (id: string) => process.stderr.write(`legion mcp serve: closed MCP session ${id}, idle for ${sessionIdleSeconds} s (mcpServe.sessionIdleSeconds)\n`) };
+      serving = await serveHttp(context, { host, port, token, sessions });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE') throw new LegionError('usage', `Port ${port} is in use: give another with --port, or leave it out for a free one.`);

@@ -4,6 +4,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { allowedHosts, guardRequest, refusal } from './http-guard.js';
 import { createMcpServer } from './mcp-server.js';
+import { McpSessions, type SessionLimits } from './mcp-sessions.js';
 import type { ServeContext } from './serve-context.js';
 
 export const MCP_PATH = '/mcp';
@@ -13,18 +14,14 @@ export interface HttpServing {
   close(): Promise<void>;
 }
 
-interface McpSession {
-  transport: WebStandardStreamableHTTPServerTransport;
-  close(): Promise<void>;
-}
-
 /**
  * Streamable HTTP at `/mcp`: each client's `initialize` opens an MCP session
  * (its own server over the shared Legion), later requests carry its
- * `Mcp-Session-Id`. Every request passes the guard first.
+ * `Mcp-Session-Id`. Every request passes the guard first. Sessions are
+ * bounded (idle ones close, past the limit `initialize` is refused): see McpSessions.
  */
-export async function serveHttp(context: ServeContext, options: { host: string; port: number; token: string }): Promise<HttpServing> {
-  const sessions = new Map<string, McpSession>();
+export async function serveHttp(context: ServeContext, options: { host: string; port: number; token: string; sessions: SessionLimits }): Promise<HttpServing> {
+  const sessions = new McpSessions(options.sessions);
   let hosts = new Set<string>();
 
   const handle = async (request: Request): Promise<Response> => {
@@ -34,9 +31,9 @@ export async function serveHttp(context: ServeContext, options: { host: string; 
     if (path !== MCP_PATH) return refusal(404, 'not_found', `Nothing at ${path}: the MCP endpoint is ${MCP_PATH}.`);
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
-      const session = sessions.get(id);
-      if (!session) return refusal(404, 'unknown_session', `No MCP session "${id}" (it ended, or the server restarted): initialize a new one.`);
-      return session.transport.handleRequest(request);
+      const answered = await sessions.handle(id, request);
+      // 404 is what the spec tells a client to answer by initializing a new session.
+      return answered ?? refusal(404, 'unknown_session', `No MCP session "${id}" (it ended, expired after being idle, or the server restarted): initialize a new one.`);
     }
     if (request.method !== 'POST') return refusal(400, 'no_session', `${request.method} ${MCP_PATH} needs an Mcp-Session-Id header: send "initialize" (POST) first.`);
     let body: unknown;
@@ -46,18 +43,26 @@ export async function serveHttp(context: ServeContext, options: { host: string; 
       return refusal(400, 'bad_json', `POST ${MCP_PATH} takes a JSON-RPC message as JSON: the body could not be parsed.`);
     }
     if (!isInitializeRequest(body)) return refusal(400, 'no_session', `This request has no Mcp-Session-Id header: send "initialize" first, then the session id it returns with every request.`);
-    const server = createMcpServer(context);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sessionId) => {
-        sessions.set(sessionId, { transport, close: () => server.close() });
-      },
-    });
-    transport.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
-    };
-    await server.connect(transport);
-    return transport.handleRequest(request, { parsedBody: body });
+    const full = sessions.reserve();
+    if (full) return full;
+    let opened = false;
+    try {
+      const server = createMcpServer(context);
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sessionId) => {
+          opened = true;
+          sessions.opened(sessionId, { handle: (later) => transport.handleRequest(later), close: () => server.close() });
+        },
+      });
+      transport.onclose = () => {
+        if (transport.sessionId !== undefined) sessions.forget(transport.sessionId);
+      };
+      await server.connect(transport);
+      return await sessions.first(request, () => transport.handleRequest(request, { parsedBody: body }), () => transport.sessionId);
+    } finally {
+      if (!opened) sessions.abandoned();
+    }
   };
 
   const listening = await new Promise<ServerType>((resolve, reject) => {
@@ -70,8 +75,7 @@ export async function serveHttp(context: ServeContext, options: { host: string; 
   return {
     url: `http://${urlHost}:${port}${MCP_PATH}`,
     close: async () => {
-      await Promise.all([...sessions.values()].map((session) => session.close().catch(() => undefined)));
-      sessions.clear();
+      await sessions.closeAll();
       await new Promise<void>((resolve) => {
         listening.close(() => resolve());
         if ('closeAllConnections' in listening) listening.closeAllConnections();

@@ -85,6 +85,14 @@ export const McpServeSettingsSchema = z
      * after it, the agent is told you are not available, as in a headless run. Default 120.
      */
     questionWaitSeconds: z.number().int().nonnegative(),
+    /**
+     * Over HTTP, how long an MCP session with no request in flight lives before it is closed (a
+     * client that quits without DELETE would otherwise hold it until the server stops); a later
+     * request in it gets 404 and the client initializes anew. Default 1800 (30 min).
+     */
+    sessionIdleSeconds: z.number().positive(),
+    /** Over HTTP, how many MCP sessions may be open at once; one more `initialize` is refused. Default 64. */
+    maxSessions: z.number().int().positive(),
   })
   .strict()
   .partial();
@@ -143,7 +151,7 @@ export interface ResolvedConfig {
   shell: z.infer<typeof ShellSettingsSchema>;
   context: ContextOverrides;
   models: Record<string, ModelWindow>;
-  mcpServe: { expose?: 'all' | string[] | undefined; caller: { id: string; name: string; approvalAuthority: ApprovalAuthority }; questionWaitSeconds: number };
+  mcpServe: { expose?: 'all' | string[] | undefined; caller: { id: string; name: string; approvalAuthority: ApprovalAuthority }; questionWaitSeconds: number; sessionIdleSeconds: number; maxSessions: number };
   telemetry: Partial<z.infer<typeof TelemetrySettingsSchema>>;
 }
 
@@ -161,6 +169,6 @@ export const DEFAULT_CONFIG: ResolvedConfig = {
   shell: { passEnv: [] },
   context: {},
   models: {},
-  mcpServe: { caller: { id: 'mcp', name: 'MCP client', approvalAuthority: 'none' }, questionWaitSeconds: 120 },
+  mcpServe: { caller: { id: 'mcp', name: 'MCP client', approvalAuthority: 'none' }, questionWaitSeconds: 120, sessionIdleSeconds: 1800, maxSessions: 64 },
   telemetry: {},
 };

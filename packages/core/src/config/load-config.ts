@@ -65,6 +65,8 @@ export function mergeConfig(base: ResolvedConfig, layers: readonly ConfigLayer[]
         ...((layer.mcpServe?.expose ?? config.mcpServe.expose) !== undefined ? { expose: layer.mcpServe?.expose ?? config.mcpServe.expose } : {}),
         caller: { ...config.mcpServe.caller, ...layer.mcpServe?.caller },
         questionWaitSeconds: layer.mcpServe?.questionWaitSeconds ?? config.mcpServe.questionWaitSeconds,
+        sessionIdleSeconds: layer.mcpServe?.sessionIdleSeconds ?? config.mcpServe.sessionIdleSeconds,
+        maxSessions: layer.mcpServe?.maxSessions ?? config.mcpServe.maxSessions,
       },
       telemetry: { ...config.telemetry, ...layer.telemetry },
     };
