@@ -250,6 +250,37 @@ describe('legion mcp serve, through real MCP clients', () => {
     expect(texts).toEqual(['Ask the oracle', expect.stringContaining('(calls communicate'), expect.stringMatching(/^\((error|result): /), 'Status?', 'All fine.']);
   }, 90_000);
 
+  it('a client that cancels its ask queued behind another client\'s turn in the same conversation cancels only its own: the other turn goes on, with its progress and usage', async () => {
+    const oracle = { id: 'oracle', type: 'mock', name: 'Oracle', description: 'Answers after a while.', responses: [{ trigger: '/^ponder/', response: 'Forty-two.', delayMs: 1500 }], fallback: 'no idea' };
+    writeFileSync(join(workspace.dir, '.legion/collective/participants/oracle.json'), JSON.stringify(oracle, null, 2));
+    useModel('coordinator', claude('claude-coord'));
+    mock.on({ model: 'claude-coord', userMessage: 'Ask the oracle', hasToolResult: false }, { toolCalls: [{ id: 'toolu_ponder', name: 'communicate', arguments: JSON.stringify({ to: 'oracle', message: 'ponder this' }) }] });
+    mock.on({ model: 'claude-coord', userMessage: 'Ask the oracle', hasToolResult: true }, { content: 'The oracle says Forty-two.' });
+    mock.on({ model: 'claude-coord', userMessage: 'Status?' }, { content: 'All fine.' });
+    const served = await http();
+    const [first, second] = await Promise.all([httpClient(served), httpClient(served)]);
+    let pondering!: () => void;
+    const oracleWorks = new Promise<void>((resolve) => (pondering = resolve));
+    const firstSteps: string[] = [];
+
+    const asked = call(first.client, 'ask_coordinator', { message: 'Ask the oracle', conversation: 'shared' }, { onprogress: (step) => { firstSteps.push(step.message ?? ''); if (step.message === 'coordinator asks oracle') pondering(); } });
+    await oracleWorks;
+    const stop = new AbortController();
+    const queued = call(second.client, 'ask_coordinator', { message: 'Second question', conversation: 'shared' }, { signal: stop.signal, onprogress: () => stop.abort('not needed after all') });
+    await expect(queued).rejects.toThrow();
+
+    const result = await asked;
+    expect(result.structuredContent).toMatchObject({ status: 'success', reply: 'The oracle says Forty-two.', conversationId: 'mcp__coordinator__shared' });
+    // Both of the coordinator's model calls are counted in the first client's result, none lost to the second.
+    expect((result.structuredContent!['usage'] as { calls: number }).calls).toBe(2);
+    const next = await call(second.client, 'ask_coordinator', { message: 'Status?', conversation: 'shared' });
+    expect(textOf(next)).toBe('All fine.');
+    const page = await call(second.client, 'read_conversation', { conversation: 'shared', limit: 10 });
+    const texts = (page.structuredContent!['messages'] as Array<{ text: string }>).map((message) => message.text);
+    // The cancelled ask never reached the conversation: it was still waiting for its turn.
+    expect(texts).toEqual(['Ask the oracle', expect.stringContaining('(calls communicate'), expect.stringMatching(/^\(result: Forty-two/), 'The oracle says Forty-two.', 'Status?', 'All fine.']);
+  }, 90_000);
+
   it('two clients at once, on different named conversations, each get their own reply', async () => {
     useModel('coordinator', claude('claude-coord'));
     mock.on({ model: 'claude-coord', userMessage: 'alpha' }, { content: 'Reply to alpha.' });

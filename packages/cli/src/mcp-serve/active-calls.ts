@@ -36,7 +36,8 @@ export interface ActiveCall extends CallChannel {
  */
 export class ActiveCalls {
   private readonly calls = new Set<ActiveCall>();
-  private readonly owners = new Map<string, ActiveCall>();
+  /** Per conversation, the calls that claimed it; the first is the one its turns work for now. */
+  private readonly owners = new Map<string, ActiveCall[]>();
   private readonly requests = new Map<string, ActiveCall>();
   private readonly unsubscribe: Array<() => void> = [];
   private readonly ended = new Map<ActiveCall, Promise<void>>();
@@ -60,7 +61,7 @@ export class ActiveCalls {
         if (typeof input.to !== 'string') return;
         try {
           const id = conversationId({ initiator: event.participantId, responder: input.to, name: typeof input.conversation === 'string' ? input.conversation : undefined });
-          this.claim(call, id);
+          this.claim(call, id, 'now');
         } catch {
           // A malformed target: communicate itself answers the model with the error.
         }
@@ -99,7 +100,8 @@ export class ActiveCalls {
     this.calls.add(call);
     let ended!: () => void;
     this.ended.set(call, new Promise<void>((resolve) => (ended = resolve)));
-    for (const id of conversations) this.claim(call, id);
+    // Its own conversations: a turn already running there (another client's) keeps them until it ends, as the conversation's queue does.
+    for (const id of conversations) this.claim(call, id, 'queued');
     return {
       call,
       end: () => {
@@ -108,7 +110,9 @@ export class ActiveCalls {
         this.calls.delete(call);
         for (const id of call.conversations) {
           const key = `${sessionId}/${id}`;
-          if (this.owners.get(key) === call) this.owners.delete(key);
+          const claims = (this.owners.get(key) ?? []).filter((claimant) => claimant !== call);
+          if (claims.length > 0) this.owners.set(key, claims);
+          else this.owners.delete(key);
         }
         for (const [id, owner] of this.requests) if (owner === call) this.requests.delete(id);
       },
@@ -117,7 +121,7 @@ export class ActiveCalls {
 
   /** The call the conversation's turns work for now, if any. */
   owner(sessionId: string, conversation: string): ActiveCall | undefined {
-    return this.owners.get(`${sessionId}/${conversation}`);
+    return this.owners.get(`${sessionId}/${conversation}`)?.[0];
   }
 
   /** The call whose tree made this approval request, while it runs. */
@@ -129,10 +133,18 @@ export class ActiveCalls {
     for (const stop of this.unsubscribe.splice(0)) stop();
   }
 
-  private claim(call: ActiveCall, id: string): void {
+  /**
+   * `now`: a delegation, whose turn starts at once (communicate does not wait
+   * for a busy conversation), so the latest claim wins. `queued`: a call's own
+   * conversation, whose turn waits behind the one running there.
+   */
+  private claim(call: ActiveCall, id: string, when: 'now' | 'queued'): void {
     call.conversations.add(id);
-    // The latest claim wins: two calls whose agents delegate into one conversation take turns there (it is locked).
-    this.owners.set(`${call.sessionId}/${id}`, call);
+    const key = `${call.sessionId}/${id}`;
+    const claims = (this.owners.get(key) ?? []).filter((claimant) => claimant !== call);
+    if (when === 'now') claims.unshift(call);
+    else claims.push(call);
+    this.owners.set(key, claims);
   }
 }
 

@@ -365,7 +365,14 @@ export class Conversation implements TurnConversation {
     let releaseQueue!: () => void;
     const previous = this.tail;
     this.tail = new Promise<void>((resolve) => (releaseQueue = resolve));
-    await previous;
+    try {
+      await queuedBehind(previous, options.signal);
+    } catch (error) {
+      // Cancelled while waiting for the turn before it: it leaves the queue without writing anything; the next in line still waits for that turn.
+      this.pending--;
+      void previous.then(releaseQueue);
+      throw error;
+    }
     const ttlMs = this.services.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     const owner = `pid ${process.pid} on ${HOST}: turn of ${this.ref.responder}`;
     let lease: Lease;
@@ -446,4 +453,22 @@ function framesWithTrace(frames: readonly DelegationFrame[], traceparent: string
   const last = frames.at(-1);
   if (traceparent === undefined || !last || last.trace !== undefined) return frames;
   return [...frames.slice(0, -1), Object.assign({}, last, { trace: traceparent })];
+}
+
+/**
+ * Waits for the turn queued before this one; a caller that cancels while it
+ * waits (one MCP client among several in a conversation) stops waiting at
+ * once rather than when that turn ends. Already cancelled on arrival: waits as
+ * before, the turn then ends as cancelled.
+ */
+function queuedBehind(previous: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal || signal.aborted) return previous;
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason instanceof Error ? signal.reason : new Error(`cancelled while waiting for the turn before it: ${String(signal.reason)}`));
+    signal.addEventListener('abort', onAbort, { once: true });
+    void previous.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
 }
