@@ -1,7 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { runLegion, type LegionRun } from './legion-process.test-support.js';
+import { LEGION, runLegion, type LegionRun } from './legion-process.test-support.js';
+import { shellQuote, TMUX_MISSING, TmuxTerminal } from './repl/terminal.test-support.js';
+import { connectHttp, mcpClient, serveMcpHttp } from './mcp-serve.test-support.js';
 import { useWorkspace } from './workspace.test-support.js';
 
 const PROCESS_LIMIT_MS = 60_000;
@@ -104,5 +107,51 @@ describe('legion exports traces over OTLP when an endpoint is configured', () =>
     for (const span of sdkSpans) expect([span.traceId, span.parentSpanId]).toEqual([turn!.traceId, chat!.spanId]);
     // No content by default.
     expect(JSON.stringify(collector.spans)).not.toMatch(/Hello|Hi there/);
+  }, 120_000);
+
+  it('legion mcp serve sends its spans when stopped with SIGTERM, before it exits', async () => {
+    collector = await startCollector();
+    workspace.useModel('coordinator', { provider: 'anthropic', model: 'claude-test', baseURL: mock.url });
+    mock.on({ userMessage: 'Hello' }, { content: 'Hi there.' });
+    const served = await serveMcpHttp(workspace.dir, { ...process.env, ...workspace.env(), OTEL_EXPORTER_OTLP_ENDPOINT: collector.url });
+    const { client } = mcpClient();
+    try {
+      await connectHttp(client, served);
+      const result = await client.callTool({ name: 'ask_coordinator', arguments: { message: 'Hello' } }, { timeout: PROCESS_LIMIT_MS });
+      expect(result.structuredContent).toMatchObject({ status: 'success' });
+    } finally {
+      await client.close();
+    }
+
+    served.child.kill('SIGTERM');
+    expect(await served.exited, served.stderr()).toBe(0);
+
+    // The batch had not gone out yet (its delay is 5 s): the signal's shutdown sent it.
+    expect(collector.spans.map((span) => span.name)).toEqual(expect.arrayContaining(['invoke_agent coordinator', 'chat claude-test']));
+  }, 120_000);
+
+  it.skipIf(TMUX_MISSING)('the REPL sends its spans when killed with SIGTERM (it has no stop of its own), then ends by that signal', async () => {
+    collector = await startCollector();
+    workspace.useModel('coordinator', { provider: 'anthropic', model: 'claude-test', baseURL: mock.url });
+    mock.on({ userMessage: 'Hello' }, { content: 'Hi there.' });
+    const terminal = new TmuxTerminal(workspace.dir, 'otel');
+    try {
+      const variables = Object.entries({ ...workspace.env(), OTEL_EXPORTER_OTLP_ENDPOINT: collector.url }).map(([name, value]) => `${name}=${value}`);
+      terminal.start(`${['env', ...variables, process.execPath, LEGION].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`);
+      await terminal.waitFor('/help for commands');
+      terminal.type('Hello');
+      await terminal.waitFor('Hi there.');
+      // The pane's shell runs legion as its child.
+      const shell = spawnSync('tmux', ['-S', `${workspace.dir}/otel.sock`, 'display', '-p', '-t', 'main', '#{pane_pid}'], { encoding: 'utf8' }).stdout.trim();
+      const pid = Number(spawnSync('pgrep', ['-P', shell], { encoding: 'utf8' }).stdout.trim());
+      expect(pid).toBeGreaterThan(0);
+
+      process.kill(pid, 'SIGTERM');
+      await terminal.waitFor('[legion exited: 143]');
+
+      expect(collector.spans.map((span) => span.name)).toEqual(expect.arrayContaining(['invoke_agent coordinator', 'chat claude-test']));
+    } finally {
+      terminal.kill();
+    }
   }, 120_000);
 });
