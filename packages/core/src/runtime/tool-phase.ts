@@ -72,7 +72,7 @@ export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<
   for (const toolUse of toolUses) {
     const prepared = services.executor.prepare(toolUse, tools, input.preflight.get(toolUse.id));
     if (!prepared.ok) {
-      settled.set(toolUse.id, services.executor.refuse(toolUse, prepared.error, context));
+      settled.set(toolUse.id, services.executor.refuse(toolUse, prepared.error, context, prepared.refusal));
       continue;
     }
     let decision = services.auth.evaluate({ participant: agent, tool: prepared.call.tool, input: prepared.call.input });
@@ -80,7 +80,7 @@ export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<
       grants ??= await turn.session.approvals.grants(agent.id);
       if (grants.has(toolUse.name)) decision = services.auth.evaluate({ participant: agent, tool: prepared.call.tool, input: prepared.call.input, grants });
     }
-    if (decision.mode === 'deny') settled.set(toolUse.id, services.executor.refuse(toolUse, `Denied: ${toolUse.name} is not allowed here (${decision.reason}).`, context));
+    if (decision.mode === 'deny') settled.set(toolUse.id, services.executor.refuse(toolUse, `Denied: ${toolUse.name} is not allowed here (${decision.reason}).`, context, 'denied'));
     else if (decision.mode === 'requires_approval') asking.push({ toolUse, reason: decision.reason, call: prepared.call });
     else ready.push(prepared.call);
   }
@@ -99,7 +99,7 @@ export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<
       const outcome = outcomes.get(toolUse.id);
       if (outcome?.status === 'approved') ready.push(call);
       else if (outcome?.status === 'pending') paused.push(outcome.request);
-      else settled.set(toolUse.id, services.executor.refuse(toolUse, `Rejected: ${outcome?.status === 'rejected' ? outcome.reason : 'no decision'}`, context));
+      else settled.set(toolUse.id, services.executor.refuse(toolUse, `Rejected: ${outcome?.status === 'rejected' ? outcome.reason : 'no decision'}`, context, 'rejected'));
     }
     // Keep the model's order for execution, whatever order approvals came in.
     ready.sort((a, b) => toolUses.indexOf(a.toolUse) - toolUses.indexOf(b.toolUse));
@@ -132,11 +132,11 @@ export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResul
       if (!decision) {
         paused.push(store.view(request.id)!);
       } else if (decision.decision === 'rejected') {
-        settled.set(toolUse.id, services.executor.refuse(toolUse, `Rejected by ${decision.decidedBy}${decision.reason ? `: ${decision.reason}` : ''}`, context));
+        settled.set(toolUse.id, services.executor.refuse(toolUse, `Rejected by ${decision.decidedBy}${decision.reason ? `: ${decision.reason}` : ''}`, context, 'rejected'));
       } else {
         const prepared = services.executor.prepare(toolUse, tools);
         if (prepared.ok) ready.push(prepared.call);
-        else settled.set(toolUse.id, services.executor.refuse(toolUse, prepared.error, context));
+        else settled.set(toolUse.id, services.executor.refuse(toolUse, prepared.error, context, prepared.refusal));
       }
       continue;
     }
@@ -156,7 +156,7 @@ export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResul
       else settled.set(toolUse.id, await eviction.apply(outcome.block));
       continue;
     }
-    settled.set(toolUse.id, services.executor.refuse(toolUse, `interrupted: Legion stopped while ${toolUse.name} was pending, so it did not run. Call it again if it is still needed.`, context));
+    settled.set(toolUse.id, services.executor.refuse(toolUse, `interrupted: Legion stopped while ${toolUse.name} was pending, so it did not run. Call it again if it is still needed.`, context, 'interrupted'));
   }
   await runReady(ready, input, context, settled, paused, eviction);
   return { results: toolUses.flatMap((toolUse) => settled.get(toolUse.id) ?? []), paused };

@@ -5,6 +5,10 @@ import type { PausedOnApprovals } from '../session/turn.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
 
 /** A call that passed lookup and validation, ready to run once authorized. */
+
+/** Why a call never ran: no such tool is offered to the caller, its input was invalid, a policy denied it, its approver rejected it, or Legion stopped while it waited. */
+export type ToolRefusal = 'unavailable' | 'invalid' | 'denied' | 'rejected' | 'interrupted';
+
 export interface PreparedCall {
   toolUse: ToolUseBlock;
   tool: Tool;
@@ -35,17 +39,17 @@ export class ToolExecutor {
   constructor(private readonly redact: (text: string) => string = (text) => text) {}
 
   /** Looks the tool up among those the caller may use and validates the input against its schema. */
-  prepare(toolUse: ToolUseBlock, tools: ReadonlyMap<string, Tool>, preflightError?: string): { ok: true; call: PreparedCall } | { ok: false; error: string } {
-    if (preflightError !== undefined) return { ok: false, error: preflightError };
+  prepare(toolUse: ToolUseBlock, tools: ReadonlyMap<string, Tool>, preflightError?: string): { ok: true; call: PreparedCall } | { ok: false; error: string; refusal: ToolRefusal } {
+    if (preflightError !== undefined) return { ok: false, error: preflightError, refusal: 'invalid' };
     const tool = tools.get(toolUse.name);
     if (!tool) {
       const available = [...tools.keys()].join(', ') || '(none)';
-      return { ok: false, error: `Tool "${toolUse.name}" is not available to you. Available tools: ${available}.` };
+      return { ok: false, error: `Tool "${toolUse.name}" is not available to you. Available tools: ${available}.`, refusal: 'unavailable' };
     }
     const parsed = tool.inputSchema.safeParse(toolUse.input, { reportInput: true });
     if (!parsed.success) {
       const { field, problem, fix } = describeZodError(parsed.error, toolUse.input);
-      return { ok: false, error: `Invalid input for ${tool.name}: "${field}" ${problem}. Fix: ${fix}, and call it again.` };
+      return { ok: false, error: `Invalid input for ${tool.name}: "${field}" ${problem}. Fix: ${fix}, and call it again.`, refusal: 'invalid' };
     }
     return { ok: true, call: { toolUse, tool, input: parsed.data } };
   }
@@ -65,9 +69,13 @@ export class ToolExecutor {
     return outcomes;
   }
 
-  /** Reports a call that never ran (refused, invalid, denied) the way a run call is reported. */
-  refuse(toolUse: ToolUseBlock, error: string, context: Pick<ToolContext, 'callerId' | 'conversation' | 'events'>): ToolResultBlock {
+  /**
+   * Reports a call that never ran (refused, invalid, denied) the way a run call is reported,
+   * with an `execute_tool` span in error naming the decision: an operator sees a denied call.
+   */
+  refuse(toolUse: ToolUseBlock, error: string, context: Pick<ToolContext, 'callerId' | 'conversation' | 'events' | 'trace'>, decision: ToolRefusal = 'invalid'): ToolResultBlock {
     const block = toResultBlock(toolUse.id, { status: 'error', error }, this.redact);
+    context.trace?.tool(toolUse)?.refused(decision, block.content);
     context.events.emit('tool:call', Object.assign({}, context.conversation, { participantId: context.callerId, toolUse }));
     context.events.emit('tool:result', Object.assign({}, context.conversation, { participantId: context.callerId, toolUse, result: block, durationMs: 0 }));
     return block;

@@ -236,6 +236,13 @@ export class ToolTrace {
     return runIn(this.api, this.span, work);
   }
 
+  /** The call never ran: `legion.tool.decision` says why (denied, rejected, invalid, interrupted), the status is an error. */
+  refused(decision: string, content: string): void {
+    this.span.setAttribute('legion.tool.decision', decision);
+    fail(this.api, this.span, `tool_${decision}`, this.options.captureContent ? content : undefined);
+    this.span.end();
+  }
+
   end(outcome: { isError: boolean; content: string } | { paused: number }): void {
     if ('paused' in outcome) this.span.setAttribute('legion.tool.pending_approvals', outcome.paused);
     else {

@@ -161,6 +161,24 @@ describe('OpenTelemetry spans of turns, model calls and tool calls', () => {
     expect(everything(exporter.getFinishedSpans())).not.toMatch(/SECRET/);
   });
 
+  it('a call that never ran (denied by policy, or invalid) still gets an execute_tool span, in error, with legion.tool.decision', async () => {
+    test = createTestLegion({
+      participants: [userParticipant(), { ...agentParticipant('lead', { delegation: 'none', tools: ['file_write'] }), policies: { file_write: { mode: 'auto', rules: [{ mode: 'deny', paths: ['locked/**'] }] } } } as never],
+      entryAgent: 'lead',
+      scripts: { lead: [{ toolCalls: [{ id: 'x1', name: 'file_write', input: { path: 'locked/SECRET-ARG.txt', content: 'x' } }, { id: 'x2', name: 'no_such_tool', input: {} }] }, { text: 'could not' }] },
+    });
+    expect(await test.legion.send(await test.legion.sessions.create(), 'Look it up')).toMatchObject({ status: 'success', reply: 'could not' });
+    const spans = exporter.getFinishedSpans();
+    const turn = one(spans, 'invoke_agent lead');
+    const denied = one(spans, 'execute_tool file_write');
+    expect(parentOf(denied)).toBe(turn.spanContext().spanId);
+    expect(denied.attributes).toMatchObject({ 'gen_ai.tool.call.id': 'x1', 'legion.tool.decision': 'denied', 'error.type': 'tool_denied' });
+    expect(denied.status).toEqual({ code: SpanStatusCode.ERROR, message: 'tool_denied' });
+    expect(one(spans, 'execute_tool no_such_tool').attributes).toMatchObject({ 'legion.tool.decision': 'unavailable' });
+    expect(everything(spans)).not.toMatch(/SECRET/);
+    test.assertScriptsDone();
+  });
+
   it('a failed model call sets error status on its chat span and on the turn, naming the kind only', async () => {
     test = createTestLegion({
       participants: [userParticipant(), agentParticipant('lead', { delegation: 'none' })],
