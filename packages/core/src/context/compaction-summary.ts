@@ -1,5 +1,5 @@
 import type { Message, Usage } from '../message.js';
-import { generate, type LLMProvider } from '../providers/llm-provider.js';
+import { generate, type LLMProvider, type ModelRequest, type ModelResponse } from '../providers/llm-provider.js';
 import type { TokenMeasure } from './context-tokens.js';
 
 /** Who the conversation is between and for whom it is done: what a summary must never drop. */
@@ -26,7 +26,12 @@ export interface SummarizeOptions {
   signal?: AbortSignal | undefined;
   /** Told about each summarizer call's usage (for the session's usage ledger). */
   onUsage?: ((usage: Usage) => Promise<void>) | undefined;
+  /** Runs each summarizer call, wrapped (the runtime traces it as a model call of the turn). */
+  wrapCall?: SummarizerCallWrapper | undefined;
 }
+
+/** Wraps one summarizer model call: `run` makes it. */
+export type SummarizerCallWrapper = (request: ModelRequest, run: () => Promise<ModelResponse>) => Promise<ModelResponse>;
 
 /** A tool's output is the bulkiest part of a transcript and the least worth keeping word for word. */
 const TOOL_RESULT_CHARS = 1_500;
@@ -103,11 +108,9 @@ async function summarizeOnce(options: SummarizeOptions, system: string, previous
     `The conversation to fold in, oldest first:\n<transcript>\n${transcript}\n</transcript>\n`,
     previous ? 'Write the updated summary: everything of the summary so far that still matters, and the transcript.' : 'Write the summary.',
   ].join('\n');
-  const response = await generate(
-    options.provider,
-    { system, messages: [{ id: 'summary-request', role: 'user', at: new Date().toISOString(), content: [{ type: 'text', text }] }], tools: [], maxTokens: options.maxTokens },
-    { signal: options.signal },
-  );
+  const request: ModelRequest = { system, messages: [{ id: 'summary-request', role: 'user', at: new Date().toISOString(), content: [{ type: 'text', text }] }], tools: [], maxTokens: options.maxTokens };
+  const run = (): Promise<ModelResponse> => generate(options.provider, request, { signal: options.signal });
+  const response = await (options.wrapCall ? options.wrapCall(request, run) : run());
   if (response.usage) await options.onUsage?.(response.usage);
   const summary = response.content
     .map((block) => (block.type === 'text' ? block.text : ''))

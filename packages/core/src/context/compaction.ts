@@ -5,7 +5,7 @@ import type { LLMProvider, ModelRequest } from '../providers/llm-provider.js';
 import type { CompactOutcome, TurnConversation } from '../session/turn.js';
 import type { CarriedMessage, CompactionEntry, CompactionReason } from '../storage/log-entry.js';
 import { compactionCut, isTurnStart } from './compaction-cut.js';
-import { summarize, type SummaryParties } from './compaction-summary.js';
+import { summarize, type SummaryParties, type SummarizerCallWrapper } from './compaction-summary.js';
 import { loadTokenMeasure } from './context-tokens.js';
 
 export interface CompactOptions {
@@ -19,6 +19,7 @@ export interface CompactOptions {
   fixed: Pick<ModelRequest, 'system' | 'tools'>;
   signal?: AbortSignal | undefined;
   onUsage?: ((usage: Usage) => Promise<void>) | undefined;
+  wrapCall?: SummarizerCallWrapper | undefined;
 }
 
 
@@ -51,6 +52,7 @@ export async function compactConversation(options: CompactOptions): Promise<Comp
     measure,
     signal: options.signal,
     onUsage: options.onUsage,
+    wrapCall: options.wrapCall,
   });
   const first = summarized[0]!;
   const last = summarized.at(-1)!;

@@ -5,9 +5,10 @@ import { compactConversation } from '../context/compaction.js';
 import { fitToWindow } from '../context/context-budget.js';
 import { loadTokenMeasure } from '../context/context-tokens.js';
 import { measureContext, type ContextUsage } from '../context/token-accounting.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage, LegionError } from '../errors.js';
 import type { Message, Usage } from '../message.js';
-import type { LLMProvider, ModelRequest } from '../providers/llm-provider.js';
+import type { LLMProvider, ModelRequest, ModelResponse } from '../providers/llm-provider.js';
+import type { TurnTrace } from '../tracing/LegionTracer.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
 import type { CompactOutcome, TurnContext } from '../session/turn.js';
 import type { CompactionEntry, CompactionReason } from '../storage/log-entry.js';
@@ -15,7 +16,7 @@ import { renderTodos, TodoFileSchema } from '../tools/builtin/planning/todo-list
 import { ScratchbookFileSchema } from '../tools/builtin/scratchbook/scratchbook.js';
 
 export interface ContextStageOptions {
-  turn: Pick<TurnContext, 'conversation' | 'frames' | 'session' | 'signal' | 'events'>;
+  turn: Pick<TurnContext, 'conversation' | 'frames' | 'session' | 'signal' | 'events' | 'trace'>;
   agent: AgentParticipant;
   settings: ContextSettings;
   /**
@@ -126,6 +127,7 @@ export class ContextStage {
       fixed: this.fixed ?? { system: '', tools: [] },
       signal: turn.signal,
       onUsage: (usage) => this.options.onUsage(usage, summarizer),
+      wrapCall: (request, run) => tracedSummary(turn.trace, summarizer, request, run),
     });
     if (result.status === 'compacted') emitCompacted(turn, agent.id, result.entry);
     return result;
@@ -182,4 +184,19 @@ function emitCompacted(turn: ContextStageOptions['turn'], participantId: string,
       summarizer: entry.summarizer ?? { provider: '', model: '' },
     }),
   );
+}
+
+/** A summarizer call is a model call of the turn: a `chat` span under it, marked as compaction's. */
+async function tracedSummary(trace: TurnTrace | undefined, summarizer: LLMProvider, request: ModelRequest, run: () => Promise<ModelResponse>): Promise<ModelResponse> {
+  const chat = trace?.chat({ provider: summarizer.name, model: summarizer.model, maxTokens: request.maxTokens, system: request.system, messages: request.messages });
+  if (!chat) return run();
+  chat.span.setAttribute('legion.chat.purpose', 'compaction');
+  try {
+    const response = await chat.run(run);
+    chat.answered(response, Date.now(), undefined);
+    return response;
+  } catch (error) {
+    chat.failed(error instanceof LegionError ? error.code : 'model_failed', errorMessage(error));
+    throw error;
+  }
 }

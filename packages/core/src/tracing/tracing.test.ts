@@ -8,6 +8,7 @@ import { keyEnv } from '../providers/__fixtures__/llm-server.js';
 import { useLlmServer } from '../providers/__fixtures__/use-llm-server.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
 import { defineTool } from '../tools/tool.js';
+import { SUMMARY_SYSTEM_MARK } from '../context/compaction-summary.js';
 import type { ScriptStep } from '../providers/scripted/ScriptedProvider.js';
 import type { Legion } from '../Legion.js';
 
@@ -176,6 +177,33 @@ describe('OpenTelemetry spans of turns, model calls and tool calls', () => {
     expect(denied.status).toEqual({ code: SpanStatusCode.ERROR, message: 'tool_denied' });
     expect(one(spans, 'execute_tool no_such_tool').attributes).toMatchObject({ 'legion.tool.decision': 'unavailable' });
     expect(everything(spans)).not.toMatch(/SECRET/);
+    test.assertScriptsDone();
+  });
+
+  it("the compaction summarizer's model call is a chat span of the turn that compacted", async () => {
+    const context = { window: 4_000, outputReserve: 1_000, summarizeAtTokens: 600, protectRecentTokens: 0, keepRecentMessages: 1 };
+    test = createTestLegion({
+      participants: [userParticipant(), { ...agentParticipant('lead', { delegation: 'none' }), context } as never],
+      entryAgent: 'lead',
+      scripts: {
+        lead: [
+          // The provider says the context is large: the next turn compacts it before its request.
+          { text: `Noted. ${'The plan has many steps. '.repeat(150)}`, usage: { inputTokens: 900, outputTokens: 900 } },
+          { expect: (request) => expect(request.system).toContain(SUMMARY_SYSTEM_MARK), text: 'Summary: a long plan.' },
+          { text: 'Going on.' },
+        ],
+      },
+    });
+    const session = await test.legion.sessions.create();
+    await test.legion.send(session, 'Plan it all.');
+    exporter.reset();
+    const result = await test.legion.send(session, 'Go on.');
+    expect(result, JSON.stringify(result)).toMatchObject({ status: 'success', reply: 'Going on.' });
+    const spans = exporter.getFinishedSpans();
+    const turn = one(spans, 'invoke_agent lead');
+    const chats = named(spans, 'chat lead');
+    expect(chats.map((span) => span.attributes['legion.chat.purpose'])).toEqual(['compaction', undefined]);
+    for (const chat of chats) expect(parentOf(chat)).toBe(turn.spanContext().spanId);
     test.assertScriptsDone();
   });
 
