@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { Legion, LegionError } from '@legion-collective/core';
 import { ActiveCalls } from '../mcp-serve/active-calls.js';
 import { exposedAgents } from '../mcp-serve/exposed-agents.js';
-import { serveHttp } from '../mcp-serve/http-transport.js';
 import { mcpSurface } from '../mcp-serve/mcp-surface.js';
 import type { ServeContext } from '../mcp-serve/serve-context.js';
 import { serveStdio } from '../mcp-serve/stdio-transport.js';
@@ -66,6 +65,8 @@ export async function mcpServeCommand(options: McpServeOptions): Promise<number>
     }
     let serving;
     try {
+      // Loaded only for --http: the HTTP server (and the fetch globals it touches) would slow a stdio client's first answer.
+      const { serveHttp } = await import('../mcp-serve/http-transport.js');
       const { sessionIdleSeconds, maxSessions } = legion.config.mcpServe;
       const sessions = { idleMs: sessionIdleSeconds * 1000, max: maxSessions, onExpired: (id: string) => process.stderr.write(`legion mcp serve: closed MCP session ${id}, idle for ${sessionIdleSeconds} s (mcpServe.sessionIdleSeconds)\n`) };
       serving = await serveHttp(context, { host, port, token, sessions });
