@@ -24,14 +24,14 @@ describe.skipIf(skipped !== undefined)('agent state cache', () => {
     return { url, first, second, sessionId, key, close: () => Promise.all([first.close(), second.close()]) };
   }
 
-  it("drops what another process writes, and what an operator's SQL changes, while a turn runs", async () => {
-    const { url, first, second, key, close } = await twoProcesses();
+  it('drops what another process writes, and what it removes with its session, while a turn runs', async () => {
+    const { first, second, key, close } = await twoProcesses();
     try {
       await second.agentState.put(key, { items: ['from the second process'] });
       // Seen once the change's notification reaches the first instance's listening connection.
       await vi.waitFor(async () => expect(await first.agentState.get(key, TodosSchema)).toEqual({ items: ['from the second process'] }), { timeout: 15_000, interval: 20 });
-      await sql(url, `UPDATE legion.agent_state SET document = '{"items": ["by hand"]}' WHERE session_id = $1`, [key.sessionId]);
-      await vi.waitFor(async () => expect(await first.agentState.get(key, TodosSchema)).toEqual({ items: ['by hand'] }), { timeout: 15_000, interval: 20 });
+      await second.sessions.remove(key.sessionId);
+      await vi.waitFor(async () => expect(await first.agentState.get(key, TodosSchema)).toBeUndefined(), { timeout: 15_000, interval: 20 });
     } finally {
       await close();
     }
@@ -40,8 +40,8 @@ describe.skipIf(skipped !== undefined)('agent state cache', () => {
   it('reads afresh when a turn starts, even when no notification of the change has arrived', async () => {
     const { url, first, sessionId, key, close } = await twoProcesses();
     try {
-      // A write whose notification never comes (triggers off for this connection), as one still on its way.
-      await sql(url, `SET session_replication_role = replica; UPDATE legion.agent_state SET document = '{"items": ["unannounced"]}' WHERE session_id = '${sessionId}'`);
+      // A write whose notification has not come (an operator's SQL sends none), as one still on its way.
+      await sql(url, `UPDATE legion.agent_state SET document = '{"items": ["unannounced"]}' WHERE session_id = $1`, [sessionId]);
       const next = await first.conversations.acquire({ sessionId, conversationId: 'lead__dev' }, 'first', { ttlMs: 60_000 });
       expect(next.acquired).toBe(true);
       expect(await first.agentState.get(key, TodosSchema)).toEqual({ items: ['unannounced'] });

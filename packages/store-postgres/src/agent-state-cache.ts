@@ -1,12 +1,15 @@
 import type { AgentStateKey } from '@legion-collective/core';
 
-/** The channel migration 2's trigger notifies on when a row of `legion.agent_state` changes. */
+/**
+ * The channel an instance notifies on, on commit, when it writes a row of `legion.agent_state`
+ * (payload `<session>/<kind>/<agent>`) or removes a session (`<session>/`: all of its rows).
+ */
 export const AGENT_STATE_CHANNEL = 'legion_agent_state';
 
 /**
  * The agent state documents this instance read, so that the todos and notes that go into every
  * model request are not read from the database at every step. An entry is dropped when any
- * process changes its row (the trigger's notification, on this instance's listening connection),
+ * process changes its row (its notification, on this instance's listening connection),
  * when this instance writes it, when a turn takes a lease on the session (a turn never starts on
  * what a late notification has not dropped yet) and, all of them, whenever the listening
  * connection is lost or (re)made (what was notified meanwhile is unknown). Nothing is cached while
@@ -42,8 +45,9 @@ export class AgentStateCache {
     return document;
   }
 
-  /** A row changed (`<session>/<kind>/<agent>`, as the trigger notifies it), here or elsewhere. */
+  /** A row changed (`<session>/<kind>/<agent>`), or a session's rows (`<session>/`), here or elsewhere. */
   drop(id: string): void {
+    if (id.endsWith('/')) return this.dropSession(id.slice(0, -1));
     this.generation++;
     this.documents.delete(id);
   }

@@ -73,27 +73,6 @@ CREATE TABLE legion.artifacts (
 );
 `,
   },
-  {
-    version: 2,
-    name: 'agent state changes notified',
-    // Every change of a row, by whatever writes it (another Legion, `legion store copy`, a session
-    // removed, an operator's SQL), tells listeners which one changed, on commit: an instance caches
-    // agent state read at every step and drops what another wrote. The payload is session, kind and
-    // agent, joined by "/" (none of them can hold one).
-    sql: `
-CREATE FUNCTION legion.notify_agent_state() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  changed legion.agent_state;
-BEGIN
-  changed := CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
-  PERFORM pg_notify('legion_agent_state', changed.session_id || '/' || changed.kind || '/' || changed.agent_id);
-  RETURN NULL;
-END
-$$;
-CREATE TRIGGER agent_state_changed AFTER INSERT OR UPDATE OR DELETE ON legion.agent_state
-  FOR EACH ROW EXECUTE FUNCTION legion.notify_agent_state();
-`,
-  },
 ];
 
 /** The newest schema this code knows. */

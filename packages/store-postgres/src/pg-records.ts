@@ -27,7 +27,7 @@ import {
   type UsageLedgerStore,
   type UsageRecord,
 } from '@legion-collective/core';
-import { AgentStateCache } from './agent-state-cache.js';
+import { AGENT_STATE_CHANNEL, AgentStateCache } from './agent-state-cache.js';
 import type { Database } from './connection.js';
 import { ClaimedLog } from './pg-claimed-log.js';
 import { appendEntry } from './log-append.js';
@@ -138,9 +138,13 @@ export class PostgresAgentState implements AgentStateStore {
     this.cache.drop(id);
     try {
       await this.db.query(
-        `INSERT INTO legion.agent_state (session_id, kind, agent_id, document) VALUES ($1, $2, $3, $4::jsonb)
-         ON CONFLICT (session_id, kind, agent_id) DO UPDATE SET document = EXCLUDED.document`,
-        [key.sessionId, key.kind, key.agentId, JSON.stringify(value ?? null)],
+        // Every process listening drops what it cached of the row, on commit.
+        `WITH written AS (
+           INSERT INTO legion.agent_state (session_id, kind, agent_id, document) VALUES ($1, $2, $3, $4::jsonb)
+           ON CONFLICT (session_id, kind, agent_id) DO UPDATE SET document = EXCLUDED.document
+           RETURNING 1)
+         SELECT pg_notify('${AGENT_STATE_CHANNEL}', $5) FROM written`,
+        [key.sessionId, key.kind, key.agentId, JSON.stringify(value ?? null), id],
       );
     } finally {
       this.cache.drop(id);

@@ -9,6 +9,7 @@ import {
   type SessionRecords,
   type StorageWarning,
 } from '@legion-collective/core';
+import { AGENT_STATE_CHANNEL } from './agent-state-cache.js';
 import type { Database } from './connection.js';
 import { parseRecord, readRecord, sourceOf } from './records.js';
 
@@ -92,6 +93,8 @@ export class PostgresSessions implements SessionRecords {
     return this.db.transaction(async (client) => {
       const removed = await client.query('DELETE FROM legion.sessions WHERE id = $1', [id]);
       for (const table of ['entries', 'logs', 'leases', 'agent_state', 'artifacts']) await client.query(`DELETE FROM legion.${table} WHERE session_id = $1`, [id]);
+      // Every process drops what it cached of the session's agent state (see AgentStateCache), on commit.
+      await client.query(`SELECT pg_notify('${AGENT_STATE_CHANNEL}', $1)`, [`${id}/`]);
       return (removed.rowCount ?? 0) > 0;
     });
   }
