@@ -251,8 +251,8 @@ registerManagementCommands(program);
 
 const store = program
   .command('store')
-  .description('where sessions are kept: the PostgreSQL schema (packages/store-postgres/README.md)')
-  .addHelpText('after', examples(['legion store migrate --dry-run', 'legion store migrate', 'LEGION_DATABASE_URL=postgres://legion@db/legion legion store migrate']));
+  .description('where sessions are kept: the PostgreSQL schema, copies between files and PostgreSQL (packages/store-postgres/README.md)')
+  .addHelpText('after', examples(['legion store migrate --dry-run', 'legion store migrate', 'LEGION_DATABASE_URL=postgres://legion@db/legion legion store migrate', 'legion store copy --from files --to postgres']));
 store
   .command('migrate')
   .description("bring the PostgreSQL schema up to this Legion's version (every command also does it on first use)")
@@ -268,7 +268,7 @@ store
   .description('copy sessions between the workspace files and PostgreSQL, each checked by counts and hashes on both sides')
   .addHelpText(
     'after',
-    examples(['LEGION_DATABASE_URL=postgres://legion@db/legion legion store copy --from files --to postgres --dry-run', 'legion store copy --from files --to postgres', 'legion store copy --from postgres --to files --session 20261125-214500-1a2b3c']),
+    examples(['legion store copy --from files --to postgres --dry-run', 'legion store copy --from files --to postgres', 'legion store copy --from postgres --to files --session 20261125-214500-1a2b3c']),
   )
   .requiredOption('--from <store>', 'files or postgres')
   .requiredOption('--to <store>', 'files or postgres')
