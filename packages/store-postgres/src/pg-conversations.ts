@@ -4,6 +4,7 @@ import {
   CompactionEntrySchema,
   HeaderEntrySchema,
   LegionError,
+  LogEntrySchema,
   MessageEntrySchema,
   type AcquireResult,
   type AppendableEntry,
@@ -13,6 +14,7 @@ import {
   type ConversationLogs,
   type HeaderEntry,
   type LogCursor,
+  type LogEntry,
   type Message,
   type StorageWarning,
 } from '@legion-collective/core';
@@ -182,6 +184,18 @@ export class PostgresConversations implements ConversationLogs {
       [address.sessionId, address.conversationId],
       'legion-flush',
     );
+  }
+
+  async entries(address: ConversationAddress): Promise<Exclude<LogEntry, HeaderEntry>[]> {
+    assertConversationAddress(address);
+    const rows = await this.db.query<EntryRow>('SELECT seq, kind, body FROM legion.entries WHERE session_id = $1 AND log_id = $2 ORDER BY seq', [address.sessionId, address.conversationId]);
+    const entries: Exclude<LogEntry, HeaderEntry>[] = [];
+    for (const row of rows) {
+      const parsed = parseRecord(row.body, LogEntrySchema);
+      if (!parsed.ok) this.warn({ source: sourceOf(address.sessionId, address.conversationId), offset: Number(row.seq), problem: `skipped an unreadable entry (${parsed.problem})` });
+      else if (parsed.value.kind !== 'header') entries.push(parsed.value);
+    }
+    return entries;
   }
 
   async list(sessionId: string): Promise<string[]> {

@@ -157,6 +157,12 @@ export class PostgresAgentState implements AgentStateStore {
     const rows = await this.db.query<{ agent_id: string }>('SELECT agent_id FROM legion.agent_state WHERE session_id = $1 AND kind = $2 ORDER BY agent_id', [sessionId, kind]);
     return rows.map((row) => row.agent_id);
   }
+
+  async kinds(sessionId: string): Promise<string[]> {
+    assertSessionName(sessionId);
+    const rows = await this.db.query<{ kind: string }>('SELECT DISTINCT kind FROM legion.agent_state WHERE session_id = $1 ORDER BY kind', [sessionId]);
+    return rows.map((row) => row.kind);
+  }
 }
 
 export class PostgresArtifacts implements ArtifactStore {

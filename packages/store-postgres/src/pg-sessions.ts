@@ -36,6 +36,15 @@ export class PostgresSessions implements SessionRecords {
     return meta;
   }
 
+  async restore(meta: SessionMeta): Promise<boolean> {
+    assertSessionName(meta.id);
+    const rows = await this.db.query<{ id: string }>(
+      'INSERT INTO legion.sessions (id, last_active_at, meta) VALUES ($1, $2, $3::jsonb) ON CONFLICT (id) DO NOTHING RETURNING id',
+      [meta.id, meta.lastActiveAt, JSON.stringify(meta)],
+    );
+    return rows.length > 0;
+  }
+
   async latestOrCreate(): Promise<{ session: SessionMeta; created: boolean }> {
     const latest = await this.latest();
     if (latest) return { session: latest, created: false };
