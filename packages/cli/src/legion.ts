@@ -251,8 +251,8 @@ registerManagementCommands(program);
 
 const store = program
   .command('store')
-  .description('where sessions are kept: the PostgreSQL schema (packages/store-postgres/README.md)')
-  .addHelpText('after', examples(['legion store migrate --dry-run', 'legion store migrate', 'LEGION_DATABASE_URL=postgres://legion@db/legion legion store migrate']));
+  .description('where sessions are kept: the PostgreSQL schema, copies between files and PostgreSQL (packages/store-postgres/README.md)')
+  .addHelpText('after', examples(['legion store migrate --dry-run', 'legion store migrate', 'LEGION_DATABASE_URL=postgres://legion@db/legion legion store migrate', 'legion store copy --from files --to postgres']));
 store
   .command('migrate')
   .description("bring the PostgreSQL schema up to this Legion's version (every command also does it on first use)")
@@ -261,6 +261,22 @@ store
   .option('--json', 'one JSON object')
   .action((options: { dryRun?: boolean; json?: boolean }) =>
     runCli(async () => (await import('./commands/store.js')).storeMigrateCommand({ ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
+  );
+
+store
+  .command('copy')
+  .description('copy sessions between the workspace files and PostgreSQL, each checked by counts and hashes on both sides')
+  .addHelpText(
+    'after',
+    examples(['legion store copy --from files --to postgres --dry-run', 'legion store copy --from files --to postgres', 'legion store copy --from postgres --to files --session 20261125-214500-1a2b3c']),
+  )
+  .requiredOption('--from <store>', 'files or postgres')
+  .requiredOption('--to <store>', 'files or postgres')
+  .option('--session <ids...>', 'only these sessions (default: every one)')
+  .option('--dry-run', 'say what would be copied and write nothing')
+  .option('--json', 'one JSON object')
+  .action((options: { from: string; to: string; session?: string[]; dryRun?: boolean; json?: boolean }) =>
+    runCli(async () => (await import('./commands/store-copy.js')).storeCopyCommand({ ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
   );
 
 // `legion` alone and `legion chat`: the interactive REPL (in a pipe, what `legion run` does).

@@ -101,6 +101,8 @@ export { HeaderEntrySchema, MessageEntrySchema } from './storage/log-entry.js';
 export { ApprovalDecisionRecordSchema } from './storage/approval-records.js';
 export type { ApprovalDecisionRecord, ApprovalRequestRecord } from './storage/approval-records.js';
 export { newSessionMeta } from './storage/backend/new-session-meta.js';
+export { canonicalJson, exportSession, importSession, summarizeSnapshot } from './storage/backend/session-snapshot.js';
+export type { SessionSnapshot, SnapshotSummary } from './storage/backend/session-snapshot.js';
 export { assertAgentStateKey, assertAgentStateKind, assertArtifactName, assertConversationAddress, assertSessionName } from './storage/backend/record-names.js';
 export { storageSelection } from './config/storage-selection.js';
 export type { StorageSelection } from './config/storage-selection.js';

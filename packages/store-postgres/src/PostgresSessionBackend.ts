@@ -35,11 +35,11 @@ export class PostgresSessionBackend implements SessionBackend {
     const warn = onceEach(options.onWarning);
     this.leases = new PostgresLeases(this.db, this.presence, options.now);
     this.sessions = new PostgresSessions(this.db, warn);
-    this.conversations = new PostgresConversations(this.db, this.leases, warn, options.durability);
+    this.conversations = new PostgresConversations(this.db, this.leases, warn, options.durability, this.presence.agentState);
     this.approvals = new PostgresApprovals(this.db, warn);
     this.questions = new PostgresQuestions(this.db, warn);
     this.usage = new PostgresUsage(this.db, warn);
-    this.agentState = new PostgresAgentState(this.db);
+    this.agentState = new PostgresAgentState(this.db, this.presence.agentState);
     this.artifacts = new PostgresArtifacts(this.db);
   }
 

@@ -4,6 +4,7 @@ import {
   CompactionEntrySchema,
   HeaderEntrySchema,
   LegionError,
+  LogEntrySchema,
   MessageEntrySchema,
   type AcquireResult,
   type AppendableEntry,
@@ -13,11 +14,13 @@ import {
   type ConversationLogs,
   type HeaderEntry,
   type LogCursor,
+  type LogEntry,
   type Message,
   type StorageWarning,
 } from '@legion-collective/core';
 import type { Database } from './connection.js';
 import { appendEntry } from './log-append.js';
+import type { AgentStateCache } from './agent-state-cache.js';
 import type { PostgresLeases } from './pg-leases.js';
 import { cursorSeq, makeCursor, parseRecord, sourceOf } from './records.js';
 
@@ -41,6 +44,7 @@ export class PostgresConversations implements ConversationLogs {
     private readonly leases: PostgresLeases,
     private readonly warn: (warning: StorageWarning) => void,
     private readonly durability: 'message' | 'turn' | 'never' = 'turn',
+    private readonly agentState?: AgentStateCache,
   ) {}
 
   async ensureHeader(address: ConversationAddress, header: HeaderEntry): Promise<HeaderEntry> {
@@ -173,10 +177,25 @@ export class PostgresConversations implements ConversationLogs {
     assertConversationAddress(address);
     if (this.durability !== 'turn') return;
     // A synchronous commit flushes the WAL up to itself, and with it every earlier append of any connection.
-    await this.db.transaction(async (client) => {
-      await client.query('SET LOCAL synchronous_commit = on');
-      await client.query('UPDATE legion.logs SET last_seq = last_seq WHERE session_id = $1 AND log_id = $2', [address.sessionId, address.conversationId]);
-    });
+    // One statement, one round trip: the setting is local to its own transaction, whose commit it governs.
+    await this.db.query(
+      `WITH durable AS (SELECT set_config('synchronous_commit', 'on', true) AS setting)
+       UPDATE legion.logs SET last_seq = last_seq FROM durable WHERE session_id = $1 AND log_id = $2`,
+      [address.sessionId, address.conversationId],
+      'legion-flush',
+    );
+  }
+
+  async entries(address: ConversationAddress): Promise<Exclude<LogEntry, HeaderEntry>[]> {
+    assertConversationAddress(address);
+    const rows = await this.db.query<EntryRow>('SELECT seq, kind, body FROM legion.entries WHERE session_id = $1 AND log_id = $2 ORDER BY seq', [address.sessionId, address.conversationId]);
+    const entries: Exclude<LogEntry, HeaderEntry>[] = [];
+    for (const row of rows) {
+      const parsed = parseRecord(row.body, LogEntrySchema);
+      if (!parsed.ok) this.warn({ source: sourceOf(address.sessionId, address.conversationId), offset: Number(row.seq), problem: `skipped an unreadable entry (${parsed.problem})` });
+      else if (parsed.value.kind !== 'header') entries.push(parsed.value);
+    }
+    return entries;
   }
 
   async list(sessionId: string): Promise<string[]> {
@@ -185,11 +204,14 @@ export class PostgresConversations implements ConversationLogs {
     return rows.map((row) => row.log_id);
   }
 
-  acquire(address: ConversationAddress, owner: string, options: { ttlMs: number }): Promise<AcquireResult> {
+  async acquire(address: ConversationAddress, owner: string, options: { ttlMs: number }): Promise<AcquireResult> {
     assertConversationAddress(address);
     // A new holder goes on from what the log holds, whatever this instance appended before.
     this.appended.delete(`${address.sessionId}/${address.conversationId}`);
-    return this.leases.acquire(address, owner, options);
+    const result = await this.leases.acquire(address, owner, options);
+    // A turn starts on agent state read now, not on what a notification still on its way would have dropped.
+    if (result.acquired) this.agentState?.dropSession(address.sessionId);
+    return result;
   }
 
   private async lastSeq(address: ConversationAddress): Promise<number> {

@@ -27,6 +27,7 @@ import {
   type UsageLedgerStore,
   type UsageRecord,
 } from '@legion-collective/core';
+import { AGENT_STATE_CHANNEL, AgentStateCache } from './agent-state-cache.js';
 import type { Database } from './connection.js';
 import { ClaimedLog } from './pg-claimed-log.js';
 import { appendEntry } from './log-append.js';
@@ -109,28 +110,45 @@ export class PostgresUsage implements UsageLedgerStore {
 }
 
 export class PostgresAgentState implements AgentStateStore {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    // Read at every step of the loop (todos and notes go into each request): see AgentStateCache.
+    private readonly cache: AgentStateCache,
+  ) {}
 
   async get<T>(key: AgentStateKey, schema: z.ZodType<T>): Promise<T | undefined> {
     assertAgentStateKey(key);
-    const rows = await this.db.query<{ document: unknown }>(
-      'SELECT document FROM legion.agent_state WHERE session_id = $1 AND kind = $2 AND agent_id = $3',
-      [key.sessionId, key.kind, key.agentId],
-      // Read at every step of the loop (todos and notes go into each request).
-      'legion-agent-state-get',
-    );
-    const row = rows[0];
-    if (!row) return undefined;
-    return readRecord(row.document, schema, sourceOf(key.sessionId, `${key.kind}/${key.agentId}`), `${key.kind} of ${key.agentId}`);
+    const document = await this.cache.read(key, async () => {
+      const rows = await this.db.query<{ document: unknown }>(
+        'SELECT document FROM legion.agent_state WHERE session_id = $1 AND kind = $2 AND agent_id = $3',
+        [key.sessionId, key.kind, key.agentId],
+        'legion-agent-state-get',
+      );
+      return rows[0] ? rows[0].document : undefined;
+    });
+    if (document === undefined) return undefined;
+    // A copy: what the caller changes must not change the cached document.
+    return readRecord(structuredClone(document), schema, sourceOf(key.sessionId, `${key.kind}/${key.agentId}`), `${key.kind} of ${key.agentId}`);
   }
 
   async put(key: AgentStateKey, value: unknown): Promise<void> {
     assertAgentStateKey(key);
-    await this.db.query(
-      `INSERT INTO legion.agent_state (session_id, kind, agent_id, document) VALUES ($1, $2, $3, $4::jsonb)
-       ON CONFLICT (session_id, kind, agent_id) DO UPDATE SET document = EXCLUDED.document`,
-      [key.sessionId, key.kind, key.agentId, JSON.stringify(value ?? null)],
-    );
+    const id = AgentStateCache.id(key);
+    // Dropped before (a read under way keeps nothing) and after (nor does one that read the old row meanwhile).
+    this.cache.drop(id);
+    try {
+      await this.db.query(
+        // Every process listening drops what it cached of the row, on commit.
+        `WITH written AS (
+           INSERT INTO legion.agent_state (session_id, kind, agent_id, document) VALUES ($1, $2, $3, $4::jsonb)
+           ON CONFLICT (session_id, kind, agent_id) DO UPDATE SET document = EXCLUDED.document
+           RETURNING 1)
+         SELECT pg_notify('${AGENT_STATE_CHANNEL}', $5) FROM written`,
+        [key.sessionId, key.kind, key.agentId, JSON.stringify(value ?? null), id],
+      );
+    } finally {
+      this.cache.drop(id);
+    }
   }
 
   async list(sessionId: string, kind: string): Promise<string[]> {
@@ -138,6 +156,12 @@ export class PostgresAgentState implements AgentStateStore {
     assertAgentStateKind(kind);
     const rows = await this.db.query<{ agent_id: string }>('SELECT agent_id FROM legion.agent_state WHERE session_id = $1 AND kind = $2 ORDER BY agent_id', [sessionId, kind]);
     return rows.map((row) => row.agent_id);
+  }
+
+  async kinds(sessionId: string): Promise<string[]> {
+    assertSessionName(sessionId);
+    const rows = await this.db.query<{ kind: string }>('SELECT DISTINCT kind FROM legion.agent_state WHERE session_id = $1 ORDER BY kind', [sessionId]);
+    return rows.map((row) => row.kind);
   }
 }
 

@@ -9,6 +9,7 @@ import {
   type SessionRecords,
   type StorageWarning,
 } from '@legion-collective/core';
+import { AGENT_STATE_CHANNEL } from './agent-state-cache.js';
 import type { Database } from './connection.js';
 import { parseRecord, readRecord, sourceOf } from './records.js';
 
@@ -33,6 +34,15 @@ export class PostgresSessions implements SessionRecords {
     const meta = newSessionMeta(options);
     await this.db.query('INSERT INTO legion.sessions (id, last_active_at, meta) VALUES ($1, $2, $3::jsonb)', [meta.id, meta.lastActiveAt, JSON.stringify(meta)]);
     return meta;
+  }
+
+  async restore(meta: SessionMeta): Promise<boolean> {
+    assertSessionName(meta.id);
+    const rows = await this.db.query<{ id: string }>(
+      'INSERT INTO legion.sessions (id, last_active_at, meta) VALUES ($1, $2, $3::jsonb) ON CONFLICT (id) DO NOTHING RETURNING id',
+      [meta.id, meta.lastActiveAt, JSON.stringify(meta)],
+    );
+    return rows.length > 0;
   }
 
   async latestOrCreate(): Promise<{ session: SessionMeta; created: boolean }> {
@@ -92,6 +102,8 @@ export class PostgresSessions implements SessionRecords {
     return this.db.transaction(async (client) => {
       const removed = await client.query('DELETE FROM legion.sessions WHERE id = $1', [id]);
       for (const table of ['entries', 'logs', 'leases', 'agent_state', 'artifacts']) await client.query(`DELETE FROM legion.${table} WHERE session_id = $1`, [id]);
+      // Every process drops what it cached of the session's agent state (see AgentStateCache), on commit.
+      await client.query(`SELECT pg_notify('${AGENT_STATE_CHANNEL}', $1)`, [`${id}/`]);
       return (removed.rowCount ?? 0) > 0;
     });
   }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Client, Notification } from 'pg';
 import type { DatabaseOptions } from './connection.js';
+import { AGENT_STATE_CHANNEL, AgentStateCache } from './agent-state-cache.js';
 
 /** The channel every instance notifies on after an append; the payload is the session's id. */
 export const CHANGES_CHANNEL = 'legion_changes';
@@ -21,6 +22,8 @@ export class Presence {
   private retry: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly watchers = new Map<string, Set<() => void>>();
+  /** Agent state read through this connection's notifications: valid only while it listens. */
+  readonly agentState = new AgentStateCache(() => this.client !== undefined);
 
   constructor(private readonly options: DatabaseOptions) {}
 
@@ -60,11 +63,13 @@ export class Presence {
     client.on('end', () => this.lost(client));
     client.on('notification', (message: Notification) => {
       if (message.channel === CHANGES_CHANNEL && message.payload) this.wake(message.payload);
+      else if (message.channel === AGENT_STATE_CHANNEL && message.payload) this.agentState.drop(message.payload);
     });
     try {
       await client.connect();
       await client.query('SELECT pg_advisory_lock($1::bigint)', [this.key]);
       await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+      await client.query(`LISTEN ${AGENT_STATE_CHANNEL}`);
     } catch (error) {
       await client.end().catch(() => undefined);
       throw error;
@@ -74,6 +79,7 @@ export class Presence {
       return;
     }
     this.client = client;
+    this.agentState.clear();
     // Whatever was notified before we listened (or while we were away) is unknown: every follower reads.
     for (const sessionId of this.watchers.keys()) this.wake(sessionId);
   }
@@ -81,6 +87,7 @@ export class Presence {
   private lost(client: Client): void {
     if (this.client !== client) return;
     this.client = undefined;
+    this.agentState.clear();
     client.end().catch(() => undefined);
     if (this.watchers.size > 0) this.scheduleRetry();
   }

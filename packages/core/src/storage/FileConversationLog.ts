@@ -2,10 +2,12 @@ import {
   CompactionEntrySchema,
   CONVERSATION_FORMAT_VERSION,
   HeaderEntrySchema,
+  LogEntrySchema,
   MessageEntrySchema,
   type CompactionEntry,
   type CompactionEntryInput,
   type HeaderEntry,
+  type LogEntry,
   type NoteEntry,
 } from './log-entry.js';
 import type { Message } from '../message.js';
@@ -205,6 +207,23 @@ export class FileConversationLog {
   close(): void {
     this.lock.release();
     this.log.close();
+  }
+
+  /** Every entry after the header, oldest first, of every kind (for a copy); a broken line is skipped and said once. */
+  entries(): Exclude<LogEntry, HeaderEntry>[] {
+    if (!this.log.exists()) return [];
+    this.header(); // refuses a file written by a newer Legion
+    const entries: Exclude<LogEntry, HeaderEntry>[] = [];
+    for (const line of this.log.readForward(0).lines) {
+      if (line.text.trim() === '') continue;
+      const parsed = LogEntrySchema.safeParse(safeJson(line.text));
+      if (!parsed.success) {
+        this.warn(line.offset, `skipped an unreadable line (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+        continue;
+      }
+      if (parsed.data.kind !== 'header') entries.push(parsed.data);
+    }
+    return entries;
   }
 
   /** Where the log ends now, for a follower that starts here: just past its last complete line. */

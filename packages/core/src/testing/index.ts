@@ -4,6 +4,7 @@ export { agentParticipant, createTestLegion, mockParticipant, registerTestBacken
 export type { RegisteredTestBackend, TestLegion } from './test-collective.js';
 export { startWireRecorder } from './wire-recorder.js';
 export type { RecordedRequest, WireRecorder } from './wire-recorder.js';
+export { fillSession } from './session-fill.js';
 export { describeSessionBackendContract } from './session-backend-contract.js';
 export type { MakeHarness, SessionBackendHarness } from './session-backend-contract.js';
 export { startWindowLimitedServer } from './window-limited-server.js';

@@ -1,3 +1,4 @@
+import { copyContract } from './backend-contract/contract-copy.js';
 import { conversationsContract } from './backend-contract/contract-conversations.js';
 import { leasesContract } from './backend-contract/contract-leases.js';
 import { recordsContract } from './backend-contract/contract-records.js';
@@ -23,5 +24,6 @@ export function describeSessionBackendContract(name: string, makeHarness: MakeHa
     leasesContract(makeHarness);
     recordsContract(makeHarness);
     questionsContract(makeHarness);
+    copyContract(makeHarness);
   });
 }

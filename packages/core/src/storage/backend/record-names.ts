@@ -36,6 +36,11 @@ export function assertConversationAddress(address: ConversationAddress): void {
 /** Names a session's own records already use: a state kind may not take one. */
 const RESERVED_KINDS = new Set(['conversations', 'locks', 'artifacts', 'approval-decisions', 'question-outcomes']);
 
+/** A folder or key that can hold agent state: a valid name that is none of a session's own records. */
+export function isAgentStateKind(kind: string): boolean {
+  return isNamePart(kind) && !RESERVED_KINDS.has(kind);
+}
+
 export function assertAgentStateKind(kind: string): void {
   if (RESERVED_KINDS.has(kind)) throw new LegionError('invalid_id', `"${kind}" names a session's own records; choose another state kind.`, { kind });
 }

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ApprovalDecisionRecord, ApprovalRecord } from '../approval-records.js';
 import type { QuestionLogRecord, QuestionOutcomeRecord, QuestionRecord } from '../question-records.js';
-import type { CompactionEntry, CompactionEntryInput, HeaderEntry, MessageEntry, NoteEntry } from '../log-entry.js';
+import type { CompactionEntry, CompactionEntryInput, HeaderEntry, LogEntry, MessageEntry, NoteEntry } from '../log-entry.js';
 import type { Message } from '../../message.js';
 import type { SessionMeta } from '../session-meta.js';
 import type { UsageRecord } from '../usage-summary.js';
@@ -87,6 +87,12 @@ export interface SessionRecords {
    * hold every conversation's lease first, so no turn runs in what is being removed.
    */
   remove(id: string): Promise<boolean>;
+  /**
+   * Stores a session under its own id with its metadata as given (creation and last-active
+   * time, title): what a copy from another store needs. False, changing nothing, when a
+   * session with that id exists already.
+   */
+  restore(meta: SessionMeta): Promise<boolean>;
 }
 
 /** One conversation of one session. */
@@ -135,6 +141,11 @@ export interface ConversationLogs {
   readSince(address: ConversationAddress, cursor: LogCursor | undefined): Promise<{ messages: Message[]; cursor: LogCursor; compacted?: boolean | undefined }>;
   /** Makes appended entries durable (a file backend fsyncs); a no-op where every append already is. */
   flush(address: ConversationAddress): Promise<void>;
+  /**
+   * Every entry after the header (messages, notes, compaction points), oldest first, as stored:
+   * what a copy to another store needs. A broken entry is skipped with a warning.
+   */
+  entries(address: ConversationAddress): Promise<Exclude<LogEntry, HeaderEntry>[]>;
   /** Ids of the session's conversations that have a log, sorted. */
   list(sessionId: string): Promise<string[]>;
   /**
@@ -230,6 +241,8 @@ export interface AgentStateStore {
   put(key: AgentStateKey, value: unknown): Promise<void>;
   /** Agents that have state of this kind in the session, sorted. */
   list(sessionId: string, kind: string): Promise<string[]>;
+  /** The state kinds the session holds documents of, sorted: with `list`, what a copy needs to find every document. */
+  kinds(sessionId: string): Promise<string[]>;
 }
 
 export interface ArtifactInfo {

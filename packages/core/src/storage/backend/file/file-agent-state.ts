@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { z } from 'zod';
 import { readJsonFile, writeJsonAtomic } from '../../atomic-json.js';
 import type { WorkspacePaths } from '../../workspace-paths.js';
-import { assertAgentStateKey, assertAgentStateKind, assertSessionName, isNamePart } from '../record-names.js';
+import { assertAgentStateKey, assertAgentStateKind, assertSessionName, isAgentStateKind, isNamePart } from '../record-names.js';
 import type { AgentStateKey, AgentStateStore } from '../session-backend.js';
 
 /** `sessions/<id>/<kind>/<agent>.json` — `todos/` and `scratchbook/` as the tools have always written them. */
@@ -31,6 +31,17 @@ export class FileAgentState implements AgentStateStore {
       .map((entry) => entry.slice(0, -'.json'.length))
       .filter(isNamePart)
       .sort();
+  }
+
+  async kinds(sessionId: string): Promise<string[]> {
+    assertSessionName(sessionId);
+    const dir = this.paths.sessionDir(sessionId);
+    if (!existsSync(dir)) return [];
+    const kinds: string[] = [];
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory() && isAgentStateKind(entry.name) && (await this.list(sessionId, entry.name)).length > 0) kinds.push(entry.name);
+    }
+    return kinds.sort();
   }
 
   private path(key: AgentStateKey): string {

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HeaderEntry } from '../../log-entry.js';
+import type { HeaderEntry, LogEntry } from '../../log-entry.js';
 import type { Message } from '../../../message.js';
 import { FileConversationLog } from '../../FileConversationLog.js';
 import type { LogWarning } from '../../jsonl-log.js';
@@ -95,6 +95,10 @@ export class FileConversations implements ConversationLogs {
   async flush(address: ConversationAddress): Promise<void> {
     // `message`: every append was fsynced already; `never`: the workspace asked for no fsync at all.
     if (this.options.fsync === 'turn') await this.log(address).syncOffThread();
+  }
+
+  async entries(address: ConversationAddress): Promise<Exclude<LogEntry, HeaderEntry>[]> {
+    return this.log(address).entries();
   }
 
   async list(sessionId: string): Promise<string[]> {

@@ -29,6 +29,14 @@ export class FileSessions implements SessionRecords {
     return meta;
   }
 
+  async restore(meta: SessionMeta): Promise<boolean> {
+    assertSessionName(meta.id);
+    const trusted = this.index.read();
+    if (!writeJsonIfAbsent(this.paths.sessionFile(meta.id), meta)) return false;
+    this.index.advance(meta, trusted);
+    return true;
+  }
+
   async latestOrCreate(): Promise<{ session: SessionMeta; created: boolean }> {
     const latest = await this.latest();
     if (latest) return { session: latest, created: false };

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { CompactionEntrySchema, HeaderEntrySchema, MessageEntrySchema, type CompactionEntry, type HeaderEntry } from '../../log-entry.js';
+import { CompactionEntrySchema, HeaderEntrySchema, LogEntrySchema, MessageEntrySchema, type CompactionEntry, type HeaderEntry, type LogEntry } from '../../log-entry.js';
 import type { Message } from '../../../message.js';
 import { LeaseLostError } from '../lease-lost-error.js';
 import { cursorPosition, makeCursor } from '../log-cursor.js';
@@ -112,6 +112,16 @@ export class MemoryConversations implements ConversationLogs {
 
   async flush(address: ConversationAddress): Promise<void> {
     assertConversationAddress(address);
+  }
+
+  async entries(address: ConversationAddress): Promise<Exclude<LogEntry, HeaderEntry>[]> {
+    const entries: Exclude<LogEntry, HeaderEntry>[] = [];
+    for (const [index, text] of (this.log(address, false)?.entries ?? []).entries()) {
+      const parsed = parseRecord(text, LogEntrySchema);
+      if (!parsed.ok) this.warn({ source: source(address), offset: index, problem: `skipped an unreadable entry (${parsed.problem})` });
+      else if (parsed.value.kind !== 'header') entries.push(parsed.value);
+    }
+    return entries;
   }
 
   async list(sessionId: string): Promise<string[]> {

@@ -109,6 +109,14 @@ export class MemoryAgentState implements AgentStateStore {
       .map((key) => key.slice(prefix.length))
       .sort();
   }
+
+  async kinds(sessionId: string): Promise<string[]> {
+    assertSessionName(sessionId);
+    const prefix = `${sessionId}/`;
+    const kinds = new Set<string>();
+    for (const key of this.store.agentState.keys()) if (key.startsWith(prefix)) kinds.add(key.slice(prefix.length).split('/')[0] ?? '');
+    return [...kinds].sort();
+  }
 }
 
 function keyOf(key: AgentStateKey): string {

@@ -18,6 +18,13 @@ export class MemorySessions implements SessionRecords {
     return meta;
   }
 
+  async restore(meta: SessionMeta): Promise<boolean> {
+    assertSessionName(meta.id);
+    if (this.store.sessions.has(meta.id)) return false;
+    this.store.sessions.set(meta.id, JSON.stringify(meta));
+    return true;
+  }
+
   async latestOrCreate(): Promise<{ session: SessionMeta; created: boolean }> {
     const latest = await this.latest();
     if (latest) return { session: latest, created: false };
