@@ -1,8 +1,8 @@
-import { networkInterfaces } from 'node:os';
 import type { MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { ApiError } from './api-error.js';
 import { sameToken, TOKEN_COOKIE } from './access-token.js';
+import { allowedHosts, originHost } from './local-origin.js';
 
 export interface GuardOptions {
   token: string;
@@ -10,20 +10,6 @@ export interface GuardOptions {
   host: string;
   /** The port, known once listening. */
   port(): number;
-}
-
-const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
-const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
-
-/** `Host` values a browser sends to reach this server: loopback names, the `--host` given, and (listening on every address) this machine's. */
-export function allowedHosts(host: string, port: number): Set<string> {
-  const names = new Set(LOOPBACK_NAMES);
-  if (WILDCARDS.has(host)) {
-    for (const addresses of Object.values(networkInterfaces())) {
-      for (const address of addresses ?? []) names.add(address.family === 'IPv6' ? `[${address.address}]` : address.address);
-    }
-  } else names.add(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
-  return new Set([...names].map((name) => `${name}:${port}`.toLowerCase()));
 }
 
 /** The token of a request: `Authorization: Bearer T`, or the cookie `GET /?token=T` set. */
@@ -72,15 +58,4 @@ export function requestGuard(options: GuardOptions): MiddlewareHandler {
     }
     await next();
   };
-}
-
-/** `http://127.0.0.1:4000` → `127.0.0.1:4000`; anything unparseable matches nothing. */
-function originHost(origin: string): string {
-  try {
-    const url = new URL(origin);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return '';
-    return url.host.toLowerCase();
-  } catch {
-    return '';
-  }
 }

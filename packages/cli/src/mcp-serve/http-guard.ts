@@ -1,19 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
-import { networkInterfaces } from 'node:os';
-
-const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
-const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
-
-/** `Host` values that reach this server: the loopback names, the `--host` given, and (listening on every address) this machine's. */
-export function allowedHosts(host: string, port: number): Set<string> {
-  const names = new Set(LOOPBACK_NAMES);
-  if (WILDCARDS.has(host)) {
-    for (const addresses of Object.values(networkInterfaces())) {
-      for (const address of addresses ?? []) names.add(address.family === 'IPv6' ? `[${address.address}]` : address.address);
-    }
-  } else names.add(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
-  return new Set([...names].map((name) => `${name}:${port}`.toLowerCase()));
-}
+import { originHost, sameToken } from '@legion-collective/server/local-origin';
 
 /** A JSON-RPC error body (what an MCP client shows) with the HTTP status: what is wrong and the fix. */
 export function refusal(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
@@ -49,22 +34,4 @@ export function guardRequest(request: Request, options: { token: string; hosts: 
     );
   }
   return undefined;
-}
-
-/** Compares in constant time: a token must not leak through how long a refusal takes. */
-function sameToken(given: string | undefined, expected: string): boolean {
-  if (given === undefined) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** `http://127.0.0.1:4000` → `127.0.0.1:4000`; anything unparseable matches nothing. */
-function originHost(origin: string): string {
-  try {
-    const url = new URL(origin);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.host.toLowerCase() : '';
-  } catch {
-    return '';
-  }
 }
