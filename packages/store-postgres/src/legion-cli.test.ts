@@ -4,6 +4,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createTestDatabase, postgresSkipped, sql } from './test-support/test-database.js';
 
 const LEGION = fileURLToPath(new URL('../../cli/dist/legion.js', import.meta.url));
@@ -39,6 +41,24 @@ describe.skipIf(postgresSkipped() !== undefined)('legion on PostgreSQL', () => {
     expect((JSON.parse(listed.stdout) as { sessions: Array<{ id: string; conversations: number }> }).sessions).toEqual([expect.objectContaining({ id: report.sessionId, conversations: 1 })]);
     // The workspace's files alone know nothing of it.
     expect((JSON.parse((await legion(['sessions', '--json'], dir, {})).stdout) as { sessions: unknown[] }).sessions).toEqual([]);
+  });
+
+  it('legion mcp serve lists and reads the sessions in the database, not the files', async () => {
+    const url = await createTestDatabase('cli');
+    const run = await legion(['run', '--to', 'echo', '--output', 'json', 'ping'], dir, { LEGION_DATABASE_URL: url });
+    const { sessionId } = JSON.parse(run.stdout) as { sessionId: string };
+    const client = new Client({ name: 'legion-pg-test', version: '1.0.0' });
+    const env = { ...(process.env as Record<string, string>), NO_COLOR: '1', XDG_CONFIG_HOME: join(dir, '.config'), LEGION_DATABASE_URL: url };
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [LEGION, 'mcp', 'serve'], cwd: dir, env, stderr: 'pipe' }));
+    try {
+      const listed = await client.callTool({ name: 'list_sessions', arguments: {} });
+      expect(listed.isError).not.toBe(true);
+      expect(JSON.stringify(listed.structuredContent ?? listed.content)).toContain(sessionId);
+      const read = await client.callTool({ name: 'read_conversation', arguments: { session: sessionId, conversationId: 'user__echo' } });
+      expect(JSON.stringify(read.structuredContent ?? read.content)).toContain('pong');
+    } finally {
+      await client.close();
+    }
   });
 
   it('shows the migrations on a dry run without applying them, then applies them', async () => {

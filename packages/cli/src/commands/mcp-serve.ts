@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { Legion, LegionError } from '@legion-collective/core';
+import { LegionError } from '@legion-collective/core';
 import { ActiveCalls } from '../mcp-serve/active-calls.js';
 import { exposedAgents } from '../mcp-serve/exposed-agents.js';
 import { mcpSurface } from '../mcp-serve/mcp-surface.js';
 import type { ServeContext } from '../mcp-serve/serve-context.js';
 import { serveStdio } from '../mcp-serve/stdio-transport.js';
-import { resolveWorkspace } from '../workspace.js';
+import { openLegion, resolveWorkspace } from '../workspace.js';
 
 declare const LEGION_VERSION: string;
 
@@ -42,7 +42,8 @@ export async function mcpServeCommand(options: McpServeOptions): Promise<number>
   const token = options.token ?? (process.env['LEGION_MCP_TOKEN'] || undefined) ?? randomBytes(32).toString('base64url');
   if (token.length < 16) throw new LegionError('usage', 'The access token (--token or LEGION_MCP_TOKEN) is shorter than 16 characters: use a longer one, or leave it out for a random one.');
   const root = resolveWorkspace(options.workspace);
-  const legion = Legion.open({ root });
+  // Where the workspace keeps its sessions (files, or PostgreSQL by LEGION_DATABASE_URL / "storage"), as every command.
+  const legion = await openLegion({ root });
   const calls = new ActiveCalls(legion);
   let detach: (() => void) | undefined;
   const stop = new AbortController();
