@@ -16,8 +16,13 @@ export interface LegionRun {
  * and collects what it printed.
  */
 export function runLegion(args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<LegionRun> {
+  return runNodeScript(LEGION, args, options);
+}
+
+/** Runs another Node program (an MCP client's CLI, say) the way `runLegion` runs legion. */
+export function runNodeScript(script: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<LegionRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LEGION, ...args], {
+    const child = spawn(process.execPath, [script, ...args], {
       cwd: options.cwd,
       env: options.env,
       stdio: ['pipe', 'pipe', 'pipe'],

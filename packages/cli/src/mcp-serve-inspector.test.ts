@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { LEGION } from './legion-process.test-support.js';
+import { LEGION, runNodeScript, type LegionRun } from './legion-process.test-support.js';
 import { serveMcpHttp, type HttpServed } from './mcp-serve.test-support.js';
 import { useWorkspace } from './workspace.test-support.js';
 
@@ -10,16 +9,8 @@ import { useWorkspace } from './workspace.test-support.js';
 // and Streamable HTTP. Models: aimock on 127.0.0.1.
 const INSPECTOR = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector-cli/package.json')), 'build', 'cli.js');
 
-function inspector(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [INSPECTOR, '--cli', ...args], { cwd: options.cwd, env: options.env, timeout: 45_000, killSignal: 'SIGKILL' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
+function inspector(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<LegionRun> {
+  return runNodeScript(INSPECTOR, ['--cli', ...args], { ...options, timeoutMs: 45_000 });
 }
 
 describe('legion mcp serve under the MCP Inspector CLI', () => {

@@ -6,6 +6,7 @@ import { mcpSurface } from '../mcp-serve/mcp-surface.js';
 import type { ServeContext } from '../mcp-serve/serve-context.js';
 import { serveStdio } from '../mcp-serve/stdio-transport.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
+import { LOOPBACK, portOf } from './listen-address.js';
 
 declare const LEGION_VERSION: string;
 
@@ -15,15 +16,6 @@ export interface McpServeOptions {
   host?: string;
   token?: string;
   workspace?: string;
-}
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
-
-function portOf(text: string | undefined): number {
-  if (text === undefined) return 0;
-  const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new LegionError('usage', `--port ${text} is not a port: give a number from 1 to 65535 (or 0 for any free one).`);
-  return port;
 }
 
 /**
