@@ -1,7 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LEGION, runLegion } from './legion-process.test-support.js';
+import { runLegion } from './legion-process.test-support.js';
+import { outerWorkspace } from './mcp-serve.test-support.js';
 import { useWorkspace } from './workspace.test-support.js';
 
 // One Legion delegates to another through MCP (`legion mcp serve` in its mcpServers), and the inner
@@ -26,16 +26,9 @@ describe('approvals of a Legion reached through MCP climb to the outer Legion\'s
   const claude = (model: string) => ({ provider: 'anthropic', model, baseURL: mock.url });
 
   /** An outer workspace whose coordinator asks the inner Legion's coordinator through MCP. */
-  async function outerWorkspace(): Promise<string> {
-    const outer = mkdtempSync(join(tmpdir(), 'legion-mcp-outer-'));
+  async function newOuterWorkspace(): Promise<string> {
+    const outer = await outerWorkspace(workspace.dir, claude('claude-outer'), processEnv());
     outers.push(outer);
-    const init = await runLegion(['init'], { cwd: outer, env: processEnv(), timeoutMs: 30_000 });
-    expect(init.status, init.stderr).toBe(0);
-    const participant = join(outer, '.legion/collective/participants/coordinator.json');
-    writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: claude('claude-outer') }, null, 2));
-    const config = join(outer, '.legion/config.json');
-    const server = { command: process.execPath, args: [LEGION, '-w', workspace.dir, 'mcp', 'serve'], env: { ANTHROPIC_API_KEY: '${env:ANTHROPIC_API_KEY}', ANTHROPIC_BASE_URL: '${env:ANTHROPIC_BASE_URL}', XDG_CONFIG_HOME: join(workspace.dir, '.xdg') } };
-    writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), mcpServers: { team: server } }, null, 2));
     return outer;
   }
 
@@ -71,7 +64,7 @@ describe('approvals of a Legion reached through MCP climb to the outer Legion\'s
 
   it('the inner developer\'s write is approved by the outer user, through elicitation, and the work finishes end to end', async () => {
     scriptInnerWrite();
-    const outer = await outerWorkspace();
+    const outer = await newOuterWorkspace();
 
     const run = await runLegion(['run', '--verbose', '--approve', 'auto', '--answer-questions', 'text', '--answer', 'approve', 'Have the other team take notes'], { cwd: outer, env: processEnv(), timeoutMs: 60_000 });
 
@@ -85,7 +78,7 @@ describe('approvals of a Legion reached through MCP climb to the outer Legion\'s
 
   it('an outer user who rejects it stops the write, and the inner developer is told', async () => {
     scriptInnerWrite();
-    const outer = await outerWorkspace();
+    const outer = await newOuterWorkspace();
 
     const run = await runLegion(['run', '--approve', 'auto', '--answer-questions', 'text', '--answer', 'decision: reject\nreason: not now', 'Have the other team take notes'], { cwd: outer, env: processEnv(), timeoutMs: 60_000 });
 

@@ -1,10 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { StreamableHTTPClientTransport, type Client } from '@modelcontextprotocol/client';
-import { LEGION, runLegion } from './legion-process.test-support.js';
-import { connectHttp, connectStdio, mcpClient, serveMcpHttp, type HttpServed } from './mcp-serve.test-support.js';
+import { runLegion } from './legion-process.test-support.js';
+import { connectHttp, connectStdio, mcpClient, outerWorkspace, serveMcpHttp, type HttpServed } from './mcp-serve.test-support.js';
 import { useWorkspace } from './workspace.test-support.js';
 
 // `legion mcp serve` as a real process, driven by the MCP SDK's own Client over stdio and
@@ -297,15 +296,8 @@ describe('legion mcp serve, through real MCP clients', () => {
   it('another Legion workspace with this server in its mcpServers delegates to it end to end', async () => {
     useModel('coordinator', claude('claude-inner'));
     mock.on({ model: 'claude-inner', userMessage: 'Inner question' }, { content: 'Inner answer.' });
-    const outer = mkdtempSync(join(tmpdir(), 'legion-mcp-outer-'));
+    const outer = await outerWorkspace(workspace.dir, claude('claude-outer'), processEnv());
     try {
-      const init = await runLegion(['init'], { cwd: outer, env: processEnv(), timeoutMs: 30_000 });
-      expect(init.status, init.stderr).toBe(0);
-      const participant = join(outer, '.legion/collective/participants/coordinator.json');
-      writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: claude('claude-outer') }, null, 2));
-      const config = join(outer, '.legion/config.json');
-      const server = { command: process.execPath, args: [LEGION, '-w', workspace.dir, 'mcp', 'serve'], env: { ANTHROPIC_API_KEY: '${env:ANTHROPIC_API_KEY}', ANTHROPIC_BASE_URL: '${env:ANTHROPIC_BASE_URL}', XDG_CONFIG_HOME: join(workspace.dir, '.xdg') } };
-      writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), mcpServers: { team: server } }, null, 2));
       mock.on({ model: 'claude-outer', userMessage: 'Outer question', hasToolResult: false }, { toolCalls: [{ id: 'toolu_mcp', name: 'mcp__team__ask_coordinator', arguments: JSON.stringify({ message: 'Inner question' }) }] });
       mock.on({ model: 'claude-outer', userMessage: 'Outer question', hasToolResult: true }, { content: 'The other team says: Inner answer.' });
 

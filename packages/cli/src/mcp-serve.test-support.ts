@@ -1,7 +1,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { LEGION } from './legion-process.test-support.js';
+import { LEGION, runLegion } from './legion-process.test-support.js';
 
 /** A `legion mcp serve --http` process, once it printed its URL and token. */
 export interface HttpServed {
@@ -52,4 +55,21 @@ export async function connectHttp(client: Client, served: HttpServed): Promise<v
 /** Starts `legion mcp serve` over stdio as the client's child process and connects. */
 export async function connectStdio(client: Client, cwd: string, env: Record<string, string>): Promise<void> {
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [LEGION, 'mcp', 'serve'], cwd, env, stderr: 'pipe' }));
+}
+
+/**
+ * A new workspace (the caller removes it) whose coordinator runs on `model` and has the Legion
+ * in `inner` as its MCP server "team" (`legion -w INNER mcp serve`, with the model server's
+ * address passed on): one Legion delegating to another.
+ */
+export async function outerWorkspace(inner: string, model: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<string> {
+  const outer = mkdtempSync(join(tmpdir(), 'legion-mcp-outer-'));
+  const init = await runLegion(['init'], { cwd: outer, env, timeoutMs: 30_000 });
+  if (init.status !== 0) throw new Error(`legion init failed in ${outer}: ${init.stderr}`);
+  const participant = join(outer, '.legion/collective/participants/coordinator.json');
+  writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model }, null, 2));
+  const config = join(outer, '.legion/config.json');
+  const server = { command: process.execPath, args: [LEGION, '-w', inner, 'mcp', 'serve'], env: { ANTHROPIC_API_KEY: '${env:ANTHROPIC_API_KEY}', ANTHROPIC_BASE_URL: '${env:ANTHROPIC_BASE_URL}', XDG_CONFIG_HOME: join(inner, '.xdg') } };
+  writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), mcpServers: { team: server } }, null, 2));
+  return outer;
 }
