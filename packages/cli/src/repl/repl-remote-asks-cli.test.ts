@@ -81,7 +81,8 @@ describe.skipIf(TMUX_MISSING)('the REPL shows questions asked in another process
     test.assertScriptsDone();
   }, 90_000);
 
-  it('an approval requested in another process gets a card; [y] there lets that process run the tool, once', async () => {
+  /** A workspace whose agent `solo` calls `write_note` (an approval) and then answers with its result. */
+  function soloWritingNotes(written: () => string): void {
     home = mkdtempSync(join(tmpdir(), 'legion-home-'));
     test = createTestLegion({
       backend: 'file',
@@ -89,19 +90,20 @@ describe.skipIf(TMUX_MISSING)('the REPL shows questions asked in another process
       entryAgent: 'solo',
       scripts: { solo: [{ toolCalls: [{ name: 'write_note', input: { text: 'hello' } }] }, (request) => ({ text: `done: ${lastResult(request)}` })] },
     });
-    let runs = 0;
     test.legion.tools.register(
       defineTool({
         name: 'write_note',
         description: 'Writes a note',
         effect: 'write',
         inputSchema: z.object({ text: z.string() }),
-        async execute() {
-          runs++;
-          return { status: 'success', data: `note ${runs} written` };
-        },
+        execute: async () => ({ status: 'success', data: written() }),
       }),
     );
+  }
+
+  it('an approval requested in another process gets a card; [y] there lets that process run the tool, once', async () => {
+    let runs = 0;
+    soloWritingNotes(() => `note ${++runs} written`);
     const reasons: unknown[] = [];
     test.legion.attachUser({
       medium: 'web',
@@ -132,22 +134,7 @@ describe.skipIf(TMUX_MISSING)('the REPL shows questions asked in another process
   }, 90_000);
 
   it('/resume takes down the cards of the session it leaves, each with a line saying how to answer it; legion approve answers it there', async () => {
-    home = mkdtempSync(join(tmpdir(), 'legion-home-'));
-    test = createTestLegion({
-      backend: 'file',
-      participants: [userParticipant(), agentParticipant('solo', { delegation: 'none' })],
-      entryAgent: 'solo',
-      scripts: { solo: [{ toolCalls: [{ name: 'write_note', input: { text: 'hello' } }] }, (request) => ({ text: `done: ${lastResult(request)}` })] },
-    });
-    test.legion.tools.register(
-      defineTool({
-        name: 'write_note',
-        description: 'Writes a note',
-        effect: 'write',
-        inputSchema: z.object({ text: z.string() }),
-        execute: async () => ({ status: 'success', data: 'note written' }),
-      }),
-    );
+    soloWritingNotes(() => 'note written');
     // A surface that never answers keeps the turn waiting in this process, as a browser left open would.
     test.legion.attachUser({ medium: 'web', approve: (_requests, { signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))) });
     const other = await test.legion.sessions.create();
