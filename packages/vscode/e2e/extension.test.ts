@@ -7,6 +7,7 @@ import { LLMock } from '@copilotkit/aimock';
 import { initWorkspace } from '@legion-collective/core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { codeServerBin, startCodeServer, type CodeServer } from './code-server.js';
+import { useModel } from './legion-workspace.js';
 import { Workbench } from './workbench.js';
 
 // The extension in a real VS Code (code-server), driven through its UI in Debian's Chromium; the
@@ -17,11 +18,6 @@ const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const TEST_MS = 120_000;
 const LEGION = fileURLToPath(new URL('../../cli/dist/legion.js', import.meta.url));
-
-function useModel(dir: string, participant: string, model: Record<string, unknown>): void {
-  const file = join(dir, '.legion/collective/participants', `${participant}.json`);
-  writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), model }, null, 2));
-}
 
 describe.skipIf(BIN === null)('Legion in VS Code (code-server)', () => {
   let mock: LLMock;

@@ -53,12 +53,12 @@ class ConfirmedCalls {
 }
 
 /** A Legion tool for the editor's agents: `legion_<builtin>` or `legion_call_tool`, through Legion's policies as the user. */
-function policedTool(name: string, legion: () => Legion, confirmed: ConfirmedCalls): vscode.LanguageModelTool<unknown> {
+function policedTool(name: string, legion: () => Promise<Legion>, confirmed: ConfirmedCalls): vscode.LanguageModelTool<unknown> {
   return {
     async prepareInvocation(options) {
       const resolved = resolveEditorCall(name, options.input);
       if (!offered() || !resolved.ok) return { invocationMessage: `Legion: ${name}` };
-      const judged = await judgeEditorCall(legion(), resolved.call);
+      const judged = await judgeEditorCall(await legion(), resolved.call);
       if (judged.mode !== 'confirm') {
         confirmed.notAsked(resolved.call);
         return { invocationMessage: judged.mode === 'refuse' ? `Legion refuses ${resolved.call.tool}` : `Legion: ${resolved.call.tool}` };
@@ -74,9 +74,10 @@ function policedTool(name: string, legion: () => Legion, confirmed: ConfirmedCal
       const resolved = resolveEditorCall(name, options.input);
       if (!resolved.ok) return text(`Error: ${resolved.error}`);
       const call = resolved.call;
+      const opened = await legion();
       const result = await cancellable(token, (signal) =>
         runEditorCall(
-          legion(),
+          opened,
           call,
           async (question) => confirmed.take(call) || (await vscode.window.showWarningMessage(`Legion: ${question}`, { modal: true }, 'Approve once')) === 'Approve once',
           signal,
@@ -94,18 +95,18 @@ function policedTool(name: string, legion: () => Legion, confirmed: ConfirmedCal
  * one Legion tool as the workspace's user, under the workspace's policies (deny is refused; a call
  * that needs approval is confirmed in VS Code's own confirmation before it runs).
  */
-export function registerEditorTools(legion: () => Legion): vscode.Disposable[] {
+export function registerEditorTools(legion: () => Promise<Legion>): vscode.Disposable[] {
   const runAgent: vscode.LanguageModelTool<RunAgentInput> = {
     async invoke(options, token) {
       if (!offered()) return text(OFF);
-      const result = await cancellable(token, (signal) => legion().runAgent(options.input.task, { ...(options.input.agent ? { agent: options.input.agent } : {}), signal }));
+      const result = await cancellable(token, async (signal) => (await legion()).runAgent(options.input.task, { ...(options.input.agent ? { agent: options.input.agent } : {}), signal }));
       return text(result.status === 'success' ? result.reply : result.status === 'error' ? `Error: ${result.error}` : `Paused on approvals: ${result.requests.map((request) => request.id).join(', ')}`);
     },
   };
   const listTools: vscode.LanguageModelTool<unknown> = {
     async invoke(options) {
       if (!offered()) return text(OFF);
-      return text(await listEditorTools(legion(), options.input));
+      return text(await listEditorTools(await legion(), options.input));
     },
   };
   const confirmed = new ConfirmedCalls();
