@@ -69,6 +69,11 @@ describe.each([
     expect(report.approvals).toEqual([expect.objectContaining({ tool: 'file_write' })]);
     const requestId = report.approvals[0]!.id;
 
+    // Nothing to resume before a decision: said, with what to do.
+    const early = await legion(['approvals', 'resume', requestId]);
+    expect(early.code).toBe(1);
+    expect(early.stderr).toContain(`${requestId} is not decided yet: answer it with "legion approve ${requestId}"`);
+
     const recorded = await legion(['approve', '--no-resume', '--json', requestId]);
     expect(recorded.code, recorded.stderr).toBe(0);
     expect(JSON.parse(recorded.stdout)).toEqual({ sessionId: report.sessionId, resumed: [], waiting: ['user__coordinator'] });

@@ -216,6 +216,48 @@ describe('questions and approvals answered from another process (two Legions on 
     test.assertScriptsDone();
   });
 
+  it('an approval only recorded in process B (resume: false) is resumed by process C, once; a second resume finds nothing', async () => {
+    let runs = 0;
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('solo', { delegation: 'none' })],
+      scripts: {
+        solo: [{ toolCalls: [{ id: 't1', name: 'write_note', input: { text: 'hi' } }] }, (request) => ({ text: `tool said: ${lastResult(request).content}` })],
+      },
+    });
+    const writeNote = defineTool({
+      name: 'write_note',
+      description: 'Writes a note',
+      effect: 'write',
+      inputSchema: z.object({ text: z.string() }),
+      async execute() {
+        runs++;
+        return { status: 'success', data: `wrote note ${runs}` };
+      },
+    });
+    test.legion.tools.register(writeNote);
+    const session = await test.legion.sessions.create();
+    // A: nobody to ask, so the turn pauses durably.
+    const paused = await test.legion.send(session, 'write a note', { to: 'solo' });
+    expect(paused).toMatchObject({ status: 'paused', requests: [expect.objectContaining({ tool: 'write_note' })] });
+    const requestId = paused.status === 'paused' ? paused.requests[0]!.id : '';
+    const inB = await second().sessions.get(session.id);
+    const c = second();
+    c.tools.register(writeNote);
+    const inC = await c.sessions.get(session.id);
+    expect(await inC.resumeDecided({ ids: [requestId] })).toEqual({ status: 'error', error: expect.stringContaining(`${requestId} is not decided yet`) });
+    expect(await inC.resumeDecided({ ids: ['apr_000000000000'] })).toEqual({ status: 'error', error: expect.stringContaining('There is no approval request "apr_000000000000"') });
+
+    expect(await inB.answerApprovals([{ id: requestId, decision: 'approve' }], 'user', { medium: 'cli', resume: false })).toEqual({ status: 'answered', resumed: [], waiting: ['user__solo'] });
+    expect(runs).toBe(0);
+    expect(await inC.resumeDecided()).toEqual({ status: 'resumed', resumed: [expect.objectContaining({ status: 'success', reply: 'tool said: wrote note 1' })] });
+    expect(await inC.resumeDecided()).toEqual({ status: 'resumed', resumed: [] });
+    expect(await inB.resumeDecided({ ids: [requestId] })).toEqual({ status: 'resumed', resumed: [] });
+    expect(runs).toBe(1);
+    const log = await session.conversation({ initiator: 'user', responder: 'solo' }).recent(20);
+    expect(log.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    test.assertScriptsDone();
+  });
+
   it('a question nothing waits for any more (its process gone, no waiting call in the log) cannot be answered: it says to send a new message and is withdrawn', async () => {
     test = asker();
     const session = await test.legion.sessions.create();
