@@ -8,12 +8,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LLMock } from '@copilotkit/aimock';
 import { FileSessionBackend, type SessionBackend } from '@legion-collective/core';
-import { startOtlpCollector, type OtlpCollector } from '@legion-collective/core/testing';
+import { runNodeChild, startOtlpCollector, type OtlpCollector } from '@legion-collective/core/testing';
 import { PostgresSessionBackend } from './PostgresSessionBackend.js';
 import { createTestDatabase, postgresSkipped } from './test-support/test-database.js';
 
 const LEGION = fileURLToPath(new URL('../../cli/dist/legion.js', import.meta.url));
 const PROCESS_LIMIT_MS = 60_000;
+const WORKER = fileURLToPath(new URL('./__fixtures__/pg-worker.mjs', import.meta.url));
 
 interface Exit {
   code: number;
@@ -110,6 +111,36 @@ describe.each([
       const results = log.flatMap((message) => message.content.filter((block) => block.type === 'tool_result'));
       expect(results).toEqual([{ type: 'tool_result', toolUseId: 'toolu_notes', content: expect.stringMatching(/^Created notes\.txt/) }]);
       expect(log.at(-1)).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: 'notes.txt is written.' }] });
+    } finally {
+      await store.close();
+    }
+  }, 180_000);
+
+  // Files need the crashed holder's lease to expire (30 s) before another process may take it; PostgreSQL knows at once.
+  it.skipIf(skip !== undefined || backend !== 'postgres')('A is killed while its surface asks, B records the decision, C resumes: the tool runs once, nothing is marked interrupted', async () => {
+    const store = openBackend();
+    try {
+      const { id: sessionId } = await store.sessions.create();
+      const asker = runNodeChild(WORKER, ['ask', dir, env['LEGION_DATABASE_URL']!, sessionId], { env: { ...process.env, ...env } });
+      const requestId = (await asker.waitFor((line) => line.startsWith('ASKED '), 'ASKED')).slice('ASKED '.length);
+      asker.child.kill('SIGKILL');
+      expect(await asker.exited).toEqual({ code: null, signal: 'SIGKILL' });
+
+      const recorded = await legion(['approve', '--no-resume', '--json', '--session', sessionId, requestId]);
+      expect(recorded.code, recorded.stderr).toBe(0);
+      // A is gone: nothing goes on by itself, the turn waits for a resume.
+      expect(JSON.parse(recorded.stdout)).toEqual({ sessionId, resumed: [], waiting: ['user__coordinator'] });
+      expect(existsSync(join(dir, 'notes.txt'))).toBe(false);
+
+      const resumed = await legion(['approvals', 'resume', '--json', '--session', sessionId]);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(JSON.parse(resumed.stdout)).toEqual({ sessionId, resumed: [expect.objectContaining({ status: 'success', reply: 'notes.txt is written.' })] });
+      expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('approved');
+      expect(modelCalls()).toBe(2);
+      const log = await store.conversations.recent({ sessionId, conversationId: 'user__coordinator' }, 100);
+      const results = log.flatMap((message) => message.content.filter((block) => block.type === 'tool_result'));
+      expect(results).toEqual([{ type: 'tool_result', toolUseId: 'toolu_notes', content: expect.stringMatching(/^Created notes\.txt/) }]);
+      expect(log.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     } finally {
       await store.close();
     }
