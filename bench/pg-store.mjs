@@ -85,6 +85,14 @@ async function serverCpuMs(client, database) {
   return total;
 }
 
+// Statements sent to the server, each one round trip (a pool's query goes through a client's).
+let statementsSent = 0;
+const clientQuery = pg.Client.prototype.query;
+pg.Client.prototype.query = function countedQuery(...args) {
+  statementsSent++;
+  return clientQuery.apply(this, args);
+};
+
 function entry(role = 'user', text = TEXT) {
   return { kind: 'message', id: randomUUID(), role, content: [{ type: 'text', text }], at: new Date().toISOString() };
 }
@@ -103,6 +111,7 @@ try {
     for (const run of Object.values(runs)) for (let i = 0; i < WARMUP_TURNS; i++) await run.turn();
     const medians = { files: [], postgres: [] };
     let serverCpu = 0;
+    let roundTrips = 0;
     for (let repeat = 0; repeat < REPEATS; repeat++) {
       for (const run of Object.values(runs)) {
         run.perStep = [];
@@ -112,8 +121,10 @@ try {
         for (const [name, run] of Object.entries(runs)) {
           const serverBefore = name === 'postgres' ? await serverCpuMs(watcher, 'bench_loop') : 0;
           const before = process.cpuUsage();
+          const sentBefore = statementsSent;
           run.perStep.push(await run.turn());
           const cpu = process.cpuUsage(before);
+          if (name === 'postgres') roundTrips += (statementsSent - sentBefore) / STEPS_PER_TURN;
           run.cpu += (cpu.user + cpu.system) / 1000 / STEPS_PER_TURN;
           if (name === 'postgres') serverCpu += ((await serverCpuMs(watcher, 'bench_loop')) - serverBefore) / STEPS_PER_TURN;
         }
@@ -128,11 +139,12 @@ try {
     for (const [name, run] of Object.entries(runs)) {
       // p95 and CPU of the last repeat; the median is the median of the repeats' medians.
       figures[`step_${name}`] = { medianMs: round(median(medians[name])), repeatMediansMs: medians[name].map((value) => round(value)), p95Ms: round(p95(run.perStep)), cpuMsPerStep: round(run.cpu / TURNS) };
-      const server = name === 'postgres' ? `   server CPU ${ms(serverCpu / (TURNS * REPEATS))}` : '';
+      const server = name === 'postgres' ? `   server CPU ${ms(serverCpu / (TURNS * REPEATS))}   ${round(roundTrips / (TURNS * REPEATS), 2)} round trips` : '';
       console.log(`  per step, ${name.padEnd(8)}: median ${ms(median(medians[name]))} (of ${REPEATS} repeats' medians: ${medians[name].map((value) => ms(value)).join(', ')})   p95 ${ms(p95(run.perStep))}   CPU ${ms(run.cpu / TURNS)}${server} (2 appends per step)`);
       await run.close();
     }
-    if (figures.step_postgres) figures.step_postgres.serverCpuMsPerStep = round(serverCpu / (TURNS * REPEATS));
+    figures.step_postgres.serverCpuMsPerStep = round(serverCpu / (TURNS * REPEATS));
+    figures.step_postgres.roundTripsPerStep = round(roundTrips / (TURNS * REPEATS), 2);
     console.log(`  target: ≤ 1 ms per step on PostgreSQL → ${verdict(figures.step_postgres.medianMs, 1)}`);
   }
 
