@@ -154,7 +154,14 @@ try {
     const writers = Array.from({ length: 8 }, () => new PostgresSessionBackend({ url: appendUrl, maxConnections: 2 }));
     const { id: sessionId } = await writers[0].sessions.create();
     await Promise.all(writers.map((writer) => writer.ready()));
-    for (const [label, sameConversation] of [['8 conversations', false], ['1 conversation', true]]) {
+    for (const [label, sameConversation, following] of [['8 conversations', false, false], ['1 conversation', true, false], ['8 conversations, each writer following the session (LISTENing, as a Legion process does)', false, true]]) {
+      if (following) {
+        // Every append then wakes every writer's listening connection, as it would 8 Legion processes'.
+        const woken = [];
+        for (const writer of writers) woken.push(new Promise((resolve) => writer.watch(sessionId, resolve)));
+        await writers[0].conversations.append({ sessionId, conversationId: 'user__w0' }, entry());
+        await Promise.all(woken);
+      }
       const started = performance.now();
       await Promise.all(
         writers.map(async (writer, index) => {
@@ -163,7 +170,7 @@ try {
         }),
       );
       const perSecond = Math.round((8 * APPENDS_PER_WRITER) / ((performance.now() - started) / 1000));
-      figures[sameConversation ? 'appendsPerSecondOneConversation' : 'appendsPerSecondEightConversations'] = perSecond;
+      figures[following ? 'appendsPerSecondEightConversationsFollowing' : sameConversation ? 'appendsPerSecondOneConversation' : 'appendsPerSecondEightConversations'] = perSecond;
       console.log(`  8 writers, ${label.padEnd(15)}: ${perSecond} appends/s (${8 * APPENDS_PER_WRITER} appends of ~600 bytes, each its own committed transaction)`);
     }
     await Promise.all(writers.map((writer) => writer.close()));
