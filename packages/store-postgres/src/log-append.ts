@@ -1,6 +1,6 @@
+import type { QueryResultRow } from 'pg';
 import { LegionError } from '@legion-collective/core';
 import { CHANGES_CHANNEL } from './presence.js';
-import type { QueryResultRow } from 'pg';
 import type { Database } from './connection.js';
 
 /**
