@@ -12,6 +12,7 @@
 // BENCH_PARTS (default `step,appends,history`) picks the parts to run.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { Legion, defineTool, initWorkspace } from '@legion-collective/core';
@@ -133,7 +134,8 @@ try {
         medians[name].push(median(run.perStep));
         return `${name} median ${ms(median(run.perStep))} (CPU ${ms(run.cpu / TURNS)})`;
       });
-      console.log(`  repeat ${repeat + 1}/${REPEATS} (${TURNS} turns × ${STEPS_PER_TURN} steps each): ${line.join('   ')}`);
+      // The machine may be shared: its load says how far the wall-clock figures are from a quiet machine's.
+      console.log(`  repeat ${repeat + 1}/${REPEATS} (${TURNS} turns × ${STEPS_PER_TURN} steps each): ${line.join('   ')}   load ${loadavg()[0].toFixed(2)}`);
     }
     await watcher.end();
     for (const [name, run] of Object.entries(runs)) {
