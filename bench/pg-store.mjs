@@ -5,8 +5,10 @@
 //     answering; a fresh named conversation per turn), interleaved with the same loop on files,
 //     BENCH_REPEATS times (default 5); each repeat's median is printed, then the median of them;
 //     CPU is this process's, and the server's (its backends for the bench database, from /proc);
+//     round trips are the statements sent during the turns, per step;
 //  2. appends per second with 8 concurrent writers (8 backend instances, each with its own
-//     connections: to 8 conversations, and all to one conversation);
+//     connections: to 8 conversations, all to one conversation, and to 8 conversations again
+//     with every writer following the session, so that each append wakes 8 listeners);
 //  3. opening a session whose conversation holds 100 MB of history and showing its latest 20
 //     messages, from a new backend instance (a new connection, the schema check included).
 // BENCH_PARTS (default `step,appends,history`) picks the parts to run.
