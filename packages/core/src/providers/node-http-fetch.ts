@@ -47,12 +47,19 @@ function bodyBytes(body: RequestInit['body']): Buffer | undefined | typeof UNSUP
   return UNSUPPORTED;
 }
 
-/** A proxy in the environment (honoured by Node's fetch from Node 24 with NODE_USE_ENV_PROXY) or a dispatcher set with undici's `setGlobalDispatcher`: both are the global fetch's business. */
+const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
+
+/**
+ * A proxy in the environment (honoured by Node's fetch from Node 24 with NODE_USE_ENV_PROXY) or a
+ * dispatcher set with undici's `setGlobalDispatcher` (a `ProxyAgent`, say): both are the global
+ * fetch's business. Undici installs a plain `Agent` of its own when it loads, so that one is not a
+ * reason; a user's own plain `Agent` cannot be told from it, and its options do not apply here.
+ */
 function usesProxyOrDispatcher(): boolean {
   const env = process.env;
-  return Boolean(
-    env.HTTP_PROXY || env.http_proxy || env.HTTPS_PROXY || env.https_proxy || env.ALL_PROXY || env.all_proxy || env.NODE_USE_ENV_PROXY || Symbol.for('undici.globalDispatcher.1') in globalThis,
-  );
+  if (env.HTTP_PROXY || env.http_proxy || env.HTTPS_PROXY || env.https_proxy || env.ALL_PROXY || env.all_proxy || env.NODE_USE_ENV_PROXY) return true;
+  const dispatcher = (globalThis as Record<symbol, unknown>)[GLOBAL_DISPATCHER];
+  return dispatcher !== undefined && (dispatcher as { constructor?: { name?: string } } | null)?.constructor?.name !== 'Agent';
 }
 
 /** The request's headers as node:http takes them, with the defaults undici adds when the caller sets none. */
