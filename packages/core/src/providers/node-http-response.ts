@@ -1,60 +1,4 @@
-/**
- * A fetch response's headers, read-only, as undici's: names lowercased and iterated in sorted
- * order, repeated headers joined with ", " (`set-cookie` kept apart for `getSetCookie`). A class of
- * our own because touching the global `Headers` loads all of undici.
- */
-export class ResponseHeaders implements Iterable<[string, string]> {
-  private readonly byName = new Map<string, string>();
-  private readonly cookies: string[] = [];
-
-  /** From node:http's `rawHeaders`: name, value, name, value… */
-  constructor(raw: readonly string[]) {
-    for (let index = 0; index + 1 < raw.length; index += 2) {
-      const name = (raw[index] as string).toLowerCase();
-      const value = raw[index + 1] as string;
-      if (name === 'set-cookie') this.cookies.push(value);
-      const previous = this.byName.get(name);
-      this.byName.set(name, previous === undefined ? value : `${previous}, ${value}`);
-    }
-  }
-
-  get(name: string): string | null {
-    return this.byName.get(name.toLowerCase()) ?? null;
-  }
-
-  has(name: string): boolean {
-    return this.byName.has(name.toLowerCase());
-  }
-
-  getSetCookie(): string[] {
-    return [...this.cookies];
-  }
-
-  forEach(callback: (value: string, name: string, headers: ResponseHeaders) => void): void {
-    for (const [name, value] of this) callback(value, name, this);
-  }
-
-  *entries(): IterableIterator<[string, string]> {
-    const names = [...this.byName.keys()].sort();
-    for (const name of names) yield [name, this.byName.get(name) as string];
-  }
-
-  *keys(): IterableIterator<string> {
-    for (const [name] of this.entries()) yield name;
-  }
-
-  *values(): IterableIterator<string> {
-    for (const [, value] of this.entries()) yield value;
-  }
-
-  [Symbol.iterator](): IterableIterator<[string, string]> {
-    return this.entries();
-  }
-
-  get [Symbol.toStringTag](): string {
-    return 'Headers';
-  }
-}
+import { FetchHeaders } from './fetch-headers.js';
 
 /** Statuses whose response has no body, whatever the server sends (the Fetch standard's "null body status"). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
@@ -71,7 +15,7 @@ export class NodeHttpResponse {
   readonly url: string;
   readonly redirected = false;
   readonly type = 'basic';
-  readonly headers: ResponseHeaders;
+  readonly headers: FetchHeaders;
   readonly body: ReadableStream<Uint8Array> | null;
 
   constructor(message: { statusCode?: number | undefined; statusMessage?: string | undefined; rawHeaders: string[] }, url: string, body: ReadableStream<Uint8Array> | null) {
@@ -79,7 +23,7 @@ export class NodeHttpResponse {
     this.statusText = message.statusMessage ?? '';
     this.ok = this.status >= 200 && this.status <= 299;
     this.url = url;
-    this.headers = new ResponseHeaders(message.rawHeaders);
+    this.headers = FetchHeaders.fromRaw(message.rawHeaders);
     this.body = NULL_BODY_STATUSES.has(this.status) ? null : body;
   }
 
