@@ -41,7 +41,11 @@ async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>): Promi
   return decoder.decode(value);
 }
 
-describe('nodeHttpFetch', () => {
+// Each case runs against Node's own fetch too: the two must agree, which is what "the same semantics" means here.
+describe.each([
+  ['nodeHttpFetch', nodeHttpFetch],
+  ["Node's fetch (undici), the reference", (input: string | URL | Request, init?: RequestInit) => globalThis.fetch(input, init)],
+])('%s', (_name, fetchImplementation) => {
   it('hands each chunk of a streamed body to the reader as it arrives, while the response is still open', async () => {
     const next: Array<() => void> = [];
     const url = await serve((_request, response) => {
@@ -49,7 +53,7 @@ describe('nodeHttpFetch', () => {
       response.write('data: one\n\n');
       next.push(() => response.write('data: two\n\n'), () => response.end('data: three\n\n'));
     });
-    const response = await nodeHttpFetch(`${url}/stream`, { method: 'POST', body: '{}' });
+    const response = await fetchImplementation(`${url}/stream`, { method: 'POST', body: '{}' });
     expect(response.status).toBe(200);
     expect(response.ok).toBe(true);
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
@@ -73,7 +77,7 @@ describe('nodeHttpFetch', () => {
       });
     });
     const given = [new Headers({ 'X-Api-Key': 'k1', 'content-type': 'application/json' }), new FetchHeaders({ 'x-api-key': 'k2' }), [['X-Api-Key', 'k3']] as Array<[string, string]>, { 'x-api-key': 'k4' }];
-    for (const headers of given) expect(await (await nodeHttpFetch(`${url}/x`, { method: 'post', headers, body: 'héllo' })).text()).toBe('ok');
+    for (const headers of given) expect(await (await fetchImplementation(`${url}/x`, { method: 'post', headers, body: 'héllo' })).text()).toBe('ok');
     expect(seen.map((request) => request.headers['x-api-key'])).toEqual(['k1', 'k2', 'k3', 'k4']);
     expect(seen[0]).toMatchObject({ method: 'POST', body: 'héllo', headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength('héllo')), accept: '*/*' } });
     expect(seen[1]?.headers['content-type']).toBe('text/plain;charset=UTF-8');
@@ -88,7 +92,7 @@ describe('nodeHttpFetch', () => {
       response.writeHead(200, { 'Content-Type': 'application/json' });
       response.end('{"answer":42}');
     });
-    const response = await nodeHttpFetch(url);
+    const response = await fetchImplementation(url);
     expect(response.headers.get('x-multi')).toBe('one, two');
     expect(response.headers.get('CONTENT-TYPE')).toBe('application/json');
     expect(response.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
@@ -107,7 +111,7 @@ describe('nodeHttpFetch', () => {
       request.socket.on('close', () => closed.resolve());
     });
     const controller = new AbortController();
-    const response = await nodeHttpFetch(url, { signal: controller.signal });
+    const response = await fetchImplementation(url, { signal: controller.signal });
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     expect(await readChunk(reader)).toBe('data: first\n\n');
     controller.abort();
@@ -125,13 +129,13 @@ describe('nodeHttpFetch', () => {
       arrived.resolve();
     });
     const controller = new AbortController();
-    const pending = nodeHttpFetch(url, { signal: controller.signal });
+    const pending = fetchImplementation(url, { signal: controller.signal });
     await arrived.promise;
     const reason = new Error('stop');
     controller.abort(reason);
     await expect(pending).rejects.toBe(reason);
     await closed.promise;
-    await expect(nodeHttpFetch(url, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(fetchImplementation(url, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
     expect(requests).toBe(1);
   });
 
@@ -139,10 +143,10 @@ describe('nodeHttpFetch', () => {
     const url = await serve(() => {});
     const server = servers.pop() as Server;
     await new Promise((resolve) => server.close(resolve));
-    const failure = await nodeHttpFetch(url).catch((error: unknown) => error);
+    const failure = await fetchImplementation(url).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(TypeError);
     expect(failure).toMatchObject({ message: 'fetch failed', cause: { code: 'ECONNREFUSED' } });
-    const client = new Anthropic({ apiKey: 'test', baseURL: url, maxRetries: 0, fetch: nodeHttpFetch });
+    const client = new Anthropic({ apiKey: 'test', baseURL: url, maxRetries: 0, fetch: fetchImplementation });
     await expect(client.messages.create({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }] })).rejects.toBeInstanceOf(Anthropic.APIConnectionError);
   });
 
@@ -151,7 +155,7 @@ describe('nodeHttpFetch', () => {
       response.writeHead(200, { 'content-type': 'text/event-stream', 'content-length': '1000' });
       response.write('data: partial\n\n', () => response.socket?.destroy());
     });
-    const response = await nodeHttpFetch(url);
+    const response = await fetchImplementation(url);
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     expect(await readChunk(reader)).toBe('data: partial\n\n');
     await expect(reader.read()).rejects.toMatchObject({ name: 'TypeError', message: 'terminated' });
@@ -170,8 +174,8 @@ describe('nodeHttpFetch', () => {
       gzip.write('data: one\n\n', () => gzip.flush(zlibConstants.Z_SYNC_FLUSH));
       next.push(() => gzip.end('data: two\n\n'));
     });
-    expect(await (await nodeHttpFetch(`${url}/whole`)).json()).toEqual({ zipped: true });
-    const response = await nodeHttpFetch(`${url}/stream`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(await (await fetchImplementation(`${url}/whole`)).json()).toEqual({ zipped: true });
+    const response = await fetchImplementation(`${url}/stream`, { headers: { 'accept-encoding': 'gzip' } });
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     expect(await readChunk(reader)).toBe('data: one\n\n');
     next.shift()?.();
@@ -185,7 +189,7 @@ describe('nodeHttpFetch', () => {
       if (request.url === '/old') response.writeHead(307, { location: '/new' }).end();
       else response.end(`at ${request.url} with ${request.method}`);
     });
-    const response = await nodeHttpFetch(`${url}/old`, { method: 'POST', body: 'x' });
+    const response = await fetchImplementation(`${url}/old`, { method: 'POST', body: 'x' });
     expect(await response.text()).toBe('at /new with POST');
   });
 });
