@@ -1,6 +1,4 @@
-import { buildSync } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { FetchHeaders } from './fetch-headers.js';
 
 describe('FetchHeaders, the Headers the bundled SDKs get instead of undici', () => {
@@ -43,17 +41,16 @@ describe('FetchHeaders, the Headers the bundled SDKs get instead of undici', () 
 
 describe('undiciFreeGlobals', () => {
   it('FormData, Request and Response load undici only when used, and are then the real ones', () => {
-    // A fresh process (vitest's own has undici loaded already), given the module as plain JavaScript.
-    const [compiled] = buildSync({ entryPoints: [fileURLToPath(new URL('./fetch-globals.ts', import.meta.url))], bundle: true, format: 'esm', platform: 'node', write: false }).outputFiles;
+    // A fresh process (vitest's own has undici loaded already), on core as built, as the other child processes of these tests.
     const script = `
-      const { undiciFreeGlobals: g } = await import('data:text/javascript;base64,${Buffer.from(compiled?.text ?? '').toString('base64')}');
+      const { undiciFreeGlobals: g } = await import('@legion-collective/core');
       const loaded = () => process.moduleLoadList.some((entry) => entry.includes('undici'));
       const before = [({}) instanceof g.FormData, 'x' instanceof g.Response, new g.Headers({ a: '1' }).get('a'), loaded()];
       const form = new g.FormData();
       form.append('k', 'v');
       const after = [form instanceof globalThis.FormData, form instanceof g.FormData, new g.Response('hi') instanceof globalThis.Response, typeof g.Response.json, loaded()];
       console.log(JSON.stringify({ before, after }));`;
-    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: import.meta.dirname });
     expect(result.status, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ before: [false, false, '1', false], after: [true, true, true, 'function', true] });
   });
