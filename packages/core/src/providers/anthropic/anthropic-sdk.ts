@@ -1,8 +1,7 @@
-// What the Anthropic provider uses of `@anthropic-ai/sdk`: the base client and the Messages
-// resource, all that Legion's one call (`messages.create`) needs. The package's default export,
-// `Anthropic`, makes every resource (files, skills, models, organization, beta…), so a bundle of it
-// holds all of their code: about 430 kB, against some 120 kB for these two (the package declares
-// no side effects, so esbuild leaves the rest out). That is less to load at every `legion run`
-// from the CLI's bundle; unbundled, Node still loads every module client.mjs imports.
+// What the Anthropic provider loads of `@anthropic-ai/sdk`: the base client and the Messages
+// resource. The package's default export, `Anthropic`, builds every resource when it is made
+// (files, skills, models, organization, beta…) and so brings all of their code: about 430 kB
+// bundled, against some 120 kB for these two, which Legion's one call (`messages.create`) needs.
+// Less code is less to load at every `legion run` (packages/cli/README.md, "How the binary is built").
 export { BaseAnthropic } from '@anthropic-ai/sdk/client';
 export { Messages } from '@anthropic-ai/sdk/resources/messages';
