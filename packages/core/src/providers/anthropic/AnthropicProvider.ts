@@ -1,4 +1,4 @@
-import type { Messages } from '@anthropic-ai/sdk/resources/messages';
+import type AnthropicClient from '@anthropic-ai/sdk';
 import type { Usage } from '../../message.js';
 import type { ModelRequest, StreamPart } from '../llm-provider.js';
 import { loadSdk } from '../lazy-sdk.js';
@@ -99,25 +99,19 @@ export class AnthropicProvider extends SdkProvider<AnthropicClient> {
   }
 
   protected createClient(): Promise<AnthropicClient> {
-    return loadSdk('@anthropic-ai/sdk', { provider: this.name, model: this.model }, () => import('./anthropic-sdk.js')).then((sdk) => {
-      const client = new sdk.BaseAnthropic({
-        apiKey: this.options.apiKey ?? null,
-        ...(this.options.baseURL ? { baseURL: this.options.baseURL } : {}),
-        timeout: this.options.timeoutMs,
-        // Legion's own loop retries (capped, cancellable, reported); the SDK's would sleep out any retry-after unseen.
-        maxRetries: 0,
-        // Not Node's fetch (undici): it costs a one-shot `legion run` some 35 ms to load (node-http-fetch.ts).
-        fetch: nodeHttpFetch,
-      });
-      return { baseURL: client.baseURL, messages: new sdk.Messages(client) };
-    });
+    return loadSdk('@anthropic-ai/sdk', { provider: this.name, model: this.model }, () => import('@anthropic-ai/sdk')).then(
+      (sdk) =>
+        new sdk.default({
+          apiKey: this.options.apiKey ?? null,
+          ...(this.options.baseURL ? { baseURL: this.options.baseURL } : {}),
+          timeout: this.options.timeoutMs,
+          // Legion's own loop retries (capped, cancellable, reported); the SDK's would sleep out any retry-after unseen.
+          maxRetries: 0,
+          // Not Node's fetch (undici): it costs a one-shot `legion run` some 35 ms to load (node-http-fetch.ts).
+          fetch: nodeHttpFetch,
+        }),
+    );
   }
-}
-
-/** The part of the SDK's client the provider uses: the base client with only its Messages resource (anthropic-sdk.ts). */
-interface AnthropicClient {
-  baseURL: string;
-  messages: Messages;
 }
 
 /** The stream events we read; structural so the SDK's types stay a dev-time concern. */
