@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync, constants as zlibConstants, createGzip } from 'node:zlib';
 import { FetchHeaders } from './fetch-headers.js';
 import { nodeHttpFetch } from './node-http-fetch.js';
+import { NodeHttpResponse } from './node-http-response.js';
 
 // nodeHttpFetch against a raw node:http server on 127.0.0.1: what the provider SDKs rely on from a
 // fetch (chunks as they come, abort, the errors of a lost connection, compression, redirects).
@@ -191,5 +192,22 @@ describe.each([
     });
     const response = await fetchImplementation(`${url}/old`, { method: 'POST', body: 'x' });
     expect(await response.text()).toBe('at /new with POST');
+  });
+});
+
+describe('nodeHttpFetch, and not the global fetch', () => {
+  it('answers through node:http itself once undici is loaded (as in this process), and hands a proxy in the environment to the global fetch', async () => {
+    const url = await serve((_request, response) => response.end('direct'));
+    expect(Symbol.for('undici.globalDispatcher.1') in globalThis).toBe(true);
+    expect(await nodeHttpFetch(url)).toBeInstanceOf(NodeHttpResponse);
+    // The proxy is this same server, which Node 20's fetch ignores and Node 24's may use: either way the global fetch's answer.
+    process.env.HTTPS_PROXY = url;
+    try {
+      const response = await nodeHttpFetch(url);
+      expect(response).not.toBeInstanceOf(NodeHttpResponse);
+      expect(await response.text()).toBe('direct');
+    } finally {
+      delete process.env.HTTPS_PROXY;
+    }
   });
 });
