@@ -14,10 +14,5 @@ export async function prepareCommandProcess(): Promise<void> {
   // Stack traces point into the bundle; with LEGION_DEBUG=1 they point into the sources (dist/
   // ships source maps). Only then: reading the maps costs start-up time.
   if (process.env.LEGION_DEBUG) process.setSourceMapsEnabled(true);
-  // zod compiles a fast path (`new Function`) for each object schema on its first parse, which V8
-  // compiles at every start (no code cache holds it): ~2 ms of a `legion run` that parses a handful
-  // of files once each. The fast path only speeds up parsing the same schema many times; the
-  // results are the same without it.
-  const { z } = await import('zod');
-  z.config({ jitless: true });
+  await import('./zod-settings.js');
 }
