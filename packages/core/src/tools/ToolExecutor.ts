@@ -106,13 +106,35 @@ export class ToolExecutor {
   private async execute({ tool, input }: PreparedCall, context: ToolContext, defaultTimeoutMs: number): Promise<ToolResult> {
     if (context.signal.aborted) return { status: 'error', error: 'Cancelled before the tool started.' };
     const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs;
-    const controller = new AbortController();
-    const onAbort = (): void => controller.abort(context.signal.reason);
+    // The call's own signal (aborted with the turn, or on its timeout) is made only when the tool reads it: on
+    // Node 20 every AbortSignal outlives young-generation GCs, and most tools never look (spare-controllers.ts).
+    let controller: AbortController | undefined;
+    let stopped: { reason: unknown } | undefined;
+    const stop = (reason: unknown): void => {
+      stopped ??= { reason };
+      controller?.abort(reason);
+    };
+    const callSignal = (): AbortSignal => {
+      if (!controller) {
+        controller = new AbortController();
+        if (stopped) controller.abort(stopped.reason);
+      }
+      return controller.signal;
+    };
+    let cancelled!: (result: ToolResult) => void;
+    const cancellation = new Promise<ToolResult>((resolve) => (cancelled = resolve));
+    const onAbort = (): void => {
+      // Resolve before aborting the tool's signal: its listeners run synchronously and might settle first.
+      cancelled({ status: 'error', error: `${tool.name} was cancelled.` });
+      stop(context.signal.reason);
+    };
     context.signal.addEventListener('abort', onAbort, { once: true });
     let timer: NodeJS.Timeout | undefined;
     try {
+      const toolContext: ToolContext = Object.assign({}, context);
+      Object.defineProperty(toolContext, 'signal', { get: callSignal, enumerable: true, configurable: true });
       const execution = Promise.resolve()
-        .then(() => tool.execute(input, Object.assign({}, context, { signal: controller.signal })))
+        .then(() => tool.execute(input, toolContext))
         .catch((error: unknown): ToolResult => ({ status: 'error', error: `${tool.name} failed: ${errorMessage(error)}` }));
       const stops: Promise<ToolResult>[] = [execution];
       if (timeoutMs > 0) {
@@ -121,16 +143,12 @@ export class ToolExecutor {
             timer = setTimeout(() => {
               // Resolve before aborting: abort listeners run synchronously and would report a cancellation instead.
               resolve({ status: 'error', error: `${tool.name} timed out after ${formatMs(timeoutMs)} and was abandoned.` });
-              controller.abort(new Error('timeout'));
+              stop(new Error('timeout'));
             }, timeoutMs);
           }),
         );
       }
-      stops.push(
-        new Promise((resolve) => {
-          controller.signal.addEventListener('abort', () => resolve({ status: 'error', error: `${tool.name} was cancelled.` }), { once: true });
-        }),
-      );
+      stops.push(cancellation);
       const result = await Promise.race(stops);
       return isToolResult(result) ? result : { status: 'error', error: `${tool.name} returned no result object.` };
     } finally {
