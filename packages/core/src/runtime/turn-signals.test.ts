@@ -24,7 +24,7 @@ describe('signals of turns and tool calls', () => {
   let test: TestLegion;
   afterEach(() => test?.cleanup());
 
-  it('makes no AbortController per turn in a long-lived process: turn and model-call signals are reused, a tool that never reads its signal gets none', async () => {
+  it('makes no AbortController per turn in a long-lived process: the signals of turns, model calls and tool calls are reused once clean', async () => {
     const turns = 20;
     const script = [];
     for (let turn = 0; turn < turns; turn++) script.push({ toolCalls: [{ name: 'lookup', input: { word: `w${turn}` } }] }, { text: `done ${turn}` });
@@ -37,8 +37,8 @@ describe('signals of turns and tool calls', () => {
         expect(result).toMatchObject({ status: 'success', reply: `done ${turn}` });
       }
     });
-    // Before: three per turn (the turn's, the model call's, the tool call's), each outliving young-generation GCs.
-    expect(made).toBeLessThanOrEqual(2);
+    // Before: three per turn (the turn's, the model call's, the tool call's), each outliving young-generation GCs; now those three, reused.
+    expect(made).toBeLessThanOrEqual(3);
     test.assertScriptsDone();
   });
 
@@ -91,5 +91,42 @@ describe('signals of turns and tool calls', () => {
     expect(seen[0]).toMatchObject({ tool: 'late', aborted: true });
     expect(String(seen[0]!.reason)).toContain('timeout');
     expect(seen[1]).toEqual({ tool: 'watcher', aborted: true, reason: 'user pressed Ctrl-C' });
+  });
+  it("a finished call's signal that its tool still listens on never carries a later call's cancellation", async () => {
+    const controller = new AbortController();
+    const stale = vi.fn();
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: ['keeper', 'hang'] })],
+      entryAgent: 'worker',
+      scripts: { worker: [{ toolCalls: [{ id: '1', name: 'keeper', input: {} }] }, { toolCalls: [{ id: '2', name: 'hang', input: {} }] }] },
+    });
+    test.legion.tools.register(
+      defineTool({
+        name: 'keeper',
+        effect: 'read',
+        description: 'Leaves a listener on its signal and returns.',
+        inputSchema: z.object({}),
+        execute: async (_input, context) => {
+          context.signal.addEventListener('abort', stale);
+          return { status: 'success', data: 'kept' };
+        },
+      }),
+    );
+    test.legion.tools.register(
+      defineTool({
+        name: 'hang',
+        effect: 'read',
+        description: 'Waits until cancelled.',
+        inputSchema: z.object({}),
+        execute: (_input, context) =>
+          new Promise((resolve) => {
+            context.signal.addEventListener('abort', () => resolve({ status: 'error', error: 'stopped' }));
+            setImmediate(() => controller.abort('stop'));
+          }),
+      }),
+    );
+    const session = await test.legion.sessions.create();
+    expect(await session.send({ from: 'user', to: 'worker', message: 'go', signal: controller.signal })).toMatchObject({ status: 'error', code: 'cancelled' });
+    expect(stale).not.toHaveBeenCalled();
   });
 });

@@ -3,6 +3,7 @@ import { describeZodError } from '../zod-issues.js';
 import { errorMessage } from '../errors.js';
 import type { PausedOnApprovals } from '../session/turn.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
+import { giveBackController, takeController } from '../session/spare-controllers.js';
 
 /** A call that passed lookup and validation, ready to run once authorized. */
 
@@ -106,44 +107,33 @@ export class ToolExecutor {
   private async execute({ tool, input }: PreparedCall, context: ToolContext, defaultTimeoutMs: number): Promise<ToolResult> {
     if (context.signal.aborted) return { status: 'error', error: 'Cancelled before the tool started.' };
     const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs;
-    // The call's own signal (aborted with the turn, or on its timeout) is made only when the tool reads it: on
-    // Node 20 every AbortSignal outlives young-generation GCs, and most tools never look (spare-controllers.ts).
-    let controller: AbortController | undefined;
-    let stopped: { reason: unknown } | undefined;
-    const stop = (reason: unknown): void => {
-      stopped ??= { reason };
-      controller?.abort(reason);
-    };
-    const callSignal = (): AbortSignal => {
-      if (!controller) {
-        controller = new AbortController();
-        if (stopped) controller.abort(stopped.reason);
-      }
-      return controller.signal;
-    };
+    // A spare controller when one is clean: on Node 20 every new AbortSignal outlives young-generation GCs (spare-controllers.ts).
+    const controller = takeController();
     let cancelled!: (result: ToolResult) => void;
     const cancellation = new Promise<ToolResult>((resolve) => (cancelled = resolve));
+    // Set once the call is cut short (cancelled, timed out): the tool may still hold its signal then, so it is not handed on.
+    let abandoned = false;
     const onAbort = (): void => {
+      abandoned = true;
       // Resolve before aborting the tool's signal: its listeners run synchronously and might settle first.
       cancelled({ status: 'error', error: `${tool.name} was cancelled.` });
-      stop(context.signal.reason);
+      controller.abort(context.signal.reason);
     };
     context.signal.addEventListener('abort', onAbort, { once: true });
     let timer: NodeJS.Timeout | undefined;
     try {
-      const toolContext: ToolContext = Object.assign({}, context);
-      Object.defineProperty(toolContext, 'signal', { get: callSignal, enumerable: true, configurable: true });
       const execution = Promise.resolve()
-        .then(() => tool.execute(input, toolContext))
+        .then(() => tool.execute(input, Object.assign({}, context, { signal: controller.signal })))
         .catch((error: unknown): ToolResult => ({ status: 'error', error: `${tool.name} failed: ${errorMessage(error)}` }));
       const stops: Promise<ToolResult>[] = [execution];
       if (timeoutMs > 0) {
         stops.push(
           new Promise((resolve) => {
             timer = setTimeout(() => {
+              abandoned = true;
               // Resolve before aborting: abort listeners run synchronously and would report a cancellation instead.
               resolve({ status: 'error', error: `${tool.name} timed out after ${formatMs(timeoutMs)} and was abandoned.` });
-              stop(new Error('timeout'));
+              controller.abort(new Error('timeout'));
             }, timeoutMs);
           }),
         );
@@ -154,6 +144,8 @@ export class ToolExecutor {
     } finally {
       if (timer) clearTimeout(timer);
       context.signal.removeEventListener('abort', onAbort);
+      // The tool returned: its signal serves another call if it left no listener on it.
+      if (!abandoned) giveBackController(controller);
     }
   }
 }
