@@ -8,6 +8,7 @@
 // after a full GC, open file descriptors (from /proc/self/fd). Needs
 // --expose-gc, which run-all passes; run alone: node --expose-gc bench/memory-runs.mjs
 import { readdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { z } from 'zod';
 import { Legion, defineTool } from '@legion-collective/core';
@@ -59,6 +60,7 @@ const session = await legion.sessions.create({ title: 'memory' });
 const before = sample();
 let early;
 const started = performance.now();
+const cpuBefore = process.cpuUsage();
 try {
   for (let run = 1; run <= RUNS; run++) {
     const result = await session.send({ from: 'user', to: 'worker', message: `request ${run}`, conversation: `r${run}` });
@@ -68,6 +70,7 @@ try {
     if (run === EARLY) early = sample();
   }
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   const late = sample();
   const f = (value) => value.toFixed(1);
   console.log(`memory-runs — ${RUNS} runs in one process without close() (fresh conversation per run, 4 messages each, ${seconds.toFixed(1)} s)`);
@@ -78,8 +81,11 @@ try {
   console.log(`  V8 heap reserved (heapTotal): run ${EARLY} ${f(early.heapTotalMB)} MB, run ${RUNS} ${f(late.heapTotalMB)} MB; external ${f(early.externalMB)} → ${f(late.externalMB)} MB (ArrayBuffers ${f(early.arrayBuffersMB)} → ${f(late.arrayBuffersMB)}); RSS outside the V8 heap ${f(outside(early))} → ${f(outside(late))} MB`);
   console.log(`  heap spaces run ${EARLY} → ${RUNS} (MB): ${Object.keys(late.spaces).map((name) => `${name} ${f(early.spaces[name] ?? 0)}→${f(late.spaces[name])}`).join(', ')}`);
   console.log(`  open file descriptors: start ${before.fds}, run ${EARLY} ${early.fds}, run ${RUNS} ${late.fds} (target: not growing)`);
+  // The machine may be shared: CPU time and the load say how much the wall time means.
+  console.log(`  time: ${seconds.toFixed(1)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU (user+sys); load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
   printJson('memory-runs', {
     runs: RUNS,
+    rssStartMB: Number(f(before.rssMB)),
     rssEarlyMB: Number(f(early.rssMB)),
     rssLateMB: Number(f(late.rssMB)),
     rssGrowthMB: Number(f(late.rssMB - early.rssMB)),
