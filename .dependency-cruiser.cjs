@@ -108,12 +108,12 @@ module.exports = {
     },
     {
       name: 'vscode-through-the-public-api',
-      comment: 'The VS Code extension (packages/vscode) is a thin client: core and the server only through their public entries (tests: also `/testing`); the extension ships without the test helpers.',
+      comment: 'The VS Code extension (packages/vscode) is a thin client: core, the server and the PostgreSQL store only through their public entries (tests: also `/testing`); the extension ships without the test helpers.',
       severity: 'error',
       from: { path: '^packages/vscode/src/' },
       to: {
-        path: '^(packages/(core|server)/|@legion-collective/(core|server))',
-        pathNot: '^(@legion-collective/(core|server)|@legion-collective/core/testing|packages/(core|server)/dist/index\\.(js|d\\.ts)|packages/core/dist/testing/index\\.(js|d\\.ts))$',
+        path: '^(packages/(core|server|store-postgres)/|@legion-collective/(core|server|store-postgres))',
+        pathNot: '^(@legion-collective/(core|server|store-postgres)|@legion-collective/core/testing|packages/(core|server|store-postgres)/dist/index\\.(js|d\\.ts)|packages/core/dist/testing/index\\.(js|d\\.ts))$',
       },
     },
     {

@@ -93,6 +93,18 @@ const approvals = program
     runCli(async () => (await import('./commands/approvals.js')).approvalsCommand({ ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
   );
 
+approvals
+  .command('resume')
+  .description('continue the turns whose approvals were decided but not resumed (legion approve --no-resume), each once, from this process')
+  .argument('[ids...]', 'approval request ids whose turns to resume (default: every decided one whose turn still waits)')
+  .option('--session <id>', 'session (default: the latest)')
+  .option('--json', 'one JSON object')
+  .addHelpText('after', examples(['legion approvals resume', 'legion approvals resume --session 2026-…', 'legion approvals resume 3f2a… --json']))
+  // `--session`/`--json` may land on `approvals` (commander reads a parent's options anywhere): the merged options have them either way.
+  .action((ids: string[], _options: unknown, command: Command) =>
+    runCli(async () => (await import('./commands/approvals.js')).resumeCommand(ids, command.optsWithGlobals<{ json?: boolean; session?: string; workspace?: string }>())),
+  );
+
 const rules = approvals
   .command('rules')
   .description('list "approve always" rules: which participant may run which tool, on what pattern, without asking (in every session)')
@@ -120,6 +132,7 @@ for (const decision of ['approve', 'reject'] as const) {
     .argument('<ids...>', 'approval request ids (see "legion approvals")')
     .option('--session <id>', 'session (default: the latest)')
     .option('--as <participant>', 'decide as this participant (default: the first user)')
+    .option('--no-resume', 'only record the decision; the paused turn goes on when any process runs "legion approvals resume"')
     .option('--json', 'one JSON object');
   if (decision === 'approve') {
     command
@@ -128,7 +141,7 @@ for (const decision of ['approve', 'reject'] as const) {
       .option('--rule', 'also make an "approve always" rule: this agent, this tool, this exact command or path, in every session (see "legion approvals rules")')
       .option('--pattern <glob>', 'the rule\'s pattern instead of the exact call (implies --rule): a command glob ("git status*") or a path glob ("src/**")');
   } else command.option('--reason <text>', 'why, shown to the agent so it can adapt');
-  command.addHelpText('after', examples(decision === 'approve' ? ['legion approve 3f2a…', 'legion approve --always 3f2a…', 'legion approve --rule 3f2a…', "legion approve --pattern 'git status*' 3f2a…"] : ['legion reject 3f2a… --reason "not in this repository"']));
+  command.addHelpText('after', examples(decision === 'approve' ? ['legion approve 3f2a…', 'legion approve --always 3f2a…', 'legion approve --rule 3f2a…', "legion approve --pattern 'git status*' 3f2a…", 'legion approve --no-resume 3f2a…'] : ['legion reject 3f2a… --reason "not in this repository"', 'legion reject --no-resume 3f2a… --reason "…"']));
   command.action((ids: string[], options: Record<string, unknown>) =>
     runCli(async () => (await import('./commands/approvals.js')).answerCommand(decision, ids, { ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
   );

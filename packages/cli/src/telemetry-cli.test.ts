@@ -1,7 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { z } from 'zod';
+import { startOtlpCollector } from '@legion-collective/core/testing';
 import { LEGION, runLegion, type LegionRun } from './legion-process.test-support.js';
 import { shellQuote, TMUX_MISSING, TmuxTerminal } from './repl/terminal.test-support.js';
 import { connectHttp, mcpClient, serveMcpHttp } from './mcp-serve.test-support.js';
@@ -9,65 +7,10 @@ import { useWorkspace } from './workspace.test-support.js';
 
 const PROCESS_LIMIT_MS = 60_000;
 
-/** OTLP/HTTP JSON (opentelemetry-proto's JSON mapping), as much of it as the test reads. */
-const AnyValueSchema = z.object({ stringValue: z.string().optional(), intValue: z.union([z.number(), z.string()]).optional(), doubleValue: z.number().optional(), boolValue: z.boolean().optional() });
-const AttributesSchema = z.array(z.object({ key: z.string(), value: AnyValueSchema })).default([]);
-const ExportRequestSchema = z.object({
-  resourceSpans: z.array(
-    z.object({
-      resource: z.object({ attributes: AttributesSchema }),
-      scopeSpans: z.array(
-        z.object({
-          scope: z.object({ name: z.string() }),
-          spans: z.array(z.object({ traceId: z.string(), spanId: z.string(), parentSpanId: z.string().optional(), name: z.string(), attributes: AttributesSchema })),
-        }),
-      ),
-    }),
-  ),
-});
-
-interface ReceivedSpan {
-  name: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId: string | undefined;
-  scope: string;
-  resource: Record<string, unknown>;
-  attributes: Record<string, unknown>;
-}
-
-const flat = (attributes: z.infer<typeof AttributesSchema>): Record<string, unknown> =>
-  Object.fromEntries(attributes.map(({ key, value }) => [key, value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.doubleValue ?? value.boolValue))]));
-
-/** A collector's OTLP/HTTP trace endpoint on 127.0.0.1: decodes every export request it gets. */
-async function startCollector(): Promise<{ url: string; spans: ReceivedSpan[]; paths: string[]; close(): Promise<void> }> {
-  const spans: ReceivedSpan[] = [];
-  const paths: string[] = [];
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      paths.push(`${request.method} ${request.url} ${request.headers['content-type']}`);
-      const body = ExportRequestSchema.parse(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      for (const { resource, scopeSpans } of body.resourceSpans) {
-        for (const { scope, spans: received } of scopeSpans) {
-          for (const span of received) {
-            spans.push({ name: span.name, traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId || undefined, scope: scope.name, resource: flat(resource.attributes), attributes: flat(span.attributes) });
-          }
-        }
-      }
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, spans, paths, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
-
 describe('legion exports traces over OTLP when an endpoint is configured', () => {
   const workspace = useWorkspace('legion-telemetry-');
   const { mock } = workspace;
-  let collector: Awaited<ReturnType<typeof startCollector>> | undefined;
+  let collector: Awaited<ReturnType<typeof startOtlpCollector>> | undefined;
   afterEach(async () => {
     await collector?.close();
     collector = undefined;
@@ -78,7 +21,7 @@ describe('legion exports traces over OTLP when an endpoint is configured', () =>
   }
 
   it('legion run sends its turn and model-call spans before it exits', async () => {
-    collector = await startCollector();
+    collector = await startOtlpCollector();
     workspace.useModel('coordinator', { provider: 'anthropic', model: 'claude-test', baseURL: mock.url });
     mock.on({ userMessage: 'Hello' }, { content: 'Hi there.', usage: { input_tokens: 80, output_tokens: 30 } });
     const run = await runLegion(['run', '--output', 'json', 'Hello'], {
@@ -110,7 +53,7 @@ describe('legion exports traces over OTLP when an endpoint is configured', () =>
   }, 120_000);
 
   it('legion mcp serve sends its spans when stopped with SIGTERM, before it exits', async () => {
-    collector = await startCollector();
+    collector = await startOtlpCollector();
     workspace.useModel('coordinator', { provider: 'anthropic', model: 'claude-test', baseURL: mock.url });
     mock.on({ userMessage: 'Hello' }, { content: 'Hi there.' });
     const served = await serveMcpHttp(workspace.dir, { ...process.env, ...workspace.env(), OTEL_EXPORTER_OTLP_ENDPOINT: collector.url });
@@ -131,7 +74,7 @@ describe('legion exports traces over OTLP when an endpoint is configured', () =>
   }, 120_000);
 
   it.skipIf(TMUX_MISSING)('the REPL sends its spans when killed with SIGTERM (it has no stop of its own), then ends by that signal', async () => {
-    collector = await startCollector();
+    collector = await startOtlpCollector();
     workspace.useModel('coordinator', { provider: 'anthropic', model: 'claude-test', baseURL: mock.url });
     mock.on({ userMessage: 'Hello' }, { content: 'Hi there.' });
     const terminal = new TmuxTerminal(workspace.dir, 'otel');

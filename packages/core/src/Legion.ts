@@ -32,7 +32,7 @@ import type { SessionBackend } from './storage/backend/session-backend.js';
 import { createCommunicateTool } from './tools/builtin/communicate.js';
 import { createApprovalResponseTool, createListApprovalsTool } from './tools/builtin/approval-tools.js';
 import { ApprovalGate } from './authorization/ApprovalGate.js';
-import { AuthEngine } from './authorization/AuthEngine.js';
+import { AuthEngine, FILE_READ_SUBJECT } from './authorization/AuthEngine.js';
 import { ApprovalRules } from './authorization/ApprovalRules.js';
 import { ApprovalRuleStore } from './collective/ApprovalRuleStore.js';
 import { BUILTIN_PROVIDER_ID, registerBuiltinTools, withBuiltinParameters, ProcessRegistry } from './tools/builtin/index.js';
@@ -370,10 +370,13 @@ export class Legion {
         signal: options.signal ?? new AbortController().signal,
         events: this.events,
         workspaceRoot: this.paths.root,
-        // Run as an agent, searches show what that agent may read; as the program or a user, everything.
+        // Run as an agent, searches show what that agent may read; as a user, all but what file_read is denied
+        // (a user's own read needs no approval, but a deny holds by every route); as the program, everything.
         readable: (path) => {
           const participant = this.collective.get(callerId);
-          return participant?.type !== 'agent' || this.auth.mayRead(participant, path);
+          if (!participant) return true;
+          if (participant.type === 'agent') return this.auth.mayRead(participant, path);
+          return this.auth.evaluate({ participant, tool: FILE_READ_SUBJECT, input: { path } }).mode !== 'deny';
         },
       },
       this.config.limits.toolTimeoutMs,

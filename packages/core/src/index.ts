@@ -191,6 +191,7 @@ export type {
   CompactOutcome,
   ParticipantRuntime,
   PausedOnApprovals,
+  ResumeOutcome,
   RuntimeOutcome,
   RuntimeResolver,
   SendRequest,

@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { initWorkspace, textOf, type Message } from '@legion-collective/core';
-import { agentParticipant, mockParticipant, userParticipant } from '@legion-collective/core/testing';
+import { agentParticipant, mockParticipant, runNodeChild, userParticipant, type ChildRun } from '@legion-collective/core/testing';
 import { PostgresSessionBackend } from './PostgresSessionBackend.js';
-import { runNode, type ChildRun } from './test-support/child-process.js';
 import { createTestDatabase, postgresSkipped } from './test-support/test-database.js';
 
 const WORKER = fileURLToPath(new URL('./__fixtures__/pg-worker.mjs', import.meta.url));
@@ -40,7 +39,7 @@ describe.skipIf(postgresSkipped() !== undefined)('many Legion processes on one P
   });
 
   const worker = (...args: string[]): ChildRun => {
-    const run = runNode(WORKER, [args[0]!, root, url, sessionId, ...args.slice(1)]);
+    const run = runNodeChild(WORKER, [args[0]!, root, url, sessionId, ...args.slice(1)]);
     children.push(run);
     return run;
   };

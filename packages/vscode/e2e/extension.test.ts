@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,7 @@ import { LLMock } from '@copilotkit/aimock';
 import { initWorkspace } from '@legion-collective/core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { codeServerBin, startCodeServer, type CodeServer } from './code-server.js';
+import { useModel } from './legion-workspace.js';
 import { Workbench } from './workbench.js';
 
 // The extension in a real VS Code (code-server), driven through its UI in Debian's Chromium; the
@@ -17,11 +18,6 @@ const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const TEST_MS = 120_000;
 const LEGION = fileURLToPath(new URL('../../cli/dist/legion.js', import.meta.url));
-
-function useModel(dir: string, participant: string, model: Record<string, unknown>): void {
-  const file = join(dir, '.legion/collective/participants', `${participant}.json`);
-  writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), model }, null, 2));
-}
 
 describe.skipIf(BIN === null)('Legion in VS Code (code-server)', () => {
   let mock: LLMock;
@@ -41,6 +37,12 @@ describe.skipIf(BIN === null)('Legion in VS Code (code-server)', () => {
     useModel(folder, 'developer', { provider: 'openai', model: 'gpt-test', baseURL: `${mock.url}/v1` });
     // The reviewer runs on a model the editor offers (the test chat host's scripted one), through the vscode-lm provider.
     useModel(folder, 'reviewer', { provider: 'vscode-lm', model: 'e2e' });
+    // For the editor's agent: a file it may read, and one the workspace denies to file_read (by every route).
+    const config = join(folder, '.legion', 'config.json');
+    writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), policies: { file_read: { mode: 'auto', rules: [{ mode: 'deny', paths: ['private/**'], reason: 'private stays private' }] } } }, null, 2));
+    writeFileSync(join(folder, 'editor-notes.txt'), 'notes the editor agent reads\n');
+    mkdirSync(join(folder, 'private'));
+    writeFileSync(join(folder, 'private', 'key.txt'), 'the private key\n');
     server = await startCodeServer({
       bin: BIN!,
       vsix: [join(DIST, 'legion.vsix'), join(DIST, 'e2e-chat-host.vsix'), join(DIST, 'e2e-tool-client.vsix')],
@@ -204,6 +206,35 @@ describe.skipIf(BIN === null)('Legion in VS Code (code-server)', () => {
     mock.on({ model: 'claude-test', userMessage: 'Summarize the plan' }, { content: 'The plan: health check, then storage.' });
     await workbench.chat('use legion: Summarize the plan');
     await workbench.lastResponse().getByText('legion_run_agent said: The plan: health check, then storage.').waitFor({ timeout: 60_000 });
+  }, TEST_MS);
+
+  it("offers Legion's built-in tools one by one: the editor's agent reads a file with legion_file_read", async () => {
+    await workbench.chat('invoke legion_file_read path=editor-notes.txt');
+    const response = workbench.lastResponse();
+    await response.getByText('legion_file_read said:').waitFor({ timeout: 60_000 });
+    expect(await response.textContent()).toContain('notes the editor agent reads');
+  }, TEST_MS);
+
+  it("refuses the editor's agent what the workspace denies, by the tool itself and by legion_call_tool, and reads nothing", async () => {
+    await workbench.chat('invoke legion_file_read path=private/key.txt');
+    let response = workbench.lastResponse();
+    await response.getByText('legion_file_read said: Error: file_read is denied', { exact: false }).waitFor({ timeout: 60_000 });
+    expect(await response.textContent()).toContain('private stays private');
+    expect(await response.textContent()).not.toContain('the private key');
+    await workbench.chat('invoke legion_call_tool tool=file_read path=private/key.txt');
+    response = workbench.lastResponse();
+    await response.getByText('legion_call_tool said: Error: file_read is denied', { exact: false }).waitFor({ timeout: 60_000 });
+    expect(await response.textContent()).not.toContain('the private key');
+  }, TEST_MS);
+
+  it("asks in the chat before the editor's agent writes (file_write needs approval): the file appears only once the user continues", async () => {
+    await workbench.chat('invoke legion_file_write path=from-editor.txt content=approved-in-the-editor');
+    const response = workbench.lastResponse();
+    await response.getByText('Legion: run file_write?').waitFor({ timeout: 60_000 });
+    expect(existsSync(join(folder, 'from-editor.txt'))).toBe(false);
+    await response.getByText('Continue', { exact: true }).click();
+    await response.getByText('legion_file_write said:', { exact: false }).waitFor({ timeout: 60_000 });
+    expect(readFileSync(join(folder, 'from-editor.txt'), 'utf8')).toBe('approved-in-the-editor');
   }, TEST_MS);
 
   it('shows the web UI\'s conversation graph in a webview', async () => {

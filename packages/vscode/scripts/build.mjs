@@ -1,5 +1,5 @@
 // Builds the extension: src/extension.ts and everything it imports — core, server, zod, the
-// provider SDKs, ajv, mvdan-sh — bundled by esbuild into one CommonJS file, dist/extension.cjs, so
+// provider SDKs, ajv, mvdan-sh, store-postgres and pg (run only for a PostgreSQL workspace) — bundled by esbuild into one CommonJS file, dist/extension.cjs, so
 // that the .vsix needs no node_modules (VS Code 1.100 loads extensions as CommonJS). The browser
 // app's build (packages/web/dist, made by the root `npm run build`) is placed in dist/web, which
 // the graph panel serves through packages/server; nothing of the app is copied into this package's sources.
@@ -46,7 +46,8 @@ await build({
   format: 'cjs',
   platform: 'node',
   target: 'node20',
-  external: ['vscode'],
+  // pg's optional native binding and its Cloudflare socket are never used here (pg loads them only when asked).
+  external: ['vscode', 'pg-native', 'pg-cloudflare', 'cloudflare:sockets'],
   plugins: [bundledRequires],
   define: { 'import.meta.url': '__legionFileUrl' },
   banner: { js: '"use strict";var __legionFileUrl = require("node:url").pathToFileURL(__filename).href;' },

@@ -37,7 +37,7 @@ async function handle(host: LegionHost, surface: ChatUserSurface, request: vscod
     return none;
   }
   const intent = parseChatRequest(request.command, request.prompt);
-  const legion = host.open();
+  const legion = await host.start();
   switch (intent.kind) {
     case 'invalid':
       stream.markdown(intent.problem);
@@ -77,7 +77,7 @@ async function handle(host: LegionHost, surface: ChatUserSurface, request: vscod
 }
 
 async function send(host: LegionHost, surface: ChatUserSurface, message: string, to: string | undefined, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<LegionChatResult> {
-  const legion = host.open();
+  const legion = await host.start();
   const settings = readEditorSettings((key) => vscode.workspace.getConfiguration('legion').get(key));
   const target = to ?? entryAgentFor(legion.config.entryAgent ? legion.entryAgentId() : undefined, settings, () => legion.entryAgentId());
   const member = legion.collective.get(target);

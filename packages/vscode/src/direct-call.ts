@@ -3,11 +3,11 @@ import type { Legion } from '@legion-collective/core';
 export type DirectCallResult = { status: 'success'; content: string } | { status: 'error'; error: string };
 
 /**
- * A tool run for another extension (`executeTool` of the API), judged by the workspace's
+ * A tool run for another extension (`executeTool` of the API) or the editor's agent, judged by the workspace's
  * policies as the user's own call: a deny is a deny by this route too, and a call that needs
  * approval runs only once `confirm` says the user approved it.
  */
-export async function runDirectCall(legion: Legion, name: string, input: unknown, confirm: (question: string) => Promise<boolean>): Promise<DirectCallResult> {
+export async function runDirectCall(legion: Legion, name: string, input: unknown, confirm: (question: string) => Promise<boolean>, signal?: AbortSignal): Promise<DirectCallResult> {
   await legion.tools.ready();
   const tool = legion.tools.get(name);
   // An unknown tool: core's own error names the problem.
@@ -19,5 +19,5 @@ export async function runDirectCall(legion: Legion, name: string, input: unknown
   if (decision.mode === 'requires_approval' && !(await confirm(`An extension asks Legion to run ${name} with ${JSON.stringify(input)} (${decision.reason}).`))) {
     return { status: 'error', error: `The user did not approve running ${name}.` };
   }
-  return legion.executeTool(name, input, { as: user.id });
+  return legion.executeTool(name, input, { as: user.id, ...(signal ? { signal } : {}) });
 }

@@ -1,33 +1,119 @@
 import type { Legion } from '@legion-collective/core';
 import * as vscode from 'vscode';
+import { CALL_TOOL_TOOL, EDITOR_BUILTIN_TOOLS, EDITOR_TOOL_PREFIX, LIST_TOOLS_TOOL, RUN_AGENT_TOOL } from './editor-tool-catalogue.js';
+import { judgeEditorCall, listEditorTools, resolveEditorCall, runEditorCall, type EditorCall } from './editor-tool-calls.js';
 
 interface RunAgentInput {
   task: string;
   agent?: string;
 }
 
+const OFF = 'Legion is not offered to the editor: the user turned legion.offerToolsToEditor off.';
+
+function offered(): boolean {
+  return vscode.workspace.getConfiguration('legion').get<boolean>('offerToolsToEditor') === true;
+}
+
+function text(value: string): vscode.LanguageModelToolResult {
+  return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(value)]);
+}
+
+/** Runs `work` with an AbortSignal that follows the editor's cancellation. */
+async function cancellable<T>(token: vscode.CancellationToken, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const abort = new AbortController();
+  const cancelled = token.onCancellationRequested(() => abort.abort());
+  try {
+    return await work(abort.signal);
+  } finally {
+    cancelled.dispose();
+  }
+}
+
 /**
- * Legion offered to the editor's own agents (`vscode.lm.registerTool`), when the user enables
- * `legion.offerToolsToEditor`: a task for the collective goes through `runAgent`, so every tool an
- * agent then calls is under Legion's policies (asks in the chat, or is refused when denied).
+ * The calls the user confirmed in VS Code's own confirmation (shown because `prepareInvocation`
+ * found that the policy asks). Taken once by `invoke`; a call that needs approval and has no entry
+ * (the policy changed between the two) is asked again in a modal, so approval is never skipped.
  */
-export function registerEditorTools(legion: () => Legion): vscode.Disposable[] {
-  const tool: vscode.LanguageModelTool<RunAgentInput> = {
+class ConfirmedCalls {
+  private readonly keys = new Set<string>();
+  private key(call: EditorCall): string {
+    return `${call.tool}\u0000${JSON.stringify(call.input)}`;
+  }
+  asked(call: EditorCall): void {
+    this.keys.add(this.key(call));
+    // Calls the user cancelled are never invoked; keep the set small.
+    if (this.keys.size > 64) this.keys.delete(this.keys.values().next().value!);
+  }
+  notAsked(call: EditorCall): void {
+    this.keys.delete(this.key(call));
+  }
+  take(call: EditorCall): boolean {
+    return this.keys.delete(this.key(call));
+  }
+}
+
+/** A Legion tool for the editor's agents: `legion_<builtin>` or `legion_call_tool`, through Legion's policies as the user. */
+function policedTool(name: string, legion: () => Promise<Legion>, confirmed: ConfirmedCalls): vscode.LanguageModelTool<unknown> {
+  return {
+    async prepareInvocation(options) {
+      const resolved = resolveEditorCall(name, options.input);
+      if (!offered() || !resolved.ok) return { invocationMessage: `Legion: ${name}` };
+      const judged = await judgeEditorCall(await legion(), resolved.call);
+      if (judged.mode !== 'confirm') {
+        confirmed.notAsked(resolved.call);
+        return { invocationMessage: judged.mode === 'refuse' ? `Legion refuses ${resolved.call.tool}` : `Legion: ${resolved.call.tool}` };
+      }
+      confirmed.asked(resolved.call);
+      return {
+        invocationMessage: `Legion: ${resolved.call.tool}`,
+        confirmationMessages: { title: `Legion: run ${resolved.call.tool}?`, message: new vscode.MarkdownString().appendText(judged.question) },
+      };
+    },
     async invoke(options, token) {
-      if (!vscode.workspace.getConfiguration('legion').get<boolean>('offerToolsToEditor')) {
-        return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart('Legion is not offered to the editor: the user turned legion.offerToolsToEditor off.')]);
-      }
-      const abort = new AbortController();
-      const cancelled = token.onCancellationRequested(() => abort.abort());
-      try {
-        const opened = legion();
-        const result = await opened.runAgent(options.input.task, { ...(options.input.agent ? { agent: options.input.agent } : {}), signal: abort.signal });
-        const text = result.status === 'success' ? result.reply : result.status === 'error' ? `Error: ${result.error}` : `Paused on approvals: ${result.requests.map((request) => request.id).join(', ')}`;
-        return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
-      } finally {
-        cancelled.dispose();
-      }
+      if (!offered()) return text(OFF);
+      const resolved = resolveEditorCall(name, options.input);
+      if (!resolved.ok) return text(`Error: ${resolved.error}`);
+      const call = resolved.call;
+      const opened = await legion();
+      const result = await cancellable(token, (signal) =>
+        runEditorCall(
+          opened,
+          call,
+          async (question) => confirmed.take(call) || (await vscode.window.showWarningMessage(`Legion: ${question}`, { modal: true }, 'Approve once')) === 'Approve once',
+          signal,
+        ),
+      );
+      return text(result.status === 'success' ? result.content : `Error: ${result.error}`);
     },
   };
-  return [vscode.lm.registerTool('legion_run_agent', tool)];
+}
+
+/**
+ * Legion offered to the editor's own agents (`vscode.lm.registerTool`), when the user enables
+ * `legion.offerToolsToEditor` (package.json's `when` hides them otherwise, and `invoke` refuses):
+ * `legion_run_agent` gives the collective a task; `legion_<builtin>` and `legion_call_tool` run
+ * one Legion tool as the workspace's user, under the workspace's policies (deny is refused; a call
+ * that needs approval is confirmed in VS Code's own confirmation before it runs).
+ */
+export function registerEditorTools(legion: () => Promise<Legion>): vscode.Disposable[] {
+  const runAgent: vscode.LanguageModelTool<RunAgentInput> = {
+    async invoke(options, token) {
+      if (!offered()) return text(OFF);
+      const result = await cancellable(token, async (signal) => (await legion()).runAgent(options.input.task, { ...(options.input.agent ? { agent: options.input.agent } : {}), signal }));
+      return text(result.status === 'success' ? result.reply : result.status === 'error' ? `Error: ${result.error}` : `Paused on approvals: ${result.requests.map((request) => request.id).join(', ')}`);
+    },
+  };
+  const listTools: vscode.LanguageModelTool<unknown> = {
+    async invoke(options) {
+      if (!offered()) return text(OFF);
+      return text(await listEditorTools(await legion(), options.input));
+    },
+  };
+  const confirmed = new ConfirmedCalls();
+  const policed = [CALL_TOOL_TOOL, ...EDITOR_BUILTIN_TOOLS.map((tool) => `${EDITOR_TOOL_PREFIX}${tool}`)];
+  return [
+    vscode.lm.registerTool(RUN_AGENT_TOOL, runAgent),
+    vscode.lm.registerTool(LIST_TOOLS_TOOL, listTools),
+    ...policed.map((name) => vscode.lm.registerTool(name, policedTool(name, legion, confirmed))),
+  ];
 }

@@ -31,14 +31,14 @@ export function activate(context: vscode.ExtensionContext): LegionApi {
       context.subscriptions.push(new vscode.Disposable(detach), new vscode.Disposable(unregister));
     }),
   );
-  context.subscriptions.push(registerChatParticipant(host, surface), ...registerViews(host, surface), ...registerEditorTools(() => host.open()));
+  context.subscriptions.push(registerChatParticipant(host, surface), ...registerViews(host, surface), ...registerEditorTools(() => host.start()));
 
   context.subscriptions.push(
     vscode.commands.registerCommand('legion.initializeWorkspace', async () => {
       if (!host.root) return void vscode.window.showErrorMessage('Legion: open a folder first; the workspace is created in it.');
       if (host.hasWorkspace()) return void vscode.window.showInformationMessage('Legion: this folder already has a .legion/ workspace.');
       initWorkspace(host.root);
-      host.open();
+      await host.start();
       void vscode.window.showInformationMessage('Legion: created .legion/ with the default team. Keys stay in your environment or ~/.config/legion, never in the workspace.');
     }),
     vscode.commands.registerCommand('legion.openGraph', () => graph.show()),
@@ -67,12 +67,11 @@ export function activate(context: vscode.ExtensionContext): LegionApi {
   );
 
   if (host.hasWorkspace()) {
-    try {
-      host.open();
-    } catch (error) {
-      // A broken config names its file, field and fix: show it; the chat repeats it on use.
+    // Files open at once; a PostgreSQL workspace connects without holding up activation.
+    host.start().catch((error: unknown) => {
+      // A broken config or an unreachable database names the file or URL and the fix: show it; the chat repeats it on use.
       void vscode.window.showErrorMessage(`Legion: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    });
   }
   return api;
 }

@@ -27,15 +27,21 @@ class RowsView implements vscode.TreeDataProvider<Row> {
   }
 
   async getChildren(parent?: Row): Promise<Row[]> {
-    return parent ? [] : await this.rows();
+    if (parent) return [];
+    try {
+      return await this.rows();
+    } catch (error) {
+      // A workspace Legion cannot open (a broken config, an unreachable database) says why, with the fix.
+      return [{ label: 'Legion could not open', description: error instanceof Error ? error.message : String(error), tooltip: error instanceof Error ? error.message : String(error), icon: 'error' }];
+    }
   }
 }
 
 /** The activity-bar "Legion" views: the collective, the sessions and the approvals waiting on you. */
 export function registerViews(host: LegionHost, surface: ChatUserSurface): vscode.Disposable[] {
-  const legion = (): Legion | undefined => (host.hasWorkspace() ? host.open() : undefined);
-  const collective = new RowsView(() => {
-    const opened = legion();
+  const legion = async (): Promise<Legion | undefined> => (host.hasWorkspace() ? host.start() : undefined);
+  const collective = new RowsView(async () => {
+    const opened = await legion();
     if (!opened) return [{ label: 'No .legion/ here', description: 'run Legion: Initialize Workspace', icon: 'info', command: { command: 'legion.initializeWorkspace', title: 'Initialize' } }];
     const entry = opened.entryAgentId();
     return opened.collective.list().map((member) => ({
@@ -46,7 +52,7 @@ export function registerViews(host: LegionHost, surface: ChatUserSurface): vscod
     }));
   });
   const sessions = new RowsView(async () => {
-    const opened = legion();
+    const opened = await legion();
     if (!opened) return [];
     return (await opened.sessions.list()).map((meta) => ({ label: meta.title ?? meta.id, description: meta.lastActiveAt, tooltip: meta.id, icon: 'history' }));
   });

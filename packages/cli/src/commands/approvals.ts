@@ -40,7 +40,7 @@ export async function approvalsCommand(options: ApprovalOptions): Promise<number
 export async function answerCommand(
   decision: 'approve' | 'reject',
   ids: string[],
-  options: ApprovalOptions & { reason?: string; always?: boolean; rule?: boolean; pattern?: string; as?: string; approve?: ApproveMode },
+  options: ApprovalOptions & { reason?: string; always?: boolean; rule?: boolean; pattern?: string; as?: string; approve?: ApproveMode; resume?: boolean },
 ): Promise<number> {
   const remember = rememberFrom(options);
   const { legion, session } = await open(options);
@@ -52,19 +52,55 @@ export async function answerCommand(
     const outcome = await session.answerApprovals(
       ids.map((id) => ({ id, decision, ...(options.reason ? { reason: options.reason } : {}), ...remember })),
       decidedBy,
-      { medium: TERMINAL_MEDIUM },
+      // --no-resume: only recorded; `legion approvals resume` continues the turn, from any process.
+      { medium: TERMINAL_MEDIUM, resume: options.resume !== false },
     );
+    if (outcome.status === 'error') throw new LegionError('approval_invalid', outcome.error);
+    const continuing = outcome.continuing ?? [];
+    const waiting = outcome.waiting ?? [];
+    if (options.json) {
+      process.stdout.write(
+        `${JSON.stringify({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })), ...(continuing.length > 0 ? { continuing } : {}), ...(waiting.length > 0 ? { waiting } : {}) })}\n`,
+      );
+    } else {
+      for (const result of outcome.resumed) process.stdout.write(`${describeResult(result, styleFor(process.stdout))}\n`);
+      // Its turn still runs in another process (a REPL, legion serve): that process goes on with the decision.
+      for (const conversationId of continuing) process.stdout.write(`Recorded; the turn running in ${conversationId} (another process) goes on with it.\n`);
+      for (const conversationId of waiting) process.stdout.write(`Recorded; the turn in ${conversationId} stays paused until resumed: legion approvals resume --session ${session.id}\n`);
+    }
+    if (outcome.resumed.some((result) => result.status === 'error')) return 1;
+    // Like `legion run`: 2 says the work paused again on a new approval, so a script does not take it as done.
+    if (outcome.resumed.some((result) => result.status === 'paused')) {
+      if (!options.json) process.stderr.write('Answer with: legion approve ID… [--always | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n');
+      return 2;
+    }
+    return 0;
+  } finally {
+    await legion.close();
+  }
+}
+
+/**
+ * `legion approvals resume`: continues the turns whose approvals were decided but not resumed
+ * (`legion approve --no-resume`, or an answering process that ended first), each once.
+ */
+export async function resumeCommand(ids: string[], options: ApprovalOptions & { approve?: ApproveMode }): Promise<number> {
+  const { legion, session } = await open(options);
+  // A resumed turn may ask again: the same surface `legion approve` offers.
+  const surface = approvalSurface(options.approve ?? legion.config.approval.headless, { interactive: process.stdin.isTTY === true && process.stderr.isTTY === true, input: process.stdin, output: process.stderr }, legion.approvalRules);
+  if (surface) legion.attachUser(surface);
+  try {
+    const outcome = await session.resumeDecided({ ids });
     if (outcome.status === 'error') throw new LegionError('approval_invalid', outcome.error);
     const continuing = outcome.continuing ?? [];
     if (options.json) {
       process.stdout.write(`${JSON.stringify({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })), ...(continuing.length > 0 ? { continuing } : {}) })}\n`);
     } else {
       for (const result of outcome.resumed) process.stdout.write(`${describeResult(result, styleFor(process.stdout))}\n`);
-      // Its turn still runs in another process (a REPL, legion serve): that process goes on with the decision.
-      for (const conversationId of continuing) process.stdout.write(`Recorded; the turn running in ${conversationId} (another process) goes on with it.\n`);
+      for (const conversationId of continuing) process.stdout.write(`The turn in ${conversationId} went on in another process; nothing to resume here.\n`);
+      if (outcome.resumed.length === 0 && continuing.length === 0) process.stdout.write('Nothing waits to be resumed: no decided approval has a paused turn left.\n');
     }
     if (outcome.resumed.some((result) => result.status === 'error')) return 1;
-    // Like `legion run`: 2 says the work paused again on a new approval, so a script does not take it as done.
     if (outcome.resumed.some((result) => result.status === 'paused')) {
       if (!options.json) process.stderr.write('Answer with: legion approve ID… [--always | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n');
       return 2;

@@ -39,4 +39,21 @@ describe('a direct tool call', () => {
     expect(await legion.executeTool('file_write', { path: 'b.txt', content: 'b' })).toMatchObject({ status: 'success' });
     expect(existsSync(join(root, 'b.txt'))).toBe(true);
   });
+
+  it("as the user, a search does not show a file the workspace denies to file_read (a user's own read of anything else needs no approval)", async () => {
+    writeFileSync(join(root, '.legion', 'config.json'), JSON.stringify({ policies: { file_read: { mode: 'requires_approval', rules: [{ mode: 'deny', paths: ['private/**'] }] } } }));
+    await legion.close();
+    legion = Legion.create({ root, globalConfigFile: join(root, 'no-global.json'), env: { PATH: process.env.PATH } });
+    mkdirSync(join(root, 'private'));
+    writeFileSync(join(root, 'private', 'key.txt'), 'the private key');
+    writeFileSync(join(root, 'public.txt'), 'the public key');
+    const grep = await legion.executeTool('file_grep', { pattern: 'key' });
+    expect(grep).toMatchObject({ status: 'success', content: expect.stringContaining('the public key') });
+    expect(JSON.stringify(grep)).not.toContain('the private key');
+    const named = await legion.executeTool('file_grep', { pattern: 'key', path: 'private/key.txt' });
+    expect(JSON.stringify(named)).not.toContain('the private key');
+    const glob = await legion.executeTool('file_glob', { pattern: '**/*.txt' });
+    expect(glob).toMatchObject({ status: 'success', content: expect.stringContaining('public.txt') });
+    expect(JSON.stringify(glob)).not.toContain('key.txt');
+  });
 });

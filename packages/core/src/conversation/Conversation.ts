@@ -169,6 +169,16 @@ export class Conversation implements TurnConversation {
   }
 
   /**
+   * Continues the paused turn only if, once this process holds the lease, a
+   * tool call of it still waits: the turn may have gone on meanwhile in the
+   * process that ran it (or another resumer), and a second continuation would
+   * run the model again. Undefined when nothing waited; nothing is written then.
+   */
+  async resumeIfWaiting(options: Omit<ConversationSendOptions, 'text'>): Promise<TurnResult | undefined> {
+    return this.runTurn(options, undefined, true);
+  }
+
+  /**
    * Summarizes the older part of the responder's context now, holding the
    * conversation's lease as a turn does: refused while a turn runs in it.
    */
@@ -205,8 +215,11 @@ export class Conversation implements TurnConversation {
     this.point = undefined;
   }
 
-  private async runTurn(options: Omit<ConversationSendOptions, 'text'>, incoming: { from: string; text: string } | undefined): Promise<TurnResult> {
+  private async runTurn(options: Omit<ConversationSendOptions, 'text'>, incoming: { from: string; text: string } | undefined): Promise<TurnResult>;
+  private async runTurn(options: Omit<ConversationSendOptions, 'text'>, incoming: undefined, onlyIfWaiting: true): Promise<TurnResult | undefined>;
+  private async runTurn(options: Omit<ConversationSendOptions, 'text'>, incoming: { from: string; text: string } | undefined, onlyIfWaiting = false): Promise<TurnResult | undefined> {
     const held = await this.acquire(options);
+    if (onlyIfWaiting && !(await this.stillWaiting(held))) return undefined;
     const started = performance.now();
     const events = this.services.events;
     const chain = waitingParticipants(options.frames);
@@ -269,6 +282,18 @@ export class Conversation implements TurnConversation {
       throw error;
     } finally {
       await held.release();
+    }
+  }
+
+  /** Under the lease: whether a tool call of the last response still has no result. Gives the lease back when none has. */
+  private async stillWaiting(held: HeldTurn): Promise<boolean> {
+    let waiting = false;
+    try {
+      await this.prepareTurn(false);
+      waiting = unansweredToolUses(await this.recent(RECENT_FOR_REPAIR)).length > 0;
+      return waiting;
+    } finally {
+      if (!waiting) await held.release();
     }
   }
 

@@ -1,7 +1,7 @@
 import type { Collective } from '../collective/Collective.js';
 import { LegionError, ParticipantNotFoundError } from '../errors.js';
 import type { ConversationRef } from '../events/event-types.js';
-import type { AnswerOutcome, CompactOutcome, QuestionAnswerOutcome, SendRequest, ToolSession, TurnResult } from '../session/turn.js';
+import type { AnswerOutcome, CompactOutcome, QuestionAnswerOutcome, ResumeOutcome, SendRequest, ToolSession, TurnResult } from '../session/turn.js';
 import { framesOfTurn } from '../session/delegation-stack.js';
 import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
 import { SessionApprovals } from '../storage/SessionApprovals.js';
@@ -13,12 +13,13 @@ import { SessionAgentState } from '../storage/SessionAgentState.js';
 import { SessionArtifacts } from '../storage/SessionArtifacts.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { answerApprovals, type ApprovalRuleRecorder } from './answer-approvals.js';
+import { resumeDecided } from './resume-decided.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
 import type { LogCursor, SessionBackend } from '../storage/backend/session-backend.js';
 import { OpenHandles } from '../storage/open-handles.js';
 import { addUsage, emptyTotals, summarizeUsage, type UsageRecord, type UsageSummary, type UsageTotals } from '../storage/usage-summary.js';
 import { emitApprovalRecord } from './approval-events.js';
-import { Conversation, type ConversationServices } from './Conversation.js';
+import { Conversation, type ConversationSendOptions, type ConversationServices } from './Conversation.js';
 import { conversationId, parseConversationId } from './conversation-id.js';
 import type { Message, ToolUseBlock } from '../message.js';
 import type { SessionMeta } from '../storage/session-meta.js';
@@ -168,8 +169,11 @@ export class Session implements ToolSession {
     return this.artifactStore;
   }
 
-  /** Records decisions and resumes what they unblock; `medium` names the user's surface, kept with the decision. */
-  answerApprovals(answers: readonly ApprovalAnswer[], decidedBy: string, options: { medium?: string | undefined; signal?: AbortSignal | undefined } = {}): Promise<AnswerOutcome> {
+  /**
+   * Records decisions and resumes what they unblock; `medium` names the user's surface, kept with the decision.
+   * `resume: false` only records: the paused turns are left for `resumeDecided` (in this process or another).
+   */
+  answerApprovals(answers: readonly ApprovalAnswer[], decidedBy: string, options: { medium?: string | undefined; signal?: AbortSignal | undefined; resume?: boolean | undefined } = {}): Promise<AnswerOutcome> {
     return answerApprovals(this, this.services.collective, answers, decidedBy, { ...options, rules: this.services.approvalRules, sessionId: this.id });
   }
 
@@ -180,15 +184,28 @@ export class Session implements ToolSession {
    */
   resumeConversation(id: string, frames: readonly DelegationFrame[], signal?: AbortSignal): Promise<TurnResult> {
     const key = parseConversationId(id);
+    return this.conversation(key).resume(this.resumeOptions(id, frames, signal));
+  }
+
+  /** As `resumeConversation`, but only if a call of the paused turn still waits once the lease is held (else undefined, nothing written). */
+  resumeIfWaiting(id: string, frames: readonly DelegationFrame[], signal?: AbortSignal): Promise<TurnResult | undefined> {
+    const key = parseConversationId(id);
+    return this.conversation(key).resumeIfWaiting(this.resumeOptions(id, frames, signal));
+  }
+
+  /**
+   * Continues, once each, the turns that paused on approvals decided since but
+   * never resumed (`legion approve --no-resume`, or an answering process that
+   * ended first): all of them, or those that wait on the given request ids.
+   */
+  resumeDecided(options: { ids?: readonly string[] | undefined; signal?: AbortSignal | undefined } = {}): Promise<ResumeOutcome> {
+    return resumeDecided(this, options);
+  }
+
+  private resumeOptions(id: string, frames: readonly DelegationFrame[], signal: AbortSignal | undefined): Omit<ConversationSendOptions, 'text'> {
+    const key = parseConversationId(id);
     const { collective } = this.services;
-    return this.conversation(key).resume({
-      from: collective.require(key.initiator),
-      to: collective.require(key.responder),
-      frames: framesOfTurn(frames, key.initiator, id),
-      session: this,
-      signal,
-      ifBusy: 'wait',
-    });
+    return { from: collective.require(key.initiator), to: collective.require(key.responder), frames: framesOfTurn(frames, key.initiator, id), session: this, signal, ifBusy: 'wait' };
   }
 
   /**

@@ -11,7 +11,8 @@ import { canApprove } from '../collective/approval-authority.js';
 export interface AnsweringSession {
   readonly approvals: SessionApprovals;
   unanswered(conversationId: string): Promise<ToolUseBlock[]>;
-  resumeConversation(conversationId: string, frames: readonly DelegationFrame[], signal?: AbortSignal): Promise<TurnResult>;
+  /** Resumes only if a call of the paused turn still waits once its lease is held: it may have gone on meanwhile. */
+  resumeIfWaiting(conversationId: string, frames: readonly DelegationFrame[], signal?: AbortSignal): Promise<TurnResult | undefined>;
   /** Whether a live process's turn holds the conversation now (it then takes the decisions itself); absent: never. */
   turnIsLive?(conversationId: string): Promise<boolean>;
 }
@@ -45,7 +46,7 @@ export async function answerApprovals(
   collective: Collective,
   answers: readonly ApprovalAnswer[],
   decidedBy: string,
-  options: { medium?: string | undefined; rules?: ApprovalRuleRecorder | undefined; sessionId?: string; signal?: AbortSignal | undefined } = {},
+  options: { medium?: string | undefined; rules?: ApprovalRuleRecorder | undefined; sessionId?: string; signal?: AbortSignal | undefined; resume?: boolean | undefined } = {},
 ): Promise<AnswerOutcome> {
   const store = session.approvals;
   // One read of the log for every check: the decide below is what settles a race.
@@ -117,10 +118,33 @@ export async function answerApprovals(
   }
   // Before resuming: a call the resumed turn makes next may already be one the rule approves.
   for (const rule of rules.values()) options.rules!.record(rule);
+  const requests = answers.map((answer) => state.request(answer.id)!);
+  if (options.resume === false) {
+    // Only recorded: a live turn goes on by itself, the rest wait for a resume from any process.
+    const continuing: string[] = [];
+    const waiting: string[] = [];
+    // One probe at a time: a probe holds the lease for a moment, and a second one would take that for a live turn.
+    for (const id of new Set(requests.map((request) => request.conversationId))) ((await session.turnIsLive?.(id)) ? continuing : waiting).push(id);
+    return { status: 'answered', resumed: [], ...(continuing.length > 0 ? { continuing } : {}), ...(waiting.length > 0 ? { waiting } : {}) };
+  }
+  return { status: 'answered', ...(await resumeAfterDecisions(session, requests, options.signal)) };
+}
+
+/**
+ * Resumes what decided requests unblock, each paused turn once, from the
+ * highest conversation still waiting on it, so replies travel back up to
+ * whoever waits. A turn still live in some process is left to it; so is one
+ * that went on before the lease was ours (its process saw the decision and
+ * finished while we asked whether it was live).
+ */
+export async function resumeAfterDecisions(
+  session: AnsweringSession,
+  requests: readonly ApprovalRequestRecord[],
+  signal: AbortSignal | undefined,
+): Promise<{ resumed: TurnResult[]; continuing?: string[] }> {
   const roots = new Map<string, readonly DelegationFrame[]>();
   const continuing = new Set<string>();
-  for (const answer of answers) {
-    const request = state.request(answer.id)!;
+  for (const request of requests) {
     // Its gate still waits on the user in a live process (a REPL, `legion serve`): that turn reads the decision
     // from the log and goes on; resuming it here as well would run its tools twice.
     if (continuing.has(request.conversationId) || (await session.turnIsLive?.(request.conversationId))) {
@@ -132,8 +156,12 @@ export async function answerApprovals(
   }
   const resumed: TurnResult[] = [];
   // The signal stops the resumed turns (an MCP client that cancels its answer_approval call), as it stops a sent one.
-  for (const [conversationId, frames] of roots) resumed.push(await session.resumeConversation(conversationId, frames, options.signal));
-  return { status: 'answered', resumed, ...(continuing.size > 0 ? { continuing: [...continuing] } : {}) };
+  for (const [conversationId, frames] of roots) {
+    const result = await session.resumeIfWaiting(conversationId, frames, signal);
+    if (result) resumed.push(result);
+    else continuing.add(conversationId);
+  }
+  return { resumed, ...(continuing.size > 0 ? { continuing: [...continuing] } : {}) };
 }
 
 /**

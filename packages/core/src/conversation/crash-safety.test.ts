@@ -1,11 +1,10 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { appendFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConversationBusyError } from '../errors.js';
 import type { LegionEvents } from '../events/event-types.js';
 import type { Legion } from '../Legion.js';
-import { agentParticipant, createTestLegion, mockParticipant, userParticipant, type TestLegion } from '../testing/index.js';
+import { agentParticipant, createTestLegion, mockParticipant, runNodeChild, userParticipant, type ChildRun, type TestLegion } from '../testing/index.js';
 import { textOf, toolResultsOf, toolUsesOf, type Message } from '../message.js';
 import { CONVERSATION_FORMAT_VERSION } from '../storage/log-entry.js';
 
@@ -18,68 +17,10 @@ const CHILD_WAIT_MS = 20_000;
 
 type Warning = LegionEvents['storage:warning'];
 
-interface ChildRun {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly pid: number;
-  /** Resolves with the first stdout line (seen or yet to come) that matches; rejects if the child ends first. */
-  waitFor(matches: (line: string) => boolean, what: string): Promise<string>;
-  /** Resolves once the child has exited and been reaped (only then is its pid gone). */
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Complete stdout lines so far. */
-  lines(): readonly string[];
-}
-
 const children: ChildRun[] = [];
 
 function runFixture(name: string, args: string[]): ChildRun {
-  const child = spawn(process.execPath, [join(FIXTURES, name), ...args], { stdio: 'pipe' });
-  const lines: string[] = [];
-  const waiters = new Set<() => void>();
-  let stdout = '';
-  let stderr = '';
-  let ended = false;
-  child.stdout.setEncoding('utf8');
-  child.stderr.setEncoding('utf8');
-  child.stdout.on('data', (chunk: string) => {
-    stdout += chunk;
-    const parts = stdout.split('\n');
-    stdout = parts.pop() ?? '';
-    lines.push(...parts);
-    for (const wake of [...waiters]) wake();
-  });
-  child.stderr.on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('exit', (code, signal) => {
-      ended = true;
-      for (const wake of [...waiters]) wake();
-      resolve({ code, signal });
-    });
-  });
-  const run: ChildRun = {
-    child,
-    pid: child.pid!,
-    exited,
-    lines: () => lines,
-    waitFor: (matches, what) =>
-      new Promise((resolve, reject) => {
-        let checked = 0;
-        const timer = setTimeout(() => finish(new Error(`${name} printed no ${what} within ${CHILD_WAIT_MS} ms. stderr:\n${stderr}`)), CHILD_WAIT_MS);
-        const finish = (error?: Error, line?: string): void => {
-          clearTimeout(timer);
-          waiters.delete(check);
-          if (error) reject(error);
-          else resolve(line!);
-        };
-        const check = (): void => {
-          for (; checked < lines.length; checked++) {
-            if (matches(lines[checked]!)) return finish(undefined, lines[checked]);
-          }
-          if (ended) finish(new Error(`${name} exited before printing ${what}. stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`));
-        };
-        waiters.add(check);
-        check();
-      }),
-  };
+  const run = runNodeChild(join(FIXTURES, name), args, { waitLimitMs: CHILD_WAIT_MS });
   children.push(run);
   return run;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { answerApprovals, type AnsweringSession } from '../conversation/answer-approvals.js';
 import { AnsweredElsewhereError } from '../errors.js';
 import type { LegionEvents } from '../events/event-types.js';
 import type { Legion } from '../Legion.js';
@@ -164,6 +165,96 @@ describe('questions and approvals answered from another process (two Legions on 
     expect(reasons).toEqual([expect.objectContaining({ medium: 'web' })]);
     expect(reasons[0]).toBeInstanceOf(AnsweredElsewhereError);
     expect(await inB.approvals.list()).toEqual([expect.objectContaining({ status: 'approved', decisionMedium: 'web', decidedBy: 'user' })]);
+    test.assertScriptsDone();
+  });
+
+  it('an approval decided in process B whose live turn in A finishes before B asks whether it is live: B does not resume it again', async () => {
+    let runs = 0;
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('solo', { delegation: 'none' })],
+      scripts: {
+        solo: [{ toolCalls: [{ id: 't1', name: 'write_note', input: { text: 'hi' } }] }, (request) => ({ text: `tool said: ${lastResult(request).content}` })],
+      },
+    });
+    test.legion.tools.register(
+      defineTool({
+        name: 'write_note',
+        description: 'Writes a note',
+        effect: 'write',
+        inputSchema: z.object({ text: z.string() }),
+        async execute() {
+          runs++;
+          return { status: 'success', data: `wrote note ${runs}` };
+        },
+      }),
+    );
+    test.legion.attachUser({ medium: 'terminal', approve: (_requests, { signal }) => hangUntilAborted(signal, []) });
+    const session = await test.legion.sessions.create();
+    const b = second();
+    await b.follow(session.id, { pollMs: 50 });
+    const requested = next(b, 'approval:requested');
+    const turn = test.legion.send(session, 'write a note', { to: 'solo' });
+    const request = await requested;
+    const inB = await b.sessions.get(session.id);
+    // The interleaving a loaded machine makes: B records the decision, A sees it and ends its turn, and only then
+    // does B ask whether a turn is live. B's own session answers; only that question waits for A's turn to end.
+    const slowB: AnsweringSession = {
+      approvals: inB.approvals,
+      unanswered: (id) => inB.unanswered(id),
+      resumeIfWaiting: (id, frames, signal) => inB.resumeIfWaiting(id, frames, signal),
+      turnIsLive: async (id) => {
+        await turn;
+        return inB.turnIsLive(id);
+      },
+    };
+    const answered = await answerApprovals(slowB, b.collective, [{ id: request.requestId, decision: 'approve' }], 'user', { medium: 'web' });
+    expect(answered).toEqual({ status: 'answered', resumed: [], continuing: ['user__solo'] });
+    expect(await turn).toMatchObject({ status: 'success', reply: 'tool said: wrote note 1' });
+    expect(runs).toBe(1);
+    const log = await session.conversation({ initiator: 'user', responder: 'solo' }).recent(20);
+    expect(log.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    test.assertScriptsDone();
+  });
+
+  it('an approval only recorded in process B (resume: false) is resumed by process C, once; a second resume finds nothing', async () => {
+    let runs = 0;
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('solo', { delegation: 'none' })],
+      scripts: {
+        solo: [{ toolCalls: [{ id: 't1', name: 'write_note', input: { text: 'hi' } }] }, (request) => ({ text: `tool said: ${lastResult(request).content}` })],
+      },
+    });
+    const writeNote = defineTool({
+      name: 'write_note',
+      description: 'Writes a note',
+      effect: 'write',
+      inputSchema: z.object({ text: z.string() }),
+      async execute() {
+        runs++;
+        return { status: 'success', data: `wrote note ${runs}` };
+      },
+    });
+    test.legion.tools.register(writeNote);
+    const session = await test.legion.sessions.create();
+    // A: nobody to ask, so the turn pauses durably.
+    const paused = await test.legion.send(session, 'write a note', { to: 'solo' });
+    expect(paused).toMatchObject({ status: 'paused', requests: [expect.objectContaining({ tool: 'write_note' })] });
+    const requestId = paused.status === 'paused' ? paused.requests[0]!.id : '';
+    const inB = await second().sessions.get(session.id);
+    const c = second();
+    c.tools.register(writeNote);
+    const inC = await c.sessions.get(session.id);
+    expect(await inC.resumeDecided({ ids: [requestId] })).toEqual({ status: 'error', error: expect.stringContaining(`${requestId} is not decided yet`) });
+    expect(await inC.resumeDecided({ ids: ['apr_000000000000'] })).toEqual({ status: 'error', error: expect.stringContaining('There is no approval request "apr_000000000000"') });
+
+    expect(await inB.answerApprovals([{ id: requestId, decision: 'approve' }], 'user', { medium: 'cli', resume: false })).toEqual({ status: 'answered', resumed: [], waiting: ['user__solo'] });
+    expect(runs).toBe(0);
+    expect(await inC.resumeDecided()).toEqual({ status: 'resumed', resumed: [expect.objectContaining({ status: 'success', reply: 'tool said: wrote note 1' })] });
+    expect(await inC.resumeDecided()).toEqual({ status: 'resumed', resumed: [] });
+    expect(await inB.resumeDecided({ ids: [requestId] })).toEqual({ status: 'resumed', resumed: [] });
+    expect(runs).toBe(1);
+    const log = await session.conversation({ initiator: 'user', responder: 'solo' }).recent(20);
+    expect(log.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     test.assertScriptsDone();
   });
 

@@ -139,6 +139,18 @@ export type AnswerOutcome =
        * them; they were not resumed here.
        */
       continuing?: string[] | undefined;
+      /** Conversations left paused with their decisions recorded (`resume: false`): `resumeDecided` continues them. */
+      waiting?: string[] | undefined;
+    };
+
+/** What resuming decided approvals led to: the turns resumed here, and those that went on (or go on) elsewhere. */
+export type ResumeOutcome =
+  | { status: 'error'; error: string }
+  | {
+      status: 'resumed';
+      resumed: TurnResult[];
+      /** Conversations whose turn runs in a live process, or went on before this one held its lease: not resumed here. */
+      continuing?: string[] | undefined;
     };
 
 /**

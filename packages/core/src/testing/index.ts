@@ -9,3 +9,7 @@ export { describeSessionBackendContract } from './session-backend-contract.js';
 export type { MakeHarness, SessionBackendHarness } from './session-backend-contract.js';
 export { startWindowLimitedServer } from './window-limited-server.js';
 export type { WindowLimitedReply, WindowLimitedRequest, WindowLimitedServer, WindowLimitedServerOptions } from './window-limited-server.js';
+export { startOtlpCollector } from './otlp-collector.js';
+export type { OtlpCollector, ReceivedSpan } from './otlp-collector.js';
+export { runNodeChild } from './node-child.js';
+export type { ChildRun } from './node-child.js';

@@ -5,6 +5,8 @@
 //   hang   <root> <url> <session>   user → worker; the worker's tool prints TOOL_STARTED and never returns
 //   resume <root> <url> <session>   sends "Did the job finish?" to worker; prints DONE <result>
 //   follow <root> <url> <session>   prints REMOTE <text> for each message another process appends
+//   ask    <root> <url> <session>   sends "Write the notes" to the entry agent with the workspace's model; its
+//                                   approvals are asked on a surface that prints ASKED <request id> and never answers
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -53,6 +55,16 @@ if (mode === 'send') {
   const result = await legion.send(session, 'Did the job finish?', { to: 'worker' });
   await legion.close();
   process.stdout.write(`DONE ${JSON.stringify(result)}\n`);
+} else if (mode === 'ask') {
+  legion.attachUser({
+    medium: 'terminal',
+    approve: (requests) => {
+      for (const request of requests) process.stdout.write(`ASKED ${request.id}\n`);
+      return new Promise(() => setInterval(() => {}, 60_000));
+    },
+  });
+  const result = await legion.send(session, 'Write the notes');
+  process.stdout.write(`UNEXPECTED_END ${JSON.stringify(result)}\n`);
 } else if (mode === 'follow') {
   legion.events.on('message:sent', (event) => {
     if (event.remote) process.stdout.write(`REMOTE ${textOf(event.message)}\n`);
