@@ -24,7 +24,7 @@ describe('signals of turns and tool calls', () => {
   let test: TestLegion;
   afterEach(() => test?.cleanup());
 
-  it('makes no AbortController per turn in a long-lived process: the signals of turns, model calls and tool calls are reused once clean', async () => {
+  it('makes one AbortController per tool call and none for turns and model calls in a long-lived process: their signals are reused once clean', async () => {
     const turns = 20;
     const script = [];
     for (let turn = 0; turn < turns; turn++) script.push({ toolCalls: [{ name: 'lookup', input: { word: `w${turn}` } }] }, { text: `done ${turn}` });
@@ -37,8 +37,10 @@ describe('signals of turns and tool calls', () => {
         expect(result).toMatchObject({ status: 'success', reply: `done ${turn}` });
       }
     });
-    // Before: three per turn (the turn's, the model call's, the tool call's), each outliving young-generation GCs; now those three, reused.
-    expect(made).toBeLessThanOrEqual(3);
+    // Before: three per turn (the turn's, the model call's, the tool call's), each outliving young-generation GCs. Now the
+    // turn's and the model call's are reused; a tool call's is always new (a tool may tie it to work that outlives the call).
+    expect(made).toBeGreaterThanOrEqual(turns);
+    expect(made).toBeLessThanOrEqual(turns + 2);
     test.assertScriptsDone();
   });
 

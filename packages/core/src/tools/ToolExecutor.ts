@@ -3,7 +3,6 @@ import { describeZodError } from '../zod-issues.js';
 import { errorMessage } from '../errors.js';
 import type { PausedOnApprovals } from '../session/turn.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
-import { giveBackController, takeController } from '../session/spare-controllers.js';
 
 /** A call that passed lookup and validation, ready to run once authorized. */
 
@@ -107,14 +106,12 @@ export class ToolExecutor {
   private async execute({ tool, input }: PreparedCall, context: ToolContext, defaultTimeoutMs: number): Promise<ToolResult> {
     if (context.signal.aborted) return { status: 'error', error: 'Cancelled before the tool started.' };
     const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs;
-    // A spare controller when one is clean: on Node 20 every new AbortSignal outlives young-generation GCs (spare-controllers.ts).
-    const controller = takeController();
+    // Always a new controller, never a spare one (spare-controllers.ts): the tool is code we do not own, and a signal
+    // it tied to background work (AbortSignal.any keeps no visible listener) must not later abort for another call.
+    const controller = new AbortController();
     let cancelled!: (result: ToolResult) => void;
     const cancellation = new Promise<ToolResult>((resolve) => (cancelled = resolve));
-    // Set once the call is cut short (cancelled, timed out): the tool may still hold its signal then, so it is not handed on.
-    let abandoned = false;
     const onAbort = (): void => {
-      abandoned = true;
       // Resolve before aborting the tool's signal: its listeners run synchronously and might settle first.
       cancelled({ status: 'error', error: `${tool.name} was cancelled.` });
       controller.abort(context.signal.reason);
@@ -130,7 +127,6 @@ export class ToolExecutor {
         stops.push(
           new Promise((resolve) => {
             timer = setTimeout(() => {
-              abandoned = true;
               // Resolve before aborting: abort listeners run synchronously and would report a cancellation instead.
               resolve({ status: 'error', error: `${tool.name} timed out after ${formatMs(timeoutMs)} and was abandoned.` });
               controller.abort(new Error('timeout'));
@@ -144,8 +140,6 @@ export class ToolExecutor {
     } finally {
       if (timer) clearTimeout(timer);
       context.signal.removeEventListener('abort', onAbort);
-      // The tool returned: its signal serves another call if it left no listener on it.
-      if (!abandoned) giveBackController(controller);
     }
   }
 }
