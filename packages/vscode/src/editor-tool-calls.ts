@@ -56,6 +56,43 @@ export async function runEditorCall(legion: Legion, call: EditorCall, confirm: (
   return runDirectCall(legion, call.tool, call.input, confirm, signal);
 }
 
+/**
+ * Whether VS Code's own confirmation of `editorToolName` may stand for Legion's approval. Its
+ * "Always allow" is kept per editor tool: for `legion_file_write` that is a standing approval of
+ * file_write, as Legion's "approve always" is; for `legion_call_tool` it would approve every tool
+ * that one reaches (shell_run, file_delete, MCP tools, roster changes) after the user allowed one,
+ * so a call through it is asked in Legion's own modal, which has no "always".
+ */
+export function editorConfirmationStands(editorToolName: string): boolean {
+  return builtinFor(editorToolName) !== undefined;
+}
+
+/**
+ * The calls the user confirmed in VS Code's own confirmation (shown because `prepareInvocation`
+ * found that the policy asks), per editor tool: a confirmation of `legion_file_write` never lets
+ * the same call through `legion_call_tool`. Taken once by `invoke`; a call that needs approval and
+ * has no entry (the policy changed between the two, or its editor tool's confirmation does not
+ * stand) is asked again in a modal, so approval is never skipped.
+ */
+export class ConfirmedCalls {
+  private readonly keys = new Set<string>();
+  private key(editorToolName: string, call: EditorCall): string {
+    return `${editorToolName}\u0000${call.tool}\u0000${JSON.stringify(call.input)}`;
+  }
+  asked(editorToolName: string, call: EditorCall): void {
+    if (!editorConfirmationStands(editorToolName)) return;
+    this.keys.add(this.key(editorToolName, call));
+    // Calls the user cancelled are never invoked; keep the set small.
+    if (this.keys.size > 64) this.keys.delete(this.keys.values().next().value!);
+  }
+  notAsked(editorToolName: string, call: EditorCall): void {
+    this.keys.delete(this.key(editorToolName, call));
+  }
+  take(editorToolName: string, call: EditorCall): boolean {
+    return this.keys.delete(this.key(editorToolName, call));
+  }
+}
+
 /** What `legion_call_tool` can reach, each with its effect and what the policies make of it for the user. */
 export async function listEditorTools(legion: Legion, input: unknown): Promise<string> {
   const parsed = ListToolsInputSchema.safeParse(input ?? {});
