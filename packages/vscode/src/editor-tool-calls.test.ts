@@ -111,4 +111,13 @@ describe("the editor's agents' calls of Legion tools", () => {
     expect(confirmed.take('legion_shell_run', shell)).toBe(true);
     expect(confirmed.take('legion_shell_run', shell)).toBe(false);
   });
+
+  it('judge a call on the input the tool runs with: a path left out is the default path, and a rule on it holds', async () => {
+    test = workspace({ file_list: { mode: 'auto', rules: [{ mode: 'requires_approval', paths: ['.'] }] }, file_glob: { mode: 'auto', rules: [{ mode: 'deny', paths: ['.'] }] } });
+    writeFileSync(join(test.root, 'listed.txt'), 'x');
+    expect(await judgeEditorCall(test.legion, { tool: 'file_list', input: {} })).toMatchObject({ mode: 'confirm' });
+    expect(await runEditorCall(test.legion, { tool: 'file_list', input: {} }, async () => false)).toMatchObject({ status: 'error', error: expect.stringContaining('did not approve') });
+    expect(await judgeEditorCall(test.legion, { tool: 'file_glob', input: { pattern: '*.txt' } })).toMatchObject({ mode: 'refuse', error: expect.stringContaining('is denied') });
+    expect(JSON.stringify(await runEditorCall(test.legion, { tool: 'file_glob', input: { pattern: '*.txt' } }, never))).not.toContain('listed.txt');
+  });
 });

@@ -40,7 +40,8 @@ export async function judgeEditorCall(legion: Legion, call: EditorCall): Promise
   if (!parsed.success) return { mode: 'refuse', error: `${call.tool}: invalid input: ${describeIssue(parsed.error)}` };
   const user = legion.collective.defaultUser();
   if (!user) return { mode: 'refuse', error: `The collective has no user participant to run ${call.tool} as: add one to .legion/collective/participants/.` };
-  const decision = legion.auth.evaluate({ participant: user, tool, input: call.input });
+  // On the input as the tool will run it (defaults filled in), as runDirectCall judges it at run time.
+  const decision = legion.auth.evaluate({ participant: user, tool, input: parsed.data });
   if (decision.mode === 'deny') return { mode: 'refuse', error: `${call.tool} is denied (${decision.source}): ${decision.reason}` };
   if (decision.mode === 'requires_approval') return { mode: 'confirm', question: `The editor's agent asks Legion to run ${call.tool} with ${JSON.stringify(call.input)} (${decision.reason}).` };
   return { mode: 'run' };
