@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestLegion, userParticipant, type TestLegion } from '@legion-collective/core/testing';
-import { ConfirmedCalls, editorConfirmationStands, judgeEditorCall, listEditorTools, resolveEditorCall, runEditorCall } from './editor-tool-calls.js';
+import { ConfirmedCalls, editorConfirmationStands, judgeEditorCall, listEditorTools, resolveEditorCall, runAgentForEditor, runEditorCall } from './editor-tool-calls.js';
 
 /** The editor's agent's calls: legion_<builtin> and legion_call_tool, as the workspace's user under its policies. */
 describe("the editor's agents' calls of Legion tools", () => {
@@ -119,5 +119,14 @@ describe("the editor's agents' calls of Legion tools", () => {
     expect(await runEditorCall(test.legion, { tool: 'file_list', input: {} }, async () => false)).toMatchObject({ status: 'error', error: expect.stringContaining('did not approve') });
     expect(await judgeEditorCall(test.legion, { tool: 'file_glob', input: { pattern: '*.txt' } })).toMatchObject({ mode: 'refuse', error: expect.stringContaining('is denied') });
     expect(JSON.stringify(await runEditorCall(test.legion, { tool: 'file_glob', input: { pattern: '*.txt' } }, never))).not.toContain('listed.txt');
+  });
+
+  it('give legion_run_agent a malformed task or a participant that is no agent back as an error naming the fix, never a throw', async () => {
+    test = workspace({});
+    for (const input of [undefined, {}, { task: 7 }, { task: '  ' }, { task: 'x', agent: 'user', extra: 1 }]) {
+      expect(await runAgentForEditor(test.legion, input), JSON.stringify(input)).toMatch(/^Error: legion_run_agent takes \{ "task"/);
+    }
+    expect(await runAgentForEditor(test.legion, { task: 'hello', agent: 'user' })).toMatch(/^Error: "user" is not an agent of this collective; agents: /);
+    expect(await runAgentForEditor(test.legion, { task: 'hello', agent: 'nobody' })).toMatch(/^Error: "nobody" is not an agent/);
   });
 });

@@ -1,7 +1,7 @@
 import type { Legion, Tool } from '@legion-collective/core';
 import { z } from 'zod';
 import { runDirectCall, type DirectCallResult } from './direct-call.js';
-import { builtinFor, CALL_TOOL_TOOL, LIST_TOOLS_TOOL, NOT_FOR_EDITOR } from './editor-tool-catalogue.js';
+import { builtinFor, CALL_TOOL_TOOL, LIST_TOOLS_TOOL, NOT_FOR_EDITOR, RUN_AGENT_TOOL } from './editor-tool-catalogue.js';
 
 /** One call of a Legion tool that the editor's agent asked for. */
 export interface EditorCall {
@@ -13,6 +13,7 @@ export interface EditorCall {
 export type EditorCallJudgement = { mode: 'refuse'; error: string } | { mode: 'run' } | { mode: 'confirm'; question: string };
 
 const ListToolsInputSchema = z.object({ prefix: z.string().optional(), full: z.boolean().optional() }).strict();
+const RunAgentInputSchema = z.object({ task: z.string().trim().min(1), agent: z.string().min(1).optional() }).strict();
 const CallToolInputSchema = z.object({ tool: z.string().min(1), input: z.record(z.string(), z.unknown()) }).strict();
 
 /** The Legion tool and input an editor tool's call stands for: `legion_file_read` itself, `legion_call_tool` by its arguments. */
@@ -91,6 +92,27 @@ export class ConfirmedCalls {
   }
   take(editorToolName: string, call: EditorCall): boolean {
     return this.keys.delete(this.key(editorToolName, call));
+  }
+}
+
+/**
+ * `legion_run_agent`: gives the collective a task as the user. The model's input is checked here
+ * (VS Code does not hold it to the declared schema), and a task the collective refuses (no such
+ * agent, a message to the user itself) comes back as an error the model can act on, not a throw.
+ */
+export async function runAgentForEditor(legion: Legion, input: unknown, signal?: AbortSignal): Promise<string> {
+  const parsed = RunAgentInputSchema.safeParse(input);
+  if (!parsed.success) return `Error: ${RUN_AGENT_TOOL} takes { "task": "<what to do>", "agent"?: "<an agent id; default the entry agent>" }: ${describeIssue(parsed.error)}`;
+  const { task, agent } = parsed.data;
+  if (agent !== undefined && legion.collective.get(agent)?.type !== 'agent') {
+    const agents = legion.collective.agents().map((participant) => participant.id);
+    return `Error: "${agent}" is not an agent of this collective; agents: ${agents.join(', ') || 'none'}.`;
+  }
+  try {
+    const result = await legion.runAgent(task, { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}) });
+    return result.status === 'success' ? result.reply : result.status === 'error' ? `Error: ${result.error}` : `Paused on approvals: ${result.requests.map((request) => request.id).join(', ')}`;
+  } catch (error) {
+    return `Error: ${error instanceof Error ? error.message : String(error)}`;
   }
 }
 

@@ -1,12 +1,7 @@
 import type { Legion } from '@legion-collective/core';
 import * as vscode from 'vscode';
 import { CALL_TOOL_TOOL, EDITOR_BUILTIN_TOOLS, EDITOR_TOOL_PREFIX, LIST_TOOLS_TOOL, RUN_AGENT_TOOL } from './editor-tool-catalogue.js';
-import { ConfirmedCalls, editorConfirmationStands, judgeEditorCall, listEditorTools, resolveEditorCall, runEditorCall } from './editor-tool-calls.js';
-
-interface RunAgentInput {
-  task: string;
-  agent?: string;
-}
+import { ConfirmedCalls, editorConfirmationStands, judgeEditorCall, listEditorTools, resolveEditorCall, runAgentForEditor, runEditorCall } from './editor-tool-calls.js';
 
 const OFF = 'Legion is not offered to the editor: the user turned legion.offerToolsToEditor off.';
 
@@ -75,11 +70,10 @@ function policedTool(name: string, legion: () => Promise<Legion>, confirmed: Con
  * that needs approval is confirmed in VS Code's own confirmation before it runs).
  */
 export function registerEditorTools(legion: () => Promise<Legion>): vscode.Disposable[] {
-  const runAgent: vscode.LanguageModelTool<RunAgentInput> = {
+  const runAgent: vscode.LanguageModelTool<unknown> = {
     async invoke(options, token) {
       if (!offered()) return text(OFF);
-      const result = await cancellable(token, async (signal) => (await legion()).runAgent(options.input.task, { ...(options.input.agent ? { agent: options.input.agent } : {}), signal }));
-      return text(result.status === 'success' ? result.reply : result.status === 'error' ? `Error: ${result.error}` : `Paused on approvals: ${result.requests.map((request) => request.id).join(', ')}`);
+      return text(await cancellable(token, async (signal) => runAgentForEditor(await legion(), options.input, signal)));
     },
   };
   const listTools: vscode.LanguageModelTool<unknown> = {
