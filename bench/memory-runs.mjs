@@ -7,7 +7,15 @@
 // Figures: RSS at run 100 and run 2,000 (and their difference), live heap
 // after a full GC, open file descriptors (from /proc/self/fd). Needs
 // --expose-gc, which run-all passes; run alone: node --expose-gc bench/memory-runs.mjs
+//
+// What fills the old generation between full GCs here (V8 11.3 on Node 20; see
+// `node --trace-gc-nvp`, field `promoted`): objects built by a spread plus more
+// properties (`{ ...a, b }`), objects with accessors, every new AbortSignal, and
+// the entries of a long-lived Map whose keys keep changing (each discarded table
+// links to its successor). The run path avoids all four; a young generation of
+// 32 MB (V8's maximum, reached in any busy process) is most of what remains.
 import { readdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { z } from 'zod';
 import { Legion, defineTool } from '@legion-collective/core';
@@ -59,6 +67,7 @@ const session = await legion.sessions.create({ title: 'memory' });
 const before = sample();
 let early;
 const started = performance.now();
+const cpuBefore = process.cpuUsage();
 try {
   for (let run = 1; run <= RUNS; run++) {
     const result = await session.send({ from: 'user', to: 'worker', message: `request ${run}`, conversation: `r${run}` });
@@ -68,6 +77,7 @@ try {
     if (run === EARLY) early = sample();
   }
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   const late = sample();
   const f = (value) => value.toFixed(1);
   console.log(`memory-runs — ${RUNS} runs in one process without close() (fresh conversation per run, 4 messages each, ${seconds.toFixed(1)} s)`);
@@ -78,8 +88,11 @@ try {
   console.log(`  V8 heap reserved (heapTotal): run ${EARLY} ${f(early.heapTotalMB)} MB, run ${RUNS} ${f(late.heapTotalMB)} MB; external ${f(early.externalMB)} → ${f(late.externalMB)} MB (ArrayBuffers ${f(early.arrayBuffersMB)} → ${f(late.arrayBuffersMB)}); RSS outside the V8 heap ${f(outside(early))} → ${f(outside(late))} MB`);
   console.log(`  heap spaces run ${EARLY} → ${RUNS} (MB): ${Object.keys(late.spaces).map((name) => `${name} ${f(early.spaces[name] ?? 0)}→${f(late.spaces[name])}`).join(', ')}`);
   console.log(`  open file descriptors: start ${before.fds}, run ${EARLY} ${early.fds}, run ${RUNS} ${late.fds} (target: not growing)`);
+  // The machine may be shared: CPU time and the load say how much the wall time means.
+  console.log(`  time: ${seconds.toFixed(1)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU (user+sys); load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
   printJson('memory-runs', {
     runs: RUNS,
+    rssStartMB: Number(f(before.rssMB)),
     rssEarlyMB: Number(f(early.rssMB)),
     rssLateMB: Number(f(late.rssMB)),
     rssGrowthMB: Number(f(late.rssMB - early.rssMB)),

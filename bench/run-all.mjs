@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 
-const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'backend-append.mjs', 'open-session.mjs', 'cli-startup.mjs', 'management-commands.mjs', 'provider-overhead.mjs', 'memory-runs.mjs', 'context-long-session.mjs', 'sessions-latest.mjs', 'follow-latency.mjs', 'symlink-race.mjs', 'approval-race.mjs', 'surface-race.mjs', 'cross-process-answer.mjs', 'kill-children.mjs', 'approval-rules.mjs', 'parallel-delegates.mjs', 'repl-terminal.mjs', 'tool-schema-tokens.mjs', 'prices.mjs', 'evict-large-output.mjs'];
+const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'backend-append.mjs', 'open-session.mjs', 'cli-startup.mjs', 'management-commands.mjs', 'provider-overhead.mjs', 'sdk-fetch.mjs', 'memory-runs.mjs', 'context-long-session.mjs', 'sessions-latest.mjs', 'follow-latency.mjs', 'symlink-race.mjs', 'approval-race.mjs', 'surface-race.mjs', 'cross-process-answer.mjs', 'kill-children.mjs', 'approval-rules.mjs', 'parallel-delegates.mjs', 'repl-terminal.mjs', 'tool-schema-tokens.mjs', 'prices.mjs', 'evict-large-output.mjs'];
 /** Node flags a bench needs (memory-runs measures the live heap after a forced GC). */
 const FLAGS = { 'memory-runs.mjs': ['--expose-gc'], 'context-long-session.mjs': ['--expose-gc'] };
 const here = (name) => fileURLToPath(new URL(name, import.meta.url));

@@ -129,6 +129,29 @@ describe('the bundled legion binary loads only what a command needs', () => {
     expect(sdksIn(run.loaded)).toEqual(['@anthropic-ai/sdk']);
   });
 
+  it('legion run through either SDK never loads undici, Node fetch (some 35 ms of CPU before the first request)', async () => {
+    const participants = join(workspace.dir, '.legion/collective/participants');
+    for (const [participant, model] of [
+      ['coordinator', { provider: 'anthropic', model: 'claude-undici' }],
+      ['developer', { provider: 'openai', model: 'gpt-undici' }],
+    ] as const) {
+      const file = join(participants, `${participant}.json`);
+      writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), model }));
+    }
+    mock.on({ model: 'claude-undici', userMessage: 'hello anthropic' }, { content: 'from claude' });
+    mock.on({ model: 'gpt-undici', userMessage: 'hello openai' }, { content: 'from gpt' });
+    for (const [args, reply] of [
+      [['run', 'hello anthropic'], 'from claude'],
+      [['run', '--to', 'developer', 'hello openai'], 'from gpt'],
+    ] as const) {
+      const run = await legion([...args]);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout.trim()).toBe(reply);
+      expect(run.builtins).toContain('node:http');
+      expect(run.builtins.filter((name) => name.includes('undici'))).toEqual([]);
+    }
+  });
+
   describe('the compile cache', () => {
     const cacheFiles = (): Map<string, { bytes: Buffer; mtimeMs: number }> => {
       const root = join(workspace.dir, '.cache', 'legion', 'compile-cache');

@@ -32,6 +32,7 @@ export class PostgresSessionBackend implements SessionBackend {
   constructor(options: PostgresSessionBackendOptions) {
     this.db = new Database(options);
     this.presence = new Presence(options);
+    this.db.listening = this.presence;
     const warn = onceEach(options.onWarning);
     this.leases = new PostgresLeases(this.db, this.presence, options.now);
     this.sessions = new PostgresSessions(this.db, warn);

@@ -19,6 +19,16 @@ export interface DatabaseOptions {
   durability?: 'message' | 'turn' | 'never' | undefined;
 }
 
+/** The settings every connection of an instance starts with: the appends' durability (see `DatabaseOptions.durability`). */
+export function sessionSettings(options: DatabaseOptions): { options?: string } {
+  return (options.durability ?? 'turn') !== 'message' ? { options: '-c synchronous_commit=off' } : {};
+}
+
+/** A connection that takes a statement only when it has none of ours under way (see `Presence.queryIfIdle`). */
+export interface IdleConnection {
+  queryIfIdle<Row extends QueryResultRow>(text: string, values: readonly unknown[], name: string): Promise<Row[]> | undefined;
+}
+
 /**
  * One instance's connections: a pool for queries, opened lazily, with the schema checked (and
  * migrated) before the first query goes out.
@@ -26,6 +36,8 @@ export interface DatabaseOptions {
 export class Database {
   readonly pool: Pool;
   private ready: Promise<void> | undefined;
+  /** The instance's listening connection, set by the backend: statements that notify go there first (`queryNotifying`). */
+  listening: IdleConnection | undefined;
 
   constructor(readonly options: DatabaseOptions) {
     this.pool = new pg.Pool({
@@ -35,7 +47,7 @@ export class Database {
       // An idle connection does not keep a finished command's process alive.
       allowExitOnIdle: true,
       idleTimeoutMillis: 10_000,
-      ...((options.durability ?? 'turn') !== 'message' ? { options: '-c synchronous_commit=off' } : {}),
+      ...sessionSettings(options),
     });
     // A connection that breaks while idle (the server restarted) is dropped by the pool; the next
     // query opens another. Without a listener the error would end the process.
@@ -63,6 +75,21 @@ export class Database {
     await this.whenReady();
     const result = await this.pool.query<Row>({ text, values: values as unknown[] | undefined, ...(name ? { name } : {}) });
     return result.rows;
+  }
+
+  /**
+   * A prepared statement that sends a NOTIFY: on the listening connection when it is idle, else on
+   * the pool. PostgreSQL delivers a notification to every listening backend of the database by
+   * waking it; sent from the listening backend itself, it is delivered by that backend as the
+   * statement ends, in the same reply, so this instance's own listener costs neither a second
+   * server process's wake-up nor a second socket read per append (a fifth of the server's CPU per
+   * step of the agent loop: bench/pg-store.mjs). Only when idle: concurrent appends (parallel
+   * delegates) still go out side by side on the pool, and other processes' notifications wait
+   * behind one statement at most.
+   */
+  async queryNotifying<Row extends QueryResultRow>(text: string, values: readonly unknown[], name: string): Promise<Row[]> {
+    await this.whenReady();
+    return this.listening?.queryIfIdle<Row>(text, values, name) ?? this.query<Row>(text, values, name);
   }
 
   /** Runs `work` in one transaction on one connection, rolled back if it throws. */

@@ -1,3 +1,4 @@
+import type { QueryResultRow } from 'pg';
 import { LegionError } from '@legion-collective/core';
 import { CHANGES_CHANNEL } from './presence.js';
 import type { Database } from './connection.js';
@@ -27,9 +28,11 @@ export async function appendEntry(
 ): Promise<number> {
   const notify = entry.notify ? `, (SELECT pg_notify('${CHANGES_CHANNEL}', $1)) AS notified` : '';
   const values = [entry.sessionId, entry.logId, entry.kind, entry.claim ?? null, JSON.stringify(entry.body)];
+  const run = <Row extends QueryResultRow>(text: string, parameters: readonly unknown[], name: string): Promise<Row[]> =>
+    entry.notify ? db.queryNotifying<Row>(text, parameters, name) : db.query<Row>(text, parameters, name);
   const rows =
     entry.after === undefined
-      ? await db.query<{ seq: string }>(
+      ? await run<{ seq: string }>(
           `WITH next AS (
              INSERT INTO legion.logs AS log (session_id, log_id, last_seq) VALUES ($1, $2, 1)
              ON CONFLICT (session_id, log_id) DO UPDATE SET last_seq = log.last_seq + 1
@@ -40,7 +43,7 @@ export async function appendEntry(
           values,
           entry.notify ? 'legion-append-notify' : 'legion-append',
         )
-      : await db.query<{ seq: string }>(
+      : await run<{ seq: string }>(
           `WITH next AS (
              UPDATE legion.logs SET last_seq = last_seq + 1 WHERE session_id = $1 AND log_id = $2 AND last_seq >= $6
              RETURNING last_seq)

@@ -105,8 +105,46 @@ export class PostgresConversations implements ConversationLogs {
 
   async context(address: ConversationAddress): Promise<ConversationContext> {
     assertConversationAddress(address);
-    const end = await this.lastSeq(address);
-    // The newest readable compaction point: everything before it (but its kept messages) is not read.
+    // One round trip (a turn starts with it): the log's end, its newest compaction point and every
+    // message after that point, in one snapshot.
+    const rows = await this.db.query<{ end_seq: string; point_seq: string | null; seq: string | null; kind: string | null; body: unknown }>(
+      `WITH log AS (SELECT last_seq FROM legion.logs WHERE session_id = $1 AND log_id = $2),
+       point AS (
+         SELECT max(entry.seq) AS seq FROM legion.entries AS entry, log
+         WHERE entry.session_id = $1 AND entry.log_id = $2 AND entry.kind = 'compaction' AND entry.seq <= log.last_seq)
+       SELECT log.last_seq AS end_seq, point.seq AS point_seq, entry.seq, entry.kind, entry.body
+       FROM log CROSS JOIN point
+       LEFT JOIN LATERAL (
+         SELECT seq, kind, body FROM legion.entries
+         WHERE session_id = $1 AND log_id = $2 AND seq >= coalesce(point.seq, 0) AND seq <= log.last_seq
+           AND (kind NOT IN ('note', 'compaction') OR seq = point.seq)
+         ORDER BY seq) AS entry ON true
+       ORDER BY entry.seq`,
+      [address.sessionId, address.conversationId],
+      'legion-context',
+    );
+    const first = rows[0];
+    if (!first) return { compaction: undefined, messages: [], cursor: makeCursor(0) };
+    const end = Number(first.end_seq);
+    const pointSeq = first.point_seq === null ? undefined : Number(first.point_seq);
+    let compaction: { entry: CompactionEntry; seq: number } | undefined;
+    if (pointSeq !== undefined) {
+      const parsed = first.seq === null ? undefined : parseRecord(first.body, CompactionEntrySchema);
+      // An unreadable newest point (rare): the older ones are looked for, one query at a time.
+      if (!parsed?.ok) return this.contextPastBrokenPoints(address, end);
+      compaction = { entry: parsed.value, seq: pointSeq };
+    }
+    const messages: Message[] = [];
+    for (const row of rows) {
+      if (row.seq === null || Number(row.seq) === pointSeq) continue;
+      const message = this.message(address, { seq: row.seq, kind: row.kind ?? '', body: row.body });
+      if (message) messages.push(message);
+    }
+    return { compaction: compaction?.entry, messages: [...(await this.keptBefore(address, compaction)), ...messages], cursor: makeCursor(end) };
+  }
+
+  /** `context` when the newest compaction point cannot be read: the newest readable one counts. */
+  private async contextPastBrokenPoints(address: ConversationAddress, end: number): Promise<ConversationContext> {
     let compaction: { entry: CompactionEntry; seq: number } | undefined;
     const points = await this.db.query<EntryRow>(
       "SELECT seq, kind, body FROM legion.entries WHERE session_id = $1 AND log_id = $2 AND kind = 'compaction' AND seq <= $3 ORDER BY seq DESC",
@@ -125,7 +163,11 @@ export class PostgresConversations implements ConversationLogs {
       [address.sessionId, address.conversationId, compaction?.seq ?? 0, end],
     );
     const messages = after.flatMap((row) => this.message(address, row) ?? []);
-    // The messages a compaction kept from before it, passing over older compaction points among them.
+    return { compaction: compaction?.entry, messages: [...(await this.keptBefore(address, compaction)), ...messages], cursor: makeCursor(end) };
+  }
+
+  /** The messages a compaction kept from before it, passing over older compaction points among them. */
+  private async keptBefore(address: ConversationAddress, compaction: { entry: CompactionEntry; seq: number } | undefined): Promise<Message[]> {
     let kept = compaction?.entry.keptMessages ?? 0;
     const earlier: Message[] = [];
     let before = compaction?.seq ?? 0;
@@ -144,7 +186,7 @@ export class PostgresConversations implements ConversationLogs {
         }
       }
     }
-    return { compaction: compaction?.entry, messages: [...earlier.reverse(), ...messages], cursor: makeCursor(end) };
+    return earlier.reverse();
   }
 
   async end(address: ConversationAddress): Promise<LogCursor> {

@@ -137,7 +137,7 @@ export class PostgresAgentState implements AgentStateStore {
     // Dropped before (a read under way keeps nothing) and after (nor does one that read the old row meanwhile).
     this.cache.drop(id);
     try {
-      await this.db.query(
+      await this.db.queryNotifying(
         // Every process listening drops what it cached of the row, on commit.
         `WITH written AS (
            INSERT INTO legion.agent_state (session_id, kind, agent_id, document) VALUES ($1, $2, $3, $4::jsonb)
@@ -145,6 +145,7 @@ export class PostgresAgentState implements AgentStateStore {
            RETURNING 1)
          SELECT pg_notify('${AGENT_STATE_CHANNEL}', $5) FROM written`,
         [key.sessionId, key.kind, key.agentId, JSON.stringify(value ?? null), id],
+        'legion-agent-state-put',
       );
     } finally {
       this.cache.drop(id);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { Client, Notification } from 'pg';
-import type { DatabaseOptions } from './connection.js';
+import type { Client, Notification, QueryResultRow } from 'pg';
+import { sessionSettings, type DatabaseOptions, type IdleConnection } from './connection.js';
 import { AGENT_STATE_CHANNEL, AgentStateCache } from './agent-state-cache.js';
 
 /** The channel every instance notifies on after an append; the payload is the session's id. */
@@ -14,7 +14,7 @@ export const CHANGES_CHANNEL = 'legion_changes';
  * wake on other processes' appends. When it breaks it is opened again, and every watcher is woken:
  * what was notified meanwhile is lost.
  */
-export class Presence {
+export class Presence implements IdleConnection {
   /** A signed 64-bit advisory lock key, as text (pg passes bigints as strings). */
   readonly key = BigInt.asIntN(64, randomBytes(8).readBigUInt64BE()).toString();
   private client: Client | undefined;
@@ -22,6 +22,8 @@ export class Presence {
   private retry: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly watchers = new Map<string, Set<() => void>>();
+  /** Statements of ours under way on the connection. */
+  private running = 0;
   /** Agent state read through this connection's notifications: valid only while it listens. */
   readonly agentState = new AgentStateCache(() => this.client !== undefined);
 
@@ -35,6 +37,27 @@ export class Presence {
       this.connecting = undefined;
     });
     return this.connecting;
+  }
+
+  /**
+   * Runs a prepared statement on this connection when it is open and has none of ours under way;
+   * else undefined, and the caller uses the pool (see `Database.queryNotifying`). It never
+   * connects: an instance that holds no lease and follows nothing has no listener to spare.
+   */
+  queryIfIdle<Row extends QueryResultRow>(text: string, values: readonly unknown[], name: string): Promise<Row[]> | undefined {
+    const client = this.client;
+    if (!client || this.running > 0) return undefined;
+    this.running++;
+    return client.query<Row>({ text, values: values as unknown[], name }).then(
+      (result) => {
+        this.running--;
+        return result.rows;
+      },
+      (error: unknown) => {
+        this.running--;
+        throw error;
+      },
+    );
   }
 
   watch(sessionId: string, onChange: () => void): () => void {
@@ -58,7 +81,8 @@ export class Presence {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.options.url, application_name: this.options.applicationName ?? 'legion' });
+    // The pool's settings: appends run here too (`queryIfIdle`), and must commit as the pool's do.
+    const client = new pg.Client({ connectionString: this.options.url, application_name: this.options.applicationName ?? 'legion', ...sessionSettings(this.options) });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     client.on('notification', (message: Notification) => {

@@ -78,7 +78,8 @@ export function mergeConfig(base: ResolvedConfig, layers: readonly ConfigLayer[]
 export function settingsForAgent(config: ResolvedConfig, agent: AgentParticipant): { model: ModelConfig; limits: Limits } {
   return {
     model: agent.model ?? config.defaultModel,
-    limits: { ...config.limits, ...agent.limits },
+    // Object.assign, not spreads: called on every step of a turn, and spread-built objects outlive young GCs (bench/memory-runs.mjs).
+    limits: Object.assign({}, config.limits, agent.limits),
   };
 }
 

@@ -52,17 +52,18 @@ function cloudProfile(window: number, outputReserve: number): ContextSettings {
  */
 export function contextSettingsFor(config: ResolvedConfig, agent: AgentParticipant): ContextSettings {
   const { model } = settingsForAgent(config, agent);
-  const overrides: ContextOverrides = { ...config.context, ...agent.context };
+  // Object.assign, not spreads: the run path calls this per step, and spread-built objects outlive young GCs (bench/memory-runs.mjs).
+  const overrides: ContextOverrides = Object.assign({}, config.context, agent.context);
   const known = modelWindowFor(model, config.models);
   // Nobody knows the model, and it is served from elsewhere: a hosted model takes far more than a local
   // server's 8k, and the small profile would starve it (compact tools, 700-token eviction). Compaction before
   // sending stays off for a guessed window anyway; a too-long error names the real one.
   const hosted = known.source === 'default' && !isLocal({ provider: model.provider, baseURL: model.baseURL ?? config.providers[model.provider]?.baseURL });
-  const fromTable = hosted ? { ...known, ...UNKNOWN_HOSTED_MODEL_WINDOW } : known;
+  const fromTable = hosted ? Object.assign({}, known, UNKNOWN_HOSTED_MODEL_WINDOW) : known;
   const window = overrides.window ?? fromTable.window;
   const outputReserve = overrides.outputReserve ?? fromTable.outputReserve ?? Math.min(16_000, Math.floor(window / 4));
   const name = overrides.profile ?? 'auto';
   const small = name === 'small' || (name === 'auto' && window <= SMALL_WINDOW_TOKENS);
   const base = small ? smallProfile(window, outputReserve) : cloudProfile(window, outputReserve);
-  return { ...base, ...overrides, profile: base.profile, window, outputReserve };
+  return Object.assign({}, base, overrides, { profile: base.profile, window, outputReserve });
 }

@@ -156,7 +156,7 @@ export function modelWindowFor(model: ModelConfig, configured: Readonly<Record<s
   const candidates = modelIdCandidates(model.model);
   for (const id of candidates) {
     const own = configured[`${model.provider}/${id}`] ?? configured[id];
-    if (own) return { ...own, source: 'config', matched: id };
+    if (own) return Object.assign({}, own, { source: 'config' as const, matched: id });
   }
   for (const id of candidates) {
     const known = MODEL_WINDOWS[id];
@@ -170,7 +170,7 @@ export function modelWindowFor(model: ModelConfig, configured: Readonly<Record<s
         note: `Ollama's default num_ctx (${OLLAMA_DEFAULT_NUM_CTX}); the model takes ${known.window}. Raised it? Set "models": { "ollama/${model.model}": { "window": … } } in the config.`,
       };
     }
-    return { ...known, source: 'table', matched: id };
+    return Object.assign({}, known, { source: 'table' as const, matched: id });
   }
-  return { ...UNKNOWN_MODEL_WINDOW, source: 'default' };
+  return Object.assign({}, UNKNOWN_MODEL_WINDOW, { source: 'default' as const });
 }

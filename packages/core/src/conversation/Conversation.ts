@@ -6,6 +6,7 @@ import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
 import type { CompactOutcome, RuntimeOutcome, RuntimeResolver, ToolSession, TurnContext, TurnConversation, TurnResult } from '../session/turn.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
+import { giveBackController, takeController } from '../session/spare-controllers.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
 import type { ApprovalView } from '../storage/approval-records.js';
 import type { ConversationLogs, Lease, LogCursor } from '../storage/backend/session-backend.js';
@@ -420,7 +421,7 @@ export class Conversation implements TurnConversation {
       throw error;
     }
     // The turn's signal: the caller's, and aborted too when the lease is lost (a listener, cheaper than AbortSignal.any per turn).
-    const turnController = new AbortController();
+    const turnController = takeController();
     const callerSignal = options.signal;
     const forward = (): void => turnController.abort(callerSignal?.reason);
     if (callerSignal?.aborted) forward();
@@ -433,6 +434,8 @@ export class Conversation implements TurnConversation {
         callerSignal?.removeEventListener('abort', forward);
         this.current = false;
         this.lost = undefined;
+        // A renewal still in flight may yet abort it: then it is not handed on.
+        if (!renewing) giveBackController(turnController);
         try {
           await lease.release();
         } finally {

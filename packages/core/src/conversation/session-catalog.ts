@@ -29,7 +29,8 @@ export class SessionCatalog {
     events.on('session:created', (event) => this.upsert({ version: 1, id: event.sessionId, createdAt: event.createdAt, lastActiveAt: event.createdAt, ...(event.title !== undefined ? { title: event.title } : {}) }));
     events.on('session:updated', (event) => {
       const known = this.sessions?.find((meta) => meta.id === event.sessionId);
-      if (known) this.upsert({ ...known, lastActiveAt: event.lastActiveAt, ...(event.title !== undefined ? { title: event.title } : {}) });
+      // Object.assign, not a spread plus properties: once per turn, and V8 (Node 20) keeps such objects through young GCs.
+      if (known) this.upsert(Object.assign({}, known, { lastActiveAt: event.lastActiveAt }, event.title !== undefined ? { title: event.title } : {}));
     });
   }
 

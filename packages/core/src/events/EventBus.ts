@@ -86,15 +86,17 @@ export class EventBus {
   }
 }
 
+// Object.assign, not `{ ...event, field }`: V8 (Node 20) keeps objects built by a spread plus more properties
+// through young-generation GCs, and events are emitted on every step (bench/memory-runs.mjs).
 function redactText(event: LegionEvent, redact: ((text: string) => string) | undefined): LegionEvent {
   if (!redact) return event;
   switch (event.type) {
     case 'error:raised':
-      return { ...event, message: redact(event.message) };
+      return Object.assign({}, event, { message: redact(event.message) });
     case 'storage:warning':
-      return { ...event, problem: redact(event.problem) };
+      return Object.assign({}, event, { problem: redact(event.problem) });
     case 'turn:end':
-      return event.error === undefined ? event : { ...event, error: redact(event.error) };
+      return event.error === undefined ? event : Object.assign({}, event, { error: redact(event.error) });
     default:
       return event;
   }

@@ -95,7 +95,7 @@ export async function generate(
         break;
       case 'usage':
         usage = usage
-          ? { ...usage, inputTokens: usage.inputTokens + part.usage.inputTokens, outputTokens: usage.outputTokens + part.usage.outputTokens }
+          ? Object.assign({}, usage, { inputTokens: usage.inputTokens + part.usage.inputTokens, outputTokens: usage.outputTokens + part.usage.outputTokens })
           : part.usage;
         break;
       case 'finish':

@@ -282,7 +282,7 @@ export class AgentRuntime implements ParticipantRuntime {
 
   /** How this agent's tools reach its model: all whole, or some loaded on demand (`context.toolSchemas`, lazy MCP servers). */
   toolOffer(agent: AgentParticipant): ToolOffer {
-    return planToolOffer({ ...this.offerSources(agent), loader: this.loader });
+    return planToolOffer(Object.assign({}, this.offerSources(agent), { loader: this.loader }));
   }
 
   private offerSources(agent: AgentParticipant): Omit<ToolOfferSources, 'loader'> {

@@ -1,4 +1,5 @@
 import { getEventListeners } from 'node:events';
+import { giveBackController, takeController } from '../session/spare-controllers.js';
 
 /**
  * A child signal that aborts with its parent, for one operation. SDKs add an
@@ -16,6 +17,23 @@ export function linkedSignal(parent: AbortSignal): { signal: AbortSignal; dispos
   return { signal: controller.signal, dispose: () => parent.removeEventListener('abort', onAbort) };
 }
 
+/** A linked child made from a spare controller; `release` detaches it and hands the controller back when its call is over. */
+function spareLinkedSignal(parent: AbortSignal): { signal: AbortSignal; dispose: () => void; release: () => void } {
+  const controller = takeController();
+  const onAbort = (): void => controller.abort(parent.reason);
+  if (parent.aborted) onAbort();
+  else parent.addEventListener('abort', onAbort, { once: true });
+  const dispose = (): void => parent.removeEventListener('abort', onAbort);
+  return {
+    signal: controller.signal,
+    dispose,
+    release: () => {
+      dispose();
+      giveBackController(controller);
+    },
+  };
+}
+
 /**
  * The signals of one turn's model calls, each aborting with the turn. A call gets the
  * previous call's child again when nothing listens on it any more (the SDK removed its
@@ -25,7 +43,7 @@ export function linkedSignal(parent: AbortSignal): { signal: AbortSignal; dispos
  * call until a full GC in a long-lived process (bench/memory-runs.mjs).
  */
 export class CallSignals {
-  private current: { signal: AbortSignal; dispose: () => void } | undefined;
+  private current: { signal: AbortSignal; dispose: () => void; release: () => void } | undefined;
 
   constructor(private readonly parent: AbortSignal) {}
 
@@ -33,7 +51,7 @@ export class CallSignals {
     const current = this.current;
     if (current && !current.signal.aborted && getEventListeners(current.signal, 'abort').length === 0) return current.signal;
     current?.dispose();
-    this.current = linkedSignal(this.parent);
+    this.current = spareLinkedSignal(this.parent);
     return this.current.signal;
   }
 
@@ -43,8 +61,9 @@ export class CallSignals {
     if (current && getEventListeners(current.signal, 'abort').length > 0) this.dispose();
   }
 
+  /** The turn is over: its calls are finished, so a child nothing listens on any more serves another turn. */
   dispose(): void {
-    this.current?.dispose();
+    this.current?.release();
     this.current = undefined;
   }
 }

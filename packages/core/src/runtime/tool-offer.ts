@@ -143,7 +143,7 @@ function loaderDefinition(loader: Tool, rest: readonly LoadableTool[]): ToolDefi
   const families = new Map<string, Tool[]>();
   for (const { tool, family } of rest) families.set(family, [...(families.get(family) ?? []), tool]);
   const lines = [...families].map(([family, tools]) => catalogueLine(family, tools));
-  return { ...compactToolDefinition(loader), description: `${LOAD_TOOLS_DESCRIPTION}\nFamilies:\n${lines.join('\n')}` };
+  return Object.assign({}, compactToolDefinition(loader), { description: `${LOAD_TOOLS_DESCRIPTION}\nFamilies:\n${lines.join('\n')}` });
 }
 
 /**

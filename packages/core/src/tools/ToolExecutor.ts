@@ -106,8 +106,16 @@ export class ToolExecutor {
   private async execute({ tool, input }: PreparedCall, context: ToolContext, defaultTimeoutMs: number): Promise<ToolResult> {
     if (context.signal.aborted) return { status: 'error', error: 'Cancelled before the tool started.' };
     const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs;
+    // Always a new controller, never a spare one (spare-controllers.ts): the tool is code we do not own, and a signal
+    // it tied to background work (AbortSignal.any keeps no visible listener) must not later abort for another call.
     const controller = new AbortController();
-    const onAbort = (): void => controller.abort(context.signal.reason);
+    let cancelled!: (result: ToolResult) => void;
+    const cancellation = new Promise<ToolResult>((resolve) => (cancelled = resolve));
+    const onAbort = (): void => {
+      // Resolve before aborting the tool's signal: its listeners run synchronously and might settle first.
+      cancelled({ status: 'error', error: `${tool.name} was cancelled.` });
+      controller.abort(context.signal.reason);
+    };
     context.signal.addEventListener('abort', onAbort, { once: true });
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -126,11 +134,7 @@ export class ToolExecutor {
           }),
         );
       }
-      stops.push(
-        new Promise((resolve) => {
-          controller.signal.addEventListener('abort', () => resolve({ status: 'error', error: `${tool.name} was cancelled.` }), { once: true });
-        }),
-      );
+      stops.push(cancellation);
       const result = await Promise.race(stops);
       return isToolResult(result) ? result : { status: 'error', error: `${tool.name} returned no result object.` };
     } finally {

@@ -1,0 +1,213 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync, constants as zlibConstants, createGzip } from 'node:zlib';
+import { FetchHeaders } from './fetch-headers.js';
+import { nodeHttpFetch } from './node-http-fetch.js';
+import { NodeHttpResponse } from './node-http-response.js';
+
+// nodeHttpFetch against a raw node:http server on 127.0.0.1: what the provider SDKs rely on from a
+// fetch (chunks as they come, abort, the errors of a lost connection, compression, redirects).
+
+type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+async function serve(handler: Handler): Promise<string> {
+  const server = createServer(handler);
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const decoder = new TextDecoder();
+
+/** Promise.withResolvers, which Node 20 lacks. */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = (): void => {};
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
+}
+async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
+  const { value, done } = await reader.read();
+  expect(done).toBe(false);
+  return decoder.decode(value);
+}
+
+// Each case runs against Node's own fetch too: the two must agree, which is what "the same semantics" means here.
+describe.each([
+  ['nodeHttpFetch', nodeHttpFetch],
+  ["Node's fetch (undici), the reference", (input: string | URL | Request, init?: RequestInit) => globalThis.fetch(input, init)],
+])('%s', (_name, fetchImplementation) => {
+  it('hands each chunk of a streamed body to the reader as it arrives, while the response is still open', async () => {
+    const next: Array<() => void> = [];
+    const url = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('data: one\n\n');
+      next.push(() => response.write('data: two\n\n'), () => response.end('data: three\n\n'));
+    });
+    const response = await fetchImplementation(`${url}/stream`, { method: 'POST', body: '{}' });
+    expect(response.status).toBe(200);
+    expect(response.ok).toBe(true);
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    // The server writes the next event only once the reader has the last one: nothing can be buffered to the end.
+    expect(await readChunk(reader)).toBe('data: one\n\n');
+    next.shift()?.();
+    expect(await readChunk(reader)).toBe('data: two\n\n');
+    next.shift()?.();
+    expect(await readChunk(reader)).toBe('data: three\n\n');
+    expect((await reader.read()).done).toBe(true);
+  });
+
+  it('sends the method, body and headers given (a Headers, an array or a record), with the defaults undici adds', async () => {
+    const seen: Array<{ method?: string; headers: IncomingMessage['headers']; body: string }> = [];
+    const url = await serve((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        seen.push({ method: request.method, headers: request.headers, body });
+        response.end('ok');
+      });
+    });
+    const given = [new Headers({ 'X-Api-Key': 'k1', 'content-type': 'application/json' }), new FetchHeaders({ 'x-api-key': 'k2' }), [['X-Api-Key', 'k3']] as Array<[string, string]>, { 'x-api-key': 'k4' }];
+    for (const headers of given) expect(await (await fetchImplementation(`${url}/x`, { method: 'post', headers, body: 'héllo' })).text()).toBe('ok');
+    expect(seen.map((request) => request.headers['x-api-key'])).toEqual(['k1', 'k2', 'k3', 'k4']);
+    expect(seen[0]).toMatchObject({ method: 'POST', body: 'héllo', headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength('héllo')), accept: '*/*' } });
+    expect(seen[1]?.headers['content-type']).toBe('text/plain;charset=UTF-8');
+  });
+
+  it('answers with headers as undici does: case-insensitive, sorted, repeated ones joined, set-cookie apart, immutable', async () => {
+    const url = await serve((_request, response) => {
+      response.setHeader('Set-Cookie', ['a=1', 'b=2']);
+      response.setHeader('X-Zeta', 'z');
+      response.appendHeader('X-Multi', 'one');
+      response.appendHeader('X-Multi', 'two');
+      response.writeHead(200, { 'Content-Type': 'application/json' });
+      response.end('{"answer":42}');
+    });
+    const response = await fetchImplementation(url);
+    expect(response.headers.get('x-multi')).toBe('one, two');
+    expect(response.headers.get('CONTENT-TYPE')).toBe('application/json');
+    expect(response.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+    expect([...response.headers.keys()].filter((name) => name.startsWith('x-') || name === 'set-cookie')).toEqual(['set-cookie', 'set-cookie', 'x-multi', 'x-zeta']);
+    expect(() => response.headers.set('x-zeta', 'changed')).toThrow(TypeError);
+    expect(await response.json()).toEqual({ answer: 42 });
+    expect(response.bodyUsed).toBe(true);
+    await expect(response.text()).rejects.toThrow(TypeError);
+  });
+
+  it('an abort mid-stream errors the body with the signal reason and closes the connection', async () => {
+    const closed = deferred();
+    const url = await serve((request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('data: first\n\n');
+      request.socket.on('close', () => closed.resolve());
+    });
+    const controller = new AbortController();
+    const response = await fetchImplementation(url, { signal: controller.signal });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    expect(await readChunk(reader)).toBe('data: first\n\n');
+    controller.abort();
+    await expect(reader.read()).rejects.toMatchObject({ name: 'AbortError' });
+    await closed.promise;
+  });
+
+  it('an abort before the response rejects with the signal reason and closes the connection; an aborted signal sends nothing', async () => {
+    const arrived = deferred();
+    const closed = deferred();
+    let requests = 0;
+    const url = await serve((request) => {
+      requests++;
+      request.socket.on('close', () => closed.resolve());
+      arrived.resolve();
+    });
+    const controller = new AbortController();
+    const pending = fetchImplementation(url, { signal: controller.signal });
+    await arrived.promise;
+    const reason = new Error('stop');
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    await closed.promise;
+    await expect(fetchImplementation(url, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+    expect(requests).toBe(1);
+  });
+
+  it('no server: rejects as undici does (TypeError "fetch failed", the reason in cause), which the SDK reports as a connection error', async () => {
+    const url = await serve(() => {});
+    const server = servers.pop() as Server;
+    await new Promise((resolve) => server.close(resolve));
+    const failure = await fetchImplementation(url).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TypeError);
+    expect(failure).toMatchObject({ message: 'fetch failed', cause: { code: 'ECONNREFUSED' } });
+    const client = new Anthropic({ apiKey: 'test', baseURL: url, maxRetries: 0, fetch: fetchImplementation });
+    await expect(client.messages.create({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }] })).rejects.toBeInstanceOf(Anthropic.APIConnectionError);
+  });
+
+  it('a connection lost mid-body errors the body with TypeError "terminated"', async () => {
+    const url = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'content-length': '1000' });
+      response.write('data: partial\n\n', () => response.socket?.destroy());
+    });
+    const response = await fetchImplementation(url);
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    expect(await readChunk(reader)).toBe('data: partial\n\n');
+    await expect(reader.read()).rejects.toMatchObject({ name: 'TypeError', message: 'terminated' });
+  });
+
+  it('decompresses a gzip body, chunk by chunk when the server flushes each event', async () => {
+    const next: Array<() => void> = [];
+    const url = await serve((request, response) => {
+      if (request.url === '/whole') {
+        response.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'application/json' }).end(gzipSync('{"zipped":true}'));
+        return;
+      }
+      response.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'text/event-stream' });
+      const gzip = createGzip();
+      gzip.pipe(response);
+      gzip.write('data: one\n\n', () => gzip.flush(zlibConstants.Z_SYNC_FLUSH));
+      next.push(() => gzip.end('data: two\n\n'));
+    });
+    expect(await (await fetchImplementation(`${url}/whole`)).json()).toEqual({ zipped: true });
+    const response = await fetchImplementation(`${url}/stream`, { headers: { 'accept-encoding': 'gzip' } });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    expect(await readChunk(reader)).toBe('data: one\n\n');
+    next.shift()?.();
+    let rest = '';
+    for (let part = await reader.read(); !part.done; part = await reader.read()) rest += decoder.decode(part.value);
+    expect(rest).toBe('data: two\n\n');
+  });
+
+  it('a redirect is followed, by the global fetch, to the final answer', async () => {
+    const url = await serve((request, response) => {
+      if (request.url === '/old') response.writeHead(307, { location: '/new' }).end();
+      else response.end(`at ${request.url} with ${request.method}`);
+    });
+    const response = await fetchImplementation(`${url}/old`, { method: 'POST', body: 'x' });
+    expect(await response.text()).toBe('at /new with POST');
+  });
+});
+
+describe('nodeHttpFetch, and not the global fetch', () => {
+  it('answers through node:http itself once undici is loaded (as in this process), and hands a proxy in the environment to the global fetch', async () => {
+    const url = await serve((_request, response) => response.end('direct'));
+    expect(Symbol.for('undici.globalDispatcher.1') in globalThis).toBe(true);
+    expect(await nodeHttpFetch(url)).toBeInstanceOf(NodeHttpResponse);
+    // The proxy is this same server, which Node 20's fetch ignores and Node 24's may use: either way the global fetch's answer.
+    process.env.HTTPS_PROXY = url;
+    try {
+      const response = await nodeHttpFetch(url);
+      expect(response).not.toBeInstanceOf(NodeHttpResponse);
+      expect(await response.text()).toBe('direct');
+    } finally {
+      delete process.env.HTTPS_PROXY;
+    }
+  });
+});
