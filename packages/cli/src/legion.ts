@@ -100,6 +100,7 @@ approvals
   .option('--session <id>', 'session (default: the latest)')
   .option('--json', 'one JSON object')
   .addHelpText('after', examples(['legion approvals resume', 'legion approvals resume --session 2026-…', 'legion approvals resume 3f2a… --json']))
+  .addHelpText('after', '\nExit status: 0 when every resumed turn ended (or nothing waited), 2 when one paused again on an approval, 1 on an unknown or undecided id or a resumed turn that failed.')
   // `--session`/`--json` may land on `approvals` (commander reads a parent's options anywhere): the merged options have them either way.
   .action((ids: string[], _options: unknown, command: Command) =>
     runCli(async () => (await import('./commands/approvals.js')).resumeCommand(ids, command.optsWithGlobals<{ json?: boolean; session?: string; workspace?: string }>())),

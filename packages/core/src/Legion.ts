@@ -353,7 +353,8 @@ export class Legion {
     const actor = this.collective.get(callerId);
     const tool = tools.get(name);
     if (actor && tool) {
-      const decision = this.auth.evaluate({ participant: actor, tool, input });
+      // The input as the tool will run it (schema defaults filled in, as an agent's call is judged): `{}` must not slip past a rule on the default path.
+      const decision = this.auth.evaluate({ participant: actor, tool, input: prepared.call.input });
       if (decision.mode === 'deny') return { status: 'error', error: `${name} is denied to ${callerId} (${decision.source}): ${decision.reason}. Change the policy in .legion/ to allow it.` };
       if (decision.mode === 'requires_approval' && actor.type !== 'user' && options.approved !== true) {
         return { status: 'error', error: `${name} needs approval for ${callerId} (${decision.reason}): ask the user first and pass { approved: true }, or call it as the user.` };

@@ -237,6 +237,18 @@ describe.skipIf(BIN === null)('Legion in VS Code (code-server)', () => {
     expect(readFileSync(join(folder, 'from-editor.txt'), 'utf8')).toBe('approved-in-the-editor');
   }, TEST_MS);
 
+  it("asks in Legion's own dialog, not VS Code's confirmation (whose \"Always allow\" would cover every tool), before a write through legion_call_tool", async () => {
+    await workbench.chat('invoke legion_call_tool tool=file_write path=via-call-tool.txt content=approved-in-legion');
+    const dialog = workbench.page.locator('.monaco-dialog-box');
+    await dialog.getByText('file_write', { exact: false }).waitFor({ timeout: 60_000 });
+    const response = workbench.lastResponse();
+    expect(await response.getByText('Continue', { exact: true }).count()).toBe(0);
+    expect(existsSync(join(folder, 'via-call-tool.txt'))).toBe(false);
+    await dialog.getByRole('button', { name: 'Approve once' }).click();
+    await response.getByText('legion_call_tool said:', { exact: false }).waitFor({ timeout: 60_000 });
+    expect(readFileSync(join(folder, 'via-call-tool.txt'), 'utf8')).toBe('approved-in-legion');
+  }, TEST_MS);
+
   it('shows the web UI\'s conversation graph in a webview', async () => {
     await workbench.command('Legion: Open Conversation Graph');
     const app = workbench.webview().frameLocator('#legion-app');

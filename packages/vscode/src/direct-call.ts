@@ -14,7 +14,10 @@ export async function runDirectCall(legion: Legion, name: string, input: unknown
   if (!tool) return legion.executeTool(name, input);
   const user = legion.collective.defaultUser();
   if (!user) return { status: 'error', error: `The collective has no user participant to run ${name} as: add one to .legion/collective/participants/.` };
-  const decision = legion.auth.evaluate({ participant: user, tool, input });
+  // Judged on the input as the tool will run it (schema defaults filled in), as an agent's call is: `{}` must not slip past a rule on the default path.
+  const parsed = tool.inputSchema.safeParse(input);
+  if (!parsed.success) return legion.executeTool(name, input);
+  const decision = legion.auth.evaluate({ participant: user, tool, input: parsed.data });
   if (decision.mode === 'deny') return { status: 'error', error: `${name} is denied (${decision.source}): ${decision.reason}` };
   if (decision.mode === 'requires_approval' && !(await confirm(`An extension asks Legion to run ${name} with ${JSON.stringify(input)} (${decision.reason}).`))) {
     return { status: 'error', error: `The user did not approve running ${name}.` };

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestLegion, userParticipant, type TestLegion } from '@legion-collective/core/testing';
-import { judgeEditorCall, listEditorTools, resolveEditorCall, runEditorCall } from './editor-tool-calls.js';
+import { ConfirmedCalls, editorConfirmationStands, judgeEditorCall, listEditorTools, resolveEditorCall, runAgentForEditor, runEditorCall } from './editor-tool-calls.js';
 
 /** The editor's agent's calls: legion_<builtin> and legion_call_tool, as the workspace's user under its policies. */
 describe("the editor's agents' calls of Legion tools", () => {
@@ -94,5 +94,39 @@ describe("the editor's agents' calls of Legion tools", () => {
     expect(listed).toMatch(/^shell_run \(shell, denied\): /m);
     expect(await listEditorTools(test.legion, { prefix: 'file_read', full: true })).toMatch(/input: \{"type":"object".*"path"/);
     expect(await listEditorTools(test.legion, { prefix: 3 })).toMatch(/^Error: legion_list_tools takes/);
+  });
+
+  // VS Code keeps "Always allow" per editor tool: allowing legion_call_tool once would approve every tool it reaches.
+  it("let VS Code's confirmation stand for Legion's approval only for a tool offered one by one, never for legion_call_tool", () => {
+    expect(editorConfirmationStands('legion_file_write')).toBe(true);
+    expect(editorConfirmationStands('legion_shell_run')).toBe(true);
+    expect(editorConfirmationStands('legion_call_tool')).toBe(false);
+    const shell = { tool: 'shell_run', input: { command: 'rm -rf ~' } };
+    const confirmed = new ConfirmedCalls();
+    confirmed.asked('legion_call_tool', shell);
+    expect(confirmed.take('legion_call_tool', shell)).toBe(false);
+    // A confirmation (even one the user cancelled, so never taken) of legion_shell_run does not let the same call through legion_call_tool.
+    confirmed.asked('legion_shell_run', shell);
+    expect(confirmed.take('legion_call_tool', shell)).toBe(false);
+    expect(confirmed.take('legion_shell_run', shell)).toBe(true);
+    expect(confirmed.take('legion_shell_run', shell)).toBe(false);
+  });
+
+  it('judge a call on the input the tool runs with: a path left out is the default path, and a rule on it holds', async () => {
+    test = workspace({ file_list: { mode: 'auto', rules: [{ mode: 'requires_approval', paths: ['.'] }] }, file_glob: { mode: 'auto', rules: [{ mode: 'deny', paths: ['.'] }] } });
+    writeFileSync(join(test.root, 'listed.txt'), 'x');
+    expect(await judgeEditorCall(test.legion, { tool: 'file_list', input: {} })).toMatchObject({ mode: 'confirm' });
+    expect(await runEditorCall(test.legion, { tool: 'file_list', input: {} }, async () => false)).toMatchObject({ status: 'error', error: expect.stringContaining('did not approve') });
+    expect(await judgeEditorCall(test.legion, { tool: 'file_glob', input: { pattern: '*.txt' } })).toMatchObject({ mode: 'refuse', error: expect.stringContaining('is denied') });
+    expect(JSON.stringify(await runEditorCall(test.legion, { tool: 'file_glob', input: { pattern: '*.txt' } }, never))).not.toContain('listed.txt');
+  });
+
+  it('give legion_run_agent a malformed task or a participant that is no agent back as an error naming the fix, never a throw', async () => {
+    test = workspace({});
+    for (const input of [undefined, {}, { task: 7 }, { task: '  ' }, { task: 'x', agent: 'user', extra: 1 }]) {
+      expect(await runAgentForEditor(test.legion, input), JSON.stringify(input)).toMatch(/^Error: legion_run_agent takes \{ "task"/);
+    }
+    expect(await runAgentForEditor(test.legion, { task: 'hello', agent: 'user' })).toMatch(/^Error: "user" is not an agent of this collective; agents: /);
+    expect(await runAgentForEditor(test.legion, { task: 'hello', agent: 'nobody' })).toMatch(/^Error: "nobody" is not an agent/);
   });
 });

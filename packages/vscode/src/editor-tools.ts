@@ -1,12 +1,7 @@
 import type { Legion } from '@legion-collective/core';
 import * as vscode from 'vscode';
 import { CALL_TOOL_TOOL, EDITOR_BUILTIN_TOOLS, EDITOR_TOOL_PREFIX, LIST_TOOLS_TOOL, RUN_AGENT_TOOL } from './editor-tool-catalogue.js';
-import { judgeEditorCall, listEditorTools, resolveEditorCall, runEditorCall, type EditorCall } from './editor-tool-calls.js';
-
-interface RunAgentInput {
-  task: string;
-  agent?: string;
-}
+import { ConfirmedCalls, editorConfirmationStands, judgeEditorCall, listEditorTools, resolveEditorCall, runAgentForEditor, runEditorCall } from './editor-tool-calls.js';
 
 const OFF = 'Legion is not offered to the editor: the user turned legion.offerToolsToEditor off.';
 
@@ -29,29 +24,6 @@ async function cancellable<T>(token: vscode.CancellationToken, work: (signal: Ab
   }
 }
 
-/**
- * The calls the user confirmed in VS Code's own confirmation (shown because `prepareInvocation`
- * found that the policy asks). Taken once by `invoke`; a call that needs approval and has no entry
- * (the policy changed between the two) is asked again in a modal, so approval is never skipped.
- */
-class ConfirmedCalls {
-  private readonly keys = new Set<string>();
-  private key(call: EditorCall): string {
-    return `${call.tool}\u0000${JSON.stringify(call.input)}`;
-  }
-  asked(call: EditorCall): void {
-    this.keys.add(this.key(call));
-    // Calls the user cancelled are never invoked; keep the set small.
-    if (this.keys.size > 64) this.keys.delete(this.keys.values().next().value!);
-  }
-  notAsked(call: EditorCall): void {
-    this.keys.delete(this.key(call));
-  }
-  take(call: EditorCall): boolean {
-    return this.keys.delete(this.key(call));
-  }
-}
-
 /** A Legion tool for the editor's agents: `legion_<builtin>` or `legion_call_tool`, through Legion's policies as the user. */
 function policedTool(name: string, legion: () => Promise<Legion>, confirmed: ConfirmedCalls): vscode.LanguageModelTool<unknown> {
   return {
@@ -60,10 +32,12 @@ function policedTool(name: string, legion: () => Promise<Legion>, confirmed: Con
       if (!offered() || !resolved.ok) return { invocationMessage: `Legion: ${name}` };
       const judged = await judgeEditorCall(await legion(), resolved.call);
       if (judged.mode !== 'confirm') {
-        confirmed.notAsked(resolved.call);
+        confirmed.notAsked(name, resolved.call);
         return { invocationMessage: judged.mode === 'refuse' ? `Legion refuses ${resolved.call.tool}` : `Legion: ${resolved.call.tool}` };
       }
-      confirmed.asked(resolved.call);
+      // Through legion_call_tool, Legion's modal asks in invoke: VS Code's "Always allow" of it would approve every tool.
+      if (!editorConfirmationStands(name)) return { invocationMessage: `Legion: ${resolved.call.tool} (asks you first)` };
+      confirmed.asked(name, resolved.call);
       return {
         invocationMessage: `Legion: ${resolved.call.tool}`,
         confirmationMessages: { title: `Legion: run ${resolved.call.tool}?`, message: new vscode.MarkdownString().appendText(judged.question) },
@@ -79,7 +53,7 @@ function policedTool(name: string, legion: () => Promise<Legion>, confirmed: Con
         runEditorCall(
           opened,
           call,
-          async (question) => confirmed.take(call) || (await vscode.window.showWarningMessage(`Legion: ${question}`, { modal: true }, 'Approve once')) === 'Approve once',
+          async (question) => confirmed.take(name, call) || (await vscode.window.showWarningMessage(`Legion: ${question}`, { modal: true }, 'Approve once')) === 'Approve once',
           signal,
         ),
       );
@@ -96,11 +70,10 @@ function policedTool(name: string, legion: () => Promise<Legion>, confirmed: Con
  * that needs approval is confirmed in VS Code's own confirmation before it runs).
  */
 export function registerEditorTools(legion: () => Promise<Legion>): vscode.Disposable[] {
-  const runAgent: vscode.LanguageModelTool<RunAgentInput> = {
+  const runAgent: vscode.LanguageModelTool<unknown> = {
     async invoke(options, token) {
       if (!offered()) return text(OFF);
-      const result = await cancellable(token, async (signal) => (await legion()).runAgent(options.input.task, { ...(options.input.agent ? { agent: options.input.agent } : {}), signal }));
-      return text(result.status === 'success' ? result.reply : result.status === 'error' ? `Error: ${result.error}` : `Paused on approvals: ${result.requests.map((request) => request.id).join(', ')}`);
+      return text(await cancellable(token, async (signal) => runAgentForEditor(await legion(), options.input, signal)));
     },
   };
   const listTools: vscode.LanguageModelTool<unknown> = {

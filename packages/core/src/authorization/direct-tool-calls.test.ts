@@ -56,4 +56,19 @@ describe('a direct tool call', () => {
     expect(glob).toMatchObject({ status: 'success', content: expect.stringContaining('public.txt') });
     expect(JSON.stringify(glob)).not.toContain('key.txt');
   });
+
+  it('is judged on the input the tool runs with: a path left out is the default path, and a rule on that path holds', async () => {
+    writeFileSync(join(root, '.legion', 'config.json'), JSON.stringify({ policies: { file_list: { mode: 'auto', rules: [{ mode: 'deny', paths: ['.'] }] } } }));
+    await legion.close();
+    legion = Legion.create({ root, globalConfigFile: join(root, 'no-global.json'), env: { PATH: process.env.PATH } });
+    writeFileSync(join(root, 'listed.txt'), 'x');
+    const agent = legion.collective.agents()[0]!.id;
+    for (const as of [undefined, agent]) {
+      for (const input of [{ path: '.' }, {}]) {
+        const result = await legion.executeTool('file_list', input, { as, approved: true });
+        expect(result.status === 'error' && result.error, JSON.stringify(input)).toMatch(/file_list is denied to /);
+        expect(JSON.stringify(result)).not.toContain('listed.txt');
+      }
+    }
+  });
 });

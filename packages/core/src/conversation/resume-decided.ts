@@ -17,7 +17,7 @@ export async function resumeDecided(session: AnsweringSession, options: { ids?: 
     const problems: string[] = [];
     for (const id of options.ids!) {
       const request = state.request(id);
-      if (!request) problems.push(`There is no approval request "${id}".`);
+      if (!request) problems.push(`There is no approval request "${id}" in this session (legion approvals --all lists its requests; --session names another session).`);
       else if (!state.decision(id)) problems.push(`${id} is not decided yet: answer it with "legion approve ${id}" or "legion reject ${id}" first.`);
       else candidates.push(request);
     }

@@ -258,6 +258,13 @@ describe('questions and approvals answered from another process (two Legions on 
     test.assertScriptsDone();
   });
 
+  it('resuming an approval id this session does not know says where the requests are listed and how to name another session', async () => {
+    test = createTestLegion({ participants: [userParticipant(), agentParticipant('solo', { delegation: 'none' })] });
+    const session = await test.legion.sessions.create();
+    const outcome = await session.resumeDecided({ ids: ['apr_000000000000'] });
+    expect(outcome).toEqual({ status: 'error', error: expect.stringMatching(/no approval request "apr_000000000000" in this session \(legion approvals --all lists .*--session names another session\)/) });
+  });
+
   it('a question nothing waits for any more (its process gone, no waiting call in the log) cannot be answered: it says to send a new message and is withdrawn', async () => {
     test = asker();
     const session = await test.legion.sessions.create();
