@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { findWorkspaceRoot, Legion, LegionError, storageSelection, type OpenLegionOptions, type SessionBackend, type StorageWarning } from '@legion-collective/core';
+import { findWorkspaceRoot, Legion, LegionError, workspaceStorage, type OpenLegionOptions, type SessionBackend, type StorageWarning } from '@legion-collective/core';
 
 /** The workspace a command works in: the one named, or the nearest one above the current directory. */
 export function resolveWorkspace(explicit: string | undefined): string {
@@ -20,13 +20,14 @@ export function resolveWorkspace(explicit: string | undefined): string {
  */
 export async function openLegion(options: OpenLegionOptions): Promise<Legion> {
   if (options.backend) return Legion.open(options);
-  const selected = storageSelection({ root: options.root, globalConfigFile: options.globalConfigFile, env: options.env });
-  if (selected.kind === 'files') return Legion.open(options);
+  // The config read here is the one Legion.open uses: the files are read and checked once.
+  const { selection: selected, config } = workspaceStorage({ root: options.root, globalConfigFile: options.globalConfigFile, env: options.env });
+  if (selected.kind === 'files') return Legion.open({ ...options, config });
   let legion: Legion | undefined;
   // Its warnings go to the events of the Legion made next, as the file backend's do.
   const backend = await openPostgresBackend(selected.url, selected.source, (warning) => legion?.sessions.warn(warning));
   try {
-    legion = Legion.open({ ...options, backend });
+    legion = Legion.open({ ...options, config, backend });
     return legion;
   } catch (error) {
     await backend.close();

@@ -67,6 +67,11 @@ export interface OpenLegionOptions {
    * at once (file backend: its pid is checked) or when it expires.
    */
   leaseTtlMs?: number | undefined;
+  /**
+   * The config already read for this root, global config file and env (`workspaceStorage`), so
+   * that it is not read again. Default: read from the files.
+   */
+  config?: ResolvedConfig | undefined;
 }
 
 /**
@@ -235,7 +240,7 @@ export class Legion {
   /** Loads config (defaults → global → workspace) and the collective of an existing workspace. */
   static open(options: OpenLegionOptions): Legion {
     const paths = new WorkspacePaths(options.root);
-    const { config } = loadConfig({ workspaceConfigFile: paths.configFile, globalConfigFile: options.globalConfigFile, env: options.env });
+    const config = options.config ?? loadConfig({ workspaceConfigFile: paths.configFile, globalConfigFile: options.globalConfigFile, env: options.env }).config;
     const collective = Collective.load(paths);
     // Its warnings go to the events of the Legion made next, which exists by the time the backend reads anything.
     let legion: Legion | undefined;

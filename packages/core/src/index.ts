@@ -104,7 +104,7 @@ export { newSessionMeta } from './storage/backend/new-session-meta.js';
 export { canonicalJson, exportSession, importSession, summarizeSnapshot } from './storage/backend/session-snapshot.js';
 export type { SessionSnapshot, SnapshotSummary } from './storage/backend/session-snapshot.js';
 export { assertAgentStateKey, assertAgentStateKind, assertArtifactName, assertConversationAddress, assertSessionName } from './storage/backend/record-names.js';
-export { storageSelection } from './config/storage-selection.js';
+export { storageSelection, workspaceStorage } from './config/storage-selection.js';
 export type { StorageSelection } from './config/storage-selection.js';
 
 // Context budgets: profiles, the model table, token counting.

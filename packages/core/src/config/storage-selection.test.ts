@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Legion } from '../Legion.js';
 import { initWorkspace } from './init-workspace.js';
-import { storageSelection } from './storage-selection.js';
+import { storageSelection, workspaceStorage } from './storage-selection.js';
 
 describe('storage selection', () => {
   let root: string;
@@ -45,5 +45,18 @@ describe('storage selection', () => {
     expect(() => Legion.open({ root, globalConfigFile, env: { LEGION_DATABASE_URL: 'postgres://db/legion' } })).toThrow(
       expect.objectContaining({ code: 'storage_backend_required', message: expect.stringContaining('@legion-collective/store-postgres') }),
     );
+  });
+
+  it('hands Legion.open the config it read, which Legion.open then uses without reading the files again', async () => {
+    workspaceConfig({ kind: 'files', fsync: 'never' });
+    const { selection, config } = workspaceStorage({ root, globalConfigFile, env: {} });
+    expect(selection).toEqual({ kind: 'files' });
+    expect(config.storage.fsync).toBe('never');
+    // The file changes after it was read: the Legion opened with the config read before keeps that one.
+    writeFileSync(join(root, '.legion', 'config.json'), '{ not json');
+    const legion = Legion.open({ root, globalConfigFile, env: {}, config });
+    expect(legion.config).toBe(config);
+    await legion.close();
+    expect(() => Legion.open({ root, globalConfigFile, env: {} })).toThrow(/config/);
   });
 });
