@@ -1,6 +1,6 @@
 // Cold start of the `legion` binary, each run a new process: bare node, --version, --help,
-// `legion sessions` in a workspace with a few sessions, a headless one-shot `legion run` whose
-// model (through the official Anthropic and OpenAI SDKs) is a zero-latency wire-protocol server
+// `legion sessions` in a workspace with a few sessions, a headless one-shot `legion run` (continuing the latest session, whose
+// history is reset each round) whose model (through the official Anthropic and OpenAI SDKs) is a zero-latency wire-protocol server
 // on 127.0.0.1 in this process, and the demo. The commands run in interleaved rounds, so a burst
 // of load on a shared machine hits all of them alike, and every figure is also given as
 // "node + X": Legion's own cost over a bare node start measured in the same run. Beside wall-clock
@@ -8,7 +8,7 @@
 // every process alike) shows the cost when the machine is too busy for wall-clock figures to mean much.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { median, min, ms, printJson, removeDir, round, tempDir } from './lib.mjs';
@@ -23,6 +23,12 @@ const VERSION = JSON.parse(readFileSync(join(ROOT, 'packages', 'cli', 'package.j
 /** The node:http server's reply, so `legion run` can check it printed the model's text. */
 const REPLY = 'pong';
 const PRELOAD = ['--import', fileURLToPath(new URL('./cpu-usage-preload.mjs', import.meta.url))];
+/**
+ * A directory: every run also writes a V8 CPU profile (`--cpu-prof`) to its command's folder in it,
+ * to see where start-up goes. Each command's options stay the same from run to run, since they
+ * are part of the compile cache's key; the warm-up round's profiles are removed.
+ */
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
 
 const model = await startZeroLatencyModel();
 const workspace = tempDir('cli-startup');
@@ -39,10 +45,11 @@ const env = {
 };
 
 /** One `node …` process to its exit; resolves with its wall-clock and CPU time (ms) and output. Asynchronous: the model server shares this event loop. */
-function launch(args, cwd = workspace, extraEnv = {}) {
+function launch(args, cwd = workspace, extraEnv = {}, profileAs = undefined) {
   return new Promise((resolve, reject) => {
+    const profile = CPU_PROF_DIR && profileAs ? ['--cpu-prof', '--cpu-prof-dir', join(CPU_PROF_DIR, profileAs)] : [];
     const started = performance.now();
-    const child = spawn(process.execPath, [...PRELOAD, ...args], { cwd, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...PRELOAD, ...profile, ...args], { cwd, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -67,6 +74,16 @@ await launch([LEGION, 'init']);
 useModel('coordinator', { provider: 'anthropic', model: 'claude-bench' });
 useModel('developer', { provider: 'openai', model: 'gpt-bench' });
 for (let i = 0; i < SESSIONS; i++) await launch([LEGION, 'run', '--new-session', `hello ${i}`]);
+// `legion run "hi"` continues the latest session, as a user's one-shot does, and adds an exchange to it. Each
+// round starts from the sessions as they are now (one exchange each), so that every round times the same
+// work rather than a history that grows by two messages a round.
+const SESSIONS_DIR = join(workspace, '.legion', 'sessions');
+const SESSIONS_SNAPSHOT = join(workspace, '.sessions-snapshot');
+cpSync(SESSIONS_DIR, SESSIONS_SNAPSHOT, { recursive: true });
+const restoreSessions = () => {
+  rmSync(SESSIONS_DIR, { recursive: true, force: true });
+  cpSync(SESSIONS_SNAPSHOT, SESSIONS_DIR, { recursive: true, preserveTimestamps: true });
+};
 
 const expectReply = (out) => {
   if (out.trim() !== REPLY) throw new Error(`legion run printed ${JSON.stringify(out.slice(0, 300))}`);
@@ -130,8 +147,9 @@ const cpuTimes = Object.fromEntries(commands.map((command) => [command.key, []])
 try {
   // Round -1 warms the OS file cache and is not counted.
   for (let round = -1; round < RUNS; round++) {
+    restoreSessions();
     for (const command of commands) {
-      const { elapsed, cpu, stdout } = await launch(command.args(), workspace, command.env);
+      const { elapsed, cpu, stdout } = await launch(command.args(), workspace, command.env, command.key);
       command.check(stdout);
       if (round >= 0) {
         times[command.key].push(elapsed);
@@ -139,6 +157,7 @@ try {
       }
     }
     for (const dir of demoDirs.splice(0)) removeDir(dir);
+    if (round === -1 && CPU_PROF_DIR) for (const command of commands) removeDir(join(CPU_PROF_DIR, command.key));
   }
 } finally {
   await model.close();

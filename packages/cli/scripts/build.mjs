@@ -47,6 +47,26 @@ const englishOnlyZod = {
 };
 
 /**
+ * src/start-up.ts turns zod's jit off through the object `z.config()` writes, `globalThis.__zod_globalConfig`,
+ * before zod loads. A zod that kept its settings elsewhere would quietly ignore it: the build fails instead.
+ */
+const ZOD_GLOBAL_CONFIG = 'globalThis.__zod_globalConfig';
+const zodGlobalConfigCheck = {
+  name: 'zod-global-config-check',
+  setup(build) {
+    let checked = false;
+    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]core[\\/]core\.js$/ }, (args) => {
+      if (!readFileSync(args.path, 'utf8').includes(ZOD_GLOBAL_CONFIG)) throw new Error(`zod-global-config-check: ${args.path} no longer has ${ZOD_GLOBAL_CONFIG}; update src/start-up.ts for this zod`);
+      checked = true;
+      return undefined;
+    });
+    build.onEnd((result) => {
+      if (result.errors.length === 0 && !checked) throw new Error('zod-global-config-check: zod/v4/core/core.js was not part of the build; update the check');
+    });
+  },
+};
+
+/**
  * pi-tui builds its emoji test, `/^\p{RGI_Emoji}$/v`, when its utils module loads: V8 expands the
  * Unicode set at once, some 20 ms before the REPL can draw its input, for a test that runs only on a
  * segment that may be an emoji. The bundle builds it on the first such test; pi-tui's code is
@@ -148,7 +168,7 @@ const result = await build({
   target: 'node20.19',
   // pg-native: pg's optional libpq binding, required only if `pg.native` is read (store-postgres never does) and not installed.
   external: [...RESOLVED_AT_RUN_TIME, ...RESOLVED_AT_RUN_TIME.map((name) => `${name}/*`), 'pg-native'],
-  plugins: [englishOnlyZod, lazyEmojiRegex, lazyCommanderChildProcess, sdkFetchGlobals],
+  plugins: [englishOnlyZod, zodGlobalConfigCheck, lazyEmojiRegex, lazyCommanderChildProcess, sdkFetchGlobals],
   define: { LEGION_VERSION: JSON.stringify(manifest.version) },
   // Half the bytes for V8 to parse at every start. Names are kept: errors name their class
   // (`new.target.name`), and LEGION_DEBUG=1 maps stack traces back to the sources.

@@ -10,6 +10,7 @@ import { useWorkspace } from './workspace.test-support.js';
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const LEGION = join(DIST, 'legion.js');
 const RECORD_LOADS = fileURLToPath(new URL('./__fixtures__/record-loads.mjs', import.meta.url));
+const COUNT_FUNCTIONS = fileURLToPath(new URL('./__fixtures__/count-compiled-functions.mjs', import.meta.url));
 const SDKS = ['@anthropic-ai/sdk', 'openai', '@modelcontextprotocol/client', '@modelcontextprotocol/core'] as const;
 
 interface Run {
@@ -150,6 +151,17 @@ describe('the bundled legion binary loads only what a command needs', () => {
       expect(run.builtins).toContain('node:http');
       expect(run.builtins.filter((name) => name.includes('undici'))).toEqual([]);
     }
+  });
+
+  it('legion run makes no function from source text: zod parses without compiling a fast path that no code cache holds', async () => {
+    const participant = join(workspace.dir, '.legion/collective/participants/coordinator.json');
+    writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-jitless' } }));
+    mock.on({ model: 'claude-jitless', userMessage: 'hello' }, { content: 'parsed' });
+    const counted = join(workspace.dir, 'functions.txt');
+    const run = await legion(['run', 'hello'], { NODE_OPTIONS: `--import ${pathToFileURL(COUNT_FUNCTIONS).href}`, LEGION_TEST_FUNCTIONS: counted });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout.trim()).toBe('parsed');
+    expect(readFileSync(counted, 'utf8')).toBe('0');
   });
 
   describe('the compile cache', () => {

@@ -117,9 +117,28 @@ export interface Tool<Input = unknown> {
   concurrent?: boolean;
 }
 
-/** Declares a tool with its input type inferred from the schema. */
-export function defineTool<Schema extends z.ZodType>(tool: Tool<z.infer<Schema>> & { inputSchema: Schema }): Tool {
-  return tool as unknown as Tool;
+/** A tool declared with `input`, the function that builds its `inputSchema` (see `defineTool`). */
+export type LazyInputTool<Schema extends z.ZodType> = Omit<Tool<z.infer<Schema>>, 'inputSchema'> & { input: () => Schema };
+
+/**
+ * Declares a tool with its input type inferred from the schema. Given `input` instead of
+ * `inputSchema`, the schema is built on first use: building the zod schemas of the thirty-odd
+ * built-in tools was some 2 ms of every `legion run`, yet a model is offered their JSON Schema,
+ * converted ahead of time (builtin-parameters.ts), and the zod schema is needed only to check a call.
+ */
+export function defineTool<Schema extends z.ZodType>(tool: Tool<z.infer<Schema>> & { inputSchema: Schema }): Tool;
+export function defineTool<Schema extends z.ZodType>(tool: LazyInputTool<Schema>): Tool;
+export function defineTool<Schema extends z.ZodType>(tool: (Tool<z.infer<Schema>> & { inputSchema: Schema }) | LazyInputTool<Schema>): Tool {
+  if (!('input' in tool)) return tool as unknown as Tool;
+  const { input, ...rest } = tool;
+  let schema: z.ZodType | undefined;
+  return Object.defineProperty(rest, 'inputSchema', {
+    get: () => (schema ??= input()),
+    // Replaceable as a plain property is.
+    set: (value: z.ZodType) => (schema = value),
+    enumerable: true,
+    configurable: true,
+  }) as unknown as Tool;
 }
 
 const definitions = new WeakMap<Tool, ToolDefinition>();

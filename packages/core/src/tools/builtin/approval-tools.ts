@@ -5,7 +5,7 @@ import type { TurnResult } from '../../session/turn.js';
 import { defineTool, type Tool } from '../tool.js';
 import { APPROVAL_TOOL_FAMILY } from './builtin-summaries.js';
 
-const DecisionSchema = z.object({
+const decisionSchema = () => z.object({
   id: z.string().min(1).describe('The approval request id (apr_…).'),
   decision: z.enum(['approve', 'reject']),
   reason: z.string().optional().describe('Why; a rejection reason is shown to the requester so it can adapt.'),
@@ -24,7 +24,7 @@ export function createApprovalResponseTool(): Tool {
     description:
       'Approve or reject tool calls that a delegate is waiting on (the ids come from an approval_required result of communicate). ' +
       'Give a reason when you reject. Returns the delegate\'s reply once its turn resumes, or the next approval request.',
-    inputSchema: z.object({ decisions: z.array(DecisionSchema).min(1) }),
+    input: () => z.object({ decisions: z.array(decisionSchema()).min(1) }),
     effect: 'communicate',
     timeoutMs: 0,
     async execute(input, context) {
@@ -52,7 +52,7 @@ export function createListApprovalsTool(): Tool {
     name: 'list_approvals',
     family: APPROVAL_TOOL_FAMILY,
     description: 'List approval requests of this session with their status (pending, approved, rejected), requester, approver and decision.',
-    inputSchema: z.object({ status: z.enum(['pending', 'approved', 'rejected', 'all']).default('all') }),
+    input: () => z.object({ status: z.enum(['pending', 'approved', 'rejected', 'all']).default('all') }),
     effect: 'read',
     concurrent: true,
     async execute(input, context) {

@@ -16,7 +16,7 @@ import { DelegateSlots } from './delegate-slots.js';
 
 export const COMMUNICATE_TOOL_NAME = 'communicate';
 
-const CommunicateInputSchema = z.object({
+const communicateInputSchema = () => z.object({
   to: z.string().min(1).describe('Exact id of the participant to message.'),
   message: z.string().min(1).describe('What you want from them: the task, the context they need, and what to report back.'),
   conversation: z
@@ -39,7 +39,7 @@ export function createCommunicateTool(options: { collective: Collective; limitsF
       'Send a message to another participant (agent or human) and wait for their reply, which this tool returns. ' +
       'Use it to delegate work or ask a question. Several calls in one response run in parallel. ' +
       'You cannot message a participant that is already waiting on you (that would be circular).',
-    inputSchema: CommunicateInputSchema,
+    input: communicateInputSchema,
     concurrent: true,
     effect: 'communicate',
     timeoutMs: 0,

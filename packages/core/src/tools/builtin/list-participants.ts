@@ -7,7 +7,7 @@ export function createListParticipantsTool(collective: Collective): Tool {
   return defineTool({
     name: 'list_participants',
     description: 'List the participants of the collective (id, type, name, what each is for). Read-only.',
-    inputSchema: z.object({
+    input: () => z.object({
       type: z.enum(['agent', 'user', 'mock']).optional().describe('Only participants of this type.'),
     }),
     concurrent: true,

@@ -28,7 +28,7 @@ export function createArtifactReadTool(): Tool {
       'Read an artifact of this session: a large tool result that was replaced in your context by a preview ("[Evicted to artifact …]"). ' +
       `Returns numbered lines from offset (1-based, default 1), at most limit (default ${DEFAULT_LINES}) and as many as fit in your context; the footer says where to read on. ` +
       'With grep (a regular expression, RE2 syntax: no backreferences or lookaround), returns the matching lines with context lines around them, searching from offset.',
-    inputSchema: z.object({
+    input: () => z.object({
       name: z.string().min(1).describe('The artifact name, as the evicted result gives it (e.g. "tool-toolu_01.txt").'),
       offset: z.number().int().positive().optional().describe('First line to read or search from (1-based, default 1).'),
       limit: z.number().int().positive().max(MAX_LINES).optional().describe(`How many lines to read (default ${DEFAULT_LINES}).`),

@@ -17,7 +17,7 @@ export function createCreateAgentTool(options: Pick<CollectiveToolsOptions, 'col
       'a name and a systemPrompt, or a template name (from .legion/templates) whose fields the others override. ' +
       'Keep its tools and delegation as narrow as its job needs. An id already used (even by a retired participant) is refused. ' +
       'After it exists, send it work with communicate.',
-    inputSchema: AgentFieldsSchema.partial().extend({
+    input: () => AgentFieldsSchema.partial().extend({
       id: ParticipantIdSchema.describe('New unique participant id.'),
       template: z.string().min(1).optional().describe('Start from this template of .legion/templates/<name>.json.'),
     }),

@@ -9,7 +9,7 @@ export function createGetParticipantTool(options: Pick<CollectiveToolsOptions, '
     description:
       'Show one participant\'s full definition (for an agent: system prompt, model, tool and delegation permissions, limits), retired ones included. ' +
       'Use list_participants for the roster.',
-    inputSchema: z.object({ id: z.string().min(1).describe('Participant id.') }),
+    input: () => z.object({ id: z.string().min(1).describe('Participant id.') }),
     concurrent: true,
     effect: 'read',
     async execute(input) {

@@ -14,7 +14,7 @@ export function createListConversationsTool(options: Pick<CollectiveToolsOptions
     description:
       'List the conversations of the current session (or of session_id): each is directional, <initiator>__<responder>[__<name>], ' +
       'shown with the time and a preview of its latest message. Search their contents with search_history.',
-    inputSchema: z.object({ session_id: z.string().min(1).optional().describe('Another session (see list_sessions); default: the current one.') }),
+    input: () => z.object({ session_id: z.string().min(1).optional().describe('Another session (see list_sessions); default: the current one.') }),
     concurrent: true,
     effect: 'read',
     async execute(input, context) {

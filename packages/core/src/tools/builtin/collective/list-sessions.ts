@@ -11,7 +11,7 @@ export function createListSessionsTool(options: Pick<CollectiveToolsOptions, 'se
     description:
       `List the working sessions of this workspace, most recently active first (default ${DEFAULT_SESSIONS}): id, last activity, title; the current one is marked. ` +
       'Pass a session id to list_conversations or search_history to look into an earlier session.',
-    inputSchema: z.object({ limit: z.number().int().positive().max(500).optional().describe(`How many (default ${DEFAULT_SESSIONS}).`) }),
+    input: () => z.object({ limit: z.number().int().positive().max(500).optional().describe(`How many (default ${DEFAULT_SESSIONS}).`) }),
     concurrent: true,
     effect: 'read',
     async execute(input, context) {

@@ -9,7 +9,7 @@ export function createListToolsTool(options: Pick<CollectiveToolsOptions, 'tools
     description:
       'List the tools you may use, sorted by name, with the first sentence of each description and its effect (read, write, shell, network, communicate, collective: ' +
       'all but read and communicate may need approval). Set full for whole descriptions; filter by a name prefix such as "file_".',
-    inputSchema: z.object({
+    input: () => z.object({
       prefix: z.string().optional().describe('Only tools whose name starts with this.'),
       full: z.boolean().optional().describe('Whole descriptions instead of their first sentence.'),
     }),

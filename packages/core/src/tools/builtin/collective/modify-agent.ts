@@ -19,7 +19,7 @@ export function createModifyAgentTool(options: Pick<CollectiveToolsOptions, 'col
       'Change an existing agent: give its id and only the fields to change (name, description, useFor, systemPrompt, model, tools, delegation, limits); ' +
       'the others keep their values. Set useFor, model or limits to null to remove them (the model then falls back to the workspace default). ' +
       'The result is validated before it is saved; the id and type cannot change.',
-    inputSchema: z.object({
+    input: () => z.object({
       id: z.string().min(1).describe('Id of the agent to change.'),
       ...shape,
       useFor: shape.useFor.nullable(),

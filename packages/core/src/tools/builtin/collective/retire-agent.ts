@@ -11,7 +11,7 @@ export function createRetireAgentTool(options: Pick<CollectiveToolsOptions, 'col
     description:
       'Retire an agent: it leaves the active roster and can no longer be messaged, but its definition and conversations are kept. ' +
       'You cannot retire yourself, a participant that is waiting on this conversation, or a user.',
-    inputSchema: z.object({ id: z.string().min(1).describe('Id of the agent to retire.') }),
+    input: () => z.object({ id: z.string().min(1).describe('Id of the agent to retire.') }),
     effect: 'collective',
     async execute(input, context) {
       const { collective } = options;

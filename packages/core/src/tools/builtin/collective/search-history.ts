@@ -25,7 +25,7 @@ export function createSearchHistoryTool(options: Pick<CollectiveToolsOptions, 's
       'a case-insensitive substring by default or a JavaScript regular expression with regex: true. ' +
       `Returns matches newest first with time, conversation, author and a snippet; at most max_results (default ${DEFAULT_RESULTS}). ` +
       `Only the latest ${MAX_MESSAGES_SCANNED} messages of each conversation are searched. Use it to recover details lost from your context.`,
-    inputSchema: z.object({
+    input: () => z.object({
       query: z.string().min(1).describe('Text (or regular expression) to find.'),
       regex: z.boolean().optional().describe('Treat query as a regular expression.'),
       case_sensitive: z.boolean().optional().describe('Match case exactly (default: ignore case).'),

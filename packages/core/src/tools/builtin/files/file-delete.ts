@@ -13,7 +13,7 @@ export function createFileDeleteTool(): Tool {
       'Delete a file or symbolic link (the link itself, never its target) in the workspace. ' +
       'A folder is deleted only when empty, or with recursive set to delete it and everything in it. ' +
       'There is no undo. The workspace root and .legion/ cannot be deleted.',
-    inputSchema: z.object({
+    input: () => z.object({
       path: z.string().min(1).describe('Path relative to the workspace root.'),
       recursive: z.boolean().optional().describe('Delete a non-empty folder with all its contents.'),
     }),

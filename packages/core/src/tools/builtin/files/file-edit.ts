@@ -17,7 +17,7 @@ export function createFileEditTool(): Tool {
       'Edit a text file by replacing an exact string (old_string) with new_string. old_string must match the file exactly, ' +
       'whitespace and indentation included, and must occur exactly once unless replace_all is true: add surrounding lines to make it unique. ' +
       'Read the file first so that old_string is copied from it (without the line numbers file_read adds). .legion/ cannot be edited.',
-    inputSchema: z.object({
+    input: () => z.object({
       path: z.string().min(1).describe('File path relative to the workspace root.'),
       old_string: z.string().min(1).describe('The exact text to replace.'),
       new_string: z.string().describe('The text to put in its place (may be empty to delete).'),

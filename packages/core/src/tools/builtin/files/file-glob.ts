@@ -17,7 +17,7 @@ export function createFileGlobTool(): Tool {
       'Returns sorted paths relative to the workspace root. Files and folders starting with "." match only when the pattern names the dot (".github/**"); ' +
       `node_modules and .git are skipped and symbolic links are not followed. At most max_results paths (default ${DEFAULT_RESULTS}). ` +
       'To search inside files use file_grep.',
-    inputSchema: z.object({
+    input: () => z.object({
       pattern: z.string().min(1).describe('Glob pattern relative to path.'),
       path: z.string().min(1).default('.').describe('Folder to search from, relative to the workspace root (default: the root).'),
       max_results: z.number().int().positive().max(MAX_RESULTS).optional().describe(`Cap on paths returned (default ${DEFAULT_RESULTS}).`),

@@ -24,7 +24,7 @@ export function createFileGrepTool(): Tool {
       'Search the contents of workspace files with a regular expression (RE2 syntax, like JavaScript without backreferences or lookaround; e.g. "function\\s+load", "TODO|FIXME"). ' +
       'Returns "path:line: text" per matching line, files in sorted order. Narrow with glob (e.g. "**/*.ts") and path (a folder or one file). ' +
       `At most max_matches lines (default ${DEFAULT_MATCHES}); binary files, files over 2 MB, node_modules, .git and dot-folders (unless the glob names them) are skipped.`,
-    inputSchema: z.object({
+    input: () => z.object({
       pattern: z.string().min(1).describe('Regular expression (RE2 syntax: no backreferences or lookaround), matched against each line.'),
       path: z.string().min(1).default('.').describe('Folder or file to search, relative to the workspace root (default: the root).'),
       glob: z.string().min(1).optional().describe('Only files matching this glob, relative to path (default "**/*").'),

@@ -19,7 +19,7 @@ export function createFileListTool(): Tool {
       'List a folder of the workspace: folders end with "/", files show their size, symbolic links show their target. ' +
       `Set recursive to include everything below (depth-first; .git and node_modules are shown but not expanded; links are not followed). ` +
       `At most max_entries entries (default ${DEFAULT_ENTRIES}, up to ${MAX_ENTRIES}); to find files by name use file_glob.`,
-    inputSchema: z.object({
+    input: () => z.object({
       path: z.string().min(1).default('.').describe('Folder relative to the workspace root (default: the root).'),
       recursive: z.boolean().optional().describe('Include the contents of sub-folders.'),
       max_entries: z.number().int().positive().max(MAX_ENTRIES).optional().describe(`Cap on entries returned (default ${DEFAULT_ENTRIES}).`),

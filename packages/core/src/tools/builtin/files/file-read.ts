@@ -22,7 +22,7 @@ export function createFileReadTool(options: { maxBytes?: number | undefined } = 
       'Read a text file in the workspace. Returns numbered lines: the whole file, or limit lines from offset (1-based first line). ' +
       'A result too large for your context is stored as an artifact and you get its first and last lines (read the rest with artifact_read, or here with offset and limit). ' +
       'Paths are relative to the workspace root. Binary files are refused; find text with file_grep instead of reading whole large files.',
-    inputSchema: z.object({
+    input: () => z.object({
       path: z.string().min(1).describe('File path relative to the workspace root.'),
       offset: z.number().int().positive().optional().describe('First line to return (1-based).'),
       limit: z.number().int().positive().optional().describe('How many lines (default: to the end).'),

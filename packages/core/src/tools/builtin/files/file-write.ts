@@ -14,7 +14,7 @@ export function createFileWriteTool(): Tool {
       'Create a text file, or replace the whole content of an existing one, in the workspace. Missing parent folders are created. ' +
       'For a change to part of a file use file_edit instead: it is safer and cheaper. ' +
       'Paths are relative to the workspace root; .legion/ (Legion\'s own state) cannot be written.',
-    inputSchema: z.object({
+    input: () => z.object({
       path: z.string().min(1).describe('File path relative to the workspace root.'),
       content: z.string().describe('The complete new content of the file.'),
     }),

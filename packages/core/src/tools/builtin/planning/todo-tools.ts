@@ -15,7 +15,7 @@ export function createTodoTools(): Tool[] {
         'Replace your todo list for this session with the items given (send the whole list every time, not only changes). ' +
         'Use it for tasks of three or more steps: plan them, mark one item in_progress before starting it, and mark it done as soon as it is. ' +
         `Items: id, text, status (pending | in_progress | done); at most ${MAX_TODO_ITEMS}. Only you see your list; it survives context compaction.`,
-      inputSchema: z.object({ items: TodoItemsSchema.describe('The complete new list, in order.') }),
+      input: () => z.object({ items: TodoItemsSchema.describe('The complete new list, in order.') }),
       // Changes only the caller's own plan inside the session folder, never the workspace: runs like a read.
       effect: 'read',
       async execute(input, context) {
@@ -29,7 +29,7 @@ export function createTodoTools(): Tool[] {
     defineTool({
       name: 'todo_read',
       description: 'Show your todo list for this session, with each item\'s status.',
-      inputSchema: z.object({}),
+      input: () => z.object({}),
       concurrent: true,
       effect: 'read',
       async execute(_input, context) {

@@ -5,8 +5,8 @@ import { checkAgentStateKey } from '../agent-session-file.js';
 import { addNote, MAX_NOTE_CHARS, MAX_NOTES, renderScratchbook, SCRATCHBOOK_FORMAT_VERSION, ScratchbookFileSchema, type ScratchbookFile, type ScratchNote } from './scratchbook.js';
 
 const FOLDER = 'scratchbook';
-const NoteIdSchema = z.string().min(1).describe('The note id, e.g. "n3".');
-const NoteTextSchema = z.string().min(1).max(MAX_NOTE_CHARS);
+const noteIdSchema = () => z.string().min(1).describe('The note id, e.g. "n3".');
+const noteTextSchema = () => z.string().min(1).max(MAX_NOTE_CHARS);
 
 // Every scratchbook tool changes only the caller's own notes inside the session folder, never the
 // workspace, so they run like reads (no approval by default).
@@ -19,8 +19,8 @@ export function createScratchbookTools(): Tool[] {
       description:
         'Add a note to your scratchbook: facts, decisions, open questions and progress you must not lose when your context is compacted. ' +
         `Keep notes short (at most ${MAX_NOTE_CHARS} characters); pin the ones that matter most. Only you see your notes; they last for this session.`,
-      inputSchema: z.object({
-        text: NoteTextSchema.describe('The note.'),
+      input: () => z.object({
+        text: noteTextSchema().describe('The note.'),
         pinned: z.boolean().optional().describe('Pin it: pinned notes are listed first.'),
       }),
       effect: 'read',
@@ -34,7 +34,7 @@ export function createScratchbookTools(): Tool[] {
     defineTool({
       name: 'scratch_read',
       description: 'Read your scratchbook: open notes, pinned ones first, with their ids. Set include_done to see completed notes too.',
-      inputSchema: z.object({ include_done: z.boolean().optional().describe('Also list completed notes.') }),
+      input: () => z.object({ include_done: z.boolean().optional().describe('Also list completed notes.') }),
       concurrent: true,
       effect: 'read',
       async execute(input, context) {
@@ -46,7 +46,7 @@ export function createScratchbookTools(): Tool[] {
     defineTool({
       name: 'scratch_update',
       description: 'Replace the text of a note, keeping its id and pin; a completed note is reopened.',
-      inputSchema: z.object({ id: NoteIdSchema, text: NoteTextSchema.describe('The new text.') }),
+      input: () => z.object({ id: noteIdSchema(), text: noteTextSchema().describe('The new text.') }),
       effect: 'read',
       execute: (input, context) =>
         changeNote(context, input.id, (note) => {
@@ -77,7 +77,7 @@ function noteTool(name: string, description: string, change: (note: ScratchNote)
   return defineTool({
     name,
     description,
-    inputSchema: z.object({ id: NoteIdSchema }),
+    input: () => z.object({ id: noteIdSchema() }),
     effect: 'read',
     execute: (input, context) => changeNote(context, input.id, change),
   });

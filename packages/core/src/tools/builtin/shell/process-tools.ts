@@ -20,7 +20,7 @@ export function createProcessTools(registry: ProcessRegistry): Tool[] {
         'Start a long-running shell command in the background (a dev server, a watcher, a long build) with /bin/sh -c, and return its id at once. ' +
         'Read its output with process_poll and end it with process_stop; it runs until stopped or until Legion exits. ' +
         'A large output between polls is stored as an artifact and previewed (read it with artifact_read). For a command that finishes quickly use shell_run.',
-      inputSchema: z.object({
+      input: () => z.object({
         command: z.string().min(1).describe('The command line, as typed in a POSIX shell.'),
         cwd: z.string().min(1).optional().describe('Folder to run in, relative to the workspace root (default: the root).'),
       }),
@@ -39,7 +39,7 @@ export function createProcessTools(registry: ProcessRegistry): Tool[] {
       description:
         'Get the new output of a background process since the last poll, and whether it is still running (or its exit code). ' +
         `Set wait_ms (up to ${MAX_WAIT_MS}) to wait for new output or the exit instead of polling repeatedly.`,
-      inputSchema: z.object({
+      input: () => z.object({
         id: z.string().min(1).describe('The id process_start returned (e.g. "proc-1").'),
         wait_ms: z.number().int().nonnegative().max(MAX_WAIT_MS).optional().describe('Wait up to this long for output when there is none yet.'),
       }),
@@ -54,7 +54,7 @@ export function createProcessTools(registry: ProcessRegistry): Tool[] {
     defineTool({
       name: 'process_stop',
       description: 'Stop a background process and everything it started (SIGTERM, then SIGKILL after a grace period). Returns its last output.',
-      inputSchema: z.object({ id: z.string().min(1).describe('The id process_start returned.') }),
+      input: () => z.object({ id: z.string().min(1).describe('The id process_start returned.') }),
       effect: 'shell',
       async execute(input) {
         const status = await registry.stop(input.id);
@@ -64,7 +64,7 @@ export function createProcessTools(registry: ProcessRegistry): Tool[] {
     defineTool({
       name: 'process_list',
       description: 'List the background processes started with process_start: id, state, who started it, and the command.',
-      inputSchema: z.object({}),
+      input: () => z.object({}),
       concurrent: true,
       effect: 'read',
       async execute() {

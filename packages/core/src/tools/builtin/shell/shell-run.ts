@@ -25,7 +25,7 @@ export function createShellRunTool(options: ShellOptions = {}): Tool {
       `The command is killed with everything it started after timeout_ms (default ${DEFAULT_TIMEOUT_MS / 1000} s, at most ${MAX_TIMEOUT_MS / 1000} s). ` +
       'stdin is closed: use non-interactive flags (-y, --no-pager). Processes it leaves in the background are killed when it exits; ' +
       'for servers and watchers use process_start. Secret environment values are redacted from the output.',
-    inputSchema: z.object({
+    input: () => z.object({
       command: z.string().min(1).describe('The command line, as typed in a POSIX shell.'),
       cwd: z.string().min(1).optional().describe('Folder to run in, relative to the workspace root (default: the root).'),
       timeout_ms: z.number().int().positive().max(MAX_TIMEOUT_MS).optional().describe(`Kill the command after this long (default ${DEFAULT_TIMEOUT_MS}).`),

@@ -35,7 +35,7 @@ export function createLoadToolsTool(options: LoadToolsOptions): Tool {
     name: LOAD_TOOLS_TOOL_NAME,
     description: LOAD_TOOLS_DESCRIPTION,
     summary: 'Load tool families or tools by name.',
-    inputSchema: z.object({
+    input: () => z.object({
       names: z.array(z.string().min(1).max(128)).min(1).max(64).describe('Family names (e.g. "files", "mcp__github"), tool names (e.g. "file_read") or globs of them (e.g. "mcp__github__*", "file_*").'),
     }),
     // Changes only which schemas the caller's own model is sent: runs like a read.

@@ -18,47 +18,72 @@ const MAX_URL = 2048;
 
 /** Control characters (C0 but newline and tab, DEL, C1), which could drive a terminal or fake a prompt. */
 const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
-const clean = (max: number) => z.string().max(max).transform((text) => text.replace(CONTROL, ''));
-const option = clean(200);
 
-const Shown = { title: clean(200).optional(), description: clean(1000).optional() };
+/**
+ * The schemas of an elicitation's parts, built when the first one arrives: most runs meet none, and
+ * building them at load was ~1 ms of every start of the CLI.
+ */
+function buildSchemas() {
+  const clean = (max: number) => z.string().max(max).transform((text) => text.replace(CONTROL, ''));
+  const option = clean(200);
 
-const StringFieldSchema = z.object({
-  type: z.literal('string'),
-  ...Shown,
-  minLength: z.number().int().min(0).max(100_000).optional(),
-  maxLength: z.number().int().min(0).max(100_000).optional(),
-  format: z.enum(['email', 'uri', 'date', 'date-time']).optional(),
-  default: z.string().max(10_000).optional(),
-});
-const SingleSelectFieldSchema = z.object({
-  type: z.literal('string'),
-  ...Shown,
-  enum: z.array(option).min(1).max(MAX_OPTIONS).optional(),
-  /** Labels of `enum`'s values (the legacy titled form). */
-  enumNames: z.array(option).max(MAX_OPTIONS).optional(),
-  oneOf: z.array(z.object({ const: option, title: option.optional() })).min(1).max(MAX_OPTIONS).optional(),
-  default: option.optional(),
-});
-const NumberFieldSchema = z.object({
-  type: z.enum(['number', 'integer']),
-  ...Shown,
-  minimum: z.number().optional(),
-  maximum: z.number().optional(),
-  default: z.number().optional(),
-});
-const BooleanFieldSchema = z.object({ type: z.literal('boolean'), ...Shown, default: z.boolean().optional() });
-const MultiSelectFieldSchema = z.object({
-  type: z.literal('array'),
-  ...Shown,
-  minItems: z.number().int().min(0).max(MAX_OPTIONS).optional(),
-  maxItems: z.number().int().min(0).max(MAX_OPTIONS).optional(),
-  items: z.union([
-    z.object({ type: z.literal('string'), enum: z.array(option).min(1).max(MAX_OPTIONS) }),
-    z.object({ anyOf: z.array(z.object({ const: option, title: option.optional() })).min(1).max(MAX_OPTIONS) }),
-  ]),
-  default: z.array(option).max(MAX_OPTIONS).optional(),
-});
+  const Shown = { title: clean(200).optional(), description: clean(1000).optional() };
+
+  const StringFieldSchema = z.object({
+    type: z.literal('string'),
+    ...Shown,
+    minLength: z.number().int().min(0).max(100_000).optional(),
+    maxLength: z.number().int().min(0).max(100_000).optional(),
+    format: z.enum(['email', 'uri', 'date', 'date-time']).optional(),
+    default: z.string().max(10_000).optional(),
+  });
+  const SingleSelectFieldSchema = z.object({
+    type: z.literal('string'),
+    ...Shown,
+    enum: z.array(option).min(1).max(MAX_OPTIONS).optional(),
+    /** Labels of `enum`'s values (the legacy titled form). */
+    enumNames: z.array(option).max(MAX_OPTIONS).optional(),
+    oneOf: z.array(z.object({ const: option, title: option.optional() })).min(1).max(MAX_OPTIONS).optional(),
+    default: option.optional(),
+  });
+  const NumberFieldSchema = z.object({
+    type: z.enum(['number', 'integer']),
+    ...Shown,
+    minimum: z.number().optional(),
+    maximum: z.number().optional(),
+    default: z.number().optional(),
+  });
+  const BooleanFieldSchema = z.object({ type: z.literal('boolean'), ...Shown, default: z.boolean().optional() });
+  const MultiSelectFieldSchema = z.object({
+    type: z.literal('array'),
+    ...Shown,
+    minItems: z.number().int().min(0).max(MAX_OPTIONS).optional(),
+    maxItems: z.number().int().min(0).max(MAX_OPTIONS).optional(),
+    items: z.union([
+      z.object({ type: z.literal('string'), enum: z.array(option).min(1).max(MAX_OPTIONS) }),
+      z.object({ anyOf: z.array(z.object({ const: option, title: option.optional() })).min(1).max(MAX_OPTIONS) }),
+    ]),
+    default: z.array(option).max(MAX_OPTIONS).optional(),
+  });
+  const FormParamsSchema = z.object({
+    mode: z.literal('form').optional(),
+    message: clean(MAX_MESSAGE),
+    requestedSchema: z.object({
+      type: z.literal('object'),
+      properties: z.record(z.string(), z.unknown()),
+      required: z.array(z.string()).max(MAX_FIELDS).optional(),
+    }),
+  });
+  const UrlParamsSchema = z.object({
+    mode: z.literal('url'),
+    message: clean(MAX_MESSAGE),
+    url: z.string().max(MAX_URL),
+    elicitationId: clean(200),
+  });
+  return { StringFieldSchema, SingleSelectFieldSchema, NumberFieldSchema, BooleanFieldSchema, MultiSelectFieldSchema, FormParamsSchema, UrlParamsSchema };
+}
+let built: ReturnType<typeof buildSchemas> | undefined;
+const schemas = (): ReturnType<typeof buildSchemas> => (built ??= buildSchemas());
 
 /** One field a form asks for, with its choices (if any) as `{ value, label }`. */
 export type ElicitationField =
@@ -92,29 +117,13 @@ export type McpElicitationAnswer =
 /** Routes an elicitation to a human; provided by Legion (the attached user surfaces). */
 export type McpElicitHandler = (request: McpElicitation, options: { signal: AbortSignal }) => Promise<McpElicitationAnswer>;
 
-const FormParamsSchema = z.object({
-  mode: z.literal('form').optional(),
-  message: clean(MAX_MESSAGE),
-  requestedSchema: z.object({
-    type: z.literal('object'),
-    properties: z.record(z.string(), z.unknown()),
-    required: z.array(z.string()).max(MAX_FIELDS).optional(),
-  }),
-});
-const UrlParamsSchema = z.object({
-  mode: z.literal('url'),
-  message: clean(MAX_MESSAGE),
-  url: z.string().max(MAX_URL),
-  elicitationId: clean(200),
-});
-
 export type ParsedElicitation = { ok: true; value: { mode: 'form'; message: string; form: ElicitationForm } | { mode: 'url'; message: string; url: string; elicitationId: string } } | { ok: false; problem: string };
 
 /** Checks an `elicitation/create` request's params; a problem names what the server got wrong. */
 export function parseElicitation(params: unknown): ParsedElicitation {
   const mode = (params as { mode?: unknown } | null)?.mode;
   if (mode === 'url') {
-    const parsed = UrlParamsSchema.safeParse(params);
+    const parsed = schemas().UrlParamsSchema.safeParse(params);
     if (!parsed.success) return { ok: false, problem: problemOf(parsed.error, params) };
     let url: URL;
     try {
@@ -126,7 +135,7 @@ export function parseElicitation(params: unknown): ParsedElicitation {
     if (url.username || url.password) return { ok: false, problem: 'url must not carry credentials' };
     return { ok: true, value: { mode: 'url', message: parsed.data.message, url: url.href, elicitationId: parsed.data.elicitationId } };
   }
-  const parsed = FormParamsSchema.safeParse(params);
+  const parsed = schemas().FormParamsSchema.safeParse(params);
   if (!parsed.success) return { ok: false, problem: problemOf(parsed.error, params) };
   const { properties, required = [] } = parsed.data.requestedSchema;
   const names = Object.keys(properties);
@@ -151,7 +160,7 @@ function parseField(name: string, schema: unknown): ElicitationField | string {
     ...(field.description !== undefined ? { description: field.description } : {}),
   });
   if (type === 'string' && schema !== null && typeof schema === 'object' && ('enum' in schema || 'oneOf' in schema)) {
-    const parsed = SingleSelectFieldSchema.safeParse(schema);
+    const parsed = schemas().SingleSelectFieldSchema.safeParse(schema);
     if (!parsed.success) return problemOf(parsed.error, schema);
     const field = parsed.data;
     const options = field.oneOf
@@ -162,25 +171,25 @@ function parseField(name: string, schema: unknown): ElicitationField | string {
   }
   switch (type) {
     case 'string': {
-      const parsed = StringFieldSchema.safeParse(schema);
+      const parsed = schemas().StringFieldSchema.safeParse(schema);
       if (!parsed.success) return problemOf(parsed.error, schema);
       const { type: _type, title: _title, description: _description, ...rest } = parsed.data;
       return { name, kind: 'string', ...shown(parsed.data), ...rest };
     }
     case 'number':
     case 'integer': {
-      const parsed = NumberFieldSchema.safeParse(schema);
+      const parsed = schemas().NumberFieldSchema.safeParse(schema);
       if (!parsed.success) return problemOf(parsed.error, schema);
       const { type: kind, title: _title, description: _description, ...rest } = parsed.data;
       return { name, kind, ...shown(parsed.data), ...rest };
     }
     case 'boolean': {
-      const parsed = BooleanFieldSchema.safeParse(schema);
+      const parsed = schemas().BooleanFieldSchema.safeParse(schema);
       if (!parsed.success) return problemOf(parsed.error, schema);
       return { name, kind: 'boolean', ...shown(parsed.data), ...(parsed.data.default !== undefined ? { default: parsed.data.default } : {}) };
     }
     case 'array': {
-      const parsed = MultiSelectFieldSchema.safeParse(schema);
+      const parsed = schemas().MultiSelectFieldSchema.safeParse(schema);
       if (!parsed.success) return problemOf(parsed.error, schema);
       const field = parsed.data;
       const options = 'enum' in field.items ? field.items.enum.map((value) => ({ value })) : field.items.anyOf.map((choice) => ({ value: choice.const, ...(choice.title !== undefined ? { label: choice.title } : {}) }));
