@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { findWorkspaceRoot, Legion, LegionError, workspaceStorage, type OpenLegionOptions, type SessionBackend, type StorageWarning } from '@legion-collective/core';
+import { findWorkspaceRoot, Legion, LegionError, workspaceStorage, type OpenLegionOptions, type SessionBackend, type StorageSelection, type StorageWarning } from '@legion-collective/core';
 
 /** The workspace a command works in: the one named, or the nearest one above the current directory. */
 export function resolveWorkspace(explicit: string | undefined): string {
@@ -25,7 +25,7 @@ export async function openLegion(options: OpenLegionOptions): Promise<Legion> {
   if (selected.kind === 'files') return Legion.open({ ...options, config });
   let legion: Legion | undefined;
   // Its warnings go to the events of the Legion made next, as the file backend's do.
-  const backend = await openPostgresBackend(selected.url, selected.source, (warning) => legion?.sessions.warn(warning));
+  const backend = await openPostgresBackend(selected, (warning) => legion?.sessions.warn(warning));
   try {
     legion = Legion.open({ ...options, config, backend });
     return legion;
@@ -36,9 +36,14 @@ export async function openLegion(options: OpenLegionOptions): Promise<Legion> {
 }
 
 /** The PostgreSQL backend on `url`, connected and its schema checked (or migrated), or a clear error. */
-export async function openPostgresBackend(url: string, source: string, onWarning?: (warning: StorageWarning) => void): Promise<SessionBackend & { migrate(options?: { dryRun?: boolean }): Promise<MigrationOutcome>; schemaVersion(): Promise<number> }> {
+export async function openPostgresBackend(
+  selected: Extract<StorageSelection, { kind: 'postgres' }>,
+  onWarning?: (warning: StorageWarning) => void,
+): Promise<SessionBackend & { migrate(options?: { dryRun?: boolean }): Promise<MigrationOutcome>; schemaVersion(): Promise<number> }> {
+  const { url, source } = selected;
   const { PostgresSessionBackend, displayUrl } = await import('@legion-collective/store-postgres');
-  const backend = new PostgresSessionBackend({ url, onWarning });
+  // A URL from the workspace's own file never gets the user's PGPASSWORD (store-postgres README, "Passwords").
+  const backend = new PostgresSessionBackend({ url, onWarning, urlFromWorkspaceFile: selected.fromWorkspaceFile });
   try {
     await backend.ready();
   } catch (error) {

@@ -32,7 +32,8 @@ import type { SessionBackend } from './storage/backend/session-backend.js';
 import { createCommunicateTool } from './tools/builtin/communicate.js';
 import { createApprovalResponseTool, createListApprovalsTool } from './tools/builtin/approval-tools.js';
 import { ApprovalGate } from './authorization/ApprovalGate.js';
-import { AuthEngine, FILE_READ_SUBJECT } from './authorization/AuthEngine.js';
+import { AuthEngine } from './authorization/AuthEngine.js';
+import { entryVisibility } from './authorization/entry-visibility.js';
 import { ApprovalRules } from './authorization/ApprovalRules.js';
 import { ApprovalRuleStore } from './collective/ApprovalRuleStore.js';
 import { BUILTIN_PROVIDER_ID, registerBuiltinTools, withBuiltinParameters, ProcessRegistry } from './tools/builtin/index.js';
@@ -356,8 +357,13 @@ export class Legion {
     if (!prepared.ok) return { status: 'error', error: prepared.error };
     const callerId = options.as ?? this.collective.defaultUser()?.id ?? 'program';
     const actor = this.collective.get(callerId);
-    const tool = tools.get(name);
-    if (actor && tool) {
+    // An unknown `as` would otherwise run as the program, past every policy: a typo must not lift a deny.
+    if (options.as !== undefined && !actor) {
+      const known = this.collective.list().map((participant) => participant.id).join(', ') || '(none)';
+      return { status: 'error', error: `${name} was not run: "${options.as}" (as) is no participant of this collective. Pass one of ${known}, or leave "as" out to run as the default user.` };
+    }
+    if (actor) {
+      const tool = prepared.call.tool;
       // The input as the tool will run it (schema defaults filled in, as an agent's call is judged): `{}` must not slip past a rule on the default path.
       const decision = this.auth.evaluate({ participant: actor, tool, input: prepared.call.input });
       if (decision.mode === 'deny') return { status: 'error', error: `${name} is denied to ${callerId} (${decision.source}): ${decision.reason}. Change the policy in .legion/ to allow it.` };
@@ -376,14 +382,8 @@ export class Legion {
         signal: options.signal ?? new AbortController().signal,
         events: this.events,
         workspaceRoot: this.paths.root,
-        // Run as an agent, searches show what that agent may read; as a user, all but what file_read is denied
-        // (a user's own read needs no approval, but a deny holds by every route); as the program, everything.
-        readable: (path) => {
-          const participant = this.collective.get(callerId);
-          if (!participant) return true;
-          if (participant.type === 'agent') return this.auth.mayRead(participant, path);
-          return this.auth.evaluate({ participant, tool: FILE_READ_SUBJECT, input: { path } }).mode !== 'deny';
-        },
+        // Listings and searches show what the caller may see (entry-visibility.ts); as the program, everything.
+        visible: entryVisibility(this.auth, actor),
       },
       this.config.limits.toolTimeoutMs,
     );

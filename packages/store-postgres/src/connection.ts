@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { migrate, SchemaTooNewError } from './schema.js';
+import { connectionTarget } from './workspace-password.js';
 
 export interface DatabaseOptions {
   url: string;
@@ -17,6 +18,13 @@ export interface DatabaseOptions {
    * outcomes are always durable at their commit.
    */
   durability?: 'message' | 'turn' | 'never' | undefined;
+  /**
+   * The URL came from a workspace's own config file, which a cloned repository may have written:
+   * its connections take a password only from `~/.pgpass` (matched to the host), never from
+   * PGPASSWORD, which pg would otherwise send to whatever server the URL names
+   * (`workspace-password.ts`). `StorageSelection.fromWorkspaceFile` says when.
+   */
+  urlFromWorkspaceFile?: boolean | undefined;
 }
 
 /** The settings every connection of an instance starts with: the appends' durability (see `DatabaseOptions.durability`). */
@@ -41,7 +49,7 @@ export class Database {
 
   constructor(readonly options: DatabaseOptions) {
     this.pool = new pg.Pool({
-      connectionString: options.url,
+      ...connectionTarget(options),
       max: options.maxConnections ?? 10,
       application_name: options.applicationName ?? 'legion',
       // An idle connection does not keep a finished command's process alive.

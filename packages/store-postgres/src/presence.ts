@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Client, Notification, QueryResultRow } from 'pg';
 import { sessionSettings, type DatabaseOptions, type IdleConnection } from './connection.js';
+import { connectionTarget } from './workspace-password.js';
 import { AGENT_STATE_CHANNEL, AgentStateCache } from './agent-state-cache.js';
 
 /** The channel every instance notifies on after an append; the payload is the session's id. */
@@ -82,7 +83,7 @@ export class Presence implements IdleConnection {
 
   private async connect(): Promise<void> {
     // The pool's settings: appends run here too (`queryIfIdle`), and must commit as the pool's do.
-    const client = new pg.Client({ connectionString: this.options.url, application_name: this.options.applicationName ?? 'legion', ...sessionSettings(this.options) });
+    const client = new pg.Client({ ...connectionTarget(this.options), application_name: this.options.applicationName ?? 'legion', ...sessionSettings(this.options) });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     client.on('notification', (message: Notification) => {

@@ -43,4 +43,13 @@ describe('runDirectCall (the API executeTool)', () => {
     });
     expect(result).toMatchObject({ status: 'success', content: expect.stringContaining('readable') });
   });
+
+  it('refuses a tool Legion does not have by itself, naming the tools there are, and asks nothing', async () => {
+    test = workspace({});
+    const result = await runDirectCall(test.legion, 'file_shred', { path: 'r.txt' }, async () => {
+      throw new Error('asked for a missing tool');
+    });
+    expect(result).toMatchObject({ status: 'error', error: expect.stringContaining('Legion has no tool "file_shred", so nothing was run') });
+    expect(result.status === 'error' && result.error).toContain('file_read');
+  });
 });

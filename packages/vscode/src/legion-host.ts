@@ -65,7 +65,7 @@ export class LegionHost implements vscode.Disposable {
 
   private async connect(root: string, selected: Extract<StorageSelection, { kind: 'postgres' }>): Promise<Legion> {
     const { PostgresSessionBackend, displayUrl } = await import('@legion-collective/store-postgres');
-    const backend = new PostgresSessionBackend({ url: selected.url, onWarning: (warning) => this.opened?.sessions.warn(warning) });
+    const backend = new PostgresSessionBackend({ url: selected.url, urlFromWorkspaceFile: selected.fromWorkspaceFile, onWarning: (warning) => this.opened?.sessions.warn(warning) });
     try {
       await backend.ready();
     } catch (error) {

@@ -125,7 +125,7 @@ async function openStore(kind: StoreKind, root: string, onWarning: (warning: Sto
       'No PostgreSQL database is configured to copy from or to. Fix: set LEGION_DATABASE_URL=postgres://… or "storage": { "kind": "postgres", "url": "postgres://…" } in the global config.',
     );
   }
-  return openPostgresBackend(selected.url, selected.source, onWarning);
+  return openPostgresBackend(selected, onWarning);
 }
 
 function short(summary: SnapshotSummary): string {

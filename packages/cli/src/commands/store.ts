@@ -22,7 +22,7 @@ export async function storeMigrateCommand(options: StoreMigrateOptions): Promise
   }
   const { PostgresSessionBackend, displayUrl } = await import('@legion-collective/store-postgres');
   // Not `openPostgresBackend`: that one migrates on opening, and a dry run must change nothing.
-  const backend = new PostgresSessionBackend({ url: selected.url });
+  const backend = new PostgresSessionBackend({ url: selected.url, urlFromWorkspaceFile: selected.fromWorkspaceFile });
   try {
     const report = await backend.migrate({ dryRun: options.dryRun === true }).catch((error: unknown) => {
       throw databaseError(error, displayUrl(selected.url), selected.source);

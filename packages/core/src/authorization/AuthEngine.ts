@@ -76,6 +76,10 @@ export class AuthEngine {
           : { mode, reason: `${tool.effect ?? 'write'} tools ${mode === 'auto' ? 'run without asking' : 'need approval'} by default`, source: 'default' };
     }
     if (decision.mode === 'requires_approval') decision = this.approvedByRule(participant.id, call) ?? decision;
+    if (tool.readsPaths && tool.name !== FILE_READ_SUBJECT.name) {
+      const reading = this.readingLimit(participant, call, decision);
+      if (reading) return reading;
+    }
     // Legion's own state changes only through the collective tools or with the user's say-so, whatever a policy allows.
     if (decision.mode === 'auto' && call.touchesLegionState()) {
       return { mode: 'requires_approval', reason: `the command refers to ${LEGION_DIR}/, Legion's own state (roster, config, sessions)`, source: 'built-in' };
@@ -95,6 +99,22 @@ export class AuthEngine {
     // Object.assign, not `{ ...decision, scoped }`: asked per tool on every step, and V8 (Node 20) keeps objects built
     // by a spread plus more properties through young-generation GCs (bench/memory-runs.mjs).
     return Object.assign({}, this.evaluate({ participant, tool, input: {} }), { scoped });
+  }
+
+  /**
+   * For a tool that reads its paths (`readsPaths`): `file_read`'s decision on
+   * any of them when stricter than this call's. A find-and-replace edit tells
+   * whether its text is in the file, so an edit is never allowed more than a
+   * read: denied where reading is, asked for where reading asks.
+   */
+  private readingLimit(participant: Participant, call: CallFacts, decision: PolicyDecision): PolicyDecision | undefined {
+    let limit: PolicyDecision | undefined;
+    for (const path of call.pathValues()) {
+      const reading = this.evaluate({ participant, tool: FILE_READ_SUBJECT, input: { path } });
+      if (reading.mode === 'deny') return { mode: 'deny', reason: `${call.tool.name} reads the file and shows what it holds, and reading "${path}" is denied (${reading.reason})`, source: reading.source };
+      if (reading.mode === 'requires_approval' && decision.mode === 'auto') limit ??= { mode: 'requires_approval', reason: `${call.tool.name} reads the file, and reading "${path}" needs approval (${reading.reason})`, source: reading.source };
+    }
+    return limit;
   }
 
   /** Whether `file_read` of this path would run without asking: searches show only what reading may. */

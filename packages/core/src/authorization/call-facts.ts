@@ -8,7 +8,7 @@ import { commandText, exactCommandGlob, exactPathGlob, type RulePatternOutcome }
 const DEFAULT_PATH_ARGUMENTS = ['path', 'paths', 'file', 'cwd', 'directory'];
 
 /** What the engine reads of a tool: its name, effect and the arguments that hold paths or commands. */
-export type PolicySubject = Pick<Tool, 'name' | 'effect' | 'pathArguments' | 'policyAliases' | 'commandArguments'>;
+export type PolicySubject = Pick<Tool, 'name' | 'effect' | 'pathArguments' | 'policyAliases' | 'commandArguments' | 'readsPaths'>;
 
 /** What a rule can look at in one call, computed once and only when asked. */
 export class CallFacts {

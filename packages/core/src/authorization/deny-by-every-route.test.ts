@@ -53,6 +53,15 @@ describe('path rules hold for every spelling of a path', () => {
     expect(mode(policies, createFileWriteTool(), { path: 'src/../../outside/x', content: '' })).toBe('requires_approval');
   });
 
+  it('file_edit is never allowed more than file_read of its path: denied where reading is, asked where reading asks', () => {
+    const policies: Policies = { file_read: { rules: [{ mode: 'deny', paths: ['secret/**'] }, { mode: 'requires_approval', paths: ['x/**'] }] }, file_write: 'auto' };
+    expect(mode(policies, createFileEditTool(), { path: 'docs/key.txt', old_string: 'k', new_string: 'j' })).toBe('deny');
+    expect(mode(policies, createFileEditTool(), { path: 'x/notes.txt', old_string: 'k', new_string: 'j' })).toBe('requires_approval');
+    expect(mode(policies, createFileEditTool(), { path: 'src/app.ts', old_string: 'k', new_string: 'j' })).toBe('auto');
+    // file_write reveals nothing of what the file held: a write is judged by write rules alone.
+    expect(mode(policies, createFileWriteTool(), { path: 'x/notes.txt', content: '' })).toBe('auto');
+  });
+
   it('a file_write rule also governs file_edit and file_delete', () => {
     const policies: Policies = { file_write: { rules: [{ mode: 'deny', paths: ['secret/**'] }] } };
     expect(mode(policies, createFileEditTool(), { path: 'secret/key.txt', old_string: 'k', new_string: 'j' })).toBe('deny');

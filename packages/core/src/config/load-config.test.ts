@@ -45,7 +45,7 @@ function agent(extra: Partial<AgentParticipant> = {}): AgentParticipant {
 describe('loadConfig', () => {
   it('is the built-in defaults when there are no files', () => {
     const loaded = loadConfig({ workspaceConfigFile: workspaceFile, globalConfigFile: globalFile });
-    expect(loaded).toEqual({ config: DEFAULT_CONFIG, sources: [] });
+    expect(loaded).toEqual({ config: DEFAULT_CONFIG, sources: [], storageUrlFromWorkspaceFile: false });
   });
 
   it('layers defaults, then the global config, then the workspace config', () => {

@@ -10,6 +10,8 @@ export interface LoadedConfig {
   config: ResolvedConfig;
   /** Files that contributed, lowest precedence first. */
   sources: string[];
+  /** `storage.url` is the workspace file's (which a cloned repository may have written), not the user's global config's. */
+  storageUrlFromWorkspaceFile: boolean;
 }
 
 /**
@@ -38,7 +40,8 @@ export function loadConfig(options: { workspaceConfigFile?: string; globalConfig
     layers.push(layer);
     sources.push(options.workspaceConfigFile);
   }
-  return { config: mergeConfig(DEFAULT_CONFIG, layers), sources };
+  const workspaceLayer = options.workspaceConfigFile && sources.includes(options.workspaceConfigFile) ? layers.at(-1) : undefined;
+  return { config: mergeConfig(DEFAULT_CONFIG, layers), sources, storageUrlFromWorkspaceFile: workspaceLayer?.storage?.url !== undefined };
 }
 
 export function mergeConfig(base: ResolvedConfig, layers: readonly ConfigLayer[]): ResolvedConfig {

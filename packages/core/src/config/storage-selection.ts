@@ -11,17 +11,23 @@ export type StorageSelection =
       url: string;
       /** Where the URL came from: `LEGION_DATABASE_URL` or the config's `storage.url`. */
       source: 'LEGION_DATABASE_URL' | 'config';
+      /**
+       * The URL is the workspace's own `.legion/config.json`'s, which a cloned repository may
+       * have written: pass it on as the backend's `urlFromWorkspaceFile`, so that the user's
+       * PGPASSWORD never goes to a server the repository chose.
+       */
+      fromWorkspaceFile: boolean;
     };
 
 /**
  * `LEGION_DATABASE_URL` (any non-empty value) selects PostgreSQL before the config does; else
  * `storage.kind` (`postgres` with a `storage.url`, or a `storage.url` alone); else the files.
  */
-export function selectStorage(storage: ResolvedConfig['storage'], env: NodeJS.ProcessEnv): StorageSelection {
+export function selectStorage(storage: ResolvedConfig['storage'], env: NodeJS.ProcessEnv, urlFromWorkspaceFile = false): StorageSelection {
   const fromEnv = env.LEGION_DATABASE_URL?.trim();
   if (storage.kind === 'files' && !fromEnv) return { kind: 'files' };
-  if (fromEnv) return { kind: 'postgres', url: fromEnv, source: 'LEGION_DATABASE_URL' };
-  if (storage.url !== undefined) return { kind: 'postgres', url: storage.url, source: 'config' };
+  if (fromEnv) return { kind: 'postgres', url: fromEnv, source: 'LEGION_DATABASE_URL', fromWorkspaceFile: false };
+  if (storage.url !== undefined) return { kind: 'postgres', url: storage.url, source: 'config', fromWorkspaceFile: urlFromWorkspaceFile };
   if (storage.kind === 'postgres') {
     throw new ConfigError({
       file: globalConfigPath(env),
@@ -48,6 +54,6 @@ export function storageSelection(options: { root: string; globalConfigFile?: str
  */
 export function workspaceStorage(options: { root: string; globalConfigFile?: string | undefined; env?: NodeJS.ProcessEnv | undefined }): { selection: StorageSelection; config: ResolvedConfig } {
   const env = options.env ?? process.env;
-  const { config } = loadConfig({ workspaceConfigFile: new WorkspacePaths(options.root).configFile, globalConfigFile: options.globalConfigFile, env });
-  return { selection: selectStorage(config.storage, env), config };
+  const { config, storageUrlFromWorkspaceFile } = loadConfig({ workspaceConfigFile: new WorkspacePaths(options.root).configFile, globalConfigFile: options.globalConfigFile, env });
+  return { selection: selectStorage(config.storage, env, storageUrlFromWorkspaceFile), config };
 }

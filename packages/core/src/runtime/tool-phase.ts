@@ -7,7 +7,8 @@ import type { QuestionState } from '../storage/SessionQuestions.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
 import type { ApprovalCall, ApprovalGate } from '../authorization/ApprovalGate.js';
 import type { AuthEngine } from '../authorization/AuthEngine.js';
-import type { Tool, ToolContext } from '../tools/tool.js';
+import { entryVisibility } from '../authorization/entry-visibility.js';
+import type { CallerContext, Tool } from '../tools/tool.js';
 import { toResultBlock, type CallOutcome, type PreparedCall, type ToolExecutor } from '../tools/ToolExecutor.js';
 import { describeApprovalRequired } from '../tools/builtin/approval-required.js';
 import type { PausedOnApprovals, TurnContext, TurnResult } from '../session/turn.js';
@@ -175,7 +176,7 @@ async function resumeWaiting(turn: TurnContext, agentId: string, toolUse: ToolUs
 async function runReady(
   ready: PreparedCall[],
   input: PhaseInput,
-  context: Omit<ToolContext, 'toolUseId'>,
+  context: CallerContext,
   settled: Map<string, ToolResultBlock>,
   paused: ApprovalView[],
   eviction: ToolResultEviction,
@@ -206,8 +207,7 @@ function fromTurnResult(toolUse: ToolUseBlock, result: TurnResult, agentId: stri
   return approvalFor(paused, toolUse, agentId);
 }
 
-function toolContext(turn: TurnContext, agent: AgentParticipant, workspaceRoot: string | undefined, auth: AuthEngine, settings: ContextSettings): Omit<ToolContext, 'toolUseId'> {
-  const readable = new Map<string, boolean>();
+function toolContext(turn: TurnContext, agent: AgentParticipant, workspaceRoot: string | undefined, auth: AuthEngine, settings: ContextSettings): CallerContext {
   return {
     resultTokenBudget: settings.evictAboveTokens,
     callerId: agent.id,
@@ -218,10 +218,6 @@ function toolContext(turn: TurnContext, agent: AgentParticipant, workspaceRoot: 
     events: turn.events,
     workspaceRoot,
     trace: turn.trace,
-    readable(path) {
-      let allowed = readable.get(path);
-      if (allowed === undefined) readable.set(path, (allowed = auth.mayRead(agent, path)));
-      return allowed;
-    },
+    visible: entryVisibility(auth, agent),
   };
 }

@@ -2,7 +2,7 @@ import type { ToolResultBlock, ToolUseBlock } from '../message.js';
 import { describeZodError } from '../zod-issues.js';
 import { errorMessage } from '../errors.js';
 import type { PausedOnApprovals } from '../session/turn.js';
-import type { Tool, ToolContext, ToolResult } from './tool.js';
+import type { CallerContext, Tool, ToolContext, ToolResult } from './tool.js';
 
 /** A call that passed lookup and validation, ready to run once authorized. */
 
@@ -55,7 +55,7 @@ export class ToolExecutor {
   }
 
   /** Runs prepared calls in order (adjacent concurrent ones together); outcomes by tool_use id. */
-  async run(calls: readonly PreparedCall[], context: Omit<ToolContext, 'toolUseId'>, defaultTimeoutMs: number, finish?: FinishResult): Promise<Map<string, CallOutcome>> {
+  async run(calls: readonly PreparedCall[], context: CallerContext, defaultTimeoutMs: number, finish?: FinishResult): Promise<Map<string, CallOutcome>> {
     const outcomes = new Map<string, CallOutcome>();
     let index = 0;
     while (index < calls.length) {
@@ -83,14 +83,15 @@ export class ToolExecutor {
 
   // Object.assign, not `{ ...base, more }`: V8 keeps objects built by a spread plus further properties through
   // young-generation GCs, so per-turn garbage would pile up in the old generation (bench/memory-runs.mjs).
-  private async runOne(call: PreparedCall, context: Omit<ToolContext, 'toolUseId'>, defaultTimeoutMs: number, finish: FinishResult | undefined): Promise<CallOutcome> {
+  private async runOne(call: PreparedCall, context: CallerContext, defaultTimeoutMs: number, finish: FinishResult | undefined): Promise<CallOutcome> {
     const started = performance.now();
     const { toolUse } = call;
     context.events.emit('tool:call', Object.assign({}, context.conversation, { participantId: context.callerId, toolUse }));
     const span = context.trace?.tool(toolUse);
+    const readable = (path: string): boolean => context.visible(path, call.tool);
     const result = await (span
-      ? span.run(() => this.execute(call, Object.assign({}, context, { toolUseId: toolUse.id, traceparent: span.traceparent() }), defaultTimeoutMs))
-      : this.execute(call, Object.assign({}, context, { toolUseId: toolUse.id }), defaultTimeoutMs));
+      ? span.run(() => this.execute(call, Object.assign({}, context, { toolUseId: toolUse.id, readable, traceparent: span.traceparent() }), defaultTimeoutMs))
+      : this.execute(call, Object.assign({}, context, { toolUseId: toolUse.id, readable }), defaultTimeoutMs));
     if (result.status === 'paused') {
       span?.end({ paused: result.requests.length });
       return result;

@@ -26,9 +26,11 @@ export interface ToolContext {
   events: EventBus;
   workspaceRoot: string | undefined;
   /**
-   * Whether the caller's `file_read` of this workspace-relative path would run
-   * without asking. Searches (`file_grep`, `file_glob`) show only such files,
-   * so a search never reveals what reading is denied.
+   * Whether this tool may show, or look inside, this workspace-relative entry
+   * for the caller: reading it is not denied to them, nor is this tool's own
+   * call on it (`authorization/entry-visibility.ts`). Every tool that
+   * enumerates files (`file_list`, `file_grep`, `file_glob`) shows only such
+   * entries, so no listing or search reveals what a deny hides.
    */
   readable(path: string): boolean;
   /**
@@ -42,6 +44,15 @@ export interface ToolContext {
   /** This call's `execute_tool` span as a W3C `traceparent`, while an SDK records: communicate hands it to the turn it waits on. */
   traceparent?: string | undefined;
 }
+
+/**
+ * The context of one caller's calls, before each call's own: `visible` judges
+ * an entry for a given tool, and the executor hands each tool `readable` bound
+ * to itself, so no tool can judge its entries by another tool's rules.
+ */
+export type CallerContext = Omit<ToolContext, 'toolUseId' | 'readable'> & {
+  visible(path: string, tool: Pick<Tool, 'name' | 'effect' | 'pathArguments' | 'policyAliases' | 'commandArguments' | 'readsPaths'>): boolean;
+};
 
 /**
  * What a tool does to the world. It sets the default approval policy: `read`
@@ -91,6 +102,14 @@ export interface Tool<Input = unknown> {
    * parse them (not pattern-match), and such a tool answers to `shell_run`'s policy.
    */
   commandArguments?: readonly string[];
+  /**
+   * The call reads the files its path arguments name, and what it returns (or
+   * its error) tells something of their content: `file_edit` says whether, and
+   * on which line, its old_string occurs. Such a call is never allowed more
+   * than `file_read` of the same paths (a deny on reading denies it too), so
+   * it cannot serve as a way round a read deny.
+   */
+  readsPaths?: boolean;
   execute(input: Input, context: ToolContext): Promise<ToolResult>;
   /** Overrides the default tool timeout; `0` means no timeout (e.g. waiting on a delegate). */
   timeoutMs?: number;

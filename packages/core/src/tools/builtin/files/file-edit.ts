@@ -25,6 +25,8 @@ export function createFileEditTool(): Tool {
     }),
     effect: 'write',
     policyAliases: ['file_write'],
+    // Its errors say whether, and on which line, old_string occurs: an oracle on the content, so it answers to file_read too.
+    readsPaths: true,
     async execute(input, context) {
       if (input.old_string === input.new_string) return { status: 'error', error: 'old_string and new_string are the same: nothing to change.' };
       const resolved = resolveToolPath(context.workspaceRoot, input.path, 'write');

@@ -20,6 +20,51 @@ describe('searches show only what reading may', () => {
     cleanups.splice(0).forEach((cleanup) => cleanup());
   });
 
+  it("in an agent's turn, file_list hides what reading is denied, and a search tool's own path deny holds for a search of a parent folder", async () => {
+    test = createTestLegion({
+      participants: [
+        userParticipant(),
+        {
+          ...agentParticipant('worker', { tools: ['file_list', 'file_grep', 'file_glob'] }),
+          policies: { file_read: { rules: [{ mode: 'deny', paths: ['private/**'] }] }, file_grep: { rules: [{ mode: 'deny', paths: ['vault/**'] }] }, file_glob: { rules: [{ mode: 'deny', paths: ['vault/**'] }] } },
+        } as ParticipantInput,
+      ],
+      scripts: {
+        worker: [
+          {
+            toolCalls: [
+              { id: 'l1', name: 'file_list', input: { path: '.', recursive: true } },
+              { id: 'l2', name: 'file_list', input: { path: 'private' } },
+              { id: 'g1', name: 'file_grep', input: { pattern: 'TOKEN', path: '.' } },
+              { id: 'g2', name: 'file_glob', input: { pattern: '**/*.txt' } },
+            ],
+          },
+          {
+            expect: (request) => {
+              const [listRoot, listPrivate, grep, glob] = lastResults(request);
+              expect(listRoot).toContain('notes.txt');
+              expect(listRoot).not.toContain('salaries');
+              expect(listPrivate).not.toContain('salaries');
+              expect(grep).toContain('notes.txt:1: TOKEN visible');
+              expect(grep).not.toContain('hunter2');
+              expect(glob).toContain('notes.txt');
+              expect(glob).not.toContain('vault/');
+            },
+            text: 'done',
+          },
+        ],
+      },
+    });
+    mkdirSync(join(test.root, 'private'));
+    mkdirSync(join(test.root, 'vault'));
+    writeFileSync(join(test.root, 'private', 'salaries.txt'), 'TOKEN private');
+    writeFileSync(join(test.root, 'vault', 'key.txt'), 'TOKEN=hunter2');
+    writeFileSync(join(test.root, 'notes.txt'), 'TOKEN visible');
+    const result = await test.legion.send(await test.legion.sessions.create(), 'look around', { to: 'worker' });
+    expect(result, JSON.stringify(result)).toMatchObject({ status: 'success', reply: 'done' });
+    test.assertScriptsDone();
+  });
+
   it('file_grep skips files whose read is denied, file_glob lists nothing through a link out of the workspace', async () => {
     const scratch = tempWorkspace();
     cleanups.push(scratch.cleanup);

@@ -1,9 +1,10 @@
-import { lstatSync, readdirSync, readlinkSync, statSync, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError, formatBytes } from './fs-error.js';
 import { resolveToolPath } from '../../../storage/workspace-path.js';
+import { shownEntry } from './shown-entry.js';
 
 const DEFAULT_ENTRIES = 200;
 const MAX_ENTRIES = 2000;
@@ -35,8 +36,12 @@ export function createFileListTool(): Tool {
       }
       const limit = input.max_entries ?? DEFAULT_ENTRIES;
       const lines: string[] = [];
-      const truncated = walk(resolved.absolute, '', input.recursive ?? false, lines, limit);
-      const header = `${resolved.relative}/ (${lines.length}${truncated ? '+' : ''} entries)`;
+      const realRoot = realpathSync(context.workspaceRoot ?? resolved.absolute);
+      // Names are content too: an entry the caller may not see is left out (and not descended into), as searches leave it out.
+      const listing: Listing = { lines, limit, hidden: 0, shown: (path) => shownEntry(realRoot, path, context.readable, { outside: 'shown' }) };
+      const truncated = walk(resolved.absolute, '', input.recursive ?? false, listing);
+      const hiddenNote = listing.hidden > 0 ? `; ${listing.hidden} not shown: not allowed here` : '';
+      const header = `${resolved.relative}/ (${lines.length}${truncated ? '+' : ''} entries${hiddenNote})`;
       const footer = truncated
         ? `\n(stopped at ${limit} entries; list a sub-folder${input.recursive ? ', drop recursive,' : ''} or raise max_entries)`
         : '';
@@ -45,8 +50,17 @@ export function createFileListTool(): Tool {
   });
 }
 
+interface Listing {
+  lines: string[];
+  limit: number;
+  /** Entries left out because the caller may not see them. */
+  hidden: number;
+  shown(path: string): boolean;
+}
+
 /** Appends entries depth-first; returns true when the limit cut the listing short. */
-function walk(directory: string, prefix: string, recursive: boolean, lines: string[], limit: number): boolean {
+function walk(directory: string, prefix: string, recursive: boolean, listing: Listing): boolean {
+  const { lines, limit } = listing;
   let entries: Dirent[];
   try {
     entries = readdirSync(directory, { withFileTypes: true });
@@ -59,12 +73,16 @@ function walk(directory: string, prefix: string, recursive: boolean, lines: stri
     if (lines.length >= limit) return true;
     const path = join(directory, entry.name);
     const name = `${prefix}${entry.name}`;
+    if (!listing.shown(path)) {
+      listing.hidden++;
+      continue;
+    }
     if (entry.isSymbolicLink()) {
       lines.push(`${name} -> ${safeReadlink(path)}`);
     } else if (entry.isDirectory()) {
       const skipped = recursive && UNEXPANDED_FOLDERS.has(entry.name);
       lines.push(`${name}/${skipped ? ' (not expanded)' : ''}`);
-      if (recursive && !skipped && walk(path, `${name}/`, recursive, lines, limit)) return true;
+      if (recursive && !skipped && walk(path, `${name}/`, recursive, listing)) return true;
     } else {
       lines.push(`${name}  ${formatBytes(safeSize(path))}`);
     }

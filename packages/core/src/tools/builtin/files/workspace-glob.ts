@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
-import { isInside } from '../../../storage/workspace-path.js';
+import { shownEntry } from './shown-entry.js';
 
 /** Never searched: huge, generated, or version-control internals. */
 export const GLOB_IGNORES: readonly string[] = ['**/node_modules/**', '**/.git/**'];
@@ -47,23 +47,8 @@ export async function globInWorkspace(options: {
   const files: string[] = [];
   let hidden = 0;
   for (const path of matches) {
-    const real = realLocation(path);
-    if (real === undefined || !isInside(realRoot, real)) {
-      hidden++;
-      continue;
-    }
-    const spelled = relative(realRoot, path);
-    const actual = relative(realRoot, real);
-    if (!options.readable(spelled) || (actual !== spelled && !options.readable(actual))) hidden++;
-    else files.push(spelled);
+    if (shownEntry(realRoot, path, options.readable)) files.push(relative(realRoot, path));
+    else hidden++;
   }
   return { ok: true, files: files.sort(), hidden };
-}
-
-function realLocation(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
 }
