@@ -5,17 +5,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LLMock } from '@copilotkit/aimock';
 import { initWorkspace } from '@legion-collective/core';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { codeServerBin, startCodeServer, type CodeServer } from './code-server.js';
 import { useModel } from './legion-workspace.js';
-import { Workbench } from './workbench.js';
+import { openWorkbench, reportFailure, type Workbench } from './workbench.js';
 
 // The extension in a real VS Code (code-server), driven through its UI in Debian's Chromium; the
 // agents' models are aimock speaking the Anthropic and OpenAI wire protocols on 127.0.0.1.
 // Run by `npm run test:vscode` (scripts/test-vscode.mjs), which installs code-server and packages the .vsix files.
 const BIN = codeServerBin();
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const TEST_MS = 120_000;
 const LEGION = fileURLToPath(new URL('../../cli/dist/legion.js', import.meta.url));
 
@@ -50,10 +49,7 @@ describe.skipIf(BIN === null)('Legion in VS Code (code-server)', () => {
       settings: { 'legion.offerToolsToEditor': true },
       env: { ...process.env, ANTHROPIC_API_KEY: 'test', OPENAI_API_KEY: 'test', ANTHROPIC_BASE_URL: mock.url, OPENAI_BASE_URL: `${mock.url}/v1` },
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    workbench = new Workbench(page);
-    await workbench.open(server.url, folder);
+    ({ browser, page, workbench } = await openWorkbench(server.url, folder));
   }, 180_000);
 
   afterAll(async () => {
@@ -65,9 +61,7 @@ describe.skipIf(BIN === null)('Legion in VS Code (code-server)', () => {
 
   afterEach(async (context) => {
     if (context.task.result?.state === 'fail') {
-      const shot = join(DIST, `e2e-failure-${context.task.name.replace(/\W+/g, '-')}.png`);
-      await page?.screenshot({ path: shot }).catch(() => undefined);
-      console.error(`screenshot: ${shot}\ncode-server output:\n${server?.output().slice(-4000)}`);
+      await reportFailure(page, join(DIST, `e2e-failure-${context.task.name.replace(/\W+/g, '-')}.png`), server?.output());
     }
     mock.clearFixtures();
     mock.resetMatchCounts();

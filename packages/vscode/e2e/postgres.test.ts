@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LLMock } from '@copilotkit/aimock';
 import { initWorkspace } from '@legion-collective/core';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { findPostgres, startPostgresServer, type PostgresServer } from '../../store-postgres/src/test-support/postgres-server.js';
 import { codeServerBin, startCodeServer, type CodeServer } from './code-server.js';
 import { useModel } from './legion-workspace.js';
-import { Workbench } from './workbench.js';
+import { openWorkbench, reportFailure, type Workbench } from './workbench.js';
 
 // A workspace whose sessions are in PostgreSQL (LEGION_DATABASE_URL, as the legion command reads
 // it): the extension opens it through store-postgres, bundled in the .vsix, and the chat's session
@@ -17,7 +17,6 @@ import { Workbench } from './workbench.js';
 const BIN = codeServerBin();
 const POSTGRES = findPostgres();
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const LEGION = fileURLToPath(new URL('../../cli/dist/legion.js', import.meta.url));
 
 describe.skipIf(BIN === null || !POSTGRES.ok)('Legion in VS Code on a PostgreSQL workspace', () => {
@@ -46,10 +45,7 @@ describe.skipIf(BIN === null || !POSTGRES.ok)('Legion in VS Code on a PostgreSQL
       folder,
       env: { ...process.env, ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: mock.url, LEGION_DATABASE_URL: url },
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    workbench = new Workbench(page);
-    await workbench.open(server.url, folder);
+    ({ browser, page, workbench } = await openWorkbench(server.url, folder));
   }, 180_000);
 
   afterAll(async () => {
@@ -62,9 +58,7 @@ describe.skipIf(BIN === null || !POSTGRES.ok)('Legion in VS Code on a PostgreSQL
 
   afterEach(async (context) => {
     if (context.task.result?.state === 'fail') {
-      const shot = join(DIST, `e2e-failure-postgres-${context.task.name.replace(/\W+/g, '-')}.png`);
-      await page?.screenshot({ path: shot }).catch(() => undefined);
-      console.error(`screenshot: ${shot}\ncode-server output:\n${server?.output().slice(-4000)}`);
+      await reportFailure(page, join(DIST, `e2e-failure-postgres-${context.task.name.replace(/\W+/g, '-')}.png`), server?.output());
     }
   });
 

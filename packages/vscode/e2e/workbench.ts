@@ -1,4 +1,21 @@
-import type { FrameLocator, Locator, Page } from 'playwright-core';
+import { chromium, type Browser, type FrameLocator, type Locator, type Page } from 'playwright-core';
+
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+
+/** Debian's chromium (playwright cannot download its own here) showing code-server's workbench on `folder`. */
+export async function openWorkbench(url: string, folder: string): Promise<{ browser: Browser; page: Page; workbench: Workbench }> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const workbench = new Workbench(page);
+  await workbench.open(url, folder);
+  return { browser, page, workbench };
+}
+
+/** After a failed test: a screenshot at `shot` and the end of code-server's output, for whoever reads the CI log. */
+export async function reportFailure(page: Page | undefined, shot: string, serverOutput: string | undefined): Promise<void> {
+  await page?.screenshot({ path: shot }).catch(() => undefined);
+  console.error(`screenshot: ${shot}\ncode-server output:\n${serverOutput?.slice(-4000)}`);
+}
 
 /** Drives code-server's workbench the way a user does: palette, chat, buttons, input boxes. */
 export class Workbench {

@@ -68,13 +68,7 @@ export async function answerCommand(
       for (const conversationId of continuing) process.stdout.write(`Recorded; the turn running in ${conversationId} (another process) goes on with it.\n`);
       for (const conversationId of waiting) process.stdout.write(`Recorded; the turn in ${conversationId} stays paused until resumed: legion approvals resume --session ${session.id}\n`);
     }
-    if (outcome.resumed.some((result) => result.status === 'error')) return 1;
-    // Like `legion run`: 2 says the work paused again on a new approval, so a script does not take it as done.
-    if (outcome.resumed.some((result) => result.status === 'paused')) {
-      if (!options.json) process.stderr.write('Answer with: legion approve ID… [--always | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n');
-      return 2;
-    }
-    return 0;
+    return exitForResumed(outcome.resumed, options.json === true);
   } finally {
     await legion.close();
   }
@@ -100,15 +94,23 @@ export async function resumeCommand(ids: string[], options: ApprovalOptions & { 
       for (const conversationId of continuing) process.stdout.write(`The turn in ${conversationId} went on in another process; nothing to resume here.\n`);
       if (outcome.resumed.length === 0 && continuing.length === 0) process.stdout.write('Nothing waits to be resumed: no decided approval has a paused turn left.\n');
     }
-    if (outcome.resumed.some((result) => result.status === 'error')) return 1;
-    if (outcome.resumed.some((result) => result.status === 'paused')) {
-      if (!options.json) process.stderr.write('Answer with: legion approve ID… [--always | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n');
-      return 2;
-    }
-    return 0;
+    return exitForResumed(outcome.resumed, options.json === true);
   } finally {
     await legion.close();
   }
+}
+
+/**
+ * The exit status once turns were resumed: 1 when one failed; 2, like `legion run`, when one paused
+ * again on a new approval (so a script does not take it as done), saying how to answer; else 0.
+ */
+function exitForResumed(resumed: readonly { status: string }[], json: boolean): number {
+  if (resumed.some((result) => result.status === 'error')) return 1;
+  if (resumed.some((result) => result.status === 'paused')) {
+    if (!json) process.stderr.write('Answer with: legion approve ID… [--always | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n');
+    return 2;
+  }
+  return 0;
 }
 
 /** `--always` is the session, as it always was; `--rule` (or `--pattern GLOB`) a rule for every session. */

@@ -4,7 +4,7 @@ import { AnsweredElsewhereError } from '../errors.js';
 import type { LegionEvents } from '../events/event-types.js';
 import type { Legion } from '../Legion.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
-import { defineTool } from '../tools/tool.js';
+import { defineTool, type Tool } from '../tools/tool.js';
 import { deferred, hangUntilAborted, lastResult } from './__fixtures__/surfaces.js';
 import type { UserQuestion } from './user-surface.js';
 
@@ -28,6 +28,29 @@ function asker(): TestLegion {
       coordinator: [{ toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which port?' } }] }, (request) => ({ text: `Using ${lastResult(request).content}` })],
     },
   });
+}
+
+/** solo calls write_note (a write: it needs the user's approval) once and replies with what the tool said; `runs` counts its executions in every Legion it is registered in. */
+function soloWritingNotes(): { test: TestLegion; writeNote: Tool; runs: () => number } {
+  let runs = 0;
+  const test = createTestLegion({
+    participants: [userParticipant(), agentParticipant('solo', { delegation: 'none' })],
+    scripts: {
+      solo: [{ toolCalls: [{ id: 't1', name: 'write_note', input: { text: 'hi' } }] }, (request) => ({ text: `tool said: ${lastResult(request).content}` })],
+    },
+  });
+  const writeNote = defineTool({
+    name: 'write_note',
+    description: 'Writes a note',
+    effect: 'write',
+    inputSchema: z.object({ text: z.string() }),
+    async execute() {
+      runs++;
+      return { status: 'success', data: `wrote note ${runs}` };
+    },
+  });
+  test.legion.tools.register(writeNote);
+  return { test, writeNote, runs: () => runs };
 }
 
 describe('questions and approvals answered from another process (two Legions on one workspace)', () => {
@@ -129,25 +152,8 @@ describe('questions and approvals answered from another process (two Legions on 
   });
 
   it('an approval decided in process B while A\'s surface is asked: A runs the tool once with B\'s decision, and B does not resume the live turn', async () => {
-    let runs = 0;
-    test = createTestLegion({
-      participants: [userParticipant(), agentParticipant('solo', { delegation: 'none' })],
-      scripts: {
-        solo: [{ toolCalls: [{ id: 't1', name: 'write_note', input: { text: 'hi' } }] }, (request) => ({ text: `tool said: ${lastResult(request).content}` })],
-      },
-    });
-    test.legion.tools.register(
-      defineTool({
-        name: 'write_note',
-        description: 'Writes a note',
-        effect: 'write',
-        inputSchema: z.object({ text: z.string() }),
-        async execute() {
-          runs++;
-          return { status: 'success', data: `wrote note ${runs}` };
-        },
-      }),
-    );
+    const notes = soloWritingNotes();
+    test = notes.test;
     const reasons: unknown[] = [];
     test.legion.attachUser({ medium: 'terminal', approve: (_requests, { signal }) => hangUntilAborted(signal, reasons) });
     const session = await test.legion.sessions.create();
@@ -161,7 +167,7 @@ describe('questions and approvals answered from another process (two Legions on 
     const answered = await inB.answerApprovals([{ id: request.requestId, decision: 'approve' }], 'user', { medium: 'web' });
     expect(answered).toEqual({ status: 'answered', resumed: [], continuing: ['user__solo'] });
     expect(await turn).toMatchObject({ status: 'success', reply: 'tool said: wrote note 1' });
-    expect(runs).toBe(1);
+    expect(notes.runs()).toBe(1);
     expect(reasons).toEqual([expect.objectContaining({ medium: 'web' })]);
     expect(reasons[0]).toBeInstanceOf(AnsweredElsewhereError);
     expect(await inB.approvals.list()).toEqual([expect.objectContaining({ status: 'approved', decisionMedium: 'web', decidedBy: 'user' })]);
@@ -169,25 +175,8 @@ describe('questions and approvals answered from another process (two Legions on 
   });
 
   it('an approval decided in process B whose live turn in A finishes before B asks whether it is live: B does not resume it again', async () => {
-    let runs = 0;
-    test = createTestLegion({
-      participants: [userParticipant(), agentParticipant('solo', { delegation: 'none' })],
-      scripts: {
-        solo: [{ toolCalls: [{ id: 't1', name: 'write_note', input: { text: 'hi' } }] }, (request) => ({ text: `tool said: ${lastResult(request).content}` })],
-      },
-    });
-    test.legion.tools.register(
-      defineTool({
-        name: 'write_note',
-        description: 'Writes a note',
-        effect: 'write',
-        inputSchema: z.object({ text: z.string() }),
-        async execute() {
-          runs++;
-          return { status: 'success', data: `wrote note ${runs}` };
-        },
-      }),
-    );
+    const notes = soloWritingNotes();
+    test = notes.test;
     test.legion.attachUser({ medium: 'terminal', approve: (_requests, { signal }) => hangUntilAborted(signal, []) });
     const session = await test.legion.sessions.create();
     const b = second();
@@ -210,31 +199,15 @@ describe('questions and approvals answered from another process (two Legions on 
     const answered = await answerApprovals(slowB, b.collective, [{ id: request.requestId, decision: 'approve' }], 'user', { medium: 'web' });
     expect(answered).toEqual({ status: 'answered', resumed: [], continuing: ['user__solo'] });
     expect(await turn).toMatchObject({ status: 'success', reply: 'tool said: wrote note 1' });
-    expect(runs).toBe(1);
+    expect(notes.runs()).toBe(1);
     const log = await session.conversation({ initiator: 'user', responder: 'solo' }).recent(20);
     expect(log.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     test.assertScriptsDone();
   });
 
   it('an approval only recorded in process B (resume: false) is resumed by process C, once; a second resume finds nothing', async () => {
-    let runs = 0;
-    test = createTestLegion({
-      participants: [userParticipant(), agentParticipant('solo', { delegation: 'none' })],
-      scripts: {
-        solo: [{ toolCalls: [{ id: 't1', name: 'write_note', input: { text: 'hi' } }] }, (request) => ({ text: `tool said: ${lastResult(request).content}` })],
-      },
-    });
-    const writeNote = defineTool({
-      name: 'write_note',
-      description: 'Writes a note',
-      effect: 'write',
-      inputSchema: z.object({ text: z.string() }),
-      async execute() {
-        runs++;
-        return { status: 'success', data: `wrote note ${runs}` };
-      },
-    });
-    test.legion.tools.register(writeNote);
+    const notes = soloWritingNotes();
+    test = notes.test;
     const session = await test.legion.sessions.create();
     // A: nobody to ask, so the turn pauses durably.
     const paused = await test.legion.send(session, 'write a note', { to: 'solo' });
@@ -242,17 +215,17 @@ describe('questions and approvals answered from another process (two Legions on 
     const requestId = paused.status === 'paused' ? paused.requests[0]!.id : '';
     const inB = await second().sessions.get(session.id);
     const c = second();
-    c.tools.register(writeNote);
+    c.tools.register(notes.writeNote);
     const inC = await c.sessions.get(session.id);
     expect(await inC.resumeDecided({ ids: [requestId] })).toEqual({ status: 'error', error: expect.stringContaining(`${requestId} is not decided yet`) });
     expect(await inC.resumeDecided({ ids: ['apr_000000000000'] })).toEqual({ status: 'error', error: expect.stringContaining('There is no approval request "apr_000000000000"') });
 
     expect(await inB.answerApprovals([{ id: requestId, decision: 'approve' }], 'user', { medium: 'cli', resume: false })).toEqual({ status: 'answered', resumed: [], waiting: ['user__solo'] });
-    expect(runs).toBe(0);
+    expect(notes.runs()).toBe(0);
     expect(await inC.resumeDecided()).toEqual({ status: 'resumed', resumed: [expect.objectContaining({ status: 'success', reply: 'tool said: wrote note 1' })] });
     expect(await inC.resumeDecided()).toEqual({ status: 'resumed', resumed: [] });
     expect(await inB.resumeDecided({ ids: [requestId] })).toEqual({ status: 'resumed', resumed: [] });
-    expect(runs).toBe(1);
+    expect(notes.runs()).toBe(1);
     const log = await session.conversation({ initiator: 'user', responder: 'solo' }).recent(20);
     expect(log.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     test.assertScriptsDone();
