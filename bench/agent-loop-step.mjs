@@ -14,10 +14,10 @@
 // in the turn and spread over its 21 steps.)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { Legion, defineTool, initWorkspace } from '@legion-collective/core';
+import { Legion, initWorkspace } from '@legion-collective/core';
 import { ScriptedProvider, agentParticipant, userParticipant } from '@legion-collective/core/testing';
 import { median, ms, p95, printJson, removeDir, round, tempDir, verdict } from './lib.mjs';
+import { noopTool } from './noop-tool.mjs';
 
 const TOOL_STEPS = 20;
 const STEPS_PER_TURN = TOOL_STEPS + 1; // model calls per turn, the final answer included
@@ -37,16 +37,6 @@ function scriptedModel() {
     return { text: 'done' };
   }, 'bench');
 }
-
-const noopTool = defineTool({
-  name: 'noop',
-  effect: 'read',
-  description: 'Does nothing and returns at once.',
-  inputSchema: z.object({ step: z.number().int() }),
-  async execute(input) {
-    return { status: 'success', data: { ok: input.step } };
-  },
-});
 
 /**
  * One workspace with the given storage.fsync (undefined = the default), ready to run turns.

@@ -8,10 +8,10 @@
 //   BENCH_DATABASE_URL: an existing server instead of a throw-away one; BENCH_BACKENDS=files: files only.
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
-import { z } from 'zod';
-import { Legion, defineTool, initWorkspace } from '@legion-collective/core';
+import { Legion, initWorkspace } from '@legion-collective/core';
 import { ScriptedProvider, agentParticipant, userParticipant } from '@legion-collective/core/testing';
 import { median, ms, p95, printJson, removeDir, round, tempDir } from './lib.mjs';
+import { noopTool } from './noop-tool.mjs';
 
 const DELEGATES = Number(process.env.BENCH_DELEGATES ?? 8);
 const TOOL_STEPS = Number(process.env.BENCH_TOOL_STEPS ?? 5);
@@ -23,16 +23,6 @@ const STEPS_PER_RUN = 2 + DELEGATES * (TOOL_STEPS + 1);
 // Messages appended per run: the lead's conversation (message, calls, results, answer) and, per
 // delegate, its message, a call and a result per tool step, and its answer.
 const MESSAGES_PER_RUN = 4 + DELEGATES * (2 + 2 * TOOL_STEPS);
-
-const noopTool = defineTool({
-  name: 'noop',
-  effect: 'read',
-  description: 'Does nothing and returns at once.',
-  inputSchema: z.object({ step: z.number().int() }),
-  async execute(input) {
-    return { status: 'success', data: { ok: input.step } };
-  },
-});
 
 /** The first text of the first message: the run id the lead was given. */
 const runIdOf = (request) => request.messages[0].content.find((block) => block.type === 'text').text;

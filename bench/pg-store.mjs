@@ -16,13 +16,13 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { Legion, defineTool, initWorkspace } from '@legion-collective/core';
+import { Legion, initWorkspace } from '@legion-collective/core';
 import { ScriptedProvider, agentParticipant, userParticipant } from '@legion-collective/core/testing';
 import { PostgresSessionBackend } from '@legion-collective/store-postgres';
 import pg from 'pg';
 import { median, ms, p95, printJson, removeDir, round, tempDir, verdict } from './lib.mjs';
 import { createBenchDatabase, startBenchPostgres } from './pg-server.mjs';
+import { noopTool } from './noop-tool.mjs';
 
 const TOOL_STEPS = 20;
 const STEPS_PER_TURN = TOOL_STEPS + 1;
@@ -33,16 +33,6 @@ const WARMUP_TURNS = 10;
 const APPENDS_PER_WRITER = Number(process.env.BENCH_APPENDS ?? 300);
 const HISTORY_MB = Number(process.env.BENCH_HISTORY_MB ?? 100);
 const TEXT = 'The change adds a health check endpoint and a test for it; the reviewer asked for a timeout. '.repeat(5);
-
-const noopTool = defineTool({
-  name: 'noop',
-  effect: 'read',
-  description: 'Does nothing and returns at once.',
-  inputSchema: z.object({ step: z.number().int() }),
-  async execute(input) {
-    return { status: 'success', data: { ok: input.step } };
-  },
-});
 
 async function loop(label, backend) {
   const root = tempDir(`pg-loop-${label}`);
