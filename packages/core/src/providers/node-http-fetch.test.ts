@@ -140,6 +140,26 @@ describe.each([
     expect(requests).toBe(1);
   });
 
+  it('an abort just after the call, before anything is sent, rejects with the signal reason rather than being lost', async () => {
+    let requests = 0;
+    const url = await serve((_request, response) => {
+      requests++;
+      response.end('answered');
+    });
+    const controller = new AbortController();
+    const pending = fetchImplementation(url, { signal: controller.signal });
+    const reason = new Error('stop');
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    expect(requests).toBe(0);
+  });
+
+  it('a 101 the request never asked for rejects with TypeError "fetch failed" instead of never settling', async () => {
+    // Written on the socket itself: node:http's server would not send a 101 to a request that asked for none.
+    const url = await serve((request) => request.socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: other\r\nConnection: upgrade\r\n\r\n'));
+    await expect(fetchImplementation(url)).rejects.toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+  });
+
   it('no server: rejects as undici does (TypeError "fetch failed", the reason in cause), which the SDK reports as a connection error', async () => {
     const url = await serve(() => {});
     const server = servers.pop() as Server;

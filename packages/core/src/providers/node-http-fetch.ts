@@ -85,8 +85,9 @@ function requestHeaders(init: RequestInit, body: Buffer | undefined): OutgoingHt
 
 async function send(url: URL, init: RequestInit, body: Buffer | undefined): Promise<NodeHttpResponse | typeof REDIRECTED> {
   const signal = init.signal ?? undefined;
-  if (signal?.aborted) throw signal.reason;
   const http = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  // Checked after the import: an abort while it was pending fired no listener, and would be lost.
+  if (signal?.aborted) throw signal.reason;
   const headers = requestHeaders(init, body);
   const method = (init.method ?? 'GET').toUpperCase();
   return new Promise((resolve, reject) => {
@@ -123,6 +124,12 @@ async function send(url: URL, init: RequestInit, body: Buffer | undefined): Prom
       if (decoded !== message) decoded.on('error', cutOff);
       decoded.on('end', done);
       resolve(new NodeHttpResponse(message, url.href, body.stream));
+    });
+    // A 101 the request never asked for: node:http destroys the socket and emits nothing else, so without this the promise would never settle.
+    request.on('upgrade', (_message, socket) => {
+      socket.destroy();
+      done();
+      reject(new TypeError('fetch failed', { cause: new Error('bad upgrade') }));
     });
     request.on('error', (error) => {
       if (fail) return fail(new TypeError('terminated', { cause: error }));
