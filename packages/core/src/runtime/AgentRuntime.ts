@@ -16,6 +16,7 @@ import type { ToolRegistry } from '../tools/ToolRegistry.js';
 import { COMMUNICATE_TOOL_NAME } from '../tools/builtin/communicate.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
 import { CallSignals } from './linked-signal.js';
+import { reusesCallSignals } from '../providers/signal-ownership.js';
 import { unansweredToolUses } from '../conversation/unanswered-tool-uses.js';
 import { buildModelRequest, type ModelRequestSource } from './model-request.js';
 import { sessionBudgetError } from './session-budget.js';
@@ -145,7 +146,7 @@ export class AgentRuntime implements ParticipantRuntime {
       const overBudget = limits.maxSessionCostUsd !== undefined || limits.maxSessionTokens !== undefined ? await sessionBudgetError(turn.session, agent.id, limits) : undefined;
       if (overBudget) return { status: 'error', code: overBudget.code, error: overBudget.message };
       let response: ModelResponse;
-      const signal = calls.next();
+      const signal = calls.next(reusesCallSignals(provider));
       let compactedOnOverflow = false;
       let chat: ChatTrace | undefined;
       try {

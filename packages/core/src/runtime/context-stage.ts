@@ -8,6 +8,8 @@ import { measureContext, type ContextUsage } from '../context/token-accounting.j
 import { errorMessage, LegionError } from '../errors.js';
 import type { Message, Usage } from '../message.js';
 import type { LLMProvider, ModelRequest, ModelResponse } from '../providers/llm-provider.js';
+import { reusesCallSignals } from '../providers/signal-ownership.js';
+import { linkedSignal } from './linked-signal.js';
 import type { TurnTrace } from '../tracing/LegionTracer.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
 import type { CompactOutcome, TurnContext } from '../session/turn.js';
@@ -118,6 +120,8 @@ export class ContextStage {
     const { turn, agent } = this.options;
     const settings = this.settings;
     const summarizer = this.options.summarizer();
+    // The turn's signal is a spare that later serves other turns: a provider Legion does not own gets a child of it, detached once the summary is done (signal-ownership.ts).
+    const own = reusesCallSignals(summarizer) ? undefined : linkedSignal(turn.signal);
     const result = await compactConversation({
       conversation: turn.conversation,
       settings,
@@ -125,10 +129,10 @@ export class ContextStage {
       parties: { agentId: agent.id, initiator: turn.conversation.ref.initiator, chain: waitingParticipants(turn.frames) },
       reason,
       fixed: this.fixed ?? { system: '', tools: [] },
-      signal: turn.signal,
+      signal: own?.signal ?? turn.signal,
       onUsage: (usage) => this.options.onUsage(usage, summarizer),
       wrapCall: (request, run) => tracedSummary(turn.trace, summarizer, request, run),
-    });
+    }).finally(() => own?.dispose());
     if (result.status === 'compacted') emitCompacted(turn, agent.id, result.entry);
     return result;
   }

@@ -44,10 +44,21 @@ function spareLinkedSignal(parent: AbortSignal): { signal: AbortSignal; dispose:
  */
 export class CallSignals {
   private current: { signal: AbortSignal; dispose: () => void; release: () => void } | undefined;
+  private foreign: { dispose: () => void } | undefined;
 
   constructor(private readonly parent: AbortSignal) {}
 
-  next(): AbortSignal {
+  /**
+   * `reusable: false` for a provider Legion does not own: it may tie the signal to work that outlives
+   * the call (AbortSignal.any leaves no listener getEventListeners can see), which a later call's or
+   * another turn's abort must never reach, so its call gets a new child, detached when the call is done.
+   */
+  next(reusable = true): AbortSignal {
+    if (!reusable) {
+      const foreign = linkedSignal(this.parent);
+      this.foreign = foreign;
+      return foreign.signal;
+    }
     const current = this.current;
     if (current && !current.signal.aborted && getEventListeners(current.signal, 'abort').length === 0) return current.signal;
     current?.dispose();
@@ -57,12 +68,16 @@ export class CallSignals {
 
   /** The call is over: a child its SDK left a listener on is detached at once, so the turn's abort never reaches a finished call. */
   done(): void {
+    this.foreign?.dispose();
+    this.foreign = undefined;
     const current = this.current;
     if (current && getEventListeners(current.signal, 'abort').length > 0) this.dispose();
   }
 
   /** The turn is over: its calls are finished, so a child nothing listens on any more serves another turn. */
   dispose(): void {
+    this.foreign?.dispose();
+    this.foreign = undefined;
     this.current?.release();
     this.current = undefined;
   }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
+import { SUMMARY_SYSTEM_MARK } from '../context/compaction-summary.js';
+import type { LLMProvider } from '../providers/llm-provider.js';
 import { defineTool } from '../tools/tool.js';
 
 /** Counts the AbortControllers made while `work` runs (Node's global, instrumented; nothing of Legion is replaced). */
@@ -130,5 +132,64 @@ describe('signals of turns and tool calls', () => {
     const session = await test.legion.sessions.create();
     expect(await session.send({ from: 'user', to: 'worker', message: 'go', signal: controller.signal })).toMatchObject({ status: 'error', code: 'cancelled' });
     expect(stale).not.toHaveBeenCalled();
+  });
+
+  it("a provider's work left tied to a finished model call's signal (AbortSignal.any, no listener to see) is never aborted by another conversation's cancel", async () => {
+    const controller = new AbortController();
+    let leftover: AbortSignal | undefined;
+    test = createTestLegion({ participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: 'none' })], entryAgent: 'worker' });
+    // A provider Legion does not own (providers.register / useFor take any LLMProvider): its first call leaves background
+    // work on a signal derived from the call's; its second waits until cancelled.
+    const provider: LLMProvider = {
+      name: 'custom',
+      model: 'custom-1',
+      async *stream(_request, options) {
+        const signal = options?.signal as AbortSignal;
+        if (!leftover) {
+          leftover = AbortSignal.any([signal]);
+          yield { type: 'text-delta', text: 'first' };
+          yield { type: 'finish', reason: 'stop' };
+          return;
+        }
+        setImmediate(() => controller.abort('stop'));
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        throw signal.reason;
+      },
+    };
+    test.legion.providers.useFor('worker', provider);
+    const session = await test.legion.sessions.create();
+    expect(await session.send({ from: 'user', to: 'worker', message: 'one', conversation: 'a' })).toMatchObject({ status: 'success', reply: 'first' });
+    expect(await session.send({ from: 'user', to: 'worker', message: 'two', conversation: 'b', signal: controller.signal })).toMatchObject({ status: 'error', code: 'cancelled' });
+    expect(leftover?.aborted).toBe(false);
+  });
+
+  it("a summarizer's work left tied to a compaction's signal is never aborted by another conversation's cancel", async () => {
+    const controller = new AbortController();
+    let leftover: AbortSignal | undefined;
+    const context = { window: 8_000, outputReserve: 1_000, protectRecentTokens: 100_000, keepRecentMessages: 1 };
+    test = createTestLegion({ participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: 'none', context })], entryAgent: 'worker' });
+    // The agent's own provider summarizes too (no summarizer model set): a provider Legion does not own.
+    const provider: LLMProvider = {
+      name: 'custom',
+      model: 'custom-1',
+      async *stream(request, options) {
+        const signal = options?.signal as AbortSignal;
+        if (JSON.stringify(request.system).includes(SUMMARY_SYSTEM_MARK)) leftover = AbortSignal.any([signal]);
+        else if (controller.signal.aborted === false && leftover) {
+          setImmediate(() => controller.abort('stop'));
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+          throw signal.reason;
+        }
+        yield { type: 'text-delta', text: 'answer' };
+        yield { type: 'finish', reason: 'stop' };
+      },
+    };
+    test.legion.providers.useFor('worker', provider);
+    const session = await test.legion.sessions.create();
+    for (let turn = 0; turn < 3; turn++) expect(await session.send({ from: 'user', to: 'worker', message: `turn ${turn}` })).toMatchObject({ status: 'success' });
+    expect(await session.compact('user__worker')).toMatchObject({ status: 'compacted' });
+    expect(leftover?.aborted).toBe(false);
+    expect(await session.send({ from: 'user', to: 'worker', message: 'two', conversation: 'b', signal: controller.signal })).toMatchObject({ status: 'error', code: 'cancelled' });
+    expect(leftover?.aborted).toBe(false);
   });
 });
