@@ -160,6 +160,13 @@ describe.each([
     await expect(fetchImplementation(url)).rejects.toMatchObject({ name: 'TypeError', message: 'fetch failed' });
   });
 
+  it('a HEAD answers with no body (null), as a 204 does, whatever content-length says', async () => {
+    const url = await serve((_request, response) => response.writeHead(200, { 'content-length': '5' }).end());
+    const response = await fetchImplementation(url, { method: 'HEAD' });
+    expect(response.body).toBeNull();
+    expect(await response.text()).toBe('');
+  });
+
   it('no server: rejects as undici does (TypeError "fetch failed", the reason in cause), which the SDK reports as a connection error', async () => {
     const url = await serve(() => {});
     const server = servers.pop() as Server;

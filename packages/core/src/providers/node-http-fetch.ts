@@ -123,7 +123,7 @@ async function send(url: URL, init: RequestInit, body: Buffer | undefined): Prom
       });
       if (decoded !== message) decoded.on('error', cutOff);
       decoded.on('end', done);
-      resolve(new NodeHttpResponse(message, url.href, body.stream));
+      resolve(new NodeHttpResponse(message, url.href, method === 'HEAD' ? null : body.stream));
     });
     // A 101 the request never asked for: node:http destroys the socket and emits nothing else, so without this the promise would never settle.
     request.on('upgrade', (_message, socket) => {
