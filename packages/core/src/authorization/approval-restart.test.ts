@@ -2,9 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
-import { defineTool } from '../tools/tool.js';
+import { agentParticipant, createTestLegion, userParticipant, type TestLegion, writeNoteTool } from '../testing/index.js';
 
 const FIXTURE = fileURLToPath(new URL('./__fixtures__/ask-and-hang.mjs', import.meta.url));
 const DIST = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
@@ -52,17 +50,7 @@ describe('a pending approval survives a killed process', () => {
       },
     });
     test.legion.tools.register(
-      defineTool({
-        name: 'write_note',
-        description: 'Writes a note file',
-        effect: 'write',
-        inputSchema: z.object({ path: z.string(), text: z.string() }),
-        async execute(input) {
-          const { writeFileSync } = await import('node:fs');
-          writeFileSync(join(test.root, input.path), input.text);
-          return { status: 'success', data: `wrote ${input.path}` };
-        },
-      }),
+      writeNoteTool(test.root),
     );
     const session = await test.legion.sessions.create();
     const [id] = await runUntilAskedThenKill(test.root, session.id);

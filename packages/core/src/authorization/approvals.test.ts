@@ -1,25 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
 import type { Message } from '../message.js';
-import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
-import { defineTool } from '../tools/tool.js';
+import { agentParticipant, createTestLegion, userParticipant, type TestLegion, writeNoteTool } from '../testing/index.js';
 import type { ApprovalView } from '../storage/approval-records.js';
-
-/** A tool that changes the world (effect write), so it needs approval by default. */
-function writeNoteTool(root: string) {
-  return defineTool({
-    name: 'write_note',
-    description: 'Writes a note file',
-    effect: 'write',
-    inputSchema: z.object({ path: z.string(), text: z.string() }),
-    async execute(input) {
-      const { writeFileSync } = await import('node:fs');
-      writeFileSync(join(root, input.path), input.text);
-      return { status: 'success', data: `wrote ${input.path}` };
-    },
-  });
-}
 
 const lastContent = (request: { messages: readonly Message[] }) => request.messages.at(-1)!.content;
 const resultText = (request: { messages: readonly Message[] }, index = 0) => {

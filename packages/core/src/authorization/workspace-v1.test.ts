@@ -2,11 +2,9 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
 import type { Message } from '../message.js';
 import { Legion } from '../Legion.js';
-import { ScriptedProvider } from '../testing/index.js';
-import { defineTool } from '../tools/tool.js';
+import { ScriptedProvider, writeNoteTool } from '../testing/index.js';
 
 /** Written by an older Legion (approval records version 1) and never changed: see write-workspace-v1.mjs. */
 const FIXTURE = fileURLToPath(new URL('./__fixtures__/workspace-v1', import.meta.url));
@@ -37,16 +35,7 @@ describe('a workspace written by an older Legion, paused on an approval', () => 
     const providers: Record<string, ScriptedProvider> = {};
     for (const [id, script] of Object.entries(scripts)) legion.providers.useFor(id, (providers[id] = new ScriptedProvider(script, id)));
     legion.tools.register(
-      defineTool({
-        name: 'write_note',
-        description: 'Writes a note file',
-        effect: 'write',
-        inputSchema: z.object({ path: z.string(), text: z.string() }),
-        async execute(input) {
-          writeFileSync(join(root, input.path), input.text);
-          return { status: 'success', data: `wrote ${input.path}` };
-        },
-      }),
+      writeNoteTool(root),
     );
     return providers;
   }

@@ -1,29 +1,13 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
 import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
 import { AnsweredElsewhereError, SurfaceDetachedError } from '../errors.js';
 import type { LegionEvents } from '../events/event-types.js';
-import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
-import { defineTool } from '../tools/tool.js';
+import { agentParticipant, createTestLegion, userParticipant, type TestLegion, writeNoteTool } from '../testing/index.js';
 import { deferred, hangUntilAborted, lastResult } from './__fixtures__/surfaces.js';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', 'storage', '__fixtures__');
-
-function writeNoteTool(root: string) {
-  return defineTool({
-    name: 'write_note',
-    description: 'Writes a note file',
-    effect: 'write',
-    inputSchema: z.object({ path: z.string(), text: z.string() }),
-    async execute(input) {
-      const { writeFileSync } = await import('node:fs');
-      writeFileSync(join(root, input.path), input.text);
-      return { status: 'success', data: `wrote ${input.path}` };
-    },
-  });
-}
 
 const approveAll = (requests: ApprovalView[]): ApprovalAnswer[] => requests.map((request) => ({ id: request.id, decision: 'approve' }));
 

@@ -11,5 +11,6 @@ export { startWindowLimitedServer } from './window-limited-server.js';
 export type { WindowLimitedReply, WindowLimitedRequest, WindowLimitedServer, WindowLimitedServerOptions } from './window-limited-server.js';
 export { startOtlpCollector } from './otlp-collector.js';
 export type { OtlpCollector, ReceivedSpan } from './otlp-collector.js';
+export { writeNoteTool } from './note-tool.js';
 export { runNodeChild } from './node-child.js';
 export type { ChildRun } from './node-child.js';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { ParticipantInput } from '../collective/participant.js';
 import { keyEnv } from '../providers/__fixtures__/llm-server.js';
 import { useLlmServer } from '../providers/__fixtures__/use-llm-server.js';
-import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
+import { agentParticipant, createTestLegion, userParticipant, type TestLegion, writeNoteTool } from '../testing/index.js';
 import { defineTool } from '../tools/tool.js';
 import { SUMMARY_SYSTEM_MARK } from '../context/compaction-summary.js';
 import type { ScriptStep } from '../providers/scripted/ScriptedProvider.js';
@@ -46,19 +46,6 @@ function lookupTool() {
     effect: 'read',
     inputSchema: z.object({ word: z.string() }),
     execute: async (input) => ({ status: 'success', data: `${input.word} means SECRET-RESULT` }),
-  });
-}
-
-function writeTool(root: string) {
-  return defineTool({
-    name: 'write_note',
-    description: 'Writes a note file',
-    effect: 'write',
-    inputSchema: z.object({ path: z.string(), text: z.string() }),
-    async execute(input) {
-      writeFileSync(join(root, input.path), input.text);
-      return { status: 'success', data: `wrote ${input.path}` };
-    },
   });
 }
 
@@ -223,7 +210,7 @@ describe('OpenTelemetry spans of turns, model calls and tool calls', () => {
 
   it('an approval wait is span events; answered by another Legion on the workspace, the resumed work stays in the same trace', async () => {
     test = threeLevels({ name: 'write_note', input: { path: 'note.txt', text: 'approved later' } });
-    test.legion.tools.register(writeTool(test.root));
+    test.legion.tools.register(writeNoteTool(test.root));
     const session = await test.legion.sessions.create();
     const paused = await test.legion.send(session, 'Write the note');
     expect(paused).toMatchObject({ status: 'paused', requests: [{ requester: 'qa', approver: 'user', tool: 'write_note' }] });
@@ -243,7 +230,7 @@ describe('OpenTelemetry spans of turns, model calls and tool calls', () => {
     exporter.reset();
     const other = test.reopen();
     others.push(other);
-    other.tools.register(writeTool(test.root));
+    other.tools.register(writeNoteTool(test.root));
     const outcome = await (await other.sessions.get(session.id)).answerApprovals([{ id: requestId, decision: 'approve' }], 'user', { medium: 'cli' });
     expect(outcome).toMatchObject({ status: 'answered', resumed: [{ status: 'success', reply: 'lead done' }] });
     expect(readFileSync(join(test.root, 'note.txt'), 'utf8')).toBe('approved later');
@@ -270,7 +257,7 @@ describe('OpenTelemetry spans of turns, model calls and tool calls', () => {
 
   it('an approval a user answers while the turn waits is both events on the waiting turn', async () => {
     test = threeLevels({ name: 'write_note', input: { path: 'note.txt', text: 'at once' } });
-    test.legion.tools.register(writeTool(test.root));
+    test.legion.tools.register(writeNoteTool(test.root));
     test.legion.attachUser({ medium: 'terminal', approve: async (requests) => requests.map((request) => ({ id: request.id, decision: 'approve' as const })) });
     expect(await test.legion.send(await test.legion.sessions.create(), 'Write the note')).toMatchObject({ status: 'success', reply: 'lead done' });
     const qa = one(exporter.getFinishedSpans(), 'invoke_agent qa');

@@ -3,11 +3,9 @@
 // surface prints ASKED <id> and never answers, so the parent can SIGKILL the
 // process while the approval is pending.
 // Usage: node ask-and-hang.mjs <workspace-root> <session-id>
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { Legion, defineTool } from '@legion-collective/core';
-import { ScriptedProvider } from '@legion-collective/core/testing';
+import { Legion } from '@legion-collective/core';
+import { ScriptedProvider, writeNoteTool } from '@legion-collective/core/testing';
 
 const [root, sessionId] = process.argv.slice(2);
 if (!root || !sessionId) throw new Error('usage: ask-and-hang.mjs <workspace-root> <session-id>');
@@ -16,16 +14,7 @@ const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-confi
 legion.providers.useFor('coordinator', new ScriptedProvider([{ toolCalls: [{ id: 'c1', name: 'communicate', input: { to: 'developer', message: 'write the note' } }] }], 'coordinator'));
 legion.providers.useFor('developer', new ScriptedProvider([{ toolCalls: [{ id: 'd1', name: 'write_note', input: { path: 'after-restart.txt', text: 'approved later' } }] }], 'developer'));
 legion.tools.register(
-  defineTool({
-    name: 'write_note',
-    description: 'Writes a note file',
-    effect: 'write',
-    inputSchema: z.object({ path: z.string(), text: z.string() }),
-    async execute(input) {
-      writeFileSync(join(root, input.path), input.text);
-      return { status: 'success', data: `wrote ${input.path}` };
-    },
-  }),
+  writeNoteTool(root),
 );
 legion.attachUser({
   medium: 'test',

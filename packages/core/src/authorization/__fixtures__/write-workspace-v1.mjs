@@ -10,11 +10,10 @@
 //   same conversations was approved at once (so older links exist too), then
 //   the second round pauses.
 // Usage: node write-workspace-v1.mjs <empty-directory>
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { Legion, defineTool, initWorkspace } from '@legion-collective/core';
-import { ScriptedProvider } from '@legion-collective/core/testing';
+import { Legion, initWorkspace } from '@legion-collective/core';
+import { ScriptedProvider, writeNoteTool } from '@legion-collective/core/testing';
 
 const [root] = process.argv.slice(2);
 if (!root) throw new Error('usage: write-workspace-v1.mjs <empty-directory>');
@@ -52,16 +51,7 @@ legion.providers.useFor(
   new ScriptedProvider([writeNote('d1', 'note.txt', 'from the nested session'), writeNote('d2', 'first.txt', 'one'), { text: 'wrote first.txt', usage }, writeNote('d3', 'second.txt', 'two')], 'developer'),
 );
 legion.tools.register(
-  defineTool({
-    name: 'write_note',
-    description: 'Writes a note file',
-    effect: 'write',
-    inputSchema: z.object({ path: z.string(), text: z.string() }),
-    async execute(input) {
-      writeFileSync(join(root, input.path), input.text);
-      return { status: 'success', data: `wrote ${input.path}` };
-    },
-  }),
+  writeNoteTool(root),
 );
 
 const nested = await legion.sessions.create();
