@@ -218,7 +218,9 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
     const fresh = await legion(['run', '--new-session', 'A new session from a terminal'], workspace.dir, workspace.env);
     expect(fresh.status, fresh.stderr).toBe(0);
     await page.getByTestId('nav-sessions').click();
-    await expect.poll(() => page.getByTestId('session-list').locator('> li').count()).toBe(2);
+    // Another process's session reaches the server through its follower's poll of the latest session
+    // (every second, followWorkspace's default), then the page's list refresh: more than expect.poll's 1 s default.
+    await expect.poll(() => page.getByTestId('session-list').locator('> li').count(), { timeout: 10_000 }).toBe(2);
     await page.getByTestId('search-input').fill('Pong to the terminal');
     await page.getByTestId('search-submit').click();
     await page.getByTestId('search-hits').getByText('Pong to the terminal.').waitFor();
