@@ -39,6 +39,10 @@ export default defineConfig({
     globals: true,
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // expect.poll's default of 1 s is shorter than a child process or a browser takes to show a
+    // change on a loaded 2-core CI machine; a poll still fails at once on a wrong final value only
+    // after this, so it costs nothing when the test passes.
+    expect: { poll: { timeout: 10_000 } },
     projects: [
       { extends: true, test: { name: 'files', include: ['packages/*/src/**/*.test.ts'], exclude: [...POSTGRES_TESTS, '**/node_modules/**'] } },
       // PostgreSQL's own tests, on one server the run starts (and skips them without): packages/store-postgres/README.md.
