@@ -233,7 +233,7 @@ describe.skipIf(BIN === null)('Legion in VS Code (code-server)', () => {
     scriptDelegation('Plan the release', 'List the release steps', null, 'Tag, build, publish.', 'The developer listed the release steps.');
     await workbench.chat('@legion Plan the release');
     await workbench.lastResponse().getByText('The developer listed the release steps.').waitFor({ timeout: 60_000 });
-    await page.locator('.interactive-session-followups').getByText('Continue with developer', { exact: true }).click();
+    await page.locator('.interactive-session-followups').getByText('Continue with developer', { exact: true }).click({ timeout: 60_000 });
     await workbench.lastResponse().getByText('This chat now talks to developer', { exact: false }).waitFor({ timeout: 60_000 });
     mock.on({ model: 'gpt-test', userMessage: 'Write the release script' }, { content: 'The release script is in scripts/release.sh.' });
     mock.clearRequests();
