@@ -106,7 +106,7 @@ interface Redirect {
  * One request of the chain. A redirect's answer (unless `manual`) closes its connection, as undici
  * does: its body is nobody's to read, and one that never ends must not hold a socket.
  */
-async function send({ url, method, headers, body: requestBody }: HopRequest, signal: AbortSignal | undefined, mode: RequestRedirect, redirected: boolean): Promise<NodeHttpResponse | Redirect> {
+async function send({ url, method, headers, body: requestBody }: HopRequest, signal: AbortSignal | undefined, mode: RequestInit['redirect'], redirected: boolean): Promise<NodeHttpResponse | Redirect> {
   const http = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
   // Checked after the import: an abort while it was pending fired no listener, and would be lost.
   if (signal?.aborted) throw signal.reason;
