@@ -1,4 +1,4 @@
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
 import { ROUTES, type RouteSpec } from './route-table.js';
 import { ErrorBodySchema } from './wire/errors.js';
@@ -48,6 +48,10 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Default: `Bearer <token>` is sent. */
   token?: string | null;
+  /** Opens the connection at once (telling `connected` when it is open) but writes the request only once `written` resolves. */
+  /** Default: node:http's global agent. */
+  agent?: Agent;
+  hold?: { connected: (open: Promise<void>) => void; written: Promise<void> };
 }
 
 /** A client of one running server, through node:http (fetch may not send `Host`). */
@@ -70,7 +74,7 @@ export class ApiClient {
       headers['content-type'] ??= 'application/json';
     }
     const response = await new Promise<{ status: number; headers: IncomingHttpHeaders; text: string }>((resolve, reject) => {
-      const outgoing = httpRequest({ host: '127.0.0.1', port: this.port, method, path, headers }, (incoming) => {
+      const outgoing = httpRequest({ host: '127.0.0.1', port: this.port, method, path, headers, ...(options.agent ? { agent: options.agent } : {}) }, (incoming) => {
         let text = '';
         incoming.setEncoding('utf8');
         incoming.on('data', (chunk: string) => (text += chunk));
@@ -78,7 +82,18 @@ export class ApiClient {
         incoming.on('error', reject);
       });
       outgoing.on('error', reject);
-      outgoing.end(payload);
+      const hold = options.hold;
+      if (!hold) {
+        outgoing.end(payload);
+        return;
+      }
+      hold.connected(
+        new Promise<void>((open) => {
+          outgoing.once('error', () => open());
+          outgoing.once('socket', (socket) => (socket.connecting ? socket.once('connect', () => open()) : open()));
+        }),
+      );
+      void hold.written.then(() => outgoing.end(payload));
     });
     let json: unknown;
     if (String(response.headers['content-type']).includes('application/json')) json = JSON.parse(response.text);
@@ -93,6 +108,27 @@ export class ApiClient {
 
   post(path: string, body: unknown, options: RequestOptions = {}): Promise<ApiResponse> {
     return this.request('POST', path, { ...options, body });
+  }
+
+  /**
+   * Posts each body over its own connection, all written in one tick: the server reads them in one
+   * turn of its event loop, as requests arriving together. The connections are opened (and used) first,
+   * as a new connection is read a turn after it is accepted.
+   */
+  async postTogether(path: string, bodies: unknown[]): Promise<ApiResponse[]> {
+    const agent = new Agent({ keepAlive: true });
+    try {
+      await Promise.all(bodies.map(() => this.get('/api/workspace', { agent })));
+      let write!: () => void;
+      const written = new Promise<void>((resolve) => (write = resolve));
+      const open: Array<Promise<void>> = [];
+      const answers = bodies.map((body) => this.request('POST', path, { body, agent, hold: { connected: (connection) => open.push(connection), written } }));
+      await Promise.all(open);
+      write();
+      return await Promise.all(answers);
+    } finally {
+      agent.destroy();
+    }
   }
 
   /** Opens `/api/events` (with `lastEventId` as the header when given). */

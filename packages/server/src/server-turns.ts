@@ -1,5 +1,15 @@
 import { errorMessage, type Legion, type Session, type TurnResult } from '@legion-collective/core';
 
+/** One message's hold on a conversation, from the busy check until its turn is tracked. */
+export interface TurnClaim {
+  send(session: Session, request: { from: string; to: string; text: string; conversation?: string | undefined }): void;
+  release(): void;
+}
+
+function claimKey(sessionId: string, conversationId: string): string {
+  return `${sessionId}\0${conversationId}`;
+}
+
 interface RunningTurn {
   sessionId: string;
   conversationId: string;
@@ -13,12 +23,40 @@ interface RunningTurn {
  */
 export class ServerTurns {
   private readonly running = new Set<RunningTurn>();
+  /** Conversations a message was let into whose turn has not started yet (`session\0conversation`). */
+  private readonly claimed = new Set<string>();
 
   constructor(private readonly legion: Legion) {}
 
   busy(sessionId: string, conversationId: string): boolean {
+    if (this.claimed.has(claimKey(sessionId, conversationId))) return true;
     for (const turn of this.running) if (turn.sessionId === sessionId && turn.conversationId === conversationId) return true;
     return false;
+  }
+
+  /**
+   * Takes the conversation for one message at once, before the caller awaits anything (such as
+   * asking whether another process runs a turn there): two messages arriving together cannot both
+   * find it free. Undefined when it is taken; else send with the claim, or release it.
+   */
+  claim(sessionId: string, conversationId: string): TurnClaim | undefined {
+    if (this.busy(sessionId, conversationId)) return undefined;
+    const key = claimKey(sessionId, conversationId);
+    this.claimed.add(key);
+    let open = true;
+    const release = (): void => {
+      if (open) this.claimed.delete(key);
+      open = false;
+    };
+    return {
+      release,
+      send: (session, request) => {
+        if (!open) throw new Error(`The claim on conversation ${conversationId} was released; claim it again to send.`);
+        // Tracked before the claim goes, so the conversation is busy throughout.
+        this.send(session, request, conversationId);
+        release();
+      },
+    };
   }
 
   /** Sends in the background; what becomes of it is told by events (a failure as `error:raised`). */

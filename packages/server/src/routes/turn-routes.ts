@@ -31,10 +31,18 @@ export function turnRoutes(app: Hono, server: ServerContext): void {
       throw new ApiError(400, 'bad_request', error instanceof LegionError ? error.message : String(error));
     }
     // One message at a time per conversation: a turn running here or in another process makes this one wait, so say so now.
-    if (turns.busy(session.id, conversationId) || (await session.turnIsLive(conversationId))) {
-      throw new ApiError(409, 'conversation_busy', `Conversation "${conversationId}" is busy with another message. Wait for its turn to end (or cancel it), or send in a conversation of another name to work in parallel.`);
+    // Claimed before the await, so that of two messages arriving together the second is refused too.
+    const busy = (): ApiError =>
+      new ApiError(409, 'conversation_busy', `Conversation "${conversationId}" is busy with another message. Wait for its turn to end (or cancel it), or send in a conversation of another name to work in parallel.`);
+    const claim = turns.claim(session.id, conversationId);
+    if (!claim) throw busy();
+    try {
+      if (await session.turnIsLive(conversationId)) throw busy();
+    } catch (error) {
+      claim.release();
+      throw error;
     }
-    turns.send(session, { from, to, text: body.text, conversation: body.conversation }, conversationId);
+    claim.send(session, { from, to, text: body.text, conversation: body.conversation });
     return { accepted: true as const, conversationId };
   });
 
