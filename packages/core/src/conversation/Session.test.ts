@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { createTestLegion, mockParticipant, userParticipant, type TestLegion } from '../testing/index.js';
+import { agentParticipant, createTestLegion, mockParticipant, userParticipant, type TestLegion } from '../testing/index.js';
 import { textOf } from '../message.js';
 
 const openDescriptors = (): number => readdirSync('/proc/self/fd').length;
@@ -27,14 +27,36 @@ describe('a long-lived session', () => {
   });
 
   it('never releases a conversation whose turn is still running', async () => {
-    test = createTestLegion({ participants: [userParticipant(), mockParticipant('slow', [{ trigger: 'wait', response: 'waited', delayMs: 200 }], 'quick')] });
+    // The busy conversation's turn waits on the test, not on a clock: it is running for as long as the test needs.
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    let turnEnded = false;
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('slow'), mockParticipant('echo', [{ trigger: '*', response: 'heard' }])],
+      scripts: { slow: [async () => (started(), await finished, (turnEnded = true), { text: 'waited' }), { text: 'quick' }] },
+    });
     const session = await test.legion.sessions.create();
     const waiting = session.send({ from: 'user', to: 'slow', message: 'wait for me', conversation: 'busy' });
-    for (let index = 0; index < 100; index++) await session.send({ from: 'user', to: 'slow', message: `n${index}`, conversation: `other${index}` });
-    // A second message on the busy conversation queues behind the running turn (same object, same in-process queue).
-    const queued = session.send({ from: 'user', to: 'slow', message: 'after', conversation: 'busy' });
-    expect(await waiting).toMatchObject({ status: 'success', reply: 'waited' });
-    expect(await queued).toMatchObject({ status: 'success', reply: 'quick' });
+    try {
+      await running;
+      // Enough other conversations to release every idle one.
+      for (let index = 0; index < 100; index++) await session.send({ from: 'user', to: 'echo', message: `n${index}`, conversation: `other${index}` });
+      // A second message on the busy conversation queues behind the running turn (same object, same in-process queue).
+      const queued = session.send({ from: 'user', to: 'slow', message: 'after', conversation: 'busy' });
+      // Asked not to wait, a message is refused by that queue: the turn in this process, not only its lease, holds the conversation.
+      await expect(session.send({ from: 'user', to: 'slow', message: 'now?', conversation: 'busy', ifBusy: 'fail' })).rejects.toMatchObject({
+        code: 'conversation_busy',
+        details: { holder: 'a turn in this process' },
+      });
+      expect(turnEnded).toBe(false);
+      finish();
+      expect(await waiting).toMatchObject({ status: 'success', reply: 'waited' });
+      expect(await queued).toMatchObject({ status: 'success', reply: 'quick' });
+    } finally {
+      finish();
+    }
     const history = await session.conversation({ initiator: 'user', responder: 'slow', name: 'busy' }).history();
     expect(history.map((message) => textOf(message))).toEqual(['wait for me', 'waited', 'after', 'quick']);
   });
