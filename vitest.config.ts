@@ -21,6 +21,7 @@ const ON_EVERY_BACKEND = [
   'packages/core/src/tools/builtin/collective/collective-tools.test.ts',
   'packages/core/src/context/context-relief.test.ts',
   'packages/core/src/runtime/tool-offer.test.ts',
+  'packages/server/src/busy-race.test.ts',
 ];
 
 const POSTGRES_TESTS = ['packages/store-postgres/src/**/*.test.ts'];

@@ -147,31 +147,6 @@ describe('legion serve API, on a real server over a real Legion', () => {
     test.assertScriptsDone();
   });
 
-  it('refuses exactly one of two messages sent into one conversation at the same moment', async () => {
-    // The first turn holds until both answers are in: whichever message got in, its turn is still running when the other is judged.
-    let release!: () => void;
-    const bothAnswered = new Promise<void>((resolve) => (release = resolve));
-    await open([async () => (await bothAnswered, { text: 'first' }), { text: 'second' }]);
-    const id = await newSession();
-    stream = api.events({ session: id });
-    await stream.opened;
-    let statuses: number[];
-    try {
-      const answers = await api.postTogether(`/api/sessions/${id}/messages`, [{ text: 'one' }, { text: 'two' }]);
-      statuses = answers.map((answer) => answer.status).sort();
-      expect(answers.find((answer) => answer.status === 409)?.json).toMatchObject({ error: { code: 'conversation_busy' } });
-    } finally {
-      release();
-    }
-    expect(statuses).toEqual([202, 409]);
-    await turnEnd(stream, 'lead');
-    expect(stream.legion().filter((event) => event.type === 'error:raised')).toEqual([]);
-    // The one let in ran alone; the conversation is free again for the next.
-    expect((await api.post(`/api/sessions/${id}/messages`, { text: 'three' })).status).toBe(202);
-    await turnEnd(stream, 'lead', 2);
-    test.assertScriptsDone();
-  });
-
   it('reads usage once per usage:report, for every client that asks, and again after the next one', async () => {
     await open([{ text: 'first', usage }, { text: 'second', usage: { inputTokens: 7, outputTokens: 3 } }]);
     const id = await newSession();
