@@ -506,6 +506,37 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expect(JSON.stringify(request.messages?.at(-1)?.content)).toContain('Referenced workspace files: docs/release-plan.md');
   }, 60_000);
 
+  it('Enter on a message ending in an @reference does the same whether the file list showed first or not', async () => {
+    mock.on({ model: 'claude-test', userMessage: 'Read @notes.md' }, { content: 'Read the notes.' });
+    writeFileSync(join(workspace.dir, 'notes.md'), '# notes\n');
+    writeFileSync(join(workspace.dir, 'notes.md.old'), '# old notes\n');
+    await startRepl();
+    const sentTexts = (): string[] => mock.getRequests().map((request) => JSON.stringify((request.body as { messages?: JournalMessage[] }).messages?.at(-1)?.content));
+    // Naming an existing file exactly, it is sent as typed: typed and sent at once (Enter before the list, unless the machine is slow)...
+    terminal.type('Read @notes.md first');
+    await terminal.waitForCount('coordinator: Read the notes.', 1);
+    // ...and with the list shown (notes.md and notes.md.old) before Enter.
+    terminal.type('Read @notes.md', false);
+    await terminal.waitFor(/notes\.md\.old/);
+    terminal.keys('Enter');
+    await terminal.waitForCount('coordinator: Read the notes.', 2);
+    expect(sentTexts().filter((text) => text.includes('Read @notes.md') && text.includes('Referenced workspace files: notes.md'))).toHaveLength(2);
+    // Naming no file, Enter fills in the first completion and sends nothing, with the list shown or not.
+    const requests = mock.getRequests().length;
+    let after = terminal.screen().lastIndexOf('Read the notes.');
+    terminal.type('Read @notes.m');
+    await terminal.waitFor(/─\nRead @notes\.md\s/, after);
+    // Now naming a file exactly, the filled-in reference is sent by the next Enter.
+    terminal.keys('Enter');
+    await terminal.waitForCount('coordinator: Read the notes.', 3);
+    after = terminal.screen().lastIndexOf('Read the notes.');
+    terminal.type('Read @notes.m', false);
+    await terminal.waitFor(/notes\.md\.old/, after);
+    terminal.keys('Enter');
+    await terminal.waitFor(/─\nRead @notes\.md\s/, after);
+    expect(mock.getRequests()).toHaveLength(requests + 1);
+  }, 60_000);
+
   it('a provider SDK writing to the console (a model deprecation warning) prints above the input, not over it', async () => {
     useModel('coordinator', { provider: 'anthropic', model: 'claude-sonnet-4-5', baseURL: mock.url });
     mock.on({ userMessage: 'Hello there' }, { content: 'Hello back.' });

@@ -6,6 +6,7 @@ import { Activity, describeCall } from './activity.js';
 import { DOUBLE_PRESS_MS, type EarlyInput } from './early-input.js';
 import { WorkspaceFileCompletion } from './file-completion.js';
 import { withFileReferences } from './file-references.js';
+import { enterOnReference } from './reference-enter.js';
 import { clip } from './format.js';
 import { HistorySearch } from './history-search.js';
 import { InputHistory } from './input-history.js';
@@ -53,6 +54,8 @@ class Repl implements ReplControl {
   /** A `!command` running: Ctrl-C stops it. */
   private shellRun: AbortController | undefined;
   private lastCtrlC = 0;
+  /** Whether the user moved in the completion list since typing (reference-enter.ts). */
+  private listChosen = false;
   private finished!: (code: number) => void;
   private readonly detach: Array<() => void> = [];
   private follower: (() => void) | undefined;
@@ -218,12 +221,30 @@ class Repl implements ReplControl {
       }
       return true;
     }
+    // ↑/↓ in the completion list choose an entry other than the first; any other key but Enter starts afresh.
+    if (matchesKey(data, 'up') || matchesKey(data, 'down')) this.listChosen ||= this.screen.editor.isShowingAutocomplete();
+    else if (!matchesKey(data, 'enter')) this.listChosen = false;
     // A command argument typed in full is sent by Enter, not replaced by the first suggestion (Tab takes one).
     const text = this.screen.editor.getText();
     if (matchesKey(data, 'enter') && this.screen.editor.isShowingAutocomplete() && /^\/\S+\s+\S/.test(text) && !/\s$/.test(text)) {
       this.screen.editor.setText('');
       void this.submit(text.trim()).catch((error: unknown) => this.print(style.red(`error: ${errorMessage(error)}`)));
       return true;
+    }
+    // A message ending in `@path`: Enter does the same whether the file list showed first or not (reference-enter.ts).
+    if (matchesKey(data, 'enter') && !text.startsWith('/') && this.cursorAtEnd()) {
+      const outcome = enterOnReference(text, this.legion.paths.root);
+      if (outcome?.action === 'send') {
+        const message = this.screen.editor.getExpandedText().trim();
+        this.screen.editor.setText('');
+        void this.submit(message).catch((error: unknown) => this.print(style.red(`error: ${errorMessage(error)}`)));
+        return true;
+      }
+      // The first completion, whether or not the list (which puts it first too) is drawn yet; one chosen in it with ↑/↓ is the editor's to take.
+      if (outcome?.action === 'complete' && !this.listChosen) {
+        this.screen.setInput(outcome.text);
+        return true;
+      }
     }
     if (matchesKey(data, 'ctrl+d') && empty) {
       this.quit();
@@ -239,6 +260,12 @@ class Repl implements ReplControl {
       return true;
     }
     return false;
+  }
+
+  private cursorAtEnd(): boolean {
+    const lines = this.screen.editor.getLines();
+    const cursor = this.screen.editor.getCursor();
+    return cursor.line === lines.length - 1 && cursor.col === (lines.at(-1) ?? '').length;
   }
 
   private async submit(text: string): Promise<void> {

@@ -194,6 +194,12 @@ export class Screen {
     this.tui.requestRender();
   }
 
+  /** Replaces what the input holds and draws it (a key the REPL takes from the editor draws nothing by itself). */
+  setInput(text: string): void {
+    this.editor.setText(text);
+    this.tui.requestRender();
+  }
+
   setHint(text: string): void {
     this.hint.setText(text ? style.cyan(text) : '');
     this.tui.requestRender();
