@@ -5,7 +5,7 @@
 // on 127.0.0.1 in this process, and the demo. The commands run in interleaved rounds, so a burst
 // of load on a shared machine hits all of them alike, and every figure is also given as
 // "node + X": Legion's own cost over a bare node start measured in the same run. Beside wall-clock
-// time, each process's CPU time (all threads, reported by cpu-usage-preload.mjs, preloaded into
+// time, each process's CPU time (all threads, reported by cpu-usage-preload.cjs, preloaded into
 // every process alike) shows the cost when the machine is too busy for wall-clock figures to mean much.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -23,7 +23,7 @@ const SESSIONS = 4;
 const VERSION = JSON.parse(readFileSync(join(ROOT, 'packages', 'cli', 'package.json'), 'utf8')).version;
 /** The node:http server's reply, so `legion run` can check it printed the model's text. */
 const REPLY = 'pong';
-const PRELOAD = ['--import', fileURLToPath(new URL('./cpu-usage-preload.mjs', import.meta.url))];
+const PRELOAD = ['--require', fileURLToPath(new URL('./cpu-usage-preload.cjs', import.meta.url))];
 /**
  * A directory: every run also writes a V8 CPU profile (`--cpu-prof`) to its command's folder in it,
  * to see where start-up goes. Each command's options stay the same from run to run, since they
