@@ -78,6 +78,18 @@ describe('the bundled legion binary loads only what a command needs', () => {
     expect(run.loaded.filter((file) => packagesIn(file).has('gpt-tokenizer'))).toEqual([]);
   });
 
+  it('a command never starts Node\'s ES module loader, whether run as npm links it (bin/legion.js) or as dist/legion.js', () => {
+    // A CommonJS probe, so that nothing but the command could start the loader; it reports, at exit, whether the loader translated any module.
+    const probe = join(workspace.dir, 'esm-probe.cjs');
+    writeFileSync(probe, "process.on('exit', () => process.stderr.write(`ESM_TRANSLATORS ${process.moduleLoadList.includes('NativeModule internal/modules/esm/translators')}\\n`));\n");
+    for (const entry of [join(DIST, '..', 'bin', 'legion.js'), LEGION]) {
+      const result = spawnSync(process.execPath, ['--require', probe, entry, 'sessions'], { cwd: workspace.dir, env: { ...process.env, ...workspace.env() }, encoding: 'utf8' });
+      expect(result.status, result.stderr).toBe(0);
+      expect(result.stdout).toContain('No sessions yet');
+      expect(result.stderr, entry).toContain('ESM_TRANSLATORS false');
+    }
+  });
+
   it('legion run far below every context threshold does not load the tokenizer, and loads it once a request must be counted', async () => {
     const participant = join(workspace.dir, '.legion/collective/participants/coordinator.json');
     writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-opus-4-5-20251101' } }));
