@@ -88,22 +88,32 @@ describe.skipIf(BIN === null)('Legion in VS Code (code-server)', () => {
     scriptDelegation('Add a health check', 'Create src/health.ts', null, 'I created src/health.ts.', reply, { latency: 60, chunkSize: 4 });
     await workbench.openChat();
     // Every state of the reply the chat shows, to tell a streamed reply from one shown whole at the end.
-    await page.evaluate(`
-      window.replyStates = [];
-      new MutationObserver(() => {
-        const responses = document.querySelectorAll('.interactive-item-container.interactive-response');
-        const text = responses[responses.length - 1]?.textContent ?? '';
-        const at = text.indexOf('The dev');
-        if (at >= 0 && text.slice(at) !== window.replyStates[window.replyStates.length - 1]) window.replyStates.push(text.slice(at));
-      }).observe(document.body, { subtree: true, childList: true, characterData: true });
-    `);
+    await workbench.recordReplyStates('The dev');
     await workbench.chat('@legion Add a health check');
     const response = workbench.lastResponse();
     await response.getByText('Nothing else changed in the project.', { exact: false }).waitFor({ timeout: 60_000 });
     expect(await response.textContent()).toContain('coordinator → developer: delegating');
-    const states = (await page.evaluate('window.replyStates')) as string[];
+    const states = await workbench.replyStates();
     expect(states.filter((state) => state.length < reply.length).length, states.join(' | ')).toBeGreaterThan(1);
   }, TEST_MS);
+
+  /** The log of one conversation (by id) in every session of the workspace, as text. */
+  function conversation(id: string): string {
+    const sessions = join(folder, '.legion', 'sessions');
+    return readdirSync(sessions, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && entry.name === `${id}.jsonl`)
+      .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8'))
+      .join('\n');
+  }
+
+  /** Every session's approvals log, as text. */
+  function approvalLogs(): string {
+    const sessions = join(folder, '.legion', 'sessions');
+    return readdirSync(sessions, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && entry.name === 'approvals.jsonl')
+      .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8'))
+      .join('\n');
+  }
 
   /** Every conversation log of the workspace's sessions, as text. */
   function logs(): string {
@@ -141,6 +151,34 @@ describe.skipIf(BIN === null)('Legion in VS Code (code-server)', () => {
     await response.getByText('secrets.txt was refused.').waitFor({ timeout: 60_000 });
     expect(existsSync(join(folder, 'secrets.txt'))).toBe(false);
     expect(logs()).toContain('keep secrets out of the repository');
+  }, TEST_MS);
+
+  it('"Approve always" in the chat saves a rule (shown there, listed by legion approvals rules); the same call again runs without asking', async () => {
+    const write = (id: string) => ({ toolCalls: [{ id, name: 'file_write', arguments: JSON.stringify({ path: 'CHANGELOG.md', content: '# Changes\n' }) }] });
+    scriptDelegation('Start the changelog', 'Create CHANGELOG.md', write('call_changelog'), 'I wrote CHANGELOG.md.', 'CHANGELOG.md is started.');
+    await workbench.chat('@legion Start the changelog');
+    let response = workbench.lastResponse();
+    await response.getByText('developer wants to run').waitFor({ timeout: 60_000 });
+    await response.getByRole('button', { name: 'Approve always' }).click();
+    await response.getByText('CHANGELOG.md is started.').waitFor({ timeout: 60_000 });
+    expect(readFileSync(join(folder, 'CHANGELOG.md'), 'utf8')).toBe('# Changes\n');
+    // The user sees the rule: in the chat, with how to list and remove it, and from a terminal.
+    expect(await response.textContent()).toMatch(/Saved rule rule_\S+: developer may run file_write on CHANGELOG\.md without asking/);
+    const listed = JSON.parse(execFileSync(process.execPath, [LEGION, 'approvals', 'rules', '--json'], { cwd: folder, encoding: 'utf8' })) as { rules: Array<{ id: string }> };
+    expect(listed.rules).toEqual([expect.objectContaining({ participant: 'developer', tool: 'file_write', pattern: 'CHANGELOG.md', createdBy: 'user', medium: 'vscode' })]);
+    expect(readdirSync(join(folder, '.legion', 'collective', 'approval-rules'))).toEqual([`${listed.rules[0]!.id}.json`]);
+    // The same call by the agent later: nobody is asked, and it runs.
+    rmSync(join(folder, 'CHANGELOG.md'));
+    mock.clearFixtures();
+    scriptDelegation('Restore the changelog', 'Write CHANGELOG.md once more', write('call_changelog_again'), 'I wrote CHANGELOG.md once more.', 'CHANGELOG.md is back.');
+    await workbench.chat('@legion Restore the changelog');
+    response = workbench.lastResponse();
+    await response.getByText('CHANGELOG.md is back.').waitFor({ timeout: 60_000 });
+    expect(await response.textContent()).not.toContain('wants to run');
+    expect(readFileSync(join(folder, 'CHANGELOG.md'), 'utf8')).toBe('# Changes\n');
+    // Not even recorded as a request: the rule decided it before anyone was asked.
+    expect(approvalLogs()).toContain('"toolUseId":"call_changelog"');
+    expect(approvalLogs()).not.toContain('call_changelog_again');
   }, TEST_MS);
 
   it('shows an agent\'s question in the chat; the answer given there reaches the agent', async () => {
@@ -191,9 +229,46 @@ describe.skipIf(BIN === null)('Legion in VS Code (code-server)', () => {
     expect(logs()).toContain('the login page is slow (reported by the tool client)');
   }, TEST_MS);
 
+  it('a follow-up "Continue with developer" after a delegated reply sends the chat\'s next message to the developer', async () => {
+    scriptDelegation('Plan the release', 'List the release steps', null, 'Tag, build, publish.', 'The developer listed the release steps.');
+    await workbench.chat('@legion Plan the release');
+    await workbench.lastResponse().getByText('The developer listed the release steps.').waitFor({ timeout: 60_000 });
+    await page.locator('.interactive-session-followups').getByText('Continue with developer', { exact: true }).click({ timeout: 60_000 });
+    await workbench.lastResponse().getByText('This chat now talks to developer', { exact: false }).waitFor({ timeout: 60_000 });
+    mock.on({ model: 'gpt-test', userMessage: 'Write the release script' }, { content: 'The release script is in scripts/release.sh.' });
+    mock.clearRequests();
+    await workbench.chat('@legion Write the release script');
+    await workbench.lastResponse().getByText('The release script is in scripts/release.sh.').waitFor({ timeout: 60_000 });
+    // The developer's model was asked, in the user's own conversation with the developer; the entry agent's was not.
+    const asked = mock.getRequests().map((entry) => entry.body as { model?: string });
+    expect(asked.map((body) => body.model)).toEqual(['gpt-test']);
+    expect(JSON.stringify(asked[0])).toContain('Write the release script');
+    expect(conversation('user__developer')).toContain('Write the release script');
+    expect(conversation('user__coordinator')).not.toContain('Write the release script');
+    // Back to the entry agent, for the scenarios after this one.
+    await workbench.chat('@legion /to coordinator');
+    await workbench.lastResponse().getByText('This chat now talks to coordinator', { exact: false }).waitFor({ timeout: 60_000 });
+  }, TEST_MS);
+
   it('runs an agent on a model the editor offers (vscode-lm)', async () => {
     await workbench.chat('@legion /to reviewer Say hello');
     await workbench.lastResponse().getByText('scripted model reply').waitFor({ timeout: 60_000 });
+  }, TEST_MS);
+
+  it("runs the editor's model's tool call (vscode-lm): Legion runs the file_read it asks for, the result goes back to the model, and its reply streams into the chat", async () => {
+    await workbench.recordReplyStates('The model read it');
+    await workbench.chat('@legion /to reviewer Please read the file editor-notes.txt');
+    const response = workbench.lastResponse();
+    await response.getByText('Done reading.', { exact: false }).waitFor({ timeout: 60_000 });
+    const text = await response.textContent();
+    expect(text).toContain('reviewer: file_read editor-notes.txt');
+    // The model's reply quotes what Legion's file_read returned for its call.
+    expect(text).toMatch(/The model read it \(lm_call_read\): [^]*notes the editor agent reads[^]*Done reading\./);
+    const states = await workbench.replyStates();
+    expect(states.filter((state) => !state.includes('Done reading.')).length, states.join(' | ')).toBeGreaterThan(1);
+    const log = conversation('user__reviewer');
+    expect(log).toContain('"toolUseId":"lm_call_read"');
+    expect(log).toContain('notes the editor agent reads');
   }, TEST_MS);
 
   it('offers Legion to the editor\'s own agents as a tool (legion.offerToolsToEditor)', async () => {

@@ -75,6 +75,29 @@ export class Workbench {
     return this.page.locator('.interactive-item-container.interactive-response').last();
   }
 
+  /**
+   * From now on records each text the last chat response shows from `marker` on, to tell a reply
+   * that streamed in from one shown whole at the end (`replyStates`).
+   */
+  async recordReplyStates(marker: string): Promise<void> {
+    await this.page.evaluate(`
+      window.replyStates = [];
+      window.replyObserver?.disconnect();
+      window.replyObserver = new MutationObserver(() => {
+        const responses = document.querySelectorAll('.interactive-item-container.interactive-response');
+        const text = responses[responses.length - 1]?.textContent ?? '';
+        const at = text.indexOf(${JSON.stringify(marker)});
+        if (at >= 0 && text.slice(at) !== window.replyStates[window.replyStates.length - 1]) window.replyStates.push(text.slice(at));
+      });
+      window.replyObserver.observe(document.body, { subtree: true, childList: true, characterData: true });
+    `);
+  }
+
+  /** What `recordReplyStates` saw, in order. */
+  async replyStates(): Promise<string[]> {
+    return (await this.page.evaluate('window.replyStates')) as string[];
+  }
+
   webview(): FrameLocator {
     return this.page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
   }

@@ -1,20 +1,23 @@
-import type { LegionEvent, Session } from '@legion-collective/core';
+import type { Legion, LegionEvent, Session } from '@legion-collective/core';
 import * as vscode from 'vscode';
+import { describeSavedRule } from './approval-rule-line.js';
 import { parseChatRequest } from './chat-request.js';
+import { chatTarget, followupAgents, type ChatResultMetadata } from './chat-target.js';
 import { entryAgentFor, readEditorSettings } from './editor-settings.js';
 import { describeToolCall, escapeMarkdown } from './tool-call-line.js';
-import type { ChatUserSurface } from './chat-surface.js';
+import { MEDIUM, type ChatUserSurface } from './chat-surface.js';
 import type { LegionHost } from './legion-host.js';
 
 interface LegionChatResult extends vscode.ChatResult {
-  metadata: { participants: string[] };
+  metadata: ChatResultMetadata;
 }
 
 /** `@legion`: the chat's messages go to the collective's entry agent (or `/to <agent>`), as the REPL sends them. */
 export function registerChatParticipant(host: LegionHost, surface: ChatUserSurface): vscode.Disposable {
-  const participant = vscode.chat.createChatParticipant('legion-collective.legion', async (request, _context, stream, token) => {
+  const participant = vscode.chat.createChatParticipant('legion-collective.legion', async (request, context, stream, token) => {
     try {
-      return await handle(host, surface, request, stream, token);
+      const current = chatTarget(context.history.flatMap((turn) => (turn instanceof vscode.ChatResponseTurn ? [turn.result.metadata] : [])));
+      return await handle(host, surface, request, current, stream, token);
     } catch (error) {
       // Legion's errors name the problem and the fix (a broken config file, an unknown agent): the chat shows them as they are.
       stream.markdown(`\n\n**Legion:** ${error instanceof Error ? error.message : String(error)}`);
@@ -23,13 +26,14 @@ export function registerChatParticipant(host: LegionHost, surface: ChatUserSurfa
   });
   participant.iconPath = new vscode.ThemeIcon('organization');
   participant.followupProvider = {
-    provideFollowups: (result: LegionChatResult) =>
-      (result.metadata?.participants ?? []).map((agent) => ({ prompt: `${agent} `, command: 'to', label: `Continue with ${agent}` })),
+    // VS Code sends a follow-up at once, as `/to <agent>` alone: the chat's next messages go to that agent.
+    provideFollowups: (result: vscode.ChatResult) => followupAgents(result.metadata).map((agent) => ({ prompt: agent, command: 'to', label: `Continue with ${agent}` })),
   };
   return participant;
 }
 
-async function handle(host: LegionHost, surface: ChatUserSurface, request: vscode.ChatRequest, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<LegionChatResult> {
+/** `current`: the agent this chat talks to since its last `/to <agent>`, if any (else the entry agent). */
+async function handle(host: LegionHost, surface: ChatUserSurface, request: vscode.ChatRequest, current: string | undefined, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<LegionChatResult> {
   const none: LegionChatResult = { metadata: { participants: [] } };
   if (!host.hasWorkspace()) {
     stream.markdown('This workspace has no `.legion/` folder yet.\n\n');
@@ -44,7 +48,7 @@ async function handle(host: LegionHost, surface: ChatUserSurface, request: vscod
       return none;
     case 'agents': {
       const entry = legion.entryAgentId();
-      const lines = legion.collective.list().map((member) => `- **${member.id}** (${member.type}${member.type === 'agent' ? `, ${member.model?.provider ?? "?"} / ${member.model?.model ?? "?"}` : ''})${member.id === entry ? ' — entry agent' : ''}${member.description ? `: ${member.description}` : ''}`);
+      const lines = legion.collective.list().map((member) => `- **${member.id}** (${member.type}${member.type === 'agent' ? `, ${member.model?.provider ?? "?"} / ${member.model?.model ?? "?"}` : ''})${member.id === entry ? ' — entry agent' : ''}${member.id === current ? ' — this chat talks to it' : ''}${member.description ? `: ${member.description}` : ''}`);
       stream.markdown(lines.join('\n'));
       return none;
     }
@@ -71,20 +75,33 @@ async function handle(host: LegionHost, surface: ChatUserSurface, request: vscod
       stream.markdown(`| participant | calls | input | output | cost |\n|---|---|---|---|---|\n${rows.join('\n')}\n\n**Total: $${usage.total.costUsd.toFixed(4)}** over ${usage.total.calls} model calls.`);
       return none;
     }
+    case 'switch': {
+      const member = legion.collective.get(intent.to);
+      if (member?.type !== 'agent' && member?.type !== 'mock') return noAgent(legion, intent.to, stream);
+      stream.markdown(`This chat now talks to **${escapeMarkdown(intent.to)}**: your next messages here go to it (\`/to ${entryAgent(legion)}\` goes back to the entry agent).`);
+      return { metadata: { participants: [], target: intent.to } };
+    }
     case 'send':
-      return send(host, surface, intent.message, intent.to, stream, token);
+      return send(host, surface, intent.message, intent.to ?? current, stream, token);
   }
+}
+
+/** The agent a chat that never switched talks to: the config files' entry agent, else the editor's setting, else the collective's. */
+function entryAgent(legion: Legion): string {
+  const settings = readEditorSettings((key) => vscode.workspace.getConfiguration('legion').get(key));
+  return entryAgentFor(legion.config.entryAgent ? legion.entryAgentId() : undefined, settings, () => legion.entryAgentId());
+}
+
+function noAgent(legion: Legion, target: string, stream: vscode.ChatResponseStream): LegionChatResult {
+  stream.markdown(`There is no agent "${escapeMarkdown(target)}" in the collective: use one of ${legion.collective.agents().map((agent) => `\`${agent.id}\``).join(', ')}.`);
+  return { metadata: { participants: [] } };
 }
 
 async function send(host: LegionHost, surface: ChatUserSurface, message: string, to: string | undefined, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<LegionChatResult> {
   const legion = await host.start();
-  const settings = readEditorSettings((key) => vscode.workspace.getConfiguration('legion').get(key));
-  const target = to ?? entryAgentFor(legion.config.entryAgent ? legion.entryAgentId() : undefined, settings, () => legion.entryAgentId());
+  const target = to ?? entryAgent(legion);
   const member = legion.collective.get(target);
-  if (member?.type !== 'agent' && member?.type !== 'mock') {
-    stream.markdown(`There is no agent "${target}" in the collective: use one of ${legion.collective.agents().map((agent) => `\`${agent.id}\``).join(', ')}.`);
-    return { metadata: { participants: [] } };
-  }
+  if (member?.type !== 'agent' && member?.type !== 'mock') return noAgent(legion, target, stream);
   const session = await host.session();
   const user = legion.collective.defaultUser()?.id ?? 'user';
   const participants = new Set<string>([target]);
@@ -118,6 +135,10 @@ function show(event: LegionEvent, session: Session, user: string, target: string
       return false;
     case 'turn:start':
       if (event.participantId !== user) participants.add(event.participantId);
+      return false;
+    case 'approval:decided':
+      // Said where it was decided: which rule was saved, and how to see and revoke it.
+      if (event.ruleId && !event.remote && event.medium === MEDIUM) stream.markdown(`\n\n${describeSavedRule({ ...event, ruleId: event.ruleId })}\n\n`);
       return false;
     case 'tool:call': {
       const line = describeToolCall(event.participantId, event.toolUse.name, event.toolUse.input);

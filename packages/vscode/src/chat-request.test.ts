@@ -10,8 +10,15 @@ describe('parseChatRequest', () => {
     expect(parseChatRequest(undefined, '/to @developer fix\nthe build')).toEqual({ kind: 'send', to: 'developer', message: 'fix\nthe build' });
   });
 
-  it('says how to use /to when the agent or message is missing', () => {
-    expect(parseChatRequest('to', 'developer')).toMatchObject({ kind: 'invalid', problem: expect.stringContaining('/to <agent> <message>') });
+  it('says how to use /to when the agent is missing', () => {
+    expect(parseChatRequest('to', '  ')).toMatchObject({ kind: 'invalid', problem: expect.stringContaining('/to <agent> [message]') });
+    expect(parseChatRequest(undefined, '/to')).toMatchObject({ kind: 'invalid', problem: expect.stringContaining('/to <agent> [message]') });
+  });
+
+  it('reads /to <agent> without a message (what a "Continue with" follow-up sends) as switching the chat to that agent', () => {
+    expect(parseChatRequest('to', 'developer')).toEqual({ kind: 'switch', to: 'developer' });
+    expect(parseChatRequest('to', '@developer ')).toEqual({ kind: 'switch', to: 'developer' });
+    expect(parseChatRequest(undefined, '@legion /to reviewer')).toEqual({ kind: 'switch', to: 'reviewer' });
   });
 
   it('reads a repeated @legion mention as the participant, not as text', () => {

@@ -1,6 +1,8 @@
 /** What one `@legion` chat request asks for, from its slash command and text. */
 export type ChatIntent =
   | { kind: 'send'; to?: string | undefined; message: string }
+  /** `/to <agent>` alone: this chat's next messages go to that agent (as the REPL's `/to`). */
+  | { kind: 'switch'; to: string }
   | { kind: 'agents' }
   | { kind: 'sessions' }
   | { kind: 'new'; title?: string | undefined }
@@ -31,9 +33,9 @@ export function parseChatRequest(command: string | undefined, prompt: string): C
       if (text.length === 0) return { kind: 'invalid', problem: 'The message is empty: type what the collective should do, or /to <agent> <message>.' };
       return { kind: 'send', message: text };
     case 'to': {
-      const match = /^@?([A-Za-z0-9_.-]+)\s+([\s\S]+)$/.exec(text);
-      if (!match) return { kind: 'invalid', problem: 'Usage: /to <agent> <message> (for example /to developer add a health check).' };
-      return { kind: 'send', to: match[1], message: match[2]!.trim() };
+      const match = /^@?([A-Za-z0-9_.-]+)(?:\s+([\s\S]+))?$/.exec(text);
+      if (!match) return { kind: 'invalid', problem: 'Usage: /to <agent> [message]: with a message, sends it to that agent (for example /to developer add a health check); alone, this chat talks to that agent from then on.' };
+      return match[2] === undefined ? { kind: 'switch', to: match[1]! } : { kind: 'send', to: match[1], message: match[2].trim() };
     }
     case 'agents':
     case 'sessions':

@@ -9,9 +9,10 @@ describe('editor settings as a config layer', () => {
     expect(entryAgentFor(undefined, settings({ entryAgent: '' }), () => 'coordinator')).toBe('coordinator');
   });
 
-  it('makes "Approve always" a session grant unless the setting asks for a rule', () => {
-    expect(rememberFor(settings({}))).toBe('session');
+  it('makes "Approve always" a rule (as the terminal\'s [a]) unless the setting asks for a session grant', () => {
+    expect(rememberFor(settings({}))).toBe('always');
     expect(rememberFor(settings({ approveAlways: 'rule' }))).toBe('always');
+    expect(rememberFor(settings({ approveAlways: 'session' }))).toBe('session');
     // A hand-edited wrong value is the safer default, not an error in the middle of an approval.
     expect(rememberFor(settings({ approveAlways: 'forever' }))).toBe('session');
     expect(settings({ entryAgent: 42 }).entryAgent).toBe('');

@@ -9,8 +9,12 @@ import { z } from 'zod';
 export const EditorSettingsSchema = z.object({
   /** The agent `@legion` messages go to when neither config file names an entry agent. */
   entryAgent: z.string().trim().default(''),
-  /** What "Approve always" in the chat makes: `session` (this tool for this requester, this session — as the terminal's "always") or `rule` (a persistent "approve always" rule). */
-  approveAlways: z.enum(['session', 'rule']).catch('session'),
+  /**
+   * What "Approve always" in the chat makes: `rule` (a persistent "approve always" rule for the
+   * call's command or path, as the terminal's [a]) or `session` (this tool for this requester,
+   * this session, as the terminal's [s]). A value of the wrong type is the narrower `session`.
+   */
+  approveAlways: z.enum(['session', 'rule']).default('rule').catch('session'),
 });
 export type EditorSettings = z.infer<typeof EditorSettingsSchema>;
 

@@ -61,7 +61,16 @@ export function activate(context: vscode.ExtensionContext): LegionApi {
         surface.decide({ id, decision: 'reject', ...(reason ? { reason } : {}) });
       } else {
         const settings = readEditorSettings((key) => vscode.workspace.getConfiguration('legion').get(key));
-        surface.decide({ id, decision: 'approve', ...(decision === 'always' ? { remember: rememberFor(settings) } : {}) });
+        const remember = decision === 'always' ? rememberFor(settings) : undefined;
+        if (remember === 'always') {
+          // As the terminal's [a]: a call no rule can approve (a compound shell command) stays asked, with why.
+          const legion = await host.start();
+          // Tools of providers not listed yet (MCP servers, other extensions) are known once ready.
+          await legion.tools.ready();
+          const rule = legion.approvalRules.patternFor(item.request);
+          if (!rule.ok) return void vscode.window.showWarningMessage(`Legion: no "always" rule can approve this call: ${rule.error}. Approve it once, or set legion.approveAlways to "session" to allow ${item.request.tool} to ${item.request.requester} for this session.`);
+        }
+        surface.decide({ id, decision: 'approve', ...(remember ? { remember } : {}) });
       }
     }),
   );

@@ -1,3 +1,4 @@
+import { defaultMaxListeners, setMaxListeners } from 'node:events';
 import type { ToolResultBlock, ToolUseBlock } from '../message.js';
 import { describeZodError } from '../zod-issues.js';
 import { errorMessage } from '../errors.js';
@@ -62,8 +63,14 @@ export class ToolExecutor {
       let end = index + 1;
       if (calls[index]!.tool.concurrent) while (end < calls.length && calls[end]!.tool.concurrent) end++;
       const batch = calls.slice(index, end);
-      const settled = await Promise.all(batch.map((call) => this.runOne(call, context, defaultTimeoutMs, finish)));
-      batch.forEach((call, offset) => outcomes.set(call.toolUse.id, settled[offset]!));
+      const shared = batch.length > 1 ? batchSignal(context.signal, batch.length) : undefined;
+      try {
+        const batchContext = shared ? Object.assign({}, context, { signal: shared.signal }) : context;
+        const settled = await Promise.all(batch.map((call) => this.runOne(call, batchContext, defaultTimeoutMs, finish)));
+        batch.forEach((call, offset) => outcomes.set(call.toolUse.id, settled[offset]!));
+      } finally {
+        shared?.dispose();
+      }
       index = end;
     }
     return outcomes;
@@ -143,6 +150,20 @@ export class ToolExecutor {
       context.signal.removeEventListener('abort', onAbort);
     }
   }
+}
+
+/**
+ * One signal for a batch of calls running at once, aborting with the turn's: each call listens on it
+ * while it runs, so a response with a dozen parallel calls puts one listener on the turn's signal, not
+ * a dozen (Node warns of a leak past ten, on the user's terminal). The batch's own limit is its size.
+ */
+function batchSignal(parent: AbortSignal, size: number): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  setMaxListeners(Math.max(size, defaultMaxListeners), controller.signal);
+  const onAbort = (): void => controller.abort(parent.reason);
+  if (parent.aborted) onAbort();
+  else parent.addEventListener('abort', onAbort, { once: true });
+  return { signal: controller.signal, dispose: () => parent.removeEventListener('abort', onAbort) };
 }
 
 function isToolResult(value: unknown): value is ToolResult {
