@@ -148,7 +148,7 @@ for (const decision of ['approve', 'reject'] as const) {
   );
 }
 
-program
+const questions = program
   .command('questions')
   .description('list questions agents asked the user that wait for an answer, in the latest session (or --session)')
   .option('--session <id>', 'session (default: the latest)')
@@ -159,6 +159,19 @@ program
     runCli(async () => (await import('./commands/questions.js')).questionsCommand({ ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
   );
 
+questions
+  .command('resume')
+  .description('continue the agents whose questions were answered but not resumed (legion answer --no-resume), each once, from this process')
+  .argument('[ids...]', 'question ids whose agents to resume (default: every answered one whose agent still waits)')
+  .option('--session <id>', 'session (default: the one that holds the first id, else the latest)')
+  .option('--json', 'one JSON object')
+  .addHelpText('after', examples(['legion questions resume', 'legion questions resume q_3f2a…', 'legion questions resume --session 2026-… --json']))
+  .addHelpText('after', '\nExit status: 0 when every resumed turn ended (or nothing waited), 2 when one paused on an approval, 1 on an unknown or unanswered id or a resumed turn that failed.')
+  // `--session`/`--json` may land on `questions` (commander reads a parent's options anywhere): the merged options have them either way.
+  .action((ids: string[], _options: unknown, command: Command) =>
+    runCli(async () => (await import('./commands/questions.js')).resumeAnsweredCommand(ids, command.optsWithGlobals<{ json?: boolean; session?: string; workspace?: string }>())),
+  );
+
 program
   .command('answer')
   .description('answer a waiting question by id, as the user: the process whose agent asked it (a REPL, legion serve) goes on with it')
@@ -166,8 +179,9 @@ program
   .argument('<text>', 'the answer')
   .option('--session <id>', 'session (default: the one that holds the question)')
   .option('--as <participant>', 'answer as this user (default: the user asked)')
+  .option('--no-resume', 'only record the answer; an agent whose asking process ended goes on when any process runs "legion questions resume"')
   .option('--json', 'one JSON object')
-  .addHelpText('after', examples(['legion answer q_3f2a… "use port 8080"']))
+  .addHelpText('after', examples(['legion answer q_3f2a… "use port 8080"', 'legion answer --no-resume q_3f2a… "use port 8080"']))
   .action((id: string, text: string, options: Record<string, unknown>) =>
     runCli(async () => (await import('./commands/questions.js')).answerQuestionCommand(id, text, { ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
   );

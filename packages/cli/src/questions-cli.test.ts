@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { LLMock } from '@copilotkit/aimock';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,5 +130,67 @@ describe('legion questions / legion answer: answering, from another process, a q
     expect(replies).toEqual([expect.objectContaining({ medium: 'web', content: [{ type: 'text', text: '8080' }] })]);
     expect(await session.answerQuestion(id, '9090')).toEqual({ status: 'error', error: expect.stringContaining('was already answered by user in web') });
     test.assertScriptsDone();
+  });
+
+  it('legion answer --no-resume only records the answer; legion questions resume, run twice at once, continues the chain once', async () => {
+    home = mkdtempSync(join(tmpdir(), 'legion-home-'));
+    const mock = new LLMock({ port: 0, host: '127.0.0.1' });
+    await mock.start();
+    try {
+      test = createTestLegion({ backend: 'file', participants: [userParticipant(), agentParticipant('coordinator')], entryAgent: 'coordinator' });
+      // The asking process (A) has its own scripted model; the resuming ones (C) use this workspace's: a local wire-protocol server.
+      const participant = join(test.root, '.legion/collective/participants/coordinator.json');
+      writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-test', baseURL: mock.url } }));
+      mock.on({ model: 'claude-test', hasToolResult: true }, { content: 'Resumed with the answer' });
+      const modelCalls = (): string[] => mock.getRequests().map((entry) => JSON.stringify(entry.body));
+
+      const child = spawn(process.execPath, [fileURLToPath(new URL('./__fixtures__/ask-and-wait.mjs', import.meta.url)), test.root], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+      let stdout = '';
+      const id = await new Promise<string>((resolve) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString();
+          const asked = /asked (q_[0-9a-f]+)/.exec(stdout);
+          if (asked) resolve(asked[1]!);
+        });
+      });
+      child.kill('SIGKILL');
+      expect(await exited).toBe('SIGKILL');
+      const env = { PATH: process.env['PATH'] ?? '', HOME: home, XDG_CONFIG_HOME: join(home, '.config'), NO_COLOR: '1', ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: mock.url };
+      const session = (await test.legion.sessions.latest())!;
+
+      // Nothing answered yet: nothing to resume, said with what to do.
+      const early = await runLegion(['questions', 'resume', id], { cwd: test.root, env, timeoutMs: 30_000 });
+      expect(early.status).toBe(1);
+      expect(early.stderr).toContain(`${id} is not answered yet: answer it with legion answer ${id}`);
+
+      const recorded = await runLegion(['answer', '--no-resume', '--json', id, '8080'], { cwd: test.root, env, timeoutMs: 30_000 });
+      expect(recorded.status, recorded.stderr).toBe(0);
+      expect(JSON.parse(recorded.stdout)).toEqual({ sessionId: session.id, questionId: id, status: 'answered', waiting: true });
+      const text = await runLegion(['questions', '--all'], { cwd: test.root, env, timeoutMs: 30_000 });
+      expect(text.stdout).toContain(`${id}  answered`);
+      // Recorded only: no model ran, and the chain still waits on the question.
+      expect(modelCalls()).toEqual([]);
+      expect((await session.conversation({ initiator: 'coordinator', responder: 'user' }).recent(10)).filter((message) => message.role === 'assistant')).toEqual([]);
+
+      const [first, second] = await Promise.all([0, 1].map(() => runLegion(['questions', 'resume', '--json'], { cwd: test.root, env, timeoutMs: 60_000 })));
+      for (const run of [first!, second!]) expect(run.status, run.stderr + run.stdout).toBe(0);
+      const reports = [first!, second!].map((run) => JSON.parse(run.stdout) as { resumed: Array<{ status: string; reply?: string }> });
+      // Each chain goes on once: one resumer ran it, the other found it gone on (or nothing left to resume).
+      expect(reports.flatMap((report) => report.resumed)).toEqual([expect.objectContaining({ status: 'success', reply: 'Resumed with the answer' })]);
+      expect(modelCalls()).toHaveLength(1);
+      expect(modelCalls()[0]).toContain('8080');
+      const replies = (await session.conversation({ initiator: 'coordinator', responder: 'user' }).recent(10)).filter((message) => message.role === 'assistant');
+      expect(replies).toEqual([expect.objectContaining({ medium: 'cli', content: [{ type: 'text', text: '8080' }] })]);
+
+      const again = await runLegion(['questions', 'resume'], { cwd: test.root, env, timeoutMs: 30_000 });
+      expect(again.status, again.stderr).toBe(0);
+      expect(again.stdout).toContain('Nothing waits to be resumed');
+      const help = await runLegion(['answer', '--help'], { cwd: test.root, env, timeoutMs: 30_000 });
+      expect(help.stdout).toContain('legion answer --no-resume q_3f2a… "use port 8080"');
+      expect(help.stdout.replace(/\s+/g, ' ')).toContain('--no-resume only record the answer; an agent whose asking process ended goes on when any process runs "legion questions resume"');
+    } finally {
+      await mock.stop();
+    }
   });
 });

@@ -1,6 +1,7 @@
 // The issue's scenario, literally: an approval requested by a turn in process A, answered by process B
 // (`legion approve --no-resume`), and the turn resumed by process C (`legion approvals resume`), on
-// PostgreSQL and on the files; and the trace that spans the three processes.
+// PostgreSQL and on the files; and the trace that spans the three processes. The same for a question
+// to the user (`legion answer --no-resume`, `legion questions resume`).
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -140,6 +141,36 @@ describe.each([
       const log = await store.conversations.recent({ sessionId, conversationId: 'user__coordinator' }, 100);
       const results = log.flatMap((message) => message.content.filter((block) => block.type === 'tool_result'));
       expect(results).toEqual([{ type: 'tool_result', toolUseId: 'toolu_notes', content: expect.stringMatching(/^Created notes\.txt/) }]);
+      expect(log.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    } finally {
+      await store.close();
+    }
+  }, 180_000);
+
+  // The question twin of the case above: `legion answer --no-resume`, then `legion questions resume`, twice at once.
+  it.skipIf(skip !== undefined || backend !== 'postgres')('A is killed while its agent asks the user, B records the answer with --no-resume, two Cs resume: the chain goes on once', async () => {
+    const store = openBackend();
+    try {
+      const { id: sessionId } = await store.sessions.create();
+      const asker = runNodeChild(WORKER, ['question', dir, env['LEGION_DATABASE_URL']!, sessionId], { env: { ...process.env, ...env } });
+      const questionId = (await asker.waitFor((line) => line.startsWith('QUESTION '), 'QUESTION')).slice('QUESTION '.length);
+      asker.child.kill('SIGKILL');
+      expect(await asker.exited).toEqual({ code: null, signal: 'SIGKILL' });
+
+      const recorded = await legion(['answer', '--no-resume', '--json', '--session', sessionId, questionId, 'the release notes']);
+      expect(recorded.code, recorded.stderr).toBe(0);
+      expect(JSON.parse(recorded.stdout)).toEqual({ sessionId, questionId, status: 'answered', waiting: true });
+      // Recorded only: the workspace's model was not asked.
+      expect(modelCalls()).toBe(0);
+
+      const resumers = await Promise.all([0, 1].map(() => legion(['questions', 'resume', '--json', '--session', sessionId])));
+      for (const resumer of resumers) expect(resumer.code, resumer.stderr).toBe(0);
+      const outcomes = resumers.map((resumer) => JSON.parse(resumer.stdout) as { resumed: Array<{ status: string; reply?: string }> });
+      expect(outcomes.flatMap((outcome) => outcome.resumed)).toEqual([expect.objectContaining({ status: 'success', reply: 'notes.txt is written.' })]);
+      expect(modelCalls()).toBe(1);
+      const log = await store.conversations.recent({ sessionId, conversationId: 'user__coordinator' }, 100);
+      const results = log.flatMap((message) => message.content.filter((block) => block.type === 'tool_result'));
+      expect(results).toEqual([expect.objectContaining({ type: 'tool_result', toolUseId: 'toolu_ask', content: expect.stringContaining('the release notes') })]);
       expect(log.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     } finally {
       await store.close();

@@ -36,16 +36,24 @@ export async function questionsCommand(options: QuestionOptions): Promise<number
   }
 }
 
-/** `legion answer`: answers a waiting question as the user; the process whose agent asked it goes on with the answer. */
-export async function answerQuestionCommand(id: string, text: string, options: Omit<QuestionOptions, 'all'> & { as?: string }): Promise<number> {
+/**
+ * `legion answer`: answers a waiting question as the user; the process whose agent asked it goes
+ * on with it. With --no-resume, a chain whose asking process ended stays paused, for `legion
+ * questions resume` to continue from any process.
+ */
+export async function answerQuestionCommand(id: string, text: string, options: Omit<QuestionOptions, 'all'> & { as?: string; resume?: boolean }): Promise<number> {
   const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   try {
     const session = await sessionOf(legion, id, options.session);
-    const outcome = await session.answerQuestion(id, text, { medium: CLI_MEDIUM, ...(options.as !== undefined ? { answeredBy: options.as } : {}) });
+    const outcome = await session.answerQuestion(id, text, { medium: CLI_MEDIUM, resume: options.resume !== false, ...(options.as !== undefined ? { answeredBy: options.as } : {}) });
     if (outcome.status === 'error') throw new LegionError('question_not_answered', outcome.error, { questionId: id });
     const resumed = outcome.resumed ?? [];
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ sessionId: session.id, questionId: id, status: 'answered', ...(outcome.resumed ? { resumed: resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })) } : {}) })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ sessionId: session.id, questionId: id, status: 'answered', ...(outcome.resumed ? { resumed: resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })) } : {}), ...(outcome.waiting ? { waiting: true } : {}) })}\n`,
+      );
+    } else if (outcome.waiting) {
+      process.stdout.write(`Answered ${id}; the agent that asked stays paused until resumed: legion questions resume ${id} --session ${session.id}\n`);
     } else if (!outcome.resumed) {
       process.stdout.write(`Answered ${id}; the agent that asked goes on with it.\n`);
     } else {
@@ -59,6 +67,40 @@ export async function answerQuestionCommand(id: string, text: string, options: O
   } finally {
     await legion.close();
   }
+}
+
+/**
+ * `legion questions resume`: continues the chains that wait on questions answered but not resumed
+ * (`legion answer --no-resume`, or an answering process that ended first), each once.
+ */
+export async function resumeAnsweredCommand(ids: string[], options: Omit<QuestionOptions, 'all'>): Promise<number> {
+  const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
+  try {
+    const session = ids.length > 0 && options.session === undefined ? await sessionOf(legion, ids[0]!, undefined) : await latestOrGiven(legion, options.session);
+    const outcome = await session.resumeAnswered({ ids });
+    if (outcome.status === 'error') throw new LegionError('question_not_resumed', outcome.error);
+    const continuing = outcome.continuing ?? [];
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })), ...(continuing.length > 0 ? { continuing } : {}) })}\n`);
+    } else {
+      const style = styleFor(process.stdout);
+      for (const result of outcome.resumed) process.stdout.write(`${result.status === 'success' ? result.reply : result.status === 'error' ? style.red(`${result.conversationId} failed: ${result.error}`) : style.yellow(`${result.conversationId} waits for approval: legion approvals`)}\n`);
+      for (const conversationId of continuing) process.stdout.write(`The turn in ${conversationId} went on in another process; nothing to resume here.\n`);
+      if (outcome.resumed.length === 0 && continuing.length === 0) process.stdout.write('Nothing waits to be resumed: no answered question has a paused agent left.\n');
+    }
+    if (outcome.resumed.some((result) => result.status === 'error')) return 1;
+    // Like `legion answer`: 2 says the work paused again on an approval.
+    return outcome.resumed.some((result) => result.status === 'paused') ? 2 : 0;
+  } finally {
+    await legion.close();
+  }
+}
+
+async function latestOrGiven(legion: Legion, sessionId: string | undefined): Promise<Session> {
+  if (sessionId !== undefined) return legion.sessions.get(sessionId);
+  const latest = await legion.sessions.latest();
+  if (!latest) throw new LegionError('no_session', 'There are no sessions yet, so no answered question waits to be resumed.');
+  return latest;
 }
 
 /** The session that holds the question: the one given, else the latest, else any (ids are unique across sessions). */

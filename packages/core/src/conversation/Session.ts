@@ -14,6 +14,7 @@ import { SessionArtifacts } from '../storage/SessionArtifacts.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { answerApprovals, type ApprovalRuleRecorder } from './answer-approvals.js';
 import { resumeDecided } from './resume-decided.js';
+import { resumeAnswered } from './resume-answered.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
 import type { LogCursor, SessionBackend } from '../storage/backend/session-backend.js';
 import { OpenHandles } from '../storage/open-handles.js';
@@ -200,6 +201,15 @@ export class Session implements ToolSession {
    */
   resumeDecided(options: { ids?: readonly string[] | undefined; signal?: AbortSignal | undefined } = {}): Promise<ResumeOutcome> {
     return resumeDecided(this, options);
+  }
+
+  /**
+   * Continues, once each, the chains that wait on questions the user answered
+   * but nobody resumed (`legion answer --no-resume`, or an answering process
+   * that ended first): all of them, or those of the given question ids.
+   */
+  resumeAnswered(options: { ids?: readonly string[] | undefined; signal?: AbortSignal | undefined } = {}): Promise<ResumeOutcome> {
+    return resumeAnswered(this, options);
   }
 
   private resumeOptions(id: string, frames: readonly DelegationFrame[], signal: AbortSignal | undefined): Omit<ConversationSendOptions, 'text'> {

@@ -138,8 +138,9 @@ export async function answerApprovals(
  * finished while we asked whether it was live).
  */
 export async function resumeAfterDecisions(
-  session: AnsweringSession,
-  requests: readonly ApprovalRequestRecord[],
+  session: Omit<AnsweringSession, 'approvals'>,
+  // A decided approval request, or an answered question (resume-answered.ts): where it waits, and who waits above.
+  requests: readonly { conversationId: string; frames: readonly DelegationFrame[] }[],
   signal: AbortSignal | undefined,
 ): Promise<{ resumed: TurnResult[]; continuing?: string[] }> {
   const roots = new Map<string, readonly DelegationFrame[]>();

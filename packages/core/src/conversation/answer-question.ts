@@ -22,6 +22,11 @@ export interface AnswerQuestionOptions {
   medium?: string | undefined;
   /** The user who answers (default: the user the question was addressed to). */
   answeredBy?: string | undefined;
+  /**
+   * false: only record the answer. A chain whose asking process ended then stays paused until
+   * `resumeAnswered` (`legion questions resume`) continues it, from any process.
+   */
+  resume?: boolean | undefined;
 }
 
 /**
@@ -76,6 +81,7 @@ export async function answerQuestion(session: QuestionAnsweringSession, collecti
   });
   if (!claimed.ok) return { status: 'error', error: alreadySettled(id, claimed.taken) };
   if (live) return { status: 'answered' };
+  if (options.resume === false) return { status: 'answered', waiting: true };
   // Nobody runs the chain that waits on it: the answer becomes the user's reply here and the chain goes on, as after an approval.
   const root = await resumeRoot(session, { conversationId: question.conversationId, frames: question.frames ?? [] });
   return { status: 'answered', resumed: [await session.resumeConversation(root.conversationId, root.frames)] };

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync, constants as zlibConstants, createGzip } from 'node:zlib';
 import { FetchHeaders } from './fetch-headers.js';
 import { nodeHttpFetch } from './node-http-fetch.js';
+import { redirectedRequest, type HopRequest } from './node-http-redirect.js';
 import { NodeHttpResponse } from './node-http-response.js';
 
 // nodeHttpFetch against a raw node:http server on 127.0.0.1: what the provider SDKs rely on from a
@@ -212,13 +213,123 @@ describe.each([
     expect(rest).toBe('data: two\n\n');
   });
 
-  it('a redirect is followed, by the global fetch, to the final answer', async () => {
+  it('a POST answered with a 307 or 308 reaches the redirecting server once, and the same method and body go to the new place', async () => {
+    const seen: string[] = [];
     const url = await serve((request, response) => {
-      if (request.url === '/old') response.writeHead(307, { location: '/new' }).end();
-      else response.end(`at ${request.url} with ${request.method}`);
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        seen.push(`${request.method} ${request.url} ${body} ${request.headers['content-type']}`);
+        if (request.url === '/old') response.writeHead(307, { location: '/older' }).end();
+        else if (request.url === '/older') response.writeHead(308, { location: `${url}/new?page=2` }).end('moved');
+        else response.end(`at ${request.url}`);
+      });
     });
-    const response = await fetchImplementation(`${url}/old`, { method: 'POST', body: 'x' });
-    expect(await response.text()).toBe('at /new with POST');
+    const response = await fetchImplementation(`${url}/old`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"x":1}' });
+    expect(await response.text()).toBe('at /new?page=2');
+    expect(response).toMatchObject({ status: 200, redirected: true, url: `${url}/new?page=2` });
+    expect(seen).toEqual(['POST /old {"x":1} application/json', 'POST /older {"x":1} application/json', 'POST /new?page=2 {"x":1} application/json']);
+  });
+
+  it('a 301 or 302 turns a POST into a GET without body or body headers, a 303 turns anything but HEAD into a GET', async () => {
+    const seen: string[] = [];
+    const url = await serve((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        seen.push(`${request.method} ${request.url} [${body}] ${request.headers['content-type'] ?? '-'} ${request.headers['content-length'] ?? '-'} ${request.headers['x-kept'] ?? '-'}`);
+        const status = Number(request.url?.slice(1));
+        if (status) response.writeHead(status, { location: '/end' }).end();
+        else response.end('done');
+      });
+    });
+    const headers = { 'content-type': 'application/json', 'x-kept': 'yes' };
+    for (const status of [301, 302, 303]) {
+      const response = await fetchImplementation(`${url}/${status}`, { method: 'POST', headers, body: '{}' });
+      expect(await response.text()).toBe('done');
+    }
+    await fetchImplementation(`${url}/303`, { method: 'PUT', headers, body: '{}' });
+    await fetchImplementation(`${url}/303`, { method: 'HEAD', headers: { 'x-kept': 'yes' } });
+    await fetchImplementation(`${url}/301`, { method: 'PUT', headers, body: 'same' });
+    expect(seen.filter((line) => !line.includes(' /3'))).toEqual([
+      'GET /end [] - - yes',
+      'GET /end [] - - yes',
+      'GET /end [] - - yes',
+      'GET /end [] - - yes',
+      'HEAD /end [] - - yes',
+      'PUT /end [same] application/json 4 yes',
+    ]);
+    expect(seen.filter((line) => line.includes(' /3')).length).toBe(6);
+  });
+
+  it('another origin gets no authorization, cookie or proxy-authorization; the same origin keeps them', async () => {
+    const seen: IncomingMessage['headers'][] = [];
+    const other = await serve((request, response) => {
+      seen.push(request.headers);
+      response.end('other');
+    });
+    const url = await serve((request, response) => {
+      if (request.url === '/away') response.writeHead(302, { location: `${other}/landed` }).end();
+      else if (request.url === '/here') response.writeHead(302, { location: '/landed' }).end();
+      else {
+        seen.push(request.headers);
+        response.end('same');
+      }
+    });
+    const headers = { authorization: 'Bearer secret', cookie: 'session=secret', 'proxy-authorization': 'Basic secret', accept: 'application/json' };
+    expect(await (await fetchImplementation(`${url}/here`, { headers })).text()).toBe('same');
+    expect(await (await fetchImplementation(`${url}/away`, { headers })).text()).toBe('other');
+    expect(seen[0]).toMatchObject(headers);
+    expect(seen[1]).toMatchObject({ accept: 'application/json' });
+    for (const name of ['authorization', 'cookie', 'proxy-authorization']) expect(seen[1]).not.toHaveProperty(name);
+  });
+
+  it('follows at most 20 redirects, then rejects with TypeError "fetch failed"', async () => {
+    let requests = 0;
+    const url = await serve((request, response) => {
+      requests++;
+      const step = Number(request.url?.slice(1));
+      if (step > 0) response.writeHead(302, { location: `/${step - 1}` }).end();
+      else response.end('arrived');
+    });
+    expect(await (await fetchImplementation(`${url}/20`)).text()).toBe('arrived');
+    expect(requests).toBe(21);
+    await expect(fetchImplementation(`${url}/21`)).rejects.toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+    expect(requests).toBe(21 + 21);
+  });
+
+  it('redirect "manual" answers with the redirect itself; "error" rejects with TypeError "fetch failed"; a location to another scheme fails', async () => {
+    let requests = 0;
+    const url = await serve((request, response) => {
+      requests++;
+      if (request.url === '/file') response.writeHead(302, { location: 'file:///etc/passwd' }).end();
+      else if (request.url === '/moved') response.writeHead(301, { location: '/new' }).end('see /new');
+      else response.end('new');
+    });
+    const manual = await fetchImplementation(`${url}/moved`, { redirect: 'manual' });
+    expect(manual).toMatchObject({ status: 301, redirected: false, url: `${url}/moved` });
+    expect(manual.headers.get('location')).toBe('/new');
+    expect(await manual.text()).toBe('see /new');
+    await expect(fetchImplementation(`${url}/moved`, { redirect: 'error' })).rejects.toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+    await expect(fetchImplementation(`${url}/file`)).rejects.toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+    expect(requests).toBe(3);
+  });
+
+  it('an abort while a redirect chain waits on its second server rejects with the signal reason and closes that connection', async () => {
+    const arrived = deferred();
+    const closed = deferred();
+    const other = await serve((request) => {
+      request.socket.on('close', () => closed.resolve());
+      arrived.resolve();
+    });
+    const url = await serve((_request, response) => response.writeHead(307, { location: `${other}/slow` }).end());
+    const controller = new AbortController();
+    const pending = fetchImplementation(`${url}/start`, { method: 'POST', body: 'x', signal: controller.signal });
+    await arrived.promise;
+    const reason = new Error('stop');
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    await closed.promise;
   });
 });
 
@@ -236,5 +347,46 @@ describe('nodeHttpFetch, and not the global fetch', () => {
     } finally {
       delete process.env.HTTPS_PROXY;
     }
+  });
+});
+
+describe('nodeHttpFetch, stricter than the standard on redirects to another origin', () => {
+  it("an SDK's key, its other headers and the caller's own never reach the origin a base URL redirects to; the same origin gets them", async () => {
+    const landed: IncomingMessage['headers'][] = [];
+    const answer = JSON.stringify({ id: 'm1', type: 'message', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } });
+    const other = await serve((request, response) => {
+      landed.push(request.headers);
+      request.resume();
+      request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(answer));
+    });
+    let redirecting = 0;
+    const url = await serve((request, response) => {
+      request.resume();
+      if (request.url?.startsWith('/away/')) {
+        redirecting++;
+        response.writeHead(307, { location: `${other}/landed` }).end();
+      } else if (request.url?.startsWith('/here/')) response.writeHead(308, { location: '/landed' }).end();
+      else {
+        landed.push(request.headers);
+        response.writeHead(200, { 'content-type': 'application/json' }).end(answer);
+      }
+    });
+    const ask = (path: string): Promise<unknown> =>
+      new Anthropic({ apiKey: 'sk-secret', baseURL: `${url}/${path}`, maxRetries: 0, fetch: nodeHttpFetch, defaultHeaders: { 'x-goog-api-key': 'g-secret', 'x-portkey-api-key': 'p-secret' } }).messages.create({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }] });
+    await ask('here');
+    await ask('away');
+    expect(redirecting).toBe(1);
+    const [same, away] = landed;
+    // The key goes in x-api-key or authorization, by the SDK's version: either way, to the same origin only.
+    expect(JSON.stringify(same)).toContain('sk-secret');
+    expect(same).toMatchObject({ 'x-goog-api-key': 'g-secret', 'anthropic-version': expect.any(String) });
+    expect(Object.keys(away ?? {}).sort()).toEqual(['accept', 'accept-encoding', 'connection', 'content-length', 'content-type', 'host', 'user-agent']);
+    expect(JSON.stringify(away)).not.toContain('secret');
+  });
+
+  it('a hop from https to http on the same host is to another origin: only the headers about the body and what is accepted go on', () => {
+    const next = redirectedRequest({ url: new URL('https://api.example/v1/messages'), method: 'POST', headers: { 'api-key': 'azure-secret', authorization: 'Bearer secret', accept: 'application/json', 'content-type': 'application/json', 'content-length': '2' }, body: Buffer.from('{}') }, 307, 'http://api.example/v1/messages');
+    expect(next).toMatchObject({ method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json', 'content-length': '2' } });
+    expect(Object.keys((next as HopRequest).headers)).toHaveLength(3);
   });
 });

@@ -1,5 +1,6 @@
-import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { NodeHttpResponse, webBody } from './node-http-response.js';
+import { MAX_REDIRECTS, REDIRECT_STATUSES, redirectedRequest, type HopRequest } from './node-http-redirect.js';
 
 /**
  * The `fetch` the provider SDKs are given: one over node:http(s) instead of Node's own fetch, which
@@ -9,8 +10,12 @@ import { NodeHttpResponse, webBody } from './node-http-response.js';
  * It covers what the SDKs send (a string or bytes to an http(s) URL) and answers with what they
  * read (NodeHttpResponse). Everything else goes to the global fetch unchanged, so behaviour outside
  * the common path stays undici's: a `Request` object or a streamed or form body, another URL
- * scheme, a proxy set in the environment or an undici dispatcher installed by the user, a redirect
- * mode other than "follow", and a redirect (re-sent to the global fetch, which follows it).
+ * scheme, a proxy set in the environment or an undici dispatcher installed by the user.
+ *
+ * Redirects are followed here, as the Fetch standard says (node-http-redirect.ts), and not handed
+ * to the global fetch: that would send the request a second time to the server that redirected it.
+ * A hop to another origin carries none of the caller's headers but those saying what it accepts and
+ * what the body is, so an API key never reaches a host the base URL redirects to.
  *
  * Failures look as undici's, which the SDKs map to their own errors: no connection rejects with
  * `TypeError('fetch failed', { cause })`; a body cut off is errored with `TypeError('terminated',
@@ -20,16 +25,24 @@ import { NodeHttpResponse, webBody } from './node-http-response.js';
 export async function nodeHttpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const url = typeof input === 'string' ? safeUrl(input) : input instanceof URL ? input : undefined;
   const body = bodyBytes(init.body);
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || body === UNSUPPORTED || (init.redirect ?? 'follow') !== 'follow' || 'dispatcher' in init || usesProxyOrDispatcher()) {
+  const mode = init.redirect ?? 'follow';
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || body === UNSUPPORTED || !['follow', 'manual', 'error'].includes(mode) || 'dispatcher' in init || usesProxyOrDispatcher()) {
     return globalThis.fetch(input, init);
   }
-  const response = await send(url, init, body);
-  return response === REDIRECTED ? globalThis.fetch(input, init) : (response as unknown as Response);
+  const signal = init.signal ?? undefined;
+  let request: HopRequest = { url, method: (init.method ?? 'GET').toUpperCase(), headers: requestHeaders(init, body), body };
+  for (let redirects = 0; ; redirects++) {
+    const answer = await send(request, signal, mode, redirects > 0);
+    if (answer instanceof NodeHttpResponse) return answer as unknown as Response;
+    if (mode === 'error') throw new TypeError('fetch failed', { cause: new Error('unexpected redirect') });
+    if (redirects === MAX_REDIRECTS) throw new TypeError('fetch failed', { cause: new Error('redirect count exceeded') });
+    const next = redirectedRequest(request, answer.status, answer.location);
+    if (next instanceof Error) throw new TypeError('fetch failed', { cause: next });
+    request = next;
+  }
 }
 
 const UNSUPPORTED = Symbol('unsupported body');
-const REDIRECTED = Symbol('redirected');
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 function safeUrl(text: string): URL | undefined {
   try {
@@ -63,7 +76,7 @@ function usesProxyOrDispatcher(): boolean {
 }
 
 /** The request's headers as node:http takes them, with the defaults undici adds when the caller sets none. */
-function requestHeaders(init: RequestInit, body: Buffer | undefined): OutgoingHttpHeaders {
+function requestHeaders(init: RequestInit, body: Buffer | undefined): Record<string, string> {
   const headers: Record<string, string> = {};
   const add = (name: string, value: string): void => {
     const key = name.toLowerCase();
@@ -83,13 +96,20 @@ function requestHeaders(init: RequestInit, body: Buffer | undefined): OutgoingHt
   return headers;
 }
 
-async function send(url: URL, init: RequestInit, body: Buffer | undefined): Promise<NodeHttpResponse | typeof REDIRECTED> {
-  const signal = init.signal ?? undefined;
+/** A redirect the chain is to follow: its status and where it points. */
+interface Redirect {
+  status: number;
+  location: string;
+}
+
+/**
+ * One request of the chain. A redirect's answer (unless `manual`) closes its connection, as undici
+ * does: its body is nobody's to read, and one that never ends must not hold a socket.
+ */
+async function send({ url, method, headers, body: requestBody }: HopRequest, signal: AbortSignal | undefined, mode: RequestInit['redirect'], redirected: boolean): Promise<NodeHttpResponse | Redirect> {
   const http = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
   // Checked after the import: an abort while it was pending fired no listener, and would be lost.
   if (signal?.aborted) throw signal.reason;
-  const headers = requestHeaders(init, body);
-  const method = (init.method ?? 'GET').toUpperCase();
   return new Promise((resolve, reject) => {
     let fail: ((reason: unknown) => void) | undefined;
     const onAbort = (): void => {
@@ -101,10 +121,14 @@ async function send(url: URL, init: RequestInit, body: Buffer | undefined): Prom
     const done = (): void => signal?.removeEventListener('abort', onAbort);
     // The global agents keep connections alive (Node 19 and later), as undici does.
     const request = http.request(url, { method, headers }, (message) => {
-      if (REDIRECT_STATUSES.has(message.statusCode ?? 0) && message.headers.location !== undefined) {
+      const status = message.statusCode ?? 0;
+      const location = message.headers.location;
+      // "error" refuses any redirect status; "follow" follows one that says where to.
+      if (mode !== 'manual' && REDIRECT_STATUSES.has(status) && (location !== undefined || mode === 'error')) {
         done();
-        message.resume();
-        resolve(REDIRECTED);
+        fail = () => {};
+        request.destroy();
+        resolve({ status, location: location ?? '' });
         return;
       }
       const decoded = decode(message, method);
@@ -123,7 +147,7 @@ async function send(url: URL, init: RequestInit, body: Buffer | undefined): Prom
       });
       if (decoded !== message) decoded.on('error', cutOff);
       decoded.on('end', done);
-      resolve(new NodeHttpResponse(message, url.href, method === 'HEAD' ? null : body.stream));
+      resolve(new NodeHttpResponse(message, withoutFragment(url), method === 'HEAD' ? null : body.stream, redirected));
     });
     // A 101 the request never asked for: node:http destroys the socket and emits nothing else, so without this the promise would never settle.
     request.on('upgrade', (_message, socket) => {
@@ -137,8 +161,13 @@ async function send(url: URL, init: RequestInit, body: Buffer | undefined): Prom
       reject(signal?.aborted ? signal.reason : new TypeError('fetch failed', { cause: error }));
     });
     signal?.addEventListener('abort', onAbort, { once: true });
-    request.end(body);
+    request.end(requestBody);
   });
+}
+
+/** A response's URL, which never shows the fragment (the Fetch standard serializes it "with exclude fragment"). */
+function withoutFragment(url: URL): string {
+  return url.hash ? url.href.slice(0, url.href.indexOf('#')) : url.href;
 }
 
 /** The body as sent, or decompressed when the server compressed it; zlib loads only then. As undici, a coding it does not know is passed through. */

@@ -13,16 +13,18 @@ export class NodeHttpResponse {
   readonly statusText: string;
   readonly ok: boolean;
   readonly url: string;
-  readonly redirected = false;
+  /** Whether the answer came after following one redirect or more (then `url` is the last one's). */
+  readonly redirected: boolean;
   readonly type = 'basic';
   readonly headers: FetchHeaders;
   readonly body: ReadableStream<Uint8Array> | null;
 
-  constructor(message: { statusCode?: number | undefined; statusMessage?: string | undefined; rawHeaders: string[] }, url: string, body: ReadableStream<Uint8Array> | null) {
+  constructor(message: { statusCode?: number | undefined; statusMessage?: string | undefined; rawHeaders: string[] }, url: string, body: ReadableStream<Uint8Array> | null, redirected = false) {
     this.status = message.statusCode ?? 0;
     this.statusText = message.statusMessage ?? '';
     this.ok = this.status >= 200 && this.status <= 299;
     this.url = url;
+    this.redirected = redirected;
     this.headers = FetchHeaders.fromRaw(message.rawHeaders);
     this.body = NULL_BODY_STATUSES.has(this.status) ? null : body;
   }

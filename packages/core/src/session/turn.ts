@@ -158,4 +158,11 @@ export type ResumeOutcome =
  * process had ended, so the answer was written as the user's reply and the
  * chain that waited on it resumed here; these are its turns' results.
  */
-export type QuestionAnswerOutcome = { status: 'answered'; resumed?: TurnResult[] | undefined } | { status: 'error'; error: string };
+export type QuestionAnswerOutcome =
+  | {
+      status: 'answered';
+      resumed?: TurnResult[] | undefined;
+      /** Recorded only (`resume: false`) while no process runs the chain: it stays paused until `resumeAnswered`. */
+      waiting?: true | undefined;
+    }
+  | { status: 'error'; error: string };

@@ -30,7 +30,7 @@ export function resolveInWorkspace(root: string, requested: string): ResolvedPat
     isAbsolute(requested) && givenRoot !== realRoot && isInside(givenRoot, requested)
       ? join(realRoot, relative(givenRoot, resolve(requested)))
       : resolve(realRoot, requested);
-  if (!isInside(realRoot, absolute)) return { ok: false, error: `"${requested}" is outside the workspace; use a path relative to ${realRoot}.` };
+  if (!isInside(realRoot, absolute)) return { ok: false, error: `"${requested}" is outside the workspace; use a path relative to the workspace root.` };
   const real = realLocation(absolute, 0);
   if (real === undefined) return { ok: false, error: `"${requested}" cannot be resolved (a symbolic link loop, or no permission).` };
   if (!isInside(realRoot, real)) return { ok: false, error: `"${requested}" leads outside the workspace through a symbolic link.` };

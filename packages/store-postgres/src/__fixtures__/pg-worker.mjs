@@ -7,6 +7,8 @@
 //   follow <root> <url> <session>   prints REMOTE <text> for each message another process appends
 //   ask    <root> <url> <session>   sends "Write the notes" to the entry agent with the workspace's model; its
 //                                   approvals are asked on a surface that prints ASKED <request id> and never answers
+//   question <root> <url> <session> sends "Write the notes" to the entry agent, which asks the user; the surface
+//                                   prints QUESTION <question id> and never answers
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -60,6 +62,17 @@ if (mode === 'send') {
     medium: 'terminal',
     approve: (requests) => {
       for (const request of requests) process.stdout.write(`ASKED ${request.id}\n`);
+      return new Promise(() => setInterval(() => {}, 60_000));
+    },
+  });
+  const result = await legion.send(session, 'Write the notes');
+  process.stdout.write(`UNEXPECTED_END ${JSON.stringify(result)}\n`);
+} else if (mode === 'question') {
+  legion.providers.useFor('coordinator', new ScriptedProvider([{ toolCalls: [{ id: 'toolu_ask', name: 'communicate', input: { to: 'user', message: 'Which notes?' } }] }], 'coordinator'));
+  legion.attachUser({
+    medium: 'terminal',
+    ask: (question) => {
+      process.stdout.write(`QUESTION ${question.id}\n`);
       return new Promise(() => setInterval(() => {}, 60_000));
     },
   });

@@ -1,10 +1,10 @@
-import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError, formatBytes } from './fs-error.js';
 import { resolveToolPath } from '../../../storage/workspace-path.js';
-import { shownEntry } from './shown-entry.js';
+import { linkDestination, shownEntry } from './shown-entry.js';
 
 const DEFAULT_ENTRIES = 200;
 const MAX_ENTRIES = 2000;
@@ -16,7 +16,7 @@ export function createFileListTool(): Tool {
   return defineTool({
     name: 'file_list',
     description:
-      'List a folder of the workspace: folders end with "/", files show their size, symbolic links show their target. ' +
+      'List a folder of the workspace: folders end with "/", files show their size, symbolic links show where they lead (relative to the workspace root; a link out of the workspace is only marked so). ' +
       `Set recursive to include everything below (depth-first; .git and node_modules are shown but not expanded; links are not followed). ` +
       `At most max_entries entries (default ${DEFAULT_ENTRIES}, up to ${MAX_ENTRIES}); to find files by name use file_glob.`,
     input: () => z.object({
@@ -38,7 +38,7 @@ export function createFileListTool(): Tool {
       const lines: string[] = [];
       const realRoot = realpathSync(context.workspaceRoot ?? resolved.absolute);
       // Names are content too: an entry the caller may not see is left out (and not descended into), as searches leave it out.
-      const listing: Listing = { lines, limit, hidden: 0, shown: (path) => shownEntry(realRoot, path, context.readable, { outside: 'shown' }) };
+      const listing: Listing = { lines, limit, hidden: 0, shown: (path) => shownEntry(realRoot, path, context.readable, { outside: 'shown' }), link: (path) => linkDestination(realRoot, path, context.readable) };
       const truncated = walk(resolved.absolute, '', input.recursive ?? false, listing);
       const hiddenNote = listing.hidden > 0 ? `; ${listing.hidden} not shown: not allowed here` : '';
       const header = `${resolved.relative}/ (${lines.length}${truncated ? '+' : ''} entries${hiddenNote})`;
@@ -56,6 +56,8 @@ interface Listing {
   /** Entries left out because the caller may not see them. */
   hidden: number;
   shown(path: string): boolean;
+  /** How a symbolic link's destination is shown: never its raw text, which may be a host path. */
+  link(path: string): string;
 }
 
 /** Appends entries depth-first; returns true when the limit cut the listing short. */
@@ -78,7 +80,7 @@ function walk(directory: string, prefix: string, recursive: boolean, listing: Li
       continue;
     }
     if (entry.isSymbolicLink()) {
-      lines.push(`${name} -> ${safeReadlink(path)}`);
+      lines.push(`${name} ${listing.link(path)}`);
     } else if (entry.isDirectory()) {
       const skipped = recursive && UNEXPANDED_FOLDERS.has(entry.name);
       lines.push(`${name}/${skipped ? ' (not expanded)' : ''}`);
@@ -88,14 +90,6 @@ function walk(directory: string, prefix: string, recursive: boolean, listing: Li
     }
   }
   return false;
-}
-
-function safeReadlink(path: string): string {
-  try {
-    return readlinkSync(path);
-  } catch {
-    return '?';
-  }
 }
 
 function safeSize(path: string): number {

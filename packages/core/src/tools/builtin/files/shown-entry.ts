@@ -1,5 +1,5 @@
-import { realpathSync } from 'node:fs';
-import { relative } from 'node:path';
+import { readlinkSync, realpathSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { isInside } from '../../../storage/workspace-path.js';
 
 /**
@@ -24,4 +24,30 @@ function realLocation(path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Where a symbolic link found in a listing leads, in words that name nothing
+ * outside the workspace. The link's own text may be a host path (`/home/…`,
+ * `../../..`) and so may the place it reaches; neither is the model's to see
+ * (it sees the workspace, not the machine). So: a link into the workspace
+ * shows where it leads relative to the workspace root, whatever its text; a
+ * dangling one shows where it would lead, when that lies inside and the
+ * caller may see it; anything else is only said to lead outside.
+ */
+export function linkDestination(realRoot: string, path: string, readable: (path: string) => boolean): string {
+  const real = realLocation(path);
+  if (real !== undefined) return isInside(realRoot, real) ? `-> ${relative(realRoot, real) || '.'}` : '(symbolic link leading outside the workspace)';
+  let text: string;
+  try {
+    text = readlinkSync(path);
+  } catch {
+    return '(unreadable symbolic link)';
+  }
+  // Dangling (or a loop): resolved by its text alone, from the folder holding it.
+  const lexical = resolve(dirname(path), text);
+  if (!isInside(realRoot, lexical)) return '(symbolic link leading outside the workspace)';
+  const destination = relative(realRoot, lexical) || '.';
+  // A name the caller may not see stays unseen, even as the text of a link to nothing.
+  return readable(destination) ? `-> ${destination} (missing)` : '(symbolic link to nothing, leading where this caller may not look)';
 }
