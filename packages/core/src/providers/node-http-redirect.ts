@@ -43,6 +43,8 @@ export function redirectedRequest(current: HopRequest, status: number, location:
     return error instanceof Error ? error : new Error(String(error));
   }
   if (next.protocol !== 'http:' && next.protocol !== 'https:') return new Error('URL scheme must be a HTTP(S) scheme');
+  // As undici (a fetch's mode is "cors"): credentials the server names in a Location are refused, not sent as basic auth by node:http.
+  if (next.username !== '' || next.password !== '') return new Error('cross origin not allowed for request mode "cors"');
   if (!next.hash) next.hash = current.url.hash;
   let { method, body } = current;
   const headers = { ...current.headers };
