@@ -43,7 +43,8 @@ describe('legion --help and "did you mean"', () => {
     }
     expect(screens.map(([name]) => name)).toEqual(expect.arrayContaining(['sessions list', 'sessions show', 'sessions rm']));
     for (const [name, help] of screens) expect(help, `legion ${name} --help`).toMatch(/\nExamples:\n {2}\$ legion /);
-  });
+    // About 40 processes one after another: 8 s on a loaded machine, so more than the default 30 s when it is busier.
+  }, 120_000);
 
   it.each([
     [['sesions'], /unknown command 'sesions'\n\(Did you mean sessions\?\)/],

@@ -123,12 +123,19 @@ describe('legion serve API, on a real server over a real Legion', () => {
   });
 
   it('reports usage per participant, and refuses a second message into a busy conversation', async () => {
-    await open([{ text: 'first', usage, delayMs: 300 }, { text: 'second', usage }]);
+    // The first turn answers once the second message was refused: it is busy until then, however slow the machine.
+    let refused!: () => void;
+    const secondRefused = new Promise<void>((resolve) => (refused = resolve));
+    let timer: NodeJS.Timeout | undefined;
+    // At most 10 s, so that a second message wrongly let in fails the assertions below instead of hanging the turn.
+    const atMost10s = Promise.race([secondRefused, new Promise<void>((resolve) => (timer = setTimeout(resolve, 10_000)))]).finally(() => clearTimeout(timer));
+    await open([async () => (await atMost10s, { text: 'first', usage }), { text: 'second', usage }]);
     const id = await newSession();
     stream = api.events({ session: id });
     await stream.opened;
     expect((await api.post(`/api/sessions/${id}/messages`, { text: 'one' })).status).toBe(202);
     const busy = await api.post(`/api/sessions/${id}/messages`, { text: 'two' });
+    refused();
     expect(busy.status).toBe(409);
     expect(busy.json).toMatchObject({ error: { code: 'conversation_busy' } });
     await turnEnd(stream, 'lead');

@@ -10,6 +10,11 @@ import { Legion } from '../Legion.js';
 import { join } from 'node:path';
 
 const TTL_MS = 60;
+/**
+ * The renewal test's ttl. Renewals run every third of it, so the intruder wins only if the turn's process
+ * went two renewals without running: with 60 ms that is a 40 ms pause, common on a loaded 2-core machine.
+ */
+const RENEWED_TTL_MS = 1_000;
 
 describe.each(['file', 'memory'] as const)('a conversation lease (%s backend)', (kind) => {
   let test: TestLegion | undefined;
@@ -27,8 +32,8 @@ describe.each(['file', 'memory'] as const)('a conversation lease (%s backend)', 
     });
     const legion =
       kind === 'memory'
-        ? Legion.open({ root: test.root, globalConfigFile: join(test.root, 'no-global-config.json'), backend: new MemorySessionBackend({ store }), leaseTtlMs: TTL_MS })
-        : Legion.open({ root: test.root, globalConfigFile: join(test.root, 'no-global-config.json'), leaseTtlMs: TTL_MS });
+        ? Legion.open({ root: test.root, globalConfigFile: join(test.root, 'no-global-config.json'), backend: new MemorySessionBackend({ store }), leaseTtlMs: RENEWED_TTL_MS })
+        : Legion.open({ root: test.root, globalConfigFile: join(test.root, 'no-global-config.json'), leaseTtlMs: RENEWED_TTL_MS });
     legion.providers.useFor('worker', test.providers['worker']!);
     intruder = kind === 'memory' ? new MemorySessionBackend({ store }) : new FileSessionBackend({ root: test.root });
     const session = await legion.sessions.create();
@@ -39,9 +44,9 @@ describe.each(['file', 'memory'] as const)('a conversation lease (%s backend)', 
         description: 'Runs for several lease ttls, then sees whether another holder can take the conversation.',
         inputSchema: z.object({}),
         async execute() {
-          // Long enough that a lease nobody renewed would have expired three times over.
-          await wait(TTL_MS * 4);
-          attempt = await intruder!.conversations.acquire({ sessionId: session.id, conversationId: 'user__worker' }, 'intruder', { ttlMs: TTL_MS });
+          // Long enough that a lease nobody renewed would have expired a whole ttl ago.
+          await wait(RENEWED_TTL_MS * 2);
+          attempt = await intruder!.conversations.acquire({ sessionId: session.id, conversationId: 'user__worker' }, 'intruder', { ttlMs: RENEWED_TTL_MS });
           return { status: 'success', data: 'done' };
         },
       }),
@@ -50,7 +55,7 @@ describe.each(['file', 'memory'] as const)('a conversation lease (%s backend)', 
       expect(await legion.send(session, 'hold it')).toMatchObject({ status: 'success', reply: 'held' });
       expect(attempt).toMatchObject({ acquired: false, holder: { owner: expect.stringContaining('turn of worker') } });
       // Released at the end of the turn: the next holder gets it at once.
-      const after = await intruder.conversations.acquire({ sessionId: session.id, conversationId: 'user__worker' }, 'intruder', { ttlMs: TTL_MS });
+      const after = await intruder.conversations.acquire({ sessionId: session.id, conversationId: 'user__worker' }, 'intruder', { ttlMs: RENEWED_TTL_MS });
       expect(after.acquired).toBe(true);
       if (after.acquired) await after.lease.release();
     } finally {

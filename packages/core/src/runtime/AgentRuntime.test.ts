@@ -10,6 +10,23 @@ const lastResult = (messages: readonly Message[]) => {
   return block;
 };
 
+/**
+ * Resolves when `event` happens, or after 10 s at most. Turns that must overlap wait for each other's events, not
+ * for a time (a loaded machine may start one turn later than another ends); if the event never comes, the
+ * test's own assertions then say what went wrong.
+ */
+function atMost10s(event: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([event, new Promise<void>((resolve) => (timer = setTimeout(resolve, 10_000)))]).finally(() => clearTimeout(timer));
+}
+
+/** A promise and the function that resolves it. */
+function signal(): { happened: Promise<void>; happen: () => void } {
+  let happen!: () => void;
+  const happened = new Promise<void>((resolve) => (happen = resolve));
+  return { happened, happen };
+}
+
 describe('AgentRuntime and communicate', () => {
   let test: TestLegion;
   afterEach(() => test?.cleanup());
@@ -92,6 +109,9 @@ describe('AgentRuntime and communicate', () => {
   });
 
   it('runs several communicate calls of one response concurrently and returns results in call order', async () => {
+    // beta answers once both turns have started; alpha once beta's turn has ended, so results arrive out of call order.
+    const bothStarted = signal();
+    const betaEnded = signal();
     test = createTestLegion({
       participants: [userParticipant(), agentParticipant('coordinator'), agentParticipant('alpha'), agentParticipant('beta')],
       entryAgent: 'coordinator',
@@ -112,20 +132,25 @@ describe('AgentRuntime and communicate', () => {
             text: 'both done',
           },
         ],
-        alpha: [{ delayMs: 80, text: 'A done' }],
-        beta: [{ delayMs: 10, text: 'B done' }],
+        alpha: [async () => (await atMost10s(betaEnded.happened), { text: 'A done' })],
+        beta: [async () => (await atMost10s(bothStarted.happened), { text: 'B done' })],
       },
     });
     const order: string[] = [];
     test.legion.events.onAny((event: LegionEvent) => {
       if ((event.type === 'turn:start' || event.type === 'turn:end') && event.participantId !== 'coordinator') order.push(`${event.type} ${event.participantId}`);
+      if (order.filter((entry) => entry.startsWith('turn:start')).length === 2) bothStarted.happen();
+      if (event.type === 'turn:end' && event.participantId === 'beta') betaEnded.happen();
     });
     expect(await test.legion.send(await test.legion.sessions.create(), 'go')).toMatchObject({ reply: 'both done' });
     expect(order.slice(0, 2).sort()).toEqual(['turn:start alpha', 'turn:start beta']);
+    expect(order.slice(2)).toEqual(['turn:end beta', 'turn:end alpha']);
     test.assertScriptsDone();
   });
 
   it('a second communicate to a busy conversation gets a busy result instead of interleaving', async () => {
+    // alpha's first turn answers only once the second call has its result: the conversation is busy until then.
+    const secondAnswered = signal();
     test = createTestLegion({
       participants: [userParticipant(), agentParticipant('coordinator'), agentParticipant('alpha')],
       entryAgent: 'coordinator',
@@ -149,10 +174,14 @@ describe('AgentRuntime and communicate', () => {
             text: 'ok',
           },
         ],
-        alpha: [{ delayMs: 30, text: 'first' }, { text: 'second' }],
+        alpha: [async () => (await atMost10s(secondAnswered.happened), { text: 'first' }), { text: 'second' }],
       },
     });
-    await test.legion.send(await test.legion.sessions.create(), 'go');
+    test.legion.events.on('tool:result', (event) => {
+      if (event.toolUse.id === 'b') secondAnswered.happen();
+    });
+    // The coordinator's second step checks the results: a failed check there ends the turn with an error.
+    expect(await test.legion.send(await test.legion.sessions.create(), 'go')).toMatchObject({ status: 'success', reply: 'ok' });
     test.assertScriptsDone();
   });
 

@@ -275,7 +275,7 @@ describe('FileLock within one process', () => {
     expect(lock.tryAcquire()).toBe(true);
     backdate(lockPath);
     const before = statSync(lockPath).mtimeMs;
-    await vi.waitFor(() => expect(statSync(lockPath).mtimeMs).toBeGreaterThan(before), { timeout: 5_000, interval: 10 });
+    await vi.waitFor(() => expect(statSync(lockPath).mtimeMs).toBeGreaterThan(before), { timeout: 15_000, interval: 10 });
     lock.release();
     expect(existsSync(lockPath)).toBe(false);
   });

@@ -23,7 +23,8 @@ export interface ScriptStep {
   expect?: (request: ModelRequest) => void;
 }
 
-export type ScriptEntry = ScriptStep | ((request: ModelRequest, index: number) => ScriptStep);
+/** A function may answer later (a promise): a test makes turns overlap by waiting for an event, not for a time. */
+export type ScriptEntry = ScriptStep | ((request: ModelRequest, index: number) => ScriptStep | Promise<ScriptStep>);
 
 /**
  * A zero-latency model that answers from a script, for tests and demos. It
@@ -37,7 +38,7 @@ export class ScriptedProvider implements LLMProvider {
   private index = 0;
 
   constructor(
-    private readonly steps: ScriptEntry[] | ((request: ModelRequest, index: number) => ScriptStep),
+    private readonly steps: ScriptEntry[] | ((request: ModelRequest, index: number) => ScriptStep | Promise<ScriptStep>),
     readonly model = 'scripted',
   ) {}
 
@@ -61,7 +62,7 @@ export class ScriptedProvider implements LLMProvider {
     this.index++;
     // Kept as given: the agent loop builds every step's request anew (buildModelRequest), so later steps never change it.
     this.requests.push(request);
-    const step = typeof entry === 'function' ? entry(request, index) : entry;
+    const step = typeof entry === 'function' ? await entry(request, index) : entry;
     step.expect?.(request);
     if (step.delayMs) await delay(step.delayMs, options.signal);
     options.signal?.throwIfAborted();
