@@ -332,6 +332,16 @@ describe.each([
     await closed.promise;
   });
 
+  it('a Location of raw UTF-8 bytes leads where its text says (node:http reads header bytes as latin1)', async () => {
+    const url = await serve((request, response) => {
+      if (request.url === '/moved') response.writeHead(302, { location: Buffer.from('/café', 'utf8').toString('latin1') }).end();
+      else response.end(`at ${request.url}`);
+    });
+    const response = await fetchImplementation(`${url}/moved`);
+    expect(await response.text()).toBe('at /caf%C3%A9');
+    expect(response.url).toBe(`${url}/caf%C3%A9`);
+  });
+
   it('a URL with a user name or password is refused, at the start or in a redirect, and no credentials are sent anywhere', async () => {
     const seen: Array<{ port: string; authorization: string | undefined }> = [];
     const other = await serve((request, response) => {

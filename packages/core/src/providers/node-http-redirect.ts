@@ -38,7 +38,8 @@ const KEPT_ACROSS_ORIGINS = new Set(['accept', 'accept-encoding', 'accept-langua
 export function redirectedRequest(current: HopRequest, status: number, location: string): HopRequest | Error {
   let next: URL;
   try {
-    next = new URL(location, current.url);
+    // node:http reads header bytes as latin1; undici reads a Location's bytes as UTF-8, so a non-ASCII one leads to the same place.
+    next = new URL(Buffer.from(location, 'latin1').toString('utf8'), current.url);
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
   }
