@@ -86,6 +86,12 @@ describe('links that lead out of the workspace show no host path', () => {
           shownNothingOfTheHost(refused);
         }
       }
+      // A pattern through a link to a host folder tells nothing of what is there, not even by a count of matches not shown.
+      const seenThrough = async (name: string): Promise<string[]> => [
+        JSON.stringify(await legion.executeTool('file_glob', { pattern: `ext/${name}` }, { as })).replaceAll(name, 'NAME'),
+        JSON.stringify(await legion.executeTool('file_grep', { pattern: 'data', path: '.', glob: `ext/${name}` }, { as })).replaceAll(name, 'NAME'),
+      ];
+      expect(await seenThrough('host-file.txt')).toEqual(await seenThrough('no-such-file.txt'));
       // An absolute path out of the workspace is refused without naming where the workspace is.
       const absolute = await legion.executeTool('file_read', { path: '/etc/hostname' }, { as });
       expect(absolute.status).not.toBe('success');
