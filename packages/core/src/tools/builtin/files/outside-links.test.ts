@@ -31,6 +31,8 @@ describe('links that lead out of the workspace show no host path', () => {
     symlinkSync(join(root, 'docs', 'readme.txt'), join(root, 'docs', 'absolute-inside'));
     symlinkSync('later.txt', join(root, 'docs', 'soon'));
     symlinkSync('../secret/hidden-name.txt', join(root, 'docs', 'to-denied'));
+    // To nothing, spelled inside but through the link to the host folder: what is missing is the host's.
+    symlinkSync('../ext/missing-host-name', join(root, 'docs', 'through-ext'));
     writeFileSync(join(root, '.legion', 'config.json'), JSON.stringify({ policies: { file_read: { rules: [{ mode: 'deny', paths: ['secret/**'] }] } } }));
     legion = Legion.create({ root, globalConfigFile: join(root, 'no-global.json'), env: { PATH: process.env.PATH } });
   });
@@ -42,7 +44,7 @@ describe('links that lead out of the workspace show no host path', () => {
   const callers = (): Array<string | undefined> => [undefined, legion.collective.agents()[0]!.id];
   const shownNothingOfTheHost = (result: unknown): void => {
     const text = JSON.stringify(result);
-    for (const hostOnly of [base, 'host-only', 'nonexistent-host-folder', 'private-name', 'hidden-name', '../..']) expect(text).not.toContain(hostOnly);
+    for (const hostOnly of [base, 'host-only', 'nonexistent-host-folder', 'private-name', 'hidden-name', 'missing-host-name', '../..']) expect(text).not.toContain(hostOnly);
   };
 
   it('file_list names such a link, marked as leading outside, without its text or target; a link inside shows where it leads from the root', async () => {
@@ -58,6 +60,7 @@ describe('links that lead out of the workspace show no host path', () => {
           'docs/host-file-link.txt (symbolic link leading outside the workspace)',
           'docs/absolute-inside -> docs/readme.txt',
           'docs/soon -> docs/later.txt (missing)',
+          'docs/through-ext (symbolic link leading outside the workspace)',
         ]),
       );
       // A link to nothing in a denied folder is left out, as that folder's files are.
