@@ -33,6 +33,9 @@ describe('links that lead out of the workspace show no host path', () => {
     symlinkSync('../secret/hidden-name.txt', join(root, 'docs', 'to-denied'));
     // To nothing, spelled inside but through the link to the host folder: what is missing is the host's.
     symlinkSync('../ext/missing-host-name', join(root, 'docs', 'through-ext'));
+    // To nothing in the denied folder, spelled through a link to it.
+    symlinkSync('secret', join(root, 'to-secret'));
+    symlinkSync('../to-secret/hidden-name.txt', join(root, 'docs', 'through-denied'));
     writeFileSync(join(root, '.legion', 'config.json'), JSON.stringify({ policies: { file_read: { rules: [{ mode: 'deny', paths: ['secret/**'] }] } } }));
     legion = Legion.create({ root, globalConfigFile: join(root, 'no-global.json'), env: { PATH: process.env.PATH } });
   });
@@ -65,6 +68,8 @@ describe('links that lead out of the workspace show no host path', () => {
       );
       // A link to nothing in a denied folder is left out, as that folder's files are.
       expect(lines.filter((line) => line.includes('to-denied'))).toEqual([]);
+      // So is one spelled through a link into that folder.
+      expect(lines.filter((line) => line.includes('through-denied'))).toEqual([]);
       shownNothingOfTheHost(listed);
       shownNothingOfTheHost(await legion.executeTool('file_list', { path: 'docs' }, { as }));
     }
