@@ -1,10 +1,11 @@
 // Cold start of the `legion` binary, each run a new process: bare node, --version, --help,
-// `legion sessions` in a workspace with a few sessions, a headless one-shot `legion run` (continuing the latest session, whose
+// `legion sessions` in a workspace with a few sessions, the other commands that open it (log, approvals, agents list,
+// config show, tools list, doctor), a headless one-shot `legion run` (continuing the latest session, whose
 // history is reset each round) whose model (through the official Anthropic and OpenAI SDKs) is a zero-latency wire-protocol server
 // on 127.0.0.1 in this process, and the demo. The commands run in interleaved rounds, so a burst
 // of load on a shared machine hits all of them alike, and every figure is also given as
 // "node + X": Legion's own cost over a bare node start measured in the same run. Beside wall-clock
-// time, each process's CPU time (all threads, reported by cpu-usage-preload.mjs, preloaded into
+// time, each process's CPU time (all threads, reported by cpu-usage-preload.cjs, preloaded into
 // every process alike) shows the cost when the machine is too busy for wall-clock figures to mean much.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -22,7 +23,7 @@ const SESSIONS = 4;
 const VERSION = JSON.parse(readFileSync(join(ROOT, 'packages', 'cli', 'package.json'), 'utf8')).version;
 /** The node:http server's reply, so `legion run` can check it printed the model's text. */
 const REPLY = 'pong';
-const PRELOAD = ['--import', fileURLToPath(new URL('./cpu-usage-preload.mjs', import.meta.url))];
+const PRELOAD = ['--require', fileURLToPath(new URL('./cpu-usage-preload.cjs', import.meta.url))];
 /**
  * A directory: every run also writes a V8 CPU profile (`--cpu-prof`) to its command's folder in it,
  * to see where start-up goes. Each command's options stay the same from run to run, since they
@@ -88,6 +89,9 @@ const restoreSessions = () => {
 const expectReply = (out) => {
   if (out.trim() !== REPLY) throw new Error(`legion run printed ${JSON.stringify(out.slice(0, 300))}`);
 };
+const expectOutput = (name, text) => (out) => {
+  if (!out.includes(text)) throw new Error(`${name} printed ${JSON.stringify(out.slice(0, 300))}`);
+};
 const demoDirs = [];
 const commands = [
   { key: 'nodeBare', label: 'node -e 0 (reference)', args: () => ['-e', '0'], check: () => {} },
@@ -115,6 +119,14 @@ const commands = [
       if (out.trim().split('\n').length < SESSIONS) throw new Error(`sessions printed ${JSON.stringify(out.slice(0, 300))}`);
     },
   },
+  // The other commands that open the workspace (its config, collective and sessions) and print what they read.
+  { key: 'log', label: 'legion log', args: () => [LEGION, 'log'], check: expectOutput('log', 'hello') },
+  { key: 'approvals', label: 'legion approvals', args: () => [LEGION, 'approvals'], check: expectOutput('approvals', 'Nothing is waiting') },
+  { key: 'agentsList', label: 'legion agents list', args: () => [LEGION, 'agents', 'list'], check: expectOutput('agents list', 'coordinator') },
+  { key: 'configShow', label: 'legion config show', args: () => [LEGION, 'config', 'show'], check: expectOutput('config show', 'entryAgent') },
+  // These two do more than read the workspace: tools list counts every tool schema's tokens, doctor checks the set-up.
+  { key: 'toolsList', label: 'legion tools list', args: () => [LEGION, 'tools', 'list'], check: expectOutput('tools list', 'its model sees') },
+  { key: 'doctor', label: 'legion doctor --json', args: () => [LEGION, 'doctor', '--json'], check: expectOutput('doctor', '"checks"') },
   { key: 'runAnthropic', label: 'legion run "hi" (Anthropic SDK, local server)', args: () => [LEGION, 'run', 'hi'], check: expectReply },
   { key: 'runOpenAI', label: 'legion run --to developer "hi" (OpenAI SDK)', args: () => [LEGION, 'run', '--to', 'developer', 'hi'], check: expectReply },
   {
@@ -130,10 +142,21 @@ const commands = [
     },
   },
 ];
+/** The commands that open the workspace and print what they read, and their budget in CPU time over bare node. */
+const WORKSPACE_COMMANDS = ['sessions', 'log', 'approvals', 'agentsList', 'configShow'];
+const WORKSPACE_CPU_BUDGET = 45;
+const COMPARED = [...WORKSPACE_COMMANDS, 'runAnthropic', 'runOpenAI'];
+/** BENCH_COMMANDS=sessions,log times only these (and bare node), for a quicker comparison. */
+const ONLY = process.env.BENCH_COMMANDS?.split(',');
+if (ONLY) {
+  const unknown = ONLY.filter((key) => !commands.some((command) => command.key === key));
+  if (unknown.length > 0) throw new Error(`BENCH_COMMANDS: no command ${unknown.join(', ')}; known: ${commands.map((command) => command.key).join(', ')}`);
+  commands.splice(0, commands.length, ...commands.filter((command) => command.key === 'nodeBare' || ONLY.includes(command.key)));
+}
 if (BASE) {
   // Its own compile cache: the two builds' caches must not meet (they would not: the key is the build's hash, but the warm-up fills each alike).
   const baseEnv = { XDG_CACHE_HOME: join(workspace, '.cache-base') };
-  for (const key of ['sessions', 'runAnthropic', 'runOpenAI']) {
+  for (const key of COMPARED.filter((candidate) => commands.some((command) => command.key === candidate))) {
     const command = commands.find((candidate) => candidate.key === key);
     commands.push({ ...command, key: `base_${key}`, label: `base: ${command.label}`.slice(0, 48), args: () => [BASE, ...command.args().slice(1)], env: baseEnv });
   }
@@ -185,10 +208,13 @@ for (const command of commands) {
 }
 const target = (key, budget) =>
   `${key} node + ${ms(figures[key].overNodeMs)} (CPU node + ${ms(figures[key].cpuOverNodeMs)}; target ≤ node + ${budget} ms: ${figures[key].overNodeMs <= budget ? 'OK' : 'OVER'})`;
-console.log(`  targets: ${target('sessions', 60)}; ${target('runAnthropic', 120)}; ${target('runOpenAI', 120)}`);
+console.log(`  targets: ${[['sessions', 60], ['runAnthropic', 120], ['runOpenAI', 120]].filter(([key]) => figures[key]).map(([key, budget]) => target(key, budget)).join('; ')}`);
+// The commands that open a workspace and read it: CPU time, which the load moves much less than wall-clock time.
+const cpuTarget = (key) => `${key} node + ${ms(figures[key].cpuOverNodeMs)} ${figures[key].cpuOverNodeMs <= WORKSPACE_CPU_BUDGET ? 'OK' : 'OVER'}`;
+console.log(`  CPU targets (≤ node + ${WORKSPACE_CPU_BUDGET} ms): ${WORKSPACE_COMMANDS.filter((key) => figures[key]).map(cpuTarget).join('; ')}`);
 if (BASE) {
   const spread = (values) => `${ms(min(values))}–${ms(Math.max(...values))}`;
-  for (const key of ['sessions', 'runAnthropic', 'runOpenAI']) {
+  for (const key of COMPARED.filter((candidate) => figures[candidate])) {
     const difference = (list) => round(median(list[`base_${key}`]) - median(list[key]), 1);
     const gain = (_field, list) => (difference(list) < 0 ? `−${ms(-difference(list))}` : ms(difference(list)));
     console.log(`  A/B ${key}: base − this: wall ${ms(gain("wall", times))} (base spread ${spread(times[`base_${key}`])}, this ${spread(times[key])}), CPU ${ms(gain("cpu", cpuTimes))} (base ${spread(cpuTimes[`base_${key}`])}, this ${spread(cpuTimes[key])})`);

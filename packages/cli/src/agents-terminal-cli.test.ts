@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
+import { tmuxOn } from './tmux.test-support.js';
 
 // `legion agents edit` and `rm` on a real terminal (tmux): the questions they ask only there.
 const LEGION = fileURLToPath(new URL('../dist/legion.js', import.meta.url));
@@ -31,9 +32,7 @@ afterEach(() => {
 });
 
 function tmux(...args: string[]): string {
-  const result = spawnSync('tmux', ['-S', socket, '-f', join(dir, 'tmux.conf'), ...args], { cwd: dir, env: tmuxEnv, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`tmux ${args[0]} failed: ${result.stderr}`);
-  return result.stdout;
+  return tmuxOn(socket, join(dir, 'tmux.conf'), dir)(...args);
 }
 
 /** Starts `legion ARGS` in a terminal of its own. */

@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tmuxOn } from './tmux.test-support.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { useWorkspace } from './workspace.test-support.js';
@@ -251,11 +252,7 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     const command = `${['env', ...variables, process.execPath, LEGION, 'run', 'Write the notes'].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`;
     const tmuxEnv = { ...process.env };
     delete tmuxEnv.TMUX;
-    const tmux = (...args: string[]) => {
-      const result = spawnSync('tmux', ['-S', socket, '-f', config, ...args], { cwd: workspace.dir, env: tmuxEnv, encoding: 'utf8' });
-      if (result.status !== 0) throw new Error(`tmux ${args[0]} failed: ${result.stderr}`);
-      return result.stdout;
-    };
+    const tmux = tmuxOn(socket, config, workspace.dir);
     const screen = () => tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'legion');
     async function waitForScreen(text: string): Promise<string> {
       const deadline = Date.now() + SCREEN_LIMIT_MS;
@@ -433,11 +430,7 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
       const command = `${['env', ...variables, process.execPath, LEGION, ...args].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`;
       const tmuxEnv = { ...process.env };
       delete tmuxEnv.TMUX;
-      const tmux = (...tmuxArgs: string[]) => {
-        const result = spawnSync('tmux', ['-S', socket, '-f', config, ...tmuxArgs], { cwd: workspace.dir, env: tmuxEnv, encoding: 'utf8' });
-        if (result.status !== 0) throw new Error(`tmux ${tmuxArgs[0]} failed: ${result.stderr}`);
-        return result.stdout;
-      };
+      const tmux = tmuxOn(socket, config, workspace.dir);
       tmux('new-session', '-d', '-s', 'legion', '-x', '200', '-y', '50', '-c', workspace.dir, command);
       const screen = () => tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'legion');
       return {

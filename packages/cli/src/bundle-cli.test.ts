@@ -70,10 +70,24 @@ describe('the bundled legion binary loads only what a command needs', () => {
     // Starting children is for tools and MCP servers: commander's and core's node:child_process load when one starts.
     expect(run.builtins).toContain('node:fs');
     expect(run.builtins).not.toContain('node:child_process');
+    // No V8 flag is set at run time (through node:v8): one would cost the code cache of every built-in loaded after it.
+    expect(run.builtins).not.toContain('node:v8');
     // The tokenizer (~1 MB of ranks, ~50 MB once loaded) is a chunk of its own, read only when something is counted.
     const chunks = readdirSync(join(DIST, 'chunks')).filter((name) => name.endsWith('.js')).map((name) => join(DIST, 'chunks', name));
     expect(chunks.filter((file) => packagesIn(file).has('gpt-tokenizer'))).toHaveLength(1);
     expect(run.loaded.filter((file) => packagesIn(file).has('gpt-tokenizer'))).toEqual([]);
+  });
+
+  it('a command never starts Node\'s ES module loader, whether run as npm links it (bin/legion.js) or as dist/legion.js', () => {
+    // A CommonJS probe, so that nothing but the command could start the loader; it reports, at exit, whether the loader translated any module.
+    const probe = join(workspace.dir, 'esm-probe.cjs');
+    writeFileSync(probe, "process.on('exit', () => process.stderr.write(`ESM_TRANSLATORS ${process.moduleLoadList.includes('NativeModule internal/modules/esm/translators')}\\n`));\n");
+    for (const entry of [join(DIST, '..', 'bin', 'legion.js'), LEGION]) {
+      const result = spawnSync(process.execPath, ['--require', probe, entry, 'sessions'], { cwd: workspace.dir, env: { ...process.env, ...workspace.env() }, encoding: 'utf8' });
+      expect(result.status, result.stderr).toBe(0);
+      expect(result.stdout).toContain('No sessions yet');
+      expect(result.stderr, entry).toContain('ESM_TRANSLATORS false');
+    }
   });
 
   it('legion run far below every context threshold does not load the tokenizer, and loads it once a request must be counted', async () => {

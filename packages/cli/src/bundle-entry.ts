@@ -3,25 +3,16 @@
 // through the compile cache. Built by scripts/build.mjs, which sets LEGION_BUILD_ID to a hash of
 // the bundle's files, so a rebuild or an upgrade never meets the cache of another build.
 import { createRequire } from 'node:module';
-import { setFlagsFromString } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { cacheVariant, compileCacheDirectory, createBundleLoader } from './compile-cache.js';
 
 declare const LEGION_BUILD_ID: string;
 
-// The provider SDKs reach the network through fetch, whose HTTP parser is WebAssembly. Once it is
-// hot, V8 optimizes it on a background thread, and Node waits for that job before the process may
-// exit: some 90 ms after `legion run` has printed its reply. The baseline compiler parses a model's
-// stream just as well. Set before the program compiles: V8's code cache is valid only under the
-// flags it was made with, and a flag set later would make every start reject the cache made at
-// the previous exit.
-setFlagsFromString('--liftoff-only');
-// Nearly everything a command allocates while it starts (its modules, the SDK, fetch's undici)
-// lives to its end, and V8's young generation starts at 1 MB and doubles only after each
-// scavenge that filled it: `legion run` went through nine scavenges, each copying what the last
-// one kept. Growing eightfold reaches the same ceiling (the default maximum is unchanged) sooner:
-// six. Set here for the same reason as the flag above.
-setFlagsFromString('--semi-space-growth-factor=8');
+// No V8 flag is set here (`v8.setFlagsFromString`), though some would suit a short command: a flag
+// set at run time changes V8's flag hash, and the code cache Node ships for its own built-in
+// modules is valid only under the hash it was made with, so every built-in the command loads
+// afterwards (node:vm, crypto, streams, readline…) is compiled from source. Ten of them took 21 ms
+// of CPU instead of 8 (README.md, "How the binary is built").
 
 const program = fileURLToPath(new URL('./chunks/legion.js', import.meta.url));
 if (process.env.LEGION_DEBUG) {

@@ -10,7 +10,6 @@ export async function prepareCommandProcess(): Promise<void> {
   // Node 22.1+ keeps V8's compiled code of what a command loads on disk, so the next start skips
   // compiling it again; Node 20 has no such cache. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
   (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
-  // `--liftoff-only` (why: see bundle-entry.ts) is set by dist/legion.js before any code compiles.
   // Stack traces point into the bundle; with LEGION_DEBUG=1 they point into the sources (dist/
   // ships source maps). Only then: reading the maps costs start-up time.
   if (process.env.LEGION_DEBUG) process.setSourceMapsEnabled(true);

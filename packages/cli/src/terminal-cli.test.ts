@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { LLMock } from '@copilotkit/aimock';
 import { runLegion, LEGION, type LegionRun } from './legion-process.test-support.js';
+import { tmuxOn } from './tmux.test-support.js';
 
 // The built binary on a real terminal (tmux), with one stream redirected to a
 // file: colours follow each stream's own terminal, and confirmations ask there.
@@ -39,11 +40,7 @@ describe.skipIf(TMUX_MISSING)('legion on a terminal (tmux)', () => {
     delete env.TMUX;
     return env;
   }
-  const tmux = (...args: string[]): string => {
-    const result = spawnSync('tmux', ['-S', socket, '-f', join(dir, 'tmux.conf'), ...args], { cwd: dir, env: tmuxEnv(), encoding: 'utf8' });
-    if (result.status !== 0) throw new Error(`tmux ${args[0]} failed: ${result.stderr}`);
-    return result.stdout;
-  };
+  const tmux = (...args: string[]): string => tmuxOn(socket, join(dir, 'tmux.conf'), dir)(...args);
   /** The pane with its escape sequences (-e), so colours can be seen. */
   let pane = 0;
   const screen = (): string => tmux('capture-pane', '-p', '-e', '-J', '-S', '-', '-t', `legion${pane}`);

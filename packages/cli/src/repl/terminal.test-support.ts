@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { tmuxOn } from '../tmux.test-support.js';
 
 /** How long the screen may take to show something, generous for a loaded 2-core machine. */
 const SCREEN_LIMIT_MS = 40_000;
@@ -16,6 +17,7 @@ export class TmuxTerminal {
   private readonly socket: string;
   private readonly config: string;
   private readonly env: NodeJS.ProcessEnv;
+  private runner: ((...args: string[]) => string) | undefined;
 
   constructor(private readonly dir: string, name = 'repl') {
     this.socket = join(dir, `${name}.sock`);
@@ -25,10 +27,9 @@ export class TmuxTerminal {
     delete this.env.TMUX;
   }
 
-  private tmux(...args: string[]): string {
-    const result = spawnSync('tmux', ['-S', this.socket, '-f', this.config, ...args], { cwd: this.dir, env: this.env, encoding: 'utf8' });
-    if (result.status !== 0) throw new Error(`tmux ${args[0]} failed: ${result.stderr}`);
-    return result.stdout;
+  private get tmux(): (...args: string[]) => string {
+    this.runner ??= tmuxOn(this.socket, this.config, this.dir);
+    return this.runner;
   }
 
   /** Runs `command` (a shell line) in a new 120×40 terminal. */

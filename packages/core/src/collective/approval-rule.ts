@@ -20,7 +20,7 @@ export function isValidRuleId(id: string): boolean {
  * left out, it covers every such command or path the rule could (a plain
  * command line, a path inside the workspace), and every call of other tools.
  */
-export const ApprovalRuleSchema = z
+export const ApprovalRuleSchema = z.lazy(() => z
   .object({
     version: z.literal(APPROVAL_RULE_VERSION),
     id: z.string().regex(RULE_ID, 'an id is "rule_" followed by letters, digits or "-", and matches the file name'),
@@ -38,5 +38,5 @@ export const ApprovalRuleSchema = z
     /** The approval answer it came from, if it came from one. */
     fromRequest: z.object({ sessionId: z.string(), requestId: z.string() }).strict().optional(),
   })
-  .strict();
+  .strict());
 export type ApprovalRule = z.infer<typeof ApprovalRuleSchema>;

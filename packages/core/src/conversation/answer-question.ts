@@ -13,7 +13,7 @@ export interface QuestionAnsweringSession {
   readonly questions: SessionQuestions;
   turnIsLive(conversationId: string): Promise<boolean>;
   unanswered(conversationId: string): Promise<ToolUseBlock[]>;
-  resumeConversation(conversationId: string, frames: readonly DelegationFrame[]): Promise<TurnResult>;
+  resumeIfWaiting(conversationId: string, frames: readonly DelegationFrame[]): Promise<TurnResult | undefined>;
 }
 
 /** Who answered, and where, as `answerQuestion` takes it. */
@@ -84,7 +84,10 @@ export async function answerQuestion(session: QuestionAnsweringSession, collecti
   if (options.resume === false) return { status: 'answered', waiting: true };
   // Nobody runs the chain that waits on it: the answer becomes the user's reply here and the chain goes on, as after an approval.
   const root = await resumeRoot(session, { conversationId: question.conversationId, frames: question.frames ?? [] });
-  return { status: 'answered', resumed: [await session.resumeConversation(root.conversationId, root.frames)] };
+  // Only if the chain still waits once the lease is ours: `legion questions resume` in another process may have
+  // seen the answer just recorded and run the chain first; a second continuation would ask the model again.
+  const resumed = await session.resumeIfWaiting(root.conversationId, root.frames);
+  return resumed ? { status: 'answered', resumed: [resumed] } : { status: 'answered' };
 }
 
 /** Why a question takes no answer any more, in words for the one who tried. */

@@ -331,6 +331,40 @@ describe.each([
     await expect(pending).rejects.toBe(reason);
     await closed.promise;
   });
+
+  it('a Location of raw UTF-8 bytes leads where its text says (node:http reads header bytes as latin1)', async () => {
+    const url = await serve((request, response) => {
+      if (request.url === '/moved') response.writeHead(302, { location: Buffer.from('/café', 'utf8').toString('latin1') }).end();
+      else response.end(`at ${request.url}`);
+    });
+    const response = await fetchImplementation(`${url}/moved`);
+    expect(await response.text()).toBe('at /caf%C3%A9');
+    expect(response.url).toBe(`${url}/caf%C3%A9`);
+  });
+
+  it('a URL with a user name or password is refused, at the start or in a redirect, and no credentials are sent anywhere', async () => {
+    const seen: Array<{ port: string; authorization: string | undefined }> = [];
+    const other = await serve((request, response) => {
+      seen.push({ port: 'other', authorization: request.headers.authorization });
+      response.end('other');
+    });
+    const url = await serve((request, response) => {
+      seen.push({ port: 'first', authorization: request.headers.authorization });
+      // A hostile server names credentials of its choosing, for another origin and for its own.
+      if (request.url === '/to-other') response.writeHead(307, { location: `${other.replace('//', '//user:pass@')}/x` }).end();
+      else if (request.url === '/to-self') response.writeHead(302, { location: `${url.replace('//', '//user:pass@')}/x` }).end();
+      else response.end('self');
+    });
+    await expect(fetchImplementation(`${url.replace('//', '//user:pass@')}/x`)).rejects.toMatchObject({ name: 'TypeError', message: expect.stringContaining('includes credentials') });
+    expect(seen).toEqual([]);
+    for (const path of ['/to-other', '/to-self']) {
+      await expect(fetchImplementation(`${url}${path}`, { method: 'POST', body: 'x' })).rejects.toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+    }
+    expect(seen).toEqual([
+      { port: 'first', authorization: undefined },
+      { port: 'first', authorization: undefined },
+    ]);
+  });
 });
 
 describe('nodeHttpFetch, and not the global fetch', () => {

@@ -26,7 +26,8 @@ export async function nodeHttpFetch(input: string | URL | Request, init: Request
   const url = typeof input === 'string' ? safeUrl(input) : input instanceof URL ? input : undefined;
   const body = bodyBytes(init.body);
   const mode = init.redirect ?? 'follow';
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || body === UNSUPPORTED || !['follow', 'manual', 'error'].includes(mode) || 'dispatcher' in init || usesProxyOrDispatcher()) {
+  // A URL with credentials goes to the global fetch too, which refuses it as the standard says; node:http would send them as basic auth.
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '' || body === UNSUPPORTED || !['follow', 'manual', 'error'].includes(mode) || 'dispatcher' in init || usesProxyOrDispatcher()) {
     return globalThis.fetch(input, init);
   }
   const signal = init.signal ?? undefined;

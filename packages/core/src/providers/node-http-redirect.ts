@@ -38,11 +38,14 @@ const KEPT_ACROSS_ORIGINS = new Set(['accept', 'accept-encoding', 'accept-langua
 export function redirectedRequest(current: HopRequest, status: number, location: string): HopRequest | Error {
   let next: URL;
   try {
-    next = new URL(location, current.url);
+    // node:http reads header bytes as latin1; undici reads a Location's bytes as UTF-8, so a non-ASCII one leads to the same place.
+    next = new URL(Buffer.from(location, 'latin1').toString('utf8'), current.url);
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
   }
   if (next.protocol !== 'http:' && next.protocol !== 'https:') return new Error('URL scheme must be a HTTP(S) scheme');
+  // As undici (a fetch's mode is "cors"): credentials the server names in a Location are refused, not sent as basic auth by node:http.
+  if (next.username !== '' || next.password !== '') return new Error('cross origin not allowed for request mode "cors"');
   if (!next.hash) next.hash = current.url.hash;
   let { method, body } = current;
   const headers = { ...current.headers };

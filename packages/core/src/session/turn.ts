@@ -156,7 +156,9 @@ export type ResumeOutcome =
 /**
  * What answering a question from any process led to. `resumed`: the asking
  * process had ended, so the answer was written as the user's reply and the
- * chain that waited on it resumed here; these are its turns' results.
+ * chain that waited on it resumed here; these are its turns' results. Without
+ * `resumed` (and `waiting`), a process goes on with it: the asking one, or one
+ * that resumed the chain first (`resumeAnswered`).
  */
 export type QuestionAnswerOutcome =
   | {

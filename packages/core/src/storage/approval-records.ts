@@ -4,7 +4,8 @@ import { DelegationFrameSchema } from './delegation-frame.js';
 /** The version of request records this Legion writes; older ones are migrated when read (approval-migration.ts). */
 export const APPROVAL_REQUEST_VERSION = 2;
 
-const requestFields = {
+/** The fields of every version of a request record (a function: the schemas below are built on first use). */
+const requestFields = () => ({
   kind: z.literal('request'),
   id: z.string(),
   at: z.string(),
@@ -19,28 +20,28 @@ const requestFields = {
   conversationId: z.string(),
   /** Why approval is needed (the policy that asked). */
   reason: z.string(),
-};
+});
 
 /** A tool call waiting for someone's yes or no. */
-export const ApprovalRequestRecordSchema = z.object({
-  ...requestFields,
+export const ApprovalRequestRecordSchema = z.lazy(() => z.object({
+  ...requestFields(),
   version: z.literal(APPROVAL_REQUEST_VERSION),
   /** Who waits on the requester's turn, outermost first, ending with its sender: read back when the turn resumes. */
   frames: z.array(DelegationFrameSchema),
-});
+}));
 
 /**
  * Version 1 (Legion before the delegation stack was one list): the waiting
  * participants only, with `link` records beside it saying which communicate
  * call waits on which conversation. Read, never written.
  */
-export const ApprovalRequestRecordV1Schema = z.object({
-  ...requestFields,
+export const ApprovalRequestRecordV1Schema = z.lazy(() => z.object({
+  ...requestFields(),
   version: z.literal(1),
   chain: z.array(z.string()),
-});
+}));
 
-export const ApprovalDecisionRecordSchema = z.object({
+export const ApprovalDecisionRecordSchema = z.lazy(() => z.object({
   kind: z.literal('decision'),
   version: z.literal(1),
   requestId: z.string(),
@@ -64,26 +65,26 @@ export const ApprovalDecisionRecordSchema = z.object({
    * and an older Legion reading a newer file still sees the decision.
    */
   medium: z.string().optional(),
-});
+}));
 
 /**
  * Version 1 only: which communicate call waited on which conversation. Read to
  * migrate version 1 requests to their frames, never written.
  */
-export const ApprovalLinkRecordSchema = z.object({
+export const ApprovalLinkRecordSchema = z.lazy(() => z.object({
   kind: z.literal('link'),
   version: z.literal(1),
   at: z.string(),
   parentConversationId: z.string(),
   toolUseId: z.string(),
   childConversationId: z.string(),
-});
+}));
 
 /** What this Legion appends. */
-export const ApprovalRecordSchema = z.discriminatedUnion('kind', [ApprovalRequestRecordSchema, ApprovalDecisionRecordSchema]);
+export const ApprovalRecordSchema = z.lazy(() => z.discriminatedUnion('kind', [ApprovalRequestRecordSchema, ApprovalDecisionRecordSchema]));
 
 /** What an approvals log may hold: today's records and those of older Legions. */
-export const StoredApprovalRecordSchema = z.union([ApprovalRecordSchema, ApprovalRequestRecordV1Schema, ApprovalLinkRecordSchema]);
+export const StoredApprovalRecordSchema = z.lazy(() => z.union([ApprovalRecordSchema, ApprovalRequestRecordV1Schema, ApprovalLinkRecordSchema]));
 
 export type ApprovalRequestRecord = z.infer<typeof ApprovalRequestRecordSchema>;
 export type ApprovalRequestRecordV1 = z.infer<typeof ApprovalRequestRecordV1Schema>;
@@ -113,7 +114,7 @@ export interface ApprovalView {
 }
 
 /** A decision as a participant (or a user's surface) gives it. */
-export const ApprovalAnswerSchema = z
+export const ApprovalAnswerSchema = z.lazy(() => z
   .object({
     id: z.string(),
     decision: z.enum(['approve', 'reject']),
@@ -140,7 +141,7 @@ export const ApprovalAnswerSchema = z
     }
     if (remember && answer.decision !== 'approve') context.addIssue({ code: 'custom', path: ['remember'], message: 'only an approval is remembered; leave "remember" out of a rejection' });
     if (answer.pattern !== undefined && remember !== 'always') context.addIssue({ code: 'custom', path: ['pattern'], message: 'a pattern belongs to a rule: give it with remember: "always"' });
-  });
+  }));
 export type ApprovalAnswer = z.infer<typeof ApprovalAnswerSchema>;
 
 /** What an answer asks to remember, `always: true` read as the session it always meant. */

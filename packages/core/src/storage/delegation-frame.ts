@@ -11,7 +11,7 @@ import { z } from 'zod';
  * the chain with a plain message (a user, a program) waits in no tool call:
  * its frame has no `toolUseId`, and `conversationId` is where it sent.
  */
-export const DelegationFrameSchema = z.object({
+export const DelegationFrameSchema = z.lazy(() => z.object({
   participantId: z.string(),
   conversationId: z.string(),
   toolUseId: z.string().optional(),
@@ -23,5 +23,5 @@ export const DelegationFrameSchema = z.object({
    * records have none; older code drops it when it reads a record.
    */
   trace: z.string().optional(),
-});
+}));
 export type DelegationFrame = z.infer<typeof DelegationFrameSchema>;

@@ -9,7 +9,7 @@ import { MessageSchema } from '../message.js';
 export const CONVERSATION_FORMAT_VERSION = 2;
 
 /** First line of every conversation file. */
-export const HeaderEntrySchema = z.object({
+export const HeaderEntrySchema = z.lazy(() => z.object({
   kind: z.literal('header'),
   version: z.number().int().positive(),
   conversationId: z.string(),
@@ -17,25 +17,25 @@ export const HeaderEntrySchema = z.object({
   responder: z.string(),
   name: z.string().optional(),
   createdAt: z.string(),
-});
+}));
 
-export const MessageEntrySchema = MessageSchema.extend({ kind: z.literal('message') });
+export const MessageEntrySchema = z.lazy(() => MessageSchema.extend({ kind: z.literal('message') }));
 
 /** Something that happened in the conversation but is not part of the model's context. */
-export const NoteEntrySchema = z.object({
+export const NoteEntrySchema = z.lazy(() => z.object({
   kind: z.literal('note'),
   level: z.enum(['info', 'error']),
   code: z.string().optional(),
   text: z.string(),
   at: z.string(),
-});
+}));
 
 /** Why a compaction was made: a threshold was crossed, someone asked for it, or the provider said the prompt was too long. */
 export const CompactionReasonSchema = z.enum(['auto', 'manual', 'overflow']);
 export type CompactionReason = z.infer<typeof CompactionReasonSchema>;
 
 /** A user or peer message carried over a compaction verbatim (outside the summary). */
-export const CarriedMessageSchema = z.object({ messageId: z.string(), at: z.string(), text: z.string() });
+export const CarriedMessageSchema = z.lazy(() => z.object({ messageId: z.string(), at: z.string(), text: z.string() }));
 export type CarriedMessage = z.infer<typeof CarriedMessageSchema>;
 
 /**
@@ -47,7 +47,7 @@ export type CarriedMessage = z.infer<typeof CarriedMessageSchema>;
  * Version 1 entries had only `at`, `summary` and `throughMessageId`; they read as
  * keeping nothing from before them (`keptMessages` 0), as version 1 did.
  */
-export const CompactionEntrySchema = z.object({
+export const CompactionEntrySchema = z.lazy(() => z.object({
   kind: z.literal('compaction'),
   at: z.string(),
   summary: z.string(),
@@ -64,9 +64,9 @@ export const CompactionEntrySchema = z.object({
   reason: CompactionReasonSchema.optional(),
   /** The last user and peer messages, re-injected verbatim after the compaction (`keepRecentMessages`). */
   carried: z.array(CarriedMessageSchema).default([]),
-});
+}));
 
-export const LogEntrySchema = z.discriminatedUnion('kind', [HeaderEntrySchema, MessageEntrySchema, NoteEntrySchema, CompactionEntrySchema]);
+export const LogEntrySchema = z.lazy(() => z.discriminatedUnion('kind', [HeaderEntrySchema, MessageEntrySchema, NoteEntrySchema, CompactionEntrySchema]));
 
 export type HeaderEntry = z.infer<typeof HeaderEntrySchema>;
 export type MessageEntry = z.infer<typeof MessageEntrySchema>;

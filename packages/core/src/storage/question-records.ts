@@ -9,7 +9,7 @@ export const QUESTION_RECORD_VERSION = 1;
  * `communicate`), recorded before anyone is asked, so that any process on the
  * workspace can see it and answer it (`session.answerQuestion`).
  */
-export const QuestionRecordSchema = z.object({
+export const QuestionRecordSchema = z.lazy(() => z.object({
   kind: z.literal('question'),
   version: z.literal(QUESTION_RECORD_VERSION),
   /** `q_` and 12 hex digits. */
@@ -31,10 +31,10 @@ export const QuestionRecordSchema = z.object({
    * approval decision's `medium`: optional, and ignored by a reader that does not know it.
    */
   frames: z.array(DelegationFrameSchema).optional(),
-});
+}));
 
 /** The one answer a question gets, whichever process gave it first. */
-export const QuestionAnswerRecordSchema = z.object({
+export const QuestionAnswerRecordSchema = z.lazy(() => z.object({
   kind: z.literal('answer'),
   version: z.literal(QUESTION_RECORD_VERSION),
   questionId: z.string(),
@@ -44,26 +44,26 @@ export const QuestionAnswerRecordSchema = z.object({
   answeredBy: z.string(),
   /** The surface it was given on (`terminal`, `web`, `cli`, …). */
   medium: z.string().optional(),
-});
+}));
 
 /**
  * A question whose asking turn ended without an answer (stopped, or no surface
  * could answer): it takes the answer's place, through the same first-wins
  * claim, so an answer given at the same moment either wins or is refused.
  */
-export const QuestionWithdrawnRecordSchema = z.object({
+export const QuestionWithdrawnRecordSchema = z.lazy(() => z.object({
   kind: z.literal('withdrawn'),
   version: z.literal(QUESTION_RECORD_VERSION),
   questionId: z.string(),
   at: z.string(),
   reason: z.string(),
-});
+}));
 
 /** What settles a question: its answer or its withdrawal (one per question, first wins). */
-export const QuestionOutcomeRecordSchema = z.discriminatedUnion('kind', [QuestionAnswerRecordSchema, QuestionWithdrawnRecordSchema]);
+export const QuestionOutcomeRecordSchema = z.lazy(() => z.discriminatedUnion('kind', [QuestionAnswerRecordSchema, QuestionWithdrawnRecordSchema]));
 
 /** What a session's question log holds. */
-export const QuestionLogRecordSchema = z.discriminatedUnion('kind', [QuestionRecordSchema, QuestionAnswerRecordSchema, QuestionWithdrawnRecordSchema]);
+export const QuestionLogRecordSchema = z.lazy(() => z.discriminatedUnion('kind', [QuestionRecordSchema, QuestionAnswerRecordSchema, QuestionWithdrawnRecordSchema]));
 
 export type QuestionRecord = z.infer<typeof QuestionRecordSchema>;
 export type QuestionAnswerRecord = z.infer<typeof QuestionAnswerRecordSchema>;

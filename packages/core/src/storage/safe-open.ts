@@ -19,13 +19,18 @@ export class PathMovedError extends Error {
   }
 }
 
-const HAS_PROC_FD = (() => {
-  try {
-    return realpathSync('/proc/self/fd') !== undefined;
-  } catch {
-    return false;
+/** Whether /proc/self/fd can be read: asked on the first open that needs it, not by every process that loads this module. */
+let hasProcFd: boolean | undefined;
+function procFdAvailable(): boolean {
+  if (hasProcFd === undefined) {
+    try {
+      hasProcFd = realpathSync('/proc/self/fd') !== undefined;
+    } catch {
+      hasProcFd = false;
+    }
   }
-})();
+  return hasProcFd;
+}
 
 /**
  * Opens a checked path so that no swap between the check and the open can
@@ -78,7 +83,7 @@ export function openInWorkspace(root: string, resolved: Resolved, requested: str
 
 /** Where an open descriptor really is, when the platform can say (Linux: /proc/self/fd). */
 function locationOf(fd: number): string | undefined {
-  if (!HAS_PROC_FD) return undefined;
+  if (!procFdAvailable()) return undefined;
   try {
     return realpathSync(`/proc/self/fd/${fd}`);
   } catch {

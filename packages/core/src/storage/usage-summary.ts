@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { UsageSchema, type Usage } from '../message.js';
 
 /** One model call, as the session's usage ledger records it. */
-export const UsageRecordSchema = z.object({
+export const UsageRecordSchema = z.lazy(() => z.object({
   version: z.literal(1),
   at: z.string(),
   participantId: z.string(),
@@ -13,7 +13,7 @@ export const UsageRecordSchema = z.object({
   model: z.string(),
   usage: UsageSchema,
   costUsd: z.number().nullable(),
-});
+}));
 export type UsageRecord = z.infer<typeof UsageRecordSchema>;
 
 export interface UsageTotals {

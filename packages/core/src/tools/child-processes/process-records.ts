@@ -28,15 +28,15 @@ export function purposeOf(context: Pick<ToolContext, 'workspaceRoot' | 'toolUseI
   };
 }
 
-const IdentitySchema = z.object({
+const IdentitySchema = z.lazy(() => z.object({
   pid: z.number().int(),
   host: z.string(),
   startTime: z.string().optional(),
   bootId: z.string().optional(),
   pidNamespace: z.string().optional(),
-});
+}));
 
-const RecordSchema = z.object({
+const RecordSchema = z.lazy(() => z.object({
   version: z.literal(1),
   pgid: z.number().int().positive(),
   /** The group leader's start time: a pid reused by another process has another. */
@@ -48,7 +48,7 @@ const RecordSchema = z.object({
   owner: IdentitySchema,
   supervisor: z.number().int().optional(),
   startedAt: z.string(),
-});
+}));
 export type ProcessRecord = z.infer<typeof RecordSchema>;
 
 /** Writes the record of a group just started; returns the function that removes it once the group is gone. */

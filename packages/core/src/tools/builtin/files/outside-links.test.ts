@@ -31,6 +31,11 @@ describe('links that lead out of the workspace show no host path', () => {
     symlinkSync(join(root, 'docs', 'readme.txt'), join(root, 'docs', 'absolute-inside'));
     symlinkSync('later.txt', join(root, 'docs', 'soon'));
     symlinkSync('../secret/hidden-name.txt', join(root, 'docs', 'to-denied'));
+    // To nothing, spelled inside but through the link to the host folder: what is missing is the host's.
+    symlinkSync('../ext/missing-host-name', join(root, 'docs', 'through-ext'));
+    // To nothing in the denied folder, spelled through a link to it.
+    symlinkSync('secret', join(root, 'to-secret'));
+    symlinkSync('../to-secret/hidden-name.txt', join(root, 'docs', 'through-denied'));
     writeFileSync(join(root, '.legion', 'config.json'), JSON.stringify({ policies: { file_read: { rules: [{ mode: 'deny', paths: ['secret/**'] }] } } }));
     legion = Legion.create({ root, globalConfigFile: join(root, 'no-global.json'), env: { PATH: process.env.PATH } });
   });
@@ -42,7 +47,7 @@ describe('links that lead out of the workspace show no host path', () => {
   const callers = (): Array<string | undefined> => [undefined, legion.collective.agents()[0]!.id];
   const shownNothingOfTheHost = (result: unknown): void => {
     const text = JSON.stringify(result);
-    for (const hostOnly of [base, 'host-only', 'nonexistent-host-folder', 'private-name', 'hidden-name', '../..']) expect(text).not.toContain(hostOnly);
+    for (const hostOnly of [base, 'host-only', 'nonexistent-host-folder', 'private-name', 'hidden-name', 'missing-host-name', '../..']) expect(text).not.toContain(hostOnly);
   };
 
   it('file_list names such a link, marked as leading outside, without its text or target; a link inside shows where it leads from the root', async () => {
@@ -58,10 +63,13 @@ describe('links that lead out of the workspace show no host path', () => {
           'docs/host-file-link.txt (symbolic link leading outside the workspace)',
           'docs/absolute-inside -> docs/readme.txt',
           'docs/soon -> docs/later.txt (missing)',
+          'docs/through-ext (symbolic link leading outside the workspace)',
         ]),
       );
       // A link to nothing in a denied folder is left out, as that folder's files are.
       expect(lines.filter((line) => line.includes('to-denied'))).toEqual([]);
+      // So is one spelled through a link into that folder.
+      expect(lines.filter((line) => line.includes('through-denied'))).toEqual([]);
       shownNothingOfTheHost(listed);
       shownNothingOfTheHost(await legion.executeTool('file_list', { path: 'docs' }, { as }));
     }
@@ -86,6 +94,12 @@ describe('links that lead out of the workspace show no host path', () => {
           shownNothingOfTheHost(refused);
         }
       }
+      // A pattern through a link to a host folder tells nothing of what is there, not even by a count of matches not shown.
+      const seenThrough = async (name: string): Promise<string[]> => [
+        JSON.stringify(await legion.executeTool('file_glob', { pattern: `ext/${name}` }, { as })).replaceAll(name, 'NAME'),
+        JSON.stringify(await legion.executeTool('file_grep', { pattern: 'data', path: '.', glob: `ext/${name}` }, { as })).replaceAll(name, 'NAME'),
+      ];
+      expect(await seenThrough('host-file.txt')).toEqual(await seenThrough('no-such-file.txt'));
       // An absolute path out of the workspace is refused without naming where the workspace is.
       const absolute = await legion.executeTool('file_read', { path: '/etc/hostname' }, { as });
       expect(absolute.status).not.toBe('success');

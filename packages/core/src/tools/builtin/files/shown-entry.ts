@@ -1,5 +1,5 @@
 import { readlinkSync, realpathSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { isInside } from '../../../storage/workspace-path.js';
 
 /**
@@ -44,10 +44,25 @@ export function linkDestination(realRoot: string, path: string, readable: (path:
   } catch {
     return '(unreadable symbolic link)';
   }
-  // Dangling (or a loop): resolved by its text alone, from the folder holding it.
+  // Dangling (or a loop): resolved by its text from the folder holding it, then from the real place of the
+  // deepest folder on that way that exists: a folder link on the way may lead out (or into a denied folder).
   const lexical = resolve(dirname(path), text);
   if (!isInside(realRoot, lexical)) return '(symbolic link leading outside the workspace)';
-  const destination = relative(realRoot, lexical) || '.';
+  const reached = realFolderWay(lexical);
+  if (reached === undefined || !isInside(realRoot, reached)) return '(symbolic link leading outside the workspace)';
+  const destination = relative(realRoot, reached) || '.';
   // A name the caller may not see stays unseen, even as the text of a link to nothing.
   return readable(destination) ? `-> ${destination} (missing)` : '(symbolic link to nothing, leading where this caller may not look)';
+}
+
+/** `path` with its deepest existing folder replaced by where that folder really is (undefined: none resolves). */
+function realFolderWay(path: string): string | undefined {
+  let folder = dirname(path);
+  for (;;) {
+    const real = realLocation(folder);
+    if (real !== undefined) return join(real, relative(folder, path));
+    const up = dirname(folder);
+    if (up === folder) return undefined;
+    folder = up;
+  }
 }

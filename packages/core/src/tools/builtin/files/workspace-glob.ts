@@ -1,11 +1,12 @@
 import { realpathSync } from 'node:fs';
-import { isAbsolute, relative } from 'node:path';
+import { dirname, isAbsolute, relative } from 'node:path';
+import { isInside } from '../../../storage/workspace-path.js';
 import { shownEntry } from './shown-entry.js';
 
 /** Never searched: huge, generated, or version-control internals. */
 export const GLOB_IGNORES: readonly string[] = ['**/node_modules/**', '**/.git/**'];
 
-/** `hidden`: matches left out because reading them is not allowed or they lead outside the workspace. */
+/** `hidden`: matches in the workspace left out because reading them is not allowed or they lead outside it (a match in a host folder is left out uncounted). */
 export type GlobOutcome = { ok: true; files: string[]; hidden: number } | { ok: false; error: string };
 
 /**
@@ -48,7 +49,18 @@ export async function globInWorkspace(options: {
   let hidden = 0;
   for (const path of matches) {
     if (shownEntry(realRoot, path, options.readable)) files.push(relative(realRoot, path));
-    else hidden++;
+    // Found by reading a host folder (a pattern through a link out of the workspace): not even counted, as a
+    // count would tell which names exist there.
+    else if (foundInside(realRoot, path)) hidden++;
   }
   return { ok: true, files: files.sort(), hidden };
+}
+
+/** Whether the folder a match was listed from really lies inside the workspace. */
+function foundInside(realRoot: string, path: string): boolean {
+  try {
+    return isInside(realRoot, realpathSync(dirname(path)));
+  } catch {
+    return false;
+  }
 }

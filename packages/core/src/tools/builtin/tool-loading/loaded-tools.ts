@@ -13,11 +13,11 @@ export const LOADED_TOOLS_KIND = 'loaded-tools';
  * was loaded, and a family that gains tools (an MCP server's new listing)
  * offers them too.
  */
-export const LoadedToolsFileSchema = z.object({
+export const LoadedToolsFileSchema = z.lazy(() => z.object({
   version: z.literal(LOADED_TOOLS_FORMAT_VERSION),
   agentId: z.string(),
   conversations: z.record(z.string(), z.array(z.string())),
-});
+}));
 export type LoadedToolsFile = z.infer<typeof LoadedToolsFileSchema>;
 
 /** The names loaded in one conversation (none when nothing was, or the file cannot be read: the tools stay callable). */

@@ -18,7 +18,7 @@ const IdentifierSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected 
 
 const HeaderNameSchema = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'expected an HTTP header name');
 
-export const ShellExecutionSchema = z
+export const ShellExecutionSchema = z.lazy(() => z
   .object({
     type: z.literal('shell'),
     /** Program and arguments, run without a shell: `["git", "log", "-n", "${count}"]`. */
@@ -28,9 +28,9 @@ export const ShellExecutionSchema = z
     /** Extra environment variables for the command (templates allowed). */
     env: z.record(IdentifierSchema, z.string()).optional(),
   })
-  .strict();
+  .strict());
 
-export const HttpExecutionSchema = z
+export const HttpExecutionSchema = z.lazy(() => z
   .object({
     type: z.literal('http'),
     method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']).optional(),
@@ -42,12 +42,12 @@ export const HttpExecutionSchema = z
     /** How long to wait for the response; defaults to the tool's `timeoutMs`. */
     timeoutMs: z.number().int().positive().optional(),
   })
-  .strict();
+  .strict());
 
-export const WorkspaceToolExecutionSchema = z.discriminatedUnion('type', [ShellExecutionSchema, HttpExecutionSchema]);
+export const WorkspaceToolExecutionSchema = z.lazy(() => z.discriminatedUnion('type', [ShellExecutionSchema, HttpExecutionSchema]));
 
 /** The tool's input, as JSON Schema: an object, with its fields under `properties`. */
-export const ToolParametersSchema = z
+export const ToolParametersSchema = z.lazy(() => z
   .object({
     type: z.literal('object'),
     properties: z
@@ -63,9 +63,9 @@ export const ToolParametersSchema = z
       .optional(),
     required: z.array(z.string()).optional(),
   })
-  .loose();
+  .loose());
 
-export const WorkspaceToolFileSchema = z
+export const WorkspaceToolFileSchema = z.lazy(() => z
   .object({
     /** Lets editors find the published schema; ignored by Legion. */
     $schema: z.string().optional(),
@@ -82,7 +82,7 @@ export const WorkspaceToolFileSchema = z
     category: z.string().min(1).optional(),
     tags: z.array(z.string().min(1)).optional(),
   })
-  .strict();
+  .strict());
 
 export type WorkspaceToolFile = z.infer<typeof WorkspaceToolFileSchema>;
 export type ShellExecution = z.infer<typeof ShellExecutionSchema>;
