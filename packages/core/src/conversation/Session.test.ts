@@ -43,14 +43,15 @@ describe('a long-lived session', () => {
       await running;
       // Enough other conversations to release every idle one.
       for (let index = 0; index < 100; index++) await session.send({ from: 'user', to: 'echo', message: `n${index}`, conversation: `other${index}` });
-      // A second message on the busy conversation queues behind the running turn (same object, same in-process queue).
-      const queued = session.send({ from: 'user', to: 'slow', message: 'after', conversation: 'busy' });
-      // Asked not to wait, a message is refused by that queue: the turn in this process, not only its lease, holds the conversation.
+      // Asked not to wait, a message is refused by the running turn's own in-process queue: the conversation was kept
+      // open (a reopened one would know only the lease, and name its holder).
       await expect(session.send({ from: 'user', to: 'slow', message: 'now?', conversation: 'busy', ifBusy: 'fail' })).rejects.toMatchObject({
         code: 'conversation_busy',
         details: { holder: 'a turn in this process' },
       });
       expect(turnEnded).toBe(false);
+      // A second message on the busy conversation queues behind the running turn (same object, same in-process queue).
+      const queued = session.send({ from: 'user', to: 'slow', message: 'after', conversation: 'busy' });
       finish();
       expect(await waiting).toMatchObject({ status: 'success', reply: 'waited' });
       expect(await queued).toMatchObject({ status: 'success', reply: 'quick' });
