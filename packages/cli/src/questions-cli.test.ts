@@ -8,6 +8,23 @@ import { AnsweredElsewhereError, type UserQuestion } from '@legion-collective/co
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '@legion-collective/core/testing';
 import { runLegion } from './legion-process.test-support.js';
 
+/** Starts a program whose agent asks the user, waits for the question's id, then SIGKILLs it: the question outlives its asker. */
+async function askThenKill(root: string): Promise<string> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./__fixtures__/ask-and-wait.mjs', import.meta.url)), root], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+  let stdout = '';
+  const id = await new Promise<string>((resolve) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const asked = /asked (q_[0-9a-f]+)/.exec(stdout);
+      if (asked) resolve(asked[1]!);
+    });
+  });
+  child.kill('SIGKILL');
+  expect(await exited).toBe('SIGKILL');
+  return id;
+}
+
 // The asking turn runs in this process (a Legion with a terminal-like surface that never answers);
 // the answer comes from a second OS process: the built `legion` binary on the same workspace.
 describe('legion questions / legion answer: answering, from another process, a question asked in a running Legion', () => {
@@ -111,18 +128,7 @@ describe('legion questions / legion answer: answering, from another process, a q
         ],
       },
     });
-    const child = spawn(process.execPath, [fileURLToPath(new URL('./__fixtures__/ask-and-wait.mjs', import.meta.url)), test.root], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
-    let stdout = '';
-    const id = await new Promise<string>((resolve) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-        const asked = /asked (q_[0-9a-f]+)/.exec(stdout);
-        if (asked) resolve(asked[1]!);
-      });
-    });
-    child.kill('SIGKILL');
-    expect(await exited).toBe('SIGKILL');
+    const id = await askThenKill(test.root);
     const session = (await test.legion.sessions.latest())!;
     const answered = await session.answerQuestion(id, '8080', { medium: 'web' });
     expect(answered).toEqual({ status: 'answered', resumed: [expect.objectContaining({ status: 'success', reply: 'Resumed with 8080', conversationId: 'user__coordinator' })] });
@@ -144,18 +150,7 @@ describe('legion questions / legion answer: answering, from another process, a q
       mock.on({ model: 'claude-test', hasToolResult: true }, { content: 'Resumed with the answer' });
       const modelCalls = (): string[] => mock.getRequests().map((entry) => JSON.stringify(entry.body));
 
-      const child = spawn(process.execPath, [fileURLToPath(new URL('./__fixtures__/ask-and-wait.mjs', import.meta.url)), test.root], { stdio: ['ignore', 'pipe', 'pipe'] });
-      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
-      let stdout = '';
-      const id = await new Promise<string>((resolve) => {
-        child.stdout.on('data', (chunk: Buffer) => {
-          stdout += chunk.toString();
-          const asked = /asked (q_[0-9a-f]+)/.exec(stdout);
-          if (asked) resolve(asked[1]!);
-        });
-      });
-      child.kill('SIGKILL');
-      expect(await exited).toBe('SIGKILL');
+      const id = await askThenKill(test.root);
       const env = { PATH: process.env['PATH'] ?? '', HOME: home, XDG_CONFIG_HOME: join(home, '.config'), NO_COLOR: '1', ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: mock.url };
       const session = (await test.legion.sessions.latest())!;
 
