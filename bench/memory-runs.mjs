@@ -38,6 +38,12 @@ const lookup = defineTool({
 });
 
 const openFds = () => readdirSync('/proc/self/fd').length;
+// V8 doubles the young generation (both semi-spaces) once the bytes that survived scavenges since its
+// last growth exceed one semi-space; that counter never resets otherwise, so the run at which it
+// happens says how much per-run survivor churn (and the import's own survivors) cost. Read every
+// CHECK_EVERY runs only: reading it allocates, and allocation is what this measures.
+const CHECK_EVERY = 50;
+const youngMB = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size / MB;
 function sample() {
   globalThis.gc();
   const memory = process.memoryUsage();
@@ -65,6 +71,9 @@ const model = new ScriptedProvider((request) => (request.messages.length === 1 ?
 legion.providers.useFor('worker', model);
 const session = await legion.sessions.create({ title: 'memory' });
 const before = sample();
+const youngAtStart = youngMB();
+const youngGrowth = [];
+let youngBefore = youngAtStart;
 let early;
 const started = performance.now();
 const cpuBefore = process.cpuUsage();
@@ -75,6 +84,10 @@ try {
     // The scripted model keeps every request for tests to inspect; that is the harness's memory, not Legion's.
     model.requests.length = 0;
     if (run === EARLY) early = sample();
+    if (run % CHECK_EVERY === 0 && youngMB() !== youngBefore) {
+      youngBefore = youngMB();
+      youngGrowth.push({ mb: youngBefore, after: run - CHECK_EVERY, by: run });
+    }
   }
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
@@ -87,6 +100,8 @@ try {
   const outside = (s) => s.rssMB - s.heapTotalMB;
   console.log(`  V8 heap reserved (heapTotal): run ${EARLY} ${f(early.heapTotalMB)} MB, run ${RUNS} ${f(late.heapTotalMB)} MB; external ${f(early.externalMB)} → ${f(late.externalMB)} MB (ArrayBuffers ${f(early.arrayBuffersMB)} → ${f(late.arrayBuffersMB)}); RSS outside the V8 heap ${f(outside(early))} → ${f(outside(late))} MB`);
   console.log(`  heap spaces run ${EARLY} → ${RUNS} (MB): ${Object.keys(late.spaces).map((name) => `${name} ${f(early.spaces[name] ?? 0)}→${f(late.spaces[name])}`).join(', ')}`);
+  const grew = youngGrowth.map((growth) => `to ${f(growth.mb)} MB between runs ${growth.after} and ${growth.by}`).join(', ');
+  console.log(`  young generation (V8 new space, both semi-spaces): ${f(youngAtStart)} MB at start${grew ? `, grew ${grew}` : ', never grew'}`);
   console.log(`  open file descriptors: start ${before.fds}, run ${EARLY} ${early.fds}, run ${RUNS} ${late.fds} (target: not growing)`);
   // The machine may be shared: CPU time and the load say how much the wall time means.
   console.log(`  time: ${seconds.toFixed(1)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU (user+sys); load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
@@ -97,6 +112,8 @@ try {
     rssLateMB: Number(f(late.rssMB)),
     rssGrowthMB: Number(f(late.rssMB - early.rssMB)),
     heapLateMB: Number(f(late.heapUsedMB)),
+    youngStartMB: youngAtStart,
+    youngGrewByRun: youngGrowth.length > 0 ? youngGrowth[youngGrowth.length - 1].by : null,
     fdsEarly: early.fds,
     fdsLate: late.fds,
   });
