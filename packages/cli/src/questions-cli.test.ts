@@ -1,27 +1,28 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { LLMock } from '@copilotkit/aimock';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AnsweredElsewhereError, type UserQuestion } from '@legion-collective/core';
-import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '@legion-collective/core/testing';
+import { agentParticipant, createTestLegion, runNodeChild, userParticipant, type ChildRun, type TestLegion } from '@legion-collective/core/testing';
 import { runLegion } from './legion-process.test-support.js';
 
-/** Starts a program whose agent asks the user, waits for the question's id, then SIGKILLs it: the question outlives its asker. */
+const ASKER = fileURLToPath(new URL('./__fixtures__/ask-and-wait.mjs', import.meta.url));
+/** A safety net against a hung child, far above what any step needs; never a timing assertion. */
+const CHILD_WAIT_MS = 30_000;
+
+/** Starts the program whose agent asks the user (its only surface never answers); resolves with the question's id. */
+async function startAsker(root: string): Promise<{ run: ChildRun; id: string }> {
+  const run = runNodeChild(ASKER, [root], { waitLimitMs: CHILD_WAIT_MS });
+  const id = (await run.waitFor((line) => line.startsWith('asked q_'), 'asked <id>')).slice('asked '.length);
+  return { run, id };
+}
+
+/** Starts the asker, then SIGKILLs it once it has asked: the question outlives its asker. */
 async function askThenKill(root: string): Promise<string> {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./__fixtures__/ask-and-wait.mjs', import.meta.url)), root], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
-  let stdout = '';
-  const id = await new Promise<string>((resolve) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const asked = /asked (q_[0-9a-f]+)/.exec(stdout);
-      if (asked) resolve(asked[1]!);
-    });
-  });
-  child.kill('SIGKILL');
-  expect(await exited).toBe('SIGKILL');
+  const { run, id } = await startAsker(root);
+  run.child.kill('SIGKILL');
+  expect(await run.exited).toMatchObject({ signal: 'SIGKILL' });
   return id;
 }
 
@@ -92,24 +93,14 @@ describe('legion questions / legion answer: answering, from another process, a q
   it('a program whose turn waits for an answer from another process stays alive until it comes, then ends', async () => {
     home = mkdtempSync(join(tmpdir(), 'legion-home-'));
     test = createTestLegion({ backend: 'file', participants: [userParticipant(), agentParticipant('coordinator')], entryAgent: 'coordinator' });
-    const child = spawn(process.execPath, [fileURLToPath(new URL('./__fixtures__/ask-and-wait.mjs', import.meta.url)), test.root], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const id = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-        const asked = /asked (q_[0-9a-f]+)/.exec(stdout);
-        if (asked) resolve(asked[1]!);
-      });
-      void exited.then((code) => reject(new Error(`the program exited (${code}) before asking: ${stdout}${stderr}`)));
-    });
+    const { run, id } = await startAsker(test.root);
+    // 'close', not 'exit': only then has all of its output been read.
+    const closed = new Promise<number | null>((resolve) => run.child.on('close', resolve));
     const session = await test.legion.sessions.latest();
     // Its only surface never answers: without an answer from here, it waits (and its process stays up).
     expect(await session!.answerQuestion(id, '8080', { medium: 'web' })).toEqual({ status: 'answered' });
-    expect(await exited, stderr).toBe(0);
-    expect(stdout).toContain('success: Using 8080');
+    expect(await closed, run.stderr()).toBe(0);
+    expect(run.lines()).toContain('success: Using 8080');
   });
 
   it('a question whose process was killed is answered from here: the reply is written and the waiting chain resumes here, once', async () => {
