@@ -8,14 +8,27 @@ const DIST = fileURLToPath(new URL('../../../../dist/', import.meta.url));
 
 describe('loadMcpSdk', () => {
   it('without the MCP client installed, says which package is missing and how to install it', () => {
-    // The built module and the one it imports, copied where no node_modules is reachable: the package is truly absent.
+    // The built module and the one it imports, copied to a folder of their own; Node resolves nothing
+    // outside it (a resolve hook refuses what would come from above), as in an install without the
+    // package. The temporary folder itself may be inside a checkout whose node_modules has it (CI
+    // puts TMPDIR in the clone), so where the folder is must not decide the test.
     const root = mkdtempSync(join(tmpdir(), 'legion-no-mcp-'));
     try {
       for (const file of ['errors.js', 'tools/providers/mcp/load-mcp-sdk.js']) {
         mkdirSync(dirname(join(root, file)), { recursive: true });
         cpSync(join(DIST, file), join(root, file));
       }
+      const inside = pathToFileURL(root).href + '/';
+      const hook = `export async function resolve(specifier, context, next) {
+        const resolved = await next(specifier, context);
+        if (context.parentURL?.startsWith(${JSON.stringify(inside)}) && resolved.url.startsWith('file:') && !resolved.url.startsWith(${JSON.stringify(inside)})) {
+          throw Object.assign(new Error('Cannot find package ' + specifier), { code: 'ERR_MODULE_NOT_FOUND' });
+        }
+        return resolved;
+      }`;
       const script = `
+        const { register } = await import('node:module');
+        register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});
         const { loadMcpSdk } = await import(${JSON.stringify(pathToFileURL(join(root, 'tools/providers/mcp/load-mcp-sdk.js')).href)});
         const error = await loadMcpSdk().then(() => undefined, (caught) => caught);
         console.log(JSON.stringify({ code: error?.code, message: error?.message }));`;
