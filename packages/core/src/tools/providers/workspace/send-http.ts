@@ -1,3 +1,4 @@
+import { nodeHttpFetch } from '../../../providers/node-http-fetch.js';
 import { MAX_CAPTURED_BYTES } from './bounded-output.js';
 
 export interface HttpCall {
@@ -17,6 +18,10 @@ export type HttpOutcome =
  * Sends one request and reads at most MAX_CAPTURED_BYTES of the answer (the
  * rest is cancelled, not downloaded), so an endless or huge response cannot
  * hold the tool past its purpose.
+ *
+ * nodeHttpFetch, not the global fetch: a redirect to another origin carries
+ * none of the tool's own headers (undici keeps all but Authorization and
+ * Cookie, so an `X-Api-Key` from the tool file would follow the redirect).
  */
 export async function sendHttp(call: HttpCall): Promise<HttpOutcome> {
   const timeout = AbortSignal.timeout(call.timeoutMs);
@@ -24,7 +29,7 @@ export async function sendHttp(call: HttpCall): Promise<HttpOutcome> {
   const stoppedBy = (): 'timeout' | 'aborted' | undefined => (call.signal.aborted ? 'aborted' : timeout.aborted ? 'timeout' : undefined);
   let response: Response;
   try {
-    response = await fetch(call.url, { method: call.method, headers: call.headers, body: call.body, signal, redirect: 'follow' });
+    response = await nodeHttpFetch(call.url, { method: call.method, headers: call.headers, body: call.body, signal, redirect: 'follow' });
   } catch (error) {
     return { kind: 'failure', problem: describeFetchError(error), stopped: stoppedBy() };
   }
