@@ -218,7 +218,9 @@ describe('http workspace tools', () => {
     });
   });
 
-  it('follows a redirect to another origin without the tool\'s headers', async () => {
+  it.each([['directly'], ['with HTTP_PROXY set, when the global fetch sends it']])('follows a redirect to another origin without the tool\'s headers (%s)', async (how) => {
+    // Only its presence matters: Node's fetch uses it only with NODE_USE_ENV_PROXY, so the requests still go straight to the servers.
+    if (how !== 'directly') vi.stubEnv('HTTP_PROXY', 'http://127.0.0.1:9');
     const other: Received[] = [];
     const elsewhere = createServer((request, response) => {
       other.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: '' });
@@ -235,6 +237,7 @@ describe('http workspace tools', () => {
       expect(other[0]!.headers['x-api-key']).toBeUndefined();
       expect(other[0]!.headers.authorization).toBeUndefined();
     } finally {
+      vi.unstubAllEnvs();
       await new Promise((resolve) => elsewhere.close(resolve));
     }
   });
