@@ -267,7 +267,8 @@ export const BUILTIN_TOOL_PARAMETERS: Readonly<Record<string, Record<string, unk
     },
     "required": [
       "id"
-    ]
+    ],
+    "additionalProperties": {}
   },
   "file_delete": {
     "type": "object",
@@ -687,7 +688,8 @@ export const BUILTIN_TOOL_PARAMETERS: Readonly<Record<string, Record<string, unk
     },
     "required": [
       "id"
-    ]
+    ],
+    "additionalProperties": {}
   },
   "process_list": {
     "type": "object",

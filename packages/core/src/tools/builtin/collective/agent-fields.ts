@@ -20,3 +20,34 @@ export const AgentFieldsSchema = z.object({
 });
 /** The names shown to models in errors and descriptions. */
 export const AGENT_FIELD_NAMES = Object.keys(AgentFieldsSchema.shape);
+
+/**
+ * Fields of a participant file that no tool sets, and why: the tool result
+ * says so instead of the field vanishing (the input schemas accept unknown
+ * keys only to be able to name them).
+ */
+const FILE_ONLY_FIELDS: Readonly<Record<string, string>> = {
+  approvalAuthority: 'an agent cannot give an agent, itself included, the power to approve tool calls; a person sets it in the participant file',
+  policies: 'an agent cannot set the approval policies that decide what runs without asking; a person sets them in the participant file',
+  context: 'the context budget is set by a person in the participant file',
+  status: 'retire an agent with retire_agent',
+  type: 'these tools make and change agents only',
+  version: 'Legion writes the file format version',
+};
+
+/**
+ * Splits a tool's input into the agent fields it may set (its own keys, such
+ * as `id`, left out) and a note per other field
+ * the model sent (`approvalAuthority (an agent cannot …)`), for the result's
+ * "Refused:" list.
+ */
+export function splitAgentFields(input: Record<string, unknown>, toolKeys: readonly string[]): { fields: Record<string, unknown>; refused: string[] } {
+  const fields: Record<string, unknown> = {};
+  const refused: string[] = [];
+  for (const [name, value] of Object.entries(input)) {
+    if (toolKeys.includes(name)) continue;
+    if (AGENT_FIELD_NAMES.includes(name)) fields[name] = value;
+    else if (value !== undefined) refused.push(`${name} (${FILE_ONLY_FIELDS[name] ?? `not a field an agent has; the fields are ${AGENT_FIELD_NAMES.join(', ')}`})`);
+  }
+  return { fields, refused };
+}

@@ -86,6 +86,31 @@ describe('collective tools', () => {
     expect(successText(await run(tools.modify_agent!, { id: 'helper', tools: 'all', model: { provider: 'anthropic', model: 'claude-x', baseURL: 'http://127.0.0.1:9/' } }, user))).toBe('Modified helper: model, tools.');
   });
 
+  it('says which fields it refused and why: approval authority, policies and fields no agent has', async () => {
+    const session = await test.legion.sessions.create();
+    const lead = toolContext({ root: test.root, callerId: 'lead', session });
+    const authority = 'approvalAuthority (an agent cannot give an agent, itself included, the power to approve tool calls; a person sets it in the participant file)';
+    const policies = 'policies (an agent cannot set the approval policies that decide what runs without asking; a person sets them in the participant file)';
+    const created = successText(await run(tools.create_agent!, {
+      id: 'approver', name: 'Approver', systemPrompt: 'x', tools: 'none', delegation: 'none',
+      approvalAuthority: '*', policies: { shell_run: 'auto' }, favouriteColour: 'red',
+    }, lead));
+    expect(created).toBe(
+      `Created agent approver (Approver). Your delegation permission does not include it, so you cannot message it yourself. Refused: ${authority}; ${policies}; ` +
+        'favouriteColour (not a field an agent has; the fields are name, description, useFor, systemPrompt, model, tools, delegation, limits).',
+    );
+    expect(participantFile('approver')).not.toHaveProperty('approvalAuthority');
+    expect(participantFile('approver')).not.toHaveProperty('policies');
+
+    const onlyRefused = errorText(await run(tools.modify_agent!, { id: 'helper', approvalAuthority: '*' }, lead));
+    expect(onlyRefused).toBe(`helper was not changed. Refused: ${authority}.`);
+    const user = toolContext({ root: test.root, callerId: 'user', session });
+    const partly = successText(await run(tools.modify_agent!, { id: 'helper', description: 'Files.', policies: { '*': 'auto' }, status: 'retired' }, user));
+    expect(partly).toBe(`Modified helper: description. Refused: ${policies}; status (retire an agent with retire_agent).`);
+    expect(participantFile('helper')).toMatchObject({ description: 'Files.', status: 'active' });
+    expect(participantFile('helper')).not.toHaveProperty('policies');
+  });
+
   it('modifies only the given fields, can remove optional ones, and validates the result', async () => {
     const session = await test.legion.sessions.create();
     const context = toolContext({ root: test.root, callerId: 'lead', session });

@@ -4,7 +4,7 @@ import { ParticipantIdSchema } from '../../../collective/participant.js';
 import { delegationTargets } from '../../../collective/system-prompt.js';
 import { errorMessage } from '../../../errors.js';
 import { defineTool, type Tool } from '../../tool.js';
-import { AgentFieldsSchema } from './agent-fields.js';
+import { AgentFieldsSchema, splitAgentFields } from './agent-fields.js';
 import { limitGrant } from './grant-limits.js';
 import type { CollectiveToolsOptions } from './collective-tool-options.js';
 
@@ -20,11 +20,13 @@ export function createCreateAgentTool(options: Pick<CollectiveToolsOptions, 'col
     input: () => AgentFieldsSchema.partial().extend({
       id: ParticipantIdSchema.describe('New unique participant id.'),
       template: z.string().min(1).optional().describe('Start from this template of .legion/templates/<name>.json.'),
-    }),
+    }).loose(),
     effect: 'collective',
     async execute(input, context) {
       const { collective } = options;
-      const { template: templateName, ...fields } = input;
+      const { fields: agentFields, refused: notFields } = splitAgentFields(input, ['id', 'template']);
+      const fields = { ...agentFields, id: input.id };
+      const templateName = input.template;
       const existing = collective.get(input.id);
       if (existing) return { status: 'error', error: `The id "${input.id}" is taken (${existing.type}, ${existing.status}). Choose another id.` };
       let template: AgentTemplate | undefined;
@@ -50,7 +52,7 @@ export function createCreateAgentTool(options: Pick<CollectiveToolsOptions, 'col
         status: 'success',
         data: `Created agent ${created.id} (${created.name})${templateName ? ` from template ${templateName}` : ''}.` +
           (reachable ? ` Send it work with communicate { "to": "${created.id}" }.` : ' Your delegation permission does not include it, so you cannot message it yourself.') +
-          refusedNote(grant.refused),
+          refusedNote([...grant.refused, ...notFields]),
       };
     },
   });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ParticipantInput } from '../../../collective/participant.js';
 import { errorMessage } from '../../../errors.js';
 import { defineTool, type Tool } from '../../tool.js';
-import { AGENT_FIELD_NAMES, AgentFieldsSchema } from './agent-fields.js';
+import { AGENT_FIELD_NAMES, AgentFieldsSchema, splitAgentFields } from './agent-fields.js';
 import { refusedNote } from './create-agent.js';
 import { limitGrant } from './grant-limits.js';
 import type { CollectiveToolsOptions } from './collective-tool-options.js';
@@ -25,17 +25,20 @@ export function createModifyAgentTool(options: Pick<CollectiveToolsOptions, 'col
       useFor: shape.useFor.nullable(),
       model: shape.model.nullable(),
       limits: shape.limits.nullable(),
-    }),
+    }).loose(),
     effect: 'collective',
     async execute(input, context) {
       const { collective } = options;
-      const { id, ...changes } = input;
+      const { id } = input;
+      const { fields: changes, refused: notFields } = splitAgentFields(input, ['id']);
       const current = collective.get(id);
       if (!current || current.status === 'retired') return { status: 'error', error: `No active participant "${id}". Known: ${collective.ids().join(', ') || '(none)'}.` };
       if (current.type !== 'agent') return { status: 'error', error: `"${id}" is a ${current.type}, not an agent; only agents can be modified.` };
       const changed = Object.entries(changes).filter(([, value]) => value !== undefined).map(([name]) => name);
+      if (changed.length === 0 && notFields.length > 0) return { status: 'error', error: `${id} was not changed.${refusedNote(notFields)}` };
       if (changed.length === 0) return { status: 'error', error: `Nothing to change: give at least one of ${AGENT_FIELD_NAMES.join(', ')}.` };
-      const grant = limitGrant(collective, collective.get(context.callerId), Object.fromEntries(changed.map((name) => [name, changes[name as keyof typeof changes]])), { creating: false });
+      const limited = limitGrant(collective, collective.get(context.callerId), Object.fromEntries(changed.map((name) => [name, changes[name]])), { creating: false });
+      const grant = { fields: limited.fields, refused: [...limited.refused, ...notFields] };
       const applied = changed.filter((name) => name in grant.fields);
       if (applied.length === 0) return { status: 'error', error: `${id} was not changed.${refusedNote(grant.refused)}` };
       const next: Record<string, unknown> = { ...current };

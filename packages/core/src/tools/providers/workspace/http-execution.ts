@@ -1,6 +1,8 @@
 import type { ToolResult } from '../../tool.js';
-import { fillTemplate, resolvePlaceholder, wholePlaceholder, type PlaceholderScope } from './placeholders.js';
+import { bodyFormat, fillBodyTemplate } from './body-template.js';
+import { argumentText, fillTemplate, quotedValue, resolvePlaceholder, templateParts, wholePlaceholder, type PlaceholderScope } from './placeholders.js';
 import { sendHttp } from './send-http.js';
+import { fillUrlTemplate } from './url-template.js';
 import type { HttpExecution } from './workspace-tool-schema.js';
 
 /** When neither the execution nor the tool says, a request may take this long. */
@@ -21,26 +23,24 @@ export interface HttpToolCall {
 export async function executeHttp(call: HttpToolCall): Promise<ToolResult> {
   const { execution, scope, toolName } = call;
   const method = execution.method ?? 'GET';
-  // Arguments are percent-encoded so a value cannot add path segments, a query or another host.
-  const urlText = fillTemplate(execution.url, scope, encodeURIComponent);
-  let url: URL;
-  try {
-    url = new URL(urlText);
-  } catch {
-    return { status: 'error', error: `${toolName}: the URL template did not produce a valid URL (check its variables).` };
-  }
+  const filledUrl = fillUrlTemplate(execution.url, scope, toolName);
+  if (!filledUrl.ok) return { status: 'error', error: filledUrl.error };
+  const url = filledUrl.url;
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return { status: 'error', error: `${toolName}: only http and https URLs are allowed, not ${url.protocol}` };
   }
   const headers: Record<string, string> = {};
   for (const [name, template] of Object.entries(execution.headers ?? {})) {
-    const value = fillTemplate(template, scope);
-    if (/[\r\n]/.test(value)) return { status: 'error', error: `${toolName}: the "${name}" header would contain a line break; refused.` };
-    headers[name] = value;
+    const filled = fillHeader(name, template, scope, toolName);
+    if (!filled.ok) return { status: 'error', error: filled.error };
+    headers[name] = filled.value;
   }
   let body: string | undefined;
   if (typeof execution.body === 'string') {
-    body = fillTemplate(execution.body, scope);
+    const contentType = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+    const filled = fillBodyTemplate(execution.body, scope, bodyFormat(execution.body, contentType), toolName);
+    if (!filled.ok) return { status: 'error', error: filled.error };
+    body = filled.body;
   } else if (execution.body !== undefined) {
     body = JSON.stringify(fillJson(execution.body, scope));
     if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
@@ -83,4 +83,25 @@ export function fillJson(template: unknown, scope: PlaceholderScope): unknown {
     return filled;
   }
   return template;
+}
+
+/** Control characters other than tab: CR and LF would start another header, the rest make the request invalid. */
+const HEADER_CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+
+/** A header's value, with the argument that would break it named (variables and env are checked as a whole). */
+function fillHeader(name: string, template: string, scope: PlaceholderScope, toolName: string): { ok: true; value: string } | { ok: false; error: string } {
+  let value = '';
+  for (const part of templateParts(template, scope)) {
+    if (part.kind === 'text') {
+      value += part.text;
+      continue;
+    }
+    const text = part.value === undefined ? '' : argumentText(part.value);
+    if (HEADER_CONTROL.test(text)) {
+      return { ok: false, error: `${toolName}: "${part.name}" is ${quotedValue(text)}, which contains a line break or another control character and would break the "${name}" header; nothing was sent. Give a value without control characters.` };
+    }
+    value += text;
+  }
+  if (HEADER_CONTROL.test(value)) return { ok: false, error: `${toolName}: the "${name}" header would contain a line break or another control character; nothing was sent.` };
+  return { ok: true, value };
 }

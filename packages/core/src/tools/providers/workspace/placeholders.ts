@@ -59,3 +59,39 @@ export function fillTemplate(template: string, scope: PlaceholderScope, encodeAr
     return resolved.value;
   });
 }
+
+/** A template cut at its placeholders: trusted text (literal, variables, env) and the arguments between. */
+export type TemplatePart = { kind: 'text'; text: string } | { kind: 'argument'; name: string; value: unknown };
+
+/**
+ * The template as parts, so that a filler can encode each argument for the
+ * place it sits in (a URL segment, a JSON string, a form value). Literal text,
+ * variables and `env:` values are the file author's and come as text; a
+ * missing argument has `value: undefined`.
+ */
+export function templateParts(template: string, scope: PlaceholderScope): TemplatePart[] {
+  const parts: TemplatePart[] = [];
+  const pushText = (text: string): void => {
+    if (text === '') return;
+    const last = parts.at(-1);
+    if (last?.kind === 'text') last.text += text;
+    else parts.push({ kind: 'text', text });
+  };
+  let position = 0;
+  for (const match of template.matchAll(PLACEHOLDER)) {
+    pushText(template.slice(position, match.index));
+    position = match.index + match[0].length;
+    const name = match[1]!;
+    const resolved = resolvePlaceholder(name, scope);
+    if (resolved.source === 'argument') parts.push({ kind: 'argument', name, value: resolved.value });
+    else if (resolved.source === 'missing' && !name.startsWith('env:') && !Object.hasOwn(scope.variables, name)) parts.push({ kind: 'argument', name, value: undefined });
+    else pushText(resolved.source === 'missing' ? '' : resolved.value);
+  }
+  pushText(template.slice(position));
+  return parts;
+}
+
+/** A value as an error message may quote it: short, and with control characters escaped by JSON. */
+export function quotedValue(value: string): string {
+  return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+}

@@ -1,3 +1,5 @@
+import { nodeHttpFetch } from '../../../providers/node-http-fetch.js';
+import { MAX_REDIRECTS, REDIRECT_STATUSES, redirectedRequest, type HopRequest } from '../../../providers/node-http-redirect.js';
 import { MAX_CAPTURED_BYTES } from './bounded-output.js';
 
 export interface HttpCall {
@@ -17,14 +19,35 @@ export type HttpOutcome =
  * Sends one request and reads at most MAX_CAPTURED_BYTES of the answer (the
  * rest is cancelled, not downloaded), so an endless or huge response cannot
  * hold the tool past its purpose.
+ *
+ * Redirects are followed by node-http-redirect.ts's rules, so one to another
+ * origin carries none of the tool's own headers (the global fetch keeps all
+ * but Authorization and Cookie: an `X-Api-Key` from the tool file would
+ * follow the redirect).
  */
 export async function sendHttp(call: HttpCall): Promise<HttpOutcome> {
   const timeout = AbortSignal.timeout(call.timeoutMs);
   const signal = AbortSignal.any([call.signal, timeout]);
   const stoppedBy = (): 'timeout' | 'aborted' | undefined => (call.signal.aborted ? 'aborted' : timeout.aborted ? 'timeout' : undefined);
   let response: Response;
+  let hop: HopRequest = {
+    url: call.url,
+    method: call.method,
+    headers: Object.fromEntries(Object.entries(call.headers).map(([name, value]) => [name.toLowerCase(), value])),
+    body: call.body === undefined ? undefined : Buffer.from(call.body, 'utf8'),
+  };
   try {
-    response = await fetch(call.url, { method: call.method, headers: call.headers, body: call.body, signal, redirect: 'follow' });
+    // Redirects are followed here and not by the fetch: nodeHttpFetch hands a request to undici when a proxy is configured.
+    for (let redirects = 0; ; redirects++) {
+      response = await nodeHttpFetch(hop.url, { method: hop.method, headers: hop.headers, body: hop.body, signal, redirect: 'manual' });
+      const location = response.headers.get('location');
+      if (!REDIRECT_STATUSES.has(response.status) || location === null) break;
+      await response.body?.cancel().catch(() => undefined);
+      if (redirects === MAX_REDIRECTS) return { kind: 'failure', problem: `more than ${MAX_REDIRECTS} redirects` };
+      const next = redirectedRequest(hop, response.status, location);
+      if (next instanceof Error) return { kind: 'failure', problem: `the redirect to ${JSON.stringify(location)} cannot be followed (${next.message})` };
+      hop = next;
+    }
   } catch (error) {
     return { kind: 'failure', problem: describeFetchError(error), stopped: stoppedBy() };
   }

@@ -50,6 +50,34 @@ describe('shell workspace tools', () => {
     expect(readdirSync(root).sort()).toEqual(['print-argv.mjs', 'x']);
   });
 
+  it('refuses a tool file that writes an argument into the code an interpreter runs, and runs the positional form safely', async () => {
+    const parameters = { type: 'object', properties: { text: { type: 'string' } } };
+    const inline = WorkspaceToolFileSchema.parse({ name: 'probe', description: 'x', parameters, execution: { type: 'shell', command: ['/bin/sh', '-ec', 'echo ${text} > out.txt'] } });
+    expect(checkWorkspaceTool(inline)).toEqual({
+      field: 'execution.command[2]',
+      problem:
+        'puts the argument "${text}" inside the code sh runs, where its quotes, ";" and "$(…)" would run as code. ' +
+        'Pass it as its own element after the code, or through "execution.env", and read it from there: ["sh", "-c", "echo \\"$1\\"", "sh", "${text}"]',
+    });
+    for (const command of [[process.execPath, '-e', 'console.log("${text}")'], ['python3', '-c', 'print("${text}")'], ['bash', '-lc', 'ls ${text}']]) {
+      const definition = WorkspaceToolFileSchema.parse({ name: 'probe', description: 'x', parameters, execution: { type: 'shell', command } });
+      expect(checkWorkspaceTool(definition)?.field).toBe('execution.command[2]');
+    }
+    // Variables and the environment are the file author's, and a value after the code is a positional parameter.
+    const positional = tool({ parameters, variables: { OUT: 'out.txt' }, execution: { type: 'shell', command: ['/bin/sh', '-c', 'printf %s "$1" > ${OUT}', 'sh', '${text}'] } });
+    expect(await positional.execute({ text: '$(touch pwned); touch pwned2' }, toolContext({ workspaceRoot: root }))).toMatchObject({ status: 'success' });
+    expect(readFileSync(join(root, 'out.txt'), 'utf8')).toBe('$(touch pwned); touch pwned2');
+    expect(readdirSync(root).sort()).toEqual(['out.txt', 'print-argv.mjs']);
+  });
+
+  it('refuses an argument with a NUL character instead of throwing', async () => {
+    const probe = argvTool(['${text}'], { execution: { type: 'shell', command: [process.execPath, 'print-argv.mjs', '${text}'], env: { GREETING: '${text}' } } });
+    expect(await probe.execute({ text: 'a\u0000b' }, toolContext({ workspaceRoot: root }))).toEqual({
+      status: 'error',
+      error: 'probe: "text" contains a NUL character, which no program argument or environment value can hold; nothing was run.',
+    });
+  });
+
   it('keeps a placeholder inside a larger argument one argument, and fills variables, env and defaults', async () => {
     const probe = tool(
       {

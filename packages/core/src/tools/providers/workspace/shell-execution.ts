@@ -3,7 +3,7 @@ import type { ToolResult } from '../../tool.js';
 import type { GroupPurpose } from '../../child-processes/process-records.js';
 import { commandEnvironment } from '../../child-env.js';
 import { expandArgv } from './argv-template.js';
-import { fillTemplate, type PlaceholderScope } from './placeholders.js';
+import { fillTemplate, templateParts, type PlaceholderScope } from './placeholders.js';
 import { runArgv, type ArgvOutcome } from './run-argv.js';
 import type { ShellExecution } from './workspace-tool-schema.js';
 
@@ -24,6 +24,11 @@ export interface ShellCall {
 
 /** Runs a `shell` workspace tool: its argv template filled in, then spawned without a shell. */
 export async function executeShell(call: ShellCall): Promise<ToolResult> {
+  const withNul = [...call.execution.command, ...Object.values(call.execution.env ?? {})]
+    .flatMap((template) => templateParts(template, call.scope))
+    .find((part) => part.kind === 'argument' && holdsNul(part.value));
+  // An argv element or environment value is a C string: a NUL would end it early, and spawn throws on one.
+  if (withNul?.kind === 'argument') return { status: 'error', error: `${call.toolName}: "${withNul.name}" contains a NUL character, which no program argument or environment value can hold; nothing was run.` };
   const expanded = expandArgv(call.execution.command, call.scope, { toolName: call.toolName, optionLike: call.optionLike });
   if (!expanded.ok) return { status: 'error', error: expanded.error };
   const [program, ...args] = expanded.argv;
@@ -57,4 +62,9 @@ function describeOutput(outcome: ArgvOutcome): string {
   const stderr = outcome.stderr.trimEnd();
   if (!stderr) return stdout;
   return stdout ? `${stdout}\n[stderr]\n${stderr}` : `[stderr]\n${stderr}`;
+}
+
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\0');
+  return Array.isArray(value) && value.some(holdsNul);
 }

@@ -1,3 +1,4 @@
+import { inlineCodeOf } from './inline-code.js';
 import { placeholdersIn } from './placeholders.js';
 import type { WorkspaceToolFile } from './workspace-tool-schema.js';
 
@@ -10,7 +11,8 @@ export interface WorkspaceToolProblem {
 /**
  * Rules the JSON Schema cannot express: every placeholder must name a
  * parameter, a variable or `env:NAME` (a typo would otherwise quietly become
- * an empty string), variables may not shadow parameters, and a GET has no body.
+ * an empty string), variables may not shadow parameters, an argument is not
+ * written into code an interpreter runs (`sh -c "…${arg}"`), and a GET has no body.
  */
 export function checkWorkspaceTool(definition: WorkspaceToolFile): WorkspaceToolProblem | undefined {
   const parameterNames = new Set(Object.keys(definition.parameters?.properties ?? {}));
@@ -35,6 +37,18 @@ export function checkWorkspaceTool(definition: WorkspaceToolFile): WorkspaceTool
     }
   }
   const execution = definition.execution;
+  const inline = execution.type === 'shell' ? inlineCodeOf(execution.command) : undefined;
+  if (execution.type === 'shell' && inline) {
+    const argument = placeholdersIn(execution.command[inline.index]!).find((name) => parameterNames.has(name));
+    if (argument !== undefined) {
+      return {
+        field: `execution.command[${inline.index}]`,
+        problem:
+          `puts the argument "\${${argument}}" inside the code ${inline.program} runs, where its quotes, ";" and "$(…)" would run as code. ` +
+          `Pass it as its own element after the code, or through "execution.env", and read it from there: ${inline.example.replaceAll('NAME', argument)}`,
+      };
+    }
+  }
   if (execution.type === 'http' && execution.body !== undefined && (execution.method === undefined || execution.method === 'GET' || execution.method === 'HEAD')) {
     return { field: 'execution.body', problem: `is not sent with ${execution.method ?? 'GET'}; set "execution.method" to POST, PUT, PATCH or DELETE, or remove the body` };
   }

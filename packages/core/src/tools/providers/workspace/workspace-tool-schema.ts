@@ -34,10 +34,10 @@ export const HttpExecutionSchema = z.lazy(() => z
   .object({
     type: z.literal('http'),
     method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']).optional(),
-    /** `https://…` or a variable holding the base (`${API_URL}/items/${id}`); argument values are percent-encoded. */
+    /** `https://…` or a variable holding the base (`${API_URL}/items/${id}`); an argument fills one path segment or is a query value (url-template.ts). */
     url: z.string().regex(/^(https?:\/\/|\$\{)/, 'expected an http:// or https:// URL, or one that starts with a ${VARIABLE}'),
     headers: z.record(HeaderNameSchema, z.string()).optional(),
-    /** A string template, or JSON whose string leaves are templates (a leaf that is exactly `${arg}` keeps the argument's type). */
+    /** A string template, or JSON whose string leaves are templates (a leaf that is exactly `${arg}` keeps the argument's type); string templates encode values for their content type (body-template.ts). */
     body: z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
     /** How long to wait for the response; defaults to the tool's `timeoutMs`. */
     timeoutMs: z.number().int().positive().optional(),
