@@ -159,14 +159,14 @@ describe('legion serve bounds every body at the door', () => {
     const session = JSON.parse((await call(served, 'POST', '/api/sessions', {})).text) as { id: string };
     const refused = await call(served, 'POST', `/api/sessions/${session.id}/messages`, { text: 'x'.repeat(1500) });
     expect(refused.status).toBe(400);
-    expect(JSON.parse(refused.text)).toMatchObject({ error: { code: 'bad_request', message: expect.stringContaining('(1500 bytes); the limit is 1000 bytes (1000 bytes)') } });
+    expect(JSON.parse(refused.text)).toMatchObject({ error: { code: 'bad_request', message: expect.stringContaining('is 1.5 KB (1500 bytes); the limit is 1000 bytes.') } });
     // Past the door's bound for this limit (6 × 1000 + 64 KiB): 413, unread.
     const door = await upload(served, `/api/sessions/${session.id}/messages`, 1, { chunked: false });
     expect(door.status).toBe(413);
     // An answer to a question is a message too.
     const answer = await call(served, 'POST', '/api/questions/q-1/answer', { text: 'y'.repeat(1500) });
     expect(answer.status).toBe(400);
-    expect(JSON.parse(answer.text).error.message).toContain('the limit is 1000 bytes');
+    expect(JSON.parse(answer.text).error.message).toContain('The answer is 1.5 KiB (1500 bytes); the limit is 1000 bytes.');
   }, 60_000);
 });
 

@@ -22,8 +22,10 @@ export function bodyLimitsFor(maxMessageBytes: number): BodyLimits {
   return { message: maxMessageBytes * 6 + SMALL_BODY_BYTES, small: SMALL_BODY_BYTES };
 }
 
+/** A size as people read it, and exactly when that rounds: `6.1 MiB (6357000 bytes)`, `900 bytes`. */
 export function formatLimit(bytes: number): string {
-  return bytes >= 1_048_576 ? `${(bytes / 1_048_576).toFixed(1)} MiB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${bytes} bytes`;
+  if (bytes < 1024) return `${bytes} bytes`;
+  return `${bytes >= 1_048_576 ? `${(bytes / 1_048_576).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`} (${bytes} bytes)`;
 }
 
 /**
@@ -31,14 +33,14 @@ export function formatLimit(bytes: number): string {
  * reading it, or, for a body streamed without one (chunked), as soon as more than the limit has
  * arrived. Hono's own middleware does the counting; what is read is never more than the limit.
  */
-export function limitBody(maxBytes: number, what: string): MiddlewareHandler {
+export function limitBody(maxBytes: number, refusal: { what: string; fix: string }): MiddlewareHandler {
   return bodyLimit({
     maxSize: maxBytes,
     onError: (context) => {
       const refused = new ApiError(
         413,
         'payload_too_large',
-        `The body of ${context.req.method} ${context.req.path} is over the limit of ${formatLimit(maxBytes)} (${maxBytes} bytes) for ${what}. ${what === 'a message' ? 'Send a file path instead of the content, or raise limits.maxMessageBytes in .legion/config.json (the limit here follows it).' : 'Send less.'}`,
+        `The body of ${context.req.method} ${context.req.path} is over the limit of ${formatLimit(maxBytes)} for ${refusal.what}. ${refusal.fix}`,
       );
       // The rest of the body is not read: the connection cannot carry another request, so the client is told not to reuse it.
       return context.json(refused.body(), 413, { connection: 'close' });

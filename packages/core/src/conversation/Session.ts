@@ -49,6 +49,11 @@ function formatBytes(bytes: number): string {
   return bytes >= 1_048_576 ? `${(bytes / 1_048_576).toFixed(1)} MB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} bytes`;
 }
 
+/** A size as people read it, and exactly when that rounds: `1.5 MB (1572864 bytes)`, `900 bytes`. */
+function exactBytes(bytes: number): string {
+  return bytes >= 1024 ? `${formatBytes(bytes)} (${bytes} bytes)` : `${bytes} bytes`;
+}
+
 export interface SessionMessage {
   conversation: ConversationRef;
   message: Message;
@@ -103,7 +108,7 @@ export class Session implements ToolSession {
       // Stored, it would be re-sent to a model in every later request of the conversation.
       throw new LegionError(
         'message_too_large',
-        `The message from ${from.id} to ${to.id} is ${formatBytes(bytes)} (${bytes} bytes); the limit is ${formatBytes(limit)} (${limit} bytes). Send a file path instead of the content, or raise limits.maxMessageBytes in .legion/config.json.`,
+        `The message from ${from.id} to ${to.id} is ${exactBytes(bytes)}; the limit is ${exactBytes(limit)}. Send a file path instead of the content, or raise limits.maxMessageBytes in .legion/config.json.`,
         { bytes, limit },
       );
     }

@@ -150,7 +150,7 @@ export function answerRoutes(app: Hono, server: ServerContext): void {
     const limit = legion.config.limits.maxMessageBytes;
     const bytes = Buffer.byteLength(body.text, 'utf8');
     if (bytes > limit) {
-      throw new ApiError(400, 'bad_request', `The answer is ${formatLimit(bytes)} (${bytes} bytes); the limit is ${formatLimit(limit)} (${limit} bytes). Answer with a file path instead of the content, or raise limits.maxMessageBytes in .legion/config.json.`);
+      throw new ApiError(400, 'bad_request', `The answer is ${formatLimit(bytes)}; the limit is ${formatLimit(limit)}. Answer with a file path instead of the content, or raise limits.maxMessageBytes in .legion/config.json.`);
     }
     const local = webUser.question(id);
     if (local) {

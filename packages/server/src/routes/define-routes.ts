@@ -52,7 +52,9 @@ export function jsonRoute<Name extends RouteName>(app: Hono, server: ServerConte
   const status = Number(Object.keys(spec.responses)[0]) as 200;
   const message = spec.bodyKind === 'message';
   // Bounded at the door, before a byte is parsed: a body is read whole to parse it, so one without a bound is memory without one.
-  const door = limitBody(message ? server.bodyLimits.message : server.bodyLimits.small, message ? 'a message' : `the body of ${name}`);
+  const door = message
+    ? limitBody(server.bodyLimits.message, { what: 'a message', fix: 'Send a file path instead of the content, or raise limits.maxMessageBytes in .legion/config.json (this limit follows it).' })
+    : limitBody(server.bodyLimits.small, { what: `the body of ${name}`, fix: 'Send less: this body holds ids, decisions or a title.' });
   app.on(spec.method.toUpperCase(), honoPath(spec.path), door, async (context) => {
     const query = (spec.query ? parseInput(spec.query, context.req.query(), 'query') : {}) as QueryOf<Name>;
     let body: unknown;
