@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DoctorReportSchema, type DoctorReport } from './doctor/doctor-report.js';
 import { runLegion } from './legion-process.test-support.js';
 
@@ -204,6 +205,17 @@ describe('legion doctor', () => {
     expect(check(report, 'MCP server memory')?.status).toBe('passed');
     expect(report.summary.failed).toBe(2);
     expect(run.stderr).toMatch(/^✘ MCP server broken — .*missing GITHUB_TOKEN/m);
+  }, 60_000);
+
+  it('warns of an MCP server whose tools are too large for every request, naming the tools', async () => {
+    await init();
+    const oversized = fileURLToPath(new URL('../../core/src/tools/providers/mcp/__fixtures__/oversized-tools-server.mjs', import.meta.url));
+    setConfig({ mcpServers: { big: { command: process.execPath, args: [oversized] } } });
+    const { report } = await doctor({ ANTHROPIC_API_KEY: 'test-key' }, ['--timeout', '10000']);
+    const big = check(report, 'MCP server big');
+    expect(big).toMatchObject({ status: 'passed', warning: expect.stringContaining('the description of "manual" is 1062018 characters; models get its first') });
+    expect(big?.warning).toContain('the input schema of "huge_schema"');
+    expect(big?.warning).toContain('it offers more than 256 tools');
   }, 60_000);
 
   it('says how to start when there is no workspace', async () => {

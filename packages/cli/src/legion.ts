@@ -257,8 +257,9 @@ program
   .option('--port <n>', 'port to listen on (default: a free one)')
   .option('--host <address>', 'address to listen on (default 127.0.0.1; anything else is reachable from other machines)')
   .option('--open', 'open the URL in the system browser')
-  .option('--token <token>', 'the access token to require (default: a random one; also LEGION_SERVE_TOKEN)')
-  .addHelpText('after', examples(['legion serve', 'legion serve --port 4173 --open']))
+  .option('--token <token>', 'the access token to require (default: a random one); visible to every user of the machine in the process list: prefer LEGION_SERVE_TOKEN or --token-file')
+  .option('--token-file <path>', 'read the access token from the first line of this file (or set LEGION_SERVE_TOKEN): neither shows in the process list')
+  .addHelpText('after', examples(['legion serve', 'legion serve --port 4173 --open', 'LEGION_SERVE_TOKEN="$(cat ~/.legion-token)" legion serve']))
   .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/serve.js')).serveCommand({ ...options, workspace: workspace() })));
 
 // Loaded only when it runs: the MCP server SDK is a chunk of its own, which no other command reads.
@@ -271,7 +272,8 @@ program
   .option('--http', 'serve Streamable HTTP at http://127.0.0.1:PORT/mcp with a bearer token, instead of stdio')
   .option('--port <n>', 'with --http: port to listen on (default: a free one)')
   .option('--host <address>', 'with --http: address to listen on (default 127.0.0.1; anything else is reachable from other machines)')
-  .option('--token <token>', 'with --http: the bearer token to require (default: a random one, printed; also LEGION_MCP_TOKEN)')
+  .option('--token <token>', 'with --http: the bearer token to require (default: a random one, printed); visible to every user of the machine in the process list: prefer LEGION_MCP_TOKEN or --token-file')
+  .option('--token-file <path>', 'with --http: read the bearer token from the first line of this file (or set LEGION_MCP_TOKEN): neither shows in the process list')
   .addHelpText('after', examples(['legion mcp serve', 'legion mcp serve --http --port 7331', 'claude mcp add legion -- legion -w /path/to/project mcp serve']))
   .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/mcp-serve.js')).mcpServeCommand({ ...options, workspace: workspace() })));
 

@@ -9,6 +9,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'A foreign Origin',
   404: 'No such session, conversation, participant or question',
   409: 'Busy, or already answered elsewhere',
+  413: 'The body is over the limit for the route (the message names it)',
   415: 'A state change without a JSON content type',
   421: 'A Host this server does not answer to',
 };

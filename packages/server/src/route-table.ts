@@ -18,6 +18,8 @@ export interface RouteSpec {
   summary: string;
   query?: z.ZodObject;
   body?: z.ZodType;
+  /** A body that carries a message's text has room for one within `limits.maxMessageBytes`; others are small (body-limit.ts). */
+  bodyKind?: 'message';
   /** Success responses by status; error statuses the route may answer (besides 401/403/421, which every route may). */
   responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
   errors?: number[];
@@ -56,7 +58,7 @@ export const ROUTES = {
     summary: 'Starts a new session',
     body: CreateSessionRequestSchema,
     responses: { 201: { description: 'The new session', schema: CreateSessionResponseSchema } },
-    errors: [400, 415],
+    errors: [400, 413, 415],
   },
   session: {
     method: 'get',
@@ -78,8 +80,9 @@ export const ROUTES = {
     path: '/api/sessions/{id}/messages',
     summary: "Sends a message (from the user, to the entry agent by default); the turn runs in the server, its progress arrives as events",
     body: SendMessageRequestSchema,
+    bodyKind: 'message',
     responses: { 202: { description: 'The turn started', schema: SendMessageResponseSchema } },
-    errors: [400, 404, 409, 415],
+    errors: [400, 404, 409, 413, 415],
   },
   cancel: {
     method: 'post',
@@ -87,7 +90,7 @@ export const ROUTES = {
     summary: "Stops the server's running turn(s) in one conversation, or in the whole session",
     body: CancelRequestSchema,
     responses: { 200: { description: 'How many turns were stopped', schema: CancelResponseSchema } },
-    errors: [400, 404, 415],
+    errors: [400, 404, 413, 415],
   },
   approvals: {
     method: 'get',
@@ -104,7 +107,7 @@ export const ROUTES = {
       'Decides approval requests. Requests of one model response are decided together: answer them in one request or several; the batch is decided once each has an answer',
     body: ApprovalAnswerRequestSchema,
     responses: { 200: { description: 'Recorded', schema: AnsweredResponseSchema } },
-    errors: [400, 404, 409, 415],
+    errors: [400, 404, 409, 413, 415],
   },
   questions: {
     method: 'get',
@@ -119,8 +122,9 @@ export const ROUTES = {
     path: '/api/questions/{id}/answer',
     summary: 'Answers a question; the first answer anywhere (browser, terminal) wins',
     body: QuestionAnswerRequestSchema,
+    bodyKind: 'message',
     responses: { 200: { description: 'Recorded', schema: AnsweredResponseSchema } },
-    errors: [400, 404, 409, 415],
+    errors: [400, 404, 409, 413, 415],
   },
   usage: {
     method: 'get',

@@ -1,4 +1,5 @@
 import type { Legion } from '@legion-collective/core';
+import type { BodyLimits } from './body-limit.js';
 import type { EventJournal } from './event-journal.js';
 import type { ParticipantStates } from './participant-states.js';
 import type { ServerTurns } from './server-turns.js';
@@ -10,6 +11,8 @@ import type { WebUser } from './web-user.js';
 export interface ServerContext {
   legion: Legion;
   version: string;
+  /** What a request body may weigh, by route kind (from `limits.maxMessageBytes`). */
+  bodyLimits: BodyLimits;
   journal: EventJournal;
   states: ParticipantStates;
   webUser: WebUser;

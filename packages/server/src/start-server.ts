@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { followWorkspace, type Legion } from '@legion-collective/core';
 import { newAccessToken } from './access-token.js';
+import { bodyLimitsFor } from './body-limit.js';
 import { createApp } from './create-app.js';
 import { EventJournal, type JournalLimits } from './event-journal.js';
 import { feedJournal } from './event-feed.js';
@@ -84,6 +85,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const server: ServerContext = {
     legion,
     version: options.version ?? SERVER_VERSION,
+    bodyLimits: bodyLimitsFor(legion.config.limits.maxMessageBytes),
     journal,
     states: feed.states,
     webUser,

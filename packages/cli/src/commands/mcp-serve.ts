@@ -6,6 +6,7 @@ import { mcpSurface } from '../mcp-serve/mcp-surface.js';
 import type { ServeContext } from '../mcp-serve/serve-context.js';
 import { serveStdio } from '../mcp-serve/stdio-transport.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
+import { accessTokenFrom } from './access-token-option.js';
 import { LOOPBACK, portOf } from './listen-address.js';
 
 declare const LEGION_VERSION: string;
@@ -15,6 +16,7 @@ export interface McpServeOptions {
   port?: string;
   host?: string;
   token?: string;
+  tokenFile?: string;
   workspace?: string;
 }
 
@@ -26,13 +28,13 @@ export interface McpServeOptions {
  */
 export async function mcpServeCommand(options: McpServeOptions): Promise<number> {
   const http = options.http === true;
-  if (!http && (options.port !== undefined || options.host !== undefined || options.token !== undefined)) {
-    throw new LegionError('usage', '--port, --host and --token are for the HTTP transport: add --http (without it, legion mcp serve speaks MCP on standard input and output).');
+  if (!http && (options.port !== undefined || options.host !== undefined || options.token !== undefined || options.tokenFile !== undefined)) {
+    throw new LegionError('usage', '--port, --host, --token and --token-file are for the HTTP transport: add --http (without it, legion mcp serve speaks MCP on standard input and output).');
   }
   const port = portOf(options.port);
   const host = options.host ?? '127.0.0.1';
-  const token = options.token ?? (process.env['LEGION_MCP_TOKEN'] || undefined) ?? randomBytes(32).toString('base64url');
-  if (token.length < 16) throw new LegionError('usage', 'The access token (--token or LEGION_MCP_TOKEN) is shorter than 16 characters: use a longer one, or leave it out for a random one.');
+  const given = http ? accessTokenFrom({ flag: options.token, file: options.tokenFile, envName: 'LEGION_MCP_TOKEN', env: process.env, warn: (line) => process.stderr.write(`${line}\n`) }) : undefined;
+  const token = given ?? randomBytes(32).toString('base64url');
   const root = resolveWorkspace(options.workspace);
   // Where the workspace keeps its sessions (files, or PostgreSQL by LEGION_DATABASE_URL / "storage"), as every command.
   const legion = await openLegion({ root });

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { LegionError } from '@legion-collective/core';
 import { startServer } from '@legion-collective/server';
 import { openLegion, resolveWorkspace } from '../workspace.js';
+import { accessTokenFrom } from './access-token-option.js';
 import { LOOPBACK, portOf } from './listen-address.js';
 
 declare const LEGION_VERSION: string;
@@ -14,6 +15,7 @@ export interface ServeOptions {
   host?: string;
   open?: boolean;
   token?: string;
+  tokenFile?: string;
   workspace?: string;
 }
 
@@ -45,8 +47,7 @@ function openBrowser(url: string): void {
 export async function serveCommand(options: ServeOptions): Promise<number> {
   const port = portOf(options.port);
   const host = options.host ?? '127.0.0.1';
-  const token = options.token ?? (process.env['LEGION_SERVE_TOKEN'] || undefined);
-  if (token !== undefined && token.length < 16) throw new LegionError('usage', 'The access token (--token or LEGION_SERVE_TOKEN) is shorter than 16 characters: use a longer one, or leave it out for a random one.');
+  const token = accessTokenFrom({ flag: options.token, file: options.tokenFile, envName: 'LEGION_SERVE_TOKEN', env: process.env, warn: (line) => process.stderr.write(`${line}\n`) });
   const root = resolveWorkspace(options.workspace);
   const legion = await openLegion({ root });
   let server;

@@ -72,7 +72,14 @@ export async function runDoctorChecks(options: DoctorOptions): Promise<{ root: s
       if (!probe.ok) mcpFailed = true;
       add(
         probe.ok
-          ? { name: `MCP server ${name}`, category: 'mcp', status: 'passed', detail: `started and listed ${probe.tools.length} tool${probe.tools.length === 1 ? '' : 's'}: ${probe.tools.join(', ')}; ${schemaCost(probe, server)}`, durationMs: probe.durationMs }
+          ? {
+              name: `MCP server ${name}`,
+              category: 'mcp',
+              status: 'passed',
+              detail: `started and listed ${probe.tools.length} tool${probe.tools.length === 1 ? '' : 's'}: ${probe.tools.join(', ')}; ${schemaCost(probe, server)}`,
+              ...(probe.warnings.length > 0 ? { warning: probe.warnings.join('; ') } : {}),
+              durationMs: probe.durationMs,
+            }
           : {
               name: `MCP server ${name}`,
               category: 'mcp',

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { DEFAULT_MAX_REQUEST_BODY_SIZE, isInitializeRequest, readRequestBody, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { allowedHosts } from '@legion-collective/server/local-origin';
 import { guardRequest, refusal } from './http-guard.js';
 import { createMcpServer } from './mcp-server.js';
@@ -37,9 +37,14 @@ export async function serveHttp(context: ServeContext, options: { host: string; 
       return answered ?? refusal(404, 'unknown_session', `No MCP session "${id}" (it ended, expired after being idle, or the server restarted): initialize a new one.`);
     }
     if (request.method !== 'POST') return refusal(400, 'no_session', `${request.method} ${MCP_PATH} needs an Mcp-Session-Id header: send "initialize" (POST) first.`);
+    // Bounded as the SDK's transport bounds the requests of a session (4 MiB): by Content-Length unread, else as it streams in.
+    const read = await readRequestBody(request, DEFAULT_MAX_REQUEST_BODY_SIZE);
+    if (read.tooLarge) {
+      return refusal(413, 'payload_too_large', `The body of POST ${MCP_PATH} is over the limit of ${DEFAULT_MAX_REQUEST_BODY_SIZE / 1_048_576} MiB (${DEFAULT_MAX_REQUEST_BODY_SIZE} bytes) for one request: send less.`);
+    }
     let body: unknown;
     try {
-      body = await request.json();
+      body = JSON.parse(read.text);
     } catch {
       return refusal(400, 'bad_json', `POST ${MCP_PATH} takes a JSON-RPC message as JSON: the body could not be parsed.`);
     }

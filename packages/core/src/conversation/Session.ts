@@ -49,6 +49,11 @@ function formatBytes(bytes: number): string {
   return bytes >= 1_048_576 ? `${(bytes / 1_048_576).toFixed(1)} MB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} bytes`;
 }
 
+/** A size as people read it, and exactly when that rounds: `1.5 MB (1572864 bytes)`, `900 bytes`. */
+function exactBytes(bytes: number): string {
+  return bytes >= 1024 ? `${formatBytes(bytes)} (${bytes} bytes)` : `${bytes} bytes`;
+}
+
 export interface SessionMessage {
   conversation: ConversationRef;
   message: Message;
@@ -86,8 +91,12 @@ export class Session implements ToolSession {
     return true;
   }
 
-  /** Sends a message and waits for the responder's reply; runtime failures come back as error results. */
-  async send(request: SendRequest): Promise<TurnResult> {
+  /**
+   * Checks a message the way `send` does before anything is stored (both participants, not to
+   * itself, within `limits.maxMessageBytes`) and throws the same `LegionError`; a surface that
+   * answers before the turn has run (the HTTP API's 202) calls it first, so the refusal is its answer.
+   */
+  checkSend(request: Pick<SendRequest, 'from' | 'to' | 'message'>): void {
     const { collective } = this.services;
     const from = collective.require(request.from);
     const to = collective.get(request.to);
@@ -99,10 +108,18 @@ export class Session implements ToolSession {
       // Stored, it would be re-sent to a model in every later request of the conversation.
       throw new LegionError(
         'message_too_large',
-        `The message from ${from.id} to ${to.id} is ${formatBytes(bytes)}; the limit is ${formatBytes(limit)}. Send a file path instead of the content, or raise limits.maxMessageBytes in .legion/config.json.`,
+        `The message from ${from.id} to ${to.id} is ${exactBytes(bytes)}; the limit is ${exactBytes(limit)}. Send a file path instead of the content, or raise limits.maxMessageBytes in .legion/config.json.`,
         { bytes, limit },
       );
     }
+  }
+
+  /** Sends a message and waits for the responder's reply; runtime failures come back as error results. */
+  async send(request: SendRequest): Promise<TurnResult> {
+    this.checkSend(request);
+    const { collective } = this.services;
+    const from = collective.require(request.from);
+    const to = collective.require(request.to);
     const conversation = this.conversation({ initiator: from.id, responder: to.id, name: request.conversation });
     const frames = framesOfTurn(request.frames ?? [], from.id, conversation.id);
     // Only a message that starts a chain counts as activity: delegates' turns are part of it.

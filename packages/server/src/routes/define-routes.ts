@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import { LegionError } from '@legion-collective/core';
 import { ApiError, parseInput } from '../api-error.js';
+import { limitBody } from '../body-limit.js';
 import { honoPath, ROUTES, type RouteName } from '../route-table.js';
 import type { ServerContext } from '../server-context.js';
 
@@ -47,9 +48,14 @@ export function fromLegionError(error: unknown): unknown {
  * before the handler runs; the handler answers with one of the route's documented responses.
  */
 export function jsonRoute<Name extends RouteName>(app: Hono, server: ServerContext, name: Name, handler: JsonHandler<NoInfer<Name>>): void {
-  const spec = ROUTES[name] as Spec<Name> & { query?: z.ZodType; body?: z.ZodType };
+  const spec = ROUTES[name] as Spec<Name> & { query?: z.ZodType; body?: z.ZodType; bodyKind?: 'message' };
   const status = Number(Object.keys(spec.responses)[0]) as 200;
-  app.on(spec.method.toUpperCase(), honoPath(spec.path), async (context) => {
+  const message = spec.bodyKind === 'message';
+  // Bounded at the door, before a byte is parsed: a body is read whole to parse it, so one without a bound is memory without one.
+  const door = message
+    ? limitBody(server.bodyLimits.message, { what: 'a message', fix: 'Send a file path instead of the content, or raise limits.maxMessageBytes in .legion/config.json (this limit follows it).' })
+    : limitBody(server.bodyLimits.small, { what: `the body of ${name}`, fix: 'Send less: this body holds ids, decisions or a title.' });
+  app.on(spec.method.toUpperCase(), honoPath(spec.path), door, async (context) => {
     const query = (spec.query ? parseInput(spec.query, context.req.query(), 'query') : {}) as QueryOf<Name>;
     let body: unknown;
     if (spec.body) {

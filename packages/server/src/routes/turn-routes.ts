@@ -30,6 +30,9 @@ export function turnRoutes(app: Hono, server: ServerContext): void {
     } catch (error) {
       throw new ApiError(400, 'bad_request', error instanceof LegionError ? error.message : String(error));
     }
+    // Refused now, with the size and the limit, rather than answered 202 and refused later as an event.
+    // (core's error; jsonRoute makes message_too_large a 400)
+    session.checkSend({ from, to, message: body.text });
     // One message at a time per conversation: a turn running here or in another process makes this one wait, so say so now.
     // Claimed before the await, so that of two messages arriving together the second is refused too.
     const busy = (): ApiError =>

@@ -10,6 +10,7 @@ export const ErrorCodeSchema = z.enum([
   'forbidden_origin',
   'wrong_host',
   'unsupported_media_type',
+  'payload_too_large',
   'not_found',
   'conversation_busy',
   'already_answered',

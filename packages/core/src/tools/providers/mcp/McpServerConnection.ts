@@ -7,6 +7,7 @@ import type { McpCallResult } from './mcp-result.js';
 import type { ToolContext } from '../../tool.js';
 import { parseElicitation, type ElicitationValue, type McpElicitation, type McpElicitationAnswer, type McpElicitHandler } from './elicitation.js';
 import type { McpServerConfig } from '../../../config/mcp-server-config.js';
+import { MCP_TOOL_LIMITS } from './mcp-tool-bounds.js';
 
 /** How long a server may take to start and answer `initialize`. */
 const START_TIMEOUT_MS = 30_000;
@@ -88,7 +89,8 @@ export class McpServerConnection {
       const page = await live.client.listTools(cursor === undefined ? undefined : { cursor });
       tools.push(...page.tools);
       cursor = page.nextCursor;
-    } while (cursor);
+      // One past the bound is enough to know it was passed: a server that pages without end does not hold this up for ever.
+    } while (cursor && tools.length <= MCP_TOOL_LIMITS.toolsPerServer);
     if (this.current === live) this.toolList = { from: live, tools };
     return tools;
   }

@@ -1,4 +1,3 @@
-import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { errorMessage } from '../../../errors.js';
 import type { EventBus } from '../../../events/EventBus.js';
@@ -7,6 +6,7 @@ import { compileJsonSchema, jsonSchemaInput } from '../json-schema-input.js';
 import type { ProvidedTool, ToolProvider } from '../tool-provider.js';
 import { McpServerConnection } from './McpServerConnection.js';
 import { toToolResult } from './mcp-result.js';
+import { boundMcpTools, type BoundedMcpTool } from './mcp-tool-bounds.js';
 import type { McpServerConfig } from '../../../config/mcp-server-config.js';
 import { mcpFamily, mcpToolName } from './mcp-tool-name.js';
 import type { McpElicitHandler } from './elicitation.js';
@@ -54,6 +54,7 @@ export class McpToolProvider implements ToolProvider {
   private made = new Map<string, ProvidedTool>();
   private readonly listeners = new Set<() => void>();
   private currentProblems: McpServerProblem[] = [];
+  private readonly warned = new Set<string>();
 
   constructor(private readonly options: McpToolProviderOptions) {
     const env = options.env ?? process.env;
@@ -89,7 +90,9 @@ export class McpToolProvider implements ToolProvider {
     const lists = await Promise.all(
       [...this.connections].map(async ([server, connection]) => {
         try {
-          return (await connection.listTools()).map((tool) => this.toolFor(server, connection, tool, routes, made));
+          const bounded = boundMcpTools(server, await connection.listTools());
+          for (const warning of bounded.warnings) this.warnOnce(server, warning);
+          return bounded.tools.map((tool) => this.toolFor(server, connection, tool, routes, made));
         } catch (error) {
           problems.push({ server, message: errorMessage(error) });
           this.report(server, errorMessage(error), 'mcp_server_unavailable');
@@ -129,17 +132,17 @@ export class McpToolProvider implements ToolProvider {
     await Promise.all([...this.connections.values()].map((connection) => connection.close()));
   }
 
-  private toolFor(server: string, connection: McpServerConnection, tool: McpTool, routes: Map<string, Route>, made: Map<string, ProvidedTool>): ProvidedTool {
+  private toolFor(server: string, connection: McpServerConnection, bounded: BoundedMcpTool, routes: Map<string, Route>, made: Map<string, ProvidedTool>): ProvidedTool {
+    const { tool } = bounded;
     const name = mcpToolName(server, tool.name);
     routes.set(name, { server, toolName: tool.name, connection });
     const key = `${server}\u0000${JSON.stringify([tool.name, tool.description, tool.title, tool.inputSchema])}`;
-    const provided = this.made.get(key) ?? this.makeTool(server, connection.config, name, tool);
+    const provided = this.made.get(key) ?? this.makeTool(server, connection.config, name, bounded);
     made.set(key, provided);
     return provided;
   }
 
-  private makeTool(server: string, config: McpServerConfig, name: string, tool: McpTool): ProvidedTool {
-    const { $schema: _declared, ...parameters } = tool.inputSchema as Record<string, unknown>;
+  private makeTool(server: string, config: McpServerConfig, name: string, { tool, description, parameters }: BoundedMcpTool): ProvidedTool {
     let inputSchema: z.ZodType<unknown>;
     try {
       inputSchema = jsonSchemaInput(compileJsonSchema(parameters));
@@ -152,7 +155,7 @@ export class McpToolProvider implements ToolProvider {
     const effect: ToolEffect = config.url === undefined ? 'shell' : 'network';
     return {
       name,
-      description: tool.description ?? tool.title ?? `The "${tool.name}" tool of MCP server "${server}".`,
+      description,
       family: mcpFamily(server),
       ...(config.lazy === undefined ? {} : { lazy: config.lazy }),
       parameters,
@@ -160,6 +163,14 @@ export class McpToolProvider implements ToolProvider {
       effect,
       ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
     };
+  }
+
+  /** A tool cut or left out is said once per server and problem, not at every listing. */
+  private warnOnce(server: string, message: string): void {
+    const key = `${server}\u0000${message}`;
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.report(server, message, 'mcp_tool_limited');
   }
 
   private report(server: string, message: string, code: string): void {

@@ -4,6 +4,7 @@ import { loadTokenCounter } from '../../../context/token-count.js';
 import { catalogueLine } from '../../builtin/tool-loading/catalogue.js';
 import { McpServerConnection } from './McpServerConnection.js';
 import { mcpFamily, mcpToolName } from './mcp-tool-name.js';
+import { boundMcpTools } from './mcp-tool-bounds.js';
 
 export type McpProbeResult =
   | {
@@ -17,6 +18,8 @@ export type McpProbeResult =
        */
       schemaTokens: number;
       listedTokens: number;
+      /** Descriptions cut, tools left out: what models will not get as the server wrote it (mcp-tool-bounds.ts). */
+      warnings: string[];
     }
   | { ok: false; error: string; durationMs: number };
 
@@ -48,13 +51,12 @@ export async function probeMcpServer(
     const tools = await Promise.race([connection.listTools(), timeout]);
     const durationMs = Date.now() - started;
     const count = await loadTokenCounter();
-    const definitions = tools.map((tool) => {
-      const { $schema: _declared, ...parameters } = tool.inputSchema as Record<string, unknown>;
-      return { name: mcpToolName(name, tool.name), description: tool.description ?? tool.title ?? '', parameters };
-    });
+    // Measured as models get them: within the bounds the provider applies.
+    const bounded = boundMcpTools(name, tools);
+    const definitions = bounded.tools.map(({ tool, description, parameters }) => ({ name: mcpToolName(name, tool.name), description, parameters }));
     const schemaTokens = definitions.reduce((total, definition) => total + count(JSON.stringify(definition)), 0);
     const listedTokens = definitions.length === 0 ? 0 : count(catalogueLine(mcpFamily(name), definitions));
-    return { ok: true, tools: tools.map((tool) => tool.name), durationMs, schemaTokens, listedTokens };
+    return { ok: true, tools: tools.map((tool) => tool.name), durationMs, schemaTokens, listedTokens, warnings: bounded.warnings };
   } catch (error) {
     return { ok: false, error: errorMessage(error), durationMs: Date.now() - started };
   } finally {
