@@ -1,5 +1,6 @@
 import { prepareCommandProcess } from './start-up.js';
 import { startTelemetry } from './telemetry.js';
+import { stderr } from './render/terminal-out.js';
 
 export interface RunCliOptions {
   /**
@@ -26,8 +27,8 @@ export async function runCli(command: () => Promise<number | void>, options: Run
     process.exitCode = code ?? 0;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`legion: ${message}\n`);
-    if (process.env.LEGION_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    stderr.write(`legion: ${message}\n`);
+    if (process.env.LEGION_DEBUG && error instanceof Error && error.stack) stderr.write(`${error.stack}\n`);
     process.exitCode = 1;
   }
   if (stopTelemetry) {
