@@ -1,8 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { AnsweredElsewhereError, type ApprovalAnswer, type ApprovalRules, type UserSurface } from '@legion-collective/core';
 import { approvalInputLines } from './render/approval-input.js';
-import { terminalOut } from './render/terminal-out.js';
-import { inert, inertLine } from './render/terminal-text.js';
+import { terminalOut, inert, inertLine } from './render/terminal-text.js';
 
 export type ApproveMode = 'prompt' | 'auto' | 'deny';
 

@@ -1,4 +1,3 @@
-import { stderr } from './render/terminal-out.js';
 // OpenTelemetry trace export for `legion`: core emits its spans through @opentelemetry/api, which
 // records nothing until someone registers an SDK. `legion` registers one, with an OTLP/HTTP
 // exporter, only when the standard variables name an endpoint; otherwise nothing of the SDK loads.
@@ -42,7 +41,8 @@ export async function startTelemetry(env: NodeJS.ProcessEnv = process.env): Prom
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   let stopping: Promise<void> | undefined;
   return () =>
-    (stopping ??= provider.shutdown().catch((error: unknown) => {
+    (stopping ??= provider.shutdown().catch(async (error: unknown) => {
+      const { stderr } = await import('./render/terminal-text.js');
       stderr.write(`legion: could not send traces to the OTLP endpoint: ${error instanceof Error ? error.message : String(error)}\n`);
     }));
 }

@@ -40,7 +40,8 @@ describe('terminal escapes from a model reach the terminal only as visible text'
     mock.on({ model: 'claude-test', userMessage, toolCallId: 'toolu_shell' }, { content: HOSTILE });
   }
 
-  for (const colour of [{ NO_COLOR: '1' }, { FORCE_COLOR: '1', NO_COLOR: '' }]) {
+  const colours: Array<Record<string, string>> = [{ NO_COLOR: '1' }, { FORCE_COLOR: '1', NO_COLOR: '' }];
+  for (const colour of colours) {
     const label = colour.NO_COLOR ? 'colour off' : 'colour on';
     it(`legion run (text and --verbose) and legion log show every escape as text (${label})`, async () => {
       writeFileSync(join(workspace.dir, `evil${ESC}]0;title${BEL}.txt`), 'x');

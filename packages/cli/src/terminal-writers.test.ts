@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Text from outside reaches a terminal only through `render/terminal-out.ts` (every command) or the
+ * Text from outside reaches a terminal only through the writers of `render/terminal-text.ts` (every command) or the
  * REPL's `Screen` (which passes everything it is given through the same `terminalSafe`). This test
  * reads the CLI's sources and fails when anything else writes to a stream or a pi-tui component:
  * a new writer must go through them, or be added below with the reason it is safe.
@@ -12,7 +12,7 @@ const SOURCE = fileURLToPath(new URL('.', import.meta.url));
 
 /** Each file allowed to write around the writers, with what it may write and why. */
 const ALLOWED: Record<string, { pattern: RegExp; why: string }[]> = {
-  'render/terminal-out.ts': [{ pattern: /stream\.write\(/g, why: 'the writer itself: terminalSafe for text, JSON.stringify for JSON' }],
+  'render/terminal-text.ts': [{ pattern: /stream\.write\(/g, why: 'the writer itself: terminalSafe for text, JSON.stringify for JSON' }],
   'repl/screen.ts': [
     { pattern: /process\.stderr\.write = /g, why: 'puts its stderr capture in place and back' },
     { pattern: /process\.stderr\.write\(terminalSafe\(/g, why: 'the rest of a captured line, made safe' },
@@ -22,7 +22,7 @@ const ALLOWED: Record<string, { pattern: RegExp; why: string }[]> = {
   'run-cli.ts': [{ pattern: /stream\.write\('', /g, why: 'an empty write to wait for the stream to drain' }],
 };
 
-/** The writers of render/terminal-out.ts: `stdout`, `stderr`, a `TerminalOut` named `out`. */
+/** The writers of render/terminal-text.ts: `stdout`, `stderr`, a `TerminalOut` named `out`. */
 const THROUGH_THE_WRITERS = /(?<![.\w])(?:stdout|stderr|out)\.(?:write|json)\(/g;
 
 /** Emptying a component, and the input line, which holds only what the user typed (or recalled from their history). */
@@ -49,9 +49,9 @@ describe('every terminal writer goes through the one sanitizer', () => {
       text = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
       for (const allowed of ALLOWED[file] ?? []) text = text.replace(allowed.pattern, '');
       text = text.replace(HARMLESS, '');
-      if (/render\/terminal-out\.js'|from '\.\/terminal-out\.js'/.test(text)) text = text.replace(THROUGH_THE_WRITERS, '');
+      if (/render\/terminal-text\.js'|from '\.\/terminal-text\.js'/.test(text)) text = text.replace(THROUGH_THE_WRITERS, '');
       for (const match of text.matchAll(WRITERS)) found.push(`${file}: ${match[0]}`);
     }
-    expect(found, 'write through render/terminal-out.ts (stdout/stderr/terminalOut) or the REPL Screen').toEqual([]);
+    expect(found, 'write through render/terminal-text.ts (stdout, stderr, terminalOut) or the REPL Screen').toEqual([]);
   });
 });

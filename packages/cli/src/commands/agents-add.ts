@@ -1,6 +1,6 @@
 import { agentTemplateNames, inspectParticipantFiles, LegionError, loadAgentTemplate, saveParticipantFile, type AgentTemplate } from '@legion-collective/core';
 import { resolveWorkspace } from '../workspace.js';
-import { stdout, stderr } from '../render/terminal-out.js';
+import { stdout, stderr } from '../render/terminal-text.js';
 
 export interface AgentAddOptions {
   workspace?: string | undefined;

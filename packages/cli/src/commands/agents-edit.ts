@@ -5,7 +5,7 @@ import { ask } from '../confirm.js';
 import { openInEditor } from '../editor.js';
 import { styleFor } from '../render/style.js';
 import { resolveWorkspace } from '../workspace.js';
-import { stderr } from '../render/terminal-out.js';
+import { stderr } from '../render/terminal-text.js';
 
 /**
  * `legion agents edit ID`: opens a copy of the participant file in $EDITOR and

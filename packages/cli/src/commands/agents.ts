@@ -5,8 +5,7 @@ import { columns } from '../render/columns.js';
 import { styleFor } from '../render/style.js';
 import { delegatorsOf, readRoster, type Roster } from '../roster.js';
 import { resolveWorkspace } from '../workspace.js';
-import { stdout, stderr } from '../render/terminal-out.js';
-import { inert, inertLine } from '../render/terminal-text.js';
+import { stdout, stderr, inert, inertLine } from '../render/terminal-text.js';
 
 interface AgentsOptions {
   workspace?: string | undefined;

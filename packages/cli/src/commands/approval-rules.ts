@@ -1,7 +1,7 @@
 import { type ApprovalRule } from '@legion-collective/core';
 import { styleFor, type Style } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
-import { stdout } from '../render/terminal-out.js';
+import { stdout } from '../render/terminal-text.js';
 
 interface RuleOptions {
   workspace?: string;

@@ -2,8 +2,7 @@ import { Legion, LegionError, type ApprovalAnswer, type ApprovalView, type Sessi
 import { approvalSurface, TERMINAL_MEDIUM, type ApproveMode } from '../approval-prompt.js';
 import { styleFor, type Style } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
-import { stdout, stderr } from '../render/terminal-out.js';
-import { inert, inertLine } from '../render/terminal-text.js';
+import { stdout, stderr, inert, inertLine } from '../render/terminal-text.js';
 
 interface ApprovalOptions {
   workspace?: string;

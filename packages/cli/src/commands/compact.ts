@@ -1,7 +1,7 @@
 import { Legion, LegionError, conversationId, type Session } from '@legion-collective/core';
 import { compactionLine } from '../render/compaction-line.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
-import { stdout } from '../render/terminal-out.js';
+import { stdout } from '../render/terminal-text.js';
 
 interface CompactOptions {
   workspace?: string;

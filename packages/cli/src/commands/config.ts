@@ -17,7 +17,7 @@ import { styleFor } from '../render/style.js';
 import { readRoster, type Roster } from '../roster.js';
 import { resolveWorkspace } from '../workspace.js';
 import { findParticipant } from './agents.js';
-import { stdout, stderr } from '../render/terminal-out.js';
+import { stdout, stderr } from '../render/terminal-text.js';
 
 interface ConfigOptions {
   workspace?: string | undefined;

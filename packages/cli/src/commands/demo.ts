@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { initWorkspace, ScriptedProvider } from '@legion-collective/core';
 import { DEMO_FILES, DEMO_PARTICIPANTS, DEMO_REQUEST, demoScripts } from '../demo/demo-collective.js';
 import { printConversation } from '../render/conversation-printer.js';
-import { stdout } from '../render/terminal-out.js';
+import { stdout } from '../render/terminal-text.js';
 import { openLegion } from '../workspace.js';
 
 /**

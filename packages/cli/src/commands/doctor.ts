@@ -1,7 +1,7 @@
 import { runDoctorChecks } from '../doctor/doctor-checks.js';
 import { buildReport, type DoctorCheck } from '../doctor/doctor-report.js';
 import { styleFor } from '../render/style.js';
-import { stdout, stderr } from '../render/terminal-out.js';
+import { stdout, stderr } from '../render/terminal-text.js';
 
 /**
  * `legion doctor`: verifies the workspace without spending a token. Each check

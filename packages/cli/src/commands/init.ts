@@ -1,5 +1,5 @@
 import { initWorkspace } from '@legion-collective/core';
-import { stdout } from '../render/terminal-out.js';
+import { stdout } from '../render/terminal-text.js';
 
 export async function initCommand(dir: string): Promise<number> {
   const result = initWorkspace(dir);

@@ -2,8 +2,7 @@ import { Legion, LegionError, parseConversationId, type LegionEvent, type Messag
 import { authorOf, renderMessage, renderMessages } from '../render/message-lines.js';
 import { styleFor } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
-import { stdout, stderr } from '../render/terminal-out.js';
-import { inert } from '../render/terminal-text.js';
+import { stdout, stderr, inert } from '../render/terminal-text.js';
 
 interface LogOptions {
   workspace?: string;

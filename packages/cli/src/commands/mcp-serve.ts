@@ -7,7 +7,7 @@ import type { ServeContext } from '../mcp-serve/serve-context.js';
 import { serveStdio } from '../mcp-serve/stdio-transport.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
 import { LOOPBACK, portOf } from './listen-address.js';
-import { stderr } from '../render/terminal-out.js';
+import { stderr } from '../render/terminal-text.js';
 
 declare const LEGION_VERSION: string;
 

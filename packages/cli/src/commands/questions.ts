@@ -2,8 +2,7 @@ import { Legion, LegionError, type QuestionView, type Session } from '@legion-co
 import { styleFor, type Style } from '../render/style.js';
 import { reportedStatus } from './approvals.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
-import { stdout } from '../render/terminal-out.js';
-import { inert, inertLine } from '../render/terminal-text.js';
+import { stdout, inert, inertLine } from '../render/terminal-text.js';
 
 interface QuestionOptions {
   workspace?: string;

@@ -7,8 +7,7 @@ import { describe, reportedStatus } from './approvals.js';
 import { printConversation } from '../render/conversation-printer.js';
 import { styleFor } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
-import { stdout, stderr } from '../render/terminal-out.js';
-import { inert, inertLine } from '../render/terminal-text.js';
+import { stdout, stderr, inert, inertLine } from '../render/terminal-text.js';
 
 export interface RunOptions {
   to?: string;

@@ -6,7 +6,7 @@ import { LegionError } from '@legion-collective/core';
 import { startServer } from '@legion-collective/server';
 import { openLegion, resolveWorkspace } from '../workspace.js';
 import { LOOPBACK, portOf } from './listen-address.js';
-import { stdout, stderr } from '../render/terminal-out.js';
+import { stdout, stderr } from '../render/terminal-text.js';
 
 declare const LEGION_VERSION: string;
 

@@ -4,8 +4,7 @@ import { styleFor } from '../render/style.js';
 import { columns } from '../render/columns.js';
 import { clip, readableTime } from '../render/text.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
-import { stdout, stderr } from '../render/terminal-out.js';
-import { inertLine } from '../render/terminal-text.js';
+import { stdout, stderr, inertLine } from '../render/terminal-text.js';
 
 interface SessionsOptions {
   workspace?: string;

@@ -12,7 +12,7 @@ import {
 } from '@legion-collective/core';
 import { z } from 'zod';
 import { openPostgresBackend, resolveWorkspace } from '../workspace.js';
-import { stdout, stderr } from '../render/terminal-out.js';
+import { stdout, stderr } from '../render/terminal-text.js';
 
 const StoreKindSchema = z.enum(['files', 'postgres']);
 type StoreKind = z.infer<typeof StoreKindSchema>;

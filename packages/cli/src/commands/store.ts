@@ -1,6 +1,6 @@
 import { LegionError, storageSelection } from '@legion-collective/core';
 import { databaseError, resolveWorkspace } from '../workspace.js';
-import { stdout } from '../render/terminal-out.js';
+import { stdout } from '../render/terminal-text.js';
 
 interface StoreMigrateOptions {
   workspace?: string;

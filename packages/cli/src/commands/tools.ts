@@ -2,8 +2,7 @@ import { type AgentToolView, type AgentToolsView, type ToolSchemaTokens } from '
 import { columns } from '../render/columns.js';
 import { styleFor, type Style } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
-import { stdout, stderr } from '../render/terminal-out.js';
-import { inertLine } from '../render/terminal-text.js';
+import { stdout, stderr, inertLine } from '../render/terminal-text.js';
 
 /**
  * `legion tools list [--agent ID]`: for each agent (or one), the tools its

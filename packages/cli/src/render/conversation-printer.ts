@@ -1,6 +1,5 @@
 import type { EventBus, LegionEvent } from '@legion-collective/core';
-import type { TerminalOut } from './terminal-out.js';
-import { inert, inertLine } from './terminal-text.js';
+import { type TerminalOut, inert, inertLine } from './terminal-text.js';
 
 const COMMUNICATE = 'communicate';
 

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { stderr } from '../render/terminal-out.js';
+import { stderr } from '../render/terminal-text.js';
 
 export interface ChatOptions {
   workspace?: string | undefined;
