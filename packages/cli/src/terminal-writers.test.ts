@@ -19,6 +19,11 @@ const ALLOWED: Record<string, { pattern: RegExp; why: string }[]> = {
     { pattern: /\.setText\((?:terminalSafe\(|text \? terminalSafe\()/g, why: 'every component the Screen fills, made safe' },
   ],
   'repl/card-view.ts': [{ pattern: /this\.text\.setText\(/g, why: 'the card text Screen.setCard made safe' }],
+  // readline writes its prompt to the terminal: these prompts hold only Legion's words or text made inert.
+  'approval-prompt.ts': [{ pattern: /readline\.question\(/g, why: 'names through inertLine' }],
+  'commands/sessions.ts': [{ pattern: /readline\.question\(/g, why: 'the id and title through inertLine' }],
+  'repl/chat-command.ts': [{ pattern: /readline\.question\(/g, why: 'the directory through inertLine' }],
+  'confirm.ts': [{ pattern: /prompt\.question\(/g, why: "its callers' questions (checked where confirm is called)" }],
   'run-cli.ts': [{ pattern: /stream\.write\('', /g, why: 'an empty write to wait for the stream to drain' }],
 };
 
@@ -28,8 +33,8 @@ const THROUGH_THE_WRITERS = /(?<![.\w])(?:stdout|stderr|out)\.(?:write|json)\(/g
 /** Emptying a component, and the input line, which holds only what the user typed (or recalled from their history). */
 const HARMLESS = /editor\.setText\(|\.setText\(''\)/g;
 
-/** Ways of reaching a terminal: a stream's write, the console, a pi-tui component's text. */
-const WRITERS = /\.write\(|\.write = |console\.(?:log|info|warn|error|debug)\(|\.setText\(|new Text\('[^']/g;
+/** Ways of reaching a terminal: a stream's write, a readline prompt, the console, a pi-tui component's text. */
+const WRITERS = /\.question\(|\.write\(|\.write = |console\.(?:log|info|warn|error|debug)\(|\.setText\(|new Text\('[^']/g;
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

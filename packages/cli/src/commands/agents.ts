@@ -103,7 +103,7 @@ export async function agentsRmCommand(id: string, options: AgentsOptions & { for
   }
   if (process.stdin.isTTY && !options.yes) {
     const warning = blockers.length > 0 ? ` (${blockers.join('; ')})` : '';
-    if (!(await confirm(`Remove ${report.file}${warning}?`))) {
+    if (!(await confirm(inert(`Remove ${report.file}${warning}?`)))) {
       stderr.write('Nothing removed.\n');
       return 1;
     }

@@ -96,7 +96,7 @@ export async function sessionsRemoveCommand(id: string, options: SessionsOptions
       const readline = createInterface({ input: process.stdin, output: process.stderr });
       let answer: string;
       try {
-        answer = (await readline.question(`Delete session ${id}${session.info.title ? ` (${session.info.title})` : ''} and its ${count} conversation${count === 1 ? '' : 's'}? [y/N] `)).trim().toLowerCase();
+        answer = (await readline.question(`Delete session ${inertLine(id)}${session.info.title ? ` (${inertLine(session.info.title)})` : ''} and its ${count} conversation${count === 1 ? '' : 's'}? [y/N] `)).trim().toLowerCase();
       } finally {
         readline.close();
       }

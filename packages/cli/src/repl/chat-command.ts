@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { stderr } from '../render/terminal-text.js';
+import { inertLine, stderr } from '../render/terminal-text.js';
 
 export interface ChatOptions {
   workspace?: string | undefined;
@@ -65,7 +65,7 @@ function workspaceAbove(start: string): boolean {
 async function offerInit(): Promise<boolean> {
   const readline = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    const answer = (await readline.question(`No .legion/ workspace in ${process.cwd()} or above it. Create one here (legion init)? [Y/n] `)).trim().toLowerCase();
+    const answer = (await readline.question(`No .legion/ workspace in ${inertLine(process.cwd())} or above it. Create one here (legion init)? [Y/n] `)).trim().toLowerCase();
     if (answer !== '' && answer !== 'y' && answer !== 'yes') {
       stderr.write('Nothing created. Run "legion init" in your project, or "legion -w DIR" to use another workspace.\n');
       return false;
