@@ -167,12 +167,17 @@ export class Screen {
   openStream(header: string): { append(text: string): void; finish(): void } {
     const stream = this.transcript.open(terminalSafe(header));
     this.tui.requestRender();
+    // A CR that ends a delta is held back: the next may begin with the new line that makes it a line break, not a lone CR.
+    let heldCarriageReturn = false;
     return {
       append: (delta) => {
-        stream.append(inert(delta));
+        const text = `${heldCarriageReturn ? '\r' : ''}${delta}`;
+        heldCarriageReturn = text.endsWith('\r');
+        stream.append(inert(heldCarriageReturn ? text.slice(0, -1) : text));
         this.tui.requestRender();
       },
       finish: () => {
+        if (heldCarriageReturn) stream.append(inert('\r'));
         stream.finish();
         this.tui.requestRender();
       },
