@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { AnsweredElsewhereError, type ApprovalAnswer, type ApprovalRules, type UserSurface } from '@legion-collective/core';
-import { styleFor } from './render/style.js';
+import { approvalInputLines } from './render/approval-input.js';
+import { terminalOut, inert, inertLine } from './render/terminal-text.js';
 
 export type ApproveMode = 'prompt' | 'auto' | 'deny';
 
@@ -31,13 +32,15 @@ export function approvalSurface(
 }
 
 function terminalPrompt(terminal: { input: NodeJS.ReadStream; output: NodeJS.WriteStream }, rules: Pick<ApprovalRules, 'patternFor'> | undefined): NonNullable<UserSurface['approve']> {
-  const style = styleFor(terminal.output);
+  const out = terminalOut(terminal.output);
+  const style = out.style;
   return async (requests, { signal }) => {
     const readline = createInterface({ input: terminal.input, output: terminal.output });
     const answers: ApprovalAnswer[] = [];
     try {
       for (const request of requests) {
-        terminal.output.write(`\n${style.yellow('approval needed')} ${style.bold(request.requester)} wants to run ${style.bold(request.tool)} ${style.dim(JSON.stringify(request.input))}\n  ${style.dim(request.reason)}\n`);
+        // All of the input, one field a line, every character a terminal would act on shown: what is approved is what runs.
+        out.write(`\n${style.yellow('approval needed')} ${style.bold(inertLine(request.requester))} wants to run ${style.bold(inertLine(request.tool))}\n  ${style.dim(inert(request.reason))}\n${approvalInputLines(request.input).join('\n')}\n`);
         const rule = rules?.patternFor(request);
         // "a" stays what it always was: this agent and tool, for the session.
         const question = rule ? '  [y]es, [n]o, [a]lways for this agent and tool this session, [r]ule for every session? ' : '  [y]es, [n]o, [a]lways for this agent and tool this session? ';
@@ -48,14 +51,14 @@ function terminalPrompt(terminal: { input: NodeJS.ReadStream; output: NodeJS.Wri
           else if (choice === 'a' || choice === 'always' || choice === 's' || choice === 'session') answer = { id: request.id, decision: 'approve', remember: 'session' };
           else if (rule && (choice === 'r' || choice === 'rule')) {
             if (!rule.ok) {
-              terminal.output.write(`  ${style.yellow('no rule can approve this')}: ${rule.error}\n`);
+              out.write(`  ${style.yellow('no rule can approve this')}: ${inert(rule.error)}\n`);
               continue;
             }
-            const shown = rule.pattern === undefined ? 'every call' : rule.pattern;
-            const typed = (await readline.question(`  ${request.requester} may run ${request.tool} without asking when it matches [${shown}]: `, { signal })).trim();
+            const shown = rule.pattern === undefined ? 'every call' : inertLine(rule.pattern);
+            const typed = (await readline.question(`  ${inertLine(request.requester)} may run ${inertLine(request.tool)} without asking when it matches [${shown}]: `, { signal })).trim();
             const checked = typed ? rules!.patternFor(request, typed) : rule;
             if (!checked.ok) {
-              terminal.output.write(`  ${style.yellow('not a usable pattern')}: ${checked.error}\n`);
+              out.write(`  ${style.yellow('not a usable pattern')}: ${inert(checked.error)}\n`);
               continue;
             }
             answer = { id: request.id, decision: 'approve', remember: 'always', ...(typed ? { pattern: typed } : {}) };
@@ -69,7 +72,7 @@ function terminalPrompt(terminal: { input: NodeJS.ReadStream; output: NodeJS.Wri
       }
     } catch (error) {
       // Decided on another surface (a browser, another terminal): say so rather than leave the prompt hanging.
-      if (signal.reason instanceof AnsweredElsewhereError) terminal.output.write(`\n  ${style.dim(`answered on ${signal.reason.medium}`)}\n`);
+      if (signal.reason instanceof AnsweredElsewhereError) out.write(`\n  ${style.dim(`answered on ${inertLine(signal.reason.medium)}`)}\n`);
       throw error;
     } finally {
       readline.close();

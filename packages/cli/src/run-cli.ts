@@ -26,8 +26,11 @@ export async function runCli(command: () => Promise<number | void>, options: Run
     process.exitCode = code ?? 0;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`legion: ${message}\n`);
-    if (process.env.LEGION_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    // The message may quote a model, a file or a server: written through the terminal writer. Loaded
+    // here, on failure only: a static import would add a bundle chunk to every command's start-up.
+    const { stderr } = await import('./render/terminal-text.js');
+    stderr.write(`legion: ${message}\n`);
+    if (process.env.LEGION_DEBUG && error instanceof Error && error.stack) stderr.write(`${error.stack}\n`);
     process.exitCode = 1;
   }
   if (stopTelemetry) {

@@ -41,8 +41,9 @@ export async function startTelemetry(env: NodeJS.ProcessEnv = process.env): Prom
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   let stopping: Promise<void> | undefined;
   return () =>
-    (stopping ??= provider.shutdown().catch((error: unknown) => {
-      process.stderr.write(`legion: could not send traces to the OTLP endpoint: ${error instanceof Error ? error.message : String(error)}\n`);
+    (stopping ??= provider.shutdown().catch(async (error: unknown) => {
+      const { stderr } = await import('./render/terminal-text.js');
+      stderr.write(`legion: could not send traces to the OTLP endpoint: ${error instanceof Error ? error.message : String(error)}\n`);
     }));
 }
 

@@ -1,5 +1,7 @@
 import type { ApprovalAnswer, ApprovalView, UserQuestion, UserSurface } from '@legion-collective/core';
 import * as vscode from 'vscode';
+import { approvalInputText, approvalMarkdown } from './approval-markdown.js';
+import { visibleText } from './visible-text.js';
 
 export const MEDIUM = 'vscode';
 
@@ -129,14 +131,15 @@ export class ChatUserSurface implements vscode.Disposable {
             if (requests.every((each) => batch.answered.has(each.id))) batch.finish();
           },
         });
-        const text = `**${request.requester}** wants to run \`${request.tool}\`${request.reason ? ` (${request.reason})` : ''}:\n\n\`\`\`json\n${JSON.stringify(request.input, null, 2)}\n\`\`\`\n\n`;
+        const text = approvalMarkdown(request);
         if (stream) {
           stream.markdown(text);
           stream.button({ command: 'legion.approval.decide', title: 'Approve once', arguments: [request.id, 'once'] });
           stream.button({ command: 'legion.approval.decide', title: 'Approve always', arguments: [request.id, 'always'] });
           stream.button({ command: 'legion.approval.decide', title: 'Reject…', arguments: [request.id, 'reject'] });
         } else {
-          void vscode.window.showInformationMessage(`Legion: ${request.requester} wants to run ${request.tool}`, 'Approve once', 'Reject…').then((choice) => {
+          // No chat to show it in: a dialog, with all of the input as its detail, so it is read before answering.
+          void vscode.window.showInformationMessage(`Legion: ${visibleText(request.requester)} wants to run ${visibleText(request.tool)}`, { modal: true, detail: approvalInputText(request.input) }, 'Approve once', 'Reject…').then((choice) => {
             if (choice) void vscode.commands.executeCommand('legion.approval.decide', request.id, choice === 'Approve once' ? 'once' : 'reject');
           });
         }

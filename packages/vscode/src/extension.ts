@@ -1,5 +1,6 @@
 import { initWorkspace } from '@legion-collective/core';
 import * as vscode from 'vscode';
+import { approvalInputText } from './approval-markdown.js';
 import { registerChatParticipant } from './chat-participant.js';
 import { ChatUserSurface } from './chat-surface.js';
 import { readEditorSettings, rememberFor } from './editor-settings.js';
@@ -8,6 +9,7 @@ import { LegionHost } from './legion-host.js';
 import { createLegionApi, type LegionApi } from './tool-api.js';
 import { registerEditorTools } from './editor-tools.js';
 import { registerViews } from './views.js';
+import { visibleText } from './visible-text.js';
 import { VSCODE_LM_PROVIDER, VscodeLmProvider } from './vscode-lm-provider.js';
 
 export type { ExternalTool, ExternalToolProvider, LegionApi, ToolInfo } from './tool-api.js';
@@ -53,7 +55,12 @@ export function activate(context: vscode.ExtensionContext): LegionApi {
       const item = surface.items().find((pending) => pending.id === id);
       if (item?.kind !== 'approval') return void vscode.window.showInformationMessage('Legion: that approval was already decided.');
       let decision = choice;
-      decision ??= (await vscode.window.showQuickPick(['once', 'always', 'reject'] as const, { title: `${item.request.requester} wants to run ${item.request.tool}` })) as typeof choice;
+      // Asked from the Legion view: a dialog with all of the input as its detail, so what runs is read before answering.
+      const answers = { 'Approve once': 'once', 'Approve always': 'always', 'Reject…': 'reject' } as const;
+      if (!decision) {
+        const picked = await vscode.window.showInformationMessage(`Legion: ${visibleText(item.request.requester)} wants to run ${visibleText(item.request.tool)}`, { modal: true, detail: approvalInputText(item.request.input) }, ...(Object.keys(answers) as Array<keyof typeof answers>));
+        decision = picked === undefined ? undefined : answers[picked];
+      }
       if (!decision) return;
       if (decision === 'reject') {
         const reason = await vscode.window.showInputBox({ title: `Reject ${item.request.tool}`, prompt: 'Why (the agent reads this)', ignoreFocusOut: true });

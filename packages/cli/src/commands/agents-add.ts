@@ -1,5 +1,6 @@
 import { agentTemplateNames, inspectParticipantFiles, LegionError, loadAgentTemplate, saveParticipantFile, type AgentTemplate } from '@legion-collective/core';
 import { resolveWorkspace } from '../workspace.js';
+import { stdout, stderr } from '../render/terminal-text.js';
 
 export interface AgentAddOptions {
   workspace?: string | undefined;
@@ -55,10 +56,10 @@ export async function agentsAddCommand(id: string, options: AgentAddOptions): Pr
   if (participant.type === 'agent' && Array.isArray(participant.delegation)) {
     const known = new Set(inspectParticipantFiles(root).map((report) => report.id));
     const unknown = participant.delegation.filter((target) => !/[*?[\]{}!]/.test(target) && !known.has(target));
-    if (unknown.length > 0) process.stderr.write(`warning: "delegation" names ${unknown.map((target) => `"${target}"`).join(', ')}, not a participant of this workspace (yet).\n`);
+    if (unknown.length > 0) stderr.write(`warning: "delegation" names ${unknown.map((target) => `"${target}"`).join(', ')}, not a participant of this workspace (yet).\n`);
   }
-  if (options.json) process.stdout.write(`${JSON.stringify({ participant })}\n`);
-  else process.stdout.write(`Created .legion/collective/participants/${id}.json. Talk to it with: legion run --to ${id} "…"\n`);
+  if (options.json) stdout.json({ participant });
+  else stdout.write(`Created .legion/collective/participants/${id}.json. Talk to it with: legion run --to ${id} "…"\n`);
   return 0;
 }
 

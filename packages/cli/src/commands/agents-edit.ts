@@ -5,6 +5,7 @@ import { ask } from '../confirm.js';
 import { openInEditor } from '../editor.js';
 import { styleFor } from '../render/style.js';
 import { resolveWorkspace } from '../workspace.js';
+import { stderr } from '../render/terminal-text.js';
 
 /**
  * `legion agents edit ID`: opens a copy of the participant file in $EDITOR and
@@ -19,7 +20,7 @@ export async function agentsEditCommand(id: string, options: { workspace?: strin
   if (!existsSync(target)) throw new LegionError('participant_not_found', `No participant file ${relative(root, target)}. Create one with "legion agents add ${id}".`);
   const draft = join(root, LEGION_DIR, 'run', 'edits', `${id}.json`);
   const style = styleFor(process.stderr);
-  if (existsSync(draft)) process.stderr.write(`Continuing your unsaved edit from ${relative(root, draft)}.\n`);
+  if (existsSync(draft)) stderr.write(`Continuing your unsaved edit from ${relative(root, draft)}.\n`);
   else {
     mkdirSync(dirname(draft), { recursive: true });
     copyFileSync(target, draft);
@@ -28,27 +29,27 @@ export async function agentsEditCommand(id: string, options: { workspace?: strin
     try {
       openInEditor(draft);
     } catch (error) {
-      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\nYour edit so far is kept in ${relative(root, draft)}.\n`);
+      stderr.write(`${error instanceof Error ? error.message : String(error)}\nYour edit so far is kept in ${relative(root, draft)}.\n`);
       return 1;
     }
     const text = readFileSync(draft, 'utf8');
     if (text === readFileSync(target, 'utf8')) {
       rmSync(draft, { force: true });
-      process.stderr.write(`No changes to ${relative(root, target)}.\n`);
+      stderr.write(`No changes to ${relative(root, target)}.\n`);
       return 0;
     }
     try {
       saveParticipantFile(root, id, text);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      process.stderr.write(`${style.red('✘')} ${error.message}\n`);
+      stderr.write(`${style.red('✘')} ${error.message}\n`);
       const answer = process.stdin.isTTY ? await ask('(e)dit again, or (k)eep the old file? [e] ') : null;
       if (answer !== null && /^(e|edit)?$/i.test(answer)) continue;
-      process.stderr.write(`${relative(root, target)} is unchanged. Your edit is kept in ${relative(root, draft)}; "legion agents edit ${id}" continues it.\n`);
+      stderr.write(`${relative(root, target)} is unchanged. Your edit is kept in ${relative(root, draft)}; "legion agents edit ${id}" continues it.\n`);
       return 1;
     }
     rmSync(draft, { force: true });
-    process.stderr.write(`${style.green('✔')} Saved ${relative(root, target)}.\n`);
+    stderr.write(`${style.green('✔')} Saved ${relative(root, target)}.\n`);
     return 0;
   }
 }

@@ -5,6 +5,7 @@ import { columns } from '../render/columns.js';
 import { styleFor } from '../render/style.js';
 import { delegatorsOf, readRoster, type Roster } from '../roster.js';
 import { resolveWorkspace } from '../workspace.js';
+import { stdout, stderr, inert, inertLine } from '../render/terminal-text.js';
 
 interface AgentsOptions {
   workspace?: string | undefined;
@@ -18,11 +19,11 @@ export async function agentsListCommand(options: AgentsOptions): Promise<number>
   const shown = roster.participants.filter((participant) => options.all || participant.status === 'active');
   reportProblems(roster);
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ participants: shown.map((participant) => summary(participant, roster.config)), problems: roster.problems })}\n`);
+    stdout.json({ participants: shown.map((participant) => summary(participant, roster.config)), problems: roster.problems });
     return 0;
   }
   if (shown.length === 0) {
-    process.stdout.write('No participants yet. Add one with: legion agents add ID --system-prompt "…"\n');
+    stdout.write('No participants yet. Add one with: legion agents add ID --system-prompt "…"\n');
     return 0;
   }
   const style = styleFor(process.stdout);
@@ -30,15 +31,16 @@ export async function agentsListCommand(options: AgentsOptions): Promise<number>
   for (const participant of shown) {
     const line = summary(participant, roster.config);
     rows.push([
-      participant.status === 'retired' ? style.dim(`${participant.id} (retired)`) : participant.id,
-      participant.type,
-      line.model ?? '-',
-      line.tools ?? '-',
-      line.delegation ?? '-',
-      participant.description || participant.name,
+      // A participant file may be a model's (create_agent): every field of it made inert.
+      participant.status === 'retired' ? style.dim(`${inertLine(participant.id)} (retired)`) : inertLine(participant.id),
+      inertLine(participant.type),
+      inertLine(line.model ?? '-'),
+      inertLine(line.tools ?? '-'),
+      inertLine(line.delegation ?? '-'),
+      inertLine(participant.description || participant.name),
     ]);
   }
-  process.stdout.write(`${columns(rows, { maxWidth: 60 })}\n`);
+  stdout.write(`${columns(rows, { maxWidth: 60 })}\n`);
   return 0;
 }
 
@@ -47,7 +49,7 @@ export async function agentsShowCommand(id: string, options: AgentsOptions): Pro
   const roster = readRoster(resolveWorkspace(options.workspace));
   const participant = findParticipant(roster, id);
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ participant, effective: summary(participant, roster.config) })}\n`);
+    stdout.json({ participant, effective: summary(participant, roster.config) });
     return 0;
   }
   const style = styleFor(process.stdout);
@@ -60,18 +62,18 @@ export async function agentsShowCommand(id: string, options: AgentsOptions): Pro
     ['description', participant.description || '-'],
     ['use for', participant.useFor ?? '-'],
     ['file', line.file],
-  ];
+  ].map(([key, value]) => [key!, inertLine(value!)]);
   if (participant.type === 'agent') {
-    rows.push(['model', `${line.model}${participant.model ? '' : style.dim(' (defaultModel from the config)')}`]);
-    rows.push(['tools', line.tools ?? '-'], ['talks to', line.delegation ?? '-']);
-    if (participant.policies) rows.push(['policies', JSON.stringify(participant.policies)]);
-    if (participant.limits) rows.push(['limits', JSON.stringify(participant.limits)]);
+    rows.push(['model', `${inertLine(line.model ?? '')}${participant.model ? '' : style.dim(' (defaultModel from the config)')}`]);
+    rows.push(['tools', inertLine(line.tools ?? '-')], ['talks to', inertLine(line.delegation ?? '-')]);
+    if (participant.policies) rows.push(['policies', inertLine(JSON.stringify(participant.policies))]);
+    if (participant.limits) rows.push(['limits', inertLine(JSON.stringify(participant.limits))]);
   }
   if (participant.type === 'mock') rows.push(['responses', String(participant.responses.length)]);
   const delegators = delegatorsOf(participant.id, roster.participants);
-  if (delegators.length > 0) rows.push(['reached by', delegators.join(', ')]);
-  process.stdout.write(`${columns(rows.map(([key, value]) => [style.bold(key!), value!]))}\n`);
-  if (participant.type === 'agent') process.stdout.write(`\n${style.bold('system prompt')}\n${participant.systemPrompt}\n`);
+  if (delegators.length > 0) rows.push(['reached by', inertLine(delegators.join(', '))]);
+  stdout.write(`${columns(rows.map(([key, value]) => [style.bold(key!), value!]))}\n`);
+  if (participant.type === 'agent') stdout.write(`\n${style.bold('system prompt')}\n${inert(participant.systemPrompt)}\n`);
   return 0;
 }
 
@@ -101,13 +103,13 @@ export async function agentsRmCommand(id: string, options: AgentsOptions & { for
   }
   if (process.stdin.isTTY && !options.yes) {
     const warning = blockers.length > 0 ? ` (${blockers.join('; ')})` : '';
-    if (!(await confirm(`Remove ${report.file}${warning}?`))) {
-      process.stderr.write('Nothing removed.\n');
+    if (!(await confirm(inert(`Remove ${report.file}${warning}?`)))) {
+      stderr.write('Nothing removed.\n');
       return 1;
     }
   }
   rmSync(path);
-  process.stdout.write(`Removed ${report.file}. Conversations with "${id}" stay in their sessions.\n`);
+  stdout.write(`Removed ${report.file}. Conversations with "${id}" stay in their sessions.\n`);
   return 0;
 }
 
@@ -142,7 +144,7 @@ function permission(value: Permission): string {
 }
 
 function reportProblems(roster: Roster): void {
-  for (const problem of roster.problems) process.stderr.write(`warning: ${problem}\n`);
+  for (const problem of roster.problems) stderr.write(`warning: ${problem}\n`);
 }
 
 function relativeFile(roster: Roster, path: string): string {

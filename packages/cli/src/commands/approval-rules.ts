@@ -1,6 +1,7 @@
 import { type ApprovalRule } from '@legion-collective/core';
 import { styleFor, type Style } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
+import { stdout } from '../render/terminal-text.js';
 
 interface RuleOptions {
   workspace?: string;
@@ -14,16 +15,16 @@ export async function rulesCommand(options: RuleOptions): Promise<number> {
     // A broken rule file throws here, naming the file, the field and the fix: a listing that skipped it would hide it.
     const rules = legion.approvalRules.list();
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ rules })}\n`);
+      stdout.json({ rules });
       return 0;
     }
     if (rules.length === 0) {
-      process.stdout.write('No approval rules. Make one with: legion approve ID --rule [--pattern GLOB]\n');
+      stdout.write('No approval rules. Make one with: legion approve ID --rule [--pattern GLOB]\n');
       return 0;
     }
     const style = styleFor(process.stdout);
-    for (const rule of rules) process.stdout.write(`${describeRule(rule, style)}\n`);
-    process.stdout.write(style.dim(`\nRules live in ${legion.paths.display(legion.paths.approvalRulesDir)}/. Revoke one with: legion approvals rules rm ID\n`));
+    for (const rule of rules) stdout.write(`${describeRule(rule, style)}\n`);
+    stdout.write(style.dim(`\nRules live in ${legion.paths.display(legion.paths.approvalRulesDir)}/. Revoke one with: legion approvals rules rm ID\n`));
     return 0;
   } finally {
     await legion.close();
@@ -35,8 +36,8 @@ export async function removeRulesCommand(ids: string[], options: RuleOptions): P
   const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   try {
     const removed = ids.map((id) => ({ id, rule: legion.approvalRules.remove(id) }));
-    if (options.json) process.stdout.write(`${JSON.stringify({ removed: removed.map(({ id }) => id) })}\n`);
-    else for (const { id, rule } of removed) process.stdout.write(`Removed ${rule ? describeRule(rule, styleFor(process.stdout)) : id}\n`);
+    if (options.json) stdout.json({ removed: removed.map(({ id }) => id) });
+    else for (const { id, rule } of removed) stdout.write(`Removed ${rule ? describeRule(rule, styleFor(process.stdout)) : id}\n`);
     return 0;
   } finally {
     await legion.close();

@@ -2,6 +2,7 @@ import { Legion, LegionError, type ApprovalAnswer, type ApprovalView, type Sessi
 import { approvalSurface, TERMINAL_MEDIUM, type ApproveMode } from '../approval-prompt.js';
 import { styleFor, type Style } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
+import { stdout, stderr, inert, inertLine } from '../render/terminal-text.js';
 
 interface ApprovalOptions {
   workspace?: string;
@@ -23,16 +24,16 @@ export async function approvalsCommand(options: ApprovalOptions): Promise<number
   const views = await session.approvals.list(options.all ? {} : { status: 'pending' });
   await legion.close();
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ sessionId: session.id, approvals: views })}\n`);
+    stdout.json({ sessionId: session.id, approvals: views });
     return 0;
   }
   if (views.length === 0) {
-    process.stdout.write(options.all ? 'No approval requests in this session.\n' : 'Nothing is waiting for approval.\n');
+    stdout.write(options.all ? 'No approval requests in this session.\n' : 'Nothing is waiting for approval.\n');
     return 0;
   }
   const style = styleFor(process.stdout);
-  for (const view of views) process.stdout.write(`${describe(view, style)}\n`);
-  if (views.some((view) => view.status === 'pending')) process.stdout.write(style.dim('\nAnswer with: legion approve ID… [--always | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n'));
+  for (const view of views) stdout.write(`${describe(view, style)}\n`);
+  if (views.some((view) => view.status === 'pending')) stdout.write(style.dim('\nAnswer with: legion approve ID… [--always | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n'));
   return 0;
 }
 
@@ -59,14 +60,14 @@ export async function answerCommand(
     const continuing = outcome.continuing ?? [];
     const waiting = outcome.waiting ?? [];
     if (options.json) {
-      process.stdout.write(
+      stdout.write(
         `${JSON.stringify({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })), ...(continuing.length > 0 ? { continuing } : {}), ...(waiting.length > 0 ? { waiting } : {}) })}\n`,
       );
     } else {
-      for (const result of outcome.resumed) process.stdout.write(`${describeResult(result, styleFor(process.stdout))}\n`);
+      for (const result of outcome.resumed) stdout.write(`${describeResult(result, styleFor(process.stdout))}\n`);
       // Its turn still runs in another process (a REPL, legion serve): that process goes on with the decision.
-      for (const conversationId of continuing) process.stdout.write(`Recorded; the turn running in ${conversationId} (another process) goes on with it.\n`);
-      for (const conversationId of waiting) process.stdout.write(`Recorded; the turn in ${conversationId} stays paused until resumed: legion approvals resume --session ${session.id}\n`);
+      for (const conversationId of continuing) stdout.write(`Recorded; the turn running in ${conversationId} (another process) goes on with it.\n`);
+      for (const conversationId of waiting) stdout.write(`Recorded; the turn in ${conversationId} stays paused until resumed: legion approvals resume --session ${session.id}\n`);
     }
     return exitForResumed(outcome.resumed, options.json === true);
   } finally {
@@ -88,11 +89,11 @@ export async function resumeCommand(ids: string[], options: ApprovalOptions & { 
     if (outcome.status === 'error') throw new LegionError('approval_invalid', outcome.error);
     const continuing = outcome.continuing ?? [];
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })), ...(continuing.length > 0 ? { continuing } : {}) })}\n`);
+      stdout.json({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })), ...(continuing.length > 0 ? { continuing } : {}) });
     } else {
-      for (const result of outcome.resumed) process.stdout.write(`${describeResult(result, styleFor(process.stdout))}\n`);
-      for (const conversationId of continuing) process.stdout.write(`The turn in ${conversationId} went on in another process; nothing to resume here.\n`);
-      if (outcome.resumed.length === 0 && continuing.length === 0) process.stdout.write('Nothing waits to be resumed: no decided approval has a paused turn left.\n');
+      for (const result of outcome.resumed) stdout.write(`${describeResult(result, styleFor(process.stdout))}\n`);
+      for (const conversationId of continuing) stdout.write(`The turn in ${conversationId} went on in another process; nothing to resume here.\n`);
+      if (outcome.resumed.length === 0 && continuing.length === 0) stdout.write('Nothing waits to be resumed: no decided approval has a paused turn left.\n');
     }
     return exitForResumed(outcome.resumed, options.json === true);
   } finally {
@@ -107,7 +108,7 @@ export async function resumeCommand(ids: string[], options: ApprovalOptions & { 
 function exitForResumed(resumed: readonly { status: string }[], json: boolean): number {
   if (resumed.some((result) => result.status === 'error')) return 1;
   if (resumed.some((result) => result.status === 'paused')) {
-    if (!json) process.stderr.write('Answer with: legion approve ID… [--always | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n');
+    if (!json) stderr.write('Answer with: legion approve ID… [--always | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n');
     return 2;
   }
   return 0;
@@ -125,10 +126,11 @@ function rememberFrom(options: { always?: boolean; rule?: boolean; pattern?: str
 export function describe(view: ApprovalView, style: Style): string {
   const status = view.status === 'pending' ? style.yellow('pending ') : view.status === 'approved' ? style.green('approved') : style.red('rejected');
   const decided = view.decidedBy
-    ? style.dim(` — ${view.status} by ${view.decidedBy}${view.decisionReason ? `: ${view.decisionReason}` : ''}${view.decisionMedium ? ` (on ${view.decisionMedium})` : ''}`)
-    : style.dim(` — ${view.approver} decides`);
-  const rule = view.decisionRuleId ? style.dim(` (rule ${view.decisionRuleId})`) : '';
-  return `${view.id}  ${status}  ${view.requester} → ${view.tool} ${style.dim(JSON.stringify(view.input))}${decided}${rule}`;
+    ? style.dim(` — ${view.status} by ${inertLine(view.decidedBy)}${view.decisionReason ? `: ${inertLine(view.decisionReason)}` : ''}${view.decisionMedium ? ` (on ${inertLine(view.decisionMedium)})` : ''}`)
+    : style.dim(` — ${inertLine(view.approver)} decides`);
+  const rule = view.decisionRuleId ? style.dim(` (rule ${inertLine(view.decisionRuleId)})`) : '';
+  // The input whole, as JSON (exact, and escaped), with what JSON leaves raw (C1, DEL, bidi, zero-width) made visible.
+  return `${inertLine(view.id)}  ${status}  ${inertLine(view.requester)} → ${inertLine(view.tool)} ${style.dim(inertLine(JSON.stringify(view.input) ?? ''))}${decided}${rule}`;
 }
 
 /** The status JSON reports show: a turn paused on approvals keeps the name scripts know, `approval_required`. */
@@ -137,7 +139,7 @@ export function reportedStatus(status: TurnResult['status']): 'success' | 'error
 }
 
 function describeResult(result: TurnResult, style: Style): string {
-  if (result.status === 'success') return result.reply;
-  if (result.status === 'error') return style.red(`${result.conversationId} failed: ${result.error}`);
+  if (result.status === 'success') return inert(result.reply);
+  if (result.status === 'error') return style.red(`${inertLine(result.conversationId)} failed: ${inert(result.error)}`);
   return `Still waiting for approval:\n${result.requests.map((view) => `  ${describe(view, style)}`).join('\n')}`;
 }

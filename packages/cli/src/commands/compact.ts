@@ -1,6 +1,7 @@
 import { Legion, LegionError, conversationId, type Session } from '@legion-collective/core';
 import { compactionLine } from '../render/compaction-line.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
+import { stdout } from '../render/terminal-text.js';
 
 interface CompactOptions {
   workspace?: string;
@@ -29,8 +30,8 @@ export async function compactCommand(options: CompactOptions): Promise<number> {
       throw new LegionError('no_conversation', `Session ${session.id} has no conversation "${id}". ${existing.length ? `Its conversations: ${existing.join(', ')}.` : 'It has no conversations yet.'}`);
     }
     const outcome = await session.compact(id, { reason: 'manual' });
-    if (options.json) process.stdout.write(`${JSON.stringify({ sessionId: session.id, conversationId: id, ...outcome })}\n`);
-    else process.stdout.write(`${compactionLine(id, outcome)}\n`);
+    if (options.json) stdout.json({ sessionId: session.id, conversationId: id, ...outcome });
+    else stdout.write(`${compactionLine(id, outcome)}\n`);
     return 0;
   } finally {
     await legion.close();

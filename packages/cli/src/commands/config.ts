@@ -17,6 +17,7 @@ import { styleFor } from '../render/style.js';
 import { readRoster, type Roster } from '../roster.js';
 import { resolveWorkspace } from '../workspace.js';
 import { findParticipant } from './agents.js';
+import { stdout, stderr } from '../render/terminal-text.js';
 
 interface ConfigOptions {
   workspace?: string | undefined;
@@ -40,20 +41,20 @@ interface Setting {
  */
 export async function configShowCommand(options: ConfigOptions): Promise<number> {
   const roster = readRoster(resolveWorkspace(options.workspace));
-  for (const problem of roster.problems.filter((line) => roster.layers.some((layer) => line.startsWith(layer.file)))) process.stderr.write(`warning: ${problem}\n`);
+  for (const problem of roster.problems.filter((line) => roster.layers.some((layer) => line.startsWith(layer.file)))) stderr.write(`warning: ${problem}\n`);
   const settings = effectiveSettings(roster, options.agent);
   if (options.json) {
     const config = Object.fromEntries(settings.map((setting) => [setting.key, setting.value]));
     const sources = Object.fromEntries(settings.map((setting) => [setting.key, setting.from]));
-    process.stdout.write(`${JSON.stringify(options.layers ? { config, sources, layers: layerFiles(roster) } : { config })}\n`);
+    stdout.json(options.layers ? { config, sources, layers: layerFiles(roster) } : { config });
     return 0;
   }
   const style = styleFor(process.stdout);
   if (options.layers) {
-    process.stdout.write(`${style.dim('layers, lowest first: defaults → ')}${layerFiles(roster).map((layer) => `${layer.source} ${layer.file}${layer.exists ? '' : style.dim(' (absent)')}`).join(style.dim(' → '))}${options.agent ? style.dim(` → participant ${options.agent}`) : ''}\n\n`);
+    stdout.write(`${style.dim('layers, lowest first: defaults → ')}${layerFiles(roster).map((layer) => `${layer.source} ${layer.file}${layer.exists ? '' : style.dim(' (absent)')}`).join(style.dim(' → '))}${options.agent ? style.dim(` → participant ${options.agent}`) : ''}\n\n`);
   }
   const rows = settings.map((setting) => [setting.key, display(setting.value), ...(options.layers ? [style.dim(setting.from)] : [])]);
-  process.stdout.write(`${columns(rows, { maxWidth: 80 })}\n`);
+  stdout.write(`${columns(rows, { maxWidth: 80 })}\n`);
   return 0;
 }
 
@@ -69,7 +70,7 @@ export async function configGetCommand(key: string, options: ConfigOptions): Pro
     throw new LegionError('config_key_unknown', `No config value at "${key}". Top-level keys: ${known.join(', ')}. See them all with "legion config show".`);
   }
   const value = exact ? exact.value : Object.fromEntries(under.map((setting) => [setting.key.slice(formatKey(parts).length + 1), setting.value]));
-  process.stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n`);
+  stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n`);
   return 0;
 }
 
@@ -88,7 +89,7 @@ export async function configSetCommand(key: string, text: string, options: Confi
   const current = readLayerObject(target.file);
   const next = setAt(current, parts, value);
   saveConfigLayer(target, next);
-  process.stderr.write(`Set ${formatKey(parts)} in ${target.file}.\n`);
+  stderr.write(`Set ${formatKey(parts)} in ${target.file}.\n`);
   return 0;
 }
 

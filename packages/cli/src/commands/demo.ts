@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { initWorkspace, ScriptedProvider } from '@legion-collective/core';
 import { DEMO_FILES, DEMO_PARTICIPANTS, DEMO_REQUEST, demoScripts } from '../demo/demo-collective.js';
 import { printConversation } from '../render/conversation-printer.js';
-import { styleFor } from '../render/style.js';
+import { stdout } from '../render/terminal-text.js';
 import { openLegion } from '../workspace.js';
 
 /**
@@ -33,8 +33,8 @@ export async function demoCommand(options: { pace?: string; dir?: string }): Pro
     }
   }
 
-  const out = process.stdout;
-  const style = styleFor(out);
+  const out = stdout;
+  const style = out.style;
   out.write(`${style.bold('Legion demo')} ${style.dim('— scripted models, real engine; no API key needed')}\n\n`);
   const stop = printConversation(legion.events, out, { you: 'user' });
   const session = await legion.sessions.create({ title: 'demo' });

@@ -1,10 +1,10 @@
 import { initWorkspace } from '@legion-collective/core';
-import { styleFor } from '../render/style.js';
+import { stdout } from '../render/terminal-text.js';
 
 export async function initCommand(dir: string): Promise<number> {
   const result = initWorkspace(dir);
-  const out = process.stdout;
-  const style = styleFor(out);
+  const out = stdout;
+  const style = out.style;
   out.write(`${style.bold('Legion workspace')} in ${result.root}\n`);
   for (const path of result.created) out.write(`  ${style.green('created')} ${path}\n`);
   for (const path of result.kept) out.write(`  ${style.dim('kept   ')} ${path} ${style.dim('(already there, left unchanged)')}\n`);

@@ -2,6 +2,7 @@ import { Legion, LegionError, parseConversationId, type LegionEvent, type Messag
 import { authorOf, renderMessage, renderMessages } from '../render/message-lines.js';
 import { styleFor } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
+import { stdout, stderr, inert } from '../render/terminal-text.js';
 
 interface LogOptions {
   workspace?: string;
@@ -47,7 +48,7 @@ export async function logCommand(given: string | undefined, options: LogOptions)
     const style = styleFor(process.stdout);
     const who = { initiator: key.initiator, responder: key.responder };
     const printJson = (message: Message): void => {
-      process.stdout.write(`${JSON.stringify({ sessionId: session.id, conversationId: id, author: authorOf(message, key.initiator, key.responder), message })}\n`);
+      stdout.json({ sessionId: session.id, conversationId: id, author: authorOf(message, key.initiator, key.responder), message });
     };
 
     // Follow first, then read the history: an append between the two is in one of them, and printed once.
@@ -67,10 +68,10 @@ export async function logCommand(given: string | undefined, options: LogOptions)
     if (options.json) for (const message of history) printJson(message);
     else {
       const lines = renderMessages(history, who, style);
-      if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
-      else if (!options.follow) process.stdout.write(style.dim('No messages yet.\n'));
+      if (lines.length > 0) stdout.write(`${lines.join('\n')}\n`);
+      else if (!options.follow) stdout.write(style.dim('No messages yet.\n'));
     }
-    for (const warning of legion.warnings) process.stderr.write(`warning: ${warning}\n`);
+    for (const warning of legion.warnings) stderr.write(`warning: ${inert(warning)}\n`);
     if (!options.follow) return 0;
 
     // Live: a call is shown when it is made, its result on its own line when it comes.
@@ -82,10 +83,10 @@ export async function logCommand(given: string | undefined, options: LogOptions)
       if (options.json) return printJson(message);
       const lines = renderMessage(message, who, style, () => undefined, shownCalls);
       for (const block of message.content) if (block.type === 'tool_use') shownCalls.add(block.id);
-      if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
+      if (lines.length > 0) stdout.write(`${lines.join('\n')}\n`);
     };
     for (const message of arrived.splice(0)) live(message);
-    process.stderr.write(styleFor(process.stderr).dim(`following ${id} in session ${session.id}; Ctrl-C to stop\n`));
+    stderr.write(styleFor(process.stderr).dim(`following ${id} in session ${session.id}; Ctrl-C to stop\n`));
     // The follower's watchers do not keep a process alive on their own; following is this command's whole job.
     const keepAlive = setInterval(() => {}, 1 << 30);
     await new Promise<void>((resolve) => {

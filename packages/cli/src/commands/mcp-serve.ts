@@ -8,6 +8,7 @@ import { serveStdio } from '../mcp-serve/stdio-transport.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
 import { accessTokenFrom } from './access-token-option.js';
 import { LOOPBACK, portOf } from './listen-address.js';
+import { stderr } from '../render/terminal-text.js';
 
 declare const LEGION_VERSION: string;
 
@@ -51,9 +52,9 @@ export async function mcpServeCommand(options: McpServeOptions): Promise<number>
     if (exposed.length === 0) throw new LegionError('config', 'The collective has no active agent to offer: add one (legion agents add) before serving it over MCP.');
     const context: ServeContext = { legion, caller, exposed, calls, version: typeof LEGION_VERSION === 'string' ? LEGION_VERSION : '0.0.0' };
     detach = legion.attachUser(mcpSurface(calls, caller, { questionWaitMs: legion.config.mcpServe.questionWaitSeconds * 1000 }));
-    for (const warning of legion.warnings) process.stderr.write(`legion: warning: ${warning}\n`);
+    for (const warning of legion.warnings) stderr.write(`legion: warning: ${warning}\n`);
     if (!http) {
-      process.stderr.write(`legion mcp serve: ${root} over stdio, as "${caller.id}"; asks: ${exposed.map((agent) => agent.id).join(', ')}\n`);
+      stderr.write(`legion mcp serve: ${root} over stdio, as "${caller.id}"; asks: ${exposed.map((agent) => agent.id).join(', ')}\n`);
       await serveStdio(context, stop.signal);
       await calls.shutdown('the MCP client closed the connection');
       return 0;
@@ -63,7 +64,7 @@ export async function mcpServeCommand(options: McpServeOptions): Promise<number>
       // Loaded only for --http: the HTTP server (and the fetch globals it touches) would slow a stdio client's first answer.
       const { serveHttp } = await import('../mcp-serve/http-transport.js');
       const { sessionIdleSeconds, maxSessions } = legion.config.mcpServe;
-      const sessions = { idleMs: sessionIdleSeconds * 1000, max: maxSessions, onExpired: (id: string) => process.stderr.write(`legion mcp serve: closed MCP session ${id}, idle for ${sessionIdleSeconds} s (mcpServe.sessionIdleSeconds)\n`) };
+      const sessions = { idleMs: sessionIdleSeconds * 1000, max: maxSessions, onExpired: (id: string) => stderr.write(`legion mcp serve: closed MCP session ${id}, idle for ${sessionIdleSeconds} s (mcpServe.sessionIdleSeconds)\n`) };
       serving = await serveHttp(context, { host, port, token, sessions });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -71,12 +72,12 @@ export async function mcpServeCommand(options: McpServeOptions): Promise<number>
       if (code === 'EADDRNOTAVAIL') throw new LegionError('usage', `This machine has no address ${host}: give one of its addresses with --host (default 127.0.0.1).`);
       throw error;
     }
-    if (!LOOPBACK.has(host)) process.stderr.write(`legion: warning: serving on ${host}, reachable from other machines; anyone with the token can act as "${caller.id}" in this workspace.\n`);
-    process.stderr.write(`Legion MCP server (Streamable HTTP) for ${root} at ${serving.url}\n`);
-    process.stderr.write(`Access token: ${token}\n`);
-    process.stderr.write(`Clients send "Authorization: Bearer <token>". Press Ctrl-C to stop.\n`);
+    if (!LOOPBACK.has(host)) stderr.write(`legion: warning: serving on ${host}, reachable from other machines; anyone with the token can act as "${caller.id}" in this workspace.\n`);
+    stderr.write(`Legion MCP server (Streamable HTTP) for ${root} at ${serving.url}\n`);
+    stderr.write(`Access token: ${token}\n`);
+    stderr.write(`Clients send "Authorization: Bearer <token>". Press Ctrl-C to stop.\n`);
     await new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
-    process.stderr.write('Stopping the MCP server…\n');
+    stderr.write('Stopping the MCP server…\n');
     await calls.shutdown('legion mcp serve is shutting down');
     await serving.close();
     return 0;

@@ -2,6 +2,7 @@ import { Legion, LegionError, type QuestionView, type Session } from '@legion-co
 import { styleFor, type Style } from '../render/style.js';
 import { reportedStatus } from './approvals.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
+import { stdout, inert, inertLine } from '../render/terminal-text.js';
 
 interface QuestionOptions {
   workspace?: string;
@@ -20,16 +21,16 @@ export async function questionsCommand(options: QuestionOptions): Promise<number
     const session = options.session ? await legion.sessions.get(options.session) : await legion.sessions.latest();
     const views = session ? await session.questions.list(options.all ? {} : { status: 'pending' }) : [];
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ sessionId: session?.id ?? null, questions: views })}\n`);
+      stdout.json({ sessionId: session?.id ?? null, questions: views });
       return 0;
     }
     if (views.length === 0) {
-      process.stdout.write(options.all ? 'No questions in this session.\n' : 'No question is waiting for an answer.\n');
+      stdout.write(options.all ? 'No questions in this session.\n' : 'No question is waiting for an answer.\n');
       return 0;
     }
     const style = styleFor(process.stdout);
-    for (const view of views) process.stdout.write(`${describeQuestion(view, style)}\n`);
-    if (views.some((view) => view.status === 'pending')) process.stdout.write(style.dim('\nAnswer with: legion answer ID "your answer"\n'));
+    for (const view of views) stdout.write(`${describeQuestion(view, style)}\n`);
+    if (views.some((view) => view.status === 'pending')) stdout.write(style.dim('\nAnswer with: legion answer ID "your answer"\n'));
     return 0;
   } finally {
     await legion.close();
@@ -49,17 +50,17 @@ export async function answerQuestionCommand(id: string, text: string, options: O
     if (outcome.status === 'error') throw new LegionError('question_not_answered', outcome.error, { questionId: id });
     const resumed = outcome.resumed ?? [];
     if (options.json) {
-      process.stdout.write(
+      stdout.write(
         `${JSON.stringify({ sessionId: session.id, questionId: id, status: 'answered', ...(outcome.resumed ? { resumed: resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })) } : {}), ...(outcome.waiting ? { waiting: true } : {}) })}\n`,
       );
     } else if (outcome.waiting) {
-      process.stdout.write(`Answered ${id}; the agent that asked stays paused until resumed: legion questions resume ${id} --session ${session.id}\n`);
+      stdout.write(`Answered ${id}; the agent that asked stays paused until resumed: legion questions resume ${id} --session ${session.id}\n`);
     } else if (!outcome.resumed) {
-      process.stdout.write(`Answered ${id}; the agent that asked goes on with it.\n`);
+      stdout.write(`Answered ${id}; the agent that asked goes on with it.\n`);
     } else {
       // The asking process had ended: the chain went on here.
       const style = styleFor(process.stdout);
-      for (const result of resumed) process.stdout.write(`${result.status === 'success' ? result.reply : result.status === 'error' ? style.red(`${result.conversationId} failed: ${result.error}`) : style.yellow(`${result.conversationId} waits for approval: legion approvals`)}\n`);
+      for (const result of resumed) stdout.write(`${result.status === 'success' ? inert(result.reply) : result.status === 'error' ? style.red(`${inertLine(result.conversationId)} failed: ${inert(result.error)}`) : style.yellow(`${inertLine(result.conversationId)} waits for approval: legion approvals`)}\n`);
     }
     if (resumed.some((result) => result.status === 'error')) return 1;
     // Like `legion approve`: 2 says the work paused again on an approval.
@@ -81,12 +82,12 @@ export async function resumeAnsweredCommand(ids: string[], options: Omit<Questio
     if (outcome.status === 'error') throw new LegionError('question_not_resumed', outcome.error);
     const continuing = outcome.continuing ?? [];
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })), ...(continuing.length > 0 ? { continuing } : {}) })}\n`);
+      stdout.json({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })), ...(continuing.length > 0 ? { continuing } : {}) });
     } else {
       const style = styleFor(process.stdout);
-      for (const result of outcome.resumed) process.stdout.write(`${result.status === 'success' ? result.reply : result.status === 'error' ? style.red(`${result.conversationId} failed: ${result.error}`) : style.yellow(`${result.conversationId} waits for approval: legion approvals`)}\n`);
-      for (const conversationId of continuing) process.stdout.write(`The turn in ${conversationId} went on in another process; nothing to resume here.\n`);
-      if (outcome.resumed.length === 0 && continuing.length === 0) process.stdout.write('Nothing waits to be resumed: no answered question has a paused agent left.\n');
+      for (const result of outcome.resumed) stdout.write(`${result.status === 'success' ? inert(result.reply) : result.status === 'error' ? style.red(`${inertLine(result.conversationId)} failed: ${inert(result.error)}`) : style.yellow(`${inertLine(result.conversationId)} waits for approval: legion approvals`)}\n`);
+      for (const conversationId of continuing) stdout.write(`The turn in ${conversationId} went on in another process; nothing to resume here.\n`);
+      if (outcome.resumed.length === 0 && continuing.length === 0) stdout.write('Nothing waits to be resumed: no answered question has a paused agent left.\n');
     }
     if (outcome.resumed.some((result) => result.status === 'error')) return 1;
     // Like `legion answer`: 2 says the work paused again on an approval.
@@ -123,9 +124,9 @@ export function describeQuestion(view: QuestionView, style: Style): string {
   const status = view.status === 'pending' ? style.yellow('pending ') : view.status === 'answered' ? style.green('answered') : style.dim('withdrawn');
   const outcome =
     view.status === 'answered' && view.answer
-      ? style.dim(` — ${view.answer.answeredBy}${view.answer.medium ? ` (in ${view.answer.medium})` : ''}: ${view.answer.text}`)
+      ? style.dim(` — ${inertLine(view.answer.answeredBy)}${view.answer.medium ? ` (in ${inertLine(view.answer.medium)})` : ''}: ${inert(view.answer.text)}`)
       : view.status === 'withdrawn'
-        ? style.dim(` — ${view.withdrawnReason ?? ''}`)
-        : style.dim(` — ${view.chain.join(' → ')} waits`);
-  return `${view.id}  ${status}  ${view.from} → ${view.user}: ${view.text}${outcome}`;
+        ? style.dim(` — ${inert(view.withdrawnReason ?? '')}`)
+        : style.dim(` — ${view.chain.map(inertLine).join(' → ')} waits`);
+  return `${inertLine(view.id)}  ${status}  ${inertLine(view.from)} → ${inertLine(view.user)}: ${inert(view.text)}${outcome}`;
 }

@@ -7,6 +7,7 @@ import { describe, reportedStatus } from './approvals.js';
 import { printConversation } from '../render/conversation-printer.js';
 import { styleFor } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
+import { stdout, stderr, inert, inertLine } from '../render/terminal-text.js';
 
 export interface RunOptions {
   to?: string;
@@ -61,7 +62,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   const calls: UsageRecord[] = [];
   const streaming = options.output === 'stream-json';
   const writeLine = (line: StreamLine): void => {
-    process.stdout.write(`${JSON.stringify(line)}\n`);
+    stdout.json(line);
   };
   if (streaming) {
     const conversation = conversationId({ initiator: from, responder: to, name: options.conversation });
@@ -78,16 +79,16 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     // Said at once, not at the end: the user sees why nothing is happening.
     if (event.type === 'provider:retry' && !options.verbose) {
       const why = event.askedByProvider ? 'the provider asked to wait' : 'waiting';
-      process.stderr.write(`legion: ${event.participantId}'s model (${event.provider}) failed: ${event.reason}; ${why} ${formatWait(event.waitMs)}, retry ${event.attempt} of ${event.of}\n`);
+      stderr.write(`legion: ${inertLine(event.participantId)}'s model (${inertLine(event.provider)}) failed: ${inert(event.reason)}; ${why} ${formatWait(event.waitMs)}, retry ${event.attempt} of ${event.of}\n`);
     }
     if (event.type === 'usage:report') {
       const { participantId, conversationId, chain, provider, model, usage, costUsd } = event;
       calls.push({ version: 1, at: '', participantId, conversationId, chain: [...chain], provider, model, usage, costUsd });
     }
   });
-  const stopPrinting = options.verbose ? printConversation(legion.events, process.stderr, { you: from }) : undefined;
+  const stopPrinting = options.verbose ? printConversation(legion.events, stderr, { you: from }) : undefined;
   // The printer shows later warnings as they happen; these came while the workspace opened.
-  if (options.verbose) for (const warning of legion.warnings) process.stderr.write(`warning: ${warning}\n`);
+  if (options.verbose) for (const warning of legion.warnings) stderr.write(`warning: ${inert(warning)}\n`);
   const controller = new AbortController();
   const onSignal = (): void => controller.abort(new Error('interrupted'));
   process.once('SIGINT', onSignal);
@@ -127,25 +128,26 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
       warnings,
     };
     if (streaming) writeLine({ type: 'result', ...report });
-    else process.stdout.write(`${JSON.stringify(report)}\n`);
+    else stdout.json(report);
     // A script reads the report; a person (or its log) reads stderr: a failure is said on both.
-    if (result.status === 'error') process.stderr.write(`legion: ${to} could not answer: ${result.error}\n`);
+    if (result.status === 'error') stderr.write(`legion: ${inertLine(to)} could not answer: ${inert(result.error)}\n`);
   } else if (result.status === 'success') {
-    process.stdout.write(`${result.reply}\n`);
-    if (result.truncated) process.stderr.write(`warning: ${to}'s reply was cut off at the model's output limit (raise "maxTokens" in its model settings, or ask it to continue)\n`);
+    // The reply is the model's: shown as it is, nothing in it acted on by the terminal.
+    stdout.write(`${inert(result.reply)}\n`);
+    if (result.truncated) stderr.write(`warning: ${inertLine(to)}'s reply was cut off at the model's output limit (raise "maxTokens" in its model settings, or ask it to continue)\n`);
   } else if (result.status === 'paused') {
-    process.stderr.write(`Paused: waiting for approval (it is saved; answer any time):\n${result.requests.map((view) => `  ${describe(view, styleFor(process.stderr))}`).join('\n')}\n`);
-    process.stderr.write('Answer with: legion approve ID… [--always | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n');
+    stderr.write(`Paused: waiting for approval (it is saved; answer any time):\n${result.requests.map((view) => `  ${describe(view, styleFor(process.stderr))}`).join('\n')}\n`);
+    stderr.write('Answer with: legion approve ID… [--always | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n');
   } else {
-    process.stderr.write(`legion: ${to} could not answer: ${result.error}\n`);
+    stderr.write(`legion: ${inertLine(to)} could not answer: ${inert(result.error)}\n`);
   }
   if (options.output === 'text' || options.output === undefined) {
     // Said, not only reported in JSON: the reply may rest on an assumption the asker made.
     for (const question of questions.questions.filter((asked) => !asked.answered)) {
-      process.stderr.write(`legion: ${question.from} asked ${question.to} "${question.text}" and was told you are unavailable (answer such questions with --answer "…")\n`);
+      stderr.write(`legion: ${inertLine(question.from)} asked ${inertLine(question.to)} "${inert(question.text)}" and was told you are unavailable (answer such questions with --answer "…")\n`);
     }
   }
-  if (!options.verbose) for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
+  if (!options.verbose) for (const warning of warnings) stderr.write(`warning: ${inert(warning)}\n`);
   return result.status === 'success' ? 0 : result.status === 'paused' ? 2 : 1;
 }
 

@@ -7,6 +7,7 @@ import { startServer } from '@legion-collective/server';
 import { openLegion, resolveWorkspace } from '../workspace.js';
 import { accessTokenFrom } from './access-token-option.js';
 import { LOOPBACK, portOf } from './listen-address.js';
+import { stdout, stderr } from '../render/terminal-text.js';
 
 declare const LEGION_VERSION: string;
 
@@ -36,10 +37,10 @@ function openBrowser(url: string): void {
   const [command, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
   try {
     const child = spawn(command, args, { stdio: 'ignore', detached: true });
-    child.on('error', () => process.stderr.write(`legion: could not open a browser (${command} is not available); open the URL above yourself.\n`));
+    child.on('error', () => stderr.write(`legion: could not open a browser (${command} is not available); open the URL above yourself.\n`));
     child.unref();
   } catch {
-    process.stderr.write(`legion: could not open a browser; open the URL above yourself.\n`);
+    stderr.write(`legion: could not open a browser; open the URL above yourself.\n`);
   }
 }
 
@@ -61,18 +62,18 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     throw error;
   }
   if (!LOOPBACK.has(host)) {
-    process.stderr.write(`legion: warning: serving on ${host}, reachable from other machines; anyone with the URL's token can act as you in this workspace.\n`);
+    stderr.write(`legion: warning: serving on ${host}, reachable from other machines; anyone with the URL's token can act as you in this workspace.\n`);
   }
   const url = `${server.url}?token=${server.token}`;
-  process.stdout.write(`Legion is serving ${root} at ${url}\n`);
-  process.stderr.write('Press Ctrl-C to stop.\n');
+  stdout.write(`Legion is serving ${root} at ${url}\n`);
+  stderr.write('Press Ctrl-C to stop.\n');
   if (options.open) openBrowser(url);
   await new Promise<void>((resolve) => {
     const stop = (): void => resolve();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  process.stderr.write('Stopping: ending running turns…\n');
+  stderr.write('Stopping: ending running turns…\n');
   // Turns are aborted (their ends logged) before the Legion closes its logs.
   await server.close();
   await legion.close();

@@ -4,6 +4,7 @@ import { styleFor } from '../render/style.js';
 import { columns } from '../render/columns.js';
 import { clip, readableTime } from '../render/text.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
+import { stdout, stderr, inertLine } from '../render/terminal-text.js';
 
 interface SessionsOptions {
   workspace?: string;
@@ -13,7 +14,7 @@ interface SessionsOptions {
 
 function warnAll(legion: Legion): void {
   // A broken session is listed here, not silently missing.
-  for (const warning of legion.warnings) process.stderr.write(`warning: ${warning}\n`);
+  for (const warning of legion.warnings) stderr.write(`warning: ${warning}\n`);
 }
 
 /** `legion sessions [list]`: every session, most recently active first. */
@@ -23,15 +24,15 @@ export async function sessionsListCommand(options: SessionsOptions): Promise<num
     const sessions = await legion.sessions.list();
     const rows = await Promise.all(sessions.map(async (meta) => ({ meta, conversations: (await (await legion.sessions.get(meta.id)).listConversations()).length })));
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ sessions: rows.map(({ meta, conversations }) => ({ ...meta, conversations })), warnings: legion.warnings })}\n`);
+      stdout.json({ sessions: rows.map(({ meta, conversations }) => ({ ...meta, conversations })), warnings: legion.warnings });
       return 0;
     }
     if (rows.length === 0) {
-      process.stdout.write('No sessions yet. Start one with: legion run "hello"\n');
+      stdout.write('No sessions yet. Start one with: legion run "hello"\n');
     } else {
       const style = styleFor(process.stdout);
       const head = ['SESSION', 'LAST ACTIVE (UTC)', 'CONVERSATIONS', 'TITLE'].map(style.dim);
-      process.stdout.write(`${columns([head, ...rows.map(({ meta, conversations }) => [meta.id, readableTime(meta.lastActiveAt), String(conversations), meta.title ?? ''])])}\n`);
+      stdout.write(`${columns([head, ...rows.map(({ meta, conversations }) => [inertLine(meta.id), readableTime(meta.lastActiveAt), String(conversations), inertLine(meta.title ?? '')])])}\n`);
     }
     warnAll(legion);
     return 0;
@@ -55,25 +56,25 @@ export async function sessionsShowCommand(id: string, options: SessionsOptions):
     const usage = (await session.usage()).total;
     const latest = (await legion.sessions.latest())?.id === session.id;
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ ...session.info, latest, conversations, pendingApprovals: pending, usage, warnings: legion.warnings })}\n`);
+      stdout.json({ ...session.info, latest, conversations, pendingApprovals: pending, usage, warnings: legion.warnings });
       return 0;
     }
     const style = styleFor(process.stdout);
     const meta: SessionMeta = session.info;
     const out: string[] = [
-      `${style.bold(`Session ${meta.id}`)}${meta.title ? `  ${meta.title}` : ''}${latest ? style.dim('  (latest: legion run resumes it)') : ''}`,
+      `${style.bold(`Session ${inertLine(meta.id)}`)}${meta.title ? `  ${inertLine(meta.title)}` : ''}${latest ? style.dim('  (latest: legion run resumes it)') : ''}`,
       `  created      ${readableTime(meta.createdAt)} UTC`,
       `  last active  ${readableTime(meta.lastActiveAt)} UTC`,
       `  model usage  ${usage.calls} call${usage.calls === 1 ? '' : 's'}, ${usage.inputTokens} in / ${usage.outputTokens} out tokens, $${usage.costUsd.toFixed(4)}${usage.unpricedCalls ? ` (+${usage.unpricedCalls} unpriced)` : ''}`,
       `  approvals    ${pending.length === 0 ? 'none waiting' : style.yellow(`${pending.length} waiting (legion approvals --session ${meta.id})`)}`,
       '',
     ];
-    process.stdout.write(out.join('\n'));
-    if (conversations.length === 0) process.stdout.write('No conversations yet.\n');
+    stdout.write(out.join('\n'));
+    if (conversations.length === 0) stdout.write('No conversations yet.\n');
     else {
       const head = ['CONVERSATION', 'LAST MESSAGE (UTC)', 'LAST MESSAGE'].map(style.dim);
-      process.stdout.write(`${columns([head, ...conversations.map((row) => [row.conversationId, row.lastMessageAt ? readableTime(row.lastMessageAt) : '', clip(row.lastMessage ?? '', 60)])])}\n`);
-      process.stdout.write(style.dim(`\nRead one with: legion log --session ${meta.id} CONVERSATION\n`));
+      stdout.write(`${columns([head, ...conversations.map((row) => [inertLine(row.conversationId), row.lastMessageAt ? readableTime(row.lastMessageAt) : '', clip(row.lastMessage ?? '', 60)])])}\n`);
+      stdout.write(style.dim(`\nRead one with: legion log --session ${meta.id} CONVERSATION\n`));
     }
     warnAll(legion);
     return 0;
@@ -95,18 +96,18 @@ export async function sessionsRemoveCommand(id: string, options: SessionsOptions
       const readline = createInterface({ input: process.stdin, output: process.stderr });
       let answer: string;
       try {
-        answer = (await readline.question(`Delete session ${id}${session.info.title ? ` (${session.info.title})` : ''} and its ${count} conversation${count === 1 ? '' : 's'}? [y/N] `)).trim().toLowerCase();
+        answer = (await readline.question(`Delete session ${inertLine(id)}${session.info.title ? ` (${inertLine(session.info.title)})` : ''} and its ${count} conversation${count === 1 ? '' : 's'}? [y/N] `)).trim().toLowerCase();
       } finally {
         readline.close();
       }
       if (answer !== 'y' && answer !== 'yes') {
-        process.stderr.write('Kept it.\n');
+        stderr.write('Kept it.\n');
         return 1;
       }
     }
     await legion.sessions.remove(id);
-    if (options.json) process.stdout.write(`${JSON.stringify({ removed: id })}\n`);
-    else process.stdout.write(`Removed session ${id}.\n`);
+    if (options.json) stdout.json({ removed: id });
+    else stdout.write(`Removed session ${id}.\n`);
     return 0;
   } finally {
     await legion.close();

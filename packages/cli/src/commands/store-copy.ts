@@ -12,6 +12,7 @@ import {
 } from '@legion-collective/core';
 import { z } from 'zod';
 import { openPostgresBackend, resolveWorkspace } from '../workspace.js';
+import { stdout, stderr } from '../render/terminal-text.js';
 
 const StoreKindSchema = z.enum(['files', 'postgres']);
 type StoreKind = z.infer<typeof StoreKindSchema>;
@@ -54,7 +55,7 @@ export async function storeCopyCommand(options: StoreCopyOptions): Promise<numbe
     const target = await openStore(to, root, onWarning);
     try {
       const reports = await copySessions(source, target, { from, to, ids: options.session, dryRun: options.dryRun === true });
-      for (const warning of warnings) process.stderr.write(`warning: ${warning.source}${warning.offset ? ` at ${warning.offset}` : ''}: ${warning.problem}\n`);
+      for (const warning of warnings) stderr.write(`warning: ${warning.source}${warning.offset ? ` at ${warning.offset}` : ''}: ${warning.problem}\n`);
       print(reports, { from, to, dryRun: options.dryRun === true, json: options.json === true });
       return 0;
     } finally {
@@ -138,19 +139,19 @@ function counts(summary: SnapshotSummary): string {
 
 function print(reports: SessionReport[], options: { from: StoreKind; to: StoreKind; dryRun: boolean; json: boolean }): void {
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ from: options.from, to: options.to, dryRun: options.dryRun, sessions: reports })}\n`);
+    stdout.json({ from: options.from, to: options.to, dryRun: options.dryRun, sessions: reports });
     return;
   }
   if (reports.length === 0) {
-    process.stdout.write(`The ${options.from} store holds no session: nothing to copy.\n`);
+    stdout.write(`The ${options.from} store holds no session: nothing to copy.\n`);
     return;
   }
   for (const report of reports) {
     const sides = report.target ? `${options.from} sha256 ${report.source.sha256}, ${options.to} sha256 ${report.target.sha256}` : `sha256 ${report.source.sha256}`;
-    process.stdout.write(`${report.outcome.padEnd(10)} ${report.id}: ${counts(report.source)}; ${sides}\n`);
+    stdout.write(`${report.outcome.padEnd(10)} ${report.id}: ${counts(report.source)}; ${sides}\n`);
   }
   const tally = (outcome: Outcome): number => reports.filter((report) => report.outcome === outcome).length;
-  process.stdout.write(
+  stdout.write(
     options.dryRun
       ? `Dry run: ${tally('would copy')} would be copied from ${options.from} to ${options.to}, ${tally('identical')} already there; nothing was written.\n`
       : `Copied ${tally('copied')} sessions from ${options.from} to ${options.to} (each read back: counts and hashes match), ${tally('identical')} already there and identical.\n`,

@@ -1,5 +1,6 @@
 import { LegionError, storageSelection } from '@legion-collective/core';
 import { databaseError, resolveWorkspace } from '../workspace.js';
+import { stdout } from '../render/terminal-text.js';
 
 interface StoreMigrateOptions {
   workspace?: string;
@@ -28,19 +29,19 @@ export async function storeMigrateCommand(options: StoreMigrateOptions): Promise
       throw databaseError(error, displayUrl(selected.url), selected.source);
     });
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ dryRun: options.dryRun === true, from: report.from, to: report.to, migrations: report.migrations.map(({ version, name }) => ({ version, name })) })}\n`);
+      stdout.json({ dryRun: options.dryRun === true, from: report.from, to: report.to, migrations: report.migrations.map(({ version, name }) => ({ version, name })) });
       return 0;
     }
     if (report.migrations.length === 0) {
-      process.stdout.write(`The schema is at version ${report.from}, the newest this Legion knows: nothing to do.\n`);
+      stdout.write(`The schema is at version ${report.from}, the newest this Legion knows: nothing to do.\n`);
       return 0;
     }
     if (options.dryRun) {
-      process.stdout.write(`The schema is at version ${report.from}; these migrations would bring it to ${report.to} (nothing was changed):\n`);
-      for (const migration of report.migrations) process.stdout.write(`\n-- ${migration.version}: ${migration.name}\n${migration.sql.trim()}\n`);
+      stdout.write(`The schema is at version ${report.from}; these migrations would bring it to ${report.to} (nothing was changed):\n`);
+      for (const migration of report.migrations) stdout.write(`\n-- ${migration.version}: ${migration.name}\n${migration.sql.trim()}\n`);
       return 0;
     }
-    process.stdout.write(`Migrated the schema from version ${report.from} to ${report.to}: ${report.migrations.map((migration) => `${migration.version} (${migration.name})`).join(', ')}.\n`);
+    stdout.write(`Migrated the schema from version ${report.from} to ${report.to}: ${report.migrations.map((migration) => `${migration.version} (${migration.name})`).join(', ')}.\n`);
     return 0;
   } finally {
     await backend.close();

@@ -2,6 +2,7 @@ import { type AgentToolView, type AgentToolsView, type ToolSchemaTokens } from '
 import { columns } from '../render/columns.js';
 import { styleFor, type Style } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
+import { stdout, stderr, inertLine } from '../render/terminal-text.js';
 
 /**
  * `legion tools list [--agent ID]`: for each agent (or one), the tools its
@@ -16,13 +17,13 @@ export async function toolsListCommand(options: { workspace?: string | undefined
     const views: AgentToolsView[] = [];
     for (const id of agents) views.push(await legion.describeTools(id));
     // Problems found while listing (a broken tool file, a server that failed) are said either way.
-    for (const warning of legion.warnings) process.stderr.write(`warning: ${warning}\n`);
+    for (const warning of legion.warnings) stderr.write(`warning: ${warning}\n`);
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ agents: views })}\n`);
+      stdout.json({ agents: views });
       return 0;
     }
     const style = styleFor(process.stdout);
-    process.stdout.write(`${views.map((view) => render(view, style, options.visible === true)).join('\n\n')}\n`);
+    stdout.write(`${views.map((view) => render(view, style, options.visible === true)).join('\n\n')}\n`);
     return 0;
   } finally {
     await legion.close();
@@ -33,15 +34,15 @@ export async function toolsListCommand(options: { workspace?: string | undefined
 function render(view: AgentToolsView, style: Style, visibleOnly: boolean): string {
   const shown = view.tools.filter((tool) => tool.visible);
   const hidden = view.tools.filter((tool) => !tool.visible);
-  const lines = [`${style.bold(view.agent)} ${style.dim(`— its model sees ${shown.length} tool${shown.length === 1 ? '' : 's'}`)}`];
-  const rows = [['TOOL', 'SOURCE', 'APPROVAL', 'SCHEMA'].map(style.dim), ...shown.map((tool) => [tool.name, tool.source, approval(tool, style), schema(tool, style)])];
+  const lines = [`${style.bold(inertLine(view.agent))} ${style.dim(`— its model sees ${shown.length} tool${shown.length === 1 ? '' : 's'}`)}`];
+  const rows = [['TOOL', 'SOURCE', 'APPROVAL', 'SCHEMA'].map(style.dim), ...shown.map((tool) => [inertLine(tool.name), inertLine(tool.source), approval(tool, style), schema(tool, style)])];
   lines.push(indent(columns(rows)));
   if (view.schemaTokens) lines.push(...schemaSummary(view.schemaTokens, style));
   if (!visibleOnly && (hidden.length > 0 || view.missing.length > 0)) {
     lines.push(`  ${style.dim('hidden from its model:')}`);
     const hiddenRows = [
-      ...view.missing.map((missing) => [style.red(missing.pattern), missing.source, missing.reason]),
-      ...hidden.map((tool) => [style.dim(tool.name), tool.source, tool.hiddenBecause ?? '']),
+      ...view.missing.map((missing) => [style.red(inertLine(missing.pattern)), inertLine(missing.source), inertLine(missing.reason)]),
+      ...hidden.map((tool) => [style.dim(inertLine(tool.name)), inertLine(tool.source), inertLine(tool.hiddenBecause ?? '')]),
     ];
     lines.push(indent(columns(hiddenRows)));
   }
@@ -51,7 +52,7 @@ function render(view: AgentToolsView, style: Style, visibleOnly: boolean): strin
 function approval(tool: AgentToolView, style: Style): string {
   const { mode, source, scoped, reason } = tool.approval;
   const word = mode === 'auto' ? style.green('auto') : mode === 'requires_approval' ? style.yellow('asks') : style.red('denied');
-  const origin = source === 'default' ? style.dim(`(default for ${tool.effect})`) : mode === 'deny' ? style.dim(`— every call refused: ${reason}`) : style.dim(`(${source})`);
+  const origin = source === 'default' ? style.dim(`(default for ${tool.effect})`) : mode === 'deny' ? style.dim(`— every call refused: ${inertLine(reason ?? '')}`) : style.dim(`(${source})`);
   return `${word} ${origin}${scoped ? style.dim(' + scoped rules') : ''}`;
 }
 
@@ -73,7 +74,7 @@ function schemaSummary(figures: ToolSchemaTokens, style: Style): string[] {
       : `  ${style.dim('tool definitions:')} ${number(figures.offeredTokens)} tokens in every request ${settings}`,
   ];
   for (const family of figures.onDemand) {
-    const what = family.family.startsWith('mcp__') ? `MCP server ${family.family.slice('mcp__'.length)} (lazy)` : family.family;
+    const what = inertLine(family.family.startsWith('mcp__') ? `MCP server ${family.family.slice('mcp__'.length)} (lazy)` : family.family);
     lines.push(`    ${style.dim('on demand:')} ${what}: ${family.tools} tool${family.tools === 1 ? '' : 's'}, ${number(family.schemaTokens)} tokens of schemas; each request saves ${number(family.savedTokens)} until loaded (load_tools)`);
   }
   return lines;

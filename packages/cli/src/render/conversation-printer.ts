@@ -1,5 +1,5 @@
 import type { EventBus, LegionEvent } from '@legion-collective/core';
-import { styleFor } from './style.js';
+import { type TerminalOut, inert, inertLine } from './terminal-text.js';
 
 const COMMUNICATE = 'communicate';
 
@@ -7,16 +7,17 @@ const COMMUNICATE = 'communicate';
  * Prints a collective's work as it happens, one line per step, indented by
  * delegation depth: who says what to whom, which tools run and what they return.
  */
-export function printConversation(events: EventBus, out: NodeJS.WriteStream, options: { you?: string; width?: number } = {}): () => void {
-  const style = styleFor(out);
+export function printConversation(events: EventBus, out: TerminalOut, options: { you?: string; width?: number } = {}): () => void {
+  const style = out.style;
   const width = options.width ?? 160;
   const depthOf = new Map<string, number>();
-  const name = (id: string): string => (id === options.you ? 'you' : id);
+  // Every name and text below is a model's, a tool's or a config's: made inert before Legion's colours go around it.
+  const name = (id: string): string => (id === options.you ? 'you' : inertLine(id));
   const line = (depth: number, text: string): void => {
     out.write(`${'  '.repeat(depth)}${text}\n`);
   };
   const clip = (text: string, max = width): string => {
-    const flat = text.replace(/\s+/g, ' ').trim();
+    const flat = inertLine(text.replace(/[ \n\t]+/g, ' ').trim());
     return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
   };
 
@@ -36,30 +37,30 @@ export function printConversation(events: EventBus, out: NodeJS.WriteStream, opt
           line(depth + 1, `${style.dim(`${name(event.author)}:`)} ${style.dim(clip(text))}`);
         } else {
           const isTop = depth === 0;
-          line(depth, `${style.green(`${name(event.author)} → ${name(event.initiator)}`)}  ${isTop ? text.trim() : clip(text)}`);
+          line(depth, `${style.green(`${name(event.author)} → ${name(event.initiator)}`)}  ${isTop ? inert(text.trim()) : clip(text)}`);
         }
         break;
       }
       case 'tool:call':
         if (event.toolUse.name === COMMUNICATE) break;
-        line((depthOf.get(event.conversationId) ?? 0) + 1, `${style.magenta(`${name(event.participantId)} ⚙ ${event.toolUse.name}`)} ${style.dim(clip(JSON.stringify(event.toolUse.input), 100))}`);
+        line((depthOf.get(event.conversationId) ?? 0) + 1, `${style.magenta(`${name(event.participantId)} ⚙ ${inertLine(event.toolUse.name)}`)} ${style.dim(clip(JSON.stringify(event.toolUse.input), 100))}`);
         break;
       case 'tool:result': {
         const depth = (depthOf.get(event.conversationId) ?? 0) + 1;
-        if (event.result.isError) line(depth, style.red(`↳ ${event.toolUse.name} failed: ${clip(event.result.content, 200)}`));
+        if (event.result.isError) line(depth, style.red(`↳ ${inertLine(event.toolUse.name)} failed: ${clip(event.result.content, 200)}`));
         else if (event.toolUse.name !== COMMUNICATE) line(depth, style.dim(`↳ ${clip(event.result.content, 120)}`));
         break;
       }
       case 'turn:end':
-        if (event.status === 'error') line(depthOf.get(event.conversationId) ?? 0, style.red(`✗ ${name(event.participantId)}: ${event.error ?? 'failed'}`));
+        if (event.status === 'error') line(depthOf.get(event.conversationId) ?? 0, style.red(`✗ ${name(event.participantId)}: ${inert(event.error ?? 'failed')}`));
         break;
       case 'storage:warning':
-        out.write(style.yellow(`warning: ${event.path}: ${event.problem}\n`));
+        out.write(style.yellow(`warning: ${inertLine(event.path)}: ${inert(event.problem)}\n`));
         break;
       case 'provider:retry':
         line(
           depthOf.get(event.conversationId) ?? 0,
-          style.yellow(`${name(event.participantId)}'s model (${event.provider}) failed: ${clip(event.reason, 160)}; ${event.askedByProvider ? 'the provider asked to wait' : 'waiting'} ${Math.round(event.waitMs / 100) / 10} s, retry ${event.attempt} of ${event.of}`),
+          style.yellow(`${name(event.participantId)}'s model (${inertLine(event.provider)}) failed: ${clip(event.reason, 160)}; ${event.askedByProvider ? 'the provider asked to wait' : 'waiting'} ${Math.round(event.waitMs / 100) / 10} s, retry ${event.attempt} of ${event.of}`),
         );
         break;
       default:

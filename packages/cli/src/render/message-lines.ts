@@ -1,5 +1,6 @@
 import type { Message, ToolResultBlock, ToolUseBlock } from '@legion-collective/core';
 import type { Style } from './style.js';
+import { inert, inertLine } from './terminal-text.js';
 import { clip, readableTime } from './text.js';
 
 /** Who wrote a message of conversation initiator → responder: the log keeps roles, and tool results are the responder's. */
@@ -10,7 +11,7 @@ export function authorOf(message: Message, initiator: string, responder: string)
 
 /** A tool call on one line: the tool, its input, and (when known) how it ended. */
 export function toolLine(toolUse: ToolUseBlock, result: ToolResultBlock | undefined, style: Style): string {
-  const call = `${style.magenta(`⚙ ${toolUse.name}`)} ${style.dim(clip(JSON.stringify(toolUse.input), 100))}`;
+  const call = `${style.magenta(`⚙ ${inertLine(toolUse.name)}`)} ${style.dim(clip(JSON.stringify(toolUse.input), 100))}`;
   if (!result) return `  ${call}`;
   const outcome = result.isError ? style.red(`✗ ${clip(result.content, 100)}`) : style.dim(`→ ${clip(result.content, 80)}`);
   return `  ${call} ${outcome}`;
@@ -39,10 +40,11 @@ export function renderMessage(message: Message, who: { initiator: string; respon
   const lines: string[] = [];
   const author = authorOf(message, who.initiator, who.responder);
   const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('').trim();
-  const header = `${style.cyan(author)} ${style.dim(readableTime(message.at))}`;
+  const header = `${style.cyan(inertLine(author))} ${style.dim(inertLine(readableTime(message.at)))}`;
   const toolUses = message.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
   if (text || toolUses.length > 0) lines.push(header);
-  if (text) lines.push(...text.split('\n').map((line) => `  ${line}`));
+  // The text is a model's (or a tool's): made inert, its own line breaks kept.
+  if (text) lines.push(...inert(text).split('\n').map((line) => `  ${line}`));
   for (const toolUse of toolUses) lines.push(toolLine(toolUse, resultOf(toolUse.id), style));
   // A result is shown on its own only when its call was shown earlier without it (a live tail).
   for (const block of message.content) if (block.type === 'tool_result' && shownCalls?.has(block.toolUseId)) lines.push(resultLine(block, style));

@@ -1,6 +1,8 @@
-/** One line of at most `max` characters: whitespace folded, an ellipsis where it was cut. */
+import { inertLine } from './terminal-text.js';
+
+/** One line of at most `max` characters: spaces, tabs and line breaks folded, every other control made visible, an ellipsis where it was cut. */
 export function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = inertLine(text.replace(/(?:\r\n|[ \t\n])+/g, ' ').trim());
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 

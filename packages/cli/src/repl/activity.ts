@@ -2,6 +2,7 @@ import { emptyTotals, type LegionEvent, type EventBus, type ToolResultBlock, typ
 import { styleFor } from '../render/style.js';
 import { clip, formatCost, formatDuration, formatTokens, keyArgument, outcomeOf } from './format.js';
 import type { Screen } from './screen.js';
+import { inertLine } from '../render/terminal-text.js';
 
 const style = styleFor(process.stdout);
 
@@ -87,7 +88,7 @@ export class Activity {
         let stream = this.streams.get(event.conversationId);
         if (!stream) {
           const toYou = event.initiator === this.you;
-          const header = toYou ? `${style.bold(style.cyan(event.participantId))}: ` : `${style.dim(`${event.participantId} → ${event.initiator}`)}: `;
+          const header = toYou ? `${style.bold(style.cyan(inertLine(event.participantId)))}: ` : `${style.dim(`${inertLine(event.participantId)} → ${inertLine(event.initiator)}`)}: `;
           stream = this.screen.openStream(header);
           this.streams.set(event.conversationId, stream);
         }
@@ -131,14 +132,14 @@ export class Activity {
         );
         return;
       case 'provider:retry':
-        this.screen.print(style.yellow(`  ${event.participantId}'s model (${event.provider}) failed: ${event.reason}; retry ${event.attempt} of ${event.of} in ${formatDuration(event.waitMs)}`));
+        this.screen.print(style.yellow(`  ${inertLine(event.participantId)}'s model (${inertLine(event.provider)}) failed: ${inertLine(event.reason)}; retry ${event.attempt} of ${event.of} in ${formatDuration(event.waitMs)}`));
         return;
       case 'context:compacted':
         // `/compact` says what it did itself; this is for the compactions that happen on their own.
         if (event.reason === 'manual') return;
         this.screen.print(
           style.dim(
-            `  ${event.participantId}'s context was compacted (${event.reason === 'overflow' ? 'the provider said it was too long' : 'it neared the window'}): ${event.messageIds.count} messages summarized, ${event.tokensBefore.toLocaleString('en-US')} → ${event.tokensAfter.toLocaleString('en-US')} tokens`,
+            `  ${inertLine(event.participantId)}'s context was compacted (${event.reason === 'overflow' ? 'the provider said it was too long' : 'it neared the window'}): ${event.messageIds.count} messages summarized, ${event.tokensBefore.toLocaleString('en-US')} → ${event.tokensAfter.toLocaleString('en-US')} tokens`,
           ),
         );
         return;
@@ -167,7 +168,7 @@ export class Activity {
   render(): void {
     if (this.turnStartedAt === undefined) return;
     const agents = [...new Set(this.working.values())].filter((id) => id !== this.you);
-    const tools = [...this.running.values()].filter((call) => !this.queued.has(call.toolUse.id)).map((call) => `${call.participantId}: ${call.toolUse.name} ${keyArgument(call.toolUse, 30)}`.trim());
+    const tools = [...this.running.values()].filter((call) => !this.queued.has(call.toolUse.id)).map((call) => `${inertLine(call.participantId)}: ${inertLine(call.toolUse.name)} ${keyArgument(call.toolUse, 30)}`.trim());
     const parts = [
       agents.length > 0 ? `working: ${agents.join(', ')}` : 'working',
       ...(tools.length > 0 ? [`running ${tools.join('; ')}`] : []),
@@ -189,7 +190,7 @@ export function describeCall(call: FinishedCall): string {
   const duration = style.dim(formatDuration(call.durationMs));
   if (call.toolUse.name === 'communicate' && input && typeof input.to === 'string') {
     const message = typeof input.message === 'string' ? clip(input.message, 50) : '';
-    return `  ${mark} ${call.participantId} → ${style.bold(input.to)}  ${style.dim(`"${message}"`)}  ${duration}  ${outcome.ok ? 'replied' : style.red(outcome.text)}`;
+    return `  ${mark} ${inertLine(call.participantId)} → ${style.bold(inertLine(input.to))}  ${style.dim(`"${message}"`)}  ${duration}  ${outcome.ok ? 'replied' : style.red(outcome.text)}`;
   }
-  return `  ${mark} ${call.participantId}  ${style.bold(call.toolUse.name)}  ${keyArgument(call.toolUse)}  ${duration}  ${outcome.ok ? style.dim(outcome.text) : style.red(outcome.text)}`;
+  return `  ${mark} ${inertLine(call.participantId)}  ${style.bold(inertLine(call.toolUse.name))}  ${keyArgument(call.toolUse)}  ${duration}  ${outcome.ok ? style.dim(outcome.text) : style.red(outcome.text)}`;
 }

@@ -53,8 +53,30 @@ describe('approval cards', () => {
     }
   });
 
-  it('lists the arguments of other tools, one line each', () => {
-    const shown = card('shell_run', { command: 'rm -rf build\nls' });
-    expect(shown).toContain('command: rm -rf build ⏎ ls');
+  it('lists every argument of other tools whole, its own line breaks marked', () => {
+    const shown = card('shell_run', { command: 'rm -rf build\nls', cwd: 'src' });
+    expect(shown).toContain('  command: rm -rf build␊\n         │ ls\n  cwd: src');
+  });
+
+  // What an approval shows is what runs: the terminal must not act on anything in it.
+  it('a CR, an erase or a cursor move in the input, the path, the diff or the names is shown, never sent raw', () => {
+    const cards = [
+      card('shell_run', { command: 'touch PWN1 #\r  command: echo harmless' }),
+      card('shell_run', { command: 'touch PWN2 \x1b[2K\x1b[G  command: echo harmless' }),
+      card('file_write', { path: 'a\x1b[1A\x1b[2K.txt', content: 'x\r\u202e\n' }),
+      approvalCard({ ...request('shell_run', { command: 'ls' }), requester: 'dev\x1b]0;owned\x07', reason: 'why\r' }, ['user\x1b[2J'], root, { index: 1, of: 1 }),
+    ];
+    for (const shown of cards) expect(shown.replace(/\x1b\[(?:1|2|22|3[12356]|39)m/g, '')).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f\u202e]/);
+    expect(cards[0]).toContain('command: touch PWN1 #␍  command: echo harmless');
+    expect(cards[1]).toContain('command: touch PWN2 \\x1b[2K\\x1b[G  command: echo harmless');
+    expect(cards[2]).toContain('a\\x1b[1A\\x1b[2K.txt');
+    expect(cards[2]).toContain('+x␍<U+202E>');
+  });
+
+  it('a long command is on the card whole, and a long diff too', () => {
+    const command = `echo ${'a'.repeat(200)} ${'b'.repeat(295)}`;
+    expect(card('shell_run', { command }).replace(/\x1b\[\d+m/g, '')).toContain(`command: ${command}`);
+    const content = Array.from({ length: 300 }, (_, index) => `line ${index}`).join('\n');
+    expect(card('file_write', { path: 'new.txt', content })).toContain('+line 299');
   });
 });

@@ -2,24 +2,28 @@ import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { ApprovalView } from '@legion-collective/core';
+import { approvalInputLines } from '../render/approval-input.js';
 import { styleFor } from '../render/style.js';
-import { clip } from './format.js';
+import { inert, inertLine } from '../render/terminal-text.js';
 
 const style = styleFor(process.stdout);
-/** A diff longer than this is cut: the card must fit on a screen with the input below it. */
-const MAX_DIFF_LINES = 40;
 /** Files larger than this are not read to diff against. */
 const MAX_DIFF_BYTES = 256 * 1024;
 
 export const APPROVAL_KEYS = '[y] approve once  [s] approve for this agent this session  [a] approve always  [n] reject with a reason';
 
-/** The card for one approval request: the tool, its key arguments (a diff for file writes), the chain that led to it. */
+/**
+ * The card for one approval request: the tool, all of its input (a diff for file writes), the chain
+ * that led to it. Nothing is cut: what is approved is what runs, so every character of it is on the
+ * card, made visible where a terminal would act on it; a card taller than the screen is clipped by
+ * the card view, which says so and prints it whole on Ctrl-O.
+ */
 export function approvalCard(request: ApprovalView, chain: readonly string[] | undefined, workspaceRoot: string, position: { index: number; of: number }, options: { keys?: boolean } = {}): string {
   const count = position.of > 1 ? style.dim(` (${position.index} of ${position.of})`) : '';
   const lines = [
-    `${style.yellow('approval needed')}${count}  ${style.bold(request.requester)} wants to run ${style.bold(request.tool)}  ${style.dim(request.id)}`,
-    `  chain: ${(chain && chain.length > 0 ? [...chain, request.requester] : [request.requester]).filter((id, index, all) => all.indexOf(id) === index).join(' → ')}`,
-    `  ${style.dim(request.reason)}`,
+    `${style.yellow('approval needed')}${count}  ${style.bold(inertLine(request.requester))} wants to run ${style.bold(inertLine(request.tool))}  ${style.dim(inertLine(request.id))}`,
+    `  chain: ${(chain && chain.length > 0 ? [...chain, request.requester] : [request.requester]).filter((id, index, all) => all.indexOf(id) === index).map(inertLine).join(' → ')}`,
+    `  ${style.dim(inert(request.reason))}`,
     ...argumentLines(request, workspaceRoot),
     ...(options.keys === false ? [] : [`  ${style.cyan(APPROVAL_KEYS)}`]),
   ];
@@ -28,21 +32,22 @@ export function approvalCard(request: ApprovalView, chain: readonly string[] | u
 
 function argumentLines(request: ApprovalView, workspaceRoot: string): string[] {
   const input = (typeof request.input === 'object' && request.input !== null ? request.input : {}) as Record<string, unknown>;
-  if (request.tool === 'file_edit' && typeof input.path === 'string' && typeof input.old_string === 'string' && typeof input.new_string === 'string') {
-    return [`  ${input.path}`, ...diffLines(input.path, input.old_string, input.new_string)];
+  // Only the path and the text are shown for a file write: an input with any other field shows all its fields instead.
+  const only = (...names: string[]): boolean => Object.keys(input).every((name) => names.includes(name));
+  if (request.tool === 'file_edit' && only('path', 'old_string', 'new_string', 'replace_all') && typeof input.path === 'string' && typeof input.old_string === 'string' && typeof input.new_string === 'string') {
+    const every = input.replace_all === undefined ? [] : [`  replace_all: ${JSON.stringify(input.replace_all)}`];
+    return [`  ${inertLine(input.path)}`, ...every, ...diffLines(input.path, input.old_string, input.new_string)];
   }
-  if (request.tool === 'file_write' && typeof input.path === 'string' && typeof input.content === 'string') {
+  if (request.tool === 'file_write' && only('path', 'content') && typeof input.path === 'string' && typeof input.content === 'string') {
     const before = readInsideWorkspace(workspaceRoot, input.path);
-    return [`  ${input.path} ${style.dim(before === undefined ? '(new file)' : '(replaces the file)')}`, ...diffLines(input.path, before ?? '', input.content)];
+    return [`  ${inertLine(input.path)} ${style.dim(before === undefined ? '(new file)' : '(replaces the file)')}`, ...diffLines(input.path, before ?? '', input.content)];
   }
-  return Object.entries(input).map(([name, value]) => `  ${name}: ${clip(typeof value === 'string' ? value : JSON.stringify(value), 160)}`);
+  return approvalInputLines(request.input);
 }
 
 function diffLines(path: string, before: string, after: string): string[] {
   const patch = createTwoFilesPatch(path, path, before, after, '', '', { context: 2 }).split('\n').slice(4).filter((line) => line !== '' && !line.startsWith('\\'));
-  const shown = patch.slice(0, MAX_DIFF_LINES).map((line) => `    ${line.startsWith('+') ? style.green(line) : line.startsWith('-') ? style.red(line) : style.dim(line)}`);
-  if (patch.length > MAX_DIFF_LINES) shown.push(style.dim(`    … ${patch.length - MAX_DIFF_LINES} more lines`));
-  return shown;
+  return patch.map((line) => `    ${line.startsWith('+') ? style.green(inertLine(line)) : line.startsWith('-') ? style.red(inertLine(line)) : style.dim(inertLine(line))}`);
 }
 
 /**

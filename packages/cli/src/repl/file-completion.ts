@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { inertLine } from '../render/terminal-text.js';
 import type { AutocompleteItem, AutocompleteProvider, AutocompleteSuggestions } from '@mariozechner/pi-tui';
 
 /** Folders never offered: tools' caches and dependencies, not the user's files. */
@@ -54,6 +55,8 @@ export function matchingFiles(root: string, query: string): AutocompleteItem[] {
     for (const entry of entries) {
       if (++seen > MAX_ENTRIES) break;
       if (SKIPPED.has(entry.name)) continue;
+      // A name a terminal would act on (an escape sequence, a bidi override) is neither typed nor offered.
+      if (inertLine(entry.name) !== entry.name) continue;
       const path = dir ? `${dir}/${entry.name}` : entry.name;
       const directory = entry.isDirectory();
       if (directory) pending.push(path);

@@ -1,3 +1,4 @@
+import { inertLine } from '../render/terminal-text.js';
 import type { ToolResultBlock, ToolUseBlock, UsageTotals } from '@legion-collective/core';
 
 /** The one argument that says what a call is about, for a compact line. */
@@ -13,9 +14,9 @@ export function keyArgument(toolUse: ToolUseBlock, width = 60): string {
   return typeof first === 'string' ? clip(first, width) : '';
 }
 
-/** One line, at most `width` characters; newlines shown as ⏎. */
+/** One line, at most `width` characters; newlines shown as ⏎, every other control made visible (the text is a model's or a tool's). */
 export function clip(text: string, width: number): string {
-  const flat = text.replace(/\s*\n\s*/g, ' ⏎ ').trim();
+  const flat = inertLine(text.replace(/[ \t\r]*\n[ \t\r]*/g, ' ⏎ ').trim());
   return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
 }
 

@@ -1,5 +1,6 @@
 import { AnsweredElsewhereError, type ApprovalAnswer, type RulePatternOutcome, type ApprovalView, type UserQuestion, type UserSurface } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
+import { inert, inertLine } from '../render/terminal-text.js';
 import { approvalCard } from './approval-card.js';
 import type { Screen } from './screen.js';
 
@@ -100,8 +101,8 @@ export class Prompts {
       // The card goes; the question stays in the scrollback, so the answer below it reads in context.
       const { question } = item;
       const via = question.chain.length > 1 ? `, via ${question.chain.join(' → ')}` : '';
-      this.screen.print(`${style.bold(question.from)} asked ${style.dim(`(${question.conversation.conversationId}${via})`)}: ${question.text}`);
-      this.screen.print(`${style.dim('you → ')}${style.bold(question.from)}: ${text}`);
+      this.screen.print(`${style.bold(inertLine(question.from))} asked ${style.dim(`(${inertLine(question.conversation.conversationId)}${inertLine(via)})`)}: ${inert(question.text)}`);
+      this.screen.print(`${style.dim('you → ')}${style.bold(inertLine(question.from))}: ${inert(text)}`);
       this.done(item);
       item.resolve(text);
       return true;
@@ -129,7 +130,7 @@ export class Prompts {
       const rule = this.rulePattern(item.request);
       if (rule.ok) {
         this.answered(item);
-        this.screen.print(style.dim(`  saved rule: ${item.request.requester} may run ${item.request.tool}${rule.pattern !== undefined ? ` matching ${rule.pattern}` : ''} without asking (/approvals rules lists and removes rules)`));
+        this.screen.print(style.dim(`  saved rule: ${inertLine(item.request.requester)} may run ${inertLine(item.request.tool)}${rule.pattern !== undefined ? ` matching ${inertLine(rule.pattern)}` : ''} without asking (/approvals rules lists and removes rules)`));
         item.answer({ id, decision: 'approve', remember: 'always' });
       } else {
         // The card stays up, unanswered.
@@ -156,10 +157,10 @@ export class Prompts {
         if (index === -1) return;
         this.queue.splice(index, 1);
         const reason: unknown = item.signal.reason;
-        const what = item.kind === 'question' ? `${item.question.from}'s question` : `approval ${item.request.id}`;
+        const what = item.kind === 'question' ? `${inertLine(item.question.from)}'s question` : `approval ${item.request.id}`;
         if (reason instanceof AnsweredElsewhereError) this.screen.print(style.dim(`  ${what} was answered in ${reason.medium}`));
         else if (reason instanceof SessionLeftError) this.screen.print(style.dim(`  ${this.leftNote(item, reason.sessionId)}`));
-        else if (item.kind === 'approval') this.screen.print(style.yellow(`  approval ${item.request.id} (${item.request.requester} → ${item.request.tool}) stays pending: answer it with /approvals`));
+        else if (item.kind === 'approval') this.screen.print(style.yellow(`  approval ${item.request.id} (${inertLine(item.request.requester)} → ${inertLine(item.request.tool)}) stays pending: answer it with /approvals`));
         else this.screen.print(style.dim(`  ${what} was withdrawn`));
         reject(reason);
         this.render();
@@ -172,10 +173,10 @@ export class Prompts {
   /** What a card of a session the REPL left becomes: a line saying where it still waits and how to answer it. */
   private leftNote(item: Item, sessionId: string): string {
     if (item.kind === 'question') {
-      return `${item.question.from}'s question "${oneLine(item.question.text)}" still waits in session ${sessionId}:\n    /resume ${sessionId}, or: legion answer ${item.question.id} "…"`;
+      return `${inertLine(item.question.from)}'s question "${inertLine(oneLine(item.question.text))}" still waits in session ${sessionId}:\n    /resume ${sessionId}, or: legion answer ${item.question.id} "…"`;
     }
     const { request } = item;
-    return `approval ${request.id} (${request.requester} → ${request.tool}) stays pending in session ${sessionId}:\n    /resume ${sessionId}, or: legion approve ${request.id} --session ${sessionId}`;
+    return `approval ${request.id} (${inertLine(request.requester)} → ${inertLine(request.tool)}) stays pending in session ${sessionId}:\n    /resume ${sessionId}, or: legion approve ${request.id} --session ${sessionId}`;
   }
 
   /** The card goes; what was decided on (tool, arguments, diff, chain) stays in the scrollback above the decision. */
@@ -206,8 +207,8 @@ export class Prompts {
       return item.awaitingReason ? `${card}\n  ${style.cyan('reason for rejecting (shown to the agent), then Enter:')}` : card;
     }
     const { question } = item;
-    const chain = question.chain.length > 1 ? `  ${style.dim(`chain: ${question.chain.join(' → ')} → you`)}\n` : '';
-    return `${style.magenta('question')} from ${style.bold(question.from)} ${style.dim(`in ${question.conversation.conversationId}`)}\n${chain}  ${question.text.split('\n').join('\n  ')}\n  ${style.cyan('type your answer and press Enter')}`;
+    const chain = question.chain.length > 1 ? `  ${style.dim(`chain: ${question.chain.map(inertLine).join(' → ')} → you`)}\n` : '';
+    return `${style.magenta('question')} from ${style.bold(inertLine(question.from))} ${style.dim(`in ${inertLine(question.conversation.conversationId)}`)}\n${chain}  ${inert(question.text).split('\n').join('\n  ')}\n  ${style.cyan('type your answer and press Enter')}`;
   }
 }
 

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { CombinedAutocompleteProvider, matchesKey } from '@mariozechner/pi-tui';
 import { errorMessage, Legion, LegionError, LEGION_DIR, type Session, type TurnResult } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
+import { inert, inertLine } from '../render/terminal-text.js';
 import { Activity, describeCall } from './activity.js';
 import { DOUBLE_PRESS_MS, type EarlyInput } from './early-input.js';
 import { WorkspaceFileCompletion } from './file-completion.js';
@@ -368,9 +369,9 @@ class Repl implements ReplControl {
       [
         describeCall(last),
         style.dim('  input:'),
-        ...JSON.stringify(last.toolUse.input, null, 2).split('\n').map((line) => `    ${line}`),
+        ...JSON.stringify(last.toolUse.input, null, 2).split('\n').map((line) => `    ${inertLine(line)}`),
         style.dim(`  ${last.result.isError ? 'error' : 'output'}:`),
-        ...lines.slice(0, 200).map((line) => `    ${line}`),
+        ...lines.slice(0, 200).map((line) => `    ${inert(line)}`),
         ...(lines.length > 200 ? [style.dim(`    … ${lines.length - 200} more lines`)] : []),
       ].join('\n'),
     );
@@ -384,7 +385,7 @@ class Repl implements ReplControl {
     for (const { conversation, message } of await this.session.recentMessages(6)) {
       const author = message.role === 'assistant' ? conversation.responder : conversation.initiator;
       const text = message.content.filter((block) => block.type === 'text').map((block) => (block.type === 'text' ? block.text : '')).join(' ');
-      if (text) lines.push(style.dim(`  ${author} (${conversation.conversationId}): ${clip(text, 100)}`));
+      if (text) lines.push(style.dim(`  ${inertLine(author)} (${inertLine(conversation.conversationId)}): ${clip(text, 100)}`));
     }
     const pending = (await this.session.approvals.list({ status: 'pending' })).length;
     if (pending > 0) lines.push(style.yellow(`  ${pending} approval(s) waiting: /approvals`));

@@ -1,6 +1,7 @@
 import { CombinedAutocompleteProvider, Editor, ProcessTerminal, Text, TUI, type AutocompleteProvider, type Component, type Terminal } from '@mariozechner/pi-tui';
 import { format } from 'node:util';
 import { styleFor } from '../render/style.js';
+import { inert, terminalSafe } from '../render/terminal-text.js';
 import { CardView } from './card-view.js';
 import { Transcript } from './transcript.js';
 
@@ -71,7 +72,7 @@ export class Screen {
     const unfinished = this.releaseStderr();
     this.releaseConsole();
     this.tui.stop();
-    if (unfinished) process.stderr.write(unfinished);
+    if (unfinished) process.stderr.write(terminalSafe(unfinished));
   }
 
   /**
@@ -84,7 +85,7 @@ export class Screen {
     // Stopped already (the user quit, then closing failed): no frame would come.
     if (!this.running) return;
     for (const part of [this.card, this.queued, this.hint]) part.setText('');
-    this.status.setText(last);
+    this.status.setText(terminalSafe(last));
     this.tui.removeChild(this.editor);
     const drawn = this.frames.next();
     this.tui.requestRender();
@@ -149,22 +150,34 @@ export class Screen {
     this.editor.setAutocompleteProvider(provider);
   }
 
+  /*
+   * Every way text reaches the REPL's screen is below, and each passes it through `terminalSafe`
+   * (Legion's colours stay, every other control is shown): what a caller forgot to make inert can
+   * still not move the cursor, erase or talk to the terminal. Streamed model text is made inert
+   * whole, colour codes too, a character at a time, so a sequence split across deltas is shown too.
+   */
+
   /** Prints finished lines above the live region. */
   print(text: string): void {
-    this.transcript.print(text);
+    this.transcript.print(terminalSafe(text));
     this.tui.requestRender();
   }
 
   /** A block that grows while its text streams; `finish` moves it among the printed lines. */
   openStream(header: string): { append(text: string): void; finish(): void } {
-    const stream = this.transcript.open(header);
+    const stream = this.transcript.open(terminalSafe(header));
     this.tui.requestRender();
+    // A CR that ends a delta is held back: the next may begin with the new line that makes it a line break, not a lone CR.
+    let heldCarriageReturn = false;
     return {
       append: (delta) => {
-        stream.append(delta);
+        const text = `${heldCarriageReturn ? '\r' : ''}${delta}`;
+        heldCarriageReturn = text.endsWith('\r');
+        stream.append(inert(heldCarriageReturn ? text.slice(0, -1) : text));
         this.tui.requestRender();
       },
       finish: () => {
+        if (heldCarriageReturn) stream.append(inert('\r'));
         stream.finish();
         this.tui.requestRender();
       },
@@ -172,7 +185,7 @@ export class Screen {
   }
 
   setCard(text: string): void {
-    this.card.setText(text);
+    this.card.setText(terminalSafe(text));
     this.tui.requestRender();
   }
 
@@ -185,12 +198,12 @@ export class Screen {
   }
 
   setQueued(lines: readonly string[]): void {
-    this.queued.setText(lines.map((line) => style.dim(`queued: ${line}`)).join('\n'));
+    this.queued.setText(terminalSafe(lines.map((line) => style.dim(`queued: ${line}`)).join('\n')));
     this.tui.requestRender();
   }
 
   setStatus(text: string): void {
-    this.status.setText(text);
+    this.status.setText(terminalSafe(text));
     this.tui.requestRender();
   }
 
@@ -201,7 +214,7 @@ export class Screen {
   }
 
   setHint(text: string): void {
-    this.hint.setText(text ? style.cyan(text) : '');
+    this.hint.setText(text ? terminalSafe(style.cyan(text)) : '');
     this.tui.requestRender();
   }
 

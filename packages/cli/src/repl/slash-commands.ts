@@ -2,6 +2,8 @@ import type { ApprovalRule } from '@legion-collective/core';
 import type { AutocompleteItem, SlashCommand } from '@mariozechner/pi-tui';
 import type { Legion, Session } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
+import { approvalInputLines } from '../render/approval-input.js';
+import { inertLine } from '../render/terminal-text.js';
 import { clip, formatCost, formatTokens } from './format.js';
 import { contextLines } from './context-view.js';
 import { compactionLine } from '../render/compaction-line.js';
@@ -45,16 +47,16 @@ const agentItems = (control: ReplControl, prefix: string): AutocompleteItem[] =>
   control.legion.collective
     .list()
     .filter((participant) => participant.id !== control.you && participant.status !== 'retired' && participant.id.startsWith(prefix))
-    .map((participant) => ({ value: participant.id, label: participant.id, description: participant.type }));
+    .map((participant) => ({ value: participant.id, label: inertLine(participant.id), description: inertLine(participant.type) }));
 
 const sessionItems = async (control: ReplControl, prefix: string): Promise<AutocompleteItem[]> =>
   (await control.legion.sessions.find(prefix, { limit: 20 }))
-    .map((meta) => ({ value: meta.id, label: meta.id, description: `${meta.title ?? ''} last active ${meta.lastActiveAt}`.trim() }));
+    .map((meta) => ({ value: meta.id, label: inertLine(meta.id), description: inertLine(`${meta.title ?? ''} last active ${meta.lastActiveAt}`.trim()) }));
 
 const conversationItems = async (control: ReplControl, prefix: string): Promise<AutocompleteItem[]> =>
   (await control.session.listConversations())
     .filter((ref) => ref.name !== undefined && ref.name.startsWith(prefix))
-    .map((ref) => ({ value: ref.name!, label: ref.name!, description: ref.conversationId }));
+    .map((ref) => ({ value: ref.name!, label: inertLine(ref.name!), description: inertLine(ref.conversationId) }));
 
 const COMMANDS: Command[] = [
   { name: 'help', description: 'commands and keys', run: (control) => control.print(helpText()) },
@@ -116,7 +118,7 @@ const COMMANDS: Command[] = [
       const sessions = (await control.legion.sessions.list()).slice(0, 9);
       control.pick(
         'Resume which session? (type its number, then Enter; anything else cancels)',
-        sessions.map((meta) => ({ value: meta.id, label: `${meta.id}  ${style.dim(`last active ${meta.lastActiveAt}`)}${meta.id === control.session.id ? style.cyan(' ← current') : ''}` })),
+        sessions.map((meta) => ({ value: meta.id, label: `${inertLine(meta.id)}  ${style.dim(`last active ${meta.lastActiveAt}`)}${meta.id === control.session.id ? style.cyan(' ← current') : ''}` })),
         async (value) => control.switchSession(await control.legion.sessions.get(value)),
       );
     },
@@ -147,7 +149,8 @@ const COMMANDS: Command[] = [
       if (sub) return control.print(style.red(`Unknown: /approvals ${sub}. Use /approvals, /approvals rules, or /approvals rules rm ID.`));
       const pending = await control.session.approvals.list({ status: 'pending' });
       if (pending.length === 0) control.print('  Nothing is waiting for approval.');
-      for (const view of pending) control.print(`  ${view.id}  ${style.bold(view.requester)} → ${view.tool} ${style.dim(clip(JSON.stringify(view.input), 80))}`);
+      // Every field of the input, whole: /approvals is where a card's request is read before answering it.
+      for (const view of pending) control.print([`  ${inertLine(view.id)}  ${style.bold(inertLine(view.requester))} → ${inertLine(view.tool)}`, ...approvalInputLines(view.input, '    ')].join('\n'));
       if (pending.length > 0) control.print(style.dim('  Answer with /approve ID… [--always | --rule]  or  /reject ID reason…'));
     },
   },

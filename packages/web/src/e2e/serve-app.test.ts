@@ -108,6 +108,31 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
     await screenshot(page, 'cost');
   }, TEST_MS);
 
+  it('an approval shows all of what will run, a CR and a bidi override made visible, nothing cut', async () => {
+    const command = `touch PWN #\u202e ${'x'.repeat(480)} END`;
+    const calls = [
+      { id: 'call_shell', name: 'shell_run', arguments: JSON.stringify({ command }) },
+      { id: 'call_write', name: 'file_write', arguments: JSON.stringify({ path: 'c.txt', content: 'rm -rf ~ #\r  echo harmless\n' }) },
+    ];
+    scriptDelegation('Spoof the card', { toolCalls: calls }, 'Both were refused.', 'Nothing ran.');
+    await openApp();
+    await send('Spoof the card');
+    await page.getByTestId('nav-approvals-count').and(page.locator(':text("2")')).waitFor();
+    await page.getByTestId('nav-approvals').click();
+    const shell = page.locator('[data-tool="shell_run"]');
+    const write = page.locator('[data-tool="file_write"]');
+    const input = shell.getByTestId('approval-input');
+    expect(await input.textContent()).toContain(`touch PWN #<U+202E> ${'x'.repeat(480)} END`);
+    // Wrapped, never cut or scrolled out of sight: the whole input is in the box as shown.
+    expect(await input.evaluate((element) => element.scrollHeight <= element.clientHeight && element.scrollWidth <= element.clientWidth)).toBe(true);
+    expect(await write.getByTestId('approval-diff').textContent()).toContain('+rm -rf ~ #␍  echo harmless');
+    for (const card of [shell, write]) {
+      const id = (await card.getAttribute('data-testid'))!.replace(/^approval-/, '');
+      await page.getByTestId(`reject-${id}`).click();
+    }
+    await expect.poll(() => page.getByTestId('approvals-history').locator('[data-status="rejected"]').count()).toBe(2);
+  }, TEST_MS);
+
   it('shows two parallel approvals with their diffs and chain; approves one, rejects the other with a reason', async () => {
     const calls = [
       { id: 'call_a', name: 'file_write', arguments: JSON.stringify({ path: 'a.txt', content: 'alpha\n' }) },

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { ApprovalView } from '../api/wire.js';
 import { diffOf } from './diff-of.js';
 import { pretty } from './format.js';
+import { visibleText } from './visible-text.js';
 
 type Answer = { id: string; decision: 'approve' | 'reject'; reason?: string; remember?: 'once' | 'always' };
 type Decide = (answers: Answer[]) => Promise<string | null>;
@@ -17,7 +18,7 @@ function Diff({ patch }: { patch: string }) {
     <pre class="diff" data-testid="approval-diff">
       {patch.split('\n').map((line, index) => (
         <span key={index} class={line.startsWith('+') && !line.startsWith('+++') ? 'add' : line.startsWith('-') && !line.startsWith('---') ? 'del' : line.startsWith('@@') ? 'hunk' : ''}>
-          {line}
+          {visibleText(line)}
           {'\n'}
         </span>
       ))}
@@ -34,19 +35,20 @@ function PendingApproval({ approval, staged, waitingFor, onStage }: { approval: 
   return (
     <li class="card approval" data-testid={`approval-${approval.id}`} data-tool={approval.tool}>
       <div class="meta">
-        <strong>{approval.requester}</strong> wants to run <code>{approval.tool}</code>
-        <span class="muted"> · asks {approval.approver}</span>
+        <strong>{visibleText(approval.requester)}</strong> wants to run <code>{visibleText(approval.tool)}</code>
+        <span class="muted"> · asks {visibleText(approval.approver)}</span>
       </div>
       <div class="chain" data-testid="approval-chain">
         {approval.chain.map((id, index) => (
           <span key={index}>
             {index > 0 && ' → '}
-            <span class="tag">{id}</span>
+            <span class="tag">{visibleText(id)}</span>
           </span>
         ))}
       </div>
-      {approval.reason && <p class="muted">{approval.reason}</p>}
-      {patch !== null ? <Diff patch={patch} /> : <pre data-testid="approval-input">{pretty(approval.input)}</pre>}
+      {approval.reason && <p class="muted">{visibleText(approval.reason)}</p>}
+      {/* All of the input, wrapped (never cut), with what a reader would not see made visible: what is approved is what runs. */}
+      {patch !== null ? <Diff patch={patch} /> : <pre data-testid="approval-input">{visibleText(pretty(approval.input))}</pre>}
       <div class="row">
         <button type="button" data-testid={`approve-${approval.id}`} onClick={() => decide('approve')}>
           Approve once
@@ -108,9 +110,9 @@ export function Approvals({ approvals, onDecide }: { approvals: ApprovalView[]; 
       <ul class="history" data-testid="approvals-history">
         {decided.map((approval) => (
           <li key={approval.id} data-testid={`approval-decided-${approval.id}`} data-status={approval.status}>
-            <span class={`badge ${approval.status === 'approved' ? 'done' : 'error'}`}>{approval.status}</span> <code>{approval.tool}</code> for {approval.requester}
-            {approval.decidedBy && <span class="muted"> by {approval.decidedBy}</span>}
-            {approval.decisionReason && <span class="muted">: {approval.decisionReason}</span>}
+            <span class={`badge ${approval.status === 'approved' ? 'done' : 'error'}`}>{approval.status}</span> <code>{visibleText(approval.tool)}</code> for {visibleText(approval.requester)}
+            {approval.decidedBy && <span class="muted"> by {visibleText(approval.decidedBy)}</span>}
+            {approval.decisionReason && <span class="muted">: {visibleText(approval.decisionReason)}</span>}
           </li>
         ))}
       </ul>

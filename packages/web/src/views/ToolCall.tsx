@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { ToolResult, ToolUse } from '../api/wire.js';
 import { conversationIdOf } from '../state/app-state.js';
 import { pretty } from './format.js';
+import { visibleText } from './visible-text.js';
 
 /** What a `communicate` call asks for; anything else is not a delegation. */
 function delegationOf(toolUse: ToolUse): { to: string; conversation?: string } | null {
@@ -12,7 +13,7 @@ function delegationOf(toolUse: ToolUse): { to: string; conversation?: string } |
 }
 
 function oneLine(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  const text = visibleText(typeof value === 'string' ? value : JSON.stringify(value));
   return text.length > 90 ? `${text.slice(0, 89)}…` : text;
 }
 
@@ -25,7 +26,7 @@ export function ToolCall({ toolUse, result, caller, onOpenConversation }: { tool
     <div class={`tool-call ${status}`} data-testid={`tool-call-${toolUse.id}`} data-status={status}>
       <button type="button" class="tool-line" aria-expanded={open} data-testid={`tool-toggle-${toolUse.id}`} onClick={() => setOpen(!open)}>
         <span class="chevron">{open ? '▾' : '▸'}</span>
-        <code>{toolUse.name}</code> <span class="muted">{oneLine(toolUse.input)}</span> <span class={`badge ${status}`}>{status}</span>
+        <code>{visibleText(toolUse.name)}</code> <span class="muted">{oneLine(toolUse.input)}</span> <span class={`badge ${status}`}>{status}</span>
       </button>
       {delegation && (
         <a
@@ -43,9 +44,9 @@ export function ToolCall({ toolUse, result, caller, onOpenConversation }: { tool
       {open && (
         <div class="tool-detail" data-testid={`tool-detail-${toolUse.id}`}>
           <h4>Input</h4>
-          <pre>{pretty(toolUse.input)}</pre>
+          <pre>{visibleText(pretty(toolUse.input))}</pre>
           <h4>Output</h4>
-          <pre>{result === undefined ? '(running)' : result.content}</pre>
+          <pre>{result === undefined ? '(running)' : visibleText(result.content)}</pre>
         </div>
       )}
     </div>
