@@ -17,6 +17,8 @@ export interface BackgroundProcess {
   cwd: string;
   /** The participant that started it. */
   owner: string;
+  /** The session it was started in: an agent sees and stops only what it started there (process-tools.ts). */
+  sessionId?: string | undefined;
   startedAt: string;
   pid: number | undefined;
 }
@@ -59,7 +61,7 @@ export class ProcessRegistry {
   }
 
   /** Starts a command in `cwd` (an absolute folder already checked to be in the workspace). */
-  start(request: { command: string; cwd: string; displayCwd: string; owner: string; purpose?: GroupPurpose | undefined }): BackgroundProcess | { error: string } {
+  start(request: { command: string; cwd: string; displayCwd: string; owner: string; sessionId?: string | undefined; purpose?: GroupPurpose | undefined }): BackgroundProcess | { error: string } {
     const running = this.list().filter((entry) => entry.running);
     if (running.length >= this.maxRunning) {
       return { error: `${running.length} background processes are running (the limit): stop one first (${running.map((entry) => entry.process.id).join(', ')}).` };
@@ -71,6 +73,7 @@ export class ProcessRegistry {
       command: request.command,
       cwd: request.displayCwd,
       owner: request.owner,
+      ...(request.sessionId !== undefined ? { sessionId: request.sessionId } : {}),
       startedAt: new Date().toISOString(),
       pid: child.pid,
     };
