@@ -16,7 +16,7 @@ describe('background processes belong to whoever started them (and the human)', 
   afterEach(() => test.cleanup());
 
   it("an agent neither lists, polls nor stops another agent's process; the human lists and stops it", async () => {
-    const shellAuto = { policies: { 'effect:shell': 'auto' } };
+    const shellAuto = { policies: { 'effect:shell': 'auto' as const } };
     const seen: Record<string, string> = {};
     test = createTestLegion({
       participants: [userParticipant(), { ...agentParticipant('alpha'), ...shellAuto }, { ...agentParticipant('beta'), ...shellAuto }],
