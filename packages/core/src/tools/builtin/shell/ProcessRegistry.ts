@@ -64,7 +64,10 @@ export class ProcessRegistry {
   start(request: { command: string; cwd: string; displayCwd: string; owner: string; sessionId?: string | undefined; purpose?: GroupPurpose | undefined }): BackgroundProcess | { error: string } {
     const running = this.list().filter((entry) => entry.running);
     if (running.length >= this.maxRunning) {
-      return { error: `${running.length} background processes are running (the limit): stop one first (${running.map((entry) => entry.process.id).join(', ')}).` };
+      // Only the starter's own are named: the others are not its to stop (process-tools.ts).
+      const own = running.filter((entry) => entry.process.owner === request.owner && entry.process.sessionId === request.sessionId).map((entry) => entry.process.id);
+      const hint = own.length > 0 ? `stop one of yours first (${own.join(', ')})` : 'none of them is yours; ask the user to stop one';
+      return { error: `${running.length} background processes are running (the limit): ${hint}.` };
     }
     this.forgetOldFinished();
     const child = new ShellChild(request.command, { cwd: request.cwd, env: this.env, limitBytes: this.limitBytes, purpose: request.purpose });

@@ -76,6 +76,11 @@ describe('background process tools', () => {
       }
     }
     expect(registry.list()[0]).toMatchObject({ running: true });
+    const second = await start('sleep 60');
+    const full = errorText(await run(tools.process_start!, { command: 'sleep 1' }, other));
+    expect(full).toContain('2 background processes are running (the limit): none of them is yours');
+    expect(full).not.toMatch(/proc-/);
+    expect(errorText(await run(tools.process_start!, { command: 'sleep 1' }, context))).toContain(`stop one of yours first (${id}, ${second})`);
     const human = Object.fromEntries(createProcessTools(registry, { seesAll: (callerId) => callerId === 'user' }).map((tool) => [tool.name, tool]));
     expect(successText(await run(human.process_stop!, { id }, toolContext({ root: workspace.root, callerId: 'user', sessionId: 'another' })))).toMatch(new RegExp(`^Stopped ${id}`));
   });
