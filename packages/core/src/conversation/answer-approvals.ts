@@ -83,6 +83,9 @@ export async function answerApprovals(
       problems.push(`${decidedBy} asked for ${answer.id} and cannot decide its own request; ${request.approver} decides.`);
     } else if (!decider || !canApprove(decider, request.requester, request.tool)) {
       problems.push(`${decidedBy} has no authority to approve ${request.requester}'s ${request.tool} (${answer.id}); ${request.approver} decides.`);
+    } else if (reach === 'own-chain' && rememberOf(answer) !== undefined) {
+      // Remembered, an approval would reach past its chains: the session's other requests, or every session's.
+      problems.push(`${answer.id}: ${decidedBy} decides for its own chains only, so it approves once; "always" (for the session or as a rule) is the human's to give.`);
     } else if (!reachesRequest(reach, decidedBy, request)) {
       // Agents decide only what was addressed to them; the human, at the top of every chain, may step in.
       problems.push(`${answer.id} is addressed to ${request.approver}, not to ${decidedBy}; ${request.approver} decides.`);
