@@ -157,6 +157,9 @@ export {
   saveParticipantFile,
 } from './collective/participant-file.js';
 export type { ParticipantFileReport } from './collective/participant-file.js';
+// Who may decide which approval requests: a stand-in (an MCP client) only within the chains it started.
+export { decisionReach, reachesRequest } from './collective/approval-authority.js';
+export type { DecisionReach } from './collective/approval-authority.js';
 export { ApprovalAuthoritySchema, PoliciesSchema, PolicyModeSchema, PolicyRuleSchema, ToolPolicySchema } from './collective/policy.js';
 export type { ApprovalAuthority, Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from './collective/policy.js';
 export { APPROVAL_RULE_VERSION, ApprovalRuleSchema } from './collective/approval-rule.js';

@@ -1,4 +1,4 @@
-import { errorMessage, type ApprovalAnswer, type TurnResult } from '@legion-collective/core';
+import { decisionReach, errorMessage, reachesRequest, type ApprovalAnswer, type TurnResult } from '@legion-collective/core';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { CallChannel } from './active-calls.js';
@@ -28,16 +28,25 @@ export const AnswerApprovalInputSchema = z
   })
   .strict();
 
-/** `list_approvals`: the session's pending approval requests, and which the MCP caller may decide. */
+/**
+ * `list_approvals`: the pending approval requests of the session's turns the MCP caller started
+ * (its `ask_<agent>` calls), and which of them it may decide. The human's own requests are not
+ * listed: what they wait on (a command, a file's content) is not the client's to read.
+ */
 export async function listApprovals(context: ServeContext, input: z.infer<typeof ListApprovalsInputSchema>): Promise<CallToolResult> {
   const opened = await sessionFor(context.legion, input.session);
   if ('refused' in opened) return opened.refused;
   const { session } = opened;
-  const pending = (await session.approvals.state()).pending().map((record) => (record.approver === context.caller.id ? { ...record, youDecide: true } : { ...record, youDecide: false }));
+  const { caller, legion } = context;
+  const reach = decisionReach(caller, (id) => legion.collective.isCaller(id));
+  const pending = (await session.approvals.state())
+    .pending()
+    .filter((record) => reachesRequest(reach, caller.id, record))
+    .map((record) => ({ ...record, youDecide: record.approver === caller.id }));
   const approvals = pending.map((record) => ({ ...approvalFacts({ ...record, status: 'pending' }), at: record.at, youDecide: record.youDecide }));
   const text =
     approvals.length === 0
-      ? `No approval waits in session ${session.id}.`
+      ? `No approval of a turn you started waits in session ${session.id}.`
       : [
           `${approvals.length} approval${approvals.length === 1 ? '' : 's'} wait in session ${session.id}:`,
           ...pending.map((record) => `- ${record.id}: ${record.requester} wants ${record.tool} ${JSON.stringify(record.input)} (${record.reason}); ${record.youDecide ? 'you decide (answer_approval)' : `${record.approver} decides (legion approve, the REPL or the web UI)`}`),
@@ -53,9 +62,11 @@ export async function answerApproval(context: ServeContext, input: z.infer<typeo
   const state = await session.approvals.state();
   // The resumed turns report to this call: progress, usage, and elicitation for what they ask next.
   const conversations = new Set<string>();
+  const reach = decisionReach(context.caller, (id) => context.legion.collective.isCaller(id));
   for (const answer of input.approvals) {
     const request = state.request(answer.id);
-    if (!request) continue;
+    // Not its own: core refuses it below, and this call must not become the owner of the human's conversation meanwhile.
+    if (!request || !reachesRequest(reach, context.caller.id, request)) continue;
     conversations.add(request.conversationId);
     for (const frame of request.frames) conversations.add(frame.conversationId);
   }

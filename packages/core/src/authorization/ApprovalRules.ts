@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { APPROVAL_RULE_VERSION, ApprovalRuleSchema, type ApprovalRule } from '../collective/approval-rule.js';
 import type { ApprovalRuleStore } from '../collective/ApprovalRuleStore.js';
 import type { Collective } from '../collective/Collective.js';
-import { canApprove } from '../collective/approval-authority.js';
+import { canApprove, decisionReach } from '../collective/approval-authority.js';
 import type { ApprovalRuleRecorder } from '../conversation/answer-approvals.js';
 import { LegionError } from '../errors.js';
 import type { EventBus } from '../events/EventBus.js';
@@ -115,8 +115,13 @@ export class ApprovalRules implements ApprovalRuleRecorder {
 
   async prepare(request: ApprovalRequestRecord, answer: ApprovalAnswer, context: { decidedBy: string; sessionId: string; medium?: string | undefined }): Promise<{ ok: true; rule?: ApprovalRule } | { ok: false; error: string }> {
     if (answer.decision !== 'approve' || rememberOf(answer) !== 'always') return { ok: true };
-    if (this.services.collective.get(context.decidedBy)?.type !== 'user') {
+    const maker = this.services.collective.get(context.decidedBy);
+    if (maker?.type !== 'user') {
       return { ok: false, error: `only a user makes "approve always" rules, and ${context.decidedBy} is not one; approve for the session instead` };
+    }
+    // A rule holds in every session: a stand-in (an MCP client), which decides only within its own chains, makes none.
+    if (decisionReach(maker, (id) => this.services.collective.isCaller(id)) !== 'any') {
+      return { ok: false, error: `${context.decidedBy} stands in for the human and decides only within its own chains, so it makes no rule for every session; approve once instead` };
     }
     if (!this.subject(request.tool)) await this.services.tools.ready();
     const pattern = this.patternFor(request, answer.pattern);

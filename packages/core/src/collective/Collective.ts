@@ -47,6 +47,11 @@ export class Collective {
     return participant;
   }
 
+  /** Whether this id is a caller (from config, not the roster): such a user decides only within the chains it started (`decisionReach`). */
+  isCaller(id: string): boolean {
+    return !this.participants.has(id) && this.callers.has(id);
+  }
+
   /** Active participants, in id order (so the order, and the fallback entry agent, survive a reload). */
   list(): Participant[] {
     return [...this.participants.values()]

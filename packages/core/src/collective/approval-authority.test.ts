@@ -1,4 +1,4 @@
-import { canApprove, standInApprover } from './approval-authority.js';
+import { canApprove, decisionReach, reachesRequest, standInApprover } from './approval-authority.js';
 import { parseParticipant, type Participant } from './participant.js';
 import type { ApprovalAuthority, Policies } from './policy.js';
 
@@ -37,5 +37,32 @@ describe('standInApprover', () => {
     expect(standInApprover(mcp, () => strict, 'developer', 'file_write')).toBeUndefined();
     // Nobody approves their own call, the human included.
     expect(standInApprover(mcp, resolve, 'user', 'file_write')).toBeUndefined();
+  });
+});
+
+describe('decisionReach', () => {
+  const human = parseParticipant({ id: 'user', type: 'user', name: 'You' });
+  const mcp = parseParticipant({ id: 'mcp', type: 'user', name: 'MCP client', approvalAuthority: '*', actsFor: 'user' });
+  const lead = agent(undefined, '*');
+  const noCallers = (): boolean => false;
+  const humansRun = { approver: 'user', frames: [{ participantId: 'user' }, { participantId: 'coordinator' }] };
+  const clientsAsk = { approver: 'user', frames: [{ participantId: 'mcp' }, { participantId: 'coordinator' }] };
+
+  it('lets the human step in on any request, a stand-in only on those of its own chains, an agent on those addressed to it', () => {
+    expect(decisionReach(human, noCallers)).toBe('any');
+    expect(reachesRequest('any', 'user', clientsAsk)).toBe(true);
+    expect(decisionReach(mcp, noCallers)).toBe('own-chain');
+    expect(reachesRequest('own-chain', 'mcp', humansRun)).toBe(false);
+    expect(reachesRequest('own-chain', 'mcp', clientsAsk)).toBe(true);
+    expect(reachesRequest('own-chain', 'mcp', { ...humansRun, approver: 'mcp' })).toBe(true);
+    expect(decisionReach(lead, noCallers)).toBe('addressed');
+    expect(reachesRequest('addressed', 'dev', clientsAsk)).toBe(false);
+    expect(reachesRequest('addressed', 'dev', { ...clientsAsk, approver: 'dev' })).toBe(true);
+  });
+
+  it('treats a user that comes from config rather than the roster as a stand-in, even one that stands in for nobody', () => {
+    const caller = parseParticipant({ id: 'mcp', type: 'user', name: 'MCP client' });
+    expect(decisionReach(caller, (id) => id === 'mcp')).toBe('own-chain');
+    expect(decisionReach(caller, noCallers)).toBe('any');
   });
 });

@@ -21,3 +21,26 @@ export function standInApprover(origin: Participant | undefined, resolve: (id: s
   if (!human || human.id === requesterId || human.status !== 'active' || !canApprove(human, requesterId, toolName)) return undefined;
   return human;
 }
+
+/**
+ * How far a participant's decisions reach. `any`: a human of the roster, who
+ * stands in for nobody, may step in on every request. `own-chain`: a user that
+ * stands in for someone (`actsFor`: an MCP client) or comes from config rather
+ * than the roster (`collective.addCaller`) decides only requests of the turns
+ * it started (its id among the request's frames) or addressed to it; the
+ * human's own requests (`legion run`, the REPL, the browser) stay the human's,
+ * whatever its `approvalAuthority` covers. `addressed`: an agent decides only
+ * what was addressed to it.
+ */
+export type DecisionReach = 'any' | 'own-chain' | 'addressed';
+
+export function decisionReach(decider: Participant, isCaller: (id: string) => boolean): DecisionReach {
+  if (decider.type !== 'user') return 'addressed';
+  return decider.actsFor !== undefined || isCaller(decider.id) ? 'own-chain' : 'any';
+}
+
+/** Whether a decider of this reach may decide (or see) a request, or answer a question: by who is asked and who waits on the turn. */
+export function reachesRequest(reach: DecisionReach, deciderId: string, request: { approver: string; frames?: readonly { participantId: string }[] | undefined }): boolean {
+  if (reach === 'any' || request.approver === deciderId) return true;
+  return reach === 'own-chain' && (request.frames ?? []).some((frame) => frame.participantId === deciderId);
+}

@@ -5,7 +5,7 @@ import { ApprovalAnswerSchema, rememberOf, type ApprovalAnswer, type ApprovalReq
 import type { ApprovalRule } from '../collective/approval-rule.js';
 import type { SessionApprovals } from '../storage/SessionApprovals.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
-import { canApprove } from '../collective/approval-authority.js';
+import { canApprove, decisionReach, reachesRequest } from '../collective/approval-authority.js';
 
 /** What answering needs of a session. */
 export interface AnsweringSession {
@@ -37,7 +37,8 @@ export function rememberedFields(answer: ApprovalAnswer, rule: ApprovalRule | un
 
 /**
  * Records decisions and resumes what they unblock. All answers are checked
- * first (known, still pending, the decider has authority); one bad answer
+ * first (known, within the decider's reach, still pending, the decider has
+ * authority: `decisionReach`); one bad answer
  * writes nothing. Each paused turn is then resumed from the highest
  * conversation still waiting on it, so replies travel back up to whoever waits.
  */
@@ -52,6 +53,8 @@ export async function answerApprovals(
   // One read of the log for every check: the decide below is what settles a race.
   const state = await store.state();
   const decider = collective.get(decidedBy);
+  // A stand-in (an MCP client) neither decides nor is told of requests outside the chains it started.
+  const reach = decider ? decisionReach(decider, (id) => collective.isCaller(id)) : 'addressed';
   const problems: string[] = [];
   const seen = new Set<string>();
   if (answers.length === 0) problems.push('No decisions were given.');
@@ -62,8 +65,13 @@ export async function answerApprovals(
     if (seen.has(answer.id)) problems.push(`${answer.id} is answered twice.`);
     seen.add(answer.id);
     if (!request) {
-      const pending = state.pending().map((candidate) => candidate.id);
+      const pending = state.pending().filter((candidate) => reach !== 'own-chain' || reachesRequest(reach, decidedBy, candidate)).map((candidate) => candidate.id);
       problems.push(`There is no approval request "${answer.id}" (pending: ${pending.join(', ') || 'none'}).`);
+      continue;
+    }
+    if (reach === 'own-chain' && !reachesRequest(reach, decidedBy, request)) {
+      // Checked before anything else is said of it: who asked, what, and whether it was decided are not this decider's to know.
+      problems.push(`${answer.id} was not raised by a turn ${decidedBy} started: ${decidedBy} decides only requests of its own chains, and this one is for the human's own surfaces (legion approve, the REPL, the web UI).`);
       continue;
     }
     const decision = state.decision(answer.id);
@@ -75,8 +83,11 @@ export async function answerApprovals(
       problems.push(`${decidedBy} asked for ${answer.id} and cannot decide its own request; ${request.approver} decides.`);
     } else if (!decider || !canApprove(decider, request.requester, request.tool)) {
       problems.push(`${decidedBy} has no authority to approve ${request.requester}'s ${request.tool} (${answer.id}); ${request.approver} decides.`);
-    } else if (decider.type !== 'user' && decidedBy !== request.approver) {
-      // Agents decide only what was addressed to them; a user, at the top of every chain, may step in.
+    } else if (reach === 'own-chain' && rememberOf(answer) !== undefined) {
+      // Remembered, an approval would reach past its chains: the session's other requests, or every session's.
+      problems.push(`${answer.id}: ${decidedBy} decides for its own chains only, so it approves once; "always" (for the session or as a rule) is the human's to give.`);
+    } else if (!reachesRequest(reach, decidedBy, request)) {
+      // Agents decide only what was addressed to them; the human, at the top of every chain, may step in.
       problems.push(`${answer.id} is addressed to ${request.approver}, not to ${decidedBy}; ${request.approver} decides.`);
     }
   }

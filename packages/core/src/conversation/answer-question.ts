@@ -6,6 +6,7 @@ import type { DelegationFrame } from '../storage/delegation-frame.js';
 import type { ToolUseBlock } from '../message.js';
 import type { TurnResult } from '../session/turn.js';
 import { resumeRoot } from './answer-approvals.js';
+import { decisionReach, reachesRequest } from '../collective/approval-authority.js';
 
 /** What answering a question needs of a session. */
 export interface QuestionAnsweringSession {
@@ -56,6 +57,10 @@ export async function answerQuestion(session: QuestionAnsweringSession, collecti
   const answerer = collective.get(answeredBy);
   if (!answerer || answerer.type !== 'user') {
     return { status: 'error', error: `"${answeredBy}" is not a user of the collective: only a user answers questions (${id} was asked of ${question.user}).` };
+  }
+  // A stand-in (an MCP client) answers only what was asked of it or in the chains it started, as it decides approvals.
+  if (!reachesRequest(decisionReach(answerer, (candidate) => collective.isCaller(candidate)), answeredBy, { approver: question.user, frames: question.chain.map((participantId) => ({ participantId })) })) {
+    return { status: 'error', error: `Nothing was recorded: ${id} was not asked in a turn ${answeredBy} started; ${answeredBy} answers only questions of its own chains, and this one is for the human's own surfaces (legion answer, the REPL, the web UI).` };
   }
   const live = await session.turnIsLive(question.conversationId);
   // The asking process ended: its asker's communicate call may still wait in the log, to be resumed with the answer.

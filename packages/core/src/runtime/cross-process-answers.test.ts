@@ -92,6 +92,9 @@ describe('questions and approvals answered from another process (two Legions on 
     const inB = await b.sessions.get(session.id);
     expect((await inB.questions.list({ status: 'pending' })).map((view) => view.id)).toEqual([question.questionId]);
 
+    // The MCP client's user stands in for the human but did not start this chain: the human's question is not its to answer.
+    const byClient = await inB.answerQuestion(question.questionId, '6666', { medium: 'mcp', answeredBy: 'mcp' });
+    expect(byClient).toEqual({ status: 'error', error: expect.stringContaining(`${question.questionId} was not asked in a turn mcp started; mcp answers only questions of its own chains`) });
     expect(await inB.answerQuestion(question.questionId, '8080', { medium: 'web' })).toEqual({ status: 'answered' });
     expect(await turn).toMatchObject({ status: 'success', reply: 'Using 8080' });
     expect(reasons).toEqual([expect.any(AnsweredElsewhereError)]);

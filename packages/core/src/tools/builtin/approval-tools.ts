@@ -4,6 +4,7 @@ import { describeApprovalRequired } from './approval-required.js';
 import type { TurnResult } from '../../session/turn.js';
 import { defineTool, type Tool } from '../tool.js';
 import { APPROVAL_TOOL_FAMILY } from './builtin-summaries.js';
+import { reachesRequest } from '../../collective/approval-authority.js';
 
 const decisionSchema = () => z.object({
   id: z.string().min(1).describe('The approval request id (apr_…).'),
@@ -46,17 +47,26 @@ function describeResumed(result: TurnResult, callerId: string): string {
   return parts.join('\n');
 }
 
-/** Lists the session's approval requests and decisions: who asked, who decided, what, when. */
+/**
+ * Lists the caller's approval requests and decisions: those it made, those
+ * addressed to it, and those of the chains it waits in (who asked, who
+ * decided, what, when). Another chain's requests (the human's own commands,
+ * another client's) are not the caller's to read.
+ */
 export function createListApprovalsTool(): Tool {
   return defineTool({
     name: 'list_approvals',
     family: APPROVAL_TOOL_FAMILY,
-    description: 'List approval requests of this session with their status (pending, approved, rejected), requester, approver and decision.',
+    description: 'List the approval requests of this session that concern you (yours, addressed to you, or of delegates you wait on) with their status (pending, approved, rejected), requester, approver and decision.',
     input: () => z.object({ status: z.enum(['pending', 'approved', 'rejected', 'all']).default('all') }),
     effect: 'read',
     concurrent: true,
     async execute(input, context) {
-      const views: ApprovalView[] = await context.session.approvals.list(input.status === 'all' ? {} : { status: input.status });
+      const state = await context.session.approvals.state();
+      const views: ApprovalView[] = state.list(input.status === 'all' ? {} : { status: input.status }).filter((view) => {
+        const request = state.request(view.id)!;
+        return request.requester === context.callerId || reachesRequest('own-chain', context.callerId, request);
+      });
       return { status: 'success', data: views.length === 0 ? 'No approval requests.' : views };
     },
   });

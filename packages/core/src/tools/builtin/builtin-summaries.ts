@@ -37,7 +37,7 @@ export const BUILTIN_TOOL_SUMMARIES: Readonly<Record<string, string>> = {
   list_conversations: 'List the conversations of a session.',
   search_history: 'Search the messages and tool results of a session.',
   approval_response: 'Approve or reject tool calls a delegate waits on.',
-  list_approvals: 'List the approval requests of this session.',
+  list_approvals: 'List the approval requests of this session that concern you.',
 };
 
 /** What each family is for, one line each: the catalogue of tools an agent can load. */

@@ -1,4 +1,5 @@
 import type { Tool } from '../tool.js';
+import { decisionReach } from '../../collective/approval-authority.js';
 import type { ToolProvider } from '../providers/tool-provider.js';
 import type { ToolRegistry } from '../ToolRegistry.js';
 import type { CollectiveToolsOptions } from './collective/collective-tool-options.js';
@@ -79,7 +80,15 @@ export function createBuiltinTools(options: BuiltinToolsOptions): BuiltinTools {
   if (families.has('files')) {
     tools.push(createFileReadTool({ maxBytes: options.outputLimitBytes }), createFileWriteTool(), createFileEditTool(), createFileListTool(), createFileDeleteTool(), createFileGlobTool(), createFileGrepTool());
   }
-  if (families.has('shell')) tools.push(createShellRunTool(options), ...createProcessTools(processes));
+  if (families.has('shell')) {
+    const { collective } = options;
+    // The human (a user of the roster who stands in for nobody) sees every process; an agent or an MCP client its own.
+    const seesAll = (id: string): boolean => {
+      const participant = collective.get(id);
+      return participant !== undefined && decisionReach(participant, (candidate) => collective.isCaller(candidate)) === 'any';
+    };
+    tools.push(createShellRunTool(options), ...createProcessTools(processes, { seesAll }));
+  }
   if (families.has('planning')) tools.push(...createTodoTools());
   if (families.has('scratchbook')) tools.push(...createScratchbookTools());
   if (families.has('artifacts')) tools.push(createArtifactReadTool());

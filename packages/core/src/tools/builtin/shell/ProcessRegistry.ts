@@ -17,6 +17,8 @@ export interface BackgroundProcess {
   cwd: string;
   /** The participant that started it. */
   owner: string;
+  /** The session it was started in: an agent sees and stops only what it started there (process-tools.ts). */
+  sessionId?: string | undefined;
   startedAt: string;
   pid: number | undefined;
 }
@@ -59,10 +61,13 @@ export class ProcessRegistry {
   }
 
   /** Starts a command in `cwd` (an absolute folder already checked to be in the workspace). */
-  start(request: { command: string; cwd: string; displayCwd: string; owner: string; purpose?: GroupPurpose | undefined }): BackgroundProcess | { error: string } {
+  start(request: { command: string; cwd: string; displayCwd: string; owner: string; sessionId?: string | undefined; purpose?: GroupPurpose | undefined }): BackgroundProcess | { error: string } {
     const running = this.list().filter((entry) => entry.running);
     if (running.length >= this.maxRunning) {
-      return { error: `${running.length} background processes are running (the limit): stop one first (${running.map((entry) => entry.process.id).join(', ')}).` };
+      // Only the starter's own are named: the others are not its to stop (process-tools.ts).
+      const own = running.filter((entry) => entry.process.owner === request.owner && entry.process.sessionId === request.sessionId).map((entry) => entry.process.id);
+      const hint = own.length > 0 ? `stop one of yours first (${own.join(', ')})` : 'none of them is yours; ask the user to stop one';
+      return { error: `${running.length} background processes are running (the limit): ${hint}.` };
     }
     this.forgetOldFinished();
     const child = new ShellChild(request.command, { cwd: request.cwd, env: this.env, limitBytes: this.limitBytes, purpose: request.purpose });
@@ -71,6 +76,7 @@ export class ProcessRegistry {
       command: request.command,
       cwd: request.displayCwd,
       owner: request.owner,
+      ...(request.sessionId !== undefined ? { sessionId: request.sessionId } : {}),
       startedAt: new Date().toISOString(),
       pid: child.pid,
     };

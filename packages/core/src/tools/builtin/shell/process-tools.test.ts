@@ -63,6 +63,28 @@ describe('background process tools', () => {
     expect(errorText(await run(tools.process_start!, { command: 'pwd', cwd: '../outside' }, context))).toContain('outside the workspace');
   });
 
+  it('is scoped to its starter in its session: the same agent elsewhere, or another agent, gets an error that shows nothing of it; one who sees all may stop it', async () => {
+    const id = await start('sleep 60 # private-marker');
+    const elsewhere = toolContext({ root: workspace.root, sessionId: '20250101-000000-fedcba' });
+    const other = toolContext({ root: workspace.root, callerId: 'other' });
+    for (const outsider of [elsewhere, other]) {
+      expect(successText(await run(tools.process_list!, {}, outsider))).toBe('No background processes.');
+      for (const tool of [tools.process_poll!, tools.process_stop!]) {
+        const refused = errorText(await run(tool, { id }, outsider));
+        expect(refused).toContain(`${id} was started by another participant (or in another session)`);
+        expect(refused).not.toContain('private-marker');
+      }
+    }
+    expect(registry.list()[0]).toMatchObject({ running: true });
+    const second = await start('sleep 60');
+    const full = errorText(await run(tools.process_start!, { command: 'sleep 1' }, other));
+    expect(full).toContain('2 background processes are running (the limit): none of them is yours');
+    expect(full).not.toMatch(/proc-/);
+    expect(errorText(await run(tools.process_start!, { command: 'sleep 1' }, context))).toContain(`stop one of yours first (${id}, ${second})`);
+    const human = Object.fromEntries(createProcessTools(registry, { seesAll: (callerId) => callerId === 'user' }).map((tool) => [tool.name, tool]));
+    expect(successText(await run(human.process_stop!, { id }, toolContext({ root: workspace.root, callerId: 'user', sessionId: 'another' })))).toMatch(new RegExp(`^Stopped ${id}`));
+  });
+
   it('dispose() kills every process group', async () => {
     const ids = [await start('sleep 60'), await start('sleep 60 & wait')];
     const pids = registry.list().map((entry) => entry.process.pid!);

@@ -1,17 +1,34 @@
 import { z } from 'zod';
-import { defineTool, type Tool } from '../../tool.js';
+import { defineTool, type Tool, type ToolContext } from '../../tool.js';
 import { purposeOf } from '../../child-processes/process-records.js';
 import { redactSecrets } from '../../redact.js';
-import { describeProcessState, type ProcessRegistry, type ProcessStatus } from './ProcessRegistry.js';
+import { describeProcessState, type BackgroundProcess, type ProcessRegistry, type ProcessStatus } from './ProcessRegistry.js';
 import { resolveWorkingFolder } from './working-folder.js';
 
 const MAX_WAIT_MS = 60_000;
 
-/** process_start, process_poll, process_stop and process_list over one registry. */
-export function createProcessTools(registry: ProcessRegistry): Tool[] {
-  const unknown = (id: string): { status: 'error'; error: string } => {
-    const known = registry.list().map((entry) => entry.process.id);
-    return { status: 'error', error: `No background process "${id}". Known: ${known.join(', ') || '(none)'}.` };
+/** Who may see, poll and stop every background process: the human; anyone else only what it started. */
+export interface ProcessScope {
+  seesAll(callerId: string): boolean;
+}
+
+/**
+ * process_start, process_poll, process_stop and process_list over one registry.
+ * A caller sees, polls and stops only the processes it started in its session
+ * (one agent may not end another's server, or read its command line and
+ * output); the human (`scope.seesAll`, default nobody) sees them all.
+ */
+export function createProcessTools(registry: ProcessRegistry, scope: ProcessScope = { seesAll: () => false }): Tool[] {
+  const mine = (process: BackgroundProcess, context: ToolContext): boolean =>
+    scope.seesAll(context.callerId) || (process.owner === context.callerId && process.sessionId === context.conversation.sessionId);
+  const visible = (context: ToolContext) => registry.list().filter((entry) => mine(entry.process, context));
+  /** An id the caller may use, or the error that says why not (another's process: no command line, no owner's output). */
+  const check = (id: string, context: ToolContext): { status: 'error'; error: string } | undefined => {
+    const entry = registry.list().find((candidate) => candidate.process.id === id);
+    if (entry && mine(entry.process, context)) return undefined;
+    if (entry) return { status: 'error', error: `${id} was started by another participant (or in another session): only it and the user may poll or stop it. Your own: ${visible(context).map((own) => own.process.id).join(', ') || '(none)'}.` };
+    const known = visible(context).map((own) => own.process.id);
+    return { status: 'error', error: `No background process "${id}". Yours: ${known.join(', ') || '(none)'}.` };
   };
   return [
     defineTool({
@@ -29,7 +46,7 @@ export function createProcessTools(registry: ProcessRegistry): Tool[] {
       async execute(input, context) {
         const cwd = resolveWorkingFolder(context.workspaceRoot, input.cwd);
         if (!cwd.ok) return { status: 'error', error: cwd.error };
-        const started = registry.start({ command: input.command, cwd: cwd.real, displayCwd: cwd.relative, owner: context.callerId, purpose: purposeOf(context) });
+        const started = registry.start({ command: input.command, cwd: cwd.real, displayCwd: cwd.relative, owner: context.callerId, sessionId: context.conversation.sessionId, purpose: purposeOf(context) });
         if ('error' in started) return { status: 'error', error: started.error };
         return { status: 'success', data: `Started ${started.id} (pid ${started.pid ?? '?'}) in ${started.cwd}/. Poll it with process_poll { "id": "${started.id}" }.` };
       },
@@ -47,8 +64,10 @@ export function createProcessTools(registry: ProcessRegistry): Tool[] {
       effect: 'read',
       timeoutMs: MAX_WAIT_MS + 10_000,
       async execute(input, context) {
+        const refused = check(input.id, context);
+        if (refused) return refused;
         const status = await registry.poll(input.id, { waitMs: input.wait_ms ?? 0, signal: context.signal });
-        return status ? { status: 'success', data: render(status) } : unknown(input.id);
+        return status ? { status: 'success', data: render(status) } : (check(input.id, context) ?? { status: 'error', error: `${input.id} was forgotten meanwhile.` });
       },
     }),
     defineTool({
@@ -56,19 +75,21 @@ export function createProcessTools(registry: ProcessRegistry): Tool[] {
       description: 'Stop a background process and everything it started (SIGTERM, then SIGKILL after a grace period). Returns its last output.',
       input: () => z.object({ id: z.string().min(1).describe('The id process_start returned.') }),
       effect: 'shell',
-      async execute(input) {
+      async execute(input, context) {
+        const refused = check(input.id, context);
+        if (refused) return refused;
         const status = await registry.stop(input.id);
-        return status ? { status: 'success', data: `Stopped ${status.process.id}: ${render(status)}` } : unknown(input.id);
+        return status ? { status: 'success', data: `Stopped ${status.process.id}: ${render(status)}` } : (check(input.id, context) ?? { status: 'error', error: `${input.id} was stopped meanwhile.` });
       },
     }),
     defineTool({
       name: 'process_list',
-      description: 'List the background processes started with process_start: id, state, who started it, and the command.',
+      description: 'List the background processes you started with process_start in this session: id, state, who started it, and the command.',
       input: () => z.object({}),
       concurrent: true,
       effect: 'read',
-      async execute() {
-        const entries = registry.list();
+      async execute(_input, context) {
+        const entries = visible(context);
         if (entries.length === 0) return { status: 'success', data: 'No background processes.' };
         const lines = entries.map((entry) => `${entry.process.id}  ${describeProcessState(entry)}  by ${entry.process.owner}  in ${entry.process.cwd}/  $ ${redactSecrets(entry.process.command, registry.env)}`);
         return { status: 'success', data: lines.join('\n') };
