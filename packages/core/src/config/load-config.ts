@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import type { AgentParticipant, Limits, ModelConfig } from '../collective/participant.js';
+import type { AgentParticipant, ModelConfig, WorkspaceLimits } from '../collective/participant.js';
 import { readJsonFile } from '../storage/atomic-json.js';
 import { rejectWorkspaceSecrets } from './config-secrets.js';
 import { ConfigLayerSchema, DEFAULT_CONFIG, type ConfigLayer, type ResolvedConfig } from './config-schema.js';
@@ -78,7 +78,7 @@ export function mergeConfig(base: ResolvedConfig, layers: readonly ConfigLayer[]
 }
 
 /** The last layer: an agent's own settings over the resolved config. */
-export function settingsForAgent(config: ResolvedConfig, agent: AgentParticipant): { model: ModelConfig; limits: Limits } {
+export function settingsForAgent(config: ResolvedConfig, agent: AgentParticipant): { model: ModelConfig; limits: WorkspaceLimits } {
   return {
     model: agent.model ?? config.defaultModel,
     // Object.assign, not spreads: called on every step of a turn, and spread-built objects outlive young GCs (bench/memory-runs.mjs).
