@@ -90,7 +90,7 @@ export class MessageWorkLimitError extends LegionError {
     readonly participantId: string,
     readonly limit: { field: 'maxModelCallsPerMessage' | 'maxDelegationsPerMessage'; value: number },
   ) {
-    const what = limit.field === 'maxModelCallsPerMessage' ? 'model calls' : 'delegations';
+    const what = `${limit.field === 'maxModelCallsPerMessage' ? 'model call' : 'delegation'}${limit.value === 1 ? '' : 's'}`;
     const stopped = limit.field === 'maxModelCallsPerMessage' ? `${participantId}'s model was not called again` : `${participantId}'s message was not sent`;
     super(
       'message_work_limit',
