@@ -16,6 +16,7 @@ const ON_EVERY_BACKEND = [
   'packages/core/src/runtime/ask-user.test.ts',
   'packages/core/src/runtime/attach-user.test.ts',
   'packages/core/src/runtime/cross-process-answers.test.ts',
+  'packages/core/src/runtime/message-work-resume.test.ts',
   'packages/core/src/authorization/approvals.test.ts',
   'packages/core/src/tools/builtin/builtin-tools.test.ts',
   'packages/core/src/tools/builtin/collective/collective-tools.test.ts',

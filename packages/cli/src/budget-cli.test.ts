@@ -43,4 +43,28 @@ describe('legion run within a session budget', () => {
     const report = await legion(['run', '--session', spentSession, '--output', 'json', 'Second']);
     expect(JSON.parse(report.stdout)).toMatchObject({ status: 'error', code: 'session_budget_exceeded', reply: null });
   }, 120_000);
+
+  it('stops the work of one message at limits.maxModelCallsPerMessage, naming it on stderr and as the json report code', async () => {
+    workspace.useModel('coordinator', { provider: 'anthropic', model: 'claude-test', baseURL: mock.url });
+    expectExit(await legion(['config', 'set', 'limits.maxModelCallsPerMessage', '1']), 0);
+    // Each message's first call asks for a tool; the reply after the tool result would be a second call.
+    for (const userMessage of ['Who is here?', 'Who else?']) {
+      mock.on({ userMessage, hasToolResult: false }, { toolCalls: [{ id: `toolu_${userMessage.length}`, name: 'list_participants', arguments: '{}' }] });
+      mock.on({ userMessage, hasToolResult: true }, { content: 'Everyone.' });
+    }
+
+    const text = await legion(['run', 'Who is here?']);
+    expectExit(text, 1);
+    expect(text.stdout).toBe('');
+    expect(text.stderr).toContain('coordinator could not answer: The message being answered has started 1 model call across its whole delegation tree, its limit (limits.maxModelCallsPerMessage)');
+    expect(text.stderr).toContain('Raise limits.maxModelCallsPerMessage in .legion/config.json (legion config set limits.maxModelCallsPerMessage 2)');
+    expect(mock.getRequests()).toHaveLength(1);
+
+    // Another message gets a count of its own: its one call, then the same error, as the json report's code.
+    const report = await legion(['run', '--new-session', '--output', 'json', 'Who else?']);
+    expectExit(report, 1);
+    expect(JSON.parse(report.stdout)).toMatchObject({ status: 'error', code: 'message_work_limit', reply: null });
+    expect(report.stderr).toContain('limits.maxModelCallsPerMessage');
+    expect(mock.getRequests()).toHaveLength(2);
+  }, 120_000);
 });

@@ -81,6 +81,26 @@ export class MaxIterationsError extends LegionError {
   }
 }
 
+/**
+ * The message a turn works for has started as many model calls or delegations as
+ * `limits.maxModelCallsPerMessage` / `limits.maxDelegationsPerMessage` allow (its whole delegation tree).
+ */
+export class MessageWorkLimitError extends LegionError {
+  constructor(
+    readonly participantId: string,
+    readonly limit: { field: 'maxModelCallsPerMessage' | 'maxDelegationsPerMessage'; value: number },
+  ) {
+    const what = `${limit.field === 'maxModelCallsPerMessage' ? 'model call' : 'delegation'}${limit.value === 1 ? '' : 's'}`;
+    const stopped = limit.field === 'maxModelCallsPerMessage' ? `${participantId}'s model was not called again` : `${participantId}'s message was not sent`;
+    super(
+      'message_work_limit',
+      `The message being answered has started ${limit.value} ${what} across its whole delegation tree, its limit (limits.${limit.field}); ${stopped}. ` +
+        `Raise limits.${limit.field} in .legion/config.json (legion config set limits.${limit.field} ${limit.value * 2}), or send a smaller request.`,
+      { participantId, field: limit.field, limit: limit.value },
+    );
+  }
+}
+
 export class CircularDelegationError extends LegionError {
   constructor(readonly target: string, readonly chain: readonly string[]) {
     super(

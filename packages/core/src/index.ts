@@ -19,6 +19,7 @@ export {
   LegionError,
   MaxDepthError,
   MaxIterationsError,
+  MessageWorkLimitError,
   SessionBudgetExceededError,
   ParticipantNotFoundError,
   ProviderError,
@@ -129,16 +130,19 @@ export {
   AgentParticipantSchema,
   AgentTemplateSchema,
   LimitsSchema,
+  MessageWorkLimitsSchema,
   MockParticipantSchema,
   ModelConfigSchema,
   ParticipantSchema,
   PermissionSchema,
   UserParticipantSchema,
+  WorkspaceLimitsSchema,
 } from './collective/participant.js';
 export type {
   AgentParticipant,
   AgentTemplate,
   Limits,
+  MessageWorkLimits,
   MockParticipant,
   ModelConfig,
   Participant,
@@ -146,6 +150,7 @@ export type {
   ParticipantType,
   Permission,
   UserParticipant,
+  WorkspaceLimits,
 } from './collective/participant.js';
 export {
   agentTemplateNames,

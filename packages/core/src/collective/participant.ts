@@ -42,6 +42,26 @@ export const LimitsSchema = z
   .strict();
 export type Limits = z.infer<typeof LimitsSchema>;
 
+/**
+ * Bounds on all the work one message starts: the model calls and delegations of the whole delegation
+ * tree it begins (resumed parts included), whichever agents make them. Workspace config only: an
+ * agent's own `limits` (which a model may write through create_agent) cannot raise the bound of the
+ * message it works for.
+ */
+export const MessageWorkLimitsSchema = z
+  .object({
+    /** Model calls of every agent answering one message, its delegates' included (agent loop steps). */
+    maxModelCallsPerMessage: z.number().int().positive(),
+    /** `communicate` calls made while answering one message, its delegates' included. */
+    maxDelegationsPerMessage: z.number().int().positive(),
+  })
+  .strict();
+export type MessageWorkLimits = z.infer<typeof MessageWorkLimitsSchema>;
+
+/** The workspace's `limits`: every agent's defaults, and the bounds of one message's work. */
+export const WorkspaceLimitsSchema = LimitsSchema.extend(MessageWorkLimitsSchema.shape).strict();
+export type WorkspaceLimits = z.infer<typeof WorkspaceLimitsSchema>;
+
 const baseFields = {
   version: z.literal(PARTICIPANT_FORMAT_VERSION).default(PARTICIPANT_FORMAT_VERSION),
   id: ParticipantIdSchema,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HttpUrlSchema, LimitsSchema, ModelConfigSchema } from '../collective/participant.js';
+import { HttpUrlSchema, ModelConfigSchema, WorkspaceLimitsSchema } from '../collective/participant.js';
 import { ModelPriceSchema } from './pricing.js';
 import { McpServersSchema, type McpServerConfig } from './mcp-server-config.js';
 import { ApprovalAuthoritySchema, PoliciesSchema, type ApprovalAuthority } from '../collective/policy.js';
@@ -113,7 +113,7 @@ export const ConfigLayerSchema = z
     version: z.literal(CONFIG_FORMAT_VERSION).optional(),
     entryAgent: z.string().min(1).optional(),
     defaultModel: ModelConfigSchema.optional(),
-    limits: LimitsSchema.partial().optional(),
+    limits: WorkspaceLimitsSchema.partial().optional(),
     providers: z.record(z.string(), ProviderSettingsSchema).optional(),
     storage: StorageSettingsSchema.partial().optional(),
     /**
@@ -141,7 +141,7 @@ export type ConfigLayer = z.infer<typeof ConfigLayerSchema>;
 export interface ResolvedConfig {
   entryAgent?: string | undefined;
   defaultModel: z.infer<typeof ModelConfigSchema>;
-  limits: z.infer<typeof LimitsSchema>;
+  limits: z.infer<typeof WorkspaceLimitsSchema>;
   providers: Record<string, z.infer<typeof ProviderSettingsSchema>>;
   storage: z.infer<typeof StorageSettingsSchema>;
   pricing: Record<string, z.infer<typeof ModelPriceSchema>>;
@@ -159,7 +159,7 @@ export const DEFAULT_CONFIG: ResolvedConfig = {
   // Not claude-sonnet-4-5: Anthropic ends it on 2026-11-30 (the SDK warns at every call). Not Sonnet 5 or later:
   // they refuse a non-default temperature and return the text between tool calls as thinking blocks.
   defaultModel: { provider: 'anthropic', model: 'claude-sonnet-4-6' },
-  limits: { maxDepth: 5, maxIterations: 25, toolTimeoutMs: 120_000, maxRepeatedToolCalls: 3, maxMessageBytes: 1_048_576, maxReplyBytes: 1_048_576, maxParallelDelegates: 8 },
+  limits: { maxDepth: 5, maxIterations: 25, toolTimeoutMs: 120_000, maxRepeatedToolCalls: 3, maxMessageBytes: 1_048_576, maxReplyBytes: 1_048_576, maxParallelDelegates: 8, maxModelCallsPerMessage: 300, maxDelegationsPerMessage: 50 },
   providers: {},
   storage: { fsync: 'turn' },
   pricing: {},

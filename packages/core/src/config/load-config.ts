@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import type { AgentParticipant, Limits, ModelConfig } from '../collective/participant.js';
+import type { AgentParticipant, ModelConfig, WorkspaceLimits } from '../collective/participant.js';
 import { readJsonFile } from '../storage/atomic-json.js';
 import { rejectWorkspaceSecrets } from './config-secrets.js';
 import { ConfigLayerSchema, DEFAULT_CONFIG, type ConfigLayer, type ResolvedConfig } from './config-schema.js';
@@ -78,12 +78,14 @@ export function mergeConfig(base: ResolvedConfig, layers: readonly ConfigLayer[]
 }
 
 /** The last layer: an agent's own settings over the resolved config. */
-export function settingsForAgent(config: ResolvedConfig, agent: AgentParticipant): { model: ModelConfig; limits: Limits } {
-  return {
-    model: agent.model ?? config.defaultModel,
-    // Object.assign, not spreads: called on every step of a turn, and spread-built objects outlive young GCs (bench/memory-runs.mjs).
-    limits: Object.assign({}, config.limits, agent.limits),
-  };
+export function settingsForAgent(config: ResolvedConfig, agent: AgentParticipant): { model: ModelConfig; limits: WorkspaceLimits } {
+  // Object.assign, not spreads: called on every step of a turn, and spread-built objects outlive young GCs (bench/memory-runs.mjs).
+  const limits = Object.assign({}, config.limits, agent.limits);
+  // A session budget is the workspace's: an agent's own limits (which a model may write with create_agent) only lower it.
+  const own = agent.limits;
+  if (own?.maxSessionCostUsd !== undefined && config.limits.maxSessionCostUsd !== undefined) limits.maxSessionCostUsd = Math.min(own.maxSessionCostUsd, config.limits.maxSessionCostUsd);
+  if (own?.maxSessionTokens !== undefined && config.limits.maxSessionTokens !== undefined) limits.maxSessionTokens = Math.min(own.maxSessionTokens, config.limits.maxSessionTokens);
+  return { model: agent.model ?? config.defaultModel, limits };
 }
 
 /** A later layer may add or change policies, but never turn an earlier `deny` into something wider. */

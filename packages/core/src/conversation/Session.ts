@@ -3,6 +3,7 @@ import { LegionError, ParticipantNotFoundError } from '../errors.js';
 import type { ConversationRef } from '../events/event-types.js';
 import type { AnswerOutcome, CompactOutcome, QuestionAnswerOutcome, ResumeOutcome, SendRequest, ToolSession, TurnResult } from '../session/turn.js';
 import { framesOfTurn } from '../session/delegation-stack.js';
+import { MessageWork, treeOf } from '../session/message-work.js';
 import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
 import { SessionApprovals } from '../storage/SessionApprovals.js';
 import { SessionQuestions } from '../storage/SessionQuestions.js';
@@ -71,6 +72,8 @@ export class Session implements ToolSession {
   private agentStates: SessionAgentState | undefined;
   private artifactStore: SessionArtifacts | undefined;
   private tally: { totals: UsageTotals; cursor: LogCursor | undefined; reading: Promise<void> } | undefined;
+  /** The work of each delegation tree a turn of this process runs in, while one does (`withWork`). */
+  private readonly trees = new Map<string, MessageWork>();
 
   constructor(
     private meta: SessionMeta,
@@ -124,15 +127,49 @@ export class Session implements ToolSession {
     const frames = framesOfTurn(request.frames ?? [], from.id, conversation.id);
     // Only a message that starts a chain counts as activity: delegates' turns are part of it.
     if (frames.length === 1) await this.touch();
-    return conversation.send({
-      from,
-      to,
-      text: request.message,
-      frames,
-      session: this,
-      signal: request.signal,
-      ifBusy: request.ifBusy ?? 'wait',
-    });
+    const started = (request.frames ?? []).length === 0;
+    return this.withWork(frames, started, () =>
+      conversation.send({
+        from,
+        to,
+        text: request.message,
+        frames,
+        session: this,
+        signal: request.signal,
+        ifBusy: request.ifBusy ?? 'wait',
+      }),
+    );
+  }
+
+  /**
+   * What the delegation tree of these frames has started so far (`limits.maxModelCallsPerMessage`,
+   * `limits.maxDelegationsPerMessage`). Every turn runs inside `withWork`, which keeps its tree's
+   * count; a tree met outside one is counted from here on and forgotten when the session closes.
+   */
+  messageWork(frames: readonly DelegationFrame[]): MessageWork {
+    const tree = treeOf(frames) ?? '';
+    let work = this.trees.get(tree);
+    if (!work) this.trees.set(tree, (work = new MessageWork()));
+    return work;
+  }
+
+  /**
+   * Runs a turn with its tree's count at hand. The outermost turn of a tree in this process holds
+   * it: a new message starts from nothing; a tree resumed after a pause (here or in another process)
+   * starts from what the usage ledger holds of it, read once. Nested turns share it.
+   */
+  private async withWork<T>(frames: readonly DelegationFrame[], started: boolean, run: () => Promise<T>): Promise<T> {
+    const tree = treeOf(frames);
+    if (tree === undefined || this.trees.has(tree)) return run();
+    const work = started ? new MessageWork() : MessageWork.fromLedger(tree, await this.services.backend.usage.read(this.id));
+    // A second resume of the same tree may have counted it while the ledger was read.
+    if (this.trees.has(tree)) return run();
+    this.trees.set(tree, work);
+    try {
+      return await run();
+    } finally {
+      if (this.trees.get(tree) === work) this.trees.delete(tree);
+    }
   }
 
   /** The session's approval requests and decisions, through the backend's approvals log. */
@@ -202,13 +239,15 @@ export class Session implements ToolSession {
    */
   resumeConversation(id: string, frames: readonly DelegationFrame[], signal?: AbortSignal): Promise<TurnResult> {
     const key = parseConversationId(id);
-    return this.conversation(key).resume(this.resumeOptions(id, frames, signal));
+    const options = this.resumeOptions(id, frames, signal);
+    return this.withWork(options.frames, false, () => this.conversation(key).resume(options));
   }
 
   /** As `resumeConversation`, but only if a call of the paused turn still waits once the lease is held (else undefined, nothing written). */
   resumeIfWaiting(id: string, frames: readonly DelegationFrame[], signal?: AbortSignal): Promise<TurnResult | undefined> {
     const key = parseConversationId(id);
-    return this.conversation(key).resumeIfWaiting(this.resumeOptions(id, frames, signal));
+    const options = this.resumeOptions(id, frames, signal);
+    return this.withWork(options.frames, false, () => this.conversation(key).resumeIfWaiting(options));
   }
 
   /**
@@ -328,6 +367,7 @@ export class Session implements ToolSession {
   /** Forgets loaded histories; what the session holds open lives in the backend, which keeps its own bound. */
   close(): void {
     this.conversations.closeAll();
+    this.trees.clear();
   }
 
   /** Renames the session (what `legion sessions` and a UI show). */

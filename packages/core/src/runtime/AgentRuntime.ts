@@ -15,6 +15,8 @@ import type { Tool } from '../tools/tool.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
 import { COMMUNICATE_TOOL_NAME } from '../tools/builtin/communicate.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
+import { delegationOf, treeOf } from '../session/message-work.js';
+import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { CallSignals } from './linked-signal.js';
 import { reusesCallSignals } from '../providers/signal-ownership.js';
 import { unansweredToolUses } from '../conversation/unanswered-tool-uses.js';
@@ -131,6 +133,8 @@ export class AgentRuntime implements ParticipantRuntime {
       if (turn.events.hasListeners('text:delta')) turn.events.emit('text:delta', Object.assign({}, turn.conversation.ref, { participantId: agent.id, text }));
     };
     const repeats = { signature: '', count: 0 };
+    // The message's whole delegation tree shares one count (limits.maxModelCallsPerMessage): read from memory, never the disk, per step.
+    const work = turn.session.messageWork(turn.frames);
 
     if (resuming) {
       const waiting = unansweredToolUses(await turn.conversation.history());
@@ -145,6 +149,8 @@ export class AgentRuntime implements ParticipantRuntime {
       // Without a session budget nothing is read (and no promise made) per step.
       const overBudget = limits.maxSessionCostUsd !== undefined || limits.maxSessionTokens !== undefined ? await sessionBudgetError(turn.session, agent.id, limits) : undefined;
       if (overBudget) return { status: 'error', code: overBudget.code, error: overBudget.message };
+      const overWork = work.startModelCall(agent.id, limits);
+      if (overWork) return { status: 'error', code: overWork.code, error: overWork.message };
       let response: ModelResponse;
       const signal = calls.next(reusesCallSignals(provider));
       let compactedOnOverflow = false;
@@ -210,7 +216,7 @@ export class AgentRuntime implements ParticipantRuntime {
       );
       // A reply without usage leaves nothing to trust in the record of its request: dropped, not kept per conversation.
       settleSentRequest(turn.conversation, assistant);
-      const costUsd = response.usage ? await this.recordUsage(turn, agent.id, provider, response.usage) : undefined;
+      const costUsd = response.usage ? await this.recordUsage(turn, agent.id, provider, response.usage, turn.frames) : undefined;
       chat?.answered(response, answeredAt, costUsd);
       const toolUses = toolUsesOf(assistant);
       if (toolUses.length === 0) {
@@ -260,8 +266,11 @@ export class AgentRuntime implements ParticipantRuntime {
     return phase.paused.length > 0 ? { status: 'paused', requests: phase.paused } : undefined;
   }
 
-  /** Records a model call's usage; its cost (null: no known price). */
-  private async recordUsage(turn: Omit<TurnContext, 'message'>, participantId: string, provider: LLMProvider, usage: Usage): Promise<number | null> {
+  /**
+   * Records a model call's usage; its cost (null: no known price). A call of the agent loop names the
+   * delegation tree it counted against (`tree`), so a tree resumed elsewhere is recounted from the ledger.
+   */
+  private async recordUsage(turn: Omit<TurnContext, 'message'>, participantId: string, provider: LLMProvider, usage: Usage, tree?: readonly DelegationFrame[]): Promise<number | null> {
     const { name: providerName, model } = provider;
     const quote = this.prices.quote({ provider: providerName, model, baseURL: provider.baseURL });
     const cost = costOf(usage, (quote instanceof Promise ? await quote : quote).price);
@@ -275,6 +284,8 @@ export class AgentRuntime implements ParticipantRuntime {
       model,
       usage,
       costUsd: cost ?? null,
+      tree: tree && treeOf(tree),
+      delegation: tree && delegationOf(tree),
     };
     await turn.session.recordUsage(record);
     turn.events.emit('usage:report', Object.assign({}, turn.conversation.ref, { participantId, chain: record.chain, usage, provider: providerName, model, costUsd: record.costUsd }));

@@ -62,6 +62,22 @@ describe('session budgets (limits.maxSessionCostUsd, limits.maxSessionTokens)', 
     test.assertScriptsDone();
   });
 
+  it("an agent's own limits lower the workspace's budget but cannot raise it (a model may write them with create_agent)", async () => {
+    test = createTestLegion({
+      participants: [userParticipant(), { ...agentParticipant('lead', { delegation: 'none' }), limits: { maxSessionTokens: 1_000_000_000 } } as ParticipantInput],
+      entryAgent: 'lead',
+      scripts: { lead: [{ text: 'one', usage: { inputTokens: 1_000, outputTokens: 100 } }] },
+    });
+    configure(test, { limits: { maxSessionTokens: 1_000 } });
+    const legion = open();
+    const session = await legion.sessions.create();
+    expect(await legion.send(session, 'one')).toMatchObject({ status: 'success', reply: 'one' });
+    const second = await legion.send(session, 'two');
+    expect(second).toMatchObject({ status: 'error', code: 'session_budget_exceeded' });
+    expect(second.status === 'error' && second.error).toContain('reaching its budget of 1,000 tokens (limits.maxSessionTokens)');
+    test.assertScriptsDone();
+  });
+
   it('counts what another instance spent in the same session since this one last looked (maxSessionTokens)', async () => {
     test = createTestLegion({
       participants: [userParticipant(), agentParticipant('lead', { delegation: 'none' })],

@@ -11,6 +11,7 @@ import type { SessionAgentState } from '../storage/SessionAgentState.js';
 import type { SessionArtifacts } from '../storage/SessionArtifacts.js';
 import type { UsageRecord, UsageTotals } from '../storage/usage-summary.js';
 import type { TurnTrace } from '../tracing/LegionTracer.js';
+import type { MessageWork } from './message-work.js';
 
 /** One message from one participant to another, through `Session.send`. */
 export interface SendRequest {
@@ -113,6 +114,8 @@ export interface ToolSession {
   recordUsage(record: UsageRecord): Promise<void>;
   /** Tokens and cost of every model call of the session so far, whichever process made it. */
   usageTotals(): Promise<UsageTotals>;
+  /** What the delegation tree of these frames (one message's work) has started so far, to bound it. */
+  messageWork(frames: readonly DelegationFrame[]): MessageWork;
   /** The session's durable approval requests and decisions. */
   readonly approvals: SessionApprovals;
   /** The session's durable questions to users and their answers (any process may answer them). */

@@ -23,5 +23,11 @@ export const DelegationFrameSchema = z.lazy(() => z.object({
    * records have none; older code drops it when it reads a record.
    */
   trace: z.string().optional(),
+  /**
+   * On the frame that starts a chain: the id of the delegation tree its message begins, which
+   * `limits.maxModelCallsPerMessage` and `limits.maxDelegationsPerMessage` bound as a whole. Older
+   * records have none (their root conversation stands for the tree).
+   */
+  tree: z.string().optional(),
 }));
 export type DelegationFrame = z.infer<typeof DelegationFrameSchema>;

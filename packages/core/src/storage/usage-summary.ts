@@ -13,6 +13,10 @@ export const UsageRecordSchema = z.lazy(() => z.object({
   model: z.string(),
   usage: UsageSchema,
   costUsd: z.number().nullable(),
+  /** The delegation tree (one message's work) whose agent loop made this call; a resumed tree is recounted from these. */
+  tree: z.string().optional(),
+  /** The `communicate` call whose delegated turn made this call (none for the turn that answers the message itself). */
+  delegation: z.string().optional(),
 }));
 export type UsageRecord = z.infer<typeof UsageRecordSchema>;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Collective } from '../../collective/Collective.js';
 import { delegationTargets } from '../../collective/system-prompt.js';
-import type { AgentParticipant, Limits } from '../../collective/participant.js';
+import type { AgentParticipant, WorkspaceLimits } from '../../collective/participant.js';
 import { waitingParticipants } from '../../session/delegation-stack.js';
 import {
   CircularDelegationError,
@@ -30,7 +30,7 @@ const communicateInputSchema = () => z.object({
  * messages and returns the reply. Depth, circular delegation, permissions and
  * busy conversations come back as error results the model can act on.
  */
-export function createCommunicateTool(options: { collective: Collective; limitsFor: (callerId: string) => Limits }): Tool {
+export function createCommunicateTool(options: { collective: Collective; limitsFor: (callerId: string) => WorkspaceLimits }): Tool {
   // A conversation answers one message at a time, so its calls running now are those of one response.
   const slotsByConversation = new Map<string, DelegateSlots>();
   return defineTool({
@@ -80,6 +80,9 @@ export function createCommunicateTool(options: { collective: Collective; limitsF
       }
       if (queuedAt !== undefined) context.events.emit('delegation:dequeued', Object.assign(about(), { waitedMs: performance.now() - queuedAt }));
       try {
+        // Counted once it has a slot, just before it is sent: a call cancelled in the queue started nothing.
+        const overLimit = context.session.messageWork(context.frames).startDelegation(context.callerId, options.limitsFor(context.callerId));
+        if (overLimit) return { status: 'error', error: `${overLimit.message} Do the rest yourself, or answer with what you have.` };
         const result = await context.session.send({
           from: context.callerId,
           to: target.id,
