@@ -51,6 +51,20 @@ export class FileLock {
     return this.token !== undefined;
   }
 
+  /** The token this instance wrote into the lock file when it took it (undefined when it holds none). */
+  get heldToken(): string | undefined {
+    return this.token;
+  }
+
+  /**
+   * Whether the lock file is still this instance's (a takeover replaces it with one holding
+   * another token): read from the file at each call, so a holder that was paused learns it.
+   */
+  stillHeld(): boolean {
+    const token = this.token;
+    return token !== undefined && this.holder()?.token === token;
+  }
+
   /** Takes the lock if it is free (or its holder is dead); never waits. */
   tryAcquire(purpose?: string, lease: { owner?: string; expiresAt?: string } = {}): boolean {
     if (this.token !== undefined) return false;

@@ -16,7 +16,8 @@ import type { AcquireResult, ConversationAddress, Lease, LeaseHolder } from '../
  * its holder's death, as it always did.
  */
 export class FileLeases {
-  private readonly held = new Set<FileLock>();
+  /** The locks this instance holds, by their token (the lease's fencing token). */
+  private readonly held = new Map<string, FileLock>();
 
   constructor(
     private readonly paths: WorkspacePaths,
@@ -29,7 +30,8 @@ export class FileLeases {
     const lock = new FileLock(path, LOCK_LEASE_MS, { expired: (holder) => holder.expiresAt !== undefined && Date.parse(holder.expiresAt) <= this.now() });
     const expiresAt = new Date(this.now() + options.ttlMs).toISOString();
     if (!lock.tryAcquire(owner, { owner, expiresAt })) return { acquired: false, holder: leaseHolder(lock.holder()) };
-    this.held.add(lock);
+    const token = lock.heldToken ?? '';
+    this.held.set(token, lock);
     // A holder that died mid-write may have left a torn line; cut it before anything reads or appends.
     try {
       this.onAcquired(address);
@@ -41,11 +43,12 @@ export class FileLeases {
     // reach) through young-generation GCs, so a getter here put every turn's garbage in the old generation.
     const lease: { -readonly [Key in keyof Lease]: Lease[Key] } = {
       owner,
+      token,
       expiresAt,
       renew: async () => {
         const next = new Date(this.now() + options.ttlMs).toISOString();
         if (!lock.extend(next)) {
-          this.held.delete(lock);
+          this.held.delete(token);
           throw new LeaseLostError(`conversation ${address.conversationId} of session ${address.sessionId}`, owner);
         }
         lease.expiresAt = next;
@@ -55,15 +58,31 @@ export class FileLeases {
     return { acquired: true, lease };
   }
 
+  /**
+   * Throws `LeaseLostError` unless `lease` still holds the conversation's lock file. Read from the
+   * file right before the append, in the same synchronous step (no other callback runs between the
+   * check and the write); a takeover replaces the file, so a holder that was paused past its expiry
+   * finds another token there.
+   */
+  assertHeld(address: ConversationAddress, lease: Lease): void {
+    const lock = this.held.get(lease.token);
+    if (lock && lock.path === this.paths.conversationLock(address.sessionId, address.conversationId)) {
+      if (lock.stillHeld()) return;
+      this.held.delete(lease.token);
+    }
+    throw new LeaseLostError(`conversation ${address.conversationId} of session ${address.sessionId}`, lease.owner);
+  }
+
   releaseAll(): void {
-    for (const lock of this.held) lock.release();
+    for (const lock of this.held.values()) lock.release();
     this.held.clear();
   }
 
   private release(lock: FileLock): void {
     // Removes the file only while it is still this lease's: a successor's lock is left alone.
+    const token = lock.heldToken;
     lock.release();
-    this.held.delete(lock);
+    if (token !== undefined) this.held.delete(token);
   }
 }
 
