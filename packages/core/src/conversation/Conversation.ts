@@ -132,6 +132,19 @@ export class Conversation implements TurnConversation {
     return entry;
   }
 
+  async confirmLease(): Promise<void> {
+    const held = this.held;
+    if (!held) throw new LegionError('lease_not_held', `No turn of this process holds the lease of ${this.id}.`, { conversationId: this.id });
+    if (held.lost) throw held.lost;
+    try {
+      await held.lease.renew();
+    } catch (error) {
+      const lost = error instanceof LeaseLostError ? error : new LeaseLostError(`conversation ${this.id}`, held.lease.owner);
+      held.lose(lost);
+      throw lost;
+    }
+  }
+
   async append(message: Omit<Message, 'id' | 'at'>, author: string): Promise<Message> {
     return this.write({ id: randomUUID(), at: new Date().toISOString(), ...message }, author);
   }

@@ -174,3 +174,43 @@ describe.each(['file', 'memory'] as const)('a turn whose lease was taken over be
     }
   });
 });
+
+describe('a turn that lost its lease before its tool phase', () => {
+  let test: TestLegion | undefined;
+  afterEach(() => test?.cleanup());
+
+  it('asks for no approval (the approvals log carries no lease): it ends lease_lost and nothing waits on anyone', async () => {
+    let now = Date.now();
+    const clock = (): number => now;
+    const store = new MemorySessionStore();
+    let takeover: Promise<AcquireResult> | undefined;
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: ['file_write'] })],
+      entryAgent: 'worker',
+      scripts: { worker: [{ toolCalls: [{ id: 'w1', name: 'file_write', input: { path: 'notes.txt', content: 'stale' } }] }] },
+      backend: 'file',
+    });
+    const legion = Legion.open({ root: test.root, globalConfigFile: join(test.root, 'no-global-config.json'), backend: new MemorySessionBackend({ store, now: clock }), leaseTtlMs: 3_600_000 });
+    legion.providers.useFor('worker', test.providers['worker']!);
+    const intruder = new MemorySessionBackend({ store, now: clock });
+    const session = await legion.sessions.create();
+    // The model's call is in the log; then the process is paused past its lease and another takes the conversation.
+    legion.events.on('message:sent', (event) => {
+      if (event.message.role !== 'assistant' || takeover) return;
+      now += 3_600_000 * 2;
+      takeover = intruder.conversations.acquire({ sessionId: session.id, conversationId: 'user__worker' }, 'intruder', { ttlMs: 3_600_000 });
+    });
+    try {
+      const result = await legion.send(session, 'write the notes');
+      expect((await takeover)?.acquired).toBe(true);
+      expect(result).toMatchObject({ status: 'error', code: 'lease_lost' });
+      expect(await intruder.approvals.read(session.id)).toEqual([]);
+      test.assertScriptsDone();
+    } finally {
+      const taken = await takeover;
+      if (taken?.acquired) await taken.lease.release();
+      await intruder.close();
+      await legion.close();
+    }
+  });
+});
