@@ -3,7 +3,7 @@
 // For each backend, interleaved sample by sample so a busy machine affects all alike:
 //  - direct:   FileConversationLog.appendMessage, the synchronous call Conversation makes today
 //              (the baseline the backend wraps; file backend only);
-//  - append:   `await backend.conversations.append(address, entry)`, with the conversation's lease held;
+//  - append:   `await backend.conversations.append(address, entry, lease)`, under the conversation's lease (fenced);
 //  - follow:   a second backend instance on the same store (another process, as far as the store
 //              can tell) calling `readSince(cursor)` right after that append: one new message;
 //  - idle:     the same follower polling again when nothing was appended.
@@ -40,7 +40,7 @@ async function measure(label, writer, follower, samples, direct) {
       if (timed) times.direct.push(performance.now() - started);
     }
     let started = performance.now();
-    await writer.conversations.append(address, entry(index));
+    await writer.conversations.append(address, entry(index), lease.lease);
     if (timed) times.append.push(performance.now() - started);
     started = performance.now();
     const read = await follower.conversations.readSince(address, cursor);

@@ -148,25 +148,42 @@ try {
     const writers = Array.from({ length: 8 }, () => new PostgresSessionBackend({ url: appendUrl, maxConnections: 2 }));
     const { id: sessionId } = await writers[0].sessions.create();
     await Promise.all(writers.map((writer) => writer.ready()));
+    /** Leases taken for these figures, by writer and conversation, kept to the end: every append is made under one. */
+    const held = new Map();
+    const leaseOf = async (writer, address) => {
+      const key = `${writers.indexOf(writer)}/${address.conversationId}`;
+      if (!held.has(key)) {
+        const taken = await writer.conversations.acquire(address, `bench writer ${key}`, { ttlMs: 3_600_000 });
+        if (!taken.acquired) throw new Error(`could not take the lease of ${address.conversationId}`);
+        held.set(key, taken.lease);
+      }
+      return held.get(key);
+    };
     for (const [label, sameConversation, following] of [['8 conversations', false, false], ['1 conversation', true, false], ['8 conversations, each writer following the session (LISTENing, as a Legion process does)', false, true]]) {
       if (following) {
         // Every append then wakes every writer's listening connection, as it would 8 Legion processes'.
         const woken = [];
         for (const writer of writers) woken.push(new Promise((resolve) => writer.watch(sessionId, resolve)));
-        await writers[0].conversations.append({ sessionId, conversationId: 'user__w0' }, entry());
+        await writers[0].conversations.append({ sessionId, conversationId: 'user__w0' }, entry(), await leaseOf(writers[0], { sessionId, conversationId: 'user__w0' }));
         await Promise.all(woken);
       }
+      // Every append is fenced by its conversation's lease. On one conversation the 8 writers share the one lease
+      // (the check is on its token, in the append's statement), so they still contend for the one log as before.
+      const leases = await Promise.all(writers.map((writer, index) => (sameConversation && index > 0 ? undefined : leaseOf(writer, { sessionId, conversationId: sameConversation ? 'user__shared' : `user__w${index}` }))));
       const started = performance.now();
       await Promise.all(
         writers.map(async (writer, index) => {
           const address = { sessionId, conversationId: sameConversation ? 'user__shared' : `user__w${index}` };
-          for (let i = 0; i < APPENDS_PER_WRITER; i++) await writer.conversations.append(address, entry());
+          const lease = leases[sameConversation ? 0 : index];
+          for (let i = 0; i < APPENDS_PER_WRITER; i++) await writer.conversations.append(address, entry(), lease);
         }),
       );
       const perSecond = Math.round((8 * APPENDS_PER_WRITER) / ((performance.now() - started) / 1000));
       figures[following ? 'appendsPerSecondEightConversationsFollowing' : sameConversation ? 'appendsPerSecondOneConversation' : 'appendsPerSecondEightConversations'] = perSecond;
       console.log(`  8 writers, ${label.padEnd(15)}: ${perSecond} appends/s (${8 * APPENDS_PER_WRITER} appends of ~600 bytes, each its own committed transaction)`);
     }
+    for (const lease of held.values()) await lease.release();
+    held.clear();
     await Promise.all(writers.map((writer) => writer.close()));
   }
 

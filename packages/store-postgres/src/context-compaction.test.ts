@@ -1,6 +1,7 @@
 import type { StorageWarning } from '@legion-collective/core';
 import { PostgresSessionBackend } from './PostgresSessionBackend.js';
 import { createTestDatabase, postgresSkipped, sql } from './test-support/test-database.js';
+import { appendUnderLease } from '@legion-collective/core/testing';
 
 // `context` reads the log's end, its newest compaction point and what follows in one statement; a
 // newest point that cannot be read sends it back to the older points, one query at a time.
@@ -13,9 +14,9 @@ describe.skipIf(postgresSkipped() !== undefined)('context past an unreadable com
       const { id: sessionId } = await backend.sessions.create({ title: 'compactions' });
       const address = { sessionId, conversationId: 'user__dev' };
       const message = (id: string) => ({ kind: 'message' as const, id, role: 'user' as const, content: [{ type: 'text' as const, text: id }], at: new Date().toISOString() });
-      await backend.conversations.append(address, message('before'));
-      await backend.conversations.append(address, { kind: 'compaction', at: new Date().toISOString(), summary: 'readable summary' });
-      await backend.conversations.append(address, message('between'));
+      await appendUnderLease(backend, address, message('before'));
+      await appendUnderLease(backend, address, { kind: 'compaction', at: new Date().toISOString(), summary: 'readable summary' });
+      await appendUnderLease(backend, address, message('between'));
       // A newer compaction point whose body is broken (no summary), as a bad write or a hand edit would leave it.
       await sql(
         url,
@@ -23,7 +24,7 @@ describe.skipIf(postgresSkipped() !== undefined)('context past an unreadable com
          INSERT INTO legion.entries (session_id, log_id, seq, kind, body) SELECT $1, $2, last_seq, 'compaction', '{"kind":"compaction"}' FROM next`,
         [sessionId, address.conversationId],
       );
-      await backend.conversations.append(address, message('after'));
+      await appendUnderLease(backend, address, message('after'));
 
       const context = await backend.conversations.context(address);
       expect(context.compaction?.summary).toBe('readable summary');

@@ -1,5 +1,5 @@
 import type { QueryResultRow } from 'pg';
-import { LegionError } from '@legion-collective/core';
+import { LeaseLostError, LegionError } from '@legion-collective/core';
 import { CHANGES_CHANNEL } from './presence.js';
 import type { Database } from './connection.js';
 
@@ -24,42 +24,47 @@ export async function appendEntry(
      * `durability`), and appending after the gap would leave, say, a tool result whose call is gone.
      */
     after?: number | undefined;
+    /**
+     * The lease of conversation `logId` the append is made under (a fencing token). Checked in the
+     * same statement as the write, with the lease row locked (`FOR SHARE`) until it commits: a
+     * takeover that committed first leaves nothing to write, and one that comes later waits for
+     * this append. So a holder paused past its expiry cannot append beside its successor.
+     */
+    lease?: { token: string; owner: string } | undefined;
   },
 ): Promise<number> {
+  const parameters: unknown[] = [entry.sessionId, entry.logId, entry.kind, entry.claim ?? null, JSON.stringify(entry.body)];
+  const parameter = (value: unknown): string => `$${parameters.push(value)}`;
+  const after = entry.after === undefined ? undefined : parameter(entry.after);
+  const token = entry.lease === undefined ? undefined : parameter(entry.lease.token);
+  const fence =
+    token === undefined ? '' : `fence AS (SELECT 1 AS held FROM legion.leases WHERE session_id = $1 AND conversation_id = $2 AND token = ${token} FOR SHARE),\n`;
+  const next =
+    after === undefined
+      ? `INSERT INTO legion.logs AS log (session_id, log_id, last_seq) SELECT $1, $2, 1${token === undefined ? '' : ' FROM fence'}
+         ON CONFLICT (session_id, log_id) DO UPDATE SET last_seq = log.last_seq + 1
+         RETURNING last_seq`
+      : `UPDATE legion.logs SET last_seq = last_seq + 1${token === undefined ? '' : ' FROM fence'} WHERE session_id = $1 AND log_id = $2 AND last_seq >= ${after}
+         RETURNING last_seq`;
   const notify = entry.notify ? `, (SELECT pg_notify('${CHANGES_CHANNEL}', $1)) AS notified` : '';
-  const values = [entry.sessionId, entry.logId, entry.kind, entry.claim ?? null, JSON.stringify(entry.body)];
-  const run = <Row extends QueryResultRow>(text: string, parameters: readonly unknown[], name: string): Promise<Row[]> =>
-    entry.notify ? db.queryNotifying<Row>(text, parameters, name) : db.query<Row>(text, parameters, name);
-  const rows =
-    entry.after === undefined
-      ? await run<{ seq: string }>(
-          `WITH next AS (
-             INSERT INTO legion.logs AS log (session_id, log_id, last_seq) VALUES ($1, $2, 1)
-             ON CONFLICT (session_id, log_id) DO UPDATE SET last_seq = log.last_seq + 1
-             RETURNING last_seq)
-           INSERT INTO legion.entries (session_id, log_id, seq, kind, claim, body)
-           SELECT $1, $2, next.last_seq, $3, $4, $5::jsonb FROM next${notify}
-           RETURNING seq`,
-          values,
-          entry.notify ? 'legion-append-notify' : 'legion-append',
-        )
-      : await run<{ seq: string }>(
-          `WITH next AS (
-             UPDATE legion.logs SET last_seq = last_seq + 1 WHERE session_id = $1 AND log_id = $2 AND last_seq >= $6
-             RETURNING last_seq)
-           INSERT INTO legion.entries (session_id, log_id, seq, kind, claim, body)
-           SELECT $1, $2, next.last_seq, $3, $4, $5::jsonb FROM next${notify}
-           RETURNING seq`,
-          [...values, entry.after],
-          entry.notify ? 'legion-append-after-notify' : 'legion-append-after',
-        );
+  const text = `WITH ${fence}next AS (${next})
+     INSERT INTO legion.entries (session_id, log_id, seq, kind, claim, body)
+     SELECT $1, $2, next.last_seq, $3, $4, $5::jsonb FROM next${notify}
+     RETURNING seq`;
+  // One prepared statement per shape of the query.
+  const name = `legion-append${after === undefined ? '' : '-after'}${token === undefined ? '' : '-fenced'}${entry.notify ? '-notify' : ''}`;
+  const run = <Row extends QueryResultRow>(): Promise<Row[]> => (entry.notify ? db.queryNotifying<Row>(text, parameters, name) : db.query<Row>(text, parameters, name));
+  const rows = await run<{ seq: string }>();
   const seq = rows[0]?.seq;
-  if (seq === undefined) {
-    throw new LegionError(
-      'log_lost_entries',
-      `The log ${entry.logId} of session ${entry.sessionId} no longer holds entry ${entry.after ?? 0} that this process appended: the database lost its last entries (it restarted before flushing them) or the session was removed. Nothing more is appended to it by this turn; send the message again to continue from what the log holds.`,
-      { sessionId: entry.sessionId, logId: entry.logId, after: entry.after },
-    );
+  if (seq !== undefined) return Number(seq);
+  if (entry.lease !== undefined) {
+    // Nothing was written; which of the two conditions refused it is read only now, on this rare path.
+    const held = await db.query('SELECT 1 FROM legion.leases WHERE session_id = $1 AND conversation_id = $2 AND token = $3', [entry.sessionId, entry.logId, entry.lease.token]);
+    if (held.length === 0) throw new LeaseLostError(`conversation ${entry.logId} of session ${entry.sessionId}`, entry.lease.owner);
   }
-  return Number(seq);
+  throw new LegionError(
+    'log_lost_entries',
+    `The log ${entry.logId} of session ${entry.sessionId} no longer holds entry ${entry.after ?? 0} that this process appended: the database lost its last entries (it restarted before flushing them) or the session was removed. Nothing more is appended to it by this turn; send the message again to continue from what the log holds.`,
+    { sessionId: entry.sessionId, logId: entry.logId, after: entry.after },
+  );
 }

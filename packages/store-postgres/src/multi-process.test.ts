@@ -87,6 +87,27 @@ describe.skipIf(postgresSkipped() !== undefined)('many Legion processes on one P
     expect(log.slice(0, 3).map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
   });
 
+  it('a process paused (SIGSTOP) past its lease mid-turn writes nothing after another process took the conversation over and answered', async () => {
+    const LEASE_MS = '1500';
+    const stale = worker('stale', LEASE_MS);
+    await stale.waitFor((line) => line === 'MODEL_CALLED', 'MODEL_CALLED');
+    // Frozen while its model holds the answer: its lease is not renewed, and expires.
+    stale.child.kill('SIGSTOP');
+    const taker = worker('takeover', LEASE_MS);
+    const taken = JSON.parse((await taker.waitFor((line) => line.startsWith('DONE '), 'DONE')).slice('DONE '.length)) as { status: string; reply?: string };
+    expect(taken).toMatchObject({ status: 'success', reply: 'plan from B' });
+    // The model's answer is there when it wakes: the stale turn goes on as if nothing happened.
+    stale.child.stdin.write('answer now\n');
+    stale.child.kill('SIGCONT');
+    const ended = JSON.parse((await stale.waitFor((line) => line.startsWith('DONE '), 'DONE')).slice('DONE '.length)) as { status: string; code?: string; error?: string };
+    expect(ended).toMatchObject({ status: 'error', code: 'lease_lost', error: expect.stringContaining('taken over') });
+    const log = await messages('user__worker');
+    expect(log.map((message) => `${message.role}: ${textOf(message)}`)).toEqual(['user: What is the plan?', 'user: Still there?', 'assistant: plan from B']);
+    // Nor a note of how the stale turn ended: nothing of it after the takeover.
+    const entries = await backend.conversations.entries({ sessionId, conversationId: 'user__worker' });
+    expect(entries.map((entry) => entry.kind)).toEqual(['message', 'message', 'message']);
+  });
+
   it("a follower in one process is woken by another process's appends (NOTIFY), without waiting for its poll", async () => {
     const follower = worker('follow');
     await follower.waitFor((line) => line === 'READY', 'READY');

@@ -13,6 +13,7 @@ import {
   type ConversationContext,
   type ConversationLogs,
   type HeaderEntry,
+  type Lease,
   type LogCursor,
   type LogEntry,
   type Message,
@@ -67,15 +68,23 @@ export class PostgresConversations implements ConversationLogs {
   /** By `<session>/<conversation>`: the number of the last entry this instance appended there. */
   private readonly appended = new Map<string, number>();
 
-  async append(address: ConversationAddress, entry: AppendableEntry): Promise<LogCursor> {
+  async append(address: ConversationAddress, entry: AppendableEntry, lease: Lease): Promise<LogCursor> {
     assertConversationAddress(address);
     const key = `${address.sessionId}/${address.conversationId}`;
     let seq: number;
     try {
-      seq = await appendEntry(this.db, { sessionId: address.sessionId, logId: address.conversationId, kind: entry.kind, body: entry, notify: true, after: this.appended.get(key) });
+      seq = await appendEntry(this.db, {
+        sessionId: address.sessionId,
+        logId: address.conversationId,
+        kind: entry.kind,
+        body: entry,
+        notify: true,
+        after: this.appended.get(key),
+        lease: { token: lease.token, owner: lease.owner },
+      });
     } catch (error) {
       // Refused once: the next turn starts from what the log holds.
-      if (error instanceof LegionError && error.code === 'log_lost_entries') this.appended.delete(key);
+      if (error instanceof LegionError && (error.code === 'log_lost_entries' || error.code === 'lease_lost')) this.appended.delete(key);
       throw error;
     }
     this.appended.set(key, seq);

@@ -64,6 +64,7 @@ export class PostgresLeases {
     // A data property moved by `renew` (as the file backend's): no accessor keeps a turn's garbage alive.
     const lease: { -readonly [Key in keyof Lease]: Lease[Key] } = {
       owner,
+      token,
       expiresAt: new Date(expiresAtMs).toISOString(),
       renew: async () => {
         // A process whose connection was cut gets its lock back first: until then others may take its leases.

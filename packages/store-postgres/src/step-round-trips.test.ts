@@ -10,6 +10,7 @@ import { ScriptedProvider, agentParticipant, userParticipant } from '@legion-col
 import { PostgresSessionBackend } from './PostgresSessionBackend.js';
 import { createTestDatabase, postgresSkipped } from './test-support/test-database.js';
 import { recordWire, type WireRecorder } from './test-support/wire-recorder.js';
+import { appendUnderLease } from '@legion-collective/core/testing';
 
 const TOOL_STEPS = 5;
 
@@ -82,7 +83,7 @@ describe.skipIf(postgresSkipped() !== undefined)('round trips of an agent turn',
     // Parallel delegates' appends are not queued behind one another on that one connection.
     const entry = (text: string) => ({ kind: 'message' as const, id: text, role: 'user' as const, content: [{ type: 'text' as const, text }], at: new Date().toISOString() });
     const binds = wire.connections.map(appendsOn);
-    const cursors = await Promise.all(['a', 'b', 'c', 'd'].map((name) => backend.conversations.append({ sessionId: session.id, conversationId: `user__worker__${name}` }, entry(name))));
+    const cursors = await Promise.all(['a', 'b', 'c', 'd'].map((name) => appendUnderLease(backend, { sessionId: session.id, conversationId: `user__worker__${name}` }, entry(name))));
     expect(cursors).toHaveLength(4);
     const carriers = wire.connections.filter((connection, index) => appendsOn(connection) > (binds[index] ?? 0));
     expect(carriers.length).toBeGreaterThan(1);

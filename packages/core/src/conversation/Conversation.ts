@@ -9,7 +9,7 @@ import { waitingParticipants } from '../session/delegation-stack.js';
 import { giveBackController, takeController } from '../session/spare-controllers.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
 import type { ApprovalView } from '../storage/approval-records.js';
-import type { ConversationLogs, Lease, LogCursor } from '../storage/backend/session-backend.js';
+import type { AppendableEntry, ConversationLogs, Lease, LogCursor } from '../storage/backend/session-backend.js';
 import { LeaseLostError } from '../storage/backend/lease-lost-error.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { CompactionEntrySchema, CONVERSATION_FORMAT_VERSION, type CompactionEntry, type CompactionEntryInput, type CompactionReason } from '../storage/log-entry.js';
@@ -71,6 +71,8 @@ export class Conversation implements TurnConversation {
   private current = false;
   /** Set while a turn runs whose lease was taken over: nothing more of that turn may be written. */
   private lost: LeaseLostError | undefined;
+  /** The turn of this process that holds the lease now: every append names its lease (the backend's fencing token). */
+  private held: HeldTurn | undefined;
 
   constructor(
     readonly ref: ConversationRef,
@@ -121,13 +123,26 @@ export class Conversation implements TurnConversation {
     if (entry.keptMessages > history.length) {
       throw new LegionError('compaction_invalid', `A compaction of ${this.id} keeps ${entry.keptMessages} messages; the context holds only ${history.length}.`, { conversationId: this.id });
     }
-    const cursor = await this.logs.append(this.ref, entry);
+    const cursor = await this.appendHeld(entry);
     if (this.messages) {
       this.messages = this.messages.slice(this.messages.length - entry.keptMessages);
       this.cursor = cursor;
     }
     this.point = entry;
     return entry;
+  }
+
+  async confirmLease(): Promise<void> {
+    const held = this.held;
+    if (!held) throw new LegionError('lease_not_held', `No turn of this process holds the lease of ${this.id}.`, { conversationId: this.id });
+    if (held.lost) throw held.lost;
+    try {
+      await held.lease.renew();
+    } catch (error) {
+      const lost = error instanceof LeaseLostError ? error : new LeaseLostError(`conversation ${this.id}`, held.lease.owner);
+      held.lose(lost);
+      throw lost;
+    }
   }
 
   async append(message: Omit<Message, 'id' | 'at'>, author: string): Promise<Message> {
@@ -138,7 +153,7 @@ export class Conversation implements TurnConversation {
     if (this.lost) throw this.lost;
     let cursor: LogCursor;
     try {
-      cursor = await this.logs.append(this.ref, { kind: 'message', ...full });
+      cursor = await this.appendHeld({ kind: 'message', ...full });
     } catch (error) {
       // What the log holds is unknown now (a database that restarted may have lost the entries before
       // this one): the next turn loads the history from the log instead of trusting what is loaded.
@@ -260,9 +275,14 @@ export class Conversation implements TurnConversation {
         outcome = { status: 'error', code: error instanceof LegionError ? error.code : 'runtime_failed', error: errorMessage(error) };
       }
       // A turn whose lease was taken over writes nothing more: the new holder's turn owns the log now.
-      const result: TurnResult = held.lost
-        ? { status: 'error', code: held.lost.code, error: held.lost.message, conversationId: this.id }
-        : await this.record(outcome, options.to.id);
+      let result: TurnResult;
+      try {
+        result = held.lost ? leaseLostResult(held.lost, this.id) : await this.record(outcome, options.to.id);
+      } catch (error) {
+        // The lease was lost while its ending was written (the backend refused that append): the ending is that.
+        if (!(error instanceof LeaseLostError)) throw error;
+        result = leaseLostResult(error, this.id);
+      }
       await this.logs.flush(this.ref);
       trace?.end(result);
       events.emit(
@@ -306,10 +326,10 @@ export class Conversation implements TurnConversation {
     }
     if (outcome.status === 'paused') {
       const ids = outcome.requests.map((request) => request.id).join(', ');
-      await this.logs.append(this.ref, { kind: 'note', level: 'info', code: 'approval_required', text: `paused until approvals are answered: ${ids}`, at });
+      await this.appendHeld({ kind: 'note', level: 'info', code: 'approval_required', text: `paused until approvals are answered: ${ids}`, at });
       return { status: 'paused', requests: outcome.requests, conversationId: this.id };
     }
-    await this.logs.append(this.ref, { kind: 'note', level: 'error', code: outcome.code, text: outcome.error, at });
+    await this.appendHeld({ kind: 'note', level: 'error', code: outcome.code, text: outcome.error, at });
     this.services.events.emit('error:raised', { scope: `turn of ${responder}`, message: outcome.error, code: outcome.code, participantId: responder, sessionId: this.ref.sessionId });
     return { status: 'error', code: outcome.code, error: outcome.error, conversationId: this.id };
   }
@@ -358,6 +378,22 @@ export class Conversation implements TurnConversation {
       },
       this.ref.responder,
     );
+  }
+
+  /**
+   * Appends under the lease of the turn that runs: the backend writes only while that lease still
+   * holds the conversation, checked with the write. A refusal ends the turn as a lost lease does.
+   */
+  private async appendHeld(entry: AppendableEntry): Promise<LogCursor> {
+    const held = this.held;
+    if (!held) throw new LegionError('lease_not_held', `Nothing may be appended to ${this.id} outside a turn that holds its lease.`, { conversationId: this.id });
+    if (held.lost) throw held.lost;
+    try {
+      return await this.logs.append(this.ref, entry, held.lease);
+    } catch (error) {
+      if (error instanceof LeaseLostError) held.lose(error);
+      throw error;
+    }
   }
 
   /** Adds what other processes appended since the loaded history was last brought up to date. */
@@ -428,12 +464,23 @@ export class Conversation implements TurnConversation {
     else callerSignal?.addEventListener('abort', forward, { once: true });
     const held: HeldTurn = {
       lost: undefined,
+      lease,
       signal: turnController.signal,
+      // Once: by a renewal or an append that found the lease taken over, whichever came first.
+      lose: (error) => {
+        if (held.lost) return;
+        clearInterval(renewal);
+        held.lost = error;
+        if (this.held === held) this.lost = error;
+        this.services.events.emit('error:raised', { scope: `turn of ${this.ref.responder}`, message: error.message, code: 'lease_lost', participantId: this.ref.responder, sessionId: this.ref.sessionId });
+        turnController.abort(error);
+      },
       release: async () => {
         clearInterval(renewal);
         callerSignal?.removeEventListener('abort', forward);
         this.current = false;
         this.lost = undefined;
+        if (this.held === held) this.held = undefined;
         // A renewal still in flight may yet abort it: then it is not handed on.
         if (!renewing) giveBackController(turnController);
         try {
@@ -450,27 +497,30 @@ export class Conversation implements TurnConversation {
       renewing = true;
       lease.renew().then(
         () => (renewing = false),
-        (error: unknown) => {
-          clearInterval(renewal);
-          held.lost = error instanceof LeaseLostError ? error : new LeaseLostError(`conversation ${this.id}`, owner);
-          this.lost = held.lost;
-          this.services.events.emit('error:raised', { scope: `turn of ${this.ref.responder}`, message: errorMessage(error), code: 'lease_lost', participantId: this.ref.responder, sessionId: this.ref.sessionId });
-          turnController.abort(held.lost);
-        },
+        (error: unknown) => held.lose(error instanceof LeaseLostError ? error : new LeaseLostError(`conversation ${this.id}`, owner)),
       );
     }, Math.max(1, Math.floor(ttlMs / 3)));
     // A turn alone never keeps the process alive; what it awaits does.
     renewal.unref();
+    this.held = held;
     return held;
   }
 }
 
 interface HeldTurn {
-  /** Set when a renewal found the lease taken over. */
+  /** Set when a renewal, or an append, found the lease taken over. */
   lost: LeaseLostError | undefined;
+  /** The lease the turn holds; every append carries it. */
+  lease: Lease;
+  /** Ends the turn's writing: records the loss, stops renewing, aborts the turn's signal. */
+  lose(error: LeaseLostError): void;
   /** The caller's signal, aborted also when the lease is lost. */
   signal: AbortSignal;
   release(): Promise<void>;
+}
+
+function leaseLostResult(error: LeaseLostError, conversationId: string): TurnResult {
+  return { status: 'error', code: error.code, error: error.message, conversationId };
 }
 
 /**

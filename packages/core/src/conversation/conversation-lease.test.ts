@@ -118,3 +118,99 @@ describe('a conversation lease taken over during a turn', () => {
     }
   });
 });
+
+describe.each(['file', 'memory'] as const)('a turn whose lease was taken over before any renewal noticed (%s backend)', (kind) => {
+  let test: TestLegion | undefined;
+  afterEach(() => test?.cleanup());
+
+  it('has its next append refused by the backend (the lease it carries is stale): the turn ends lease_lost, nothing of it after the new holder', async () => {
+    // No renewal runs in this test (an hour's ttl): only the lease each append carries can stop the stale turn.
+    let now = Date.now();
+    const clock = (): number => now;
+    const store = new MemorySessionStore();
+    let takeover: AcquireResult | undefined;
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: ['freeze'] })],
+      entryAgent: 'worker',
+      scripts: { worker: [{ toolCalls: [{ id: 'f1', name: 'freeze', input: {} }] }] },
+      backend: 'file',
+    });
+    const options = { root: test.root, globalConfigFile: join(test.root, 'no-global-config.json'), leaseTtlMs: 3_600_000 };
+    const legion = Legion.open({ ...options, backend: kind === 'memory' ? new MemorySessionBackend({ store, now: clock }) : new FileSessionBackend({ root: test.root, now: clock }) });
+    legion.providers.useFor('worker', test.providers['worker']!);
+    const intruder = kind === 'memory' ? new MemorySessionBackend({ store, now: clock }) : new FileSessionBackend({ root: test.root, now: clock });
+    const errors: string[] = [];
+    legion.events.on('error:raised', (event) => errors.push(event.code ?? ''));
+    const session = await legion.sessions.create();
+    const address = { sessionId: session.id, conversationId: 'user__worker' };
+    legion.tools.register(
+      defineTool({
+        name: 'freeze',
+        effect: 'read',
+        description: 'Stands for a process paused past its lease: the clock jumps, another holder takes over and answers, then this one goes on.',
+        inputSchema: z.object({}),
+        async execute() {
+          now += 3_600_000 * 2;
+          takeover = await intruder.conversations.acquire(address, 'intruder', { ttlMs: 3_600_000 });
+          if (!takeover.acquired) throw new Error('the intruder got no lease');
+          await intruder.conversations.append(address, { kind: 'message', id: 'theirs', at: new Date(now).toISOString(), role: 'user', content: [{ type: 'text', text: 'the new holder answers' }] }, takeover.lease);
+          return { status: 'success', data: 'the stale result' };
+        },
+      }),
+    );
+    try {
+      const result = await legion.send(session, 'freeze');
+      expect(result).toMatchObject({ status: 'error', code: 'lease_lost', error: expect.stringContaining('taken over') });
+      expect(errors).toContain('lease_lost');
+      const entries = await intruder.conversations.entries(address);
+      // The stale tool result, and any note of how the stale turn ended, were refused.
+      expect(entries.map((entry) => (entry.kind === 'message' ? `${entry.role}:${entry.content[0]?.type}` : entry.kind))).toEqual(['user:text', 'assistant:tool_use', 'user:text']);
+      expect(JSON.stringify(entries)).not.toContain('the stale result');
+      test.assertScriptsDone();
+    } finally {
+      if (takeover?.acquired) await takeover.lease.release();
+      await intruder.close();
+      await legion.close();
+    }
+  });
+});
+
+describe('a turn that lost its lease before its tool phase', () => {
+  let test: TestLegion | undefined;
+  afterEach(() => test?.cleanup());
+
+  it('asks for no approval (the approvals log carries no lease): it ends lease_lost and nothing waits on anyone', async () => {
+    let now = Date.now();
+    const clock = (): number => now;
+    const store = new MemorySessionStore();
+    let takeover: Promise<AcquireResult> | undefined;
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: ['file_write'] })],
+      entryAgent: 'worker',
+      scripts: { worker: [{ toolCalls: [{ id: 'w1', name: 'file_write', input: { path: 'notes.txt', content: 'stale' } }] }] },
+      backend: 'file',
+    });
+    const legion = Legion.open({ root: test.root, globalConfigFile: join(test.root, 'no-global-config.json'), backend: new MemorySessionBackend({ store, now: clock }), leaseTtlMs: 3_600_000 });
+    legion.providers.useFor('worker', test.providers['worker']!);
+    const intruder = new MemorySessionBackend({ store, now: clock });
+    const session = await legion.sessions.create();
+    // The model's call is in the log; then the process is paused past its lease and another takes the conversation.
+    legion.events.on('message:sent', (event) => {
+      if (event.message.role !== 'assistant' || takeover) return;
+      now += 3_600_000 * 2;
+      takeover = intruder.conversations.acquire({ sessionId: session.id, conversationId: 'user__worker' }, 'intruder', { ttlMs: 3_600_000 });
+    });
+    try {
+      const result = await legion.send(session, 'write the notes');
+      expect((await takeover)?.acquired).toBe(true);
+      expect(result).toMatchObject({ status: 'error', code: 'lease_lost' });
+      expect(await intruder.approvals.read(session.id)).toEqual([]);
+      test.assertScriptsDone();
+    } finally {
+      const taken = await takeover;
+      if (taken?.acquired) await taken.lease.release();
+      await intruder.close();
+      await legion.close();
+    }
+  });
+});

@@ -35,6 +35,8 @@ export class UserRuntime implements ParticipantRuntime {
       text: turn.message ? textOf(turn.message) : '',
       frames: [...turn.frames],
     };
+    // The questions log is the session's, which no lease fences: a turn that lost its lease asks nothing.
+    await turn.conversation.confirmLease();
     await questions.append(record);
     let outcome;
     try {

@@ -87,6 +87,8 @@ export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<
   }
   const paused: ApprovalView[] = [];
   if (asking.length > 0) {
+    // Requests go to the session's approvals log, which no lease fences: a turn that lost its lease asks nothing.
+    await turn.conversation.confirmLease();
     const outcomes = await services.gate.decide(asking, {
       requester: agent.id,
       frames: turn.frames,

@@ -82,6 +82,13 @@ export interface TurnConversation {
    * from the loaded history: the next `history()` starts at its kept messages.
    */
   compact(entry: CompactionEntryInput): Promise<CompactionEntry>;
+  /**
+   * Checks against the store that the turn still holds the conversation's lease (a compare-and-set
+   * renewal); if it was taken over, the turn's writing ends and `LeaseLostError` is thrown. For what
+   * a turn writes outside its conversation's log (approval requests, questions), which carries no
+   * lease of its own: a process paused past its lease learns it before asking anyone anything.
+   */
+  confirmLease(): Promise<void>;
 }
 
 export type RuntimeOutcome =

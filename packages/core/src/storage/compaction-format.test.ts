@@ -8,6 +8,7 @@ import { MemorySessionBackend } from './backend/memory/MemorySessionBackend.js';
 import type { AppendableEntry, SessionBackend } from './backend/session-backend.js';
 import { CONVERSATION_FORMAT_VERSION, HeaderEntrySchema, LogEntrySchema } from './log-entry.js';
 import { WorkspacePaths } from './workspace-paths.js';
+import { appendUnderLease } from '../testing/append-under-lease.js';
 
 /** A version 1 log with a version 1 compaction entry (summary only), as an earlier Legion wrote it. Never changes. */
 const FIXTURE = fileURLToPath(new URL('./__fixtures__/conversation-v1-compacted.jsonl', import.meta.url));
@@ -49,7 +50,7 @@ describe('conversation format 2 reads version 1 logs with their compaction entri
     address.sessionId = created.id;
     const [header, ...entries] = readFileSync(FIXTURE, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as unknown);
     await backend.conversations.ensureHeader(address, HeaderEntrySchema.parse(header));
-    for (const entry of entries) await backend.conversations.append(address, LogEntrySchema.parse(entry) as AppendableEntry);
+    for (const entry of entries) await appendUnderLease(backend, address, LogEntrySchema.parse(entry) as AppendableEntry);
     return backend;
   }
 
@@ -73,7 +74,7 @@ describe('conversation format 2 reads version 1 logs with their compaction entri
     expect((await backend.conversations.readSince(address, undefined)).messages.map((message) => message.id)).toEqual(['m1', 'm2', 'm3', 'm4']);
 
     // Continued by this version: a version 2 entry keeping m4 follows it, and rules.
-    await backend.conversations.append(address, { kind: 'compaction', at: '2026-01-01T00:00:00.000Z', summary: 'renamed and imports updated', throughMessageId: 'm3', keptMessages: 1, reason: 'manual' });
+    await appendUnderLease(backend, address, { kind: 'compaction', at: '2026-01-01T00:00:00.000Z', summary: 'renamed and imports updated', throughMessageId: 'm3', keptMessages: 1, reason: 'manual' });
     const next = await backend.conversations.context(address);
     expect(next.compaction).toMatchObject({ summary: 'renamed and imports updated', keptMessages: 1, reason: 'manual' });
     expect(next.messages.map((message) => message.id)).toEqual(['m4']);

@@ -40,6 +40,8 @@ export const LOCK_LEASE_MS = 30_000;
 export class FileLock {
   private token: string | undefined;
   private renewal: NodeJS.Timeout | undefined;
+  /** When this instance last wrote or touched the lock file (Date.now), while it holds it. */
+  private refreshedAt = 0;
 
   constructor(
     readonly path: string,
@@ -51,6 +53,25 @@ export class FileLock {
     return this.token !== undefined;
   }
 
+  /** The token this instance wrote into the lock file when it took it (undefined when it holds none). */
+  get heldToken(): string | undefined {
+    return this.token;
+  }
+
+  /** Whether this instance wrote or touched the lock file within the last `ms` (a holder that cannot be checked keeps it only so). */
+  refreshedWithin(ms: number): boolean {
+    return Date.now() - this.refreshedAt < ms;
+  }
+
+  /**
+   * Whether the lock file is still this instance's (a takeover replaces it with one holding
+   * another token): read from the file at each call, so a holder that was paused learns it.
+   */
+  stillHeld(): boolean {
+    const token = this.token;
+    return token !== undefined && this.holder()?.token === token;
+  }
+
   /** Takes the lock if it is free (or its holder is dead); never waits. */
   tryAcquire(purpose?: string, lease: { owner?: string; expiresAt?: string } = {}): boolean {
     if (this.token !== undefined) return false;
@@ -60,6 +81,7 @@ export class FileLock {
       // young-generation GCs, so per-turn garbage would pile up in the old generation (bench/memory-runs.mjs).
       if (createExclusive(this.path, Object.assign({}, currentProcessIdentity(), { token, since: new Date().toISOString(), purpose }, lease))) {
         this.token = token;
+        this.refreshedAt = Date.now();
         this.renewLease();
         return true;
       }
@@ -93,6 +115,7 @@ export class FileLock {
       const temp = `${this.path}.${randomBytes(4).toString('hex')}.tmp`;
       writeFileSync(temp, JSON.stringify({ ...holder, expiresAt }), { flag: 'wx' });
       renameSync(temp, this.path);
+      this.refreshedAt = Date.now();
       return true;
     } finally {
       try {
@@ -148,6 +171,7 @@ export class FileLock {
         if (this.holder()?.token !== token) return;
         const now = new Date();
         utimesSync(this.path, now, now);
+        this.refreshedAt = now.getTime();
       } catch {
         // gone: release() or a takeover will sort it out
       }

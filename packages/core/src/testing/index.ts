@@ -5,6 +5,7 @@ export type { RegisteredTestBackend, TestLegion } from './test-collective.js';
 export { startWireRecorder } from './wire-recorder.js';
 export type { RecordedRequest, WireRecorder } from './wire-recorder.js';
 export { fillSession } from './session-fill.js';
+export { appendUnderLease } from './append-under-lease.js';
 export { describeSessionBackendContract } from './session-backend-contract.js';
 export type { MakeHarness, SessionBackendHarness } from './session-backend-contract.js';
 export { startWindowLimitedServer } from './window-limited-server.js';

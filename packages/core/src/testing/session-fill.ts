@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { HeaderEntry, MessageEntry } from '../storage/log-entry.js';
-import type { SessionBackend } from '../storage/backend/session-backend.js';
+import type { AppendableEntry, ConversationAddress, Lease, SessionBackend } from '../storage/backend/session-backend.js';
 import type { SessionMeta } from '../storage/session-meta.js';
 
 /**
@@ -23,13 +23,24 @@ export async function fillSession(backend: SessionBackend, options: { id?: strin
   const side = { sessionId, conversationId: 'dev__reviewer__audit' };
   await backend.conversations.ensureHeader(main, header(main.conversationId));
   await backend.conversations.ensureHeader(side, header(side.conversationId));
+  // Written as turns write: under each conversation's lease, given back at the end.
+  const leases = new Map<string, Lease>();
+  const append = async (address: ConversationAddress, entry: AppendableEntry): Promise<void> => {
+    let lease = leases.get(address.conversationId);
+    if (!lease) {
+      const taken = await backend.conversations.acquire(address, 'fillSession', { ttlMs: 3_600_000 });
+      if (!taken.acquired) throw new Error(`fillSession: ${address.conversationId} is held by ${taken.holder?.owner ?? 'another holder'}`);
+      leases.set(address.conversationId, (lease = taken.lease));
+    }
+    await backend.conversations.append(address, entry, lease);
+  };
   const first = message(`hello ${seed}`, 'user');
-  await backend.conversations.append(main, first);
-  await backend.conversations.append(main, message(`hi ${seed} — ünïcödé 🚀`, 'assistant'));
-  await backend.conversations.append(main, { kind: 'note', level: 'error', code: 'interrupted', text: 'the turn was interrupted', at: '2026-01-02T03:05:00.000Z' });
+  await append(main, first);
+  await append(main, message(`hi ${seed} — ünïcödé 🚀`, 'assistant'));
+  await append(main, { kind: 'note', level: 'error', code: 'interrupted', text: 'the turn was interrupted', at: '2026-01-02T03:05:00.000Z' });
   const kept = message('keep me', 'user');
-  await backend.conversations.append(main, kept);
-  await backend.conversations.append(main, {
+  await append(main, kept);
+  await append(main, {
     kind: 'compaction',
     at: '2026-01-02T03:06:00.000Z',
     summary: `summary of ${seed}`,
@@ -42,8 +53,9 @@ export async function fillSession(backend: SessionBackend, options: { id?: strin
     reason: 'manual',
     carried: [{ messageId: kept.id, at: kept.at, text: 'keep me' }],
   });
-  await backend.conversations.append(main, message('after the compaction', 'assistant'));
-  await backend.conversations.append(side, message(`review ${seed}`, 'user'));
+  await append(main, message('after the compaction', 'assistant'));
+  await append(side, message(`review ${seed}`, 'user'));
+  for (const lease of leases.values()) await lease.release();
   for (const id of ['apr_decided', 'apr_pending']) {
     await backend.approvals.append(sessionId, {
       kind: 'request', version: 2, id, at: '2026-01-02T03:07:00.000Z', batchId: 'batch-1', requester: 'dev', approver: 'user', tool: 'file_write',

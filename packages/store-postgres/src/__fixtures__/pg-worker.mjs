@@ -9,6 +9,9 @@
 //                                   approvals are asked on a surface that prints ASKED <request id> and never answers
 //   question <root> <url> <session> sends "Write the notes" to the entry agent, which asks the user; the surface
 //                                   prints QUESTION <question id> and never answers
+//   stale  <root> <url> <session> <lease ms>  sends "What is the plan?" to worker, whose model prints MODEL_CALLED and
+//                                   answers "stale plan from A" only once a line comes on stdin; prints DONE <result>
+//   takeover <root> <url> <session> <lease ms> sends "Still there?" to worker, whose model answers "plan from B"; prints DONE <result>
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -18,7 +21,9 @@ import { PostgresSessionBackend } from '@legion-collective/store-postgres';
 
 const [mode, root, url, sessionId, ...rest] = process.argv.slice(2);
 if (!mode || !root || !url || !sessionId) throw new Error('usage: pg-worker.mjs <mode> <root> <url> <session> …');
-const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json'), backend: new PostgresSessionBackend({ url, maxConnections: 3 }) });
+// A short lease where a test pauses a process past it (stale, takeover).
+const leaseTtlMs = mode === 'stale' || mode === 'takeover' ? Number(rest[0]) : undefined;
+const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json'), backend: new PostgresSessionBackend({ url, maxConnections: 3 }), leaseTtlMs });
 const session = await legion.sessions.get(sessionId);
 
 if (mode === 'send') {
@@ -78,6 +83,32 @@ if (mode === 'send') {
   });
   const result = await legion.send(session, 'Write the notes');
   process.stdout.write(`UNEXPECTED_END ${JSON.stringify(result)}\n`);
+} else if (mode === 'stale') {
+  const lines = createInterface({ input: process.stdin });
+  const released = new Promise((resolve) => lines.once('line', resolve));
+  legion.providers.useFor(
+    'worker',
+    new ScriptedProvider(
+      [
+        async () => {
+          process.stdout.write('MODEL_CALLED\n');
+          // The model holds its answer: the test pauses this process meanwhile, past its lease.
+          await released;
+          lines.close();
+          return { text: 'stale plan from A' };
+        },
+      ],
+      'worker',
+    ),
+  );
+  const result = await legion.send(session, 'What is the plan?', { to: 'worker' });
+  await legion.close();
+  process.stdout.write(`DONE ${JSON.stringify(result)}\n`);
+} else if (mode === 'takeover') {
+  legion.providers.useFor('worker', new ScriptedProvider([{ text: 'plan from B' }], 'worker'));
+  const result = await legion.send(session, 'Still there?', { to: 'worker' });
+  await legion.close();
+  process.stdout.write(`DONE ${JSON.stringify(result)}\n`);
 } else if (mode === 'follow') {
   legion.events.on('message:sent', (event) => {
     if (event.remote) process.stdout.write(`REMOTE ${textOf(event.message)}\n`);

@@ -124,8 +124,13 @@ export interface ConversationLogs {
   /** Writes the header if the conversation has none; returns the header stored (which may be an earlier one). */
   ensureHeader(address: ConversationAddress, header: HeaderEntry): Promise<HeaderEntry>;
   header(address: ConversationAddress): Promise<HeaderEntry | undefined>;
-  /** Appends one entry; returns the cursor just past it. Appends are made under the conversation's lease. */
-  append(address: ConversationAddress, entry: AppendableEntry): Promise<LogCursor>;
+  /**
+   * Appends one entry under the conversation's lease, which the caller holds and names; returns the
+   * cursor just past the entry. The lease is checked with the write, as one step (a fencing token):
+   * if it was taken over (it expired while its holder was paused) or released, nothing is written and
+   * `LeaseLostError` is thrown, so a holder that lost its lease cannot write beside its successor.
+   */
+  append(address: ConversationAddress, entry: AppendableEntry, lease: Lease): Promise<LogCursor>;
   /** The newest `limit` messages, oldest first, without reading the rest. */
   recent(address: ConversationAddress, limit: number): Promise<Message[]>;
   /** What a model needs: the last compaction point and the messages since, without reading what came before. */
@@ -164,6 +169,12 @@ export interface LeaseHolder {
 
 export interface Lease {
   readonly owner: string;
+  /**
+   * The fencing token: new at every acquisition (a takeover gets another), unchanged by `renew`.
+   * Every append made under the lease carries it, and the backend refuses an append whose token
+   * no longer holds the conversation.
+   */
+  readonly token: string;
   /** ISO time after which the lease may be taken over unless renewed; moved by `renew`. */
   readonly expiresAt: string;
   /** Extends the lease by its ttl from now; throws `LeaseLostError` if it was taken over meanwhile. */

@@ -82,8 +82,15 @@ export async function importSession(backend: SessionBackend, snapshot: SessionSn
     for (const conversation of snapshot.conversations) {
       const address = { sessionId, conversationId: conversation.id };
       if (conversation.header) await backend.conversations.ensureHeader(address, conversation.header);
-      for (const entry of conversation.entries) await backend.conversations.append(address, entry);
-      await backend.conversations.flush(address);
+      // Written under the conversation's lease, as every append is: the session is new, so it is free.
+      const taken = await backend.conversations.acquire(address, `copy of session ${sessionId}`, { ttlMs: 60_000 });
+      if (!taken.acquired) throw new LegionError('copy_conflict', `Conversation ${conversation.id} of session ${sessionId} is held by ${taken.holder?.owner ?? 'another process'} at the target.`, { sessionId });
+      try {
+        for (const entry of conversation.entries) await backend.conversations.append(address, entry, taken.lease);
+        await backend.conversations.flush(address);
+      } finally {
+        await taken.lease.release();
+      }
     }
     for (const record of snapshot.approvals) {
       if (record.kind !== 'decision') await backend.approvals.append(sessionId, record);

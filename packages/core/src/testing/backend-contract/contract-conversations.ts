@@ -1,6 +1,7 @@
 import { vitest } from './vitest-api.js';
 import type { ConversationAddress, LogCursor, StorageWarning } from '../../storage/backend/session-backend.js';
 import { header, messageEntry, textsOf, useHarness, type MakeHarness } from './harness.js';
+import { appendUnderLease } from '../append-under-lease.js';
 
 export function conversationsContract(makeHarness: MakeHarness): void {
   const { describe, expect, it } = vitest();
@@ -27,8 +28,8 @@ export function conversationsContract(makeHarness: MakeHarness): void {
       const address = await conversation();
       await backend.conversations.ensureHeader(address, header(address.conversationId));
       for (const text of ['one', 'two', 'three', 'four', 'five']) {
-        await backend.conversations.append(address, messageEntry(text));
-        await backend.conversations.append(address, { kind: 'note', level: 'info', text: `after ${text}`, at: new Date().toISOString() });
+        await appendUnderLease(backend, address, messageEntry(text));
+        await appendUnderLease(backend, address, { kind: 'note', level: 'info', text: `after ${text}`, at: new Date().toISOString() });
       }
       expect(textsOf(await backend.conversations.recent(address, 3))).toEqual(['three', 'four', 'five']);
       expect(textsOf(await open().conversations.recent(address, 100))).toEqual(['one', 'two', 'three', 'four', 'five']);
@@ -45,7 +46,7 @@ export function conversationsContract(makeHarness: MakeHarness): void {
         usage: { inputTokens: 10, outputTokens: 3, cacheReadTokens: 2 },
         model: 'scripted/test',
       };
-      await backend.conversations.append(address, full);
+      await appendUnderLease(backend, address, full);
       const { kind: _kind, ...message } = full;
       expect(await open().conversations.recent(address, 1)).toEqual([message]);
     });
@@ -53,18 +54,18 @@ export function conversationsContract(makeHarness: MakeHarness): void {
     it('gives the context since the last compaction point, with its summary', async () => {
       const backend = open();
       const address = await conversation();
-      await backend.conversations.append(address, messageEntry('before'));
+      await appendUnderLease(backend, address, messageEntry('before'));
       let context = await backend.conversations.context(address);
       expect(context.compaction).toBeUndefined();
       expect(textsOf(context.messages)).toEqual(['before']);
-      await backend.conversations.append(address, { kind: 'compaction', at: new Date().toISOString(), summary: 'they said before' });
-      await backend.conversations.append(address, messageEntry('after 1'));
-      await backend.conversations.append(address, { kind: 'note', level: 'error', code: 'x', text: 'a note', at: new Date().toISOString() });
-      await backend.conversations.append(address, messageEntry('after 2'));
+      await appendUnderLease(backend, address, { kind: 'compaction', at: new Date().toISOString(), summary: 'they said before' });
+      await appendUnderLease(backend, address, messageEntry('after 1'));
+      await appendUnderLease(backend, address, { kind: 'note', level: 'error', code: 'x', text: 'a note', at: new Date().toISOString() });
+      await appendUnderLease(backend, address, messageEntry('after 2'));
       context = await open().conversations.context(address);
       expect(context.compaction?.summary).toBe('they said before');
       expect(textsOf(context.messages)).toEqual(['after 1', 'after 2']);
-      await backend.conversations.append(address, { kind: 'compaction', at: new Date().toISOString(), summary: 'second summary' });
+      await appendUnderLease(backend, address, { kind: 'compaction', at: new Date().toISOString(), summary: 'second summary' });
       context = await backend.conversations.context(address);
       expect(context.compaction?.summary).toBe('second summary');
       expect(context.messages).toEqual([]);
@@ -75,16 +76,16 @@ export function conversationsContract(makeHarness: MakeHarness): void {
     it('keeps in the context the messages a version 2 compaction kept from before it, across an earlier compaction point', async () => {
       const backend = open();
       const address = await conversation();
-      for (const text of ['one', 'two']) await backend.conversations.append(address, messageEntry(text));
-      await backend.conversations.append(address, { kind: 'compaction', at: new Date().toISOString(), summary: 'first', keptMessages: 1 });
-      for (const text of ['three', 'four', 'five']) await backend.conversations.append(address, messageEntry(text));
+      for (const text of ['one', 'two']) await appendUnderLease(backend, address, messageEntry(text));
+      await appendUnderLease(backend, address, { kind: 'compaction', at: new Date().toISOString(), summary: 'first', keptMessages: 1 });
+      for (const text of ['three', 'four', 'five']) await appendUnderLease(backend, address, messageEntry(text));
       let context = await open().conversations.context(address);
       expect(context.compaction).toMatchObject({ summary: 'first', keptMessages: 1, carried: [] });
       expect(textsOf(context.messages)).toEqual(['two', 'three', 'four', 'five']);
       // The second point keeps 'two' and 'three' of before the first one: the first point is passed over.
-      await backend.conversations.append(address, { kind: 'note', level: 'info', text: 'a note', at: new Date().toISOString() });
-      await backend.conversations.append(address, { kind: 'compaction', at: new Date().toISOString(), summary: 'second', keptMessages: 4, reason: 'manual' });
-      await backend.conversations.append(address, messageEntry('six'));
+      await appendUnderLease(backend, address, { kind: 'note', level: 'info', text: 'a note', at: new Date().toISOString() });
+      await appendUnderLease(backend, address, { kind: 'compaction', at: new Date().toISOString(), summary: 'second', keptMessages: 4, reason: 'manual' });
+      await appendUnderLease(backend, address, messageEntry('six'));
       context = await open().conversations.context(address);
       expect(context.compaction).toMatchObject({ summary: 'second', reason: 'manual' });
       expect(textsOf(context.messages)).toEqual(['two', 'three', 'four', 'five', 'six']);
@@ -104,16 +105,16 @@ export function conversationsContract(makeHarness: MakeHarness): void {
       const writer = open();
       const address = await conversation();
       await writer.conversations.ensureHeader(address, header(address.conversationId));
-      await writer.conversations.append(address, messageEntry('seen'));
+      await appendUnderLease(writer, address, messageEntry('seen'));
       const { cursor } = await reader.conversations.context(address);
       expect((await reader.conversations.readSince(address, cursor)).messages).toEqual([]);
-      await writer.conversations.append(address, messageEntry('new 1'));
-      await writer.conversations.append(address, { kind: 'note', level: 'info', text: 'not a message', at: new Date().toISOString() });
-      await writer.conversations.append(address, messageEntry('new 2'));
+      await appendUnderLease(writer, address, messageEntry('new 1'));
+      await appendUnderLease(writer, address, { kind: 'note', level: 'info', text: 'not a message', at: new Date().toISOString() });
+      await appendUnderLease(writer, address, messageEntry('new 2'));
       const first = await reader.conversations.readSince(address, cursor);
       expect(textsOf(first.messages)).toEqual(['new 1', 'new 2']);
       expect((await reader.conversations.readSince(address, first.cursor)).messages).toEqual([]);
-      await writer.conversations.append(address, messageEntry('new 3'));
+      await appendUnderLease(writer, address, messageEntry('new 3'));
       expect(textsOf((await reader.conversations.readSince(address, first.cursor)).messages)).toEqual(['new 3']);
       // The old cursor still means the same place.
       expect(textsOf((await reader.conversations.readSince(address, cursor)).messages)).toEqual(['new 1', 'new 2', 'new 3']);
@@ -123,12 +124,15 @@ export function conversationsContract(makeHarness: MakeHarness): void {
       const follower = open();
       const writer = open();
       const address = await conversation();
-      await writer.conversations.append(address, messageEntry('old'));
+      const taken = await writer.conversations.acquire(address, 'writer', { ttlMs: 3_600_000 });
+      if (!taken.acquired) throw new Error('the writer got no lease');
+      await writer.conversations.append(address, messageEntry('old'), taken.lease);
       const start = await follower.conversations.end(address);
-      const own = await writer.conversations.append(address, messageEntry('mine'));
+      const own = await writer.conversations.append(address, messageEntry('mine'), taken.lease);
       expect(textsOf((await follower.conversations.readSince(address, start)).messages)).toEqual(['mine']);
       expect((await writer.conversations.readSince(address, own)).messages).toEqual([]);
-      await open().conversations.append(address, messageEntry('theirs'));
+      await taken.lease.release();
+      await appendUnderLease(open(), address, messageEntry('theirs'));
       expect(textsOf((await writer.conversations.readSince(address, own)).messages)).toEqual(['theirs']);
     });
 
@@ -139,8 +143,8 @@ export function conversationsContract(makeHarness: MakeHarness): void {
       const empty = await reader.conversations.readSince(address, undefined);
       expect(empty.messages).toEqual([]);
       await writer.conversations.ensureHeader(address, header(address.conversationId));
-      await writer.conversations.append(address, messageEntry('first'));
-      await writer.conversations.append(address, messageEntry('second'));
+      await appendUnderLease(writer, address, messageEntry('first'));
+      await appendUnderLease(writer, address, messageEntry('second'));
       expect(textsOf((await reader.conversations.readSince(address, undefined)).messages)).toEqual(['first', 'second']);
       expect(textsOf((await reader.conversations.readSince(address, empty.cursor)).messages)).toEqual(['first', 'second']);
     });
@@ -153,7 +157,7 @@ export function conversationsContract(makeHarness: MakeHarness): void {
       const woken = new Promise<void>((resolve) => {
         stop = watcher.watch!(address.sessionId, resolve);
       });
-      await open().conversations.append(address, messageEntry('wake up'));
+      await appendUnderLease(open(), address, messageEntry('wake up'));
       await woken;
       stop!();
     });
@@ -162,7 +166,7 @@ export function conversationsContract(makeHarness: MakeHarness): void {
       const backend = open();
       const address = await conversation();
       await backend.conversations.flush(address);
-      await backend.conversations.append(address, messageEntry('kept'));
+      await appendUnderLease(backend, address, messageEntry('kept'));
       await backend.conversations.flush(address);
       expect(textsOf(await open().conversations.recent(address, 1))).toEqual(['kept']);
     });
@@ -178,9 +182,9 @@ export function conversationsContract(makeHarness: MakeHarness): void {
       const other = await backend.sessions.create();
       expect(await backend.conversations.list(session.id)).toEqual([]);
       for (const conversationId of ['user__dev', 'dev__qa', 'user__dev__review']) {
-        await backend.conversations.append({ sessionId: session.id, conversationId }, messageEntry('hi'));
+        await appendUnderLease(backend, { sessionId: session.id, conversationId }, messageEntry('hi'));
       }
-      await backend.conversations.append({ sessionId: other.id, conversationId: 'user__ops' }, messageEntry('hi'));
+      await appendUnderLease(backend, { sessionId: other.id, conversationId: 'user__ops' }, messageEntry('hi'));
       expect(await open().conversations.list(session.id)).toEqual(['dev__qa', 'user__dev', 'user__dev__review']);
       expect(await backend.conversations.list(other.id)).toEqual(['user__ops']);
     });
@@ -189,7 +193,7 @@ export function conversationsContract(makeHarness: MakeHarness): void {
       const backend = open();
       const session = await backend.sessions.create();
       for (const conversationId of ['../../escape', 'justone', 'a__b__c__d', 'a/b__c']) {
-        await expect(backend.conversations.append({ sessionId: session.id, conversationId }, messageEntry('x'))).rejects.toMatchObject({ code: 'invalid_id' });
+        await expect(appendUnderLease(backend, { sessionId: session.id, conversationId }, messageEntry('x'))).rejects.toMatchObject({ code: 'invalid_id' });
       }
       await expect(backend.conversations.recent({ sessionId: '../x', conversationId: 'a__b' }, 1)).rejects.toMatchObject({ code: 'invalid_session_id' });
     });
@@ -199,9 +203,9 @@ export function conversationsContract(makeHarness: MakeHarness): void {
       const backend = open({ onWarning: (warning) => warnings.push(warning) });
       const address = await conversation();
       await backend.conversations.ensureHeader(address, header(address.conversationId));
-      await backend.conversations.append(address, messageEntry('before'));
+      await appendUnderLease(backend, address, messageEntry('before'));
       await harness().breakConversation(address);
-      await backend.conversations.append(address, messageEntry('after'));
+      await appendUnderLease(backend, address, messageEntry('after'));
       expect(textsOf(await backend.conversations.recent(address, 10))).toEqual(['before', 'after']);
       expect(textsOf((await backend.conversations.context(address)).messages)).toEqual(['before', 'after']);
       expect(warnings.length).toBeGreaterThan(0);

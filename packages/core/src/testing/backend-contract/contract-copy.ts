@@ -3,6 +3,7 @@ import { MemorySessionBackend } from '../../storage/backend/memory/MemorySession
 import { canonicalJson, exportSession, importSession, summarizeSnapshot } from '../../storage/backend/session-snapshot.js';
 import { fillSession } from '../session-fill.js';
 import { header, messageEntry, useHarness, type MakeHarness } from './harness.js';
+import { appendUnderLease } from '../append-under-lease.js';
 
 export function copyContract(makeHarness: MakeHarness): void {
   const { describe, expect, it } = vitest();
@@ -27,7 +28,7 @@ export function copyContract(makeHarness: MakeHarness): void {
       const note = { kind: 'note' as const, level: 'info' as const, text: 'a note', at: '2026-01-01T00:00:00.000Z' };
       const compaction = { kind: 'compaction' as const, at: '2026-01-01T00:00:01.000Z', summary: 'sum', keptMessages: 0, carried: [] };
       const second = messageEntry('two', 'assistant');
-      for (const entry of [first, note, compaction, second]) await backend.conversations.append(address, entry);
+      for (const entry of [first, note, compaction, second]) await appendUnderLease(backend, address, entry);
       expect(await open().conversations.entries(address)).toEqual([first, note, compaction, second]);
       expect(await backend.conversations.entries({ sessionId, conversationId: 'user__nobody' })).toEqual([]);
     });

@@ -1,6 +1,7 @@
 import { vitest } from './vitest-api.js';
 import type { ConversationAddress, Lease, SessionBackend } from '../../storage/backend/session-backend.js';
-import { useHarness, type MakeHarness } from './harness.js';
+import { LeaseLostError } from '../../storage/backend/lease-lost-error.js';
+import { header, messageEntry, textsOf, useHarness, type MakeHarness } from './harness.js';
 
 export function leasesContract(makeHarness: MakeHarness): void {
   const { describe, expect, it } = vitest();
@@ -102,6 +103,56 @@ export function leasesContract(makeHarness: MakeHarness): void {
       }
       clock += 1001;
       await take(b, where, 'b');
+    });
+
+    it('fences appends: once its lease is taken over, the old holder writes nothing more, and its successor writes on', async () => {
+      const a = opened();
+      const b = opened();
+      const where = await address(a);
+      await a.conversations.ensureHeader(where, header(where.conversationId));
+      const old = await take(a, where, 'a', 1000);
+      await a.conversations.append(where, messageEntry('asked'), old);
+      // Expired but not taken over: nobody else wrote, so the slow holder still may.
+      clock += 1001;
+      await a.conversations.append(where, messageEntry('asked again'), old);
+      const successor = await take(b, where, 'b', 1000);
+      await b.conversations.append(where, messageEntry('answered by b', 'assistant'), successor);
+      const stale = [
+        messageEntry('stale answer by a', 'assistant'),
+        { kind: 'note' as const, level: 'error' as const, code: 'stale', text: 'a stale ending', at: new Date(clock).toISOString() },
+        { kind: 'compaction' as const, at: new Date(clock).toISOString(), summary: 'a stale summary' },
+      ];
+      for (const entry of stale) {
+        const refused = await a.conversations.append(where, entry, old).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(refused).toBeInstanceOf(LeaseLostError);
+        expect(refused).toMatchObject({ code: 'lease_lost' });
+      }
+      await b.conversations.append(where, messageEntry('b goes on', 'assistant'), successor);
+      // What every instance reads: nothing of the stale holder after the takeover, nor anything in between.
+      const entries = await opened().conversations.entries(where);
+      expect(entries.map((entry) => entry.kind)).toEqual(['message', 'message', 'message', 'message']);
+      expect(textsOf(await opened().conversations.recent(where, 10))).toEqual(['asked', 'asked again', 'answered by b', 'b goes on']);
+      // Released by its successor, the conversation is still no longer the stale holder's.
+      await successor.release();
+      await expect(a.conversations.append(where, messageEntry('after the release'), old)).rejects.toMatchObject({ code: 'lease_lost' });
+      expect(await opened().conversations.entries(where)).toHaveLength(4);
+    });
+
+    it('refuses an append under a released lease, or under the lease of another conversation', async () => {
+      const a = opened();
+      const where = await address(a);
+      const other = { ...where, conversationId: 'user__qa' };
+      const lease = await take(a, where, 'a');
+      const otherLease = await take(a, other, 'a on qa');
+      await expect(a.conversations.append(where, messageEntry('under the lease of qa'), otherLease)).rejects.toMatchObject({ code: 'lease_lost' });
+      await lease.release();
+      await expect(a.conversations.append(where, messageEntry('after release'), lease)).rejects.toMatchObject({ code: 'lease_lost' });
+      expect(await opened().conversations.entries(where)).toEqual([]);
+      await a.conversations.append(other, messageEntry('its own'), otherLease);
+      expect(textsOf(await opened().conversations.recent(other, 10))).toEqual(['its own']);
     });
 
     it('is taken over at once when its holder died, long before it expires', async () => {

@@ -13,6 +13,7 @@ import type {
   ConversationAddress,
   ConversationContext,
   ConversationLogs,
+  Lease,
   LogCursor,
 } from '../session-backend.js';
 import { FileLeases } from './file-leases.js';
@@ -56,8 +57,10 @@ export class FileConversations implements ConversationLogs {
     return this.log(address).header();
   }
 
-  async append(address: ConversationAddress, entry: AppendableEntry): Promise<LogCursor> {
+  async append(address: ConversationAddress, entry: AppendableEntry, lease: Lease): Promise<LogCursor> {
     const log = this.log(address);
+    // Checked and written with no await between: nothing of this process runs in between.
+    this.leases.assertHeld(address, lease);
     if (entry.kind === 'message') {
       // appendMessage puts `kind` first and spreads the rest; the entry's own `kind` lands on that same key.
       log.appendMessage(entry);

@@ -14,6 +14,7 @@ import { WorkspacePaths } from '../../workspace-paths.js';
 import { approvalRequest, decision, messageEntry, usageRecord } from '../../../testing/backend-contract/harness.js';
 import type { StorageWarning } from '../session-backend.js';
 import { FileSessionBackend } from './FileSessionBackend.js';
+import { appendUnderLease } from '../../../testing/append-under-lease.js';
 
 // The file backend reads what Legion wrote before it existed, and writes what that code reads.
 
@@ -100,9 +101,9 @@ describe('FileSessionBackend on files written by earlier Legion code', () => {
     const address = { sessionId: SESSION, conversationId: 'user__dev' };
     const files = backend();
     await files.conversations.ensureHeader(address, header);
-    await files.conversations.append(address, message);
+    await appendUnderLease(files, address, message);
     // Fields in another order than Legion writes them: the line still starts with its kind.
-    await files.conversations.append(address, { at: note.at, text: note.text, code: note.code, level: note.level, kind: 'note' });
+    await appendUnderLease(files, address, { at: note.at, text: note.text, code: note.code, level: note.level, kind: 'note' });
     const written = readFileSync(paths.conversationFile(SESSION, 'user__dev'), 'utf8');
     const byOldCode = readFileSync(paths.conversationFile(SESSION, 'user__old'), 'utf8');
     const lines = written.trim().split('\n');

@@ -46,8 +46,13 @@ export class MemoryConversations implements ConversationLogs {
     return undefined;
   }
 
-  async append(address: ConversationAddress, entry: AppendableEntry): Promise<LogCursor> {
+  async append(address: ConversationAddress, entry: AppendableEntry, lease: Lease): Promise<LogCursor> {
     const log = this.log(address, true);
+    // The fencing token: the store's lease for this conversation must still be the one the caller holds.
+    if (this.store.leases.get(keyOf(address))?.token !== lease.token) {
+      this.held.delete(lease.token);
+      throw new LeaseLostError(`conversation ${address.conversationId} of session ${address.sessionId}`, lease.owner);
+    }
     // `kind` first, as the file backend writes it: entries are classified by their start.
     const { kind, ...fields } = entry;
     log.entries.push(JSON.stringify({ kind, ...fields }));
@@ -146,6 +151,7 @@ export class MemoryConversations implements ConversationLogs {
     this.held.set(token, key);
     const lease: Lease = {
       owner,
+      token,
       get expiresAt() {
         return new Date(expiresAtMs).toISOString();
       },

@@ -29,7 +29,7 @@ if (command === 'hold-lease') {
   const result = await backend.conversations.acquire(address, `child ${process.pid}`, { ttlMs: 60_000 });
   if (!result.acquired) throw new Error(`the lease is held by ${result.holder?.owner}`);
   for (let index = 0; index < Number(count); index++) {
-    await backend.conversations.append(address, { kind: 'message', id: randomUUID(), role: 'user', content: [{ type: 'text', text: `from child ${index}` }], at: new Date().toISOString() });
+    await backend.conversations.append(address, { kind: 'message', id: randomUUID(), role: 'user', content: [{ type: 'text', text: `from child ${index}` }], at: new Date().toISOString() }, result.lease);
   }
   await result.lease.release();
   await backend.close();
