@@ -46,19 +46,26 @@ describe('a failed or cancelled turn does not poison the conversation', () => {
     mock.on({ userMessage: essay }, { content: 'Lighthouses have guided ships for centuries. '.repeat(40) }, { latency: 100, chunkSize: 8 });
     mock.on({ userMessage: 'What is 2+2?' }, { content: '4' });
 
-    const child = spawn(process.execPath, [LEGION, 'run', essay], { cwd: workspace.dir, env: { ...process.env, ...workspace.env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [LEGION, 'run', '--output', 'stream-json', essay], { cwd: workspace.dir, env: { ...process.env, ...workspace.env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
     let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    // The essay is streaming (its request reached the server); then Ctrl-C.
-    await expect.poll(() => requests().length).toBe(1);
+    // The essay is streaming (its text arrives); then Ctrl-C.
+    await expect.poll(() => stdout.includes('"type":"text:delta"')).toBe(true);
     child.kill('SIGINT');
     expect(await closed, stderr).toBe(1);
     expect(stderr).toContain('cancelled');
 
-    const next = await legion(['run', 'What is 2+2?']);
+    const next = await legion(['run', '--output', 'json', 'What is 2+2?']);
     expect(next.status, next.stderr).toBe(0);
-    expect(next.stdout).toBe('4\n');
+    const report = JSON.parse(next.stdout) as { reply: string; usage: { total: { calls: number } }; sessionUsage: { calls: number; inputTokens: number; outputTokens: number } };
+    expect(report.reply).toBe('4');
+    // The cancelled call was paid for: counted (as estimated), not "0 tokens".
+    expect(report.usage.total.calls).toBe(1);
+    expect(report.sessionUsage.calls).toBe(2);
+    expect(report.sessionUsage.outputTokens).toBeGreaterThan(0);
 
     const sent = requests().at(-1)!;
     expect(sent.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);

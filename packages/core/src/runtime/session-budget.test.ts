@@ -49,9 +49,9 @@ describe('session budgets (limits.maxSessionCostUsd, limits.maxSessionTokens)', 
     expect(test.providers['lead']!.callCount).toBe(2);
     // On disk: both calls' usage, and the conversation's last tool result (no partial reply), then the turn's ending.
     expect((await session.usage()).total).toMatchObject({ calls: 2, costUsd: 2.2 });
-    const [result, ending] = (await session.recentMessages(2)).map((entry) => entry.message);
-    expect(result!.role).toBe('user');
-    expect(result!.content.map((block) => block.type)).toEqual(['tool_result']);
+    const [lastResult, ending] = (await session.recentMessages(2)).map((entry) => entry.message);
+    expect(lastResult!.role).toBe('user');
+    expect(lastResult!.content.map((block) => block.type)).toEqual(['tool_result']);
     expect(ending).toMatchObject({ role: 'assistant', ending: { status: 'failed', code: 'session_budget_exceeded' } });
 
     // A second instance on the same workspace knows what was spent before it opened.

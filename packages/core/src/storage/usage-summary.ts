@@ -13,6 +13,11 @@ export const UsageRecordSchema = z.lazy(() => z.object({
   model: z.string(),
   usage: UsageSchema,
   costUsd: z.number().nullable(),
+  /**
+   * The call ended (cancelled, or broken off) after the model had started answering but before the
+   * provider reported its usage: the counts are Legion's estimate of what was paid for.
+   */
+  estimated: z.literal(true).optional(),
 }));
 export type UsageRecord = z.infer<typeof UsageRecordSchema>;
 
