@@ -36,6 +36,26 @@ export const UsageSchema = z.object({
 export type Usage = z.infer<typeof UsageSchema>;
 
 /**
+ * How a turn ended without a reply, written in the responder's place as the
+ * turn's last message: the next request shows the model plainly that the
+ * message before it was not answered, and why, instead of merging it with the
+ * next one (which made a model answer a cancelled request again).
+ */
+export const TurnEndingSchema = z.object({
+  status: z.enum(['failed', 'cancelled']),
+  /** The error's code (`cancelled`, `provider_bad_request`, `max_iterations`, …). */
+  code: z.string(),
+  /** What went wrong, as the turn reported it (absent for a plain cancel). */
+  error: z.string().optional(),
+  /**
+   * Messages of the ended turn that later requests leave out (their place says so): the
+   * provider refused the request that carried them, and sending them again would fail again.
+   */
+  withheld: z.array(z.string()).optional(),
+});
+export type TurnEnding = z.infer<typeof TurnEndingSchema>;
+
+/**
  * One message of a directional conversation. The initiator's messages and all
  * tool results have role `user`; the responder's have role `assistant`.
  */
@@ -50,6 +70,8 @@ export const MessageSchema = z.object({
   model: z.string().optional(),
   /** The surface (`terminal`, `web`, …) a user wrote this message on. */
   medium: z.string().optional(),
+  /** Set on the note Legion writes as a turn's last message when the turn failed or was cancelled. */
+  ending: TurnEndingSchema.optional(),
 });
 export type Message = z.infer<typeof MessageSchema>;
 

@@ -28,6 +28,8 @@ export function printConversation(events: EventBus, out: TerminalOut, options: {
         break;
       case 'message:sent': {
         const depth = depthOf.get(event.conversationId) ?? 0;
+        // A turn's ending is for its model; turn:end says what happened.
+        if (event.message.ending) break;
         const text = event.message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
         if (!text) break;
         const toolCalls = event.message.content.some((block) => block.type === 'tool_use');

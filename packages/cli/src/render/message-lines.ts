@@ -17,6 +17,12 @@ export function toolLine(toolUse: ToolUseBlock, result: ToolResultBlock | undefi
   return `  ${call} ${outcome}`;
 }
 
+/** How a turn that did not answer ended, on one line. */
+export function endingLine(ending: NonNullable<Message['ending']>, style: Style): string {
+  if (ending.status === 'cancelled') return style.yellow('⊘ cancelled: the turn was stopped before it answered');
+  return style.red(`✗ failed (${ending.code})${ending.error ? `: ${clip(ending.error, 200)}` : ''}`);
+}
+
 export function resultLine(result: ToolResultBlock, style: Style): string {
   return `  ${result.isError ? style.red(`↳ ✗ ${clip(result.content, 120)}`) : style.dim(`↳ ${clip(result.content, 120)}`)}`;
 }
@@ -39,6 +45,8 @@ export function renderMessages(messages: readonly Message[], who: { initiator: s
 export function renderMessage(message: Message, who: { initiator: string; responder: string }, style: Style, resultOf: (toolUseId: string) => ToolResultBlock | undefined, shownCalls?: ReadonlySet<string>): string[] {
   const lines: string[] = [];
   const author = authorOf(message, who.initiator, who.responder);
+  // A turn's ending is written in the responder's place for its model; people read what happened.
+  if (message.ending) return [`${style.cyan(author)} ${style.dim(readableTime(message.at))}`, `  ${endingLine(message.ending, style)}`];
   const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('').trim();
   const header = `${style.cyan(inertLine(author))} ${style.dim(inertLine(readableTime(message.at)))}`;
   const toolUses = message.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');

@@ -8,6 +8,7 @@ import type { CompactOutcome, RuntimeOutcome, RuntimeResolver, ToolSession, Turn
 import { waitingParticipants } from '../session/delegation-stack.js';
 import { giveBackController, takeController } from '../session/spare-controllers.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
+import { endingText, turnEnding } from './turn-ending.js';
 import type { ApprovalView } from '../storage/approval-records.js';
 import type { AppendableEntry, ConversationLogs, Lease, LogCursor } from '../storage/backend/session-backend.js';
 import { LeaseLostError } from '../storage/backend/lease-lost-error.js';
@@ -73,6 +74,8 @@ export class Conversation implements TurnConversation {
   private lost: LeaseLostError | undefined;
   /** The turn of this process that holds the lease now: every append names its lease (the backend's fencing token). */
   private held: HeldTurn | undefined;
+  /** The messages the running turn appended, oldest first: a failed turn's ending names those the provider refused. */
+  private turnMessages: Message[] = [];
 
   constructor(
     readonly ref: ConversationRef,
@@ -165,6 +168,7 @@ export class Conversation implements TurnConversation {
       this.messages.push(full);
       this.cursor = cursor;
     }
+    this.turnMessages.push(full);
     // Object.assign, not `{ ...base, more }`: V8 keeps objects built by a spread plus further properties through
     // young-generation GCs, so per-turn garbage would pile up in the old generation (bench/memory-runs.mjs).
     if (this.services.events.hasListeners('message:sent')) {
@@ -249,6 +253,7 @@ export class Conversation implements TurnConversation {
       input: incoming?.text,
     });
     const frames = framesWithTrace(options.frames, trace?.traceparent());
+    this.turnMessages = [];
     try {
       await this.prepareTurn(incoming !== undefined);
       // Its id is known before it is appended, so that turn:start (first, for a UI) can name it.
@@ -317,7 +322,12 @@ export class Conversation implements TurnConversation {
     }
   }
 
-  /** Writes how the turn ended: the reply, an error note, or a note that it waits on approvals. */
+  /**
+   * Writes how the turn ended: the reply, a note that it waits on approvals, or,
+   * when it failed or was cancelled, its ending in the responder's place (so the
+   * next request shows the model that the message was not answered, and the next
+   * message is never merged with it).
+   */
   private async record(outcome: RuntimeOutcome, responder: string): Promise<TurnResult> {
     const at = new Date().toISOString();
     if (outcome.status === 'success') {
@@ -329,9 +339,40 @@ export class Conversation implements TurnConversation {
       await this.appendHeld({ kind: 'note', level: 'info', code: 'approval_required', text: `paused until approvals are answered: ${ids}`, at });
       return { status: 'paused', requests: outcome.requests, conversationId: this.id };
     }
-    await this.appendHeld({ kind: 'note', level: 'error', code: outcome.code, text: outcome.error, at });
+    if (!(await this.writeEnding(outcome, responder))) await this.appendHeld({ kind: 'note', level: 'error', code: outcome.code, text: outcome.error, at });
     this.services.events.emit('error:raised', { scope: `turn of ${responder}`, message: outcome.error, code: outcome.code, participantId: responder, sessionId: this.ref.sessionId });
     return { status: 'error', code: outcome.code, error: outcome.error, conversationId: this.id };
+  }
+
+  /**
+   * Ends a failed or cancelled turn in the log: calls it left without results get
+   * one (nothing waits on them any more), then its ending closes the turn as an
+   * assistant message. Only when the turn's last message is the initiator's
+   * (the message or tool results nobody answered): false when there is nothing
+   * to close (a turn that failed before its message was written).
+   */
+  private async writeEnding(outcome: { code: string; error: string }, responder: string): Promise<boolean> {
+    const recent = await this.recent(RECENT_FOR_REPAIR);
+    const dangling = unansweredToolUses(recent);
+    if (dangling.length > 0) {
+      this.services.endInterrupted?.(dangling.map((toolUse) => toolUse.id));
+      const why = outcome.code === 'cancelled' ? 'the turn was cancelled' : `the turn failed (${outcome.code})`;
+      await this.append(
+        {
+          role: 'user',
+          content: dangling.map((toolUse) => ({ type: 'tool_result' as const, toolUseId: toolUse.id, content: `not run to the end: ${why} before ${toolUse.name} returned. Check its effects before repeating it.`, isError: true })),
+        },
+        this.ref.responder,
+      );
+    } else if (recent.at(-1)?.role !== 'user') {
+      return false;
+    }
+    // What was new in the refused request: the turn's messages after its last model response.
+    const lastResponse = this.turnMessages.findLastIndex((message) => message.role === 'assistant');
+    const sinceResponse = this.turnMessages.slice(lastResponse + 1).filter((message) => message.role === 'user');
+    const ending = turnEnding(outcome.code, outcome.error, sinceResponse);
+    await this.append({ role: 'assistant', content: [{ type: 'text', text: endingText(ending) }], ending }, responder);
+    return true;
   }
 
   /**

@@ -68,12 +68,24 @@ export interface ModelResponse {
   inputErrors: Map<string, string>;
 }
 
+/**
+ * What came of a call so far, kept by `generate` for its caller: a call that fails or is cancelled
+ * after the model started answering was paid for, though the provider never reported its usage.
+ */
+export interface CallProgress {
+  /** Some part of the answer arrived. */
+  received: boolean;
+  /** Characters of the answer so far (text, and tool calls' inputs). */
+  outputChars: number;
+}
+
 /** The non-streaming result, derived from the stream. */
 export async function generate(
   provider: LLMProvider,
   request: ModelRequest,
-  options: StreamOptions & { onTextDelta?: (text: string) => void } = {},
+  options: StreamOptions & { onTextDelta?: (text: string) => void; progress?: CallProgress } = {},
 ): Promise<ModelResponse> {
+  const progress = options.progress;
   const content: ContentBlock[] = [];
   const inputErrors = new Map<string, string>();
   let usage: Usage | undefined;
@@ -82,10 +94,18 @@ export async function generate(
   for await (const part of provider.stream(request, options)) {
     switch (part.type) {
       case 'text-delta':
+        if (progress) {
+          progress.received = true;
+          progress.outputChars += part.text.length;
+        }
         text += part.text;
         options.onTextDelta?.(part.text);
         break;
       case 'tool-call':
+        if (progress) {
+          progress.received = true;
+          progress.outputChars += part.name.length + (part.input === undefined ? 0 : JSON.stringify(part.input).length);
+        }
         if (text) {
           content.push({ type: 'text', text });
           text = '';

@@ -186,7 +186,9 @@ describe('a turn against a misbehaving provider', () => {
     const session = await test.legion.sessions.create();
     const result = await test.legion.send(session, 'hello', { to: 'writer' });
     expect(result).toMatchObject({ status: 'error', code: 'provider_empty_response' });
-    expect(logLines(test.root, session.id).flatMap((line) => (line.role ? [line.role] : []))).toEqual(['user']);
+    // The only assistant message is the turn's ending, not an empty reply.
+    expect(logLines(test.root, session.id).flatMap((line) => (line.role ? [line.role] : []))).toEqual(['user', 'assistant']);
+    expect(logLines(test.root, session.id).at(-1)).toMatchObject({ ending: { status: 'failed', code: 'provider_empty_response' } });
   });
 
   it('a reply cut at max_tokens is returned marked as truncated', async () => {

@@ -298,15 +298,20 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     expect(deltas.length).toBeGreaterThan(0);
     expect(server.anthropicBodies()).toHaveLength(1);
     const afterBreak = readLog(session, 'user__solo');
-    expect(shape(afterBreak)).toEqual(['header', 'user', 'note']);
-    expect(afterBreak[2]).toMatchObject({ level: 'error', code: 'provider_stream_interrupted' });
+    // The turn's ending closes it, in the agent's place: no half reply.
+    expect(shape(afterBreak)).toEqual(['header', 'user', 'assistant']);
+    expect(afterBreak[2]).toMatchObject({ role: 'assistant', ending: { status: 'failed', code: 'provider_stream_interrupted' } });
 
-    // The conversation goes on: both user messages reach the model as one user turn.
+    // The conversation goes on: the next message is a turn of its own, after the model is told the first failed (never merged with it).
     const next = await test.legion.send(session, 'second');
 
     expect(next).toMatchObject({ status: 'success', reply: 'Answering both.' });
-    expect(server.anthropicBodies()[1]!.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'first' }, { type: 'text', text: 'second' }] }]);
-    expect(shape(readLog(session, 'user__solo'))).toEqual(['header', 'user', 'note', 'user', 'assistant']);
+    const sent = server.anthropicBodies()[1]!.messages as Array<{ role: string; content: Array<{ type: string; text?: string }> }>;
+    expect(sent.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    expect(sent[0]!.content).toEqual([{ type: 'text', text: 'first' }]);
+    expect(sent[1]!.content[0]!.text).toMatch(/^\[This turn failed before it finished \(provider_stream_interrupted: /);
+    expect(sent[2]!.content).toEqual([{ type: 'text', text: 'second' }]);
+    expect(shape(readLog(session, 'user__solo'))).toEqual(['header', 'user', 'assistant', 'user', 'assistant']);
   });
 
   it('retries a stream that broke before its first part, and the turn logs one reply', async () => {
@@ -349,10 +354,11 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     expect(result).toMatchObject({ status: 'error', code: 'cancelled' });
     expect(await developerEnded).toMatchObject({ status: 'error', error: expect.stringContaining('cancelled') });
     const developerLog = readLog(session, 'coordinator__developer');
-    expect(shape(developerLog)).toEqual(['header', 'user', 'note']);
-    expect(developerLog[2]).toMatchObject({ code: 'cancelled' });
+    expect(shape(developerLog)).toEqual(['header', 'user', 'assistant']);
+    expect(developerLog[2]).toMatchObject({ ending: { status: 'cancelled', code: 'cancelled' } });
     const coordinatorLog = readLog(session, 'user__coordinator');
-    expect(shape(coordinatorLog)).toEqual(['header', 'user', 'assistant', 'user', 'note']);
+    expect(shape(coordinatorLog)).toEqual(['header', 'user', 'assistant', 'user', 'assistant']);
+    expect(coordinatorLog.at(-1)).toMatchObject({ ending: { status: 'cancelled' } });
     expectEveryToolUseAnswered(coordinatorLog);
     expect(messages(coordinatorLog)[2]!.content).toEqual([{ type: 'tool_result', toolUseId: 'toolu_delegate', content: expect.stringContaining('cancelled'), isError: true }]);
     expect(server.anthropicBodies()).toHaveLength(1);
@@ -364,13 +370,9 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     expect(server.anthropicBodies()[1]!.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'Build everything' }] },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_delegate', name: 'communicate', input: { to: 'developer', message: 'Write it all' } }] },
-      {
-        role: 'user',
-        content: [
-          { type: 'tool_result', tool_use_id: 'toolu_delegate', content: expect.stringContaining('cancelled'), is_error: true },
-          { type: 'text', text: 'still there?' },
-        ],
-      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_delegate', content: expect.stringContaining('cancelled'), is_error: true }] },
+      { role: 'assistant', content: [{ type: 'text', text: expect.stringContaining('[This turn was cancelled before it finished.') }] },
+      { role: 'user', content: [{ type: 'text', text: 'still there?' }] },
     ]);
   });
 
@@ -384,7 +386,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     expect(result).toMatchObject({ status: 'error', code: 'provider_auth' });
     expect(result.status === 'error' && result.error).toMatch(/^solo's model call failed: anthropic \(claude-test\): the API key was rejected \(401.*Check ANTHROPIC_API_KEY/);
     expect(server.anthropicBodies()).toHaveLength(1);
-    expect(shape(readLog(session, 'user__solo'))).toEqual(['header', 'user', 'note']);
+    expect(shape(readLog(session, 'user__solo'))).toEqual(['header', 'user', 'assistant']);
   });
 
   it('gives a delegate\'s unknown-model error to the caller as a tool result it can act on', async () => {
@@ -414,7 +416,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
         is_error: true,
       },
     ]);
-    expect(shape(readLog(session, 'coordinator__developer'))).toEqual(['header', 'user', 'note']);
+    expect(shape(readLog(session, 'coordinator__developer'))).toEqual(['header', 'user', 'assistant']);
     expectEveryToolUseAnswered(readLog(session, 'user__coordinator'));
   });
 
@@ -431,7 +433,7 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     expect(result).toMatchObject({ status: 'error', code: 'provider_unreachable' });
     expect(result.status === 'error' && result.error).toContain(`anthropic (claude-test): cannot connect to ${nowhere}`);
     expect(result.status === 'error' && result.error).toContain('model.baseURL');
-    expect(shape(readLog(session, 'user__solo'))).toEqual(['header', 'user', 'note']);
+    expect(shape(readLog(session, 'user__solo'))).toEqual(['header', 'user', 'assistant']);
   });
 
   it('ends the turn with an error naming the variable to set when no key is configured', async () => {
@@ -443,6 +445,6 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     expect(result).toMatchObject({ status: 'error', code: 'provider_no_key' });
     expect(result.status === 'error' && result.error).toContain('anthropic (claude-test): no API key is set. Set ANTHROPIC_API_KEY in the environment');
     expect(server.recorder.requests).toHaveLength(0);
-    expect(shape(readLog(session, 'user__solo'))).toEqual(['header', 'user', 'note']);
+    expect(shape(readLog(session, 'user__solo'))).toEqual(['header', 'user', 'assistant']);
   });
 });

@@ -195,7 +195,9 @@ describe('AgentRuntime and communicate', () => {
     expect(result).toMatchObject({ status: 'error', code: 'max_iterations' });
     expect(test.providers.looper!.callCount).toBe(3);
     const history = await session.conversation({ initiator: 'user', responder: 'looper' }).history();
-    expect(history.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user']);
+    // Every call answered, then the turn's ending in the agent's place: the next message is not merged with 'go'.
+    expect(history.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    expect(history.at(-1)).toMatchObject({ ending: { status: 'failed', code: 'max_iterations' } });
   });
 
   it('detects a tool loop: the same call with the same input repeated is refused with a reason', async () => {

@@ -9,7 +9,7 @@ import { costOf } from '../config/pricing.js';
 import { PriceBook } from '../config/price-book.js';
 import type { UsageRecord } from '../storage/usage-summary.js';
 import { errorMessage, LegionError, MaxIterationsError } from '../errors.js';
-import { generate, type LLMProvider, type ModelResponse, type ProviderRetry } from '../providers/llm-provider.js';
+import { generate, type CallProgress, type LLMProvider, type ModelRequest, type ModelResponse, type ProviderRetry } from '../providers/llm-provider.js';
 import type { ProviderFactory } from '../providers/ProviderFactory.js';
 import type { Tool } from '../tools/tool.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
@@ -23,7 +23,7 @@ import { unansweredToolUses } from '../conversation/unanswered-tool-uses.js';
 import { buildModelRequest, type ModelRequestSource } from './model-request.js';
 import { sessionBudgetError } from './session-budget.js';
 import { contextSettingsFor } from '../context/context-settings.js';
-import { settleSentRequest, type ContextUsage } from '../context/token-accounting.js';
+import { measureContext, settleSentRequest, type ContextUsage } from '../context/token-accounting.js';
 import { createLoadToolsTool } from '../tools/builtin/tool-loading/load-tools.js';
 import { readLoadedTools } from '../tools/builtin/tool-loading/loaded-tools.js';
 import { loadableTools, loadHints, planToolOffer, type ToolOffer, type ToolOfferSources } from './tool-offer.js';
@@ -135,6 +135,8 @@ export class AgentRuntime implements ParticipantRuntime {
     const repeats = { signature: '', count: 0 };
     // The message's whole delegation tree shares one count (limits.maxModelCallsPerMessage): read from memory, never the disk, per step.
     const work = turn.session.messageWork(turn.frames);
+    // Reset for every call: what arrived of it, should it end before the provider reports its usage.
+    const progress: CallProgress = { received: false, outputChars: 0 };
 
     if (resuming) {
       const waiting = unansweredToolUses(await turn.conversation.history());
@@ -155,17 +157,22 @@ export class AgentRuntime implements ParticipantRuntime {
       const signal = calls.next(reusesCallSignals(provider));
       let compactedOnOverflow = false;
       let chat: ChatTrace | undefined;
+      let request: ModelRequest | undefined;
+      progress.received = false;
+      progress.outputChars = 0;
       try {
         for (;;) {
-          const request = await buildModelRequest(context);
-          chat = turn.trace?.chat({ provider: provider.name, model: provider.model, maxTokens: request.maxTokens, temperature: request.temperature, system: request.system, messages: request.messages });
+          const built = await buildModelRequest(context);
+          request = built;
+          chat = turn.trace?.chat({ provider: provider.name, model: provider.model, maxTokens: built.maxTokens, temperature: built.temperature, system: built.system, messages: built.messages });
           try {
             const options = {
               signal,
+              progress,
               onTextDelta: streamText,
               onRetry: (retry: ProviderRetry) => turn.events.emit('provider:retry', { ...turn.conversation.ref, participantId: agent.id, provider: provider.name, model: provider.model, ...retry }),
             };
-            const answering = chat ? chat.run(() => generate(provider, request, options)) : generate(provider, request, options);
+            const answering = chat ? chat.run(() => generate(provider, built, options)) : generate(provider, built, options);
             // The reply's list price is needed once it is in: the list (some 40 ms to load) loads
             // while the model answers. On the next turn of the loop, not now: the request goes out first.
             setImmediate(() => this.prices.prefetch({ provider: provider.name, model: provider.model, baseURL: provider.baseURL }));
@@ -182,7 +189,8 @@ export class AgentRuntime implements ParticipantRuntime {
           }
         }
       } catch (error) {
-        // Nothing of a failed or cancelled response is appended: the log never holds half a reply.
+        // Nothing of a failed or cancelled response is appended: the log never holds half a reply. What it cost is counted.
+        if (progress.received && request) await this.recordUnreported(turn, agent, provider, request, progress);
         if (turn.signal.aborted) return { status: 'error', code: 'cancelled', error: `${agent.id} was cancelled while its model was answering.` };
         if (error instanceof ContextOverflowError) return { status: 'error', code: error.code, error: error.message };
         const retried = compactedOnOverflow && isContextTooLongError(error) ? ' (after one compaction and one retry)' : '';
@@ -267,10 +275,25 @@ export class AgentRuntime implements ParticipantRuntime {
   }
 
   /**
+   * A call that ended (cancelled, or broken off) after the model started answering was paid for, but
+   * the provider never reported its usage: it is counted as Legion estimates it (the request as the
+   * context budget measures it, the answer so far at ~4 characters a token) and marked `estimated`,
+   * so a cancelled turn does not report "0 tokens · $0".
+   */
+  private async recordUnreported(turn: TurnContext, agent: AgentParticipant, provider: LLMProvider, request: ModelRequest, progress: CallProgress): Promise<void> {
+    try {
+      const measured = await measureContext(request, contextSettingsFor(this.services.config, agent), { exact: true, sentFor: turn.conversation });
+      await this.recordUsage(turn, agent.id, provider, { inputTokens: measured.total, outputTokens: Math.ceil(progress.outputChars / 4) }, turn.frames, true);
+    } catch {
+      // The turn's own error is what its caller must hear; a ledger that cannot take the estimate now loses only the estimate.
+    }
+  }
+
+  /**
    * Records a model call's usage; its cost (null: no known price). A call of the agent loop names the
    * delegation tree it counted against (`tree`), so a tree resumed elsewhere is recounted from the ledger.
    */
-  private async recordUsage(turn: Omit<TurnContext, 'message'>, participantId: string, provider: LLMProvider, usage: Usage, tree?: readonly DelegationFrame[]): Promise<number | null> {
+  private async recordUsage(turn: Omit<TurnContext, 'message'>, participantId: string, provider: LLMProvider, usage: Usage, tree?: readonly DelegationFrame[], estimated = false): Promise<number | null> {
     const { name: providerName, model } = provider;
     const quote = this.prices.quote({ provider: providerName, model, baseURL: provider.baseURL });
     const cost = costOf(usage, (quote instanceof Promise ? await quote : quote).price);
@@ -286,6 +309,7 @@ export class AgentRuntime implements ParticipantRuntime {
       costUsd: cost ?? null,
       tree: tree && treeOf(tree),
       delegation: tree && delegationOf(tree),
+      ...(estimated ? { estimated: true as const } : {}),
     };
     await turn.session.recordUsage(record);
     turn.events.emit('usage:report', Object.assign({}, turn.conversation.ref, { participantId, chain: record.chain, usage, provider: providerName, model, costUsd: record.costUsd }));

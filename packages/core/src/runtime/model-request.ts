@@ -3,6 +3,7 @@ import { measureContext, recordSentRequest, type ContextUsage } from '../context
 import type { Message } from '../message.js';
 import type { ModelRequest, ToolDefinition } from '../providers/llm-provider.js';
 import { pruneToolResults, type PruneOptions } from '../context/prune-tool-results.js';
+import { withEndedTurns } from '../conversation/turn-ending.js';
 
 /** What one turn fixes for all its steps; the history is read again at every step. */
 export interface ModelRequestSource {
@@ -44,7 +45,8 @@ export async function buildModelRequest(source: ModelRequestSource): Promise<Mod
   // Relief step 2: past pruneAtTokens, old tool results beyond the protected recent part become stubs naming their artifact (the log keeps them whole).
   const { pruning } = source;
   const relieve = pruning ? (history: readonly Message[]) => pruneToolResults(history, source, pruning) : undefined;
-  const history = await source.history();
+  // Messages a failed turn's provider refused are left out (their place kept): sent again, they would fail again.
+  const history = withEndedTurns(await source.history());
   const messages = [...(relieve ? await relieve(history) : history)];
   const request: ModelRequest = {
     system: source.system,

@@ -47,11 +47,12 @@ describe('session budgets (limits.maxSessionCostUsd, limits.maxSessionTokens)', 
     expect(error).toContain('Raise limits.maxSessionCostUsd in .legion/config.json');
     expect(error).toContain('start a new session');
     expect(test.providers['lead']!.callCount).toBe(2);
-    // On disk: both calls' usage, and the conversation ends with the last tool result (no partial reply).
+    // On disk: both calls' usage, and the conversation's last tool result (no partial reply), then the turn's ending.
     expect((await session.usage()).total).toMatchObject({ calls: 2, costUsd: 2.2 });
-    const last = (await session.recentMessages(1))[0]!.message;
-    expect(last.role).toBe('user');
-    expect(last.content.map((block) => block.type)).toEqual(['tool_result']);
+    const [lastResult, ending] = (await session.recentMessages(2)).map((entry) => entry.message);
+    expect(lastResult!.role).toBe('user');
+    expect(lastResult!.content.map((block) => block.type)).toEqual(['tool_result']);
+    expect(ending).toMatchObject({ role: 'assistant', ending: { status: 'failed', code: 'session_budget_exceeded' } });
 
     // A second instance on the same workspace knows what was spent before it opened.
     const other = open();

@@ -17,6 +17,11 @@ export const UsageRecordSchema = z.lazy(() => z.object({
   tree: z.string().optional(),
   /** The `communicate` call whose delegated turn made this call (none for the turn that answers the message itself). */
   delegation: z.string().optional(),
+  /**
+   * The call ended (cancelled, or broken off) after the model had started answering but before the
+   * provider reported its usage: the counts are Legion's estimate of what was paid for.
+   */
+  estimated: z.literal(true).optional(),
 }));
 export type UsageRecord = z.infer<typeof UsageRecordSchema>;
 

@@ -19,6 +19,15 @@ export const UsageSchema = z.object({
 });
 export type Usage = z.infer<typeof UsageSchema>;
 
+/** How a turn ended without a reply: written as the turn's last message, in the responder's place (core's `TurnEnding`). */
+export const TurnEndingSchema = z.object({
+  status: z.enum(['failed', 'cancelled']),
+  code: z.string(),
+  error: z.string().optional(),
+  withheld: z.array(z.string()).optional(),
+});
+export type TurnEnding = z.infer<typeof TurnEndingSchema>;
+
 /**
  * One message of a directional conversation. The initiator's messages and all tool results have
  * role `user`; the responder's `assistant`. `author` is the participant who wrote it.
@@ -31,6 +40,8 @@ export const WireMessageSchema = z.object({
   usage: UsageSchema.optional(),
   model: z.string().optional(),
   medium: z.string().optional(),
+  /** Set on a turn's ending (it failed or was cancelled): shown as what happened, not as a reply. */
+  ending: TurnEndingSchema.optional(),
   author: z.string(),
 });
 export type WireMessage = z.infer<typeof WireMessageSchema>;

@@ -44,7 +44,19 @@ export function Conversation({ conversation, conversationId, messages, stream, e
         </button>
       )}
       <ol class="messages" data-testid="messages">
-        {(messages ?? []).map((message) => (
+        {(messages ?? []).map((message) =>
+          message.ending ? (
+            <li key={message.id} class={`message ending ${message.ending.status}`} data-testid="turn-ending" data-author={message.author}>
+              <div class="meta">
+                <strong>{message.author}</strong> <span class="muted">{formatTime(message.at)}</span>
+              </div>
+              <p class="text">
+                {message.ending.status === 'cancelled'
+                  ? 'Cancelled: the turn was stopped before it answered.'
+                  : `Failed (${message.ending.code})${message.ending.error ? `: ${message.ending.error}` : ''}`}
+              </p>
+            </li>
+          ) : (
           <li key={message.id} class={`message ${message.role}`} data-testid={`message-${message.id}`} data-author={message.author}>
             <div class="meta">
               <strong>{message.author}</strong> <span class="muted">{formatTime(message.at)}</span>
@@ -58,7 +70,8 @@ export function Conversation({ conversation, conversationId, messages, stream, e
               return <pre key={index} class="orphan-result">{block.content}</pre>;
             })}
           </li>
-        ))}
+          ),
+        )}
         {stream && (
           <li class="message assistant streaming" data-testid="streaming" data-author={stream.participantId}>
             <div class="meta">
