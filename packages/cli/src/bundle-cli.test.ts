@@ -178,7 +178,9 @@ describe('the bundled legion binary loads only what a command needs', () => {
     expect(readFileSync(counted, 'utf8')).toBe('0');
   });
 
-  describe('the compile cache', () => {
+  // Each test runs `legion` three or four times, one after another, each loading the whole bundle
+  // (writing or reading its cache): at load 20 on 2 cores that took 39 s, past the default 30 s.
+  describe('the compile cache', { timeout: 120_000 }, () => {
     const cacheFiles = (): Map<string, { bytes: Buffer; mtimeMs: number }> => {
       const root = join(workspace.dir, '.cache', 'legion', 'compile-cache');
       const files = new Map<string, { bytes: Buffer; mtimeMs: number }>();
