@@ -125,7 +125,19 @@ export class ApprovalGate {
         },
         claim: (answers, medium) => this.claim(records, answers, { approverId, medium, sessionId: context.sessionId, store: context.store }),
       };
-      const answered = approver.type === 'user' ? await this.askUser({ approver, requests: views, signal: context.signal, race }) : undefined;
+      let answered: Awaited<ReturnType<AskUserForApprovals>>;
+      try {
+        answered = approver.type === 'user' ? await this.askUser({ approver, requests: views, signal: context.signal, race }) : undefined;
+      } catch (error) {
+        // Cancelled while the surfaces asked: the requests are settled, so no later decision runs them.
+        if (context.signal.aborted) await this.settleCancelled(records, chain, context);
+        throw error;
+      }
+      if (context.signal.aborted) {
+        await this.settleCancelled(records, chain, context);
+        for (const record of records) outcomes.set(record.toolUseId, { status: 'rejected', reason: 'the turn was cancelled before anyone decided' });
+        continue;
+      }
       // Whoever answered (a surface here, another process, both racing), the log holds the one decision of each;
       // an ask that took no race leaves its answers for the gate to record.
       let decided = await context.store.state();
@@ -150,6 +162,21 @@ export class ApprovalGate {
       }
     }
     return outcomes;
+  }
+
+  /**
+   * The turn that asked was cancelled: each request nobody decided yet is settled as rejected and
+   * marked `cancelled` (by whoever started the chain), first-wins like any decision, so an answer
+   * given later (another surface, `legion approve`, another process) is refused and resumes nothing.
+   */
+  private async settleCancelled(records: readonly ApprovalRequestRecord[], chain: readonly string[], context: { store: SessionApprovals; signal: AbortSignal }): Promise<void> {
+    const reason = context.signal.reason instanceof Error ? context.signal.reason.message : String(context.signal.reason ?? 'cancelled');
+    const decidedBy = chain[0] ?? 'user';
+    for (const record of records) {
+      await context.store.decide([
+        { kind: 'decision', version: 1, requestId: record.id, at: new Date().toISOString(), decision: 'rejected', reason: `cancelled: the turn that asked was cancelled (${reason})`, decidedBy, cancelled: true },
+      ]);
+    }
   }
 
   /**

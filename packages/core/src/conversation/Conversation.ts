@@ -28,6 +28,8 @@ export interface ConversationServices {
   leaseTtlMs?: number | undefined;
   /** The pending approvals that keep these unanswered calls waiting (none: they were interrupted). */
   pausedOn?: (conversationId: string, unanswered: readonly ToolUseBlock[]) => Promise<ApprovalView[]>;
+  /** A turn here ended without answering: settles what its delegation tree still waits on (approvals, questions). */
+  endedTree?: (conversationId: string, ending: { status: 'failed' | 'cancelled'; code: string }) => Promise<void>;
   /** Ends what these calls, about to be marked interrupted, left running (their process groups). */
   endInterrupted?: (toolUseIds: readonly string[]) => void;
   /** OpenTelemetry spans of turns (a no-op until the application registers an SDK). */
@@ -371,6 +373,8 @@ export class Conversation implements TurnConversation {
     const lastResponse = this.turnMessages.findLastIndex((message) => message.role === 'assistant');
     const sinceResponse = this.turnMessages.slice(lastResponse + 1).filter((message) => message.role === 'user');
     const ending = turnEnding(outcome.code, outcome.error, sinceResponse);
+    // Before the ending is written: a decision racing it must find the requests settled, not resume a tree that ended.
+    await this.services.endedTree?.(this.id, ending);
     await this.append({ role: 'assistant', content: [{ type: 'text', text: endingText(ending) }], ending }, responder);
     return true;
   }

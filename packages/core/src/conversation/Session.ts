@@ -2,11 +2,12 @@ import type { Collective } from '../collective/Collective.js';
 import { LegionError, ParticipantNotFoundError } from '../errors.js';
 import type { ConversationRef } from '../events/event-types.js';
 import type { AnswerOutcome, CompactOutcome, QuestionAnswerOutcome, ResumeOutcome, SendRequest, ToolSession, TurnResult } from '../session/turn.js';
-import { framesOfTurn } from '../session/delegation-stack.js';
+import { framesOfTurn, waitingParticipants } from '../session/delegation-stack.js';
 import { MessageWork, treeOf } from '../session/message-work.js';
 import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
 import { SessionApprovals } from '../storage/SessionApprovals.js';
 import { SessionQuestions } from '../storage/SessionQuestions.js';
+import { QUESTION_RECORD_VERSION } from '../storage/question-records.js';
 import { answerQuestion, type AnswerQuestionOptions } from './answer-question.js';
 import { emitQuestionRecord } from './question-events.js';
 import { turnIsLive } from './conversation-liveness.js';
@@ -306,13 +307,38 @@ export class Session implements ToolSession {
     return waiting;
   }
 
+  /**
+   * A turn of `conversationId` ended without answering (cancelled or failed): what its delegation
+   * tree still waits on is settled, so nothing of it runs later. Every pending approval requested
+   * in that conversation or below it (its frames pass through it) is settled as rejected and marked
+   * `cancelled`; every open question below it is withdrawn. First-wins, like any decision: an
+   * answer given at the same moment either won (and the tree was told) or is refused.
+   */
+  async settleEndedTree(conversationId: string, ending: { status: 'failed' | 'cancelled'; code: string }): Promise<void> {
+    const below = (record: { conversationId: string; frames?: readonly DelegationFrame[] | undefined }): boolean =>
+      record.conversationId === conversationId || (record.frames ?? []).some((frame) => frame.conversationId === conversationId);
+    const why = ending.status === 'cancelled' ? 'the turn that asked was cancelled' : `the turn that asked ended with an error (${ending.code})`;
+    const at = new Date().toISOString();
+    for (const request of await this.approvals.pending()) {
+      if (!below(request)) continue;
+      const decidedBy = waitingParticipants(request.frames)[0] ?? request.approver;
+      await this.approvals.decide([{ kind: 'decision', version: 1, requestId: request.id, at, decision: 'rejected', reason: `${ending.status}: ${why} (${conversationId})`, decidedBy, cancelled: true }]);
+    }
+    const questions = await this.questions.state();
+    for (const view of questions.list({ status: 'pending' })) {
+      const question = questions.question(view.id);
+      if (!question || !below(question)) continue;
+      await this.questions.settle({ kind: 'withdrawn', version: QUESTION_RECORD_VERSION, questionId: question.id, at, reason: `${why} (${conversationId})` });
+    }
+  }
+
   conversation(key: { initiator: string; responder: string; name?: string | undefined }): Conversation {
     const id = conversationId(key);
     return this.conversations.getOrOpen(id, () => {
       const ref: ConversationRef = { sessionId: this.id, conversationId: id, initiator: key.initiator, responder: key.responder, name: key.name };
       // Object.assign, not `{ ...base, more }`: V8 keeps objects built by a spread plus further properties through
       // young-generation GCs, so per-turn garbage would pile up in the old generation (bench/memory-runs.mjs).
-      return new Conversation(ref, this.services.backend.conversations, Object.assign({}, this.services, { pausedOn: (id: string, unanswered: readonly ToolUseBlock[]) => this.pausedOn(id, unanswered) }));
+      return new Conversation(ref, this.services.backend.conversations, Object.assign({}, this.services, { pausedOn: (id: string, unanswered: readonly ToolUseBlock[]) => this.pausedOn(id, unanswered), endedTree: (id: string, ending: { status: 'failed' | 'cancelled'; code: string }) => this.settleEndedTree(id, ending) }));
     });
   }
 

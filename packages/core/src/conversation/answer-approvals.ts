@@ -1,7 +1,7 @@
 import type { Collective } from '../collective/Collective.js';
 import type { ToolUseBlock } from '../message.js';
 import type { AnswerOutcome, TurnResult } from '../session/turn.js';
-import { ApprovalAnswerSchema, rememberOf, type ApprovalAnswer, type ApprovalRequestRecord } from '../storage/approval-records.js';
+import { ApprovalAnswerSchema, rememberOf, type ApprovalAnswer, type ApprovalDecisionRecord, type ApprovalRequestRecord } from '../storage/approval-records.js';
 import type { ApprovalRule } from '../collective/approval-rule.js';
 import type { SessionApprovals } from '../storage/SessionApprovals.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
@@ -76,7 +76,7 @@ export async function answerApprovals(
     }
     const decision = state.decision(answer.id);
     if (decision) {
-      problems.push(`${answer.id} was already ${decision.decision} by ${decision.decidedBy} at ${decision.at}.`);
+      problems.push(alreadyDecided(decision));
       continue;
     }
     if (decidedBy === request.requester) {
@@ -124,7 +124,7 @@ export async function answerApprovals(
     }),
   );
   if (!claimed.ok) {
-    const taken = claimed.taken.map((decision) => `${decision.requestId} was already ${decision.decision} by ${decision.decidedBy} at ${decision.at}.`);
+    const taken = claimed.taken.map(alreadyDecided);
     return { status: 'error', error: `Nothing was recorded. ${taken.join(' ')}` };
   }
   // Before resuming: a call the resumed turn makes next may already be one the rule approves.
@@ -193,4 +193,10 @@ export async function resumeRoot(
     index--;
   }
   return { conversationId: index === frames.length ? request.conversationId : frames[index]!.conversationId, frames: frames.slice(0, index) };
+}
+
+/** Why a request cannot be decided again: its decision, or the cancel that settled it. */
+export function alreadyDecided(decision: ApprovalDecisionRecord): string {
+  if (decision.cancelled) return `${decision.requestId} can no longer be decided: the turn that asked was cancelled by ${decision.decidedBy} at ${decision.at}, so nothing of it will run.`;
+  return `${decision.requestId} was already ${decision.decision} by ${decision.decidedBy} at ${decision.at}.`;
 }

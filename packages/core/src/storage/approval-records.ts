@@ -65,6 +65,12 @@ export const ApprovalDecisionRecordSchema = z.lazy(() => z.object({
    * and an older Legion reading a newer file still sees the decision.
    */
   medium: z.string().optional(),
+  /**
+   * The turn that asked was cancelled before anyone decided: the request is settled as rejected,
+   * so nothing of that turn runs later. `decidedBy` is who started the cancelled chain. Added
+   * without a version bump, like `medium`.
+   */
+  cancelled: z.literal(true).optional(),
 }));
 
 /**
