@@ -1,0 +1,47 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { runLegion } from './legion-process.test-support.js';
+import { useWorkspace } from './workspace.test-support.js';
+
+// The built binary, its coordinator on the real Anthropic SDK against aimock:
+// a model that names a FIFO must get an error back, and the run must end.
+// A blocking open would freeze the process for good (no timeout, no Ctrl-C),
+// so the process gets a bound: killed at it, the run fails instead of hanging the suite.
+const PROCESS_LIMIT_MS = 40_000;
+
+describe('legion run when a model reads a FIFO', () => {
+  const workspace = useWorkspace('legion-fifo-');
+  const { mock, env, useModel, toolResultSent } = workspace;
+  const writers: ChildProcess[] = [];
+  afterEach(() => {
+    for (const writer of writers.splice(0)) writer.kill('SIGKILL');
+  });
+
+  it('file_read and file_grep of a FIFO answer with an error, and the run completes', async () => {
+    const made = spawnSync('mkfifo', [join(workspace.dir, 'pipe.txt')]);
+    expect(made.status, made.stderr.toString()).toBe(0);
+    // A writer for the FIFO's other end: never needed by code that refuses the FIFO; code that opens it blocking gets unstuck once.
+    const writer = spawn('dd', [`of=${join(workspace.dir, 'pipe.txt')}`, 'conv=nocreat,notrunc', 'status=none'], { stdio: ['pipe', 'ignore', 'ignore'] });
+    writer.stdin.end('secret from the pipe\n');
+    writers.push(writer);
+    useModel('coordinator', { provider: 'anthropic', model: 'claude-test', baseURL: mock.url });
+    const message = 'Read pipe.txt';
+    mock.on(
+      { model: 'claude-test', userMessage: message, hasToolResult: false },
+      {
+        toolCalls: [
+          { id: 'toolu_read', name: 'file_read', arguments: JSON.stringify({ path: 'pipe.txt' }) },
+          { id: 'toolu_grep', name: 'file_grep', arguments: JSON.stringify({ pattern: 'secret', path: 'pipe.txt' }) },
+        ],
+      },
+    );
+    mock.on({ model: 'claude-test', userMessage: message, hasToolResult: true }, { content: 'pipe.txt is not a file I can read.' });
+
+    const run = await runLegion(['run', '--approve', 'auto', message], { cwd: workspace.dir, env: { ...process.env, ...env() }, timeoutMs: PROCESS_LIMIT_MS });
+
+    expect(run.status, `exit ${run.status}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(0);
+    expect(run.stdout).toContain('pipe.txt is not a file I can read.');
+    expect(toolResultSent('toolu_read')).toContain('"pipe.txt" is a FIFO (named pipe), not a regular file; file tools read only regular files.');
+    expect(toolResultSent('toolu_grep')).toContain('"pipe.txt" is a FIFO (named pipe), not a regular file; file_grep searches only regular files.');
+  }, PROCESS_LIMIT_MS + 20_000);
+});
