@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { unlinkSync } from 'node:fs';
+import { unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runLegion } from './legion-process.test-support.js';
 import { useWorkspace } from './workspace.test-support.js';
@@ -22,8 +22,8 @@ describe('legion run when a model reads a FIFO', () => {
     const made = spawnSync('mkfifo', [join(workspace.dir, 'pipe.txt')]);
     expect(made.status, made.stderr.toString()).toBe(0);
     // A writer for the FIFO's other end: never needed by code that refuses the FIFO; code that opens it blocking gets unstuck once.
-    const writer = spawn('dd', [`of=${join(workspace.dir, 'pipe.txt')}`, 'conv=nocreat,notrunc', 'status=none'], { stdio: ['pipe', 'ignore', 'ignore'] });
-    writer.stdin.end('secret from the pipe\n');
+    writeFileSync(join(workspace.dir, 'writer-input.txt'), 'secret from the pipe\n');
+    const writer = spawn('dd', [`if=${join(workspace.dir, 'writer-input.txt')}`, `of=${join(workspace.dir, 'pipe.txt')}`, 'conv=nocreat,notrunc', 'status=none'], { stdio: 'ignore' });
     writers.push(writer);
     useModel('coordinator', { provider: 'anthropic', model: 'claude-test', baseURL: mock.url });
     const message = 'Read pipe.txt';

@@ -353,8 +353,9 @@ describe('a log path that is a FIFO', () => {
     const path = join(dir, 'log.jsonl');
     expect(spawnSync('mkfifo', [path]).status).toBe(0);
     // Code that opened the FIFO blocking would get this writer's line instead of freezing the test run.
-    const writer = spawn('dd', [`of=${path}`, 'conv=nocreat,notrunc', 'status=none'], { stdio: ['pipe', 'ignore', 'ignore'] });
-    writer.stdin.end('{"from":"the writer"}\n');
+    // Its text from a file, not from our stdin pipe: a blocked event loop could not feed that pipe.
+    writeFileSync(join(dir, 'line.txt'), '{"from":"the writer"}\n');
+    const writer = spawn('dd', [`if=${join(dir, 'line.txt')}`, `of=${path}`, 'conv=nocreat,notrunc', 'status=none'], { stdio: 'ignore' });
     try {
       const log = openLog();
       expect(() => log.readForward()).toThrow(`"${path}" is a FIFO (named pipe), not a regular file`);

@@ -64,9 +64,11 @@ describe('file tools on FIFOs, sockets and devices: refused at once, the process
   function fifoWithWriter(path: string, text = 'a from the writer x\n'): ChildProcess {
     if (existsSync(at(path))) unlinkSync(at(path));
     mkfifo(path);
+    // Its text from a file, not from our stdin pipe: a blocked event loop could not feed that pipe.
+    const input = join(workspace.outside, `writer-${children.length}.txt`);
+    writeFileSync(input, text);
     // dd with nocreat: a writer that starts late, after its FIFO was replaced, must not create a regular file there.
-    const writer = spawn('dd', [`of=${at(path)}`, 'conv=nocreat,notrunc', 'status=none'], { stdio: ['pipe', 'ignore', 'ignore'] });
-    writer.stdin!.end(text);
+    const writer = spawn('dd', [`if=${input}`, `of=${at(path)}`, 'conv=nocreat,notrunc', 'status=none'], { stdio: 'ignore' });
     children.push(writer);
     return writer;
   }
