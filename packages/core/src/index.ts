@@ -8,6 +8,7 @@ export type { OpenLegionOptions } from './Legion.js';
 export { initWorkspace } from './config/init-workspace.js';
 export type { InitResult } from './config/init-workspace.js';
 export { findWorkspaceRoot, LEGION_DIR } from './storage/workspace-paths.js';
+export { FileTooLargeError, NotRegularFileError, readRegularFileSync } from './storage/regular-file.js';
 
 // Errors a caller can catch and tell apart by class or `code`.
 export {

@@ -1,7 +1,7 @@
-import { lstatSync, readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import type { ApprovalView } from '@legion-collective/core';
+import { readRegularFileSync, type ApprovalView } from '@legion-collective/core';
 import { approvalInputLines } from '../render/approval-input.js';
 import { styleFor } from '../render/style.js';
 import { inert, inertLine } from '../render/terminal-text.js';
@@ -61,9 +61,8 @@ function readInsideWorkspace(root: string, path: string): string | undefined {
     const target = realpathSync(resolve(realRoot, path));
     const inside = relative(realRoot, target);
     if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) return undefined;
-    const stat = lstatSync(target);
-    if (!stat.isFile() || stat.size > MAX_DIFF_BYTES) return undefined;
-    return readFileSync(target, 'utf8');
+    // Only a regular file, opened without blocking: a FIFO (even one swapped in after a check) cannot freeze the card.
+    return readRegularFileSync(target, { maxBytes: MAX_DIFF_BYTES }).toString('utf8');
   } catch {
     return undefined;
   }

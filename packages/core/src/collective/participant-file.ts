@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { readRegularFileSync } from '../storage/regular-file.js';
 import { basename } from 'node:path';
 import { ConfigError, errorMessage, LegionError } from '../errors.js';
 import { parseJsonText, readJsonFile, writeTextAtomic, writeTextIfAbsent } from '../storage/atomic-json.js';
@@ -28,7 +29,8 @@ export function parseParticipantFile(text: string, options: { file: string; expe
 
 /** Reads one participant file; `displayPath` is how errors name it (relative to the workspace). */
 export function readParticipantFile(path: string, options: { displayPath?: string } = {}): Participant {
-  return parseParticipantFile(readFileSync(path, 'utf8'), { file: options.displayPath ?? path, expectedId: basename(path, '.json') });
+  const text = readRegularFileSync(path, { requested: options.displayPath ?? path }).toString('utf8');
+  return parseParticipantFile(text, { file: options.displayPath ?? path, expectedId: basename(path, '.json') });
 }
 
 /** One participant file as found: valid (its `participant`) or broken (its `error`, naming the file, field and fix). */

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, unlinkSync } from 'node:fs';
+import { existsSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeJsonIfAbsent } from './atomic-json.js';
 import { JsonlLog, type LogWarning } from './jsonl-log.js';
@@ -14,6 +14,7 @@ import {
   type ApprovalView,
   type StoredApprovalRecord,
 } from './approval-records.js';
+import { readRegularFileSync } from './regular-file.js';
 
 /**
  * A session's `approvals.jsonl`: every request and decision, appended.
@@ -134,7 +135,7 @@ export class ApprovalStore {
     if (!this.requests.has(requestId)) return undefined;
     let text: string;
     try {
-      text = readFileSync(this.claimPath(requestId), 'utf8');
+      text = readRegularFileSync(this.claimPath(requestId)).toString('utf8');
     } catch {
       return undefined;
     }

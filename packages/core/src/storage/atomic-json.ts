@@ -1,4 +1,5 @@
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { readRegularFileSync } from './regular-file.js';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
@@ -100,7 +101,9 @@ export function readJsonFile<Schema extends z.ZodType>(
   schema: Schema,
   options: { what: string; displayPath?: string },
 ): z.infer<Schema> {
-  return parseJsonText(readFileSync(path, 'utf8'), schema, { what: options.what, file: options.displayPath ?? path });
+  // Never blocks: a FIFO or device put where a JSON file should be is refused, not waited on.
+  const text = readRegularFileSync(path, { requested: options.displayPath ?? path }).toString('utf8');
+  return parseJsonText(text, schema, { what: options.what, file: options.displayPath ?? path });
 }
 
 /**

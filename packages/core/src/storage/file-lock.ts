@@ -1,8 +1,9 @@
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { LegionError } from '../errors.js';
 import { currentProcessIdentity, processState, type ProcessIdentity } from './process-identity.js';
+import { readRegularFileSync } from './regular-file.js';
 
 export interface LockHolder extends ProcessIdentity {
   token: string;
@@ -187,7 +188,7 @@ export class FileLock {
   private readLock(): { holder: LockHolder | undefined; mtimeMs: number } | undefined {
     try {
       const mtimeMs = statSync(this.path).mtimeMs;
-      return { holder: parseHolder(readFileSync(this.path, 'utf8')), mtimeMs };
+      return { holder: parseHolder(readRegularFileSync(this.path).toString('utf8')), mtimeMs };
     } catch {
       return undefined;
     }

@@ -1,7 +1,9 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JsonlLog, type LogLine, type LogWarning } from './jsonl-log.js';
+import { NotRegularFileError } from './regular-file.js';
 
 let dir: string;
 let warnings: LogWarning[];
@@ -343,5 +345,26 @@ describe('JsonlLog', () => {
     log.sync();
     log.close();
     expect(existsSync(log.path)).toBe(false);
+  });
+});
+
+describe('a log path that is a FIFO', () => {
+  it('is refused by reads and appends at once instead of blocking the process', () => {
+    const path = join(dir, 'log.jsonl');
+    expect(spawnSync('mkfifo', [path]).status).toBe(0);
+    // Code that opened the FIFO blocking would get this writer's line instead of freezing the test run.
+    // Its text from a file, not from our stdin pipe: a blocked event loop could not feed that pipe.
+    writeFileSync(join(dir, 'line.txt'), '{"from":"the writer"}\n');
+    const writer = spawn('dd', [`if=${join(dir, 'line.txt')}`, `of=${path}`, 'conv=nocreat,notrunc', 'status=none'], { stdio: 'ignore' });
+    try {
+      const log = openLog();
+      expect(() => log.readForward()).toThrow(`"${path}" is a FIFO (named pipe), not a regular file`);
+      expect(() => log.readBackward()).toThrow(NotRegularFileError);
+      expect(() => log.append({ a: 1 })).toThrow(NotRegularFileError);
+      // The writer still waits for a reader: nothing opened the FIFO.
+      expect(writer.exitCode).toBeNull();
+    } finally {
+      writer.kill('SIGKILL');
+    }
   });
 });

@@ -1,10 +1,10 @@
 import {
   closeSync,
+  constants,
   existsSync,
   fstatSync,
   fsyncSync,
   mkdirSync,
-  openSync,
   readSync,
   writeFileSync,
   writeSync,
@@ -13,6 +13,16 @@ import {
 import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { openRegular } from './regular-file.js';
+
+/**
+ * Opens the log without ever blocking: a FIFO or device put where the log
+ * should be is refused (`NotRegularFileError`) instead of freezing every
+ * reader of the session.
+ */
+function openSync(path: string, flags: 'r' | 'a+'): number {
+  return openRegular(path, flags === 'r' ? constants.O_RDONLY : constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, path, { mode: 0o666 });
+}
 
 export interface LogLine {
   /** Byte offset of the line's first byte. */
@@ -151,7 +161,8 @@ export class JsonlLog {
    */
   async syncOffThread(): Promise<void> {
     if (this.fd === undefined) return;
-    const handle = await open(this.path, 'r+');
+    // Non-blocking like every open here: should the path have become a FIFO, this must not hold a worker thread forever.
+    const handle = await open(this.path, constants.O_RDWR | (constants.O_NONBLOCK ?? 0));
     try {
       await handle.sync();
     } finally {

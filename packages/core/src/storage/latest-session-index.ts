@@ -1,8 +1,9 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { z } from 'zod';
 import { writeJsonAtomic } from './atomic-json.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 import type { SessionMeta } from './session-meta.js';
+import { readRegularFileSync } from './regular-file.js';
 
 const IndexSchema = z.object({
   id: z.string(),
@@ -31,7 +32,7 @@ export class LatestSessionIndex {
     if (mtime === undefined) return undefined;
     let entry: IndexEntry;
     try {
-      const parsed = IndexSchema.safeParse(JSON.parse(readFileSync(this.paths.latestSessionIndex, 'utf8')));
+      const parsed = IndexSchema.safeParse(JSON.parse(readRegularFileSync(this.paths.latestSessionIndex).toString('utf8')));
       if (!parsed.success) return undefined;
       entry = parsed.data;
     } catch {

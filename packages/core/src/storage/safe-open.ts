@@ -1,7 +1,8 @@
-import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, openSync, readSync, realpathSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, realpathSync, unlinkSync, writeSync } from 'node:fs';
 import { relative } from 'node:path';
 import { LEGION_DIR } from './workspace-paths.js';
 import { isInside, isLegionInternal, type ResolvedPath } from './workspace-path.js';
+import { openRegular } from './regular-file.js';
 
 type Resolved = Extract<ResolvedPath, { ok: true }>;
 
@@ -38,7 +39,9 @@ function procFdAvailable(): boolean {
  * (`O_NOFOLLOW`; a link the check allowed is opened at its real target), and
  * the descriptor's own location is verified afterwards — a parent folder
  * swapped for a link out of the workspace is caught there. `write` also
- * refuses a descriptor that lands in `.legion/`.
+ * refuses a descriptor that lands in `.legion/`. Only a regular file (or a
+ * directory, for the caller to refuse) is opened, and the open never blocks:
+ * a FIFO, socket or device is refused with a `NotRegularFileError`.
  *
  * A file this call created and then refused is removed again. Returns the
  * descriptor and whether the file was created.
@@ -47,15 +50,17 @@ export function openInWorkspace(root: string, resolved: Resolved, requested: str
   const base = constants.O_NOFOLLOW | (access === 'read' ? constants.O_RDONLY : constants.O_RDWR);
   let fd: number;
   let created = false;
+  // Not following the last link: one the check allowed is opened at its real target below.
+  const openChecked = (path: string, flags: number, mode?: number): number => openRegular(path, flags, requested, { directories: true, follow: false, ...(mode === undefined ? {} : { mode }) });
   const open = (path: string): number => {
-    if (access !== 'write') return openSync(path, base);
+    if (access !== 'write') return openChecked(path, base);
     try {
-      const descriptor = openSync(path, base | constants.O_CREAT | constants.O_EXCL, 0o666);
+      const descriptor = openChecked(path, base | constants.O_CREAT | constants.O_EXCL, 0o666);
       created = true;
       return descriptor;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      return openSync(path, base);
+      return openChecked(path, base);
     }
   };
   try {
@@ -106,21 +111,6 @@ function misplaced(root: string, fd: number, resolved: Resolved, writing: boolea
   } catch {
     return 'outside';
   }
-}
-
-/** Reads a whole open file. */
-export function readDescriptor(fd: number): Buffer {
-  const size = fstatSync(fd).size;
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for (;;) {
-    const chunk = Buffer.allocUnsafe(Math.max(64 * 1024, size - total + 1));
-    const read = readSync(fd, chunk, 0, chunk.length, total);
-    if (read === 0) break;
-    chunks.push(chunk.subarray(0, read));
-    total += read;
-  }
-  return Buffer.concat(chunks, total);
 }
 
 /** Replaces an open file's content. */

@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { WorkspacePaths } from '../../storage/workspace-paths.js';
 import type { ToolContext } from '../tool.js';
 import { currentProcessIdentity, processStartTime, processState, type ProcessIdentity } from '../../storage/process-identity.js';
 import { signalGroup } from './signal-group.js';
+import { readRegularFileSync } from '../../storage/regular-file.js';
 
 /** What a tool's process group was started for, so that what it leaves behind can be found. */
 export interface GroupPurpose {
@@ -163,7 +164,7 @@ function sameProcess(a: ProcessIdentity, b: ProcessIdentity): boolean {
 
 function readRecord(file: string): ProcessRecord | undefined {
   try {
-    const parsed = RecordSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    const parsed = RecordSchema.safeParse(JSON.parse(readRegularFileSync(file).toString('utf8')));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;

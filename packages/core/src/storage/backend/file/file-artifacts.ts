@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readRegularFileSync } from '../../regular-file.js';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { WorkspacePaths } from '../../workspace-paths.js';
@@ -29,7 +30,8 @@ export class FileArtifacts implements ArtifactStore {
   async get(sessionId: string, name: string): Promise<Uint8Array | undefined> {
     assertArtifactName(sessionId, name);
     try {
-      return new Uint8Array(readFileSync(join(this.paths.artifactsDir(sessionId), name)));
+      // As large as it was stored (artifacts have their own bound), but never a FIFO or device put in its place.
+      return new Uint8Array(readRegularFileSync(join(this.paths.artifactsDir(sessionId), name), { maxBytes: Number.MAX_SAFE_INTEGER }));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;

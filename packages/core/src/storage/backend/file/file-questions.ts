@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { writeJsonIfAbsent } from '../../atomic-json.js';
 import { JsonlLog, type LogWarning } from '../../jsonl-log.js';
 import { OpenHandles } from '../../open-handles.js';
@@ -6,6 +5,7 @@ import { QuestionLogRecordSchema, QuestionOutcomeRecordSchema, type QuestionLogR
 import type { WorkspacePaths } from '../../workspace-paths.js';
 import { assertSessionName } from '../record-names.js';
 import type { QuestionLog, SettleResult } from '../session-backend.js';
+import { readRegularFileSync } from '../../regular-file.js';
 
 /** Question logs kept open; a long-lived process touching many sessions closes the oldest. */
 const OPEN_LOGS = 16;
@@ -75,7 +75,7 @@ export class FileQuestions implements QuestionLog {
 
   private claimed(path: string): QuestionOutcomeRecord | undefined {
     try {
-      const parsed = QuestionOutcomeRecordSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+      const parsed = QuestionOutcomeRecordSchema.safeParse(JSON.parse(readRegularFileSync(path).toString('utf8')));
       return parsed.success ? parsed.data : undefined;
     } catch {
       return undefined;

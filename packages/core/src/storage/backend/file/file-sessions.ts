@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, SessionNotFoundError } from '../../../errors.js';
 import { LatestSessionIndex } from '../../latest-session-index.js';
@@ -9,6 +9,7 @@ import type { WorkspacePaths } from '../../workspace-paths.js';
 import { applySessionChanges, byMostRecent, newSessionMeta } from '../new-session-meta.js';
 import { assertSessionName, isNamePart } from '../record-names.js';
 import type { SessionListing, SessionRecords, StorageWarning } from '../session-backend.js';
+import { readRegularFileSync } from '../../regular-file.js';
 
 /** `sessions/<id>/session.json`, with the latest-session index in `run/` and the first-session claim. */
 export class FileSessions implements SessionRecords {
@@ -135,7 +136,7 @@ export class FileSessions implements SessionRecords {
 
 function readClaim(path: string): SessionMeta | undefined {
   try {
-    const parsed = SessionMetaSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+    const parsed = SessionMetaSchema.safeParse(JSON.parse(readRegularFileSync(path).toString('utf8')));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError } from './fs-error.js';
 import { looksBinary } from './text-file.js';
-import { openInWorkspace, readDescriptor, replaceContent } from '../../../storage/safe-open.js';
+import { openInWorkspace, replaceContent } from '../../../storage/safe-open.js';
+import { readDescriptor } from '../../../storage/regular-file.js';
 import { resolveToolPath } from '../../../storage/workspace-path.js';
 
 /** How many line numbers an ambiguity error lists. */
@@ -40,7 +41,7 @@ export function createFileEditTool(): Tool {
         return { status: 'error', error: describeFsError(error, input.path, 'read') };
       }
       try {
-        content = readDescriptor(fd);
+        content = readDescriptor(fd, input.path);
       } catch (error) {
         closeSync(fd);
         return { status: 'error', error: describeFsError(error, input.path, 'read') };

@@ -1,4 +1,4 @@
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
@@ -6,6 +6,7 @@ import { describeFsError } from './fs-error.js';
 import { looksBinary } from './text-file.js';
 import { globInWorkspace } from './workspace-glob.js';
 import { isInside, resolveInWorkspace } from '../../../storage/workspace-path.js';
+import { readRegularFileSync, specialKind } from '../../../storage/regular-file.js';
 
 const DEFAULT_MATCHES = 100;
 const MAX_MATCHES = 1000;
@@ -53,7 +54,10 @@ export function createFileGrepTool(): Tool {
       let files: string[];
       let hidden = 0;
       try {
-        if (statSync(resolved.real).isDirectory()) {
+        const stats = statSync(resolved.real);
+        const kind = specialKind(stats);
+        if (kind !== undefined && kind !== 'a directory') return { status: 'error', error: `"${input.path}" is ${kind}, not a regular file; file_grep searches only regular files.` };
+        if (stats.isDirectory()) {
           const outcome = await globInWorkspace({ root, directory: resolved.real, pattern: input.glob ?? '**/*', readable: (path) => context.readable(path), signal: context.signal });
           if (!outcome.ok) return { status: 'error', error: outcome.error };
           files = outcome.files;
@@ -105,12 +109,13 @@ export function createFileGrepTool(): Tool {
   });
 }
 
-/** The text of a file worth searching, or undefined for binaries, huge files and anything that escapes the workspace. */
+/** The text of a file worth searching, or undefined for binaries, huge files, special files and anything that escapes the workspace. */
 function readSearchable(realRoot: string, path: string): string | undefined {
   try {
     const real = realpathSync(path);
-    if (!isInside(realRoot, real) || statSync(real).size > MAX_FILE_BYTES) return undefined;
-    const content = readFileSync(real);
+    if (!isInside(realRoot, real)) return undefined;
+    // Never blocks: a FIFO or device (even one swapped in since the search listed a file here) is refused, and so is a file over the size.
+    const content = readRegularFileSync(real, { maxBytes: MAX_FILE_BYTES });
     return looksBinary(content) ? undefined : content.toString('utf8');
   } catch {
     return undefined;

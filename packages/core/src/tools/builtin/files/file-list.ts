@@ -5,6 +5,7 @@ import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError, formatBytes } from './fs-error.js';
 import { resolveToolPath } from '../../../storage/workspace-path.js';
 import { linkDestination, shownEntry } from './shown-entry.js';
+import { specialKind } from '../../../storage/regular-file.js';
 
 const DEFAULT_ENTRIES = 200;
 const MAX_ENTRIES = 2000;
@@ -30,7 +31,9 @@ export function createFileListTool(): Tool {
       const resolved = resolveToolPath(context.workspaceRoot, input.path, 'read');
       if (!resolved.ok) return { status: 'error', error: resolved.error };
       try {
-        if (!statSync(resolved.absolute).isDirectory()) return { status: 'error', error: `"${input.path}" is a file; read it with file_read.` };
+        const kind = specialKind(statSync(resolved.absolute));
+        if (kind === undefined) return { status: 'error', error: `"${input.path}" is a file; read it with file_read.` };
+        if (kind !== 'a directory') return { status: 'error', error: `"${input.path}" is ${kind}, not a folder.` };
       } catch (error) {
         return { status: 'error', error: describeFsError(error, input.path, 'list') };
       }
@@ -85,8 +88,11 @@ function walk(directory: string, prefix: string, recursive: boolean, listing: Li
       const skipped = recursive && UNEXPANDED_FOLDERS.has(entry.name);
       lines.push(`${name}/${skipped ? ' (not expanded)' : ''}`);
       if (recursive && !skipped && walk(path, `${name}/`, recursive, listing)) return true;
-    } else {
+    } else if (entry.isFile()) {
       lines.push(`${name}  ${formatBytes(safeSize(path))}`);
+    } else {
+      // A FIFO, socket or device: named for what it is, so that no one tries to read it.
+      lines.push(`${name}  [${specialKind(entry) ?? 'a special file'}]`);
     }
   }
   return false;

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError, formatBytes } from './fs-error.js';
 import { looksBinary } from './text-file.js';
-import { openInWorkspace, readDescriptor } from '../../../storage/safe-open.js';
+import { openInWorkspace } from '../../../storage/safe-open.js';
+import { readDescriptor } from '../../../storage/regular-file.js';
 import { resolveToolPath } from '../../../storage/workspace-path.js';
 
 /** The most one read returns (default 10 MiB, the default `context.artifactMaxBytes`); past it, offset reads on. */
@@ -37,7 +38,7 @@ export function createFileReadTool(options: { maxBytes?: number | undefined } = 
         const { fd } = openInWorkspace(context.workspaceRoot!, resolved, input.path, 'read');
         try {
           if (fstatSync(fd).isDirectory()) return { status: 'error', error: `"${input.path}" is a directory; list it with file_list.` };
-          content = readDescriptor(fd);
+          content = readDescriptor(fd, input.path);
         } finally {
           closeSync(fd);
         }

@@ -1,8 +1,13 @@
 import { PathMovedError } from '../../../storage/safe-open.js';
+import { FileTooLargeError, NotRegularFileError } from '../../../storage/regular-file.js';
 
 /** A file system error as a short sentence a model can act on, naming the path it asked for. */
 export function describeFsError(error: unknown, path: string, action: string): string {
   if (error instanceof PathMovedError) return error.message;
+  if (error instanceof NotRegularFileError) return `"${path}" is ${error.kind}, not a regular file; file tools ${action === 'read' ? 'read' : 'change'} only regular files.`;
+  if (error instanceof FileTooLargeError) {
+    return `"${path}" is ${formatBytes(error.bytes)}, more than the ${formatBytes(error.limit)} file tools ${action} at once; read parts of it with a shell command (e.g. sed -n '1,200p') if you have one.`;
+  }
   const code = (error as NodeJS.ErrnoException).code;
   switch (code) {
     case 'ENOENT':
@@ -23,9 +28,10 @@ export function describeFsError(error: unknown, path: string, action: string): s
   }
 }
 
-/** Bytes, compactly: 980 B, 12.3 KB, 4.0 MB. */
+/** Bytes, compactly: 980 B, 12.3 KB, 4.0 MB, 100.0 GB. */
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  if (bytes < 1024 ** 3) return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  return `${(bytes / 1024 ** 3).toFixed(1)} GB`;
 }

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { readRegularFileSync } from '../../../storage/regular-file.js';
 import { join } from 'node:path';
 import { ConfigError, errorMessage } from '../../../errors.js';
 import { readJsonFile } from '../../../storage/atomic-json.js';
@@ -75,7 +76,8 @@ export function loadWorkspaceTools(
 function loadFile(path: string, options: Omit<WorkspaceToolOptions, 'file'>, cache: WorkspaceToolCache): FileResult | undefined {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // A FIFO named x.json would otherwise block every start: refused, and reported as the file's problem.
+    text = readRegularFileSync(path).toString('utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     return { problem: { path, field: '', message: `${path}: could not be read (${errorMessage(error)})` } };
