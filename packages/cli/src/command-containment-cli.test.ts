@@ -17,12 +17,16 @@ const PROCESS_LIMIT_MS = 45_000;
 /** How long a recorded process may take to be gone: polled, and ends as soon as it is. */
 const GONE_MS = 10_000;
 
-/** Starts `sh -c 'echo its pid …; exec sleep 300'` outside the command's process group, pid in `file`. */
-const escapee = (how: string, file: string): string => `${how} sh -c 'echo $$ ${PID_NAMESPACE} > ${file}; exec sleep 300'`;
+/**
+ * Starts `sh -c 'echo its pid …; exec sleep 300'` outside the command's process group, pid in `file`,
+ * its output away from Legion's pipes as a daemon's would be (some machines end a process whose
+ * output pipe lost its reader).
+ */
+const escapee = (how: string, file: string): string => `${how} sh -c 'echo $$ ${PID_NAMESPACE} > ${file}; exec sleep 300' </dev/null >/dev/null 2>&1`;
 /** `setsid -f`: a new session, forked so that even a group leader escapes. */
 const SETSID = escapee('setsid -f', 'setsid.pid');
 /** A double fork: nohup'd, setsid'd, in a subshell that exits at once, leaving it an orphan outside the group. */
-const DOUBLE_FORK = `( ${escapee('nohup setsid', 'forked.pid')} >/dev/null 2>&1 & )`;
+const DOUBLE_FORK = `( ${escapee('nohup setsid', 'forked.pid')} & )`;
 const ESCAPE = `${SETSID}; ${DOUBLE_FORK}; until [ -s setsid.pid ] && [ -s forked.pid ]; do sleep 0.02; done`;
 const RECORDED = ['setsid.pid', 'forked.pid'];
 
