@@ -5,6 +5,7 @@ import {
   checkModelAccess,
   ConfigError,
   containment,
+  CONTAINMENT_VARIABLE,
   findWorkspaceRoot,
   globalConfigPath,
   inspectApprovalRuleFiles,
@@ -114,7 +115,8 @@ function containmentCheck(): DoctorCheck {
   const used = containment();
   const check: DoctorCheck = { name: 'command containment', category: 'tools', status: 'passed', detail: `${used.kind}: ${used.reason}` };
   if (used.kind === 'pid-namespace') return check;
-  const install = process.platform === 'linux' ? '; install bubblewrap (bwrap) with user namespaces enabled for a PID namespace per command' : '';
+  const forced = used.reason.startsWith(CONTAINMENT_VARIABLE);
+  const install = forced ? `; unset ${CONTAINMENT_VARIABLE} for a PID namespace per command` : process.platform === 'linux' ? '; install bubblewrap (bwrap) with user namespaces enabled for a PID namespace per command' : '';
   return { ...check, warning: `a process a command starts can escape it and outlive Legion${install}` };
 }
 
