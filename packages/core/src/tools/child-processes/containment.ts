@@ -1,5 +1,5 @@
 import { accessSync, constants, readdirSync, readFileSync, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { constants as osConstants } from 'node:os';
 import { childProcessModule } from './node-child-process.js';
@@ -60,10 +60,10 @@ function detect(): Containment {
       : { kind: 'process-group', reason: `${reason}; a process that leaves its group (setsid) can outlive the command` };
   if (process.env[CONTAINMENT_VARIABLE] === 'process-group') return weaker(`${CONTAINMENT_VARIABLE}=process-group`);
   if (process.platform !== 'linux') return weaker(`no PID namespaces on ${process.platform}`);
-  const bwrap = onPath('bwrap');
-  if (!bwrap) return weaker('bubblewrap (bwrap) is not installed');
-  const env = onPath('env');
-  if (!env) return weaker('no env program on PATH');
+  const bwrap = inSystemDirectory('bwrap');
+  if (!bwrap) return weaker(`bubblewrap (bwrap) is not installed in ${SYSTEM_DIRECTORIES.join(', ')}`);
+  const env = inSystemDirectory('env');
+  if (!env) return weaker(`no env program in ${SYSTEM_DIRECTORIES.join(', ')}`);
   const probe = childProcessModule().spawnSync('/bin/sh', ['-c', IGNORE_TERM_THEN_EXEC, 'legion-probe', bwrap, ...NAMESPACE_FLAGS, env, '--default-signal=TERM', 'true'], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 });
   if (probe.status !== 0) {
     const said = probe.error?.message ?? probe.stderr?.toString().trim().split('\n')[0] ?? '';
@@ -147,9 +147,14 @@ function canRead(file: string): boolean {
   }
 }
 
-function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (!dir.startsWith('/')) continue;
+/**
+ * Where bwrap and env are looked for: the system's directories only, never PATH, which may name a
+ * folder a command can write (a `bwrap` planted there would then wrap every later command).
+ */
+const SYSTEM_DIRECTORIES = ['/usr/bin', '/bin', '/usr/local/bin', '/run/current-system/sw/bin'];
+
+function inSystemDirectory(name: string): string | undefined {
+  for (const dir of SYSTEM_DIRECTORIES) {
     const candidate = join(dir, name);
     try {
       accessSync(candidate, constants.X_OK);
