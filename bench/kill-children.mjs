@@ -1,7 +1,8 @@
 // Kills real `legion run` processes while their agent's shell command runs, many times, and counts
 // what the command left alive. Each round: the model (aimock) calls shell_run with a command that puts
-// a `sleep` in the background and waits; once it runs, legion is killed by one of SIGKILL, SIGHUP,
-// SIGTERM or a double SIGINT (round-robin), and we watch the command's processes. Before children were
+// a `sleep` in the background (and one outside its group, `setsid -f`) and waits; once it runs, legion
+// is killed by one of SIGKILL, SIGHUP, SIGTERM or a double SIGINT (round-robin), and we watch the
+// command's processes. Before children were
 // supervised, every SIGKILL, SIGHUP and double Ctrl-C left both running. Prints how long they took to
 // die (median and worst) and how many survived (must be 0). ROUNDS=100 node bench/kill-children.mjs
 import { spawn } from 'node:child_process';
@@ -10,6 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LLMock } from '@copilotkit/aimock';
 import { median, printJson, removeDir, tempDir } from './lib.mjs';
+
+const { hostPid, PID_NAMESPACE } = await import(fileURLToPath(new URL('../packages/core/dist/testing/index.js', import.meta.url)));
 
 const ROUNDS = Number(process.env.ROUNDS ?? 20);
 /** A process still alive this long after legion died counts as a survivor. */
@@ -55,16 +58,18 @@ for (let round = 0; round < ROUNDS; round++) {
     const config = join(dir, '.legion/config.json');
     writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), policies: { shell_run: 'auto' } }));
     const userMessage = `Run it, round ${round}`;
-    // The command ignores SIGTERM, as a careless server would: only a real kill ends it.
-    const command = "trap '' TERM; sleep 300 & echo $! > bg.pid; echo $$ > fg.pid; sleep 300";
+    // The command ignores SIGTERM, as a careless server would: only a real kill ends it. It also leaves a
+    // process outside its group (setsid -f), as a daemon would. Pids come with their PID namespace.
+    const command = `trap '' TERM; setsid -f sh -c 'echo $$ ${PID_NAMESPACE} > esc.pid; exec sleep 300' </dev/null >/dev/null 2>&1; sleep 300 & echo $! ${PID_NAMESPACE} > bg.pid; echo $$ ${PID_NAMESPACE} > fg.pid; sleep 300`;
     mock.on({ model: 'claude-kill', userMessage, hasToolResult: false }, { toolCalls: [{ id: `toolu_${round}`, name: 'shell_run', arguments: JSON.stringify({ command }) }] });
 
     const child = spawn(process.execPath, [LEGION, 'run', userMessage], { cwd: dir, env: env(dir), stdio: 'ignore' });
     const closed = new Promise((resolve) => child.once('close', resolve));
     const pidFile = (name) => join(dir, name);
-    const ready = await waitFor(() => existsSync(pidFile('bg.pid')) && existsSync(pidFile('fg.pid')) && readFileSync(pidFile('bg.pid'), 'utf8').trim() && readFileSync(pidFile('fg.pid'), 'utf8').trim(), 30_000);
+    const files = ['bg.pid', 'fg.pid', 'esc.pid'];
+    const ready = await waitFor(() => files.every((name) => existsSync(pidFile(name)) && readFileSync(pidFile(name), 'utf8').includes('\n')), 30_000);
     if (!ready) throw new Error(`round ${round}: the command did not start`);
-    const pids = ['bg.pid', 'fg.pid'].map((name) => Number(readFileSync(pidFile(name), 'utf8').trim()));
+    const pids = files.map((name) => hostPid(readFileSync(pidFile(name), 'utf8'))).filter((pid) => pid !== undefined);
     if (way === 'double SIGINT') {
       child.kill('SIGINT');
       await sleep(50);

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 
-const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'backend-append.mjs', 'open-session.mjs', 'cli-startup.mjs', 'management-commands.mjs', 'provider-overhead.mjs', 'sdk-fetch.mjs', 'memory-runs.mjs', 'context-long-session.mjs', 'sessions-latest.mjs', 'follow-latency.mjs', 'symlink-race.mjs', 'approval-race.mjs', 'surface-race.mjs', 'cross-process-answer.mjs', 'kill-children.mjs', 'approval-rules.mjs', 'parallel-delegates.mjs', 'repl-terminal.mjs', 'tool-schema-tokens.mjs', 'prices.mjs', 'evict-large-output.mjs'];
+const BENCHES = ['agent-loop-step.mjs', 'append-cost.mjs', 'backend-append.mjs', 'open-session.mjs', 'cli-startup.mjs', 'management-commands.mjs', 'provider-overhead.mjs', 'sdk-fetch.mjs', 'memory-runs.mjs', 'context-long-session.mjs', 'sessions-latest.mjs', 'follow-latency.mjs', 'symlink-race.mjs', 'approval-race.mjs', 'surface-race.mjs', 'cross-process-answer.mjs', 'kill-children.mjs', 'command-containment.mjs', 'approval-rules.mjs', 'parallel-delegates.mjs', 'repl-terminal.mjs', 'tool-schema-tokens.mjs', 'prices.mjs', 'evict-large-output.mjs'];
 /** Node flags a bench needs (memory-runs measures the live heap after a forced GC). */
 const FLAGS = { 'memory-runs.mjs': ['--expose-gc'], 'context-long-session.mjs': ['--expose-gc'] };
 const here = (name) => fileURLToPath(new URL(name, import.meta.url));
@@ -105,6 +105,10 @@ if (f['surface-race']) {
 if (f['kill-children']) {
   const a = f['kill-children'];
   console.log(`  kill children:                    ${a.rounds} legion runs killed mid-command, ${a.survivors} left a process alive (must be 0); their commands died ${fmt(a.medianMs)} (median) / ${fmt(a.worstMs)} (worst) after them`);
+}
+if (f['command-containment']) {
+  const a = f['command-containment'];
+  console.log(`  command containment:              ${a.kind} ${fmt(a.medianMs)} per command (median), ${a.fallbackKind} ${fmt(a.fallbackMedianMs)}: the namespace costs ${fmt(a.overheadMs)}`);
 }
 if (f['parallel-delegates']) {
   const a = f['parallel-delegates'];

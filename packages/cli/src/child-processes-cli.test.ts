@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { LLMock } from '@copilotkit/aimock';
-import { Legion } from '@legion-collective/core';
+import { CONTAINMENT_VARIABLE, Legion } from '@legion-collective/core';
+import { hostPid, PID_NAMESPACE } from '@legion-collective/core/testing';
 
 // Commands agents start must die with Legion however it ends: real `legion run`
 // processes, killed the ways a person, a terminal or the OOM killer kills them,
@@ -23,7 +24,8 @@ async function until(check: () => boolean, what: string, limitMs = 15_000): Prom
   }
 }
 
-function alive(pid: number): boolean {
+function alive(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
   try {
     process.kill(pid, 0);
   } catch {
@@ -68,12 +70,15 @@ describe('commands agents start die with legion', () => {
     // Whatever a failed assertion left behind must not outlive the test.
     for (const pid of started.splice(0)) killQuietly(pid);
     rmSync(dir, { recursive: true, force: true });
+    containmentEnv = {};
     mock.clearFixtures();
     mock.resetMatchCounts();
   });
 
+  /** Set by a test that needs what a crash leaves behind: with a PID namespace nothing is (bwrap dies with legion). */
+  let containmentEnv: NodeJS.ProcessEnv = {};
   function env(): NodeJS.ProcessEnv {
-    return { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(dir, '.xdg'), ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: mock.url };
+    return { ...process.env, ...containmentEnv, NO_COLOR: '1', XDG_CONFIG_HOME: join(dir, '.xdg'), ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: mock.url };
   }
 
   /** The model calls `tool` with `input` for `userMessage`, and says `done` once it has the result. */
@@ -82,8 +87,11 @@ describe('commands agents start die with legion', () => {
     mock.on({ model: 'claude-test', userMessage, hasToolResult: true }, { content: 'done' });
   }
 
-  /** A shell command that leaves `sleep` in the background, writes its pid, then waits in the foreground. */
-  const LINGERING = 'sleep 300 & echo $! > bg.pid; echo $$ > fg.pid; sleep 300';
+  /**
+   * A shell command that leaves `sleep` in the background, writes its pid (with the PID namespace it
+   * counts in: commands may run in one of their own), then waits in the foreground.
+   */
+  const LINGERING = `sleep 300 & echo $! ${PID_NAMESPACE} > bg.pid; echo $$ ${PID_NAMESPACE} > fg.pid; sleep 300`;
 
   function startLegion(message: string): { child: ChildProcess; closed: Promise<{ status: number | null; signal: NodeJS.Signals | null; stderr: string }> } {
     const child = spawn(process.execPath, [LEGION, 'run', message], { cwd: dir, env: env(), stdio: ['ignore', 'pipe', 'pipe'], timeout: PROCESS_LIMIT_MS, killSignal: 'SIGKILL' });
@@ -95,11 +103,12 @@ describe('commands agents start die with legion', () => {
   }
 
   /** Waits for the command to have started, and returns the pids of its foreground shell and background sleep. */
-  async function lingeringPids(options: { alive?: boolean } = {}): Promise<{ fg: number; bg: number }> {
-    const read = (name: string): number => Number(readFileSync(join(dir, name), 'utf8').trim());
-    await until(() => existsSync(join(dir, 'bg.pid')) && existsSync(join(dir, 'fg.pid')) && read('bg.pid') > 0 && read('fg.pid') > 0, 'the command has started');
-    const pids = { fg: read('fg.pid'), bg: read('bg.pid') };
-    started.push(pids.fg, pids.bg);
+  async function lingeringPids(options: { alive?: boolean } = {}): Promise<{ fg: number | undefined; bg: number | undefined }> {
+    const written = (name: string): boolean => existsSync(join(dir, name)) && readFileSync(join(dir, name), 'utf8').includes('\n');
+    await until(() => written('bg.pid') && written('fg.pid'), 'the command has started');
+    // The host's pids; undefined for one already gone.
+    const pids = { fg: hostPid(readFileSync(join(dir, 'fg.pid'), 'utf8')), bg: hostPid(readFileSync(join(dir, 'bg.pid'), 'utf8')) };
+    for (const pid of [pids.fg, pids.bg]) if (pid !== undefined) started.push(pid);
     if (options.alive !== false) expect(alive(pids.bg)).toBe(true);
     return pids;
   }
@@ -171,6 +180,8 @@ describe('commands agents start die with legion', () => {
   }
 
   it('what a crash left running is ended the next time the workspace opens, and said', async () => {
+    // Without a PID namespace (bwrap's dies with legion, and everything in it): what is recorded is then all that finds them.
+    containmentEnv = { [CONTAINMENT_VARIABLE]: 'process-group' };
     script('Start the work', 'shell_run', { command: LINGERING });
     const run = startLegion('Start the work');
     const { bg } = await lingeringPids();
@@ -191,6 +202,7 @@ describe('commands agents start die with legion', () => {
 
   it('a resume that marks the crashed call interrupted ends what that call left running', async () => {
     // A long-lived Legion (a web UI, say) opened before the crash: nothing reopens the workspace.
+    containmentEnv = { [CONTAINMENT_VARIABLE]: 'process-group' };
     const legion = Legion.open({ root: dir, env: { ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: mock.url }, globalConfigFile: join(dir, '.xdg/none.json') });
     try {
       script('Start the work', 'shell_run', { command: LINGERING });

@@ -225,3 +225,18 @@ describe('legion doctor', () => {
     expect(check(report, 'workspace')).toMatchObject({ status: 'failed', fix: expect.stringContaining('legion init') });
   });
 });
+
+describe('legion doctor names how commands are contained', () => {
+  it('says the containment in use, and warns when it is the weaker one', async () => {
+    await init();
+    const named = (report: DoctorReport): DoctorReport['checks'][number] | undefined => report.checks.find((check) => check.name === 'command containment');
+    const forced = DoctorReportSchema.parse(JSON.parse((await legion(['doctor', '--json'], dir, { LEGION_CONTAINMENT: 'process-group' })).stdout));
+    expect(named(forced)).toMatchObject({ category: 'tools', status: 'passed', detail: expect.stringMatching(/^process-group(\+environment)?: LEGION_CONTAINMENT=process-group/), warning: expect.stringContaining('unset LEGION_CONTAINMENT') });
+    const chosen = DoctorReportSchema.parse(JSON.parse((await legion(['doctor', '--json'], dir, { LEGION_CONTAINMENT: '' })).stdout));
+    // Whichever this machine has; with bubblewrap it is the PID namespace, and nothing to warn about.
+    const check = named(chosen)!;
+    expect(check.detail).toMatch(/^(pid-namespace|process-group\+environment|process-group): /);
+    if (check.detail!.startsWith('pid-namespace')) expect(check.warning).toBeUndefined();
+    else expect(check.warning).toContain('can escape it');
+  });
+});

@@ -193,6 +193,8 @@ export { inspectWorkspaceTools } from './tools/providers/workspace/inspect-works
 export type { WorkspaceToolsReport } from './tools/providers/workspace/inspect-workspace-tools.js';
 export { probeMcpServer } from './tools/providers/mcp/probe-mcp-server.js';
 export type { McpProbeResult } from './tools/providers/mcp/probe-mcp-server.js';
+export { containment, CONTAINMENT_VARIABLE } from './tools/child-processes/containment.js';
+export type { Containment, ContainmentKind } from './tools/child-processes/containment.js';
 
 // The session contract: sending, turns, runtimes, and the port tools talk back through.
 export type {

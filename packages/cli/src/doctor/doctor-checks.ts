@@ -4,6 +4,8 @@ import {
   agentTemplateNames,
   checkModelAccess,
   ConfigError,
+  containment,
+  CONTAINMENT_VARIABLE,
   findWorkspaceRoot,
   globalConfigPath,
   inspectApprovalRuleFiles,
@@ -47,6 +49,7 @@ export async function runDoctorChecks(options: DoctorOptions): Promise<{ root: s
     options.onCheck(check);
   };
   add(nodeCheck());
+  add(containmentCheck());
   const root = options.workspace ? (existsSync(join(resolve(options.workspace), LEGION_DIR)) ? resolve(options.workspace) : null) : findWorkspaceRoot(process.cwd());
   if (!root) {
     const where = options.workspace ? resolve(options.workspace) : process.cwd();
@@ -112,6 +115,16 @@ function nodeCheck(): DoctorCheck {
   return ok
     ? { name: 'Node.js', category: 'node', status: 'passed', detail: `${process.versions.node} (${needed} or later needed)` }
     : { name: 'Node.js', category: 'node', status: 'failed', error: `Node.js ${process.versions.node} is too old`, fix: `install Node.js ${needed} or later` };
+}
+
+/** How the commands agents run are kept from outliving them and Legion (core's `containment()`). */
+function containmentCheck(): DoctorCheck {
+  const used = containment();
+  const check: DoctorCheck = { name: 'command containment', category: 'tools', status: 'passed', detail: `${used.kind}: ${used.reason}` };
+  if (used.kind === 'pid-namespace') return check;
+  const forced = used.reason.startsWith(CONTAINMENT_VARIABLE);
+  const install = forced ? `; unset ${CONTAINMENT_VARIABLE} for a PID namespace per command` : process.platform === 'linux' ? '; install bubblewrap (bwrap) with user namespaces enabled for a PID namespace per command' : '';
+  return { ...check, warning: `a process a command starts can escape it and outlive Legion${install}` };
 }
 
 function workspaceFileChecks(root: string): DoctorCheck[] {

@@ -15,3 +15,4 @@ export type { OtlpCollector, ReceivedSpan } from './otlp-collector.js';
 export { writeNoteTool } from './note-tool.js';
 export { runNodeChild } from './node-child.js';
 export type { ChildRun } from './node-child.js';
+export { hostPid, PID_NAMESPACE } from './host-pid.js';

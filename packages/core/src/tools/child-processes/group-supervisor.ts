@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { childProcessModule } from './node-child-process.js';
 import { onExit } from 'signal-exit';
+import { killMarked } from './containment.js';
 import { signalGroup } from './signal-group.js';
 
 /**
@@ -13,27 +14,36 @@ import { signalGroup } from './signal-group.js';
  */
 const SUPERVISOR_SCRIPT = `
 groups=' '
-while read -r op pgid; do
+while read -r op pgid marker; do
   case "$op" in
-    add) groups="$groups$pgid " ;;
-    del) kept=' '; for g in $groups; do [ "$g" = "$pgid" ] || kept="$kept$g "; done; groups=$kept ;;
+    add) groups="$groups$pgid "; [ -n "$marker" ] && markers="$markers $pgid:$marker" ;;
+    del)
+      kept=' '; for g in $groups; do [ "$g" = "$pgid" ] || kept="$kept$g "; done; groups=$kept
+      keptm=; for m in $markers; do [ "\${m%%:*}" = "$pgid" ] || keptm="$keptm $m"; done; markers=$keptm ;;
   esac
 done
 [ "$groups" = ' ' ] && exit 0
+sweep() {
+  [ -n "$markers" ] || return 0
+  set --; for m in $markers; do set -- "$@" -e "LEGION_PROCESS_\${m#*:}=1"; done
+  for f in $(grep -lsxFz "$@" /proc/[0-9]*/environ); do p=\${f#/proc/}; kill -s KILL "\${p%/environ}" 2>/dev/null; done
+}
 for g in $groups; do kill -s TERM -- "-$g" 2>/dev/null; done
 i=0
 while [ $i -lt 10 ]; do
   alive=
   for g in $groups; do kill -s 0 -- "-$g" 2>/dev/null && alive=1; done
-  [ -z "$alive" ] && exit 0
+  [ -z "$alive" ] && { sweep; sweep; exit 0; }
   sleep 0.1
   i=$((i + 1))
 done
 for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
+# What left its group and still carries a marker (process-group+environment containment), twice: one may have forked meanwhile.
+sweep; sweep
 `;
 
 /** Groups this process started that are still alive: killed on exit and on a fatal signal, in process. */
-const liveGroups = new Set<number>();
+const liveGroups = new Map<number, string | undefined>();
 let supervisor: ChildProcess | undefined;
 let supervisorFailed = false;
 /** Supervisors started so far: one that keeps dying is given up on rather than restarted forever. */
@@ -51,10 +61,10 @@ let hooksInstalled = false;
  * `announced` runs once the supervisor's pipe holds the line (or at once where
  * there is no supervisor): from then on a SIGKILL of this process ends the group.
  */
-export function superviseGroup(pgid: number, announced?: () => void): () => void {
+export function superviseGroup(pgid: number, marker: string | undefined, announced?: () => void): () => void {
   installHooks();
-  liveGroups.add(pgid);
-  send(`add ${pgid}\n`, announced);
+  liveGroups.set(pgid, marker);
+  send(`add ${pgid}${marker === undefined ? '' : ` ${marker}`}\n`, announced);
   return () => {
     if (liveGroups.delete(pgid)) send(`del ${pgid}\n`);
   };
@@ -70,9 +80,11 @@ export function readySupervisor(): number | undefined {
   return startSupervisor()?.pid;
 }
 
-/** SIGKILL to every live group, synchronously: what the exit hooks do. */
+/** SIGKILL to every live group (and what carries its marker), synchronously: what the exit hooks do. */
 export function killSupervisedGroups(): void {
-  for (const pgid of liveGroups) signalGroup(pgid, 'SIGKILL');
+  for (const pgid of liveGroups.keys()) signalGroup(pgid, 'SIGKILL');
+  const markers = [...liveGroups.values()].filter((marker) => marker !== undefined);
+  if (markers.length > 0) killMarked(markers);
   liveGroups.clear();
 }
 
@@ -119,7 +131,7 @@ function startSupervisor(): ChildProcess | undefined {
     child.once('exit', () => {
       // Killed from outside: start another on the next group, telling it those still alive.
       if (supervisor === child) supervisor = undefined;
-      if (!supervisorFailed && liveGroups.size > 0) for (const pgid of liveGroups) send(`add ${pgid}\n`);
+      if (!supervisorFailed && liveGroups.size > 0) for (const [pgid, marker] of liveGroups) send(`add ${pgid}${marker === undefined ? '' : ` ${marker}`}\n`);
     });
     supervisor = child;
     return child;

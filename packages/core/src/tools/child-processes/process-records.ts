@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { WorkspacePaths } from '../../storage/workspace-paths.js';
 import type { ToolContext } from '../tool.js';
 import { currentProcessIdentity, processStartTime, processState, type ProcessIdentity } from '../../storage/process-identity.js';
+import { killMarked } from './containment.js';
 import { signalGroup } from './signal-group.js';
 import { readRegularFileSync } from '../../storage/regular-file.js';
 
@@ -48,12 +49,14 @@ const RecordSchema = z.lazy(() => z.object({
   conversationId: z.string().optional(),
   owner: IdentitySchema,
   supervisor: z.number().int().optional(),
+  /** The environment marker of its processes, where they are found that way (process-group+environment). */
+  marker: z.string().regex(/^[0-9a-f]+$/).optional(),
   startedAt: z.string(),
 }));
 export type ProcessRecord = z.infer<typeof RecordSchema>;
 
 /** Writes the record of a group just started; returns the function that removes it once the group is gone. */
-export function recordGroup(purpose: GroupPurpose, group: { pgid: number; command: string; supervisor?: number | undefined }): () => void {
+export function recordGroup(purpose: GroupPurpose, group: { pgid: number; command: string; supervisor?: number | undefined; marker?: string | undefined }): () => void {
   const startTime = processStartTime(group.pgid);
   const record: ProcessRecord = {
     version: 1,
@@ -65,6 +68,7 @@ export function recordGroup(purpose: GroupPurpose, group: { pgid: number; comman
     ...(purpose.conversationId ? { conversationId: purpose.conversationId } : {}),
     owner: currentProcessIdentity(),
     ...(group.supervisor ? { supervisor: group.supervisor } : {}),
+    ...(group.marker ? { marker: group.marker } : {}),
     startedAt: new Date().toISOString(),
   };
   const name = `${group.pgid}-${startTime ?? Date.now()}.json`;
@@ -155,7 +159,9 @@ function killIfSameGroup(record: ProcessRecord): boolean {
   // The leader's pid now belongs to another process: the group we started is gone, and this one is not ours.
   if (leaderStart !== undefined && record.startTime !== undefined && leaderStart !== record.startTime) return false;
   // With the leader gone, the kernel keeps its pid from reuse while any member of the group lives, so these are ours.
-  return signalGroup(record.pgid, 'SIGKILL');
+  const killed = signalGroup(record.pgid, 'SIGKILL');
+  // A marker is random per command: whatever still carries it is the command's, whatever group it moved to.
+  return (record.marker !== undefined && killMarked([record.marker]) > 0) || killed;
 }
 
 function sameProcess(a: ProcessIdentity, b: ProcessIdentity): boolean {

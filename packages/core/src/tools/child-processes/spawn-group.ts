@@ -3,6 +3,7 @@ import { childProcessModule } from './node-child-process.js';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { Writable } from 'node:stream';
+import { containedArgv, killMarked, markerVariable, newMarker } from './containment.js';
 import { readySupervisor, superviseGroup, supervisorAvailable } from './group-supervisor.js';
 import { recordGroup, type GroupPurpose } from './process-records.js';
 import { signalGroup } from './signal-group.js';
@@ -19,25 +20,34 @@ export interface GroupSpawnOptions {
 /**
  * Spawns a program as the leader of a new process group, stdin closed and
  * output piped, and makes the group die with Legion however Legion ends (see
- * `superviseGroup`). When the leader exits, whatever it left running in its
- * group is killed, so nothing outlives the call that started it.
+ * `superviseGroup`). It runs inside the strongest containment available
+ * (`containment()`: a PID namespace of its own where bubblewrap runs); when the
+ * leader exits, whatever it left running is killed, so nothing outlives the
+ * call that started it.
  */
 export function spawnGroup(program: string, args: readonly string[], options: GroupSpawnOptions): ChildProcess {
   // Before the spawn: a Legion killed while its supervisor starts would otherwise leave an unannounced group.
   const supervisor = readySupervisor();
-  const gated = supervisor !== undefined && supervisorAvailable() && resolvesToProgram(program, options);
+  const resolves = resolvesToProgram(program, options);
+  const gated = supervisor !== undefined && supervisorAvailable() && resolves;
+  // A program that does not resolve is spawned bare, for the system's own start error; there is nothing to contain.
+  const run = resolves ? containedArgv(program, args) : { program, args: [...args] };
+  const marker = resolves ? newMarker() : undefined;
+  const env = marker === undefined ? options.env : { ...options.env, [markerVariable(marker)]: '1' };
   // Gated, the program starts only once its group is announced: a Legion killed in between leaves nothing running.
   const child = gated
-    ? childProcessModule().spawn('/bin/sh', ['-c', GATE_SCRIPT, 'legion-gate', program, ...args], { cwd: options.cwd, env: options.env, detached: true, shell: false, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] })
-    : childProcessModule().spawn(program, [...args], { cwd: options.cwd, env: options.env, detached: true, shell: false, stdio: ['ignore', 'pipe', 'pipe'] });
+    ? childProcessModule().spawn('/bin/sh', ['-c', GATE_SCRIPT, 'legion-gate', run.program, ...run.args], { cwd: options.cwd, env, detached: true, shell: false, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] })
+    : childProcessModule().spawn(run.program, run.args, { cwd: options.cwd, env, detached: true, shell: false, stdio: ['ignore', 'pipe', 'pipe'] });
   const pgid = child.pid;
   if (pgid === undefined) return child;
   const gate = gated ? (child.stdio[3] as Writable | null) : null;
   gate?.on('error', () => undefined);
-  const forget = options.purpose ? recordGroup(options.purpose, { pgid, command: options.command, supervisor }) : () => undefined;
-  const release = superviseGroup(pgid, () => gate?.end('go\n'));
+  const forget = options.purpose ? recordGroup(options.purpose, { pgid, command: options.command, supervisor, marker }) : () => undefined;
+  const release = superviseGroup(pgid, marker, () => gate?.end('go\n'));
   child.once('exit', () => {
+    // In a PID namespace the kernel has already ended what the command left; elsewhere the group and the marked.
     signalGroup(pgid, 'SIGKILL');
+    if (marker !== undefined) killMarked([marker]);
     release();
     forget();
   });

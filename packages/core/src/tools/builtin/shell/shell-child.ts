@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import type { GroupPurpose } from '../../child-processes/process-records.js';
+import { exitAsSent } from '../../child-processes/containment.js';
 import { signalGroup } from '../../child-processes/signal-group.js';
 import { spawnGroup } from '../../child-processes/spawn-group.js';
 import { OutputCapture } from './output-capture.js';
@@ -28,6 +29,8 @@ export class ShellChild {
   private readonly child: ChildProcess;
   private exit: ShellExit | undefined;
   private readonly dataListeners = new Set<() => void>();
+  /** Signals Legion sent the group: a contained command's death by one is reported as that signal. */
+  private readonly sent = new Set<NodeJS.Signals>();
 
   constructor(command: string, options: { cwd: string; env: NodeJS.ProcessEnv; limitBytes: number; purpose?: GroupPurpose | undefined }) {
     this.stdout = new OutputCapture(options.limitBytes);
@@ -42,7 +45,7 @@ export class ShellChild {
         resolve(this.exit);
       });
       this.child.once('exit', (code, signal) => {
-        this.exit = { code, signal };
+        this.exit = exitAsSent(code, signal, this.sent);
         // spawnGroup has ended what the shell left running in its group; a process that left the group may still hold the pipes.
         const drain = setTimeout(() => {
           this.child.stdout?.destroy();
@@ -74,7 +77,9 @@ export class ShellChild {
 
   /** Sends a signal to the whole process group. */
   signal(signal: NodeJS.Signals): void {
-    if (this.child.pid !== undefined) signalGroup(this.child.pid, signal);
+    if (this.child.pid === undefined) return;
+    this.sent.add(signal);
+    signalGroup(this.child.pid, signal);
   }
 
   /** SIGTERM to the group, then SIGKILL if it has not exited within `graceMs`. */

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorText, isGoneSoon, run, successText, tempWorkspace, toolContext } from '../__fixtures__/tool-context.js';
+import { hostPid, PID_NAMESPACE } from '../../../testing/host-pid.js';
 import { createShellRunTool } from './shell-run.js';
 
 describe('shell_run', () => {
@@ -9,7 +10,11 @@ describe('shell_run', () => {
   afterEach(() => workspace.cleanup());
 
   const shell = createShellRunTool({ env: { ...process.env, DEPLOY_TOKEN: 'tok-0123456789-secret' }, outputLimitBytes: 1000, killGraceMs: 200 });
-  const pidIn = (file: string): number => Number(readFileSync(join(workspace.root, file), 'utf8').trim());
+  /** Whether the process whose pid the command recorded in `file` is gone (soon); it may run in a PID namespace of its own. */
+  const goneSoon = async (file: string): Promise<boolean> => {
+    const pid = hostPid(readFileSync(join(workspace.root, file), 'utf8'));
+    return pid === undefined || (await isGoneSoon(pid));
+  };
 
   it('runs a command in the workspace and reports exit code, stdout and stderr', async () => {
     const context = toolContext({ root: workspace.root });
@@ -46,25 +51,25 @@ describe('shell_run', () => {
   });
 
   it('kills the whole process group on timeout', async () => {
-    const result = await run(shell, { command: 'sleep 60 & echo $! > child.pid; echo started; wait', timeout_ms: 300 }, toolContext({ root: workspace.root }));
+    const result = await run(shell, { command: `sleep 60 & echo $! ${PID_NAMESPACE} > child.pid; echo started; wait`, timeout_ms: 300 }, toolContext({ root: workspace.root }));
     expect(errorText(result)).toMatch(/^Timed out after 300 ms; the command and its children were killed \(killed by SIGTERM\)\.\n\[stdout\]\nstarted$/);
-    expect(await isGoneSoon(pidIn('child.pid'))).toBe(true);
+    expect(await goneSoon('child.pid')).toBe(true);
   });
 
   it('kills the process group when the call is cancelled', async () => {
     const controller = new AbortController();
-    const pending = run(shell, { command: 'sleep 60 & echo $! > child.pid; echo started; wait' }, toolContext({ root: workspace.root, signal: controller.signal }));
+    const pending = run(shell, { command: `sleep 60 & echo $! ${PID_NAMESPACE} > child.pid; echo started; wait` }, toolContext({ root: workspace.root, signal: controller.signal }));
     // Cancel once the command is demonstrably running.
     while (!safeExists(join(workspace.root, 'child.pid'))) await new Promise((resolve) => setTimeout(resolve, 10));
     controller.abort();
     expect(errorText(await pending)).toContain('Cancelled; the command and its children were killed');
-    expect(await isGoneSoon(pidIn('child.pid'))).toBe(true);
+    expect(await goneSoon('child.pid')).toBe(true);
   });
 
   it('does not wait for processes the command leaves in the background, and kills them', async () => {
-    const text = successText(await run(shell, { command: 'sleep 60 & echo $! > bg.pid; echo done' }, toolContext({ root: workspace.root })));
+    const text = successText(await run(shell, { command: `sleep 60 & echo $! ${PID_NAMESPACE} > bg.pid; echo done` }, toolContext({ root: workspace.root })));
     expect(text).toBe('exit code 0\n[stdout]\ndone');
-    expect(await isGoneSoon(pidIn('bg.pid'))).toBe(true);
+    expect(await goneSoon('bg.pid')).toBe(true);
   });
 });
 

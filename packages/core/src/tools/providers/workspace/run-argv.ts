@@ -1,4 +1,5 @@
 import type { GroupPurpose } from '../../child-processes/process-records.js';
+import { exitAsSent } from '../../child-processes/containment.js';
 import { signalGroup } from '../../child-processes/signal-group.js';
 import { spawnGroup } from '../../child-processes/spawn-group.js';
 import { BoundedOutput } from './bounded-output.js';
@@ -45,13 +46,18 @@ export function runArgv(run: ArgvRun): Promise<ArgvOutcome> {
     let stopped: ArgvOutcome['stopped'];
     let killTimer: NodeJS.Timeout | undefined;
     let timeoutTimer: NodeJS.Timeout | undefined;
+    const sent = new Set<NodeJS.Signals>();
     const child = spawnGroup(run.program, run.args, { cwd: run.cwd, env: run.env, command: [run.program, ...run.args].join(' '), purpose: run.purpose });
     const stop = (reason: 'timeout' | 'aborted'): void => {
       // The group is signalled even if the program itself has exited: a background child may still hold its output open.
       if (stopped) return;
       stopped = reason;
+      sent.add('SIGTERM');
       signalGroup(child.pid, 'SIGTERM');
-      killTimer = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS);
+      killTimer = setTimeout(() => {
+        sent.add('SIGKILL');
+        signalGroup(child.pid, 'SIGKILL');
+      }, KILL_GRACE_MS);
       killTimer.unref();
     };
     const onAbort = (): void => stop('aborted');
@@ -76,7 +82,10 @@ export function runArgv(run: ArgvRun): Promise<ArgvOutcome> {
       }, DRAIN_MS);
       drainTimer.unref();
     });
-    child.once('close', (code, signal) => finish({ exitCode: code, exitSignal: signal }));
+    child.once('close', (code, signal) => {
+      const exit = exitAsSent(code, signal, sent);
+      finish({ exitCode: exit.code, exitSignal: exit.signal });
+    });
     if (run.signal.aborted) stop('aborted');
     else run.signal.addEventListener('abort', onAbort, { once: true });
     if (run.timeoutMs) timeoutTimer = setTimeout(() => stop('timeout'), run.timeoutMs);

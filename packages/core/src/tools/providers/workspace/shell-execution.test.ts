@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { hostPid, PID_NAMESPACE } from '../../../testing/host-pid.js';
 import { describeZodError } from '../../../zod-issues.js';
 import type { ToolResult } from '../../tool.js';
 import { toolContext } from '../__fixtures__/tool-context.js';
@@ -144,15 +145,17 @@ describe('shell workspace tools', () => {
     mkdirSync(join(root, '.legion'));
     // Legion records the group just after spawning it: the command waits until the record is there.
     const probe = tool({
-      execution: { type: 'shell', command: ['/bin/sh', '-c', 'sleep 300 & echo $!; until [ -n "$(ls .legion/run/processes 2>/dev/null)" ]; do sleep 0.01; done; ls .legion/run/processes'] },
+      execution: { type: 'shell', command: ['/bin/sh', '-c', `sleep 300 & echo $! ${PID_NAMESPACE}; until [ -n "$(ls .legion/run/processes 2>/dev/null)" ]; do sleep 0.01; done; ls .legion/run/processes`] },
     });
     const result = await probe.execute({}, toolContext({ workspaceRoot: root }));
     expect(result.status).toBe('success');
-    const [pid, record] = (result as { data: string }).data.split('\n');
+    const [recorded, record] = (result as { data: string }).data.split('\n');
+    // The command may run in a PID namespace of its own: its $! is found among the host's processes (none: gone).
+    const pid = hostPid(recorded!) ?? 0;
     expect(record).toMatch(/^\d+-\d+\.json$/);
     // Dead: gone, or a zombie that an init which does not reap (as in some containers) keeps listed. The group was
     // signalled before the call returned; a loaded machine may take a moment to run the exit (CI saw it still 'R').
-    await expect.poll(() => (existsSync(`/proc/${pid}`) ? readFileSync(`/proc/${pid}/stat`, 'utf8') : ') Z ')).toMatch(/\) Z /);
+    await expect.poll(() => (pid > 0 && existsSync(`/proc/${pid}`) ? readFileSync(`/proc/${pid}/stat`, 'utf8') : ') Z ')).toMatch(/\) Z /);
     // Once the group is gone, so is its record.
     expect(readdirSync(join(root, '.legion/run/processes'))).toEqual([]);
   });
