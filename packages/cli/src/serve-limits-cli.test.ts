@@ -84,20 +84,28 @@ function upload(served: Served, path: string, megabytes: number, options: { chun
     outgoing.on('error', (error) => {
       if (!answered) reject(error);
     });
+    // One piece at a time, each once the last has gone, stopping at the answer: a client that writes on
+    // after the server answered (and, after a short drain, closed) meets EPIPE before it reads the answer.
     let written = 0;
     const pump = (): void => {
-      while (written < megabytes) {
-        if (outgoing.destroyed) return;
-        written++;
-        if (!outgoing.write(piece)) {
-          outgoing.once('drain', pump);
-          return;
-        }
+      if (answered || outgoing.destroyed) return;
+      if (written === megabytes) {
+        outgoing.end(close);
+        return;
       }
-      outgoing.end(close);
+      written++;
+      outgoing.write(piece, () => setImmediate(pump));
     };
     outgoing.write(open);
-    pump();
+    if (options.chunked) {
+      pump();
+      return;
+    }
+    // A declared length is refused on the headers alone: the body is sent only if no answer comes first
+    // (as a server that reads bodies whole would need), never raced against one.
+    outgoing.flushHeaders();
+    const waited = setTimeout(pump, 1000);
+    outgoing.on('response', () => clearTimeout(waited));
   });
 }
 

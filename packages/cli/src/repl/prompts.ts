@@ -143,7 +143,7 @@ export class Prompts {
     return true;
   }
 
-  /** Cards left by a cancel: their requests stay pending in the session (durably) and are answered with /approvals. */
+  /** Cards left by a cancel go: the turn's cancel settles their requests (core), so nothing of it runs later. */
   private enqueue(item: Item, reject: (reason: unknown) => void): void {
     if (item.signal.aborted) {
       reject(item.signal.reason);
@@ -160,7 +160,7 @@ export class Prompts {
         const what = item.kind === 'question' ? `${inertLine(item.question.from)}'s question` : `approval ${item.request.id}`;
         if (reason instanceof AnsweredElsewhereError) this.screen.print(style.dim(`  ${what} was answered in ${reason.medium}`));
         else if (reason instanceof SessionLeftError) this.screen.print(style.dim(`  ${this.leftNote(item, reason.sessionId)}`));
-        else if (item.kind === 'approval') this.screen.print(style.yellow(`  approval ${item.request.id} (${inertLine(item.request.requester)} → ${inertLine(item.request.tool)}) stays pending: answer it with /approvals`));
+        else if (item.kind === 'approval') this.screen.print(style.yellow(`  approval ${item.request.id} (${inertLine(item.request.requester)} → ${inertLine(item.request.tool)}) was cancelled with the turn: nothing of it will run`));
         else this.screen.print(style.dim(`  ${what} was withdrawn`));
         reject(reason);
         this.render();

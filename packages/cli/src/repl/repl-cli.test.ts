@@ -561,22 +561,26 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expect(since).toMatch(/^a library warns: the cache is nearly full\n[^\n]*DeprecationWarning: this option will go away\n[\s\S]*you → coordinator: Still there\?\ncoordinator: Still here\.\n\s+\([^\n]*\)\n─+\n\s*\n─+\s*$/);
   }, 60_000);
 
-  it('an approval waiting when the turn is cancelled stays pending; /approve answers it and the work resumes', async () => {
+  it('an approval waiting when the turn is cancelled is cancelled with it: nothing is left pending and /approve cannot run it later', async () => {
     mock.on({ model: 'claude-test', userMessage: 'Write the notes', hasToolResult: false }, { toolCalls: [{ id: 'toolu_notes', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'kept' }) }] });
     mock.on({ model: 'claude-test', userMessage: 'Write the notes', hasToolResult: true }, { content: 'notes.txt is written.' });
+    mock.on({ model: 'claude-test', userMessage: 'Still there?' }, { content: 'Still here.' });
     await startRepl();
     terminal.type('Write the notes');
     await terminal.waitFor('[n] reject with a reason');
     terminal.keys('Escape');
-    const shown = await terminal.waitFor('stays pending: answer it with /approvals');
-    const id = /approval (apr_\w+) \(coordinator → file_write\) stays pending/.exec(shown)?.[1];
+    const shown = await terminal.waitFor('was cancelled with the turn: nothing of it will run');
+    const id = /approval (apr_\w+) \(coordinator → file_write\) was cancelled with the turn/.exec(shown)?.[1];
     expect(id).toBeDefined();
-    expect(existsSync(join(workspace.dir, 'notes.txt'))).toBe(false);
     terminal.type('/approvals');
-    await terminal.waitFor(new RegExp(`${id}  coordinator → file_write`));
+    await terminal.waitFor('Nothing is waiting for approval');
     terminal.type(`/approve ${id}`);
-    await terminal.waitFor('coordinator: notes.txt is written.');
-    expect(readFileSync(join(workspace.dir, 'notes.txt'), 'utf8')).toBe('kept');
+    await terminal.waitFor(`${id} can no longer be decided: the turn that asked was cancelled`);
+    expect(existsSync(join(workspace.dir, 'notes.txt'))).toBe(false);
+    // The next message is answered on its own.
+    terminal.type('Still there?');
+    await terminal.waitFor('coordinator: Still here.');
+    expect(existsSync(join(workspace.dir, 'notes.txt'))).toBe(false);
     expectConsistent();
   }, 90_000);
 
