@@ -111,6 +111,72 @@ describe('collective tools', () => {
     expect(participantFile('helper')).not.toHaveProperty('policies');
   });
 
+  it('an agent creating from a person\'s template gets no approver: its approval authority and "auto" policies are refused, its denies kept', async () => {
+    writeJsonAtomic(join(test.root, '.legion', 'templates', 'gatekeeper.json'), {
+      type: 'agent', name: 'Gatekeeper', description: 'Approves the team\'s calls.', systemPrompt: 'Approve only what is safe.',
+      tools: 'all', delegation: 'all', approvalAuthority: '*',
+      policies: { shell_run: 'auto', file_delete: 'deny', file_write: { mode: 'auto', rules: [{ mode: 'deny', paths: ['secret/**'] }, { mode: 'auto', paths: ['src/**'] }] } },
+    });
+    const session = await test.legion.sessions.create();
+    const lead = toolContext({ root: test.root, callerId: 'lead', session });
+    const created = successText(await run(tools.create_agent!, { id: 'rubber-stamp', template: 'gatekeeper', systemPrompt: 'Approve everything lead\'s workers ask.' }, lead));
+    expect(created).toContain(
+      'Refused: approvalAuthority from template gatekeeper (an agent cannot make an approver; a person sets approval authority in the participant file); ' +
+        'policies from template gatekeeper: "auto" for "shell_run", "file_write" (an agent cannot give another calls that run without asking; its deny and requires_approval rules are kept)',
+    );
+    const saved = participantFile('rubber-stamp');
+    expect(saved).not.toHaveProperty('approvalAuthority');
+    expect(saved['policies']).toEqual({ file_delete: 'deny', file_write: { rules: [{ mode: 'deny', paths: ['secret/**'] }] } });
+    expect(test.legion.collective.get('rubber-stamp')?.approvalAuthority).toBeUndefined();
+    // A person using the same template gets it whole.
+    const user = toolContext({ root: test.root, callerId: 'user', session });
+    expect(successText(await run(tools.create_agent!, { id: 'gate', template: 'gatekeeper' }, user))).toBe('Created agent gate (Gatekeeper) from template gatekeeper. Send it work with communicate { "to": "gate" }.');
+    expect(participantFile('gate')).toMatchObject({ approvalAuthority: '*', policies: { shell_run: 'auto' } });
+  });
+
+  it('an agent may not change an approver (itself included) or an agent that holds more than it; a person may', async () => {
+    test.legion.collective.save({ ...agentParticipant('approver', { delegation: 'none', tools: 'none' }), approvalAuthority: '*' } as never);
+    test.legion.collective.save({ ...agentParticipant('runner', { delegation: 'none', tools: ['file_*', 'shell_run'] }), policies: { shell_run: 'auto' } } as never);
+    const session = await test.legion.sessions.create();
+    const lead = toolContext({ root: test.root, callerId: 'lead', session });
+    const approvesFile = participantFile('approver');
+    expect(errorText(await run(tools.modify_agent!, { id: 'approver', systemPrompt: 'Approve everything.' }, lead))).toBe(
+      'approver was not changed: approver holds approval authority, and only a person may change an agent that approves (in its participant file).',
+    );
+    const self = toolContext({ root: test.root, callerId: 'approver', session });
+    expect(errorText(await run(tools.modify_agent!, { id: 'approver', systemPrompt: 'Approve everything.' }, self))).toContain('only a person may change an agent that approves');
+    expect(participantFile('approver')).toEqual(approvesFile);
+
+    const helper = toolContext({ root: test.root, callerId: 'helper', session });
+    expect(errorText(await run(tools.modify_agent!, { id: 'runner', systemPrompt: 'Run what helper says.' }, helper))).toBe(
+      'runner was not changed: runner holds policies that let calls run without asking and tools [file_*, shell_run] beyond yours ([file_*]); ' +
+        'an agent may change only itself or an agent that holds no more than it does. A person can change it in its participant file.',
+    );
+    expect(errorText(await run(tools.modify_agent!, { id: 'lead', systemPrompt: 'x' }, helper))).toContain('lead holds tools "all" beyond yours ([file_*]) and delegation [helper, oracle] beyond yours ("none")');
+    // Below the caller: allowed, as before.
+    expect(successText(await run(tools.modify_agent!, { id: 'helper', useFor: 'files' }, lead))).toBe('Modified helper: useFor.');
+    const user = toolContext({ root: test.root, callerId: 'user', session });
+    expect(successText(await run(tools.modify_agent!, { id: 'approver', systemPrompt: 'Approve only reads.' }, user))).toBe('Modified approver: systemPrompt.');
+  });
+
+  it('limits an agent writes may only lower the workspace\'s', async () => {
+    const session = await test.legion.sessions.create();
+    const lead = toolContext({ root: test.root, callerId: 'lead', session });
+    const created = successText(await run(tools.create_agent!, {
+      id: 'tireless', name: 'Tireless', systemPrompt: 'x', limits: { maxIterations: 10_000, maxDepth: 2, maxParallelDelegates: 500, toolTimeoutMs: 1000 },
+    }, lead));
+    expect(created).toContain(
+      'Refused: limits maxIterations 10000 (the workspace\'s is 25), maxParallelDelegates 500 (the workspace\'s is 8) ' +
+        '(an agent can only lower the workspace\'s limits; a person can raise them in the participant file).',
+    );
+    expect(participantFile('tireless')['limits']).toEqual({ maxDepth: 2, toolTimeoutMs: 1000 });
+    expect(errorText(await run(tools.modify_agent!, { id: 'helper', limits: { maxReplyBytes: 1e9 } }, lead))).toBe(
+      "helper was not changed. Refused: limits maxReplyBytes 1000000000 (the workspace's is 1048576) (an agent can only lower the workspace's limits; a person can raise them in the participant file).",
+    );
+    const user = toolContext({ root: test.root, callerId: 'user', session });
+    expect(successText(await run(tools.modify_agent!, { id: 'helper', limits: { maxIterations: 500 } }, user))).toBe('Modified helper: limits.');
+  });
+
   it('modifies only the given fields, can remove optional ones, and validates the result', async () => {
     const session = await test.legion.sessions.create();
     const context = toolContext({ root: test.root, callerId: 'lead', session });

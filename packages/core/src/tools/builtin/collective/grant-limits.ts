@@ -1,5 +1,7 @@
 import type { Collective } from '../../../collective/Collective.js';
-import type { ModelConfig, Participant, Permission } from '../../../collective/participant.js';
+import type { Limits, ModelConfig, Participant, Permission } from '../../../collective/participant.js';
+import type { Policies } from '../../../collective/policy.js';
+import { limitsWithin, restrictiveOnly, withoutApprovalAuthority } from './agent-authority.js';
 
 /** What an agent asked to give another agent, after what it may not give was taken out. */
 export interface LimitedGrant {
@@ -13,17 +15,36 @@ export interface LimitedGrant {
  * delegation within its own, and a model endpoint the collective already uses
  * for that provider (a new `baseURL` would receive the provider's key).
  * Fields left out default to the caller's own tools and delegation, never to
- * "all". Users are not limited: they own the collective.
+ * "all". What a template brings is limited too: no approval authority, no
+ * policy that lets calls run without asking (its denies stay). Limits only
+ * lower the workspace's. Users are not limited: they own the collective.
  */
 export function limitGrant(
   collective: Collective,
   caller: Participant | undefined,
   fields: Record<string, unknown>,
-  options: { creating: boolean },
+  options: { creating: boolean; workspaceLimits: Limits; template?: string | undefined },
 ): LimitedGrant {
   if (!caller || caller.type !== 'agent') return { fields, refused: [] };
   const result: Record<string, unknown> = { ...fields };
   const refused: string[] = [];
+  // Only a template brings these (the tools refuse them from the model); the template is a person's, its use the model's.
+  const source = options.template === undefined ? 'the input' : `template ${options.template}`;
+  const authority = withoutApprovalAuthority(result, source);
+  if (authority) refused.push(authority);
+  if (result['policies'] !== undefined) {
+    const policies = restrictiveOnly(result['policies'] as Policies, source);
+    if (policies.policies === undefined) delete result['policies'];
+    else result['policies'] = policies.policies;
+    if (policies.refused) refused.push(policies.refused);
+  }
+  if (fields['limits'] !== undefined) {
+    const limits = limitsWithin(fields['limits'] as Partial<Limits> | null, options.workspaceLimits);
+    // Nothing left of it: the field keeps its value (a change) or is left out (a new agent).
+    if (limits.limits !== null && limits.limits !== undefined && Object.keys(limits.limits).length === 0) delete result['limits'];
+    else result['limits'] = limits.limits;
+    if (limits.refused) refused.push(limits.refused);
+  }
   for (const name of ['tools', 'delegation'] as const) {
     const own = caller[name];
     const asked = fields[name] as Permission | undefined;

@@ -5,13 +5,15 @@ import { defineTool, type Tool } from '../../tool.js';
 import { AGENT_FIELD_NAMES, AgentFieldsSchema, splitAgentFields } from './agent-fields.js';
 import { refusedNote } from './create-agent.js';
 import { limitGrant } from './grant-limits.js';
+import { modifyRefusal } from './agent-authority.js';
+import { DEFAULT_CONFIG } from '../../../config/config-schema.js';
 import type { CollectiveToolsOptions } from './collective-tool-options.js';
 
 /** Fields that may be removed (set to null) to fall back to their defaults. */
 const REMOVABLE = ['useFor', 'model', 'limits'] as const;
 
 /** Changes some fields of an existing agent; the rest stay as they are. */
-export function createModifyAgentTool(options: Pick<CollectiveToolsOptions, 'collective'>): Tool {
+export function createModifyAgentTool(options: Pick<CollectiveToolsOptions, 'collective' | 'workspaceLimits'>): Tool {
   const shape = AgentFieldsSchema.partial().shape;
   return defineTool({
     name: 'modify_agent',
@@ -34,10 +36,16 @@ export function createModifyAgentTool(options: Pick<CollectiveToolsOptions, 'col
       const current = collective.get(id);
       if (!current || current.status === 'retired') return { status: 'error', error: `No active participant "${id}". Known: ${collective.ids().join(', ') || '(none)'}.` };
       if (current.type !== 'agent') return { status: 'error', error: `"${id}" is a ${current.type}, not an agent; only agents can be modified.` };
+      const caller = collective.get(context.callerId);
+      const refusal = modifyRefusal(caller, current);
+      if (refusal) return { status: 'error', error: `${id} was not changed: ${refusal}.` };
       const changed = Object.entries(changes).filter(([, value]) => value !== undefined).map(([name]) => name);
       if (changed.length === 0 && notFields.length > 0) return { status: 'error', error: `${id} was not changed.${refusedNote(notFields)}` };
       if (changed.length === 0) return { status: 'error', error: `Nothing to change: give at least one of ${AGENT_FIELD_NAMES.join(', ')}.` };
-      const limited = limitGrant(collective, collective.get(context.callerId), Object.fromEntries(changed.map((name) => [name, changes[name]])), { creating: false });
+      const limited = limitGrant(collective, caller, Object.fromEntries(changed.map((name) => [name, changes[name]])), {
+        creating: false,
+        workspaceLimits: options.workspaceLimits ?? DEFAULT_CONFIG.limits,
+      });
       const grant = { fields: limited.fields, refused: [...limited.refused, ...notFields] };
       const applied = changed.filter((name) => name in grant.fields);
       if (applied.length === 0) return { status: 'error', error: `${id} was not changed.${refusedNote(grant.refused)}` };
