@@ -1,5 +1,6 @@
 import type { Limits, Participant, Permission } from '../../../collective/participant.js';
-import type { Policies, PolicyRule, ToolPolicy } from '../../../collective/policy.js';
+import { isDeepStrictEqual } from 'node:util';
+import type { Policies, PolicyMode, PolicyRule, ToolPolicy } from '../../../collective/policy.js';
 
 /**
  * What a model may do to the collective without gaining authority a person
@@ -52,24 +53,82 @@ function restrictivePolicy(policy: ToolPolicy): { policy: ToolPolicy | undefined
 }
 
 /**
- * Limits a model writes may only lower the workspace's: every limit bounds
- * work (steps, depth, parallel delegates, time, bytes), so a higher value is
- * more than a person allowed.
+ * The most of each limit an agent may give: the workspace's, or its own where
+ * a person (or a model) set it lower. Every limit bounds work (steps, depth,
+ * parallel delegates, time, bytes), so a higher value is more than a person
+ * allowed.
  */
-export function limitsWithin(asked: Partial<Limits> | null | undefined, workspace: Limits): { limits: Partial<Limits> | null | undefined; refused: string | undefined } {
+export function limitBounds(workspace: Limits, caller: Partial<Limits> | undefined): Partial<Limits> {
+  const bounds: Partial<Limits> = { ...workspace };
+  for (const [name, own] of Object.entries(caller ?? {}) as Array<[keyof Limits, number | undefined]>) {
+    const bound = bounds[name];
+    if (own !== undefined && (bound === undefined ? name === 'maxSessionCostUsd' || name === 'maxSessionTokens' : own < bound)) bounds[name] = own;
+  }
+  return bounds;
+}
+
+/** The caller's limits that are lower than the workspace's: what an agent it makes starts with. */
+export function inheritedLimits(workspace: Limits, caller: Partial<Limits> | undefined): Partial<Limits> {
+  const bounds = limitBounds(workspace, caller);
+  return Object.fromEntries(Object.entries(bounds).filter(([name, value]) => value !== workspace[name as keyof Limits])) as Partial<Limits>;
+}
+
+/** Limits a model writes, each at most its bound (`limitBounds`). */
+export function limitsWithin(asked: Partial<Limits> | null | undefined, bounds: Partial<Limits>): { limits: Partial<Limits> | null | undefined; refused: string | undefined } {
   if (asked === null || asked === undefined) return { limits: asked, refused: undefined };
   const limits: Partial<Limits> = {};
   const raised: string[] = [];
   for (const [name, value] of Object.entries(asked) as Array<[keyof Limits, number | undefined]>) {
     if (value === undefined) continue;
-    const bound = workspace[name];
-    if (bound !== undefined && value > bound) raised.push(`${name} ${value} (the workspace's is ${bound})`);
+    const bound = bounds[name];
+    if (bound !== undefined && value > bound) raised.push(`${name} ${value} (more than ${bound})`);
     else limits[name] = value;
   }
   return {
     limits,
-    refused: raised.length === 0 ? undefined : `limits ${raised.join(', ')} (an agent can only lower the workspace's limits; a person can raise them in the participant file)`,
+    refused:
+      raised.length === 0
+        ? undefined
+        : `limits ${raised.join(', ')} (an agent can give at most the workspace's limits, or its own where they are lower; a person can raise them in the participant file)`,
   };
+}
+
+/**
+ * A participant's restrictive policies (`deny`, `requires_approval`) merged
+ * into another's: what an agent makes or changes is held to the caller's
+ * restrictions, so a tool denied to the caller is denied to its creations.
+ * Where both set the same tool with rules, every deny rule comes first: a
+ * deny is never shadowed, at the cost of an exception of the other's.
+ */
+export function withRestrictions(policies: Policies | undefined, restrictions: Policies | undefined): Policies | undefined {
+  const merged: Policies = { ...policies };
+  for (const [pattern, policy] of Object.entries(restrictions ?? {})) {
+    const current = merged[pattern];
+    merged[pattern] = current === undefined ? policy : combine(current, policy);
+  }
+  return Object.keys(merged).length > 0 ? merged : undefined;
+}
+
+function combine(first: ToolPolicy, second: ToolPolicy): ToolPolicy {
+  if (first === 'deny' || second === 'deny') return 'deny';
+  if (isDeepStrictEqual(first, second)) return first;
+  const [a, b] = [asObject(first), asObject(second)];
+  const all = [...a.rules, ...b.rules].filter((rule, index, list) => list.findIndex((other) => isDeepStrictEqual(other, rule)) === index);
+  const rules = [...all.filter((rule) => rule.mode === 'deny'), ...all.filter((rule) => rule.mode !== 'deny')];
+  const mode = MODE_RANK[a.mode ?? 'none'] >= MODE_RANK[b.mode ?? 'none'] ? a.mode : b.mode;
+  const reason = a.reason ?? b.reason;
+  return { ...(mode !== undefined ? { mode } : {}), rules, ...(reason !== undefined ? { reason } : {}) };
+}
+
+const MODE_RANK = { deny: 3, requires_approval: 2, auto: 1, none: 0 } as const;
+
+function asObject(policy: ToolPolicy): { mode?: PolicyMode | undefined; rules: PolicyRule[]; reason?: string | undefined } {
+  return typeof policy === 'string' ? { mode: policy, rules: [] } : policy;
+}
+
+/** The restrictive part of a participant's policies (nothing for a user or mock). */
+export function restrictionsOf(participant: Participant): Policies | undefined {
+  return participant.type === 'agent' ? restrictiveOnly(participant.policies, '').policies : undefined;
 }
 
 /**
@@ -88,6 +147,9 @@ export function modifyRefusal(caller: Participant | undefined, target: Participa
   if (target.id === caller.id || target.type !== 'agent') return undefined;
   const beyond: string[] = [];
   if (target.policies && Object.values(target.policies).some(allowsWithoutAsking)) beyond.push('policies that let calls run without asking');
+  const restrictions = restrictionsOf(caller);
+  const missing = Object.keys(restrictions ?? {}).filter((pattern) => !isDeepStrictEqual(withRestrictions(target.policies, { [pattern]: restrictions![pattern]! })?.[pattern], target.policies?.[pattern]));
+  if (missing.length > 0) beyond.push(`no policies for ${missing.map((pattern) => JSON.stringify(pattern)).join(', ')} as restrictive as yours`);
   if (!permissionWithin(target.tools, caller.tools)) beyond.push(`tools ${describe(target.tools)} beyond yours (${describe(caller.tools)})`);
   if (!permissionWithin(target.delegation, caller.delegation, [caller.id])) beyond.push(`delegation ${describe(target.delegation)} beyond yours (${describe(caller.delegation)})`);
   if (beyond.length === 0) return undefined;

@@ -165,16 +165,36 @@ describe('collective tools', () => {
     const created = successText(await run(tools.create_agent!, {
       id: 'tireless', name: 'Tireless', systemPrompt: 'x', limits: { maxIterations: 10_000, maxDepth: 2, maxParallelDelegates: 500, toolTimeoutMs: 1000 },
     }, lead));
-    expect(created).toContain(
-      'Refused: limits maxIterations 10000 (the workspace\'s is 25), maxParallelDelegates 500 (the workspace\'s is 8) ' +
-        '(an agent can only lower the workspace\'s limits; a person can raise them in the participant file).',
-    );
+    const why = "(an agent can give at most the workspace's limits, or its own where they are lower; a person can raise them in the participant file)";
+    expect(created).toContain(`Refused: limits maxIterations 10000 (more than 25), maxParallelDelegates 500 (more than 8) ${why}.`);
     expect(participantFile('tireless')['limits']).toEqual({ maxDepth: 2, toolTimeoutMs: 1000 });
     expect(errorText(await run(tools.modify_agent!, { id: 'helper', limits: { maxReplyBytes: 1e9 } }, lead))).toBe(
-      "helper was not changed. Refused: limits maxReplyBytes 1000000000 (the workspace's is 1048576) (an agent can only lower the workspace's limits; a person can raise them in the participant file).",
+      `helper was not changed. Refused: limits maxReplyBytes 1000000000 (more than 1048576) ${why}.`,
     );
+    // An agent a person held to fewer steps makes agents held as tightly, and cannot give more.
     const user = toolContext({ root: test.root, callerId: 'user', session });
+    expect(successText(await run(tools.modify_agent!, { id: 'helper', limits: { maxIterations: 5 } }, user))).toBe('Modified helper: limits.');
+    const helper = toolContext({ root: test.root, callerId: 'helper', session });
+    expect(successText(await run(tools.create_agent!, { id: 'copy', name: 'Copy', systemPrompt: 'x', limits: { maxIterations: 20 } }, helper))).toContain(
+      `Refused: limits maxIterations 20 (more than 5) ${why}.`,
+    );
+    expect(participantFile('copy')['limits']).toEqual({ maxIterations: 5 });
     expect(successText(await run(tools.modify_agent!, { id: 'helper', limits: { maxIterations: 500 } }, user))).toBe('Modified helper: limits.');
+  });
+
+  it('what is denied to an agent is denied to the agents it makes, and it may not change an agent without its restrictions', async () => {
+    test.legion.collective.save({ ...agentParticipant('guarded', { delegation: 'none', tools: ['file_*', 'shell_run'] }), policies: { shell_run: 'deny', file_write: { rules: [{ mode: 'requires_approval', paths: ['src/**'] }] } } } as never);
+    test.legion.collective.save(agentParticipant('plain', { delegation: 'none', tools: ['file_*'] }));
+    const session = await test.legion.sessions.create();
+    const guarded = toolContext({ root: test.root, callerId: 'guarded', session });
+    expect(successText(await run(tools.create_agent!, { id: 'unguarded', name: 'Unguarded', systemPrompt: 'Run whatever I send.', tools: ['shell_run'] }, guarded))).toBe(
+      'Created agent unguarded (Unguarded). Your delegation permission does not include it, so you cannot message it yourself.',
+    );
+    expect(participantFile('unguarded')).toMatchObject({ tools: ['shell_run'], policies: { shell_run: 'deny', file_write: { rules: [{ mode: 'requires_approval', paths: ['src/**'] }] } } });
+    expect(errorText(await run(tools.modify_agent!, { id: 'plain', systemPrompt: 'Write what I send.' }, guarded))).toContain(
+      'plain was not changed: plain holds no policies for "shell_run", "file_write" as restrictive as yours',
+    );
+    expect(successText(await run(tools.modify_agent!, { id: 'unguarded', systemPrompt: 'Report back.' }, guarded))).toBe('Modified unguarded: systemPrompt.');
   });
 
   it('modifies only the given fields, can remove optional ones, and validates the result', async () => {

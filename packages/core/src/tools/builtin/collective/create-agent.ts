@@ -16,6 +16,7 @@ export function createCreateAgentTool(options: Pick<CollectiveToolsOptions, 'col
     description:
       'Create a new agent in the collective, saved to the roster so that it persists. Give an id (letters, digits, ".", "-", single "_"), ' +
       'a name and a systemPrompt, or a template name (from .legion/templates) whose fields the others override. ' +
+      'It gets no more than you have: tools, delegation and limits within yours, your policies, and no approval authority. ' +
       'Keep its tools and delegation as narrow as its job needs. An id already used (even by a retired participant) is refused. ' +
       'After it exists, send it work with communicate.',
     input: () => AgentFieldsSchema.partial().extend({

@@ -1,7 +1,7 @@
 import type { Collective } from '../../../collective/Collective.js';
 import type { Limits, ModelConfig, Participant, Permission } from '../../../collective/participant.js';
 import type { Policies } from '../../../collective/policy.js';
-import { limitsWithin, restrictiveOnly, withoutApprovalAuthority } from './agent-authority.js';
+import { inheritedLimits, limitBounds, limitsWithin, restrictionsOf, restrictiveOnly, withRestrictions, withoutApprovalAuthority } from './agent-authority.js';
 
 /** What an agent asked to give another agent, after what it may not give was taken out. */
 export interface LimitedGrant {
@@ -16,8 +16,9 @@ export interface LimitedGrant {
  * for that provider (a new `baseURL` would receive the provider's key).
  * Fields left out default to the caller's own tools and delegation, never to
  * "all". What a template brings is limited too: no approval authority, no
- * policy that lets calls run without asking (its denies stay). Limits only
- * lower the workspace's. Users are not limited: they own the collective.
+ * policy that lets calls run without asking (its denies stay); the caller's
+ * own denies and asks are added. Limits are at most the workspace's and the
+ * caller's own. Users are not limited: they own the collective.
  */
 export function limitGrant(
   collective: Collective,
@@ -38,12 +39,22 @@ export function limitGrant(
     else result['policies'] = policies.policies;
     if (policies.refused) refused.push(policies.refused);
   }
-  if (fields['limits'] !== undefined) {
-    const limits = limitsWithin(fields['limits'] as Partial<Limits> | null, options.workspaceLimits);
-    // Nothing left of it: the field keeps its value (a change) or is left out (a new agent).
-    if (limits.limits !== null && limits.limits !== undefined && Object.keys(limits.limits).length === 0) delete result['limits'];
-    else result['limits'] = limits.limits;
+  if (options.creating) {
+    // What is denied to (or asks for) the creator is denied to (or asks for) what it makes.
+    const policies = withRestrictions(result['policies'] as Policies | undefined, restrictionsOf(caller));
+    if (policies === undefined) delete result['policies'];
+    else result['policies'] = policies;
+  }
+  const bounds = limitBounds(options.workspaceLimits, caller.limits);
+  const inherited = options.creating ? inheritedLimits(options.workspaceLimits, caller.limits) : {};
+  if (fields['limits'] !== undefined || Object.keys(inherited).length > 0) {
+    const limits = limitsWithin(fields['limits'] as Partial<Limits> | null | undefined, bounds);
     if (limits.refused) refused.push(limits.refused);
+    const given = limits.limits === null || limits.limits === undefined ? limits.limits : { ...inherited, ...limits.limits };
+    // Nothing left of it: the field keeps its value (a change) or is left out (a new agent).
+    if (given === undefined && Object.keys(inherited).length > 0) result['limits'] = inherited;
+    else if (given !== null && given !== undefined && Object.keys(given).length === 0) delete result['limits'];
+    else result['limits'] = given;
   }
   for (const name of ['tools', 'delegation'] as const) {
     const own = caller[name];

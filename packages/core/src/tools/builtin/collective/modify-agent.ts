@@ -20,7 +20,8 @@ export function createModifyAgentTool(options: Pick<CollectiveToolsOptions, 'col
     description:
       'Change an existing agent: give its id and only the fields to change (name, description, useFor, systemPrompt, model, tools, delegation, limits); ' +
       'the others keep their values. Set useFor, model or limits to null to remove them (the model then falls back to the workspace default). ' +
-      'The result is validated before it is saved; the id and type cannot change.',
+      'The result is validated before it is saved; the id and type cannot change. ' +
+      'You may change yourself or an agent that holds no more than you (tools, delegation, policies), never one that approves tool calls.',
     input: () => z.object({
       id: z.string().min(1).describe('Id of the agent to change.'),
       ...shape,
