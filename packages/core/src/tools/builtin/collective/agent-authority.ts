@@ -139,7 +139,7 @@ export function restrictionsOf(participant: Participant): Policies | undefined {
  * asking, tools and delegation within the caller's. Otherwise rewriting its
  * instructions would borrow authority the caller was not given.
  */
-export function modifyRefusal(caller: Participant | undefined, target: Participant): string | undefined {
+export function modifyRefusal(caller: Participant | undefined, target: Participant, workspaceLimits: Limits): string | undefined {
   if (caller?.type !== 'agent') return undefined;
   if (target.approvalAuthority !== undefined && target.approvalAuthority !== 'none') {
     return `${target.id} holds approval authority, and only a person may change an agent that approves (in its participant file)`;
@@ -149,6 +149,12 @@ export function modifyRefusal(caller: Participant | undefined, target: Participa
   if (target.policies && Object.values(target.policies).some(allowsWithoutAsking)) beyond.push('policies that let calls run without asking');
   const restrictions = restrictionsOf(caller);
   const missing = Object.keys(restrictions ?? {}).filter((pattern) => !isDeepStrictEqual(withRestrictions(target.policies, { [pattern]: restrictions![pattern]! })?.[pattern], target.policies?.[pattern]));
+  const bounds = limitBounds(workspaceLimits, caller.limits);
+  const higher = Object.entries(target.limits ?? {}).filter(([name, value]) => {
+    const bound = bounds[name as keyof Limits];
+    return value !== undefined && bound !== undefined && value > bound;
+  });
+  if (higher.length > 0) beyond.push(`limits ${higher.map(([name, value]) => `${name} ${value}`).join(', ')} above yours`);
   if (missing.length > 0) beyond.push(`no policies for ${missing.map((pattern) => JSON.stringify(pattern)).join(', ')} as restrictive as yours`);
   if (!permissionWithin(target.tools, caller.tools)) beyond.push(`tools ${describe(target.tools)} beyond yours (${describe(caller.tools)})`);
   if (!permissionWithin(target.delegation, caller.delegation, [caller.id])) beyond.push(`delegation ${describe(target.delegation)} beyond yours (${describe(caller.delegation)})`);

@@ -179,7 +179,14 @@ describe('collective tools', () => {
       `Refused: limits maxIterations 20 (more than 5) ${why}.`,
     );
     expect(participantFile('copy')['limits']).toEqual({ maxIterations: 5 });
+    // Nor can it lift its own by removing or replacing its limits.
+    expect(successText(await run(tools.modify_agent!, { id: 'helper', limits: null }, helper))).toContain('Modified helper (yourself');
+    expect(participantFile('helper')['limits']).toEqual({ maxIterations: 5 });
+    expect(successText(await run(tools.modify_agent!, { id: 'helper', limits: { maxDepth: 2 } }, helper))).toContain('Modified helper (yourself');
+    expect(participantFile('helper')['limits']).toEqual({ maxIterations: 5, maxDepth: 2 });
+    // An agent a person gave more steps than the workspace's is above the other agents: they may not change it.
     expect(successText(await run(tools.modify_agent!, { id: 'helper', limits: { maxIterations: 500 } }, user))).toBe('Modified helper: limits.');
+    expect(errorText(await run(tools.modify_agent!, { id: 'helper', systemPrompt: 'x' }, lead))).toContain('helper holds limits maxIterations 500 above yours');
   });
 
   it('what is denied to an agent is denied to the agents it makes, and it may not change an agent without its restrictions', async () => {

@@ -45,15 +45,18 @@ export function limitGrant(
     if (policies === undefined) delete result['policies'];
     else result['policies'] = policies;
   }
-  const bounds = limitBounds(options.workspaceLimits, caller.limits);
-  const inherited = options.creating ? inheritedLimits(options.workspaceLimits, caller.limits) : {};
-  if (fields['limits'] !== undefined || Object.keys(inherited).length > 0) {
-    const limits = limitsWithin(fields['limits'] as Partial<Limits> | null | undefined, bounds);
+  // Limits are at most the caller's: what it writes is bounded, and what it leaves out (or removes) of a limit
+  // the caller itself is held below the workspace's is that lower value, not the workspace's.
+  const inherited = inheritedLimits(options.workspaceLimits, caller.limits);
+  const asked = fields['limits'] as Partial<Limits> | null | undefined;
+  if (asked !== undefined || options.creating) {
+    const limits = limitsWithin(asked, limitBounds(options.workspaceLimits, caller.limits));
     if (limits.refused) refused.push(limits.refused);
-    const given = limits.limits === null || limits.limits === undefined ? limits.limits : { ...inherited, ...limits.limits };
-    // Nothing left of it: the field keeps its value (a change) or is left out (a new agent).
-    if (given === undefined && Object.keys(inherited).length > 0) result['limits'] = inherited;
-    else if (given !== null && given !== undefined && Object.keys(given).length === 0) delete result['limits'];
+    const written = limits.limits;
+    const given = written === null || written === undefined ? (Object.keys(inherited).length > 0 ? inherited : written) : { ...inherited, ...written };
+    // Nothing left of what was asked: the field keeps its value (a change) or is left out (a new agent).
+    if (written !== null && written !== undefined && Object.keys(written).length === 0 && !options.creating) delete result['limits'];
+    else if (given === undefined || (given !== null && Object.keys(given).length === 0)) delete result['limits'];
     else result['limits'] = given;
   }
   for (const name of ['tools', 'delegation'] as const) {

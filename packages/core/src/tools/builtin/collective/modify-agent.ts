@@ -38,14 +38,15 @@ export function createModifyAgentTool(options: Pick<CollectiveToolsOptions, 'col
       if (!current || current.status === 'retired') return { status: 'error', error: `No active participant "${id}". Known: ${collective.ids().join(', ') || '(none)'}.` };
       if (current.type !== 'agent') return { status: 'error', error: `"${id}" is a ${current.type}, not an agent; only agents can be modified.` };
       const caller = collective.get(context.callerId);
-      const refusal = modifyRefusal(caller, current);
+      const workspaceLimits = options.workspaceLimits ?? DEFAULT_CONFIG.limits;
+      const refusal = modifyRefusal(caller, current, workspaceLimits);
       if (refusal) return { status: 'error', error: `${id} was not changed: ${refusal}.` };
       const changed = Object.entries(changes).filter(([, value]) => value !== undefined).map(([name]) => name);
       if (changed.length === 0 && notFields.length > 0) return { status: 'error', error: `${id} was not changed.${refusedNote(notFields)}` };
       if (changed.length === 0) return { status: 'error', error: `Nothing to change: give at least one of ${AGENT_FIELD_NAMES.join(', ')}.` };
       const limited = limitGrant(collective, caller, Object.fromEntries(changed.map((name) => [name, changes[name]])), {
         creating: false,
-        workspaceLimits: options.workspaceLimits ?? DEFAULT_CONFIG.limits,
+        workspaceLimits,
       });
       const grant = { fields: limited.fields, refused: [...limited.refused, ...notFields] };
       const applied = changed.filter((name) => name in grant.fields);
