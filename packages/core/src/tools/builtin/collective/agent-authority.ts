@@ -136,8 +136,9 @@ export function restrictionsOf(participant: Participant): Policies | undefined {
  * an agent that approves (itself included: an approver told by a worker to
  * rewrite its own instructions is the attack). Another agent may be changed
  * only if it holds nothing the caller lacks: no calls that run without
- * asking, tools and delegation within the caller's. Otherwise rewriting its
- * instructions would borrow authority the caller was not given.
+ * asking, the caller's restrictive policies, tools, delegation and limits
+ * within the caller's. Otherwise rewriting its instructions would borrow
+ * authority the caller was not given.
  */
 export function modifyRefusal(caller: Participant | undefined, target: Participant, workspaceLimits: Limits): string | undefined {
   if (caller?.type !== 'agent') return undefined;
@@ -147,8 +148,10 @@ export function modifyRefusal(caller: Participant | undefined, target: Participa
   if (target.id === caller.id || target.type !== 'agent') return undefined;
   const beyond: string[] = [];
   if (target.policies && Object.values(target.policies).some(allowsWithoutAsking)) beyond.push('policies that let calls run without asking');
-  const restrictions = restrictionsOf(caller);
-  const missing = Object.keys(restrictions ?? {}).filter((pattern) => !isDeepStrictEqual(withRestrictions(target.policies, { [pattern]: restrictions![pattern]! })?.[pattern], target.policies?.[pattern]));
+  // A restriction the target lacks is one that merging it in would change.
+  const missing = Object.entries(restrictionsOf(caller) ?? {})
+    .filter(([pattern, policy]) => !isDeepStrictEqual(withRestrictions(target.policies, { [pattern]: policy })?.[pattern], target.policies?.[pattern]))
+    .map(([pattern]) => pattern);
   const bounds = limitBounds(workspaceLimits, caller.limits);
   const higher = Object.entries(target.limits ?? {}).filter(([name, value]) => {
     const bound = bounds[name as keyof Limits];
