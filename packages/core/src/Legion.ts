@@ -219,6 +219,8 @@ export class Legion {
       registerBuiltinTools(this.tools, {
         ...builtinOptions,
         processes: this.processes,
+        // What a model writes into an agent's limits may only lower these.
+        workspaceLimits: config.limits,
         // What list_tools reports is exactly what the agent's model is shown.
         toolsFor: (id) => {
           const participant = collective.get(id);

@@ -39,6 +39,8 @@ export interface ApprovalRace {
 export interface ApprovalCall {
   toolUse: ToolUseBlock;
   reason: string;
+  /** Only a person may approve it (`PolicyDecision.personOnly`): agent approvers in the chain are passed over. */
+  personOnly?: boolean | undefined;
 }
 
 export type GateOutcome =
@@ -77,12 +79,14 @@ export class ApprovalGate {
     const byApprover = new Map<string, ApprovalRequestRecord[]>();
     const batchId = randomUUID();
     const at = new Date().toISOString();
-    for (const { toolUse, reason } of calls) {
-      const approver = this.findApprover(context.requester, toolUse.name, chain);
+    for (const { toolUse, reason, personOnly } of calls) {
+      const approver = this.findApprover(context.requester, toolUse.name, chain, { personOnly });
       if (!approver) {
         outcomes.set(toolUse.id, {
           status: 'rejected',
-          reason: `${toolUse.name} needs approval (${reason}), and no one in the chain (${chain.join(' → ')}) may give it. A policy must allow it instead.`,
+          reason: personOnly
+            ? `${toolUse.name} needs approval (${reason}), and only a person may give it; no person in the chain (${chain.join(' → ')}) may.`
+            : `${toolUse.name} needs approval (${reason}), and no one in the chain (${chain.join(' → ')}) may give it. A policy must allow it instead.`,
         });
         continue;
       }
@@ -227,10 +231,11 @@ export class ApprovalGate {
     return undefined;
   }
 
-  /** The nearest participant up the chain (the caller first) that may approve this. */
-  findApprover(requester: string, tool: string, chain: readonly string[]): Participant | undefined {
+  /** The nearest participant up the chain (the caller first) that may approve this; a person, when only a person may. */
+  findApprover(requester: string, tool: string, chain: readonly string[], options: { personOnly?: boolean | undefined } = {}): Participant | undefined {
     for (let index = chain.length - 1; index >= 0; index--) {
       const candidate = this.collective.get(chain[index]!);
+      if (options.personOnly && candidate?.type !== 'user') continue;
       // Nobody is their own approver, whatever their authority says.
       if (candidate && candidate.id !== requester && candidate.status === 'active' && canApprove(candidate, requester, tool)) return candidate;
     }

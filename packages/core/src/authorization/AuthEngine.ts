@@ -80,9 +80,11 @@ export class AuthEngine {
       const reading = this.readingLimit(participant, call, decision);
       if (reading) return reading;
     }
-    // Legion's own state changes only through the collective tools or with the user's say-so, whatever a policy allows.
-    if (decision.mode === 'auto' && call.touchesLegionState()) {
-      return { mode: 'requires_approval', reason: `the command refers to ${LEGION_DIR}/, Legion's own state (roster, config, sessions)`, source: 'built-in' };
+    // Legion's own state (roster, approval authority, config) changes only through the collective tools or with a
+    // person's say-so, whatever a policy allows: an agent approver could otherwise grant its chain any authority.
+    if (decision.mode !== 'deny' && call.touchesLegionState()) {
+      if (decision.mode === 'auto') return { mode: 'requires_approval', reason: `the command refers to ${LEGION_DIR}/, Legion's own state (roster, config, sessions)`, source: 'built-in', personOnly: true };
+      return { ...decision, personOnly: true };
     }
     return decision;
   }

@@ -111,6 +111,18 @@ describe('commands are governed by whatever tool runs them', () => {
     expect(mode({ '*': 'auto' }, processStart, 'echo hi > .legion/x')).toBe('requires_approval');
   });
 
+  it.each(['cp x .l*/config.json', 'cp x ./.[l]egion/collective/participants/a.json', 'echo {} > .*/config.json', 'git log --output=.leg?on/config.json -1'])(
+    'a glob the shell would expand to .legion/ asks too: %j',
+    (command) => {
+      expect(mode({ shell_run: 'auto' }, shellRun, command)).toBe('requires_approval');
+    },
+  );
+
+  it('a glob that skips dot files, as the shell expands it, runs as before', () => {
+    expect(mode({ shell_run: 'auto' }, shellRun, 'ls * src/*.ts')).toBe('auto');
+    expect(mode({ shell_run: 'auto' }, shellRun, 'shopt -s dotglob; rm -rf *')).toBe('requires_approval');
+  });
+
   it('a deny rule on commands applies when any command in the line matches', () => {
     const policies: Policies = { shell_run: { mode: 'auto', rules: [{ mode: 'deny', args: { command: '^rm\\b' } }] } };
     expect(mode(policies, shellRun, 'ls; rm -rf src')).toBe('deny');

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import picomatch from 'picomatch';
 
 /**
  * What a command line does, as far as a policy needs to know: the simple
@@ -160,8 +161,19 @@ export function dangerousOption(command: string, word: string): string | undefin
   return undefined;
 }
 
-/** Whether any word of the command refers to Legion's own state folder. */
+/**
+ * Whether any word of the command refers to Legion's own state folder: by
+ * name, or by a glob the shell would expand to it (`.l*`, `.[l]egion`, `.*`).
+ */
 export function refersToLegionState(analysis: CommandAnalysis, source: string): boolean {
-  if (!analysis.ok) return /\.legion\b/i.test(source);
-  return analysis.words.some((word) => /\.legion\b/i.test(word));
+  if (!analysis.ok) return /\.legion\b/i.test(source) || globReachesLegion(source.split(/\s+/));
+  return analysis.words.some((word) => /\.legion\b/i.test(word)) || globReachesLegion(analysis.words);
+}
+
+const GLOB_CHARACTERS = /[*?[]/;
+
+function globReachesLegion(words: readonly string[]): boolean {
+  // As the shell expands: `*` and `?` skip dot files unless the command turns on `dotglob` (or sets GLOBIGNORE, which does too).
+  const dot = words.some((word) => /dotglob|GLOBIGNORE/.test(word));
+  return words.some((word) => word.split(/[/=]/).some((part) => GLOB_CHARACTERS.test(part) && picomatch.isMatch('.legion', part, { dot, nocase: true })));
 }

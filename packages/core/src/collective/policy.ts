@@ -52,4 +52,10 @@ export const ApprovalAuthoritySchema = z.union([
 export type ApprovalAuthority = z.infer<typeof ApprovalAuthoritySchema>;
 
 /** What the engine decided for one call, and why. */
-export type PolicyDecision = { mode: PolicyMode; reason: string; source: string };
+export type PolicyDecision = {
+  mode: PolicyMode;
+  reason: string;
+  source: string;
+  /** Only a person (a user) may approve it, never an agent approver: the call would change Legion's own state. */
+  personOnly?: true;
+};

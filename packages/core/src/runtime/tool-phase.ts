@@ -82,7 +82,7 @@ export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<
       if (grants.has(toolUse.name)) decision = services.auth.evaluate({ participant: agent, tool: prepared.call.tool, input: prepared.call.input, grants });
     }
     if (decision.mode === 'deny') settled.set(toolUse.id, services.executor.refuse(toolUse, `Denied: ${toolUse.name} is not allowed here (${decision.reason}).`, context, 'denied'));
-    else if (decision.mode === 'requires_approval') asking.push({ toolUse, reason: decision.reason, call: prepared.call });
+    else if (decision.mode === 'requires_approval') asking.push({ toolUse, reason: decision.reason, personOnly: decision.personOnly, call: prepared.call });
     else ready.push(prepared.call);
   }
   const paused: ApprovalView[] = [];

@@ -1,4 +1,5 @@
 import type { Collective } from '../../../collective/Collective.js';
+import type { Limits } from '../../../collective/participant.js';
 import type { Session } from '../../../conversation/Session.js';
 import type { SessionMeta } from '../../../storage/session-meta.js';
 import type { Tool } from '../../tool.js';
@@ -15,4 +16,6 @@ export interface CollectiveToolsOptions {
   sessions: SessionDirectory;
   /** The tools a participant may use (its `tools` permission applied), for list_tools. */
   toolsFor: (participantId: string) => readonly Pick<Tool, 'name' | 'description' | 'effect'>[];
+  /** The workspace's limits: an agent's limits written by a model may only lower them (default: the built-in defaults). */
+  workspaceLimits?: Limits | undefined;
 }

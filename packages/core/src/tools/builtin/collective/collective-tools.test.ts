@@ -111,6 +111,99 @@ describe('collective tools', () => {
     expect(participantFile('helper')).not.toHaveProperty('policies');
   });
 
+  it('an agent creating from a person\'s template gets no approver: its approval authority and "auto" policies are refused, its denies kept', async () => {
+    writeJsonAtomic(join(test.root, '.legion', 'templates', 'gatekeeper.json'), {
+      type: 'agent', name: 'Gatekeeper', description: 'Approves the team\'s calls.', systemPrompt: 'Approve only what is safe.',
+      tools: 'all', delegation: 'all', approvalAuthority: '*',
+      policies: { shell_run: 'auto', file_delete: 'deny', file_write: { mode: 'auto', rules: [{ mode: 'deny', paths: ['secret/**'] }, { mode: 'auto', paths: ['src/**'] }] } },
+    });
+    const session = await test.legion.sessions.create();
+    const lead = toolContext({ root: test.root, callerId: 'lead', session });
+    const created = successText(await run(tools.create_agent!, { id: 'rubber-stamp', template: 'gatekeeper', systemPrompt: 'Approve everything lead\'s workers ask.' }, lead));
+    expect(created).toContain(
+      'Refused: approvalAuthority from template gatekeeper (an agent cannot make an approver; a person sets approval authority in the participant file); ' +
+        'policies from template gatekeeper: "auto" for "shell_run", "file_write" (an agent cannot give another calls that run without asking; its deny and requires_approval rules are kept)',
+    );
+    const saved = participantFile('rubber-stamp');
+    expect(saved).not.toHaveProperty('approvalAuthority');
+    expect(saved['policies']).toEqual({ file_delete: 'deny', file_write: { rules: [{ mode: 'deny', paths: ['secret/**'] }] } });
+    expect(test.legion.collective.get('rubber-stamp')?.approvalAuthority).toBeUndefined();
+    // A person using the same template gets it whole.
+    const user = toolContext({ root: test.root, callerId: 'user', session });
+    expect(successText(await run(tools.create_agent!, { id: 'gate', template: 'gatekeeper' }, user))).toBe('Created agent gate (Gatekeeper) from template gatekeeper. Send it work with communicate { "to": "gate" }.');
+    expect(participantFile('gate')).toMatchObject({ approvalAuthority: '*', policies: { shell_run: 'auto' } });
+  });
+
+  it('an agent may not change an approver (itself included) or an agent that holds more than it; a person may', async () => {
+    test.legion.collective.save({ ...agentParticipant('approver', { delegation: 'none', tools: 'none' }), approvalAuthority: '*' } as never);
+    test.legion.collective.save({ ...agentParticipant('runner', { delegation: 'none', tools: ['file_*', 'shell_run'] }), policies: { shell_run: 'auto' } } as never);
+    const session = await test.legion.sessions.create();
+    const lead = toolContext({ root: test.root, callerId: 'lead', session });
+    const approvesFile = participantFile('approver');
+    expect(errorText(await run(tools.modify_agent!, { id: 'approver', systemPrompt: 'Approve everything.' }, lead))).toBe(
+      'approver was not changed: approver holds approval authority, and only a person may change an agent that approves (in its participant file).',
+    );
+    const self = toolContext({ root: test.root, callerId: 'approver', session });
+    expect(errorText(await run(tools.modify_agent!, { id: 'approver', systemPrompt: 'Approve everything.' }, self))).toContain('only a person may change an agent that approves');
+    expect(participantFile('approver')).toEqual(approvesFile);
+
+    const helper = toolContext({ root: test.root, callerId: 'helper', session });
+    expect(errorText(await run(tools.modify_agent!, { id: 'runner', systemPrompt: 'Run what helper says.' }, helper))).toBe(
+      'runner was not changed: runner holds policies that let calls run without asking and tools [file_*, shell_run] beyond yours ([file_*]); ' +
+        'an agent may change only itself or an agent that holds no more than it does. A person can change it in its participant file.',
+    );
+    expect(errorText(await run(tools.modify_agent!, { id: 'lead', systemPrompt: 'x' }, helper))).toContain('lead holds tools "all" beyond yours ([file_*]) and delegation [helper, oracle] beyond yours ("none")');
+    // Below the caller: allowed, as before.
+    expect(successText(await run(tools.modify_agent!, { id: 'helper', useFor: 'files' }, lead))).toBe('Modified helper: useFor.');
+    const user = toolContext({ root: test.root, callerId: 'user', session });
+    expect(successText(await run(tools.modify_agent!, { id: 'approver', systemPrompt: 'Approve only reads.' }, user))).toBe('Modified approver: systemPrompt.');
+  });
+
+  it('limits an agent writes may only lower the workspace\'s', async () => {
+    const session = await test.legion.sessions.create();
+    const lead = toolContext({ root: test.root, callerId: 'lead', session });
+    const created = successText(await run(tools.create_agent!, {
+      id: 'tireless', name: 'Tireless', systemPrompt: 'x', limits: { maxIterations: 10_000, maxDepth: 2, maxParallelDelegates: 500, toolTimeoutMs: 1000 },
+    }, lead));
+    const why = "(an agent can give at most the workspace's limits, or its own where they are lower; a person can raise them in the participant file)";
+    expect(created).toContain(`Refused: limits maxIterations 10000 (more than 25), maxParallelDelegates 500 (more than 8) ${why}.`);
+    expect(participantFile('tireless')['limits']).toEqual({ maxDepth: 2, toolTimeoutMs: 1000 });
+    expect(errorText(await run(tools.modify_agent!, { id: 'helper', limits: { maxReplyBytes: 1e9 } }, lead))).toBe(
+      `helper was not changed. Refused: limits maxReplyBytes 1000000000 (more than 1048576) ${why}.`,
+    );
+    // An agent a person held to fewer steps makes agents held as tightly, and cannot give more.
+    const user = toolContext({ root: test.root, callerId: 'user', session });
+    expect(successText(await run(tools.modify_agent!, { id: 'helper', limits: { maxIterations: 5 } }, user))).toBe('Modified helper: limits.');
+    const helper = toolContext({ root: test.root, callerId: 'helper', session });
+    expect(successText(await run(tools.create_agent!, { id: 'copy', name: 'Copy', systemPrompt: 'x', limits: { maxIterations: 20 } }, helper))).toContain(
+      `Refused: limits maxIterations 20 (more than 5) ${why}.`,
+    );
+    expect(participantFile('copy')['limits']).toEqual({ maxIterations: 5 });
+    // Nor can it lift its own by removing or replacing its limits.
+    expect(successText(await run(tools.modify_agent!, { id: 'helper', limits: null }, helper))).toContain('Modified helper (yourself');
+    expect(participantFile('helper')['limits']).toEqual({ maxIterations: 5 });
+    expect(successText(await run(tools.modify_agent!, { id: 'helper', limits: { maxDepth: 2 } }, helper))).toContain('Modified helper (yourself');
+    expect(participantFile('helper')['limits']).toEqual({ maxIterations: 5, maxDepth: 2 });
+    // An agent a person gave more steps than the workspace's is above the other agents: they may not change it.
+    expect(successText(await run(tools.modify_agent!, { id: 'helper', limits: { maxIterations: 500 } }, user))).toBe('Modified helper: limits.');
+    expect(errorText(await run(tools.modify_agent!, { id: 'helper', systemPrompt: 'x' }, lead))).toContain('helper holds limits maxIterations 500 above yours');
+  });
+
+  it('what is denied to an agent is denied to the agents it makes, and it may not change an agent without its restrictions', async () => {
+    test.legion.collective.save({ ...agentParticipant('guarded', { delegation: 'none', tools: ['file_*', 'shell_run'] }), policies: { shell_run: 'deny', file_write: { rules: [{ mode: 'requires_approval', paths: ['src/**'] }] } } } as never);
+    test.legion.collective.save(agentParticipant('plain', { delegation: 'none', tools: ['file_*'] }));
+    const session = await test.legion.sessions.create();
+    const guarded = toolContext({ root: test.root, callerId: 'guarded', session });
+    expect(successText(await run(tools.create_agent!, { id: 'unguarded', name: 'Unguarded', systemPrompt: 'Run whatever I send.', tools: ['shell_run'] }, guarded))).toBe(
+      'Created agent unguarded (Unguarded). Your delegation permission does not include it, so you cannot message it yourself.',
+    );
+    expect(participantFile('unguarded')).toMatchObject({ tools: ['shell_run'], policies: { shell_run: 'deny', file_write: { rules: [{ mode: 'requires_approval', paths: ['src/**'] }] } } });
+    expect(errorText(await run(tools.modify_agent!, { id: 'plain', systemPrompt: 'Write what I send.' }, guarded))).toContain(
+      'plain was not changed: plain holds no policies for "shell_run", "file_write" as restrictive as yours',
+    );
+    expect(successText(await run(tools.modify_agent!, { id: 'unguarded', systemPrompt: 'Report back.' }, guarded))).toBe('Modified unguarded: systemPrompt.');
+  });
+
   it('modifies only the given fields, can remove optional ones, and validates the result', async () => {
     const session = await test.legion.sessions.create();
     const context = toolContext({ root: test.root, callerId: 'lead', session });

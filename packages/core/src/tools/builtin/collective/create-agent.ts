@@ -6,15 +6,17 @@ import { errorMessage } from '../../../errors.js';
 import { defineTool, type Tool } from '../../tool.js';
 import { AgentFieldsSchema, splitAgentFields } from './agent-fields.js';
 import { limitGrant } from './grant-limits.js';
+import { DEFAULT_CONFIG } from '../../../config/config-schema.js';
 import type { CollectiveToolsOptions } from './collective-tool-options.js';
 
 /** Spawns a new agent into the collective (saved under .legion/collective/participants/). */
-export function createCreateAgentTool(options: Pick<CollectiveToolsOptions, 'collective'>): Tool {
+export function createCreateAgentTool(options: Pick<CollectiveToolsOptions, 'collective' | 'workspaceLimits'>): Tool {
   return defineTool({
     name: 'create_agent',
     description:
       'Create a new agent in the collective, saved to the roster so that it persists. Give an id (letters, digits, ".", "-", single "_"), ' +
       'a name and a systemPrompt, or a template name (from .legion/templates) whose fields the others override. ' +
+      'It gets no more than you have: tools, delegation and limits within yours, your policies, and no approval authority. ' +
       'Keep its tools and delegation as narrow as its job needs. An id already used (even by a retired participant) is refused. ' +
       'After it exists, send it work with communicate.',
     input: () => AgentFieldsSchema.partial().extend({
@@ -39,7 +41,11 @@ export function createCreateAgentTool(options: Pick<CollectiveToolsOptions, 'col
       }
       const caller = collective.get(context.callerId);
       // What the template and the call give together is limited to what the caller has.
-      const grant = limitGrant(collective, caller, { ...template, ...withoutUndefined(fields) }, { creating: true });
+      const grant = limitGrant(collective, caller, { ...template, ...withoutUndefined(fields) }, {
+        creating: true,
+        template: templateName,
+        workspaceLimits: options.workspaceLimits ?? DEFAULT_CONFIG.limits,
+      });
       const definition = { ...grant.fields, type: 'agent' } as ParticipantInput;
       let created;
       try {

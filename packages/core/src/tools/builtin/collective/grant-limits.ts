@@ -1,5 +1,7 @@
 import type { Collective } from '../../../collective/Collective.js';
-import type { ModelConfig, Participant, Permission } from '../../../collective/participant.js';
+import type { Limits, ModelConfig, Participant, Permission } from '../../../collective/participant.js';
+import type { Policies } from '../../../collective/policy.js';
+import { inheritedLimits, limitBounds, limitsWithin, restrictionsOf, restrictiveOnly, withRestrictions, withoutApprovalAuthority } from './agent-authority.js';
 
 /** What an agent asked to give another agent, after what it may not give was taken out. */
 export interface LimitedGrant {
@@ -13,17 +15,50 @@ export interface LimitedGrant {
  * delegation within its own, and a model endpoint the collective already uses
  * for that provider (a new `baseURL` would receive the provider's key).
  * Fields left out default to the caller's own tools and delegation, never to
- * "all". Users are not limited: they own the collective.
+ * "all". What a template brings is limited too: no approval authority, no
+ * policy that lets calls run without asking (its denies stay); the caller's
+ * own denies and asks are added. Limits are at most the workspace's and the
+ * caller's own. Users are not limited: they own the collective.
  */
 export function limitGrant(
   collective: Collective,
   caller: Participant | undefined,
   fields: Record<string, unknown>,
-  options: { creating: boolean },
+  options: { creating: boolean; workspaceLimits: Limits; template?: string | undefined },
 ): LimitedGrant {
   if (!caller || caller.type !== 'agent') return { fields, refused: [] };
   const result: Record<string, unknown> = { ...fields };
   const refused: string[] = [];
+  // Only a template brings these (the tools refuse them from the model); the template is a person's, its use the model's.
+  const source = options.template === undefined ? 'the input' : `template ${options.template}`;
+  const authority = withoutApprovalAuthority(result, source);
+  if (authority) refused.push(authority);
+  if (result['policies'] !== undefined) {
+    const policies = restrictiveOnly(result['policies'] as Policies, source);
+    if (policies.policies === undefined) delete result['policies'];
+    else result['policies'] = policies.policies;
+    if (policies.refused) refused.push(policies.refused);
+  }
+  if (options.creating) {
+    // What is denied to (or asks for) the creator is denied to (or asks for) what it makes.
+    const policies = withRestrictions(result['policies'] as Policies | undefined, restrictionsOf(caller));
+    if (policies === undefined) delete result['policies'];
+    else result['policies'] = policies;
+  }
+  // Limits are at most the caller's: what it writes is bounded, and what it leaves out (or removes) of a limit
+  // the caller itself is held below the workspace's is that lower value, not the workspace's.
+  const inherited = inheritedLimits(options.workspaceLimits, caller.limits);
+  const asked = fields['limits'] as Partial<Limits> | null | undefined;
+  if (asked !== undefined || options.creating) {
+    const limits = limitsWithin(asked, limitBounds(options.workspaceLimits, caller.limits));
+    if (limits.refused) refused.push(limits.refused);
+    const written = limits.limits;
+    const given = written === null || written === undefined ? (Object.keys(inherited).length > 0 ? inherited : written) : { ...inherited, ...written };
+    // Nothing left of what was asked: the field keeps its value (a change) or is left out (a new agent).
+    if (written !== null && written !== undefined && Object.keys(written).length === 0 && !options.creating) delete result['limits'];
+    else if (given === undefined || (given !== null && Object.keys(given).length === 0)) delete result['limits'];
+    else result['limits'] = given;
+  }
   for (const name of ['tools', 'delegation'] as const) {
     const own = caller[name];
     const asked = fields[name] as Permission | undefined;

@@ -5,20 +5,23 @@ import { defineTool, type Tool } from '../../tool.js';
 import { AGENT_FIELD_NAMES, AgentFieldsSchema, splitAgentFields } from './agent-fields.js';
 import { refusedNote } from './create-agent.js';
 import { limitGrant } from './grant-limits.js';
+import { modifyRefusal } from './agent-authority.js';
+import { DEFAULT_CONFIG } from '../../../config/config-schema.js';
 import type { CollectiveToolsOptions } from './collective-tool-options.js';
 
 /** Fields that may be removed (set to null) to fall back to their defaults. */
 const REMOVABLE = ['useFor', 'model', 'limits'] as const;
 
 /** Changes some fields of an existing agent; the rest stay as they are. */
-export function createModifyAgentTool(options: Pick<CollectiveToolsOptions, 'collective'>): Tool {
+export function createModifyAgentTool(options: Pick<CollectiveToolsOptions, 'collective' | 'workspaceLimits'>): Tool {
   const shape = AgentFieldsSchema.partial().shape;
   return defineTool({
     name: 'modify_agent',
     description:
       'Change an existing agent: give its id and only the fields to change (name, description, useFor, systemPrompt, model, tools, delegation, limits); ' +
       'the others keep their values. Set useFor, model or limits to null to remove them (the model then falls back to the workspace default). ' +
-      'The result is validated before it is saved; the id and type cannot change.',
+      'The result is validated before it is saved; the id and type cannot change. ' +
+      'You may change yourself or an agent that holds no more than you (tools, delegation, policies), never one that approves tool calls.',
     input: () => z.object({
       id: z.string().min(1).describe('Id of the agent to change.'),
       ...shape,
@@ -34,10 +37,17 @@ export function createModifyAgentTool(options: Pick<CollectiveToolsOptions, 'col
       const current = collective.get(id);
       if (!current || current.status === 'retired') return { status: 'error', error: `No active participant "${id}". Known: ${collective.ids().join(', ') || '(none)'}.` };
       if (current.type !== 'agent') return { status: 'error', error: `"${id}" is a ${current.type}, not an agent; only agents can be modified.` };
+      const caller = collective.get(context.callerId);
+      const workspaceLimits = options.workspaceLimits ?? DEFAULT_CONFIG.limits;
+      const refusal = modifyRefusal(caller, current, workspaceLimits);
+      if (refusal) return { status: 'error', error: `${id} was not changed: ${refusal}.` };
       const changed = Object.entries(changes).filter(([, value]) => value !== undefined).map(([name]) => name);
       if (changed.length === 0 && notFields.length > 0) return { status: 'error', error: `${id} was not changed.${refusedNote(notFields)}` };
       if (changed.length === 0) return { status: 'error', error: `Nothing to change: give at least one of ${AGENT_FIELD_NAMES.join(', ')}.` };
-      const limited = limitGrant(collective, collective.get(context.callerId), Object.fromEntries(changed.map((name) => [name, changes[name]])), { creating: false });
+      const limited = limitGrant(collective, caller, Object.fromEntries(changed.map((name) => [name, changes[name]])), {
+        creating: false,
+        workspaceLimits,
+      });
       const grant = { fields: limited.fields, refused: [...limited.refused, ...notFields] };
       const applied = changed.filter((name) => name in grant.fields);
       if (applied.length === 0) return { status: 'error', error: `${id} was not changed.${refusedNote(grant.refused)}` };
