@@ -179,6 +179,32 @@ describe('legion serve API, on a real server over a real Legion', () => {
     expect(end.status).toBe('error');
   });
 
+  it('Stop while a question waits on the user ends the turn as cancelled, not failed, and withdraws the question', async () => {
+    await open([{ toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which port?' } }] }]);
+    const id = await newSession();
+    stream = api.events({ session: id });
+    await stream.opened;
+    await api.post(`/api/sessions/${id}/messages`, { text: 'set up the server' });
+    await stream.until((s) => s.legion().some((event) => event.type === 'question:asked'), 'question:asked');
+    expect((await api.post(`/api/sessions/${id}/cancel`, {})).json).toEqual({ cancelled: 1 });
+    await turnEnd(stream, 'lead');
+    // The model and every surface read a cancel: the ending closing the lead's turn says so.
+    const log = (await api.get(`/api/sessions/${id}/conversations/user__lead/messages`)).json as MessagesPageResponse;
+    expect(log.messages.at(-1)).toMatchObject({ role: 'assistant', ending: { status: 'cancelled', code: 'cancelled' } });
+    expect((await api.get(`/api/questions?session=${id}`)).json).toEqual({ questions: [] });
+  });
+
+  it('Stop while approvals wait on the user ends the turn as cancelled, and the approvals with it', async () => {
+    const { id, events } = await twoPendingWrites(['a.txt', 'one'], ['b.txt', 'two']);
+    expect((await api.post(`/api/sessions/${id}/cancel`, {})).json).toEqual({ cancelled: 1 });
+    await turnEnd(events, 'lead');
+    const log = (await api.get(`/api/sessions/${id}/conversations/user__lead/messages`)).json as MessagesPageResponse;
+    expect(log.messages.at(-1)).toMatchObject({ role: 'assistant', ending: { status: 'cancelled', code: 'cancelled' } });
+    const approvals = (await api.get(`/api/sessions/${id}/approvals?status=all`)).json as ApprovalListResponse;
+    expect(approvals.approvals.map((approval) => approval.status)).toEqual(['rejected', 'rejected']);
+    expect(existsSync(join(test.root, 'a.txt'))).toBe(false);
+  });
+
   it("answers an agent's question asked of the user through the web surface, once", async () => {
     await open([{ toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which port?' } }] }, { text: 'Using 8080.' }]);
     const id = await newSession();

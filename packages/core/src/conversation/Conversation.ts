@@ -281,6 +281,11 @@ export class Conversation implements TurnConversation {
       } catch (error) {
         outcome = { status: 'error', code: error instanceof LegionError ? error.code : 'runtime_failed', error: errorMessage(error) };
       }
+      // Whatever a runtime made of it (a surface that threw its stop reason, a tool's abort error), a turn
+      // that failed once its signal was aborted was cancelled: the log, the model and every surface say so.
+      if (outcome.status === 'error' && held.signal.aborted && !held.lost && outcome.code !== 'cancelled') {
+        outcome = { status: 'error', code: 'cancelled', error: outcome.error };
+      }
       // A turn whose lease was taken over writes nothing more: the new holder's turn owns the log now.
       let result: TurnResult;
       try {
