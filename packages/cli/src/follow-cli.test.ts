@@ -93,11 +93,12 @@ describe('following another process\'s `legion run`', () => {
     child!.kill('SIGTERM');
     await held;
 
-    // A whole run: its message and the reply, with the ids in the log.
+    // The stopped run's turn ends in the log (its ending, in the oracle's place); then a whole run: its message and the reply, with the ids in the log.
     await start(['run', '--to', 'oracle', '--session', session.id, 'ping']);
-    const all = await followed.until(3);
-    expect(texts(all)).toEqual(['hold on', 'ping', 'pong']);
-    expect(all.map((event) => event.author)).toEqual(['user', 'user', 'oracle']);
+    const all = await followed.until(4);
+    expect(texts(all)).toEqual(['hold on', expect.stringContaining('[This turn was cancelled before it finished.'), 'ping', 'pong']);
+    expect(all[1]!.message.ending).toMatchObject({ status: 'cancelled' });
+    expect(all.map((event) => event.author)).toEqual(['user', 'oracle', 'user', 'oracle']);
     expect(all.map((event) => event.message.id)).toEqual(loggedIds(session.id).slice(2));
     expect(all.map((event) => event.seq)).toEqual([...all.map((event) => event.seq)].sort((a, b) => a - b));
 
@@ -109,7 +110,7 @@ describe('following another process\'s `legion run`', () => {
     await ui.send(session, 'ping', { to: 'oracle' });
     await stop.check();
     expect(texts(local)).toEqual(['ping', 'pong']);
-    expect(followed.remote).toHaveLength(3);
+    expect(followed.remote).toHaveLength(4);
     stop();
   }, 30_000);
 });

@@ -34,7 +34,7 @@ export async function mcpServeCommand(options: McpServeOptions): Promise<number>
   }
   const port = portOf(options.port);
   const host = options.host ?? '127.0.0.1';
-  const given = http ? accessTokenFrom({ flag: options.token, file: options.tokenFile, envName: 'LEGION_MCP_TOKEN', env: process.env, warn: (line) => process.stderr.write(`${line}\n`) }) : undefined;
+  const given = http ? accessTokenFrom({ flag: options.token, file: options.tokenFile, envName: 'LEGION_MCP_TOKEN', env: process.env, warn: (line) => stderr.write(`${line}\n`) }) : undefined;
   const token = given ?? randomBytes(32).toString('base64url');
   const root = resolveWorkspace(options.workspace);
   // Where the workspace keeps its sessions (files, or PostgreSQL by LEGION_DATABASE_URL / "storage"), as every command.

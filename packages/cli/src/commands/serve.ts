@@ -48,7 +48,7 @@ function openBrowser(url: string): void {
 export async function serveCommand(options: ServeOptions): Promise<number> {
   const port = portOf(options.port);
   const host = options.host ?? '127.0.0.1';
-  const token = accessTokenFrom({ flag: options.token, file: options.tokenFile, envName: 'LEGION_SERVE_TOKEN', env: process.env, warn: (line) => process.stderr.write(`${line}\n`) });
+  const token = accessTokenFrom({ flag: options.token, file: options.tokenFile, envName: 'LEGION_SERVE_TOKEN', env: process.env, warn: (line) => stderr.write(`${line}\n`) });
   const root = resolveWorkspace(options.workspace);
   const legion = await openLegion({ root });
   let server;

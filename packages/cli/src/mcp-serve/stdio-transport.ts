@@ -4,6 +4,7 @@ import { boundedLines } from './bounded-lines.js';
 import { createMcpServer } from './mcp-server.js';
 import { leadingRequestId } from './request-id.js';
 import type { ServeContext } from './serve-context.js';
+import { inertLine, stderr } from '../render/terminal-text.js';
 
 /** The longest JSON-RPC message read on standard input: the SDK's own bound for stdio (10 MiB). */
 export const MAX_STDIO_MESSAGE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
@@ -26,7 +27,8 @@ export async function serveStdio(context: ServeContext, stop: AbortSignal, optio
     onOversized: (bytes, head) => {
       const id = leadingRequestId(head.toString('utf8'));
       const message = `The message is ${mebibytes(bytes)} (${bytes} bytes), over the limit of ${mebibytes(limit)} for one message on standard input; it was not read. Send less (a file path instead of its content).`;
-      process.stderr.write(`legion mcp serve: refused a message on standard input${id === undefined ? '' : ` (request id ${JSON.stringify(id)})`}: ${message}\n`);
+      // The id is the client's: inert, like any text from outside that reaches a terminal.
+      stderr.write(`legion mcp serve: refused a message on standard input${id === undefined ? '' : ` (request id ${inertLine(JSON.stringify(id))})`}: ${message}\n`);
       transport.send({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code: INVALID_REQUEST, message } }).catch(() => undefined);
     },
   });
