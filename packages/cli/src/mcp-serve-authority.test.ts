@@ -92,4 +92,52 @@ describe('legion mcp serve decides only within its own chains', () => {
     expect(textOf(answered)).toBe('The developer wrote notes.txt.');
     expect(readFileSync(join(workspace.dir, 'notes.txt'), 'utf8')).toBe('hello');
   }, 120_000);
+  it("the human's legion run is neither listed nor readable by an MCP client; its own conversations and the delegations beneath them are", async () => {
+    useModel('coordinator', { provider: 'anthropic', model: 'claude-coord', baseURL: mock.url });
+    useModel('developer', { provider: 'openai', model: 'gpt-dev', baseURL: `${mock.url}/v1` });
+    mock.on({ model: 'claude-coord', userMessage: 'Take notes', hasToolResult: false }, { toolCalls: [{ id: 'toolu_del', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Note the port' }) }] });
+    mock.on({ model: 'gpt-dev', userMessage: 'Note the port' }, { content: 'Port 8080 noted.' });
+    mock.on({ model: 'claude-coord', userMessage: 'Take notes', hasToolResult: true }, { content: 'The developer noted it.' });
+    // The human's own run: its message, and a delegation beneath it, are the human's.
+    mock.on({ model: 'claude-coord', userMessage: 'The human secret plan', hasToolResult: false }, { toolCalls: [{ id: 'toolu_hdel', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Keep the human secret', conversation: 'private' }) }] });
+    mock.on({ model: 'gpt-dev', userMessage: 'Keep the human secret' }, { content: 'Kept.' });
+    mock.on({ model: 'claude-coord', userMessage: 'The human secret plan', hasToolResult: true }, { content: 'Done with the human plan.' });
+
+    const served = await serveMcpHttp(workspace.dir, processEnv());
+    servers.push(served);
+    const { client } = mcpClient();
+    clients.push(client);
+    await connectHttp(client, served);
+
+    const asked = await call(client, 'ask_coordinator', { message: 'Take notes' });
+    expect(textOf(asked)).toBe('The developer noted it.');
+    const ownSession = asked.structuredContent!['sessionId'] as string;
+
+    const run = await runLegion(['run', '--new-session', '--output', 'json', 'The human secret plan'], { cwd: workspace.dir, env: processEnv(), timeoutMs: 45_000 });
+    expect(run.status, run.stderr).toBe(0);
+    const humanSession = (JSON.parse(run.stdout) as { sessionId: string }).sessionId;
+    expect(humanSession).not.toBe(ownSession);
+
+    const sessions = await call(client, 'list_sessions', {});
+    expect((sessions.structuredContent!['sessions'] as Array<{ id: string }>).map((session) => session.id)).toEqual([ownSession]);
+    expect(JSON.stringify(sessions)).not.toContain(humanSession);
+
+    for (const conversationId of ['user__coordinator', 'coordinator__developer__private']) {
+      const refused = await call(client, 'read_conversation', { session: humanSession, conversationId });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toContain(`has no conversation "${conversationId}"`);
+      expect(JSON.stringify(refused)).not.toMatch(/human secret|Kept/);
+    }
+    // Its default is the latest session, the human's: not even the human's conversation ids are named.
+    const latest = await call(client, 'read_conversation', {});
+    expect(latest.isError).toBe(true);
+    expect(textOf(latest)).toContain('It has: none yet');
+
+    const own = await call(client, 'read_conversation', { session: ownSession });
+    expect(own.structuredContent).toMatchObject({ conversationId: 'mcp__coordinator' });
+    expect(textOf(own)).toContain('The developer noted it.');
+    const delegated = await call(client, 'read_conversation', { session: ownSession, conversationId: 'coordinator__developer' });
+    expect(delegated.isError, textOf(delegated)).toBeFalsy();
+    expect(textOf(delegated)).toContain('Port 8080 noted.');
+  }, 120_000);
 });
