@@ -55,6 +55,7 @@ export type {
   QuestionWithdrawnRecord,
 } from './storage/question-records.js';
 export type { QuestionState, SessionQuestions } from './storage/SessionQuestions.js';
+export { answerSizeError } from './conversation/answer-question.js';
 export type { AnswerQuestionOptions } from './conversation/answer-question.js';
 export type { QuestionAnswerOutcome } from './session/turn.js';
 export type { SessionAgentState } from './storage/SessionAgentState.js';

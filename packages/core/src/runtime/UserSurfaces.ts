@@ -81,8 +81,19 @@ export class UserSurfaces {
   }
 
   /** Puts a message addressed to the user to every surface that answers questions (racing the log, with `race`). */
-  ask(question: UserQuestion, signal: AbortSignal, race?: OfferRace<string>): Promise<OfferOutcome<string>> {
-    return this.offer('ask', async (surface, surfaceSignal) => AnswerTextSchema.parse(await surface.ask!(question, { signal: surfaceSignal })), signal, question.conversation.sessionId, race);
+  ask(question: UserQuestion, signal: AbortSignal, race?: OfferRace<string>, check?: (answer: string) => void): Promise<OfferOutcome<string>> {
+    return this.offer(
+      'ask',
+      async (surface, surfaceSignal) => {
+        const answer = AnswerTextSchema.parse(await surface.ask!(question, { signal: surfaceSignal }));
+        // An answer that cannot stand (over the size limit): that surface failed, as with an approval's check.
+        check?.(answer);
+        return answer;
+      },
+      signal,
+      question.conversation.sessionId,
+      race,
+    );
   }
 
   /** Puts a batch of approval requests to every surface that decides approvals. */
