@@ -240,5 +240,6 @@ export type { ScriptEntry, ScriptStep, ScriptedToolCall } from './providers/scri
 export { defineTool } from './tools/tool.js';
 export type { Tool, ToolContext, ToolEffect, ToolResult } from './tools/tool.js';
 export type { ProvidedTool, ToolProvider } from './tools/providers/tool-provider.js';
-export { conversationsStartedBy, sessionStartedBy } from './tools/builtin/delegation-tree.js';
+export { conversationsStartedBy, sessionStartedBy, turnsOpenedBy, WHOLE_LOG } from './tools/builtin/delegation-tree.js';
+export type { StartedConversation } from './tools/builtin/delegation-tree.js';
 export type { AgentToolView, AgentToolsView, MissingTools, OnDemandFamily, ToolSchemaTokens } from './runtime/tool-views.js';

@@ -1,4 +1,4 @@
-import { conversationId, conversationsStartedBy, decisionReach, parseConversationId, sessionStartedBy, textOf, toolResultsOf, toolUsesOf, type ConversationRef, type Message, type Session } from '@legion-collective/core';
+import { conversationId, conversationsStartedBy, decisionReach, parseConversationId, sessionStartedBy, textOf, toolResultsOf, toolUsesOf, turnsOpenedBy, WHOLE_LOG, type Message, type Session, type StartedConversation } from '@legion-collective/core';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { sessionFor } from './ask-agent.js';
@@ -61,9 +61,9 @@ export async function listSessions(context: ServeContext): Promise<CallToolResul
   return toolResult(text, { sessions: items });
 }
 
-/** The conversations of a session the caller may read: all, or its own and those delegated beneath them. */
-async function readableConversations(context: ServeContext, session: Session): Promise<ConversationRef[]> {
-  return ownWorkOnly(context) ? conversationsStartedBy(session, context.caller.id) : session.listConversations();
+/** The conversations of a session the caller may read: all, or its own and those delegated beneath them (of a shared one, the turns its tree opened). */
+async function readableConversations(context: ServeContext, session: Session): Promise<StartedConversation[]> {
+  return ownWorkOnly(context) ? conversationsStartedBy(session, context.caller.id) : (await session.listConversations()).map((ref) => ({ ref }));
 }
 
 /** `read_conversation`: a page of a conversation's recent messages, newest last. */
@@ -86,13 +86,15 @@ export async function readConversation(context: ServeContext, input: z.infer<typ
   }
   // What the caller may not read is, to it, not there (not even its id is named).
   const known = await readableConversations(context, session);
-  const ref = known.find((candidate) => candidate.conversationId === id);
-  if (!ref) {
-    return toolError(`Session ${session.id} has no conversation "${id}". It has: ${known.map((candidate) => candidate.conversationId).join(', ') || 'none yet'}.`, { sessionId: session.id });
+  const readable = known.find((candidate) => candidate.ref.conversationId === id);
+  if (!readable) {
+    return toolError(`Session ${session.id} has no conversation "${id}". It has: ${known.map((candidate) => candidate.ref.conversationId).join(', ') || 'none yet'}.`, { sessionId: session.id });
   }
+  const { ref, openings } = readable;
   const conversation = session.conversation(ref);
-  // One more than the page: whether older messages remain.
-  const recent = await conversation.recent(input.offset + input.limit + 1);
+  // One more than the page: whether older messages remain. Of a conversation other chains went through too, only
+  // the turns of the caller's tree, so the whole log is read and filtered before paging.
+  const recent = openings === undefined ? await conversation.recent(input.offset + input.limit + 1) : turnsOpenedBy(await conversation.recent(WHOLE_LOG), openings);
   const end = Math.max(0, recent.length - input.offset);
   const start = Math.max(0, end - input.limit);
   const page = recent.slice(start, end).map((message) => view(message, ref.initiator, ref.responder));
