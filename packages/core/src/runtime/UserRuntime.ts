@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { answerSizeError } from '../conversation/answer-question.js';
-import { errorMessage, LegionError } from '../errors.js';
+import { errorMessage } from '../errors.js';
 import { textOf } from '../message.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
 import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/turn.js';
@@ -45,11 +45,8 @@ export class UserRuntime implements ParticipantRuntime {
     await questions.append(record);
     let outcome;
     try {
-      // An oversized answer is that surface's failure, said to it (and as an error event), never recorded.
-      const check = (text: string): void => {
-        const tooLarge = answerSizeError(text, this.options.maxAnswerBytes, record.id);
-        if (tooLarge !== undefined) throw new LegionError('answer_too_large', tooLarge, { questionId: record.id });
-      };
+      // An oversized answer is never recorded: the surface is told why and asked again.
+      const check = (text: string): string | undefined => answerSizeError(text, this.options.maxAnswerBytes, record.id);
       outcome = await this.surfaces.ask({ id: record.id, user, from: record.from, text: record.text, chain, conversation: turn.conversation.ref }, turn.signal, raceOf(questions, record), check);
     } catch (error) {
       await withdraw(questions, record, `the asking turn ended: ${errorMessage(error)}`);
