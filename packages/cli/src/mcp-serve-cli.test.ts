@@ -245,8 +245,8 @@ describe('legion mcp serve, through real MCP clients', () => {
     expect(textOf(next)).toBe('All fine.');
     const page = await call(client, 'read_conversation', { limit: 10 });
     const texts = (page.structuredContent!['messages'] as Array<{ text: string }>).map((message) => message.text);
-    // The communicate call has its result (the cancellation), so the conversation could go on.
-    expect(texts).toEqual(['Ask the oracle', expect.stringContaining('(calls communicate'), expect.stringMatching(/^\((error|result): /), 'Status?', 'All fine.']);
+    // The communicate call has its result (the cancellation), so the conversation could go on; the turn's ending is recorded.
+    expect(texts).toEqual(['Ask the oracle', expect.stringContaining('(calls communicate'), expect.stringMatching(/^\((error|result): /), expect.stringContaining('This turn was cancelled'), 'Status?', 'All fine.']);
   }, 90_000);
 
   it('a client that cancels its ask queued behind another client\'s turn in the same conversation cancels only its own: the other turn goes on, with its progress and usage', async () => {
