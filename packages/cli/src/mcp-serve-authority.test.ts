@@ -92,4 +92,58 @@ describe('legion mcp serve decides only within its own chains', () => {
     expect(textOf(answered)).toBe('The developer wrote notes.txt.');
     expect(readFileSync(join(workspace.dir, 'notes.txt'), 'utf8')).toBe('hello');
   }, 120_000);
+  it("the human's legion run is neither listed nor readable by an MCP client, even in a conversation both went through; its own conversations and delegations are", async () => {
+    useModel('coordinator', { provider: 'anthropic', model: 'claude-coord', baseURL: mock.url });
+    useModel('developer', { provider: 'openai', model: 'gpt-dev', baseURL: `${mock.url}/v1` });
+    mock.on({ model: 'claude-coord', userMessage: 'Take notes', hasToolResult: false }, { toolCalls: [{ id: 'toolu_del', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Note the port' }) }] });
+    mock.on({ model: 'gpt-dev', userMessage: 'Note the port' }, { content: 'Port 8080 noted.' });
+    mock.on({ model: 'claude-coord', userMessage: 'Take notes', hasToolResult: true }, { content: 'The developer noted it.' });
+    // The human's own run in the same session: it delegates to the developer in the same conversation (coordinator__developer).
+    mock.on({ model: 'claude-coord', userMessage: 'The human secret plan', hasToolResult: false }, { toolCalls: [{ id: 'toolu_hdel', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Keep the human secret' }) }] });
+    mock.on({ model: 'gpt-dev', userMessage: 'Keep the human secret' }, { content: 'Kept it safe.' });
+    mock.on({ model: 'claude-coord', userMessage: 'The human secret plan', hasToolResult: true }, { content: 'Done with the human plan.' });
+    // And a session of the human's alone.
+    mock.on({ model: 'claude-coord', userMessage: 'The human private session' }, { content: 'Private reply.' });
+
+    const served = await serveMcpHttp(workspace.dir, processEnv());
+    servers.push(served);
+    const { client } = mcpClient();
+    clients.push(client);
+    await connectHttp(client, served);
+
+    const asked = await call(client, 'ask_coordinator', { message: 'Take notes' });
+    expect(textOf(asked)).toBe('The developer noted it.');
+    const shared = asked.structuredContent!['sessionId'] as string;
+
+    const run = await runLegion(['run', '--output', 'json', 'The human secret plan'], { cwd: workspace.dir, env: processEnv(), timeoutMs: 45_000 });
+    expect(run.status, run.stderr).toBe(0);
+    expect((JSON.parse(run.stdout) as { sessionId: string }).sessionId).toBe(shared);
+    const own = await runLegion(['run', '--new-session', '--output', 'json', 'The human private session'], { cwd: workspace.dir, env: processEnv(), timeoutMs: 45_000 });
+    expect(own.status, own.stderr).toBe(0);
+    const humanSession = (JSON.parse(own.stdout) as { sessionId: string }).sessionId;
+
+    const sessions = await call(client, 'list_sessions', {});
+    expect((sessions.structuredContent!['sessions'] as Array<{ id: string }>).map((session) => session.id)).toEqual([shared]);
+    expect(JSON.stringify(sessions)).not.toContain(humanSession);
+
+    for (const [session, conversationId] of [[humanSession, 'user__coordinator'], [shared, 'user__coordinator']] as const) {
+      const refused = await call(client, 'read_conversation', { session, conversationId });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toContain(`has no conversation "${conversationId}"`);
+      expect(JSON.stringify(refused)).not.toMatch(/human|Kept|Private/);
+    }
+    // Its default is the latest session, the human's: not even the human's conversation ids are named.
+    const latest = await call(client, 'read_conversation', {});
+    expect(latest.isError).toBe(true);
+    expect(textOf(latest)).toContain('It has: none yet');
+
+    const mine = await call(client, 'read_conversation', { session: shared });
+    expect(mine.structuredContent).toMatchObject({ conversationId: 'mcp__coordinator' });
+    expect(textOf(mine)).toContain('The developer noted it.');
+    // The conversation both chains went through: the turn its ask opened, not the human's.
+    const delegated = await call(client, 'read_conversation', { session: shared, conversationId: 'coordinator__developer' });
+    expect(delegated.isError, textOf(delegated)).toBeFalsy();
+    expect((delegated.structuredContent!['messages'] as Array<{ text: string }>).map((message) => message.text)).toEqual(['Note the port', 'Port 8080 noted.']);
+    expect(JSON.stringify(delegated)).not.toMatch(/human|Kept/);
+  }, 120_000);
 });

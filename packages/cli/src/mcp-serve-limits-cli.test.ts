@@ -78,6 +78,27 @@ describe('legion mcp serve at its limits', () => {
     expect(await served.exited).toBe(0);
   }, 60_000);
 
+  it('over stdio: answers a line that is not JSON with a Parse error (-32700, no id) and one that is not JSON-RPC with Invalid Request, and goes on serving', async () => {
+    const served = serveStdio(dir, env());
+    children.push(served.child);
+    served.child.stdin.write(line({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }));
+    await expect.poll(() => served.answers.find((answer) => answer.id === 1)).toBeDefined();
+    served.child.stdin.write(line({ method: 'notifications/initialized' }));
+    served.child.stdin.write('{"jsonrpc":"2.0","id":2,"method":"tools/list"\n');
+    served.child.stdin.write('\n');
+    served.child.stdin.write(`${JSON.stringify({ jsonrpc: '1.0', id: 3, method: 'tools/list' })}\n`);
+    served.child.stdin.write(line({ id: 4, method: 'tools/list' }));
+
+    await expect.poll(() => served.answers.find((answer) => answer.id === 4), { timeout: 30_000 }).toBeDefined();
+    const parseErrors = served.answers.filter((answer) => answer.id === undefined && answer.error);
+    expect(parseErrors).toEqual([{ jsonrpc: '2.0', error: { code: -32700, message: expect.stringMatching(/^Parse error: the line is not JSON \(.+\); it was skipped\./) } }]);
+    expect(served.answers.find((answer) => answer.id === 3)?.error).toMatchObject({ code: -32600, message: expect.stringContaining('not a JSON-RPC 2.0 message') });
+    expect(served.answers.find((answer) => answer.id === 4)?.result?.tools?.map((tool) => tool.name)).toContain('ask_coordinator');
+    expect(served.stderr()).toContain('legion mcp serve: skipped a line on standard input: Parse error');
+    served.child.stdin.end();
+    expect(await served.exited).toBe(0);
+  }, 60_000);
+
   describe('over HTTP', () => {
     const servers: HttpServed[] = [];
     afterEach(async () => {

@@ -103,6 +103,27 @@ describe('legion questions / legion answer: answering, from another process, a q
     expect(run.lines()).toContain('success: Using 8080');
   });
 
+  it('legion answer refuses an answer over limits.maxMessageBytes, naming its size and the limit, records nothing, and the question still takes an answer', async () => {
+    home = mkdtempSync(join(tmpdir(), 'legion-home-'));
+    test = createTestLegion({ backend: 'file', participants: [userParticipant(), agentParticipant('coordinator')], entryAgent: 'coordinator' });
+    const config = join(test.root, '.legion/config.json');
+    writeFileSync(config, JSON.stringify({ ...(JSON.parse(readFileSync(config, 'utf8')) as object), limits: { maxMessageBytes: 1000 } }));
+    const { run, id } = await startAsker(test.root);
+    const closed = new Promise<number | null>((resolve) => run.child.on('close', resolve));
+    const env = { PATH: process.env['PATH'] ?? '', HOME: home, XDG_CONFIG_HOME: join(home, '.config'), NO_COLOR: '1' };
+
+    const refused = await runLegion(['answer', id, 'p'.repeat(1500)], { cwd: test.root, env, timeoutMs: 30_000 });
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain(`the answer to ${id} is 1.5 KB (1500 bytes); the limit is 1000 bytes (limits.maxMessageBytes)`);
+    const listed = await runLegion(['questions', '--json'], { cwd: test.root, env, timeoutMs: 30_000 });
+    expect(JSON.parse(listed.stdout)).toMatchObject({ questions: [{ id, status: 'pending' }] });
+
+    const answered = await runLegion(['answer', id, '8080'], { cwd: test.root, env, timeoutMs: 30_000 });
+    expect(answered.status, answered.stderr).toBe(0);
+    expect(await closed, run.stderr()).toBe(0);
+    expect(run.lines()).toContain('success: Using 8080');
+  });
+
   it('a question whose process was killed is answered from here: the reply is written and the waiting chain resumes here, once', async () => {
     home = mkdtempSync(join(tmpdir(), 'legion-home-'));
     test = createTestLegion({

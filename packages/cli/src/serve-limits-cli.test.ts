@@ -174,7 +174,7 @@ describe('legion serve bounds every body at the door', () => {
     // An answer to a question is a message too.
     const answer = await call(served, 'POST', '/api/questions/q-1/answer', { text: 'y'.repeat(1500) });
     expect(answer.status).toBe(400);
-    expect(JSON.parse(answer.text).error.message).toContain('The answer is 1.5 KiB (1500 bytes); the limit is 1000 bytes.');
+    expect(JSON.parse(answer.text).error.message).toContain('the answer to q-1 is 1.5 KB (1500 bytes); the limit is 1000 bytes (limits.maxMessageBytes)');
   }, 60_000);
 });
 

@@ -171,7 +171,7 @@ export class Legion {
     }));
     this.runtimes.register('agent', agentRuntime);
     this.runtimes.register('mock', new MockRuntime());
-    this.runtimes.register('user', new UserRuntime(this.surfaces));
+    this.runtimes.register('user', new UserRuntime(this.surfaces, { maxAnswerBytes: config.limits.maxMessageBytes }));
     const builtinOptions = {
       collective,
       sessions: this.sessions,

@@ -56,6 +56,7 @@ export type {
   QuestionWithdrawnRecord,
 } from './storage/question-records.js';
 export type { QuestionState, SessionQuestions } from './storage/SessionQuestions.js';
+export { answerSizeError } from './conversation/answer-question.js';
 export type { AnswerQuestionOptions } from './conversation/answer-question.js';
 export type { QuestionAnswerOutcome } from './session/turn.js';
 export type { SessionAgentState } from './storage/SessionAgentState.js';
@@ -242,4 +243,6 @@ export type { ScriptEntry, ScriptStep, ScriptedToolCall } from './providers/scri
 export { defineTool } from './tools/tool.js';
 export type { Tool, ToolContext, ToolEffect, ToolResult } from './tools/tool.js';
 export type { ProvidedTool, ToolProvider } from './tools/providers/tool-provider.js';
+export { conversationsStartedBy, sessionStartedBy, turnsOpenedBy, WHOLE_LOG } from './tools/builtin/delegation-tree.js';
+export type { StartedConversation } from './tools/builtin/delegation-tree.js';
 export type { AgentToolView, AgentToolsView, MissingTools, OnDemandFamily, ToolSchemaTokens } from './runtime/tool-views.js';

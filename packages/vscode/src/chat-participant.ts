@@ -7,6 +7,7 @@ import { entryAgentFor, readEditorSettings } from './editor-settings.js';
 import { describeToolCall, escapeMarkdown } from './tool-call-line.js';
 import { MEDIUM, type ChatUserSurface } from './chat-surface.js';
 import type { LegionHost } from './legion-host.js';
+import { visibleText } from './visible-text.js';
 
 interface LegionChatResult extends vscode.ChatResult {
   metadata: ChatResultMetadata;
@@ -20,7 +21,7 @@ export function registerChatParticipant(host: LegionHost, surface: ChatUserSurfa
       return await handle(host, surface, request, current, stream, token);
     } catch (error) {
       // Legion's errors name the problem and the fix (a broken config file, an unknown agent): the chat shows them as they are.
-      stream.markdown(`\n\n**Legion:** ${error instanceof Error ? error.message : String(error)}`);
+      stream.markdown(`\n\n**Legion:** ${visibleText(error instanceof Error ? error.message : String(error))}`);
       return { metadata: { participants: [] } };
     }
   });
@@ -55,7 +56,7 @@ async function handle(host: LegionHost, surface: ChatUserSurface, request: vscod
     case 'sessions': {
       const current = (await host.session()).id;
       const sessions = await legion.sessions.list();
-      stream.markdown(sessions.map((meta) => `- \`${meta.id}\`${meta.title ? ` ${meta.title}` : ''} — last active ${meta.lastActiveAt}${meta.id === current ? ' (current)' : ''}`).join('\n') || 'No sessions yet.');
+      stream.markdown(sessions.map((meta) => `- \`${meta.id}\`${meta.title ? ` ${escapeMarkdown(visibleText(meta.title))}` : ''} — last active ${meta.lastActiveAt}${meta.id === current ? ' (current)' : ''}`).join('\n') || 'No sessions yet.');
       return none;
     }
     case 'new': {
@@ -113,8 +114,8 @@ async function send(host: LegionHost, surface: ChatUserSurface, message: string,
   const cancelled = token.onCancellationRequested(() => abort.abort(new Error('stopped in the chat')));
   try {
     const result = await surface.showIn(stream, () => legion.send(session, message, { to: target, signal: abort.signal }));
-    if (result.status === 'success' && !streamed) stream.markdown(result.reply);
-    else if (result.status === 'error') stream.markdown(`\n\n**Error** (${result.code}): ${result.error}`);
+    if (result.status === 'success' && !streamed) stream.markdown(visibleText(result.reply));
+    else if (result.status === 'error') stream.markdown(`\n\n**Error** (${result.code}): ${visibleText(result.error)}`);
     else if (result.status === 'paused') stream.markdown(`\n\nPaused on ${result.requests.length} approval(s): decide them with /approvals, the Legion view, \`legion approvals\` or the browser.`);
   } finally {
     cancelled.dispose();
@@ -129,7 +130,8 @@ function show(event: LegionEvent, session: Session, user: string, target: string
   switch (event.type) {
     case 'text:delta':
       if (event.participantId === target && event.initiator === user) {
-        stream.markdown(event.text);
+        // Markdown stays markdown; what would hide or reorder text is shown (a chunk at a time: each character stands alone).
+        stream.markdown(visibleText(event.text));
         return true;
       }
       return false;

@@ -1,6 +1,7 @@
 import type { ApprovalAnswer, ApprovalView, UserQuestion, UserSurface } from '@legion-collective/core';
 import * as vscode from 'vscode';
 import { approvalInputText, approvalMarkdown } from './approval-markdown.js';
+import { questionMarkdown, questionNotice } from './ui-text.js';
 import { visibleText } from './visible-text.js';
 
 export const MEDIUM = 'vscode';
@@ -90,12 +91,12 @@ export class ChatUserSurface implements vscode.Disposable {
       });
       this.changed.fire();
       const stream = this.streams.at(-1);
-      const heading = `**${question.from}** asks you:\n\n${quote(question.text)}\n\n`;
+      const heading = questionMarkdown(question);
       if (stream) {
         stream.markdown(heading);
         stream.button({ command: 'legion.question.answer', title: 'Answer', arguments: [id] });
       } else {
-        void vscode.window.showInformationMessage(`Legion: ${question.from} asks you: ${question.text}`, 'Answer').then((choice) => {
+        void vscode.window.showInformationMessage(questionNotice(question), 'Answer').then((choice) => {
           if (choice) void vscode.commands.executeCommand('legion.question.answer', id);
         });
       }
@@ -153,9 +154,3 @@ export class ChatUserSurface implements vscode.Disposable {
   }
 }
 
-function quote(text: string): string {
-  return text
-    .split('\n')
-    .map((line) => `> ${line}`)
-    .join('\n');
-}

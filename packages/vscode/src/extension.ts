@@ -9,6 +9,7 @@ import { LegionHost } from './legion-host.js';
 import { createLegionApi, type LegionApi } from './tool-api.js';
 import { registerEditorTools } from './editor-tools.js';
 import { registerViews } from './views.js';
+import { errorNotice, notice, questionPrompt } from './ui-text.js';
 import { visibleText } from './visible-text.js';
 import { VSCODE_LM_PROVIDER, VscodeLmProvider } from './vscode-lm-provider.js';
 
@@ -47,7 +48,7 @@ export function activate(context: vscode.ExtensionContext): LegionApi {
     vscode.commands.registerCommand('legion.question.answer', async (id: string) => {
       const item = surface.items().find((pending) => pending.id === id);
       if (item?.kind !== 'question') return void vscode.window.showInformationMessage('Legion: that question was already answered.');
-      const text = await vscode.window.showInputBox({ title: `Answer ${item.question.from}`, prompt: item.question.text, ignoreFocusOut: true });
+      const text = await vscode.window.showInputBox({ ...questionPrompt(item.question), ignoreFocusOut: true });
       if (text === undefined) return;
       if (!surface.answer(id, text)) void vscode.window.showInformationMessage('Legion: that question was answered elsewhere first.');
     }),
@@ -63,7 +64,7 @@ export function activate(context: vscode.ExtensionContext): LegionApi {
       }
       if (!decision) return;
       if (decision === 'reject') {
-        const reason = await vscode.window.showInputBox({ title: `Reject ${item.request.tool}`, prompt: 'Why (the agent reads this)', ignoreFocusOut: true });
+        const reason = await vscode.window.showInputBox({ title: `Reject ${visibleText(item.request.tool)}`, prompt: 'Why (the agent reads this)', ignoreFocusOut: true });
         if (reason === undefined) return;
         surface.decide({ id, decision: 'reject', ...(reason ? { reason } : {}) });
       } else {
@@ -75,7 +76,7 @@ export function activate(context: vscode.ExtensionContext): LegionApi {
           // Tools of providers not listed yet (MCP servers, other extensions) are known once ready.
           await legion.tools.ready();
           const rule = legion.approvalRules.patternFor(item.request);
-          if (!rule.ok) return void vscode.window.showWarningMessage(`Legion: no "always" rule can approve this call: ${rule.error}. Approve it once, or set legion.approveAlways to "session" to allow ${item.request.tool} to ${item.request.requester} for this session.`);
+          if (!rule.ok) return void vscode.window.showWarningMessage(notice(`no "always" rule can approve this call: ${rule.error}. Approve it once, or set legion.approveAlways to "session" to allow ${item.request.tool} to ${item.request.requester} for this session.`));
         }
         surface.decide({ id, decision: 'approve', ...(remember ? { remember } : {}) });
       }
@@ -86,7 +87,7 @@ export function activate(context: vscode.ExtensionContext): LegionApi {
     // Files open at once; a PostgreSQL workspace connects without holding up activation.
     host.start().catch((error: unknown) => {
       // A broken config or an unreachable database names the file or URL and the fix: show it; the chat repeats it on use.
-      void vscode.window.showErrorMessage(`Legion: ${error instanceof Error ? error.message : String(error)}`);
+      void vscode.window.showErrorMessage(errorNotice(error));
     });
   }
   return api;

@@ -2,6 +2,7 @@ import type { Legion, Tool, ToolContext, ToolEffect, ToolProvider } from '@legio
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { runDirectCall } from './direct-call.js';
+import { notice } from './ui-text.js';
 
 /** A tool another extension gives Legion's agents (LingYun's shape): a JSON Schema and an `execute`. */
 export interface ExternalTool {
@@ -115,7 +116,7 @@ export function createLegionApi(legion: () => Legion, onOpen: vscode.Event<Legio
       return (await opened.getTools()).map((tool) => ({ name: tool.name, description: tool.description, providerId: opened.tools.providerOf(tool.name) }));
     },
     executeTool: (name, input) =>
-      runDirectCall(legion(), name, input, async (question) => (await vscode.window.showWarningMessage(`Legion: ${question}`, { modal: true }, 'Approve once')) === 'Approve once'),
+      runDirectCall(legion(), name, input, async (question) => (await vscode.window.showWarningMessage(notice(question), { modal: true }, 'Approve once')) === 'Approve once'),
     async runAgent(task, options = {}) {
       const result = await legion().runAgent(task, options.agent ? { agent: options.agent } : {});
       if (result.status === 'success') return { status: 'success', reply: result.reply };

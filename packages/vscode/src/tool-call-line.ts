@@ -1,5 +1,11 @@
-/** One progress line for a tool call: a delegation names its target. */
+import { visibleText } from './visible-text.js';
+
+/** One progress line for a tool call: a delegation names its target; the model's text in it (a command, a path) made visible. */
 export function describeToolCall(participantId: string, tool: string, input: unknown): string {
+  return visibleText(toolCallLine(participantId, tool, input));
+}
+
+function toolCallLine(participantId: string, tool: string, input: unknown): string {
   const fields = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
   if (tool === 'communicate' && typeof fields['to'] === 'string') return `${participantId} → ${fields['to']}: delegating`;
   const target = ['path', 'command', 'pattern'].map((key) => fields[key]).find((value) => typeof value === 'string');

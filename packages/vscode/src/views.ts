@@ -2,7 +2,7 @@ import type { Legion } from '@legion-collective/core';
 import * as vscode from 'vscode';
 import type { ChatUserSurface } from './chat-surface.js';
 import type { LegionHost } from './legion-host.js';
-import { visibleText } from './visible-text.js';
+import { visibleRow } from './ui-text.js';
 
 type Row = { label: string; description?: string | undefined; tooltip?: string | undefined; icon: string; contextValue?: string | undefined; command?: vscode.Command | undefined };
 
@@ -17,7 +17,9 @@ class RowsView implements vscode.TreeDataProvider<Row> {
     this.changed.fire();
   }
 
-  getTreeItem(row: Row): vscode.TreeItem {
+  getTreeItem(shown: Row): vscode.TreeItem {
+    // Labels, descriptions and tooltips come from models and files (a question, a description, a title): all made visible here.
+    const row = visibleRow(shown);
     const item = new vscode.TreeItem(row.label);
     item.description = row.description;
     item.tooltip = row.tooltip;
@@ -60,7 +62,7 @@ export function registerViews(host: LegionHost, surface: ChatUserSurface): vscod
   const approvals = new RowsView(() =>
     surface.items().map((item) =>
       item.kind === 'approval'
-        ? { label: `${visibleText(item.request.requester)}: ${visibleText(item.request.tool)}`, description: visibleText(item.request.reason), icon: 'shield', contextValue: 'approval', command: { command: 'legion.approval.decide', title: 'Decide', arguments: [item.id] } }
+        ? { label: `${item.request.requester}: ${item.request.tool}`, description: item.request.reason, icon: 'shield', contextValue: 'approval', command: { command: 'legion.approval.decide', title: 'Decide', arguments: [item.id] } }
         : { label: `${item.question.from} asks`, description: item.question.text, icon: 'question', contextValue: 'question', command: { command: 'legion.question.answer', title: 'Answer', arguments: [item.id] } },
     ),
   );

@@ -5,6 +5,8 @@ export interface BoundedLinesOptions {
   maxLineBytes: number;
   /** Called for each longer line, once it ended: its size, and its first bytes (the rest was counted, never kept). */
   onOversized(bytes: number, head: Buffer): void;
+  /** Called for each line within the limit (without its newline) before it is passed on; false drops it (the caller answered it). */
+  admit?(line: Buffer): boolean;
 }
 
 /** How much of a dropped line is kept: enough for the JSON-RPC envelope (`jsonrpc`, `id`, `method`) that precedes its params. */
@@ -50,10 +52,11 @@ export function boundedLines(input: Readable, options: BoundedLinesOptions): Pas
       head = Buffer.alloc(0);
       return;
     }
-    pending.push(Buffer.from('\n'));
-    output.write(Buffer.concat(pending));
+    const line = Buffer.concat(pending);
     pending = [];
     pendingBytes = 0;
+    if (options.admit && !options.admit(line)) return;
+    output.write(Buffer.concat([line, Buffer.from('\n')]));
   };
 
   const onData = (chunk: Buffer | string): void => {

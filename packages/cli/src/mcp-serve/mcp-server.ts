@@ -48,13 +48,14 @@ export function createMcpServer(context: ServeContext): McpServer {
   );
   server.registerTool(
     'list_sessions',
-    { description: 'The workspace\'s sessions, most recently active first. ask_<agent> works in the latest unless given "session".', inputSchema: NoInputSchema, annotations: { readOnlyHint: true } },
+    { description: 'The sessions your ask_<agent> calls worked in, most recently active first (not the human\'s own, unless this server\'s caller is the human). ask_<agent> works in the latest session of the workspace unless given "session".', inputSchema: NoInputSchema, annotations: { readOnlyHint: true } },
     guarded(() => listSessions(context)),
   );
   server.registerTool(
     'read_conversation',
     {
-      description: 'Recent messages of a conversation (yours with an agent by default, or any by id such as coordinator__developer), newest last, a page at a time.',
+      description:
+        'Recent messages of a conversation your ask_<agent> calls started (yours with an agent by default), or of one delegated beneath them, by id such as coordinator__developer; newest last, a page at a time. The human\'s own conversations are not readable, unless this server\'s caller is the human.',
       inputSchema: ReadConversationInputSchema,
       annotations: { readOnlyHint: true },
     },

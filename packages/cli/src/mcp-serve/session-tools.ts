@@ -1,4 +1,4 @@
-import { conversationId, parseConversationId, textOf, toolResultsOf, toolUsesOf, type Message } from '@legion-collective/core';
+import { conversationId, conversationsStartedBy, decisionReach, parseConversationId, sessionStartedBy, textOf, toolResultsOf, toolUsesOf, turnsOpenedBy, WHOLE_LOG, type Message, type Session, type StartedConversation } from '@legion-collective/core';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { sessionFor } from './ask-agent.js';
@@ -15,7 +15,7 @@ export const ReadConversationInputSchema = z
       .string()
       .min(1)
       .optional()
-      .describe('Any conversation by id, <initiator>__<responder>[__<name>] (coordinator__developer); default: yours with the agent'),
+      .describe('A conversation by id, <initiator>__<responder>[__<name>] (coordinator__developer): yours, or one your asks delegated to; default: yours with the agent'),
     agent: z.string().min(1).optional().describe('Your conversation with this agent (default: the first exposed agent)'),
     conversation: z.string().min(1).optional().describe('The name of your named conversation with the agent'),
     limit: z.number({ error: 'limit must be a number of messages, 1 to 100' }).int().min(1).max(100, 'limit is at most 100: page with offset').default(20).describe('Messages per page (newest last)'),
@@ -38,12 +38,32 @@ export function listParticipants(context: ServeContext): CallToolResult {
   return toolResult([`The collective (you are "${context.caller.id}"):`, ...lines].join('\n'), { you: context.caller.id, participants });
 }
 
-/** `list_sessions`: the workspace's sessions, most recently active first. */
+/**
+ * Whether this MCP server's caller reads only its own work: a caller that stands in for the human
+ * (or comes from config) sees the sessions and conversations its ask_<agent> calls started and the
+ * delegations beneath them, never the human's own (`legion run`, the REPL, the browser), as it
+ * decides only its own chains' approvals. A caller that is the human (`mcpServe.caller.id` set to
+ * the human's id) sees everything.
+ */
+function ownWorkOnly(context: ServeContext): boolean {
+  return decisionReach(context.caller, (id) => context.legion.collective.isCaller(id)) !== 'any';
+}
+
+/** `list_sessions`: the workspace's sessions the caller may read, most recently active first. */
 export async function listSessions(context: ServeContext): Promise<CallToolResult> {
-  const sessions = await context.legion.sessions.list();
+  const all = await context.legion.sessions.list();
+  const sessions = [];
+  for (const meta of all) {
+    if (!ownWorkOnly(context) || (await sessionStartedBy(await context.legion.sessions.get(meta.id), context.caller.id))) sessions.push(meta);
+  }
   const items = sessions.map((meta) => ({ id: meta.id, ...(meta.title !== undefined ? { title: meta.title } : {}), createdAt: meta.createdAt, lastActiveAt: meta.lastActiveAt }));
-  const text = items.length === 0 ? 'No sessions yet: the first ask_<agent> call starts one.' : items.map((item) => `- ${item.id}${item.title ? ` "${item.title}"` : ''} (last active ${item.lastActiveAt})`).join('\n');
+  const text = items.length === 0 ? 'No sessions of yours yet: the first ask_<agent> call starts one.' : items.map((item) => `- ${item.id}${item.title ? ` "${item.title}"` : ''} (last active ${item.lastActiveAt})`).join('\n');
   return toolResult(text, { sessions: items });
+}
+
+/** The conversations of a session the caller may read: all, or its own and those delegated beneath them (of a shared one, the turns its tree opened). */
+async function readableConversations(context: ServeContext, session: Session): Promise<StartedConversation[]> {
+  return ownWorkOnly(context) ? conversationsStartedBy(session, context.caller.id) : (await session.listConversations()).map((ref) => ({ ref }));
 }
 
 /** `read_conversation`: a page of a conversation's recent messages, newest last. */
@@ -64,14 +84,17 @@ export async function readConversation(context: ServeContext, input: z.infer<typ
   } catch (error) {
     return toolError(error instanceof Error ? error.message : String(error));
   }
-  const known = await session.listConversations();
-  const ref = known.find((candidate) => candidate.conversationId === id);
-  if (!ref) {
-    return toolError(`Session ${session.id} has no conversation "${id}". It has: ${known.map((candidate) => candidate.conversationId).join(', ') || 'none yet'}.`, { sessionId: session.id });
+  // What the caller may not read is, to it, not there (not even its id is named).
+  const known = await readableConversations(context, session);
+  const readable = known.find((candidate) => candidate.ref.conversationId === id);
+  if (!readable) {
+    return toolError(`Session ${session.id} has no conversation "${id}". It has: ${known.map((candidate) => candidate.ref.conversationId).join(', ') || 'none yet'}.`, { sessionId: session.id });
   }
+  const { ref, openings } = readable;
   const conversation = session.conversation(ref);
-  // One more than the page: whether older messages remain.
-  const recent = await conversation.recent(input.offset + input.limit + 1);
+  // One more than the page: whether older messages remain. Of a conversation other chains went through too, only
+  // the turns of the caller's tree, so the whole log is read and filtered before paging.
+  const recent = openings === undefined ? await conversation.recent(input.offset + input.limit + 1) : turnsOpenedBy(await conversation.recent(WHOLE_LOG), openings);
   const end = Math.max(0, recent.length - input.offset);
   const start = Math.max(0, end - input.limit);
   const page = recent.slice(start, end).map((message) => view(message, ref.initiator, ref.responder));

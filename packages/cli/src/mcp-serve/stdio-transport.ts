@@ -1,4 +1,4 @@
-import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/server';
+import { INVALID_REQUEST, PARSE_ERROR, parseJSONRPCMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { boundedLines } from './bounded-lines.js';
 import { createMcpServer } from './mcp-server.js';
@@ -8,9 +8,6 @@ import { inertLine, stderr } from '../render/terminal-text.js';
 
 /** The longest JSON-RPC message read on standard input: the SDK's own bound for stdio (10 MiB). */
 export const MAX_STDIO_MESSAGE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
-
-/** JSON-RPC's "Invalid Request": the message is not one this server takes. */
-const INVALID_REQUEST = -32_600;
 
 function mebibytes(bytes: number): string {
   return `${(bytes / 1_048_576).toFixed(1)} MiB`;
@@ -24,6 +21,7 @@ export async function serveStdio(context: ServeContext, stop: AbortSignal, optio
   // lines it gets are whole and within the limit, so its own buffer bound only has to hold what one read brings.
   const lines = boundedLines(process.stdin, {
     maxLineBytes: limit,
+    admit: (line) => admit(line),
     onOversized: (bytes, head) => {
       const id = leadingRequestId(head.toString('utf8'));
       const message = `The message is ${mebibytes(bytes)} (${bytes} bytes), over the limit of ${mebibytes(limit)} for one message on standard input; it was not read. Send less (a file path instead of its content).`;
@@ -32,6 +30,33 @@ export async function serveStdio(context: ServeContext, stop: AbortSignal, optio
       transport.send({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code: INVALID_REQUEST, message } }).catch(() => undefined);
     },
   });
+  /** Says on standard error, and to the client as a JSON-RPC error (without id when none can be read), why a line was not read. */
+  const refuse = (code: number, id: string | number | undefined, message: string): void => {
+    process.stderr.write(`legion mcp serve: skipped a line on standard input${id === undefined ? '' : ` (request id ${JSON.stringify(id)})`}: ${message}\n`);
+    transport.send({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code, message } }).catch(() => undefined);
+  };
+  // The SDK's transport skips, without a word, a line that is not JSON (and reports one that is not JSON-RPC only to
+  // its own onerror): the request on it would wait for ever. Each line is checked here by the SDK's own rule
+  // (the same parse and schema its transport applies), so what is passed on is what it reads, and the rest is answered.
+  const admit = (line: Buffer): boolean => {
+    const text = line.toString('utf8').replace(/\r$/, '');
+    // A blank line carries no message: nothing to answer.
+    if (text.trim().length === 0) return false;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      refuse(PARSE_ERROR, undefined, `Parse error: the line is not JSON (${error instanceof Error ? error.message : String(error)}); it was skipped. Send one JSON-RPC message per line.`);
+      return false;
+    }
+    try {
+      parseJSONRPCMessage(value);
+      return true;
+    } catch {
+      refuse(INVALID_REQUEST, requestIdOf(value), 'Invalid Request: the line is JSON but not a JSON-RPC 2.0 message ({"jsonrpc": "2.0", "id", "method", "params"}); it was skipped.');
+      return false;
+    }
+  };
   const transport = new StdioServerTransport(lines, process.stdout, { maxBufferSize: 2 * limit + 1_048_576 });
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
@@ -42,4 +67,11 @@ export async function serveStdio(context: ServeContext, stop: AbortSignal, optio
   await server.connect(transport);
   await closed;
   await server.close().catch(() => undefined);
+}
+
+/** The id of a message that is not valid JSON-RPC, when it has a usable one (a string or an integer). */
+function requestIdOf(value: unknown): string | number | undefined {
+  if (typeof value !== 'object' || value === null || !('id' in value)) return undefined;
+  const { id } = value;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : undefined;
 }

@@ -9,6 +9,7 @@ import { SessionApprovals } from '../storage/SessionApprovals.js';
 import { SessionQuestions } from '../storage/SessionQuestions.js';
 import { QUESTION_RECORD_VERSION } from '../storage/question-records.js';
 import { answerQuestion, type AnswerQuestionOptions } from './answer-question.js';
+import { exactBytes } from './byte-size.js';
 import { emitQuestionRecord } from './question-events.js';
 import { turnIsLive } from './conversation-liveness.js';
 import { SessionAgentState } from '../storage/SessionAgentState.js';
@@ -46,15 +47,6 @@ const OPEN_CONVERSATIONS = 32;
 
 /** A paused call's answer sits in the message right after it; this many recent messages cover it. */
 const RECENT_FOR_APPROVALS = 20;
-
-function formatBytes(bytes: number): string {
-  return bytes >= 1_048_576 ? `${(bytes / 1_048_576).toFixed(1)} MB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} bytes`;
-}
-
-/** A size as people read it, and exactly when that rounds: `1.5 MB (1572864 bytes)`, `900 bytes`. */
-function exactBytes(bytes: number): string {
-  return bytes >= 1024 ? `${formatBytes(bytes)} (${bytes} bytes)` : `${bytes} bytes`;
-}
 
 export interface SessionMessage {
   conversation: ConversationRef;
@@ -205,7 +197,7 @@ export class Session implements ToolSession {
    * (`legion answer`, a browser): the turn that asked it goes on with the answer, once.
    */
   answerQuestion(id: string, text: string, options: AnswerQuestionOptions = {}): Promise<QuestionAnswerOutcome> {
-    return answerQuestion(this, this.services.collective, id, text, options);
+    return answerQuestion(this, this.services.collective, id, text, Object.assign({ maxAnswerBytes: this.services.maxMessageBytes }, options));
   }
 
   /** Whether a turn of a live process (this one or another) runs in the conversation now. */

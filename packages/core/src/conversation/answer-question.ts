@@ -7,6 +7,10 @@ import type { ToolUseBlock } from '../message.js';
 import type { TurnResult } from '../session/turn.js';
 import { resumeRoot } from './answer-approvals.js';
 import { decisionReach, reachesRequest } from '../collective/approval-authority.js';
+import { exactBytes } from './byte-size.js';
+
+/** `limits.maxMessageBytes` as configured by default: what an answer is held to when no limit is given. */
+const DEFAULT_MAX_ANSWER_BYTES = 1_048_576;
 
 /** What answering a question needs of a session. */
 export interface QuestionAnsweringSession {
@@ -28,6 +32,20 @@ export interface AnswerQuestionOptions {
    * `resumeAnswered` (`legion questions resume`) continues it, from any process.
    */
   resume?: boolean | undefined;
+  /** The largest answer taken (`limits.maxMessageBytes`; the session passes its own). */
+  maxAnswerBytes?: number | undefined;
+}
+
+/**
+ * Why an answer is refused for its size, or nothing: an answer becomes the
+ * user's message to the asker, held to the limit of a message sent
+ * (`limits.maxMessageBytes`), whichever surface it came from.
+ */
+export function answerSizeError(text: string, limit: number | undefined, id?: string): string | undefined {
+  const max = limit ?? DEFAULT_MAX_ANSWER_BYTES;
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes <= max) return undefined;
+  return `Nothing was recorded: the answer${id === undefined ? '' : ` to ${id}`} is ${exactBytes(bytes)}; the limit is ${exactBytes(max)} (limits.maxMessageBytes). Answer with a file path instead of the content, or raise limits.maxMessageBytes in .legion/config.json.`;
 }
 
 /**
@@ -53,6 +71,8 @@ export async function answerQuestion(session: QuestionAnsweringSession, collecti
   const settled = state.outcome(id);
   if (settled) return { status: 'error', error: alreadySettled(id, settled) };
   if (text.trim().length === 0) return { status: 'error', error: `The answer to ${id} is empty: give the text to reply to ${question.from} with.` };
+  const tooLarge = answerSizeError(text, options.maxAnswerBytes, id);
+  if (tooLarge !== undefined) return { status: 'error', error: tooLarge };
   const answeredBy = options.answeredBy ?? question.user;
   const answerer = collective.get(answeredBy);
   if (!answerer || answerer.type !== 'user') {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { answerSizeError } from '../conversation/answer-question.js';
 import { errorMessage } from '../errors.js';
 import { textOf } from '../message.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
@@ -16,7 +17,11 @@ import type { OfferRace, UserSurfaces } from './UserSurfaces.js';
  * now, so it can decide and say so.
  */
 export class UserRuntime implements ParticipantRuntime {
-  constructor(private readonly surfaces: UserSurfaces) {}
+  constructor(
+    private readonly surfaces: UserSurfaces,
+    /** `limits.maxMessageBytes`: an answer becomes the user's message, held to the same limit on every surface. */
+    private readonly options: { maxAnswerBytes?: number | undefined } = {},
+  ) {}
 
   async handleMessage(turn: TurnContext): Promise<RuntimeOutcome> {
     const user = turn.participant;
@@ -40,7 +45,9 @@ export class UserRuntime implements ParticipantRuntime {
     await questions.append(record);
     let outcome;
     try {
-      outcome = await this.surfaces.ask({ id: record.id, user, from: record.from, text: record.text, chain, conversation: turn.conversation.ref }, turn.signal, raceOf(questions, record));
+      // An oversized answer is never recorded: the surface is told why and asked again.
+      const check = (text: string): string | undefined => answerSizeError(text, this.options.maxAnswerBytes, record.id);
+      outcome = await this.surfaces.ask({ id: record.id, user, from: record.from, text: record.text, chain, conversation: turn.conversation.ref }, turn.signal, raceOf(questions, record), check);
     } catch (error) {
       await withdraw(questions, record, `the asking turn ended: ${errorMessage(error)}`);
       throw error;

@@ -42,6 +42,8 @@ interface OpenOffer {
 }
 
 const AnswerTextSchema = z.string();
+/** How often one surface is asked a question again after an answer that cannot stand, before it counts as failed. */
+const ANSWER_ATTEMPTS = 3;
 const ApprovalAnswersSchema = z.array(ApprovalAnswerSchema);
 
 /**
@@ -81,8 +83,26 @@ export class UserSurfaces {
   }
 
   /** Puts a message addressed to the user to every surface that answers questions (racing the log, with `race`). */
-  ask(question: UserQuestion, signal: AbortSignal, race?: OfferRace<string>): Promise<OfferOutcome<string>> {
-    return this.offer('ask', async (surface, surfaceSignal) => AnswerTextSchema.parse(await surface.ask!(question, { signal: surfaceSignal })), signal, question.conversation.sessionId, race);
+  ask(question: UserQuestion, signal: AbortSignal, race?: OfferRace<string>, check?: (answer: string) => string | undefined): Promise<OfferOutcome<string>> {
+    const sessionId = question.conversation.sessionId;
+    return this.offer(
+      'ask',
+      async (surface, surfaceSignal) => {
+        for (let attempt = 1; ; attempt++) {
+          const answer = AnswerTextSchema.parse(await surface.ask!(question, { signal: surfaceSignal }));
+          // An answer that cannot stand (over the size limit) is never recorded: the surface hears why (an error
+          // event) and is asked again, so what its user typed is theirs to shorten; one that keeps sending such
+          // answers has failed, as a surface whose approval answers fail their check.
+          const problem = check?.(answer);
+          if (problem === undefined) return answer;
+          if (attempt >= ANSWER_ATTEMPTS) throw new LegionError('answer_refused', problem, { medium: surface.medium });
+          this.events.emit('error:raised', { scope: `user surface ${surface.medium}`, message: `${problem} Asked again.`, code: 'answer_refused', sessionId });
+        }
+      },
+      signal,
+      sessionId,
+      race,
+    );
   }
 
   /** Puts a batch of approval requests to every surface that decides approvals. */

@@ -82,6 +82,54 @@ describe('legion.attachUser: messages to the user go to every attached surface',
     test.assertScriptsDone();
   });
 
+  it('an answer over limits.maxMessageBytes from a surface is never recorded: the surface hears why and is asked again', async () => {
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('coordinator')],
+      entryAgent: 'coordinator',
+      scripts: {
+        coordinator: [
+          { toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which port?' } }] },
+          { expect: (request) => expect(lastResult(request).content).toBe('8080'), text: 'Using 8080' },
+        ],
+      },
+    });
+    const answers = ['x'.repeat(1_048_577), '8080'];
+    let asked = 0;
+    test.legion.attachUser({ medium: 'repl', ask: async () => answers[asked++]! });
+    const refusals: Array<LegionEvents['error:raised']> = [];
+    test.legion.events.on('error:raised', (event) => refusals.push(event));
+    const session = await test.legion.sessions.create();
+    expect(await test.legion.send(session, 'start the server')).toMatchObject({ reply: 'Using 8080' });
+    expect(asked).toBe(2);
+    expect(refusals).toEqual([
+      expect.objectContaining({ scope: 'user surface repl', code: 'answer_refused', sessionId: session.id, message: expect.stringMatching(/the answer to q_\w+ is 1\.0 MB \(1048577 bytes\); the limit is 1\.0 MB \(1048576 bytes\) \(limits\.maxMessageBytes\)\..* Asked again\.$/) }),
+    ]);
+    const stored = await session.conversation({ initiator: 'coordinator', responder: 'user' }).recent(10);
+    expect(stored.some((message) => JSON.stringify(message).includes('xxxxxxxx'))).toBe(false);
+    expect((await session.questions.list())[0]).toMatchObject({ status: 'answered', answer: { text: '8080' } });
+    test.assertScriptsDone();
+  });
+
+  it('a surface that answers only over the limit fails after three tries: the agent is told the user is not available, with the limit', async () => {
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('coordinator')],
+      entryAgent: 'coordinator',
+      scripts: {
+        coordinator: [
+          { toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which port?' } }] },
+          { expect: (request) => expect(lastResult(request)).toMatchObject({ isError: true, content: expect.stringContaining('the limit is 1.0 MB (1048576 bytes) (limits.maxMessageBytes)') }), text: 'Assuming 3000' },
+        ],
+      },
+    });
+    let asked = 0;
+    test.legion.attachUser({ medium: 'bot', ask: async () => (asked++, 'y'.repeat(2_000_000)) });
+    const session = await test.legion.sessions.create();
+    expect(await test.legion.send(session, 'start the server')).toMatchObject({ reply: 'Assuming 3000' });
+    expect(asked).toBe(3);
+    expect((await session.questions.list())[0]).toMatchObject({ status: 'withdrawn' });
+    test.assertScriptsDone();
+  });
+
   it('with no surface at all, a question to the user gets the headless answer', async () => {
     test = createTestLegion({
       participants: [userParticipant(), agentParticipant('coordinator')],

@@ -1,7 +1,6 @@
 import type { Hono } from 'hono';
-import { ApprovalAnswerSchema, waitingParticipants, type AnswerOutcome, type ApprovalAnswer, type Legion, type LegionEvents, type Session } from '@legion-collective/core';
+import { answerSizeError, ApprovalAnswerSchema, waitingParticipants, type AnswerOutcome, type ApprovalAnswer, type Legion, type LegionEvents, type Session } from '@legion-collective/core';
 import { ApiError } from '../api-error.js';
-import { formatLimit } from '../body-limit.js';
 import type { ServerContext } from '../server-context.js';
 import type { ApprovalView } from '../wire/approvals.js';
 import type { WireQuestion } from '../wire/questions.js';
@@ -146,12 +145,9 @@ export function answerRoutes(app: Hono, server: ServerContext): void {
 
   jsonRoute(app, server, 'answerQuestion', async (_server, { params, body }) => {
     const id = params['id']!;
-    // An answer becomes the agent's message: the same limit as a message sent, said now.
-    const limit = legion.config.limits.maxMessageBytes;
-    const bytes = Buffer.byteLength(body.text, 'utf8');
-    if (bytes > limit) {
-      throw new ApiError(400, 'bad_request', `The answer is ${formatLimit(bytes)}; the limit is ${formatLimit(limit)}. Answer with a file path instead of the content, or raise limits.maxMessageBytes in .legion/config.json.`);
-    }
+    // An answer becomes the agent's message: core holds every surface to the limit of a message sent; said now, synchronously.
+    const tooLarge = answerSizeError(body.text, legion.config.limits.maxMessageBytes, id);
+    if (tooLarge !== undefined) throw new ApiError(400, 'bad_request', tooLarge);
     const local = webUser.question(id);
     if (local) {
       local.answer(body.text);
