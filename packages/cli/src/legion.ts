@@ -190,11 +190,11 @@ const workspace = (): string | undefined => program.opts<{ workspace?: string }>
 
 const sessions = program
   .command('sessions')
-  .description('list, show and remove sessions (alone: list them, most recently active first)')
+  .description('list, show, rename and remove sessions (alone: list them, most recently active first)')
   .option('--json', 'one JSON object')
   // `legion sessions` lists; a word after it that is no subcommand is a typo, answered below.
   .allowExcessArguments(true)
-  .addHelpText('after', examples(['legion sessions', 'legion sessions show 20261125-214500-1a2b3c', 'legion sessions rm 20261125-214500-1a2b3c --yes']))
+  .addHelpText('after', examples(['legion sessions', 'legion sessions show 20261125-214500-1a2b3c', 'legion sessions rename 20261125-214500-1a2b3c "Flaky login test"', 'legion sessions rm 20261125-214500-1a2b3c --yes']))
   .action((options: Record<string, unknown>, command: Command) => {
     const [word] = command.args;
     if (word !== undefined) command.error(`error: unknown command '${word}' for 'legion sessions'${didYouMean(word, command.commands.map((sub) => sub.name()))}`, { code: 'commander.unknownCommand' });
@@ -218,6 +218,15 @@ sessions
   .option('--json', 'one JSON object')
   .addHelpText('after', examples(['legion sessions show 20261125-214500-1a2b3c', 'legion sessions show 20261125-214500-1a2b3c --json']))
   .action((id: string, options: Record<string, unknown>) => runCli(async () => (await import('./commands/sessions.js')).sessionsShowCommand(id, { ...sessionOptions(options), workspace: workspace() })));
+
+sessions
+  .command('rename')
+  .description('give a session a title (shown by legion sessions, /resume, the browser and VS Code; a new session takes one from its first message)')
+  .argument('<id>', 'session id (see "legion sessions")')
+  .argument('<title>', 'the new title (quote it)')
+  .option('--json', 'one JSON object')
+  .addHelpText('after', examples(['legion sessions rename 20261125-214500-1a2b3c "Flaky login test"']))
+  .action((id: string, title: string, options: Record<string, unknown>) => runCli(async () => (await import('./commands/sessions.js')).sessionsRenameCommand(id, title, { ...sessionOptions(options), workspace: workspace() })));
 
 sessions
   .command('rm')

@@ -84,8 +84,9 @@ describe('legion sessions and legion log', () => {
     const [head, ...rows] = table.stdout.trimEnd().split('\n');
     expect(head).toMatch(/^SESSION\s+LAST ACTIVE \(UTC\)\s+CONVERSATIONS\s+TITLE$/);
     expect(rows).toHaveLength(2);
-    expect(rows[0]).toMatch(new RegExp(`^${second}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\s+2$`));
-    expect(rows[1]).toMatch(new RegExp(`^${first}\\s+\\S+ \\S+\\s+1$`));
+    // Each titled from its first message.
+    expect(rows[0]).toMatch(new RegExp(`^${second}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\s+2\\s+ping$`));
+    expect(rows[1]).toMatch(new RegExp(`^${first}\\s+\\S+ \\S+\\s+1\\s+ping$`));
     expect(legion(['sessions', 'list']).stdout).toBe(table.stdout);
 
     const json = JSON.parse(legion(['sessions', '--json']).stdout) as { sessions: Array<{ id: string; conversations: number; lastActiveAt: string }>; warnings: string[] };

@@ -90,7 +90,8 @@ describe('the events a remote UI relies on', () => {
       { type: 'session:created', seq: expect.any(Number), sessionId: first.id, createdAt: first.info.createdAt },
       { type: 'session:created', seq: expect.any(Number), sessionId: named.id, title: 'planning', createdAt: named.info.createdAt },
       { type: 'session:updated', seq: expect.any(Number), sessionId: named.id, changed: ['title'], title: 'planning, day 2', lastActiveAt: named.info.lastActiveAt },
-      { type: 'session:updated', seq: expect.any(Number), sessionId: first.id, changed: ['lastActiveAt'], lastActiveAt: first.info.lastActiveAt },
+      // Its first message starts work: the session is active, and takes its title from it.
+      { type: 'session:updated', seq: expect.any(Number), sessionId: first.id, changed: ['lastActiveAt', 'title'], title: 'hello', lastActiveAt: first.info.lastActiveAt },
     ]);
     expect((await test.reopen().sessions.get(named.id)).info.title).toBe('planning, day 2');
   });

@@ -1,8 +1,8 @@
-import { Legion, LegionError, parseConversationId, type LegionEvent, type Message, type Session } from '@legion-collective/core';
+import { followWorkspace, Legion, LegionError, parseConversationId, type LegionEvent, type Message, type Session } from '@legion-collective/core';
 import { authorOf, renderMessage, renderMessages } from '../render/message-lines.js';
 import { styleFor } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
-import { stdout, stderr, inert } from '../render/terminal-text.js';
+import { stdout, stderr, inert, inertLine } from '../render/terminal-text.js';
 
 interface LogOptions {
   workspace?: string;
@@ -48,20 +48,33 @@ export async function logCommand(given: string | undefined, options: LogOptions)
     const style = styleFor(process.stdout);
     const who = { initiator: key.initiator, responder: key.responder };
     const printJson = (message: Message): void => {
-      stdout.json({ sessionId: session.id, conversationId: id, author: authorOf(message, key.initiator, key.responder), message });
+      stdout.json({ sessionId: following, conversationId: id, author: authorOf(message, key.initiator, key.responder), message });
     };
 
     // Follow first, then read the history: an append between the two is in one of them, and printed once.
     const arrived: Message[] = [];
     let live: ((message: Message) => void) | undefined;
     let stopFollowing: (() => void) | undefined;
+    // Without --session, the workspace's latest session is followed: when a process starts a new one,
+    // the log moves to it (and says so), as `legion run` moves on to it.
+    let following = session.id;
     if (options.follow) {
       legion.events.on('message:sent', (event: Extract<LegionEvent, { type: 'message:sent' }>) => {
-        if (event.conversationId !== id || event.sessionId !== session.id) return;
+        if (event.conversationId !== id || event.sessionId !== following) return;
         if (live) live(event.message);
         else arrived.push(event.message);
       });
-      stopFollowing = await legion.follow(session);
+      if (options.session !== undefined) stopFollowing = await legion.follow(session);
+      else {
+        const workspace = await followWorkspace(legion, {
+          onSession: (started) => {
+            if (started.sessionId === following) return;
+            following = started.sessionId;
+            stderr.write(styleFor(process.stderr).dim(`following ${id} in the new session ${inertLine(started.sessionId)}${started.title ? ` (${inertLine(started.title)})` : ''}; --session keeps to one\n`));
+          },
+        });
+        stopFollowing = workspace;
+      }
     }
     const history = existing.includes(id) ? await session.conversation(key).recent(limit) : [];
     const seen = new Set(history.map((message) => message.id));

@@ -113,3 +113,20 @@ export async function sessionsRemoveCommand(id: string, options: SessionsOptions
     await legion.close();
   }
 }
+
+/** `legion sessions rename ID TITLE`: what `legion sessions`, `/resume`, the browser and VS Code call the session. */
+export async function sessionsRenameCommand(id: string, title: string, options: SessionsOptions): Promise<number> {
+  const trimmed = title.replace(/\s+/g, ' ').trim();
+  if (trimmed === '') throw new LegionError('usage', 'A session title needs some words: legion sessions rename ID "what it is about".');
+  if (trimmed.length > 200) throw new LegionError('usage', `A session title is at most 200 characters; this one has ${trimmed.length}. Say it shorter.`);
+  const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
+  try {
+    const session = await legion.sessions.get(id);
+    await session.setTitle(trimmed);
+    if (options.json) stdout.json({ id: session.id, title: trimmed });
+    else stdout.write(`Session ${inertLine(session.id)} is now titled "${inertLine(trimmed)}".\n`);
+    return 0;
+  } finally {
+    await legion.close();
+  }
+}

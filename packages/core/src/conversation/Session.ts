@@ -19,6 +19,7 @@ import { answerApprovals, type ApprovalRuleRecorder } from './answer-approvals.j
 import { resumeDecided } from './resume-decided.js';
 import { resumeAnswered } from './resume-answered.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
+import { titleFromMessage } from './session-title.js';
 import type { LogCursor, SessionBackend } from '../storage/backend/session-backend.js';
 import { OpenHandles } from '../storage/open-handles.js';
 import { addUsage, emptyTotals, summarizeUsage, type UsageRecord, type UsageSummary, type UsageTotals } from '../storage/usage-summary.js';
@@ -119,7 +120,7 @@ export class Session implements ToolSession {
     const conversation = this.conversation({ initiator: from.id, responder: to.id, name: request.conversation });
     const frames = framesOfTurn(request.frames ?? [], from.id, conversation.id);
     // Only a message that starts a chain counts as activity: delegates' turns are part of it.
-    if (frames.length === 1) await this.touch();
+    if (frames.length === 1) await this.touch(request.message);
     const started = (request.frames ?? []).length === 0;
     return this.withWork(frames, started, () =>
       conversation.send({
@@ -399,10 +400,17 @@ export class Session implements ToolSession {
     return backend.watch ? (onChange) => backend.watch!(this.id, onChange) : undefined;
   }
 
-  private async touch(): Promise<void> {
+  /**
+   * A message that starts work: the session is active now, and a session without a title takes one
+   * from it (`titleFromMessage`, no model call). The title is read fresh first, so a title another
+   * process gave (`legion sessions rename`) is never replaced.
+   */
+  private async touch(message: string): Promise<void> {
+    const { sessions } = this.services.backend;
+    const title = this.meta.title === undefined && (await sessions.get(this.id))?.title === undefined ? titleFromMessage(message) : undefined;
     // The backend keeps what finds the latest session (a file backend: its index) with it.
-    this.meta = await this.services.backend.sessions.update(this.id, { lastActiveAt: new Date().toISOString() });
-    this.updated(['lastActiveAt']);
+    this.meta = await sessions.update(this.id, { lastActiveAt: new Date().toISOString(), ...(title !== undefined ? { title } : {}) });
+    this.updated(title !== undefined ? ['lastActiveAt', 'title'] : ['lastActiveAt']);
   }
 
   private updated(changed: ReadonlyArray<'title' | 'lastActiveAt'>): void {
