@@ -84,9 +84,9 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser: text and tool res
     await page.getByTestId('nav-questions').click();
     const card = page.getByTestId('view-questions').locator('li.card');
     await card.waitFor();
-    expect(await card.getByTestId('question-text').textContent()).toBe('Open invoice_<U+202E>fdp.exe?');
     // The chain already ends with the asker: it is not named twice.
-    expect(await card.getByTestId('question-chain').textContent()).toMatch(/^\(user → coordinator, /);
+    expect(await card.locator('.meta').textContent()).toMatch(/^coordinator asks \(user → coordinator, /);
+    expect(await card.locator('.question-text').textContent()).toBe('Open invoice_<U+202E>fdp.exe?');
     await screenshot(page, 'text-question');
     const body = await page.locator('body').textContent();
     expect(body).not.toContain(RLO);
