@@ -9,6 +9,8 @@ import { mockedWorkspace, startServe, type Serve } from './serve-process.test-su
 // `legion serve` whose agents use the real SDKs against aimock, in a real headless Chromium.
 const TEST_MS = 90_000;
 const RLO = '\u202e';
+/** The page's window, in a function evaluated there (the e2e build has no DOM types). */
+type BrowserWindow = { getComputedStyle(element: unknown): { lineHeight: string; borderTopStyle: string } };
 
 describe.skipIf(CHROMIUM === null)('legion serve in a browser: text and tool results', () => {
   let mock: LLMock;
@@ -70,7 +72,7 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser: text and tool res
     await messageText(visible).waitFor();
     const text = shown().getByTestId('message-text').filter({ hasText: 'Here is invoice_' });
     // The newline is layout: two lines, not a control made visible.
-    expect(await text.evaluate((element) => element.getClientRects()[0]!.height > 1.5 * parseFloat(getComputedStyle(element).lineHeight))).toBe(true);
+    expect(await text.evaluate((element) => element.getClientRects()[0]!.height > 1.5 * parseFloat((globalThis as unknown as BrowserWindow).getComputedStyle(element).lineHeight))).toBe(true);
     const streamed = await page.evaluate(() => (globalThis as unknown as { streamed: string[] }).streamed);
     expect(streamed.length).toBeGreaterThan(1);
     for (const step of streamed) expect(visible.startsWith(step), `streamed text is a prefix of the visible reply: ${JSON.stringify(step)}`).toBe(true);
@@ -132,7 +134,7 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser: text and tool res
     await page.getByTestId('cancel-turn').click();
     await expect.poll(() => endings.count()).toBe(2);
     expect(await endings.nth(1).textContent()).toContain('Cancelled: the turn was stopped before it answered.');
-    expect(await endings.nth(1).evaluate((element) => getComputedStyle(element).borderTopStyle)).toBe('dashed');
+    expect(await endings.nth(1).evaluate((element) => (globalThis as unknown as BrowserWindow).getComputedStyle(element).borderTopStyle)).toBe('dashed');
     await screenshot(page, 'turn-endings');
   }, TEST_MS);
 });
