@@ -218,6 +218,10 @@ describe('legion serve API, on a real server over a real Legion', () => {
     expect((await api.post(`/api/questions/${question.id}/answer`, { text: '8080' })).json).toEqual({ status: 'answered' });
     const end = (await turnEnd(stream, 'lead')) && stream.legion().find((event) => event.type === 'turn:end' && event.participantId === 'lead');
     expect(end).toMatchObject({ status: 'success', reply: 'Using 8080.' });
+    // The question's wait ended with it: nobody is left "thinking" once the turn is over.
+    const states = async (): Promise<Record<string, string>> =>
+      Object.fromEntries(((await api.get('/api/participants')).json as { participants: Array<{ id: string; state: string }> }).participants.map((participant) => [participant.id, participant.state]));
+    await expect.poll(states).toMatchObject({ lead: 'idle', user: 'idle' });
     const again = await api.post(`/api/questions/${question.id}/answer`, { text: '9090' });
     expect([404, 409]).toContain(again.status);
     expect((await api.get('/api/questions')).json).toEqual({ questions: [] });

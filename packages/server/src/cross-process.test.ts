@@ -95,4 +95,23 @@ describe('questions and approvals of a turn in another process, answered from th
     expect(existsSync(join(test.root, 'out.txt'))).toBe(true);
     test.assertScriptsDone();
   });
+
+  it("ends the asker's state when another process cancels the turn waiting on its question: nobody stays thinking", async () => {
+    await open([{ toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which port?' } }] }]);
+    other.attachUser(hangingSurface([]));
+    const session = await other.sessions.create();
+    const cancel = new AbortController();
+    const turn = other.send(session, 'start the server', { signal: cancel.signal });
+    await stream.until((s) => s.legion().find((event) => event.type === 'question:asked'), "the other process's question");
+    const stateOf = async (id: string): Promise<string | undefined> =>
+      ((await api.get('/api/participants')).json as { participants: Array<{ id: string; state: string }> }).participants.find((participant) => participant.id === id)?.state;
+    // Esc on the REPL's question card: the turn is cancelled in that process.
+    cancel.abort(new Error('cancelled at the terminal'));
+    expect(await turn).toMatchObject({ status: 'error' });
+    await stream.until((s) => s.legion().find((event) => event.type === 'question:withdrawn'), 'the withdrawal');
+    await expect.poll(() => stateOf('coordinator')).toBe('idle');
+    await expect.poll(() => stateOf('user')).toBe('idle');
+    const states = stream.messages.filter((message) => message.event === 'state').map((message) => message.data as { participantId: string; state: string });
+    expect(states.filter((state) => state.participantId === 'coordinator').at(-1)?.state).toBe('idle');
+  });
 });

@@ -1,5 +1,6 @@
 import { agentParticipant, createTestLegion, mockParticipant, userParticipant, type ScriptEntry, type TestLegion } from '@legion-collective/core/testing';
 import type { Legion } from '@legion-collective/core';
+import { getEventListeners } from 'node:events';
 import { ApiClient, type EventStream, type StreamMessage } from './server-test-support.js';
 import { startServer, type RunningServer } from './start-server.js';
 import { LegionWireEventSchema, ResetEventDataSchema, SessionEventDataSchema, StateEventDataSchema } from './wire/events.js';
@@ -176,5 +177,26 @@ describe('the event stream of legion serve', () => {
     // close() returned: a second one is the same.
     await server.close();
     expect(stream.messages.filter((message) => message.event === 'legion')).toEqual([]);
+  });
+
+  it('leaves nothing behind when browsers reconnect: 20 connections opened and closed, no listener left, no warning', async () => {
+    await open();
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    try {
+      const before = getEventListeners(server.closing, 'abort').length;
+      for (let cycle = 0; cycle < 20; cycle++) {
+        const stream = api.events();
+        expect(await stream.opened).toBe(200);
+        // The id-only first message: the server's side of the stream is running.
+        await stream.until((s) => s.lastEventId !== undefined, 'the first id');
+        stream.close();
+      }
+      await expect.poll(() => getEventListeners(server.closing, 'abort').length).toBe(before);
+      expect(warnings.filter((warning) => warning.includes('MaxListenersExceeded'))).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

@@ -50,7 +50,7 @@ export class ParticipantStates {
         return this.set(event.from, event, 'user', 'question');
       case 'question:answered':
       case 'question:withdrawn':
-        return this.settleWaiting(event.from, event.sessionId, event.conversationId, 'user');
+        return this.endQuestion(event.from, event.sessionId, event.conversationId);
       case 'message:sent':
         if (event.remote) this.remoteMessage(event);
         return;
@@ -74,6 +74,16 @@ export class ParticipantStates {
     const activity = this.activities.get(participantId)?.get(`${sessionId} ${conversationId}`);
     if (activity?.state !== waiting) return;
     this.set(participantId, { sessionId, conversationId }, 'thinking');
+  }
+
+  /**
+   * A question lives in the conversation to the user, not in the asker's turn (which runs where the
+   * asker is the responder, and ends there): its wait is dropped when it settles. Turned back into
+   * "thinking" it would stay so for good, since no turn ends in that conversation for the asker.
+   */
+  private endQuestion(participantId: string, sessionId: string, conversationId: string): void {
+    if (this.activities.get(participantId)?.get(`${sessionId} ${conversationId}`)?.state !== 'user') return;
+    this.clear(participantId, sessionId, conversationId);
   }
 
   private set(participantId: string, where: { sessionId: string; conversationId: string }, state: ParticipantStateName, detail?: string, quiet = false): void {

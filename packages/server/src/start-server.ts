@@ -47,6 +47,8 @@ export interface RunningServer {
   token: string;
   /** The API routes the app serves (`GET /api/workspace`, …), Hono's path form: what the OpenAPI document must list. */
   routes: Array<{ method: string; path: string }>;
+  /** Aborted when `close()` begins: work tied to the server's life listens to it. */
+  closing: AbortSignal;
   /** Ends event streams, stops the server's turns (their aborts are logged), stops following; leaves the Legion open. */
   close(): Promise<void>;
 }
@@ -117,6 +119,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     port,
     host,
     token,
+    closing: closing.signal,
     routes: app.routes.filter((route) => route.path.startsWith('/api/') && route.method !== 'ALL').map((route) => ({ method: route.method, path: route.path })),
     close: () =>
       (closed ??= (async () => {

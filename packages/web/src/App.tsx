@@ -9,6 +9,7 @@ import { Graph } from './views/Graph.js';
 import { Questions } from './views/Questions.js';
 import { Roster } from './views/Roster.js';
 import { Sessions } from './views/Sessions.js';
+import { visibleText } from './views/visible-text.js';
 
 const VIEWS = ['work', 'collective', 'questions', 'approvals', 'cost', 'sessions'] as const;
 type View = (typeof VIEWS)[number];
@@ -60,7 +61,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
       </nav>
       {state.error && (
         <p class="error banner" data-testid="error">
-          {state.error}
+          {visibleText(state.error)}
         </p>
       )}
       <main>
@@ -74,7 +75,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
                   {conversations.map((conversation) => (
                     <li key={conversation.id} class={conversation.id === selected ? 'current' : ''}>
                       <button type="button" class="link" data-testid={`conversation-open-${conversation.id}`} onClick={() => open(conversation.id)}>
-                        {conversation.id}
+                        {visibleText(conversation.id)}
                       </button>
                       {conversation.id in state.activeTurns && <span class="badge running">active</span>}
                     </li>

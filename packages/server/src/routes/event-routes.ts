@@ -45,10 +45,14 @@ export function eventRoutes(app: Hono, server: ServerContext): void {
         }
         push(frame(journal.idOf(entry.seq), entry.event, entry.data));
       });
+      // The closing listener is removed when this stream ends: one left per connection would pile up
+      // on the server-wide signal with every browser reconnect.
+      let onClosing: (() => void) | undefined;
       const ended = new Promise<void>((resolve) => {
         stream.onAbort(resolve);
+        onClosing = resolve;
         if (server.closing.aborted) resolve();
-        server.closing.addEventListener('abort', () => resolve(), { once: true });
+        else server.closing.addEventListener('abort', onClosing, { once: true });
       });
       const heartbeat = setInterval(() => push(': ping\n\n'), server.heartbeatMs);
       try {
@@ -80,6 +84,7 @@ export function eventRoutes(app: Hono, server: ServerContext): void {
       } finally {
         clearInterval(heartbeat);
         unsubscribe();
+        if (onClosing) server.closing.removeEventListener('abort', onClosing);
       }
     });
   });

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Participant } from '../api/wire.js';
+import { visibleText } from './visible-text.js';
 
 /** You, as a participant: a message to the entry agent or any other, in a named conversation if you like. */
 export function Composer({ participants, entryAgent, onSend }: { participants: Participant[]; entryAgent: string | undefined; onSend(text: string, to: string | undefined, conversation: string | undefined): Promise<string | null> }) {
@@ -29,7 +30,7 @@ export function Composer({ participants, entryAgent, onSend }: { participants: P
               .filter((agent) => agent.id !== entryAgent)
               .map((agent) => (
                 <option key={agent.id} value={agent.id}>
-                  {agent.id}
+                  {visibleText(agent.id)}
                 </option>
               ))}
           </select>

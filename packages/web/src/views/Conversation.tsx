@@ -1,7 +1,9 @@
-import type { ConversationSummary, ToolResult, WireMessage } from '../api/wire.js';
+import type { ConversationSummary, WireMessage } from '../api/wire.js';
 import type { Stream } from '../state/app-state.js';
 import { formatTime } from './format.js';
 import { ToolCall } from './ToolCall.js';
+import { placeToolResults, resultOf, showsNothing } from './tool-results.js';
+import { visibleText } from './visible-text.js';
 
 interface ConversationProps {
   conversation: ConversationSummary | undefined;
@@ -24,14 +26,12 @@ export function Conversation({ conversation, conversationId, messages, stream, e
       </section>
     );
   }
-  const results = new Map<string, ToolResult>();
-  for (const message of messages ?? []) for (const block of message.content) if (block.type === 'tool_result') results.set(block.toolUseId, block);
-  const toolUseIds = new Set((messages ?? []).flatMap((message) => message.content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : []))));
+  const placement = placeToolResults(messages ?? []);
   return (
     <section class="panel conversation" data-testid="view-conversation" data-conversation={conversationId}>
       <h2>
-        {conversation ? `${conversation.initiator} → ${conversation.responder}` : conversationId}
-        {conversation?.name && <span class="tag">{conversation.name}</span>}
+        {visibleText(conversation ? `${conversation.initiator} → ${conversation.responder}` : conversationId)}
+        {conversation?.name && <span class="tag">{visibleText(conversation.name)}</span>}
         {active && (
           <button type="button" class="danger stop" data-testid="cancel-turn" onClick={onCancel}>
             Stop
@@ -45,29 +45,29 @@ export function Conversation({ conversation, conversationId, messages, stream, e
       )}
       <ol class="messages" data-testid="messages">
         {(messages ?? []).map((message) =>
-          message.ending ? (
+          showsNothing(message, placement) ? null : message.ending ? (
             <li key={message.id} class={`message ending ${message.ending.status}`} data-testid="turn-ending" data-author={message.author}>
               <div class="meta">
-                <strong>{message.author}</strong> <span class="muted">{formatTime(message.at)}</span>
+                <strong>{visibleText(message.author)}</strong> <span class="muted">{formatTime(message.at)}</span>
               </div>
               <p class="text">
                 {message.ending.status === 'cancelled'
                   ? 'Cancelled: the turn was stopped before it answered.'
-                  : `Failed (${message.ending.code})${message.ending.error ? `: ${message.ending.error}` : ''}`}
+                  : visibleText(`Failed (${message.ending.code})${message.ending.error ? `: ${message.ending.error}` : ''}`)}
               </p>
             </li>
           ) : (
           <li key={message.id} class={`message ${message.role}`} data-testid={`message-${message.id}`} data-author={message.author}>
             <div class="meta">
-              <strong>{message.author}</strong> <span class="muted">{formatTime(message.at)}</span>
-              {message.medium && <span class="tag">{message.medium}</span>}
+              <strong>{visibleText(message.author)}</strong> <span class="muted">{formatTime(message.at)}</span>
+              {message.medium && <span class="tag">{visibleText(message.medium)}</span>}
             </div>
             {message.content.map((block, index) => {
-              if (block.type === 'text') return <p key={index} class="text" data-testid="message-text">{block.text}</p>;
-              if (block.type === 'tool_use') return <ToolCall key={block.id} toolUse={block} result={results.get(block.id)} caller={message.author} onOpenConversation={onOpenConversation} />;
-              // A result is shown in its call's line; one without a call in view (an older page) stands alone.
-              if (toolUseIds.has(block.toolUseId)) return null;
-              return <pre key={index} class="orphan-result">{block.content}</pre>;
+              if (block.type === 'text') return <p key={index} class="text" data-testid="message-text">{visibleText(block.text)}</p>;
+              if (block.type === 'tool_use') return <ToolCall key={index} toolUse={block} result={resultOf(placement, message.id, block.id)} caller={message.author} onOpenConversation={onOpenConversation} />;
+              // A result is shown in its call's line; one without its call just before it (an older page) stands alone.
+              if (placement.placed.get(message.id)?.has(index)) return null;
+              return <pre key={index} class="orphan-result" data-testid="orphan-result">{visibleText(block.content)}</pre>;
             })}
           </li>
           ),
@@ -75,9 +75,9 @@ export function Conversation({ conversation, conversationId, messages, stream, e
         {stream && (
           <li class="message assistant streaming" data-testid="streaming" data-author={stream.participantId}>
             <div class="meta">
-              <strong>{stream.participantId}</strong> <span class="muted">writing…</span>
+              <strong>{visibleText(stream.participantId)}</strong> <span class="muted">writing…</span>
             </div>
-            <p class="text" data-testid="streaming-text">{stream.text}</p>
+            <p class="text" data-testid="streaming-text">{visibleText(stream.text)}</p>
           </li>
         )}
       </ol>

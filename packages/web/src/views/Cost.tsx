@@ -1,5 +1,6 @@
 import type { SessionSummary, Totals, UsageView } from '../api/wire.js';
 import { formatCost, formatTokens, tokensOf } from './format.js';
+import { visibleText } from './visible-text.js';
 
 function TotalsCells({ totals, testid }: { totals: Totals; testid: string }) {
   return (
@@ -57,7 +58,7 @@ export function Cost({ usage, sessions, sessionId }: { usage: UsageView | null; 
         <tbody>
           {sessions.map((session) => (
             <tr key={session.id} class={session.id === sessionId ? 'current' : ''}>
-              <th>{session.title ?? session.id}</th>
+              <th>{visibleText(session.title ?? session.id)}</th>
               <td>{formatTokens(session.tokens)} tokens</td>
               <td>{formatCost(session.costUsd)}</td>
             </tr>

@@ -1,6 +1,7 @@
 import type { ConversationSummary, Participant } from '../api/wire.js';
 import type { ActiveTurn } from '../state/app-state.js';
 import { arrowPath, NODE_RADIUS, ringLayout } from './graph-layout.js';
+import { visibleText } from './visible-text.js';
 
 const WIDTH = 560;
 const HEIGHT = 420;
@@ -50,12 +51,12 @@ export function Graph({ participants, conversations, activeTurns, selected, onSe
               data-active={String(isActive)}
               onClick={() => onSelect(conversation.id)}
             >
-              <title>{`${conversation.id}: ${conversation.messages} messages`}</title>
+              <title>{visibleText(`${conversation.id}: ${conversation.messages} messages`)}</title>
               <path d={d} class="edge-hit" />
               <path d={d} class="edge-line" marker-end={isActive ? 'url(#arrow-active)' : 'url(#arrow)'} />
               {conversation.name && (
                 <text x={label.x} y={label.y} class="edge-label">
-                  {conversation.name}
+                  {visibleText(conversation.name)}
                 </text>
               )}
             </g>
@@ -69,7 +70,7 @@ export function Graph({ participants, conversations, activeTurns, selected, onSe
           return (
             <g key={id} class={`node state-${state}${busy.has(id) ? ' busy' : ''}`} data-testid={`graph-node-${id}`} transform={`translate(${point.x} ${point.y})`}>
               <circle r={NODE_RADIUS} />
-              <text y="4">{id.length > 11 ? `${id.slice(0, 10)}…` : id}</text>
+              <text y="4">{visibleText(id.length > 11 ? `${id.slice(0, 10)}…` : id)}</text>
             </g>
           );
         })}

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { WireQuestion } from '../api/wire.js';
 import { formatTime } from './format.js';
+import { visibleText } from './visible-text.js';
 
 function QuestionCard({ question, onAnswer }: { question: WireQuestion; onAnswer(id: string, text: string): Promise<string | null> }) {
   const [text, setText] = useState('');
@@ -8,9 +9,10 @@ function QuestionCard({ question, onAnswer }: { question: WireQuestion; onAnswer
   return (
     <li class="card" data-testid={`question-${question.id}`}>
       <div class="meta">
-        <strong>{question.from}</strong> asks <span class="muted">({[...question.chain, question.from].join(' → ')}, {formatTime(question.askedAt)})</span>
+        {/* The chain ends with the asker already. */}
+        <strong>{visibleText(question.from)}</strong> asks <span class="muted" data-testid="question-chain">({visibleText(question.chain.join(' → '))}, {formatTime(question.askedAt)})</span>
       </div>
-      <p class="question-text">{question.text}</p>
+      <p class="question-text" data-testid="question-text">{visibleText(question.text)}</p>
       <form
         class="row"
         onSubmit={async (event) => {

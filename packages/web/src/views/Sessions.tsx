@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { SearchHit, SessionSummary } from '../api/wire.js';
 import { formatCost, formatTime } from './format.js';
+import { visibleText } from './visible-text.js';
 
 interface SessionsProps {
   sessions: SessionSummary[];
@@ -55,9 +56,9 @@ export function Sessions({ sessions, sessionId, onSwitch, onNew, onSearch, onOpe
                   onOpenHit(hit);
                 }}
               >
-                <strong>{hit.author}</strong> in {hit.conversationId} <span class="muted">{formatTime(hit.at)}</span>
+                <strong>{visibleText(hit.author)}</strong> in {visibleText(hit.conversationId)} <span class="muted">{formatTime(hit.at)}</span>
               </a>
-              <p>{hit.snippet}</p>
+              <p>{visibleText(hit.snippet)}</p>
             </li>
           ))}
         </ul>
@@ -66,7 +67,7 @@ export function Sessions({ sessions, sessionId, onSwitch, onNew, onSearch, onOpe
         {sessions.map((session) => (
           <li key={session.id} class={session.id === sessionId ? 'current' : ''} data-testid={`session-${session.id}`}>
             <button type="button" class="link" data-testid={`session-open-${session.id}`} onClick={() => onSwitch(session.id)}>
-              {session.title ?? session.id}
+              {visibleText(session.title ?? session.id)}
             </button>
             <span class="muted">
               {' '}

@@ -18,15 +18,16 @@ function oneLine(value: unknown): string {
 }
 
 /** One tool call as one line; opened, its input and output. A delegation links to the conversation it opened. */
-export function ToolCall({ toolUse, result, caller, onOpenConversation }: { toolUse: ToolUse; result: ToolResult | undefined; caller: string; onOpenConversation(id: string): void }) {
+export function ToolCall({ toolUse, result, caller, onOpenConversation }: { toolUse: ToolUse; result: ToolResult | null | undefined; caller: string; onOpenConversation(id: string): void }) {
   const [open, setOpen] = useState(false);
   const delegation = delegationOf(toolUse);
-  const status = result === undefined ? 'running' : result.isError ? 'error' : 'done';
+  // null: the conversation went on without this call's result, so it is not running any more.
+  const status = result === undefined ? 'running' : result === null ? 'no result' : result.isError ? 'error' : 'done';
   return (
-    <div class={`tool-call ${status}`} data-testid={`tool-call-${toolUse.id}`} data-status={status}>
+    <div class={`tool-call ${status.replace(' ', '-')}`} data-testid={`tool-call-${toolUse.id}`} data-status={status}>
       <button type="button" class="tool-line" aria-expanded={open} data-testid={`tool-toggle-${toolUse.id}`} onClick={() => setOpen(!open)}>
         <span class="chevron">{open ? '▾' : '▸'}</span>
-        <code>{visibleText(toolUse.name)}</code> <span class="muted">{oneLine(toolUse.input)}</span> <span class={`badge ${status}`}>{status}</span>
+        <code>{visibleText(toolUse.name)}</code> <span class="muted">{oneLine(toolUse.input)}</span> <span class={`badge ${status.replace(' ', '-')}`}>{status}</span>
       </button>
       {delegation && (
         <a
@@ -46,7 +47,7 @@ export function ToolCall({ toolUse, result, caller, onOpenConversation }: { tool
           <h4>Input</h4>
           <pre>{visibleText(pretty(toolUse.input))}</pre>
           <h4>Output</h4>
-          <pre>{result === undefined ? '(running)' : visibleText(result.content)}</pre>
+          <pre>{result === undefined ? '(running)' : result === null ? '(no result was recorded)' : visibleText(result.content)}</pre>
         </div>
       )}
     </div>
