@@ -64,7 +64,7 @@ describe.skipIf(TMUX_MISSING)('the REPL says once, in order and in people\'s wor
 
     terminal.type('break the stream');
     shown = await terminal.waitFor(/break the stream[\s\S]*could not answer: [\s\S]*\(\d/);
-    const partial = shown.lastIndexOf('This stream breaks off');
+    const partial = shown.lastIndexOf('coordinator: This str');
     const error = shown.lastIndexOf('could not answer');
     expect(partial).toBeGreaterThan(0);
     expect(error).toBeGreaterThan(partial);
