@@ -32,7 +32,7 @@ export async function serveStdio(context: ServeContext, stop: AbortSignal, optio
   });
   /** Says on standard error, and to the client as a JSON-RPC error (without id when none can be read), why a line was not read. */
   const refuse = (code: number, id: string | number | undefined, message: string): void => {
-    process.stderr.write(`legion mcp serve: skipped a line on standard input${id === undefined ? '' : ` (request id ${JSON.stringify(id)})`}: ${message}\n`);
+    stderr.write(`legion mcp serve: skipped a line on standard input${id === undefined ? '' : ` (request id ${inertLine(JSON.stringify(id))})`}: ${message}\n`);
     transport.send({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code, message } }).catch(() => undefined);
   };
   // The SDK's transport skips, without a word, a line that is not JSON (and reports one that is not JSON-RPC only to
