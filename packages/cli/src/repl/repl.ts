@@ -324,6 +324,9 @@ class Repl implements ReplControl {
     if (this.turn !== turn) {
       // Another turn began meanwhile: the figures on the line are that turn's now.
       this.print(style.yellow(this.turn ? '  cancelled' : `  cancelled (${this.activity.endTurn()})`));
+      // Read once the turn has unwound: the approvals it waited on are settled (cancelled with it) by then.
+      const pending = await this.session.approvals.list({ status: 'pending' });
+      if (pending.length > 0) this.print(style.yellow(`  ${pending.length} approval(s) still pending (saved): /approvals shows them, /approve ID or /reject ID reason answers.`));
       return;
     }
     this.turn = undefined;
@@ -359,10 +362,6 @@ class Repl implements ReplControl {
       this.screen.setQueued([]);
       this.print(style.dim('  your queued messages are back in the input'));
     }
-    // The prompt is back already; the reminder follows as soon as the approvals log is read.
-    void this.session.approvals.list({ status: 'pending' }).then((pending) => {
-      if (pending.length > 0) this.print(style.yellow(`  ${pending.length} approval(s) still pending (saved): /approvals shows them, /approve ID or /reject ID reason answers.`));
-    });
   }
 
   private async shell(command: string): Promise<void> {
