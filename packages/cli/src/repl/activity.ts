@@ -195,7 +195,8 @@ export class Activity {
 
   /** The status line, while a turn runs. */
   render(): void {
-    if (this.turnStartedAt === undefined) return;
+    // Cancelled and unwinding: the status line keeps saying so.
+    if (this.turnStartedAt === undefined || this.stoppedAt !== undefined) return;
     const agents = [...new Set(this.working.values())].filter((id) => id !== this.you);
     const tools = [...this.running.values()].filter((call) => !this.queued.has(call.toolUse.id)).map((call) => `${inertLine(call.participantId)}: ${inertLine(call.toolUse.name)} ${keyArgument(call.toolUse, 30)}`.trim());
     const parts = [
