@@ -28,8 +28,9 @@ export async function runCli(command: () => Promise<number | void>, options: Run
     const message = error instanceof Error ? error.message : String(error);
     // The message may quote a model, a file or a server: written through the terminal writer. Loaded
     // here, on failure only: a static import would add a bundle chunk to every command's start-up.
-    const { stderr } = await import('./render/terminal-text.js');
-    stderr.write(`legion: ${message}\n`);
+    // Made inert whole: a message carries no colour of Legion's own, and one quoting a model must not paint any.
+    const { stderr, inert } = await import('./render/terminal-text.js');
+    stderr.write(`legion: ${inert(message)}\n`);
     if (process.env.LEGION_DEBUG && error instanceof Error && error.stack) stderr.write(`${error.stack}\n`);
     process.exitCode = 1;
   }

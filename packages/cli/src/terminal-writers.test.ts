@@ -45,7 +45,39 @@ function sources(dir: string): string[] {
   });
 }
 
+/**
+ * `terminalSafe` lets Legion's own colour codes through, so it cannot tell them from the same codes
+ * in a model's text: a reply printed without `inert` still paints (a fake green "✓ approved" line).
+ * The writers' check above cannot see that, so this one reads what is printed: a turn's reply
+ * (`.reply`) and a turn's or an answer's error (`result.error`, `outcome.error`) are a model's or a
+ * provider's words, and reach a terminal source only made inert.
+ */
+const OUTSIDE_TEXT = /(?<![\w.])(?:(?:\w+\.)+reply|(?:\w+\.)*(?:result|outcome)\.error)\b/g;
+
+/** Where that text may stand: made inert, a JSON field, a test for presence, or the message of an error thrown to `run-cli.ts` (which makes it inert). */
+const INERT_PLACES = /(?:inert|inertLine|clip)\($|(?:reply|error): $|LegionError\('\w+', $/;
+const PRESENCE = /^\s*[!=]== undefined/;
+
+/** The MCP server answers a program (an MCP client), and `headless/` builds `legion run`'s JSON events for programs: neither writes to a terminal. */
+const NOT_A_TERMINAL = /^(?:mcp-serve|headless)\//;
+
 describe('every terminal writer goes through the one sanitizer', () => {
+  it('a turn\'s reply or error reaches a terminal only made inert', () => {
+    const found: string[] = [];
+    for (const path of sources(SOURCE)) {
+      const file = relative(SOURCE, path).split('\\').join('/');
+      if (NOT_A_TERMINAL.test(file)) continue;
+      const text = readFileSync(path, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+      for (const match of text.matchAll(OUTSIDE_TEXT)) {
+        const before = text.slice(Math.max(0, match.index - 40), match.index);
+        const after = text.slice(match.index + match[0].length, match.index + match[0].length + 20);
+        if (INERT_PLACES.test(before) || PRESENCE.test(after)) continue;
+        found.push(`${file}:${text.slice(0, match.index).split('\n').length}: ${match[0]}`);
+      }
+    }
+    expect(found, 'pass it through inert() (render/terminal-text.ts) where it is printed').toEqual([]);
+  });
+
   it('no source writes to a stream, the console or a pi-tui component but the writers', () => {
     const found: string[] = [];
     for (const path of sources(SOURCE)) {

@@ -2,7 +2,8 @@ import { createInterface } from 'node:readline/promises';
 import { Legion, LegionError, textOf, type Session, type SessionMeta } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
 import { columns } from '../render/columns.js';
-import { clip, readableTime } from '../render/text.js';
+import { readableTime } from '../render/text.js';
+import { messageSummary } from '../render/message-lines.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
 import { stdout, stderr, inertLine } from '../render/terminal-text.js';
 
@@ -49,14 +50,14 @@ export async function sessionsShowCommand(id: string, options: SessionsOptions):
     const conversations = await Promise.all(
       (await session.listConversations()).map(async (ref) => {
         const [last] = await session.conversation(ref).recent(1);
-        return { conversationId: ref.conversationId, initiator: ref.initiator, responder: ref.responder, ...(ref.name ? { name: ref.name } : {}), lastMessageAt: last?.at ?? null, lastMessage: last ? textOf(last) : null };
+        return { conversationId: ref.conversationId, initiator: ref.initiator, responder: ref.responder, ...(ref.name ? { name: ref.name } : {}), lastMessageAt: last?.at ?? null, lastMessage: last ? textOf(last) : null, last };
       }),
     );
     const pending = await session.approvals.list({ status: 'pending' });
     const usage = (await session.usage()).total;
     const latest = (await legion.sessions.latest())?.id === session.id;
     if (options.json) {
-      stdout.json({ ...session.info, latest, conversations, pendingApprovals: pending, usage, warnings: legion.warnings });
+      stdout.json({ ...session.info, latest, conversations: conversations.map(({ last: _last, ...row }) => row), pendingApprovals: pending, usage, warnings: legion.warnings });
       return 0;
     }
     const style = styleFor(process.stdout);
@@ -73,7 +74,7 @@ export async function sessionsShowCommand(id: string, options: SessionsOptions):
     if (conversations.length === 0) stdout.write('No conversations yet.\n');
     else {
       const head = ['CONVERSATION', 'LAST MESSAGE (UTC)', 'LAST MESSAGE'].map(style.dim);
-      stdout.write(`${columns([head, ...conversations.map((row) => [inertLine(row.conversationId), row.lastMessageAt ? readableTime(row.lastMessageAt) : '', clip(row.lastMessage ?? '', 60)])])}\n`);
+      stdout.write(`${columns([head, ...conversations.map((row) => [inertLine(row.conversationId), row.lastMessageAt ? readableTime(row.lastMessageAt) : '', row.last ? messageSummary(row.last, style, 60) : ''])])}\n`);
       stdout.write(style.dim(`\nRead one with: legion log --session ${meta.id} CONVERSATION\n`));
     }
     warnAll(legion);

@@ -1,4 +1,4 @@
-import type { Message, ToolResultBlock, ToolUseBlock } from '@legion-collective/core';
+import { textOf, type Message, type ToolResultBlock, type ToolUseBlock } from '@legion-collective/core';
 import type { Style } from './style.js';
 import { inert, inertLine } from './terminal-text.js';
 import { clip, readableTime } from './text.js';
@@ -17,10 +17,19 @@ export function toolLine(toolUse: ToolUseBlock, result: ToolResultBlock | undefi
   return `  ${call} ${outcome}`;
 }
 
-/** How a turn that did not answer ended, on one line. */
-export function endingLine(ending: NonNullable<Message['ending']>, style: Style): string {
+/** How a turn that did not answer ended, on one line (its error cut to `width`). */
+export function endingLine(ending: NonNullable<Message['ending']>, style: Style, width = 200): string {
   if (ending.status === 'cancelled') return style.yellow('⊘ cancelled: the turn was stopped before it answered');
-  return style.red(`✗ failed (${ending.code})${ending.error ? `: ${clip(ending.error, 200)}` : ''}`);
+  return style.red(`✗ failed (${inertLine(ending.code)})${ending.error ? `: ${clip(ending.error, width)}` : ''}`);
+}
+
+/**
+ * A message on one line for a listing people read (the REPL's banner and /history, `legion
+ * sessions show`): its text cut to `width`, or, for the message that ends a failed or cancelled
+ * turn, the status line: that message's text is written for its model, not for people.
+ */
+export function messageSummary(message: Message, style: Style, width: number, text = textOf(message)): string {
+  return message.ending ? endingLine(message.ending, style, width) : clip(text, width);
 }
 
 export function resultLine(result: ToolResultBlock, style: Style): string {

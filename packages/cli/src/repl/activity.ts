@@ -2,7 +2,7 @@ import { emptyTotals, type LegionEvent, type EventBus, type ToolResultBlock, typ
 import { styleFor } from '../render/style.js';
 import { clip, formatCost, formatDuration, formatTokens, keyArgument, outcomeOf } from './format.js';
 import type { Screen } from './screen.js';
-import { inertLine } from '../render/terminal-text.js';
+import { inert, inertLine } from '../render/terminal-text.js';
 
 const style = styleFor(process.stdout);
 
@@ -23,12 +23,16 @@ export class Activity {
   private readonly streams = new Map<string, ReturnType<Screen['openStream']>>();
   /** Conversations whose current reply arrived as deltas, so the final reply is not printed twice. */
   readonly streamed = new Set<string>();
+  /** Who answers the user in the running turn: their failure is the turn's result, which the REPL reports itself. */
+  private readonly answering = new Set<string>();
   /** Working participants by conversation id (parallel delegates each have their own). */
   private readonly working = new Map<string, string>();
   private readonly running = new Map<string, { participantId: string; toolUse: ToolUseBlock }>();
   /** `communicate` calls waiting for a slot (limits.maxParallelDelegates), by tool_use id. */
   private readonly queued = new Set<string>();
   private turnStartedAt: number | undefined;
+  /** When the turn was cancelled (`stopTurn`): its time ends there, its cost when it has unwound. */
+  private stoppedAt: number | undefined;
   private turnTotals: UsageTotals = emptyTotals();
   private ticker: NodeJS.Timeout | undefined;
   /** Request ids with the chain that led to them, from `approval:requested`. */
@@ -49,15 +53,37 @@ export class Activity {
   /** A top-level turn starts: the status line counts from here. */
   beginTurn(): void {
     this.turnStartedAt = Date.now();
+    this.stoppedAt = undefined;
     this.turnTotals = emptyTotals();
     this.streamed.clear();
+    this.answering.clear();
     this.ticker = setInterval(() => this.render(), 1000);
     this.ticker.unref();
     this.render();
   }
 
-  /** The turn ended (or was cancelled): finish what streamed and say what it cost. */
+  /**
+   * The turn was cancelled: what streamed is finished and the status line says it is stopping,
+   * but its model calls are still counted until `endTurn`: a call cut off is paid for, and its
+   * usage (estimated) is reported as the turn unwinds, after the cancel.
+   */
+  stopTurn(): void {
+    this.stopShowing();
+    this.stoppedAt ??= Date.now();
+    this.screen.setStatus(style.dim('⋯ cancelling'));
+  }
+
+  /** The turn ended (or its cancel is through): finish what streamed and say what it cost. */
   endTurn(): string {
+    this.stopShowing();
+    const elapsed = this.turnStartedAt === undefined ? 0 : (this.stoppedAt ?? Date.now()) - this.turnStartedAt;
+    this.turnStartedAt = undefined;
+    this.stoppedAt = undefined;
+    this.screen.setStatus('');
+    return `${formatDuration(elapsed)} · ${formatTokens(this.turnTotals)} · ${formatCost(this.turnTotals.costUsd, this.turnTotals.unpricedCalls)}`;
+  }
+
+  private stopShowing(): void {
     if (this.ticker) clearInterval(this.ticker);
     this.ticker = undefined;
     for (const stream of this.streams.values()) stream.finish();
@@ -65,10 +91,6 @@ export class Activity {
     this.working.clear();
     this.running.clear();
     this.queued.clear();
-    const elapsed = this.turnStartedAt === undefined ? 0 : Date.now() - this.turnStartedAt;
-    this.turnStartedAt = undefined;
-    this.screen.setStatus('');
-    return `${formatDuration(elapsed)} · ${formatTokens(this.turnTotals)} · ${formatCost(this.turnTotals.costUsd, this.turnTotals.unpricedCalls)}`;
   }
 
   get busy(): boolean {
@@ -79,6 +101,9 @@ export class Activity {
     switch (event.type) {
       case 'turn:start':
         this.working.set(event.conversationId, event.participantId);
+        // A new reply in this conversation: whether it streams is yet to be seen.
+        this.streamed.delete(event.conversationId);
+        if (event.initiator === this.you && this.turnStartedAt !== undefined) this.answering.add(event.participantId);
         break;
       case 'turn:end':
         this.finishStream(event.conversationId);
@@ -149,7 +174,11 @@ export class Activity {
       case 'error:raised':
         // A cancelled turn was the user's own doing: the REPL has said "cancelled" once already.
         if (event.code === 'cancelled') return;
-        this.screen.print(style.red(`error (${event.scope}): ${event.message}`));
+        // The turn the user started failed: the REPL says so once, with its result ("could not answer").
+        if (event.participantId !== undefined && event.scope === `turn of ${event.participantId}` && this.answering.has(event.participantId)) return;
+        // What the failing participant streamed goes above its error, not below it.
+        for (const [conversationId, participantId] of this.working) if (participantId === event.participantId) this.finishStream(conversationId);
+        this.screen.print(style.red(`error (${inertLine(event.scope)}): ${inert(event.message)}`));
         return;
       default:
         return;
@@ -166,7 +195,8 @@ export class Activity {
 
   /** The status line, while a turn runs. */
   render(): void {
-    if (this.turnStartedAt === undefined) return;
+    // Cancelled and unwinding: the status line keeps saying so.
+    if (this.turnStartedAt === undefined || this.stoppedAt !== undefined) return;
     const agents = [...new Set(this.working.values())].filter((id) => id !== this.you);
     const tools = [...this.running.values()].filter((call) => !this.queued.has(call.toolUse.id)).map((call) => `${inertLine(call.participantId)}: ${inertLine(call.toolUse.name)} ${keyArgument(call.toolUse, 30)}`.trim());
     const parts = [

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { shellQuote, TMUX_MISSING, TmuxTerminal } from './terminal.test-support.js';
-import { LEGION } from '../legion-process.test-support.js';
+import { LEGION, runLegion } from '../legion-process.test-support.js';
 import { useWorkspace } from '../workspace.test-support.js';
 
 // What an approval shows is what runs: the built binary in a real terminal (tmux), the model on the
@@ -68,13 +68,11 @@ describe.skipIf(TMUX_MISSING)('an approval card shows what will run, whatever th
     const flat = (text: string): string => text.replace(/\s+/g, '');
     expect(flat(card)).toContain(flat(`command: ${longer}`));
     expect(card).not.toContain('…');
-    // Leave it pending, then read it with /approvals.
+    // Esc cancels the turn, and its approval with it; `legion approvals --all` still shows the whole input.
     terminal.keys('Escape');
-    await terminal.waitFor('stays pending: answer it with /approvals');
-    terminal.type('/approvals');
-    const listed = await terminal.waitFor('Answer with /approve ID');
-    // The listing's line ("ID  coordinator → shell_run"), then the input whole under it.
-    expect(flat(listed)).toContain(flat(`coordinator → shell_run command: ${longer}`));
+    await terminal.waitFor('was cancelled with the turn: nothing of it will run');
+    const listed = await runLegion(['approvals', '--all'], { cwd: workspace.dir, env: { ...process.env, ...env() } });
+    expect(flat(listed.stdout)).toContain(flat(longer));
   }, 120_000);
 
   it('legion run asks on the terminal with the whole input, a CR shown: y runs exactly that', async () => {

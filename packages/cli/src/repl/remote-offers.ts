@@ -1,5 +1,6 @@
-import { AnsweredElsewhereError, parseConversationId, type ApprovalView, type Legion, type LegionEvents, type Session } from '@legion-collective/core';
+import { AnsweredElsewhereError, parseConversationId, type ApprovalView, type Legion, type LegionEvents, type Session, type TurnResult } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
+import { inert } from '../render/terminal-text.js';
 import { SessionLeftError, TERMINAL_MEDIUM, type Prompts } from './prompts.js';
 
 const style = styleFor(process.stdout);
@@ -16,7 +17,7 @@ const style = styleFor(process.stdout);
 export function offerRemoteAsks(
   legion: Legion,
   prompts: Prompts,
-  context: { session(): Session; you: string; print(text: string): void },
+  context: { session(): Session; you: string; print(text: string): void; resume(work: (signal: AbortSignal) => Promise<TurnResult[]>): Promise<void> },
 ): { stop(): void; offerWaiting(): Promise<void> } {
   /** Question or request id → the controller that withdraws its card, and the session it belongs to. */
   const open = new Map<string, { controller: AbortController; sessionId: string }>();
@@ -42,7 +43,7 @@ export function offerRemoteAsks(
       async (text) => {
         open.delete(event.questionId);
         const outcome = await session.answerQuestion(event.questionId, text, { medium: TERMINAL_MEDIUM, answeredBy: context.you });
-        if (outcome.status === 'error') context.print(style.red(`  ${outcome.error}`));
+        if (outcome.status === 'error') context.print(style.red(`  ${inert(outcome.error)}`));
       },
       // Withdrawn: the prompts said so already.
       () => undefined,
@@ -68,9 +69,13 @@ export function offerRemoteAsks(
     surface.approve!([view], { signal: controller.signal, approver }).then(
       async (answers) => {
         open.delete(event.requestId);
-        const outcome = await session.answerApprovals(answers, context.you, { medium: TERMINAL_MEDIUM });
-        if (outcome.status === 'error') context.print(style.red(`  ${outcome.error}`));
-        else for (const result of outcome.resumed) context.print(result.status === 'success' ? result.reply : style.yellow(`  ${result.conversationId}: ${result.status === 'error' ? result.error : 'paused on approvals again (/approvals)'}`));
+        // When the asking process is gone the turn goes on here: the REPL shows it as it shows its own turns (its reply streamed, made inert, said once).
+        await context.resume(async (signal) => {
+          const outcome = await session.answerApprovals(answers, context.you, { medium: TERMINAL_MEDIUM, signal });
+          if (outcome.status === 'answered') return outcome.resumed;
+          context.print(style.red(`  ${inert(outcome.error)}`));
+          return [];
+        });
       },
       () => undefined,
     );

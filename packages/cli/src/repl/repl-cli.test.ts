@@ -572,8 +572,11 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     const shown = await terminal.waitFor('was cancelled with the turn: nothing of it will run');
     const id = /approval (apr_\w+) \(coordinator → file_write\) was cancelled with the turn/.exec(shown)?.[1];
     expect(id).toBeDefined();
+    // The cancel line comes once the turn has unwound, and no reminder says the cancelled approval still waits.
+    await terminal.waitFor('cancelled (');
     terminal.type('/approvals');
-    await terminal.waitFor('Nothing is waiting for approval');
+    const listed = await terminal.waitFor('Nothing is waiting for approval');
+    expect(listed).not.toContain('still pending');
     terminal.type(`/approve ${id}`);
     await terminal.waitFor(`${id} can no longer be decided: the turn that asked was cancelled`);
     expect(existsSync(join(workspace.dir, 'notes.txt'))).toBe(false);

@@ -3,6 +3,7 @@ import { CombinedAutocompleteProvider, matchesKey } from '@mariozechner/pi-tui';
 import { errorMessage, Legion, LegionError, LEGION_DIR, type Session, type TurnResult } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
 import { inert, inertLine } from '../render/terminal-text.js';
+import { endingLine } from '../render/message-lines.js';
 import { Activity, describeCall } from './activity.js';
 import { DOUBLE_PRESS_MS, type EarlyInput } from './early-input.js';
 import { WorkspaceFileCompletion } from './file-completion.js';
@@ -76,7 +77,7 @@ class Repl implements ReplControl {
     this.prompts = new Prompts(this.screen, legion.paths.root, this.activity.chains, () => this.activity.render(), (request) => legion.approvalRules.patternFor(request));
     this.detach.push(legion.attachUser(this.prompts.surface()));
     // What another process (legion serve, a legion run) asks the user joins the same queue of cards.
-    this.remote = offerRemoteAsks(legion, this.prompts, { session: () => this.session, you, print: (text) => this.print(text) });
+    this.remote = offerRemoteAsks(legion, this.prompts, { session: () => this.session, you, print: (text) => this.print(text), resume: (work) => this.resumeFromCard(work) });
     this.detach.push(this.remote.stop);
     this.history = new InputHistory(join(legion.paths.root, LEGION_DIR, 'run', 'repl-history.jsonl'));
     for (const entry of this.history.entries) this.screen.editor.addToHistory(entry);
@@ -172,14 +173,24 @@ class Repl implements ReplControl {
       return;
     }
     const answers = ids.map((id) => ({ id, decision, ...(options.always ? { always: true } : {}), ...(options.remember ? { remember: options.remember } : {}), ...(options.reason ? { reason: options.reason } : {}) }));
-    await this.runTurn(async () => {
-      const outcome = await this.session.answerApprovals(answers, this.you, { medium: TERMINAL_MEDIUM });
+    await this.runTurn(async (signal) => {
+      const outcome = await this.session.answerApprovals(answers, this.you, { medium: TERMINAL_MEDIUM, signal });
       if (outcome.status === 'error') {
-        this.print(style.red(`  ${outcome.error}`));
+        this.print(style.red(`  ${inert(outcome.error)}`));
         return [];
       }
       return outcome.resumed;
     });
+  }
+
+  /**
+   * A turn that answering a card resumed in this process (its asking process is gone): shown and
+   * cancellable like one typed here, and said once, through `report`. Beside a turn already running,
+   * it runs under that turn's cancel.
+   */
+  async resumeFromCard(work: (signal: AbortSignal) => Promise<TurnResult[]>): Promise<void> {
+    if (!this.turn) return this.runTurn(work);
+    for (const result of await work(this.turn.controller.signal)) this.report(result);
   }
 
   quit(): void {
@@ -308,11 +319,19 @@ class Repl implements ReplControl {
     } catch (error) {
       failure = error;
     }
-    // Cancelled: the prompt came back already and the outcome was said.
-    if (this.turn !== turn) return;
+    // Cancelled: the prompt came back already. Its line comes now, once the turn has unwound: the
+    // call it cut off is counted then (estimated), and the line shows what it cost.
+    if (this.turn !== turn) {
+      // Another turn began meanwhile: the figures on the line are that turn's now.
+      this.print(style.yellow(this.turn ? '  cancelled' : `  cancelled (${this.activity.endTurn()})`));
+      // Read once the turn has unwound: the approvals it waited on are settled (cancelled with it) by then.
+      const pending = await this.session.approvals.list({ status: 'pending' });
+      if (pending.length > 0) this.print(style.yellow(`  ${pending.length} approval(s) still pending (saved): /approvals shows them, /approve ID or /reject ID reason answers.`));
+      return;
+    }
     this.turn = undefined;
     for (const result of results) this.report(result);
-    if (failure !== undefined) this.print(style.red(`error: ${errorMessage(failure)}`));
+    if (failure !== undefined) this.print(style.red(`error: ${inert(errorMessage(failure))}`));
     this.print(style.dim(`  (${this.activity.endTurn()})`));
     const next = this.queue.shift();
     this.screen.setQueued(this.queue);
@@ -321,12 +340,12 @@ class Repl implements ReplControl {
 
   private report(result: TurnResult): void {
     if (result.status === 'success') {
-      if (!this.activity.streamed.has(result.conversationId)) this.print(`${style.bold(style.cyan(parseResponder(result.conversationId)))}: ${result.reply}`);
+      if (!this.activity.streamed.has(result.conversationId)) this.print(`${style.bold(style.cyan(inertLine(parseResponder(result.conversationId))))}: ${inert(result.reply)}`);
       if (result.truncated) this.print(style.yellow('  (the reply was cut off at the model\'s output limit)'));
     } else if (result.status === 'paused') {
       this.print(style.yellow(`  Paused on ${result.requests.length} approval(s), saved: answer with /approvals (or legion approve in another terminal).`));
     } else {
-      this.print(style.red(`  ${parseResponder(result.conversationId)} could not answer: ${result.error}`));
+      this.print(style.red(`  ${inertLine(parseResponder(result.conversationId))} could not answer: ${inert(result.error)}`));
     }
   }
 
@@ -336,17 +355,13 @@ class Repl implements ReplControl {
     if (!turn) return;
     this.turn = undefined;
     turn.controller.abort(new LegionError('cancelled', 'Cancelled by the user.'));
-    this.print(style.yellow(`  cancelled (${this.activity.endTurn()})`));
+    this.activity.stopTurn();
     if (this.queue.length > 0) {
       const restored = this.queue.splice(0).join('\n');
       this.screen.editor.setText(restored);
       this.screen.setQueued([]);
       this.print(style.dim('  your queued messages are back in the input'));
     }
-    // The prompt is back already; the reminder follows as soon as the approvals log is read.
-    void this.session.approvals.list({ status: 'pending' }).then((pending) => {
-      if (pending.length > 0) this.print(style.yellow(`  ${pending.length} approval(s) still pending (saved): /approvals shows them, /approve ID or /reject ID reason answers.`));
-    });
   }
 
   private async shell(command: string): Promise<void> {
@@ -385,7 +400,9 @@ class Repl implements ReplControl {
     for (const { conversation, message } of await this.session.recentMessages(6)) {
       const author = message.role === 'assistant' ? conversation.responder : conversation.initiator;
       const text = message.content.filter((block) => block.type === 'text').map((block) => (block.type === 'text' ? block.text : '')).join(' ');
-      if (text) lines.push(style.dim(`  ${inertLine(author)} (${inertLine(conversation.conversationId)}): ${clip(text, 100)}`));
+      // The message that ends a failed or cancelled turn is written for its model: people read its status.
+      if (message.ending) lines.push(`${style.dim(`  ${inertLine(author)} (${inertLine(conversation.conversationId)}):`)} ${endingLine(message.ending, style, 100)}`);
+      else if (text) lines.push(style.dim(`  ${inertLine(author)} (${inertLine(conversation.conversationId)}): ${clip(text, 100)}`));
     }
     const pending = (await this.session.approvals.list({ status: 'pending' })).length;
     if (pending > 0) lines.push(style.yellow(`  ${pending} approval(s) waiting: /approvals`));

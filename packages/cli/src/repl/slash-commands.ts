@@ -4,6 +4,7 @@ import type { Legion, Session } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
 import { approvalInputLines } from '../render/approval-input.js';
 import { inertLine } from '../render/terminal-text.js';
+import { endingLine } from '../render/message-lines.js';
 import { clip, formatCost, formatTokens } from './format.js';
 import { contextLines } from './context-view.js';
 import { compactionLine } from '../render/compaction-line.js';
@@ -134,7 +135,8 @@ const COMMANDS: Command[] = [
         const toolResults = message.role === 'user' && message.content.every((block) => block.type === 'tool_result');
         const author = message.role === 'assistant' ? conversation.responder : toolResults ? `tools → ${conversation.responder}` : conversation.initiator;
         const text = message.content.map((block) => (block.type === 'text' ? block.text : block.type === 'tool_use' ? `[${block.name}]` : `[result${block.isError ? ', error' : ''}] ${block.content}`)).join(' ');
-        control.print(`  ${style.dim(conversation.conversationId)} ${style.bold(author)}: ${clip(text, 120)}`);
+        // The message that ends a failed or cancelled turn is written for its model: people read its status.
+        control.print(`  ${style.dim(inertLine(conversation.conversationId))} ${style.bold(inertLine(author))}: ${message.ending ? endingLine(message.ending, style, 120) : clip(text, 120)}`);
       }
     },
   },

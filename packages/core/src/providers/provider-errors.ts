@@ -50,7 +50,7 @@ export function toProviderError(error: unknown, context: ProviderErrorContext): 
       break;
   }
   if (shape.status !== undefined && shape.status >= 500) {
-    return make('provider_unavailable', `the service failed (${shape.status}: ${detail})`, 'It is usually temporary: try again; retries were already made.');
+    return make('provider_unavailable', `the service failed (${shape.status}: ${detail})`, `It is usually temporary: try again later (Legion retries it by itself as often as providers.${provider}.maxRetries allows).`);
   }
   if ((shape.status === 400 || shape.status === 413) && (shape.code === 'context_length_exceeded' || CONTEXT_TOO_LONG.test(detail))) {
     return make(

@@ -86,7 +86,7 @@ export async function* streamWithRetries(
       const backoff = Math.min((policy.baseDelayMs ?? 500) * 2 ** failures, 8_000) * (0.75 + Math.random() * 0.5);
       const waitMs = Math.round(asked ?? backoff);
       if (Date.now() + waitMs >= deadline) throw error;
-      options.onRetry?.({ attempt: failures + 1, of: policy.retries, waitMs, reason: error instanceof Error ? error.message : String(error), askedByProvider: asked !== undefined });
+      options.onRetry?.({ attempt: failures + 1, of: policy.retries, waitMs, reason: retryReason(error), askedByProvider: asked !== undefined });
       if (!(await sleep(waitMs, options.signal))) throw cancelledError(context, options.signal?.reason);
     } finally {
       clearTimeout(idleTimer);
@@ -94,6 +94,16 @@ export async function* streamWithRetries(
       options.signal?.removeEventListener('abort', onCancel);
     }
   }
+}
+
+/**
+ * What failed, for the line announcing a retry: a provider error's problem alone, without the
+ * provider and model (the event names them) and without its fix, which is advice for after the
+ * last retry ("try again later"), not for a retry about to happen.
+ */
+function retryReason(error: unknown): string {
+  if (error instanceof ProviderError) return error.problem;
+  return error instanceof Error ? error.message : String(error);
 }
 
 function endedError(ended: 'stall' | 'deadline', context: ProviderErrorContext, policy: RetryPolicy): ProviderError {
