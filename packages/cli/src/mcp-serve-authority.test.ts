@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { runLegion } from './legion-process.test-support.js';
-import { connectHttp, mcpClient, serveMcpHttp, type HttpServed } from './mcp-serve.test-support.js';
+import { connectHttp, mcpClient, serveMcpHttp, textOf, useMcpProcesses, type ToolOutcome } from './mcp-serve.test-support.js';
 import { useWorkspace } from './workspace.test-support.js';
 
 // Who may decide through `legion mcp serve`: the MCP client is a user that stands in for the human,
@@ -10,32 +10,10 @@ import { useWorkspace } from './workspace.test-support.js';
 // authority covers. The human's `legion run` in another session is the human's: the client neither
 // sees its pending commands nor decides them. Real processes, the MCP SDK's own Client, aimock models.
 
-interface ToolOutcome {
-  content: Array<{ type: string; text?: string }>;
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-}
-
-const textOf = (result: ToolOutcome): string => result.content.map((block) => block.text ?? '').join('');
-
 describe('legion mcp serve decides only within its own chains', () => {
   const workspace = useWorkspace('legion-mcp-authority-');
   const { mock, env, useModel } = workspace;
-  const clients: Client[] = [];
-  const servers: HttpServed[] = [];
-  afterEach(async () => {
-    for (const client of clients.splice(0)) await client.close().catch(() => undefined);
-    for (const served of servers.splice(0)) {
-      served.child.kill('SIGTERM');
-      await served.exited;
-    }
-  });
-
-  const processEnv = (): Record<string, string> => {
-    const merged: Record<string, string> = {};
-    for (const [key, value] of Object.entries({ ...process.env, ...env() })) if (value !== undefined) merged[key] = value;
-    return merged;
-  };
+  const { clients, servers, processEnv } = useMcpProcesses(env);
   const call = async (client: Client, name: string, args: Record<string, unknown>): Promise<ToolOutcome> => (await client.callTool({ name, arguments: args }, { timeout: 60_000 })) as ToolOutcome;
 
   it("the human's paused legion run is neither listed to nor decided by an MCP client whose authority covers file_*; its own ask's approval still is", async () => {

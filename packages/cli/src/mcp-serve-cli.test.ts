@@ -3,38 +3,16 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { StreamableHTTPClientTransport, type Client } from '@modelcontextprotocol/client';
 import { runLegion } from './legion-process.test-support.js';
-import { connectHttp, connectStdio, mcpClient, outerWorkspace, serveMcpHttp, type HttpServed } from './mcp-serve.test-support.js';
+import { connectHttp, connectStdio, mcpClient, outerWorkspace, serveMcpHttp, textOf, useMcpProcesses, type HttpServed, type ToolOutcome } from './mcp-serve.test-support.js';
 import { useWorkspace } from './workspace.test-support.js';
 
 // `legion mcp serve` as a real process, driven by the MCP SDK's own Client over stdio and
 // Streamable HTTP; the agents' models are aimock on 127.0.0.1, through the real provider SDKs.
 
-interface ToolOutcome {
-  content: Array<{ type: string; text?: string }>;
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-}
-
-const textOf = (result: ToolOutcome): string => result.content.map((block) => block.text ?? '').join('');
-
 describe('legion mcp serve, through real MCP clients', () => {
   const workspace = useWorkspace('legion-mcp-serve-');
   const { mock, env, useModel } = workspace;
-  const clients: Client[] = [];
-  const servers: HttpServed[] = [];
-  afterEach(async () => {
-    for (const client of clients.splice(0)) await client.close().catch(() => undefined);
-    for (const served of servers.splice(0)) {
-      served.child.kill('SIGTERM');
-      await served.exited;
-    }
-  });
-
-  const processEnv = (): Record<string, string> => {
-    const merged: Record<string, string> = {};
-    for (const [key, value] of Object.entries({ ...process.env, ...env() })) if (value !== undefined) merged[key] = value;
-    return merged;
-  };
+  const { clients, servers, processEnv } = useMcpProcesses(env);
   const claude = (model: string) => ({ provider: 'anthropic', model, baseURL: mock.url });
   const gpt = (model: string) => ({ provider: 'openai', model, baseURL: `${mock.url}/v1` });
   const configure = (fields: Record<string, unknown>): void => {

@@ -73,3 +73,35 @@ export async function outerWorkspace(inner: string, model: Record<string, unknow
   writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), mcpServers: { team: server } }, null, 2));
   return outer;
 }
+
+/** A tool call's result as the tests read it. */
+export interface ToolOutcome {
+  content: Array<{ type: string; text?: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** The text blocks of a tool result, joined. */
+export const textOf = (result: ToolOutcome): string => result.content.map((block) => block.text ?? '').join('');
+
+/**
+ * The MCP clients and `legion mcp serve --http` processes a test opens (push them here), closed after
+ * each test; and the environment they run in: the test process's, with the workspace's on top.
+ */
+export function useMcpProcesses(env: () => Record<string, string>): { clients: Client[]; servers: HttpServed[]; processEnv(): Record<string, string> } {
+  const clients: Client[] = [];
+  const servers: HttpServed[] = [];
+  afterEach(async () => {
+    for (const client of clients.splice(0)) await client.close().catch(() => undefined);
+    for (const served of servers.splice(0)) {
+      served.child.kill('SIGTERM');
+      await served.exited;
+    }
+  });
+  const processEnv = (): Record<string, string> => {
+    const merged: Record<string, string> = {};
+    for (const [key, value] of Object.entries({ ...process.env, ...env() })) if (value !== undefined) merged[key] = value;
+    return merged;
+  };
+  return { clients, servers, processEnv };
+}
