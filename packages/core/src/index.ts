@@ -31,8 +31,8 @@ export {
 } from './errors.js';
 
 // Messages: the content every layer speaks.
-export { ContentBlockSchema, MessageSchema, textOf, toolResultsOf, toolUsesOf } from './message.js';
-export type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage } from './message.js';
+export { ContentBlockSchema, MessageSchema, TurnEndingSchema, textOf, toolResultsOf, toolUsesOf } from './message.js';
+export type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, TurnEnding, Usage } from './message.js';
 
 // Events, for UIs.
 export { EventBus } from './events/EventBus.js';
