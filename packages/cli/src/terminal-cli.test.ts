@@ -111,7 +111,7 @@ describe.skipIf(TMUX_MISSING)('legion on a terminal (tmux)', () => {
     const id = (JSON.parse(run.stdout) as { sessionId: string }).sessionId;
 
     inTerminal(legionLine(['sessions', 'rm', id]));
-    await waitForScreen(`Delete session ${id} and its 1 conversation? [y/N]`);
+    await waitForScreen(`Delete session ${id} (ping) and its 1 conversation? [y/N]`);
     tmux('send-keys', '-t', `legion${pane}`, 'n', 'Enter');
     const kept = await waitForScreen('[exited:');
     expect(kept).toContain('Kept it.');
