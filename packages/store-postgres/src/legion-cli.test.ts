@@ -1,6 +1,6 @@
 // The `legion` binary on a PostgreSQL store: chosen by LEGION_DATABASE_URL, nothing under .legion/sessions/.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +47,10 @@ describe.skipIf(postgresSkipped() !== undefined)('legion on PostgreSQL', () => {
     const url = await createTestDatabase('cli');
     const run = await legion(['run', '--to', 'echo', '--output', 'json', 'ping'], dir, { LEGION_DATABASE_URL: url });
     const { sessionId } = JSON.parse(run.stdout) as { sessionId: string };
+    // An MCP client sees only the sessions its own asks started, unless it is granted to be the human
+    // (mcpServe.caller.id: the user's id): it is here, to list and read the human's `legion run`.
+    const configFile = join(dir, '.legion', 'config.json');
+    writeFileSync(configFile, JSON.stringify({ ...(JSON.parse(readFileSync(configFile, 'utf8')) as object), mcpServe: { caller: { id: 'user' } } }, null, 2));
     const client = new Client({ name: 'legion-pg-test', version: '1.0.0' });
     const env = { ...(process.env as Record<string, string>), NO_COLOR: '1', XDG_CONFIG_HOME: join(dir, '.config'), LEGION_DATABASE_URL: url };
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [LEGION, 'mcp', 'serve'], cwd: dir, env, stderr: 'pipe' }));

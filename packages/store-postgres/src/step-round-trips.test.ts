@@ -10,7 +10,6 @@ import { ScriptedProvider, agentParticipant, userParticipant } from '@legion-col
 import { PostgresSessionBackend } from './PostgresSessionBackend.js';
 import { createTestDatabase, postgresSkipped } from './test-support/test-database.js';
 import { recordWire, type WireRecorder } from './test-support/wire-recorder.js';
-import { appendUnderLease } from '@legion-collective/core/testing';
 
 const TOOL_STEPS = 5;
 
@@ -82,8 +81,16 @@ describe.skipIf(postgresSkipped() !== undefined)('round trips of an agent turn',
 
     // Parallel delegates' appends are not queued behind one another on that one connection.
     const entry = (text: string) => ({ kind: 'message' as const, id: text, role: 'user' as const, content: [{ type: 'text' as const, text }], at: new Date().toISOString() });
+    // The leases first, so that the four appends themselves start together (a lease taken on the way
+    // staggered them under load, and they could all find the one connection free in turn).
+    const address = (name: string) => ({ sessionId: session.id, conversationId: `user__worker__${name}` });
+    const leases = await Promise.all(['a', 'b', 'c', 'd'].map(async (name) => {
+      const taken = await backend.conversations.acquire(address(name), 'the round-trips test', { ttlMs: 3_600_000 });
+      if (!taken.acquired) throw new Error(`user__worker__${name} is held by ${taken.holder?.owner ?? 'another holder'}`);
+      return taken.lease;
+    }));
     const binds = wire.connections.map(appendsOn);
-    const cursors = await Promise.all(['a', 'b', 'c', 'd'].map((name) => appendUnderLease(backend, { sessionId: session.id, conversationId: `user__worker__${name}` }, entry(name))));
+    const cursors = await Promise.all(['a', 'b', 'c', 'd'].map((name, index) => backend.conversations.append(address(name), entry(name), leases[index]!)));
     expect(cursors).toHaveLength(4);
     const carriers = wire.connections.filter((connection, index) => appendsOn(connection) > (binds[index] ?? 0));
     expect(carriers.length).toBeGreaterThan(1);

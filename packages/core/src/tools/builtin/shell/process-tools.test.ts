@@ -28,7 +28,8 @@ describe('background process tools', () => {
   /** Polls (waiting for activity each time) until the output so far contains `expected`. */
   const pollUntil = async (id: string, expected: string): Promise<string> => {
     let seen = '';
-    for (let attempt = 0; attempt < 50 && !seen.includes(expected); attempt++) seen += successText(await run(tools.process_poll!, { id, wait_ms: 2000 }, context));
+    // One poll a line: a poll that ends mid-line must not run into the next one's header.
+    for (let attempt = 0; attempt < 50 && !seen.includes(expected); attempt++) seen += `${successText(await run(tools.process_poll!, { id, wait_ms: 2000 }, context))}\n`;
     return seen;
   };
 
