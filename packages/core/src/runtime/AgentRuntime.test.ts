@@ -3,6 +3,7 @@ import type { LegionEvent } from '../events/event-types.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
 import { defineTool } from '../tools/tool.js';
 import type { Message } from '../message.js';
+import type { ModelRequest } from '../providers/llm-provider.js';
 
 const lastResult = (messages: readonly Message[]) => {
   const block = messages.at(-1)!.content[0]!;
@@ -151,6 +152,14 @@ describe('AgentRuntime and communicate', () => {
   it('a second communicate to a busy conversation gets a busy result instead of interleaving', async () => {
     // alpha's first turn answers only once the second call has its result: the conversation is busy until then.
     const secondAnswered = signal();
+    const answerAlpha = async (request: ModelRequest): Promise<{ text: string }> => {
+      const asked = request.messages.at(-1)?.content.find((block) => block.type === 'text');
+      if (asked?.type === 'text' && asked.text === 'one') {
+        await atMost10s(secondAnswered.happened);
+        return { text: 'first' };
+      }
+      return { text: 'second' };
+    };
     test = createTestLegion({
       participants: [userParticipant(), agentParticipant('coordinator'), agentParticipant('alpha')],
       entryAgent: 'coordinator',
@@ -174,14 +183,16 @@ describe('AgentRuntime and communicate', () => {
             text: 'ok',
           },
         ],
-        alpha: [async () => (await atMost10s(secondAnswered.happened), { text: 'first' }), { text: 'second' }],
+        // Answered by what was asked, not by which call comes first: 'one' and 'three' reach alpha's model in either order.
+        alpha: [answerAlpha, answerAlpha],
       },
     });
     test.legion.events.on('tool:result', (event) => {
       if (event.toolUse.id === 'b') secondAnswered.happen();
     });
     // The coordinator's second step checks the results: a failed check there ends the turn with an error.
-    expect(await test.legion.send(await test.legion.sessions.create(), 'go')).toMatchObject({ status: 'success', reply: 'ok' });
+    const result = await test.legion.send(await test.legion.sessions.create(), 'go');
+    expect(result, JSON.stringify(result)).toMatchObject({ status: 'success', reply: 'ok' });
     test.assertScriptsDone();
   });
 
