@@ -68,19 +68,6 @@ export class Workbench {
     await this.page.keyboard.press('Backspace');
     await this.page.keyboard.type(text);
     await this.page.keyboard.press('Enter');
-    // On a loaded machine the chat may still be finishing the previous request and ignore this Enter:
-    // the text then stays in the input (seen once, two suites at once). Sent means it left the input;
-    // until it has, Enter is given again, at most twice more.
-    const tail = text.slice(-24);
-    for (let waited = 0, presses = 1; ; waited += 200) {
-      if (!((await this.chatInput().textContent()) ?? '').includes(tail)) return;
-      if (waited >= 10_000 * presses) {
-        if (presses === 3) throw new Error(`the chat did not take "${text}" after ${presses} presses of Enter`);
-        await this.page.keyboard.press('Enter');
-        presses++;
-      }
-      await this.page.waitForTimeout(200);
-    }
   }
 
   /** The last response in the chat view. */
