@@ -140,12 +140,14 @@ describe.each(kinds)('commands and everything they start end with legion ($kind)
   it('after process_stop, while legion goes on', async () => {
     script('Serve', [
       { tool: 'process_start', input: { command: `${ESCAPE}; sleep 300` } },
-      { tool: 'shell_run', input: { command: `until [ -s setsid.pid ] && [ -s forked.pid ]; do sleep 0.02; done` } },
+      // Waits until the test has seen the escapees run: process_stop would otherwise end them before it looks.
+      { tool: 'shell_run', input: { command: 'until [ -e looked ]; do sleep 0.02; done' } },
       { tool: 'process_stop', input: { id: 'proc-1' } },
       HOLD,
     ]);
     const run = startLegion('Serve');
     await escapeesRunning();
+    writeFileSync(join(dir, 'looked'), '');
     await expect.poll(() => mock.getRequests().some((request) => JSON.stringify(request.body).includes('toolu_2')), { timeout: PROCESS_LIMIT_MS }).toBe(true);
     await escapeesGone();
     writeFileSync(join(dir, 'proceed'), '');
