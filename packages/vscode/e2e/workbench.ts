@@ -61,13 +61,28 @@ export class Workbench {
     return this.page.locator('.interactive-input-part .interactive-input-editor').first();
   }
 
-  /** Sends `text` as typed (the input is cleared first: a sticky participant stays in it after a request). */
+  /**
+   * Sends `text` as typed (the input is cleared first: a sticky participant stays in it after a request),
+   * once the previous request has ended: VS Code 1.100 ignores Enter while one is in progress, and a
+   * response can show its last words a while before its request ends (a provider's last pause, the
+   * turn's own ending). Fails at once, saying so, when the message did not become a request.
+   */
   async chat(text: string): Promise<void> {
+    await this.idle();
     await this.chatInput().click();
     await this.page.keyboard.press('Control+A');
     await this.page.keyboard.press('Backspace');
     await this.page.keyboard.type(text);
     await this.page.keyboard.press('Enter');
+    // Sent, the input holds at most the sticky participant (Monaco shows spaces as no-break spaces).
+    const typed = async () => ((await this.chatInput().textContent()) ?? '').replace(/\u00a0/g, ' ').includes(text);
+    await expect.poll(typed, { timeout: 30_000, message: `the chat did not send "${text}"` }).toBe(false);
+  }
+
+  /** Waits until no chat request is in progress: no response still loading, no Cancel in the input's toolbar. */
+  async idle(): Promise<void> {
+    await this.page.locator('.interactive-item-container.chat-response-loading').first().waitFor({ state: 'detached', timeout: 60_000 });
+    await this.page.locator('.interactive-input-part .codicon-stop-circle').first().waitFor({ state: 'hidden', timeout: 60_000 });
   }
 
   /** The last response in the chat view. */
