@@ -85,16 +85,17 @@ describe('legion run for scripts: stream-json, questions, errors', () => {
     expect(readFileSync(join(workspace.dir, 'src/health.ts'), 'utf8')).toBe(write.content);
   }, 60_000);
 
-  it('--output json reports a delegate’s question to the user (who, chain, conversation, text), and the asker is told the user is unavailable', async () => {
+  it('--answer-questions deny: --output json reports a delegate’s question to the user (who, chain, conversation, text), and the asker is told the user is unavailable', async () => {
     scriptDelegation('Add a health check', { toolCalls: [{ id: 'call_ask', name: 'communicate', arguments: JSON.stringify({ to: 'user', message: 'Which port should it listen on?' }) }] }, 'I assumed port 3000.', 'Done, on port 3000.');
 
-    const run = await legion(['run', '--output', 'json', 'Add a health check']);
+    const run = await legion(['run', '--output', 'json', '--answer-questions', 'deny', 'Add a health check']);
 
     expectExit(run, 0);
     const report = RunReportSchema.parse(JSON.parse(run.stdout));
     expect(report.reply).toBe('Done, on port 3000.');
     expect(report.questions).toEqual([
       {
+        id: expect.stringMatching(/^q_/),
         conversationId: 'developer__user',
         from: 'developer',
         to: 'user',
@@ -104,10 +105,10 @@ describe('legion run for scripts: stream-json, questions, errors', () => {
         error: expect.stringContaining('user is not available'),
       },
     ]);
-    expect(toolResultSent('call_ask')).toMatch(/user is not available.*headless run.*reasonable assumption/);
+    expect(toolResultSent('call_ask')).toMatch(/user is not available.*--answer-questions deny.*reasonable assumption/);
 
     // Text output says it on stderr: the reply may rest on the asker's assumption.
-    const text = await legion(['run', '--new-session', 'Add a health check']);
+    const text = await legion(['run', '--new-session', '--answer-questions', 'deny', 'Add a health check']);
     expectExit(text, 0);
     expect(text.stdout).toBe('Done, on port 3000.\n');
     expect(text.stderr).toContain('legion: developer asked user "Which port should it listen on?" and was told you are unavailable (answer such questions with --answer "…")');

@@ -65,7 +65,9 @@ program
   .addOption(new Option('--output <format>', 'text (the reply), json (one report) or stream-json (one JSON line per event, then the report)').choices(['text', 'json', 'stream-json']).default('text'))
   .option('--verbose', 'show the conversation on stderr as it happens')
   .addOption(new Option('--approve <mode>', 'answer tool approvals: ask on the terminal, approve all, or reject all (default: config approval.headless, else prompt)').choices(['prompt', 'auto', 'deny']))
-  .addOption(new Option('--answer-questions <mode>', 'when an agent asks you something: deny (it is told you are unavailable) or text (it gets --answer)').choices(['deny', 'text']))
+  .addOption(
+    new Option('--answer-questions <mode>', 'when an agent asks you something: ask (on the terminal; else a surface of another process, else pause until legion answer), deny (it is told you are unavailable) or text (it gets --answer)').choices(['ask', 'deny', 'text']),
+  )
   .option('--answer <text>', 'the reply every question from an agent gets (implies --answer-questions text)')
   .addHelpText(
     'after',

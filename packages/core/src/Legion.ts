@@ -23,6 +23,7 @@ import { MockRuntime } from './runtime/MockRuntime.js';
 import { RuntimeRegistry } from './runtime/RuntimeRegistry.js';
 import type { UserSurface } from './runtime/user-surface.js';
 import { UserRuntime } from './runtime/UserRuntime.js';
+import { SurfacePresence } from './storage/surface-presence.js';
 import { UserSurfaces } from './runtime/UserSurfaces.js';
 import { askElicitation } from './runtime/ask-elicitation.js';
 import type { TurnResult } from './session/turn.js';
@@ -85,6 +86,8 @@ export class Legion {
   /** Agents, mocks and the user runtime that asks the attached surfaces; not a door for UIs (that is `attachUser`). */
   private readonly runtimes = new RuntimeRegistry();
   private readonly surfaces = new UserSurfaces(this.events);
+  /** Surfaces attached in other processes on this machine (`attachUser(…, { followsWorkspace })`). */
+  private readonly presence: SurfacePresence;
   readonly tools = new ToolRegistry({ events: this.events });
   readonly providers: ProviderFactory;
   readonly sessions: SessionStore;
@@ -123,6 +126,7 @@ export class Legion {
     private readonly backend: SessionBackend,
     leaseTtlMs: number | undefined,
   ) {
+    this.presence = new SurfacePresence(paths.surfacesDir);
     // In every process, so that a chain an MCP client started resumes wherever its approvals are answered.
     addMcpCaller(collective, config);
     this.events.on('storage:warning', (event) => this.warn(`${event.path}: ${event.problem}`));
@@ -171,7 +175,7 @@ export class Legion {
     }));
     this.runtimes.register('agent', agentRuntime);
     this.runtimes.register('mock', new MockRuntime());
-    this.runtimes.register('user', new UserRuntime(this.surfaces, { maxAnswerBytes: config.limits.maxMessageBytes }));
+    this.runtimes.register('user', new UserRuntime(this.surfaces, { maxAnswerBytes: config.limits.maxMessageBytes, elsewhere: () => this.presence.elsewhere() }));
     const builtinOptions = {
       collective,
       sessions: this.sessions,
@@ -273,12 +277,21 @@ export class Legion {
    * `ask` answers messages sent to the user, `approve` decides approvals
    * (either may be left out). Any number may be attached at once; each
    * question or approval goes to all that can take it and the first answer
-   * wins, recorded with its `medium`. With none attached, a message to the
-   * user gets a "not available" answer and approvals pause durably. Returns
-   * the disposer that detaches the surface.
+   * wins, recorded with its `medium`. With none attached, in this process or
+   * another, questions and approvals pause the turn durably (`legion answer`,
+   * `legion approve` resume it). `followsWorkspace`: the surface also shows
+   * what other processes on this machine ask (the REPL, `legion serve`), so
+   * while it is attached a question raised elsewhere waits for it rather than
+   * pausing. Returns the disposer that detaches the surface.
    */
-  attachUser(surface: UserSurface): () => void {
-    return this.surfaces.attach(surface);
+  attachUser(surface: UserSurface, options: { followsWorkspace?: boolean } = {}): () => void {
+    const detach = this.surfaces.attach(surface);
+    if (!options.followsWorkspace || !surface.ask) return detach;
+    const withdraw = this.presence.announce(surface.medium);
+    return () => {
+      withdraw();
+      detach();
+    };
   }
 
   /** Runs one task: the user sends it to an agent (the entry agent by default) in the latest session, or a new one. */

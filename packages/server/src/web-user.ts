@@ -57,7 +57,8 @@ export class WebUser {
       ask: (question, { signal }) => this.ask(question, signal),
       approve: (requests, { signal }) => this.approve(requests, signal),
     };
-    this.detach = legion.attachUser(surface);
+    // Announced to the workspace: a `legion run` elsewhere whose agent asks waits for this browser to answer.
+    this.detach = legion.attachUser(surface, { followsWorkspace: true });
   }
 
   pendingQuestions(): AskedQuestion[] {

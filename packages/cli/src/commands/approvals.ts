@@ -3,6 +3,7 @@ import { approvalSurface, TERMINAL_MEDIUM, type ApproveMode } from '../approval-
 import { styleFor, type Style } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
 import { stdout, stderr, inert, inertLine } from '../render/terminal-text.js';
+import { pauseLines } from './pause-lines.js';
 
 interface ApprovalOptions {
   workspace?: string;
@@ -61,7 +62,7 @@ export async function answerCommand(
     const waiting = outcome.waiting ?? [];
     if (options.json) {
       stdout.write(
-        `${JSON.stringify({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })), ...(continuing.length > 0 ? { continuing } : {}), ...(waiting.length > 0 ? { waiting } : {}) })}\n`,
+        `${JSON.stringify({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result) })), ...(continuing.length > 0 ? { continuing } : {}), ...(waiting.length > 0 ? { waiting } : {}) })}\n`,
       );
     } else {
       for (const result of outcome.resumed) stdout.write(`${describeResult(result, styleFor(process.stdout))}\n`);
@@ -89,7 +90,7 @@ export async function resumeCommand(ids: string[], options: ApprovalOptions & { 
     if (outcome.status === 'error') throw new LegionError('approval_invalid', outcome.error);
     const continuing = outcome.continuing ?? [];
     if (options.json) {
-      stdout.json({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })), ...(continuing.length > 0 ? { continuing } : {}) });
+      stdout.json({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result) })), ...(continuing.length > 0 ? { continuing } : {}) });
     } else {
       for (const result of outcome.resumed) stdout.write(`${describeResult(result, styleFor(process.stdout))}\n`);
       for (const conversationId of continuing) stdout.write(`The turn in ${conversationId} went on in another process; nothing to resume here.\n`);
@@ -105,10 +106,11 @@ export async function resumeCommand(ids: string[], options: ApprovalOptions & { 
  * The exit status once turns were resumed: 1 when one failed; 2, like `legion run`, when one paused
  * again on a new approval (so a script does not take it as done), saying how to answer; else 0.
  */
-function exitForResumed(resumed: readonly { status: string }[], json: boolean): number {
+function exitForResumed(resumed: readonly TurnResult[], json: boolean): number {
   if (resumed.some((result) => result.status === 'error')) return 1;
-  if (resumed.some((result) => result.status === 'paused')) {
-    if (!json) stderr.write('Answer with: legion approve ID… [--always | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n');
+  const paused = resumed.filter((result) => result.status === 'paused');
+  if (paused.length > 0) {
+    if (!json) stderr.write(pauseLines(paused, styleFor(process.stderr)));
     return 2;
   }
   return 0;
@@ -133,9 +135,13 @@ export function describe(view: ApprovalView, style: Style): string {
   return `${inertLine(view.id)}  ${status}  ${inertLine(view.requester)} → ${inertLine(view.tool)} ${style.dim(inertLine(JSON.stringify(view.input) ?? ''))}${decided}${rule}`;
 }
 
-/** The status JSON reports show: a turn paused on approvals keeps the name scripts know, `approval_required`. */
-export function reportedStatus(status: TurnResult['status']): 'success' | 'error' | 'approval_required' {
-  return status === 'paused' ? 'approval_required' : status;
+/**
+ * The status JSON reports show: a turn paused on approvals keeps the name scripts know,
+ * `approval_required`; one paused only on a user's answer is `answer_required`.
+ */
+export function reportedStatus(result: TurnResult): 'success' | 'error' | 'approval_required' | 'answer_required' {
+  if (result.status !== 'paused') return result.status;
+  return result.requests.length === 0 && (result.questions?.length ?? 0) > 0 ? 'answer_required' : 'approval_required';
 }
 
 function describeResult(result: TurnResult, style: Style): string {

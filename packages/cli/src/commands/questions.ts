@@ -2,7 +2,8 @@ import { Legion, LegionError, type QuestionView, type Session } from '@legion-co
 import { styleFor, type Style } from '../render/style.js';
 import { reportedStatus } from './approvals.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
-import { stdout, inert, inertLine } from '../render/terminal-text.js';
+import { stdout, stderr, inert, inertLine } from '../render/terminal-text.js';
+import { pauseLines } from './pause-lines.js';
 
 interface QuestionOptions {
   workspace?: string;
@@ -51,7 +52,7 @@ export async function answerQuestionCommand(id: string, text: string, options: O
     const resumed = outcome.resumed ?? [];
     if (options.json) {
       stdout.write(
-        `${JSON.stringify({ sessionId: session.id, questionId: id, status: 'answered', ...(outcome.resumed ? { resumed: resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })) } : {}), ...(outcome.waiting ? { waiting: true } : {}) })}\n`,
+        `${JSON.stringify({ sessionId: session.id, questionId: id, status: 'answered', ...(outcome.resumed ? { resumed: resumed.map((result) => ({ ...result, status: reportedStatus(result) })) } : {}), ...(outcome.waiting ? { waiting: true } : {}) })}\n`,
       );
     } else if (outcome.waiting) {
       stdout.write(`Answered ${id}; the agent that asked stays paused until resumed: legion questions resume ${id} --session ${session.id}\n`);
@@ -60,11 +61,13 @@ export async function answerQuestionCommand(id: string, text: string, options: O
     } else {
       // The asking process had ended: the chain went on here.
       const style = styleFor(process.stdout);
-      for (const result of resumed) stdout.write(`${result.status === 'success' ? inert(result.reply) : result.status === 'error' ? style.red(`${inertLine(result.conversationId)} failed: ${inert(result.error)}`) : style.yellow(`${inertLine(result.conversationId)} waits for approval: legion approvals`)}\n`);
+      for (const result of resumed) if (result.status !== 'paused') stdout.write(`${result.status === 'success' ? inert(result.reply) : style.red(`${inertLine(result.conversationId)} failed: ${inert(result.error)}`)}\n`);
     }
     if (resumed.some((result) => result.status === 'error')) return 1;
-    // Like `legion approve`: 2 says the work paused again on an approval.
-    return resumed.some((result) => result.status === 'paused') ? 2 : 0;
+    // Like `legion approve`: 2 says the work paused again, on an approval or another question.
+    const paused = resumed.filter((result) => result.status === 'paused');
+    if (paused.length > 0 && !options.json) stderr.write(pauseLines(paused, styleFor(process.stderr)));
+    return paused.length > 0 ? 2 : 0;
   } finally {
     await legion.close();
   }
@@ -82,16 +85,18 @@ export async function resumeAnsweredCommand(ids: string[], options: Omit<Questio
     if (outcome.status === 'error') throw new LegionError('question_not_resumed', outcome.error);
     const continuing = outcome.continuing ?? [];
     if (options.json) {
-      stdout.json({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result.status) })), ...(continuing.length > 0 ? { continuing } : {}) });
+      stdout.json({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result) })), ...(continuing.length > 0 ? { continuing } : {}) });
     } else {
       const style = styleFor(process.stdout);
-      for (const result of outcome.resumed) stdout.write(`${result.status === 'success' ? inert(result.reply) : result.status === 'error' ? style.red(`${inertLine(result.conversationId)} failed: ${inert(result.error)}`) : style.yellow(`${inertLine(result.conversationId)} waits for approval: legion approvals`)}\n`);
+      for (const result of outcome.resumed) if (result.status !== 'paused') stdout.write(`${result.status === 'success' ? inert(result.reply) : style.red(`${inertLine(result.conversationId)} failed: ${inert(result.error)}`)}\n`);
       for (const conversationId of continuing) stdout.write(`The turn in ${conversationId} went on in another process; nothing to resume here.\n`);
       if (outcome.resumed.length === 0 && continuing.length === 0) stdout.write('Nothing waits to be resumed: no answered question has a paused agent left.\n');
     }
     if (outcome.resumed.some((result) => result.status === 'error')) return 1;
-    // Like `legion answer`: 2 says the work paused again on an approval.
-    return outcome.resumed.some((result) => result.status === 'paused') ? 2 : 0;
+    // Like `legion answer`: 2 says the work paused again, on an approval or another question.
+    const paused = outcome.resumed.filter((result) => result.status === 'paused');
+    if (paused.length > 0 && !options.json) stderr.write(pauseLines(paused, styleFor(process.stderr)));
+    return paused.length > 0 ? 2 : 0;
   } finally {
     await legion.close();
   }

@@ -1,9 +1,11 @@
 import { conversationId, LegionError, summarizeUsage, type LegionEvent, type TurnResult, type UsageRecord } from '@legion-collective/core';
-import { approvalSurface, type ApproveMode } from '../approval-prompt.js';
-import { fixedAnswerSurface, QuestionTracker, type AnswerQuestionsMode } from '../headless/questions.js';
+import { approvalSurface, TERMINAL_MEDIUM, type ApproveMode } from '../approval-prompt.js';
+import { declinedSurface, fixedAnswerSurface, QuestionTracker, type AnswerQuestionsMode } from '../headless/questions.js';
+import { oneAtATime, questionPrompt } from '../question-prompt.js';
+import { pauseLines } from './pause-lines.js';
 import type { RunReport, StreamLine } from '../headless/stream-line.js';
 import { streamLineOf } from '../headless/stream-lines.js';
-import { describe, reportedStatus } from './approvals.js';
+import { reportedStatus } from './approvals.js';
 import { printConversation } from '../render/conversation-printer.js';
 import { styleFor } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
@@ -23,22 +25,22 @@ export interface RunOptions {
   answer?: string;
 }
 
-/** `--answer-questions text` needs the text, and `--answer` alone means it. */
-function answerText(options: RunOptions): string | undefined {
-  const mode = options.answerQuestions ?? (options.answer !== undefined ? 'text' : 'deny');
-  if (mode === 'deny') {
-    if (options.answer !== undefined) throw new LegionError('usage', '--answer gives the text questions are answered with, but --answer-questions is "deny". Drop one of them.');
-    return undefined;
+/** `--answer-questions text` needs the text, and `--answer` alone means it; `ask` is the default. */
+function questionMode(options: RunOptions): { mode: 'ask' | 'deny' } | { mode: 'text'; text: string } {
+  const mode = options.answerQuestions ?? (options.answer !== undefined ? 'text' : 'ask');
+  if (mode !== 'text') {
+    if (options.answer !== undefined) throw new LegionError('usage', `--answer gives the text questions are answered with, but --answer-questions is "${mode}". Drop one of them.`);
+    return { mode };
   }
   if (options.answer === undefined || options.answer.trim() === '') {
     throw new LegionError('usage', '--answer-questions text needs the answer: add --answer "…" (for example --answer "Use your best judgement and say what you assumed").');
   }
-  return options.answer;
+  return { mode, text: options.answer };
 }
 
 /** `legion run`: one message, headless; prints the reply (or one JSON object) and exits non-zero on failure. */
 export async function runCommand(words: string[], options: RunOptions): Promise<number> {
-  const answer = answerText(options);
+  const questionsBy = questionMode(options);
   const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   let message: string;
   try {
@@ -49,9 +51,22 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   }
   // A message read from standard input leaves no terminal to ask on; nor does a stderr sent elsewhere (the question would go there).
   const interactive = words.length > 0 && words[0] !== '-' && process.stdin.isTTY === true && process.stderr.isTTY === true;
-  const surface = approvalSurface(options.approve ?? legion.config.approval.headless, { interactive, input: process.stdin, output: process.stderr }, legion.approvalRules);
-  if (surface) legion.attachUser(surface);
-  if (answer !== undefined) legion.attachUser(fixedAnswerSurface(answer));
+  const terminal = { interactive, input: process.stdin, output: process.stderr };
+  // The terminal's prompts take turns: a question and an approval of parallel delegates would read the same line.
+  const turnTaking = oneAtATime();
+  const surface = approvalSurface(options.approve ?? legion.config.approval.headless, terminal, legion.approvalRules);
+  if (surface?.approve) {
+    const approve = surface.approve;
+    legion.attachUser({ medium: surface.medium, approve: (requests, context) => turnTaking(() => approve(requests, context)) });
+  }
+  if (questionsBy.mode === 'text') legion.attachUser(fixedAnswerSurface(questionsBy.text));
+  else if (questionsBy.mode === 'deny') legion.attachUser(declinedSurface());
+  else if (interactive) {
+    const ask = questionPrompt(terminal);
+    legion.attachUser({ medium: TERMINAL_MEDIUM, ask: (question, context) => turnTaking(() => ask(question, context)) });
+  }
+  // Else nobody here answers: a question waits for a surface another process attached (a browser of
+  // `legion serve`, a REPL) or pauses the run, to be answered with `legion answer`.
   if (options.session && options.newSession) throw new LegionError('usage', 'Use either --session or --new-session, not both.');
   const session = options.newSession ? await legion.sessions.create() : options.session !== undefined ? await legion.sessions.get(options.session) : await legion.sessions.resumeOrCreate();
   const from = options.from ?? legion.collective.defaultUser()?.id;
@@ -115,12 +130,12 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
       conversationId: result.conversationId,
       from,
       to,
-      status: reportedStatus(result.status),
+      status: reportedStatus(result),
       ...(result.status === 'success'
         ? { reply: result.reply, ...(result.truncated ? { truncated: true as const } : {}) }
         : result.status === 'error'
           ? { reply: null, error: result.error, code: result.code }
-          : { reply: null, approvals: result.requests }),
+          : { reply: null, ...(result.requests.length > 0 ? { approvals: result.requests } : {}) }),
       questions: questions.questions,
       participants: [...involved],
       usage: summarizeUsage(calls),
@@ -136,14 +151,13 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     stdout.write(`${inert(result.reply)}\n`);
     if (result.truncated) stderr.write(`warning: ${inertLine(to)}'s reply was cut off at the model's output limit (raise "maxTokens" in its model settings, or ask it to continue)\n`);
   } else if (result.status === 'paused') {
-    stderr.write(`Paused: waiting for approval (it is saved; answer any time):\n${result.requests.map((view) => `  ${describe(view, styleFor(process.stderr))}`).join('\n')}\n`);
-    stderr.write('Answer with: legion approve ID… [--always | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n');
+    stderr.write(pauseLines([result], styleFor(process.stderr)));
   } else {
     stderr.write(`legion: ${inertLine(to)} could not answer: ${inert(result.error)}\n`);
   }
   if (options.output === 'text' || options.output === undefined) {
     // Said, not only reported in JSON: the reply may rest on an assumption the asker made.
-    for (const question of questions.questions.filter((asked) => !asked.answered)) {
+    for (const question of questions.questions.filter((asked) => !asked.answered && !asked.pending)) {
       stderr.write(`legion: ${inertLine(question.from)} asked ${inertLine(question.to)} "${inert(question.text)}" and was told you are unavailable (answer such questions with --answer "…")\n`);
     }
   }

@@ -1,12 +1,26 @@
 import { textOf, type LegionEvent, type UserSurface } from '@legion-collective/core';
 import type { ReportedQuestion, StreamLine } from './stream-line.js';
 
-/** How a headless run answers an agent that asks the user something. */
-export type AnswerQuestionsMode = 'deny' | 'text';
+/**
+ * How `legion run` answers an agent that asks the user something: `ask` (on the terminal when
+ * there is one; else the question waits for a surface another process attached, or the run
+ * pauses until `legion answer`), `deny` (the asker is told the user is unavailable) or `text`.
+ */
+export type AnswerQuestionsMode = 'ask' | 'deny' | 'text';
 
 /** The surface that answers every question with the same text (`--answer`). */
 export function fixedAnswerSurface(text: string): UserSurface {
   return { medium: 'headless', ask: async () => text };
+}
+
+/** The surface that declines every question (`--answer-questions deny`): the asker hears the user is unavailable. */
+export function declinedSurface(): UserSurface {
+  return {
+    medium: 'headless',
+    ask: async () => {
+      throw new Error('this run does not take questions (--answer-questions deny)');
+    },
+  };
 }
 
 /**
@@ -32,6 +46,9 @@ export class QuestionTracker {
         messageId: event.messageId,
         sessionId: event.sessionId,
       });
+    } else if (event.type === 'question:asked' && !event.remote) {
+      const pending = this.open.get(event.conversationId);
+      if (pending) pending.question.id = event.questionId;
     } else if (event.type === 'message:sent') {
       const pending = this.open.get(event.conversationId);
       if (!pending || event.message.id !== pending.messageId) return;
@@ -44,9 +61,13 @@ export class QuestionTracker {
       this.open.delete(event.conversationId);
       const { question } = pending;
       question.answered = event.status === 'success';
+      // Nobody could be asked: the question waits in the session for `legion answer`.
+      if (event.status === 'paused') question.pending = true;
       if (event.reply !== undefined) question.answer = event.reply;
       if (event.error !== undefined) question.error = event.error;
       this.questions.push(question);
+      // Not answered, nor refused: the report lists it as pending, and `legion answer` is still to come.
+      if (question.pending) return;
       this.emit({
         type: 'question:answered',
         sessionId: pending.sessionId,

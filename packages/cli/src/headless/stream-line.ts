@@ -37,6 +37,8 @@ const Approval = z.object({
 
 /** A question an agent asked the user, as the run reports it (`questions` in the report, `question:*` lines). */
 export const ReportedQuestionSchema = z.object({
+  /** The question's id in the session (`legion answer ID "…"` answers it). */
+  id: z.string().optional(),
   conversationId: z.string(),
   /** Who asked: the last of `chain`. */
   from: z.string(),
@@ -45,8 +47,10 @@ export const ReportedQuestionSchema = z.object({
   /** Participants waiting on the answer, outermost first; ends with `from`. */
   chain: z.array(z.string()),
   text: z.string(),
-  /** Whether the asker got an answer (`--answer`), or was told the user is unavailable. */
+  /** Whether the asker got an answer (the terminal, another surface, `--answer`), or was told the user is unavailable. */
   answered: z.boolean(),
+  /** Nobody could be asked: the run paused on it; `legion answer ID "…"` answers it and resumes the run's work. */
+  pending: z.literal(true).optional(),
   answer: z.string().optional(),
   error: z.string().optional(),
 });
@@ -58,7 +62,7 @@ export const RunReportSchema = z.object({
   conversationId: z.string(),
   from: z.string(),
   to: z.string(),
-  status: z.enum(['success', 'error', 'approval_required']),
+  status: z.enum(['success', 'error', 'approval_required', 'answer_required']),
   reply: z.string().nullable(),
   truncated: z.literal(true).optional(),
   error: z.string().optional(),

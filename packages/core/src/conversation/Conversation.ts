@@ -9,6 +9,7 @@ import { waitingParticipants } from '../session/delegation-stack.js';
 import { giveBackController, takeController } from '../session/spare-controllers.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
 import { endingText, turnEnding } from './turn-ending.js';
+import type { QuestionView } from '../storage/question-records.js';
 import type { ApprovalView } from '../storage/approval-records.js';
 import type { AppendableEntry, ConversationLogs, Lease, LogCursor } from '../storage/backend/session-backend.js';
 import { LeaseLostError } from '../storage/backend/lease-lost-error.js';
@@ -27,7 +28,7 @@ export interface ConversationServices {
    */
   leaseTtlMs?: number | undefined;
   /** The pending approvals that keep these unanswered calls waiting (none: they were interrupted). */
-  pausedOn?: (conversationId: string, unanswered: readonly ToolUseBlock[]) => Promise<ApprovalView[]>;
+  pausedOn?: (conversationId: string, unanswered: readonly ToolUseBlock[]) => Promise<{ requests: ApprovalView[]; questions: QuestionView[] }>;
   /** A turn here ended without answering: settles what its delegation tree still waits on (approvals, questions). */
   endedTree?: (conversationId: string, ending: { status: 'failed' | 'cancelled'; code: string }) => Promise<void>;
   /** Ends what these calls, about to be marked interrupted, left running (their process groups). */
@@ -342,9 +343,11 @@ export class Conversation implements TurnConversation {
       return { status: 'success', reply: outcome.reply, message: outcome.message, ...(outcome.truncated ? { truncated: true } : {}), conversationId: this.id };
     }
     if (outcome.status === 'paused') {
-      const ids = outcome.requests.map((request) => request.id).join(', ');
-      await this.appendHeld({ kind: 'note', level: 'info', code: 'approval_required', text: `paused until approvals are answered: ${ids}`, at });
-      return { status: 'paused', requests: outcome.requests, conversationId: this.id };
+      const questions = outcome.questions ?? [];
+      const ids = [...outcome.requests.map((request) => request.id), ...questions.map((question) => question.id)].join(', ');
+      const text = questions.length === 0 ? `paused until approvals are answered: ${ids}` : `paused until answered: ${ids}`;
+      await this.appendHeld({ kind: 'note', level: 'info', code: questions.length === 0 ? 'approval_required' : 'answer_required', text, at });
+      return { status: 'paused', requests: outcome.requests, ...(questions.length > 0 ? { questions } : {}), conversationId: this.id };
     }
     if (!(await this.writeEnding(outcome, responder))) await this.appendHeld({ kind: 'note', level: 'error', code: outcome.code, text: outcome.error, at });
     this.services.events.emit('error:raised', { scope: `turn of ${responder}`, message: outcome.error, code: outcome.code, participantId: responder, sessionId: this.ref.sessionId });
@@ -404,14 +407,23 @@ export class Conversation implements TurnConversation {
     if (!newMessage) return;
     const dangling = unansweredToolUses(await this.recent(RECENT_FOR_REPAIR));
     if (dangling.length === 0) return;
-    const waiting = (await this.services.pausedOn?.(this.id, dangling)) ?? [];
-    if (waiting.length > 0) {
+    const waiting = (await this.services.pausedOn?.(this.id, dangling)) ?? { requests: [], questions: [] };
+    if (waiting.requests.length > 0) {
       throw new LegionError(
         'conversation_paused',
-        `${this.ref.initiator} → ${this.ref.responder} is paused until ${waiting.length === 1 ? 'an approval is' : 'approvals are'} answered: ` +
-          `${waiting.map((request) => `${request.id} (${request.requester} wants ${request.tool}; ${request.approver} decides)`).join(', ')}. ` +
+        `${this.ref.initiator} → ${this.ref.responder} is paused until ${waiting.requests.length === 1 ? 'an approval is' : 'approvals are'} answered: ` +
+          `${waiting.requests.map((request) => `${request.id} (${request.requester} wants ${request.tool}; ${request.approver} decides)`).join(', ')}. ` +
           'Answer with "legion approvals" or the approval_response tool first.',
-        { conversationId: this.id, pending: waiting.map((request) => request.id) },
+        { conversationId: this.id, pending: waiting.requests.map((request) => request.id) },
+      );
+    }
+    if (waiting.questions.length > 0) {
+      throw new LegionError(
+        'conversation_paused',
+        `${this.ref.initiator} → ${this.ref.responder} is paused until ${waiting.questions.length === 1 ? 'a question is' : 'questions are'} answered: ` +
+          `${waiting.questions.map((question) => `${question.id} (${question.from} asks ${question.user}: "${question.text.length > 80 ? `${question.text.slice(0, 79)}…` : question.text}")`).join(', ')}. ` +
+          `Answer with legion answer ${waiting.questions[0]!.id} "…" first (legion questions lists them).`,
+        { conversationId: this.id, pending: waiting.questions.map((question) => question.id) },
       );
     }
     // Nothing will wait on them any more: a command one of them started must not run on unseen.

@@ -6,8 +6,8 @@ import { framesOfTurn, waitingParticipants } from '../session/delegation-stack.j
 import { MessageWork, treeOf } from '../session/message-work.js';
 import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
 import { SessionApprovals } from '../storage/SessionApprovals.js';
-import { SessionQuestions } from '../storage/SessionQuestions.js';
-import { QUESTION_RECORD_VERSION } from '../storage/question-records.js';
+import { SessionQuestions, type QuestionState } from '../storage/SessionQuestions.js';
+import { QUESTION_RECORD_VERSION, type QuestionView } from '../storage/question-records.js';
 import { answerQuestion, type AnswerQuestionOptions } from './answer-question.js';
 import { exactBytes } from './byte-size.js';
 import { emitQuestionRecord } from './question-events.js';
@@ -283,19 +283,29 @@ export class Session implements ToolSession {
     return unansweredToolUses(await this.conversation(parseConversationId(conversationId)).recent(RECENT_FOR_APPROVALS));
   }
 
-  /** The pending approvals these unanswered calls wait on, directly or through paused delegates. */
-  async pausedOn(conversationId: string, unanswered: readonly ToolUseBlock[]): Promise<ApprovalView[]> {
+  /** The pending approvals and open questions these unanswered calls wait on, directly or through paused delegates. */
+  async pausedOn(conversationId: string, unanswered: readonly ToolUseBlock[]): Promise<{ requests: ApprovalView[]; questions: QuestionView[] }> {
     const state = await this.approvals.state();
-    const waiting: ApprovalView[] = [];
+    const waiting: { requests: ApprovalView[]; questions: QuestionView[] } = { requests: [], questions: [] };
+    let asked: QuestionState | undefined;
     for (const toolUse of unanswered) {
       const request = state.forToolUse(conversationId, toolUse.id);
       if (request) {
         const view = state.view(request.id);
-        if (view?.status === 'pending') waiting.push(view);
+        if (view?.status === 'pending') waiting.requests.push(view);
         continue;
       }
-      const delegate = state.delegateOf(conversationId, toolUse.id);
-      if (delegate) waiting.push(...(await this.pausedOn(delegate, await this.unanswered(delegate))));
+      // A delegate paused on an approval, or on a question to a user further down.
+      const delegate = state.delegateOf(conversationId, toolUse.id) ?? (asked ??= await this.questions.state()).delegateOf(conversationId, toolUse.id);
+      if (delegate) {
+        const below = await this.pausedOn(delegate, await this.unanswered(delegate));
+        waiting.requests.push(...below.requests);
+        waiting.questions.push(...below.questions);
+        continue;
+      }
+      // A question to a user that nobody could be asked: the turn paused on it.
+      const question = (asked ??= await this.questions.state()).questionFor(conversationId, toolUse.id);
+      if (question?.status === 'pending') waiting.questions.push(question);
     }
     return waiting;
   }

@@ -268,10 +268,11 @@ export class AgentRuntime implements ParticipantRuntime {
     });
   }
 
-  /** Appends the results that are in; if calls still wait on approvals, the turn pauses here. */
+  /** Appends the results that are in; if calls still wait on approvals or a user's answer, the turn pauses here. */
   private async settle(turn: TurnContext, agentId: string, phase: ToolPhaseResult): Promise<RuntimeOutcome | undefined> {
     if (phase.results.length > 0) await turn.conversation.append({ role: 'user', content: phase.results satisfies ToolResultBlock[] }, agentId);
-    return phase.paused.length > 0 ? { status: 'paused', requests: phase.paused } : undefined;
+    if (phase.paused.length === 0 && phase.asked.length === 0) return undefined;
+    return { status: 'paused', requests: phase.paused, ...(phase.asked.length > 0 ? { questions: phase.asked } : {}) };
   }
 
   /**

@@ -1,32 +1,43 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { answerSizeError } from '../conversation/answer-question.js';
 import { errorMessage } from '../errors.js';
 import { textOf } from '../message.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
 import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/turn.js';
-import { QUESTION_RECORD_VERSION, type QuestionRecord } from '../storage/question-records.js';
+import { QUESTION_RECORD_VERSION, questionView, type QuestionRecord } from '../storage/question-records.js';
+import type { AttachedElsewhere } from '../storage/surface-presence.js';
 import type { SessionQuestions } from '../storage/SessionQuestions.js';
 import type { OfferRace, UserSurfaces } from './UserSurfaces.js';
+
+/** How often a question waiting for another process's surface checks that one is still attached. */
+const PRESENCE_POLL_MS = 1_000;
 
 /**
  * Answers for users: a message to the user is recorded as a question (so any
  * process on the workspace may answer it), then offered to every attached
  * surface while the question log is watched; the first answer is the reply,
- * written with the medium it came from. With no surface that can answer (a
- * headless run), the sender is told plainly that the user cannot be asked
- * now, so it can decide and say so.
+ * written with the medium it came from. With no surface here, the question
+ * waits for the surfaces other processes have attached (a browser of `legion
+ * serve`, a REPL) while any is; with none anywhere, the turn pauses durably,
+ * as on an approval: `legion answer` resumes it, from any process. Only when
+ * every surface that was asked failed (or declined: `--answer-questions deny`)
+ * is the sender told that the user cannot be asked now, so it can decide and say so.
  */
 export class UserRuntime implements ParticipantRuntime {
   constructor(
     private readonly surfaces: UserSurfaces,
-    /** `limits.maxMessageBytes`: an answer becomes the user's message, held to the same limit on every surface. */
-    private readonly options: { maxAnswerBytes?: number | undefined } = {},
+    private readonly options: {
+      /** `limits.maxMessageBytes`: an answer becomes the user's message, held to the same limit on every surface. */
+      maxAnswerBytes?: number | undefined;
+      /** The surfaces other processes on this machine have attached now. */
+      elsewhere?: (() => AttachedElsewhere[]) | undefined;
+    } = {},
   ) {}
 
   async handleMessage(turn: TurnContext): Promise<RuntimeOutcome> {
     const user = turn.participant;
     const chain = waitingParticipants(turn.frames);
-    if (!this.surfaces.can('ask')) return unavailable(user.id, '');
     const { questions } = turn.session;
     const record: QuestionRecord = {
       kind: 'question',
@@ -45,6 +56,10 @@ export class UserRuntime implements ParticipantRuntime {
     await questions.append(record);
     let outcome;
     try {
+      if (!this.surfaces.can('ask')) {
+        const answer = await this.answerElsewhere(turn, record);
+        return answer ? this.reply(turn, answer) : await this.pause(turn, record);
+      }
       // An oversized answer is never recorded: the surface is told why and asked again.
       const check = (text: string): string | undefined => answerSizeError(text, this.options.maxAnswerBytes, record.id);
       outcome = await this.surfaces.ask({ id: record.id, user, from: record.from, text: record.text, chain, conversation: turn.conversation.ref }, turn.signal, raceOf(questions, record), check);
@@ -60,8 +75,52 @@ export class UserRuntime implements ParticipantRuntime {
       answer = await withdraw(questions, record, failed ? `no surface could answer (${failed})` : 'no surface that answers questions is attached');
     }
     if (!answer) return unavailable(user.id, failed);
-    const message = await turn.conversation.append({ role: 'assistant', content: [{ type: 'text', text: answer.text }], medium: answer.medium }, user.id);
+    return this.reply(turn, answer);
+  }
+
+  private async reply(turn: TurnContext, answer: { text: string; medium: string }): Promise<RuntimeOutcome> {
+    const message = await turn.conversation.append({ role: 'assistant', content: [{ type: 'text', text: answer.text }], medium: answer.medium }, turn.participant.id);
     return { status: 'success', reply: answer.text, message };
+  }
+
+  /**
+   * Waits for the answer from another process's surface while one is attached (checked every
+   * second); undefined once none is, and nobody answered: the question is to pause the turn.
+   */
+  private async answerElsewhere(turn: TurnContext, record: QuestionRecord): Promise<{ text: string; medium: string } | undefined> {
+    if ((this.options.elsewhere?.() ?? []).length === 0) return undefined;
+    const stop = new AbortController();
+    const abort = (): void => stop.abort(turn.signal.reason);
+    turn.signal.addEventListener('abort', abort, { once: true });
+    try {
+      const recorded = raceOf(turn.session.questions, record)
+        .recorded(stop.signal)
+        .then(
+          (answer) => ({ answer }),
+          (error: unknown) => ({ error }),
+        );
+      while ((this.options.elsewhere?.() ?? []).length > 0) {
+        const settled = await Promise.race([recorded, delay(PRESENCE_POLL_MS, undefined, { signal: stop.signal }).catch(() => undefined)]);
+        if (settled && 'error' in settled) throw turn.signal.aborted ? turn.signal.reason : settled.error;
+        if (settled) return { text: settled.answer.value, medium: settled.answer.medium };
+      }
+      return undefined;
+    } finally {
+      stop.abort();
+      turn.signal.removeEventListener('abort', abort);
+    }
+  }
+
+  /**
+   * Nobody can be asked now: the question stays open in the session's log and the turn pauses on
+   * it, durably; `legion answer` (any process) records the answer and resumes the chain. An answer
+   * recorded as the last surface went is used rather than paused on.
+   */
+  private async pause(turn: TurnContext, record: QuestionRecord): Promise<RuntimeOutcome> {
+    const state = await turn.session.questions.state();
+    const outcome = state.outcome(record.id);
+    if (outcome?.kind === 'answer') return this.reply(turn, { text: outcome.text, medium: outcome.medium ?? 'another process' });
+    return { status: 'paused', requests: [], questions: [questionView(turn.session.id, record, outcome)] };
   }
 
   /**
@@ -74,8 +133,14 @@ export class UserRuntime implements ParticipantRuntime {
     const last = (await turn.conversation.history()).at(-1);
     // Written already (a resume that stopped after it): the reply stands.
     if (last?.role === 'assistant') return { status: 'success', reply: textOf(last), message: last };
-    const answer = (await turn.session.questions.state()).answerIn(conversationId);
-    if (!answer) return { status: 'error', code: 'not_resumable', error: `No answered question waits in ${conversationId}: answer it first (legion questions lists them).` };
+    const state = await turn.session.questions.state();
+    const answer = state.answerIn(conversationId);
+    if (!answer) {
+      // Resumed before the answer came (an approval elsewhere in the tree was decided): still paused on it.
+      const open = state.list({ status: 'pending' }).filter((view) => view.conversationId === conversationId);
+      if (open.length > 0) return { status: 'paused', requests: [], questions: open };
+      return { status: 'error', code: 'not_resumable', error: `No answered question waits in ${conversationId}: answer it first (legion questions lists them).` };
+    }
     const message = await turn.conversation.append({ role: 'assistant', content: [{ type: 'text', text: answer.text }], ...(answer.medium !== undefined ? { medium: answer.medium } : {}) }, turn.participant.id);
     return { status: 'success', reply: answer.text, message };
   }

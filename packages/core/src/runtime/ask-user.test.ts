@@ -130,7 +130,7 @@ describe('legion.attachUser: messages to the user go to every attached surface',
     test.assertScriptsDone();
   });
 
-  it('with no surface at all, a question to the user gets the headless answer', async () => {
+  it('with no surface anywhere, a question pauses the turn durably: a new message is refused, the answer resumes the chain once', async () => {
     test = createTestLegion({
       participants: [userParticipant(), agentParticipant('coordinator')],
       entryAgent: 'coordinator',
@@ -138,15 +138,24 @@ describe('legion.attachUser: messages to the user go to every attached surface',
         coordinator: [
           { toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which port?' } }] },
           (request) => {
-            expect(lastResult(request)).toMatchObject({ isError: true, content: expect.stringContaining('user is not available: no surface that answers questions is attached') });
-            return { text: 'Assuming 3000' };
+            expect(lastResult(request)).toMatchObject({ content: 'Port 8080' });
+            return { text: 'Listening on 8080' };
           },
         ],
       },
     });
     const detach = test.legion.attachUser({ medium: 'web', ask: async () => 'too late' });
     detach();
-    expect(await test.legion.send(await test.legion.sessions.create(), 'start the server')).toMatchObject({ reply: 'Assuming 3000' });
+    const session = await test.legion.sessions.create();
+    const paused = await test.legion.send(session, 'start the server');
+    expect(paused).toMatchObject({ status: 'paused', requests: [], questions: [expect.objectContaining({ from: 'coordinator', user: 'user', text: 'Which port?', status: 'pending' })] });
+    const id = paused.status === 'paused' ? paused.questions![0]!.id : '';
+    expect(await session.questions.list({ status: 'pending' })).toEqual([expect.objectContaining({ id })]);
+    // The asker waits on it: a new message is not merged into the wait, it is refused, saying how to answer.
+    await expect(test.legion.send(session, 'something else')).rejects.toThrow(new RegExp(`paused until a question is answered: ${id} \\(coordinator asks user: "Which port\\?"\\)\\. Answer with legion answer ${id}`));
+    const answered = await session.answerQuestion(id, 'Port 8080', { medium: 'cli' });
+    expect(answered).toMatchObject({ status: 'answered', resumed: [expect.objectContaining({ status: 'success', reply: 'Listening on 8080' })] });
+    expect(await session.answerQuestion(id, 'again', { medium: 'cli' })).toMatchObject({ status: 'error', error: expect.stringContaining('already answered') });
     test.assertScriptsDone();
   });
 });

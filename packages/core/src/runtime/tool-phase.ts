@@ -4,6 +4,7 @@ import { ARTIFACT_READ_TOOL_NAME, ToolResultEviction } from '../context/evict-to
 import type { ToolResultBlock, ToolUseBlock } from '../message.js';
 import type { ApprovalView } from '../storage/approval-records.js';
 import type { QuestionState } from '../storage/SessionQuestions.js';
+import type { QuestionView } from '../storage/question-records.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
 import type { ApprovalCall, ApprovalGate } from '../authorization/ApprovalGate.js';
 import type { AuthEngine } from '../authorization/AuthEngine.js';
@@ -24,6 +25,19 @@ export interface ToolPhaseResult {
   results: ToolResultBlock[];
   /** Approvals this turn now waits on; empty when every call was answered. */
   paused: ApprovalView[];
+  /** Questions to users this turn now waits on (nobody could be asked); empty when none. */
+  asked: QuestionView[];
+}
+
+/** What the calls of one response wait on, gathered as they end. */
+interface Waits {
+  paused: ApprovalView[];
+  asked: QuestionView[];
+}
+
+function addWaits(waits: Waits, outcome: PausedOnApprovals): void {
+  waits.paused.push(...outcome.requests);
+  if (outcome.questions) waits.asked.push(...outcome.questions);
 }
 
 interface PhaseInput {
@@ -85,7 +99,7 @@ export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<
     else if (decision.mode === 'requires_approval') asking.push({ toolUse, reason: decision.reason, personOnly: decision.personOnly, call: prepared.call });
     else ready.push(prepared.call);
   }
-  const paused: ApprovalView[] = [];
+  const waits: Waits = { paused: [], asked: [] };
   if (asking.length > 0) {
     // Requests go to the session's approvals log, which no lease fences: a turn that lost its lease asks nothing.
     await turn.conversation.confirmLease();
@@ -101,14 +115,14 @@ export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<
     for (const { toolUse, call } of asking) {
       const outcome = outcomes.get(toolUse.id);
       if (outcome?.status === 'approved') ready.push(call);
-      else if (outcome?.status === 'pending') paused.push(outcome.request);
+      else if (outcome?.status === 'pending') waits.paused.push(outcome.request);
       else settled.set(toolUse.id, services.executor.refuse(toolUse, `Rejected: ${outcome?.status === 'rejected' ? outcome.reason : 'no decision'}`, context, 'rejected'));
     }
     // Keep the model's order for execution, whatever order approvals came in.
     ready.sort((a, b) => toolUses.indexOf(a.toolUse) - toolUses.indexOf(b.toolUse));
   }
-  await runReady(ready, input, context, settled, paused, eviction);
-  return { results: toolUses.flatMap((toolUse) => settled.get(toolUse.id) ?? []), paused };
+  await runReady(ready, input, context, settled, waits, eviction);
+  return { results: toolUses.flatMap((toolUse) => settled.get(toolUse.id) ?? []), ...waits };
 }
 
 /**
@@ -124,7 +138,7 @@ export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResul
   const conversationId = turn.conversation.ref.conversationId;
   const settled = new Map<string, ToolResultBlock>();
   const ready: PreparedCall[] = [];
-  const paused: ApprovalView[] = [];
+  const waits: Waits = { paused: [], asked: [] };
   /** Read only when some call is neither an approval's nor a paused delegate's. */
   let questions: QuestionState | undefined;
   for (const toolUse of toolUses) {
@@ -133,7 +147,7 @@ export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResul
       const decision = store.decision(request.id);
       if (decision) turn.trace?.approvalDecided(decision);
       if (!decision) {
-        paused.push(store.view(request.id)!);
+        waits.paused.push(store.view(request.id)!);
       } else if (decision.decision === 'rejected') {
         settled.set(toolUse.id, services.executor.refuse(toolUse, `Rejected by ${decision.decidedBy}${decision.reason ? `: ${decision.reason}` : ''}`, context, 'rejected'));
       } else {
@@ -146,23 +160,30 @@ export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResul
     const delegate = store.delegateOf(conversationId, toolUse.id);
     if (delegate) {
       const outcome = await resumeWaiting(turn, agent.id, toolUse, delegate);
-      if (outcome.status === 'paused') paused.push(...outcome.requests);
+      if (outcome.status === 'paused') addWaits(waits, outcome);
       // A resumed delegate's reply is a communicate result like any other: evicted if large.
       else settled.set(toolUse.id, await eviction.apply(outcome.block));
       continue;
     }
     // A question to a user whose process ended, answered since (session.answerQuestion): the answer is the reply.
-    const asked = (questions ??= await turn.session.questions.state()).delegateOf(conversationId, toolUse.id);
+    questions ??= await turn.session.questions.state();
+    const asked = questions.delegateOf(conversationId, toolUse.id);
+    // One nobody has answered yet (the turn paused on it): the turn stays paused on it.
+    const open = asked ? undefined : questions.questionFor(conversationId, toolUse.id);
+    if (open?.status === 'pending') {
+      waits.asked.push(open);
+      continue;
+    }
     if (asked) {
       const outcome = await resumeWaiting(turn, agent.id, toolUse, asked);
-      if (outcome.status === 'paused') paused.push(...outcome.requests);
+      if (outcome.status === 'paused') addWaits(waits, outcome);
       else settled.set(toolUse.id, await eviction.apply(outcome.block));
       continue;
     }
     settled.set(toolUse.id, services.executor.refuse(toolUse, `interrupted: Legion stopped while ${toolUse.name} was pending, so it did not run. Call it again if it is still needed.`, context, 'interrupted'));
   }
-  await runReady(ready, input, context, settled, paused, eviction);
-  return { results: toolUses.flatMap((toolUse) => settled.get(toolUse.id) ?? []), paused };
+  await runReady(ready, input, context, settled, waits, eviction);
+  return { results: toolUses.flatMap((toolUse) => settled.get(toolUse.id) ?? []), ...waits };
 }
 
 /** Resumes the turn a communicate call of this response waits on (a delegate paused on approvals, a user who answered since), in an `execute_tool` span of its own. */
@@ -171,7 +192,7 @@ async function resumeWaiting(turn: TurnContext, agentId: string, toolUse: ToolUs
   const traceparent = span?.traceparent();
   const frame: DelegationFrame = { participantId: agentId, conversationId: turn.conversation.ref.conversationId, toolUseId: toolUse.id, ...(traceparent ? { trace: traceparent } : {}) };
   const outcome = fromTurnResult(toolUse, await turn.session.resumeConversation(waitedOn, [...turn.frames, frame]), agentId);
-  span?.end(outcome.status === 'paused' ? { paused: outcome.requests.length } : { isError: outcome.block.isError === true, content: outcome.block.content });
+  span?.end(outcome.status === 'paused' ? { paused: outcome.requests.length + (outcome.questions?.length ?? 0) } : { isError: outcome.block.isError === true, content: outcome.block.content });
   return outcome;
 }
 
@@ -180,21 +201,25 @@ async function runReady(
   input: PhaseInput,
   context: CallerContext,
   settled: Map<string, ToolResultBlock>,
-  paused: ApprovalView[],
+  waits: Waits,
   eviction: ToolResultEviction,
 ): Promise<void> {
   if (ready.length === 0) return;
   const outcomes = await input.services.executor.run(ready, context, input.defaultTimeoutMs, (block) => eviction.apply(block));
   for (const call of ready) {
     const outcome = approvalFor(outcomes.get(call.toolUse.id)!, call.toolUse, input.agent.id);
-    if (outcome.status === 'paused') paused.push(...outcome.requests);
+    if (outcome.status === 'paused') addWaits(waits, outcome);
     else settled.set(call.toolUse.id, outcome.block);
   }
 }
 
-/** A delegate's pause is this agent's to answer (a result it can act on) or travels further up (this turn pauses too). */
+/**
+ * A delegate's pause is this agent's to answer (a result it can act on) or travels further up (this
+ * turn pauses too); one on a user's answer always travels up: only a person answers it.
+ */
 function approvalFor(outcome: CallOutcome, toolUse: ToolUseBlock, agentId: string): CallOutcome {
   if (outcome.status === 'done') return outcome;
+  if ((outcome.questions?.length ?? 0) > 0) return outcome;
   if (outcome.requests.every((request) => request.approver === agentId)) return { status: 'done', block: toResultBlock(toolUse.id, { status: 'success', data: describeApprovalRequired(outcome.requests) }) };
   return outcome;
 }
@@ -205,7 +230,7 @@ function fromTurnResult(toolUse: ToolUseBlock, result: TurnResult, agentId: stri
     return { status: 'done', block: toResultBlock(toolUse.id, { status: 'success', data: `${result.reply}${cut}` }) };
   }
   if (result.status === 'error') return { status: 'done', block: toResultBlock(toolUse.id, { status: 'error', error: result.error }) };
-  const paused: PausedOnApprovals = { status: 'paused', requests: result.requests };
+  const paused: PausedOnApprovals = { status: 'paused', requests: result.requests, ...(result.questions?.length ? { questions: result.questions } : {}) };
   return approvalFor(paused, toolUse, agentId);
 }
 

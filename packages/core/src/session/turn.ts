@@ -7,6 +7,7 @@ import type { DelegationFrame } from '../storage/delegation-frame.js';
 import type { CompactionEntry, CompactionEntryInput, CompactionReason } from '../storage/log-entry.js';
 import type { SessionApprovals } from '../storage/SessionApprovals.js';
 import type { SessionQuestions } from '../storage/SessionQuestions.js';
+import type { QuestionView } from '../storage/question-records.js';
 import type { SessionAgentState } from '../storage/SessionAgentState.js';
 import type { SessionArtifacts } from '../storage/SessionArtifacts.js';
 import type { UsageRecord, UsageTotals } from '../storage/usage-summary.js';
@@ -32,13 +33,16 @@ export interface SendRequest {
 }
 
 /**
- * A turn waiting on approvals, durably: it survives a restart, and answering
- * the requests (`answerApprovals`) resumes it. The one shape of "paused" that
- * turns, runtimes and tools (communicate) return.
+ * A turn waiting on approvals or on a user's answer, durably: it survives a
+ * restart, and answering the requests (`answerApprovals`) or the questions
+ * (`answerQuestion`, `legion answer`) resumes it. The one shape of "paused"
+ * that turns, runtimes and tools (communicate) return.
  */
 export interface PausedOnApprovals {
   status: 'paused';
   requests: ApprovalView[];
+  /** Questions to users nobody could be asked now (none attached anywhere); absent or empty when none. */
+  questions?: QuestionView[] | undefined;
 }
 
 export type TurnResult =

@@ -26,16 +26,32 @@ export class QuestionState {
   }
 
   /**
-   * The conversation an agent's `communicate` call waits on when that call
-   * asked a question that has been answered (its frames name the call): what a
-   * resumed turn reads the answer from.
+   * The conversation an agent's `communicate` call waits on, from the questions' frames: a call
+   * above the asker waits on the next frame's conversation (a delegate that paused on the
+   * question); the asker's own call on the user's conversation once the question is answered,
+   * which a resumed turn reads the answer from.
    */
   delegateOf(conversationId: string, toolUseId: string): string | undefined {
     for (const question of this.questions.values()) {
-      const asker = question.frames?.at(-1);
-      if (asker?.conversationId === conversationId && asker.toolUseId === toolUseId && this.outcomes.get(question.id)?.kind === 'answer') return question.conversationId;
+      const frames = question.frames ?? [];
+      for (const [index, frame] of frames.entries()) {
+        if (frame.conversationId !== conversationId || frame.toolUseId !== toolUseId) continue;
+        const next = frames[index + 1];
+        if (next) return next.conversationId;
+        if (this.outcomes.get(question.id)?.kind === 'answer') return question.conversationId;
+      }
     }
     return undefined;
+  }
+
+  /** The question an agent's `communicate` call (its conversation and tool use) asked, whatever became of it; the latest if several. */
+  questionFor(conversationId: string, toolUseId: string): QuestionView | undefined {
+    let found: QuestionRecord | undefined;
+    for (const question of this.questions.values()) {
+      const asker = question.frames?.at(-1);
+      if (asker?.conversationId === conversationId && asker.toolUseId === toolUseId) found = question;
+    }
+    return found && questionView(this.sessionId, found, this.outcomes.get(found.id));
   }
 
   /** The answer to the latest question asked in a conversation, if it has one. */

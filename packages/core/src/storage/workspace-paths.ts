@@ -74,6 +74,10 @@ export class WorkspacePaths {
   get processesDir(): string {
     return join(this.runDir, 'processes');
   }
+  /** One record per surface attached in a live process (`SurfacePresence`): who can be asked now. */
+  get surfacesDir(): string {
+    return join(this.runDir, 'surfaces');
+  }
   /** Which session was active last: a cache that spares a scan of every session.json. */
   get latestSessionIndex(): string {
     return join(this.runDir, 'latest-session.json');

@@ -9,7 +9,8 @@ import type { TurnTrace } from '../tracing/LegionTracer.js';
 /**
  * What a tool returns: data for the model, or an error it can act on. Tools do
  * not throw. `paused` comes from `communicate` when the delegate's turn is
- * paused on approvals that are this caller's (or its callers') to give.
+ * paused on approvals that are this caller's (or its callers') to give, or on
+ * a question to a user nobody could be asked.
  */
 export type ToolResult = { status: 'success'; data: unknown } | { status: 'error'; error: string } | PausedOnApprovals;
 

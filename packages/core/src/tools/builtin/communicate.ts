@@ -96,7 +96,7 @@ export function createCommunicateTool(options: { collective: Collective; limitsF
           ifBusy: 'fail',
         });
         if (result.status === 'error') return { status: 'error', error: `${target.id} could not answer: ${result.error}` };
-        if (result.status === 'paused') return { status: 'paused', requests: result.requests };
+        if (result.status === 'paused') return { status: 'paused', requests: result.requests, ...(result.questions?.length ? { questions: result.questions } : {}) };
         return { status: 'success', data: result.reply };
       } catch (error) {
         if (error instanceof ConversationBusyError) return { status: 'error', error: error.message };

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { WorkspacePaths } from '../../storage/workspace-paths.js';
 import type { ToolContext } from '../tool.js';
-import { currentProcessIdentity, processStartTime, processState, type ProcessIdentity } from '../../storage/process-identity.js';
+import { currentProcessIdentity, ProcessIdentitySchema, processStartTime, processState, type ProcessIdentity } from '../../storage/process-identity.js';
 import { killMarked } from './containment.js';
 import { signalGroup } from './signal-group.js';
 import { readRegularFileSync } from '../../storage/regular-file.js';
@@ -30,14 +30,6 @@ export function purposeOf(context: Pick<ToolContext, 'workspaceRoot' | 'toolUseI
   };
 }
 
-const IdentitySchema = z.lazy(() => z.object({
-  pid: z.number().int(),
-  host: z.string(),
-  startTime: z.string().optional(),
-  bootId: z.string().optional(),
-  pidNamespace: z.string().optional(),
-}));
-
 const RecordSchema = z.lazy(() => z.object({
   version: z.literal(1),
   pgid: z.number().int().positive(),
@@ -47,7 +39,7 @@ const RecordSchema = z.lazy(() => z.object({
   toolUseId: z.string(),
   sessionId: z.string().optional(),
   conversationId: z.string().optional(),
-  owner: IdentitySchema,
+  owner: ProcessIdentitySchema,
   supervisor: z.number().int().optional(),
   /** The environment marker of its processes, where they are found that way (process-group+environment). */
   marker: z.string().regex(/^[0-9a-f]+$/).optional(),
