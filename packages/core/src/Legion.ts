@@ -280,7 +280,7 @@ export class Legion {
    * wins, recorded with its `medium`. With none attached, in this process or
    * another, questions and approvals pause the turn durably (`legion answer`,
    * `legion approve` resume it). `followsWorkspace`: the surface also shows
-   * what other processes on this machine ask (the REPL, `legion serve`), so
+   * what other processes on this machine ask in every session (`legion serve`), so
    * while it is attached a question raised elsewhere waits for it rather than
    * pausing. Returns the disposer that detaches the surface.
    */

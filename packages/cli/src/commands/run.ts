@@ -66,7 +66,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     legion.attachUser({ medium: TERMINAL_MEDIUM, ask: (question, context) => turnTaking(() => ask(question, context)) });
   }
   // Else nobody here answers: a question waits for a surface another process attached (a browser of
-  // `legion serve`, a REPL) or pauses the run, to be answered with `legion answer`.
+  // `legion serve`) or pauses the run, to be answered with `legion answer` (or from a REPL on the session).
   if (options.session && options.newSession) throw new LegionError('usage', 'Use either --session or --new-session, not both.');
   const session = options.newSession ? await legion.sessions.create() : options.session !== undefined ? await legion.sessions.get(options.session) : await legion.sessions.resumeOrCreate();
   const from = options.from ?? legion.collective.defaultUser()?.id;

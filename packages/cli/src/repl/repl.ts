@@ -75,8 +75,9 @@ class Repl implements ReplControl {
     this.activity = new Activity(this.screen, you);
     this.detach.push(this.activity.attach(legion.events));
     this.prompts = new Prompts(this.screen, legion.paths.root, this.activity.chains, () => this.activity.render(), (request) => legion.approvalRules.patternFor(request));
-    // Announced to the workspace: the REPL shows what other processes ask, so their questions wait for it.
-    this.detach.push(legion.attachUser(this.prompts.surface(), { followsWorkspace: true }));
+    // Not announced to the workspace (followsWorkspace): the REPL shows only its own session's questions, so a
+    // run in another session must not wait for it. A run that pauses is still answered here once it shows.
+    this.detach.push(legion.attachUser(this.prompts.surface()));
     // What another process (legion serve, a legion run) asks the user joins the same queue of cards.
     this.remote = offerRemoteAsks(legion, this.prompts, { session: () => this.session, you, print: (text) => this.print(text), resume: (work) => this.resumeFromCard(work) });
     this.detach.push(this.remote.stop);

@@ -19,7 +19,7 @@ const PRESENCE_POLL_MS = 1_000;
  * surface while the question log is watched; the first answer is the reply,
  * written with the medium it came from. With no surface here, the question
  * waits for the surfaces other processes have attached (a browser of `legion
- * serve`, a REPL) while any is; with none anywhere, the turn pauses durably,
+ * serve`) while any is; with none anywhere, the turn pauses durably,
  * as on an approval: `legion answer` resumes it, from any process. Only when
  * every surface that was asked failed (or declined: `--answer-questions deny`)
  * is the sender told that the user cannot be asked now, so it can decide and say so.

@@ -1,6 +1,5 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { z } from 'zod';
 
 /**
  * Who a process is, in a form that survives neither a pid reused after a
@@ -18,15 +17,6 @@ export interface ProcessIdentity {
   /** The pid namespace: pids are comparable only inside one. */
   pidNamespace?: string | undefined;
 }
-
-/** A `ProcessIdentity` as records on disk keep it. */
-export const ProcessIdentitySchema = z.lazy(() => z.object({
-  pid: z.number().int(),
-  host: z.string(),
-  startTime: z.string().optional(),
-  bootId: z.string().optional(),
-  pidNamespace: z.string().optional(),
-}));
 
 export type ProcessState = 'alive' | 'dead' | 'unknown';
 

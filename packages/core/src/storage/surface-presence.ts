@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { writeJsonAtomic } from './atomic-json.js';
-import { currentProcessIdentity, ProcessIdentitySchema, processState } from './process-identity.js';
+import { currentProcessIdentity, processState } from './process-identity.js';
+import { ProcessIdentitySchema } from './process-identity-schema.js';
 import { readRegularFileSync } from './regular-file.js';
 
 const PresenceSchema = z.lazy(() =>
@@ -24,7 +25,7 @@ export interface AttachedElsewhere {
 
 /**
  * Which processes on this machine have a person's surface attached to the workspace and follow
- * its sessions (`legion serve`'s browser app, a REPL): a question raised where nobody can be asked
+ * every session (`legion serve`'s browser app): a question raised where nobody can be asked
  * waits for them to answer it, instead of pausing the run. One file per surface in
  * `.legion/run/surfaces/`, removed when the surface goes; a file whose process is gone (killed)
  * counts for nothing and is cleared by the next reader. Machine-local, as `run/` is: a process on
