@@ -207,6 +207,34 @@ describe('legion mcp serve, through real MCP clients', () => {
     expect(workspace.toolResultSent('toolu_q')).toBe('green');
   }, 90_000);
 
+  it('a question for a user no MCP client answers for pauses the ask, naming it; legion answer resumes it to the reply', async () => {
+    writeFileSync(
+      // Named after "user": the first user stays the human the MCP caller stands in for.
+      join(workspace.dir, '.legion/collective/participants/watch.json'),
+      JSON.stringify({ version: 1, id: 'watch', name: 'Watch', description: 'The on-call engineer.', status: 'active', type: 'user', medium: 'repl' }, null, 2),
+    );
+    useModel('coordinator', claude('claude-coord'));
+    mock.on({ model: 'claude-coord', userMessage: 'Deploy it', hasToolResult: false }, { toolCalls: [{ id: 'toolu_watch', name: 'communicate', arguments: JSON.stringify({ to: 'watch', message: 'May I deploy now?' }) }] });
+    mock.on({ model: 'claude-coord', userMessage: 'Deploy it', hasToolResult: true }, { content: 'Deployed, as the watch allowed.' });
+    const served = await http();
+    const { client, elicited } = await httpClient(served, { elicit: () => ({ answer: 'not mine to give' }) });
+
+    const paused = await call(client, 'ask_coordinator', { message: 'Deploy it' });
+
+    // Not told "unavailable" and left to assume: the turn waits for the watch, durably.
+    expect(paused.structuredContent).toMatchObject({ status: 'paused', approvals: [], questions: [{ from: 'coordinator', user: 'watch', text: 'May I deploy now?' }] });
+    expect(elicited).toEqual([]);
+    expect(workspace.toolResultSent('toolu_watch')).toBeUndefined();
+    const sessionId = paused.structuredContent!['sessionId'] as string;
+    const id = (paused.structuredContent!['questions'] as Array<{ id: string }>)[0]!.id;
+    expect(textOf(paused)).toContain(`legion answer --session ${sessionId} ${id} "…"`);
+
+    const answered = await runLegion(['answer', '--session', sessionId, id, 'Yes, deploy'], { cwd: workspace.dir, env: processEnv(), timeoutMs: 45_000 });
+    expect(answered.status, answered.stderr).toBe(0);
+    expect(answered.stdout).toBe('Deployed, as the watch allowed.\n');
+    expect(workspace.toolResultSent('toolu_watch')).toBe('Yes, deploy');
+  }, 90_000);
+
   it('a client that cancels mid-turn stops the turn and leaves the conversation whole: the next ask in it works', async () => {
     addOracle();
     useModel('coordinator', claude('claude-coord'));

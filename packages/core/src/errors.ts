@@ -165,6 +165,17 @@ export class SurfaceDetachedError extends LegionError {
   }
 }
 
+/**
+ * What a surface throws for a question or approval that is not its to answer (an MCP client asked
+ * something meant for the human): not a failure. When every surface declines, nobody could be
+ * asked, and the turn pauses durably as with no surface at all.
+ */
+export class SurfaceDeclinedError extends LegionError {
+  constructor(readonly medium: string, why: string) {
+    super('surface_declined', `The ${medium} surface does not answer this: ${why}`, { medium });
+  }
+}
+
 /** The message of any thrown value, for error results and logs. */
 export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;

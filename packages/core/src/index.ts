@@ -27,6 +27,7 @@ export {
   ScriptExhaustedError,
   SessionNotFoundError,
   SurfaceDetachedError,
+  SurfaceDeclinedError,
   errorMessage,
 } from './errors.js';
 

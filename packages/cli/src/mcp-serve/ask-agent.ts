@@ -1,4 +1,4 @@
-import { conversationId, errorMessage, type ApprovalView, type Legion, type Participant, type Session, type TurnResult, type UsageTotals } from '@legion-collective/core';
+import { conversationId, errorMessage, type ApprovalView, type Legion, type QuestionView, type Participant, type Session, type TurnResult, type UsageTotals } from '@legion-collective/core';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { usageOf, type ActiveCall, type CallChannel } from './active-calls.js';
@@ -62,7 +62,23 @@ export function turnToolResult(result: TurnResult, context: { session: Session; 
   const base = { sessionId: context.session.id, conversationId: result.conversationId, usage };
   if (result.status === 'success') return toolResult(result.reply, { status: 'success', reply: result.reply, ...base });
   if (result.status === 'error') return toolError(`${result.error}${usageLine(usage)}`, { code: result.code, ...base });
-  return toolResult(pausedText(result.requests, context.caller, context.session.id), { status: 'paused', approvals: result.requests.map(approvalFacts), ...base });
+  const questions = result.questions ?? [];
+  const text = [...(result.requests.length > 0 ? [pausedText(result.requests, context.caller, context.session.id)] : []), ...(questions.length > 0 ? [questionsText(questions, context.session.id)] : [])].join('\n');
+  return toolResult(text, {
+    status: 'paused',
+    approvals: result.requests.map(approvalFacts),
+    ...(questions.length > 0 ? { questions: questions.map((question) => ({ id: question.id, from: question.from, user: question.user, text: question.text, conversationId: question.conversationId })) } : {}),
+    ...base,
+  });
+}
+
+/** A pause on questions to the human, which only the human's own surfaces answer. */
+function questionsText(questions: readonly QuestionView[], sessionId: string): string {
+  return [
+    `The turn is paused: it waits for ${questions.length === 1 ? 'an answer' : `${questions.length} answers`} from the user.`,
+    ...questions.map((question) => `- ${question.id}: ${question.from} asks ${question.user}: ${JSON.stringify(question.text)}`),
+    `The user answers in the workspace: \`legion answer --session ${sessionId} ${questions[0]!.id} "…"\`, the REPL (\`legion\`) or the web UI (\`legion serve\`). The turn goes on once answered; call read_conversation (or ask again later) for the reply.`,
+  ].join('\n');
 }
 
 export function approvalFacts(request: ApprovalView): Record<string, unknown> {

@@ -1,4 +1,4 @@
-import type { ApprovalAnswer, ApprovalView, Participant, UserQuestion, UserSurface } from '@legion-collective/core';
+import { SurfaceDeclinedError, type ApprovalAnswer, type ApprovalView, type Participant, type UserQuestion, type UserSurface } from '@legion-collective/core';
 import type { ActiveCalls } from './active-calls.js';
 
 /** How much of a tool call's input an approval form shows. */
@@ -17,11 +17,12 @@ export function mcpSurface(calls: ActiveCalls, caller: Participant, options: { q
   return {
     medium: 'mcp',
     ask: async (question: UserQuestion, { signal }) => {
+      // Not this client's to answer: declined, so the question pauses for the human's own surfaces (legion answer).
       if (question.user.id !== caller.id && (caller.type !== 'user' || question.user.id !== caller.actsFor)) {
-        throw new Error(`the question is for ${question.user.id}, whom no MCP client answers for`);
+        throw new SurfaceDeclinedError('mcp', `the question is for ${question.user.id}, whom no MCP client answers for`);
       }
       const call = calls.owner(question.conversation.sessionId, question.conversation.conversationId);
-      if (!call) throw new Error('no MCP call waits on this conversation');
+      if (!call) throw new SurfaceDeclinedError('mcp', 'no MCP call waits on this conversation');
       if (!call.elicit) {
         // The client cannot ask its human: the question stays open a while for yours (it is in the
         // session's question log, so the REPL, the web UI and `legion answer` see it and answer it).

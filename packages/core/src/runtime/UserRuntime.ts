@@ -67,6 +67,14 @@ export class UserRuntime implements ParticipantRuntime {
       await withdraw(questions, record, `the asking turn ended: ${errorMessage(error)}`);
       throw error;
     }
+    // Every surface declined (none was the one to answer): as with no surface here at all.
+    if (outcome.status === 'unanswered' && outcome.failures.every((failure) => failure.declined)) {
+      const elsewhere = await this.answerElsewhere(turn, record).catch(async (error: unknown) => {
+        await withdraw(questions, record, `the asking turn ended: ${errorMessage(error)}`);
+        throw error;
+      });
+      return elsewhere ? this.reply(turn, elsewhere) : await this.pause(turn, record);
+    }
     let answer: { text: string; medium: string } | undefined = outcome.status === 'answered' ? { text: outcome.value, medium: outcome.medium } : undefined;
     let failed = '';
     if (outcome.status === 'unanswered') {

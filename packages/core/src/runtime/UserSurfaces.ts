@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Participant } from '../collective/participant.js';
-import { AnsweredElsewhereError, errorMessage, LegionError, SurfaceDetachedError } from '../errors.js';
+import { AnsweredElsewhereError, errorMessage, LegionError, SurfaceDeclinedError, SurfaceDetachedError } from '../errors.js';
 import type { EventBus } from '../events/EventBus.js';
 import { ApprovalAnswerSchema, type ApprovalAnswer, type ApprovalView } from '../storage/approval-records.js';
 import type { UserQuestion, UserSurface } from './user-surface.js';
@@ -10,7 +10,7 @@ export type OfferOutcome<T> =
   /** `elsewhere`: the answer is one recorded first by another process (or by a caller of this one not among the surfaces). */
   | { status: 'answered'; value: T; medium: string; elsewhere?: true | undefined }
   /** No surface could take it, or every one that could failed or was detached. */
-  | { status: 'unanswered'; failures: Array<{ medium: string; error: string }> };
+  | { status: 'unanswered'; failures: Array<{ medium: string; error: string; declined?: true | undefined }> };
 
 type Capability = 'ask' | 'approve';
 
@@ -139,7 +139,7 @@ export class UserSurfaces {
     signal.throwIfAborted();
     return new Promise<OfferOutcome<T>>((resolve, reject) => {
       const running = new Map<Attached, AbortController>();
-      const failures: Array<{ medium: string; error: string }> = [];
+      const failures: Array<{ medium: string; error: string; declined?: true | undefined }> = [];
       let settled = false;
       const watching = new AbortController();
 
@@ -200,8 +200,12 @@ export class UserSurfaces {
             (error: unknown) => {
               if (settled || controller.signal.aborted) return;
               running.delete(attached);
-              failures.push({ medium, error: errorMessage(error) });
-              this.events.emit('error:raised', { scope: `user surface ${medium}`, message: errorMessage(error), code: 'user_surface_failed', ...(sessionId ? { sessionId } : {}) });
+              // A surface that declined (not its question) did not fail: nothing to report.
+              if (error instanceof SurfaceDeclinedError) failures.push({ medium, error: errorMessage(error), declined: true });
+              else {
+                failures.push({ medium, error: errorMessage(error) });
+                this.events.emit('error:raised', { scope: `user surface ${medium}`, message: errorMessage(error), code: 'user_surface_failed', ...(sessionId ? { sessionId } : {}) });
+              }
               giveUpIfNoneLeft();
             },
           );
