@@ -1,9 +1,9 @@
-import { Legion, LegionError, type ApprovalAnswer, type ApprovalView, type Session, type TurnResult } from '@legion-collective/core';
+import { Legion, LegionError, type ApprovalAnswer, type Session, type TurnResult } from '@legion-collective/core';
 import { approvalSurface, TERMINAL_MEDIUM, type ApproveMode } from '../approval-prompt.js';
 import { styleFor, type Style } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
 import { stdout, stderr, inert, inertLine } from '../render/terminal-text.js';
-import { pauseLines } from './pause-lines.js';
+import { describe, pauseLines, reportedStatus } from './pause-lines.js';
 
 interface ApprovalOptions {
   workspace?: string;
@@ -124,25 +124,7 @@ function rememberFrom(options: { always?: boolean; rule?: boolean; pattern?: str
   return options.always ? { remember: 'session' } : {};
 }
 
-/** One approval request on one line, styled for the stream it is written to. */
-export function describe(view: ApprovalView, style: Style): string {
-  const status = view.status === 'pending' ? style.yellow('pending ') : view.status === 'approved' ? style.green('approved') : style.red('rejected');
-  const decided = view.decidedBy
-    ? style.dim(` — ${view.status} by ${inertLine(view.decidedBy)}${view.decisionReason ? `: ${inertLine(view.decisionReason)}` : ''}${view.decisionMedium ? ` (on ${inertLine(view.decisionMedium)})` : ''}`)
-    : style.dim(` — ${inertLine(view.approver)} decides`);
-  const rule = view.decisionRuleId ? style.dim(` (rule ${inertLine(view.decisionRuleId)})`) : '';
-  // The input whole, as JSON (exact, and escaped), with what JSON leaves raw (C1, DEL, bidi, zero-width) made visible.
-  return `${inertLine(view.id)}  ${status}  ${inertLine(view.requester)} → ${inertLine(view.tool)} ${style.dim(inertLine(JSON.stringify(view.input) ?? ''))}${decided}${rule}`;
-}
 
-/**
- * The status JSON reports show: a turn paused on approvals keeps the name scripts know,
- * `approval_required`; one paused only on a user's answer is `answer_required`.
- */
-export function reportedStatus(result: TurnResult): 'success' | 'error' | 'approval_required' | 'answer_required' {
-  if (result.status !== 'paused') return result.status;
-  return result.requests.length === 0 && (result.questions?.length ?? 0) > 0 ? 'answer_required' : 'approval_required';
-}
 
 function describeResult(result: TurnResult, style: Style): string {
   if (result.status === 'success') return inert(result.reply);

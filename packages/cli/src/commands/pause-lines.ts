@@ -1,7 +1,6 @@
-import type { TurnResult } from '@legion-collective/core';
+import type { ApprovalView, TurnResult } from '@legion-collective/core';
 import type { Style } from '../render/style.js';
 import { inert, inertLine } from '../render/terminal-text.js';
-import { describe } from './approvals.js';
 
 type Paused = Extract<TurnResult, { status: 'paused' }>;
 
@@ -24,4 +23,24 @@ export function pauseLines(paused: readonly Paused[], style: Style): string {
     lines.push(`Answer with: legion answer ${inertLine(questions[0]!.id)} "…"  (legion questions lists them)`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** One approval request on one line, styled for the stream it is written to. */
+export function describe(view: ApprovalView, style: Style): string {
+  const status = view.status === 'pending' ? style.yellow('pending ') : view.status === 'approved' ? style.green('approved') : style.red('rejected');
+  const decided = view.decidedBy
+    ? style.dim(` — ${view.status} by ${inertLine(view.decidedBy)}${view.decisionReason ? `: ${inertLine(view.decisionReason)}` : ''}${view.decisionMedium ? ` (on ${inertLine(view.decisionMedium)})` : ''}`)
+    : style.dim(` — ${inertLine(view.approver)} decides`);
+  const rule = view.decisionRuleId ? style.dim(` (rule ${inertLine(view.decisionRuleId)})`) : '';
+  // The input whole, as JSON (exact, and escaped), with what JSON leaves raw (C1, DEL, bidi, zero-width) made visible.
+  return `${inertLine(view.id)}  ${status}  ${inertLine(view.requester)} → ${inertLine(view.tool)} ${style.dim(inertLine(JSON.stringify(view.input) ?? ''))}${decided}${rule}`;
+}
+
+/**
+ * The status JSON reports show: a turn paused on approvals keeps the name scripts know,
+ * `approval_required`; one paused only on a user's answer is `answer_required`.
+ */
+export function reportedStatus(result: TurnResult): 'success' | 'error' | 'approval_required' | 'answer_required' {
+  if (result.status !== 'paused') return result.status;
+  return result.requests.length === 0 && (result.questions?.length ?? 0) > 0 ? 'answer_required' : 'approval_required';
 }

@@ -1,9 +1,8 @@
 import { Legion, LegionError, type QuestionView, type Session } from '@legion-collective/core';
 import { styleFor, type Style } from '../render/style.js';
-import { reportedStatus } from './approvals.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
 import { stdout, stderr, inert, inertLine } from '../render/terminal-text.js';
-import { pauseLines } from './pause-lines.js';
+import { pauseLines, reportedStatus } from './pause-lines.js';
 
 interface QuestionOptions {
   workspace?: string;

@@ -2,10 +2,9 @@ import { conversationId, LegionError, summarizeUsage, type LegionEvent, type Tur
 import { approvalSurface, TERMINAL_MEDIUM, type ApproveMode } from '../approval-prompt.js';
 import { declinedSurface, fixedAnswerSurface, QuestionTracker, type AnswerQuestionsMode } from '../headless/questions.js';
 import { oneAtATime, questionPrompt } from '../question-prompt.js';
-import { pauseLines } from './pause-lines.js';
+import { pauseLines, reportedStatus } from './pause-lines.js';
 import type { RunReport, StreamLine } from '../headless/stream-line.js';
 import { streamLineOf } from '../headless/stream-lines.js';
-import { reportedStatus } from './approvals.js';
 import { printConversation } from '../render/conversation-printer.js';
 import { styleFor } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
