@@ -19,37 +19,41 @@ export type SseEventName = (typeof SSE_EVENT_NAMES)[number];
 const envelope = { seq: z.number().int().positive() };
 
 /**
- * Legion's events the stream carries, each exactly as core defines it (`LegionEventSchemas`) with
- * the envelope's `type` and `seq`. Not `context:usage`: it is measured only while someone listens,
- * at a cost on every model request, for a figure the browser does not show.
+ * Whether the stream carries each of core's events, each exactly as core defines it
+ * (`LegionEventSchemas`) with the envelope's `type` and `seq`. Every event is listed, so a new one
+ * does not compile until it is decided here (and, if streamed, added to `LegionWireEventSchema`).
  */
-export const STREAMED_EVENT_NAMES = [
-  'message:sent',
-  'turn:start',
-  'turn:end',
-  'text:delta',
-  'tool:call',
-  'tool:result',
-  'delegation:queued',
-  'delegation:dequeued',
-  'usage:report',
-  'context:compacted',
-  'error:raised',
-  'storage:warning',
-  'provider:retry',
-  'approval:requested',
-  'approval:decided',
-  'approval-rule:added',
-  'approval-rule:removed',
-  'question:asked',
-  'question:answered',
-  'question:withdrawn',
-  'session:created',
-  'session:updated',
-  'tool:register',
-  'tool:unregister',
-] as const satisfies readonly LegionEventName[];
-export type StreamedEventName = (typeof STREAMED_EVENT_NAMES)[number];
+const STREAMED = {
+  'message:sent': true,
+  'turn:start': true,
+  'turn:end': true,
+  'text:delta': true,
+  'tool:call': true,
+  'tool:result': true,
+  'delegation:queued': true,
+  'delegation:dequeued': true,
+  'usage:report': true,
+  // Measured only while someone listens, at a cost on every model request, for a figure the browser does not show.
+  'context:usage': false,
+  'context:compacted': true,
+  'error:raised': true,
+  'storage:warning': true,
+  'provider:retry': true,
+  'approval:requested': true,
+  'approval:decided': true,
+  'approval-rule:added': true,
+  'approval-rule:removed': true,
+  'question:asked': true,
+  'question:answered': true,
+  'question:withdrawn': true,
+  'session:created': true,
+  'session:updated': true,
+  'tool:register': true,
+  'tool:unregister': true,
+} as const satisfies Record<LegionEventName, boolean>;
+export type StreamedEventName = { [Name in LegionEventName]: (typeof STREAMED)[Name] extends true ? Name : never }[LegionEventName];
+/** Legion's events the stream carries. */
+export const STREAMED_EVENT_NAMES = (Object.keys(STREAMED) as LegionEventName[]).filter((name): name is StreamedEventName => STREAMED[name]);
 
 /**
  * Core's event of this name with the envelope: nothing is restated here, so the wire cannot drift
