@@ -1,4 +1,4 @@
-import { agentParticipant, createTestLegion, mockParticipant, userParticipant, type ScriptEntry, type TestLegion } from '@legion-collective/core/testing';
+import { agentParticipant, createTestLegion, mockParticipant, recordSampleRun, userParticipant, type ScriptEntry, type TestLegion } from '@legion-collective/core/testing';
 import type { Legion } from '@legion-collective/core';
 import { LEGION_EVENT_NAMES, LegionEventSchemas } from '@legion-collective/core/vocabulary';
 import { getEventListeners } from 'node:events';
@@ -31,6 +31,16 @@ describe('the wire events are core events', () => {
     for (const option of LegionWireEventSchema.options) {
       const name = option.shape.type.value;
       expect(Object.keys(option.shape).sort(), name).toEqual([...Object.keys(LegionEventSchemas[name].shape), 'type', 'seq'].sort());
+    }
+  });
+
+  it('parses every streamed event of a real run back to itself', async () => {
+    const events = (await recordSampleRun()).filter((event) => (STREAMED_EVENT_NAMES as readonly string[]).includes(event.type));
+    expect(events.length).toBeGreaterThan(10);
+    for (const event of events) {
+      const parsed = LegionWireEventSchema.safeParse(event);
+      expect(parsed.success, `${event.type}: ${parsed.error?.message}`).toBe(true);
+      expect(undocumentedFields(event, parsed.data, event.type)).toBeUndefined();
     }
   });
 });
