@@ -37,7 +37,7 @@ export type Usage = z.infer<typeof UsageSchema>;
 
 /**
  * What became of a turn when it stopped running: the lifecycle's last word. `paused` is not an
- * ending: the turn waits on approvals and goes on when they are answered.
+ * ending: the turn waits on approvals or questions and goes on when they are answered.
  */
 export const TurnOutcomeSchema = z.enum(['succeeded', 'failed', 'cancelled', 'paused']);
 export type TurnOutcome = z.infer<typeof TurnOutcomeSchema>;

@@ -83,7 +83,7 @@ export const LegionEventSchemas = {
   'turn:start': inConversation({ participantId: z.string(), chain: ChainSchema, messageId: z.string().optional() }),
   /**
    * The responder's turn ends. `outcome` is what became of it (`paused`: it waits on approvals
-   * and resumes when they are answered); `code` names why a `failed` or `cancelled` turn ended
+   * or questions, and resumes when they are answered); `code` names why a `failed` or `cancelled` turn ended
    * (`cancelled`, `provider_bad_request`, …). `status` is the older, coarser word, kept for
    * subscribers written before `outcome`: a cancelled turn is `error` there.
    */
