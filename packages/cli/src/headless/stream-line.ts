@@ -1,4 +1,4 @@
-import { ApprovalViewSchema, ConversationRefSchema, LegionEventSchemas, ToolResultBlockSchema, ToolUseBlockSchema, UsageSchema } from '@legion-collective/core/vocabulary';
+import { ApprovalViewSchema, ConversationRefSchema, LegionEventSchemas, QuestionViewSchema, ToolResultBlockSchema, ToolUseBlockSchema, UsageSchema } from '@legion-collective/core/vocabulary';
 import { z } from 'zod';
 import { STREAM_LINE_NAMES, type EventLineName } from './stream-line-names.js';
 
@@ -32,17 +32,11 @@ const Totals = z.object({
 const Approval = ApprovalViewSchema.pick({ id: true, at: true, requester: true, approver: true, tool: true, input: true, reason: true, conversationId: true, status: true });
 
 /** A question an agent asked the user, as the run reports it (`questions` in the report, `question:*` lines). */
-export const ReportedQuestionSchema = z.object({
-  /** The question's id in the session (`legion answer ID "…"` answers it). */
-  id: z.string().optional(),
-  conversationId: z.string(),
-  /** Who asked: the last of `chain`. */
-  from: z.string(),
-  /** The user asked. */
-  to: z.string(),
-  /** Participants waiting on the answer, outermost first; ends with `from`. */
-  chain: z.array(z.string()),
-  text: z.string(),
+export const ReportedQuestionSchema = QuestionViewSchema.pick({ conversationId: true, from: true, chain: true, text: true }).extend({
+  /** The question's id in the session (`legion answer ID "…"` answers it); absent when none was recorded. */
+  id: QuestionViewSchema.shape.id.optional(),
+  /** The user asked (core's `user`: the documented name here is `to`). */
+  to: QuestionViewSchema.shape.user,
   /** Whether the asker got an answer (the terminal, another surface, `--answer`), or was told the user is unavailable. */
   answered: z.boolean(),
   /** Nobody could be asked: the run paused on it; `legion answer ID "…"` answers it and resumes the run's work. */
