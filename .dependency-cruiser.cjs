@@ -21,7 +21,7 @@ const LAYERS = [
   ['authorization'],
   ['runtime'],
   ['Legion.ts'],
-  ['index.ts'],
+  ['index.ts', 'vocabulary.ts'],
   ['testing'],
 ];
 
@@ -57,29 +57,29 @@ module.exports = {
     },
     {
       name: 'cli-through-the-public-api',
-      comment: "packages/cli uses core only as a library user would: `@legion-collective/core` (tests: also `/testing`), never its files.",
+      comment: "packages/cli uses core only as a library user would: `@legion-collective/core` and its `/vocabulary` (tests: also `/testing`), never its files.",
       severity: 'error',
       from: { path: '^packages/cli/src/', pathNot: ['\\.test\\.ts$', '/__fixtures__/'] },
-      to: { path: '^(packages/core/|@legion-collective/core)', pathNot: '^(@legion-collective/core|packages/core/dist/index\\.(js|d\\.ts))$' },
+      to: { path: '^(packages/core/|@legion-collective/core)', pathNot: '^(@legion-collective/core(/vocabulary)?|packages/core/dist/(index|vocabulary)\\.(js|d\\.ts))$' },
     },
     {
       name: 'cli-tests-through-the-public-api',
-      comment: "CLI tests use core through `@legion-collective/core` and `@legion-collective/core/testing` only.",
+      comment: "CLI tests use core through `@legion-collective/core`, `/vocabulary` and `/testing` only.",
       severity: 'error',
       from: { path: '^packages/cli/src/.*(\\.test\\.ts$|/__fixtures__/)' },
       to: {
         path: '^(packages/core/|@legion-collective/core)',
-        pathNot: '^(@legion-collective/core(/testing)?|packages/core/dist/(testing/)?index\\.(js|d\\.ts))$',
+        pathNot: '^(@legion-collective/core(/testing|/vocabulary)?|packages/core/dist/((testing/)?index|vocabulary)\\.(js|d\\.ts))$',
       },
     },
     {
       name: 'server-through-the-public-api',
-      comment: 'packages/server uses core only through `@legion-collective/core` (tests: also `/testing`), never its files.',
+      comment: 'packages/server uses core only through `@legion-collective/core` and `/vocabulary` (tests: also `/testing`), never its files.',
       severity: 'error',
       from: { path: '^packages/server/src/' },
       to: {
         path: '^(packages/core/|@legion-collective/core)',
-        pathNot: '^(@legion-collective/core(/testing)?|packages/core/dist/(testing/)?index\\.(js|d\\.ts))$',
+        pathNot: '^(@legion-collective/core(/testing|/vocabulary)?|packages/core/dist/((testing/)?index|vocabulary)\\.(js|d\\.ts))$',
       },
     },
     {
@@ -131,11 +131,18 @@ module.exports = {
       to: { path: '^(@legion-collective/core/testing|packages/core/dist/testing/)' },
     },
     {
-      name: 'wire-imports-nothing-of-core',
-      comment: 'The wire types are the documented format browsers build on: they import zod and each other, nothing of core or of the server.',
+      name: 'wire-imports-only-the-vocabulary',
+      comment: 'The wire types are the documented format browsers build on: they import zod, each other and core\'s vocabulary (the one definition they derive from, itself zod only), nothing else of core or of the server.',
       severity: 'error',
       from: { path: '^packages/server/src/wire/' },
-      to: { path: '^(packages/core/|@legion-collective/core|packages/server/src/(?!wire/))' },
+      to: { path: '^(packages/core/|@legion-collective/core|packages/server/src/(?!wire/))', pathNot: '^(@legion-collective/core/vocabulary|packages/core/dist/vocabulary\\.(js|d\\.ts))$' },
+    },
+    {
+      name: 'vocabulary-reaches-only-zod',
+      comment: '`@legion-collective/core/vocabulary` is what the wire types and clients validate with: from it, nothing but zod and zod-only files of core may be reached (no node: module, no other package).',
+      severity: 'error',
+      from: { path: '^packages/core/src/vocabulary\\.ts$' },
+      to: { reachable: true, path: '^(?!packages/core/src/|node_modules/zod/)' },
     },
     {
       name: 'web-speaks-only-the-wire',
@@ -157,16 +164,16 @@ module.exports = {
       severity: 'error',
       from: {
         orphan: true,
-        pathNot: ['\\.test\\.ts$', '/__fixtures__/', '\\.d\\.ts$', '^packages/core/src/(index|testing/index)\\.ts$', '^packages/cli/src/legion\\.ts$', '^packages/server/src/(index|wire/index)\\.ts$', '^packages/web/src/main\\.tsx$'],
+        pathNot: ['\\.test\\.ts$', '/__fixtures__/', '\\.d\\.ts$', '^packages/core/src/(index|vocabulary|testing/index)\\.ts$', '^packages/cli/src/legion\\.ts$', '^packages/server/src/(index|wire/index)\\.ts$', '^packages/web/src/main\\.tsx$'],
       },
       to: {},
     },
     {
       name: 'core-reachable-from-its-entry-points',
-      comment: 'A core source file that neither `@legion-collective/core` nor `/testing` reaches is dead code, whatever tests still import it.',
+      comment: 'A core source file that neither `@legion-collective/core`, `/vocabulary` nor `/testing` reaches is dead code, whatever tests still import it.',
       severity: 'error',
-      from: { path: '^packages/core/src/(index|testing/index)\\.ts$' },
-      to: { path: CORE, pathNot: ['\\.test\\.ts$', '/__fixtures__/', '\\.d\\.ts$', '^packages/core/src/(index|testing/index)\\.ts$'], reachable: false },
+      from: { path: '^packages/core/src/(index|vocabulary|testing/index)\\.ts$' },
+      to: { path: CORE, pathNot: ['\\.test\\.ts$', '/__fixtures__/', '\\.d\\.ts$', '^packages/core/src/(index|vocabulary|testing/index)\\.ts$'], reachable: false },
     },
     {
       name: 'core-knows-no-cli',

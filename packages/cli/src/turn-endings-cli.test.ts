@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { StreamLineSchema } from './headless/stream-line.js';
 import { LEGION, runLegion, type LegionRun } from './legion-process.test-support.js';
 import { useWorkspace } from './workspace.test-support.js';
 
@@ -57,6 +58,11 @@ describe('a failed or cancelled turn does not poison the conversation', () => {
     child.kill('SIGINT');
     expect(await closed, stderr).toBe(1);
     expect(stderr).toContain('cancelled');
+    // stream-json says what became of the turn: cancelled (not merely "error", which `status` keeps saying for old scripts).
+    const ends = stdout.trimEnd().split('\n').map((line) => StreamLineSchema.parse(JSON.parse(line))).filter((line) => line.type === 'turn:end');
+    expect(ends.map((line) => ({ participantId: line.participantId, outcome: line.outcome, code: line.code, status: line.status }))).toEqual([
+      { participantId: 'coordinator', outcome: 'cancelled', code: 'cancelled', status: 'error' },
+    ]);
 
     const next = await legion(['run', '--output', 'json', 'What is 2+2?']);
     expect(next.status, next.stderr).toBe(0);

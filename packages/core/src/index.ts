@@ -33,9 +33,11 @@ export {
 
 // Messages: the content every layer speaks.
 export { ContentBlockSchema, MessageSchema, TurnEndingSchema, textOf, toolResultsOf, toolUsesOf } from './message.js';
-export type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, TurnEnding, Usage } from './message.js';
+export type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, TurnEnding, TurnOutcome, Usage } from './message.js';
 
-// Events, for UIs.
+// Events, for UIs. Their schemas (and those of messages, approval and question views) are exported
+// by `@legion-collective/core/vocabulary`, not here: the engine needs only the types, so a process
+// that validates nothing never builds them.
 export { EventBus } from './events/EventBus.js';
 export type { ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './events/event-types.js';
 export type { Follower, FollowOptions } from './conversation/follow-session.js';

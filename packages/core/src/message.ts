@@ -36,13 +36,20 @@ export const UsageSchema = z.object({
 export type Usage = z.infer<typeof UsageSchema>;
 
 /**
+ * What became of a turn when it stopped running: the lifecycle's last word. `paused` is not an
+ * ending: the turn waits on approvals or questions and goes on when they are answered.
+ */
+export const TurnOutcomeSchema = z.enum(['succeeded', 'failed', 'cancelled', 'paused']);
+export type TurnOutcome = z.infer<typeof TurnOutcomeSchema>;
+
+/**
  * How a turn ended without a reply, written in the responder's place as the
  * turn's last message: the next request shows the model plainly that the
  * message before it was not answered, and why, instead of merging it with the
  * next one (which made a model answer a cancelled request again).
  */
 export const TurnEndingSchema = z.object({
-  status: z.enum(['failed', 'cancelled']),
+  status: TurnOutcomeSchema.extract(['failed', 'cancelled']),
   /** The error's code (`cancelled`, `provider_bad_request`, `max_iterations`, …). */
   code: z.string(),
   /** What went wrong, as the turn reported it (absent for a plain cancel). */

@@ -1,37 +1,8 @@
 import type { Legion, LegionEvent, LegionEventName } from '@legion-collective/core';
 import type { EventJournal } from './event-journal.js';
+import { STREAMED_EVENT_NAMES } from './wire/events.js';
 import { ParticipantStates } from './participant-states.js';
 
-/**
- * Legion's events the stream carries. Not `context:usage`: it is measured only while someone
- * listens, at a cost on every model request, for a figure the browser does not show.
- */
-export const STREAMED_EVENTS = [
-  'message:sent',
-  'turn:start',
-  'turn:end',
-  'text:delta',
-  'tool:call',
-  'tool:result',
-  'delegation:queued',
-  'delegation:dequeued',
-  'usage:report',
-  'context:compacted',
-  'error:raised',
-  'storage:warning',
-  'provider:retry',
-  'approval:requested',
-  'approval:decided',
-  'approval-rule:added',
-  'approval-rule:removed',
-  'question:asked',
-  'question:answered',
-  'question:withdrawn',
-  'session:created',
-  'session:updated',
-  'tool:register',
-  'tool:unregister',
-] as const satisfies readonly LegionEventName[];
 
 /** Legion's events, participants' derived states and new sessions, into the journal; returns the disposer. */
 export function feedJournal(legion: Legion, journal: EventJournal): { states: ParticipantStates; announceSession(session: { sessionId: string; createdAt: string; title?: string | undefined }): void; stop(): void } {
@@ -46,7 +17,7 @@ export function feedJournal(legion: Legion, journal: EventJournal): { states: Pa
   };
   // One subscription per name (not onAny): events nobody listens to are never built.
   const subscribe = <Name extends LegionEventName>(name: Name): (() => void) => legion.events.on(name, (event) => forward(event as LegionEvent));
-  const offs = STREAMED_EVENTS.map((name) => subscribe(name));
+  const offs = STREAMED_EVENT_NAMES.map((name) => subscribe(name));
   const announced = new Set<string>();
   return {
     states,

@@ -1,9 +1,10 @@
-import { agentParticipant, createTestLegion, mockParticipant, userParticipant, type ScriptEntry, type TestLegion } from '@legion-collective/core/testing';
+import { agentParticipant, createTestLegion, mockParticipant, recordSampleRun, userParticipant, type ScriptEntry, type TestLegion } from '@legion-collective/core/testing';
 import type { Legion } from '@legion-collective/core';
+import { LEGION_EVENT_NAMES, LegionEventSchemas } from '@legion-collective/core/vocabulary';
 import { getEventListeners } from 'node:events';
-import { ApiClient, type EventStream, type StreamMessage } from './server-test-support.js';
+import { ApiClient, undocumentedFields, type EventStream, type StreamMessage } from './server-test-support.js';
 import { startServer, type RunningServer } from './start-server.js';
-import { LegionWireEventSchema, ResetEventDataSchema, SessionEventDataSchema, StateEventDataSchema } from './wire/events.js';
+import { LegionWireEventSchema, ResetEventDataSchema, SessionEventDataSchema, StateEventDataSchema, STREAMED_EVENT_NAMES } from './wire/events.js';
 
 const SCHEMAS = { legion: LegionWireEventSchema, state: StateEventDataSchema, session: SessionEventDataSchema, reset: ResetEventDataSchema } as const;
 
@@ -14,12 +15,35 @@ function expectWireMessages(messages: readonly StreamMessage[]): void {
     expect(schema, `event name ${message.event}`).toBeDefined();
     const parsed = schema.safeParse(message.data);
     expect(parsed.success, `${message.event} ${JSON.stringify(message.data)}: ${parsed.error?.message}`).toBe(true);
+    expect(undocumentedFields(message.data, parsed.data, `event: ${message.event}`)).toBeUndefined();
   }
 }
 
 function seqOf(id: string | undefined): number {
   return Number(id!.split('-')[1]);
 }
+
+describe('the wire events are core events', () => {
+  it("carries every core event but the declared one, each as core's schema plus the envelope", () => {
+    const wireTypes = LegionWireEventSchema.options.map((option) => option.shape.type.value);
+    expect([...wireTypes].sort()).toEqual([...STREAMED_EVENT_NAMES].sort());
+    expect(LEGION_EVENT_NAMES.filter((name) => !(STREAMED_EVENT_NAMES as readonly string[]).includes(name))).toEqual(['context:usage']);
+    for (const option of LegionWireEventSchema.options) {
+      const name = option.shape.type.value;
+      expect(Object.keys(option.shape).sort(), name).toEqual([...Object.keys(LegionEventSchemas[name].shape), 'type', 'seq'].sort());
+    }
+  });
+
+  it('parses every streamed event of a real run back to itself', async () => {
+    const events = (await recordSampleRun()).filter((event) => (STREAMED_EVENT_NAMES as readonly string[]).includes(event.type));
+    expect(events.length).toBeGreaterThan(10);
+    for (const event of events) {
+      const parsed = LegionWireEventSchema.safeParse(event);
+      expect(parsed.success, `${event.type}: ${parsed.error?.message}`).toBe(true);
+      expect(undocumentedFields(event, parsed.data, event.type)).toBeUndefined();
+    }
+  });
+});
 
 describe('the event stream of legion serve', () => {
   let test: TestLegion;

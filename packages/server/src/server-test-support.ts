@@ -1,4 +1,5 @@
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
 import { ROUTES, type RouteSpec } from './route-table.js';
 import { ErrorBodySchema } from './wire/errors.js';
@@ -38,7 +39,17 @@ export function checkResponse(method: string, path: string, status: number, json
   if (!response) return `${method} ${path} (${name}) answered ${status}, which its route does not document (${Object.keys(route.responses).join(', ')})`;
   if (!response.schema) return undefined;
   const parsed = (response.schema as z.ZodType).safeParse(json);
-  return parsed.success ? undefined : `${method} ${path} (${name}) ${status}: the body does not match its schema: ${parsed.error.message}`;
+  if (!parsed.success) return `${method} ${path} (${name}) ${status}: the body does not match its schema: ${parsed.error.message}`;
+  // zod drops keys a schema does not name: a field the server sends but the wire does not document shows here.
+  return undocumentedFields(json, parsed.data, `${method} ${path} (${name}) ${status}`);
+}
+
+/**
+ * What parsing with a wire schema dropped from `sent` (undefined when nothing): the wire is derived
+ * from core's vocabulary, so a field core adds and the server sends, but the wire leaves out, is drift.
+ */
+export function undocumentedFields(sent: unknown, parsed: unknown, where: string): string | undefined {
+  return isDeepStrictEqual(parsed, sent) ? undefined : `${where}: fields the wire schema does not name were dropped: sent ${JSON.stringify(sent)}, parsed ${JSON.stringify(parsed)}`;
 }
 
 export interface RequestOptions {

@@ -1,16 +1,22 @@
-import { MessageSchema } from '@legion-collective/core';
+import { ApprovalViewSchema, ConversationRefSchema, LegionEventSchemas, QuestionViewSchema, ToolResultBlockSchema, ToolUseBlockSchema, UsageSchema } from '@legion-collective/core/vocabulary';
 import { z } from 'zod';
+import { STREAM_LINE_NAMES, type EventLineName } from './stream-line-names.js';
 
 // The line format of `legion run --output stream-json`: one JSON object per line, each with a `type`.
 // These names are a public contract for scripts (documented in the README): add fields, never rename.
-// Types are inferred from these schemas, so the writer cannot drift from them; the CLI's tests parse
-// real output with them.
+// A line about an event is core's event (`LegionEventSchemas`) cut to the fields the README lists,
+// named through the one mapping of stream-line-names.ts: nothing is defined twice, so a line cannot
+// drift from the event it reports. Types are inferred from these schemas, so the writer cannot drift
+// from them either; the CLI's tests parse real output with them. Only tests build these schemas
+// (the CLI imports their types), so they cost a run nothing.
 
-const Conversation = {
-  sessionId: z.string(),
-  /** `<initiator>__<responder>[__<name>]`: the conversation the event happened in. */
-  conversationId: z.string(),
-};
+const events = LegionEventSchemas;
+const Conversation = ConversationRefSchema.pick({ sessionId: true, conversationId: true });
+
+/** The line an event becomes: its fields (picked from core's schema), and the mapped name as `type`. */
+function line<const Name extends EventLineName, Shape extends z.ZodRawShape>(type: Name, fields: z.ZodObject<Shape>) {
+  return fields.extend({ type: z.literal(type) });
+}
 
 const Totals = z.object({
   calls: z.number(),
@@ -22,31 +28,15 @@ const Totals = z.object({
   unpricedCalls: z.number(),
 });
 
-/** A waiting approval request, as `legion approvals --json` lists it. */
-const Approval = z.object({
-  id: z.string(),
-  at: z.string(),
-  requester: z.string(),
-  approver: z.string(),
-  tool: z.string(),
-  input: z.unknown(),
-  reason: z.string(),
-  conversationId: z.string(),
-  status: z.enum(['pending', 'approved', 'rejected']),
-});
+/** A waiting approval request, as `legion approvals --json` lists it: core's approval view, without the decision's fields. */
+const Approval = ApprovalViewSchema.pick({ id: true, at: true, requester: true, approver: true, tool: true, input: true, reason: true, conversationId: true, status: true });
 
 /** A question an agent asked the user, as the run reports it (`questions` in the report, `question:*` lines). */
-export const ReportedQuestionSchema = z.object({
-  /** The question's id in the session (`legion answer ID "…"` answers it). */
-  id: z.string().optional(),
-  conversationId: z.string(),
-  /** Who asked: the last of `chain`. */
-  from: z.string(),
-  /** The user asked. */
-  to: z.string(),
-  /** Participants waiting on the answer, outermost first; ends with `from`. */
-  chain: z.array(z.string()),
-  text: z.string(),
+export const ReportedQuestionSchema = QuestionViewSchema.pick({ conversationId: true, from: true, chain: true, text: true }).extend({
+  /** The question's id in the session (`legion answer ID "…"` answers it); absent when none was recorded. */
+  id: QuestionViewSchema.shape.id.optional(),
+  /** The user asked (core's `user`: the documented name here is `to`). */
+  to: QuestionViewSchema.shape.user,
   /** Whether the asker got an answer (the terminal, another surface, `--answer`), or was told the user is unavailable. */
   answered: z.boolean(),
   /** Nobody could be asked: the run paused on it; `legion answer ID "…"` answers it and resumes the run's work. */
@@ -76,86 +66,70 @@ export const RunReportSchema = z.object({
 });
 export type RunReport = z.infer<typeof RunReportSchema>;
 
+const toolCall = events['tool:call'].pick({ sessionId: true, conversationId: true, participantId: true });
+const toolResult = events['tool:result'].pick({ sessionId: true, conversationId: true, durationMs: true });
+/** A `communicate` call's fields that a delegation line shows (its input's `to`, `message`, `conversation`). */
+const delegation = { from: events['tool:call'].shape.participantId, to: z.string(), toolUseId: ToolUseBlockSchema.shape.id };
+const asked = events['question:asked'];
+
 export const StreamLineSchema = z.discriminatedUnion('type', [
   /** First line: where the message goes. */
-  z.object({ type: z.literal('run:start'), ...Conversation, from: z.string(), to: z.string(), message: z.string() }),
+  Conversation.extend({ type: z.literal('run:start'), from: z.string(), to: z.string(), message: z.string() }),
   /** A participant's turn in a conversation begins; `chain` lists who waits on it, outermost first, ending with the sender. */
-  z.object({ type: z.literal('turn:start'), ...Conversation, participantId: z.string(), chain: z.array(z.string()) }),
+  line(STREAM_LINE_NAMES['turn:start'].line, events['turn:start'].pick({ sessionId: true, conversationId: true, participantId: true, chain: true })),
   /** Model text as it streams. */
-  z.object({ type: z.literal('text:delta'), ...Conversation, participantId: z.string(), text: z.string() }),
+  line(STREAM_LINE_NAMES['text:delta'].line, events['text:delta'].pick({ sessionId: true, conversationId: true, participantId: true, text: true })),
   /** A whole message as appended to the conversation's log (`author` wrote it). */
-  z.object({ type: z.literal('message'), ...Conversation, author: z.string(), message: MessageSchema }),
-  /** A tool call starts / ends (every tool but `communicate`, which is a delegation). */
-  z.object({ type: z.literal('tool:call'), ...Conversation, participantId: z.string(), toolUseId: z.string(), tool: z.string(), input: z.unknown() }),
-  z.object({ type: z.literal('tool:result'), ...Conversation, participantId: z.string(), toolUseId: z.string(), tool: z.string(), isError: z.boolean(), content: z.string(), durationMs: z.number() }),
+  line(STREAM_LINE_NAMES['message:sent'].line, events['message:sent'].pick({ sessionId: true, conversationId: true, author: true, message: true })),
+  /** A tool call starts / ends (every tool but `communicate`, which is a delegation): the tool use's block, flattened. */
+  line(STREAM_LINE_NAMES['tool:call'].line, toolCall.extend({ toolUseId: ToolUseBlockSchema.shape.id, tool: ToolUseBlockSchema.shape.name, input: ToolUseBlockSchema.shape.input })),
+  line(
+    STREAM_LINE_NAMES['tool:result'].line,
+    toolResult.extend({ participantId: events['tool:result'].shape.participantId, toolUseId: ToolUseBlockSchema.shape.id, tool: ToolUseBlockSchema.shape.name, isError: z.boolean(), content: ToolResultBlockSchema.shape.content }),
+  ),
   /** `from` asks `to` through `communicate` (`conversationId` is `from`'s own conversation, where the call is). */
-  z.object({ type: z.literal('delegation:start'), ...Conversation, from: z.string(), to: z.string(), toolUseId: z.string(), message: z.string(), conversation: z.string().optional() }),
+  line(STREAM_LINE_NAMES['tool:call'].communicate, Conversation.extend({ ...delegation, message: z.string(), conversation: z.string().optional() })),
   /** A `communicate` call waits for a slot: `limit` delegations of the same response run already (`limits.maxParallelDelegates`); its `delegation:start` came before. */
-  z.object({ type: z.literal('delegation:queued'), ...Conversation, from: z.string(), to: z.string(), toolUseId: z.string(), position: z.number(), running: z.number(), limit: z.number() }),
-  z.object({ type: z.literal('delegation:end'), ...Conversation, from: z.string(), to: z.string(), toolUseId: z.string(), isError: z.boolean(), result: z.string(), durationMs: z.number() }),
-  z.object({
-    type: z.literal('approval:requested'),
-    ...Conversation,
-    requestId: z.string(),
-    requester: z.string(),
-    approver: z.string(),
-    tool: z.string(),
-    input: z.unknown(),
-    reason: z.string(),
-    chain: z.array(z.string()),
-  }),
-  z.object({
-    type: z.literal('approval:decided'),
-    ...Conversation,
-    requestId: z.string(),
-    requester: z.string(),
-    approver: z.string(),
-    tool: z.string(),
-    decision: z.enum(['approved', 'rejected']),
-    decidedBy: z.string(),
-    reason: z.string().optional(),
-    always: z.boolean().optional(),
-    medium: z.string().optional(),
-  }),
-  /** An agent asked the user a question (`from` asked `to`; `chain` as in `turn:start`). */
-  z.object({ type: z.literal('question:asked'), ...Conversation, from: z.string(), to: z.string(), chain: z.array(z.string()), text: z.string() }),
+  line(STREAM_LINE_NAMES['delegation:queued'].line, events['delegation:queued'].pick({ sessionId: true, conversationId: true, to: true, toolUseId: true, position: true, running: true, limit: true }).extend({ from: delegation.from })),
+  line(STREAM_LINE_NAMES['tool:result'].communicate, toolResult.extend({ ...delegation, isError: z.boolean(), result: ToolResultBlockSchema.shape.content })),
+  line(
+    STREAM_LINE_NAMES['approval:requested'].line,
+    events['approval:requested'].pick({ sessionId: true, conversationId: true, requestId: true, requester: true, approver: true, tool: true, input: true, reason: true, chain: true }),
+  ),
+  line(
+    STREAM_LINE_NAMES['approval:decided'].line,
+    events['approval:decided'].pick({ sessionId: true, conversationId: true, requestId: true, requester: true, approver: true, tool: true, decision: true, decidedBy: true, reason: true, always: true, medium: true }),
+  ),
+  /** An agent asked the user a question (`from` asked `to`; `chain` as in `turn:start`). Written by the question tracker, not mapped from an event. */
+  asked.pick({ sessionId: true, conversationId: true, from: true, chain: true, text: true }).extend({ type: z.literal('question:asked'), to: asked.shape.user }),
   /** What the asker got: the `--answer` text, or (`answered: false`) the error saying the user is unavailable. */
-  z.object({ type: z.literal('question:answered'), ...Conversation, from: z.string(), to: z.string(), answered: z.boolean(), answer: z.string().optional(), error: z.string().optional() }),
-  /** One model call's tokens and cost (`costUsd` null when the model has no price). */
-  z.object({
-    type: z.literal('usage'),
-    ...Conversation,
-    participantId: z.string(),
-    chain: z.array(z.string()),
-    provider: z.string(),
-    model: z.string(),
-    inputTokens: z.number(),
-    outputTokens: z.number(),
-    cacheReadTokens: z.number().optional(),
-    cacheWriteTokens: z.number().optional(),
-    cacheWrite1hTokens: z.number().optional(),
-    costUsd: z.number().nullable(),
-  }),
+  asked.pick({ sessionId: true, conversationId: true, from: true }).extend({ type: z.literal('question:answered'), to: asked.shape.user, answered: z.boolean(), answer: z.string().optional(), error: z.string().optional() }),
+  /** One model call's tokens and cost (`costUsd` null when the model has no price): the usage report with its usage flattened. */
+  line(STREAM_LINE_NAMES['usage:report'].line, events['usage:report'].pick({ sessionId: true, conversationId: true, participantId: true, chain: true, provider: true, model: true, costUsd: true }).extend(UsageSchema.shape)),
   /**
    * The older part of `participantId`'s context was summarized (`reason`: `auto` past its threshold, `overflow` after the
    * provider said the prompt was too long); the messages stay in the log. Tokens are the context's before and after.
    */
-  z.object({
-    type: z.literal('context:compacted'),
-    ...Conversation,
-    participantId: z.string(),
-    reason: z.enum(['auto', 'manual', 'overflow']),
-    messageIds: z.object({ first: z.string(), last: z.string(), count: z.number() }),
-    tokensBefore: z.number(),
-    tokensAfter: z.number(),
-    summarizer: z.object({ provider: z.string(), model: z.string() }),
-  }),
+  line(
+    STREAM_LINE_NAMES['context:compacted'].line,
+    events['context:compacted'].pick({ sessionId: true, conversationId: true, participantId: true, reason: true, messageIds: true, tokensBefore: true, tokensAfter: true, summarizer: true }),
+  ),
   /** A failed model call that will be tried again after `waitMs`. */
-  z.object({ type: z.literal('retry'), ...Conversation, participantId: z.string(), provider: z.string(), model: z.string(), attempt: z.number(), of: z.number(), waitMs: z.number(), reason: z.string() }),
-  z.object({ type: z.literal('turn:end'), ...Conversation, participantId: z.string(), status: z.enum(['success', 'error', 'paused']), reply: z.string().optional(), error: z.string().optional(), durationMs: z.number() }),
+  line(
+    STREAM_LINE_NAMES['provider:retry'].line,
+    events['provider:retry'].pick({ sessionId: true, conversationId: true, participantId: true, provider: true, model: true, attempt: true, of: true, waitMs: true, reason: true }),
+  ),
+  /**
+   * A turn ends: `outcome` is what became of it (`succeeded`, `failed`, `cancelled`, `paused`), `code` why a failed or
+   * cancelled one ended. `status` is the older word (a cancelled turn is `error` there), kept for scripts that read it.
+   */
+  line(
+    STREAM_LINE_NAMES['turn:end'].line,
+    events['turn:end'].pick({ sessionId: true, conversationId: true, participantId: true, outcome: true, status: true, reply: true, code: true, error: true, durationMs: true }),
+  ),
   /** A damaged file or a failure outside any turn (also written to stderr). */
-  z.object({ type: z.literal('warning'), sessionId: z.string().optional(), message: z.string() }),
-  z.object({ type: z.literal('error'), sessionId: z.string().optional(), scope: z.string(), message: z.string(), code: z.string().optional() }),
+  line(STREAM_LINE_NAMES['storage:warning'].line, events['storage:warning'].pick({ sessionId: true }).extend({ message: z.string() })),
+  line(STREAM_LINE_NAMES['error:raised'].line, events['error:raised'].pick({ sessionId: true, scope: true, message: true, code: true })),
   /** Last line: the same object `--output json` prints. */
   RunReportSchema.extend({ type: z.literal('result') }),
 ]);

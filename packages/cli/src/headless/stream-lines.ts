@@ -1,5 +1,6 @@
 import type { LegionEvent } from '@legion-collective/core';
 import type { StreamLine } from './stream-line.js';
+import { STREAM_LINE_NAMES as NAMES } from './stream-line-names.js';
 
 const COMMUNICATE = 'communicate';
 
@@ -13,32 +14,32 @@ function delegationOf(input: unknown): { to: string; message: string; conversati
 
 /**
  * The stream-json line for a Legion event, or undefined for events a run does
- * not report (tool registrations, session bookkeeping, questions: those are
- * told by the question tracker, which knows the answer).
+ * not report (`STREAM_LINE_NAMES` says which, and why). Each line's `type` is
+ * the name that mapping declares for its event.
  */
 export function streamLineOf(event: LegionEvent): StreamLine | undefined {
   switch (event.type) {
     case 'turn:start':
-      return { type: 'turn:start', sessionId: event.sessionId, conversationId: event.conversationId, participantId: event.participantId, chain: [...event.chain] };
+      return { type: NAMES['turn:start'].line, sessionId: event.sessionId, conversationId: event.conversationId, participantId: event.participantId, chain: [...event.chain] };
     case 'text:delta':
-      return { type: 'text:delta', sessionId: event.sessionId, conversationId: event.conversationId, participantId: event.participantId, text: event.text };
+      return { type: NAMES['text:delta'].line, sessionId: event.sessionId, conversationId: event.conversationId, participantId: event.participantId, text: event.text };
     case 'message:sent':
-      return { type: 'message', sessionId: event.sessionId, conversationId: event.conversationId, author: event.author, message: event.message };
+      return { type: NAMES['message:sent'].line, sessionId: event.sessionId, conversationId: event.conversationId, author: event.author, message: event.message };
     case 'tool:call': {
       const base = { sessionId: event.sessionId, conversationId: event.conversationId, toolUseId: event.toolUse.id };
       const delegation = event.toolUse.name === COMMUNICATE ? delegationOf(event.toolUse.input) : undefined;
-      if (delegation) return { type: 'delegation:start', ...base, from: event.participantId, ...delegation };
-      return { type: 'tool:call', ...base, participantId: event.participantId, tool: event.toolUse.name, input: event.toolUse.input };
+      if (delegation) return { type: NAMES['tool:call'].communicate, ...base, from: event.participantId, ...delegation };
+      return { type: NAMES['tool:call'].line, ...base, participantId: event.participantId, tool: event.toolUse.name, input: event.toolUse.input };
     }
     case 'tool:result': {
       const base = { sessionId: event.sessionId, conversationId: event.conversationId, toolUseId: event.toolUse.id, isError: event.result.isError === true, durationMs: event.durationMs };
       const delegation = event.toolUse.name === COMMUNICATE ? delegationOf(event.toolUse.input) : undefined;
-      if (delegation) return { type: 'delegation:end', ...base, from: event.participantId, to: delegation.to, result: event.result.content };
-      return { type: 'tool:result', ...base, participantId: event.participantId, tool: event.toolUse.name, content: event.result.content };
+      if (delegation) return { type: NAMES['tool:result'].communicate, ...base, from: event.participantId, to: delegation.to, result: event.result.content };
+      return { type: NAMES['tool:result'].line, ...base, participantId: event.participantId, tool: event.toolUse.name, content: event.result.content };
     }
     case 'approval:requested':
       return {
-        type: 'approval:requested',
+        type: NAMES['approval:requested'].line,
         sessionId: event.sessionId,
         conversationId: event.conversationId,
         requestId: event.requestId,
@@ -51,7 +52,7 @@ export function streamLineOf(event: LegionEvent): StreamLine | undefined {
       };
     case 'approval:decided':
       return {
-        type: 'approval:decided',
+        type: NAMES['approval:decided'].line,
         sessionId: event.sessionId,
         conversationId: event.conversationId,
         requestId: event.requestId,
@@ -66,7 +67,7 @@ export function streamLineOf(event: LegionEvent): StreamLine | undefined {
       };
     case 'delegation:queued':
       return {
-        type: 'delegation:queued',
+        type: NAMES['delegation:queued'].line,
         sessionId: event.sessionId,
         conversationId: event.conversationId,
         from: event.participantId,
@@ -78,7 +79,7 @@ export function streamLineOf(event: LegionEvent): StreamLine | undefined {
       };
     case 'usage:report':
       return {
-        type: 'usage',
+        type: NAMES['usage:report'].line,
         sessionId: event.sessionId,
         conversationId: event.conversationId,
         participantId: event.participantId,
@@ -90,7 +91,7 @@ export function streamLineOf(event: LegionEvent): StreamLine | undefined {
       };
     case 'provider:retry':
       return {
-        type: 'retry',
+        type: NAMES['provider:retry'].line,
         sessionId: event.sessionId,
         conversationId: event.conversationId,
         participantId: event.participantId,
@@ -103,7 +104,7 @@ export function streamLineOf(event: LegionEvent): StreamLine | undefined {
       };
     case 'context:compacted':
       return {
-        type: 'context:compacted',
+        type: NAMES['context:compacted'].line,
         sessionId: event.sessionId,
         conversationId: event.conversationId,
         participantId: event.participantId,
@@ -115,20 +116,22 @@ export function streamLineOf(event: LegionEvent): StreamLine | undefined {
       };
     case 'turn:end':
       return {
-        type: 'turn:end',
+        type: NAMES['turn:end'].line,
         sessionId: event.sessionId,
         conversationId: event.conversationId,
         participantId: event.participantId,
+        outcome: event.outcome,
         status: event.status,
         ...(event.reply !== undefined ? { reply: event.reply } : {}),
+        ...(event.code !== undefined ? { code: event.code } : {}),
         ...(event.error !== undefined ? { error: event.error } : {}),
         durationMs: event.durationMs,
       };
     case 'storage:warning':
-      return { type: 'warning', ...(event.sessionId !== undefined ? { sessionId: event.sessionId } : {}), message: `${event.path}: ${event.problem}` };
+      return { type: NAMES['storage:warning'].line, ...(event.sessionId !== undefined ? { sessionId: event.sessionId } : {}), message: `${event.path}: ${event.problem}` };
     case 'error:raised':
       return {
-        type: 'error',
+        type: NAMES['error:raised'].line,
         ...(event.sessionId !== undefined ? { sessionId: event.sessionId } : {}),
         scope: event.scope,
         message: event.message,

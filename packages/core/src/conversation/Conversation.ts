@@ -8,7 +8,7 @@ import type { CompactOutcome, RuntimeOutcome, RuntimeResolver, ToolSession, Turn
 import { waitingParticipants } from '../session/delegation-stack.js';
 import { giveBackController, takeController } from '../session/spare-controllers.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
-import { endingText, turnEnding } from './turn-ending.js';
+import { endingText, turnEnding, turnOutcome } from './turn-ending.js';
 import type { QuestionView } from '../storage/question-records.js';
 import type { ApprovalView } from '../storage/approval-records.js';
 import type { AppendableEntry, ConversationLogs, Lease, LogCursor } from '../storage/backend/session-backend.js';
@@ -303,8 +303,10 @@ export class Conversation implements TurnConversation {
         Object.assign({}, this.ref, {
           participantId: options.to.id,
           chain,
+          outcome: turnOutcome(result),
           status: result.status,
           reply: result.status === 'success' ? result.reply : undefined,
+          code: result.status === 'error' ? result.code : undefined,
           error: result.status === 'error' ? result.error : undefined,
           durationMs: performance.now() - started,
         }),

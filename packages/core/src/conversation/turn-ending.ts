@@ -1,4 +1,5 @@
-import type { ContentBlock, Message, TurnEnding } from '../message.js';
+import type { ContentBlock, Message, TurnEnding, TurnOutcome } from '../message.js';
+import type { TurnResult } from '../session/turn.js';
 
 /**
  * Errors that mean the provider refused the request itself: the messages that
@@ -6,6 +7,13 @@ import type { ContentBlock, Message, TurnEnding } from '../message.js';
  * withheld from later requests (their place says so) instead of sent again.
  */
 const REFUSED_REQUEST = new Set(['provider_bad_request', 'provider_context_too_long', 'context_overflow']);
+
+/** What became of a turn, in the lifecycle's words (`turn:end`'s `outcome`): an error coded `cancelled` was a cancel. */
+export function turnOutcome(result: TurnResult): TurnOutcome {
+  if (result.status === 'success') return 'succeeded';
+  if (result.status === 'paused') return 'paused';
+  return result.code === 'cancelled' ? 'cancelled' : 'failed';
+}
 
 /** The turn's ending as recorded, from its outcome. */
 export function turnEnding(code: string, error: string, withheldCandidates: readonly Message[]): TurnEnding {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ApprovalView } from './approval-view.js';
 import { DelegationFrameSchema } from './delegation-frame.js';
 
 /** The version of request records this Legion writes; older ones are migrated when read (approval-migration.ts). */
@@ -99,25 +100,7 @@ export type ApprovalLinkRecord = z.infer<typeof ApprovalLinkRecordSchema>;
 export type ApprovalRecord = z.infer<typeof ApprovalRecordSchema>;
 export type StoredApprovalRecord = z.infer<typeof StoredApprovalRecordSchema>;
 
-/** A request with its decision, if any: what `list_approvals` and UIs show. */
-export interface ApprovalView {
-  id: string;
-  at: string;
-  requester: string;
-  approver: string;
-  tool: string;
-  input: unknown;
-  reason: string;
-  conversationId: string;
-  status: 'pending' | 'approved' | 'rejected';
-  decidedBy?: string | undefined;
-  decidedAt?: string | undefined;
-  decisionReason?: string | undefined;
-  /** The surface the decision was given on, if a user gave it on one. */
-  decisionMedium?: string | undefined;
-  /** The "approve always" rule the decision made, if it made one. */
-  decisionRuleId?: string | undefined;
-}
+export type { ApprovalView } from './approval-view.js';
 
 /** A decision as a participant (or a user's surface) gives it. */
 export const ApprovalAnswerSchema = z.lazy(() => z

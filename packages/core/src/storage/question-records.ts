@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DelegationFrameSchema } from './delegation-frame.js';
+import type { QuestionView } from './question-view.js';
 
 /** The version of question-log records this Legion writes. */
 export const QUESTION_RECORD_VERSION = 1;
@@ -71,21 +72,7 @@ export type QuestionWithdrawnRecord = z.infer<typeof QuestionWithdrawnRecordSche
 export type QuestionOutcomeRecord = z.infer<typeof QuestionOutcomeRecordSchema>;
 export type QuestionLogRecord = z.infer<typeof QuestionLogRecordSchema>;
 
-/** A question with its outcome, as surfaces and `legion questions` show it. */
-export interface QuestionView {
-  id: string;
-  sessionId: string;
-  conversationId: string;
-  user: string;
-  from: string;
-  chain: string[];
-  text: string;
-  askedAt: string;
-  status: 'pending' | 'answered' | 'withdrawn';
-  answer?: { text: string; answeredBy: string; medium?: string | undefined; at: string } | undefined;
-  /** Why it was withdrawn, when it was. */
-  withdrawnReason?: string | undefined;
-}
+export type { QuestionView } from './question-view.js';
 
 /** The one place a view is made. */
 export function questionView(sessionId: string, question: QuestionRecord, outcome: QuestionOutcomeRecord | undefined): QuestionView {

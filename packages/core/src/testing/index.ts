@@ -13,6 +13,7 @@ export type { WindowLimitedReply, WindowLimitedRequest, WindowLimitedServer, Win
 export { startOtlpCollector } from './otlp-collector.js';
 export type { OtlpCollector, ReceivedSpan } from './otlp-collector.js';
 export { writeNoteTool } from './note-tool.js';
+export { recordSampleRun } from './sample-run.js';
 export { runNodeChild } from './node-child.js';
 export type { ChildRun } from './node-child.js';
 export { hostPid, PID_NAMESPACE } from './host-pid.js';

@@ -82,6 +82,7 @@ export function answerRoutes(app: Hono, server: ServerContext): void {
         ...(view.decidedAt !== undefined ? { decidedAt: view.decidedAt } : {}),
         ...(view.decisionReason !== undefined ? { decisionReason: view.decisionReason } : {}),
         ...(view.decisionMedium !== undefined ? { decisionMedium: view.decisionMedium } : {}),
+        ...(view.decisionRuleId !== undefined ? { decisionRuleId: view.decisionRuleId } : {}),
       };
     });
     return { approvals };

@@ -1,27 +1,14 @@
+import { ApprovalViewSchema as CoreApprovalViewSchema } from '@legion-collective/core/vocabulary';
 import { z } from 'zod';
 
-/** A tool call waiting for (or given) someone's yes or no. */
-export const ApprovalViewSchema = z.object({
-  id: z.string(),
+/**
+ * A tool call waiting for (or given) someone's yes or no: core's approval view, plus what a client
+ * cannot look up on its own — the session it belongs to, and the chain the request climbed
+ * (outermost first, ending with the requester), which core keeps in the request's frames.
+ */
+export const ApprovalViewSchema = CoreApprovalViewSchema.extend({
   sessionId: z.string(),
-  conversationId: z.string(),
-  at: z.string(),
-  /** Whose tool call it is. */
-  requester: z.string(),
-  /** Who is asked (the nearest up the chain with authority; a user may step in). */
-  approver: z.string(),
-  tool: z.string(),
-  input: z.unknown(),
-  /** Why approval is needed (the policy that asked). */
-  reason: z.string(),
-  /** The chain the request climbed, outermost first, ending with the requester. */
   chain: z.array(z.string()),
-  status: z.enum(['pending', 'approved', 'rejected']),
-  decidedBy: z.string().optional(),
-  decidedAt: z.string().optional(),
-  decisionReason: z.string().optional(),
-  /** The surface (`terminal`, `web`, …) the decision was given on. */
-  decisionMedium: z.string().optional(),
 });
 export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
 

@@ -1,5 +1,5 @@
+import { LegionEventSchemas, type LegionEventName } from '@legion-collective/core/vocabulary';
 import { z } from 'zod';
-import { ToolResultBlockSchema, ToolUseBlockSchema, UsageSchema, WireMessageSchema } from './messages.js';
 import { ParticipantStateNameSchema } from './participants.js';
 
 /**
@@ -17,131 +17,80 @@ export const SSE_EVENT_NAMES = ['legion', 'state', 'session', 'reset'] as const;
 export type SseEventName = (typeof SSE_EVENT_NAMES)[number];
 
 const envelope = { seq: z.number().int().positive() };
-/** Where a conversation event happened. */
-const conversationRef = {
-  sessionId: z.string(),
-  conversationId: z.string(),
-  initiator: z.string(),
-  responder: z.string(),
-  name: z.string().optional(),
-};
-const chain = z.array(z.string());
-/** Set on events a log follower read from another process's logs (a `legion run` in a terminal). */
-const remote = z.literal(true).optional();
 
-function legionEvent<const Type extends string, Shape extends z.ZodRawShape>(type: Type, shape: Shape) {
-  return z.object({ type: z.literal(type), ...envelope, ...shape });
+/**
+ * Whether the stream carries each of core's events, each exactly as core defines it
+ * (`LegionEventSchemas`) with the envelope's `type` and `seq`. Every event is listed, so a new one
+ * does not compile until it is decided here (and, if streamed, added to `LegionWireEventSchema`).
+ */
+const STREAMED = {
+  'message:sent': true,
+  'turn:start': true,
+  'turn:end': true,
+  'text:delta': true,
+  'tool:call': true,
+  'tool:result': true,
+  'delegation:queued': true,
+  'delegation:dequeued': true,
+  'usage:report': true,
+  // Measured only while someone listens, at a cost on every model request, for a figure the browser does not show.
+  'context:usage': false,
+  'context:compacted': true,
+  'error:raised': true,
+  'storage:warning': true,
+  'provider:retry': true,
+  'approval:requested': true,
+  'approval:decided': true,
+  'approval-rule:added': true,
+  'approval-rule:removed': true,
+  'question:asked': true,
+  'question:answered': true,
+  'question:withdrawn': true,
+  'session:created': true,
+  'session:updated': true,
+  'tool:register': true,
+  'tool:unregister': true,
+} as const satisfies Record<LegionEventName, boolean>;
+export type StreamedEventName = { [Name in LegionEventName]: (typeof STREAMED)[Name] extends true ? Name : never }[LegionEventName];
+/** Legion's events the stream carries. */
+export const STREAMED_EVENT_NAMES = (Object.keys(STREAMED) as LegionEventName[]).filter((name): name is StreamedEventName => STREAMED[name]);
+
+/**
+ * Core's event of this name with the envelope: nothing is restated here, so the wire cannot drift
+ * from core. (The schema is passed beside its name so each export keeps its own inferred type; the
+ * parameter's type makes any other event's schema a compile error.)
+ */
+function legionEvent<const Name extends StreamedEventName, Shape extends z.ZodRawShape>(name: Name, schema: z.ZodObject<Shape> & (typeof LegionEventSchemas)[Name]) {
+  return schema.extend({ type: z.literal(name), ...envelope });
 }
 
-export const MessageSentEventSchema = legionEvent('message:sent', { ...conversationRef, message: WireMessageSchema.omit({ author: true }), author: z.string(), remote });
-export const TurnStartEventSchema = legionEvent('turn:start', { ...conversationRef, participantId: z.string(), chain, messageId: z.string().optional() });
-export const TurnEndEventSchema = legionEvent('turn:end', {
-  ...conversationRef,
-  participantId: z.string(),
-  chain,
-  status: z.enum(['success', 'error', 'paused']),
-  reply: z.string().optional(),
-  error: z.string().optional(),
-  durationMs: z.number(),
-});
-export const TextDeltaEventSchema = legionEvent('text:delta', { ...conversationRef, participantId: z.string(), text: z.string() });
-export const ToolCallEventSchema = legionEvent('tool:call', { ...conversationRef, participantId: z.string(), toolUse: ToolUseBlockSchema });
-export const ToolResultEventSchema = legionEvent('tool:result', { ...conversationRef, participantId: z.string(), toolUse: ToolUseBlockSchema, result: ToolResultBlockSchema, durationMs: z.number() });
-export const DelegationQueuedEventSchema = legionEvent('delegation:queued', { ...conversationRef, participantId: z.string(), toolUseId: z.string(), to: z.string(), position: z.number(), running: z.number(), limit: z.number() });
-export const DelegationDequeuedEventSchema = legionEvent('delegation:dequeued', { ...conversationRef, participantId: z.string(), toolUseId: z.string(), to: z.string(), waitedMs: z.number() });
-export const UsageReportEventSchema = legionEvent('usage:report', { ...conversationRef, participantId: z.string(), chain, usage: UsageSchema, provider: z.string(), model: z.string(), costUsd: z.number().nullable() });
-export const ContextCompactedEventSchema = legionEvent('context:compacted', {
-  ...conversationRef,
-  participantId: z.string(),
-  reason: z.enum(['auto', 'manual', 'overflow']),
-  messageIds: z.object({ first: z.string(), last: z.string(), count: z.number() }),
-  tokensBefore: z.number(),
-  tokensAfter: z.number(),
-  summarizer: z.object({ provider: z.string(), model: z.string() }),
-});
-export const ErrorRaisedEventSchema = legionEvent('error:raised', { scope: z.string(), message: z.string(), code: z.string().optional(), participantId: z.string().optional(), sessionId: z.string().optional() });
-export const StorageWarningEventSchema = legionEvent('storage:warning', { path: z.string(), offset: z.number(), problem: z.string(), sessionId: z.string().optional() });
-export const ProviderRetryEventSchema = legionEvent('provider:retry', { ...conversationRef, participantId: z.string(), provider: z.string(), model: z.string(), attempt: z.number(), of: z.number(), waitMs: z.number(), reason: z.string(), askedByProvider: z.boolean() });
-export const ApprovalRequestedEventSchema = legionEvent('approval:requested', {
-  sessionId: z.string(),
-  conversationId: z.string(),
-  requestId: z.string(),
-  batchId: z.string(),
-  requester: z.string(),
-  approver: z.string(),
-  tool: z.string(),
-  toolUseId: z.string(),
-  input: z.unknown(),
-  reason: z.string(),
-  chain,
-  remote,
-});
-export const ApprovalDecidedEventSchema = legionEvent('approval:decided', {
-  sessionId: z.string(),
-  conversationId: z.string(),
-  requestId: z.string(),
-  requester: z.string(),
-  approver: z.string(),
-  tool: z.string(),
-  decision: z.enum(['approved', 'rejected']),
-  decidedBy: z.string(),
-  reason: z.string().optional(),
-  always: z.boolean().optional(),
-  ruleId: z.string().optional(),
-  pattern: z.string().optional(),
-  medium: z.string().optional(),
-  remote,
-});
-export const ApprovalRuleAddedEventSchema = legionEvent('approval-rule:added', {
-  id: z.string(),
-  participant: z.string(),
-  tool: z.string(),
-  pattern: z.string().optional(),
-  createdBy: z.string(),
-  medium: z.string().optional(),
-  createdAt: z.string(),
-  reason: z.string().optional(),
-});
-export const ApprovalRuleRemovedEventSchema = legionEvent('approval-rule:removed', { id: z.string(), participant: z.string().optional(), tool: z.string().optional(), pattern: z.string().optional() });
+export const MessageSentEventSchema = legionEvent('message:sent', LegionEventSchemas['message:sent']);
+export const TurnStartEventSchema = legionEvent('turn:start', LegionEventSchemas['turn:start']);
+export const TurnEndEventSchema = legionEvent('turn:end', LegionEventSchemas['turn:end']);
+export const TextDeltaEventSchema = legionEvent('text:delta', LegionEventSchemas['text:delta']);
+export const ToolCallEventSchema = legionEvent('tool:call', LegionEventSchemas['tool:call']);
+export const ToolResultEventSchema = legionEvent('tool:result', LegionEventSchemas['tool:result']);
+export const DelegationQueuedEventSchema = legionEvent('delegation:queued', LegionEventSchemas['delegation:queued']);
+export const DelegationDequeuedEventSchema = legionEvent('delegation:dequeued', LegionEventSchemas['delegation:dequeued']);
+export const UsageReportEventSchema = legionEvent('usage:report', LegionEventSchemas['usage:report']);
+export const ContextCompactedEventSchema = legionEvent('context:compacted', LegionEventSchemas['context:compacted']);
+export const ErrorRaisedEventSchema = legionEvent('error:raised', LegionEventSchemas['error:raised']);
+export const StorageWarningEventSchema = legionEvent('storage:warning', LegionEventSchemas['storage:warning']);
+export const ProviderRetryEventSchema = legionEvent('provider:retry', LegionEventSchemas['provider:retry']);
+export const ApprovalRequestedEventSchema = legionEvent('approval:requested', LegionEventSchemas['approval:requested']);
+export const ApprovalDecidedEventSchema = legionEvent('approval:decided', LegionEventSchemas['approval:decided']);
+export const ApprovalRuleAddedEventSchema = legionEvent('approval-rule:added', LegionEventSchemas['approval-rule:added']);
+export const ApprovalRuleRemovedEventSchema = legionEvent('approval-rule:removed', LegionEventSchemas['approval-rule:removed']);
 /** A question to a user was recorded (here or in another process); `questionId` is the id `/api/questions/:id/answer` takes. */
-export const QuestionAskedEventSchema = legionEvent('question:asked', {
-  sessionId: z.string(),
-  conversationId: z.string(),
-  questionId: z.string(),
-  /** The user it is addressed to. */
-  user: z.string(),
-  from: z.string(),
-  chain,
-  text: z.string(),
-  at: z.string(),
-  remote,
-});
+export const QuestionAskedEventSchema = legionEvent('question:asked', LegionEventSchemas['question:asked']);
 /** A question got its one answer (here or elsewhere): take it off the list. */
-export const QuestionAnsweredEventSchema = legionEvent('question:answered', {
-  sessionId: z.string(),
-  conversationId: z.string(),
-  questionId: z.string(),
-  user: z.string(),
-  from: z.string(),
-  text: z.string(),
-  answeredBy: z.string(),
-  medium: z.string().optional(),
-  remote,
-});
+export const QuestionAnsweredEventSchema = legionEvent('question:answered', LegionEventSchemas['question:answered']);
 /** A question's turn ended without an answer: it is answered nowhere any more. */
-export const QuestionWithdrawnEventSchema = legionEvent('question:withdrawn', {
-  sessionId: z.string(),
-  conversationId: z.string(),
-  questionId: z.string(),
-  user: z.string(),
-  from: z.string(),
-  reason: z.string(),
-  remote,
-});
-export const SessionCreatedEventSchema = legionEvent('session:created', { sessionId: z.string(), title: z.string().optional(), createdAt: z.string() });
-export const SessionUpdatedEventSchema = legionEvent('session:updated', { sessionId: z.string(), changed: z.array(z.enum(['title', 'lastActiveAt'])), title: z.string().optional(), lastActiveAt: z.string() });
-export const ToolRegisterEventSchema = legionEvent('tool:register', { name: z.string(), providerId: z.string() });
-export const ToolUnregisterEventSchema = legionEvent('tool:unregister', { name: z.string(), providerId: z.string() });
+export const QuestionWithdrawnEventSchema = legionEvent('question:withdrawn', LegionEventSchemas['question:withdrawn']);
+export const SessionCreatedEventSchema = legionEvent('session:created', LegionEventSchemas['session:created']);
+export const SessionUpdatedEventSchema = legionEvent('session:updated', LegionEventSchemas['session:updated']);
+export const ToolRegisterEventSchema = legionEvent('tool:register', LegionEventSchemas['tool:register']);
+export const ToolUnregisterEventSchema = legionEvent('tool:unregister', LegionEventSchemas['tool:unregister']);
 
 /** `event: legion`. A client ignores a `type` it does not know (the server may add some). */
 export const LegionWireEventSchema = z.discriminatedUnion('type', [

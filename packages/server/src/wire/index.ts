@@ -1,6 +1,8 @@
 // The documented wire format of Legion's HTTP API (`@legion-collective/server/wire`): zod schemas
-// and the types inferred from them. Imports nothing from core: browsers and other clients depend on
-// this alone (`import type` is enough for a client that trusts the server).
+// and the types inferred from them. Messages, events, approval and question views are derived from
+// core's one definition (`@legion-collective/core/vocabulary`, zod only: nothing of the engine);
+// browsers and other clients depend on this entry alone (`import type` is enough for a client that
+// trusts the server).
 export { AnsweredResponseSchema, ErrorBodySchema, ErrorCodeSchema } from './errors.js';
 export type { AnsweredResponse, ErrorBody, ErrorCode } from './errors.js';
 export { ConfigViewSchema, WorkspaceInfoSchema } from './workspace.js';
@@ -28,6 +30,7 @@ export {
   TextBlockSchema,
   ToolResultBlockSchema,
   ToolUseBlockSchema,
+  TurnEndingSchema,
   UsageSchema,
   WireMessageSchema,
 } from './messages.js';
@@ -41,6 +44,7 @@ export type {
   TextBlock,
   ToolResultBlock,
   ToolUseBlock,
+  TurnEnding,
   Usage,
   WireMessage,
 } from './messages.js';
@@ -72,6 +76,7 @@ export {
   SessionEventDataSchema,
   SessionUpdatedEventSchema,
   SSE_EVENT_NAMES,
+  STREAMED_EVENT_NAMES,
   StateEventDataSchema,
   StorageWarningEventSchema,
   TextDeltaEventSchema,
@@ -83,4 +88,4 @@ export {
   TurnStartEventSchema,
   UsageReportEventSchema,
 } from './events.js';
-export type { LegionWireEvent, LegionWireEventType, ResetEventData, SessionEventData, SseEventName, StateEventData, WireEventOf } from './events.js';
+export type { LegionWireEvent, LegionWireEventType, ResetEventData, SessionEventData, SseEventName, StateEventData, StreamedEventName, WireEventOf } from './events.js';

@@ -1,49 +1,18 @@
+import { MessageSchema } from '@legion-collective/core/vocabulary';
 import { z } from 'zod';
 
-/** Content blocks, as stored in conversation logs (Anthropic's form). */
-export const TextBlockSchema = z.object({ type: z.literal('text'), text: z.string() });
-export const ToolUseBlockSchema = z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown() });
-export const ToolResultBlockSchema = z.object({ type: z.literal('tool_result'), toolUseId: z.string(), content: z.string(), isError: z.boolean().optional() });
-export const ContentBlockSchema = z.discriminatedUnion('type', [TextBlockSchema, ToolUseBlockSchema, ToolResultBlockSchema]);
-export type TextBlock = z.infer<typeof TextBlockSchema>;
-export type ToolUseBlock = z.infer<typeof ToolUseBlockSchema>;
-export type ToolResultBlock = z.infer<typeof ToolResultBlockSchema>;
-export type ContentBlock = z.infer<typeof ContentBlockSchema>;
-
-export const UsageSchema = z.object({
-  inputTokens: z.number(),
-  outputTokens: z.number(),
-  cacheReadTokens: z.number().optional(),
-  cacheWriteTokens: z.number().optional(),
-  cacheWrite1hTokens: z.number().optional(),
-});
-export type Usage = z.infer<typeof UsageSchema>;
-
-/** How a turn ended without a reply: written as the turn's last message, in the responder's place (core's `TurnEnding`). */
-export const TurnEndingSchema = z.object({
-  status: z.enum(['failed', 'cancelled']),
-  code: z.string(),
-  error: z.string().optional(),
-  withheld: z.array(z.string()).optional(),
-});
-export type TurnEnding = z.infer<typeof TurnEndingSchema>;
+// Content blocks, usage and turn endings are core's (`@legion-collective/core/vocabulary`), as stored
+// in conversation logs: re-exported here so a client needs only the wire entry.
+export { ContentBlockSchema, TextBlockSchema, ToolResultBlockSchema, ToolUseBlockSchema, TurnEndingSchema, UsageSchema } from '@legion-collective/core/vocabulary';
+export type { ContentBlock, TextBlock, ToolResultBlock, ToolUseBlock, TurnEnding, Usage } from '@legion-collective/core/vocabulary';
 
 /**
- * One message of a directional conversation. The initiator's messages and all tool results have
- * role `user`; the responder's `assistant`. `author` is the participant who wrote it.
+ * One message of a directional conversation: core's message, plus `author`, the participant who
+ * wrote it (a log keeps it beside the message; the API hands them out together). The initiator's
+ * messages and all tool results have role `user`; the responder's `assistant`. `ending` is set on a
+ * turn's ending (it failed or was cancelled): shown as what happened, not as a reply.
  */
-export const WireMessageSchema = z.object({
-  id: z.string(),
-  role: z.enum(['user', 'assistant']),
-  content: z.array(ContentBlockSchema),
-  at: z.string(),
-  usage: UsageSchema.optional(),
-  model: z.string().optional(),
-  medium: z.string().optional(),
-  /** Set on a turn's ending (it failed or was cancelled): shown as what happened, not as a reply. */
-  ending: TurnEndingSchema.optional(),
-  author: z.string(),
-});
+export const WireMessageSchema = MessageSchema.extend({ author: z.string() });
 export type WireMessage = z.infer<typeof WireMessageSchema>;
 
 /** `GET /api/sessions/:id/conversations/:cid/messages?before=MSGID&limit=N`: oldest first; `more` when older ones exist. */

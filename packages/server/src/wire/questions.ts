@@ -1,19 +1,11 @@
+import { QuestionViewSchema } from '@legion-collective/core/vocabulary';
 import { z } from 'zod';
 
-/** A message an agent sent to a user, waiting for the user's answer. */
-export const WireQuestionSchema = z.object({
-  id: z.string(),
-  sessionId: z.string(),
-  conversationId: z.string(),
-  /** Who asks: the last of `chain`. */
-  from: z.string(),
-  /** The user it is addressed to. */
-  user: z.string(),
-  /** Participants waiting on the answer, outermost first; ends with the sender. */
-  chain: z.array(z.string()),
-  text: z.string(),
-  askedAt: z.string(),
-});
+/**
+ * A message an agent sent to a user, waiting for the user's answer: core's question view without
+ * its outcome (`status`, `answer`, `withdrawnReason`), since the API lists pending questions only.
+ */
+export const WireQuestionSchema = QuestionViewSchema.pick({ id: true, sessionId: true, conversationId: true, from: true, user: true, chain: true, text: true, askedAt: true });
 export type WireQuestion = z.infer<typeof WireQuestionSchema>;
 
 /** `GET /api/questions?session=ID`: pending questions, oldest first. */

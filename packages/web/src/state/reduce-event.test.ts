@@ -15,7 +15,7 @@ describe('reduceEvent', () => {
     expect(streaming.streams.user__coordinator).toEqual({ participantId: 'coordinator', text: 'Hello' });
     expect(streaming.activeTurns.user__coordinator).toEqual({ participantId: 'coordinator', chain: ['user'] });
 
-    const done = apply(streaming, [event({ type: 'message:sent', author: 'coordinator', message: reply('m1', 'Hello') }), event({ type: 'turn:end', participantId: 'coordinator', chain: ['user'], status: 'success', durationMs: 1 })]);
+    const done = apply(streaming, [event({ type: 'message:sent', author: 'coordinator', message: reply('m1', 'Hello') }), event({ type: 'turn:end', participantId: 'coordinator', chain: ['user'], outcome: 'succeeded', status: 'success', durationMs: 1 })]);
     expect(done.streams).toEqual({});
     expect(done.activeTurns).toEqual({});
     expect(done.messages.user__coordinator?.map((message) => `${message.author}: ${message.id}`)).toEqual(['coordinator: m1']);
