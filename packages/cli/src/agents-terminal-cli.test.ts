@@ -3,15 +3,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as delay } from 'node:timers/promises';
-import { tmuxOn } from './tmux.test-support.js';
+import { tmuxOn, waitForText } from './tmux.test-support.js';
 
 // `legion agents edit` and `rm` on a real terminal (tmux): the questions they ask only there.
 const LEGION = fileURLToPath(new URL('../dist/legion.js', import.meta.url));
 const EDITOR = fileURLToPath(new URL('./__fixtures__/scripted-editor.mjs', import.meta.url));
 const TMUX_MISSING = spawnSync('tmux', ['-V']).status !== 0;
 if (TMUX_MISSING) console.warn('agents-terminal-cli.test.ts: tmux is not installed, so these terminal tests are skipped (apt-get install -y tmux).');
-const SCREEN_LIMIT_MS = 20_000;
 
 let dir: string;
 let socket: string;
@@ -42,16 +40,8 @@ function start(args: string[], env: Record<string, string>): void {
   tmux('new-session', '-d', '-s', 'legion', '-x', '200', '-y', '50', '-c', dir, command);
 }
 
-async function waitForScreen(text: string): Promise<string> {
-  const screen = () => tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'legion');
-  const deadline = Date.now() + SCREEN_LIMIT_MS;
-  let shown = screen();
-  while (!shown.includes(text)) {
-    if (Date.now() > deadline) throw new Error(`the terminal never showed ${JSON.stringify(text)}; it shows:\n${shown}`);
-    await delay(100);
-    shown = screen();
-  }
-  return shown;
+function waitForScreen(text: string): Promise<string> {
+  return waitForText(() => tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'legion'), text);
 }
 
 function shellQuote(word: string): string {

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tmuxOn } from './tmux.test-support.js';
+import { legionCommandLine, tmuxOn, waitForText } from './tmux.test-support.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { useWorkspace } from './workspace.test-support.js';
@@ -17,7 +17,6 @@ const START_GATE = fileURLToPath(new URL('./__fixtures__/start-gate.mjs', import
 /** A hard bound on any one legion process, so a hang fails the test instead of stalling the run. */
 const PROCESS_LIMIT_MS = 45_000;
 /** How long we wait for the terminal to show something before giving up. */
-const SCREEN_LIMIT_MS = 30_000;
 
 const TMUX_MISSING = spawnSync('tmux', ['-V']).status !== 0;
 if (TMUX_MISSING) console.warn('approvals-cli.test.ts: tmux is not installed, so the terminal prompt test is skipped (apt-get install -y tmux).');
@@ -248,22 +247,12 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     const config = join(workspace.dir, 'tmux.conf');
     // The pane stays after legion exits, so its last screen can still be read.
     writeFileSync(config, 'set -g remain-on-exit on\nset -g history-limit 5000\n');
-    const variables = Object.entries(env()).map(([name, value]) => `${name}=${value}`);
-    const command = `${['env', ...variables, process.execPath, LEGION, 'run', 'Write the notes'].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`;
+    const command = legionCommandLine(env(), ['run', 'Write the notes']);
     const tmuxEnv = { ...process.env };
     delete tmuxEnv.TMUX;
     const tmux = tmuxOn(socket, config, workspace.dir);
     const screen = () => tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'legion');
-    async function waitForScreen(text: string): Promise<string> {
-      const deadline = Date.now() + SCREEN_LIMIT_MS;
-      let shown = screen();
-      while (!shown.includes(text)) {
-        if (Date.now() > deadline) throw new Error(`the terminal never showed ${JSON.stringify(text)}; it shows:\n${shown}`);
-        await delay(100);
-        shown = screen();
-      }
-      return shown;
-    }
+    const waitForScreen = (text: string) => waitForText(screen, text);
 
     tmux('new-session', '-d', '-s', 'legion', '-x', '200', '-y', '50', '-c', workspace.dir, command);
     try {
@@ -428,8 +417,7 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
       const socket = join(workspace.dir, 'tmux-rules.sock');
       const config = join(workspace.dir, 'tmux-rules.conf');
       writeFileSync(config, 'set -g remain-on-exit on\nset -g history-limit 5000\n');
-      const variables = Object.entries(env()).map(([name, value]) => `${name}=${value}`);
-      const command = `${['env', ...variables, process.execPath, LEGION, ...args].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`;
+      const command = legionCommandLine(env(), args);
       const tmuxEnv = { ...process.env };
       delete tmuxEnv.TMUX;
       const tmux = tmuxOn(socket, config, workspace.dir);
@@ -437,16 +425,7 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
       const screen = () => tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'legion');
       return {
         /** Resolves with the screen once `text` is on it `times` times. */
-        async waitFor(text: string, times = 1): Promise<string> {
-          const deadline = Date.now() + SCREEN_LIMIT_MS;
-          let shown = screen();
-          while (shown.split(text).length - 1 < times) {
-            if (Date.now() > deadline) throw new Error(`the terminal never showed ${JSON.stringify(text)}; it shows:\n${shown}`);
-            await delay(100);
-            shown = screen();
-          }
-          return shown;
-        },
+        waitFor: (text: string, times = 1): Promise<string> => waitForText(screen, text, { times }),
         type(text: string): void {
           tmux('send-keys', '-t', 'legion', '-l', text);
           tmux('send-keys', '-t', 'legion', 'Enter');
@@ -463,6 +442,3 @@ function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function shellQuote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}

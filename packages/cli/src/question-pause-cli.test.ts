@@ -1,10 +1,9 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { RunReportSchema } from './headless/stream-line.js';
 import { LEGION, runLegion } from './legion-process.test-support.js';
-import { tmuxOn } from './tmux.test-support.js';
+import { legionCommandLine, tmuxOn, waitForText } from './tmux.test-support.js';
 import { useWorkspace } from './workspace.test-support.js';
 
 // A question is treated like an approval (issue 27): `legion run` asks on its terminal; with no
@@ -12,7 +11,6 @@ import { useWorkspace } from './workspace.test-support.js';
 // its API); with nobody anywhere it pauses durably (exit 2) and `legion answer` finishes the work.
 // The built binary, its agents on the real Anthropic and OpenAI SDKs against aimock on 127.0.0.1.
 const PROCESS_LIMIT_MS = 45_000;
-const SCREEN_LIMIT_MS = 30_000;
 const TMUX_MISSING = spawnSync('tmux', ['-V']).status !== 0;
 
 interface Run {
@@ -140,20 +138,10 @@ describe('a question from an agent in legion run: asked, waited for elsewhere, o
     const socket = join(workspace.dir, 'tmux.sock');
     const config = join(workspace.dir, 'tmux.conf');
     writeFileSync(config, 'set -g remain-on-exit on\nset -g history-limit 5000\n');
-    const variables = Object.entries(env()).map(([name, value]) => `${name}=${value}`);
-    const command = `${['env', ...variables, process.execPath, LEGION, 'run', 'Start a server'].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`;
+    const command = legionCommandLine(env(), ['run', 'Start a server']);
     const tmux = tmuxOn(socket, config, workspace.dir);
     const screen = () => tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'legion');
-    async function waitForScreen(text: string): Promise<string> {
-      const deadline = Date.now() + SCREEN_LIMIT_MS;
-      let shown = screen();
-      while (!shown.includes(text)) {
-        if (Date.now() > deadline) throw new Error(`the terminal never showed ${JSON.stringify(text)}; it shows:\n${shown}`);
-        await delay(100);
-        shown = screen();
-      }
-      return shown;
-    }
+    const waitForScreen = (text: string) => waitForText(screen, text);
     tmux('new-session', '-d', '-s', 'legion', '-x', '200', '-y', '50', '-c', workspace.dir, command);
     try {
       const asked = await waitForScreen('your answer:');
@@ -174,6 +162,3 @@ describe('a question from an agent in legion run: asked, waited for elsewhere, o
   }, 60_000);
 });
 
-function shellQuote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}

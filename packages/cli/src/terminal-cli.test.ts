@@ -2,14 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { LLMock } from '@copilotkit/aimock';
 import { runLegion, LEGION, type LegionRun } from './legion-process.test-support.js';
-import { tmuxOn } from './tmux.test-support.js';
+import { tmuxOn, waitForText } from './tmux.test-support.js';
 
 // The built binary on a real terminal (tmux), with one stream redirected to a
 // file: colours follow each stream's own terminal, and confirmations ask there.
-const SCREEN_LIMIT_MS = 30_000;
 const TMUX_MISSING = spawnSync('tmux', ['-V']).status !== 0;
 if (TMUX_MISSING) console.warn('terminal-cli.test.ts: tmux is not installed, so these tests are skipped (apt-get install -y tmux).');
 
@@ -44,16 +42,7 @@ describe.skipIf(TMUX_MISSING)('legion on a terminal (tmux)', () => {
   /** The pane with its escape sequences (-e), so colours can be seen. */
   let pane = 0;
   const screen = (): string => tmux('capture-pane', '-p', '-e', '-J', '-S', '-', '-t', `legion${pane}`);
-  async function waitForScreen(text: string): Promise<string> {
-    const deadline = Date.now() + SCREEN_LIMIT_MS;
-    let shown = screen();
-    while (!shown.includes(text)) {
-      if (Date.now() > deadline) throw new Error(`the terminal never showed ${JSON.stringify(text)}; it shows:\n${shown}`);
-      await delay(100);
-      shown = screen();
-    }
-    return shown;
-  }
+  const waitForScreen = (text: string): Promise<string> => waitForText(screen, text);
   /** Runs a shell command line in a new tmux pane. */
   function inTerminal(commandLine: string): void {
     // A new session (window) per command on the one server: the screen helpers read the newest.
