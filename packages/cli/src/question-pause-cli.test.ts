@@ -130,6 +130,8 @@ describe('a question from an agent in legion run: asked, waited for elsewhere, o
     const finished = await run;
     expectExit(finished, 0);
     expect(finished.stdout).toBe('The server is up.\n');
+    // The run said why it waited, and where the question can be answered.
+    expect(finished.stderr).toMatch(new RegExp(`developer asks user: Which port should it listen on\\?\\n  waiting for an answer on web \\(pid \\d+\\), or: legion answer ${questions[0]!.id} "…"`));
     expect(toolResultSent('call_ask')).toBe('Port 8080, from the browser');
   }, 60_000);
 

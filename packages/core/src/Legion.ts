@@ -23,7 +23,7 @@ import { MockRuntime } from './runtime/MockRuntime.js';
 import { RuntimeRegistry } from './runtime/RuntimeRegistry.js';
 import type { UserSurface } from './runtime/user-surface.js';
 import { UserRuntime } from './runtime/UserRuntime.js';
-import { SurfacePresence } from './storage/surface-presence.js';
+import { SurfacePresence, type AttachedElsewhere } from './storage/surface-presence.js';
 import { UserSurfaces } from './runtime/UserSurfaces.js';
 import { askElicitation } from './runtime/ask-elicitation.js';
 import type { TurnResult } from './session/turn.js';
@@ -292,6 +292,11 @@ export class Legion {
       withdraw();
       detach();
     };
+  }
+
+  /** The surfaces other live processes on this machine announced (`followsWorkspace`): who may answer a question asked here with none attached. */
+  surfacesElsewhere(): AttachedElsewhere[] {
+    return this.presence.elsewhere();
   }
 
   /** Runs one task: the user sends it to an agent (the entry agent by default) in the latest session, or a new one. */

@@ -224,6 +224,7 @@ export type { ConversationKey } from './conversation/conversation-id.js';
 
 // User surfaces: the one door a UI reaches the user through (`legion.attachUser`); their abort reasons are among the errors.
 export type { UserQuestion, UserSurface } from './runtime/user-surface.js';
+export type { AttachedElsewhere } from './storage/surface-presence.js';
 
 // Model providers.
 export { generate } from './providers/llm-provider.js';

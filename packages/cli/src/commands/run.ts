@@ -63,9 +63,16 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   else if (interactive) {
     const ask = questionPrompt(terminal);
     legion.attachUser({ medium: TERMINAL_MEDIUM, ask: (question, context) => turnTaking(() => ask(question, context)) });
+  } else {
+    // Nobody here answers: a question waits for a surface another process attached (a browser of `legion
+    // serve`) or pauses the run, to be answered with `legion answer` (or from a REPL on the session). Said at once: otherwise the run just seems to hang while it waits for another process's surface.
+    legion.events.on('question:asked', (event) => {
+      const elsewhere = event.remote ? [] : legion.surfacesElsewhere();
+      if (elsewhere.length === 0) return;
+      const where = elsewhere.map((surface) => `${inertLine(surface.medium)} (pid ${surface.pid})`).join(', ');
+      stderr.write(`legion: ${inertLine(event.from)} asks ${inertLine(event.user)}: ${inert(event.text)}\n  waiting for an answer on ${where}, or: legion answer ${inertLine(event.questionId)} "…"\n`);
+    });
   }
-  // Else nobody here answers: a question waits for a surface another process attached (a browser of
-  // `legion serve`) or pauses the run, to be answered with `legion answer` (or from a REPL on the session).
   if (options.session && options.newSession) throw new LegionError('usage', 'Use either --session or --new-session, not both.');
   const session = options.newSession ? await legion.sessions.create() : options.session !== undefined ? await legion.sessions.get(options.session) : await legion.sessions.resumeOrCreate();
   const from = options.from ?? legion.collective.defaultUser()?.id;
