@@ -5,6 +5,7 @@ import { RunReportSchema } from './headless/stream-line.js';
 import { LEGION, runLegion } from './legion-process.test-support.js';
 import { legionCommandLine, tmuxOn, waitForText } from './tmux.test-support.js';
 import { useWorkspace } from './workspace.test-support.js';
+import { TmuxTerminal } from './repl/terminal.test-support.js';
 
 // A question is treated like an approval (issue 27): `legion run` asks on its terminal; with no
 // terminal it waits for a surface another process attached (`legion serve`'s browser app, through
@@ -133,6 +134,26 @@ describe('a question from an agent in legion run: asked, waited for elsewhere, o
     // The run said why it waited, and where the question can be answered.
     expect(finished.stderr).toMatch(new RegExp(`developer asks user: Which port should it listen on\\?\\n  waiting for an answer on web \\(pid \\d+\\), or: legion answer ${questions[0]!.id} "…"`));
     expect(toolResultSent('call_ask')).toBe('Port 8080, from the browser');
+  }, 60_000);
+
+  it.skipIf(TMUX_MISSING)('a REPL opened on the paused session shows the question; the answer typed there finishes the work in the REPL', async () => {
+    scriptQuestion('Start a server');
+    const paused = await legion(['run', 'Start a server']);
+    expectExit(paused, 2);
+
+    const terminal = new TmuxTerminal(workspace.dir);
+    try {
+      terminal.start(legionCommandLine(env(), []));
+      const card = await terminal.waitFor('type your answer and press Enter');
+      expect(card).toContain('question from developer in developer__user');
+      expect(card).toContain('Which port should it listen on?');
+      terminal.type('Port 9000, from the REPL');
+      await terminal.waitFor('coordinator: The server is up.');
+      expect(toolResultSent('call_ask')).toBe('Port 9000, from the REPL');
+      expect(toolResultSent('toolu_delegate')).toBe('It listens on the port you gave.');
+    } finally {
+      terminal.kill();
+    }
   }, 60_000);
 
   it.skipIf(TMUX_MISSING)('on a terminal (tmux), legion run asks the question there; the typed answer reaches the agent', async () => {

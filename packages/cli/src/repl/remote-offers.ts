@@ -97,8 +97,13 @@ export function offerRemoteAsks(
     // Switched away (/resume, /new): another session's cards would be answered in the wrong place's
     // context; they leave, each with a line saying how to answer it where it still waits.
     for (const [id, card] of [...open]) if (card.sessionId !== session.id) withdraw(id, new SessionLeftError(card.sessionId));
-    for (const view of await session.questions.list({ status: 'pending' })) {
-      if (!(await session.turnIsLive(view.conversationId))) continue;
+    const questions = await session.questions.state();
+    for (const view of questions.list({ status: 'pending' })) {
+      // Asked by a turn still running elsewhere, or one that paused on it (nobody could be asked): its asker still
+      // waits, and answering here resumes the chain here. Else its process died and nothing waits on it any more.
+      const asker = questions.question(view.id)?.frames?.at(-1);
+      const paused = asker?.toolUseId !== undefined && (await session.unanswered(asker.conversationId)).some((toolUse) => toolUse.id === asker.toolUseId);
+      if (!paused && !(await session.turnIsLive(view.conversationId))) continue;
       question({ sessionId: session.id, conversationId: view.conversationId, questionId: view.id, user: view.user, from: view.from, chain: view.chain, text: view.text, at: view.askedAt, remote: true });
     }
     const state = await session.approvals.state();

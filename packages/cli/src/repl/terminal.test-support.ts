@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { tmuxOn } from '../tmux.test-support.js';
+import { shellQuote, tmuxOn } from '../tmux.test-support.js';
 
 /** How long the screen may take to show something, generous for a loaded 2-core machine. */
 const SCREEN_LIMIT_MS = 40_000;
@@ -88,6 +88,4 @@ export class TmuxTerminal {
   }
 }
 
-export function shellQuote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
+export { shellQuote };
