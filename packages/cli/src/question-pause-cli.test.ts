@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunReportSchema } from './headless/stream-line.js';
 import { LEGION, runLegion } from './legion-process.test-support.js';
@@ -151,6 +151,24 @@ describe('a question from an agent in legion run: asked, waited for elsewhere, o
       await terminal.waitFor('coordinator: The server is up.');
       expect(toolResultSent('call_ask')).toBe('Port 9000, from the REPL');
       expect(toolResultSent('toolu_delegate')).toBe('It listens on the port you gave.');
+    } finally {
+      terminal.kill();
+    }
+  }, 60_000);
+
+  it.skipIf(TMUX_MISSING)('its sibling: a REPL opened on a session paused on an approval offers the approval; approved there, the turn finishes in the REPL', async () => {
+    useModel('coordinator', { provider: 'anthropic', model: 'claude-test', baseURL: mock.url });
+    mock.on({ model: 'claude-test', userMessage: 'Write the notes', hasToolResult: false }, { toolCalls: [{ id: 'toolu_write', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'hello' }) }] });
+    mock.on({ model: 'claude-test', userMessage: 'Write the notes', hasToolResult: true }, { content: 'notes.txt is written.' });
+    expectExit(await legion(['run', 'Write the notes']), 2);
+
+    const terminal = new TmuxTerminal(workspace.dir);
+    try {
+      terminal.start(legionCommandLine(env(), []));
+      expect(await terminal.waitFor('approve once')).toContain('approval needed  coordinator wants to run file_write');
+      terminal.type('y', false);
+      await terminal.waitFor('coordinator: notes.txt is written.');
+      expect(readFileSync(join(workspace.dir, 'notes.txt'), 'utf8')).toBe('hello');
     } finally {
       terminal.kill();
     }

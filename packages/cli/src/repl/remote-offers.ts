@@ -107,8 +107,9 @@ export function offerRemoteAsks(
       question({ sessionId: session.id, conversationId: view.conversationId, questionId: view.id, user: view.user, from: view.from, chain: view.chain, text: view.text, at: view.askedAt, remote: true });
     }
     const state = await session.approvals.state();
+    // Every pending request: one whose turn runs elsewhere, or one whose turn paused on it (a run with nobody to
+    // ask, a process that ended); approving it here resumes that turn here, as `legion approve` would.
     for (const request of state.pending()) {
-      if (!(await session.turnIsLive(request.conversationId))) continue;
       approval({ sessionId: session.id, conversationId: request.conversationId, requestId: request.id, batchId: request.batchId, requester: request.requester, approver: request.approver, tool: request.tool, toolUseId: request.toolUseId, input: request.input, reason: request.reason, chain: request.frames.map((frame) => frame.participantId), remote: true });
     }
   };
