@@ -1,4 +1,4 @@
-import { conversationId, LegionError, summarizeUsage, type LegionEvent, type TurnResult, type UsageRecord } from '@legion-collective/core';
+import { conversationId, explainPause, LegionError, UsageTally, type LegionEvent, type TurnResult } from '@legion-collective/core';
 import { approvalSurface, type ApproveMode } from '../approval-prompt.js';
 import { fixedAnswerSurface, QuestionTracker, type AnswerQuestionsMode } from '../headless/questions.js';
 import type { RunReport, StreamLine } from '../headless/stream-line.js';
@@ -59,7 +59,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   const to = options.to ?? legion.entryAgentId();
 
   const involved = new Set<string>([from, to]);
-  const calls: UsageRecord[] = [];
+  const usage = new UsageTally();
   const streaming = options.output === 'stream-json';
   const writeLine = (line: StreamLine): void => {
     stdout.json(line);
@@ -81,10 +81,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
       const why = event.askedByProvider ? 'the provider asked to wait' : 'waiting';
       stderr.write(`legion: ${inertLine(event.participantId)}'s model (${inertLine(event.provider)}) failed: ${inert(event.reason)}; ${why} ${formatWait(event.waitMs)}, retry ${event.attempt} of ${event.of}\n`);
     }
-    if (event.type === 'usage:report') {
-      const { participantId, conversationId, chain, provider, model, usage, costUsd } = event;
-      calls.push({ version: 1, at: '', participantId, conversationId, chain: [...chain], provider, model, usage, costUsd });
-    }
+    if (event.type === 'usage:report') usage.addEvent(event);
   });
   const stopPrinting = options.verbose ? printConversation(legion.events, stderr, { you: from }) : undefined;
   // The printer shows later warnings as they happen; these came while the workspace opened.
@@ -123,7 +120,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
           : { reply: null, approvals: result.requests }),
       questions: questions.questions,
       participants: [...involved],
-      usage: summarizeUsage(calls),
+      usage: usage.summary,
       sessionUsage: sessionUsage.total,
       warnings,
     };
@@ -136,7 +133,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     stdout.write(`${inert(result.reply)}\n`);
     if (result.truncated) stderr.write(`warning: ${inertLine(to)}'s reply was cut off at the model's output limit (raise "maxTokens" in its model settings, or ask it to continue)\n`);
   } else if (result.status === 'paused') {
-    stderr.write(`Paused: waiting for approval (it is saved; answer any time):\n${result.requests.map((view) => `  ${describe(view, styleFor(process.stderr))}`).join('\n')}\n`);
+    stderr.write(`${explainPause(result.requests, session.id).headline}:\n${result.requests.map((view) => `  ${describe(view, styleFor(process.stderr))}`).join('\n')}\n`);
     stderr.write('Answer with: legion approve ID… [--always | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n');
   } else {
     stderr.write(`legion: ${inertLine(to)} could not answer: ${inert(result.error)}\n`);

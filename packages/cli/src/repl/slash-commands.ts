@@ -154,22 +154,22 @@ const COMMANDS: Command[] = [
       if (pending.length === 0) control.print('  Nothing is waiting for approval.');
       // Every field of the input, whole: /approvals is where a card's request is read before answering it.
       for (const view of pending) control.print([`  ${inertLine(view.id)}  ${style.bold(inertLine(view.requester))} → ${inertLine(view.tool)}`, ...approvalInputLines(view.input, '    ')].join('\n'));
-      if (pending.length > 0) control.print(style.dim('  Answer with /approve ID… [--session | --rule]  or  /reject ID reason…'));
+      if (pending.length > 0) control.print(style.dim('  Answer with /approve ID… [--always | --rule]  or  /reject ID reason…'));
     },
   },
   {
     name: 'approve',
-    args: '<id…> [--session | --rule]',
-    description: 'approve waiting requests and resume the work (--session: for this agent this session; --rule: a saved "always" rule)',
+    args: '<id…> [--always | --rule]',
+    description: 'approve waiting requests and resume the work (--always: for this agent this session; --rule: a saved rule)',
     complete: (control, prefix) => pendingItems(control, prefix),
     run: (control, args) => {
       const words = args.split(/\s+/).filter(Boolean);
-      // `--always` is the older word for `--session`, as `legion approve --always` (kept for the hands that learned it).
-      const flags = ['--session', '--always', '--rule'];
+      // The flags of `legion approve` (where `--session <id>` names the session, so "this session" is `--always`).
+      const flags = ['--always', '--rule'];
       const ids = words.filter((word) => !flags.includes(word));
       if (ids.length === 0) return control.print(style.red('Which request? /approve ID (see /approvals)'));
       if (words.includes('--rule')) return control.answerApprovals(ids, 'always');
-      return control.answerApprovals(ids, words.includes('--session') || words.includes('--always') ? 'session' : 'once');
+      return control.answerApprovals(ids, words.includes('--always') ? 'session' : 'once');
     },
   },
   {
