@@ -1,9 +1,9 @@
-import { z } from 'zod';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ModelConfig, ParticipantInput } from '../collective/participant.js';
 import { keyEnv } from '../providers/__fixtures__/llm-server.js';
 import { useLlmServer } from '../providers/__fixtures__/use-llm-server.js';
-import { agentParticipant, userParticipant } from '../testing/index.js';
-import { defineTool } from '../tools/tool.js';
+import { agentParticipant, userParticipant, writeNoteTool } from '../testing/index.js';
 import { SessionDriver } from './SessionDriver.js';
 
 describe('SessionDriver: what every surface drives', () => {
@@ -16,29 +16,19 @@ describe('SessionDriver: what every surface drives', () => {
       participants: [
         userParticipant(),
         agent('coordinator', 'claude-coordinator', { tools: ['communicate'], delegation: ['developer'] }),
-        agent('developer', 'claude-developer', { tools: ['touch'], delegation: 'none' }),
+        agent('developer', 'claude-developer', { tools: ['write_note'], delegation: 'none' }),
         agent('reviewer', 'claude-reviewer', { tools: 'none', delegation: 'none' }),
       ],
       entryAgent: 'coordinator',
       env: keyEnv(server.anthropicURL),
       backend: 'memory',
     });
-    const touched: string[] = [];
-    test.legion.tools.register(
-      defineTool({
-        name: 'touch',
-        description: 'Touches a thing (a change to the world: it needs approval)',
-        effect: 'write',
-        inputSchema: z.object({ thing: z.string() }),
-        async execute(input) {
-          touched.push(input.thing);
-          return { status: 'success', data: `touched ${input.thing}` };
-        },
-      }),
-    );
+    // A write: it needs approval by default.
+    test.legion.tools.register(writeNoteTool(test.root));
+    const touched = (): boolean => existsSync(join(test.root, 'door.txt'));
     server.mock.on({ model: 'claude-coordinator', hasToolResult: false }, { toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'touch the door' }) }], usage: { input_tokens: 100, output_tokens: 10 } });
     server.mock.on({ model: 'claude-coordinator', hasToolResult: true }, { content: 'The door is touched.', usage: { input_tokens: 200, output_tokens: 20 } });
-    server.mock.on({ model: 'claude-developer', hasToolResult: false }, { toolCalls: [{ id: 'toolu_touch', name: 'touch', arguments: '{"thing":"door"}' }], usage: { input_tokens: 30, output_tokens: 3 } });
+    server.mock.on({ model: 'claude-developer', hasToolResult: false }, { toolCalls: [{ id: 'toolu_touch', name: 'write_note', arguments: '{"path":"door.txt","text":"touched"}' }], usage: { input_tokens: 30, output_tokens: 3 } });
     server.mock.on({ model: 'claude-developer', hasToolResult: true }, { content: 'door touched', usage: { input_tokens: 40, output_tokens: 4 } });
     server.mock.on({ model: 'claude-reviewer' }, { content: 'Looks fine.', usage: { input_tokens: 7000, output_tokens: 700 } });
     return { test, touched };
@@ -64,14 +54,15 @@ describe('SessionDriver: what every surface drives', () => {
     const [request] = paused.requests;
     const explanation = driver.explainPause(paused.requests);
     expect(explanation.headline).toBe('Paused: waiting for approval of 1 call (saved; answer any time, from any surface)');
-    expect(explanation.lines).toEqual([`${request!.id}: developer wants to run touch (${request!.reason}); ${request!.approver} decides`]);
+    expect(touched()).toBe(false);
+    expect(explanation.lines).toEqual([`${request!.id}: developer wants to run write_note (${request!.reason}); ${request!.approver} decides`]);
     expect(explanation.approveCommand).toBe(`legion approve --session ${driver.session.id} ${request!.id}`);
     expect(await driver.pendingApprovals()).toHaveLength(1);
 
     const answered = driver.answer([{ id: request!.id, choice: 'session' }]);
     const outcome = await answered.done;
     expect(outcome).toMatchObject({ status: 'answered', resumed: [{ status: 'success', reply: 'The door is touched.' }] });
-    expect(touched).toEqual(['door']);
+    expect(touched()).toBe(true);
     // The resumed developer's and coordinator's calls; not the reviewer's 7,000 tokens.
     expect(answered.usage.total).toMatchObject({ calls: 2, inputTokens: 240, outputTokens: 24 });
     const decided = await driver.session.approvals.list({ status: 'approved' });
