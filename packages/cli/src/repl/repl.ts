@@ -77,7 +77,7 @@ class Repl implements ReplControl {
     this.prompts = new Prompts(this.screen, legion.paths.root, this.activity.chains, () => this.activity.render(), (request) => legion.approvalRules.patternFor(request));
     this.detach.push(legion.attachUser(this.prompts.surface()));
     // What another process (legion serve, a legion run) asks the user joins the same queue of cards.
-    this.remote = offerRemoteAsks(legion, this.prompts, { session: () => this.session, you, print: (text) => this.print(text), resume: (work) => this.resumeFromCard(work) });
+    this.remote = offerRemoteAsks(legion, this.prompts, { driver, print: (text) => this.print(text), resume: (work) => this.resumeFromCard(work) });
     this.detach.push(this.remote.stop);
     this.history = new InputHistory(join(legion.paths.root, LEGION_DIR, 'run', 'repl-history.jsonl'));
     for (const entry of this.history.entries) this.screen.editor.addToHistory(entry);
