@@ -21,6 +21,7 @@ const LAYERS = [
   ['authorization'],
   ['runtime'],
   ['Legion.ts'],
+  ['driver'],
   ['index.ts', 'vocabulary.ts'],
   ['testing'],
 ];

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import { AnsweredElsewhereError, type ApprovalAnswer, type ApprovalRules, type UserSurface } from '@legion-collective/core';
+import { AnsweredElsewhereError, answerOfChoice, approvalChoice, approvalKeyLine, choiceOfKey, type ApprovalAnswer, type ApprovalChoice, type ApprovalRules, type UserSurface } from '@legion-collective/core';
 import { approvalInputLines } from './render/approval-input.js';
 import { terminalOut, inert, inertLine } from './render/terminal-text.js';
 
@@ -16,7 +16,7 @@ export const TERMINAL_MEDIUM = 'terminal';
 export function approvalSurface(
   mode: ApproveMode,
   terminal: { interactive: boolean; input: NodeJS.ReadStream; output: NodeJS.WriteStream },
-  /** Offers "approve always" (a rule) when given: its `patternFor` shows and checks the rule's pattern. */
+  /** Offers "approve always" (a rule, key `a`) when given: its `patternFor` shows and checks the rule's pattern. */
   rules?: Pick<ApprovalRules, 'patternFor'>,
 ): UserSurface | undefined {
   if (mode === 'auto') return { medium: TERMINAL_MEDIUM, approve: async (requests) => requests.map((request) => ({ id: request.id, decision: 'approve' })) };
@@ -42,14 +42,20 @@ function terminalPrompt(terminal: { input: NodeJS.ReadStream; output: NodeJS.Wri
         // All of the input, one field a line, every character a terminal would act on shown: what is approved is what runs.
         out.write(`\n${style.yellow('approval needed')} ${style.bold(inertLine(request.requester))} wants to run ${style.bold(inertLine(request.tool))}\n  ${style.dim(inert(request.reason))}\n${approvalInputLines(request.input).join('\n')}\n`);
         const rule = rules?.patternFor(request);
-        // "a" stays what it always was: this agent and tool, for the session.
-        const question = rule ? '  [y]es, [n]o, [a]lways for this agent and tool this session, [r]ule for every session? ' : '  [y]es, [n]o, [a]lways for this agent and tool this session? ';
+        // Core's one vocabulary: the same keys and words as the REPL's card and every other surface.
+        const offered: ApprovalChoice[] = rule ? ['once', 'session', 'always', 'reject'] : ['once', 'session', 'reject'];
+        const question = `  ${approvalKeyLine(offered)}? `;
         let answer: ApprovalAnswer | undefined;
         while (!answer) {
-          const choice = (await readline.question(question, { signal })).trim().toLowerCase();
-          if (choice === 'y' || choice === 'yes') answer = { id: request.id, decision: 'approve' };
-          else if (choice === 'a' || choice === 'always' || choice === 's' || choice === 'session') answer = { id: request.id, decision: 'approve', remember: 'session' };
-          else if (rule && (choice === 'r' || choice === 'rule')) {
+          const choice = choiceOfKey(await readline.question(question, { signal }));
+          if (choice === undefined || !offered.includes(choice)) {
+            out.write(`  ${style.yellow('answer with one of')} ${offered.map((offer) => approvalChoice(offer).key).join(', ')}\n`);
+            continue;
+          }
+          if (choice === 'reject') {
+            const reason = (await readline.question('  reason (shown to the agent): ', { signal })).trim();
+            answer = answerOfChoice({ id: request.id, choice, ...(reason ? { reason } : {}) });
+          } else if (choice === 'always' && rule) {
             if (!rule.ok) {
               out.write(`  ${style.yellow('no rule can approve this')}: ${inert(rule.error)}\n`);
               continue;
@@ -61,14 +67,10 @@ function terminalPrompt(terminal: { input: NodeJS.ReadStream; output: NodeJS.Wri
               out.write(`  ${style.yellow('not a usable pattern')}: ${inert(checked.error)}\n`);
               continue;
             }
-            answer = { id: request.id, decision: 'approve', remember: 'always', ...(typed ? { pattern: typed } : {}) };
-          } else break;
+            answer = answerOfChoice({ id: request.id, choice, ...(typed ? { pattern: typed } : {}) });
+          } else answer = answerOfChoice({ id: request.id, choice });
         }
-        if (answer) answers.push(answer);
-        else {
-          const reason = (await readline.question('  reason (shown to the agent): ', { signal })).trim();
-          answers.push({ id: request.id, decision: 'reject', ...(reason ? { reason } : {}) });
-        }
+        answers.push(answer);
       }
     } catch (error) {
       // Decided on another surface (a browser, another terminal): say so rather than leave the prompt hanging.

@@ -256,7 +256,7 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
 
     tmux('new-session', '-d', '-s', 'legion', '-x', '200', '-y', '50', '-c', workspace.dir, command);
     try {
-      const question = await waitForScreen('[y]es, [n]o, [a]lways');
+      const question = await waitForScreen('[y] approve once  [s] approve for this agent this session  [a] approve always (a rule)  [n] reject with a reason?');
       expect(question).toContain('approval needed coordinator wants to run file_write');
       expect(question).toMatch(/\n  path: notes\.txt\n  content: hello\n/);
       tmux('send-keys', '-t', 'legion', 'n', 'Enter');
@@ -388,19 +388,19 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
       expect(readdirSync(rulesDir())).toEqual(['rule_broken.json']);
     }, 60_000);
 
-    it.skipIf(TMUX_MISSING)('the terminal prompt offers a rule: "r" shows the exact command, a typed pattern is used', async () => {
+    it.skipIf(TMUX_MISSING)('the terminal prompt offers a rule: "a" (as on the REPL\'s card) shows the exact command, a typed pattern is used', async () => {
       useModel('coordinator', claude());
       scriptShell({ userMessage: 'Status please', command: 'echo status', toolUseId: 'toolu_status', reply: 'Status checked.' });
       const terminal = openTerminal(['run', 'Status please']);
       try {
-        const question = await terminal.waitFor('[r]ule for every session?');
+        const question = await terminal.waitFor('[a] approve always (a rule)');
         expect(question).toContain('approval needed coordinator wants to run shell_run');
         expect(question).toMatch(/\n  command: echo status\n/);
-        terminal.type('r');
+        terminal.type('a');
         await terminal.waitFor('coordinator may run shell_run without asking when it matches [echo status]:');
         terminal.type('git *');
         await terminal.waitFor('not a usable pattern: the pattern "git *" does not match');
-        terminal.type('r');
+        terminal.type('a');
         await terminal.waitFor('when it matches [echo status]:', 2);
         terminal.type('echo *');
         const final = await terminal.waitFor('[legion exited:');

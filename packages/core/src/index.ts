@@ -4,6 +4,16 @@
 
 // The engine.
 export { Legion } from './Legion.js';
+export { SessionDriver } from './driver/SessionDriver.js';
+export type { DrivenWork, DriverSendOptions, SessionDriverOptions } from './driver/SessionDriver.js';
+export { chooseSession, SessionChoiceSchema } from './driver/session-choice.js';
+export type { SessionChoice } from './driver/session-choice.js';
+export { APPROVAL_CHOICES, ApprovalChoiceAnswerSchema, ApprovalChoiceSchema, answerOfChoice, approvalChoice, approvalKeyLine, choiceOfAnswer, choiceOfKey } from './driver/approval-choices.js';
+export type { ApprovalChoice, ApprovalChoiceAnswer, ApprovalChoiceWords } from './driver/approval-choices.js';
+export { UsageTally, usageRecordOf } from './driver/usage-tally.js';
+export { explainPause, explainQuestionPause } from './driver/pause-explanation.js';
+export type { PauseExplanation, QuestionPauseExplanation } from './driver/pause-explanation.js';
+export { DelegationTree, delegatedConversation } from './driver/delegation-tree.js';
 export type { OpenLegionOptions } from './Legion.js';
 export { initWorkspace } from './config/init-workspace.js';
 export type { InitResult } from './config/init-workspace.js';

@@ -1,4 +1,7 @@
-import { errorMessage, type Legion, type Session, type TurnResult } from '@legion-collective/core';
+import { errorMessage, SessionDriver, type AnswerOutcome, type Legion, type Session, type TurnResult } from '@legion-collective/core';
+
+/** The medium the browser's sends and answers are recorded with. */
+export const WEB_MEDIUM = 'web';
 
 /** One message's hold on a conversation, from the busy check until its turn is tracked. */
 export interface TurnClaim {
@@ -59,11 +62,19 @@ export class ServerTurns {
     };
   }
 
-  /** Sends in the background; what becomes of it is told by events (a failure as `error:raised`). */
+  /** Sends in the background, through the session driver every surface drives; what becomes of it is told by events (a failure as `error:raised`). */
   send(session: Session, request: { from: string; to: string; text: string; conversation?: string | undefined }, conversationId: string): void {
-    this.track(session.id, conversationId, (signal) =>
-      session.send({ from: request.from, to: request.to, message: request.text, conversation: request.conversation, signal, ifBusy: 'fail' }),
-    );
+    this.track(session.id, conversationId, async (signal) => {
+      const driver = await SessionDriver.open(this.legion, { session, as: request.from, medium: WEB_MEDIUM });
+      return driver.send(request.text, { to: request.to, conversation: request.conversation, signal, ifBusy: 'fail' }).done;
+    });
+  }
+
+  /** Decides approvals as the browser's user through the session driver, and resumes what they held, so close() waits for it. */
+  answer(session: Session, user: string, answers: Parameters<SessionDriver['answer']>[0], conversationId: string): Promise<AnswerOutcome> {
+    const work = SessionDriver.open(this.legion, { session, as: user, medium: WEB_MEDIUM }).then((driver) => driver.answer(answers).done);
+    void this.track(session.id, conversationId, () => work);
+    return work;
   }
 
   /** Runs work that resumes turns (answered approvals) so that close() waits for it too. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalAnswer, ApprovalView, Legion, UserQuestion, UserSurface } from '@legion-collective/core';
+import { WEB_MEDIUM } from './server-turns.js';
 
 /** A question the browser is asked now, through the web surface, waiting for `answer`. */
 export interface AskedQuestion {
@@ -29,7 +30,6 @@ export interface OfferedApprovals {
   answer(answers: readonly ApprovalAnswer[]): boolean;
 }
 
-const MEDIUM = 'web';
 
 /**
  * The browser as a user surface: `legion.attachUser({ medium: 'web', ask, approve })`, the door
@@ -53,7 +53,7 @@ export class WebUser {
       if (this.requestSessions.size > 10_000) this.requestSessions.delete(this.requestSessions.keys().next().value!);
     });
     const surface: UserSurface = {
-      medium: MEDIUM,
+      medium: WEB_MEDIUM,
       ask: (question, { signal }) => this.ask(question, signal),
       approve: (requests, { signal }) => this.approve(requests, signal),
     };

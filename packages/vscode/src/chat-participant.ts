@@ -1,4 +1,4 @@
-import type { Legion, LegionEvent, Session } from '@legion-collective/core';
+import { SessionDriver, type Legion, type LegionEvent } from '@legion-collective/core';
 import * as vscode from 'vscode';
 import { describeSavedRule } from './approval-rule-line.js';
 import { parseChatRequest } from './chat-request.js';
@@ -65,8 +65,7 @@ async function handle(host: LegionHost, surface: ChatUserSurface, request: vscod
       return none;
     }
     case 'approvals': {
-      const session = await host.session();
-      const pending = (await session.approvals.state()).list({ status: 'pending' });
+      const pending = await (await SessionDriver.open(legion, { session: await host.session(), medium: MEDIUM })).pendingApprovals();
       stream.markdown(pending.map((view) => `- \`${view.id}\` **${view.requester}** → \`${view.tool}\` (approver ${view.approver})`).join('\n') || 'No pending approvals.');
       return none;
     }
@@ -103,20 +102,23 @@ async function send(host: LegionHost, surface: ChatUserSurface, message: string,
   const target = to ?? entryAgent(legion);
   const member = legion.collective.get(target);
   if (member?.type !== 'agent' && member?.type !== 'mock') return noAgent(legion, target, stream);
-  const session = await host.session();
-  const user = legion.collective.defaultUser()?.id ?? 'user';
+  // The session driver every surface drives: the chat renders its session's events and passes on what is typed.
+  const driver = await SessionDriver.open(legion, { session: await host.session(), medium: MEDIUM });
   const participants = new Set<string>([target]);
   let streamed = false;
-  const off = legion.events.onAny((event) => {
-    streamed = show(event, session, user, target, stream, participants) || streamed;
+  const off = driver.onEvent((event) => {
+    streamed = show(event, driver.you, target, stream, participants) || streamed;
   });
   const abort = new AbortController();
   const cancelled = token.onCancellationRequested(() => abort.abort(new Error('stopped in the chat')));
   try {
-    const result = await surface.showIn(stream, () => legion.send(session, message, { to: target, signal: abort.signal }));
+    const result = await surface.showIn(stream, () => driver.send(message, { to: target, signal: abort.signal }).done);
     if (result.status === 'success' && !streamed) stream.markdown(visibleText(result.reply));
     else if (result.status === 'error') stream.markdown(`\n\n**Error** (${result.code}): ${visibleText(result.error)}`);
-    else if (result.status === 'paused') stream.markdown(`\n\nPaused on ${result.requests.length} approval(s): decide them with /approvals, the Legion view, \`legion approvals\` or the browser.`);
+    else if (result.status === 'paused') {
+      const pause = driver.explainPause(result.requests);
+      stream.markdown(`\n\n${escapeMarkdown(visibleText(pause.headline))}: decide with the buttons above, /approvals, the Legion view, the browser, or \`${visibleText(pause.approveCommand)}\`.`);
+    }
   } finally {
     cancelled.dispose();
     off();
@@ -124,9 +126,8 @@ async function send(host: LegionHost, surface: ChatUserSurface, message: string,
   return { metadata: { participants: [...participants] } };
 }
 
-/** Puts one event of this session into the chat; true when it was the target's reply text. */
-function show(event: LegionEvent, session: Session, user: string, target: string, stream: vscode.ChatResponseStream, participants: Set<string>): boolean {
-  if (!('sessionId' in event) || event.sessionId !== session.id) return false;
+/** Puts one event of the driver's session into the chat; true when it was the target's reply text. */
+function show(event: LegionEvent, user: string, target: string, stream: vscode.ChatResponseStream, participants: Set<string>): boolean {
   switch (event.type) {
     case 'text:delta':
       if (event.participantId === target && event.initiator === user) {

@@ -1,5 +1,6 @@
 import type { ApprovalAnswer, ApprovalView, UserQuestion, UserSurface } from '@legion-collective/core';
 import * as vscode from 'vscode';
+import { approvalButtons, choiceOfTitle } from './approval-buttons.js';
 import { approvalInputText, approvalMarkdown } from './approval-markdown.js';
 import { questionMarkdown, questionNotice } from './ui-text.js';
 import { visibleText } from './visible-text.js';
@@ -135,13 +136,13 @@ export class ChatUserSurface implements vscode.Disposable {
         const text = approvalMarkdown(request);
         if (stream) {
           stream.markdown(text);
-          stream.button({ command: 'legion.approval.decide', title: 'Approve once', arguments: [request.id, 'once'] });
-          stream.button({ command: 'legion.approval.decide', title: 'Approve always', arguments: [request.id, 'always'] });
-          stream.button({ command: 'legion.approval.decide', title: 'Reject…', arguments: [request.id, 'reject'] });
+          for (const button of approvalButtons()) stream.button({ command: 'legion.approval.decide', title: button.title, arguments: [request.id, button.choice] });
         } else {
           // No chat to show it in: a dialog, with all of the input as its detail, so it is read before answering.
-          void vscode.window.showInformationMessage(`Legion: ${visibleText(request.requester)} wants to run ${visibleText(request.tool)}`, { modal: true, detail: approvalInputText(request.input) }, 'Approve once', 'Reject…').then((choice) => {
-            if (choice) void vscode.commands.executeCommand('legion.approval.decide', request.id, choice === 'Approve once' ? 'once' : 'reject');
+          const titles = approvalButtons().map((button) => button.title);
+          void vscode.window.showInformationMessage(`Legion: ${visibleText(request.requester)} wants to run ${visibleText(request.tool)}`, { modal: true, detail: approvalInputText(request.input) }, ...titles).then((title) => {
+            const choice = choiceOfTitle(title);
+            if (choice) void vscode.commands.executeCommand('legion.approval.decide', request.id, choice);
           });
         }
       }

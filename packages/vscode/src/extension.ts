@@ -1,4 +1,5 @@
-import { initWorkspace } from '@legion-collective/core';
+import { APPROVAL_CHOICES, ApprovalChoiceSchema, answerOfChoice, initWorkspace } from '@legion-collective/core';
+import { approvalButtons, choiceOfTitle } from './approval-buttons.js';
 import * as vscode from 'vscode';
 import { approvalInputText } from './approval-markdown.js';
 import { registerChatParticipant } from './chat-participant.js';
@@ -52,33 +53,35 @@ export function activate(context: vscode.ExtensionContext): LegionApi {
       if (text === undefined) return;
       if (!surface.answer(id, text)) void vscode.window.showInformationMessage('Legion: that question was answered elsewhere first.');
     }),
-    vscode.commands.registerCommand('legion.approval.decide', async (id: string, choice?: 'once' | 'always' | 'reject') => {
+    vscode.commands.registerCommand('legion.approval.decide', async (id: string, choice?: string) => {
       const item = surface.items().find((pending) => pending.id === id);
       if (item?.kind !== 'approval') return void vscode.window.showInformationMessage('Legion: that approval was already decided.');
-      let decision = choice;
-      // Asked from the Legion view: a dialog with all of the input as its detail, so what runs is read before answering.
-      const answers = { 'Approve once': 'once', 'Approve always': 'always', 'Reject…': 'reject' } as const;
+      // Core's vocabulary: a button passes its choice; anything else is not an answer.
+      let decision = choice === undefined ? undefined : ApprovalChoiceSchema.safeParse(choice).data;
+      if (choice !== undefined && decision === undefined) return void vscode.window.showWarningMessage(notice(`"${visibleText(choice)}" is not an approval answer: use one of ${APPROVAL_CHOICES.map((words) => words.choice).join(', ')}.`));
       if (!decision) {
-        const picked = await vscode.window.showInformationMessage(`Legion: ${visibleText(item.request.requester)} wants to run ${visibleText(item.request.tool)}`, { modal: true, detail: approvalInputText(item.request.input) }, ...(Object.keys(answers) as Array<keyof typeof answers>));
-        decision = picked === undefined ? undefined : answers[picked];
+        // Asked from the Legion view: a dialog with all of the input as its detail, so what runs is read before answering.
+        const picked = await vscode.window.showInformationMessage(`Legion: ${visibleText(item.request.requester)} wants to run ${visibleText(item.request.tool)}`, { modal: true, detail: approvalInputText(item.request.input) }, ...approvalButtons().map((button) => button.title));
+        decision = choiceOfTitle(picked);
       }
       if (!decision) return;
       if (decision === 'reject') {
         const reason = await vscode.window.showInputBox({ title: `Reject ${visibleText(item.request.tool)}`, prompt: 'Why (the agent reads this)', ignoreFocusOut: true });
         if (reason === undefined) return;
-        surface.decide({ id, decision: 'reject', ...(reason ? { reason } : {}) });
+        surface.decide(answerOfChoice({ id, choice: 'reject', ...(reason ? { reason } : {}) }));
       } else {
         const settings = readEditorSettings((key) => vscode.workspace.getConfiguration('legion').get(key));
-        const remember = decision === 'always' ? rememberFor(settings) : undefined;
+        // `legion.approveAlways: "session"` (older setups) keeps "Approve always" to the session; "Approve for this session" is its own button now.
+        const remember = decision === 'always' ? rememberFor(settings) : decision === 'session' ? 'session' : undefined;
         if (remember === 'always') {
           // As the terminal's [a]: a call no rule can approve (a compound shell command) stays asked, with why.
           const legion = await host.start();
           // Tools of providers not listed yet (MCP servers, other extensions) are known once ready.
           await legion.tools.ready();
           const rule = legion.approvalRules.patternFor(item.request);
-          if (!rule.ok) return void vscode.window.showWarningMessage(notice(`no "always" rule can approve this call: ${rule.error}. Approve it once, or set legion.approveAlways to "session" to allow ${item.request.tool} to ${item.request.requester} for this session.`));
+          if (!rule.ok) return void vscode.window.showWarningMessage(notice(`no "always" rule can approve this call: ${rule.error}. Approve it once, or "Approve for this session" to allow ${item.request.tool} to ${item.request.requester} for this session.`));
         }
-        surface.decide({ id, decision: 'approve', ...(remember ? { remember } : {}) });
+        surface.decide(answerOfChoice({ id, choice: remember ?? 'once' }));
       }
     }),
   );

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Legion, LEGION_DIR, storageSelection, type Session, type StorageSelection } from '@legion-collective/core';
+import { chooseSession, Legion, LEGION_DIR, storageSelection, type Session, type StorageSelection } from '@legion-collective/core';
 import * as vscode from 'vscode';
 
 /**
@@ -98,12 +98,12 @@ export class LegionHost implements vscode.Disposable {
 
   /** The session the chat works in: the latest one (as `legion` resumes), or the one `/new` made. */
   async session(): Promise<Session> {
-    this.current ??= await (await this.start()).sessions.resumeOrCreate();
+    this.current ??= await chooseSession((await this.start()).sessions);
     return this.current;
   }
 
   async newSession(title?: string): Promise<Session> {
-    this.current = await (await this.start()).sessions.create(title ? { title } : {});
+    this.current = await chooseSession((await this.start()).sessions, { newSession: true, ...(title ? { title } : {}) });
     return this.current;
   }
 

@@ -70,7 +70,7 @@ export async function answerCommand(
       for (const conversationId of continuing) stdout.write(`Recorded; the turn running in ${conversationId} (another process) goes on with it.\n`);
       for (const conversationId of waiting) stdout.write(`Recorded; the turn in ${conversationId} stays paused until resumed: legion approvals resume --session ${session.id}\n`);
     }
-    return exitForResumed(outcome.resumed, options.json === true);
+    return exitForResumed(outcome.resumed, options.json === true, session.id);
   } finally {
     await legion.close();
   }
@@ -96,7 +96,7 @@ export async function resumeCommand(ids: string[], options: ApprovalOptions & { 
       for (const conversationId of continuing) stdout.write(`The turn in ${conversationId} went on in another process; nothing to resume here.\n`);
       if (outcome.resumed.length === 0 && continuing.length === 0) stdout.write('Nothing waits to be resumed: no decided approval has a paused turn left.\n');
     }
-    return exitForResumed(outcome.resumed, options.json === true);
+    return exitForResumed(outcome.resumed, options.json === true, session.id);
   } finally {
     await legion.close();
   }
@@ -106,11 +106,11 @@ export async function resumeCommand(ids: string[], options: ApprovalOptions & { 
  * The exit status once turns were resumed: 1 when one failed; 2, like `legion run`, when one paused
  * again on a new approval (so a script does not take it as done), saying how to answer; else 0.
  */
-function exitForResumed(resumed: readonly TurnResult[], json: boolean): number {
+function exitForResumed(resumed: readonly TurnResult[], json: boolean, sessionId: string): number {
   if (resumed.some((result) => result.status === 'error')) return 1;
   const paused = resumed.filter((result) => result.status === 'paused');
   if (paused.length > 0) {
-    if (!json) stderr.write(pauseLines(paused, styleFor(process.stderr)));
+    if (!json) stderr.write(pauseLines(paused, styleFor(process.stderr), sessionId));
     return 2;
   }
   return 0;

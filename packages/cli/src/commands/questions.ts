@@ -65,7 +65,7 @@ export async function answerQuestionCommand(id: string, text: string, options: O
     if (resumed.some((result) => result.status === 'error')) return 1;
     // Like `legion approve`: 2 says the work paused again, on an approval or another question.
     const paused = resumed.filter((result) => result.status === 'paused');
-    if (paused.length > 0 && !options.json) stderr.write(pauseLines(paused, styleFor(process.stderr)));
+    if (paused.length > 0 && !options.json) stderr.write(pauseLines(paused, styleFor(process.stderr), session.id));
     return paused.length > 0 ? 2 : 0;
   } finally {
     await legion.close();
@@ -94,7 +94,7 @@ export async function resumeAnsweredCommand(ids: string[], options: Omit<Questio
     if (outcome.resumed.some((result) => result.status === 'error')) return 1;
     // Like `legion answer`: 2 says the work paused again, on an approval or another question.
     const paused = outcome.resumed.filter((result) => result.status === 'paused');
-    if (paused.length > 0 && !options.json) stderr.write(pauseLines(paused, styleFor(process.stderr)));
+    if (paused.length > 0 && !options.json) stderr.write(pauseLines(paused, styleFor(process.stderr), session.id));
     return paused.length > 0 ? 2 : 0;
   } finally {
     await legion.close();

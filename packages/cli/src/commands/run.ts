@@ -1,4 +1,4 @@
-import { conversationId, LegionError, summarizeUsage, type LegionEvent, type TurnResult, type UsageRecord } from '@legion-collective/core';
+import { conversationId, LegionError, UsageTally, type LegionEvent, type TurnResult } from '@legion-collective/core';
 import { approvalSurface, TERMINAL_MEDIUM, type ApproveMode } from '../approval-prompt.js';
 import { declinedSurface, fixedAnswerSurface, QuestionTracker, type AnswerQuestionsMode } from '../headless/questions.js';
 import { oneAtATime, questionPrompt } from '../question-prompt.js';
@@ -80,7 +80,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   const to = options.to ?? legion.entryAgentId();
 
   const involved = new Set<string>([from, to]);
-  const calls: UsageRecord[] = [];
+  const usage = new UsageTally();
   const streaming = options.output === 'stream-json';
   const writeLine = (line: StreamLine): void => {
     stdout.json(line);
@@ -102,10 +102,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
       const why = event.askedByProvider ? 'the provider asked to wait' : 'waiting';
       stderr.write(`legion: ${inertLine(event.participantId)}'s model (${inertLine(event.provider)}) failed: ${inert(event.reason)}; ${why} ${formatWait(event.waitMs)}, retry ${event.attempt} of ${event.of}\n`);
     }
-    if (event.type === 'usage:report') {
-      const { participantId, conversationId, chain, provider, model, usage, costUsd } = event;
-      calls.push({ version: 1, at: '', participantId, conversationId, chain: [...chain], provider, model, usage, costUsd });
-    }
+    if (event.type === 'usage:report') usage.addEvent(event);
   });
   const stopPrinting = options.verbose ? printConversation(legion.events, stderr, { you: from }) : undefined;
   // The printer shows later warnings as they happen; these came while the workspace opened.
@@ -144,7 +141,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
           : { reply: null, ...(result.requests.length > 0 ? { approvals: result.requests } : {}) }),
       questions: questions.questions,
       participants: [...involved],
-      usage: summarizeUsage(calls),
+      usage: usage.summary,
       sessionUsage: sessionUsage.total,
       warnings,
     };
@@ -157,7 +154,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     stdout.write(`${inert(result.reply)}\n`);
     if (result.truncated) stderr.write(`warning: ${inertLine(to)}'s reply was cut off at the model's output limit (raise "maxTokens" in its model settings, or ask it to continue)\n`);
   } else if (result.status === 'paused') {
-    stderr.write(pauseLines([result], styleFor(process.stderr)));
+    stderr.write(pauseLines([result], styleFor(process.stderr), session.id));
   } else {
     stderr.write(`legion: ${inertLine(to)} could not answer: ${inert(result.error)}\n`);
   }

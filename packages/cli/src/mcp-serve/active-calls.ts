@@ -1,4 +1,4 @@
-import { conversationId, summarizeUsage, type Legion, type UsageRecord, type UsageTotals } from '@legion-collective/core';
+import { delegatedConversation, UsageTally, type Legion, type UsageTotals } from '@legion-collective/core';
 import type { ElicitRequestFormParams } from '@modelcontextprotocol/server';
 
 /** What a running MCP tool call can do back to its client. */
@@ -23,8 +23,8 @@ export interface ActiveCall extends CallChannel {
   readonly sessionId: string;
   /** The conversations whose turns work for this call: its own and every one its agents delegate into. */
   readonly conversations: Set<string>;
-  /** Model calls made for this call, down the delegation tree. */
-  readonly usage: UsageRecord[];
+  /** Model calls made for this call, down the delegation tree (core's tally, per participant too). */
+  readonly usage: UsageTally;
 }
 
 /**
@@ -53,19 +53,13 @@ export class ActiveCalls {
       events.on('tool:call', (event) => {
         const call = this.owner(event.sessionId, event.conversationId);
         if (!call) return;
-        if (event.toolUse.name !== 'communicate') {
+        const delegated = delegatedConversation(event);
+        if (delegated === undefined) {
           call.progress(`${event.participantId} runs ${event.toolUse.name}`);
           return;
         }
-        const input = event.toolUse.input as { to?: unknown; conversation?: unknown };
-        if (typeof input.to !== 'string') return;
-        try {
-          const id = conversationId({ initiator: event.participantId, responder: input.to, name: typeof input.conversation === 'string' ? input.conversation : undefined });
-          this.claim(call, id, 'now');
-        } catch {
-          // A malformed target: communicate itself answers the model with the error.
-        }
-        call.progress(`${event.participantId} asks ${input.to}`);
+        this.claim(call, delegated, 'now');
+        call.progress(`${event.participantId} asks ${(event.toolUse.input as { to: string }).to}`);
       }),
       events.on('approval:requested', (event) => {
         const call = this.owner(event.sessionId, event.conversationId);
@@ -77,8 +71,7 @@ export class ActiveCalls {
       events.on('usage:report', (event) => {
         const call = this.owner(event.sessionId, event.conversationId);
         if (!call) return;
-        const { participantId, chain, provider, model, usage, costUsd } = event;
-        call.usage.push({ version: 1, at: '', participantId, conversationId: event.conversationId, chain: [...chain], provider, model, usage, costUsd });
+        call.usage.addEvent(event);
       }),
     );
   }
@@ -96,7 +89,7 @@ export class ActiveCalls {
 
   /** Registers a call owning these conversations; the disposer ends it. */
   start(sessionId: string, conversations: readonly string[], channel: CallChannel): { call: ActiveCall; end(): void } {
-    const call: ActiveCall = { ...channel, sessionId, conversations: new Set(), usage: [] };
+    const call: ActiveCall = { ...channel, sessionId, conversations: new Set(), usage: new UsageTally() };
     this.calls.add(call);
     let ended!: () => void;
     this.ended.set(call, new Promise<void>((resolve) => (ended = resolve)));
@@ -150,5 +143,5 @@ export class ActiveCalls {
 
 /** Tokens and cost of everything a call's delegation tree did. */
 export function usageOf(call: ActiveCall): UsageTotals {
-  return summarizeUsage(call.usage).total;
+  return call.usage.total;
 }

@@ -1,10 +1,21 @@
-import { decisionReach, errorMessage, reachesRequest, type ApprovalAnswer, type TurnResult } from '@legion-collective/core';
+import { approvalChoice, decisionReach, errorMessage, reachesRequest, SessionDriver, type ApprovalChoiceAnswer, type TurnResult } from '@legion-collective/core';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { CallChannel } from './active-calls.js';
 import { approvalFacts, sessionFor, turnToolResult } from './ask-agent.js';
 import type { ServeContext } from './serve-context.js';
 import { toolError, toolResult } from './tool-results.js';
+
+/**
+ * What an MCP caller may answer, in core's vocabulary: it decides only for its own chains, so it
+ * approves once or rejects ("for this session" and "always" are the human's to give).
+ */
+const MCP_DECISIONS = `"approve": ${approvalChoice('once').label.toLowerCase()} (${approvalChoice('once').meaning}); "reject": ${approvalChoice('reject').meaning}`;
+
+/** A decision of the MCP tools as a choice of core's vocabulary. */
+export function choiceOfDecision(decision: 'approve' | 'reject'): 'once' | 'reject' {
+  return decision === 'approve' ? 'once' : 'reject';
+}
 
 const SessionField = z.string().min(1).optional().describe('The Legion session (default: the latest); see list_sessions');
 
@@ -18,7 +29,7 @@ export const AnswerApprovalInputSchema = z
         z
           .object({
             id: z.string({ error: 'id is required: the approval request id (apr_…) from list_approvals or a paused result' }).regex(/^apr_\w+$/, 'id must be an approval request id such as "apr_26b96e4584b2" (see list_approvals)'),
-            decision: z.enum(['approve', 'reject'], { error: 'decision must be "approve" or "reject"' }),
+            decision: z.enum(['approve', 'reject'], { error: 'decision must be "approve" or "reject"' }).describe(MCP_DECISIONS),
             reason: z.string().min(1).optional().describe('Why, told to the agent (useful with reject)'),
           })
           .strict(),
@@ -72,8 +83,9 @@ export async function answerApproval(context: ServeContext, input: z.infer<typeo
   }
   const { call, end } = context.calls.start(session.id, [...conversations], channel);
   try {
-    const answers: ApprovalAnswer[] = input.approvals.map((answer) => ({ id: answer.id, decision: answer.decision, ...(answer.reason !== undefined ? { reason: answer.reason } : {}) }));
-    const outcome = await session.answerApprovals(answers, context.caller.id, { medium: 'mcp', signal: AbortSignal.any([signal, context.calls.stopping]) });
+    const answers: ApprovalChoiceAnswer[] = input.approvals.map((answer) => ({ id: answer.id, choice: choiceOfDecision(answer.decision), ...(answer.reason !== undefined ? { reason: answer.reason } : {}) }));
+    const driver = await SessionDriver.open(context.legion, { session, as: context.caller.id, medium: 'mcp' });
+    const outcome = await driver.answer(answers, { signal: AbortSignal.any([signal, context.calls.stopping]) }).done;
     if (outcome.status === 'error') {
       return toolError(`${outcome.error} Approvals ${context.caller.id} may not decide are for the human: \`legion approve --session ${session.id} <id>\`, the REPL or the web UI.`, { sessionId: session.id });
     }

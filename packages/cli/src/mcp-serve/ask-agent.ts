@@ -1,4 +1,4 @@
-import { conversationId, errorMessage, type ApprovalView, type Legion, type QuestionView, type Participant, type Session, type TurnResult, type UsageTotals } from '@legion-collective/core';
+import { chooseSession, conversationId, errorMessage, explainPause, explainQuestionPause, SessionDriver, type ApprovalView, type Legion, type Participant, type QuestionView, type Session, type TurnResult, type UsageTotals } from '@legion-collective/core';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { usageOf, type ActiveCall, type CallChannel } from './active-calls.js';
@@ -24,9 +24,9 @@ export type AskInput = z.infer<typeof AskInputSchema>;
 
 /** The session a call names, or the latest (created when there is none); a tool error when the named one does not exist. */
 export async function sessionFor(legion: Legion, id: string | undefined): Promise<{ session: Session } | { refused: CallToolResult }> {
-  if (id === undefined) return { session: await legion.sessions.resumeOrCreate() };
+  if (id === undefined) return { session: await chooseSession(legion.sessions) };
   try {
-    return { session: await legion.sessions.get(id) };
+    return { session: await chooseSession(legion.sessions, { session: id }) };
   } catch (error) {
     return { refused: toolError(`${errorMessage(error)} Call list_sessions for the session ids, or leave "session" out for the latest.`) };
   }
@@ -47,7 +47,9 @@ export async function askAgent(context: ServeContext, agent: Participant, input:
   const { call, end } = context.calls.start(session.id, [id], channel);
   channel.progress(`${caller.id} asks ${agent.id}`);
   try {
-    const result = await session.send({ from: caller.id, to: agent.id, message: input.message, conversation: input.conversation, signal: AbortSignal.any([signal, context.calls.stopping]), ifBusy: 'wait' });
+    // The session driver every surface sends through, as the MCP caller; the call's usage is counted by ActiveCalls, which knows whose turn a shared conversation runs.
+    const driver = await SessionDriver.open(context.legion, { session, as: caller.id, medium: 'mcp' });
+    const result = await driver.send(input.message, { to: agent.id, conversation: input.conversation, signal: AbortSignal.any([signal, context.calls.stopping]), ifBusy: 'wait' }).done;
     return turnToolResult(result, { session, caller, call });
   } catch (error) {
     return toolError(errorMessage(error), { sessionId: session.id, conversationId: id });
@@ -72,12 +74,13 @@ export function turnToolResult(result: TurnResult, context: { session: Session; 
   });
 }
 
-/** A pause on questions to the human, which only the human's own surfaces answer. */
+/** Core's explanation of a pause on questions to the human, which only the human's own surfaces answer. */
 function questionsText(questions: readonly QuestionView[], sessionId: string): string {
+  const pause = explainQuestionPause(questions, sessionId);
   return [
-    `The turn is paused: it waits for ${questions.length === 1 ? 'an answer' : `${questions.length} answers`} from the user.`,
-    ...questions.map((question) => `- ${question.id}: ${question.from} asks ${question.user}: ${JSON.stringify(question.text)}`),
-    `The user answers in the workspace: \`legion answer --session ${sessionId} ${questions[0]!.id} "…"\`, the REPL (\`legion\`) or the web UI (\`legion serve\`). The turn goes on once answered; call read_conversation (or ask again later) for the reply.`,
+    `${pause.headline}.`,
+    ...pause.lines.map((line) => `- ${line}`),
+    `The user answers in the workspace: \`${pause.answerCommand}\`, the REPL (\`legion\`) or the web UI (\`legion serve\`). The turn goes on once answered; call read_conversation (or ask again later) for the reply.`,
   ].join('\n');
 }
 
@@ -85,20 +88,23 @@ export function approvalFacts(request: ApprovalView): Record<string, unknown> {
   return { id: request.id, requester: request.requester, approver: request.approver, tool: request.tool, input: request.input, reason: request.reason, conversationId: request.conversationId, status: request.status };
 }
 
+/** Core's explanation of the pause, with how this caller answers what it may decide (answer_approval) and where the rest is decided. */
 function pausedText(requests: readonly ApprovalView[], caller: Participant, sessionId: string): string {
-  const lines = requests.map((request) => `- ${request.id}: ${request.requester} wants to run ${request.tool} (${request.reason}); ${request.approver} decides. Input: ${JSON.stringify(request.input)}`);
-  const yours = requests.filter((request) => request.approver === caller.id).map((request) => request.id);
-  const theirs = requests.filter((request) => request.approver !== caller.id);
+  const pause = explainPause(requests, sessionId);
+  const lines = requests.map((request, index) => `- ${pause.lines[index]}. Input: ${JSON.stringify(request.input)}`);
+  const yours = pause.byApprover.find((group) => group.approver === caller.id)?.ids ?? [];
+  const theirs = pause.byApprover.filter((group) => group.approver !== caller.id);
   const how: string[] = [];
   if (yours.length > 0) how.push(`You may decide ${yours.join(', ')}: call answer_approval with {"session": "${sessionId}", "approvals": [{"id": "${yours[0]}", "decision": "approve"}]} (or "reject", with a "reason").`);
   if (theirs.length > 0) {
-    const ids = theirs.map((request) => request.id).join(' ');
+    const ids = theirs.flatMap((group) => group.ids);
+    const rest = explainPause(requests.filter((request) => ids.includes(request.id)), sessionId);
     how.push(
-      `${[...new Set(theirs.map((request) => request.approver))].join(', ')} must decide ${theirs.map((request) => request.id).join(', ')}: in the workspace, \`legion approve --session ${sessionId} ${ids}\` (or \`legion reject --session ${sessionId} ${ids}\`), the REPL (\`legion\`) or the web UI (\`legion serve\`).`,
+      `${theirs.map((group) => group.approver).join(', ')} must decide ${ids.join(', ')}: in the workspace, \`${rest.approveCommand}\` (or \`${rest.rejectCommand}\`), the REPL (\`legion\`) or the web UI (\`legion serve\`).`,
     );
   }
   how.push('The turn goes on once they are decided; call read_conversation (or ask again later) for the reply. list_approvals shows what still waits.');
-  return [`The turn is paused: it waits for ${requests.length === 1 ? 'an approval' : `${requests.length} approvals`}.`, ...lines, ...how].join('\n');
+  return [`${pause.headline}.`, ...lines, ...how].join('\n');
 }
 
 function usageLine(usage: UsageTotals): string {

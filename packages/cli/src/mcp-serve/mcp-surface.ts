@@ -1,4 +1,5 @@
-import { SurfaceDeclinedError, type ApprovalAnswer, type ApprovalView, type Participant, type UserQuestion, type UserSurface } from '@legion-collective/core';
+import { answerOfChoice, approvalChoice, SurfaceDeclinedError, type ApprovalAnswer, type ApprovalView, type Participant, type UserQuestion, type UserSurface } from '@legion-collective/core';
+import { choiceOfDecision } from './approval-tools.js';
 import type { ActiveCalls } from './active-calls.js';
 
 /** How much of a tool call's input an approval form shows. */
@@ -52,7 +53,8 @@ export function mcpSurface(calls: ActiveCalls, caller: Participant, options: { q
             requestedSchema: {
               type: 'object',
               properties: {
-                decision: { type: 'string', title: 'Decision', enum: ['approve', 'reject'], description: `Approve or reject ${request.requester}'s ${request.tool}` },
+                // Core's words: an MCP client's human approves once or rejects (its caller decides for its own chains only).
+                decision: { type: 'string', title: 'Decision', enum: ['approve', 'reject'], enumNames: [approvalChoice('once').label, approvalChoice('reject').label], description: `${approvalChoice('once').label} or ${approvalChoice('reject').label.toLowerCase()} ${request.requester}'s ${request.tool}` },
                 reason: { type: 'string', title: 'Reason (optional)', description: 'Told to the agent' },
               },
               required: ['decision'],
@@ -63,15 +65,11 @@ export function mcpSurface(calls: ActiveCalls, caller: Participant, options: { q
         // Dismissed: the request stays pending, to be answered later (answer_approval, legion approve).
         if (answer.action === 'cancel') throw new Error(`approval ${request.id} was left open in the MCP client`);
         if (answer.action !== 'accept') {
-          answers.push({ id: request.id, decision: 'reject', reason: 'declined in the MCP client' });
+          answers.push(answerOfChoice({ id: request.id, choice: 'reject', reason: 'declined in the MCP client' }));
           continue;
         }
         const { decision, reason } = answer.content;
-        answers.push({
-          id: request.id,
-          decision: decision === 'approve' ? 'approve' : 'reject',
-          ...(typeof reason === 'string' && reason.length > 0 ? { reason } : {}),
-        });
+        answers.push(answerOfChoice({ id: request.id, choice: choiceOfDecision(decision === 'approve' ? 'approve' : 'reject'), ...(typeof reason === 'string' && reason.length > 0 ? { reason } : {}) }));
       }
       return answers;
     },

@@ -1,4 +1,4 @@
-import { emptyTotals, type LegionEvent, type EventBus, type ToolResultBlock, type ToolUseBlock, type UsageTotals } from '@legion-collective/core';
+import { UsageTally, type LegionEvent, type EventBus, type ToolResultBlock, type ToolUseBlock } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
 import { clip, formatCost, formatDuration, formatTokens, keyArgument, outcomeOf } from './format.js';
 import type { Screen } from './screen.js';
@@ -33,7 +33,8 @@ export class Activity {
   private turnStartedAt: number | undefined;
   /** When the turn was cancelled (`stopTurn`): its time ends there, its cost when it has unwound. */
   private stoppedAt: number | undefined;
-  private turnTotals: UsageTotals = emptyTotals();
+  /** The running work's usage, counted by the session driver down its delegation tree. */
+  private usage = new UsageTally();
   private ticker: NodeJS.Timeout | undefined;
   /** Request ids with the chain that led to them, from `approval:requested`. */
   readonly chains = new Map<string, readonly string[]>();
@@ -50,11 +51,11 @@ export class Activity {
     return events.onAny((event) => this.on(event));
   }
 
-  /** A top-level turn starts: the status line counts from here. */
-  beginTurn(): void {
+  /** A top-level turn starts: the status line counts from here, with the usage the driver tallies for it. */
+  beginTurn(usage: UsageTally): void {
     this.turnStartedAt = Date.now();
     this.stoppedAt = undefined;
-    this.turnTotals = emptyTotals();
+    this.usage = usage;
     this.streamed.clear();
     this.answering.clear();
     this.ticker = setInterval(() => this.render(), 1000);
@@ -80,7 +81,8 @@ export class Activity {
     this.turnStartedAt = undefined;
     this.stoppedAt = undefined;
     this.screen.setStatus('');
-    return `${formatDuration(elapsed)} · ${formatTokens(this.turnTotals)} · ${formatCost(this.turnTotals.costUsd, this.turnTotals.unpricedCalls)}`;
+    const totals = this.usage.total;
+    return `${formatDuration(elapsed)} · ${formatTokens(totals)} · ${formatCost(totals.costUsd, totals.unpricedCalls)}`;
   }
 
   private stopShowing(): void {
@@ -139,15 +141,6 @@ export class Activity {
         this.screen.print(describeCall(this.last));
         break;
       }
-      case 'usage:report':
-        if (this.turnStartedAt !== undefined) {
-          this.turnTotals.calls += 1;
-          this.turnTotals.inputTokens += event.usage.inputTokens;
-          this.turnTotals.outputTokens += event.usage.outputTokens;
-          if (event.costUsd === null) this.turnTotals.unpricedCalls += 1;
-          else this.turnTotals.costUsd += event.costUsd;
-        }
-        break;
       case 'approval:requested':
         this.chains.set(event.requestId, event.chain);
         return;
@@ -205,8 +198,8 @@ export class Activity {
       ...(this.queued.size > 0 ? [`${this.queued.size} delegation${this.queued.size === 1 ? '' : 's'} waiting for a slot`] : []),
       ...(this.waitingOn ? [this.waitingOn] : []),
       formatDuration(Date.now() - this.turnStartedAt),
-      formatTokens(this.turnTotals),
-      formatCost(this.turnTotals.costUsd, this.turnTotals.unpricedCalls),
+      formatTokens(this.usage.total),
+      formatCost(this.usage.total.costUsd, this.usage.total.unpricedCalls),
     ];
     this.screen.setStatus(style.dim(`⋯ ${parts.join(' · ')}  (Esc or Ctrl-C cancels)`));
   }

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { readRegularFileSync, type ApprovalView } from '@legion-collective/core';
+import { approvalKeyLine, readRegularFileSync, type ApprovalView } from '@legion-collective/core';
 import { approvalInputLines } from '../render/approval-input.js';
 import { styleFor } from '../render/style.js';
 import { inert, inertLine } from '../render/terminal-text.js';
@@ -10,7 +10,6 @@ const style = styleFor(process.stdout);
 /** Files larger than this are not read to diff against. */
 const MAX_DIFF_BYTES = 256 * 1024;
 
-export const APPROVAL_KEYS = '[y] approve once  [s] approve for this agent this session  [a] approve always  [n] reject with a reason';
 
 /**
  * The card for one approval request: the tool, all of its input (a diff for file writes), the chain
@@ -25,7 +24,7 @@ export function approvalCard(request: ApprovalView, chain: readonly string[] | u
     `  chain: ${(chain && chain.length > 0 ? [...chain, request.requester] : [request.requester]).filter((id, index, all) => all.indexOf(id) === index).map(inertLine).join(' → ')}`,
     `  ${style.dim(inert(request.reason))}`,
     ...argumentLines(request, workspaceRoot),
-    ...(options.keys === false ? [] : [`  ${style.cyan(APPROVAL_KEYS)}`]),
+    ...(options.keys === false ? [] : [`  ${style.cyan(approvalKeyLine())}`]),
   ];
   return lines.join('\n');
 }

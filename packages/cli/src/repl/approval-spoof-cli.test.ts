@@ -78,7 +78,7 @@ describe.skipIf(TMUX_MISSING)('an approval card shows what will run, whatever th
   it('legion run asks on the terminal with the whole input, a CR shown: y runs exactly that', async () => {
     scriptShell('Carriage return', 'touch PWN4 #\r  command: echo harmless', 'Done: PWN4.');
     launch(['run', 'Carriage return']);
-    const question = await terminal.waitFor('[y]es, [n]o');
+    const question = await terminal.waitFor('[y] approve once');
     expect(question).toContain('command: touch PWN4 #␍  command: echo harmless');
     expect(question).not.toMatch(/^\s*command: echo harmless/m);
     terminal.type('y');

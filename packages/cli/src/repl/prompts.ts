@@ -1,4 +1,4 @@
-import { AnsweredElsewhereError, type ApprovalAnswer, type RulePatternOutcome, type ApprovalView, type UserQuestion, type UserSurface } from '@legion-collective/core';
+import { AnsweredElsewhereError, answerOfChoice, approvalChoice, choiceOfKey, type ApprovalAnswer, type RulePatternOutcome, type ApprovalView, type UserQuestion, type UserSurface } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
 import { inert, inertLine } from '../render/terminal-text.js';
 import { approvalCard } from './approval-card.js';
@@ -109,37 +109,36 @@ export class Prompts {
     }
     if (item.awaitingReason) {
       this.answered(item);
-      item.answer({ id: item.request.id, decision: 'reject', ...(text.trim() ? { reason: text.trim() } : {}) });
+      item.answer(answerOfChoice({ id: item.request.id, choice: 'reject', ...(text.trim() ? { reason: text.trim() } : {}) }));
       return true;
     }
     return this.key(text.trim().toLowerCase());
   }
 
-  /** A one-key answer to the approval card on top (when the input is empty). */
+  /** A one-key answer to the approval card on top (when the input is empty), in core's one vocabulary of choices. */
   key(key: string): boolean {
     const item = this.active;
     if (item?.kind !== 'approval' || item.awaitingReason) return false;
     const id = item.request.id;
-    if (key === 'y') {
-      this.answered(item);
-      item.answer({ id, decision: 'approve' });
-    } else if (key === 's') {
-      this.answered(item);
-      item.answer({ id, decision: 'approve', always: true });
-    } else if (key === 'a') {
-      const rule = this.rulePattern(item.request);
-      if (rule.ok) {
-        this.answered(item);
-        this.screen.print(style.dim(`  saved rule: ${inertLine(item.request.requester)} may run ${inertLine(item.request.tool)}${rule.pattern !== undefined ? ` matching ${inertLine(rule.pattern)}` : ''} without asking (/approvals rules lists and removes rules)`));
-        item.answer({ id, decision: 'approve', remember: 'always' });
-      } else {
-        // The card stays up, unanswered.
-        this.screen.print(style.yellow(`  No "always" rule can approve this call: ${rule.error}. Answer with [y] once or [s] for this session.`));
-      }
-    } else if (key === 'n') {
+    const choice = choiceOfKey(key);
+    // Only the one-letter keys: a word typed into the input is a message or a reason, not a choice.
+    if (choice === undefined || key.length !== 1) return false;
+    if (choice === 'reject') {
       item.awaitingReason = true;
       this.render();
-    } else return false;
+      return true;
+    }
+    if (choice === 'always') {
+      const rule = this.rulePattern(item.request);
+      if (!rule.ok) {
+        // The card stays up, unanswered.
+        this.screen.print(style.yellow(`  No "always" rule can approve this call: ${rule.error}. Answer with [${approvalChoice('once').key}] once or [${approvalChoice('session').key}] for this session.`));
+        return true;
+      }
+      this.answered(item);
+      this.screen.print(style.dim(`  saved rule: ${inertLine(item.request.requester)} may run ${inertLine(item.request.tool)}${rule.pattern !== undefined ? ` matching ${inertLine(rule.pattern)}` : ''} without asking (/approvals rules lists and removes rules)`));
+    } else this.answered(item);
+    item.answer(answerOfChoice({ id, choice }));
     return true;
   }
 

@@ -1,4 +1,4 @@
-import { AnsweredElsewhereError, parseConversationId, type ApprovalView, type Legion, type LegionEvents, type Session, type TurnResult } from '@legion-collective/core';
+import { AnsweredElsewhereError, parseConversationId, type ApprovalView, type Legion, type LegionEvents, type SessionDriver, type TurnResult } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
 import { inert } from '../render/terminal-text.js';
 import { SessionLeftError, TERMINAL_MEDIUM, type Prompts } from './prompts.js';
@@ -17,7 +17,7 @@ const style = styleFor(process.stdout);
 export function offerRemoteAsks(
   legion: Legion,
   prompts: Prompts,
-  context: { session(): Session; you: string; print(text: string): void; resume(work: (signal: AbortSignal) => Promise<TurnResult[]>): Promise<void> },
+  context: { driver: SessionDriver; print(text: string): void; resume(work: (signal: AbortSignal) => Promise<TurnResult[]>): Promise<void> },
 ): { stop(): void; offerWaiting(): Promise<void> } {
   /** Question or request id → the controller that withdraws its card, and the session it belongs to. */
   const open = new Map<string, { controller: AbortController; sessionId: string }>();
@@ -34,7 +34,7 @@ export function offerRemoteAsks(
   };
 
   const question = (event: LegionEvents['question:asked']): void => {
-    const session = context.session();
+    const session = context.driver.session;
     const user = legion.collective.get(event.user);
     if (!event.remote || event.sessionId !== session.id || user?.type !== 'user' || open.has(event.questionId)) return;
     const controller = offered(event.questionId, session.id);
@@ -42,7 +42,7 @@ export function offerRemoteAsks(
     surface.ask!({ id: event.questionId, user, from: event.from, text: event.text, chain: event.chain, conversation: ref }, { signal: controller.signal }).then(
       async (text) => {
         open.delete(event.questionId);
-        const outcome = await session.answerQuestion(event.questionId, text, { medium: TERMINAL_MEDIUM, answeredBy: context.you });
+        const outcome = await session.answerQuestion(event.questionId, text, { medium: TERMINAL_MEDIUM, answeredBy: context.driver.you });
         if (outcome.status === 'error') context.print(style.red(`  ${inert(outcome.error)}`));
       },
       // Withdrawn: the prompts said so already.
@@ -51,7 +51,7 @@ export function offerRemoteAsks(
   };
 
   const approval = (event: LegionEvents['approval:requested']): void => {
-    const session = context.session();
+    const session = context.driver.session;
     const approver = legion.collective.get(event.approver);
     if (!event.remote || event.sessionId !== session.id || approver?.type !== 'user' || open.has(event.requestId)) return;
     const controller = offered(event.requestId, session.id);
@@ -70,8 +70,9 @@ export function offerRemoteAsks(
       async (answers) => {
         open.delete(event.requestId);
         // When the asking process is gone the turn goes on here: the REPL shows it as it shows its own turns (its reply streamed, made inert, said once).
+        // Through the session driver (its session is this one: a card of a session the REPL left was withdrawn).
         await context.resume(async (signal) => {
-          const outcome = await session.answerApprovals(answers, context.you, { medium: TERMINAL_MEDIUM, signal });
+          const outcome = await context.driver.answer(answers, { signal }).done;
           if (outcome.status === 'answered') return outcome.resumed;
           context.print(style.red(`  ${inert(outcome.error)}`));
           return [];
@@ -93,7 +94,7 @@ export function offerRemoteAsks(
    * started, or before it switched here): cards too. Paused work nobody runs is left to /approvals.
    */
   const offerWaiting = async (): Promise<void> => {
-    const session = context.session();
+    const session = context.driver.session;
     // Switched away (/resume, /new): another session's cards would be answered in the wrong place's
     // context; they leave, each with a line saying how to answer it where it still waits.
     for (const [id, card] of [...open]) if (card.sessionId !== session.id) withdraw(id, new SessionLeftError(card.sessionId));

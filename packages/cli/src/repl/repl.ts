@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { CombinedAutocompleteProvider, matchesKey } from '@mariozechner/pi-tui';
-import { errorMessage, Legion, LegionError, LEGION_DIR, type Session, type TurnResult } from '@legion-collective/core';
+import { errorMessage, Legion, LegionError, LEGION_DIR, SessionDriver, type ApprovalChoice, type DrivenWork, type Session, type TurnResult } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
 import { inert, inertLine } from '../render/terminal-text.js';
 import { endingLine } from '../render/message-lines.js';
@@ -60,17 +60,17 @@ class Repl implements ReplControl {
   private listChosen = false;
   private finished!: (code: number) => void;
   private readonly detach: Array<() => void> = [];
-  private follower: (() => void) | undefined;
   private readonly remote: ReturnType<typeof offerRemoteAsks>;
   readonly target: { to: string; conversation?: string | undefined };
 
   private constructor(
     private readonly screen: Screen,
     readonly legion: Legion,
-    public session: Session,
-    readonly you: string,
+    /** The session, sending, following, usage and answers: the REPL renders and takes keys. */
+    private readonly driver: SessionDriver,
     to: string,
   ) {
+    const { you } = driver;
     this.target = { to };
     this.activity = new Activity(this.screen, you);
     this.detach.push(this.activity.attach(legion.events));
@@ -79,7 +79,7 @@ class Repl implements ReplControl {
     // run in another session must not wait for it. A run that pauses is still answered here once it shows.
     this.detach.push(legion.attachUser(this.prompts.surface()));
     // What another process (legion serve, a legion run) asks the user joins the same queue of cards.
-    this.remote = offerRemoteAsks(legion, this.prompts, { session: () => this.session, you, print: (text) => this.print(text), resume: (work) => this.resumeFromCard(work) });
+    this.remote = offerRemoteAsks(legion, this.prompts, { driver, print: (text) => this.print(text), resume: (work) => this.resumeFromCard(work) });
     this.detach.push(this.remote.stop);
     this.history = new InputHistory(join(legion.paths.root, LEGION_DIR, 'run', 'repl-history.jsonl'));
     for (const entry of this.history.entries) this.screen.editor.addToHistory(entry);
@@ -87,13 +87,11 @@ class Repl implements ReplControl {
   }
 
   static async open(legion: Legion, options: ReplOptions): Promise<Repl> {
-    const you = legion.collective.defaultUser()?.id;
-    if (!you) throw new LegionError('no_user', 'The collective has no user participant to talk as: add one to .legion/collective/participants/ (legion init adds "user").');
     if (options.newSession && options.session) throw new LegionError('usage', 'Use either --session or --new, not both.');
-    const session = options.newSession ? await legion.sessions.create() : options.session ? await legion.sessions.get(options.session) : await legion.sessions.resumeOrCreate();
+    const driver = await SessionDriver.open(legion, { medium: TERMINAL_MEDIUM, session: { session: options.session, newSession: options.newSession } });
     if (options.to && !legion.collective.get(options.to)) throw new LegionError('usage', `No participant "${options.to}". Participants: ${legion.collective.ids().join(', ')}`);
     // Listening before the entry agent is looked up: a fallback is announced as a warning, and shown.
-    const repl = new Repl(options.screen, legion, session, you, 'pending');
+    const repl = new Repl(options.screen, legion, driver, 'pending');
     repl.target.to = options.to ?? legion.entryAgentId();
     await repl.follow();
     return repl;
@@ -122,6 +120,14 @@ class Repl implements ReplControl {
   }
 
   // ReplControl, for the slash commands.
+  get session(): Session {
+    return this.driver.session;
+  }
+
+  get you(): string {
+    return this.driver.you;
+  }
+
   print(text: string): void {
     this.screen.print(text);
   }
@@ -141,15 +147,15 @@ class Repl implements ReplControl {
       this.print(style.yellow('  Work is running in this session: wait for it or cancel it (Esc) first.'));
       return;
     }
-    this.session = session;
-    await this.follow();
+    await this.driver.switchTo(session);
+    // After the follower moved: what is answered from here on leaves its card.
+    await this.remote.offerWaiting();
     this.print(await this.banner(false));
   }
 
   /** Follows the current session: other processes' questions and approval requests arrive as events (then cards). */
   private async follow(): Promise<void> {
-    this.follower?.();
-    this.follower = await this.legion.follow(this.session);
+    await this.driver.follow();
     // After the follower starts: what is answered from here on leaves its card.
     await this.remote.offerWaiting();
   }
@@ -169,20 +175,19 @@ class Repl implements ReplControl {
     };
   }
 
-  async answerApprovals(ids: string[], decision: 'approve' | 'reject', options: { always?: boolean; remember?: 'always'; reason?: string }): Promise<void> {
+  async answerApprovals(ids: string[], choice: ApprovalChoice, options: { reason?: string } = {}): Promise<void> {
     if (this.turn) {
       this.print(style.yellow('  Work is running: answer when it ends, or cancel it (Esc) first.'));
       return;
     }
-    const answers = ids.map((id) => ({ id, decision, ...(options.always ? { always: true } : {}), ...(options.remember ? { remember: options.remember } : {}), ...(options.reason ? { reason: options.reason } : {}) }));
-    await this.runTurn(async (signal) => {
-      const outcome = await this.session.answerApprovals(answers, this.you, { medium: TERMINAL_MEDIUM, signal });
-      if (outcome.status === 'error') {
+    const answers = ids.map((id) => ({ id, choice, ...(options.reason ? { reason: options.reason } : {}) }));
+    await this.runTurn((signal) =>
+      resultsOf(this.driver.answer(answers, { signal }), (outcome) => {
+        if (outcome.status === 'answered') return outcome.resumed;
         this.print(style.red(`  ${inert(outcome.error)}`));
         return [];
-      }
-      return outcome.resumed;
-    });
+      }),
+    );
   }
 
   /**
@@ -191,7 +196,7 @@ class Repl implements ReplControl {
    * it runs under that turn's cancel.
    */
   async resumeFromCard(work: (signal: AbortSignal) => Promise<TurnResult[]>): Promise<void> {
-    if (!this.turn) return this.runTurn(work);
+    if (!this.turn) return this.runTurn((signal) => this.driver.track(() => work(signal)));
     for (const result of await work(this.turn.controller.signal)) this.report(result);
   }
 
@@ -199,7 +204,7 @@ class Repl implements ReplControl {
     this.turn?.controller.abort(new Error('the REPL was closed'));
     this.turn = undefined;
     for (const detach of this.detach) detach();
-    this.follower?.();
+    this.driver.close();
     this.screen.stop();
     this.finished(0);
   }
@@ -306,20 +311,28 @@ class Repl implements ReplControl {
     const { to, conversation } = this.target;
     this.print(`${style.bold(style.green('you'))} → ${style.bold(to)}${conversation ? style.dim(` (${conversation})`) : ''}: ${text}`);
     const message = withFileReferences(text, this.legion.paths.root);
-    await this.runTurn(async (signal) => [await this.session.send({ from: this.you, to, message, conversation, signal })]);
+    await this.runTurn((signal) => resultsOf(this.driver.send(message, { to, conversation, signal }), (result) => [result]));
   }
 
   /** Runs one top-level piece of work with the status line, then sends what was typed meanwhile. */
-  private async runTurn(work: (signal: AbortSignal) => Promise<TurnResult[]>): Promise<void> {
+  private async runTurn(start: (signal: AbortSignal) => DrivenWork<TurnResult[]>): Promise<void> {
     const turn = { id: ++this.turns, controller: new AbortController() };
-    this.turn = turn;
-    this.activity.beginTurn();
     let results: TurnResult[] = [];
     let failure: unknown;
+    let work: DrivenWork<TurnResult[]> | undefined;
     try {
-      results = await work(turn.controller.signal);
+      work = start(turn.controller.signal);
     } catch (error) {
       failure = error;
+    }
+    this.turn = turn;
+    if (work) {
+      this.activity.beginTurn(work.usage);
+      try {
+        results = await work.done;
+      } catch (error) {
+        failure = error;
+      }
     }
     // Cancelled: the prompt came back already. Its line comes now, once the turn has unwound: the
     // call it cut off is counted then (estimated), and the line shows what it cost.
@@ -327,14 +340,14 @@ class Repl implements ReplControl {
       // Another turn began meanwhile: the figures on the line are that turn's now.
       this.print(style.yellow(this.turn ? '  cancelled' : `  cancelled (${this.activity.endTurn()})`));
       // Read once the turn has unwound: the approvals it waited on are settled (cancelled with it) by then.
-      const pending = await this.session.approvals.list({ status: 'pending' });
+      const pending = await this.driver.pendingApprovals();
       if (pending.length > 0) this.print(style.yellow(`  ${pending.length} approval(s) still pending (saved): /approvals shows them, /approve ID or /reject ID reason answers.`));
       return;
     }
     this.turn = undefined;
     for (const result of results) this.report(result);
     if (failure !== undefined) this.print(style.red(`error: ${inert(errorMessage(failure))}`));
-    this.print(style.dim(`  (${this.activity.endTurn()})`));
+    if (work) this.print(style.dim(`  (${this.activity.endTurn()})`));
     const next = this.queue.shift();
     this.screen.setQueued(this.queue);
     if (next !== undefined) await this.send(next);
@@ -345,7 +358,8 @@ class Repl implements ReplControl {
       if (!this.activity.streamed.has(result.conversationId)) this.print(`${style.bold(style.cyan(inertLine(parseResponder(result.conversationId))))}: ${inert(result.reply)}`);
       if (result.truncated) this.print(style.yellow('  (the reply was cut off at the model\'s output limit)'));
     } else if (result.status === 'paused') {
-      this.print(style.yellow(`  Paused on ${result.requests.length} approval(s), saved: answer with /approvals (or legion approve in another terminal).`));
+      const pause = this.driver.explainPause(result.requests);
+      this.print(style.yellow(`  ${inert(pause.headline)}: /approvals shows them, a card or /approve ID answers (or ${inert(pause.approveCommand)} in another terminal).`));
     } else {
       this.print(style.red(`  ${inertLine(parseResponder(result.conversationId))} could not answer: ${inert(result.error)}`));
     }
@@ -406,10 +420,15 @@ class Repl implements ReplControl {
       if (message.ending) lines.push(`${style.dim(`  ${inertLine(author)} (${inertLine(conversation.conversationId)}):`)} ${endingLine(message.ending, style, 100)}`);
       else if (text) lines.push(style.dim(`  ${inertLine(author)} (${inertLine(conversation.conversationId)}): ${clip(text, 100)}`));
     }
-    const pending = (await this.session.approvals.list({ status: 'pending' })).length;
+    const pending = (await this.driver.pendingApprovals()).length;
     if (pending > 0) lines.push(style.yellow(`  ${pending} approval(s) waiting: /approvals`));
     return lines.join('\n');
   }
+}
+
+/** The work's end as the REPL reports it: the turns' results. */
+function resultsOf<T>(work: DrivenWork<T>, results: (outcome: T) => TurnResult[]): DrivenWork<TurnResult[]> {
+  return { usage: work.usage, conversations: work.conversations, done: work.done.then(results) };
 }
 
 function parseResponder(conversationId: string): string {

@@ -1,4 +1,4 @@
-import type { ApprovalRule } from '@legion-collective/core';
+import { APPROVAL_CHOICES, type ApprovalChoice, type ApprovalRule } from '@legion-collective/core';
 import type { AutocompleteItem, SlashCommand } from '@mariozechner/pi-tui';
 import type { Legion, Session } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
@@ -24,7 +24,8 @@ export interface ReplControl {
   switchSession(session: Session): Promise<void>;
   /** Shows a numbered list; the next line typed picks from it. */
   pick(title: string, items: Array<{ label: string; value: string }>, chosen: (value: string) => Promise<void>): void;
-  answerApprovals(ids: string[], decision: 'approve' | 'reject', options: { always?: boolean; remember?: 'always'; reason?: string }): Promise<void>;
+  /** Decides requests with one of core's approval choices. */
+  answerApprovals(ids: string[], choice: ApprovalChoice, options?: { reason?: string }): Promise<void>;
   quit(): void;
 }
 
@@ -163,10 +164,12 @@ const COMMANDS: Command[] = [
     complete: (control, prefix) => pendingItems(control, prefix),
     run: (control, args) => {
       const words = args.split(/\s+/).filter(Boolean);
-      const ids = words.filter((word) => word !== '--always' && word !== '--rule');
+      // The flags of `legion approve` (where `--session <id>` names the session, so "this session" is `--always`).
+      const flags = ['--always', '--rule'];
+      const ids = words.filter((word) => !flags.includes(word));
       if (ids.length === 0) return control.print(style.red('Which request? /approve ID (see /approvals)'));
-      if (words.includes('--rule')) return control.answerApprovals(ids, 'approve', { remember: 'always' });
-      return control.answerApprovals(ids, 'approve', { always: words.includes('--always') });
+      if (words.includes('--rule')) return control.answerApprovals(ids, 'always');
+      return control.answerApprovals(ids, words.includes('--always') ? 'session' : 'once');
     },
   },
   {
@@ -177,7 +180,7 @@ const COMMANDS: Command[] = [
     run: (control, args) => {
       const [id, ...reason] = args.trim().split(/\s+/);
       if (!id) return control.print(style.red('Which request? /reject ID reason (see /approvals)'));
-      return control.answerApprovals([id], 'reject', { reason: reason.join(' ') });
+      return control.answerApprovals([id], 'reject', reason.length > 0 ? { reason: reason.join(' ') } : {});
     },
   },
   {
@@ -286,7 +289,7 @@ export function helpText(): string {
     style.bold('Keys'),
     `  Enter send · Shift+Enter, Alt+Enter, Ctrl-J or \\ then Enter new line · ↑/↓ history · Ctrl-R search history · Tab complete · @path a file reference`,
     `  Esc or Ctrl-C cancel the running turn · Ctrl-O expand the last tool call (or a card too tall for the terminal) · Ctrl-C twice on an empty line or Ctrl-D quit`,
-    `  On an approval card: y once · s this agent, this session · a always · n reject with a reason`,
+    `  On an approval card: ${APPROVAL_CHOICES.map((words) => `${words.key} ${words.short}`).join(' · ')}`,
   ].join('\n');
 }
 

@@ -59,20 +59,28 @@ export function addUsage(totals: UsageTotals, usage: Usage, costUsd: number | nu
   else totals.costUsd += costUsd;
 }
 
+/** A summary of no calls yet. */
+export function emptySummary(): UsageSummary {
+  return { total: emptyTotals(), byParticipant: {}, byConversation: {} };
+}
+
+/** Adds one call to a summary: the total, its conversation, its participant's own, and every participant it was done for. */
+export function addRecord(summary: UsageSummary, record: UsageRecord): void {
+  addUsage(summary.total, record.usage, record.costUsd);
+  addUsage((summary.byConversation[record.conversationId] ??= emptyTotals()), record.usage, record.costUsd);
+  const participant = (id: string) => (summary.byParticipant[id] ??= { own: emptyTotals(), withDelegates: emptyTotals() });
+  addUsage(participant(record.participantId).own, record.usage, record.costUsd);
+  const counted = new Set<string>();
+  for (const id of [...record.chain, record.participantId]) {
+    if (counted.has(id)) continue;
+    counted.add(id);
+    addUsage(participant(id).withDelegates, record.usage, record.costUsd);
+  }
+}
+
 /** Rolls records up per participant (own and with delegates), per conversation, and in total. */
 export function summarizeUsage(records: Iterable<UsageRecord>): UsageSummary {
-  const summary: UsageSummary = { total: emptyTotals(), byParticipant: {}, byConversation: {} };
-  const participant = (id: string) => (summary.byParticipant[id] ??= { own: emptyTotals(), withDelegates: emptyTotals() });
-  for (const record of records) {
-    addUsage(summary.total, record.usage, record.costUsd);
-    addUsage((summary.byConversation[record.conversationId] ??= emptyTotals()), record.usage, record.costUsd);
-    addUsage(participant(record.participantId).own, record.usage, record.costUsd);
-    const counted = new Set<string>();
-    for (const id of [...record.chain, record.participantId]) {
-      if (counted.has(id)) continue;
-      counted.add(id);
-      addUsage(participant(id).withDelegates, record.usage, record.costUsd);
-    }
-  }
+  const summary = emptySummary();
+  for (const record of records) addRecord(summary, record);
   return summary;
 }

@@ -6,8 +6,8 @@ import type { ApprovalView } from '../wire/approvals.js';
 import type { WireQuestion } from '../wire/questions.js';
 import { jsonRoute } from './define-routes.js';
 import { sessionOf } from './session-routes.js';
+import { WEB_MEDIUM } from '../server-turns.js';
 
-const MEDIUM = 'web';
 const ANSWERED = { status: 'answered' } as const;
 
 function userOf(legion: Legion): string {
@@ -124,12 +124,11 @@ export function answerRoutes(app: Hono, server: ServerContext): void {
     // Asked elsewhere (another process, or a paused turn): recorded in the log; core resumes what nothing else runs.
     const first = state.request(answers[0]!.id)!;
     const watch = nextEvent(legion, 'approval:decided', (event) => event.requestId === first.id);
-    const work = session.answerApprovals(answers, user, { medium: MEDIUM });
-    void turns.track(session.id, first.conversationId, () => work);
+    const work = turns.answer(session, user, answers, first.conversationId);
     const settled = await Promise.race([work.then((outcome: AnswerOutcome) => ({ outcome })), watch.next.then((event) => ({ event }))]);
     watch.stop();
     if ('event' in settled) {
-      if (settled.event.decidedBy === user && settled.event.medium === MEDIUM) return ANSWERED;
+      if (settled.event.decidedBy === user && settled.event.medium === WEB_MEDIUM) return ANSWERED;
       throw new ApiError(409, 'already_answered', `${first.id} was already ${settled.event.decision} by ${settled.event.decidedBy}${settled.event.medium ? ` in ${settled.event.medium}` : ''}; nothing was recorded.`);
     }
     if (settled.outcome.status === 'answered') return ANSWERED;
@@ -170,12 +169,12 @@ export function answerRoutes(app: Hono, server: ServerContext): void {
     // Recorded in the log: the process whose turn asked goes on with it; if that process is gone, core resumes the
     // waiting chain here, which may take a while — the answer is settled once its record is, whatever comes after.
     const watch = nextEvent(legion, 'question:answered', (event) => event.questionId === id);
-    const work = session.answerQuestion(id, body.text, { medium: MEDIUM });
+    const work = session.answerQuestion(id, body.text, { medium: WEB_MEDIUM });
     void turns.track(session.id, view.conversationId, () => work);
     const settled = await Promise.race([work.then((outcome) => ({ outcome })), watch.next.then((event) => ({ event }))]);
     watch.stop();
     if ('event' in settled) {
-      if (settled.event.medium === MEDIUM) return ANSWERED;
+      if (settled.event.medium === WEB_MEDIUM) return ANSWERED;
       throw new ApiError(409, 'already_answered', `Question ${id} was already answered by ${settled.event.answeredBy}${settled.event.medium ? ` in ${settled.event.medium}` : ''}; nothing was recorded.`);
     }
     if (settled.outcome.status === 'answered') return ANSWERED;

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { parseConversationId, SessionNotFoundError, textOf, type Legion, type Message, type Session } from '@legion-collective/core';
+import { chooseSession, parseConversationId, SessionNotFoundError, textOf, type Legion, type Message, type Session } from '@legion-collective/core';
 import { ApiError } from '../api-error.js';
 import type { ServerContext } from '../server-context.js';
 import { wireMessage, wireTotals } from '../session-views.js';
@@ -48,7 +48,7 @@ export function sessionRoutes(app: Hono, server: ServerContext): void {
   });
 
   jsonRoute(app, server, 'createSession', async (_server, { body }) => {
-    const session = await legion.sessions.create(body.title !== undefined ? { title: body.title } : {});
+    const session = await chooseSession(legion.sessions, { newSession: true, ...(body.title !== undefined ? { title: body.title } : {}) });
     return { id: session.id };
   });
 

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { LLMock } from '@copilotkit/aimock';
 import type { Browser, Page } from 'playwright-core';
@@ -133,7 +133,7 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
     await expect.poll(() => page.getByTestId('approvals-history').locator('[data-status="rejected"]').count()).toBe(2);
   }, TEST_MS);
 
-  it('shows two parallel approvals with their diffs and chain; approves one, rejects the other with a reason', async () => {
+  it('shows two parallel approvals with their diffs and chain; approves one for the session, rejects the other with a reason', async () => {
     const calls = [
       { id: 'call_a', name: 'file_write', arguments: JSON.stringify({ path: 'a.txt', content: 'alpha\n' }) },
       { id: 'call_b', name: 'file_write', arguments: JSON.stringify({ path: 'b.txt', content: 'beta\n' }) },
@@ -155,7 +155,9 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
     expect(await page.getByTestId(`approval-${aId}`).getByTestId('approval-chain').textContent()).toMatch(/user.*coordinator.*developer/);
     await screenshot(page, 'approvals');
 
-    await page.getByTestId(`approve-${aId}`).click();
+    // Core's four answers, in its words.
+    expect(await page.getByTestId(`approval-${aId}`).locator('button').allTextContents()).toEqual(['Approve once', 'Approve for this session', 'Approve always', 'Reject']);
+    await page.getByTestId(`approve-session-${aId}`).click();
     await page.getByTestId(`approval-staged-${aId}`).waitFor();
     await page.getByTestId(`reject-reason-${bId}`).fill('b.txt is not needed');
     await page.getByTestId(`reject-${bId}`).click();
@@ -170,6 +172,12 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
     await messageText('Done: a.txt only.').waitFor();
     expect(readFileSync(join(workspace.dir, 'a.txt'), 'utf8')).toBe('alpha\n');
     expect(existsSync(join(workspace.dir, 'b.txt'))).toBe(false);
+    // "For this session": recorded as the session grant, given in the browser.
+    const sessions = join(workspace.dir, '.legion', 'sessions');
+    const decisions = readdirSync(sessions)
+      .flatMap((id) => (existsSync(join(sessions, id, 'approvals.jsonl')) ? readFileSync(join(sessions, id, 'approvals.jsonl'), 'utf8').trim().split('\n') : []))
+      .map((line) => JSON.parse(line) as { kind: string; requestId?: string; always?: boolean; medium?: string });
+    expect(decisions.find((record) => record.kind === 'decision' && record.requestId === aId)).toMatchObject({ always: true, medium: 'web' });
   }, TEST_MS);
 
   it('answers a question an agent asks the user', async () => {

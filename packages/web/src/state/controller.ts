@@ -4,6 +4,7 @@ import type { WireEvent, WireMessage } from '../api/wire.js';
 import type { AppState, Stream } from './app-state.js';
 import { reduceEvent, reduceParticipantState } from './reduce-event.js';
 import type { Store } from './store.js';
+import type { Answer } from '../views/approval-choices.js';
 
 const RESUME_KEY = 'legion:resume';
 /** Messages per page of a conversation: the newest first, older ones on demand. */
@@ -167,7 +168,7 @@ export class Controller {
     }
   }
 
-  async decide(answers: Array<{ id: string; decision: 'approve' | 'reject'; reason?: string; remember?: 'once' | 'always' }>): Promise<string | null> {
+  async decide(answers: Answer[]): Promise<string | null> {
     const { sessionId } = this.store.state;
     if (sessionId === null) return 'No session is open.';
     try {

@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import type { ApprovalView } from '../api/wire.js';
+import { APPROVAL_BUTTONS, type Answer, type ApprovalButton } from './approval-choices.js';
 import { diffOf } from './diff-of.js';
 import { pretty } from './format.js';
 import { visibleText } from './visible-text.js';
 
-type Answer = { id: string; decision: 'approve' | 'reject'; reason?: string; remember?: 'once' | 'always' };
 type Decide = (answers: Answer[]) => Promise<string | null>;
 
 /**
@@ -29,9 +29,14 @@ function Diff({ patch }: { patch: string }) {
 function PendingApproval({ approval, staged, waitingFor, onStage }: { approval: ApprovalView; staged: Answer | undefined; waitingFor: number; onStage(answer: Answer): void }) {
   const [reason, setReason] = useState('');
   const patch = diffOf(approval.tool, approval.input);
-  const decide = (decision: 'approve' | 'reject', remember?: 'always') => {
-    onStage({ id: approval.id, decision, ...(remember ? { remember } : {}), ...(decision === 'reject' && reason.trim() !== '' ? { reason: reason.trim() } : {}) });
+  const decide = (button: ApprovalButton) => {
+    onStage({ id: approval.id, decision: button.decision, ...('remember' in button && button.remember !== 'once' ? { remember: button.remember } : {}), ...(button.decision === 'reject' && reason.trim() !== '' ? { reason: reason.trim() } : {}) });
   };
+  // Test ids as before (`approve-ID` is "once", `approve-always-ID` the rule), and one for the session.
+  const testId = (button: ApprovalButton) => (button.choice === 'once' ? `approve-${approval.id}` : button.choice === 'reject' ? `reject-${approval.id}` : `approve-${button.choice}-${approval.id}`);
+  // The approvals first; the rejection after the reason it sends.
+  const approvals = APPROVAL_BUTTONS.filter((button) => button.decision === 'approve');
+  const reject = APPROVAL_BUTTONS.find((button) => button.decision === 'reject')!;
   return (
     <li class="card approval" data-testid={`approval-${approval.id}`} data-tool={approval.tool}>
       <div class="meta">
@@ -50,15 +55,14 @@ function PendingApproval({ approval, staged, waitingFor, onStage }: { approval: 
       {/* All of the input, wrapped (never cut), with what a reader would not see made visible: what is approved is what runs. */}
       {patch !== null ? <Diff patch={patch} /> : <pre data-testid="approval-input">{visibleText(pretty(approval.input))}</pre>}
       <div class="row">
-        <button type="button" data-testid={`approve-${approval.id}`} onClick={() => decide('approve')}>
-          Approve once
-        </button>
-        <button type="button" data-testid={`approve-always-${approval.id}`} onClick={() => decide('approve', 'always')}>
-          Approve always
-        </button>
+        {approvals.map((button) => (
+          <button type="button" key={button.choice} data-testid={testId(button)} onClick={() => decide(button)}>
+            {button.label}
+          </button>
+        ))}
         <input value={reason} placeholder="Reason for rejecting" data-testid={`reject-reason-${approval.id}`} onInput={(event) => setReason(event.currentTarget.value)} />
-        <button type="button" class="danger" data-testid={`reject-${approval.id}`} onClick={() => decide('reject')}>
-          Reject
+        <button type="button" class="danger" data-testid={testId(reject)} onClick={() => decide(reject)}>
+          {reject.label}
         </button>
       </div>
       {staged && (

@@ -1,0 +1,17 @@
+import { APPROVAL_CHOICES, type ApprovalChoice } from '@legion-collective/core';
+
+/** A button (or dialog choice) that answers an approval: core's label, `…` when it asks for more (a reason). */
+export interface ApprovalButton {
+  choice: ApprovalChoice;
+  title: string;
+}
+
+/** The editor's approval buttons, in core's one vocabulary: the same words as the REPL's keys and the browser's buttons. */
+export function approvalButtons(): ApprovalButton[] {
+  return APPROVAL_CHOICES.map((words) => ({ choice: words.choice, title: words.choice === 'reject' ? `${words.label}…` : words.label }));
+}
+
+/** The choice a dialog's picked title is, if it is one. */
+export function choiceOfTitle(title: string | undefined): ApprovalChoice | undefined {
+  return approvalButtons().find((button) => button.title === title)?.choice;
+}
