@@ -55,7 +55,7 @@ describe('a question from an agent in legion run: asked, waited for elsewhere, o
     expect(paused.stdout).toBe('');
     const id = /(q_[0-9a-f]+) {2}developer asks user: Which port should it listen on\?/.exec(paused.stderr)?.[1];
     expect(id, paused.stderr).toBeDefined();
-    expect(paused.stderr).toContain(`Answer with: legion answer ${id} "…"`);
+    expect(paused.stderr).toMatch(new RegExp(`Answer with: legion answer --session \\S+ ${id} "…"`));
     expect(paused.stderr).not.toContain('unavailable');
     // The asker was told nothing yet: no result went back for its question.
     expect(toolResultSent('call_ask')).toBeUndefined();

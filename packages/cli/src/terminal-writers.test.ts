@@ -22,6 +22,7 @@ const ALLOWED: Record<string, { pattern: RegExp; why: string }[]> = {
   // readline writes its prompt to the terminal: these prompts hold only Legion's words or text made inert.
   'approval-prompt.ts': [{ pattern: /readline\.question\(/g, why: 'names through inertLine' }],
   'question-prompt.ts': [{ pattern: /readline\.question\(/g, why: 'a fixed prompt, no model text' }],
+  'repl/remote-offers.ts': [{ pattern: /questions\.question\(/g, why: 'reads the question log, writes nothing' }],
   'commands/sessions.ts': [{ pattern: /readline\.question\(/g, why: 'the id and title through inertLine' }],
   'repl/chat-command.ts': [{ pattern: /readline\.question\(/g, why: 'the directory through inertLine' }],
   'confirm.ts': [{ pattern: /prompt\.question\(/g, why: "its callers' questions (checked where confirm is called)" }],
