@@ -1,4 +1,4 @@
-import { conversationId, LegionError, UsageTally, type LegionEvent, type TurnResult } from '@legion-collective/core';
+import { conversationId, LegionError, SessionDriver, type LegionEvent, type TurnResult, type UsageSummary } from '@legion-collective/core';
 import { approvalSurface, TERMINAL_MEDIUM, type ApproveMode } from '../approval-prompt.js';
 import { declinedSurface, fixedAnswerSurface, QuestionTracker, type AnswerQuestionsMode } from '../headless/questions.js';
 import { oneAtATime, questionPrompt } from '../question-prompt.js';
@@ -74,13 +74,18 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     });
   }
   if (options.session && options.newSession) throw new LegionError('usage', 'Use either --session or --new-session, not both.');
-  const session = options.newSession ? await legion.sessions.create() : options.session !== undefined ? await legion.sessions.get(options.session) : await legion.sessions.resumeOrCreate();
   const from = options.from ?? legion.collective.defaultUser()?.id;
   if (!from) throw new LegionError('no_user', 'The collective has no user participant; add one or pass --from.');
+  // Session choice and sending are core's, as on every surface (the SessionDriver); the run renders and reports.
+  const driver = await SessionDriver.open(legion, {
+    medium: TERMINAL_MEDIUM,
+    as: from,
+    session: { ...(options.session !== undefined ? { session: options.session } : {}), ...(options.newSession ? { newSession: true } : {}) },
+  });
+  const { session } = driver;
   const to = options.to ?? legion.entryAgentId();
 
   const involved = new Set<string>([from, to]);
-  const usage = new UsageTally();
   const streaming = options.output === 'stream-json';
   const writeLine = (line: StreamLine): void => {
     stdout.json(line);
@@ -102,7 +107,6 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
       const why = event.askedByProvider ? 'the provider asked to wait' : 'waiting';
       stderr.write(`legion: ${inertLine(event.participantId)}'s model (${inertLine(event.provider)}) failed: ${inert(event.reason)}; ${why} ${formatWait(event.waitMs)}, retry ${event.attempt} of ${event.of}\n`);
     }
-    if (event.type === 'usage:report') usage.addEvent(event);
   });
   const stopPrinting = options.verbose ? printConversation(legion.events, stderr, { you: from }) : undefined;
   // The printer shows later warnings as they happen; these came while the workspace opened.
@@ -112,9 +116,12 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   let result: TurnResult;
+  let usage: UsageSummary;
   let sessionUsage;
   try {
-    result = await session.send({ from, to, message, conversation: options.conversation, signal: controller.signal });
+    const work = driver.send(message, { to, conversation: options.conversation, signal: controller.signal });
+    result = await work.done;
+    usage = work.usage.summary;
     // Read only for the reports that carry it: summing the session's ledger is start-up time a text reply does not need.
     if (options.output === 'json' || streaming) sessionUsage = await session.usage();
   } finally {
@@ -141,7 +148,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
           : { reply: null, ...(result.requests.length > 0 ? { approvals: result.requests } : {}) }),
       questions: questions.questions,
       participants: [...involved],
-      usage: usage.summary,
+      usage,
       sessionUsage: sessionUsage.total,
       warnings,
     };
