@@ -182,7 +182,7 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     expect(modelCalls('claude-test')).toBe(2);
   }, 120_000);
 
-  it('an answer that leads to the next approval exits 2 again; approve --always lets the same tool run on', async () => {
+  it('an answer that leads to the next approval exits 2 again; approve --this-session lets the same tool run on', async () => {
     useModel('coordinator', claude());
     const write = (id: string, path: string) => ({ toolCalls: [{ id, name: 'file_write', arguments: JSON.stringify({ path, content: path }) }] });
     const userMessage = 'Write a, b and c';
@@ -202,14 +202,35 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     expect(readFileSync(workspaceFile('a.txt'), 'utf8')).toBe('a.txt');
     expect(existsSync(workspaceFile('b.txt'))).toBe(false);
 
-    const always = await legion(['approve', '--always', resumed[0]!.requests[0]!.id]);
+    const always = await legion(['approve', '--this-session', resumed[0]!.requests[0]!.id]);
     expectExit(always, 0);
     expect(always.stdout).toBe('Wrote a.txt, b.txt and c.txt.\n');
+    expect(always.stderr).toBe('');
+    expect(existsSync(workspaceFile('.legion/collective/approval-rules'))).toBe(false);
     // c.txt ran on the grant: nobody was asked.
     expect(readFileSync(workspaceFile('c.txt'), 'utf8')).toBe('c.txt');
     expect(toolResultSent('toolu_c')).toMatch(/^Created c\.txt/);
     const all = JSON.parse((await legion(['approvals', '--all', '--json'])).stdout) as { approvals: Array<{ status: string; input: { path: string } }> };
     expect(all.approvals.map((view) => `${view.input.path} ${view.status}`)).toEqual(['a.txt approved', 'b.txt approved']);
+  }, 60_000);
+
+  it('the deprecated --always still means this session, never a rule, and says what to use instead', async () => {
+    useModel('coordinator', claude());
+    const write = (id: string, path: string) => ({ toolCalls: [{ id, name: 'file_write', arguments: JSON.stringify({ path, content: path }) }] });
+    const userMessage = 'Write x and y';
+    mock.on({ model: 'claude-test', userMessage, hasToolResult: false }, write('toolu_x', 'x.txt'));
+    mock.on({ model: 'claude-test', userMessage, toolCallId: 'toolu_x' }, write('toolu_y', 'y.txt'));
+    mock.on({ model: 'claude-test', userMessage, toolCallId: 'toolu_y' }, { content: 'Wrote x.txt and y.txt.' });
+
+    const paused = await legion(['run', '--output', 'json', userMessage]);
+    expectExit(paused, 2);
+    const approved = await legion(['approve', '--always', report(paused).approvals![0]!.id]);
+    expectExit(approved, 0);
+    expect(approved.stderr).toContain('--always is deprecated: it means --this-session here, but "always" is a rule everywhere else');
+    // y.txt ran on the session grant, and no rule was made for later sessions.
+    expect(approved.stdout).toBe('Wrote x.txt and y.txt.\n');
+    expect(readFileSync(workspaceFile('y.txt'), 'utf8')).toBe('y.txt');
+    expect(existsSync(workspaceFile('.legion/collective/approval-rules'))).toBe(false);
   }, 60_000);
 
   it('a delegate’s write pauses the whole chain when the coordinator has no authority; approve resumes it to the coordinator’s reply', async () => {

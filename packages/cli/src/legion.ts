@@ -139,12 +139,13 @@ for (const decision of ['approve', 'reject'] as const) {
     .option('--json', 'one JSON object');
   if (decision === 'approve') {
     command
-      .option('--always', 'also allow this tool for this agent for the rest of the session')
+      .option('--this-session', 'also allow this tool for this agent for the rest of the session (the prompt\'s [s])')
+      .option('--always', 'deprecated: the same as --this-session; "always" is a rule everywhere else (--rule)')
       // A flag and a separate --pattern, not "--rule [PATTERN]": an optional value would swallow the id after it (legion approve --rule apr_1).
-      .option('--rule', 'also make an "approve always" rule: this agent, this tool, this exact command or path, in every session (see "legion approvals rules")')
+      .option('--rule', 'also make an "approve always" rule (the prompt\'s [a]): this agent, this tool, this exact command or path, in every session (see "legion approvals rules")')
       .option('--pattern <glob>', 'the rule\'s pattern instead of the exact call (implies --rule): a command glob ("git status*") or a path glob ("src/**")');
   } else command.option('--reason <text>', 'why, shown to the agent so it can adapt');
-  command.addHelpText('after', examples(decision === 'approve' ? ['legion approve 3f2a…', 'legion approve --always 3f2a…', 'legion approve --rule 3f2a…', "legion approve --pattern 'git status*' 3f2a…", 'legion approve --no-resume 3f2a…'] : ['legion reject 3f2a… --reason "not in this repository"', 'legion reject --no-resume 3f2a… --reason "…"']));
+  command.addHelpText('after', examples(decision === 'approve' ? ['legion approve 3f2a…', 'legion approve --this-session 3f2a…', 'legion approve --rule 3f2a…', "legion approve --pattern 'git status*' 3f2a…", 'legion approve --no-resume 3f2a…'] : ['legion reject 3f2a… --reason "not in this repository"', 'legion reject --no-resume 3f2a… --reason "…"']));
   command.action((ids: string[], options: Record<string, unknown>) =>
     runCli(async () => (await import('./commands/approvals.js')).answerCommand(decision, ids, { ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
   );

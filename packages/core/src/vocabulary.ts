@@ -23,3 +23,7 @@ export { ApprovalViewSchema } from './storage/approval-view.js';
 export type { ApprovalView } from './storage/approval-view.js';
 export { QuestionViewSchema } from './storage/question-view.js';
 export type { QuestionView } from './storage/question-view.js';
+export { UsageTotalsSchema } from './storage/usage-totals.js';
+export type { UsageTotals } from './storage/usage-totals.js';
+export { ApprovalChoiceSchema, RememberChoiceSchema } from './storage/approval-choice.js';
+export type { ApprovalChoice, RememberChoice } from './storage/approval-choice.js';

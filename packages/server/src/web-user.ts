@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalAnswer, ApprovalView, Legion, UserQuestion, UserSurface } from '@legion-collective/core';
 import { WEB_MEDIUM } from './server-turns.js';
+import type { WireQuestion } from './wire/questions.js';
 
-/** A question the browser is asked now, through the web surface, waiting for `answer`. */
-export interface AskedQuestion {
-  /** The durable question's id when core recorded one, else an id of this server. */
-  id: string;
-  sessionId: string;
-  conversationId: string;
-  user: string;
-  from: string;
-  chain: string[];
-  text: string;
-  askedAt: string;
+/**
+ * A question the browser is asked now, through the web surface, waiting for `answer`: the wire's
+ * question (its `id` is the durable question's when core recorded one, else one of this server).
+ */
+export interface AskedQuestion extends WireQuestion {
   durable: boolean;
   answer(text: string): void;
 }

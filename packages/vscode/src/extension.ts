@@ -71,7 +71,7 @@ export function activate(context: vscode.ExtensionContext): LegionApi {
         surface.decide(answerOfChoice({ id, choice: 'reject', ...(reason ? { reason } : {}) }));
       } else {
         const settings = readEditorSettings((key) => vscode.workspace.getConfiguration('legion').get(key));
-        // `legion.approveAlways: "session"` (older setups) keeps "Approve always" to the session; "Approve for this session" is its own button now.
+        // The deprecated `legion.approveAlways: "session"` (older setups) keeps "Approve always" to the session, never widening it to a rule; "Approve for this session" is its own button now.
         const remember = decision === 'always' ? rememberFor(settings) : decision === 'session' ? 'session' : undefined;
         if (remember === 'always') {
           // As the terminal's [a]: a call no rule can approve (a compound shell command) stays asked, with why.

@@ -34,7 +34,7 @@ export async function approvalsCommand(options: ApprovalOptions): Promise<number
   }
   const style = styleFor(process.stdout);
   for (const view of views) stdout.write(`${describe(view, style)}\n`);
-  if (views.some((view) => view.status === 'pending')) stdout.write(style.dim('\nAnswer with: legion approve ID… [--always | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n'));
+  if (views.some((view) => view.status === 'pending')) stdout.write(style.dim('\nAnswer with: legion approve ID… [--this-session | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n'));
   return 0;
 }
 
@@ -42,9 +42,9 @@ export async function approvalsCommand(options: ApprovalOptions): Promise<number
 export async function answerCommand(
   decision: 'approve' | 'reject',
   ids: string[],
-  options: ApprovalOptions & { reason?: string; always?: boolean; rule?: boolean; pattern?: string; as?: string; approve?: ApproveMode; resume?: boolean },
+  options: ApprovalOptions & { reason?: string; thisSession?: boolean; always?: boolean; rule?: boolean; pattern?: string; as?: string; approve?: ApproveMode; resume?: boolean },
 ): Promise<number> {
-  const remember = rememberFrom(options);
+  const remember = rememberFrom(options, (line) => process.stderr.write(`${line}\n`));
   const { legion, session } = await open(options);
   const surface = approvalSurface(options.approve ?? legion.config.approval.headless, { interactive: process.stdin.isTTY === true && process.stderr.isTTY === true, input: process.stdin, output: process.stderr }, legion.approvalRules);
   if (surface) legion.attachUser(surface);
@@ -116,12 +116,19 @@ function exitForResumed(resumed: readonly TurnResult[], json: boolean, sessionId
   return 0;
 }
 
-/** `--always` is the session, as it always was; `--rule` (or `--pattern GLOB`) a rule for every session. */
-function rememberFrom(options: { always?: boolean; rule?: boolean; pattern?: string }): Pick<ApprovalAnswer, 'remember' | 'pattern'> {
+/**
+ * `--this-session` ([s]) is this agent and tool for the session; `--rule` or `--pattern GLOB` ([a])
+ * a rule for every session. `--always` was this session before "always" named a rule on every other
+ * surface: it keeps its old meaning (never silently widening a script's approval to a rule), with a
+ * warning, until it is removed.
+ */
+export function rememberFrom(options: { thisSession?: boolean; always?: boolean; rule?: boolean; pattern?: string }, warn: (line: string) => void): Pick<ApprovalAnswer, 'remember' | 'pattern'> {
+  if (options.always) warn('legion: warning: --always is deprecated: it means --this-session here, but "always" is a rule everywhere else ([a] at a prompt). Use --this-session, or --rule for every session.');
+  const session = options.thisSession === true || options.always === true;
   const rule = options.rule === true || options.pattern !== undefined;
-  if (rule && options.always) throw new LegionError('usage', '--always (this session) and --rule (every session) ask for different things; give one of them.');
+  if (rule && session) throw new LegionError('usage', `${options.thisSession ? '--this-session' : '--always (this session)'} and --rule (every session) ask for different things; give one of them.`);
   if (rule) return { remember: 'always', ...(options.pattern !== undefined ? { pattern: options.pattern } : {}) };
-  return options.always ? { remember: 'session' } : {};
+  return session ? { remember: 'session' } : {};
 }
 
 

@@ -15,7 +15,7 @@ export function pauseLines(paused: readonly Paused[], style: Style, sessionId: s
   const lines: string[] = [];
   if (requests.length > 0) {
     lines.push(`${explainPause(requests, sessionId).headline}:`, ...requests.map((view) => `  ${describe(view, style)}`));
-    lines.push('Answer with: legion approve ID… [--always | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"');
+    lines.push('Answer with: legion approve ID… [--this-session | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"');
   }
   if (questions.length > 0) {
     const explained = explainQuestionPause(questions, sessionId);

@@ -1,4 +1,4 @@
-import { ApprovalViewSchema, ConversationRefSchema, LegionEventSchemas, QuestionViewSchema, ToolResultBlockSchema, ToolUseBlockSchema, UsageSchema } from '@legion-collective/core/vocabulary';
+import { ApprovalViewSchema, ConversationRefSchema, LegionEventSchemas, QuestionViewSchema, ToolResultBlockSchema, ToolUseBlockSchema, UsageSchema, UsageTotalsSchema } from '@legion-collective/core/vocabulary';
 import { z } from 'zod';
 import { STREAM_LINE_NAMES, type EventLineName } from './stream-line-names.js';
 
@@ -18,15 +18,7 @@ function line<const Name extends EventLineName, Shape extends z.ZodRawShape>(typ
   return fields.extend({ type: z.literal(type) });
 }
 
-const Totals = z.object({
-  calls: z.number(),
-  inputTokens: z.number(),
-  outputTokens: z.number(),
-  cacheReadTokens: z.number(),
-  cacheWriteTokens: z.number(),
-  costUsd: z.number(),
-  unpricedCalls: z.number(),
-});
+const Totals = UsageTotalsSchema;
 
 /** A waiting approval request, as `legion approvals --json` lists it: core's approval view, without the decision's fields. */
 const Approval = ApprovalViewSchema.pick({ id: true, at: true, requester: true, approver: true, tool: true, input: true, reason: true, conversationId: true, status: true });

@@ -154,22 +154,25 @@ const COMMANDS: Command[] = [
       if (pending.length === 0) control.print('  Nothing is waiting for approval.');
       // Every field of the input, whole: /approvals is where a card's request is read before answering it.
       for (const view of pending) control.print([`  ${inertLine(view.id)}  ${style.bold(inertLine(view.requester))} → ${inertLine(view.tool)}`, ...approvalInputLines(view.input, '    ')].join('\n'));
-      if (pending.length > 0) control.print(style.dim('  Answer with /approve ID… [--always | --rule]  or  /reject ID reason…'));
+      if (pending.length > 0) control.print(style.dim('  Answer with /approve ID… [--this-session | --rule]  or  /reject ID reason…'));
     },
   },
   {
     name: 'approve',
-    args: '<id…> [--always | --rule]',
-    description: 'approve waiting requests and resume the work (--always: for this agent this session; --rule: a saved rule)',
+    args: '<id…> [--this-session | --rule]',
+    description: 'approve waiting requests and resume the work (--this-session: for this agent this session, as [s]; --rule: a saved rule, as [a])',
     complete: (control, prefix) => pendingItems(control, prefix),
     run: (control, args) => {
       const words = args.split(/\s+/).filter(Boolean);
-      // The flags of `legion approve` (where `--session <id>` names the session, so "this session" is `--always`).
-      const flags = ['--always', '--rule'];
+      // The flags of `legion approve`; `--always` is its deprecated "this session" (never a rule: "always" did not mean one here).
+      const flags = ['--this-session', '--always', '--rule'];
       const ids = words.filter((word) => !flags.includes(word));
       if (ids.length === 0) return control.print(style.red('Which request? /approve ID (see /approvals)'));
+      const session = words.includes('--this-session') || words.includes('--always');
+      if (session && words.includes('--rule')) return control.print(style.red('--this-session and --rule ask for different things; give one of them.'));
+      if (words.includes('--always')) control.print(style.dim('  --always is deprecated: it means --this-session here, but "always" is a rule everywhere else ([a]). Use --this-session, or --rule.'));
       if (words.includes('--rule')) return control.answerApprovals(ids, 'always');
-      return control.answerApprovals(ids, words.includes('--always') ? 'session' : 'once');
+      return control.answerApprovals(ids, session ? 'session' : 'once');
     },
   },
   {

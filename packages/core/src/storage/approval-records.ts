@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ApprovalChoiceSchema } from './approval-choice.js';
 import type { ApprovalView } from './approval-view.js';
 import { DelegationFrameSchema } from './delegation-frame.js';
 
@@ -115,7 +116,7 @@ export const ApprovalAnswerSchema = z.lazy(() => z
      * the rest of the session; `always` — a persistent rule (requester × tool ×
      * `pattern`), in every session and process until it is removed. Only a user may make one.
      */
-    remember: z.enum(['session', 'always']).optional(),
+    remember: ApprovalChoiceSchema.extract(['session', 'always']).optional(),
     /**
      * The rule's pattern, with `remember: 'always'`: a glob over each command
      * (`git status*`) or every path (`src/**`). Left out, the rule matches

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { UsageSchema, type Usage } from '../message.js';
+import type { UsageTotals } from './usage-totals.js';
 
 /** One model call, as the session's usage ledger records it. */
 export const UsageRecordSchema = z.lazy(() => z.object({
@@ -25,17 +26,7 @@ export const UsageRecordSchema = z.lazy(() => z.object({
 }));
 export type UsageRecord = z.infer<typeof UsageRecordSchema>;
 
-export interface UsageTotals {
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  /** Sum of priced calls, in USD. */
-  costUsd: number;
-  /** Calls whose model has no known price (their cost is not in costUsd). */
-  unpricedCalls: number;
-}
+export type { UsageTotals };
 
 export interface UsageSummary {
   total: UsageTotals;

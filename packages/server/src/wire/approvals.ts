@@ -1,4 +1,4 @@
-import { ApprovalViewSchema as CoreApprovalViewSchema } from '@legion-collective/core/vocabulary';
+import { ApprovalViewSchema as CoreApprovalViewSchema, RememberChoiceSchema } from '@legion-collective/core/vocabulary';
 import { z } from 'zod';
 
 /**
@@ -24,7 +24,7 @@ export const ApprovalDecisionSchema = z.object({
   id: z.string().min(1),
   decision: z.enum(['approve', 'reject']),
   reason: z.string().optional(),
-  remember: z.enum(['once', 'session', 'always']).optional(),
+  remember: RememberChoiceSchema.optional(),
   pattern: z.string().min(1).optional(),
 });
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;

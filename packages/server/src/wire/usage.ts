@@ -1,16 +1,8 @@
+import { UsageTotalsSchema } from '@legion-collective/core/vocabulary';
 import { z } from 'zod';
 
 /** Model calls summed up. `costUsd` is null when none of the calls had a known price. */
-export const TotalsSchema = z.object({
-  inputTokens: z.number(),
-  outputTokens: z.number(),
-  cacheReadTokens: z.number(),
-  cacheWriteTokens: z.number(),
-  costUsd: z.number().nullable(),
-  calls: z.number(),
-  /** Calls whose model has no known price (not in `costUsd`). */
-  unpricedCalls: z.number(),
-});
+export const TotalsSchema = UsageTotalsSchema.extend({ costUsd: UsageTotalsSchema.shape.costUsd.nullable() });
 export type Totals = z.infer<typeof TotalsSchema>;
 
 /** `GET /api/sessions/:id/usage`: `own` is a participant's own calls; `withDelegates` adds everything done on its behalf. */
