@@ -29,11 +29,14 @@ const LAYERS = [
 const CORE = '^packages/core/src/';
 const escape = (name) => name.replace(/\./g, '\\.');
 /** A folder matches everything under it; a root file matches itself. */
-const entryPattern = (names) => `${CORE}(${names.map((name) => (name.endsWith('.ts') ? `${escape(name)}$` : `${escape(name)}/`)).join('|')})`;
+const entryPattern = (names) =>
+  `${CORE}(${names.map((name) => (name.endsWith('.ts') ? `${escape(name)}$` : `${escape(name)}/`)).join('|')})`;
 
 const layerRules = LAYERS.slice(0, -1).map((layer, index) => ({
   name: `layer-${layer.join('+')}`,
-  comment: `${layer.join(', ')} sits below ${LAYERS.slice(index + 1).flat().join(', ')} (packages/core/README.md, "Layers"): it may not import them.`,
+  comment: `${layer.join(', ')} sits below ${LAYERS.slice(index + 1)
+    .flat()
+    .join(', ')} (packages/core/README.md, "Layers"): it may not import them.`,
   severity: 'error',
   from: { path: entryPattern(layer), pathNot: ['\\.test\\.ts$', '/__fixtures__/'] },
   to: { path: entryPattern(LAYERS.slice(index + 1).flat()) },
@@ -58,14 +61,18 @@ module.exports = {
     },
     {
       name: 'cli-through-the-public-api',
-      comment: "packages/cli uses core only as a library user would: `@legion-collective/core` and its `/vocabulary` (tests: also `/testing`), never its files.",
+      comment:
+        'packages/cli uses core only as a library user would: `@legion-collective/core` and its `/vocabulary` (tests: also `/testing`), never its files.',
       severity: 'error',
       from: { path: '^packages/cli/src/', pathNot: ['\\.test\\.ts$', '/__fixtures__/'] },
-      to: { path: '^(packages/core/|@legion-collective/core)', pathNot: '^(@legion-collective/core(/vocabulary)?|packages/core/dist/(index|vocabulary)\\.(js|d\\.ts))$' },
+      to: {
+        path: '^(packages/core/|@legion-collective/core)',
+        pathNot: '^(@legion-collective/core(/vocabulary)?|packages/core/dist/(index|vocabulary)\\.(js|d\\.ts))$',
+      },
     },
     {
       name: 'cli-tests-through-the-public-api',
-      comment: "CLI tests use core through `@legion-collective/core`, `/vocabulary` and `/testing` only.",
+      comment: 'CLI tests use core through `@legion-collective/core`, `/vocabulary` and `/testing` only.',
       severity: 'error',
       from: { path: '^packages/cli/src/.*(\\.test\\.ts$|/__fixtures__/)' },
       to: {
@@ -75,7 +82,8 @@ module.exports = {
     },
     {
       name: 'server-through-the-public-api',
-      comment: 'packages/server uses core only through `@legion-collective/core` and `/vocabulary` (tests: also `/testing`), never its files.',
+      comment:
+        'packages/server uses core only through `@legion-collective/core` and `/vocabulary` (tests: also `/testing`), never its files.',
       severity: 'error',
       from: { path: '^packages/server/src/' },
       to: {
@@ -85,7 +93,8 @@ module.exports = {
     },
     {
       name: 'store-postgres-through-the-public-api',
-      comment: 'packages/store-postgres is a backend like any other: it uses core only through `@legion-collective/core` (tests: also `/testing`).',
+      comment:
+        'packages/store-postgres is a backend like any other: it uses core only through `@legion-collective/core` (tests: also `/testing`).',
       severity: 'error',
       from: { path: '^packages/store-postgres/src/' },
       to: {
@@ -95,7 +104,7 @@ module.exports = {
     },
     {
       name: 'store-postgres-test-helpers-only-in-tests',
-      comment: 'The PostgreSQL backend ships without core\'s test helpers or its own test server: only tests import them.',
+      comment: "The PostgreSQL backend ships without core's test helpers or its own test server: only tests import them.",
       severity: 'error',
       from: { path: '^packages/store-postgres/src/', pathNot: ['\\.test\\.ts$', '/test-support/', '/__fixtures__/'] },
       to: { path: '^(@legion-collective/core/testing|packages/core/dist/testing/|packages/store-postgres/src/test-support/)' },
@@ -109,12 +118,14 @@ module.exports = {
     },
     {
       name: 'vscode-through-the-public-api',
-      comment: 'The VS Code extension (packages/vscode) is a thin client: core, the server and the PostgreSQL store only through their public entries (tests: also `/testing`); the extension ships without the test helpers.',
+      comment:
+        'The VS Code extension (packages/vscode) is a thin client: core, the server and the PostgreSQL store only through their public entries (tests: also `/testing`); the extension ships without the test helpers.',
       severity: 'error',
       from: { path: '^packages/vscode/src/' },
       to: {
         path: '^(packages/(core|server|store-postgres)/|@legion-collective/(core|server|store-postgres))',
-        pathNot: '^(@legion-collective/(core|server|store-postgres)|@legion-collective/core/testing|packages/(core|server|store-postgres)/dist/index\\.(js|d\\.ts)|packages/core/dist/testing/index\\.(js|d\\.ts))$',
+        pathNot:
+          '^(@legion-collective/(core|server|store-postgres)|@legion-collective/core/testing|packages/(core|server|store-postgres)/dist/index\\.(js|d\\.ts)|packages/core/dist/testing/index\\.(js|d\\.ts))$',
       },
     },
     {
@@ -126,31 +137,39 @@ module.exports = {
     },
     {
       name: 'server-test-helpers-only-in-tests',
-      comment: 'The server ships without core\'s test helpers: only its tests import `@legion-collective/core/testing`.',
+      comment: "The server ships without core's test helpers: only its tests import `@legion-collective/core/testing`.",
       severity: 'error',
       from: { path: '^packages/server/src/', pathNot: ['\\.test\\.ts$', '/__fixtures__/'] },
       to: { path: '^(@legion-collective/core/testing|packages/core/dist/testing/)' },
     },
     {
       name: 'wire-imports-only-the-vocabulary',
-      comment: 'The wire types are the documented format browsers build on: they import zod, each other and core\'s vocabulary (the one definition they derive from, itself zod only), nothing else of core or of the server.',
+      comment:
+        "The wire types are the documented format browsers build on: they import zod, each other and core's vocabulary (the one definition they derive from, itself zod only), nothing else of core or of the server.",
       severity: 'error',
       from: { path: '^packages/server/src/wire/' },
-      to: { path: '^(packages/core/|@legion-collective/core|packages/server/src/(?!wire/))', pathNot: '^(@legion-collective/core/vocabulary|packages/core/dist/vocabulary\\.(js|d\\.ts))$' },
+      to: {
+        path: '^(packages/core/|@legion-collective/core|packages/server/src/(?!wire/))',
+        pathNot: '^(@legion-collective/core/vocabulary|packages/core/dist/vocabulary\\.(js|d\\.ts))$',
+      },
     },
     {
       name: 'vocabulary-reaches-only-zod',
-      comment: '`@legion-collective/core/vocabulary` is what the wire types and clients validate with: from it, nothing but zod and zod-only files of core may be reached (no node: module, no other package).',
+      comment:
+        '`@legion-collective/core/vocabulary` is what the wire types and clients validate with: from it, nothing but zod and zod-only files of core may be reached (no node: module, no other package).',
       severity: 'error',
       from: { path: '^packages/core/src/vocabulary\\.ts$' },
       to: { reachable: true, path: '^(?!packages/core/src/|node_modules/zod/)' },
     },
     {
       name: 'web-speaks-only-the-wire',
-      comment: 'The browser app (packages/web) knows the server only by its documented wire types (`@legion-collective/server/wire`) and nothing of core.',
+      comment:
+        'The browser app (packages/web) knows the server only by its documented wire types (`@legion-collective/server/wire`) and nothing of core.',
       severity: 'error',
       from: { path: '^packages/web/src/', pathNot: ['\\.test\\.ts$', '/e2e/'] },
-      to: { path: '^(packages/core/|@legion-collective/core|packages/cli/|@legion-collective/cli|packages/server/(?!(src|dist)/wire/)|@legion-collective/server(?!/wire$))' },
+      to: {
+        path: '^(packages/core/|@legion-collective/core|packages/cli/|@legion-collective/cli|packages/server/(?!(src|dist)/wire/)|@legion-collective/server(?!/wire$))',
+      },
     },
     {
       name: 'web-imports-wire-types-only',
@@ -165,16 +184,29 @@ module.exports = {
       severity: 'error',
       from: {
         orphan: true,
-        pathNot: ['\\.test\\.ts$', '/__fixtures__/', '\\.d\\.ts$', '^packages/core/src/(index|vocabulary|testing/index)\\.ts$', '^packages/cli/src/legion\\.ts$', '^packages/server/src/(index|wire/index)\\.ts$', '^packages/web/src/main\\.tsx$'],
+        pathNot: [
+          '\\.test\\.ts$',
+          '/__fixtures__/',
+          '\\.d\\.ts$',
+          '^packages/core/src/(index|vocabulary|testing/index)\\.ts$',
+          '^packages/cli/src/legion\\.ts$',
+          '^packages/server/src/(index|wire/index)\\.ts$',
+          '^packages/web/src/main\\.tsx$',
+        ],
       },
       to: {},
     },
     {
       name: 'core-reachable-from-its-entry-points',
-      comment: 'A core source file that neither `@legion-collective/core`, `/vocabulary` nor `/testing` reaches is dead code, whatever tests still import it.',
+      comment:
+        'A core source file that neither `@legion-collective/core`, `/vocabulary` nor `/testing` reaches is dead code, whatever tests still import it.',
       severity: 'error',
       from: { path: '^packages/core/src/(index|vocabulary|testing/index)\\.ts$' },
-      to: { path: CORE, pathNot: ['\\.test\\.ts$', '/__fixtures__/', '\\.d\\.ts$', '^packages/core/src/(index|vocabulary|testing/index)\\.ts$'], reachable: false },
+      to: {
+        path: CORE,
+        pathNot: ['\\.test\\.ts$', '/__fixtures__/', '\\.d\\.ts$', '^packages/core/src/(index|vocabulary|testing/index)\\.ts$'],
+        reachable: false,
+      },
     },
     {
       name: 'core-knows-no-cli',

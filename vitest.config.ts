@@ -33,7 +33,10 @@ export default defineConfig({
   resolve: {
     // Tests run against the TypeScript sources; child-process tests use the built dist.
     alias: [
-      { find: /^@legion-collective\/core\/testing$/, replacement: fileURLToPath(new URL('./packages/core/src/testing/index.ts', import.meta.url)) },
+      {
+        find: /^@legion-collective\/core\/testing$/,
+        replacement: fileURLToPath(new URL('./packages/core/src/testing/index.ts', import.meta.url)),
+      },
       { find: /^@legion-collective\/core$/, replacement: fileURLToPath(new URL('./packages/core/src/index.ts', import.meta.url)) },
     ],
   },
@@ -46,13 +49,22 @@ export default defineConfig({
     // after this, so it costs nothing when the test passes.
     expect: { poll: { timeout: 10_000 } },
     projects: [
-      { extends: true, test: { name: 'files', include: ['packages/*/src/**/*.test.ts'], exclude: [...POSTGRES_TESTS, '**/node_modules/**'] } },
+      {
+        extends: true,
+        test: { name: 'files', include: ['packages/*/src/**/*.test.ts'], exclude: [...POSTGRES_TESTS, '**/node_modules/**'] },
+      },
       // PostgreSQL's own tests, on one server the run starts (and skips them without): packages/store-postgres/README.md.
       { extends: true, test: { name: 'postgres', include: POSTGRES_TESTS, globalSetup: [POSTGRES_SETUP] } },
       // The engine's tests once more, their sessions in PostgreSQL (without a server: on the files, with a warning).
       {
         extends: true,
-        test: { name: 'postgres-backend', include: ON_EVERY_BACKEND, env: { LEGION_TEST_BACKEND: 'postgres' }, globalSetup: [POSTGRES_SETUP], setupFiles: [ENGINE_SETUP] },
+        test: {
+          name: 'postgres-backend',
+          include: ON_EVERY_BACKEND,
+          env: { LEGION_TEST_BACKEND: 'postgres' },
+          globalSetup: [POSTGRES_SETUP],
+          setupFiles: [ENGINE_SETUP],
+        },
       },
       { extends: true, test: { name: 'memory-backend', include: ON_EVERY_BACKEND, env: { LEGION_TEST_BACKEND: 'memory' } } },
     ],

@@ -44,7 +44,10 @@ function scriptedModel() {
  */
 async function setup(fsync, { subscribed = false } = {}) {
   const root = tempDir(`loop-${fsync ?? 'default'}`);
-  initWorkspace(root, { participants: [userParticipant('user'), agentParticipant('worker', { tools: ['noop'], delegation: 'none' })], entryAgent: 'worker' });
+  initWorkspace(root, {
+    participants: [userParticipant('user'), agentParticipant('worker', { tools: ['noop'], delegation: 'none' })],
+    entryAgent: 'worker',
+  });
   const configFile = join(root, '.legion', 'config.json');
   const config = JSON.parse(readFileSync(configFile, 'utf8'));
   if (fsync !== undefined) writeFileSync(configFile, JSON.stringify({ ...config, storage: { fsync } }, null, 2));
@@ -55,7 +58,19 @@ async function setup(fsync, { subscribed = false } = {}) {
   const provider = scriptedModel();
   legion.providers.useFor('worker', provider);
   const session = await legion.sessions.create({ title: 'bench' });
-  const run = { root, legion, session, provider, fsync: legion.config.storage.fsync, perStep: [], wall: 0, cpu: 0, turns: 0, turnIndex: 0, heard: () => heard };
+  const run = {
+    root,
+    legion,
+    session,
+    provider,
+    fsync: legion.config.storage.fsync,
+    perStep: [],
+    wall: 0,
+    cpu: 0,
+    turns: 0,
+    turnIndex: 0,
+    heard: () => heard,
+  };
   run.turn = async () => {
     const name = `t${run.turnIndex++}`;
     const started = performance.now();
@@ -85,7 +100,9 @@ async function batch(run, turns) {
 function finish(run) {
   try {
     const conversations = join(run.root, '.legion', 'sessions', run.session.id, 'conversations');
-    const lines = readFileSync(join(conversations, `user__worker__t${run.turnIndex - 1}.jsonl`), 'utf8').trim().split('\n');
+    const lines = readFileSync(join(conversations, `user__worker__t${run.turnIndex - 1}.jsonl`), 'utf8')
+      .trim()
+      .split('\n');
     run.messageLines = lines.filter((line) => line.startsWith('{"kind":"message"')).length;
     if (run.messageLines !== 2 * TOOL_STEPS + 2) throw new Error(`expected ${2 * TOOL_STEPS + 2} message lines, found ${run.messageLines}`);
     run.cpuPerStep = run.cpu / (run.turns * STEPS_PER_TURN);
@@ -99,15 +116,26 @@ function report(label, run) {
   const med = median(run.perStep);
   const high = p95(run.perStep);
   console.log(`  ${label}`);
-  console.log(`    per step:  median ${ms(med)}   p95 ${ms(high)}   (${run.turns} turns × ${STEPS_PER_TURN} steps, ${run.messageLines} messages appended per turn)`);
-  console.log(`    per turn:  median ${ms(med * STEPS_PER_TURN)}   throughput ${Math.round((run.turns * STEPS_PER_TURN) / (run.wall / 1000))} steps/s   CPU (user+sys) ${ms(run.cpuPerStep)} per step`);
+  console.log(
+    `    per step:  median ${ms(med)}   p95 ${ms(high)}   (${run.turns} turns × ${STEPS_PER_TURN} steps, ${run.messageLines} messages appended per turn)`,
+  );
+  console.log(
+    `    per turn:  median ${ms(med * STEPS_PER_TURN)}   throughput ${Math.round((run.turns * STEPS_PER_TURN) / (run.wall / 1000))} steps/s   CPU (user+sys) ${ms(run.cpuPerStep)} per step`,
+  );
   return { medianMs: round(med), p95Ms: round(high), cpuMsPerStep: round(run.cpuPerStep), turns: run.turns };
 }
 
 console.log('agent-loop-step — framework overhead per agent-loop step (zero-latency scripted model, trivial zod-validated tool)');
-console.log(`  each turn: ${TOOL_STEPS} tool steps + 1 final answer = ${STEPS_PER_TURN} model calls; a fresh named conversation per turn; ${WARMUP_TURNS} warm-up turns per mode not counted;`);
+console.log(
+  `  each turn: ${TOOL_STEPS} tool steps + 1 final answer = ${STEPS_PER_TURN} model calls; a fresh named conversation per turn; ${WARMUP_TURNS} warm-up turns per mode not counted;`,
+);
 console.log(`  the four modes run in ${ROUNDS} interleaved rounds, so that changes in the machine's load affect them alike`);
-const modes = { turn: await setup(undefined), never: await setup('never'), message: await setup('message'), subscribed: await setup(undefined, { subscribed: true }) };
+const modes = {
+  turn: await setup(undefined),
+  never: await setup('never'),
+  message: await setup('message'),
+  subscribed: await setup(undefined, { subscribed: true }),
+};
 if (modes.turn.fsync !== 'turn') throw new Error(`expected the default fsync to be "turn", got ${modes.turn.fsync}`);
 try {
   for (const run of Object.values(modes)) for (let i = 0; i < WARMUP_TURNS; i++) await run.turn();
@@ -122,10 +150,15 @@ try {
   for (const run of Object.values(modes)) finish(run);
 }
 const figures = {};
-figures.default_fsync_turn = report('storage.fsync = "turn" (default: appended with write(), fsync once at the end of each turn)', modes.turn);
+figures.default_fsync_turn = report(
+  'storage.fsync = "turn" (default: appended with write(), fsync once at the end of each turn)',
+  modes.turn,
+);
 figures.fsync_never = report('storage.fsync = "never" (OS page cache only; survives a process crash, not power loss)', modes.never);
 figures.fsync_message = report('storage.fsync = "message" (fsync after every appended message)', modes.message);
 figures.subscribed = report('storage.fsync = "turn" with a UI subscribed to every event (events.onAny)', modes.subscribed);
-console.log('  (wall time includes fsync, whose latency depends on the disk and its load; CPU per step is the framework\'s own work)');
-console.log(`  target: < 1 ms per step (goal 0.3 ms) with the default → ${verdict(figures.default_fsync_turn.medianMs, 1)}${figures.default_fsync_turn.medianMs <= 0.3 ? ', goal met' : ''}`);
+console.log("  (wall time includes fsync, whose latency depends on the disk and its load; CPU per step is the framework's own work)");
+console.log(
+  `  target: < 1 ms per step (goal 0.3 ms) with the default → ${verdict(figures.default_fsync_turn.medianMs, 1)}${figures.default_fsync_turn.medianMs <= 0.3 ? ', goal met' : ''}`,
+);
 printJson('agent-loop-step', { stepsPerTurn: STEPS_PER_TURN, ...figures });

@@ -27,7 +27,10 @@ const FAR = 10_000;
 const TEXT = 'The change adds a health check endpoint and a test for it; the reviewer asked for a timeout. '.repeat(5);
 
 function openWorkspace(root) {
-  initWorkspace(root, { participants: [userParticipant('user'), mockParticipant('echo', [{ trigger: '*', response: TEXT }])], entryAgent: 'echo' });
+  initWorkspace(root, {
+    participants: [userParticipant('user'), mockParticipant('echo', [{ trigger: '*', response: TEXT }])],
+    entryAgent: 'echo',
+  });
   return Legion.open({ root, globalConfigFile: `${root}/no-global-config.json` });
 }
 
@@ -60,7 +63,6 @@ async function timedAsync(fn) {
   return performance.now() - started;
 }
 
-
 /** A. Conversation.append under the lock. */
 async function directAppends() {
   const root = tempDir('append');
@@ -84,7 +86,13 @@ async function directAppends() {
     if (nearMessage !== 10) throw new Error(`near appends wrote message ${nearMessage}, expected 10`);
     const last = (await far.conversation.recent(1))[0];
     if (!last || far.count() !== FAR - 1 + SAMPLES) throw new Error('the long conversation does not hold the appended messages');
-    const result = { near, far: farTimes, nearLabel: `message 10 of ${SAMPLES} conversations`, farLabel: `messages ${FAR.toLocaleString('en')}–${far.count().toLocaleString('en')} of one`, bytes: statSync(far.file).size };
+    const result = {
+      near,
+      far: farTimes,
+      nearLabel: `message 10 of ${SAMPLES} conversations`,
+      farLabel: `messages ${FAR.toLocaleString('en')}–${far.count().toLocaleString('en')} of one`,
+      bytes: statSync(far.file).size,
+    };
     for (const c of [far, ...nears]) c.lock.release();
     void scratch;
     legion.close();
@@ -126,7 +134,13 @@ async function sends() {
     }
     const lastNear = (await session.conversation({ initiator: 'user', responder: 'echo', name: `n${SAMPLES - 1}` }).recent(20)).length;
     if (lastNear !== 10) throw new Error(`a short conversation holds ${lastNear} messages, expected 10`);
-    const result = { near, far: farTimes, nearLabel: `messages 9–10 of ${SAMPLES} conversations`, farLabel: `messages ${(FAR - 1).toLocaleString('en')}–${(FAR - 2 + 2 * SAMPLES).toLocaleString('en')} of one`, bytes: statSync(far.file).size };
+    const result = {
+      near,
+      far: farTimes,
+      nearLabel: `messages 9–10 of ${SAMPLES} conversations`,
+      farLabel: `messages ${(FAR - 1).toLocaleString('en')}–${(FAR - 2 + 2 * SAMPLES).toLocaleString('en')} of one`,
+      bytes: statSync(far.file).size,
+    };
     legion.close();
     return result;
   } finally {
@@ -140,12 +154,19 @@ function report(label, run) {
   const ratio = far / near;
   console.log(`  ${label}`);
   console.log(`    at message 10      (${run.nearLabel}):`.padEnd(72) + `median ${ms(near)}   p95 ${ms(p95(run.near))}`);
-  console.log(`    at message 10,000  (${run.farLabel}):`.padEnd(72) + `median ${ms(far)}   p95 ${ms(p95(run.far))}   (file ${(run.bytes / 1e6).toFixed(1)} MB)`);
-  console.log(`    ratio 10,000 / 10: ${ratio.toFixed(2)}  ${ratio <= 1.5 ? '(flat: does not grow with history)' : '(NOT flat: grows with history)'}`);
+  console.log(
+    `    at message 10,000  (${run.farLabel}):`.padEnd(72) +
+      `median ${ms(far)}   p95 ${ms(p95(run.far))}   (file ${(run.bytes / 1e6).toFixed(1)} MB)`,
+  );
+  console.log(
+    `    ratio 10,000 / 10: ${ratio.toFixed(2)}  ${ratio <= 1.5 ? '(flat: does not grow with history)' : '(NOT flat: grows with history)'}`,
+  );
   return { nearMedianMs: round(near), farMedianMs: round(far), ratio: round(ratio, 3), fileMB: round(run.bytes / 1e6, 1) };
 }
 
-console.log(`append-cost — cost of appending message 10 vs message 10,000 (${SAMPLES} of each, timed interleaved; ~${TEXT.length}-character messages)`);
+console.log(
+  `append-cost — cost of appending message 10 vs message 10,000 (${SAMPLES} of each, timed interleaved; ~${TEXT.length}-character messages)`,
+);
 const figures = {};
 figures.append = report('A. Conversation.append() under the conversation lock (one message = one write())', await directAppends());
 figures.send = report('B. Session.send() to an immediate mock participant (lock + session.json touch + 2 appends + unlock)', await sends());

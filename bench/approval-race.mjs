@@ -23,7 +23,14 @@ function legion(dir, args, extraEnv = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [LEGION, ...args], {
       cwd: dir,
-      env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(dir, '.xdg'), ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: mock.url, ...extraEnv },
+      env: {
+        ...process.env,
+        NO_COLOR: '1',
+        XDG_CONFIG_HOME: join(dir, '.xdg'),
+        ANTHROPIC_API_KEY: 'bench',
+        ANTHROPIC_BASE_URL: mock.url,
+        ...extraEnv,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -49,9 +56,15 @@ for (let round = 0; round < ROUNDS; round++) {
   try {
     if ((await legion(dir, ['init'])).status !== 0) throw new Error('legion init failed');
     const coordinator = join(dir, '.legion/collective/participants/coordinator.json');
-    writeFileSync(coordinator, JSON.stringify({ ...JSON.parse(readFileSync(coordinator, 'utf8')), model: { provider: 'anthropic', model: 'claude-race' } }));
+    writeFileSync(
+      coordinator,
+      JSON.stringify({ ...JSON.parse(readFileSync(coordinator, 'utf8')), model: { provider: 'anthropic', model: 'claude-race' } }),
+    );
     const userMessage = `Write the notes, round ${round}`;
-    mock.on({ model: 'claude-race', userMessage, hasToolResult: false }, { toolCalls: [{ id: `toolu_${round}`, name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'raced' }) }] });
+    mock.on(
+      { model: 'claude-race', userMessage, hasToolResult: false },
+      { toolCalls: [{ id: `toolu_${round}`, name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'raced' }) }] },
+    );
     mock.on({ model: 'claude-race', userMessage, hasToolResult: true }, { content: 'Settled.' });
     const paused = await legion(dir, ['run', '--output', 'json', userMessage]);
     if (paused.status !== 2) throw new Error(`the run did not pause (exit ${paused.status}): ${paused.stderr}`);
@@ -81,5 +94,13 @@ await mock.stop();
 console.log(`approval race: ${ROUNDS} rounds of ${DECIDERS} deciders released at once (${seconds.toFixed(1)} s)`);
 console.log(`  exactly one winner: ${exactlyOne}   more than one: ${several} (must be 0)   none: ${none} (must be 0)`);
 console.log(`  file present but not approved, or approved but absent: ${fileDisagrees} (must be 0)`);
-printJson('approval-race', { rounds: ROUNDS, deciders: DECIDERS, exactlyOne, several, none, fileDisagrees, seconds: Number(seconds.toFixed(1)) });
+printJson('approval-race', {
+  rounds: ROUNDS,
+  deciders: DECIDERS,
+  exactlyOne,
+  several,
+  none,
+  fileDisagrees,
+  seconds: Number(seconds.toFixed(1)),
+});
 process.exitCode = several === 0 && none === 0 && fileDisagrees === 0 ? 0 : 1;

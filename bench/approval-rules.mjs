@@ -19,7 +19,18 @@ function workspace(count) {
   for (let index = 0; index < count; index++) {
     const id = `rule_${String(index).padStart(4, '0')}`;
     const pattern = index === count - 1 ? 'git status*' : `tool-${index} *`;
-    writeFileSync(join(dir, `${id}.json`), JSON.stringify({ version: 1, id, participant: 'developer', tool: 'shell_run', pattern, createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString(), createdBy: 'user' }));
+    writeFileSync(
+      join(dir, `${id}.json`),
+      JSON.stringify({
+        version: 1,
+        id,
+        participant: 'developer',
+        tool: 'shell_run',
+        pattern,
+        createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString(),
+        createdBy: 'user',
+      }),
+    );
   }
   return root;
 }
@@ -41,7 +52,8 @@ for (const count of [0, 10, 100]) {
   const developer = legion.collective.require('developer');
   const shell = legion.tools.get('shell_run');
   const decide = () => legion.auth.evaluate({ participant: developer, tool: shell, input: { command: 'git status --short' } });
-  if (decide().mode !== (count > 0 ? 'auto' : 'requires_approval')) throw new Error(`unexpected decision with ${count} rules: ${JSON.stringify(decide())}`);
+  if (decide().mode !== (count > 0 ? 'auto' : 'requires_approval'))
+    throw new Error(`unexpected decision with ${count} rules: ${JSON.stringify(decide())}`);
   time(decide, 200);
   const values = time(decide, SAMPLES);
   figures[`rules${count}`] = { median: round(median(values)), p95: round(p95(values)) };
@@ -49,7 +61,18 @@ for (const count of [0, 10, 100]) {
   if (count === 100) {
     const file = join(root, '.legion/collective/approval-rules/rule_0000.json');
     const changed = time(() => {
-      writeFileSync(file, JSON.stringify({ version: 1, id: 'rule_0000', participant: 'developer', tool: 'shell_run', pattern: `tool-${Math.random()} *`, createdAt: '2026-01-01T00:00:00.000Z', createdBy: 'user' }));
+      writeFileSync(
+        file,
+        JSON.stringify({
+          version: 1,
+          id: 'rule_0000',
+          participant: 'developer',
+          tool: 'shell_run',
+          pattern: `tool-${Math.random()} *`,
+          createdAt: '2026-01-01T00:00:00.000Z',
+          createdBy: 'user',
+        }),
+      );
       decide();
     }, 200);
     figures.changedFile = { median: round(median(changed)) };

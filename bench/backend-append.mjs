@@ -21,7 +21,13 @@ const WARMUP = 200;
 const TEXT = 'The change adds a health check endpoint and a test for it; the reviewer asked for a timeout. '.repeat(5);
 
 function entry(index) {
-  return { kind: 'message', id: randomUUID(), role: index % 2 ? 'assistant' : 'user', content: [{ type: 'text', text: TEXT }], at: new Date().toISOString() };
+  return {
+    kind: 'message',
+    id: randomUUID(),
+    role: index % 2 ? 'assistant' : 'user',
+    content: [{ type: 'text', text: TEXT }],
+    at: new Date().toISOString(),
+  };
 }
 
 async function measure(label, writer, follower, samples, direct) {
@@ -29,7 +35,14 @@ async function measure(label, writer, follower, samples, direct) {
   const address = { sessionId, conversationId: 'user__bench' };
   const lease = await writer.conversations.acquire(address, 'bench', { ttlMs: 600_000 });
   if (!lease.acquired) throw new Error('could not take the lease');
-  await writer.conversations.ensureHeader(address, { kind: 'header', version: 1, conversationId: 'user__bench', initiator: 'user', responder: 'bench', createdAt: new Date().toISOString() });
+  await writer.conversations.ensureHeader(address, {
+    kind: 'header',
+    version: 1,
+    conversationId: 'user__bench',
+    initiator: 'user',
+    responder: 'bench',
+    createdAt: new Date().toISOString(),
+  });
   let cursor = await follower.conversations.end(address);
   const times = { direct: [], append: [], follow: [], idle: [] };
   for (let index = 0; index < WARMUP + samples; index++) {
@@ -68,8 +81,17 @@ async function fileRun(label, fsync, samples) {
     const writer = new FileSessionBackend({ root, fsync });
     const follower = new FileSessionBackend({ root, fsync });
     const paths = new WorkspacePaths(root);
-    const direct = new FileConversationLog(paths.conversationFile('direct', 'user__bench'), paths.conversationLock('direct', 'user__bench'), { fsyncEachMessage: fsync === 'message' });
-    const figures = await measure(label, writer, follower, samples, { appendMessage: (full) => { const { kind: _kind, ...message } = full; direct.appendMessage(message); } });
+    const direct = new FileConversationLog(
+      paths.conversationFile('direct', 'user__bench'),
+      paths.conversationLock('direct', 'user__bench'),
+      { fsyncEachMessage: fsync === 'message' },
+    );
+    const figures = await measure(label, writer, follower, samples, {
+      appendMessage: (full) => {
+        const { kind: _kind, ...message } = full;
+        direct.appendMessage(message);
+      },
+    });
     direct.close();
     await writer.close();
     await follower.close();
@@ -89,5 +111,6 @@ const fileTurn = await fileRun('file (fsync: turn)', 'turn', SAMPLES);
 const fileMessage = await fileRun('file (fsync: message)', 'message', FSYNC_SAMPLES);
 const memory = await memoryRun(SAMPLES);
 
-const pick = (figures) => Object.fromEntries(Object.entries(figures).map(([name, value]) => [name, { medianMs: round(value.median), p95Ms: round(value.p95) }]));
+const pick = (figures) =>
+  Object.fromEntries(Object.entries(figures).map(([name, value]) => [name, { medianMs: round(value.median), p95Ms: round(value.p95) }]));
 printJson('backend-append', { fileTurn: pick(fileTurn), fileMessage: pick(fileMessage), memory: pick(memory) });

@@ -50,7 +50,11 @@ function launch(args, cwd = workspace, extraEnv = {}, profileAs = undefined) {
   return new Promise((resolve, reject) => {
     const profile = CPU_PROF_DIR && profileAs ? ['--cpu-prof', '--cpu-prof-dir', join(CPU_PROF_DIR, profileAs)] : [];
     const started = performance.now();
-    const child = spawn(process.execPath, [...PRELOAD, ...profile, ...args], { cwd, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...PRELOAD, ...profile, ...args], {
+      cwd,
+      env: { ...env, ...extraEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -121,14 +125,39 @@ const commands = [
   },
   // The other commands that open the workspace (its config, collective and sessions) and print what they read.
   { key: 'log', label: 'legion log', args: () => [LEGION, 'log'], check: expectOutput('log', 'hello') },
-  { key: 'approvals', label: 'legion approvals', args: () => [LEGION, 'approvals'], check: expectOutput('approvals', 'Nothing is waiting') },
-  { key: 'agentsList', label: 'legion agents list', args: () => [LEGION, 'agents', 'list'], check: expectOutput('agents list', 'coordinator') },
-  { key: 'configShow', label: 'legion config show', args: () => [LEGION, 'config', 'show'], check: expectOutput('config show', 'entryAgent') },
+  {
+    key: 'approvals',
+    label: 'legion approvals',
+    args: () => [LEGION, 'approvals'],
+    check: expectOutput('approvals', 'Nothing is waiting'),
+  },
+  {
+    key: 'agentsList',
+    label: 'legion agents list',
+    args: () => [LEGION, 'agents', 'list'],
+    check: expectOutput('agents list', 'coordinator'),
+  },
+  {
+    key: 'configShow',
+    label: 'legion config show',
+    args: () => [LEGION, 'config', 'show'],
+    check: expectOutput('config show', 'entryAgent'),
+  },
   // These two do more than read the workspace: tools list counts every tool schema's tokens, doctor checks the set-up.
-  { key: 'toolsList', label: 'legion tools list', args: () => [LEGION, 'tools', 'list'], check: expectOutput('tools list', 'its model sees') },
+  {
+    key: 'toolsList',
+    label: 'legion tools list',
+    args: () => [LEGION, 'tools', 'list'],
+    check: expectOutput('tools list', 'its model sees'),
+  },
   { key: 'doctor', label: 'legion doctor --json', args: () => [LEGION, 'doctor', '--json'], check: expectOutput('doctor', '"checks"') },
   { key: 'runAnthropic', label: 'legion run "hi" (Anthropic SDK, local server)', args: () => [LEGION, 'run', 'hi'], check: expectReply },
-  { key: 'runOpenAI', label: 'legion run --to developer "hi" (OpenAI SDK)', args: () => [LEGION, 'run', '--to', 'developer', 'hi'], check: expectReply },
+  {
+    key: 'runOpenAI',
+    label: 'legion run --to developer "hi" (OpenAI SDK)',
+    args: () => [LEGION, 'run', '--to', 'developer', 'hi'],
+    check: expectReply,
+  },
   {
     key: 'demo',
     label: 'legion demo --pace 0 --dir <fresh temp dir>',
@@ -150,7 +179,8 @@ const COMPARED = [...WORKSPACE_COMMANDS, 'runAnthropic', 'runOpenAI'];
 const ONLY = process.env.BENCH_COMMANDS?.split(',');
 if (ONLY) {
   const unknown = ONLY.filter((key) => !commands.some((command) => command.key === key));
-  if (unknown.length > 0) throw new Error(`BENCH_COMMANDS: no command ${unknown.join(', ')}; known: ${commands.map((command) => command.key).join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`BENCH_COMMANDS: no command ${unknown.join(', ')}; known: ${commands.map((command) => command.key).join(', ')}`);
   commands.splice(0, commands.length, ...commands.filter((command) => command.key === 'nodeBare' || ONLY.includes(command.key)));
 }
 if (BASE) {
@@ -158,7 +188,13 @@ if (BASE) {
   const baseEnv = { XDG_CACHE_HOME: join(workspace, '.cache-base') };
   for (const key of COMPARED.filter((candidate) => commands.some((command) => command.key === candidate))) {
     const command = commands.find((candidate) => candidate.key === key);
-    commands.push({ ...command, key: `base_${key}`, label: `base: ${command.label}`.slice(0, 48), args: () => [BASE, ...command.args().slice(1)], env: baseEnv });
+    commands.push({
+      ...command,
+      key: `base_${key}`,
+      label: `base: ${command.label}`.slice(0, 48),
+      args: () => [BASE, ...command.args().slice(1)],
+      env: baseEnv,
+    });
   }
 }
 
@@ -208,16 +244,32 @@ for (const command of commands) {
 }
 const target = (key, budget) =>
   `${key} node + ${ms(figures[key].overNodeMs)} (CPU node + ${ms(figures[key].cpuOverNodeMs)}; target ≤ node + ${budget} ms: ${figures[key].overNodeMs <= budget ? 'OK' : 'OVER'})`;
-console.log(`  targets: ${[['sessions', 60], ['runAnthropic', 120], ['runOpenAI', 120]].filter(([key]) => figures[key]).map(([key, budget]) => target(key, budget)).join('; ')}`);
+console.log(
+  `  targets: ${[
+    ['sessions', 60],
+    ['runAnthropic', 120],
+    ['runOpenAI', 120],
+  ]
+    .filter(([key]) => figures[key])
+    .map(([key, budget]) => target(key, budget))
+    .join('; ')}`,
+);
 // The commands that open a workspace and read it: CPU time, which the load moves much less than wall-clock time.
-const cpuTarget = (key) => `${key} node + ${ms(figures[key].cpuOverNodeMs)} ${figures[key].cpuOverNodeMs <= WORKSPACE_CPU_BUDGET ? 'OK' : 'OVER'}`;
-console.log(`  CPU targets (≤ node + ${WORKSPACE_CPU_BUDGET} ms): ${WORKSPACE_COMMANDS.filter((key) => figures[key]).map(cpuTarget).join('; ')}`);
+const cpuTarget = (key) =>
+  `${key} node + ${ms(figures[key].cpuOverNodeMs)} ${figures[key].cpuOverNodeMs <= WORKSPACE_CPU_BUDGET ? 'OK' : 'OVER'}`;
+console.log(
+  `  CPU targets (≤ node + ${WORKSPACE_CPU_BUDGET} ms): ${WORKSPACE_COMMANDS.filter((key) => figures[key])
+    .map(cpuTarget)
+    .join('; ')}`,
+);
 if (BASE) {
   const spread = (values) => `${ms(min(values))}–${ms(Math.max(...values))}`;
   for (const key of COMPARED.filter((candidate) => figures[candidate])) {
     const difference = (list) => round(median(list[`base_${key}`]) - median(list[key]), 1);
     const gain = (_field, list) => (difference(list) < 0 ? `−${ms(-difference(list))}` : ms(difference(list)));
-    console.log(`  A/B ${key}: base − this: wall ${ms(gain("wall", times))} (base spread ${spread(times[`base_${key}`])}, this ${spread(times[key])}), CPU ${ms(gain("cpu", cpuTimes))} (base ${spread(cpuTimes[`base_${key}`])}, this ${spread(cpuTimes[key])})`);
+    console.log(
+      `  A/B ${key}: base − this: wall ${ms(gain('wall', times))} (base spread ${spread(times[`base_${key}`])}, this ${spread(times[key])}), CPU ${ms(gain('cpu', cpuTimes))} (base ${spread(cpuTimes[`base_${key}`])}, this ${spread(cpuTimes[key])})`,
+    );
   }
 }
 printJson('cli-startup', figures);
@@ -227,20 +279,53 @@ printJson('cli-startup', figures);
  * Completions request (OpenAI) gets a streamed reply of REPLY, as the official SDKs expect it.
  */
 async function startZeroLatencyModel() {
-  const sse = (events) => events.map(([event, data]) => `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`).join('');
+  const sse = (events) =>
+    events
+      .map(([event, data]) => `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`)
+      .join('');
   const anthropic = sse([
-    ['message_start', { type: 'message_start', message: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'claude-bench', content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 0 } } }],
+    [
+      'message_start',
+      {
+        type: 'message_start',
+        message: {
+          id: 'msg_bench',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-bench',
+          content: [],
+          stop_reason: null,
+          usage: { input_tokens: 10, output_tokens: 0 },
+        },
+      },
+    ],
     ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
     ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: REPLY } }],
     ['content_block_stop', { type: 'content_block_stop', index: 0 }],
     ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 1 } }],
     ['message_stop', { type: 'message_stop' }],
   ]);
-  const chunk = (delta, finish) => ({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 0, model: 'gpt-bench', choices: [{ index: 0, delta, finish_reason: finish }] });
+  const chunk = (delta, finish) => ({
+    id: 'chatcmpl-bench',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'gpt-bench',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
   const openai = sse([
     [undefined, chunk({ role: 'assistant', content: REPLY }, null)],
     [undefined, chunk({}, 'stop')],
-    [undefined, { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 0, model: 'gpt-bench', choices: [], usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 } }],
+    [
+      undefined,
+      {
+        id: 'chatcmpl-bench',
+        object: 'chat.completion.chunk',
+        created: 0,
+        model: 'gpt-bench',
+        choices: [],
+        usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 },
+      },
+    ],
     [undefined, '[DONE]'],
   ]);
   const server = createServer((request, response) => {

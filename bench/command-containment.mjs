@@ -58,7 +58,9 @@ const figures = {
   bareMedianMs: round(median(contained.bare), 2),
 };
 console.log(`command containment (${ROUNDS} × /bin/sh -c true through spawnGroup)`);
-console.log(`  ${figures.kind}: ${figures.medianMs} ms median, ${figures.p95Ms} ms p95 per command (detected once in ${figures.detectMs} ms)`);
+console.log(
+  `  ${figures.kind}: ${figures.medianMs} ms median, ${figures.p95Ms} ms p95 per command (detected once in ${figures.detectMs} ms)`,
+);
 console.log(`  ${figures.fallbackKind}: ${figures.fallbackMedianMs} ms median per command`);
 console.log(`  a bare spawn (no group, gate or supervisor): ${figures.bareMedianMs} ms median`);
 console.log(`  overhead of the PID namespace over ${figures.fallbackKind}: ${figures.overheadMs} ms per command`);

@@ -20,7 +20,10 @@ const SENTENCE = 'The parser walks the input once and notes positions for its er
 const root = tempDir('context');
 const legion = Legion.create({
   root,
-  participants: [userParticipant('user'), { ...agentParticipant('worker', { tools: ['todo_write'] }), context: { window: 4_096, outputReserve: 512 } }],
+  participants: [
+    userParticipant('user'),
+    { ...agentParticipant('worker', { tools: ['todo_write'] }), context: { window: 4_096, outputReserve: 512 } },
+  ],
   entryAgent: 'worker',
   env: {},
 });
@@ -28,11 +31,16 @@ let summaries = 0;
 const model = new ScriptedProvider((request) => {
   if (request.system.includes(SUMMARY_SYSTEM_MARK)) {
     summaries++;
-    return { text: `Summary ${summaries}: the user asked worker to port the parser; decisions so far kept; files: src/parser.ts.`, usage: { inputTokens: 2_000, outputTokens: 40 } };
+    return {
+      text: `Summary ${summaries}: the user asked worker to port the parser; decisions so far kept; files: src/parser.ts.`,
+      usage: { inputTokens: 2_000, outputTokens: 40 },
+    };
   }
   const last = request.messages.at(-1);
   if (request.messages.length === 1 && last.content.some((block) => block.type === 'text' && block.text.includes('plan'))) {
-    return { toolCalls: [{ id: 't1', name: 'todo_write', input: { items: [{ id: '1', text: 'Port the parser', status: 'in_progress' }] } }] };
+    return {
+      toolCalls: [{ id: 't1', name: 'todo_write', input: { items: [{ id: '1', text: 'Port the parser', status: 'in_progress' }] } }],
+    };
   }
   return { text: `Answer: ${SENTENCE.repeat(3)}`, usage: { inputTokens: 1_000, outputTokens: 50 } };
 }, 'bench');
@@ -59,7 +67,8 @@ try {
     // The scripted model keeps every request for tests to inspect; that is the harness's memory, not Legion's.
     model.requests.length = 0;
     if (turn === EARLY) rssEarly = rss();
-    if (process.env.BENCH_CONTEXT_TRACE && turn % 500 === 0) console.log(`  turn ${turn}: RSS ${rss().toFixed(1)} MB, heap ${(process.memoryUsage().heapUsed / MB).toFixed(1)} MB`);
+    if (process.env.BENCH_CONTEXT_TRACE && turn % 500 === 0)
+      console.log(`  turn ${turn}: RSS ${rss().toFixed(1)} MB, heap ${(process.memoryUsage().heapUsed / MB).toFixed(1)} MB`);
   }
   const rssLate = rss();
   const seconds = (performance.now() - started) / 1000;
@@ -68,10 +77,25 @@ try {
   const timeRatio = late / early;
   const rssRatio = rssLate / rssEarly;
   const f = (value) => value.toFixed(2);
-  console.log(`context-long-session — ${TURNS} turns in one conversation, window 4,096 tokens, ${compactions} compactions (${summaries} summarizer calls), ${seconds.toFixed(1)} s`);
-  console.log(`  time per turn (median of ${WINDOW}): around turn ${EARLY} ${ms(early)}, at turn ${TURNS} ${ms(late)} → ratio ${f(timeRatio)} (target ≤ 1.2)`);
-  console.log(`  RSS after GC: turn ${EARLY} ${rssEarly.toFixed(1)} MB, turn ${TURNS} ${rssLate.toFixed(1)} MB → ratio ${f(rssRatio)} (target ≤ 1.2)`);
-  printJson('context-long-session', { turns: TURNS, compactions, turnEarlyMs: Number(early.toFixed(3)), turnLateMs: Number(late.toFixed(3)), timeRatio: Number(f(timeRatio)), rssEarlyMB: Number(rssEarly.toFixed(1)), rssLateMB: Number(rssLate.toFixed(1)), rssRatio: Number(f(rssRatio)) });
+  console.log(
+    `context-long-session — ${TURNS} turns in one conversation, window 4,096 tokens, ${compactions} compactions (${summaries} summarizer calls), ${seconds.toFixed(1)} s`,
+  );
+  console.log(
+    `  time per turn (median of ${WINDOW}): around turn ${EARLY} ${ms(early)}, at turn ${TURNS} ${ms(late)} → ratio ${f(timeRatio)} (target ≤ 1.2)`,
+  );
+  console.log(
+    `  RSS after GC: turn ${EARLY} ${rssEarly.toFixed(1)} MB, turn ${TURNS} ${rssLate.toFixed(1)} MB → ratio ${f(rssRatio)} (target ≤ 1.2)`,
+  );
+  printJson('context-long-session', {
+    turns: TURNS,
+    compactions,
+    turnEarlyMs: Number(early.toFixed(3)),
+    turnLateMs: Number(late.toFixed(3)),
+    timeRatio: Number(f(timeRatio)),
+    rssEarlyMB: Number(rssEarly.toFixed(1)),
+    rssLateMB: Number(rssLate.toFixed(1)),
+    rssRatio: Number(f(rssRatio)),
+  });
 } finally {
   await legion.close();
   removeDir(root);

@@ -19,7 +19,15 @@ initWorkspace(root, { participants: [userParticipant(), agentParticipant('solo')
 const open = () => Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json') });
 const a = open();
 const b = open();
-a.tools.register(defineTool({ name: 'write_note', description: 'w', effect: 'write', inputSchema: z.object({ n: z.number() }), execute: async ({ n }) => ({ status: 'success', data: `wrote ${n}` }) }));
+a.tools.register(
+  defineTool({
+    name: 'write_note',
+    description: 'w',
+    effect: 'write',
+    inputSchema: z.object({ n: z.number() }),
+    execute: async ({ n }) => ({ status: 'success', data: `wrote ${n}` }),
+  }),
+);
 let call = 0;
 // A message starting with "ask" makes solo ask the user; any other one makes it write a note (which needs approval).
 a.providers.useFor(
@@ -28,7 +36,9 @@ a.providers.useFor(
     if (request.messages.at(-1)?.content[0]?.type === 'tool_result') return { text: 'done' };
     const text = request.messages.at(-1)?.content[0]?.text ?? '';
     call++;
-    return text.startsWith('ask') ? { toolCalls: [{ id: `q${call}`, name: 'communicate', input: { to: 'user', message: `question ${call}` } }] } : { toolCalls: [{ id: `w${call}`, name: 'write_note', input: { n: call } }] };
+    return text.startsWith('ask')
+      ? { toolCalls: [{ id: `q${call}`, name: 'communicate', input: { to: 'user', message: `question ${call}` } }] }
+      : { toolCalls: [{ id: `w${call}`, name: 'write_note', input: { n: call } }] };
   }, 'bench'),
 );
 const session = await a.sessions.create();
@@ -64,9 +74,17 @@ function waitingSurface() {
 async function answerRound(kind, index) {
   const surface = waitingSurface();
   const turn = a.send(session, `${kind === 'question' ? 'ask' : 'write'} ${index}`, { conversation: `${kind}${index}` });
-  const id = await Promise.race([surface.asked, turn.then((result) => { throw new Error(`the turn ended before asking: ${JSON.stringify(result)}`); })]);
+  const id = await Promise.race([
+    surface.asked,
+    turn.then((result) => {
+      throw new Error(`the turn ended before asking: ${JSON.stringify(result)}`);
+    }),
+  ]);
   const started = performance.now();
-  const outcome = kind === 'question' ? await inB.answerQuestion(id, 'yes', { medium: 'web' }) : await inB.answerApprovals([{ id, decision: 'approve' }], 'user', { medium: 'web' });
+  const outcome =
+    kind === 'question'
+      ? await inB.answerQuestion(id, 'yes', { medium: 'web' })
+      : await inB.answerApprovals([{ id, decision: 'approve' }], 'user', { medium: 'web' });
   if (outcome.status !== 'answered') throw new Error(outcome.error);
   const withdrawnAt = await surface.withdrawn;
   const result = await turn;
@@ -98,5 +116,14 @@ const localMs = median(turns.slice(Math.floor(TIMED_TURNS / 10)));
 console.log(`answered from another Legion on the same files, ${ROUNDS} rounds each (record in B → A's surface withdrawn):`);
 console.log(`  question: p50 ${ms(median(questions))}, p95 ${ms(p95(questions))}`);
 console.log(`  approval: p50 ${ms(median(approvals))}, p95 ${ms(p95(approvals))}`);
-console.log(`  a turn with one question answered at once by a local surface (2 model steps, recorded and claimed): ${ms(localMs)} (median)`);
-printJson('cross-process-answer', { rounds: ROUNDS, questionP50Ms: round(median(questions)), questionP95Ms: round(p95(questions)), approvalP50Ms: round(median(approvals)), approvalP95Ms: round(p95(approvals)), localQuestionTurnMs: round(localMs) });
+console.log(
+  `  a turn with one question answered at once by a local surface (2 model steps, recorded and claimed): ${ms(localMs)} (median)`,
+);
+printJson('cross-process-answer', {
+  rounds: ROUNDS,
+  questionP50Ms: round(median(questions)),
+  questionP95Ms: round(p95(questions)),
+  approvalP50Ms: round(median(approvals)),
+  approvalP95Ms: round(p95(approvals)),
+  localQuestionTurnMs: round(localMs),
+});

@@ -32,16 +32,28 @@ const shapes = {
 
 async function measure(shape, bytes) {
   const root = tempDir('evict');
-  initWorkspace(root, { participants: [userParticipant('user'), agentParticipant('worker', { tools: ['flood', 'artifact_read'], delegation: 'none' })], entryAgent: 'worker' });
+  initWorkspace(root, {
+    participants: [userParticipant('user'), agentParticipant('worker', { tools: ['flood', 'artifact_read'], delegation: 'none' })],
+    entryAgent: 'worker',
+  });
   const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json') });
   const output = shapes[shape](bytes);
-  legion.tools.register(defineTool({ name: 'flood', effect: 'read', description: 'prints a lot', inputSchema: z.object({ n: z.number() }), execute: async () => ({ status: 'success', data: output }) }));
+  legion.tools.register(
+    defineTool({
+      name: 'flood',
+      effect: 'read',
+      description: 'prints a lot',
+      inputSchema: z.object({ n: z.number() }),
+      execute: async () => ({ status: 'success', data: output }),
+    }),
+  );
   let preview = 0;
   legion.providers.useFor(
     'worker',
     new ScriptedProvider((request) => {
       const last = request.messages.at(-1).content[0];
-      if (last.type !== 'tool_result') return { toolCalls: [{ id: `f${request.messages.length}`, name: 'flood', input: { n: request.messages.length } }] };
+      if (last.type !== 'tool_result')
+        return { toolCalls: [{ id: `f${request.messages.length}`, name: 'flood', input: { n: request.messages.length } }] };
       preview = Buffer.byteLength(last.content);
       return { text: 'done' };
     }, 'bench'),

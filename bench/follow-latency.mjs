@@ -70,5 +70,12 @@ console.log('follow-latency — another process appends, this one follows (fs.wa
 console.log(`  ${TURNS} turns in the other process, ${GAP_MS} ms apart (${TURNS * 2} messages), in ${seconds.toFixed(1)} s`);
 // Message timestamps have millisecond resolution: 0 means within the same millisecond.
 const whole = (value) => `${Math.round(value)} ms`;
-console.log(`  append → message:sent here:  median ${whole(median(latencies))}   p95 ${whole(p95(latencies))}   worst ${whole(Math.max(...latencies))}   (millisecond timestamps)`);
-printJson('follow-latency', { messages: latencies.length, medianMs: round(median(latencies)), p95Ms: round(p95(latencies)), worstMs: Math.max(...latencies) });
+console.log(
+  `  append → message:sent here:  median ${whole(median(latencies))}   p95 ${whole(p95(latencies))}   worst ${whole(Math.max(...latencies))}   (millisecond timestamps)`,
+);
+printJson('follow-latency', {
+  messages: latencies.length,
+  medianMs: round(median(latencies)),
+  p95Ms: round(p95(latencies)),
+  worstMs: Math.max(...latencies),
+});

@@ -34,7 +34,9 @@ try {
   figures.toolsList = time('legion tools list', [LEGION, 'tools', 'list']);
   figures.doctor = time('legion doctor --json', [LEGION, 'doctor', '--json']);
   const over = (figure) => `+${ms(figure.medianMs - figures.nodeBare.medianMs)}`;
-  console.log(`  over bare node: agents list ${over(figures.agentsList)}, config show ${over(figures.configShow)}, tools list ${over(figures.toolsList)}, doctor ${over(figures.doctor)}`);
+  console.log(
+    `  over bare node: agents list ${over(figures.agentsList)}, config show ${over(figures.configShow)}, tools list ${over(figures.toolsList)}, doctor ${over(figures.doctor)}`,
+  );
   printJson('management-commands', figures);
 } finally {
   removeDir(workspace);

@@ -28,10 +28,21 @@ const dir = tempDir('mcp-footprint');
 
 try {
   const tarballs = OWN.map((name) => {
-    const output = execFileSync('npm', ['pack', '--workspace', name, '--pack-destination', dir, '--json'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const output = execFileSync('npm', ['pack', '--workspace', name, '--pack-destination', dir, '--json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     return join(dir, JSON.parse(output)[0].filename);
   });
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'footprint', private: true, dependencies: Object.fromEntries(OWN.map((name, index) => [name, `file:${tarballs[index]}`])) }));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({
+      name: 'footprint',
+      private: true,
+      dependencies: Object.fromEntries(OWN.map((name, index) => [name, `file:${tarballs[index]}`])),
+    }),
+  );
   execFileSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: 'inherit' });
 
   // npm's own record of what it installed: path → { dependencies, optionalDependencies, peerDependencies }.
@@ -42,7 +53,7 @@ try {
 
   // Resolves a dependency as Node does: the nearest node_modules up from the dependent.
   const resolveFrom = (from, name) => {
-    for (let base = from; ; ) {
+    for (let base = from; ;) {
       const candidate = `${base ? `${base}/` : ''}node_modules/${name}`;
       if (lock[candidate]) return candidate;
       if (!base) return undefined;
@@ -69,13 +80,22 @@ try {
   const all = reachable(() => false);
   const withoutMcp = reachable((name) => name.startsWith('@modelcontextprotocol/'));
   const forMcp = installed.filter((path) => all.has(path) && !withoutMcp.has(path));
-  const mcpPackages = installed.filter((path) => nameOf(path).startsWith('@modelcontextprotocol/')).map((path) => `${nameOf(path)}@${lock[path].version}`);
+  const mcpPackages = installed
+    .filter((path) => nameOf(path).startsWith('@modelcontextprotocol/'))
+    .map((path) => `${nameOf(path)}@${lock[path].version}`);
   const du = (path) => Number(execFileSync('du', ['-sb', path], { encoding: 'utf8' }).split('\t')[0]);
   const bytes = du(join(dir, 'node_modules'));
   // A package's own files: its folder without the node_modules nested in it (counted as packages of their own).
-  const ownBytes = (path) => du(join(dir, path)) - (lock[`${path}/node_modules`] === undefined && !paths.some((other) => other.startsWith(`${path}/node_modules/`)) ? 0 : du(join(dir, path, 'node_modules')));
+  const ownBytes = (path) =>
+    du(join(dir, path)) -
+    (lock[`${path}/node_modules`] === undefined && !paths.some((other) => other.startsWith(`${path}/node_modules/`))
+      ? 0
+      : du(join(dir, path, 'node_modules')));
   const mcpBytes = forMcp.reduce((total, path) => total + ownBytes(path), 0);
-  const biggest = forMcp.map((path) => [nameOf(path), ownBytes(path)]).sort((a, b) => b[1] - a[1]).slice(0, 5);
+  const biggest = forMcp
+    .map((path) => [nameOf(path), ownBytes(path)])
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5);
 
   // The first SDK import, each in a new process (the module cache is per process; the files are in the page cache after the first run).
   const core = join(dir, 'node_modules/@legion-collective/core/dist/tools/providers/mcp/load-mcp-sdk.js');
@@ -88,7 +108,11 @@ try {
     .filter((name) => {
       const map = readFileSync(join(chunks, `${name}.map`), 'utf8');
       if (!map.includes('node_modules/@modelcontextprotocol/')) return false;
-      return !map.includes('node_modules/@modelcontextprotocol/server/') || map.includes('node_modules/@modelcontextprotocol/client/') || map.includes('node_modules/@modelcontextprotocol/sdk/');
+      return (
+        !map.includes('node_modules/@modelcontextprotocol/server/') ||
+        map.includes('node_modules/@modelcontextprotocol/client/') ||
+        map.includes('node_modules/@modelcontextprotocol/sdk/')
+      );
     });
   const chunkScript = `const at = performance.now(), cpu = process.cpuUsage(); for (const file of ${JSON.stringify(sdkChunks.map((name) => join(chunks, name)))}) require(file); const used = process.cpuUsage(cpu); console.log(performance.now() - at, (used.user + used.system) / 1000);`;
   // Wall time is at the mercy of other work on the machine; CPU time (user + system) of the import much less so.
@@ -110,11 +134,26 @@ try {
   const chunkBytes = sdkChunks.reduce((total, name) => total + readFileSync(join(chunks, name)).length, 0);
 
   console.log(`MCP packages installed:        ${mcpPackages.join(', ')}`);
-  console.log(`CLI production packages:       ${installed.length} (besides core, server and cli), ${forMcp.length} of them only for the MCP SDK`);
-  console.log(`installed node_modules:        ${(bytes / 1024 / 1024).toFixed(1)} MB, ${(mcpBytes / 1024 / 1024).toFixed(1)} MB of it only for the MCP SDK (largest: ${biggest.map(([name, size]) => `${name} ${(size / 1024 / 1024).toFixed(1)} MB`).join(', ')})`);
+  console.log(
+    `CLI production packages:       ${installed.length} (besides core, server and cli), ${forMcp.length} of them only for the MCP SDK`,
+  );
+  console.log(
+    `installed node_modules:        ${(bytes / 1024 / 1024).toFixed(1)} MB, ${(mcpBytes / 1024 / 1024).toFixed(1)} MB of it only for the MCP SDK (largest: ${biggest.map(([name, size]) => `${name} ${(size / 1024 / 1024).toFixed(1)} MB`).join(', ')})`,
+  );
   console.log(`first SDK import, core dist:   ${show(coreImportMs)} (medians of ${RUNS} fresh processes, loadMcpSdk())`);
-  console.log(`first SDK import, CLI bundle:  ${chunkMs ? show(chunkMs) : 'n/a'} (require of its ${sdkChunks.length} chunk(s) with SDK code, ${(chunkBytes / 1024).toFixed(0)} KB)`);
-  printJson('mcp-client-footprint', { packages: installed.length, packagesForMcp: forMcp.length, installedBytes: bytes, mcpBytes, coreImportMs, chunkMs, chunkBytes, mcpPackages });
+  console.log(
+    `first SDK import, CLI bundle:  ${chunkMs ? show(chunkMs) : 'n/a'} (require of its ${sdkChunks.length} chunk(s) with SDK code, ${(chunkBytes / 1024).toFixed(0)} KB)`,
+  );
+  printJson('mcp-client-footprint', {
+    packages: installed.length,
+    packagesForMcp: forMcp.length,
+    installedBytes: bytes,
+    mcpBytes,
+    coreImportMs,
+    chunkMs,
+    chunkBytes,
+    mcpPackages,
+  });
 } finally {
   removeDir(dir);
 }

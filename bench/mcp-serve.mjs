@@ -25,7 +25,9 @@ try {
   for (let round = 0; round <= RUNS; round++) {
     const started = performance.now();
     const client = new Client({ name: 'bench', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [LEGION, 'mcp', 'serve'], cwd: workspace, env, stderr: 'ignore' }));
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [LEGION, 'mcp', 'serve'], cwd: workspace, env, stderr: 'ignore' }),
+    );
     const { tools } = await client.listTools();
     const listed = performance.now();
     if (!tools.some((tool) => tool.name === 'ask_coordinator')) throw new Error('ask_coordinator is missing from tools/list');
@@ -43,4 +45,9 @@ try {
 console.log(`mcp-serve — legion mcp serve over stdio, ${RUNS} rounds after a warm-up, a new process each`);
 console.log(`  spawn → tools/list answered   median ${ms(median(ready))}   min ${ms(min(ready))}`);
 console.log(`  tools/call list_sessions      median ${ms(median(calls))}   min ${ms(min(calls))}`);
-printJson('mcp-serve', { readyMedianMs: round(median(ready), 1), readyMinMs: round(min(ready), 1), callMedianMs: round(median(calls), 1), callMinMs: round(min(calls), 1) });
+printJson('mcp-serve', {
+  readyMedianMs: round(median(ready), 1),
+  readyMinMs: round(min(ready), 1),
+  callMedianMs: round(median(calls), 1),
+  callMinMs: round(min(calls), 1),
+});

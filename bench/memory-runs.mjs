@@ -47,7 +47,9 @@ const youngMB = () => getHeapSpaceStatistics().find((space) => space.space_name 
 function sample() {
   globalThis.gc();
   const memory = process.memoryUsage();
-  const spaces = Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name.replace(/_space$/, ''), space.space_size / MB]));
+  const spaces = Object.fromEntries(
+    getHeapSpaceStatistics().map((space) => [space.space_name.replace(/_space$/, ''), space.space_size / MB]),
+  );
   return {
     rssMB: memory.rss / MB,
     heapUsedMB: memory.heapUsed / MB,
@@ -67,7 +69,11 @@ const legion = Legion.create({
   env: {},
 });
 legion.tools.register(lookup);
-const model = new ScriptedProvider((request) => (request.messages.length === 1 ? { toolCalls: [{ id: 'l1', name: 'lookup', input: { word: 'legion' } }] } : { text: 'done' }), 'bench');
+const model = new ScriptedProvider(
+  (request) =>
+    request.messages.length === 1 ? { toolCalls: [{ id: 'l1', name: 'lookup', input: { word: 'legion' } }] } : { text: 'done' },
+  'bench',
+);
 legion.providers.useFor('worker', model);
 const session = await legion.sessions.create({ title: 'memory' });
 const before = sample();
@@ -93,18 +99,36 @@ try {
   const cpu = process.cpuUsage(cpuBefore);
   const late = sample();
   const f = (value) => value.toFixed(1);
-  console.log(`memory-runs — ${RUNS} runs in one process without close() (fresh conversation per run, 4 messages each, ${seconds.toFixed(1)} s)`);
-  console.log(`  RSS: start ${f(before.rssMB)} MB, run ${EARLY} ${f(early.rssMB)} MB, run ${RUNS} ${f(late.rssMB)} MB → growth ${EARLY}→${RUNS}: ${f(late.rssMB - early.rssMB)} MB (target < 30 MB; openai-agents-js: 143 MB in all)`);
-  console.log(`  live heap after GC: start ${f(before.heapUsedMB)} MB, run ${EARLY} ${f(early.heapUsedMB)} MB, run ${RUNS} ${f(late.heapUsedMB)} MB (target < 20 MB)`);
+  console.log(
+    `memory-runs — ${RUNS} runs in one process without close() (fresh conversation per run, 4 messages each, ${seconds.toFixed(1)} s)`,
+  );
+  console.log(
+    `  RSS: start ${f(before.rssMB)} MB, run ${EARLY} ${f(early.rssMB)} MB, run ${RUNS} ${f(late.rssMB)} MB → growth ${EARLY}→${RUNS}: ${f(late.rssMB - early.rssMB)} MB (target < 30 MB; openai-agents-js: 143 MB in all)`,
+  );
+  console.log(
+    `  live heap after GC: start ${f(before.heapUsedMB)} MB, run ${EARLY} ${f(early.heapUsedMB)} MB, run ${RUNS} ${f(late.heapUsedMB)} MB (target < 20 MB)`,
+  );
   // Where RSS goes: V8's reserved heap by space, and what lies outside it (malloc, Buffers, code of node itself).
   const outside = (s) => s.rssMB - s.heapTotalMB;
-  console.log(`  V8 heap reserved (heapTotal): run ${EARLY} ${f(early.heapTotalMB)} MB, run ${RUNS} ${f(late.heapTotalMB)} MB; external ${f(early.externalMB)} → ${f(late.externalMB)} MB (ArrayBuffers ${f(early.arrayBuffersMB)} → ${f(late.arrayBuffersMB)}); RSS outside the V8 heap ${f(outside(early))} → ${f(outside(late))} MB`);
-  console.log(`  heap spaces run ${EARLY} → ${RUNS} (MB): ${Object.keys(late.spaces).map((name) => `${name} ${f(early.spaces[name] ?? 0)}→${f(late.spaces[name])}`).join(', ')}`);
+  console.log(
+    `  V8 heap reserved (heapTotal): run ${EARLY} ${f(early.heapTotalMB)} MB, run ${RUNS} ${f(late.heapTotalMB)} MB; external ${f(early.externalMB)} → ${f(late.externalMB)} MB (ArrayBuffers ${f(early.arrayBuffersMB)} → ${f(late.arrayBuffersMB)}); RSS outside the V8 heap ${f(outside(early))} → ${f(outside(late))} MB`,
+  );
+  console.log(
+    `  heap spaces run ${EARLY} → ${RUNS} (MB): ${Object.keys(late.spaces)
+      .map((name) => `${name} ${f(early.spaces[name] ?? 0)}→${f(late.spaces[name])}`)
+      .join(', ')}`,
+  );
   const grew = youngGrowth.map((growth) => `to ${f(growth.mb)} MB between runs ${growth.after} and ${growth.by}`).join(', ');
-  console.log(`  young generation (V8 new space, both semi-spaces): ${f(youngAtStart)} MB at start${grew ? `, grew ${grew}` : ', never grew'}`);
+  console.log(
+    `  young generation (V8 new space, both semi-spaces): ${f(youngAtStart)} MB at start${grew ? `, grew ${grew}` : ', never grew'}`,
+  );
   console.log(`  open file descriptors: start ${before.fds}, run ${EARLY} ${early.fds}, run ${RUNS} ${late.fds} (target: not growing)`);
   // The machine may be shared: CPU time and the load say how much the wall time means.
-  console.log(`  time: ${seconds.toFixed(1)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU (user+sys); load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
+  console.log(
+    `  time: ${seconds.toFixed(1)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU (user+sys); load average ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')}`,
+  );
   printJson('memory-runs', {
     runs: RUNS,
     rssStartMB: Number(f(before.rssMB)),

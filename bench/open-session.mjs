@@ -31,7 +31,6 @@ const CONVERSATIONS = [
 const PARTICIPANT_IDS = ['coordinator', 'developer', 'reviewer', 'tester', 'writer'];
 const BASE_TIME = Date.parse('2025-03-01T08:00:00.000Z');
 
-
 // ---------------------------------------------------------------- child side
 
 async function child(mode, root, arg) {
@@ -55,28 +54,32 @@ async function child(mode, root, arg) {
     const recent = await session.recentMessages(20);
     const t2 = performance.now();
     const memory = process.memoryUsage();
-    console.log(JSON.stringify({
-      bootMs: t0,
-      importMs: t1 - t0,
-      openMs: t2 - t1,
-      sinceProcessStartMs: t2,
-      rssMB: memory.rss / 1e6,
-      sessionId: session.id,
-      ids: recent.map(({ message }) => message.id),
-      conversations: [...new Set(recent.map(({ conversation }) => conversation.conversationId))].length,
-    }));
+    console.log(
+      JSON.stringify({
+        bootMs: t0,
+        importMs: t1 - t0,
+        openMs: t2 - t1,
+        sinceProcessStartMs: t2,
+        rssMB: memory.rss / 1e6,
+        sessionId: session.id,
+        ids: recent.map(({ message }) => message.id),
+        conversations: [...new Set(recent.map(({ conversation }) => conversation.conversationId))].length,
+      }),
+    );
   } else if (mode === 'history') {
     const t2 = performance.now();
     const ref = (await session.listConversations()).find((candidate) => candidate.conversationId === arg);
     const history = await session.conversation(ref).history();
     const t3 = performance.now();
-    console.log(JSON.stringify({
-      openMs: t2 - t1,
-      historyMs: t3 - t2,
-      messages: history.length,
-      lastId: history.at(-1)?.id,
-      heapMB: process.memoryUsage().heapUsed / 1e6,
-    }));
+    console.log(
+      JSON.stringify({
+        openMs: t2 - t1,
+        historyMs: t3 - t2,
+        messages: history.length,
+        lastId: history.at(-1)?.id,
+        heapMB: process.memoryUsage().heapUsed / 1e6,
+      }),
+    );
   }
   legion.close();
 }
@@ -91,7 +94,10 @@ async function main() {
   console.log('open-session — open a session holding 100 MB of history and show its latest 20 messages (fresh process each run)');
   const root = tempDir('open');
   try {
-    initWorkspace(root, { participants: [userParticipant('user'), ...PARTICIPANT_IDS.map((id) => agentParticipant(id))], entryAgent: 'coordinator' });
+    initWorkspace(root, {
+      participants: [userParticipant('user'), ...PARTICIPANT_IDS.map((id) => agentParticipant(id))],
+      entryAgent: 'coordinator',
+    });
     const writeStarted = performance.now();
     writeSession(root, '20250201-090000-0a0a0a', BASE_TIME - 30 * 86400e3, 40);
     writeSession(root, '20250215-090000-0b0b0b', BASE_TIME - 14 * 86400e3, 40);
@@ -109,18 +115,28 @@ async function main() {
       if (result.sessionId !== big.id) throw new Error(`latest() returned ${result.sessionId}, expected ${big.id}`);
       if (result.ids.length !== 20) throw new Error(`recentMessages(20) returned ${result.ids.length} messages`);
       if (JSON.stringify(result.ids) !== JSON.stringify(big.last20)) {
-        throw new Error(`recentMessages(20) is not the newest 20, oldest first:\n got ${result.ids.join(',')}\n want ${big.last20.join(',')}`);
+        throw new Error(
+          `recentMessages(20) is not the newest 20, oldest first:\n got ${result.ids.join(',')}\n want ${big.last20.join(',')}`,
+        );
       }
       runs.push(result);
     }
     const pick = (key) => runs.map((run) => run[key]);
     const openMedian = median(pick('openMs'));
     const importOpenMedian = median(runs.map((run) => run.importMs + run.openMs));
-    console.log(`  ${RUNS} fresh processes; each returned 20 messages, newest last, spread over ${runs[0].conversations} conversations (checked against the ids written)`);
+    console.log(
+      `  ${RUNS} fresh processes; each returned 20 messages, newest last, spread over ${runs[0].conversations} conversations (checked against the ids written)`,
+    );
     console.log(`    Legion.open + sessions.latest() + recentMessages(20):      median ${ms(openMedian)}   min ${ms(min(pick('openMs')))}`);
-    console.log(`    + import of @legion-collective/core before it:             median ${ms(importOpenMedian)}   min ${ms(min(runs.map((run) => run.importMs + run.openMs)))}   (import alone ${ms(median(pick('importMs')))})`);
-    console.log(`    since process start (Node boot + import + open + recent): median ${ms(median(pick('sinceProcessStartMs')))}   min ${ms(min(pick('sinceProcessStartMs')))}   (whole child incl. exit ${ms(median(pick('wallMs')))}; rss ${Math.round(median(pick('rssMB')))} MB)`);
-    console.log(`    target: opening and showing the latest 20 < ${TARGET_MS} ms (import + open + recent) → ${verdict(importOpenMedian, TARGET_MS)}`);
+    console.log(
+      `    + import of @legion-collective/core before it:             median ${ms(importOpenMedian)}   min ${ms(min(runs.map((run) => run.importMs + run.openMs)))}   (import alone ${ms(median(pick('importMs')))})`,
+    );
+    console.log(
+      `    since process start (Node boot + import + open + recent): median ${ms(median(pick('sinceProcessStartMs')))}   min ${ms(min(pick('sinceProcessStartMs')))}   (whole child incl. exit ${ms(median(pick('wallMs')))}; rss ${Math.round(median(pick('rssMB')))} MB)`,
+    );
+    console.log(
+      `    target: opening and showing the latest 20 < ${TARGET_MS} ms (import + open + recent) → ${verdict(importOpenMedian, TARGET_MS)}`,
+    );
 
     const conversationsDir = join(root, '.legion', 'sessions', big.id, 'conversations');
     const largest = CONVERSATIONS[0];
@@ -128,13 +144,16 @@ async function main() {
     for (let i = 0; i < 3; i++) historyRuns.push(runChild(['history', root, largest]));
     const history = historyRuns[0];
     const size = statSync(join(conversationsDir, `${largest}.jsonl`)).size;
-    if (history.messages !== big.perConversation[largest] || history.lastId !== big.lastIdOf[largest]) throw new Error(`history() returned ${history.messages} messages`);
+    if (history.messages !== big.perConversation[largest] || history.lastId !== big.lastIdOf[largest])
+      throw new Error(`history() returned ${history.messages} messages`);
     console.log(
       `  for information: Conversation.history() of ${largest} (${(size / 1048576).toFixed(1)} MiB, ${history.messages.toLocaleString('en')} messages, the full model context, no compaction point): ` +
         `median ${ms(median(historyRuns.map((run) => run.historyMs)))}, heap after ${Math.round(history.heapMB)} MB`,
     );
     const naive = runChild(['naive', root, conversationsDir]);
-    console.log(`  for comparison: reading and JSON.parse-ing all ${(big.bytes / 1048576).toFixed(0)} MiB (${naive.lines.toLocaleString('en')} lines, what a load-everything open would cost at least): ${ms(naive.naiveMs)}`);
+    console.log(
+      `  for comparison: reading and JSON.parse-ing all ${(big.bytes / 1048576).toFixed(0)} MiB (${naive.lines.toLocaleString('en')} lines, what a load-everything open would cost at least): ${ms(naive.naiveMs)}`,
+    );
 
     printJson('open-session', {
       totalMiB: round(big.bytes / 1048576, 1),
@@ -180,7 +199,8 @@ function writeSession(root, id, start, count) {
   const iso = (ms) => new Date(ms).toISOString();
   writeSessionJson(root, id, iso(start), iso(start + count * 1000));
   let text = header('user__coordinator', iso(start));
-  for (let i = 0; i < count; i++) text += messageLine(`${id}-m${i}`, i % 2 ? 'assistant' : 'user', `old message ${i}`, iso(start + i * 1000));
+  for (let i = 0; i < count; i++)
+    text += messageLine(`${id}-m${i}`, i % 2 ? 'assistant' : 'user', `old message ${i}`, iso(start + i * 1000));
   writeFileSync(join(sessionDir(root, id), 'conversations', 'user__coordinator.jsonl'), text);
 }
 
@@ -220,7 +240,12 @@ function writeBigSession(root, id) {
     const conversation = CONVERSATIONS[g % CONVERSATIONS.length];
     const index = perConversation[conversation]++;
     const messageId = `m${g}`;
-    const line = messageLine(messageId, index % 2 ? 'assistant' : 'user', `#${g} (${conversation} ${index}) ${BODY}`, iso(BASE_TIME + g * 1000));
+    const line = messageLine(
+      messageId,
+      index % 2 ? 'assistant' : 'user',
+      `#${g} (${conversation} ${index}) ${BODY}`,
+      iso(BASE_TIME + g * 1000),
+    );
     bytes += Buffer.byteLength(line);
     buffers.get(conversation).push(line);
     if (buffers.get(conversation).length >= 256) flush(conversation);

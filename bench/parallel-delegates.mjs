@@ -30,18 +30,30 @@ const runIdOf = (request) => request.messages[0].content.find((block) => block.t
 async function setUp(label, backend) {
   const root = tempDir(`parallel-${label}`);
   initWorkspace(root, {
-    participants: [userParticipant('user'), agentParticipant('lead', { tools: ['communicate'], delegation: workers }), ...workers.map((id) => agentParticipant(id, { tools: ['noop'], delegation: 'none' }))],
+    participants: [
+      userParticipant('user'),
+      agentParticipant('lead', { tools: ['communicate'], delegation: workers }),
+      ...workers.map((id) => agentParticipant(id, { tools: ['noop'], delegation: 'none' })),
+    ],
     entryAgent: 'lead',
   });
   const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json'), ...(backend ? { backend } : {}) });
   legion.tools.register(noopTool);
   legion.providers.useFor(
     'lead',
-    new ScriptedProvider((request) =>
-      request.messages.length === 1
-        ? { toolCalls: workers.map((to) => ({ id: `c_${to}`, name: 'communicate', input: { to, message: 'check your part', conversation: runIdOf(request) } })) }
-        : { text: 'all done' },
-    'bench'),
+    new ScriptedProvider(
+      (request) =>
+        request.messages.length === 1
+          ? {
+              toolCalls: workers.map((to) => ({
+                id: `c_${to}`,
+                name: 'communicate',
+                input: { to, message: 'check your part', conversation: runIdOf(request) },
+              })),
+            }
+          : { text: 'all done' },
+      'bench',
+    ),
   );
   for (const id of workers) {
     legion.providers.useFor(
@@ -87,19 +99,32 @@ let server;
 const runs = { files: await setUp('files') };
 if (!onlyFiles) {
   // Loaded only for PostgreSQL: `BENCH_BACKENDS=files` runs without the driver or a server.
-  const [{ PostgresSessionBackend }, { createBenchDatabase, startBenchPostgres }] = await Promise.all([import('@legion-collective/store-postgres'), import('./pg-server.mjs')]);
+  const [{ PostgresSessionBackend }, { createBenchDatabase, startBenchPostgres }] = await Promise.all([
+    import('@legion-collective/store-postgres'),
+    import('./pg-server.mjs'),
+  ]);
   try {
     server = await startBenchPostgres();
   } catch (error) {
     // run-all.mjs runs this bench on machines without PostgreSQL too: the files' figures still count.
     console.log(`  (no PostgreSQL: ${error instanceof Error ? error.message : String(error)}; files only)`);
   }
-  if (server) runs.postgres = await setUp('postgres', new PostgresSessionBackend({ url: await createBenchDatabase(server.url, 'bench_parallel') }));
+  if (server)
+    runs.postgres = await setUp('postgres', new PostgresSessionBackend({ url: await createBenchDatabase(server.url, 'bench_parallel') }));
 }
-const figures = { delegates: DELEGATES, toolStepsPerDelegate: TOOL_STEPS, runs: RUNS, stepsPerRun: STEPS_PER_RUN, messagesPerRun: MESSAGES_PER_RUN, loadBefore: loadavg()[0] };
+const figures = {
+  delegates: DELEGATES,
+  toolStepsPerDelegate: TOOL_STEPS,
+  runs: RUNS,
+  stepsPerRun: STEPS_PER_RUN,
+  messagesPerRun: MESSAGES_PER_RUN,
+  loadBefore: loadavg()[0],
+};
 try {
   console.log(
-    `parallel-delegates — lead → ${DELEGATES} delegates at once, ${TOOL_STEPS} tool calls each (${STEPS_PER_RUN} model steps, ${MESSAGES_PER_RUN} messages appended per run), ${RUNS} runs per backend, load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}`,
+    `parallel-delegates — lead → ${DELEGATES} delegates at once, ${TOOL_STEPS} tool calls each (${STEPS_PER_RUN} model steps, ${MESSAGES_PER_RUN} messages appended per run), ${RUNS} runs per backend, load average ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}`,
   );
   for (const run of Object.values(runs)) for (let i = 0; i < WARMUP_RUNS; i++) await run.once();
   const lastIds = {};
@@ -129,10 +154,13 @@ try {
       `  ${name.padEnd(8)}: run median ${ms(wall)}   p95 ${ms(p95(run.wall))}   CPU ${ms(cpu)}   per step ${ms(f.perStepMs)} wall, ${ms(f.cpuPerStepMs)} CPU   ${f.messagesPerSecond} messages appended/s`,
     );
   }
-  if (figures.postgres) console.log(`  PostgreSQL ÷ files, run wall time: ${(figures.postgres.runMedianMs / figures.files.runMedianMs).toFixed(2)}×`);
+  if (figures.postgres)
+    console.log(`  PostgreSQL ÷ files, run wall time: ${(figures.postgres.runMedianMs / figures.files.runMedianMs).toFixed(2)}×`);
   figures.loadAfter = loadavg()[0];
   console.log(
-    `  (per step = run wall time ÷ ${STEPS_PER_RUN} model steps; the delegates' steps overlap, so it is throughput, not latency. CPU is this process's only, not the PostgreSQL server's. Load average now ${loadavg().map((value) => value.toFixed(2)).join(' ')})`,
+    `  (per step = run wall time ÷ ${STEPS_PER_RUN} model steps; the delegates' steps overlap, so it is throughput, not latency. CPU is this process's only, not the PostgreSQL server's. Load average now ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')})`,
   );
 } finally {
   for (const run of Object.values(runs)) await run.close();

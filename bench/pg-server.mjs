@@ -20,10 +20,21 @@ export async function startBenchPostgres() {
   const data = join(base, 'data');
   const [initdb, initArgs] = run('initdb', ['-D', data, '-U', 'legion', '-A', 'trust', '-E', 'UTF8', '--locale=C']);
   execFileSync(initdb, initArgs, { stdio: 'pipe' });
-  const [postgres, args] = run('postgres', ['-D', data, '-k', base, '-c', 'listen_addresses=', '-c', 'max_connections=100', '-c', 'shared_buffers=256MB']);
+  const [postgres, args] = run('postgres', [
+    '-D',
+    data,
+    '-k',
+    base,
+    '-c',
+    'listen_addresses=',
+    '-c',
+    'max_connections=100',
+    '-c',
+    'shared_buffers=256MB',
+  ]);
   const child = spawn(postgres, args, { stdio: 'ignore' });
   const url = `postgresql://legion@/postgres?host=${encodeURIComponent(base)}`;
-  for (const deadline = Date.now() + 30_000; ; ) {
+  for (const deadline = Date.now() + 30_000; ;) {
     const client = new pg.Client({ connectionString: url });
     try {
       await client.connect();
@@ -42,7 +53,8 @@ export async function startBenchPostgres() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       process.kill(pid, 'SIGINT');
       await exited;
-      for (let waited = 0; existsSync(join(data, 'postmaster.pid')) && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let waited = 0; existsSync(join(data, 'postmaster.pid')) && waited < 10_000; waited += 20)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       rmSync(base, { recursive: true, force: true });
     },
   };

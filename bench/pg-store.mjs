@@ -36,7 +36,10 @@ const TEXT = 'The change adds a health check endpoint and a test for it; the rev
 
 async function loop(label, backend) {
   const root = tempDir(`pg-loop-${label}`);
-  initWorkspace(root, { participants: [userParticipant('user'), agentParticipant('worker', { tools: ['noop'], delegation: 'none' })], entryAgent: 'worker' });
+  initWorkspace(root, {
+    participants: [userParticipant('user'), agentParticipant('worker', { tools: ['noop'], delegation: 'none' })],
+    entryAgent: 'worker',
+  });
   const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json'), ...(backend ? { backend } : {}) });
   legion.tools.register(noopTool);
   legion.providers.useFor(
@@ -127,14 +130,26 @@ try {
         return `${name} median ${ms(median(run.perStep))} (CPU ${ms(run.cpu / TURNS)})`;
       });
       // The machine may be shared: its load says how far the wall-clock figures are from a quiet machine's.
-      console.log(`  repeat ${repeat + 1}/${REPEATS} (${TURNS} turns × ${STEPS_PER_TURN} steps each): ${line.join('   ')}   load ${loadavg()[0].toFixed(2)}`);
+      console.log(
+        `  repeat ${repeat + 1}/${REPEATS} (${TURNS} turns × ${STEPS_PER_TURN} steps each): ${line.join('   ')}   load ${loadavg()[0].toFixed(2)}`,
+      );
     }
     await watcher.end();
     for (const [name, run] of Object.entries(runs)) {
       // p95 and CPU of the last repeat; the median is the median of the repeats' medians.
-      figures[`step_${name}`] = { medianMs: round(median(medians[name])), repeatMediansMs: medians[name].map((value) => round(value)), p95Ms: round(p95(run.perStep)), cpuMsPerStep: round(run.cpu / TURNS) };
-      const server = name === 'postgres' ? `   server CPU ${ms(serverCpu / (TURNS * REPEATS))}   ${round(roundTrips / (TURNS * REPEATS), 2)} round trips` : '';
-      console.log(`  per step, ${name.padEnd(8)}: median ${ms(median(medians[name]))} (of ${REPEATS} repeats' medians: ${medians[name].map((value) => ms(value)).join(', ')})   p95 ${ms(p95(run.perStep))}   CPU ${ms(run.cpu / TURNS)}${server} (2 appends per step)`);
+      figures[`step_${name}`] = {
+        medianMs: round(median(medians[name])),
+        repeatMediansMs: medians[name].map((value) => round(value)),
+        p95Ms: round(p95(run.perStep)),
+        cpuMsPerStep: round(run.cpu / TURNS),
+      };
+      const server =
+        name === 'postgres'
+          ? `   server CPU ${ms(serverCpu / (TURNS * REPEATS))}   ${round(roundTrips / (TURNS * REPEATS), 2)} round trips`
+          : '';
+      console.log(
+        `  per step, ${name.padEnd(8)}: median ${ms(median(medians[name]))} (of ${REPEATS} repeats' medians: ${medians[name].map((value) => ms(value)).join(', ')})   p95 ${ms(p95(run.perStep))}   CPU ${ms(run.cpu / TURNS)}${server} (2 appends per step)`,
+      );
       await run.close();
     }
     figures.step_postgres.serverCpuMsPerStep = round(serverCpu / (TURNS * REPEATS));
@@ -159,17 +174,31 @@ try {
       }
       return held.get(key);
     };
-    for (const [label, sameConversation, following] of [['8 conversations', false, false], ['1 conversation', true, false], ['8 conversations, each writer following the session (LISTENing, as a Legion process does)', false, true]]) {
+    for (const [label, sameConversation, following] of [
+      ['8 conversations', false, false],
+      ['1 conversation', true, false],
+      ['8 conversations, each writer following the session (LISTENing, as a Legion process does)', false, true],
+    ]) {
       if (following) {
         // Every append then wakes every writer's listening connection, as it would 8 Legion processes'.
         const woken = [];
         for (const writer of writers) woken.push(new Promise((resolve) => writer.watch(sessionId, resolve)));
-        await writers[0].conversations.append({ sessionId, conversationId: 'user__w0' }, entry(), await leaseOf(writers[0], { sessionId, conversationId: 'user__w0' }));
+        await writers[0].conversations.append(
+          { sessionId, conversationId: 'user__w0' },
+          entry(),
+          await leaseOf(writers[0], { sessionId, conversationId: 'user__w0' }),
+        );
         await Promise.all(woken);
       }
       // Every append is fenced by its conversation's lease. On one conversation the 8 writers share the one lease
       // (the check is on its token, in the append's statement), so they still contend for the one log as before.
-      const leases = await Promise.all(writers.map((writer, index) => (sameConversation && index > 0 ? undefined : leaseOf(writer, { sessionId, conversationId: sameConversation ? 'user__shared' : `user__w${index}` }))));
+      const leases = await Promise.all(
+        writers.map((writer, index) =>
+          sameConversation && index > 0
+            ? undefined
+            : leaseOf(writer, { sessionId, conversationId: sameConversation ? 'user__shared' : `user__w${index}` }),
+        ),
+      );
       const started = performance.now();
       await Promise.all(
         writers.map(async (writer, index) => {
@@ -179,8 +208,16 @@ try {
         }),
       );
       const perSecond = Math.round((8 * APPENDS_PER_WRITER) / ((performance.now() - started) / 1000));
-      figures[following ? 'appendsPerSecondEightConversationsFollowing' : sameConversation ? 'appendsPerSecondOneConversation' : 'appendsPerSecondEightConversations'] = perSecond;
-      console.log(`  8 writers, ${label.padEnd(15)}: ${perSecond} appends/s (${8 * APPENDS_PER_WRITER} appends of ~600 bytes, each its own committed transaction)`);
+      figures[
+        following
+          ? 'appendsPerSecondEightConversationsFollowing'
+          : sameConversation
+            ? 'appendsPerSecondOneConversation'
+            : 'appendsPerSecondEightConversations'
+      ] = perSecond;
+      console.log(
+        `  8 writers, ${label.padEnd(15)}: ${perSecond} appends/s (${8 * APPENDS_PER_WRITER} appends of ~600 bytes, each its own committed transaction)`,
+      );
     }
     for (const lease of held.values()) await lease.release();
     held.clear();
@@ -192,7 +229,10 @@ try {
     const historyUrl = await createBenchDatabase(server.url, 'bench_history');
     const loader = new PostgresSessionBackend({ url: historyUrl });
     const history = await loader.sessions.create({ title: 'long' });
-    await loader.conversations.ensureHeader({ sessionId: history.id, conversationId: 'user__dev' }, { kind: 'header', version: 2, conversationId: 'user__dev', initiator: 'user', responder: 'dev', createdAt: history.createdAt });
+    await loader.conversations.ensureHeader(
+      { sessionId: history.id, conversationId: 'user__dev' },
+      { kind: 'header', version: 2, conversationId: 'user__dev', initiator: 'user', responder: 'dev', createdAt: history.createdAt },
+    );
     await loader.close();
     const bodyBytes = 10_000;
     const count = Math.round((HISTORY_MB * 1_000_000) / bodyBytes);
@@ -213,7 +253,9 @@ try {
     await client.query('VACUUM ANALYZE legion.entries');
     const size = (await client.query("SELECT pg_total_relation_size('legion.entries') AS bytes")).rows[0].bytes;
     await client.end();
-    console.log(`  history: ${count} messages of ${bodyBytes} bytes in one conversation (${Math.round(Number(size) / 1e6)} MB on disk, loaded in ${ms(performance.now() - loadStarted)})`);
+    console.log(
+      `  history: ${count} messages of ${bodyBytes} bytes in one conversation (${Math.round(Number(size) / 1e6)} MB on disk, loaded in ${ms(performance.now() - loadStarted)})`,
+    );
     const opens = [];
     const reads = [];
     for (let i = 0; i < 15; i++) {
@@ -228,8 +270,15 @@ try {
       reads.push(performance.now() - again);
       await reader.close();
     }
-    figures.openLatest20 = { medianMs: round(median(opens)), p95Ms: round(p95(opens)), warmReadMedianMs: round(median(reads)), historyMessages: count };
-    console.log(`  open + latest 20 (new instance: connect, schema check, session, 20 messages): median ${ms(median(opens))}   p95 ${ms(p95(opens))}; latest 20 again on the open instance: median ${ms(median(reads))}`);
+    figures.openLatest20 = {
+      medianMs: round(median(opens)),
+      p95Ms: round(p95(opens)),
+      warmReadMedianMs: round(median(reads)),
+      historyMessages: count,
+    };
+    console.log(
+      `  open + latest 20 (new instance: connect, schema check, session, 20 messages): median ${ms(median(opens))}   p95 ${ms(p95(opens))}; latest 20 again on the open instance: median ${ms(median(reads))}`,
+    );
     console.log(`  target: ≤ 50 ms → ${verdict(figures.openLatest20.medianMs, 50)}`);
   }
 } finally {

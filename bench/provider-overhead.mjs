@@ -16,7 +16,10 @@ const WARMUP = 5;
 const toolResults = (request) => request.messages.filter((message) => message.role === 'tool').length;
 const mock = new LLMock({ port: 0 });
 mock.addFixture({ match: { predicate: (request) => toolResults(request) >= STEPS }, response: { content: 'done' } });
-mock.addFixture({ match: { predicate: (request) => toolResults(request) < STEPS }, response: { toolCalls: [{ name: 'noop', arguments: '{"n":1}' }] } });
+mock.addFixture({
+  match: { predicate: (request) => toolResults(request) < STEPS },
+  response: { toolCalls: [{ name: 'noop', arguments: '{"n":1}' }] },
+});
 await mock.start();
 
 const noopSchema = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] };
@@ -24,19 +27,31 @@ const noopSchema = { type: 'object', properties: { n: { type: 'number' } }, requ
 async function bareAnthropic(client) {
   const messages = [{ role: 'user', content: 'go' }];
   for (let step = 0; ; step++) {
-    const stream = await client.messages.create({ model: 'claude-bench', max_tokens: 1024, system: 'bench', messages, tools: [{ name: 'noop', description: 'noop', input_schema: noopSchema }], stream: true });
+    const stream = await client.messages.create({
+      model: 'claude-bench',
+      max_tokens: 1024,
+      system: 'bench',
+      messages,
+      tools: [{ name: 'noop', description: 'noop', input_schema: noopSchema }],
+      stream: true,
+    });
     const blocks = [];
     let current;
     for await (const event of stream) {
       if (event.type === 'content_block_start') {
-        current = event.content_block.type === 'tool_use' ? { type: 'tool_use', id: event.content_block.id, name: event.content_block.name, json: '' } : { type: 'text', text: '' };
+        current =
+          event.content_block.type === 'tool_use'
+            ? { type: 'tool_use', id: event.content_block.id, name: event.content_block.name, json: '' }
+            : { type: 'text', text: '' };
         blocks.push(current);
       } else if (event.type === 'content_block_delta') {
         if (event.delta.type === 'text_delta') current.text += event.delta.text;
         else if (event.delta.type === 'input_json_delta') current.json += event.delta.partial_json;
       }
     }
-    const content = blocks.map((block) => (block.type === 'tool_use' ? { type: 'tool_use', id: block.id, name: block.name, input: JSON.parse(block.json || '{}') } : block));
+    const content = blocks.map((block) =>
+      block.type === 'tool_use' ? { type: 'tool_use', id: block.id, name: block.name, input: JSON.parse(block.json || '{}') } : block,
+    );
     messages.push({ role: 'assistant', content });
     const uses = content.filter((block) => block.type === 'tool_use');
     if (uses.length === 0) return step + 1;
@@ -45,9 +60,18 @@ async function bareAnthropic(client) {
 }
 
 async function bareOpenAI(client) {
-  const messages = [{ role: 'system', content: 'bench' }, { role: 'user', content: 'go' }];
+  const messages = [
+    { role: 'system', content: 'bench' },
+    { role: 'user', content: 'go' },
+  ];
   for (let step = 0; ; step++) {
-    const stream = await client.chat.completions.create({ model: 'gpt-bench', messages, tools: [{ type: 'function', function: { name: 'noop', description: 'noop', parameters: noopSchema } }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'gpt-bench',
+      messages,
+      tools: [{ type: 'function', function: { name: 'noop', description: 'noop', parameters: noopSchema } }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     const calls = [];
     for await (const chunk of stream) {
@@ -61,7 +85,11 @@ async function bareOpenAI(client) {
       }
     }
     if (calls.length === 0) return step + 1;
-    messages.push({ role: 'assistant', content: text || null, tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.args } })) });
+    messages.push({
+      role: 'assistant',
+      content: text || null,
+      tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.args } })),
+    });
     for (const call of calls) {
       JSON.parse(call.args);
       messages.push({ role: 'tool', tool_call_id: call.id, content: '{"ok":true}' });
@@ -75,13 +103,36 @@ async function measure(protocol) {
   initWorkspace(root, {
     participants: [
       { id: 'user', type: 'user', name: 'user', medium: 'bench' },
-      { id: 'agent', type: 'agent', name: 'agent', systemPrompt: 'bench', delegation: 'none', tools: ['noop'], model: { provider: protocol, model: `${protocol}-bench`, baseURL } },
+      {
+        id: 'agent',
+        type: 'agent',
+        name: 'agent',
+        systemPrompt: 'bench',
+        delegation: 'none',
+        tools: ['noop'],
+        model: { provider: protocol, model: `${protocol}-bench`, baseURL },
+      },
     ],
     entryAgent: 'agent',
   });
-  const legion = Legion.open({ root, env: { ANTHROPIC_API_KEY: 'bench', OPENAI_API_KEY: 'bench', ANTHROPIC_BASE_URL: mock.url, OPENAI_BASE_URL: `${mock.url}/v1` }, globalConfigFile: `${root}/none.json` });
-  legion.tools.register(defineTool({ name: 'noop', description: 'noop', effect: 'read', inputSchema: z.object({ n: z.number() }), execute: async () => ({ status: 'success', data: { ok: true } }) }));
-  const client = protocol === 'anthropic' ? new Anthropic({ apiKey: 'bench', baseURL, maxRetries: 0 }) : new OpenAI({ apiKey: 'bench', baseURL, maxRetries: 0 });
+  const legion = Legion.open({
+    root,
+    env: { ANTHROPIC_API_KEY: 'bench', OPENAI_API_KEY: 'bench', ANTHROPIC_BASE_URL: mock.url, OPENAI_BASE_URL: `${mock.url}/v1` },
+    globalConfigFile: `${root}/none.json`,
+  });
+  legion.tools.register(
+    defineTool({
+      name: 'noop',
+      description: 'noop',
+      effect: 'read',
+      inputSchema: z.object({ n: z.number() }),
+      execute: async () => ({ status: 'success', data: { ok: true } }),
+    }),
+  );
+  const client =
+    protocol === 'anthropic'
+      ? new Anthropic({ apiKey: 'bench', baseURL, maxRetries: 0 })
+      : new OpenAI({ apiKey: 'bench', baseURL, maxRetries: 0 });
   const bare = protocol === 'anthropic' ? () => bareAnthropic(client) : () => bareOpenAI(client);
   const session = await legion.sessions.create();
   const legionPerStep = [];
@@ -107,14 +158,27 @@ async function measure(protocol) {
   return { legion: legionPerStep, bare: barePerStep, added };
 }
 
-console.log(`provider-overhead — ${STEPS}-step tool loop (+1 final answer) through Legion vs the bare SDK, both against aimock on 127.0.0.1 (${TURNS} turns each, interleaved)`);
+console.log(
+  `provider-overhead — ${STEPS}-step tool loop (+1 final answer) through Legion vs the bare SDK, both against aimock on 127.0.0.1 (${TURNS} turns each, interleaved)`,
+);
 const figures = {};
 for (const protocol of ['anthropic', 'openai']) {
   const { legion, bare, added } = await measure(protocol);
-  figures[protocol] = { legionMedianMs: round(median(legion)), bareMedianMs: round(median(bare)), addedMedianMs: round(median(added)), addedP95Ms: round(p95(added)) };
-  console.log(`  ${protocol.padEnd(9)} per step: bare SDK ${ms(median(bare))}   Legion ${ms(median(legion))}   Legion adds median ${ms(median(added))}  p95 ${ms(p95(added))}`);
+  figures[protocol] = {
+    legionMedianMs: round(median(legion)),
+    bareMedianMs: round(median(bare)),
+    addedMedianMs: round(median(added)),
+    addedP95Ms: round(p95(added)),
+  };
+  console.log(
+    `  ${protocol.padEnd(9)} per step: bare SDK ${ms(median(bare))}   Legion ${ms(median(legion))}   Legion adds median ${ms(median(added))}  p95 ${ms(p95(added))}`,
+  );
 }
-console.log('  (per step = one model call over HTTP+SSE plus its tool call; Legion also validates, persists every message, emits events and records usage)');
-console.log(`  target: < 1 ms added per step → ${Math.max(figures.anthropic.addedMedianMs, figures.openai.addedMedianMs) < 1 ? 'OK' : 'OVER TARGET'}`);
+console.log(
+  '  (per step = one model call over HTTP+SSE plus its tool call; Legion also validates, persists every message, emits events and records usage)',
+);
+console.log(
+  `  target: < 1 ms added per step → ${Math.max(figures.anthropic.addedMedianMs, figures.openai.addedMedianMs) < 1 ? 'OK' : 'OVER TARGET'}`,
+);
 printJson('provider-overhead', figures);
 await mock.stop();

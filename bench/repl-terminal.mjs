@@ -24,7 +24,11 @@ if (spawnSync('script', ['--version']).status !== 0) {
 
 /** A command in a 120×40 pty; `output` grows as the program writes, `write` types. */
 function pty(command, env, cwd) {
-  const child = spawn('script', ['-qfec', `stty cols 120 rows 40; ${command}`, '/dev/null'], { cwd, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn('script', ['-qfec', `stty cols 120 rows 40; ${command}`, '/dev/null'], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const session = { child, output: Buffer.alloc(0), lastOutputAt: performance.now() };
   child.stdout.on('data', (chunk) => {
     session.output = Buffer.concat([session.output, chunk]);
@@ -52,7 +56,13 @@ await mock.start();
 const dir = tempDir('repl');
 spawnSync(process.execPath, [LEGION, 'init', dir], { encoding: 'utf8' });
 const participant = join(dir, '.legion/collective/participants/coordinator.json');
-writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-test', baseURL: mock.url } }));
+writeFileSync(
+  participant,
+  JSON.stringify({
+    ...JSON.parse(readFileSync(participant, 'utf8')),
+    model: { provider: 'anthropic', model: 'claude-test', baseURL: mock.url },
+  }),
+);
 const reply = Array.from({ length: 2000 }, (_, index) => (index % 12 === 11 ? 'word.\n' : 'word')).join(' ');
 mock.on({ userMessage: 'Stream it' }, { content: reply }, { chunkSize: 4 });
 const env = { NO_COLOR: '1', ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: mock.url, XDG_CONFIG_HOME: join(dir, '.xdg') };
@@ -77,7 +87,9 @@ for (let run = -1; run < RUNS; run++) {
   await repl.closed;
 }
 console.log(`  script + node -e 0 (reference)        median ${ms(median(bare))}`);
-console.log(`  script + legion, ready to type         median ${ms(median(ready))}   (node + ${ms(median(ready) - median(bare))}; target node + 60 ms once bundled)`);
+console.log(
+  `  script + legion, ready to type         median ${ms(median(ready))}   (node + ${ms(median(ready) - median(bare))}; target node + 60 ms once bundled)`,
+);
 console.log(`  script + legion, session open          median ${ms(median(opened))}   (node + ${ms(median(opened) - median(bare))})`);
 
 const repl = pty(`${process.execPath} ${LEGION} --new`, env, dir);
@@ -91,7 +103,9 @@ for (const key of 'hello world, this is typing') {
   await settle(repl, 40);
   keystrokes.push(repl.output.length - before);
 }
-console.log(`  bytes written per keystroke            median ${median(keystrokes)} B, max ${Math.max(...keystrokes)} B over ${keystrokes.length} keys (target < 200 B)`);
+console.log(
+  `  bytes written per keystroke            median ${median(keystrokes)} B, max ${Math.max(...keystrokes)} B over ${keystrokes.length} keys (target < 200 B)`,
+);
 repl.child.stdin.write('\x15'); // Ctrl-U: clear the line
 await settle(repl, 100);
 repl.child.stdin.write('Stream it\r');
@@ -101,7 +115,9 @@ await settle(repl, 300);
 const streamed = repl.output.subarray(streamStart).toString('utf8');
 const clears = CLEARS.reduce((count, sequence) => count + streamed.split(sequence).length - 1, 0);
 const replyBytes = Buffer.byteLength(reply);
-console.log(`  streaming a ${reply.split(' ').length}-word reply (${replyBytes} B)   wrote ${streamed.length} B (${round(Buffer.byteLength(streamed) / replyBytes, 2)}× the reply), full-screen clears: ${clears} (must be 0)`);
+console.log(
+  `  streaming a ${reply.split(' ').length}-word reply (${replyBytes} B)   wrote ${streamed.length} B (${round(Buffer.byteLength(streamed) / replyBytes, 2)}× the reply), full-screen clears: ${clears} (must be 0)`,
+);
 repl.child.stdin.write('\x04');
 await repl.closed;
 await mock.stop();

@@ -49,7 +49,10 @@ for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex++) {
 const first = (expression) => {
   const script = `const { nodeHttpFetch } = await import('@legion-collective/core'); const start = process.cpuUsage(); const response = await (${expression})(${JSON.stringify(url)}, { method: 'POST', body: '{}' }); await response.text(); const used = process.cpuUsage(start); console.log((used.user + used.system) / 1000);`;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: new URL('.', import.meta.url), stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: new URL('.', import.meta.url),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.on('close', (status) => (status === 0 ? resolve(Number(out)) : reject(new Error(`child exited with ${status}`))));
@@ -62,10 +65,18 @@ for (let index = 0; index < 6; index++) {
 }
 server.close();
 
-console.log(`sdk-fetch — a streamed reply of 20 events from 127.0.0.1 (${REQUESTS} requests × ${ROUNDS} interleaved rounds; CPU is client and server, one process)`);
+console.log(
+  `sdk-fetch — a streamed reply of 20 events from 127.0.0.1 (${REQUESTS} requests × ${ROUNDS} interleaved rounds; CPU is client and server, one process)`,
+);
 const figures = {};
 for (const name of Object.keys(implementations)) {
-  figures[name] = { cpuPerRequestMs: round(median(perRequest[name].cpu), 3), wallPerRequestMs: round(median(perRequest[name].wall), 3), firstRequestCpuMs: round(median(firstRequest[name]), 1) };
-  console.log(`  ${name.padEnd(20)} per request: CPU ${ms(median(perRequest[name].cpu))}, wall ${ms(median(perRequest[name].wall))}   first request in a fresh process: CPU ${ms(median(firstRequest[name]))}`);
+  figures[name] = {
+    cpuPerRequestMs: round(median(perRequest[name].cpu), 3),
+    wallPerRequestMs: round(median(perRequest[name].wall), 3),
+    firstRequestCpuMs: round(median(firstRequest[name]), 1),
+  };
+  console.log(
+    `  ${name.padEnd(20)} per request: CPU ${ms(median(perRequest[name].cpu))}, wall ${ms(median(perRequest[name].wall))}   first request in a fresh process: CPU ${ms(median(firstRequest[name]))}`,
+  );
 }
 printJson('sdk-fetch', figures);

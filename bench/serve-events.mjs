@@ -19,7 +19,11 @@ const TURNS = Number(process.env.BENCH_SERVE_TURNS ?? 5);
 
 const mock = new LLMock({ port: 0, host: '127.0.0.1' });
 await mock.start();
-const calls = Array.from({ length: DELEGATES }, (_, index) => ({ id: `toolu_${index}`, name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: `Task ${index}: report your status`, conversation: `task${index}` }) }));
+const calls = Array.from({ length: DELEGATES }, (_, index) => ({
+  id: `toolu_${index}`,
+  name: 'communicate',
+  arguments: JSON.stringify({ to: 'developer', message: `Task ${index}: report your status`, conversation: `task${index}` }),
+}));
 mock.on({ model: 'claude-test', userMessage: 'Run the ten tasks', hasToolResult: false }, { toolCalls: calls });
 mock.on({ model: 'claude-test', userMessage: 'Run the ten tasks', hasToolResult: true }, { content: 'All ten tasks reported.' });
 mock.on({ model: 'gpt-test' }, { content: 'Status: done, nothing to add, all tests pass.' }, { chunkSize: 6 });
@@ -65,7 +69,10 @@ const headers = { authorization: `Bearer ${serve.token}`, 'content-type': 'appli
 // above it are the browsers' share (their event loops busy rendering, on the same cores).
 const nodeLatencies = [];
 const reference = new AbortController();
-const referenceStream = await fetch(`${serve.origin}/api/events`, { headers: { authorization: headers.authorization }, signal: reference.signal });
+const referenceStream = await fetch(`${serve.origin}/api/events`, {
+  headers: { authorization: headers.authorization },
+  signal: reference.signal,
+});
 void (async () => {
   const decoder = new TextDecoder();
   let buffer = '';
@@ -90,7 +97,11 @@ void (async () => {
 const { id: sessionId } = await (await fetch(`${serve.origin}/api/sessions`, { method: 'POST', headers, body: '{}' })).json();
 const started = performance.now();
 for (let turn = 1; turn <= TURNS; turn += 1) {
-  const response = await fetch(`${serve.origin}/api/sessions/${sessionId}/messages`, { method: 'POST', headers, body: JSON.stringify({ text: 'Run the ten tasks', conversation: `round${turn}` }) });
+  const response = await fetch(`${serve.origin}/api/sessions/${sessionId}/messages`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ text: 'Run the ten tasks', conversation: `round${turn}` }),
+  });
   if (response.status !== 202) throw new Error(`send failed: HTTP ${response.status} ${await response.text()}`);
   await Promise.all(pages.map((page) => page.waitForFunction((count) => window.turnsEnded >= count, turn, { timeout: 60_000 })));
 }
@@ -104,8 +115,26 @@ await mock.stop();
 removeDir(dir);
 
 const perTurn = all.length / TABS / TURNS;
-console.log(`engine → browser event latency: ${TABS} tabs, ${TURNS} turns of ${DELEGATES} parallel delegates (${perTurn.toFixed(0)} messages a turn), ${all.length} deliveries in ${ms(elapsed)}`);
+console.log(
+  `engine → browser event latency: ${TABS} tabs, ${TURNS} turns of ${DELEGATES} parallel delegates (${perTurn.toFixed(0)} messages a turn), ${all.length} deliveries in ${ms(elapsed)}`,
+);
 console.log(`  message:sent appended → received in the tab: median ${ms(median(all))}  p95 ${ms(p95(all))}  worst ${ms(Math.max(...all))}`);
-console.log(`  reference, a Node client on the same stream:   median ${ms(median(nodeLatencies))}  p95 ${ms(p95(nodeLatencies))}  (${nodeLatencies.length} messages)`);
-console.log(`  (machine load average ${loadavg().map((value) => value.toFixed(1)).join(' ')} on ${availableParallelism()} cores: the tabs' renderers share them with the server)`);
-printJson('serve-events', { tabs: TABS, turns: TURNS, delegates: DELEGATES, deliveries: all.length, medianMs: round(median(all), 1), p95Ms: round(p95(all), 1), worstMs: Math.max(...all), nodeMedianMs: round(median(nodeLatencies), 1), nodeP95Ms: round(p95(nodeLatencies), 1) });
+console.log(
+  `  reference, a Node client on the same stream:   median ${ms(median(nodeLatencies))}  p95 ${ms(p95(nodeLatencies))}  (${nodeLatencies.length} messages)`,
+);
+console.log(
+  `  (machine load average ${loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ')} on ${availableParallelism()} cores: the tabs' renderers share them with the server)`,
+);
+printJson('serve-events', {
+  tabs: TABS,
+  turns: TURNS,
+  delegates: DELEGATES,
+  deliveries: all.length,
+  medianMs: round(median(all), 1),
+  p95Ms: round(p95(all), 1),
+  worstMs: Math.max(...all),
+  nodeMedianMs: round(median(nodeLatencies), 1),
+  nodeP95Ms: round(p95(nodeLatencies), 1),
+});

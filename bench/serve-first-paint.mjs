@@ -52,5 +52,15 @@ console.log(`legion serve → first paint (${RUNS} runs, Chromium already runnin
 console.log(`  URL printed:            median ${ms(median(printed))}  p95 ${ms(p95(printed))}`);
 console.log(`  first contentful paint: median ${ms(median(painted))}  p95 ${ms(p95(painted))}`);
 console.log(`  app live (roster + SSE): median ${ms(median(live))}  p95 ${ms(p95(live))}`);
-console.log(`  (machine load average ${loadavg().map((value) => value.toFixed(1)).join(' ')})`);
-printJson('serve-first-paint', { runs: RUNS, printedMedianMs: round(median(printed), 1), firstPaintMedianMs: round(median(painted), 1), firstPaintP95Ms: round(p95(painted), 1), liveMedianMs: round(median(live), 1) });
+console.log(
+  `  (machine load average ${loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ')})`,
+);
+printJson('serve-first-paint', {
+  runs: RUNS,
+  printedMedianMs: round(median(printed), 1),
+  firstPaintMedianMs: round(median(painted), 1),
+  firstPaintP95Ms: round(p95(painted), 1),
+  liveMedianMs: round(median(live), 1),
+});

@@ -9,7 +9,8 @@ import { chromium } from 'playwright-core';
 export const LEGION = fileURLToPath(new URL('../packages/cli/dist/legion.js', import.meta.url));
 
 export function findChromium() {
-  for (const candidate of [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser']) if (candidate && existsSync(candidate)) return candidate;
+  for (const candidate of [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'])
+    if (candidate && existsSync(candidate)) return candidate;
   const which = spawnSync('which', ['chromium'], { encoding: 'utf8' });
   return which.status === 0 && which.stdout.trim() !== '' ? which.stdout.trim() : null;
 }
@@ -25,7 +26,15 @@ export function launchChromium() {
 
 /** `legion init` in `dir`, agents on aimock at `mockUrl`; `config` is merged into .legion/config.json. */
 export function prepareWorkspace(dir, mockUrl, config = {}) {
-  const env = { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(dir, '.xdg'), ANTHROPIC_API_KEY: 'test', OPENAI_API_KEY: 'test', ANTHROPIC_BASE_URL: mockUrl ?? '', OPENAI_BASE_URL: mockUrl ? `${mockUrl}/v1` : '' };
+  const env = {
+    ...process.env,
+    NO_COLOR: '1',
+    XDG_CONFIG_HOME: join(dir, '.xdg'),
+    ANTHROPIC_API_KEY: 'test',
+    OPENAI_API_KEY: 'test',
+    ANTHROPIC_BASE_URL: mockUrl ?? '',
+    OPENAI_BASE_URL: mockUrl ? `${mockUrl}/v1` : '',
+  };
   const init = spawnSync(process.execPath, [LEGION, 'init'], { cwd: dir, env, encoding: 'utf8' });
   if (init.status !== 0) throw new Error(`legion init failed: ${init.stderr}`);
   const configFile = join(dir, '.legion/config.json');

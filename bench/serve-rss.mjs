@@ -28,11 +28,19 @@ if (process.argv[2] === '--server') {
     root,
     participants: [userParticipant(), agentParticipant('lead')],
     entryAgent: 'lead',
-    scripts: { lead: Array.from({ length: TURNS + 10 }, (_, index) => ({ text: `Reply number ${index}: ${'words '.repeat(40)}`, usage: { inputTokens: 1200, outputTokens: 80 } })) },
+    scripts: {
+      lead: Array.from({ length: TURNS + 10 }, (_, index) => ({
+        text: `Reply number ${index}: ${'words '.repeat(40)}`,
+        usage: { inputTokens: 1200, outputTokens: 80 },
+      })),
+    },
   });
   // The scripted model keeps every request it was sent (for tests' assertions): the harness's memory, not the server's.
   test.legion.events.on('turn:end', () => (test.providers.lead.requests.length = 0));
-  const server = await startServer({ legion: test.legion, ...(process.env.BENCH_SERVE_RING ? { journal: { maxEvents: Number(process.env.BENCH_SERVE_RING) } } : {}) });
+  const server = await startServer({
+    legion: test.legion,
+    ...(process.env.BENCH_SERVE_RING ? { journal: { maxEvents: Number(process.env.BENCH_SERVE_RING) } } : {}),
+  });
   process.stdout.write(`${JSON.stringify({ port: server.port, token: server.token })}\n`);
   // A line on stdin asks for the live heap after a full GC (the driver's checkpoints).
   let input = '';
@@ -43,7 +51,9 @@ if (process.argv[2] === '--server') {
       input = input.slice(input.indexOf('\n') + 1);
       globalThis.gc?.();
       const memory = process.memoryUsage();
-      process.stdout.write(`${JSON.stringify({ heapUsed: memory.heapUsed, rss: memory.rss, external: memory.external, arrayBuffers: memory.arrayBuffers })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ heapUsed: memory.heapUsed, rss: memory.rss, external: memory.external, arrayBuffers: memory.arrayBuffers })}\n`,
+      );
     }
   });
   process.stdin.on('end', async () => {
@@ -56,13 +66,17 @@ if (process.argv[2] === '--server') {
 }
 
 function rssOf(pid) {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('VmRSS:'));
   return Number(line.split(/\s+/)[1]) * 1024;
 }
 
 async function drive() {
   const root = tempDir('legion-bench-serve-');
-  const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--server', root], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--server', root], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const lines = [];
   let lineWaiter;
   let out = '';
@@ -89,11 +103,14 @@ async function drive() {
   const headers = { authorization: `Bearer ${token}`, host: `127.0.0.1:${port}` };
   const call = (method, path, body) =>
     new Promise((resolve, reject) => {
-      const outgoing = request({ host: '127.0.0.1', port, method, path, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) } }, (incoming) => {
-        let text = '';
-        incoming.on('data', (chunk) => (text += chunk));
-        incoming.on('end', () => resolve({ status: incoming.statusCode, json: text ? JSON.parse(text) : undefined }));
-      });
+      const outgoing = request(
+        { host: '127.0.0.1', port, method, path, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) } },
+        (incoming) => {
+          let text = '';
+          incoming.on('data', (chunk) => (text += chunk));
+          incoming.on('end', () => resolve({ status: incoming.statusCode, json: text ? JSON.parse(text) : undefined }));
+        },
+      );
       outgoing.on('error', reject);
       outgoing.end(body ? JSON.stringify(body) : undefined);
     });
@@ -154,6 +171,8 @@ async function drive() {
     [`liveHeapAfter${TURNS}MB`]: round(heapEnd / MB, 1),
     turnsPerSecond: round(TURNS / seconds, 1),
   };
-  console.log(`legion serve RSS: ${figures.rssAtStartMB} MB at start, ${figures[`rssAfter${EARLY}MB`]} MB after ${EARLY} turns, ${figures[`rssAfter${TURNS}MB`]} MB after ${TURNS} (+${figures.growthAfterEarlyMB} MB); live heap after a full GC ${figures[`liveHeapAfter${EARLY}MB`]} → ${figures[`liveHeapAfter${TURNS}MB`]} MB; ${figures.turnsPerSecond} turns/s through the API`);
+  console.log(
+    `legion serve RSS: ${figures.rssAtStartMB} MB at start, ${figures[`rssAfter${EARLY}MB`]} MB after ${EARLY} turns, ${figures[`rssAfter${TURNS}MB`]} MB after ${TURNS} (+${figures.growthAfterEarlyMB} MB); live heap after a full GC ${figures[`liveHeapAfter${EARLY}MB`]} → ${figures[`liveHeapAfter${TURNS}MB`]} MB; ${figures.turnsPerSecond} turns/s through the API`,
+  );
   printJson('serve-rss', figures);
 }

@@ -16,14 +16,22 @@ const REPEATS = Number(process.env.BENCH_COMPLETION_REPEATS ?? 7);
 
 function workspace(count) {
   const root = tempDir(`completion-${count}`);
-  const legion = Legion.create({ root, participants: [userParticipant('user'), agentParticipant('worker')], entryAgent: 'worker', env: {} });
+  const legion = Legion.create({
+    root,
+    participants: [userParticipant('user'), agentParticipant('worker')],
+    entryAgent: 'worker',
+    env: {},
+  });
   legion.close();
   const base = Date.parse('2026-01-01T00:00:00.000Z');
   for (let index = 0; index < count; index++) {
     const at = new Date(base + index * 60_000).toISOString();
     const id = `${at.slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}-${index.toString(16).padStart(6, '0')}`;
     mkdirSync(join(root, '.legion', 'sessions', id, 'conversations'), { recursive: true });
-    writeFileSync(join(root, '.legion', 'sessions', id, 'session.json'), JSON.stringify({ version: 1, id, createdAt: at, lastActiveAt: at }));
+    writeFileSync(
+      join(root, '.legion', 'sessions', id, 'session.json'),
+      JSON.stringify({ version: 1, id, createdAt: at, lastActiveAt: at }),
+    );
   }
   return root;
 }

@@ -19,7 +19,12 @@ const TARGET_MS = 20;
 
 async function workspace(count) {
   const root = tempDir(`latest-${count}`);
-  const legion = Legion.create({ root, participants: [userParticipant('user'), agentParticipant('worker')], entryAgent: 'worker', env: {} });
+  const legion = Legion.create({
+    root,
+    participants: [userParticipant('user'), agentParticipant('worker')],
+    entryAgent: 'worker',
+    env: {},
+  });
   const template = await legion.sessions.create({ title: 'template' });
   const sessionsDir = join(root, '.legion', 'sessions');
   const base = Date.parse('2026-01-01T00:00:00.000Z');
@@ -52,7 +57,9 @@ for (const size of SIZES) {
     const value = median(times);
     figures[`sessions${size}`] = round(value);
     figures[`scan${size}`] = round(scan);
-    console.log(`  ${String(size).padStart(6)} sessions: latest() median ${ms(value)}${size === 10000 ? ` (target < ${TARGET_MS} ms)` : ''}; first call after folders were added behind its back (full scan) ${ms(scan)}`);
+    console.log(
+      `  ${String(size).padStart(6)} sessions: latest() median ${ms(value)}${size === 10000 ? ` (target < ${TARGET_MS} ms)` : ''}; first call after folders were added behind its back (full scan) ${ms(scan)}`,
+    );
   } finally {
     removeDir(root);
   }

@@ -19,11 +19,26 @@ const root = tempDir('surface-race');
 initWorkspace(root, { participants: [userParticipant(), agentParticipant('solo', { delegation: 'none' })], entryAgent: 'solo' });
 const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json') });
 legion.tools.register(
-  defineTool({ name: 'write_note', description: 'w', effect: 'write', inputSchema: z.object({ n: z.number() }), execute: async ({ n }) => ({ status: 'success', data: `wrote ${n}` }) }),
+  defineTool({
+    name: 'write_note',
+    description: 'w',
+    effect: 'write',
+    inputSchema: z.object({ n: z.number() }),
+    execute: async ({ n }) => ({ status: 'success', data: `wrote ${n}` }),
+  }),
 );
 // Each turn: one write (a fresh id, so loop detection stays quiet), then a reply.
 let call = 0;
-legion.providers.useFor('solo', new ScriptedProvider((request) => (request.messages.at(-1)?.content[0]?.type === 'tool_result' ? { text: 'done' } : { toolCalls: [{ id: `w${call}`, name: 'write_note', input: { n: call++ } }] }), 'bench'));
+legion.providers.useFor(
+  'solo',
+  new ScriptedProvider(
+    (request) =>
+      request.messages.at(-1)?.content[0]?.type === 'tool_result'
+        ? { text: 'done' }
+        : { toolCalls: [{ id: `w${call}`, name: 'write_note', input: { n: call++ } }] },
+    'bench',
+  ),
+);
 const session = await legion.sessions.create();
 
 /** Attaches `count` surfaces that answer together once all have been asked; returns their disposers and abort reasons. */
@@ -42,7 +57,11 @@ function attachRacers(count) {
           signal.addEventListener('abort', () => reasons.set(medium, signal.reason), { once: true });
           if (++asked === count) release();
           await released;
-          return requests.map((request) => ({ id: request.id, decision: index % 2 === 0 ? 'approve' : 'reject', reason: `${medium} says no` }));
+          return requests.map((request) => ({
+            id: request.id,
+            decision: index % 2 === 0 ? 'approve' : 'reject',
+            reason: `${medium} says no`,
+          }));
         },
       }),
     );
@@ -70,7 +89,10 @@ for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex++) {
   const decisions = [...decisionsByRequest().values()].at(-1) ?? [];
   if (decisions.length === 1) exactlyOne++;
   const winner = decisions[0]?.medium;
-  const toldRight = reasons.size === SURFACES - 1 && !reasons.has(winner) && [...reasons.values()].every((reason) => reason instanceof AnsweredElsewhereError && reason.medium === winner);
+  const toldRight =
+    reasons.size === SURFACES - 1 &&
+    !reasons.has(winner) &&
+    [...reasons.values()].every((reason) => reason instanceof AnsweredElsewhereError && reason.medium === winner);
   if (!toldRight) wrongAborts++;
 }
 const perRequest = [...decisionsByRequest().values()];
@@ -78,7 +100,12 @@ const several = perRequest.filter((decisions) => decisions.length > 1).length;
 const none = perRequest.filter((decisions) => decisions.length === 0).length;
 
 async function timedTurns(count) {
-  const detachers = Array.from({ length: count }, (_, index) => legion.attachUser({ medium: `timed-${index}`, approve: async (requests) => requests.map((request) => ({ id: request.id, decision: 'approve' })) }));
+  const detachers = Array.from({ length: count }, (_, index) =>
+    legion.attachUser({
+      medium: `timed-${index}`,
+      approve: async (requests) => requests.map((request) => ({ id: request.id, decision: 'approve' })),
+    }),
+  );
   const times = [];
   for (let turn = 0; turn < TIMED_TURNS; turn++) {
     const started = performance.now();
@@ -97,6 +124,17 @@ removeDir(root);
 console.log(`surface race: ${ROUNDS} rounds of ${SURFACES} surfaces answering one approval at once`);
 console.log(`  exactly one decision: ${exactlyOne} rounds; several: ${several}; none: ${none} (must be 0 and 0)`);
 console.log(`  rounds where a loser was not told the winner's medium: ${wrongAborts} (must be 0)`);
-console.log(`  a turn with one approval (2 model steps, the approval logged and claimed): ${ms(oneSurfaceMs)} with 1 surface, ${ms(manySurfacesMs)} with ${SURFACES} (median)`);
-printJson('surface-race', { rounds: ROUNDS, surfaces: SURFACES, exactlyOne, several, none, wrongAborts, oneSurfaceMs: round(oneSurfaceMs), manySurfacesMs: round(manySurfacesMs) });
+console.log(
+  `  a turn with one approval (2 model steps, the approval logged and claimed): ${ms(oneSurfaceMs)} with 1 surface, ${ms(manySurfacesMs)} with ${SURFACES} (median)`,
+);
+printJson('surface-race', {
+  rounds: ROUNDS,
+  surfaces: SURFACES,
+  exactlyOne,
+  several,
+  none,
+  wrongAborts,
+  oneSurfaceMs: round(oneSurfaceMs),
+  manySurfacesMs: round(manySurfacesMs),
+});
 process.exitCode = several === 0 && none === 0 && wrongAborts === 0 ? 0 : 1;

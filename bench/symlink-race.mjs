@@ -31,8 +31,16 @@ await new Promise((resolve) => flipper.stdout.once('data', resolve));
 const builtin = createBuiltinTools({ families: ['files'] });
 const write = builtin.tools.find((tool) => tool.name === 'file_write');
 const context = {
-  callerId: 'worker', chain: [], frames: [], toolUseId: 't', session: { id: 's' }, events: new EventBus(), workspaceRoot: root, readable: () => true,
-  conversation: { sessionId: 's', conversationId: 'user__worker', initiator: 'user', responder: 'worker' }, signal: new AbortController().signal,
+  callerId: 'worker',
+  chain: [],
+  frames: [],
+  toolUseId: 't',
+  session: { id: 's' },
+  events: new EventBus(),
+  workspaceRoot: root,
+  readable: () => true,
+  conversation: { sessionId: 's', conversationId: 'user__worker', initiator: 'user', responder: 'worker' },
+  signal: new AbortController().signal,
 };
 let written = 0;
 let refused = 0;
@@ -47,6 +55,8 @@ flipper.kill('SIGKILL');
 const landedOutside = readdirSync(outside).length;
 await builtin.dispose();
 rmSync(base, { recursive: true, force: true });
-console.log(`symlink race: ${WRITES} writes while a link flips in and out: ${written} written inside, ${refused} refused, ${landedOutside} landed outside (must be 0) in ${seconds.toFixed(1)} s`);
+console.log(
+  `symlink race: ${WRITES} writes while a link flips in and out: ${written} written inside, ${refused} refused, ${landedOutside} landed outside (must be 0) in ${seconds.toFixed(1)} s`,
+);
 console.log(`BENCH_JSON ${JSON.stringify({ bench: 'symlink-race', writes: WRITES, written, refused, landedOutside })}`);
 process.exitCode = landedOutside === 0 ? 0 : 1;

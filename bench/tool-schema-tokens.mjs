@@ -15,7 +15,15 @@ initWorkspace(root, {
   participants: [
     { id: 'user', type: 'user', name: 'You', medium: 'repl' },
     { id: 'full', type: 'agent', name: 'Full', systemPrompt: 'Work.', tools: 'all', delegation: 'all', context: { toolSchemas: 'full' } },
-    { id: 'compact', type: 'agent', name: 'Compact', systemPrompt: 'Work.', tools: 'all', delegation: 'all', context: { toolSchemas: 'compact' } },
+    {
+      id: 'compact',
+      type: 'agent',
+      name: 'Compact',
+      systemPrompt: 'Work.',
+      tools: 'all',
+      delegation: 'all',
+      context: { toolSchemas: 'compact' },
+    },
   ],
 });
 writeFileSync(join(root, '.legion', 'config.json'), JSON.stringify({ version: 1 }));
@@ -29,8 +37,17 @@ try {
   console.log(`  toolSchemas "compact": ${compact.offeredTokens} tokens in the first request (communicate, load_tools and its catalogue)`);
   console.log(`  every tool in compact form (one-line summary, parameters without prose): ${compact.compactTokens} tokens`);
   console.log('  per family, full schemas / what waiting saves a request under "compact":');
-  for (const family of compact.onDemand) console.log(`    ${family.family.padEnd(12)} ${String(family.tools).padStart(2)} tools ${String(family.schemaTokens).padStart(5)} tokens, saves ${family.savedTokens}`);
-  printJson('tool-schema-tokens', { tools: tools.length, fullTokens: full.offeredTokens, compactTokens: compact.offeredTokens, allCompactTokens: compact.compactTokens, families: Object.fromEntries(compact.onDemand.map((family) => [family.family, family.schemaTokens])) });
+  for (const family of compact.onDemand)
+    console.log(
+      `    ${family.family.padEnd(12)} ${String(family.tools).padStart(2)} tools ${String(family.schemaTokens).padStart(5)} tokens, saves ${family.savedTokens}`,
+    );
+  printJson('tool-schema-tokens', {
+    tools: tools.length,
+    fullTokens: full.offeredTokens,
+    compactTokens: compact.offeredTokens,
+    allCompactTokens: compact.compactTokens,
+    families: Object.fromEntries(compact.onDemand.map((family) => [family.family, family.schemaTokens])),
+  });
 } finally {
   await legion.close();
   removeDir(root);

@@ -23,7 +23,8 @@ const manifest = JSON.parse(readFileSync(`${PACKAGE}package.json`, 'utf8'));
  */
 const RESOLVED_AT_RUN_TIME = ['ajv', 'ajv-formats', 'mvdan-sh'];
 for (const name of RESOLVED_AT_RUN_TIME) {
-  if (!manifest.dependencies?.[name]) throw new Error(`${name} is loaded at run time by the bundle: list it in packages/cli/package.json "dependencies"`);
+  if (!manifest.dependencies?.[name])
+    throw new Error(`${name} is loaded at run time by the bundle: list it in packages/cli/package.json "dependencies"`);
 }
 
 /**
@@ -41,7 +42,8 @@ const englishOnlyZod = {
     });
     build.onEnd((result) => {
       // A zod that moved its locales would silently bring all of them back.
-      if (result.errors.length === 0 && !replaced) throw new Error('zod-english-only: zod/v4/locales/index.js was not part of the build; update the plugin for this zod');
+      if (result.errors.length === 0 && !replaced)
+        throw new Error('zod-english-only: zod/v4/locales/index.js was not part of the build; update the plugin for this zod');
     });
   },
 };
@@ -56,12 +58,14 @@ const zodGlobalConfigCheck = {
   setup(build) {
     let checked = false;
     build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]core[\\/]core\.js$/ }, (args) => {
-      if (!readFileSync(args.path, 'utf8').includes(ZOD_GLOBAL_CONFIG)) throw new Error(`zod-global-config-check: ${args.path} no longer has ${ZOD_GLOBAL_CONFIG}; update src/start-up.ts for this zod`);
+      if (!readFileSync(args.path, 'utf8').includes(ZOD_GLOBAL_CONFIG))
+        throw new Error(`zod-global-config-check: ${args.path} no longer has ${ZOD_GLOBAL_CONFIG}; update src/start-up.ts for this zod`);
       checked = true;
       return undefined;
     });
     build.onEnd((result) => {
-      if (result.errors.length === 0 && !checked) throw new Error('zod-global-config-check: zod/v4/core/core.js was not part of the build; update the check');
+      if (result.errors.length === 0 && !checked)
+        throw new Error('zod-global-config-check: zod/v4/core/core.js was not part of the build; update the check');
     });
   },
 };
@@ -80,13 +84,16 @@ const lazyEmojiRegex = {
     build.onLoad({ filter: /[\\/]@mariozechner[\\/]pi-tui[\\/]dist[\\/]utils\.js$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8');
       // A pi-tui that changed the line would quietly bring the cost back.
-      if (!source.includes(PI_TUI_EMOJI_REGEX)) throw new Error(`pi-tui-lazy-emoji-regex: ${args.path} no longer has "${PI_TUI_EMOJI_REGEX}"; update the plugin for this pi-tui`);
+      if (!source.includes(PI_TUI_EMOJI_REGEX))
+        throw new Error(`pi-tui-lazy-emoji-regex: ${args.path} no longer has "${PI_TUI_EMOJI_REGEX}"; update the plugin for this pi-tui`);
       replaced = true;
-      const lazy = 'let rgiEmojiRegexBuilt; const rgiEmojiRegex = { test: (text) => (rgiEmojiRegexBuilt ??= /^\\p{RGI_Emoji}$/v).test(text) };';
+      const lazy =
+        'let rgiEmojiRegexBuilt; const rgiEmojiRegex = { test: (text) => (rgiEmojiRegexBuilt ??= /^\\p{RGI_Emoji}$/v).test(text) };';
       return { contents: source.replace(PI_TUI_EMOJI_REGEX, lazy), resolveDir: dirname(args.path), loader: 'js' };
     });
     build.onEnd((result) => {
-      if (result.errors.length === 0 && !replaced) throw new Error('pi-tui-lazy-emoji-regex: @mariozechner/pi-tui/dist/utils.js was not part of the build; update the plugin');
+      if (result.errors.length === 0 && !replaced)
+        throw new Error('pi-tui-lazy-emoji-regex: @mariozechner/pi-tui/dist/utils.js was not part of the build; update the plugin');
     });
   },
 };
@@ -104,13 +111,17 @@ const lazyCommanderChildProcess = {
     let replaced = false;
     build.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8');
-      if (!source.includes(COMMANDER_CHILD_PROCESS)) throw new Error(`commander-lazy-child-process: ${args.path} no longer has "${COMMANDER_CHILD_PROCESS}"; update the plugin for this commander`);
+      if (!source.includes(COMMANDER_CHILD_PROCESS))
+        throw new Error(
+          `commander-lazy-child-process: ${args.path} no longer has "${COMMANDER_CHILD_PROCESS}"; update the plugin for this commander`,
+        );
       replaced = true;
       const lazy = "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };";
       return { contents: source.replace(COMMANDER_CHILD_PROCESS, lazy), resolveDir: dirname(args.path), loader: 'js' };
     });
     build.onEnd((result) => {
-      if (result.errors.length === 0 && !replaced) throw new Error('commander-lazy-child-process: commander/lib/command.js was not part of the build; update the plugin');
+      if (result.errors.length === 0 && !replaced)
+        throw new Error('commander-lazy-child-process: commander/lib/command.js was not part of the build; update the plugin');
     });
   },
 };
@@ -137,7 +148,8 @@ const sdkFetchGlobals = {
       const named = UNDICI_GLOBALS.filter((name) => new RegExp(`\\b${name}\\b`).test(source));
       if (named.length === 0) return undefined;
       const file = args.path.replaceAll('\\', '/').split('/node_modules/').pop();
-      if (SDK_HEADER_BUILDERS.includes(file) && !source.includes('new Headers()')) throw new Error(`sdk-fetch-globals: ${file} no longer builds "new Headers()"; update the plugin for this SDK`);
+      if (SDK_HEADER_BUILDERS.includes(file) && !source.includes('new Headers()'))
+        throw new Error(`sdk-fetch-globals: ${file} no longer builds "new Headers()"; update the plugin for this SDK`);
       replaced.add(file);
       // Module-scope bindings shadow the globals for this module only.
       const prelude = `import { undiciFreeGlobals as __legionFetchGlobals } from '@legion-collective/core';\nconst { ${named.join(', ')} } = __legionFetchGlobals;\n`;
@@ -145,7 +157,8 @@ const sdkFetchGlobals = {
     });
     build.onEnd((result) => {
       const missing = SDK_HEADER_BUILDERS.filter((file) => !replaced.has(file));
-      if (result.errors.length === 0 && missing.length > 0) throw new Error(`sdk-fetch-globals: ${missing.join(', ')} not part of the build; update the plugin for these SDKs`);
+      if (result.errors.length === 0 && missing.length > 0)
+        throw new Error(`sdk-fetch-globals: ${missing.join(', ')} not part of the build; update the plugin for these SDKs`);
     });
   },
 };
@@ -225,7 +238,10 @@ for (const output of converted.outputFiles) {
   }
   writeFileSync(output.path, text);
 }
-if (dynamicImports === 0) throw new Error('build: found no import() of a chunk in the CommonJS output; esbuild changed how it writes them: update the rewrite above');
+if (dynamicImports === 0)
+  throw new Error(
+    'build: found no import() of a chunk in the CommonJS output; esbuild changed how it writes them: update the rewrite above',
+  );
 // The chunks are CommonJS whoever loads them: the compile cache, or Node (LEGION_DEBUG, tests).
 writeFileSync(`${DIST}/chunks/package.json`, `${JSON.stringify({ type: 'commonjs' })}\n`);
 
@@ -267,7 +283,10 @@ if (process.env.LEGION_BUILD_REPORT) {
       const owner = input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1] ?? input.split('/').slice(0, 4).join('/');
       sizes.set(owner, (sizes.get(owner) ?? 0) + bytesInOutput);
     }
-    const top = [...sizes].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([owner, bytes]) => `${owner} ${(bytes / 1024).toFixed(0)} KB`);
+    const top = [...sizes]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3)
+      .map(([owner, bytes]) => `${owner} ${(bytes / 1024).toFixed(0)} KB`);
     console.log(`${(output.bytes / 1024).toFixed(0).padStart(6)} KB  ${file.padEnd(40)} ${top.join(', ')}`);
   }
 }

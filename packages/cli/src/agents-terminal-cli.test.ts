@@ -9,7 +9,8 @@ import { tmuxOn, waitForText } from './tmux.test-support.js';
 const LEGION = fileURLToPath(new URL('../dist/legion.js', import.meta.url));
 const EDITOR = fileURLToPath(new URL('./__fixtures__/scripted-editor.mjs', import.meta.url));
 const TMUX_MISSING = spawnSync('tmux', ['-V']).status !== 0;
-if (TMUX_MISSING) console.warn('agents-terminal-cli.test.ts: tmux is not installed, so these terminal tests are skipped (apt-get install -y tmux).');
+if (TMUX_MISSING)
+  console.warn('agents-terminal-cli.test.ts: tmux is not installed, so these terminal tests are skipped (apt-get install -y tmux).');
 
 let dir: string;
 let socket: string;
@@ -35,7 +36,9 @@ function tmux(...args: string[]): string {
 
 /** Starts `legion ARGS` in a terminal of its own. */
 function start(args: string[], env: Record<string, string>): void {
-  const variables = Object.entries({ NO_COLOR: '1', XDG_CONFIG_HOME: join(dir, '.xdg'), ...env }).map(([name, value]) => `${name}=${value}`);
+  const variables = Object.entries({ NO_COLOR: '1', XDG_CONFIG_HOME: join(dir, '.xdg'), ...env }).map(
+    ([name, value]) => `${name}=${value}`,
+  );
   const command = `${['env', ...variables, process.execPath, LEGION, ...args].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`;
   tmux('new-session', '-d', '-s', 'legion', '-x', '200', '-y', '50', '-c', dir, command);
 }
@@ -53,7 +56,10 @@ const participantFile = (id: string): string => join(dir, '.legion/collective/pa
 describe.skipIf(TMUX_MISSING)('legion agents on a terminal', () => {
   it('edit shows what is wrong and re-opens the editor on the same edit; "keep" leaves the file and keeps the edit', async () => {
     const edits = join(dir, 'edits.json');
-    writeFileSync(edits, JSON.stringify([{ set: { tools: 42, description: 'typed by hand' } }, { set: { tools: ['file_*'] } }, { set: { delegation: 7 } }]));
+    writeFileSync(
+      edits,
+      JSON.stringify([{ set: { tools: 42, description: 'typed by hand' } }, { set: { tools: ['file_*'] } }, { set: { delegation: 7 } }]),
+    );
     start(['agents', 'edit', 'developer'], { EDITOR: `${process.execPath} ${EDITOR}`, VISUAL: '', LEGION_TEST_EDITS: edits });
     const question = await waitForScreen('(e)dit again, or (k)eep the old file?');
     expect(question).toContain('developer.json (field "tools"): expected "all", "none" or an array, got the number 42');
@@ -62,7 +68,10 @@ describe.skipIf(TMUX_MISSING)('legion agents on a terminal', () => {
     expect(saved).toContain('✔ Saved .legion/collective/participants/developer.json.');
     expect(saved).toContain('[legion exited: 0]');
     // The second opening started from the first edit: the description typed then is kept.
-    expect(JSON.parse(readFileSync(participantFile('developer'), 'utf8'))).toMatchObject({ tools: ['file_*'], description: 'typed by hand' });
+    expect(JSON.parse(readFileSync(participantFile('developer'), 'utf8'))).toMatchObject({
+      tools: ['file_*'],
+      description: 'typed by hand',
+    });
     expect(readFileSync(`${edits}.runs`, 'utf8')).toBe('2');
 
     tmux('kill-server');

@@ -1,5 +1,15 @@
 import { createInterface } from 'node:readline/promises';
-import { AnsweredElsewhereError, answerOfChoice, approvalChoice, approvalKeyLine, choiceOfKey, type ApprovalAnswer, type ApprovalChoice, type ApprovalRules, type UserSurface } from '@legion-collective/core';
+import {
+  AnsweredElsewhereError,
+  answerOfChoice,
+  approvalChoice,
+  approvalKeyLine,
+  choiceOfKey,
+  type ApprovalAnswer,
+  type ApprovalChoice,
+  type ApprovalRules,
+  type UserSurface,
+} from '@legion-collective/core';
 import { approvalInputLines } from './render/approval-input.js';
 import { terminalOut, inert, inertLine } from './render/terminal-text.js';
 
@@ -19,19 +29,27 @@ export function approvalSurface(
   /** Offers "approve always" (a rule, key `a`) when given: its `patternFor` shows and checks the rule's pattern. */
   rules?: Pick<ApprovalRules, 'patternFor'>,
 ): UserSurface | undefined {
-  if (mode === 'auto') return { medium: TERMINAL_MEDIUM, approve: async (requests) => requests.map((request) => ({ id: request.id, decision: 'approve' })) };
+  if (mode === 'auto')
+    return { medium: TERMINAL_MEDIUM, approve: async (requests) => requests.map((request) => ({ id: request.id, decision: 'approve' })) };
   if (mode === 'deny') {
     return {
       medium: TERMINAL_MEDIUM,
       approve: async (requests) =>
-        requests.map((request) => ({ id: request.id, decision: 'reject', reason: 'this run does not allow it (--approve deny); find another way or say what you need' })),
+        requests.map((request) => ({
+          id: request.id,
+          decision: 'reject',
+          reason: 'this run does not allow it (--approve deny); find another way or say what you need',
+        })),
     };
   }
   if (!terminal.interactive) return undefined;
   return { medium: TERMINAL_MEDIUM, approve: terminalPrompt(terminal, rules) };
 }
 
-function terminalPrompt(terminal: { input: NodeJS.ReadStream; output: NodeJS.WriteStream }, rules: Pick<ApprovalRules, 'patternFor'> | undefined): NonNullable<UserSurface['approve']> {
+function terminalPrompt(
+  terminal: { input: NodeJS.ReadStream; output: NodeJS.WriteStream },
+  rules: Pick<ApprovalRules, 'patternFor'> | undefined,
+): NonNullable<UserSurface['approve']> {
   const out = terminalOut(terminal.output);
   const style = out.style;
   return async (requests, { signal }) => {
@@ -40,7 +58,9 @@ function terminalPrompt(terminal: { input: NodeJS.ReadStream; output: NodeJS.Wri
     try {
       for (const request of requests) {
         // All of the input, one field a line, every character a terminal would act on shown: what is approved is what runs.
-        out.write(`\n${style.yellow('approval needed')} ${style.bold(inertLine(request.requester))} wants to run ${style.bold(inertLine(request.tool))}\n  ${style.dim(inert(request.reason))}\n${approvalInputLines(request.input).join('\n')}\n`);
+        out.write(
+          `\n${style.yellow('approval needed')} ${style.bold(inertLine(request.requester))} wants to run ${style.bold(inertLine(request.tool))}\n  ${style.dim(inert(request.reason))}\n${approvalInputLines(request.input).join('\n')}\n`,
+        );
         const rule = rules?.patternFor(request);
         // Core's one vocabulary: the same keys and words as the REPL's card and every other surface.
         const offered: ApprovalChoice[] = rule ? ['once', 'session', 'always', 'reject'] : ['once', 'session', 'reject'];
@@ -61,7 +81,12 @@ function terminalPrompt(terminal: { input: NodeJS.ReadStream; output: NodeJS.Wri
               continue;
             }
             const shown = rule.pattern === undefined ? 'every call' : inertLine(rule.pattern);
-            const typed = (await readline.question(`  ${inertLine(request.requester)} may run ${inertLine(request.tool)} without asking when it matches [${shown}]: `, { signal })).trim();
+            const typed = (
+              await readline.question(
+                `  ${inertLine(request.requester)} may run ${inertLine(request.tool)} without asking when it matches [${shown}]: `,
+                { signal },
+              )
+            ).trim();
             const checked = typed ? rules!.patternFor(request, typed) : rule;
             if (!checked.ok) {
               out.write(`  ${style.yellow('not a usable pattern')}: ${inert(checked.error)}\n`);
@@ -74,7 +99,8 @@ function terminalPrompt(terminal: { input: NodeJS.ReadStream; output: NodeJS.Wri
       }
     } catch (error) {
       // Decided on another surface (a browser, another terminal): say so rather than leave the prompt hanging.
-      if (signal.reason instanceof AnsweredElsewhereError) out.write(`\n  ${style.dim(`answered on ${inertLine(signal.reason.medium)}`)}\n`);
+      if (signal.reason instanceof AnsweredElsewhereError)
+        out.write(`\n  ${style.dim(`answered on ${inertLine(signal.reason.medium)}`)}\n`);
       throw error;
     } finally {
       readline.close();

@@ -19,7 +19,8 @@ const PROCESS_LIMIT_MS = 45_000;
 /** How long we wait for the terminal to show something before giving up. */
 
 const TMUX_MISSING = spawnSync('tmux', ['-V']).status !== 0;
-if (TMUX_MISSING) console.warn('approvals-cli.test.ts: tmux is not installed, so the terminal prompt test is skipped (apt-get install -y tmux).');
+if (TMUX_MISSING)
+  console.warn('approvals-cli.test.ts: tmux is not installed, so the terminal prompt test is skipped (apt-get install -y tmux).');
 
 interface Run {
   status: number | null;
@@ -60,13 +61,24 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
   const gpt = () => ({ provider: 'openai', model: 'gpt-test', baseURL: `${mock.url}/v1` });
 
   /** The model asks to write `path`, then, once it has the tool's result, replies `reply`. */
-  function scriptWrite(options: { model: string; userMessage: string; path: string; content: string; toolUseId: string; reply: string }): void {
+  function scriptWrite(options: {
+    model: string;
+    userMessage: string;
+    path: string;
+    content: string;
+    toolUseId: string;
+    reply: string;
+  }): void {
     const { model, userMessage, path, content, toolUseId, reply } = options;
-    mock.on({ model, userMessage, hasToolResult: false }, { toolCalls: [{ id: toolUseId, name: 'file_write', arguments: JSON.stringify({ path, content }) }] });
+    mock.on(
+      { model, userMessage, hasToolResult: false },
+      { toolCalls: [{ id: toolUseId, name: 'file_write', arguments: JSON.stringify({ path, content }) }] },
+    );
     mock.on({ model, userMessage, hasToolResult: true }, { content: reply });
   }
 
-  const modelCalls = (model: string) => mock.getRequests().filter((entry) => (entry.body as { model?: string } | null)?.model === model).length;
+  const modelCalls = (model: string) =>
+    mock.getRequests().filter((entry) => (entry.body as { model?: string } | null)?.model === model).length;
   const workspaceFile = (path: string) => join(workspace.dir, path);
 
   interface RunReport {
@@ -78,7 +90,14 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
 
   it('--approve deny rejects the write, tells the model why, and prints its final reply', async () => {
     useModel('coordinator', claude());
-    scriptWrite({ model: 'claude-test', userMessage: 'Write the notes', path: 'notes.txt', content: 'hello', toolUseId: 'toolu_deny', reply: 'I was not allowed to write notes.txt.' });
+    scriptWrite({
+      model: 'claude-test',
+      userMessage: 'Write the notes',
+      path: 'notes.txt',
+      content: 'hello',
+      toolUseId: 'toolu_deny',
+      reply: 'I was not allowed to write notes.txt.',
+    });
 
     const run = await legion(['run', '--approve', 'deny', 'Write the notes']);
 
@@ -91,7 +110,14 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
 
   it('--approve auto runs the write and prints the final reply', async () => {
     useModel('coordinator', claude());
-    scriptWrite({ model: 'claude-test', userMessage: 'Write the notes', path: 'docs/notes.txt', content: 'hello\n', toolUseId: 'toolu_auto', reply: 'Wrote docs/notes.txt.' });
+    scriptWrite({
+      model: 'claude-test',
+      userMessage: 'Write the notes',
+      path: 'docs/notes.txt',
+      content: 'hello\n',
+      toolUseId: 'toolu_auto',
+      reply: 'Wrote docs/notes.txt.',
+    });
 
     const run = await legion(['run', '--approve', 'auto', 'Write the notes']);
 
@@ -103,15 +129,35 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
 
   it('without a terminal the run pauses durably; separate processes list, approve and reject it', async () => {
     useModel('coordinator', claude());
-    scriptWrite({ model: 'claude-test', userMessage: 'Write the notes', path: 'notes.txt', content: 'approved content', toolUseId: 'toolu_first', reply: 'notes.txt is written.' });
-    scriptWrite({ model: 'claude-test', userMessage: 'Write the secrets', path: 'secrets.txt', content: 'nope', toolUseId: 'toolu_second', reply: 'Understood, I left secrets.txt alone.' });
+    scriptWrite({
+      model: 'claude-test',
+      userMessage: 'Write the notes',
+      path: 'notes.txt',
+      content: 'approved content',
+      toolUseId: 'toolu_first',
+      reply: 'notes.txt is written.',
+    });
+    scriptWrite({
+      model: 'claude-test',
+      userMessage: 'Write the secrets',
+      path: 'secrets.txt',
+      content: 'nope',
+      toolUseId: 'toolu_second',
+      reply: 'Understood, I left secrets.txt alone.',
+    });
 
     const paused = await legion(['run', '--output', 'json', 'Write the notes']);
     expectExit(paused, 2);
     const first = report(paused);
     expect(first).toMatchObject({ status: 'approval_required', reply: null });
     expect(first.approvals).toHaveLength(1);
-    expect(first.approvals![0]).toMatchObject({ requester: 'coordinator', approver: 'user', tool: 'file_write', input: { path: 'notes.txt', content: 'approved content' }, status: 'pending' });
+    expect(first.approvals![0]).toMatchObject({
+      requester: 'coordinator',
+      approver: 'user',
+      tool: 'file_write',
+      input: { path: 'notes.txt', content: 'approved content' },
+      status: 'pending',
+    });
     const id = first.approvals![0]!.id;
     expect(existsSync(workspaceFile('notes.txt'))).toBe(false);
 
@@ -151,12 +197,21 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     expect(existsSync(workspaceFile('secrets.txt'))).toBe(false);
     expect(toolResultSent('toolu_second')).toBe('Rejected by user: secrets stay out of the repository');
     const decided = await legion(['approvals', '--all']);
-    expect(decided.stdout).toMatch(new RegExp(`${escape(secondId)}\\s+rejected\\s+.* — rejected by user: secrets stay out of the repository`));
+    expect(decided.stdout).toMatch(
+      new RegExp(`${escape(secondId)}\\s+rejected\\s+.* — rejected by user: secrets stay out of the repository`),
+    );
   }, 120_000);
 
   it('approve and reject racing on one request from 8 processes released at once: exactly one decision, the others exit 1', async () => {
     useModel('coordinator', claude());
-    scriptWrite({ model: 'claude-test', userMessage: 'Write the notes', path: 'notes.txt', content: 'raced', toolUseId: 'toolu_race', reply: 'Settled.' });
+    scriptWrite({
+      model: 'claude-test',
+      userMessage: 'Write the notes',
+      path: 'notes.txt',
+      content: 'raced',
+      toolUseId: 'toolu_race',
+      reply: 'Settled.',
+    });
     const paused = await legion(['run', '--output', 'json', 'Write the notes']);
     expectExit(paused, 2);
     const id = report(paused).approvals![0]!.id;
@@ -178,13 +233,17 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     const all = await legion(['approvals', '--all', '--json']);
     const [view] = (JSON.parse(all.stdout) as { approvals: Array<{ id: string; status: string }> }).approvals;
     expect(existsSync(workspaceFile('notes.txt'))).toBe(view!.status === 'approved');
-    expect(toolResultSent('toolu_race')).toMatch(view!.status === 'approved' ? /^Created notes\.txt/ : /^Rejected by user: decider \d says no/);
+    expect(toolResultSent('toolu_race')).toMatch(
+      view!.status === 'approved' ? /^Created notes\.txt/ : /^Rejected by user: decider \d says no/,
+    );
     expect(modelCalls('claude-test')).toBe(2);
   }, 120_000);
 
   it('an answer that leads to the next approval exits 2 again; approve --this-session lets the same tool run on', async () => {
     useModel('coordinator', claude());
-    const write = (id: string, path: string) => ({ toolCalls: [{ id, name: 'file_write', arguments: JSON.stringify({ path, content: path }) }] });
+    const write = (id: string, path: string) => ({
+      toolCalls: [{ id, name: 'file_write', arguments: JSON.stringify({ path, content: path }) }],
+    });
     const userMessage = 'Write a, b and c';
     mock.on({ model: 'claude-test', userMessage, hasToolResult: false }, write('toolu_a', 'a.txt'));
     mock.on({ model: 'claude-test', userMessage, toolCallId: 'toolu_a' }, write('toolu_b', 'b.txt'));
@@ -197,8 +256,14 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
 
     const once = await legion(['approve', '--json', firstId]);
     expectExit(once, 2);
-    const resumed = (JSON.parse(once.stdout) as { resumed: Array<{ status: string; requests: Array<{ id: string; input: unknown }> }> }).resumed;
-    expect(resumed).toEqual([expect.objectContaining({ status: 'approval_required', requests: [expect.objectContaining({ input: { path: 'b.txt', content: 'b.txt' } })] })]);
+    const resumed = (JSON.parse(once.stdout) as { resumed: Array<{ status: string; requests: Array<{ id: string; input: unknown }> }> })
+      .resumed;
+    expect(resumed).toEqual([
+      expect.objectContaining({
+        status: 'approval_required',
+        requests: [expect.objectContaining({ input: { path: 'b.txt', content: 'b.txt' } })],
+      }),
+    ]);
     expect(readFileSync(workspaceFile('a.txt'), 'utf8')).toBe('a.txt');
     expect(existsSync(workspaceFile('b.txt'))).toBe(false);
 
@@ -210,13 +275,17 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     // c.txt ran on the grant: nobody was asked.
     expect(readFileSync(workspaceFile('c.txt'), 'utf8')).toBe('c.txt');
     expect(toolResultSent('toolu_c')).toMatch(/^Created c\.txt/);
-    const all = JSON.parse((await legion(['approvals', '--all', '--json'])).stdout) as { approvals: Array<{ status: string; input: { path: string } }> };
+    const all = JSON.parse((await legion(['approvals', '--all', '--json'])).stdout) as {
+      approvals: Array<{ status: string; input: { path: string } }>;
+    };
     expect(all.approvals.map((view) => `${view.input.path} ${view.status}`)).toEqual(['a.txt approved', 'b.txt approved']);
   }, 60_000);
 
   it('the deprecated --always still means this session, never a rule, and says what to use instead', async () => {
     useModel('coordinator', claude());
-    const write = (id: string, path: string) => ({ toolCalls: [{ id, name: 'file_write', arguments: JSON.stringify({ path, content: path }) }] });
+    const write = (id: string, path: string) => ({
+      toolCalls: [{ id, name: 'file_write', arguments: JSON.stringify({ path, content: path }) }],
+    });
     const userMessage = 'Write x and y';
     mock.on({ model: 'claude-test', userMessage, hasToolResult: false }, write('toolu_x', 'x.txt'));
     mock.on({ model: 'claude-test', userMessage, toolCallId: 'toolu_x' }, write('toolu_y', 'y.txt'));
@@ -237,15 +306,30 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     useModel('coordinator', claude());
     useModel('developer', gpt());
     const delegation = { to: 'developer', message: 'Create src/health.ts exporting health()' };
-    mock.on({ model: 'claude-test', userMessage: 'Add a health check', hasToolResult: false }, { toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: JSON.stringify(delegation) }] });
-    mock.on({ model: 'claude-test', userMessage: 'Add a health check', hasToolResult: true }, { content: 'The developer added src/health.ts.' });
-    scriptWrite({ model: 'gpt-test', userMessage: 'Create src/health.ts', path: 'src/health.ts', content: 'export const health = () => "ok";\n', toolUseId: 'call_write', reply: 'Created src/health.ts.' });
+    mock.on(
+      { model: 'claude-test', userMessage: 'Add a health check', hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: JSON.stringify(delegation) }] },
+    );
+    mock.on(
+      { model: 'claude-test', userMessage: 'Add a health check', hasToolResult: true },
+      { content: 'The developer added src/health.ts.' },
+    );
+    scriptWrite({
+      model: 'gpt-test',
+      userMessage: 'Create src/health.ts',
+      path: 'src/health.ts',
+      content: 'export const health = () => "ok";\n',
+      toolUseId: 'call_write',
+      reply: 'Created src/health.ts.',
+    });
 
     const paused = await legion(['run', '--output', 'json', 'Add a health check']);
     expectExit(paused, 2);
     const pausedReport = report(paused);
     expect(pausedReport.status).toBe('approval_required');
-    expect(pausedReport.approvals).toEqual([expect.objectContaining({ requester: 'developer', approver: 'user', tool: 'file_write', status: 'pending' })]);
+    expect(pausedReport.approvals).toEqual([
+      expect.objectContaining({ requester: 'developer', approver: 'user', tool: 'file_write', status: 'pending' }),
+    ]);
     expect(existsSync(workspaceFile('src/health.ts'))).toBe(false);
     // Paused, not answered: the coordinator's model has not been called back yet.
     expect(modelCalls('claude-test')).toBe(1);
@@ -261,47 +345,65 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     expect(modelCalls('gpt-test')).toBe(2);
   }, 60_000);
 
-  it.skipIf(TMUX_MISSING)('asks on a real terminal (tmux): "n" and a reason reject the write and the reason reaches the model', async () => {
-    useModel('coordinator', claude());
-    scriptWrite({ model: 'claude-test', userMessage: 'Write the notes', path: 'notes.txt', content: 'hello', toolUseId: 'toolu_prompt', reply: 'Fine, I will not write notes.txt.' });
-    const socket = join(workspace.dir, 'tmux.sock');
-    const config = join(workspace.dir, 'tmux.conf');
-    // The pane stays after legion exits, so its last screen can still be read.
-    writeFileSync(config, 'set -g remain-on-exit on\nset -g history-limit 5000\n');
-    const command = legionCommandLine(env(), ['run', 'Write the notes']);
-    const tmuxEnv = { ...process.env };
-    delete tmuxEnv.TMUX;
-    const tmux = tmuxOn(socket, config, workspace.dir);
-    const screen = () => tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'legion');
-    const waitForScreen = (text: string) => waitForText(screen, text);
+  it.skipIf(TMUX_MISSING)(
+    'asks on a real terminal (tmux): "n" and a reason reject the write and the reason reaches the model',
+    async () => {
+      useModel('coordinator', claude());
+      scriptWrite({
+        model: 'claude-test',
+        userMessage: 'Write the notes',
+        path: 'notes.txt',
+        content: 'hello',
+        toolUseId: 'toolu_prompt',
+        reply: 'Fine, I will not write notes.txt.',
+      });
+      const socket = join(workspace.dir, 'tmux.sock');
+      const config = join(workspace.dir, 'tmux.conf');
+      // The pane stays after legion exits, so its last screen can still be read.
+      writeFileSync(config, 'set -g remain-on-exit on\nset -g history-limit 5000\n');
+      const command = legionCommandLine(env(), ['run', 'Write the notes']);
+      const tmuxEnv = { ...process.env };
+      delete tmuxEnv.TMUX;
+      const tmux = tmuxOn(socket, config, workspace.dir);
+      const screen = () => tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'legion');
+      const waitForScreen = (text: string) => waitForText(screen, text);
 
-    tmux('new-session', '-d', '-s', 'legion', '-x', '200', '-y', '50', '-c', workspace.dir, command);
-    try {
-      const question = await waitForScreen('[y] approve once  [s] approve for this agent this session  [a] approve always (a rule)  [n] reject with a reason?');
-      expect(question).toContain('approval needed coordinator wants to run file_write');
-      expect(question).toMatch(/\n  path: notes\.txt\n  content: hello\n/);
-      tmux('send-keys', '-t', 'legion', 'n', 'Enter');
-      await waitForScreen('reason (shown to the agent):');
-      tmux('send-keys', '-t', 'legion', '-l', 'keep the workspace clean');
-      tmux('send-keys', '-t', 'legion', 'Enter');
+      tmux('new-session', '-d', '-s', 'legion', '-x', '200', '-y', '50', '-c', workspace.dir, command);
+      try {
+        const question = await waitForScreen(
+          '[y] approve once  [s] approve for this agent this session  [a] approve always (a rule)  [n] reject with a reason?',
+        );
+        expect(question).toContain('approval needed coordinator wants to run file_write');
+        expect(question).toMatch(/\n  path: notes\.txt\n  content: hello\n/);
+        tmux('send-keys', '-t', 'legion', 'n', 'Enter');
+        await waitForScreen('reason (shown to the agent):');
+        tmux('send-keys', '-t', 'legion', '-l', 'keep the workspace clean');
+        tmux('send-keys', '-t', 'legion', 'Enter');
 
-      const final = await waitForScreen('[legion exited:');
-      expect(final).toContain('Fine, I will not write notes.txt.');
-      expect(final).toContain('[legion exited: 0]');
-      expect(existsSync(workspaceFile('notes.txt'))).toBe(false);
-      expect(toolResultSent('toolu_prompt')).toBe('Rejected: user rejected it: keep the workspace clean');
-      const all = await legion(['approvals', '--all', '--json']);
-      expect((JSON.parse(all.stdout) as { approvals: unknown[] }).approvals).toMatchObject([{ status: 'rejected', decidedBy: 'user', decisionMedium: 'terminal' }]);
-    } finally {
-      spawnSync('tmux', ['-S', socket, 'kill-server'], { env: tmuxEnv });
-    }
-  }, 60_000);
+        const final = await waitForScreen('[legion exited:');
+        expect(final).toContain('Fine, I will not write notes.txt.');
+        expect(final).toContain('[legion exited: 0]');
+        expect(existsSync(workspaceFile('notes.txt'))).toBe(false);
+        expect(toolResultSent('toolu_prompt')).toBe('Rejected: user rejected it: keep the workspace clean');
+        const all = await legion(['approvals', '--all', '--json']);
+        expect((JSON.parse(all.stdout) as { approvals: unknown[] }).approvals).toMatchObject([
+          { status: 'rejected', decidedBy: 'user', decisionMedium: 'terminal' },
+        ]);
+      } finally {
+        spawnSync('tmux', ['-S', socket, 'kill-server'], { env: tmuxEnv });
+      }
+    },
+    60_000,
+  );
 
   describe('"approve always" rules', () => {
     /** The model runs `command` with shell_run, then, once it has the result, replies `reply`. */
     function scriptShell(options: { userMessage: string; command: string; toolUseId: string; reply: string }): void {
       const { userMessage, command, toolUseId, reply } = options;
-      mock.on({ model: 'claude-test', userMessage, hasToolResult: false }, { toolCalls: [{ id: toolUseId, name: 'shell_run', arguments: JSON.stringify({ command }) }] });
+      mock.on(
+        { model: 'claude-test', userMessage, hasToolResult: false },
+        { toolCalls: [{ id: toolUseId, name: 'shell_run', arguments: JSON.stringify({ command }) }] },
+      );
       mock.on({ model: 'claude-test', userMessage, hasToolResult: true }, { content: reply });
     }
     const rulesDir = () => workspaceFile('.legion/collective/approval-rules');
@@ -334,11 +436,19 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
       expect(approved.stdout).toBe('Status checked.\n');
 
       const [rule] = await listedRules();
-      expect(rule).toMatchObject({ participant: 'coordinator', tool: 'shell_run', pattern: 'echo *', createdBy: 'user', medium: 'terminal' });
+      expect(rule).toMatchObject({
+        participant: 'coordinator',
+        tool: 'shell_run',
+        pattern: 'echo *',
+        createdBy: 'user',
+        medium: 'terminal',
+      });
       expect(readdirSync(rulesDir())).toEqual([`${rule!.id}.json`]);
       const table = await legion(['approvals', 'rules']);
       expectExit(table, 0);
-      expect(table.stdout).toMatch(new RegExp(`^${escape(rule!.id)}  coordinator → shell_run  echo \\*  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d by user on terminal$`, 'm'));
+      expect(table.stdout).toMatch(
+        new RegExp(`^${escape(rule!.id)}  coordinator → shell_run  echo \\*  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d by user on terminal$`, 'm'),
+      );
       const all = await legion(['approvals', '--all']);
       expect(all.stdout).toContain(`(rule ${rule!.id})`);
 
@@ -351,7 +461,9 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
       // A second command smuggled behind a matching one: asked about, not run.
       const smuggled = await legion(['run', '--new-session', '--output', 'json', 'Smuggle please']);
       expectExit(smuggled, 2);
-      expect(report(smuggled).approvals).toEqual([expect.objectContaining({ tool: 'shell_run', input: { command: 'echo x; touch smuggled' }, status: 'pending' })]);
+      expect(report(smuggled).approvals).toEqual([
+        expect.objectContaining({ tool: 'shell_run', input: { command: 'echo x; touch smuggled' }, status: 'pending' }),
+      ]);
       expect(existsSync(workspaceFile('smuggled'))).toBe(false);
 
       const removed = await legion(['approvals', 'rules', 'rm', rule!.id]);
@@ -387,7 +499,8 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
       scriptShell({ userMessage: 'Status please', command: 'echo status', toolUseId: 'toolu_status', reply: 'Status checked.' });
       mkdirSync(rulesDir(), { recursive: true });
       const file = join(rulesDir(), 'rule_broken.json');
-      const text = '{ "version": 1, "id": "rule_broken", "participant": "coordinator", "tool": "shell_run", "pattern": ["echo *"], "createdAt": "2026-01-01T00:00:00Z", "createdBy": "user" }\n';
+      const text =
+        '{ "version": 1, "id": "rule_broken", "participant": "coordinator", "tool": "shell_run", "pattern": ["echo *"], "createdAt": "2026-01-01T00:00:00Z", "createdBy": "user" }\n';
       writeFileSync(file, text);
 
       const listed = await legion(['approvals', 'rules']);
@@ -398,7 +511,9 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
       expect(run.stderr).toContain('.legion/collective/approval-rules/rule_broken.json');
       const doctor = await legion(['doctor', '--json']);
       expectExit(doctor, 1);
-      const checks = (JSON.parse(doctor.stdout) as { checks: Array<{ name: string; status: string; error?: string; fix?: string; file?: string }> }).checks;
+      const checks = (
+        JSON.parse(doctor.stdout) as { checks: Array<{ name: string; status: string; error?: string; fix?: string; file?: string }> }
+      ).checks;
       expect(checks.find((entry) => entry.name === 'approval rule .legion/collective/approval-rules/rule_broken.json')).toMatchObject({
         status: 'failed',
         file: '.legion/collective/approval-rules/rule_broken.json',
@@ -409,29 +524,35 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
       expect(readdirSync(rulesDir())).toEqual(['rule_broken.json']);
     }, 60_000);
 
-    it.skipIf(TMUX_MISSING)('the terminal prompt offers a rule: "a" (as on the REPL\'s card) shows the exact command, a typed pattern is used', async () => {
-      useModel('coordinator', claude());
-      scriptShell({ userMessage: 'Status please', command: 'echo status', toolUseId: 'toolu_status', reply: 'Status checked.' });
-      const terminal = openTerminal(['run', 'Status please']);
-      try {
-        const question = await terminal.waitFor('[a] approve always (a rule)');
-        expect(question).toContain('approval needed coordinator wants to run shell_run');
-        expect(question).toMatch(/\n  command: echo status\n/);
-        terminal.type('a');
-        await terminal.waitFor('coordinator may run shell_run without asking when it matches [echo status]:');
-        terminal.type('git *');
-        await terminal.waitFor('not a usable pattern: the pattern "git *" does not match');
-        terminal.type('a');
-        await terminal.waitFor('when it matches [echo status]:', 2);
-        terminal.type('echo *');
-        const final = await terminal.waitFor('[legion exited:');
-        expect(final).toContain('Status checked.');
-        expect(final).toContain('[legion exited: 0]');
-      } finally {
-        terminal.close();
-      }
-      expect(await listedRules()).toEqual([expect.objectContaining({ participant: 'coordinator', tool: 'shell_run', pattern: 'echo *', medium: 'terminal' })]);
-    }, 60_000);
+    it.skipIf(TMUX_MISSING)(
+      'the terminal prompt offers a rule: "a" (as on the REPL\'s card) shows the exact command, a typed pattern is used',
+      async () => {
+        useModel('coordinator', claude());
+        scriptShell({ userMessage: 'Status please', command: 'echo status', toolUseId: 'toolu_status', reply: 'Status checked.' });
+        const terminal = openTerminal(['run', 'Status please']);
+        try {
+          const question = await terminal.waitFor('[a] approve always (a rule)');
+          expect(question).toContain('approval needed coordinator wants to run shell_run');
+          expect(question).toMatch(/\n  command: echo status\n/);
+          terminal.type('a');
+          await terminal.waitFor('coordinator may run shell_run without asking when it matches [echo status]:');
+          terminal.type('git *');
+          await terminal.waitFor('not a usable pattern: the pattern "git *" does not match');
+          terminal.type('a');
+          await terminal.waitFor('when it matches [echo status]:', 2);
+          terminal.type('echo *');
+          const final = await terminal.waitFor('[legion exited:');
+          expect(final).toContain('Status checked.');
+          expect(final).toContain('[legion exited: 0]');
+        } finally {
+          terminal.close();
+        }
+        expect(await listedRules()).toEqual([
+          expect.objectContaining({ participant: 'coordinator', tool: 'shell_run', pattern: 'echo *', medium: 'terminal' }),
+        ]);
+      },
+      60_000,
+    );
 
     /** `legion ARGS` in a tmux pane: type into it, wait for text on its screen (scrollback included). */
     function openTerminal(args: string[]) {
@@ -462,4 +583,3 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
-

@@ -28,7 +28,10 @@ function legion(args: string[], cwd: string, input = ''): Run {
 
 function node(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd, env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(cwd, '.xdg'), ...env } });
+    const child = spawn(process.execPath, args, {
+      cwd,
+      env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(cwd, '.xdg'), ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -101,7 +104,10 @@ describe('bad input to legion commands', () => {
     const gate = join(dir, 'release');
     const pending = Array.from({ length: 6 }, () => node([FIRST_SESSION, dir], dir, { LEGION_TEST_GATE: gate }));
     // Every process has opened the workspace and holds at the gate before any may look for a session.
-    await vi.waitFor(() => expect(readdirSync(dir).filter((name) => name.endsWith('.ready'))).toHaveLength(6), { timeout: 30_000, interval: 5 });
+    await vi.waitFor(() => expect(readdirSync(dir).filter((name) => name.endsWith('.ready'))).toHaveLength(6), {
+      timeout: 30_000,
+      interval: 5,
+    });
     writeFileSync(gate, '');
     const runs = await Promise.all(pending);
     for (const run of runs) expect(run.status, run.stderr).toBe(0);
@@ -112,7 +118,9 @@ describe('bad input to legion commands', () => {
 
   it('six legion run processes started together on a fresh workspace all answer, in one session', async () => {
     init();
-    const runs = await Promise.all(Array.from({ length: 6 }, (_, index) => node([LEGION, 'run', '--to', 'oracle', '--conversation', `c${index}`, 'ping'], dir)));
+    const runs = await Promise.all(
+      Array.from({ length: 6 }, (_, index) => node([LEGION, 'run', '--to', 'oracle', '--conversation', `c${index}`, 'ping'], dir)),
+    );
     for (const run of runs) expect(run.status, run.stderr).toBe(0);
     expect(sessionFolders()).toHaveLength(1);
   });
@@ -163,10 +171,7 @@ describe('bad input to legion commands', () => {
     writeFileSync(join(dir, '.legion/tools/broken.json'), '{ "name": "broken", ');
     const configPath = join(dir, '.legion/config.json');
     const config = JSON.parse(readFileSync(configPath, 'utf8')) as Record<string, unknown>;
-    writeFileSync(
-      configPath,
-      JSON.stringify({ ...config, entryAgent: 'nobody' }),
-    );
+    writeFileSync(configPath, JSON.stringify({ ...config, entryAgent: 'nobody' }));
     const text = legion(['run', '--to', 'oracle', 'ping'], dir);
     expect(text.status, text.stderr).toBe(0);
     expect(text.stdout.trim()).toBe('pong');

@@ -43,7 +43,9 @@ describe('the bundled legion binary loads only what a command needs', () => {
       child.on('error', reject);
       child.on('close', (status) => {
         const urls = existsSync(record) ? readFileSync(record, 'utf8').split('\n').filter(Boolean) : [];
-        const loaded = [...new Set(urls.filter((url) => url.startsWith('file:')).map((url) => fileURLToPath(url)))].filter((file) => file !== RECORD_LOADS);
+        const loaded = [...new Set(urls.filter((url) => url.startsWith('file:')).map((url) => fileURLToPath(url)))].filter(
+          (file) => file !== RECORD_LOADS,
+        );
         const builtins = [...new Set(urls.filter((url) => url.startsWith('node:')))];
         resolve({ status, stdout, stderr, loaded, builtins });
       });
@@ -53,7 +55,11 @@ describe('the bundled legion binary loads only what a command needs', () => {
   /** The npm packages whose code is in a bundle file, from its source map. */
   function packagesIn(file: string): Set<string> {
     const { sources } = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
-    return new Set(sources.map((source) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(source)?.[1]).filter((name): name is string => name !== undefined));
+    return new Set(
+      sources
+        .map((source) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(source)?.[1])
+        .filter((name): name is string => name !== undefined),
+    );
   }
 
   const sdksIn = (files: string[]): string[] => SDKS.filter((sdk) => files.some((file) => packagesIn(file).has(sdk)));
@@ -73,17 +79,26 @@ describe('the bundled legion binary loads only what a command needs', () => {
     // No V8 flag is set at run time (through node:v8): one would cost the code cache of every built-in loaded after it.
     expect(run.builtins).not.toContain('node:v8');
     // The tokenizer (~1 MB of ranks, ~50 MB once loaded) is a chunk of its own, read only when something is counted.
-    const chunks = readdirSync(join(DIST, 'chunks')).filter((name) => name.endsWith('.js')).map((name) => join(DIST, 'chunks', name));
+    const chunks = readdirSync(join(DIST, 'chunks'))
+      .filter((name) => name.endsWith('.js'))
+      .map((name) => join(DIST, 'chunks', name));
     expect(chunks.filter((file) => packagesIn(file).has('gpt-tokenizer'))).toHaveLength(1);
     expect(run.loaded.filter((file) => packagesIn(file).has('gpt-tokenizer'))).toEqual([]);
   });
 
-  it('a command never starts Node\'s ES module loader, whether run as npm links it (bin/legion.js) or as dist/legion.js', () => {
+  it("a command never starts Node's ES module loader, whether run as npm links it (bin/legion.js) or as dist/legion.js", () => {
     // A CommonJS probe, so that nothing but the command could start the loader; it reports, at exit, whether the loader translated any module.
     const probe = join(workspace.dir, 'esm-probe.cjs');
-    writeFileSync(probe, "process.on('exit', () => process.stderr.write(`ESM_TRANSLATORS ${process.moduleLoadList.includes('NativeModule internal/modules/esm/translators')}\\n`));\n");
+    writeFileSync(
+      probe,
+      "process.on('exit', () => process.stderr.write(`ESM_TRANSLATORS ${process.moduleLoadList.includes('NativeModule internal/modules/esm/translators')}\\n`));\n",
+    );
     for (const entry of [join(DIST, '..', 'bin', 'legion.js'), LEGION]) {
-      const result = spawnSync(process.execPath, ['--require', probe, entry, 'sessions'], { cwd: workspace.dir, env: { ...process.env, ...workspace.env() }, encoding: 'utf8' });
+      const result = spawnSync(process.execPath, ['--require', probe, entry, 'sessions'], {
+        cwd: workspace.dir,
+        env: { ...process.env, ...workspace.env() },
+        encoding: 'utf8',
+      });
       expect(result.status, result.stderr).toBe(0);
       expect(result.stdout).toContain('No sessions yet');
       expect(result.stderr, entry).toContain('ESM_TRANSLATORS false');
@@ -92,7 +107,13 @@ describe('the bundled legion binary loads only what a command needs', () => {
 
   it('legion run far below every context threshold does not load the tokenizer, and loads it once a request must be counted', async () => {
     const participant = join(workspace.dir, '.legion/collective/participants/coordinator.json');
-    writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-opus-4-5-20251101' } }));
+    writeFileSync(
+      participant,
+      JSON.stringify({
+        ...JSON.parse(readFileSync(participant, 'utf8')),
+        model: { provider: 'anthropic', model: 'claude-opus-4-5-20251101' },
+      }),
+    );
     mock.on({ model: 'claude-opus-4-5-20251101', userMessage: 'hello' }, { content: 'hi there' });
     const run = await legion(['run', 'hello']);
     expect(run.status, run.stderr).toBe(0);
@@ -101,14 +122,24 @@ describe('the bundled legion binary loads only what a command needs', () => {
 
     // A model nobody knows, hosted (its base URL comes from the environment): a guessed 32k window, whose prune threshold
     // the full tool definitions alone pass by their bytes; neither reporting the request nor pruning it counts anything.
-    writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-unknown' } }));
+    writeFileSync(
+      participant,
+      JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-unknown' } }),
+    );
     mock.on({ model: 'claude-unknown', userMessage: 'hello' }, { content: 'hi there' });
     const guessed = await legion(['run', 'hello']);
     expect(guessed.status, guessed.stderr).toBe(0);
     expect(guessed.loaded.filter((file) => packagesIn(file).has('gpt-tokenizer'))).toEqual([]);
 
     // A 4k window (the small profile): a 3 KB message is past its thresholds by its bytes, so the request is counted.
-    writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-test' }, context: { window: 4_096, outputReserve: 512 } }));
+    writeFileSync(
+      participant,
+      JSON.stringify({
+        ...JSON.parse(readFileSync(participant, 'utf8')),
+        model: { provider: 'anthropic', model: 'claude-test' },
+        context: { window: 4_096, outputReserve: 512 },
+      }),
+    );
     mock.on({ model: 'claude-test', userMessage: 'hello' }, { content: 'hi there' });
     const counted = await legion(['run', `hello ${'and more '.repeat(350)}`]);
     expect(counted.status, counted.stderr).toBe(0);
@@ -135,7 +166,10 @@ describe('the bundled legion binary loads only what a command needs', () => {
 
   it('legion run loads the SDK of the model it calls, and no other', async () => {
     const participant = join(workspace.dir, '.legion/collective/participants/coordinator.json');
-    writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-test' } }));
+    writeFileSync(
+      participant,
+      JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-test' } }),
+    );
     mock.on({ model: 'claude-test', userMessage: 'hello' }, { content: 'hi there' });
     const run = await legion(['run', 'hello']);
     expect(run.status, run.stderr).toBe(0);
@@ -169,10 +203,16 @@ describe('the bundled legion binary loads only what a command needs', () => {
 
   it('legion run makes no function from source text: zod parses without compiling a fast path that no code cache holds', async () => {
     const participant = join(workspace.dir, '.legion/collective/participants/coordinator.json');
-    writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-jitless' } }));
+    writeFileSync(
+      participant,
+      JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-jitless' } }),
+    );
     mock.on({ model: 'claude-jitless', userMessage: 'hello' }, { content: 'parsed' });
     const counted = join(workspace.dir, 'functions.txt');
-    const run = await legion(['run', 'hello'], { NODE_OPTIONS: `--import ${pathToFileURL(COUNT_FUNCTIONS).href}`, LEGION_TEST_FUNCTIONS: counted });
+    const run = await legion(['run', 'hello'], {
+      NODE_OPTIONS: `--import ${pathToFileURL(COUNT_FUNCTIONS).href}`,
+      LEGION_TEST_FUNCTIONS: counted,
+    });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout.trim()).toBe('parsed');
     expect(readFileSync(counted, 'utf8')).toBe('0');
@@ -193,7 +233,10 @@ describe('the bundled legion binary loads only what a command needs', () => {
       }
       return files;
     };
-    const chunksOf = (run: Run): string[] => run.loaded.filter((file) => file.startsWith(join(DIST, 'chunks'))).map((file) => `${file.slice(join(DIST, 'chunks').length + 1)}.sessions.cache`);
+    const chunksOf = (run: Run): string[] =>
+      run.loaded
+        .filter((file) => file.startsWith(join(DIST, 'chunks')))
+        .map((file) => `${file.slice(join(DIST, 'chunks').length + 1)}.sessions.cache`);
 
     it('the first run caches the compiled code of every bundle file it ran; the second uses it and writes nothing', async () => {
       const first = await legion(['sessions']);

@@ -62,9 +62,23 @@ describe('commands agents start die with legion', () => {
     const init = spawn(process.execPath, [LEGION, 'init'], { cwd: dir, env: env(), stdio: 'ignore' });
     await new Promise((resolve) => init.once('close', resolve));
     const participant = join(dir, '.legion/collective/participants/coordinator.json');
-    writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-test', baseURL: mock.url } }, null, 2));
+    writeFileSync(
+      participant,
+      JSON.stringify(
+        { ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-test', baseURL: mock.url } },
+        null,
+        2,
+      ),
+    );
     const config = join(dir, '.legion/config.json');
-    writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), policies: { shell_run: 'auto', process_start: 'auto', sleepy: 'auto' } }, null, 2));
+    writeFileSync(
+      config,
+      JSON.stringify(
+        { ...JSON.parse(readFileSync(config, 'utf8')), policies: { shell_run: 'auto', process_start: 'auto', sleepy: 'auto' } },
+        null,
+        2,
+      ),
+    );
   });
   afterEach(() => {
     // Whatever a failed assertion left behind must not outlive the test.
@@ -78,12 +92,22 @@ describe('commands agents start die with legion', () => {
   /** Set by a test that needs what a crash leaves behind: with a PID namespace nothing is (bwrap dies with legion). */
   let containmentEnv: NodeJS.ProcessEnv = {};
   function env(): NodeJS.ProcessEnv {
-    return { ...process.env, ...containmentEnv, NO_COLOR: '1', XDG_CONFIG_HOME: join(dir, '.xdg'), ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: mock.url };
+    return {
+      ...process.env,
+      ...containmentEnv,
+      NO_COLOR: '1',
+      XDG_CONFIG_HOME: join(dir, '.xdg'),
+      ANTHROPIC_API_KEY: 'test',
+      ANTHROPIC_BASE_URL: mock.url,
+    };
   }
 
   /** The model calls `tool` with `input` for `userMessage`, and says `done` once it has the result. */
   function script(userMessage: string, tool: string, input: Record<string, unknown>): void {
-    mock.on({ model: 'claude-test', userMessage, hasToolResult: false }, { toolCalls: [{ id: `toolu_${tool}`, name: tool, arguments: JSON.stringify(input) }] });
+    mock.on(
+      { model: 'claude-test', userMessage, hasToolResult: false },
+      { toolCalls: [{ id: `toolu_${tool}`, name: tool, arguments: JSON.stringify(input) }] },
+    );
     mock.on({ model: 'claude-test', userMessage, hasToolResult: true }, { content: 'done' });
   }
 
@@ -93,12 +117,23 @@ describe('commands agents start die with legion', () => {
    */
   const LINGERING = `sleep 300 & echo $! ${PID_NAMESPACE} > bg.pid; echo $$ ${PID_NAMESPACE} > fg.pid; sleep 300`;
 
-  function startLegion(message: string): { child: ChildProcess; closed: Promise<{ status: number | null; signal: NodeJS.Signals | null; stderr: string }> } {
-    const child = spawn(process.execPath, [LEGION, 'run', message], { cwd: dir, env: env(), stdio: ['ignore', 'pipe', 'pipe'], timeout: PROCESS_LIMIT_MS, killSignal: 'SIGKILL' });
+  function startLegion(message: string): {
+    child: ChildProcess;
+    closed: Promise<{ status: number | null; signal: NodeJS.Signals | null; stderr: string }>;
+  } {
+    const child = spawn(process.execPath, [LEGION, 'run', message], {
+      cwd: dir,
+      env: env(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: PROCESS_LIMIT_MS,
+      killSignal: 'SIGKILL',
+    });
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdout!.resume();
-    const closed = new Promise<{ status: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) => child.once('close', (status, signal) => resolve({ status, signal, stderr })));
+    const closed = new Promise<{ status: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
+      child.once('close', (status, signal) => resolve({ status, signal, stderr })),
+    );
     return { child, closed };
   }
 
@@ -113,14 +148,17 @@ describe('commands agents start die with legion', () => {
     return pids;
   }
 
-  it.each(['SIGKILL', 'SIGHUP', 'SIGTERM'] as const)('%s of legion mid-command ends the command and what it left in the background', async (signal) => {
-    script('Start the work', 'shell_run', { command: LINGERING });
-    const { child, closed } = startLegion('Start the work');
-    const { fg, bg } = await lingeringPids();
-    child.kill(signal);
-    await closed;
-    await until(() => !alive(bg) && !alive(fg), `the command's processes are gone after ${signal}`);
-  });
+  it.each(['SIGKILL', 'SIGHUP', 'SIGTERM'] as const)(
+    '%s of legion mid-command ends the command and what it left in the background',
+    async (signal) => {
+      script('Start the work', 'shell_run', { command: LINGERING });
+      const { child, closed } = startLegion('Start the work');
+      const { fg, bg } = await lingeringPids();
+      child.kill(signal);
+      await closed;
+      await until(() => !alive(bg) && !alive(fg), `the command's processes are gone after ${signal}`);
+    },
+  );
 
   it('a second Ctrl-C ends legion at once, and a command that ignores SIGTERM with it', async () => {
     // SIGTERM ignored: the first Ctrl-C's graceful stop (SIGTERM, then SIGKILL after a grace) cannot end it quickly.
@@ -139,30 +177,41 @@ describe('commands agents start die with legion', () => {
     // The model waits (shell_run) until the server has started, then ends the run: a run that ended at once would
     // end the server before it ran anything (a command starts only once its group is announced).
     const userMessage = 'Start a server';
-    mock.on({ model: 'claude-test', userMessage, hasToolResult: false }, { toolCalls: [{ id: 'toolu_start', name: 'process_start', arguments: JSON.stringify({ command: LINGERING }) }] });
+    mock.on(
+      { model: 'claude-test', userMessage, hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_start', name: 'process_start', arguments: JSON.stringify({ command: LINGERING }) }] },
+    );
     const waitForPids = 'until [ -s bg.pid ] && [ -s fg.pid ]; do sleep 0.02; done';
-    mock.on({ model: 'claude-test', userMessage, toolCallId: 'toolu_start' }, { toolCalls: [{ id: 'toolu_wait', name: 'shell_run', arguments: JSON.stringify({ command: waitForPids }) }] });
+    mock.on(
+      { model: 'claude-test', userMessage, toolCallId: 'toolu_start' },
+      { toolCalls: [{ id: 'toolu_wait', name: 'shell_run', arguments: JSON.stringify({ command: waitForPids }) }] },
+    );
     mock.on({ model: 'claude-test', userMessage, toolCallId: 'toolu_wait' }, { content: 'done' });
     const server = startLegion(userMessage);
     // Legion may already be ending them by the time they are looked at.
     const first = await lingeringPids({ alive: false });
     // legion run ends normally here: its background processes end with it.
     expect((await server.closed).status).toBe(0);
-    await until(() => !alive(first.bg) && !alive(first.fg), 'process_start\'s processes are gone after legion exits');
+    await until(() => !alive(first.bg) && !alive(first.fg), "process_start's processes are gone after legion exits");
 
     rmSync(join(dir, 'bg.pid'));
     rmSync(join(dir, 'fg.pid'));
     mkdirSync(join(dir, '.legion/tools'), { recursive: true });
     writeFileSync(
       join(dir, '.legion/tools/sleepy.json'),
-      JSON.stringify({ name: 'sleepy', description: 'waits', parameters: { type: 'object', properties: {} }, execution: { type: 'shell', command: ['/bin/sh', '-c', LINGERING] } }),
+      JSON.stringify({
+        name: 'sleepy',
+        description: 'waits',
+        parameters: { type: 'object', properties: {} },
+        execution: { type: 'shell', command: ['/bin/sh', '-c', LINGERING] },
+      }),
     );
     script('Run the tool', 'sleepy', {});
     const tool = startLegion('Run the tool');
     const second = await lingeringPids();
     tool.child.kill('SIGKILL');
     await tool.closed;
-    await until(() => !alive(second.bg) && !alive(second.fg), 'the workspace tool\'s processes are gone after SIGKILL');
+    await until(() => !alive(second.bg) && !alive(second.fg), "the workspace tool's processes are gone after SIGKILL");
   });
 
   /** SIGKILLs legion and its supervisor together (as an OOM killer or `kill -9` of both would), leaving the command orphaned. */
@@ -203,7 +252,11 @@ describe('commands agents start die with legion', () => {
   it('a resume that marks the crashed call interrupted ends what that call left running', async () => {
     // A long-lived Legion (a web UI, say) opened before the crash: nothing reopens the workspace.
     containmentEnv = { [CONTAINMENT_VARIABLE]: 'process-group' };
-    const legion = Legion.open({ root: dir, env: { ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: mock.url }, globalConfigFile: join(dir, '.xdg/none.json') });
+    const legion = Legion.open({
+      root: dir,
+      env: { ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: mock.url },
+      globalConfigFile: join(dir, '.xdg/none.json'),
+    });
     try {
       script('Start the work', 'shell_run', { command: LINGERING });
       const run = startLegion('Start the work');
@@ -216,7 +269,7 @@ describe('commands agents start die with legion', () => {
       const session = (await legion.sessions.latest())!;
       const result = await session.send({ from: 'user', to: 'coordinator', message: 'Go on' });
       expect(result).toMatchObject({ status: 'success', reply: 'carrying on' });
-      await until(() => !alive(bg), 'the interrupted call\'s leftover is ended');
+      await until(() => !alive(bg), "the interrupted call's leftover is ended");
       const log = readFileSync(join(dir, '.legion/sessions', session.id, 'conversations/user__coordinator.jsonl'), 'utf8');
       expect(log).toContain('interrupted: Legion stopped while shell_run was running');
       expect(legion.warnings.join('\n')).toMatch(/ended process group \d+ .*toolu_shell_run/);

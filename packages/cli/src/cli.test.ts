@@ -25,7 +25,10 @@ function legion(args: string[], options: { cwd: string; input?: string; env?: No
 
 function legionAsync(args: string[], cwd: string): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LEGION, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(cwd, '.xdg') } });
+    const child = spawn(process.execPath, [LEGION, ...args], {
+      cwd,
+      env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(cwd, '.xdg') },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -106,10 +109,19 @@ describe('legion CLI', () => {
     const json = legion(['run', '--to', 'oracle', '--output', 'json', 'ping', 'again'], { cwd: dir });
     expect(json.status).toBe(0);
     const report = JSON.parse(json.stdout) as Record<string, unknown>;
-    expect(report).toMatchObject({ reply: 'pong', status: 'success', from: 'user', to: 'oracle', conversationId: 'user__oracle', participants: ['user', 'oracle'] });
+    expect(report).toMatchObject({
+      reply: 'pong',
+      status: 'success',
+      from: 'user',
+      to: 'oracle',
+      conversationId: 'user__oracle',
+      participants: ['user', 'oracle'],
+    });
     const sessions = readdirSync(join(dir, '.legion/sessions'));
     expect(sessions).toEqual([report.sessionId]);
-    const log = readFileSync(join(dir, '.legion/sessions', sessions[0]!, 'conversations/user__oracle.jsonl'), 'utf8').trim().split('\n');
+    const log = readFileSync(join(dir, '.legion/sessions', sessions[0]!, 'conversations/user__oracle.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
     expect(log).toHaveLength(5);
     const piped = legion(['run', '--to', 'oracle', '--new-session', '--output', 'json'], { cwd: dir, input: 'ping from stdin\n' });
     expect(JSON.parse(piped.stdout)).toMatchObject({ reply: 'pong' });
@@ -164,12 +176,18 @@ describe('legion CLI', () => {
       expect(JSON.parse(run.stdout)).toMatchObject({ reply: 'slow answer', sessionId });
     }
     const file = join(dir, '.legion/sessions', sessionId, 'conversations/user__oracle.jsonl');
-    const entries = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { kind: string; role?: string; content?: Array<{ text: string }> });
+    const entries = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string; role?: string; content?: Array<{ text: string }> });
     expect(entries[0]!.kind).toBe('header');
     const messages = entries.slice(1);
     expect(messages).toHaveLength(10);
     messages.forEach((message, index) => expect(message.role).toBe(index % 2 === 0 ? 'user' : 'assistant'));
-    const asked = messages.filter((message) => message.role === 'user').map((message) => message.content![0]!.text).sort();
+    const asked = messages
+      .filter((message) => message.role === 'user')
+      .map((message) => message.content![0]!.text)
+      .sort();
     expect(asked).toEqual(['ping', 'slow 1', 'slow 2', 'slow 3', 'slow 4']);
     expect(existsSync(join(dir, '.legion/sessions', sessionId, 'locks/user__oracle.lock'))).toBe(false);
   });

@@ -22,7 +22,8 @@ const GONE_MS = 10_000;
  * its output away from Legion's pipes as a daemon's would be (some machines end a process whose
  * output pipe lost its reader).
  */
-const escapee = (how: string, file: string): string => `${how} sh -c 'echo $$ ${PID_NAMESPACE} > ${file}; exec sleep 300' </dev/null >/dev/null 2>&1`;
+const escapee = (how: string, file: string): string =>
+  `${how} sh -c 'echo $$ ${PID_NAMESPACE} > ${file}; exec sleep 300' </dev/null >/dev/null 2>&1`;
 /** `setsid -f`: a new session, forked so that even a group leader escapes. */
 const SETSID = escapee('setsid -f', 'setsid.pid');
 /** A double fork: nohup'd, setsid'd, in a subshell that exits at once, leaving it an orphan outside the group. */
@@ -33,7 +34,11 @@ const RECORDED = ['setsid.pid', 'forked.pid'];
 const available = containment();
 const kinds = [
   { kind: 'pid-namespace', env: {}, skip: available.kind !== 'pid-namespace' ? available.reason : undefined },
-  { kind: 'process-group+environment', env: { [CONTAINMENT_VARIABLE]: 'process-group' }, skip: process.platform !== 'linux' ? 'no /proc here' : undefined },
+  {
+    kind: 'process-group+environment',
+    env: { [CONTAINMENT_VARIABLE]: 'process-group' },
+    skip: process.platform !== 'linux' ? 'no /proc here' : undefined,
+  },
 ];
 
 describe.each(kinds)('commands and everything they start end with legion ($kind)', ({ kind, env: containmentEnv, skip }) => {
@@ -53,9 +58,23 @@ describe.each(kinds)('commands and everything they start end with legion ($kind)
     const init = spawn(process.execPath, [LEGION, 'init'], { cwd: dir, env: env(), stdio: 'ignore' });
     await new Promise((resolve) => init.once('close', resolve));
     const participant = join(dir, '.legion/collective/participants/coordinator.json');
-    writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-test', baseURL: mock.url } }, null, 2));
+    writeFileSync(
+      participant,
+      JSON.stringify(
+        { ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-test', baseURL: mock.url } },
+        null,
+        2,
+      ),
+    );
     const config = join(dir, '.legion/config.json');
-    writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), policies: { shell_run: 'auto', process_start: 'auto', process_stop: 'auto' } }, null, 2));
+    writeFileSync(
+      config,
+      JSON.stringify(
+        { ...JSON.parse(readFileSync(config, 'utf8')), policies: { shell_run: 'auto', process_start: 'auto', process_stop: 'auto' } },
+        null,
+        2,
+      ),
+    );
   });
   afterEach(() => {
     // A failed assertion must leave nothing running: SIGKILL of legion ends its commands (that is what is tested).
@@ -72,25 +91,48 @@ describe.each(kinds)('commands and everything they start end with legion ($kind)
   function env(): NodeJS.ProcessEnv {
     const base = { ...process.env };
     delete base[CONTAINMENT_VARIABLE];
-    return { ...base, ...containmentEnv, NO_COLOR: '1', XDG_CONFIG_HOME: join(dir, '.xdg'), ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: mock.url };
+    return {
+      ...base,
+      ...containmentEnv,
+      NO_COLOR: '1',
+      XDG_CONFIG_HOME: join(dir, '.xdg'),
+      ANTHROPIC_API_KEY: 'test',
+      ANTHROPIC_BASE_URL: mock.url,
+    };
   }
 
   /** The model calls each tool in turn, each once the previous one's result is in, then says `done`. */
   function script(userMessage: string, calls: { tool: string; input: Record<string, unknown> }[]): void {
     calls.forEach((call, index) => {
       const toolCalls = [{ id: `toolu_${index}`, name: call.tool, arguments: JSON.stringify(call.input) }];
-      mock.on(index === 0 ? { model: 'claude-test', userMessage, hasToolResult: false } : { model: 'claude-test', userMessage, toolCallId: `toolu_${index - 1}` }, { toolCalls });
+      mock.on(
+        index === 0
+          ? { model: 'claude-test', userMessage, hasToolResult: false }
+          : { model: 'claude-test', userMessage, toolCallId: `toolu_${index - 1}` },
+        { toolCalls },
+      );
     });
     mock.on({ model: 'claude-test', userMessage, toolCallId: `toolu_${calls.length - 1}` }, { content: 'done' });
   }
 
-  function startLegion(message: string): { child: ChildProcess; closed: Promise<{ status: number | null; signal: NodeJS.Signals | null; stderr: string }> } {
-    const child = spawn(process.execPath, [LEGION, 'run', message], { cwd: dir, env: env(), stdio: ['ignore', 'pipe', 'pipe'], timeout: PROCESS_LIMIT_MS, killSignal: 'SIGKILL' });
+  function startLegion(message: string): {
+    child: ChildProcess;
+    closed: Promise<{ status: number | null; signal: NodeJS.Signals | null; stderr: string }>;
+  } {
+    const child = spawn(process.execPath, [LEGION, 'run', message], {
+      cwd: dir,
+      env: env(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: PROCESS_LIMIT_MS,
+      killSignal: 'SIGKILL',
+    });
     runs.push(child);
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdout!.resume();
-    const closed = new Promise<{ status: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) => child.once('close', (status, signal) => resolve({ status, signal, stderr })));
+    const closed = new Promise<{ status: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
+      child.once('close', (status, signal) => resolve({ status, signal, stderr })),
+    );
     return { child, closed };
   }
 
@@ -113,7 +155,8 @@ describe.each(kinds)('commands and everything they start end with legion ($kind)
   }
 
   async function escapeesGone(): Promise<void> {
-    for (const file of RECORDED) await expect.poll(() => recorded(file), { timeout: GONE_MS, message: `${file}: the escaped process is gone` }).toBeUndefined();
+    for (const file of RECORDED)
+      await expect.poll(() => recorded(file), { timeout: GONE_MS, message: `${file}: the escaped process is gone` }).toBeUndefined();
   }
 
   it('after a run that ends normally', async () => {
@@ -148,7 +191,9 @@ describe.each(kinds)('commands and everything they start end with legion ($kind)
     const run = startLegion('Serve');
     await escapeesRunning();
     writeFileSync(join(dir, 'looked'), '');
-    await expect.poll(() => mock.getRequests().some((request) => JSON.stringify(request.body).includes('toolu_2')), { timeout: PROCESS_LIMIT_MS }).toBe(true);
+    await expect
+      .poll(() => mock.getRequests().some((request) => JSON.stringify(request.body).includes('toolu_2')), { timeout: PROCESS_LIMIT_MS })
+      .toBe(true);
     await escapeesGone();
     writeFileSync(join(dir, 'proceed'), '');
     expect((await run.closed).status).toBe(0);
@@ -158,7 +203,11 @@ describe.each(kinds)('commands and everything they start end with legion ($kind)
     script('Time out', [{ tool: 'shell_run', input: { command: `${ESCAPE}; sleep 300`, timeout_ms: 3000 } }, HOLD]);
     const run = startLegion('Time out');
     await escapeesRunning();
-    await expect.poll(() => mock.getRequests().some((request) => JSON.stringify(request.body).includes('Timed out after 3000 ms')), { timeout: PROCESS_LIMIT_MS }).toBe(true);
+    await expect
+      .poll(() => mock.getRequests().some((request) => JSON.stringify(request.body).includes('Timed out after 3000 ms')), {
+        timeout: PROCESS_LIMIT_MS,
+      })
+      .toBe(true);
     await escapeesGone();
     writeFileSync(join(dir, 'proceed'), '');
     expect((await run.closed).status).toBe(0);

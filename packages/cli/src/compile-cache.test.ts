@@ -37,7 +37,10 @@ describe('createBundleLoader', () => {
   it('runs CommonJS files that require each other by relative path, each once, with Node modules beside them', () => {
     writeFileSync(join(dir, 'shared.js'), 'globalThis.__sharedRuns = (globalThis.__sharedRuns ?? 0) + 1; exports.value = 20;');
     writeFileSync(join(dir, 'a.js'), 'exports.total = require("./shared.js").value + 1;');
-    writeFileSync(join(dir, 'main.js'), 'const { join } = require("node:path"); module.exports = { total: require("./a.js").total + require("./shared.js").value, path: join("x", "y"), file: __filename };');
+    writeFileSync(
+      join(dir, 'main.js'),
+      'const { join } = require("node:path"); module.exports = { total: require("./a.js").total + require("./shared.js").value, path: join("x", "y"), file: __filename };',
+    );
     const main = createBundleLoader(undefined)(join(dir, 'main.js'));
     expect(main).toEqual({ total: 41, path: join('x', 'y'), file: join(dir, 'main.js') });
     expect((globalThis as { __sharedRuns?: number }).__sharedRuns).toBe(1);

@@ -63,7 +63,8 @@ function readCache(file: string): Buffer | undefined {
   }
   if (bytes.length < HEADER_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
   const payload = bytes.subarray(HEADER_BYTES);
-  if (bytes.readUInt32LE(MAGIC.length) !== payload.length || !bytes.subarray(MAGIC.length + 4, HEADER_BYTES).equals(digest(payload))) return undefined;
+  if (bytes.readUInt32LE(MAGIC.length) !== payload.length || !bytes.subarray(MAGIC.length + 4, HEADER_BYTES).equals(digest(payload)))
+    return undefined;
   return payload;
 }
 
@@ -136,8 +137,15 @@ export function createBundleLoader(cacheDirectory: string | undefined, variant =
     modules.set(file, module);
     const nodeRequire = createRequire(file);
     const directory = dirname(file);
-    const requireFromFile = (specifier: string): unknown => (specifier.startsWith('./') ? load(resolve(directory, specifier)) : nodeRequire(specifier));
-    const run = script.runInThisContext() as (exports: unknown, require: unknown, module: LoadedModule, filename: string, dirname: string) => void;
+    const requireFromFile = (specifier: string): unknown =>
+      specifier.startsWith('./') ? load(resolve(directory, specifier)) : nodeRequire(specifier);
+    const run = script.runInThisContext() as (
+      exports: unknown,
+      require: unknown,
+      module: LoadedModule,
+      filename: string,
+      dirname: string,
+    ) => void;
     run.call(module.exports, module.exports, requireFromFile, module, file, directory);
     return module.exports;
   }

@@ -10,7 +10,10 @@ describe('config keys', () => {
   });
 
   it('sets a value without touching its neighbours, and refuses to go through a value that is not an object', () => {
-    expect(setAt({ limits: { maxDepth: 5 }, entryAgent: 'x' }, ['limits', 'maxIterations'], 9)).toEqual({ limits: { maxDepth: 5, maxIterations: 9 }, entryAgent: 'x' });
+    expect(setAt({ limits: { maxDepth: 5 }, entryAgent: 'x' }, ['limits', 'maxIterations'], 9)).toEqual({
+      limits: { maxDepth: 5, maxIterations: 9 },
+      entryAgent: 'x',
+    });
     expect(() => setAt({ entryAgent: 'x' }, ['entryAgent', 'name'], 1)).toThrow(/not an object/);
   });
 });

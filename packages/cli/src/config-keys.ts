@@ -23,7 +23,10 @@ export function parseKey(key: string): string[] {
     position = pattern.lastIndex;
   }
   if (!valid || afterDot) {
-    throw new LegionError('config_key_invalid', `"${key}" is not a config key: write it as dotted names (limits.maxDepth), with ["…"] around a name that holds dots (pricing["gpt-4.1"].input).`);
+    throw new LegionError(
+      'config_key_invalid',
+      `"${key}" is not a config key: write it as dotted names (limits.maxDepth), with ["…"] around a name that holds dots (pricing["gpt-4.1"].input).`,
+    );
   }
   return parts;
 }

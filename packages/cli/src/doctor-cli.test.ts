@@ -73,7 +73,15 @@ const check = (report: DoctorReport, name: string) => report.checks.find((entry)
 describe('legion doctor', () => {
   it('passes a healthy workspace, starts its MCP server and lists the tools, and calls no model', async () => {
     await init();
-    setConfig({ mcpServers: { memory: { command: process.execPath, args: [serverBin('@modelcontextprotocol/server-memory')], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } } } });
+    setConfig({
+      mcpServers: {
+        memory: {
+          command: process.execPath,
+          args: [serverBin('@modelcontextprotocol/server-memory')],
+          env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
+        },
+      },
+    });
     const { run, report } = await doctor({ ANTHROPIC_API_KEY: 'test-key-not-sent-anywhere' });
     expect(run.status, run.stderr).toBe(0);
     expect(report.success).toBe(true);
@@ -82,7 +90,10 @@ describe('legion doctor', () => {
     const categories = new Set(report.checks.map((entry) => entry.category));
     expect([...categories].sort()).toEqual(['config', 'context', 'mcp', 'node', 'participants', 'providers', 'tools', 'workspace']);
     for (const agent of ['coordinator', 'developer', 'reviewer']) {
-      expect(check(report, `agent ${agent}: anthropic/claude-sonnet-4-6`)).toMatchObject({ status: 'passed', detail: expect.stringContaining('$ANTHROPIC_API_KEY') });
+      expect(check(report, `agent ${agent}: anthropic/claude-sonnet-4-6`)).toMatchObject({
+        status: 'passed',
+        detail: expect.stringContaining('$ANTHROPIC_API_KEY'),
+      });
     }
     expect(check(report, 'participant .legion/collective/participants/developer.json')?.status).toBe('passed');
     expect(check(report, 'MCP server memory')).toMatchObject({ status: 'passed', detail: expect.stringContaining('create_entities') });
@@ -91,25 +102,43 @@ describe('legion doctor', () => {
     expect(requests).toBe(0);
   });
 
-  it('reports per agent its tool definitions\' tokens and share of the window, and warns of an unknown model and of tools over the budget', async () => {
+  it("reports per agent its tool definitions' tokens and share of the window, and warns of an unknown model and of tools over the budget", async () => {
     await init();
     const developer = join(dir, '.legion/collective/participants/developer.json');
     // Whole tool schemas (no compact ones): the 32 built-in definitions overflow the small profile an unknown model gets.
-    writeFileSync(developer, JSON.stringify({ ...JSON.parse(readFileSync(developer, 'utf8')), model: { provider: 'openai-compatible', model: 'my-finetune', baseURL: endpointUrl }, context: { toolSchemas: 'full' } }));
+    writeFileSync(
+      developer,
+      JSON.stringify({
+        ...JSON.parse(readFileSync(developer, 'utf8')),
+        model: { provider: 'openai-compatible', model: 'my-finetune', baseURL: endpointUrl },
+        context: { toolSchemas: 'full' },
+      }),
+    );
     const reviewer = join(dir, '.legion/collective/participants/reviewer.json');
     writeFileSync(reviewer, JSON.stringify({ ...JSON.parse(readFileSync(reviewer, 'utf8')), tools: ['file_read'] }));
     const { run, report } = await doctor({ ANTHROPIC_API_KEY: 'test-key' });
     expect(run.status, run.stderr).toBe(0);
 
     const known = check(report, 'context coordinator: anthropic/claude-sonnet-4-6');
-    expect(known).toMatchObject({ category: 'context', status: 'passed', detail: expect.stringMatching(/^tool definitions \d+ tokens \(\d+ tools, \d+\.\d% of the 1000000-token window\), system prompt \d+; profile cloud, compaction at 955000$/) });
+    expect(known).toMatchObject({
+      category: 'context',
+      status: 'passed',
+      detail: expect.stringMatching(
+        /^tool definitions \d+ tokens \(\d+ tools, \d+\.\d% of the 1000000-token window\), system prompt \d+; profile cloud, compaction at 955000$/,
+      ),
+    });
     expect(known?.warning).toBeUndefined();
     expect(check(report, 'context reviewer: anthropic/claude-sonnet-4-6')?.detail).toMatch(/^tool definitions \d+ tokens \(1 tools, /);
     // An unknown model: a guessed 8k window, so the small profile, which all the built-in tool definitions overflow.
     const unknown = check(report, 'context developer: openai-compatible/my-finetune');
-    expect(unknown).toMatchObject({ status: 'passed', detail: expect.stringContaining('of the 8192-token window, a default: the model is unknown') });
+    expect(unknown).toMatchObject({
+      status: 'passed',
+      detail: expect.stringContaining('of the 8192-token window, a default: the model is unknown'),
+    });
     expect(unknown?.warning).toMatch(/the model openai-compatible\/my-finetune is not in the model table.*"models": \{ "my-finetune"/);
-    expect(unknown?.warning).toMatch(/tool definitions alone take \d+ tokens, \d+% of the 8192-token window, more than the small profile's budget of 2600 tokens/);
+    expect(unknown?.warning).toMatch(
+      /tool definitions alone take \d+ tokens, \d+% of the 8192-token window, more than the small profile's budget of 2600 tokens/,
+    );
     expect(run.stderr).toMatch(/^✔ context developer: openai-compatible\/my-finetune — .*\n {4}warning: developer: the model/m);
     expect(requests).toBe(0);
   });
@@ -159,12 +188,19 @@ describe('legion doctor', () => {
   it('says which config price was written for the prefix matching that is gone, and how to keep it', async () => {
     await init();
     // The agents use claude-sonnet-4-6: a key that is only its prefix no longer prices it; an exact key and a glob do.
-    setConfig({ pricing: { 'claude-sonnet': { input: 3, output: 15 }, 'claude-sonnet-4-6': { input: 3, output: 15 }, 'gpt-5*': { input: 1, output: 1 } } });
+    setConfig({
+      pricing: {
+        'claude-sonnet': { input: 3, output: 15 },
+        'claude-sonnet-4-6': { input: 3, output: 15 },
+        'gpt-5*': { input: 1, output: 1 },
+      },
+    });
     const { run, report } = await doctor({ ANTHROPIC_API_KEY: 'test-key' });
     expect(run.status).toBe(1);
     expect(check(report, 'pricing')).toMatchObject({
       status: 'failed',
-      error: 'prices are matched by exact model id now, not by prefix: pricing["claude-sonnet"] no longer prices claude-sonnet-4-6, whose cost is unknown unless the list has it',
+      error:
+        'prices are matched by exact model id now, not by prefix: pricing["claude-sonnet"] no longer prices claude-sonnet-4-6, whose cost is unknown unless the list has it',
       fix: expect.stringContaining('"claude-sonnet*"'),
     });
     setConfig({ pricing: { 'claude-sonnet*': { input: 3, output: 15 } } });
@@ -175,12 +211,19 @@ describe('legion doctor', () => {
     await init();
     // The agents' claude-sonnet-4-6 has a list price; a developer on an unknown model has none.
     const developer = join(dir, '.legion/collective/participants/developer.json');
-    writeFileSync(developer, JSON.stringify({ ...(JSON.parse(readFileSync(developer, 'utf8')) as object), model: { provider: 'anthropic', model: 'claude-next' } }));
+    writeFileSync(
+      developer,
+      JSON.stringify({
+        ...(JSON.parse(readFileSync(developer, 'utf8')) as object),
+        model: { provider: 'anthropic', model: 'claude-next' },
+      }),
+    );
     setConfig({ limits: { maxSessionCostUsd: 5 } });
     const env = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: '' };
     expect(check((await doctor(env)).report, 'session budget $5')).toMatchObject({
       status: 'failed',
-      error: 'no known price for developer (anthropic/claude-next): their calls add nothing to the cost, so limits.maxSessionCostUsd does not bound them',
+      error:
+        'no known price for developer (anthropic/claude-next): their calls add nothing to the cost, so limits.maxSessionCostUsd does not bound them',
       fix: expect.stringContaining('limits.maxSessionTokens'),
     });
     setConfig({ limits: { maxSessionCostUsd: 5 }, pricing: { 'claude-next': { input: 3, output: 15 } } });
@@ -194,13 +237,21 @@ describe('legion doctor', () => {
       mcpServers: {
         broken: { command: process.execPath, args: ['-e', 'console.error("missing GITHUB_TOKEN"); process.exit(3)'] },
         silent: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },
-        memory: { command: process.execPath, args: [serverBin('@modelcontextprotocol/server-memory')], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } },
+        memory: {
+          command: process.execPath,
+          args: [serverBin('@modelcontextprotocol/server-memory')],
+          env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
+        },
       },
     });
     // 10 s: the memory server must start and answer within it on a loaded 2-core machine (3 s was not always enough).
     const { run, report } = await doctor({ ANTHROPIC_API_KEY: 'test-key' }, ['--timeout', '10000']);
     expect(run.status).toBe(1);
-    expect(check(report, 'MCP server broken')).toMatchObject({ status: 'failed', error: expect.stringContaining('missing GITHUB_TOKEN'), fix: expect.stringContaining('mcpServers.broken') });
+    expect(check(report, 'MCP server broken')).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('missing GITHUB_TOKEN'),
+      fix: expect.stringContaining('mcpServers.broken'),
+    });
     expect(check(report, 'MCP server silent')).toMatchObject({ status: 'failed', error: expect.stringContaining('within 10000 ms') });
     expect(check(report, 'MCP server memory')?.status).toBe('passed');
     expect(report.summary.failed).toBe(2);
@@ -213,7 +264,10 @@ describe('legion doctor', () => {
     setConfig({ mcpServers: { big: { command: process.execPath, args: [oversized] } } });
     const { report } = await doctor({ ANTHROPIC_API_KEY: 'test-key' }, ['--timeout', '10000']);
     const big = check(report, 'MCP server big');
-    expect(big).toMatchObject({ status: 'passed', warning: expect.stringContaining('the description of "manual" is 1062018 characters; models get its first') });
+    expect(big).toMatchObject({
+      status: 'passed',
+      warning: expect.stringContaining('the description of "manual" is 1062018 characters; models get its first'),
+    });
     expect(big?.warning).toContain('the input schema of "huge_schema"');
     expect(big?.warning).toContain('it offers more than 256 tools');
   }, 60_000);
@@ -229,9 +283,17 @@ describe('legion doctor', () => {
 describe('legion doctor names how commands are contained', () => {
   it('says the containment in use, and warns when it is the weaker one', async () => {
     await init();
-    const named = (report: DoctorReport): DoctorReport['checks'][number] | undefined => report.checks.find((check) => check.name === 'command containment');
-    const forced = DoctorReportSchema.parse(JSON.parse((await legion(['doctor', '--json'], dir, { LEGION_CONTAINMENT: 'process-group' })).stdout));
-    expect(named(forced)).toMatchObject({ category: 'tools', status: 'passed', detail: expect.stringMatching(/^process-group(\+environment)?: LEGION_CONTAINMENT=process-group/), warning: expect.stringContaining('unset LEGION_CONTAINMENT') });
+    const named = (report: DoctorReport): DoctorReport['checks'][number] | undefined =>
+      report.checks.find((check) => check.name === 'command containment');
+    const forced = DoctorReportSchema.parse(
+      JSON.parse((await legion(['doctor', '--json'], dir, { LEGION_CONTAINMENT: 'process-group' })).stdout),
+    );
+    expect(named(forced)).toMatchObject({
+      category: 'tools',
+      status: 'passed',
+      detail: expect.stringMatching(/^process-group(\+environment)?: LEGION_CONTAINMENT=process-group/),
+      warning: expect.stringContaining('unset LEGION_CONTAINMENT'),
+    });
     const chosen = DoctorReportSchema.parse(JSON.parse((await legion(['doctor', '--json'], dir, { LEGION_CONTAINMENT: '' })).stdout));
     // Whichever this machine has; with bubblewrap it is the PID namespace, and nothing to warn about.
     const check = named(chosen)!;

@@ -10,8 +10,15 @@ import { LegionError } from '@legion-collective/core';
 export function openInEditor(file: string, env: NodeJS.ProcessEnv = process.env): void {
   const editor = env.VISUAL || env.EDITOR || 'vi';
   const editorRun = spawnSync('/bin/sh', ['-c', `${editor} "$@"`, editor, file], { stdio: 'inherit', env });
-  if (editorRun.error) throw new LegionError('editor_failed', `Could not start the editor "${editor}": ${editorRun.error.message}. Set $EDITOR to an editor on your PATH.`);
+  if (editorRun.error)
+    throw new LegionError(
+      'editor_failed',
+      `Could not start the editor "${editor}": ${editorRun.error.message}. Set $EDITOR to an editor on your PATH.`,
+    );
   if (editorRun.status !== 0) {
-    throw new LegionError('editor_failed', `The editor "${editor}" exited with ${editorRun.status === null ? `signal ${editorRun.signal}` : `status ${editorRun.status}`}; nothing was saved.`);
+    throw new LegionError(
+      'editor_failed',
+      `The editor "${editor}" exited with ${editorRun.status === null ? `signal ${editorRun.signal}` : `status ${editorRun.status}`}; nothing was saved.`,
+    );
   }
 }

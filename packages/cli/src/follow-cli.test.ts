@@ -22,7 +22,7 @@ const ORACLE = {
 
 type Sent = Extract<LegionEvent, { type: 'message:sent' }>;
 
-describe('following another process\'s `legion run`', () => {
+describe("following another process's `legion run`", () => {
   let dir: string;
   let ui: Legion | undefined;
   let child: ChildProcess | undefined;
@@ -57,11 +57,13 @@ describe('following another process\'s `legion run`', () => {
     });
     return {
       remote,
-      until: (count) => new Promise((resolve) => (remote.length >= count ? resolve(remote.slice(0, count)) : waiting.push({ count, resolve }))),
+      until: (count) =>
+        new Promise((resolve) => (remote.length >= count ? resolve(remote.slice(0, count)) : waiting.push({ count, resolve }))),
     };
   }
 
-  const texts = (events: Sent[]): string[] => events.map((event) => event.message.content.map((block) => (block.type === 'text' ? block.text : '')).join(''));
+  const texts = (events: Sent[]): string[] =>
+    events.map((event) => event.message.content.map((block) => (block.type === 'text' ? block.text : '')).join(''));
   const loggedIds = (sessionId: string): string[] =>
     readFileSync(join(dir, '.legion/sessions', sessionId, 'conversations/user__oracle.jsonl'), 'utf8')
       .trim()
@@ -88,7 +90,14 @@ describe('following another process\'s `legion run`', () => {
     });
     const [arrived] = await followed.until(1);
     expect(exited).toBe(false);
-    expect(arrived).toMatchObject({ sessionId: session.id, conversationId: 'user__oracle', author: 'user', initiator: 'user', responder: 'oracle', remote: true });
+    expect(arrived).toMatchObject({
+      sessionId: session.id,
+      conversationId: 'user__oracle',
+      author: 'user',
+      initiator: 'user',
+      responder: 'oracle',
+      remote: true,
+    });
     expect(texts([arrived!])).toEqual(['hold on']);
     child!.kill('SIGTERM');
     await held;

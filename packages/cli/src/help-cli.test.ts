@@ -15,7 +15,12 @@ describe('legion --help and "did you mean"', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   function legion(args: string[]): { status: number | null; stdout: string; stderr: string } {
-    const result = spawnSync(process.execPath, [LEGION, ...args], { cwd: dir, input: '', encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(dir, '.xdg') } });
+    const result = spawnSync(process.execPath, [LEGION, ...args], {
+      cwd: dir,
+      input: '',
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(dir, '.xdg') },
+    });
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
   }
 
@@ -33,7 +38,22 @@ describe('legion --help and "did you mean"', () => {
     expect(top.status).toBe(0);
     expect(top.stdout).toContain('Examples:');
     const commands = commandsOf(top.stdout);
-    expect(commands).toEqual(expect.arrayContaining(['init', 'demo', 'run', 'approvals', 'approve', 'reject', 'sessions', 'log', 'agents', 'tools', 'config', 'doctor']));
+    expect(commands).toEqual(
+      expect.arrayContaining([
+        'init',
+        'demo',
+        'run',
+        'approvals',
+        'approve',
+        'reject',
+        'sessions',
+        'log',
+        'agents',
+        'tools',
+        'config',
+        'doctor',
+      ]),
+    );
     const screens: Array<[string, string]> = [];
     for (const command of commands) {
       const help = legion([command, '--help']);

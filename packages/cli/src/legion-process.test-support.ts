@@ -15,12 +15,19 @@ export interface LegionRun {
  * the machine's environment may contribute), `input` on stdin (closed after it),
  * and collects what it printed.
  */
-export function runLegion(args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<LegionRun> {
+export function runLegion(
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number },
+): Promise<LegionRun> {
   return runNodeScript(LEGION, args, options);
 }
 
 /** Runs another Node program (an MCP client's CLI, say) the way `runLegion` runs legion. */
-export function runNodeScript(script: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<LegionRun> {
+export function runNodeScript(
+  script: string,
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number },
+): Promise<LegionRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, ...args], {
       cwd: options.cwd,

@@ -34,7 +34,7 @@ const program = new Command('legion')
       'legion sessions                              # sessions, most recently active first',
       'legion log --follow                          # watch the entry conversation live',
       'source <(legion completion bash)             # Tab completes commands, options, session ids (also zsh, fish)',
-      'legion <command> --help                      # each command\'s options and examples',
+      "legion <command> --help                      # each command's options and examples",
     ]),
   );
 
@@ -62,11 +62,23 @@ program
   .option('--session <id>', 'session to continue (default: the latest)')
   .option('--new-session', 'start a new session')
   .option('--conversation <name>', 'named conversation, for a parallel thread with the same participant')
-  .addOption(new Option('--output <format>', 'text (the reply), json (one report) or stream-json (one JSON line per event, then the report)').choices(['text', 'json', 'stream-json']).default('text'))
-  .option('--verbose', 'show the conversation on stderr as it happens')
-  .addOption(new Option('--approve <mode>', 'answer tool approvals: ask on the terminal, approve all, or reject all (default: config approval.headless, else prompt)').choices(['prompt', 'auto', 'deny']))
   .addOption(
-    new Option('--answer-questions <mode>', 'when an agent asks you something: ask (on the terminal; else a surface of another process, else pause until legion answer), deny (it is told you are unavailable) or text (it gets --answer)').choices(['ask', 'deny', 'text']),
+    new Option('--output <format>', 'text (the reply), json (one report) or stream-json (one JSON line per event, then the report)')
+      .choices(['text', 'json', 'stream-json'])
+      .default('text'),
+  )
+  .option('--verbose', 'show the conversation on stderr as it happens')
+  .addOption(
+    new Option(
+      '--approve <mode>',
+      'answer tool approvals: ask on the terminal, approve all, or reject all (default: config approval.headless, else prompt)',
+    ).choices(['prompt', 'auto', 'deny']),
+  )
+  .addOption(
+    new Option(
+      '--answer-questions <mode>',
+      'when an agent asks you something: ask (on the terminal; else a surface of another process, else pause until legion answer), deny (it is told you are unavailable) or text (it gets --answer)',
+    ).choices(['ask', 'deny', 'text']),
   )
   .option('--answer <text>', 'the reply every question from an agent gets (implies --answer-questions text)')
   .addHelpText(
@@ -81,7 +93,11 @@ program
   )
   .action((words: string[], options: Record<string, unknown>) =>
     // A headless run leaves nothing running once it has answered: it need not wait for V8's background work.
-    runCli(async () => (await import('./commands/run.js')).runCommand(words, { ...options, workspace: program.opts<{ workspace?: string }>().workspace }), { exitWhenDone: true }),
+    runCli(
+      async () =>
+        (await import('./commands/run.js')).runCommand(words, { ...options, workspace: program.opts<{ workspace?: string }>().workspace }),
+      { exitWhenDone: true },
+    ),
   );
 
 const approvals = program
@@ -92,7 +108,12 @@ const approvals = program
   .option('--json', 'one JSON object')
   .addHelpText('after', examples(['legion approvals', 'legion approvals --all --json']))
   .action((options: Record<string, unknown>) =>
-    runCli(async () => (await import('./commands/approvals.js')).approvalsCommand({ ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
+    runCli(async () =>
+      (await import('./commands/approvals.js')).approvalsCommand({
+        ...options,
+        workspace: program.opts<{ workspace?: string }>().workspace,
+      }),
+    ),
   );
 
 approvals
@@ -101,11 +122,22 @@ approvals
   .argument('[ids...]', 'approval request ids whose turns to resume (default: every decided one whose turn still waits)')
   .option('--session <id>', 'session (default: the latest)')
   .option('--json', 'one JSON object')
-  .addHelpText('after', examples(['legion approvals resume', 'legion approvals resume --session 2026-…', 'legion approvals resume 3f2a… --json']))
-  .addHelpText('after', '\nExit status: 0 when every resumed turn ended (or nothing waited), 2 when one paused again on an approval, 1 on an unknown or undecided id or a resumed turn that failed.')
+  .addHelpText(
+    'after',
+    examples(['legion approvals resume', 'legion approvals resume --session 2026-…', 'legion approvals resume 3f2a… --json']),
+  )
+  .addHelpText(
+    'after',
+    '\nExit status: 0 when every resumed turn ended (or nothing waited), 2 when one paused again on an approval, 1 on an unknown or undecided id or a resumed turn that failed.',
+  )
   // `--session`/`--json` may land on `approvals` (commander reads a parent's options anywhere): the merged options have them either way.
   .action((ids: string[], _options: unknown, command: Command) =>
-    runCli(async () => (await import('./commands/approvals.js')).resumeCommand(ids, command.optsWithGlobals<{ json?: boolean; session?: string; workspace?: string }>())),
+    runCli(async () =>
+      (await import('./commands/approvals.js')).resumeCommand(
+        ids,
+        command.optsWithGlobals<{ json?: boolean; session?: string; workspace?: string }>(),
+      ),
+    ),
   );
 
 const rules = approvals
@@ -115,7 +147,9 @@ const rules = approvals
   .addHelpText('after', examples(['legion approvals rules', 'legion approvals rules --json', 'legion approvals rules rm rule_3f2a…']))
   // `--json` may land on `approvals` (commander reads a parent's options anywhere): the merged options have it either way.
   .action((_options: unknown, command: Command) =>
-    runCli(async () => (await import('./commands/approval-rules.js')).rulesCommand(command.optsWithGlobals<{ json?: boolean; workspace?: string }>())),
+    runCli(async () =>
+      (await import('./commands/approval-rules.js')).rulesCommand(command.optsWithGlobals<{ json?: boolean; workspace?: string }>()),
+    ),
   );
 
 rules
@@ -125,7 +159,12 @@ rules
   .option('--json', 'one JSON object')
   .addHelpText('after', examples(['legion approvals rules rm rule_3f2a…', 'legion approvals rules rm rule_3f2a… rule_9b1c…']))
   .action((ids: string[], _options: unknown, command: Command) =>
-    runCli(async () => (await import('./commands/approval-rules.js')).removeRulesCommand(ids, command.optsWithGlobals<{ json?: boolean; workspace?: string }>())),
+    runCli(async () =>
+      (await import('./commands/approval-rules.js')).removeRulesCommand(
+        ids,
+        command.optsWithGlobals<{ json?: boolean; workspace?: string }>(),
+      ),
+    ),
   );
 
 for (const decision of ['approve', 'reject'] as const) {
@@ -139,15 +178,39 @@ for (const decision of ['approve', 'reject'] as const) {
     .option('--json', 'one JSON object');
   if (decision === 'approve') {
     command
-      .option('--this-session', 'also allow this tool for this agent for the rest of the session (the prompt\'s [s])')
+      .option('--this-session', "also allow this tool for this agent for the rest of the session (the prompt's [s])")
       .option('--always', 'deprecated: the same as --this-session; "always" is a rule everywhere else (--rule)')
       // A flag and a separate --pattern, not "--rule [PATTERN]": an optional value would swallow the id after it (legion approve --rule apr_1).
-      .option('--rule', 'also make an "approve always" rule (the prompt\'s [a]): this agent, this tool, this exact command or path, in every session (see "legion approvals rules")')
-      .option('--pattern <glob>', 'the rule\'s pattern instead of the exact call (implies --rule): a command glob ("git status*") or a path glob ("src/**")');
+      .option(
+        '--rule',
+        'also make an "approve always" rule (the prompt\'s [a]): this agent, this tool, this exact command or path, in every session (see "legion approvals rules")',
+      )
+      .option(
+        '--pattern <glob>',
+        'the rule\'s pattern instead of the exact call (implies --rule): a command glob ("git status*") or a path glob ("src/**")',
+      );
   } else command.option('--reason <text>', 'why, shown to the agent so it can adapt');
-  command.addHelpText('after', examples(decision === 'approve' ? ['legion approve 3f2a…', 'legion approve --this-session 3f2a…', 'legion approve --rule 3f2a…', "legion approve --pattern 'git status*' 3f2a…", 'legion approve --no-resume 3f2a…'] : ['legion reject 3f2a… --reason "not in this repository"', 'legion reject --no-resume 3f2a… --reason "…"']));
+  command.addHelpText(
+    'after',
+    examples(
+      decision === 'approve'
+        ? [
+            'legion approve 3f2a…',
+            'legion approve --this-session 3f2a…',
+            'legion approve --rule 3f2a…',
+            "legion approve --pattern 'git status*' 3f2a…",
+            'legion approve --no-resume 3f2a…',
+          ]
+        : ['legion reject 3f2a… --reason "not in this repository"', 'legion reject --no-resume 3f2a… --reason "…"'],
+    ),
+  );
   command.action((ids: string[], options: Record<string, unknown>) =>
-    runCli(async () => (await import('./commands/approvals.js')).answerCommand(decision, ids, { ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
+    runCli(async () =>
+      (await import('./commands/approvals.js')).answerCommand(decision, ids, {
+        ...options,
+        workspace: program.opts<{ workspace?: string }>().workspace,
+      }),
+    ),
   );
 }
 
@@ -159,20 +222,38 @@ const questions = program
   .option('--json', 'one JSON object')
   .addHelpText('after', examples(['legion questions', 'legion questions --all --json']))
   .action((options: Record<string, unknown>) =>
-    runCli(async () => (await import('./commands/questions.js')).questionsCommand({ ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
+    runCli(async () =>
+      (await import('./commands/questions.js')).questionsCommand({
+        ...options,
+        workspace: program.opts<{ workspace?: string }>().workspace,
+      }),
+    ),
   );
 
 questions
   .command('resume')
-  .description('continue the agents whose questions were answered but not resumed (legion answer --no-resume), each once, from this process')
+  .description(
+    'continue the agents whose questions were answered but not resumed (legion answer --no-resume), each once, from this process',
+  )
   .argument('[ids...]', 'question ids whose agents to resume (default: every answered one whose agent still waits)')
   .option('--session <id>', 'session (default: the one that holds the first id, else the latest)')
   .option('--json', 'one JSON object')
-  .addHelpText('after', examples(['legion questions resume', 'legion questions resume q_3f2a…', 'legion questions resume --session 2026-… --json']))
-  .addHelpText('after', '\nExit status: 0 when every resumed turn ended (or nothing waited), 2 when one paused on an approval, 1 on an unknown or unanswered id or a resumed turn that failed.')
+  .addHelpText(
+    'after',
+    examples(['legion questions resume', 'legion questions resume q_3f2a…', 'legion questions resume --session 2026-… --json']),
+  )
+  .addHelpText(
+    'after',
+    '\nExit status: 0 when every resumed turn ended (or nothing waited), 2 when one paused on an approval, 1 on an unknown or unanswered id or a resumed turn that failed.',
+  )
   // `--session`/`--json` may land on `questions` (commander reads a parent's options anywhere): the merged options have them either way.
   .action((ids: string[], _options: unknown, command: Command) =>
-    runCli(async () => (await import('./commands/questions.js')).resumeAnsweredCommand(ids, command.optsWithGlobals<{ json?: boolean; session?: string; workspace?: string }>())),
+    runCli(async () =>
+      (await import('./commands/questions.js')).resumeAnsweredCommand(
+        ids,
+        command.optsWithGlobals<{ json?: boolean; session?: string; workspace?: string }>(),
+      ),
+    ),
   );
 
 program
@@ -182,11 +263,19 @@ program
   .argument('<text>', 'the answer')
   .option('--session <id>', 'session (default: the one that holds the question)')
   .option('--as <participant>', 'answer as this user (default: the user asked)')
-  .option('--no-resume', 'only record the answer; an agent whose asking process ended goes on when any process runs "legion questions resume"')
+  .option(
+    '--no-resume',
+    'only record the answer; an agent whose asking process ended goes on when any process runs "legion questions resume"',
+  )
   .option('--json', 'one JSON object')
   .addHelpText('after', examples(['legion answer q_3f2a… "use port 8080"', 'legion answer --no-resume q_3f2a… "use port 8080"']))
   .action((id: string, text: string, options: Record<string, unknown>) =>
-    runCli(async () => (await import('./commands/questions.js')).answerQuestionCommand(id, text, { ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
+    runCli(async () =>
+      (await import('./commands/questions.js')).answerQuestionCommand(id, text, {
+        ...options,
+        workspace: program.opts<{ workspace?: string }>().workspace,
+      }),
+    ),
   );
 
 const workspace = (): string | undefined => program.opts<{ workspace?: string }>().workspace;
@@ -197,10 +286,25 @@ const sessions = program
   .option('--json', 'one JSON object')
   // `legion sessions` lists; a word after it that is no subcommand is a typo, answered below.
   .allowExcessArguments(true)
-  .addHelpText('after', examples(['legion sessions', 'legion sessions show 20261125-214500-1a2b3c', 'legion sessions rename 20261125-214500-1a2b3c "Flaky login test"', 'legion sessions rm 20261125-214500-1a2b3c --yes']))
+  .addHelpText(
+    'after',
+    examples([
+      'legion sessions',
+      'legion sessions show 20261125-214500-1a2b3c',
+      'legion sessions rename 20261125-214500-1a2b3c "Flaky login test"',
+      'legion sessions rm 20261125-214500-1a2b3c --yes',
+    ]),
+  )
   .action((options: Record<string, unknown>, command: Command) => {
     const [word] = command.args;
-    if (word !== undefined) command.error(`error: unknown command '${word}' for 'legion sessions'${didYouMean(word, command.commands.map((sub) => sub.name()))}`, { code: 'commander.unknownCommand' });
+    if (word !== undefined)
+      command.error(
+        `error: unknown command '${word}' for 'legion sessions'${didYouMean(
+          word,
+          command.commands.map((sub) => sub.name()),
+        )}`,
+        { code: 'commander.unknownCommand' },
+      );
     return runCli(async () => (await import('./commands/sessions.js')).sessionsListCommand({ ...options, workspace: workspace() }));
   });
 
@@ -212,7 +316,11 @@ sessions
   .description('every session, most recently active first')
   .option('--json', 'one JSON object')
   .addHelpText('after', examples(['legion sessions list', 'legion sessions list --json']))
-  .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/sessions.js')).sessionsListCommand({ ...sessionOptions(options), workspace: workspace() })));
+  .action((options: Record<string, unknown>) =>
+    runCli(async () =>
+      (await import('./commands/sessions.js')).sessionsListCommand({ ...sessionOptions(options), workspace: workspace() }),
+    ),
+  );
 
 sessions
   .command('show')
@@ -220,16 +328,26 @@ sessions
   .argument('<id>', 'session id (see "legion sessions")')
   .option('--json', 'one JSON object')
   .addHelpText('after', examples(['legion sessions show 20261125-214500-1a2b3c', 'legion sessions show 20261125-214500-1a2b3c --json']))
-  .action((id: string, options: Record<string, unknown>) => runCli(async () => (await import('./commands/sessions.js')).sessionsShowCommand(id, { ...sessionOptions(options), workspace: workspace() })));
+  .action((id: string, options: Record<string, unknown>) =>
+    runCli(async () =>
+      (await import('./commands/sessions.js')).sessionsShowCommand(id, { ...sessionOptions(options), workspace: workspace() }),
+    ),
+  );
 
 sessions
   .command('rename')
-  .description('give a session a title (shown by legion sessions, /resume, the browser and VS Code; a new session takes one from its first message)')
+  .description(
+    'give a session a title (shown by legion sessions, /resume, the browser and VS Code; a new session takes one from its first message)',
+  )
   .argument('<id>', 'session id (see "legion sessions")')
   .argument('<title>', 'the new title (quote it)')
   .option('--json', 'one JSON object')
   .addHelpText('after', examples(['legion sessions rename 20261125-214500-1a2b3c "Flaky login test"']))
-  .action((id: string, title: string, options: Record<string, unknown>) => runCli(async () => (await import('./commands/sessions.js')).sessionsRenameCommand(id, title, { ...sessionOptions(options), workspace: workspace() })));
+  .action((id: string, title: string, options: Record<string, unknown>) =>
+    runCli(async () =>
+      (await import('./commands/sessions.js')).sessionsRenameCommand(id, title, { ...sessionOptions(options), workspace: workspace() }),
+    ),
+  );
 
 sessions
   .command('rm')
@@ -238,7 +356,11 @@ sessions
   .option('-y, --yes', 'do not ask (needed without a terminal)')
   .option('--json', 'one JSON object')
   .addHelpText('after', examples(['legion sessions rm 20261125-214500-1a2b3c', 'legion sessions rm 20261125-214500-1a2b3c --yes']))
-  .action((id: string, options: Record<string, unknown>) => runCli(async () => (await import('./commands/sessions.js')).sessionsRemoveCommand(id, { ...sessionOptions(options), workspace: workspace() })));
+  .action((id: string, options: Record<string, unknown>) =>
+    runCli(async () =>
+      (await import('./commands/sessions.js')).sessionsRemoveCommand(id, { ...sessionOptions(options), workspace: workspace() }),
+    ),
+  );
 
 program
   .command('log')
@@ -248,7 +370,15 @@ program
   .option('-f, --follow', 'keep printing new messages as any process appends them, until Ctrl-C')
   .option('-n, --limit <count>', 'show at most this many of the newest messages (default: 200)')
   .option('--json', 'one JSON object per message, per line')
-  .addHelpText('after', examples(['legion log', 'legion log developer', 'legion log --session 20261125-214500-1a2b3c coordinator__developer', 'legion log --follow --json']))
+  .addHelpText(
+    'after',
+    examples([
+      'legion log',
+      'legion log developer',
+      'legion log --session 20261125-214500-1a2b3c coordinator__developer',
+      'legion log --follow --json',
+    ]),
+  )
   .action((conversation: string | undefined, options: Record<string, unknown>) =>
     runCli(async () => (await import('./commands/log.js')).logCommand(conversation, { ...options, workspace: workspace() })),
   );
@@ -260,19 +390,42 @@ program
   .option('--to <agent>', 'your conversation with this agent (default: the entry agent)')
   .option('--conversation <id>', 'any conversation, by id (user__coordinator, coordinator__developer)')
   .option('--json', 'one JSON object: what was compacted, tokens before and after')
-  .addHelpText('after', examples(['legion compact', 'legion compact --to developer', 'legion compact --session 20261125-214500-1a2b3c --conversation coordinator__developer', 'legion compact --json']))
-  .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/compact.js')).compactCommand({ ...options, workspace: workspace() })));
+  .addHelpText(
+    'after',
+    examples([
+      'legion compact',
+      'legion compact --to developer',
+      'legion compact --session 20261125-214500-1a2b3c --conversation coordinator__developer',
+      'legion compact --json',
+    ]),
+  )
+  .action((options: Record<string, unknown>) =>
+    runCli(async () => (await import('./commands/compact.js')).compactCommand({ ...options, workspace: workspace() })),
+  );
 
 program
   .command('serve')
-  .description('serve the browser app over this workspace: watch the collective work, answer questions and approvals (127.0.0.1 only unless --host)')
+  .description(
+    'serve the browser app over this workspace: watch the collective work, answer questions and approvals (127.0.0.1 only unless --host)',
+  )
   .option('--port <n>', 'port to listen on (default: a free one)')
   .option('--host <address>', 'address to listen on (default 127.0.0.1; anything else is reachable from other machines)')
   .option('--open', 'open the URL in the system browser')
-  .option('--token <token>', 'the access token to require (default: a random one); visible to every user of the machine in the process list: prefer LEGION_SERVE_TOKEN or --token-file')
-  .option('--token-file <path>', 'read the access token from the first line of this file (or set LEGION_SERVE_TOKEN): neither shows in the process list')
-  .addHelpText('after', examples(['legion serve', 'legion serve --port 4173 --open', 'LEGION_SERVE_TOKEN="$(cat ~/.legion-token)" legion serve']))
-  .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/serve.js')).serveCommand({ ...options, workspace: workspace() })));
+  .option(
+    '--token <token>',
+    'the access token to require (default: a random one); visible to every user of the machine in the process list: prefer LEGION_SERVE_TOKEN or --token-file',
+  )
+  .option(
+    '--token-file <path>',
+    'read the access token from the first line of this file (or set LEGION_SERVE_TOKEN): neither shows in the process list',
+  )
+  .addHelpText(
+    'after',
+    examples(['legion serve', 'legion serve --port 4173 --open', 'LEGION_SERVE_TOKEN="$(cat ~/.legion-token)" legion serve']),
+  )
+  .action((options: Record<string, unknown>) =>
+    runCli(async () => (await import('./commands/serve.js')).serveCommand({ ...options, workspace: workspace() })),
+  );
 
 // Loaded only when it runs: the MCP server SDK is a chunk of its own, which no other command reads.
 program
@@ -280,29 +433,62 @@ program
   .description('Legion and the Model Context Protocol: serve the collective to MCP clients')
   .addHelpText('after', examples(['legion mcp serve', 'legion mcp serve --http']))
   .command('serve')
-  .description('serve the collective as an MCP server (stdio by default, or Streamable HTTP with --http): ask_<agent> tools for MCP clients')
+  .description(
+    'serve the collective as an MCP server (stdio by default, or Streamable HTTP with --http): ask_<agent> tools for MCP clients',
+  )
   .option('--http', 'serve Streamable HTTP at http://127.0.0.1:PORT/mcp with a bearer token, instead of stdio')
   .option('--port <n>', 'with --http: port to listen on (default: a free one)')
   .option('--host <address>', 'with --http: address to listen on (default 127.0.0.1; anything else is reachable from other machines)')
-  .option('--token <token>', 'with --http: the bearer token to require (default: a random one, printed); visible to every user of the machine in the process list: prefer LEGION_MCP_TOKEN or --token-file')
-  .option('--token-file <path>', 'with --http: read the bearer token from the first line of this file (or set LEGION_MCP_TOKEN): neither shows in the process list')
-  .addHelpText('after', examples(['legion mcp serve', 'legion mcp serve --http --port 7331', 'claude mcp add legion -- legion -w /path/to/project mcp serve']))
-  .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/mcp-serve.js')).mcpServeCommand({ ...options, workspace: workspace() })));
+  .option(
+    '--token <token>',
+    'with --http: the bearer token to require (default: a random one, printed); visible to every user of the machine in the process list: prefer LEGION_MCP_TOKEN or --token-file',
+  )
+  .option(
+    '--token-file <path>',
+    'with --http: read the bearer token from the first line of this file (or set LEGION_MCP_TOKEN): neither shows in the process list',
+  )
+  .addHelpText(
+    'after',
+    examples(['legion mcp serve', 'legion mcp serve --http --port 7331', 'claude mcp add legion -- legion -w /path/to/project mcp serve']),
+  )
+  .action((options: Record<string, unknown>) =>
+    runCli(async () => (await import('./commands/mcp-serve.js')).mcpServeCommand({ ...options, workspace: workspace() })),
+  );
 
 registerManagementCommands(program);
 
 const store = program
   .command('store')
   .description('where sessions are kept: the PostgreSQL schema, copies between files and PostgreSQL (packages/store-postgres/README.md)')
-  .addHelpText('after', examples(['legion store migrate --dry-run', 'legion store migrate', 'LEGION_DATABASE_URL=postgres://legion@db/legion legion store migrate', 'legion store copy --from files --to postgres']));
+  .addHelpText(
+    'after',
+    examples([
+      'legion store migrate --dry-run',
+      'legion store migrate',
+      'LEGION_DATABASE_URL=postgres://legion@db/legion legion store migrate',
+      'legion store copy --from files --to postgres',
+    ]),
+  );
 store
   .command('migrate')
   .description("bring the PostgreSQL schema up to this Legion's version (every command also does it on first use)")
-  .addHelpText('after', examples(['legion store migrate --dry-run', 'legion store migrate', 'LEGION_DATABASE_URL=postgres://legion@db/legion legion store migrate']))
+  .addHelpText(
+    'after',
+    examples([
+      'legion store migrate --dry-run',
+      'legion store migrate',
+      'LEGION_DATABASE_URL=postgres://legion@db/legion legion store migrate',
+    ]),
+  )
   .option('--dry-run', 'print the SQL it would run and change nothing')
   .option('--json', 'one JSON object')
   .action((options: { dryRun?: boolean; json?: boolean }) =>
-    runCli(async () => (await import('./commands/store.js')).storeMigrateCommand({ ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
+    runCli(async () =>
+      (await import('./commands/store.js')).storeMigrateCommand({
+        ...options,
+        workspace: program.opts<{ workspace?: string }>().workspace,
+      }),
+    ),
   );
 
 store
@@ -310,7 +496,11 @@ store
   .description('copy sessions between the workspace files and PostgreSQL, each checked by counts and hashes on both sides')
   .addHelpText(
     'after',
-    examples(['legion store copy --from files --to postgres --dry-run', 'legion store copy --from files --to postgres', 'legion store copy --from postgres --to files --session 20261125-214500-1a2b3c']),
+    examples([
+      'legion store copy --from files --to postgres --dry-run',
+      'legion store copy --from files --to postgres',
+      'legion store copy --from postgres --to files --session 20261125-214500-1a2b3c',
+    ]),
   )
   .requiredOption('--from <store>', 'files or postgres')
   .requiredOption('--to <store>', 'files or postgres')
@@ -318,11 +508,17 @@ store
   .option('--dry-run', 'say what would be copied and write nothing')
   .option('--json', 'one JSON object')
   .action((options: { from: string; to: string; session?: string[]; dryRun?: boolean; json?: boolean }) =>
-    runCli(async () => (await import('./commands/store-copy.js')).storeCopyCommand({ ...options, workspace: program.opts<{ workspace?: string }>().workspace })),
+    runCli(async () =>
+      (await import('./commands/store-copy.js')).storeCopyCommand({
+        ...options,
+        workspace: program.opts<{ workspace?: string }>().workspace,
+      }),
+    ),
   );
 
 // `legion` alone and `legion chat`: the interactive REPL (in a pipe, what `legion run` does).
-const chat = (options: { new?: boolean; session?: string; to?: string }) => runCli(async () => (await import('./repl/chat-command.js')).chatCommand({ ...options, workspace: workspace() }));
+const chat = (options: { new?: boolean; session?: string; to?: string }) =>
+  runCli(async () => (await import('./repl/chat-command.js')).chatCommand({ ...options, workspace: workspace() }));
 program
   .command('chat')
   .description('talk with your agents interactively (the default): resumes the latest session')
@@ -335,11 +531,16 @@ program
 // Nothing but options (`legion`, `legion --new`, `legion -w DIR`): the REPL. Not commander's default
 // command, which would take an unknown command for the REPL's argument.
 const words = process.argv.slice(2);
-const onlyOptions = words.every((word, index) => word.startsWith('-') || ['-w', '--workspace', '--session', '--to'].includes(words[index - 1] ?? ''));
+const onlyOptions = words.every(
+  (word, index) => word.startsWith('-') || ['-w', '--workspace', '--session', '--to'].includes(words[index - 1] ?? ''),
+);
 const wantsInfo = words.some((word) => ['-h', '--help', '-v', '--version'].includes(word));
 // `legion completion SHELL` and the `legion complete -- …` its script runs at each Tab: the
 // completion library (and, for `complete`, the workspace's sessions) load only for them.
-const completing = words[0] === 'completion' || words[0] === 'complete' ? import('./shell-completion.js').then((module) => module.addShellCompletion(program, words)) : undefined;
+const completing =
+  words[0] === 'completion' || words[0] === 'complete'
+    ? import('./shell-completion.js').then((module) => module.addShellCompletion(program, words))
+    : undefined;
 // Not awaited at the top level: the bundle runs as CommonJS (scripts/build.mjs); a failure still ends the process with its error.
 if (completing) void completing.then(() => program.parseAsync(process.argv));
 else void program.parseAsync(onlyOptions && !wantsInfo ? [...process.argv.slice(0, 2), 'chat', ...words] : process.argv);

@@ -49,7 +49,23 @@ describe('legion agents', () => {
   });
 
   it('adds an agent from flags or a template, validated, and never replaces an existing one', async () => {
-    const added = await legion(['agents', 'add', 'tester', '--description', 'Writes tests', '--system-prompt', 'You write tests.', '--provider', 'openai', '--model', 'gpt-4.1', '--tools', 'file_*, shell_run', '--delegation', 'developer,user']);
+    const added = await legion([
+      'agents',
+      'add',
+      'tester',
+      '--description',
+      'Writes tests',
+      '--system-prompt',
+      'You write tests.',
+      '--provider',
+      'openai',
+      '--model',
+      'gpt-4.1',
+      '--tools',
+      'file_*, shell_run',
+      '--delegation',
+      'developer,user',
+    ]);
     expect(added.status, added.stderr).toBe(0);
     expect(JSON.parse(read(participantFile('tester')))).toMatchObject({
       id: 'tester',
@@ -62,8 +78,15 @@ describe('legion agents', () => {
     });
     const fromTemplate = await legion(['agents', 'add', 'scout', '--template', 'researcher', '--name', 'Scout']);
     expect(fromTemplate.status, fromTemplate.stderr).toBe(0);
-    expect(JSON.parse(read(participantFile('scout')))).toMatchObject({ id: 'scout', name: 'Scout', systemPrompt: expect.stringContaining('research'), delegation: ['user'] });
-    expect((await legion(['agents', 'show', 'scout'])).stdout).toMatch(/^model\s+anthropic\/claude-sonnet-4-6 \(defaultModel from the config\)$/m);
+    expect(JSON.parse(read(participantFile('scout')))).toMatchObject({
+      id: 'scout',
+      name: 'Scout',
+      systemPrompt: expect.stringContaining('research'),
+      delegation: ['user'],
+    });
+    expect((await legion(['agents', 'show', 'scout'])).stdout).toMatch(
+      /^model\s+anthropic\/claude-sonnet-4-6 \(defaultModel from the config\)$/m,
+    );
 
     const before = read(participantFile('developer'));
     const again = await legion(['agents', 'add', 'developer', '--system-prompt', 'Replaced!']);
@@ -71,7 +94,19 @@ describe('legion agents', () => {
     expect(again.stderr).toMatch(/developer\.json already exists/);
     expect(read(participantFile('developer'))).toBe(before);
 
-    const badPermission = await legion(['agents', 'add', 'odd', '--system-prompt', 'x', '--provider', 'openai', '--model', 'gpt-4.1', '--base-url', 'not a url']);
+    const badPermission = await legion([
+      'agents',
+      'add',
+      'odd',
+      '--system-prompt',
+      'x',
+      '--provider',
+      'openai',
+      '--model',
+      'gpt-4.1',
+      '--base-url',
+      'not a url',
+    ]);
     expect(badPermission.status).toBe(1);
     expect(badPermission.stderr).toMatch(/odd\.json \(field "model\.baseURL"\)/);
     for (const id of ['../escape', 'a__b']) {
@@ -81,7 +116,14 @@ describe('legion agents', () => {
     }
     const noPrompt = await legion(['agents', 'add', 'empty']);
     expect(noPrompt.stderr).toMatch(/--system-prompt.*--template NAME \(researcher\)/);
-    expect(readdirSync(join(dir, '.legion/collective/participants')).sort()).toEqual(['coordinator.json', 'developer.json', 'reviewer.json', 'scout.json', 'tester.json', 'user.json']);
+    expect(readdirSync(join(dir, '.legion/collective/participants')).sort()).toEqual([
+      'coordinator.json',
+      'developer.json',
+      'reviewer.json',
+      'scout.json',
+      'tester.json',
+      'user.json',
+    ]);
     expect(existsSync(join(dir, 'escape.json'))).toBe(false);
   });
 
@@ -97,7 +139,11 @@ describe('legion agents', () => {
     const fixed = await editWith('reviewer', [{ set: { tools: ['file_*'], description: 'Reviews, reading only.' } }]);
     expect(fixed.status, fixed.stderr).toBe(0);
     expect(fixed.stderr).toContain('Continuing your unsaved edit');
-    expect(JSON.parse(read(participantFile('reviewer')))).toMatchObject({ id: 'reviewer', tools: ['file_*'], description: 'Reviews, reading only.' });
+    expect(JSON.parse(read(participantFile('reviewer')))).toMatchObject({
+      id: 'reviewer',
+      tools: ['file_*'],
+      description: 'Reviews, reading only.',
+    });
     expect(existsSync(join(dir, '.legion/run/edits/reviewer.json'))).toBe(false);
 
     const syntax = await editWith('developer', [{ text: '{ "id": "developer", ' }]);
@@ -136,7 +182,12 @@ describe('legion config', () => {
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain(join(dir, '.xdg/legion/config.json'));
     expect(refused.stderr).toMatch(/not allowed in the workspace config/);
-    const token = await legion(['config', 'set', 'mcpServers.github', '{"command": "gh-mcp", "env": {"GITHUB_TOKEN": "ghp_0123456789abcdefghijklmnopqrstuvwxyz"}}']);
+    const token = await legion([
+      'config',
+      'set',
+      'mcpServers.github',
+      '{"command": "gh-mcp", "env": {"GITHUB_TOKEN": "ghp_0123456789abcdefghijklmnopqrstuvwxyz"}}',
+    ]);
     expect(token.status).toBe(1);
     expect(token.stderr).toMatch(/field "mcpServers\.github\.env\.GITHUB_TOKEN".*--global.*\$\{env:NAME\}/s);
     expect(read(workspaceConfig())).toBe(before);
@@ -144,7 +195,9 @@ describe('legion config', () => {
 
     const global = await legion(['config', 'set', 'providers.openai.apiKey', 'sk-test-0123456789abcdefghij', '--global']);
     expect(global.status, global.stderr).toBe(0);
-    expect(JSON.parse(read(join(dir, '.xdg/legion/config.json')))).toEqual({ providers: { openai: { apiKey: 'sk-test-0123456789abcdefghij' } } });
+    expect(JSON.parse(read(join(dir, '.xdg/legion/config.json')))).toEqual({
+      providers: { openai: { apiKey: 'sk-test-0123456789abcdefghij' } },
+    });
     const shown = await legion(['config', 'show', '--layers']);
     expect(shown.stdout).toMatch(/^providers\.openai\.apiKey\s+\[secret\]\s+\.xdg\/legion\/config\.json$/m);
     expect(shown.stdout).not.toContain('sk-test');
@@ -160,11 +213,18 @@ describe('legion config', () => {
 
     expect((await legion(['config', 'set', 'limits.maxDepth', '8'])).status).toBe(0);
     expect((await legion(['config', 'set', 'pricing["my-model.1"]', '{"input": 0, "output": 1}'])).status).toBe(0);
-    expect(JSON.parse(read(workspaceConfig()))).toMatchObject({ entryAgent: 'coordinator', limits: { maxDepth: 8 }, pricing: { 'my-model.1': { input: 0, output: 1 } } });
+    expect(JSON.parse(read(workspaceConfig()))).toMatchObject({
+      entryAgent: 'coordinator',
+      limits: { maxDepth: 8 },
+      pricing: { 'my-model.1': { input: 0, output: 1 } },
+    });
     expect((await legion(['config', 'get', 'limits.maxDepth'])).stdout).toBe('8\n');
     expect((await legion(['config', 'get', 'pricing["my-model.1"].output'])).stdout).toBe('1\n');
 
-    writeFileSync(participantFile('developer'), JSON.stringify({ ...JSON.parse(read(participantFile('developer'))), limits: { maxIterations: 7 } }));
+    writeFileSync(
+      participantFile('developer'),
+      JSON.stringify({ ...JSON.parse(read(participantFile('developer'))), limits: { maxIterations: 7 } }),
+    );
     const layers = await legion(['config', 'show', '--layers', '--agent', 'developer']);
     expect(layers.status, layers.stderr).toBe(0);
     expect(layers.stdout).toMatch(/^limits\.maxDepth\s+8\s+\.legion\/config\.json$/m);
@@ -175,23 +235,40 @@ describe('legion config', () => {
 });
 
 describe('legion tools list', () => {
-  it('shows what an agent\'s model sees and why the rest is hidden: its tools permission, a failed MCP server; and a denied tool', async () => {
+  it("shows what an agent's model sees and why the rest is hidden: its tools permission, a failed MCP server; and a denied tool", async () => {
     const developer = JSON.parse(read(participantFile('developer'))) as Record<string, unknown>;
-    writeFileSync(participantFile('developer'), JSON.stringify({ ...developer, tools: ['file_*', 'mcp__*'], policies: { file_delete: 'deny' } }));
+    writeFileSync(
+      participantFile('developer'),
+      JSON.stringify({ ...developer, tools: ['file_*', 'mcp__*'], policies: { file_delete: 'deny' } }),
+    );
     const config = JSON.parse(read(join(dir, '.legion/config.json'))) as Record<string, unknown>;
-    writeFileSync(join(dir, '.legion/config.json'), JSON.stringify({ ...config, mcpServers: { flaky: { command: process.execPath, args: ['-e', 'console.error("no credentials"); process.exit(1)'] } } }));
+    writeFileSync(
+      join(dir, '.legion/config.json'),
+      JSON.stringify({
+        ...config,
+        mcpServers: { flaky: { command: process.execPath, args: ['-e', 'console.error("no credentials"); process.exit(1)'] } },
+      }),
+    );
     mkdirSync(join(dir, '.legion/tools'), { recursive: true });
 
     const json = await legion(['tools', 'list', '--agent', 'developer', '--json']);
     expect(json.status, json.stderr).toBe(0);
-    const [view] = (JSON.parse(json.stdout) as { agents: Array<{ agent: string; tools: Array<Record<string, unknown>>; missing: Array<Record<string, unknown>> }> }).agents;
+    const [view] = (
+      JSON.parse(json.stdout) as {
+        agents: Array<{ agent: string; tools: Array<Record<string, unknown>>; missing: Array<Record<string, unknown>> }>;
+      }
+    ).agents;
     const tool = (name: string) => view!.tools.find((entry) => entry.name === name);
     expect(tool('file_read')).toMatchObject({ visible: true, source: 'builtin', approval: { mode: 'auto', source: 'default' } });
     expect(tool('file_write')).toMatchObject({ visible: true, approval: { mode: 'requires_approval' } });
     expect(tool('file_delete')).toMatchObject({ visible: true, approval: { mode: 'deny', source: 'participant developer "file_delete"' } });
     expect(tool('shell_run')).toMatchObject({ visible: false, hiddenBecause: 'not in its "tools" (["file_*","mcp__*"])' });
     expect(tool('communicate')).toMatchObject({ visible: false });
-    expect(tool('artifact_read')).toMatchObject({ visible: false, source: 'builtin', hiddenBecause: 'not in its "tools" (["file_*","mcp__*"])' });
+    expect(tool('artifact_read')).toMatchObject({
+      visible: false,
+      source: 'builtin',
+      hiddenBecause: 'not in its "tools" (["file_*","mcp__*"])',
+    });
     expect(view!.missing).toEqual([{ pattern: 'mcp__flaky__*', source: 'mcp', reason: expect.stringContaining('no credentials') }]);
 
     const text = await legion(['tools', 'list', '--agent', 'developer']);

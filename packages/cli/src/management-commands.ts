@@ -27,37 +27,51 @@ export function registerManagementCommands(program: Command): void {
     .addHelpText('after', examples(['legion agents list', 'legion agents list --all --json']))
     .option('--all', 'include retired participants')
     .option('--json', 'one JSON object')
-    .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/agents.js')).agentsListCommand({ ...options, workspace: workspace() })));
+    .action((options: Record<string, unknown>) =>
+      runCli(async () => (await import('./commands/agents.js')).agentsListCommand({ ...options, workspace: workspace() })),
+    );
   agents
     .command('show')
     .description("one participant's definition, with its effective model")
     .addHelpText('after', examples(['legion agents show developer', 'legion agents show developer --json']))
     .argument('<id>', 'participant id')
     .option('--json', 'one JSON object')
-    .action((id: string, options: Record<string, unknown>) => runCli(async () => (await import('./commands/agents.js')).agentsShowCommand(id, { ...options, workspace: workspace() })));
+    .action((id: string, options: Record<string, unknown>) =>
+      runCli(async () => (await import('./commands/agents.js')).agentsShowCommand(id, { ...options, workspace: workspace() })),
+    );
   agents
     .command('add')
     .description('create an agent from a template and/or flags (validated; never replaces an existing file)')
-    .addHelpText('after', examples(['legion agents add tester --template researcher --description "Writes tests" --tools "file_*,shell_run"', 'legion agents add analyst --provider openai --model gpt-4.1 --system-prompt "You analyse data."']))
+    .addHelpText(
+      'after',
+      examples([
+        'legion agents add tester --template researcher --description "Writes tests" --tools "file_*,shell_run"',
+        'legion agents add analyst --provider openai --model gpt-4.1 --system-prompt "You analyse data."',
+      ]),
+    )
     .argument('<id>', 'the new agent\'s id (letters, digits, ".", "-", single "_")')
     .option('--template <name>', 'start from .legion/templates/NAME.json')
-    .option('--name <name>', 'display name (default: the template\'s, else the id)')
+    .option('--name <name>', "display name (default: the template's, else the id)")
     .option('--description <text>', 'what it does, shown to people and to other agents')
     .option('--use-for <text>', 'what others should bring to it (shown in their system prompts)')
     .option('--system-prompt <text>', 'its instructions (required without a template)')
     .option('--provider <name>', 'model provider: anthropic, openai, openrouter, ollama, … (with --model)')
-    .option('--model <name>', 'model name (with --provider); default: the config\'s defaultModel')
+    .option('--model <name>', "model name (with --provider); default: the config's defaultModel")
     .option('--base-url <url>', 'endpoint for the model (OpenAI-compatible servers)')
     .option('--tools <list>', 'tools its model sees: all, none, or names and globs ("file_*,shell_run")')
     .option('--delegation <list>', 'whom it may communicate with: all, none, or ids ("reviewer,user")')
     .option('--json', 'print the created participant as JSON')
-    .action((id: string, options: Record<string, unknown>) => runCli(async () => (await import('./commands/agents-add.js')).agentsAddCommand(id, { ...options, workspace: workspace() })));
+    .action((id: string, options: Record<string, unknown>) =>
+      runCli(async () => (await import('./commands/agents-add.js')).agentsAddCommand(id, { ...options, workspace: workspace() })),
+    );
   agents
     .command('edit')
     .description('open the participant file in $EDITOR; it is saved only once it validates (your edit is never lost)')
     .addHelpText('after', examples(['legion agents edit developer', 'EDITOR=nano legion agents edit developer']))
     .argument('<id>', 'participant id')
-    .action((id: string) => runCli(async () => (await import('./commands/agents-edit.js')).agentsEditCommand(id, { workspace: workspace() })));
+    .action((id: string) =>
+      runCli(async () => (await import('./commands/agents-edit.js')).agentsEditCommand(id, { workspace: workspace() })),
+    );
   agents
     .command('rm')
     .description('remove a participant file (refuses the last user or an agent others delegate to, unless --force)')
@@ -65,19 +79,29 @@ export function registerManagementCommands(program: Command): void {
     .argument('<id>', 'participant id')
     .option('--force', 'remove it even if others depend on it')
     .option('-y, --yes', 'do not ask for confirmation')
-    .action((id: string, options: Record<string, unknown>) => runCli(async () => (await import('./commands/agents.js')).agentsRmCommand(id, { ...options, workspace: workspace() })));
+    .action((id: string, options: Record<string, unknown>) =>
+      runCli(async () => (await import('./commands/agents.js')).agentsRmCommand(id, { ...options, workspace: workspace() })),
+    );
 
   program
     .command('tools')
-    .description('the tools each agent\'s model sees, where they come from, what they need by policy, and why others are hidden')
-    .addHelpText('after', examples(['legion tools list', 'legion tools list --agent developer', 'legion tools list --agent developer --json']))
+    .description("the tools each agent's model sees, where they come from, what they need by policy, and why others are hidden")
+    .addHelpText(
+      'after',
+      examples(['legion tools list', 'legion tools list --agent developer', 'legion tools list --agent developer --json']),
+    )
     .command('list')
     .description('list tools per agent (starts configured MCP servers to list theirs)')
-    .addHelpText('after', examples(['legion tools list', 'legion tools list --agent developer --visible', 'legion tools list --agent developer --json']))
+    .addHelpText(
+      'after',
+      examples(['legion tools list', 'legion tools list --agent developer --visible', 'legion tools list --agent developer --json']),
+    )
     .option('--agent <id>', 'only this agent')
     .option('--visible', 'only the tools its model sees')
     .option('--json', 'one JSON object')
-    .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/tools.js')).toolsListCommand({ ...options, workspace: workspace() })));
+    .action((options: Record<string, unknown>) =>
+      runCli(async () => (await import('./commands/tools.js')).toolsListCommand({ ...options, workspace: workspace() })),
+    );
 
   const config = program
     .command('config')
@@ -100,14 +124,18 @@ export function registerManagementCommands(program: Command): void {
     .option('--layers', 'also say which file each value comes from')
     .option('--agent <id>', "apply this agent's own model and limits (the participant layer)")
     .option('--json', 'one JSON object')
-    .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/config.js')).configShowCommand({ ...options, workspace: workspace() })));
+    .action((options: Record<string, unknown>) =>
+      runCli(async () => (await import('./commands/config.js')).configShowCommand({ ...options, workspace: workspace() })),
+    );
   config
     .command('get')
     .description('print one effective value (JSON for objects and lists)')
     .addHelpText('after', examples(['legion config get limits.maxDepth', 'legion config get defaultModel --agent developer']))
     .argument('<key>', 'dotted key, e.g. limits.maxDepth')
     .option('--agent <id>', "apply this agent's own model and limits")
-    .action((key: string, options: Record<string, unknown>) => runCli(async () => (await import('./commands/config.js')).configGetCommand(key, { ...options, workspace: workspace() })));
+    .action((key: string, options: Record<string, unknown>) =>
+      runCli(async () => (await import('./commands/config.js')).configGetCommand(key, { ...options, workspace: workspace() })),
+    );
   config
     .command('set')
     .description('set one value in the workspace config (or --global), validated before the file is replaced')
@@ -115,14 +143,21 @@ export function registerManagementCommands(program: Command): void {
     .argument('<key>', 'dotted key, e.g. limits.maxDepth')
     .argument('<value>', 'JSON (8, true, ["a"], {"x": 1}) or plain text')
     .option('--global', 'write the global config (~/.config/legion/config.json), the place for API keys')
-    .action((key: string, value: string, options: Record<string, unknown>) => runCli(async () => (await import('./commands/config.js')).configSetCommand(key, value, { ...options, workspace: workspace() })));
+    .action((key: string, value: string, options: Record<string, unknown>) =>
+      runCli(async () => (await import('./commands/config.js')).configSetCommand(key, value, { ...options, workspace: workspace() })),
+    );
 
   program
     .command('doctor')
     .description('check the workspace, config, participants, provider keys, MCP servers and tool files (no model is called)')
     .option('--json', 'print the report as JSON on stdout ({ success, summary, checks })')
     .option('--timeout <ms>', 'how long each MCP server may take to start and list its tools', '15000')
-    .addHelpText('after', `${examples(['legion doctor', `legion doctor --json 2>/dev/null | jq '.checks[] | select(.status == "failed")'`])}
-Exit status 1 when any check fails. Human output goes to stderr, so --json output can be piped.`)
-    .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/doctor.js')).doctorCommand({ ...options, workspace: workspace() })));
+    .addHelpText(
+      'after',
+      `${examples(['legion doctor', `legion doctor --json 2>/dev/null | jq '.checks[] | select(.status == "failed")'`])}
+Exit status 1 when any check fails. Human output goes to stderr, so --json output can be piped.`,
+    )
+    .action((options: Record<string, unknown>) =>
+      runCli(async () => (await import('./commands/doctor.js')).doctorCommand({ ...options, workspace: workspace() })),
+    );
 }

@@ -10,7 +10,7 @@ import { useWorkspace } from './workspace.test-support.js';
 // --answer-questions text`), and the answer travels back down. Both Legions' agents are aimock
 // models on 127.0.0.1, through the real Anthropic SDK.
 
-describe('approvals of a Legion reached through MCP climb to the outer Legion\'s user', () => {
+describe("approvals of a Legion reached through MCP climb to the outer Legion's user", () => {
   const workspace = useWorkspace('legion-mcp-inner-');
   const { mock, env, useModel } = workspace;
   const outers: string[] = [];
@@ -36,15 +36,30 @@ describe('approvals of a Legion reached through MCP climb to the outer Legion\'s
   function scriptInnerWrite(): void {
     // The MCP caller may decide the inner approvals; with an elicitation-capable client it asks its user.
     const config = join(workspace.dir, '.legion/config.json');
-    writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), mcpServe: { caller: { approvalAuthority: '*' } } }, null, 2));
+    writeFileSync(
+      config,
+      JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), mcpServe: { caller: { approvalAuthority: '*' } } }, null, 2),
+    );
     useModel('coordinator', claude('claude-inner-coord'));
     useModel('developer', claude('claude-inner-dev'));
-    mock.on({ model: 'claude-inner-coord', userMessage: 'Take notes', hasToolResult: false }, { toolCalls: [{ id: 'toolu_del', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Write notes.txt' }) }] });
-    mock.on({ model: 'claude-inner-dev', userMessage: 'Write notes.txt', hasToolResult: false }, { toolCalls: [{ id: 'toolu_write', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'hello' }) }] });
+    mock.on(
+      { model: 'claude-inner-coord', userMessage: 'Take notes', hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_del', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Write notes.txt' }) }] },
+    );
+    mock.on(
+      { model: 'claude-inner-dev', userMessage: 'Write notes.txt', hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_write', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'hello' }) }] },
+    );
     mock.on({ model: 'claude-inner-dev', userMessage: 'Write notes.txt', hasToolResult: true }, { content: 'notes.txt is written.' });
     mock.on({ model: 'claude-inner-coord', userMessage: 'Take notes', hasToolResult: true }, { content: 'The developer wrote notes.txt.' });
-    mock.on({ model: 'claude-outer', userMessage: 'Have the other team take notes', hasToolResult: false }, { toolCalls: [{ id: 'toolu_mcp', name: 'mcp__team__ask_coordinator', arguments: JSON.stringify({ message: 'Take notes' }) }] });
-    mock.on({ model: 'claude-outer', userMessage: 'Have the other team take notes', hasToolResult: true }, { content: 'The other team took notes.' });
+    mock.on(
+      { model: 'claude-outer', userMessage: 'Have the other team take notes', hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_mcp', name: 'mcp__team__ask_coordinator', arguments: JSON.stringify({ message: 'Take notes' }) }] },
+    );
+    mock.on(
+      { model: 'claude-outer', userMessage: 'Have the other team take notes', hasToolResult: true },
+      { content: 'The other team took notes.' },
+    );
   }
 
   /** The decisions the inner workspace recorded, from its approvals log. */
@@ -62,11 +77,14 @@ describe('approvals of a Legion reached through MCP climb to the outer Legion\'s
     return decisions;
   }
 
-  it('the inner developer\'s write is approved by the outer user, through elicitation, and the work finishes end to end', async () => {
+  it("the inner developer's write is approved by the outer user, through elicitation, and the work finishes end to end", async () => {
     scriptInnerWrite();
     const outer = await newOuterWorkspace();
 
-    const run = await runLegion(['run', '--verbose', '--approve', 'auto', '--answer-questions', 'text', '--answer', 'approve', 'Have the other team take notes'], { cwd: outer, env: processEnv(), timeoutMs: 60_000 });
+    const run = await runLegion(
+      ['run', '--verbose', '--approve', 'auto', '--answer-questions', 'text', '--answer', 'approve', 'Have the other team take notes'],
+      { cwd: outer, env: processEnv(), timeoutMs: 60_000 },
+    );
 
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toBe('The other team took notes.\n');
@@ -80,12 +98,27 @@ describe('approvals of a Legion reached through MCP climb to the outer Legion\'s
     scriptInnerWrite();
     const outer = await newOuterWorkspace();
 
-    const run = await runLegion(['run', '--approve', 'auto', '--answer-questions', 'text', '--answer', 'decision: reject\nreason: not now', 'Have the other team take notes'], { cwd: outer, env: processEnv(), timeoutMs: 60_000 });
+    const run = await runLegion(
+      [
+        'run',
+        '--approve',
+        'auto',
+        '--answer-questions',
+        'text',
+        '--answer',
+        'decision: reject\nreason: not now',
+        'Have the other team take notes',
+      ],
+      { cwd: outer, env: processEnv(), timeoutMs: 60_000 },
+    );
 
     expect(run.status, run.stderr).toBe(0);
     expect(existsSync(join(workspace.dir, 'notes.txt'))).toBe(false);
     expect(innerDecisions()).toEqual([expect.objectContaining({ decision: 'rejected', decidedBy: 'mcp', reason: 'not now' })]);
-    const developerSaw = mock.getRequests().filter((entry) => (entry.body as { model?: string } | null)?.model === 'claude-inner-dev').map((entry) => JSON.stringify(entry.body));
+    const developerSaw = mock
+      .getRequests()
+      .filter((entry) => (entry.body as { model?: string } | null)?.model === 'claude-inner-dev')
+      .map((entry) => JSON.stringify(entry.body));
     expect(developerSaw.some((body) => body.includes('not now'))).toBe(true);
   }, 90_000);
 });

@@ -19,12 +19,16 @@ const PROXY = fileURLToPath(new URL('./__fixtures__/bearer-proxy.mjs', import.me
 function node22(): string | undefined {
   if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
   for (const candidate of [process.env['LEGION_NODE22'], join(ROOT, '.ci/out/node22/node_modules/.bin/node')]) {
-    if (candidate && existsSync(candidate) && /^v2[2-9]\./.test(spawnSync(candidate, ['--version'], { encoding: 'utf8' }).stdout)) return candidate;
+    if (candidate && existsSync(candidate) && /^v2[2-9]\./.test(spawnSync(candidate, ['--version'], { encoding: 'utf8' }).stdout))
+      return candidate;
   }
   return undefined;
 }
 const NODE22 = node22();
-if (!NODE22) console.warn('mcp-serve-conformance.test.ts: skipped: @modelcontextprotocol/conformance needs Node 22 or later (set LEGION_NODE22 to one, or run .ci/run, which installs it).');
+if (!NODE22)
+  console.warn(
+    'mcp-serve-conformance.test.ts: skipped: @modelcontextprotocol/conformance needs Node 22 or later (set LEGION_NODE22 to one, or run .ci/run, which installs it).',
+  );
 
 describe.skipIf(!NODE22)('legion mcp serve against @modelcontextprotocol/conformance', () => {
   const workspace = useWorkspace('legion-mcp-conformance-');
@@ -35,7 +39,7 @@ describe.skipIf(!NODE22)('legion mcp serve against @modelcontextprotocol/conform
     served = undefined;
   });
 
-  it('passes every server scenario but those the baseline lists (the reference server\'s own tools, prompts and resources)', async () => {
+  it("passes every server scenario but those the baseline lists (the reference server's own tools, prompts and resources)", async () => {
     served = await serveMcpHttp(workspace.dir, { ...process.env, ...workspace.env() });
     const proxy = spawn(process.execPath, [PROXY, served.url.href, served.token]);
     try {
@@ -49,7 +53,11 @@ describe.skipIf(!NODE22)('legion mcp serve against @modelcontextprotocol/conform
         proxy.on('close', (status) => reject(new Error(`the proxy exited (${status})`)));
       });
       const run = await new Promise<{ status: number | null; output: string }>((resolve, reject) => {
-        const suite = spawn(NODE22!, [SUITE, 'server', '--url', proxyUrl, '--expected-failures', BASELINE], { cwd: workspace.dir, timeout: 240_000, killSignal: 'SIGKILL' });
+        const suite = spawn(NODE22!, [SUITE, 'server', '--url', proxyUrl, '--expected-failures', BASELINE], {
+          cwd: workspace.dir,
+          timeout: 240_000,
+          killSignal: 'SIGKILL',
+        });
         let output = '';
         suite.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
         suite.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

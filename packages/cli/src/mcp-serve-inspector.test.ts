@@ -31,7 +31,11 @@ describe('legion mcp serve under the MCP Inspector CLI', () => {
     served = undefined;
   });
   // The inspector starts `node` from PATH: the one running these tests comes first.
-  const processEnv = (): NodeJS.ProcessEnv => ({ ...process.env, ...env(), PATH: `${dirname(process.execPath)}:${process.env['PATH'] ?? ''}` });
+  const processEnv = (): NodeJS.ProcessEnv => ({
+    ...process.env,
+    ...env(),
+    PATH: `${dirname(process.execPath)}:${process.env['PATH'] ?? ''}`,
+  });
 
   it('tools/list and tools/call over stdio', async () => {
     useModel('coordinator', { provider: 'anthropic', model: 'claude-coord', baseURL: mock.url });
@@ -42,9 +46,15 @@ describe('legion mcp serve under the MCP Inspector CLI', () => {
     expect(listed.status, listed.stderr).toBe(0);
     expect((JSON.parse(listed.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name)).toContain('ask_coordinator');
 
-    const called = await inspector([...server, '--method', 'tools/call', '--tool-name', 'ask_coordinator', '--tool-arg', 'message=Hello from the inspector'], { env: processEnv() });
+    const called = await inspector(
+      [...server, '--method', 'tools/call', '--tool-name', 'ask_coordinator', '--tool-arg', 'message=Hello from the inspector'],
+      { env: processEnv() },
+    );
     expect(called.status, called.stderr).toBe(0);
-    expect(JSON.parse(called.stdout)).toMatchObject({ content: [{ type: 'text', text: 'Hello, inspector.' }], structuredContent: { status: 'success', conversationId: 'mcp__coordinator' } });
+    expect(JSON.parse(called.stdout)).toMatchObject({
+      content: [{ type: 'text', text: 'Hello, inspector.' }],
+      structuredContent: { status: 'success', conversationId: 'mcp__coordinator' },
+    });
   }, 90_000);
 
   it('tools/list and tools/call over Streamable HTTP with the bearer token, and a refusal without it', async () => {
@@ -56,9 +66,19 @@ describe('legion mcp serve under the MCP Inspector CLI', () => {
 
     const listed = await inspector([...target, ...auth, '--method', 'tools/list'], { env: processEnv() });
     expect(listed.status, listed.stderr).toBe(0);
-    expect((JSON.parse(listed.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name)).toEqual(['ask_coordinator', 'list_participants', 'list_sessions', 'read_conversation', 'list_approvals', 'answer_approval']);
+    expect((JSON.parse(listed.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name)).toEqual([
+      'ask_coordinator',
+      'list_participants',
+      'list_sessions',
+      'read_conversation',
+      'list_approvals',
+      'answer_approval',
+    ]);
 
-    const called = await inspector([...target, ...auth, '--method', 'tools/call', '--tool-name', 'ask_coordinator', '--tool-arg', 'message=Over HTTP'], { env: processEnv() });
+    const called = await inspector(
+      [...target, ...auth, '--method', 'tools/call', '--tool-name', 'ask_coordinator', '--tool-arg', 'message=Over HTTP'],
+      { env: processEnv() },
+    );
     expect(called.status, called.stderr).toBe(0);
     expect(JSON.parse(called.stdout)).toMatchObject({ content: [{ text: 'Heard over HTTP.' }] });
 

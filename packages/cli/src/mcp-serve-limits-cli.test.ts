@@ -17,7 +17,10 @@ interface JsonRpcMessage {
 }
 
 /** `legion mcp serve` over stdio, and the JSON-RPC messages it wrote, one per line. */
-function serveStdio(cwd: string, env: NodeJS.ProcessEnv): { child: ChildProcessWithoutNullStreams; answers: JsonRpcMessage[]; stderr(): string; exited: Promise<number | null> } {
+function serveStdio(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): { child: ChildProcessWithoutNullStreams; answers: JsonRpcMessage[]; stderr(): string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, [LEGION, 'mcp', 'serve'], { cwd, env });
   const answers: JsonRpcMessage[] = [];
   let buffer = '';
@@ -54,19 +57,32 @@ describe('legion mcp serve at its limits', () => {
   it('over stdio: answers an 11 MB line with an error naming the limit, says so on stderr, and answers the next request', async () => {
     const served = serveStdio(dir, env());
     children.push(served.child);
-    served.child.stdin.write(line({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }));
+    served.child.stdin.write(
+      line({
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
+    );
     await expect.poll(() => served.answers.find((answer) => answer.id === 1)).toBeDefined();
     served.child.stdin.write(line({ method: 'notifications/initialized' }));
     // Its id first, as clients write it: the answer names the request, which fails at once instead of waiting.
     const huge = 'x'.repeat(11 * 1024 * 1024);
     served.child.stdin.write(line({ id: 2, method: 'tools/call', params: { name: 'ask_coordinator', arguments: { message: huge } } }));
     // Its id after the params: not read, so the error cannot name it.
-    served.child.stdin.write(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"ask_coordinator","arguments":{"message":"${huge}"}},"id":3}\n`);
+    served.child.stdin.write(
+      `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"ask_coordinator","arguments":{"message":"${huge}"}},"id":3}\n`,
+    );
     served.child.stdin.write(line({ id: 4, method: 'tools/list' }));
 
     await expect.poll(() => served.answers.find((answer) => answer.id === 4), { timeout: 30_000 }).toBeDefined();
     const refused = served.answers.find((answer) => answer.id === 2);
-    expect(refused?.error).toMatchObject({ code: -32600, message: expect.stringMatching(/^The message is 11\.0 MiB \(\d+ bytes\), over the limit of 10\.0 MiB for one message on standard input; it was not read\./) });
+    expect(refused?.error).toMatchObject({
+      code: -32600,
+      message: expect.stringMatching(
+        /^The message is 11\.0 MiB \(\d+ bytes\), over the limit of 10\.0 MiB for one message on standard input; it was not read\./,
+      ),
+    });
     const anonymous = served.answers.filter((answer) => answer.id === undefined && answer.error);
     expect(anonymous).toHaveLength(1);
     expect(anonymous[0]!.error!.message).toContain('over the limit of 10.0 MiB');
@@ -81,7 +97,13 @@ describe('legion mcp serve at its limits', () => {
   it('over stdio: answers a line that is not JSON with a Parse error (-32700, no id) and one that is not JSON-RPC with Invalid Request, and goes on serving', async () => {
     const served = serveStdio(dir, env());
     children.push(served.child);
-    served.child.stdin.write(line({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }));
+    served.child.stdin.write(
+      line({
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
+    );
     await expect.poll(() => served.answers.find((answer) => answer.id === 1)).toBeDefined();
     served.child.stdin.write(line({ method: 'notifications/initialized' }));
     served.child.stdin.write('{"jsonrpc":"2.0","id":2,"method":"tools/list"\n');
@@ -91,8 +113,16 @@ describe('legion mcp serve at its limits', () => {
 
     await expect.poll(() => served.answers.find((answer) => answer.id === 4), { timeout: 30_000 }).toBeDefined();
     const parseErrors = served.answers.filter((answer) => answer.id === undefined && answer.error);
-    expect(parseErrors).toEqual([{ jsonrpc: '2.0', error: { code: -32700, message: expect.stringMatching(/^Parse error: the line is not JSON \(.+\); it was skipped\./) } }]);
-    expect(served.answers.find((answer) => answer.id === 3)?.error).toMatchObject({ code: -32600, message: expect.stringContaining('not a JSON-RPC 2.0 message') });
+    expect(parseErrors).toEqual([
+      {
+        jsonrpc: '2.0',
+        error: { code: -32700, message: expect.stringMatching(/^Parse error: the line is not JSON \(.+\); it was skipped\./) },
+      },
+    ]);
+    expect(served.answers.find((answer) => answer.id === 3)?.error).toMatchObject({
+      code: -32600,
+      message: expect.stringContaining('not a JSON-RPC 2.0 message'),
+    });
     expect(served.answers.find((answer) => answer.id === 4)?.result?.tools?.map((tool) => tool.name)).toContain('ask_coordinator');
     expect(served.stderr()).toContain('legion mcp serve: skipped a line on standard input: Parse error');
     served.child.stdin.end();
@@ -111,7 +141,12 @@ describe('legion mcp serve at its limits', () => {
     it('answers a 20 MB initialize body with 413 before reading it whole', async () => {
       const served = await serveMcpHttp(dir, env());
       servers.push(served);
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x'.repeat(20 * 1024 * 1024), version: '1' } } });
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x'.repeat(20 * 1024 * 1024), version: '1' } },
+      });
       const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
         const outgoing = request(
           {
@@ -120,7 +155,12 @@ describe('legion mcp serve at its limits', () => {
             path: '/mcp',
             method: 'POST',
             // Chunked, with no Content-Length to refuse it by: counted as it arrives.
-            headers: { authorization: `Bearer ${served.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'transfer-encoding': 'chunked' },
+            headers: {
+              authorization: `Bearer ${served.token}`,
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              'transfer-encoding': 'chunked',
+            },
           },
           (incoming) => {
             let text = '';
@@ -137,7 +177,9 @@ describe('legion mcp serve at its limits', () => {
         outgoing.end(body);
       });
       expect(answer.status).toBe(413);
-      expect(JSON.parse(answer.text)).toMatchObject({ error: { message: expect.stringContaining('over the limit of 4 MiB (4194304 bytes)') } });
+      expect(JSON.parse(answer.text)).toMatchObject({
+        error: { message: expect.stringContaining('over the limit of 4 MiB (4194304 bytes)') },
+      });
     }, 60_000);
 
     it('takes its token from --token-file or LEGION_MCP_TOKEN, out of the process list; --token warns', async () => {
@@ -159,7 +201,9 @@ describe('legion mcp serve at its limits', () => {
       expect(commandLine(fromEnv)).not.toContain(token);
       const fromFlag = await serveMcpHttp(dir, env(), ['--token', token]);
       servers.push(fromFlag);
-      expect(fromFlag.stderr()).toContain('warning: --token is visible to every user of this machine in the process list (ps); give the token with LEGION_MCP_TOKEN or --token-file PATH instead.');
+      expect(fromFlag.stderr()).toContain(
+        'warning: --token is visible to every user of this machine in the process list (ps); give the token with LEGION_MCP_TOKEN or --token-file PATH instead.',
+      );
     }, 60_000);
   });
 });

@@ -32,9 +32,15 @@ export function serveMcpHttp(cwd: string, env: NodeJS.ProcessEnv, args: string[]
 }
 
 /** An MCP client (the SDK's `Client`) with elicitation when `elicit` answers forms. */
-export function mcpClient(options: { elicit?: (message: string) => Record<string, unknown> | 'decline' | 'cancel' } = {}): { client: Client; elicited: string[] } {
+export function mcpClient(options: { elicit?: (message: string) => Record<string, unknown> | 'decline' | 'cancel' } = {}): {
+  client: Client;
+  elicited: string[];
+} {
   const elicited: string[] = [];
-  const client = new Client({ name: 'legion-test', version: '1.0.0' }, options.elicit ? { capabilities: { elicitation: { form: {} } } } : {});
+  const client = new Client(
+    { name: 'legion-test', version: '1.0.0' },
+    options.elicit ? { capabilities: { elicitation: { form: {} } } } : {},
+  );
   if (options.elicit) {
     const answer = options.elicit;
     client.setRequestHandler('elicitation/create', async (request) => {
@@ -49,7 +55,9 @@ export function mcpClient(options: { elicit?: (message: string) => Record<string
 
 /** Connects over Streamable HTTP with the server's token. */
 export async function connectHttp(client: Client, served: HttpServed): Promise<void> {
-  await client.connect(new StreamableHTTPClientTransport(served.url, { requestInit: { headers: { authorization: `Bearer ${served.token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(served.url, { requestInit: { headers: { authorization: `Bearer ${served.token}` } } }),
+  );
 }
 
 /** Starts `legion mcp serve` over stdio as the client's child process and connects. */
@@ -69,7 +77,15 @@ export async function outerWorkspace(inner: string, model: Record<string, unknow
   const participant = join(outer, '.legion/collective/participants/coordinator.json');
   writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model }, null, 2));
   const config = join(outer, '.legion/config.json');
-  const server = { command: process.execPath, args: [LEGION, '-w', inner, 'mcp', 'serve'], env: { ANTHROPIC_API_KEY: '${env:ANTHROPIC_API_KEY}', ANTHROPIC_BASE_URL: '${env:ANTHROPIC_BASE_URL}', XDG_CONFIG_HOME: join(inner, '.xdg') } };
+  const server = {
+    command: process.execPath,
+    args: [LEGION, '-w', inner, 'mcp', 'serve'],
+    env: {
+      ANTHROPIC_API_KEY: '${env:ANTHROPIC_API_KEY}',
+      ANTHROPIC_BASE_URL: '${env:ANTHROPIC_BASE_URL}',
+      XDG_CONFIG_HOME: join(inner, '.xdg'),
+    },
+  };
   writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), mcpServers: { team: server } }, null, 2));
   return outer;
 }
@@ -88,7 +104,11 @@ export const textOf = (result: ToolOutcome): string => result.content.map((block
  * The MCP clients and `legion mcp serve --http` processes a test opens (push them here), closed after
  * each test; and the environment they run in: the test process's, with the workspace's on top.
  */
-export function useMcpProcesses(env: () => Record<string, string>): { clients: Client[]; servers: HttpServed[]; processEnv(): Record<string, string> } {
+export function useMcpProcesses(env: () => Record<string, string>): {
+  clients: Client[];
+  servers: HttpServed[];
+  processEnv(): Record<string, string>;
+} {
   const clients: Client[] = [];
   const servers: HttpServed[] = [];
   afterEach(async () => {

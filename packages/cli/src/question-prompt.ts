@@ -15,14 +15,17 @@ export function questionPrompt(terminal: { input: NodeJS.ReadStream; output: Nod
     const readline = createInterface({ input: terminal.input, output: terminal.output });
     try {
       const waiting = question.chain.length > 1 ? style.dim(` (waiting on it: ${question.chain.map(inertLine).join(' → ')})`) : '';
-      out.write(`\n${style.yellow('question')} ${style.bold(inertLine(question.from))} asks ${style.bold(inertLine(question.user.id))}${waiting}\n${inert(question.text)}\n`);
+      out.write(
+        `\n${style.yellow('question')} ${style.bold(inertLine(question.from))} asks ${style.bold(inertLine(question.user.id))}${waiting}\n${inert(question.text)}\n`,
+      );
       for (;;) {
         const answer = (await readline.question('  your answer: ', { signal })).trim();
         if (answer !== '') return answer;
         out.write(`  ${style.dim(`type the answer ${inertLine(question.from)} gets, then Enter (Ctrl+C stops the run)`)}\n`);
       }
     } catch (error) {
-      if (signal.reason instanceof AnsweredElsewhereError) out.write(`\n  ${style.dim(`answered on ${inertLine(signal.reason.medium)}`)}\n`);
+      if (signal.reason instanceof AnsweredElsewhereError)
+        out.write(`\n  ${style.dim(`answered on ${inertLine(signal.reason.medium)}`)}\n`);
       throw error;
     } finally {
       readline.close();

@@ -4,7 +4,14 @@ import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AnsweredElsewhereError, type UserQuestion } from '@legion-collective/core';
-import { agentParticipant, createTestLegion, runNodeChild, userParticipant, type ChildRun, type TestLegion } from '@legion-collective/core/testing';
+import {
+  agentParticipant,
+  createTestLegion,
+  runNodeChild,
+  userParticipant,
+  type ChildRun,
+  type TestLegion,
+} from '@legion-collective/core/testing';
 import { runLegion } from './legion-process.test-support.js';
 
 const ASKER = fileURLToPath(new URL('./__fixtures__/ask-and-wait.mjs', import.meta.url));
@@ -73,7 +80,10 @@ describe('legion questions / legion answer: answering, from another process, a q
 
     const listed = await runLegion(['questions', '--json'], { cwd: test.root, env, timeoutMs: 30_000 });
     expect(listed.status, listed.stderr).toBe(0);
-    expect(JSON.parse(listed.stdout)).toMatchObject({ sessionId: session.id, questions: [{ id, from: 'coordinator', user: 'user', text: 'Which port?', status: 'pending', chain: ['user', 'coordinator'] }] });
+    expect(JSON.parse(listed.stdout)).toMatchObject({
+      sessionId: session.id,
+      questions: [{ id, from: 'coordinator', user: 'user', text: 'Which port?', status: 'pending', chain: ['user', 'coordinator'] }],
+    });
 
     const answered = await runLegion(['answer', id!, '8080'], { cwd: test.root, env, timeoutMs: 30_000 });
     expect(answered.status, answered.stderr).toBe(0);
@@ -92,7 +102,11 @@ describe('legion questions / legion answer: answering, from another process, a q
 
   it('a program whose turn waits for an answer from another process stays alive until it comes, then ends', async () => {
     home = mkdtempSync(join(tmpdir(), 'legion-home-'));
-    test = createTestLegion({ backend: 'file', participants: [userParticipant(), agentParticipant('coordinator')], entryAgent: 'coordinator' });
+    test = createTestLegion({
+      backend: 'file',
+      participants: [userParticipant(), agentParticipant('coordinator')],
+      entryAgent: 'coordinator',
+    });
     const { run, id } = await startAsker(test.root);
     // 'close', not 'exit': only then has all of its output been read.
     const closed = new Promise<number | null>((resolve) => run.child.on('close', resolve));
@@ -105,7 +119,11 @@ describe('legion questions / legion answer: answering, from another process, a q
 
   it('legion answer refuses an answer over limits.maxMessageBytes, naming its size and the limit, records nothing, and the question still takes an answer', async () => {
     home = mkdtempSync(join(tmpdir(), 'legion-home-'));
-    test = createTestLegion({ backend: 'file', participants: [userParticipant(), agentParticipant('coordinator')], entryAgent: 'coordinator' });
+    test = createTestLegion({
+      backend: 'file',
+      participants: [userParticipant(), agentParticipant('coordinator')],
+      entryAgent: 'coordinator',
+    });
     const config = join(test.root, '.legion/config.json');
     writeFileSync(config, JSON.stringify({ ...(JSON.parse(readFileSync(config, 'utf8')) as object), limits: { maxMessageBytes: 1000 } }));
     const { run, id } = await startAsker(test.root);
@@ -143,10 +161,18 @@ describe('legion questions / legion answer: answering, from another process, a q
     const id = await askThenKill(test.root);
     const session = (await test.legion.sessions.latest())!;
     const answered = await session.answerQuestion(id, '8080', { medium: 'web' });
-    expect(answered).toEqual({ status: 'answered', resumed: [expect.objectContaining({ status: 'success', reply: 'Resumed with 8080', conversationId: 'user__coordinator' })] });
-    const replies = (await session.conversation({ initiator: 'coordinator', responder: 'user' }).recent(10)).filter((message) => message.role === 'assistant');
+    expect(answered).toEqual({
+      status: 'answered',
+      resumed: [expect.objectContaining({ status: 'success', reply: 'Resumed with 8080', conversationId: 'user__coordinator' })],
+    });
+    const replies = (await session.conversation({ initiator: 'coordinator', responder: 'user' }).recent(10)).filter(
+      (message) => message.role === 'assistant',
+    );
     expect(replies).toEqual([expect.objectContaining({ medium: 'web', content: [{ type: 'text', text: '8080' }] })]);
-    expect(await session.answerQuestion(id, '9090')).toEqual({ status: 'error', error: expect.stringContaining('was already answered by user in web') });
+    expect(await session.answerQuestion(id, '9090')).toEqual({
+      status: 'error',
+      error: expect.stringContaining('was already answered by user in web'),
+    });
     test.assertScriptsDone();
   });
 
@@ -155,15 +181,32 @@ describe('legion questions / legion answer: answering, from another process, a q
     const mock = new LLMock({ port: 0, host: '127.0.0.1' });
     await mock.start();
     try {
-      test = createTestLegion({ backend: 'file', participants: [userParticipant(), agentParticipant('coordinator')], entryAgent: 'coordinator' });
+      test = createTestLegion({
+        backend: 'file',
+        participants: [userParticipant(), agentParticipant('coordinator')],
+        entryAgent: 'coordinator',
+      });
       // The asking process (A) has its own scripted model; the resuming ones (C) use this workspace's: a local wire-protocol server.
       const participant = join(test.root, '.legion/collective/participants/coordinator.json');
-      writeFileSync(participant, JSON.stringify({ ...JSON.parse(readFileSync(participant, 'utf8')), model: { provider: 'anthropic', model: 'claude-test', baseURL: mock.url } }));
+      writeFileSync(
+        participant,
+        JSON.stringify({
+          ...JSON.parse(readFileSync(participant, 'utf8')),
+          model: { provider: 'anthropic', model: 'claude-test', baseURL: mock.url },
+        }),
+      );
       mock.on({ model: 'claude-test', hasToolResult: true }, { content: 'Resumed with the answer' });
       const modelCalls = (): string[] => mock.getRequests().map((entry) => JSON.stringify(entry.body));
 
       const id = await askThenKill(test.root);
-      const env = { PATH: process.env['PATH'] ?? '', HOME: home, XDG_CONFIG_HOME: join(home, '.config'), NO_COLOR: '1', ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: mock.url };
+      const env = {
+        PATH: process.env['PATH'] ?? '',
+        HOME: home,
+        XDG_CONFIG_HOME: join(home, '.config'),
+        NO_COLOR: '1',
+        ANTHROPIC_API_KEY: 'test',
+        ANTHROPIC_BASE_URL: mock.url,
+      };
       const session = (await test.legion.sessions.latest())!;
 
       // Nothing answered yet: nothing to resume, said with what to do.
@@ -178,16 +221,26 @@ describe('legion questions / legion answer: answering, from another process, a q
       expect(text.stdout).toContain(`${id}  answered`);
       // Recorded only: no model ran, and the chain still waits on the question.
       expect(modelCalls()).toEqual([]);
-      expect((await session.conversation({ initiator: 'coordinator', responder: 'user' }).recent(10)).filter((message) => message.role === 'assistant')).toEqual([]);
+      expect(
+        (await session.conversation({ initiator: 'coordinator', responder: 'user' }).recent(10)).filter(
+          (message) => message.role === 'assistant',
+        ),
+      ).toEqual([]);
 
-      const [first, second] = await Promise.all([0, 1].map(() => runLegion(['questions', 'resume', '--json'], { cwd: test.root, env, timeoutMs: 60_000 })));
+      const [first, second] = await Promise.all(
+        [0, 1].map(() => runLegion(['questions', 'resume', '--json'], { cwd: test.root, env, timeoutMs: 60_000 })),
+      );
       for (const run of [first!, second!]) expect(run.status, run.stderr + run.stdout).toBe(0);
       const reports = [first!, second!].map((run) => JSON.parse(run.stdout) as { resumed: Array<{ status: string; reply?: string }> });
       // Each chain goes on once: one resumer ran it, the other found it gone on (or nothing left to resume).
-      expect(reports.flatMap((report) => report.resumed)).toEqual([expect.objectContaining({ status: 'success', reply: 'Resumed with the answer' })]);
+      expect(reports.flatMap((report) => report.resumed)).toEqual([
+        expect.objectContaining({ status: 'success', reply: 'Resumed with the answer' }),
+      ]);
       expect(modelCalls()).toHaveLength(1);
       expect(modelCalls()[0]).toContain('8080');
-      const replies = (await session.conversation({ initiator: 'coordinator', responder: 'user' }).recent(10)).filter((message) => message.role === 'assistant');
+      const replies = (await session.conversation({ initiator: 'coordinator', responder: 'user' }).recent(10)).filter(
+        (message) => message.role === 'assistant',
+      );
       expect(replies).toEqual([expect.objectContaining({ medium: 'cli', content: [{ type: 'text', text: '8080' }] })]);
 
       const again = await runLegion(['questions', 'resume'], { cwd: test.root, env, timeoutMs: 30_000 });
@@ -195,7 +248,9 @@ describe('legion questions / legion answer: answering, from another process, a q
       expect(again.stdout).toContain('Nothing waits to be resumed');
       const help = await runLegion(['answer', '--help'], { cwd: test.root, env, timeoutMs: 30_000 });
       expect(help.stdout).toContain('legion answer --no-resume q_3f2a… "use port 8080"');
-      expect(help.stdout.replace(/\s+/g, ' ')).toContain('--no-resume only record the answer; an agent whose asking process ended goes on when any process runs "legion questions resume"');
+      expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+        '--no-resume only record the answer; an agent whose asking process ended goes on when any process runs "legion questions resume"',
+      );
     } finally {
       await mock.stop();
     }

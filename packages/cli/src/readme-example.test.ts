@@ -19,7 +19,7 @@ function exampleCode(): string {
 describe('the README library example', () => {
   afterAll(() => rmSync(SCRATCH, { recursive: true, force: true }));
 
-  it('type-checks under the project\'s strict settings and prints what its comments say', () => {
+  it("type-checks under the project's strict settings and prints what its comments say", () => {
     const code = exampleCode();
     mkdirSync(SCRATCH, { recursive: true });
     const file = `${SCRATCH}example.ts`;
@@ -35,10 +35,14 @@ describe('the README library example', () => {
       skipLibCheck: true,
       noEmit: true,
     });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
     expect(diagnostics).toEqual([]);
 
-    const javascript = ts.transpileModule(code, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2023 } }).outputText;
+    const javascript = ts.transpileModule(code, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2023 },
+    }).outputText;
     writeFileSync(`${SCRATCH}example.mjs`, javascript);
     const output = execFileSync(process.execPath, [`${SCRATCH}example.mjs`], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
     expect(output.trim().split('\n')).toEqual(['2 + 3 = 5', 'true', "{ status: 'success', content: '42' }"]);

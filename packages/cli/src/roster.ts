@@ -44,6 +44,13 @@ export function readRoster(root: string, env: NodeJS.ProcessEnv = process.env): 
 /** Other active agents whose `delegation` names this participant: they would lose someone they talk to. */
 export function delegatorsOf(id: string, participants: readonly Participant[]): string[] {
   return participants
-    .filter((other) => other.id !== id && other.type === 'agent' && other.status === 'active' && Array.isArray(other.delegation) && other.delegation.includes(id))
+    .filter(
+      (other) =>
+        other.id !== id &&
+        other.type === 'agent' &&
+        other.status === 'active' &&
+        Array.isArray(other.delegation) &&
+        other.delegation.includes(id),
+    )
     .map((other) => other.id);
 }

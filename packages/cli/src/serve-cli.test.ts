@@ -26,10 +26,26 @@ interface Served {
 }
 
 /** A GET or POST through node:http, with the token; the body as text. */
-function call(served: Served, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string; headers: Record<string, unknown> }> {
+function call(
+  served: Served,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const outgoing = request(
-      { host: served.url.hostname, port: served.url.port, method, path, headers: { authorization: `Bearer ${served.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers } },
+      {
+        host: served.url.hostname,
+        port: served.url.port,
+        method,
+        path,
+        headers: {
+          authorization: `Bearer ${served.token}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
+      },
       (incoming) => {
         let text = '';
         incoming.setEncoding('utf8');
@@ -43,32 +59,42 @@ function call(served: Served, method: string, path: string, body?: unknown, head
 }
 
 /** The `legion` events of `/api/events`, and a way to wait for one. */
-function events(served: Served): { seen: Array<Record<string, unknown>>; until(test: (event: Record<string, unknown>) => boolean, what: string): Promise<Record<string, unknown>>; close(): void } {
+function events(served: Served): {
+  seen: Array<Record<string, unknown>>;
+  until(test: (event: Record<string, unknown>) => boolean, what: string): Promise<Record<string, unknown>>;
+  close(): void;
+} {
   const seen: Array<Record<string, unknown>> = [];
   const waiters = new Set<() => void>();
   let buffer = '';
-  const outgoing = request({ host: served.url.hostname, port: served.url.port, path: '/api/events', headers: { authorization: `Bearer ${served.token}` } }, (incoming) => {
-    incoming.setEncoding('utf8');
-    incoming.on('data', (chunk: string) => {
-      buffer += chunk;
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = block.split('\n').find((line) => line.startsWith('data: '));
-        if (block.includes('event: legion') && data) seen.push(JSON.parse(data.slice(6)) as Record<string, unknown>);
-      }
-      for (const wake of [...waiters]) wake();
-    });
-    incoming.on('error', () => undefined);
-  });
+  const outgoing = request(
+    { host: served.url.hostname, port: served.url.port, path: '/api/events', headers: { authorization: `Bearer ${served.token}` } },
+    (incoming) => {
+      incoming.setEncoding('utf8');
+      incoming.on('data', (chunk: string) => {
+        buffer += chunk;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = block.split('\n').find((line) => line.startsWith('data: '));
+          if (block.includes('event: legion') && data) seen.push(JSON.parse(data.slice(6)) as Record<string, unknown>);
+        }
+        for (const wake of [...waiters]) wake();
+      });
+      incoming.on('error', () => undefined);
+    },
+  );
   outgoing.on('error', () => undefined);
   outgoing.end();
   return {
     seen,
     until: (test, what) =>
       new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; saw ${seen.map((event) => event.type).join(', ')}`)), 20_000);
+        const timer = setTimeout(
+          () => reject(new Error(`timed out waiting for ${what}; saw ${seen.map((event) => event.type).join(', ')}`)),
+          20_000,
+        );
         const check = (): void => {
           const found = seen.find(test);
           if (!found) return;
@@ -143,10 +169,20 @@ describe('legion serve, as a real process', () => {
     writeFileSync(join(dir, '.legion/collective/participants/oracle.json'), JSON.stringify(ORACLE));
     const server = await serve(['--port', '0']);
     const stream = events(server);
-    const run = spawnSync(process.execPath, [LEGION, 'run', '--to', 'oracle', '--new-session', 'ping'], { cwd: dir, encoding: 'utf8', env: env() });
+    const run = spawnSync(process.execPath, [LEGION, 'run', '--to', 'oracle', '--new-session', 'ping'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: env(),
+    });
     expect(run.stdout.trim()).toBe('pong');
-    const reply = await stream.until((event) => event.type === 'message:sent' && event.remote === true && event.author === 'oracle', "the oracle's reply from the other process");
-    expect(reply).toMatchObject({ conversationId: 'user__oracle', message: { role: 'assistant', content: [{ type: 'text', text: 'pong' }] } });
+    const reply = await stream.until(
+      (event) => event.type === 'message:sent' && event.remote === true && event.author === 'oracle',
+      "the oracle's reply from the other process",
+    );
+    expect(reply).toMatchObject({
+      conversationId: 'user__oracle',
+      message: { role: 'assistant', content: [{ type: 'text', text: 'pong' }] },
+    });
     expect(stream.seen.some((event) => event.type === 'message:sent' && event.remote === true && event.author === 'user')).toBe(true);
     stream.close();
   });
@@ -162,7 +198,12 @@ describe('legion serve, as a real process', () => {
     server.child.kill('SIGINT');
     expect(await server.exited).toBe(0);
     stream.close();
-    const after = spawnSync(process.execPath, [LEGION, 'run', '--to', 'oracle', '--session', session.id, 'ping'], { cwd: dir, encoding: 'utf8', env: env(), timeout: 20_000 });
+    const after = spawnSync(process.execPath, [LEGION, 'run', '--to', 'oracle', '--session', session.id, 'ping'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: env(),
+      timeout: 20_000,
+    });
     expect(after.stdout.trim()).toBe('pong');
     expect(after.status).toBe(0);
     const log = legionSync(['log', '--session', session.id, 'user__oracle']);
@@ -191,13 +232,17 @@ describe('legion serve, as a real process', () => {
     legionSync(['init']);
     const server = await serve();
     const stream = events(server);
-    const asker = spawn(process.execPath, [fileURLToPath(new URL('./__fixtures__/ask-and-wait.mjs', import.meta.url)), dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const asker = spawn(process.execPath, [fileURLToPath(new URL('./__fixtures__/ask-and-wait.mjs', import.meta.url)), dir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let printed = '';
     asker.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     const ended = new Promise<number | null>((resolve) => asker.on('close', resolve));
     try {
       const asked = await stream.until((event) => event.type === 'question:asked' && event.remote === true, "the other process's question");
-      const listed = JSON.parse((await call(server, 'GET', '/api/questions')).text) as { questions: Array<{ id: string; from: string; text: string }> };
+      const listed = JSON.parse((await call(server, 'GET', '/api/questions')).text) as {
+        questions: Array<{ id: string; from: string; text: string }>;
+      };
       expect(listed.questions).toEqual([expect.objectContaining({ id: asked.questionId, from: 'coordinator', text: 'Which port?' })]);
       const answered = await call(server, 'POST', `/api/questions/${String(asked.questionId)}/answer`, { text: '8080' });
       expect(JSON.parse(answered.text)).toEqual({ status: 'answered' });
@@ -212,25 +257,38 @@ describe('legion serve, as a real process', () => {
     }
   });
 
-  it("approves a tool call of a turn in another OS process from the API, once: that process runs the tool", async () => {
+  it('approves a tool call of a turn in another OS process from the API, once: that process runs the tool', async () => {
     legionSync(['init']);
     const server = await serve();
     const stream = events(server);
-    const writer = spawn(process.execPath, [fileURLToPath(new URL('./__fixtures__/write-and-wait.mjs', import.meta.url)), dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const writer = spawn(process.execPath, [fileURLToPath(new URL('./__fixtures__/write-and-wait.mjs', import.meta.url)), dir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let printed = '';
     writer.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     const ended = new Promise<number | null>((resolve) => writer.on('close', resolve));
     try {
-      const requested = await stream.until((event) => event.type === 'approval:requested' && event.remote === true, "the other process's approval request");
+      const requested = await stream.until(
+        (event) => event.type === 'approval:requested' && event.remote === true,
+        "the other process's approval request",
+      );
       const session = String(requested.sessionId);
-      const pending = JSON.parse((await call(server, 'GET', `/api/sessions/${session}/approvals`)).text) as { approvals: Array<{ id: string; tool: string; chain: string[] }> };
-      expect(pending.approvals).toEqual([expect.objectContaining({ id: requested.requestId, tool: 'file_write', chain: ['user', 'coordinator'] })]);
-      const answered = await call(server, 'POST', `/api/sessions/${session}/approvals`, { answers: [{ id: requested.requestId, decision: 'approve' }] });
+      const pending = JSON.parse((await call(server, 'GET', `/api/sessions/${session}/approvals`)).text) as {
+        approvals: Array<{ id: string; tool: string; chain: string[] }>;
+      };
+      expect(pending.approvals).toEqual([
+        expect.objectContaining({ id: requested.requestId, tool: 'file_write', chain: ['user', 'coordinator'] }),
+      ]);
+      const answered = await call(server, 'POST', `/api/sessions/${session}/approvals`, {
+        answers: [{ id: requested.requestId, decision: 'approve' }],
+      });
       expect(JSON.parse(answered.text)).toEqual({ status: 'answered' });
       expect(await ended).toBe(0);
       expect(printed).toContain('success: wrote it');
       expect(readFileSync(join(dir, 'approved.txt'), 'utf8')).toBe('written once');
-      const again = await call(server, 'POST', `/api/sessions/${session}/approvals`, { answers: [{ id: requested.requestId, decision: 'reject' }] });
+      const again = await call(server, 'POST', `/api/sessions/${session}/approvals`, {
+        answers: [{ id: requested.requestId, decision: 'reject' }],
+      });
       expect(again.status).toBe(409);
     } finally {
       writer.kill('SIGKILL');

@@ -36,12 +36,21 @@ function serve(cwd: string, env: NodeJS.ProcessEnv, args: string[] = []): Promis
 /** A request with a small JSON body (or none). */
 function call(served: Served, method: string, path: string, body?: unknown, token = served.token): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const outgoing = request({ host: '127.0.0.1', port: served.port, method, path, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (incoming) => {
-      let text = '';
-      incoming.setEncoding('utf8');
-      incoming.on('data', (chunk: string) => (text += chunk));
-      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, text }));
-    });
+    const outgoing = request(
+      {
+        host: '127.0.0.1',
+        port: served.port,
+        method,
+        path,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      },
+      (incoming) => {
+        let text = '';
+        incoming.setEncoding('utf8');
+        incoming.on('data', (chunk: string) => (text += chunk));
+        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, text }));
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(body === undefined ? undefined : JSON.stringify(body));
   });
@@ -144,7 +153,9 @@ describe('legion serve bounds every body at the door', () => {
     const after = memoryOf(served.child.pid!);
     for (const answer of answers) {
       expect(answer.status).toBe(413);
-      expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'payload_too_large', message: expect.stringMatching(/over the limit of [\d.]+ (MiB|KiB) \(\d+ bytes\)/) } });
+      expect(JSON.parse(answer.text)).toMatchObject({
+        error: { code: 'payload_too_large', message: expect.stringMatching(/over the limit of [\d.]+ (MiB|KiB) \(\d+ bytes\)/) },
+      });
     }
     expect(JSON.parse(answers[0]!.text).error.message).toContain('limits.maxMessageBytes');
     // Reading them whole took the server from ~100 MB to 1.37 GB; bounded, each is read to at most 6 MiB.
@@ -167,14 +178,18 @@ describe('legion serve bounds every body at the door', () => {
     const session = JSON.parse((await call(served, 'POST', '/api/sessions', {})).text) as { id: string };
     const refused = await call(served, 'POST', `/api/sessions/${session.id}/messages`, { text: 'x'.repeat(1500) });
     expect(refused.status).toBe(400);
-    expect(JSON.parse(refused.text)).toMatchObject({ error: { code: 'bad_request', message: expect.stringContaining('is 1.5 KB (1500 bytes); the limit is 1000 bytes.') } });
+    expect(JSON.parse(refused.text)).toMatchObject({
+      error: { code: 'bad_request', message: expect.stringContaining('is 1.5 KB (1500 bytes); the limit is 1000 bytes.') },
+    });
     // Past the door's bound for this limit (6 × 1000 + 64 KiB): 413, unread.
     const door = await upload(served, `/api/sessions/${session.id}/messages`, 1, { chunked: false });
     expect(door.status).toBe(413);
     // An answer to a question is a message too.
     const answer = await call(served, 'POST', '/api/questions/q-1/answer', { text: 'y'.repeat(1500) });
     expect(answer.status).toBe(400);
-    expect(JSON.parse(answer.text).error.message).toContain('the answer to q-1 is 1.5 KB (1500 bytes); the limit is 1000 bytes (limits.maxMessageBytes)');
+    expect(JSON.parse(answer.text).error.message).toContain(
+      'the answer to q-1 is 1.5 KB (1500 bytes); the limit is 1000 bytes (limits.maxMessageBytes)',
+    );
   }, 60_000);
 });
 
@@ -215,7 +230,9 @@ describe('legion serve takes its token without showing it in the process list', 
   it('from --token: works, and warns that the process list shows it, naming the other ways', async () => {
     served = await serve(dir, env(), ['--token', token]);
     expect((await call(served, 'GET', '/api/workspace')).status).toBe(200);
-    expect(served.stderr()).toContain('warning: --token is visible to every user of this machine in the process list (ps); give the token with LEGION_SERVE_TOKEN or --token-file PATH instead.');
+    expect(served.stderr()).toContain(
+      'warning: --token is visible to every user of this machine in the process list (ps); give the token with LEGION_SERVE_TOKEN or --token-file PATH instead.',
+    );
   });
 
   it('documents the ways in --help', () => {

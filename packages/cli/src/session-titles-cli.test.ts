@@ -7,15 +7,19 @@ import { useWorkspace } from './workspace.test-support.js';
 describe('session titles and following the latest session', () => {
   const workspace = useWorkspace('legion-titles-');
   const { mock } = workspace;
-  const legion = (args: string[]): Promise<LegionRun> => runLegion(args, { cwd: workspace.dir, env: { ...process.env, ...workspace.env() }, timeoutMs: 60_000 });
-  const sessions = async (): Promise<Array<{ id: string; title?: string }>> => (JSON.parse((await legion(['sessions', '--json'])).stdout) as { sessions: Array<{ id: string; title?: string }> }).sessions;
+  const legion = (args: string[]): Promise<LegionRun> =>
+    runLegion(args, { cwd: workspace.dir, env: { ...process.env, ...workspace.env() }, timeoutMs: 60_000 });
+  const sessions = async (): Promise<Array<{ id: string; title?: string }>> =>
+    (JSON.parse((await legion(['sessions', '--json'])).stdout) as { sessions: Array<{ id: string; title?: string }> }).sessions;
 
   beforeEach(() => workspace.useModel('coordinator', { provider: 'anthropic', model: 'claude-titles', baseURL: mock.url }));
 
   it('a session is titled from its first message, keeps a title given with rename, and lists it', async () => {
     mock.on({ userMessage: /flaky login test/ }, { content: 'On it.' });
     mock.on({ userMessage: 'And the logout one?' }, { content: 'That too.' });
-    expect((await legion(['run', '\n  Fix the   flaky login test in auth.ts, it fails one run in ten since the retry change\n(see CI)'])).status).toBe(0);
+    expect(
+      (await legion(['run', '\n  Fix the   flaky login test in auth.ts, it fails one run in ten since the retry change\n(see CI)'])).status,
+    ).toBe(0);
     const [first] = await sessions();
     expect(first!.title).toBe('Fix the flaky login test in auth.ts, it fails one run in…');
     const listed = await legion(['sessions']);
@@ -39,7 +43,11 @@ describe('session titles and following the latest session', () => {
     mock.on({ userMessage: 'Second topic entirely' }, { content: 'second answer' });
     expect((await legion(['run', 'first question'])).status).toBe(0);
 
-    const follower = spawn(process.execPath, [LEGION, 'log', '--follow'], { cwd: workspace.dir, env: { ...process.env, ...workspace.env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const follower = spawn(process.execPath, [LEGION, 'log', '--follow'], {
+      cwd: workspace.dir,
+      env: { ...process.env, ...workspace.env() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     follower.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -51,7 +59,9 @@ describe('session titles and following the latest session', () => {
 
       expect((await legion(['run', '--new-session', 'Second topic entirely'])).status).toBe(0);
       const [newest] = await sessions();
-      await expect.poll(() => stderr, { timeout: 20_000 }).toContain(`following user__coordinator in the new session ${newest!.id} (Second topic entirely)`);
+      await expect
+        .poll(() => stderr, { timeout: 20_000 })
+        .toContain(`following user__coordinator in the new session ${newest!.id} (Second topic entirely)`);
       await expect.poll(() => stdout, { timeout: 20_000 }).toContain('second answer');
       expect(stdout).toContain('Second topic entirely');
     } finally {

@@ -45,7 +45,12 @@ describe('legion sessions and legion log', () => {
     expect(run.status, `exit ${run.status}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(status);
   }
   /** A legion process left running; resolves the first time its stdout or stderr has matched. */
-  function start(args: string[]): { child: ChildProcess; output: () => string; until: (pattern: RegExp, stream?: 'stdout' | 'stderr') => Promise<string>; exit: Promise<number | null> } {
+  function start(args: string[]): {
+    child: ChildProcess;
+    output: () => string;
+    until: (pattern: RegExp, stream?: 'stdout' | 'stderr') => Promise<string>;
+    exit: Promise<number | null>;
+  } {
     const child = spawn(process.execPath, [LEGION, ...args], { cwd: dir, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     const text = { stdout: '', stderr: '' };
@@ -89,8 +94,14 @@ describe('legion sessions and legion log', () => {
     expect(rows[1]).toMatch(new RegExp(`^${first}\\s+\\S+ \\S+\\s+1\\s+ping$`));
     expect(legion(['sessions', 'list']).stdout).toBe(table.stdout);
 
-    const json = JSON.parse(legion(['sessions', '--json']).stdout) as { sessions: Array<{ id: string; conversations: number; lastActiveAt: string }>; warnings: string[] };
-    expect(json.sessions.map((session) => [session.id, session.conversations])).toEqual([[second, 2], [first, 1]]);
+    const json = JSON.parse(legion(['sessions', '--json']).stdout) as {
+      sessions: Array<{ id: string; conversations: number; lastActiveAt: string }>;
+      warnings: string[];
+    };
+    expect(json.sessions.map((session) => [session.id, session.conversations])).toEqual([
+      [second, 2],
+      [first, 1],
+    ]);
     expect(json.warnings).toEqual([]);
     expect(JSON.parse(legion(['sessions', 'list', '--json']).stdout)).toEqual(json);
   });
@@ -177,7 +188,10 @@ describe('legion sessions and legion log', () => {
     expect(delegate.stdout).not.toMatch(/^\s*↳/m);
 
     const json = legion(['log', '--json', 'coordinator__developer'], demo);
-    const lines = json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { conversationId: string; author: string; message: { role: string } });
+    const lines = json.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { conversationId: string; author: string; message: { role: string } });
     expect(lines.every((line) => line.conversationId === 'coordinator__developer')).toBe(true);
     expect(lines[0]).toMatchObject({ author: 'coordinator', message: { role: 'user' } });
     expect(lines.at(-1)).toMatchObject({ author: 'developer', message: { role: 'assistant' } });
@@ -185,7 +199,9 @@ describe('legion sessions and legion log', () => {
     expect(legion(['log', '--limit', '1', 'coordinator__developer'], demo).stdout).toMatch(/^developer .*\n {2}Proposal:/);
     const unknown = legion(['log', 'reviewer'], demo);
     expectExit(unknown, 1);
-    expect(unknown.stderr).toMatch(/has no conversation "user__reviewer"\. Its conversations: coordinator__developer, developer__reviewer, user__coordinator/);
+    expect(unknown.stderr).toMatch(
+      /has no conversation "user__reviewer"\. Its conversations: coordinator__developer, developer__reviewer, user__coordinator/,
+    );
   });
 
   it('log --follow prints the history, then what another process appends, until Ctrl-C', async () => {

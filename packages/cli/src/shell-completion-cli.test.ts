@@ -8,7 +8,10 @@ import { useWorkspace } from './workspace.test-support.js';
 
 const BASH_COMPLETION = '/usr/share/bash-completion/bash_completion';
 const BASH_COMPLETION_MISSING = spawnSync('bash', ['--version']).status !== 0 || !existsSync(BASH_COMPLETION);
-if (BASH_COMPLETION_MISSING) console.warn('shell-completion-cli.test.ts: bash-completion is not installed, so the test in a real bash is skipped (apt-get install -y bash-completion).');
+if (BASH_COMPLETION_MISSING)
+  console.warn(
+    'shell-completion-cli.test.ts: bash-completion is not installed, so the test in a real bash is skipped (apt-get install -y bash-completion).',
+  );
 
 describe('shell completion: legion completion SHELL, and the session ids it offers', () => {
   const workspace = useWorkspace('legion-completion-');
@@ -34,7 +37,11 @@ describe('shell completion: legion completion SHELL, and the session ids it offe
 
   const legion = (args: string[], cwd = workspace.dir) => runLegion(args, { cwd, env: { ...process.env, ...workspace.env() } });
   /** The candidates `legion complete -- …` prints (one a line, value TAB description, then `:directive`). */
-  const candidates = (stdout: string): string[] => stdout.split('\n').filter((line) => line !== '' && !line.startsWith(':')).map((line) => line.split('\t')[0]!);
+  const candidates = (stdout: string): string[] =>
+    stdout
+      .split('\n')
+      .filter((line) => line !== '' && !line.startsWith(':'))
+      .map((line) => line.split('\t')[0]!);
 
   it('prints a script for bash, zsh and fish that asks legion complete; the bash one is valid bash', async () => {
     for (const shell of ['bash', 'zsh', 'fish']) {
@@ -52,7 +59,14 @@ describe('shell completion: legion completion SHELL, and the session ids it offe
   });
 
   it('offers the session ids, most recently active first, for --session and for legion sessions show/rm; none outside a workspace', async () => {
-    for (const line of [['run', '--session', ''], ['log', '--session', ''], ['chat', '--session', ''], ['approvals', '--session', ''], ['sessions', 'show', ''], ['sessions', 'rm', '']]) {
+    for (const line of [
+      ['run', '--session', ''],
+      ['log', '--session', ''],
+      ['chat', '--session', ''],
+      ['approvals', '--session', ''],
+      ['sessions', 'show', ''],
+      ['sessions', 'rm', ''],
+    ]) {
       const run = await legion(['complete', '--', ...line]);
       expect(run.status, run.stderr).toBe(0);
       expect(candidates(run.stdout), line.join(' ')).toEqual(ids);
@@ -86,7 +100,11 @@ describe('shell completion: legion completion SHELL, and the session ids it offe
     const script = `source ${BASH_COMPLETION}; source <(legion completion bash)
 COMP_WORDS=(legion run --session ""); COMP_CWORD=3; COMP_LINE="legion run --session "; COMP_POINT=\${#COMP_LINE}
 __legion_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
-    const result = spawnSync('bash', ['-c', script], { cwd: workspace.dir, env: { ...process.env, ...workspace.env(), PATH: `${bin}:${process.env.PATH}` }, encoding: 'utf8' });
+    const result = spawnSync('bash', ['-c', script], {
+      cwd: workspace.dir,
+      env: { ...process.env, ...workspace.env(), PATH: `${bin}:${process.env.PATH}` },
+      encoding: 'utf8',
+    });
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout.split('\n').filter(Boolean)).toEqual(ids);
   });

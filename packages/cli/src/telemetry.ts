@@ -23,7 +23,13 @@ export function telemetryWanted(env: NodeJS.ProcessEnv): boolean {
  */
 export async function startTelemetry(env: NodeJS.ProcessEnv = process.env): Promise<StopTelemetry | undefined> {
   if (!telemetryWanted(env)) return undefined;
-  const [{ context, trace }, { AsyncLocalStorageContextManager }, { BasicTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { defaultResource, detectResources, envDetector, resourceFromAttributes }] = await Promise.all([
+  const [
+    { context, trace },
+    { AsyncLocalStorageContextManager },
+    { BasicTracerProvider, BatchSpanProcessor },
+    { OTLPTraceExporter },
+    { defaultResource, detectResources, envDetector, resourceFromAttributes },
+  ] = await Promise.all([
     import('@opentelemetry/api').then(namespaceOf),
     import('@opentelemetry/context-async-hooks').then(namespaceOf),
     import('@opentelemetry/sdk-trace-base').then(namespaceOf),
@@ -31,7 +37,9 @@ export async function startTelemetry(env: NodeJS.ProcessEnv = process.env): Prom
     import('@opentelemetry/resources').then(namespaceOf),
   ]);
   const resource = defaultResource()
-    .merge(resourceFromAttributes({ 'service.name': 'legion', 'service.version': typeof LEGION_VERSION === 'string' ? LEGION_VERSION : 'dev' }))
+    .merge(
+      resourceFromAttributes({ 'service.name': 'legion', 'service.version': typeof LEGION_VERSION === 'string' ? LEGION_VERSION : 'dev' }),
+    )
     .merge(detectResources({ detectors: [envDetector] }));
   const provider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
   // An application embedding the CLI's code that registered its own provider keeps it.

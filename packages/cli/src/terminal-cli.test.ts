@@ -63,8 +63,17 @@ describe.skipIf(TMUX_MISSING)('legion on a terminal (tmux)', () => {
   async function workspaceWithWriter(): Promise<void> {
     expect((await legion(['init'])).status).toBe(0);
     const file = join(dir, '.legion/collective/participants/coordinator.json');
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), model: { provider: 'anthropic', model: 'claude-test', baseURL: mock.url } }));
-    mock.on({ model: 'claude-test', hasToolResult: false }, { toolCalls: [{ id: 'toolu_write', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'x' }) }] });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...JSON.parse(readFileSync(file, 'utf8')),
+        model: { provider: 'anthropic', model: 'claude-test', baseURL: mock.url },
+      }),
+    );
+    mock.on(
+      { model: 'claude-test', hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_write', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'x' }) }] },
+    );
   }
 
   it('stderr on the terminal is coloured while stdout goes to a file, and a redirected stderr gets no escape codes', async () => {
@@ -95,7 +104,10 @@ describe.skipIf(TMUX_MISSING)('legion on a terminal (tmux)', () => {
 
   it('sessions rm asks on the terminal: "n" keeps the session, "y" deletes it', async () => {
     expect((await legion(['init'])).status).toBe(0);
-    writeFileSync(join(dir, '.legion/collective/participants/oracle.json'), JSON.stringify({ id: 'oracle', type: 'mock', name: 'Oracle', responses: [{ trigger: '*', response: 'ok' }] }));
+    writeFileSync(
+      join(dir, '.legion/collective/participants/oracle.json'),
+      JSON.stringify({ id: 'oracle', type: 'mock', name: 'Oracle', responses: [{ trigger: '*', response: 'ok' }] }),
+    );
     const run = await legion(['run', '--to', 'oracle', '--output', 'json', 'ping']);
     const id = (JSON.parse(run.stdout) as { sessionId: string }).sessionId;
 

@@ -27,7 +27,9 @@ const ALLOWED: Record<string, { pattern: RegExp; why: string }[]> = {
   'repl/chat-command.ts': [{ pattern: /readline\.question\(/g, why: 'the directory through inertLine' }],
   'confirm.ts': [{ pattern: /prompt\.question\(/g, why: "its callers' questions (checked where confirm is called)" }],
   'run-cli.ts': [{ pattern: /stream\.write\('', /g, why: 'an empty write to wait for the stream to drain' }],
-  'mcp-serve/bounded-lines.ts': [{ pattern: /output\.write\(/g, why: 'whole JSON-RPC lines into the SDK transport: a pipe between two parsers, no terminal' }],
+  'mcp-serve/bounded-lines.ts': [
+    { pattern: /output\.write\(/g, why: 'whole JSON-RPC lines into the SDK transport: a pipe between two parsers, no terminal' },
+  ],
 };
 
 /** The writers of render/terminal-text.ts: `stdout`, `stderr`, a `TerminalOut` named `out`. */
@@ -64,12 +66,14 @@ const PRESENCE = /^\s*[!=]== undefined/;
 const NOT_A_TERMINAL = /^(?:mcp-serve|headless)\//;
 
 describe('every terminal writer goes through the one sanitizer', () => {
-  it('a turn\'s reply or error reaches a terminal only made inert', () => {
+  it("a turn's reply or error reaches a terminal only made inert", () => {
     const found: string[] = [];
     for (const path of sources(SOURCE)) {
       const file = relative(SOURCE, path).split('\\').join('/');
       if (NOT_A_TERMINAL.test(file)) continue;
-      const text = readFileSync(path, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+      const text = readFileSync(path, 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/^\s*\/\/.*$/gm, '');
       for (const match of text.matchAll(OUTSIDE_TEXT)) {
         const before = text.slice(Math.max(0, match.index - 40), match.index);
         const after = text.slice(match.index + match[0].length, match.index + match[0].length + 20);

@@ -19,7 +19,14 @@ export function tmuxOn(socket: string, config: string, cwd: string): (...args: s
   const run = (args: string[]) => spawnSync('tmux', ['-S', socket, '-f', config, ...args], { cwd, env, encoding: 'utf8' });
   return (...args: string[]): string => {
     let result = run(args);
-    for (let attempt = 1; attempt < NEW_SESSION_ATTEMPTS && args[0] === 'new-session' && result.status !== 0 && /server exited unexpectedly|lost server/.test(result.stderr); attempt++) {
+    for (
+      let attempt = 1;
+      attempt < NEW_SESSION_ATTEMPTS &&
+      args[0] === 'new-session' &&
+      result.status !== 0 &&
+      /server exited unexpectedly|lost server/.test(result.stderr);
+      attempt++
+    ) {
       run(['kill-server']);
       result = run(args);
     }
@@ -37,7 +44,8 @@ export async function waitForText(screen: () => string, text: string, options: {
   const deadline = Date.now() + limitMs;
   let shown = screen();
   while (shown.split(text).length - 1 < times) {
-    if (Date.now() > deadline) throw new Error(`the terminal never showed ${JSON.stringify(text)}${times > 1 ? ` ${times} times` : ''}; it shows:\n${shown}`);
+    if (Date.now() > deadline)
+      throw new Error(`the terminal never showed ${JSON.stringify(text)}${times > 1 ? ` ${times} times` : ''}; it shows:\n${shown}`);
     await delay(100);
     shown = screen();
   }

@@ -10,16 +10,24 @@ describe('a failed or cancelled turn does not poison the conversation', () => {
   const workspace = useWorkspace('legion-turn-endings-');
   const { mock } = workspace;
 
-  const legion = (args: string[]): Promise<LegionRun> => runLegion(args, { cwd: workspace.dir, env: { ...process.env, ...workspace.env() }, timeoutMs: 60_000 });
+  const legion = (args: string[]): Promise<LegionRun> =>
+    runLegion(args, { cwd: workspace.dir, env: { ...process.env, ...workspace.env() }, timeoutMs: 60_000 });
   /** The conversation messages of the model's requests as the server received them (aimock's normalized form, system prompt left out), in order. */
   const requests = (): Array<Array<{ role: string; content: unknown }>> =>
-    mock.getRequests().map((entry) => (entry.body as { messages: Array<{ role: string; content: unknown }> }).messages.filter((message) => message.role !== 'system'));
+    mock
+      .getRequests()
+      .map((entry) =>
+        (entry.body as { messages: Array<{ role: string; content: unknown }> }).messages.filter((message) => message.role !== 'system'),
+      );
   const text = (content: unknown): string => (typeof content === 'string' ? content : JSON.stringify(content));
 
   beforeEach(() => workspace.useModel('coordinator', { provider: 'anthropic', model: 'claude-endings', baseURL: mock.url }));
 
   it('after a provider 400 the next message works, and its request carries the failure, not the refused text', async () => {
-    mock.on({ userMessage: 'Summarize \u{1F4A5} this' }, { error: { message: 'messages.0.content: unsupported content', type: 'invalid_request_error' }, status: 400 });
+    mock.on(
+      { userMessage: 'Summarize \u{1F4A5} this' },
+      { error: { message: 'messages.0.content: unsupported content', type: 'invalid_request_error' }, status: 400 },
+    );
     mock.on({ userMessage: 'What is 2+2?' }, { content: '4' });
 
     const failed = await legion(['run', 'Summarize \u{1F4A5} this']);
@@ -44,10 +52,18 @@ describe('a failed or cancelled turn does not poison the conversation', () => {
 
   it('after a cancel (SIGINT) the next message is answered on its own, and the model is told the essay was cancelled', async () => {
     const essay = 'Write a long essay about lighthouses';
-    mock.on({ userMessage: essay }, { content: 'Lighthouses have guided ships for centuries. '.repeat(40) }, { latency: 100, chunkSize: 8 });
+    mock.on(
+      { userMessage: essay },
+      { content: 'Lighthouses have guided ships for centuries. '.repeat(40) },
+      { latency: 100, chunkSize: 8 },
+    );
     mock.on({ userMessage: 'What is 2+2?' }, { content: '4' });
 
-    const child = spawn(process.execPath, [LEGION, 'run', '--output', 'stream-json', essay], { cwd: workspace.dir, env: { ...process.env, ...workspace.env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [LEGION, 'run', '--output', 'stream-json', essay], {
+      cwd: workspace.dir,
+      env: { ...process.env, ...workspace.env() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -59,14 +75,22 @@ describe('a failed or cancelled turn does not poison the conversation', () => {
     expect(await closed, stderr).toBe(1);
     expect(stderr).toContain('cancelled');
     // stream-json says what became of the turn: cancelled (not merely "error", which `status` keeps saying for old scripts).
-    const ends = stdout.trimEnd().split('\n').map((line) => StreamLineSchema.parse(JSON.parse(line))).filter((line) => line.type === 'turn:end');
-    expect(ends.map((line) => ({ participantId: line.participantId, outcome: line.outcome, code: line.code, status: line.status }))).toEqual([
-      { participantId: 'coordinator', outcome: 'cancelled', code: 'cancelled', status: 'error' },
-    ]);
+    const ends = stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => StreamLineSchema.parse(JSON.parse(line)))
+      .filter((line) => line.type === 'turn:end');
+    expect(
+      ends.map((line) => ({ participantId: line.participantId, outcome: line.outcome, code: line.code, status: line.status })),
+    ).toEqual([{ participantId: 'coordinator', outcome: 'cancelled', code: 'cancelled', status: 'error' }]);
 
     const next = await legion(['run', '--output', 'json', 'What is 2+2?']);
     expect(next.status, next.stderr).toBe(0);
-    const report = JSON.parse(next.stdout) as { reply: string; usage: { total: { calls: number } }; sessionUsage: { calls: number; inputTokens: number; outputTokens: number } };
+    const report = JSON.parse(next.stdout) as {
+      reply: string;
+      usage: { total: { calls: number } };
+      sessionUsage: { calls: number; inputTokens: number; outputTokens: number };
+    };
     expect(report.reply).toBe('4');
     // The cancelled call was paid for: counted (as estimated), not "0 tokens".
     expect(report.usage.total.calls).toBe(1);
@@ -76,7 +100,9 @@ describe('a failed or cancelled turn does not poison the conversation', () => {
     const sent = requests().at(-1)!;
     expect(sent.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
     expect(text(sent[0]!.content)).toContain(essay);
-    expect(text(sent[1]!.content)).toContain('[This turn was cancelled before it finished. The request above was not answered; do not answer it now unless it is asked again.]');
+    expect(text(sent[1]!.content)).toContain(
+      '[This turn was cancelled before it finished. The request above was not answered; do not answer it now unless it is asked again.]',
+    );
     expect(text(sent[2]!.content)).toBe('What is 2+2?');
   }, 120_000);
 });

@@ -38,7 +38,8 @@ export function useWorkspace(prefix: string, extraEnv: (dir: string) => Record<s
   const mock = new LLMock({ port: 0, host: '127.0.0.1' });
   let current: string | undefined;
   const dir = (): string => {
-    if (current === undefined) throw new Error('useWorkspace: the workspace exists from beforeEach to afterEach; read it inside a test or a hook');
+    if (current === undefined)
+      throw new Error('useWorkspace: the workspace exists from beforeEach to afterEach; read it inside a test or a hook');
     return current;
   };
   const env = (): Record<string, string> => ({

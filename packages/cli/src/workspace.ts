@@ -1,15 +1,26 @@
 import { resolve } from 'node:path';
-import { findWorkspaceRoot, Legion, LegionError, workspaceStorage, type OpenLegionOptions, type SessionBackend, type StorageSelection, type StorageWarning } from '@legion-collective/core';
+import {
+  findWorkspaceRoot,
+  Legion,
+  LegionError,
+  workspaceStorage,
+  type OpenLegionOptions,
+  type SessionBackend,
+  type StorageSelection,
+  type StorageWarning,
+} from '@legion-collective/core';
 
 /** The workspace a command works in: the one named, or the nearest one above the current directory. */
 export function resolveWorkspace(explicit: string | undefined): string {
   if (explicit) {
     const root = resolve(explicit);
-    if (!findWorkspaceRoot(root)) throw new LegionError('no_workspace', `${root} has no .legion/ directory. Run "legion init ${explicit}" first.`);
+    if (!findWorkspaceRoot(root))
+      throw new LegionError('no_workspace', `${root} has no .legion/ directory. Run "legion init ${explicit}" first.`);
     return root;
   }
   const root = findWorkspaceRoot(process.cwd());
-  if (!root) throw new LegionError('no_workspace', `No .legion/ workspace in ${process.cwd()} or above it. Run "legion init" to create one.`);
+  if (!root)
+    throw new LegionError('no_workspace', `No .legion/ workspace in ${process.cwd()} or above it. Run "legion init" to create one.`);
   return root;
 }
 
@@ -21,7 +32,11 @@ export function resolveWorkspace(explicit: string | undefined): string {
 export async function openLegion(options: OpenLegionOptions): Promise<Legion> {
   if (options.backend) return Legion.open(options);
   // The config read here is the one Legion.open uses: the files are read and checked once.
-  const { selection: selected, config } = workspaceStorage({ root: options.root, globalConfigFile: options.globalConfigFile, env: options.env });
+  const { selection: selected, config } = workspaceStorage({
+    root: options.root,
+    globalConfigFile: options.globalConfigFile,
+    env: options.env,
+  });
   if (selected.kind === 'files') return Legion.open({ ...options, config });
   let legion: Legion | undefined;
   // Its warnings go to the events of the Legion made next, as the file backend's do.

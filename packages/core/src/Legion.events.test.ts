@@ -68,7 +68,10 @@ describe('the events a remote UI relies on', () => {
     const start = events.find((event) => event.type === 'turn:start');
     const incoming = events.find((event) => event.type === 'message:sent');
     expect(start).toMatchObject({ participantId: 'worker', messageId: expect.any(String) });
-    expect(incoming).toMatchObject({ author: 'user', message: { id: start?.type === 'turn:start' ? start.messageId : 'missing', role: 'user' } });
+    expect(incoming).toMatchObject({
+      author: 'user',
+      message: { id: start?.type === 'turn:start' ? start.messageId : 'missing', role: 'user' },
+    });
     test.assertScriptsDone();
   });
 
@@ -89,9 +92,23 @@ describe('the events a remote UI relies on', () => {
     expect(sessionEvents).toEqual([
       { type: 'session:created', seq: expect.any(Number), sessionId: first.id, createdAt: first.info.createdAt },
       { type: 'session:created', seq: expect.any(Number), sessionId: named.id, title: 'planning', createdAt: named.info.createdAt },
-      { type: 'session:updated', seq: expect.any(Number), sessionId: named.id, changed: ['title'], title: 'planning, day 2', lastActiveAt: named.info.lastActiveAt },
+      {
+        type: 'session:updated',
+        seq: expect.any(Number),
+        sessionId: named.id,
+        changed: ['title'],
+        title: 'planning, day 2',
+        lastActiveAt: named.info.lastActiveAt,
+      },
       // Its first message starts work: the session is active, and takes its title from it.
-      { type: 'session:updated', seq: expect.any(Number), sessionId: first.id, changed: ['lastActiveAt', 'title'], title: 'hello', lastActiveAt: first.info.lastActiveAt },
+      {
+        type: 'session:updated',
+        seq: expect.any(Number),
+        sessionId: first.id,
+        changed: ['lastActiveAt', 'title'],
+        title: 'hello',
+        lastActiveAt: first.info.lastActiveAt,
+      },
     ]);
     expect((await test.reopen().sessions.get(named.id)).info.title).toBe('planning, day 2');
   });
@@ -174,11 +191,19 @@ describe('the events a remote UI relies on', () => {
 
     expect(outcome.status).toBe('answered');
     expect(events.filter((event) => event.type === 'approval:decided')).toMatchObject([
-      { requestId, decision: 'rejected', decidedBy: 'user', approver: 'user', requester: 'worker', reason: 'not today', sessionId: session.id },
+      {
+        requestId,
+        decision: 'rejected',
+        decidedBy: 'user',
+        approver: 'user',
+        requester: 'worker',
+        reason: 'not today',
+        sessionId: session.id,
+      },
     ]);
   });
 
-  it.skipIf((process.env['LEGION_TEST_BACKEND'] ?? 'file') !== 'file')('a warning about a session\'s files names the session', async () => {
+  it.skipIf((process.env['LEGION_TEST_BACKEND'] ?? 'file') !== 'file')("a warning about a session's files names the session", async () => {
     test = createTestLegion({
       participants: [userParticipant(), agentParticipant('worker', { delegation: 'none' })],
       entryAgent: 'worker',
@@ -186,7 +211,10 @@ describe('the events a remote UI relies on', () => {
     });
     const session = await test.legion.sessions.create();
     await test.legion.send(session, 'hello');
-    appendFileSync(join(test.root, '.legion', 'sessions', session.id, 'conversations', 'user__worker.jsonl'), '{"kind":"message","id":"torn');
+    appendFileSync(
+      join(test.root, '.legion', 'sessions', session.id, 'conversations', 'user__worker.jsonl'),
+      '{"kind":"message","id":"torn',
+    );
     const reopened = test.reopen();
     const events: LegionEvent[] = [];
     reopened.events.onAny((event) => events.push(event));
@@ -194,6 +222,8 @@ describe('the events a remote UI relies on', () => {
     await reopened.close();
 
     const warnings = events.filter((event) => event.type === 'storage:warning');
-    expect(warnings).toContainEqual(expect.objectContaining({ path: expect.stringMatching(/user__worker\.jsonl$/), sessionId: session.id }));
+    expect(warnings).toContainEqual(
+      expect.objectContaining({ path: expect.stringMatching(/user__worker\.jsonl$/), sessionId: session.id }),
+    );
   });
 });

@@ -27,19 +27,33 @@ describe('Legion.open({ backend }) with the memory backend', () => {
       backend: 'file',
       scripts: {
         lead: [
-          { toolCalls: [{ id: 'l1', name: 'communicate', input: { to: 'dev', message: 'touch the door' } }], usage: { inputTokens: 10, outputTokens: 5 } },
-          { expect: (request) => expect(resultOf(request).content).toBe('door touched'), text: 'Done: the door is touched.', usage: { inputTokens: 20, outputTokens: 7 } },
+          {
+            toolCalls: [{ id: 'l1', name: 'communicate', input: { to: 'dev', message: 'touch the door' } }],
+            usage: { inputTokens: 10, outputTokens: 5 },
+          },
+          {
+            expect: (request) => expect(resultOf(request).content).toBe('door touched'),
+            text: 'Done: the door is touched.',
+            usage: { inputTokens: 20, outputTokens: 7 },
+          },
         ],
         dev: [
           { toolCalls: [{ id: 't1', name: 'todo_write', input: { items: [{ id: '1', text: 'touch the door', status: 'in_progress' }] } }] },
           { toolCalls: [{ id: 'd1', name: 'touch', input: { thing: 'door' } }] },
-          { expect: (request) => expect(resultOf(request)).toMatchObject({ toolUseId: 'd1', content: 'touched door' }), text: 'door touched' },
+          {
+            expect: (request) => expect(resultOf(request)).toMatchObject({ toolUseId: 'd1', content: 'touched door' }),
+            text: 'door touched',
+          },
         ],
       },
     });
     const store = new MemorySessionStore();
     const open = (): Legion => {
-      const legion = Legion.open({ root: test!.root, globalConfigFile: join(test!.root, 'no-global-config.json'), backend: new MemorySessionBackend({ store }) });
+      const legion = Legion.open({
+        root: test!.root,
+        globalConfigFile: join(test!.root, 'no-global-config.json'),
+        backend: new MemorySessionBackend({ store }),
+      });
       for (const [id, provider] of Object.entries(test!.providers)) legion.providers.useFor(id, provider);
       legion.tools.register(
         defineTool({
@@ -62,7 +76,8 @@ describe('Legion.open({ backend }) with the memory backend', () => {
       const session = await legion.sessions.create({ title: 'in memory' });
       const followed: LegionEvent[] = [];
       watcher.events.onAny((event) => {
-        if ((event.type === 'message:sent' || event.type.startsWith('approval:')) && 'remote' in event && event.remote) followed.push(event);
+        if ((event.type === 'message:sent' || event.type.startsWith('approval:')) && 'remote' in event && event.remote)
+          followed.push(event);
       });
       const follower = await watcher.follow(session.id);
 
@@ -81,14 +96,26 @@ describe('Legion.open({ backend }) with the memory backend', () => {
 
       expect((await legion.sessions.list()).map((meta) => meta.title)).toEqual(['in memory']);
       expect((await session.listConversations()).map((ref) => ref.conversationId)).toEqual(['lead__dev', 'user__lead']);
-      expect((await session.recentMessages(1)).map(({ message }) => message.content[0])).toEqual([{ type: 'text', text: 'Done: the door is touched.' }]);
+      expect((await session.recentMessages(1)).map(({ message }) => message.content[0])).toEqual([
+        { type: 'text', text: 'Done: the door is touched.' },
+      ]);
       expect((await session.usage()).byParticipant['lead']?.own).toMatchObject({ inputTokens: 30, outputTokens: 12 });
-      expect(await session.agentState.get('todos', 'dev', z.object({ items: z.array(z.object({ id: z.string() })) }))).toMatchObject({ items: [{ id: '1' }] });
+      expect(await session.agentState.get('todos', 'dev', z.object({ items: z.array(z.object({ id: z.string() })) }))).toMatchObject({
+        items: [{ id: '1' }],
+      });
 
       // This instance's request was followed by the watcher; the watcher's own decision and resumed turn were not repeated to it.
       await follower.check();
       // (Each read tells the approvals log's news before the conversations'.)
-      expect(followed.map((event) => event.type).sort()).toEqual(['approval:requested', 'message:sent', 'message:sent', 'message:sent', 'message:sent', 'message:sent', 'message:sent']);
+      expect(followed.map((event) => event.type).sort()).toEqual([
+        'approval:requested',
+        'message:sent',
+        'message:sent',
+        'message:sent',
+        'message:sent',
+        'message:sent',
+        'message:sent',
+      ]);
 
       // Nothing of the session touched the disk.
       const sessions = join(test.root, '.legion', 'sessions');

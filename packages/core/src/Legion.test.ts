@@ -75,10 +75,20 @@ describe('a collective at work', () => {
         .trim()
         .split('\n')
         .map((line) => JSON.parse(line) as { kind: string; role?: string });
-      expect(lines.map((line) => line.kind === 'message' ? line.role : line.kind)).toEqual(['header', 'user', 'assistant', 'user', 'assistant']);
+      expect(lines.map((line) => (line.kind === 'message' ? line.role : line.kind))).toEqual([
+        'header',
+        'user',
+        'assistant',
+        'user',
+        'assistant',
+      ]);
     }
-    expect((await session.conversation({ initiator: 'coordinator', responder: 'developer' }).recent(10)).map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
-    const turns = events.filter((event) => event.type === 'turn:start').map((event) => event.type === 'turn:start' && `${event.chain.join('>')}>${event.participantId}`);
+    expect(
+      (await session.conversation({ initiator: 'coordinator', responder: 'developer' }).recent(10)).map((message) => message.role),
+    ).toEqual(['user', 'assistant', 'user', 'assistant']);
+    const turns = events
+      .filter((event) => event.type === 'turn:start')
+      .map((event) => event.type === 'turn:start' && `${event.chain.join('>')}>${event.participantId}`);
     expect(turns).toEqual(['user>coordinator', 'user>coordinator>developer']);
     expect(events.filter((event) => event.type === 'tool:call').map((event) => event.type === 'tool:call' && event.toolUse.name)).toEqual([
       'communicate',
@@ -92,7 +102,10 @@ describe('a collective at work', () => {
       scripts: {
         solo: [
           { text: 'first answer' },
-          { expect: (request) => expect(request.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']), text: 'second answer' },
+          {
+            expect: (request) => expect(request.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']),
+            text: 'second answer',
+          },
         ],
       },
     });
@@ -115,7 +128,13 @@ describe('a collective at work', () => {
 
   it('answers with a mock participant by trigger', async () => {
     test = createTestLegion({
-      participants: [userParticipant(), mockParticipant('oracle', [{ trigger: '/^ping$/i', response: 'pong' }, { trigger: 'weather', response: 'sunny' }])],
+      participants: [
+        userParticipant(),
+        mockParticipant('oracle', [
+          { trigger: '/^ping$/i', response: 'pong' },
+          { trigger: 'weather', response: 'sunny' },
+        ]),
+      ],
     });
     const session = await test.legion.sessions.create();
     expect(await test.legion.send(session, 'PING', { to: 'oracle' })).toMatchObject({ reply: 'pong' });

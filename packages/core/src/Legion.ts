@@ -137,31 +137,54 @@ export class Legion {
     const redact = createRedactor({ env, config });
     this.executor = new ToolExecutor(redact);
     this.events.redactWith(redact);
-    const commandEnv = commandEnvironment(env, { passEnv: config.shell.passEnv, secretValues: configSecretValues(config, env).map((secret) => secret.value) });
+    const commandEnv = commandEnvironment(env, {
+      passEnv: config.shell.passEnv,
+      secretValues: configSecretValues(config, env).map((secret) => secret.value),
+    });
     this.providers = new ProviderFactory(config.providers);
     registerBuiltinProviders(this.providers, env);
-    this.sessions = new SessionStore({
-      collective,
-      backend,
-      leaseTtlMs,
-      events: this.events,
-      runtimes: this.runtimes,
-      maxMessageBytes: config.limits.maxMessageBytes,
-      endInterrupted: (toolUseIds) => this.endLeftoverProcesses(new Set(toolUseIds)),
-      tracer: new LegionTracer({ captureContent: config.telemetry.captureContent ?? env['OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT']?.toLowerCase() === 'true' }),
-      // Sessions are made only once the rules exist (on use, never here).
-      approvalRules: { prepare: (...args) => this.approvalRules.prepare(...args), record: (rule) => this.approvalRules.record(rule) },
-    }, backend.conversations);
+    this.sessions = new SessionStore(
+      {
+        collective,
+        backend,
+        leaseTtlMs,
+        events: this.events,
+        runtimes: this.runtimes,
+        maxMessageBytes: config.limits.maxMessageBytes,
+        endInterrupted: (toolUseIds) => this.endLeftoverProcesses(new Set(toolUseIds)),
+        tracer: new LegionTracer({
+          captureContent:
+            config.telemetry.captureContent ?? env['OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT']?.toLowerCase() === 'true',
+        }),
+        // Sessions are made only once the rules exist (on use, never here).
+        approvalRules: { prepare: (...args) => this.approvalRules.prepare(...args), record: (rule) => this.approvalRules.record(rule) },
+      },
+      backend.conversations,
+    );
     // The engine reads the rules when a call would ask; the rules judge patterns with the engine.
-    this.auth = new AuthEngine(config.policies, paths.root, { approvalRules: (participantId) => this.approvalRules.rulesFor(participantId) });
-    this.approvalRules = new ApprovalRules(new ApprovalRuleStore(paths), { collective, tools: this.tools, events: this.events, auth: this.auth, display: (path) => paths.display(path) });
+    this.auth = new AuthEngine(config.policies, paths.root, {
+      approvalRules: (participantId) => this.approvalRules.rulesFor(participantId),
+    });
+    this.approvalRules = new ApprovalRules(new ApprovalRuleStore(paths), {
+      collective,
+      tools: this.tools,
+      events: this.events,
+      auth: this.auth,
+      display: (path) => paths.display(path),
+    });
     this.approvals = new ApprovalGate(
       collective,
       async (request) => {
-        const outcome = await this.surfaces.approve({ ...request, check: (answers) => this.approvalRules.check(request.requests, answers) });
+        const outcome = await this.surfaces.approve({
+          ...request,
+          check: (answers) => this.approvalRules.check(request.requests, answers),
+        });
         return outcome.status === 'answered' ? { answers: outcome.value, medium: outcome.medium } : undefined;
       },
-      { recorder: this.approvalRules, onProblem: (message) => this.events.emit('error:raised', { scope: 'approval rules', message, code: 'approval_rule_invalid' }) },
+      {
+        recorder: this.approvalRules,
+        onProblem: (message) => this.events.emit('error:raised', { scope: 'approval rules', message, code: 'approval_rule_invalid' }),
+      },
     );
     const agentRuntime = (this.agentRuntime = new AgentRuntime({
       collective,
@@ -175,7 +198,10 @@ export class Legion {
     }));
     this.runtimes.register('agent', agentRuntime);
     this.runtimes.register('mock', new MockRuntime());
-    this.runtimes.register('user', new UserRuntime(this.surfaces, { maxAnswerBytes: config.limits.maxMessageBytes, elsewhere: () => this.presence.elsewhere() }));
+    this.runtimes.register(
+      'user',
+      new UserRuntime(this.surfaces, { maxAnswerBytes: config.limits.maxMessageBytes, elsewhere: () => this.presence.elsewhere() }),
+    );
     const builtinOptions = {
       collective,
       sessions: this.sessions,
@@ -186,7 +212,13 @@ export class Legion {
     // Made here rather than by the built-in tools, which are built on first use: Legion owns and disposes it.
     this.processes = new ProcessRegistry(builtinOptions);
     // Read now, so that a broken tool file is among the warnings as soon as the workspace is open.
-    const workspaceTools = createWorkspaceToolProvider({ directory: paths.toolsDir, workspaceRoot: paths.root, events: this.events, env, commandEnv });
+    const workspaceTools = createWorkspaceToolProvider({
+      directory: paths.toolsDir,
+      workspaceRoot: paths.root,
+      events: this.events,
+      env,
+      commandEnv,
+    });
     workspaceTools.getTools();
     if (Object.keys(config.mcpServers).length > 0) {
       this.mcp = createMcpToolProvider({
@@ -247,7 +279,9 @@ export class Legion {
   /** Loads config (defaults → global → workspace) and the collective of an existing workspace. */
   static open(options: OpenLegionOptions): Legion {
     const paths = new WorkspacePaths(options.root);
-    const config = options.config ?? loadConfig({ workspaceConfigFile: paths.configFile, globalConfigFile: options.globalConfigFile, env: options.env }).config;
+    const config =
+      options.config ??
+      loadConfig({ workspaceConfigFile: paths.configFile, globalConfigFile: options.globalConfigFile, env: options.env }).config;
     const collective = Collective.load(paths);
     // Its warnings go to the events of the Legion made next, which exists by the time the backend reads anything.
     let legion: Legion | undefined;
@@ -302,7 +336,10 @@ export class Legion {
   /** Runs one task: the user sends it to an agent (the entry agent by default) in the latest session, or a new one. */
   async runAgent(task: string, options: { agent?: string; session?: Session; signal?: AbortSignal } = {}): Promise<TurnResult> {
     const session = options.session ?? (await this.sessions.resumeOrCreate());
-    return this.send(session, task, { ...(options.agent ? { to: options.agent } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+    return this.send(session, task, {
+      ...(options.agent ? { to: options.agent } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
   }
 
   /** Every tool, once deferred providers (MCP servers) have listed theirs. */
@@ -319,7 +356,10 @@ export class Legion {
   async describeTools(agentId: string): Promise<AgentToolsView> {
     await this.tools.ready();
     const agent = this.collective.require(agentId);
-    if (agent.type !== 'agent') throw new LegionError('not_an_agent', `"${agentId}" is a ${agent.type}, not an agent: only agents have models that see tools.`, { participantId: agentId });
+    if (agent.type !== 'agent')
+      throw new LegionError('not_an_agent', `"${agentId}" is a ${agent.type}, not an agent: only agents have models that see tools.`, {
+        participantId: agentId,
+      });
     const view = describeAgentTools(agent, {
       registry: this.tools,
       visible: this.agentRuntime.toolsFor(agent),
@@ -327,7 +367,13 @@ export class Legion {
       collective: this.collective,
       mcpProblems: this.mcp?.problems ?? [],
     });
-    return withSchemaTokens(view, this.agentRuntime.toolOffer(agent), this.agentRuntime.toolsFor(agent), contextSettingsFor(this.config, agent).toolSchemas, await loadTokenCounter());
+    return withSchemaTokens(
+      view,
+      this.agentRuntime.toolOffer(agent),
+      this.agentRuntime.toolsFor(agent),
+      contextSettingsFor(this.config, agent).toolSchemas,
+      await loadTokenCounter(),
+    );
   }
 
   /**
@@ -337,10 +383,16 @@ export class Legion {
    * `initiator`, default the user; `name` for a named one). Starts the MCP servers and counts
    * their tools, as a turn would, unless `mcp: false` (then only the tools already loaded count).
    */
-  async contextReport(agentId: string, options: { session?: Session | undefined; initiator?: string | undefined; name?: string | undefined; mcp?: boolean | undefined } = {}): Promise<ContextReport> {
+  async contextReport(
+    agentId: string,
+    options: { session?: Session | undefined; initiator?: string | undefined; name?: string | undefined; mcp?: boolean | undefined } = {},
+  ): Promise<ContextReport> {
     if (options.mcp !== false) await this.tools.ready();
     const agent = this.collective.require(agentId);
-    if (agent.type !== 'agent') throw new LegionError('not_an_agent', `"${agentId}" is a ${agent.type}, not an agent: only agents have a model's context.`, { participantId: agentId });
+    if (agent.type !== 'agent')
+      throw new LegionError('not_an_agent', `"${agentId}" is a ${agent.type}, not an agent: only agents have a model's context.`, {
+        participantId: agentId,
+      });
     // What the requests carry: under compact tool schemas, the compact forms and what the conversation loaded.
     const offer = this.agentRuntime.toolOffer(agent);
     let tools = offer.initial();
@@ -352,9 +404,17 @@ export class Legion {
       const opened = options.session.conversation({ initiator, responder: agentId, name: options.name });
       conversation = { id: opened.ref.conversationId, messages: await opened.history() };
       sentFor = opened;
-      if (offer.onDemand) tools = offer.definitions(await readLoadedTools(options.session.agentState, agentId, conversation.id), conversation.messages);
+      if (offer.onDemand)
+        tools = offer.definitions(await readLoadedTools(options.session.agentState, agentId, conversation.id), conversation.messages);
     }
-    return buildContextReport({ agent, config: this.config, system: buildSystemPrompt(agent, this.collective), tools, conversation, options: { sentFor } });
+    return buildContextReport({
+      agent,
+      config: this.config,
+      system: buildSystemPrompt(agent, this.collective),
+      tools,
+      conversation,
+      options: { sentFor },
+    });
   }
 
   /**
@@ -379,16 +439,30 @@ export class Legion {
     const actor = this.collective.get(callerId);
     // An unknown `as` would otherwise run as the program, past every policy: a typo must not lift a deny.
     if (options.as !== undefined && !actor) {
-      const known = this.collective.list().map((participant) => participant.id).join(', ') || '(none)';
-      return { status: 'error', error: `${name} was not run: "${options.as}" (as) is no participant of this collective. Pass one of ${known}, or leave "as" out to run as the default user.` };
+      const known =
+        this.collective
+          .list()
+          .map((participant) => participant.id)
+          .join(', ') || '(none)';
+      return {
+        status: 'error',
+        error: `${name} was not run: "${options.as}" (as) is no participant of this collective. Pass one of ${known}, or leave "as" out to run as the default user.`,
+      };
     }
     if (actor) {
       const tool = prepared.call.tool;
       // The input as the tool will run it (schema defaults filled in, as an agent's call is judged): `{}` must not slip past a rule on the default path.
       const decision = this.auth.evaluate({ participant: actor, tool, input: prepared.call.input });
-      if (decision.mode === 'deny') return { status: 'error', error: `${name} is denied to ${callerId} (${decision.source}): ${decision.reason}. Change the policy in .legion/ to allow it.` };
+      if (decision.mode === 'deny')
+        return {
+          status: 'error',
+          error: `${name} is denied to ${callerId} (${decision.source}): ${decision.reason}. Change the policy in .legion/ to allow it.`,
+        };
       if (decision.mode === 'requires_approval' && actor.type !== 'user' && options.approved !== true) {
-        return { status: 'error', error: `${name} needs approval for ${callerId} (${decision.reason}): ask the user first and pass { approved: true }, or call it as the user.` };
+        return {
+          status: 'error',
+          error: `${name} needs approval for ${callerId} (${decision.reason}): ask the user first and pass { approved: true }, or call it as the user.`,
+        };
       }
     }
     const session = options.session ?? (await this.sessions.resumeOrCreate());
@@ -408,8 +482,11 @@ export class Legion {
       this.config.limits.toolTimeoutMs,
     );
     const outcome = outcomes.get(toolUse.id);
-    if (outcome?.status !== 'done') return { status: 'error', error: `${name} is waiting on approvals: ${outcome?.requests.map((request) => request.id).join(', ')}` };
-    return outcome.block.isError ? { status: 'error', error: outcome.block.content } : { status: 'success', content: outcome.block.content };
+    if (outcome?.status !== 'done')
+      return { status: 'error', error: `${name} is waiting on approvals: ${outcome?.requests.map((request) => request.id).join(', ')}` };
+    return outcome.block.isError
+      ? { status: 'error', error: outcome.block.content }
+      : { status: 'success', content: outcome.block.content };
   }
 
   /** The participant an MCP client's requests come from (`mcpServe.caller`, default `mcp`): a user standing in for the human. */
@@ -425,7 +502,10 @@ export class Legion {
       this.events.emit('storage:warning', {
         path: this.paths.display(this.paths.configFile),
         offset: 0,
-        problem: `entryAgent: "${this.config.entryAgent}" is not an active agent of the collective; messages go to "${entry.id}" instead. Fix: set "entryAgent" to one of ${this.collective.agents().map((agent) => agent.id).join(', ')}`,
+        problem: `entryAgent: "${this.config.entryAgent}" is not an active agent of the collective; messages go to "${entry.id}" instead. Fix: set "entryAgent" to one of ${this.collective
+          .agents()
+          .map((agent) => agent.id)
+          .join(', ')}`,
       });
     }
     return entry.id;
@@ -446,10 +526,20 @@ export class Legion {
   }
 
   /** Sends from the default user (or `from`) to the entry agent (or `to`) in a session. */
-  async send(session: Session, message: string, options: { from?: string; to?: string; conversation?: string; signal?: AbortSignal } = {}): Promise<TurnResult> {
+  async send(
+    session: Session,
+    message: string,
+    options: { from?: string; to?: string; conversation?: string; signal?: AbortSignal } = {},
+  ): Promise<TurnResult> {
     const from = options.from ?? this.collective.defaultUser()?.id;
     if (!from) throw new LegionError('no_user', 'The collective has no user participant to send from: add one, or pass "from".');
-    return session.send({ from, to: options.to ?? this.entryAgentId(), message, conversation: options.conversation, signal: options.signal });
+    return session.send({
+      from,
+      to: options.to ?? this.entryAgentId(),
+      message,
+      conversation: options.conversation,
+      signal: options.signal,
+    });
   }
 
   /**

@@ -23,10 +23,15 @@ export class ConfigError extends LegionError {
 
   constructor(options: { file: string; field: string; problem: string; fix: string; cause?: unknown }) {
     const where = options.field ? `${options.file} (field "${options.field}")` : options.file;
-    super('config_invalid', `${where}: ${options.problem}. Fix: ${options.fix}`, {
-      file: options.file,
-      field: options.field,
-    }, { cause: options.cause });
+    super(
+      'config_invalid',
+      `${where}: ${options.problem}. Fix: ${options.fix}`,
+      {
+        file: options.file,
+        field: options.field,
+      },
+      { cause: options.cause },
+    );
     this.file = options.file;
     this.field = options.field;
     this.fix = options.fix;
@@ -34,12 +39,14 @@ export class ConfigError extends LegionError {
 }
 
 export class ParticipantNotFoundError extends LegionError {
-  constructor(readonly participantId: string, known: readonly string[]) {
-    super(
-      'participant_not_found',
-      `No participant "${participantId}". Known participants: ${known.join(', ') || '(none)'}.`,
-      { participantId, known },
-    );
+  constructor(
+    readonly participantId: string,
+    known: readonly string[],
+  ) {
+    super('participant_not_found', `No participant "${participantId}". Known participants: ${known.join(', ') || '(none)'}.`, {
+      participantId,
+      known,
+    });
   }
 }
 
@@ -50,7 +57,10 @@ export class SessionNotFoundError extends LegionError {
 }
 
 export class ConversationBusyError extends LegionError {
-  constructor(readonly conversationId: string, holder: string) {
+  constructor(
+    readonly conversationId: string,
+    holder: string,
+  ) {
     super(
       'conversation_busy',
       `Conversation "${conversationId}" is busy with another message (${holder}). ` +
@@ -61,7 +71,11 @@ export class ConversationBusyError extends LegionError {
 }
 
 export class MaxDepthError extends LegionError {
-  constructor(readonly depth: number, readonly maxDepth: number, readonly chain: readonly string[]) {
+  constructor(
+    readonly depth: number,
+    readonly maxDepth: number,
+    readonly chain: readonly string[],
+  ) {
     super(
       'max_depth',
       `Delegation depth limit reached (${depth} > ${maxDepth}) along ${chain.join(' → ')}. ` +
@@ -72,12 +86,14 @@ export class MaxDepthError extends LegionError {
 }
 
 export class MaxIterationsError extends LegionError {
-  constructor(readonly participantId: string, readonly maxIterations: number) {
-    super(
-      'max_iterations',
-      `${participantId} reached its limit of ${maxIterations} model calls in one turn without a final reply.`,
-      { participantId, maxIterations },
-    );
+  constructor(
+    readonly participantId: string,
+    readonly maxIterations: number,
+  ) {
+    super('max_iterations', `${participantId} reached its limit of ${maxIterations} model calls in one turn without a final reply.`, {
+      participantId,
+      maxIterations,
+    });
   }
 }
 
@@ -91,7 +107,10 @@ export class MessageWorkLimitError extends LegionError {
     readonly limit: { field: 'maxModelCallsPerMessage' | 'maxDelegationsPerMessage'; value: number },
   ) {
     const what = `${limit.field === 'maxModelCallsPerMessage' ? 'model call' : 'delegation'}${limit.value === 1 ? '' : 's'}`;
-    const stopped = limit.field === 'maxModelCallsPerMessage' ? `${participantId}'s model was not called again` : `${participantId}'s message was not sent`;
+    const stopped =
+      limit.field === 'maxModelCallsPerMessage'
+        ? `${participantId}'s model was not called again`
+        : `${participantId}'s message was not sent`;
     super(
       'message_work_limit',
       `The message being answered has started ${limit.value} ${what} across its whole delegation tree, its limit (limits.${limit.field}); ${stopped}. ` +
@@ -102,7 +121,10 @@ export class MessageWorkLimitError extends LegionError {
 }
 
 export class CircularDelegationError extends LegionError {
-  constructor(readonly target: string, readonly chain: readonly string[]) {
+  constructor(
+    readonly target: string,
+    readonly chain: readonly string[],
+  ) {
     super(
       'circular_delegation',
       `"${target}" is already working on this request (chain: ${chain.join(' → ')}). ` +
@@ -113,12 +135,16 @@ export class CircularDelegationError extends LegionError {
 }
 
 export class DelegationNotAllowedError extends LegionError {
-  constructor(readonly from: string, readonly to: string, allowed: readonly string[]) {
-    super(
-      'delegation_not_allowed',
-      `${from} may not communicate with "${to}". Allowed: ${allowed.join(', ') || '(none)'}.`,
-      { from, to, allowed },
-    );
+  constructor(
+    readonly from: string,
+    readonly to: string,
+    allowed: readonly string[],
+  ) {
+    super('delegation_not_allowed', `${from} may not communicate with "${to}". Allowed: ${allowed.join(', ') || '(none)'}.`, {
+      from,
+      to,
+      allowed,
+    });
   }
 }
 
@@ -131,19 +157,26 @@ export class ProviderError extends LegionError {
     readonly fix: string,
     options?: { cause?: unknown; code?: string },
   ) {
-    super(options?.code ?? 'provider_error', `${provider} (${model}): ${problem}. ${fix}`, { provider, model, fix }, {
-      cause: options?.cause,
-    });
+    super(
+      options?.code ?? 'provider_error',
+      `${provider} (${model}): ${problem}. ${fix}`,
+      { provider, model, fix },
+      {
+        cause: options?.cause,
+      },
+    );
   }
 }
 
 export class ScriptExhaustedError extends LegionError {
-  constructor(readonly label: string, readonly consumed: number) {
-    super(
-      'script_exhausted',
-      `ScriptedProvider "${label}" was called again after all ${consumed} scripted steps were used.`,
-      { label, consumed },
-    );
+  constructor(
+    readonly label: string,
+    readonly consumed: number,
+  ) {
+    super('script_exhausted', `ScriptedProvider "${label}" was called again after all ${consumed} scripted steps were used.`, {
+      label,
+      consumed,
+    });
   }
 }
 
@@ -171,7 +204,10 @@ export class SurfaceDetachedError extends LegionError {
  * asked, and the turn pauses durably as with no surface at all.
  */
 export class SurfaceDeclinedError extends LegionError {
-  constructor(readonly medium: string, why: string) {
+  constructor(
+    readonly medium: string,
+    why: string,
+  ) {
     super('surface_declined', `The ${medium} surface does not answer this: ${why}`, { medium });
   }
 }
@@ -192,7 +228,10 @@ export class SessionBudgetExceededError extends LegionError {
   ) {
     const money = limit.field === 'maxSessionCostUsd';
     const amount = (value: number): string => (money ? `$${value.toFixed(value < 1 ? 4 : 2)}` : `${value.toLocaleString('en-US')} tokens`);
-    const unpriced = money && unpricedCalls > 0 ? ` (${unpricedCalls} call${unpricedCalls === 1 ? '' : 's'} to models without a known price are not in this figure)` : '';
+    const unpriced =
+      money && unpricedCalls > 0
+        ? ` (${unpricedCalls} call${unpricedCalls === 1 ? '' : 's'} to models without a known price are not in this figure)`
+        : '';
     super(
       'session_budget_exceeded',
       `Session ${sessionId} has used ${amount(limit.spent)}${unpriced}, reaching its budget of ${amount(limit.value)} (limits.${limit.field}); ` +

@@ -8,7 +8,16 @@ export { SessionDriver } from './driver/SessionDriver.js';
 export type { DrivenWork, DriverSendOptions, SessionDriverOptions } from './driver/SessionDriver.js';
 export { chooseSession, SessionChoiceSchema } from './driver/session-choice.js';
 export type { SessionChoice } from './driver/session-choice.js';
-export { APPROVAL_CHOICES, ApprovalChoiceAnswerSchema, ApprovalChoiceSchema, answerOfChoice, approvalChoice, approvalKeyLine, choiceOfAnswer, choiceOfKey } from './driver/approval-choices.js';
+export {
+  APPROVAL_CHOICES,
+  ApprovalChoiceAnswerSchema,
+  ApprovalChoiceSchema,
+  answerOfChoice,
+  approvalChoice,
+  approvalKeyLine,
+  choiceOfAnswer,
+  choiceOfKey,
+} from './driver/approval-choices.js';
 export type { ApprovalChoice, ApprovalChoiceAnswer, ApprovalChoiceWords } from './driver/approval-choices.js';
 export { UsageTally, usageRecordOf } from './driver/usage-tally.js';
 export { explainPause, explainQuestionPause } from './driver/pause-explanation.js';
@@ -59,7 +68,14 @@ export type { FollowWorkspaceOptions, WorkspaceFollower, WorkspaceFollowPort } f
 export { ApprovalAnswerSchema, ApprovalRecordSchema } from './storage/approval-records.js';
 export type { ApprovalAnswer, ApprovalRecord, ApprovalView } from './storage/approval-records.js';
 export type { ApprovalState, SessionApprovals } from './storage/SessionApprovals.js';
-export { QUESTION_RECORD_VERSION, QuestionAnswerRecordSchema, QuestionLogRecordSchema, QuestionOutcomeRecordSchema, QuestionRecordSchema, QuestionWithdrawnRecordSchema } from './storage/question-records.js';
+export {
+  QUESTION_RECORD_VERSION,
+  QuestionAnswerRecordSchema,
+  QuestionLogRecordSchema,
+  QuestionOutcomeRecordSchema,
+  QuestionRecordSchema,
+  QuestionWithdrawnRecordSchema,
+} from './storage/question-records.js';
 export type {
   QuestionAnswerRecord,
   QuestionLogRecord,
@@ -79,7 +95,15 @@ export type { LogEntry } from './storage/log-entry.js';
 export { UsageRecordSchema, emptyTotals, summarizeUsage } from './storage/usage-summary.js';
 export type { UsageRecord, UsageSummary, UsageTotals } from './storage/usage-summary.js';
 export { CompactionEntrySchema } from './storage/log-entry.js';
-export type { CarriedMessage, CompactionEntry, CompactionEntryInput, CompactionReason, HeaderEntry, MessageEntry, NoteEntry } from './storage/log-entry.js';
+export type {
+  CarriedMessage,
+  CompactionEntry,
+  CompactionEntryInput,
+  CompactionReason,
+  HeaderEntry,
+  MessageEntry,
+  NoteEntry,
+} from './storage/log-entry.js';
 export { CONVERSATION_FORMAT_VERSION } from './storage/log-entry.js';
 export type {
   AcquireResult,
@@ -119,7 +143,13 @@ export type { ApprovalDecisionRecord, ApprovalRequestRecord } from './storage/ap
 export { newSessionMeta } from './storage/backend/new-session-meta.js';
 export { canonicalJson, exportSession, importSession, summarizeSnapshot } from './storage/backend/session-snapshot.js';
 export type { SessionSnapshot, SnapshotSummary } from './storage/backend/session-snapshot.js';
-export { assertAgentStateKey, assertAgentStateKind, assertArtifactName, assertConversationAddress, assertSessionName } from './storage/backend/record-names.js';
+export {
+  assertAgentStateKey,
+  assertAgentStateKind,
+  assertArtifactName,
+  assertConversationAddress,
+  assertSessionName,
+} from './storage/backend/record-names.js';
 export { storageSelection, workspaceStorage } from './config/storage-selection.js';
 export type { StorageSelection } from './config/storage-selection.js';
 
@@ -238,7 +268,15 @@ export type { AttachedElsewhere } from './storage/surface-presence.js';
 
 // Model providers.
 export { generate } from './providers/llm-provider.js';
-export type { FinishReason, LLMProvider, ModelRequest, ModelResponse, StreamOptions, StreamPart, ToolDefinition } from './providers/llm-provider.js';
+export type {
+  FinishReason,
+  LLMProvider,
+  ModelRequest,
+  ModelResponse,
+  StreamOptions,
+  StreamPart,
+  ToolDefinition,
+} from './providers/llm-provider.js';
 export type { ProviderConstructor, ProviderSettings } from './providers/ProviderFactory.js';
 export { AnthropicProvider } from './providers/anthropic/AnthropicProvider.js';
 export { OpenAIProvider } from './providers/openai/OpenAIProvider.js';

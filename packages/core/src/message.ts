@@ -14,11 +14,7 @@ export const ToolResultBlockSchema = z.object({
   content: z.string(),
   isError: z.boolean().optional(),
 });
-export const ContentBlockSchema = z.discriminatedUnion('type', [
-  TextBlockSchema,
-  ToolUseBlockSchema,
-  ToolResultBlockSchema,
-]);
+export const ContentBlockSchema = z.discriminatedUnion('type', [TextBlockSchema, ToolUseBlockSchema, ToolResultBlockSchema]);
 
 export type TextBlock = z.infer<typeof TextBlockSchema>;
 export type ToolUseBlock = z.infer<typeof ToolUseBlockSchema>;

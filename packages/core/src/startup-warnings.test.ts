@@ -11,7 +11,10 @@ describe('problems found while a workspace opens', () => {
   let legion: Legion | undefined;
   beforeEach(() => {
     root = mkdtempSync(join(tmpdir(), 'legion-warnings-'));
-    initWorkspace(root, { participants: [userParticipant(), agentParticipant('coordinator'), agentParticipant('developer')], entryAgent: 'coordinator' });
+    initWorkspace(root, {
+      participants: [userParticipant(), agentParticipant('coordinator'), agentParticipant('developer')],
+      entryAgent: 'coordinator',
+    });
   });
   afterEach(async () => {
     await legion?.close();
@@ -38,7 +41,11 @@ describe('problems found while a workspace opens', () => {
     setConfig({ entryAgent: 'nobody' });
     legion = open();
     expect(legion.entryAgentId()).toBe('coordinator');
-    expect(legion.warnings).toEqual([expect.stringMatching(/config\.json: entryAgent: "nobody" is not an active agent .* messages go to "coordinator".*Fix: set "entryAgent" to one of coordinator, developer/)]);
+    expect(legion.warnings).toEqual([
+      expect.stringMatching(
+        /config\.json: entryAgent: "nobody" is not an active agent .* messages go to "coordinator".*Fix: set "entryAgent" to one of coordinator, developer/,
+      ),
+    ]);
   });
 
   it('keeps an MCP server that cannot start, once its tools are first asked for', async () => {

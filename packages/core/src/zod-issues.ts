@@ -31,7 +31,11 @@ export function describeZodError(error: z.ZodError, ...input: [] | [unknown]): Z
       if (received.kind === 'missing') {
         return { field, problem: `is missing; expected ${expected}`, fix: `add "${field}" with ${expected}` };
       }
-      return { field, problem: `expected ${expected}${got}`, fix: field === '(root)' ? `make the whole value ${expected}` : `set "${field}" to ${expected}` };
+      return {
+        field,
+        problem: `expected ${expected}${got}`,
+        fix: field === '(root)' ? `make the whole value ${expected}` : `set "${field}" to ${expected}`,
+      };
     }
     case 'invalid_value': {
       const expected = oneOf(issue.values);
@@ -106,7 +110,10 @@ function lookup(root: unknown, path: readonly PathPart[]): Received {
 }
 
 function formatPath(path: readonly PathPart[]): string {
-  return path.map((part) => (typeof part === 'number' ? `[${part}]` : String(part))).join('.').replace(/\.\[/g, '[');
+  return path
+    .map((part) => (typeof part === 'number' ? `[${part}]` : String(part)))
+    .join('.')
+    .replace(/\.\[/g, '[');
 }
 
 function describeType(expected: string): string {

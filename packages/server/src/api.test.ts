@@ -1,6 +1,13 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentParticipant, createTestLegion, mockParticipant, userParticipant, type ScriptEntry, type TestLegion } from '@legion-collective/core/testing';
+import {
+  agentParticipant,
+  createTestLegion,
+  mockParticipant,
+  userParticipant,
+  type ScriptEntry,
+  type TestLegion,
+} from '@legion-collective/core/testing';
 import { honoPath, ROUTES } from './route-table.js';
 import { ApiClient, type EventStream } from './server-test-support.js';
 import { startServer, type RunningServer } from './start-server.js';
@@ -21,7 +28,11 @@ describe('legion serve API, on a real server over a real Legion', () => {
   /** A workspace whose entry agent `lead` answers from this script, and a server over it. */
   async function open(lead: ScriptEntry[] = []): Promise<void> {
     test = createTestLegion({
-      participants: [userParticipant(), agentParticipant('lead', { useFor: 'leading' }), mockParticipant('echo', [{ trigger: '*', response: 'pong' }])],
+      participants: [
+        userParticipant(),
+        agentParticipant('lead', { useFor: 'leading' }),
+        mockParticipant('echo', [{ trigger: '*', response: 'pong' }]),
+      ],
       entryAgent: 'lead',
       scripts: { lead },
     });
@@ -54,20 +65,28 @@ describe('legion serve API, on a real server over a real Legion', () => {
     stream = events;
     await events.opened;
     await api.post(`/api/sessions/${id}/messages`, { text: 'write two files' });
-    await events.until((s) => s.legion().filter((event) => event.type === 'approval:requested').length === 2 || undefined, 'two approval requests');
+    await events.until(
+      (s) => s.legion().filter((event) => event.type === 'approval:requested').length === 2 || undefined,
+      'two approval requests',
+    );
     return { id, events };
   }
 
   /** Waits for the end of a turn of `participant` in the stream. */
   function turnEnd(events: EventStream, participant: string, count = 1): Promise<unknown> {
-    return events.until((s) => s.legion().filter((event) => event.type === 'turn:end' && event.participantId === participant).length >= count || undefined, `${count} turn:end of ${participant}`);
+    return events.until(
+      (s) => s.legion().filter((event) => event.type === 'turn:end' && event.participantId === participant).length >= count || undefined,
+      `${count} turn:end of ${participant}`,
+    );
   }
 
   it('documents every route it serves in /api/openapi.json, and serves every documented route', async () => {
     await open();
     const document = (await api.get('/api/openapi.json')).json as { openapi: string; paths: Record<string, Record<string, unknown>> };
     expect(document.openapi).toBe('3.1.0');
-    const documented = Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${honoPath(path)}`));
+    const documented = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${honoPath(path)}`),
+    );
     const served = server.routes.map((route) => `${route.method} ${route.path}`);
     expect([...new Set(served)].sort()).toEqual([...documented].sort());
     expect(documented).toHaveLength(Object.keys(ROUTES).length);
@@ -81,7 +100,13 @@ describe('legion serve API, on a real server over a real Legion', () => {
     const participants = (await api.get('/api/participants')).json as ParticipantListResponse;
     expect(participants.participants.map((participant) => participant.id).sort()).toEqual(['echo', 'lead', 'user']);
     const lead = participants.participants.find((participant) => participant.id === 'lead')!;
-    expect(lead).toMatchObject({ type: 'agent', useFor: 'leading', model: { provider: 'scripted', model: 'lead' }, entry: true, state: 'idle' });
+    expect(lead).toMatchObject({
+      type: 'agent',
+      useFor: 'leading',
+      model: { provider: 'scripted', model: 'lead' },
+      entry: true,
+      state: 'idle',
+    });
     expect(lead.tools).toContain('communicate');
     expect(lead.delegatesTo.sort()).toEqual(['echo', 'user']);
     const tools = await api.get('/api/tools?agent=lead');
@@ -100,7 +125,9 @@ describe('legion serve API, on a real server over a real Legion', () => {
     expect(sent.json).toEqual({ accepted: true, conversationId: 'user__echo' });
     await turnEnd(stream, 'echo');
     const detail = (await api.get(`/api/sessions/${id}`)).json as SessionDetailResponse;
-    expect(detail.conversations).toEqual([expect.objectContaining({ id: 'user__echo', initiator: 'user', responder: 'echo', messages: 2, busy: false })]);
+    expect(detail.conversations).toEqual([
+      expect.objectContaining({ id: 'user__echo', initiator: 'user', responder: 'echo', messages: 2, busy: false }),
+    ]);
     expect(detail.session).toMatchObject({ id, conversations: 1, messages: 2 });
     const all = (await api.get(`/api/sessions/${id}/conversations/user__echo/messages`)).json as MessagesPageResponse;
     expect(all.messages.map((message) => [message.author, message.content])).toEqual([
@@ -110,7 +137,8 @@ describe('legion serve API, on a real server over a real Legion', () => {
     expect(all.more).toBe(false);
     const newest = (await api.get(`/api/sessions/${id}/conversations/user__echo/messages?limit=1`)).json as MessagesPageResponse;
     expect(newest).toMatchObject({ messages: [{ author: 'echo' }], more: true });
-    const older = (await api.get(`/api/sessions/${id}/conversations/user__echo/messages?limit=1&before=${newest.messages[0]!.id}`)).json as MessagesPageResponse;
+    const older = (await api.get(`/api/sessions/${id}/conversations/user__echo/messages?limit=1&before=${newest.messages[0]!.id}`))
+      .json as MessagesPageResponse;
     expect(older).toMatchObject({ messages: [{ author: 'user' }], more: false });
     expect((await api.get(`/api/sessions/${id}/conversations/user__nobody/messages`)).status).toBe(404);
     expect((await api.get(`/api/sessions/${id}/conversations/user__echo/messages?limit=0`)).status).toBe(400);
@@ -128,7 +156,9 @@ describe('legion serve API, on a real server over a real Legion', () => {
     const secondRefused = new Promise<void>((resolve) => (refused = resolve));
     let timer: NodeJS.Timeout | undefined;
     // At most 10 s, so that a second message wrongly let in fails the assertions below instead of hanging the turn.
-    const atMost10s = Promise.race([secondRefused, new Promise<void>((resolve) => (timer = setTimeout(resolve, 10_000)))]).finally(() => clearTimeout(timer));
+    const atMost10s = Promise.race([secondRefused, new Promise<void>((resolve) => (timer = setTimeout(resolve, 10_000)))]).finally(() =>
+      clearTimeout(timer),
+    );
     await open([async () => (await atMost10s, { text: 'first', usage }), { text: 'second', usage }]);
     const id = await newSession();
     stream = api.events({ session: id });
@@ -143,12 +173,17 @@ describe('legion serve API, on a real server over a real Legion', () => {
     await turnEnd(stream, 'lead', 2);
     const report = await api.get(`/api/sessions/${id}/usage`);
     expect(report.json).toMatchObject({ total: { calls: 2, inputTokens: 200, outputTokens: 40 } });
-    expect((report.json as { participants: unknown[] }).participants).toContainEqual(expect.objectContaining({ id: 'lead', own: expect.objectContaining({ calls: 2 }) }));
+    expect((report.json as { participants: unknown[] }).participants).toContainEqual(
+      expect.objectContaining({ id: 'lead', own: expect.objectContaining({ calls: 2 }) }),
+    );
     test.assertScriptsDone();
   });
 
   it('reads usage once per usage:report, for every client that asks, and again after the next one', async () => {
-    await open([{ text: 'first', usage }, { text: 'second', usage: { inputTokens: 7, outputTokens: 3 } }]);
+    await open([
+      { text: 'first', usage },
+      { text: 'second', usage: { inputTokens: 7, outputTokens: 3 } },
+    ]);
     const id = await newSession();
     stream = api.events({ session: id });
     await stream.opened;
@@ -172,10 +207,15 @@ describe('legion serve API, on a real server over a real Legion', () => {
     stream = api.events({ session: id });
     await stream.opened;
     await api.post(`/api/sessions/${id}/messages`, { text: 'long task' });
-    await stream.until((s) => s.legion().some((event) => event.type === 'turn:start' && event.participantId === 'lead'), 'the turn to start');
+    await stream.until(
+      (s) => s.legion().some((event) => event.type === 'turn:start' && event.participantId === 'lead'),
+      'the turn to start',
+    );
     const cancelled = await api.post(`/api/sessions/${id}/cancel`, {});
     expect(cancelled.json).toEqual({ cancelled: 1 });
-    const end = (await stream.until((s) => s.legion().find((event) => event.type === 'turn:end'), 'turn:end')) as unknown as { status: string };
+    const end = (await stream.until((s) => s.legion().find((event) => event.type === 'turn:end'), 'turn:end')) as unknown as {
+      status: string;
+    };
     expect(end.status).toBe('error');
   });
 
@@ -213,14 +253,21 @@ describe('legion serve API, on a real server over a real Legion', () => {
     await api.post(`/api/sessions/${id}/messages`, { text: 'set up the server' });
     await stream.until((s) => s.legion().some((event) => event.type === 'question:asked'), 'question:asked');
     const listed = (await api.get(`/api/questions?session=${id}`)).json as QuestionListResponse;
-    expect(listed.questions).toEqual([expect.objectContaining({ sessionId: id, from: 'lead', user: 'user', text: 'Which port?', chain: ['user', 'lead'] })]);
+    expect(listed.questions).toEqual([
+      expect.objectContaining({ sessionId: id, from: 'lead', user: 'user', text: 'Which port?', chain: ['user', 'lead'] }),
+    ]);
     const question = listed.questions[0]!;
     expect((await api.post(`/api/questions/${question.id}/answer`, { text: '8080' })).json).toEqual({ status: 'answered' });
-    const end = (await turnEnd(stream, 'lead')) && stream.legion().find((event) => event.type === 'turn:end' && event.participantId === 'lead');
+    const end =
+      (await turnEnd(stream, 'lead')) && stream.legion().find((event) => event.type === 'turn:end' && event.participantId === 'lead');
     expect(end).toMatchObject({ status: 'success', reply: 'Using 8080.' });
     // The question's wait ended with it: nobody is left "thinking" once the turn is over.
     const states = async (): Promise<Record<string, string>> =>
-      Object.fromEntries(((await api.get('/api/participants')).json as { participants: Array<{ id: string; state: string }> }).participants.map((participant) => [participant.id, participant.state]));
+      Object.fromEntries(
+        ((await api.get('/api/participants')).json as { participants: Array<{ id: string; state: string }> }).participants.map(
+          (participant) => [participant.id, participant.state],
+        ),
+      );
     await expect.poll(states).toMatchObject({ lead: 'idle', user: 'idle' });
     const again = await api.post(`/api/questions/${question.id}/answer`, { text: '9090' });
     expect([404, 409]).toContain(again.status);
@@ -232,10 +279,20 @@ describe('legion serve API, on a real server over a real Legion', () => {
 
   it('lists pending approvals with their chain, approves one and rejects the other with a reason', async () => {
     const { id, events } = await twoPendingWrites(['yes.txt', 'yes'], ['no.txt', 'no']);
-    await events.until((s) => s.messages.some((message) => message.event === 'state' && (message.data as { state: string }).state === 'approval'), 'the approval state');
+    await events.until(
+      (s) => s.messages.some((message) => message.event === 'state' && (message.data as { state: string }).state === 'approval'),
+      'the approval state',
+    );
     const pending = (await api.get(`/api/sessions/${id}/approvals`)).json as ApprovalListResponse;
     expect(pending.approvals).toHaveLength(2);
-    expect(pending.approvals[0]).toMatchObject({ sessionId: id, requester: 'lead', approver: 'user', tool: 'file_write', status: 'pending', chain: ['user', 'lead'] });
+    expect(pending.approvals[0]).toMatchObject({
+      sessionId: id,
+      requester: 'lead',
+      approver: 'user',
+      tool: 'file_write',
+      status: 'pending',
+      chain: ['user', 'lead'],
+    });
     const [yes, no] = pending.approvals.sort((a, b) => JSON.stringify(a.input).localeCompare(JSON.stringify(b.input))).reverse();
     const answered = await api.post(`/api/sessions/${id}/approvals`, {
       answers: [
@@ -264,12 +321,19 @@ describe('legion serve API, on a real server over a real Legion', () => {
   it('takes the approvals of one model response one by one: the batch is decided once each has an answer', async () => {
     const { id, events } = await twoPendingWrites(['first.txt', '1'], ['second.txt', '2']);
     const [first, second] = ((await api.get(`/api/sessions/${id}/approvals`)).json as ApprovalListResponse).approvals;
-    expect((await api.post(`/api/sessions/${id}/approvals`, { answers: [{ id: first!.id, decision: 'approve' }] })).json).toEqual({ status: 'answered' });
+    expect((await api.post(`/api/sessions/${id}/approvals`, { answers: [{ id: first!.id, decision: 'approve' }] })).json).toEqual({
+      status: 'answered',
+    });
     // The other one is still to be answered; the first is not offered again.
-    expect(((await api.get(`/api/sessions/${id}/approvals`)).json as ApprovalListResponse).approvals.map((approval) => approval.id)).toEqual([second!.id]);
+    expect(
+      ((await api.get(`/api/sessions/${id}/approvals`)).json as ApprovalListResponse).approvals.map((approval) => approval.id),
+    ).toEqual([second!.id]);
     expect((await api.post(`/api/sessions/${id}/approvals`, { answers: [{ id: first!.id, decision: 'reject' }] })).status).toBe(409);
     expect(events.legion().some((event) => event.type === 'approval:decided')).toBe(false);
-    expect((await api.post(`/api/sessions/${id}/approvals`, { answers: [{ id: second!.id, decision: 'reject', reason: 'one is enough' }] })).json).toEqual({ status: 'answered' });
+    expect(
+      (await api.post(`/api/sessions/${id}/approvals`, { answers: [{ id: second!.id, decision: 'reject', reason: 'one is enough' }] }))
+        .json,
+    ).toEqual({ status: 'answered' });
     await turnEnd(events, 'lead');
     const decided = ((await api.get(`/api/sessions/${id}/approvals?status=all`)).json as ApprovalListResponse).approvals;
     expect(decided.map((approval) => [approval.id, approval.status])).toEqual(
@@ -287,7 +351,10 @@ describe('legion serve API, on a real server over a real Legion', () => {
     const empty = await api.post(`/api/sessions/${id}/messages`, { text: '' });
     expect(empty.status).toBe(400);
     expect((empty.json as { error: { message: string } }).error.message).toMatch(/text: .*openapi\.json/);
-    const notJson = await api.request('POST', `/api/sessions/${id}/messages`, { rawBody: '{oops', headers: { 'content-type': 'application/json' } });
+    const notJson = await api.request('POST', `/api/sessions/${id}/messages`, {
+      rawBody: '{oops',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(notJson.status).toBe(400);
     expect((await api.post(`/api/sessions/${id}/messages`, { text: 'hi', to: 'ghost' })).status).toBe(404);
     expect((await api.post(`/api/sessions/${id}/messages`, { text: 'hi', from: 'lead' })).status).toBe(400);

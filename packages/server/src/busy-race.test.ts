@@ -37,7 +37,10 @@ describe('legion serve, two messages into one conversation at the same moment', 
         release();
       }
       expect(statuses).toEqual([202, 409]);
-      await stream.until((s) => s.legion().some((event) => event.type === 'turn:end' && event.participantId === 'lead') || undefined, 'the turn of lead to end');
+      await stream.until(
+        (s) => s.legion().some((event) => event.type === 'turn:end' && event.participantId === 'lead') || undefined,
+        'the turn of lead to end',
+      );
       // The one let in ran alone, and nothing failed behind a 202.
       expect(stream.legion().filter((event) => event.type === 'error:raised')).toEqual([]);
       test.assertScriptsDone();

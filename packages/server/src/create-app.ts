@@ -29,11 +29,21 @@ export function createApp(server: ServerContext, options: AppOptions): Hono {
     if (error instanceof ApiError) return context.json(error.body(), error.status);
     // An error of ours, not of the request: said plainly, without a stack.
     server.legion.events.emit('error:raised', { scope: `legion serve: ${context.req.method} ${context.req.path}`, message: error.message });
-    return context.json({ error: { code: 'internal', message: `The server failed on ${context.req.method} ${context.req.path}: ${error.message}. Its events (error:raised) say more; please report it if it repeats.` } }, 500);
+    return context.json(
+      {
+        error: {
+          code: 'internal',
+          message: `The server failed on ${context.req.method} ${context.req.path}: ${error.message}. Its events (error:raised) say more; please report it if it repeats.`,
+        },
+      },
+      500,
+    );
   });
   app.notFound((context) => {
     const path = context.req.path;
-    const message = path.startsWith('/api/') ? `There is no ${context.req.method} ${path}. The routes are listed in /api/openapi.json.` : `There is no file ${path}.`;
+    const message = path.startsWith('/api/')
+      ? `There is no ${context.req.method} ${path}. The routes are listed in /api/openapi.json.`
+      : `There is no file ${path}.`;
     return context.json({ error: { code: 'not_found', message } }, 404);
   });
   // Defence in depth for a page that shows what models wrote and has buttons that run tools: no script

@@ -26,7 +26,11 @@ function hangingSurface(reasons: unknown[]) {
         { once: true },
       ),
     );
-  return { medium: 'terminal', ask: (_question: unknown, { signal }: { signal: AbortSignal }) => hang<string>(signal), approve: (_requests: unknown, { signal }: { signal: AbortSignal }) => hang<never>(signal) };
+  return {
+    medium: 'terminal',
+    ask: (_question: unknown, { signal }: { signal: AbortSignal }) => hang<string>(signal),
+    approve: (_requests: unknown, { signal }: { signal: AbortSignal }) => hang<never>(signal),
+  };
 }
 
 describe('questions and approvals of a turn in another process, answered from the browser once', () => {
@@ -37,7 +41,11 @@ describe('questions and approvals of a turn in another process, answered from th
   let other: Legion;
 
   async function open(coordinator: ScriptEntry[]): Promise<void> {
-    test = createTestLegion({ participants: [userParticipant(), agentParticipant('coordinator')], entryAgent: 'coordinator', scripts: { coordinator } });
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('coordinator')],
+      entryAgent: 'coordinator',
+      scripts: { coordinator },
+    });
     server = await startServer({ legion: test.legion, followPollMs: 30 });
     api = new ApiClient(server.port, server.token);
     stream = api.events();
@@ -54,7 +62,10 @@ describe('questions and approvals of a turn in another process, answered from th
   });
 
   it("lists another process's question and answers it: that turn goes on with the answer; a second answer is refused", async () => {
-    await open([{ toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which port?' } }] }, (request) => ({ text: `Using ${lastResult(request)}` })]);
+    await open([
+      { toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which port?' } }] },
+      (request) => ({ text: `Using ${lastResult(request)}` }),
+    ]);
     const reasons: unknown[] = [];
     other.attachUser(hangingSurface(reasons));
     const session = await other.sessions.create();
@@ -62,14 +73,24 @@ describe('questions and approvals of a turn in another process, answered from th
     const asked = await stream.until((s) => s.legion().find((event) => event.type === 'question:asked'), "the other process's question");
     expect(asked).toMatchObject({ remote: true, sessionId: session.id, from: 'coordinator', text: 'Which port?' });
     const listed = (await api.get('/api/questions')).json as QuestionListResponse;
-    expect(listed.questions).toEqual([expect.objectContaining({ id: asked['questionId'], sessionId: session.id, from: 'coordinator', user: 'user', chain: ['user', 'coordinator'] })]);
+    expect(listed.questions).toEqual([
+      expect.objectContaining({
+        id: asked['questionId'],
+        sessionId: session.id,
+        from: 'coordinator',
+        user: 'user',
+        chain: ['user', 'coordinator'],
+      }),
+    ]);
     expect((await api.post(`/api/questions/${String(asked['questionId'])}/answer`, { text: '8080' })).json).toEqual({ status: 'answered' });
     expect(await turn).toMatchObject({ status: 'success', reply: 'Using 8080' });
     // The other process's own surface was withdrawn, naming the browser.
     expect(reasons).toEqual([expect.objectContaining({ medium: 'web' })]);
     const again = await api.post(`/api/questions/${String(asked['questionId'])}/answer`, { text: '9090' });
     expect(again.status).toBe(409);
-    expect(again.json).toMatchObject({ error: { code: 'already_answered', message: expect.stringContaining('already answered by user in web') } });
+    expect(again.json).toMatchObject({
+      error: { code: 'already_answered', message: expect.stringContaining('already answered by user in web') },
+    });
     expect((await api.get(`/api/questions?session=${session.id}`)).json).toEqual({ questions: [] });
     test.assertScriptsDone();
   });
@@ -80,15 +101,24 @@ describe('questions and approvals of a turn in another process, answered from th
     other.attachUser(hangingSurface(reasons));
     const session = await other.sessions.create();
     const turn = other.send(session, 'write the file');
-    const requested = await stream.until((s) => s.legion().find((event) => event.type === 'approval:requested'), "the other process's approval request");
+    const requested = await stream.until(
+      (s) => s.legion().find((event) => event.type === 'approval:requested'),
+      "the other process's approval request",
+    );
     expect(requested).toMatchObject({ remote: true, requester: 'coordinator', tool: 'file_write' });
     const pending = (await api.get(`/api/sessions/${session.id}/approvals`)).json as ApprovalListResponse;
-    expect(pending.approvals).toEqual([expect.objectContaining({ id: requested['requestId'], status: 'pending', chain: ['user', 'coordinator'] })]);
-    expect((await api.post(`/api/sessions/${session.id}/approvals`, { answers: [{ id: requested['requestId'], decision: 'approve' }] })).json).toEqual({ status: 'answered' });
+    expect(pending.approvals).toEqual([
+      expect.objectContaining({ id: requested['requestId'], status: 'pending', chain: ['user', 'coordinator'] }),
+    ]);
+    expect(
+      (await api.post(`/api/sessions/${session.id}/approvals`, { answers: [{ id: requested['requestId'], decision: 'approve' }] })).json,
+    ).toEqual({ status: 'answered' });
     expect(await turn).toMatchObject({ status: 'success', reply: 'done' });
     expect(readFileSync(join(test.root, 'out.txt'), 'utf8')).toBe('written once');
     expect(reasons).toHaveLength(1);
-    const again = await api.post(`/api/sessions/${session.id}/approvals`, { answers: [{ id: requested['requestId'], decision: 'reject' }] });
+    const again = await api.post(`/api/sessions/${session.id}/approvals`, {
+      answers: [{ id: requested['requestId'], decision: 'reject' }],
+    });
     expect(again.status).toBe(409);
     const decided = (await api.get(`/api/sessions/${session.id}/approvals?status=all`)).json as ApprovalListResponse;
     expect(decided.approvals).toEqual([expect.objectContaining({ status: 'approved', decidedBy: 'user', decisionMedium: 'web' })]);
@@ -104,14 +134,18 @@ describe('questions and approvals of a turn in another process, answered from th
     const turn = other.send(session, 'start the server', { signal: cancel.signal });
     await stream.until((s) => s.legion().find((event) => event.type === 'question:asked'), "the other process's question");
     const stateOf = async (id: string): Promise<string | undefined> =>
-      ((await api.get('/api/participants')).json as { participants: Array<{ id: string; state: string }> }).participants.find((participant) => participant.id === id)?.state;
+      ((await api.get('/api/participants')).json as { participants: Array<{ id: string; state: string }> }).participants.find(
+        (participant) => participant.id === id,
+      )?.state;
     // Esc on the REPL's question card: the turn is cancelled in that process.
     cancel.abort(new Error('cancelled at the terminal'));
     expect(await turn).toMatchObject({ status: 'error' });
     await stream.until((s) => s.legion().find((event) => event.type === 'question:withdrawn'), 'the withdrawal');
     await expect.poll(() => stateOf('coordinator')).toBe('idle');
     await expect.poll(() => stateOf('user')).toBe('idle');
-    const states = stream.messages.filter((message) => message.event === 'state').map((message) => message.data as { participantId: string; state: string });
+    const states = stream.messages
+      .filter((message) => message.event === 'state')
+      .map((message) => message.data as { participantId: string; state: string });
     expect(states.filter((state) => state.participantId === 'coordinator').at(-1)?.state).toBe('idle');
   });
 });

@@ -3,9 +3,15 @@ import type { EventJournal } from './event-journal.js';
 import { STREAMED_EVENT_NAMES } from './wire/events.js';
 import { ParticipantStates } from './participant-states.js';
 
-
 /** Legion's events, participants' derived states and new sessions, into the journal; returns the disposer. */
-export function feedJournal(legion: Legion, journal: EventJournal): { states: ParticipantStates; announceSession(session: { sessionId: string; createdAt: string; title?: string | undefined }): void; stop(): void } {
+export function feedJournal(
+  legion: Legion,
+  journal: EventJournal,
+): {
+  states: ParticipantStates;
+  announceSession(session: { sessionId: string; createdAt: string; title?: string | undefined }): void;
+  stop(): void;
+} {
   const states = new ParticipantStates((participantId, state) => {
     journal.append('state', { participantId, ...state }, undefined);
   });
@@ -16,7 +22,8 @@ export function feedJournal(legion: Legion, journal: EventJournal): { states: Pa
     states.observe(event);
   };
   // One subscription per name (not onAny): events nobody listens to are never built.
-  const subscribe = <Name extends LegionEventName>(name: Name): (() => void) => legion.events.on(name, (event) => forward(event as LegionEvent));
+  const subscribe = <Name extends LegionEventName>(name: Name): (() => void) =>
+    legion.events.on(name, (event) => forward(event as LegionEvent));
   const offs = STREAMED_EVENT_NAMES.map((name) => subscribe(name));
   const announced = new Set<string>();
   return {
@@ -24,7 +31,16 @@ export function feedJournal(legion: Legion, journal: EventJournal): { states: Pa
     announceSession(session) {
       if (announced.has(session.sessionId)) return;
       announced.add(session.sessionId);
-      journal.append('session', { sessionId: session.sessionId, created: true, createdAt: session.createdAt, ...(session.title !== undefined ? { title: session.title } : {}) }, session.sessionId);
+      journal.append(
+        'session',
+        {
+          sessionId: session.sessionId,
+          created: true,
+          createdAt: session.createdAt,
+          ...(session.title !== undefined ? { title: session.title } : {}),
+        },
+        session.sessionId,
+      );
     },
     stop() {
       for (const off of offs) off();

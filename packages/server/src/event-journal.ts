@@ -11,7 +11,8 @@ export interface JournalEntry {
   sessionId: string | undefined;
 }
 
-export type ReplayFrom = { kind: 'replay'; entries: JournalEntry[] } | { kind: 'reset'; reason: 'other_epoch' | 'too_old' | 'malformed_id'; message: string };
+export type ReplayFrom =
+  { kind: 'replay'; entries: JournalEntry[] } | { kind: 'reset'; reason: 'other_epoch' | 'too_old' | 'malformed_id'; message: string };
 
 export interface JournalLimits {
   /** Entries kept for replay (default 20,000). */
@@ -78,14 +79,26 @@ export class EventJournal {
     const epoch = lastEventId.slice(0, dash);
     const seq = Number(lastEventId.slice(dash + 1));
     if (dash <= 0 || !Number.isSafeInteger(seq) || seq < 0) {
-      return { kind: 'reset', reason: 'malformed_id', message: `The event id "${lastEventId}" is not one this server sent (<epoch>-<seq>): reload the state through the REST API.` };
+      return {
+        kind: 'reset',
+        reason: 'malformed_id',
+        message: `The event id "${lastEventId}" is not one this server sent (<epoch>-<seq>): reload the state through the REST API.`,
+      };
     }
     if (epoch !== this.epoch || seq > this.seq) {
-      return { kind: 'reset', reason: 'other_epoch', message: 'The server was restarted since that event: reload the state through the REST API.' };
+      return {
+        kind: 'reset',
+        reason: 'other_epoch',
+        message: 'The server was restarted since that event: reload the state through the REST API.',
+      };
     }
     const first = this.entries[this.start]?.seq ?? this.seq + 1;
     if (seq < first - 1) {
-      return { kind: 'reset', reason: 'too_old', message: `Events after ${seq} are no longer kept (the oldest kept is ${first}): reload the state through the REST API.` };
+      return {
+        kind: 'reset',
+        reason: 'too_old',
+        message: `Events after ${seq} are no longer kept (the oldest kept is ${first}): reload the state through the REST API.`,
+      };
     }
     return { kind: 'replay', entries: this.entries.slice(this.start + (seq - first + 1)) };
   }

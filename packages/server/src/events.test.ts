@@ -1,12 +1,31 @@
-import { agentParticipant, createTestLegion, mockParticipant, recordSampleRun, userParticipant, type ScriptEntry, type TestLegion } from '@legion-collective/core/testing';
+import {
+  agentParticipant,
+  createTestLegion,
+  mockParticipant,
+  recordSampleRun,
+  userParticipant,
+  type ScriptEntry,
+  type TestLegion,
+} from '@legion-collective/core/testing';
 import type { Legion } from '@legion-collective/core';
 import { LEGION_EVENT_NAMES, LegionEventSchemas } from '@legion-collective/core/vocabulary';
 import { getEventListeners } from 'node:events';
 import { ApiClient, undocumentedFields, type EventStream, type StreamMessage } from './server-test-support.js';
 import { startServer, type RunningServer } from './start-server.js';
-import { LegionWireEventSchema, ResetEventDataSchema, SessionEventDataSchema, StateEventDataSchema, STREAMED_EVENT_NAMES } from './wire/events.js';
+import {
+  LegionWireEventSchema,
+  ResetEventDataSchema,
+  SessionEventDataSchema,
+  StateEventDataSchema,
+  STREAMED_EVENT_NAMES,
+} from './wire/events.js';
 
-const SCHEMAS = { legion: LegionWireEventSchema, state: StateEventDataSchema, session: SessionEventDataSchema, reset: ResetEventDataSchema } as const;
+const SCHEMAS = {
+  legion: LegionWireEventSchema,
+  state: StateEventDataSchema,
+  session: SessionEventDataSchema,
+  reset: ResetEventDataSchema,
+} as const;
 
 /** Every message of a stream matches the wire schema of its event name. */
 function expectWireMessages(messages: readonly StreamMessage[]): void {
@@ -69,7 +88,8 @@ describe('the event stream of legion serve', () => {
   async function turn(session: string, text: string, to = 'echo'): Promise<void> {
     expect((await api.post(`/api/sessions/${session}/messages`, { text, to })).status).toBe(202);
   }
-  const ends = (stream: EventStream, count: number) => stream.until((s) => s.legion().filter((event) => event.type === 'turn:end').length >= count || undefined, `${count} turn:end`);
+  const ends = (stream: EventStream, count: number) =>
+    stream.until((s) => s.legion().filter((event) => event.type === 'turn:end').length >= count || undefined, `${count} turn:end`);
 
   afterEach(async () => {
     for (const stream of streams.splice(0)) stream.close();
@@ -87,13 +107,22 @@ describe('the event stream of legion serve', () => {
     expect(await stream.opened).toBe(200);
     await turn(session.id, 'hi', 'lead');
     await ends(stream, 1);
-    await stream.until((s) => s.messages.some((message) => message.event === 'state' && (message.data as { state: string }).state === 'idle'), 'lead idle again');
+    await stream.until(
+      (s) => s.messages.some((message) => message.event === 'state' && (message.data as { state: string }).state === 'idle'),
+      'lead idle again',
+    );
     const types = stream.legion().map((event) => event.type);
     expect(types).toEqual(expect.arrayContaining(['message:sent', 'turn:start', 'text:delta', 'usage:report', 'turn:end']));
     expect(types.indexOf('turn:start')).toBeLessThan(types.indexOf('turn:end'));
-    const deltas = stream.legion().filter((event) => event.type === 'text:delta').map((event) => event.text).join('');
+    const deltas = stream
+      .legion()
+      .filter((event) => event.type === 'text:delta')
+      .map((event) => event.text)
+      .join('');
     expect(deltas).toBe('Hello from the model.');
-    const states = stream.messages.filter((message) => message.event === 'state').map((message) => message.data as { participantId: string; state: string });
+    const states = stream.messages
+      .filter((message) => message.event === 'state')
+      .map((message) => message.data as { participantId: string; state: string });
     expect(states.filter((state) => state.participantId === 'lead').map((state) => state.state)).toEqual(['thinking', 'idle']);
     // One epoch, consecutive seqs, the data's seq the id's.
     const [epoch] = stream.messages[0]!.id!.split('-');
@@ -124,7 +153,10 @@ describe('the event stream of legion serve', () => {
     await back.opened;
     await turn(session, 'four', 'echo');
     await ends(witness, 4);
-    await back.until((s) => s.legion().filter((event) => event.type === 'turn:end').length >= 3 || undefined, 'the replayed and the live turn ends');
+    await back.until(
+      (s) => s.legion().filter((event) => event.type === 'turn:end').length >= 3 || undefined,
+      'the replayed and the live turn ends',
+    );
     await back.until((s) => s.messages.length >= witness.messages.length - seen || undefined, 'every event the witness saw');
     expect(back.messages.map((message) => message.id)).toEqual(witness.messages.slice(seen).map((message) => message.id));
     expect(back.messages.map((message) => message.data)).toEqual(witness.messages.slice(seen).map((message) => message.data));
@@ -143,7 +175,10 @@ describe('the event stream of legion serve', () => {
     await ends(first, 2);
     const old = events({ lastEventId: firstId });
     await old.opened;
-    const reset = (await old.until((s) => s.messages.find((message) => message.event === 'reset'), 'a reset')).data as { reason: string; seq: number };
+    const reset = (await old.until((s) => s.messages.find((message) => message.event === 'reset'), 'a reset')).data as {
+      reason: string;
+      seq: number;
+    };
     expect(reset.reason).toBe('too_old');
     expect(reset.seq).toBe(seqOf(first.lastEventId));
     // Then it goes on live from there.
@@ -152,10 +187,15 @@ describe('the event stream of legion serve', () => {
     expect(old.messages.filter((message) => message.event !== 'reset').every((message) => seqOf(message.id) > reset.seq)).toBe(true);
     const epochless = events({ lastEventId: `0000-${seqOf(first.lastEventId)}` });
     await epochless.opened;
-    expect(((await epochless.until((s) => s.messages.find((message) => message.event === 'reset'), 'a reset')).data as { reason: string }).reason).toBe('other_epoch');
+    expect(
+      ((await epochless.until((s) => s.messages.find((message) => message.event === 'reset'), 'a reset')).data as { reason: string })
+        .reason,
+    ).toBe('other_epoch');
     const garbled = events({ lastEventId: 'garbled' });
     await garbled.opened;
-    expect(((await garbled.until((s) => s.messages.find((message) => message.event === 'reset'), 'a reset')).data as { reason: string }).reason).toBe('malformed_id');
+    expect(
+      ((await garbled.until((s) => s.messages.find((message) => message.event === 'reset'), 'a reset')).data as { reason: string }).reason,
+    ).toBe('malformed_id');
     expectWireMessages([...old.messages, ...epochless.messages, ...garbled.messages]);
   });
 
@@ -178,18 +218,48 @@ describe('the event stream of legion serve', () => {
     await stream.opened;
     other = test.reopen();
     const theirs = await other.sessions.create();
-    const announced = await stream.until((s) => s.messages.find((message) => message.event === 'session' && (message.data as { sessionId: string }).sessionId === theirs.id), 'the session event');
+    const announced = await stream.until(
+      (s) => s.messages.find((message) => message.event === 'session' && (message.data as { sessionId: string }).sessionId === theirs.id),
+      'the session event',
+    );
     expect(announced.data).toMatchObject({ sessionId: theirs.id, created: true });
     await other.send(theirs, 'from elsewhere', { to: 'echo' });
-    await stream.until((s) => s.legion().filter((event) => event.type === 'message:sent' && event.remote === true).length >= 2 || undefined, 'both remote messages');
-    expect(stream.legion().filter((event) => event.type === 'message:sent' && event.remote === true).map((event) => event.author)).toEqual(['user', 'echo']);
-    expect(stream.legion().filter((event) => event.remote === true).every((event) => event.sessionId === theirs.id)).toBe(true);
+    await stream.until(
+      (s) => s.legion().filter((event) => event.type === 'message:sent' && event.remote === true).length >= 2 || undefined,
+      'both remote messages',
+    );
+    expect(
+      stream
+        .legion()
+        .filter((event) => event.type === 'message:sent' && event.remote === true)
+        .map((event) => event.author),
+    ).toEqual(['user', 'echo']);
+    expect(
+      stream
+        .legion()
+        .filter((event) => event.remote === true)
+        .every((event) => event.sessionId === theirs.id),
+    ).toBe(true);
     // The echo's state went thinking → idle from the followed messages alone.
-    await stream.until((s) => s.messages.some((message) => message.event === 'state' && (message.data as { participantId: string; state: string }).participantId === 'echo' && (message.data as { state: string }).state === 'idle'), 'echo idle');
+    await stream.until(
+      (s) =>
+        s.messages.some(
+          (message) =>
+            message.event === 'state' &&
+            (message.data as { participantId: string; state: string }).participantId === 'echo' &&
+            (message.data as { state: string }).state === 'idle',
+        ),
+      'echo idle',
+    );
     // A session this server creates is announced once, too.
     const mine = ((await api.post('/api/sessions', {})).json as { id: string }).id;
-    await stream.until((s) => s.messages.some((message) => message.event === 'session' && (message.data as { sessionId: string }).sessionId === mine), 'its own session event');
-    expect(stream.messages.filter((message) => message.event === 'session').map((message) => (message.data as { sessionId: string }).sessionId)).toEqual([theirs.id, mine]);
+    await stream.until(
+      (s) => s.messages.some((message) => message.event === 'session' && (message.data as { sessionId: string }).sessionId === mine),
+      'its own session event',
+    );
+    expect(
+      stream.messages.filter((message) => message.event === 'session').map((message) => (message.data as { sessionId: string }).sessionId),
+    ).toEqual([theirs.id, mine]);
     expectWireMessages(stream.messages);
   });
 

@@ -22,10 +22,16 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
 
 function operation(name: string, route: RouteSpec): Record<string, unknown> {
   const parameters: unknown[] = [];
-  for (const match of route.path.matchAll(/\{(\w+)\}/g)) parameters.push({ name: match[1], in: 'path', required: true, schema: { type: 'string' } });
+  for (const match of route.path.matchAll(/\{(\w+)\}/g))
+    parameters.push({ name: match[1], in: 'path', required: true, schema: { type: 'string' } });
   if (route.query) {
     for (const [key, field] of Object.entries(route.query.shape)) {
-      parameters.push({ name: key, in: 'query', required: !(field as z.ZodType).safeParse(undefined).success, schema: jsonSchema(field as z.ZodType, 'input') });
+      parameters.push({
+        name: key,
+        in: 'query',
+        required: !(field as z.ZodType).safeParse(undefined).success,
+        schema: jsonSchema(field as z.ZodType, 'input'),
+      });
     }
   }
   const responses: Record<string, unknown> = {};
@@ -36,13 +42,18 @@ function operation(name: string, route: RouteSpec): Record<string, unknown> {
     };
   }
   for (const status of [...(route.errors ?? []), 401, 403, 421]) {
-    responses[String(status)] = { description: ERROR_DESCRIPTIONS[status] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } };
+    responses[String(status)] = {
+      description: ERROR_DESCRIPTIONS[status] ?? 'Error',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+    };
   }
   return {
     operationId: name,
     summary: route.summary,
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
+    ...(route.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+      : {}),
     responses,
   };
 }

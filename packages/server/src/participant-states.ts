@@ -86,7 +86,13 @@ export class ParticipantStates {
     this.clear(participantId, sessionId, conversationId);
   }
 
-  private set(participantId: string, where: { sessionId: string; conversationId: string }, state: ParticipantStateName, detail?: string, quiet = false): void {
+  private set(
+    participantId: string,
+    where: { sessionId: string; conversationId: string },
+    state: ParticipantStateName,
+    detail?: string,
+    quiet = false,
+  ): void {
     let active = this.activities.get(participantId);
     if (!active) this.activities.set(participantId, (active = new Map()));
     const key = `${where.sessionId} ${where.conversationId}`;
@@ -110,7 +116,13 @@ export class ParticipantStates {
     const latest = [...(this.activities.get(participantId)?.values() ?? [])].at(-1);
     const next: ParticipantState = latest ? { ...latest } : IDLE;
     const before = this.get(participantId);
-    if (before.state === next.state && before.detail === next.detail && before.conversationId === next.conversationId && before.sessionId === next.sessionId) return;
+    if (
+      before.state === next.state &&
+      before.detail === next.detail &&
+      before.conversationId === next.conversationId &&
+      before.sessionId === next.sessionId
+    )
+      return;
     if (latest) this.shown.set(participantId, next);
     else this.shown.delete(participantId);
     this.onChange(participantId, next);

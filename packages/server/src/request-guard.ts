@@ -35,11 +35,19 @@ export function requestGuard(options: GuardOptions): MiddlewareHandler {
   return async (c, next) => {
     const host = c.req.header('host')?.toLowerCase();
     if (!host || !hosts().has(host)) {
-      throw new ApiError(421, 'wrong_host', `This server answers requests to ${[...hosts()].join(', ')}, not to "${host ?? '(no Host header)'}". Open the URL legion serve printed.`);
+      throw new ApiError(
+        421,
+        'wrong_host',
+        `This server answers requests to ${[...hosts()].join(', ')}, not to "${host ?? '(no Host header)'}". Open the URL legion serve printed.`,
+      );
     }
     const origin = c.req.header('origin');
     if (origin !== undefined && !hosts().has(originHost(origin))) {
-      throw new ApiError(403, 'forbidden_origin', `Requests from the page at ${origin} are refused: only pages this server serves may call it. Open the URL legion serve printed.`);
+      throw new ApiError(
+        403,
+        'forbidden_origin',
+        `Requests from the page at ${origin} are refused: only pages this server serves may call it. Open the URL legion serve printed.`,
+      );
     }
     if (c.req.path.startsWith('/api/') || c.req.path === '/api') {
       if (!sameToken(requestToken(c.req.header('authorization'), getCookie(c, TOKEN_COOKIE)), options.token)) {
@@ -52,7 +60,11 @@ export function requestGuard(options: GuardOptions): MiddlewareHandler {
       if (!['GET', 'HEAD', 'OPTIONS'].includes(c.req.method)) {
         const type = c.req.header('content-type') ?? '';
         if (!/^application\/json\s*(;|$)/i.test(type)) {
-          throw new ApiError(415, 'unsupported_media_type', `${c.req.method} ${c.req.path} takes a JSON body: send it with "Content-Type: application/json" (this request had "${type || 'no content type'}").`);
+          throw new ApiError(
+            415,
+            'unsupported_media_type',
+            `${c.req.method} ${c.req.path} takes a JSON body: send it with "Content-Type: application/json" (this request had "${type || 'no content type'}").`,
+          );
         }
       }
     }

@@ -1,11 +1,22 @@
 import { z } from 'zod';
 import { ApprovalAnswerRequestSchema, ApprovalListResponseSchema } from './wire/approvals.js';
 import { AnsweredResponseSchema } from './wire/errors.js';
-import { CancelRequestSchema, CancelResponseSchema, MessagesPageResponseSchema, SendMessageRequestSchema, SendMessageResponseSchema } from './wire/messages.js';
+import {
+  CancelRequestSchema,
+  CancelResponseSchema,
+  MessagesPageResponseSchema,
+  SendMessageRequestSchema,
+  SendMessageResponseSchema,
+} from './wire/messages.js';
 import { ParticipantListResponseSchema } from './wire/participants.js';
 import { QuestionAnswerRequestSchema, QuestionListResponseSchema } from './wire/questions.js';
 import { SearchResponseSchema } from './wire/search.js';
-import { CreateSessionRequestSchema, CreateSessionResponseSchema, SessionDetailResponseSchema, SessionListResponseSchema } from './wire/sessions.js';
+import {
+  CreateSessionRequestSchema,
+  CreateSessionResponseSchema,
+  SessionDetailResponseSchema,
+  SessionListResponseSchema,
+} from './wire/sessions.js';
 import { AgentToolsResponseSchema } from './wire/tools.js';
 import { SessionUsageResponseSchema } from './wire/usage.js';
 import { ConfigViewSchema, WorkspaceInfoSchema } from './wire/workspace.js';
@@ -29,8 +40,18 @@ const optionalString = z.string().min(1).optional();
 
 /** Every route of the API. The OpenAPI document is made from this table; tests check the app serves exactly these. */
 export const ROUTES = {
-  workspace: { method: 'get', path: '/api/workspace', summary: 'Which workspace this server runs over', responses: { 200: { description: 'The workspace', schema: WorkspaceInfoSchema } } },
-  config: { method: 'get', path: '/api/config', summary: 'The resolved config, every secret redacted', responses: { 200: { description: 'The config', schema: ConfigViewSchema } } },
+  workspace: {
+    method: 'get',
+    path: '/api/workspace',
+    summary: 'Which workspace this server runs over',
+    responses: { 200: { description: 'The workspace', schema: WorkspaceInfoSchema } },
+  },
+  config: {
+    method: 'get',
+    path: '/api/config',
+    summary: 'The resolved config, every secret redacted',
+    responses: { 200: { description: 'The config', schema: ConfigViewSchema } },
+  },
   participants: {
     method: 'get',
     path: '/api/participants',
@@ -78,7 +99,7 @@ export const ROUTES = {
   send: {
     method: 'post',
     path: '/api/sessions/{id}/messages',
-    summary: "Sends a message (from the user, to the entry agent by default); the turn runs in the server, its progress arrives as events",
+    summary: 'Sends a message (from the user, to the entry agent by default); the turn runs in the server, its progress arrives as events',
     body: SendMessageRequestSchema,
     bodyKind: 'message',
     responses: { 202: { description: 'The turn started', schema: SendMessageResponseSchema } },
@@ -150,7 +171,12 @@ export const ROUTES = {
     responses: { 200: { description: 'The event stream', contentType: 'text/event-stream' } },
     errors: [400],
   },
-  openapi: { method: 'get', path: '/api/openapi.json', summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1', contentType: 'application/json' } } },
+  openapi: {
+    method: 'get',
+    path: '/api/openapi.json',
+    summary: 'This document',
+    responses: { 200: { description: 'OpenAPI 3.1', contentType: 'application/json' } },
+  },
 } as const satisfies Record<string, RouteSpec>;
 
 export type RouteName = keyof typeof ROUTES;

@@ -18,12 +18,18 @@ describe('legion serve refuses what is not its own page with its token', () => {
   let legion: Legion;
 
   beforeEach(async () => {
-    test = createTestLegion({ participants: [userParticipant(), mockParticipant('echo', [{ trigger: '*', response: 'pong' }])], env: { ANTHROPIC_API_KEY: ENV_KEY } });
+    test = createTestLegion({
+      participants: [userParticipant(), mockParticipant('echo', [{ trigger: '*', response: 'pong' }])],
+      env: { ANTHROPIC_API_KEY: ENV_KEY },
+    });
     await test.legion.close();
     // A global config with a key, and an MCP server whose environment holds a token: none of it may reach a browser.
     const globalConfig = join(test.root, 'global-config.json');
     writeFileSync(globalConfig, JSON.stringify({ providers: { openai: { apiKey: GLOBAL_KEY } } }));
-    writeFileSync(join(test.root, '.legion', 'config.json'), JSON.stringify({ mcpServers: { gh: { command: 'true', env: { GITHUB_PAT: MCP_TOKEN } } } }));
+    writeFileSync(
+      join(test.root, '.legion', 'config.json'),
+      JSON.stringify({ mcpServers: { gh: { command: 'true', env: { GITHUB_PAT: MCP_TOKEN } } } }),
+    );
     legion = Legion.open({ root: test.root, globalConfigFile: globalConfig, env: { ANTHROPIC_API_KEY: ENV_KEY } });
     staticDir = mkdtempSync(join(tmpdir(), 'legion-web-'));
     mkdirSync(join(staticDir, 'assets'));
@@ -46,7 +52,9 @@ describe('legion serve refuses what is not its own page with its token', () => {
     for (const path of ['/api/workspace', '/api/events', '/api/openapi.json', '/api/sessions']) {
       const bare = await api.get(path, { token: null });
       expect(bare.status, path).toBe(401);
-      expect(bare.json).toMatchObject({ error: { code: 'unauthorized', message: expect.stringContaining('Open the URL legion serve printed') } });
+      expect(bare.json).toMatchObject({
+        error: { code: 'unauthorized', message: expect.stringContaining('Open the URL legion serve printed') },
+      });
       expect((await api.get(path, { token: 'wrong' })).status).toBe(401);
     }
     expect((await api.post('/api/sessions', {}, { token: null })).status).toBe(401);
@@ -106,12 +114,18 @@ describe('legion serve refuses what is not its own page with its token', () => {
   });
 
   it('refuses a state change that is not JSON (a cross-site form post)', async () => {
-    const form = await api.request('POST', '/api/sessions', { rawBody: 'title=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await api.request('POST', '/api/sessions', {
+      rawBody: 'title=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(form.status).toBe(415);
     expect(form.json).toMatchObject({ error: { code: 'unsupported_media_type', message: expect.stringContaining('application/json') } });
     expect((await api.request('POST', '/api/sessions', { rawBody: '{}', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
     expect((await api.request('POST', '/api/sessions', { rawBody: '{}' })).status).toBe(415);
-    expect((await api.request('POST', '/api/sessions', { rawBody: '{}', headers: { 'content-type': 'application/json; charset=utf-8' } })).status).toBe(201);
+    expect(
+      (await api.request('POST', '/api/sessions', { rawBody: '{}', headers: { 'content-type': 'application/json; charset=utf-8' } }))
+        .status,
+    ).toBe(201);
   });
 
   it('trades ?token= for an HttpOnly SameSite=Strict cookie and a redirect, then serves the app with it', async () => {
@@ -153,7 +167,8 @@ describe('legion serve refuses what is not its own page with its token', () => {
     const config = await api.get('/api/config');
     expect(config.json).toMatchObject({ redacted: expect.arrayContaining(['providers.openai.apiKey', 'mcpServers.gh.env.GITHUB_PAT']) });
     const bodies: string[] = [config.text];
-    for (const path of ['/api/workspace', '/api/participants', '/api/sessions', '/api/openapi.json', '/api/questions']) bodies.push((await api.get(path)).text);
+    for (const path of ['/api/workspace', '/api/participants', '/api/sessions', '/api/openapi.json', '/api/questions'])
+      bodies.push((await api.get(path)).text);
     bodies.push((await api.get('/api/tools?agent=nobody')).text);
     for (const body of bodies) {
       expect(body).not.toContain(ENV_KEY);

@@ -36,7 +36,8 @@ export function checkResponse(method: string, path: string, status: number, json
   if (!found) return `${method} ${path} answered ${status} but is not in the route table`;
   const [name, route] = found;
   const response = route.responses[status];
-  if (!response) return `${method} ${path} (${name}) answered ${status}, which its route does not document (${Object.keys(route.responses).join(', ')})`;
+  if (!response)
+    return `${method} ${path} (${name}) answered ${status}, which its route does not document (${Object.keys(route.responses).join(', ')})`;
   if (!response.schema) return undefined;
   const parsed = (response.schema as z.ZodType).safeParse(json);
   if (!parsed.success) return `${method} ${path} (${name}) ${status}: the body does not match its schema: ${parsed.error.message}`;
@@ -49,7 +50,9 @@ export function checkResponse(method: string, path: string, status: number, json
  * from core's vocabulary, so a field core adds and the server sends, but the wire leaves out, is drift.
  */
 export function undocumentedFields(sent: unknown, parsed: unknown, where: string): string | undefined {
-  return isDeepStrictEqual(parsed, sent) ? undefined : `${where}: fields the wire schema does not name were dropped: sent ${JSON.stringify(sent)}, parsed ${JSON.stringify(parsed)}`;
+  return isDeepStrictEqual(parsed, sent)
+    ? undefined
+    : `${where}: fields the wire schema does not name were dropped: sent ${JSON.stringify(sent)}, parsed ${JSON.stringify(parsed)}`;
 }
 
 export interface RequestOptions {
@@ -85,13 +88,16 @@ export class ApiClient {
       headers['content-type'] ??= 'application/json';
     }
     const response = await new Promise<{ status: number; headers: IncomingHttpHeaders; text: string }>((resolve, reject) => {
-      const outgoing = httpRequest({ host: '127.0.0.1', port: this.port, method, path, headers, ...(options.agent ? { agent: options.agent } : {}) }, (incoming) => {
-        let text = '';
-        incoming.setEncoding('utf8');
-        incoming.on('data', (chunk: string) => (text += chunk));
-        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, text }));
-        incoming.on('error', reject);
-      });
+      const outgoing = httpRequest(
+        { host: '127.0.0.1', port: this.port, method, path, headers, ...(options.agent ? { agent: options.agent } : {}) },
+        (incoming) => {
+          let text = '';
+          incoming.setEncoding('utf8');
+          incoming.on('data', (chunk: string) => (text += chunk));
+          incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, text }));
+          incoming.on('error', reject);
+        },
+      );
       outgoing.on('error', reject);
       const hold = options.hold;
       if (!hold) {
@@ -133,7 +139,9 @@ export class ApiClient {
       let write!: () => void;
       const written = new Promise<void>((resolve) => (write = resolve));
       const open: Array<Promise<void>> = [];
-      const answers = bodies.map((body) => this.request('POST', path, { body, agent, hold: { connected: (connection) => open.push(connection), written } }));
+      const answers = bodies.map((body) =>
+        this.request('POST', path, { body, agent, hold: { connected: (connection) => open.push(connection), written } }),
+      );
       await Promise.all(open);
       write();
       return await Promise.all(answers);
@@ -167,7 +175,11 @@ export class EventStream {
   constructor(client: ApiClient, options: { session?: string; lastEventId?: string }) {
     const path = `/api/events${options.session ? `?session=${encodeURIComponent(options.session)}` : ''}`;
     this.opened = new Promise((resolve, reject) => {
-      const headers: Record<string, string> = { host: `127.0.0.1:${client.port}`, authorization: `Bearer ${client.token}`, accept: 'text/event-stream' };
+      const headers: Record<string, string> = {
+        host: `127.0.0.1:${client.port}`,
+        authorization: `Bearer ${client.token}`,
+        accept: 'text/event-stream',
+      };
       if (options.lastEventId !== undefined) headers['last-event-id'] = options.lastEventId;
       const outgoing = httpRequest({ host: '127.0.0.1', port: client.port, path, headers }, (incoming) => {
         resolve(incoming.statusCode ?? 0);
@@ -212,7 +224,9 @@ export class EventStream {
 
   /** Legion events of the stream (`event: legion`), their data. */
   legion(): Array<{ type: string; seq: number } & Record<string, unknown>> {
-    return this.messages.filter((message) => message.event === 'legion').map((message) => message.data as { type: string; seq: number } & Record<string, unknown>);
+    return this.messages
+      .filter((message) => message.event === 'legion')
+      .map((message) => message.data as { type: string; seq: number } & Record<string, unknown>);
   }
 
   /** Resolves once `test` holds for the messages so far (checked at every message and comment). */
@@ -228,7 +242,11 @@ export class EventStream {
       };
       const timer = setTimeout(() => {
         this.waiters.delete(check);
-        reject(new Error(`timed out waiting for ${what}; got: ${this.messages.map((message) => `${message.id} ${message.event} ${(message.data as { type?: string }).type ?? ''}`).join(', ')}`));
+        reject(
+          new Error(
+            `timed out waiting for ${what}; got: ${this.messages.map((message) => `${message.id} ${message.event} ${(message.data as { type?: string }).type ?? ''}`).join(', ')}`,
+          ),
+        );
       }, timeoutMs);
       if (!check()) this.waiters.add(check);
     });

@@ -63,7 +63,11 @@ export class ServerTurns {
   }
 
   /** Sends in the background, through the session driver every surface drives; what becomes of it is told by events (a failure as `error:raised`). */
-  send(session: Session, request: { from: string; to: string; text: string; conversation?: string | undefined }, conversationId: string): void {
+  send(
+    session: Session,
+    request: { from: string; to: string; text: string; conversation?: string | undefined },
+    conversationId: string,
+  ): void {
     this.track(session.id, conversationId, async (signal) => {
       const driver = await SessionDriver.open(this.legion, { session, as: request.from, medium: WEB_MEDIUM });
       return driver.send(request.text, { to: request.to, conversation: request.conversation, signal, ifBusy: 'fail' }).done;
@@ -83,7 +87,11 @@ export class ServerTurns {
     const turn: RunningTurn = { sessionId, conversationId, controller, done: Promise.resolve() };
     turn.done = work(controller.signal)
       .catch((error: unknown) => {
-        this.legion.events.emit('error:raised', { scope: `legion serve: conversation ${conversationId}`, message: errorMessage(error), sessionId });
+        this.legion.events.emit('error:raised', {
+          scope: `legion serve: conversation ${conversationId}`,
+          message: errorMessage(error),
+          sessionId,
+        });
       })
       .finally(() => this.running.delete(turn));
     this.running.add(turn);

@@ -56,7 +56,11 @@ export class SessionViews {
     const { summary, conversations } = await cached;
     return {
       // The metadata may be newer than the counts (a title set meanwhile).
-      summary: { ...summary, updatedAt: session.info.lastActiveAt, ...(session.info.title !== undefined ? { title: session.info.title } : {}) },
+      summary: {
+        ...summary,
+        updatedAt: session.info.lastActiveAt,
+        ...(session.info.title !== undefined ? { title: session.info.title } : {}),
+      },
       conversations: conversations.map((conversation) => ({ ...conversation, busy: this.busy(session.id, conversation.id) })),
     };
   }

@@ -74,9 +74,25 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const webUser = new WebUser(legion, (question, change, detail) => {
     // Questions core recorded have their own events; those only this server holds are told here, in the same words.
     if (question.durable) return;
-    const base = { sessionId: question.sessionId, conversationId: question.conversationId, questionId: question.id, user: question.user, from: question.from };
-    if (change === 'asked') journal.append('legion', { type: 'question:asked', ...base, chain: question.chain, text: question.text, at: question.askedAt }, question.sessionId);
-    else if (change === 'answered') journal.append('legion', { type: 'question:answered', ...base, text: detail ?? '', answeredBy: question.user, medium: 'web' }, question.sessionId);
+    const base = {
+      sessionId: question.sessionId,
+      conversationId: question.conversationId,
+      questionId: question.id,
+      user: question.user,
+      from: question.from,
+    };
+    if (change === 'asked')
+      journal.append(
+        'legion',
+        { type: 'question:asked', ...base, chain: question.chain, text: question.text, at: question.askedAt },
+        question.sessionId,
+      );
+    else if (change === 'answered')
+      journal.append(
+        'legion',
+        { type: 'question:answered', ...base, text: detail ?? '', answeredBy: question.user, medium: 'web' },
+        question.sessionId,
+      );
     else journal.append('legion', { type: 'question:withdrawn', ...base, reason: detail ?? 'withdrawn' }, question.sessionId);
   });
   const views = new SessionViews((sessionId, conversationId) => turns.busy(sessionId, conversationId));
@@ -105,7 +121,14 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
 
   let port = options.port ?? 0;
-  const app = createApp(server, { token, host, port: () => port, staticDir: options.staticDir, env: options.env ?? process.env, frameAncestors: options.frameAncestors });
+  const app = createApp(server, {
+    token,
+    host,
+    port: () => port,
+    staticDir: options.staticDir,
+    env: options.env ?? process.env,
+    frameAncestors: options.frameAncestors,
+  });
   const listening = await new Promise<ServerType>((resolve, reject) => {
     const http = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(http));
     http.once('error', reject);
@@ -120,7 +143,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     host,
     token,
     closing: closing.signal,
-    routes: app.routes.filter((route) => route.path.startsWith('/api/') && route.method !== 'ALL').map((route) => ({ method: route.method, path: route.path })),
+    routes: app.routes
+      .filter((route) => route.path.startsWith('/api/') && route.method !== 'ALL')
+      .map((route) => ({ method: route.method, path: route.path })),
     close: () =>
       (closed ??= (async () => {
         closing.abort();

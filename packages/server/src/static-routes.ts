@@ -5,7 +5,8 @@ import type { Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { sameToken, TOKEN_COOKIE } from './access-token.js';
 
-const PAGE_STYLE = 'body{font:16px/1.5 system-ui,sans-serif;max-width:40em;margin:4em auto;padding:0 1em;color:#222}code{background:#f2f2f2;padding:.1em .3em}';
+const PAGE_STYLE =
+  'body{font:16px/1.5 system-ui,sans-serif;max-width:40em;margin:4em auto;padding:0 1em;color:#222}code{background:#f2f2f2;padding:.1em .3em}';
 
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><style>${PAGE_STYLE}</style></head><body><h1>${title}</h1>${body}</body></html>`;

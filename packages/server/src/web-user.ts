@@ -25,7 +25,6 @@ export interface OfferedApprovals {
   answer(answers: readonly ApprovalAnswer[]): boolean;
 }
 
-
 /**
  * The browser as a user surface: `legion.attachUser({ medium: 'web', ask, approve })`, the door
  * the REPL uses. What the server's turns ask is held here until an API call answers it, or until
@@ -62,7 +61,8 @@ export class WebUser {
 
   /** The question asked here in that conversation now, if any (a conversation asks one at a time). */
   questionIn(sessionId: string, conversationId: string): AskedQuestion | undefined {
-    for (const question of this.questions.values()) if (question.sessionId === sessionId && question.conversationId === conversationId) return question;
+    for (const question of this.questions.values())
+      if (question.sessionId === sessionId && question.conversationId === conversationId) return question;
     return undefined;
   }
 

@@ -21,13 +21,14 @@ else {
       open: (options) => new PostgresSessionBackend({ url, maxConnections: 4, ...options }),
       // What a crash leaves: a lease row an hour from expiry, naming a holder key no live connection holds.
       abandonLease: async (address, owner) => {
-        await sql(url, "INSERT INTO legion.leases VALUES ($1, $2, $3, 'crashed', 4242, (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 3600000)", [
-          address.sessionId,
-          address.conversationId,
-          owner,
-        ]);
+        await sql(
+          url,
+          "INSERT INTO legion.leases VALUES ($1, $2, $3, 'crashed', 4242, (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 3600000)",
+          [address.sessionId, address.conversationId, owner],
+        );
       },
-      breakSession: async (sessionId) => void (await sql(url, `UPDATE legion.sessions SET meta = '{"version": 1, "id": 7}' WHERE id = $1`, [sessionId])),
+      breakSession: async (sessionId) =>
+        void (await sql(url, `UPDATE legion.sessions SET meta = '{"version": 1, "id": 7}' WHERE id = $1`, [sessionId])),
       breakConversation: async (address) =>
         void (await sql(
           url,

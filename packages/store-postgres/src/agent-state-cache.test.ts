@@ -29,7 +29,10 @@ describe.skipIf(skipped !== undefined)('agent state cache', () => {
     try {
       await second.agentState.put(key, { items: ['from the second process'] });
       // Seen once the change's notification reaches the first instance's listening connection.
-      await vi.waitFor(async () => expect(await first.agentState.get(key, TodosSchema)).toEqual({ items: ['from the second process'] }), { timeout: 15_000, interval: 20 });
+      await vi.waitFor(async () => expect(await first.agentState.get(key, TodosSchema)).toEqual({ items: ['from the second process'] }), {
+        timeout: 15_000,
+        interval: 20,
+      });
       await second.sessions.remove(key.sessionId);
       await vi.waitFor(async () => expect(await first.agentState.get(key, TodosSchema)).toBeUndefined(), { timeout: 15_000, interval: 20 });
     } finally {
@@ -54,7 +57,10 @@ describe.skipIf(skipped !== undefined)('agent state cache', () => {
     const { first, key, close } = await twoProcesses();
     try {
       // A schema that passes the document through as it is (zod copies what an object schema parses).
-      const read = await first.agentState.get(key, z.custom<{ items: string[] }>(() => true));
+      const read = await first.agentState.get(
+        key,
+        z.custom<{ items: string[] }>(() => true),
+      );
       read?.items.push('changed by the caller');
       expect(await first.agentState.get(key, TodosSchema)).toEqual({ items: ['old'] });
     } finally {

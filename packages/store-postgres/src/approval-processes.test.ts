@@ -18,10 +18,22 @@ describe.skipIf(postgresSkipped() !== undefined)('an approval across legion proc
   afterAll(() => mock.stop());
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'legion-pg-approval-'));
-    env = { NO_COLOR: '1', XDG_CONFIG_HOME: join(dir, '.xdg'), ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: mock.url, LEGION_DATABASE_URL: await createTestDatabase('approval') };
+    env = {
+      NO_COLOR: '1',
+      XDG_CONFIG_HOME: join(dir, '.xdg'),
+      ANTHROPIC_API_KEY: 'test',
+      ANTHROPIC_BASE_URL: mock.url,
+      LEGION_DATABASE_URL: await createTestDatabase('approval'),
+    };
     expect((await legion(['init'])).code).toBe(0);
     const file = join(dir, '.legion/collective/participants/coordinator.json');
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), model: { provider: 'anthropic', model: 'claude-test', baseURL: mock.url } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...JSON.parse(readFileSync(file, 'utf8')),
+        model: { provider: 'anthropic', model: 'claude-test', baseURL: mock.url },
+      }),
+    );
   });
   afterEach(() => {
     rmSync(dir, { recursive: true, force: true });
@@ -32,15 +44,21 @@ describe.skipIf(postgresSkipped() !== undefined)('an approval across legion proc
 
   function legion(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
     return new Promise((resolve) => {
-      const child = execFile(process.execPath, [LEGION, ...args], { cwd: dir, env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      const child = execFile(
+        process.execPath,
+        [LEGION, ...args],
+        { cwd: dir, env: { ...process.env, ...env }, timeout: 60_000 },
+        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       );
       child.stdin?.end();
     });
   }
 
   it('is requested by a run in one process, approved from two others at once, and the turn resumes once', async () => {
-    mock.on({ model: 'claude-test', userMessage: 'Write the notes', hasToolResult: false }, { toolCalls: [{ id: 'toolu_notes', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'approved' }) }] });
+    mock.on(
+      { model: 'claude-test', userMessage: 'Write the notes', hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_notes', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'approved' }) }] },
+    );
     mock.on({ model: 'claude-test', userMessage: 'Write the notes', hasToolResult: true }, { content: 'notes.txt is written.' });
 
     const paused = await legion(['run', '--output', 'json', 'Write the notes']);

@@ -139,6 +139,17 @@ export class Database {
 export function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as Error & { code?: unknown }).code;
-  if (typeof code === 'string' && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ENOENT' || code === 'EPIPE')) return true;
+  if (
+    typeof code === 'string' &&
+    (code.startsWith('08') ||
+      code === '57P01' ||
+      code === '57P02' ||
+      code === '57P03' ||
+      code === 'ECONNREFUSED' ||
+      code === 'ECONNRESET' ||
+      code === 'ENOENT' ||
+      code === 'EPIPE')
+  )
+    return true;
   return /Connection terminated|connection (?:closed|ended)|Client has encountered a connection error/i.test(error.message);
 }

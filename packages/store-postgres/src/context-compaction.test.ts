@@ -13,7 +13,13 @@ describe.skipIf(postgresSkipped() !== undefined)('context past an unreadable com
     try {
       const { id: sessionId } = await backend.sessions.create({ title: 'compactions' });
       const address = { sessionId, conversationId: 'user__dev' };
-      const message = (id: string) => ({ kind: 'message' as const, id, role: 'user' as const, content: [{ type: 'text' as const, text: id }], at: new Date().toISOString() });
+      const message = (id: string) => ({
+        kind: 'message' as const,
+        id,
+        role: 'user' as const,
+        content: [{ type: 'text' as const, text: id }],
+        at: new Date().toISOString(),
+      });
       await appendUnderLease(backend, address, message('before'));
       await appendUnderLease(backend, address, { kind: 'compaction', at: new Date().toISOString(), summary: 'readable summary' });
       await appendUnderLease(backend, address, message('between'));

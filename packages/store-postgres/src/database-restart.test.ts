@@ -27,7 +27,11 @@ describe.skipIf(postgresSkipped() !== undefined)('a database restart in the midd
 
   it('fails the turn cleanly or finishes it: every entry whole and numbered without a gap, and the next turn works', async () => {
     const url = await server.createDatabase('restart');
-    const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json'), backend: new PostgresSessionBackend({ url }) });
+    const legion = Legion.open({
+      root,
+      globalConfigFile: join(root, 'no-global-config.json'),
+      backend: new PostgresSessionBackend({ url }),
+    });
     let started!: () => void;
     const toolStarted = new Promise<void>((resolve) => (started = resolve));
     let finish!: () => void;
@@ -47,7 +51,14 @@ describe.skipIf(postgresSkipped() !== undefined)('a database restart in the midd
     );
     legion.providers.useFor(
       'worker',
-      new ScriptedProvider([{ text: 'Waiting.', toolCalls: [{ id: 'gate-1', name: 'wait_for_gate', input: {} }] }, { text: 'Done after the restart.' }, { text: 'Here again.' }], 'worker'),
+      new ScriptedProvider(
+        [
+          { text: 'Waiting.', toolCalls: [{ id: 'gate-1', name: 'wait_for_gate', input: {} }] },
+          { text: 'Done after the restart.' },
+          { text: 'Here again.' },
+        ],
+        'worker',
+      ),
     );
     try {
       const session = await legion.sessions.create();
@@ -81,7 +92,9 @@ describe.skipIf(postgresSkipped() !== undefined)('a database restart in the midd
       // The conversation goes on from what it holds (a dangling call, if any, is answered as interrupted).
       const next = await legion.send(session, 'Are you there?', { to: 'worker' });
       expect(next.status).toBe('success');
-      const log = await legion.sessions.get(session.id).then((reopened) => reopened.conversation({ initiator: 'user', responder: 'worker' }).recent(100));
+      const log = await legion.sessions
+        .get(session.id)
+        .then((reopened) => reopened.conversation({ initiator: 'user', responder: 'worker' }).recent(100));
       const toolUses = log.flatMap((message) => message.content.filter((block) => block.type === 'tool_use'));
       const toolResults = log.flatMap((message) => message.content.filter((block) => block.type === 'tool_result'));
       expect(toolResults.length).toBe(toolUses.length);

@@ -12,8 +12,11 @@ const LEGION = fileURLToPath(new URL('../../cli/dist/legion.js', import.meta.url
 
 function legion(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [LEGION, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(cwd, '.config'), ...env }, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [LEGION, ...args],
+      { cwd, env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(cwd, '.config'), ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -23,7 +26,10 @@ describe.skipIf(postgresSkipped() !== undefined)('legion on PostgreSQL', () => {
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'legion-pg-cli-'));
     expect((await legion(['init'], dir, {})).code).toBe(0);
-    writeFileSync(join(dir, '.legion', 'collective', 'participants', 'echo.json'), JSON.stringify({ id: 'echo', type: 'mock', name: 'echo', responses: [], fallback: 'pong' }));
+    writeFileSync(
+      join(dir, '.legion', 'collective', 'participants', 'echo.json'),
+      JSON.stringify({ id: 'echo', type: 'mock', name: 'echo', responses: [], fallback: 'pong' }),
+    );
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -34,11 +40,21 @@ describe.skipIf(postgresSkipped() !== undefined)('legion on PostgreSQL', () => {
     const report = JSON.parse(run.stdout) as { sessionId: string; reply: string; status: string };
     expect(report).toMatchObject({ status: 'success', reply: 'pong' });
     // Nothing of the session went to the workspace's files.
-    expect(existsSync(join(dir, '.legion', 'sessions')) ? readdirSync(join(dir, '.legion', 'sessions')).filter((name) => name !== '.gitignore') : []).toEqual([]);
-    const rows = await sql(url, "SELECT body->>'role' AS role FROM legion.entries WHERE session_id = $1 AND log_id = 'user__echo' ORDER BY seq", [report.sessionId]);
+    expect(
+      existsSync(join(dir, '.legion', 'sessions'))
+        ? readdirSync(join(dir, '.legion', 'sessions')).filter((name) => name !== '.gitignore')
+        : [],
+    ).toEqual([]);
+    const rows = await sql(
+      url,
+      "SELECT body->>'role' AS role FROM legion.entries WHERE session_id = $1 AND log_id = 'user__echo' ORDER BY seq",
+      [report.sessionId],
+    );
     expect(rows.rows.map((row: { role: string }) => row.role)).toEqual(['user', 'assistant']);
     const listed = await legion(['sessions', '--json'], dir, { LEGION_DATABASE_URL: url });
-    expect((JSON.parse(listed.stdout) as { sessions: Array<{ id: string; conversations: number }> }).sessions).toEqual([expect.objectContaining({ id: report.sessionId, conversations: 1 })]);
+    expect((JSON.parse(listed.stdout) as { sessions: Array<{ id: string; conversations: number }> }).sessions).toEqual([
+      expect.objectContaining({ id: report.sessionId, conversations: 1 }),
+    ]);
     // The workspace's files alone know nothing of it.
     expect((JSON.parse((await legion(['sessions', '--json'], dir, {})).stdout) as { sessions: unknown[] }).sessions).toEqual([]);
   });
@@ -50,10 +66,20 @@ describe.skipIf(postgresSkipped() !== undefined)('legion on PostgreSQL', () => {
     // An MCP client sees only the sessions its own asks started, unless it is granted to be the human
     // (mcpServe.caller.id: the user's id): it is here, to list and read the human's `legion run`.
     const configFile = join(dir, '.legion', 'config.json');
-    writeFileSync(configFile, JSON.stringify({ ...(JSON.parse(readFileSync(configFile, 'utf8')) as object), mcpServe: { caller: { id: 'user' } } }, null, 2));
+    writeFileSync(
+      configFile,
+      JSON.stringify({ ...(JSON.parse(readFileSync(configFile, 'utf8')) as object), mcpServe: { caller: { id: 'user' } } }, null, 2),
+    );
     const client = new Client({ name: 'legion-pg-test', version: '1.0.0' });
-    const env = { ...(process.env as Record<string, string>), NO_COLOR: '1', XDG_CONFIG_HOME: join(dir, '.config'), LEGION_DATABASE_URL: url };
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [LEGION, 'mcp', 'serve'], cwd: dir, env, stderr: 'pipe' }));
+    const env = {
+      ...(process.env as Record<string, string>),
+      NO_COLOR: '1',
+      XDG_CONFIG_HOME: join(dir, '.config'),
+      LEGION_DATABASE_URL: url,
+    };
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [LEGION, 'mcp', 'serve'], cwd: dir, env, stderr: 'pipe' }),
+    );
     try {
       const listed = await client.callTool({ name: 'list_sessions', arguments: {} });
       expect(listed.isError).not.toBe(true);
@@ -78,14 +104,22 @@ describe.skipIf(postgresSkipped() !== undefined)('legion on PostgreSQL', () => {
   });
 
   it('refuses a database password in the workspace config, and says what to do when the database cannot be reached', async () => {
-    writeFileSync(join(dir, '.legion', 'config.json'), JSON.stringify({ version: 1, storage: { kind: 'postgres', url: 'postgres://legion:hunter2@127.0.0.1:1/legion' } }));
+    writeFileSync(
+      join(dir, '.legion', 'config.json'),
+      JSON.stringify({ version: 1, storage: { kind: 'postgres', url: 'postgres://legion:hunter2@127.0.0.1:1/legion' } }),
+    );
     const refused = await legion(['run', '--to', 'echo', 'ping'], dir, {});
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/storage\.url.*password is not allowed in the workspace config/);
     expect(refused.stderr).not.toContain('hunter2');
-    writeFileSync(join(dir, '.legion', 'config.json'), JSON.stringify({ version: 1, storage: { kind: 'postgres', url: 'postgres://legion@127.0.0.1:1/legion' } }));
+    writeFileSync(
+      join(dir, '.legion', 'config.json'),
+      JSON.stringify({ version: 1, storage: { kind: 'postgres', url: 'postgres://legion@127.0.0.1:1/legion' } }),
+    );
     const unreachable = await legion(['run', '--to', 'echo', 'ping'], dir, {});
     expect(unreachable.code).toBe(1);
-    expect(unreachable.stderr).toMatch(/Could not use the PostgreSQL database postgres:\/\/legion@127\.0\.0\.1:1\/legion \(from the "storage.url" config\).*Fix: start the database/);
+    expect(unreachable.stderr).toMatch(
+      /Could not use the PostgreSQL database postgres:\/\/legion@127\.0\.0\.1:1\/legion \(from the "storage.url" config\).*Fix: start the database/,
+    );
   });
 });

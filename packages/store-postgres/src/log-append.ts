@@ -38,7 +38,9 @@ export async function appendEntry(
   const after = entry.after === undefined ? undefined : parameter(entry.after);
   const token = entry.lease === undefined ? undefined : parameter(entry.lease.token);
   const fence =
-    token === undefined ? '' : `fence AS (SELECT 1 AS held FROM legion.leases WHERE session_id = $1 AND conversation_id = $2 AND token = ${token} FOR SHARE),\n`;
+    token === undefined
+      ? ''
+      : `fence AS (SELECT 1 AS held FROM legion.leases WHERE session_id = $1 AND conversation_id = $2 AND token = ${token} FOR SHARE),\n`;
   const next =
     after === undefined
       ? `INSERT INTO legion.logs AS log (session_id, log_id, last_seq) SELECT $1, $2, 1${token === undefined ? '' : ' FROM fence'}
@@ -53,13 +55,18 @@ export async function appendEntry(
      RETURNING seq`;
   // One prepared statement per shape of the query.
   const name = `legion-append${after === undefined ? '' : '-after'}${token === undefined ? '' : '-fenced'}${entry.notify ? '-notify' : ''}`;
-  const run = <Row extends QueryResultRow>(): Promise<Row[]> => (entry.notify ? db.queryNotifying<Row>(text, parameters, name) : db.query<Row>(text, parameters, name));
+  const run = <Row extends QueryResultRow>(): Promise<Row[]> =>
+    entry.notify ? db.queryNotifying<Row>(text, parameters, name) : db.query<Row>(text, parameters, name);
   const rows = await run<{ seq: string }>();
   const seq = rows[0]?.seq;
   if (seq !== undefined) return Number(seq);
   if (entry.lease !== undefined) {
     // Nothing was written; which of the two conditions refused it is read only now, on this rare path.
-    const held = await db.query('SELECT 1 FROM legion.leases WHERE session_id = $1 AND conversation_id = $2 AND token = $3', [entry.sessionId, entry.logId, entry.lease.token]);
+    const held = await db.query('SELECT 1 FROM legion.leases WHERE session_id = $1 AND conversation_id = $2 AND token = $3', [
+      entry.sessionId,
+      entry.logId,
+      entry.lease.token,
+    ]);
     if (held.length === 0) throw new LeaseLostError(`conversation ${entry.logId} of session ${entry.sessionId}`, entry.lease.owner);
   }
   throw new LegionError(

@@ -47,7 +47,9 @@ describe.skipIf(postgresSkipped() !== undefined)('many Legion processes on one P
 
   it('8 processes sending at once, to one conversation and to their own: nothing lost, duplicated or interleaved', async () => {
     const perProcess = 4;
-    const runs = Array.from({ length: 8 }, (_, index) => (index < 4 ? worker('send', `shared${index}`, String(perProcess)) : worker('send', `own${index}`, String(perProcess), `own${index}`)));
+    const runs = Array.from({ length: 8 }, (_, index) =>
+      index < 4 ? worker('send', `shared${index}`, String(perProcess)) : worker('send', `own${index}`, String(perProcess), `own${index}`),
+    );
     await Promise.all(runs.map((run) => run.waitFor((line) => line === 'READY', 'READY')));
     for (const run of runs) run.child.stdin.write('go\n');
     const done = await Promise.all(runs.map((run) => run.waitFor((line) => line.startsWith('DONE '), 'DONE')));
@@ -56,7 +58,12 @@ describe.skipIf(postgresSkipped() !== undefined)('many Legion processes on one P
     const expectTurns = (log: Message[], sent: string[]): void => {
       // Every message answered before the next one came in: user, assistant, user, assistant, …
       expect(log.map((message) => message.role)).toEqual(sent.flatMap(() => ['user', 'assistant']));
-      expect(log.filter((message) => message.role === 'user').map(textOf).sort()).toEqual([...sent].sort());
+      expect(
+        log
+          .filter((message) => message.role === 'user')
+          .map(textOf)
+          .sort(),
+      ).toEqual([...sent].sort());
       expect(new Set(log.map((message) => message.id)).size).toBe(log.length);
       // Each process's own messages in the order it sent them.
       for (const prefix of new Set(sent.map((text) => text.split('-')[0]))) {
@@ -64,8 +71,15 @@ describe.skipIf(postgresSkipped() !== undefined)('many Legion processes on one P
         expect(own).toEqual(Array.from({ length: perProcess }, (_, index) => `${prefix}-${index}`));
       }
     };
-    expectTurns(await messages('user__echo'), [0, 1, 2, 3].flatMap((process) => Array.from({ length: perProcess }, (_, index) => `shared${process}-${index}`)));
-    for (const index of [4, 5, 6, 7]) expectTurns(await messages(`user__echo__own${index}`), Array.from({ length: perProcess }, (_, step) => `own${index}-${step}`));
+    expectTurns(
+      await messages('user__echo'),
+      [0, 1, 2, 3].flatMap((process) => Array.from({ length: perProcess }, (_, index) => `shared${process}-${index}`)),
+    );
+    for (const index of [4, 5, 6, 7])
+      expectTurns(
+        await messages(`user__echo__own${index}`),
+        Array.from({ length: perProcess }, (_, step) => `own${index}-${step}`),
+      );
   });
 
   it('a worker killed mid-turn: another process takes its lease at once and answers the dangling tool call as interrupted, once', async () => {
@@ -82,8 +96,17 @@ describe.skipIf(postgresSkipped() !== undefined)('many Legion processes on one P
     const statuses = results.map((line) => (JSON.parse(line.slice('DONE '.length)) as { status: string }).status);
     expect(statuses.filter((status) => status === 'success').length).toBeGreaterThanOrEqual(1);
     const log = await messages('user__worker');
-    const interrupted = log.flatMap((message) => message.content.filter((block) => block.type === 'tool_result' && block.toolUseId === 'hang-1'));
-    expect(interrupted).toEqual([expect.objectContaining({ type: 'tool_result', toolUseId: 'hang-1', isError: true, content: expect.stringMatching(/^interrupted: .*hang/) })]);
+    const interrupted = log.flatMap((message) =>
+      message.content.filter((block) => block.type === 'tool_result' && block.toolUseId === 'hang-1'),
+    );
+    expect(interrupted).toEqual([
+      expect.objectContaining({
+        type: 'tool_result',
+        toolUseId: 'hang-1',
+        isError: true,
+        content: expect.stringMatching(/^interrupted: .*hang/),
+      }),
+    ]);
     expect(log.slice(0, 3).map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
   });
 
@@ -94,15 +117,26 @@ describe.skipIf(postgresSkipped() !== undefined)('many Legion processes on one P
     // Frozen while its model holds the answer: its lease is not renewed, and expires.
     stale.child.kill('SIGSTOP');
     const taker = worker('takeover', LEASE_MS);
-    const taken = JSON.parse((await taker.waitFor((line) => line.startsWith('DONE '), 'DONE')).slice('DONE '.length)) as { status: string; reply?: string };
+    const taken = JSON.parse((await taker.waitFor((line) => line.startsWith('DONE '), 'DONE')).slice('DONE '.length)) as {
+      status: string;
+      reply?: string;
+    };
     expect(taken).toMatchObject({ status: 'success', reply: 'plan from B' });
     // The model's answer is there when it wakes: the stale turn goes on as if nothing happened.
     stale.child.stdin.write('answer now\n');
     stale.child.kill('SIGCONT');
-    const ended = JSON.parse((await stale.waitFor((line) => line.startsWith('DONE '), 'DONE')).slice('DONE '.length)) as { status: string; code?: string; error?: string };
+    const ended = JSON.parse((await stale.waitFor((line) => line.startsWith('DONE '), 'DONE')).slice('DONE '.length)) as {
+      status: string;
+      code?: string;
+      error?: string;
+    };
     expect(ended).toMatchObject({ status: 'error', code: 'lease_lost', error: expect.stringContaining('taken over') });
     const log = await messages('user__worker');
-    expect(log.map((message) => `${message.role}: ${textOf(message)}`)).toEqual(['user: What is the plan?', 'user: Still there?', 'assistant: plan from B']);
+    expect(log.map((message) => `${message.role}: ${textOf(message)}`)).toEqual([
+      'user: What is the plan?',
+      'user: Still there?',
+      'assistant: plan from B',
+    ]);
     // Nor a note of how the stale turn ended: nothing of it after the takeover.
     const entries = await backend.conversations.entries({ sessionId, conversationId: 'user__worker' });
     expect(entries.map((entry) => entry.kind)).toEqual(['message', 'message', 'message']);

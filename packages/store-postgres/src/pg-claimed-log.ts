@@ -25,7 +25,9 @@ export class ClaimedLog<Record extends { kind: string }> {
 
   async append(sessionId: string, record: Record): Promise<void> {
     assertSessionName(sessionId);
-    await this.inOrder(sessionId, () => appendEntry(this.db, { sessionId, logId: this.logId, kind: record.kind, body: record, notify: true }));
+    await this.inOrder(sessionId, () =>
+      appendEntry(this.db, { sessionId, logId: this.logId, kind: record.kind, body: record, notify: true }),
+    );
   }
 
   /**
@@ -45,12 +47,18 @@ export class ClaimedLog<Record extends { kind: string }> {
   }
 
   /** Writes every record, each claiming its key, if no key is claimed yet; else nothing, and the records that hold them. */
-  async claim(sessionId: string, records: ReadonlyArray<{ key: string; record: Record }>): Promise<{ ok: true } | { ok: false; taken: Record[] }> {
+  async claim(
+    sessionId: string,
+    records: ReadonlyArray<{ key: string; record: Record }>,
+  ): Promise<{ ok: true } | { ok: false; taken: Record[] }> {
     assertSessionName(sessionId);
     return this.inOrder(sessionId, () => this.claimNow(sessionId, records));
   }
 
-  private claimNow(sessionId: string, records: ReadonlyArray<{ key: string; record: Record }>): Promise<{ ok: true } | { ok: false; taken: Record[] }> {
+  private claimNow(
+    sessionId: string,
+    records: ReadonlyArray<{ key: string; record: Record }>,
+  ): Promise<{ ok: true } | { ok: false; taken: Record[] }> {
     return this.db.transaction(async (client) => {
       // A decision is never lost once a process was told it won (whatever the appends' durability).
       await client.query('SET LOCAL synchronous_commit = on');
@@ -60,23 +68,19 @@ export class ClaimedLog<Record extends { kind: string }> {
          ON CONFLICT (session_id, log_id) DO UPDATE SET last_seq = log.last_seq RETURNING last_seq`,
         [sessionId, this.logId],
       );
-      const taken = await client.query<{ body: unknown }>('SELECT body FROM legion.entries WHERE session_id = $1 AND log_id = $2 AND claim = ANY($3::text[]) ORDER BY seq', [
-        sessionId,
-        this.logId,
-        records.map((item) => item.key),
-      ]);
-      if (taken.rows.length > 0) return { ok: false, taken: taken.rows.map((row) => readRecord(row.body, this.schema, sourceOf(sessionId, this.logId), this.what)) };
+      const taken = await client.query<{ body: unknown }>(
+        'SELECT body FROM legion.entries WHERE session_id = $1 AND log_id = $2 AND claim = ANY($3::text[]) ORDER BY seq',
+        [sessionId, this.logId, records.map((item) => item.key)],
+      );
+      if (taken.rows.length > 0)
+        return { ok: false, taken: taken.rows.map((row) => readRecord(row.body, this.schema, sourceOf(sessionId, this.logId), this.what)) };
       let seq = Number(locked.rows[0]?.last_seq ?? 0);
       for (const { key, record } of records) {
         seq += 1;
-        await client.query('INSERT INTO legion.entries (session_id, log_id, seq, kind, claim, body) VALUES ($1, $2, $3, $4, $5, $6::jsonb)', [
-          sessionId,
-          this.logId,
-          seq,
-          record.kind,
-          key,
-          JSON.stringify(record),
-        ]);
+        await client.query(
+          'INSERT INTO legion.entries (session_id, log_id, seq, kind, claim, body) VALUES ($1, $2, $3, $4, $5, $6::jsonb)',
+          [sessionId, this.logId, seq, record.kind, key, JSON.stringify(record)],
+        );
       }
       await client.query('UPDATE legion.logs SET last_seq = $3 WHERE session_id = $1 AND log_id = $2', [sessionId, this.logId, seq]);
       await client.query(`SELECT pg_notify('${CHANGES_CHANNEL}', $1)`, [sessionId]);
@@ -86,12 +90,21 @@ export class ClaimedLog<Record extends { kind: string }> {
 
   async read(sessionId: string): Promise<Record[]> {
     assertSessionName(sessionId);
-    const rows = await this.db.query<{ seq: string; body: unknown }>('SELECT seq, body FROM legion.entries WHERE session_id = $1 AND log_id = $2 ORDER BY seq', [sessionId, this.logId]);
+    const rows = await this.db.query<{ seq: string; body: unknown }>(
+      'SELECT seq, body FROM legion.entries WHERE session_id = $1 AND log_id = $2 ORDER BY seq',
+      [sessionId, this.logId],
+    );
     const records: Record[] = [];
     for (const row of rows) {
       const parsed = parseRecord(row.body, this.schema);
       if (parsed.ok) records.push(parsed.value);
-      else this.warn({ source: sourceOf(sessionId, this.logId), offset: Number(row.seq), problem: `skipped an unreadable ${this.what} (${parsed.problem})`, sessionId });
+      else
+        this.warn({
+          source: sourceOf(sessionId, this.logId),
+          offset: Number(row.seq),
+          problem: `skipped an unreadable ${this.what} (${parsed.problem})`,
+          sessionId,
+        });
     }
     return records;
   }

@@ -61,7 +61,10 @@ export class PostgresConversations implements ConversationLogs {
 
   async header(address: ConversationAddress): Promise<HeaderEntry | undefined> {
     assertConversationAddress(address);
-    const rows = await this.db.query<{ header: unknown }>('SELECT header FROM legion.logs WHERE session_id = $1 AND log_id = $2', [address.sessionId, address.conversationId]);
+    const rows = await this.db.query<{ header: unknown }>('SELECT header FROM legion.logs WHERE session_id = $1 AND log_id = $2', [
+      address.sessionId,
+      address.conversationId,
+    ]);
     return this.readHeader(address, rows[0]?.header);
   }
 
@@ -149,7 +152,11 @@ export class PostgresConversations implements ConversationLogs {
       const message = this.message(address, { seq: row.seq, kind: row.kind ?? '', body: row.body });
       if (message) messages.push(message);
     }
-    return { compaction: compaction?.entry, messages: [...(await this.keptBefore(address, compaction)), ...messages], cursor: makeCursor(end) };
+    return {
+      compaction: compaction?.entry,
+      messages: [...(await this.keptBefore(address, compaction)), ...messages],
+      cursor: makeCursor(end),
+    };
   }
 
   /** `context` when the newest compaction point cannot be read: the newest readable one counts. */
@@ -165,18 +172,29 @@ export class PostgresConversations implements ConversationLogs {
         compaction = { entry: parsed.value, seq: Number(row.seq) };
         break;
       }
-      this.warn({ source: sourceOf(address.sessionId, address.conversationId), offset: Number(row.seq), problem: `skipped an unreadable compaction entry (${parsed.problem})` });
+      this.warn({
+        source: sourceOf(address.sessionId, address.conversationId),
+        offset: Number(row.seq),
+        problem: `skipped an unreadable compaction entry (${parsed.problem})`,
+      });
     }
     const after = await this.db.query<EntryRow>(
       "SELECT seq, kind, body FROM legion.entries WHERE session_id = $1 AND log_id = $2 AND seq > $3 AND seq <= $4 AND kind NOT IN ('note', 'compaction') ORDER BY seq",
       [address.sessionId, address.conversationId, compaction?.seq ?? 0, end],
     );
     const messages = after.flatMap((row) => this.message(address, row) ?? []);
-    return { compaction: compaction?.entry, messages: [...(await this.keptBefore(address, compaction)), ...messages], cursor: makeCursor(end) };
+    return {
+      compaction: compaction?.entry,
+      messages: [...(await this.keptBefore(address, compaction)), ...messages],
+      cursor: makeCursor(end),
+    };
   }
 
   /** The messages a compaction kept from before it, passing over older compaction points among them. */
-  private async keptBefore(address: ConversationAddress, compaction: { entry: CompactionEntry; seq: number } | undefined): Promise<Message[]> {
+  private async keptBefore(
+    address: ConversationAddress,
+    compaction: { entry: CompactionEntry; seq: number } | undefined,
+  ): Promise<Message[]> {
     let kept = compaction?.entry.keptMessages ?? 0;
     const earlier: Message[] = [];
     let before = compaction?.seq ?? 0;
@@ -203,14 +221,16 @@ export class PostgresConversations implements ConversationLogs {
     return makeCursor(await this.lastSeq(address));
   }
 
-  async readSince(address: ConversationAddress, cursor: LogCursor | undefined): Promise<{ messages: Message[]; cursor: LogCursor; compacted: boolean }> {
+  async readSince(
+    address: ConversationAddress,
+    cursor: LogCursor | undefined,
+  ): Promise<{ messages: Message[]; cursor: LogCursor; compacted: boolean }> {
     assertConversationAddress(address);
     const from = cursor === undefined ? 0 : cursorSeq(cursor);
-    const rows = await this.db.query<EntryRow>('SELECT seq, kind, body FROM legion.entries WHERE session_id = $1 AND log_id = $2 AND seq > $3 ORDER BY seq', [
-      address.sessionId,
-      address.conversationId,
-      from,
-    ]);
+    const rows = await this.db.query<EntryRow>(
+      'SELECT seq, kind, body FROM legion.entries WHERE session_id = $1 AND log_id = $2 AND seq > $3 ORDER BY seq',
+      [address.sessionId, address.conversationId, from],
+    );
     const messages: Message[] = [];
     let compacted = false;
     let last = from;
@@ -239,11 +259,19 @@ export class PostgresConversations implements ConversationLogs {
 
   async entries(address: ConversationAddress): Promise<Exclude<LogEntry, HeaderEntry>[]> {
     assertConversationAddress(address);
-    const rows = await this.db.query<EntryRow>('SELECT seq, kind, body FROM legion.entries WHERE session_id = $1 AND log_id = $2 ORDER BY seq', [address.sessionId, address.conversationId]);
+    const rows = await this.db.query<EntryRow>(
+      'SELECT seq, kind, body FROM legion.entries WHERE session_id = $1 AND log_id = $2 ORDER BY seq',
+      [address.sessionId, address.conversationId],
+    );
     const entries: Exclude<LogEntry, HeaderEntry>[] = [];
     for (const row of rows) {
       const parsed = parseRecord(row.body, LogEntrySchema);
-      if (!parsed.ok) this.warn({ source: sourceOf(address.sessionId, address.conversationId), offset: Number(row.seq), problem: `skipped an unreadable entry (${parsed.problem})` });
+      if (!parsed.ok)
+        this.warn({
+          source: sourceOf(address.sessionId, address.conversationId),
+          offset: Number(row.seq),
+          problem: `skipped an unreadable entry (${parsed.problem})`,
+        });
       else if (parsed.value.kind !== 'header') entries.push(parsed.value);
     }
     return entries;
@@ -251,7 +279,10 @@ export class PostgresConversations implements ConversationLogs {
 
   async list(sessionId: string): Promise<string[]> {
     assertSessionName(sessionId);
-    const rows = await this.db.query<{ log_id: string }>("SELECT log_id FROM legion.logs WHERE session_id = $1 AND strpos(log_id, '__') > 0 ORDER BY log_id", [sessionId]);
+    const rows = await this.db.query<{ log_id: string }>(
+      "SELECT log_id FROM legion.logs WHERE session_id = $1 AND strpos(log_id, '__') > 0 ORDER BY log_id",
+      [sessionId],
+    );
     return rows.map((row) => row.log_id);
   }
 
@@ -266,7 +297,10 @@ export class PostgresConversations implements ConversationLogs {
   }
 
   private async lastSeq(address: ConversationAddress): Promise<number> {
-    const rows = await this.db.query<{ last_seq: string }>('SELECT last_seq FROM legion.logs WHERE session_id = $1 AND log_id = $2', [address.sessionId, address.conversationId]);
+    const rows = await this.db.query<{ last_seq: string }>('SELECT last_seq FROM legion.logs WHERE session_id = $1 AND log_id = $2', [
+      address.sessionId,
+      address.conversationId,
+    ]);
     return Number(rows[0]?.last_seq ?? 0);
   }
 
@@ -274,7 +308,11 @@ export class PostgresConversations implements ConversationLogs {
     if (stored === null || stored === undefined) return undefined;
     const parsed = parseRecord(stored, HeaderEntrySchema);
     if (parsed.ok) return parsed.value;
-    this.warn({ source: sourceOf(address.sessionId, address.conversationId), offset: 0, problem: `the header is unreadable (${parsed.problem})` });
+    this.warn({
+      source: sourceOf(address.sessionId, address.conversationId),
+      offset: 0,
+      problem: `the header is unreadable (${parsed.problem})`,
+    });
     return undefined;
   }
 
@@ -282,7 +320,11 @@ export class PostgresConversations implements ConversationLogs {
   private message(address: ConversationAddress, row: EntryRow): Message | undefined {
     const parsed = parseRecord(row.body, MessageEntrySchema);
     if (!parsed.ok) {
-      this.warn({ source: sourceOf(address.sessionId, address.conversationId), offset: Number(row.seq), problem: `skipped an unreadable entry (${parsed.problem})` });
+      this.warn({
+        source: sourceOf(address.sessionId, address.conversationId),
+        offset: Number(row.seq),
+        problem: `skipped an unreadable entry (${parsed.problem})`,
+      });
       return undefined;
     }
     const { kind: _kind, ...message } = parsed.value;

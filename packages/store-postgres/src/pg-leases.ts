@@ -43,13 +43,14 @@ export class PostgresLeases {
         this.held.set(token, address);
         return { acquired: true, lease: this.lease(address, owner, token, Number(row.expires_at_ms), options.ttlMs) };
       }
-      const holder = await this.db.query<{ owner: string; expires_at_ms: string }>('SELECT owner, expires_at_ms FROM legion.leases WHERE session_id = $1 AND conversation_id = $2', [
-        address.sessionId,
-        address.conversationId,
-      ]);
+      const holder = await this.db.query<{ owner: string; expires_at_ms: string }>(
+        'SELECT owner, expires_at_ms FROM legion.leases WHERE session_id = $1 AND conversation_id = $2',
+        [address.sessionId, address.conversationId],
+      );
       const current = holder[0];
       // Released between the two statements: try again.
-      if (current) return { acquired: false, holder: { owner: current.owner, expiresAt: new Date(Number(current.expires_at_ms)).toISOString() } };
+      if (current)
+        return { acquired: false, holder: { owner: current.owner, expiresAt: new Date(Number(current.expires_at_ms)).toISOString() } };
     }
     return { acquired: false, holder: undefined };
   }
@@ -71,7 +72,7 @@ export class PostgresLeases {
         await this.presence.ensure();
         const renewed = await this.db.query<{ expires_at_ms: string }>(
           `UPDATE legion.leases SET expires_at_ms = ${NOW} + $5 WHERE session_id = $2 AND conversation_id = $3 AND token = $4 RETURNING expires_at_ms`,
-            [this.now?.() ?? null, address.sessionId, address.conversationId, token, ttlMs],
+          [this.now?.() ?? null, address.sessionId, address.conversationId, token, ttlMs],
           'legion-lease-renew',
         );
         const row = renewed[0];

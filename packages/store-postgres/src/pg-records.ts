@@ -96,14 +96,23 @@ export class PostgresUsage implements UsageLedgerStore {
   async readSince(sessionId: string, cursor?: LogCursor): Promise<{ records: UsageRecord[]; cursor: LogCursor }> {
     assertSessionName(sessionId);
     const from = cursor === undefined ? 0 : cursorSeq(cursor);
-    const rows = await this.db.query<{ seq: string; body: unknown }>("SELECT seq, body FROM legion.entries WHERE session_id = $1 AND log_id = 'usage' AND seq > $2 ORDER BY seq", [sessionId, from]);
+    const rows = await this.db.query<{ seq: string; body: unknown }>(
+      "SELECT seq, body FROM legion.entries WHERE session_id = $1 AND log_id = 'usage' AND seq > $2 ORDER BY seq",
+      [sessionId, from],
+    );
     const records: UsageRecord[] = [];
     let last = from;
     for (const row of rows) {
       last = Number(row.seq);
       const parsed = parseRecord(row.body, UsageRecordSchema);
       if (parsed.ok) records.push(parsed.value);
-      else this.warn({ source: sourceOf(sessionId, 'usage'), offset: last, problem: `skipped an unreadable usage record (${parsed.problem})`, sessionId });
+      else
+        this.warn({
+          source: sourceOf(sessionId, 'usage'),
+          offset: last,
+          problem: `skipped an unreadable usage record (${parsed.problem})`,
+          sessionId,
+        });
     }
     return { records, cursor: makeCursor(last) };
   }
@@ -128,7 +137,12 @@ export class PostgresAgentState implements AgentStateStore {
     });
     if (document === undefined) return undefined;
     // A copy: what the caller changes must not change the cached document.
-    return readRecord(structuredClone(document), schema, sourceOf(key.sessionId, `${key.kind}/${key.agentId}`), `${key.kind} of ${key.agentId}`);
+    return readRecord(
+      structuredClone(document),
+      schema,
+      sourceOf(key.sessionId, `${key.kind}/${key.agentId}`),
+      `${key.kind} of ${key.agentId}`,
+    );
   }
 
   async put(key: AgentStateKey, value: unknown): Promise<void> {
@@ -155,13 +169,18 @@ export class PostgresAgentState implements AgentStateStore {
   async list(sessionId: string, kind: string): Promise<string[]> {
     assertSessionName(sessionId);
     assertAgentStateKind(kind);
-    const rows = await this.db.query<{ agent_id: string }>('SELECT agent_id FROM legion.agent_state WHERE session_id = $1 AND kind = $2 ORDER BY agent_id', [sessionId, kind]);
+    const rows = await this.db.query<{ agent_id: string }>(
+      'SELECT agent_id FROM legion.agent_state WHERE session_id = $1 AND kind = $2 ORDER BY agent_id',
+      [sessionId, kind],
+    );
     return rows.map((row) => row.agent_id);
   }
 
   async kinds(sessionId: string): Promise<string[]> {
     assertSessionName(sessionId);
-    const rows = await this.db.query<{ kind: string }>('SELECT DISTINCT kind FROM legion.agent_state WHERE session_id = $1 ORDER BY kind', [sessionId]);
+    const rows = await this.db.query<{ kind: string }>('SELECT DISTINCT kind FROM legion.agent_state WHERE session_id = $1 ORDER BY kind', [
+      sessionId,
+    ]);
     return rows.map((row) => row.kind);
   }
 }
@@ -180,7 +199,10 @@ export class PostgresArtifacts implements ArtifactStore {
 
   async get(sessionId: string, name: string): Promise<Uint8Array | undefined> {
     assertArtifactName(sessionId, name);
-    const rows = await this.db.query<{ content: Buffer }>('SELECT content FROM legion.artifacts WHERE session_id = $1 AND name = $2', [sessionId, name]);
+    const rows = await this.db.query<{ content: Buffer }>('SELECT content FROM legion.artifacts WHERE session_id = $1 AND name = $2', [
+      sessionId,
+      name,
+    ]);
     const row = rows[0];
     return row ? new Uint8Array(row.content) : undefined;
   }
@@ -192,7 +214,10 @@ export class PostgresArtifacts implements ArtifactStore {
 
   async list(sessionId: string): Promise<ArtifactInfo[]> {
     assertSessionName(sessionId);
-    const rows = await this.db.query<{ name: string; bytes: number }>('SELECT name, octet_length(content) AS bytes FROM legion.artifacts WHERE session_id = $1 ORDER BY name', [sessionId]);
+    const rows = await this.db.query<{ name: string; bytes: number }>(
+      'SELECT name, octet_length(content) AS bytes FROM legion.artifacts WHERE session_id = $1 ORDER BY name',
+      [sessionId],
+    );
     return rows.map((row) => ({ name: row.name, bytes: Number(row.bytes) }));
   }
 }

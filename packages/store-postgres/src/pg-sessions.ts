@@ -32,7 +32,11 @@ export class PostgresSessions implements SessionRecords {
 
   async create(options: { title?: string | undefined } = {}): Promise<SessionMeta> {
     const meta = newSessionMeta(options);
-    await this.db.query('INSERT INTO legion.sessions (id, last_active_at, meta) VALUES ($1, $2, $3::jsonb)', [meta.id, meta.lastActiveAt, JSON.stringify(meta)]);
+    await this.db.query('INSERT INTO legion.sessions (id, last_active_at, meta) VALUES ($1, $2, $3::jsonb)', [
+      meta.id,
+      meta.lastActiveAt,
+      JSON.stringify(meta),
+    ]);
     return meta;
   }
 
@@ -51,10 +55,16 @@ export class PostgresSessions implements SessionRecords {
     return this.db.transaction(async (client) => {
       // Callers racing on an empty store queue here; the first creates, the others find its session.
       await client.query('SELECT pg_advisory_xact_lock($1)', [FIRST_SESSION_LOCK]);
-      const existing = await this.firstReadable((offset) => client.query<SessionRow>(LATEST_QUERY, [LATEST_BATCH, offset]).then((result) => result.rows));
+      const existing = await this.firstReadable((offset) =>
+        client.query<SessionRow>(LATEST_QUERY, [LATEST_BATCH, offset]).then((result) => result.rows),
+      );
       if (existing) return { session: existing, created: false };
       const meta = newSessionMeta();
-      await client.query('INSERT INTO legion.sessions (id, last_active_at, meta) VALUES ($1, $2, $3::jsonb)', [meta.id, meta.lastActiveAt, JSON.stringify(meta)]);
+      await client.query('INSERT INTO legion.sessions (id, last_active_at, meta) VALUES ($1, $2, $3::jsonb)', [
+        meta.id,
+        meta.lastActiveAt,
+        JSON.stringify(meta),
+      ]);
       return { session: meta, created: true };
     });
   }
@@ -101,7 +111,8 @@ export class PostgresSessions implements SessionRecords {
     assertSessionName(id);
     return this.db.transaction(async (client) => {
       const removed = await client.query('DELETE FROM legion.sessions WHERE id = $1', [id]);
-      for (const table of ['entries', 'logs', 'leases', 'agent_state', 'artifacts']) await client.query(`DELETE FROM legion.${table} WHERE session_id = $1`, [id]);
+      for (const table of ['entries', 'logs', 'leases', 'agent_state', 'artifacts'])
+        await client.query(`DELETE FROM legion.${table} WHERE session_id = $1`, [id]);
       // Every process drops what it cached of the session's agent state (see AgentStateCache), on commit.
       await client.query(`SELECT pg_notify('${AGENT_STATE_CHANNEL}', $1)`, [`${id}/`]);
       return (removed.rowCount ?? 0) > 0;
@@ -124,7 +135,13 @@ export class PostgresSessions implements SessionRecords {
   private read(row: SessionRow): SessionMeta {
     const where = sourceOf(row.id);
     const meta = readRecord(row.meta, SessionMetaSchema, where, 'session record');
-    if (meta.id !== row.id) throw new ConfigError({ file: where, field: 'id', problem: `says "${meta.id}" but the session is stored as "${row.id}"`, fix: `set "id" to "${row.id}"` });
+    if (meta.id !== row.id)
+      throw new ConfigError({
+        file: where,
+        field: 'id',
+        problem: `says "${meta.id}" but the session is stored as "${row.id}"`,
+        fix: `set "id" to "${row.id}"`,
+      });
     return meta;
   }
 }
@@ -134,7 +151,20 @@ const LATEST_QUERY = 'SELECT id, meta FROM legion.sessions ORDER BY last_active_
 function check(row: SessionRow): { ok: true; value: SessionMeta } | { ok: false; warning: StorageWarning } {
   const parsed = parseRecord(row.meta, SessionMetaSchema);
   const source = sourceOf(row.id);
-  if (!parsed.ok) return { ok: false, warning: { source, offset: 0, problem: `the session record ${parsed.problem}. This session is skipped.`, sessionId: row.id } };
-  if (parsed.value.id !== row.id) return { ok: false, warning: { source, offset: 0, problem: `the session record says "${parsed.value.id}" but is stored as "${row.id}". This session is skipped.`, sessionId: row.id } };
+  if (!parsed.ok)
+    return {
+      ok: false,
+      warning: { source, offset: 0, problem: `the session record ${parsed.problem}. This session is skipped.`, sessionId: row.id },
+    };
+  if (parsed.value.id !== row.id)
+    return {
+      ok: false,
+      warning: {
+        source,
+        offset: 0,
+        problem: `the session record says "${parsed.value.id}" but is stored as "${row.id}". This session is skipped.`,
+        sessionId: row.id,
+      },
+    };
   return { ok: true, value: parsed.value };
 }

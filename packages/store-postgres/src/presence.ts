@@ -83,7 +83,11 @@ export class Presence implements IdleConnection {
 
   private async connect(): Promise<void> {
     // The pool's settings: appends run here too (`queryIfIdle`), and must commit as the pool's do.
-    const client = new pg.Client({ ...connectionTarget(this.options), application_name: this.options.applicationName ?? 'legion', ...sessionSettings(this.options) });
+    const client = new pg.Client({
+      ...connectionTarget(this.options),
+      application_name: this.options.applicationName ?? 'legion',
+      ...sessionSettings(this.options),
+    });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     client.on('notification', (message: Notification) => {

@@ -15,7 +15,13 @@ export function readRecord<T>(value: unknown, schema: z.ZodType<T>, where: strin
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new ConfigError({ file: where, field: issue?.path.join('.') ?? '', problem: issue?.message ?? 'invalid', fix: `store a valid ${what}`, cause: parsed.error });
+  throw new ConfigError({
+    file: where,
+    field: issue?.path.join('.') ?? '',
+    problem: issue?.message ?? 'invalid',
+    fix: `store a valid ${what}`,
+    cause: parsed.error,
+  });
 }
 
 /** Where a record lives, for warnings and errors: `postgres:sessions/<id>/<log>`. */
@@ -33,7 +39,11 @@ export function makeCursor(seq: number | string): LogCursor {
 export function cursorSeq(cursor: LogCursor): number {
   const seq = cursor.startsWith(CURSOR) ? Number(cursor.slice(CURSOR.length)) : Number.NaN;
   if (!Number.isSafeInteger(seq) || seq < 0) {
-    throw new LegionError('invalid_cursor', `"${cursor}" is not a cursor this storage backend made: use one returned by context(), end(), append() or readSince().`, { cursor });
+    throw new LegionError(
+      'invalid_cursor',
+      `"${cursor}" is not a cursor this storage backend made: use one returned by context(), end(), append() or readSince().`,
+      { cursor },
+    );
   }
   return seq;
 }

@@ -43,10 +43,12 @@ describe.skipIf(skipped !== undefined)('schema migrations', () => {
     try {
       const refused = backend.sessions.create({ title: 'refused' });
       await expect(refused).rejects.toMatchObject({ code: 'schema_too_new' });
-      await expect(refused).rejects.toThrow(`schema version ${SCHEMA_VERSION + 1}, but this Legion (@legion-collective/store-postgres) knows versions up to ${SCHEMA_VERSION}`);
+      await expect(refused).rejects.toThrow(
+        `schema version ${SCHEMA_VERSION + 1}, but this Legion (@legion-collective/store-postgres) knows versions up to ${SCHEMA_VERSION}`,
+      );
       await expect(refused).rejects.toThrow(/Fix: upgrade Legion/);
       await expect(backend.migrate()).rejects.toMatchObject({ code: 'schema_too_new' });
-      expect((await sql(url, 'SELECT meta->>\'title\' AS title FROM legion.sessions')).rows).toEqual([{ title: 'kept' }]);
+      expect((await sql(url, "SELECT meta->>'title' AS title FROM legion.sessions")).rows).toEqual([{ title: 'kept' }]);
     } finally {
       await backend.close();
     }

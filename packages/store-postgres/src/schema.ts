@@ -42,12 +42,15 @@ export async function schemaVersion(client: PoolClient): Promise<number> {
 export async function migrate(client: PoolClient, url: string, options: { dryRun?: boolean } = {}): Promise<MigrationReport> {
   const current = await schemaVersion(client);
   if (current > SCHEMA_VERSION) throw new SchemaTooNewError(url, current);
-  if (current === SCHEMA_VERSION || options.dryRun) return { from: current, to: options.dryRun ? SCHEMA_VERSION : current, migrations: pending(current) };
+  if (current === SCHEMA_VERSION || options.dryRun)
+    return { from: current, to: options.dryRun ? SCHEMA_VERSION : current, migrations: pending(current) };
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await client.query('CREATE SCHEMA IF NOT EXISTS legion');
-    await client.query('CREATE TABLE IF NOT EXISTS legion.schema_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS legion.schema_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
     // Read again under the lock: another process may have migrated meanwhile.
     const locked = await schemaVersion(client);
     if (locked > SCHEMA_VERSION) throw new SchemaTooNewError(url, locked);

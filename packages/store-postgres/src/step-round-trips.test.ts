@@ -21,7 +21,10 @@ describe.skipIf(postgresSkipped() !== undefined)('round trips of an agent turn',
 
   beforeEach(async () => {
     root = mkdtempSync(join(tmpdir(), 'legion-pg-round-trips-'));
-    initWorkspace(root, { participants: [userParticipant('user'), agentParticipant('worker', { tools: ['noop'], delegation: 'none' })], entryAgent: 'worker' });
+    initWorkspace(root, {
+      participants: [userParticipant('user'), agentParticipant('worker', { tools: ['noop'], delegation: 'none' })],
+      entryAgent: 'worker',
+    });
     wire = await recordWire(await createTestDatabase('round_trips'));
     backend = new PostgresSessionBackend({ url: wire.url });
     legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json'), backend });
@@ -72,7 +75,8 @@ describe.skipIf(postgresSkipped() !== undefined)('round trips of an agent turn',
     await turn(session, 'warm');
     const listening = wire.connections.filter((connection) => connection.listens);
     expect(listening).toHaveLength(1);
-    const appendsOn = (connection: { binds: string[] }): number => connection.binds.filter((statement) => statement.startsWith('legion-append')).length;
+    const appendsOn = (connection: { binds: string[] }): number =>
+      connection.binds.filter((statement) => statement.startsWith('legion-append')).length;
     const before = wire.connections.map(appendsOn);
     await turn(session, 'measured');
     const sent = wire.connections.map((connection, index) => appendsOn(connection) - (before[index] ?? 0));
@@ -80,22 +84,36 @@ describe.skipIf(postgresSkipped() !== undefined)('round trips of an agent turn',
     expect(sent.reduce((sum, count) => sum + count, 0)).toBe(2 * TOOL_STEPS + 2);
 
     // Parallel delegates' appends are not queued behind one another on that one connection.
-    const entry = (text: string) => ({ kind: 'message' as const, id: text, role: 'user' as const, content: [{ type: 'text' as const, text }], at: new Date().toISOString() });
+    const entry = (text: string) => ({
+      kind: 'message' as const,
+      id: text,
+      role: 'user' as const,
+      content: [{ type: 'text' as const, text }],
+      at: new Date().toISOString(),
+    });
     // The leases first, so that the four appends themselves start together (a lease taken on the way
     // staggered them under load, and they could all find the one connection free in turn).
     const address = (name: string) => ({ sessionId: session.id, conversationId: `user__worker__${name}` });
-    const leases = await Promise.all(['a', 'b', 'c', 'd'].map(async (name) => {
-      const taken = await backend.conversations.acquire(address(name), 'the round-trips test', { ttlMs: 3_600_000 });
-      if (!taken.acquired) throw new Error(`user__worker__${name} is held by ${taken.holder?.owner ?? 'another holder'}`);
-      return taken.lease;
-    }));
+    const leases = await Promise.all(
+      ['a', 'b', 'c', 'd'].map(async (name) => {
+        const taken = await backend.conversations.acquire(address(name), 'the round-trips test', { ttlMs: 3_600_000 });
+        if (!taken.acquired) throw new Error(`user__worker__${name} is held by ${taken.holder?.owner ?? 'another holder'}`);
+        return taken.lease;
+      }),
+    );
     const binds = wire.connections.map(appendsOn);
-    const cursors = await Promise.all(['a', 'b', 'c', 'd'].map((name, index) => backend.conversations.append(address(name), entry(name), leases[index]!)));
+    const cursors = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((name, index) => backend.conversations.append(address(name), entry(name), leases[index]!)),
+    );
     expect(cursors).toHaveLength(4);
     const carriers = wire.connections.filter((connection, index) => appendsOn(connection) > (binds[index] ?? 0));
     expect(carriers.length).toBeGreaterThan(1);
     for (const name of ['a', 'b', 'c', 'd']) {
-      expect((await backend.conversations.recent({ sessionId: session.id, conversationId: `user__worker__${name}` }, 5)).map((message) => message.id)).toEqual([name]);
+      expect(
+        (await backend.conversations.recent({ sessionId: session.id, conversationId: `user__worker__${name}` }, 5)).map(
+          (message) => message.id,
+        ),
+      ).toEqual([name]);
     }
   });
 });

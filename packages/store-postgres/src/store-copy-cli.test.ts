@@ -12,8 +12,15 @@ const LEGION = fileURLToPath(new URL('../../cli/dist/legion.js', import.meta.url
 
 function legion(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [LEGION, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', LEGION_DATABASE_URL: '', XDG_CONFIG_HOME: join(cwd, '.config'), ...env }, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [LEGION, ...args],
+      {
+        cwd,
+        env: { ...process.env, NO_COLOR: '1', LEGION_DATABASE_URL: '', XDG_CONFIG_HOME: join(cwd, '.config'), ...env },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -41,7 +48,8 @@ async function workspaceWithSessions(count: number): Promise<{ dir: string; ids:
   expect((await legion(['init'], dir, {})).code).toBe(0);
   const backend = new FileSessionBackend({ root: dir });
   const ids: string[] = [];
-  for (let index = 0; index < count; index++) ids.push((await fillSession(backend, { id: `20260102-03040${index}-abcde${index}`, title: `session ${index}` })).id);
+  for (let index = 0; index < count; index++)
+    ids.push((await fillSession(backend, { id: `20260102-03040${index}-abcde${index}`, title: `session ${index}` })).id);
   await backend.close();
   return { dir, ids };
 }
@@ -79,7 +87,9 @@ describe.skipIf(postgresSkipped() !== undefined)('legion store copy', () => {
     const returned = await legion(['store', 'copy', '--from', 'postgres', '--to', 'files'], back, env);
     expect(returned.stderr).toBe('');
     expect(returned.stdout).toContain('Copied 3 sessions from postgres to files');
-    expect(returned.stdout).toMatch(/copied +20260102-030400-abcde0: 2 conversations, 7 entries, 3 approval records, 3 question records, 2 usage records, 2 state documents, 2 artifacts; postgres sha256 ([0-9a-f]{64}), files sha256 \1/);
+    expect(returned.stdout).toMatch(
+      /copied +20260102-030400-abcde0: 2 conversations, 7 entries, 3 approval records, 3 question records, 2 usage records, 2 state documents, 2 artifacts; postgres sha256 ([0-9a-f]{64}), files sha256 \1/,
+    );
     const copied = await snapshots(back);
     for (const id of ids) expect(canonicalJson(copied.get(id))).toBe(canonicalJson(original.get(id)));
     // The copied sessions are sessions Legion works with: the pending approval is still waiting.
@@ -87,7 +97,11 @@ describe.skipIf(postgresSkipped() !== undefined)('legion store copy', () => {
     expect(shown.stdout).toContain('apr_pending');
 
     const again = await legion(['store', 'copy', '--from', 'files', '--to', 'postgres', '--json'], dir, env);
-    expect((JSON.parse(again.stdout) as CopyReport).sessions.map((session) => session.outcome)).toEqual(['identical', 'identical', 'identical']);
+    expect((JSON.parse(again.stdout) as CopyReport).sessions.map((session) => session.outcome)).toEqual([
+      'identical',
+      'identical',
+      'identical',
+    ]);
     expect((await sql(url, 'SELECT count(*)::int AS n FROM legion.entries')).rows).toEqual(rows);
   });
 
@@ -105,13 +119,15 @@ describe.skipIf(postgresSkipped() !== undefined)('legion store copy', () => {
 
     expect((await legion(['store', 'copy', '--from', 'files', '--to', 'postgres', '--session', first], dir, env)).code).toBe(0);
     // The session moves on in the database (another process works there): the files' copy is no longer the same.
-    await sql(url, "UPDATE legion.sessions SET meta = meta || '{\"title\": \"renamed in the database\"}'::jsonb WHERE id = $1", [first]);
+    await sql(url, 'UPDATE legion.sessions SET meta = meta || \'{"title": "renamed in the database"}\'::jsonb WHERE id = $1', [first]);
     const refused = await legion(['store', 'copy', '--from', 'files', '--to', 'postgres'], dir, env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`The postgres store holds a different session under the same id: ${first}`);
     expect(refused.stderr).toContain('Nothing was copied. Fix: leave it out with --session');
     // Nothing was written: not the other session either, and the database's version stands.
-    expect((await sql(url, 'SELECT id, meta->>\'title\' AS title FROM legion.sessions')).rows).toEqual([{ id: first, title: 'renamed in the database' }]);
+    expect((await sql(url, "SELECT id, meta->>'title' AS title FROM legion.sessions")).rows).toEqual([
+      { id: first, title: 'renamed in the database' },
+    ]);
 
     const other = await legion(['store', 'copy', '--from', 'files', '--to', 'postgres', '--session', second], dir, env);
     expect(other.code).toBe(0);

@@ -83,8 +83,12 @@ describe('a database URL from the workspace file', () => {
     expect(String(error)).toContain('LEGION_DATABASE_URL');
   });
 
-  it("sends only the ~/.pgpass password for that very host, even while PGPASSWORD is set", async () => {
-    writeFileSync(process.env.PGPASSFILE!, `127.0.0.1:${catcher.port + 1}:*:*:for-another-port\n127.0.0.1:${catcher.port}:legion:legion:for-this-host\n`, { mode: 0o600 });
+  it('sends only the ~/.pgpass password for that very host, even while PGPASSWORD is set', async () => {
+    writeFileSync(
+      process.env.PGPASSFILE!,
+      `127.0.0.1:${catcher.port + 1}:*:*:for-another-port\n127.0.0.1:${catcher.port}:legion:legion:for-this-host\n`,
+      { mode: 0o600 },
+    );
     await connect(true);
     expect(catcher.received).toEqual(['for-this-host']);
   });

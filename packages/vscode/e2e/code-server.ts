@@ -23,7 +23,13 @@ async function freePort(): Promise<number> {
 export const PROPOSED_API_EXTENSION = 'legion-e2e.e2e-chat-host';
 
 /** Installs these .vsix files into a fresh extensions folder and starts code-server on `folder`. */
-export async function startCodeServer(options: { bin: string; vsix: readonly string[]; folder: string; env: NodeJS.ProcessEnv; settings?: Record<string, unknown> }): Promise<CodeServer> {
+export async function startCodeServer(options: {
+  bin: string;
+  vsix: readonly string[];
+  folder: string;
+  env: NodeJS.ProcessEnv;
+  settings?: Record<string, unknown>;
+}): Promise<CodeServer> {
   const home = mkdtempSync(join(tmpdir(), 'legion-code-server-'));
   const userData = join(home, 'user-data');
   const extensions = join(home, 'extensions');
@@ -44,12 +50,32 @@ export async function startCodeServer(options: { bin: string; vsix: readonly str
   );
   // Its own config folder: code-server would otherwise write ~/.config/code-server/config.yaml.
   const env = { ...options.env, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data') };
-  const install = spawnSync(options.bin, ['--extensions-dir', extensions, '--user-data-dir', userData, ...options.vsix.flatMap((file) => ['--install-extension', file])], { env, encoding: 'utf8', timeout: 120_000 });
+  const install = spawnSync(
+    options.bin,
+    ['--extensions-dir', extensions, '--user-data-dir', userData, ...options.vsix.flatMap((file) => ['--install-extension', file])],
+    { env, encoding: 'utf8', timeout: 120_000 },
+  );
   if (install.status !== 0) throw new Error(`code-server --install-extension failed: ${install.stdout}${install.stderr}`);
   const port = await freePort();
   const child: ChildProcess = spawn(
     options.bin,
-    ['--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', '--user-data-dir', userData, '--extensions-dir', extensions, '--enable-proposed-api', PROPOSED_API_EXTENSION, options.folder],
+    [
+      '--auth',
+      'none',
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      '--user-data-dir',
+      userData,
+      '--extensions-dir',
+      extensions,
+      '--enable-proposed-api',
+      PROPOSED_API_EXTENSION,
+      options.folder,
+    ],
     { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -60,7 +86,10 @@ export async function startCodeServer(options: { bin: string; vsix: readonly str
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`code-server exited (${child.exitCode}) before it was healthy:\n${output}`);
-    const healthy = await fetch(`${url}/healthz`).then((response) => response.ok, () => false);
+    const healthy = await fetch(`${url}/healthz`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (healthy) break;
     if (Date.now() > deadline) throw new Error(`code-server was not healthy within 60 s:\n${output}`);
     // Polling /healthz: code-server announces readiness on no event we can wait for.

@@ -66,14 +66,23 @@ describe.skipIf(BIN === null || !POSTGRES.ok)('Legion in VS Code on a PostgreSQL
     mock.on({ model: 'claude-test', userMessage: 'Hello from the editor' }, { content: 'Kept in PostgreSQL.' });
     // The Legion view lists the collective once the extension has connected to the database.
     await page.locator('.activitybar a.action-label[aria-label^="Legion"]').click();
-    await page.locator('.pane', { hasText: 'Collective' }).locator('.monaco-list-row', { hasText: 'coordinator' }).waitFor({ timeout: 60_000 });
+    await page
+      .locator('.pane', { hasText: 'Collective' })
+      .locator('.monaco-list-row', { hasText: 'coordinator' })
+      .waitFor({ timeout: 60_000 });
     await workbench.openChat();
     await workbench.chat('@legion Hello from the editor');
     await workbench.lastResponse().getByText('Kept in PostgreSQL.').waitFor({ timeout: 60_000 });
     const sessions = join(folder, '.legion', 'sessions');
-    expect(existsSync(sessions) ? readdirSync(sessions, { recursive: true }).filter((name) => String(name).endsWith('.jsonl')) : []).toEqual([]);
+    expect(
+      existsSync(sessions) ? readdirSync(sessions, { recursive: true }).filter((name) => String(name).endsWith('.jsonl')) : [],
+    ).toEqual([]);
     // The terminal's legion reads the same session from the database.
-    const log = execFileSync(process.execPath, [LEGION, 'log'], { cwd: folder, encoding: 'utf8', env: { ...process.env, LEGION_DATABASE_URL: url } });
+    const log = execFileSync(process.execPath, [LEGION, 'log'], {
+      cwd: folder,
+      encoding: 'utf8',
+      env: { ...process.env, LEGION_DATABASE_URL: url },
+    });
     expect(log).toContain('Hello from the editor');
     expect(log).toContain('Kept in PostgreSQL.');
   }, 120_000);

@@ -24,14 +24,15 @@ const bundledRequires = {
       const source = readFileSync(args.path, 'utf8');
       if (!CREATE_REQUIRE.test(source)) return undefined;
       seen.add(args.path);
-      const contents = source
-        .replace(/^const require = createRequire\(import\.meta\.url\);$/m, '')
-        .replace(CREATE_REQUIRE, 'require');
+      const contents = source.replace(/^const require = createRequire\(import\.meta\.url\);$/m, '').replace(CREATE_REQUIRE, 'require');
       return { contents, loader: 'js' };
     });
     build.onEnd((result) => {
       // A core that stopped using createRequire needs no plugin; one that moved it would break at run time.
-      if (result.errors.length === 0 && seen.size < 2) throw new Error(`bundled-requires: expected core's two createRequire uses (shell-command, json-schema-input), saw ${seen.size}: update the plugin`);
+      if (result.errors.length === 0 && seen.size < 2)
+        throw new Error(
+          `bundled-requires: expected core's two createRequire uses (shell-command, json-schema-input), saw ${seen.size}: update the plugin`,
+        );
     });
   },
 };
@@ -58,5 +59,8 @@ await build({
 });
 
 const WEB_BUILD = `${PACKAGE}../web/dist`;
-if (!existsSync(`${WEB_BUILD}/index.html`)) throw new Error('packages/web/dist is missing: run `npm run build` at the repository root first (the graph panel serves the browser app)');
+if (!existsSync(`${WEB_BUILD}/index.html`))
+  throw new Error(
+    'packages/web/dist is missing: run `npm run build` at the repository root first (the graph panel serves the browser app)',
+  );
 cpSync(WEB_BUILD, `${DIST}/web`, { recursive: true });

@@ -30,11 +30,14 @@ function works() {
 /** The code-server binary, installed if needed; `{ skip }` says why it cannot be. */
 export function ensureCodeServer(log = (line) => process.stderr.write(`${line}\n`)) {
   if (works()) return { bin: CODE_SERVER_BIN };
-  if (process.platform !== 'linux' || process.arch !== 'x64') return { skip: `code-server tests run on linux x64 only (this is ${process.platform} ${process.arch})` };
-  if (!process.version.startsWith('v20.')) return { skip: `code-server ${CODE_SERVER_VERSION} installs on Node 20 only (this is ${process.version})` };
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    return { skip: `code-server tests run on linux x64 only (this is ${process.platform} ${process.arch})` };
+  if (!process.version.startsWith('v20.'))
+    return { skip: `code-server ${CODE_SERVER_VERSION} installs on Node 20 only (this is ${process.version})` };
   const rg = which('rg');
   if (!rg) return { skip: 'no `rg` on PATH: install Debian’s ripgrep (apt-get install ripgrep); code-server’s ripgrep would download it' };
-  if (!existsSync('/usr/include/gssapi.h') && !existsSync('/usr/include/gssapi/gssapi.h')) return { skip: 'no gssapi.h: install libkrb5-dev (code-server’s kerberos module compiles against it)' };
+  if (!existsSync('/usr/include/gssapi.h') && !existsSync('/usr/include/gssapi/gssapi.h'))
+    return { skip: 'no gssapi.h: install libkrb5-dev (code-server’s kerberos module compiles against it)' };
   if (!existsSync(join(RIPGREP_CACHE, RIPGREP_TARBALL))) {
     const staging = mkdtempSync(join(tmpdir(), 'legion-rg-'));
     copyFileSync(rg, join(staging, 'rg'));
@@ -47,16 +50,22 @@ export function ensureCodeServer(log = (line) => process.stderr.write(`${line}\n
   writeFileSync(join(INSTALL, 'package.json'), '{ "private": true }\n');
   log(`installing code-server ${CODE_SERVER_VERSION} into ${INSTALL} (once; about a minute)…`);
   const started = Date.now();
-  const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', '--loglevel=error', `code-server@${CODE_SERVER_VERSION}`], {
-    cwd: INSTALL,
-    encoding: 'utf8',
-    // Its postinstall refuses root without unsafe-perm; node-pty's runs `npx node-gyp`, which a `yes=false` setting blocks.
-    env: { ...process.env, npm_config_unsafe_perm: 'true', npm_config_yes: 'true', XDG_CONFIG_HOME: join(INSTALL, '.xdg') },
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const install = spawnSync(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--no-save', '--loglevel=error', `code-server@${CODE_SERVER_VERSION}`],
+    {
+      cwd: INSTALL,
+      encoding: 'utf8',
+      // Its postinstall refuses root without unsafe-perm; node-pty's runs `npx node-gyp`, which a `yes=false` setting blocks.
+      env: { ...process.env, npm_config_unsafe_perm: 'true', npm_config_yes: 'true', XDG_CONFIG_HOME: join(INSTALL, '.xdg') },
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   if (install.status !== 0 || !works()) {
     rmSync(INSTALL, { recursive: true, force: true });
-    return { skip: `code-server could not be installed (npm exited ${install.status}): ${(install.stderr || '').trim().split('\n').slice(-5).join(' | ')}` };
+    return {
+      skip: `code-server could not be installed (npm exited ${install.status}): ${(install.stderr || '').trim().split('\n').slice(-5).join(' | ')}`,
+    };
   }
   log(`installed code-server in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   return { bin: CODE_SERVER_BIN };

@@ -37,24 +37,46 @@ if (!existsSync(chromium)) {
 
 const vsce = join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce');
 run(process.execPath, [join(PACKAGE, 'scripts', 'build.mjs')]);
-run(process.execPath, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', join(DIST, 'legion.vsix')], { cwd: PACKAGE, stdio: ['ignore', 'ignore', 'inherit'] });
+run(
+  process.execPath,
+  [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', join(DIST, 'legion.vsix')],
+  { cwd: PACKAGE, stdio: ['ignore', 'ignore', 'inherit'] },
+);
 for (const fixture of ['chat-host', 'tool-client']) {
-  run(process.execPath, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', join(DIST, `e2e-${fixture}.vsix`)], { cwd: join(PACKAGE, 'e2e', 'fixtures', fixture), stdio: ['ignore', 'ignore', 'inherit'] });
+  run(
+    process.execPath,
+    [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', join(DIST, `e2e-${fixture}.vsix`)],
+    { cwd: join(PACKAGE, 'e2e', 'fixtures', fixture), stdio: ['ignore', 'ignore', 'inherit'] },
+  );
 }
 
 const report = join(DIST, 'e2e-results.json');
 rmSync(report, { force: true });
-spawnSync(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', join(PACKAGE, 'e2e', 'vitest.config.ts'), '--reporter=default', '--reporter=json', `--outputFile.json=${report}`], {
-  cwd: ROOT,
-  stdio: 'inherit',
-  env: { ...process.env, LEGION_CODE_SERVER_BIN: codeServer.bin, CHROMIUM_PATH: chromium },
-});
+spawnSync(
+  process.execPath,
+  [
+    join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'),
+    'run',
+    '--config',
+    join(PACKAGE, 'e2e', 'vitest.config.ts'),
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${report}`,
+  ],
+  {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, LEGION_CODE_SERVER_BIN: codeServer.bin, CHROMIUM_PATH: chromium },
+  },
+);
 if (!existsSync(report)) {
   console.log(`vscode tests: 0 passed, 1 failed (vitest wrote no report) in ${seconds()}`);
   process.exit(1);
 }
 const results = JSON.parse(readFileSync(report, 'utf8'));
 // A file that failed before its tests ran (a beforeAll) counts as one failure.
-const failed = results.numFailedTests + results.testResults.filter((file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed')).length;
+const failed =
+  results.numFailedTests +
+  results.testResults.filter((file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed')).length;
 console.log(`vscode tests: ${results.numPassedTests} passed, ${failed} failed in ${seconds()}`);
 process.exit(failed === 0 && results.numPassedTests > 0 ? 0 : 1);

@@ -15,6 +15,8 @@ describe('the chat line for a rule "Approve always" made', () => {
 
 describe('a pattern the model chose', () => {
   it('stays inside one code span, backticks and all', () => {
-    expect(describeSavedRule({ ruleId: 'rule_y', requester: 'developer', tool: 'file_write', pattern: 'a`b.md' })).toContain('on `` a`b.md `` without asking');
+    expect(describeSavedRule({ ruleId: 'rule_y', requester: 'developer', tool: 'file_write', pattern: 'a`b.md' })).toContain(
+      'on `` a`b.md `` without asking',
+    );
   });
 });

@@ -17,7 +17,9 @@ interface LegionChatResult extends vscode.ChatResult {
 export function registerChatParticipant(host: LegionHost, surface: ChatUserSurface): vscode.Disposable {
   const participant = vscode.chat.createChatParticipant('legion-collective.legion', async (request, context, stream, token) => {
     try {
-      const current = chatTarget(context.history.flatMap((turn) => (turn instanceof vscode.ChatResponseTurn ? [turn.result.metadata] : [])));
+      const current = chatTarget(
+        context.history.flatMap((turn) => (turn instanceof vscode.ChatResponseTurn ? [turn.result.metadata] : [])),
+      );
       return await handle(host, surface, request, current, stream, token);
     } catch (error) {
       // Legion's errors name the problem and the fix (a broken config file, an unknown agent): the chat shows them as they are.
@@ -28,13 +30,21 @@ export function registerChatParticipant(host: LegionHost, surface: ChatUserSurfa
   participant.iconPath = new vscode.ThemeIcon('organization');
   participant.followupProvider = {
     // VS Code sends a follow-up at once, as `/to <agent>` alone: the chat's next messages go to that agent.
-    provideFollowups: (result: vscode.ChatResult) => followupAgents(result.metadata).map((agent) => ({ prompt: agent, command: 'to', label: `Continue with ${agent}` })),
+    provideFollowups: (result: vscode.ChatResult) =>
+      followupAgents(result.metadata).map((agent) => ({ prompt: agent, command: 'to', label: `Continue with ${agent}` })),
   };
   return participant;
 }
 
 /** `current`: the agent this chat talks to since its last `/to <agent>`, if any (else the entry agent). */
-async function handle(host: LegionHost, surface: ChatUserSurface, request: vscode.ChatRequest, current: string | undefined, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<LegionChatResult> {
+async function handle(
+  host: LegionHost,
+  surface: ChatUserSurface,
+  request: vscode.ChatRequest,
+  current: string | undefined,
+  stream: vscode.ChatResponseStream,
+  token: vscode.CancellationToken,
+): Promise<LegionChatResult> {
   const none: LegionChatResult = { metadata: { participants: [] } };
   if (!host.hasWorkspace()) {
     stream.markdown('This workspace has no `.legion/` folder yet.\n\n');
@@ -49,14 +59,26 @@ async function handle(host: LegionHost, surface: ChatUserSurface, request: vscod
       return none;
     case 'agents': {
       const entry = legion.entryAgentId();
-      const lines = legion.collective.list().map((member) => `- **${member.id}** (${member.type}${member.type === 'agent' ? `, ${member.model?.provider ?? "?"} / ${member.model?.model ?? "?"}` : ''})${member.id === entry ? ' — entry agent' : ''}${member.id === current ? ' — this chat talks to it' : ''}${member.description ? `: ${member.description}` : ''}`);
+      const lines = legion.collective
+        .list()
+        .map(
+          (member) =>
+            `- **${member.id}** (${member.type}${member.type === 'agent' ? `, ${member.model?.provider ?? '?'} / ${member.model?.model ?? '?'}` : ''})${member.id === entry ? ' — entry agent' : ''}${member.id === current ? ' — this chat talks to it' : ''}${member.description ? `: ${member.description}` : ''}`,
+        );
       stream.markdown(lines.join('\n'));
       return none;
     }
     case 'sessions': {
       const current = (await host.session()).id;
       const sessions = await legion.sessions.list();
-      stream.markdown(sessions.map((meta) => `- \`${meta.id}\`${meta.title ? ` ${escapeMarkdown(visibleText(meta.title))}` : ''} — last active ${meta.lastActiveAt}${meta.id === current ? ' (current)' : ''}`).join('\n') || 'No sessions yet.');
+      stream.markdown(
+        sessions
+          .map(
+            (meta) =>
+              `- \`${meta.id}\`${meta.title ? ` ${escapeMarkdown(visibleText(meta.title))}` : ''} — last active ${meta.lastActiveAt}${meta.id === current ? ' (current)' : ''}`,
+          )
+          .join('\n') || 'No sessions yet.',
+      );
       return none;
     }
     case 'new': {
@@ -66,19 +88,29 @@ async function handle(host: LegionHost, surface: ChatUserSurface, request: vscod
     }
     case 'approvals': {
       const pending = await (await SessionDriver.open(legion, { session: await host.session(), medium: MEDIUM })).pendingApprovals();
-      stream.markdown(pending.map((view) => `- \`${view.id}\` **${view.requester}** → \`${view.tool}\` (approver ${view.approver})`).join('\n') || 'No pending approvals.');
+      stream.markdown(
+        pending.map((view) => `- \`${view.id}\` **${view.requester}** → \`${view.tool}\` (approver ${view.approver})`).join('\n') ||
+          'No pending approvals.',
+      );
       return none;
     }
     case 'cost': {
       const usage = await (await host.session()).usage();
-      const rows = Object.entries(usage.byParticipant).map(([id, totals]) => `| ${id} | ${totals.own.calls} | ${totals.own.inputTokens} | ${totals.own.outputTokens} | $${totals.own.costUsd.toFixed(4)} |`);
-      stream.markdown(`| participant | calls | input | output | cost |\n|---|---|---|---|---|\n${rows.join('\n')}\n\n**Total: $${usage.total.costUsd.toFixed(4)}** over ${usage.total.calls} model calls.`);
+      const rows = Object.entries(usage.byParticipant).map(
+        ([id, totals]) =>
+          `| ${id} | ${totals.own.calls} | ${totals.own.inputTokens} | ${totals.own.outputTokens} | $${totals.own.costUsd.toFixed(4)} |`,
+      );
+      stream.markdown(
+        `| participant | calls | input | output | cost |\n|---|---|---|---|---|\n${rows.join('\n')}\n\n**Total: $${usage.total.costUsd.toFixed(4)}** over ${usage.total.calls} model calls.`,
+      );
       return none;
     }
     case 'switch': {
       const member = legion.collective.get(intent.to);
       if (member?.type !== 'agent' && member?.type !== 'mock') return noAgent(legion, intent.to, stream);
-      stream.markdown(`This chat now talks to **${escapeMarkdown(intent.to)}**: your next messages here go to it (\`/to ${entryAgent(legion)}\` goes back to the entry agent).`);
+      stream.markdown(
+        `This chat now talks to **${escapeMarkdown(intent.to)}**: your next messages here go to it (\`/to ${entryAgent(legion)}\` goes back to the entry agent).`,
+      );
       return { metadata: { participants: [], target: intent.to } };
     }
     case 'send':
@@ -93,11 +125,23 @@ function entryAgent(legion: Legion): string {
 }
 
 function noAgent(legion: Legion, target: string, stream: vscode.ChatResponseStream): LegionChatResult {
-  stream.markdown(`There is no agent "${escapeMarkdown(target)}" in the collective: use one of ${legion.collective.agents().map((agent) => `\`${agent.id}\``).join(', ')}.`);
+  stream.markdown(
+    `There is no agent "${escapeMarkdown(target)}" in the collective: use one of ${legion.collective
+      .agents()
+      .map((agent) => `\`${agent.id}\``)
+      .join(', ')}.`,
+  );
   return { metadata: { participants: [] } };
 }
 
-async function send(host: LegionHost, surface: ChatUserSurface, message: string, to: string | undefined, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<LegionChatResult> {
+async function send(
+  host: LegionHost,
+  surface: ChatUserSurface,
+  message: string,
+  to: string | undefined,
+  stream: vscode.ChatResponseStream,
+  token: vscode.CancellationToken,
+): Promise<LegionChatResult> {
   const legion = await host.start();
   const target = to ?? entryAgent(legion);
   const member = legion.collective.get(target);
@@ -117,7 +161,9 @@ async function send(host: LegionHost, surface: ChatUserSurface, message: string,
     else if (result.status === 'error') stream.markdown(`\n\n**Error** (${result.code}): ${visibleText(result.error)}`);
     else if (result.status === 'paused') {
       const pause = driver.explainPause(result.requests);
-      stream.markdown(`\n\n${escapeMarkdown(visibleText(pause.headline))}: decide with the buttons above, /approvals, the Legion view, the browser, or \`${visibleText(pause.approveCommand)}\`.`);
+      stream.markdown(
+        `\n\n${escapeMarkdown(visibleText(pause.headline))}: decide with the buttons above, /approvals, the Legion view, the browser, or \`${visibleText(pause.approveCommand)}\`.`,
+      );
     }
   } finally {
     cancelled.dispose();
@@ -141,7 +187,8 @@ function show(event: LegionEvent, user: string, target: string, stream: vscode.C
       return false;
     case 'approval:decided':
       // Said where it was decided: which rule was saved, and how to see and revoke it.
-      if (event.ruleId && !event.remote && event.medium === MEDIUM) stream.markdown(`\n\n${describeSavedRule({ ...event, ruleId: event.ruleId })}\n\n`);
+      if (event.ruleId && !event.remote && event.medium === MEDIUM)
+        stream.markdown(`\n\n${describeSavedRule({ ...event, ruleId: event.ruleId })}\n\n`);
       return false;
     case 'tool:call': {
       const line = describeToolCall(event.participantId, event.toolUse.name, event.toolUse.input);
@@ -154,4 +201,3 @@ function show(event: LegionEvent, user: string, target: string, stream: vscode.C
       return false;
   }
 }
-

@@ -7,12 +7,19 @@ describe('parseChatRequest', () => {
 
   it('reads /to from the editor command or typed in the prompt', () => {
     expect(parseChatRequest('to', 'developer fix the build')).toEqual({ kind: 'send', to: 'developer', message: 'fix the build' });
-    expect(parseChatRequest(undefined, '/to @developer fix\nthe build')).toEqual({ kind: 'send', to: 'developer', message: 'fix\nthe build' });
+    expect(parseChatRequest(undefined, '/to @developer fix\nthe build')).toEqual({
+      kind: 'send',
+      to: 'developer',
+      message: 'fix\nthe build',
+    });
   });
 
   it('says how to use /to when the agent is missing', () => {
     expect(parseChatRequest('to', '  ')).toMatchObject({ kind: 'invalid', problem: expect.stringContaining('/to <agent> [message]') });
-    expect(parseChatRequest(undefined, '/to')).toMatchObject({ kind: 'invalid', problem: expect.stringContaining('/to <agent> [message]') });
+    expect(parseChatRequest(undefined, '/to')).toMatchObject({
+      kind: 'invalid',
+      problem: expect.stringContaining('/to <agent> [message]'),
+    });
   });
 
   it('reads /to <agent> without a message (what a "Continue with" follow-up sends) as switching the chat to that agent', () => {

@@ -30,11 +30,17 @@ export function parseChatRequest(command: string | undefined, prompt: string): C
   }
   switch (name) {
     case undefined:
-      if (text.length === 0) return { kind: 'invalid', problem: 'The message is empty: type what the collective should do, or /to <agent> <message>.' };
+      if (text.length === 0)
+        return { kind: 'invalid', problem: 'The message is empty: type what the collective should do, or /to <agent> <message>.' };
       return { kind: 'send', message: text };
     case 'to': {
       const match = /^@?([A-Za-z0-9_.-]+)(?:\s+([\s\S]+))?$/.exec(text);
-      if (!match) return { kind: 'invalid', problem: 'Usage: /to <agent> [message]: with a message, sends it to that agent (for example /to developer add a health check); alone, this chat talks to that agent from then on.' };
+      if (!match)
+        return {
+          kind: 'invalid',
+          problem:
+            'Usage: /to <agent> [message]: with a message, sends it to that agent (for example /to developer add a health check); alone, this chat talks to that agent from then on.',
+        };
       return match[2] === undefined ? { kind: 'switch', to: match[1]! } : { kind: 'send', to: match[1], message: match[2].trim() };
     }
     case 'agents':

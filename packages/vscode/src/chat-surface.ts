@@ -9,8 +9,7 @@ export const MEDIUM = 'vscode';
 
 /** A question or approval request the chat shows now, until it is answered here or elsewhere. */
 export type PendingItem =
-  | { kind: 'approval'; id: string; request: ApprovalView }
-  | { kind: 'question'; id: string; question: UserQuestion };
+  { kind: 'approval'; id: string; request: ApprovalView } | { kind: 'question'; id: string; question: UserQuestion };
 
 interface OpenBatch {
   requests: ApprovalView[];
@@ -136,14 +135,21 @@ export class ChatUserSurface implements vscode.Disposable {
         const text = approvalMarkdown(request);
         if (stream) {
           stream.markdown(text);
-          for (const button of approvalButtons()) stream.button({ command: 'legion.approval.decide', title: button.title, arguments: [request.id, button.choice] });
+          for (const button of approvalButtons())
+            stream.button({ command: 'legion.approval.decide', title: button.title, arguments: [request.id, button.choice] });
         } else {
           // No chat to show it in: a dialog, with all of the input as its detail, so it is read before answering.
           const titles = approvalButtons().map((button) => button.title);
-          void vscode.window.showInformationMessage(`Legion: ${visibleText(request.requester)} wants to run ${visibleText(request.tool)}`, { modal: true, detail: approvalInputText(request.input) }, ...titles).then((title) => {
-            const choice = choiceOfTitle(title);
-            if (choice) void vscode.commands.executeCommand('legion.approval.decide', request.id, choice);
-          });
+          void vscode.window
+            .showInformationMessage(
+              `Legion: ${visibleText(request.requester)} wants to run ${visibleText(request.tool)}`,
+              { modal: true, detail: approvalInputText(request.input) },
+              ...titles,
+            )
+            .then((title) => {
+              const choice = choiceOfTitle(title);
+              if (choice) void vscode.commands.executeCommand('legion.approval.decide', request.id, choice);
+            });
         }
       }
       this.changed.fire();
@@ -154,4 +160,3 @@ export class ChatUserSurface implements vscode.Disposable {
     if (this.pending.delete(id)) this.changed.fire();
   }
 }
-

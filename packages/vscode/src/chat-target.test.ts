@@ -5,7 +5,9 @@ describe("the chat's target agent, kept in its results' metadata", () => {
     expect(chatTarget([])).toBeUndefined();
     expect(chatTarget([{ participants: ['coordinator', 'developer'] }])).toBeUndefined();
     expect(chatTarget([{ participants: [], target: 'developer' }, { participants: ['developer'] }])).toBe('developer');
-    expect(chatTarget([{ participants: [], target: 'developer' }, { participants: ['developer'] }, { participants: [], target: 'reviewer' }])).toBe('reviewer');
+    expect(
+      chatTarget([{ participants: [], target: 'developer' }, { participants: ['developer'] }, { participants: [], target: 'reviewer' }]),
+    ).toBe('reviewer');
   });
 
   it('ignores metadata of another shape (an older extension, another participant) instead of failing the request', () => {
@@ -13,7 +15,7 @@ describe("the chat's target agent, kept in its results' metadata", () => {
     expect(chatTarget([{ target: 'reviewer' }])).toBe('reviewer');
   });
 
-  it("offers to continue with each agent that took part", () => {
+  it('offers to continue with each agent that took part', () => {
     expect(followupAgents({ participants: ['coordinator', 'developer'] })).toEqual(['coordinator', 'developer']);
     expect(followupAgents({ participants: 'developer' })).toEqual([]);
     expect(followupAgents(undefined)).toEqual([]);

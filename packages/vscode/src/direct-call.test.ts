@@ -19,7 +19,12 @@ describe('runDirectCall (the API executeTool)', () => {
   it('refuses a tool the workspace denies, without asking', async () => {
     test = workspace({ file_write: 'deny' });
     const asked: string[] = [];
-    const result = await runDirectCall(test.legion, 'file_write', { path: 'x.txt', content: 'no' }, async (question) => (asked.push(question), true));
+    const result = await runDirectCall(
+      test.legion,
+      'file_write',
+      { path: 'x.txt', content: 'no' },
+      async (question) => (asked.push(question), true),
+    );
     expect(result).toMatchObject({ status: 'error', error: expect.stringContaining('denied') });
     expect(asked).toEqual([]);
     expect(existsSync(join(test.root, 'x.txt'))).toBe(false);
@@ -30,7 +35,9 @@ describe('runDirectCall (the API executeTool)', () => {
     const refused = await runDirectCall(test.legion, 'file_write', { path: 'x.txt', content: 'one' }, async () => false);
     expect(refused).toMatchObject({ status: 'error', error: expect.stringContaining('did not approve') });
     expect(existsSync(join(test.root, 'x.txt'))).toBe(false);
-    const approved = await runDirectCall(test.legion, 'file_write', { path: 'x.txt', content: 'two' }, async (question) => question.includes('file_write'));
+    const approved = await runDirectCall(test.legion, 'file_write', { path: 'x.txt', content: 'two' }, async (question) =>
+      question.includes('file_write'),
+    );
     expect(approved).toMatchObject({ status: 'success' });
     expect(readFileSync(join(test.root, 'x.txt'), 'utf8')).toBe('two');
   });
@@ -49,7 +56,10 @@ describe('runDirectCall (the API executeTool)', () => {
     const result = await runDirectCall(test.legion, 'file_shred', { path: 'r.txt' }, async () => {
       throw new Error('asked for a missing tool');
     });
-    expect(result).toMatchObject({ status: 'error', error: expect.stringContaining('Legion has no tool "file_shred", so nothing was run') });
+    expect(result).toMatchObject({
+      status: 'error',
+      error: expect.stringContaining('Legion has no tool "file_shred", so nothing was run'),
+    });
     expect(result.status === 'error' && result.error).toContain('file_read');
   });
 });

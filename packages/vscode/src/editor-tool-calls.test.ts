@@ -1,7 +1,15 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestLegion, userParticipant, type TestLegion } from '@legion-collective/core/testing';
-import { ConfirmedCalls, editorConfirmationStands, judgeEditorCall, listEditorTools, resolveEditorCall, runAgentForEditor, runEditorCall } from './editor-tool-calls.js';
+import {
+  ConfirmedCalls,
+  editorConfirmationStands,
+  judgeEditorCall,
+  listEditorTools,
+  resolveEditorCall,
+  runAgentForEditor,
+  runEditorCall,
+} from './editor-tool-calls.js';
 
 /** The editor's agent's calls: legion_<builtin> and legion_call_tool, as the workspace's user under its policies. */
 describe("the editor's agents' calls of Legion tools", () => {
@@ -22,9 +30,18 @@ describe("the editor's agents' calls of Legion tools", () => {
 
   it('map legion_<builtin> to the built-in and legion_call_tool to the tool it names; a malformed call names the expected shape', () => {
     expect(resolveEditorCall('legion_file_read', { path: 'a' })).toEqual({ ok: true, call: { tool: 'file_read', input: { path: 'a' } } });
-    expect(resolveEditorCall('legion_call_tool', { tool: 'mcp__x__y', input: { a: 1 } })).toEqual({ ok: true, call: { tool: 'mcp__x__y', input: { a: 1 } } });
-    expect(resolveEditorCall('legion_call_tool', { tool: 'file_read' })).toMatchObject({ ok: false, error: expect.stringMatching(/takes \{ "tool".*input/) });
-    expect(resolveEditorCall('legion_create_agent', {})).toMatchObject({ ok: false, error: expect.stringContaining('not a Legion tool offered') });
+    expect(resolveEditorCall('legion_call_tool', { tool: 'mcp__x__y', input: { a: 1 } })).toEqual({
+      ok: true,
+      call: { tool: 'mcp__x__y', input: { a: 1 } },
+    });
+    expect(resolveEditorCall('legion_call_tool', { tool: 'file_read' })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/takes \{ "tool".*input/),
+    });
+    expect(resolveEditorCall('legion_create_agent', {})).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('not a Legion tool offered'),
+    });
   });
 
   it('run a read at once and give its content', async () => {
@@ -34,7 +51,10 @@ describe("the editor's agents' calls of Legion tools", () => {
     expect(call.ok).toBe(true);
     if (!call.ok) return;
     expect(await judgeEditorCall(test.legion, call.call)).toEqual({ mode: 'run' });
-    expect(await runEditorCall(test.legion, call.call, never)).toMatchObject({ status: 'success', content: expect.stringContaining('read by the editor') });
+    expect(await runEditorCall(test.legion, call.call, never)).toMatchObject({
+      status: 'success',
+      content: expect.stringContaining('read by the editor'),
+    });
   });
 
   it('refuse what the workspace denies, by each route, without asking and without running it', async () => {
@@ -50,7 +70,10 @@ describe("the editor's agents' calls of Legion tools", () => {
     ] as const) {
       const call = resolveEditorCall(editorTool, input);
       if (!call.ok) throw new Error(call.error);
-      expect(await judgeEditorCall(test.legion, call.call), editorTool).toMatchObject({ mode: 'refuse', error: expect.stringContaining('is denied') });
+      expect(await judgeEditorCall(test.legion, call.call), editorTool).toMatchObject({
+        mode: 'refuse',
+        error: expect.stringContaining('is denied'),
+      });
       const result = await runEditorCall(test.legion, call.call, never);
       expect(result, editorTool).toMatchObject({ status: 'error', error: expect.stringContaining('is denied') });
       expect(JSON.stringify(result)).not.toContain('the private key');
@@ -65,7 +88,10 @@ describe("the editor's agents' calls of Legion tools", () => {
     test = workspace({});
     const call = { tool: 'file_write', input: { path: 'out.txt', content: 'written' } };
     expect(await judgeEditorCall(test.legion, call)).toMatchObject({ mode: 'confirm', question: expect.stringContaining('file_write') });
-    expect(await runEditorCall(test.legion, call, async () => false)).toMatchObject({ status: 'error', error: expect.stringContaining('did not approve') });
+    expect(await runEditorCall(test.legion, call, async () => false)).toMatchObject({
+      status: 'error',
+      error: expect.stringContaining('did not approve'),
+    });
     expect(existsSync(join(test.root, 'out.txt'))).toBe(false);
     expect(await runEditorCall(test.legion, call, async () => true)).toMatchObject({ status: 'success' });
     expect(readFileSync(join(test.root, 'out.txt'), 'utf8')).toBe('written');
@@ -76,7 +102,10 @@ describe("the editor's agents' calls of Legion tools", () => {
     const judged = await judgeEditorCall(test.legion, { tool: 'file_write', input: { path: 7, content: 'x', extra: true } });
     expect(judged).toMatchObject({ mode: 'refuse', error: expect.stringMatching(/^file_write: invalid input: path/) });
     expect(await runEditorCall(test.legion, { tool: 'file_write', input: { path: 7 } }, never)).toMatchObject({ status: 'error' });
-    expect(await judgeEditorCall(test.legion, { tool: 'no_such_tool', input: {} })).toMatchObject({ mode: 'refuse', error: expect.stringContaining('legion_list_tools lists') });
+    expect(await judgeEditorCall(test.legion, { tool: 'no_such_tool', input: {} })).toMatchObject({
+      mode: 'refuse',
+      error: expect.stringContaining('legion_list_tools lists'),
+    });
   });
 
   it("never answer approvals in the user's name, whatever the policy allows", async () => {
@@ -113,12 +142,23 @@ describe("the editor's agents' calls of Legion tools", () => {
   });
 
   it('judge a call on the input the tool runs with: a path left out is the default path, and a rule on it holds', async () => {
-    test = workspace({ file_list: { mode: 'auto', rules: [{ mode: 'requires_approval', paths: ['.'] }] }, file_glob: { mode: 'auto', rules: [{ mode: 'deny', paths: ['.'] }] } });
+    test = workspace({
+      file_list: { mode: 'auto', rules: [{ mode: 'requires_approval', paths: ['.'] }] },
+      file_glob: { mode: 'auto', rules: [{ mode: 'deny', paths: ['.'] }] },
+    });
     writeFileSync(join(test.root, 'listed.txt'), 'x');
     expect(await judgeEditorCall(test.legion, { tool: 'file_list', input: {} })).toMatchObject({ mode: 'confirm' });
-    expect(await runEditorCall(test.legion, { tool: 'file_list', input: {} }, async () => false)).toMatchObject({ status: 'error', error: expect.stringContaining('did not approve') });
-    expect(await judgeEditorCall(test.legion, { tool: 'file_glob', input: { pattern: '*.txt' } })).toMatchObject({ mode: 'refuse', error: expect.stringContaining('is denied') });
-    expect(JSON.stringify(await runEditorCall(test.legion, { tool: 'file_glob', input: { pattern: '*.txt' } }, never))).not.toContain('listed.txt');
+    expect(await runEditorCall(test.legion, { tool: 'file_list', input: {} }, async () => false)).toMatchObject({
+      status: 'error',
+      error: expect.stringContaining('did not approve'),
+    });
+    expect(await judgeEditorCall(test.legion, { tool: 'file_glob', input: { pattern: '*.txt' } })).toMatchObject({
+      mode: 'refuse',
+      error: expect.stringContaining('is denied'),
+    });
+    expect(JSON.stringify(await runEditorCall(test.legion, { tool: 'file_glob', input: { pattern: '*.txt' } }, never))).not.toContain(
+      'listed.txt',
+    );
   });
 
   it('give legion_run_agent a malformed task or a participant that is no agent back as an error naming the fix, never a throw', async () => {
@@ -126,7 +166,9 @@ describe("the editor's agents' calls of Legion tools", () => {
     for (const input of [undefined, {}, { task: 7 }, { task: '  ' }, { task: 'x', agent: 'user', extra: 1 }]) {
       expect(await runAgentForEditor(test.legion, input), JSON.stringify(input)).toMatch(/^Error: legion_run_agent takes \{ "task"/);
     }
-    expect(await runAgentForEditor(test.legion, { task: 'hello', agent: 'user' })).toMatch(/^Error: "user" is not an agent of this collective; agents: /);
+    expect(await runAgentForEditor(test.legion, { task: 'hello', agent: 'user' })).toMatch(
+      /^Error: "user" is not an agent of this collective; agents: /,
+    );
     expect(await runAgentForEditor(test.legion, { task: 'hello', agent: 'nobody' })).toMatch(/^Error: "nobody" is not an agent/);
   });
 });

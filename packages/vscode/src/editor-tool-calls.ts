@@ -22,7 +22,11 @@ export function resolveEditorCall(editorToolName: string, input: unknown): { ok:
   if (builtin) return { ok: true, call: { tool: builtin, input } };
   if (editorToolName !== CALL_TOOL_TOOL) return { ok: false, error: `${editorToolName} is not a Legion tool offered to the editor.` };
   const parsed = CallToolInputSchema.safeParse(input);
-  if (!parsed.success) return { ok: false, error: `${CALL_TOOL_TOOL} takes { "tool": "<a name from ${LIST_TOOLS_TOOL}>", "input": { … } }: ${describeIssue(parsed.error)}` };
+  if (!parsed.success)
+    return {
+      ok: false,
+      error: `${CALL_TOOL_TOOL} takes { "tool": "<a name from ${LIST_TOOLS_TOOL}>", "input": { … } }: ${describeIssue(parsed.error)}`,
+    };
   return { ok: true, call: { tool: parsed.data.tool, input: parsed.data.input } };
 }
 
@@ -40,11 +44,19 @@ export async function judgeEditorCall(legion: Legion, call: EditorCall): Promise
   const parsed = tool.inputSchema.safeParse(call.input);
   if (!parsed.success) return { mode: 'refuse', error: `${call.tool}: invalid input: ${describeIssue(parsed.error)}` };
   const user = legion.collective.defaultUser();
-  if (!user) return { mode: 'refuse', error: `The collective has no user participant to run ${call.tool} as: add one to .legion/collective/participants/.` };
+  if (!user)
+    return {
+      mode: 'refuse',
+      error: `The collective has no user participant to run ${call.tool} as: add one to .legion/collective/participants/.`,
+    };
   // On the input as the tool will run it (defaults filled in), as runDirectCall judges it at run time.
   const decision = legion.auth.evaluate({ participant: user, tool, input: parsed.data });
   if (decision.mode === 'deny') return { mode: 'refuse', error: `${call.tool} is denied (${decision.source}): ${decision.reason}` };
-  if (decision.mode === 'requires_approval') return { mode: 'confirm', question: `The editor's agent asks Legion to run ${call.tool} with ${JSON.stringify(call.input)} (${decision.reason}).` };
+  if (decision.mode === 'requires_approval')
+    return {
+      mode: 'confirm',
+      question: `The editor's agent asks Legion to run ${call.tool} with ${JSON.stringify(call.input)} (${decision.reason}).`,
+    };
   return { mode: 'run' };
 }
 
@@ -52,7 +64,12 @@ export async function judgeEditorCall(legion: Legion, call: EditorCall): Promise
  * Runs a call through the same door as the API's `executeTool` (`runDirectCall`), which judges
  * the policies again at run time: a policy changed since the user was asked still holds.
  */
-export async function runEditorCall(legion: Legion, call: EditorCall, confirm: (question: string) => Promise<boolean>, signal?: AbortSignal): Promise<DirectCallResult> {
+export async function runEditorCall(
+  legion: Legion,
+  call: EditorCall,
+  confirm: (question: string) => Promise<boolean>,
+  signal?: AbortSignal,
+): Promise<DirectCallResult> {
   const judged = await judgeEditorCall(legion, call);
   if (judged.mode === 'refuse') return { status: 'error', error: judged.error };
   return runDirectCall(legion, call.tool, call.input, confirm, signal);
@@ -102,7 +119,8 @@ export class ConfirmedCalls {
  */
 export async function runAgentForEditor(legion: Legion, input: unknown, signal?: AbortSignal): Promise<string> {
   const parsed = RunAgentInputSchema.safeParse(input);
-  if (!parsed.success) return `Error: ${RUN_AGENT_TOOL} takes { "task": "<what to do>", "agent"?: "<an agent id; default the entry agent>" }: ${describeIssue(parsed.error)}`;
+  if (!parsed.success)
+    return `Error: ${RUN_AGENT_TOOL} takes { "task": "<what to do>", "agent"?: "<an agent id; default the entry agent>" }: ${describeIssue(parsed.error)}`;
   const { task, agent } = parsed.data;
   if (agent !== undefined && legion.collective.get(agent)?.type !== 'agent') {
     const agents = legion.collective.agents().map((participant) => participant.id);
@@ -110,7 +128,11 @@ export async function runAgentForEditor(legion: Legion, input: unknown, signal?:
   }
   try {
     const result = await legion.runAgent(task, { ...(agent ? { agent } : {}), ...(signal ? { signal } : {}) });
-    return result.status === 'success' ? result.reply : result.status === 'error' ? `Error: ${result.error}` : `Paused on approvals: ${result.requests.map((request) => request.id).join(', ')}`;
+    return result.status === 'success'
+      ? result.reply
+      : result.status === 'error'
+        ? `Error: ${result.error}`
+        : `Paused on approvals: ${result.requests.map((request) => request.id).join(', ')}`;
   } catch (error) {
     return `Error: ${error instanceof Error ? error.message : String(error)}`;
   }
@@ -122,11 +144,15 @@ export async function listEditorTools(legion: Legion, input: unknown): Promise<s
   if (!parsed.success) return `Error: ${LIST_TOOLS_TOOL} takes { "prefix"?: string, "full"?: boolean }: ${describeIssue(parsed.error)}`;
   const { prefix, full } = parsed.data;
   const user = legion.collective.defaultUser();
-  const tools = (await legion.getTools()).filter((tool) => !NOT_FOR_EDITOR.has(tool.name) && (!prefix || tool.name.startsWith(prefix))).sort((a, b) => (a.name < b.name ? -1 : 1));
+  const tools = (await legion.getTools())
+    .filter((tool) => !NOT_FOR_EDITOR.has(tool.name) && (!prefix || tool.name.startsWith(prefix)))
+    .sort((a, b) => (a.name < b.name ? -1 : 1));
   if (tools.length === 0) return prefix ? `No Legion tool starts with "${prefix}".` : 'Legion has no tools here.';
   const lines = tools.map((tool) => {
     const head = `${tool.name} (${tool.effect ?? 'write'}, ${user ? standing(legion, user, tool) : 'no user to run it as'}): `;
-    return full ? `${head}${tool.description}\n  input: ${JSON.stringify(tool.parameters ?? {})}` : `${head}${firstSentence(tool.description)}`;
+    return full
+      ? `${head}${tool.description}\n  input: ${JSON.stringify(tool.parameters ?? {})}`
+      : `${head}${firstSentence(tool.description)}`;
   });
   return `${tools.length} Legion tool${tools.length === 1 ? '' : 's'}, run with ${CALL_TOOL_TOOL}:\n${lines.join('\n')}`;
 }

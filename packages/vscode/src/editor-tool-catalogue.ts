@@ -35,7 +35,10 @@ export const EDITOR_BUILTIN_TOOLS = [
  * `approval_response` would let a model approve delegates' calls in the user's name.
  */
 export const NOT_FOR_EDITOR: ReadonlyMap<string, string> = new Map([
-  ['approval_response', "approvals are the user's to give (in the chat, the Pending Approvals view or a terminal), never a model's in their name"],
+  [
+    'approval_response',
+    "approvals are the user's to give (in the chat, the Pending Approvals view or a terminal), never a model's in their name",
+  ],
   ['communicate', 'to give an agent a task, use legion_run_agent'],
   // As the user it lists nothing (a user has no tool grants); legion_list_tools lists what the editor may call.
   ['list_tools', 'legion_list_tools lists the tools the editor can run'],

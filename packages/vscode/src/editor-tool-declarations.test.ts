@@ -26,6 +26,8 @@ describe("package.json's languageModelTools (the tools offered to the editor's a
   });
 
   it('fail loudly when core no longer has an offered tool', () => {
-    expect(() => editorToolDeclarations(new Map())).toThrow(/offers file_read, which core registers no longer.*update EDITOR_BUILTIN_TOOLS/);
+    expect(() => editorToolDeclarations(new Map())).toThrow(
+      /offers file_read, which core registers no longer.*update EDITOR_BUILTIN_TOOLS/,
+    );
   });
 });

@@ -24,21 +24,26 @@ export interface DeclaredTool {
 
 const WHEN = 'config.legion.offerToolsToEditor';
 const TAGS = ['legion'];
-const UNDER_POLICY = "Runs as the workspace's user under the Legion workspace's policies: a call they deny is refused, one that needs approval asks the user first.";
+const UNDER_POLICY =
+  "Runs as the workspace's user under the Legion workspace's policies: a call they deny is refused, one that needs approval asks the user first.";
 
 /** The three tools of the extension's own, around the built-ins. */
 const EXTENSION_TOOLS: LanguageModelToolDeclaration[] = [
   {
     name: RUN_AGENT_TOOL,
     displayName: 'Legion: run an agent',
-    modelDescription: 'Gives a task to an agent of the workspace Legion collective (default: its entry agent), which may delegate to other agents; returns the reply. Tools the agents call follow Legion policies.',
+    modelDescription:
+      'Gives a task to an agent of the workspace Legion collective (default: its entry agent), which may delegate to other agents; returns the reply. Tools the agents call follow Legion policies.',
     tags: TAGS,
     canBeReferencedInPrompt: true,
     toolReferenceName: 'legion',
     when: WHEN,
     inputSchema: {
       type: 'object',
-      properties: { task: { type: 'string', description: 'What the collective should do' }, agent: { type: 'string', description: 'An agent id; default the entry agent' } },
+      properties: {
+        task: { type: 'string', description: 'What the collective should do' },
+        agent: { type: 'string', description: 'An agent id; default the entry agent' },
+      },
       required: ['task'],
     },
   },
@@ -53,7 +58,10 @@ const EXTENSION_TOOLS: LanguageModelToolDeclaration[] = [
     when: WHEN,
     inputSchema: {
       type: 'object',
-      properties: { prefix: { type: 'string', description: 'Only tools whose name starts with this.' }, full: { type: 'boolean', description: 'Whole descriptions and input JSON Schemas instead of first sentences.' } },
+      properties: {
+        prefix: { type: 'string', description: 'Only tools whose name starts with this.' },
+        full: { type: 'boolean', description: 'Whole descriptions and input JSON Schemas instead of first sentences.' },
+      },
     },
   },
   {
@@ -67,7 +75,10 @@ const EXTENSION_TOOLS: LanguageModelToolDeclaration[] = [
     when: WHEN,
     inputSchema: {
       type: 'object',
-      properties: { tool: { type: 'string', description: `The Legion tool's name, as ${LIST_TOOLS_TOOL} gives it` }, input: { type: 'object', description: "The tool's input object" } },
+      properties: {
+        tool: { type: 'string', description: `The Legion tool's name, as ${LIST_TOOLS_TOOL} gives it` },
+        input: { type: 'object', description: "The tool's input object" },
+      },
       required: ['tool', 'input'],
     },
   },
@@ -81,7 +92,10 @@ const EXTENSION_TOOLS: LanguageModelToolDeclaration[] = [
 export function editorToolDeclarations(builtins: ReadonlyMap<string, DeclaredTool>): LanguageModelToolDeclaration[] {
   const offered = EDITOR_BUILTIN_TOOLS.map((name): LanguageModelToolDeclaration => {
     const tool = builtins.get(name);
-    if (!tool?.parameters) throw new Error(`editor-tool-catalogue.ts offers ${name}, which core registers no longer (or without a JSON Schema): update EDITOR_BUILTIN_TOOLS`);
+    if (!tool?.parameters)
+      throw new Error(
+        `editor-tool-catalogue.ts offers ${name}, which core registers no longer (or without a JSON Schema): update EDITOR_BUILTIN_TOOLS`,
+      );
     const editorName = `${EDITOR_TOOL_PREFIX}${name}`;
     return {
       name: editorName,

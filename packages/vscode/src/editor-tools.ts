@@ -3,7 +3,15 @@ import * as vscode from 'vscode';
 import { CALL_TOOL_TOOL, EDITOR_BUILTIN_TOOLS, EDITOR_TOOL_PREFIX, LIST_TOOLS_TOOL, RUN_AGENT_TOOL } from './editor-tool-catalogue.js';
 import { notice } from './ui-text.js';
 import { visibleText } from './visible-text.js';
-import { ConfirmedCalls, editorConfirmationStands, judgeEditorCall, listEditorTools, resolveEditorCall, runAgentForEditor, runEditorCall } from './editor-tool-calls.js';
+import {
+  ConfirmedCalls,
+  editorConfirmationStands,
+  judgeEditorCall,
+  listEditorTools,
+  resolveEditorCall,
+  runAgentForEditor,
+  runEditorCall,
+} from './editor-tool-calls.js';
 
 const OFF = 'Legion is not offered to the editor: the user turned legion.offerToolsToEditor off.';
 
@@ -42,7 +50,10 @@ function policedTool(name: string, legion: () => Promise<Legion>, confirmed: Con
       confirmed.asked(name, resolved.call);
       return {
         invocationMessage: `Legion: ${resolved.call.tool}`,
-        confirmationMessages: { title: `Legion: run ${visibleText(resolved.call.tool)}?`, message: new vscode.MarkdownString().appendText(visibleText(judged.question)) },
+        confirmationMessages: {
+          title: `Legion: run ${visibleText(resolved.call.tool)}?`,
+          message: new vscode.MarkdownString().appendText(visibleText(judged.question)),
+        },
       };
     },
     async invoke(options, token) {
@@ -55,7 +66,9 @@ function policedTool(name: string, legion: () => Promise<Legion>, confirmed: Con
         runEditorCall(
           opened,
           call,
-          async (question) => confirmed.take(name, call) || (await vscode.window.showWarningMessage(notice(question), { modal: true }, 'Approve once')) === 'Approve once',
+          async (question) =>
+            confirmed.take(name, call) ||
+            (await vscode.window.showWarningMessage(notice(question), { modal: true }, 'Approve once')) === 'Approve once',
           signal,
         ),
       );

@@ -35,7 +35,11 @@ export function activate(context: vscode.ExtensionContext): LegionApi {
       context.subscriptions.push(new vscode.Disposable(detach), new vscode.Disposable(unregister));
     }),
   );
-  context.subscriptions.push(registerChatParticipant(host, surface), ...registerViews(host, surface), ...registerEditorTools(() => host.start()));
+  context.subscriptions.push(
+    registerChatParticipant(host, surface),
+    ...registerViews(host, surface),
+    ...registerEditorTools(() => host.start()),
+  );
 
   context.subscriptions.push(
     vscode.commands.registerCommand('legion.initializeWorkspace', async () => {
@@ -43,7 +47,9 @@ export function activate(context: vscode.ExtensionContext): LegionApi {
       if (host.hasWorkspace()) return void vscode.window.showInformationMessage('Legion: this folder already has a .legion/ workspace.');
       initWorkspace(host.root);
       await host.start();
-      void vscode.window.showInformationMessage('Legion: created .legion/ with the default team. Keys stay in your environment or ~/.config/legion, never in the workspace.');
+      void vscode.window.showInformationMessage(
+        'Legion: created .legion/ with the default team. Keys stay in your environment or ~/.config/legion, never in the workspace.',
+      );
     }),
     vscode.commands.registerCommand('legion.openGraph', () => graph.show()),
     vscode.commands.registerCommand('legion.question.answer', async (id: string) => {
@@ -58,15 +64,28 @@ export function activate(context: vscode.ExtensionContext): LegionApi {
       if (item?.kind !== 'approval') return void vscode.window.showInformationMessage('Legion: that approval was already decided.');
       // Core's vocabulary: a button passes its choice; anything else is not an answer.
       let decision = choice === undefined ? undefined : ApprovalChoiceSchema.safeParse(choice).data;
-      if (choice !== undefined && decision === undefined) return void vscode.window.showWarningMessage(notice(`"${visibleText(choice)}" is not an approval answer: use one of ${APPROVAL_CHOICES.map((words) => words.choice).join(', ')}.`));
+      if (choice !== undefined && decision === undefined)
+        return void vscode.window.showWarningMessage(
+          notice(
+            `"${visibleText(choice)}" is not an approval answer: use one of ${APPROVAL_CHOICES.map((words) => words.choice).join(', ')}.`,
+          ),
+        );
       if (!decision) {
         // Asked from the Legion view: a dialog with all of the input as its detail, so what runs is read before answering.
-        const picked = await vscode.window.showInformationMessage(`Legion: ${visibleText(item.request.requester)} wants to run ${visibleText(item.request.tool)}`, { modal: true, detail: approvalInputText(item.request.input) }, ...approvalButtons().map((button) => button.title));
+        const picked = await vscode.window.showInformationMessage(
+          `Legion: ${visibleText(item.request.requester)} wants to run ${visibleText(item.request.tool)}`,
+          { modal: true, detail: approvalInputText(item.request.input) },
+          ...approvalButtons().map((button) => button.title),
+        );
         decision = choiceOfTitle(picked);
       }
       if (!decision) return;
       if (decision === 'reject') {
-        const reason = await vscode.window.showInputBox({ title: `Reject ${visibleText(item.request.tool)}`, prompt: 'Why (the agent reads this)', ignoreFocusOut: true });
+        const reason = await vscode.window.showInputBox({
+          title: `Reject ${visibleText(item.request.tool)}`,
+          prompt: 'Why (the agent reads this)',
+          ignoreFocusOut: true,
+        });
         if (reason === undefined) return;
         surface.decide(answerOfChoice({ id, choice: 'reject', ...(reason ? { reason } : {}) }));
       } else {
@@ -79,7 +98,12 @@ export function activate(context: vscode.ExtensionContext): LegionApi {
           // Tools of providers not listed yet (MCP servers, other extensions) are known once ready.
           await legion.tools.ready();
           const rule = legion.approvalRules.patternFor(item.request);
-          if (!rule.ok) return void vscode.window.showWarningMessage(notice(`no "always" rule can approve this call: ${rule.error}. Approve it once, or "Approve for this session" to allow ${item.request.tool} to ${item.request.requester} for this session.`));
+          if (!rule.ok)
+            return void vscode.window.showWarningMessage(
+              notice(
+                `no "always" rule can approve this call: ${rule.error}. Approve it once, or "Approve for this session" to allow ${item.request.tool} to ${item.request.requester} for this session.`,
+              ),
+            );
         }
         surface.decide(answerOfChoice({ id, choice: remember ?? 'once' }));
       }

@@ -29,7 +29,10 @@ export class GraphPanel implements vscode.Disposable {
       this.panel.reveal();
       return;
     }
-    this.panel = vscode.window.createWebviewPanel('legion.graph', 'Legion: Conversation Graph', vscode.ViewColumn.Active, { enableScripts: true, retainContextWhenHidden: true });
+    this.panel = vscode.window.createWebviewPanel('legion.graph', 'Legion: Conversation Graph', vscode.ViewColumn.Active, {
+      enableScripts: true,
+      retainContextWhenHidden: true,
+    });
     this.panel.onDidDispose(() => (this.panel = undefined));
     const origin = `http://127.0.0.1:${server.port}`;
     this.panel.webview.html = `<!doctype html><html><head><meta charset="utf-8">

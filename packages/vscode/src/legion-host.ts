@@ -37,7 +37,11 @@ export class LegionHost implements vscode.Disposable {
     const selected = storageSelection({ root });
     if (selected.kind === 'postgres') {
       void this.start().catch(() => undefined);
-      throw new Error(this.failed ? this.failed.message : `Legion is connecting to this workspace's PostgreSQL database (${sourceOf(selected)}); try again in a moment.`);
+      throw new Error(
+        this.failed
+          ? this.failed.message
+          : `Legion is connecting to this workspace's PostgreSQL database (${sourceOf(selected)}); try again in a moment.`,
+      );
     }
     return this.remember(Legion.open({ root }));
   }
@@ -65,7 +69,11 @@ export class LegionHost implements vscode.Disposable {
 
   private async connect(root: string, selected: Extract<StorageSelection, { kind: 'postgres' }>): Promise<Legion> {
     const { PostgresSessionBackend, displayUrl } = await import('@legion-collective/store-postgres');
-    const backend = new PostgresSessionBackend({ url: selected.url, urlFromWorkspaceFile: selected.fromWorkspaceFile, onWarning: (warning) => this.opened?.sessions.warn(warning) });
+    const backend = new PostgresSessionBackend({
+      url: selected.url,
+      urlFromWorkspaceFile: selected.fromWorkspaceFile,
+      onWarning: (warning) => this.opened?.sessions.warn(warning),
+    });
     try {
       await backend.ready();
     } catch (error) {
@@ -92,7 +100,8 @@ export class LegionHost implements vscode.Disposable {
 
   private requireWorkspace(): string {
     if (!this.root) throw new Error('Legion needs a folder: open one, then run "Legion: Initialize Workspace".');
-    if (!this.hasWorkspace()) throw new Error(`${this.root} has no ${LEGION_DIR}/ folder: run "Legion: Initialize Workspace" to create one.`);
+    if (!this.hasWorkspace())
+      throw new Error(`${this.root} has no ${LEGION_DIR}/ folder: run "Legion: Initialize Workspace" to create one.`);
     return this.root;
   }
 

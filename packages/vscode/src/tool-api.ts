@@ -42,7 +42,12 @@ export interface LegionApi {
   onDidUnregisterTool: vscode.Event<{ name: string; providerId: string }>;
 }
 
-const ToolNameSchema = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'a tool name is snake_case: lowercase letters, digits and "_", starting with a letter, at most 64 characters');
+const ToolNameSchema = z
+  .string()
+  .regex(
+    /^[a-z][a-z0-9_]{0,63}$/,
+    'a tool name is snake_case: lowercase letters, digits and "_", starting with a letter, at most 64 characters',
+  );
 const ExternalToolSchema = z.object({
   name: ToolNameSchema,
   description: z.string().min(1, 'a tool needs a description: models choose tools by it'),
@@ -58,7 +63,9 @@ export function toLegionTool(given: ExternalTool): Tool {
   const parsed = ExternalToolSchema.safeParse(given);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new Error(`Legion: tool ${JSON.stringify((given as { name?: unknown })?.name ?? '?')}: ${issue.path.join('.') || 'tool'}: ${issue.message}`);
+    throw new Error(
+      `Legion: tool ${JSON.stringify((given as { name?: unknown })?.name ?? '?')}: ${issue.path.join('.') || 'tool'}: ${issue.message}`,
+    );
   }
   const tool = parsed.data;
   return {
@@ -84,7 +91,10 @@ export function createLegionApi(legion: () => Legion, onOpen: vscode.Event<Legio
   const unregistered = new vscode.EventEmitter<{ name: string; providerId: string }>();
   let offEvents: Array<() => void> = [];
   const listen = (opened: Legion): void => {
-    offEvents = [opened.events.on('tool:register', (event) => registered.fire({ name: event.name, providerId: event.providerId })), opened.events.on('tool:unregister', (event) => unregistered.fire({ name: event.name, providerId: event.providerId }))];
+    offEvents = [
+      opened.events.on('tool:register', (event) => registered.fire({ name: event.name, providerId: event.providerId })),
+      opened.events.on('tool:unregister', (event) => unregistered.fire({ name: event.name, providerId: event.providerId })),
+    ];
   };
   const openedListener = onOpen(listen);
   return {
@@ -113,10 +123,19 @@ export function createLegionApi(legion: () => Legion, onOpen: vscode.Event<Legio
     },
     async getTools() {
       const opened = legion();
-      return (await opened.getTools()).map((tool) => ({ name: tool.name, description: tool.description, providerId: opened.tools.providerOf(tool.name) }));
+      return (await opened.getTools()).map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        providerId: opened.tools.providerOf(tool.name),
+      }));
     },
     executeTool: (name, input) =>
-      runDirectCall(legion(), name, input, async (question) => (await vscode.window.showWarningMessage(notice(question), { modal: true }, 'Approve once')) === 'Approve once'),
+      runDirectCall(
+        legion(),
+        name,
+        input,
+        async (question) => (await vscode.window.showWarningMessage(notice(question), { modal: true }, 'Approve once')) === 'Approve once',
+      ),
     async runAgent(task, options = {}) {
       const result = await legion().runAgent(task, options.agent ? { agent: options.agent } : {});
       if (result.status === 'success') return { status: 'success', reply: result.reply };

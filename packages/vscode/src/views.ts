@@ -4,7 +4,14 @@ import type { ChatUserSurface } from './chat-surface.js';
 import type { LegionHost } from './legion-host.js';
 import { visibleRow } from './ui-text.js';
 
-type Row = { label: string; description?: string | undefined; tooltip?: string | undefined; icon: string; contextValue?: string | undefined; command?: vscode.Command | undefined };
+type Row = {
+  label: string;
+  description?: string | undefined;
+  tooltip?: string | undefined;
+  icon: string;
+  contextValue?: string | undefined;
+  command?: vscode.Command | undefined;
+};
 
 /** A flat tree of rows, recomputed whenever it is told that something changed. */
 class RowsView implements vscode.TreeDataProvider<Row> {
@@ -35,7 +42,14 @@ class RowsView implements vscode.TreeDataProvider<Row> {
       return await this.rows();
     } catch (error) {
       // A workspace Legion cannot open (a broken config, an unreachable database) says why, with the fix.
-      return [{ label: 'Legion could not open', description: error instanceof Error ? error.message : String(error), tooltip: error instanceof Error ? error.message : String(error), icon: 'error' }];
+      return [
+        {
+          label: 'Legion could not open',
+          description: error instanceof Error ? error.message : String(error),
+          tooltip: error instanceof Error ? error.message : String(error),
+          icon: 'error',
+        },
+      ];
     }
   }
 }
@@ -45,11 +59,22 @@ export function registerViews(host: LegionHost, surface: ChatUserSurface): vscod
   const legion = async (): Promise<Legion | undefined> => (host.hasWorkspace() ? host.start() : undefined);
   const collective = new RowsView(async () => {
     const opened = await legion();
-    if (!opened) return [{ label: 'No .legion/ here', description: 'run Legion: Initialize Workspace', icon: 'info', command: { command: 'legion.initializeWorkspace', title: 'Initialize' } }];
+    if (!opened)
+      return [
+        {
+          label: 'No .legion/ here',
+          description: 'run Legion: Initialize Workspace',
+          icon: 'info',
+          command: { command: 'legion.initializeWorkspace', title: 'Initialize' },
+        },
+      ];
     const entry = opened.entryAgentId();
     return opened.collective.list().map((member) => ({
       label: member.id,
-      description: member.type === 'agent' ? `${member.model?.provider ?? "?"} / ${member.model?.model ?? "?"}${member.id === entry ? ' · entry' : ''}` : member.type,
+      description:
+        member.type === 'agent'
+          ? `${member.model?.provider ?? '?'} / ${member.model?.model ?? '?'}${member.id === entry ? ' · entry' : ''}`
+          : member.type,
       tooltip: member.description,
       icon: member.type === 'user' ? 'person' : member.type === 'agent' ? 'hubot' : 'beaker',
     }));
@@ -57,13 +82,30 @@ export function registerViews(host: LegionHost, surface: ChatUserSurface): vscod
   const sessions = new RowsView(async () => {
     const opened = await legion();
     if (!opened) return [];
-    return (await opened.sessions.list()).map((meta) => ({ label: meta.title ?? meta.id, description: meta.lastActiveAt, tooltip: meta.id, icon: 'history' }));
+    return (await opened.sessions.list()).map((meta) => ({
+      label: meta.title ?? meta.id,
+      description: meta.lastActiveAt,
+      tooltip: meta.id,
+      icon: 'history',
+    }));
   });
   const approvals = new RowsView(() =>
     surface.items().map((item) =>
       item.kind === 'approval'
-        ? { label: `${item.request.requester}: ${item.request.tool}`, description: item.request.reason, icon: 'shield', contextValue: 'approval', command: { command: 'legion.approval.decide', title: 'Decide', arguments: [item.id] } }
-        : { label: `${item.question.from} asks`, description: item.question.text, icon: 'question', contextValue: 'question', command: { command: 'legion.question.answer', title: 'Answer', arguments: [item.id] } },
+        ? {
+            label: `${item.request.requester}: ${item.request.tool}`,
+            description: item.request.reason,
+            icon: 'shield',
+            contextValue: 'approval',
+            command: { command: 'legion.approval.decide', title: 'Decide', arguments: [item.id] },
+          }
+        : {
+            label: `${item.question.from} asks`,
+            description: item.question.text,
+            icon: 'question',
+            contextValue: 'question',
+            command: { command: 'legion.question.answer', title: 'Answer', arguments: [item.id] },
+          },
     ),
   );
   const refreshAll = (): void => {

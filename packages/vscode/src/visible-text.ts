@@ -6,7 +6,8 @@
  * browser app (packages/web/src/views/visible-text.ts) use the same classes of characters;
  * visible-text.test.ts holds this copy to the CLI's answers (the extension ships without the CLI).
  */
-const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff]|[\u{e0000}-\u{e007f}]/gu;
+const HIDDEN =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff]|[\u{e0000}-\u{e007f}]/gu;
 
 export function visibleText(text: string): string {
   return text.replace(/\r\n/g, '\n').replace(HIDDEN, (character) => {

@@ -44,10 +44,15 @@ export class VscodeLmProvider implements LLMProvider {
 
   private async choose(): Promise<vscode.LanguageModelChat> {
     const models = await vscode.lm.selectChatModels();
-    const chosen = models.find((model) => model.id === this.model) ?? models.find((model) => model.family === this.model) ?? (this.model === 'default' ? models[0] : undefined);
+    const chosen =
+      models.find((model) => model.id === this.model) ??
+      models.find((model) => model.family === this.model) ??
+      (this.model === 'default' ? models[0] : undefined);
     if (!chosen) {
       const offered = models.map((model) => `${model.id} (${model.vendor}/${model.family})`).join(', ') || 'none';
-      throw new Error(`vscode-lm: the editor offers no model "${this.model}". Set the agent's model to one of: ${offered}; or "default" for the first.`);
+      throw new Error(
+        `vscode-lm: the editor offers no model "${this.model}". Set the agent's model to one of: ${offered}; or "default" for the first.`,
+      );
     }
     return chosen;
   }
@@ -65,8 +70,16 @@ function toChatMessage(message: Message): vscode.LanguageModelChatMessage {
   const parts: Array<vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart | vscode.LanguageModelToolResultPart> = [];
   for (const block of message.content) {
     if (block.type === 'text') parts.push(new vscode.LanguageModelTextPart(block.text));
-    else if (block.type === 'tool_use') parts.push(new vscode.LanguageModelToolCallPart(block.id, block.name, (block.input ?? {}) as object));
-    else if (block.type === 'tool_result') parts.push(new vscode.LanguageModelToolResultPart(block.toolUseId, [new vscode.LanguageModelTextPart(block.isError ? `Error: ${block.content}` : block.content)]));
+    else if (block.type === 'tool_use')
+      parts.push(new vscode.LanguageModelToolCallPart(block.id, block.name, (block.input ?? {}) as object));
+    else if (block.type === 'tool_result')
+      parts.push(
+        new vscode.LanguageModelToolResultPart(block.toolUseId, [
+          new vscode.LanguageModelTextPart(block.isError ? `Error: ${block.content}` : block.content),
+        ]),
+      );
   }
-  return message.role === 'assistant' ? vscode.LanguageModelChatMessage.Assistant(parts as Array<vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart>) : vscode.LanguageModelChatMessage.User(parts as Array<vscode.LanguageModelTextPart | vscode.LanguageModelToolResultPart>);
+  return message.role === 'assistant'
+    ? vscode.LanguageModelChatMessage.Assistant(parts as Array<vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart>)
+    : vscode.LanguageModelChatMessage.User(parts as Array<vscode.LanguageModelTextPart | vscode.LanguageModelToolResultPart>);
 }

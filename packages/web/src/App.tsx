@@ -68,13 +68,24 @@ export function App({ store, controller }: { store: Store; controller: Controlle
         {view === 'work' && (
           <div class="work">
             <div class="side">
-              <Graph participants={state.participants} conversations={conversations} activeTurns={state.activeTurns} selected={selected} onSelect={open} />
+              <Graph
+                participants={state.participants}
+                conversations={conversations}
+                activeTurns={state.activeTurns}
+                selected={selected}
+                onSelect={open}
+              />
               <section class="panel">
                 <h2>Conversations</h2>
                 <ul class="conversation-list" data-testid="conversation-list">
                   {conversations.map((conversation) => (
                     <li key={conversation.id} class={conversation.id === selected ? 'current' : ''}>
-                      <button type="button" class="link" data-testid={`conversation-open-${conversation.id}`} onClick={() => open(conversation.id)}>
+                      <button
+                        type="button"
+                        class="link"
+                        data-testid={`conversation-open-${conversation.id}`}
+                        onClick={() => open(conversation.id)}
+                      >
                         {visibleText(conversation.id)}
                       </button>
                       {conversation.id in state.activeTurns && <span class="badge running">active</span>}
@@ -95,7 +106,11 @@ export function App({ store, controller }: { store: Store; controller: Controlle
                 onOpenConversation={open}
                 onLoadEarlier={() => selected !== null && void controller.loadEarlier(selected)}
               />
-              <Composer participants={state.participants} entryAgent={entryAgent} onSend={(text, to, name) => controller.send(text, to, name)} />
+              <Composer
+                participants={state.participants}
+                entryAgent={entryAgent}
+                onSend={(text, to, name) => controller.send(text, to, name)}
+              />
             </div>
           </div>
         )}
@@ -118,7 +133,9 @@ export function App({ store, controller }: { store: Store; controller: Controlle
             onSearch={(q) => controller.search(q)}
             onOpenHit={(hit) => {
               location.hash = '#/work';
-              void (hit.sessionId === state.sessionId ? controller.openConversation(hit.conversationId) : controller.switchSession(hit.sessionId).then(() => controller.openConversation(hit.conversationId)));
+              void (hit.sessionId === state.sessionId
+                ? controller.openConversation(hit.conversationId)
+                : controller.switchSession(hit.sessionId).then(() => controller.openConversation(hit.conversationId)));
             }}
           />
         )}

@@ -11,7 +11,9 @@ legion.providers.useFor(
   'coordinator',
   new ScriptedProvider((request) => {
     const last = request.messages.at(-1)?.content[0];
-    return last?.type === 'tool_result' ? { text: `Using ${last.content}` } : { toolCalls: [{ id: 'ask', name: 'communicate', input: { to: 'user', message: 'Which port?' } }] };
+    return last?.type === 'tool_result'
+      ? { text: `Using ${last.content}` }
+      : { toolCalls: [{ id: 'ask', name: 'communicate', input: { to: 'user', message: 'Which port?' } }] };
   }, 'coordinator'),
 );
 legion.attachUser({

@@ -13,10 +13,13 @@ const server = createServer((incoming, outgoing) => {
   const headers = { ...incoming.headers, authorization: `Bearer ${token}` };
   if (headers.host === self) headers.host = upstream.host;
   if (headers.origin === `http://${self}`) headers.origin = upstream.origin;
-  const forwarded = request({ host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers }, (answer) => {
-    outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-    answer.pipe(outgoing);
-  });
+  const forwarded = request(
+    { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers },
+    (answer) => {
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(outgoing);
+    },
+  );
   forwarded.on('error', (error) => {
     outgoing.writeHead(502, { 'content-type': 'text/plain' });
     outgoing.end(String(error));

@@ -17,7 +17,9 @@ if (process.env.LEGION_TEST_LOADED) {
   };
   // Node's built-in modules, however they were loaded (the bundle's require() passes no hook): `node:NAME` lines.
   process.on('exit', () => {
-    const builtins = process.moduleLoadList.filter((entry) => entry.startsWith('NativeModule ')).map((entry) => `node:${entry.slice('NativeModule '.length)}\n`);
+    const builtins = process.moduleLoadList
+      .filter((entry) => entry.startsWith('NativeModule '))
+      .map((entry) => `node:${entry.slice('NativeModule '.length)}\n`);
     fs.appendFileSync(record, builtins.join(''));
   });
 }

@@ -11,7 +11,9 @@ legion.providers.useFor(
   'coordinator',
   new ScriptedProvider((request) => {
     const last = request.messages.at(-1)?.content[0];
-    return last?.type === 'tool_result' ? { text: `wrote it: ${last.content}` } : { toolCalls: [{ id: 'write', name: 'file_write', input: { path: 'approved.txt', content: 'written once' } }] };
+    return last?.type === 'tool_result'
+      ? { text: `wrote it: ${last.content}` }
+      : { toolCalls: [{ id: 'write', name: 'file_write', input: { path: 'approved.txt', content: 'written once' } }] };
   }, 'coordinator'),
 );
 legion.attachUser({

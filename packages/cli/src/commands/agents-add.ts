@@ -1,4 +1,11 @@
-import { agentTemplateNames, inspectParticipantFiles, LegionError, loadAgentTemplate, saveParticipantFile, type AgentTemplate } from '@legion-collective/core';
+import {
+  agentTemplateNames,
+  inspectParticipantFiles,
+  LegionError,
+  loadAgentTemplate,
+  saveParticipantFile,
+  type AgentTemplate,
+} from '@legion-collective/core';
 import { resolveWorkspace } from '../workspace.js';
 import { stdout, stderr } from '../render/terminal-text.js';
 
@@ -34,7 +41,10 @@ export async function agentsAddCommand(id: string, options: AgentAddOptions): Pr
     );
   }
   if ((options.provider === undefined) !== (options.model === undefined)) {
-    throw new LegionError('agent_model_incomplete', 'Give --provider and --model together (e.g. --provider anthropic --model claude-sonnet-4-6), or neither to use the config\'s defaultModel.');
+    throw new LegionError(
+      'agent_model_incomplete',
+      "Give --provider and --model together (e.g. --provider anthropic --model claude-sonnet-4-6), or neither to use the config's defaultModel.",
+    );
   }
   const model =
     options.provider !== undefined && options.model !== undefined
@@ -56,7 +66,10 @@ export async function agentsAddCommand(id: string, options: AgentAddOptions): Pr
   if (participant.type === 'agent' && Array.isArray(participant.delegation)) {
     const known = new Set(inspectParticipantFiles(root).map((report) => report.id));
     const unknown = participant.delegation.filter((target) => !/[*?[\]{}!]/.test(target) && !known.has(target));
-    if (unknown.length > 0) stderr.write(`warning: "delegation" names ${unknown.map((target) => `"${target}"`).join(', ')}, not a participant of this workspace (yet).\n`);
+    if (unknown.length > 0)
+      stderr.write(
+        `warning: "delegation" names ${unknown.map((target) => `"${target}"`).join(', ')}, not a participant of this workspace (yet).\n`,
+      );
   }
   if (options.json) stdout.json({ participant });
   else stdout.write(`Created .legion/collective/participants/${id}.json. Talk to it with: legion run --to ${id} "…"\n`);

@@ -17,7 +17,11 @@ import { stderr } from '../render/terminal-text.js';
 export async function agentsEditCommand(id: string, options: { workspace?: string | undefined }): Promise<number> {
   const root = resolveWorkspace(options.workspace);
   const target = participantFilePath(root, id);
-  if (!existsSync(target)) throw new LegionError('participant_not_found', `No participant file ${relative(root, target)}. Create one with "legion agents add ${id}".`);
+  if (!existsSync(target))
+    throw new LegionError(
+      'participant_not_found',
+      `No participant file ${relative(root, target)}. Create one with "legion agents add ${id}".`,
+    );
   const draft = join(root, LEGION_DIR, 'run', 'edits', `${id}.json`);
   const style = styleFor(process.stderr);
   if (existsSync(draft)) stderr.write(`Continuing your unsaved edit from ${relative(root, draft)}.\n`);
@@ -45,7 +49,9 @@ export async function agentsEditCommand(id: string, options: { workspace?: strin
       stderr.write(`${style.red('✘')} ${error.message}\n`);
       const answer = process.stdin.isTTY ? await ask('(e)dit again, or (k)eep the old file? [e] ') : null;
       if (answer !== null && /^(e|edit)?$/i.test(answer)) continue;
-      stderr.write(`${relative(root, target)} is unchanged. Your edit is kept in ${relative(root, draft)}; "legion agents edit ${id}" continues it.\n`);
+      stderr.write(
+        `${relative(root, target)} is unchanged. Your edit is kept in ${relative(root, draft)}; "legion agents edit ${id}" continues it.\n`,
+      );
       return 1;
     }
     rmSync(draft, { force: true });

@@ -1,5 +1,12 @@
 import { rmSync } from 'node:fs';
-import { LEGION_DIR, LegionError, participantFilePath, type Participant, type Permission, type ResolvedConfig } from '@legion-collective/core';
+import {
+  LEGION_DIR,
+  LegionError,
+  participantFilePath,
+  type Participant,
+  type Permission,
+  type ResolvedConfig,
+} from '@legion-collective/core';
 import { confirm } from '../confirm.js';
 import { columns } from '../render/columns.js';
 import { styleFor } from '../render/style.js';
@@ -88,16 +95,27 @@ export async function agentsRmCommand(id: string, options: AgentsOptions & { for
   const roster = readRoster(root);
   const path = participantFilePath(root, id);
   const report = roster.files.find((file) => file.id === id);
-  if (!report) throw new LegionError('participant_not_found', `No participant "${id}": there is no ${relativeFile(roster, path)}. Known: ${roster.files.map((file) => file.id).join(', ') || '(none)'}.`);
+  if (!report)
+    throw new LegionError(
+      'participant_not_found',
+      `No participant "${id}": there is no ${relativeFile(roster, path)}. Known: ${roster.files.map((file) => file.id).join(', ') || '(none)'}.`,
+    );
   const participant = report.participant;
   const blockers: string[] = [];
   if (participant?.type === 'user' && participant.status === 'active') {
     const users = roster.participants.filter((other) => other.type === 'user' && other.status === 'active');
-    if (users.length === 1) blockers.push(`"${id}" is the only user: without one, nobody can send the collective a message or answer its approvals`);
+    if (users.length === 1)
+      blockers.push(`"${id}" is the only user: without one, nobody can send the collective a message or answer its approvals`);
   }
   const delegators = delegatorsOf(id, roster.participants);
-  if (delegators.length > 0) blockers.push(`${delegators.map((other) => `"${other}"`).join(', ')} delegate${delegators.length === 1 ? 's' : ''} to "${id}" by name and would lose it (edit their "delegation" first)`);
-  if (roster.config.entryAgent === id) blockers.push(`"${id}" is the entry agent in the config (messages would go to another agent; set "entryAgent" with "legion config set entryAgent ID")`);
+  if (delegators.length > 0)
+    blockers.push(
+      `${delegators.map((other) => `"${other}"`).join(', ')} delegate${delegators.length === 1 ? 's' : ''} to "${id}" by name and would lose it (edit their "delegation" first)`,
+    );
+  if (roster.config.entryAgent === id)
+    blockers.push(
+      `"${id}" is the entry agent in the config (messages would go to another agent; set "entryAgent" with "legion config set entryAgent ID")`,
+    );
   if (blockers.length > 0 && !options.force) {
     throw new LegionError('participant_in_use', `Not removing "${id}": ${blockers.join('; ')}. Pass --force to remove it anyway.`);
   }
@@ -116,7 +134,11 @@ export async function agentsRmCommand(id: string, options: AgentsOptions & { for
 export function findParticipant(roster: Roster, id: string): Participant {
   const report = roster.files.find((file) => file.id === id);
   if (report?.error) throw report.error;
-  if (!report?.participant) throw new LegionError('participant_not_found', `No participant "${id}". Known: ${roster.files.map((file) => file.id).join(', ') || '(none)'}. List them with "legion agents list".`);
+  if (!report?.participant)
+    throw new LegionError(
+      'participant_not_found',
+      `No participant "${id}". Known: ${roster.files.map((file) => file.id).join(', ') || '(none)'}. List them with "legion agents list".`,
+    );
   return report.participant;
 }
 
@@ -133,10 +155,22 @@ interface Summary {
 }
 
 function summary(participant: Participant, config: ResolvedConfig): Summary {
-  const base = { id: participant.id, type: participant.type, name: participant.name, description: participant.description, status: participant.status, file: `${LEGION_DIR}/collective/participants/${participant.id}.json` };
+  const base = {
+    id: participant.id,
+    type: participant.type,
+    name: participant.name,
+    description: participant.description,
+    status: participant.status,
+    file: `${LEGION_DIR}/collective/participants/${participant.id}.json`,
+  };
   if (participant.type !== 'agent') return base;
   const model = participant.model ?? config.defaultModel;
-  return { ...base, model: `${model.provider}/${model.model}`, tools: permission(participant.tools), delegation: permission(participant.delegation) };
+  return {
+    ...base,
+    model: `${model.provider}/${model.model}`,
+    tools: permission(participant.tools),
+    delegation: permission(participant.delegation),
+  };
 }
 
 function permission(value: Permission): string {

@@ -24,7 +24,9 @@ export async function rulesCommand(options: RuleOptions): Promise<number> {
     }
     const style = styleFor(process.stdout);
     for (const rule of rules) stdout.write(`${describeRule(rule, style)}\n`);
-    stdout.write(style.dim(`\nRules live in ${legion.paths.display(legion.paths.approvalRulesDir)}/. Revoke one with: legion approvals rules rm ID\n`));
+    stdout.write(
+      style.dim(`\nRules live in ${legion.paths.display(legion.paths.approvalRulesDir)}/. Revoke one with: legion approvals rules rm ID\n`),
+    );
     return 0;
   } finally {
     await legion.close();

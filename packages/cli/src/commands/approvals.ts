@@ -34,7 +34,10 @@ export async function approvalsCommand(options: ApprovalOptions): Promise<number
   }
   const style = styleFor(process.stdout);
   for (const view of views) stdout.write(`${describe(view, style)}\n`);
-  if (views.some((view) => view.status === 'pending')) stdout.write(style.dim('\nAnswer with: legion approve ID… [--this-session | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n'));
+  if (views.some((view) => view.status === 'pending'))
+    stdout.write(
+      style.dim('\nAnswer with: legion approve ID… [--this-session | --rule [--pattern GLOB]]  or  legion reject ID… --reason "…"\n'),
+    );
   return 0;
 }
 
@@ -42,11 +45,24 @@ export async function approvalsCommand(options: ApprovalOptions): Promise<number
 export async function answerCommand(
   decision: 'approve' | 'reject',
   ids: string[],
-  options: ApprovalOptions & { reason?: string; thisSession?: boolean; always?: boolean; rule?: boolean; pattern?: string; as?: string; approve?: ApproveMode; resume?: boolean },
+  options: ApprovalOptions & {
+    reason?: string;
+    thisSession?: boolean;
+    always?: boolean;
+    rule?: boolean;
+    pattern?: string;
+    as?: string;
+    approve?: ApproveMode;
+    resume?: boolean;
+  },
 ): Promise<number> {
   const remember = rememberFrom(options, (line) => process.stderr.write(`${line}\n`));
   const { legion, session } = await open(options);
-  const surface = approvalSurface(options.approve ?? legion.config.approval.headless, { interactive: process.stdin.isTTY === true && process.stderr.isTTY === true, input: process.stdin, output: process.stderr }, legion.approvalRules);
+  const surface = approvalSurface(
+    options.approve ?? legion.config.approval.headless,
+    { interactive: process.stdin.isTTY === true && process.stderr.isTTY === true, input: process.stdin, output: process.stderr },
+    legion.approvalRules,
+  );
   if (surface) legion.attachUser(surface);
   const decidedBy = options.as ?? legion.collective.defaultUser()?.id;
   if (!decidedBy) throw new LegionError('no_user', 'The collective has no user participant to decide as; pass --as.');
@@ -67,8 +83,12 @@ export async function answerCommand(
     } else {
       for (const result of outcome.resumed) stdout.write(`${describeResult(result, styleFor(process.stdout))}\n`);
       // Its turn still runs in another process (a REPL, legion serve): that process goes on with the decision.
-      for (const conversationId of continuing) stdout.write(`Recorded; the turn running in ${conversationId} (another process) goes on with it.\n`);
-      for (const conversationId of waiting) stdout.write(`Recorded; the turn in ${conversationId} stays paused until resumed: legion approvals resume --session ${session.id}\n`);
+      for (const conversationId of continuing)
+        stdout.write(`Recorded; the turn running in ${conversationId} (another process) goes on with it.\n`);
+      for (const conversationId of waiting)
+        stdout.write(
+          `Recorded; the turn in ${conversationId} stays paused until resumed: legion approvals resume --session ${session.id}\n`,
+        );
     }
     return exitForResumed(outcome.resumed, options.json === true, session.id);
   } finally {
@@ -83,18 +103,28 @@ export async function answerCommand(
 export async function resumeCommand(ids: string[], options: ApprovalOptions & { approve?: ApproveMode }): Promise<number> {
   const { legion, session } = await open(options);
   // A resumed turn may ask again: the same surface `legion approve` offers.
-  const surface = approvalSurface(options.approve ?? legion.config.approval.headless, { interactive: process.stdin.isTTY === true && process.stderr.isTTY === true, input: process.stdin, output: process.stderr }, legion.approvalRules);
+  const surface = approvalSurface(
+    options.approve ?? legion.config.approval.headless,
+    { interactive: process.stdin.isTTY === true && process.stderr.isTTY === true, input: process.stdin, output: process.stderr },
+    legion.approvalRules,
+  );
   if (surface) legion.attachUser(surface);
   try {
     const outcome = await session.resumeDecided({ ids });
     if (outcome.status === 'error') throw new LegionError('approval_invalid', outcome.error);
     const continuing = outcome.continuing ?? [];
     if (options.json) {
-      stdout.json({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result) })), ...(continuing.length > 0 ? { continuing } : {}) });
+      stdout.json({
+        sessionId: session.id,
+        resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result) })),
+        ...(continuing.length > 0 ? { continuing } : {}),
+      });
     } else {
       for (const result of outcome.resumed) stdout.write(`${describeResult(result, styleFor(process.stdout))}\n`);
-      for (const conversationId of continuing) stdout.write(`The turn in ${conversationId} went on in another process; nothing to resume here.\n`);
-      if (outcome.resumed.length === 0 && continuing.length === 0) stdout.write('Nothing waits to be resumed: no decided approval has a paused turn left.\n');
+      for (const conversationId of continuing)
+        stdout.write(`The turn in ${conversationId} went on in another process; nothing to resume here.\n`);
+      if (outcome.resumed.length === 0 && continuing.length === 0)
+        stdout.write('Nothing waits to be resumed: no decided approval has a paused turn left.\n');
     }
     return exitForResumed(outcome.resumed, options.json === true, session.id);
   } finally {
@@ -122,16 +152,24 @@ function exitForResumed(resumed: readonly TurnResult[], json: boolean, sessionId
  * surface: it keeps its old meaning (never silently widening a script's approval to a rule), with a
  * warning, until it is removed.
  */
-export function rememberFrom(options: { thisSession?: boolean; always?: boolean; rule?: boolean; pattern?: string }, warn: (line: string) => void): Pick<ApprovalAnswer, 'remember' | 'pattern'> {
-  if (options.always) warn('legion: warning: --always is deprecated: it means --this-session here, but "always" is a rule everywhere else ([a] at a prompt). Use --this-session, or --rule for every session.');
+export function rememberFrom(
+  options: { thisSession?: boolean; always?: boolean; rule?: boolean; pattern?: string },
+  warn: (line: string) => void,
+): Pick<ApprovalAnswer, 'remember' | 'pattern'> {
+  if (options.always)
+    warn(
+      'legion: warning: --always is deprecated: it means --this-session here, but "always" is a rule everywhere else ([a] at a prompt). Use --this-session, or --rule for every session.',
+    );
   const session = options.thisSession === true || options.always === true;
   const rule = options.rule === true || options.pattern !== undefined;
-  if (rule && session) throw new LegionError('usage', `${options.thisSession ? '--this-session' : '--always (this session)'} and --rule (every session) ask for different things; give one of them.`);
+  if (rule && session)
+    throw new LegionError(
+      'usage',
+      `${options.thisSession ? '--this-session' : '--always (this session)'} and --rule (every session) ask for different things; give one of them.`,
+    );
   if (rule) return { remember: 'always', ...(options.pattern !== undefined ? { pattern: options.pattern } : {}) };
   return session ? { remember: 'session' } : {};
 }
-
-
 
 function describeResult(result: TurnResult, style: Style): string {
   if (result.status === 'success') return inert(result.reply);

@@ -18,16 +18,24 @@ interface CompactOptions {
  */
 export async function compactCommand(options: CompactOptions): Promise<number> {
   if (options.to !== undefined && options.conversation !== undefined) {
-    throw new LegionError('usage', 'Give --to AGENT or --conversation ID, not both: --to picks your conversation with that agent, --conversation names any conversation.');
+    throw new LegionError(
+      'usage',
+      'Give --to AGENT or --conversation ID, not both: --to picks your conversation with that agent, --conversation names any conversation.',
+    );
   }
   const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   try {
-    const session: Session | undefined = options.session !== undefined ? await legion.sessions.get(options.session) : await legion.sessions.latest();
-    if (!session) throw new LegionError('no_session', 'There are no sessions yet, so there is nothing to compact. Start one with: legion run "hello"');
+    const session: Session | undefined =
+      options.session !== undefined ? await legion.sessions.get(options.session) : await legion.sessions.latest();
+    if (!session)
+      throw new LegionError('no_session', 'There are no sessions yet, so there is nothing to compact. Start one with: legion run "hello"');
     const id = options.conversation ?? defaultConversation(legion, options.to);
     const existing = (await session.listConversations()).map((ref) => ref.conversationId);
     if (!existing.includes(id)) {
-      throw new LegionError('no_conversation', `Session ${session.id} has no conversation "${id}". ${existing.length ? `Its conversations: ${existing.join(', ')}.` : 'It has no conversations yet.'}`);
+      throw new LegionError(
+        'no_conversation',
+        `Session ${session.id} has no conversation "${id}". ${existing.length ? `Its conversations: ${existing.join(', ')}.` : 'It has no conversations yet.'}`,
+      );
     }
     const outcome = await session.compact(id, { reason: 'manual' });
     if (options.json) stdout.json({ sessionId: session.id, conversationId: id, ...outcome });
@@ -41,7 +49,11 @@ export async function compactCommand(options: CompactOptions): Promise<number> {
 /** Your conversation with `to` (default: the entry agent). */
 function defaultConversation(legion: Legion, to: string | undefined): string {
   const user = legion.collective.defaultUser()?.id;
-  if (!user) throw new LegionError('no_user', 'The collective has no user participant: name the conversation with --conversation ID (for example coordinator__developer).');
+  if (!user)
+    throw new LegionError(
+      'no_user',
+      'The collective has no user participant: name the conversation with --conversation ID (for example coordinator__developer).',
+    );
   const agent = to ?? legion.entryAgentId();
   legion.collective.require(agent);
   return conversationId({ initiator: user, responder: agent });

@@ -41,7 +41,8 @@ interface Setting {
  */
 export async function configShowCommand(options: ConfigOptions): Promise<number> {
   const roster = readRoster(resolveWorkspace(options.workspace));
-  for (const problem of roster.problems.filter((line) => roster.layers.some((layer) => line.startsWith(layer.file)))) stderr.write(`warning: ${problem}\n`);
+  for (const problem of roster.problems.filter((line) => roster.layers.some((layer) => line.startsWith(layer.file))))
+    stderr.write(`warning: ${problem}\n`);
   const settings = effectiveSettings(roster, options.agent);
   if (options.json) {
     const config = Object.fromEntries(settings.map((setting) => [setting.key, setting.value]));
@@ -51,7 +52,11 @@ export async function configShowCommand(options: ConfigOptions): Promise<number>
   }
   const style = styleFor(process.stdout);
   if (options.layers) {
-    stdout.write(`${style.dim('layers, lowest first: defaults → ')}${layerFiles(roster).map((layer) => `${layer.source} ${layer.file}${layer.exists ? '' : style.dim(' (absent)')}`).join(style.dim(' → '))}${options.agent ? style.dim(` → participant ${options.agent}`) : ''}\n\n`);
+    stdout.write(
+      `${style.dim('layers, lowest first: defaults → ')}${layerFiles(roster)
+        .map((layer) => `${layer.source} ${layer.file}${layer.exists ? '' : style.dim(' (absent)')}`)
+        .join(style.dim(' → '))}${options.agent ? style.dim(` → participant ${options.agent}`) : ''}\n\n`,
+    );
   }
   const rows = settings.map((setting) => [setting.key, display(setting.value), ...(options.layers ? [style.dim(setting.from)] : [])]);
   stdout.write(`${columns(rows, { maxWidth: 80 })}\n`);
@@ -64,12 +69,19 @@ export async function configGetCommand(key: string, options: ConfigOptions): Pro
   const parts = parseKey(key);
   const settings = effectiveSettings(roster, options.agent);
   const exact = settings.find((setting) => setting.key === formatKey(parts));
-  const under = settings.filter((setting) => setting.key.startsWith(`${formatKey(parts)}.`) || setting.key.startsWith(`${formatKey(parts)}[`));
+  const under = settings.filter(
+    (setting) => setting.key.startsWith(`${formatKey(parts)}.`) || setting.key.startsWith(`${formatKey(parts)}[`),
+  );
   if (!exact && under.length === 0) {
     const known = [...new Set(settings.map((setting) => setting.key.split(/[.[]/)[0]!))];
-    throw new LegionError('config_key_unknown', `No config value at "${key}". Top-level keys: ${known.join(', ')}. See them all with "legion config show".`);
+    throw new LegionError(
+      'config_key_unknown',
+      `No config value at "${key}". Top-level keys: ${known.join(', ')}. See them all with "legion config show".`,
+    );
   }
-  const value = exact ? exact.value : Object.fromEntries(under.map((setting) => [setting.key.slice(formatKey(parts).length + 1), setting.value]));
+  const value = exact
+    ? exact.value
+    : Object.fromEntries(under.map((setting) => [setting.key.slice(formatKey(parts).length + 1), setting.value]));
   stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n`);
   return 0;
 }
@@ -100,9 +112,20 @@ function readLayerObject(file: string): Record<string, unknown> {
   try {
     raw = JSON.parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
   } catch (error) {
-    throw new ConfigError({ file, field: '', problem: `is not valid JSON (${(error as Error).message})`, fix: 'correct its JSON first; nothing was changed' });
+    throw new ConfigError({
+      file,
+      field: '',
+      problem: `is not valid JSON (${(error as Error).message})`,
+      fix: 'correct its JSON first; nothing was changed',
+    });
   }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError({ file, field: '(root)', problem: 'is not a JSON object', fix: 'make it an object ({ … }) first; nothing was changed' });
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw new ConfigError({
+      file,
+      field: '(root)',
+      problem: 'is not a JSON object',
+      fix: 'make it an object ({ … }) first; nothing was changed',
+    });
   return raw as Record<string, unknown>;
 }
 
@@ -112,7 +135,8 @@ function effectiveSettings(roster: Roster, agentId: string | undefined): Setting
   let effective: Record<string, unknown> = { ...roster.config };
   if (agentId !== undefined) {
     const agent = findParticipant(roster, agentId);
-    if (agent.type !== 'agent') throw new LegionError('not_an_agent', `"${agentId}" is a ${agent.type}: only agents have a model and limits of their own.`);
+    if (agent.type !== 'agent')
+      throw new LegionError('not_an_agent', `"${agentId}" is a ${agent.type}: only agents have a model and limits of their own.`);
     // For one agent, the config's defaultModel is its `model` unless it names its own.
     const { defaultModel, ...rest } = roster.config;
     effective = { ...rest, model: agent.model ?? defaultModel, limits: { ...roster.config.limits, ...agent.limits } };
@@ -120,11 +144,15 @@ function effectiveSettings(roster: Roster, agentId: string | undefined): Setting
       const value = source.value as { defaultModel?: unknown };
       source.value = { ...value, model: value.defaultModel };
     }
-    sources.push({ from: displayFile(roster, participantFilePath(roster.root, agent.id)), value: { model: agent.model, limits: agent.limits } });
+    sources.push({
+      from: displayFile(roster, participantFilePath(roster.root, agent.id)),
+      value: { model: agent.model, limits: agent.limits },
+    });
   }
   const secret = new Set(secretsInConfig(effective));
   return leaves(effective).map(([parts, value]) => {
-    const from = [...sources].reverse().find((source) => getAt(source.value, parts) !== undefined || covers(source.value, parts))?.from ?? 'defaults';
+    const from =
+      [...sources].reverse().find((source) => getAt(source.value, parts) !== undefined || covers(source.value, parts))?.from ?? 'defaults';
     return { key: formatKey(parts), value: secret.has(parts.join('.')) ? '[secret]' : value, from };
   });
 }

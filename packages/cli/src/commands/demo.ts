@@ -43,9 +43,13 @@ export async function demoCommand(options: { pace?: string; dir?: string }): Pro
   for (const provider of providers) provider.assertDone();
 
   const conversations = await session.listConversations();
-  out.write(`\n${style.dim(`${conversations.length} conversations saved in ${join(root, '.legion', 'sessions', session.id, 'conversations')}:`)}\n`);
+  out.write(
+    `\n${style.dim(`${conversations.length} conversations saved in ${join(root, '.legion', 'sessions', session.id, 'conversations')}:`)}\n`,
+  );
   for (const ref of conversations) out.write(style.dim(`  ${ref.conversationId}.jsonl\n`));
-  out.write(`\nNext: ${style.bold('legion init')} in your project, set ANTHROPIC_API_KEY or OPENAI_API_KEY, then ${style.bold('legion')} to talk to your agents (or ${style.bold('legion run "…"')} for one headless message).\n`);
+  out.write(
+    `\nNext: ${style.bold('legion init')} in your project, set ANTHROPIC_API_KEY or OPENAI_API_KEY, then ${style.bold('legion')} to talk to your agents (or ${style.bold('legion run "…"')} for one headless message).\n`,
+  );
   await legion.close();
   return result.status === 'success' ? 0 : 1;
 }

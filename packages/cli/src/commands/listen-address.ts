@@ -7,6 +7,7 @@ export const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 export function portOf(text: string | undefined): number {
   if (text === undefined) return 0;
   const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new LegionError('usage', `--port ${text} is not a port: give a number from 1 to 65535 (or 0 for any free one).`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new LegionError('usage', `--port ${text} is not a port: give a number from 1 to 65535 (or 0 for any free one).`);
   return port;
 }

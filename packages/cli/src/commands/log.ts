@@ -1,4 +1,12 @@
-import { followWorkspace, Legion, LegionError, parseConversationId, type LegionEvent, type Message, type Session } from '@legion-collective/core';
+import {
+  followWorkspace,
+  Legion,
+  LegionError,
+  parseConversationId,
+  type LegionEvent,
+  type Message,
+  type Session,
+} from '@legion-collective/core';
 import { authorOf, renderMessage, renderMessages } from '../render/message-lines.js';
 import { styleFor } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
@@ -16,11 +24,16 @@ interface LogOptions {
 function conversationIdOf(given: string | undefined, legion: Legion): string {
   const user = legion.collective.defaultUser()?.id;
   if (given === undefined) {
-    if (!user) throw new LegionError('no_user', 'The collective has no user participant, so there is no default conversation: name one (legion log a__b).');
+    if (!user)
+      throw new LegionError(
+        'no_user',
+        'The collective has no user participant, so there is no default conversation: name one (legion log a__b).',
+      );
     return `${user}__${legion.entryAgentId()}`;
   }
   if (given.includes('__')) return given;
-  if (!user) throw new LegionError('no_user', `The collective has no user participant: name the whole conversation (for example ${given}__other).`);
+  if (!user)
+    throw new LegionError('no_user', `The collective has no user participant: name the whole conversation (for example ${given}__other).`);
   return `${user}__${given}`;
 }
 
@@ -31,11 +44,14 @@ function conversationIdOf(given: string | undefined, legion: Legion): string {
  */
 export async function logCommand(given: string | undefined, options: LogOptions): Promise<number> {
   const limit = options.limit === undefined ? 200 : Number(options.limit);
-  if (!Number.isInteger(limit) || limit <= 0) throw new LegionError('usage', `--limit takes a positive whole number of messages, got "${options.limit}".`);
+  if (!Number.isInteger(limit) || limit <= 0)
+    throw new LegionError('usage', `--limit takes a positive whole number of messages, got "${options.limit}".`);
   const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   try {
-    const session: Session | undefined = options.session !== undefined ? await legion.sessions.get(options.session) : await legion.sessions.latest();
-    if (!session) throw new LegionError('no_session', 'There are no sessions yet, so there is nothing to show. Start one with: legion run "hello"');
+    const session: Session | undefined =
+      options.session !== undefined ? await legion.sessions.get(options.session) : await legion.sessions.latest();
+    if (!session)
+      throw new LegionError('no_session', 'There are no sessions yet, so there is nothing to show. Start one with: legion run "hello"');
     const id = conversationIdOf(given, legion);
     const key = parseConversationId(id);
     const existing = (await session.listConversations()).map((ref) => ref.conversationId);
@@ -70,7 +86,11 @@ export async function logCommand(given: string | undefined, options: LogOptions)
           onSession: (started) => {
             if (started.sessionId === following) return;
             following = started.sessionId;
-            stderr.write(styleFor(process.stderr).dim(`following ${id} in the new session ${inertLine(started.sessionId)}${started.title ? ` (${inertLine(started.title)})` : ''}; --session keeps to one\n`));
+            stderr.write(
+              styleFor(process.stderr).dim(
+                `following ${id} in the new session ${inertLine(started.sessionId)}${started.title ? ` (${inertLine(started.title)})` : ''}; --session keeps to one\n`,
+              ),
+            );
           },
         });
         stopFollowing = workspace;

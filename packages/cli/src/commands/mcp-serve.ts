@@ -29,12 +29,26 @@ export interface McpServeOptions {
  */
 export async function mcpServeCommand(options: McpServeOptions): Promise<number> {
   const http = options.http === true;
-  if (!http && (options.port !== undefined || options.host !== undefined || options.token !== undefined || options.tokenFile !== undefined)) {
-    throw new LegionError('usage', '--port, --host, --token and --token-file are for the HTTP transport: add --http (without it, legion mcp serve speaks MCP on standard input and output).');
+  if (
+    !http &&
+    (options.port !== undefined || options.host !== undefined || options.token !== undefined || options.tokenFile !== undefined)
+  ) {
+    throw new LegionError(
+      'usage',
+      '--port, --host, --token and --token-file are for the HTTP transport: add --http (without it, legion mcp serve speaks MCP on standard input and output).',
+    );
   }
   const port = portOf(options.port);
   const host = options.host ?? '127.0.0.1';
-  const given = http ? accessTokenFrom({ flag: options.token, file: options.tokenFile, envName: 'LEGION_MCP_TOKEN', env: process.env, warn: (line) => stderr.write(`${line}\n`) }) : undefined;
+  const given = http
+    ? accessTokenFrom({
+        flag: options.token,
+        file: options.tokenFile,
+        envName: 'LEGION_MCP_TOKEN',
+        env: process.env,
+        warn: (line) => stderr.write(`${line}\n`),
+      })
+    : undefined;
   const token = given ?? randomBytes(32).toString('base64url');
   const root = resolveWorkspace(options.workspace);
   // Where the workspace keeps its sessions (files, or PostgreSQL by LEGION_DATABASE_URL / "storage"), as every command.
@@ -47,10 +61,24 @@ export async function mcpServeCommand(options: McpServeOptions): Promise<number>
   process.once('SIGTERM', onSignal);
   try {
     const caller = legion.mcpCaller();
-    if (caller.type !== 'user') throw new LegionError('config', `.legion/config.json: mcpServe.caller.id: "${caller.id}" is a ${caller.type} of the roster; MCP requests come from a user. Fix: choose another id (default "mcp").`);
+    if (caller.type !== 'user')
+      throw new LegionError(
+        'config',
+        `.legion/config.json: mcpServe.caller.id: "${caller.id}" is a ${caller.type} of the roster; MCP requests come from a user. Fix: choose another id (default "mcp").`,
+      );
     const exposed = exposedAgents(legion);
-    if (exposed.length === 0) throw new LegionError('config', 'The collective has no active agent to offer: add one (legion agents add) before serving it over MCP.');
-    const context: ServeContext = { legion, caller, exposed, calls, version: typeof LEGION_VERSION === 'string' ? LEGION_VERSION : '0.0.0' };
+    if (exposed.length === 0)
+      throw new LegionError(
+        'config',
+        'The collective has no active agent to offer: add one (legion agents add) before serving it over MCP.',
+      );
+    const context: ServeContext = {
+      legion,
+      caller,
+      exposed,
+      calls,
+      version: typeof LEGION_VERSION === 'string' ? LEGION_VERSION : '0.0.0',
+    };
     detach = legion.attachUser(mcpSurface(calls, caller, { questionWaitMs: legion.config.mcpServe.questionWaitSeconds * 1000 }));
     for (const warning of legion.warnings) stderr.write(`legion: warning: ${warning}\n`);
     if (!http) {
@@ -64,15 +92,25 @@ export async function mcpServeCommand(options: McpServeOptions): Promise<number>
       // Loaded only for --http: the HTTP server (and the fetch globals it touches) would slow a stdio client's first answer.
       const { serveHttp } = await import('../mcp-serve/http-transport.js');
       const { sessionIdleSeconds, maxSessions } = legion.config.mcpServe;
-      const sessions = { idleMs: sessionIdleSeconds * 1000, max: maxSessions, onExpired: (id: string) => stderr.write(`legion mcp serve: closed MCP session ${id}, idle for ${sessionIdleSeconds} s (mcpServe.sessionIdleSeconds)\n`) };
+      const sessions = {
+        idleMs: sessionIdleSeconds * 1000,
+        max: maxSessions,
+        onExpired: (id: string) =>
+          stderr.write(`legion mcp serve: closed MCP session ${id}, idle for ${sessionIdleSeconds} s (mcpServe.sessionIdleSeconds)\n`),
+      };
       serving = await serveHttp(context, { host, port, token, sessions });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE') throw new LegionError('usage', `Port ${port} is in use: give another with --port, or leave it out for a free one.`);
-      if (code === 'EADDRNOTAVAIL') throw new LegionError('usage', `This machine has no address ${host}: give one of its addresses with --host (default 127.0.0.1).`);
+      if (code === 'EADDRINUSE')
+        throw new LegionError('usage', `Port ${port} is in use: give another with --port, or leave it out for a free one.`);
+      if (code === 'EADDRNOTAVAIL')
+        throw new LegionError('usage', `This machine has no address ${host}: give one of its addresses with --host (default 127.0.0.1).`);
       throw error;
     }
-    if (!LOOPBACK.has(host)) stderr.write(`legion: warning: serving on ${host}, reachable from other machines; anyone with the token can act as "${caller.id}" in this workspace.\n`);
+    if (!LOOPBACK.has(host))
+      stderr.write(
+        `legion: warning: serving on ${host}, reachable from other machines; anyone with the token can act as "${caller.id}" in this workspace.\n`,
+      );
     stderr.write(`Legion MCP server (Streamable HTTP) for ${root} at ${serving.url}\n`);
     stderr.write(`Access token: ${token}\n`);
     stderr.write(`Clients send "Authorization: Bearer <token>". Press Ctrl-C to stop.\n`);

@@ -20,7 +20,8 @@ export function pauseLines(paused: readonly Paused[], style: Style, sessionId: s
   if (questions.length > 0) {
     const explained = explainQuestionPause(questions, sessionId);
     lines.push(`${explained.headline}:`);
-    for (const question of questions) lines.push(`  ${inertLine(question.id)}  ${inertLine(question.from)} asks ${inertLine(question.user)}: ${inert(question.text)}`);
+    for (const question of questions)
+      lines.push(`  ${inertLine(question.id)}  ${inertLine(question.from)} asks ${inertLine(question.user)}: ${inert(question.text)}`);
     lines.push(`Answer with: ${inert(explained.answerCommand)}  (legion questions lists them)`);
   }
   return `${lines.join('\n')}\n`;
@@ -28,9 +29,12 @@ export function pauseLines(paused: readonly Paused[], style: Style, sessionId: s
 
 /** One approval request on one line, styled for the stream it is written to. */
 export function describe(view: ApprovalView, style: Style): string {
-  const status = view.status === 'pending' ? style.yellow('pending ') : view.status === 'approved' ? style.green('approved') : style.red('rejected');
+  const status =
+    view.status === 'pending' ? style.yellow('pending ') : view.status === 'approved' ? style.green('approved') : style.red('rejected');
   const decided = view.decidedBy
-    ? style.dim(` — ${view.status} by ${inertLine(view.decidedBy)}${view.decisionReason ? `: ${inertLine(view.decisionReason)}` : ''}${view.decisionMedium ? ` (on ${inertLine(view.decisionMedium)})` : ''}`)
+    ? style.dim(
+        ` — ${view.status} by ${inertLine(view.decidedBy)}${view.decisionReason ? `: ${inertLine(view.decisionReason)}` : ''}${view.decisionMedium ? ` (on ${inertLine(view.decisionMedium)})` : ''}`,
+      )
     : style.dim(` — ${inertLine(view.approver)} decides`);
   const rule = view.decisionRuleId ? style.dim(` (rule ${inertLine(view.decisionRuleId)})`) : '';
   // The input whole, as JSON (exact, and escaped), with what JSON leaves raw (C1, DEL, bidi, zero-width) made visible.

@@ -42,11 +42,19 @@ export async function questionsCommand(options: QuestionOptions): Promise<number
  * on with it. With --no-resume, a chain whose asking process ended stays paused, for `legion
  * questions resume` to continue from any process.
  */
-export async function answerQuestionCommand(id: string, text: string, options: Omit<QuestionOptions, 'all'> & { as?: string; resume?: boolean }): Promise<number> {
+export async function answerQuestionCommand(
+  id: string,
+  text: string,
+  options: Omit<QuestionOptions, 'all'> & { as?: string; resume?: boolean },
+): Promise<number> {
   const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   try {
     const session = await sessionOf(legion, id, options.session);
-    const outcome = await session.answerQuestion(id, text, { medium: CLI_MEDIUM, resume: options.resume !== false, ...(options.as !== undefined ? { answeredBy: options.as } : {}) });
+    const outcome = await session.answerQuestion(id, text, {
+      medium: CLI_MEDIUM,
+      resume: options.resume !== false,
+      ...(options.as !== undefined ? { answeredBy: options.as } : {}),
+    });
     if (outcome.status === 'error') throw new LegionError('question_not_answered', outcome.error, { questionId: id });
     const resumed = outcome.resumed ?? [];
     if (options.json) {
@@ -54,13 +62,19 @@ export async function answerQuestionCommand(id: string, text: string, options: O
         `${JSON.stringify({ sessionId: session.id, questionId: id, status: 'answered', ...(outcome.resumed ? { resumed: resumed.map((result) => ({ ...result, status: reportedStatus(result) })) } : {}), ...(outcome.waiting ? { waiting: true } : {}) })}\n`,
       );
     } else if (outcome.waiting) {
-      stdout.write(`Answered ${id}; the agent that asked stays paused until resumed: legion questions resume ${id} --session ${session.id}\n`);
+      stdout.write(
+        `Answered ${id}; the agent that asked stays paused until resumed: legion questions resume ${id} --session ${session.id}\n`,
+      );
     } else if (!outcome.resumed) {
       stdout.write(`Answered ${id}; the agent that asked goes on with it.\n`);
     } else {
       // The asking process had ended: the chain went on here.
       const style = styleFor(process.stdout);
-      for (const result of resumed) if (result.status !== 'paused') stdout.write(`${result.status === 'success' ? inert(result.reply) : style.red(`${inertLine(result.conversationId)} failed: ${inert(result.error)}`)}\n`);
+      for (const result of resumed)
+        if (result.status !== 'paused')
+          stdout.write(
+            `${result.status === 'success' ? inert(result.reply) : style.red(`${inertLine(result.conversationId)} failed: ${inert(result.error)}`)}\n`,
+          );
     }
     if (resumed.some((result) => result.status === 'error')) return 1;
     // Like `legion approve`: 2 says the work paused again, on an approval or another question.
@@ -79,17 +93,30 @@ export async function answerQuestionCommand(id: string, text: string, options: O
 export async function resumeAnsweredCommand(ids: string[], options: Omit<QuestionOptions, 'all'>): Promise<number> {
   const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   try {
-    const session = ids.length > 0 && options.session === undefined ? await sessionOf(legion, ids[0]!, undefined) : await latestOrGiven(legion, options.session);
+    const session =
+      ids.length > 0 && options.session === undefined
+        ? await sessionOf(legion, ids[0]!, undefined)
+        : await latestOrGiven(legion, options.session);
     const outcome = await session.resumeAnswered({ ids });
     if (outcome.status === 'error') throw new LegionError('question_not_resumed', outcome.error);
     const continuing = outcome.continuing ?? [];
     if (options.json) {
-      stdout.json({ sessionId: session.id, resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result) })), ...(continuing.length > 0 ? { continuing } : {}) });
+      stdout.json({
+        sessionId: session.id,
+        resumed: outcome.resumed.map((result) => ({ ...result, status: reportedStatus(result) })),
+        ...(continuing.length > 0 ? { continuing } : {}),
+      });
     } else {
       const style = styleFor(process.stdout);
-      for (const result of outcome.resumed) if (result.status !== 'paused') stdout.write(`${result.status === 'success' ? inert(result.reply) : style.red(`${inertLine(result.conversationId)} failed: ${inert(result.error)}`)}\n`);
-      for (const conversationId of continuing) stdout.write(`The turn in ${conversationId} went on in another process; nothing to resume here.\n`);
-      if (outcome.resumed.length === 0 && continuing.length === 0) stdout.write('Nothing waits to be resumed: no answered question has a paused agent left.\n');
+      for (const result of outcome.resumed)
+        if (result.status !== 'paused')
+          stdout.write(
+            `${result.status === 'success' ? inert(result.reply) : style.red(`${inertLine(result.conversationId)} failed: ${inert(result.error)}`)}\n`,
+          );
+      for (const conversationId of continuing)
+        stdout.write(`The turn in ${conversationId} went on in another process; nothing to resume here.\n`);
+      if (outcome.resumed.length === 0 && continuing.length === 0)
+        stdout.write('Nothing waits to be resumed: no answered question has a paused agent left.\n');
     }
     if (outcome.resumed.some((result) => result.status === 'error')) return 1;
     // Like `legion answer`: 2 says the work paused again, on an approval or another question.
@@ -125,10 +152,13 @@ async function sessionOf(legion: Legion, id: string, sessionId: string | undefin
 
 /** One question on one line (its text may span more), styled for the stream it is written to. */
 export function describeQuestion(view: QuestionView, style: Style): string {
-  const status = view.status === 'pending' ? style.yellow('pending ') : view.status === 'answered' ? style.green('answered') : style.dim('withdrawn');
+  const status =
+    view.status === 'pending' ? style.yellow('pending ') : view.status === 'answered' ? style.green('answered') : style.dim('withdrawn');
   const outcome =
     view.status === 'answered' && view.answer
-      ? style.dim(` — ${inertLine(view.answer.answeredBy)}${view.answer.medium ? ` (in ${inertLine(view.answer.medium)})` : ''}: ${inert(view.answer.text)}`)
+      ? style.dim(
+          ` — ${inertLine(view.answer.answeredBy)}${view.answer.medium ? ` (in ${inertLine(view.answer.medium)})` : ''}: ${inert(view.answer.text)}`,
+        )
       : view.status === 'withdrawn'
         ? style.dim(` — ${inert(view.withdrawnReason ?? '')}`)
         : style.dim(` — ${view.chain.map(inertLine).join(' → ')} waits`);

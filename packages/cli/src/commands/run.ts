@@ -28,11 +28,18 @@ export interface RunOptions {
 function questionMode(options: RunOptions): { mode: 'ask' | 'deny' } | { mode: 'text'; text: string } {
   const mode = options.answerQuestions ?? (options.answer !== undefined ? 'text' : 'ask');
   if (mode !== 'text') {
-    if (options.answer !== undefined) throw new LegionError('usage', `--answer gives the text questions are answered with, but --answer-questions is "${mode}". Drop one of them.`);
+    if (options.answer !== undefined)
+      throw new LegionError(
+        'usage',
+        `--answer gives the text questions are answered with, but --answer-questions is "${mode}". Drop one of them.`,
+      );
     return { mode };
   }
   if (options.answer === undefined || options.answer.trim() === '') {
-    throw new LegionError('usage', '--answer-questions text needs the answer: add --answer "…" (for example --answer "Use your best judgement and say what you assumed").');
+    throw new LegionError(
+      'usage',
+      '--answer-questions text needs the answer: add --answer "…" (for example --answer "Use your best judgement and say what you assumed").',
+    );
   }
   return { mode, text: options.answer };
 }
@@ -70,7 +77,9 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
       const elsewhere = event.remote ? [] : legion.surfacesElsewhere();
       if (elsewhere.length === 0) return;
       const where = elsewhere.map((surface) => `${inertLine(surface.medium)} (pid ${surface.pid})`).join(', ');
-      stderr.write(`legion: ${inertLine(event.from)} asks ${inertLine(event.user)}: ${inert(event.text)}\n  waiting for an answer on ${where}, or: legion answer ${inertLine(event.questionId)} "…"\n`);
+      stderr.write(
+        `legion: ${inertLine(event.from)} asks ${inertLine(event.user)}: ${inert(event.text)}\n  waiting for an answer on ${where}, or: legion answer ${inertLine(event.questionId)} "…"\n`,
+      );
     });
   }
   if (options.session && options.newSession) throw new LegionError('usage', 'Use either --session or --new-session, not both.');
@@ -80,7 +89,10 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   const driver = await SessionDriver.open(legion, {
     medium: TERMINAL_MEDIUM,
     as: from,
-    session: { ...(options.session !== undefined ? { session: options.session } : {}), ...(options.newSession ? { newSession: true } : {}) },
+    session: {
+      ...(options.session !== undefined ? { session: options.session } : {}),
+      ...(options.newSession ? { newSession: true } : {}),
+    },
   });
   const { session } = driver;
   const to = options.to ?? legion.entryAgentId();
@@ -105,7 +117,9 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     // Said at once, not at the end: the user sees why nothing is happening.
     if (event.type === 'provider:retry' && !options.verbose) {
       const why = event.askedByProvider ? 'the provider asked to wait' : 'waiting';
-      stderr.write(`legion: ${inertLine(event.participantId)}'s model (${inertLine(event.provider)}) failed: ${inert(event.reason)}; ${why} ${formatWait(event.waitMs)}, retry ${event.attempt} of ${event.of}\n`);
+      stderr.write(
+        `legion: ${inertLine(event.participantId)}'s model (${inertLine(event.provider)}) failed: ${inert(event.reason)}; ${why} ${formatWait(event.waitMs)}, retry ${event.attempt} of ${event.of}\n`,
+      );
     }
   });
   const stopPrinting = options.verbose ? printConversation(legion.events, stderr, { you: from }) : undefined;
@@ -159,7 +173,10 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   } else if (result.status === 'success') {
     // The reply is the model's: shown as it is, nothing in it acted on by the terminal.
     stdout.write(`${inert(result.reply)}\n`);
-    if (result.truncated) stderr.write(`warning: ${inertLine(to)}'s reply was cut off at the model's output limit (raise "maxTokens" in its model settings, or ask it to continue)\n`);
+    if (result.truncated)
+      stderr.write(
+        `warning: ${inertLine(to)}'s reply was cut off at the model's output limit (raise "maxTokens" in its model settings, or ask it to continue)\n`,
+      );
   } else if (result.status === 'paused') {
     stderr.write(pauseLines([result], styleFor(process.stderr), session.id));
   } else {
@@ -168,7 +185,9 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   if (options.output === 'text' || options.output === undefined) {
     // Said, not only reported in JSON: the reply may rest on an assumption the asker made.
     for (const question of questions.questions.filter((asked) => !asked.answered && !asked.pending)) {
-      stderr.write(`legion: ${inertLine(question.from)} asked ${inertLine(question.to)} "${inert(question.text)}" and was told you are unavailable (answer such questions with --answer "…")\n`);
+      stderr.write(
+        `legion: ${inertLine(question.from)} asked ${inertLine(question.to)} "${inert(question.text)}" and was told you are unavailable (answer such questions with --answer "…")\n`,
+      );
     }
   }
   if (!options.verbose) for (const warning of warnings) stderr.write(`warning: ${inert(warning)}\n`);
@@ -181,7 +200,8 @@ function formatWait(ms: number): string {
 
 async function readMessage(words: string[], limit: number): Promise<string> {
   if (words.length > 0 && !(words.length === 1 && words[0] === '-')) return words.join(' ');
-  if (process.stdin.isTTY) throw new LegionError('usage', 'No message given. Usage: legion run "your message" (or pipe it on standard input).');
+  if (process.stdin.isTTY)
+    throw new LegionError('usage', 'No message given. Usage: legion run "your message" (or pipe it on standard input).');
   const chunks: Buffer[] = [];
   let bytes = 0;
   for await (const chunk of process.stdin) {

@@ -34,7 +34,12 @@ function webDir(): string | undefined {
 
 /** Opens the system browser; where there is none (a server, a container), says so and goes on. */
 function openBrowser(url: string): void {
-  const [command, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
+  const [command, args] =
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '""', url]]
+        : ['xdg-open', [url]];
   try {
     const child = spawn(command, args, { stdio: 'ignore', detached: true });
     child.on('error', () => stderr.write(`legion: could not open a browser (${command} is not available); open the URL above yourself.\n`));
@@ -48,21 +53,38 @@ function openBrowser(url: string): void {
 export async function serveCommand(options: ServeOptions): Promise<number> {
   const port = portOf(options.port);
   const host = options.host ?? '127.0.0.1';
-  const token = accessTokenFrom({ flag: options.token, file: options.tokenFile, envName: 'LEGION_SERVE_TOKEN', env: process.env, warn: (line) => stderr.write(`${line}\n`) });
+  const token = accessTokenFrom({
+    flag: options.token,
+    file: options.tokenFile,
+    envName: 'LEGION_SERVE_TOKEN',
+    env: process.env,
+    warn: (line) => stderr.write(`${line}\n`),
+  });
   const root = resolveWorkspace(options.workspace);
   const legion = await openLegion({ root });
   let server;
   try {
-    server = await startServer({ legion, port, host, ...(token ? { token } : {}), staticDir: webDir(), version: typeof LEGION_VERSION === 'string' ? LEGION_VERSION : undefined });
+    server = await startServer({
+      legion,
+      port,
+      host,
+      ...(token ? { token } : {}),
+      staticDir: webDir(),
+      version: typeof LEGION_VERSION === 'string' ? LEGION_VERSION : undefined,
+    });
   } catch (error) {
     await legion.close();
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new LegionError('usage', `Port ${port} is in use: give another with --port, or leave it out for a free one.`);
-    if (code === 'EADDRNOTAVAIL') throw new LegionError('usage', `This machine has no address ${host}: give one of its addresses with --host (default 127.0.0.1).`);
+    if (code === 'EADDRINUSE')
+      throw new LegionError('usage', `Port ${port} is in use: give another with --port, or leave it out for a free one.`);
+    if (code === 'EADDRNOTAVAIL')
+      throw new LegionError('usage', `This machine has no address ${host}: give one of its addresses with --host (default 127.0.0.1).`);
     throw error;
   }
   if (!LOOPBACK.has(host)) {
-    stderr.write(`legion: warning: serving on ${host}, reachable from other machines; anyone with the URL's token can act as you in this workspace.\n`);
+    stderr.write(
+      `legion: warning: serving on ${host}, reachable from other machines; anyone with the URL's token can act as you in this workspace.\n`,
+    );
   }
   const url = `${server.url}?token=${server.token}`;
   stdout.write(`Legion is serving ${root} at ${url}\n`);

@@ -23,7 +23,9 @@ export async function sessionsListCommand(options: SessionsOptions): Promise<num
   const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   try {
     const sessions = await legion.sessions.list();
-    const rows = await Promise.all(sessions.map(async (meta) => ({ meta, conversations: (await (await legion.sessions.get(meta.id)).listConversations()).length })));
+    const rows = await Promise.all(
+      sessions.map(async (meta) => ({ meta, conversations: (await (await legion.sessions.get(meta.id)).listConversations()).length })),
+    );
     if (options.json) {
       stdout.json({ sessions: rows.map(({ meta, conversations }) => ({ ...meta, conversations })), warnings: legion.warnings });
       return 0;
@@ -33,7 +35,9 @@ export async function sessionsListCommand(options: SessionsOptions): Promise<num
     } else {
       const style = styleFor(process.stdout);
       const head = ['SESSION', 'LAST ACTIVE (UTC)', 'CONVERSATIONS', 'TITLE'].map(style.dim);
-      stdout.write(`${columns([head, ...rows.map(({ meta, conversations }) => [inertLine(meta.id), readableTime(meta.lastActiveAt), String(conversations), inertLine(meta.title ?? '')])])}\n`);
+      stdout.write(
+        `${columns([head, ...rows.map(({ meta, conversations }) => [inertLine(meta.id), readableTime(meta.lastActiveAt), String(conversations), inertLine(meta.title ?? '')])])}\n`,
+      );
     }
     warnAll(legion);
     return 0;
@@ -50,14 +54,29 @@ export async function sessionsShowCommand(id: string, options: SessionsOptions):
     const conversations = await Promise.all(
       (await session.listConversations()).map(async (ref) => {
         const [last] = await session.conversation(ref).recent(1);
-        return { conversationId: ref.conversationId, initiator: ref.initiator, responder: ref.responder, ...(ref.name ? { name: ref.name } : {}), lastMessageAt: last?.at ?? null, lastMessage: last ? textOf(last) : null, last };
+        return {
+          conversationId: ref.conversationId,
+          initiator: ref.initiator,
+          responder: ref.responder,
+          ...(ref.name ? { name: ref.name } : {}),
+          lastMessageAt: last?.at ?? null,
+          lastMessage: last ? textOf(last) : null,
+          last,
+        };
       }),
     );
     const pending = await session.approvals.list({ status: 'pending' });
     const usage = (await session.usage()).total;
     const latest = (await legion.sessions.latest())?.id === session.id;
     if (options.json) {
-      stdout.json({ ...session.info, latest, conversations: conversations.map(({ last: _last, ...row }) => row), pendingApprovals: pending, usage, warnings: legion.warnings });
+      stdout.json({
+        ...session.info,
+        latest,
+        conversations: conversations.map(({ last: _last, ...row }) => row),
+        pendingApprovals: pending,
+        usage,
+        warnings: legion.warnings,
+      });
       return 0;
     }
     const style = styleFor(process.stdout);
@@ -74,7 +93,9 @@ export async function sessionsShowCommand(id: string, options: SessionsOptions):
     if (conversations.length === 0) stdout.write('No conversations yet.\n');
     else {
       const head = ['CONVERSATION', 'LAST MESSAGE (UTC)', 'LAST MESSAGE'].map(style.dim);
-      stdout.write(`${columns([head, ...conversations.map((row) => [inertLine(row.conversationId), row.lastMessageAt ? readableTime(row.lastMessageAt) : '', row.last ? messageSummary(row.last, style, 60) : ''])])}\n`);
+      stdout.write(
+        `${columns([head, ...conversations.map((row) => [inertLine(row.conversationId), row.lastMessageAt ? readableTime(row.lastMessageAt) : '', row.last ? messageSummary(row.last, style, 60) : ''])])}\n`,
+      );
       stdout.write(style.dim(`\nRead one with: legion log --session ${meta.id} CONVERSATION\n`));
     }
     warnAll(legion);
@@ -91,13 +112,22 @@ export async function sessionsRemoveCommand(id: string, options: SessionsOptions
     const session: Session = await legion.sessions.get(id);
     if (!options.yes) {
       if (process.stdin.isTTY !== true || process.stderr.isTTY !== true) {
-        throw new LegionError('usage', `Removing session ${id} deletes its conversations for good; there is no terminal to confirm on, so pass --yes.`);
+        throw new LegionError(
+          'usage',
+          `Removing session ${id} deletes its conversations for good; there is no terminal to confirm on, so pass --yes.`,
+        );
       }
       const count = (await session.listConversations()).length;
       const readline = createInterface({ input: process.stdin, output: process.stderr });
       let answer: string;
       try {
-        answer = (await readline.question(`Delete session ${inertLine(id)}${session.info.title ? ` (${inertLine(session.info.title)})` : ''} and its ${count} conversation${count === 1 ? '' : 's'}? [y/N] `)).trim().toLowerCase();
+        answer = (
+          await readline.question(
+            `Delete session ${inertLine(id)}${session.info.title ? ` (${inertLine(session.info.title)})` : ''} and its ${count} conversation${count === 1 ? '' : 's'}? [y/N] `,
+          )
+        )
+          .trim()
+          .toLowerCase();
       } finally {
         readline.close();
       }
@@ -119,7 +149,8 @@ export async function sessionsRemoveCommand(id: string, options: SessionsOptions
 export async function sessionsRenameCommand(id: string, title: string, options: SessionsOptions): Promise<number> {
   const trimmed = title.replace(/\s+/g, ' ').trim();
   if (trimmed === '') throw new LegionError('usage', 'A session title needs some words: legion sessions rename ID "what it is about".');
-  if (trimmed.length > 200) throw new LegionError('usage', `A session title is at most 200 characters; this one has ${trimmed.length}. Say it shorter.`);
+  if (trimmed.length > 200)
+    throw new LegionError('usage', `A session title is at most 200 characters; this one has ${trimmed.length}. Say it shorter.`);
   const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   try {
     const session = await legion.sessions.get(id);

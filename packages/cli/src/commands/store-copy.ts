@@ -46,7 +46,11 @@ interface SessionReport {
 export async function storeCopyCommand(options: StoreCopyOptions): Promise<number> {
   const from = storeKind('--from', options.from);
   const to = storeKind('--to', options.to);
-  if (from === to) throw new LegionError('invalid_option', `--from and --to are both "${from}": a copy needs two stores. Fix: use --from files --to postgres, or --from postgres --to files.`);
+  if (from === to)
+    throw new LegionError(
+      'invalid_option',
+      `--from and --to are both "${from}": a copy needs two stores. Fix: use --from files --to postgres, or --from postgres --to files.`,
+    );
   const root = resolveWorkspace(options.workspace);
   const warnings: StorageWarning[] = [];
   const onWarning = (warning: StorageWarning): void => void warnings.push(warning);
@@ -55,7 +59,8 @@ export async function storeCopyCommand(options: StoreCopyOptions): Promise<numbe
     const target = await openStore(to, root, onWarning);
     try {
       const reports = await copySessions(source, target, { from, to, ids: options.session, dryRun: options.dryRun === true });
-      for (const warning of warnings) stderr.write(`warning: ${warning.source}${warning.offset ? ` at ${warning.offset}` : ''}: ${warning.problem}\n`);
+      for (const warning of warnings)
+        stderr.write(`warning: ${warning.source}${warning.offset ? ` at ${warning.offset}` : ''}: ${warning.problem}\n`);
       print(reports, { from, to, dryRun: options.dryRun === true, json: options.json === true });
       return 0;
     } finally {
@@ -66,18 +71,28 @@ export async function storeCopyCommand(options: StoreCopyOptions): Promise<numbe
   }
 }
 
-async function copySessions(source: SessionBackend, target: SessionBackend, options: { from: StoreKind; to: StoreKind; ids: string[] | undefined; dryRun: boolean }): Promise<SessionReport[]> {
+async function copySessions(
+  source: SessionBackend,
+  target: SessionBackend,
+  options: { from: StoreKind; to: StoreKind; ids: string[] | undefined; dryRun: boolean },
+): Promise<SessionReport[]> {
   const ids = options.ids?.length ? [...new Set(options.ids)] : (await source.sessions.list()).sessions.map((meta) => meta.id).reverse();
   // Everything is read and checked before anything is written: a conflict refuses the copy whole.
   const planned: Array<{ snapshot: SessionSnapshot; summary: SnapshotSummary; existing: SnapshotSummary | undefined }> = [];
   const conflicts: string[] = [];
   for (const id of ids) {
     const snapshot = await exportSession(source, id);
-    if (!snapshot) throw new LegionError('session_not_found', `Session ${id} is not in the ${options.from} store. Fix: "legion sessions" lists the sessions there (with the store selected that way); check the id.`, { id });
+    if (!snapshot)
+      throw new LegionError(
+        'session_not_found',
+        `Session ${id} is not in the ${options.from} store. Fix: "legion sessions" lists the sessions there (with the store selected that way); check the id.`,
+        { id },
+      );
     const summary = summarizeSnapshot(snapshot);
     const found = await exportSession(target, id);
     const existing = found ? summarizeSnapshot(found) : undefined;
-    if (existing && existing.sha256 !== summary.sha256) conflicts.push(`${id} (${options.from} ${short(summary)}, ${options.to} ${short(existing)})`);
+    if (existing && existing.sha256 !== summary.sha256)
+      conflicts.push(`${id} (${options.from} ${short(summary)}, ${options.to} ${short(existing)})`);
     planned.push({ snapshot, summary, existing });
   }
   if (conflicts.length > 0) {
@@ -98,7 +113,12 @@ async function copySessions(source: SessionBackend, target: SessionBackend, opti
 }
 
 /** Writes one session and reads it back: a copy whose counts or hash differ is removed again and refused. */
-async function copyOne(target: SessionBackend, snapshot: SessionSnapshot, expected: SnapshotSummary, to: StoreKind): Promise<SnapshotSummary> {
+async function copyOne(
+  target: SessionBackend,
+  snapshot: SessionSnapshot,
+  expected: SnapshotSummary,
+  to: StoreKind,
+): Promise<SnapshotSummary> {
   await importSession(target, snapshot);
   const written = await exportSession(target, snapshot.meta.id);
   const summary = written ? summarizeSnapshot(written) : undefined;
@@ -114,7 +134,10 @@ async function copyOne(target: SessionBackend, snapshot: SessionSnapshot, expect
 function storeKind(flag: string, value: string | undefined): StoreKind {
   const parsed = StoreKindSchema.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw new LegionError('invalid_option', `${flag} ${value === undefined ? 'is missing' : `"${value}" is no store`}. Fix: ${flag} files or ${flag} postgres.`);
+  throw new LegionError(
+    'invalid_option',
+    `${flag} ${value === undefined ? 'is missing' : `"${value}" is no store`}. Fix: ${flag} files or ${flag} postgres.`,
+  );
 }
 
 async function openStore(kind: StoreKind, root: string, onWarning: (warning: StorageWarning) => void): Promise<SessionBackend> {
@@ -147,7 +170,9 @@ function print(reports: SessionReport[], options: { from: StoreKind; to: StoreKi
     return;
   }
   for (const report of reports) {
-    const sides = report.target ? `${options.from} sha256 ${report.source.sha256}, ${options.to} sha256 ${report.target.sha256}` : `sha256 ${report.source.sha256}`;
+    const sides = report.target
+      ? `${options.from} sha256 ${report.source.sha256}, ${options.to} sha256 ${report.target.sha256}`
+      : `sha256 ${report.source.sha256}`;
     stdout.write(`${report.outcome.padEnd(10)} ${report.id}: ${counts(report.source)}; ${sides}\n`);
   }
   const tally = (outcome: Outcome): number => reports.filter((report) => report.outcome === outcome).length;

@@ -29,7 +29,12 @@ export async function storeMigrateCommand(options: StoreMigrateOptions): Promise
       throw databaseError(error, displayUrl(selected.url), selected.source);
     });
     if (options.json) {
-      stdout.json({ dryRun: options.dryRun === true, from: report.from, to: report.to, migrations: report.migrations.map(({ version, name }) => ({ version, name })) });
+      stdout.json({
+        dryRun: options.dryRun === true,
+        from: report.from,
+        to: report.to,
+        migrations: report.migrations.map(({ version, name }) => ({ version, name })),
+      });
       return 0;
     }
     if (report.migrations.length === 0) {
@@ -41,7 +46,9 @@ export async function storeMigrateCommand(options: StoreMigrateOptions): Promise
       for (const migration of report.migrations) stdout.write(`\n-- ${migration.version}: ${migration.name}\n${migration.sql.trim()}\n`);
       return 0;
     }
-    stdout.write(`Migrated the schema from version ${report.from} to ${report.to}: ${report.migrations.map((migration) => `${migration.version} (${migration.name})`).join(', ')}.\n`);
+    stdout.write(
+      `Migrated the schema from version ${report.from} to ${report.to}: ${report.migrations.map((migration) => `${migration.version} (${migration.name})`).join(', ')}.\n`,
+    );
     return 0;
   } finally {
     await backend.close();

@@ -10,7 +10,12 @@ import { stdout, stderr, inertLine } from '../render/terminal-text.js';
  * and the tools it is not shown, with the reason. Starts the configured MCP
  * servers to list their tools, as an agent's turn would.
  */
-export async function toolsListCommand(options: { workspace?: string | undefined; agent?: string; json?: boolean; visible?: boolean }): Promise<number> {
+export async function toolsListCommand(options: {
+  workspace?: string | undefined;
+  agent?: string;
+  json?: boolean;
+  visible?: boolean;
+}): Promise<number> {
   const legion = await openLegion({ root: resolveWorkspace(options.workspace) });
   try {
     const agents = options.agent ? [options.agent] : legion.collective.agents().map((agent) => agent.id);
@@ -30,12 +35,16 @@ export async function toolsListCommand(options: { workspace?: string | undefined
   }
 }
 
-
 function render(view: AgentToolsView, style: Style, visibleOnly: boolean): string {
   const shown = view.tools.filter((tool) => tool.visible);
   const hidden = view.tools.filter((tool) => !tool.visible);
-  const lines = [`${style.bold(inertLine(view.agent))} ${style.dim(`— its model sees ${shown.length} tool${shown.length === 1 ? '' : 's'}`)}`];
-  const rows = [['TOOL', 'SOURCE', 'APPROVAL', 'SCHEMA'].map(style.dim), ...shown.map((tool) => [inertLine(tool.name), inertLine(tool.source), approval(tool, style), schema(tool, style)])];
+  const lines = [
+    `${style.bold(inertLine(view.agent))} ${style.dim(`— its model sees ${shown.length} tool${shown.length === 1 ? '' : 's'}`)}`,
+  ];
+  const rows = [
+    ['TOOL', 'SOURCE', 'APPROVAL', 'SCHEMA'].map(style.dim),
+    ...shown.map((tool) => [inertLine(tool.name), inertLine(tool.source), approval(tool, style), schema(tool, style)]),
+  ];
   lines.push(indent(columns(rows)));
   if (view.schemaTokens) lines.push(...schemaSummary(view.schemaTokens, style));
   if (!visibleOnly && (hidden.length > 0 || view.missing.length > 0)) {
@@ -52,14 +61,22 @@ function render(view: AgentToolsView, style: Style, visibleOnly: boolean): strin
 function approval(tool: AgentToolView, style: Style): string {
   const { mode, source, scoped, reason } = tool.approval;
   const word = mode === 'auto' ? style.green('auto') : mode === 'requires_approval' ? style.yellow('asks') : style.red('denied');
-  const origin = source === 'default' ? style.dim(`(default for ${tool.effect})`) : mode === 'deny' ? style.dim(`— every call refused: ${inertLine(reason ?? '')}`) : style.dim(`(${source})`);
+  const origin =
+    source === 'default'
+      ? style.dim(`(default for ${tool.effect})`)
+      : mode === 'deny'
+        ? style.dim(`— every call refused: ${inertLine(reason ?? '')}`)
+        : style.dim(`(${source})`);
   return `${word} ${origin}${scoped ? style.dim(' + scoped rules') : ''}`;
 }
 
 /** Its full schema's tokens, and how it reaches the model. */
 function schema(tool: AgentToolView, style: Style): string {
   if (tool.schemaTokens === undefined) return '';
-  const how = tool.offered === 'whole' || tool.offered === undefined ? '' : ` ${style.dim(tool.offered === 'never' ? 'never sent (denied)' : tool.offered)}`;
+  const how =
+    tool.offered === 'whole' || tool.offered === undefined
+      ? ''
+      : ` ${style.dim(tool.offered === 'never' ? 'never sent (denied)' : tool.offered)}`;
   return `${tool.schemaTokens.toLocaleString('en-US')} tokens${how}`;
 }
 
@@ -75,7 +92,9 @@ function schemaSummary(figures: ToolSchemaTokens, style: Style): string[] {
   ];
   for (const family of figures.onDemand) {
     const what = inertLine(family.family.startsWith('mcp__') ? `MCP server ${family.family.slice('mcp__'.length)} (lazy)` : family.family);
-    lines.push(`    ${style.dim('on demand:')} ${what}: ${family.tools} tool${family.tools === 1 ? '' : 's'}, ${number(family.schemaTokens)} tokens of schemas; each request saves ${number(family.savedTokens)} until loaded (load_tools)`);
+    lines.push(
+      `    ${style.dim('on demand:')} ${what}: ${family.tools} tool${family.tools === 1 ? '' : 's'}, ${number(family.schemaTokens)} tokens of schemas; each request saves ${number(family.savedTokens)} until loaded (load_tools)`,
+    );
   }
   return lines;
 }

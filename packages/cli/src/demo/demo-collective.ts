@@ -63,7 +63,8 @@ export function demoScripts(pace: number): Record<string, ScriptEntry[]> {
             name: 'communicate',
             input: {
               to: 'developer',
-              message: 'Please look at src/health.js and propose how /health can report the app version. Have the reviewer check your proposal.',
+              message:
+                'Please look at src/health.js and propose how /health can report the app version. Have the reviewer check your proposal.',
             },
           },
         ],
@@ -90,7 +91,8 @@ export function demoScripts(pace: number): Record<string, ScriptEntry[]> {
             name: 'communicate',
             input: {
               to: 'reviewer',
-              message: "Please review: import the version from package.json in src/health.js and return { status: 'ok', uptimeMs, version } from health().",
+              message:
+                "Please review: import the version from package.json in src/health.js and return { status: 'ok', uptimeMs, version } from health().",
             },
           },
         ],

@@ -50,10 +50,20 @@ export async function runDoctorChecks(options: DoctorOptions): Promise<{ root: s
   };
   add(nodeCheck());
   add(containmentCheck());
-  const root = options.workspace ? (existsSync(join(resolve(options.workspace), LEGION_DIR)) ? resolve(options.workspace) : null) : findWorkspaceRoot(process.cwd());
+  const root = options.workspace
+    ? existsSync(join(resolve(options.workspace), LEGION_DIR))
+      ? resolve(options.workspace)
+      : null
+    : findWorkspaceRoot(process.cwd());
   if (!root) {
     const where = options.workspace ? resolve(options.workspace) : process.cwd();
-    add({ name: 'workspace', category: 'workspace', status: 'failed', error: `no ${LEGION_DIR}/ workspace in ${where}${options.workspace ? '' : ' or above it'}`, fix: `run "legion init" in your project${options.workspace ? ` (or "legion init ${options.workspace}")` : ''}` });
+    add({
+      name: 'workspace',
+      category: 'workspace',
+      status: 'failed',
+      error: `no ${LEGION_DIR}/ workspace in ${where}${options.workspace ? '' : ' or above it'}`,
+      fix: `run "legion init" in your project${options.workspace ? ` (or "legion init ${options.workspace}")` : ''}`,
+    });
     const global = globalConfigPath(options.env);
     add({ name: `global config ${global}`, category: 'config', status: 'skipped', detail: 'no workspace to check it with', file: global });
     return { root: null, checks };
@@ -67,7 +77,13 @@ export async function runDoctorChecks(options: DoctorOptions): Promise<{ root: s
   for (const check of pricingChecks(roster)) add(check);
   if (!configBroken) for (const check of await budgetChecks(roster, options.env)) add(check);
   const servers = Object.entries(roster.config.mcpServers);
-  if (configBroken && servers.length === 0) add({ name: 'MCP servers', category: 'mcp', status: 'skipped', detail: 'a config file is broken (see above), so the configured servers are not known' });
+  if (configBroken && servers.length === 0)
+    add({
+      name: 'MCP servers',
+      category: 'mcp',
+      status: 'skipped',
+      detail: 'a config file is broken (see above), so the configured servers are not known',
+    });
   let mcpFailed = false;
   await Promise.all(
     servers.map(async ([name, server]) => {
@@ -104,7 +120,8 @@ export async function runDoctorChecks(options: DoctorOptions): Promise<{ root: s
 /** What the server's tool schemas cost each request, and what `lazy` saves. */
 function schemaCost(probe: { schemaTokens: number; listedTokens: number }, server: McpServerConfig): string {
   const number = (value: number): string => value.toLocaleString('en-US');
-  const setting = server.lazy === undefined ? 'lazy for agents with toolSchemas "compact"' : server.lazy ? 'lazy' : 'lazy: false, always sent';
+  const setting =
+    server.lazy === undefined ? 'lazy for agents with toolSchemas "compact"' : server.lazy ? 'lazy' : 'lazy: false, always sent';
   return `schemas ${number(probe.schemaTokens)} tokens per request, ${number(probe.listedTokens)} listed lazily (saves ${number(probe.schemaTokens - probe.listedTokens)}; now ${setting})`;
 }
 
@@ -114,7 +131,13 @@ function nodeCheck(): DoctorCheck {
   const needed = `${MINIMUM_NODE[0]}.${MINIMUM_NODE[1]}`;
   return ok
     ? { name: 'Node.js', category: 'node', status: 'passed', detail: `${process.versions.node} (${needed} or later needed)` }
-    : { name: 'Node.js', category: 'node', status: 'failed', error: `Node.js ${process.versions.node} is too old`, fix: `install Node.js ${needed} or later` };
+    : {
+        name: 'Node.js',
+        category: 'node',
+        status: 'failed',
+        error: `Node.js ${process.versions.node} is too old`,
+        fix: `install Node.js ${needed} or later`,
+      };
 }
 
 /** How the commands agents run are kept from outliving them and Legion (core's `containment()`). */
@@ -123,7 +146,11 @@ function containmentCheck(): DoctorCheck {
   const check: DoctorCheck = { name: 'command containment', category: 'tools', status: 'passed', detail: `${used.kind}: ${used.reason}` };
   if (used.kind === 'pid-namespace') return check;
   const forced = used.reason.startsWith(CONTAINMENT_VARIABLE);
-  const install = forced ? `; unset ${CONTAINMENT_VARIABLE} for a PID namespace per command` : process.platform === 'linux' ? '; install bubblewrap (bwrap) with user namespaces enabled for a PID namespace per command' : '';
+  const install = forced
+    ? `; unset ${CONTAINMENT_VARIABLE} for a PID namespace per command`
+    : process.platform === 'linux'
+      ? '; install bubblewrap (bwrap) with user namespaces enabled for a PID namespace per command'
+      : '';
   return { ...check, warning: `a process a command starts can escape it and outlive Legion${install}` };
 }
 
@@ -133,16 +160,46 @@ function workspaceFileChecks(root: string): DoctorCheck[] {
   const participants = join(legion, 'collective', 'participants');
   checks.push(
     existsSync(participants)
-      ? { name: 'participants folder', category: 'workspace', status: 'passed', detail: `${LEGION_DIR}/collective/participants/`, file: `${LEGION_DIR}/collective/participants` }
-      : { name: 'participants folder', category: 'workspace', status: 'failed', error: `${LEGION_DIR}/collective/participants/ is missing`, fix: 'run "legion init" (it creates what is missing and keeps every existing file)', file: `${LEGION_DIR}/collective/participants` },
+      ? {
+          name: 'participants folder',
+          category: 'workspace',
+          status: 'passed',
+          detail: `${LEGION_DIR}/collective/participants/`,
+          file: `${LEGION_DIR}/collective/participants`,
+        }
+      : {
+          name: 'participants folder',
+          category: 'workspace',
+          status: 'failed',
+          error: `${LEGION_DIR}/collective/participants/ is missing`,
+          fix: 'run "legion init" (it creates what is missing and keeps every existing file)',
+          file: `${LEGION_DIR}/collective/participants`,
+        },
   );
   const gitignore = join(legion, '.gitignore');
-  const ignored = existsSync(gitignore) ? readFileSync(gitignore, 'utf8').split('\n').map((line) => line.trim()) : [];
+  const ignored = existsSync(gitignore)
+    ? readFileSync(gitignore, 'utf8')
+        .split('\n')
+        .map((line) => line.trim())
+    : [];
   const missing = ['sessions/', 'run/'].filter((entry) => !ignored.includes(entry) && !ignored.includes(entry.slice(0, -1)));
   checks.push(
     missing.length === 0
-      ? { name: 'git ignores session logs', category: 'workspace', status: 'passed', detail: `${LEGION_DIR}/.gitignore lists sessions/ and run/`, file: `${LEGION_DIR}/.gitignore` }
-      : { name: 'git ignores session logs', category: 'workspace', status: 'failed', error: `${LEGION_DIR}/.gitignore does not list ${missing.join(' and ')}: session logs and machine state could be committed`, fix: `add ${missing.map((entry) => `"${entry}"`).join(' and ')} on lines of their own to ${LEGION_DIR}/.gitignore`, file: `${LEGION_DIR}/.gitignore` },
+      ? {
+          name: 'git ignores session logs',
+          category: 'workspace',
+          status: 'passed',
+          detail: `${LEGION_DIR}/.gitignore lists sessions/ and run/`,
+          file: `${LEGION_DIR}/.gitignore`,
+        }
+      : {
+          name: 'git ignores session logs',
+          category: 'workspace',
+          status: 'failed',
+          error: `${LEGION_DIR}/.gitignore does not list ${missing.join(' and ')}: session logs and machine state could be committed`,
+          fix: `add ${missing.map((entry) => `"${entry}"`).join(' and ')} on lines of their own to ${LEGION_DIR}/.gitignore`,
+          file: `${LEGION_DIR}/.gitignore`,
+        },
   );
   return checks;
 }
@@ -153,10 +210,19 @@ function configChecks(roster: Roster, env: NodeJS.ProcessEnv): DoctorCheck[] {
     const name = `${layer.source} config ${file}`;
     if (layer.error) return { name, category: 'config', status: 'failed', file, ...explain(layer.error) };
     if (!layer.exists) {
-      const detail = layer.source === 'global' ? `not present (optional: keys can come from the environment; ${globalConfigPath(env)} is where it would be)` : 'not present (optional: built-in defaults apply)';
+      const detail =
+        layer.source === 'global'
+          ? `not present (optional: keys can come from the environment; ${globalConfigPath(env)} is where it would be)`
+          : 'not present (optional: built-in defaults apply)';
       return { name, category: 'config', status: 'passed', detail, file };
     }
-    return { name, category: 'config', status: 'passed', detail: `valid; sets ${Object.keys(layer.layer ?? {}).join(', ') || 'nothing'}`, file };
+    return {
+      name,
+      category: 'config',
+      status: 'passed',
+      detail: `valid; sets ${Object.keys(layer.layer ?? {}).join(', ') || 'nothing'}`,
+      file,
+    };
   });
 }
 
@@ -173,19 +239,41 @@ function participantChecks(roster: Roster): DoctorCheck[] {
       continue;
     }
     const participant = report.participant!;
-    const unknown = participant.type === 'agent' && Array.isArray(participant.delegation) ? participant.delegation.filter((target) => !/[*?[\]{}!]/.test(target) && !known.has(target)) : [];
+    const unknown =
+      participant.type === 'agent' && Array.isArray(participant.delegation)
+        ? participant.delegation.filter((target) => !/[*?[\]{}!]/.test(target) && !known.has(target))
+        : [];
     if (unknown.length > 0) {
-      checks.push({ name, category: 'participants', status: 'failed', file: report.file, error: `"delegation" names ${unknown.map((id) => `"${id}"`).join(', ')}, not an active participant`, fix: `correct or remove ${unknown.length === 1 ? 'it' : 'them'} in "delegation" (active participants: ${[...ids].join(', ')})` });
+      checks.push({
+        name,
+        category: 'participants',
+        status: 'failed',
+        file: report.file,
+        error: `"delegation" names ${unknown.map((id) => `"${id}"`).join(', ')}, not an active participant`,
+        fix: `correct or remove ${unknown.length === 1 ? 'it' : 'them'} in "delegation" (active participants: ${[...ids].join(', ')})`,
+      });
       continue;
     }
-    checks.push({ name, category: 'participants', status: 'passed', detail: `${participant.type}${participant.status === 'retired' ? ' (retired)' : ''}: ${participant.name}`, file: report.file });
+    checks.push({
+      name,
+      category: 'participants',
+      status: 'passed',
+      detail: `${participant.type}${participant.status === 'retired' ? ' (retired)' : ''}: ${participant.name}`,
+      file: report.file,
+    });
   }
   const users = active.filter((participant) => participant.type === 'user');
   const agents = active.filter((participant) => participant.type === 'agent');
   checks.push(
     users.length > 0
       ? { name: 'a user participant', category: 'participants', status: 'passed', detail: users.map((user) => user.id).join(', ') }
-      : { name: 'a user participant', category: 'participants', status: 'failed', error: 'the collective has no active user: nobody can send it a message or answer its approvals', fix: 'add one: { "id": "user", "type": "user", "name": "You" } in .legion/collective/participants/user.json' },
+      : {
+          name: 'a user participant',
+          category: 'participants',
+          status: 'failed',
+          error: 'the collective has no active user: nobody can send it a message or answer its approvals',
+          fix: 'add one: { "id": "user", "type": "user", "name": "You" } in .legion/collective/participants/user.json',
+        },
   );
   const entry = roster.config.entryAgent;
   if (entry !== undefined) {
@@ -193,7 +281,13 @@ function participantChecks(roster: Roster): DoctorCheck[] {
     checks.push(
       target && target.type !== 'user'
         ? { name: 'entry agent', category: 'participants', status: 'passed', detail: entry }
-        : { name: 'entry agent', category: 'participants', status: 'failed', error: `entryAgent "${entry}" is not an active agent, so messages go to ${agents[0]?.id ?? 'nobody'} instead`, fix: `set it to one of ${agents.map((agent) => agent.id).join(', ') || '(no agents yet)'}: legion config set entryAgent ID` },
+        : {
+            name: 'entry agent',
+            category: 'participants',
+            status: 'failed',
+            error: `entryAgent "${entry}" is not an active agent, so messages go to ${agents[0]?.id ?? 'nobody'} instead`,
+            fix: `set it to one of ${agents.map((agent) => agent.id).join(', ') || '(no agents yet)'}: legion config set entryAgent ID`,
+          },
     );
   }
   return checks;
@@ -205,10 +299,29 @@ function providerChecks(roster: Roster, env: NodeJS.ProcessEnv, configBroken: bo
     .map((agent): DoctorCheck => {
       const model = (agent.type === 'agent' ? agent.model : undefined) ?? roster.config.defaultModel;
       const name = `agent ${agent.id}: ${model.provider}/${model.model}`;
-      if (configBroken) return { name, category: 'providers', status: 'skipped', detail: 'a config file is broken (see above); its providers and keys are not known' };
+      if (configBroken)
+        return {
+          name,
+          category: 'providers',
+          status: 'skipped',
+          detail: 'a config file is broken (see above); its providers and keys are not known',
+        };
       const access = checkModelAccess(model, roster.config.providers, env);
-      if (!access.ok) return { name, category: 'providers', status: 'failed', error: access.problem, fix: access.fix, file: `${LEGION_DIR}/collective/participants/${agent.id}.json` };
-      return { name, category: 'providers', status: 'passed', detail: `${describeKey(access, env)}${access.endpoint ? `, endpoint ${access.endpoint}` : ''} (not called)` };
+      if (!access.ok)
+        return {
+          name,
+          category: 'providers',
+          status: 'failed',
+          error: access.problem,
+          fix: access.fix,
+          file: `${LEGION_DIR}/collective/participants/${agent.id}.json`,
+        };
+      return {
+        name,
+        category: 'providers',
+        status: 'passed',
+        detail: `${describeKey(access, env)}${access.endpoint ? `, endpoint ${access.endpoint}` : ''} (not called)`,
+      };
     });
 }
 
@@ -220,9 +333,19 @@ function providerChecks(roster: Roster, env: NodeJS.ProcessEnv, configBroken: bo
 function pricingChecks(roster: Roster): DoctorCheck[] {
   const keys = Object.keys(roster.config.pricing);
   if (keys.length === 0) return [];
-  const models = roster.participants.flatMap((participant) => (participant.type === 'agent' && participant.status === 'active' ? [participant.model ?? roster.config.defaultModel] : []));
+  const models = roster.participants.flatMap((participant) =>
+    participant.type === 'agent' && participant.status === 'active' ? [participant.model ?? roster.config.defaultModel] : [],
+  );
   const stale = prefixPricingKeys(roster.config.pricing, models);
-  if (stale.length === 0) return [{ name: 'pricing', category: 'config', status: 'passed', detail: `${keys.length} model price${keys.length === 1 ? '' : 's'} in the config, matched by exact id (dated aliases included)` }];
+  if (stale.length === 0)
+    return [
+      {
+        name: 'pricing',
+        category: 'config',
+        status: 'passed',
+        detail: `${keys.length} model price${keys.length === 1 ? '' : 's'} in the config, matched by exact id (dated aliases included)`,
+      },
+    ];
   return [
     {
       name: 'pricing',
@@ -251,10 +374,22 @@ async function budgetChecks(roster: Roster, env: NodeJS.ProcessEnv): Promise<Doc
     if (quote.price === null) unpriced.push(`${agent.id} (${model.provider}/${model.model})`);
   }
   const name = `session budget $${maxSessionCostUsd}`;
-  if (unpriced.length === 0) return [{ name, category: 'config', status: 'passed', detail: 'every agent\'s model has a price (list, config or local)' }];
+  if (unpriced.length === 0)
+    return [{ name, category: 'config', status: 'passed', detail: "every agent's model has a price (list, config or local)" }];
   const detail = `no known price for ${unpriced.join(', ')}: their calls add nothing to the cost`;
-  if (maxSessionTokens !== undefined) return [{ name, category: 'config', status: 'passed', detail: `${detail}; limits.maxSessionTokens (${maxSessionTokens}) still bounds them` }];
-  return [{ name, category: 'config', status: 'failed', error: `${detail}, so limits.maxSessionCostUsd does not bound them`, fix: `give those models a "pricing" entry in .legion/config.json, or set limits.maxSessionTokens too` }];
+  if (maxSessionTokens !== undefined)
+    return [
+      { name, category: 'config', status: 'passed', detail: `${detail}; limits.maxSessionTokens (${maxSessionTokens}) still bounds them` },
+    ];
+  return [
+    {
+      name,
+      category: 'config',
+      status: 'failed',
+      error: `${detail}, so limits.maxSessionCostUsd does not bound them`,
+      fix: `give those models a "pricing" entry in .legion/config.json, or set limits.maxSessionTokens too`,
+    },
+  ];
 }
 
 function describeKey(access: Extract<ModelAccess, { ok: true }>, env: NodeJS.ProcessEnv): string {
@@ -268,7 +403,13 @@ function templateChecks(root: string): DoctorCheck[] {
     const file = `${LEGION_DIR}/templates/${name}.json`;
     try {
       loadAgentTemplate(root, name);
-      return { name: `template ${file}`, category: 'workspace', status: 'passed', detail: `"legion agents add ID --template ${name}"`, file };
+      return {
+        name: `template ${file}`,
+        category: 'workspace',
+        status: 'passed',
+        detail: `"legion agents add ID --template ${name}"`,
+        file,
+      };
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       return { name: `template ${file}`, category: 'workspace', status: 'failed', file, ...explain(error) };
@@ -279,9 +420,19 @@ function templateChecks(root: string): DoctorCheck[] {
 /** Each broken "approve always" rule file (it approves nothing until fixed), then how many rules hold. */
 function approvalRuleChecks(root: string): DoctorCheck[] {
   const files = inspectApprovalRuleFiles(root);
-  const checks: DoctorCheck[] = files.flatMap(({ file, error }): DoctorCheck[] => (error ? [{ name: `approval rule ${file}`, category: 'workspace', status: 'failed', file, ...explain(error) }] : []));
+  const checks: DoctorCheck[] = files.flatMap(({ file, error }): DoctorCheck[] =>
+    error ? [{ name: `approval rule ${file}`, category: 'workspace', status: 'failed', file, ...explain(error) }] : [],
+  );
   const rules = files.filter((entry) => entry.rule).length;
-  checks.push({ name: 'approval rules', category: 'workspace', status: 'passed', detail: rules > 0 ? `${rules} in ${LEGION_DIR}/collective/approval-rules/ ("legion approvals rules")` : 'none ("legion approve ID --rule" makes one)' });
+  checks.push({
+    name: 'approval rules',
+    category: 'workspace',
+    status: 'passed',
+    detail:
+      rules > 0
+        ? `${rules} in ${LEGION_DIR}/collective/approval-rules/ ("legion approvals rules")`
+        : 'none ("legion approve ID --rule" makes one)',
+  });
   return checks;
 }
 
@@ -291,13 +442,23 @@ function workspaceToolChecks(root: string, env: NodeJS.ProcessEnv): DoctorCheck[
   const checks: DoctorCheck[] = report.problems.map((problem) => {
     const file = problem.file.startsWith(`${root}/`) ? problem.file.slice(root.length + 1) : problem.file;
     const [error, fix] = problem.message.split(/\. Fix: /);
-    return { name: `workspace tool ${file}`, category: 'tools', status: 'failed', file, error: error ?? problem.message, fix: fix ?? `correct ${file} (see docs: Workspace tools in the README)` };
+    return {
+      name: `workspace tool ${file}`,
+      category: 'tools',
+      status: 'failed',
+      file,
+      error: error ?? problem.message,
+      fix: fix ?? `correct ${file} (see docs: Workspace tools in the README)`,
+    };
   });
   checks.push({
     name: 'workspace tools',
     category: 'tools',
     status: 'passed',
-    detail: report.tools.length > 0 ? `${report.tools.length} loaded: ${report.tools.map((tool) => tool.name).join(', ')}` : `none defined in ${LEGION_DIR}/tools/`,
+    detail:
+      report.tools.length > 0
+        ? `${report.tools.length} loaded: ${report.tools.map((tool) => tool.name).join(', ')}`
+        : `none defined in ${LEGION_DIR}/tools/`,
   });
   return checks;
 }
@@ -311,13 +472,22 @@ async function contextChecks(root: string, roster: Roster, env: NodeJS.ProcessEn
   const agents = roster.participants.filter((participant) => participant.type === 'agent' && participant.status === 'active');
   if (agents.length === 0) return [];
   if (roster.layers.some((layer) => layer.error) || roster.files.some((report) => report.error)) {
-    return [{ name: 'context budgets', category: 'context', status: 'skipped', detail: 'a config or participant file is broken (see above)' }];
+    return [
+      { name: 'context budgets', category: 'context', status: 'skipped', detail: 'a config or participant file is broken (see above)' },
+    ];
   }
   let legion: Legion;
   try {
     legion = await openLegion({ root, env });
   } catch (error) {
-    return [{ name: 'context budgets', category: 'context', status: 'skipped', detail: `the workspace did not open: ${error instanceof Error ? error.message : String(error)}` }];
+    return [
+      {
+        name: 'context budgets',
+        category: 'context',
+        status: 'skipped',
+        detail: `the workspace did not open: ${error instanceof Error ? error.message : String(error)}`,
+      },
+    ];
   }
   try {
     const checks: DoctorCheck[] = [];

@@ -40,5 +40,12 @@ export function buildReport(workspace: string | null, checks: DoctorCheck[]): Do
   const count = (status: DoctorCheck['status']): number => checks.filter((check) => check.status === status).length;
   const summary = { passed: count('passed'), failed: count('failed'), skipped: count('skipped') };
   // Parsed on the way out: what scripts read is exactly what the schema promises.
-  return DoctorReportSchema.parse({ version: 1, timestamp: new Date().toISOString(), workspace, success: summary.failed === 0, summary, checks });
+  return DoctorReportSchema.parse({
+    version: 1,
+    timestamp: new Date().toISOString(),
+    workspace,
+    success: summary.failed === 0,
+    summary,
+    checks,
+  });
 }

@@ -42,7 +42,14 @@ export class QuestionTracker {
     if (event.type === 'turn:start' && this.isUser(event.participantId)) {
       const from = event.chain.at(-1) ?? event.initiator;
       this.open.set(event.conversationId, {
-        question: { conversationId: event.conversationId, from, to: event.participantId, chain: [...event.chain], text: '', answered: false },
+        question: {
+          conversationId: event.conversationId,
+          from,
+          to: event.participantId,
+          chain: [...event.chain],
+          text: '',
+          answered: false,
+        },
         messageId: event.messageId,
         sessionId: event.sessionId,
       });
@@ -54,7 +61,15 @@ export class QuestionTracker {
       if (!pending || event.message.id !== pending.messageId) return;
       pending.question.text = textOf(event.message);
       const { question } = pending;
-      this.emit({ type: 'question:asked', sessionId: pending.sessionId, conversationId: question.conversationId, from: question.from, to: question.to, chain: question.chain, text: question.text });
+      this.emit({
+        type: 'question:asked',
+        sessionId: pending.sessionId,
+        conversationId: question.conversationId,
+        from: question.from,
+        to: question.to,
+        chain: question.chain,
+        text: question.text,
+      });
     } else if (event.type === 'turn:end' && this.isUser(event.participantId)) {
       const pending = this.open.get(event.conversationId);
       if (!pending) return;

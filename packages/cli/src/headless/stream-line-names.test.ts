@@ -18,7 +18,9 @@ describe('stream-json line names', () => {
   });
 
   it('has a line schema for every name it gives, and every line schema is a mapped name or a line of the run itself', () => {
-    const mapped = Object.values(STREAM_LINE_NAMES).flatMap((mapping) => ('line' in mapping ? [mapping.line, ...('communicate' in mapping ? [mapping.communicate] : [])] : []));
+    const mapped = Object.values(STREAM_LINE_NAMES).flatMap((mapping) =>
+      'line' in mapping ? [mapping.line, ...('communicate' in mapping ? [mapping.communicate] : [])] : [],
+    );
     for (const name of mapped) expect(lineTypes, name).toContain(name);
     expect([...lineTypes].sort()).toEqual([...new Set([...mapped, ...ownLines])].sort());
   });

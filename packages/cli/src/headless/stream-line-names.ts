@@ -27,9 +27,15 @@ export const STREAM_LINE_NAMES = {
   'error:raised': { line: 'error' },
   'delegation:dequeued': { omitted: 'the delegation:start line came before it; a queued one also had delegation:queued' },
   'context:usage': { omitted: 'measured only while someone listens, at a cost on every model request; a run reports usage instead' },
-  'question:asked': { omitted: "the question tracker (questions.ts) writes question:* lines from the user's turn, with the answer the asker got" },
-  'question:answered': { omitted: "the question tracker (questions.ts) writes question:* lines from the user's turn, with the answer the asker got" },
-  'question:withdrawn': { omitted: "the question tracker (questions.ts) writes question:* lines from the user's turn, with the answer the asker got" },
+  'question:asked': {
+    omitted: "the question tracker (questions.ts) writes question:* lines from the user's turn, with the answer the asker got",
+  },
+  'question:answered': {
+    omitted: "the question tracker (questions.ts) writes question:* lines from the user's turn, with the answer the asker got",
+  },
+  'question:withdrawn': {
+    omitted: "the question tracker (questions.ts) writes question:* lines from the user's turn, with the answer the asker got",
+  },
   'approval-rule:added': { omitted: 'workspace bookkeeping: the decision that made the rule has its approval:decided line' },
   'approval-rule:removed': { omitted: 'workspace bookkeeping, not part of a run' },
   'session:created': { omitted: 'run:start names the session' },

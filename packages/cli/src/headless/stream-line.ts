@@ -1,4 +1,13 @@
-import { ApprovalViewSchema, ConversationRefSchema, LegionEventSchemas, QuestionViewSchema, ToolResultBlockSchema, ToolUseBlockSchema, UsageSchema, UsageTotalsSchema } from '@legion-collective/core/vocabulary';
+import {
+  ApprovalViewSchema,
+  ConversationRefSchema,
+  LegionEventSchemas,
+  QuestionViewSchema,
+  ToolResultBlockSchema,
+  ToolUseBlockSchema,
+  UsageSchema,
+  UsageTotalsSchema,
+} from '@legion-collective/core/vocabulary';
 import { z } from 'zod';
 import { STREAM_LINE_NAMES, type EventLineName } from './stream-line-names.js';
 
@@ -21,7 +30,17 @@ function line<const Name extends EventLineName, Shape extends z.ZodRawShape>(typ
 const Totals = UsageTotalsSchema;
 
 /** A waiting approval request, as `legion approvals --json` lists it: core's approval view, without the decision's fields. */
-const Approval = ApprovalViewSchema.pick({ id: true, at: true, requester: true, approver: true, tool: true, input: true, reason: true, conversationId: true, status: true });
+const Approval = ApprovalViewSchema.pick({
+  id: true,
+  at: true,
+  requester: true,
+  approver: true,
+  tool: true,
+  input: true,
+  reason: true,
+  conversationId: true,
+  status: true,
+});
 
 /** A question an agent asked the user, as the run reports it (`questions` in the report, `question:*` lines). */
 export const ReportedQuestionSchema = QuestionViewSchema.pick({ conversationId: true, from: true, chain: true, text: true }).extend({
@@ -52,7 +71,11 @@ export const RunReportSchema = z.object({
   approvals: z.array(Approval).optional(),
   questions: z.array(ReportedQuestionSchema),
   participants: z.array(z.string()),
-  usage: z.object({ total: Totals, byParticipant: z.record(z.string(), z.object({ own: Totals, withDelegates: Totals })), byConversation: z.record(z.string(), Totals) }),
+  usage: z.object({
+    total: Totals,
+    byParticipant: z.record(z.string(), z.object({ own: Totals, withDelegates: Totals })),
+    byConversation: z.record(z.string(), Totals),
+  }),
   sessionUsage: Totals,
   warnings: z.array(z.string()),
 });
@@ -68,48 +91,131 @@ export const StreamLineSchema = z.discriminatedUnion('type', [
   /** First line: where the message goes. */
   Conversation.extend({ type: z.literal('run:start'), from: z.string(), to: z.string(), message: z.string() }),
   /** A participant's turn in a conversation begins; `chain` lists who waits on it, outermost first, ending with the sender. */
-  line(STREAM_LINE_NAMES['turn:start'].line, events['turn:start'].pick({ sessionId: true, conversationId: true, participantId: true, chain: true })),
+  line(
+    STREAM_LINE_NAMES['turn:start'].line,
+    events['turn:start'].pick({ sessionId: true, conversationId: true, participantId: true, chain: true }),
+  ),
   /** Model text as it streams. */
-  line(STREAM_LINE_NAMES['text:delta'].line, events['text:delta'].pick({ sessionId: true, conversationId: true, participantId: true, text: true })),
+  line(
+    STREAM_LINE_NAMES['text:delta'].line,
+    events['text:delta'].pick({ sessionId: true, conversationId: true, participantId: true, text: true }),
+  ),
   /** A whole message as appended to the conversation's log (`author` wrote it). */
-  line(STREAM_LINE_NAMES['message:sent'].line, events['message:sent'].pick({ sessionId: true, conversationId: true, author: true, message: true })),
+  line(
+    STREAM_LINE_NAMES['message:sent'].line,
+    events['message:sent'].pick({ sessionId: true, conversationId: true, author: true, message: true }),
+  ),
   /** A tool call starts / ends (every tool but `communicate`, which is a delegation): the tool use's block, flattened. */
-  line(STREAM_LINE_NAMES['tool:call'].line, toolCall.extend({ toolUseId: ToolUseBlockSchema.shape.id, tool: ToolUseBlockSchema.shape.name, input: ToolUseBlockSchema.shape.input })),
+  line(
+    STREAM_LINE_NAMES['tool:call'].line,
+    toolCall.extend({ toolUseId: ToolUseBlockSchema.shape.id, tool: ToolUseBlockSchema.shape.name, input: ToolUseBlockSchema.shape.input }),
+  ),
   line(
     STREAM_LINE_NAMES['tool:result'].line,
-    toolResult.extend({ participantId: events['tool:result'].shape.participantId, toolUseId: ToolUseBlockSchema.shape.id, tool: ToolUseBlockSchema.shape.name, isError: z.boolean(), content: ToolResultBlockSchema.shape.content }),
+    toolResult.extend({
+      participantId: events['tool:result'].shape.participantId,
+      toolUseId: ToolUseBlockSchema.shape.id,
+      tool: ToolUseBlockSchema.shape.name,
+      isError: z.boolean(),
+      content: ToolResultBlockSchema.shape.content,
+    }),
   ),
   /** `from` asks `to` through `communicate` (`conversationId` is `from`'s own conversation, where the call is). */
-  line(STREAM_LINE_NAMES['tool:call'].communicate, Conversation.extend({ ...delegation, message: z.string(), conversation: z.string().optional() })),
+  line(
+    STREAM_LINE_NAMES['tool:call'].communicate,
+    Conversation.extend({ ...delegation, message: z.string(), conversation: z.string().optional() }),
+  ),
   /** A `communicate` call waits for a slot: `limit` delegations of the same response run already (`limits.maxParallelDelegates`); its `delegation:start` came before. */
-  line(STREAM_LINE_NAMES['delegation:queued'].line, events['delegation:queued'].pick({ sessionId: true, conversationId: true, to: true, toolUseId: true, position: true, running: true, limit: true }).extend({ from: delegation.from })),
-  line(STREAM_LINE_NAMES['tool:result'].communicate, toolResult.extend({ ...delegation, isError: z.boolean(), result: ToolResultBlockSchema.shape.content })),
+  line(
+    STREAM_LINE_NAMES['delegation:queued'].line,
+    events['delegation:queued']
+      .pick({ sessionId: true, conversationId: true, to: true, toolUseId: true, position: true, running: true, limit: true })
+      .extend({ from: delegation.from }),
+  ),
+  line(
+    STREAM_LINE_NAMES['tool:result'].communicate,
+    toolResult.extend({ ...delegation, isError: z.boolean(), result: ToolResultBlockSchema.shape.content }),
+  ),
   line(
     STREAM_LINE_NAMES['approval:requested'].line,
-    events['approval:requested'].pick({ sessionId: true, conversationId: true, requestId: true, requester: true, approver: true, tool: true, input: true, reason: true, chain: true }),
+    events['approval:requested'].pick({
+      sessionId: true,
+      conversationId: true,
+      requestId: true,
+      requester: true,
+      approver: true,
+      tool: true,
+      input: true,
+      reason: true,
+      chain: true,
+    }),
   ),
   line(
     STREAM_LINE_NAMES['approval:decided'].line,
-    events['approval:decided'].pick({ sessionId: true, conversationId: true, requestId: true, requester: true, approver: true, tool: true, decision: true, decidedBy: true, reason: true, always: true, medium: true }),
+    events['approval:decided'].pick({
+      sessionId: true,
+      conversationId: true,
+      requestId: true,
+      requester: true,
+      approver: true,
+      tool: true,
+      decision: true,
+      decidedBy: true,
+      reason: true,
+      always: true,
+      medium: true,
+    }),
   ),
   /** An agent asked the user a question (`from` asked `to`; `chain` as in `turn:start`). Written by the question tracker, not mapped from an event. */
-  asked.pick({ sessionId: true, conversationId: true, from: true, chain: true, text: true }).extend({ type: z.literal('question:asked'), to: asked.shape.user }),
+  asked
+    .pick({ sessionId: true, conversationId: true, from: true, chain: true, text: true })
+    .extend({ type: z.literal('question:asked'), to: asked.shape.user }),
   /** What the asker got: the `--answer` text, or (`answered: false`) the error saying the user is unavailable. */
-  asked.pick({ sessionId: true, conversationId: true, from: true }).extend({ type: z.literal('question:answered'), to: asked.shape.user, answered: z.boolean(), answer: z.string().optional(), error: z.string().optional() }),
+  asked.pick({ sessionId: true, conversationId: true, from: true }).extend({
+    type: z.literal('question:answered'),
+    to: asked.shape.user,
+    answered: z.boolean(),
+    answer: z.string().optional(),
+    error: z.string().optional(),
+  }),
   /** One model call's tokens and cost (`costUsd` null when the model has no price): the usage report with its usage flattened. */
-  line(STREAM_LINE_NAMES['usage:report'].line, events['usage:report'].pick({ sessionId: true, conversationId: true, participantId: true, chain: true, provider: true, model: true, costUsd: true }).extend(UsageSchema.shape)),
+  line(
+    STREAM_LINE_NAMES['usage:report'].line,
+    events['usage:report']
+      .pick({ sessionId: true, conversationId: true, participantId: true, chain: true, provider: true, model: true, costUsd: true })
+      .extend(UsageSchema.shape),
+  ),
   /**
    * The older part of `participantId`'s context was summarized (`reason`: `auto` past its threshold, `overflow` after the
    * provider said the prompt was too long); the messages stay in the log. Tokens are the context's before and after.
    */
   line(
     STREAM_LINE_NAMES['context:compacted'].line,
-    events['context:compacted'].pick({ sessionId: true, conversationId: true, participantId: true, reason: true, messageIds: true, tokensBefore: true, tokensAfter: true, summarizer: true }),
+    events['context:compacted'].pick({
+      sessionId: true,
+      conversationId: true,
+      participantId: true,
+      reason: true,
+      messageIds: true,
+      tokensBefore: true,
+      tokensAfter: true,
+      summarizer: true,
+    }),
   ),
   /** A failed model call that will be tried again after `waitMs`. */
   line(
     STREAM_LINE_NAMES['provider:retry'].line,
-    events['provider:retry'].pick({ sessionId: true, conversationId: true, participantId: true, provider: true, model: true, attempt: true, of: true, waitMs: true, reason: true }),
+    events['provider:retry'].pick({
+      sessionId: true,
+      conversationId: true,
+      participantId: true,
+      provider: true,
+      model: true,
+      attempt: true,
+      of: true,
+      waitMs: true,
+      reason: true,
+    }),
   ),
   /**
    * A turn ends: `outcome` is what became of it (`succeeded`, `failed`, `cancelled`, `paused`), `code` why a failed or
@@ -117,7 +223,17 @@ export const StreamLineSchema = z.discriminatedUnion('type', [
    */
   line(
     STREAM_LINE_NAMES['turn:end'].line,
-    events['turn:end'].pick({ sessionId: true, conversationId: true, participantId: true, outcome: true, status: true, reply: true, code: true, error: true, durationMs: true }),
+    events['turn:end'].pick({
+      sessionId: true,
+      conversationId: true,
+      participantId: true,
+      outcome: true,
+      status: true,
+      reply: true,
+      code: true,
+      error: true,
+      durationMs: true,
+    }),
   ),
   /** A damaged file or a failure outside any turn (also written to stderr). */
   line(STREAM_LINE_NAMES['storage:warning'].line, events['storage:warning'].pick({ sessionId: true }).extend({ message: z.string() })),

@@ -25,6 +25,19 @@ describe('stream-json lines of real events', () => {
       expect(StreamLineSchema.parse(json), line!.type).toEqual(json);
       written.add(line!.type);
     }
-    expect([...written]).toEqual(expect.arrayContaining(['approval:decided', 'approval:requested', 'delegation:end', 'delegation:start', 'message', 'tool:call', 'tool:result', 'turn:end', 'turn:start', 'usage']));
+    expect([...written]).toEqual(
+      expect.arrayContaining([
+        'approval:decided',
+        'approval:requested',
+        'delegation:end',
+        'delegation:start',
+        'message',
+        'tool:call',
+        'tool:result',
+        'turn:end',
+        'turn:start',
+        'usage',
+      ]),
+    );
   });
 });

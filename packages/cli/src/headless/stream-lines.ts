@@ -20,22 +20,65 @@ function delegationOf(input: unknown): { to: string; message: string; conversati
 export function streamLineOf(event: LegionEvent): StreamLine | undefined {
   switch (event.type) {
     case 'turn:start':
-      return { type: NAMES['turn:start'].line, sessionId: event.sessionId, conversationId: event.conversationId, participantId: event.participantId, chain: [...event.chain] };
+      return {
+        type: NAMES['turn:start'].line,
+        sessionId: event.sessionId,
+        conversationId: event.conversationId,
+        participantId: event.participantId,
+        chain: [...event.chain],
+      };
     case 'text:delta':
-      return { type: NAMES['text:delta'].line, sessionId: event.sessionId, conversationId: event.conversationId, participantId: event.participantId, text: event.text };
+      return {
+        type: NAMES['text:delta'].line,
+        sessionId: event.sessionId,
+        conversationId: event.conversationId,
+        participantId: event.participantId,
+        text: event.text,
+      };
     case 'message:sent':
-      return { type: NAMES['message:sent'].line, sessionId: event.sessionId, conversationId: event.conversationId, author: event.author, message: event.message };
+      return {
+        type: NAMES['message:sent'].line,
+        sessionId: event.sessionId,
+        conversationId: event.conversationId,
+        author: event.author,
+        message: event.message,
+      };
     case 'tool:call': {
       const base = { sessionId: event.sessionId, conversationId: event.conversationId, toolUseId: event.toolUse.id };
       const delegation = event.toolUse.name === COMMUNICATE ? delegationOf(event.toolUse.input) : undefined;
       if (delegation) return { type: NAMES['tool:call'].communicate, ...base, from: event.participantId, ...delegation };
-      return { type: NAMES['tool:call'].line, ...base, participantId: event.participantId, tool: event.toolUse.name, input: event.toolUse.input };
+      return {
+        type: NAMES['tool:call'].line,
+        ...base,
+        participantId: event.participantId,
+        tool: event.toolUse.name,
+        input: event.toolUse.input,
+      };
     }
     case 'tool:result': {
-      const base = { sessionId: event.sessionId, conversationId: event.conversationId, toolUseId: event.toolUse.id, isError: event.result.isError === true, durationMs: event.durationMs };
+      const base = {
+        sessionId: event.sessionId,
+        conversationId: event.conversationId,
+        toolUseId: event.toolUse.id,
+        isError: event.result.isError === true,
+        durationMs: event.durationMs,
+      };
       const delegation = event.toolUse.name === COMMUNICATE ? delegationOf(event.toolUse.input) : undefined;
-      if (delegation) return { type: NAMES['tool:result'].communicate, ...base, from: event.participantId, to: delegation.to, result: event.result.content };
-      return { type: NAMES['tool:result'].line, ...base, participantId: event.participantId, tool: event.toolUse.name, content: event.result.content };
+      if (delegation)
+        return {
+          type: NAMES['tool:result'].communicate,
+          ...base,
+          from: event.participantId,
+          to: delegation.to,
+          result: event.result.content,
+        };
+      return {
+        type: NAMES['tool:result'].line,
+        ...base,
+        participantId: event.participantId,
+        tool: event.toolUse.name,
+        content: event.result.content,
+      };
     }
     case 'approval:requested':
       return {
@@ -128,7 +171,11 @@ export function streamLineOf(event: LegionEvent): StreamLine | undefined {
         durationMs: event.durationMs,
       };
     case 'storage:warning':
-      return { type: NAMES['storage:warning'].line, ...(event.sessionId !== undefined ? { sessionId: event.sessionId } : {}), message: `${event.path}: ${event.problem}` };
+      return {
+        type: NAMES['storage:warning'].line,
+        ...(event.sessionId !== undefined ? { sessionId: event.sessionId } : {}),
+        message: `${event.path}: ${event.problem}`,
+      };
     case 'error:raised':
       return {
         type: NAMES['error:raised'].line,

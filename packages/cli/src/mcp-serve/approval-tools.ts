@@ -1,4 +1,12 @@
-import { approvalChoice, decisionReach, errorMessage, reachesRequest, SessionDriver, type ApprovalChoiceAnswer, type TurnResult } from '@legion-collective/core';
+import {
+  approvalChoice,
+  decisionReach,
+  errorMessage,
+  reachesRequest,
+  SessionDriver,
+  type ApprovalChoiceAnswer,
+  type TurnResult,
+} from '@legion-collective/core';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { CallChannel } from './active-calls.js';
@@ -28,7 +36,9 @@ export const AnswerApprovalInputSchema = z
       .array(
         z
           .object({
-            id: z.string({ error: 'id is required: the approval request id (apr_…) from list_approvals or a paused result' }).regex(/^apr_\w+$/, 'id must be an approval request id such as "apr_26b96e4584b2" (see list_approvals)'),
+            id: z
+              .string({ error: 'id is required: the approval request id (apr_…) from list_approvals or a paused result' })
+              .regex(/^apr_\w+$/, 'id must be an approval request id such as "apr_26b96e4584b2" (see list_approvals)'),
             decision: z.enum(['approve', 'reject'], { error: 'decision must be "approve" or "reject"' }).describe(MCP_DECISIONS),
             reason: z.string().min(1).optional().describe('Why, told to the agent (useful with reject)'),
           })
@@ -54,19 +64,31 @@ export async function listApprovals(context: ServeContext, input: z.infer<typeof
     .pending()
     .filter((record) => reachesRequest(reach, caller.id, record))
     .map((record) => ({ ...record, youDecide: record.approver === caller.id }));
-  const approvals = pending.map((record) => ({ ...approvalFacts({ ...record, status: 'pending' }), at: record.at, youDecide: record.youDecide }));
+  const approvals = pending.map((record) => ({
+    ...approvalFacts({ ...record, status: 'pending' }),
+    at: record.at,
+    youDecide: record.youDecide,
+  }));
   const text =
     approvals.length === 0
       ? `No approval of a turn you started waits in session ${session.id}.`
       : [
           `${approvals.length} approval${approvals.length === 1 ? '' : 's'} wait in session ${session.id}:`,
-          ...pending.map((record) => `- ${record.id}: ${record.requester} wants ${record.tool} ${JSON.stringify(record.input)} (${record.reason}); ${record.youDecide ? 'you decide (answer_approval)' : `${record.approver} decides (legion approve, the REPL or the web UI)`}`),
+          ...pending.map(
+            (record) =>
+              `- ${record.id}: ${record.requester} wants ${record.tool} ${JSON.stringify(record.input)} (${record.reason}); ${record.youDecide ? 'you decide (answer_approval)' : `${record.approver} decides (legion approve, the REPL or the web UI)`}`,
+          ),
         ].join('\n');
   return toolResult(text, { sessionId: session.id, approvals });
 }
 
 /** `answer_approval`: decides requests as the MCP caller (with its authority only) and resumes the turns they held. */
-export async function answerApproval(context: ServeContext, input: z.infer<typeof AnswerApprovalInputSchema>, channel: CallChannel, signal: AbortSignal): Promise<CallToolResult> {
+export async function answerApproval(
+  context: ServeContext,
+  input: z.infer<typeof AnswerApprovalInputSchema>,
+  channel: CallChannel,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
   const opened = await sessionFor(context.legion, input.session);
   if ('refused' in opened) return opened.refused;
   const { session } = opened;
@@ -83,16 +105,30 @@ export async function answerApproval(context: ServeContext, input: z.infer<typeo
   }
   const { call, end } = context.calls.start(session.id, [...conversations], channel);
   try {
-    const answers: ApprovalChoiceAnswer[] = input.approvals.map((answer) => ({ id: answer.id, choice: choiceOfDecision(answer.decision), ...(answer.reason !== undefined ? { reason: answer.reason } : {}) }));
+    const answers: ApprovalChoiceAnswer[] = input.approvals.map((answer) => ({
+      id: answer.id,
+      choice: choiceOfDecision(answer.decision),
+      ...(answer.reason !== undefined ? { reason: answer.reason } : {}),
+    }));
     const driver = await SessionDriver.open(context.legion, { session, as: context.caller.id, medium: 'mcp' });
     const outcome = await driver.answer(answers, { signal: AbortSignal.any([signal, context.calls.stopping]) }).done;
     if (outcome.status === 'error') {
-      return toolError(`${outcome.error} Approvals ${context.caller.id} may not decide are for the human: \`legion approve --session ${session.id} <id>\`, the REPL or the web UI.`, { sessionId: session.id });
+      return toolError(
+        `${outcome.error} Approvals ${context.caller.id} may not decide are for the human: \`legion approve --session ${session.id} <id>\`, the REPL or the web UI.`,
+        { sessionId: session.id },
+      );
     }
     const main = mainResult(outcome.resumed, context.caller.id);
     if (main) return turnToolResult(main, { session, caller: context.caller, call });
-    const continuing = outcome.continuing?.length ? ` The turns in ${outcome.continuing.join(', ')} run in another process and go on there.` : '';
-    return toolResult(`Recorded.${continuing}`, { status: 'answered', sessionId: session.id, resumed: outcome.resumed.map(brief), continuing: outcome.continuing ?? [] });
+    const continuing = outcome.continuing?.length
+      ? ` The turns in ${outcome.continuing.join(', ')} run in another process and go on there.`
+      : '';
+    return toolResult(`Recorded.${continuing}`, {
+      status: 'answered',
+      sessionId: session.id,
+      resumed: outcome.resumed.map(brief),
+      continuing: outcome.continuing ?? [],
+    });
   } catch (error) {
     return toolError(errorMessage(error), { sessionId: session.id });
   } finally {
@@ -106,5 +142,13 @@ function mainResult(resumed: readonly TurnResult[], callerId: string): TurnResul
 }
 
 function brief(result: TurnResult): Record<string, unknown> {
-  return { conversationId: result.conversationId, status: result.status, ...(result.status === 'success' ? { reply: result.reply } : result.status === 'error' ? { error: result.error } : { approvals: result.requests.map((request) => request.id) }) };
+  return {
+    conversationId: result.conversationId,
+    status: result.status,
+    ...(result.status === 'success'
+      ? { reply: result.reply }
+      : result.status === 'error'
+        ? { error: result.error }
+        : { approvals: result.requests.map((request) => request.id) }),
+  };
 }

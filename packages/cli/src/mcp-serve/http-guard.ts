@@ -18,11 +18,19 @@ export function refusal(status: number, code: string, message: string, headers: 
 export function guardRequest(request: Request, options: { token: string; hosts: Set<string> }): Response | undefined {
   const host = request.headers.get('host')?.toLowerCase();
   if (!host || !options.hosts.has(host)) {
-    return refusal(421, 'wrong_host', `This MCP server answers requests to ${[...options.hosts].join(', ')}, not to "${host ?? '(no Host header)'}". Use the URL legion mcp serve printed.`);
+    return refusal(
+      421,
+      'wrong_host',
+      `This MCP server answers requests to ${[...options.hosts].join(', ')}, not to "${host ?? '(no Host header)'}". Use the URL legion mcp serve printed.`,
+    );
   }
   const origin = request.headers.get('origin');
   if (origin !== null && !options.hosts.has(originHost(origin))) {
-    return refusal(403, 'forbidden_origin', `Requests from the page at ${origin} are refused: a web page may not call this MCP server. Connect from an MCP client (not a browser page) with the URL legion mcp serve printed.`);
+    return refusal(
+      403,
+      'forbidden_origin',
+      `Requests from the page at ${origin} are refused: a web page may not call this MCP server. Connect from an MCP client (not a browser page) with the URL legion mcp serve printed.`,
+    );
   }
   const bearer = request.headers.get('authorization')?.match(/^Bearer\s+(\S+)$/i)?.[1];
   if (!sameToken(bearer, options.token)) {

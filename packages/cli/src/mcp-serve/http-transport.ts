@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { DEFAULT_MAX_REQUEST_BODY_SIZE, isInitializeRequest, readRequestBody, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import {
+  DEFAULT_MAX_REQUEST_BODY_SIZE,
+  isInitializeRequest,
+  readRequestBody,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { allowedHosts } from '@legion-collective/server/local-origin';
 import { guardRequest, refusal } from './http-guard.js';
 import { createMcpServer } from './mcp-server.js';
@@ -21,7 +26,10 @@ export interface HttpServing {
  * `Mcp-Session-Id`. Every request passes the guard first. Sessions are
  * bounded (idle ones close, past the limit `initialize` is refused): see McpSessions.
  */
-export async function serveHttp(context: ServeContext, options: { host: string; port: number; token: string; sessions: SessionLimits }): Promise<HttpServing> {
+export async function serveHttp(
+  context: ServeContext,
+  options: { host: string; port: number; token: string; sessions: SessionLimits },
+): Promise<HttpServing> {
   const sessions = new McpSessions(options.sessions);
   let hosts = new Set<string>();
 
@@ -34,13 +42,25 @@ export async function serveHttp(context: ServeContext, options: { host: string; 
     if (id !== null) {
       const answered = await sessions.handle(id, request);
       // 404 is what the spec tells a client to answer by initializing a new session.
-      return answered ?? refusal(404, 'unknown_session', `No MCP session "${id}" (it ended, expired after being idle, or the server restarted): initialize a new one.`);
+      return (
+        answered ??
+        refusal(
+          404,
+          'unknown_session',
+          `No MCP session "${id}" (it ended, expired after being idle, or the server restarted): initialize a new one.`,
+        )
+      );
     }
-    if (request.method !== 'POST') return refusal(400, 'no_session', `${request.method} ${MCP_PATH} needs an Mcp-Session-Id header: send "initialize" (POST) first.`);
+    if (request.method !== 'POST')
+      return refusal(400, 'no_session', `${request.method} ${MCP_PATH} needs an Mcp-Session-Id header: send "initialize" (POST) first.`);
     // Bounded as the SDK's transport bounds the requests of a session (4 MiB): by Content-Length unread, else as it streams in.
     const read = await readRequestBody(request, DEFAULT_MAX_REQUEST_BODY_SIZE);
     if (read.tooLarge) {
-      return refusal(413, 'payload_too_large', `The body of POST ${MCP_PATH} is over the limit of ${DEFAULT_MAX_REQUEST_BODY_SIZE / 1_048_576} MiB (${DEFAULT_MAX_REQUEST_BODY_SIZE} bytes) for one request: send less.`);
+      return refusal(
+        413,
+        'payload_too_large',
+        `The body of POST ${MCP_PATH} is over the limit of ${DEFAULT_MAX_REQUEST_BODY_SIZE / 1_048_576} MiB (${DEFAULT_MAX_REQUEST_BODY_SIZE} bytes) for one request: send less.`,
+      );
     }
     let body: unknown;
     try {
@@ -48,7 +68,12 @@ export async function serveHttp(context: ServeContext, options: { host: string; 
     } catch {
       return refusal(400, 'bad_json', `POST ${MCP_PATH} takes a JSON-RPC message as JSON: the body could not be parsed.`);
     }
-    if (!isInitializeRequest(body)) return refusal(400, 'no_session', `This request has no Mcp-Session-Id header: send "initialize" first, then the session id it returns with every request.`);
+    if (!isInitializeRequest(body))
+      return refusal(
+        400,
+        'no_session',
+        `This request has no Mcp-Session-Id header: send "initialize" first, then the session id it returns with every request.`,
+      );
     const full = sessions.reserve();
     if (full) return full;
     let opened = false;
@@ -65,7 +90,11 @@ export async function serveHttp(context: ServeContext, options: { host: string; 
         if (transport.sessionId !== undefined) sessions.forget(transport.sessionId);
       };
       await server.connect(transport);
-      return await sessions.first(request, () => transport.handleRequest(request, { parsedBody: body }), () => transport.sessionId);
+      return await sessions.first(
+        request,
+        () => transport.handleRequest(request, { parsedBody: body }),
+        () => transport.sessionId,
+      );
     } finally {
       if (!opened) sessions.abandoned();
     }

@@ -24,7 +24,8 @@ export function createMcpServer(context: ServeContext): McpServer {
         'Conversations are durable: name one with "conversation" to keep parallel threads. A paused result lists approvals: answer them with answer_approval if they are yours, or the human does.',
     },
   );
-  const guarded = <T>(work: (input: T, mcp: ServerContext) => Promise<CallToolResult> | CallToolResult) =>
+  const guarded =
+    <T>(work: (input: T, mcp: ServerContext) => Promise<CallToolResult> | CallToolResult) =>
     async (input: T, mcp: ServerContext): Promise<CallToolResult> => {
       try {
         return await work(input, mcp);
@@ -37,25 +38,39 @@ export function createMcpServer(context: ServeContext): McpServer {
   for (const agent of context.exposed) {
     server.registerTool(
       askToolName(agent.id),
-      { title: `Ask ${agent.name}`, description: describeAgent(agent), inputSchema: AskInputSchema, annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true } },
+      {
+        title: `Ask ${agent.name}`,
+        description: describeAgent(agent),
+        inputSchema: AskInputSchema,
+        annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+      },
       guarded((input, mcp) => askAgent(context, agent, input, callChannel(server, mcp), mcp.mcpReq.signal)),
     );
   }
   server.registerTool(
     'list_participants',
-    { description: 'The participants of the collective (agents, users, mocks): what each is for, and which ask_<agent> tool reaches it.', inputSchema: NoInputSchema, annotations: { readOnlyHint: true } },
+    {
+      description: 'The participants of the collective (agents, users, mocks): what each is for, and which ask_<agent> tool reaches it.',
+      inputSchema: NoInputSchema,
+      annotations: { readOnlyHint: true },
+    },
     guarded(() => listParticipants(context)),
   );
   server.registerTool(
     'list_sessions',
-    { description: 'The sessions your ask_<agent> calls worked in, most recently active first (not the human\'s own, unless this server\'s caller is the human). ask_<agent> works in the latest session of the workspace unless given "session".', inputSchema: NoInputSchema, annotations: { readOnlyHint: true } },
+    {
+      description:
+        'The sessions your ask_<agent> calls worked in, most recently active first (not the human\'s own, unless this server\'s caller is the human). ask_<agent> works in the latest session of the workspace unless given "session".',
+      inputSchema: NoInputSchema,
+      annotations: { readOnlyHint: true },
+    },
     guarded(() => listSessions(context)),
   );
   server.registerTool(
     'read_conversation',
     {
       description:
-        'Recent messages of a conversation your ask_<agent> calls started (yours with an agent by default), or of one delegated beneath them, by id such as coordinator__developer; newest last, a page at a time. The human\'s own conversations are not readable, unless this server\'s caller is the human.',
+        "Recent messages of a conversation your ask_<agent> calls started (yours with an agent by default), or of one delegated beneath them, by id such as coordinator__developer; newest last, a page at a time. The human's own conversations are not readable, unless this server's caller is the human.",
       inputSchema: ReadConversationInputSchema,
       annotations: { readOnlyHint: true },
     },
@@ -63,13 +78,18 @@ export function createMcpServer(context: ServeContext): McpServer {
   );
   server.registerTool(
     'list_approvals',
-    { description: 'Tool calls waiting for approval in a session, and whether you may decide each (answer_approval) or the human must.', inputSchema: ListApprovalsInputSchema, annotations: { readOnlyHint: true } },
+    {
+      description: 'Tool calls waiting for approval in a session, and whether you may decide each (answer_approval) or the human must.',
+      inputSchema: ListApprovalsInputSchema,
+      annotations: { readOnlyHint: true },
+    },
     guarded((input) => listApprovals(context, input)),
   );
   server.registerTool(
     'answer_approval',
     {
-      description: 'Approve or reject waiting tool calls you have authority over, by request id (apr_…); the paused turn then goes on and its reply is the result.',
+      description:
+        'Approve or reject waiting tool calls you have authority over, by request id (apr_…); the paused turn then goes on and its reply is the result.',
       inputSchema: AnswerApprovalInputSchema,
       annotations: { readOnlyHint: false, destructiveHint: true },
     },

@@ -1,4 +1,13 @@
-import { answerOfChoice, approvalChoice, SurfaceDeclinedError, type ApprovalAnswer, type ApprovalView, type Participant, type UserQuestion, type UserSurface } from '@legion-collective/core';
+import {
+  answerOfChoice,
+  approvalChoice,
+  SurfaceDeclinedError,
+  type ApprovalAnswer,
+  type ApprovalView,
+  type Participant,
+  type UserQuestion,
+  type UserSurface,
+} from '@legion-collective/core';
 import { choiceOfDecision } from './approval-tools.js';
 import type { ActiveCalls } from './active-calls.js';
 
@@ -27,13 +36,19 @@ export function mcpSurface(calls: ActiveCalls, caller: Participant, options: { q
       if (!call.elicit) {
         // The client cannot ask its human: the question stays open a while for yours (it is in the
         // session's question log, so the REPL, the web UI and `legion answer` see it and answer it).
-        call.progress(`${question.from} asks ${question.user.id}: "${question.text}". Answer it with: legion answer ${question.id ?? '<id>'} "…" (or in the REPL or the web UI)`);
+        call.progress(
+          `${question.from} asks ${question.user.id}: "${question.text}". Answer it with: legion answer ${question.id ?? '<id>'} "…" (or in the REPL or the web UI)`,
+        );
         return waitForAnotherSurface(options.questionWaitMs, signal);
       }
       const answer = await call.elicit(
         {
           message: `${question.from} asks: ${question.text}`,
-          requestedSchema: { type: 'object', properties: { answer: { type: 'string', title: 'Your answer', description: `Your reply to ${question.from}` } }, required: ['answer'] },
+          requestedSchema: {
+            type: 'object',
+            properties: { answer: { type: 'string', title: 'Your answer', description: `Your reply to ${question.from}` } },
+            required: ['answer'],
+          },
         },
         signal,
       );
@@ -54,7 +69,13 @@ export function mcpSurface(calls: ActiveCalls, caller: Participant, options: { q
               type: 'object',
               properties: {
                 // Core's words: an MCP client's human approves once or rejects (its caller decides for its own chains only).
-                decision: { type: 'string', title: 'Decision', enum: ['approve', 'reject'], enumNames: [approvalChoice('once').label, approvalChoice('reject').label], description: `${approvalChoice('once').label} or ${approvalChoice('reject').label.toLowerCase()} ${request.requester}'s ${request.tool}` },
+                decision: {
+                  type: 'string',
+                  title: 'Decision',
+                  enum: ['approve', 'reject'],
+                  enumNames: [approvalChoice('once').label, approvalChoice('reject').label],
+                  description: `${approvalChoice('once').label} or ${approvalChoice('reject').label.toLowerCase()} ${request.requester}'s ${request.tool}`,
+                },
                 reason: { type: 'string', title: 'Reason (optional)', description: 'Told to the agent' },
               },
               required: ['decision'],
@@ -69,7 +90,13 @@ export function mcpSurface(calls: ActiveCalls, caller: Participant, options: { q
           continue;
         }
         const { decision, reason } = answer.content;
-        answers.push(answerOfChoice({ id: request.id, choice: choiceOfDecision(decision === 'approve' ? 'approve' : 'reject'), ...(typeof reason === 'string' && reason.length > 0 ? { reason } : {}) }));
+        answers.push(
+          answerOfChoice({
+            id: request.id,
+            choice: choiceOfDecision(decision === 'approve' ? 'approve' : 'reject'),
+            ...(typeof reason === 'string' && reason.length > 0 ? { reason } : {}),
+          }),
+        );
       }
       return answers;
     },
@@ -86,7 +113,11 @@ function waitForAnotherSurface(waitMs: number, signal: AbortSignal): Promise<str
   return new Promise((_, reject) => {
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);
-      reject(new Error(`nobody answered within ${Math.round(waitMs / 1000)} s (mcpServe.questionWaitSeconds), and the MCP client cannot ask (no elicitation)`));
+      reject(
+        new Error(
+          `nobody answered within ${Math.round(waitMs / 1000)} s (mcpServe.questionWaitSeconds), and the MCP client cannot ask (no elicitation)`,
+        ),
+      );
     }, waitMs);
     const onAbort = (): void => {
       clearTimeout(timer);

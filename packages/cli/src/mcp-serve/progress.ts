@@ -11,6 +11,8 @@ export function progressOf(context: ServerContext): (message: string) => void {
   let step = 0;
   return (message) => {
     step += 1;
-    context.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: step, message } }).catch(() => undefined);
+    context.mcpReq
+      .notify({ method: 'notifications/progress', params: { progressToken: token, progress: step, message } })
+      .catch(() => undefined);
   };
 }

@@ -1,4 +1,18 @@
-import { conversationId, conversationsStartedBy, decisionReach, parseConversationId, sessionStartedBy, textOf, toolResultsOf, toolUsesOf, turnsOpenedBy, WHOLE_LOG, type Message, type Session, type StartedConversation } from '@legion-collective/core';
+import {
+  conversationId,
+  conversationsStartedBy,
+  decisionReach,
+  parseConversationId,
+  sessionStartedBy,
+  textOf,
+  toolResultsOf,
+  toolUsesOf,
+  turnsOpenedBy,
+  WHOLE_LOG,
+  type Message,
+  type Session,
+  type StartedConversation,
+} from '@legion-collective/core';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { sessionFor } from './ask-agent.js';
@@ -15,11 +29,24 @@ export const ReadConversationInputSchema = z
       .string()
       .min(1)
       .optional()
-      .describe('A conversation by id, <initiator>__<responder>[__<name>] (coordinator__developer): yours, or one your asks delegated to; default: yours with the agent'),
+      .describe(
+        'A conversation by id, <initiator>__<responder>[__<name>] (coordinator__developer): yours, or one your asks delegated to; default: yours with the agent',
+      ),
     agent: z.string().min(1).optional().describe('Your conversation with this agent (default: the first exposed agent)'),
     conversation: z.string().min(1).optional().describe('The name of your named conversation with the agent'),
-    limit: z.number({ error: 'limit must be a number of messages, 1 to 100' }).int().min(1).max(100, 'limit is at most 100: page with offset').default(20).describe('Messages per page (newest last)'),
-    offset: z.number({ error: 'offset must be a number of messages' }).int().min(0).default(0).describe('How many of the newest messages to skip: the next page is the nextOffset of this one'),
+    limit: z
+      .number({ error: 'limit must be a number of messages, 1 to 100' })
+      .int()
+      .min(1)
+      .max(100, 'limit is at most 100: page with offset')
+      .default(20)
+      .describe('Messages per page (newest last)'),
+    offset: z
+      .number({ error: 'offset must be a number of messages' })
+      .int()
+      .min(0)
+      .default(0)
+      .describe('How many of the newest messages to skip: the next page is the nextOffset of this one'),
   })
   .strict();
 
@@ -34,7 +61,10 @@ export function listParticipants(context: ServeContext): CallToolResult {
     ...(participant.useFor !== undefined ? { useFor: participant.useFor } : {}),
     ...(exposed.has(participant.id) ? { askTool: askToolName(participant.id) } : {}),
   }));
-  const lines = participants.map((participant) => `- ${participant.id} (${participant.type}): ${participant.description}${participant.askTool ? ` — ask with ${participant.askTool}` : ''}`);
+  const lines = participants.map(
+    (participant) =>
+      `- ${participant.id} (${participant.type}): ${participant.description}${participant.askTool ? ` — ask with ${participant.askTool}` : ''}`,
+  );
   return toolResult([`The collective (you are "${context.caller.id}"):`, ...lines].join('\n'), { you: context.caller.id, participants });
 }
 
@@ -54,16 +84,27 @@ export async function listSessions(context: ServeContext): Promise<CallToolResul
   const all = await context.legion.sessions.list();
   const sessions = [];
   for (const meta of all) {
-    if (!ownWorkOnly(context) || (await sessionStartedBy(await context.legion.sessions.get(meta.id), context.caller.id))) sessions.push(meta);
+    if (!ownWorkOnly(context) || (await sessionStartedBy(await context.legion.sessions.get(meta.id), context.caller.id)))
+      sessions.push(meta);
   }
-  const items = sessions.map((meta) => ({ id: meta.id, ...(meta.title !== undefined ? { title: meta.title } : {}), createdAt: meta.createdAt, lastActiveAt: meta.lastActiveAt }));
-  const text = items.length === 0 ? 'No sessions of yours yet: the first ask_<agent> call starts one.' : items.map((item) => `- ${item.id}${item.title ? ` "${item.title}"` : ''} (last active ${item.lastActiveAt})`).join('\n');
+  const items = sessions.map((meta) => ({
+    id: meta.id,
+    ...(meta.title !== undefined ? { title: meta.title } : {}),
+    createdAt: meta.createdAt,
+    lastActiveAt: meta.lastActiveAt,
+  }));
+  const text =
+    items.length === 0
+      ? 'No sessions of yours yet: the first ask_<agent> call starts one.'
+      : items.map((item) => `- ${item.id}${item.title ? ` "${item.title}"` : ''} (last active ${item.lastActiveAt})`).join('\n');
   return toolResult(text, { sessions: items });
 }
 
 /** The conversations of a session the caller may read: all, or its own and those delegated beneath them (of a shared one, the turns its tree opened). */
 async function readableConversations(context: ServeContext, session: Session): Promise<StartedConversation[]> {
-  return ownWorkOnly(context) ? conversationsStartedBy(session, context.caller.id) : (await session.listConversations()).map((ref) => ({ ref }));
+  return ownWorkOnly(context)
+    ? conversationsStartedBy(session, context.caller.id)
+    : (await session.listConversations()).map((ref) => ({ ref }));
 }
 
 /** `read_conversation`: a page of a conversation's recent messages, newest last. */
@@ -74,11 +115,13 @@ export async function readConversation(context: ServeContext, input: z.infer<typ
   let id: string;
   try {
     if (input.conversationId !== undefined) {
-      if (input.agent !== undefined || input.conversation !== undefined) return toolError('Give either conversationId, or agent (and conversation), not both.');
+      if (input.agent !== undefined || input.conversation !== undefined)
+        return toolError('Give either conversationId, or agent (and conversation), not both.');
       id = conversationId(parseConversationId(input.conversationId));
     } else {
       const agent = input.agent ?? context.exposed[0]?.id;
-      if (agent === undefined) return toolError('Name the conversation: give conversationId (list_participants shows who is in the collective).');
+      if (agent === undefined)
+        return toolError('Name the conversation: give conversationId (list_participants shows who is in the collective).');
       id = conversationId({ initiator: context.caller.id, responder: agent, name: input.conversation });
     }
   } catch (error) {
@@ -88,13 +131,19 @@ export async function readConversation(context: ServeContext, input: z.infer<typ
   const known = await readableConversations(context, session);
   const readable = known.find((candidate) => candidate.ref.conversationId === id);
   if (!readable) {
-    return toolError(`Session ${session.id} has no conversation "${id}". It has: ${known.map((candidate) => candidate.ref.conversationId).join(', ') || 'none yet'}.`, { sessionId: session.id });
+    return toolError(
+      `Session ${session.id} has no conversation "${id}". It has: ${known.map((candidate) => candidate.ref.conversationId).join(', ') || 'none yet'}.`,
+      { sessionId: session.id },
+    );
   }
   const { ref, openings } = readable;
   const conversation = session.conversation(ref);
   // One more than the page: whether older messages remain. Of a conversation other chains went through too, only
   // the turns of the caller's tree, so the whole log is read and filtered before paging.
-  const recent = openings === undefined ? await conversation.recent(input.offset + input.limit + 1) : turnsOpenedBy(await conversation.recent(WHOLE_LOG), openings);
+  const recent =
+    openings === undefined
+      ? await conversation.recent(input.offset + input.limit + 1)
+      : turnsOpenedBy(await conversation.recent(WHOLE_LOG), openings);
   const end = Math.max(0, recent.length - input.offset);
   const start = Math.max(0, end - input.limit);
   const page = recent.slice(start, end).map((message) => view(message, ref.initiator, ref.responder));
@@ -103,12 +152,25 @@ export async function readConversation(context: ServeContext, input: z.infer<typ
     `${id} in session ${session.id}: ${page.length} message${page.length === 1 ? '' : 's'}${more ? ` (older ones: offset ${input.offset + page.length})` : ''}`,
     ...page.map((message) => `[${message.at}] ${message.author}: ${message.text}`),
   ].join('\n');
-  return toolResult(text, { sessionId: session.id, conversationId: id, messages: page, ...(more ? { nextOffset: input.offset + page.length } : {}) });
+  return toolResult(text, {
+    sessionId: session.id,
+    conversationId: id,
+    messages: page,
+    ...(more ? { nextOffset: input.offset + page.length } : {}),
+  });
 }
 
-function view(message: Message, initiator: string, responder: string): { id: string; at: string; role: string; author: string; text: string } {
+function view(
+  message: Message,
+  initiator: string,
+  responder: string,
+): { id: string; at: string; role: string; author: string; text: string } {
   const results = toolResultsOf(message);
   const author = message.role === 'assistant' || results.length > 0 ? responder : initiator;
-  const parts = [textOf(message), ...toolUsesOf(message).map((use) => `(calls ${use.name} ${JSON.stringify(use.input)})`), ...results.map((result) => `(${result.isError ? 'error' : 'result'}: ${result.content})`)];
+  const parts = [
+    textOf(message),
+    ...toolUsesOf(message).map((use) => `(calls ${use.name} ${JSON.stringify(use.input)})`),
+    ...results.map((result) => `(${result.isError ? 'error' : 'result'}: ${result.content})`),
+  ];
   return { id: message.id, at: message.at, role: message.role, author, text: parts.filter((part) => part.length > 0).join(' ') };
 }

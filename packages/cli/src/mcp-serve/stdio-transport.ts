@@ -26,13 +26,19 @@ export async function serveStdio(context: ServeContext, stop: AbortSignal, optio
       const id = leadingRequestId(head.toString('utf8'));
       const message = `The message is ${mebibytes(bytes)} (${bytes} bytes), over the limit of ${mebibytes(limit)} for one message on standard input; it was not read. Send less (a file path instead of its content).`;
       // The id is the client's: inert, like any text from outside that reaches a terminal.
-      stderr.write(`legion mcp serve: refused a message on standard input${id === undefined ? '' : ` (request id ${inertLine(JSON.stringify(id))})`}: ${message}\n`);
-      transport.send({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code: INVALID_REQUEST, message } }).catch(() => undefined);
+      stderr.write(
+        `legion mcp serve: refused a message on standard input${id === undefined ? '' : ` (request id ${inertLine(JSON.stringify(id))})`}: ${message}\n`,
+      );
+      transport
+        .send({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code: INVALID_REQUEST, message } })
+        .catch(() => undefined);
     },
   });
   /** Says on standard error, and to the client as a JSON-RPC error (without id when none can be read), why a line was not read. */
   const refuse = (code: number, id: string | number | undefined, message: string): void => {
-    stderr.write(`legion mcp serve: skipped a line on standard input${id === undefined ? '' : ` (request id ${inertLine(JSON.stringify(id))})`}: ${inertLine(message)}\n`);
+    stderr.write(
+      `legion mcp serve: skipped a line on standard input${id === undefined ? '' : ` (request id ${inertLine(JSON.stringify(id))})`}: ${inertLine(message)}\n`,
+    );
     transport.send({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code, message } }).catch(() => undefined);
   };
   // The SDK's transport skips, without a word, a line that is not JSON (and reports one that is not JSON-RPC only to
@@ -46,14 +52,22 @@ export async function serveStdio(context: ServeContext, stop: AbortSignal, optio
     try {
       value = JSON.parse(text);
     } catch (error) {
-      refuse(PARSE_ERROR, undefined, `Parse error: the line is not JSON (${error instanceof Error ? error.message : String(error)}); it was skipped. Send one JSON-RPC message per line.`);
+      refuse(
+        PARSE_ERROR,
+        undefined,
+        `Parse error: the line is not JSON (${error instanceof Error ? error.message : String(error)}); it was skipped. Send one JSON-RPC message per line.`,
+      );
       return false;
     }
     try {
       parseJSONRPCMessage(value);
       return true;
     } catch {
-      refuse(INVALID_REQUEST, requestIdOf(value), 'Invalid Request: the line is JSON but not a JSON-RPC 2.0 message ({"jsonrpc": "2.0", "id", "method", "params"}); it was skipped.');
+      refuse(
+        INVALID_REQUEST,
+        requestIdOf(value),
+        'Invalid Request: the line is JSON but not a JSON-RPC 2.0 message ({"jsonrpc": "2.0", "id", "method", "params"}); it was skipped.',
+      );
       return false;
     }
   };

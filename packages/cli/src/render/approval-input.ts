@@ -17,5 +17,8 @@ function valueLines(name: string, value: unknown, indent: string): string[] {
   const text = typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? String(value));
   const lines = text.split('\n');
   const gutter = `${indent}${' '.repeat(Math.max(0, label.length - 2))}│ `;
-  return lines.map((line, index) => `${index === 0 ? `${indent}${label}` : gutter}${inertLine(line)}${index < lines.length - 1 && typeof value === 'string' ? '␊' : ''}`);
+  return lines.map(
+    (line, index) =>
+      `${index === 0 ? `${indent}${label}` : gutter}${inertLine(line)}${index < lines.length - 1 && typeof value === 'string' ? '␊' : ''}`,
+  );
 }

@@ -6,6 +6,9 @@ export function compactionLine(conversationId: string, outcome: CompactOutcome):
   const { entry } = outcome;
   const count = entry.compacted?.count ?? 0;
   const by = entry.summarizer ? ` by ${entry.summarizer.provider}/${entry.summarizer.model}` : '';
-  const tokens = entry.tokensBefore !== undefined && entry.tokensAfter !== undefined ? `; context ${entry.tokensBefore.toLocaleString('en-US')} → ${entry.tokensAfter.toLocaleString('en-US')} tokens` : '';
+  const tokens =
+    entry.tokensBefore !== undefined && entry.tokensAfter !== undefined
+      ? `; context ${entry.tokensBefore.toLocaleString('en-US')} → ${entry.tokensAfter.toLocaleString('en-US')} tokens`
+      : '';
   return `Compacted ${conversationId}: ${count} message${count === 1 ? '' : 's'} summarized${by}${tokens}. The full history stays in the log (legion log).`;
 }

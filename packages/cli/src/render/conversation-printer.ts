@@ -45,7 +45,10 @@ export function printConversation(events: EventBus, out: TerminalOut, options: {
       }
       case 'tool:call':
         if (event.toolUse.name === COMMUNICATE) break;
-        line((depthOf.get(event.conversationId) ?? 0) + 1, `${style.magenta(`${name(event.participantId)} ⚙ ${inertLine(event.toolUse.name)}`)} ${style.dim(clip(JSON.stringify(event.toolUse.input), 100))}`);
+        line(
+          (depthOf.get(event.conversationId) ?? 0) + 1,
+          `${style.magenta(`${name(event.participantId)} ⚙ ${inertLine(event.toolUse.name)}`)} ${style.dim(clip(JSON.stringify(event.toolUse.input), 100))}`,
+        );
         break;
       case 'tool:result': {
         const depth = (depthOf.get(event.conversationId) ?? 0) + 1;
@@ -54,7 +57,8 @@ export function printConversation(events: EventBus, out: TerminalOut, options: {
         break;
       }
       case 'turn:end':
-        if (event.status === 'error') line(depthOf.get(event.conversationId) ?? 0, style.red(`✗ ${name(event.participantId)}: ${inert(event.error ?? 'failed')}`));
+        if (event.status === 'error')
+          line(depthOf.get(event.conversationId) ?? 0, style.red(`✗ ${name(event.participantId)}: ${inert(event.error ?? 'failed')}`));
         break;
       case 'storage:warning':
         out.write(style.yellow(`warning: ${inertLine(event.path)}: ${inert(event.problem)}\n`));
@@ -62,7 +66,9 @@ export function printConversation(events: EventBus, out: TerminalOut, options: {
       case 'provider:retry':
         line(
           depthOf.get(event.conversationId) ?? 0,
-          style.yellow(`${name(event.participantId)}'s model (${inertLine(event.provider)}) failed: ${clip(event.reason, 160)}; ${event.askedByProvider ? 'the provider asked to wait' : 'waiting'} ${Math.round(event.waitMs / 100) / 10} s, retry ${event.attempt} of ${event.of}`),
+          style.yellow(
+            `${name(event.participantId)}'s model (${inertLine(event.provider)}) failed: ${clip(event.reason, 160)}; ${event.askedByProvider ? 'the provider asked to wait' : 'waiting'} ${Math.round(event.waitMs / 100) / 10} s, retry ${event.attempt} of ${event.of}`,
+          ),
         );
         break;
       default:

@@ -44,26 +44,42 @@ export function resultLine(result: ToolResultBlock, style: Style): string {
  */
 export function renderMessages(messages: readonly Message[], who: { initiator: string; responder: string }, style: Style): string[] {
   const results = new Map<string, ToolResultBlock>();
-  for (const message of messages) for (const block of message.content) if (block.type === 'tool_result') results.set(block.toolUseId, block);
+  for (const message of messages)
+    for (const block of message.content) if (block.type === 'tool_result') results.set(block.toolUseId, block);
   const lines: string[] = [];
   for (const message of messages) lines.push(...renderMessage(message, who, style, (id) => results.get(id)));
   return lines;
 }
 
 /** One message; tool results whose call is in `resultOf`'s view are left to that call's line. */
-export function renderMessage(message: Message, who: { initiator: string; responder: string }, style: Style, resultOf: (toolUseId: string) => ToolResultBlock | undefined, shownCalls?: ReadonlySet<string>): string[] {
+export function renderMessage(
+  message: Message,
+  who: { initiator: string; responder: string },
+  style: Style,
+  resultOf: (toolUseId: string) => ToolResultBlock | undefined,
+  shownCalls?: ReadonlySet<string>,
+): string[] {
   const lines: string[] = [];
   const author = authorOf(message, who.initiator, who.responder);
   // A turn's ending is written in the responder's place for its model; people read what happened.
   if (message.ending) return [`${style.cyan(author)} ${style.dim(readableTime(message.at))}`, `  ${endingLine(message.ending, style)}`];
-  const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('').trim();
+  const text = message.content
+    .flatMap((block) => (block.type === 'text' ? [block.text] : []))
+    .join('')
+    .trim();
   const header = `${style.cyan(inertLine(author))} ${style.dim(inertLine(readableTime(message.at)))}`;
   const toolUses = message.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
   if (text || toolUses.length > 0) lines.push(header);
   // The text is a model's (or a tool's): made inert, its own line breaks kept.
-  if (text) lines.push(...inert(text).split('\n').map((line) => `  ${line}`));
+  if (text)
+    lines.push(
+      ...inert(text)
+        .split('\n')
+        .map((line) => `  ${line}`),
+    );
   for (const toolUse of toolUses) lines.push(toolLine(toolUse, resultOf(toolUse.id), style));
   // A result is shown on its own only when its call was shown earlier without it (a live tail).
-  for (const block of message.content) if (block.type === 'tool_result' && shownCalls?.has(block.toolUseId)) lines.push(resultLine(block, style));
+  for (const block of message.content)
+    if (block.type === 'tool_result' && shownCalls?.has(block.toolUseId)) lines.push(resultLine(block, style));
   return lines;
 }

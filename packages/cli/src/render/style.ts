@@ -27,7 +27,15 @@ export interface Style {
 function makeStyle(on: boolean): Style {
   // Decided above for this stream; Node 22's styleText would otherwise check process.stdout for every stream.
   const paint = (format: Format) => (text: string) => (on ? styleText(format, text, { validateStream: false }) : text);
-  return { bold: paint('bold'), dim: paint('dim'), green: paint('green'), red: paint('red'), yellow: paint('yellow'), cyan: paint('cyan'), magenta: paint('magenta') };
+  return {
+    bold: paint('bold'),
+    dim: paint('dim'),
+    green: paint('green'),
+    red: paint('red'),
+    yellow: paint('yellow'),
+    cyan: paint('cyan'),
+    magenta: paint('magenta'),
+  };
 }
 
 const styles = new WeakMap<NodeJS.WriteStream, Style>();

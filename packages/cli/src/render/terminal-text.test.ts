@@ -51,7 +51,9 @@ describe('terminalSafe: what every terminal writer passes its output through', (
     const style = styleFor({ isTTY: true } as NodeJS.WriteStream);
     // FORCE_COLOR or NO_COLOR in the environment decide; build the colour codes by hand when they are off.
     const red = style.red('x') === 'x' ? `${ESC}[31mx${ESC}[39m` : style.red('x');
-    expect(terminalSafe(`${red} reply: ${ESC}]52;c;Y3VybA==${ESC}\\ ${ESC}[8mhidden${ESC}[1A`)).toBe(`${red} reply: \\x1b]52;c;Y3VybA==\\x1b\\ \\x1b[8mhidden\\x1b[1A`);
+    expect(terminalSafe(`${red} reply: ${ESC}]52;c;Y3VybA==${ESC}\\ ${ESC}[8mhidden${ESC}[1A`)).toBe(
+      `${red} reply: \\x1b]52;c;Y3VybA==\\x1b\\ \\x1b[8mhidden\\x1b[1A`,
+    );
   });
 
   it('a colour code cannot be assembled from pieces written separately', () => {
@@ -61,7 +63,9 @@ describe('terminalSafe: what every terminal writer passes its output through', (
 
 describe('approvalInputLines: an approval shows the whole input as it will run', () => {
   it('a CR, an erase or a cursor move is shown, and the command is on the line', () => {
-    expect(approvalInputLines({ command: 'touch PWN1 #\r  command: echo harmless' })).toEqual(['  command: touch PWN1 #␍  command: echo harmless']);
+    expect(approvalInputLines({ command: 'touch PWN1 #\r  command: echo harmless' })).toEqual([
+      '  command: touch PWN1 #␍  command: echo harmless',
+    ]);
     expect(approvalInputLines({ command: `touch PWN2 ${ESC}[1A${ESC}[2K` })).toEqual(['  command: touch PWN2 \\x1b[1A\\x1b[2K']);
   });
 
@@ -71,10 +75,20 @@ describe('approvalInputLines: an approval shows the whole input as it will run',
   });
 
   it("a value's own line breaks are marked and go on under a gutter, so a line cannot pass for another field", () => {
-    expect(approvalInputLines({ command: 'rm -rf build\n  command: ls', cwd: 'src' })).toEqual(['  command: rm -rf build␊', '         │   command: ls', '  cwd: src']);
+    expect(approvalInputLines({ command: 'rm -rf build\n  command: ls', cwd: 'src' })).toEqual([
+      '  command: rm -rf build␊',
+      '         │   command: ls',
+      '  cwd: src',
+    ]);
   });
 
   it('other values as JSON, names made inert too', () => {
-    expect(approvalInputLines({ 'ti\rmeout': 5, args: ['a', 'b'] })).toEqual(['  ti␍meout: 5', '  args: [', '      │   "a",', '      │   "b"', '      │ ]']);
+    expect(approvalInputLines({ 'ti\rmeout': 5, args: ['a', 'b'] })).toEqual([
+      '  ti␍meout: 5',
+      '  args: [',
+      '      │   "a",',
+      '      │   "b"',
+      '      │ ]',
+    ]);
   });
 });

@@ -15,7 +15,8 @@ import { styleFor, type Style } from './style.js';
  */
 
 /** C0 and C1 controls, DEL, lone surrogates, and characters that are invisible or reorder text (bidi controls, zero-width and other format characters, tag characters). */
-const ACTIVE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff]|[\u{e0000}-\u{e007f}]/gu;
+const ACTIVE =
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff]|[\u{e0000}-\u{e007f}]/gu;
 
 /** Stand-ins that read as what they are; other controls are shown as `\xNN`, format characters as `<U+XXXX>`. */
 const PICTURES: Record<string, string> = { '\r': '␍', '\n': '␊', '\t': '␉' };

@@ -8,5 +8,8 @@ export function clip(text: string, max: number): string {
 
 /** "2026-11-25T21:50:34.123Z" → "2026-11-25 21:50:34" (UTC, as stored): readable, and still sorts. */
 export function readableTime(iso: string): string {
-  return iso.replace('T', ' ').replace(/\.\d+Z$/, '').replace(/Z$/, '');
+  return iso
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, '')
+    .replace(/Z$/, '');
 }

@@ -115,7 +115,9 @@ export class Activity {
         let stream = this.streams.get(event.conversationId);
         if (!stream) {
           const toYou = event.initiator === this.you;
-          const header = toYou ? `${style.bold(style.cyan(inertLine(event.participantId)))}: ` : `${style.dim(`${inertLine(event.participantId)} → ${inertLine(event.initiator)}`)}: `;
+          const header = toYou
+            ? `${style.bold(style.cyan(inertLine(event.participantId)))}: `
+            : `${style.dim(`${inertLine(event.participantId)} → ${inertLine(event.initiator)}`)}: `;
           stream = this.screen.openStream(header);
           this.streams.set(event.conversationId, stream);
         }
@@ -146,11 +148,17 @@ export class Activity {
         return;
       case 'approval:decided':
         this.screen.print(
-          style.dim(`  ${event.decision === 'approved' ? '✓ approved' : '✗ rejected'} ${event.requester} → ${event.tool} (${event.requestId}) by ${event.decidedBy}${event.medium ? ` on ${event.medium}` : ''}${event.reason ? `: ${event.reason}` : ''}${event.always ? ', for the session' : ''}`),
+          style.dim(
+            `  ${event.decision === 'approved' ? '✓ approved' : '✗ rejected'} ${event.requester} → ${event.tool} (${event.requestId}) by ${event.decidedBy}${event.medium ? ` on ${event.medium}` : ''}${event.reason ? `: ${event.reason}` : ''}${event.always ? ', for the session' : ''}`,
+          ),
         );
         return;
       case 'provider:retry':
-        this.screen.print(style.yellow(`  ${inertLine(event.participantId)}'s model (${inertLine(event.provider)}) failed: ${inertLine(event.reason)}; retry ${event.attempt} of ${event.of} in ${formatDuration(event.waitMs)}`));
+        this.screen.print(
+          style.yellow(
+            `  ${inertLine(event.participantId)}'s model (${inertLine(event.provider)}) failed: ${inertLine(event.reason)}; retry ${event.attempt} of ${event.of} in ${formatDuration(event.waitMs)}`,
+          ),
+        );
         return;
       case 'context:compacted':
         // `/compact` says what it did itself; this is for the compactions that happen on their own.
@@ -168,9 +176,15 @@ export class Activity {
         // A cancelled turn was the user's own doing: the REPL has said "cancelled" once already.
         if (event.code === 'cancelled') return;
         // The turn the user started failed: the REPL says so once, with its result ("could not answer").
-        if (event.participantId !== undefined && event.scope === `turn of ${event.participantId}` && this.answering.has(event.participantId)) return;
+        if (
+          event.participantId !== undefined &&
+          event.scope === `turn of ${event.participantId}` &&
+          this.answering.has(event.participantId)
+        )
+          return;
         // What the failing participant streamed goes above its error, not below it.
-        for (const [conversationId, participantId] of this.working) if (participantId === event.participantId) this.finishStream(conversationId);
+        for (const [conversationId, participantId] of this.working)
+          if (participantId === event.participantId) this.finishStream(conversationId);
         this.screen.print(style.red(`error (${inertLine(event.scope)}): ${inert(event.message)}`));
         return;
       default:
@@ -191,7 +205,9 @@ export class Activity {
     // Cancelled and unwinding: the status line keeps saying so.
     if (this.turnStartedAt === undefined || this.stoppedAt !== undefined) return;
     const agents = [...new Set(this.working.values())].filter((id) => id !== this.you);
-    const tools = [...this.running.values()].filter((call) => !this.queued.has(call.toolUse.id)).map((call) => `${inertLine(call.participantId)}: ${inertLine(call.toolUse.name)} ${keyArgument(call.toolUse, 30)}`.trim());
+    const tools = [...this.running.values()]
+      .filter((call) => !this.queued.has(call.toolUse.id))
+      .map((call) => `${inertLine(call.participantId)}: ${inertLine(call.toolUse.name)} ${keyArgument(call.toolUse, 30)}`.trim());
     const parts = [
       agents.length > 0 ? `working: ${agents.join(', ')}` : 'working',
       ...(tools.length > 0 ? [`running ${tools.join('; ')}`] : []),

@@ -64,7 +64,12 @@ describe('approval cards', () => {
       card('shell_run', { command: 'touch PWN1 #\r  command: echo harmless' }),
       card('shell_run', { command: 'touch PWN2 \x1b[2K\x1b[G  command: echo harmless' }),
       card('file_write', { path: 'a\x1b[1A\x1b[2K.txt', content: 'x\r\u202e\n' }),
-      approvalCard({ ...request('shell_run', { command: 'ls' }), requester: 'dev\x1b]0;owned\x07', reason: 'why\r' }, ['user\x1b[2J'], root, { index: 1, of: 1 }),
+      approvalCard(
+        { ...request('shell_run', { command: 'ls' }), requester: 'dev\x1b]0;owned\x07', reason: 'why\r' },
+        ['user\x1b[2J'],
+        root,
+        { index: 1, of: 1 },
+      ),
     ];
     for (const shown of cards) expect(shown.replace(/\x1b\[(?:1|2|22|3[12356]|39)m/g, '')).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f\u202e]/);
     expect(cards[0]).toContain('command: touch PWN1 #␍  command: echo harmless');

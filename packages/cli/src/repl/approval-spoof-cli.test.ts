@@ -23,7 +23,10 @@ describe.skipIf(TMUX_MISSING)('an approval card shows what will run, whatever th
 
   /** Given `userMessage`, the model runs `command` with shell_run, then replies `reply`. */
   function scriptShell(userMessage: string, command: string, reply: string): void {
-    mock.on({ model: 'claude-test', userMessage, hasToolResult: false }, { toolCalls: [{ id: `toolu_${userMessage.replace(/\W/g, '')}`, name: 'shell_run', arguments: JSON.stringify({ command }) }] });
+    mock.on(
+      { model: 'claude-test', userMessage, hasToolResult: false },
+      { toolCalls: [{ id: `toolu_${userMessage.replace(/\W/g, '')}`, name: 'shell_run', arguments: JSON.stringify({ command }) }] },
+    );
     mock.on({ model: 'claude-test', userMessage, hasToolResult: true }, { content: reply });
   }
 
@@ -34,8 +37,18 @@ describe.skipIf(TMUX_MISSING)('an approval card shows what will run, whatever th
 
   it('the REPL card: a CR, an erased line or a cursor moved up leaves the command on screen, shown as it is; y runs exactly that', async () => {
     const attacks = [
-      { message: 'Carriage return', command: 'touch PWN1 #\r  command: echo harmless', shown: 'command: touch PWN1 #␍  command: echo harmless', file: 'PWN1' },
-      { message: 'Erase the line', command: `touch PWN2 #${ESC}[2K${ESC}[G  command: echo harmless`, shown: 'command: touch PWN2 #\\x1b[2K\\x1b[G  command: echo harmless', file: 'PWN2' },
+      {
+        message: 'Carriage return',
+        command: 'touch PWN1 #\r  command: echo harmless',
+        shown: 'command: touch PWN1 #␍  command: echo harmless',
+        file: 'PWN1',
+      },
+      {
+        message: 'Erase the line',
+        command: `touch PWN2 #${ESC}[2K${ESC}[G  command: echo harmless`,
+        shown: 'command: touch PWN2 #\\x1b[2K\\x1b[G  command: echo harmless',
+        file: 'PWN2',
+      },
       { message: 'Up and erase', command: `touch PWN3 #${ESC}[1A${ESC}[2K`, shown: 'command: touch PWN3 #\\x1b[1A\\x1b[2K', file: 'PWN3' },
     ];
     for (const attack of attacks) scriptShell(attack.message, attack.command, `Done: ${attack.file}.`);

@@ -5,14 +5,20 @@ const trimmed = (lines: string[]): string[] => lines.map((line) => line.trimEnd(
 
 describe('a card within the terminal', () => {
   it('shows a card that fits whole, and has nothing clipped', () => {
-    const view = new CardView(() => 20, () => 5);
+    const view = new CardView(
+      () => 20,
+      () => 5,
+    );
     view.setText(card(15));
     expect(trimmed(view.render(80))).toEqual(card(15).split('\n'));
     expect(view.clipped).toBeUndefined();
   });
 
   it('a taller one: its first lines, how many are hidden, its last two; the whole text for Ctrl-O', () => {
-    const view = new CardView(() => 20, () => 5);
+    const view = new CardView(
+      () => 20,
+      () => 5,
+    );
     view.setText(card(40));
     const shown = trimmed(view.render(80));
     expect(shown).toHaveLength(15);
@@ -27,7 +33,10 @@ describe('a card within the terminal', () => {
   });
 
   it('on a terminal with no room left it still says what it is and how to answer', () => {
-    const view = new CardView(() => 6, () => 10);
+    const view = new CardView(
+      () => 6,
+      () => 10,
+    );
     view.setText(card(10));
     expect(trimmed(view.render(80))).toEqual(['line 1', expect.stringContaining('7 more lines'), 'line 9', 'line 10']);
   });

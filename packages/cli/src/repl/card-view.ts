@@ -49,7 +49,10 @@ export class CardView implements Component {
     }
     const head = room - TAIL_LINES - 1;
     this.hidden = lines.length - head - TAIL_LINES;
-    const note = truncateToWidth(style.dim(`  … ${this.hidden} more line${this.hidden === 1 ? '' : 's'} of this card: Ctrl-O prints it whole above`), width);
+    const note = truncateToWidth(
+      style.dim(`  … ${this.hidden} more line${this.hidden === 1 ? '' : 's'} of this card: Ctrl-O prints it whole above`),
+      width,
+    );
     return [...lines.slice(0, head), note, ...lines.slice(-TAIL_LINES)];
   }
 

@@ -19,7 +19,9 @@ export async function chatCommand(options: ChatOptions): Promise<number> {
   // Said before anything is drawn, so the refusal is not left below a half-started screen.
   if (options.new && options.session) throw new Error('Use either --session or --new, not both.');
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
-    stderr.write('legion: not a terminal, so this runs like "legion run": the message is read from standard input (use "legion run" in scripts).\n');
+    stderr.write(
+      'legion: not a terminal, so this runs like "legion run": the message is read from standard input (use "legion run" in scripts).\n',
+    );
     const { runCommand } = await import('../commands/run.js');
     return runCommand([], { workspace: options.workspace, session: options.session, newSession: options.new, to: options.to });
   }
@@ -65,7 +67,11 @@ function workspaceAbove(start: string): boolean {
 async function offerInit(): Promise<boolean> {
   const readline = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    const answer = (await readline.question(`No .legion/ workspace in ${inertLine(process.cwd())} or above it. Create one here (legion init)? [Y/n] `)).trim().toLowerCase();
+    const answer = (
+      await readline.question(`No .legion/ workspace in ${inertLine(process.cwd())} or above it. Create one here (legion init)? [Y/n] `)
+    )
+      .trim()
+      .toLowerCase();
     if (answer !== '' && answer !== 'y' && answer !== 'yes') {
       stderr.write('Nothing created. Run "legion init" in your project, or "legion -w DIR" to use another workspace.\n');
       return false;

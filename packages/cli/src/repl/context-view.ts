@@ -7,19 +7,33 @@ const share = (part: number, whole: number): string => `${((part / whole) * 100)
 /** `/context`: what the agent's next request carries, against its window and thresholds. */
 export function contextLines(report: ContextReport, style: Style): string[] {
   const { settings } = report;
-  const source = report.windowSource === 'default' ? style.yellow(' (unknown model: a default)') : report.windowSource === 'config' ? style.dim(' (from the config)') : '';
+  const source =
+    report.windowSource === 'default'
+      ? style.yellow(' (unknown model: a default)')
+      : report.windowSource === 'config'
+        ? style.dim(' (from the config)')
+        : '';
   const lines = [
     `  ${style.bold(report.agentId)}  ${report.model}  profile ${settings.profile}  window ${number(settings.window)}${source}  reserve ${number(settings.outputReserve)}`,
-    style.dim(`  thresholds: evict a tool result above ${number(settings.evictAboveTokens)} · prune at ${number(settings.pruneAtTokens)} · summarize at ${number(settings.summarizeAtTokens)} · keep the newest ${number(settings.protectRecentTokens)}`),
+    style.dim(
+      `  thresholds: evict a tool result above ${number(settings.evictAboveTokens)} · prune at ${number(settings.pruneAtTokens)} · summarize at ${number(settings.summarizeAtTokens)} · keep the newest ${number(settings.protectRecentTokens)}`,
+    ),
     `  system prompt     ${number(report.system).padStart(9)} tokens`,
     `  tool definitions  ${number(report.tools.tokens).padStart(9)} tokens  ${share(report.tools.tokens, settings.window)} of the window  ${style.dim(`(${report.tools.count} tools; largest: ${report.tools.largest.map((tool) => `${tool.name} ${number(tool.tokens)}`).join(', ') || 'none'})`)}`,
   ];
   if (report.messages) {
     const { messages } = report;
-    const reported = messages.fromProvider > 0 ? `${number(messages.fromProvider)} as the provider reported, ${number(messages.estimated)} counted since` : 'counted';
-    lines.push(`  messages          ${number(messages.tokens).padStart(9)} tokens  ${style.dim(`(${messages.count} in ${messages.conversationId}; ${reported})`)}`);
+    const reported =
+      messages.fromProvider > 0
+        ? `${number(messages.fromProvider)} as the provider reported, ${number(messages.estimated)} counted since`
+        : 'counted';
+    lines.push(
+      `  messages          ${number(messages.tokens).padStart(9)} tokens  ${style.dim(`(${messages.count} in ${messages.conversationId}; ${reported})`)}`,
+    );
   }
-  lines.push(`  total             ${number(report.total).padStart(9)} tokens  ${share(report.total, report.limit)} of the ${number(report.limit)} a request may hold`);
+  lines.push(
+    `  total             ${number(report.total).padStart(9)} tokens  ${share(report.total, report.limit)} of the ${number(report.limit)} a request may hold`,
+  );
   if (report.windowNote) lines.push(style.dim(`  ${report.windowNote}`));
   for (const warning of report.warnings) lines.push(style.yellow(`  ⚠ ${warning}`));
   return lines;

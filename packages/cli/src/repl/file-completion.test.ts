@@ -7,7 +7,8 @@ describe('matchingFiles (@path completion)', () => {
   let root: string;
   beforeEach(() => {
     root = mkdtempSync(join(tmpdir(), 'legion-complete-'));
-    for (const dir of ['src/plan', 'node_modules/plan', '.git/plan', '.legion/plan', 'my docs']) mkdirSync(join(root, dir), { recursive: true });
+    for (const dir of ['src/plan', 'node_modules/plan', '.git/plan', '.legion/plan', 'my docs'])
+      mkdirSync(join(root, dir), { recursive: true });
     writeFileSync(join(root, 'src/plan/plan.ts'), '');
     writeFileSync(join(root, 'src/replan.ts'), '');
     writeFileSync(join(root, 'my docs/plan notes.md'), '');

@@ -21,7 +21,12 @@ export class WorkspaceFileCompletion implements AutocompleteProvider {
     private readonly root: string,
   ) {}
 
-  async getSuggestions(lines: string[], cursorLine: number, cursorCol: number, options: { signal: AbortSignal; force?: boolean }): Promise<AutocompleteSuggestions | null> {
+  async getSuggestions(
+    lines: string[],
+    cursorLine: number,
+    cursorCol: number,
+    options: { signal: AbortSignal; force?: boolean },
+  ): Promise<AutocompleteSuggestions | null> {
     const before = (lines[cursorLine] ?? '').slice(0, cursorCol);
     const token = /(?:^|\s)(@(?:"[^"]*|[^\s"]*))$/.exec(before)?.[1];
     if (token === undefined) return this.inner.getSuggestions(lines, cursorLine, cursorCol, options);
@@ -29,7 +34,13 @@ export class WorkspaceFileCompletion implements AutocompleteProvider {
     return items.length > 0 ? { items, prefix: token } : null;
   }
 
-  applyCompletion(lines: string[], cursorLine: number, cursorCol: number, item: AutocompleteItem, prefix: string): { lines: string[]; cursorLine: number; cursorCol: number } {
+  applyCompletion(
+    lines: string[],
+    cursorLine: number,
+    cursorCol: number,
+    item: AutocompleteItem,
+    prefix: string,
+  ): { lines: string[]; cursorLine: number; cursorCol: number } {
     return this.inner.applyCompletion(lines, cursorLine, cursorCol, item, prefix);
   }
 

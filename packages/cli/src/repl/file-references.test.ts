@@ -12,10 +12,13 @@ describe('@path references in a message', () => {
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
   it('names workspace files the message refers to, for the agent to read with its own tools', () => {
-    expect(withFileReferences('see @plan.md, please', root)).toBe('see @plan.md, please\n\n(Referenced workspace files: plan.md — read them with your file tools.)');
+    expect(withFileReferences('see @plan.md, please', root)).toBe(
+      'see @plan.md, please\n\n(Referenced workspace files: plan.md — read them with your file tools.)',
+    );
   });
 
   it('leaves the message alone for missing files, e-mail addresses and paths outside the workspace', () => {
-    for (const text of ['see @missing.md', 'mail me at me@example.com', 'look at @../etc/passwd', 'no reference']) expect(withFileReferences(text, root)).toBe(text);
+    for (const text of ['see @missing.md', 'mail me at me@example.com', 'look at @../etc/passwd', 'no reference'])
+      expect(withFileReferences(text, root)).toBe(text);
   });
 });

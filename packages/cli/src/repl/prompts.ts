@@ -1,4 +1,14 @@
-import { AnsweredElsewhereError, answerOfChoice, approvalChoice, choiceOfKey, type ApprovalAnswer, type RulePatternOutcome, type ApprovalView, type UserQuestion, type UserSurface } from '@legion-collective/core';
+import {
+  AnsweredElsewhereError,
+  answerOfChoice,
+  approvalChoice,
+  choiceOfKey,
+  type ApprovalAnswer,
+  type RulePatternOutcome,
+  type ApprovalView,
+  type UserQuestion,
+  type UserSurface,
+} from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
 import { inert, inertLine } from '../render/terminal-text.js';
 import { approvalCard } from './approval-card.js';
@@ -101,7 +111,9 @@ export class Prompts {
       // The card goes; the question stays in the scrollback, so the answer below it reads in context.
       const { question } = item;
       const via = question.chain.length > 1 ? `, via ${question.chain.join(' → ')}` : '';
-      this.screen.print(`${style.bold(inertLine(question.from))} asked ${style.dim(`(${inertLine(question.conversation.conversationId)}${inertLine(via)})`)}: ${inert(question.text)}`);
+      this.screen.print(
+        `${style.bold(inertLine(question.from))} asked ${style.dim(`(${inertLine(question.conversation.conversationId)}${inertLine(via)})`)}: ${inert(question.text)}`,
+      );
       this.screen.print(`${style.dim('you → ')}${style.bold(inertLine(question.from))}: ${inert(text)}`);
       this.done(item);
       item.resolve(text);
@@ -132,11 +144,19 @@ export class Prompts {
       const rule = this.rulePattern(item.request);
       if (!rule.ok) {
         // The card stays up, unanswered.
-        this.screen.print(style.yellow(`  No "always" rule can approve this call: ${rule.error}. Answer with [${approvalChoice('once').key}] once or [${approvalChoice('session').key}] for this session.`));
+        this.screen.print(
+          style.yellow(
+            `  No "always" rule can approve this call: ${rule.error}. Answer with [${approvalChoice('once').key}] once or [${approvalChoice('session').key}] for this session.`,
+          ),
+        );
         return true;
       }
       this.answered(item);
-      this.screen.print(style.dim(`  saved rule: ${inertLine(item.request.requester)} may run ${inertLine(item.request.tool)}${rule.pattern !== undefined ? ` matching ${inertLine(rule.pattern)}` : ''} without asking (/approvals rules lists and removes rules)`));
+      this.screen.print(
+        style.dim(
+          `  saved rule: ${inertLine(item.request.requester)} may run ${inertLine(item.request.tool)}${rule.pattern !== undefined ? ` matching ${inertLine(rule.pattern)}` : ''} without asking (/approvals rules lists and removes rules)`,
+        ),
+      );
     } else this.answered(item);
     item.answer(answerOfChoice({ id, choice }));
     return true;
@@ -159,7 +179,12 @@ export class Prompts {
         const what = item.kind === 'question' ? `${inertLine(item.question.from)}'s question` : `approval ${item.request.id}`;
         if (reason instanceof AnsweredElsewhereError) this.screen.print(style.dim(`  ${what} was answered in ${reason.medium}`));
         else if (reason instanceof SessionLeftError) this.screen.print(style.dim(`  ${this.leftNote(item, reason.sessionId)}`));
-        else if (item.kind === 'approval') this.screen.print(style.yellow(`  approval ${item.request.id} (${inertLine(item.request.requester)} → ${inertLine(item.request.tool)}) was cancelled with the turn: nothing of it will run`));
+        else if (item.kind === 'approval')
+          this.screen.print(
+            style.yellow(
+              `  approval ${item.request.id} (${inertLine(item.request.requester)} → ${inertLine(item.request.tool)}) was cancelled with the turn: nothing of it will run`,
+            ),
+          );
         else this.screen.print(style.dim(`  ${what} was withdrawn`));
         reject(reason);
         this.render();

@@ -1,4 +1,12 @@
-import { AnsweredElsewhereError, parseConversationId, type ApprovalView, type Legion, type LegionEvents, type SessionDriver, type TurnResult } from '@legion-collective/core';
+import {
+  AnsweredElsewhereError,
+  parseConversationId,
+  type ApprovalView,
+  type Legion,
+  type LegionEvents,
+  type SessionDriver,
+  type TurnResult,
+} from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
 import { inert } from '../render/terminal-text.js';
 import { SessionLeftError, TERMINAL_MEDIUM, type Prompts } from './prompts.js';
@@ -17,7 +25,11 @@ const style = styleFor(process.stdout);
 export function offerRemoteAsks(
   legion: Legion,
   prompts: Prompts,
-  context: { driver: SessionDriver; print(text: string): void; resume(work: (signal: AbortSignal) => Promise<TurnResult[]>): Promise<void> },
+  context: {
+    driver: SessionDriver;
+    print(text: string): void;
+    resume(work: (signal: AbortSignal) => Promise<TurnResult[]>): Promise<void>;
+  },
 ): { stop(): void; offerWaiting(): Promise<void> } {
   /** Question or request id → the controller that withdraws its card, and the session it belongs to. */
   const open = new Map<string, { controller: AbortController; sessionId: string }>();
@@ -39,7 +51,10 @@ export function offerRemoteAsks(
     if (!event.remote || event.sessionId !== session.id || user?.type !== 'user' || open.has(event.questionId)) return;
     const controller = offered(event.questionId, session.id);
     const ref = { sessionId: event.sessionId, conversationId: event.conversationId, ...parseConversationId(event.conversationId) };
-    surface.ask!({ id: event.questionId, user, from: event.from, text: event.text, chain: event.chain, conversation: ref }, { signal: controller.signal }).then(
+    surface.ask!(
+      { id: event.questionId, user, from: event.from, text: event.text, chain: event.chain, conversation: ref },
+      { signal: controller.signal },
+    ).then(
       async (text) => {
         open.delete(event.questionId);
         const outcome = await session.answerQuestion(event.questionId, text, { medium: TERMINAL_MEDIUM, answeredBy: context.driver.you });
@@ -84,7 +99,9 @@ export function offerRemoteAsks(
 
   const offs = [
     legion.events.on('question:asked', question),
-    legion.events.on('question:answered', (event) => withdraw(event.questionId, new AnsweredElsewhereError(event.medium ?? 'another process'))),
+    legion.events.on('question:answered', (event) =>
+      withdraw(event.questionId, new AnsweredElsewhereError(event.medium ?? 'another process')),
+    ),
     legion.events.on('question:withdrawn', (event) => withdraw(event.questionId, new Error(`the asking turn ended: ${event.reason}`))),
     legion.events.on('approval:requested', approval),
     legion.events.on('approval:decided', (event) => withdraw(event.requestId, new AnsweredElsewhereError(event.medium ?? event.decidedBy))),
@@ -103,15 +120,40 @@ export function offerRemoteAsks(
       // Asked by a turn still running elsewhere, or one that paused on it (nobody could be asked): its asker still
       // waits, and answering here resumes the chain here. Else its process died and nothing waits on it any more.
       const asker = questions.question(view.id)?.frames?.at(-1);
-      const paused = asker?.toolUseId !== undefined && (await session.unanswered(asker.conversationId)).some((toolUse) => toolUse.id === asker.toolUseId);
+      const paused =
+        asker?.toolUseId !== undefined &&
+        (await session.unanswered(asker.conversationId)).some((toolUse) => toolUse.id === asker.toolUseId);
       if (!paused && !(await session.turnIsLive(view.conversationId))) continue;
-      question({ sessionId: session.id, conversationId: view.conversationId, questionId: view.id, user: view.user, from: view.from, chain: view.chain, text: view.text, at: view.askedAt, remote: true });
+      question({
+        sessionId: session.id,
+        conversationId: view.conversationId,
+        questionId: view.id,
+        user: view.user,
+        from: view.from,
+        chain: view.chain,
+        text: view.text,
+        at: view.askedAt,
+        remote: true,
+      });
     }
     const state = await session.approvals.state();
     // Every pending request: one whose turn runs elsewhere, or one whose turn paused on it (a run with nobody to
     // ask, a process that ended); approving it here resumes that turn here, as `legion approve` would.
     for (const request of state.pending()) {
-      approval({ sessionId: session.id, conversationId: request.conversationId, requestId: request.id, batchId: request.batchId, requester: request.requester, approver: request.approver, tool: request.tool, toolUseId: request.toolUseId, input: request.input, reason: request.reason, chain: request.frames.map((frame) => frame.participantId), remote: true });
+      approval({
+        sessionId: session.id,
+        conversationId: request.conversationId,
+        requestId: request.id,
+        batchId: request.batchId,
+        requester: request.requester,
+        approver: request.approver,
+        tool: request.tool,
+        toolUseId: request.toolUseId,
+        input: request.input,
+        reason: request.reason,
+        chain: request.frames.map((frame) => frame.participantId),
+        remote: true,
+      });
     }
   };
   return {

@@ -41,9 +41,14 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
   }
 
   /** Each model, given `userMessage`, calls communicate (`id`) with `message` to `to`, then, with the result, replies `reply`. */
-  function scriptCommunicateChain(steps: Array<{ model: string; userMessage: string; id: string; to: string; message: string; reply: string }>): void {
+  function scriptCommunicateChain(
+    steps: Array<{ model: string; userMessage: string; id: string; to: string; message: string; reply: string }>,
+  ): void {
     for (const { model, userMessage, id, to, message, reply } of steps) {
-      mock.on({ model, userMessage, hasToolResult: false }, { toolCalls: [{ id, name: 'communicate', arguments: JSON.stringify({ to, message }) }] });
+      mock.on(
+        { model, userMessage, hasToolResult: false },
+        { toolCalls: [{ id, name: 'communicate', arguments: JSON.stringify({ to, message }) }] },
+      );
       mock.on({ model, userMessage, hasToolResult: true }, { content: reply });
     }
   }
@@ -81,8 +86,16 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
   /** No half-written message and every tool_use answered by a tool_result. */
   function expectConsistent(): void {
     for (const [file, messages] of conversations()) {
-      const uses = messages.flatMap((message) => message.content.filter((block) => block.type === 'tool_use').map((block) => (block.type === 'tool_use' ? block.id : '')));
-      const results = new Set(messages.flatMap((message) => message.content.filter((block) => block.type === 'tool_result').map((block) => (block.type === 'tool_result' ? block.toolUseId : ''))));
+      const uses = messages.flatMap((message) =>
+        message.content.filter((block) => block.type === 'tool_use').map((block) => (block.type === 'tool_use' ? block.id : '')),
+      );
+      const results = new Set(
+        messages.flatMap((message) =>
+          message.content
+            .filter((block) => block.type === 'tool_result')
+            .map((block) => (block.type === 'tool_result' ? block.toolUseId : '')),
+        ),
+      );
       for (const id of uses) expect(results.has(id), `${file}: ${id} has no result`).toBe(true);
       for (const message of messages) expect(message.content.length, `${file}: an empty message`).toBeGreaterThan(0);
     }
@@ -101,26 +114,62 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
 
   it('a question from a delegate two levels down shows who asks and through which chain; the answer is its communicate result', async () => {
     scriptCommunicateChain([
-      { model: 'claude-test', userMessage: 'Set up the server', id: 'toolu_delegate', to: 'developer', message: 'Set up the server on the right port', reply: 'The server is set up on the port you chose.' },
-      { model: 'gpt-test', userMessage: 'Set up the server on the right port', id: 'call_ask', to: 'user', message: 'Which port should the server listen on?', reply: 'Configured the port.' },
+      {
+        model: 'claude-test',
+        userMessage: 'Set up the server',
+        id: 'toolu_delegate',
+        to: 'developer',
+        message: 'Set up the server on the right port',
+        reply: 'The server is set up on the port you chose.',
+      },
+      {
+        model: 'gpt-test',
+        userMessage: 'Set up the server on the right port',
+        id: 'call_ask',
+        to: 'user',
+        message: 'Which port should the server listen on?',
+        reply: 'Configured the port.',
+      },
     ]);
-    await answerQuestion('Set up the server', { from: 'developer', chain: 'user → coordinator → developer', question: 'Which port should the server listen on?' }, '8080, please');
+    await answerQuestion(
+      'Set up the server',
+      { from: 'developer', chain: 'user → coordinator → developer', question: 'Which port should the server listen on?' },
+      '8080, please',
+    );
     const after = await terminal.waitFor('coordinator: The server is set up on the port you chose.');
     // Once answered, the card leaves the live region: the question stays in the scrollback above the answer.
-    expect(after.replace(/ +$/gm, '')).toMatch(/developer asked \(developer__user, via user → coordinator → developer\): Which port should the server listen on\?\nyou → developer: 8080, please/);
+    expect(after.replace(/ +$/gm, '')).toMatch(
+      /developer asked \(developer__user, via user → coordinator → developer\): Which port should the server listen on\?\nyou → developer: 8080, please/,
+    );
     expect(toolResultSent('call_ask')).toBe('8080, please');
     expect(toolResultSent('toolu_delegate')).toBe('Configured the port.');
     // /history says whose a tool result is: the coordinator's tools answered it, the user did not speak.
     terminal.type('/history 2');
-    await terminal.waitFor(/user__coordinator tools → coordinator: \[result\] Configured the port\. *\n\s+user__coordinator coordinator: The server is set up/);
+    await terminal.waitFor(
+      /user__coordinator tools → coordinator: \[result\] Configured the port\. *\n\s+user__coordinator coordinator: The server is set up/,
+    );
   }, 90_000);
 
   it('two approvals from parallel delegates each get their own card, one at a time', async () => {
-    const delegate = (id: string, name: string, file: string) => ({ id, name: 'communicate', arguments: JSON.stringify({ to: 'developer', conversation: name, message: `Write ${file}` }) });
-    mock.on({ model: 'claude-test', userMessage: 'Write both files', hasToolResult: false }, { toolCalls: [delegate('toolu_a', 'a', 'a.txt'), delegate('toolu_b', 'b', 'b.txt')] });
+    const delegate = (id: string, name: string, file: string) => ({
+      id,
+      name: 'communicate',
+      arguments: JSON.stringify({ to: 'developer', conversation: name, message: `Write ${file}` }),
+    });
+    mock.on(
+      { model: 'claude-test', userMessage: 'Write both files', hasToolResult: false },
+      { toolCalls: [delegate('toolu_a', 'a', 'a.txt'), delegate('toolu_b', 'b', 'b.txt')] },
+    );
     mock.on({ model: 'claude-test', userMessage: 'Write both files', hasToolResult: true }, { content: 'Both files are written.' });
     for (const file of ['a.txt', 'b.txt']) {
-      mock.on({ model: 'gpt-test', userMessage: `Write ${file}`, hasToolResult: false }, { toolCalls: [{ id: `call_${file}`, name: 'file_write', arguments: JSON.stringify({ path: file, content: `content of ${file}\n` }) }] });
+      mock.on(
+        { model: 'gpt-test', userMessage: `Write ${file}`, hasToolResult: false },
+        {
+          toolCalls: [
+            { id: `call_${file}`, name: 'file_write', arguments: JSON.stringify({ path: file, content: `content of ${file}\n` }) },
+          ],
+        },
+      );
       mock.on({ model: 'gpt-test', userMessage: `Write ${file}`, hasToolResult: true }, { content: `Wrote ${file}.` });
     }
     await startRepl();
@@ -146,11 +195,36 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
   it('a question from a delegate three levels down shows the whole chain; the answer goes back as its communicate result, up every level', async () => {
     useModel('reviewer', { provider: 'openai', model: 'gpt-review', baseURL: `${mock.url}/v1` });
     scriptCommunicateChain([
-      { model: 'claude-test', userMessage: 'Ship the release', id: 'toolu_prepare', to: 'developer', message: 'Prepare the release', reply: 'The release is out.' },
-      { model: 'gpt-test', userMessage: 'Prepare the release', id: 'call_review', to: 'reviewer', message: 'Review the release', reply: 'Prepared after the review.' },
-      { model: 'gpt-review', userMessage: 'Review the release', id: 'call_version', to: 'user', message: 'Which version number should it get?', reply: 'Reviewed: the version is noted.' },
+      {
+        model: 'claude-test',
+        userMessage: 'Ship the release',
+        id: 'toolu_prepare',
+        to: 'developer',
+        message: 'Prepare the release',
+        reply: 'The release is out.',
+      },
+      {
+        model: 'gpt-test',
+        userMessage: 'Prepare the release',
+        id: 'call_review',
+        to: 'reviewer',
+        message: 'Review the release',
+        reply: 'Prepared after the review.',
+      },
+      {
+        model: 'gpt-review',
+        userMessage: 'Review the release',
+        id: 'call_version',
+        to: 'user',
+        message: 'Which version number should it get?',
+        reply: 'Reviewed: the version is noted.',
+      },
     ]);
-    await answerQuestion('Ship the release', { from: 'reviewer', chain: 'user → coordinator → developer → reviewer', question: 'Which version number should it get?' }, '2.0.0');
+    await answerQuestion(
+      'Ship the release',
+      { from: 'reviewer', chain: 'user → coordinator → developer → reviewer', question: 'Which version number should it get?' },
+      '2.0.0',
+    );
     await terminal.waitFor('coordinator: The release is out.');
     expect(toolResultSent('call_version')).toBe('2.0.0');
     expect(toolResultSent('call_review')).toBe('Reviewed: the version is noted.');
@@ -160,10 +234,21 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
 
   it('three delegates streaming at once, taller than the terminal: no full-screen redraw, every line once in the scrollback, in order', async () => {
     const names = ['alpha', 'bravo', 'charlie'];
-    const report = (name: string) => Array.from({ length: 30 }, (_, index) => `${name}-line-${String(index + 1).padStart(2, '0')} of the ${name} report`).join('\n');
-    mock.on({ model: 'claude-test', userMessage: 'Report from all three', hasToolResult: false }, { toolCalls: names.map((name) => ({ id: `toolu_${name}`, name: 'communicate', arguments: JSON.stringify({ to: 'developer', conversation: name, message: `Report ${name}` }) })) });
+    const report = (name: string) =>
+      Array.from({ length: 30 }, (_, index) => `${name}-line-${String(index + 1).padStart(2, '0')} of the ${name} report`).join('\n');
+    mock.on(
+      { model: 'claude-test', userMessage: 'Report from all three', hasToolResult: false },
+      {
+        toolCalls: names.map((name) => ({
+          id: `toolu_${name}`,
+          name: 'communicate',
+          arguments: JSON.stringify({ to: 'developer', conversation: name, message: `Report ${name}` }),
+        })),
+      },
+    );
     mock.on({ model: 'claude-test', userMessage: 'Report from all three', hasToolResult: true }, { content: 'All three reported.' });
-    for (const name of names) mock.on({ model: 'gpt-test', userMessage: `Report ${name}` }, { content: report(name) }, { latency: 8, chunkSize: 7 });
+    for (const name of names)
+      mock.on({ model: 'gpt-test', userMessage: `Report ${name}` }, { content: report(name) }, { latency: 8, chunkSize: 7 });
     await startRepl();
     const raw = join(workspace.dir, 'terminal.raw');
     terminal.record(raw);
@@ -187,7 +272,10 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
 
   it('an approval card taller than the terminal stays within it: no full-screen redraw, its end and keys on screen, Ctrl-O prints it whole above', async () => {
     const content = Array.from({ length: 60 }, (_, index) => `long-line-${String(index + 1).padStart(2, '0')}`).join('\n');
-    mock.on({ model: 'claude-test', userMessage: 'Write the long file', hasToolResult: false }, { toolCalls: [{ id: 'toolu_long', name: 'file_write', arguments: JSON.stringify({ path: 'long.txt', content: `${content}\n` }) }] });
+    mock.on(
+      { model: 'claude-test', userMessage: 'Write the long file', hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_long', name: 'file_write', arguments: JSON.stringify({ path: 'long.txt', content: `${content}\n` }) }] },
+    );
     mock.on({ model: 'claude-test', userMessage: 'Write the long file', hasToolResult: true }, { content: 'The long file is written.' });
     await startRepl();
     const raw = join(workspace.dir, 'terminal.raw');
@@ -215,8 +303,14 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
   }, 90_000);
 
   it('a rejection with a reason reaches the model, and the agent adapts', async () => {
-    mock.on({ model: 'claude-test', userMessage: 'Save the key', hasToolResult: false }, { toolCalls: [{ id: 'toolu_key', name: 'file_write', arguments: JSON.stringify({ path: '.env', content: 'KEY=1' }) }] });
-    mock.on({ model: 'claude-test', userMessage: 'Save the key', toolCallId: 'toolu_key' }, { content: 'Understood: I will keep the key out of the repository.' });
+    mock.on(
+      { model: 'claude-test', userMessage: 'Save the key', hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_key', name: 'file_write', arguments: JSON.stringify({ path: '.env', content: 'KEY=1' }) }] },
+    );
+    mock.on(
+      { model: 'claude-test', userMessage: 'Save the key', toolCallId: 'toolu_key' },
+      { content: 'Understood: I will keep the key out of the repository.' },
+    );
     await startRepl();
     terminal.type('Save the key');
     await terminal.waitFor('[n] reject with a reason');
@@ -250,12 +344,21 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
   }, 90_000);
 
   it('Ctrl-C mid-tool and Esc mid-stream cancel at once, the logs stay consistent, and the conversation goes on', async () => {
-    mock.on({ model: 'claude-test', userMessage: 'Run the slow job', hasToolResult: false }, { toolCalls: [{ id: 'toolu_slow', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Do the slow job' }) }] });
+    mock.on(
+      { model: 'claude-test', userMessage: 'Run the slow job', hasToolResult: false },
+      {
+        toolCalls: [{ id: 'toolu_slow', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Do the slow job' }) }],
+      },
+    );
     // The developer's model never answers: the coordinator's communicate call is mid-tool when cancelled.
     mock.on({ model: 'gpt-test', userMessage: 'Do the slow job' }, () => new Promise(() => undefined));
     // First: after the cancel, the request holds the cancelled message too.
     mock.on({ model: 'claude-test', userMessage: 'Are you still there' }, { content: 'Yes, still here.' });
-    mock.on({ model: 'claude-test', userMessage: 'Tell a long story' }, { content: `Once upon a time ${'and then '.repeat(400)}the end.` }, { latency: 40, chunkSize: 4 });
+    mock.on(
+      { model: 'claude-test', userMessage: 'Tell a long story' },
+      { content: `Once upon a time ${'and then '.repeat(400)}the end.` },
+      { latency: 40, chunkSize: 4 },
+    );
     await startRepl();
     terminal.type('Run the slow job');
     await terminal.waitFor('running coordinator: communicate');
@@ -325,7 +428,10 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
   }, 90_000);
 
   it('/cost shows what the usage ledger holds, per participant, own and with delegates', async () => {
-    mock.on({ model: 'claude-test', userMessage: 'Ask the developer', hasToolResult: false }, { toolCalls: [{ id: 'toolu_dev', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Say hi' }) }] });
+    mock.on(
+      { model: 'claude-test', userMessage: 'Ask the developer', hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_dev', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Say hi' }) }] },
+    );
     mock.on({ model: 'claude-test', userMessage: 'Ask the developer', hasToolResult: true }, { content: 'The developer said hi.' });
     mock.on({ model: 'gpt-test', userMessage: 'Say hi' }, { content: 'hi' });
     await startRepl();
@@ -334,7 +440,10 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     terminal.type('/cost');
     const shown = await terminal.waitFor(/coordinator {2}own .*\n/);
     const [session] = readdirSync(join(workspace.dir, '.legion/sessions')).filter((name) => !name.startsWith('.'));
-    const ledger = readFileSync(join(workspace.dir, '.legion/sessions', session!, 'usage.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => UsageRecordSchema.parse(JSON.parse(line)));
+    const ledger = readFileSync(join(workspace.dir, '.legion/sessions', session!, 'usage.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => UsageRecordSchema.parse(JSON.parse(line)));
     const summary = summarizeUsage(ledger);
     expect(summary.total.calls).toBe(3);
     const tokens = (totals: { inputTokens: number; outputTokens: number }) => `${totals.inputTokens + totals.outputTokens} tokens`;
@@ -346,15 +455,20 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     }
   }, 90_000);
 
-  it('/context shows the profile, window and what the next request carries, with the provider\'s figure for what was sent', async () => {
-    mock.on({ model: 'claude-test', userMessage: 'Hello there' }, { content: 'General Kenobi.', usage: { input_tokens: 6_000, output_tokens: 20 } });
+  it("/context shows the profile, window and what the next request carries, with the provider's figure for what was sent", async () => {
+    mock.on(
+      { model: 'claude-test', userMessage: 'Hello there' },
+      { content: 'General Kenobi.', usage: { input_tokens: 6_000, output_tokens: 20 } },
+    );
     await startRepl();
     terminal.type('Hello there');
     await terminal.waitFor('coordinator: General Kenobi.');
     terminal.type('/context');
     // claude-test is in no table: the default 8k window, so the small profile, and a warning saying how to give the real one.
     const shown = await terminal.waitFor(/⚠ coordinator: the model anthropic\/claude-test is not in the model table/);
-    expect(shown).toMatch(/coordinator {2}anthropic\/claude-test {2}profile small {2}window 8,192 \(unknown model: a default\) {2}reserve 1,024/);
+    expect(shown).toMatch(
+      /coordinator {2}anthropic\/claude-test {2}profile small {2}window 8,192 \(unknown model: a default\) {2}reserve 1,024/,
+    );
     expect(shown).toMatch(/thresholds: evict a tool result above 700 · prune at 2,600 · summarize at 3,200/);
     expect(shown).toMatch(/tool definitions +[\d,]+ tokens {2}[\d.]+% of the window {2}\(\d+ tools; largest: \w+ [\d,]+/);
     // The reply's usage is what was sent plus what it wrote: 6,020, nothing appended since.
@@ -392,7 +506,10 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     for (let index = 0; index < 4000; index++) {
       const id = `20250101-000000-${String(index).padStart(6, '0')}`;
       mkdirSync(join(sessions, id), { recursive: true });
-      writeFileSync(join(sessions, id, 'session.json'), JSON.stringify({ version: 1, id, createdAt: '2025-01-01T00:00:00.000Z', lastActiveAt: '2025-01-01T00:00:00.000Z' }));
+      writeFileSync(
+        join(sessions, id, 'session.json'),
+        JSON.stringify({ version: 1, id, createdAt: '2025-01-01T00:00:00.000Z', lastActiveAt: '2025-01-01T00:00:00.000Z' }),
+      );
     }
     launch([]);
     const opening = await terminal.waitFor('opening the workspace', 0, 1).then(
@@ -421,7 +538,9 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     const shown = (await terminal.waitFor('[legion exited: 1]')).replace(/ +$/gm, '');
     expect(shown).not.toContain('───');
     expect(shown).not.toContain('opening the workspace');
-    expect(shown).toMatch(/^The session could not be opened:\n\n?legion: [^\n]*developer\.json: is not valid JSON[^\n]*Fix: [^\n]+\n\[legion exited: 1\]/m);
+    expect(shown).toMatch(
+      /^The session could not be opened:\n\n?legion: [^\n]*developer\.json: is not valid JSON[^\n]*Fix: [^\n]+\n\[legion exited: 1\]/m,
+    );
     terminal.kill();
     rmSync(join(workspace.dir, '.legion/collective/participants/developer.json'));
     terminal = new TmuxTerminal(workspace.dir, 'second');
@@ -432,7 +551,10 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
   }, 60_000);
 
   it('an MCP server that fails to start: the error prints above the input, with the server named, and the REPL goes on', async () => {
-    writeFileSync(join(workspace.dir, '.legion/config.json'), JSON.stringify({ version: 1, entryAgent: 'coordinator', mcpServers: { broken: { command: join(workspace.dir, 'no-such-server') } } }));
+    writeFileSync(
+      join(workspace.dir, '.legion/config.json'),
+      JSON.stringify({ version: 1, entryAgent: 'coordinator', mcpServers: { broken: { command: join(workspace.dir, 'no-such-server') } } }),
+    );
     mock.on({ userMessage: 'First try' }, { content: 'Answered without the server.' });
     await startRepl();
     terminal.type('First try');
@@ -446,7 +568,10 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     mock.on({ model: 'gpt-test', userMessage: 'Are you there?' }, { content: 'The developer is here.' });
     await startRepl([], '/help for commands', { ANTHROPIC_API_KEY: '' });
     terminal.type('Hello coordinator');
-    const first = (await terminal.waitFor(/you → coordinator: Hello coordinator[\s\S]*\n\s+\(\d[^\n]*\)\n─+\n\s*\n─+\s*$/)).replace(/ +$/gm, '');
+    const first = (await terminal.waitFor(/you → coordinator: Hello coordinator[\s\S]*\n\s+\(\d[^\n]*\)\n─+\n\s*\n─+\s*$/)).replace(
+      / +$/gm,
+      '',
+    );
     expect(first.replace(/\s+/g, ' ')).toContain('no API key is set. Set ANTHROPIC_API_KEY in the environment');
     terminal.type('/to developer');
     terminal.type('Are you there?');
@@ -511,7 +636,8 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     writeFileSync(join(workspace.dir, 'notes.md'), '# notes\n');
     writeFileSync(join(workspace.dir, 'notes.md.old'), '# old notes\n');
     await startRepl();
-    const sentTexts = (): string[] => mock.getRequests().map((request) => JSON.stringify((request.body as { messages?: JournalMessage[] }).messages?.at(-1)?.content));
+    const sentTexts = (): string[] =>
+      mock.getRequests().map((request) => JSON.stringify((request.body as { messages?: JournalMessage[] }).messages?.at(-1)?.content));
     // Naming an existing file exactly, it is sent as typed: typed and sent at once (Enter before the list, unless the machine is slow)...
     terminal.type('Read @notes.md first');
     await terminal.waitForCount('coordinator: Read the notes.', 1);
@@ -520,7 +646,9 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     await terminal.waitFor(/notes\.md\.old/);
     terminal.keys('Enter');
     await terminal.waitForCount('coordinator: Read the notes.', 2);
-    expect(sentTexts().filter((text) => text.includes('Read @notes.md') && text.includes('Referenced workspace files: notes.md'))).toHaveLength(2);
+    expect(
+      sentTexts().filter((text) => text.includes('Read @notes.md') && text.includes('Referenced workspace files: notes.md')),
+    ).toHaveLength(2);
     // Naming no file, Enter fills in the first completion and sends nothing, with the list shown or not.
     const requests = mock.getRequests().length;
     let after = terminal.screen().lastIndexOf('Read the notes.');
@@ -545,7 +673,9 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     const shown = await terminal.waitFor(/Hello back\.\s*\n\s+\(\d/);
     const turn = shown.slice(shown.lastIndexOf('you → coordinator: Hello there')).replace(/ +$/gm, '');
     // The warning, the reply and the turn's summary, in that order, then the input: nothing drawn over or below it.
-    expect(turn).toMatch(/^you → coordinator: Hello there\n[^\n]*deprecated[\s\S]*?\ncoordinator: Hello back\.\n\s+\([^\n]*\)\n─+\n\s*\n─+\s*$/);
+    expect(turn).toMatch(
+      /^you → coordinator: Hello there\n[^\n]*deprecated[\s\S]*?\ncoordinator: Hello back\.\n\s+\([^\n]*\)\n─+\n\s*\n─+\s*$/,
+    );
   }, 60_000);
 
   it('what is written to stderr while the REPL runs (a library, a Node warning) prints above the input, not over it', async () => {
@@ -558,11 +688,16 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     const shown = (await terminal.waitFor(/Still here\.\s*\n\s+\(\d/)).replace(/ +$/gm, '');
     const since = shown.slice(shown.indexOf('a library warns'));
     // The line written in two pieces is one line, the warning follows, then the turn, then the input: nothing drawn over it.
-    expect(since).toMatch(/^a library warns: the cache is nearly full\n[^\n]*DeprecationWarning: this option will go away\n[\s\S]*you → coordinator: Still there\?\ncoordinator: Still here\.\n\s+\([^\n]*\)\n─+\n\s*\n─+\s*$/);
+    expect(since).toMatch(
+      /^a library warns: the cache is nearly full\n[^\n]*DeprecationWarning: this option will go away\n[\s\S]*you → coordinator: Still there\?\ncoordinator: Still here\.\n\s+\([^\n]*\)\n─+\n\s*\n─+\s*$/,
+    );
   }, 60_000);
 
   it('an approval waiting when the turn is cancelled is cancelled with it: nothing is left pending and /approve cannot run it later', async () => {
-    mock.on({ model: 'claude-test', userMessage: 'Write the notes', hasToolResult: false }, { toolCalls: [{ id: 'toolu_notes', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'kept' }) }] });
+    mock.on(
+      { model: 'claude-test', userMessage: 'Write the notes', hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_notes', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'kept' }) }] },
+    );
     mock.on({ model: 'claude-test', userMessage: 'Write the notes', hasToolResult: true }, { content: 'notes.txt is written.' });
     mock.on({ model: 'claude-test', userMessage: 'Still there?' }, { content: 'Still here.' });
     await startRepl();
@@ -588,7 +723,9 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
   }, 90_000);
 
   it('[a] saves an "always" rule for exactly that call: the next identical call runs without a card, /approvals rules lists it and rm revokes it', async () => {
-    const write = (id: string) => ({ toolCalls: [{ id, name: 'file_write', arguments: JSON.stringify({ path: 'log.txt', content: `entry ${id}` }) }] });
+    const write = (id: string) => ({
+      toolCalls: [{ id, name: 'file_write', arguments: JSON.stringify({ path: 'log.txt', content: `entry ${id}` }) }],
+    });
     mock.on({ model: 'claude-test', userMessage: 'Log one', hasToolResult: false }, write('toolu_one'));
     mock.on({ model: 'claude-test', userMessage: 'Log one', hasToolResult: true }, { content: 'Logged one.' });
     mock.on({ model: 'claude-test', userMessage: 'Log two', hasToolResult: false }, write('toolu_two'));
@@ -600,8 +737,12 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     await terminal.waitFor('saved rule: coordinator may run file_write matching log.txt');
     await terminal.waitFor('coordinator: Logged one.');
     const listed = await node(['approvals', 'rules', '--json']);
-    const rules = (JSON.parse(listed.stdout) as { rules: Array<{ id: string; participant: string; tool: string; pattern?: string; medium?: string }> }).rules;
-    expect(rules).toEqual([expect.objectContaining({ participant: 'coordinator', tool: 'file_write', pattern: 'log.txt', medium: 'terminal' })]);
+    const rules = (
+      JSON.parse(listed.stdout) as { rules: Array<{ id: string; participant: string; tool: string; pattern?: string; medium?: string }> }
+    ).rules;
+    expect(rules).toEqual([
+      expect.objectContaining({ participant: 'coordinator', tool: 'file_write', pattern: 'log.txt', medium: 'terminal' }),
+    ]);
     // The rule answers the next matching call: no card, the write happens.
     terminal.type('Log two');
     await terminal.waitFor('coordinator: Logged two.');
@@ -615,7 +756,18 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
 
   it('a compaction that happens on its own is said in the scrollback, and the conversation goes on', async () => {
     const file = join(workspace.dir, '.legion/collective/participants/coordinator.json');
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), tools: 'none', context: { window: 100_000, summarizeAtTokens: 400, protectRecentTokens: 50 } }, null, 2));
+    writeFileSync(
+      file,
+      JSON.stringify(
+        {
+          ...JSON.parse(readFileSync(file, 'utf8')),
+          tools: 'none',
+          context: { window: 100_000, summarizeAtTokens: 400, protectRecentTokens: 50 },
+        },
+        null,
+        2,
+      ),
+    );
     const long = 'The parser walks the input once and notes positions for its error messages. '.repeat(12);
     mock.on({ userMessage: 'The conversation to fold in' }, { content: 'Summary: two long notes about the parser.' });
     // First match wins, and after the compaction the first note is carried over into the second's message.
@@ -647,7 +799,9 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     terminal.type('A second note');
     await terminal.waitFor('coordinator: Second noted.');
     terminal.type('/compact');
-    await terminal.waitFor(/Compacted user__coordinator__review: 2 messages summarized by anthropic\/claude-test; context [\d,]+ → [\d,]+ tokens\./);
+    await terminal.waitFor(
+      /Compacted user__coordinator__review: 2 messages summarized by anthropic\/claude-test; context [\d,]+ → [\d,]+ tokens\./,
+    );
     const first = /session (\d{8}-\d{6}-\w+)/.exec(terminal.screen())?.[1];
     terminal.type('/new');
     await terminal.waitFor(/legion · session \S+ \(new\)[\s\S]*legion · session \S+ \(new\)/);

@@ -8,7 +8,8 @@ import { agentParticipant, createTestLegion, userParticipant, type TestLegion } 
 import { shellQuote, TMUX_MISSING, TmuxTerminal } from './terminal.test-support.js';
 import { LEGION } from '../legion-process.test-support.js';
 
-if (TMUX_MISSING) console.warn('repl-remote-asks-cli.test.ts: tmux is not installed, so this REPL test is skipped (apt-get install -y tmux).');
+if (TMUX_MISSING)
+  console.warn('repl-remote-asks-cli.test.ts: tmux is not installed, so this REPL test is skipped (apt-get install -y tmux).');
 
 /** The text of the tool result a scripted model request ends with. */
 function lastResult(request: { messages: readonly Message[] }): string {
@@ -88,7 +89,9 @@ describe.skipIf(TMUX_MISSING)('the REPL shows questions asked in another process
       backend: 'file',
       participants: [userParticipant(), agentParticipant('solo', { delegation: 'none' })],
       entryAgent: 'solo',
-      scripts: { solo: [{ toolCalls: [{ name: 'write_note', input: { text: 'hello' } }] }, (request) => ({ text: `done: ${lastResult(request)}` })] },
+      scripts: {
+        solo: [{ toolCalls: [{ name: 'write_note', input: { text: 'hello' } }] }, (request) => ({ text: `done: ${lastResult(request)}` })],
+      },
     });
     test.legion.tools.register(
       defineTool({
@@ -136,12 +139,17 @@ describe.skipIf(TMUX_MISSING)('the REPL shows questions asked in another process
   it('/resume takes down the cards of the session it leaves, each with a line saying how to answer it; legion approve answers it there', async () => {
     soloWritingNotes(() => 'note written');
     // A surface that never answers keeps the turn waiting in this process, as a browser left open would.
-    test.legion.attachUser({ medium: 'web', approve: (_requests, { signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))) });
+    test.legion.attachUser({
+      medium: 'web',
+      approve: (_requests, { signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+    });
     const other = await test.legion.sessions.create();
     const session = await test.legion.sessions.create();
     terminal = new TmuxTerminal(test.root);
     const env = ['NO_COLOR=1', `XDG_CONFIG_HOME=${join(home, '.config')}`, `HOME=${home}`];
-    terminal.start(`${['env', ...env, process.execPath, LEGION, '--session', session.id].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`);
+    terminal.start(
+      `${['env', ...env, process.execPath, LEGION, '--session', session.id].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`,
+    );
     await terminal.waitFor('/help for commands');
 
     const turn = test.legion.send(session, 'write a note');
@@ -154,7 +162,11 @@ describe.skipIf(TMUX_MISSING)('the REPL shows questions asked in another process
     expect(shown.slice(shown.indexOf(note))).not.toContain('[y]');
     expect(await session.approvals.list()).toEqual([expect.objectContaining({ status: 'pending' })]);
 
-    const approve = spawnSync(process.execPath, [LEGION, 'approve', request!.id, '--session', session.id], { cwd: test.root, env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(home, '.config'), HOME: home }, encoding: 'utf8' });
+    const approve = spawnSync(process.execPath, [LEGION, 'approve', request!.id, '--session', session.id], {
+      cwd: test.root,
+      env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: join(home, '.config'), HOME: home },
+      encoding: 'utf8',
+    });
     expect(approve.status, approve.stderr).toBe(0);
     expect(await turn).toMatchObject({ status: 'success', reply: 'done: note written' });
     test.assertScriptsDone();
@@ -166,7 +178,12 @@ describe.skipIf(TMUX_MISSING)('the REPL shows questions asked in another process
       backend: 'file',
       participants: [userParticipant(), agentParticipant('coordinator')],
       entryAgent: 'coordinator',
-      scripts: { coordinator: [{ toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which region?' } }] }, (request) => ({ text: `Region ${lastResult(request)}` })] },
+      scripts: {
+        coordinator: [
+          { toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which region?' } }] },
+          (request) => ({ text: `Region ${lastResult(request)}` }),
+        ],
+      },
     });
     let asked!: () => void;
     const askedPromise = new Promise<void>((resolve) => (asked = resolve));

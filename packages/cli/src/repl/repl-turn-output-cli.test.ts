@@ -4,12 +4,13 @@ import { shellQuote, TMUX_MISSING, TmuxTerminal } from './terminal.test-support.
 import { runLegion, LEGION, type LegionRun } from '../legion-process.test-support.js';
 import { useWorkspace } from '../workspace.test-support.js';
 
-if (TMUX_MISSING) console.warn('repl-turn-output-cli.test.ts: tmux is not installed, so these REPL tests are skipped (apt-get install -y tmux).');
+if (TMUX_MISSING)
+  console.warn('repl-turn-output-cli.test.ts: tmux is not installed, so these REPL tests are skipped (apt-get install -y tmux).');
 
 // What the REPL (the built binary in tmux) and `legion sessions show` print about turns that fail,
 // break off, retry, are cancelled or are resumed from another process's approval; models on the
 // real Anthropic SDK against aimock on 127.0.0.1.
-describe.skipIf(TMUX_MISSING)('the REPL says once, in order and in people\'s words, how a turn went', () => {
+describe.skipIf(TMUX_MISSING)("the REPL says once, in order and in people's words, how a turn went", () => {
   const workspace = useWorkspace('legion-turn-output-');
   const { mock, env } = workspace;
   let terminal: TmuxTerminal;
@@ -20,7 +21,8 @@ describe.skipIf(TMUX_MISSING)('the REPL says once, in order and in people\'s wor
   });
   afterEach(() => terminal.kill());
 
-  const legion = (args: string[]): Promise<LegionRun> => runLegion(args, { cwd: workspace.dir, env: { ...process.env, ...env() }, timeoutMs: 60_000 });
+  const legion = (args: string[]): Promise<LegionRun> =>
+    runLegion(args, { cwd: workspace.dir, env: { ...process.env, ...env() }, timeoutMs: 60_000 });
 
   async function startRepl(): Promise<void> {
     const variables = Object.entries(env()).map(([name, value]) => `${name}=${value}`);
@@ -49,13 +51,19 @@ describe.skipIf(TMUX_MISSING)('the REPL says once, in order and in people\'s wor
     expect(banner).not.toContain('[This turn');
     terminal.type('/history');
     const history = flat(await terminal.waitFor(/› \/history\n[\s\S]*user__coordinator coordinator: ✗ failed \(provider_bad_request\)/));
-    expect(history.slice(history.indexOf('› /history'))).toMatch(/user__coordinator coordinator: ✗ failed \(provider_bad_request\): .*refused \(400/);
+    expect(history.slice(history.indexOf('› /history'))).toMatch(
+      /user__coordinator coordinator: ✗ failed \(provider_bad_request\): .*refused \(400/,
+    );
     expect(history).not.toContain('[This turn');
   }, 120_000);
 
   it('a failed turn says its error once; a broken stream says it below the text that came', async () => {
     mock.on({ userMessage: 'boom now' }, BOOM);
-    mock.on({ userMessage: 'break the stream' }, { content: 'This stream breaks off in the middle of a sentence. '.repeat(5) }, { truncateAfterChunks: 5, chunkSize: 10, latency: 20 });
+    mock.on(
+      { userMessage: 'break the stream' },
+      { content: 'This stream breaks off in the middle of a sentence. '.repeat(5) },
+      { truncateAfterChunks: 5, chunkSize: 10, latency: 20 },
+    );
     await startRepl();
     terminal.type('boom now');
     let shown = await terminal.waitFor(/coordinator could not answer: [\s\S]*\(\d/);
@@ -75,13 +83,19 @@ describe.skipIf(TMUX_MISSING)('the REPL says once, in order and in people\'s wor
     await startRepl();
     terminal.type('flaky call');
     const shown = flat(await terminal.waitFor(/coordinator could not answer: [\s\S]*\(\d/));
-    expect(shown).toMatch(/coordinator's model \(anthropic\) failed: the service failed \(529: \S+ \S*overloaded\S*\); retry 1 of \d+ in \d/);
+    expect(shown).toMatch(
+      /coordinator's model \(anthropic\) failed: the service failed \(529: \S+ \S*overloaded\S*\); retry 1 of \d+ in \d/,
+    );
     expect(shown).not.toContain('retries were already made');
     expect(shown).not.toContain('.;');
   }, 120_000);
 
   it('the cancel line counts the call it cut off, as /cost does', async () => {
-    mock.on({ userMessage: 'write an essay' }, { content: 'Lighthouses have guided ships for centuries. '.repeat(60) }, { latency: 60, chunkSize: 8 });
+    mock.on(
+      { userMessage: 'write an essay' },
+      { content: 'Lighthouses have guided ships for centuries. '.repeat(60) },
+      { latency: 60, chunkSize: 8 },
+    );
     await startRepl();
     terminal.type('write an essay');
     await terminal.waitFor('coordinator: Lighthouses have guided');
@@ -95,9 +109,14 @@ describe.skipIf(TMUX_MISSING)('the REPL says once, in order and in people\'s wor
   }, 120_000);
 
   it('a turn resumed here by an approval asked in another process: its reply printed once, made inert', async () => {
-    const call = { toolCalls: [{ id: 'toolu_paint', name: 'file_write', arguments: JSON.stringify({ path: 'paint.txt', content: 'paint\n' }) }] };
+    const call = {
+      toolCalls: [{ id: 'toolu_paint', name: 'file_write', arguments: JSON.stringify({ path: 'paint.txt', content: 'paint\n' }) }],
+    };
     mock.on({ userMessage: 'paint a file', hasToolResult: false }, call);
-    mock.on({ userMessage: 'paint a file', hasToolResult: true }, { content: 'Done \x1b[32m  ✓ FAKE approved line\x1b[39m \x1b[2J cleared?' });
+    mock.on(
+      { userMessage: 'paint a file', hasToolResult: true },
+      { content: 'Done \x1b[32m  ✓ FAKE approved line\x1b[39m \x1b[2J cleared?' },
+    );
     await startRepl();
     const paused = await legion(['run', 'paint a file']);
     expect(paused.status, paused.stderr).toBe(2);

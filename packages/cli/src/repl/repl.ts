@@ -1,6 +1,16 @@
 import { join } from 'node:path';
 import { CombinedAutocompleteProvider, matchesKey } from '@mariozechner/pi-tui';
-import { errorMessage, Legion, LegionError, LEGION_DIR, SessionDriver, type ApprovalChoice, type DrivenWork, type Session, type TurnResult } from '@legion-collective/core';
+import {
+  errorMessage,
+  Legion,
+  LegionError,
+  LEGION_DIR,
+  SessionDriver,
+  type ApprovalChoice,
+  type DrivenWork,
+  type Session,
+  type TurnResult,
+} from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
 import { inert, inertLine } from '../render/terminal-text.js';
 import { endingLine } from '../render/message-lines.js';
@@ -74,22 +84,40 @@ class Repl implements ReplControl {
     this.target = { to };
     this.activity = new Activity(this.screen, you);
     this.detach.push(this.activity.attach(legion.events));
-    this.prompts = new Prompts(this.screen, legion.paths.root, this.activity.chains, () => this.activity.render(), (request) => legion.approvalRules.patternFor(request));
+    this.prompts = new Prompts(
+      this.screen,
+      legion.paths.root,
+      this.activity.chains,
+      () => this.activity.render(),
+      (request) => legion.approvalRules.patternFor(request),
+    );
     // Not announced to the workspace (followsWorkspace): the REPL shows only its own session's questions, so a
     // run in another session must not wait for it. A run that pauses is still answered here once it shows.
     this.detach.push(legion.attachUser(this.prompts.surface()));
     // What another process (legion serve, a legion run) asks the user joins the same queue of cards.
-    this.remote = offerRemoteAsks(legion, this.prompts, { driver, print: (text) => this.print(text), resume: (work) => this.resumeFromCard(work) });
+    this.remote = offerRemoteAsks(legion, this.prompts, {
+      driver,
+      print: (text) => this.print(text),
+      resume: (work) => this.resumeFromCard(work),
+    });
     this.detach.push(this.remote.stop);
     this.history = new InputHistory(join(legion.paths.root, LEGION_DIR, 'run', 'repl-history.jsonl'));
     for (const entry of this.history.entries) this.screen.editor.addToHistory(entry);
-    this.search = new HistorySearch(this.history, (line) => this.screen.setHint(line), (text) => this.screen.editor.setText(text));
+    this.search = new HistorySearch(
+      this.history,
+      (line) => this.screen.setHint(line),
+      (text) => this.screen.editor.setText(text),
+    );
   }
 
   static async open(legion: Legion, options: ReplOptions): Promise<Repl> {
     if (options.newSession && options.session) throw new LegionError('usage', 'Use either --session or --new, not both.');
-    const driver = await SessionDriver.open(legion, { medium: TERMINAL_MEDIUM, session: { session: options.session, newSession: options.newSession } });
-    if (options.to && !legion.collective.get(options.to)) throw new LegionError('usage', `No participant "${options.to}". Participants: ${legion.collective.ids().join(', ')}`);
+    const driver = await SessionDriver.open(legion, {
+      medium: TERMINAL_MEDIUM,
+      session: { session: options.session, newSession: options.newSession },
+    });
+    if (options.to && !legion.collective.get(options.to))
+      throw new LegionError('usage', `No participant "${options.to}". Participants: ${legion.collective.ids().join(', ')}`);
     // Listening before the entry agent is looked up: a fallback is announced as a warning, and shown.
     const repl = new Repl(options.screen, legion, driver, 'pending');
     repl.target.to = options.to ?? legion.entryAgentId();
@@ -106,7 +134,16 @@ class Repl implements ReplControl {
     }
     this.lastCtrlC = early.lastCtrlC;
     const { editor } = this.screen;
-    this.screen.setAutocomplete(new WorkspaceFileCompletion(new CombinedAutocompleteProvider(slashCommands(() => this), this.legion.paths.root, null), this.legion.paths.root));
+    this.screen.setAutocomplete(
+      new WorkspaceFileCompletion(
+        new CombinedAutocompleteProvider(
+          slashCommands(() => this),
+          this.legion.paths.root,
+          null,
+        ),
+        this.legion.paths.root,
+      ),
+    );
     editor.onSubmit = (text) => void this.submit(text).catch((error: unknown) => this.print(style.red(`error: ${errorMessage(error)}`)));
     this.screen.tui.addInputListener((data) => (this.key(data) ? { consume: true } : undefined));
     for (const warning of this.legion.warnings) this.print(style.yellow(`warning: ${warning}`));
@@ -217,7 +254,8 @@ class Repl implements ReplControl {
     }
     const empty = this.screen.editor.getText() === '';
     const card = this.prompts.active;
-    if (card?.kind === 'approval' && !card.awaitingReason && empty && data.length === 1 && this.prompts.key(data.toLowerCase())) return true;
+    if (card?.kind === 'approval' && !card.awaitingReason && empty && data.length === 1 && this.prompts.key(data.toLowerCase()))
+      return true;
     if (matchesKey(data, 'ctrl+c') || (matchesKey(data, 'escape') && this.turn)) {
       if (this.shellRun) {
         this.shellRun.abort();
@@ -341,7 +379,12 @@ class Repl implements ReplControl {
       this.print(style.yellow(this.turn ? '  cancelled' : `  cancelled (${this.activity.endTurn()})`));
       // Read once the turn has unwound: the approvals it waited on are settled (cancelled with it) by then.
       const pending = await this.driver.pendingApprovals();
-      if (pending.length > 0) this.print(style.yellow(`  ${pending.length} approval(s) still pending (saved): /approvals shows them, /approve ID or /reject ID reason answers.`));
+      if (pending.length > 0)
+        this.print(
+          style.yellow(
+            `  ${pending.length} approval(s) still pending (saved): /approvals shows them, /approve ID or /reject ID reason answers.`,
+          ),
+        );
       return;
     }
     this.turn = undefined;
@@ -355,11 +398,16 @@ class Repl implements ReplControl {
 
   private report(result: TurnResult): void {
     if (result.status === 'success') {
-      if (!this.activity.streamed.has(result.conversationId)) this.print(`${style.bold(style.cyan(inertLine(parseResponder(result.conversationId))))}: ${inert(result.reply)}`);
-      if (result.truncated) this.print(style.yellow('  (the reply was cut off at the model\'s output limit)'));
+      if (!this.activity.streamed.has(result.conversationId))
+        this.print(`${style.bold(style.cyan(inertLine(parseResponder(result.conversationId))))}: ${inert(result.reply)}`);
+      if (result.truncated) this.print(style.yellow("  (the reply was cut off at the model's output limit)"));
     } else if (result.status === 'paused') {
       const pause = this.driver.explainPause(result.requests);
-      this.print(style.yellow(`  ${inert(pause.headline)}: /approvals shows them, a card or /approve ID answers (or ${inert(pause.approveCommand)} in another terminal).`));
+      this.print(
+        style.yellow(
+          `  ${inert(pause.headline)}: /approvals shows them, a card or /approve ID answers (or ${inert(pause.approveCommand)} in another terminal).`,
+        ),
+      );
     } else {
       this.print(style.red(`  ${inertLine(parseResponder(result.conversationId))} could not answer: ${inert(result.error)}`));
     }
@@ -384,7 +432,9 @@ class Repl implements ReplControl {
     if (!command) return;
     this.print(style.dim(`! ${command}`));
     this.shellRun = new AbortController();
-    const { output, code } = await runShellEscape(command, this.legion.paths.root, this.shellRun.signal).finally(() => (this.shellRun = undefined));
+    const { output, code } = await runShellEscape(command, this.legion.paths.root, this.shellRun.signal).finally(
+      () => (this.shellRun = undefined),
+    );
     if (output) this.print(output.replace(/\n$/, ''));
     if (code !== 0) this.print(style.dim(`  (exit ${code ?? 'signal'})`));
   }
@@ -400,7 +450,9 @@ class Repl implements ReplControl {
       [
         describeCall(last),
         style.dim('  input:'),
-        ...JSON.stringify(last.toolUse.input, null, 2).split('\n').map((line) => `    ${inertLine(line)}`),
+        ...JSON.stringify(last.toolUse.input, null, 2)
+          .split('\n')
+          .map((line) => `    ${inertLine(line)}`),
         style.dim(`  ${last.result.isError ? 'error' : 'output'}:`),
         ...lines.slice(0, 200).map((line) => `    ${inert(line)}`),
         ...(lines.length > 200 ? [style.dim(`    … ${lines.length - 200} more lines`)] : []),
@@ -415,9 +467,15 @@ class Repl implements ReplControl {
     ];
     for (const { conversation, message } of await this.session.recentMessages(6)) {
       const author = message.role === 'assistant' ? conversation.responder : conversation.initiator;
-      const text = message.content.filter((block) => block.type === 'text').map((block) => (block.type === 'text' ? block.text : '')).join(' ');
+      const text = message.content
+        .filter((block) => block.type === 'text')
+        .map((block) => (block.type === 'text' ? block.text : ''))
+        .join(' ');
       // The message that ends a failed or cancelled turn is written for its model: people read its status.
-      if (message.ending) lines.push(`${style.dim(`  ${inertLine(author)} (${inertLine(conversation.conversationId)}):`)} ${endingLine(message.ending, style, 100)}`);
+      if (message.ending)
+        lines.push(
+          `${style.dim(`  ${inertLine(author)} (${inertLine(conversation.conversationId)}):`)} ${endingLine(message.ending, style, 100)}`,
+        );
       else if (text) lines.push(style.dim(`  ${inertLine(author)} (${inertLine(conversation.conversationId)}): ${clip(text, 100)}`));
     }
     const pending = (await this.driver.pendingApprovals()).length;

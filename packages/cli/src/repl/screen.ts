@@ -1,4 +1,13 @@
-import { CombinedAutocompleteProvider, Editor, ProcessTerminal, Text, TUI, type AutocompleteProvider, type Component, type Terminal } from '@mariozechner/pi-tui';
+import {
+  CombinedAutocompleteProvider,
+  Editor,
+  ProcessTerminal,
+  Text,
+  TUI,
+  type AutocompleteProvider,
+  type Component,
+  type Terminal,
+} from '@mariozechner/pi-tui';
 import { format } from 'node:util';
 import { styleFor } from '../render/style.js';
 import { inert, terminalSafe } from '../render/terminal-text.js';
@@ -34,22 +43,32 @@ export class Screen {
     this.tui = new TUI(terminal);
     this.frames = new FrameWatch();
     this.drawn = this.frames.next();
-    this.editor = new InlineEditor(this.tui, {
-      borderColor: (text) => style.dim(text),
-      selectList: {
-        selectedPrefix: (text) => style.cyan(text),
-        selectedText: (text) => style.cyan(text),
-        description: (text) => style.dim(text),
-        scrollInfo: (text) => style.dim(text),
-        noMatch: (text) => style.dim(text),
+    this.editor = new InlineEditor(
+      this.tui,
+      {
+        borderColor: (text) => style.dim(text),
+        selectList: {
+          selectedPrefix: (text) => style.cyan(text),
+          selectedText: (text) => style.cyan(text),
+          description: (text) => style.dim(text),
+          scrollInfo: (text) => style.dim(text),
+          noMatch: (text) => style.dim(text),
+        },
       },
-    }, { paddingX: 0 });
+      { paddingX: 0 },
+    );
     const underCard = [this.queued, this.hint, this.status, this.editor];
     const linesOf = (parts: Component[], width: number): number => parts.reduce((lines, part) => lines + part.render(width).length, 0);
     // The card takes what the parts under it and a line per live stream leave (and the renderer's spare line).
-    this.card = new CardView(() => terminal.rows, (width) => linesOf(underCard, width) + this.transcript.streamCount + 1);
+    this.card = new CardView(
+      () => terminal.rows,
+      (width) => linesOf(underCard, width) + this.transcript.streamCount + 1,
+    );
     const below = [this.card, ...underCard];
-    this.transcript = new Transcript(() => terminal.rows, (width) => linesOf(below, width));
+    this.transcript = new Transcript(
+      () => terminal.rows,
+      (width) => linesOf(below, width),
+    );
     for (const part of [this.transcript, ...below, this.frames]) this.tui.addChild(part);
     this.tui.setFocus(this.editor);
   }
@@ -125,8 +144,14 @@ export class Screen {
     if (this.savedStderr) return;
     const saved = { write: process.stderr.write, partial: '' };
     this.savedStderr = saved;
-    const write = (chunk: string | Uint8Array, encodingOrDone?: BufferEncoding | ((error?: Error | null) => void), done?: (error?: Error | null) => void): boolean => {
-      const text = saved.partial + (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString(typeof encodingOrDone === 'string' ? encodingOrDone : 'utf8'));
+    const write = (
+      chunk: string | Uint8Array,
+      encodingOrDone?: BufferEncoding | ((error?: Error | null) => void),
+      done?: (error?: Error | null) => void,
+    ): boolean => {
+      const text =
+        saved.partial +
+        (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString(typeof encodingOrDone === 'string' ? encodingOrDone : 'utf8'));
       const end = text.lastIndexOf('\n');
       saved.partial = text.slice(end + 1);
       if (end >= 0) this.print(style.yellow(text.slice(0, end)));

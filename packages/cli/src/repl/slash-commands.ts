@@ -41,7 +41,14 @@ interface Command {
 function agentArgument(control: ReplControl, args: string): string | undefined {
   const id = args.trim() || control.target.to;
   if (control.legion.collective.get(id)?.type === 'agent') return id;
-  control.print(style.red(`"${id}" is not an agent. Agents: ${control.legion.collective.agents().map((agent) => agent.id).join(', ')}`));
+  control.print(
+    style.red(
+      `"${id}" is not an agent. Agents: ${control.legion.collective
+        .agents()
+        .map((agent) => agent.id)
+        .join(', ')}`,
+    ),
+  );
   return undefined;
 }
 
@@ -52,8 +59,11 @@ const agentItems = (control: ReplControl, prefix: string): AutocompleteItem[] =>
     .map((participant) => ({ value: participant.id, label: inertLine(participant.id), description: inertLine(participant.type) }));
 
 const sessionItems = async (control: ReplControl, prefix: string): Promise<AutocompleteItem[]> =>
-  (await control.legion.sessions.find(prefix, { limit: 20 }))
-    .map((meta) => ({ value: meta.id, label: inertLine(meta.id), description: inertLine(`${meta.title ?? ''} last active ${meta.lastActiveAt}`.trim()) }));
+  (await control.legion.sessions.find(prefix, { limit: 20 })).map((meta) => ({
+    value: meta.id,
+    label: inertLine(meta.id),
+    description: inertLine(`${meta.title ?? ''} last active ${meta.lastActiveAt}`.trim()),
+  }));
 
 const conversationItems = async (control: ReplControl, prefix: string): Promise<AutocompleteItem[]> =>
   (await control.session.listConversations())
@@ -68,8 +78,13 @@ const COMMANDS: Command[] = [
     run: (control) => {
       for (const participant of control.legion.collective.list()) {
         const here = participant.id === control.target.to ? style.cyan(' ← you talk to it') : '';
-        const description = 'description' in participant && typeof participant.description === 'string' ? style.dim(` ${clip(participant.description, 70)}`) : '';
-        control.print(`  ${style.bold(participant.id)} ${style.dim(`(${participant.type}${participant.status === 'retired' ? ', retired' : ''})`)}${description}${here}`);
+        const description =
+          'description' in participant && typeof participant.description === 'string'
+            ? style.dim(` ${clip(participant.description, 70)}`)
+            : '';
+        control.print(
+          `  ${style.bold(participant.id)} ${style.dim(`(${participant.type}${participant.status === 'retired' ? ', retired' : ''})`)}${description}${here}`,
+        );
       }
     },
   },
@@ -82,7 +97,13 @@ const COMMANDS: Command[] = [
       const id = args.trim();
       const participant = control.legion.collective.get(id);
       if (!participant || participant.status === 'retired' || id === control.you) {
-        control.print(style.red(`No participant "${id}" to talk to. Choose one of: ${agentItems(control, '').map((item) => item.value).join(', ')}`));
+        control.print(
+          style.red(
+            `No participant "${id}" to talk to. Choose one of: ${agentItems(control, '')
+              .map((item) => item.value)
+              .join(', ')}`,
+          ),
+        );
         return;
       }
       control.setTarget(id, control.target.conversation);
@@ -105,7 +126,11 @@ const COMMANDS: Command[] = [
       }
     },
   },
-  { name: 'new', description: 'start a new session', run: async (control) => control.switchSession(await control.legion.sessions.create()) },
+  {
+    name: 'new',
+    description: 'start a new session',
+    run: async (control) => control.switchSession(await control.legion.sessions.create()),
+  },
   {
     name: 'resume',
     args: '[id]',
@@ -120,7 +145,10 @@ const COMMANDS: Command[] = [
       const sessions = (await control.legion.sessions.list()).slice(0, 9);
       control.pick(
         'Resume which session? (type its number, then Enter; anything else cancels)',
-        sessions.map((meta) => ({ value: meta.id, label: `${inertLine(meta.id)}  ${style.dim(`last active ${meta.lastActiveAt}`)}${meta.id === control.session.id ? style.cyan(' ← current') : ''}` })),
+        sessions.map((meta) => ({
+          value: meta.id,
+          label: `${inertLine(meta.id)}  ${style.dim(`last active ${meta.lastActiveAt}`)}${meta.id === control.session.id ? style.cyan(' ← current') : ''}`,
+        })),
         async (value) => control.switchSession(await control.legion.sessions.get(value)),
       );
     },
@@ -134,10 +162,25 @@ const COMMANDS: Command[] = [
       for (const { conversation, message } of await control.session.recentMessages(Number.isFinite(count) && count > 0 ? count : 20)) {
         // Tool results travel in user-role messages but are the responder's tools answering it, not the initiator speaking.
         const toolResults = message.role === 'user' && message.content.every((block) => block.type === 'tool_result');
-        const author = message.role === 'assistant' ? conversation.responder : toolResults ? `tools → ${conversation.responder}` : conversation.initiator;
-        const text = message.content.map((block) => (block.type === 'text' ? block.text : block.type === 'tool_use' ? `[${block.name}]` : `[result${block.isError ? ', error' : ''}] ${block.content}`)).join(' ');
+        const author =
+          message.role === 'assistant'
+            ? conversation.responder
+            : toolResults
+              ? `tools → ${conversation.responder}`
+              : conversation.initiator;
+        const text = message.content
+          .map((block) =>
+            block.type === 'text'
+              ? block.text
+              : block.type === 'tool_use'
+                ? `[${block.name}]`
+                : `[result${block.isError ? ', error' : ''}] ${block.content}`,
+          )
+          .join(' ');
         // The message that ends a failed or cancelled turn is written for its model: people read its status.
-        control.print(`  ${style.dim(inertLine(conversation.conversationId))} ${style.bold(inertLine(author))}: ${message.ending ? endingLine(message.ending, style, 120) : clip(text, 120)}`);
+        control.print(
+          `  ${style.dim(inertLine(conversation.conversationId))} ${style.bold(inertLine(author))}: ${message.ending ? endingLine(message.ending, style, 120) : clip(text, 120)}`,
+        );
       }
     },
   },
@@ -153,14 +196,21 @@ const COMMANDS: Command[] = [
       const pending = await control.session.approvals.list({ status: 'pending' });
       if (pending.length === 0) control.print('  Nothing is waiting for approval.');
       // Every field of the input, whole: /approvals is where a card's request is read before answering it.
-      for (const view of pending) control.print([`  ${inertLine(view.id)}  ${style.bold(inertLine(view.requester))} → ${inertLine(view.tool)}`, ...approvalInputLines(view.input, '    ')].join('\n'));
+      for (const view of pending)
+        control.print(
+          [
+            `  ${inertLine(view.id)}  ${style.bold(inertLine(view.requester))} → ${inertLine(view.tool)}`,
+            ...approvalInputLines(view.input, '    '),
+          ].join('\n'),
+        );
       if (pending.length > 0) control.print(style.dim('  Answer with /approve ID… [--this-session | --rule]  or  /reject ID reason…'));
     },
   },
   {
     name: 'approve',
     args: '<id…> [--this-session | --rule]',
-    description: 'approve waiting requests and resume the work (--this-session: for this agent this session, as [s]; --rule: a saved rule, as [a])',
+    description:
+      'approve waiting requests and resume the work (--this-session: for this agent this session, as [s]; --rule: a saved rule, as [a])',
     complete: (control, prefix) => pendingItems(control, prefix),
     run: (control, args) => {
       const words = args.split(/\s+/).filter(Boolean);
@@ -169,8 +219,14 @@ const COMMANDS: Command[] = [
       const ids = words.filter((word) => !flags.includes(word));
       if (ids.length === 0) return control.print(style.red('Which request? /approve ID (see /approvals)'));
       const session = words.includes('--this-session') || words.includes('--always');
-      if (session && words.includes('--rule')) return control.print(style.red('--this-session and --rule ask for different things; give one of them.'));
-      if (words.includes('--always')) control.print(style.dim('  --always is deprecated: it means --this-session here, but "always" is a rule everywhere else ([a]). Use --this-session, or --rule.'));
+      if (session && words.includes('--rule'))
+        return control.print(style.red('--this-session and --rule ask for different things; give one of them.'));
+      if (words.includes('--always'))
+        control.print(
+          style.dim(
+            '  --always is deprecated: it means --this-session here, but "always" is a rule everywhere else ([a]). Use --this-session, or --rule.',
+          ),
+        );
       if (words.includes('--rule')) return control.answerApprovals(ids, 'always');
       return control.answerApprovals(ids, session ? 'session' : 'once');
     },
@@ -191,9 +247,13 @@ const COMMANDS: Command[] = [
     description: 'tokens and cost of this session per participant, own and with delegates',
     run: async (control) => {
       const usage = await control.session.usage();
-      control.print(`  ${style.bold('session')}  ${formatTokens(usage.total)}  ${formatCost(usage.total.costUsd)}  ${usage.total.calls} calls${usage.total.unpricedCalls ? style.dim(` (${usage.total.unpricedCalls} without a price)`) : ''}`);
+      control.print(
+        `  ${style.bold('session')}  ${formatTokens(usage.total)}  ${formatCost(usage.total.costUsd)}  ${usage.total.calls} calls${usage.total.unpricedCalls ? style.dim(` (${usage.total.unpricedCalls} without a price)`) : ''}`,
+      );
       for (const [id, totals] of Object.entries(usage.byParticipant)) {
-        control.print(`  ${id}  own ${formatTokens(totals.own)} ${formatCost(totals.own.costUsd, totals.own.unpricedCalls)}  with delegates ${formatTokens(totals.withDelegates)} ${formatCost(totals.withDelegates.costUsd, totals.withDelegates.unpricedCalls)}`);
+        control.print(
+          `  ${id}  own ${formatTokens(totals.own)} ${formatCost(totals.own.costUsd, totals.own.unpricedCalls)}  with delegates ${formatTokens(totals.withDelegates)} ${formatCost(totals.withDelegates.costUsd, totals.withDelegates.unpricedCalls)}`,
+        );
       }
     },
   },
@@ -223,8 +283,10 @@ const COMMANDS: Command[] = [
       control.print(`  ${style.bold(id)} sees ${shown.length} tools:`);
       for (const tool of shown) control.print(`    ${tool.name} ${style.dim(`(${tool.source}, ${tool.approval.mode})`)}`);
       const hidden = view.tools.filter((tool) => !tool.visible);
-      if (hidden.length > 0) control.print(style.dim(`  hidden: ${hidden.map((tool) => `${tool.name} (${tool.hiddenBecause ?? 'not permitted'})`).join(', ')}`));
-      for (const missing of view.missing) control.print(style.yellow(`  missing: ${missing.pattern} (${missing.source}): ${missing.reason}`));
+      if (hidden.length > 0)
+        control.print(style.dim(`  hidden: ${hidden.map((tool) => `${tool.name} (${tool.hiddenBecause ?? 'not permitted'})`).join(', ')}`));
+      for (const missing of view.missing)
+        control.print(style.yellow(`  missing: ${missing.pattern} (${missing.source}): ${missing.reason}`));
     },
   },
   {
@@ -236,7 +298,11 @@ const COMMANDS: Command[] = [
       const id = agentArgument(control, args);
       if (id === undefined) return;
       // The conversation you have with it here (another agent's, when you name one you do not talk to: yours with it).
-      const report = await control.legion.contextReport(id, { session: control.session, initiator: control.you, name: id === control.target.to ? control.target.conversation : undefined });
+      const report = await control.legion.contextReport(id, {
+        session: control.session,
+        initiator: control.you,
+        name: id === control.target.to ? control.target.conversation : undefined,
+      });
       for (const line of contextLines(report, style)) control.print(line);
     },
   },
@@ -269,13 +335,17 @@ function rulesCommand(control: ReplControl, verb: string | undefined, id: string
     if (verb === 'rm') {
       if (!id) return control.print(style.red('Which rule? /approvals rules rm ID (see /approvals rules)'));
       const removed = control.legion.approvalRules.remove(id);
-      return control.print(`  removed ${id}${removed ? ` (${removed.participant} → ${removed.tool}${removed.pattern !== undefined ? ` ${removed.pattern}` : ''})` : ''}: those calls ask again`);
+      return control.print(
+        `  removed ${id}${removed ? ` (${removed.participant} → ${removed.tool}${removed.pattern !== undefined ? ` ${removed.pattern}` : ''})` : ''}: those calls ask again`,
+      );
     }
     if (verb) return control.print(style.red(`Unknown: /approvals rules ${verb}. Use /approvals rules, or /approvals rules rm ID.`));
     const rules = control.legion.approvalRules.list();
     if (rules.length === 0) return control.print('  No saved rules. Answer a card with [a], or /approve ID --rule, to make one.');
     for (const rule of rules) {
-      control.print(`  ${rule.id}  ${style.bold(rule.participant)} → ${rule.tool}${rule.pattern !== undefined ? ` ${rule.pattern}` : style.dim(' (any call)')}  ${style.dim(`${rule.createdAt} by ${rule.createdBy}${rule.medium ? ` (${rule.medium})` : ''}`)}`);
+      control.print(
+        `  ${rule.id}  ${style.bold(rule.participant)} → ${rule.tool}${rule.pattern !== undefined ? ` ${rule.pattern}` : style.dim(' (any call)')}  ${style.dim(`${rule.createdAt} by ${rule.createdBy}${rule.medium ? ` (${rule.medium})` : ''}`)}`,
+      );
     }
     control.print(style.dim('  Remove one with /approvals rules rm ID (or legion approvals rules rm ID).'));
   } catch (error) {
@@ -284,7 +354,9 @@ function rulesCommand(control: ReplControl, verb: string | undefined, id: string
 }
 
 export function helpText(): string {
-  const commands = COMMANDS.map((command) => `  /${command.name}${command.args ? ` ${command.args}` : ''}  ${style.dim(command.description)}`);
+  const commands = COMMANDS.map(
+    (command) => `  /${command.name}${command.args ? ` ${command.args}` : ''}  ${style.dim(command.description)}`,
+  );
   return [
     style.bold('Commands'),
     ...commands,

@@ -19,7 +19,10 @@ export class TmuxTerminal {
   private readonly env: NodeJS.ProcessEnv;
   private runner: ((...args: string[]) => string) | undefined;
 
-  constructor(private readonly dir: string, name = 'repl') {
+  constructor(
+    private readonly dir: string,
+    name = 'repl',
+  ) {
     this.socket = join(dir, `${name}.sock`);
     this.config = join(dir, `${name}.tmux.conf`);
     writeFileSync(this.config, 'set -g remain-on-exit on\nset -g history-limit 20000\n');
@@ -62,7 +65,8 @@ export class TmuxTerminal {
   async waitForCount(text: string, count: number): Promise<string> {
     const deadline = Date.now() + SCREEN_LIMIT_MS;
     while (this.count(text) < count) {
-      if (Date.now() > deadline) throw new Error(`the terminal never showed ${JSON.stringify(text)} ${count} times; it shows:\n${this.screen()}`);
+      if (Date.now() > deadline)
+        throw new Error(`the terminal never showed ${JSON.stringify(text)} ${count} times; it shows:\n${this.screen()}`);
       await delay(100);
     }
     return this.screen();

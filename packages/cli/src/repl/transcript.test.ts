@@ -24,7 +24,11 @@ function frames(transcript: Transcript, steps: Array<() => void>): string[] {
 }
 
 describe('Transcript: the streams and what is under them stay within the terminal', () => {
-  const make = () => new Transcript(() => ROWS, () => BELOW);
+  const make = () =>
+    new Transcript(
+      () => ROWS,
+      () => BELOW,
+    );
 
   it('one stream taller than the terminal hands its first lines to the finished part unchanged, and ends whole', () => {
     const transcript = make();
@@ -41,18 +45,33 @@ describe('Transcript: the streams and what is under them stay within the termina
     const second = transcript.open('b: ');
     const steps: Array<() => void> = [];
     for (let index = 1; index <= 20; index += 1) {
-      steps.push(() => first.append(`a ${index}\n`), () => second.append(`b ${index}\n`));
+      steps.push(
+        () => first.append(`a ${index}\n`),
+        () => second.append(`b ${index}\n`),
+      );
     }
-    steps.push(() => second.finish(), () => first.append('a 21\n'), () => transcript.print('a tool line'), () => first.append('a 22\n'), () => first.finish());
+    steps.push(
+      () => second.finish(),
+      () => first.append('a 21\n'),
+      () => transcript.print('a tool line'),
+      () => first.append('a 22\n'),
+      () => first.finish(),
+    );
     const final = frames(transcript, steps);
     for (const name of ['a', 'b']) {
-      for (let index = 1; index <= 20; index += 1) expect(final.filter((line) => line === `${name} ${index}` || line === `${name}: ${name} ${index}`), `${name} ${index}`).toHaveLength(1);
+      for (let index = 1; index <= 20; index += 1)
+        expect(
+          final.filter((line) => line === `${name} ${index}` || line === `${name}: ${name} ${index}`),
+          `${name} ${index}`,
+        ).toHaveLength(1);
     }
     // The first stream's rest comes after the other stream and the printed line, under a header saying whose it is.
     expect(final.filter((line) => line.includes('(continued)'))).toEqual(['a (continued):']);
     expect(final.indexOf('b: b 1')).toBeLessThan(final.indexOf('a tool line'));
     expect(final.indexOf('a tool line')).toBeLessThan(final.indexOf('a (continued):'));
-    expect(final.slice(final.indexOf('a (continued):') + 1).filter((line) => line.startsWith('a '))).toEqual(expect.arrayContaining(['a 21', 'a 22']));
+    expect(final.slice(final.indexOf('a (continued):') + 1).filter((line) => line.startsWith('a '))).toEqual(
+      expect.arrayContaining(['a 21', 'a 22']),
+    );
   });
 
   it('a stream below another shows how many of its lines are above, and no more lines than its share', () => {
@@ -87,7 +106,11 @@ describe('Transcript: the streams and what is under them stay within the termina
       transcript.render(index < 200 ? WIDTH : 25);
     });
     stream.finish();
-    const shown = transcript.render(25).join(' ').split(/\s+/).filter((word) => word.startsWith('w'));
+    const shown = transcript
+      .render(25)
+      .join(' ')
+      .split(/\s+/)
+      .filter((word) => word.startsWith('w'));
     expect(shown).toEqual(words);
   });
 });

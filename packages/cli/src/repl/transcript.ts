@@ -92,7 +92,14 @@ export class Transcript implements Component {
       const lines = stream.lines(width);
       if (lines.length <= share) live.push(...lines);
       else if (share < 2) live.push(lines[lines.length - 1] ?? '');
-      else live.push(truncateToWidth(`${stream.label} ${style.dim(`(… ${lines.length - share + 1} lines above, printed in full when it finishes)`)}`, width), ...lines.slice(-(share - 1)));
+      else
+        live.push(
+          truncateToWidth(
+            `${stream.label} ${style.dim(`(… ${lines.length - share + 1} lines above, printed in full when it finishes)`)}`,
+            width,
+          ),
+          ...lines.slice(-(share - 1)),
+        );
     });
     return live;
   }
@@ -104,7 +111,9 @@ export class Transcript implements Component {
   private firstStreamLines(stream: Stream, width: number): { lines: string[]; header: 0 | 1 } {
     const rest = stream.lines(width).slice(stream.committed);
     const interrupted = stream.handedOver && this.finished.at(-1)?.owner !== stream;
-    return interrupted ? { lines: [truncateToWidth(`${stream.label} ${style.dim('(continued)')}:`, width), ...rest], header: 1 } : { lines: rest, header: 0 };
+    return interrupted
+      ? { lines: [truncateToWidth(`${stream.label} ${style.dim('(continued)')}:`, width), ...rest], header: 1 }
+      : { lines: rest, header: 0 };
   }
 }
 
@@ -140,7 +149,8 @@ class Stream {
       this.committed = 0;
     }
     this.countedAt = width;
-    if (this.cache?.width !== width || this.cache.text !== this.text) this.cache = { width, text: this.text, lines: wrap(this.text, width) };
+    if (this.cache?.width !== width || this.cache.text !== this.text)
+      this.cache = { width, text: this.text, lines: wrap(this.text, width) };
     return this.cache.lines;
   }
 }

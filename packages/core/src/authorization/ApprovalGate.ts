@@ -3,7 +3,12 @@ import type { Collective } from '../collective/Collective.js';
 import type { Participant } from '../collective/participant.js';
 import type { ToolUseBlock } from '../message.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
-import { APPROVAL_REQUEST_VERSION, type ApprovalAnswer, type ApprovalRequestRecord, type ApprovalView } from '../storage/approval-records.js';
+import {
+  APPROVAL_REQUEST_VERSION,
+  type ApprovalAnswer,
+  type ApprovalRequestRecord,
+  type ApprovalView,
+} from '../storage/approval-records.js';
 import type { SessionApprovals } from '../storage/SessionApprovals.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
 import { canApprove, standInApprover } from '../collective/approval-authority.js';
@@ -43,10 +48,7 @@ export interface ApprovalCall {
   personOnly?: boolean | undefined;
 }
 
-export type GateOutcome =
-  | { status: 'approved' }
-  | { status: 'rejected'; reason: string }
-  | { status: 'pending'; request: ApprovalView };
+export type GateOutcome = { status: 'approved' } | { status: 'rejected'; reason: string } | { status: 'pending'; request: ApprovalView };
 
 /**
  * Phase two of a model response: every call that needs approval is recorded
@@ -124,10 +126,14 @@ export class ApprovalGate {
       const views = records.map((record) => stored.view(record.id)!);
       const race: ApprovalRace = {
         recorded: async (signal) => {
-          const decisions = await context.store.decisionsOf(views.map((view) => view.id), signal);
+          const decisions = await context.store.decisionsOf(
+            views.map((view) => view.id),
+            signal,
+          );
           return { value: decisions.map(answerOf), medium: mediumOf(decisions) };
         },
-        claim: (answers, medium) => this.claim(records, answers, { approverId, medium, sessionId: context.sessionId, store: context.store }),
+        claim: (answers, medium) =>
+          this.claim(records, answers, { approverId, medium, sessionId: context.sessionId, store: context.store }),
       };
       let answered: Awaited<ReturnType<AskUserForApprovals>>;
       try {
@@ -139,7 +145,8 @@ export class ApprovalGate {
       }
       if (context.signal.aborted) {
         await this.settleCancelled(records, chain, context);
-        for (const record of records) outcomes.set(record.toolUseId, { status: 'rejected', reason: 'the turn was cancelled before anyone decided' });
+        for (const record of records)
+          outcomes.set(record.toolUseId, { status: 'rejected', reason: 'the turn was cancelled before anyone decided' });
         continue;
       }
       // Whoever answered (a surface here, another process, both racing), the log holds the one decision of each;
@@ -147,7 +154,12 @@ export class ApprovalGate {
       let decided = await context.store.state();
       const unrecorded = records.filter((record) => !decided.decision(record.id));
       if (answered && unrecorded.length > 0) {
-        await this.claim(unrecorded, answered.answers, { approverId, medium: answered.medium, sessionId: context.sessionId, store: context.store });
+        await this.claim(unrecorded, answered.answers, {
+          approverId,
+          medium: answered.medium,
+          sessionId: context.sessionId,
+          store: context.store,
+        });
         decided = await context.store.state();
       }
       for (const record of records) {
@@ -161,7 +173,9 @@ export class ApprovalGate {
         }
         outcomes.set(
           record.toolUseId,
-          decision.decision === 'approved' ? { status: 'approved' } : { status: 'rejected', reason: `${decision.decidedBy} rejected it${decision.reason ? `: ${decision.reason}` : ''}` },
+          decision.decision === 'approved'
+            ? { status: 'approved' }
+            : { status: 'rejected', reason: `${decision.decidedBy} rejected it${decision.reason ? `: ${decision.reason}` : ''}` },
         );
       }
     }
@@ -173,12 +187,25 @@ export class ApprovalGate {
    * marked `cancelled` (by whoever started the chain), first-wins like any decision, so an answer
    * given later (another surface, `legion approve`, another process) is refused and resumes nothing.
    */
-  private async settleCancelled(records: readonly ApprovalRequestRecord[], chain: readonly string[], context: { store: SessionApprovals; signal: AbortSignal }): Promise<void> {
+  private async settleCancelled(
+    records: readonly ApprovalRequestRecord[],
+    chain: readonly string[],
+    context: { store: SessionApprovals; signal: AbortSignal },
+  ): Promise<void> {
     const reason = context.signal.reason instanceof Error ? context.signal.reason.message : String(context.signal.reason ?? 'cancelled');
     const decidedBy = chain[0] ?? 'user';
     for (const record of records) {
       await context.store.decide([
-        { kind: 'decision', version: 1, requestId: record.id, at: new Date().toISOString(), decision: 'rejected', reason: `cancelled: the turn that asked was cancelled (${reason})`, decidedBy, cancelled: true },
+        {
+          kind: 'decision',
+          version: 1,
+          requestId: record.id,
+          at: new Date().toISOString(),
+          decision: 'rejected',
+          reason: `cancelled: the turn that asked was cancelled (${reason})`,
+          decidedBy,
+          cancelled: true,
+        },
       ]);
     }
   }
@@ -200,7 +227,10 @@ export class ApprovalGate {
       // An unanswered request in a surface's reply is a rejection: silence never runs a tool.
       const approved = answer?.decision === 'approve';
       const reason = answer?.reason ?? (answer ? undefined : 'no answer was given');
-      const rule = approved && answer ? await this.ruleFor(record, answer, { decidedBy: approverId, sessionId: context.sessionId, medium }) : undefined;
+      const rule =
+        approved && answer
+          ? await this.ruleFor(record, answer, { decidedBy: approverId, sessionId: context.sessionId, medium })
+          : undefined;
       const claimed = await context.store.decide([
         {
           kind: 'decision',
@@ -223,7 +253,11 @@ export class ApprovalGate {
   }
 
   /** The rule an "approve always" answer makes; one that cannot be made (surfaces check first) approves this call only, and says so. */
-  private async ruleFor(record: ApprovalRequestRecord, answer: ApprovalAnswer, context: { decidedBy: string; sessionId: string; medium: string }): Promise<ApprovalRule | undefined> {
+  private async ruleFor(
+    record: ApprovalRequestRecord,
+    answer: ApprovalAnswer,
+    context: { decidedBy: string; sessionId: string; medium: string },
+  ): Promise<ApprovalRule | undefined> {
     if (!this.rules) return undefined;
     const prepared = await this.rules.recorder.prepare(record, answer, context);
     if (prepared.ok) return prepared.rule;
@@ -232,21 +266,36 @@ export class ApprovalGate {
   }
 
   /** The nearest participant up the chain (the caller first) that may approve this; a person, when only a person may. */
-  findApprover(requester: string, tool: string, chain: readonly string[], options: { personOnly?: boolean | undefined } = {}): Participant | undefined {
+  findApprover(
+    requester: string,
+    tool: string,
+    chain: readonly string[],
+    options: { personOnly?: boolean | undefined } = {},
+  ): Participant | undefined {
     for (let index = chain.length - 1; index >= 0; index--) {
       const candidate = this.collective.get(chain[index]!);
       if (options.personOnly && candidate?.type !== 'user') continue;
       // Nobody is their own approver, whatever their authority says.
-      if (candidate && candidate.id !== requester && candidate.status === 'active' && canApprove(candidate, requester, tool)) return candidate;
+      if (candidate && candidate.id !== requester && candidate.status === 'active' && canApprove(candidate, requester, tool))
+        return candidate;
     }
     // A chain started by a stand-in (an MCP client) that may not approve this: its human decides.
-    return standInApprover(chain[0] === undefined ? undefined : this.collective.get(chain[0]), (id) => this.collective.get(id), requester, tool);
+    return standInApprover(
+      chain[0] === undefined ? undefined : this.collective.get(chain[0]),
+      (id) => this.collective.get(id),
+      requester,
+      tool,
+    );
   }
 }
 
 /** A recorded decision as the answer it stands for (what a surface that lost is shown instead of its own). */
 function answerOf(decision: ApprovalDecisionRecord): ApprovalAnswer {
-  return { id: decision.requestId, decision: decision.decision === 'approved' ? 'approve' : 'reject', ...(decision.reason !== undefined ? { reason: decision.reason } : {}) };
+  return {
+    id: decision.requestId,
+    decision: decision.decision === 'approved' ? 'approve' : 'reject',
+    ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
+  };
 }
 
 /** The surface(s) decisions were given on, as `AnsweredElsewhereError` names them. */

@@ -35,7 +35,13 @@ export class ApprovalRules implements ApprovalRuleRecorder {
 
   constructor(
     private readonly store: ApprovalRuleStore,
-    private readonly services: { collective: Collective; tools: ToolRegistry; events: EventBus; auth: AuthEngine; display: (path: string) => string },
+    private readonly services: {
+      collective: Collective;
+      tools: ToolRegistry;
+      events: EventBus;
+      auth: AuthEngine;
+      display: (path: string) => string;
+    },
   ) {}
 
   /** Every rule, oldest first. A broken rule file throws a `ConfigError` naming the file, the field and the fix. */
@@ -46,10 +52,19 @@ export class ApprovalRules implements ApprovalRuleRecorder {
   /** Writes a new rule and returns it; the pattern is not checked against a call, so a pattern that matches nothing approves nothing. */
   add(input: NewApprovalRule): ApprovalRule {
     const participant = this.services.collective.get(input.participant);
-    if (!participant) throw new LegionError('participant_not_found', `No participant "${input.participant}" to make an approval rule for. Known participants: ${this.services.collective.ids().join(', ')}.`, { participantId: input.participant });
+    if (!participant)
+      throw new LegionError(
+        'participant_not_found',
+        `No participant "${input.participant}" to make an approval rule for. Known participants: ${this.services.collective.ids().join(', ')}.`,
+        { participantId: input.participant },
+      );
     const createdBy = this.ruleMaker(input.createdBy);
     if (!canApprove(this.services.collective.require(createdBy), participant.id, input.tool)) {
-      throw new LegionError('approval_not_allowed', `${createdBy} may not approve ${participant.id}'s ${input.tool} (its approvalAuthority), so it cannot make a rule for it.`, { createdBy, participantId: participant.id, tool: input.tool });
+      throw new LegionError(
+        'approval_not_allowed',
+        `${createdBy} may not approve ${participant.id}'s ${input.tool} (its approvalAuthority), so it cannot make a rule for it.`,
+        { createdBy, participantId: participant.id, tool: input.tool },
+      );
     }
     const rule = ApprovalRuleSchema.parse({
       version: APPROVAL_RULE_VERSION,
@@ -70,7 +85,12 @@ export class ApprovalRules implements ApprovalRuleRecorder {
   remove(id: string): ApprovalRule | undefined {
     const rule = this.store.remove(id);
     if (this.services.events.hasListeners('approval-rule:removed')) {
-      this.services.events.emit('approval-rule:removed', { id, ...(rule ? { participant: rule.participant, tool: rule.tool, ...(rule.pattern !== undefined ? { pattern: rule.pattern } : {}) } : {}) });
+      this.services.events.emit('approval-rule:removed', {
+        id,
+        ...(rule
+          ? { participant: rule.participant, tool: rule.tool, ...(rule.pattern !== undefined ? { pattern: rule.pattern } : {}) }
+          : {}),
+      });
     }
     return rule;
   }
@@ -103,7 +123,10 @@ export class ApprovalRules implements ApprovalRuleRecorder {
       if (!this.reported.has(key)) {
         this.reported.add(key);
         const file = this.services.display(`${this.store.directory}/${rule.id}.json`);
-        this.warn(file, `field "createdBy": "${rule.createdBy}" is not an active user who may approve ${rule.participant}'s ${rule.tool}, so the rule approves nothing. Fix: set "createdBy" to such a user, or remove the rule (legion approvals rules rm ${rule.id})`);
+        this.warn(
+          file,
+          `field "createdBy": "${rule.createdBy}" is not an active user who may approve ${rule.participant}'s ${rule.tool}, so the rule approves nothing. Fix: set "createdBy" to such a user, or remove the rule (legion approvals rules rm ${rule.id})`,
+        );
       }
       return false;
     });
@@ -113,15 +136,25 @@ export class ApprovalRules implements ApprovalRuleRecorder {
     this.services.events.emit('storage:warning', { path, offset: 0, problem });
   }
 
-  async prepare(request: ApprovalRequestRecord, answer: ApprovalAnswer, context: { decidedBy: string; sessionId: string; medium?: string | undefined }): Promise<{ ok: true; rule?: ApprovalRule } | { ok: false; error: string }> {
+  async prepare(
+    request: ApprovalRequestRecord,
+    answer: ApprovalAnswer,
+    context: { decidedBy: string; sessionId: string; medium?: string | undefined },
+  ): Promise<{ ok: true; rule?: ApprovalRule } | { ok: false; error: string }> {
     if (answer.decision !== 'approve' || rememberOf(answer) !== 'always') return { ok: true };
     const maker = this.services.collective.get(context.decidedBy);
     if (maker?.type !== 'user') {
-      return { ok: false, error: `only a user makes "approve always" rules, and ${context.decidedBy} is not one; approve for the session instead` };
+      return {
+        ok: false,
+        error: `only a user makes "approve always" rules, and ${context.decidedBy} is not one; approve for the session instead`,
+      };
     }
     // A rule holds in every session: a stand-in (an MCP client), which decides only within its own chains, makes none.
     if (decisionReach(maker, (id) => this.services.collective.isCaller(id)) !== 'any') {
-      return { ok: false, error: `${context.decidedBy} stands in for the human and decides only within its own chains, so it makes no rule for every session; approve once instead` };
+      return {
+        ok: false,
+        error: `${context.decidedBy} stands in for the human and decides only within its own chains, so it makes no rule for every session; approve once instead`,
+      };
     }
     if (!this.subject(request.tool)) await this.services.tools.ready();
     const pattern = this.patternFor(request, answer.pattern);
@@ -129,7 +162,10 @@ export class ApprovalRules implements ApprovalRuleRecorder {
     const rule = ApprovalRuleSchema.parse({
       version: APPROVAL_RULE_VERSION,
       // From the request's id: however many deciders race, one rule file can exist for it.
-      id: `rule_${request.id.replace(/^apr_/, '').replace(/[^A-Za-z0-9-]/g, '-').slice(0, 64)}`,
+      id: `rule_${request.id
+        .replace(/^apr_/, '')
+        .replace(/[^A-Za-z0-9-]/g, '-')
+        .slice(0, 64)}`,
       participant: request.requester,
       tool: request.tool,
       ...(pattern.pattern !== undefined ? { pattern: pattern.pattern } : {}),
@@ -146,7 +182,16 @@ export class ApprovalRules implements ApprovalRuleRecorder {
     if (!this.store.create(rule)) return;
     if (this.services.events.hasListeners('approval-rule:added')) {
       const { id, participant, tool, pattern, createdBy, medium, createdAt, reason } = rule;
-      this.services.events.emit('approval-rule:added', { id, participant, tool, createdBy, createdAt, ...(pattern !== undefined ? { pattern } : {}), ...(medium !== undefined ? { medium } : {}), ...(reason !== undefined ? { reason } : {}) });
+      this.services.events.emit('approval-rule:added', {
+        id,
+        participant,
+        tool,
+        createdBy,
+        createdAt,
+        ...(pattern !== undefined ? { pattern } : {}),
+        ...(medium !== undefined ? { medium } : {}),
+        ...(reason !== undefined ? { reason } : {}),
+      });
     }
   }
 
@@ -156,8 +201,19 @@ export class ApprovalRules implements ApprovalRuleRecorder {
 
   private ruleMaker(id: string | undefined): string {
     const user = id === undefined ? this.services.collective.defaultUser() : this.services.collective.get(id);
-    if (!user) throw new LegionError('no_user', id === undefined ? 'The collective has no user participant to make the rule as; pass "createdBy".' : `No participant "${id}" to make the rule as.`);
-    if (user.type !== 'user') throw new LegionError('not_a_user', `Only a user makes "approve always" rules, and ${user.id} is a${user.type === 'agent' ? 'n' : ''} ${user.type}.`, { participantId: user.id });
+    if (!user)
+      throw new LegionError(
+        'no_user',
+        id === undefined
+          ? 'The collective has no user participant to make the rule as; pass "createdBy".'
+          : `No participant "${id}" to make the rule as.`,
+      );
+    if (user.type !== 'user')
+      throw new LegionError(
+        'not_a_user',
+        `Only a user makes "approve always" rules, and ${user.id} is a${user.type === 'agent' ? 'n' : ''} ${user.type}.`,
+        { participantId: user.id },
+      );
     return user.id;
   }
 
@@ -173,7 +229,10 @@ export class ApprovalRules implements ApprovalRuleRecorder {
       if (!request) continue;
       if (!this.subject(request.tool)) await this.services.tools.ready();
       const pattern = this.patternFor(request, answer.pattern);
-      if (!pattern.ok) throw new LegionError('approval_rule_invalid', `${answer.id}: no "approve always" rule can be made: ${pattern.error}.`, { requestId: answer.id });
+      if (!pattern.ok)
+        throw new LegionError('approval_rule_invalid', `${answer.id}: no "approve always" rule can be made: ${pattern.error}.`, {
+          requestId: answer.id,
+        });
     }
   }
 }

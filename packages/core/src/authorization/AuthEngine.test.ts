@@ -5,10 +5,23 @@ import { AuthEngine } from './AuthEngine.js';
 import type { ApprovalAuthority, Policies } from '../collective/policy.js';
 
 const tool = (name: string, effect?: ToolEffect) =>
-  defineTool({ name, description: name, ...(effect ? { effect } : {}), inputSchema: z.object({}).passthrough(), execute: async () => ({ status: 'success', data: null }) });
+  defineTool({
+    name,
+    description: name,
+    ...(effect ? { effect } : {}),
+    inputSchema: z.object({}).passthrough(),
+    execute: async () => ({ status: 'success', data: null }),
+  });
 
 const agent = (policies?: Policies, approvalAuthority?: ApprovalAuthority): Participant =>
-  parseParticipant({ id: 'dev', type: 'agent', name: 'dev', systemPrompt: '', ...(policies ? { policies } : {}), ...(approvalAuthority ? { approvalAuthority } : {}) });
+  parseParticipant({
+    id: 'dev',
+    type: 'agent',
+    name: 'dev',
+    systemPrompt: '',
+    ...(policies ? { policies } : {}),
+    ...(approvalAuthority ? { approvalAuthority } : {}),
+  });
 
 describe('AuthEngine', () => {
   it('uses built-in defaults by effect: reads and communicate run, everything else asks; unknown effect asks', () => {
@@ -35,10 +48,17 @@ describe('AuthEngine', () => {
 
   it('a deny is a deny: a "*: auto" elsewhere, a participant override or a session grant cannot widen it', () => {
     const engine = new AuthEngine({ '*': 'auto', 'danger_*': 'deny' });
-    const decision = engine.evaluate({ participant: agent({ danger_zone: 'auto', '*': 'auto' }), tool: tool('danger_zone', 'read'), input: {}, grants: new Set(['danger_zone']) });
+    const decision = engine.evaluate({
+      participant: agent({ danger_zone: 'auto', '*': 'auto' }),
+      tool: tool('danger_zone', 'read'),
+      input: {},
+      grants: new Set(['danger_zone']),
+    });
     expect(decision).toMatchObject({ mode: 'deny', source: 'workspace config "danger_*"' });
     const wildcardDeny = new AuthEngine({ '*': 'deny' });
-    expect(wildcardDeny.evaluate({ participant: agent({ file_read: 'auto' }), tool: tool('file_read', 'read'), input: {} }).mode).toBe('deny');
+    expect(wildcardDeny.evaluate({ participant: agent({ file_read: 'auto' }), tool: tool('file_read', 'read'), input: {} }).mode).toBe(
+      'deny',
+    );
   });
 
   it('applies scoped rules, first match wins: path globs on path-like arguments and argument patterns', () => {
@@ -51,11 +71,18 @@ describe('AuthEngine', () => {
             { mode: 'auto', paths: ['src/**', 'test/**'] },
           ],
         },
-        shell_run: { mode: 'requires_approval', rules: [{ mode: 'auto', args: { command: '^git (status|diff|log)\\b' } }, { mode: 'deny', args: { command: 'rm -rf' } }] },
+        shell_run: {
+          mode: 'requires_approval',
+          rules: [
+            { mode: 'auto', args: { command: '^git (status|diff|log)\\b' } },
+            { mode: 'deny', args: { command: 'rm -rf' } },
+          ],
+        },
       },
       '/work/project',
     );
-    const write = (path: string) => engine.evaluate({ participant: agent(), tool: tool('file_write', 'write'), input: { path, content: 'x' } });
+    const write = (path: string) =>
+      engine.evaluate({ participant: agent(), tool: tool('file_write', 'write'), input: { path, content: 'x' } });
     expect(write('src/app.ts').mode).toBe('auto');
     expect(write('./test/app.test.ts').mode).toBe('auto');
     expect(write('/work/project/src/deep/x.ts').mode).toBe('auto');
@@ -69,6 +96,8 @@ describe('AuthEngine', () => {
 
   it('honours a session grant ("always allow") for approval, never for deny', () => {
     const engine = new AuthEngine();
-    expect(engine.evaluate({ participant: agent(), tool: tool('file_write', 'write'), input: {}, grants: new Set(['file_write']) }).mode).toBe('auto');
+    expect(
+      engine.evaluate({ participant: agent(), tool: tool('file_write', 'write'), input: {}, grants: new Set(['file_write']) }).mode,
+    ).toBe('auto');
   });
 });

@@ -18,7 +18,6 @@ export const DEFAULT_MODES: Record<ToolEffect, PolicyMode> = {
   collective: 'requires_approval',
 };
 
-
 /** `file_read` as policies see it, for asking whether a search may show a file. */
 export const FILE_READ_SUBJECT: PolicySubject = { name: 'file_read', effect: 'read', pathArguments: ['path'] };
 
@@ -67,13 +66,21 @@ export class AuthEngine {
       }
     }
     let decision: PolicyDecision;
-    if (chosen) decision = grants?.has(tool.name) && chosen.mode === 'requires_approval' ? { mode: 'auto', reason: 'always allowed in this session', source: 'grant' } : chosen;
+    if (chosen)
+      decision =
+        grants?.has(tool.name) && chosen.mode === 'requires_approval'
+          ? { mode: 'auto', reason: 'always allowed in this session', source: 'grant' }
+          : chosen;
     else {
       const mode = DEFAULT_MODES[tool.effect ?? 'write'];
       decision =
         mode === 'requires_approval' && grants?.has(tool.name)
           ? { mode: 'auto', reason: 'always allowed in this session', source: 'grant' }
-          : { mode, reason: `${tool.effect ?? 'write'} tools ${mode === 'auto' ? 'run without asking' : 'need approval'} by default`, source: 'default' };
+          : {
+              mode,
+              reason: `${tool.effect ?? 'write'} tools ${mode === 'auto' ? 'run without asking' : 'need approval'} by default`,
+              source: 'default',
+            };
     }
     if (decision.mode === 'requires_approval') decision = this.approvedByRule(participant.id, call) ?? decision;
     if (tool.readsPaths && tool.name !== FILE_READ_SUBJECT.name) {
@@ -83,7 +90,13 @@ export class AuthEngine {
     // Legion's own state (roster, approval authority, config) changes only through the collective tools or with a
     // person's say-so, whatever a policy allows: an agent approver could otherwise grant its chain any authority.
     if (decision.mode !== 'deny' && call.touchesLegionState()) {
-      if (decision.mode === 'auto') return { mode: 'requires_approval', reason: `the command refers to ${LEGION_DIR}/, Legion's own state (roster, config, sessions)`, source: 'built-in', personOnly: true };
+      if (decision.mode === 'auto')
+        return {
+          mode: 'requires_approval',
+          reason: `the command refers to ${LEGION_DIR}/, Legion's own state (roster, config, sessions)`,
+          source: 'built-in',
+          personOnly: true,
+        };
       return { ...decision, personOnly: true };
     }
     return decision;
@@ -95,7 +108,7 @@ export class AuthEngine {
    * may decide otherwise for some calls: what `legion tools list` shows.
    */
   summarize(participant: Participant, tool: PolicySubject): PolicyDecision & { scoped: boolean } {
-    const scoped = [('policies' in participant ? participant.policies : undefined), this.workspacePolicies].some((policies) =>
+    const scoped = ['policies' in participant ? participant.policies : undefined, this.workspacePolicies].some((policies) =>
       matchingPolicies(policies, tool).some(([, policy]) => typeof policy !== 'string' && policy.rules.length > 0),
     );
     // Object.assign, not `{ ...decision, scoped }`: asked per tool on every step, and V8 (Node 20) keeps objects built
@@ -113,8 +126,18 @@ export class AuthEngine {
     let limit: PolicyDecision | undefined;
     for (const path of call.pathValues()) {
       const reading = this.evaluate({ participant, tool: FILE_READ_SUBJECT, input: { path } });
-      if (reading.mode === 'deny') return { mode: 'deny', reason: `${call.tool.name} reads the file and shows what it holds, and reading "${path}" is denied (${reading.reason})`, source: reading.source };
-      if (reading.mode === 'requires_approval' && decision.mode === 'auto') limit ??= { mode: 'requires_approval', reason: `${call.tool.name} reads the file, and reading "${path}" needs approval (${reading.reason})`, source: reading.source };
+      if (reading.mode === 'deny')
+        return {
+          mode: 'deny',
+          reason: `${call.tool.name} reads the file and shows what it holds, and reading "${path}" is denied (${reading.reason})`,
+          source: reading.source,
+        };
+      if (reading.mode === 'requires_approval' && decision.mode === 'auto')
+        limit ??= {
+          mode: 'requires_approval',
+          reason: `${call.tool.name} reads the file, and reading "${path}" needs approval (${reading.reason})`,
+          source: reading.source,
+        };
     }
     return limit;
   }
@@ -135,7 +158,12 @@ export class AuthEngine {
     const call = new CallFacts(tool, input, this.workspaceRoot);
     const kind = call.ruleKind();
     if (kind === 'other') {
-      return pattern === undefined ? { ok: true } : { ok: false, error: `${tool.name} takes no command or path, so its rule has no pattern: it covers every call. Leave the pattern out` };
+      return pattern === undefined
+        ? { ok: true }
+        : {
+            ok: false,
+            error: `${tool.name} takes no command or path, so its rule has no pattern: it covers every call. Leave the pattern out`,
+          };
     }
     let chosen = pattern;
     if (chosen === undefined) {
@@ -144,7 +172,13 @@ export class AuthEngine {
       chosen = exact.pattern;
     }
     if (!ruleApproves(chosen, call)) {
-      const what = kind === 'command' ? `the command ${JSON.stringify(call.commandSources().join('; '))}` : `the path ${call.pathValues().map((path) => JSON.stringify(path)).join(', ')}`;
+      const what =
+        kind === 'command'
+          ? `the command ${JSON.stringify(call.commandSources().join('; '))}`
+          : `the path ${call
+              .pathValues()
+              .map((path) => JSON.stringify(path))
+              .join(', ')}`;
       const hint =
         kind === 'command'
           ? 'a command pattern must match each command of the line, whole (`git status*`), and the line may hold no redirection, substitution or variable'
@@ -159,7 +193,11 @@ export class AuthEngine {
     for (const rule of rules ?? []) {
       if (rule.participant !== participantId || rule.tool !== call.tool.name) continue;
       if (ruleApproves(rule.pattern, call)) {
-        return { mode: 'auto', reason: `approved always by ${rule.createdBy} (rule ${rule.id}${rule.pattern ? `: ${rule.pattern}` : ''})`, source: `approval rule ${rule.id}` };
+        return {
+          mode: 'auto',
+          reason: `approved always by ${rule.createdBy} (rule ${rule.id}${rule.pattern ? `: ${rule.pattern}` : ''})`,
+          source: `approval rule ${rule.id}`,
+        };
       }
     }
     return undefined;

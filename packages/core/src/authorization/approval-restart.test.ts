@@ -45,26 +45,48 @@ describe('a pending approval survives a killed process', () => {
       entryAgent: 'coordinator',
       scripts: {
         // What the models say after the restart: the steps before it ran in the killed child.
-        developer: [{ expect: (request) => expect(request.messages.at(-1)!.content).toMatchObject([{ type: 'tool_result', toolUseId: 'd1', content: 'wrote after-restart.txt' }]), text: 'note written' }],
-        coordinator: [{ expect: (request) => expect(request.messages.at(-1)!.content).toMatchObject([{ type: 'tool_result', toolUseId: 'c1', content: 'note written' }]), text: 'Done: the note is written.' }],
+        developer: [
+          {
+            expect: (request) =>
+              expect(request.messages.at(-1)!.content).toMatchObject([
+                { type: 'tool_result', toolUseId: 'd1', content: 'wrote after-restart.txt' },
+              ]),
+            text: 'note written',
+          },
+        ],
+        coordinator: [
+          {
+            expect: (request) =>
+              expect(request.messages.at(-1)!.content).toMatchObject([{ type: 'tool_result', toolUseId: 'c1', content: 'note written' }]),
+            text: 'Done: the note is written.',
+          },
+        ],
       },
     });
-    test.legion.tools.register(
-      writeNoteTool(test.root),
-    );
+    test.legion.tools.register(writeNoteTool(test.root));
     const session = await test.legion.sessions.create();
     const [id] = await runUntilAskedThenKill(test.root, session.id);
 
     const fresh = await test.legion.sessions.get(session.id);
-    expect(await fresh.approvals.list()).toMatchObject([{ id, requester: 'developer', approver: 'user', tool: 'write_note', status: 'pending' }]);
+    expect(await fresh.approvals.list()).toMatchObject([
+      { id, requester: 'developer', approver: 'user', tool: 'write_note', status: 'pending' },
+    ]);
     expect(existsSync(join(test.root, 'after-restart.txt'))).toBe(false);
-    await expect(fresh.send({ from: 'user', to: 'coordinator', message: 'status?' })).rejects.toThrow(/paused until an approval is answered/);
+    await expect(fresh.send({ from: 'user', to: 'coordinator', message: 'status?' })).rejects.toThrow(
+      /paused until an approval is answered/,
+    );
 
     const outcome = await fresh.answerApprovals([{ id: id!, decision: 'approve' }], 'user');
-    expect(outcome).toMatchObject({ status: 'answered', resumed: [{ status: 'success', reply: 'Done: the note is written.', conversationId: 'user__coordinator' }] });
+    expect(outcome).toMatchObject({
+      status: 'answered',
+      resumed: [{ status: 'success', reply: 'Done: the note is written.', conversationId: 'user__coordinator' }],
+    });
     expect(readFileSync(join(test.root, 'after-restart.txt'), 'utf8')).toBe('approved later');
     test.assertScriptsDone();
-    const log = readFileSync(join(test.root, '.legion/sessions', session.id, 'approvals.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { kind: string });
+    const log = readFileSync(join(test.root, '.legion/sessions', session.id, 'approvals.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string });
     // The delegation stack is written once, with the request (version 2): no separate link records.
     expect(log.map((record) => record.kind).sort()).toEqual(['decision', 'request']);
     expect(log.find((record) => record.kind === 'request')).toMatchObject({
@@ -75,6 +97,9 @@ describe('a pending approval survives a killed process', () => {
       ],
     });
     // And the conversation goes on normally afterwards.
-    await expect(fresh.send({ from: 'user', to: 'developer', message: 'thanks', ifBusy: 'fail' })).resolves.toMatchObject({ status: 'error', code: 'script_exhausted' });
+    await expect(fresh.send({ from: 'user', to: 'developer', message: 'thanks', ifBusy: 'fail' })).resolves.toMatchObject({
+      status: 'error',
+      code: 'script_exhausted',
+    });
   });
 });

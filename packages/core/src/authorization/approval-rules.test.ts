@@ -25,8 +25,10 @@ const rule = (fields: Partial<ApprovalRule> & Pick<ApprovalRule, 'tool'>): Appro
 });
 
 describe('an approval rule in the AuthEngine', () => {
-  const engine = (rules: ApprovalRule[], root?: string) => new AuthEngine({}, root, { approvalRules: (id) => rules.filter((candidate) => candidate.participant === id) });
-  const shell = (rules: ApprovalRule[], command: string, participant = dev) => engine(rules).evaluate({ participant, tool: shellRun, input: { command } });
+  const engine = (rules: ApprovalRule[], root?: string) =>
+    new AuthEngine({}, root, { approvalRules: (id) => rules.filter((candidate) => candidate.participant === id) });
+  const shell = (rules: ApprovalRule[], command: string, participant = dev) =>
+    engine(rules).evaluate({ participant, tool: shellRun, input: { command } });
 
   it('approves the commands its pattern matches whole, for its participant and tool only', () => {
     const rules = [rule({ tool: 'shell_run', pattern: 'git status*' })];
@@ -73,13 +75,22 @@ describe('an approval rule in the AuthEngine', () => {
     expect(auth.rulePattern(shellRun, { command: 'ls *.ts' })).toEqual({ ok: true, pattern: "ls '\\*.ts'" });
     expect(shell([rule({ tool: 'shell_run', pattern: "ls '\\*.ts'" })], 'ls *.ts').mode).toBe('auto');
     expect(shell([rule({ tool: 'shell_run', pattern: "ls '\\*.ts'" })], 'ls x.ts').mode).toBe('requires_approval');
-    expect(auth.rulePattern(shellRun, { command: 'git status > x' })).toMatchObject({ ok: false, error: expect.stringContaining('a redirection') });
-    expect(auth.rulePattern(shellRun, { command: 'npm run build && npm test' })).toMatchObject({ ok: false, error: expect.stringContaining('2 commands') });
+    expect(auth.rulePattern(shellRun, { command: 'git status > x' })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('a redirection'),
+    });
+    expect(auth.rulePattern(shellRun, { command: 'npm run build && npm test' })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('2 commands'),
+    });
     expect(auth.rulePattern(shellRun, { command: 'npm run build && npm test' }, 'npm *')).toEqual({ ok: true, pattern: 'npm *' });
-    expect(auth.rulePattern(shellRun, { command: 'git push' }, 'git status*')).toMatchObject({ ok: false, error: expect.stringContaining('does not match') });
+    expect(auth.rulePattern(shellRun, { command: 'git push' }, 'git status*')).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('does not match'),
+    });
   });
 
-  describe('on paths, with the path rules\' forms', () => {
+  describe("on paths, with the path rules' forms", () => {
     let workspace: ReturnType<typeof tempWorkspace>;
     beforeEach(() => {
       workspace = tempWorkspace();
@@ -98,8 +109,20 @@ describe('an approval rule in the AuthEngine', () => {
       expect(write('src/link/key')).toBe('requires_approval');
       expect(write('../outside.ts')).toBe('requires_approval');
       expect(auth.rulePattern(fileWrite, { path: './src/a(1).ts', content: '' })).toEqual({ ok: true, pattern: 'src/a\\(1\\).ts' });
-      expect(engine([rule({ tool: 'file_write', pattern: 'src/a\\(1\\).ts' })], workspace.root).evaluate({ participant: dev, tool: fileWrite, input: { path: 'src/a(1).ts', content: '' } }).mode).toBe('auto');
-      expect(engine([rule({ tool: 'file_write', pattern: 'src/a\\(1\\).ts' })], workspace.root).evaluate({ participant: dev, tool: fileWrite, input: { path: 'src/a1.ts', content: '' } }).mode).toBe('requires_approval');
+      expect(
+        engine([rule({ tool: 'file_write', pattern: 'src/a\\(1\\).ts' })], workspace.root).evaluate({
+          participant: dev,
+          tool: fileWrite,
+          input: { path: 'src/a(1).ts', content: '' },
+        }).mode,
+      ).toBe('auto');
+      expect(
+        engine([rule({ tool: 'file_write', pattern: 'src/a\\(1\\).ts' })], workspace.root).evaluate({
+          participant: dev,
+          tool: fileWrite,
+          input: { path: 'src/a1.ts', content: '' },
+        }).mode,
+      ).toBe('requires_approval');
       expect(auth.rulePattern(fileWrite, { path: 'src/link/key', content: '' })).toMatchObject({ ok: false });
     });
   });
@@ -139,15 +162,34 @@ describe('approval rules in a workspace', () => {
     const requestId = paused.requests[0]!.id;
     const added: LegionEvent[] = [];
     test.legion.events.on('approval-rule:added', (event) => added.push(event));
-    const answered = await first.answerApprovals([{ id: requestId, decision: 'approve', remember: 'always', pattern: 'echo *' }], 'user', { medium: 'terminal' });
+    const answered = await first.answerApprovals([{ id: requestId, decision: 'approve', remember: 'always', pattern: 'echo *' }], 'user', {
+      medium: 'terminal',
+    });
     expect(answered).toMatchObject({ status: 'answered', resumed: [{ status: 'success', reply: 'ran one' }] });
 
     const [created] = test.legion.approvalRules.list();
-    expect(created).toMatchObject({ participant: 'dev', tool: 'shell_run', pattern: 'echo *', createdBy: 'user', medium: 'terminal', fromRequest: { sessionId: first.id, requestId } });
+    expect(created).toMatchObject({
+      participant: 'dev',
+      tool: 'shell_run',
+      pattern: 'echo *',
+      createdBy: 'user',
+      medium: 'terminal',
+      fromRequest: { sessionId: first.id, requestId },
+    });
     expect(readdirSync(rulesDir())).toEqual([`${created!.id}.json`]);
     expect(added).toMatchObject([{ type: 'approval-rule:added', id: created!.id, pattern: 'echo *' }]);
-    const decisionLine = readFileSync(join(test.root, '.legion/sessions', first.id, 'approvals.jsonl'), 'utf8').trim().split('\n').at(-1)!;
-    expect(JSON.parse(decisionLine)).toMatchObject({ kind: 'decision', requestId, remember: 'always', ruleId: created!.id, pattern: 'echo *', medium: 'terminal' });
+    const decisionLine = readFileSync(join(test.root, '.legion/sessions', first.id, 'approvals.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .at(-1)!;
+    expect(JSON.parse(decisionLine)).toMatchObject({
+      kind: 'decision',
+      requestId,
+      remember: 'always',
+      ruleId: created!.id,
+      pattern: 'echo *',
+      medium: 'terminal',
+    });
     expect(JSON.parse(decisionLine).always).toBeUndefined();
 
     // A new process: another Legion on the same files, in a new session.
@@ -171,12 +213,25 @@ describe('approval rules in a workspace', () => {
 
   it('a denied tool stays denied with a rule for it; a rule for a tool that asks cannot make it run where a deny holds', async () => {
     test = createTestLegion({
-      participants: [userParticipant(), { ...agentParticipant('dev'), policies: { shell_run: { mode: 'requires_approval', rules: [{ mode: 'deny', args: { command: '^rm\\b' } }] } } } as never],
+      participants: [
+        userParticipant(),
+        {
+          ...agentParticipant('dev'),
+          policies: { shell_run: { mode: 'requires_approval', rules: [{ mode: 'deny', args: { command: '^rm\\b' } }] } },
+        } as never,
+      ],
       entryAgent: 'dev',
       scripts: {
         dev: [
           shellCall('s1', 'rm -rf src'),
-          { expect: (request) => expect(lastResult(request)).toMatchObject({ isError: true, content: expect.stringMatching(/^Denied: shell_run is not allowed here/) }), text: 'denied' },
+          {
+            expect: (request) =>
+              expect(lastResult(request)).toMatchObject({
+                isError: true,
+                content: expect.stringMatching(/^Denied: shell_run is not allowed here/),
+              }),
+            text: 'denied',
+          },
         ],
       },
     });
@@ -185,7 +240,11 @@ describe('approval rules in a workspace', () => {
     const reopened = test.reopen();
     try {
       reopened.approvalRules.add({ participant: 'dev', tool: 'file_write' });
-      const write = reopened.auth.evaluate({ participant: reopened.collective.require('dev'), tool: fileWrite, input: { path: 'a.txt', content: '' } });
+      const write = reopened.auth.evaluate({
+        participant: reopened.collective.require('dev'),
+        tool: fileWrite,
+        input: { path: 'a.txt', content: '' },
+      });
       expect(write.mode).toBe('deny');
       const session = await reopened.sessions.create();
       expect(await reopened.send(session, 'clean up')).toMatchObject({ status: 'success', reply: 'denied' });
@@ -203,7 +262,15 @@ describe('approval rules in a workspace', () => {
     });
     mkdirSync(rulesDir(), { recursive: true });
     const broken = join(rulesDir(), 'rule_broken.json');
-    const text = JSON.stringify({ version: 1, id: 'rule_broken', participant: 'dev', tool: 'shell_run', paterns: 'echo *', createdAt: '2026-01-01T00:00:00.000Z', createdBy: 'user' });
+    const text = JSON.stringify({
+      version: 1,
+      id: 'rule_broken',
+      participant: 'dev',
+      tool: 'shell_run',
+      paterns: 'echo *',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      createdBy: 'user',
+    });
     writeFileSync(broken, text);
     const error = (() => {
       try {
@@ -219,7 +286,9 @@ describe('approval rules in a workspace', () => {
     test.legion.events.on('storage:warning', (event) => warnings.push(event));
     const session = await test.legion.sessions.create();
     expect(await test.legion.send(session, 'hi')).toMatchObject({ status: 'paused' });
-    expect(warnings).toMatchObject([{ path: '.legion/collective/approval-rules/rule_broken.json', problem: expect.stringContaining('paterns') }]);
+    expect(warnings).toMatchObject([
+      { path: '.legion/collective/approval-rules/rule_broken.json', problem: expect.stringContaining('paterns') },
+    ]);
     test.legion.approvalRules.add({ participant: 'dev', tool: 'shell_run', pattern: 'ls' });
     expect(readFileSync(broken, 'utf8')).toBe(text);
     expect(readdirSync(rulesDir())).toHaveLength(2);
@@ -231,18 +300,37 @@ describe('approval rules in a workspace', () => {
       entryAgent: 'dev',
       scripts: { dev: [shellCall('s1', 'echo hi')] },
     });
-    expect(() => test.legion.approvalRules.add({ participant: 'dev', tool: 'shell_run', createdBy: 'visitor' })).toThrow(/visitor may not approve dev's shell_run/);
+    expect(() => test.legion.approvalRules.add({ participant: 'dev', tool: 'shell_run', createdBy: 'visitor' })).toThrow(
+      /visitor may not approve dev's shell_run/,
+    );
     expect(() => test.legion.approvalRules.add({ participant: 'dev', tool: 'shell_run', createdBy: 'dev' })).toThrow(/Only a user makes/);
     mkdirSync(rulesDir(), { recursive: true });
     const file = join(rulesDir(), 'rule_byagent.json');
-    writeFileSync(file, JSON.stringify({ version: 1, id: 'rule_byagent', participant: 'dev', tool: 'shell_run', createdAt: '2026-01-01T00:00:00.000Z', createdBy: 'dev' }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: 1,
+        id: 'rule_byagent',
+        participant: 'dev',
+        tool: 'shell_run',
+        createdAt: '2026-01-01T00:00:00.000Z',
+        createdBy: 'dev',
+      }),
+    );
     const warnings: LegionEvent[] = [];
     test.legion.events.on('storage:warning', (event) => warnings.push(event));
     const session = await test.legion.sessions.create();
     expect(await test.legion.send(session, 'hi')).toMatchObject({ status: 'paused' });
     const dev = test.legion.collective.require('dev');
-    expect(test.legion.auth.evaluate({ participant: dev, tool: test.legion.tools.get('shell_run')!, input: { command: 'echo hi' } }).mode).toBe('requires_approval');
-    expect(warnings).toMatchObject([{ path: '.legion/collective/approval-rules/rule_byagent.json', problem: expect.stringMatching(/^field "createdBy": "dev" is not an active user who may approve dev's shell_run.*Fix:/) }]);
+    expect(
+      test.legion.auth.evaluate({ participant: dev, tool: test.legion.tools.get('shell_run')!, input: { command: 'echo hi' } }).mode,
+    ).toBe('requires_approval');
+    expect(warnings).toMatchObject([
+      {
+        path: '.legion/collective/approval-rules/rule_byagent.json',
+        problem: expect.stringMatching(/^field "createdBy": "dev" is not an active user who may approve dev's shell_run.*Fix:/),
+      },
+    ]);
   });
 
   it('a surface that answers "approve always" makes the rule; one whose pattern cannot stand is told, and the others decide', async () => {
@@ -255,7 +343,11 @@ describe('approval rules in a workspace', () => {
     test.legion.events.on('error:raised', (event) => errors.push(event));
     let release: () => void = () => {};
     const later = new Promise<void>((resolve) => (release = resolve));
-    test.legion.attachUser({ medium: 'bad', approve: async (requests) => requests.map((request) => ({ id: request.id, decision: 'approve', remember: 'always', pattern: 'git *' })) });
+    test.legion.attachUser({
+      medium: 'bad',
+      approve: async (requests) =>
+        requests.map((request) => ({ id: request.id, decision: 'approve', remember: 'always', pattern: 'git *' })),
+    });
     test.legion.attachUser({
       medium: 'good',
       approve: async (requests) => {

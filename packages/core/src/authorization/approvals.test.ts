@@ -16,7 +16,7 @@ describe('approvals up the communication chain', () => {
   let test: TestLegion;
   afterEach(() => test?.cleanup());
 
-  it('a coordinator with authority answers its developer\'s approval; the paused turn resumes and its reply comes back', async () => {
+  it("a coordinator with authority answers its developer's approval; the paused turn resumes and its reply comes back", async () => {
     let approvalId = '';
     test = createTestLegion({
       participants: [
@@ -34,7 +34,9 @@ describe('approvals up the communication chain', () => {
             expect(result.content).toMatch(/^approval_required: the delegate's turn is paused/);
             expect(result.content).toContain('developer wants to run write_note {"path":"note.txt","text":"hello"}');
             approvalId = approvalIds(result.content)[0]!;
-            return { toolCalls: [{ id: 'c2', name: 'approval_response', input: { decisions: [{ id: approvalId, decision: 'approve' }] } }] };
+            return {
+              toolCalls: [{ id: 'c2', name: 'approval_response', input: { decisions: [{ id: approvalId, decision: 'approve' }] } }],
+            };
           },
           {
             expect: (request) => expect(resultText(request).content).toBe('coordinator__developer replied: note written'),
@@ -43,7 +45,10 @@ describe('approvals up the communication chain', () => {
         ],
         developer: [
           { toolCalls: [{ id: 'd1', name: 'write_note', input: { path: 'note.txt', text: 'hello' } }] },
-          { expect: (request) => expect(resultText(request)).toMatchObject({ toolUseId: 'd1', content: 'wrote note.txt' }), text: 'note written' },
+          {
+            expect: (request) => expect(resultText(request)).toMatchObject({ toolUseId: 'd1', content: 'wrote note.txt' }),
+            text: 'note written',
+          },
         ],
       },
     });
@@ -54,7 +59,9 @@ describe('approvals up the communication chain', () => {
     expect(result).toMatchObject({ status: 'success', reply: 'The note is written.' });
     expect(readFileSync(join(test.root, 'note.txt'), 'utf8')).toBe('hello');
     test.assertScriptsDone();
-    expect(await session.approvals.list()).toMatchObject([{ id: approvalId, requester: 'developer', approver: 'coordinator', tool: 'write_note', status: 'approved', decidedBy: 'coordinator' }]);
+    expect(await session.approvals.list()).toMatchObject([
+      { id: approvalId, requester: 'developer', approver: 'coordinator', tool: 'write_note', status: 'approved', decidedBy: 'coordinator' },
+    ]);
   });
 
   it('without authority in between, the request reaches the user through the UI callback; a rejection reason reaches the model', async () => {
@@ -67,10 +74,19 @@ describe('approvals up the communication chain', () => {
           { expect: (request) => expect(resultText(request).content).toBe('could not write: the user said not now'), text: 'ok' },
         ],
         developer: [
-          { toolCalls: [{ id: 'd1', name: 'write_note', input: { path: 'x.txt', text: 'x' } }, { id: 'd2', name: 'list_participants', input: {} }] },
+          {
+            toolCalls: [
+              { id: 'd1', name: 'write_note', input: { path: 'x.txt', text: 'x' } },
+              { id: 'd2', name: 'list_participants', input: {} },
+            ],
+          },
           {
             expect: (request) => {
-              expect(resultText(request, 0)).toMatchObject({ toolUseId: 'd1', isError: true, content: 'Rejected: user rejected it: not now' });
+              expect(resultText(request, 0)).toMatchObject({
+                toolUseId: 'd1',
+                isError: true,
+                content: 'Rejected: user rejected it: not now',
+              });
               expect(resultText(request, 1)).toMatchObject({ toolUseId: 'd2' });
             },
             text: 'could not write: the user said not now',
@@ -100,7 +116,10 @@ describe('approvals up the communication chain', () => {
     const scripts = {
       coordinator: [
         { toolCalls: [{ id: 'c1', name: 'communicate', input: { to: 'developer', message: 'write it' } }] },
-        { expect: (request: { messages: readonly Message[] }) => expect(resultText(request).content).toBe('done writing'), text: 'All done.' },
+        {
+          expect: (request: { messages: readonly Message[] }) => expect(resultText(request).content).toBe('done writing'),
+          text: 'All done.',
+        },
       ],
       developer: [{ toolCalls: [{ id: 'd1', name: 'write_note', input: { path: 'later.txt', text: 'later' } }] }, { text: 'done writing' }],
     };
@@ -124,7 +143,10 @@ describe('approvals up the communication chain', () => {
     const again = await reopened.sessions.get(session.id);
     expect((await again.approvals.list({ status: 'pending' })).map((view) => view.id)).toEqual([requests[0]!.id]);
     const outcome = await again.answerApprovals([{ id: requests[0]!.id, decision: 'approve' }], 'user');
-    expect(outcome).toMatchObject({ status: 'answered', resumed: [{ status: 'success', reply: 'All done.', conversationId: 'user__coordinator' }] });
+    expect(outcome).toMatchObject({
+      status: 'answered',
+      resumed: [{ status: 'success', reply: 'All done.', conversationId: 'user__coordinator' }],
+    });
     expect(readFileSync(join(test.root, 'later.txt'), 'utf8')).toBe('later');
     test.assertScriptsDone();
     reopened.close();
@@ -136,11 +158,17 @@ describe('approvals up the communication chain', () => {
       entryAgent: 'coordinator',
       scripts: {
         coordinator: [
-          { toolCalls: [{ id: 'c1', name: 'communicate', input: { to: 'developer', message: 'write it' } }], usage: { inputTokens: 10, outputTokens: 1 } },
+          {
+            toolCalls: [{ id: 'c1', name: 'communicate', input: { to: 'developer', message: 'write it' } }],
+            usage: { inputTokens: 10, outputTokens: 1 },
+          },
           { text: 'All done.', usage: { inputTokens: 10, outputTokens: 1 } },
         ],
         developer: [
-          { toolCalls: [{ id: 'd1', name: 'write_note', input: { path: 'n.txt', text: 'n' } }], usage: { inputTokens: 10, outputTokens: 1 } },
+          {
+            toolCalls: [{ id: 'd1', name: 'write_note', input: { path: 'n.txt', text: 'n' } }],
+            usage: { inputTokens: 10, outputTokens: 1 },
+          },
           { text: 'done writing', usage: { inputTokens: 10, outputTokens: 1 } },
         ],
       },
@@ -162,7 +190,9 @@ describe('approvals up the communication chain', () => {
     const resumed = chains(reopened);
     const again = await reopened.sessions.get(session.id);
     const [request] = await again.approvals.list({ status: 'pending' });
-    expect(await again.answerApprovals([{ id: request!.id, decision: 'approve' }], 'user')).toMatchObject({ resumed: [{ status: 'success', reply: 'All done.' }] });
+    expect(await again.answerApprovals([{ id: request!.id, decision: 'approve' }], 'user')).toMatchObject({
+      resumed: [{ status: 'success', reply: 'All done.' }],
+    });
     expect(resumed).toEqual(fresh);
     // Every model call, before and after the restart, counts toward the user's and the coordinator's totals once.
     expect((await again.usage()).byParticipant['coordinator']!.withDelegates.inputTokens).toBe(40);
@@ -196,7 +226,11 @@ describe('approvals up the communication chain', () => {
           },
           (request) => {
             expect(resultText(request).content).toBe('coordinator__alpha replied: a written');
-            return { toolCalls: [{ name: 'approval_response', input: { decisions: [{ id: ids[1]!, decision: 'reject', reason: 'b is not needed' }] } }] };
+            return {
+              toolCalls: [
+                { name: 'approval_response', input: { decisions: [{ id: ids[1]!, decision: 'reject', reason: 'b is not needed' }] } },
+              ],
+            };
           },
           { expect: (request) => expect(resultText(request).content).toBe('coordinator__beta replied: b skipped'), text: 'finished' },
         ],
@@ -239,8 +273,16 @@ describe('approvals up the communication chain', () => {
     expect(unknown).toMatchObject({ status: 'error' });
     expect(unknown.status === 'error' && unknown.error).toContain(`There is no approval request "apr_nope" (pending: ${id})`);
     const noAuthority = await session.answerApprovals([{ id, decision: 'approve' }], 'coordinator');
-    expect(noAuthority.status === 'error' && noAuthority.error).toContain(`coordinator has no authority to approve developer's write_note (${id}); user decides.`);
-    const mixed = await session.answerApprovals([{ id, decision: 'approve' }, { id: 'apr_nope', decision: 'approve' }], 'user');
+    expect(noAuthority.status === 'error' && noAuthority.error).toContain(
+      `coordinator has no authority to approve developer's write_note (${id}); user decides.`,
+    );
+    const mixed = await session.answerApprovals(
+      [
+        { id, decision: 'approve' },
+        { id: 'apr_nope', decision: 'approve' },
+      ],
+      'user',
+    );
     expect(mixed).toMatchObject({ status: 'error' });
     expect((await session.approvals.list({ status: 'pending' })).map((view) => view.id)).toEqual([id]);
     expect(existsSync(join(test.root, 'n.txt'))).toBe(false);
@@ -257,7 +299,10 @@ describe('approvals up the communication chain', () => {
         userParticipant(),
         // Authority that covers its own id, and a peer with authority over it: neither may bypass the user here.
         { ...agentParticipant('coordinator'), approvalAuthority: [{ requester: '*', tools: ['*'] }] } as never,
-        { ...agentParticipant('developer', { delegation: 'none' }), approvalAuthority: [{ requester: 'developer', tools: ['*'] }] } as never,
+        {
+          ...agentParticipant('developer', { delegation: 'none' }),
+          approvalAuthority: [{ requester: 'developer', tools: ['*'] }],
+        } as never,
       ],
       entryAgent: 'developer',
       scripts: { developer: [{ toolCalls: [{ name: 'write_note', input: { path: 'n.txt', text: 'n' } }] }] },
@@ -270,8 +315,14 @@ describe('approvals up the communication chain', () => {
     expect(request).toMatchObject({ requester: 'developer', approver: 'user' });
 
     // From a side conversation, through the tool the model would use.
-    const own = await test.legion.executeTool('approval_response', { decisions: [{ id: request!.id, decision: 'approve' }] }, { as: 'developer', session });
-    expect(own.status === 'error' && own.error).toContain(`developer asked for ${request!.id} and cannot decide its own request; user decides.`);
+    const own = await test.legion.executeTool(
+      'approval_response',
+      { decisions: [{ id: request!.id, decision: 'approve' }] },
+      { as: 'developer', session },
+    );
+    expect(own.status === 'error' && own.error).toContain(
+      `developer asked for ${request!.id} and cannot decide its own request; user decides.`,
+    );
     const peer = await session.answerApprovals([{ id: request!.id, decision: 'approve' }], 'coordinator');
     expect(peer.status === 'error' && peer.error).toContain(`${request!.id} is addressed to user, not to coordinator; user decides.`);
     expect((await session.approvals.list({ status: 'pending' })).map((view) => view.id)).toEqual([request!.id]);

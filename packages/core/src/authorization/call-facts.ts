@@ -43,7 +43,11 @@ export class CallFacts {
   pathValues(): string[] {
     return (this.tool.pathArguments ?? DEFAULT_PATH_ARGUMENTS).flatMap((name) => {
       const value = this.args[name];
-      return typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+      return typeof value === 'string'
+        ? [value]
+        : Array.isArray(value)
+          ? value.filter((item): item is string => typeof item === 'string')
+          : [];
     });
   }
 
@@ -70,15 +74,22 @@ export class CallFacts {
     const commands: string[][] = [];
     for (const source of this.commandSources()) {
       const analysis = this.analysis(source);
-      if (!analysis.ok) return { ok: false, error: `the command ${JSON.stringify(source)} does not parse (${analysis.error}), so no rule can approve it` };
+      if (!analysis.ok)
+        return { ok: false, error: `the command ${JSON.stringify(source)} does not parse (${analysis.error}), so no rule can approve it` };
       if (analysis.hazards.length > 0) {
-        return { ok: false, error: `the command ${JSON.stringify(source)} holds ${analysis.hazards.join(', ')}, which no rule approves (a rule approves plain commands only); approve it once or for the session` };
+        return {
+          ok: false,
+          error: `the command ${JSON.stringify(source)} holds ${analysis.hazards.join(', ')}, which no rule approves (a rule approves plain commands only); approve it once or for the session`,
+        };
       }
       commands.push(...analysis.commands);
     }
     if (commands.length !== 1) {
       const texts = commands.map((words) => commandText(words));
-      return { ok: false, error: `the call runs ${commands.length === 0 ? 'no command' : `${commands.length} commands (${texts.join('; ')})`}; give a pattern that every one of them matches, e.g. ${JSON.stringify(`${texts[0]?.split(' ')[0] ?? 'git'} *`)}` };
+      return {
+        ok: false,
+        error: `the call runs ${commands.length === 0 ? 'no command' : `${commands.length} commands (${texts.join('; ')})`}; give a pattern that every one of them matches, e.g. ${JSON.stringify(`${texts[0]?.split(' ')[0] ?? 'git'} *`)}`,
+      };
     }
     return { ok: true, pattern: exactCommandGlob(commandText(commands[0]!)) };
   }
@@ -86,9 +97,14 @@ export class CallFacts {
   /** A pattern for exactly this call's one path, as it reads inside the workspace. */
   exactPathPattern(): RulePatternOutcome & { pattern?: string } {
     const values = this.pathValues();
-    if (values.length !== 1) return { ok: false, error: `the call names ${values.length} paths (${values.join(', ')}); give a pattern that every one of them matches, e.g. "src/**"` };
+    if (values.length !== 1)
+      return {
+        ok: false,
+        error: `the call names ${values.length} paths (${values.join(', ')}); give a pattern that every one of them matches, e.g. "src/**"`,
+      };
     const forms = this.paths()[0]!;
-    if (forms.includes(undefined)) return { ok: false, error: `the path ${JSON.stringify(values[0])} leads outside the workspace, and no rule approves that` };
+    if (forms.includes(undefined))
+      return { ok: false, error: `the path ${JSON.stringify(values[0])} leads outside the workspace, and no rule approves that` };
     // As it reads from the workspace root, `x/../a.txt` as `a.txt`.
     const root = resolve(this.workspaceRoot ?? '.');
     const normal = relative(root, resolve(root, values[0]!)) || '.';
@@ -149,4 +165,3 @@ function realpathOrSelf(path: string): string {
     return resolve(path);
   }
 }
-

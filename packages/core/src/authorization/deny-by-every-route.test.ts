@@ -33,11 +33,15 @@ describe('path rules hold for every spelling of a path', () => {
   });
   afterEach(() => workspace.cleanup());
 
-  const mode = (policies: Policies, tool: Tool, input: Record<string, unknown>) => new AuthEngine(policies, workspace.root).evaluate({ participant: agent, tool, input }).mode;
+  const mode = (policies: Policies, tool: Tool, input: Record<string, unknown>) =>
+    new AuthEngine(policies, workspace.root).evaluate({ participant: agent, tool, input }).mode;
 
-  it.each(['secret/key.txt', 'x/../secret/key.txt', 'secret/./key.txt', './secret//key.txt', 'docs/key.txt'])('a deny on secret/** stops file_read of %s', (path) => {
-    expect(mode({ file_read: { rules: [{ mode: 'deny', paths: ['secret/**'] }] } }, createFileReadTool(), { path })).toBe('deny');
-  });
+  it.each(['secret/key.txt', 'x/../secret/key.txt', 'secret/./key.txt', './secret//key.txt', 'docs/key.txt'])(
+    'a deny on secret/** stops file_read of %s',
+    (path) => {
+      expect(mode({ file_read: { rules: [{ mode: 'deny', paths: ['secret/**'] }] } }, createFileReadTool(), { path })).toBe('deny');
+    },
+  );
 
   it('the README deny on **/.env stops a/../.env and an absolute spelling', () => {
     const policies: Policies = { file_read: { rules: [{ mode: 'deny', paths: ['**/.env'] }] } };
@@ -54,7 +58,15 @@ describe('path rules hold for every spelling of a path', () => {
   });
 
   it('file_edit is never allowed more than file_read of its path: denied where reading is, asked where reading asks', () => {
-    const policies: Policies = { file_read: { rules: [{ mode: 'deny', paths: ['secret/**'] }, { mode: 'requires_approval', paths: ['x/**'] }] }, file_write: 'auto' };
+    const policies: Policies = {
+      file_read: {
+        rules: [
+          { mode: 'deny', paths: ['secret/**'] },
+          { mode: 'requires_approval', paths: ['x/**'] },
+        ],
+      },
+      file_write: 'auto',
+    };
     expect(mode(policies, createFileEditTool(), { path: 'docs/key.txt', old_string: 'k', new_string: 'j' })).toBe('deny');
     expect(mode(policies, createFileEditTool(), { path: 'x/notes.txt', old_string: 'k', new_string: 'j' })).toBe('requires_approval');
     expect(mode(policies, createFileEditTool(), { path: 'src/app.ts', old_string: 'k', new_string: 'j' })).toBe('auto');
@@ -71,7 +83,8 @@ describe('path rules hold for every spelling of a path', () => {
 });
 
 describe('commands are governed by whatever tool runs them', () => {
-  const mode = (policies: Policies, tool: Tool, command: string) => new AuthEngine(policies).evaluate({ participant: agent, tool, input: { command } }).mode;
+  const mode = (policies: Policies, tool: Tool, command: string) =>
+    new AuthEngine(policies).evaluate({ participant: agent, tool, input: { command } }).mode;
 
   it('a shell_run deny also stops process_start, and effect:shell names every command tool', () => {
     expect(mode({ shell_run: 'deny' }, processStart, 'touch x')).toBe('deny');
@@ -80,12 +93,17 @@ describe('commands are governed by whatever tool runs them', () => {
     expect(mode({ shell_run: { rules: [{ mode: 'deny', args: { command: 'rm ' } }] } }, processStart, 'rm -rf src')).toBe('deny');
   });
 
-  const readme: Policies = { shell_run: { mode: 'requires_approval', rules: [{ mode: 'auto', args: { command: '^git (status|diff|log)\\b' } }] } };
+  const readme: Policies = {
+    shell_run: { mode: 'requires_approval', rules: [{ mode: 'auto', args: { command: '^git (status|diff|log)\\b' } }] },
+  };
 
-  it.each(['git status', 'git diff HEAD~1', 'git log --oneline -5', 'git status && git diff', "git log --grep 'fix; rm'"])('auto-approves the plain command %j', (command) => {
-    expect(mode(readme, shellRun, command)).toBe('auto');
-    expect(mode(readme, processStart, command)).toBe('auto');
-  });
+  it.each(['git status', 'git diff HEAD~1', 'git log --oneline -5', 'git status && git diff', "git log --grep 'fix; rm'"])(
+    'auto-approves the plain command %j',
+    (command) => {
+      expect(mode(readme, shellRun, command)).toBe('auto');
+      expect(mode(readme, processStart, command)).toBe('auto');
+    },
+  );
 
   it.each([
     'git status; touch X',
@@ -111,12 +129,14 @@ describe('commands are governed by whatever tool runs them', () => {
     expect(mode({ '*': 'auto' }, processStart, 'echo hi > .legion/x')).toBe('requires_approval');
   });
 
-  it.each(['cp x .l*/config.json', 'cp x ./.[l]egion/collective/participants/a.json', 'echo {} > .*/config.json', 'git log --output=.leg?on/config.json -1'])(
-    'a glob the shell would expand to .legion/ asks too: %j',
-    (command) => {
-      expect(mode({ shell_run: 'auto' }, shellRun, command)).toBe('requires_approval');
-    },
-  );
+  it.each([
+    'cp x .l*/config.json',
+    'cp x ./.[l]egion/collective/participants/a.json',
+    'echo {} > .*/config.json',
+    'git log --output=.leg?on/config.json -1',
+  ])('a glob the shell would expand to .legion/ asks too: %j', (command) => {
+    expect(mode({ shell_run: 'auto' }, shellRun, command)).toBe('requires_approval');
+  });
 
   it('a glob that skips dot files, as the shell expands it, runs as before', () => {
     expect(mode({ shell_run: 'auto' }, shellRun, 'ls * src/*.ts')).toBe('auto');
@@ -142,7 +162,15 @@ describe('an "approve always" rule never widens a deny', () => {
 
   const everything = (tool: string): ApprovalRule[] => [
     { version: 1, id: 'rule_all', participant: 'dev', tool, createdAt: '2026-01-01T00:00:00.000Z', createdBy: 'user' },
-    { version: 1, id: 'rule_star', participant: 'dev', tool, pattern: tool === 'file_write' ? '**' : '*', createdAt: '2026-01-01T00:00:00.000Z', createdBy: 'user' },
+    {
+      version: 1,
+      id: 'rule_star',
+      participant: 'dev',
+      tool,
+      pattern: tool === 'file_write' ? '**' : '*',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      createdBy: 'user',
+    },
   ];
   const mode = (policies: Policies, tool: Tool, input: Record<string, unknown>, participant: Participant = agent) =>
     new AuthEngine(policies, workspace.root, { approvalRules: () => everything(tool.name) }).evaluate({ participant, tool, input }).mode;
@@ -159,7 +187,7 @@ describe('an "approve always" rule never widens a deny', () => {
     expect(mode(policies, processStart, { command: 'rm -rf src' })).toBe('deny');
   });
 
-  it('a participant\'s deny holds, and the rule still approves where only approval was asked', () => {
+  it("a participant's deny holds, and the rule still approves where only approval was asked", () => {
     const denied = parseParticipant({ id: 'dev', type: 'agent', name: 'dev', systemPrompt: '', policies: { shell_run: 'deny' } });
     expect(mode({}, shellRun, { command: 'ls' }, denied)).toBe('deny');
     expect(mode({}, shellRun, { command: 'ls' })).toBe('auto');
@@ -167,7 +195,8 @@ describe('an "approve always" rule never widens a deny', () => {
 
   it('a path deny holds for every spelling, a link included', () => {
     const policies: Policies = { file_write: { rules: [{ mode: 'deny', paths: ['secret/**'] }] } };
-    for (const path of ['secret/key', 'x/../secret/key', 'docs/key']) expect(mode(policies, createFileWriteTool(), { path, content: '' })).toBe('deny');
+    for (const path of ['secret/key', 'x/../secret/key', 'docs/key'])
+      expect(mode(policies, createFileWriteTool(), { path, content: '' })).toBe('deny');
     expect(mode(policies, createFileWriteTool(), { path: 'src/app.ts', content: '' })).toBe('auto');
   });
 });

@@ -35,13 +35,18 @@ describe('a direct tool call', () => {
     const asked = await legion.executeTool('file_write', { path: 'a.txt', content: 'a' }, { as: agent });
     expect(asked.status === 'error' && asked.error).toContain(`file_write needs approval for ${agent}`);
     expect(existsSync(join(root, 'a.txt'))).toBe(false);
-    expect(await legion.executeTool('file_write', { path: 'a.txt', content: 'a' }, { as: agent, approved: true })).toMatchObject({ status: 'success' });
+    expect(await legion.executeTool('file_write', { path: 'a.txt', content: 'a' }, { as: agent, approved: true })).toMatchObject({
+      status: 'success',
+    });
     expect(await legion.executeTool('file_write', { path: 'b.txt', content: 'b' })).toMatchObject({ status: 'success' });
     expect(existsSync(join(root, 'b.txt'))).toBe(true);
   });
 
   it("as the user, a search does not show a file the workspace denies to file_read (a user's own read of anything else needs no approval)", async () => {
-    writeFileSync(join(root, '.legion', 'config.json'), JSON.stringify({ policies: { file_read: { mode: 'requires_approval', rules: [{ mode: 'deny', paths: ['private/**'] }] } } }));
+    writeFileSync(
+      join(root, '.legion', 'config.json'),
+      JSON.stringify({ policies: { file_read: { mode: 'requires_approval', rules: [{ mode: 'deny', paths: ['private/**'] }] } } }),
+    );
     await legion.close();
     legion = Legion.create({ root, globalConfigFile: join(root, 'no-global.json'), env: { PATH: process.env.PATH } });
     mkdirSync(join(root, 'private'));
@@ -58,7 +63,10 @@ describe('a direct tool call', () => {
   });
 
   it('is judged on the input the tool runs with: a path left out is the default path, and a rule on that path holds', async () => {
-    writeFileSync(join(root, '.legion', 'config.json'), JSON.stringify({ policies: { file_list: { mode: 'auto', rules: [{ mode: 'deny', paths: ['.'] }] } } }));
+    writeFileSync(
+      join(root, '.legion', 'config.json'),
+      JSON.stringify({ policies: { file_list: { mode: 'auto', rules: [{ mode: 'deny', paths: ['.'] }] } } }),
+    );
     await legion.close();
     legion = Legion.create({ root, globalConfigFile: join(root, 'no-global.json'), env: { PATH: process.env.PATH } });
     writeFileSync(join(root, 'listed.txt'), 'x');

@@ -26,7 +26,9 @@ export function entryVisibility(auth: AuthEngine, participant: Participant | und
     const key = `${tool.name}\u0000${path}`;
     let shown = known.get(key);
     if (shown === undefined) {
-      shown = readable(auth, participant, path) && (tool.name === FILE_READ_SUBJECT.name || auth.evaluate({ participant, tool, input: { path } }).mode !== 'deny');
+      shown =
+        readable(auth, participant, path) &&
+        (tool.name === FILE_READ_SUBJECT.name || auth.evaluate({ participant, tool, input: { path } }).mode !== 'deny');
       known.set(key, shown);
     }
     return shown;

@@ -43,7 +43,11 @@ describe('a deny holds through listings, searches and edits', () => {
   });
 
   it("a deny on a search tool's own paths keeps a search of a parent folder out of them too", async () => {
-    open({ file_grep: { rules: [{ mode: 'deny', paths: ['secret/**'] }] }, file_glob: { rules: [{ mode: 'deny', paths: ['secret/**'] }] }, file_list: { rules: [{ mode: 'deny', paths: ['secret/**'] }] } });
+    open({
+      file_grep: { rules: [{ mode: 'deny', paths: ['secret/**'] }] },
+      file_glob: { rules: [{ mode: 'deny', paths: ['secret/**'] }] },
+      file_list: { rules: [{ mode: 'deny', paths: ['secret/**'] }] },
+    });
     for (const as of callers()) {
       const grep = await legion.executeTool('file_grep', { pattern: 'the code', path: '.' }, { as });
       expect(grep).toMatchObject({ status: 'success', content: expect.stringContaining('docs/readme.txt') });
@@ -62,14 +66,20 @@ describe('a deny holds through listings, searches and edits', () => {
     open({ file_read: { rules: [{ mode: 'deny', paths: ['secret/**'] }] }, file_write: 'auto' });
     for (const as of callers()) {
       for (const old_string of ['the code is 0000', 'not in the file', 'e']) {
-        const edit = await legion.executeTool('file_edit', { path: 'secret/launch-codes.txt', old_string, new_string: 'x' }, { as, approved: true });
+        const edit = await legion.executeTool(
+          'file_edit',
+          { path: 'secret/launch-codes.txt', old_string, new_string: 'x' },
+          { as, approved: true },
+        );
         expect(edit).toMatchObject({ status: 'error', error: expect.stringContaining('file_edit is denied') });
         expect(edit.status === 'error' && edit.error).toContain('reading "secret/launch-codes.txt" is denied');
         expect(edit.status === 'error' && edit.error).not.toMatch(/line|occurs|not found/);
       }
     }
     expect(readFileSync(join(root, 'secret', 'launch-codes.txt'), 'utf8')).toBe('the code is 0000\n');
-    expect(await legion.executeTool('file_edit', { path: 'docs/readme.txt', old_string: 'public', new_string: 'open' })).toMatchObject({ status: 'success' });
+    expect(await legion.executeTool('file_edit', { path: 'docs/readme.txt', old_string: 'public', new_string: 'open' })).toMatchObject({
+      status: 'success',
+    });
   });
 
   it('an unknown "as" is refused with the participants to choose from, and runs nothing past the policies', async () => {

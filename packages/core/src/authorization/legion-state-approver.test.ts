@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
 
-describe('a call that changes Legion\'s own state is approved only by a person', () => {
+describe("a call that changes Legion's own state is approved only by a person", () => {
   let test: TestLegion;
   afterEach(() => test?.cleanup());
 
@@ -24,11 +24,16 @@ describe('a call that changes Legion\'s own state is approved only by a person',
     const session = await test.legion.sessions.create();
     const paused = await test.legion.send(session, 'go');
     expect(paused.status).toBe('paused');
-    expect(paused.status === 'paused' ? paused.requests : []).toMatchObject([{ requester: 'developer', approver: 'user', tool: 'shell_run', input: { command } }]);
+    expect(paused.status === 'paused' ? paused.requests : []).toMatchObject([
+      { requester: 'developer', approver: 'user', tool: 'shell_run', input: { command } },
+    ]);
     // The agent approver cannot decide it: it was not addressed to it.
     const [request] = await session.approvals.list({ status: 'pending' });
     const byAgent = await session.answerApprovals([{ id: request!.id, decision: 'approve' }], 'coordinator');
-    expect(byAgent).toMatchObject({ status: 'error', error: expect.stringContaining(`${request!.id} is addressed to user, not to coordinator`) });
+    expect(byAgent).toMatchObject({
+      status: 'error',
+      error: expect.stringContaining(`${request!.id} is addressed to user, not to coordinator`),
+    });
     expect(existsSync(join(test.root, '.legion', 'collective', 'participants', 'evil.json'))).toBe(false);
     test.assertScriptsDone();
   });

@@ -9,7 +9,12 @@ import picomatch from 'picomatch';
  * auto-approve a command only when `hazards` is empty and every command matches.
  */
 export type CommandAnalysis =
-  | { ok: true; commands: string[][]; hazards: string[]; /** Every word anywhere (redirection targets too), quotes removed. */ words: string[] }
+  | {
+      ok: true;
+      commands: string[][];
+      hazards: string[];
+      /** Every word anywhere (redirection targets too), quotes removed. */ words: string[];
+    }
   | { ok: false; error: string };
 
 /** mvdan-sh's node shape, as far as we read it (the package ships no types). */
@@ -138,8 +143,45 @@ function basename(command: string): string {
 }
 
 /** Programs that run a command or script given to them: never auto-approved by a pattern on their own name. */
-const RUNS_OTHER_COMMANDS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'eval', 'exec', 'source', '.', 'xargs', 'env', 'sudo', 'doas', 'nohup', 'timeout', 'nice', 'command', 'builtin', 'time', 'watch', 'parallel']);
-const INTERPRETERS = new Set([...RUNS_OTHER_COMMANDS, 'python', 'python3', 'node', 'perl', 'ruby', 'php', 'lua', 'awk', 'tclsh', 'osascript', 'powershell', 'pwsh']);
+const RUNS_OTHER_COMMANDS = new Set([
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'ksh',
+  'fish',
+  'eval',
+  'exec',
+  'source',
+  '.',
+  'xargs',
+  'env',
+  'sudo',
+  'doas',
+  'nohup',
+  'timeout',
+  'nice',
+  'command',
+  'builtin',
+  'time',
+  'watch',
+  'parallel',
+]);
+const INTERPRETERS = new Set([
+  ...RUNS_OTHER_COMMANDS,
+  'python',
+  'python3',
+  'node',
+  'perl',
+  'ruby',
+  'php',
+  'lua',
+  'awk',
+  'tclsh',
+  'osascript',
+  'powershell',
+  'pwsh',
+]);
 
 /**
  * Options that write files, run programs or change configuration, for any
@@ -147,7 +189,32 @@ const INTERPRETERS = new Set([...RUNS_OTHER_COMMANDS, 'python', 'python3', 'node
  * (`git -c core.pager=…` runs a command). Matched on the option's name, with or
  * without an attached value.
  */
-const DANGEROUS_LONG = ['--output', '--out', '--output-file', '--output-directory', '--log-file', '--exec', '--exec-path', '--upload-pack', '--receive-pack', '--config', '--config-env', '--ext-diff', '--textconv', '--open-files-in-pager', '--pager', '--post-checkout', '--template', '--git-dir', '--work-tree', '--to', '--target-directory', '--in-place', '--delete', '--remove'];
+const DANGEROUS_LONG = [
+  '--output',
+  '--out',
+  '--output-file',
+  '--output-directory',
+  '--log-file',
+  '--exec',
+  '--exec-path',
+  '--upload-pack',
+  '--receive-pack',
+  '--config',
+  '--config-env',
+  '--ext-diff',
+  '--textconv',
+  '--open-files-in-pager',
+  '--pager',
+  '--post-checkout',
+  '--template',
+  '--git-dir',
+  '--work-tree',
+  '--to',
+  '--target-directory',
+  '--in-place',
+  '--delete',
+  '--remove',
+];
 const DANGEROUS_FIND = new Set(['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprint0', '-fprintf', '-fls']);
 
 export function dangerousOption(command: string, word: string): string | undefined {
@@ -175,5 +242,7 @@ const GLOB_CHARACTERS = /[*?[]/;
 function globReachesLegion(words: readonly string[]): boolean {
   // As the shell expands: `*` and `?` skip dot files unless the command turns on `dotglob` (or sets GLOBIGNORE, which does too).
   const dot = words.some((word) => /dotglob|GLOBIGNORE/.test(word));
-  return words.some((word) => word.split(/[/=]/).some((part) => GLOB_CHARACTERS.test(part) && picomatch.isMatch('.legion', part, { dot, nocase: true })));
+  return words.some((word) =>
+    word.split(/[/=]/).some((part) => GLOB_CHARACTERS.test(part) && picomatch.isMatch('.legion', part, { dot, nocase: true })),
+  );
 }

@@ -17,7 +17,12 @@ describe('a stand-in decides within its own chains, once', () => {
     test = createTestLegion({
       participants: [userParticipant(), agentParticipant('coordinator')],
       entryAgent: 'coordinator',
-      scripts: { coordinator: [{ toolCalls: [{ id: 'w1', name: 'file_write', input: { path: 'notes.txt', content: 'hello' } }] }, { text: 'written' }] },
+      scripts: {
+        coordinator: [
+          { toolCalls: [{ id: 'w1', name: 'file_write', input: { path: 'notes.txt', content: 'hello' } }] },
+          { text: 'written' },
+        ],
+      },
     });
     const config = join(test.root, '.legion', 'config.json');
     const current = existsSync(config) ? (JSON.parse(readFileSync(config, 'utf8')) as object) : {};
@@ -30,7 +35,10 @@ describe('a stand-in decides within its own chains, once', () => {
 
     for (const remember of ['session', 'always'] as const) {
       const refused = await session.answerApprovals([{ id, decision: 'approve', remember }], 'mcp');
-      expect(refused).toEqual({ status: 'error', error: expect.stringContaining(`${id}: mcp decides for its own chains only, so it approves once`) });
+      expect(refused).toEqual({
+        status: 'error',
+        error: expect.stringContaining(`${id}: mcp decides for its own chains only, so it approves once`),
+      });
     }
     expect(existsSync(join(test.root, 'notes.txt'))).toBe(false);
     const approved = await session.answerApprovals([{ id, decision: 'approve' }], 'mcp');

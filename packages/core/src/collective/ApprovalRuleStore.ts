@@ -75,7 +75,11 @@ export class ApprovalRuleStore {
   remove(id: string): ApprovalRule | undefined {
     if (!isValidRuleId(id) || !existsSync(this.file(id))) {
       const known = this.names();
-      throw new LegionError('approval_rule_not_found', `No approval rule "${id}". Rules: ${known.join(', ') || '(none)'}. List them with "legion approvals rules".`, { id, known });
+      throw new LegionError(
+        'approval_rule_not_found',
+        `No approval rule "${id}". Rules: ${known.join(', ') || '(none)'}. List them with "legion approvals rules".`,
+        { id, known },
+      );
     }
     const entry = this.readOne(`${id}.json`);
     unlinkSync(this.file(id));
@@ -119,14 +123,25 @@ export class ApprovalRuleStore {
       const rule = readJsonFile(path, ApprovalRuleSchema, { what: 'approval rule file', displayPath: display });
       const expected = basename(name, '.json');
       if (rule.id !== expected) {
-        throw new ConfigError({ file: display, field: 'id', problem: `id "${rule.id}" does not match the file name`, fix: `set "id" to "${expected}" or rename the file to ${rule.id}.json` });
+        throw new ConfigError({
+          file: display,
+          field: 'id',
+          problem: `id "${rule.id}" does not match the file name`,
+          fix: `set "id" to "${expected}" or rename the file to ${rule.id}.json`,
+        });
       }
       entry.rule = rule;
     } catch (error) {
       entry.problem =
         error instanceof ConfigError
           ? error
-          : new ConfigError({ file: display, field: '', problem: `cannot be read (${errorMessage(error)})`, fix: 'make it readable, or remove it', cause: error });
+          : new ConfigError({
+              file: display,
+              field: '',
+              problem: `cannot be read (${errorMessage(error)})`,
+              fix: 'make it readable, or remove it',
+              cause: error,
+            });
     }
     this.cache.set(name, entry);
     return entry;
@@ -134,7 +149,9 @@ export class ApprovalRuleStore {
 }
 
 /** The approval rule files of the workspace at `root`, each with its rule or its `ConfigError`; nothing is changed. */
-export function inspectApprovalRuleFiles(root: string): Array<{ file: string; rule?: ApprovalRule | undefined; error?: ConfigError | undefined }> {
+export function inspectApprovalRuleFiles(
+  root: string,
+): Array<{ file: string; rule?: ApprovalRule | undefined; error?: ConfigError | undefined }> {
   return new ApprovalRuleStore(new WorkspacePaths(root)).inspect();
 }
 

@@ -94,7 +94,9 @@ describe('Collective.load', () => {
 
     it('without a type', () => {
       const error = loadError('bot', { id: 'bot', name: 'Bot' });
-      expect(error.message).toContain('.legion/collective/participants/bot.json (field "type"): is missing; expected one of "agent", "user", "mock"');
+      expect(error.message).toContain(
+        '.legion/collective/participants/bot.json (field "type"): is missing; expected one of "agent", "user", "mock"',
+      );
     });
 
     it('with broken JSON: says where', () => {
@@ -197,7 +199,10 @@ describe('Collective', () => {
 
   it('refuses an invalid participant given in code with a LegionError', () => {
     expect(() => new Collective([{ ...user, type: 'robot' }] as unknown as ParticipantInput[])).toThrow(
-      expect.objectContaining({ code: 'participant_invalid', message: expect.stringContaining('expected one of "agent", "user", "mock"') as unknown }),
+      expect.objectContaining({
+        code: 'participant_invalid',
+        message: expect.stringContaining('expected one of "agent", "user", "mock"') as unknown,
+      }),
     );
   });
 

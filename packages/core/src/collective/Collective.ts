@@ -3,13 +3,7 @@ import { loadAgentTemplate, readParticipantFile } from './participant-file.js';
 import { LegionError, ParticipantNotFoundError } from '../errors.js';
 import { writeJsonAtomic } from '../storage/atomic-json.js';
 import type { WorkspacePaths } from '../storage/workspace-paths.js';
-import {
-  parseParticipant,
-  type AgentParticipant,
-  type AgentTemplate,
-  type Participant,
-  type ParticipantInput,
-} from './participant.js';
+import { parseParticipant, type AgentParticipant, type AgentTemplate, type Participant, type ParticipantInput } from './participant.js';
 
 /**
  * The roster: participants loaded from `.legion/collective/participants/*.json`.
@@ -21,7 +15,10 @@ export class Collective {
   /** Participants that come from config, not from the roster (the MCP client's user): found by id, never listed or saved. */
   private readonly callers = new Map<string, Participant>();
 
-  constructor(participants: Iterable<ParticipantInput> = [], private readonly paths?: WorkspacePaths) {
+  constructor(
+    participants: Iterable<ParticipantInput> = [],
+    private readonly paths?: WorkspacePaths,
+  ) {
     for (const participant of participants) this.add(parseParticipant(participant));
   }
 
@@ -84,7 +81,10 @@ export class Collective {
     }
     const fallback = this.agents()[0] ?? this.list().find((participant) => participant.type !== 'user');
     if (!fallback) {
-      throw new LegionError('no_agents', 'The collective has no agents. Run "legion init" or add one under .legion/collective/participants/.');
+      throw new LegionError(
+        'no_agents',
+        'The collective has no agents. Run "legion init" or add one under .legion/collective/participants/.',
+      );
     }
     return fallback;
   }
@@ -122,11 +122,10 @@ export class Collective {
     return participant;
   }
 
-    private add(participant: Participant): void {
+  private add(participant: Participant): void {
     if (this.participants.has(participant.id)) {
       throw new LegionError('duplicate_participant', `Participant id "${participant.id}" is used twice.`, { id: participant.id });
     }
     this.participants.set(participant.id, participant);
   }
 }
-

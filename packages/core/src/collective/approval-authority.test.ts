@@ -3,7 +3,14 @@ import { parseParticipant, type Participant } from './participant.js';
 import type { ApprovalAuthority, Policies } from './policy.js';
 
 const agent = (policies?: Policies, approvalAuthority?: ApprovalAuthority): Participant =>
-  parseParticipant({ id: 'dev', type: 'agent', name: 'dev', systemPrompt: '', ...(policies ? { policies } : {}), ...(approvalAuthority ? { approvalAuthority } : {}) });
+  parseParticipant({
+    id: 'dev',
+    type: 'agent',
+    name: 'dev',
+    systemPrompt: '',
+    ...(policies ? { policies } : {}),
+    ...(approvalAuthority ? { approvalAuthority } : {}),
+  });
 
 describe('canApprove', () => {
   it('users approve everything by default, agents nothing, and rules scope by requester and tool', () => {
@@ -30,9 +37,21 @@ describe('standInApprover', () => {
   });
 
   it('hands nothing on for a user that stands in for nobody, or to a human who may not approve it either', () => {
-    expect(standInApprover(parseParticipant({ id: 'ops', type: 'user', name: 'ops', approvalAuthority: 'none' }), resolve, 'developer', 'file_write')).toBeUndefined();
+    expect(
+      standInApprover(
+        parseParticipant({ id: 'ops', type: 'user', name: 'ops', approvalAuthority: 'none' }),
+        resolve,
+        'developer',
+        'file_write',
+      ),
+    ).toBeUndefined();
     expect(standInApprover(agent(), resolve, 'developer', 'file_write')).toBeUndefined();
-    const strict = parseParticipant({ id: 'user', type: 'user', name: 'You', approvalAuthority: [{ requester: 'reviewer', tools: ['*'] }] });
+    const strict = parseParticipant({
+      id: 'user',
+      type: 'user',
+      name: 'You',
+      approvalAuthority: [{ requester: 'reviewer', tools: ['*'] }],
+    });
     const mcp = parseParticipant({ id: 'mcp', type: 'user', name: 'MCP client', approvalAuthority: 'none', actsFor: 'user' });
     expect(standInApprover(mcp, () => strict, 'developer', 'file_write')).toBeUndefined();
     // Nobody approves their own call, the human included.

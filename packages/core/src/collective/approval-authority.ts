@@ -7,7 +7,11 @@ export function canApprove(approver: Participant, requesterId: string, toolName:
   const authority: ApprovalAuthority = approver.approvalAuthority ?? (approver.type === 'user' ? '*' : 'none');
   if (authority === '*') return true;
   if (authority === 'none') return false;
-  return authority.some((rule) => picomatch.isMatch(requesterId, rule.requester, { dot: true }) && rule.tools.some((tool) => picomatch.isMatch(toolName, tool, { dot: true })));
+  return authority.some(
+    (rule) =>
+      picomatch.isMatch(requesterId, rule.requester, { dot: true }) &&
+      rule.tools.some((tool) => picomatch.isMatch(toolName, tool, { dot: true })),
+  );
 }
 
 /**
@@ -15,7 +19,12 @@ export function canApprove(approver: Participant, requesterId: string, toolName:
  * participant stands in for (`actsFor`, an MCP client's user), if that human
  * may approve it. Without a stand-in, nobody.
  */
-export function standInApprover(origin: Participant | undefined, resolve: (id: string) => Participant | undefined, requesterId: string, toolName: string): Participant | undefined {
+export function standInApprover(
+  origin: Participant | undefined,
+  resolve: (id: string) => Participant | undefined,
+  requesterId: string,
+  toolName: string,
+): Participant | undefined {
   if (origin?.type !== 'user' || !origin.actsFor) return undefined;
   const human = resolve(origin.actsFor);
   if (!human || human.id === requesterId || human.status !== 'active' || !canApprove(human, requesterId, toolName)) return undefined;
@@ -40,7 +49,11 @@ export function decisionReach(decider: Participant, isCaller: (id: string) => bo
 }
 
 /** Whether a decider of this reach may decide (or see) a request, or answer a question: by who is asked and who waits on the turn. */
-export function reachesRequest(reach: DecisionReach, deciderId: string, request: { approver: string; frames?: readonly { participantId: string }[] | undefined }): boolean {
+export function reachesRequest(
+  reach: DecisionReach,
+  deciderId: string,
+  request: { approver: string; frames?: readonly { participantId: string }[] | undefined },
+): boolean {
   if (reach === 'any' || request.approver === deciderId) return true;
   return reach === 'own-chain' && (request.frames ?? []).some((frame) => frame.participantId === deciderId);
 }

@@ -20,23 +20,25 @@ export function isValidRuleId(id: string): boolean {
  * left out, it covers every such command or path the rule could (a plain
  * command line, a path inside the workspace), and every call of other tools.
  */
-export const ApprovalRuleSchema = z.lazy(() => z
-  .object({
-    version: z.literal(APPROVAL_RULE_VERSION),
-    id: z.string().regex(RULE_ID, 'an id is "rule_" followed by letters, digits or "-", and matches the file name'),
-    /** The participant whose calls it approves (the requester). */
-    participant: z.string().refine(isValidIdPart, 'a participant id: letters, digits, ".", "-", single "_"'),
-    /** The tool's exact name. */
-    tool: z.string().min(1),
-    pattern: z.string().min(1).optional(),
-    createdAt: z.iso.datetime({ offset: true }),
-    /** Who gave it: a user participant's id. */
-    createdBy: z.string().min(1),
-    /** The surface it was given on (`terminal`, `web`, …). */
-    medium: z.string().min(1).optional(),
-    reason: z.string().optional(),
-    /** The approval answer it came from, if it came from one. */
-    fromRequest: z.object({ sessionId: z.string(), requestId: z.string() }).strict().optional(),
-  })
-  .strict());
+export const ApprovalRuleSchema = z.lazy(() =>
+  z
+    .object({
+      version: z.literal(APPROVAL_RULE_VERSION),
+      id: z.string().regex(RULE_ID, 'an id is "rule_" followed by letters, digits or "-", and matches the file name'),
+      /** The participant whose calls it approves (the requester). */
+      participant: z.string().refine(isValidIdPart, 'a participant id: letters, digits, ".", "-", single "_"'),
+      /** The tool's exact name. */
+      tool: z.string().min(1),
+      pattern: z.string().min(1).optional(),
+      createdAt: z.iso.datetime({ offset: true }),
+      /** Who gave it: a user participant's id. */
+      createdBy: z.string().min(1),
+      /** The surface it was given on (`terminal`, `web`, …). */
+      medium: z.string().min(1).optional(),
+      reason: z.string().optional(),
+      /** The approval answer it came from, if it came from one. */
+      fromRequest: z.object({ sessionId: z.string(), requestId: z.string() }).strict().optional(),
+    })
+    .strict(),
+);
 export type ApprovalRule = z.infer<typeof ApprovalRuleSchema>;

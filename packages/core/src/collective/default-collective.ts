@@ -15,7 +15,7 @@ export function createDefaultParticipants(): ParticipantInput[] {
       id: 'coordinator',
       type: 'agent',
       name: 'Coordinator',
-      description: 'Entry agent: takes the user\'s requests, plans, delegates to specialists and reports back.',
+      description: "Entry agent: takes the user's requests, plans, delegates to specialists and reports back.",
       useFor: 'Anything the user asks; splitting work across the team.',
       systemPrompt: [
         'You coordinate a team of specialist agents on behalf of the user.',
@@ -33,7 +33,7 @@ export function createDefaultParticipants(): ParticipantInput[] {
       description: 'Writes and changes code, runs it, and fixes what fails.',
       useFor: 'Implementing features, fixing bugs, writing tests, explaining code.',
       systemPrompt: [
-        'You are a senior software developer. Make focused, working changes that follow the project\'s conventions.',
+        "You are a senior software developer. Make focused, working changes that follow the project's conventions.",
         'Report what you changed, how you verified it, and anything left open.',
       ].join(' '),
       tools: 'all',

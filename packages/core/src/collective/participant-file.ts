@@ -61,7 +61,15 @@ export function inspectParticipantFiles(root: string): ParticipantFileReport[] {
       try {
         return { ...report, participant: readParticipantFile(path, { displayPath: report.file }) };
       } catch (error) {
-        const problem = error instanceof ConfigError ? error : new ConfigError({ file: report.file, field: '', problem: `could not be read (${errorMessage(error)})`, fix: 'check that the file is readable' });
+        const problem =
+          error instanceof ConfigError
+            ? error
+            : new ConfigError({
+                file: report.file,
+                field: '',
+                problem: `could not be read (${errorMessage(error)})`,
+                fix: 'check that the file is readable',
+              });
         return { ...report, error: problem };
       }
     });
@@ -70,7 +78,11 @@ export function inspectParticipantFiles(root: string): ParticipantFileReport[] {
 /** Where participant `id`'s file lives; an id that is not a valid participant id (a path, `..`) is refused. */
 export function participantFilePath(root: string, id: string): string {
   if (!isValidIdPart(id)) {
-    throw new LegionError('invalid_participant_id', `"${id}" is not a participant id: use letters, digits, ".", "-" or single "_" (no "__", at most 64 characters).`, { id });
+    throw new LegionError(
+      'invalid_participant_id',
+      `"${id}" is not a participant id: use letters, digits, ".", "-" or single "_" (no "__", at most 64 characters).`,
+      { id },
+    );
   }
   return new WorkspacePaths(root).participantFile(id);
 }
@@ -86,7 +98,10 @@ export function saveParticipantFile(root: string, id: string, text: string, opti
   const file = new WorkspacePaths(root).display(path);
   const participant = parseParticipantFile(text, { file, expectedId: id });
   if (!options.create) writeTextAtomic(path, text);
-  else if (!writeTextIfAbsent(path, text)) throw new LegionError('participant_exists', `${file} already exists: pick another id, or change it with "legion agents edit ${id}".`, { id });
+  else if (!writeTextIfAbsent(path, text))
+    throw new LegionError('participant_exists', `${file} already exists: pick another id, or change it with "legion agents edit ${id}".`, {
+      id,
+    });
   return participant;
 }
 
@@ -95,10 +110,13 @@ export function loadAgentTemplate(root: string, name: string): AgentTemplate {
   const paths = new WorkspacePaths(root);
   // The name becomes a path: keep it inside the templates folder.
   if (!isValidIdPart(name)) {
-    throw new LegionError('invalid_template_name', `Invalid template name "${name}": use letters, digits, ".", "-" or single "_".`, { name });
+    throw new LegionError('invalid_template_name', `Invalid template name "${name}": use letters, digits, ".", "-" or single "_".`, {
+      name,
+    });
   }
   const file = `${paths.templatesDir}/${name}.json`;
-  if (!existsSync(file)) throw new LegionError('template_not_found', `No template "${name}" in ${paths.display(paths.templatesDir)}.`, { name });
+  if (!existsSync(file))
+    throw new LegionError('template_not_found', `No template "${name}" in ${paths.display(paths.templatesDir)}.`, { name });
   return readJsonFile(file, AgentTemplateSchema, { what: 'agent template', displayPath: paths.display(file) });
 }
 

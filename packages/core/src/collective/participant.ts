@@ -127,11 +127,7 @@ export const MockParticipantSchema = z
   })
   .strict();
 
-export const ParticipantSchema = z.discriminatedUnion('type', [
-  AgentParticipantSchema,
-  UserParticipantSchema,
-  MockParticipantSchema,
-]);
+export const ParticipantSchema = z.discriminatedUnion('type', [AgentParticipantSchema, UserParticipantSchema, MockParticipantSchema]);
 
 export type AgentParticipant = z.infer<typeof AgentParticipantSchema>;
 export type UserParticipant = z.infer<typeof UserParticipantSchema>;
@@ -152,5 +148,8 @@ export function parseParticipant(input: ParticipantInput): Participant {
   if (parsed.success) return parsed.data;
   const { field, problem, fix } = describeZodError(parsed.error, input);
   const id = typeof (input as { id?: unknown }).id === 'string' ? `"${(input as { id: string }).id}"` : '(without an id)';
-  throw new LegionError('participant_invalid', `Participant ${id}: field "${field}" ${problem}. Fix: ${fix}.`, { field, id: (input as { id?: unknown }).id });
+  throw new LegionError('participant_invalid', `Participant ${id}: field "${field}" ${problem}. Fix: ${fix}.`, {
+    field,
+    id: (input as { id?: unknown }).id,
+  });
 }

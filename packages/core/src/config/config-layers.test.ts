@@ -28,7 +28,9 @@ describe('config layers one by one', () => {
     expect(workspace?.error?.field).toBe('providers.openai.apiKey');
     writeFileSync(globalFile, JSON.stringify({ limits: { maxDepth: 9 } }));
     writeFileSync(workspaceFile, JSON.stringify({ entryAgent: 'developer' }));
-    const layers = inspectConfigLayers({ globalConfigFile: globalFile, workspaceConfigFile: workspaceFile }).flatMap((report) => (report.layer ? [report.layer] : []));
+    const layers = inspectConfigLayers({ globalConfigFile: globalFile, workspaceConfigFile: workspaceFile }).flatMap((report) =>
+      report.layer ? [report.layer] : [],
+    );
     expect(resolveConfigLayers(layers)).toEqual(loadConfig({ globalConfigFile: globalFile, workspaceConfigFile: workspaceFile }).config);
   });
 
@@ -43,16 +45,26 @@ describe('config layers one by one', () => {
       { mcpServers: { api: { url: 'https://api.example', headers: { Authorization: 'Bearer abc' } } } },
       { limits: { maxDepth: -1 } },
     ]) {
-      expect(() => saveConfigLayer(target, layer, { globalConfigFile: join(dir, 'global.json') }), JSON.stringify(layer)).toThrow(ConfigError);
+      expect(() => saveConfigLayer(target, layer, { globalConfigFile: join(dir, 'global.json') }), JSON.stringify(layer)).toThrow(
+        ConfigError,
+      );
       expect(readFileSync(file, 'utf8')).toBe('{"entryAgent": "developer"}');
     }
     saveConfigLayer(target, { mcpServers: { github: { command: 'gh', env: { GITHUB_TOKEN: '${env:GITHUB_TOKEN}' } } } });
-    expect(loadConfig({ workspaceConfigFile: file, globalConfigFile: join(dir, 'global.json') }).config.mcpServers.github?.env).toEqual({ GITHUB_TOKEN: '${env:GITHUB_TOKEN}' });
+    expect(loadConfig({ workspaceConfigFile: file, globalConfigFile: join(dir, 'global.json') }).config.mcpServers.github?.env).toEqual({
+      GITHUB_TOKEN: '${env:GITHUB_TOKEN}',
+    });
     saveConfigLayer({ source: 'global', file: join(dir, 'global.json') }, { providers: { openai: { apiKey: 'sk-test' } } });
     expect(JSON.parse(readFileSync(join(dir, 'global.json'), 'utf8'))).toEqual({ providers: { openai: { apiKey: 'sk-test' } } });
   });
 
   it('finds secrets by field name, not in names of tools or models', () => {
-    expect(secretsInConfig({ providers: { a: { apiKey: 'x', apiKeyEnv: 'A_KEY' } }, policies: { read_secret: 'deny' }, pricing: { 'token-model': { input: 1, output: 1 } } })).toEqual(['providers.a.apiKey']);
+    expect(
+      secretsInConfig({
+        providers: { a: { apiKey: 'x', apiKeyEnv: 'A_KEY' } },
+        policies: { read_secret: 'deny' },
+        pricing: { 'token-model': { input: 1, output: 1 } },
+      }),
+    ).toEqual(['providers.a.apiKey']);
   });
 });

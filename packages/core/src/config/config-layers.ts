@@ -22,7 +22,11 @@ export interface ConfigLayerReport {
  * and `legion config show --layers` report. Loading a workspace
  * (`Legion.open`) still fails on the first error.
  */
-export function inspectConfigLayers(options: { workspaceConfigFile?: string; globalConfigFile?: string; env?: NodeJS.ProcessEnv }): ConfigLayerReport[] {
+export function inspectConfigLayers(options: {
+  workspaceConfigFile?: string;
+  globalConfigFile?: string;
+  env?: NodeJS.ProcessEnv;
+}): ConfigLayerReport[] {
   const globalFile = options.globalConfigFile ?? globalConfigPath(options.env);
   const reports = [inspect('global', globalFile, globalFile)];
   if (options.workspaceConfigFile) reports.push(inspect('workspace', options.workspaceConfigFile, globalFile));
@@ -37,7 +41,17 @@ function inspect(source: ConfigLayerReport['source'], file: string, globalFile: 
     return { source, file, exists: true, layer };
   } catch (error) {
     if (error instanceof ConfigError) return { source, file, exists: true, error };
-    return { source, file, exists: true, error: new ConfigError({ file, field: '', problem: `could not be read (${errorMessage(error)})`, fix: 'check that the file is readable' }) };
+    return {
+      source,
+      file,
+      exists: true,
+      error: new ConfigError({
+        file,
+        field: '',
+        problem: `could not be read (${errorMessage(error)})`,
+        fix: 'check that the file is readable',
+      }),
+    };
   }
 }
 

@@ -126,7 +126,11 @@ export const ConfigLayerSchema = z
     /** Tool approval policies for every agent of the workspace (after each agent's own). */
     policies: PoliciesSchema.optional(),
     /** How headless runs answer approvals nobody is there to answer. */
-    approval: z.object({ headless: z.enum(['prompt', 'auto', 'deny']) }).strict().partial().optional(),
+    approval: z
+      .object({ headless: z.enum(['prompt', 'auto', 'deny']) })
+      .strict()
+      .partial()
+      .optional(),
     shell: ShellSettingsSchema.partial().optional(),
     /** Every agent's context budget (a profile and any of its fields); an agent's own `context` comes after. */
     context: ContextOverridesSchema.optional(),
@@ -151,7 +155,13 @@ export interface ResolvedConfig {
   shell: z.infer<typeof ShellSettingsSchema>;
   context: ContextOverrides;
   models: Record<string, ModelWindow>;
-  mcpServe: { expose?: 'all' | string[] | undefined; caller: { id: string; name: string; approvalAuthority: ApprovalAuthority }; questionWaitSeconds: number; sessionIdleSeconds: number; maxSessions: number };
+  mcpServe: {
+    expose?: 'all' | string[] | undefined;
+    caller: { id: string; name: string; approvalAuthority: ApprovalAuthority };
+    questionWaitSeconds: number;
+    sessionIdleSeconds: number;
+    maxSessions: number;
+  };
   telemetry: Partial<z.infer<typeof TelemetrySettingsSchema>>;
 }
 
@@ -159,7 +169,17 @@ export const DEFAULT_CONFIG: ResolvedConfig = {
   // Not claude-sonnet-4-5: Anthropic ends it on 2026-11-30 (the SDK warns at every call). Not Sonnet 5 or later:
   // they refuse a non-default temperature and return the text between tool calls as thinking blocks.
   defaultModel: { provider: 'anthropic', model: 'claude-sonnet-4-6' },
-  limits: { maxDepth: 5, maxIterations: 25, toolTimeoutMs: 120_000, maxRepeatedToolCalls: 3, maxMessageBytes: 1_048_576, maxReplyBytes: 1_048_576, maxParallelDelegates: 8, maxModelCallsPerMessage: 300, maxDelegationsPerMessage: 50 },
+  limits: {
+    maxDepth: 5,
+    maxIterations: 25,
+    toolTimeoutMs: 120_000,
+    maxRepeatedToolCalls: 3,
+    maxMessageBytes: 1_048_576,
+    maxReplyBytes: 1_048_576,
+    maxParallelDelegates: 8,
+    maxModelCallsPerMessage: 300,
+    maxDelegationsPerMessage: 50,
+  },
   providers: {},
   storage: { fsync: 'turn' },
   pricing: {},
@@ -169,6 +189,11 @@ export const DEFAULT_CONFIG: ResolvedConfig = {
   shell: { passEnv: [] },
   context: {},
   models: {},
-  mcpServe: { caller: { id: 'mcp', name: 'MCP client', approvalAuthority: 'none' }, questionWaitSeconds: 120, sessionIdleSeconds: 1800, maxSessions: 64 },
+  mcpServe: {
+    caller: { id: 'mcp', name: 'MCP client', approvalAuthority: 'none' },
+    questionWaitSeconds: 120,
+    sessionIdleSeconds: 1800,
+    maxSessions: 64,
+  },
   telemetry: {},
 };

@@ -28,7 +28,8 @@ export function secretsInConfig(layer: unknown): string[] {
     } else if (Array.isArray(value)) {
       value.forEach((item, index) => visit(item, `${path}[${index}]`, field));
     } else if (value !== null && typeof value === 'object') {
-      for (const [key, item] of Object.entries(value)) if (path || !NAME_KEYED_SECTIONS.has(key)) visit(item, path ? `${path}.${key}` : key, key);
+      for (const [key, item] of Object.entries(value))
+        if (path || !NAME_KEYED_SECTIONS.has(key)) visit(item, path ? `${path}.${key}` : key, key);
     }
   };
   visit(layer, '', '');

@@ -128,7 +128,10 @@ describe('initWorkspace', () => {
       { id: 'broken', type: 'agent', name: 'No prompt' },
     ] as ParticipantInput[];
     expect(() => initWorkspace(root, { participants })).toThrow(
-      expect.objectContaining({ code: 'participant_invalid', message: expect.stringContaining('field "systemPrompt" is missing') as unknown }),
+      expect.objectContaining({
+        code: 'participant_invalid',
+        message: expect.stringContaining('field "systemPrompt" is missing') as unknown,
+      }),
     );
     expect(existsSync(paths.configFile)).toBe(false);
     expect(existsSync(paths.participantFile('me'))).toBe(false);

@@ -33,9 +33,13 @@ export function initWorkspace(root: string, options: { participants?: Participan
     for (const [name, template] of Object.entries(createDefaultTemplates())) write(`${paths.templatesDir}/${name}.json`, template);
   }
   try {
-    writeFileSync(paths.gitignoreFile, '# Session logs are local working state; the collective and config are meant for git.\nsessions/\n# Claims and records of running processes on this machine.\nrun/\n', {
-      flag: 'wx',
-    });
+    writeFileSync(
+      paths.gitignoreFile,
+      '# Session logs are local working state; the collective and config are meant for git.\nsessions/\n# Claims and records of running processes on this machine.\nrun/\n',
+      {
+        flag: 'wx',
+      },
+    );
     result.created.push(paths.display(paths.gitignoreFile));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

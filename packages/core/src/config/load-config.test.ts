@@ -69,7 +69,17 @@ describe('loadConfig', () => {
       entryAgent: 'coordinator',
       defaultModel: { provider: 'openai', model: 'gpt-4.1' },
       // each limit from the highest layer that sets it
-      limits: { maxDepth: 3, maxIterations: 40, toolTimeoutMs: 120_000, maxRepeatedToolCalls: 3, maxMessageBytes: 1_048_576, maxReplyBytes: 1_048_576, maxParallelDelegates: 8, maxModelCallsPerMessage: 300, maxDelegationsPerMessage: 50 },
+      limits: {
+        maxDepth: 3,
+        maxIterations: 40,
+        toolTimeoutMs: 120_000,
+        maxRepeatedToolCalls: 3,
+        maxMessageBytes: 1_048_576,
+        maxReplyBytes: 1_048_576,
+        maxParallelDelegates: 8,
+        maxModelCallsPerMessage: 300,
+        maxDelegationsPerMessage: 50,
+      },
       // provider settings merge field by field: the key stays global, the endpoint comes from the workspace
       providers: {
         openai: { apiKey: 'sk-global', baseURL: 'http://localhost:11434/v1', timeoutMs: 5000 },
@@ -178,9 +188,19 @@ describe('settingsForAgent (the participant layer)', () => {
     expect(settingsForAgent(config, agent())).toEqual({ model: DEFAULT_CONFIG.defaultModel, limits: config.limits });
   });
 
-  it('takes the agent\'s model and its limits over the config, limit by limit', () => {
+  it("takes the agent's model and its limits over the config, limit by limit", () => {
     const settings = settingsForAgent(config, agent({ model: { provider: 'openai', model: 'o4-mini' }, limits: { maxIterations: 99 } }));
     expect(settings.model).toEqual({ provider: 'openai', model: 'o4-mini' });
-    expect(settings.limits).toEqual({ maxDepth: 4, maxIterations: 99, toolTimeoutMs: 120_000, maxRepeatedToolCalls: 3, maxMessageBytes: 1_048_576, maxReplyBytes: 1_048_576, maxParallelDelegates: 8, maxModelCallsPerMessage: 300, maxDelegationsPerMessage: 50 });
+    expect(settings.limits).toEqual({
+      maxDepth: 4,
+      maxIterations: 99,
+      toolTimeoutMs: 120_000,
+      maxRepeatedToolCalls: 3,
+      maxMessageBytes: 1_048_576,
+      maxReplyBytes: 1_048_576,
+      maxParallelDelegates: 8,
+      maxModelCallsPerMessage: 300,
+      maxDelegationsPerMessage: 50,
+    });
   });
 });

@@ -65,7 +65,9 @@ export function mergeConfig(base: ResolvedConfig, layers: readonly ConfigLayer[]
       models: { ...config.models, ...layer.models },
       mcpServe: {
         // Left out rather than undefined when no layer sets it: `legion config show` lists what is set.
-        ...((layer.mcpServe?.expose ?? config.mcpServe.expose) !== undefined ? { expose: layer.mcpServe?.expose ?? config.mcpServe.expose } : {}),
+        ...((layer.mcpServe?.expose ?? config.mcpServe.expose) !== undefined
+          ? { expose: layer.mcpServe?.expose ?? config.mcpServe.expose }
+          : {}),
         caller: { ...config.mcpServe.caller, ...layer.mcpServe?.caller },
         questionWaitSeconds: layer.mcpServe?.questionWaitSeconds ?? config.mcpServe.questionWaitSeconds,
         sessionIdleSeconds: layer.mcpServe?.sessionIdleSeconds ?? config.mcpServe.sessionIdleSeconds,
@@ -83,8 +85,10 @@ export function settingsForAgent(config: ResolvedConfig, agent: AgentParticipant
   const limits = Object.assign({}, config.limits, agent.limits);
   // A session budget is the workspace's: an agent's own limits (which a model may write with create_agent) only lower it.
   const own = agent.limits;
-  if (own?.maxSessionCostUsd !== undefined && config.limits.maxSessionCostUsd !== undefined) limits.maxSessionCostUsd = Math.min(own.maxSessionCostUsd, config.limits.maxSessionCostUsd);
-  if (own?.maxSessionTokens !== undefined && config.limits.maxSessionTokens !== undefined) limits.maxSessionTokens = Math.min(own.maxSessionTokens, config.limits.maxSessionTokens);
+  if (own?.maxSessionCostUsd !== undefined && config.limits.maxSessionCostUsd !== undefined)
+    limits.maxSessionCostUsd = Math.min(own.maxSessionCostUsd, config.limits.maxSessionCostUsd);
+  if (own?.maxSessionTokens !== undefined && config.limits.maxSessionTokens !== undefined)
+    limits.maxSessionTokens = Math.min(own.maxSessionTokens, config.limits.maxSessionTokens);
   return { model: agent.model ?? config.defaultModel, limits };
 }
 

@@ -26,16 +26,29 @@ describe('the MCP caller participant (mcpServe.caller)', () => {
     const session = await legion.sessions.create();
     const result = await legion.send(session, 'write it', { from: 'mcp' });
 
-    expect(result).toMatchObject({ status: 'paused', conversationId: 'mcp__coordinator', requests: [{ requester: 'coordinator', approver: 'user', tool: 'file_write' }] });
+    expect(result).toMatchObject({
+      status: 'paused',
+      conversationId: 'mcp__coordinator',
+      requests: [{ requester: 'coordinator', approver: 'user', tool: 'file_write' }],
+    });
     const id = result.status === 'paused' ? result.requests[0]!.id : '';
-    expect(await session.answerApprovals([{ id, decision: 'approve' }], 'mcp')).toMatchObject({ status: 'error', error: expect.stringContaining('mcp has no authority') });
-    expect(await session.answerApprovals([{ id, decision: 'approve' }], 'user')).toMatchObject({ status: 'answered', resumed: [{ status: 'success', reply: 'done' }] });
+    expect(await session.answerApprovals([{ id, decision: 'approve' }], 'mcp')).toMatchObject({
+      status: 'error',
+      error: expect.stringContaining('mcp has no authority'),
+    });
+    expect(await session.answerApprovals([{ id, decision: 'approve' }], 'user')).toMatchObject({
+      status: 'answered',
+      resumed: [{ status: 'success', reply: 'done' }],
+    });
   });
 
   it('takes its id and approval authority from the config: with authority it is the approver itself', async () => {
     test = writer();
     const file = join(test.root, '.legion/config.json');
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), mcpServe: { caller: { id: 'claude', approvalAuthority: '*' } } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), mcpServe: { caller: { id: 'claude', approvalAuthority: '*' } } }),
+    );
     const legion = test.reopen();
     for (const [id, provider] of Object.entries(test.providers)) legion.providers.useFor(id, provider);
     const session = await legion.sessions.create();

@@ -40,7 +40,12 @@ describe('mcpServers in the layered config', () => {
         memory: { command: 'memory-mcp' },
       },
     });
-    write(workspaceFile, { mcpServers: { github: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${env:GH}' } }, docs: { url: 'http://127.0.0.1:3001/mcp' } } });
+    write(workspaceFile, {
+      mcpServers: {
+        github: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${env:GH}' } },
+        docs: { url: 'http://127.0.0.1:3001/mcp' },
+      },
+    });
     expect(loadConfig({ workspaceConfigFile: workspaceFile, globalConfigFile: globalFile }).config.mcpServers).toEqual({
       github: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${env:GH}' } },
       memory: { command: 'memory-mcp' },
@@ -58,7 +63,10 @@ describe('mcpServers in the layered config', () => {
 
   it('refuses stdio fields on a URL server and a server name that would break tool names', () => {
     write(workspaceFile, { mcpServers: { remote: { url: 'https://mcp.example.com/mcp', env: { A: 'b' } } } });
-    expect(loadError()).toMatchObject({ field: 'mcpServers.remote.env', message: expect.stringContaining('applies only to stdio servers') });
+    expect(loadError()).toMatchObject({
+      field: 'mcpServers.remote.env',
+      message: expect.stringContaining('applies only to stdio servers'),
+    });
     write(workspaceFile, { mcpServers: { my__server: { command: 'x' } } });
     expect(loadError().message).toContain('expected a server name of letters and digits');
     write(workspaceFile, { mcpServers: { s: { url: 'localhost:3001' } } });

@@ -34,17 +34,26 @@ export const McpServerConfigSchema = z
   .strict()
   .superRefine((server, context) => {
     if (server.command === undefined && server.url === undefined) {
-      context.addIssue({ code: 'custom', path: ['command'], message: 'expected "command" (a server started over stdio) or "url" (a Streamable HTTP server)' });
+      context.addIssue({
+        code: 'custom',
+        path: ['command'],
+        message: 'expected "command" (a server started over stdio) or "url" (a Streamable HTTP server)',
+      });
     } else if (server.command !== undefined && server.url !== undefined) {
       context.addIssue({ code: 'custom', path: ['url'], message: 'expected either "command" or "url", not both' });
     }
     if (server.url !== undefined) {
       for (const field of ['args', 'env', 'cwd'] as const) {
-        if (server[field] !== undefined) context.addIssue({ code: 'custom', path: [field], message: 'applies only to stdio servers (with "command"), not to "url"' });
+        if (server[field] !== undefined)
+          context.addIssue({ code: 'custom', path: [field], message: 'applies only to stdio servers (with "command"), not to "url"' });
       }
     }
     if (server.command !== undefined && server.headers !== undefined) {
-      context.addIssue({ code: 'custom', path: ['headers'], message: 'applies only to Streamable HTTP servers (with "url"), not to "command"' });
+      context.addIssue({
+        code: 'custom',
+        path: ['headers'],
+        message: 'applies only to Streamable HTTP servers (with "url"), not to "command"',
+      });
     }
   });
 export type McpServerConfig = z.infer<typeof McpServerConfigSchema>;
@@ -53,6 +62,7 @@ export type McpServerConfig = z.infer<typeof McpServerConfigSchema>;
 export const McpServersSchema = z.record(z.string(), McpServerConfigSchema).superRefine((servers, context) => {
   for (const name of Object.keys(servers)) {
     const parsed = McpServerNameSchema.safeParse(name);
-    if (!parsed.success) context.addIssue({ code: 'custom', path: [name], message: parsed.error.issues[0]?.message ?? 'expected a valid server name' });
+    if (!parsed.success)
+      context.addIssue({ code: 'custom', path: [name], message: parsed.error.issues[0]?.message ?? 'expected a valid server name' });
   }
 });

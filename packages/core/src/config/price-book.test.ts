@@ -21,7 +21,13 @@ describe('prices by exact model id', () => {
 
   it('prices the default model, and a current model newer than the dataset through a correction (by id and dated alias)', async () => {
     expect(await listPrice('claude-sonnet-4-6', 'anthropic')).toMatchObject({ input: 3, output: 15, cacheRead: 0.3 });
-    expect(await listPrice('claude-sonnet-5-5', 'anthropic')).toEqual({ input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5, cacheWrite1h: 4 });
+    expect(await listPrice('claude-sonnet-5-5', 'anthropic')).toEqual({
+      input: 2,
+      output: 10,
+      cacheRead: 0.2,
+      cacheWrite: 2.5,
+      cacheWrite1h: 4,
+    });
     expect(await listPrice('claude-sonnet-5-5-20261001', 'anthropic')).toEqual(await listPrice('claude-sonnet-5-5', 'anthropic'));
   });
 
@@ -30,9 +36,16 @@ describe('prices by exact model id', () => {
     expect(await listPrice('o3-2025-04-16')).toEqual(await listPrice('o3'));
     expect(await listPrice('claude-sonnet-4-5-20250929', 'anthropic')).toEqual(await listPrice('claude-sonnet-4-5', 'anthropic'));
     expect(await listPrice('claude-sonnet-4@20250514', 'anthropic')).toMatchObject({ input: 3, output: 15 });
-    expect(await listPrice('claude-opus-4-1-20250805', 'anthropic')).toMatchObject({ input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75, cacheWrite1h: 30 });
+    expect(await listPrice('claude-opus-4-1-20250805', 'anthropic')).toMatchObject({
+      input: 15,
+      output: 75,
+      cacheRead: 1.5,
+      cacheWrite: 18.75,
+      cacheWrite1h: 30,
+    });
     // Unknown is unknown (null, shown as such), never the price of a name it starts with.
-    for (const model of ['gpt-5-foo', 'gpt-5-2025-08-07x', 'claude-sonnet-4-5-experimental', 'my-gpt-5']) expect(await listPrice(model, model.startsWith('claude') ? 'anthropic' : 'openai')).toBeNull();
+    for (const model of ['gpt-5-foo', 'gpt-5-2025-08-07x', 'claude-sonnet-4-5-experimental', 'my-gpt-5'])
+      expect(await listPrice(model, model.startsWith('claude') ? 'anthropic' : 'openai')).toBeNull();
     expect(await book.quote({ provider: 'openai-compatible', model: 'gpt-5' })).toEqual({ price: null, source: 'unknown' });
     expect(costOf(million, null)).toBeNull();
   });
@@ -43,7 +56,10 @@ describe('prices by exact model id', () => {
       expect(costOf({ inputTokens: 200_000, outputTokens: 1_000 }, price)).toBeCloseTo(0.6 + 0.015, 10);
       expect(costOf({ inputTokens: 200_001, outputTokens: 1_000 }, price)).toBeCloseTo((200_001 * 6 + 1_000 * 22.5) / 1e6, 10);
       // Cache reads count toward the threshold, and are billed at the tier's cache price.
-      expect(costOf({ inputTokens: 1_000, outputTokens: 0, cacheReadTokens: 199_001 }, price)).toBeCloseTo((1_000 * 6 + 199_001 * 0.6) / 1e6, 10);
+      expect(costOf({ inputTokens: 1_000, outputTokens: 0, cacheReadTokens: 199_001 }, price)).toBeCloseTo(
+        (1_000 * 6 + 199_001 * 0.6) / 1e6,
+        10,
+      );
     }
     // gpt-4.1 has one price up to its 1M window.
     expect((await listPrice('gpt-4.1'))?.tiers).toBeUndefined();
@@ -53,10 +69,12 @@ describe('prices by exact model id', () => {
     const price = await listPrice('claude-haiku-4-5', 'anthropic');
     expect(price).toMatchObject({ input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25, cacheWrite1h: 2 });
     // 100k cache writes of which 40k for an hour, 50k cache reads, 10k input, 1k output.
-    expect(costOf({ inputTokens: 10_000, outputTokens: 1_000, cacheReadTokens: 50_000, cacheWriteTokens: 100_000, cacheWrite1hTokens: 40_000 }, price)).toBeCloseTo(
-      (10_000 * 1 + 1_000 * 5 + 50_000 * 0.1 + 60_000 * 1.25 + 40_000 * 2) / 1e6,
-      10,
-    );
+    expect(
+      costOf(
+        { inputTokens: 10_000, outputTokens: 1_000, cacheReadTokens: 50_000, cacheWriteTokens: 100_000, cacheWrite1hTokens: 40_000 },
+        price,
+      ),
+    ).toBeCloseTo((10_000 * 1 + 1_000 * 5 + 50_000 * 0.1 + 60_000 * 1.25 + 40_000 * 2) / 1e6, 10);
   });
 });
 
@@ -74,8 +92,13 @@ describe('local models and the config', () => {
       { provider: 'openai', model: 'gpt-5', baseURL: 'http://[::1]:9000/v1' },
     ];
     for (const call of local) expect(await book.quote(call)).toEqual(free);
-    expect((await book.quote({ provider: 'anthropic', model: 'claude-sonnet-4-5', baseURL: 'https://gateway.example.com' })).source).toBe('list');
-    expect((await book.quote({ provider: 'openai-compatible', model: 'anthropic/claude-sonnet-4.5', baseURL: 'https://openrouter.ai/api/v1' })).source).toBe('list');
+    expect((await book.quote({ provider: 'anthropic', model: 'claude-sonnet-4-5', baseURL: 'https://gateway.example.com' })).source).toBe(
+      'list',
+    );
+    expect(
+      (await book.quote({ provider: 'openai-compatible', model: 'anthropic/claude-sonnet-4.5', baseURL: 'https://openrouter.ai/api/v1' }))
+        .source,
+    ).toBe('list');
   });
 
   it('takes the config first: exact ids with dated aliases, provider/model, explicit globs; a local model it prices is charged', async () => {
@@ -98,7 +121,10 @@ describe('local models and the config', () => {
   });
 
   it('leaves a price unknown, and the call standing, when the list cannot be loaded', async () => {
-    const broken = new PriceBook(() => ({}), () => Promise.reject(new Error('Cannot find package @pydantic/genai-prices')));
+    const broken = new PriceBook(
+      () => ({}),
+      () => Promise.reject(new Error('Cannot find package @pydantic/genai-prices')),
+    );
     expect(await broken.quote({ provider: 'anthropic', model: 'claude-sonnet-4-5' })).toEqual({ price: null, source: 'unknown' });
     // Config prices and local models never need the list.
     expect(broken.quote({ provider: 'ollama', model: 'llama3.2' })).toEqual({ price: { input: 0, output: 0 }, source: 'local' });
@@ -110,11 +136,14 @@ describe('local models and the config', () => {
     const released = new Promise<void>((resolve) => (release = resolve));
     const real = book.quote({ provider: 'anthropic', model: 'claude-sonnet-4-6' });
     const dataset = await import('./price-dataset.js').then((module) => module.loadPriceDataset());
-    const prefetching = new PriceBook(() => ({ 'cheap-model': { input: 1, output: 1 } }), async () => {
-      loads++;
-      await released;
-      return dataset;
-    });
+    const prefetching = new PriceBook(
+      () => ({ 'cheap-model': { input: 1, output: 1 } }),
+      async () => {
+        loads++;
+        await released;
+        return dataset;
+      },
+    );
     // Config prices and local models need no list: nothing loads.
     prefetching.prefetch({ provider: 'openai', model: 'cheap-model' });
     prefetching.prefetch({ provider: 'ollama', model: 'llama3.2' });
@@ -132,12 +161,15 @@ describe('local models and the config', () => {
 
   it('a prefetch that fails is no unhandled rejection, and the quote after it tries the list again', async () => {
     let loads = 0;
-    const flaky = new PriceBook(() => ({}), async () => {
-      loads++;
-      if (loads === 1) throw new Error('Cannot find package @pydantic/genai-prices');
-      const { loadPriceDataset } = await import('./price-dataset.js');
-      return loadPriceDataset();
-    });
+    const flaky = new PriceBook(
+      () => ({}),
+      async () => {
+        loads++;
+        if (loads === 1) throw new Error('Cannot find package @pydantic/genai-prices');
+        const { loadPriceDataset } = await import('./price-dataset.js');
+        return loadPriceDataset();
+      },
+    );
     flaky.prefetch({ provider: 'anthropic', model: 'claude-sonnet-4-6' });
     expect(loads).toBe(1);
     // Let the failed load settle (an unhandled rejection would fail the test run).

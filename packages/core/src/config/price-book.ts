@@ -20,7 +20,6 @@ export interface PriceQuote {
   source: PriceSource;
 }
 
-
 /** Providers of the built-in presets and the dataset's name for them. */
 const DATASET_PROVIDERS: Readonly<Record<string, string>> = { anthropic: 'anthropic', openai: 'openai', openrouter: 'openrouter' };
 
@@ -93,7 +92,10 @@ function listQuote(dataset: PriceDataset, datasetProvider: string | undefined, c
 }
 
 /** A `pricing` entry of the config for this call, by the most specific key that names it. */
-export function configuredPrice(pricing: Readonly<Record<string, ModelPrice>>, call: Pick<PricedCall, 'provider' | 'model'>): ModelPrice | undefined {
+export function configuredPrice(
+  pricing: Readonly<Record<string, ModelPrice>>,
+  call: Pick<PricedCall, 'provider' | 'model'>,
+): ModelPrice | undefined {
   const undated = undatedId(call.model);
   for (const id of undated === undefined ? [call.model] : [call.model, undated]) {
     const price = pricing[`${call.provider}/${id}`] ?? pricing[id];
@@ -103,7 +105,11 @@ export function configuredPrice(pricing: Readonly<Record<string, ModelPrice>>, c
   for (const key of Object.keys(pricing)) {
     if (!key.endsWith('*')) continue;
     const prefix = key.slice(0, -1);
-    if ((call.model.startsWith(prefix) || `${call.provider}/${call.model}`.startsWith(prefix)) && (best === undefined || key.length > best.length)) best = key;
+    if (
+      (call.model.startsWith(prefix) || `${call.provider}/${call.model}`.startsWith(prefix)) &&
+      (best === undefined || key.length > best.length)
+    )
+      best = key;
   }
   return best === undefined ? undefined : pricing[best];
 }
@@ -113,11 +119,16 @@ export function configuredPrice(pricing: Readonly<Record<string, ModelPrice>>, c
  * without `*` that is a prefix of a model in use but not that model or a dated
  * alias of it. Each comes with the model it used to price.
  */
-export function prefixPricingKeys(pricing: Readonly<Record<string, ModelPrice>>, models: ReadonlyArray<Pick<PricedCall, 'provider' | 'model'>>): Array<{ key: string; model: string }> {
+export function prefixPricingKeys(
+  pricing: Readonly<Record<string, ModelPrice>>,
+  models: ReadonlyArray<Pick<PricedCall, 'provider' | 'model'>>,
+): Array<{ key: string; model: string }> {
   const found: Array<{ key: string; model: string }> = [];
   for (const key of Object.keys(pricing)) {
     if (key.endsWith('*')) continue;
-    const model = models.find((call) => call.model !== key && call.model.startsWith(key) && configuredPrice({ [key]: pricing[key]! }, call) === undefined);
+    const model = models.find(
+      (call) => call.model !== key && call.model.startsWith(key) && configuredPrice({ [key]: pricing[key]! }, call) === undefined,
+    );
     if (model) found.push({ key, model: model.model });
   }
   return found;

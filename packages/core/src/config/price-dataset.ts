@@ -76,7 +76,8 @@ function indexDataset(dataset: Dataset): PriceDataset {
       byId = new Map();
       // Exact ids only: the model's id and every literal its match rule names. A `starts_with`
       // literal counts as an id, not a prefix, so `gpt-5-pro` never takes `gpt-5`'s price.
-      for (const model of provider.models) for (const id of [model.id, ...literalsOf(model.match)]) if (!byId.has(id.toLowerCase())) byId.set(id.toLowerCase(), model);
+      for (const model of provider.models)
+        for (const id of [model.id, ...literalsOf(model.match)]) if (!byId.has(id.toLowerCase())) byId.set(id.toLowerCase(), model);
     }
     indexes.set(providerId, byId);
     return byId;
@@ -91,7 +92,9 @@ function indexDataset(dataset: Dataset): PriceDataset {
       const info = byId?.get(model.toLowerCase()) ?? (undated !== undefined ? byId?.get(undated.toLowerCase()) : undefined);
       // A correction also prices a model the dataset does not know yet, by its id or undated id.
       const corrections = CORRECTIONS[providerId];
-      const corrected = info ? corrections?.[info.id] : (corrections?.[model.toLowerCase()] ?? (undated !== undefined ? corrections?.[undated.toLowerCase()] : undefined));
+      const corrected = info
+        ? corrections?.[info.id]
+        : (corrections?.[model.toLowerCase()] ?? (undated !== undefined ? corrections?.[undated.toLowerCase()] : undefined));
       const price = corrected ?? (info ? toModelPrice(info.prices, new Date()) : null);
       prices.set(key, price);
       return price;
@@ -136,7 +139,8 @@ function toModelPrice(prices: ModelInfo['prices'], now: Date): ModelPrice | null
     ...optional('cacheWrite1h', at('cache_write_1h_mtok', prompt)),
   });
   const starts = new Set<number>();
-  for (const rate of Object.values(rates)) if (rate !== undefined && typeof rate !== 'number') for (const tier of rate.tiers) starts.add(tier.start);
+  for (const rate of Object.values(rates))
+    if (rate !== undefined && typeof rate !== 'number') for (const tier of rate.tiers) starts.add(tier.start);
   const tiers: PriceTier[] = [...starts].sort((a, b) => a - b).map((start) => ({ aboveInputTokens: start, ...fields(start + 1) }));
   return { ...fields(0), ...(tiers.length > 0 ? { tiers } : {}) };
 }

@@ -48,7 +48,8 @@ export function costOf(usage: Usage, price: ModelPrice | null | undefined): numb
   const prompt = promptTokens(usage);
   // Anthropic and OpenAI bill the whole request at the tier its prompt reached, output included.
   let rates: ModelPrice | PriceTier = price;
-  for (const tier of price.tiers ?? []) if (prompt > tier.aboveInputTokens && (!('aboveInputTokens' in rates) || tier.aboveInputTokens > rates.aboveInputTokens)) rates = tier;
+  for (const tier of price.tiers ?? [])
+    if (prompt > tier.aboveInputTokens && (!('aboveInputTokens' in rates) || tier.aboveInputTokens > rates.aboveInputTokens)) rates = tier;
   const cacheWrite = rates.cacheWrite ?? rates.input;
   const longWrites = Math.min(usage.cacheWrite1hTokens ?? 0, usage.cacheWriteTokens ?? 0);
   const cost =

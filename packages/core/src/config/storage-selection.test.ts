@@ -16,38 +16,67 @@ describe('storage selection', () => {
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  const workspaceConfig = (storage: unknown): void => writeFileSync(join(root, '.legion', 'config.json'), JSON.stringify({ version: 1, storage }));
+  const workspaceConfig = (storage: unknown): void =>
+    writeFileSync(join(root, '.legion', 'config.json'), JSON.stringify({ version: 1, storage }));
 
   it('is the files by default, PostgreSQL from the global config, and LEGION_DATABASE_URL before either', () => {
     expect(storageSelection({ root, globalConfigFile, env: {} })).toEqual({ kind: 'files' });
     writeFileSync(globalConfigFile, JSON.stringify({ storage: { kind: 'postgres', url: 'postgres://legion:secret@db.internal/legion' } }));
-    expect(storageSelection({ root, globalConfigFile, env: {} })).toEqual({ kind: 'postgres', url: 'postgres://legion:secret@db.internal/legion', source: 'config', fromWorkspaceFile: false });
-    expect(storageSelection({ root, globalConfigFile, env: { LEGION_DATABASE_URL: 'postgres://other/db' } })).toEqual({ kind: 'postgres', url: 'postgres://other/db', source: 'LEGION_DATABASE_URL', fromWorkspaceFile: false });
+    expect(storageSelection({ root, globalConfigFile, env: {} })).toEqual({
+      kind: 'postgres',
+      url: 'postgres://legion:secret@db.internal/legion',
+      source: 'config',
+      fromWorkspaceFile: false,
+    });
+    expect(storageSelection({ root, globalConfigFile, env: { LEGION_DATABASE_URL: 'postgres://other/db' } })).toEqual({
+      kind: 'postgres',
+      url: 'postgres://other/db',
+      source: 'LEGION_DATABASE_URL',
+      fromWorkspaceFile: false,
+    });
   });
 
   it('refuses a database password in the workspace config, naming the field and the fix', () => {
     workspaceConfig({ kind: 'postgres', url: 'postgres://legion:hunter2@db.internal/legion' });
-    expect(() => storageSelection({ root, globalConfigFile, env: {} })).toThrow(/storage\.url.*password is not allowed in the workspace config.*Fix: remove the password.*PGPASSWORD/);
+    expect(() => storageSelection({ root, globalConfigFile, env: {} })).toThrow(
+      /storage\.url.*password is not allowed in the workspace config.*Fix: remove the password.*PGPASSWORD/,
+    );
     workspaceConfig({ kind: 'postgres', url: 'postgres://db.internal/legion?password=hunter2' });
     expect(() => storageSelection({ root, globalConfigFile, env: {} })).toThrow(/password is not allowed/);
     workspaceConfig({ kind: 'postgres', url: 'host=db.internal dbname=legion password=hunter2' });
     expect(() => storageSelection({ root, globalConfigFile, env: {} })).toThrow(/password is not allowed/);
     workspaceConfig({ kind: 'postgres', url: 'postgres://legion@db.internal/legion' });
-    expect(storageSelection({ root, globalConfigFile, env: {} })).toEqual({ kind: 'postgres', url: 'postgres://legion@db.internal/legion', source: 'config', fromWorkspaceFile: true });
+    expect(storageSelection({ root, globalConfigFile, env: {} })).toEqual({
+      kind: 'postgres',
+      url: 'postgres://legion@db.internal/legion',
+      source: 'config',
+      fromWorkspaceFile: true,
+    });
   });
 
   it("says when the URL is the workspace file's (a cloned repository's, which must not get PGPASSWORD), and not when the user's global config or LEGION_DATABASE_URL names it", () => {
     workspaceConfig({ kind: 'postgres', url: 'postgres://legion@attacker.example/legion' });
-    expect(storageSelection({ root, globalConfigFile, env: {} })).toMatchObject({ url: 'postgres://legion@attacker.example/legion', fromWorkspaceFile: true });
-    expect(storageSelection({ root, globalConfigFile, env: { LEGION_DATABASE_URL: 'postgres://mine/db' } })).toMatchObject({ url: 'postgres://mine/db', fromWorkspaceFile: false });
+    expect(storageSelection({ root, globalConfigFile, env: {} })).toMatchObject({
+      url: 'postgres://legion@attacker.example/legion',
+      fromWorkspaceFile: true,
+    });
+    expect(storageSelection({ root, globalConfigFile, env: { LEGION_DATABASE_URL: 'postgres://mine/db' } })).toMatchObject({
+      url: 'postgres://mine/db',
+      fromWorkspaceFile: false,
+    });
     writeFileSync(globalConfigFile, JSON.stringify({ storage: { url: 'postgres://legion@db.internal/legion' } }));
     workspaceConfig({ kind: 'postgres' });
-    expect(storageSelection({ root, globalConfigFile, env: {} })).toMatchObject({ url: 'postgres://legion@db.internal/legion', fromWorkspaceFile: false });
+    expect(storageSelection({ root, globalConfigFile, env: {} })).toMatchObject({
+      url: 'postgres://legion@db.internal/legion',
+      fromWorkspaceFile: false,
+    });
   });
 
   it('asks for a URL when the kind is postgres without one', () => {
     workspaceConfig({ kind: 'postgres' });
-    expect(() => storageSelection({ root, globalConfigFile, env: {} })).toThrow(/"storage.kind" is "postgres" but no database is named.*LEGION_DATABASE_URL/);
+    expect(() => storageSelection({ root, globalConfigFile, env: {} })).toThrow(
+      /"storage.kind" is "postgres" but no database is named.*LEGION_DATABASE_URL/,
+    );
   });
 
   it('is refused by Legion.open without a backend, rather than written to files nobody else reads', () => {

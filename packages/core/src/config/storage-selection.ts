@@ -44,7 +44,11 @@ export function selectStorage(storage: ResolvedConfig['storage'], env: NodeJS.Pr
  * without opening the workspace: what a command needs to know before it loads a backend.
  * Throws the `ConfigError` of a bad config file (a database password in the workspace file among them).
  */
-export function storageSelection(options: { root: string; globalConfigFile?: string | undefined; env?: NodeJS.ProcessEnv | undefined }): StorageSelection {
+export function storageSelection(options: {
+  root: string;
+  globalConfigFile?: string | undefined;
+  env?: NodeJS.ProcessEnv | undefined;
+}): StorageSelection {
   return workspaceStorage(options).selection;
 }
 
@@ -52,8 +56,15 @@ export function storageSelection(options: { root: string; globalConfigFile?: str
  * `storageSelection` with the config it read, which `Legion.open` takes as its `config` so that
  * a command that opens the workspace next reads and checks the config files once, not twice.
  */
-export function workspaceStorage(options: { root: string; globalConfigFile?: string | undefined; env?: NodeJS.ProcessEnv | undefined }): { selection: StorageSelection; config: ResolvedConfig } {
+export function workspaceStorage(options: { root: string; globalConfigFile?: string | undefined; env?: NodeJS.ProcessEnv | undefined }): {
+  selection: StorageSelection;
+  config: ResolvedConfig;
+} {
   const env = options.env ?? process.env;
-  const { config, storageUrlFromWorkspaceFile } = loadConfig({ workspaceConfigFile: new WorkspacePaths(options.root).configFile, globalConfigFile: options.globalConfigFile, env });
+  const { config, storageUrlFromWorkspaceFile } = loadConfig({
+    workspaceConfigFile: new WorkspacePaths(options.root).configFile,
+    globalConfigFile: options.globalConfigFile,
+    env,
+  });
   return { selection: selectStorage(config.storage, env, storageUrlFromWorkspaceFile), config };
 }

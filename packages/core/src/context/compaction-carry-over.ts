@@ -21,11 +21,18 @@ export interface CarryOver {
 export const CARRY_OVER_TAG = '<context-carried-over>';
 
 export function renderCarryOver(compaction: CompactionEntry, carry: CarryOver, keptIds: ReadonlySet<string>): string {
-  const lines: string[] = [CARRY_OVER_TAG, `The earlier part of this conversation was compacted (${compaction.at}). Its summary:`, '<summary>', compaction.summary, '</summary>'];
+  const lines: string[] = [
+    CARRY_OVER_TAG,
+    `The earlier part of this conversation was compacted (${compaction.at}). Its summary:`,
+    '<summary>',
+    compaction.summary,
+    '</summary>',
+  ];
   if (carry.chain.length > 0) lines.push(`You are working for: ${carry.chain.join(' → ')}.`);
   if (carry.todos) lines.push('Your open todos (verbatim):', carry.todos);
   if (carry.pinnedNotes) lines.push('Your pinned scratchbook notes (verbatim):', carry.pinnedNotes);
-  if (carry.pendingApprovals.length > 0) lines.push('Approvals of this conversation still pending:', ...carry.pendingApprovals.map((line) => `- ${line}`));
+  if (carry.pendingApprovals.length > 0)
+    lines.push('Approvals of this conversation still pending:', ...carry.pendingApprovals.map((line) => `- ${line}`));
   // Those still in the context verbatim are not repeated.
   const carried = compaction.carried.filter((message) => !keptIds.has(message.messageId));
   if (carried.length > 0) {

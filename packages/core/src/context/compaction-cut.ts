@@ -34,7 +34,12 @@ export function isStepStart(messages: readonly Message[], index: number): boolea
  * gives up the protection when nothing else can go: everything before the newest
  * turn (or step) is summarized. Undefined when nothing can be summarized.
  */
-export function compactionCut(messages: readonly Message[], tokensOf: (message: Message) => number, protectRecentTokens: number, relaxed: boolean): number | undefined {
+export function compactionCut(
+  messages: readonly Message[],
+  tokensOf: (message: Message) => number,
+  protectRecentTokens: number,
+  relaxed: boolean,
+): number | undefined {
   let suffix = 0;
   let newestTurn: number | undefined;
   let newestStep: number | undefined;
@@ -60,6 +65,7 @@ export function compactionCut(messages: readonly Message[], tokensOf: (message: 
  */
 export function cutPointsAfterFirst(messages: readonly Message[]): number[] {
   const points: number[] = [];
-  for (let index = 1; index < messages.length; index++) if (isTurnStart(messages[index]!) || isStepStart(messages, index)) points.push(index);
+  for (let index = 1; index < messages.length; index++)
+    if (isTurnStart(messages[index]!) || isStepStart(messages, index)) points.push(index);
   return points;
 }

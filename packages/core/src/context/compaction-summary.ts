@@ -63,7 +63,12 @@ export function transcriptLine(message: Message, parties: SummaryParties): strin
     else if (block.type === 'tool_use') parts.push(`[calls ${block.name} ${cut(JSON.stringify(block.input) ?? '', TOOL_INPUT_CHARS)}]`);
     else parts.push(`[${block.isError ? 'error from' : 'result of'} the call: ${cut(block.content, TOOL_RESULT_CHARS)}]`);
   }
-  const who = message.role === 'assistant' ? parties.agentId : message.content.every((block) => block.type === 'tool_result') ? 'tools' : parties.initiator;
+  const who =
+    message.role === 'assistant'
+      ? parties.agentId
+      : message.content.every((block) => block.type === 'tool_result')
+        ? 'tools'
+        : parties.initiator;
   return `${who} (${message.at}, ${message.id}): ${parts.join('\n')}`;
 }
 
@@ -108,7 +113,12 @@ async function summarizeOnce(options: SummarizeOptions, system: string, previous
     `The conversation to fold in, oldest first:\n<transcript>\n${transcript}\n</transcript>\n`,
     previous ? 'Write the updated summary: everything of the summary so far that still matters, and the transcript.' : 'Write the summary.',
   ].join('\n');
-  const request: ModelRequest = { system, messages: [{ id: 'summary-request', role: 'user', at: new Date().toISOString(), content: [{ type: 'text', text }] }], tools: [], maxTokens: options.maxTokens };
+  const request: ModelRequest = {
+    system,
+    messages: [{ id: 'summary-request', role: 'user', at: new Date().toISOString(), content: [{ type: 'text', text }] }],
+    tools: [],
+    maxTokens: options.maxTokens,
+  };
   const run = (): Promise<ModelResponse> => generate(options.provider, request, { signal: options.signal });
   const response = await (options.wrapCall ? options.wrapCall(request, run) : run());
   if (response.usage) await options.onUsage?.(response.usage);

@@ -22,7 +22,6 @@ export interface CompactOptions {
   wrapCall?: SummarizerCallWrapper | undefined;
 }
 
-
 /**
  * Summarizes the older part of the conversation's context and appends a compaction
  * entry: at a turn start (never inside a turn, never between a tool call and its
@@ -36,11 +35,18 @@ export async function compactConversation(options: CompactOptions): Promise<Comp
   const measure = await loadTokenMeasure();
   const cut = compactionCut(history, measure.message, settings.protectRecentTokens, options.reason !== 'auto');
   if (cut === undefined) {
-    return { status: 'nothing', why: history.length === 0 ? 'the conversation has no messages to compact' : 'everything in the context is its newest turn (or the protected recent part)' };
+    return {
+      status: 'nothing',
+      why:
+        history.length === 0
+          ? 'the conversation has no messages to compact'
+          : 'everything in the context is its newest turn (or the protected recent part)',
+    };
   }
   const summarized = history.slice(0, cut);
   const kept = history.slice(cut);
-  const carriedTokens = (entry: CompactionEntry | undefined): number => (entry ? measure.text(entry.summary) + entry.carried.reduce((sum, message) => sum + measure.text(message.text), 0) : 0);
+  const carriedTokens = (entry: CompactionEntry | undefined): number =>
+    entry ? measure.text(entry.summary) + entry.carried.reduce((sum, message) => sum + measure.text(message.text), 0) : 0;
   const tokensBefore = measure.request({ ...options.fixed, messages: history }) + carriedTokens(previous);
   const summary = await summarize({
     provider: options.summarizer,
@@ -73,9 +79,15 @@ export async function compactConversation(options: CompactOptions): Promise<Comp
 }
 
 /** The last `keep` messages the agent was sent (initiator's, not tool results), those not kept in the context anyway. */
-function carriedMessages(before: readonly CarriedMessage[], summarized: readonly Message[], kept: readonly Message[], keep: number): CarriedMessage[] {
+function carriedMessages(
+  before: readonly CarriedMessage[],
+  summarized: readonly Message[],
+  kept: readonly Message[],
+  keep: number,
+): CarriedMessage[] {
   if (keep === 0) return [];
-  const sent = (messages: readonly Message[]): CarriedMessage[] => messages.filter(isTurnStart).map((message) => ({ messageId: message.id, at: message.at, text: textOf(message) }));
+  const sent = (messages: readonly Message[]): CarriedMessage[] =>
+    messages.filter(isTurnStart).map((message) => ({ messageId: message.id, at: message.at, text: textOf(message) }));
   const keptIds = new Set(kept.map((message) => message.id));
   return [...before, ...sent(summarized), ...sent(kept)].slice(-keep).filter((message) => !keptIds.has(message.messageId));
 }

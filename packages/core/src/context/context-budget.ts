@@ -46,12 +46,21 @@ export function fitToWindow(
 ): FitResult {
   const budget = options.window - options.outputReserve;
   const perMessage = request.messages.map((message) => options.measure.message(message));
-  let total = options.requestTokens ?? options.measure.request({ system: request.system, tools: request.tools, messages: [] }) + options.extraTokens + perMessage.reduce((sum, tokens) => sum + tokens, 0);
+  let total =
+    options.requestTokens ??
+    options.measure.request({ system: request.system, tools: request.tools, messages: [] }) +
+      options.extraTokens +
+      perMessage.reduce((sum, tokens) => sum + tokens, 0);
   if (total <= budget) return { messages: request.messages, dropped: 0 };
   let from = 0;
   for (const start of cutPointsAfterFirst(request.messages)) {
     for (; from < start; from++) total -= perMessage[from]!;
     if (total <= budget) return { messages: request.messages.slice(start), dropped: start };
   }
-  throw new ContextOverflowError({ agentId: options.agentId, requestTokens: total, window: options.window, outputReserve: options.outputReserve });
+  throw new ContextOverflowError({
+    agentId: options.agentId,
+    requestTokens: total,
+    window: options.window,
+    outputReserve: options.outputReserve,
+  });
 }

@@ -17,7 +17,8 @@ function resultsOf(body: Body): Map<string, ResultBlock> {
   const results = new Map<string, ResultBlock>();
   for (const message of body.messages) {
     if (typeof message.content === 'string') continue;
-    for (const block of message.content) if (block.type === 'tool_result') results.set(block.tool_use_id as string, block as unknown as ResultBlock);
+    for (const block of message.content)
+      if (block.type === 'tool_result') results.set(block.tool_use_id as string, block as unknown as ResultBlock);
   }
   return results;
 }
@@ -29,7 +30,8 @@ describe('context relief on real provider SDKs: eviction to artifacts, artifact_
   // Models the table does not know get a small window (8k): the small profile, evicting above 700 tokens.
   const claude = (): ModelConfig => ({ provider: 'anthropic', model: 'claude-test', baseURL: server.anthropicURL });
   const gpt = (): ModelConfig => ({ provider: 'openai', model: 'gpt-test', baseURL: server.openaiURL });
-  const agent = (id: string, model: ModelConfig, extra: Record<string, unknown> = {}): ParticipantInput => ({ ...agentParticipant(id), model, ...extra }) as ParticipantInput;
+  const agent = (id: string, model: ModelConfig, extra: Record<string, unknown> = {}): ParticipantInput =>
+    ({ ...agentParticipant(id), model, ...extra }) as ParticipantInput;
 
   /** An artifact as stored: on disk for the file backend (whole, in its own file), through the backend for memory. */
   async function artifact(session: Session, name: string): Promise<string | undefined> {
@@ -44,15 +46,39 @@ describe('context relief on real provider SDKs: eviction to artifacts, artifact_
   it('evicts a 2 MB shell output: the model gets a preview, the artifact holds it whole, artifact_read pages and greps it', async () => {
     const lines = 90_000;
     test = createTestLegion({
-      participants: [userParticipant(), agent('worker', claude(), { tools: ['shell_run', 'artifact_read'], delegation: 'none', policies: { shell_run: 'auto' } })],
+      participants: [
+        userParticipant(),
+        agent('worker', claude(), { tools: ['shell_run', 'artifact_read'], delegation: 'none', policies: { shell_run: 'auto' } }),
+      ],
       entryAgent: 'worker',
       env: keyEnv(server.anthropicURL),
     });
     const command = `seq -f 'line %.0f of the output' 1 ${lines}`;
-    server.mock.on({ toolCallId: 'toolu_big' }, { toolCalls: [{ id: 'toolu_page', name: 'artifact_read', arguments: JSON.stringify({ name: 'tool-toolu_big.txt', offset: 1002, limit: 5 }) }] });
-    server.mock.on({ toolCallId: 'toolu_page' }, { toolCalls: [{ id: 'toolu_grep', name: 'artifact_read', arguments: JSON.stringify({ name: 'tool-toolu_big.txt', grep: 'line 4242 of', context: 1 }) }] });
+    server.mock.on(
+      { toolCallId: 'toolu_big' },
+      {
+        toolCalls: [
+          { id: 'toolu_page', name: 'artifact_read', arguments: JSON.stringify({ name: 'tool-toolu_big.txt', offset: 1002, limit: 5 }) },
+        ],
+      },
+    );
+    server.mock.on(
+      { toolCallId: 'toolu_page' },
+      {
+        toolCalls: [
+          {
+            id: 'toolu_grep',
+            name: 'artifact_read',
+            arguments: JSON.stringify({ name: 'tool-toolu_big.txt', grep: 'line 4242 of', context: 1 }),
+          },
+        ],
+      },
+    );
     server.mock.on({ toolCallId: 'toolu_grep' }, { content: 'Found it.' });
-    server.mock.on({ model: 'claude-test', hasToolResult: false }, { toolCalls: [{ id: 'toolu_big', name: 'shell_run', arguments: JSON.stringify({ command }) }] });
+    server.mock.on(
+      { model: 'claude-test', hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_big', name: 'shell_run', arguments: JSON.stringify({ command }) }] },
+    );
     const session = await test.legion.sessions.create();
 
     expect(await test.legion.send(session, 'Print the log')).toMatchObject({ status: 'success', reply: 'Found it.' });
@@ -91,10 +117,12 @@ describe('context relief on real provider SDKs: eviction to artifacts, artifact_
     expect(grep).toContain('  4243- line 4241 of the output\n  4244: line 4242 of the output\n  4245- line 4243 of the output');
     expect(grep).toContain('(1 matching line from line 1 to the end)');
     // Reading never evicts again: every page stays under the threshold.
-    for (const body of bodies) for (const result of resultsOf(body).values()) expect(countTextTokens(count, result.content)).toBeLessThan(700);
+    for (const body of bodies)
+      for (const result of resultsOf(body).values()) expect(countTextTokens(count, result.content)).toBeLessThan(700);
 
     // The log holds what the model saw, not the 2 MB.
-    if (test.backend === 'file') expect(statSync(`${test.root}/.legion/sessions/${session.id}/conversations/user__worker.jsonl`).size).toBeLessThan(30_000);
+    if (test.backend === 'file')
+      expect(statSync(`${test.root}/.legion/sessions/${session.id}/conversations/user__worker.jsonl`).size).toBeLessThan(30_000);
     const logged = (await session.conversation({ initiator: 'user', responder: 'worker' }).history()).flatMap((message) => message.content);
     expect(logged.find((block) => block.type === 'tool_result' && block.toolUseId === 'toolu_big')).toMatchObject({ content: preview });
   });
@@ -110,7 +138,10 @@ describe('context relief on real provider SDKs: eviction to artifacts, artifact_
       env: keyEnv(server.anthropicURL),
     });
     const report = Array.from({ length: 3_000 }, (_, index) => `finding ${index + 1}: the module is fine`).join('\n');
-    server.mock.on({ model: 'claude-test', hasToolResult: false }, { toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: '{"to":"developer","message":"Review everything"}' }] });
+    server.mock.on(
+      { model: 'claude-test', hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: '{"to":"developer","message":"Review everything"}' }] },
+    );
     server.mock.on({ model: 'claude-test', hasToolResult: true }, { content: 'Reviewed.' });
     server.mock.on({ model: 'gpt-test' }, { content: report }, { chunkSize: 4096 });
     const session = await test.legion.sessions.create();
@@ -130,7 +161,8 @@ describe('context relief on real provider SDKs: eviction to artifacts, artifact_
   });
 
   it('prunes old tool results past pruneAtTokens, never the last two user turns, and leaves the log whole', async () => {
-    const pageText = (page: number): string => Array.from({ length: 150 }, (_, index) => `page ${page} paragraph ${index}: lorem ipsum dolor sit amet`).join('\n');
+    const pageText = (page: number): string =>
+      Array.from({ length: 150 }, (_, index) => `page ${page} paragraph ${index}: lorem ipsum dolor sit amet`).join('\n');
     test = createTestLegion({
       participants: [
         userParticipant(),
@@ -155,7 +187,10 @@ describe('context relief on real provider SDKs: eviction to artifacts, artifact_
     const words = ['first', 'second', 'third'];
     words.forEach((_word, index) => server.mock.on({ toolCallId: `toolu_p${index + 1}` }, { content: `Page ${index + 1} read.` }));
     words.forEach((word, index) =>
-      server.mock.on({ userMessage: word, hasToolResult: false }, { toolCalls: [{ id: `toolu_p${index + 1}`, name: 'fetch_page', arguments: JSON.stringify({ page: index + 1 }) }] }),
+      server.mock.on(
+        { userMessage: word, hasToolResult: false },
+        { toolCalls: [{ id: `toolu_p${index + 1}`, name: 'fetch_page', arguments: JSON.stringify({ page: index + 1 }) }] },
+      ),
     );
     const session = await test.legion.sessions.create();
     for (const word of words) expect(await test.legion.send(session, word)).toMatchObject({ status: 'success' });
@@ -170,7 +205,9 @@ describe('context relief on real provider SDKs: eviction to artifacts, artifact_
     // Turn three: page 1 is older than the last two user turns and gives way to a stub naming its artifact.
     for (const body of [bodies[4]!, bodies[5]!]) {
       const results = resultsOf(body);
-      expect(results.get('toolu_p1')!.content).toMatch(/^\[Pruned from your context: this earlier result of fetch_page \(\d+ tokens\) is kept whole as artifact "pruned-[0-9a-f-]+-0\.txt"\. Read it back with artifact_read/);
+      expect(results.get('toolu_p1')!.content).toMatch(
+        /^\[Pruned from your context: this earlier result of fetch_page \(\d+ tokens\) is kept whole as artifact "pruned-[0-9a-f-]+-0\.txt"\. Read it back with artifact_read/,
+      );
       expect(results.get('toolu_p2')!.content).toBe(pageText(2));
     }
     expect(resultsOf(bodies[5]!).get('toolu_p3')!.content).toBe(pageText(3));
@@ -178,6 +215,10 @@ describe('context relief on real provider SDKs: eviction to artifacts, artifact_
     expect(await artifact(session, name)).toBe(pageText(1));
     // The log is unchanged: every result whole.
     const logged = (await session.conversation({ initiator: 'user', responder: 'reader' }).history()).flatMap((message) => message.content);
-    expect(logged.filter((block) => block.type === 'tool_result').map((block) => block.type === 'tool_result' && block.content)).toEqual([pageText(1), pageText(2), pageText(3)]);
+    expect(logged.filter((block) => block.type === 'tool_result').map((block) => block.type === 'tool_result' && block.content)).toEqual([
+      pageText(1),
+      pageText(2),
+      pageText(3),
+    ]);
   });
 });

@@ -58,7 +58,10 @@ export async function buildContextReport(input: ContextReportInput): Promise<Con
   const messages = input.conversation?.messages ?? [];
   const usage = await measureContext({ system: input.system, tools: input.tools, messages }, settings, options);
   const perTool = await Promise.all(
-    input.tools.map(async (tool) => ({ name: tool.name, tokens: (await measureContext({ system: '', tools: [tool], messages: [] }, settings, options)).tools })),
+    input.tools.map(async (tool) => ({
+      name: tool.name,
+      tokens: (await measureContext({ system: '', tools: [tool], messages: [] }, settings, options)).tools,
+    })),
   );
   const warnings: string[] = [];
   const label = `${model.provider}/${model.model}`;
@@ -88,7 +91,15 @@ export async function buildContextReport(input: ContextReportInput): Promise<Con
       largest: perTool.sort((a, b) => b.tokens - a.tokens).slice(0, 5),
     },
     ...(input.conversation
-      ? { messages: { conversationId: input.conversation.id, count: messages.length, tokens: usage.messages, fromProvider: usage.fromProvider, estimated: usage.estimated } }
+      ? {
+          messages: {
+            conversationId: input.conversation.id,
+            count: messages.length,
+            tokens: usage.messages,
+            fromProvider: usage.fromProvider,
+            estimated: usage.estimated,
+          },
+        }
       : {}),
     total: usage.total,
     warnings,

@@ -4,24 +4,39 @@ import { DEFAULT_CONFIG, type ResolvedConfig } from '../config/config-schema.js'
 import { contextSettingsFor } from './context-settings.js';
 import { loadTokenCounter, tokenUpperBound } from './token-count.js';
 
-const agent = (fields: Record<string, unknown> = {}) => AgentParticipantSchema.parse({ id: 'worker', name: 'Worker', type: 'agent', systemPrompt: 'Work.', ...fields });
+const agent = (fields: Record<string, unknown> = {}) =>
+  AgentParticipantSchema.parse({ id: 'worker', name: 'Worker', type: 'agent', systemPrompt: 'Work.', ...fields });
 
 describe('contextSettingsFor', () => {
   it('picks the small profile for a 4k model and the cloud profile for a 200k one', () => {
     const config: ResolvedConfig = { ...DEFAULT_CONFIG, models: { tiny: { window: 4_096, outputReserve: 512 } } };
     const small = contextSettingsFor(config, agent({ model: { provider: 'openai', model: 'tiny' } }));
-    expect(small).toMatchObject({ profile: 'small', window: 4_096, evictAboveTokens: 700, pruneAtTokens: 2_600, summarizeAtTokens: 3_200, scratchbook: true, toolSchemas: 'compact' });
+    expect(small).toMatchObject({
+      profile: 'small',
+      window: 4_096,
+      evictAboveTokens: 700,
+      pruneAtTokens: 2_600,
+      summarizeAtTokens: 3_200,
+      scratchbook: true,
+      toolSchemas: 'compact',
+    });
     const cloud = contextSettingsFor(DEFAULT_CONFIG, agent({ model: { provider: 'anthropic', model: 'claude-sonnet-4-5-20250929' } }));
     expect(cloud).toMatchObject({ profile: 'cloud', window: 200_000, summarizeAtTokens: 200_000 - 16_000 - 13_000 });
   });
 
   it('guesses a small window for an unknown local model and a hosted one for an unknown remote model', () => {
-    const local = contextSettingsFor(DEFAULT_CONFIG, agent({ model: { provider: 'openai', model: 'my-finetune', baseURL: 'http://127.0.0.1:8080/v1' } }));
+    const local = contextSettingsFor(
+      DEFAULT_CONFIG,
+      agent({ model: { provider: 'openai', model: 'my-finetune', baseURL: 'http://127.0.0.1:8080/v1' } }),
+    );
     expect(local).toMatchObject({ profile: 'small', window: 8_192, toolSchemas: 'compact' });
     const hosted = contextSettingsFor(DEFAULT_CONFIG, agent({ model: { provider: 'openai', model: 'brand-new-model' } }));
     expect(hosted).toMatchObject({ profile: 'cloud', window: 32_768, outputReserve: 4_096, toolSchemas: 'full' });
     const configured: ResolvedConfig = { ...DEFAULT_CONFIG, providers: { openai: { baseURL: 'http://localhost:1234/v1' } } };
-    expect(contextSettingsFor(configured, agent({ model: { provider: 'openai', model: 'brand-new-model' } }))).toMatchObject({ profile: 'small', window: 8_192 });
+    expect(contextSettingsFor(configured, agent({ model: { provider: 'openai', model: 'brand-new-model' } }))).toMatchObject({
+      profile: 'small',
+      window: 8_192,
+    });
   });
 
   it('applies the config, then the agent, field by field over the profile', () => {

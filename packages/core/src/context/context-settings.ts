@@ -58,7 +58,9 @@ export function contextSettingsFor(config: ResolvedConfig, agent: AgentParticipa
   // Nobody knows the model, and it is served from elsewhere: a hosted model takes far more than a local
   // server's 8k, and the small profile would starve it (compact tools, 700-token eviction). Compaction before
   // sending stays off for a guessed window anyway; a too-long error names the real one.
-  const hosted = known.source === 'default' && !isLocal({ provider: model.provider, baseURL: model.baseURL ?? config.providers[model.provider]?.baseURL });
+  const hosted =
+    known.source === 'default' &&
+    !isLocal({ provider: model.provider, baseURL: model.baseURL ?? config.providers[model.provider]?.baseURL });
   const fromTable = hosted ? Object.assign({}, known, UNKNOWN_HOSTED_MODEL_WINDOW) : known;
   const window = overrides.window ?? fromTable.window;
   const outputReserve = overrides.outputReserve ?? fromTable.outputReserve ?? Math.min(16_000, Math.floor(window / 4));

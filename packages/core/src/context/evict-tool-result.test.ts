@@ -10,8 +10,14 @@ import { countTextTokens } from './text-tokens.js';
 import { loadTokenCounter } from './token-count.js';
 
 const SESSION = '20250101-000000-abcdef';
-const result = (content: string, extra: Partial<ToolResultBlock> = {}): ToolResultBlock => ({ type: 'tool_result', toolUseId: 'toolu_1', content, ...extra });
-const log = (lines: number): string => Array.from({ length: lines }, (_, index) => `entry ${index + 1}: request served in ${index % 97} ms`).join('\n');
+const result = (content: string, extra: Partial<ToolResultBlock> = {}): ToolResultBlock => ({
+  type: 'tool_result',
+  toolUseId: 'toolu_1',
+  content,
+  ...extra,
+});
+const log = (lines: number): string =>
+  Array.from({ length: lines }, (_, index) => `entry ${index + 1}: request served in ${index % 97} ms`).join('\n');
 
 describe('ToolResultEviction', () => {
   let artifacts: SessionArtifacts;
@@ -47,7 +53,9 @@ describe('ToolResultEviction', () => {
     expect(stored.startsWith('entry 1: ')).toBe(true);
     expect(stored.endsWith(text.slice(-1000))).toBe(true);
     expect(stored).toMatch(/\n… \[\d+ bytes cut\] …\n/);
-    expect(evicted.content).toContain(`It was ${Buffer.byteLength(text)} bytes; only its first and last 50000 bytes are kept (context.artifactMaxBytes).`);
+    expect(evicted.content).toContain(
+      `It was ${Buffer.byteLength(text)} bytes; only its first and last 50000 bytes are kept (context.artifactMaxBytes).`,
+    );
   });
 
   it('names artifacts from the tool use id, safely, and never reuses a name', async () => {
@@ -80,7 +88,9 @@ describe('ToolResultEviction', () => {
       writeFileSync(join(root, '.legion', 'sessions', SESSION, 'artifacts'), 'not a folder');
       const broken = new SessionArtifacts(new FileSessionBackend({ root }).artifacts, SESSION);
       const evicted = await evictor({ artifacts: broken }).apply(result(log(5_000)));
-      expect(evicted.content).toMatch(/^\[This result \(\d+ bytes, 5000 lines, \d+ tokens\) is too large for your context and could not be stored as an artifact \(.+\), so only its first and last lines are kept/);
+      expect(evicted.content).toMatch(
+        /^\[This result \(\d+ bytes, 5000 lines, \d+ tokens\) is too large for your context and could not be stored as an artifact \(.+\), so only its first and last lines are kept/,
+      );
       expect(evicted.content).toContain('entry 1: ');
       expect(countTextTokens(await loadTokenCounter(), evicted.content)).toBeLessThan(700);
     } finally {

@@ -59,7 +59,10 @@ export class ToolResultEviction {
     const preview = previewText(content, count, previewBudget(evictAboveTokens));
     const bytes = Buffer.byteLength(content, 'utf8');
     const size = `${bytes} bytes, ${preview.lines} line${preview.lines === 1 ? '' : 's'}, ${tokenFigure(content, bytes, count)} tokens`;
-    const cutNote = cutBytes > 0 ? ` It was ${Buffer.byteLength(block.content, 'utf8')} bytes; only its first and last ${artifactMaxBytes} bytes are kept (context.artifactMaxBytes).` : '';
+    const cutNote =
+      cutBytes > 0
+        ? ` It was ${Buffer.byteLength(block.content, 'utf8')} bytes; only its first and last ${artifactMaxBytes} bytes are kept (context.artifactMaxBytes).`
+        : '';
     let name: string | undefined;
     let header: string;
     try {
@@ -73,7 +76,8 @@ export class ToolResultEviction {
   }
 
   private howToRead(name: string): string {
-    if (!this.options.canReadArtifacts) return `${ARTIFACT_READ_TOOL_NAME}, which reads artifacts, is not among your tools: narrow the call instead, or ask for ${ARTIFACT_READ_TOOL_NAME} to be granted.`;
+    if (!this.options.canReadArtifacts)
+      return `${ARTIFACT_READ_TOOL_NAME}, which reads artifacts, is not among your tools: narrow the call instead, or ask for ${ARTIFACT_READ_TOOL_NAME} to be granted.`;
     return (
       `Read more with ${ARTIFACT_READ_TOOL_NAME} {"name": "${name}", "offset": 1, "limit": 100} (lines), ` +
       `or search it with ${ARTIFACT_READ_TOOL_NAME} {"name": "${name}", "grep": "<regex>"}.`
@@ -82,7 +86,10 @@ export class ToolResultEviction {
 
   /** `tool-<toolUseId>.txt`, made safe and unique in the session (a provider may reuse ids across conversations). */
   private async nameFor(toolUseId: string): Promise<string> {
-    const base = `tool-${toolUseId.replace(/[^A-Za-z0-9._-]/g, '_').replace(/\.{2,}/g, '_').slice(0, 100)}`;
+    const base = `tool-${toolUseId
+      .replace(/[^A-Za-z0-9._-]/g, '_')
+      .replace(/\.{2,}/g, '_')
+      .slice(0, 100)}`;
     const taken = new Set((await this.options.artifacts.list()).map((artifact) => artifact.name));
     for (let index = 1; ; index++) {
       const name = index === 1 ? `${base}.txt` : `${base}-${index}.txt`;
@@ -113,9 +120,14 @@ export function cutToBytes(text: string, maxBytes: number): { text: string; cutB
   if (bytes.length <= maxBytes) return { text, cutBytes: 0 };
   const half = Math.floor(maxBytes / 2);
   // Decoding drops a character cut in two at either edge (as U+FFFD); strip those.
-  const head = bytes.subarray(0, half).toString('utf8').replace(/\uFFFD$/, '');
-  const tail = bytes.subarray(bytes.length - half).toString('utf8').replace(/^\uFFFD/, '');
+  const head = bytes
+    .subarray(0, half)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
+  const tail = bytes
+    .subarray(bytes.length - half)
+    .toString('utf8')
+    .replace(/^\uFFFD/, '');
   const cutBytes = bytes.length - Buffer.byteLength(head, 'utf8') - Buffer.byteLength(tail, 'utf8');
   return { text: `${head}\n… [${cutBytes} bytes cut] …\n${tail}`, cutBytes };
 }
-

@@ -37,7 +37,10 @@ export function tokenMeasure(count: TokenCounter): MeasureMessage {
 export function messageUpperBound(message: Message): number {
   let bytes = bounded.get(message);
   if (bytes === undefined) {
-    bytes = message.content.reduce((total, block) => total + Buffer.byteLength(blockText(block), 'utf8') + BLOCK_OVERHEAD, MESSAGE_OVERHEAD);
+    bytes = message.content.reduce(
+      (total, block) => total + Buffer.byteLength(blockText(block), 'utf8') + BLOCK_OVERHEAD,
+      MESSAGE_OVERHEAD,
+    );
     bounded.set(message, bytes);
   }
   return bytes;

@@ -7,8 +7,14 @@ import { loadTokenCounter } from './token-count.js';
 
 const frame = { system: 'You read pages.', tools: [] };
 let next = 0;
-const message = (role: Message['role'], content: Message['content']): Message => ({ id: `00000000-0000-4000-8000-${String(++next).padStart(12, '0')}`, at: '2025-01-01T00:00:00.000Z', role, content });
-const page = (index: number): string => Array.from({ length: 60 }, (_, line) => `page ${index} line ${line}: lorem ipsum dolor sit amet`).join('\n');
+const message = (role: Message['role'], content: Message['content']): Message => ({
+  id: `00000000-0000-4000-8000-${String(++next).padStart(12, '0')}`,
+  at: '2025-01-01T00:00:00.000Z',
+  role,
+  content,
+});
+const page = (index: number): string =>
+  Array.from({ length: 60 }, (_, line) => `page ${index} line ${line}: lorem ipsum dolor sit amet`).join('\n');
 
 /** A user turn of a long agentic run (a tool call and its result per step), then two short user turns. */
 function run(steps: number): Message[] {
@@ -17,7 +23,10 @@ function run(steps: number): Message[] {
     messages.push(message('assistant', [{ type: 'tool_use', id: `toolu_${index}`, name: 'fetch_page', input: { page: index } }]));
     messages.push(message('user', [{ type: 'tool_result', toolUseId: `toolu_${index}`, content: page(index) }]));
   }
-  messages.push(message('assistant', [{ type: 'text', text: 'All read.' }]), message('user', [{ type: 'text', text: 'Thanks. Anything odd?' }]));
+  messages.push(
+    message('assistant', [{ type: 'text', text: 'All read.' }]),
+    message('user', [{ type: 'text', text: 'Thanks. Anything odd?' }]),
+  );
   messages.push(message('assistant', [{ type: 'text', text: 'No.' }]), message('user', [{ type: 'text', text: 'Then summarize.' }]));
   return messages;
 }
@@ -29,7 +38,8 @@ describe('pruneToolResults', () => {
     artifacts = new SessionArtifacts(new MemorySessionBackend().artifacts, '20250101-000000-abcdef');
     options = { pruneAtTokens: 3_000, protectRecentTokens: 1_500, artifacts, canReadArtifacts: true };
   });
-  const contents = (messages: readonly Message[]): string[] => messages.flatMap((item) => item.content.flatMap((block) => (block.type === 'tool_result' ? [block.content] : [])));
+  const contents = (messages: readonly Message[]): string[] =>
+    messages.flatMap((item) => item.content.flatMap((block) => (block.type === 'tool_result' ? [block.content] : [])));
 
   it('leaves a request under pruneAtTokens as it is', async () => {
     const messages = run(2);
@@ -45,7 +55,9 @@ describe('pruneToolResults', () => {
     expect(stubbed.length).toBeGreaterThan(0);
     // Oldest first; the newest (within protectRecentTokens) untouched.
     expect(results.slice(0, stubbed.length)).toEqual(stubbed);
-    expect(results.slice(stubbed.length)).toEqual(Array.from({ length: 12 - stubbed.length }, (_, index) => page(stubbed.length + index + 1)));
+    expect(results.slice(stubbed.length)).toEqual(
+      Array.from({ length: 12 - stubbed.length }, (_, index) => page(stubbed.length + index + 1)),
+    );
     expect(results.at(-1)).toBe(page(12));
     expect(messages).toEqual(snapshot);
     // Each stub names the artifact holding its result whole.
@@ -72,7 +84,13 @@ describe('pruneToolResults', () => {
     const total = messages.reduce((sum, item) => sum + measure(item), 0);
     const oldest = measure(messages[2]!);
     expect(oldest).toBeLessThan(minimumReclaim(total - 1));
-    expect(await pruneToolResults(messages, frame, { ...options, pruneAtTokens: total - 1, protectRecentTokens: total - oldest - measure(messages[0]!) - measure(messages[1]!) })).toBe(messages);
+    expect(
+      await pruneToolResults(messages, frame, {
+        ...options,
+        pruneAtTokens: total - 1,
+        protectRecentTokens: total - oldest - measure(messages[0]!) - measure(messages[1]!),
+      }),
+    ).toBe(messages);
     expect(minimumReclaim(2_600)).toBe(260);
     expect(minimumReclaim(500_000)).toBe(20_000);
   });

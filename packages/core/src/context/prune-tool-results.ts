@@ -51,7 +51,11 @@ export function minimumReclaim(pruneAtTokens: number): number {
  * back. Only when that reclaims a worthwhile amount (`minimumReclaim`). The
  * log is not touched: the messages returned are new objects where changed.
  */
-export async function pruneToolResults(messages: readonly Message[], frame: RequestFrame, options: PruneOptions): Promise<readonly Message[]> {
+export async function pruneToolResults(
+  messages: readonly Message[],
+  frame: RequestFrame,
+  options: PruneOptions,
+): Promise<readonly Message[]> {
   const bound = messages.reduce((total, message) => total + messageUpperBound(message), frameUpperBound(frame));
   if (bound <= options.pruneAtTokens) return messages;
   // Most of a request past the bound may be tool definitions and new turns, which no prune touches:
@@ -83,11 +87,20 @@ export async function pruneToolResults(messages: readonly Message[], frame: Requ
   const pruned = [...messages];
   let stored: Promise<Set<string>> | undefined;
   // Read once per prune, and only if some result has to be stored: another process, or an earlier run, may have stored it already.
-  const storedNames = (): Promise<Set<string>> => (stored ??= options.artifacts.list().then((artifacts) => new Set(artifacts.map((artifact) => artifact.name))));
+  const storedNames = (): Promise<Set<string>> =>
+    (stored ??= options.artifacts.list().then((artifacts) => new Set(artifacts.map((artifact) => artifact.name))));
   for (const { index, block: position } of candidates) {
     const message = pruned[index]!;
     const block = message.content[position] as ToolResultBlock;
-    const stub = await stubFor(block, message, position, toolNames.get(block.toolUseId) ?? 'a tool', blockTokens(block, count), options, storedNames);
+    const stub = await stubFor(
+      block,
+      message,
+      position,
+      toolNames.get(block.toolUseId) ?? 'a tool',
+      blockTokens(block, count),
+      options,
+      storedNames,
+    );
     if (!stub) continue;
     const content = [...message.content];
     content[position] = stub;
@@ -106,7 +119,8 @@ function prunableUpperBound(messages: readonly Message[]): number {
   }
   let total = 0;
   for (; index >= 0; index--) {
-    for (const block of messages[index]!.content) if (block.type === 'tool_result' && stubs.get(block) !== block) total += tokenUpperBound(block.content);
+    for (const block of messages[index]!.content)
+      if (block.type === 'tool_result' && stubs.get(block) !== block) total += tokenUpperBound(block.content);
   }
   return total;
 }
@@ -154,7 +168,10 @@ async function stubFor(
     }
   }
   const read = options.canReadArtifacts ? ` Read it back with ${ARTIFACT_READ_TOOL_NAME} {"name": "${name}"} if you need it.` : '';
-  const stub: ToolResultBlock = { ...block, content: `[Pruned from your context: this earlier result of ${toolName} (${tokens} tokens) is kept whole as artifact "${name}".${read}]` };
+  const stub: ToolResultBlock = {
+    ...block,
+    content: `[Pruned from your context: this earlier result of ${toolName} (${tokens} tokens) is kept whole as artifact "${name}".${read}]`,
+  };
   stubs.set(block, stub);
   stubs.set(stub, stub);
   return stub;
@@ -170,6 +187,7 @@ function countFrame(frame: RequestFrame, count: (text: string) => number): numbe
   let cache = frameTokens.get(frame.tools);
   if (!cache) frameTokens.set(frame.tools, (cache = new Map()));
   let tokens = cache.get(frame.system);
-  if (tokens === undefined) cache.set(frame.system, (tokens = countTextTokens(count, frame.system) + countTextTokens(count, JSON.stringify(frame.tools))));
+  if (tokens === undefined)
+    cache.set(frame.system, (tokens = countTextTokens(count, frame.system) + countTextTokens(count, JSON.stringify(frame.tools))));
   return tokens;
 }

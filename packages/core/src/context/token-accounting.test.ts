@@ -39,9 +39,18 @@ const message = (role: Message['role'], text: string, usage?: Usage): Message =>
   content: [{ type: 'text', text }],
   ...(usage ? { usage } : {}),
 });
-const toolResult = (text: string): Message => ({ id: `m${sequence++}`, at: '2026-01-01T00:00:00.000Z', role: 'user', content: [{ type: 'tool_result', toolUseId: `t${sequence}`, content: text }] });
+const toolResult = (text: string): Message => ({
+  id: `m${sequence++}`,
+  at: '2026-01-01T00:00:00.000Z',
+  role: 'user',
+  content: [{ type: 'tool_result', toolUseId: `t${sequence}`, content: text }],
+});
 
-const searchTool: ToolDefinition = { name: 'search', description: 'Searches the code base', parameters: { type: 'object', properties: { query: { type: 'string' } } } };
+const searchTool: ToolDefinition = {
+  name: 'search',
+  description: 'Searches the code base',
+  parameters: { type: 'object', properties: { query: { type: 'string' } } },
+};
 
 /** The real tokenizer, with every call it makes recorded. */
 async function recordingCounter(): Promise<{ count: TokenCounter; texts: string[] }> {
@@ -57,18 +66,28 @@ async function recordingCounter(): Promise<{ count: TokenCounter; texts: string[
 }
 
 describe('measureContext', () => {
-  it('takes what was sent from the reply\'s reported usage and counts only the messages after it', async () => {
+  it("takes what was sent from the reply's reported usage and counts only the messages after it", async () => {
     const { count, texts } = await recordingCounter();
     const real = await loadTokenCounter();
     const system = 'You are the reviewer. Review the change you are given.';
     const history: Message[] = [message('user', 'Review src/app.ts please')];
     const first = await measureContext({ system, tools: [searchTool], messages: history }, counting, { countTokens: count });
     const whole = real(system) + real(JSON.stringify(searchTool)) + real('Review src/app.ts please') + FRAMING;
-    expect(first).toMatchObject({ total: whole, fromProvider: 0, estimated: whole, system: real(system), tools: real(JSON.stringify(searchTool)), bounded: false, limit: 184_000 });
+    expect(first).toMatchObject({
+      total: whole,
+      fromProvider: 0,
+      estimated: whole,
+      system: real(system),
+      tools: real(JSON.stringify(searchTool)),
+      bounded: false,
+      limit: 184_000,
+    });
     recordSentRequest({ system, tools: [searchTool], messages: history });
 
     // The provider answers, saying it read 1,200 tokens (300 from its cache) and wrote 80.
-    history.push(message('assistant', 'Looking at it.', { inputTokens: 800, cacheReadTokens: 300, cacheWriteTokens: 100, outputTokens: 80 }));
+    history.push(
+      message('assistant', 'Looking at it.', { inputTokens: 800, cacheReadTokens: 300, cacheWriteTokens: 100, outputTokens: 80 }),
+    );
     history.push(toolResult('src/app.ts: 120 lines, no tests'));
     texts.length = 0;
     const second = await measureContext({ system, tools: [searchTool], messages: history }, counting, { countTokens: count });
@@ -103,7 +122,12 @@ describe('measureContext', () => {
   it('does not trust a report once the messages before the reply changed (pruned, compacted, trimmed) or the tools grew', async () => {
     const { count, texts } = await recordingCounter();
     const system = 'You are the pruned one.';
-    const history: Message[] = [message('user', 'Start'), message('assistant', 'Reading.'), toolResult('a long tool output '.repeat(20)), message('user', 'Go on')];
+    const history: Message[] = [
+      message('user', 'Start'),
+      message('assistant', 'Reading.'),
+      toolResult('a long tool output '.repeat(20)),
+      message('user', 'Go on'),
+    ];
     recordSentRequest({ system, tools: [], messages: history });
     history.push(message('assistant', 'Done reading.', { inputTokens: 5_000, outputTokens: 10 }));
     history.push(message('user', 'And now?'));
@@ -115,9 +139,13 @@ describe('measureContext', () => {
     expect(afterPruning.fromProvider).toBe(0);
     expect(afterPruning.total).toBe(afterPruning.system + afterPruning.messages);
     // The oldest message dropped: the same.
-    expect((await measureContext({ system, tools: [], messages: history.slice(1) }, counting, { countTokens: count })).fromProvider).toBe(0);
+    expect((await measureContext({ system, tools: [], messages: history.slice(1) }, counting, { countTokens: count })).fromProvider).toBe(
+      0,
+    );
     // The same messages, but a tool definition more than was sent with them.
-    expect((await measureContext({ system, tools: [searchTool], messages: history }, counting, { countTokens: count })).fromProvider).toBe(0);
+    expect((await measureContext({ system, tools: [searchTool], messages: history }, counting, { countTokens: count })).fromProvider).toBe(
+      0,
+    );
     // And each message was tokenized once through all of it.
     expect(texts.filter((text) => text === 'Start')).toHaveLength(1);
   });
@@ -136,8 +164,11 @@ describe('each request of the agent loop is measured (real SDK, local wire serve
   const { server, createTestLegion } = useLlmServer();
   let test: TestLegion | undefined;
 
-  it('reports the provider\'s usage for what was sent and estimates the tool results appended since', async () => {
-    const participant = { ...agentParticipant('reviewer', { tools: ['read_note'], delegation: 'none' }), model: { provider: 'anthropic', model: 'claude-opus-4-5-20251101', baseURL: server.anthropicURL } } as ParticipantInput;
+  it("reports the provider's usage for what was sent and estimates the tool results appended since", async () => {
+    const participant = {
+      ...agentParticipant('reviewer', { tools: ['read_note'], delegation: 'none' }),
+      model: { provider: 'anthropic', model: 'claude-opus-4-5-20251101', baseURL: server.anthropicURL },
+    } as ParticipantInput;
     test = createTestLegion({ participants: [userParticipant(), participant], entryAgent: 'reviewer', env: keyEnv(server.anthropicURL) });
     test.legion.tools.register(
       defineTool({
@@ -150,9 +181,18 @@ describe('each request of the agent loop is measured (real SDK, local wire serve
         },
       }),
     );
-    server.mock.on({ model: 'claude-opus-4-5-20251101', hasToolResult: false }, { toolCalls: [{ id: 'toolu_1', name: 'read_note', arguments: '{"name":"a"}' }], usage: { input_tokens: 1_000, output_tokens: 40 } });
-    server.mock.on({ model: 'claude-opus-4-5-20251101', toolCallId: 'toolu_1' }, { toolCalls: [{ id: 'toolu_2', name: 'read_note', arguments: '{"name":"b"}' }], usage: { input_tokens: 1_100, output_tokens: 30 } });
-    server.mock.on({ model: 'claude-opus-4-5-20251101', toolCallId: 'toolu_2' }, { content: 'All green.', usage: { input_tokens: 1_200, output_tokens: 5 } });
+    server.mock.on(
+      { model: 'claude-opus-4-5-20251101', hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_1', name: 'read_note', arguments: '{"name":"a"}' }], usage: { input_tokens: 1_000, output_tokens: 40 } },
+    );
+    server.mock.on(
+      { model: 'claude-opus-4-5-20251101', toolCallId: 'toolu_1' },
+      { toolCalls: [{ id: 'toolu_2', name: 'read_note', arguments: '{"name":"b"}' }], usage: { input_tokens: 1_100, output_tokens: 30 } },
+    );
+    server.mock.on(
+      { model: 'claude-opus-4-5-20251101', toolCallId: 'toolu_2' },
+      { content: 'All green.', usage: { input_tokens: 1_200, output_tokens: 5 } },
+    );
     const measured: Array<LegionEvents['context:usage']> = [];
     test.legion.events.on('context:usage', (event) => measured.push(event));
     const session = await test.legion.sessions.create();

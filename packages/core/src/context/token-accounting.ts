@@ -160,7 +160,16 @@ export async function measureContext(parts: ContextParts, settings: ContextSetti
   for (let index = firstEstimated; index < parts.messages.length; index++) estimatedBytes += messageUpperBound(parts.messages[index]!);
   if (!options.exact && fromProvider + estimatedBytes <= smallestThreshold) {
     const total = fromProvider + estimatedBytes;
-    return { total, system: system.bytes, tools: toolBytes, messages: Math.max(0, total - overheadBytes), fromProvider, estimated: estimatedBytes, bounded: true, limit };
+    return {
+      total,
+      system: system.bytes,
+      tools: toolBytes,
+      messages: Math.max(0, total - overheadBytes),
+      fromProvider,
+      estimated: estimatedBytes,
+      bounded: true,
+      limit,
+    };
   }
 
   const counter = options.countTokens ?? (defaultCounter ??= await loadTokenCounter());
@@ -173,7 +182,16 @@ export async function measureContext(parts: ContextParts, settings: ContextSetti
   let estimated = reply >= 0 ? 0 : systemTokens + toolTokens;
   for (let index = firstEstimated; index < parts.messages.length; index++) estimated += messageTokens(parts.messages[index]!, counter);
   const total = fromProvider + estimated;
-  return { total, system: systemTokens, tools: toolTokens, messages: Math.max(0, total - systemTokens - toolTokens), fromProvider, estimated, bounded: false, limit };
+  return {
+    total,
+    system: systemTokens,
+    tools: toolTokens,
+    messages: Math.max(0, total - systemTokens - toolTokens),
+    fromProvider,
+    estimated,
+    bounded: false,
+    limit,
+  };
 }
 
 /**

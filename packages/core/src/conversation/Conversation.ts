@@ -4,7 +4,15 @@ import type { Participant } from '../collective/participant.js';
 import { ConversationBusyError, errorMessage, LegionError } from '../errors.js';
 import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
-import type { CompactOutcome, RuntimeOutcome, RuntimeResolver, ToolSession, TurnContext, TurnConversation, TurnResult } from '../session/turn.js';
+import type {
+  CompactOutcome,
+  RuntimeOutcome,
+  RuntimeResolver,
+  ToolSession,
+  TurnContext,
+  TurnConversation,
+  TurnResult,
+} from '../session/turn.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
 import { giveBackController, takeController } from '../session/spare-controllers.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
@@ -14,7 +22,13 @@ import type { ApprovalView } from '../storage/approval-records.js';
 import type { AppendableEntry, ConversationLogs, Lease, LogCursor } from '../storage/backend/session-backend.js';
 import { LeaseLostError } from '../storage/backend/lease-lost-error.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
-import { CompactionEntrySchema, CONVERSATION_FORMAT_VERSION, type CompactionEntry, type CompactionEntryInput, type CompactionReason } from '../storage/log-entry.js';
+import {
+  CompactionEntrySchema,
+  CONVERSATION_FORMAT_VERSION,
+  type CompactionEntry,
+  type CompactionEntryInput,
+  type CompactionReason,
+} from '../storage/log-entry.js';
 import type { Message, ToolUseBlock } from '../message.js';
 import type { LegionTracer } from '../tracing/LegionTracer.js';
 
@@ -28,7 +42,10 @@ export interface ConversationServices {
    */
   leaseTtlMs?: number | undefined;
   /** The pending approvals that keep these unanswered calls waiting (none: they were interrupted). */
-  pausedOn?: (conversationId: string, unanswered: readonly ToolUseBlock[]) => Promise<{ requests: ApprovalView[]; questions: QuestionView[] }>;
+  pausedOn?: (
+    conversationId: string,
+    unanswered: readonly ToolUseBlock[],
+  ) => Promise<{ requests: ApprovalView[]; questions: QuestionView[] }>;
   /** A turn here ended without answering: settles what its delegation tree still waits on (approvals, questions). */
   endedTree?: (conversationId: string, ending: { status: 'failed' | 'cancelled'; code: string }) => Promise<void>;
   /** Ends what these calls, about to be marked interrupted, left running (their process groups). */
@@ -127,7 +144,11 @@ export class Conversation implements TurnConversation {
     const history = await this.history();
     const entry = CompactionEntrySchema.parse(input);
     if (entry.keptMessages > history.length) {
-      throw new LegionError('compaction_invalid', `A compaction of ${this.id} keeps ${entry.keptMessages} messages; the context holds only ${history.length}.`, { conversationId: this.id });
+      throw new LegionError(
+        'compaction_invalid',
+        `A compaction of ${this.id} keeps ${entry.keptMessages} messages; the context holds only ${history.length}.`,
+        { conversationId: this.id },
+      );
     }
     const cursor = await this.appendHeld(entry);
     if (this.messages) {
@@ -140,7 +161,8 @@ export class Conversation implements TurnConversation {
 
   async confirmLease(): Promise<void> {
     const held = this.held;
-    if (!held) throw new LegionError('lease_not_held', `No turn of this process holds the lease of ${this.id}.`, { conversationId: this.id });
+    if (!held)
+      throw new LegionError('lease_not_held', `No turn of this process holds the lease of ${this.id}.`, { conversationId: this.id });
     if (held.lost) throw held.lost;
     try {
       await held.lease.renew();
@@ -204,7 +226,12 @@ export class Conversation implements TurnConversation {
    * Summarizes the older part of the responder's context now, holding the
    * conversation's lease as a turn does: refused while a turn runs in it.
    */
-  async compactNow(options: { responder: Participant; session: ToolSession; reason: CompactionReason; signal?: AbortSignal | undefined }): Promise<CompactOutcome> {
+  async compactNow(options: {
+    responder: Participant;
+    session: ToolSession;
+    reason: CompactionReason;
+    signal?: AbortSignal | undefined;
+  }): Promise<CompactOutcome> {
     let held: HeldTurn;
     try {
       held = await this.acquire({ signal: options.signal, ifBusy: 'fail' });
@@ -221,8 +248,18 @@ export class Conversation implements TurnConversation {
       await this.catchUp();
       this.current = true;
       const runtime = this.services.runtimes.resolve(options.responder);
-      if (!runtime.compact) throw new LegionError('not_compactable', `${options.responder.id} is not an agent: only an agent's context is compacted.`, { participantId: options.responder.id });
-      const turn = { participant: options.responder, conversation: this, frames: [], session: options.session, signal: held.signal, events: this.services.events };
+      if (!runtime.compact)
+        throw new LegionError('not_compactable', `${options.responder.id} is not an agent: only an agent's context is compacted.`, {
+          participantId: options.responder.id,
+        });
+      const turn = {
+        participant: options.responder,
+        conversation: this,
+        frames: [],
+        session: options.session,
+        signal: held.signal,
+        events: this.services.events,
+      };
       return await runtime.compact(turn, options.reason);
     } finally {
       await held.release();
@@ -237,9 +274,20 @@ export class Conversation implements TurnConversation {
     this.point = undefined;
   }
 
-  private async runTurn(options: Omit<ConversationSendOptions, 'text'>, incoming: { from: string; text: string } | undefined): Promise<TurnResult>;
-  private async runTurn(options: Omit<ConversationSendOptions, 'text'>, incoming: undefined, onlyIfWaiting: true): Promise<TurnResult | undefined>;
-  private async runTurn(options: Omit<ConversationSendOptions, 'text'>, incoming: { from: string; text: string } | undefined, onlyIfWaiting = false): Promise<TurnResult | undefined> {
+  private async runTurn(
+    options: Omit<ConversationSendOptions, 'text'>,
+    incoming: { from: string; text: string } | undefined,
+  ): Promise<TurnResult>;
+  private async runTurn(
+    options: Omit<ConversationSendOptions, 'text'>,
+    incoming: undefined,
+    onlyIfWaiting: true,
+  ): Promise<TurnResult | undefined>;
+  private async runTurn(
+    options: Omit<ConversationSendOptions, 'text'>,
+    incoming: { from: string; text: string } | undefined,
+    onlyIfWaiting = false,
+  ): Promise<TurnResult | undefined> {
     const held = await this.acquire(options);
     if (onlyIfWaiting && !(await this.stillWaiting(held))) return undefined;
     const started = performance.now();
@@ -260,8 +308,16 @@ export class Conversation implements TurnConversation {
     try {
       await this.prepareTurn(incoming !== undefined);
       // Its id is known before it is appended, so that turn:start (first, for a UI) can name it.
-      const arriving: Message | undefined = incoming && { id: randomUUID(), at: new Date().toISOString(), role: 'user', content: [{ type: 'text', text: incoming.text }] };
-      events.emit('turn:start', Object.assign({}, this.ref, { participantId: options.to.id, chain }, arriving ? { messageId: arriving.id } : {}));
+      const arriving: Message | undefined = incoming && {
+        id: randomUUID(),
+        at: new Date().toISOString(),
+        role: 'user',
+        content: [{ type: 'text', text: incoming.text }],
+      };
+      events.emit(
+        'turn:start',
+        Object.assign({}, this.ref, { participantId: options.to.id, chain }, arriving ? { messageId: arriving.id } : {}),
+      );
       const message = arriving && incoming ? await this.write(arriving, incoming.from) : undefined;
       let outcome: RuntimeOutcome;
       try {
@@ -342,17 +398,36 @@ export class Conversation implements TurnConversation {
     const at = new Date().toISOString();
     if (outcome.status === 'success') {
       if (!outcome.message) await this.append({ role: 'assistant', content: [{ type: 'text', text: outcome.reply }] }, responder);
-      return { status: 'success', reply: outcome.reply, message: outcome.message, ...(outcome.truncated ? { truncated: true } : {}), conversationId: this.id };
+      return {
+        status: 'success',
+        reply: outcome.reply,
+        message: outcome.message,
+        ...(outcome.truncated ? { truncated: true } : {}),
+        conversationId: this.id,
+      };
     }
     if (outcome.status === 'paused') {
       const questions = outcome.questions ?? [];
       const ids = [...outcome.requests.map((request) => request.id), ...questions.map((question) => question.id)].join(', ');
       const text = questions.length === 0 ? `paused until approvals are answered: ${ids}` : `paused until answered: ${ids}`;
-      await this.appendHeld({ kind: 'note', level: 'info', code: questions.length === 0 ? 'approval_required' : 'answer_required', text, at });
+      await this.appendHeld({
+        kind: 'note',
+        level: 'info',
+        code: questions.length === 0 ? 'approval_required' : 'answer_required',
+        text,
+        at,
+      });
       return { status: 'paused', requests: outcome.requests, ...(questions.length > 0 ? { questions } : {}), conversationId: this.id };
     }
-    if (!(await this.writeEnding(outcome, responder))) await this.appendHeld({ kind: 'note', level: 'error', code: outcome.code, text: outcome.error, at });
-    this.services.events.emit('error:raised', { scope: `turn of ${responder}`, message: outcome.error, code: outcome.code, participantId: responder, sessionId: this.ref.sessionId });
+    if (!(await this.writeEnding(outcome, responder)))
+      await this.appendHeld({ kind: 'note', level: 'error', code: outcome.code, text: outcome.error, at });
+    this.services.events.emit('error:raised', {
+      scope: `turn of ${responder}`,
+      message: outcome.error,
+      code: outcome.code,
+      participantId: responder,
+      sessionId: this.ref.sessionId,
+    });
     return { status: 'error', code: outcome.code, error: outcome.error, conversationId: this.id };
   }
 
@@ -372,7 +447,12 @@ export class Conversation implements TurnConversation {
       await this.append(
         {
           role: 'user',
-          content: dangling.map((toolUse) => ({ type: 'tool_result' as const, toolUseId: toolUse.id, content: `not run to the end: ${why} before ${toolUse.name} returned. Check its effects before repeating it.`, isError: true })),
+          content: dangling.map((toolUse) => ({
+            type: 'tool_result' as const,
+            toolUseId: toolUse.id,
+            content: `not run to the end: ${why} before ${toolUse.name} returned. Check its effects before repeating it.`,
+            isError: true,
+          })),
         },
         this.ref.responder,
       );
@@ -450,7 +530,10 @@ export class Conversation implements TurnConversation {
    */
   private async appendHeld(entry: AppendableEntry): Promise<LogCursor> {
     const held = this.held;
-    if (!held) throw new LegionError('lease_not_held', `Nothing may be appended to ${this.id} outside a turn that holds its lease.`, { conversationId: this.id });
+    if (!held)
+      throw new LegionError('lease_not_held', `Nothing may be appended to ${this.id} outside a turn that holds its lease.`, {
+        conversationId: this.id,
+      });
     if (held.lost) throw held.lost;
     try {
       return await this.logs.append(this.ref, entry, held.lease);
@@ -536,7 +619,13 @@ export class Conversation implements TurnConversation {
         clearInterval(renewal);
         held.lost = error;
         if (this.held === held) this.lost = error;
-        this.services.events.emit('error:raised', { scope: `turn of ${this.ref.responder}`, message: error.message, code: 'lease_lost', participantId: this.ref.responder, sessionId: this.ref.sessionId });
+        this.services.events.emit('error:raised', {
+          scope: `turn of ${this.ref.responder}`,
+          message: error.message,
+          code: 'lease_lost',
+          participantId: this.ref.responder,
+          sessionId: this.ref.sessionId,
+        });
         turnController.abort(error);
       },
       release: async () => {
@@ -556,14 +645,17 @@ export class Conversation implements TurnConversation {
       },
     };
     let renewing = false;
-    const renewal = setInterval(() => {
-      if (renewing) return;
-      renewing = true;
-      lease.renew().then(
-        () => (renewing = false),
-        (error: unknown) => held.lose(error instanceof LeaseLostError ? error : new LeaseLostError(`conversation ${this.id}`, owner)),
-      );
-    }, Math.max(1, Math.floor(ttlMs / 3)));
+    const renewal = setInterval(
+      () => {
+        if (renewing) return;
+        renewing = true;
+        lease.renew().then(
+          () => (renewing = false),
+          (error: unknown) => held.lose(error instanceof LeaseLostError ? error : new LeaseLostError(`conversation ${this.id}`, owner)),
+        );
+      },
+      Math.max(1, Math.floor(ttlMs / 3)),
+    );
     // A turn alone never keeps the process alive; what it awaits does.
     renewal.unref();
     this.held = held;
@@ -606,7 +698,12 @@ function framesWithTrace(frames: readonly DelegationFrame[], traceparent: string
 function queuedBehind(previous: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
   if (!signal || signal.aborted) return previous;
   return new Promise<void>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason instanceof Error ? signal.reason : new Error(`cancelled while waiting for the turn before it: ${String(signal.reason)}`));
+    const onAbort = (): void =>
+      reject(
+        signal.reason instanceof Error
+          ? signal.reason
+          : new Error(`cancelled while waiting for the turn before it: ${String(signal.reason)}`),
+      );
     signal.addEventListener('abort', onAbort, { once: true });
     void previous.then(() => {
       signal.removeEventListener('abort', onAbort);

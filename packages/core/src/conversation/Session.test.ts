@@ -42,13 +42,16 @@ describe('a long-lived session', () => {
     try {
       await running;
       // Enough other conversations to release every idle one.
-      for (let index = 0; index < 100; index++) await session.send({ from: 'user', to: 'echo', message: `n${index}`, conversation: `other${index}` });
+      for (let index = 0; index < 100; index++)
+        await session.send({ from: 'user', to: 'echo', message: `n${index}`, conversation: `other${index}` });
       // Asked not to wait, a message is refused by the running turn's own in-process queue: the conversation was kept
       // open (a reopened one would know only the lease, and name its holder).
-      await expect(session.send({ from: 'user', to: 'slow', message: 'now?', conversation: 'busy', ifBusy: 'fail' })).rejects.toMatchObject({
-        code: 'conversation_busy',
-        details: { holder: 'a turn in this process' },
-      });
+      await expect(session.send({ from: 'user', to: 'slow', message: 'now?', conversation: 'busy', ifBusy: 'fail' })).rejects.toMatchObject(
+        {
+          code: 'conversation_busy',
+          details: { holder: 'a turn in this process' },
+        },
+      );
       expect(turnEnded).toBe(false);
       // A second message on the busy conversation queues behind the running turn (same object, same in-process queue).
       const queued = session.send({ from: 'user', to: 'slow', message: 'after', conversation: 'busy' });
@@ -74,12 +77,11 @@ describe('a long-lived session', () => {
     // Each open session holds at least its conversation log: 60 kept open would show 60 here.
     expect(openDescriptors() - early).toBeLessThan(50);
     await first.send({ from: 'user', to: 'echo', message: 'two', conversation: 'c' });
-    expect((await (await test.legion.sessions.get(first.id)).conversation({ initiator: 'user', responder: 'echo', name: 'c' }).history()).map((message) => textOf(message))).toEqual([
-      'one',
-      'heard',
-      'two',
-      'heard',
-    ]);
+    expect(
+      (await (await test.legion.sessions.get(first.id)).conversation({ initiator: 'user', responder: 'echo', name: 'c' }).history()).map(
+        (message) => textOf(message),
+      ),
+    ).toEqual(['one', 'heard', 'two', 'heard']);
   });
 
   it('gives concurrent lookups of one session the same Session, so its conversations have one turn queue', async () => {

@@ -1,7 +1,15 @@
 import type { Collective } from '../collective/Collective.js';
 import { LegionError, ParticipantNotFoundError } from '../errors.js';
 import type { ConversationRef } from '../events/event-types.js';
-import type { AnswerOutcome, CompactOutcome, QuestionAnswerOutcome, ResumeOutcome, SendRequest, ToolSession, TurnResult } from '../session/turn.js';
+import type {
+  AnswerOutcome,
+  CompactOutcome,
+  QuestionAnswerOutcome,
+  ResumeOutcome,
+  SendRequest,
+  ToolSession,
+  TurnResult,
+} from '../session/turn.js';
 import { framesOfTurn, waitingParticipants } from '../session/delegation-stack.js';
 import { MessageWork, treeOf } from '../session/message-work.js';
 import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
@@ -169,12 +177,17 @@ export class Session implements ToolSession {
   /** The session's approval requests and decisions, through the backend's approvals log. */
   get approvals(): SessionApprovals {
     const { events } = this.services;
-    this.approvalLog ??= new SessionApprovals(this.services.backend.approvals, this.id, async (record, state) => {
-      // Events for the records this process writes: the durable request before anyone is asked, the one decision.
-      if (record.kind === 'request' ? !events.hasListeners('approval:requested') : !events.hasListeners('approval:decided')) return;
-      const current = record.kind === 'decision' ? await state() : undefined;
-      emitApprovalRecord(events, this.id, record, (id) => current?.request(id));
-    }, this.watchHint());
+    this.approvalLog ??= new SessionApprovals(
+      this.services.backend.approvals,
+      this.id,
+      async (record, state) => {
+        // Events for the records this process writes: the durable request before anyone is asked, the one decision.
+        if (record.kind === 'request' ? !events.hasListeners('approval:requested') : !events.hasListeners('approval:decided')) return;
+        const current = record.kind === 'decision' ? await state() : undefined;
+        emitApprovalRecord(events, this.id, record, (id) => current?.request(id));
+      },
+      this.watchHint(),
+    );
     return this.approvalLog;
   }
 
@@ -198,7 +211,13 @@ export class Session implements ToolSession {
    * (`legion answer`, a browser): the turn that asked it goes on with the answer, once.
    */
   answerQuestion(id: string, text: string, options: AnswerQuestionOptions = {}): Promise<QuestionAnswerOutcome> {
-    return answerQuestion(this, this.services.collective, id, text, Object.assign({ maxAnswerBytes: this.services.maxMessageBytes }, options));
+    return answerQuestion(
+      this,
+      this.services.collective,
+      id,
+      text,
+      Object.assign({ maxAnswerBytes: this.services.maxMessageBytes }, options),
+    );
   }
 
   /** Whether a turn of a live process (this one or another) runs in the conversation now. */
@@ -222,8 +241,16 @@ export class Session implements ToolSession {
    * Records decisions and resumes what they unblock; `medium` names the user's surface, kept with the decision.
    * `resume: false` only records: the paused turns are left for `resumeDecided` (in this process or another).
    */
-  answerApprovals(answers: readonly ApprovalAnswer[], decidedBy: string, options: { medium?: string | undefined; signal?: AbortSignal | undefined; resume?: boolean | undefined } = {}): Promise<AnswerOutcome> {
-    return answerApprovals(this, this.services.collective, answers, decidedBy, { ...options, rules: this.services.approvalRules, sessionId: this.id });
+  answerApprovals(
+    answers: readonly ApprovalAnswer[],
+    decidedBy: string,
+    options: { medium?: string | undefined; signal?: AbortSignal | undefined; resume?: boolean | undefined } = {},
+  ): Promise<AnswerOutcome> {
+    return answerApprovals(this, this.services.collective, answers, decidedBy, {
+      ...options,
+      rules: this.services.approvalRules,
+      sessionId: this.id,
+    });
   }
 
   /**
@@ -262,10 +289,21 @@ export class Session implements ToolSession {
     return resumeAnswered(this, options);
   }
 
-  private resumeOptions(id: string, frames: readonly DelegationFrame[], signal: AbortSignal | undefined): Omit<ConversationSendOptions, 'text'> {
+  private resumeOptions(
+    id: string,
+    frames: readonly DelegationFrame[],
+    signal: AbortSignal | undefined,
+  ): Omit<ConversationSendOptions, 'text'> {
     const key = parseConversationId(id);
     const { collective } = this.services;
-    return { from: collective.require(key.initiator), to: collective.require(key.responder), frames: framesOfTurn(frames, key.initiator, id), session: this, signal, ifBusy: 'wait' };
+    return {
+      from: collective.require(key.initiator),
+      to: collective.require(key.responder),
+      frames: framesOfTurn(frames, key.initiator, id),
+      session: this,
+      signal,
+      ifBusy: 'wait',
+    };
   }
 
   /**
@@ -273,9 +311,17 @@ export class Session implements ToolSession {
    * `/compact`): a `compaction` entry is appended, the messages stay in the log.
    * Takes the conversation's lease like a turn: refused while a turn runs in it.
    */
-  compact(conversationId: string, options: { reason?: 'manual' | 'overflow' | 'auto' | undefined; signal?: AbortSignal | undefined } = {}): Promise<CompactOutcome> {
+  compact(
+    conversationId: string,
+    options: { reason?: 'manual' | 'overflow' | 'auto' | undefined; signal?: AbortSignal | undefined } = {},
+  ): Promise<CompactOutcome> {
     const key = parseConversationId(conversationId);
-    return this.conversation(key).compactNow({ responder: this.services.collective.require(key.responder), session: this, reason: options.reason ?? 'manual', signal: options.signal });
+    return this.conversation(key).compactNow({
+      responder: this.services.collective.require(key.responder),
+      session: this,
+      reason: options.reason ?? 'manual',
+      signal: options.signal,
+    });
   }
 
   /** Tool calls of a conversation's last response that have no result yet. */
@@ -284,7 +330,10 @@ export class Session implements ToolSession {
   }
 
   /** The pending approvals and open questions these unanswered calls wait on, directly or through paused delegates. */
-  async pausedOn(conversationId: string, unanswered: readonly ToolUseBlock[]): Promise<{ requests: ApprovalView[]; questions: QuestionView[] }> {
+  async pausedOn(
+    conversationId: string,
+    unanswered: readonly ToolUseBlock[],
+  ): Promise<{ requests: ApprovalView[]; questions: QuestionView[] }> {
     const state = await this.approvals.state();
     const waiting: { requests: ApprovalView[]; questions: QuestionView[] } = { requests: [], questions: [] };
     let asked: QuestionState | undefined;
@@ -296,7 +345,8 @@ export class Session implements ToolSession {
         continue;
       }
       // A delegate paused on an approval, or on a question to a user further down.
-      const delegate = state.delegateOf(conversationId, toolUse.id) ?? (asked ??= await this.questions.state()).delegateOf(conversationId, toolUse.id);
+      const delegate =
+        state.delegateOf(conversationId, toolUse.id) ?? (asked ??= await this.questions.state()).delegateOf(conversationId, toolUse.id);
       if (delegate) {
         const below = await this.pausedOn(delegate, await this.unanswered(delegate));
         waiting.requests.push(...below.requests);
@@ -320,28 +370,59 @@ export class Session implements ToolSession {
   async settleEndedTree(conversationId: string, ending: { status: 'failed' | 'cancelled'; code: string }): Promise<void> {
     const below = (record: { conversationId: string; frames?: readonly DelegationFrame[] | undefined }): boolean =>
       record.conversationId === conversationId || (record.frames ?? []).some((frame) => frame.conversationId === conversationId);
-    const why = ending.status === 'cancelled' ? 'the turn that asked was cancelled' : `the turn that asked ended with an error (${ending.code})`;
+    const why =
+      ending.status === 'cancelled' ? 'the turn that asked was cancelled' : `the turn that asked ended with an error (${ending.code})`;
     const at = new Date().toISOString();
     for (const request of await this.approvals.pending()) {
       if (!below(request)) continue;
       const decidedBy = waitingParticipants(request.frames)[0] ?? request.approver;
-      await this.approvals.decide([{ kind: 'decision', version: 1, requestId: request.id, at, decision: 'rejected', reason: `${ending.status}: ${why} (${conversationId})`, decidedBy, cancelled: true }]);
+      await this.approvals.decide([
+        {
+          kind: 'decision',
+          version: 1,
+          requestId: request.id,
+          at,
+          decision: 'rejected',
+          reason: `${ending.status}: ${why} (${conversationId})`,
+          decidedBy,
+          cancelled: true,
+        },
+      ]);
     }
     const questions = await this.questions.state();
     for (const view of questions.list({ status: 'pending' })) {
       const question = questions.question(view.id);
       if (!question || !below(question)) continue;
-      await this.questions.settle({ kind: 'withdrawn', version: QUESTION_RECORD_VERSION, questionId: question.id, at, reason: `${why} (${conversationId})` });
+      await this.questions.settle({
+        kind: 'withdrawn',
+        version: QUESTION_RECORD_VERSION,
+        questionId: question.id,
+        at,
+        reason: `${why} (${conversationId})`,
+      });
     }
   }
 
   conversation(key: { initiator: string; responder: string; name?: string | undefined }): Conversation {
     const id = conversationId(key);
     return this.conversations.getOrOpen(id, () => {
-      const ref: ConversationRef = { sessionId: this.id, conversationId: id, initiator: key.initiator, responder: key.responder, name: key.name };
+      const ref: ConversationRef = {
+        sessionId: this.id,
+        conversationId: id,
+        initiator: key.initiator,
+        responder: key.responder,
+        name: key.name,
+      };
       // Object.assign, not `{ ...base, more }`: V8 keeps objects built by a spread plus further properties through
       // young-generation GCs, so per-turn garbage would pile up in the old generation (bench/memory-runs.mjs).
-      return new Conversation(ref, this.services.backend.conversations, Object.assign({}, this.services, { pausedOn: (id: string, unanswered: readonly ToolUseBlock[]) => this.pausedOn(id, unanswered), endedTree: (id: string, ending: { status: 'failed' | 'cancelled'; code: string }) => this.settleEndedTree(id, ending) }));
+      return new Conversation(
+        ref,
+        this.services.backend.conversations,
+        Object.assign({}, this.services, {
+          pausedOn: (id: string, unanswered: readonly ToolUseBlock[]) => this.pausedOn(id, unanswered),
+          endedTree: (id: string, ending: { status: 'failed' | 'cancelled'; code: string }) => this.settleEndedTree(id, ending),
+        }),
+      );
     });
   }
 
@@ -417,7 +498,8 @@ export class Session implements ToolSession {
    */
   private async touch(message: string): Promise<void> {
     const { sessions } = this.services.backend;
-    const title = this.meta.title === undefined && (await sessions.get(this.id))?.title === undefined ? titleFromMessage(message) : undefined;
+    const title =
+      this.meta.title === undefined && (await sessions.get(this.id))?.title === undefined ? titleFromMessage(message) : undefined;
     // The backend keeps what finds the latest session (a file backend: its index) with it.
     this.meta = await sessions.update(this.id, { lastActiveAt: new Date().toISOString(), ...(title !== undefined ? { title } : {}) });
     this.updated(title !== undefined ? ['lastActiveAt', 'title'] : ['lastActiveAt']);
@@ -426,7 +508,11 @@ export class Session implements ToolSession {
   private updated(changed: ReadonlyArray<'title' | 'lastActiveAt'>): void {
     const { events } = this.services;
     if (!events.hasListeners('session:updated')) return;
-    events.emit('session:updated', { sessionId: this.id, changed, ...(this.meta.title !== undefined ? { title: this.meta.title } : {}), lastActiveAt: this.meta.lastActiveAt });
+    events.emit('session:updated', {
+      sessionId: this.id,
+      changed,
+      ...(this.meta.title !== undefined ? { title: this.meta.title } : {}),
+      lastActiveAt: this.meta.lastActiveAt,
+    });
   }
-
 }

@@ -141,7 +141,11 @@ export class SessionStore {
   }
 
   private created(meta: SessionMeta): void {
-    this.services.events.emit('session:created', { sessionId: meta.id, ...(meta.title !== undefined ? { title: meta.title } : {}), createdAt: meta.createdAt });
+    this.services.events.emit('session:created', {
+      sessionId: meta.id,
+      ...(meta.title !== undefined ? { title: meta.title } : {}),
+      createdAt: meta.createdAt,
+    });
   }
 
   private cached(id: string): Session | undefined {

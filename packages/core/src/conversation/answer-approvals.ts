@@ -1,7 +1,13 @@
 import type { Collective } from '../collective/Collective.js';
 import type { ToolUseBlock } from '../message.js';
 import type { AnswerOutcome, TurnResult } from '../session/turn.js';
-import { ApprovalAnswerSchema, rememberOf, type ApprovalAnswer, type ApprovalDecisionRecord, type ApprovalRequestRecord } from '../storage/approval-records.js';
+import {
+  ApprovalAnswerSchema,
+  rememberOf,
+  type ApprovalAnswer,
+  type ApprovalDecisionRecord,
+  type ApprovalRequestRecord,
+} from '../storage/approval-records.js';
 import type { ApprovalRule } from '../collective/approval-rule.js';
 import type { SessionApprovals } from '../storage/SessionApprovals.js';
 import type { DelegationFrame } from '../storage/delegation-frame.js';
@@ -24,12 +30,19 @@ export interface AnsweringSession {
  * decision has won.
  */
 export interface ApprovalRuleRecorder {
-  prepare(request: ApprovalRequestRecord, answer: ApprovalAnswer, context: { decidedBy: string; sessionId: string; medium?: string | undefined }): Promise<{ ok: true; rule?: ApprovalRule | undefined } | { ok: false; error: string }>;
+  prepare(
+    request: ApprovalRequestRecord,
+    answer: ApprovalAnswer,
+    context: { decidedBy: string; sessionId: string; medium?: string | undefined },
+  ): Promise<{ ok: true; rule?: ApprovalRule | undefined } | { ok: false; error: string }>;
   record(rule: ApprovalRule): void;
 }
 
 /** The fields a decision record gets from what its answer asked to remember. */
-export function rememberedFields(answer: ApprovalAnswer, rule: ApprovalRule | undefined): { always?: true; remember?: 'always'; ruleId?: string; pattern?: string } {
+export function rememberedFields(
+  answer: ApprovalAnswer,
+  rule: ApprovalRule | undefined,
+): { always?: true; remember?: 'always'; ruleId?: string; pattern?: string } {
   if (answer.decision !== 'approve') return {};
   if (rule) return { remember: 'always', ruleId: rule.id, ...(rule.pattern !== undefined ? { pattern: rule.pattern } : {}) };
   return rememberOf(answer) === 'session' ? { always: true } : {};
@@ -47,7 +60,13 @@ export async function answerApprovals(
   collective: Collective,
   answers: readonly ApprovalAnswer[],
   decidedBy: string,
-  options: { medium?: string | undefined; rules?: ApprovalRuleRecorder | undefined; sessionId?: string; signal?: AbortSignal | undefined; resume?: boolean | undefined } = {},
+  options: {
+    medium?: string | undefined;
+    rules?: ApprovalRuleRecorder | undefined;
+    sessionId?: string;
+    signal?: AbortSignal | undefined;
+    resume?: boolean | undefined;
+  } = {},
 ): Promise<AnswerOutcome> {
   const store = session.approvals;
   // One read of the log for every check: the decide below is what settles a race.
@@ -60,18 +79,26 @@ export async function answerApprovals(
   if (answers.length === 0) problems.push('No decisions were given.');
   for (const answer of answers) {
     const parsed = ApprovalAnswerSchema.safeParse(answer);
-    if (!parsed.success) problems.push(`${answer.id}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'answer'}: ${issue.message}`).join('; ')}.`);
+    if (!parsed.success)
+      problems.push(
+        `${answer.id}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'answer'}: ${issue.message}`).join('; ')}.`,
+      );
     const request = state.request(answer.id);
     if (seen.has(answer.id)) problems.push(`${answer.id} is answered twice.`);
     seen.add(answer.id);
     if (!request) {
-      const pending = state.pending().filter((candidate) => reach !== 'own-chain' || reachesRequest(reach, decidedBy, candidate)).map((candidate) => candidate.id);
+      const pending = state
+        .pending()
+        .filter((candidate) => reach !== 'own-chain' || reachesRequest(reach, decidedBy, candidate))
+        .map((candidate) => candidate.id);
       problems.push(`There is no approval request "${answer.id}" (pending: ${pending.join(', ') || 'none'}).`);
       continue;
     }
     if (reach === 'own-chain' && !reachesRequest(reach, decidedBy, request)) {
       // Checked before anything else is said of it: who asked, what, and whether it was decided are not this decider's to know.
-      problems.push(`${answer.id} was not raised by a turn ${decidedBy} started: ${decidedBy} decides only requests of its own chains, and this one is for the human's own surfaces (legion approve, the REPL, the web UI).`);
+      problems.push(
+        `${answer.id} was not raised by a turn ${decidedBy} started: ${decidedBy} decides only requests of its own chains, and this one is for the human's own surfaces (legion approve, the REPL, the web UI).`,
+      );
       continue;
     }
     const decision = state.decision(answer.id);
@@ -82,10 +109,14 @@ export async function answerApprovals(
     if (decidedBy === request.requester) {
       problems.push(`${decidedBy} asked for ${answer.id} and cannot decide its own request; ${request.approver} decides.`);
     } else if (!decider || !canApprove(decider, request.requester, request.tool)) {
-      problems.push(`${decidedBy} has no authority to approve ${request.requester}'s ${request.tool} (${answer.id}); ${request.approver} decides.`);
+      problems.push(
+        `${decidedBy} has no authority to approve ${request.requester}'s ${request.tool} (${answer.id}); ${request.approver} decides.`,
+      );
     } else if (reach === 'own-chain' && rememberOf(answer) !== undefined) {
       // Remembered, an approval would reach past its chains: the session's other requests, or every session's.
-      problems.push(`${answer.id}: ${decidedBy} decides for its own chains only, so it approves once; "always" (for the session or as a rule) is the human's to give.`);
+      problems.push(
+        `${answer.id}: ${decidedBy} decides for its own chains only, so it approves once; "always" (for the session or as a rule) is the human's to give.`,
+      );
     } else if (!reachesRequest(reach, decidedBy, request)) {
       // Agents decide only what was addressed to them; the human, at the top of every chain, may step in.
       problems.push(`${answer.id} is addressed to ${request.approver}, not to ${decidedBy}; ${request.approver} decides.`);
@@ -97,10 +128,16 @@ export async function answerApprovals(
     for (const answer of answers) {
       if (answer.decision !== 'approve' || rememberOf(answer) !== 'always') continue;
       if (!options.rules) {
-        problems.push(`${answer.id}: this Legion keeps no approval rules, so "approve always" cannot be recorded; approve it for the session instead.`);
+        problems.push(
+          `${answer.id}: this Legion keeps no approval rules, so "approve always" cannot be recorded; approve it for the session instead.`,
+        );
         continue;
       }
-      const prepared = await options.rules.prepare(state.request(answer.id)!, answer, { decidedBy, sessionId: options.sessionId ?? '', medium: options.medium });
+      const prepared = await options.rules.prepare(state.request(answer.id)!, answer, {
+        decidedBy,
+        sessionId: options.sessionId ?? '',
+        medium: options.medium,
+      });
       if (!prepared.ok) problems.push(`${answer.id}: no rule can be made: ${prepared.error}.`);
       else if (prepared.rule) rules.set(answer.id, prepared.rule);
     }
@@ -135,8 +172,14 @@ export async function answerApprovals(
     const continuing: string[] = [];
     const waiting: string[] = [];
     // One probe at a time: a probe holds the lease for a moment, and a second one would take that for a live turn.
-    for (const id of new Set(requests.map((request) => request.conversationId))) ((await session.turnIsLive?.(id)) ? continuing : waiting).push(id);
-    return { status: 'answered', resumed: [], ...(continuing.length > 0 ? { continuing } : {}), ...(waiting.length > 0 ? { waiting } : {}) };
+    for (const id of new Set(requests.map((request) => request.conversationId)))
+      ((await session.turnIsLive?.(id)) ? continuing : waiting).push(id);
+    return {
+      status: 'answered',
+      resumed: [],
+      ...(continuing.length > 0 ? { continuing } : {}),
+      ...(waiting.length > 0 ? { waiting } : {}),
+    };
   }
   return { status: 'answered', ...(await resumeAfterDecisions(session, requests, options.signal)) };
 }
@@ -192,11 +235,15 @@ export async function resumeRoot(
     if (!frame.toolUseId || !(await session.unanswered(frame.conversationId)).some((toolUse) => toolUse.id === frame.toolUseId)) break;
     index--;
   }
-  return { conversationId: index === frames.length ? request.conversationId : frames[index]!.conversationId, frames: frames.slice(0, index) };
+  return {
+    conversationId: index === frames.length ? request.conversationId : frames[index]!.conversationId,
+    frames: frames.slice(0, index),
+  };
 }
 
 /** Why a request cannot be decided again: its decision, or the cancel that settled it. */
 export function alreadyDecided(decision: ApprovalDecisionRecord): string {
-  if (decision.cancelled) return `${decision.requestId} can no longer be decided: the turn that asked was cancelled by ${decision.decidedBy} at ${decision.at}, so nothing of it will run.`;
+  if (decision.cancelled)
+    return `${decision.requestId} can no longer be decided: the turn that asked was cancelled by ${decision.decidedBy} at ${decision.at}, so nothing of it will run.`;
   return `${decision.requestId} was already ${decision.decision} by ${decision.decidedBy} at ${decision.at}.`;
 }

@@ -61,33 +61,64 @@ export function answerSizeError(text: string, limit: number | undefined, id?: st
  * caller is told to send the answer as a new message; nothing of the answer
  * is lost, the caller still holds it.
  */
-export async function answerQuestion(session: QuestionAnsweringSession, collective: Collective, id: string, text: string, options: AnswerQuestionOptions = {}): Promise<QuestionAnswerOutcome> {
+export async function answerQuestion(
+  session: QuestionAnsweringSession,
+  collective: Collective,
+  id: string,
+  text: string,
+  options: AnswerQuestionOptions = {},
+): Promise<QuestionAnswerOutcome> {
   const state = await session.questions.state();
   const question = state.question(id);
   if (!question) {
     const pending = state.list({ status: 'pending' }).map((view) => view.id);
-    return { status: 'error', error: `There is no question "${id}" in session ${session.id} (pending: ${pending.join(', ') || 'none'}). List them with "legion questions".` };
+    return {
+      status: 'error',
+      error: `There is no question "${id}" in session ${session.id} (pending: ${pending.join(', ') || 'none'}). List them with "legion questions".`,
+    };
   }
   const settled = state.outcome(id);
   if (settled) return { status: 'error', error: alreadySettled(id, settled) };
-  if (text.trim().length === 0) return { status: 'error', error: `The answer to ${id} is empty: give the text to reply to ${question.from} with.` };
+  if (text.trim().length === 0)
+    return { status: 'error', error: `The answer to ${id} is empty: give the text to reply to ${question.from} with.` };
   const tooLarge = answerSizeError(text, options.maxAnswerBytes, id);
   if (tooLarge !== undefined) return { status: 'error', error: tooLarge };
   const answeredBy = options.answeredBy ?? question.user;
   const answerer = collective.get(answeredBy);
   if (!answerer || answerer.type !== 'user') {
-    return { status: 'error', error: `"${answeredBy}" is not a user of the collective: only a user answers questions (${id} was asked of ${question.user}).` };
+    return {
+      status: 'error',
+      error: `"${answeredBy}" is not a user of the collective: only a user answers questions (${id} was asked of ${question.user}).`,
+    };
   }
   // A stand-in (an MCP client) answers only what was asked of it or in the chains it started, as it decides approvals.
-  if (!reachesRequest(decisionReach(answerer, (candidate) => collective.isCaller(candidate)), answeredBy, { approver: question.user, frames: question.chain.map((participantId) => ({ participantId })) })) {
-    return { status: 'error', error: `Nothing was recorded: ${id} was not asked in a turn ${answeredBy} started; ${answeredBy} answers only questions of its own chains, and this one is for the human's own surfaces (legion answer, the REPL, the web UI).` };
+  if (
+    !reachesRequest(
+      decisionReach(answerer, (candidate) => collective.isCaller(candidate)),
+      answeredBy,
+      { approver: question.user, frames: question.chain.map((participantId) => ({ participantId })) },
+    )
+  ) {
+    return {
+      status: 'error',
+      error: `Nothing was recorded: ${id} was not asked in a turn ${answeredBy} started; ${answeredBy} answers only questions of its own chains, and this one is for the human's own surfaces (legion answer, the REPL, the web UI).`,
+    };
   }
   const live = await session.turnIsLive(question.conversationId);
   // The asking process ended: its asker's communicate call may still wait in the log, to be resumed with the answer.
   const asker = question.frames?.at(-1);
-  if (!live && !(asker?.toolUseId !== undefined && (await session.unanswered(asker.conversationId)).some((toolUse) => toolUse.id === asker.toolUseId))) {
+  if (
+    !live &&
+    !(asker?.toolUseId !== undefined && (await session.unanswered(asker.conversationId)).some((toolUse) => toolUse.id === asker.toolUseId))
+  ) {
     const reason = `the turn that asked it no longer runs (its process ended) and ${question.from} no longer waits for it`;
-    const withdrawn = await session.questions.settle({ kind: 'withdrawn', version: QUESTION_RECORD_VERSION, questionId: id, at: new Date().toISOString(), reason });
+    const withdrawn = await session.questions.settle({
+      kind: 'withdrawn',
+      version: QUESTION_RECORD_VERSION,
+      questionId: id,
+      at: new Date().toISOString(),
+      reason,
+    });
     // Answered meanwhile (the turn took an answer, then ended, between the reads above): that answer stands.
     if (!withdrawn.ok) return { status: 'error', error: alreadySettled(id, withdrawn.taken) };
     return {

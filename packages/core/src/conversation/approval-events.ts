@@ -17,7 +17,20 @@ export function emitApprovalRecord(
   if (record.kind === 'request') {
     if (!events.hasListeners('approval:requested')) return;
     const { id, batchId, requester, approver, tool, toolUseId, input, reason, frames, conversationId } = record;
-    events.emit('approval:requested', { sessionId, conversationId, requestId: id, batchId, requester, approver, tool, toolUseId, input, reason, chain: waitingParticipants(frames), ...from });
+    events.emit('approval:requested', {
+      sessionId,
+      conversationId,
+      requestId: id,
+      batchId,
+      requester,
+      approver,
+      tool,
+      toolUseId,
+      input,
+      reason,
+      chain: waitingParticipants(frames),
+      ...from,
+    });
   } else if (record.kind === 'decision') {
     if (!events.hasListeners('approval:decided')) return;
     const request = requestOf(record.requestId);

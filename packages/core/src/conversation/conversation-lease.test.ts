@@ -32,7 +32,12 @@ describe.each(['file', 'memory'] as const)('a conversation lease (%s backend)', 
     });
     const legion =
       kind === 'memory'
-        ? Legion.open({ root: test.root, globalConfigFile: join(test.root, 'no-global-config.json'), backend: new MemorySessionBackend({ store }), leaseTtlMs: RENEWED_TTL_MS })
+        ? Legion.open({
+            root: test.root,
+            globalConfigFile: join(test.root, 'no-global-config.json'),
+            backend: new MemorySessionBackend({ store }),
+            leaseTtlMs: RENEWED_TTL_MS,
+          })
         : Legion.open({ root: test.root, globalConfigFile: join(test.root, 'no-global-config.json'), leaseTtlMs: RENEWED_TTL_MS });
     legion.providers.useFor('worker', test.providers['worker']!);
     intruder = kind === 'memory' ? new MemorySessionBackend({ store }) : new FileSessionBackend({ root: test.root });
@@ -46,7 +51,9 @@ describe.each(['file', 'memory'] as const)('a conversation lease (%s backend)', 
         async execute() {
           // Long enough that a lease nobody renewed would have expired a whole ttl ago.
           await wait(RENEWED_TTL_MS * 2);
-          attempt = await intruder!.conversations.acquire({ sessionId: session.id, conversationId: 'user__worker' }, 'intruder', { ttlMs: RENEWED_TTL_MS });
+          attempt = await intruder!.conversations.acquire({ sessionId: session.id, conversationId: 'user__worker' }, 'intruder', {
+            ttlMs: RENEWED_TTL_MS,
+          });
           return { status: 'success', data: 'done' };
         },
       }),
@@ -55,7 +62,9 @@ describe.each(['file', 'memory'] as const)('a conversation lease (%s backend)', 
       expect(await legion.send(session, 'hold it')).toMatchObject({ status: 'success', reply: 'held' });
       expect(attempt).toMatchObject({ acquired: false, holder: { owner: expect.stringContaining('turn of worker') } });
       // Released at the end of the turn: the next holder gets it at once.
-      const after = await intruder.conversations.acquire({ sessionId: session.id, conversationId: 'user__worker' }, 'intruder', { ttlMs: RENEWED_TTL_MS });
+      const after = await intruder.conversations.acquire({ sessionId: session.id, conversationId: 'user__worker' }, 'intruder', {
+        ttlMs: RENEWED_TTL_MS,
+      });
       expect(after.acquired).toBe(true);
       if (after.acquired) await after.lease.release();
     } finally {
@@ -81,7 +90,12 @@ describe('a conversation lease taken over during a turn', () => {
       scripts: { worker: [{ toolCalls: [{ id: 'f1', name: 'freeze', input: {} }] }] },
       backend: 'file',
     });
-    const legion = Legion.open({ root: test.root, globalConfigFile: join(test.root, 'no-global-config.json'), backend: new MemorySessionBackend({ store, now: clock }), leaseTtlMs: TTL_MS });
+    const legion = Legion.open({
+      root: test.root,
+      globalConfigFile: join(test.root, 'no-global-config.json'),
+      backend: new MemorySessionBackend({ store, now: clock }),
+      leaseTtlMs: TTL_MS,
+    });
     legion.providers.useFor('worker', test.providers['worker']!);
     const intruder = new MemorySessionBackend({ store, now: clock });
     const errors: string[] = [];
@@ -95,7 +109,9 @@ describe('a conversation lease taken over during a turn', () => {
         inputSchema: z.object({}),
         async execute(_input, context) {
           now += TTL_MS * 10;
-          takeover = await intruder.conversations.acquire({ sessionId: session.id, conversationId: 'user__worker' }, 'intruder', { ttlMs: TTL_MS * 100 });
+          takeover = await intruder.conversations.acquire({ sessionId: session.id, conversationId: 'user__worker' }, 'intruder', {
+            ttlMs: TTL_MS * 100,
+          });
           // The next renewal finds the lease gone and aborts the turn.
           await new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }));
           return { status: 'success', data: 'thawed' };
@@ -136,9 +152,14 @@ describe.each(['file', 'memory'] as const)('a turn whose lease was taken over be
       backend: 'file',
     });
     const options = { root: test.root, globalConfigFile: join(test.root, 'no-global-config.json'), leaseTtlMs: 3_600_000 };
-    const legion = Legion.open({ ...options, backend: kind === 'memory' ? new MemorySessionBackend({ store, now: clock }) : new FileSessionBackend({ root: test.root, now: clock }) });
+    const legion = Legion.open({
+      ...options,
+      backend:
+        kind === 'memory' ? new MemorySessionBackend({ store, now: clock }) : new FileSessionBackend({ root: test.root, now: clock }),
+    });
     legion.providers.useFor('worker', test.providers['worker']!);
-    const intruder = kind === 'memory' ? new MemorySessionBackend({ store, now: clock }) : new FileSessionBackend({ root: test.root, now: clock });
+    const intruder =
+      kind === 'memory' ? new MemorySessionBackend({ store, now: clock }) : new FileSessionBackend({ root: test.root, now: clock });
     const errors: string[] = [];
     legion.events.on('error:raised', (event) => errors.push(event.code ?? ''));
     const session = await legion.sessions.create();
@@ -147,13 +168,24 @@ describe.each(['file', 'memory'] as const)('a turn whose lease was taken over be
       defineTool({
         name: 'freeze',
         effect: 'read',
-        description: 'Stands for a process paused past its lease: the clock jumps, another holder takes over and answers, then this one goes on.',
+        description:
+          'Stands for a process paused past its lease: the clock jumps, another holder takes over and answers, then this one goes on.',
         inputSchema: z.object({}),
         async execute() {
           now += 3_600_000 * 2;
           takeover = await intruder.conversations.acquire(address, 'intruder', { ttlMs: 3_600_000 });
           if (!takeover.acquired) throw new Error('the intruder got no lease');
-          await intruder.conversations.append(address, { kind: 'message', id: 'theirs', at: new Date(now).toISOString(), role: 'user', content: [{ type: 'text', text: 'the new holder answers' }] }, takeover.lease);
+          await intruder.conversations.append(
+            address,
+            {
+              kind: 'message',
+              id: 'theirs',
+              at: new Date(now).toISOString(),
+              role: 'user',
+              content: [{ type: 'text', text: 'the new holder answers' }],
+            },
+            takeover.lease,
+          );
           return { status: 'success', data: 'the stale result' };
         },
       }),
@@ -164,7 +196,11 @@ describe.each(['file', 'memory'] as const)('a turn whose lease was taken over be
       expect(errors).toContain('lease_lost');
       const entries = await intruder.conversations.entries(address);
       // The stale tool result, and any note of how the stale turn ended, were refused.
-      expect(entries.map((entry) => (entry.kind === 'message' ? `${entry.role}:${entry.content[0]?.type}` : entry.kind))).toEqual(['user:text', 'assistant:tool_use', 'user:text']);
+      expect(entries.map((entry) => (entry.kind === 'message' ? `${entry.role}:${entry.content[0]?.type}` : entry.kind))).toEqual([
+        'user:text',
+        'assistant:tool_use',
+        'user:text',
+      ]);
       expect(JSON.stringify(entries)).not.toContain('the stale result');
       test.assertScriptsDone();
     } finally {
@@ -190,7 +226,12 @@ describe('a turn that lost its lease before its tool phase', () => {
       scripts: { worker: [{ toolCalls: [{ id: 'w1', name: 'file_write', input: { path: 'notes.txt', content: 'stale' } }] }] },
       backend: 'file',
     });
-    const legion = Legion.open({ root: test.root, globalConfigFile: join(test.root, 'no-global-config.json'), backend: new MemorySessionBackend({ store, now: clock }), leaseTtlMs: 3_600_000 });
+    const legion = Legion.open({
+      root: test.root,
+      globalConfigFile: join(test.root, 'no-global-config.json'),
+      backend: new MemorySessionBackend({ store, now: clock }),
+      leaseTtlMs: 3_600_000,
+    });
     legion.providers.useFor('worker', test.providers['worker']!);
     const intruder = new MemorySessionBackend({ store, now: clock });
     const session = await legion.sessions.create();
@@ -198,7 +239,9 @@ describe('a turn that lost its lease before its tool phase', () => {
     legion.events.on('message:sent', (event) => {
       if (event.message.role !== 'assistant' || takeover) return;
       now += 3_600_000 * 2;
-      takeover = intruder.conversations.acquire({ sessionId: session.id, conversationId: 'user__worker' }, 'intruder', { ttlMs: 3_600_000 });
+      takeover = intruder.conversations.acquire({ sessionId: session.id, conversationId: 'user__worker' }, 'intruder', {
+        ttlMs: 3_600_000,
+      });
     });
     try {
       const result = await legion.send(session, 'write the notes');

@@ -4,7 +4,15 @@ import { fileURLToPath } from 'node:url';
 import { ConversationBusyError } from '../errors.js';
 import type { LegionEvents } from '../events/event-types.js';
 import type { Legion } from '../Legion.js';
-import { agentParticipant, createTestLegion, mockParticipant, runNodeChild, userParticipant, type ChildRun, type TestLegion } from '../testing/index.js';
+import {
+  agentParticipant,
+  createTestLegion,
+  mockParticipant,
+  runNodeChild,
+  userParticipant,
+  type ChildRun,
+  type TestLegion,
+} from '../testing/index.js';
 import { textOf, toolResultsOf, toolUsesOf, type Message } from '../message.js';
 import { CONVERSATION_FORMAT_VERSION } from '../storage/log-entry.js';
 
@@ -94,7 +102,9 @@ describe('crash safety of conversations', () => {
 
   beforeAll(() => {
     if (!existsSync(BUILT_ENTRY)) {
-      throw new Error(`The crash tests run the built package in child processes: run "npm run build --workspace @legion-collective/core" first (${BUILT_ENTRY} is missing).`);
+      throw new Error(
+        `The crash tests run the built package in child processes: run "npm run build --workspace @legion-collective/core" first (${BUILT_ENTRY} is missing).`,
+      );
     }
   });
 
@@ -184,7 +194,8 @@ describe('crash safety of conversations', () => {
     test.legion.close();
     const conversationsDir = join(sessionDir(session.id), 'conversations');
     // A child killed right after it opened the workspace may not have created any yet.
-    const conversationFiles = (): string[] => (existsSync(conversationsDir) ? readdirSync(conversationsDir).filter((name) => name.endsWith('.jsonl')) : []);
+    const conversationFiles = (): string[] =>
+      existsSync(conversationsDir) ? readdirSync(conversationsDir).filter((name) => name.endsWith('.jsonl')) : [];
 
     for (let round = 0; round < rounds; round++) {
       // Round 0 kills as soon as the workspace is open; the others after a random amount of progress,
@@ -194,16 +205,23 @@ describe('crash safety of conversations', () => {
       const label = `round ${round} (killed after STEP ${killAfterStep})`;
       const run = runFixture('busy-turns.mjs', [test.root, session.id, String(stepsPerTurn)]);
       await run.waitFor((line) => line === 'READY', 'READY');
-      if (killAfterStep > 0) await run.waitFor((line) => Number(/^STEP (\d+)$/.exec(line)?.[1] ?? 0) >= killAfterStep, `STEP ${killAfterStep}`);
+      if (killAfterStep > 0)
+        await run.waitFor((line) => Number(/^STEP (\d+)$/.exec(line)?.[1] ?? 0) >= killAfterStep, `STEP ${killAfterStep}`);
       await kill(run);
-      expect(run.lines().filter((line) => line.startsWith('TURN_FAILED')), label).toEqual([]);
+      expect(
+        run.lines().filter((line) => line.startsWith('TURN_FAILED')),
+        label,
+      ).toEqual([]);
 
       // The dead child's locks stay behind (some may even be empty, if it died between creating and
       // writing one); the next turn must take them over rather than wait forever.
       const torn = new Map<string, string>();
       for (const entry of conversationFiles()) {
         const { entries, tornTail } = readLogFile(join(conversationsDir, entry));
-        expect(entries[0], `${label}: ${entry} starts with its header`).toMatchObject({ kind: 'header', version: CONVERSATION_FORMAT_VERSION });
+        expect(entries[0], `${label}: ${entry} starts with its header`).toMatchObject({
+          kind: 'header',
+          version: CONVERSATION_FORMAT_VERSION,
+        });
         if (tornTail !== undefined) torn.set(entry, tornTail);
       }
 
@@ -241,7 +259,9 @@ describe('crash safety of conversations', () => {
     }
     const final = reopen();
     const warnings = collectWarnings(final);
-    expect((await (await final.sessions.get(session.id)).recentMessages(4)).map(({ message }) => textOf(message))).toContain(`resumed after resume ${rounds - 1}`);
+    expect((await (await final.sessions.get(session.id)).recentMessages(4)).map(({ message }) => textOf(message))).toContain(
+      `resumed after resume ${rounds - 1}`,
+    );
     expect(warnings).toEqual([]);
   }, 90_000);
 
@@ -253,7 +273,13 @@ describe('crash safety of conversations', () => {
     const file = conversationFile(session.id, 'user__echo');
     const conversationsDir = join(sessionDir(session.id), 'conversations');
     const intact = readFileSync(file);
-    const fullLine = JSON.stringify({ kind: 'message', id: 'torn-1', role: 'user', content: [{ type: 'text', text: 'cut off by a crash' }], at: new Date().toISOString() });
+    const fullLine = JSON.stringify({
+      kind: 'message',
+      id: 'torn-1',
+      role: 'user',
+      content: [{ type: 'text', text: 'cut off by a crash' }],
+      at: new Date().toISOString(),
+    });
     const tornBytes = fullLine.slice(0, Math.floor(fullLine.length / 2));
     appendFileSync(file, tornBytes);
 
@@ -278,11 +304,22 @@ describe('crash safety of conversations', () => {
     const { entries, tornTail } = readLogFile(file);
     expect(tornTail).toBeUndefined();
     expect(readFileSync(file).subarray(0, intact.length)).toEqual(intact);
-    expect(entries.map((entry) => (entry.kind === 'message' ? entry.role : entry.kind))).toEqual(['header', 'user', 'assistant', 'user', 'assistant']);
+    expect(entries.map((entry) => (entry.kind === 'message' ? entry.role : entry.kind))).toEqual([
+      'header',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
 
     const again = reopen();
     const laterWarnings = collectWarnings(again);
-    expect((await (await again.sessions.get(session.id)).recentMessages(10)).map(({ message }) => textOf(message))).toEqual(['one', 'pong', 'two', 'pong']);
+    expect((await (await again.sessions.get(session.id)).recentMessages(10)).map(({ message }) => textOf(message))).toEqual([
+      'one',
+      'pong',
+      'two',
+      'pong',
+    ]);
     expect(laterWarnings).toEqual([]);
   });
 
@@ -326,7 +363,10 @@ describe('crash safety of conversations', () => {
       participants: [
         userParticipant(),
         // A distinct reply per message, and a delay so that turns take long enough to overlap.
-        mockParticipant('echo', texts.map((text) => ({ trigger: `/^${text}$/`, response: `ack ${text}`, delayMs: 10 }))),
+        mockParticipant(
+          'echo',
+          texts.map((text) => ({ trigger: `/^${text}$/`, response: `ack ${text}`, delayMs: 10 })),
+        ),
       ],
     });
     const session = await test.legion.sessions.create();
@@ -367,13 +407,18 @@ describe('crash safety of conversations', () => {
   });
 
   it('in one process, a second concurrent send refuses with ifBusy "fail" and queues with "wait"', async () => {
-    test = createTestLegion({ participants: [userParticipant(), mockParticipant('slow', [{ trigger: '*', response: 'done', delayMs: 20 }])] });
+    test = createTestLegion({
+      participants: [userParticipant(), mockParticipant('slow', [{ trigger: '*', response: 'done', delayMs: 20 }])],
+    });
     const session = await test.legion.sessions.create();
     const send = (message: string, ifBusy: 'fail' | 'wait') => session.send({ from: 'user', to: 'slow', message, ifBusy });
 
     const [first, second] = await Promise.allSettled([send('first', 'fail'), send('second', 'fail')]);
 
-    expect(first).toEqual({ status: 'fulfilled', value: { status: 'success', reply: 'done', message: undefined, conversationId: 'user__slow' } });
+    expect(first).toEqual({
+      status: 'fulfilled',
+      value: { status: 'success', reply: 'done', message: undefined, conversationId: 'user__slow' },
+    });
     expect(second.status).toBe('rejected');
     const busy = (second as PromiseRejectedResult).reason as unknown;
     expect(busy).toBeInstanceOf(ConversationBusyError);

@@ -59,7 +59,7 @@ describe('following the conversation logs that another process appends to', () =
     return test;
   }
 
-  it('turns another Legion\'s appends into message:sent events, as its own would have been, conversations that appear later included', async () => {
+  it("turns another Legion's appends into message:sent events, as its own would have been, conversations that appear later included", async () => {
     workspace();
     const session = await test.legion.sessions.create();
     const sent = sentEvents(test.legion);
@@ -74,10 +74,44 @@ describe('following the conversation logs that another process appends to', () =
       ...(await (await other!.sessions.get(session.id)).conversation({ initiator: 'user', responder: 'echo', name: 'side' }).recent(10)),
     ];
     expect(remote.map(({ seq: _seq, ...event }) => event)).toEqual([
-      { sessionId: session.id, conversationId: 'user__echo', initiator: 'user', responder: 'echo', message: logged[0], author: 'user', remote: true },
-      { sessionId: session.id, conversationId: 'user__echo', initiator: 'user', responder: 'echo', message: logged[1], author: 'echo', remote: true },
-      { sessionId: session.id, conversationId: 'user__echo__side', initiator: 'user', responder: 'echo', name: 'side', message: logged[2], author: 'user', remote: true },
-      { sessionId: session.id, conversationId: 'user__echo__side', initiator: 'user', responder: 'echo', name: 'side', message: logged[3], author: 'echo', remote: true },
+      {
+        sessionId: session.id,
+        conversationId: 'user__echo',
+        initiator: 'user',
+        responder: 'echo',
+        message: logged[0],
+        author: 'user',
+        remote: true,
+      },
+      {
+        sessionId: session.id,
+        conversationId: 'user__echo',
+        initiator: 'user',
+        responder: 'echo',
+        message: logged[1],
+        author: 'echo',
+        remote: true,
+      },
+      {
+        sessionId: session.id,
+        conversationId: 'user__echo__side',
+        initiator: 'user',
+        responder: 'echo',
+        name: 'side',
+        message: logged[2],
+        author: 'user',
+        remote: true,
+      },
+      {
+        sessionId: session.id,
+        conversationId: 'user__echo__side',
+        initiator: 'user',
+        responder: 'echo',
+        name: 'side',
+        message: logged[3],
+        author: 'echo',
+        remote: true,
+      },
     ]);
     expect(follower.sessionId).toBe(session.id);
     follower();
@@ -100,7 +134,9 @@ describe('following the conversation logs that another process appends to', () =
     await follower.check();
     await test.legion.send(session, 'mine again', { to: 'echo' });
     await follower.check();
-    expect(sent.all.map((event) => [event.message.content[0]!.type === 'text' ? event.message.content[0]!.text : '', event.remote ?? false])).toEqual([
+    expect(
+      sent.all.map((event) => [event.message.content[0]!.type === 'text' ? event.message.content[0]!.text : '', event.remote ?? false]),
+    ).toEqual([
       ['mine', false],
       ['pong', false],
       ['theirs', true],
@@ -127,7 +163,8 @@ describe('following the conversation logs that another process appends to', () =
     // While nobody follows: more in the known conversation, and a new one.
     await other!.send(await other!.sessions.get(session.id), 'missed', { to: 'echo' });
     await other!.send(await other!.sessions.get(session.id), 'new', { to: 'echo', conversation: 'later' });
-    const texts = (): string[] => sent.remote().map((event) => (event.message.content[0]!.type === 'text' ? event.message.content[0]!.text : ''));
+    const texts = (): string[] =>
+      sent.remote().map((event) => (event.message.content[0]!.type === 'text' ? event.message.content[0]!.text : ''));
     expect(texts()).toEqual(['seen', 'pong']);
 
     const second = await test.legion.follow(session.id, { from: cursor });
@@ -160,11 +197,23 @@ describe('following the conversation logs that another process appends to', () =
       ['m-1', 'user'],
       ['m-2', 'echo'],
     ]);
-    expect(warned).toEqual([{ path: expect.stringMatching(/user__echo\.jsonl$/), offset: garbageAt, problem: expect.stringContaining('not a conversation entry'), sessionId: session.id }]);
+    expect(warned).toEqual([
+      {
+        path: expect.stringMatching(/user__echo\.jsonl$/),
+        offset: garbageAt,
+        problem: expect.stringContaining('not a conversation entry'),
+        sessionId: session.id,
+      },
+    ]);
 
     truncateSync(file, garbageAt);
     await follower.check();
-    expect(warned[1]).toEqual({ path: expect.stringMatching(/user__echo\.jsonl$/), offset: garbageAt, problem: expect.stringContaining('cut or replaced'), sessionId: session.id });
+    expect(warned[1]).toEqual({
+      path: expect.stringMatching(/user__echo\.jsonl$/),
+      offset: garbageAt,
+      problem: expect.stringContaining('cut or replaced'),
+      sessionId: session.id,
+    });
     appendFileSync(file, line('m-3', 'user', 'after the cut'));
     await follower.check();
     expect(sent.remote().map((event) => event.message.id)).toEqual(['m-1', 'm-2', 'm-3']);
@@ -180,7 +229,10 @@ describe('following the conversation logs that another process appends to', () =
     const warned = warnings(test.legion);
     const follower = await test.legion.follow(session.id);
     appendFileSync(join(conversations, 'not-a-conversation.jsonl'), line('x-1', 'user', 'stray'));
-    appendFileSync(join(conversations, 'user__echo.jsonl'), `${JSON.stringify({ kind: 'header', version: 99, conversationId: 'user__echo', initiator: 'user', responder: 'echo', createdAt: '2026-01-01T00:00:00.000Z' })}\n`);
+    appendFileSync(
+      join(conversations, 'user__echo.jsonl'),
+      `${JSON.stringify({ kind: 'header', version: 99, conversationId: 'user__echo', initiator: 'user', responder: 'echo', createdAt: '2026-01-01T00:00:00.000Z' })}\n`,
+    );
     appendFileSync(join(conversations, 'user__echo.jsonl'), line('x-2', 'user', 'from the future'));
     await other!.send(await other!.sessions.get(session.id), 'fine', { to: 'echo', conversation: 'ok' });
     await follower.check();
@@ -198,7 +250,7 @@ describe('following the conversation logs that another process appends to', () =
     expect(sent.remote()).toHaveLength(2);
   });
 
-  it('tells another process\'s approval requests and decisions too, and not this process\'s own again', async () => {
+  it("tells another process's approval requests and decisions too, and not this process's own again", async () => {
     const touchTool = defineTool({
       name: 'touch_thing',
       description: 'Touches a thing',
@@ -272,7 +324,11 @@ describe('following the conversation logs that another process appends to', () =
     const myId = mine.status === 'paused' ? mine.requests[0]!.id : 'missing';
     await session.answerApprovals([{ id: myId, decision: 'reject' }], 'user');
     await follower.check();
-    expect(heard.slice(2).map((event) => [event.type, 'requestId' in event ? event.requestId : '', 'remote' in event ? event.remote : undefined])).toEqual([
+    expect(
+      heard
+        .slice(2)
+        .map((event) => [event.type, 'requestId' in event ? event.requestId : '', 'remote' in event ? event.remote : undefined]),
+    ).toEqual([
       ['approval:requested', myId, undefined],
       ['approval:decided', myId, undefined],
     ]);

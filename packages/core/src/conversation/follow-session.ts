@@ -120,13 +120,17 @@ export async function followSession(
       ref = { sessionId, conversationId, ...parseConversationId(conversationId) };
     } catch {
       // Said once: the name is remembered as not followed.
-      warn(`conversation ${conversationId} of session ${sessionId}`, 'not followed: its name is no conversation id (<initiator>__<responder>[__<name>])');
+      warn(
+        `conversation ${conversationId} of session ${sessionId}`,
+        'not followed: its name is no conversation id (<initiator>__<responder>[__<name>])',
+      );
     }
     refs.set(conversationId, ref);
     return ref;
   };
   const keyOf = (record: ApprovalRecord): string => (record.kind === 'request' ? `request ${record.id}` : `decision ${record.requestId}`);
-  const questionKeyOf = (record: QuestionLogRecord): string => (record.kind === 'question' ? `question ${record.id}` : `outcome ${record.questionId}`);
+  const questionKeyOf = (record: QuestionLogRecord): string =>
+    record.kind === 'question' ? `question ${record.id}` : `outcome ${record.questionId}`;
 
   const readConversation = async (conversationId: string): Promise<void> => {
     const ref = refOf(conversationId);

@@ -35,7 +35,10 @@ describe('following every session of a workspace', () => {
     const session = await other.sessions.create();
     await other.send(session, 'before');
     const seen: Array<{ sessionId: string; origin: string }> = [];
-    following = await followWorkspace(test.legion, { pollMs: 20, onSession: (found, origin) => seen.push({ sessionId: found.sessionId, origin }) });
+    following = await followWorkspace(test.legion, {
+      pollMs: 20,
+      onSession: (found, origin) => seen.push({ sessionId: found.sessionId, origin }),
+    });
     expect(following.sessionIds()).toEqual([session.id]);
     const arrived = nextRemote(test.legion, (event) => event.message.role === 'assistant');
     await other.send(session, 'after');
@@ -48,7 +51,11 @@ describe('following every session of a workspace', () => {
 
   it('finds a session another process creates after it started and shows that session from its first message', async () => {
     const seen: Array<{ sessionId: string; origin: string }> = [];
-    following = await followWorkspace(test.legion, { pollMs: 20, sessionPollMs: 20, onSession: (found, origin) => seen.push({ sessionId: found.sessionId, origin }) });
+    following = await followWorkspace(test.legion, {
+      pollMs: 20,
+      sessionPollMs: 20,
+      onSession: (found, origin) => seen.push({ sessionId: found.sessionId, origin }),
+    });
     expect(following.sessionIds()).toEqual([]);
     const first = nextRemote(test.legion, (event) => event.message.role === 'user');
     const session = await other.sessions.create();
@@ -62,7 +69,11 @@ describe('following every session of a workspace', () => {
 
   it('follows a session this process creates without repeating what this process appended', async () => {
     const seen: Array<{ sessionId: string; origin: string }> = [];
-    following = await followWorkspace(test.legion, { pollMs: 20, sessionPollMs: 20, onSession: (found, origin) => seen.push({ sessionId: found.sessionId, origin }) });
+    following = await followWorkspace(test.legion, {
+      pollMs: 20,
+      sessionPollMs: 20,
+      onSession: (found, origin) => seen.push({ sessionId: found.sessionId, origin }),
+    });
     const session = await test.legion.sessions.create();
     expect(seen).toEqual([{ sessionId: session.id, origin: 'local' }]);
     const remote: Sent[] = [];
@@ -94,7 +105,13 @@ describe('following every session of a workspace', () => {
       if (event.remote) remote.push(event);
     });
     const seen: string[] = [];
-    following = await followWorkspace(test.legion, { pollMs: 20, sessionPollMs: 20, idleMs: 0, listEveryMs: 60_000, onSession: (found) => seen.push(found.sessionId) });
+    following = await followWorkspace(test.legion, {
+      pollMs: 20,
+      sessionPollMs: 20,
+      idleMs: 0,
+      listEveryMs: 60_000,
+      onSession: (found) => seen.push(found.sessionId),
+    });
     // Idle: no follower polls its logs.
     expect(following.sessionIds()).toEqual([]);
     const arrived = nextRemote(test.legion, (event) => event.message.role === 'assistant');

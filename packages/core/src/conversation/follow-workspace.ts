@@ -34,7 +34,8 @@ export interface FollowWorkspaceOptions {
    * A session this follower had not seen appeared: `local` — this process created it (its
    * `session:created` event); `remote` — another process did, found in the session list.
    */
-  onSession?: ((session: { sessionId: string; createdAt: string; title?: string | undefined }, origin: 'local' | 'remote') => void) | undefined;
+  onSession?:
+    ((session: { sessionId: string; createdAt: string; title?: string | undefined }, origin: 'local' | 'remote') => void) | undefined;
 }
 
 /** Stops following every session when called. */
@@ -86,12 +87,21 @@ export async function followWorkspace(legion: WorkspaceFollowPort, options: Foll
       (error: unknown) => {
         // Removed meanwhile, or unreadable: the next poll tries again if it is still listed.
         followers.delete(meta.id);
-        legion.events.emit('storage:warning', { path: `session ${meta.id}`, offset: 0, problem: `not followed: ${errorMessage(error)}`, sessionId: meta.id });
+        legion.events.emit('storage:warning', {
+          path: `session ${meta.id}`,
+          offset: 0,
+          problem: `not followed: ${errorMessage(error)}`,
+          sessionId: meta.id,
+        });
         return undefined;
       },
     );
     followers.set(meta.id, starting);
-    if (origin) options.onSession?.({ sessionId: meta.id, createdAt: meta.createdAt, ...(meta.title !== undefined ? { title: meta.title } : {}) }, origin);
+    if (origin)
+      options.onSession?.(
+        { sessionId: meta.id, createdAt: meta.createdAt, ...(meta.title !== undefined ? { title: meta.title } : {}) },
+        origin,
+      );
     return starting;
   };
 
@@ -104,7 +114,10 @@ export async function followWorkspace(legion: WorkspaceFollowPort, options: Foll
   };
 
   // Sessions this process creates: followed from the end at once (what it appends, it told already).
-  const offCreated = legion.events.on('session:created', (event) => void start({ id: event.sessionId, createdAt: event.createdAt, title: event.title }, 'end', 'local'));
+  const offCreated = legion.events.on(
+    'session:created',
+    (event) => void start({ id: event.sessionId, createdAt: event.createdAt, title: event.title }, 'end', 'local'),
+  );
 
   const readList = async (): Promise<SessionMeta[] | undefined> => {
     try {

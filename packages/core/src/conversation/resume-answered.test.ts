@@ -68,7 +68,9 @@ describe('a question answered after its asking process died, with another proces
           return inB.resumeIfWaiting(conversationId, frames);
         },
       };
-      const answered = await answerQuestion(slowB satisfies QuestionAnsweringSession, test.legion.collective, id, '8080', { medium: 'cli' });
+      const answered = await answerQuestion(slowB satisfies QuestionAnsweringSession, test.legion.collective, id, '8080', {
+        medium: 'cli',
+      });
 
       expect(byC).toEqual({ status: 'resumed', resumed: [expect.objectContaining({ status: 'success', reply: 'Resumed with 8080' })] });
       // B finds nothing waiting once it holds the lease: the chain went on elsewhere, and B says so without running it again.
@@ -76,7 +78,9 @@ describe('a question answered after its asking process died, with another proces
       test.assertScriptsDone();
       const roles = (await inB.conversation({ initiator: 'user', responder: 'coordinator' }).recent(20)).map((message) => message.role);
       expect(roles).toEqual(['user', 'assistant', 'user', 'assistant']);
-      const replies = (await inB.conversation({ initiator: 'coordinator', responder: 'user' }).recent(10)).filter((message) => message.role === 'assistant');
+      const replies = (await inB.conversation({ initiator: 'coordinator', responder: 'user' }).recent(10)).filter(
+        (message) => message.role === 'assistant',
+      );
       expect(replies).toEqual([expect.objectContaining({ medium: 'cli', content: [{ type: 'text', text: '8080' }] })]);
     } finally {
       await c.close();

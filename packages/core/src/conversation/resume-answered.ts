@@ -16,7 +16,10 @@ export type AnsweredResumingSession = Omit<AnsweringSession, 'approvals'> & { re
  * nothing waiting under the conversation's lease writes nothing, and a chain
  * whose turn still runs in a live process is left to it.
  */
-export async function resumeAnswered(session: AnsweredResumingSession, options: { ids?: readonly string[] | undefined; signal?: AbortSignal | undefined } = {}): Promise<ResumeOutcome> {
+export async function resumeAnswered(
+  session: AnsweredResumingSession,
+  options: { ids?: readonly string[] | undefined; signal?: AbortSignal | undefined } = {},
+): Promise<ResumeOutcome> {
   const state = await session.questions.state();
   const candidates: QuestionRecord[] = [];
   if (options.ids !== undefined && options.ids.length > 0) {
@@ -24,7 +27,8 @@ export async function resumeAnswered(session: AnsweredResumingSession, options: 
     for (const id of options.ids) {
       const question = state.question(id);
       const outcome = state.outcome(id);
-      if (!question) problems.push(`There is no question "${id}" in this session (legion questions --all lists them; --session names another session).`);
+      if (!question)
+        problems.push(`There is no question "${id}" in this session (legion questions --all lists them; --session names another session).`);
       else if (!outcome) problems.push(`${id} is not answered yet: answer it with legion answer ${id} "…" first.`);
       else if (outcome.kind === 'withdrawn') problems.push(`${id} was withdrawn (${outcome.reason}), so nothing waits on it.`);
       else candidates.push(question);
@@ -38,7 +42,8 @@ export async function resumeAnswered(session: AnsweredResumingSession, options: 
   for (const question of candidates) {
     const asker = question.frames?.at(-1);
     if (asker?.toolUseId === undefined) continue;
-    if ((await session.unanswered(asker.conversationId)).some((toolUse) => toolUse.id === asker.toolUseId)) waiting.push({ conversationId: question.conversationId, frames: question.frames ?? [] });
+    if ((await session.unanswered(asker.conversationId)).some((toolUse) => toolUse.id === asker.toolUseId))
+      waiting.push({ conversationId: question.conversationId, frames: question.frames ?? [] });
   }
   if (waiting.length === 0) return { status: 'resumed', resumed: [] };
   return { status: 'resumed', ...(await resumeAfterDecisions(session, waiting, options.signal)) };

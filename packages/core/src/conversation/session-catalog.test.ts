@@ -7,10 +7,16 @@ describe('sessions.find: session ids by prefix, most recently active first, from
   afterEach(async () => test?.cleanup());
 
   it('keeps up with this process (created, used, removed) and with the latest session of another, without listing again', async () => {
-    test = createTestLegion({ backend: 'file', participants: [userParticipant(), agentParticipant('solo')], entryAgent: 'solo', scripts: { solo: [{ text: 'ok' }] } });
+    test = createTestLegion({
+      backend: 'file',
+      participants: [userParticipant(), agentParticipant('solo')],
+      entryAgent: 'solo',
+      scripts: { solo: [{ text: 'ok' }] },
+    });
     const { legion } = test;
     const [first, second, third] = [await legion.sessions.create(), await legion.sessions.create(), await legion.sessions.create()];
-    const ids = async (prefix = '', limit?: number): Promise<string[]> => (await legion.sessions.find(prefix, limit === undefined ? {} : { limit })).map((meta) => meta.id);
+    const ids = async (prefix = '', limit?: number): Promise<string[]> =>
+      (await legion.sessions.find(prefix, limit === undefined ? {} : { limit })).map((meta) => meta.id);
     expect(await ids()).toEqual([third.id, second.id, first.id]);
     expect(await ids('', 2)).toEqual([third.id, second.id]);
     expect(await ids(first.id.slice(0, -2))).toEqual([first.id]);

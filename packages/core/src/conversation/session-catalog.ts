@@ -26,11 +26,22 @@ export class SessionCatalog {
     private readonly source: SessionCatalogSource,
     events: Pick<EventBus, 'on'>,
   ) {
-    events.on('session:created', (event) => this.upsert({ version: 1, id: event.sessionId, createdAt: event.createdAt, lastActiveAt: event.createdAt, ...(event.title !== undefined ? { title: event.title } : {}) }));
+    events.on('session:created', (event) =>
+      this.upsert({
+        version: 1,
+        id: event.sessionId,
+        createdAt: event.createdAt,
+        lastActiveAt: event.createdAt,
+        ...(event.title !== undefined ? { title: event.title } : {}),
+      }),
+    );
     events.on('session:updated', (event) => {
       const known = this.sessions?.find((meta) => meta.id === event.sessionId);
       // Object.assign, not a spread plus properties: once per turn, and V8 (Node 20) keeps such objects through young GCs.
-      if (known) this.upsert(Object.assign({}, known, { lastActiveAt: event.lastActiveAt }, event.title !== undefined ? { title: event.title } : {}));
+      if (known)
+        this.upsert(
+          Object.assign({}, known, { lastActiveAt: event.lastActiveAt }, event.title !== undefined ? { title: event.title } : {}),
+        );
     });
   }
 

@@ -7,7 +7,9 @@ describe('titleFromMessage', () => {
   });
 
   it('cuts a long line at a word, with an ellipsis', () => {
-    const title = titleFromMessage('Please refactor the session catalog so that listing thousands of sessions reads only their metadata files')!;
+    const title = titleFromMessage(
+      'Please refactor the session catalog so that listing thousands of sessions reads only their metadata files',
+    )!;
     expect(title).toBe('Please refactor the session catalog so that listing…');
     expect(title.length).toBeLessThanOrEqual(60);
     expect(titleFromMessage('x'.repeat(100))).toBe(`${'x'.repeat(59)}…`);

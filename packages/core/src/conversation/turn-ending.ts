@@ -32,7 +32,9 @@ export function endingText(ending: TurnEnding): string {
     ending.status === 'cancelled'
       ? 'This turn was cancelled before it finished'
       : `This turn failed before it finished (${ending.code}: ${oneLine(ending.error ?? '')})`;
-  const withheld = ending.withheld?.length ? ' The provider refused the request, so the messages it added are left out of later requests.' : '';
+  const withheld = ending.withheld?.length
+    ? ' The provider refused the request, so the messages it added are left out of later requests.'
+    : '';
   return `[${what}. The request above was not answered; do not answer it now unless it is asked again.${withheld}]`;
 }
 

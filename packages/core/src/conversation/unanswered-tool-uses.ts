@@ -8,7 +8,8 @@ export function unansweredToolUses(messages: readonly Message[]): ToolUseBlock[]
     const uses = message.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
     if (uses.length === 0) return [];
     const answered = new Set<string>();
-    for (const later of messages.slice(index + 1)) for (const block of later.content) if (block.type === 'tool_result') answered.add(block.toolUseId);
+    for (const later of messages.slice(index + 1))
+      for (const block of later.content) if (block.type === 'tool_result') answered.add(block.toolUseId);
     return uses.filter((use) => !answered.has(use.id));
   }
   return [];

@@ -9,7 +9,8 @@ import { SessionDriver } from './SessionDriver.js';
 describe('SessionDriver: what every surface drives', () => {
   const { server, createTestLegion } = useLlmServer();
   const claude = (model: string): ModelConfig => ({ provider: 'anthropic', model, baseURL: server.anthropicURL });
-  const agent = (id: string, model: string, extra: Parameters<typeof agentParticipant>[1] = {}): ParticipantInput => ({ ...agentParticipant(id, extra), model: claude(model) }) as ParticipantInput;
+  const agent = (id: string, model: string, extra: Parameters<typeof agentParticipant>[1] = {}): ParticipantInput =>
+    ({ ...agentParticipant(id, extra), model: claude(model) }) as ParticipantInput;
 
   function team() {
     const test = createTestLegion({
@@ -26,10 +27,30 @@ describe('SessionDriver: what every surface drives', () => {
     // A write: it needs approval by default.
     test.legion.tools.register(writeNoteTool(test.root));
     const touched = (): boolean => existsSync(join(test.root, 'door.txt'));
-    server.mock.on({ model: 'claude-coordinator', hasToolResult: false }, { toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'touch the door' }) }], usage: { input_tokens: 100, output_tokens: 10 } });
-    server.mock.on({ model: 'claude-coordinator', hasToolResult: true }, { content: 'The door is touched.', usage: { input_tokens: 200, output_tokens: 20 } });
-    server.mock.on({ model: 'claude-developer', hasToolResult: false }, { toolCalls: [{ id: 'toolu_touch', name: 'write_note', arguments: '{"path":"door.txt","text":"touched"}' }], usage: { input_tokens: 30, output_tokens: 3 } });
-    server.mock.on({ model: 'claude-developer', hasToolResult: true }, { content: 'door touched', usage: { input_tokens: 40, output_tokens: 4 } });
+    server.mock.on(
+      { model: 'claude-coordinator', hasToolResult: false },
+      {
+        toolCalls: [
+          { id: 'toolu_delegate', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'touch the door' }) },
+        ],
+        usage: { input_tokens: 100, output_tokens: 10 },
+      },
+    );
+    server.mock.on(
+      { model: 'claude-coordinator', hasToolResult: true },
+      { content: 'The door is touched.', usage: { input_tokens: 200, output_tokens: 20 } },
+    );
+    server.mock.on(
+      { model: 'claude-developer', hasToolResult: false },
+      {
+        toolCalls: [{ id: 'toolu_touch', name: 'write_note', arguments: '{"path":"door.txt","text":"touched"}' }],
+        usage: { input_tokens: 30, output_tokens: 3 },
+      },
+    );
+    server.mock.on(
+      { model: 'claude-developer', hasToolResult: true },
+      { content: 'door touched', usage: { input_tokens: 40, output_tokens: 4 } },
+    );
     server.mock.on({ model: 'claude-reviewer' }, { content: 'Looks fine.', usage: { input_tokens: 7000, output_tokens: 700 } });
     return { test, touched };
   }
@@ -48,14 +69,22 @@ describe('SessionDriver: what every surface drives', () => {
     if (paused.status !== 'paused') throw new Error(`expected a pause, got ${JSON.stringify(paused)}`);
     expect([...sent.conversations].sort()).toEqual(['coordinator__developer', 'user__coordinator']);
     expect(sent.usage.total).toMatchObject({ calls: 2, inputTokens: 130, outputTokens: 13 });
-    expect(sent.usage.summary.byParticipant['coordinator']).toMatchObject({ own: { calls: 1 }, withDelegates: { calls: 2, inputTokens: 130 } });
-    expect(sent.usage.summary.byParticipant['developer']).toMatchObject({ own: { calls: 1, inputTokens: 30 }, withDelegates: { calls: 1 } });
+    expect(sent.usage.summary.byParticipant['coordinator']).toMatchObject({
+      own: { calls: 1 },
+      withDelegates: { calls: 2, inputTokens: 130 },
+    });
+    expect(sent.usage.summary.byParticipant['developer']).toMatchObject({
+      own: { calls: 1, inputTokens: 30 },
+      withDelegates: { calls: 1 },
+    });
 
     const [request] = paused.requests;
     const explanation = driver.explainPause(paused.requests);
     expect(explanation.headline).toBe('Paused: waiting for approval of 1 call (saved; answer any time, from any surface)');
     expect(touched()).toBe(false);
-    expect(explanation.lines).toEqual([`${request!.id}: developer wants to run write_note (${request!.reason}); ${request!.approver} decides`]);
+    expect(explanation.lines).toEqual([
+      `${request!.id}: developer wants to run write_note (${request!.reason}); ${request!.approver} decides`,
+    ]);
     expect(explanation.approveCommand).toBe(`legion approve --session ${driver.session.id} ${request!.id}`);
     expect(await driver.pendingApprovals()).toHaveLength(1);
 
@@ -70,7 +99,7 @@ describe('SessionDriver: what every surface drives', () => {
     expect((await driver.session.approvals.state()).decision(request!.id)).toMatchObject({ always: true });
   });
 
-  it('follows the session it switched to, and tells only that session\'s events', async () => {
+  it("follows the session it switched to, and tells only that session's events", async () => {
     const { test } = team();
     const driver = await SessionDriver.open(test.legion, { medium: 'terminal' });
     const first = driver.session;
@@ -91,10 +120,18 @@ describe('SessionDriver: what every surface drives', () => {
     const latest = await test.legion.sessions.resumeOrCreate();
     expect((await SessionDriver.open(test.legion, { medium: 'web' })).session.id).toBe(latest.id);
     expect((await SessionDriver.open(test.legion, { medium: 'web', session: { session: latest.id } })).session.id).toBe(latest.id);
-    await expect(SessionDriver.open(test.legion, { medium: 'web', session: { session: latest.id, newSession: true } })).rejects.toThrow('Use either a session id or a new session, not both.');
-    await expect(SessionDriver.open(test.legion, { medium: 'web', session: { title: 'Named' } })).rejects.toThrow('A title is given to a new session');
+    await expect(SessionDriver.open(test.legion, { medium: 'web', session: { session: latest.id, newSession: true } })).rejects.toThrow(
+      'Use either a session id or a new session, not both.',
+    );
+    await expect(SessionDriver.open(test.legion, { medium: 'web', session: { title: 'Named' } })).rejects.toThrow(
+      'A title is given to a new session',
+    );
     await expect(SessionDriver.open(test.legion, { medium: 'web', session: { session: 'nope' } })).rejects.toThrow('No session "nope"');
-    await expect(SessionDriver.open(test.legion, { medium: 'web', as: 'ghost', session: latest })).rejects.toThrow('No participant "ghost" to talk as');
-    await expect(SessionDriver.open(test.legion, { medium: 'web', as: 'reviewer', session: latest })).resolves.toMatchObject({ you: 'reviewer' });
+    await expect(SessionDriver.open(test.legion, { medium: 'web', as: 'ghost', session: latest })).rejects.toThrow(
+      'No participant "ghost" to talk as',
+    );
+    await expect(SessionDriver.open(test.legion, { medium: 'web', as: 'reviewer', session: latest })).resolves.toMatchObject({
+      you: 'reviewer',
+    });
   });
 });

@@ -61,8 +61,13 @@ export class SessionDriver {
 
   static async open(legion: Legion, options: SessionDriverOptions): Promise<SessionDriver> {
     const you = options.as ?? legion.collective.defaultUser()?.id;
-    if (!you) throw new LegionError('no_user', 'The collective has no user participant to talk as: add one to .legion/collective/participants/ (legion init adds "user").');
-    if (!legion.collective.get(you)) throw new LegionError('usage', `No participant "${you}" to talk as. Participants: ${legion.collective.ids().join(', ')}`);
+    if (!you)
+      throw new LegionError(
+        'no_user',
+        'The collective has no user participant to talk as: add one to .legion/collective/participants/ (legion init adds "user").',
+      );
+    if (!legion.collective.get(you))
+      throw new LegionError('usage', `No participant "${you}" to talk as. Participants: ${legion.collective.ids().join(', ')}`);
     const session = isSession(options.session) ? options.session : await chooseSession(legion.sessions, options.session);
     return new SessionDriver(legion, session, you, options.medium);
   }
@@ -95,9 +100,14 @@ export class SessionDriver {
   send(message: string, options: DriverSendOptions = {}): DrivenWork<TurnResult> {
     const session = this.current;
     const to = options.to ?? this.legion.entryAgentId();
-    if (!this.legion.collective.get(to)) throw new LegionError('usage', `No participant "${to}". Participants: ${this.legion.collective.ids().join(', ')}`);
+    if (!this.legion.collective.get(to))
+      throw new LegionError('usage', `No participant "${to}". Participants: ${this.legion.collective.ids().join(', ')}`);
     const id = conversationId({ initiator: this.you, responder: to, name: options.conversation });
-    return this.track(() => session.send({ from: this.you, to, message, conversation: options.conversation, signal: options.signal, ifBusy: options.ifBusy }), { session, conversations: [id] });
+    return this.track(
+      () =>
+        session.send({ from: this.you, to, message, conversation: options.conversation, signal: options.signal, ifBusy: options.ifBusy }),
+      { session, conversations: [id] },
+    );
   }
 
   /**
@@ -105,21 +115,27 @@ export class SessionDriver {
    * answers, and resumes the turns they held (`resume: false` only records). Their trees' usage is
    * counted.
    */
-  answer(answers: ReadonlyArray<ApprovalChoiceAnswer | ApprovalAnswer>, options: { signal?: AbortSignal | undefined; resume?: boolean | undefined } = {}): DrivenWork<AnswerOutcome> {
+  answer(
+    answers: ReadonlyArray<ApprovalChoiceAnswer | ApprovalAnswer>,
+    options: { signal?: AbortSignal | undefined; resume?: boolean | undefined } = {},
+  ): DrivenWork<AnswerOutcome> {
     const session = this.current;
     const decisions = answers.map((answer) => ('choice' in answer ? answerOfChoice(answer) : answer));
     const tree = new DelegationTree(session.id, []);
-    const work = this.track(async () => {
-      // The conversations the answered requests wait in, and those waiting on them: their resumed turns are this work.
-      const state = await session.approvals.state();
-      for (const decision of decisions) {
-        const request = state.request(decision.id);
-        if (!request) continue;
-        tree.conversations.add(request.conversationId);
-        for (const frame of request.frames) tree.conversations.add(frame.conversationId);
-      }
-      return session.answerApprovals(decisions, this.you, { medium: this.medium, signal: options.signal, resume: options.resume });
-    }, { session, conversations: tree });
+    const work = this.track(
+      async () => {
+        // The conversations the answered requests wait in, and those waiting on them: their resumed turns are this work.
+        const state = await session.approvals.state();
+        for (const decision of decisions) {
+          const request = state.request(decision.id);
+          if (!request) continue;
+          tree.conversations.add(request.conversationId);
+          for (const frame of request.frames) tree.conversations.add(frame.conversationId);
+        }
+        return session.answerApprovals(decisions, this.you, { medium: this.medium, signal: options.signal, resume: options.resume });
+      },
+      { session, conversations: tree },
+    );
     return work;
   }
 
@@ -144,7 +160,10 @@ export class SessionDriver {
    * it has unwound: the tree of the conversations given, else every conversation of the session
    * (work whose conversations are not known beforehand, such as turns an answer given elsewhere resumed).
    */
-  track<T>(run: () => Promise<T>, options: { session?: Session | undefined; conversations?: Iterable<string> | DelegationTree | undefined } = {}): DrivenWork<T> {
+  track<T>(
+    run: () => Promise<T>,
+    options: { session?: Session | undefined; conversations?: Iterable<string> | DelegationTree | undefined } = {},
+  ): DrivenWork<T> {
     const session = options.session ?? this.current;
     const { conversations } = options;
     const tree = conversations instanceof DelegationTree ? conversations : new DelegationTree(session.id, conversations ?? 'whole');

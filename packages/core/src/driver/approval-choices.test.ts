@@ -1,5 +1,12 @@
 import { ApprovalAnswerSchema } from '../storage/approval-records.js';
-import { APPROVAL_CHOICES, ApprovalChoiceAnswerSchema, answerOfChoice, approvalKeyLine, choiceOfAnswer, choiceOfKey } from './approval-choices.js';
+import {
+  APPROVAL_CHOICES,
+  ApprovalChoiceAnswerSchema,
+  answerOfChoice,
+  approvalKeyLine,
+  choiceOfAnswer,
+  choiceOfKey,
+} from './approval-choices.js';
 
 describe('the one vocabulary of approval answers', () => {
   it('gives every choice one key and one label, and "a" is always the rule', () => {
@@ -15,15 +22,28 @@ describe('the one vocabulary of approval answers', () => {
     expect(choiceOfKey('no')).toBe('reject');
     expect(choiceOfKey('reject')).toBe('reject');
     expect(choiceOfKey('r')).toBeUndefined();
-    expect(approvalKeyLine()).toBe('[y] approve once  [s] approve for this agent this session  [a] approve always (a rule)  [n] reject with a reason');
-    expect(approvalKeyLine(['once', 'session', 'reject'])).toBe('[y] approve once  [s] approve for this agent this session  [n] reject with a reason');
+    expect(approvalKeyLine()).toBe(
+      '[y] approve once  [s] approve for this agent this session  [a] approve always (a rule)  [n] reject with a reason',
+    );
+    expect(approvalKeyLine(['once', 'session', 'reject'])).toBe(
+      '[y] approve once  [s] approve for this agent this session  [n] reject with a reason',
+    );
   });
 
   it('turns a choice into the decision core records, and back', () => {
     expect(answerOfChoice({ id: 'apr_1', choice: 'once' })).toEqual({ id: 'apr_1', decision: 'approve' });
     expect(answerOfChoice({ id: 'apr_1', choice: 'session' })).toEqual({ id: 'apr_1', decision: 'approve', remember: 'session' });
-    expect(answerOfChoice({ id: 'apr_1', choice: 'always', pattern: 'git *' })).toEqual({ id: 'apr_1', decision: 'approve', remember: 'always', pattern: 'git *' });
-    expect(answerOfChoice({ id: 'apr_1', choice: 'reject', reason: 'not now' })).toEqual({ id: 'apr_1', decision: 'reject', reason: 'not now' });
+    expect(answerOfChoice({ id: 'apr_1', choice: 'always', pattern: 'git *' })).toEqual({
+      id: 'apr_1',
+      decision: 'approve',
+      remember: 'always',
+      pattern: 'git *',
+    });
+    expect(answerOfChoice({ id: 'apr_1', choice: 'reject', reason: 'not now' })).toEqual({
+      id: 'apr_1',
+      decision: 'reject',
+      reason: 'not now',
+    });
     for (const words of APPROVAL_CHOICES) {
       const answer = answerOfChoice({ id: 'apr_1', choice: words.choice });
       expect(ApprovalAnswerSchema.safeParse(answer).success).toBe(true);

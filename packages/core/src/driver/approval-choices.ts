@@ -34,9 +34,16 @@ export const APPROVAL_CHOICES: readonly ApprovalChoiceWords[] = [
     key: 'a',
     label: 'Approve always',
     short: 'approve always (a rule)',
-    meaning: 'a rule: this agent may run this tool on calls matching its pattern without asking, in every session, until the rule is removed',
+    meaning:
+      'a rule: this agent may run this tool on calls matching its pattern without asking, in every session, until the rule is removed',
   },
-  { choice: 'reject', key: 'n', label: 'Reject', short: 'reject with a reason', meaning: 'the call does not run; the reason is told to the agent' },
+  {
+    choice: 'reject',
+    key: 'n',
+    label: 'Reject',
+    short: 'reject with a reason',
+    meaning: 'the call does not run; the reason is told to the agent',
+  },
 ];
 
 /** The words of one choice. */
@@ -71,7 +78,8 @@ export const ApprovalChoiceAnswerSchema = z
   })
   .strict()
   .superRefine((answer, context) => {
-    if (answer.pattern !== undefined && answer.choice !== 'always') context.addIssue({ code: 'custom', path: ['pattern'], message: 'a pattern belongs to a rule: give it with choice "always"' });
+    if (answer.pattern !== undefined && answer.choice !== 'always')
+      context.addIssue({ code: 'custom', path: ['pattern'], message: 'a pattern belongs to a rule: give it with choice "always"' });
   });
 export type ApprovalChoiceAnswer = z.infer<typeof ApprovalChoiceAnswerSchema>;
 

@@ -14,7 +14,11 @@ export function delegatedConversation(event: ToolCall): string | undefined {
   const input = event.toolUse.input as { to?: unknown; conversation?: unknown };
   if (typeof input.to !== 'string') return undefined;
   try {
-    return conversationId({ initiator: event.participantId, responder: input.to, name: typeof input.conversation === 'string' ? input.conversation : undefined });
+    return conversationId({
+      initiator: event.participantId,
+      responder: input.to,
+      name: typeof input.conversation === 'string' ? input.conversation : undefined,
+    });
   } catch {
     // A malformed target: communicate itself answers the model with the error.
     return undefined;

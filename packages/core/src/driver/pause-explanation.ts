@@ -20,7 +20,10 @@ export interface PauseExplanation {
   rejectCommand: string;
 }
 
-export function explainPause(requests: readonly Pick<ApprovalView, 'id' | 'requester' | 'approver' | 'tool' | 'reason'>[], sessionId: string): PauseExplanation {
+export function explainPause(
+  requests: readonly Pick<ApprovalView, 'id' | 'requester' | 'approver' | 'tool' | 'reason'>[],
+  sessionId: string,
+): PauseExplanation {
   const byApprover: PauseExplanation['byApprover'] = [];
   for (const request of requests) {
     const group = byApprover.find((entry) => entry.approver === request.approver);
@@ -31,7 +34,9 @@ export function explainPause(requests: readonly Pick<ApprovalView, 'id' | 'reque
   return {
     sessionId,
     headline: `Paused: waiting for approval of ${requests.length === 1 ? '1 call' : `${requests.length} calls`} (saved; answer any time, from any surface)`,
-    lines: requests.map((request) => `${request.id}: ${request.requester} wants to run ${request.tool} (${request.reason}); ${request.approver} decides`),
+    lines: requests.map(
+      (request) => `${request.id}: ${request.requester} wants to run ${request.tool} (${request.reason}); ${request.approver} decides`,
+    ),
     byApprover,
     approveCommand: `legion approve --session ${sessionId} ${ids}`,
     rejectCommand: `legion reject --session ${sessionId} ${ids} --reason "…"`,
@@ -49,7 +54,10 @@ export interface QuestionPauseExplanation {
   answerCommand: string;
 }
 
-export function explainQuestionPause(questions: readonly Pick<QuestionView, 'id' | 'from' | 'user' | 'text'>[], sessionId: string): QuestionPauseExplanation {
+export function explainQuestionPause(
+  questions: readonly Pick<QuestionView, 'id' | 'from' | 'user' | 'text'>[],
+  sessionId: string,
+): QuestionPauseExplanation {
   return {
     sessionId,
     headline: `Paused: waiting for an answer to ${questions.length === 1 ? '1 question' : `${questions.length} questions`} (saved; answer any time, from any surface)`,

@@ -28,7 +28,8 @@ export async function chooseSession(sessions: SessionStore, choice: SessionChoic
   }
   const { session, newSession, title } = parsed.data;
   if (newSession && session !== undefined) throw new LegionError('usage', 'Use either a session id or a new session, not both.');
-  if (title !== undefined && !newSession) throw new LegionError('usage', 'A title is given to a new session: ask for a new session with it (or rename the session).');
+  if (title !== undefined && !newSession)
+    throw new LegionError('usage', 'A title is given to a new session: ask for a new session with it (or rename the session).');
   if (newSession) return sessions.create(title !== undefined ? { title } : {});
   if (session !== undefined) return sessions.get(session);
   return sessions.resumeOrCreate();

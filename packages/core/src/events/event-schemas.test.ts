@@ -11,14 +11,29 @@ describe("core's event schemas", () => {
     const events = await recordSampleRun();
 
     const seen = new Set(events.map((event) => event.type));
-    for (const type of ['session:created', 'turn:start', 'message:sent', 'context:usage', 'tool:call', 'tool:result', 'usage:report', 'approval:requested', 'approval:decided', 'turn:end', 'tool:register'] as const) {
+    for (const type of [
+      'session:created',
+      'turn:start',
+      'message:sent',
+      'context:usage',
+      'tool:call',
+      'tool:result',
+      'usage:report',
+      'approval:requested',
+      'approval:decided',
+      'turn:end',
+      'tool:register',
+    ] as const) {
       expect(seen, type).toContain(type);
     }
     for (const event of events) {
       const { type, seq: _seq, ...payload } = event;
       const parsed = LegionEventSchemas[type].safeParse(payload);
       expect(parsed.success, `${type}: ${parsed.error?.message}`).toBe(true);
-      expect(isDeepStrictEqual(parsed.data, payload), `${type}: emitted ${JSON.stringify(payload)}, the schema keeps ${JSON.stringify(parsed.data)}`).toBe(true);
+      expect(
+        isDeepStrictEqual(parsed.data, payload),
+        `${type}: emitted ${JSON.stringify(payload)}, the schema keeps ${JSON.stringify(parsed.data)}`,
+      ).toBe(true);
     }
     expect(events.filter((event) => event.type === 'turn:end').map((event) => [event.participantId, event.outcome])).toEqual([
       ['echo', 'succeeded'],

@@ -100,20 +100,45 @@ export const LegionEventSchemas = {
   /** Text of a model's response as it streams; delivered to whoever listens at that moment, mid-turn included. */
   'text:delta': inConversation({ participantId: z.string(), text: z.string() }),
   'tool:call': inConversation({ participantId: z.string(), toolUse: ToolUseBlockSchema }),
-  'tool:result': inConversation({ participantId: z.string(), toolUse: ToolUseBlockSchema, result: ToolResultBlockSchema, durationMs: z.number() }),
+  'tool:result': inConversation({
+    participantId: z.string(),
+    toolUse: ToolUseBlockSchema,
+    result: ToolResultBlockSchema,
+    durationMs: z.number(),
+  }),
   /** A `communicate` call waits for a slot: `limit` calls of this response already run (`limits.maxParallelDelegates`); `position` in the queue, from 1. */
-  'delegation:queued': inConversation({ participantId: z.string(), toolUseId: z.string(), to: z.string(), position: z.number(), running: z.number(), limit: z.number() }),
+  'delegation:queued': inConversation({
+    participantId: z.string(),
+    toolUseId: z.string(),
+    to: z.string(),
+    position: z.number(),
+    running: z.number(),
+    limit: z.number(),
+  }),
   /** A queued `communicate` call got its slot and starts now. */
   'delegation:dequeued': inConversation({ participantId: z.string(), toolUseId: z.string(), to: z.string(), waitedMs: z.number() }),
   /** One model call's tokens and cost (`costUsd` null when the model has no known price). */
-  'usage:report': inConversation({ participantId: z.string(), chain: ChainSchema, usage: UsageSchema, provider: z.string(), model: z.string(), costUsd: z.number().nullable() }),
+  'usage:report': inConversation({
+    participantId: z.string(),
+    chain: ChainSchema,
+    usage: UsageSchema,
+    provider: z.string(),
+    model: z.string(),
+    costUsd: z.number().nullable(),
+  }),
   /**
    * The tokens of the model request about to be sent: system prompt, tool definitions and
    * messages, how many the provider reported and how many were counted since, against the
    * window's `limit`. Built only while someone listens.
    */
   'context:usage': inConversation({ participantId: z.string(), usage: ContextUsageSchema }),
-  'error:raised': z.object({ scope: z.string(), message: z.string(), code: z.string().optional(), participantId: z.string().optional(), sessionId: z.string().optional() }),
+  'error:raised': z.object({
+    scope: z.string(),
+    message: z.string(),
+    code: z.string().optional(),
+    participantId: z.string().optional(),
+    sessionId: z.string().optional(),
+  }),
   /** A file was damaged or unreadable; `sessionId` when the file belongs to a session. */
   'storage:warning': z.object({ path: z.string(), offset: z.number(), problem: z.string(), sessionId: z.string().optional() }),
   /** A model call failed and will be tried again after `waitMs` (the provider's `retry-after`, or backoff). */
@@ -252,7 +277,12 @@ export const LegionEventSchemas = {
     reason: z.string().optional(),
   }),
   /** An "approve always" rule was removed by this process; the rule's fields when its file could still be read. */
-  'approval-rule:removed': z.object({ id: z.string(), participant: z.string().optional(), tool: z.string().optional(), pattern: z.string().optional() }),
+  'approval-rule:removed': z.object({
+    id: z.string(),
+    participant: z.string().optional(),
+    tool: z.string().optional(),
+    pattern: z.string().optional(),
+  }),
   /** A session was created (by `sessions.create`, or the first `resumeOrCreate` of a workspace). */
   'session:created': z.object({ sessionId: z.string(), title: z.string().optional(), createdAt: z.string() }),
   /**
@@ -260,7 +290,12 @@ export const LegionEventSchemas = {
    * when a top-level message arrives, `title` when it is renamed); `title` and
    * `lastActiveAt` are the values now.
    */
-  'session:updated': z.object({ sessionId: z.string(), changed: z.array(z.enum(['title', 'lastActiveAt'])).readonly(), title: z.string().optional(), lastActiveAt: z.string() }),
+  'session:updated': z.object({
+    sessionId: z.string(),
+    changed: z.array(z.enum(['title', 'lastActiveAt'])).readonly(),
+    title: z.string().optional(),
+    lastActiveAt: z.string(),
+  }),
 };
 
 /** Every event Legion emits, by name: the payloads `LegionEventSchemas` define. */

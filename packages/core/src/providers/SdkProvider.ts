@@ -33,7 +33,12 @@ export abstract class SdkProvider<Client> implements LLMProvider {
 
   stream(request: ModelRequest, options: StreamOptions = {}): AsyncIterable<StreamPart> {
     const { maxRetries, timeoutMs, idleTimeoutMs, maxRetryWaitMs } = this.options;
-    return streamWithRetries((signal, activity) => this.attempt(request, { signal, activity }), { retries: maxRetries, timeoutMs, idleTimeoutMs, maxRetryWaitMs }, this.errorContext(), options);
+    return streamWithRetries(
+      (signal, activity) => this.attempt(request, { signal, activity }),
+      { retries: maxRetries, timeoutMs, idleTimeoutMs, maxRetryWaitMs },
+      this.errorContext(),
+      options,
+    );
   }
 
   /** How errors name this provider: the endpoint and the key variable. */

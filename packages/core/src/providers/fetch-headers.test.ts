@@ -13,7 +13,15 @@ describe('FetchHeaders, the Headers the bundled SDKs get instead of undici', () 
       headers.delete('X-Gone');
       const seen: string[] = [];
       headers.forEach((value, name) => seen.push(`${name}=${value}`));
-      return [[...headers], seen, headers.get('X-B'), headers.has('x-gone'), headers.get('missing'), headers.getSetCookie(), [...new FetchHeaders(headers)]];
+      return [
+        [...headers],
+        seen,
+        headers.get('X-B'),
+        headers.has('x-gone'),
+        headers.get('missing'),
+        headers.getSetCookie(),
+        [...new FetchHeaders(headers)],
+      ];
     };
     expect(script(new FetchHeaders())).toEqual(script(new Headers()));
     expect([...new FetchHeaders({ A: '1', b: '2' })]).toEqual([...new Headers({ A: '1', b: '2' })]);
@@ -30,7 +38,7 @@ describe('FetchHeaders, the Headers the bundled SDKs get instead of undici', () 
     expect(() => new FetchHeaders([['only-name']] as unknown as Array<[string, string]>)).toThrow(TypeError);
   });
 
-  it('a response\'s headers cannot be changed', () => {
+  it("a response's headers cannot be changed", () => {
     const headers = FetchHeaders.fromRaw(['X-A', '1', 'x-a', '2']);
     expect(headers.get('x-a')).toBe('1, 2');
     expect(() => headers.set('x-a', '3')).toThrow(TypeError);

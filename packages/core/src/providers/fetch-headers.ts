@@ -14,10 +14,12 @@ export class FetchHeaders implements Iterable<[string, string]> {
   constructor(init?: Iterable<readonly [string, string]> | Record<string, string> | null) {
     this.immutable = false;
     if (init !== undefined && init !== null) {
-      if (typeof init !== 'object') throw new TypeError("Headers constructor: argument must be an object, an iterable of pairs or a Headers");
+      if (typeof init !== 'object')
+        throw new TypeError('Headers constructor: argument must be an object, an iterable of pairs or a Headers');
       if (Symbol.iterator in init) {
         for (const pair of init as Iterable<readonly unknown[]>) {
-          if (!pair || typeof pair !== 'object' || pair.length !== 2) throw new TypeError('Headers constructor: expected name/value pair to be length 2, found ' + String(pair?.length));
+          if (!pair || typeof pair !== 'object' || pair.length !== 2)
+            throw new TypeError('Headers constructor: expected name/value pair to be length 2, found ' + String(pair?.length));
           this.append(String(pair[0]), String(pair[1]));
         }
       } else {

@@ -115,7 +115,10 @@ export async function generate(
         break;
       case 'usage':
         usage = usage
-          ? Object.assign({}, usage, { inputTokens: usage.inputTokens + part.usage.inputTokens, outputTokens: usage.outputTokens + part.usage.outputTokens })
+          ? Object.assign({}, usage, {
+              inputTokens: usage.inputTokens + part.usage.inputTokens,
+              outputTokens: usage.outputTokens + part.usage.outputTokens,
+            })
           : part.usage;
         break;
       case 'finish':

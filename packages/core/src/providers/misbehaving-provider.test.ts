@@ -36,7 +36,21 @@ async function hostileServer(behave: Behaviour): Promise<{ url: string; requests
 
 const anthropicEvents = (text: string, stopReason = 'end_turn'): string =>
   [
-    ['message_start', { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-test', content: [], stop_reason: null, usage: { input_tokens: 5, output_tokens: 0 } } }],
+    [
+      'message_start',
+      {
+        type: 'message_start',
+        message: {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-test',
+          content: [],
+          stop_reason: null,
+          usage: { input_tokens: 5, output_tokens: 0 },
+        },
+      },
+    ],
     ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
     ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }],
     ['content_block_stop', { type: 'content_block_stop', index: 0 }],
@@ -55,8 +69,10 @@ const rateLimited = (response: ServerResponse, headers: Record<string, string>):
   response.end(JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }));
 };
 
-const claude = (baseURL: string, settings: Record<string, number> = {}) => new AnthropicProvider({ provider: 'anthropic', model: 'claude-test', baseURL }, settings, keyEnv(baseURL));
-const gpt = (baseURL: string, settings: Record<string, number> = {}) => new OpenAIProvider({ provider: 'openai', model: 'gpt-test', baseURL: `${baseURL}/v1` }, settings, keyEnv(baseURL));
+const claude = (baseURL: string, settings: Record<string, number> = {}) =>
+  new AnthropicProvider({ provider: 'anthropic', model: 'claude-test', baseURL }, settings, keyEnv(baseURL));
+const gpt = (baseURL: string, settings: Record<string, number> = {}) =>
+  new OpenAIProvider({ provider: 'openai', model: 'gpt-test', baseURL: `${baseURL}/v1` }, settings, keyEnv(baseURL));
 const request = { system: '', messages: [userText('hi')], tools: [] };
 
 describe('providers that misbehave on the wire', () => {
@@ -78,7 +94,9 @@ describe('providers that misbehave on the wire', () => {
   });
 
   it('a short retry-after is waited out, said before the wait, and the answer arrives', async () => {
-    server = await hostileServer((response, index) => (index === 0 ? rateLimited(response, { 'retry-after-ms': '150' }) : sse(response, anthropicEvents('after the wait'))));
+    server = await hostileServer((response, index) =>
+      index === 0 ? rateLimited(response, { 'retry-after-ms': '150' }) : sse(response, anthropicEvents('after the wait')),
+    );
     const retries: ProviderRetry[] = [];
     const response = await generate(claude(server.url), request, { onRetry: (retry) => retries.push(retry) });
     expect(response.content).toEqual([{ type: 'text', text: 'after the wait' }]);
@@ -89,7 +107,9 @@ describe('providers that misbehave on the wire', () => {
   it('cancelling during a retry wait ends the call at once', async () => {
     server = await hostileServer((response) => rateLimited(response, { 'retry-after': '50' }));
     const controller = new AbortController();
-    const error = await caught(() => generate(gpt(server!.url), request, { signal: controller.signal, onRetry: () => setImmediate(() => controller.abort()) }));
+    const error = await caught(() =>
+      generate(gpt(server!.url), request, { signal: controller.signal, onRetry: () => setImmediate(() => controller.abort()) }),
+    );
     expect(error.code).toBe('cancelled');
     expect(server.requests()).toBe(1);
   });
@@ -117,7 +137,10 @@ describe('providers that misbehave on the wire', () => {
     // attempt's first bytes; that attempt stalled before any text, and is rightly retried.
     const shownAtRetry: string[] = [];
     const midway = await caught(() =>
-      generate(claude(server!.url, { idleTimeoutMs: 200, maxRetries: 3 }), request, { onTextDelta: (text) => seen.push(text), onRetry: () => shownAtRetry.push(seen.join('')) }),
+      generate(claude(server!.url, { idleTimeoutMs: 200, maxRetries: 3 }), request, {
+        onTextDelta: (text) => seen.push(text),
+        onRetry: () => shownAtRetry.push(seen.join('')),
+      }),
     );
     expect(midway.code).toBe('provider_stalled');
     expect(seen.join('')).toBe('half an answer');
@@ -140,11 +163,19 @@ describe('providers that misbehave on the wire', () => {
   });
 
   it.each([
-    ['an empty 200 body', (response: ServerResponse) => response.writeHead(200).end(), 'provider_bad_response', 'an empty body (status 200)'],
+    [
+      'an empty 200 body',
+      (response: ServerResponse) => response.writeHead(200).end(),
+      'provider_bad_response',
+      'an empty body (status 200)',
+    ],
     ['an empty event stream', (response: ServerResponse) => sse(response, ''), 'provider_empty_response', 'an empty response'],
     [
       'an HTML login page',
-      (response: ServerResponse) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html><head><title>Wi-Fi login</title></head><body>Sign in</body></html>'),
+      (response: ServerResponse) =>
+        response
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end('<!doctype html><html><head><title>Wi-Fi login</title></head><body>Sign in</body></html>'),
       'provider_bad_response',
       'an HTML page (status 200, text/html, 87 bytes, titled "Wi-Fi login"',
     ],
@@ -171,7 +202,16 @@ describe('a turn against a misbehaving provider', () => {
 
   const legionWith = (url: string): TestLegion =>
     createTestLegion({
-      participants: [userParticipant(), { id: 'writer', type: 'agent', name: 'writer', systemPrompt: 'x', model: { provider: 'anthropic', model: 'claude-test', baseURL: url } } as ParticipantInput],
+      participants: [
+        userParticipant(),
+        {
+          id: 'writer',
+          type: 'agent',
+          name: 'writer',
+          systemPrompt: 'x',
+          model: { provider: 'anthropic', model: 'claude-test', baseURL: url },
+        } as ParticipantInput,
+      ],
       env: keyEnv(url),
     });
   const logLines = (root: string, sessionId: string): Array<{ role: string; content: unknown[] }> =>
@@ -181,7 +221,9 @@ describe('a turn against a misbehaving provider', () => {
       .map((line) => JSON.parse(line) as { role: string; content: unknown[] });
 
   it('an empty answer ends the turn as an error and leaves no empty assistant message in the log', async () => {
-    server = await hostileServer((response) => sse(response, anthropicEvents('').replace(/event: content_block_delta[^\n]*\n[^\n]*\n\n/, '')));
+    server = await hostileServer((response) =>
+      sse(response, anthropicEvents('').replace(/event: content_block_delta[^\n]*\n[^\n]*\n\n/, '')),
+    );
     test = legionWith(server.url);
     const session = await test.legion.sessions.create();
     const result = await test.legion.send(session, 'hello', { to: 'writer' });
@@ -220,7 +262,13 @@ describe('provider keys are bound to their endpoints', () => {
   }
 
   const agentAt = (url: string): ParticipantInput =>
-    ({ id: 'writer', type: 'agent', name: 'writer', systemPrompt: 'x', model: { provider: 'anthropic', model: 'claude-test', baseURL: url } }) as ParticipantInput;
+    ({
+      id: 'writer',
+      type: 'agent',
+      name: 'writer',
+      systemPrompt: 'x',
+      model: { provider: 'anthropic', model: 'claude-test', baseURL: url },
+    }) as ParticipantInput;
 
   it('a participant whose model.baseURL points at another host does not get the key sent there', async () => {
     const { keys } = await keyCollector();
@@ -228,7 +276,9 @@ describe('provider keys are bound to their endpoints', () => {
     test = createTestLegion({ participants: [userParticipant(), agentAt(server!.url)], env: { ANTHROPIC_API_KEY: 'sk-ant-secret' } });
     const result = await test.legion.send(await test.legion.sessions.create(), 'hello', { to: 'writer' });
     expect(result.status).toBe('error');
-    expect(result.status === 'error' && result.error).toMatch(/anthropic key is not sent to http:\/\/127\.0\.0\.1:\d+ \(model\.baseURL\).*keyOrigins/);
+    expect(result.status === 'error' && result.error).toMatch(
+      /anthropic key is not sent to http:\/\/127\.0\.0\.1:\d+ \(model\.baseURL\).*keyOrigins/,
+    );
     expect(keys).toEqual([]);
     expect(server!.requests()).toBe(0);
   });
@@ -248,7 +298,10 @@ describe('provider keys are bound to their endpoints', () => {
     }
     expect(keys).toEqual(['sk-ant-secret']);
 
-    const viaEndpoint = createTestLegion({ participants: [userParticipant(), agentAt(server!.url)], env: { ANTHROPIC_API_KEY: 'sk-ant-other', ANTHROPIC_BASE_URL: server!.url } });
+    const viaEndpoint = createTestLegion({
+      participants: [userParticipant(), agentAt(server!.url)],
+      env: { ANTHROPIC_API_KEY: 'sk-ant-other', ANTHROPIC_BASE_URL: server!.url },
+    });
     try {
       const result = await viaEndpoint.legion.send(await viaEndpoint.legion.sessions.create(), 'hello', { to: 'writer' });
       expect(result.status).toBe('success');

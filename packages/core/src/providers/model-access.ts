@@ -7,7 +7,13 @@ import { resolveProviderOptions } from './provider-options.js';
 export type ModelKeySource = { from: 'none-needed' } | { from: 'environment'; variable: string } | { from: 'global-config'; field: string };
 
 export type ModelAccess =
-  | { ok: true; provider: string; model: string; key: ModelKeySource; /** Undefined: the SDK's own default endpoint. */ endpoint: string | undefined }
+  | {
+      ok: true;
+      provider: string;
+      model: string;
+      key: ModelKeySource;
+      /** Undefined: the SDK's own default endpoint. */ endpoint: string | undefined;
+    }
   | { ok: false; provider: string; model: string; code: string; problem: string; fix: string };
 
 /**
@@ -16,7 +22,11 @@ export type ModelAccess =
  * real call decides it, but without sending anything (no tokens spent). What
  * `legion doctor` checks for each agent.
  */
-export function checkModelAccess(model: ModelConfig, providers: ResolvedConfig['providers'], env: NodeJS.ProcessEnv = process.env): ModelAccess {
+export function checkModelAccess(
+  model: ModelConfig,
+  providers: ResolvedConfig['providers'],
+  env: NodeJS.ProcessEnv = process.env,
+): ModelAccess {
   const settings = providers[model.provider] ?? {};
   try {
     const options = resolveProviderOptions(model, settings, env);

@@ -53,7 +53,10 @@ describe.each([
     const url = await serve((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       response.write('data: one\n\n');
-      next.push(() => response.write('data: two\n\n'), () => response.end('data: three\n\n'));
+      next.push(
+        () => response.write('data: two\n\n'),
+        () => response.end('data: three\n\n'),
+      );
     });
     const response = await fetchImplementation(`${url}/stream`, { method: 'POST', body: '{}' });
     expect(response.status).toBe(200);
@@ -78,10 +81,20 @@ describe.each([
         response.end('ok');
       });
     });
-    const given = [new Headers({ 'X-Api-Key': 'k1', 'content-type': 'application/json' }), new FetchHeaders({ 'x-api-key': 'k2' }), [['X-Api-Key', 'k3']] as Array<[string, string]>, { 'x-api-key': 'k4' }];
-    for (const headers of given) expect(await (await fetchImplementation(`${url}/x`, { method: 'post', headers, body: 'héllo' })).text()).toBe('ok');
+    const given = [
+      new Headers({ 'X-Api-Key': 'k1', 'content-type': 'application/json' }),
+      new FetchHeaders({ 'x-api-key': 'k2' }),
+      [['X-Api-Key', 'k3']] as Array<[string, string]>,
+      { 'x-api-key': 'k4' },
+    ];
+    for (const headers of given)
+      expect(await (await fetchImplementation(`${url}/x`, { method: 'post', headers, body: 'héllo' })).text()).toBe('ok');
     expect(seen.map((request) => request.headers['x-api-key'])).toEqual(['k1', 'k2', 'k3', 'k4']);
-    expect(seen[0]).toMatchObject({ method: 'POST', body: 'héllo', headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength('héllo')), accept: '*/*' } });
+    expect(seen[0]).toMatchObject({
+      method: 'POST',
+      body: 'héllo',
+      headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength('héllo')), accept: '*/*' },
+    });
     expect(seen[1]?.headers['content-type']).toBe('text/plain;charset=UTF-8');
   });
 
@@ -98,7 +111,12 @@ describe.each([
     expect(response.headers.get('x-multi')).toBe('one, two');
     expect(response.headers.get('CONTENT-TYPE')).toBe('application/json');
     expect(response.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
-    expect([...response.headers.keys()].filter((name) => name.startsWith('x-') || name === 'set-cookie')).toEqual(['set-cookie', 'set-cookie', 'x-multi', 'x-zeta']);
+    expect([...response.headers.keys()].filter((name) => name.startsWith('x-') || name === 'set-cookie')).toEqual([
+      'set-cookie',
+      'set-cookie',
+      'x-multi',
+      'x-zeta',
+    ]);
     expect(() => response.headers.set('x-zeta', 'changed')).toThrow(TypeError);
     expect(await response.json()).toEqual({ answer: 42 });
     expect(response.bodyUsed).toBe(true);
@@ -157,7 +175,9 @@ describe.each([
 
   it('a 101 the request never asked for rejects with TypeError "fetch failed" instead of never settling', async () => {
     // Written on the socket itself: node:http's server would not send a 101 to a request that asked for none.
-    const url = await serve((request) => request.socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: other\r\nConnection: upgrade\r\n\r\n'));
+    const url = await serve((request) =>
+      request.socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: other\r\nConnection: upgrade\r\n\r\n'),
+    );
     await expect(fetchImplementation(url)).rejects.toMatchObject({ name: 'TypeError', message: 'fetch failed' });
   });
 
@@ -176,7 +196,9 @@ describe.each([
     expect(failure).toBeInstanceOf(TypeError);
     expect(failure).toMatchObject({ message: 'fetch failed', cause: { code: 'ECONNREFUSED' } });
     const client = new Anthropic({ apiKey: 'test', baseURL: url, maxRetries: 0, fetch: fetchImplementation });
-    await expect(client.messages.create({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }] })).rejects.toBeInstanceOf(Anthropic.APIConnectionError);
+    await expect(client.messages.create({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }] })).rejects.toBeInstanceOf(
+      Anthropic.APIConnectionError,
+    );
   });
 
   it('a connection lost mid-body errors the body with TypeError "terminated"', async () => {
@@ -225,10 +247,18 @@ describe.each([
         else response.end(`at ${request.url}`);
       });
     });
-    const response = await fetchImplementation(`${url}/old`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"x":1}' });
+    const response = await fetchImplementation(`${url}/old`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"x":1}',
+    });
     expect(await response.text()).toBe('at /new?page=2');
     expect(response).toMatchObject({ status: 200, redirected: true, url: `${url}/new?page=2` });
-    expect(seen).toEqual(['POST /old {"x":1} application/json', 'POST /older {"x":1} application/json', 'POST /new?page=2 {"x":1} application/json']);
+    expect(seen).toEqual([
+      'POST /old {"x":1} application/json',
+      'POST /older {"x":1} application/json',
+      'POST /new?page=2 {"x":1} application/json',
+    ]);
   });
 
   it('a 301 or 302 turns a POST into a GET without body or body headers, a 303 turns anything but HEAD into a GET', async () => {
@@ -237,7 +267,9 @@ describe.each([
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
       request.on('end', () => {
-        seen.push(`${request.method} ${request.url} [${body}] ${request.headers['content-type'] ?? '-'} ${request.headers['content-length'] ?? '-'} ${request.headers['x-kept'] ?? '-'}`);
+        seen.push(
+          `${request.method} ${request.url} [${body}] ${request.headers['content-type'] ?? '-'} ${request.headers['content-length'] ?? '-'} ${request.headers['x-kept'] ?? '-'}`,
+        );
         const status = Number(request.url?.slice(1));
         if (status) response.writeHead(status, { location: '/end' }).end();
         else response.end('done');
@@ -276,7 +308,12 @@ describe.each([
         response.end('same');
       }
     });
-    const headers = { authorization: 'Bearer secret', cookie: 'session=secret', 'proxy-authorization': 'Basic secret', accept: 'application/json' };
+    const headers = {
+      authorization: 'Bearer secret',
+      cookie: 'session=secret',
+      'proxy-authorization': 'Basic secret',
+      accept: 'application/json',
+    };
     expect(await (await fetchImplementation(`${url}/here`, { headers })).text()).toBe('same');
     expect(await (await fetchImplementation(`${url}/away`, { headers })).text()).toBe('other');
     expect(seen[0]).toMatchObject(headers);
@@ -310,7 +347,10 @@ describe.each([
     expect(manual).toMatchObject({ status: 301, redirected: false, url: `${url}/moved` });
     expect(manual.headers.get('location')).toBe('/new');
     expect(await manual.text()).toBe('see /new');
-    await expect(fetchImplementation(`${url}/moved`, { redirect: 'error' })).rejects.toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+    await expect(fetchImplementation(`${url}/moved`, { redirect: 'error' })).rejects.toMatchObject({
+      name: 'TypeError',
+      message: 'fetch failed',
+    });
     await expect(fetchImplementation(`${url}/file`)).rejects.toMatchObject({ name: 'TypeError', message: 'fetch failed' });
     expect(requests).toBe(3);
   });
@@ -355,10 +395,16 @@ describe.each([
       else if (request.url === '/to-self') response.writeHead(302, { location: `${url.replace('//', '//user:pass@')}/x` }).end();
       else response.end('self');
     });
-    await expect(fetchImplementation(`${url.replace('//', '//user:pass@')}/x`)).rejects.toMatchObject({ name: 'TypeError', message: expect.stringContaining('includes credentials') });
+    await expect(fetchImplementation(`${url.replace('//', '//user:pass@')}/x`)).rejects.toMatchObject({
+      name: 'TypeError',
+      message: expect.stringContaining('includes credentials'),
+    });
     expect(seen).toEqual([]);
     for (const path of ['/to-other', '/to-self']) {
-      await expect(fetchImplementation(`${url}${path}`, { method: 'POST', body: 'x' })).rejects.toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+      await expect(fetchImplementation(`${url}${path}`, { method: 'POST', body: 'x' })).rejects.toMatchObject({
+        name: 'TypeError',
+        message: 'fetch failed',
+      });
     }
     expect(seen).toEqual([
       { port: 'first', authorization: undefined },
@@ -387,7 +433,16 @@ describe('nodeHttpFetch, and not the global fetch', () => {
 describe('nodeHttpFetch, stricter than the standard on redirects to another origin', () => {
   it("an SDK's key, its other headers and the caller's own never reach the origin a base URL redirects to; the same origin gets them", async () => {
     const landed: IncomingMessage['headers'][] = [];
-    const answer = JSON.stringify({ id: 'm1', type: 'message', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } });
+    const answer = JSON.stringify({
+      id: 'm1',
+      type: 'message',
+      role: 'assistant',
+      model: 'm',
+      content: [{ type: 'text', text: 'hi' }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage: { input_tokens: 1, output_tokens: 1 },
+    });
     const other = await serve((request, response) => {
       landed.push(request.headers);
       request.resume();
@@ -406,7 +461,13 @@ describe('nodeHttpFetch, stricter than the standard on redirects to another orig
       }
     });
     const ask = (path: string): Promise<unknown> =>
-      new Anthropic({ apiKey: 'sk-secret', baseURL: `${url}/${path}`, maxRetries: 0, fetch: nodeHttpFetch, defaultHeaders: { 'x-goog-api-key': 'g-secret', 'x-portkey-api-key': 'p-secret' } }).messages.create({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }] });
+      new Anthropic({
+        apiKey: 'sk-secret',
+        baseURL: `${url}/${path}`,
+        maxRetries: 0,
+        fetch: nodeHttpFetch,
+        defaultHeaders: { 'x-goog-api-key': 'g-secret', 'x-portkey-api-key': 'p-secret' },
+      }).messages.create({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }] });
     await ask('here');
     await ask('away');
     expect(redirecting).toBe(1);
@@ -414,13 +475,39 @@ describe('nodeHttpFetch, stricter than the standard on redirects to another orig
     // The key goes in x-api-key or authorization, by the SDK's version: either way, to the same origin only.
     expect(JSON.stringify(same)).toContain('sk-secret');
     expect(same).toMatchObject({ 'x-goog-api-key': 'g-secret', 'anthropic-version': expect.any(String) });
-    expect(Object.keys(away ?? {}).sort()).toEqual(['accept', 'accept-encoding', 'connection', 'content-length', 'content-type', 'host', 'user-agent']);
+    expect(Object.keys(away ?? {}).sort()).toEqual([
+      'accept',
+      'accept-encoding',
+      'connection',
+      'content-length',
+      'content-type',
+      'host',
+      'user-agent',
+    ]);
     expect(JSON.stringify(away)).not.toContain('secret');
   });
 
   it('a hop from https to http on the same host is to another origin: only the headers about the body and what is accepted go on', () => {
-    const next = redirectedRequest({ url: new URL('https://api.example/v1/messages'), method: 'POST', headers: { 'api-key': 'azure-secret', authorization: 'Bearer secret', accept: 'application/json', 'content-type': 'application/json', 'content-length': '2' }, body: Buffer.from('{}') }, 307, 'http://api.example/v1/messages');
-    expect(next).toMatchObject({ method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json', 'content-length': '2' } });
+    const next = redirectedRequest(
+      {
+        url: new URL('https://api.example/v1/messages'),
+        method: 'POST',
+        headers: {
+          'api-key': 'azure-secret',
+          authorization: 'Bearer secret',
+          accept: 'application/json',
+          'content-type': 'application/json',
+          'content-length': '2',
+        },
+        body: Buffer.from('{}'),
+      },
+      307,
+      'http://api.example/v1/messages',
+    );
+    expect(next).toMatchObject({
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/json', 'content-length': '2' },
+    });
     expect(Object.keys((next as HopRequest).headers)).toHaveLength(3);
   });
 });

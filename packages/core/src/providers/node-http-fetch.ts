@@ -27,7 +27,16 @@ export async function nodeHttpFetch(input: string | URL | Request, init: Request
   const body = bodyBytes(init.body);
   const mode = init.redirect ?? 'follow';
   // A URL with credentials goes to the global fetch too, which refuses it as the standard says; node:http would send them as basic auth.
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '' || body === UNSUPPORTED || !['follow', 'manual', 'error'].includes(mode) || 'dispatcher' in init || usesProxyOrDispatcher()) {
+  if (
+    !url ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.username !== '' ||
+    url.password !== '' ||
+    body === UNSUPPORTED ||
+    !['follow', 'manual', 'error'].includes(mode) ||
+    'dispatcher' in init ||
+    usesProxyOrDispatcher()
+  ) {
     return globalThis.fetch(input, init);
   }
   const signal = init.signal ?? undefined;
@@ -71,7 +80,8 @@ const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
  */
 function usesProxyOrDispatcher(): boolean {
   const env = process.env;
-  if (env.HTTP_PROXY || env.http_proxy || env.HTTPS_PROXY || env.https_proxy || env.ALL_PROXY || env.all_proxy || env.NODE_USE_ENV_PROXY) return true;
+  if (env.HTTP_PROXY || env.http_proxy || env.HTTPS_PROXY || env.https_proxy || env.ALL_PROXY || env.all_proxy || env.NODE_USE_ENV_PROXY)
+    return true;
   const dispatcher = (globalThis as Record<symbol, unknown>)[GLOBAL_DISPATCHER];
   return dispatcher !== undefined && (dispatcher as { constructor?: { name?: string } } | null)?.constructor?.name !== 'Agent';
 }
@@ -107,7 +117,12 @@ interface Redirect {
  * One request of the chain. A redirect's answer (unless `manual`) closes its connection, as undici
  * does: its body is nobody's to read, and one that never ends must not hold a socket.
  */
-async function send({ url, method, headers, body: requestBody }: HopRequest, signal: AbortSignal | undefined, mode: RequestInit['redirect'], redirected: boolean): Promise<NodeHttpResponse | Redirect> {
+async function send(
+  { url, method, headers, body: requestBody }: HopRequest,
+  signal: AbortSignal | undefined,
+  mode: RequestInit['redirect'],
+  redirected: boolean,
+): Promise<NodeHttpResponse | Redirect> {
   const http = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
   // Checked after the import: an abort while it was pending fired no listener, and would be lost.
   if (signal?.aborted) throw signal.reason;
@@ -174,11 +189,18 @@ function withoutFragment(url: URL): string {
 /** The body as sent, or decompressed when the server compressed it; zlib loads only then. As undici, a coding it does not know is passed through. */
 function decode(message: IncomingMessage, method: string): NodeJS.ReadableStream {
   const coding = (message.headers['content-encoding'] ?? '').trim().toLowerCase();
-  if (method === 'HEAD' || message.statusCode === 204 || message.statusCode === 304 || !['gzip', 'x-gzip', 'deflate', 'br'].includes(coding)) return message;
+  if (
+    method === 'HEAD' ||
+    message.statusCode === 204 ||
+    message.statusCode === 304 ||
+    !['gzip', 'x-gzip', 'deflate', 'br'].includes(coding)
+  )
+    return message;
   // Loaded here, on the first compressed response, rather than by every command at start-up.
   const zlib = process.getBuiltinModule('node:zlib');
   // Flushing on every chunk, as undici does, so server-sent events compressed with a sync flush arrive one by one.
   const options = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
-  const decoder = coding === 'br' ? zlib.createBrotliDecompress() : coding === 'deflate' ? zlib.createInflate(options) : zlib.createGunzip(options);
+  const decoder =
+    coding === 'br' ? zlib.createBrotliDecompress() : coding === 'deflate' ? zlib.createInflate(options) : zlib.createGunzip(options);
   return message.pipe(decoder);
 }

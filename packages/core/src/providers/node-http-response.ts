@@ -19,7 +19,12 @@ export class NodeHttpResponse {
   readonly headers: FetchHeaders;
   readonly body: ReadableStream<Uint8Array> | null;
 
-  constructor(message: { statusCode?: number | undefined; statusMessage?: string | undefined; rawHeaders: string[] }, url: string, body: ReadableStream<Uint8Array> | null, redirected = false) {
+  constructor(
+    message: { statusCode?: number | undefined; statusMessage?: string | undefined; rawHeaders: string[] },
+    url: string,
+    body: ReadableStream<Uint8Array> | null,
+    redirected = false,
+  ) {
     this.status = message.statusCode ?? 0;
     this.statusText = message.statusMessage ?? '';
     this.ok = this.status >= 200 && this.status <= 299;

@@ -19,8 +19,18 @@ describe('agent loops on real provider SDKs against a local model server', () =>
   const { server, createTestLegion } = useLlmServer();
   let test: TestLegion | undefined;
 
-  const claude = (extra: Partial<ModelConfig> = {}): ModelConfig => ({ provider: 'anthropic', model: 'claude-test', baseURL: server.anthropicURL, ...extra });
-  const gpt = (extra: Partial<ModelConfig> = {}): ModelConfig => ({ provider: 'openai', model: 'gpt-test', baseURL: server.openaiURL, ...extra });
+  const claude = (extra: Partial<ModelConfig> = {}): ModelConfig => ({
+    provider: 'anthropic',
+    model: 'claude-test',
+    baseURL: server.anthropicURL,
+    ...extra,
+  });
+  const gpt = (extra: Partial<ModelConfig> = {}): ModelConfig => ({
+    provider: 'openai',
+    model: 'gpt-test',
+    baseURL: server.openaiURL,
+    ...extra,
+  });
   // Whole tool schemas, whatever the test models' (unknown) windows: these tests are about the wire translation of every field.
   const agent = (id: string, model: ModelConfig, extra: Parameters<typeof agentParticipant>[1] = {}): ParticipantInput =>
     ({ ...agentParticipant(id, { context: { toolSchemas: 'full' }, ...extra }), model }) as ParticipantInput;
@@ -76,7 +86,12 @@ describe('agent loops on real provider SDKs against a local model server', () =>
       participants: [
         userParticipant(),
         agent('coordinator', claude(), { systemPrompt: 'You coordinate.', tools: ['communicate'], delegation: ['developer'] }),
-        agent('developer', gpt({ maxTokens: 512 }), { systemPrompt: 'You write code.', useFor: 'writing code', tools: ['word_count'], delegation: 'none' }),
+        agent('developer', gpt({ maxTokens: 512 }), {
+          systemPrompt: 'You write code.',
+          useFor: 'writing code',
+          tools: ['word_count'],
+          delegation: 'none',
+        }),
       ],
       entryAgent: 'coordinator',
       env: keyEnv(server.anthropicURL),
@@ -85,14 +100,28 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     const delegation = { to: 'developer', message: 'Write GET /health and count the words of its summary' };
     server.mock.on(
       { model: 'claude-test', hasToolResult: false },
-      { toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: JSON.stringify(delegation) }], usage: { input_tokens: 250, output_tokens: 40 } },
+      {
+        toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: JSON.stringify(delegation) }],
+        usage: { input_tokens: 250, output_tokens: 40 },
+      },
     );
-    server.mock.on({ model: 'claude-test', hasToolResult: true }, { content: 'The developer added /health.', usage: { input_tokens: 300, output_tokens: 10 } }, { chunkSize: 5 });
+    server.mock.on(
+      { model: 'claude-test', hasToolResult: true },
+      { content: 'The developer added /health.', usage: { input_tokens: 300, output_tokens: 10 } },
+      { chunkSize: 5 },
+    );
     server.mock.on(
       { model: 'gpt-test', hasToolResult: false },
-      { toolCalls: [{ id: 'call_count', name: 'word_count', arguments: '{"text":"GET /health returns 200"}' }], usage: { prompt_tokens: 120, completion_tokens: 20 } },
+      {
+        toolCalls: [{ id: 'call_count', name: 'word_count', arguments: '{"text":"GET /health returns 200"}' }],
+        usage: { prompt_tokens: 120, completion_tokens: 20 },
+      },
     );
-    server.mock.on({ model: 'gpt-test', hasToolResult: true }, { content: 'Done: /health returns 200 (4 words)', usage: { prompt_tokens: 150, completion_tokens: 12 } }, { chunkSize: 5 });
+    server.mock.on(
+      { model: 'gpt-test', hasToolResult: true },
+      { content: 'Done: /health returns 200 (4 words)', usage: { prompt_tokens: 150, completion_tokens: 12 } },
+      { chunkSize: 5 },
+    );
     const deltas = collectEvents('text:delta');
     const usage = collectEvents('usage:report');
     const session = await test.legion.sessions.create();
@@ -144,20 +173,34 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     expect(developerSecond!.messages).toEqual([
       { role: 'system', content: 'You write code.' },
       { role: 'user', content: delegation.message },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_count', type: 'function', function: { name: 'word_count', arguments: '{"text":"GET /health returns 200"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_count', type: 'function', function: { name: 'word_count', arguments: '{"text":"GET /health returns 200"}' } },
+        ],
+      },
       { role: 'tool', tool_call_id: 'call_count', content: '{"words":4}' },
     ]);
 
     // Usage is recorded on each assistant message in the log, with the model that produced it.
     const coordinatorLog = readLog(session, 'user__coordinator');
     expect(shape(coordinatorLog)).toEqual(['header', 'user', 'assistant', 'user', 'assistant']);
-    expect(messages(coordinatorLog).filter((entry) => entry.role === 'assistant').map(({ usage: used, model }) => ({ usage: used, model }))).toEqual([
+    expect(
+      messages(coordinatorLog)
+        .filter((entry) => entry.role === 'assistant')
+        .map(({ usage: used, model }) => ({ usage: used, model })),
+    ).toEqual([
       { usage: { inputTokens: 250, outputTokens: 40 }, model: 'anthropic/claude-test' },
       { usage: { inputTokens: 300, outputTokens: 10 }, model: 'anthropic/claude-test' },
     ]);
     const developerLog = readLog(session, 'coordinator__developer');
     expect(shape(developerLog)).toEqual(['header', 'user', 'assistant', 'user', 'assistant']);
-    expect(messages(developerLog).filter((entry) => entry.role === 'assistant').map(({ usage: used, model }) => ({ usage: used, model }))).toEqual([
+    expect(
+      messages(developerLog)
+        .filter((entry) => entry.role === 'assistant')
+        .map(({ usage: used, model }) => ({ usage: used, model })),
+    ).toEqual([
       { usage: { inputTokens: 120, outputTokens: 20 }, model: 'openai/gpt-test' },
       { usage: { inputTokens: 150, outputTokens: 12 }, model: 'openai/gpt-test' },
     ]);
@@ -176,7 +219,10 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     expect(streamed('developer').join('')).toBe('Done: /health returns 200 (4 words)');
     expect(streamed('coordinator').length).toBeGreaterThan(1);
     expect(streamed('coordinator').join('')).toBe('The developer added /health.');
-    expect(deltas.find((event) => event.participantId === 'developer')).toMatchObject({ conversationId: 'coordinator__developer', sessionId: session.id });
+    expect(deltas.find((event) => event.participantId === 'developer')).toMatchObject({
+      conversationId: 'coordinator__developer',
+      sessionId: session.id,
+    });
   });
 
   it('streams text:delta to a listener that subscribes in the middle of a turn nobody listened to when it began', async () => {
@@ -200,7 +246,11 @@ describe('agent loops on real provider SDKs against a local model server', () =>
         },
       }),
     );
-    server.mock.on({ model: 'claude-test', hasToolResult: false }, { content: 'Connecting.', toolCalls: [{ id: 'toolu_ui', name: 'subscribe_ui', arguments: '{}' }] }, { chunkSize: 4 });
+    server.mock.on(
+      { model: 'claude-test', hasToolResult: false },
+      { content: 'Connecting.', toolCalls: [{ id: 'toolu_ui', name: 'subscribe_ui', arguments: '{}' }] },
+      { chunkSize: 4 },
+    );
     server.mock.on({ model: 'claude-test', hasToolResult: true }, { content: 'Streamed to whoever listens now.' }, { chunkSize: 5 });
     expect(legion.events.hasListeners('text:delta')).toBe(false);
 
@@ -248,7 +298,12 @@ describe('agent loops on real provider SDKs against a local model server', () =>
         role: 'user',
         content: [
           { type: 'tool_result', tool_use_id: 'toolu_good', content: '{"words":3}' },
-          { type: 'tool_result', tool_use_id: 'toolu_bad', content: expect.stringMatching(/^Invalid input for word_count: "text"/), is_error: true },
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_bad',
+            content: expect.stringMatching(/^Invalid input for word_count: "text"/),
+            is_error: true,
+          },
         ],
       },
     ]);
@@ -260,7 +315,10 @@ describe('agent loops on real provider SDKs against a local model server', () =>
       env: keyEnv(server.anthropicURL),
     });
     const runs = registerWordCount(test.legion);
-    server.mock.on({ model: 'gpt-test', hasToolResult: false }, { toolCalls: [{ id: 'call_bad', name: 'word_count', arguments: '{"text": "a b' }] });
+    server.mock.on(
+      { model: 'gpt-test', hasToolResult: false },
+      { toolCalls: [{ id: 'call_bad', name: 'word_count', arguments: '{"text": "a b' }] },
+    );
     server.mock.on({ toolCallId: 'call_bad' }, { toolCalls: [{ id: 'call_fixed', name: 'word_count', arguments: '{"text": "a b"}' }] });
     server.mock.on({ toolCallId: 'call_fixed' }, { content: 'Two words.' });
     const session = await test.legion.sessions.create();
@@ -272,8 +330,16 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     const bodies = server.openaiBodies();
     expect(bodies).toHaveLength(3);
     expect((bodies[1]!.messages as unknown[]).slice(-2)).toEqual([
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_bad', type: 'function', function: { name: 'word_count', arguments: '{}' } }] },
-      { role: 'tool', tool_call_id: 'call_bad', content: expect.stringMatching(/^Error: Your arguments were not valid JSON \(.+\): \{"text": "a b\. Call the tool again/) },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_bad', type: 'function', function: { name: 'word_count', arguments: '{}' } }],
+      },
+      {
+        role: 'tool',
+        tool_call_id: 'call_bad',
+        content: expect.stringMatching(/^Error: Your arguments were not valid JSON \(.+\): \{"text": "a b\. Call the tool again/),
+      },
     ]);
     expect((bodies[2]!.messages as unknown[]).at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_fixed', content: '{"words":2}' });
     const log = readLog(session, 'user__developer');
@@ -285,8 +351,15 @@ describe('agent loops on real provider SDKs against a local model server', () =>
   });
 
   it('ends the turn with an error when the stream breaks after text arrived, leaving no half-written reply', async () => {
-    test = createTestLegion({ participants: [userParticipant(), agent('solo', claude(), { delegation: 'none' })], env: keyEnv(server.anthropicURL) });
-    server.mock.on({ userMessage: 'first', sequenceIndex: 0 }, { content: 'a reply that will be cut off midway' }, { chunkSize: 2, latency: 2, truncateAfterChunks: 5 });
+    test = createTestLegion({
+      participants: [userParticipant(), agent('solo', claude(), { delegation: 'none' })],
+      env: keyEnv(server.anthropicURL),
+    });
+    server.mock.on(
+      { userMessage: 'first', sequenceIndex: 0 },
+      { content: 'a reply that will be cut off midway' },
+      { chunkSize: 2, latency: 2, truncateAfterChunks: 5 },
+    );
     server.mock.onMessage('second', { content: 'Answering both.' });
     const deltas = collectEvents('text:delta');
     const session = await test.legion.sessions.create();
@@ -294,7 +367,9 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     const broken = await test.legion.send(session, 'first');
 
     expect(broken).toMatchObject({ status: 'error', code: 'provider_stream_interrupted' });
-    expect(broken.status === 'error' && broken.error).toContain("solo's model call failed: anthropic (claude-test): the response broke off mid-stream");
+    expect(broken.status === 'error' && broken.error).toContain(
+      "solo's model call failed: anthropic (claude-test): the response broke off mid-stream",
+    );
     expect(deltas.length).toBeGreaterThan(0);
     expect(server.anthropicBodies()).toHaveLength(1);
     const afterBreak = readLog(session, 'user__solo');
@@ -315,8 +390,15 @@ describe('agent loops on real provider SDKs against a local model server', () =>
   });
 
   it('retries a stream that broke before its first part, and the turn logs one reply', async () => {
-    test = createTestLegion({ participants: [userParticipant(), agent('solo', gpt(), { delegation: 'none' })], env: keyEnv(server.anthropicURL) });
-    server.mock.on({ userMessage: 'hello', sequenceIndex: 0 }, { toolCalls: [{ name: 'word_count', arguments: '{"text":"x"}' }] }, { truncateAfterChunks: 2, latency: 2 });
+    test = createTestLegion({
+      participants: [userParticipant(), agent('solo', gpt(), { delegation: 'none' })],
+      env: keyEnv(server.anthropicURL),
+    });
+    server.mock.on(
+      { userMessage: 'hello', sequenceIndex: 0 },
+      { toolCalls: [{ name: 'word_count', arguments: '{"text":"x"}' }] },
+      { truncateAfterChunks: 2, latency: 2 },
+    );
     server.mock.onMessage('hello', { content: 'Hello!' });
     const session = await test.legion.sessions.create();
 
@@ -335,8 +417,15 @@ describe('agent loops on real provider SDKs against a local model server', () =>
       entryAgent: 'coordinator',
       env: keyEnv(server.anthropicURL),
     });
-    server.mock.on({ model: 'claude-test', hasToolResult: false, sequenceIndex: 0 }, { toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: '{"to":"developer","message":"Write it all"}' }] });
-    server.mock.on({ model: 'gpt-test' }, { content: 'A long and slow answer that will not be finished before the user gives up.' }, { chunkSize: 2, latency: 100 });
+    server.mock.on(
+      { model: 'claude-test', hasToolResult: false, sequenceIndex: 0 },
+      { toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: '{"to":"developer","message":"Write it all"}' }] },
+    );
+    server.mock.on(
+      { model: 'gpt-test' },
+      { content: 'A long and slow answer that will not be finished before the user gives up.' },
+      { chunkSize: 2, latency: 100 },
+    );
     server.mock.onMessage('still there?', { content: 'Yes, the delegation was cancelled.' });
     const controller = new AbortController();
     test.legion.events.on('text:delta', (event) => {
@@ -360,7 +449,9 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     expect(shape(coordinatorLog)).toEqual(['header', 'user', 'assistant', 'user', 'assistant']);
     expect(coordinatorLog.at(-1)).toMatchObject({ ending: { status: 'cancelled' } });
     expectEveryToolUseAnswered(coordinatorLog);
-    expect(messages(coordinatorLog)[2]!.content).toEqual([{ type: 'tool_result', toolUseId: 'toolu_delegate', content: expect.stringContaining('cancelled'), isError: true }]);
+    expect(messages(coordinatorLog)[2]!.content).toEqual([
+      { type: 'tool_result', toolUseId: 'toolu_delegate', content: expect.stringContaining('cancelled'), isError: true },
+    ]);
     expect(server.anthropicBodies()).toHaveLength(1);
     expect(server.openaiBodies()).toHaveLength(1);
 
@@ -369,27 +460,38 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     expect(next).toMatchObject({ status: 'success', reply: 'Yes, the delegation was cancelled.' });
     expect(server.anthropicBodies()[1]!.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'Build everything' }] },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_delegate', name: 'communicate', input: { to: 'developer', message: 'Write it all' } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_delegate', content: expect.stringContaining('cancelled'), is_error: true }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_delegate', name: 'communicate', input: { to: 'developer', message: 'Write it all' } }],
+      },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'toolu_delegate', content: expect.stringContaining('cancelled'), is_error: true }],
+      },
       { role: 'assistant', content: [{ type: 'text', text: expect.stringContaining('[This turn was cancelled before it finished.') }] },
       { role: 'user', content: [{ type: 'text', text: 'still there?' }] },
     ]);
   });
 
   it('ends the turn with an error naming provider, model and fix when the key is rejected, and logs no reply', async () => {
-    test = createTestLegion({ participants: [userParticipant(), agent('solo', claude(), { delegation: 'none' })], env: keyEnv(server.anthropicURL) });
+    test = createTestLegion({
+      participants: [userParticipant(), agent('solo', claude(), { delegation: 'none' })],
+      env: keyEnv(server.anthropicURL),
+    });
     server.mock.on({ model: 'claude-test' }, { error: { message: 'invalid x-api-key', type: 'authentication_error' }, status: 401 });
     const session = await test.legion.sessions.create();
 
     const result = await test.legion.send(session, 'hello');
 
     expect(result).toMatchObject({ status: 'error', code: 'provider_auth' });
-    expect(result.status === 'error' && result.error).toMatch(/^solo's model call failed: anthropic \(claude-test\): the API key was rejected \(401.*Check ANTHROPIC_API_KEY/);
+    expect(result.status === 'error' && result.error).toMatch(
+      /^solo's model call failed: anthropic \(claude-test\): the API key was rejected \(401.*Check ANTHROPIC_API_KEY/,
+    );
     expect(server.anthropicBodies()).toHaveLength(1);
     expect(shape(readLog(session, 'user__solo'))).toEqual(['header', 'user', 'assistant']);
   });
 
-  it('gives a delegate\'s unknown-model error to the caller as a tool result it can act on', async () => {
+  it("gives a delegate's unknown-model error to the caller as a tool result it can act on", async () => {
     test = createTestLegion({
       participants: [
         userParticipant(),
@@ -399,9 +501,15 @@ describe('agent loops on real provider SDKs against a local model server', () =>
       entryAgent: 'coordinator',
       env: keyEnv(server.anthropicURL),
     });
-    server.mock.on({ model: 'claude-test', hasToolResult: false }, { toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: '{"to":"developer","message":"Do it"}' }] });
+    server.mock.on(
+      { model: 'claude-test', hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: '{"to":"developer","message":"Do it"}' }] },
+    );
     server.mock.on({ model: 'claude-test', hasToolResult: true }, { content: 'The developer is misconfigured; I will tell the user.' });
-    server.mock.on({ model: 'gpt-nope' }, { error: { message: 'The model `gpt-nope` does not exist', type: 'invalid_request_error', code: 'model_not_found' }, status: 404 });
+    server.mock.on(
+      { model: 'gpt-nope' },
+      { error: { message: 'The model `gpt-nope` does not exist', type: 'invalid_request_error', code: 'model_not_found' }, status: 404 },
+    );
     const session = await test.legion.sessions.create();
 
     const result = await test.legion.send(session, 'go');
@@ -412,7 +520,9 @@ describe('agent loops on real provider SDKs against a local model server', () =>
       {
         type: 'tool_result',
         tool_use_id: 'toolu_delegate',
-        content: expect.stringMatching(/^developer could not answer: developer's model call failed: openai \(gpt-nope\): model or endpoint not found .*Check the model name "gpt-nope"/),
+        content: expect.stringMatching(
+          /^developer could not answer: developer's model call failed: openai \(gpt-nope\): model or endpoint not found .*Check the model name "gpt-nope"/,
+        ),
         is_error: true,
       },
     ]);
@@ -423,7 +533,10 @@ describe('agent loops on real provider SDKs against a local model server', () =>
   it('ends the turn with an error naming the endpoint when it is unreachable', async () => {
     const nowhere = await closedPortURL();
     const model = claude({ baseURL: nowhere });
-    test = createTestLegion({ participants: [userParticipant(), agent('solo', model, { delegation: 'none' })], env: keyEnv(server.anthropicURL) });
+    test = createTestLegion({
+      participants: [userParticipant(), agent('solo', model, { delegation: 'none' })],
+      env: keyEnv(server.anthropicURL),
+    });
     // Retries would only make this test slow: settings as the global config would give them.
     test.legion.providers.useFor('solo', new AnthropicProvider(model, { maxRetries: 0 }, keyEnv(nowhere)));
     const session = await test.legion.sessions.create();
@@ -443,7 +556,9 @@ describe('agent loops on real provider SDKs against a local model server', () =>
     const result = await test.legion.send(session, 'hello');
 
     expect(result).toMatchObject({ status: 'error', code: 'provider_no_key' });
-    expect(result.status === 'error' && result.error).toContain('anthropic (claude-test): no API key is set. Set ANTHROPIC_API_KEY in the environment');
+    expect(result.status === 'error' && result.error).toContain(
+      'anthropic (claude-test): no API key is set. Set ANTHROPIC_API_KEY in the environment',
+    );
     expect(server.recorder.requests).toHaveLength(0);
     expect(shape(readLog(session, 'user__solo'))).toEqual(['header', 'user', 'assistant']);
   });

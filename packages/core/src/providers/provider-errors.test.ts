@@ -41,17 +41,25 @@ describe('toProviderError', () => {
       [Anthropic, anthropic],
       [OpenAI, openai],
     ] as const) {
-      expect(toProviderError(new sdk.APIConnectionError({ message: 'Connection error.' }), context)).toMatchObject({ code: 'provider_unreachable' });
-      expect(toProviderError(new sdk.APIConnectionError({ message: 'Connection error.' }), context).message).toContain(`cannot connect to ${context.baseURL}`);
+      expect(toProviderError(new sdk.APIConnectionError({ message: 'Connection error.' }), context)).toMatchObject({
+        code: 'provider_unreachable',
+      });
+      expect(toProviderError(new sdk.APIConnectionError({ message: 'Connection error.' }), context).message).toContain(
+        `cannot connect to ${context.baseURL}`,
+      );
       expect(toProviderError(new sdk.APIConnectionTimeoutError(), context)).toMatchObject({ code: 'provider_timeout' });
-      expect(toProviderError(new sdk.APIConnectionTimeoutError(), context).message).toContain(`Raise providers.${context.provider}.timeoutMs`);
+      expect(toProviderError(new sdk.APIConnectionTimeoutError(), context).message).toContain(
+        `Raise providers.${context.provider}.timeoutMs`,
+      );
       expect(toProviderError(new sdk.APIUserAbortError(), context)).toMatchObject({ code: 'cancelled' });
     }
     expect(toProviderError(new DOMException('This operation was aborted', 'AbortError'), openai)).toMatchObject({ code: 'cancelled' });
   });
 
   it('says which key to check only when the provider has one', () => {
-    expect(toProviderError(openaiError(401, 'no'), { provider: 'ollama', model: 'llama', baseURL: undefined }).message).toContain('Check the API key.');
+    expect(toProviderError(openaiError(401, 'no'), { provider: 'ollama', model: 'llama', baseURL: undefined }).message).toContain(
+      'Check the API key.',
+    );
   });
 
   it('passes a ProviderError through unchanged', () => {
@@ -65,10 +73,24 @@ describe('retrying a stream', () => {
     const broken = toStreamError(new TypeError('terminated'), anthropic);
 
     expect(broken).toMatchObject({ code: 'provider_stream_interrupted' });
-    expect(broken.message).toBe('anthropic (claude-test): the response broke off mid-stream (terminated). It is usually temporary: try again.');
+    expect(broken.message).toBe(
+      'anthropic (claude-test): the response broke off mid-stream (terminated). It is usually temporary: try again.',
+    );
     expect(isRetryableError(broken)).toBe(true);
     // An error event inside the stream (e.g. overloaded) carries no status either.
-    expect(isRetryableError(toStreamError(Anthropic.APIError.generate(undefined, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, undefined, undefined), anthropic))).toBe(true);
+    expect(
+      isRetryableError(
+        toStreamError(
+          Anthropic.APIError.generate(
+            undefined,
+            { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+            undefined,
+            undefined,
+          ),
+          anthropic,
+        ),
+      ),
+    ).toBe(true);
   });
 
   it('retries a failed request that may succeed later (Legion, not the SDK, owns every retry)', () => {
@@ -79,7 +101,11 @@ describe('retrying a stream', () => {
 
   it('does not retry what cannot succeed, or what was cancelled', () => {
     expect(isRetryableError(toProviderError(anthropicError(401, 'authentication_error', 'bad key'), anthropic))).toBe(false);
-    expect(isRetryableError(new ProviderError('openai', 'gpt-test', 'the "openai" package is not installed', 'Install it.', { code: 'provider_sdk_missing' }))).toBe(false);
+    expect(
+      isRetryableError(
+        new ProviderError('openai', 'gpt-test', 'the "openai" package is not installed', 'Install it.', { code: 'provider_sdk_missing' }),
+      ),
+    ).toBe(false);
     expect(isRetryableError(toStreamError(new OpenAI.APIUserAbortError(), openai))).toBe(false);
     expect(isRetryableError(new TypeError('terminated'))).toBe(false);
   });

@@ -16,7 +16,8 @@ interface SdkErrorShape {
  * OpenAI's 400 `context_length_exceeded` "This model's maximum context length is …"
  * (and servers speaking its protocol: "… exceeds the context window", "too many tokens").
  */
-const CONTEXT_TOO_LONG = /prompt is too long|context_length_exceeded|maximum context length|exceeds the context window|context window (?:is )?exceeded|too many (?:input )?tokens/i;
+const CONTEXT_TOO_LONG =
+  /prompt is too long|context_length_exceeded|maximum context length|exceeds the context window|context window (?:is )?exceeded|too many (?:input )?tokens/i;
 
 export interface ProviderErrorContext {
   provider: string;
@@ -34,7 +35,9 @@ export function toProviderError(error: unknown, context: ProviderErrorContext): 
   const { provider, model } = context;
   const shape = (typeof error === 'object' && error !== null ? error : {}) as SdkErrorShape;
   const detail = errorMessage(error);
-  const keyHint = context.apiKeyEnv ? `Check ${context.apiKeyEnv} (or providers.${provider}.apiKey in the global Legion config)` : 'Check the API key';
+  const keyHint = context.apiKeyEnv
+    ? `Check ${context.apiKeyEnv} (or providers.${provider}.apiKey in the global Legion config)`
+    : 'Check the API key';
   const where = context.baseURL ?? 'the default endpoint';
   const make = (code: string, message: string, fix: string) => new ProviderError(provider, model, message, fix, { code, cause: error });
   switch (shape.status) {
@@ -43,14 +46,26 @@ export function toProviderError(error: unknown, context: ProviderErrorContext): 
     case 403:
       return make('provider_forbidden', `access denied (403: ${detail})`, `${keyHint}, and that the key may use this model.`);
     case 404:
-      return make('provider_model_not_found', `model or endpoint not found at ${where} (404: ${detail})`, `Check the model name "${model}" in the participant's "model" setting and the base URL.`);
+      return make(
+        'provider_model_not_found',
+        `model or endpoint not found at ${where} (404: ${detail})`,
+        `Check the model name "${model}" in the participant's "model" setting and the base URL.`,
+      );
     case 429:
-      return make('provider_rate_limited', `rate limited (429: ${detail})`, `Wait and try again, or raise providers.${provider}.maxRetries.`);
+      return make(
+        'provider_rate_limited',
+        `rate limited (429: ${detail})`,
+        `Wait and try again, or raise providers.${provider}.maxRetries.`,
+      );
     default:
       break;
   }
   if (shape.status !== undefined && shape.status >= 500) {
-    return make('provider_unavailable', `the service failed (${shape.status}: ${detail})`, `It is usually temporary: try again later (Legion retries it by itself as often as providers.${provider}.maxRetries allows).`);
+    return make(
+      'provider_unavailable',
+      `the service failed (${shape.status}: ${detail})`,
+      `It is usually temporary: try again later (Legion retries it by itself as often as providers.${provider}.maxRetries allows).`,
+    );
   }
   if ((shape.status === 400 || shape.status === 413) && (shape.code === 'context_length_exceeded' || CONTEXT_TOO_LONG.test(detail))) {
     return make(
@@ -59,11 +74,26 @@ export function toProviderError(error: unknown, context: ProviderErrorContext): 
       `Legion compacts the conversation and retries once; if it still fails, set the model's window (context.window, or "models" in the config) to what ${model} really takes.`,
     );
   }
-  if (shape.status === 400) return make('provider_bad_request', `the request was refused (400: ${detail})`, 'This is likely a Legion bug or an unsupported model setting; report it with the message.');
+  if (shape.status === 400)
+    return make(
+      'provider_bad_request',
+      `the request was refused (400: ${detail})`,
+      'This is likely a Legion bug or an unsupported model setting; report it with the message.',
+    );
   const name = errorName(error);
   if (name === 'APIUserAbortError' || name === 'AbortError') return cancelledError(context, error);
-  if (name === 'APIConnectionTimeoutError') return make('provider_timeout', `no answer within the request timeout from ${where}`, `Raise providers.${provider}.timeoutMs, or check that the endpoint is up.`);
-  if (name === 'APIConnectionError') return make('provider_unreachable', `cannot connect to ${where} (${detail})`, 'Check that the endpoint is running and the base URL is right (model.baseURL, or the provider\'s *_BASE_URL variable).');
+  if (name === 'APIConnectionTimeoutError')
+    return make(
+      'provider_timeout',
+      `no answer within the request timeout from ${where}`,
+      `Raise providers.${provider}.timeoutMs, or check that the endpoint is up.`,
+    );
+  if (name === 'APIConnectionError')
+    return make(
+      'provider_unreachable',
+      `cannot connect to ${where} (${detail})`,
+      "Check that the endpoint is running and the base URL is right (model.baseURL, or the provider's *_BASE_URL variable).",
+    );
   return make('provider_error', detail, 'See the message above.');
 }
 
@@ -91,11 +121,17 @@ function errorName(error: unknown): string {
 
 /** The caller aborted the request: same code as a turn cancelled between model calls. */
 export function cancelledError(context: ProviderErrorContext, cause?: unknown): ProviderError {
-  return new ProviderError(context.provider, context.model, 'the request was cancelled', 'Nothing to fix: it was stopped on purpose.', { code: 'cancelled', cause });
+  return new ProviderError(context.provider, context.model, 'the request was cancelled', 'Nothing to fix: it was stopped on purpose.', {
+    code: 'cancelled',
+    cause,
+  });
 }
 
 /** A 200 whose body is not a stream of events: an HTML page (a proxy's login), JSON, or nothing at all. */
-export async function notAStreamError(response: { status: number; headers: { get(name: string): string | null }; text(): Promise<string> }, context: ProviderErrorContext): Promise<ProviderError> {
+export async function notAStreamError(
+  response: { status: number; headers: { get(name: string): string | null }; text(): Promise<string> },
+  context: ProviderErrorContext,
+): Promise<ProviderError> {
   const type = response.headers.get('content-type') ?? '';
   let body = '';
   try {
@@ -114,7 +150,7 @@ export async function notAStreamError(response: { status: number; headers: { get
     context.provider,
     context.model,
     `${where} answered with ${what} instead of a stream of events`,
-    'Check the base URL (a proxy, a captive portal or a wrong path answers like this) and that the endpoint speaks this provider\'s API.',
+    "Check the base URL (a proxy, a captive portal or a wrong path answers like this) and that the endpoint speaks this provider's API.",
     { code: 'provider_bad_response' },
   );
 }
@@ -125,7 +161,7 @@ export function emptyResponseError(context: ProviderErrorContext, what: string):
     context.provider,
     context.model,
     `${context.baseURL ?? 'the default endpoint'} sent ${what}: an empty response`,
-    'Check that the endpoint speaks this provider\'s API; it is retried when it happens now and then.',
+    "Check that the endpoint speaks this provider's API; it is retried when it happens now and then.",
     { code: 'provider_empty_response' },
   );
 }
@@ -142,10 +178,16 @@ export function toStreamError(error: unknown, context: ProviderErrorContext): Pr
   if (converted.code === 'cancelled') return converted;
   const result =
     converted.code === 'provider_error'
-      ? new ProviderError(context.provider, context.model, `the response broke off mid-stream (${errorMessage(error)})`, 'It is usually temporary: try again.', {
-          code: 'provider_stream_interrupted',
-          cause: error,
-        })
+      ? new ProviderError(
+          context.provider,
+          context.model,
+          `the response broke off mid-stream (${errorMessage(error)})`,
+          'It is usually temporary: try again.',
+          {
+            code: 'provider_stream_interrupted',
+            cause: error,
+          },
+        )
       : converted;
   brokenStreams.add(result);
   return result;
@@ -164,7 +206,12 @@ export function isRetryableError(error: unknown): boolean {
   }
   const shape = sdkShape(error.cause);
   if (shape.status !== undefined) return shape.status === 408 || shape.status === 409 || shape.status === 429 || shape.status >= 500;
-  return error.code === 'provider_unreachable' || error.code === 'provider_timeout' || error.code === 'provider_stalled' || error.code === 'provider_empty_response';
+  return (
+    error.code === 'provider_unreachable' ||
+    error.code === 'provider_timeout' ||
+    error.code === 'provider_stalled' ||
+    error.code === 'provider_empty_response'
+  );
 }
 
 /** How long the provider asked us to wait (`retry-after-ms`, `retry-after` in seconds or as a date), if it did. */
@@ -173,7 +220,10 @@ export function retryAfterMs(error: unknown): number | undefined {
   const read = (name: string): string | undefined => {
     if (!headers || typeof headers !== 'object') return undefined;
     const getter = (headers as { get?: unknown }).get;
-    const value = typeof getter === 'function' ? (getter as (name: string) => string | null).call(headers, name) : (headers as Record<string, unknown>)[name];
+    const value =
+      typeof getter === 'function'
+        ? (getter as (name: string) => string | null).call(headers, name)
+        : (headers as Record<string, unknown>)[name];
     return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
   };
   const milliseconds = Number(read('retry-after-ms'));

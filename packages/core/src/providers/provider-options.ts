@@ -29,12 +29,22 @@ export const DEFAULT_MAX_RETRY_WAIT_MS = 60_000;
  * Where the key and endpoint come from: the participant's model config, then
  * the provider's settings in the global config, then the environment.
  */
-export function resolveProviderOptions(model: ModelConfig, settings: ProviderSettings, env: NodeJS.ProcessEnv = process.env): ProviderOptions {
+export function resolveProviderOptions(
+  model: ModelConfig,
+  settings: ProviderSettings,
+  env: NodeJS.ProcessEnv = process.env,
+): ProviderOptions {
   const preset = PROVIDER_PRESETS[model.provider];
   if (!preset) {
-    throw new ProviderError(model.provider, model.model, `unknown provider "${model.provider}"`, `Use one of: ${Object.keys(PROVIDER_PRESETS).join(', ')}.`, {
-      code: 'provider_unknown',
-    });
+    throw new ProviderError(
+      model.provider,
+      model.model,
+      `unknown provider "${model.provider}"`,
+      `Use one of: ${Object.keys(PROVIDER_PRESETS).join(', ')}.`,
+      {
+        code: 'provider_unknown',
+      },
+    );
   }
   const apiKey = settings.apiKey ?? (preset.apiKeyEnv ? nonEmpty(env[preset.apiKeyEnv]) : undefined);
   if (preset.requiresKey && !apiKey) {
@@ -50,9 +60,15 @@ export function resolveProviderOptions(model: ModelConfig, settings: ProviderSet
   const baseURL = model.baseURL ?? homeBaseURL;
   if (apiKey !== undefined && model.baseURL !== undefined) assertKeyMayGo(model, settings, [homeBaseURL, preset.sdkBaseURL], env);
   if (model.provider === 'openai-compatible' && !baseURL) {
-    throw new ProviderError(model.provider, model.model, 'no base URL is set', 'Set "baseURL" in the participant\'s model config (e.g. http://127.0.0.1:8000/v1).', {
-      code: 'provider_no_base_url',
-    });
+    throw new ProviderError(
+      model.provider,
+      model.model,
+      'no base URL is set',
+      'Set "baseURL" in the participant\'s model config (e.g. http://127.0.0.1:8000/v1).',
+      {
+        code: 'provider_no_base_url',
+      },
+    );
   }
   return {
     provider: model.provider,

@@ -16,7 +16,13 @@ export interface ProviderPreset {
 }
 
 export const PROVIDER_PRESETS: Record<string, ProviderPreset> = {
-  anthropic: { protocol: 'anthropic', apiKeyEnv: 'ANTHROPIC_API_KEY', baseURLEnv: 'ANTHROPIC_BASE_URL', sdkBaseURL: 'https://api.anthropic.com', requiresKey: true },
+  anthropic: {
+    protocol: 'anthropic',
+    apiKeyEnv: 'ANTHROPIC_API_KEY',
+    baseURLEnv: 'ANTHROPIC_BASE_URL',
+    sdkBaseURL: 'https://api.anthropic.com',
+    requiresKey: true,
+  },
   openai: {
     protocol: 'openai',
     apiKeyEnv: 'OPENAI_API_KEY',
@@ -26,9 +32,39 @@ export const PROVIDER_PRESETS: Record<string, ProviderPreset> = {
     maxTokensField: 'max_completion_tokens',
   },
   'openai-compatible': { protocol: 'openai', apiKeyEnv: 'OPENAI_COMPATIBLE_API_KEY', requiresKey: false, maxTokensField: 'max_tokens' },
-  openrouter: { protocol: 'openai', apiKeyEnv: 'OPENROUTER_API_KEY', defaultBaseURL: 'https://openrouter.ai/api/v1', requiresKey: true, maxTokensField: 'max_tokens' },
-  ollama: { protocol: 'openai', apiKeyEnv: 'OLLAMA_API_KEY', defaultBaseURL: 'http://127.0.0.1:11434/v1', requiresKey: false, maxTokensField: 'max_tokens' },
-  vllm: { protocol: 'openai', apiKeyEnv: 'VLLM_API_KEY', defaultBaseURL: 'http://127.0.0.1:8000/v1', requiresKey: false, maxTokensField: 'max_tokens' },
-  lmstudio: { protocol: 'openai', apiKeyEnv: 'LMSTUDIO_API_KEY', defaultBaseURL: 'http://127.0.0.1:1234/v1', requiresKey: false, maxTokensField: 'max_tokens' },
-  llamacpp: { protocol: 'openai', apiKeyEnv: 'LLAMACPP_API_KEY', defaultBaseURL: 'http://127.0.0.1:8080/v1', requiresKey: false, maxTokensField: 'max_tokens' },
+  openrouter: {
+    protocol: 'openai',
+    apiKeyEnv: 'OPENROUTER_API_KEY',
+    defaultBaseURL: 'https://openrouter.ai/api/v1',
+    requiresKey: true,
+    maxTokensField: 'max_tokens',
+  },
+  ollama: {
+    protocol: 'openai',
+    apiKeyEnv: 'OLLAMA_API_KEY',
+    defaultBaseURL: 'http://127.0.0.1:11434/v1',
+    requiresKey: false,
+    maxTokensField: 'max_tokens',
+  },
+  vllm: {
+    protocol: 'openai',
+    apiKeyEnv: 'VLLM_API_KEY',
+    defaultBaseURL: 'http://127.0.0.1:8000/v1',
+    requiresKey: false,
+    maxTokensField: 'max_tokens',
+  },
+  lmstudio: {
+    protocol: 'openai',
+    apiKeyEnv: 'LMSTUDIO_API_KEY',
+    defaultBaseURL: 'http://127.0.0.1:1234/v1',
+    requiresKey: false,
+    maxTokensField: 'max_tokens',
+  },
+  llamacpp: {
+    protocol: 'openai',
+    apiKeyEnv: 'LLAMACPP_API_KEY',
+    defaultBaseURL: 'http://127.0.0.1:8080/v1',
+    requiresKey: false,
+    maxTokensField: 'max_tokens',
+  },
 };

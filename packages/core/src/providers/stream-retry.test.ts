@@ -8,7 +8,10 @@ const context = { provider: 'anthropic', model: 'claude-test', baseURL: undefine
 const broken = () => toStreamError(new TypeError('terminated'), context);
 
 /** An attempt per entry: the parts it yields, then the error it throws (if any). */
-function attempts(script: Array<{ parts: StreamPart[]; error?: Error; before?: () => void }>): { attempt: (signal: AbortSignal, activity: () => void) => AsyncIterable<StreamPart>; count: () => number } {
+function attempts(script: Array<{ parts: StreamPart[]; error?: Error; before?: () => void }>): {
+  attempt: (signal: AbortSignal, activity: () => void) => AsyncIterable<StreamPart>;
+  count: () => number;
+} {
   let index = 0;
   return {
     count: () => index,
@@ -22,21 +25,38 @@ function attempts(script: Array<{ parts: StreamPart[]; error?: Error; before?: (
   };
 }
 
-const policy = (retries: number, baseDelayMs = 1): RetryPolicy => ({ retries, baseDelayMs, timeoutMs: 60_000, idleTimeoutMs: 60_000, maxRetryWaitMs: 60_000 });
-const retryUntilFirstPart = (attempt: Parameters<typeof streamWithRetries>[0], options: { retries: number; baseDelayMs: number; signal?: AbortSignal }) =>
-  streamWithRetries(attempt, policy(options.retries, options.baseDelayMs), context, { signal: options.signal });
+const policy = (retries: number, baseDelayMs = 1): RetryPolicy => ({
+  retries,
+  baseDelayMs,
+  timeoutMs: 60_000,
+  idleTimeoutMs: 60_000,
+  maxRetryWaitMs: 60_000,
+});
+const retryUntilFirstPart = (
+  attempt: Parameters<typeof streamWithRetries>[0],
+  options: { retries: number; baseDelayMs: number; signal?: AbortSignal },
+) => streamWithRetries(attempt, policy(options.retries, options.baseDelayMs), context, { signal: options.signal });
 
 describe('streamWithRetries', () => {
   it('retries an attempt that broke before its first part', async () => {
-    const script = attempts([{ parts: [], error: broken() }, { parts: [], error: broken() }, { parts: [{ type: 'text-delta', text: 'ok' }] }]);
+    const script = attempts([
+      { parts: [], error: broken() },
+      { parts: [], error: broken() },
+      { parts: [{ type: 'text-delta', text: 'ok' }] },
+    ]);
 
-    expect(await collect(retryUntilFirstPart(script.attempt, { retries: 2, baseDelayMs: 1 }))).toEqual([{ type: 'text-delta', text: 'ok' }]);
+    expect(await collect(retryUntilFirstPart(script.attempt, { retries: 2, baseDelayMs: 1 }))).toEqual([
+      { type: 'text-delta', text: 'ok' },
+    ]);
     expect(script.count()).toBe(3);
   });
 
   it('stops after the allowed retries with the last error', async () => {
     const last = broken();
-    const script = attempts([{ parts: [], error: broken() }, { parts: [], error: last }]);
+    const script = attempts([
+      { parts: [], error: broken() },
+      { parts: [], error: last },
+    ]);
 
     await expect(collect(retryUntilFirstPart(script.attempt, { retries: 1, baseDelayMs: 1 }))).rejects.toBe(last);
     expect(script.count()).toBe(2);
@@ -64,7 +84,9 @@ describe('streamWithRetries', () => {
     const controller = new AbortController();
     controller.abort();
     const aborted = attempts([{ parts: [], error: broken() }]);
-    await expect(collect(retryUntilFirstPart(aborted.attempt, { retries: 3, baseDelayMs: 1, signal: controller.signal }))).rejects.toMatchObject({
+    await expect(
+      collect(retryUntilFirstPart(aborted.attempt, { retries: 3, baseDelayMs: 1, signal: controller.signal })),
+    ).rejects.toMatchObject({
       code: 'cancelled',
     });
     expect(aborted.count()).toBe(1);
@@ -78,7 +100,9 @@ describe('streamWithRetries', () => {
       { parts: [], error: toProviderError(new Anthropic.APIUserAbortError(), context) },
     ]);
 
-    await expect(collect(retryUntilFirstPart(script.attempt, { retries: 3, baseDelayMs: 60_000, signal: controller.signal }))).rejects.toMatchObject({
+    await expect(
+      collect(retryUntilFirstPart(script.attempt, { retries: 3, baseDelayMs: 60_000, signal: controller.signal })),
+    ).rejects.toMatchObject({
       code: 'cancelled',
     });
     expect(script.count()).toBe(1);
@@ -95,7 +119,9 @@ describe('parseToolArguments', () => {
     const result = parseToolArguments(`{"text": "${'x'.repeat(300)}`);
 
     expect(result.input).toEqual({});
-    expect(result.inputError).toMatch(/^Your arguments were not valid JSON \(.+\): \{"text": "x+…\. Call the tool again with a valid JSON object\.$/);
+    expect(result.inputError).toMatch(
+      /^Your arguments were not valid JSON \(.+\): \{"text": "x+…\. Call the tool again with a valid JSON object\.$/,
+    );
     expect(result.inputError!.match(/x{2,}/)![0]).toHaveLength(190);
   });
 });

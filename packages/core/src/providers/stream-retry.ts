@@ -86,7 +86,13 @@ export async function* streamWithRetries(
       const backoff = Math.min((policy.baseDelayMs ?? 500) * 2 ** failures, 8_000) * (0.75 + Math.random() * 0.5);
       const waitMs = Math.round(asked ?? backoff);
       if (Date.now() + waitMs >= deadline) throw error;
-      options.onRetry?.({ attempt: failures + 1, of: policy.retries, waitMs, reason: retryReason(error), askedByProvider: asked !== undefined });
+      options.onRetry?.({
+        attempt: failures + 1,
+        of: policy.retries,
+        waitMs,
+        reason: retryReason(error),
+        askedByProvider: asked !== undefined,
+      });
       if (!(await sleep(waitMs, options.signal))) throw cancelledError(context, options.signal?.reason);
     } finally {
       clearTimeout(idleTimer);
@@ -109,13 +115,25 @@ function retryReason(error: unknown): string {
 function endedError(ended: 'stall' | 'deadline', context: ProviderErrorContext, policy: RetryPolicy): ProviderError {
   const where = context.baseURL ?? 'the default endpoint';
   if (ended === 'stall') {
-    return new ProviderError(context.provider, context.model, `${where} sent nothing for ${formatSeconds(policy.idleTimeoutMs)} (the response stalled)`, `Check the endpoint, or raise providers.${context.provider}.idleTimeoutMs.`, {
-      code: 'provider_stalled',
-    });
+    return new ProviderError(
+      context.provider,
+      context.model,
+      `${where} sent nothing for ${formatSeconds(policy.idleTimeoutMs)} (the response stalled)`,
+      `Check the endpoint, or raise providers.${context.provider}.idleTimeoutMs.`,
+      {
+        code: 'provider_stalled',
+      },
+    );
   }
-  return new ProviderError(context.provider, context.model, `no complete answer from ${where} within ${formatSeconds(policy.timeoutMs)}, retries included`, `Raise providers.${context.provider}.timeoutMs, or check that the endpoint is up.`, {
-    code: 'provider_timeout',
-  });
+  return new ProviderError(
+    context.provider,
+    context.model,
+    `no complete answer from ${where} within ${formatSeconds(policy.timeoutMs)}, retries included`,
+    `Raise providers.${context.provider}.timeoutMs, or check that the endpoint is up.`,
+    {
+      code: 'provider_timeout',
+    },
+  );
 }
 
 /** Resolves true after `ms`, or false at once when the signal aborts. */

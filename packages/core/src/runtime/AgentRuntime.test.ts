@@ -64,7 +64,10 @@ describe('AgentRuntime and communicate', () => {
       scripts: {
         coordinator: [
           { toolCalls: [{ name: 'communicate', input: { to: 'developer', message: 'do it' } }] },
-          { expect: (request) => expect(lastResult(request.messages).content).toMatch(/depth limit reached \(2 > 1\)/), text: 'did it myself' },
+          {
+            expect: (request) => expect(lastResult(request.messages).content).toMatch(/depth limit reached \(2 > 1\)/),
+            text: 'did it myself',
+          },
         ],
       },
     });
@@ -72,7 +75,7 @@ describe('AgentRuntime and communicate', () => {
     test.assertScriptsDone();
   });
 
-  it('refuses delegation outside the agent\'s delegation permission and hides communicate when nobody is allowed', async () => {
+  it("refuses delegation outside the agent's delegation permission and hides communicate when nobody is allowed", async () => {
     test = createTestLegion({
       participants: [
         userParticipant(),
@@ -91,7 +94,8 @@ describe('AgentRuntime and communicate', () => {
             toolCalls: [{ name: 'communicate', input: { to: 'developer', message: 'x' } }],
           },
           {
-            expect: (request) => expect(lastResult(request.messages).content).toBe('coordinator may not communicate with "developer". Allowed: reviewer.'),
+            expect: (request) =>
+              expect(lastResult(request.messages).content).toBe('coordinator may not communicate with "developer". Allowed: reviewer.'),
             text: 'ok',
           },
         ],
@@ -102,7 +106,9 @@ describe('AgentRuntime and communicate', () => {
 
     const reviewer = createTestLegion({
       participants: [userParticipant(), agentParticipant('reviewer', { delegation: 'none' })],
-      scripts: { reviewer: [{ expect: (request) => expect(request.tools.map((tool) => tool.name)).not.toContain('communicate'), text: 'hi' }] },
+      scripts: {
+        reviewer: [{ expect: (request) => expect(request.tools.map((tool) => tool.name)).not.toContain('communicate'), text: 'hi' }],
+      },
     });
     await reviewer.legion.send(await reviewer.legion.sessions.create(), 'hello', { to: 'reviewer' });
     reviewer.assertScriptsDone();
@@ -139,7 +145,8 @@ describe('AgentRuntime and communicate', () => {
     });
     const order: string[] = [];
     test.legion.events.onAny((event: LegionEvent) => {
-      if ((event.type === 'turn:start' || event.type === 'turn:end') && event.participantId !== 'coordinator') order.push(`${event.type} ${event.participantId}`);
+      if ((event.type === 'turn:start' || event.type === 'turn:end') && event.participantId !== 'coordinator')
+        order.push(`${event.type} ${event.participantId}`);
       if (order.filter((entry) => entry.startsWith('turn:start')).length === 2) bothStarted.happen();
       if (event.type === 'turn:end' && event.participantId === 'beta') betaEnded.happen();
     });
@@ -199,7 +206,9 @@ describe('AgentRuntime and communicate', () => {
   it('stops at maxIterations with its own error and leaves every tool_use answered', async () => {
     test = createTestLegion({
       participants: [userParticipant(), agentParticipant('looper', { limits: { maxIterations: 3 } })],
-      scripts: { looper: (_request, index) => ({ toolCalls: [{ name: 'list_participants', input: { type: index % 2 ? 'agent' : 'user' } }] }) },
+      scripts: {
+        looper: (_request, index) => ({ toolCalls: [{ name: 'list_participants', input: { type: index % 2 ? 'agent' : 'user' } }] }),
+      },
     });
     const session = await test.legion.sessions.create();
     const result = await test.legion.send(session, 'go', { to: 'looper' });
@@ -207,7 +216,16 @@ describe('AgentRuntime and communicate', () => {
     expect(test.providers.looper!.callCount).toBe(3);
     const history = await session.conversation({ initiator: 'user', responder: 'looper' }).history();
     // Every call answered, then the turn's ending in the agent's place: the next message is not merged with 'go'.
-    expect(history.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    expect(history.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
     expect(history.at(-1)).toMatchObject({ ending: { status: 'failed', code: 'max_iterations' } });
   });
 
@@ -220,11 +238,23 @@ describe('AgentRuntime and communicate', () => {
           { toolCalls: [{ name: 'probe', input: { x: 1 } }] },
           { toolCalls: [{ name: 'probe', input: { x: 1 } }] },
           { toolCalls: [{ name: 'probe', input: { x: 1 } }] },
-          { expect: (request) => expect(lastResult(request.messages).content).toMatch(/^Loop detected: you called probe with the same input 3 times/), text: 'stopping' },
+          {
+            expect: (request) =>
+              expect(lastResult(request.messages).content).toMatch(/^Loop detected: you called probe with the same input 3 times/),
+            text: 'stopping',
+          },
         ],
       },
     });
-    test.legion.tools.register(defineTool({ name: 'probe', effect: 'read', description: 'p', inputSchema: z.object({ x: z.number() }), execute: async () => ({ status: 'success', data: ++runs }) }));
+    test.legion.tools.register(
+      defineTool({
+        name: 'probe',
+        effect: 'read',
+        description: 'p',
+        inputSchema: z.object({ x: z.number() }),
+        execute: async () => ({ status: 'success', data: ++runs }),
+      }),
+    );
     expect(await test.legion.send(await test.legion.sessions.create(), 'go', { to: 'solo' })).toMatchObject({ reply: 'stopping' });
     expect(runs).toBe(2);
     test.assertScriptsDone();
@@ -232,7 +262,10 @@ describe('AgentRuntime and communicate', () => {
 
   it('turns tool failures into error results and the loop continues', async () => {
     test = createTestLegion({
-      participants: [userParticipant(), agentParticipant('solo', { delegation: 'none', tools: ['boom', 'slow', 'strict', 'huge'], context: { toolSchemas: 'full' } })],
+      participants: [
+        userParticipant(),
+        agentParticipant('solo', { delegation: 'none', tools: ['boom', 'slow', 'strict', 'huge'], context: { toolSchemas: 'full' } }),
+      ],
       scripts: {
         solo: [
           {
@@ -265,10 +298,45 @@ describe('AgentRuntime and communicate', () => {
       },
     });
     const tools = test.legion.tools;
-    tools.register(defineTool({ name: 'boom', effect: 'read', description: 'throws', inputSchema: z.object({}), execute: async () => { throw new Error('disk on fire'); } }));
-    tools.register(defineTool({ name: 'slow', effect: 'read', description: 'hangs', inputSchema: z.object({}), timeoutMs: 50, execute: () => new Promise(() => {}) }));
-    tools.register(defineTool({ name: 'strict', effect: 'read', description: 'typed', inputSchema: z.object({ count: z.number() }), execute: async () => ({ status: 'success', data: 'ok' }) }));
-    tools.register(defineTool({ name: 'huge', effect: 'read', description: 'floods', inputSchema: z.object({}), execute: async () => ({ status: 'success', data: 'x'.repeat(5_000_000) }) }));
+    tools.register(
+      defineTool({
+        name: 'boom',
+        effect: 'read',
+        description: 'throws',
+        inputSchema: z.object({}),
+        execute: async () => {
+          throw new Error('disk on fire');
+        },
+      }),
+    );
+    tools.register(
+      defineTool({
+        name: 'slow',
+        effect: 'read',
+        description: 'hangs',
+        inputSchema: z.object({}),
+        timeoutMs: 50,
+        execute: () => new Promise(() => {}),
+      }),
+    );
+    tools.register(
+      defineTool({
+        name: 'strict',
+        effect: 'read',
+        description: 'typed',
+        inputSchema: z.object({ count: z.number() }),
+        execute: async () => ({ status: 'success', data: 'ok' }),
+      }),
+    );
+    tools.register(
+      defineTool({
+        name: 'huge',
+        effect: 'read',
+        description: 'floods',
+        inputSchema: z.object({}),
+        execute: async () => ({ status: 'success', data: 'x'.repeat(5_000_000) }),
+      }),
+    );
     const session = await test.legion.sessions.create();
     expect(await test.legion.send(session, 'go', { to: 'solo' })).toMatchObject({ reply: 'handled' });
     expect((await session.artifacts.getText('tool-5.txt'))?.length).toBe(5_000_000);

@@ -9,7 +9,14 @@ import { costOf } from '../config/pricing.js';
 import { PriceBook } from '../config/price-book.js';
 import type { UsageRecord } from '../storage/usage-summary.js';
 import { errorMessage, LegionError, MaxIterationsError } from '../errors.js';
-import { generate, type CallProgress, type LLMProvider, type ModelRequest, type ModelResponse, type ProviderRetry } from '../providers/llm-provider.js';
+import {
+  generate,
+  type CallProgress,
+  type LLMProvider,
+  type ModelRequest,
+  type ModelResponse,
+  type ProviderRetry,
+} from '../providers/llm-provider.js';
 import type { ProviderFactory } from '../providers/ProviderFactory.js';
 import type { Tool } from '../tools/tool.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
@@ -111,7 +118,12 @@ export class AgentRuntime implements ParticipantRuntime {
       compaction: stage,
       system: buildSystemPrompt(agent, collective),
       tools: offer.initial(),
-      ...(offer.onDemand ? { offerTools: async (messages) => offer.definitions(await readLoadedTools(turn.session.agentState, agent.id, turn.conversation.ref.conversationId), messages) } : {}),
+      ...(offer.onDemand
+        ? {
+            offerTools: async (messages) =>
+              offer.definitions(await readLoadedTools(turn.session.agentState, agent.id, turn.conversation.ref.conversationId), messages),
+          }
+        : {}),
       maxTokens: model.maxTokens,
       temperature: model.temperature,
       history: () => turn.conversation.history(),
@@ -125,12 +137,14 @@ export class AgentRuntime implements ParticipantRuntime {
       sentFor: turn.conversation,
       measured: {
         wanted: () => turn.events.hasListeners('context:usage'),
-        report: (usage: ContextUsage) => turn.events.emit('context:usage', Object.assign({}, turn.conversation.ref, { participantId: agent.id, usage })),
+        report: (usage: ContextUsage) =>
+          turn.events.emit('context:usage', Object.assign({}, turn.conversation.ref, { participantId: agent.id, usage })),
       },
     };
     // Asked at every delta, not once per turn: a UI that subscribes mid-turn gets the rest of the text.
     const streamText = (text: string): void => {
-      if (turn.events.hasListeners('text:delta')) turn.events.emit('text:delta', Object.assign({}, turn.conversation.ref, { participantId: agent.id, text }));
+      if (turn.events.hasListeners('text:delta'))
+        turn.events.emit('text:delta', Object.assign({}, turn.conversation.ref, { participantId: agent.id, text }));
     };
     const repeats = { signature: '', count: 0 };
     // The message's whole delegation tree shares one count (limits.maxModelCallsPerMessage): read from memory, never the disk, per step.
@@ -149,7 +163,10 @@ export class AgentRuntime implements ParticipantRuntime {
     for (let iteration = 0; iteration < limits.maxIterations; iteration++) {
       if (turn.signal.aborted) return { status: 'error', code: 'cancelled', error: `${agent.id} was cancelled.` };
       // Without a session budget nothing is read (and no promise made) per step.
-      const overBudget = limits.maxSessionCostUsd !== undefined || limits.maxSessionTokens !== undefined ? await sessionBudgetError(turn.session, agent.id, limits) : undefined;
+      const overBudget =
+        limits.maxSessionCostUsd !== undefined || limits.maxSessionTokens !== undefined
+          ? await sessionBudgetError(turn.session, agent.id, limits)
+          : undefined;
       if (overBudget) return { status: 'error', code: overBudget.code, error: overBudget.message };
       const overWork = work.startModelCall(agent.id, limits);
       if (overWork) return { status: 'error', code: overWork.code, error: overWork.message };
@@ -164,13 +181,27 @@ export class AgentRuntime implements ParticipantRuntime {
         for (;;) {
           const built = await buildModelRequest(context);
           request = built;
-          chat = turn.trace?.chat({ provider: provider.name, model: provider.model, maxTokens: built.maxTokens, temperature: built.temperature, system: built.system, messages: built.messages });
+          chat = turn.trace?.chat({
+            provider: provider.name,
+            model: provider.model,
+            maxTokens: built.maxTokens,
+            temperature: built.temperature,
+            system: built.system,
+            messages: built.messages,
+          });
           try {
             const options = {
               signal,
               progress,
               onTextDelta: streamText,
-              onRetry: (retry: ProviderRetry) => turn.events.emit('provider:retry', { ...turn.conversation.ref, participantId: agent.id, provider: provider.name, model: provider.model, ...retry }),
+              onRetry: (retry: ProviderRetry) =>
+                turn.events.emit('provider:retry', {
+                  ...turn.conversation.ref,
+                  participantId: agent.id,
+                  provider: provider.name,
+                  model: provider.model,
+                  ...retry,
+                }),
             };
             const answering = chat ? chat.run(() => generate(provider, built, options)) : generate(provider, built, options);
             // The reply's list price is needed once it is in: the list (some 40 ms to load) loads
@@ -179,7 +210,10 @@ export class AgentRuntime implements ParticipantRuntime {
             response = await answering;
             break;
           } catch (error) {
-            chat?.failed(turn.signal.aborted ? 'cancelled' : error instanceof LegionError ? error.code : 'model_failed', errorMessage(error));
+            chat?.failed(
+              turn.signal.aborted ? 'cancelled' : error instanceof LegionError ? error.code : 'model_failed',
+              errorMessage(error),
+            );
             // The model's window is smaller than Legion thought: one compaction and one retry, never a loop.
             if (compactedOnOverflow || !isContextTooLongError(error) || turn.signal.aborted) throw error;
             compactedOnOverflow = true;
@@ -191,16 +225,24 @@ export class AgentRuntime implements ParticipantRuntime {
       } catch (error) {
         // Nothing of a failed or cancelled response is appended: the log never holds half a reply. What it cost is counted.
         if (progress.received && request) await this.recordUnreported(turn, agent, provider, request, progress);
-        if (turn.signal.aborted) return { status: 'error', code: 'cancelled', error: `${agent.id} was cancelled while its model was answering.` };
+        if (turn.signal.aborted)
+          return { status: 'error', code: 'cancelled', error: `${agent.id} was cancelled while its model was answering.` };
         if (error instanceof ContextOverflowError) return { status: 'error', code: error.code, error: error.message };
         const retried = compactedOnOverflow && isContextTooLongError(error) ? ' (after one compaction and one retry)' : '';
-        return { status: 'error', code: error instanceof LegionError ? error.code : 'model_failed', error: `${agent.id}'s model call failed${retried}: ${errorMessage(error)}` };
+        return {
+          status: 'error',
+          code: error instanceof LegionError ? error.code : 'model_failed',
+          error: `${agent.id}'s model call failed${retried}: ${errorMessage(error)}`,
+        };
       } finally {
         calls.done();
       }
       // The model's part ends now; the span ends once the usage's cost is known.
       const answeredAt = chat ? Date.now() : 0;
-      const replyBytes = response.content.reduce((total, block) => total + Buffer.byteLength(block.type === 'text' ? block.text : JSON.stringify(block), 'utf8'), 0);
+      const replyBytes = response.content.reduce(
+        (total, block) => total + Buffer.byteLength(block.type === 'text' ? block.text : JSON.stringify(block), 'utf8'),
+        0,
+      );
       if (replyBytes > limits.maxReplyBytes) {
         chat?.answered(response, answeredAt, undefined);
         return {
@@ -219,7 +261,12 @@ export class AgentRuntime implements ParticipantRuntime {
         };
       }
       const assistant = await turn.conversation.append(
-        { role: 'assistant', content: response.content, ...(response.usage ? { usage: response.usage } : {}), model: `${provider.name}/${provider.model}` },
+        {
+          role: 'assistant',
+          content: response.content,
+          ...(response.usage ? { usage: response.usage } : {}),
+          model: `${provider.name}/${provider.model}`,
+        },
         agent.id,
       );
       // A reply without usage leaves nothing to trust in the record of its request: dropped, not kept per conversation.
@@ -229,10 +276,22 @@ export class AgentRuntime implements ParticipantRuntime {
       const toolUses = toolUsesOf(assistant);
       if (toolUses.length === 0) {
         // Cut off at the output limit: still the reply, but said to be cut so the caller can ask for the rest.
-        return { status: 'success', reply: textOf(assistant), message: assistant, ...(response.finishReason === 'max_tokens' ? { truncated: true } : {}) };
+        return {
+          status: 'success',
+          reply: textOf(assistant),
+          message: assistant,
+          ...(response.finishReason === 'max_tokens' ? { truncated: true } : {}),
+        };
       }
       const preflight = new Map(response.inputErrors);
-      if (offer.onDemand) for (const [id, hint] of loadHints(offer, toolUses, await readLoadedTools(turn.session.agentState, agent.id, turn.conversation.ref.conversationId), this.services.executor)) if (!preflight.has(id)) preflight.set(id, hint);
+      if (offer.onDemand)
+        for (const [id, hint] of loadHints(
+          offer,
+          toolUses,
+          await readLoadedTools(turn.session.agentState, agent.id, turn.conversation.ref.conversationId),
+          this.services.executor,
+        ))
+          if (!preflight.has(id)) preflight.set(id, hint);
       for (const toolUse of toolUses) {
         const loop = detectLoop(repeats, toolUse, limits.maxRepeatedToolCalls);
         if (loop) preflight.set(toolUse.id, loop);
@@ -257,7 +316,9 @@ export class AgentRuntime implements ParticipantRuntime {
   private contextStage(turn: Omit<TurnContext, 'message'>, agent: AgentParticipant, provider: LLMProvider): ContextStage {
     const { config } = this.services;
     const settings = contextSettingsFor(config, agent);
-    const windowKnown = (agent.context?.window ?? config.context.window) !== undefined || modelWindowFor(settingsForAgent(config, agent).model, config.models).source !== 'default';
+    const windowKnown =
+      (agent.context?.window ?? config.context.window) !== undefined ||
+      modelWindowFor(settingsForAgent(config, agent).model, config.models).source !== 'default';
     return new ContextStage({
       turn,
       agent,
@@ -270,7 +331,8 @@ export class AgentRuntime implements ParticipantRuntime {
 
   /** Appends the results that are in; if calls still wait on approvals or a user's answer, the turn pauses here. */
   private async settle(turn: TurnContext, agentId: string, phase: ToolPhaseResult): Promise<RuntimeOutcome | undefined> {
-    if (phase.results.length > 0) await turn.conversation.append({ role: 'user', content: phase.results satisfies ToolResultBlock[] }, agentId);
+    if (phase.results.length > 0)
+      await turn.conversation.append({ role: 'user', content: phase.results satisfies ToolResultBlock[] }, agentId);
     if (phase.paused.length === 0 && phase.asked.length === 0) return undefined;
     return { status: 'paused', requests: phase.paused, ...(phase.asked.length > 0 ? { questions: phase.asked } : {}) };
   }
@@ -281,10 +343,26 @@ export class AgentRuntime implements ParticipantRuntime {
    * context budget measures it, the answer so far at ~4 characters a token) and marked `estimated`,
    * so a cancelled turn does not report "0 tokens · $0".
    */
-  private async recordUnreported(turn: TurnContext, agent: AgentParticipant, provider: LLMProvider, request: ModelRequest, progress: CallProgress): Promise<void> {
+  private async recordUnreported(
+    turn: TurnContext,
+    agent: AgentParticipant,
+    provider: LLMProvider,
+    request: ModelRequest,
+    progress: CallProgress,
+  ): Promise<void> {
     try {
-      const measured = await measureContext(request, contextSettingsFor(this.services.config, agent), { exact: true, sentFor: turn.conversation });
-      await this.recordUsage(turn, agent.id, provider, { inputTokens: measured.total, outputTokens: Math.ceil(progress.outputChars / 4) }, turn.frames, true);
+      const measured = await measureContext(request, contextSettingsFor(this.services.config, agent), {
+        exact: true,
+        sentFor: turn.conversation,
+      });
+      await this.recordUsage(
+        turn,
+        agent.id,
+        provider,
+        { inputTokens: measured.total, outputTokens: Math.ceil(progress.outputChars / 4) },
+        turn.frames,
+        true,
+      );
     } catch {
       // The turn's own error is what its caller must hear; a ledger that cannot take the estimate now loses only the estimate.
     }
@@ -294,7 +372,14 @@ export class AgentRuntime implements ParticipantRuntime {
    * Records a model call's usage; its cost (null: no known price). A call of the agent loop names the
    * delegation tree it counted against (`tree`), so a tree resumed elsewhere is recounted from the ledger.
    */
-  private async recordUsage(turn: Omit<TurnContext, 'message'>, participantId: string, provider: LLMProvider, usage: Usage, tree?: readonly DelegationFrame[], estimated = false): Promise<number | null> {
+  private async recordUsage(
+    turn: Omit<TurnContext, 'message'>,
+    participantId: string,
+    provider: LLMProvider,
+    usage: Usage,
+    tree?: readonly DelegationFrame[],
+    estimated = false,
+  ): Promise<number | null> {
     const { name: providerName, model } = provider;
     const quote = this.prices.quote({ provider: providerName, model, baseURL: provider.baseURL });
     const cost = costOf(usage, (quote instanceof Promise ? await quote : quote).price);
@@ -313,7 +398,17 @@ export class AgentRuntime implements ParticipantRuntime {
       ...(estimated ? { estimated: true as const } : {}),
     };
     await turn.session.recordUsage(record);
-    turn.events.emit('usage:report', Object.assign({}, turn.conversation.ref, { participantId, chain: record.chain, usage, provider: providerName, model, costUsd: record.costUsd }));
+    turn.events.emit(
+      'usage:report',
+      Object.assign({}, turn.conversation.ref, {
+        participantId,
+        chain: record.chain,
+        usage,
+        provider: providerName,
+        model,
+        costUsd: record.costUsd,
+      }),
+    );
     return record.costUsd;
   }
 
@@ -324,7 +419,13 @@ export class AgentRuntime implements ParticipantRuntime {
 
   private offerSources(agent: AgentParticipant): Omit<ToolOfferSources, 'loader'> {
     const { toolSchemas } = contextSettingsFor(this.services.config, agent);
-    return { agent, visible: this.toolsFor(agent), toolSchemas, auth: this.services.auth, providerOf: (name) => this.services.tools.providerOf(name) };
+    return {
+      agent,
+      visible: this.toolsFor(agent),
+      toolSchemas,
+      auth: this.services.auth,
+      providerOf: (name) => this.services.tools.providerOf(name),
+    };
   }
 
   /** The tools this agent may use: its tool permission, and communicate only if it has someone to talk to (`toolOffer` says which of them its model is sent whole). */

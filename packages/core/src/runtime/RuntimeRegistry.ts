@@ -21,7 +21,10 @@ export class RuntimeRegistry implements RuntimeResolver {
   resolve(participant: Participant): ParticipantRuntime {
     const runtime = this.runtimes.get(participant.type);
     if (!runtime) {
-      throw new LegionError('no_runtime', `No runtime is registered for participants of type "${participant.type}".`, { participantId: participant.id, type: participant.type });
+      throw new LegionError('no_runtime', `No runtime is registered for participants of type "${participant.type}".`, {
+        participantId: participant.id,
+        type: participant.type,
+      });
     }
     return runtime;
   }

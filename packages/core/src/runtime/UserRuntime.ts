@@ -62,7 +62,12 @@ export class UserRuntime implements ParticipantRuntime {
       }
       // An oversized answer is never recorded: the surface is told why and asked again.
       const check = (text: string): string | undefined => answerSizeError(text, this.options.maxAnswerBytes, record.id);
-      outcome = await this.surfaces.ask({ id: record.id, user, from: record.from, text: record.text, chain, conversation: turn.conversation.ref }, turn.signal, raceOf(questions, record), check);
+      outcome = await this.surfaces.ask(
+        { id: record.id, user, from: record.from, text: record.text, chain, conversation: turn.conversation.ref },
+        turn.signal,
+        raceOf(questions, record),
+        check,
+      );
     } catch (error) {
       await withdraw(questions, record, `the asking turn ended: ${errorMessage(error)}`);
       throw error;
@@ -75,19 +80,27 @@ export class UserRuntime implements ParticipantRuntime {
       });
       return elsewhere ? this.reply(turn, elsewhere) : await this.pause(turn, record);
     }
-    let answer: { text: string; medium: string } | undefined = outcome.status === 'answered' ? { text: outcome.value, medium: outcome.medium } : undefined;
+    let answer: { text: string; medium: string } | undefined =
+      outcome.status === 'answered' ? { text: outcome.value, medium: outcome.medium } : undefined;
     let failed = '';
     if (outcome.status === 'unanswered') {
       failed = outcome.failures.map((failure) => `${failure.medium}: ${failure.error}`).join('; ');
       // An answer recorded at this very moment (another process) wins over the withdrawal: it is used.
-      answer = await withdraw(questions, record, failed ? `no surface could answer (${failed})` : 'no surface that answers questions is attached');
+      answer = await withdraw(
+        questions,
+        record,
+        failed ? `no surface could answer (${failed})` : 'no surface that answers questions is attached',
+      );
     }
     if (!answer) return unavailable(user.id, failed);
     return this.reply(turn, answer);
   }
 
   private async reply(turn: TurnContext, answer: { text: string; medium: string }): Promise<RuntimeOutcome> {
-    const message = await turn.conversation.append({ role: 'assistant', content: [{ type: 'text', text: answer.text }], medium: answer.medium }, turn.participant.id);
+    const message = await turn.conversation.append(
+      { role: 'assistant', content: [{ type: 'text', text: answer.text }], medium: answer.medium },
+      turn.participant.id,
+    );
     return { status: 'success', reply: answer.text, message };
   }
 
@@ -147,9 +160,20 @@ export class UserRuntime implements ParticipantRuntime {
       // Resumed before the answer came (an approval elsewhere in the tree was decided): still paused on it.
       const open = state.list({ status: 'pending' }).filter((view) => view.conversationId === conversationId);
       if (open.length > 0) return { status: 'paused', requests: [], questions: open };
-      return { status: 'error', code: 'not_resumable', error: `No answered question waits in ${conversationId}: answer it first (legion questions lists them).` };
+      return {
+        status: 'error',
+        code: 'not_resumable',
+        error: `No answered question waits in ${conversationId}: answer it first (legion questions lists them).`,
+      };
     }
-    const message = await turn.conversation.append({ role: 'assistant', content: [{ type: 'text', text: answer.text }], ...(answer.medium !== undefined ? { medium: answer.medium } : {}) }, turn.participant.id);
+    const message = await turn.conversation.append(
+      {
+        role: 'assistant',
+        content: [{ type: 'text', text: answer.text }],
+        ...(answer.medium !== undefined ? { medium: answer.medium } : {}),
+      },
+      turn.participant.id,
+    );
     return { status: 'success', reply: answer.text, message };
   }
 }
@@ -174,7 +198,15 @@ function raceOf(questions: SessionQuestions, record: QuestionRecord): OfferRace<
       return { value: outcome.text, medium: outcome.medium ?? 'another process' };
     },
     claim: async (text, medium) => {
-      const claimed = await questions.settle({ kind: 'answer', version: QUESTION_RECORD_VERSION, questionId: record.id, at: new Date().toISOString(), text, answeredBy: record.user, medium });
+      const claimed = await questions.settle({
+        kind: 'answer',
+        version: QUESTION_RECORD_VERSION,
+        questionId: record.id,
+        at: new Date().toISOString(),
+        text,
+        answeredBy: record.user,
+        medium,
+      });
       if (claimed.ok) return { ok: true };
       const taken = claimed.taken;
       // Withdrawn by someone else while a surface answered: the surface's answer is the one there is.
@@ -185,8 +217,18 @@ function raceOf(questions: SessionQuestions, record: QuestionRecord): OfferRace<
 }
 
 /** Withdraws the question; an answer recorded first (by another process) is returned instead. */
-async function withdraw(questions: SessionQuestions, record: QuestionRecord, reason: string): Promise<{ text: string; medium: string } | undefined> {
-  const claimed = await questions.settle({ kind: 'withdrawn', version: QUESTION_RECORD_VERSION, questionId: record.id, at: new Date().toISOString(), reason });
+async function withdraw(
+  questions: SessionQuestions,
+  record: QuestionRecord,
+  reason: string,
+): Promise<{ text: string; medium: string } | undefined> {
+  const claimed = await questions.settle({
+    kind: 'withdrawn',
+    version: QUESTION_RECORD_VERSION,
+    questionId: record.id,
+    at: new Date().toISOString(),
+    reason,
+  });
   if (claimed.ok || claimed.taken.kind !== 'answer') return undefined;
   return { text: claimed.taken.text, medium: claimed.taken.medium ?? 'another process' };
 }

@@ -64,7 +64,9 @@ export class UserSurfaces {
       throw new LegionError('usage', 'attachUser needs a "medium" naming the surface (terminal, web, mcp, …).');
     }
     if (!surface.ask && !surface.approve) {
-      throw new LegionError('usage', `The ${surface.medium} surface has neither "ask" nor "approve": it could answer nothing.`, { medium: surface.medium });
+      throw new LegionError('usage', `The ${surface.medium} surface has neither "ask" nor "approve": it could answer nothing.`, {
+        medium: surface.medium,
+      });
     }
     const attached: Attached = { surface };
     this.attached.add(attached);
@@ -83,7 +85,12 @@ export class UserSurfaces {
   }
 
   /** Puts a message addressed to the user to every surface that answers questions (racing the log, with `race`). */
-  ask(question: UserQuestion, signal: AbortSignal, race?: OfferRace<string>, check?: (answer: string) => string | undefined): Promise<OfferOutcome<string>> {
+  ask(
+    question: UserQuestion,
+    signal: AbortSignal,
+    race?: OfferRace<string>,
+    check?: (answer: string) => string | undefined,
+  ): Promise<OfferOutcome<string>> {
     const sessionId = question.conversation.sessionId;
     return this.offer(
       'ask',
@@ -96,7 +103,12 @@ export class UserSurfaces {
           const problem = check?.(answer);
           if (problem === undefined) return answer;
           if (attempt >= ANSWER_ATTEMPTS) throw new LegionError('answer_refused', problem, { medium: surface.medium });
-          this.events.emit('error:raised', { scope: `user surface ${surface.medium}`, message: `${problem} Asked again.`, code: 'answer_refused', sessionId });
+          this.events.emit('error:raised', {
+            scope: `user surface ${surface.medium}`,
+            message: `${problem} Asked again.`,
+            code: 'answer_refused',
+            sessionId,
+          });
         }
       },
       signal,
@@ -184,18 +196,15 @@ export class UserSurfaces {
                 resolve({ status: 'answered', value, medium });
                 return;
               }
-              race.claim(value, medium).then(
-                (claimed) => {
-                  if (claimed.ok) {
-                    resolve({ status: 'answered', value, medium });
-                    return;
-                  }
-                  // Recorded first elsewhere: that answer stands, and the surface that answered too late is told so.
-                  controller.abort(new AnsweredElsewhereError(claimed.medium));
-                  resolve({ status: 'answered', value: claimed.value, medium: claimed.medium, elsewhere: true });
-                },
-                reject,
-              );
+              race.claim(value, medium).then((claimed) => {
+                if (claimed.ok) {
+                  resolve({ status: 'answered', value, medium });
+                  return;
+                }
+                // Recorded first elsewhere: that answer stands, and the surface that answered too late is told so.
+                controller.abort(new AnsweredElsewhereError(claimed.medium));
+                resolve({ status: 'answered', value: claimed.value, medium: claimed.medium, elsewhere: true });
+              }, reject);
             },
             (error: unknown) => {
               if (settled || controller.signal.aborted) return;
@@ -204,7 +213,12 @@ export class UserSurfaces {
               if (error instanceof SurfaceDeclinedError) failures.push({ medium, error: errorMessage(error), declined: true });
               else {
                 failures.push({ medium, error: errorMessage(error) });
-                this.events.emit('error:raised', { scope: `user surface ${medium}`, message: errorMessage(error), code: 'user_surface_failed', ...(sessionId ? { sessionId } : {}) });
+                this.events.emit('error:raised', {
+                  scope: `user surface ${medium}`,
+                  message: errorMessage(error),
+                  code: 'user_surface_failed',
+                  ...(sessionId ? { sessionId } : {}),
+                });
               }
               giveUpIfNoneLeft();
             },

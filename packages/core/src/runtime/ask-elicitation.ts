@@ -1,7 +1,14 @@
 import type { Collective } from '../collective/Collective.js';
 import type { Participant } from '../collective/participant.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
-import { checkElicitationContent, type ElicitationField, type ElicitationForm, type ElicitationValue, type McpElicitation, type McpElicitationAnswer } from '../tools/providers/mcp/elicitation.js';
+import {
+  checkElicitationContent,
+  type ElicitationField,
+  type ElicitationForm,
+  type ElicitationValue,
+  type McpElicitation,
+  type McpElicitationAnswer,
+} from '../tools/providers/mcp/elicitation.js';
 import type { UserSurfaces } from './UserSurfaces.js';
 
 /** How many answers that do not fit the form the user may give before the request is cancelled. */
@@ -16,10 +23,20 @@ const ATTEMPTS = 3;
  * checked against it (asked again, up to three times, when it does not fit).
  * With no surface that answers questions the request is declined, with the reason.
  */
-export async function askElicitation(surfaces: UserSurfaces, collective: Collective, request: McpElicitation, signal: AbortSignal): Promise<McpElicitationAnswer> {
+export async function askElicitation(
+  surfaces: UserSurfaces,
+  collective: Collective,
+  request: McpElicitation,
+  signal: AbortSignal,
+): Promise<McpElicitationAnswer> {
   const call = request.calls[0];
-  if (!call) return { action: 'decline', reason: `MCP server "${request.server}" asked the user while none of its tool calls was running; Legion answers elicitations only during a tool call.` };
-  if (!surfaces.can('ask')) return { action: 'decline', reason: 'No user surface that answers questions is attached (a headless run): nobody can answer now.' };
+  if (!call)
+    return {
+      action: 'decline',
+      reason: `MCP server "${request.server}" asked the user while none of its tool calls was running; Legion answers elicitations only during a tool call.`,
+    };
+  if (!surfaces.can('ask'))
+    return { action: 'decline', reason: 'No user surface that answers questions is attached (a headless run): nobody can answer now.' };
   const { context } = call;
   const chain = [...waitingParticipants(context.frames), context.callerId];
   const user = userFor(collective, chain);
@@ -56,7 +73,9 @@ function questionText(request: McpElicitation): string {
     return `${head}\n\nIt asks you to open this page (on ${host}) and finish there:\n${request.url}\n\nAnswer "done" once finished, "decline" to refuse, or "cancel".`;
   }
   const { fields, required } = request.form;
-  const lines = fields.map((field) => `- ${field.name} (${describeField(field)}${required.includes(field.name) ? ', required' : ''})${label(field)}`);
+  const lines = fields.map(
+    (field) => `- ${field.name} (${describeField(field)}${required.includes(field.name) ? ', required' : ''})${label(field)}`,
+  );
   const only = bareField(request.form);
   const how =
     fields.length === 1
@@ -100,7 +119,8 @@ function describeField(field: ElicitationField): string {
   return parts.join(', ');
 }
 
-const choices = (options: ReadonlyArray<{ value: string; label?: string | undefined }>) => options.map((choice) => (choice.label ? `${choice.value} (${choice.label})` : choice.value)).join(', ');
+const choices = (options: ReadonlyArray<{ value: string; label?: string | undefined }>) =>
+  options.map((choice) => (choice.label ? `${choice.value} (${choice.label})` : choice.value)).join(', ');
 
 /** The user's text as the server's answer, or what does not fit. */
 function readAnswer(request: McpElicitation, text: string): McpElicitationAnswer | { problems: string[] } {
@@ -124,7 +144,10 @@ function readAnswer(request: McpElicitation, text: string): McpElicitationAnswer
       continue;
     }
     const coerced = typeof value === 'string' ? coerce(field, value) : value;
-    if (coerced === undefined) problems.push(`${field.name} ${typeof value === 'string' ? `cannot be ${JSON.stringify(value.slice(0, 40))}` : 'is of the wrong type'}`);
+    if (coerced === undefined)
+      problems.push(
+        `${field.name} ${typeof value === 'string' ? `cannot be ${JSON.stringify(value.slice(0, 40))}` : 'is of the wrong type'}`,
+      );
     else content[field.name] = coerced;
   }
   for (const name of Object.keys(raw.values)) if (!form.fields.some((field) => field.name === name)) content[name] = raw.values[name];
@@ -138,13 +161,17 @@ function rawValues(form: ElicitationForm, text: string): { values: Record<string
   if (text.startsWith('{')) {
     try {
       const parsed: unknown = JSON.parse(text);
-      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return { values: { ...(parsed as Record<string, unknown>) } };
+      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+        return { values: { ...(parsed as Record<string, unknown>) } };
     } catch {
       return { problems: ['it starts with { but is not a JSON object'] };
     }
   }
   const values: Record<string, unknown> = {};
-  const lines = text.split('\n').map((line) => line.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   const named = lines.map((line) => /^([A-Za-z_][A-Za-z0-9_.-]*)\s*[:=]\s*(.*)$/.exec(line));
   const only = bareField(form);
   if (only && !named.every((match) => match && form.fields.some((field) => field.name === match[1]))) {
@@ -177,7 +204,10 @@ function coerce(field: ElicitationField, text: string): ElicitationValue | undef
         .split(',')
         .map((item) => item.trim())
         .filter(Boolean)
-        .map((item) => field.options.find((choice) => choice.value === item || choice.label?.toLowerCase() === item.toLowerCase())?.value ?? item);
+        .map(
+          (item) =>
+            field.options.find((choice) => choice.value === item || choice.label?.toLowerCase() === item.toLowerCase())?.value ?? item,
+        );
     case 'number':
     case 'integer': {
       const number = value === '' ? Number.NaN : Number(value);

@@ -41,17 +41,33 @@ describe('legion.attachUser: messages to the user go to every attached surface',
     test.legion.events.on('message:sent', (event) => sent.push(event));
     const session = await test.legion.sessions.create();
     expect(await test.legion.send(session, 'start the server')).toMatchObject({ reply: 'Using 8080' });
-    expect(await replAsked.promise).toMatchObject({ from: 'coordinator', text: 'Which port?', chain: ['user', 'coordinator'], user: { id: 'user' }, conversation: { conversationId: 'coordinator__user' } });
+    expect(await replAsked.promise).toMatchObject({
+      from: 'coordinator',
+      text: 'Which port?',
+      chain: ['user', 'coordinator'],
+      user: { id: 'user' },
+      conversation: { conversationId: 'coordinator__user' },
+    });
     expect(replReasons).toEqual([expect.any(AnsweredElsewhereError)]);
     expect(replReasons[0]).toMatchObject({ medium: 'web' });
     const reply = sent.find((event) => event.conversationId === 'coordinator__user' && event.author === 'user');
     expect(reply?.message).toMatchObject({ role: 'assistant', medium: 'web', content: [{ type: 'text', text: '8080' }] });
     // The medium is in the log, not only in the event.
-    const stored = await (await test.reopen().sessions.get(session.id)).conversation({ initiator: 'coordinator', responder: 'user' }).recent(10);
+    const stored = await (
+      await test.reopen().sessions.get(session.id)
+    )
+      .conversation({ initiator: 'coordinator', responder: 'user' })
+      .recent(10);
     expect(stored.find((message) => message.id === reply?.message.id)).toMatchObject({ medium: 'web' });
     if (test.backend === 'file') {
       const log = readFileSync(join(test.root, '.legion', 'sessions', session.id, 'conversations', 'coordinator__user.jsonl'), 'utf8');
-      expect(log.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.id === reply?.message.id)).toMatchObject({ medium: 'web' });
+      expect(
+        log
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+          .find((entry) => entry.id === reply?.message.id),
+      ).toMatchObject({ medium: 'web' });
     }
     test.assertScriptsDone();
   });
@@ -78,7 +94,9 @@ describe('legion.attachUser: messages to the user go to every attached surface',
     test.legion.events.on('error:raised', (event) => failures.push(event));
     const session = await test.legion.sessions.create();
     expect(await test.legion.send(session, 'start the server')).toMatchObject({ reply: 'Assuming 3000' });
-    expect(failures).toContainEqual(expect.objectContaining({ scope: 'user surface broken', message: 'no one home', code: 'user_surface_failed', sessionId: session.id }));
+    expect(failures).toContainEqual(
+      expect.objectContaining({ scope: 'user surface broken', message: 'no one home', code: 'user_surface_failed', sessionId: session.id }),
+    );
     test.assertScriptsDone();
   });
 
@@ -102,7 +120,14 @@ describe('legion.attachUser: messages to the user go to every attached surface',
     expect(await test.legion.send(session, 'start the server')).toMatchObject({ reply: 'Using 8080' });
     expect(asked).toBe(2);
     expect(refusals).toEqual([
-      expect.objectContaining({ scope: 'user surface repl', code: 'answer_refused', sessionId: session.id, message: expect.stringMatching(/the answer to q_\w+ is 1\.0 MB \(1048577 bytes\); the limit is 1\.0 MB \(1048576 bytes\) \(limits\.maxMessageBytes\)\..* Asked again\.$/) }),
+      expect.objectContaining({
+        scope: 'user surface repl',
+        code: 'answer_refused',
+        sessionId: session.id,
+        message: expect.stringMatching(
+          /the answer to q_\w+ is 1\.0 MB \(1048577 bytes\); the limit is 1\.0 MB \(1048576 bytes\) \(limits\.maxMessageBytes\)\..* Asked again\.$/,
+        ),
+      }),
     ]);
     const stored = await session.conversation({ initiator: 'coordinator', responder: 'user' }).recent(10);
     expect(stored.some((message) => JSON.stringify(message).includes('xxxxxxxx'))).toBe(false);
@@ -117,7 +142,14 @@ describe('legion.attachUser: messages to the user go to every attached surface',
       scripts: {
         coordinator: [
           { toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which port?' } }] },
-          { expect: (request) => expect(lastResult(request)).toMatchObject({ isError: true, content: expect.stringContaining('the limit is 1.0 MB (1048576 bytes) (limits.maxMessageBytes)') }), text: 'Assuming 3000' },
+          {
+            expect: (request) =>
+              expect(lastResult(request)).toMatchObject({
+                isError: true,
+                content: expect.stringContaining('the limit is 1.0 MB (1048576 bytes) (limits.maxMessageBytes)'),
+              }),
+            text: 'Assuming 3000',
+          },
         ],
       },
     });
@@ -148,14 +180,28 @@ describe('legion.attachUser: messages to the user go to every attached surface',
     detach();
     const session = await test.legion.sessions.create();
     const paused = await test.legion.send(session, 'start the server');
-    expect(paused).toMatchObject({ status: 'paused', requests: [], questions: [expect.objectContaining({ from: 'coordinator', user: 'user', text: 'Which port?', status: 'pending' })] });
+    expect(paused).toMatchObject({
+      status: 'paused',
+      requests: [],
+      questions: [expect.objectContaining({ from: 'coordinator', user: 'user', text: 'Which port?', status: 'pending' })],
+    });
     const id = paused.status === 'paused' ? paused.questions![0]!.id : '';
     expect(await session.questions.list({ status: 'pending' })).toEqual([expect.objectContaining({ id })]);
     // The asker waits on it: a new message is not merged into the wait, it is refused, saying how to answer.
-    await expect(test.legion.send(session, 'something else')).rejects.toThrow(new RegExp(`paused until a question is answered: ${id} \\(coordinator asks user: "Which port\\?"\\)\\. Answer with legion answer ${id}`));
+    await expect(test.legion.send(session, 'something else')).rejects.toThrow(
+      new RegExp(
+        `paused until a question is answered: ${id} \\(coordinator asks user: "Which port\\?"\\)\\. Answer with legion answer ${id}`,
+      ),
+    );
     const answered = await session.answerQuestion(id, 'Port 8080', { medium: 'cli' });
-    expect(answered).toMatchObject({ status: 'answered', resumed: [expect.objectContaining({ status: 'success', reply: 'Listening on 8080' })] });
-    expect(await session.answerQuestion(id, 'again', { medium: 'cli' })).toMatchObject({ status: 'error', error: expect.stringContaining('already answered') });
+    expect(answered).toMatchObject({
+      status: 'answered',
+      resumed: [expect.objectContaining({ status: 'success', reply: 'Listening on 8080' })],
+    });
+    expect(await session.answerQuestion(id, 'again', { medium: 'cli' })).toMatchObject({
+      status: 'error',
+      error: expect.stringContaining('already answered'),
+    });
     test.assertScriptsDone();
   });
 });

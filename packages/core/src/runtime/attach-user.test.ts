@@ -67,7 +67,10 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
     const decided: Array<LegionEvents['approval:decided']> = [];
     test.legion.events.on('approval:decided', (event) => decided.push(event));
     const session = await test.legion.sessions.create();
-    expect(await test.legion.send(session, 'write it', { to: 'solo' })).toMatchObject({ status: 'success', reply: 'tool said: wrote note.txt' });
+    expect(await test.legion.send(session, 'write it', { to: 'solo' })).toMatchObject({
+      status: 'success',
+      reply: 'tool said: wrote note.txt',
+    });
     expect(decided).toMatchObject([{ decision: 'approved', decidedBy: 'user', medium: 'web' }]);
     expect(terminalReasons).toHaveLength(1);
     expect(terminalReasons[0]).toBeInstanceOf(AnsweredElsewhereError);
@@ -93,7 +96,9 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
           signal.addEventListener('abort', () => reasons.set(medium, signal.reason), { once: true });
           if (++asked.count === 8) allAsked.resolve();
           await allAsked.promise;
-          return requests.map((request) => (index % 2 === 0 ? { id: request.id, decision: 'approve' } : { id: request.id, decision: 'reject', reason: `${medium} says no` }));
+          return requests.map((request) =>
+            index % 2 === 0 ? { id: request.id, decision: 'approve' } : { id: request.id, decision: 'reject', reason: `${medium} says no` },
+          );
         },
       });
     }
@@ -103,12 +108,16 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
     expect(decisions).toHaveLength(1);
     const winner = String(decisions[0]!.medium);
     expect(winner).toMatch(/^surface-\d$/);
-    expect([...reasons.keys()].sort()).toEqual(Array.from({ length: 8 }, (_, index) => `surface-${index}`).filter((medium) => medium !== winner));
+    expect([...reasons.keys()].sort()).toEqual(
+      Array.from({ length: 8 }, (_, index) => `surface-${index}`).filter((medium) => medium !== winner),
+    );
     for (const reason of reasons.values()) expect(reason).toMatchObject({ code: 'answered_elsewhere', medium: winner });
     const approved = Number(winner.slice('surface-'.length)) % 2 === 0;
     expect(decisions[0]).toMatchObject({ decision: approved ? 'approved' : 'rejected' });
     expect(existsSync(join(test.root, 'note.txt'))).toBe(approved);
-    expect(result).toMatchObject({ reply: approved ? 'tool said: wrote note.txt' : `tool said: Rejected: user rejected it: ${winner} says no` });
+    expect(result).toMatchObject({
+      reply: approved ? 'tool said: wrote note.txt' : `tool said: Rejected: user rejected it: ${winner} says no`,
+    });
   });
 
   it('a surface that throws or answers garbage loses nothing: another answers', async () => {
@@ -138,12 +147,19 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
     expect(await test.legion.send(session, 'write it', { to: 'solo' })).toMatchObject({ reply: 'tool said: wrote note.txt' });
     expect(await session.approvals.list()).toMatchObject([{ status: 'approved', decisionMedium: 'web' }]);
     expect(failures.map((event) => event.scope).sort()).toEqual(['user surface broken', 'user surface garbled']);
-    expect(failures.find((event) => event.scope === 'user surface broken')).toMatchObject({ message: 'the tab crashed', code: 'user_surface_failed' });
+    expect(failures.find((event) => event.scope === 'user surface broken')).toMatchObject({
+      message: 'the tab crashed',
+      code: 'user_surface_failed',
+    });
   });
 
   it('when every surface fails, an approval pauses durably as with none attached', async () => {
     test = soloWriter();
-    test.legion.attachUser({ medium: 'broken', approve: () => Promise.reject(new Error('no one home')), ask: () => Promise.reject(new Error('no one home')) });
+    test.legion.attachUser({
+      medium: 'broken',
+      approve: () => Promise.reject(new Error('no one home')),
+      ask: () => Promise.reject(new Error('no one home')),
+    });
     const session = await test.legion.sessions.create();
     const result = await test.legion.send(session, 'write it', { to: 'solo' });
     expect(result).toMatchObject({ status: 'paused', requests: [{ tool: 'write_note', status: 'pending' }] });
@@ -227,21 +243,36 @@ describe('legion.attachUser: approvals go to every attached surface', () => {
   });
 
   // A file of today's workspaces, copied in: the file backend's.
-  it.skipIf((process.env['LEGION_TEST_BACKEND'] ?? 'file') !== 'file')('reads an approvals log written before decisions had a medium, and adds decisions with one', async () => {
-    test = soloWriter();
-    const session = await test.legion.sessions.create();
-    const file = join(test.root, '.legion', 'sessions', session.id, 'approvals.jsonl');
-    mkdirSync(dirname(file), { recursive: true });
-    copyFileSync(join(fixtures, 'approvals-v1.jsonl'), file);
-    const [decided, pending] = await session.approvals.list();
-    expect(decided).toMatchObject({ id: 'apr_503ae2cf1279', status: 'approved', decidedBy: 'user', decisionMedium: undefined });
-    expect(pending).toMatchObject({ id: 'apr_7d14ebeeb8fa', status: 'pending' });
-    expect(await session.approvals.decide([{ kind: 'decision', version: 1, requestId: 'apr_7d14ebeeb8fa', at: new Date().toISOString(), decision: 'rejected', decidedBy: 'user', medium: 'web' }])).toEqual({ ok: true });
-    const reopened = test.reopen();
-    expect(await (await reopened.sessions.get(session.id)).approvals.list()).toMatchObject([
-      { id: 'apr_503ae2cf1279', status: 'approved', decisionMedium: undefined },
-      { id: 'apr_7d14ebeeb8fa', status: 'rejected', decidedBy: 'user', decisionMedium: 'web' },
-    ]);
-    await reopened.close();
-  });
+  it.skipIf((process.env['LEGION_TEST_BACKEND'] ?? 'file') !== 'file')(
+    'reads an approvals log written before decisions had a medium, and adds decisions with one',
+    async () => {
+      test = soloWriter();
+      const session = await test.legion.sessions.create();
+      const file = join(test.root, '.legion', 'sessions', session.id, 'approvals.jsonl');
+      mkdirSync(dirname(file), { recursive: true });
+      copyFileSync(join(fixtures, 'approvals-v1.jsonl'), file);
+      const [decided, pending] = await session.approvals.list();
+      expect(decided).toMatchObject({ id: 'apr_503ae2cf1279', status: 'approved', decidedBy: 'user', decisionMedium: undefined });
+      expect(pending).toMatchObject({ id: 'apr_7d14ebeeb8fa', status: 'pending' });
+      expect(
+        await session.approvals.decide([
+          {
+            kind: 'decision',
+            version: 1,
+            requestId: 'apr_7d14ebeeb8fa',
+            at: new Date().toISOString(),
+            decision: 'rejected',
+            decidedBy: 'user',
+            medium: 'web',
+          },
+        ]),
+      ).toEqual({ ok: true });
+      const reopened = test.reopen();
+      expect(await (await reopened.sessions.get(session.id)).approvals.list()).toMatchObject([
+        { id: 'apr_503ae2cf1279', status: 'approved', decisionMedium: undefined },
+        { id: 'apr_7d14ebeeb8fa', status: 'rejected', decidedBy: 'user', decisionMedium: 'web' },
+      ]);
+      await reopened.close();
+    },
+  );
 });

@@ -17,7 +17,11 @@ describe('the state carried over a compaction', () => {
     test = createTestLegion({
       participants: [
         userParticipant(),
-        { ...agentParticipant('coordinator'), approvalAuthority: [{ requester: 'developer', tools: ['write_note'] }], context: { window: 100_000 } } as never,
+        {
+          ...agentParticipant('coordinator'),
+          approvalAuthority: [{ requester: 'developer', tools: ['write_note'] }],
+          context: { window: 100_000 },
+        } as never,
         agentParticipant('developer', { delegation: 'none', tools: ['write_note'] }),
       ],
       entryAgent: 'coordinator',
@@ -30,9 +34,14 @@ describe('the state carried over a compaction', () => {
           (request) => {
             const text = opening(request);
             expect(text.startsWith(CARRY_OVER_TAG)).toBe(true);
-            seenPending = /Approvals of this conversation still pending:\n- (apr_\S+): developer wants write_note \{"path":"note.txt","text":"hello"\} \(.*\); coordinator decides/.exec(text)?.[1] ?? '';
+            seenPending =
+              /Approvals of this conversation still pending:\n- (apr_\S+): developer wants write_note \{"path":"note.txt","text":"hello"\} \(.*\); coordinator decides/.exec(
+                text,
+              )?.[1] ?? '';
             expect(seenPending).not.toBe('');
-            return { toolCalls: [{ id: 'c2', name: 'approval_response', input: { decisions: [{ id: seenPending, decision: 'approve' }] } }] };
+            return {
+              toolCalls: [{ id: 'c2', name: 'approval_response', input: { decisions: [{ id: seenPending, decision: 'approve' }] } }],
+            };
           },
           {
             expect: (request) => {
@@ -42,11 +51,20 @@ describe('the state carried over a compaction', () => {
             text: 'The note is written.',
           },
         ],
-        developer: [{ toolCalls: [{ id: 'd1', name: 'write_note', input: { path: 'note.txt', text: 'hello' } }] }, { text: 'note written' }],
+        developer: [
+          { toolCalls: [{ id: 'd1', name: 'write_note', input: { path: 'note.txt', text: 'hello' } }] },
+          { text: 'note written' },
+        ],
       },
     });
     test.legion.tools.register(
-      defineTool({ name: 'write_note', description: 'Writes a note', effect: 'write', inputSchema: z.object({ path: z.string(), text: z.string() }), execute: async (input) => ({ status: 'success', data: `wrote ${input.path}` }) }),
+      defineTool({
+        name: 'write_note',
+        description: 'Writes a note',
+        effect: 'write',
+        inputSchema: z.object({ path: z.string(), text: z.string() }),
+        execute: async (input) => ({ status: 'success', data: `wrote ${input.path}` }),
+      }),
     );
     const session = await test.legion.sessions.create();
     await test.legion.send(session, 'Plan: a note.');

@@ -60,7 +60,13 @@ export class ContextStage {
     this.windowKnown = true;
     const outputReserve = Math.min(this.settings.outputReserve, Math.floor(window / 4));
     const usable = window - outputReserve;
-    this.settings = { ...this.settings, window, outputReserve, summarizeAtTokens: Math.min(this.settings.summarizeAtTokens, usable), protectRecentTokens: Math.min(this.settings.protectRecentTokens, Math.floor(usable / 4)) };
+    this.settings = {
+      ...this.settings,
+      window,
+      outputReserve,
+      summarizeAtTokens: Math.min(this.settings.summarizeAtTokens, usable),
+      protectRecentTokens: Math.min(this.settings.protectRecentTokens, Math.floor(usable / 4)),
+    };
   }
 
   /**
@@ -85,7 +91,13 @@ export class ContextStage {
     if (usage.total > settings.summarizeAtTokens) {
       const result = await this.compact('auto').catch((error: unknown) => {
         // A summarizer that fails leaves the context as it is: the hard cap below still keeps the request in the window.
-        turn.events.emit('error:raised', { scope: `compaction of ${agent.id}'s context`, message: errorMessage(error), code: 'compaction_failed', participantId: agent.id, sessionId: turn.conversation.ref.sessionId });
+        turn.events.emit('error:raised', {
+          scope: `compaction of ${agent.id}'s context`,
+          message: errorMessage(error),
+          code: 'compaction_failed',
+          participantId: agent.id,
+          sessionId: turn.conversation.ref.sessionId,
+        });
         return undefined;
       });
       if (result?.status === 'compacted') {
@@ -101,7 +113,14 @@ export class ContextStage {
     if (usage.total + DROPPED_NOTE_TOKENS <= budget) return candidate;
     const measure = await loadTokenMeasure();
     const extraTokens = (block ? measure.text(block) : 0) + DROPPED_NOTE_TOKENS;
-    const fit = fitToWindow(request, { agentId: agent.id, window: settings.window, outputReserve: settings.outputReserve, extraTokens, measure, requestTokens: usage.total + DROPPED_NOTE_TOKENS });
+    const fit = fitToWindow(request, {
+      agentId: agent.id,
+      window: settings.window,
+      outputReserve: settings.outputReserve,
+      extraTokens,
+      measure,
+      requestTokens: usage.total + DROPPED_NOTE_TOKENS,
+    });
     return withBlock(fit.dropped > 0 ? { ...request, messages: fit.messages } : request, block, fit.dropped);
   }
 
@@ -112,7 +131,10 @@ export class ContextStage {
    */
   private measure(request: ModelRequest): Promise<ContextUsage> {
     const settings = this.settings;
-    return measureContext(request, settings, { boundedBelow: Math.min(settings.summarizeAtTokens, settings.window - settings.outputReserve), sentFor: this.options.turn.conversation });
+    return measureContext(request, settings, {
+      boundedBelow: Math.min(settings.summarizeAtTokens, settings.window - settings.outputReserve),
+      sentFor: this.options.turn.conversation,
+    });
   }
 
   /** Summarizes the older part of the context now (under the lease the caller holds) and says so in an event. */
@@ -152,7 +174,10 @@ export class ContextStage {
     const approvals = (await turn.session.approvals.state())
       .list({ status: 'pending' })
       .filter((view) => view.conversationId === conversationId || view.approver === agent.id)
-      .map((view) => `${view.id}: ${view.requester} wants ${view.tool} ${JSON.stringify(view.input)} (${view.reason}); ${view.approver} decides`);
+      .map(
+        (view) =>
+          `${view.id}: ${view.requester} wants ${view.tool} ${JSON.stringify(view.input)} (${view.reason}); ${view.approver} decides`,
+      );
     return {
       chain: [...waitingParticipants(turn.frames), agent.id],
       todos: todos.length > 0 ? renderTodos(todos) : undefined,
@@ -182,7 +207,11 @@ function emitCompacted(turn: ContextStageOptions['turn'], participantId: string,
     Object.assign({}, turn.conversation.ref, {
       participantId,
       reason: entry.reason ?? 'auto',
-      messageIds: { first: entry.compacted?.firstMessageId ?? '', last: entry.compacted?.lastMessageId ?? '', count: entry.compacted?.count ?? 0 },
+      messageIds: {
+        first: entry.compacted?.firstMessageId ?? '',
+        last: entry.compacted?.lastMessageId ?? '',
+        count: entry.compacted?.count ?? 0,
+      },
       tokensBefore: entry.tokensBefore ?? 0,
       tokensAfter: entry.tokensAfter ?? 0,
       summarizer: entry.summarizer ?? { provider: '', model: '' },
@@ -191,8 +220,19 @@ function emitCompacted(turn: ContextStageOptions['turn'], participantId: string,
 }
 
 /** A summarizer call is a model call of the turn: a `chat` span under it, marked as compaction's. */
-async function tracedSummary(trace: TurnTrace | undefined, summarizer: LLMProvider, request: ModelRequest, run: () => Promise<ModelResponse>): Promise<ModelResponse> {
-  const chat = trace?.chat({ provider: summarizer.name, model: summarizer.model, maxTokens: request.maxTokens, system: request.system, messages: request.messages });
+async function tracedSummary(
+  trace: TurnTrace | undefined,
+  summarizer: LLMProvider,
+  request: ModelRequest,
+  run: () => Promise<ModelResponse>,
+): Promise<ModelResponse> {
+  const chat = trace?.chat({
+    provider: summarizer.name,
+    model: summarizer.model,
+    maxTokens: request.maxTokens,
+    system: request.system,
+    messages: request.messages,
+  });
   if (!chat) return run();
   chat.span.setAttribute('legion.chat.purpose', 'compaction');
   try {

@@ -9,7 +9,11 @@ import { deferred, hangUntilAborted, lastResult } from './__fixtures__/surfaces.
 import type { UserQuestion } from './user-surface.js';
 
 /** The next event of this name the Legion emits that matches. */
-function next<Name extends keyof LegionEvents>(legion: Legion, name: Name, match: (event: LegionEvents[Name]) => boolean = () => true): Promise<LegionEvents[Name]> {
+function next<Name extends keyof LegionEvents>(
+  legion: Legion,
+  name: Name,
+  match: (event: LegionEvents[Name]) => boolean = () => true,
+): Promise<LegionEvents[Name]> {
   return new Promise((resolve) => {
     const off = legion.events.on(name, (event) => {
       if (!match(event as LegionEvents[Name])) return;
@@ -25,7 +29,10 @@ function asker(): TestLegion {
     participants: [userParticipant(), agentParticipant('coordinator')],
     entryAgent: 'coordinator',
     scripts: {
-      coordinator: [{ toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which port?' } }] }, (request) => ({ text: `Using ${lastResult(request).content}` })],
+      coordinator: [
+        { toolCalls: [{ name: 'communicate', input: { to: 'user', message: 'Which port?' } }] },
+        (request) => ({ text: `Using ${lastResult(request).content}` }),
+      ],
     },
   });
 }
@@ -36,7 +43,10 @@ function soloWritingNotes(): { test: TestLegion; writeNote: Tool; runs: () => nu
   const test = createTestLegion({
     participants: [userParticipant(), agentParticipant('solo', { delegation: 'none' })],
     scripts: {
-      solo: [{ toolCalls: [{ id: 't1', name: 'write_note', input: { text: 'hi' } }] }, (request) => ({ text: `tool said: ${lastResult(request).content}` })],
+      solo: [
+        { toolCalls: [{ id: 't1', name: 'write_note', input: { text: 'hi' } }] },
+        (request) => ({ text: `tool said: ${lastResult(request).content}` }),
+      ],
     },
   });
   const writeNote = defineTool({
@@ -66,7 +76,7 @@ describe('questions and approvals answered from another process (two Legions on 
     return other;
   };
 
-  it('a question answered in process B unblocks A once; A\'s surface is withdrawn naming B\'s medium; followers tell both sides', async () => {
+  it("a question answered in process B unblocks A once; A's surface is withdrawn naming B's medium; followers tell both sides", async () => {
     test = asker();
     const asked = deferred<UserQuestion>();
     const reasons: unknown[] = [];
@@ -86,7 +96,15 @@ describe('questions and approvals answered from another process (two Legions on 
     const turn = test.legion.send(session, 'start the server');
 
     const question = await remoteAsked;
-    expect(question).toMatchObject({ remote: true, sessionId: session.id, conversationId: 'coordinator__user', user: 'user', from: 'coordinator', chain: ['user', 'coordinator'], text: 'Which port?' });
+    expect(question).toMatchObject({
+      remote: true,
+      sessionId: session.id,
+      conversationId: 'coordinator__user',
+      user: 'user',
+      from: 'coordinator',
+      chain: ['user', 'coordinator'],
+      text: 'Which port?',
+    });
     expect(question.questionId).toMatch(/^q_[0-9a-f]{12}$/);
     expect((await asked.promise).id).toBe(question.questionId);
     const inB = await b.sessions.get(session.id);
@@ -94,20 +112,39 @@ describe('questions and approvals answered from another process (two Legions on 
 
     // The MCP client's user stands in for the human but did not start this chain: the human's question is not its to answer.
     const byClient = await inB.answerQuestion(question.questionId, '6666', { medium: 'mcp', answeredBy: 'mcp' });
-    expect(byClient).toEqual({ status: 'error', error: expect.stringContaining(`${question.questionId} was not asked in a turn mcp started; mcp answers only questions of its own chains`) });
+    expect(byClient).toEqual({
+      status: 'error',
+      error: expect.stringContaining(
+        `${question.questionId} was not asked in a turn mcp started; mcp answers only questions of its own chains`,
+      ),
+    });
     expect(await inB.answerQuestion(question.questionId, '8080', { medium: 'web' })).toEqual({ status: 'answered' });
     expect(await turn).toMatchObject({ status: 'success', reply: 'Using 8080' });
     expect(reasons).toEqual([expect.any(AnsweredElsewhereError)]);
     expect(reasons[0]).toMatchObject({ medium: 'web' });
-    expect(await remoteAnswered).toMatchObject({ questionId: question.questionId, text: '8080', medium: 'web', answeredBy: 'user', remote: true });
+    expect(await remoteAnswered).toMatchObject({
+      questionId: question.questionId,
+      text: '8080',
+      medium: 'web',
+      answeredBy: 'user',
+      remote: true,
+    });
     // The reply in the log carries the medium it was given on, once.
-    const replies = (await session.conversation({ initiator: 'coordinator', responder: 'user' }).recent(10)).filter((message) => message.role === 'assistant');
+    const replies = (await session.conversation({ initiator: 'coordinator', responder: 'user' }).recent(10)).filter(
+      (message) => message.role === 'assistant',
+    );
     expect(replies).toEqual([expect.objectContaining({ medium: 'web', content: [{ type: 'text', text: '8080' }] })]);
 
     // A second answer, from anywhere, is refused and says who answered.
     const again = await inB.answerQuestion(question.questionId, '9090', { medium: 'cli' });
-    expect(again).toEqual({ status: 'error', error: expect.stringContaining(`Question ${question.questionId} was already answered by user in web`) });
-    expect(await session.answerQuestion('q_000000000000', 'x')).toEqual({ status: 'error', error: expect.stringContaining('There is no question "q_000000000000"') });
+    expect(again).toEqual({
+      status: 'error',
+      error: expect.stringContaining(`Question ${question.questionId} was already answered by user in web`),
+    });
+    expect(await session.answerQuestion('q_000000000000', 'x')).toEqual({
+      status: 'error',
+      error: expect.stringContaining('There is no question "q_000000000000"'),
+    });
     expect((await inB.questions.view(question.questionId))?.status).toBe('answered');
     test.assertScriptsDone();
   });
@@ -150,11 +187,13 @@ describe('questions and approvals answered from another process (two Legions on 
     for (const entry of results) if (entry.status === 'error') expect(entry.error).toContain(`Question ${id} was already answered`);
     const records = (await test.openBackend().questions.read(session.id)).filter((record) => record.kind !== 'question');
     expect(records).toHaveLength(1);
-    const replies = (await session.conversation({ initiator: 'coordinator', responder: 'user' }).recent(10)).filter((message) => message.role === 'assistant');
+    const replies = (await session.conversation({ initiator: 'coordinator', responder: 'user' }).recent(10)).filter(
+      (message) => message.role === 'assistant',
+    );
     expect(replies).toHaveLength(1);
   });
 
-  it('an approval decided in process B while A\'s surface is asked: A runs the tool once with B\'s decision, and B does not resume the live turn', async () => {
+  it("an approval decided in process B while A's surface is asked: A runs the tool once with B's decision, and B does not resume the live turn", async () => {
     const notes = soloWritingNotes();
     test = notes.test;
     const reasons: unknown[] = [];
@@ -199,7 +238,9 @@ describe('questions and approvals answered from another process (two Legions on 
         return inB.turnIsLive(id);
       },
     };
-    const answered = await answerApprovals(slowB, b.collective, [{ id: request.requestId, decision: 'approve' }], 'user', { medium: 'web' });
+    const answered = await answerApprovals(slowB, b.collective, [{ id: request.requestId, decision: 'approve' }], 'user', {
+      medium: 'web',
+    });
     expect(answered).toEqual({ status: 'answered', resumed: [], continuing: ['user__solo'] });
     expect(await turn).toMatchObject({ status: 'success', reply: 'tool said: wrote note 1' });
     expect(notes.runs()).toBe(1);
@@ -220,12 +261,25 @@ describe('questions and approvals answered from another process (two Legions on 
     const c = second();
     c.tools.register(notes.writeNote);
     const inC = await c.sessions.get(session.id);
-    expect(await inC.resumeDecided({ ids: [requestId] })).toEqual({ status: 'error', error: expect.stringContaining(`${requestId} is not decided yet`) });
-    expect(await inC.resumeDecided({ ids: ['apr_000000000000'] })).toEqual({ status: 'error', error: expect.stringContaining('There is no approval request "apr_000000000000"') });
+    expect(await inC.resumeDecided({ ids: [requestId] })).toEqual({
+      status: 'error',
+      error: expect.stringContaining(`${requestId} is not decided yet`),
+    });
+    expect(await inC.resumeDecided({ ids: ['apr_000000000000'] })).toEqual({
+      status: 'error',
+      error: expect.stringContaining('There is no approval request "apr_000000000000"'),
+    });
 
-    expect(await inB.answerApprovals([{ id: requestId, decision: 'approve' }], 'user', { medium: 'cli', resume: false })).toEqual({ status: 'answered', resumed: [], waiting: ['user__solo'] });
+    expect(await inB.answerApprovals([{ id: requestId, decision: 'approve' }], 'user', { medium: 'cli', resume: false })).toEqual({
+      status: 'answered',
+      resumed: [],
+      waiting: ['user__solo'],
+    });
     expect(notes.runs()).toBe(0);
-    expect(await inC.resumeDecided()).toEqual({ status: 'resumed', resumed: [expect.objectContaining({ status: 'success', reply: 'tool said: wrote note 1' })] });
+    expect(await inC.resumeDecided()).toEqual({
+      status: 'resumed',
+      resumed: [expect.objectContaining({ status: 'success', reply: 'tool said: wrote note 1' })],
+    });
     expect(await inC.resumeDecided()).toEqual({ status: 'resumed', resumed: [] });
     expect(await inB.resumeDecided({ ids: [requestId] })).toEqual({ status: 'resumed', resumed: [] });
     expect(notes.runs()).toBe(1);
@@ -238,14 +292,29 @@ describe('questions and approvals answered from another process (two Legions on 
     test = createTestLegion({ participants: [userParticipant(), agentParticipant('solo', { delegation: 'none' })] });
     const session = await test.legion.sessions.create();
     const outcome = await session.resumeDecided({ ids: ['apr_000000000000'] });
-    expect(outcome).toEqual({ status: 'error', error: expect.stringMatching(/no approval request "apr_000000000000" in this session \(legion approvals --all lists .*--session names another session\)/) });
+    expect(outcome).toEqual({
+      status: 'error',
+      error: expect.stringMatching(
+        /no approval request "apr_000000000000" in this session \(legion approvals --all lists .*--session names another session\)/,
+      ),
+    });
   });
 
   it('a question nothing waits for any more (its process gone, no waiting call in the log) cannot be answered: it says to send a new message and is withdrawn', async () => {
     test = asker();
     const session = await test.legion.sessions.create();
     // Recorded, no turn holds its conversation, and no communicate call of coordinator waits on it.
-    await session.questions.append({ kind: 'question', version: 1, id: 'q_0123456789ab', at: new Date().toISOString(), conversationId: 'coordinator__user', user: 'user', from: 'coordinator', chain: ['user', 'coordinator'], text: 'Still there?' });
+    await session.questions.append({
+      kind: 'question',
+      version: 1,
+      id: 'q_0123456789ab',
+      at: new Date().toISOString(),
+      conversationId: 'coordinator__user',
+      user: 'user',
+      from: 'coordinator',
+      chain: ['user', 'coordinator'],
+      text: 'Still there?',
+    });
     const inB = await second().sessions.get(session.id);
     const result = await inB.answerQuestion('q_0123456789ab', 'yes', { medium: 'cli' });
     expect(result).toEqual({ status: 'error', error: expect.stringContaining('Send your answer to coordinator as a new message instead') });

@@ -41,7 +41,7 @@ describe('CallSignals', () => {
     expect(getEventListeners(turn.signal, 'abort')).toHaveLength(1);
   });
 
-  it('detaches a finished call that left a listener behind, so the turn\'s abort does not reach it', () => {
+  it("detaches a finished call that left a listener behind, so the turn's abort does not reach it", () => {
     const turn = new AbortController();
     const calls = new CallSignals(turn.signal);
     const signal = calls.next();

@@ -35,13 +35,24 @@ describe('limits.maxModelCallsPerMessage across a pause', () => {
       // solo: a write that needs approval, then two more steps of its own; a fourth call is over the bound of 3.
       respond: (): WindowLimitedReply => {
         step++;
-        return step === 1 ? { toolCalls: [{ name: 'write_note', input: { text: 'one' } }] } : { toolCalls: [{ name: 'todo_write', input: { items: [{ id: `${step}`, text: `step ${step}`, status: 'in_progress' }] } }] };
+        return step === 1
+          ? { toolCalls: [{ name: 'write_note', input: { text: 'one' } }] }
+          : { toolCalls: [{ name: 'todo_write', input: { items: [{ id: `${step}`, text: `step ${step}`, status: 'in_progress' }] } }] };
       },
     });
-    const solo = { ...agentParticipant('solo', { systemPrompt: 'ROLE:solo', delegation: 'none' }), model: { provider: 'anthropic', model: 'claude-test', baseURL: server.anthropicURL } } as ParticipantInput;
+    const solo = {
+      ...agentParticipant('solo', { systemPrompt: 'ROLE:solo', delegation: 'none' }),
+      model: { provider: 'anthropic', model: 'claude-test', baseURL: server.anthropicURL },
+    } as ParticipantInput;
     test = createTestLegion({ participants: [userParticipant(), solo], entryAgent: 'solo', env: keyEnv(server.anthropicURL) });
     configure(test, { limits: { maxModelCallsPerMessage: 3 } });
-    const writeNote = defineTool({ name: 'write_note', description: 'Writes a note', effect: 'write', inputSchema: z.object({ text: z.string() }), execute: async () => ({ status: 'success', data: 'written' }) });
+    const writeNote = defineTool({
+      name: 'write_note',
+      description: 'Writes a note',
+      effect: 'write',
+      inputSchema: z.object({ text: z.string() }),
+      execute: async () => ({ status: 'success', data: 'written' }),
+    });
     const first = test.reopen();
     opened.push(first);
     first.tools.register(writeNote);
@@ -53,7 +64,12 @@ describe('limits.maxModelCallsPerMessage across a pause', () => {
     const other = test.reopen();
     opened.push(other);
     other.tools.register(writeNote);
-    const answered = await (await other.sessions.get(session.id)).answerApprovals(paused.status === 'paused' ? paused.requests.map((request) => ({ id: request.id, decision: 'approve' as const })) : [], 'user');
+    const answered = await (
+      await other.sessions.get(session.id)
+    ).answerApprovals(
+      paused.status === 'paused' ? paused.requests.map((request) => ({ id: request.id, decision: 'approve' as const })) : [],
+      'user',
+    );
     expect(answered).toMatchObject({ status: 'answered', resumed: [{ status: 'error', code: 'message_work_limit' }] });
     // One call before the pause and two after it: the count went on from the ledger, not from zero.
     expect(server!.requests).toHaveLength(3);

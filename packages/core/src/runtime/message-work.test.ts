@@ -4,7 +4,12 @@ import type { ParticipantInput } from '../collective/participant.js';
 import type { Legion } from '../Legion.js';
 import { keyEnv } from '../providers/__fixtures__/llm-server.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
-import { startWindowLimitedServer, type WindowLimitedReply, type WindowLimitedRequest, type WindowLimitedServer } from '../testing/window-limited-server.js';
+import {
+  startWindowLimitedServer,
+  type WindowLimitedReply,
+  type WindowLimitedRequest,
+  type WindowLimitedServer,
+} from '../testing/window-limited-server.js';
 
 type WireMessage = { role: string; content: string | Array<Record<string, unknown>> };
 
@@ -18,7 +23,8 @@ function configure(test: TestLegion, fields: Record<string, unknown>): void {
 
 const roleOf = (request: WindowLimitedRequest): string => /ROLE:(\w+)/.exec(JSON.stringify(request.body['system'] ?? ''))?.[1] ?? 'unknown';
 const lastMessage = (request: WindowLimitedRequest): WireMessage => (request.body['messages'] as WireMessage[]).at(-1)!;
-const blocksOf = (message: WireMessage): Array<Record<string, unknown>> => (typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content);
+const blocksOf = (message: WireMessage): Array<Record<string, unknown>> =>
+  typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
 const resultTexts = (request: WindowLimitedRequest): string[] =>
   blocksOf(lastMessage(request))
     .filter((block) => block['type'] === 'tool_result')
@@ -32,9 +38,17 @@ const resultTexts = (request: WindowLimitedRequest): string[] =>
 function fanOut(request: WindowLimitedRequest): WindowLimitedReply {
   const last = lastMessage(request);
   if (blocksOf(last).some((block) => block['type'] === 'tool_result')) return { text: `${roleOf(request)} done` };
-  const task = /task (\S+)/.exec(blocksOf(last).map((block) => String(block['text'] ?? '')).join(' '))?.[1] ?? 'root';
+  const task =
+    /task (\S+)/.exec(
+      blocksOf(last)
+        .map((block) => String(block['text'] ?? ''))
+        .join(' '),
+    )?.[1] ?? 'root';
   const calls = (to: string, prefix: string) =>
-    Array.from({ length: FAN_OUT }, (_, index) => ({ name: 'communicate', input: { to, message: `task ${prefix}${index + 1}`, conversation: `${prefix}${index + 1}` } }));
+    Array.from({ length: FAN_OUT }, (_, index) => ({
+      name: 'communicate',
+      input: { to, message: `task ${prefix}${index + 1}`, conversation: `${prefix}${index + 1}` },
+    }));
   if (roleOf(request) === 'coordinator') return { toolCalls: calls('worker', 'w') };
   if (roleOf(request) === 'worker') return { toolCalls: calls('helper', `${task}-h`) };
   return { text: `helper did ${task}` };
@@ -85,8 +99,12 @@ describe('the work one message may start (limits.maxModelCallsPerMessage, limits
     expect(server.requests).toHaveLength(72);
     const refusals = server.requests.flatMap(resultTexts).filter((text) => text.includes('limits.maxDelegationsPerMessage'));
     expect(refusals).toHaveLength(370);
-    expect(refusals[0]).toContain('has started 50 delegations across its whole delegation tree, its limit (limits.maxDelegationsPerMessage)');
-    expect(refusals[0]).toContain('Raise limits.maxDelegationsPerMessage in .legion/config.json (legion config set limits.maxDelegationsPerMessage 100)');
+    expect(refusals[0]).toContain(
+      'has started 50 delegations across its whole delegation tree, its limit (limits.maxDelegationsPerMessage)',
+    );
+    expect(refusals[0]).toContain(
+      'Raise limits.maxDelegationsPerMessage in .legion/config.json (legion config set limits.maxDelegationsPerMessage 100)',
+    );
     // Usage is still counted, for every call that was made.
     expect((await session.usage()).total.calls).toBe(72);
   }, 120_000);

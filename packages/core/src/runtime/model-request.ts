@@ -31,7 +31,9 @@ export interface ModelRequestSource {
    * the cap at the window). Runs last, on the request as the steps before made it; given the
    * steps before as `relieve`, to rebuild a request from the history after compacting it.
    */
-  compaction?: { apply(request: ModelRequest, relieve?: (history: readonly Message[]) => Promise<readonly Message[]>): Promise<ModelRequest> } | undefined;
+  compaction?:
+    | { apply(request: ModelRequest, relieve?: (history: readonly Message[]) => Promise<readonly Message[]>): Promise<ModelRequest> }
+    | undefined;
 }
 
 /**
@@ -59,7 +61,13 @@ export async function buildModelRequest(source: ModelRequestSource): Promise<Mod
   const sent = source.compaction ? await source.compaction.apply(request, relieve) : request;
   if (source.context) {
     // What is measured and recorded is what goes: the reply to it reports usage for exactly these messages.
-    if (source.measured?.wanted()) source.measured.report(await measureContext(sent, source.context, { boundedBelow: source.context.window - source.context.outputReserve, sentFor: source.sentFor }));
+    if (source.measured?.wanted())
+      source.measured.report(
+        await measureContext(sent, source.context, {
+          boundedBelow: source.context.window - source.context.outputReserve,
+          sentFor: source.sentFor,
+        }),
+      );
     recordSentRequest(sent, source.sentFor);
   }
   return sent;

@@ -33,7 +33,12 @@ describe('session budgets (limits.maxSessionCostUsd, limits.maxSessionTokens)', 
       participants: [userParticipant(), agentParticipant('lead', { delegation: 'none' })],
       entryAgent: 'lead',
       // A third step would be a call the budget should have stopped: the script fails loudly on it.
-      scripts: { lead: [{ ...todo('plan'), usage: { inputTokens: 1_000, outputTokens: 100 } }, { ...todo('build'), usage: { inputTokens: 1_000, outputTokens: 100 } }] },
+      scripts: {
+        lead: [
+          { ...todo('plan'), usage: { inputTokens: 1_000, outputTokens: 100 } },
+          { ...todo('build'), usage: { inputTokens: 1_000, outputTokens: 100 } },
+        ],
+      },
     });
     // Scripted models are free unless the config prices them: $1.10 a call here.
     configure(test, { pricing: { 'scripted/lead': { input: 1_000, output: 1_000 } }, limits: { maxSessionCostUsd: 2 } });
@@ -65,7 +70,10 @@ describe('session budgets (limits.maxSessionCostUsd, limits.maxSessionTokens)', 
 
   it("an agent's own limits lower the workspace's budget but cannot raise it (a model may write them with create_agent)", async () => {
     test = createTestLegion({
-      participants: [userParticipant(), { ...agentParticipant('lead', { delegation: 'none' }), limits: { maxSessionTokens: 1_000_000_000 } } as ParticipantInput],
+      participants: [
+        userParticipant(),
+        { ...agentParticipant('lead', { delegation: 'none' }), limits: { maxSessionTokens: 1_000_000_000 } } as ParticipantInput,
+      ],
       entryAgent: 'lead',
       scripts: { lead: [{ text: 'one', usage: { inputTokens: 1_000, outputTokens: 100 } }] },
     });
@@ -83,7 +91,12 @@ describe('session budgets (limits.maxSessionCostUsd, limits.maxSessionTokens)', 
     test = createTestLegion({
       participants: [userParticipant(), agentParticipant('lead', { delegation: 'none' })],
       entryAgent: 'lead',
-      scripts: { lead: [{ text: 'one', usage: { inputTokens: 1_000, outputTokens: 100 } }, { text: 'two', usage: { inputTokens: 800, outputTokens: 50, cacheReadTokens: 100 } }] },
+      scripts: {
+        lead: [
+          { text: 'one', usage: { inputTokens: 1_000, outputTokens: 100 } },
+          { text: 'two', usage: { inputTokens: 800, outputTokens: 50, cacheReadTokens: 100 } },
+        ],
+      },
     });
     configure(test, { limits: { maxSessionTokens: 2_000 } });
     const first = open();
@@ -94,7 +107,9 @@ describe('session budgets (limits.maxSessionCostUsd, limits.maxSessionTokens)', 
     expect(await second.send(await second.sessions.get(session.id), 'two')).toMatchObject({ status: 'success', reply: 'two' });
     const third = await first.send(session, 'three');
     expect(third).toMatchObject({ status: 'error', code: 'session_budget_exceeded' });
-    expect(third.status === 'error' && third.error).toContain('has used 2,050 tokens, reaching its budget of 2,000 tokens (limits.maxSessionTokens)');
+    expect(third.status === 'error' && third.error).toContain(
+      'has used 2,050 tokens, reaching its budget of 2,000 tokens (limits.maxSessionTokens)',
+    );
     test.assertScriptsDone();
   });
 
@@ -106,7 +121,21 @@ describe('session budgets (limits.maxSessionCostUsd, limits.maxSessionTokens)', 
       request.resume();
       request.on('end', () => {
         const events: Array<[string, unknown]> = [
-          ['message_start', { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-test', content: [], stop_reason: null, usage: { input_tokens: -1_000_000, output_tokens: 0, cache_read_input_tokens: 2.5 } } }],
+          [
+            'message_start',
+            {
+              type: 'message_start',
+              message: {
+                id: 'msg_1',
+                type: 'message',
+                role: 'assistant',
+                model: 'claude-test',
+                content: [],
+                stop_reason: null,
+                usage: { input_tokens: -1_000_000, output_tokens: 0, cache_read_input_tokens: 2.5 },
+              },
+            },
+          ],
           ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
           ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'hi' } }],
           ['content_block_stop', { type: 'content_block_stop', index: 0 }],
@@ -120,13 +149,21 @@ describe('session budgets (limits.maxSessionCostUsd, limits.maxSessionTokens)', 
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const writer = { ...agentParticipant('writer', { delegation: 'none', tools: 'none' }), model: { provider: 'anthropic', model: 'claude-test', baseURL: url } } as ParticipantInput;
+      const writer = {
+        ...agentParticipant('writer', { delegation: 'none', tools: 'none' }),
+        model: { provider: 'anthropic', model: 'claude-test', baseURL: url },
+      } as ParticipantInput;
       test = createTestLegion({ participants: [userParticipant(), writer], entryAgent: 'writer', env: keyEnv(url) });
       configure(test, { limits: { maxSessionTokens: 1_000_000 } });
       const legion = open();
       const session = await legion.sessions.create();
       expect(await legion.send(session, 'one')).toMatchObject({ status: 'success', reply: 'hi' });
-      expect((await session.usage()).total).toMatchObject({ calls: 1, inputTokens: 0, outputTokens: Number.MAX_SAFE_INTEGER, cacheReadTokens: 3 });
+      expect((await session.usage()).total).toMatchObject({
+        calls: 1,
+        inputTokens: 0,
+        outputTokens: Number.MAX_SAFE_INTEGER,
+        cacheReadTokens: 3,
+      });
       expect(await legion.send(session, 'two')).toMatchObject({ status: 'error', code: 'session_budget_exceeded' });
       expect(requests).toBe(1);
     } finally {

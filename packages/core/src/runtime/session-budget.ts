@@ -15,16 +15,30 @@ export function sessionTokens(totals: UsageTotals): number {
  * for their tokens but add nothing to the cost (no price is guessed); the error
  * says how many there were.
  */
-export async function sessionBudgetError(session: ToolSession, participantId: string, limits: Limits): Promise<SessionBudgetExceededError | undefined> {
+export async function sessionBudgetError(
+  session: ToolSession,
+  participantId: string,
+  limits: Limits,
+): Promise<SessionBudgetExceededError | undefined> {
   const { maxSessionCostUsd, maxSessionTokens } = limits;
   if (maxSessionCostUsd === undefined && maxSessionTokens === undefined) return undefined;
   const totals = await session.usageTotals();
   if (maxSessionCostUsd !== undefined && totals.costUsd >= maxSessionCostUsd) {
-    return new SessionBudgetExceededError(session.id, participantId, { field: 'maxSessionCostUsd', value: maxSessionCostUsd, spent: totals.costUsd }, totals.unpricedCalls);
+    return new SessionBudgetExceededError(
+      session.id,
+      participantId,
+      { field: 'maxSessionCostUsd', value: maxSessionCostUsd, spent: totals.costUsd },
+      totals.unpricedCalls,
+    );
   }
   const tokens = sessionTokens(totals);
   if (maxSessionTokens !== undefined && tokens >= maxSessionTokens) {
-    return new SessionBudgetExceededError(session.id, participantId, { field: 'maxSessionTokens', value: maxSessionTokens, spent: tokens }, totals.unpricedCalls);
+    return new SessionBudgetExceededError(
+      session.id,
+      participantId,
+      { field: 'maxSessionTokens', value: maxSessionTokens, spent: tokens },
+      totals.unpricedCalls,
+    );
   }
   return undefined;
 }

@@ -13,7 +13,8 @@ function recorded(requests: ModelRequest[], steps: ScriptStep[]): ScriptStep[] {
 }
 
 const names = (request: ModelRequest): string[] => request.tools.map((tool) => tool.name).sort();
-const tool = (request: ModelRequest, name: string): ToolDefinition | undefined => request.tools.find((definition) => definition.name === name);
+const tool = (request: ModelRequest, name: string): ToolDefinition | undefined =>
+  request.tools.find((definition) => definition.name === name);
 const results = (request: ModelRequest): string[] => toolResultsOf(request.messages.at(-1)!).map((result) => result.content);
 
 describe("tool schemas under toolSchemas 'compact'", () => {
@@ -48,15 +49,31 @@ describe("tool schemas under toolSchemas 'compact'", () => {
     expect(tool(first!, 'communicate')).toEqual({
       name: 'communicate',
       description: 'Message a participant and get their reply (delegate work, ask a question).',
-      parameters: { type: 'object', properties: { to: { type: 'string', minLength: 1 }, message: { type: 'string', minLength: 1 }, conversation: { type: 'string' } }, required: ['to', 'message'] },
+      parameters: {
+        type: 'object',
+        properties: { to: { type: 'string', minLength: 1 }, message: { type: 'string', minLength: 1 }, conversation: { type: 'string' } },
+        required: ['to', 'message'],
+      },
     });
     const catalogue = tool(first!, 'load_tools')!.description;
     for (const family of Object.keys(BUILTIN_TOOL_FAMILIES)) expect(catalogue).toMatch(new RegExp(`^- ${family}: .*`, 'm'));
     expect(catalogue).toContain('file_read, file_write, file_edit');
     expect(catalogue).toContain('- approvals: ');
 
-    expect(results(second!)).toEqual([expect.stringMatching(/^Loaded files \(file_read, file_write, file_edit, file_list, file_delete, file_glob, file_grep\)\./)]);
-    expect(names(second!)).toEqual(['communicate', 'file_delete', 'file_edit', 'file_glob', 'file_grep', 'file_list', 'file_read', 'file_write', 'load_tools']);
+    expect(results(second!)).toEqual([
+      expect.stringMatching(/^Loaded files \(file_read, file_write, file_edit, file_list, file_delete, file_glob, file_grep\)\./),
+    ]);
+    expect(names(second!)).toEqual([
+      'communicate',
+      'file_delete',
+      'file_edit',
+      'file_glob',
+      'file_grep',
+      'file_list',
+      'file_read',
+      'file_write',
+      'load_tools',
+    ]);
     const fileRead = test.legion.tools.get('file_read')!;
     expect(tool(second!, 'file_read')).toEqual({ name: 'file_read', description: fileRead.description, parameters: fileRead.parameters });
     expect(tool(second!, 'load_tools')!.description).not.toContain('- files');
@@ -70,7 +87,11 @@ describe("tool schemas under toolSchemas 'compact'", () => {
     } finally {
       await reopened.close();
     }
-    expect(tool(requests[3]!, 'file_read')).toEqual({ name: 'file_read', description: fileRead.description, parameters: fileRead.parameters });
+    expect(tool(requests[3]!, 'file_read')).toEqual({
+      name: 'file_read',
+      description: fileRead.description,
+      parameters: fileRead.parameters,
+    });
     test.assertScriptsDone();
   });
 
@@ -124,7 +145,11 @@ describe("tool schemas under toolSchemas 'compact'", () => {
     expect(await test.legion.send(session, 'Plan', { to: 'worker' })).toMatchObject({ status: 'success', reply: 'Planned.' });
 
     expect(names(requests[0]!)).toEqual(['load_tools']);
-    expect(results(requests[1]!)).toEqual([expect.stringMatching(/^Invalid input for todo_write: "items" .* Its full schema is not loaded: load_tools \{ "names": \["todo_write"\] \} sends it with your next step\.$/)]);
+    expect(results(requests[1]!)).toEqual([
+      expect.stringMatching(
+        /^Invalid input for todo_write: "items" .* Its full schema is not loaded: load_tools \{ "names": \["todo_write"\] \} sends it with your next step\.$/,
+      ),
+    ]);
     expect(tool(requests[1]!, 'todo_write')).toMatchObject({ description: 'Replace your todo list (send the whole list).' });
     expect(results(requests[2]!)).toEqual(['Todo list (1 item: 0 done, 1 in progress, 0 pending)\n[>] 1. Ship it']);
     expect(tool(requests[2]!, 'load_tools')!.description).toContain('- planning: your todo list: todo_read');
@@ -133,7 +158,10 @@ describe("tool schemas under toolSchemas 'compact'", () => {
   it('never offer, load or run a tool the agent may not use: outside its tools permission, or denied by a policy', async () => {
     const requests: ModelRequest[] = [];
     test = createTestLegion({
-      participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: ['file_*', 'todo_*'], context: { toolSchemas: 'compact' } })],
+      participants: [
+        userParticipant(),
+        agentParticipant('worker', { delegation: 'none', tools: ['file_*', 'todo_*'], context: { toolSchemas: 'compact' } }),
+      ],
       scripts: {
         worker: recorded(requests, [
           { toolCalls: [{ id: 'sneak', name: 'load_tools', input: { names: ['file_delete', 'shell_run', 'shell'] } }] },
@@ -153,8 +181,13 @@ describe("tool schemas under toolSchemas 'compact'", () => {
     await test.legion.close();
     const legion = test.reopen();
     try {
-      expect(await legion.send(await legion.sessions.create(), 'Delete notes.md', { to: 'worker' })).toMatchObject({ status: 'success', reply: 'Could not.' });
-      expect((await legion.describeTools('worker')).tools.find((entry) => entry.name === 'file_delete')).toMatchObject({ offered: 'never' });
+      expect(await legion.send(await legion.sessions.create(), 'Delete notes.md', { to: 'worker' })).toMatchObject({
+        status: 'success',
+        reply: 'Could not.',
+      });
+      expect((await legion.describeTools('worker')).tools.find((entry) => entry.name === 'file_delete')).toMatchObject({
+        offered: 'never',
+      });
     } finally {
       await legion.close();
     }
@@ -162,8 +195,16 @@ describe("tool schemas under toolSchemas 'compact'", () => {
     const everything = requests.map((request) => JSON.stringify(request.tools)).join('\n');
     expect(everything).not.toContain('file_delete');
     expect(everything).not.toContain('shell');
-    expect(results(requests[1]!)).toEqual([expect.stringMatching(/^Nothing to load: "file_delete", "shell_run", "shell" are not a family or tool you may use\. Families: files, planning\.$/)]);
-    expect(results(requests[2]!)).toEqual([expect.stringMatching(/^Loaded files \(file_read, file_write, file_edit, file_list, file_glob, file_grep\)\. .*Not loaded \(not a family or tool you may use\): file_delete\./)]);
+    expect(results(requests[1]!)).toEqual([
+      expect.stringMatching(
+        /^Nothing to load: "file_delete", "shell_run", "shell" are not a family or tool you may use\. Families: files, planning\.$/,
+      ),
+    ]);
+    expect(results(requests[2]!)).toEqual([
+      expect.stringMatching(
+        /^Loaded files \(file_read, file_write, file_edit, file_list, file_glob, file_grep\)\. .*Not loaded \(not a family or tool you may use\): file_delete\./,
+      ),
+    ]);
     expect(names(requests[2]!)).not.toContain('file_delete');
     const [deleted, shell] = results(requests[3]!);
     expect(deleted).toMatch(/not available to you/);
@@ -175,7 +216,10 @@ describe("tool schemas under toolSchemas 'compact'", () => {
   it('load globs of tool and family names, never a denied tool, and say clearly when a glob matches nothing', async () => {
     const requests: ModelRequest[] = [];
     test = createTestLegion({
-      participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: ['file_*', 'todo_*'], context: { toolSchemas: 'compact' } })],
+      participants: [
+        userParticipant(),
+        agentParticipant('worker', { delegation: 'none', tools: ['file_*', 'todo_*'], context: { toolSchemas: 'compact' } }),
+      ],
       scripts: {
         worker: recorded(requests, [
           { toolCalls: [{ id: 'none', name: 'load_tools', input: { names: ['mcp__github__*', 'shell_*'] } }] },
@@ -188,14 +232,21 @@ describe("tool schemas under toolSchemas 'compact'", () => {
     await test.legion.close();
     const legion = test.reopen();
     try {
-      expect(await legion.send(await legion.sessions.create(), 'Load the file tools', { to: 'worker' })).toMatchObject({ status: 'success', reply: 'Loaded.' });
+      expect(await legion.send(await legion.sessions.create(), 'Load the file tools', { to: 'worker' })).toMatchObject({
+        status: 'success',
+        reply: 'Loaded.',
+      });
     } finally {
       await legion.close();
     }
     expect(results(requests[1]!)).toEqual([
       'Nothing to load: "mcp__github__*", "shell_*" match no family or tool you may use. Families: files, planning. Give a family, a tool name, or a glob of them (e.g. "files*").',
     ]);
-    expect(results(requests[2]!)).toEqual([expect.stringMatching(/^Loaded file_read; file_write; file_edit; file_list; file_glob; file_grep\. .* Globs: file_\* → file_read, file_write, file_edit, file_list, file_glob, file_grep\. Matched nothing you may use: mcp__github__\*\. Families: files, planning\.$/)]);
+    expect(results(requests[2]!)).toEqual([
+      expect.stringMatching(
+        /^Loaded file_read; file_write; file_edit; file_list; file_glob; file_grep\. .* Globs: file_\* → file_read, file_write, file_edit, file_list, file_glob, file_grep\. Matched nothing you may use: mcp__github__\*\. Families: files, planning\.$/,
+      ),
+    ]);
     expect(names(requests[2]!)).toEqual(['file_edit', 'file_glob', 'file_grep', 'file_list', 'file_read', 'file_write', 'load_tools']);
   });
 
@@ -226,9 +277,15 @@ describe("a tool a policy denies outright, under toolSchemas 'full'", () => {
   it('is not offered to the model, and a call of it by name is refused as a tool it does not have', async () => {
     const requests: ModelRequest[] = [];
     test = createTestLegion({
-      participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: ['file_*'], context: { toolSchemas: 'full' } })],
+      participants: [
+        userParticipant(),
+        agentParticipant('worker', { delegation: 'none', tools: ['file_*'], context: { toolSchemas: 'full' } }),
+      ],
       scripts: {
-        worker: recorded(requests, [{ toolCalls: [{ id: 'delete', name: 'file_delete', input: { path: 'notes.md' } }] }, { text: 'Could not.' }]),
+        worker: recorded(requests, [
+          { toolCalls: [{ id: 'delete', name: 'file_delete', input: { path: 'notes.md' } }] },
+          { text: 'Could not.' },
+        ]),
       },
     });
     writeFileSync(join(test.root, '.legion', 'config.json'), JSON.stringify({ version: 1, policies: { file_delete: 'deny' } }));
@@ -236,12 +293,18 @@ describe("a tool a policy denies outright, under toolSchemas 'full'", () => {
     await test.legion.close();
     const legion = test.reopen();
     try {
-      expect(await legion.send(await legion.sessions.create(), 'Delete notes.md', { to: 'worker' })).toMatchObject({ status: 'success', reply: 'Could not.' });
-      expect((await legion.describeTools('worker')).tools.find((entry) => entry.name === 'file_delete')).toMatchObject({ offered: 'never' });
+      expect(await legion.send(await legion.sessions.create(), 'Delete notes.md', { to: 'worker' })).toMatchObject({
+        status: 'success',
+        reply: 'Could not.',
+      });
+      expect((await legion.describeTools('worker')).tools.find((entry) => entry.name === 'file_delete')).toMatchObject({
+        offered: 'never',
+      });
     } finally {
       await legion.close();
     }
-    for (const request of requests) expect(names(request)).toEqual(['file_edit', 'file_glob', 'file_grep', 'file_list', 'file_read', 'file_write']);
+    for (const request of requests)
+      expect(names(request)).toEqual(['file_edit', 'file_glob', 'file_grep', 'file_list', 'file_read', 'file_write']);
     expect(JSON.stringify(requests.map((request) => request.tools))).not.toContain('file_delete');
     expect(results(requests[1]!)).toEqual([expect.stringMatching(/^Tool "file_delete" is not available to you\./)]);
     expect(readFileSync(join(test.root, 'notes.md'), 'utf8')).toBe('keep me\n');

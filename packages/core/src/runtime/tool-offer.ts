@@ -124,7 +124,8 @@ export function planToolOffer(sources: ToolOfferSources): ToolOffer {
     return offered;
   };
   const families = new Map(loadable.map(({ tool, family }) => [tool.name, family]));
-  const unloaded = (name: string, loaded: ReadonlySet<string>): boolean => families.has(name) && !loaded.has(name) && !loaded.has(families.get(name)!);
+  const unloaded = (name: string, loaded: ReadonlySet<string>): boolean =>
+    families.has(name) && !loaded.has(name) && !loaded.has(families.get(name)!);
   return { onDemand: true, loadable, callable, definitions, initial: () => definitions(new Set(), []), unloaded };
 }
 
@@ -151,12 +152,21 @@ function loaderDefinition(loader: Tool, rest: readonly LoadableTool[]): ToolDefi
  * executor's own error, plus how to get the full schema, so a model that
  * guessed the parameters learns where to read them.
  */
-export function loadHints(offer: ToolOffer, toolUses: readonly ToolUseBlock[], loaded: ReadonlySet<string>, executor: Pick<ToolExecutor, 'prepare'>): Map<string, string> {
+export function loadHints(
+  offer: ToolOffer,
+  toolUses: readonly ToolUseBlock[],
+  loaded: ReadonlySet<string>,
+  executor: Pick<ToolExecutor, 'prepare'>,
+): Map<string, string> {
   const hints = new Map<string, string>();
   for (const toolUse of toolUses) {
     if (!offer.unloaded(toolUse.name, loaded)) continue;
     const prepared = executor.prepare(toolUse, offer.callable);
-    if (!prepared.ok) hints.set(toolUse.id, `${prepared.error} Its full schema is not loaded: load_tools { "names": ["${toolUse.name}"] } sends it with your next step.`);
+    if (!prepared.ok)
+      hints.set(
+        toolUse.id,
+        `${prepared.error} Its full schema is not loaded: load_tools { "names": ["${toolUse.name}"] } sends it with your next step.`,
+      );
   }
   return hints;
 }

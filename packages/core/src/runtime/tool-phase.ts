@@ -93,10 +93,16 @@ export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<
     let decision = services.auth.evaluate({ participant: agent, tool: prepared.call.tool, input: prepared.call.input });
     if (decision.mode === 'requires_approval') {
       grants ??= await turn.session.approvals.grants(agent.id);
-      if (grants.has(toolUse.name)) decision = services.auth.evaluate({ participant: agent, tool: prepared.call.tool, input: prepared.call.input, grants });
+      if (grants.has(toolUse.name))
+        decision = services.auth.evaluate({ participant: agent, tool: prepared.call.tool, input: prepared.call.input, grants });
     }
-    if (decision.mode === 'deny') settled.set(toolUse.id, services.executor.refuse(toolUse, `Denied: ${toolUse.name} is not allowed here (${decision.reason}).`, context, 'denied'));
-    else if (decision.mode === 'requires_approval') asking.push({ toolUse, reason: decision.reason, personOnly: decision.personOnly, call: prepared.call });
+    if (decision.mode === 'deny')
+      settled.set(
+        toolUse.id,
+        services.executor.refuse(toolUse, `Denied: ${toolUse.name} is not allowed here (${decision.reason}).`, context, 'denied'),
+      );
+    else if (decision.mode === 'requires_approval')
+      asking.push({ toolUse, reason: decision.reason, personOnly: decision.personOnly, call: prepared.call });
     else ready.push(prepared.call);
   }
   const waits: Waits = { paused: [], asked: [] };
@@ -116,7 +122,16 @@ export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<
       const outcome = outcomes.get(toolUse.id);
       if (outcome?.status === 'approved') ready.push(call);
       else if (outcome?.status === 'pending') waits.paused.push(outcome.request);
-      else settled.set(toolUse.id, services.executor.refuse(toolUse, `Rejected: ${outcome?.status === 'rejected' ? outcome.reason : 'no decision'}`, context, 'rejected'));
+      else
+        settled.set(
+          toolUse.id,
+          services.executor.refuse(
+            toolUse,
+            `Rejected: ${outcome?.status === 'rejected' ? outcome.reason : 'no decision'}`,
+            context,
+            'rejected',
+          ),
+        );
     }
     // Keep the model's order for execution, whatever order approvals came in.
     ready.sort((a, b) => toolUses.indexOf(a.toolUse) - toolUses.indexOf(b.toolUse));
@@ -149,7 +164,15 @@ export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResul
       if (!decision) {
         waits.paused.push(store.view(request.id)!);
       } else if (decision.decision === 'rejected') {
-        settled.set(toolUse.id, services.executor.refuse(toolUse, `Rejected by ${decision.decidedBy}${decision.reason ? `: ${decision.reason}` : ''}`, context, 'rejected'));
+        settled.set(
+          toolUse.id,
+          services.executor.refuse(
+            toolUse,
+            `Rejected by ${decision.decidedBy}${decision.reason ? `: ${decision.reason}` : ''}`,
+            context,
+            'rejected',
+          ),
+        );
       } else {
         const prepared = services.executor.prepare(toolUse, tools);
         if (prepared.ok) ready.push(prepared.call);
@@ -180,7 +203,15 @@ export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResul
       else settled.set(toolUse.id, await eviction.apply(outcome.block));
       continue;
     }
-    settled.set(toolUse.id, services.executor.refuse(toolUse, `interrupted: Legion stopped while ${toolUse.name} was pending, so it did not run. Call it again if it is still needed.`, context, 'interrupted'));
+    settled.set(
+      toolUse.id,
+      services.executor.refuse(
+        toolUse,
+        `interrupted: Legion stopped while ${toolUse.name} was pending, so it did not run. Call it again if it is still needed.`,
+        context,
+        'interrupted',
+      ),
+    );
   }
   await runReady(ready, input, context, settled, waits, eviction);
   return { results: toolUses.flatMap((toolUse) => settled.get(toolUse.id) ?? []), ...waits };
@@ -190,9 +221,18 @@ export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResul
 async function resumeWaiting(turn: TurnContext, agentId: string, toolUse: ToolUseBlock, waitedOn: string): Promise<CallOutcome> {
   const span = turn.trace?.tool(toolUse);
   const traceparent = span?.traceparent();
-  const frame: DelegationFrame = { participantId: agentId, conversationId: turn.conversation.ref.conversationId, toolUseId: toolUse.id, ...(traceparent ? { trace: traceparent } : {}) };
+  const frame: DelegationFrame = {
+    participantId: agentId,
+    conversationId: turn.conversation.ref.conversationId,
+    toolUseId: toolUse.id,
+    ...(traceparent ? { trace: traceparent } : {}),
+  };
   const outcome = fromTurnResult(toolUse, await turn.session.resumeConversation(waitedOn, [...turn.frames, frame]), agentId);
-  span?.end(outcome.status === 'paused' ? { paused: outcome.requests.length + (outcome.questions?.length ?? 0) } : { isError: outcome.block.isError === true, content: outcome.block.content });
+  span?.end(
+    outcome.status === 'paused'
+      ? { paused: outcome.requests.length + (outcome.questions?.length ?? 0) }
+      : { isError: outcome.block.isError === true, content: outcome.block.content },
+  );
   return outcome;
 }
 
@@ -220,21 +260,34 @@ async function runReady(
 function approvalFor(outcome: CallOutcome, toolUse: ToolUseBlock, agentId: string): CallOutcome {
   if (outcome.status === 'done') return outcome;
   if ((outcome.questions?.length ?? 0) > 0) return outcome;
-  if (outcome.requests.every((request) => request.approver === agentId)) return { status: 'done', block: toResultBlock(toolUse.id, { status: 'success', data: describeApprovalRequired(outcome.requests) }) };
+  if (outcome.requests.every((request) => request.approver === agentId))
+    return { status: 'done', block: toResultBlock(toolUse.id, { status: 'success', data: describeApprovalRequired(outcome.requests) }) };
   return outcome;
 }
 
 function fromTurnResult(toolUse: ToolUseBlock, result: TurnResult, agentId: string): CallOutcome {
   if (result.status === 'success') {
-    const cut = result.truncated ? `\n[${result.conversationId}: this reply was cut off at the model's output limit; ask for the rest if you need it]` : '';
+    const cut = result.truncated
+      ? `\n[${result.conversationId}: this reply was cut off at the model's output limit; ask for the rest if you need it]`
+      : '';
     return { status: 'done', block: toResultBlock(toolUse.id, { status: 'success', data: `${result.reply}${cut}` }) };
   }
   if (result.status === 'error') return { status: 'done', block: toResultBlock(toolUse.id, { status: 'error', error: result.error }) };
-  const paused: PausedOnApprovals = { status: 'paused', requests: result.requests, ...(result.questions?.length ? { questions: result.questions } : {}) };
+  const paused: PausedOnApprovals = {
+    status: 'paused',
+    requests: result.requests,
+    ...(result.questions?.length ? { questions: result.questions } : {}),
+  };
   return approvalFor(paused, toolUse, agentId);
 }
 
-function toolContext(turn: TurnContext, agent: AgentParticipant, workspaceRoot: string | undefined, auth: AuthEngine, settings: ContextSettings): CallerContext {
+function toolContext(
+  turn: TurnContext,
+  agent: AgentParticipant,
+  workspaceRoot: string | undefined,
+  auth: AuthEngine,
+  settings: ContextSettings,
+): CallerContext {
   return {
     resultTokenBudget: settings.evictAboveTokens,
     callerId: agent.id,

@@ -11,7 +11,13 @@ export function definitionTokens(definitions: readonly ToolDefinition[], count: 
 }
 
 /** The figures `legion tools list` shows, added to an agent's tool view. */
-export function withSchemaTokens(view: AgentToolsView, offer: ToolOffer, usable: ReadonlyMap<string, Tool>, toolSchemas: ContextSettings['toolSchemas'], count: TokenCounter): AgentToolsView {
+export function withSchemaTokens(
+  view: AgentToolsView,
+  offer: ToolOffer,
+  usable: ReadonlyMap<string, Tool>,
+  toolSchemas: ContextSettings['toolSchemas'],
+  count: TokenCounter,
+): AgentToolsView {
   const families = new Map<string, Tool[]>();
   for (const { tool, family } of offer.loadable) families.set(family, [...(families.get(family) ?? []), tool]);
   const figures = toolSchemaTokens(offer, usable, families, toolSchemas, count);
@@ -31,7 +37,13 @@ export function withSchemaTokens(view: AgentToolsView, offer: ToolOffer, usable:
 }
 
 /** An agent's figures: every usable tool whole, what is offered at first, and what each waiting family saves. */
-export function toolSchemaTokens(offer: ToolOffer, usable: ReadonlyMap<string, Tool>, families: ReadonlyMap<string, readonly Tool[]>, toolSchemas: ContextSettings['toolSchemas'], count: TokenCounter): ToolSchemaTokens {
+export function toolSchemaTokens(
+  offer: ToolOffer,
+  usable: ReadonlyMap<string, Tool>,
+  families: ReadonlyMap<string, readonly Tool[]>,
+  toolSchemas: ContextSettings['toolSchemas'],
+  count: TokenCounter,
+): ToolSchemaTokens {
   const perTool: Record<string, number> = {};
   for (const tool of usable.values()) perTool[tool.name] = count(JSON.stringify(toolDefinition(tool)));
   const initial = offer.initial();
@@ -43,5 +55,12 @@ export function toolSchemaTokens(offer: ToolOffer, usable: ReadonlyMap<string, T
     const loaded = definitionTokens(offer.definitions(new Set([family]), []), count);
     return { family, tools: tools.length, schemaTokens, savedTokens: catalogue ? loaded - offeredTokens : 0 };
   });
-  return { toolSchemas, fullTokens: definitionTokens([...usable.values()].map(toolDefinition), count), compactTokens: definitionTokens([...usable.values()].map(compactToolDefinition), count), offeredTokens, perTool, onDemand };
+  return {
+    toolSchemas,
+    fullTokens: definitionTokens([...usable.values()].map(toolDefinition), count),
+    compactTokens: definitionTokens([...usable.values()].map(compactToolDefinition), count),
+    offeredTokens,
+    perTool,
+    onDemand,
+  };
 }

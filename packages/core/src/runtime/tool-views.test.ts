@@ -23,10 +23,20 @@ describe('legion.describeTools', () => {
       const visible = view.tools.filter((entry) => entry.visible).map((entry) => entry.name);
       // Exactly the model's own tool list (list_tools reports it the same way).
       expect(visible).toEqual(['file_delete', 'file_edit', 'file_glob', 'file_grep', 'file_list', 'file_read', 'file_write']);
-      expect(tool('file_read')).toMatchObject({ source: 'builtin', effect: 'read', approval: { mode: 'auto', source: 'default', scoped: false } });
-      expect(tool('file_write')).toMatchObject({ approval: { mode: 'requires_approval', source: 'participant writer "file_write"', scoped: true } });
+      expect(tool('file_read')).toMatchObject({
+        source: 'builtin',
+        effect: 'read',
+        approval: { mode: 'auto', source: 'default', scoped: false },
+      });
+      expect(tool('file_write')).toMatchObject({
+        approval: { mode: 'requires_approval', source: 'participant writer "file_write"', scoped: true },
+      });
       expect(tool('file_delete')).toMatchObject({ visible: true, approval: { mode: 'deny' } });
-      expect(tool('communicate')).toMatchObject({ visible: false, source: 'builtin', hiddenBecause: expect.stringContaining('nobody to talk to') });
+      expect(tool('communicate')).toMatchObject({
+        visible: false,
+        source: 'builtin',
+        hiddenBecause: expect.stringContaining('nobody to talk to'),
+      });
       expect(tool('shell_run')).toMatchObject({ visible: false, hiddenBecause: 'not in its "tools" (["file_*","communicate"])' });
       expect(view.missing).toEqual([]);
       expect((await test.legion.describeTools('lead')).tools.find((entry) => entry.name === 'communicate')?.visible).toBe(true);

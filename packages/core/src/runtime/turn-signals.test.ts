@@ -29,9 +29,22 @@ describe('signals of turns and tool calls', () => {
   it('makes one AbortController per tool call and none for turns and model calls in a long-lived process: their signals are reused once clean', async () => {
     const turns = 20;
     const script = [];
-    for (let turn = 0; turn < turns; turn++) script.push({ toolCalls: [{ name: 'lookup', input: { word: `w${turn}` } }] }, { text: `done ${turn}` });
-    test = createTestLegion({ participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: ['lookup'] })], entryAgent: 'worker', scripts: { worker: script } });
-    test.legion.tools.register(defineTool({ name: 'lookup', effect: 'read', description: 'Looks a word up.', inputSchema: z.object({ word: z.string() }), execute: async (input) => ({ status: 'success', data: `${input.word}: a word` }) }));
+    for (let turn = 0; turn < turns; turn++)
+      script.push({ toolCalls: [{ name: 'lookup', input: { word: `w${turn}` } }] }, { text: `done ${turn}` });
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: ['lookup'] })],
+      entryAgent: 'worker',
+      scripts: { worker: script },
+    });
+    test.legion.tools.register(
+      defineTool({
+        name: 'lookup',
+        effect: 'read',
+        description: 'Looks a word up.',
+        inputSchema: z.object({ word: z.string() }),
+        execute: async (input) => ({ status: 'success', data: `${input.word}: a word` }),
+      }),
+    );
     const session = await test.legion.sessions.create();
     const made = await countControllers(async () => {
       for (let turn = 0; turn < turns; turn++) {
@@ -52,7 +65,9 @@ describe('signals of turns and tool calls', () => {
     test = createTestLegion({
       participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: ['late', 'watcher'] })],
       entryAgent: 'worker',
-      scripts: { worker: [{ toolCalls: [{ id: '1', name: 'late', input: {} }] }, { toolCalls: [{ id: '2', name: 'watcher', input: {} }] }] },
+      scripts: {
+        worker: [{ toolCalls: [{ id: '1', name: 'late', input: {} }] }, { toolCalls: [{ id: '2', name: 'watcher', input: {} }] }],
+      },
     });
     let timedOut!: () => void;
     const afterTimeout = new Promise<void>((resolve) => (timedOut = resolve));
@@ -130,14 +145,20 @@ describe('signals of turns and tool calls', () => {
       }),
     );
     const session = await test.legion.sessions.create();
-    expect(await session.send({ from: 'user', to: 'worker', message: 'go', signal: controller.signal })).toMatchObject({ status: 'error', code: 'cancelled' });
+    expect(await session.send({ from: 'user', to: 'worker', message: 'go', signal: controller.signal })).toMatchObject({
+      status: 'error',
+      code: 'cancelled',
+    });
     expect(stale).not.toHaveBeenCalled();
   });
 
   it("a provider's work left tied to a finished model call's signal (AbortSignal.any, no listener to see) is never aborted by another conversation's cancel", async () => {
     const controller = new AbortController();
     let leftover: AbortSignal | undefined;
-    test = createTestLegion({ participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: 'none' })], entryAgent: 'worker' });
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: 'none' })],
+      entryAgent: 'worker',
+    });
     // A provider Legion does not own (providers.register / useFor take any LLMProvider): its first call leaves background
     // work on a signal derived from the call's; its second waits until cancelled.
     const provider: LLMProvider = {
@@ -158,8 +179,14 @@ describe('signals of turns and tool calls', () => {
     };
     test.legion.providers.useFor('worker', provider);
     const session = await test.legion.sessions.create();
-    expect(await session.send({ from: 'user', to: 'worker', message: 'one', conversation: 'a' })).toMatchObject({ status: 'success', reply: 'first' });
-    expect(await session.send({ from: 'user', to: 'worker', message: 'two', conversation: 'b', signal: controller.signal })).toMatchObject({ status: 'error', code: 'cancelled' });
+    expect(await session.send({ from: 'user', to: 'worker', message: 'one', conversation: 'a' })).toMatchObject({
+      status: 'success',
+      reply: 'first',
+    });
+    expect(await session.send({ from: 'user', to: 'worker', message: 'two', conversation: 'b', signal: controller.signal })).toMatchObject({
+      status: 'error',
+      code: 'cancelled',
+    });
     expect(leftover?.aborted).toBe(false);
   });
 
@@ -167,7 +194,10 @@ describe('signals of turns and tool calls', () => {
     const controller = new AbortController();
     let leftover: AbortSignal | undefined;
     const context = { window: 8_000, outputReserve: 1_000, protectRecentTokens: 100_000, keepRecentMessages: 1 };
-    test = createTestLegion({ participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: 'none', context })], entryAgent: 'worker' });
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('worker', { delegation: 'none', tools: 'none', context })],
+      entryAgent: 'worker',
+    });
     // The agent's own provider summarizes too (no summarizer model set): a provider Legion does not own.
     const provider: LLMProvider = {
       name: 'custom',
@@ -186,10 +216,14 @@ describe('signals of turns and tool calls', () => {
     };
     test.legion.providers.useFor('worker', provider);
     const session = await test.legion.sessions.create();
-    for (let turn = 0; turn < 3; turn++) expect(await session.send({ from: 'user', to: 'worker', message: `turn ${turn}` })).toMatchObject({ status: 'success' });
+    for (let turn = 0; turn < 3; turn++)
+      expect(await session.send({ from: 'user', to: 'worker', message: `turn ${turn}` })).toMatchObject({ status: 'success' });
     expect(await session.compact('user__worker')).toMatchObject({ status: 'compacted' });
     expect(leftover?.aborted).toBe(false);
-    expect(await session.send({ from: 'user', to: 'worker', message: 'two', conversation: 'b', signal: controller.signal })).toMatchObject({ status: 'error', code: 'cancelled' });
+    expect(await session.send({ from: 'user', to: 'worker', message: 'two', conversation: 'b', signal: controller.signal })).toMatchObject({
+      status: 'error',
+      code: 'cancelled',
+    });
     expect(leftover?.aborted).toBe(false);
   });
 });

@@ -11,7 +11,10 @@ describe('what a model call costs, through the real SDKs', () => {
   let test: TestLegion | undefined;
 
   const writer = (model: string): ParticipantInput =>
-    ({ ...agentParticipant('writer', { delegation: 'none', tools: 'none' }), model: { provider: 'anthropic', model, baseURL: server.anthropicURL } }) as ParticipantInput;
+    ({
+      ...agentParticipant('writer', { delegation: 'none', tools: 'none' }),
+      model: { provider: 'anthropic', model, baseURL: server.anthropicURL },
+    }) as ParticipantInput;
 
   async function costOfOneCall(model: string, pricing?: Record<string, unknown>): Promise<number | null> {
     test = createTestLegion({ participants: [userParticipant(), writer(model)], entryAgent: 'writer', env: keyEnv(server.anthropicURL) });
@@ -40,7 +43,10 @@ describe('what a model call costs, through the real SDKs', () => {
   });
 
   it('charges a local model what the config prices it at, matched by exact id through a dated alias', async () => {
-    expect(await costOfOneCall('claude-sonnet-4-5-20250929', { 'claude-sonnet-4-5': { input: 3, output: 15 } })).toBeCloseTo((250 * 3 + 40 * 15) / 1e6, 12);
+    expect(await costOfOneCall('claude-sonnet-4-5-20250929', { 'claude-sonnet-4-5': { input: 3, output: 15 } })).toBeCloseTo(
+      (250 * 3 + 40 * 15) / 1e6,
+      12,
+    );
   });
 
   it('no longer lets a pricing key price a model whose id it only starts', async () => {

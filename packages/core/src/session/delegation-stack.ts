@@ -13,5 +13,8 @@ export function waitingParticipants(frames: readonly DelegationFrame[]): string[
  */
 export function framesOfTurn(above: readonly DelegationFrame[], senderId: string, conversationId: string): readonly DelegationFrame[] {
   if (above.at(-1)?.participantId === senderId) return above;
-  return [...above, above.length === 0 ? { participantId: senderId, conversationId, tree: randomUUID() } : { participantId: senderId, conversationId }];
+  return [
+    ...above,
+    above.length === 0 ? { participantId: senderId, conversationId, tree: randomUUID() } : { participantId: senderId, conversationId },
+  ];
 }

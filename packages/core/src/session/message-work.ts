@@ -34,14 +34,16 @@ export class MessageWork {
 
   /** Counts a model call about to start, or says why it may not. */
   startModelCall(participantId: string, limits: MessageWorkLimits): MessageWorkLimitError | undefined {
-    if (this.modelCalls >= limits.maxModelCallsPerMessage) return new MessageWorkLimitError(participantId, { field: 'maxModelCallsPerMessage', value: limits.maxModelCallsPerMessage });
+    if (this.modelCalls >= limits.maxModelCallsPerMessage)
+      return new MessageWorkLimitError(participantId, { field: 'maxModelCallsPerMessage', value: limits.maxModelCallsPerMessage });
     this.modelCalls++;
     return undefined;
   }
 
   /** Counts a delegation about to be sent, or says why it may not. */
   startDelegation(participantId: string, limits: MessageWorkLimits): MessageWorkLimitError | undefined {
-    if (this.delegations >= limits.maxDelegationsPerMessage) return new MessageWorkLimitError(participantId, { field: 'maxDelegationsPerMessage', value: limits.maxDelegationsPerMessage });
+    if (this.delegations >= limits.maxDelegationsPerMessage)
+      return new MessageWorkLimitError(participantId, { field: 'maxDelegationsPerMessage', value: limits.maxDelegationsPerMessage });
     this.delegations++;
     return undefined;
   }

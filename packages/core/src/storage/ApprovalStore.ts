@@ -95,7 +95,8 @@ export class ApprovalStore {
   /** The request for a tool call, if that call asked for approval. */
   forToolUse(conversationId: string, toolUseId: string): ApprovalRequestRecord | undefined {
     this.refresh();
-    for (const request of this.requests.values()) if (request.conversationId === conversationId && request.toolUseId === toolUseId) return request;
+    for (const request of this.requests.values())
+      if (request.conversationId === conversationId && request.toolUseId === toolUseId) return request;
     return undefined;
   }
 
@@ -118,7 +119,9 @@ export class ApprovalStore {
 
   list(options: { status?: ApprovalView['status'] } = {}): ApprovalView[] {
     this.refresh();
-    const views = [...this.requests.values()].map((request) => approvalView(request, this.decisions.get(request.id) ?? this.claimed(request.id)));
+    const views = [...this.requests.values()].map((request) =>
+      approvalView(request, this.decisions.get(request.id) ?? this.claimed(request.id)),
+    );
     return options.status ? views.filter((view) => view.status === options.status) : views;
   }
 
@@ -184,7 +187,11 @@ export class ApprovalStore {
       this.requests.set(record.id, record);
       // Each frame's communicate call waits on the next frame's conversation; the last one on the requester's.
       record.frames.forEach((frame, index) => {
-        if (frame.toolUseId) this.delegates.set(`${frame.conversationId}\u0000${frame.toolUseId}`, record.frames[index + 1]?.conversationId ?? record.conversationId);
+        if (frame.toolUseId)
+          this.delegates.set(
+            `${frame.conversationId}\u0000${frame.toolUseId}`,
+            record.frames[index + 1]?.conversationId ?? record.conversationId,
+          );
       });
     } else if (record?.kind === 'decision') {
       // The first decision stands; a late second one (another process) changes nothing.

@@ -48,7 +48,12 @@ const header: HeaderEntry = {
 let counter = 0;
 function message(role: Message['role'], text: string): Message {
   counter += 1;
-  return { id: `m${counter}`, role, content: [{ type: 'text', text }], at: `2025-01-01T00:00:${String(counter % 60).padStart(2, '0')}.000Z` };
+  return {
+    id: `m${counter}`,
+    role,
+    content: [{ type: 'text', text }],
+    at: `2025-01-01T00:00:${String(counter % 60).padStart(2, '0')}.000Z`,
+  };
 }
 
 function texts(messages: readonly Message[]): string[] {
@@ -87,7 +92,10 @@ describe('FileConversationLog', () => {
 
     it('refuses a file written by a newer format with format_too_new, for reads too', () => {
       mkdirSync(join(dir, 'conversations'));
-      writeFileSync(file, `${JSON.stringify({ ...header, version: 99 })}\n${JSON.stringify({ kind: 'message', ...message('user', 'hi') })}\n`);
+      writeFileSync(
+        file,
+        `${JSON.stringify({ ...header, version: 99 })}\n${JSON.stringify({ kind: 'message', ...message('user', 'hi') })}\n`,
+      );
       const log = openLog();
       const error = (() => {
         try {
@@ -194,7 +202,7 @@ describe('FileConversationLog', () => {
       expect(mine.readNew()).toEqual([]);
     });
 
-    it('does not return this instance\'s own appends', () => {
+    it("does not return this instance's own appends", () => {
       const { log: mine } = conversationWith(1);
       const theirs = openLog();
       mine.context();
@@ -322,7 +330,12 @@ describe('FileConversationLog', () => {
         createdAt: '2025-01-15T09:00:00.000Z',
       });
       const expected: Message[] = [
-        { id: 'm1', role: 'user', content: [{ type: 'text', text: 'How many TODO comments are in src/?' }], at: '2025-01-15T09:00:01.000Z' },
+        {
+          id: 'm1',
+          role: 'user',
+          content: [{ type: 'text', text: 'How many TODO comments are in src/?' }],
+          at: '2025-01-15T09:00:01.000Z',
+        },
         {
           id: 'm2',
           role: 'assistant',
@@ -337,7 +350,9 @@ describe('FileConversationLog', () => {
         {
           id: 'm3',
           role: 'user',
-          content: [{ type: 'tool_result', toolUseId: 'toolu_01', content: 'src/a.ts:3: // TODO tidy\nsrc/b.ts:9: // TODO test', isError: false }],
+          content: [
+            { type: 'tool_result', toolUseId: 'toolu_01', content: 'src/a.ts:3: // TODO tidy\nsrc/b.ts:9: // TODO test', isError: false },
+          ],
           at: '2025-01-15T09:00:04.000Z',
         },
         {

@@ -65,7 +65,11 @@ export class FileConversationLog {
     const raw = safeJson(first.text);
     // Checked before the schema: a newer format may also have changed the header's shape.
     const version = (raw as { kind?: unknown; version?: unknown } | undefined)?.version;
-    if ((raw as { kind?: unknown } | undefined)?.kind === 'header' && typeof version === 'number' && version > CONVERSATION_FORMAT_VERSION) {
+    if (
+      (raw as { kind?: unknown } | undefined)?.kind === 'header' &&
+      typeof version === 'number' &&
+      version > CONVERSATION_FORMAT_VERSION
+    ) {
       throw new LegionError(
         'format_too_new',
         `${this.path} was written by a newer Legion (format ${version}, this one reads up to ${CONVERSATION_FORMAT_VERSION}). Upgrade Legion to open it.`,
@@ -241,7 +245,10 @@ export class FileConversationLog {
     if (size === position) return { messages: [], next: position, compacted: false };
     if (size < position) {
       // Legion only ever cuts a torn line, which a follower never read past: something else cut or replaced the file.
-      this.warn(size, `the log is shorter (${size} bytes) than where it was followed from (${position}): it was cut or replaced; following on from its end`);
+      this.warn(
+        size,
+        `the log is shorter (${size} bytes) than where it was followed from (${position}): it was cut or replaced; following on from its end`,
+      );
       return { messages: [], next: this.log.endOfLastLine(), compacted: false };
     }
     this.header(); // refuses a file written by a newer Legion
@@ -281,7 +288,10 @@ export class FileConversationLog {
   /** A line that is no entry Legion writes is skipped, and said once (not at every read). */
   private checkOther(line: LogLine): void {
     if (KNOWN_PREFIXES.some((prefix) => line.text.startsWith(prefix)) || line.text.trim() === '') return;
-    this.warn(line.offset, `skipped a line that is not a conversation entry: ${JSON.stringify(line.text.length > 80 ? `${line.text.slice(0, 80)}…` : line.text)}`);
+    this.warn(
+      line.offset,
+      `skipped a line that is not a conversation entry: ${JSON.stringify(line.text.length > 80 ? `${line.text.slice(0, 80)}…` : line.text)}`,
+    );
   }
 
   private warn(offset: number, problem: string): void {

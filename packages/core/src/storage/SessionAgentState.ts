@@ -27,7 +27,12 @@ export class SessionAgentState {
    * Reads the document, lets `change` decide (a value to store, or none to
    * leave it as it is) and stores it, one update of a document at a time.
    */
-  update<T, R>(kind: string, agentId: string, schema: z.ZodType<T>, change: (current: T | undefined) => { value?: T | undefined; result: R }): Promise<R> {
+  update<T, R>(
+    kind: string,
+    agentId: string,
+    schema: z.ZodType<T>,
+    change: (current: T | undefined) => { value?: T | undefined; result: R },
+  ): Promise<R> {
     const key = `${kind}\u0000${agentId}`;
     const previous = this.queues.get(key) ?? Promise.resolve();
     const run = previous.then(async () => {

@@ -1,4 +1,10 @@
-import { approvalView, type ApprovalDecisionRecord, type ApprovalRecord, type ApprovalRequestRecord, type ApprovalView } from './approval-records.js';
+import {
+  approvalView,
+  type ApprovalDecisionRecord,
+  type ApprovalRecord,
+  type ApprovalRequestRecord,
+  type ApprovalView,
+} from './approval-records.js';
 import type { ApprovalLog, DecideResult } from './backend/session-backend.js';
 import { waitForRecord, type WatchSession } from './wait-for-record.js';
 
@@ -19,7 +25,11 @@ export class ApprovalState {
         this.requests.set(record.id, record);
         // Each frame's communicate call waits on the next frame's conversation; the last one on the requester's.
         record.frames.forEach((frame, index) => {
-          if (frame.toolUseId) this.delegates.set(`${frame.conversationId}\u0000${frame.toolUseId}`, record.frames[index + 1]?.conversationId ?? record.conversationId);
+          if (frame.toolUseId)
+            this.delegates.set(
+              `${frame.conversationId}\u0000${frame.toolUseId}`,
+              record.frames[index + 1]?.conversationId ?? record.conversationId,
+            );
         });
       } else if (!this.decisions.has(record.requestId)) {
         // The first decision stands; a late second one (another process) changes nothing.
@@ -42,7 +52,8 @@ export class ApprovalState {
 
   /** The request for a tool call, if that call asked for approval. */
   forToolUse(conversationId: string, toolUseId: string): ApprovalRequestRecord | undefined {
-    for (const request of this.requests.values()) if (request.conversationId === conversationId && request.toolUseId === toolUseId) return request;
+    for (const request of this.requests.values())
+      if (request.conversationId === conversationId && request.toolUseId === toolUseId) return request;
     return undefined;
   }
 

@@ -1,4 +1,11 @@
-import { questionView, type QuestionAnswerRecord, type QuestionLogRecord, type QuestionOutcomeRecord, type QuestionRecord, type QuestionView } from './question-records.js';
+import {
+  questionView,
+  type QuestionAnswerRecord,
+  type QuestionLogRecord,
+  type QuestionOutcomeRecord,
+  type QuestionRecord,
+  type QuestionView,
+} from './question-records.js';
 import type { QuestionLog, SettleResult } from './backend/session-backend.js';
 import { waitForRecord, type WatchSession } from './wait-for-record.js';
 

@@ -17,7 +17,14 @@ const request = (fields: Record<string, unknown>) => ({
   reason: 'write tools need approval by default',
   ...fields,
 });
-const link = (parent: string, toolUseId: string, child: string) => ({ kind: 'link', version: 1, at: '2026-01-01T00:00:00.000Z', parentConversationId: parent, toolUseId, childConversationId: child });
+const link = (parent: string, toolUseId: string, child: string) => ({
+  kind: 'link',
+  version: 1,
+  at: '2026-01-01T00:00:00.000Z',
+  parentConversationId: parent,
+  toolUseId,
+  childConversationId: child,
+});
 
 describe('approval requests of version 1, read by this Legion', () => {
   let dir: string;

@@ -1,5 +1,10 @@
 import type { DelegationFrame } from './delegation-frame.js';
-import { APPROVAL_REQUEST_VERSION, type ApprovalLinkRecord, type ApprovalRequestRecord, type ApprovalRequestRecordV1 } from './approval-records.js';
+import {
+  APPROVAL_REQUEST_VERSION,
+  type ApprovalLinkRecord,
+  type ApprovalRequestRecord,
+  type ApprovalRequestRecordV1,
+} from './approval-records.js';
 
 /**
  * A version 1 request as version 2: its `chain` of waiting participants
@@ -10,7 +15,10 @@ import { APPROVAL_REQUEST_VERSION, type ApprovalLinkRecord, type ApprovalRequest
  * damaged log) keeps its place in the chain without a tool call, so approver
  * searches and cycle checks still see it; a resume just does not climb past it.
  */
-export function migrateRequestV1(record: ApprovalRequestRecordV1, linksTo: (childConversationId: string) => readonly ApprovalLinkRecord[]): ApprovalRequestRecord {
+export function migrateRequestV1(
+  record: ApprovalRequestRecordV1,
+  linksTo: (childConversationId: string) => readonly ApprovalLinkRecord[],
+): ApprovalRequestRecord {
   const { chain, version: _version, ...fields } = record;
   const frames: DelegationFrame[] = [];
   let conversation = record.conversationId;

@@ -20,7 +20,10 @@ const SettingsSchema = z
     name: z.string().min(1),
     retries: z.number().int().nonnegative().default(3),
     mode: z.enum(['fast', 'careful']).optional(),
-    nested: z.object({ items: z.array(z.object({ label: z.string() }).strict()) }).strict().optional(),
+    nested: z
+      .object({ items: z.array(z.object({ label: z.string() }).strict()) })
+      .strict()
+      .optional(),
   })
   .strict();
 

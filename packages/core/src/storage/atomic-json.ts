@@ -110,7 +110,11 @@ export function readJsonFile<Schema extends z.ZodType>(
  * `readJsonFile` for text already in hand (an editor's buffer, a file about to
  * be written): the same `ConfigError`, naming `file` as where the text belongs.
  */
-export function parseJsonText<Schema extends z.ZodType>(text: string, schema: Schema, options: { what: string; file: string }): z.infer<Schema> {
+export function parseJsonText<Schema extends z.ZodType>(
+  text: string,
+  schema: Schema,
+  options: { what: string; file: string },
+): z.infer<Schema> {
   const file = options.file;
   // Editors on some systems save a byte-order mark, which JSON.parse rejects.
   const source = text.replace(/^\uFEFF/, '');

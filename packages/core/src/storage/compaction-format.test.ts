@@ -27,7 +27,9 @@ describe('conversation format 2 reads version 1 logs with their compaction entri
   });
 
   it('keeps the fixture as it was written', () => {
-    expect(createHash('sha256').update(readFileSync(FIXTURE)).digest('hex')).toBe('37505682e57af16edc7f7e0fd21a1025fd010607b9cb9dd85c909bb149d87524');
+    expect(createHash('sha256').update(readFileSync(FIXTURE)).digest('hex')).toBe(
+      '37505682e57af16edc7f7e0fd21a1025fd010607b9cb9dd85c909bb149d87524',
+    );
     expect(CONVERSATION_FORMAT_VERSION).toBe(2);
   });
 
@@ -48,7 +50,10 @@ describe('conversation format 2 reads version 1 logs with their compaction entri
     closers.push(() => backend.close());
     const created = await backend.sessions.create();
     address.sessionId = created.id;
-    const [header, ...entries] = readFileSync(FIXTURE, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as unknown);
+    const [header, ...entries] = readFileSync(FIXTURE, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as unknown);
     await backend.conversations.ensureHeader(address, HeaderEntrySchema.parse(header));
     for (const entry of entries) await appendUnderLease(backend, address, LogEntrySchema.parse(entry) as AppendableEntry);
     return backend;
@@ -57,27 +62,42 @@ describe('conversation format 2 reads version 1 logs with their compaction entri
   it.each([
     ['file', fileBackend],
     ['memory', memoryBackend],
-  ] as const)('on the %s backend: the version 1 compaction point keeps nothing before it, and the log keeps everything', async (_name, open) => {
-    const backend = await open();
-    expect(await backend.conversations.header(address)).toMatchObject({ version: 1 });
-    const context = await backend.conversations.context(address);
-    expect(context.compaction).toEqual({
-      kind: 'compaction',
-      at: '2025-02-01T10:01:00.000Z',
-      summary: 'The user asked to rename the config loader; it is now src/load-config.ts.',
-      throughMessageId: 'm2',
-      keptMessages: 0,
-      carried: [],
-    });
-    expect(context.messages.map((message) => message.id)).toEqual(['m3', 'm4']);
-    expect((await backend.conversations.recent(address, 10)).map((message) => message.id)).toEqual(['m1', 'm2', 'm3', 'm4']);
-    expect((await backend.conversations.readSince(address, undefined)).messages.map((message) => message.id)).toEqual(['m1', 'm2', 'm3', 'm4']);
+  ] as const)(
+    'on the %s backend: the version 1 compaction point keeps nothing before it, and the log keeps everything',
+    async (_name, open) => {
+      const backend = await open();
+      expect(await backend.conversations.header(address)).toMatchObject({ version: 1 });
+      const context = await backend.conversations.context(address);
+      expect(context.compaction).toEqual({
+        kind: 'compaction',
+        at: '2025-02-01T10:01:00.000Z',
+        summary: 'The user asked to rename the config loader; it is now src/load-config.ts.',
+        throughMessageId: 'm2',
+        keptMessages: 0,
+        carried: [],
+      });
+      expect(context.messages.map((message) => message.id)).toEqual(['m3', 'm4']);
+      expect((await backend.conversations.recent(address, 10)).map((message) => message.id)).toEqual(['m1', 'm2', 'm3', 'm4']);
+      expect((await backend.conversations.readSince(address, undefined)).messages.map((message) => message.id)).toEqual([
+        'm1',
+        'm2',
+        'm3',
+        'm4',
+      ]);
 
-    // Continued by this version: a version 2 entry keeping m4 follows it, and rules.
-    await appendUnderLease(backend, address, { kind: 'compaction', at: '2026-01-01T00:00:00.000Z', summary: 'renamed and imports updated', throughMessageId: 'm3', keptMessages: 1, reason: 'manual' });
-    const next = await backend.conversations.context(address);
-    expect(next.compaction).toMatchObject({ summary: 'renamed and imports updated', keptMessages: 1, reason: 'manual' });
-    expect(next.messages.map((message) => message.id)).toEqual(['m4']);
-    expect((await backend.conversations.readSince(address, context.cursor)).compacted).toBe(true);
-  });
+      // Continued by this version: a version 2 entry keeping m4 follows it, and rules.
+      await appendUnderLease(backend, address, {
+        kind: 'compaction',
+        at: '2026-01-01T00:00:00.000Z',
+        summary: 'renamed and imports updated',
+        throughMessageId: 'm3',
+        keptMessages: 1,
+        reason: 'manual',
+      });
+      const next = await backend.conversations.context(address);
+      expect(next.compaction).toMatchObject({ summary: 'renamed and imports updated', keptMessages: 1, reason: 'manual' });
+      expect(next.messages.map((message) => message.id)).toEqual(['m4']);
+      expect((await backend.conversations.readSince(address, context.cursor)).compacted).toBe(true);
+    },
+  );
 });

@@ -252,7 +252,13 @@ describe('FileLock within one process', () => {
   it('takes over at once a lock carrying its own pid from an earlier process (a container restarted as pid 1)', () => {
     const me = currentProcessIdentity();
     expect(me.startTime, 'this test needs /proc').toBeDefined();
-    writeHolder({ ...me, startTime: String(Number(me.startTime) - 1), host: 'old-container-name', token: 'before-restart', since: new Date().toISOString() });
+    writeHolder({
+      ...me,
+      startTime: String(Number(me.startTime) - 1),
+      host: 'old-container-name',
+      token: 'before-restart',
+      since: new Date().toISOString(),
+    });
     const lock = new FileLock(lockPath);
     expect(lock.tryAcquire('after restart')).toBe(true);
     expect(lock.holder()).toMatchObject({ token: expect.not.stringMatching('before-restart'), purpose: 'after restart' });

@@ -80,7 +80,9 @@ export class FileLock {
       const token = randomBytes(8).toString('hex');
       // Object.assign, not `{ ...base, more }`: V8 keeps objects built by a spread plus further properties through
       // young-generation GCs, so per-turn garbage would pile up in the old generation (bench/memory-runs.mjs).
-      if (createExclusive(this.path, Object.assign({}, currentProcessIdentity(), { token, since: new Date().toISOString(), purpose }, lease))) {
+      if (
+        createExclusive(this.path, Object.assign({}, currentProcessIdentity(), { token, since: new Date().toISOString(), purpose }, lease))
+      ) {
         this.token = token;
         this.refreshedAt = Date.now();
         this.renewLease();
@@ -102,7 +104,11 @@ export class FileLock {
     const token = this.token;
     if (token === undefined) return false;
     const marker = `${this.path}.steal`;
-    for (let attempt = 0; !createExclusive(marker, { ...currentProcessIdentity(), token: 'steal', since: new Date().toISOString() }); attempt++) {
+    for (
+      let attempt = 0;
+      !createExclusive(marker, { ...currentProcessIdentity(), token: 'steal', since: new Date().toISOString() });
+      attempt++
+    ) {
       if (attempt >= 50) return false;
       try {
         if (Date.now() - statSync(marker).mtimeMs > STALE_MS) unlinkSync(marker);
@@ -128,7 +134,9 @@ export class FileLock {
   }
 
   /** Waits for the lock, polling; `onWait` is called once with the current holder. */
-  async acquire(options: { purpose?: string; signal?: AbortSignal; timeoutMs?: number; onWait?: (holder: LockHolder | undefined) => void } = {}): Promise<void> {
+  async acquire(
+    options: { purpose?: string; signal?: AbortSignal; timeoutMs?: number; onWait?: (holder: LockHolder | undefined) => void } = {},
+  ): Promise<void> {
     // Waiting on a lock this instance already holds would wait forever.
     if (this.held) throw new LegionError('lock_already_held', `This process already holds the lock ${this.path}.`, { path: this.path });
     const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeoutMs;
@@ -138,7 +146,9 @@ export class FileLock {
       options.signal?.throwIfAborted();
       if (this.tryAcquire(options.purpose)) return;
       if (Date.now() >= deadline) {
-        throw new LegionError('lock_timeout', `Timed out waiting for lock ${this.path} held by ${describeHolder(this.holder())}.`, { path: this.path });
+        throw new LegionError('lock_timeout', `Timed out waiting for lock ${this.path} held by ${describeHolder(this.holder())}.`, {
+          path: this.path,
+        });
       }
       if (!told) {
         told = true;
@@ -167,16 +177,19 @@ export class FileLock {
   /** Touches the lock file while it is held, so that a process that cannot check this one sees it is alive. */
   private renewLease(): void {
     const token = this.token;
-    this.renewal = setInterval(() => {
-      try {
-        if (this.holder()?.token !== token) return;
-        const now = new Date();
-        utimesSync(this.path, now, now);
-        this.refreshedAt = now.getTime();
-      } catch {
-        // gone: release() or a takeover will sort it out
-      }
-    }, Math.max(1, Math.floor(this.leaseMs / 3)));
+    this.renewal = setInterval(
+      () => {
+        try {
+          if (this.holder()?.token !== token) return;
+          const now = new Date();
+          utimesSync(this.path, now, now);
+          this.refreshedAt = now.getTime();
+        } catch {
+          // gone: release() or a takeover will sort it out
+        }
+      },
+      Math.max(1, Math.floor(this.leaseMs / 3)),
+    );
     // A lock held must not keep the process alive on its own.
     this.renewal.unref();
   }

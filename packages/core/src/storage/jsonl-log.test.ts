@@ -232,7 +232,11 @@ describe('JsonlLog', () => {
     });
 
     it('is never counted even by a limited read', () => {
-      expect(openLog().readBackward({ limit: 1 }).map((line) => line.text)).toEqual(['{"n":2}']);
+      expect(
+        openLog()
+          .readBackward({ limit: 1 })
+          .map((line) => line.text),
+      ).toEqual(['{"n":2}']);
     });
 
     it('is moved to a .torn-* side file by repairTail, which cuts the log back to its last newline', () => {
@@ -336,7 +340,11 @@ describe('JsonlLog', () => {
 
   it('returns a middle line that is not JSON as it is: only the last line can be torn', () => {
     writeFileSync(join(dir, 'log.jsonl'), '{"n":1}\nnot json\n{"n":3}\n');
-    expect(openLog().readBackward().map((line) => line.text)).toEqual(['{"n":3}', 'not json', '{"n":1}']);
+    expect(
+      openLog()
+        .readBackward()
+        .map((line) => line.text),
+    ).toEqual(['{"n":3}', 'not json', '{"n":1}']);
     expect(warnings).toEqual([]);
   });
 

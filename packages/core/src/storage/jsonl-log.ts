@@ -21,7 +21,9 @@ import { openRegular } from './regular-file.js';
  * reader of the session.
  */
 function openSync(path: string, flags: 'r' | 'a+'): number {
-  return openRegular(path, flags === 'r' ? constants.O_RDONLY : constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, path, { mode: 0o666 });
+  return openRegular(path, flags === 'r' ? constants.O_RDONLY : constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, path, {
+    mode: 0o666,
+  });
 }
 
 export interface LogLine {
@@ -267,7 +269,8 @@ export class JsonlLog {
           }
           break;
         }
-        if (newline > start) lines.push({ offset: offset + start, end: offset + newline + 1, text: buffer.toString('utf8', start, newline) });
+        if (newline > start)
+          lines.push({ offset: offset + start, end: offset + newline + 1, text: buffer.toString('utf8', start, newline) });
         start = newline + 1;
       }
       return { lines, end: offset + start };
@@ -343,4 +346,3 @@ function isCompleteJson(text: string): boolean {
     return false;
   }
 }
-

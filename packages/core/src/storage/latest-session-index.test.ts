@@ -58,7 +58,10 @@ describe('finding the latest session', () => {
     // A session folder copied in by hand, active later than any other.
     const copied = '20991231-235959-abcdef';
     cpSync(join(test.root, '.legion', 'sessions', kept.id), join(test.root, '.legion', 'sessions', copied), { recursive: true });
-    writeFileSync(sessionFile(copied), JSON.stringify({ version: 1, id: copied, createdAt: '2099-12-31T23:59:59.000Z', lastActiveAt: '2099-12-31T23:59:59.000Z' }));
+    writeFileSync(
+      sessionFile(copied),
+      JSON.stringify({ version: 1, id: copied, createdAt: '2099-12-31T23:59:59.000Z', lastActiveAt: '2099-12-31T23:59:59.000Z' }),
+    );
     expect((await test.reopen().sessions.latest())?.id).toBe(copied);
 
     rmSync(join(test.root, '.legion', 'sessions', copied), { recursive: true });

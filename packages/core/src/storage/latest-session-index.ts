@@ -46,7 +46,11 @@ export class LatestSessionIndex {
     const mtime = this.sessionsMtime();
     if (mtime === undefined) return;
     try {
-      writeJsonAtomic(this.paths.latestSessionIndex, { id: meta.id, lastActiveAt: meta.lastActiveAt, sessionsMtimeNs: mtime }, { durable: false });
+      writeJsonAtomic(
+        this.paths.latestSessionIndex,
+        { id: meta.id, lastActiveAt: meta.lastActiveAt, sessionsMtimeNs: mtime },
+        { durable: false },
+      );
     } catch {
       // A read-only workspace still works: latest() falls back to a scan.
     }

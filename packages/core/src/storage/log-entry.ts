@@ -9,26 +9,30 @@ import { MessageSchema } from '../message.js';
 export const CONVERSATION_FORMAT_VERSION = 2;
 
 /** First line of every conversation file. */
-export const HeaderEntrySchema = z.lazy(() => z.object({
-  kind: z.literal('header'),
-  version: z.number().int().positive(),
-  conversationId: z.string(),
-  initiator: z.string(),
-  responder: z.string(),
-  name: z.string().optional(),
-  createdAt: z.string(),
-}));
+export const HeaderEntrySchema = z.lazy(() =>
+  z.object({
+    kind: z.literal('header'),
+    version: z.number().int().positive(),
+    conversationId: z.string(),
+    initiator: z.string(),
+    responder: z.string(),
+    name: z.string().optional(),
+    createdAt: z.string(),
+  }),
+);
 
 export const MessageEntrySchema = z.lazy(() => MessageSchema.extend({ kind: z.literal('message') }));
 
 /** Something that happened in the conversation but is not part of the model's context. */
-export const NoteEntrySchema = z.lazy(() => z.object({
-  kind: z.literal('note'),
-  level: z.enum(['info', 'error']),
-  code: z.string().optional(),
-  text: z.string(),
-  at: z.string(),
-}));
+export const NoteEntrySchema = z.lazy(() =>
+  z.object({
+    kind: z.literal('note'),
+    level: z.enum(['info', 'error']),
+    code: z.string().optional(),
+    text: z.string(),
+    at: z.string(),
+  }),
+);
 
 /** Why a compaction was made: a threshold was crossed, someone asked for it, or the provider said the prompt was too long. */
 export const CompactionReasonSchema = z.enum(['auto', 'manual', 'overflow']);
@@ -47,26 +51,30 @@ export type CarriedMessage = z.infer<typeof CarriedMessageSchema>;
  * Version 1 entries had only `at`, `summary` and `throughMessageId`; they read as
  * keeping nothing from before them (`keptMessages` 0), as version 1 did.
  */
-export const CompactionEntrySchema = z.lazy(() => z.object({
-  kind: z.literal('compaction'),
-  at: z.string(),
-  summary: z.string(),
-  /** The newest message the summary covers. */
-  throughMessageId: z.string().optional(),
-  /** Messages before this entry that stay in the context after it (version 2; 0 for version 1 entries). */
-  keptMessages: z.number().int().nonnegative().default(0),
-  /** The messages this compaction summarized (the previous summary aside). */
-  compacted: z.object({ firstMessageId: z.string(), lastMessageId: z.string(), count: z.number().int().nonnegative() }).optional(),
-  tokensBefore: z.number().int().nonnegative().optional(),
-  tokensAfter: z.number().int().nonnegative().optional(),
-  /** The model that wrote the summary. */
-  summarizer: z.object({ provider: z.string(), model: z.string() }).optional(),
-  reason: CompactionReasonSchema.optional(),
-  /** The last user and peer messages, re-injected verbatim after the compaction (`keepRecentMessages`). */
-  carried: z.array(CarriedMessageSchema).default([]),
-}));
+export const CompactionEntrySchema = z.lazy(() =>
+  z.object({
+    kind: z.literal('compaction'),
+    at: z.string(),
+    summary: z.string(),
+    /** The newest message the summary covers. */
+    throughMessageId: z.string().optional(),
+    /** Messages before this entry that stay in the context after it (version 2; 0 for version 1 entries). */
+    keptMessages: z.number().int().nonnegative().default(0),
+    /** The messages this compaction summarized (the previous summary aside). */
+    compacted: z.object({ firstMessageId: z.string(), lastMessageId: z.string(), count: z.number().int().nonnegative() }).optional(),
+    tokensBefore: z.number().int().nonnegative().optional(),
+    tokensAfter: z.number().int().nonnegative().optional(),
+    /** The model that wrote the summary. */
+    summarizer: z.object({ provider: z.string(), model: z.string() }).optional(),
+    reason: CompactionReasonSchema.optional(),
+    /** The last user and peer messages, re-injected verbatim after the compaction (`keepRecentMessages`). */
+    carried: z.array(CarriedMessageSchema).default([]),
+  }),
+);
 
-export const LogEntrySchema = z.lazy(() => z.discriminatedUnion('kind', [HeaderEntrySchema, MessageEntrySchema, NoteEntrySchema, CompactionEntrySchema]));
+export const LogEntrySchema = z.lazy(() =>
+  z.discriminatedUnion('kind', [HeaderEntrySchema, MessageEntrySchema, NoteEntrySchema, CompactionEntrySchema]),
+);
 
 export type HeaderEntry = z.infer<typeof HeaderEntrySchema>;
 export type MessageEntry = z.infer<typeof MessageEntrySchema>;

@@ -61,10 +61,16 @@ export function specialKind(stats: EntryType): string | undefined {
  * again after the open, so that a FIFO swapped in between is refused too.
  * `requested` is the name errors give (the path as the caller spelled it).
  */
-export function openRegular(path: string, flags: number, requested: string, options: { mode?: number; directories?: boolean; follow?: boolean } = {}): number {
+export function openRegular(
+  path: string,
+  flags: number,
+  requested: string,
+  options: { mode?: number; directories?: boolean; follow?: boolean } = {},
+): number {
   const before = kindAt(path, options.follow ?? true);
   // A link not followed is opened with O_NOFOLLOW by the caller, which fails on it with ELOOP as it should.
-  if (before !== undefined && before !== 'a symbolic link' && !(options.directories && before === 'a directory')) throw new NotRegularFileError(requested, before);
+  if (before !== undefined && before !== 'a symbolic link' && !(options.directories && before === 'a directory'))
+    throw new NotRegularFileError(requested, before);
   let fd: number;
   try {
     fd = openSync(path, flags | NEVER_BLOCK, options.mode);

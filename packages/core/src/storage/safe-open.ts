@@ -46,12 +46,18 @@ function procFdAvailable(): boolean {
  * A file this call created and then refused is removed again. Returns the
  * descriptor and whether the file was created.
  */
-export function openInWorkspace(root: string, resolved: Resolved, requested: string, access: 'read' | 'update' | 'write'): { fd: number; created: boolean } {
+export function openInWorkspace(
+  root: string,
+  resolved: Resolved,
+  requested: string,
+  access: 'read' | 'update' | 'write',
+): { fd: number; created: boolean } {
   const base = constants.O_NOFOLLOW | (access === 'read' ? constants.O_RDONLY : constants.O_RDWR);
   let fd: number;
   let created = false;
   // Not following the last link: one the check allowed is opened at its real target below.
-  const openChecked = (path: string, flags: number, mode?: number): number => openRegular(path, flags, requested, { directories: true, follow: false, ...(mode === undefined ? {} : { mode }) });
+  const openChecked = (path: string, flags: number, mode?: number): number =>
+    openRegular(path, flags, requested, { directories: true, follow: false, ...(mode === undefined ? {} : { mode }) });
   const open = (path: string): number => {
     if (access !== 'write') return openChecked(path, base);
     try {

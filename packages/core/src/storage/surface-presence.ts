@@ -38,7 +38,9 @@ export class SurfacePresence {
   announce(medium: string): () => void {
     const file = join(this.dir, `${process.pid}-${randomBytes(4).toString('hex')}.json`);
     mkdirSync(this.dir, { recursive: true });
-    writeJsonAtomic(file, { version: 1, medium, process: currentProcessIdentity(), since: new Date().toISOString() } satisfies z.infer<typeof PresenceSchema>);
+    writeJsonAtomic(file, { version: 1, medium, process: currentProcessIdentity(), since: new Date().toISOString() } satisfies z.infer<
+      typeof PresenceSchema
+    >);
     let removed = false;
     const remove = (): void => {
       if (removed) return;

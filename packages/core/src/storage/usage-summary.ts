@@ -3,27 +3,29 @@ import { UsageSchema, type Usage } from '../message.js';
 import type { UsageTotals } from './usage-totals.js';
 
 /** One model call, as the session's usage ledger records it. */
-export const UsageRecordSchema = z.lazy(() => z.object({
-  version: z.literal(1),
-  at: z.string(),
-  participantId: z.string(),
-  conversationId: z.string(),
-  /** Who was waiting on this call, outermost first: their totals include it. */
-  chain: z.array(z.string()),
-  provider: z.string(),
-  model: z.string(),
-  usage: UsageSchema,
-  costUsd: z.number().nullable(),
-  /** The delegation tree (one message's work) whose agent loop made this call; a resumed tree is recounted from these. */
-  tree: z.string().optional(),
-  /** The `communicate` call whose delegated turn made this call (none for the turn that answers the message itself). */
-  delegation: z.string().optional(),
-  /**
-   * The call ended (cancelled, or broken off) after the model had started answering but before the
-   * provider reported its usage: the counts are Legion's estimate of what was paid for.
-   */
-  estimated: z.literal(true).optional(),
-}));
+export const UsageRecordSchema = z.lazy(() =>
+  z.object({
+    version: z.literal(1),
+    at: z.string(),
+    participantId: z.string(),
+    conversationId: z.string(),
+    /** Who was waiting on this call, outermost first: their totals include it. */
+    chain: z.array(z.string()),
+    provider: z.string(),
+    model: z.string(),
+    usage: UsageSchema,
+    costUsd: z.number().nullable(),
+    /** The delegation tree (one message's work) whose agent loop made this call; a resumed tree is recounted from these. */
+    tree: z.string().optional(),
+    /** The `communicate` call whose delegated turn made this call (none for the turn that answers the message itself). */
+    delegation: z.string().optional(),
+    /**
+     * The call ended (cancelled, or broken off) after the model had started answering but before the
+     * provider reported its usage: the counts are Legion's estimate of what was paid for.
+     */
+    estimated: z.literal(true).optional(),
+  }),
+);
 export type UsageRecord = z.infer<typeof UsageRecordSchema>;
 
 export type { UsageTotals };

@@ -10,7 +10,10 @@ const POLL_MS = 250;
  * backend, and on a poll, one read at a time. Rejects with the signal's reason
  * when it aborts; a read that throws is tried again on the next hint.
  */
-export function waitForRecord<T>(read: () => Promise<T | undefined>, options: { watch?: WatchSession | undefined; signal: AbortSignal; pollMs?: number | undefined }): Promise<T> {
+export function waitForRecord<T>(
+  read: () => Promise<T | undefined>,
+  options: { watch?: WatchSession | undefined; signal: AbortSignal; pollMs?: number | undefined },
+): Promise<T> {
   const { signal } = options;
   return new Promise<T>((resolve, reject) => {
     if (signal.aborted) {

@@ -30,7 +30,8 @@ export function resolveInWorkspace(root: string, requested: string): ResolvedPat
     isAbsolute(requested) && givenRoot !== realRoot && isInside(givenRoot, requested)
       ? join(realRoot, relative(givenRoot, resolve(requested)))
       : resolve(realRoot, requested);
-  if (!isInside(realRoot, absolute)) return { ok: false, error: `"${requested}" is outside the workspace; use a path relative to the workspace root.` };
+  if (!isInside(realRoot, absolute))
+    return { ok: false, error: `"${requested}" is outside the workspace; use a path relative to the workspace root.` };
   const real = realLocation(absolute, 0);
   if (real === undefined) return { ok: false, error: `"${requested}" cannot be resolved (a symbolic link loop, or no permission).` };
   if (!isInside(realRoot, real)) return { ok: false, error: `"${requested}" leads outside the workspace through a symbolic link.` };
@@ -46,7 +47,8 @@ export function resolveWritableInWorkspace(root: string, requested: string): Res
   const resolved = resolveInWorkspace(root, requested);
   if (!resolved.ok) return resolved;
   const realRoot = realpathSync(root);
-  if (resolved.relative === '.' || resolved.real === realRoot) return { ok: false, error: `"${requested}" is the workspace root itself; name a file or folder inside it.` };
+  if (resolved.relative === '.' || resolved.real === realRoot)
+    return { ok: false, error: `"${requested}" is the workspace root itself; name a file or folder inside it.` };
   // Both the spelled path and where it leads: a link inside the workspace may point into .legion/.
   if (isLegionInternal(resolved.relative) || isLegionInternal(relative(realRoot, resolved.real))) {
     return {

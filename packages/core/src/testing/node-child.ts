@@ -20,7 +20,11 @@ export interface ChildRun {
  * above what any step needs (never a timing assertion); without it a wait
  * lasts until the line comes or the child ends.
  */
-export function runNodeChild(script: string, args: readonly string[], options: { waitLimitMs?: number | undefined; env?: NodeJS.ProcessEnv | undefined } = {}): ChildRun {
+export function runNodeChild(
+  script: string,
+  args: readonly string[],
+  options: { waitLimitMs?: number | undefined; env?: NodeJS.ProcessEnv | undefined } = {},
+): ChildRun {
   const child = spawn(process.execPath, [script, ...args], { stdio: 'pipe', ...(options.env ? { env: options.env } : {}) });
   const name = basename(script);
   const lines: string[] = [];
@@ -54,7 +58,10 @@ export function runNodeChild(script: string, args: readonly string[], options: {
       new Promise((resolve, reject) => {
         let checked = 0;
         const limit = options.waitLimitMs;
-        const timer = limit === undefined ? undefined : setTimeout(() => finish(new Error(`${name} printed no ${what} within ${limit} ms. stderr:\n${stderr}`)), limit);
+        const timer =
+          limit === undefined
+            ? undefined
+            : setTimeout(() => finish(new Error(`${name} printed no ${what} within ${limit} ms. stderr:\n${stderr}`)), limit);
         const finish = (error?: Error, line?: string): void => {
           if (timer) clearTimeout(timer);
           waiters.delete(check);

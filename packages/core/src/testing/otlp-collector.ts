@@ -5,7 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 
 /** OTLP/HTTP JSON (opentelemetry-proto's JSON mapping), as much of it as tests read. */
-const AnyValueSchema = z.object({ stringValue: z.string().optional(), intValue: z.union([z.number(), z.string()]).optional(), doubleValue: z.number().optional(), boolValue: z.boolean().optional() });
+const AnyValueSchema = z.object({
+  stringValue: z.string().optional(),
+  intValue: z.union([z.number(), z.string()]).optional(),
+  doubleValue: z.number().optional(),
+  boolValue: z.boolean().optional(),
+});
 const AttributesSchema = z.array(z.object({ key: z.string(), value: AnyValueSchema })).default([]);
 const ExportRequestSchema = z.object({
   resourceSpans: z.array(
@@ -14,7 +19,16 @@ const ExportRequestSchema = z.object({
       scopeSpans: z.array(
         z.object({
           scope: z.object({ name: z.string() }),
-          spans: z.array(z.object({ traceId: z.string(), spanId: z.string(), parentSpanId: z.string().optional(), name: z.string(), attributes: AttributesSchema, events: z.array(z.object({ name: z.string() })).default([]) })),
+          spans: z.array(
+            z.object({
+              traceId: z.string(),
+              spanId: z.string(),
+              parentSpanId: z.string().optional(),
+              name: z.string(),
+              attributes: AttributesSchema,
+              events: z.array(z.object({ name: z.string() })).default([]),
+            }),
+          ),
         }),
       ),
     }),
@@ -44,7 +58,12 @@ export interface OtlpCollector {
 }
 
 const flat = (attributes: z.infer<typeof AttributesSchema>): Record<string, unknown> =>
-  Object.fromEntries(attributes.map(({ key, value }) => [key, value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.doubleValue ?? value.boolValue))]));
+  Object.fromEntries(
+    attributes.map(({ key, value }) => [
+      key,
+      value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.doubleValue ?? value.boolValue)),
+    ]),
+  );
 
 /** A collector's OTLP/HTTP trace endpoint on 127.0.0.1: decodes every export request it gets. */
 export async function startOtlpCollector(): Promise<OtlpCollector> {
@@ -59,7 +78,16 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
       for (const { resource, scopeSpans } of body.resourceSpans) {
         for (const { scope, spans: received } of scopeSpans) {
           for (const span of received) {
-            spans.push({ name: span.name, traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId || undefined, scope: scope.name, resource: flat(resource.attributes), attributes: flat(span.attributes), events: span.events.map((event) => event.name) });
+            spans.push({
+              name: span.name,
+              traceId: span.traceId,
+              spanId: span.spanId,
+              parentSpanId: span.parentSpanId || undefined,
+              scope: scope.name,
+              resource: flat(resource.attributes),
+              attributes: flat(span.attributes),
+              events: span.events.map((event) => event.name),
+            });
           }
         }
       }

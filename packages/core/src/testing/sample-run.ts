@@ -10,11 +10,18 @@ import { agentParticipant, createTestLegion, mockParticipant, userParticipant } 
  */
 export async function recordSampleRun(): Promise<LegionEvent[]> {
   const test = createTestLegion({
-    participants: [userParticipant(), agentParticipant('lead', { delegation: ['echo'] }), mockParticipant('echo', [{ trigger: '*', response: 'pong' }])],
+    participants: [
+      userParticipant(),
+      agentParticipant('lead', { delegation: ['echo'] }),
+      mockParticipant('echo', [{ trigger: '*', response: 'pong' }]),
+    ],
     entryAgent: 'lead',
     scripts: {
       lead: [
-        { toolCalls: [{ id: 'c1', name: 'communicate', input: { to: 'echo', message: 'ping' } }], usage: { inputTokens: 10, outputTokens: 3 } },
+        {
+          toolCalls: [{ id: 'c1', name: 'communicate', input: { to: 'echo', message: 'ping' } }],
+          usage: { inputTokens: 10, outputTokens: 3 },
+        },
         { toolCalls: [{ id: 't1', name: 'write_note', input: { path: 'note.txt', text: 'hello' } }] },
         { text: 'done', usage: { inputTokens: 20, outputTokens: 1 } },
       ],
@@ -24,7 +31,10 @@ export async function recordSampleRun(): Promise<LegionEvent[]> {
     const events: LegionEvent[] = [];
     test.legion.events.onAny((event) => events.push(event));
     test.legion.tools.register(writeNoteTool(test.root));
-    test.legion.attachUser({ medium: 'test', approve: async (requests) => requests.map((request) => ({ id: request.id, decision: 'approve' as const })) });
+    test.legion.attachUser({
+      medium: 'test',
+      approve: async (requests) => requests.map((request) => ({ id: request.id, decision: 'approve' as const })),
+    });
     const session = await test.legion.sessions.create({ title: 'Sample run' });
     const result = await test.legion.send(session, 'go');
     if (result.status !== 'success') throw new Error(`the sample run did not succeed: ${JSON.stringify(result)}`);

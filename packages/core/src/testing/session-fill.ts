@@ -9,7 +9,10 @@ import type { SessionMeta } from '../storage/session-meta.js';
  * a pending approval, an answered and an open question, usage, agent state of two kinds
  * and a text and a binary artifact. What copy tests move between stores.
  */
-export async function fillSession(backend: SessionBackend, options: { id?: string | undefined; title?: string | undefined; seed?: string | undefined } = {}): Promise<SessionMeta> {
+export async function fillSession(
+  backend: SessionBackend,
+  options: { id?: string | undefined; title?: string | undefined; seed?: string | undefined } = {},
+): Promise<SessionMeta> {
   const seed = options.seed ?? randomUUID().slice(0, 8);
   const created = await backend.sessions.create(options.title ? { title: options.title } : {});
   let meta = created;
@@ -37,7 +40,13 @@ export async function fillSession(backend: SessionBackend, options: { id?: strin
   const first = message(`hello ${seed}`, 'user');
   await append(main, first);
   await append(main, message(`hi ${seed} — ünïcödé 🚀`, 'assistant'));
-  await append(main, { kind: 'note', level: 'error', code: 'interrupted', text: 'the turn was interrupted', at: '2026-01-02T03:05:00.000Z' });
+  await append(main, {
+    kind: 'note',
+    level: 'error',
+    code: 'interrupted',
+    text: 'the turn was interrupted',
+    at: '2026-01-02T03:05:00.000Z',
+  });
   const kept = message('keep me', 'user');
   await append(main, kept);
   await append(main, {
@@ -58,23 +67,63 @@ export async function fillSession(backend: SessionBackend, options: { id?: strin
   for (const lease of leases.values()) await lease.release();
   for (const id of ['apr_decided', 'apr_pending']) {
     await backend.approvals.append(sessionId, {
-      kind: 'request', version: 2, id, at: '2026-01-02T03:07:00.000Z', batchId: 'batch-1', requester: 'dev', approver: 'user', tool: 'file_write',
-      input: { path: `${id}.txt`, content: seed }, toolUseId: `toolu_${id}`, conversationId: 'user__dev', reason: 'writes need approval',
+      kind: 'request',
+      version: 2,
+      id,
+      at: '2026-01-02T03:07:00.000Z',
+      batchId: 'batch-1',
+      requester: 'dev',
+      approver: 'user',
+      tool: 'file_write',
+      input: { path: `${id}.txt`, content: seed },
+      toolUseId: `toolu_${id}`,
+      conversationId: 'user__dev',
+      reason: 'writes need approval',
       frames: [{ participantId: 'user', conversationId: 'user__dev' }],
     });
   }
-  await backend.approvals.decide(sessionId, [{ kind: 'decision', version: 1, requestId: 'apr_decided', at: '2026-01-02T03:08:00.000Z', decision: 'approved', decidedBy: 'user' }]);
+  await backend.approvals.decide(sessionId, [
+    { kind: 'decision', version: 1, requestId: 'apr_decided', at: '2026-01-02T03:08:00.000Z', decision: 'approved', decidedBy: 'user' },
+  ]);
   for (const id of ['q_answered', 'q_open']) {
-    await backend.questions.append(sessionId, { kind: 'question', version: 1, id, at: '2026-01-02T03:09:00.000Z', conversationId: 'dev__user', user: 'user', from: 'dev', chain: ['user', 'dev'], text: `Which database, ${seed}?` });
-  }
-  await backend.questions.settle(sessionId, { kind: 'answer', version: 1, questionId: 'q_answered', at: '2026-01-02T03:10:00.000Z', text: 'PostgreSQL', answeredBy: 'user', medium: 'cli' });
-  for (const inputTokens of [10, 20]) {
-    await backend.usage.append(sessionId, {
-      version: 1, at: '2026-01-02T03:11:00.000Z', participantId: 'dev', conversationId: 'user__dev', chain: ['user'], provider: 'scripted', model: 'test',
-      usage: { inputTokens, outputTokens: 1 }, costUsd: 0.25,
+    await backend.questions.append(sessionId, {
+      kind: 'question',
+      version: 1,
+      id,
+      at: '2026-01-02T03:09:00.000Z',
+      conversationId: 'dev__user',
+      user: 'user',
+      from: 'dev',
+      chain: ['user', 'dev'],
+      text: `Which database, ${seed}?`,
     });
   }
-  await backend.agentState.put({ sessionId, kind: 'todos', agentId: 'dev' }, { version: 1, agentId: 'dev', items: [{ id: 't1', text: `ship ${seed}`, done: false }] });
+  await backend.questions.settle(sessionId, {
+    kind: 'answer',
+    version: 1,
+    questionId: 'q_answered',
+    at: '2026-01-02T03:10:00.000Z',
+    text: 'PostgreSQL',
+    answeredBy: 'user',
+    medium: 'cli',
+  });
+  for (const inputTokens of [10, 20]) {
+    await backend.usage.append(sessionId, {
+      version: 1,
+      at: '2026-01-02T03:11:00.000Z',
+      participantId: 'dev',
+      conversationId: 'user__dev',
+      chain: ['user'],
+      provider: 'scripted',
+      model: 'test',
+      usage: { inputTokens, outputTokens: 1 },
+      costUsd: 0.25,
+    });
+  }
+  await backend.agentState.put(
+    { sessionId, kind: 'todos', agentId: 'dev' },
+    { version: 1, agentId: 'dev', items: [{ id: 't1', text: `ship ${seed}`, done: false }] },
+  );
   await backend.agentState.put({ sessionId, kind: 'scratchbook', agentId: 'reviewer' }, { notes: ['a', 'b'], nested: { z: 1, a: null } });
   await backend.artifacts.put(sessionId, 'report.md', `# Report ${seed}\n`);
   await backend.artifacts.put(sessionId, 'blob.bin', new Uint8Array([0, 255, 1, 254, 10, 13]));
@@ -83,7 +132,15 @@ export async function fillSession(backend: SessionBackend, options: { id?: strin
 
 function header(conversationId: string): HeaderEntry {
   const [initiator = 'a', responder = 'b', name] = conversationId.split('__');
-  return { kind: 'header', version: 2, conversationId, initiator, responder, ...(name ? { name } : {}), createdAt: '2026-01-02T03:04:05.006Z' };
+  return {
+    kind: 'header',
+    version: 2,
+    conversationId,
+    initiator,
+    responder,
+    ...(name ? { name } : {}),
+    createdAt: '2026-01-02T03:04:05.006Z',
+  };
 }
 
 function message(text: string, role: 'user' | 'assistant'): MessageEntry {

@@ -37,7 +37,11 @@ export function agentParticipant(
   } as ParticipantInput;
 }
 
-export function mockParticipant(id: string, responses: Array<{ trigger: string; response: string; delayMs?: number }>, fallback?: string): ParticipantInput {
+export function mockParticipant(
+  id: string,
+  responses: Array<{ trigger: string; response: string; delayMs?: number }>,
+  fallback?: string,
+): ParticipantInput {
   return { id, type: 'mock', name: id, responses, ...(fallback === undefined ? {} : { fallback }) } as ParticipantInput;
 }
 

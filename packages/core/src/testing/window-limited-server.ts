@@ -62,7 +62,11 @@ export async function startWindowLimitedServer(options: WindowLimitedServerOptio
   const server = createServer((incoming, outgoing) => {
     readBody(incoming).then(
       (text) => {
-        const protocol = incoming.url?.endsWith('/chat/completions') ? 'openai' : incoming.url?.endsWith('/v1/messages') ? 'anthropic' : undefined;
+        const protocol = incoming.url?.endsWith('/chat/completions')
+          ? 'openai'
+          : incoming.url?.endsWith('/v1/messages')
+            ? 'anthropic'
+            : undefined;
         if (!protocol) return sendJson(outgoing, 404, { error: { type: 'not_found_error', message: `no route ${incoming.url ?? ''}` } });
         const body = JSON.parse(text) as Record<string, unknown>;
         const tokens = promptTokens(body, count);
@@ -138,7 +142,10 @@ function sendJson(outgoing: ServerResponse, status: number, body: unknown): void
 /** The providers' real bodies for a prompt over the window. */
 function sendTooLong(outgoing: ServerResponse, protocol: 'anthropic' | 'openai', tokens: number, window: number): void {
   if (protocol === 'anthropic') {
-    sendJson(outgoing, 400, { type: 'error', error: { type: 'invalid_request_error', message: `prompt is too long: ${tokens} tokens > ${window} maximum` } });
+    sendJson(outgoing, 400, {
+      type: 'error',
+      error: { type: 'invalid_request_error', message: `prompt is too long: ${tokens} tokens > ${window} maximum` },
+    });
     return;
   }
   sendJson(outgoing, 400, {
@@ -156,7 +163,18 @@ function streamAnthropic(outgoing: ServerResponse, model: string, inputTokens: n
   const event = (type: string, data: Record<string, unknown>): void => {
     outgoing.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   };
-  event('message_start', { message: { id: `msg_${randomUUID().slice(0, 12)}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: 1 } } });
+  event('message_start', {
+    message: {
+      id: `msg_${randomUUID().slice(0, 12)}`,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: inputTokens, output_tokens: 1 },
+    },
+  });
   let index = 0;
   if (reply.text) {
     event('content_block_start', { index, content_block: { type: 'text', text: '' } });
@@ -165,13 +183,19 @@ function streamAnthropic(outgoing: ServerResponse, model: string, inputTokens: n
     index++;
   }
   for (const call of reply.toolCalls ?? []) {
-    event('content_block_start', { index, content_block: { type: 'tool_use', id: call.id ?? `toolu_${randomUUID().slice(0, 12)}`, name: call.name, input: {} } });
+    event('content_block_start', {
+      index,
+      content_block: { type: 'tool_use', id: call.id ?? `toolu_${randomUUID().slice(0, 12)}`, name: call.name, input: {} },
+    });
     event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(call.input) } });
     event('content_block_stop', { index });
     index++;
   }
   const outputTokens = Math.max(1, Math.ceil(((reply.text ?? '').length + JSON.stringify(reply.toolCalls ?? []).length) / 4));
-  event('message_delta', { delta: { stop_reason: reply.toolCalls?.length ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: outputTokens } });
+  event('message_delta', {
+    delta: { stop_reason: reply.toolCalls?.length ? 'tool_use' : 'end_turn', stop_sequence: null },
+    usage: { output_tokens: outputTokens },
+  });
   event('message_stop', {});
   outgoing.end();
 }
@@ -180,15 +204,32 @@ function streamOpenAI(outgoing: ServerResponse, model: string, inputTokens: numb
   outgoing.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const id = `chatcmpl-${randomUUID().slice(0, 12)}`;
   const chunk = (delta: Record<string, unknown>, finish: string | null): void => {
-    outgoing.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+    outgoing.write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
+    );
   };
   chunk({ role: 'assistant', content: reply.text ?? '' }, null);
   (reply.toolCalls ?? []).forEach((call, index) => {
-    chunk({ tool_calls: [{ index, id: call.id ?? `call_${randomUUID().slice(0, 12)}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.input) } }] }, null);
+    chunk(
+      {
+        tool_calls: [
+          {
+            index,
+            id: call.id ?? `call_${randomUUID().slice(0, 12)}`,
+            type: 'function',
+            function: { name: call.name, arguments: JSON.stringify(call.input) },
+          },
+        ],
+      },
+      null,
+    );
   });
   chunk({}, reply.toolCalls?.length ? 'tool_calls' : 'stop');
   const outputTokens = Math.max(1, Math.ceil(((reply.text ?? '').length + JSON.stringify(reply.toolCalls ?? []).length) / 4));
-  if (inputTokens !== null) outgoing.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens } })}\n\n`);
+  if (inputTokens !== null)
+    outgoing.write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens } })}\n\n`,
+    );
   outgoing.write('data: [DONE]\n\n');
   outgoing.end();
 }

@@ -30,7 +30,7 @@ describe('startWireRecorder', () => {
     seenByTarget.length = 0;
   });
 
-  it('records the exact request and forwards it under the target\'s base path', async () => {
+  it("records the exact request and forwards it under the target's base path", async () => {
     handle = (_request, response) => response.writeHead(201, { 'content-type': 'application/json', 'x-answer': '42' }).end('{"ok":true}');
 
     const response = await fetch(`${recorder.url}/v1/messages?beta=true`, {
@@ -43,11 +43,22 @@ describe('startWireRecorder', () => {
     expect(response.headers.get('x-answer')).toBe('42');
     expect(await response.json()).toEqual({ ok: true });
     expect(recorder.requests).toEqual([
-      { method: 'POST', path: '/v1/messages?beta=true', headers: expect.objectContaining({ 'x-api-key': 'secret' }), body: { model: 'm', messages: [] } },
+      {
+        method: 'POST',
+        path: '/v1/messages?beta=true',
+        headers: expect.objectContaining({ 'x-api-key': 'secret' }),
+        body: { model: 'm', messages: [] },
+      },
     ]);
     expect(recorder.bodies('/v1/messages')).toEqual([{ model: 'm', messages: [] }]);
     expect(recorder.bodies('/v1/chat/completions')).toEqual([]);
-    expect(seenByTarget).toEqual([{ url: '/base/v1/messages?beta=true', host: `127.0.0.1:${(target.address() as AddressInfo).port}`, body: '{"model":"m","messages":[]}' }]);
+    expect(seenByTarget).toEqual([
+      {
+        url: '/base/v1/messages?beta=true',
+        host: `127.0.0.1:${(target.address() as AddressInfo).port}`,
+        body: '{"model":"m","messages":[]}',
+      },
+    ]);
   });
 
   it('keeps a body that is not JSON as text', async () => {

@@ -70,7 +70,15 @@ function forward(target: URL, incoming: IncomingMessage, body: Buffer, outgoing:
   headers['content-length'] = String(body.length);
   const basePath = target.pathname.replace(/\/$/, '');
   const upstream = httpRequest(
-    { protocol: target.protocol, hostname: target.hostname, port: target.port, method: incoming.method, path: `${basePath}${incoming.url ?? '/'}`, headers, agent: false },
+    {
+      protocol: target.protocol,
+      hostname: target.hostname,
+      port: target.port,
+      method: incoming.method,
+      path: `${basePath}${incoming.url ?? '/'}`,
+      headers,
+      agent: false,
+    },
     (response) => {
       const responseHeaders: IncomingHttpHeaders = {};
       for (const [name, value] of Object.entries(response.headers)) if (!HOP_BY_HOP.has(name)) responseHeaders[name] = value;

@@ -40,7 +40,11 @@ export class ToolExecutor {
   constructor(private readonly redact: (text: string) => string = (text) => text) {}
 
   /** Looks the tool up among those the caller may use and validates the input against its schema. */
-  prepare(toolUse: ToolUseBlock, tools: ReadonlyMap<string, Tool>, preflightError?: string): { ok: true; call: PreparedCall } | { ok: false; error: string; refusal: ToolRefusal } {
+  prepare(
+    toolUse: ToolUseBlock,
+    tools: ReadonlyMap<string, Tool>,
+    preflightError?: string,
+  ): { ok: true; call: PreparedCall } | { ok: false; error: string; refusal: ToolRefusal } {
     if (preflightError !== undefined) return { ok: false, error: preflightError, refusal: 'invalid' };
     const tool = tools.get(toolUse.name);
     if (!tool) {
@@ -50,13 +54,22 @@ export class ToolExecutor {
     const parsed = tool.inputSchema.safeParse(toolUse.input, { reportInput: true });
     if (!parsed.success) {
       const { field, problem, fix } = describeZodError(parsed.error, toolUse.input);
-      return { ok: false, error: `Invalid input for ${tool.name}: "${field}" ${problem}. Fix: ${fix}, and call it again.`, refusal: 'invalid' };
+      return {
+        ok: false,
+        error: `Invalid input for ${tool.name}: "${field}" ${problem}. Fix: ${fix}, and call it again.`,
+        refusal: 'invalid',
+      };
     }
     return { ok: true, call: { toolUse, tool, input: parsed.data } };
   }
 
   /** Runs prepared calls in order (adjacent concurrent ones together); outcomes by tool_use id. */
-  async run(calls: readonly PreparedCall[], context: CallerContext, defaultTimeoutMs: number, finish?: FinishResult): Promise<Map<string, CallOutcome>> {
+  async run(
+    calls: readonly PreparedCall[],
+    context: CallerContext,
+    defaultTimeoutMs: number,
+    finish?: FinishResult,
+  ): Promise<Map<string, CallOutcome>> {
     const outcomes = new Map<string, CallOutcome>();
     let index = 0;
     while (index < calls.length) {
@@ -80,24 +93,43 @@ export class ToolExecutor {
    * Reports a call that never ran (refused, invalid, denied) the way a run call is reported,
    * with an `execute_tool` span in error naming the decision: an operator sees a denied call.
    */
-  refuse(toolUse: ToolUseBlock, error: string, context: Pick<ToolContext, 'callerId' | 'conversation' | 'events' | 'trace'>, decision: ToolRefusal = 'invalid'): ToolResultBlock {
+  refuse(
+    toolUse: ToolUseBlock,
+    error: string,
+    context: Pick<ToolContext, 'callerId' | 'conversation' | 'events' | 'trace'>,
+    decision: ToolRefusal = 'invalid',
+  ): ToolResultBlock {
     const block = toResultBlock(toolUse.id, { status: 'error', error }, this.redact);
     context.trace?.tool(toolUse)?.refused(decision, block.content);
     context.events.emit('tool:call', Object.assign({}, context.conversation, { participantId: context.callerId, toolUse }));
-    context.events.emit('tool:result', Object.assign({}, context.conversation, { participantId: context.callerId, toolUse, result: block, durationMs: 0 }));
+    context.events.emit(
+      'tool:result',
+      Object.assign({}, context.conversation, { participantId: context.callerId, toolUse, result: block, durationMs: 0 }),
+    );
     return block;
   }
 
   // Object.assign, not `{ ...base, more }`: V8 keeps objects built by a spread plus further properties through
   // young-generation GCs, so per-turn garbage would pile up in the old generation (bench/memory-runs.mjs).
-  private async runOne(call: PreparedCall, context: CallerContext, defaultTimeoutMs: number, finish: FinishResult | undefined): Promise<CallOutcome> {
+  private async runOne(
+    call: PreparedCall,
+    context: CallerContext,
+    defaultTimeoutMs: number,
+    finish: FinishResult | undefined,
+  ): Promise<CallOutcome> {
     const started = performance.now();
     const { toolUse } = call;
     context.events.emit('tool:call', Object.assign({}, context.conversation, { participantId: context.callerId, toolUse }));
     const span = context.trace?.tool(toolUse);
     const readable = (path: string): boolean => context.visible(path, call.tool);
     const result = await (span
-      ? span.run(() => this.execute(call, Object.assign({}, context, { toolUseId: toolUse.id, readable, traceparent: span.traceparent() }), defaultTimeoutMs))
+      ? span.run(() =>
+          this.execute(
+            call,
+            Object.assign({}, context, { toolUseId: toolUse.id, readable, traceparent: span.traceparent() }),
+            defaultTimeoutMs,
+          ),
+        )
       : this.execute(call, Object.assign({}, context, { toolUseId: toolUse.id, readable }), defaultTimeoutMs));
     if (result.status === 'paused') {
       span?.end({ paused: result.requests.length });
@@ -107,7 +139,15 @@ export class ToolExecutor {
     // What the model sees (redacted), not what the tool returned.
     span?.end({ isError: whole.isError === true, content: whole.content });
     const block = finish ? await finish(whole) : whole;
-    context.events.emit('tool:result', Object.assign({}, context.conversation, { participantId: context.callerId, toolUse, result: block, durationMs: performance.now() - started }));
+    context.events.emit(
+      'tool:result',
+      Object.assign({}, context.conversation, {
+        participantId: context.callerId,
+        toolUse,
+        result: block,
+        durationMs: performance.now() - started,
+      }),
+    );
     return { status: 'done', block };
   }
 

@@ -3,7 +3,13 @@ import { EventBus } from '../events/EventBus.js';
 import { defineTool, toolDefinition } from './tool.js';
 import { ToolRegistry } from './ToolRegistry.js';
 
-const tool = (name: string) => defineTool({ name, description: `${name} tool`, inputSchema: z.object({ path: z.string().describe('where') }), execute: async () => ({ status: 'success', data: null }) });
+const tool = (name: string) =>
+  defineTool({
+    name,
+    description: `${name} tool`,
+    inputSchema: z.object({ path: z.string().describe('where') }),
+    execute: async () => ({ status: 'success', data: null }),
+  });
 
 describe('ToolRegistry', () => {
   it('filters tools by all / none / names and globs', () => {
@@ -52,7 +58,12 @@ describe('ToolRegistry', () => {
     // Only the fill's own registrations go unannounced: they stand for what was there from the start.
     expect(registered).toEqual(['shell_run']);
 
-    for (const use of [(r: ToolRegistry) => r.get('x'), (r: ToolRegistry) => r.list(), (r: ToolRegistry) => r.providerOf('x'), (r: ToolRegistry) => r.ready()]) {
+    for (const use of [
+      (r: ToolRegistry) => r.get('x'),
+      (r: ToolRegistry) => r.list(),
+      (r: ToolRegistry) => r.providerOf('x'),
+      (r: ToolRegistry) => r.ready(),
+    ]) {
       const other = new ToolRegistry();
       other.fillOnFirstUse(() => other.register(tool('file_read')));
       await use(other);

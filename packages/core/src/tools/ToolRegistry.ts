@@ -72,9 +72,13 @@ export class ToolRegistry {
   registerTool(tool: Tool, options: { providerId?: string } = {}): () => void {
     this.fillNow();
     if (this.tools.has(tool.name)) {
-      throw new LegionError('duplicate_tool', `A tool named "${tool.name}" is already registered (by "${this.tools.get(tool.name)?.providerId}").`, {
-        name: tool.name,
-      });
+      throw new LegionError(
+        'duplicate_tool',
+        `A tool named "${tool.name}" is already registered (by "${this.tools.get(tool.name)?.providerId}").`,
+        {
+          name: tool.name,
+        },
+      );
     }
     this.add(tool, options.providerId ?? PROGRAMMATIC_PROVIDER_ID);
     return () => this.remove(tool.name, tool);
@@ -95,7 +99,9 @@ export class ToolRegistry {
   registerToolProvider(provider: ToolProvider, options: { deferred?: boolean } = {}): () => Promise<void> {
     this.fillNow();
     if (this.providers.has(provider.id)) {
-      throw new LegionError('duplicate_tool_provider', `A tool provider with id "${provider.id}" is already registered.`, { id: provider.id });
+      throw new LegionError('duplicate_tool_provider', `A tool provider with id "${provider.id}" is already registered.`, {
+        id: provider.id,
+      });
     }
     const state: ProviderState = { provider, listed: new Map(), generation: 0, disposed: false, deferred: options.deferred === true };
     this.providers.set(provider.id, state);
@@ -240,7 +246,12 @@ export class ToolRegistry {
   }
 
   private reportProblem(state: ProviderState, problem: string): void {
-    if (!this.filling) this.options.events?.emit('error:raised', { scope: `tool provider ${state.provider.id}`, message: `Tool provider "${state.provider.id}" ${problem}.`, code: 'tool_provider_problem' });
+    if (!this.filling)
+      this.options.events?.emit('error:raised', {
+        scope: `tool provider ${state.provider.id}`,
+        message: `Tool provider "${state.provider.id}" ${problem}.`,
+        code: 'tool_provider_problem',
+      });
   }
 }
 

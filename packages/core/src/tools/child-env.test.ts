@@ -21,7 +21,13 @@ describe('withheldVariables', () => {
   };
 
   it("names every provider key variable, LEGION_* secrets and any variable holding a configured key, and nothing of the user's own", () => {
-    expect(withheldVariables(env, { secretValues: [CONFIGURED_KEY] })).toEqual(['ANTHROPIC_API_KEY', 'DEPLOY_SECRET_COPY', 'LEGION_API_TOKEN', 'OPENAI_API_KEY', 'OPENROUTER_API_KEY']);
+    expect(withheldVariables(env, { secretValues: [CONFIGURED_KEY] })).toEqual([
+      'ANTHROPIC_API_KEY',
+      'DEPLOY_SECRET_COPY',
+      'LEGION_API_TOKEN',
+      'OPENAI_API_KEY',
+      'OPENROUTER_API_KEY',
+    ]);
   });
 
   it('passes what shell.passEnv lists', () => {
@@ -42,7 +48,11 @@ describe("commands' environment", () => {
     // A declarative shell tool, so all three ways of running a command are checked.
     writeFileSync(
       join(root, '.legion', 'tools', 'print_env.json'),
-      JSON.stringify({ name: 'print_env', description: 'writes its environment', execution: { type: 'shell', command: ['sh', '-c', 'env > seen-declarative.txt'] } }),
+      JSON.stringify({
+        name: 'print_env',
+        description: 'writes its environment',
+        execution: { type: 'shell', command: ['sh', '-c', 'env > seen-declarative.txt'] },
+      }),
     );
   });
 

@@ -17,7 +17,10 @@ describe('compact tool definitions', () => {
       inputSchema: z.object({
         description: z.string().min(1).describe('What the note says.'),
         kind: z.enum(['fact', 'question']).default('fact').describe('Its kind.'),
-        tags: z.array(z.object({ name: z.string().max(20).describe('A tag.') })).max(5).optional(),
+        tags: z
+          .array(z.object({ name: z.string().max(20).describe('A tag.') }))
+          .max(5)
+          .optional(),
       }),
       effect: 'read',
       execute: () => Promise.resolve({ status: 'success', data: 'ok' }),
@@ -29,7 +32,11 @@ describe('compact tool definitions', () => {
       properties: {
         description: { type: 'string', minLength: 1 },
         kind: { type: 'string', enum: ['fact', 'question'], default: 'fact' },
-        tags: { type: 'array', maxItems: 5, items: { type: 'object', properties: { name: { type: 'string', maxLength: 20 } }, required: ['name'] } },
+        tags: {
+          type: 'array',
+          maxItems: 5,
+          items: { type: 'object', properties: { name: { type: 'string', maxLength: 20 } }, required: ['name'] },
+        },
       },
       required: ['description'],
     });

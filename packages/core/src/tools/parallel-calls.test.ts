@@ -22,7 +22,11 @@ describe('a response with many tool calls run at once', () => {
               expect: (request) => {
                 const results = request.messages.at(-1)!.content.filter((block) => block.type === 'tool_result');
                 expect(results).toHaveLength(16);
-                expect(results.filter((block) => block.type === 'tool_result' && block.isError).map((block) => block.type === 'tool_result' && block.content)).toEqual([]);
+                expect(
+                  results
+                    .filter((block) => block.type === 'tool_result' && block.isError)
+                    .map((block) => block.type === 'tool_result' && block.content),
+                ).toEqual([]);
               },
               text: 'looked sixteen times',
             },

@@ -29,7 +29,12 @@ describe('redactSecrets', () => {
 
   it('leaves short values and variables with ordinary names alone', () => {
     expect(redactSecrets('abc123 in /home/someone-long-path', env)).toBe('abc123 in /home/someone-long-path');
-    expect(secretValues(env).map((secret) => secret.name)).toEqual(['AWS_CREDENTIALS_FILE_SECRET', 'OPENAI_API_KEY', 'GITHUB_TOKEN', 'DB_PASSWORD']);
+    expect(secretValues(env).map((secret) => secret.name)).toEqual([
+      'AWS_CREDENTIALS_FILE_SECRET',
+      'OPENAI_API_KEY',
+      'GITHUB_TOKEN',
+      'DB_PASSWORD',
+    ]);
   });
 });
 
@@ -50,13 +55,23 @@ describe('secrets in tool results', () => {
       },
       env: { MY_SERVICE_API_KEY: secret },
     });
-    test.legion.tools.register(defineTool({ name: 'leaky', description: 'prints its environment', effect: 'read', inputSchema: z.object({}), execute: async () => ({ status: 'success', data: `key=${secret}` }) }));
+    test.legion.tools.register(
+      defineTool({
+        name: 'leaky',
+        description: 'prints its environment',
+        effect: 'read',
+        inputSchema: z.object({}),
+        execute: async () => ({ status: 'success', data: `key=${secret}` }),
+      }),
+    );
     const seen: string[] = [];
     test.legion.events.onAny((event) => seen.push(JSON.stringify(event)));
     const session = await test.legion.sessions.create();
     expect(await test.legion.send(session, 'go', { to: 'solo' })).toMatchObject({ reply: 'ok' });
     const dir = `${test.root}/.legion/sessions/${session.id}/conversations`;
-    const logs = readdirSync(dir).map((file) => readFileSync(`${dir}/${file}`, 'utf8')).join('\n');
+    const logs = readdirSync(dir)
+      .map((file) => readFileSync(`${dir}/${file}`, 'utf8'))
+      .join('\n');
     expect(logs).toContain('key=[redacted:MY_SERVICE_API_KEY]');
     expect(logs).not.toContain(secret);
     expect(seen.join('\n')).not.toContain(secret);
@@ -72,7 +87,12 @@ const GITHUB = `ghp_${'A1b2C3d4E5'.repeat(4)}`;
 const GITHUB_PAT = `github_pat_11ABCDEFG0${'x_Y9z'.repeat(12)}`;
 const AWS = 'AKIAIOSFODNN7EXAMPLE';
 const SLACK = 'xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx';
-const PRIVATE_KEY = ['-----BEGIN OPENSSH PRIVATE KEY-----', 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW', 'QyNTUxOQAAACBm9nUwAx1Qj0=', '-----END OPENSSH PRIVATE KEY-----'].join('\n');
+const PRIVATE_KEY = [
+  '-----BEGIN OPENSSH PRIVATE KEY-----',
+  'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW',
+  'QyNTUxOQAAACBm9nUwAx1Qj0=',
+  '-----END OPENSSH PRIVATE KEY-----',
+].join('\n');
 
 describe('keys of a well-known shape, configured or not', () => {
   const redact = createRedactor();
@@ -117,7 +137,10 @@ describe('passwords in URLs', () => {
     ['postgres://app:s3cr3t@db.internal:5432/app', 'postgres://app:[redacted]@db.internal:5432/app'],
     ['redis://:hunter2@cache:6379', 'redis://:[redacted]@cache:6379'],
     ['https://user:p@ss:w0rd@example.com/x?y=1', 'https://user:[redacted]@example.com/x?y=1'],
-    ['"url": "mongodb+srv://me:pw-1@cluster0.example.net", "other": "a@b"', '"url": "mongodb+srv://me:[redacted]@cluster0.example.net", "other": "a@b"'],
+    [
+      '"url": "mongodb+srv://me:pw-1@cluster0.example.net", "other": "a@b"',
+      '"url": "mongodb+srv://me:[redacted]@cluster0.example.net", "other": "a@b"',
+    ],
   ])('hides the password of %s', (text, expected) => {
     expect(redact(text)).toBe(expected);
   });
@@ -140,8 +163,13 @@ describe('passwords in URLs', () => {
 describe('keys from the config', () => {
   it('finds every string under a secret-named field, by its path, and what ${env:NAME} refers to', () => {
     const config = {
-      providers: { openai: { apiKey: 'cfg-openai-0123456789', baseURL: 'https://api.openai.com/v1' }, ollama: { apiKeyEnv: 'OLLAMA_API_KEY' } },
-      mcpServers: { github: { command: 'x', env: { GITHUB_TOKEN: '${env:MY_GH}' }, headers: { Authorization: 'Bearer cfg-bearer-98765' } } },
+      providers: {
+        openai: { apiKey: 'cfg-openai-0123456789', baseURL: 'https://api.openai.com/v1' },
+        ollama: { apiKeyEnv: 'OLLAMA_API_KEY' },
+      },
+      mcpServers: {
+        github: { command: 'x', env: { GITHUB_TOKEN: '${env:MY_GH}' }, headers: { Authorization: 'Bearer cfg-bearer-98765' } },
+      },
       limits: { maxTokens: 4096 },
       policies: { vault_read_secret: 'requires_approval' },
       tokenizer: 'cl100k_base_tokenizer',
@@ -201,11 +229,25 @@ describe('long output', () => {
       // The secret's middle sits exactly where the artifact limit cuts (at half of it).
       const before = 'a'.repeat(artifactMaxBytes / 2 - secret.length / 2);
       const text = `${before}${secret}${'b'.repeat(artifactMaxBytes)}`;
-      legion.tools.register(defineTool({ name: 'flood', description: 'prints a lot', effect: 'read', inputSchema: z.object({}), execute: async () => ({ status: 'success', data: text }) }));
+      legion.tools.register(
+        defineTool({
+          name: 'flood',
+          description: 'prints a lot',
+          effect: 'read',
+          inputSchema: z.object({}),
+          execute: async () => ({ status: 'success', data: text }),
+        }),
+      );
       const seen: string[] = [];
       legion.providers.useFor(
         'worker',
-        new ScriptedProvider([{ toolCalls: [{ id: 'f1', name: 'flood', input: {} }] }, { expect: (request) => void seen.push(JSON.stringify(request.messages)), text: 'done' }], 'worker'),
+        new ScriptedProvider(
+          [
+            { toolCalls: [{ id: 'f1', name: 'flood', input: {} }] },
+            { expect: (request) => void seen.push(JSON.stringify(request.messages)), text: 'done' },
+          ],
+          'worker',
+        ),
       );
       const session = await legion.sessions.create();
       expect(await legion.send(session, 'flood it', { to: 'worker' })).toMatchObject({ status: 'success' });
@@ -241,17 +283,26 @@ describe('text that was already cut', () => {
   });
 
   it('hides the start of a well-known key shape cut off at the end of the head', () => {
-    expect(createRedactor()(`key: ${ANTHROPIC.slice(0, 14)}\n… [9 characters cut] …\nmore`)).toBe('key: [redacted:anthropic-api-key]\n… [9 characters cut] …\nmore');
+    expect(createRedactor()(`key: ${ANTHROPIC.slice(0, 14)}\n… [9 characters cut] …\nmore`)).toBe(
+      'key: [redacted:anthropic-api-key]\n… [9 characters cut] …\nmore',
+    );
   });
 });
 
 describe('error and warning events', () => {
   it('carry no secret, whoever emits them', async () => {
     const root = mkdtempSync(join(tmpdir(), 'legion-redact-events-'));
-    const legion = Legion.create({ root, globalConfigFile: join(root, 'none.json'), env: { PATH: process.env.PATH, MY_SERVICE_TOKEN: 'svc-token-for-events-1234' } });
+    const legion = Legion.create({
+      root,
+      globalConfigFile: join(root, 'none.json'),
+      env: { PATH: process.env.PATH, MY_SERVICE_TOKEN: 'svc-token-for-events-1234' },
+    });
     const seen: string[] = [];
     legion.events.onAny((event) => seen.push(JSON.stringify(event)));
-    legion.events.emit('error:raised', { scope: 'mcp server x', message: `could not start: token svc-token-for-events-1234 rejected; also ${GITHUB}` });
+    legion.events.emit('error:raised', {
+      scope: 'mcp server x',
+      message: `could not start: token svc-token-for-events-1234 rejected; also ${GITHUB}`,
+    });
     legion.events.emit('storage:warning', { path: 'x', offset: 0, problem: `bad line: postgres://u:pw-1234@db/x` });
     await legion.close();
     rmSync(root, { recursive: true, force: true });
@@ -261,7 +312,7 @@ describe('error and warning events', () => {
   });
 });
 
-describe('redactSecrets (one environment, as commands\' output is redacted)', () => {
+describe("redactSecrets (one environment, as commands' output is redacted)", () => {
   it('also hides shapes and URL passwords', () => {
     expect(redactSecrets(`${ANTHROPIC} postgres://u:pw@h`, {})).toBe('[redacted:anthropic-api-key] postgres://u:[redacted]@h');
   });

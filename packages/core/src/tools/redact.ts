@@ -47,7 +47,8 @@ export function configSecretValues(config: unknown, env: NodeJS.ProcessEnv = {})
     } else if (Array.isArray(value)) {
       value.forEach((item, index) => visit(item, `${path}[${index}]`, field));
     } else if (value !== null && typeof value === 'object') {
-      for (const [key, item] of Object.entries(value)) if (path || !NAME_KEYED_SECTIONS.has(key)) visit(item, path ? `${path}.${key}` : key, key);
+      for (const [key, item] of Object.entries(value))
+        if (path || !NAME_KEYED_SECTIONS.has(key)) visit(item, path ? `${path}.${key}` : key, key);
     }
   };
   visit(config, '', '');

@@ -16,8 +16,16 @@ const KEY_SHAPES: readonly KeyShape[] = [
   { name: 'openai-api-key', whole: /(?<![A-Za-z0-9_-])sk-(?:proj-)?[A-Za-z0-9_-]{20,}/g, start: /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{4,}$/ },
   { name: 'github-token', whole: /(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{30,}/g, start: /(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{4,}$/ },
   { name: 'github-token', whole: /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,}/g, start: /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]*$/ },
-  { name: 'aws-access-key-id', whole: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Za-z])/g, start: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{4,15}$/ },
-  { name: 'slack-token', whole: /(?<![A-Za-z0-9_-])xox[baprs]-[A-Za-z0-9-]{10,}/g, start: /(?<![A-Za-z0-9_-])xox[baprs]-[A-Za-z0-9-]{4,}$/ },
+  {
+    name: 'aws-access-key-id',
+    whole: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Za-z])/g,
+    start: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{4,15}$/,
+  },
+  {
+    name: 'slack-token',
+    whole: /(?<![A-Za-z0-9_-])xox[baprs]-[A-Za-z0-9-]{10,}/g,
+    start: /(?<![A-Za-z0-9_-])xox[baprs]-[A-Za-z0-9-]{4,}$/,
+  },
 ];
 
 const PRIVATE_KEY_BEGIN = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----/g;

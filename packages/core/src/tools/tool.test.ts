@@ -30,7 +30,11 @@ describe('defineTool with input', () => {
 
   it('converts the schema it builds for the model when no parameters are given', () => {
     const tool = declare(() => z.object({ text: z.string().min(1) }));
-    expect(toolDefinition(tool).parameters).toMatchObject({ type: 'object', properties: { text: { type: 'string', minLength: 1 } }, required: ['text'] });
+    expect(toolDefinition(tool).parameters).toMatchObject({
+      type: 'object',
+      properties: { text: { type: 'string', minLength: 1 } },
+      required: ['text'],
+    });
   });
 
   it('lets the schema be replaced, as a plain property can be', () => {

@@ -52,7 +52,10 @@ export interface ToolContext {
  * to itself, so no tool can judge its entries by another tool's rules.
  */
 export type CallerContext = Omit<ToolContext, 'toolUseId' | 'readable'> & {
-  visible(path: string, tool: Pick<Tool, 'name' | 'effect' | 'pathArguments' | 'policyAliases' | 'commandArguments' | 'readsPaths'>): boolean;
+  visible(
+    path: string,
+    tool: Pick<Tool, 'name' | 'effect' | 'pathArguments' | 'policyAliases' | 'commandArguments' | 'readsPaths'>,
+  ): boolean;
 };
 
 /**
@@ -129,7 +132,9 @@ export type LazyInputTool<Schema extends z.ZodType> = Omit<Tool<z.infer<Schema>>
  */
 export function defineTool<Schema extends z.ZodType>(tool: Tool<z.infer<Schema>> & { inputSchema: Schema }): Tool;
 export function defineTool<Schema extends z.ZodType>(tool: LazyInputTool<Schema>): Tool;
-export function defineTool<Schema extends z.ZodType>(tool: (Tool<z.infer<Schema>> & { inputSchema: Schema }) | LazyInputTool<Schema>): Tool {
+export function defineTool<Schema extends z.ZodType>(
+  tool: (Tool<z.infer<Schema>> & { inputSchema: Schema }) | LazyInputTool<Schema>,
+): Tool {
   if (!('input' in tool)) return tool as unknown as Tool;
   const { input, ...rest } = tool;
   let schema: z.ZodType | undefined;
@@ -149,7 +154,8 @@ const compactDefinitions = new WeakMap<Tool, ToolDefinition>();
 export function toolDefinition(tool: Tool): ToolDefinition {
   let definition = definitions.get(tool);
   if (!definition) {
-    const { $schema: _ignored, ...parameters } = (tool.parameters ?? z.toJSONSchema(tool.inputSchema, { io: 'input', unrepresentable: 'any' })) as Record<string, unknown>;
+    const { $schema: _ignored, ...parameters } = (tool.parameters ??
+      z.toJSONSchema(tool.inputSchema, { io: 'input', unrepresentable: 'any' })) as Record<string, unknown>;
     definition = { name: tool.name, description: tool.description, parameters };
     definitions.set(tool, definition);
   }

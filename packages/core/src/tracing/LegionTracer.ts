@@ -63,7 +63,8 @@ export class LegionTracer {
       'legion.participant.type': start.participantType,
       'legion.turn.resumed': start.resumed,
     };
-    if (this.options.captureContent && start.input !== undefined) attributes['gen_ai.input.messages'] = JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: start.input }] }]);
+    if (this.options.captureContent && start.input !== undefined)
+      attributes['gen_ai.input.messages'] = JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: start.input }] }]);
     span.setAttributes(attributes);
     return new TurnTrace(api, span, start.conversationId, this.options, true);
   }
@@ -123,7 +124,9 @@ export class TurnTrace {
     if (start.temperature !== undefined) attributes['gen_ai.request.temperature'] = start.temperature;
     if (this.options.captureContent) {
       attributes['gen_ai.system_instructions'] = JSON.stringify([{ type: 'text', content: start.system }]);
-      attributes['gen_ai.input.messages'] = JSON.stringify(start.messages.map((message) => ({ role: message.role, parts: message.content.map(partOf) })));
+      attributes['gen_ai.input.messages'] = JSON.stringify(
+        start.messages.map((message) => ({ role: message.role, parts: message.content.map(partOf) })),
+      );
     }
     span.setAttributes(attributes);
     return new ChatTrace(this.api, span, this.options);
@@ -131,7 +134,9 @@ export class TurnTrace {
 
   tool(toolUse: ToolUseBlock): ToolTrace | undefined {
     if (!this.recording) return undefined;
-    const span = this.api.trace.getTracer(TRACER_NAME).startSpan(`execute_tool ${toolUse.name}`, { kind: this.api.SpanKind.INTERNAL }, this.context());
+    const span = this.api.trace
+      .getTracer(TRACER_NAME)
+      .startSpan(`execute_tool ${toolUse.name}`, { kind: this.api.SpanKind.INTERNAL }, this.context());
     const attributes: Attributes = {
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': toolUse.name,
@@ -167,14 +172,23 @@ export class TurnTrace {
     });
   }
 
-  end(result: { status: 'success'; reply: string } | { status: 'error'; code: string; error: string } | { status: 'paused'; requests: readonly unknown[] }): void {
+  end(
+    result:
+      | { status: 'success'; reply: string }
+      | { status: 'error'; code: string; error: string }
+      | { status: 'paused'; requests: readonly unknown[] },
+  ): void {
     if (this.ended) return;
     this.ended = true;
     if (this.recording) {
       this.span.setAttribute('legion.turn.status', result.status);
       if (result.status === 'error') fail(this.api, this.span, result.code, this.options.captureContent ? result.error : undefined);
       else if (result.status === 'paused') this.span.setAttribute('legion.turn.pending_approvals', result.requests.length);
-      else if (this.options.captureContent) this.span.setAttribute('gen_ai.output.messages', JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: result.reply }] }]));
+      else if (this.options.captureContent)
+        this.span.setAttribute(
+          'gen_ai.output.messages',
+          JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: result.reply }] }]),
+        );
     }
     this.span.end();
   }
@@ -197,7 +211,11 @@ export class ChatTrace {
   }
 
   /** The model answered; `endTime` is when (the span ends later, once its cost is known). */
-  answered(response: { content: readonly ContentBlock[]; usage?: Usage | undefined; finishReason: string }, endTime: number, costUsd: number | null | undefined): void {
+  answered(
+    response: { content: readonly ContentBlock[]; usage?: Usage | undefined; finishReason: string },
+    endTime: number,
+    costUsd: number | null | undefined,
+  ): void {
     const attributes: Attributes = { 'gen_ai.response.finish_reasons': [response.finishReason] };
     const usage = response.usage;
     if (usage) {
@@ -208,7 +226,10 @@ export class ChatTrace {
     }
     // Legion's own attribute: the conventions have no cost. Absent when no price is known.
     if (costUsd !== undefined && costUsd !== null) attributes['legion.usage.cost_usd'] = costUsd;
-    if (this.options.captureContent) attributes['gen_ai.output.messages'] = JSON.stringify([{ role: 'assistant', parts: response.content.map(partOf), finish_reason: response.finishReason }]);
+    if (this.options.captureContent)
+      attributes['gen_ai.output.messages'] = JSON.stringify([
+        { role: 'assistant', parts: response.content.map(partOf), finish_reason: response.finishReason },
+      ]);
     this.span.setAttributes(attributes);
     this.span.end(endTime);
   }

@@ -33,11 +33,15 @@ const parentOf = (span: ReadableSpan): string | undefined => span.parentSpanCont
 const named = (spans: readonly ReadableSpan[], name: string): ReadableSpan[] => spans.filter((span) => span.name === name);
 function one(spans: readonly ReadableSpan[], name: string): ReadableSpan {
   const found = named(spans, name);
-  expect(found.map((span) => span.name), `exactly one span "${name}" among ${spans.map((span) => span.name).join(', ')}`).toEqual([name]);
+  expect(
+    found.map((span) => span.name),
+    `exactly one span "${name}" among ${spans.map((span) => span.name).join(', ')}`,
+  ).toEqual([name]);
   return found[0]!;
 }
 /** Every attribute and event attribute value of the spans, as text: where content would show. */
-const everything = (spans: readonly ReadableSpan[]): string => JSON.stringify(spans.map((span) => [span.attributes, span.events.map((event) => event.attributes), span.status]));
+const everything = (spans: readonly ReadableSpan[]): string =>
+  JSON.stringify(spans.map((span) => [span.attributes, span.events.map((event) => event.attributes), span.status]));
 
 function lookupTool() {
   return defineTool({
@@ -50,13 +54,25 @@ function lookupTool() {
 }
 
 /** user → lead → dev → qa; qa runs `qaTool` with `qaInput`, and each answers with what came back. */
-function threeLevels(qaCall: { name: string; input: Record<string, unknown> }, options: { env?: NodeJS.ProcessEnv; leadAfter?: ScriptStep[] } = {}): TestLegion {
+function threeLevels(
+  qaCall: { name: string; input: Record<string, unknown> },
+  options: { env?: NodeJS.ProcessEnv; leadAfter?: ScriptStep[] } = {},
+): TestLegion {
   return createTestLegion({
-    participants: [userParticipant(), agentParticipant('lead', { delegation: ['dev'] }), agentParticipant('dev', { delegation: ['qa'] }), agentParticipant('qa', { delegation: 'none' })],
+    participants: [
+      userParticipant(),
+      agentParticipant('lead', { delegation: ['dev'] }),
+      agentParticipant('dev', { delegation: ['qa'] }),
+      agentParticipant('qa', { delegation: 'none' }),
+    ],
     entryAgent: 'lead',
     ...(options.env ? { env: options.env } : {}),
     scripts: {
-      lead: [{ toolCalls: [{ id: 'l1', name: 'communicate', input: { to: 'dev', message: 'Ask qa about SECRET-TASK' } }] }, { text: 'lead done' }, ...(options.leadAfter ?? [])],
+      lead: [
+        { toolCalls: [{ id: 'l1', name: 'communicate', input: { to: 'dev', message: 'Ask qa about SECRET-TASK' } }] },
+        { text: 'lead done' },
+        ...(options.leadAfter ?? []),
+      ],
       dev: [{ toolCalls: [{ id: 'd1', name: 'communicate', input: { to: 'qa', message: 'Check it' } }] }, { text: 'dev done' }],
       qa: [{ toolCalls: [{ id: 'q1', ...qaCall }] }, { text: 'qa done' }],
     },
@@ -85,27 +101,54 @@ describe('OpenTelemetry spans of turns, model calls and tool calls', () => {
     const dev = one(spans, 'invoke_agent dev');
     const qa = one(spans, 'invoke_agent qa');
     expect(parentOf(lead)).toBeUndefined();
-    const [leadCommunicate, devCommunicate] = named(spans, 'execute_tool communicate').sort((a, b) => (a.attributes['gen_ai.tool.call.id'] === 'l1' ? -1 : b.attributes['gen_ai.tool.call.id'] === 'l1' ? 1 : 0));
-    expect(leadCommunicate!.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'communicate', 'gen_ai.tool.call.id': 'l1', 'gen_ai.conversation.id': 'user__lead' });
+    const [leadCommunicate, devCommunicate] = named(spans, 'execute_tool communicate').sort((a, b) =>
+      a.attributes['gen_ai.tool.call.id'] === 'l1' ? -1 : b.attributes['gen_ai.tool.call.id'] === 'l1' ? 1 : 0,
+    );
+    expect(leadCommunicate!.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'communicate',
+      'gen_ai.tool.call.id': 'l1',
+      'gen_ai.conversation.id': 'user__lead',
+    });
     expect(parentOf(leadCommunicate!)).toBe(lead.spanContext().spanId);
     expect(parentOf(dev)).toBe(leadCommunicate!.spanContext().spanId);
     expect(parentOf(devCommunicate!)).toBe(dev.spanContext().spanId);
     expect(parentOf(qa)).toBe(devCommunicate!.spanContext().spanId);
     const lookup = one(spans, 'execute_tool lookup');
     expect(parentOf(lookup)).toBe(qa.spanContext().spanId);
-    expect(lookup.attributes).toMatchObject({ 'gen_ai.tool.name': 'lookup', 'gen_ai.tool.call.id': 'q1', 'gen_ai.conversation.id': 'dev__qa' });
+    expect(lookup.attributes).toMatchObject({
+      'gen_ai.tool.name': 'lookup',
+      'gen_ai.tool.call.id': 'q1',
+      'gen_ai.conversation.id': 'dev__qa',
+    });
 
-    expect(lead.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.id': 'lead', 'gen_ai.agent.name': 'lead', 'gen_ai.conversation.id': 'user__lead', 'legion.session.id': session.id, 'legion.turn.status': 'success' });
+    expect(lead.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.id': 'lead',
+      'gen_ai.agent.name': 'lead',
+      'gen_ai.conversation.id': 'user__lead',
+      'legion.session.id': session.id,
+      'legion.turn.status': 'success',
+    });
     expect(dev.attributes).toMatchObject({ 'gen_ai.agent.id': 'dev', 'gen_ai.conversation.id': 'lead__dev' });
     expect(qa.attributes).toMatchObject({ 'gen_ai.agent.id': 'qa', 'gen_ai.conversation.id': 'dev__qa' });
     // Two model calls per agent, each a chat span under its turn.
     for (const turn of [lead, dev, qa]) {
       const chats = spans.filter((span) => parentOf(span) === turn.spanContext().spanId && span.name.startsWith('chat '));
-      expect(chats.map((span) => span.name)).toEqual([`chat ${turn.attributes['gen_ai.agent.id']}`, `chat ${turn.attributes['gen_ai.agent.id']}`]);
-      expect(chats[0]!.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'scripted', 'gen_ai.request.model': turn.attributes['gen_ai.agent.id'] });
+      expect(chats.map((span) => span.name)).toEqual([
+        `chat ${turn.attributes['gen_ai.agent.id']}`,
+        `chat ${turn.attributes['gen_ai.agent.id']}`,
+      ]);
+      expect(chats[0]!.attributes).toMatchObject({
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': 'scripted',
+        'gen_ai.request.model': turn.attributes['gen_ai.agent.id'],
+      });
     }
     // No content unless configured: not the message, the tool's arguments or its result.
-    expect(everything(spans)).not.toMatch(/SECRET|gen_ai\.(input|output)\.messages|gen_ai\.tool\.call\.(arguments|result)|system_instructions/);
+    expect(everything(spans)).not.toMatch(
+      /SECRET|gen_ai\.(input|output)\.messages|gen_ai\.tool\.call\.(arguments|result)|system_instructions/,
+    );
 
     exporter.reset();
     expect(await test.legion.send(session, 'Once more')).toMatchObject({ status: 'success', reply: 'again' });
@@ -118,30 +161,48 @@ describe('OpenTelemetry spans of turns, model calls and tool calls', () => {
   it('content goes into spans when the config asks for it', async () => {
     test = threeLevels({ name: 'lookup', input: { word: 'SECRET-ARG' } });
     const file = join(test.root, '.legion', 'config.json');
-    writeFileSync(file, JSON.stringify({ ...(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>), telemetry: { captureContent: true } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ ...(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>), telemetry: { captureContent: true } }),
+    );
     const legion = test.reopen();
     others.push(legion);
     legion.tools.register(lookupTool());
     expect(await legion.send(await legion.sessions.create(), 'Do SECRET-TASK')).toMatchObject({ status: 'success' });
     const spans = exporter.getFinishedSpans();
-    expect(JSON.parse(String(one(spans, 'invoke_agent lead').attributes['gen_ai.input.messages']))).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'Do SECRET-TASK' }] }]);
-    expect(JSON.parse(String(one(spans, 'invoke_agent lead').attributes['gen_ai.output.messages']))).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'lead done' }] }]);
+    expect(JSON.parse(String(one(spans, 'invoke_agent lead').attributes['gen_ai.input.messages']))).toEqual([
+      { role: 'user', parts: [{ type: 'text', content: 'Do SECRET-TASK' }] },
+    ]);
+    expect(JSON.parse(String(one(spans, 'invoke_agent lead').attributes['gen_ai.output.messages']))).toEqual([
+      { role: 'assistant', parts: [{ type: 'text', content: 'lead done' }] },
+    ]);
     const lookup = one(spans, 'execute_tool lookup');
-    expect(lookup.attributes).toMatchObject({ 'gen_ai.tool.call.arguments': '{"word":"SECRET-ARG"}', 'gen_ai.tool.call.result': 'SECRET-ARG means SECRET-RESULT' });
+    expect(lookup.attributes).toMatchObject({
+      'gen_ai.tool.call.arguments': '{"word":"SECRET-ARG"}',
+      'gen_ai.tool.call.result': 'SECRET-ARG means SECRET-RESULT',
+    });
     const firstChat = named(spans, 'chat lead').find((span) => String(span.attributes['gen_ai.output.messages']).includes('tool_call'))!;
-    expect(JSON.parse(String(firstChat.attributes['gen_ai.input.messages']))).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'Do SECRET-TASK' }] }]);
+    expect(JSON.parse(String(firstChat.attributes['gen_ai.input.messages']))).toEqual([
+      { role: 'user', parts: [{ type: 'text', content: 'Do SECRET-TASK' }] },
+    ]);
     expect(String(firstChat.attributes['gen_ai.system_instructions'])).toContain('You are lead.');
   });
 
   it('content goes into spans with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true, and the config can still turn it off', async () => {
-    test = threeLevels({ name: 'lookup', input: { word: 'SECRET-ARG' } }, { env: { ...process.env, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' }, leadAfter: [{ text: 'quiet' }] });
+    test = threeLevels(
+      { name: 'lookup', input: { word: 'SECRET-ARG' } },
+      { env: { ...process.env, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' }, leadAfter: [{ text: 'quiet' }] },
+    );
     test.legion.tools.register(lookupTool());
     await test.legion.send(await test.legion.sessions.create(), 'Do SECRET-TASK');
     expect(one(exporter.getFinishedSpans(), 'execute_tool lookup').attributes['gen_ai.tool.call.arguments']).toBe('{"word":"SECRET-ARG"}');
 
     exporter.reset();
     const file = join(test.root, '.legion', 'config.json');
-    writeFileSync(file, JSON.stringify({ ...(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>), telemetry: { captureContent: false } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ ...(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>), telemetry: { captureContent: false } }),
+    );
     const legion = test.reopen();
     others.push(legion);
     legion.tools.register(lookupTool());
@@ -151,11 +212,30 @@ describe('OpenTelemetry spans of turns, model calls and tool calls', () => {
 
   it('a call that never ran (denied by policy, or invalid) still gets an execute_tool span, in error, with legion.tool.decision', async () => {
     test = createTestLegion({
-      participants: [userParticipant(), { ...agentParticipant('lead', { delegation: 'none', tools: ['file_write'] }), policies: { file_write: { mode: 'auto', rules: [{ mode: 'deny', paths: ['locked/**'] }] } } } as never],
+      participants: [
+        userParticipant(),
+        {
+          ...agentParticipant('lead', { delegation: 'none', tools: ['file_write'] }),
+          policies: { file_write: { mode: 'auto', rules: [{ mode: 'deny', paths: ['locked/**'] }] } },
+        } as never,
+      ],
       entryAgent: 'lead',
-      scripts: { lead: [{ toolCalls: [{ id: 'x1', name: 'file_write', input: { path: 'locked/SECRET-ARG.txt', content: 'x' } }, { id: 'x2', name: 'no_such_tool', input: {} }] }, { text: 'could not' }] },
+      scripts: {
+        lead: [
+          {
+            toolCalls: [
+              { id: 'x1', name: 'file_write', input: { path: 'locked/SECRET-ARG.txt', content: 'x' } },
+              { id: 'x2', name: 'no_such_tool', input: {} },
+            ],
+          },
+          { text: 'could not' },
+        ],
+      },
     });
-    expect(await test.legion.send(await test.legion.sessions.create(), 'Look it up')).toMatchObject({ status: 'success', reply: 'could not' });
+    expect(await test.legion.send(await test.legion.sessions.create(), 'Look it up')).toMatchObject({
+      status: 'success',
+      reply: 'could not',
+    });
     const spans = exporter.getFinishedSpans();
     const turn = one(spans, 'invoke_agent lead');
     const denied = one(spans, 'execute_tool file_write');
@@ -220,7 +300,16 @@ describe('OpenTelemetry spans of turns, model calls and tool calls', () => {
     const qa = one(before, 'invoke_agent qa');
     expect(qa.attributes).toMatchObject({ 'legion.turn.status': 'paused', 'legion.turn.pending_approvals': 1 });
     expect(qa.events.map((event) => [event.name, event.attributes])).toEqual([
-      ['legion.approval.requested', { 'legion.approval.id': requestId, 'gen_ai.tool.name': 'write_note', 'gen_ai.tool.call.id': 'q1', 'legion.approval.requester': 'qa', 'legion.approval.approver': 'user' }],
+      [
+        'legion.approval.requested',
+        {
+          'legion.approval.id': requestId,
+          'gen_ai.tool.name': 'write_note',
+          'gen_ai.tool.call.id': 'q1',
+          'legion.approval.requester': 'qa',
+          'legion.approval.approver': 'user',
+        },
+      ],
     ]);
     // The trace context is kept with the paused state: the request's delegation frames.
     const request = (await session.approvals.state()).request(requestId)!;
@@ -231,7 +320,9 @@ describe('OpenTelemetry spans of turns, model calls and tool calls', () => {
     const other = test.reopen();
     others.push(other);
     other.tools.register(writeNoteTool(test.root));
-    const outcome = await (await other.sessions.get(session.id)).answerApprovals([{ id: requestId, decision: 'approve' }], 'user', { medium: 'cli' });
+    const outcome = await (
+      await other.sessions.get(session.id)
+    ).answerApprovals([{ id: requestId, decision: 'approve' }], 'user', { medium: 'cli' });
     expect(outcome).toMatchObject({ status: 'answered', resumed: [{ status: 'success', reply: 'lead done' }] });
     expect(readFileSync(join(test.root, 'note.txt'), 'utf8')).toBe('approved later');
     const after = exporter.getFinishedSpans();
@@ -250,7 +341,15 @@ describe('OpenTelemetry spans of turns, model calls and tool calls', () => {
     expect(parentOf(resumedQa)).toBe(devCommunicate.spanContext().spanId);
     expect(parentOf(one(after, 'execute_tool write_note'))).toBe(resumedQa.spanContext().spanId);
     expect(resumedQa.events.map((event) => [event.name, event.attributes])).toEqual([
-      ['legion.approval.decided', { 'legion.approval.id': requestId, 'legion.approval.decision': 'approved', 'legion.approval.decided_by': 'user', 'legion.approval.medium': 'cli' }],
+      [
+        'legion.approval.decided',
+        {
+          'legion.approval.id': requestId,
+          'legion.approval.decision': 'approved',
+          'legion.approval.decided_by': 'user',
+          'legion.approval.medium': 'cli',
+        },
+      ],
     ]);
     test.assertScriptsDone();
   });
@@ -258,10 +357,21 @@ describe('OpenTelemetry spans of turns, model calls and tool calls', () => {
   it('an approval a user answers while the turn waits is both events on the waiting turn', async () => {
     test = threeLevels({ name: 'write_note', input: { path: 'note.txt', text: 'at once' } });
     test.legion.tools.register(writeNoteTool(test.root));
-    test.legion.attachUser({ medium: 'terminal', approve: async (requests) => requests.map((request) => ({ id: request.id, decision: 'approve' as const })) });
-    expect(await test.legion.send(await test.legion.sessions.create(), 'Write the note')).toMatchObject({ status: 'success', reply: 'lead done' });
+    test.legion.attachUser({
+      medium: 'terminal',
+      approve: async (requests) => requests.map((request) => ({ id: request.id, decision: 'approve' as const })),
+    });
+    expect(await test.legion.send(await test.legion.sessions.create(), 'Write the note')).toMatchObject({
+      status: 'success',
+      reply: 'lead done',
+    });
     const qa = one(exporter.getFinishedSpans(), 'invoke_agent qa');
-    expect(qa.events.map((event) => [event.name, event.attributes?.['legion.approval.decided_by'] ?? event.attributes?.['legion.approval.approver']])).toEqual([
+    expect(
+      qa.events.map((event) => [
+        event.name,
+        event.attributes?.['legion.approval.decided_by'] ?? event.attributes?.['legion.approval.approver'],
+      ]),
+    ).toEqual([
       ['legion.approval.requested', 'user'],
       ['legion.approval.decided', 'user'],
     ]);
@@ -274,7 +384,10 @@ describe('model-call spans through the real SDKs', () => {
   const { server, createTestLegion: createServedLegion } = useLlmServer();
 
   it('a chat span carries the provider, the model, the tokens and the cost', async () => {
-    const writer = { ...agentParticipant('writer', { delegation: 'none', tools: 'none' }), model: { provider: 'anthropic', model: 'claude-sonnet-4-6', baseURL: server.anthropicURL } } as ParticipantInput;
+    const writer = {
+      ...agentParticipant('writer', { delegation: 'none', tools: 'none' }),
+      model: { provider: 'anthropic', model: 'claude-sonnet-4-6', baseURL: server.anthropicURL },
+    } as ParticipantInput;
     const test = createServedLegion({ participants: [userParticipant(), writer], entryAgent: 'writer', env: keyEnv(server.anthropicURL) });
     server.mock.on({ model: 'claude-sonnet-4-6' }, { content: 'Written.', usage: { input_tokens: 250, output_tokens: 40 } });
     expect(await test.legion.send(await test.legion.sessions.create(), 'Write it')).toMatchObject({ status: 'success', reply: 'Written.' });

@@ -1,5 +1,14 @@
 import type { Hono } from 'hono';
-import { answerSizeError, ApprovalAnswerSchema, waitingParticipants, type AnswerOutcome, type ApprovalAnswer, type Legion, type LegionEvents, type Session } from '@legion-collective/core';
+import {
+  answerSizeError,
+  ApprovalAnswerSchema,
+  waitingParticipants,
+  type AnswerOutcome,
+  type ApprovalAnswer,
+  type Legion,
+  type LegionEvents,
+  type Session,
+} from '@legion-collective/core';
 import { ApiError } from '../api-error.js';
 import type { ServerContext } from '../server-context.js';
 import type { ApprovalView } from '../wire/approvals.js';
@@ -12,7 +21,8 @@ const ANSWERED = { status: 'answered' } as const;
 
 function userOf(legion: Legion): string {
   const user = legion.collective.defaultUser()?.id;
-  if (!user) throw new ApiError(400, 'bad_request', 'The collective has no user participant to answer as: add one (a participant of type "user").');
+  if (!user)
+    throw new ApiError(400, 'bad_request', 'The collective has no user participant to answer as: add one (a participant of type "user").');
   return user;
 }
 
@@ -22,11 +32,29 @@ async function pendingQuestions(server: ServerContext, session: Session): Promis
   const seen = new Set<string>();
   for (const view of await session.questions.list({ status: 'pending' })) {
     seen.add(view.id);
-    questions.push({ id: view.id, sessionId: session.id, conversationId: view.conversationId, from: view.from, user: view.user, chain: view.chain, text: view.text, askedAt: view.askedAt });
+    questions.push({
+      id: view.id,
+      sessionId: session.id,
+      conversationId: view.conversationId,
+      from: view.from,
+      user: view.user,
+      chain: view.chain,
+      text: view.text,
+      askedAt: view.askedAt,
+    });
   }
   for (const asked of server.webUser.pendingQuestions()) {
     if (asked.sessionId !== session.id || seen.has(asked.id)) continue;
-    questions.push({ id: asked.id, sessionId: asked.sessionId, conversationId: asked.conversationId, from: asked.from, user: asked.user, chain: asked.chain, text: asked.text, askedAt: asked.askedAt });
+    questions.push({
+      id: asked.id,
+      sessionId: asked.sessionId,
+      conversationId: asked.conversationId,
+      from: asked.from,
+      user: asked.user,
+      chain: asked.chain,
+      text: asked.text,
+      askedAt: asked.askedAt,
+    });
   }
   return questions.sort((a, b) => (a.askedAt < b.askedAt ? -1 : a.askedAt > b.askedAt ? 1 : 0));
 }
@@ -43,7 +71,11 @@ async function sessionOfQuestion(server: ServerContext, id: string): Promise<Ses
 }
 
 /** Resolves with the next event of this name that matches: a record made here or read from another process. */
-function nextEvent<Name extends 'approval:decided' | 'question:answered'>(legion: Legion, name: Name, match: (event: LegionEvents[Name]) => boolean): { next: Promise<LegionEvents[Name]>; stop(): void } {
+function nextEvent<Name extends 'approval:decided' | 'question:answered'>(
+  legion: Legion,
+  name: Name,
+  match: (event: LegionEvents[Name]) => boolean,
+): { next: Promise<LegionEvents[Name]>; stop(): void } {
   let stop = (): void => undefined;
   const next = new Promise<LegionEvents[Name]>((resolve) => {
     stop = legion.events.on(name, (event) => {
@@ -62,7 +94,9 @@ export function answerRoutes(app: Hono, server: ServerContext): void {
     const session = await sessionOf(legion, params['id']!);
     const state = await session.approvals.state();
     // A request the browser answered, held until the rest of its batch is answered, is not pending for the browser any more.
-    const listed = state.list(query.status === 'all' ? {} : { status: 'pending' }).filter((view) => query.status === 'all' || !webUser.holdsAnswer(view.id));
+    const listed = state
+      .list(query.status === 'all' ? {} : { status: 'pending' })
+      .filter((view) => query.status === 'all' || !webUser.holdsAnswer(view.id));
     const approvals: ApprovalView[] = listed.map((view) => {
       const chain = waitingParticipants(state.request(view.id)?.frames ?? []);
       if (chain.at(-1) !== view.requester) chain.push(view.requester);
@@ -96,11 +130,19 @@ export function answerRoutes(app: Hono, server: ServerContext): void {
       const request = state.request(answer.id);
       if (!request) {
         const pending = state.pending().map((candidate) => candidate.id);
-        throw new ApiError(404, 'not_found', `Session ${session.id} has no approval request "${answer.id}" (pending: ${pending.join(', ') || 'none'}). List them with GET /api/sessions/${session.id}/approvals.`);
+        throw new ApiError(
+          404,
+          'not_found',
+          `Session ${session.id} has no approval request "${answer.id}" (pending: ${pending.join(', ') || 'none'}). List them with GET /api/sessions/${session.id}/approvals.`,
+        );
       }
       const decision = state.decision(answer.id);
       if (decision) {
-        throw new ApiError(409, 'already_answered', `${answer.id} was already ${decision.decision} by ${decision.decidedBy}${decision.medium ? ` in ${decision.medium}` : ''} at ${decision.at}; nothing was recorded.`);
+        throw new ApiError(
+          409,
+          'already_answered',
+          `${answer.id} was already ${decision.decision} by ${decision.decidedBy}${decision.medium ? ` in ${decision.medium}` : ''} at ${decision.at}; nothing was recorded.`,
+        );
       }
     }
     const answers: ApprovalAnswer[] = body.answers.map((answer) => ({
@@ -113,8 +155,18 @@ export function answerRoutes(app: Hono, server: ServerContext): void {
     // The server's own turn asks the browser through its user surface: answered there, the turn goes on at once.
     for (const answer of answers) {
       const parsed = ApprovalAnswerSchema.safeParse(answer);
-      if (!parsed.success) throw new ApiError(400, 'bad_request', `The answer to ${answer.id} is not valid: ${parsed.error.issues.map((issue) => issue.message).join('; ')}.`);
-      if (webUser.holdsAnswer(answer.id)) throw new ApiError(409, 'already_answered', `${answer.id} was already answered in this browser; its batch is decided once each of its requests has an answer.`);
+      if (!parsed.success)
+        throw new ApiError(
+          400,
+          'bad_request',
+          `The answer to ${answer.id} is not valid: ${parsed.error.issues.map((issue) => issue.message).join('; ')}.`,
+        );
+      if (webUser.holdsAnswer(answer.id))
+        throw new ApiError(
+          409,
+          'already_answered',
+          `${answer.id} was already answered in this browser; its batch is decided once each of its requests has an answer.`,
+        );
     }
     const offer = webUser.offerOf(answers.map((answer) => answer.id));
     if (offer) {
@@ -129,7 +181,11 @@ export function answerRoutes(app: Hono, server: ServerContext): void {
     watch.stop();
     if ('event' in settled) {
       if (settled.event.decidedBy === user && settled.event.medium === WEB_MEDIUM) return ANSWERED;
-      throw new ApiError(409, 'already_answered', `${first.id} was already ${settled.event.decision} by ${settled.event.decidedBy}${settled.event.medium ? ` in ${settled.event.medium}` : ''}; nothing was recorded.`);
+      throw new ApiError(
+        409,
+        'already_answered',
+        `${first.id} was already ${settled.event.decision} by ${settled.event.decidedBy}${settled.event.medium ? ` in ${settled.event.medium}` : ''}; nothing was recorded.`,
+      );
     }
     if (settled.outcome.status === 'answered') return ANSWERED;
     const already = /already/.test(settled.outcome.error);
@@ -137,7 +193,10 @@ export function answerRoutes(app: Hono, server: ServerContext): void {
   });
 
   jsonRoute(app, server, 'questions', async (_server, { query }) => {
-    const sessions = query.session !== undefined ? [await sessionOf(legion, query.session)] : await Promise.all((await legion.sessions.list()).map((meta) => legion.sessions.get(meta.id)));
+    const sessions =
+      query.session !== undefined
+        ? [await sessionOf(legion, query.session)]
+        : await Promise.all((await legion.sessions.list()).map((meta) => legion.sessions.get(meta.id)));
     const questions: WireQuestion[] = [];
     for (const session of sessions) questions.push(...(await pendingQuestions(server, session)));
     return { questions };
@@ -155,9 +214,13 @@ export function answerRoutes(app: Hono, server: ServerContext): void {
     }
     const session = await sessionOfQuestion(server, id);
     const view = session ? await session.questions.view(id) : undefined;
-    if (!session || !view) throw new ApiError(404, 'not_found', `There is no question "${id}". List the pending ones with GET /api/questions.`);
+    if (!session || !view)
+      throw new ApiError(404, 'not_found', `There is no question "${id}". List the pending ones with GET /api/questions.`);
     if (view.status !== 'pending') {
-      const how = view.status === 'answered' ? `answered by ${view.answer?.answeredBy}${view.answer?.medium ? ` in ${view.answer.medium}` : ''}` : `withdrawn (${view.withdrawnReason})`;
+      const how =
+        view.status === 'answered'
+          ? `answered by ${view.answer?.answeredBy}${view.answer?.medium ? ` in ${view.answer.medium}` : ''}`
+          : `withdrawn (${view.withdrawnReason})`;
       throw new ApiError(409, 'already_answered', `Question ${id} was already ${how}; nothing was recorded.`);
     }
     // This server's turn asked it: answered through the web surface, the door the REPL uses.
@@ -175,7 +238,11 @@ export function answerRoutes(app: Hono, server: ServerContext): void {
     watch.stop();
     if ('event' in settled) {
       if (settled.event.medium === WEB_MEDIUM) return ANSWERED;
-      throw new ApiError(409, 'already_answered', `Question ${id} was already answered by ${settled.event.answeredBy}${settled.event.medium ? ` in ${settled.event.medium}` : ''}; nothing was recorded.`);
+      throw new ApiError(
+        409,
+        'already_answered',
+        `Question ${id} was already answered by ${settled.event.answeredBy}${settled.event.medium ? ` in ${settled.event.medium}` : ''}; nothing was recorded.`,
+      );
     }
     if (settled.outcome.status === 'answered') return ANSWERED;
     throw new ApiError(409, 'already_answered', settled.outcome.error);

@@ -11,7 +11,9 @@ type QueryOf<Name extends RouteName> = Spec<Name> extends { query: infer Query e
 type BodyOf<Name extends RouteName> = Spec<Name> extends { body: infer Body extends z.ZodType } ? z.infer<Body> : undefined;
 /** The route's documented success body (each route has one success status, the table's). */
 type ResponseOf<Name extends RouteName> = {
-  [Status in keyof Spec<Name>['responses']]: Spec<Name>['responses'][Status] extends { schema: infer Schema extends z.ZodType } ? z.infer<Schema> : never;
+  [Status in keyof Spec<Name>['responses']]: Spec<Name>['responses'][Status] extends { schema: infer Schema extends z.ZodType }
+    ? z.infer<Schema>
+    : never;
 }[keyof Spec<Name>['responses']];
 
 export interface RouteInput<Name extends RouteName> {
@@ -53,7 +55,10 @@ export function jsonRoute<Name extends RouteName>(app: Hono, server: ServerConte
   const message = spec.bodyKind === 'message';
   // Bounded at the door, before a byte is parsed: a body is read whole to parse it, so one without a bound is memory without one.
   const door = message
-    ? limitBody(server.bodyLimits.message, { what: 'a message', fix: 'Send a file path instead of the content, or raise limits.maxMessageBytes in .legion/config.json (this limit follows it).' })
+    ? limitBody(server.bodyLimits.message, {
+        what: 'a message',
+        fix: 'Send a file path instead of the content, or raise limits.maxMessageBytes in .legion/config.json (this limit follows it).',
+      })
     : limitBody(server.bodyLimits.small, { what: `the body of ${name}`, fix: 'Send less: this body holds ids, decisions or a title.' });
   app.on(spec.method.toUpperCase(), honoPath(spec.path), door, async (context) => {
     const query = (spec.query ? parseInput(spec.query, context.req.query(), 'query') : {}) as QueryOf<Name>;
@@ -63,12 +68,21 @@ export function jsonRoute<Name extends RouteName>(app: Hono, server: ServerConte
       try {
         raw = await context.req.json();
       } catch {
-        throw new ApiError(400, 'bad_request', `The body of ${spec.method.toUpperCase()} ${context.req.path} is not JSON: send a JSON object (see /api/openapi.json).`);
+        throw new ApiError(
+          400,
+          'bad_request',
+          `The body of ${spec.method.toUpperCase()} ${context.req.path} is not JSON: send a JSON object (see /api/openapi.json).`,
+        );
       }
       body = parseInput(spec.body, raw, 'body');
     }
     try {
-      const response = await handler(server, { params: context.req.param() as Record<string, string>, query, body: body as BodyOf<Name>, context });
+      const response = await handler(server, {
+        params: context.req.param() as Record<string, string>,
+        query,
+        body: body as BodyOf<Name>,
+        context,
+      });
       return context.json(response as object, status);
     } catch (error) {
       throw fromLegionError(error);

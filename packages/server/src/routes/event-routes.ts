@@ -25,7 +25,8 @@ export function eventRoutes(app: Hono, server: ServerContext): void {
     const query = parseInput(spec.query, context.req.query(), 'query');
     const lastEventId = context.req.header('last-event-id') ?? query.lastEventId;
     const { journal } = server;
-    const wanted = (entry: JournalEntry): boolean => query.session === undefined || entry.sessionId === undefined || entry.sessionId === query.session;
+    const wanted = (entry: JournalEntry): boolean =>
+      query.session === undefined || entry.sessionId === undefined || entry.sessionId === query.session;
     context.header('X-Accel-Buffering', 'no');
     return streamSSE(context, async (stream) => {
       const queue: string[] = [];
@@ -60,7 +61,11 @@ export function eventRoutes(app: Hono, server: ServerContext): void {
         if (lastEventId !== undefined) {
           const replay = journal.since(lastEventId);
           if (replay.kind === 'reset') {
-            start += frame(journal.idOf(journal.lastSeq), 'reset', JSON.stringify({ reason: replay.reason, message: replay.message, seq: journal.lastSeq }));
+            start += frame(
+              journal.idOf(journal.lastSeq),
+              'reset',
+              JSON.stringify({ reason: replay.reason, message: replay.message, seq: journal.lastSeq }),
+            );
           } else {
             for (const entry of replay.entries) if (wanted(entry)) start += frame(journal.idOf(entry.seq), entry.event, entry.data);
           }

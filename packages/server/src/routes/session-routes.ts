@@ -1,5 +1,13 @@
 import type { Hono } from 'hono';
-import { chooseSession, parseConversationId, SessionNotFoundError, textOf, type Legion, type Message, type Session } from '@legion-collective/core';
+import {
+  chooseSession,
+  parseConversationId,
+  SessionNotFoundError,
+  textOf,
+  type Legion,
+  type Message,
+  type Session,
+} from '@legion-collective/core';
 import { ApiError } from '../api-error.js';
 import type { ServerContext } from '../server-context.js';
 import { wireMessage, wireTotals } from '../session-views.js';
@@ -25,7 +33,9 @@ export async function sessionOf(legion: Legion, id: string): Promise<Session> {
 
 /** The text of a message a search looks in: its text and its tool calls' inputs and results. */
 function searchableText(message: Message): string {
-  return message.content.map((block) => (block.type === 'text' ? block.text : block.type === 'tool_use' ? JSON.stringify(block.input) : block.content)).join('\n');
+  return message.content
+    .map((block) => (block.type === 'text' ? block.text : block.type === 'tool_use' ? JSON.stringify(block.input) : block.content))
+    .join('\n');
 }
 
 function snippet(text: string, at: number, length: number): string {
@@ -66,10 +76,19 @@ export function sessionRoutes(app: Hono, server: ServerContext): void {
     try {
       key = parseConversationId(conversationId);
     } catch {
-      throw new ApiError(404, 'not_found', `"${conversationId}" is not a conversation id (<initiator>__<responder>[__<name>]). List a session's conversations with GET /api/sessions/${session.id}.`);
+      throw new ApiError(
+        404,
+        'not_found',
+        `"${conversationId}" is not a conversation id (<initiator>__<responder>[__<name>]). List a session's conversations with GET /api/sessions/${session.id}.`,
+      );
     }
     const known = (await session.listConversations()).some((ref) => ref.conversationId === conversationId);
-    if (!known) throw new ApiError(404, 'not_found', `Session ${session.id} has no conversation "${conversationId}". List its conversations with GET /api/sessions/${session.id}.`);
+    if (!known)
+      throw new ApiError(
+        404,
+        'not_found',
+        `Session ${session.id} has no conversation "${conversationId}". List its conversations with GET /api/sessions/${session.id}.`,
+      );
     const conversation = session.conversation(key);
     const limit = query.limit ?? DEFAULT_PAGE;
     let messages: Message[];
@@ -86,7 +105,8 @@ export function sessionRoutes(app: Hono, server: ServerContext): void {
           messages = read.slice(Math.max(0, index - limit - 1), index);
           break;
         }
-        if (read.length < count) throw new ApiError(404, 'not_found', `Conversation ${conversationId} has no message "${query.before}" to page before.`);
+        if (read.length < count)
+          throw new ApiError(404, 'not_found', `Conversation ${conversationId} has no message "${query.before}" to page before.`);
         count *= 4;
       }
     }
@@ -100,14 +120,21 @@ export function sessionRoutes(app: Hono, server: ServerContext): void {
     const usage = await server.usage.read(session);
     return {
       total: wireTotals(usage.total),
-      participants: Object.entries(usage.byParticipant).map(([id, totals]) => ({ id, own: wireTotals(totals.own), withDelegates: wireTotals(totals.withDelegates) })),
+      participants: Object.entries(usage.byParticipant).map(([id, totals]) => ({
+        id,
+        own: wireTotals(totals.own),
+        withDelegates: wireTotals(totals.withDelegates),
+      })),
       conversations: Object.entries(usage.byConversation).map(([id, totals]) => ({ id, totals: wireTotals(totals) })),
     };
   });
 
   jsonRoute(app, server, 'search', async (_server, { query }) => {
     const needle = query.q.toLowerCase();
-    const sessions = query.session !== undefined ? [await sessionOf(legion, query.session)] : await Promise.all((await legion.sessions.list()).map((meta) => legion.sessions.get(meta.id)));
+    const sessions =
+      query.session !== undefined
+        ? [await sessionOf(legion, query.session)]
+        : await Promise.all((await legion.sessions.list()).map((meta) => legion.sessions.get(meta.id)));
     const hits: SearchHit[] = [];
     for (const session of sessions) {
       for (const ref of await session.listConversations()) {
@@ -115,7 +142,14 @@ export function sessionRoutes(app: Hono, server: ServerContext): void {
           const text = message.content.some((block) => block.type !== 'text') ? searchableText(message) : textOf(message);
           const at = text.toLowerCase().indexOf(needle);
           if (at < 0) continue;
-          hits.push({ sessionId: session.id, conversationId: ref.conversationId, messageId: message.id, author: wireMessage(ref, message).author, at: message.at, snippet: snippet(text, at, needle.length) });
+          hits.push({
+            sessionId: session.id,
+            conversationId: ref.conversationId,
+            messageId: message.id,
+            author: wireMessage(ref, message).author,
+            at: message.at,
+            snippet: snippet(text, at, needle.length),
+          });
         }
       }
     }

@@ -14,8 +14,14 @@ export function turnRoutes(app: Hono, server: ServerContext): void {
     const from = body.from ?? collective.defaultUser()?.id;
     if (!from) throw new ApiError(400, 'bad_request', 'The collective has no user participant to send from: add one, or give "from".');
     const sender = collective.get(from);
-    if (!sender || sender.status === 'retired') throw new ApiError(404, 'not_found', `No participant "${from}" to send from. Known participants: ${collective.ids().join(', ')}.`);
-    if (sender.type !== 'user') throw new ApiError(400, 'bad_request', `"${from}" is ${sender.type === 'agent' ? 'an agent' : 'a mock'}: the browser sends as a user. Leave "from" out to send as ${collective.defaultUser()?.id ?? 'the user'}.`);
+    if (!sender || sender.status === 'retired')
+      throw new ApiError(404, 'not_found', `No participant "${from}" to send from. Known participants: ${collective.ids().join(', ')}.`);
+    if (sender.type !== 'user')
+      throw new ApiError(
+        400,
+        'bad_request',
+        `"${from}" is ${sender.type === 'agent' ? 'an agent' : 'a mock'}: the browser sends as a user. Leave "from" out to send as ${collective.defaultUser()?.id ?? 'the user'}.`,
+      );
     let to: string;
     try {
       to = body.to ?? legion.entryAgentId();
@@ -23,7 +29,8 @@ export function turnRoutes(app: Hono, server: ServerContext): void {
       throw new ApiError(400, 'bad_request', `There is no agent to send to: ${error instanceof Error ? error.message : String(error)}`);
     }
     const recipient = collective.get(to);
-    if (!recipient || recipient.status === 'retired') throw new ApiError(404, 'not_found', `No participant "${to}" to send to. Known participants: ${collective.ids().join(', ')}.`);
+    if (!recipient || recipient.status === 'retired')
+      throw new ApiError(404, 'not_found', `No participant "${to}" to send to. Known participants: ${collective.ids().join(', ')}.`);
     let conversationId: string;
     try {
       conversationId = conversationIdOf({ initiator: from, responder: to, name: body.conversation });
@@ -36,7 +43,11 @@ export function turnRoutes(app: Hono, server: ServerContext): void {
     // One message at a time per conversation: a turn running here or in another process makes this one wait, so say so now.
     // Claimed before the await, so that of two messages arriving together the second is refused too.
     const busy = (): ApiError =>
-      new ApiError(409, 'conversation_busy', `Conversation "${conversationId}" is busy with another message. Wait for its turn to end (or cancel it), or send in a conversation of another name to work in parallel.`);
+      new ApiError(
+        409,
+        'conversation_busy',
+        `Conversation "${conversationId}" is busy with another message. Wait for its turn to end (or cancel it), or send in a conversation of another name to work in parallel.`,
+      );
     const claim = turns.claim(session.id, conversationId);
     if (!claim) throw busy();
     try {

@@ -48,7 +48,13 @@ export function workspaceRoutes(app: Hono, server: ServerContext, env: NodeJS.Pr
 
   jsonRoute(app, server, 'workspace', async () => {
     const latest = await legion.sessions.latest();
-    return { root: legion.paths.root, entryAgent: entryAgent(), user: legion.collective.defaultUser()?.id ?? null, version: server.version, sessionId: latest?.id ?? null };
+    return {
+      root: legion.paths.root,
+      entryAgent: entryAgent(),
+      user: legion.collective.defaultUser()?.id ?? null,
+      version: server.version,
+      sessionId: latest?.id ?? null,
+    };
   });
 
   jsonRoute(app, server, 'config', async () => redactConfig(legion.config, env));
@@ -81,8 +87,14 @@ export function workspaceRoutes(app: Hono, server: ServerContext, env: NodeJS.Pr
 
   jsonRoute(app, server, 'tools', async (_server, { query }) => {
     const agent = query.agent ?? entryAgent();
-    if (!agent) throw new ApiError(400, 'bad_request', 'The collective has no agent to describe the tools of: add one (legion agents add), or name one with ?agent=ID.');
-    if (!legion.collective.get(agent)) throw new ApiError(404, 'not_found', `No participant "${agent}". Known participants: ${legion.collective.ids().join(', ')}.`);
+    if (!agent)
+      throw new ApiError(
+        400,
+        'bad_request',
+        'The collective has no agent to describe the tools of: add one (legion agents add), or name one with ?agent=ID.',
+      );
+    if (!legion.collective.get(agent))
+      throw new ApiError(404, 'not_found', `No participant "${agent}". Known participants: ${legion.collective.ids().join(', ')}.`);
     const view = await legion.describeTools(agent);
     return {
       agent: view.agent,

@@ -53,14 +53,19 @@ const STREAMED = {
 } as const satisfies Record<LegionEventName, boolean>;
 export type StreamedEventName = { [Name in LegionEventName]: (typeof STREAMED)[Name] extends true ? Name : never }[LegionEventName];
 /** Legion's events the stream carries. */
-export const STREAMED_EVENT_NAMES = (Object.keys(STREAMED) as LegionEventName[]).filter((name): name is StreamedEventName => STREAMED[name]);
+export const STREAMED_EVENT_NAMES = (Object.keys(STREAMED) as LegionEventName[]).filter(
+  (name): name is StreamedEventName => STREAMED[name],
+);
 
 /**
  * Core's event of this name with the envelope: nothing is restated here, so the wire cannot drift
  * from core. (The schema is passed beside its name so each export keeps its own inferred type; the
  * parameter's type makes any other event's schema a compile error.)
  */
-function legionEvent<const Name extends StreamedEventName, Shape extends z.ZodRawShape>(name: Name, schema: z.ZodObject<Shape> & (typeof LegionEventSchemas)[Name]) {
+function legionEvent<const Name extends StreamedEventName, Shape extends z.ZodRawShape>(
+  name: Name,
+  schema: z.ZodObject<Shape> & (typeof LegionEventSchemas)[Name],
+) {
   return schema.extend({ type: z.literal(name), ...envelope });
 }
 

@@ -19,7 +19,14 @@ export {
   SessionListResponseSchema,
   SessionSummarySchema,
 } from './sessions.js';
-export type { ConversationSummary, CreateSessionRequest, CreateSessionResponse, SessionDetailResponse, SessionListResponse, SessionSummary } from './sessions.js';
+export type {
+  ConversationSummary,
+  CreateSessionRequest,
+  CreateSessionResponse,
+  SessionDetailResponse,
+  SessionListResponse,
+  SessionSummary,
+} from './sessions.js';
 export {
   CancelRequestSchema,
   CancelResponseSchema,
@@ -88,4 +95,13 @@ export {
   TurnStartEventSchema,
   UsageReportEventSchema,
 } from './events.js';
-export type { LegionWireEvent, LegionWireEventType, ResetEventData, SessionEventData, SseEventName, StateEventData, StreamedEventName, WireEventOf } from './events.js';
+export type {
+  LegionWireEvent,
+  LegionWireEventType,
+  ResetEventData,
+  SessionEventData,
+  SseEventName,
+  StateEventData,
+  StreamedEventName,
+  WireEventOf,
+} from './events.js';

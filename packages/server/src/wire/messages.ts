@@ -3,7 +3,14 @@ import { z } from 'zod';
 
 // Content blocks, usage and turn endings are core's (`@legion-collective/core/vocabulary`), as stored
 // in conversation logs: re-exported here so a client needs only the wire entry.
-export { ContentBlockSchema, TextBlockSchema, ToolResultBlockSchema, ToolUseBlockSchema, TurnEndingSchema, UsageSchema } from '@legion-collective/core/vocabulary';
+export {
+  ContentBlockSchema,
+  TextBlockSchema,
+  ToolResultBlockSchema,
+  ToolUseBlockSchema,
+  TurnEndingSchema,
+  UsageSchema,
+} from '@legion-collective/core/vocabulary';
 export type { ContentBlock, TextBlock, ToolResultBlock, ToolUseBlock, TurnEnding, Usage } from '@legion-collective/core/vocabulary';
 
 /**

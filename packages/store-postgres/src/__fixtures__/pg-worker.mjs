@@ -23,7 +23,12 @@ const [mode, root, url, sessionId, ...rest] = process.argv.slice(2);
 if (!mode || !root || !url || !sessionId) throw new Error('usage: pg-worker.mjs <mode> <root> <url> <session> …');
 // A short lease where a test pauses a process past it (stale, takeover).
 const leaseTtlMs = mode === 'stale' || mode === 'takeover' ? Number(rest[0]) : undefined;
-const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json'), backend: new PostgresSessionBackend({ url, maxConnections: 3 }), leaseTtlMs });
+const legion = Legion.open({
+  root,
+  globalConfigFile: join(root, 'no-global-config.json'),
+  backend: new PostgresSessionBackend({ url, maxConnections: 3 }),
+  leaseTtlMs,
+});
 const session = await legion.sessions.get(sessionId);
 
 if (mode === 'send') {
@@ -40,7 +45,13 @@ if (mode === 'send') {
   await legion.close();
   process.stdout.write(`DONE ${JSON.stringify(replies)}\n`);
 } else if (mode === 'hang') {
-  legion.providers.useFor('worker', new ScriptedProvider([{ text: 'Starting the long job.', toolCalls: [{ id: 'hang-1', name: 'hang', input: { job: 'forever' } }] }], 'worker'));
+  legion.providers.useFor(
+    'worker',
+    new ScriptedProvider(
+      [{ text: 'Starting the long job.', toolCalls: [{ id: 'hang-1', name: 'hang', input: { job: 'forever' } }] }],
+      'worker',
+    ),
+  );
   legion.tools.register(
     defineTool({
       name: 'hang',
@@ -73,7 +84,13 @@ if (mode === 'send') {
   const result = await legion.send(session, 'Write the notes');
   process.stdout.write(`UNEXPECTED_END ${JSON.stringify(result)}\n`);
 } else if (mode === 'question') {
-  legion.providers.useFor('coordinator', new ScriptedProvider([{ toolCalls: [{ id: 'toolu_ask', name: 'communicate', input: { to: 'user', message: 'Which notes?' } }] }], 'coordinator'));
+  legion.providers.useFor(
+    'coordinator',
+    new ScriptedProvider(
+      [{ toolCalls: [{ id: 'toolu_ask', name: 'communicate', input: { to: 'user', message: 'Which notes?' } }] }],
+      'coordinator',
+    ),
+  );
   legion.attachUser({
     medium: 'terminal',
     ask: (question) => {

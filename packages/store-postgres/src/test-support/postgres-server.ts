@@ -35,7 +35,12 @@ export function findPostgres(env: NodeJS.ProcessEnv = process.env): FoundPostgre
   }
   for (const dir of (env['PATH'] ?? '').split(':')) if (dir) candidates.push(dir);
   const binDir = candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'postgres')));
-  if (!binDir) return { ok: false, reason: 'no PostgreSQL server found (initdb and postgres in /usr/lib/postgresql/*/bin, LEGION_PG_BINDIR or PATH): apt-get install postgresql' };
+  if (!binDir)
+    return {
+      ok: false,
+      reason:
+        'no PostgreSQL server found (initdb and postgres in /usr/lib/postgresql/*/bin, LEGION_PG_BINDIR or PATH): apt-get install postgresql',
+    };
   if (process.getuid?.() !== 0) return { ok: true, binDir, runAs: undefined };
   try {
     execFileSync('id', ['-u', 'postgres'], { stdio: 'ignore' });
@@ -61,8 +66,24 @@ export async function startPostgresServer(found: Extract<FoundPostgres, { ok: tr
 
   const start = async (): Promise<void> => {
     const [postgres, args] = command('postgres', [
-      '-D', dataDir, '-k', base, '-p', String(port), '-c', "listen_addresses=", '-c', 'fsync=off', '-c', 'full_page_writes=off',
-      '-c', 'synchronous_commit=off', '-c', 'max_connections=400', '-c', 'shared_buffers=64MB',
+      '-D',
+      dataDir,
+      '-k',
+      base,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=',
+      '-c',
+      'fsync=off',
+      '-c',
+      'full_page_writes=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'max_connections=400',
+      '-c',
+      'shared_buffers=64MB',
     ]);
     child = spawn(postgres, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -76,7 +97,8 @@ export async function startPostgresServer(found: Extract<FoundPostgres, { ok: tr
         return;
       } catch (error) {
         await client.end().catch(() => undefined);
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${output}`);
+        if (child.exitCode !== null || Date.now() > deadline)
+          throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${output}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     }

@@ -10,5 +10,9 @@ declare module 'pgpass/lib/helper.js' {
   /** `PGPASSFILE`, else `~/.pgpass` (`%APPDATA%/postgresql/pgpass.conf` on Windows). */
   export function getFileName(env?: NodeJS.ProcessEnv): string;
   /** The password of the first line that matches host, port, database and user. */
-  export function getPassword(connection: ConnectionInfo, stream: NodeJS.ReadableStream, callback: (password: string | undefined) => void): void;
+  export function getPassword(
+    connection: ConnectionInfo,
+    stream: NodeJS.ReadableStream,
+    callback: (password: string | undefined) => void,
+  ): void;
 }

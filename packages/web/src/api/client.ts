@@ -1,4 +1,14 @@
-import type { ApprovalView, ConversationSummary, Participant, SearchHit, SessionSummary, UsageView, WireMessage, WireQuestion, Workspace } from './wire.js';
+import type {
+  ApprovalView,
+  ConversationSummary,
+  Participant,
+  SearchHit,
+  SessionSummary,
+  UsageView,
+  WireMessage,
+  WireQuestion,
+  Workspace,
+} from './wire.js';
 
 /** A refusal of the server, with its `{ error: { code, message } }` (the message names the fix). */
 export class ApiError extends Error {
@@ -23,7 +33,11 @@ async function request<Result>(method: 'GET' | 'POST', path: string, body?: unkn
   const parsed: unknown = text === '' ? null : JSON.parse(text);
   if (!response.ok) {
     const error = (parsed as { error?: { code?: string; message?: string } } | null)?.error;
-    throw new ApiError(response.status, error?.code ?? 'http_error', error?.message ?? `${method} /api${path} failed with HTTP ${response.status}`);
+    throw new ApiError(
+      response.status,
+      error?.code ?? 'http_error',
+      error?.message ?? `${method} /api${path} failed with HTTP ${response.status}`,
+    );
   }
   return parsed as Result;
 }
@@ -49,12 +63,18 @@ export const api = {
     ),
   send: (sessionId: string, body: { text: string; to?: string; conversation?: string }) =>
     request<{ accepted: true; conversationId: string }>('POST', `/sessions/${segment(sessionId)}/messages`, body),
-  cancel: (sessionId: string, conversationId?: string) => request<{ cancelled: number }>('POST', `/sessions/${segment(sessionId)}/cancel`, conversationId ? { conversationId } : {}),
-  approvals: (sessionId: string) => request<{ approvals: ApprovalView[] }>('GET', `/sessions/${segment(sessionId)}/approvals?status=all`).then((body) => body.approvals),
-  answerApprovals: (sessionId: string, answers: Array<{ id: string; decision: 'approve' | 'reject'; reason?: string; remember?: 'once' | 'session' | 'always' }>) =>
-    request<{ status: 'answered' }>('POST', `/sessions/${segment(sessionId)}/approvals`, { answers }),
-  questions: (sessionId: string) => request<{ questions: WireQuestion[] }>('GET', `/questions${query({ session: sessionId })}`).then((body) => body.questions),
+  cancel: (sessionId: string, conversationId?: string) =>
+    request<{ cancelled: number }>('POST', `/sessions/${segment(sessionId)}/cancel`, conversationId ? { conversationId } : {}),
+  approvals: (sessionId: string) =>
+    request<{ approvals: ApprovalView[] }>('GET', `/sessions/${segment(sessionId)}/approvals?status=all`).then((body) => body.approvals),
+  answerApprovals: (
+    sessionId: string,
+    answers: Array<{ id: string; decision: 'approve' | 'reject'; reason?: string; remember?: 'once' | 'session' | 'always' }>,
+  ) => request<{ status: 'answered' }>('POST', `/sessions/${segment(sessionId)}/approvals`, { answers }),
+  questions: (sessionId: string) =>
+    request<{ questions: WireQuestion[] }>('GET', `/questions${query({ session: sessionId })}`).then((body) => body.questions),
   answerQuestion: (id: string, text: string) => request<{ status: 'answered' }>('POST', `/questions/${segment(id)}/answer`, { text }),
   usage: (sessionId: string) => request<UsageView>('GET', `/sessions/${segment(sessionId)}/usage`),
-  search: (q: string, sessionId?: string) => request<{ hits: SearchHit[] }>('GET', `/search${query({ q, session: sessionId })}`).then((body) => body.hits),
+  search: (q: string, sessionId?: string) =>
+    request<{ hits: SearchHit[] }>('GET', `/search${query({ q, session: sessionId })}`).then((body) => body.hits),
 };

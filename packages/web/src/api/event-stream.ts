@@ -65,7 +65,9 @@ export function openEventStream(handlers: EventStreamHandlers, resumeFrom: strin
     };
     current.addEventListener('legion', (message) => deliver(message, (data) => handlers.legion(data as WireEvent)));
     current.addEventListener('state', (message) => deliver(message, (data) => handlers.state(data as StateEvent)));
-    current.addEventListener('session', (message) => deliver(message, (data) => handlers.session(data as { sessionId: string; created?: boolean })));
+    current.addEventListener('session', (message) =>
+      deliver(message, (data) => handlers.session(data as { sessionId: string; created?: boolean })),
+    );
     current.addEventListener('reset', (message) => {
       // What came before the reset is unknown here: resume from this stream's own position.
       last = message.lastEventId !== '' ? parseId(message.lastEventId) : null;

@@ -26,9 +26,19 @@ export function screenshotDir(): string {
 }
 
 /** Runs `legion ARGS` to the end and returns its exit status and output (async: aimock runs in this process). */
-export function legion(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export function legion(
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LEGION, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000, killSignal: 'SIGKILL' });
+    const child = spawn(process.execPath, [LEGION, ...args], {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 60_000,
+      killSignal: 'SIGKILL',
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -39,7 +49,11 @@ export function legion(args: readonly string[], cwd: string, env: NodeJS.Process
 }
 
 /** Runs `legion ARGS` to the end, blocking (for commands that need no model). */
-export function legionSync(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): { status: number | null; stdout: string; stderr: string } {
+export function legionSync(
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): { status: number | null; stdout: string; stderr: string } {
   const run = spawnSync(process.execPath, [LEGION, ...args], { cwd, env, encoding: 'utf8', timeout: 60_000 });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }

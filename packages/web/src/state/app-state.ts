@@ -1,4 +1,13 @@
-import type { ApprovalView, ConversationSummary, Participant, SessionSummary, UsageView, WireMessage, WireQuestion, Workspace } from '../api/wire.js';
+import type {
+  ApprovalView,
+  ConversationSummary,
+  Participant,
+  SessionSummary,
+  UsageView,
+  WireMessage,
+  WireQuestion,
+  Workspace,
+} from '../api/wire.js';
 
 /** Text a responder is streaming in a conversation, not yet appended as a message. */
 export interface Stream {

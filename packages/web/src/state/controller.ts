@@ -111,7 +111,21 @@ export class Controller {
   async newSession(): Promise<void> {
     try {
       const { id } = await api.createSession();
-      this.store.update((state) => ({ ...state, sessions: [{ id, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(), conversations: 0, messages: 0, costUsd: 0, tokens: 0 }, ...state.sessions.filter((session) => session.id !== id)] }));
+      this.store.update((state) => ({
+        ...state,
+        sessions: [
+          {
+            id,
+            createdAt: new Date().toISOString(),
+            updatedAt: new Date().toISOString(),
+            conversations: 0,
+            messages: 0,
+            costUsd: 0,
+            tokens: 0,
+          },
+          ...state.sessions.filter((session) => session.id !== id),
+        ],
+      }));
       await this.switchSession(id);
     } catch (error) {
       this.#fail(error);
@@ -122,13 +136,21 @@ export class Controller {
     const { sessionId } = this.store.state;
     if (sessionId === null) return;
     // Messages that arrive while the page loads are kept, then merged.
-    this.store.update((state) => ({ ...state, selectedConversation: conversationId, messages: { ...state.messages, [conversationId]: state.messages[conversationId] ?? [] } }));
+    this.store.update((state) => ({
+      ...state,
+      selectedConversation: conversationId,
+      messages: { ...state.messages, [conversationId]: state.messages[conversationId] ?? [] },
+    }));
     try {
       const page = await api.messages(sessionId, conversationId, { limit: PAGE_SIZE });
       this.store.update((state) =>
         state.sessionId !== sessionId
           ? state
-          : { ...state, messages: { ...state.messages, [conversationId]: mergeMessages(page.messages, state.messages[conversationId]) }, earlier: { ...state.earlier, [conversationId]: page.more } },
+          : {
+              ...state,
+              messages: { ...state.messages, [conversationId]: mergeMessages(page.messages, state.messages[conversationId]) },
+              earlier: { ...state.earlier, [conversationId]: page.more },
+            },
       );
     } catch (error) {
       this.#fail(error);
@@ -145,7 +167,11 @@ export class Controller {
       this.store.update((state) => {
         const shown = state.messages[conversationId] ?? [];
         const known = new Set(shown.map((message) => message.id));
-        return { ...state, messages: { ...state.messages, [conversationId]: [...page.messages.filter((message) => !known.has(message.id)), ...shown] }, earlier: { ...state.earlier, [conversationId]: page.more } };
+        return {
+          ...state,
+          messages: { ...state.messages, [conversationId]: [...page.messages.filter((message) => !known.has(message.id)), ...shown] },
+          earlier: { ...state.earlier, [conversationId]: page.more },
+        };
       });
     } catch (error) {
       this.#fail(error);
@@ -185,7 +211,8 @@ export class Controller {
       this.store.update((state) => ({ ...state, questions: state.questions.filter((question) => question.id !== questionId) }));
       return null;
     } catch (error) {
-      if (error instanceof ApiError && error.status === 409) this.store.update((state) => ({ ...state, questions: state.questions.filter((question) => question.id !== questionId) }));
+      if (error instanceof ApiError && error.status === 409)
+        this.store.update((state) => ({ ...state, questions: state.questions.filter((question) => question.id !== questionId) }));
       return error instanceof Error ? error.message : String(error);
     }
   }
@@ -204,12 +231,30 @@ export class Controller {
   search = (q: string) => api.search(q);
 
   async #loadSession(generation: number, sessionId: string, selected: string | null, streams: Record<string, Stream>): Promise<void> {
-    const [detail, approvals, questions, usage] = await Promise.all([api.session(sessionId), api.approvals(sessionId), api.questions(sessionId), api.usage(sessionId)]);
+    const [detail, approvals, questions, usage] = await Promise.all([
+      api.session(sessionId),
+      api.approvals(sessionId),
+      api.questions(sessionId),
+      api.usage(sessionId),
+    ]);
     if (generation !== this.#generation) return;
     const conversations = Object.fromEntries(detail.conversations.map((conversation) => [conversation.id, conversation]));
     const newest = [...detail.conversations].sort((a, b) => (b.lastAt ?? '').localeCompare(a.lastAt ?? ''))[0];
     const selectedConversation = selected !== null && selected in conversations ? selected : (newest?.id ?? null);
-    this.store.update((state) => ({ ...state, sessionId, conversations, messages: {}, earlier: {}, streams, activeTurns: {}, approvals, questions, usage, selectedConversation, error: null }));
+    this.store.update((state) => ({
+      ...state,
+      sessionId,
+      conversations,
+      messages: {},
+      earlier: {},
+      streams,
+      activeTurns: {},
+      approvals,
+      questions,
+      usage,
+      selectedConversation,
+      error: null,
+    }));
     if (selectedConversation !== null) await this.openConversation(selectedConversation);
   }
 
@@ -234,7 +279,10 @@ export class Controller {
       this.#usageTimer = undefined;
       const { sessionId } = this.store.state;
       if (sessionId === null) return;
-      api.usage(sessionId).then((usage) => this.store.update((state) => (state.sessionId === sessionId ? { ...state, usage } : state)), (error: unknown) => this.#fail(error));
+      api.usage(sessionId).then(
+        (usage) => this.store.update((state) => (state.sessionId === sessionId ? { ...state, usage } : state)),
+        (error: unknown) => this.#fail(error),
+      );
     }, 100);
   }
 
@@ -242,7 +290,10 @@ export class Controller {
     if (this.#sessionsTimer !== undefined) return;
     this.#sessionsTimer = setTimeout(() => {
       this.#sessionsTimer = undefined;
-      api.sessions().then((sessions) => this.store.update((state) => ({ ...state, sessions })), (error: unknown) => this.#fail(error));
+      api.sessions().then(
+        (sessions) => this.store.update((state) => ({ ...state, sessions })),
+        (error: unknown) => this.#fail(error),
+      );
     }, 200);
   }
 
@@ -250,7 +301,12 @@ export class Controller {
     // Mid-load, the store lags behind the stream's position: the resume saved before stays the consistent one.
     if (this.#loading) return;
     const state: AppState = this.store.state;
-    const resume: Resume = { lastEventId: this.#lastEventId, sessionId: state.sessionId, selectedConversation: state.selectedConversation, streams: state.streams };
+    const resume: Resume = {
+      lastEventId: this.#lastEventId,
+      sessionId: state.sessionId,
+      selectedConversation: state.selectedConversation,
+      streams: state.streams,
+    };
     sessionStorage.setItem(RESUME_KEY, JSON.stringify(resume));
   }
 

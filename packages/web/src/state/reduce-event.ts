@@ -15,7 +15,10 @@ export function reduceEvent(state: AppState, event: WireEvent, now: number): App
       const message: WireMessage = { ...event.message, author: event.author };
       const conversations = withConversation(state.conversations, event, message.at);
       const loaded = state.messages[event.conversationId];
-      const messages = loaded === undefined || loaded.some((known) => known.id === message.id) ? state.messages : { ...state.messages, [event.conversationId]: [...loaded, message] };
+      const messages =
+        loaded === undefined || loaded.some((known) => known.id === message.id)
+          ? state.messages
+          : { ...state.messages, [event.conversationId]: [...loaded, message] };
       // The reply is appended: what streamed is now in it.
       const streams = message.role === 'assistant' ? without(state.streams, event.conversationId) : state.streams;
       return { ...state, conversations, messages, streams };
@@ -27,7 +30,11 @@ export function reduceEvent(state: AppState, event: WireEvent, now: number): App
         activeTurns: { ...state.activeTurns, [event.conversationId]: { participantId: event.participantId, chain: [...event.chain] } },
       };
     case 'turn:end':
-      return { ...state, activeTurns: without(state.activeTurns, event.conversationId), streams: without(state.streams, event.conversationId) };
+      return {
+        ...state,
+        activeTurns: without(state.activeTurns, event.conversationId),
+        streams: without(state.streams, event.conversationId),
+      };
     case 'text:delta': {
       const stream = state.streams[event.conversationId];
       const text = (stream?.text ?? '') + event.text;
@@ -54,14 +61,28 @@ export function reduceEvent(state: AppState, event: WireEvent, now: number): App
     case 'approval:decided': {
       const approvals = state.approvals.map((approval) =>
         approval.id === event.requestId
-          ? { ...approval, status: event.decision, decidedBy: event.decidedBy, ...(event.reason !== undefined ? { decisionReason: event.reason } : {}) }
+          ? {
+              ...approval,
+              status: event.decision,
+              decidedBy: event.decidedBy,
+              ...(event.reason !== undefined ? { decisionReason: event.reason } : {}),
+            }
           : approval,
       );
       return { ...state, approvals };
     }
     case 'question:asked': {
       if (state.questions.some((question) => question.id === event.questionId)) return state;
-      const question = { id: event.questionId, sessionId: event.sessionId, conversationId: event.conversationId, from: event.from, user: event.user, chain: [...event.chain], text: event.text, askedAt: event.at };
+      const question = {
+        id: event.questionId,
+        sessionId: event.sessionId,
+        conversationId: event.conversationId,
+        from: event.from,
+        user: event.user,
+        chain: [...event.chain],
+        text: event.text,
+        askedAt: event.at,
+      };
       return { ...state, questions: [...state.questions, question] };
     }
     case 'question:answered':
@@ -91,7 +112,15 @@ function withConversation(
   if (known && at === undefined) return conversations;
   const summary: ConversationSummary = known
     ? { ...known, messages: known.messages + 1, ...(at !== undefined ? { lastAt: at } : {}) }
-    : { id: ref.conversationId, initiator: ref.initiator, responder: ref.responder, busy: false, ...(ref.name ? { name: ref.name } : {}), messages: at === undefined ? 0 : 1, ...(at !== undefined ? { lastAt: at } : {}) };
+    : {
+        id: ref.conversationId,
+        initiator: ref.initiator,
+        responder: ref.responder,
+        busy: false,
+        ...(ref.name ? { name: ref.name } : {}),
+        messages: at === undefined ? 0 : 1,
+        ...(at !== undefined ? { lastAt: at } : {}),
+      };
   return { ...conversations, [ref.conversationId]: summary };
 }
 

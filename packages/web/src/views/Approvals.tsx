@@ -17,7 +17,18 @@ function Diff({ patch }: { patch: string }) {
   return (
     <pre class="diff" data-testid="approval-diff">
       {patch.split('\n').map((line, index) => (
-        <span key={index} class={line.startsWith('+') && !line.startsWith('+++') ? 'add' : line.startsWith('-') && !line.startsWith('---') ? 'del' : line.startsWith('@@') ? 'hunk' : ''}>
+        <span
+          key={index}
+          class={
+            line.startsWith('+') && !line.startsWith('+++')
+              ? 'add'
+              : line.startsWith('-') && !line.startsWith('---')
+                ? 'del'
+                : line.startsWith('@@')
+                  ? 'hunk'
+                  : ''
+          }
+        >
           {visibleText(line)}
           {'\n'}
         </span>
@@ -26,14 +37,34 @@ function Diff({ patch }: { patch: string }) {
   );
 }
 
-function PendingApproval({ approval, staged, waitingFor, onStage }: { approval: ApprovalView; staged: Answer | undefined; waitingFor: number; onStage(answer: Answer): void }) {
+function PendingApproval({
+  approval,
+  staged,
+  waitingFor,
+  onStage,
+}: {
+  approval: ApprovalView;
+  staged: Answer | undefined;
+  waitingFor: number;
+  onStage(answer: Answer): void;
+}) {
   const [reason, setReason] = useState('');
   const patch = diffOf(approval.tool, approval.input);
   const decide = (button: ApprovalButton) => {
-    onStage({ id: approval.id, decision: button.decision, ...('remember' in button && button.remember !== 'once' ? { remember: button.remember } : {}), ...(button.decision === 'reject' && reason.trim() !== '' ? { reason: reason.trim() } : {}) });
+    onStage({
+      id: approval.id,
+      decision: button.decision,
+      ...('remember' in button && button.remember !== 'once' ? { remember: button.remember } : {}),
+      ...(button.decision === 'reject' && reason.trim() !== '' ? { reason: reason.trim() } : {}),
+    });
   };
   // Test ids as before (`approve-ID` is "once", `approve-always-ID` the rule), and one for the session.
-  const testId = (button: ApprovalButton) => (button.choice === 'once' ? `approve-${approval.id}` : button.choice === 'reject' ? `reject-${approval.id}` : `approve-${button.choice}-${approval.id}`);
+  const testId = (button: ApprovalButton) =>
+    button.choice === 'once'
+      ? `approve-${approval.id}`
+      : button.choice === 'reject'
+        ? `reject-${approval.id}`
+        : `approve-${button.choice}-${approval.id}`;
   // The approvals first; the rejection after the reason it sends.
   const approvals = APPROVAL_BUTTONS.filter((button) => button.decision === 'approve');
   const reject = APPROVAL_BUTTONS.find((button) => button.decision === 'reject')!;
@@ -60,7 +91,12 @@ function PendingApproval({ approval, staged, waitingFor, onStage }: { approval: 
             {button.label}
           </button>
         ))}
-        <input value={reason} placeholder="Reason for rejecting" data-testid={`reject-reason-${approval.id}`} onInput={(event) => setReason(event.currentTarget.value)} />
+        <input
+          value={reason}
+          placeholder="Reason for rejecting"
+          data-testid={`reject-reason-${approval.id}`}
+          onInput={(event) => setReason(event.currentTarget.value)}
+        />
         <button type="button" class="danger" data-testid={testId(reject)} onClick={() => decide(reject)}>
           {reject.label}
         </button>
@@ -68,7 +104,9 @@ function PendingApproval({ approval, staged, waitingFor, onStage }: { approval: 
       {staged && (
         <p class="muted" data-testid={`approval-staged-${approval.id}`}>
           {staged.decision === 'approve' ? 'Approve' : 'Reject'}
-          {waitingFor > 0 ? `: sent once the ${waitingFor} other call${waitingFor === 1 ? '' : 's'} of this response ${waitingFor === 1 ? 'is' : 'are'} decided.` : '…'}
+          {waitingFor > 0
+            ? `: sent once the ${waitingFor} other call${waitingFor === 1 ? '' : 's'} of this response ${waitingFor === 1 ? 'is' : 'are'} decided.`
+            : '…'}
         </p>
       )}
     </li>
@@ -80,7 +118,8 @@ export function Approvals({ approvals, onDecide }: { approvals: ApprovalView[]; 
   const [staged, setStaged] = useState<Record<string, Answer>>({});
   const [error, setError] = useState<string | null>(null);
   const pending = approvals.filter((approval) => approval.status === 'pending');
-  const undecidedIn = (batch: string, decided: Record<string, Answer>) => pending.filter((approval) => batchOf(approval) === batch && !(approval.id in decided)).length;
+  const undecidedIn = (batch: string, decided: Record<string, Answer>) =>
+    pending.filter((approval) => batchOf(approval) === batch && !(approval.id in decided)).length;
   const stage = async (approval: ApprovalView, answer: Answer) => {
     const next = { ...staged, [answer.id]: answer };
     setStaged(next);
@@ -88,7 +127,8 @@ export function Approvals({ approvals, onDecide }: { approvals: ApprovalView[]; 
     if (undecidedIn(batchOf(approval), next) > 0) return;
     const failure = await onDecide(batch.map((candidate) => next[candidate.id]!));
     setError(failure);
-    if (failure !== null) setStaged((current) => Object.fromEntries(Object.entries(current).filter(([id]) => !batch.some((candidate) => candidate.id === id))));
+    if (failure !== null)
+      setStaged((current) => Object.fromEntries(Object.entries(current).filter(([id]) => !batch.some((candidate) => candidate.id === id))));
   };
   const decided = approvals.filter((approval) => approval.status !== 'pending').reverse();
   return (
@@ -101,7 +141,13 @@ export function Approvals({ approvals, onDecide }: { approvals: ApprovalView[]; 
       ) : (
         <ul class="cards" data-testid="approvals-pending">
           {pending.map((approval) => (
-            <PendingApproval key={approval.id} approval={approval} staged={staged[approval.id]} waitingFor={undecidedIn(batchOf(approval), staged)} onStage={(answer) => void stage(approval, answer)} />
+            <PendingApproval
+              key={approval.id}
+              approval={approval}
+              staged={staged[approval.id]}
+              waitingFor={undecidedIn(batchOf(approval), staged)}
+              onStage={(answer) => void stage(approval, answer)}
+            />
           ))}
         </ul>
       )}
@@ -114,7 +160,8 @@ export function Approvals({ approvals, onDecide }: { approvals: ApprovalView[]; 
       <ul class="history" data-testid="approvals-history">
         {decided.map((approval) => (
           <li key={approval.id} data-testid={`approval-decided-${approval.id}`} data-status={approval.status}>
-            <span class={`badge ${approval.status === 'approved' ? 'done' : 'error'}`}>{approval.status}</span> <code>{visibleText(approval.tool)}</code> for {visibleText(approval.requester)}
+            <span class={`badge ${approval.status === 'approved' ? 'done' : 'error'}`}>{approval.status}</span>{' '}
+            <code>{visibleText(approval.tool)}</code> for {visibleText(approval.requester)}
             {approval.decidedBy && <span class="muted"> by {visibleText(approval.decidedBy)}</span>}
             {approval.decisionReason && <span class="muted">: {visibleText(approval.decisionReason)}</span>}
           </li>

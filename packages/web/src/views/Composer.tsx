@@ -3,7 +3,15 @@ import type { Participant } from '../api/wire.js';
 import { visibleText } from './visible-text.js';
 
 /** You, as a participant: a message to the entry agent or any other, in a named conversation if you like. */
-export function Composer({ participants, entryAgent, onSend }: { participants: Participant[]; entryAgent: string | undefined; onSend(text: string, to: string | undefined, conversation: string | undefined): Promise<string | null> }) {
+export function Composer({
+  participants,
+  entryAgent,
+  onSend,
+}: {
+  participants: Participant[];
+  entryAgent: string | undefined;
+  onSend(text: string, to: string | undefined, conversation: string | undefined): Promise<string | null>;
+}) {
   const [text, setText] = useState('');
   const [to, setTo] = useState('');
   const [name, setName] = useState('');
@@ -37,7 +45,12 @@ export function Composer({ participants, entryAgent, onSend }: { participants: P
         </label>
         <label>
           Conversation{' '}
-          <input value={name} placeholder="(default)" data-testid="composer-conversation" onInput={(event) => setName(event.currentTarget.value)} />
+          <input
+            value={name}
+            placeholder="(default)"
+            data-testid="composer-conversation"
+            onInput={(event) => setName(event.currentTarget.value)}
+          />
         </label>
       </div>
       <textarea

@@ -18,7 +18,17 @@ interface ConversationProps {
 }
 
 /** A conversation's messages, the reply being streamed under them. */
-export function Conversation({ conversation, conversationId, messages, stream, earlier, active, onCancel, onOpenConversation, onLoadEarlier }: ConversationProps) {
+export function Conversation({
+  conversation,
+  conversationId,
+  messages,
+  stream,
+  earlier,
+  active,
+  onCancel,
+  onOpenConversation,
+  onLoadEarlier,
+}: ConversationProps) {
   if (conversationId === null) {
     return (
       <section class="panel conversation" data-testid="view-conversation">
@@ -57,19 +67,37 @@ export function Conversation({ conversation, conversationId, messages, stream, e
               </p>
             </li>
           ) : (
-          <li key={message.id} class={`message ${message.role}`} data-testid={`message-${message.id}`} data-author={message.author}>
-            <div class="meta">
-              <strong>{visibleText(message.author)}</strong> <span class="muted">{formatTime(message.at)}</span>
-              {message.medium && <span class="tag">{visibleText(message.medium)}</span>}
-            </div>
-            {message.content.map((block, index) => {
-              if (block.type === 'text') return <p key={index} class="text" data-testid="message-text">{visibleText(block.text)}</p>;
-              if (block.type === 'tool_use') return <ToolCall key={index} toolUse={block} result={resultOf(placement, message.id, block.id)} caller={message.author} onOpenConversation={onOpenConversation} />;
-              // A result is shown in its call's line; one without its call just before it (an older page) stands alone.
-              if (placement.placed.get(message.id)?.has(index)) return null;
-              return <pre key={index} class="orphan-result" data-testid="orphan-result">{visibleText(block.content)}</pre>;
-            })}
-          </li>
+            <li key={message.id} class={`message ${message.role}`} data-testid={`message-${message.id}`} data-author={message.author}>
+              <div class="meta">
+                <strong>{visibleText(message.author)}</strong> <span class="muted">{formatTime(message.at)}</span>
+                {message.medium && <span class="tag">{visibleText(message.medium)}</span>}
+              </div>
+              {message.content.map((block, index) => {
+                if (block.type === 'text')
+                  return (
+                    <p key={index} class="text" data-testid="message-text">
+                      {visibleText(block.text)}
+                    </p>
+                  );
+                if (block.type === 'tool_use')
+                  return (
+                    <ToolCall
+                      key={index}
+                      toolUse={block}
+                      result={resultOf(placement, message.id, block.id)}
+                      caller={message.author}
+                      onOpenConversation={onOpenConversation}
+                    />
+                  );
+                // A result is shown in its call's line; one without its call just before it (an older page) stands alone.
+                if (placement.placed.get(message.id)?.has(index)) return null;
+                return (
+                  <pre key={index} class="orphan-result" data-testid="orphan-result">
+                    {visibleText(block.content)}
+                  </pre>
+                );
+              })}
+            </li>
           ),
         )}
         {stream && (
@@ -77,7 +105,9 @@ export function Conversation({ conversation, conversationId, messages, stream, e
             <div class="meta">
               <strong>{visibleText(stream.participantId)}</strong> <span class="muted">writing…</span>
             </div>
-            <p class="text" data-testid="streaming-text">{visibleText(stream.text)}</p>
+            <p class="text" data-testid="streaming-text">
+              {visibleText(stream.text)}
+            </p>
           </li>
         )}
       </ol>

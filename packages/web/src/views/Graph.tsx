@@ -17,7 +17,8 @@ interface GraphProps {
 /** Participants as nodes, conversations as arrows initiator → responder; the turns running now are lit. */
 export function Graph({ participants, conversations, activeTurns, selected, onSelect }: GraphProps) {
   const ids = participants.map((participant) => participant.id);
-  for (const conversation of conversations) for (const id of [conversation.initiator, conversation.responder]) if (!ids.includes(id)) ids.push(id);
+  for (const conversation of conversations)
+    for (const id of [conversation.initiator, conversation.responder]) if (!ids.includes(id)) ids.push(id);
   const positions = ringLayout(ids, WIDTH, HEIGHT);
   const lanes = new Map<string, number>();
   const active = new Set(Object.keys(activeTurns));
@@ -68,7 +69,12 @@ export function Graph({ participants, conversations, activeTurns, selected, onSe
           const participant = participants.find((candidate) => candidate.id === id);
           const state = participant?.state ?? 'idle';
           return (
-            <g key={id} class={`node state-${state}${busy.has(id) ? ' busy' : ''}`} data-testid={`graph-node-${id}`} transform={`translate(${point.x} ${point.y})`}>
+            <g
+              key={id}
+              class={`node state-${state}${busy.has(id) ? ' busy' : ''}`}
+              data-testid={`graph-node-${id}`}
+              transform={`translate(${point.x} ${point.y})`}
+            >
               <circle r={NODE_RADIUS} />
               <text y="4">{visibleText(id.length > 11 ? `${id.slice(0, 10)}…` : id)}</text>
             </g>

@@ -10,9 +10,14 @@ function QuestionCard({ question, onAnswer }: { question: WireQuestion; onAnswer
     <li class="card" data-testid={`question-${question.id}`}>
       <div class="meta">
         {/* The chain ends with the asker already. */}
-        <strong>{visibleText(question.from)}</strong> asks <span class="muted" data-testid="question-chain">({visibleText(question.chain.join(' → '))}, {formatTime(question.askedAt)})</span>
+        <strong>{visibleText(question.from)}</strong> asks{' '}
+        <span class="muted" data-testid="question-chain">
+          ({visibleText(question.chain.join(' → '))}, {formatTime(question.askedAt)})
+        </span>
       </div>
-      <p class="question-text" data-testid="question-text">{visibleText(question.text)}</p>
+      <p class="question-text" data-testid="question-text">
+        {visibleText(question.text)}
+      </p>
       <form
         class="row"
         onSubmit={async (event) => {
@@ -21,7 +26,12 @@ function QuestionCard({ question, onAnswer }: { question: WireQuestion; onAnswer
           setError(await onAnswer(question.id, text));
         }}
       >
-        <input value={text} placeholder="Your answer" data-testid={`question-answer-${question.id}`} onInput={(event) => setText(event.currentTarget.value)} />
+        <input
+          value={text}
+          placeholder="Your answer"
+          data-testid={`question-answer-${question.id}`}
+          onInput={(event) => setText(event.currentTarget.value)}
+        />
         <button type="submit" data-testid={`question-send-${question.id}`}>
           Answer
         </button>
@@ -32,7 +42,13 @@ function QuestionCard({ question, onAnswer }: { question: WireQuestion; onAnswer
 }
 
 /** Questions agents asked you; answered here or in a REPL on the same workspace, once. */
-export function Questions({ questions, onAnswer }: { questions: WireQuestion[]; onAnswer(id: string, text: string): Promise<string | null> }) {
+export function Questions({
+  questions,
+  onAnswer,
+}: {
+  questions: WireQuestion[];
+  onAnswer(id: string, text: string): Promise<string | null>;
+}) {
   return (
     <section class="panel" data-testid="view-questions">
       <h2>Questions for you</h2>

@@ -15,20 +15,24 @@ export function Roster({ participants, entryAgent }: { participants: Participant
               <span class="muted">{participant.id !== (participant.name ?? participant.id) ? visibleText(participant.id) : ''}</span>
               <span class="tag">{participant.type}</span>
               {participant.id === entryAgent && <span class="tag">entry</span>}
-              <span class={`state state-${participant.state}`} data-testid={`participant-state-${participant.id}`} data-state={participant.state}>
+              <span
+                class={`state state-${participant.state}`}
+                data-testid={`participant-state-${participant.id}`}
+                data-state={participant.state}
+              >
                 {STATE_LABEL[participant.state]}
                 {participant.detail ? `: ${visibleText(participant.detail)}` : ''}
               </span>
             </div>
-            {participant.description && <p data-testid={`participant-description-${participant.id}`}>{visibleText(participant.description)}</p>}
+            {participant.description && (
+              <p data-testid={`participant-description-${participant.id}`}>{visibleText(participant.description)}</p>
+            )}
             {participant.useFor && <p class="muted">Use for: {visibleText(participant.useFor)}</p>}
             <dl>
               {participant.model && (
                 <>
                   <dt>Model</dt>
-                  <dd>
-                    {visibleText(`${participant.model.provider} / ${participant.model.model}`)}
-                  </dd>
+                  <dd>{visibleText(`${participant.model.provider} / ${participant.model.model}`)}</dd>
                 </>
               )}
               <dt>Tools</dt>

@@ -38,7 +38,13 @@ export function Sessions({ sessions, sessionId, onSwitch, onNew, onSearch, onOpe
           }
         }}
       >
-        <input type="search" value={q} placeholder="Search history" data-testid="search-input" onInput={(event) => setQ(event.currentTarget.value)} />
+        <input
+          type="search"
+          value={q}
+          placeholder="Search history"
+          data-testid="search-input"
+          onInput={(event) => setQ(event.currentTarget.value)}
+        />
         <button type="submit" data-testid="search-submit">
           Search
         </button>
@@ -56,7 +62,8 @@ export function Sessions({ sessions, sessionId, onSwitch, onNew, onSearch, onOpe
                   onOpenHit(hit);
                 }}
               >
-                <strong>{visibleText(hit.author)}</strong> in {visibleText(hit.conversationId)} <span class="muted">{formatTime(hit.at)}</span>
+                <strong>{visibleText(hit.author)}</strong> in {visibleText(hit.conversationId)}{' '}
+                <span class="muted">{formatTime(hit.at)}</span>
               </a>
               <p>{visibleText(hit.snippet)}</p>
             </li>
@@ -71,7 +78,8 @@ export function Sessions({ sessions, sessionId, onSwitch, onNew, onSearch, onOpe
             </button>
             <span class="muted">
               {' '}
-              {formatTime(session.updatedAt)} · {session.conversations} conversations · {session.messages} messages · {formatCost(session.costUsd)}
+              {formatTime(session.updatedAt)} · {session.conversations} conversations · {session.messages} messages ·{' '}
+              {formatCost(session.costUsd)}
             </span>
           </li>
         ))}

@@ -9,7 +9,9 @@ function delegationOf(toolUse: ToolUse): { to: string; conversation?: string } |
   if (toolUse.name !== 'communicate' || typeof toolUse.input !== 'object' || toolUse.input === null) return null;
   const input = toolUse.input as { to?: unknown; conversation?: unknown };
   if (typeof input.to !== 'string') return null;
-  return typeof input.conversation === 'string' && input.conversation !== '' ? { to: input.to, conversation: input.conversation } : { to: input.to };
+  return typeof input.conversation === 'string' && input.conversation !== ''
+    ? { to: input.to, conversation: input.conversation }
+    : { to: input.to };
 }
 
 function oneLine(value: unknown): string {
@@ -18,7 +20,17 @@ function oneLine(value: unknown): string {
 }
 
 /** One tool call as one line; opened, its input and output. A delegation links to the conversation it opened. */
-export function ToolCall({ toolUse, result, caller, onOpenConversation }: { toolUse: ToolUse; result: ToolResult | null | undefined; caller: string; onOpenConversation(id: string): void }) {
+export function ToolCall({
+  toolUse,
+  result,
+  caller,
+  onOpenConversation,
+}: {
+  toolUse: ToolUse;
+  result: ToolResult | null | undefined;
+  caller: string;
+  onOpenConversation(id: string): void;
+}) {
   const [open, setOpen] = useState(false);
   const delegation = delegationOf(toolUse);
   // null: the conversation went on without this call's result, so it is not running any more.
@@ -27,7 +39,8 @@ export function ToolCall({ toolUse, result, caller, onOpenConversation }: { tool
     <div class={`tool-call ${status.replace(' ', '-')}`} data-testid={`tool-call-${toolUse.id}`} data-status={status}>
       <button type="button" class="tool-line" aria-expanded={open} data-testid={`tool-toggle-${toolUse.id}`} onClick={() => setOpen(!open)}>
         <span class="chevron">{open ? '▾' : '▸'}</span>
-        <code>{visibleText(toolUse.name)}</code> <span class="muted">{oneLine(toolUse.input)}</span> <span class={`badge ${status.replace(' ', '-')}`}>{status}</span>
+        <code>{visibleText(toolUse.name)}</code> <span class="muted">{oneLine(toolUse.input)}</span>{' '}
+        <span class={`badge ${status.replace(' ', '-')}`}>{status}</span>
       </button>
       {delegation && (
         <a

@@ -10,7 +10,9 @@ export function diffOf(tool: string, input: unknown): string | null {
   const fields = input as Record<string, unknown>;
   const path = typeof fields.path === 'string' ? fields.path : 'file';
   if (tool === 'file_edit' && typeof fields.old_string === 'string' && typeof fields.new_string === 'string') {
-    return withoutHeader(createTwoFilesPatch(`a/${path}`, `b/${path}`, withNewline(fields.old_string), withNewline(fields.new_string), '', '', { context: 3 }));
+    return withoutHeader(
+      createTwoFilesPatch(`a/${path}`, `b/${path}`, withNewline(fields.old_string), withNewline(fields.new_string), '', '', { context: 3 }),
+    );
   }
   if (tool === 'file_write' && typeof fields.content === 'string') {
     return withoutHeader(createTwoFilesPatch(`a/${path}`, `b/${path}`, '', withNewline(fields.content), '', '', { context: 3 }));

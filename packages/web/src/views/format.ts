@@ -4,7 +4,8 @@ export const formatTokens = (count: number): string => (count >= 10_000 ? `${(co
 
 export const formatCost = (costUsd: number | null): string => (costUsd === null ? 'unpriced' : `$${costUsd.toFixed(costUsd < 1 ? 4 : 2)}`);
 
-export const tokensOf = (totals: Totals): number => totals.inputTokens + totals.outputTokens + totals.cacheReadTokens + totals.cacheWriteTokens;
+export const tokensOf = (totals: Totals): number =>
+  totals.inputTokens + totals.outputTokens + totals.cacheReadTokens + totals.cacheWriteTokens;
 
 export const formatTime = (iso: string): string => {
   const date = new Date(iso);

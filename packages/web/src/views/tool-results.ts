@@ -37,7 +37,10 @@ export function placeToolResults(messages: readonly WireMessage[]): ToolResultPl
 /** A message with nothing left to show once its results sit in their calls' lines (or with no content at all). */
 export function showsNothing(message: WireMessage, placement: ToolResultPlacement): boolean {
   const used = placement.placed.get(message.id);
-  return message.ending === undefined && message.content.every((block, index) => used?.has(index) === true || (block.type === 'text' && block.text === ''));
+  return (
+    message.ending === undefined &&
+    message.content.every((block, index) => used?.has(index) === true || (block.type === 'text' && block.text === ''))
+  );
 }
 
 /** A call's result; null when the message after the call came without one (none will come), undefined while it runs. */

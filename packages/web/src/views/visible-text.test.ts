@@ -9,7 +9,10 @@ describe('visibleText: what the browser shows of outside text', () => {
 
   it("answers as the terminal's sanitizer does, for every code point", () => {
     const differ: string[] = [];
-    const codes = [...Array.from({ length: 0x10000 }, (_, code) => code), ...Array.from({ length: 0x100 }, (_, offset) => 0xe0000 + offset)];
+    const codes = [
+      ...Array.from({ length: 0x10000 }, (_, code) => code),
+      ...Array.from({ length: 0x100 }, (_, offset) => 0xe0000 + offset),
+    ];
     for (const code of codes) {
       if (code >= 0xd800 && code <= 0xdfff) continue;
       const character = String.fromCodePoint(code);

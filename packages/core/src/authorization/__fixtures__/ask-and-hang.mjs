@@ -11,11 +11,21 @@ const [root, sessionId] = process.argv.slice(2);
 if (!root || !sessionId) throw new Error('usage: ask-and-hang.mjs <workspace-root> <session-id>');
 
 const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json') });
-legion.providers.useFor('coordinator', new ScriptedProvider([{ toolCalls: [{ id: 'c1', name: 'communicate', input: { to: 'developer', message: 'write the note' } }] }], 'coordinator'));
-legion.providers.useFor('developer', new ScriptedProvider([{ toolCalls: [{ id: 'd1', name: 'write_note', input: { path: 'after-restart.txt', text: 'approved later' } }] }], 'developer'));
-legion.tools.register(
-  writeNoteTool(root),
+legion.providers.useFor(
+  'coordinator',
+  new ScriptedProvider(
+    [{ toolCalls: [{ id: 'c1', name: 'communicate', input: { to: 'developer', message: 'write the note' } }] }],
+    'coordinator',
+  ),
 );
+legion.providers.useFor(
+  'developer',
+  new ScriptedProvider(
+    [{ toolCalls: [{ id: 'd1', name: 'write_note', input: { path: 'after-restart.txt', text: 'approved later' } }] }],
+    'developer',
+  ),
+);
+legion.tools.register(writeNoteTool(root));
 legion.attachUser({
   medium: 'test',
   approve: (requests) => {

@@ -18,7 +18,14 @@ import { ScriptedProvider, writeNoteTool } from '@legion-collective/core/testing
 const [root] = process.argv.slice(2);
 if (!root) throw new Error('usage: write-workspace-v1.mjs <empty-directory>');
 
-const agent = (id, delegation) => ({ id, type: 'agent', name: id, systemPrompt: `You are ${id}.`, model: { provider: 'scripted', model: id }, delegation });
+const agent = (id, delegation) => ({
+  id,
+  type: 'agent',
+  name: id,
+  systemPrompt: `You are ${id}.`,
+  model: { provider: 'scripted', model: id },
+  delegation,
+});
 initWorkspace(root, {
   participants: [
     { id: 'user', type: 'user', name: 'user', medium: 'test' },
@@ -32,7 +39,17 @@ const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-confi
 const usage = { inputTokens: 100, outputTokens: 10 };
 const communicate = (id, to, message) => ({ toolCalls: [{ id, name: 'communicate', input: { to, message } }], usage });
 const writeNote = (id, path, text) => ({ toolCalls: [{ id, name: 'write_note', input: { path, text } }], usage });
-legion.providers.useFor('lead', new ScriptedProvider([communicate('l1', 'coordinator', 'get the first note written'), { text: 'First note done.', usage }, communicate('l2', 'coordinator', 'now the second note')], 'lead'));
+legion.providers.useFor(
+  'lead',
+  new ScriptedProvider(
+    [
+      communicate('l1', 'coordinator', 'get the first note written'),
+      { text: 'First note done.', usage },
+      communicate('l2', 'coordinator', 'now the second note'),
+    ],
+    'lead',
+  ),
+);
 legion.providers.useFor(
   'coordinator',
   new ScriptedProvider(
@@ -48,18 +65,26 @@ legion.providers.useFor(
 );
 legion.providers.useFor(
   'developer',
-  new ScriptedProvider([writeNote('d1', 'note.txt', 'from the nested session'), writeNote('d2', 'first.txt', 'one'), { text: 'wrote first.txt', usage }, writeNote('d3', 'second.txt', 'two')], 'developer'),
+  new ScriptedProvider(
+    [
+      writeNote('d1', 'note.txt', 'from the nested session'),
+      writeNote('d2', 'first.txt', 'one'),
+      { text: 'wrote first.txt', usage },
+      writeNote('d3', 'second.txt', 'two'),
+    ],
+    'developer',
+  ),
 );
-legion.tools.register(
-  writeNoteTool(root),
-);
+legion.tools.register(writeNoteTool(root));
 
 const nested = await legion.sessions.create();
 console.log('nested', nested.id, JSON.stringify(await nested.send({ from: 'user', to: 'coordinator', message: 'hello' })));
 console.log('nested', nested.id, JSON.stringify(await nested.send({ from: 'user', to: 'coordinator', message: 'please write the note' })));
 
 const deep = await legion.sessions.create();
-const dispose = legion.approvals.setUserHandler(async ({ requests }) => requests.map((request) => ({ id: request.id, decision: 'approve' })));
+const dispose = legion.approvals.setUserHandler(async ({ requests }) =>
+  requests.map((request) => ({ id: request.id, decision: 'approve' })),
+);
 console.log('deep', deep.id, JSON.stringify(await deep.send({ from: 'user', to: 'lead', message: 'first note please' })));
 dispose();
 console.log('deep', deep.id, JSON.stringify(await deep.send({ from: 'user', to: 'lead', message: 'and the second' })));

@@ -8,7 +8,10 @@ import { ScriptedProvider } from '@legion-collective/core/testing';
 const root = process.argv[2];
 if (!root) throw new Error('usage: ask-and-wait.mjs <workspace-root>');
 const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json') });
-legion.providers.useFor('coordinator', new ScriptedProvider([{ toolCalls: [{ id: 'ask', name: 'communicate', input: { to: 'user', message: 'Which port?' } }] }], 'coordinator'));
+legion.providers.useFor(
+  'coordinator',
+  new ScriptedProvider([{ toolCalls: [{ id: 'ask', name: 'communicate', input: { to: 'user', message: 'Which port?' } }] }], 'coordinator'),
+);
 legion.attachUser({
   medium: 'embedded',
   ask: (question, { signal }) =>

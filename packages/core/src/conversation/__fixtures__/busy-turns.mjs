@@ -19,7 +19,9 @@ legion.providers.useFor(
   'coordinator',
   new ScriptedProvider((request) => {
     // The model calls made so far in this turn: assistant messages after the newest text from the user.
-    const lastUserText = request.messages.findLastIndex((message) => message.role === 'user' && message.content.some((block) => block.type === 'text'));
+    const lastUserText = request.messages.findLastIndex(
+      (message) => message.role === 'user' && message.content.some((block) => block.type === 'text'),
+    );
     const done = request.messages.slice(lastUserText + 1).filter((message) => message.role === 'assistant').length;
     if (done >= steps) return { text: `finished after ${done} steps` };
     return {

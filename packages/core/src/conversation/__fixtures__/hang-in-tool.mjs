@@ -12,7 +12,10 @@ if (!root || !sessionId) throw new Error('usage: hang-in-tool.mjs <workspace-roo
 const legion = Legion.open({ root, globalConfigFile: join(root, 'no-global-config.json') });
 legion.providers.useFor(
   'worker',
-  new ScriptedProvider([{ text: 'Starting the long job.', toolCalls: [{ id: 'hang-1', name: 'hang', input: { job: 'forever' } }] }], 'worker'),
+  new ScriptedProvider(
+    [{ text: 'Starting the long job.', toolCalls: [{ id: 'hang-1', name: 'hang', input: { job: 'forever' } }] }],
+    'worker',
+  ),
 );
 legion.tools.register(
   defineTool({

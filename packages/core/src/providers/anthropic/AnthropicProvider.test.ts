@@ -34,7 +34,11 @@ describe('AnthropicProvider through @anthropic-ai/sdk against a local Messages A
     new AnthropicProvider({ provider: 'anthropic', model: 'claude-test', baseURL: server.anthropicURL, ...model }, settings, env);
 
   it('streams text as deltas, then usage and the stop reason, from the exact request body it sent', async () => {
-    server.mock.onMessage('hello', { content: 'Hello there, how can I help?', usage: { input_tokens: 21, output_tokens: 9 } }, { chunkSize: 6 });
+    server.mock.onMessage(
+      'hello',
+      { content: 'Hello there, how can I help?', usage: { input_tokens: 21, output_tokens: 9 } },
+      { chunkSize: 6 },
+    );
 
     const parts = await collect(provider().stream(request('hello')));
 
@@ -82,7 +86,11 @@ describe('AnthropicProvider through @anthropic-ai/sdk against a local Messages A
   });
 
   it('yields one tool call with its input parsed from the streamed JSON', async () => {
-    server.mock.onMessage('count', { toolCalls: [{ id: 'toolu_one', name: 'word_count', arguments: '{"text":"three little words"}' }] }, { chunkSize: 5 });
+    server.mock.onMessage(
+      'count',
+      { toolCalls: [{ id: 'toolu_one', name: 'word_count', arguments: '{"text":"three little words"}' }] },
+      { chunkSize: 5 },
+    );
 
     const parts = await collect(provider().stream(request('count', { tools: [wordCountTool] })));
 
@@ -160,12 +168,21 @@ describe('AnthropicProvider through @anthropic-ai/sdk against a local Messages A
 
   it('retries a stream that broke before yielding anything, and the second attempt answers', async () => {
     // message_start and the tool_use block start arrive, then the connection drops: no part was yielded yet.
-    server.mock.on({ userMessage: 'flaky', sequenceIndex: 0 }, { toolCalls: [{ name: 'word_count', arguments: '{"text":"x"}' }] }, { truncateAfterChunks: 2, latency: 2 });
+    server.mock.on(
+      { userMessage: 'flaky', sequenceIndex: 0 },
+      { toolCalls: [{ name: 'word_count', arguments: '{"text":"x"}' }] },
+      { truncateAfterChunks: 2, latency: 2 },
+    );
     server.mock.onMessage('flaky', { content: 'second time lucky' });
 
     const parts = await collect(provider().stream(request('flaky')));
 
-    expect(parts.filter((part) => part.type === 'text-delta').map((part) => part.text).join('')).toBe('second time lucky');
+    expect(
+      parts
+        .filter((part) => part.type === 'text-delta')
+        .map((part) => part.text)
+        .join(''),
+    ).toBe('second time lucky');
     expect(parts.some((part) => part.type === 'tool-call')).toBe(false);
     expect(server.anthropicBodies()).toHaveLength(2);
     expect(server.anthropicBodies()[1]).toEqual(server.anthropicBodies()[0]);
@@ -173,7 +190,7 @@ describe('AnthropicProvider through @anthropic-ai/sdk against a local Messages A
     expect(server.recorder.requests.map((entry) => entry.headers['x-stainless-retry-count'])).toEqual(['0', '0']);
   });
 
-  it('retries a connection dropped before the response began (Legion\'s loop: the SDK\'s own retries are off)', async () => {
+  it("retries a connection dropped before the response began (Legion's loop: the SDK's own retries are off)", async () => {
     server.mock.on({ userMessage: 'flaky', sequenceIndex: 0 }, { content: 'never seen' }, { truncateAfterChunks: 1 });
     server.mock.onMessage('flaky', { content: 'second time lucky' });
 
@@ -207,7 +224,7 @@ describe('AnthropicProvider through @anthropic-ai/sdk against a local Messages A
     expect(server.anthropicBodies()[1]).toEqual(server.anthropicBodies()[0]);
   });
 
-  it('gives up after maxRetries on a failing service, without retrying the SDK\'s retries again', async () => {
+  it("gives up after maxRetries on a failing service, without retrying the SDK's retries again", async () => {
     server.mock.onMessage('down', { error: { message: 'overloaded', type: 'overloaded_error' }, status: 503 });
 
     const error = await caught(() => generate(provider({ maxRetries: 1 }), request('down')));
@@ -258,7 +275,11 @@ describe('AnthropicProvider through @anthropic-ai/sdk against a local Messages A
 
   it('takes the key from the settings and the endpoint from ANTHROPIC_BASE_URL', async () => {
     server.mock.onMessage('hello', { content: 'hi' });
-    const fromEnv = new AnthropicProvider({ provider: 'anthropic', model: 'claude-test' }, { apiKey: 'key-from-config' }, { ANTHROPIC_BASE_URL: server.anthropicURL });
+    const fromEnv = new AnthropicProvider(
+      { provider: 'anthropic', model: 'claude-test' },
+      { apiKey: 'key-from-config' },
+      { ANTHROPIC_BASE_URL: server.anthropicURL },
+    );
 
     expect((await generate(fromEnv, request('hello'))).content).toEqual([{ type: 'text', text: 'hi' }]);
     expect(credentialOf(server.recorder.requests[0]!.headers)).toBe('key-from-config');

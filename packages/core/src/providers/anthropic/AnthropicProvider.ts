@@ -29,7 +29,9 @@ export class AnthropicProvider extends SdkProvider<AnthropicClient> {
     const errorContext = { ...this.errorContext(), baseURL: this.options.baseURL ?? client.baseURL };
     let events: AsyncIterable<AnthropicStreamEvent>;
     try {
-      const { data, response } = await client.messages.create(this.requestBody(request) as never, { signal: options.signal }).withResponse();
+      const { data, response } = await client.messages
+        .create(this.requestBody(request) as never, { signal: options.signal })
+        .withResponse();
       // A proxy's login page or an empty body with status 200 is not an answer, whatever the SDK would make of it.
       if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) throw await notAStreamError(response, errorContext);
       events = data as unknown as AsyncIterable<AnthropicStreamEvent>;
@@ -79,7 +81,8 @@ export class AnthropicProvider extends SdkProvider<AnthropicClient> {
           }
           case 'message_delta':
             stopReason = event.delta.stop_reason ?? stopReason;
-            if (event.usage?.output_tokens !== undefined && event.usage.output_tokens !== null) usage.outputTokens = event.usage.output_tokens;
+            if (event.usage?.output_tokens !== undefined && event.usage.output_tokens !== null)
+              usage.outputTokens = event.usage.output_tokens;
             if (event.usage?.input_tokens) usage.inputTokens = event.usage.input_tokens;
             break;
           default:
@@ -116,9 +119,28 @@ export class AnthropicProvider extends SdkProvider<AnthropicClient> {
 
 /** The stream events we read; structural so the SDK's types stay a dev-time concern. */
 type AnthropicStreamEvent =
-  | { type: 'message_start'; message: { usage: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number | null; cache_creation_input_tokens?: number | null; cache_creation?: { ephemeral_1h_input_tokens?: number | null } | null } } }
+  | {
+      type: 'message_start';
+      message: {
+        usage: {
+          input_tokens?: number;
+          output_tokens?: number;
+          cache_read_input_tokens?: number | null;
+          cache_creation_input_tokens?: number | null;
+          cache_creation?: { ephemeral_1h_input_tokens?: number | null } | null;
+        };
+      };
+    }
   | { type: 'content_block_start'; index: number; content_block: { type: string; id: string; name: string; text?: string } }
-  | { type: 'content_block_delta'; index: number; delta: { type: 'text_delta'; text: string } | { type: 'input_json_delta'; partial_json: string } | { type: 'other' } }
+  | {
+      type: 'content_block_delta';
+      index: number;
+      delta: { type: 'text_delta'; text: string } | { type: 'input_json_delta'; partial_json: string } | { type: 'other' };
+    }
   | { type: 'content_block_stop'; index: number }
-  | { type: 'message_delta'; delta: { stop_reason?: string | null }; usage?: { output_tokens?: number | null; input_tokens?: number | null } }
+  | {
+      type: 'message_delta';
+      delta: { stop_reason?: string | null };
+      usage?: { output_tokens?: number | null; input_tokens?: number | null };
+    }
   | { type: 'message_stop' };

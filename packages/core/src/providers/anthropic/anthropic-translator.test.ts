@@ -2,7 +2,7 @@ import { message, userText } from '../__fixtures__/llm-server.js';
 import { fromAnthropicStopReason, toAnthropicMessages, toAnthropicTools } from './anthropic-translator.js';
 
 describe('toAnthropicMessages', () => {
-  it('writes text, tool_use and tool_result blocks with the API\'s field names', () => {
+  it("writes text, tool_use and tool_result blocks with the API's field names", () => {
     const messages = [
       userText('Count the words of two texts'),
       message('assistant', [
@@ -39,7 +39,9 @@ describe('toAnthropicMessages', () => {
   });
 
   it('leaves is_error out of successful results rather than sending false', () => {
-    const [translated] = toAnthropicMessages([message('user', [{ type: 'tool_result', toolUseId: 'toolu_1', content: 'ok', isError: false }])]);
+    const [translated] = toAnthropicMessages([
+      message('user', [{ type: 'tool_result', toolUseId: 'toolu_1', content: 'ok', isError: false }]),
+    ]);
 
     expect(translated!.content[0]).toEqual({ type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok' });
     expect(translated!.content[0]).not.toHaveProperty('is_error');
@@ -63,25 +65,52 @@ describe('toAnthropicMessages', () => {
       },
     ]);
     expect(toAnthropicMessages([userText('one'), userText('two')])).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'one' },
+          { type: 'text', text: 'two' },
+        ],
+      },
     ]);
   });
 
   it('drops empty text blocks and messages left empty, which the API rejects', () => {
     const messages = [userText('hi'), message('assistant', [{ type: 'text', text: '' }]), userText('hello?')];
 
-    expect(toAnthropicMessages(messages)).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'text', text: 'hello?' }] }]);
-    expect(toAnthropicMessages([message('assistant', [{ type: 'text', text: '' }, { type: 'tool_use', id: 't', name: 'x', input: undefined }])])).toEqual([
-      { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'x', input: {} }] },
+    expect(toAnthropicMessages(messages)).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'hi' },
+          { type: 'text', text: 'hello?' },
+        ],
+      },
     ]);
+    expect(
+      toAnthropicMessages([
+        message('assistant', [
+          { type: 'text', text: '' },
+          { type: 'tool_use', id: 't', name: 'x', input: undefined },
+        ]),
+      ]),
+    ).toEqual([{ role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'x', input: {} }] }]);
   });
 });
 
 describe('toAnthropicTools', () => {
   it('sends the JSON schema as input_schema of type object', () => {
     expect(
-      toAnthropicTools([{ name: 'word_count', description: 'Counts words', parameters: { properties: { text: { type: 'string' } }, required: ['text'] } }]),
-    ).toEqual([{ name: 'word_count', description: 'Counts words', input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }]);
+      toAnthropicTools([
+        { name: 'word_count', description: 'Counts words', parameters: { properties: { text: { type: 'string' } }, required: ['text'] } },
+      ]),
+    ).toEqual([
+      {
+        name: 'word_count',
+        description: 'Counts words',
+        input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      },
+    ]);
   });
 });
 

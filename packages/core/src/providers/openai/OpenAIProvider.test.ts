@@ -27,7 +27,11 @@ describe('OpenAIProvider through the openai SDK against a local Chat Completions
     new OpenAIProvider({ provider: 'openai', model: 'gpt-test', baseURL: server.openaiURL, ...model }, settings, env);
 
   it('streams text as deltas, then usage and the finish reason, from the exact request body it sent', async () => {
-    server.mock.onMessage('hello', { content: 'Hello there, how can I help?', usage: { prompt_tokens: 17, completion_tokens: 8 } }, { chunkSize: 6 });
+    server.mock.onMessage(
+      'hello',
+      { content: 'Hello there, how can I help?', usage: { prompt_tokens: 17, completion_tokens: 8 } },
+      { chunkSize: 6 },
+    );
 
     const parts = await collect(provider().stream(request('hello')));
 
@@ -83,7 +87,11 @@ describe('OpenAIProvider through the openai SDK against a local Chat Completions
 
   it('sends max_tokens, and works without a key, for OpenAI-compatible servers', async () => {
     server.mock.onMessage('count', { content: 'ok' });
-    const compatible = new OpenAIProvider({ provider: 'openai-compatible', model: 'qwen-local', baseURL: server.openaiURL, maxTokens: 64 }, {}, {});
+    const compatible = new OpenAIProvider(
+      { provider: 'openai-compatible', model: 'qwen-local', baseURL: server.openaiURL, maxTokens: 64 },
+      {},
+      {},
+    );
     const ollama = new OpenAIProvider({ provider: 'ollama', model: 'llama-local', baseURL: server.openaiURL }, {}, {});
 
     await generate(compatible, request('count', { maxTokens: 64 }));
@@ -141,7 +149,9 @@ describe('OpenAIProvider through the openai SDK against a local Chat Completions
       { type: 'tool_use', id: 'call_good', name: 'word_count', input: { text: 'fine' } },
     ]);
     expect([...response.inputErrors.keys()]).toEqual(['call_bad']);
-    expect(response.inputErrors.get('call_bad')).toMatch(/^Your arguments were not valid JSON \(.+\): \{"text": "unterminated\. Call the tool again with a valid JSON object\.$/);
+    expect(response.inputErrors.get('call_bad')).toMatch(
+      /^Your arguments were not valid JSON \(.+\): \{"text": "unterminated\. Call the tool again with a valid JSON object\.$/,
+    );
   });
 
   it('sends a history with tool calls and tool results as assistant tool_calls and role "tool" messages, errors prefixed', async () => {
@@ -188,12 +198,21 @@ describe('OpenAIProvider through the openai SDK against a local Chat Completions
 
   it('retries a stream that broke before yielding anything, and the second attempt answers', async () => {
     // the role chunk and the tool call's first chunk arrive, then the connection drops: no part was yielded yet.
-    server.mock.on({ userMessage: 'flaky', sequenceIndex: 0 }, { toolCalls: [{ name: 'word_count', arguments: '{"text":"x"}' }] }, { truncateAfterChunks: 2, latency: 2 });
+    server.mock.on(
+      { userMessage: 'flaky', sequenceIndex: 0 },
+      { toolCalls: [{ name: 'word_count', arguments: '{"text":"x"}' }] },
+      { truncateAfterChunks: 2, latency: 2 },
+    );
     server.mock.onMessage('flaky', { content: 'second time lucky' });
 
     const parts = await collect(provider().stream(request('flaky')));
 
-    expect(parts.filter((part) => part.type === 'text-delta').map((part) => part.text).join('')).toBe('second time lucky');
+    expect(
+      parts
+        .filter((part) => part.type === 'text-delta')
+        .map((part) => part.text)
+        .join(''),
+    ).toBe('second time lucky');
     expect(parts.some((part) => part.type === 'tool-call')).toBe(false);
     expect(server.openaiBodies()).toHaveLength(2);
     expect(server.openaiBodies()[1]).toEqual(server.openaiBodies()[0]);
@@ -201,7 +220,7 @@ describe('OpenAIProvider through the openai SDK against a local Chat Completions
     expect(server.recorder.requests.map((entry) => entry.headers['x-stainless-retry-count'])).toEqual(['0', '0']);
   });
 
-  it('retries a connection dropped before the response began (Legion\'s loop: the SDK\'s own retries are off)', async () => {
+  it("retries a connection dropped before the response began (Legion's loop: the SDK's own retries are off)", async () => {
     server.mock.on({ userMessage: 'flaky', sequenceIndex: 0 }, { content: 'never seen' }, { truncateAfterChunks: 1 });
     server.mock.onMessage('flaky', { content: 'second time lucky' });
 
@@ -235,7 +254,7 @@ describe('OpenAIProvider through the openai SDK against a local Chat Completions
     expect(server.openaiBodies()[1]).toEqual(server.openaiBodies()[0]);
   });
 
-  it('gives up after maxRetries on a failing service, without retrying the SDK\'s retries again', async () => {
+  it("gives up after maxRetries on a failing service, without retrying the SDK's retries again", async () => {
     server.mock.onMessage('down', { error: { message: 'bad gateway' }, status: 502 });
 
     const error = await caught(() => generate(provider({ maxRetries: 1 }), request('down')));
@@ -246,7 +265,10 @@ describe('OpenAIProvider through the openai SDK against a local Chat Completions
   });
 
   it('reports a rejected key once, naming the provider, the model and the variable to fix', async () => {
-    server.mock.onMessage('hi', { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' }, status: 401 });
+    server.mock.onMessage('hi', {
+      error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' },
+      status: 401,
+    });
 
     const error = await caught(() => generate(provider(), request('hi')));
 
@@ -257,7 +279,10 @@ describe('OpenAIProvider through the openai SDK against a local Chat Completions
   });
 
   it('reports an unknown model, naming it and where to change it', async () => {
-    server.mock.onMessage('hi', { error: { message: 'The model `gpt-nope` does not exist', type: 'invalid_request_error', code: 'model_not_found' }, status: 404 });
+    server.mock.onMessage('hi', {
+      error: { message: 'The model `gpt-nope` does not exist', type: 'invalid_request_error', code: 'model_not_found' },
+      status: 404,
+    });
 
     const error = await caught(() => generate(provider({}, { model: 'gpt-nope' }), request('hi')));
 
@@ -279,13 +304,21 @@ describe('OpenAIProvider through the openai SDK against a local Chat Completions
 
   it('refuses to start without a key where one is required, naming the variable to set', () => {
     expect(() => provider({}, {}, {})).toThrow(/openai \(gpt-test\): no API key is set\. Set OPENAI_API_KEY in the environment/);
-    expect(() => new OpenAIProvider({ provider: 'openrouter', model: 'any/model' }, {}, {})).toThrow(expect.objectContaining({ code: 'provider_no_key' }));
-    expect(() => new OpenAIProvider({ provider: 'openai-compatible', model: 'local' }, {}, {})).toThrow(expect.objectContaining({ code: 'provider_no_base_url' }));
+    expect(() => new OpenAIProvider({ provider: 'openrouter', model: 'any/model' }, {}, {})).toThrow(
+      expect.objectContaining({ code: 'provider_no_key' }),
+    );
+    expect(() => new OpenAIProvider({ provider: 'openai-compatible', model: 'local' }, {}, {})).toThrow(
+      expect.objectContaining({ code: 'provider_no_base_url' }),
+    );
   });
 
   it('takes the key from the settings and the endpoint from OPENAI_BASE_URL', async () => {
     server.mock.onMessage('hello', { content: 'hi' });
-    const fromEnv = new OpenAIProvider({ provider: 'openai', model: 'gpt-test' }, { apiKey: 'key-from-config' }, { OPENAI_BASE_URL: server.openaiURL });
+    const fromEnv = new OpenAIProvider(
+      { provider: 'openai', model: 'gpt-test' },
+      { apiKey: 'key-from-config' },
+      { OPENAI_BASE_URL: server.openaiURL },
+    );
 
     expect((await generate(fromEnv, request('hello'))).content).toEqual([{ type: 'text', text: 'hi' }]);
     expect(server.recorder.requests[0]!.headers.authorization).toBe('Bearer key-from-config');

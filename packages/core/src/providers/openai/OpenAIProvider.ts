@@ -31,7 +31,9 @@ export class OpenAIProvider extends SdkProvider<OpenAIClient> {
     const errorContext = { ...this.errorContext(), baseURL: this.options.baseURL ?? client.baseURL };
     let chunks: AsyncIterable<OpenAIChunk>;
     try {
-      const { data, response } = await client.chat.completions.create(this.requestBody(request) as never, { signal: options.signal }).withResponse();
+      const { data, response } = await client.chat.completions
+        .create(this.requestBody(request) as never, { signal: options.signal })
+        .withResponse();
       // A proxy's login page or an empty body with status 200 is not an answer, whatever the SDK would make of it.
       if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) throw await notAStreamError(response, errorContext);
       chunks = data as unknown as AsyncIterable<OpenAIChunk>;
@@ -58,7 +60,9 @@ export class OpenAIProvider extends SdkProvider<OpenAIClient> {
           if (delta.refusal) yield { type: 'text-delta', text: delta.refusal };
           for (const call of delta.tool_calls ?? []) {
             // Some servers (older Ollama) omit `index`: a new id then starts a new call, else it continues the last one.
-            const index = call.index ?? (call.id && ![...calls.values()].some((existing) => existing.id === call.id) ? calls.size : Math.max(calls.size - 1, 0));
+            const index =
+              call.index ??
+              (call.id && ![...calls.values()].some((existing) => existing.id === call.id) ? calls.size : Math.max(calls.size - 1, 0));
             let entry = calls.get(index);
             if (!entry) {
               entry = { id: call.id ?? `call_${index}`, name: '', json: '' };

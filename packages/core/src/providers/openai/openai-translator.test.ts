@@ -35,8 +35,14 @@ describe('toOpenAIMessages', () => {
   });
 
   it('sends content null for an assistant message with only tool calls, and {} for missing input', () => {
-    expect(toOpenAIMessages('', [message('assistant', [{ type: 'tool_use', id: 'call_1', name: 'list_participants', input: undefined }])])).toEqual([
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'list_participants', arguments: '{}' } }] },
+    expect(
+      toOpenAIMessages('', [message('assistant', [{ type: 'tool_use', id: 'call_1', name: 'list_participants', input: undefined }])]),
+    ).toEqual([
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'list_participants', arguments: '{}' } }],
+      },
     ]);
   });
 
@@ -65,8 +71,17 @@ describe('toOpenAIMessages', () => {
 
 describe('toOpenAITools', () => {
   it('wraps each tool as a function with its JSON schema of type object', () => {
-    expect(toOpenAITools([{ name: 'word_count', description: 'Counts words', parameters: { properties: { text: { type: 'string' } } } }])).toEqual([
-      { type: 'function', function: { name: 'word_count', description: 'Counts words', parameters: { type: 'object', properties: { text: { type: 'string' } } } } },
+    expect(
+      toOpenAITools([{ name: 'word_count', description: 'Counts words', parameters: { properties: { text: { type: 'string' } } } }]),
+    ).toEqual([
+      {
+        type: 'function',
+        function: {
+          name: 'word_count',
+          description: 'Counts words',
+          parameters: { type: 'object', properties: { text: { type: 'string' } } },
+        },
+      },
     ]);
   });
 });

@@ -35,7 +35,8 @@ export function toOpenAIMessages(system: string, messages: readonly Message[]): 
       const calls: OpenAIToolCall[] = [];
       for (const block of message.content) {
         if (block.type === 'text') text += block.text;
-        else if (block.type === 'tool_use') calls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
+        else if (block.type === 'tool_use')
+          calls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
       }
       if (!text && calls.length === 0) continue;
       result.push({ role: 'assistant', content: text || null, ...(calls.length > 0 ? { tool_calls: calls } : {}) });
@@ -44,7 +45,11 @@ export function toOpenAIMessages(system: string, messages: readonly Message[]): 
     let text = '';
     for (const block of message.content) {
       if (block.type === 'tool_result') {
-        result.push({ role: 'tool', tool_call_id: block.toolUseId, content: block.isError ? `${TOOL_ERROR_PREFIX}${block.content}` : block.content });
+        result.push({
+          role: 'tool',
+          tool_call_id: block.toolUseId,
+          content: block.isError ? `${TOOL_ERROR_PREFIX}${block.content}` : block.content,
+        });
       } else if (block.type === 'text') {
         text += block.text;
       }

@@ -78,9 +78,13 @@ export class ScriptedProvider implements LLMProvider {
   /** Throws if scripted steps were never used: the test expected calls that did not happen. */
   assertDone(): void {
     if (this.remaining > 0 && Number.isFinite(this.remaining)) {
-      throw new LegionError('script_unused', `ScriptedProvider "${this.model}" has ${this.remaining} unused step(s) of ${this.index + this.remaining}.`, {
-        remaining: this.remaining,
-      });
+      throw new LegionError(
+        'script_unused',
+        `ScriptedProvider "${this.model}" has ${this.remaining} unused step(s) of ${this.index + this.remaining}.`,
+        {
+          remaining: this.remaining,
+        },
+      );
     }
   }
 }
@@ -88,9 +92,13 @@ export class ScriptedProvider implements LLMProvider {
 function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }

@@ -17,9 +17,13 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
 /** A surface's answer that never comes: it waits until its signal aborts, and reports why. */
 export function hangUntilAborted<T>(signal: AbortSignal, reasons: unknown[]): Promise<T> {
   return new Promise<T>((_, reject) => {
-    signal.addEventListener('abort', () => {
-      reasons.push(signal.reason);
-      reject(signal.reason);
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        reasons.push(signal.reason);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }

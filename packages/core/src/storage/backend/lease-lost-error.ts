@@ -5,7 +5,10 @@ import { LegionError } from '../../errors.js';
  * its holder looked dead) or after it was released. Whatever was to be written was not.
  */
 export class LeaseLostError extends LegionError {
-  constructor(readonly resource: string, owner: string) {
+  constructor(
+    readonly resource: string,
+    owner: string,
+  ) {
     super(
       'lease_lost',
       `The lock on ${resource} held by "${owner}" was taken over by another holder after it expired (this process was paused or too slow to renew it); ` +

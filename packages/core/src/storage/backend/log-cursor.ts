@@ -14,7 +14,11 @@ export function cursorPosition(kind: string, cursor: LogCursor): number {
   const prefix = `${kind}:`;
   const position = cursor.startsWith(prefix) ? Number(cursor.slice(prefix.length)) : Number.NaN;
   if (!Number.isSafeInteger(position) || position < 0) {
-    throw new LegionError('invalid_cursor', `"${cursor}" is not a cursor this storage backend made: use one returned by context(), end(), append() or readSince().`, { cursor });
+    throw new LegionError(
+      'invalid_cursor',
+      `"${cursor}" is not a cursor this storage backend made: use one returned by context(), end(), append() or readSince().`,
+      { cursor },
+    );
   }
   return position;
 }

@@ -20,7 +20,10 @@ export function byMostRecent(a: SessionMeta, b: SessionMeta): number {
 }
 
 /** Only the fields given change: a title set by one caller survives another's activity. */
-export function applySessionChanges(meta: SessionMeta, changes: { lastActiveAt?: string | undefined; title?: string | undefined }): SessionMeta {
+export function applySessionChanges(
+  meta: SessionMeta,
+  changes: { lastActiveAt?: string | undefined; title?: string | undefined },
+): SessionMeta {
   return {
     ...meta,
     ...(changes.lastActiveAt !== undefined ? { lastActiveAt: changes.lastActiveAt } : {}),

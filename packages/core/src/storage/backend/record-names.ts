@@ -16,7 +16,11 @@ export function isNamePart(value: string): boolean {
 
 export function assertSessionName(id: string): void {
   if (!isNamePart(id)) {
-    throw new LegionError('invalid_session_id', `"${id}" is not a session id: use letters, digits, ".", "-" or single "_" (at most 64 characters), as "legion sessions" lists them.`, { id });
+    throw new LegionError(
+      'invalid_session_id',
+      `"${id}" is not a session id: use letters, digits, ".", "-" or single "_" (at most 64 characters), as "legion sessions" lists them.`,
+      { id },
+    );
   }
 }
 
@@ -29,7 +33,9 @@ export function isConversationName(id: string): boolean {
 export function assertConversationAddress(address: ConversationAddress): void {
   assertSessionName(address.sessionId);
   if (!isConversationName(address.conversationId)) {
-    throw new LegionError('invalid_id', `"${address.conversationId}" is not a conversation id (<initiator>__<responder>[__<name>]).`, { id: address.conversationId });
+    throw new LegionError('invalid_id', `"${address.conversationId}" is not a conversation id (<initiator>__<responder>[__<name>]).`, {
+      id: address.conversationId,
+    });
   }
 }
 
@@ -42,20 +48,33 @@ export function isAgentStateKind(kind: string): boolean {
 }
 
 export function assertAgentStateKind(kind: string): void {
-  if (RESERVED_KINDS.has(kind)) throw new LegionError('invalid_id', `"${kind}" names a session's own records; choose another state kind.`, { kind });
+  if (RESERVED_KINDS.has(kind))
+    throw new LegionError('invalid_id', `"${kind}" names a session's own records; choose another state kind.`, { kind });
 }
 
 export function assertAgentStateKey(key: AgentStateKey): void {
   assertSessionName(key.sessionId);
   assertAgentStateKind(key.kind);
-  for (const [label, value] of [['state kind', key.kind], ['participant id', key.agentId]] as const) {
-    if (!isNamePart(value)) throw new LegionError('invalid_id', `Invalid ${label} "${value}": use letters, digits, ".", "-" or single "_" (at most 64 characters).`, { value });
+  for (const [label, value] of [
+    ['state kind', key.kind],
+    ['participant id', key.agentId],
+  ] as const) {
+    if (!isNamePart(value))
+      throw new LegionError(
+        'invalid_id',
+        `Invalid ${label} "${value}": use letters, digits, ".", "-" or single "_" (at most 64 characters).`,
+        { value },
+      );
   }
 }
 
 export function assertArtifactName(sessionId: string, name: string): void {
   assertSessionName(sessionId);
   if (!ARTIFACT.test(name) || name.length > 128 || name.includes('..')) {
-    throw new LegionError('invalid_artifact_name', `"${name}" is not an artifact name: use letters, digits, ".", "-" or "_" (at most 128 characters, no "..").`, { name });
+    throw new LegionError(
+      'invalid_artifact_name',
+      `"${name}" is not an artifact name: use letters, digits, ".", "-" or "_" (at most 128 characters, no "..").`,
+      { name },
+    );
   }
 }

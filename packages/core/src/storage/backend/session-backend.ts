@@ -143,7 +143,10 @@ export interface ConversationLogs {
    * still being written is left for a later call. `compacted` says a compaction entry
    * was among what was read: a loaded context is stale, `context` gives the new one.
    */
-  readSince(address: ConversationAddress, cursor: LogCursor | undefined): Promise<{ messages: Message[]; cursor: LogCursor; compacted?: boolean | undefined }>;
+  readSince(
+    address: ConversationAddress,
+    cursor: LogCursor | undefined,
+  ): Promise<{ messages: Message[]; cursor: LogCursor; compacted?: boolean | undefined }>;
   /** Makes appended entries durable (a file backend fsyncs); a no-op where every append already is. */
   flush(address: ConversationAddress): Promise<void>;
   /**

@@ -76,7 +76,11 @@ export async function exportSession(backend: SessionBackend, sessionId: string):
 export async function importSession(backend: SessionBackend, snapshot: SessionSnapshot): Promise<void> {
   const sessionId = snapshot.meta.id;
   if (!(await backend.sessions.restore(snapshot.meta))) {
-    throw new LegionError('session_exists', `Session ${sessionId} exists at the target already: remove it there first, or leave it out of the copy.`, { sessionId });
+    throw new LegionError(
+      'session_exists',
+      `Session ${sessionId} exists at the target already: remove it there first, or leave it out of the copy.`,
+      { sessionId },
+    );
   }
   try {
     for (const conversation of snapshot.conversations) {
@@ -84,7 +88,12 @@ export async function importSession(backend: SessionBackend, snapshot: SessionSn
       if (conversation.header) await backend.conversations.ensureHeader(address, conversation.header);
       // Written under the conversation's lease, as every append is: the session is new, so it is free.
       const taken = await backend.conversations.acquire(address, `copy of session ${sessionId}`, { ttlMs: 60_000 });
-      if (!taken.acquired) throw new LegionError('copy_conflict', `Conversation ${conversation.id} of session ${sessionId} is held by ${taken.holder?.owner ?? 'another process'} at the target.`, { sessionId });
+      if (!taken.acquired)
+        throw new LegionError(
+          'copy_conflict',
+          `Conversation ${conversation.id} of session ${sessionId} is held by ${taken.holder?.owner ?? 'another process'} at the target.`,
+          { sessionId },
+        );
       try {
         for (const entry of conversation.entries) await backend.conversations.append(address, entry, taken.lease);
         await backend.conversations.flush(address);
@@ -94,15 +103,23 @@ export async function importSession(backend: SessionBackend, snapshot: SessionSn
     }
     for (const record of snapshot.approvals) {
       if (record.kind !== 'decision') await backend.approvals.append(sessionId, record);
-      else if (!(await backend.approvals.decide(sessionId, [record])).ok) throw new LegionError('copy_conflict', `Approval ${record.requestId} of session ${sessionId} was decided twice in the source.`, { sessionId });
+      else if (!(await backend.approvals.decide(sessionId, [record])).ok)
+        throw new LegionError('copy_conflict', `Approval ${record.requestId} of session ${sessionId} was decided twice in the source.`, {
+          sessionId,
+        });
     }
     for (const record of snapshot.questions) {
       if (record.kind === 'question') await backend.questions.append(sessionId, record);
-      else if (!(await backend.questions.settle(sessionId, record)).ok) throw new LegionError('copy_conflict', `Question ${record.questionId} of session ${sessionId} was settled twice in the source.`, { sessionId });
+      else if (!(await backend.questions.settle(sessionId, record)).ok)
+        throw new LegionError('copy_conflict', `Question ${record.questionId} of session ${sessionId} was settled twice in the source.`, {
+          sessionId,
+        });
     }
     for (const record of snapshot.usage) await backend.usage.append(sessionId, record);
-    for (const state of snapshot.agentState) await backend.agentState.put({ sessionId, kind: state.kind, agentId: state.agentId }, state.document);
-    for (const artifact of snapshot.artifacts) await backend.artifacts.put(sessionId, artifact.name, Buffer.from(artifact.base64, 'base64'));
+    for (const state of snapshot.agentState)
+      await backend.agentState.put({ sessionId, kind: state.kind, agentId: state.agentId }, state.document);
+    for (const artifact of snapshot.artifacts)
+      await backend.artifacts.put(sessionId, artifact.name, Buffer.from(artifact.base64, 'base64'));
   } catch (error) {
     await backend.sessions.remove(sessionId);
     throw error;
@@ -130,7 +147,11 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, inner: unknown) => {
     if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return inner;
     const record = inner as Record<string, unknown>;
-    return Object.fromEntries(Object.keys(record).sort().map((key) => [key, record[key]]));
+    return Object.fromEntries(
+      Object.keys(record)
+        .sort()
+        .map((key) => [key, record[key]]),
+    );
   });
 }
 

@@ -42,7 +42,10 @@ export function conversationsContract(makeHarness: MakeHarness): void {
       const entry = messageEntry('with a tool call', 'assistant');
       const full = {
         ...entry,
-        content: [...entry.content, { type: 'tool_use' as const, id: 'toolu_1', name: 'file_read', input: { path: 'a.txt', lines: [1, 2] } }],
+        content: [
+          ...entry.content,
+          { type: 'tool_use' as const, id: 'toolu_1', name: 'file_read', input: { path: 'a.txt', lines: [1, 2] } },
+        ],
         usage: { inputTokens: 10, outputTokens: 3, cacheReadTokens: 2 },
         model: 'scripted/test',
       };
@@ -84,7 +87,13 @@ export function conversationsContract(makeHarness: MakeHarness): void {
       expect(textsOf(context.messages)).toEqual(['two', 'three', 'four', 'five']);
       // The second point keeps 'two' and 'three' of before the first one: the first point is passed over.
       await appendUnderLease(backend, address, { kind: 'note', level: 'info', text: 'a note', at: new Date().toISOString() });
-      await appendUnderLease(backend, address, { kind: 'compaction', at: new Date().toISOString(), summary: 'second', keptMessages: 4, reason: 'manual' });
+      await appendUnderLease(backend, address, {
+        kind: 'compaction',
+        at: new Date().toISOString(),
+        summary: 'second',
+        keptMessages: 4,
+        reason: 'manual',
+      });
       await appendUnderLease(backend, address, messageEntry('six'));
       context = await open().conversations.context(address);
       expect(context.compaction).toMatchObject({ summary: 'second', reason: 'manual' });
@@ -193,9 +202,13 @@ export function conversationsContract(makeHarness: MakeHarness): void {
       const backend = open();
       const session = await backend.sessions.create();
       for (const conversationId of ['../../escape', 'justone', 'a__b__c__d', 'a/b__c']) {
-        await expect(appendUnderLease(backend, { sessionId: session.id, conversationId }, messageEntry('x'))).rejects.toMatchObject({ code: 'invalid_id' });
+        await expect(appendUnderLease(backend, { sessionId: session.id, conversationId }, messageEntry('x'))).rejects.toMatchObject({
+          code: 'invalid_id',
+        });
       }
-      await expect(backend.conversations.recent({ sessionId: '../x', conversationId: 'a__b' }, 1)).rejects.toMatchObject({ code: 'invalid_session_id' });
+      await expect(backend.conversations.recent({ sessionId: '../x', conversationId: 'a__b' }, 1)).rejects.toMatchObject({
+        code: 'invalid_session_id',
+      });
     });
 
     it('skips a broken entry with a warning and reads the rest', async () => {

@@ -12,7 +12,13 @@ export function copyContract(makeHarness: MakeHarness): void {
 
     it('restores a session under its own id with its metadata, once', async () => {
       const backend = open();
-      const meta = { version: 1, id: '20260102-030405-abcdef', createdAt: '2026-01-02T03:04:05.006Z', lastActiveAt: '2026-01-03T00:00:00.000Z', title: 'moved' };
+      const meta = {
+        version: 1,
+        id: '20260102-030405-abcdef',
+        createdAt: '2026-01-02T03:04:05.006Z',
+        lastActiveAt: '2026-01-03T00:00:00.000Z',
+        title: 'moved',
+      };
       expect(await backend.sessions.restore(meta)).toBe(true);
       expect(await open().sessions.get(meta.id)).toEqual(meta);
       expect(await backend.sessions.restore({ ...meta, title: 'another' })).toBe(false);
@@ -57,7 +63,15 @@ export function copyContract(makeHarness: MakeHarness): void {
       const returned = await exportSession(back, meta.id);
       expect(returned && canonicalJson(returned)).toBe(canonicalJson(original));
       expect(summarizeSnapshot(stored)).toEqual(summarizeSnapshot(original));
-      expect(summarizeSnapshot(original)).toMatchObject({ conversations: 2, entries: 7, approvals: 3, questions: 3, usage: 2, agentState: 2, artifacts: 2 });
+      expect(summarizeSnapshot(original)).toMatchObject({
+        conversations: 2,
+        entries: 7,
+        approvals: 3,
+        questions: 3,
+        usage: 2,
+        agentState: 2,
+        artifacts: 2,
+      });
       // What the copy restored is a working session: its context starts at the compaction point.
       const context = await open().conversations.context({ sessionId: meta.id, conversationId: 'user__dev' });
       expect(context.compaction?.summary).toMatch(/^summary of /);

@@ -147,7 +147,9 @@ export function leasesContract(makeHarness: MakeHarness): void {
       const other = { ...where, conversationId: 'user__qa' };
       const lease = await take(a, where, 'a');
       const otherLease = await take(a, other, 'a on qa');
-      await expect(a.conversations.append(where, messageEntry('under the lease of qa'), otherLease)).rejects.toMatchObject({ code: 'lease_lost' });
+      await expect(a.conversations.append(where, messageEntry('under the lease of qa'), otherLease)).rejects.toMatchObject({
+        code: 'lease_lost',
+      });
       await lease.release();
       await expect(a.conversations.append(where, messageEntry('after release'), lease)).rejects.toMatchObject({ code: 'lease_lost' });
       expect(await opened().conversations.entries(where)).toEqual([]);

@@ -3,7 +3,17 @@ import type { QuestionAnswerRecord, QuestionRecord, QuestionWithdrawnRecord } fr
 import { useHarness, type MakeHarness } from './harness.js';
 
 function question(id: string): QuestionRecord {
-  return { kind: 'question', version: 1, id, at: new Date().toISOString(), conversationId: 'dev__user', user: 'user', from: 'dev', chain: ['user', 'dev'], text: 'Which database?' };
+  return {
+    kind: 'question',
+    version: 1,
+    id,
+    at: new Date().toISOString(),
+    conversationId: 'dev__user',
+    user: 'user',
+    from: 'dev',
+    chain: ['user', 'dev'],
+    text: 'Which database?',
+  };
 }
 
 function answer(questionId: string, text: string, medium = 'web'): QuestionAnswerRecord {
@@ -47,7 +57,10 @@ export function questionsContract(makeHarness: MakeHarness): void {
       const backend = open();
       const { id: sessionId } = await backend.sessions.create();
       await backend.questions.append(sessionId, question('q_race'));
-      const answerers = Array.from({ length: 8 }, (_, index) => ({ backend: open(), record: index === 3 ? withdrawn('q_race') : answer('q_race', `answer ${index}`, `surface-${index}`) }));
+      const answerers = Array.from({ length: 8 }, (_, index) => ({
+        backend: open(),
+        record: index === 3 ? withdrawn('q_race') : answer('q_race', `answer ${index}`, `surface-${index}`),
+      }));
       const results = await Promise.all(answerers.map(({ backend: answerer, record }) => answerer.questions.settle(sessionId, record)));
       const winners = results.flatMap((result, index) => (result.ok ? [answerers[index]!.record] : []));
       expect(winners).toHaveLength(1);
@@ -69,7 +82,7 @@ export function questionsContract(makeHarness: MakeHarness): void {
       stop?.();
     });
 
-    it('removes a session\'s questions with the session', async () => {
+    it("removes a session's questions with the session", async () => {
       const backend = open();
       const gone = await backend.sessions.create();
       await backend.questions.append(gone.id, question('q_gone'));

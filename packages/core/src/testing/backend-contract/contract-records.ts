@@ -39,7 +39,10 @@ export function recordsContract(makeHarness: MakeHarness): void {
       const backend = open();
       const { id: sessionId } = await backend.sessions.create();
       await backend.approvals.append(sessionId, approvalRequest('apr_race'));
-      const deciders = Array.from({ length: 8 }, (_, index) => ({ backend: open(), record: decision('apr_race', `surface-${index}`, index % 2 ? 'approved' : 'rejected') }));
+      const deciders = Array.from({ length: 8 }, (_, index) => ({
+        backend: open(),
+        record: decision('apr_race', `surface-${index}`, index % 2 ? 'approved' : 'rejected'),
+      }));
       const results = await Promise.all(deciders.map(({ backend: decider, record }) => decider.approvals.decide(sessionId, [record])));
       const winners = results.flatMap((result, index) => (result.ok ? [deciders[index]?.record] : []));
       expect(winners).toHaveLength(1);
@@ -121,7 +124,8 @@ export function recordsContract(makeHarness: MakeHarness): void {
     it('lists the agents that have state of a kind', async () => {
       const backend = open();
       const { id: sessionId } = await backend.sessions.create();
-      for (const agentId of ['qa', 'dev', 'lead']) await backend.agentState.put({ sessionId, kind: 'todos', agentId }, { version: 1, agentId, items: [] });
+      for (const agentId of ['qa', 'dev', 'lead'])
+        await backend.agentState.put({ sessionId, kind: 'todos', agentId }, { version: 1, agentId, items: [] });
       await backend.agentState.put({ sessionId, kind: 'scratchbook', agentId: 'ops' }, { notes: [] });
       expect(await open().agentState.list(sessionId, 'todos')).toEqual(['dev', 'lead', 'qa']);
       expect(await backend.agentState.list(sessionId, 'scratchbook')).toEqual(['ops']);
@@ -132,9 +136,15 @@ export function recordsContract(makeHarness: MakeHarness): void {
       const backend = open();
       const { id: sessionId } = await backend.sessions.create();
       await backend.agentState.put({ sessionId, kind: 'todos', agentId: 'dev' }, { version: 2, items: 'not a list' });
-      await expect(backend.agentState.get({ sessionId, kind: 'todos', agentId: 'dev' }, TodoSchema)).rejects.toMatchObject({ code: 'config_invalid' });
-      await expect(backend.agentState.put({ sessionId, kind: 'todos', agentId: '../dev' }, {})).rejects.toMatchObject({ code: 'invalid_id' });
-      await expect(backend.agentState.put({ sessionId, kind: 'conversations', agentId: 'dev' }, {})).rejects.toMatchObject({ code: 'invalid_id' });
+      await expect(backend.agentState.get({ sessionId, kind: 'todos', agentId: 'dev' }, TodoSchema)).rejects.toMatchObject({
+        code: 'config_invalid',
+      });
+      await expect(backend.agentState.put({ sessionId, kind: 'todos', agentId: '../dev' }, {})).rejects.toMatchObject({
+        code: 'invalid_id',
+      });
+      await expect(backend.agentState.put({ sessionId, kind: 'conversations', agentId: 'dev' }, {})).rejects.toMatchObject({
+        code: 'invalid_id',
+      });
     });
   });
 

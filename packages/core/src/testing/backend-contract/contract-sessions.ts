@@ -59,8 +59,25 @@ export function sessionsContract(makeHarness: MakeHarness): void {
       const kept = await backend.sessions.create({ title: 'kept' });
       const gone = await backend.sessions.create({ title: 'gone' });
       const where = { sessionId: gone.id, conversationId: 'user__dev' };
-      await backend.conversations.ensureHeader(where, { kind: 'header', version: 1, conversationId: 'user__dev', initiator: 'user', responder: 'dev', createdAt: gone.createdAt });
-      await backend.usage.append(gone.id, { version: 1, at: gone.createdAt, participantId: 'dev', conversationId: 'user__dev', chain: ['user'], provider: 'p', model: 'm', usage: { inputTokens: 1, outputTokens: 1 }, costUsd: 0 });
+      await backend.conversations.ensureHeader(where, {
+        kind: 'header',
+        version: 1,
+        conversationId: 'user__dev',
+        initiator: 'user',
+        responder: 'dev',
+        createdAt: gone.createdAt,
+      });
+      await backend.usage.append(gone.id, {
+        version: 1,
+        at: gone.createdAt,
+        participantId: 'dev',
+        conversationId: 'user__dev',
+        chain: ['user'],
+        provider: 'p',
+        model: 'm',
+        usage: { inputTokens: 1, outputTokens: 1 },
+        costUsd: 0,
+      });
       await backend.artifacts.put(gone.id, 'out.txt', 'text');
       expect(await open().sessions.remove(gone.id)).toBe(true);
       expect(await backend.sessions.get(gone.id)).toBeUndefined();

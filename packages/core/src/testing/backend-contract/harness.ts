@@ -26,7 +26,10 @@ export interface SessionBackendHarness {
 export type MakeHarness = () => Promise<SessionBackendHarness>;
 
 /** Gives each test a harness and closes every backend it opened. */
-export function useHarness(makeHarness: MakeHarness): { harness(): SessionBackendHarness; open(options?: SessionBackendOptions): SessionBackend } {
+export function useHarness(makeHarness: MakeHarness): {
+  harness(): SessionBackendHarness;
+  open(options?: SessionBackendOptions): SessionBackend;
+} {
   const { afterEach, beforeEach } = vitest();
   let current: SessionBackendHarness | undefined;
   const opened: SessionBackend[] = [];

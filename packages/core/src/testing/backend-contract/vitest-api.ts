@@ -9,6 +9,7 @@ const loaded: typeof Vitest | undefined = process.env['VITEST'] ? await import('
 
 /** vitest's `describe`, `it`, `expect` and hooks, or an error saying how to get them. */
 export function vitest(): typeof Vitest {
-  if (!loaded) throw new Error('describeSessionBackendContract runs under vitest: install vitest and call it from a *.test.ts file that vitest runs.');
+  if (!loaded)
+    throw new Error('describeSessionBackendContract runs under vitest: install vitest and call it from a *.test.ts file that vitest runs.');
   return loaded;
 }

@@ -3,7 +3,9 @@ import { agentParticipant, createTestLegion, userParticipant, type TestLegion } 
 
 function resultOf(request: ModelRequest, toolUseId: string): string {
   for (const message of request.messages) {
-    for (const block of message.content) if (block.type === 'tool_result' && block.toolUseId === toolUseId) return typeof block.content === 'string' ? block.content : JSON.stringify(block.content);
+    for (const block of message.content)
+      if (block.type === 'tool_result' && block.toolUseId === toolUseId)
+        return typeof block.content === 'string' ? block.content : JSON.stringify(block.content);
   }
   throw new Error(`no result for ${toolUseId}`);
 }

@@ -6,12 +6,13 @@ import { defineTool, type Tool } from '../tool.js';
 import { APPROVAL_TOOL_FAMILY } from './builtin-summaries.js';
 import { reachesRequest } from '../../collective/approval-authority.js';
 
-const decisionSchema = () => z.object({
-  id: z.string().min(1).describe('The approval request id (apr_…).'),
-  decision: z.enum(['approve', 'reject']),
-  reason: z.string().optional().describe('Why; a rejection reason is shown to the requester so it can adapt.'),
-  always: z.boolean().optional().describe('Approve this tool for this requester for the rest of the session.'),
-});
+const decisionSchema = () =>
+  z.object({
+    id: z.string().min(1).describe('The approval request id (apr_…).'),
+    decision: z.enum(['approve', 'reject']),
+    reason: z.string().optional().describe('Why; a rejection reason is shown to the requester so it can adapt.'),
+    always: z.boolean().optional().describe('Approve this tool for this requester for the rest of the session.'),
+  });
 
 /**
  * Answers approval requests that a delegate's `communicate` returned. The
@@ -24,7 +25,7 @@ export function createApprovalResponseTool(): Tool {
     family: APPROVAL_TOOL_FAMILY,
     description:
       'Approve or reject tool calls that a delegate is waiting on (the ids come from an approval_required result of communicate). ' +
-      'Give a reason when you reject. Returns the delegate\'s reply once its turn resumes, or the next approval request.',
+      "Give a reason when you reject. Returns the delegate's reply once its turn resumes, or the next approval request.",
     input: () => z.object({ decisions: z.array(decisionSchema()).min(1) }),
     effect: 'communicate',
     timeoutMs: 0,
@@ -43,7 +44,10 @@ function describeResumed(result: TurnResult, callerId: string): string {
   const others = result.requests.filter((request) => request.approver !== callerId);
   const parts: string[] = [];
   if (mine.length > 0) parts.push(describeApprovalRequired(mine));
-  if (others.length > 0) parts.push(`Still waiting on approvals that others must give: ${others.map((request) => `${request.id} (${request.approver})`).join(', ')}.`);
+  if (others.length > 0)
+    parts.push(
+      `Still waiting on approvals that others must give: ${others.map((request) => `${request.id} (${request.approver})`).join(', ')}.`,
+    );
   return parts.join('\n');
 }
 
@@ -57,7 +61,8 @@ export function createListApprovalsTool(): Tool {
   return defineTool({
     name: 'list_approvals',
     family: APPROVAL_TOOL_FAMILY,
-    description: 'List the approval requests of this session that concern you (yours, addressed to you, or of delegates you wait on) with their status (pending, approved, rejected), requester, approver and decision.',
+    description:
+      'List the approval requests of this session that concern you (yours, addressed to you, or of delegates you wait on) with their status (pending, approved, rejected), requester, approver and decision.',
     input: () => z.object({ status: z.enum(['pending', 'approved', 'rejected', 'all']).default('all') }),
     effect: 'read',
     concurrent: true,

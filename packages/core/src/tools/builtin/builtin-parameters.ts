@@ -10,7 +10,8 @@ import { BUILTIN_TOOL_PARAMETERS } from './builtin-tool-parameters.generated.js'
  * Only for tools this folder creates: a tool of the same name from elsewhere keeps its own schema.
  */
 export function withBuiltinParameters<T extends Tool>(tool: T): T {
-  if (tool.parameters === undefined && Object.hasOwn(BUILTIN_TOOL_PARAMETERS, tool.name)) tool.parameters = BUILTIN_TOOL_PARAMETERS[tool.name];
+  if (tool.parameters === undefined && Object.hasOwn(BUILTIN_TOOL_PARAMETERS, tool.name))
+    tool.parameters = BUILTIN_TOOL_PARAMETERS[tool.name];
   if (tool.summary === undefined && Object.hasOwn(BUILTIN_TOOL_SUMMARIES, tool.name)) tool.summary = BUILTIN_TOOL_SUMMARIES[tool.name];
   return tool;
 }

@@ -33,7 +33,14 @@ describe('built-in tools', () => {
 
   it('serve an agent loop: the tools permission picks the families, and the calls really run', async () => {
     test = createTestLegion({
-      participants: [userParticipant(), agentParticipant('worker', { tools: ['todo_*', 'scratch_*', 'file_grep', 'list_tools'], delegation: 'none', context: { toolSchemas: 'full' } })],
+      participants: [
+        userParticipant(),
+        agentParticipant('worker', {
+          tools: ['todo_*', 'scratch_*', 'file_grep', 'list_tools'],
+          delegation: 'none',
+          context: { toolSchemas: 'full' },
+        }),
+      ],
       scripts: {
         worker: [
           {
@@ -51,7 +58,16 @@ describe('built-in tools', () => {
                 'todo_write',
               ]),
             toolCalls: [
-              { id: 't1', name: 'todo_write', input: { items: [{ id: '1', text: 'Find the TODOs', status: 'in_progress' }, { id: '2', text: 'Report', status: 'pending' }] } },
+              {
+                id: 't1',
+                name: 'todo_write',
+                input: {
+                  items: [
+                    { id: '1', text: 'Find the TODOs', status: 'in_progress' },
+                    { id: '2', text: 'Report', status: 'pending' },
+                  ],
+                },
+              },
               { id: 't2', name: 'scratch_add', input: { text: 'The user wants a short report', pinned: true } },
               { id: 't3', name: 'file_grep', input: { pattern: 'TODO' } },
             ],
@@ -67,7 +83,9 @@ describe('built-in tools', () => {
           },
           {
             expect: (request) =>
-              expect(lastResults(request)).toEqual(['2 tools:\ntodo_read (read): Show your todo list for this session, with each item\'s status.\ntodo_write (read): Replace your todo list for this session with the items given (send the whole list every time, not only changes).']),
+              expect(lastResults(request)).toEqual([
+                "2 tools:\ntodo_read (read): Show your todo list for this session, with each item's status.\ntodo_write (read): Replace your todo list for this session with the items given (send the whole list every time, not only changes).",
+              ]),
             text: 'One TODO: ship it.',
           },
         ],
@@ -97,7 +115,12 @@ describe('built-in tools', () => {
     const registry = new ToolRegistry();
     const registered = registerBuiltinTools(registry, { ...optionsFor(test.legion), killGraceMs: 100 });
     const expected = Object.values(BUILTIN_TOOL_FAMILIES).flat().sort();
-    expect(registry.list().map((tool) => tool.name).sort()).toEqual(expected);
+    expect(
+      registry
+        .list()
+        .map((tool) => tool.name)
+        .sort(),
+    ).toEqual(expected);
     expect(registry.list().filter((tool) => tool.effect === undefined)).toEqual([]);
     expect(registry.providerOf('shell_run')).toBe(BUILTIN_PROVIDER_ID);
     expect(registry.get('create_agent')?.effect).toBe('collective');

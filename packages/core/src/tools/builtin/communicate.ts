@@ -16,14 +16,15 @@ import { DelegateSlots } from './delegate-slots.js';
 
 export const COMMUNICATE_TOOL_NAME = 'communicate';
 
-const communicateInputSchema = () => z.object({
-  to: z.string().min(1).describe('Exact id of the participant to message.'),
-  message: z.string().min(1).describe('What you want from them: the task, the context they need, and what to report back.'),
-  conversation: z
-    .string()
-    .optional()
-    .describe('Optional thread name, to keep a separate conversation with the same participant (letters, digits, "-", ".").'),
-});
+const communicateInputSchema = () =>
+  z.object({
+    to: z.string().min(1).describe('Exact id of the participant to message.'),
+    message: z.string().min(1).describe('What you want from them: the task, the context they need, and what to report back.'),
+    conversation: z
+      .string()
+      .optional()
+      .describe('Optional thread name, to keep a separate conversation with the same participant (letters, digits, "-", ".").'),
+  });
 
 /**
  * Sends a message to another participant through the same path as the user's
@@ -55,7 +56,14 @@ export function createCommunicateTool(options: { collective: Collective; limitsF
       if (caller?.type === 'agent') {
         const allowed = delegationTargets(caller as AgentParticipant, collective);
         if (!allowed.some((participant) => participant.id === target.id)) {
-          return { status: 'error', error: new DelegationNotAllowedError(caller.id, target.id, allowed.map((p) => p.id)).message };
+          return {
+            status: 'error',
+            error: new DelegationNotAllowedError(
+              caller.id,
+              target.id,
+              allowed.map((p) => p.id),
+            ).message,
+          };
         }
       }
       const chain = [...waitingParticipants(context.frames), context.callerId];
@@ -63,12 +71,14 @@ export function createCommunicateTool(options: { collective: Collective; limitsF
         return { status: 'error', error: new CircularDelegationError(target.id, [...chain, target.id]).message };
       }
       const maxDepth = options.limitsFor(context.callerId).maxDepth;
-      if (chain.length > maxDepth) return { status: 'error', error: new MaxDepthError(chain.length, maxDepth, [...chain, target.id]).message };
+      if (chain.length > maxDepth)
+        return { status: 'error', error: new MaxDepthError(chain.length, maxDepth, [...chain, target.id]).message };
       const slotKey = `${context.session.id}\u0000${context.conversation.conversationId}`;
       let slots = slotsByConversation.get(slotKey);
       if (!slots) slotsByConversation.set(slotKey, (slots = new DelegateSlots(options.limitsFor(context.callerId).maxParallelDelegates)));
       // Only a call that has to wait is told about (events built then, not for every call).
-      const about = () => Object.assign({}, context.conversation, { participantId: context.callerId, toolUseId: context.toolUseId, to: target.id });
+      const about = () =>
+        Object.assign({}, context.conversation, { participantId: context.callerId, toolUseId: context.toolUseId, to: target.id });
       let queuedAt: number | undefined;
       const slot = await slots.acquire(context.signal, (waiting) => {
         queuedAt = performance.now();
@@ -76,12 +86,18 @@ export function createCommunicateTool(options: { collective: Collective; limitsF
       });
       if (slot === 'cancelled') {
         if (slots.idle) slotsByConversation.delete(slotKey);
-        return { status: 'error', error: `Cancelled while waiting to message ${target.id}: all ${options.limitsFor(context.callerId).maxParallelDelegates} delegation slots were busy.` };
+        return {
+          status: 'error',
+          error: `Cancelled while waiting to message ${target.id}: all ${options.limitsFor(context.callerId).maxParallelDelegates} delegation slots were busy.`,
+        };
       }
-      if (queuedAt !== undefined) context.events.emit('delegation:dequeued', Object.assign(about(), { waitedMs: performance.now() - queuedAt }));
+      if (queuedAt !== undefined)
+        context.events.emit('delegation:dequeued', Object.assign(about(), { waitedMs: performance.now() - queuedAt }));
       try {
         // Counted once it has a slot, just before it is sent: a call cancelled in the queue started nothing.
-        const overLimit = context.session.messageWork(context.frames).startDelegation(context.callerId, options.limitsFor(context.callerId));
+        const overLimit = context.session
+          .messageWork(context.frames)
+          .startDelegation(context.callerId, options.limitsFor(context.callerId));
         if (overLimit) return { status: 'error', error: `${overLimit.message} Do the rest yourself, or answer with what you have.` };
         const result = await context.session.send({
           from: context.callerId,
@@ -90,13 +106,19 @@ export function createCommunicateTool(options: { collective: Collective; limitsF
           conversation: input.conversation,
           frames: [
             ...context.frames,
-            { participantId: context.callerId, conversationId: context.conversation.conversationId, toolUseId: context.toolUseId, ...(context.traceparent ? { trace: context.traceparent } : {}) },
+            {
+              participantId: context.callerId,
+              conversationId: context.conversation.conversationId,
+              toolUseId: context.toolUseId,
+              ...(context.traceparent ? { trace: context.traceparent } : {}),
+            },
           ],
           signal: context.signal,
           ifBusy: 'fail',
         });
         if (result.status === 'error') return { status: 'error', error: `${target.id} could not answer: ${result.error}` };
-        if (result.status === 'paused') return { status: 'paused', requests: result.requests, ...(result.questions?.length ? { questions: result.questions } : {}) };
+        if (result.status === 'paused')
+          return { status: 'paused', requests: result.requests, ...(result.questions?.length ? { questions: result.questions } : {}) };
         return { status: 'success', data: result.reply };
       } catch (error) {
         if (error instanceof ConversationBusyError) return { status: 'error', error: error.message };

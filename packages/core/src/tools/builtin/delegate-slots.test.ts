@@ -40,18 +40,27 @@ describe('limits.maxParallelDelegates', () => {
     const changed = (): void => {
       for (const waiter of [...waiters]) if (waiter.ready()) waiters.splice(waiters.indexOf(waiter), 1) && waiter.resolve();
     };
-    const until = (ready: () => boolean): Promise<void> => (ready() ? Promise.resolve() : new Promise((resolve) => waiters.push({ ready, resolve })));
+    const until = (ready: () => boolean): Promise<void> =>
+      ready() ? Promise.resolve() : new Promise((resolve) => waiters.push({ ready, resolve }));
     const model = new HeldModel(changed);
     test = createTestLegion({
       participants: [userParticipant(), agentParticipant('lead'), agentParticipant('dev', { delegation: 'none' })],
       entryAgent: 'lead',
       scripts: {
         lead: [
-          { toolCalls: tasks.map((task, index) => ({ id: `call_${index + 1}`, name: 'communicate', input: { to: 'dev', message: task, conversation: `c${index + 1}` } })) },
+          {
+            toolCalls: tasks.map((task, index) => ({
+              id: `call_${index + 1}`,
+              name: 'communicate',
+              input: { to: 'dev', message: task, conversation: `c${index + 1}` },
+            })),
+          },
           {
             expect: (request) => {
               const results = request.messages.at(-1)!.content;
-              expect(results.map((block) => (block.type === 'tool_result' ? [block.toolUseId, block.content] : block.type))).toEqual(tasks.map((task, index) => [`call_${index + 1}`, `done: ${task}`]));
+              expect(results.map((block) => (block.type === 'tool_result' ? [block.toolUseId, block.content] : block.type))).toEqual(
+                tasks.map((task, index) => [`call_${index + 1}`, `done: ${task}`]),
+              );
             },
             text: 'all twelve done',
           },
@@ -72,7 +81,9 @@ describe('limits.maxParallelDelegates', () => {
     await until(() => model.held.length + queued.length >= 12);
     expect(model.running).toBe(8);
     expect(model.held.map((call) => call.task)).toEqual(tasks.slice(0, 8));
-    expect(queued.map((event) => [event.toolUseId, event.position, event.limit])).toEqual([9, 10, 11, 12].map((n, index) => [`call_${n}`, index + 1, 8]));
+    expect(queued.map((event) => [event.toolUseId, event.position, event.limit])).toEqual(
+      [9, 10, 11, 12].map((n, index) => [`call_${n}`, index + 1, 8]),
+    );
     // Each slot freed starts the next waiting call, in call order; never more than 8 at once.
     for (let released = 0; released < 12; released++) {
       const next = model.held.find((call) => call.task === tasks[released])!;

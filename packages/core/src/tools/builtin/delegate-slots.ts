@@ -15,7 +15,10 @@ export class DelegateSlots {
   }
 
   /** Takes a slot now if one is free; otherwise `onQueued` is told the call's place and the promise resolves when it starts. */
-  async acquire(signal: AbortSignal, onQueued: (waiting: { position: number; running: number; limit: number }) => void): Promise<'started' | 'cancelled'> {
+  async acquire(
+    signal: AbortSignal,
+    onQueued: (waiting: { position: number; running: number; limit: number }) => void,
+  ): Promise<'started' | 'cancelled'> {
     if (this.running < this.limit && this.queue.length === 0) {
       this.running += 1;
       return 'started';

@@ -2,7 +2,13 @@ import type { Message } from '../../message.js';
 import { turnsOpenedBy } from './delegation-tree.js';
 
 let next = 0;
-const message = (role: Message['role'], content: Message['content'], extra: Partial<Message> = {}): Message => ({ id: `m${next++}`, role, content, at: new Date(next * 1000).toISOString(), ...extra });
+const message = (role: Message['role'], content: Message['content'], extra: Partial<Message> = {}): Message => ({
+  id: `m${next++}`,
+  role,
+  content,
+  at: new Date(next * 1000).toISOString(),
+  ...extra,
+});
 const text = (role: Message['role'], value: string): Message => message(role, [{ type: 'text', text: value }]);
 
 // coordinator__developer as two chains used it: the MCP client's ask, then the human's run, then the client's again.
@@ -14,7 +20,9 @@ const log: Message[] = [
   text('user', 'Keep the human secret'),
   text('assistant', 'Kept it safe.'),
   text('user', 'Check the build'),
-  message('assistant', [{ type: 'text', text: '[This turn was cancelled before it finished.]' }], { ending: { status: 'cancelled', code: 'cancelled' } }),
+  message('assistant', [{ type: 'text', text: '[This turn was cancelled before it finished.]' }], {
+    ending: { status: 'cancelled', code: 'cancelled' },
+  }),
 ];
 
 describe('turnsOpenedBy: the turns of one tree in a conversation several chains went through', () => {

@@ -54,7 +54,9 @@ export type BuiltinFamily = keyof typeof BUILTIN_TOOL_FAMILIES;
 export const BUILTIN_PROVIDER_ID = 'builtin';
 
 function familyOf(name: string): BuiltinFamily | undefined {
-  return (Object.keys(BUILTIN_TOOL_FAMILIES) as BuiltinFamily[]).find((family) => (BUILTIN_TOOL_FAMILIES[family] as readonly string[]).includes(name));
+  return (Object.keys(BUILTIN_TOOL_FAMILIES) as BuiltinFamily[]).find((family) =>
+    (BUILTIN_TOOL_FAMILIES[family] as readonly string[]).includes(name),
+  );
 }
 
 export interface BuiltinToolsOptions extends CollectiveToolsOptions, ProcessRegistryOptions {
@@ -78,7 +80,15 @@ export function createBuiltinTools(options: BuiltinToolsOptions): BuiltinTools {
   const processes = options.processes ?? new ProcessRegistry(options);
   const tools: Tool[] = [];
   if (families.has('files')) {
-    tools.push(createFileReadTool({ maxBytes: options.outputLimitBytes }), createFileWriteTool(), createFileEditTool(), createFileListTool(), createFileDeleteTool(), createFileGlobTool(), createFileGrepTool());
+    tools.push(
+      createFileReadTool({ maxBytes: options.outputLimitBytes }),
+      createFileWriteTool(),
+      createFileEditTool(),
+      createFileListTool(),
+      createFileDeleteTool(),
+      createFileGlobTool(),
+      createFileGrepTool(),
+    );
   }
   if (families.has('shell')) {
     const { collective } = options;
@@ -114,7 +124,10 @@ export function createBuiltinToolProvider(options: BuiltinToolsOptions): ToolPro
  * Registers the built-in families on a registry. The returned function
  * removes them and kills the background processes they started.
  */
-export function registerBuiltinTools(registry: ToolRegistry, options: BuiltinToolsOptions): { processes: ProcessRegistry; dispose: () => Promise<void> } {
+export function registerBuiltinTools(
+  registry: ToolRegistry,
+  options: BuiltinToolsOptions,
+): { processes: ProcessRegistry; dispose: () => Promise<void> } {
   const provider = createBuiltinToolProvider(options);
   const dispose = registry.registerToolProvider(provider);
   return { processes: provider.processes, dispose };

@@ -7,9 +7,10 @@ export function createListParticipantsTool(collective: Collective): Tool {
   return defineTool({
     name: 'list_participants',
     description: 'List the participants of the collective (id, type, name, what each is for). Read-only.',
-    input: () => z.object({
-      type: z.enum(['agent', 'user', 'mock']).optional().describe('Only participants of this type.'),
-    }),
+    input: () =>
+      z.object({
+        type: z.enum(['agent', 'user', 'mock']).optional().describe('Only participants of this type.'),
+      }),
     concurrent: true,
     effect: 'read',
     async execute(input) {

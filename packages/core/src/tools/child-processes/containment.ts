@@ -34,14 +34,25 @@ export const CONTAINMENT_VARIABLE = 'LEGION_CONTAINMENT';
  * top): only the lifetime is contained here. An OS sandbox for model commands adds its own
  * restrictions to this same list.
  */
-const NAMESPACE_FLAGS = ['--unshare-pid', '--die-with-parent', '--bind', '/', '/', '--dev-bind', '/dev', '/dev', '--proc', '/proc'] as const;
+const NAMESPACE_FLAGS = [
+  '--unshare-pid',
+  '--die-with-parent',
+  '--bind',
+  '/',
+  '/',
+  '--dev-bind',
+  '/dev',
+  '/dev',
+  '--proc',
+  '/proc',
+] as const;
 
 /**
  * Runs in front of bwrap. bwrap would die of the SIGTERM a graceful stop sends the group, and the
  * kernel would then SIGKILL the command at once: ignored here, bwrap survives it, and env puts
  * SIGTERM back to default for the command, which gets it (and its grace) as it would unwrapped.
  */
-export const IGNORE_TERM_THEN_EXEC = "trap '' TERM; exec \"$@\"";
+export const IGNORE_TERM_THEN_EXEC = 'trap \'\' TERM; exec "$@"';
 
 let detected: Containment | undefined;
 
@@ -56,7 +67,10 @@ function detect(): Containment {
   const proc = process.platform === 'linux' && canRead('/proc/self/environ');
   const weaker = (reason: string): Containment =>
     proc
-      ? { kind: 'process-group+environment', reason: `${reason}; processes are found by a marker in their environment, which one that clears it (env -i) escapes` }
+      ? {
+          kind: 'process-group+environment',
+          reason: `${reason}; processes are found by a marker in their environment, which one that clears it (env -i) escapes`,
+        }
       : { kind: 'process-group', reason: `${reason}; a process that leaves its group (setsid) can outlive the command` };
   if (process.env[CONTAINMENT_VARIABLE] === 'process-group') return weaker(`${CONTAINMENT_VARIABLE}=process-group`);
   if (process.platform !== 'linux') return weaker(`no PID namespaces on ${process.platform}`);
@@ -64,10 +78,16 @@ function detect(): Containment {
   if (!bwrap) return weaker(`bubblewrap (bwrap) is not installed in ${SYSTEM_DIRECTORIES.join(', ')}`);
   const env = inSystemDirectory('env');
   if (!env) return weaker(`no env program in ${SYSTEM_DIRECTORIES.join(', ')}`);
-  const probe = childProcessModule().spawnSync('/bin/sh', ['-c', IGNORE_TERM_THEN_EXEC, 'legion-probe', bwrap, ...NAMESPACE_FLAGS, env, '--default-signal=TERM', 'true'], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 });
+  const probe = childProcessModule().spawnSync(
+    '/bin/sh',
+    ['-c', IGNORE_TERM_THEN_EXEC, 'legion-probe', bwrap, ...NAMESPACE_FLAGS, env, '--default-signal=TERM', 'true'],
+    { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 },
+  );
   if (probe.status !== 0) {
     const said = probe.error?.message ?? probe.stderr?.toString().trim().split('\n')[0] ?? '';
-    return weaker(`bwrap cannot make a PID namespace here (${said || `exit ${probe.status ?? probe.signal}`}; are user namespaces disabled?)`);
+    return weaker(
+      `bwrap cannot make a PID namespace here (${said || `exit ${probe.status ?? probe.signal}`}; are user namespaces disabled?)`,
+    );
   }
   return { kind: 'pid-namespace', reason: `${bwrap} --unshare-pid --die-with-parent`, bwrap, env };
 }
@@ -76,7 +96,20 @@ function detect(): Containment {
 export function containedArgv(program: string, args: readonly string[]): { program: string; args: string[] } {
   const used = containment();
   if (used.kind !== 'pid-namespace') return { program, args: [...args] };
-  return { program: '/bin/sh', args: ['-c', IGNORE_TERM_THEN_EXEC, 'legion-contain', used.bwrap!, ...NAMESPACE_FLAGS, used.env!, '--default-signal=TERM', program, ...args] };
+  return {
+    program: '/bin/sh',
+    args: [
+      '-c',
+      IGNORE_TERM_THEN_EXEC,
+      'legion-contain',
+      used.bwrap!,
+      ...NAMESPACE_FLAGS,
+      used.env!,
+      '--default-signal=TERM',
+      program,
+      ...args,
+    ],
+  };
 }
 
 /**
@@ -124,7 +157,9 @@ export function killMarked(markers: Iterable<string>): number {
 
 function listPids(): number[] {
   try {
-    return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
+    return readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number);
   } catch {
     return [];
   }
@@ -172,7 +207,11 @@ function inSystemDirectory(name: string): string | undefined {
  * it was without the namespace; a command that ends itself that way keeps its exit code, as a
  * shell would report it.
  */
-export function exitAsSent(code: number | null, signal: NodeJS.Signals | null, sent: ReadonlySet<NodeJS.Signals>): { code: number | null; signal: NodeJS.Signals | null } {
+export function exitAsSent(
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  sent: ReadonlySet<NodeJS.Signals>,
+): { code: number | null; signal: NodeJS.Signals | null } {
   if (signal !== null || code === null || code <= 128 || containment().kind !== 'pid-namespace') return { code, signal };
   const name = (Object.keys(osConstants.signals) as NodeJS.Signals[]).find((candidate) => osConstants.signals[candidate] === code - 128);
   return name !== undefined && sent.has(name) ? { code: null, signal: name } : { code, signal };

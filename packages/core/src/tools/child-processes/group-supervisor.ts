@@ -131,7 +131,8 @@ function startSupervisor(): ChildProcess | undefined {
     child.once('exit', () => {
       // Killed from outside: start another on the next group, telling it those still alive.
       if (supervisor === child) supervisor = undefined;
-      if (!supervisorFailed && liveGroups.size > 0) for (const [pgid, marker] of liveGroups) send(`add ${pgid}${marker === undefined ? '' : ` ${marker}`}\n`);
+      if (!supervisorFailed && liveGroups.size > 0)
+        for (const [pgid, marker] of liveGroups) send(`add ${pgid}${marker === undefined ? '' : ` ${marker}`}\n`);
     });
     supervisor = child;
     return child;

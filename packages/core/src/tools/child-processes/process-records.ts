@@ -31,25 +31,33 @@ export function purposeOf(context: Pick<ToolContext, 'workspaceRoot' | 'toolUseI
   };
 }
 
-const RecordSchema = z.lazy(() => z.object({
-  version: z.literal(1),
-  pgid: z.number().int().positive(),
-  /** The group leader's start time: a pid reused by another process has another. */
-  startTime: z.string().optional(),
-  command: z.string(),
-  toolUseId: z.string(),
-  sessionId: z.string().optional(),
-  conversationId: z.string().optional(),
-  owner: ProcessIdentitySchema,
-  supervisor: z.number().int().optional(),
-  /** The environment marker of its processes, where they are found that way (process-group+environment). */
-  marker: z.string().regex(/^[0-9a-f]+$/).optional(),
-  startedAt: z.string(),
-}));
+const RecordSchema = z.lazy(() =>
+  z.object({
+    version: z.literal(1),
+    pgid: z.number().int().positive(),
+    /** The group leader's start time: a pid reused by another process has another. */
+    startTime: z.string().optional(),
+    command: z.string(),
+    toolUseId: z.string(),
+    sessionId: z.string().optional(),
+    conversationId: z.string().optional(),
+    owner: ProcessIdentitySchema,
+    supervisor: z.number().int().optional(),
+    /** The environment marker of its processes, where they are found that way (process-group+environment). */
+    marker: z
+      .string()
+      .regex(/^[0-9a-f]+$/)
+      .optional(),
+    startedAt: z.string(),
+  }),
+);
 export type ProcessRecord = z.infer<typeof RecordSchema>;
 
 /** Writes the record of a group just started; returns the function that removes it once the group is gone. */
-export function recordGroup(purpose: GroupPurpose, group: { pgid: number; command: string; supervisor?: number | undefined; marker?: string | undefined }): () => void {
+export function recordGroup(
+  purpose: GroupPurpose,
+  group: { pgid: number; command: string; supervisor?: number | undefined; marker?: string | undefined },
+): () => void {
   const startTime = processStartTime(group.pgid);
   const record: ProcessRecord = {
     version: 1,

@@ -36,8 +36,20 @@ export function spawnGroup(program: string, args: readonly string[], options: Gr
   const env = marker === undefined ? options.env : { ...options.env, [markerVariable(marker)]: '1' };
   // Gated, the program starts only once its group is announced: a Legion killed in between leaves nothing running.
   const child = gated
-    ? childProcessModule().spawn('/bin/sh', ['-c', GATE_SCRIPT, 'legion-gate', run.program, ...run.args], { cwd: options.cwd, env, detached: true, shell: false, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] })
-    : childProcessModule().spawn(run.program, run.args, { cwd: options.cwd, env, detached: true, shell: false, stdio: ['ignore', 'pipe', 'pipe'] });
+    ? childProcessModule().spawn('/bin/sh', ['-c', GATE_SCRIPT, 'legion-gate', run.program, ...run.args], {
+        cwd: options.cwd,
+        env,
+        detached: true,
+        shell: false,
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      })
+    : childProcessModule().spawn(run.program, run.args, {
+        cwd: options.cwd,
+        env,
+        detached: true,
+        shell: false,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
   const pgid = child.pid;
   if (pgid === undefined) return child;
   const gate = gated ? (child.stdio[3] as Writable | null) : null;
@@ -68,7 +80,10 @@ const GATE_SCRIPT = 'read -r go <&3 || exit 125; exec 3<&-; exec "$@"';
 function resolvesToProgram(program: string, options: Pick<GroupSpawnOptions, 'cwd' | 'env'>): boolean {
   const candidates = program.includes('/')
     ? [isAbsolute(program) ? program : join(options.cwd, program)]
-    : (options.env.PATH ?? '').split(delimiter).filter((dir) => dir !== '').map((dir) => join(isAbsolute(dir) ? dir : join(options.cwd, dir), program));
+    : (options.env.PATH ?? '')
+        .split(delimiter)
+        .filter((dir) => dir !== '')
+        .map((dir) => join(isAbsolute(dir) ? dir : join(options.cwd, dir), program));
   return candidates.some((candidate) => {
     try {
       accessSync(candidate, constants.X_OK);

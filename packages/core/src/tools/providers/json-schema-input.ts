@@ -78,7 +78,7 @@ export function jsonSchemaInput(validate: ValidateFunction): z.ZodType<unknown> 
     if (validate(value)) return;
     const first = validate.errors?.[0];
     if (!first) {
-      context.addIssue({ code: 'custom', message: 'does not match the tool\'s parameters', input: value });
+      context.addIssue({ code: 'custom', message: "does not match the tool's parameters", input: value });
       return;
     }
     const { path, message } = describeAjvError(first, value);

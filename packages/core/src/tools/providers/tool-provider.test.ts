@@ -7,7 +7,13 @@ import { toolContext } from './__fixtures__/tool-context.js';
 import type { ProvidedTool, ToolProvider } from './tool-provider.js';
 
 const tool = (name: string, data: unknown = name): Tool =>
-  defineTool({ name, description: `${name} tool`, effect: 'read', inputSchema: z.object({}), execute: async () => ({ status: 'success', data }) });
+  defineTool({
+    name,
+    description: `${name} tool`,
+    effect: 'read',
+    inputSchema: z.object({}),
+    execute: async () => ({ status: 'success', data }),
+  });
 
 /** A provider whose list the test changes, announcing each change like a real one. */
 class ListProvider implements ToolProvider {
@@ -41,7 +47,8 @@ beforeEach(() => {
   events = new EventBus();
   seen = [];
   events.onAny((event: LegionEvent) => {
-    if (event.type === 'tool:register' || event.type === 'tool:unregister') seen.push(`${event.type === 'tool:register' ? '+' : '-'}${event.name}@${event.providerId}`);
+    if (event.type === 'tool:register' || event.type === 'tool:unregister')
+      seen.push(`${event.type === 'tool:register' ? '+' : '-'}${event.name}@${event.providerId}`);
     if (event.type === 'error:raised') seen.push(`! ${event.message}`);
   });
   registry = new ToolRegistry({ events });
@@ -68,7 +75,12 @@ describe('ToolRegistry with tool providers', () => {
 
     provider.change([a, tool('c')]);
     expect(registry.get('a')).toBe(a);
-    expect(registry.list().map((t) => t.name).sort()).toEqual(['a', 'c']);
+    expect(
+      registry
+        .list()
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(['a', 'c']);
 
     const newerA = tool('a', 'newer');
     provider.change([newerA, registry.get('c')!]);
@@ -124,7 +136,11 @@ describe('ToolRegistry with tool providers', () => {
   it('reports clashes and failures as events instead of breaking the others', async () => {
     registry.registerTool(tool('taken'));
     registry.registerToolProvider(new ListProvider('clashing', [tool('taken'), tool('free'), tool('free')]));
-    registry.registerToolProvider({ id: 'bare', getTools: () => [{ name: 'no_execute', description: 'x', inputSchema: z.object({}) }], dispose() {} });
+    registry.registerToolProvider({
+      id: 'bare',
+      getTools: () => [{ name: 'no_execute', description: 'x', inputSchema: z.object({}) }],
+      dispose() {},
+    });
     registry.registerToolProvider(new ListProvider('broken', async () => Promise.reject(new Error('server down'))));
     await registry.ready();
     expect(registry.list().map((t) => t.name)).toEqual(['taken', 'free']);
@@ -138,7 +154,7 @@ describe('ToolRegistry with tool providers', () => {
     expect(() => registry.registerToolProvider(new ListProvider('broken', []))).toThrow(/already registered/);
   });
 
-  it('removes a provider\'s tools and disposes it through the disposer, and all of them through dispose()', async () => {
+  it("removes a provider's tools and disposes it through the disposer, and all of them through dispose()", async () => {
     const first = new ListProvider('first', [tool('a')]);
     const second = new ListProvider('second', [tool('b')]);
     const disposeFirst = registry.registerToolProvider(first);

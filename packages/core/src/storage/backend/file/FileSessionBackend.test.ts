@@ -43,7 +43,9 @@ async function inChild(...args: string[]): Promise<string> {
 
 /** Takes a lease in a real child process and SIGKILLs it: a holder that died, detected by its pid. */
 async function abandonInChild(root: string, sessionId: string, conversationId: string, owner: string): Promise<void> {
-  const child = spawn(process.execPath, [CHILD, 'hold-lease', root, sessionId, conversationId, owner], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CHILD, 'hold-lease', root, sessionId, conversationId, owner], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   await new Promise<void>((resolve, reject) => {
@@ -64,7 +66,8 @@ describeSessionBackendContract('FileSessionBackend', async (): Promise<SessionBa
     open: (options) => new FileSessionBackend({ root, ...options }),
     abandonLease: (address, owner) => abandonInChild(root, address.sessionId, address.conversationId, owner),
     breakSession: async (sessionId) => writeFileSync(paths.sessionFile(sessionId), '{ "version": 1, "id": '),
-    breakConversation: async (address) => appendFileSync(paths.conversationFile(address.sessionId, address.conversationId), '{"kind":"message","id":"broken"}\n'),
+    breakConversation: async (address) =>
+      appendFileSync(paths.conversationFile(address.sessionId, address.conversationId), '{"kind":"message","id":"broken"}\n'),
     dispose: async () => rmSync(root, { recursive: true, force: true }),
   };
 });
@@ -83,7 +86,9 @@ describe('FileSessionBackend, file specifics', () => {
     const start = await backend.conversations.end(address);
     expect(await inChild('append', root, sessionId, 'user__dev', '3')).toBe('DONE');
     const read = await backend.conversations.readSince(address, start);
-    expect(read.messages.map((message) => message.content)).toEqual([0, 1, 2].map((index) => [{ type: 'text', text: `from child ${index}` }]));
+    expect(read.messages.map((message) => message.content)).toEqual(
+      [0, 1, 2].map((index) => [{ type: 'text', text: `from child ${index}` }]),
+    );
     expect(await inChild('append', root, sessionId, 'user__dev', '1')).toBe('DONE');
     expect((await backend.conversations.readSince(address, read.cursor)).messages).toHaveLength(1);
     await backend.close();
@@ -93,7 +98,13 @@ describe('FileSessionBackend, file specifics', () => {
     const backend = new FileSessionBackend({ root, fsync: 'turn' });
     const { id: sessionId } = await backend.sessions.create();
     const address = { sessionId, conversationId: 'user__dev' };
-    await appendUnderLease(backend, address, { kind: 'message', id: 'm1', role: 'user', content: [{ type: 'text', text: 'kept' }], at: 'x' });
+    await appendUnderLease(backend, address, {
+      kind: 'message',
+      id: 'm1',
+      role: 'user',
+      content: [{ type: 'text', text: 'kept' }],
+      at: 'x',
+    });
     let loopRan = false;
     setImmediate(() => (loopRan = true));
     await backend.conversations.flush(address);
@@ -106,12 +117,30 @@ describe('FileSessionBackend, file specifics', () => {
   it('lets one of several processes deciding at once win', async () => {
     const backend = new FileSessionBackend({ root });
     const { id: sessionId } = await backend.sessions.create();
-    await backend.approvals.append(sessionId, { kind: 'request', version: 2, id: 'apr_1', at: 'x', batchId: 'b', requester: 'dev', approver: 'user', tool: 'file_write', input: {}, toolUseId: 't1', conversationId: 'user__dev', reason: 'r', frames: [{ participantId: 'user', conversationId: 'user__dev' }] });
+    await backend.approvals.append(sessionId, {
+      kind: 'request',
+      version: 2,
+      id: 'apr_1',
+      at: 'x',
+      batchId: 'b',
+      requester: 'dev',
+      approver: 'user',
+      tool: 'file_write',
+      input: {},
+      toolUseId: 't1',
+      conversationId: 'user__dev',
+      reason: 'r',
+      frames: [{ participantId: 'user', conversationId: 'user__dev' }],
+    });
     const outputs = await inChildrenAtOnce(['a', 'b', 'c', 'd'].map((who) => ['decide', root, sessionId, 'apr_1', who]));
     const winners = outputs.flatMap((output, index) => (output === 'WON' ? [['a', 'b', 'c', 'd'][index]] : []));
     expect(winners).toHaveLength(1);
     expect(outputs.filter((output) => output !== 'WON')).toEqual(Array(3).fill(`LOST ${winners[0]}`));
-    expect((await backend.approvals.read(sessionId)).filter((record) => record.kind === 'decision').map((record) => record.kind === 'decision' && record.decidedBy)).toEqual(winners);
+    expect(
+      (await backend.approvals.read(sessionId))
+        .filter((record) => record.kind === 'decision')
+        .map((record) => record.kind === 'decision' && record.decidedBy),
+    ).toEqual(winners);
     await backend.close();
   });
 
@@ -129,7 +158,11 @@ describe('FileSessionBackend, file specifics', () => {
     const address = { sessionId, conversationId: 'user__dev' };
     const first = await backend.conversations.acquire(address, 'first turn', { ttlMs: 60_000 });
     if (!first.acquired) throw new Error('the first turn got no lease');
-    await backend.conversations.append(address, { kind: 'message', id: 'm1', role: 'user', content: [{ type: 'text', text: 'whole' }], at: 'x' }, first.lease);
+    await backend.conversations.append(
+      address,
+      { kind: 'message', id: 'm1', role: 'user', content: [{ type: 'text', text: 'whole' }], at: 'x' },
+      first.lease,
+    );
     await first.lease.release();
     const start = await backend.conversations.end(address);
     // A writer that died mid-line.
@@ -139,7 +172,11 @@ describe('FileSessionBackend, file specifics', () => {
     const result = await backend.conversations.acquire(address, 'next turn', { ttlMs: 60_000 });
     if (!result.acquired) throw new Error('the next turn got no lease');
     expect(warnings.some((warning) => warning.problem.includes('cut a torn last line'))).toBe(true);
-    await backend.conversations.append(address, { kind: 'message', id: 'm3', role: 'assistant', content: [{ type: 'text', text: 'after' }], at: 'y' }, result.lease);
+    await backend.conversations.append(
+      address,
+      { kind: 'message', id: 'm3', role: 'assistant', content: [{ type: 'text', text: 'after' }], at: 'y' },
+      result.lease,
+    );
     expect((await backend.conversations.readSince(address, start)).messages.map((message) => message.id)).toEqual(['m3']);
     expect((await backend.conversations.recent(address, 5)).map((message) => message.id)).toEqual(['m1', 'm3']);
     await backend.close();

@@ -38,7 +38,12 @@ export class FileSessionBackend implements SessionBackend {
     const paths = new WorkspacePaths(options.root);
     this.paths = paths;
     const onWarning = (warning: LogWarning): void =>
-      options.onWarning?.({ source: paths.display(warning.path), offset: warning.offset, problem: warning.problem, ...sessionOf(paths, warning.path) });
+      options.onWarning?.({
+        source: paths.display(warning.path),
+        offset: warning.offset,
+        problem: warning.problem,
+        ...sessionOf(paths, warning.path),
+      });
     this.sessions = new FileSessions(paths, (warning) => options.onWarning?.(warning));
     this.conversations = new FileConversations(paths, { fsync: options.fsync ?? 'turn', onWarning, now: options.now ?? Date.now });
     this.approvals = new FileApprovals(paths, onWarning);

@@ -39,7 +39,8 @@ export class FileAgentState implements AgentStateStore {
     if (!existsSync(dir)) return [];
     const kinds: string[] = [];
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isDirectory() && isAgentStateKind(entry.name) && (await this.list(sessionId, entry.name)).length > 0) kinds.push(entry.name);
+      if (entry.isDirectory() && isAgentStateKind(entry.name) && (await this.list(sessionId, entry.name)).length > 0)
+        kinds.push(entry.name);
     }
     return kinds.sort();
   }

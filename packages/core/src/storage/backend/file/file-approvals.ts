@@ -1,6 +1,11 @@
 import { ApprovalStore } from '../../ApprovalStore.js';
 import { migrateRequestV1 } from '../../approval-migration.js';
-import { StoredApprovalRecordSchema, type ApprovalDecisionRecord, type ApprovalLinkRecord, type ApprovalRecord } from '../../approval-records.js';
+import {
+  StoredApprovalRecordSchema,
+  type ApprovalDecisionRecord,
+  type ApprovalLinkRecord,
+  type ApprovalRecord,
+} from '../../approval-records.js';
 import { JsonlLog, type LogWarning } from '../../jsonl-log.js';
 import type { WorkspacePaths } from '../../workspace-paths.js';
 import { assertSessionName } from '../record-names.js';
@@ -49,7 +54,11 @@ export class FileApprovals implements ApprovalLog {
       }
       const parsed = StoredApprovalRecordSchema.safeParse(raw);
       if (!parsed.success) {
-        this.onWarning({ path, offset: line.offset, problem: `skipped an unreadable approval record (${parsed.error.issues[0]?.message ?? 'invalid'})` });
+        this.onWarning({
+          path,
+          offset: line.offset,
+          problem: `skipped an unreadable approval record (${parsed.error.issues[0]?.message ?? 'invalid'})`,
+        });
         continue;
       }
       const record = parsed.data;
@@ -58,7 +67,8 @@ export class FileApprovals implements ApprovalLog {
         linksV1.set(record.childConversationId, [...(linksV1.get(record.childConversationId) ?? []), record]);
         continue;
       }
-      const current = record.kind === 'request' && record.version === 1 ? migrateRequestV1(record, (child) => linksV1.get(child) ?? []) : record;
+      const current =
+        record.kind === 'request' && record.version === 1 ? migrateRequestV1(record, (child) => linksV1.get(child) ?? []) : record;
       records.push(current);
       if (current.kind === 'decision') logged.add(current.requestId);
     }

@@ -89,7 +89,10 @@ export class FileConversations implements ConversationLogs {
     return makeCursor(CURSOR, this.log(address).end());
   }
 
-  async readSince(address: ConversationAddress, cursor: LogCursor | undefined): Promise<{ messages: Message[]; cursor: LogCursor; compacted: boolean }> {
+  async readSince(
+    address: ConversationAddress,
+    cursor: LogCursor | undefined,
+  ): Promise<{ messages: Message[]; cursor: LogCursor; compacted: boolean }> {
     // A line another process is still writing is left for the next call, unwarned.
     const { messages, next, compacted } = this.log(address).readSince(cursor === undefined ? 0 : cursorPosition(CURSOR, cursor));
     return { messages, cursor: makeCursor(CURSOR, next), compacted };
@@ -129,7 +132,11 @@ export class FileConversations implements ConversationLogs {
     if (this.strays.has(path)) return;
     if (this.strays.size >= 1000) this.strays.clear();
     this.strays.add(path);
-    this.options.onWarning({ path, offset: 0, problem: 'not followed: its name is no conversation id (<initiator>__<responder>[__<name>]); Legion leaves the file alone' });
+    this.options.onWarning({
+      path,
+      offset: 0,
+      problem: 'not followed: its name is no conversation id (<initiator>__<responder>[__<name>]); Legion leaves the file alone',
+    });
   }
 
   close(): void {

@@ -29,7 +29,8 @@ const WORKSPACE_V1 = fileURLToPath(new URL('../../../authorization/__fixtures__/
 function snapshot(dir: string): Record<string, string> {
   const files: Record<string, string> = {};
   for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) files[join(entry.parentPath, entry.name).slice(dir.length)] = readFileSync(join(entry.parentPath, entry.name), 'base64');
+    if (entry.isFile())
+      files[join(entry.parentPath, entry.name).slice(dir.length)] = readFileSync(join(entry.parentPath, entry.name), 'base64');
   }
   return files;
 }
@@ -42,7 +43,12 @@ const closers: Array<() => void | Promise<void>> = [];
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'legion-file-format-'));
   paths = new WorkspacePaths(root);
-  const meta: SessionMeta = { version: SESSION_FORMAT_VERSION, id: SESSION, createdAt: '2025-01-15T09:00:00.000Z', lastActiveAt: '2025-01-15T09:01:00.000Z' };
+  const meta: SessionMeta = {
+    version: SESSION_FORMAT_VERSION,
+    id: SESSION,
+    createdAt: '2025-01-15T09:00:00.000Z',
+    lastActiveAt: '2025-01-15T09:01:00.000Z',
+  };
   mkdirSync(paths.sessionDir(SESSION), { recursive: true });
   writeFileSync(paths.sessionFile(SESSION), JSON.stringify(meta, null, 2));
 });
@@ -90,7 +96,14 @@ describe('FileSessionBackend on files written by earlier Legion code', () => {
   });
 
   it('writes the conversation lines FileConversationLog writes, each starting with its kind', async () => {
-    const header: HeaderEntry = { kind: 'header', version: 1, conversationId: 'user__dev', initiator: 'user', responder: 'dev', createdAt: '2026-01-01T00:00:00.000Z' };
+    const header: HeaderEntry = {
+      kind: 'header',
+      version: 1,
+      conversationId: 'user__dev',
+      initiator: 'user',
+      responder: 'dev',
+      createdAt: '2026-01-01T00:00:00.000Z',
+    };
     const message = messageEntry('hello');
     const note = { kind: 'note' as const, level: 'error' as const, code: 'boom', text: 'it failed', at: '2026-01-01T00:00:01.000Z' };
     const old = oldLog('user__old');
@@ -107,7 +120,13 @@ describe('FileSessionBackend on files written by earlier Legion code', () => {
     const written = readFileSync(paths.conversationFile(SESSION, 'user__dev'), 'utf8');
     const byOldCode = readFileSync(paths.conversationFile(SESSION, 'user__old'), 'utf8');
     const lines = written.trim().split('\n');
-    expect(lines.map((line) => JSON.parse(line))).toEqual(byOldCode.replace('user__old', 'user__dev').trim().split('\n').map((line) => JSON.parse(line)));
+    expect(lines.map((line) => JSON.parse(line))).toEqual(
+      byOldCode
+        .replace('user__old', 'user__dev')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    );
     // Readers classify a line by its start (a history is read backwards without parsing every line).
     expect(lines.map((line) => /^\{"kind":"(\w+)"/.exec(line)?.[1])).toEqual(['header', 'message', 'note']);
     expect(oldLog('user__dev').context()).toEqual([plain]);
@@ -124,7 +143,11 @@ describe('FileSessionBackend on files written by earlier Legion code', () => {
     const taken = await files.conversations.acquire(address, 'backend turn', { ttlMs: 60_000 });
     expect(taken.acquired).toBe(true);
     expect(oldLog('user__dev').tryLock('turn of dev')).toBe(false);
-    expect(JSON.parse(readFileSync(paths.conversationLock(SESSION, 'user__dev'), 'utf8'))).toMatchObject({ pid: process.pid, owner: 'backend turn', purpose: 'backend turn' });
+    expect(JSON.parse(readFileSync(paths.conversationLock(SESSION, 'user__dev'), 'utf8'))).toMatchObject({
+      pid: process.pid,
+      owner: 'backend turn',
+      purpose: 'backend turn',
+    });
   });
 
   it('reads approvals the ApprovalStore wrote, a decision only claimed included, and decides so that the store sees it', async () => {
@@ -161,13 +184,25 @@ describe('FileSessionBackend on files written by earlier Legion code', () => {
 
     const todoPath = join(paths.sessionDir(SESSION), 'todos', 'dev.json');
     writeTodos(todoPath, 'dev', [{ id: '1', text: 'write tests', status: 'in_progress' }]);
-    expect((await files.agentState.get({ sessionId: SESSION, kind: 'todos', agentId: 'dev' }, TodoFileSchema))?.items).toEqual(readTodos(todoPath));
-    await files.agentState.put({ sessionId: SESSION, kind: 'todos', agentId: 'qa' }, { version: 1, agentId: 'qa', updatedAt: '2026-01-01T00:00:00.000Z', items: [{ id: 'a', text: 'review', status: 'pending' }] });
+    expect((await files.agentState.get({ sessionId: SESSION, kind: 'todos', agentId: 'dev' }, TodoFileSchema))?.items).toEqual(
+      readTodos(todoPath),
+    );
+    await files.agentState.put(
+      { sessionId: SESSION, kind: 'todos', agentId: 'qa' },
+      { version: 1, agentId: 'qa', updatedAt: '2026-01-01T00:00:00.000Z', items: [{ id: 'a', text: 'review', status: 'pending' }] },
+    );
     expect(readTodos(join(paths.sessionDir(SESSION), 'todos', 'qa.json'))).toEqual([{ id: 'a', text: 'review', status: 'pending' }]);
 
     const bookPath = join(paths.sessionDir(SESSION), 'scratchbook', 'dev.json');
-    writeScratchbook(bookPath, { version: 1, agentId: 'dev', nextId: 2, notes: [{ id: 'n1', text: 'port 8080', pinned: true, status: 'open', createdAt: 'x', updatedAt: 'x' }] });
-    expect(await files.agentState.get({ sessionId: SESSION, kind: 'scratchbook', agentId: 'dev' }, ScratchbookFileSchema)).toEqual(readScratchbook(bookPath, 'dev'));
+    writeScratchbook(bookPath, {
+      version: 1,
+      agentId: 'dev',
+      nextId: 2,
+      notes: [{ id: 'n1', text: 'port 8080', pinned: true, status: 'open', createdAt: 'x', updatedAt: 'x' }],
+    });
+    expect(await files.agentState.get({ sessionId: SESSION, kind: 'scratchbook', agentId: 'dev' }, ScratchbookFileSchema)).toEqual(
+      readScratchbook(bookPath, 'dev'),
+    );
     expect(await files.agentState.list(SESSION, 'todos')).toEqual(['dev', 'qa']);
   });
 
@@ -193,7 +228,18 @@ describe('FileSessionBackend on files written by earlier Legion code', () => {
     copyFileSync(QUESTIONS_V1, paths.questionsFile(SESSION));
     // The claim of an answer whose process died before logging it.
     mkdirSync(dirname(paths.questionOutcomeClaim(SESSION, 'q_222222222222')), { recursive: true });
-    writeFileSync(paths.questionOutcomeClaim(SESSION, 'q_222222222222'), JSON.stringify({ kind: 'answer', version: 1, questionId: 'q_222222222222', at: '2026-11-26T03:02:09.000Z', text: 'yes', answeredBy: 'user', medium: 'terminal' }));
+    writeFileSync(
+      paths.questionOutcomeClaim(SESSION, 'q_222222222222'),
+      JSON.stringify({
+        kind: 'answer',
+        version: 1,
+        questionId: 'q_222222222222',
+        at: '2026-11-26T03:02:09.000Z',
+        text: 'yes',
+        answeredBy: 'user',
+        medium: 'terminal',
+      }),
+    );
     const before = snapshot(paths.sessionDir(SESSION));
     const warnings: string[] = [];
     const files = new FileSessionBackend({ root, onWarning: (warning) => warnings.push(`${warning.offset}: ${warning.problem}`) });
@@ -211,7 +257,16 @@ describe('FileSessionBackend on files written by earlier Legion code', () => {
     expect(records[0]).toMatchObject({ frames: [{ participantId: 'user' }, { participantId: 'coordinator', toolUseId: 'toolu_ask' }] });
     expect(warnings).toEqual([expect.stringContaining('skipped an unreadable question record')]);
     // A claim taken is an answer: a second one is refused with it.
-    expect(await files.questions.settle(SESSION, { kind: 'answer', version: 1, questionId: 'q_222222222222', at: '2026-11-26T03:04:00.000Z', text: 'no', answeredBy: 'user' })).toMatchObject({ ok: false, taken: { text: 'yes' } });
+    expect(
+      await files.questions.settle(SESSION, {
+        kind: 'answer',
+        version: 1,
+        questionId: 'q_222222222222',
+        at: '2026-11-26T03:04:00.000Z',
+        text: 'no',
+        answeredBy: 'user',
+      }),
+    ).toMatchObject({ ok: false, taken: { text: 'yes' } });
     expect(snapshot(paths.sessionDir(SESSION))).toEqual(before);
   });
 
@@ -230,9 +285,16 @@ describe('FileSessionBackend on files written by earlier Legion code', () => {
     expect(ids).toEqual(['20261125-192632-0b3898', '20261125-192632-9074e5']);
     for (const sessionId of ids) {
       const conversations = await files.conversations.list(sessionId);
-      expect(conversations).toEqual(readdirSync(fixturePaths.conversationsDir(sessionId)).map((name) => name.replace(/\.jsonl$/, '')).sort());
+      expect(conversations).toEqual(
+        readdirSync(fixturePaths.conversationsDir(sessionId))
+          .map((name) => name.replace(/\.jsonl$/, ''))
+          .sort(),
+      );
       for (const conversationId of conversations) {
-        const old = new FileConversationLog(fixturePaths.conversationFile(sessionId, conversationId), fixturePaths.conversationLock(sessionId, conversationId));
+        const old = new FileConversationLog(
+          fixturePaths.conversationFile(sessionId, conversationId),
+          fixturePaths.conversationLock(sessionId, conversationId),
+        );
         const expected = old.context();
         old.close();
         expect(expected.length).toBeGreaterThan(0);

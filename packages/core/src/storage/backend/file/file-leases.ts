@@ -38,7 +38,9 @@ export class FileLeases {
 
   async acquire(address: ConversationAddress, owner: string, options: { ttlMs: number }): Promise<AcquireResult> {
     const path = this.paths.conversationLock(address.sessionId, address.conversationId);
-    const lock = new FileLock(path, LOCK_LEASE_MS, { expired: (holder) => holder.expiresAt !== undefined && Date.parse(holder.expiresAt) <= this.now() });
+    const lock = new FileLock(path, LOCK_LEASE_MS, {
+      expired: (holder) => holder.expiresAt !== undefined && Date.parse(holder.expiresAt) <= this.now(),
+    });
     const expiresAtMs = this.now() + options.ttlMs;
     const expiresAt = new Date(expiresAtMs).toISOString();
     if (!lock.tryAcquire(owner, { owner, expiresAt })) return { acquired: false, holder: leaseHolder(lock.holder()) };

@@ -1,7 +1,13 @@
 import { writeJsonIfAbsent } from '../../atomic-json.js';
 import { JsonlLog, type LogWarning } from '../../jsonl-log.js';
 import { OpenHandles } from '../../open-handles.js';
-import { QuestionLogRecordSchema, QuestionOutcomeRecordSchema, type QuestionLogRecord, type QuestionOutcomeRecord, type QuestionRecord } from '../../question-records.js';
+import {
+  QuestionLogRecordSchema,
+  QuestionOutcomeRecordSchema,
+  type QuestionLogRecord,
+  type QuestionOutcomeRecord,
+  type QuestionRecord,
+} from '../../question-records.js';
 import type { WorkspacePaths } from '../../workspace-paths.js';
 import { assertSessionName } from '../record-names.js';
 import type { QuestionLog, SettleResult } from '../session-backend.js';
@@ -54,7 +60,11 @@ export class FileQuestions implements QuestionLog {
       }
       const parsed = QuestionLogRecordSchema.safeParse(raw);
       if (!parsed.success) {
-        this.onWarning({ path, offset: line.offset, problem: `skipped an unreadable question record (${parsed.error.issues[0]?.message ?? 'invalid'})` });
+        this.onWarning({
+          path,
+          offset: line.offset,
+          problem: `skipped an unreadable question record (${parsed.error.issues[0]?.message ?? 'invalid'})`,
+        });
         continue;
       }
       records.push(parsed.data);

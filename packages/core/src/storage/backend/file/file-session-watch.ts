@@ -18,7 +18,8 @@ export function watchSessionFiles(paths: WorkspacePaths, sessionId: string, onCh
   const arm = (): void => {
     if (closed) return;
     sessionWatcher ??= tryWatch(paths.sessionDir(sessionId), changed, () => (sessionWatcher = undefined));
-    if (!conversationsWatcher && existsSync(conversations)) conversationsWatcher = tryWatch(conversations, changed, () => (conversationsWatcher = undefined));
+    if (!conversationsWatcher && existsSync(conversations))
+      conversationsWatcher = tryWatch(conversations, changed, () => (conversationsWatcher = undefined));
   };
   function changed(): void {
     if (closed) return;

@@ -79,7 +79,12 @@ export class FileSessions implements SessionRecords {
         assertSessionName(entry);
         listing.sessions.push(this.readMeta(entry));
       } catch (error) {
-        const warning: StorageWarning = { source: this.paths.display(file), offset: 0, problem: `${(error as Error).message} This session is skipped.`, sessionId: entry };
+        const warning: StorageWarning = {
+          source: this.paths.display(file),
+          offset: 0,
+          problem: `${(error as Error).message} This session is skipped.`,
+          sessionId: entry,
+        };
         listing.warnings.push(warning);
       }
     }
@@ -128,7 +133,12 @@ export class FileSessions implements SessionRecords {
     const display = this.paths.display(file);
     const meta = readJsonFile(file, SessionMetaSchema, { what: 'session file', displayPath: display });
     if (meta.id !== id) {
-      throw new ConfigError({ file: display, field: 'id', problem: `says "${meta.id}" but the session's folder is "${id}"`, fix: `set "id" to "${id}", or move the folder` });
+      throw new ConfigError({
+        file: display,
+        field: 'id',
+        problem: `says "${meta.id}" but the session's folder is "${id}"`,
+        fix: `set "id" to "${id}", or move the folder`,
+      });
     }
     return meta;
   }

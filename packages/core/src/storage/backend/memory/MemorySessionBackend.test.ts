@@ -14,7 +14,8 @@ describeSessionBackendContract('MemorySessionBackend', async (): Promise<Session
       store.endProcess(holder.processId);
     },
     breakSession: async (sessionId) => void store.sessions.set(sessionId, '{ "version": 1, "id": '),
-    breakConversation: async (address) => void store.logs.get(`${address.sessionId}/${address.conversationId}`)?.entries.push('{"kind":"message","id":"broken"}'),
+    breakConversation: async (address) =>
+      void store.logs.get(`${address.sessionId}/${address.conversationId}`)?.entries.push('{"kind":"message","id":"broken"}'),
     dispose: async () => {},
   };
 });

@@ -1,5 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { CompactionEntrySchema, HeaderEntrySchema, LogEntrySchema, MessageEntrySchema, type CompactionEntry, type HeaderEntry, type LogEntry } from '../../log-entry.js';
+import {
+  CompactionEntrySchema,
+  HeaderEntrySchema,
+  LogEntrySchema,
+  MessageEntrySchema,
+  type CompactionEntry,
+  type HeaderEntry,
+  type LogEntry,
+} from '../../log-entry.js';
 import type { Message } from '../../../message.js';
 import { LeaseLostError } from '../lease-lost-error.js';
 import { cursorPosition, makeCursor } from '../log-cursor.js';
@@ -102,7 +110,10 @@ export class MemoryConversations implements ConversationLogs {
     return makeCursor(CURSOR, this.log(address, false)?.entries.length ?? 0);
   }
 
-  async readSince(address: ConversationAddress, cursor: LogCursor | undefined): Promise<{ messages: Message[]; cursor: LogCursor; compacted: boolean }> {
+  async readSince(
+    address: ConversationAddress,
+    cursor: LogCursor | undefined,
+  ): Promise<{ messages: Message[]; cursor: LogCursor; compacted: boolean }> {
     const entries = this.log(address, false)?.entries ?? [];
     const from = cursor === undefined ? 0 : Math.min(cursorPosition(CURSOR, cursor), entries.length);
     const messages: Message[] = [];

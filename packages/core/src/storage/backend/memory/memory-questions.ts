@@ -1,4 +1,10 @@
-import { QuestionLogRecordSchema, QuestionOutcomeRecordSchema, type QuestionLogRecord, type QuestionOutcomeRecord, type QuestionRecord } from '../../question-records.js';
+import {
+  QuestionLogRecordSchema,
+  QuestionOutcomeRecordSchema,
+  type QuestionLogRecord,
+  type QuestionOutcomeRecord,
+  type QuestionRecord,
+} from '../../question-records.js';
 import { assertSessionName } from '../record-names.js';
 import type { QuestionLog, SettleResult, StorageWarning } from '../session-backend.js';
 import type { MemorySessionStore } from './MemorySessionStore.js';
@@ -20,7 +26,11 @@ export class MemoryQuestions implements QuestionLog {
     const key = `${sessionId}/${record.questionId}`;
     // Checked and claimed with no await between: one step for every caller on the store.
     const won = this.store.questionOutcomes.get(key);
-    if (won !== undefined) return { ok: false, taken: readRecord(won, QuestionOutcomeRecordSchema, `memory:sessions/${sessionId}/questions`, 'question outcome') };
+    if (won !== undefined)
+      return {
+        ok: false,
+        taken: readRecord(won, QuestionOutcomeRecordSchema, `memory:sessions/${sessionId}/questions`, 'question outcome'),
+      };
     const text = JSON.stringify(record);
     this.store.questionOutcomes.set(key, text);
     records.push(text);
@@ -33,7 +43,12 @@ export class MemoryQuestions implements QuestionLog {
     this.records(sessionId).forEach((text, index) => {
       const parsed = parseRecord(text, QuestionLogRecordSchema);
       if (parsed.ok) records.push(parsed.value);
-      else this.warn({ source: `memory:sessions/${sessionId}/questions`, offset: index, problem: `skipped an unreadable question record (${parsed.problem})` });
+      else
+        this.warn({
+          source: `memory:sessions/${sessionId}/questions`,
+          offset: index,
+          problem: `skipped an unreadable question record (${parsed.problem})`,
+        });
     });
     return records;
   }

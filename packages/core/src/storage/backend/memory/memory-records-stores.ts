@@ -1,8 +1,23 @@
 import type { z } from 'zod';
-import { ApprovalDecisionRecordSchema, ApprovalRecordSchema, type ApprovalDecisionRecord, type ApprovalRecord } from '../../approval-records.js';
+import {
+  ApprovalDecisionRecordSchema,
+  ApprovalRecordSchema,
+  type ApprovalDecisionRecord,
+  type ApprovalRecord,
+} from '../../approval-records.js';
 import { UsageRecordSchema, type UsageRecord } from '../../usage-summary.js';
 import { assertAgentStateKey, assertAgentStateKind, assertArtifactName, assertSessionName } from '../record-names.js';
-import type { AgentStateKey, AgentStateStore, ApprovalLog, ArtifactInfo, ArtifactStore, DecideResult, LogCursor, StorageWarning, UsageLedgerStore } from '../session-backend.js';
+import type {
+  AgentStateKey,
+  AgentStateStore,
+  ApprovalLog,
+  ArtifactInfo,
+  ArtifactStore,
+  DecideResult,
+  LogCursor,
+  StorageWarning,
+  UsageLedgerStore,
+} from '../session-backend.js';
 import { cursorPosition, makeCursor } from '../log-cursor.js';
 import type { MemorySessionStore } from './MemorySessionStore.js';
 import { parseRecord, readRecord } from './memory-records.js';
@@ -24,7 +39,8 @@ export class MemoryApprovals implements ApprovalLog {
     const taken: ApprovalDecisionRecord[] = [];
     for (const decision of decisions) {
       const won = this.store.decisions.get(`${sessionId}/${decision.requestId}`);
-      if (won !== undefined) taken.push(readRecord(won, ApprovalDecisionRecordSchema, `memory:sessions/${sessionId}/approvals`, 'approval decision'));
+      if (won !== undefined)
+        taken.push(readRecord(won, ApprovalDecisionRecordSchema, `memory:sessions/${sessionId}/approvals`, 'approval decision'));
     }
     if (taken.length > 0) return { ok: false, taken };
     for (const decision of decisions) {
@@ -41,7 +57,12 @@ export class MemoryApprovals implements ApprovalLog {
     this.records(sessionId).forEach((text, index) => {
       const parsed = parseRecord(text, ApprovalRecordSchema);
       if (parsed.ok) records.push(parsed.value);
-      else this.warn({ source: `memory:sessions/${sessionId}/approvals`, offset: index, problem: `skipped an unreadable approval record (${parsed.problem})` });
+      else
+        this.warn({
+          source: `memory:sessions/${sessionId}/approvals`,
+          offset: index,
+          problem: `skipped an unreadable approval record (${parsed.problem})`,
+        });
     });
     return records;
   }
@@ -79,7 +100,12 @@ export class MemoryUsage implements UsageLedgerStore {
     for (let index = from; index < stored.length; index++) {
       const parsed = parseRecord(stored[index]!, UsageRecordSchema);
       if (parsed.ok) records.push(parsed.value);
-      else this.warn({ source: `memory:sessions/${sessionId}/usage`, offset: index, problem: `skipped an unreadable usage record (${parsed.problem})` });
+      else
+        this.warn({
+          source: `memory:sessions/${sessionId}/usage`,
+          offset: index,
+          problem: `skipped an unreadable usage record (${parsed.problem})`,
+        });
     }
     return { records, cursor: makeCursor('memory', Math.max(from, stored.length)) };
   }

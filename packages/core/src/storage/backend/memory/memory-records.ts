@@ -24,7 +24,13 @@ export function readRecord<T>(text: string, schema: z.ZodType<T>, where: string,
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError({ file: where, field: '', problem: `is not valid JSON (${(error as Error).message})`, fix: `store a valid ${what}`, cause: error });
+    throw new ConfigError({
+      file: where,
+      field: '',
+      problem: `is not valid JSON (${(error as Error).message})`,
+      fix: `store a valid ${what}`,
+      cause: error,
+    });
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {

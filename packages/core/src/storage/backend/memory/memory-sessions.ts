@@ -54,8 +54,20 @@ export class MemorySessions implements SessionRecords {
     const listing: SessionListing = { sessions: [], warnings: [] };
     for (const [id, text] of this.store.sessions) {
       const parsed = parseRecord(text, SessionMetaSchema);
-      if (!parsed.ok) listing.warnings.push({ source: `memory:sessions/${id}`, offset: 0, problem: `the session record ${parsed.problem}. This session is skipped.`, sessionId: id });
-      else if (parsed.value.id !== id) listing.warnings.push({ source: `memory:sessions/${id}`, offset: 0, problem: `the session record says "${parsed.value.id}" but is stored as "${id}". This session is skipped.`, sessionId: id });
+      if (!parsed.ok)
+        listing.warnings.push({
+          source: `memory:sessions/${id}`,
+          offset: 0,
+          problem: `the session record ${parsed.problem}. This session is skipped.`,
+          sessionId: id,
+        });
+      else if (parsed.value.id !== id)
+        listing.warnings.push({
+          source: `memory:sessions/${id}`,
+          offset: 0,
+          problem: `the session record says "${parsed.value.id}" but is stored as "${id}". This session is skipped.`,
+          sessionId: id,
+        });
       else listing.sessions.push(parsed.value);
     }
     listing.sessions.sort(byMostRecent);
@@ -85,7 +97,13 @@ export class MemorySessions implements SessionRecords {
   private read(id: string): SessionMeta {
     const where = `memory:sessions/${id}`;
     const meta = readRecord(this.store.sessions.get(id) ?? '', SessionMetaSchema, where, 'session record');
-    if (meta.id !== id) throw new ConfigError({ file: where, field: 'id', problem: `says "${meta.id}" but the session is stored as "${id}"`, fix: `set "id" to "${id}"` });
+    if (meta.id !== id)
+      throw new ConfigError({
+        file: where,
+        field: 'id',
+        problem: `says "${meta.id}" but the session is stored as "${id}"`,
+        fix: `set "id" to "${id}"`,
+      });
     return meta;
   }
 }

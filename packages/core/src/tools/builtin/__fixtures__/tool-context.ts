@@ -49,7 +49,12 @@ export function toolContext(options: {
   );
   return {
     callerId,
-    conversation: { sessionId: session.id, conversationId: `${waiting.at(-1) ?? 'user'}__${callerId}`, initiator: waiting.at(-1) ?? 'user', responder: callerId },
+    conversation: {
+      sessionId: session.id,
+      conversationId: `${waiting.at(-1) ?? 'user'}__${callerId}`,
+      initiator: waiting.at(-1) ?? 'user',
+      responder: callerId,
+    },
     toolUseId: 'tool-use-1',
     frames,
     session,

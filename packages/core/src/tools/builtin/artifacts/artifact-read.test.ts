@@ -11,18 +11,28 @@ describe('artifact_read', () => {
   beforeEach(async () => {
     workspace = tempWorkspace();
     context = toolContext({ root: workspace.root, resultTokenBudget: 700 });
-    await context.session.artifacts.put('tool-big.txt', Array.from({ length: 5_000 }, (_, index) => `row ${index + 1} status=${index % 3 === 0 ? 'fail' : 'ok'}`).join('\n'));
+    await context.session.artifacts.put(
+      'tool-big.txt',
+      Array.from({ length: 5_000 }, (_, index) => `row ${index + 1} status=${index % 3 === 0 ? 'fail' : 'ok'}`).join('\n'),
+    );
   });
   afterEach(() => workspace.cleanup());
 
   it('reads pages by offset and limit, saying where to read on', async () => {
     expect(successText(await run(read, { name: 'tool-big.txt', offset: 4999, limit: 10 }, context))).toBe(
-      ['tool-big.txt (5000 lines, 97226 bytes)', '  4999  row 4999 status=fail', '  5000  row 5000 status=ok', '(lines 4999-5000 of 5000: the end)'].join('\n'),
+      [
+        'tool-big.txt (5000 lines, 97226 bytes)',
+        '  4999  row 4999 status=fail',
+        '  5000  row 5000 status=ok',
+        '(lines 4999-5000 of 5000: the end)',
+      ].join('\n'),
     );
     const page = successText(await run(read, { name: 'tool-big.txt' }, context));
     expect(page).toContain('     1  row 1 status=fail\n     2  row 2 status=ok');
     expect(page).toMatch(/\(lines 1-(\d+) of 5000; read on with offset (\d+)\)$/);
-    expect(errorText(await run(read, { name: 'tool-big.txt', offset: 6000 }, context))).toBe('Artifact "tool-big.txt" has 5000 lines; offset 6000 is past the end.');
+    expect(errorText(await run(read, { name: 'tool-big.txt', offset: 6000 }, context))).toBe(
+      'Artifact "tool-big.txt" has 5000 lines; offset 6000 is past the end.',
+    );
   });
 
   it('never returns more than fits under the eviction threshold, so reading never evicts again', async () => {
@@ -36,7 +46,9 @@ describe('artifact_read', () => {
     await context.session.artifacts.put('tool-line.txt', `${'y'.repeat(100_000)}\nafter`);
     const line = successText(await run(read, { name: 'tool-line.txt' }, context));
     expect(countTextTokens(count, line)).toBeLessThan(700);
-    expect(line).toMatch(/… \[\d+ more characters of line 1; grep finds text inside it\]\n\(lines 1-1 of 2 \(that line is cut\); read on with offset 2\)$/);
+    expect(line).toMatch(
+      /… \[\d+ more characters of line 1; grep finds text inside it\]\n\(lines 1-1 of 2 \(that line is cut\); read on with offset 2\)$/,
+    );
     const grep = successText(await run(read, { name: 'tool-big.txt', grep: 'status=fail', context: 0, max_matches: 500 }, context));
     expect(countTextTokens(count, grep)).toBeLessThan(700);
     expect(grep).toMatch(/stopped at line (\d+) to stay within your context; grep on with offset \1\)$/);
@@ -58,7 +70,9 @@ describe('artifact_read', () => {
         '(3 matching lines from line 1 to the end)',
       ].join('\n'),
     );
-    expect(successText(await run(read, { name: 'tool-big.txt', grep: 'row 1 ', offset: 2 }, context))).toBe('tool-big.txt (5000 lines, 97226 bytes)\nNo line from 2 on matches /row 1 /.');
+    expect(successText(await run(read, { name: 'tool-big.txt', grep: 'row 1 ', offset: 2 }, context))).toBe(
+      'tool-big.txt (5000 lines, 97226 bytes)\nNo line from 2 on matches /row 1 /.',
+    );
     // A backtracking engine would take ages on this; RE2 does not backtrack.
     await context.session.artifacts.put('tool-redos.txt', `${'a'.repeat(5_000)}!`);
     expect(successText(await run(read, { name: 'tool-redos.txt', grep: '(a+)+$' }, context))).toContain('No line from 1 on matches');
@@ -67,10 +81,14 @@ describe('artifact_read', () => {
 
   it('refuses hostile names, and reads only this session’s artifacts', async () => {
     for (const name of ['../session.json', '/etc/passwd', '.hidden', 'a/b']) {
-      expect(errorText(await run(read, { name }, context))).toMatch(/is not an artifact name: use letters, digits.*Artifact names come from an evicted result's first line/);
+      expect(errorText(await run(read, { name }, context))).toMatch(
+        /is not an artifact name: use letters, digits.*Artifact names come from an evicted result's first line/,
+      );
     }
     const other = toolContext({ root: workspace.root, sessionId: '20250101-000000-fedcba' });
-    expect(errorText(await run(read, { name: 'tool-big.txt' }, other))).toBe('No artifact "tool-big.txt" in this session. This session has no artifacts. Use the exact name an evicted result\'s first line gives.');
+    expect(errorText(await run(read, { name: 'tool-big.txt' }, other))).toBe(
+      'No artifact "tool-big.txt" in this session. This session has no artifacts. Use the exact name an evicted result\'s first line gives.',
+    );
     expect(errorText(await run(read, { name: 'tool-missing.txt' }, context))).toBe(
       'No artifact "tool-missing.txt" in this session. This session\'s artifacts: tool-big.txt. Use the exact name an evicted result\'s first line gives.',
     );

@@ -28,15 +28,22 @@ export function createArtifactReadTool(): Tool {
       'Read an artifact of this session: a large tool result that was replaced in your context by a preview ("[Evicted to artifact …]"). ' +
       `Returns numbered lines from offset (1-based, default 1), at most limit (default ${DEFAULT_LINES}) and as many as fit in your context; the footer says where to read on. ` +
       'With grep (a regular expression, RE2 syntax: no backreferences or lookaround), returns the matching lines with context lines around them, searching from offset.',
-    input: () => z.object({
-      name: z.string().min(1).describe('The artifact name, as the evicted result gives it (e.g. "tool-toolu_01.txt").'),
-      offset: z.number().int().positive().optional().describe('First line to read or search from (1-based, default 1).'),
-      limit: z.number().int().positive().max(MAX_LINES).optional().describe(`How many lines to read (default ${DEFAULT_LINES}).`),
-      grep: z.string().min(1).optional().describe('Return only lines matching this regular expression (RE2 syntax).'),
-      ignore_case: z.boolean().optional().describe('grep without regard to case.'),
-      context: z.number().int().nonnegative().max(20).optional().describe('Lines shown before and after each match (default 2).'),
-      max_matches: z.number().int().positive().max(500).optional().describe(`Stop after this many matching lines (default ${DEFAULT_MATCHES}).`),
-    }),
+    input: () =>
+      z.object({
+        name: z.string().min(1).describe('The artifact name, as the evicted result gives it (e.g. "tool-toolu_01.txt").'),
+        offset: z.number().int().positive().optional().describe('First line to read or search from (1-based, default 1).'),
+        limit: z.number().int().positive().max(MAX_LINES).optional().describe(`How many lines to read (default ${DEFAULT_LINES}).`),
+        grep: z.string().min(1).optional().describe('Return only lines matching this regular expression (RE2 syntax).'),
+        ignore_case: z.boolean().optional().describe('grep without regard to case.'),
+        context: z.number().int().nonnegative().max(20).optional().describe('Lines shown before and after each match (default 2).'),
+        max_matches: z
+          .number()
+          .int()
+          .positive()
+          .max(500)
+          .optional()
+          .describe(`Stop after this many matching lines (default ${DEFAULT_MATCHES}).`),
+      }),
     concurrent: true,
     effect: 'read',
     async execute(input, context) {
@@ -44,35 +51,57 @@ export function createArtifactReadTool(): Tool {
       try {
         content = await context.session.artifacts.getText(input.name);
       } catch (error) {
-        if (error instanceof LegionError) return { status: 'error', error: `${error.message} Artifact names come from an evicted result's first line ("[Evicted to artifact …]").` };
+        if (error instanceof LegionError)
+          return {
+            status: 'error',
+            error: `${error.message} Artifact names come from an evicted result's first line ("[Evicted to artifact …]").`,
+          };
         return { status: 'error', error: `Could not read artifact "${input.name}": ${errorMessage(error)}` };
       }
       if (content === undefined) {
         const names = (await context.session.artifacts.list()).map((artifact) => artifact.name);
-        const known = names.length === 0 ? 'This session has no artifacts.' : `This session's artifacts: ${names.slice(0, 20).join(', ')}${names.length > 20 ? `, … (${names.length} in all)` : ''}.`;
-        return { status: 'error', error: `No artifact "${input.name}" in this session. ${known} Use the exact name an evicted result's first line gives.` };
+        const known =
+          names.length === 0
+            ? 'This session has no artifacts.'
+            : `This session's artifacts: ${names.slice(0, 20).join(', ')}${names.length > 20 ? `, … (${names.length} in all)` : ''}.`;
+        return {
+          status: 'error',
+          error: `No artifact "${input.name}" in this session. ${known} Use the exact name an evicted result's first line gives.`,
+        };
       }
       const lines = content.split('\n');
       if (lines.at(-1) === '') lines.pop();
       const first = input.offset ?? 1;
-      if (first > Math.max(lines.length, 1)) return { status: 'error', error: `Artifact "${input.name}" has ${lines.length} lines; offset ${first} is past the end.` };
+      if (first > Math.max(lines.length, 1))
+        return { status: 'error', error: `Artifact "${input.name}" has ${lines.length} lines; offset ${first} is past the end.` };
       const budget = Math.floor((context.resultTokenBudget ?? DEFAULT_BUDGET_TOKENS) * BUDGET_SHARE);
       const count = await loadTokenCounter();
       const header = `${input.name} (${lines.length} lines, ${Buffer.byteLength(content, 'utf8')} bytes)`;
-      if (input.grep === undefined) return { status: 'success', data: readPage(lines, first, input.limit ?? DEFAULT_LINES, budget, count, header) };
+      if (input.grep === undefined)
+        return { status: 'success', data: readPage(lines, first, input.limit ?? DEFAULT_LINES, budget, count, header) };
       const { RE2JS } = await import('re2js');
       let regex: InstanceType<typeof RE2JS>;
       try {
         regex = RE2JS.compile(input.grep, input.ignore_case ? RE2JS.CASE_INSENSITIVE : 0);
       } catch (error) {
-        return { status: 'error', error: `Invalid regular expression /${input.grep}/: ${(error as Error).message}. Patterns use RE2 syntax: no backreferences (\\1) or lookaround ((?=…), (?<!…)).` };
+        return {
+          status: 'error',
+          error: `Invalid regular expression /${input.grep}/: ${(error as Error).message}. Patterns use RE2 syntax: no backreferences (\\1) or lookaround ((?=…), (?<!…)).`,
+        };
       }
       const around = input.context ?? 2;
       const matchAt = (line: string): number => {
         const matcher = regex.matcher(line);
         return matcher.find() ? matcher.start() : -1;
       };
-      const data = grepLines(lines, first, matchAt, { around, maxMatches: input.max_matches ?? DEFAULT_MATCHES, budget, count, header, pattern: input.grep });
+      const data = grepLines(lines, first, matchAt, {
+        around,
+        maxMatches: input.max_matches ?? DEFAULT_MATCHES,
+        budget,
+        count,
+        header,
+        pattern: input.grep,
+      });
       return { status: 'success', data };
     },
   });
@@ -105,7 +134,10 @@ function readPage(lines: string[], first: number, limit: number, budget: number,
     used += cost;
   }
   const last = index;
-  const more = last < lines.length ? `\n(lines ${first}-${last} of ${lines.length}${cutLine}; read on with offset ${last + 1})` : `\n(lines ${first}-${last} of ${lines.length}: the end)`;
+  const more =
+    last < lines.length
+      ? `\n(lines ${first}-${last} of ${lines.length}${cutLine}; read on with offset ${last + 1})`
+      : `\n(lines ${first}-${last} of ${lines.length}: the end)`;
   return `${header}\n${shown.join('\n')}${more}`;
 }
 

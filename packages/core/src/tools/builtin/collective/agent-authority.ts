@@ -27,7 +27,10 @@ export function withoutApprovalAuthority(fields: Record<string, unknown>, source
  * lost, and no model-made agent runs more without asking than the workspace
  * allows.
  */
-export function restrictiveOnly(policies: Policies | undefined, source: string): { policies: Policies | undefined; refused: string | undefined } {
+export function restrictiveOnly(
+  policies: Policies | undefined,
+  source: string,
+): { policies: Policies | undefined; refused: string | undefined } {
   if (policies === undefined) return { policies: undefined, refused: undefined };
   const kept: Policies = {};
   const dropped: string[] = [];
@@ -38,7 +41,10 @@ export function restrictiveOnly(policies: Policies | undefined, source: string):
   }
   return {
     policies: Object.keys(kept).length > 0 ? kept : undefined,
-    refused: dropped.length === 0 ? undefined : `policies from ${source}: "auto" for ${dropped.map((pattern) => JSON.stringify(pattern)).join(', ')} (an agent cannot give another calls that run without asking; its deny and requires_approval rules are kept)`,
+    refused:
+      dropped.length === 0
+        ? undefined
+        : `policies from ${source}: "auto" for ${dropped.map((pattern) => JSON.stringify(pattern)).join(', ')} (an agent cannot give another calls that run without asking; its deny and requires_approval rules are kept)`,
   };
 }
 
@@ -49,7 +55,10 @@ function restrictivePolicy(policy: ToolPolicy): { policy: ToolPolicy | undefined
   const dropped = rules.length < policy.rules.length || policy.mode === 'auto';
   const mode = policy.mode === 'auto' ? undefined : policy.mode;
   if (rules.length === 0 && mode === undefined) return { policy: undefined, dropped };
-  return { policy: { ...(mode !== undefined ? { mode } : {}), rules, ...(policy.reason !== undefined ? { reason: policy.reason } : {}) }, dropped };
+  return {
+    policy: { ...(mode !== undefined ? { mode } : {}), rules, ...(policy.reason !== undefined ? { reason: policy.reason } : {}) },
+    dropped,
+  };
 }
 
 /**
@@ -62,7 +71,8 @@ export function limitBounds(workspace: Limits, caller: Partial<Limits> | undefin
   const bounds: Partial<Limits> = { ...workspace };
   for (const [name, own] of Object.entries(caller ?? {}) as Array<[keyof Limits, number | undefined]>) {
     const bound = bounds[name];
-    if (own !== undefined && (bound === undefined ? name === 'maxSessionCostUsd' || name === 'maxSessionTokens' : own < bound)) bounds[name] = own;
+    if (own !== undefined && (bound === undefined ? name === 'maxSessionCostUsd' || name === 'maxSessionTokens' : own < bound))
+      bounds[name] = own;
   }
   return bounds;
 }
@@ -74,7 +84,10 @@ export function inheritedLimits(workspace: Limits, caller: Partial<Limits> | und
 }
 
 /** Limits a model writes, each at most its bound (`limitBounds`). */
-export function limitsWithin(asked: Partial<Limits> | null | undefined, bounds: Partial<Limits>): { limits: Partial<Limits> | null | undefined; refused: string | undefined } {
+export function limitsWithin(
+  asked: Partial<Limits> | null | undefined,
+  bounds: Partial<Limits>,
+): { limits: Partial<Limits> | null | undefined; refused: string | undefined } {
   if (asked === null || asked === undefined) return { limits: asked, refused: undefined };
   const limits: Partial<Limits> = {};
   const raised: string[] = [];
@@ -147,10 +160,14 @@ export function modifyRefusal(caller: Participant | undefined, target: Participa
   }
   if (target.id === caller.id || target.type !== 'agent') return undefined;
   const beyond: string[] = [];
-  if (target.policies && Object.values(target.policies).some(allowsWithoutAsking)) beyond.push('policies that let calls run without asking');
+  if (target.policies && Object.values(target.policies).some(allowsWithoutAsking))
+    beyond.push('policies that let calls run without asking');
   // A restriction the target lacks is one that merging it in would change.
   const missing = Object.entries(restrictionsOf(caller) ?? {})
-    .filter(([pattern, policy]) => !isDeepStrictEqual(withRestrictions(target.policies, { [pattern]: policy })?.[pattern], target.policies?.[pattern]))
+    .filter(
+      ([pattern, policy]) =>
+        !isDeepStrictEqual(withRestrictions(target.policies, { [pattern]: policy })?.[pattern], target.policies?.[pattern]),
+    )
     .map(([pattern]) => pattern);
   const bounds = limitBounds(workspaceLimits, caller.limits);
   const higher = Object.entries(target.limits ?? {}).filter(([name, value]) => {
@@ -158,9 +175,12 @@ export function modifyRefusal(caller: Participant | undefined, target: Participa
     return value !== undefined && bound !== undefined && value > bound;
   });
   if (higher.length > 0) beyond.push(`limits ${higher.map(([name, value]) => `${name} ${value}`).join(', ')} above yours`);
-  if (missing.length > 0) beyond.push(`no policies for ${missing.map((pattern) => JSON.stringify(pattern)).join(', ')} as restrictive as yours`);
-  if (!permissionWithin(target.tools, caller.tools)) beyond.push(`tools ${describe(target.tools)} beyond yours (${describe(caller.tools)})`);
-  if (!permissionWithin(target.delegation, caller.delegation, [caller.id])) beyond.push(`delegation ${describe(target.delegation)} beyond yours (${describe(caller.delegation)})`);
+  if (missing.length > 0)
+    beyond.push(`no policies for ${missing.map((pattern) => JSON.stringify(pattern)).join(', ')} as restrictive as yours`);
+  if (!permissionWithin(target.tools, caller.tools))
+    beyond.push(`tools ${describe(target.tools)} beyond yours (${describe(caller.tools)})`);
+  if (!permissionWithin(target.delegation, caller.delegation, [caller.id]))
+    beyond.push(`delegation ${describe(target.delegation)} beyond yours (${describe(caller.delegation)})`);
   if (beyond.length === 0) return undefined;
   return `${target.id} holds ${beyond.join(' and ')}; an agent may change only itself or an agent that holds no more than it does. A person can change it in its participant file`;
 }

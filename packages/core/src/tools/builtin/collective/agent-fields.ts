@@ -27,7 +27,8 @@ export const AGENT_FIELD_NAMES = Object.keys(AgentFieldsSchema.shape);
  * keys only to be able to name them).
  */
 const FILE_ONLY_FIELDS: Readonly<Record<string, string>> = {
-  approvalAuthority: 'an agent cannot give an agent, itself included, the power to approve tool calls; a person sets it in the participant file',
+  approvalAuthority:
+    'an agent cannot give an agent, itself included, the power to approve tool calls; a person sets it in the participant file',
   policies: 'an agent cannot set the approval policies that decide what runs without asking; a person sets them in the participant file',
   context: 'the context budget is set by a person in the participant file',
   status: 'retire an agent with retire_agent',
@@ -41,13 +42,17 @@ const FILE_ONLY_FIELDS: Readonly<Record<string, string>> = {
  * the model sent (`approvalAuthority (an agent cannot …)`), for the result's
  * "Refused:" list.
  */
-export function splitAgentFields(input: Record<string, unknown>, toolKeys: readonly string[]): { fields: Record<string, unknown>; refused: string[] } {
+export function splitAgentFields(
+  input: Record<string, unknown>,
+  toolKeys: readonly string[],
+): { fields: Record<string, unknown>; refused: string[] } {
   const fields: Record<string, unknown> = {};
   const refused: string[] = [];
   for (const [name, value] of Object.entries(input)) {
     if (toolKeys.includes(name)) continue;
     if (AGENT_FIELD_NAMES.includes(name)) fields[name] = value;
-    else if (value !== undefined) refused.push(`${name} (${FILE_ONLY_FIELDS[name] ?? `not a field an agent has; the fields are ${AGENT_FIELD_NAMES.join(', ')}`})`);
+    else if (value !== undefined)
+      refused.push(`${name} (${FILE_ONLY_FIELDS[name] ?? `not a field an agent has; the fields are ${AGENT_FIELD_NAMES.join(', ')}`})`);
   }
   return { fields, refused };
 }

@@ -19,10 +19,13 @@ export function createCreateAgentTool(options: Pick<CollectiveToolsOptions, 'col
       'It gets no more than you have: tools, delegation and limits within yours, your policies, and no approval authority. ' +
       'Keep its tools and delegation as narrow as its job needs. An id already used (even by a retired participant) is refused. ' +
       'After it exists, send it work with communicate.',
-    input: () => AgentFieldsSchema.partial().extend({
-      id: ParticipantIdSchema.describe('New unique participant id.'),
-      template: z.string().min(1).optional().describe('Start from this template of .legion/templates/<name>.json.'),
-    }).loose(),
+    input: () =>
+      AgentFieldsSchema.partial()
+        .extend({
+          id: ParticipantIdSchema.describe('New unique participant id.'),
+          template: z.string().min(1).optional().describe('Start from this template of .legion/templates/<name>.json.'),
+        })
+        .loose(),
     effect: 'collective',
     async execute(input, context) {
       const { collective } = options;
@@ -30,7 +33,8 @@ export function createCreateAgentTool(options: Pick<CollectiveToolsOptions, 'col
       const fields = { ...agentFields, id: input.id };
       const templateName = input.template;
       const existing = collective.get(input.id);
-      if (existing) return { status: 'error', error: `The id "${input.id}" is taken (${existing.type}, ${existing.status}). Choose another id.` };
+      if (existing)
+        return { status: 'error', error: `The id "${input.id}" is taken (${existing.type}, ${existing.status}). Choose another id.` };
       let template: AgentTemplate | undefined;
       if (templateName) {
         try {
@@ -41,11 +45,16 @@ export function createCreateAgentTool(options: Pick<CollectiveToolsOptions, 'col
       }
       const caller = collective.get(context.callerId);
       // What the template and the call give together is limited to what the caller has.
-      const grant = limitGrant(collective, caller, { ...template, ...withoutUndefined(fields) }, {
-        creating: true,
-        template: templateName,
-        workspaceLimits: options.workspaceLimits ?? DEFAULT_CONFIG.limits,
-      });
+      const grant = limitGrant(
+        collective,
+        caller,
+        { ...template, ...withoutUndefined(fields) },
+        {
+          creating: true,
+          template: templateName,
+          workspaceLimits: options.workspaceLimits ?? DEFAULT_CONFIG.limits,
+        },
+      );
       const definition = { ...grant.fields, type: 'agent' } as ParticipantInput;
       let created;
       try {
@@ -53,11 +62,15 @@ export function createCreateAgentTool(options: Pick<CollectiveToolsOptions, 'col
       } catch (error) {
         return { status: 'error', error: `The agent was not created: ${errorMessage(error)}` };
       }
-      const reachable = caller?.type !== 'agent' || delegationTargets(caller, collective).some((participant) => participant.id === created.id);
+      const reachable =
+        caller?.type !== 'agent' || delegationTargets(caller, collective).some((participant) => participant.id === created.id);
       return {
         status: 'success',
-        data: `Created agent ${created.id} (${created.name})${templateName ? ` from template ${templateName}` : ''}.` +
-          (reachable ? ` Send it work with communicate { "to": "${created.id}" }.` : ' Your delegation permission does not include it, so you cannot message it yourself.') +
+        data:
+          `Created agent ${created.id} (${created.name})${templateName ? ` from template ${templateName}` : ''}.` +
+          (reachable
+            ? ` Send it work with communicate { "to": "${created.id}" }.`
+            : ' Your delegation permission does not include it, so you cannot message it yourself.') +
           refusedNote([...grant.refused, ...notFields]),
       };
     },

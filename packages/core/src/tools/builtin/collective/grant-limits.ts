@@ -1,7 +1,15 @@
 import type { Collective } from '../../../collective/Collective.js';
 import type { Limits, ModelConfig, Participant, Permission } from '../../../collective/participant.js';
 import type { Policies } from '../../../collective/policy.js';
-import { inheritedLimits, limitBounds, limitsWithin, restrictionsOf, restrictiveOnly, withRestrictions, withoutApprovalAuthority } from './agent-authority.js';
+import {
+  inheritedLimits,
+  limitBounds,
+  limitsWithin,
+  restrictionsOf,
+  restrictiveOnly,
+  withRestrictions,
+  withoutApprovalAuthority,
+} from './agent-authority.js';
 
 /** What an agent asked to give another agent, after what it may not give was taken out. */
 export interface LimitedGrant {
@@ -53,7 +61,8 @@ export function limitGrant(
     const limits = limitsWithin(asked, limitBounds(options.workspaceLimits, caller.limits));
     if (limits.refused) refused.push(limits.refused);
     const written = limits.limits;
-    const given = written === null || written === undefined ? (Object.keys(inherited).length > 0 ? inherited : written) : { ...inherited, ...written };
+    const given =
+      written === null || written === undefined ? (Object.keys(inherited).length > 0 ? inherited : written) : { ...inherited, ...written };
     // Nothing left of what was asked: the field keeps its value (a change) or is left out (a new agent).
     if (written !== null && written !== undefined && Object.keys(written).length === 0 && !options.creating) delete result['limits'];
     else if (given === undefined || (given !== null && Object.keys(given).length === 0)) delete result['limits'];
@@ -68,10 +77,13 @@ export function limitGrant(
     }
     const limited = withinPermission(asked, own, name === 'delegation' ? [caller.id] : []);
     if (limited.refused.length > 0) {
-      refused.push(`${name} ${limited.refused.map((entry) => JSON.stringify(entry)).join(', ')} (yours are ${describePermission(own)}; an agent can give only what it has)`);
+      refused.push(
+        `${name} ${limited.refused.map((entry) => JSON.stringify(entry)).join(', ')} (yours are ${describePermission(own)}; an agent can give only what it has)`,
+      );
     }
     // Nothing left of a change: the field keeps its value rather than becoming an empty list.
-    if (!options.creating && Array.isArray(limited.permission) && limited.permission.length === 0 && asked !== 'none' && asked.length > 0) delete result[name];
+    if (!options.creating && Array.isArray(limited.permission) && limited.permission.length === 0 && asked !== 'none' && asked.length > 0)
+      delete result[name];
     else result[name] = limited.permission;
   }
   const model = fields['model'] as ModelConfig | null | undefined;
@@ -85,7 +97,11 @@ export function limitGrant(
   return { fields: result, refused };
 }
 
-function withinPermission(asked: Permission, own: Permission, alwaysAllowed: readonly string[]): { permission: Permission; refused: string[] } {
+function withinPermission(
+  asked: Permission,
+  own: Permission,
+  alwaysAllowed: readonly string[],
+): { permission: Permission; refused: string[] } {
   if (asked === 'none' || own === 'all') return { permission: asked, refused: [] };
   if (asked === 'all') return { permission: own === 'none' ? 'none' : [...own], refused: ['all'] };
   const ownList = own === 'none' ? [] : own;
@@ -101,7 +117,9 @@ function describePermission(permission: Permission): string {
 /** Whether some agent already uses this provider at this origin (so its key already goes there). */
 function knownEndpoint(collective: Collective, provider: string, baseURL: string): boolean {
   const origin = originOf(baseURL);
-  return collective.agents().some((agent) => agent.model?.provider === provider && agent.model.baseURL !== undefined && originOf(agent.model.baseURL) === origin);
+  return collective
+    .agents()
+    .some((agent) => agent.model?.provider === provider && agent.model.baseURL !== undefined && originOf(agent.model.baseURL) === origin);
 }
 
 function originOf(url: string): string {

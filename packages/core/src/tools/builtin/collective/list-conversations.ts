@@ -14,7 +14,8 @@ export function createListConversationsTool(options: Pick<CollectiveToolsOptions
     description:
       'List the conversations of the current session (or of session_id): each is directional, <initiator>__<responder>[__<name>], ' +
       'shown with the time and a preview of its latest message. Search their contents with search_history.',
-    input: () => z.object({ session_id: z.string().min(1).optional().describe('Another session (see list_sessions); default: the current one.') }),
+    input: () =>
+      z.object({ session_id: z.string().min(1).optional().describe('Another session (see list_sessions); default: the current one.') }),
     concurrent: true,
     effect: 'read',
     async execute(input, context) {
@@ -27,10 +28,17 @@ export function createListConversationsTool(options: Pick<CollectiveToolsOptions
       for (const ref of refs.slice(0, MAX_LISTED)) {
         // Only the last line of each log is read, so this stays cheap on long histories.
         const last = (await session.conversation(ref).recent(1))[0];
-        lines.push(last ? `${ref.conversationId}  ${last.at}  ${speaker(last, ref.initiator, ref.responder)}: ${preview(last)}` : `${ref.conversationId}  (no messages)`);
+        lines.push(
+          last
+            ? `${ref.conversationId}  ${last.at}  ${speaker(last, ref.initiator, ref.responder)}: ${preview(last)}`
+            : `${ref.conversationId}  (no messages)`,
+        );
       }
       const more = refs.length > MAX_LISTED ? `\n(${refs.length - MAX_LISTED} more not shown)` : '';
-      return { status: 'success', data: `${refs.length} conversation${refs.length === 1 ? '' : 's'} in session ${session.id}:\n${lines.join('\n')}${more}` };
+      return {
+        status: 'success',
+        data: `${refs.length} conversation${refs.length === 1 ? '' : 's'} in session ${session.id}:\n${lines.join('\n')}${more}`,
+      };
     },
   });
 }
@@ -42,7 +50,14 @@ export function speaker(message: Message, initiator: string, responder: string):
 }
 
 function preview(message: Message): string {
-  const text = textOf(message) || toolUsesOf(message).map((use) => `[${use.name}]`).join(' ') || toolResultsOf(message).map((result) => result.content).join(' ');
+  const text =
+    textOf(message) ||
+    toolUsesOf(message)
+      .map((use) => `[${use.name}]`)
+      .join(' ') ||
+    toolResultsOf(message)
+      .map((result) => result.content)
+      .join(' ');
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS)}…` : flat;
 }

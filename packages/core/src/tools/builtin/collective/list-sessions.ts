@@ -20,7 +20,10 @@ export function createListSessionsTool(options: Pick<CollectiveToolsOptions, 'se
       const limit = input.limit ?? DEFAULT_SESSIONS;
       const lines = all
         .slice(0, limit)
-        .map((meta) => `${meta.id}  last active ${meta.lastActiveAt}${meta.title ? `  "${meta.title}"` : ''}${meta.id === context.session.id ? '  (current)' : ''}`);
+        .map(
+          (meta) =>
+            `${meta.id}  last active ${meta.lastActiveAt}${meta.title ? `  "${meta.title}"` : ''}${meta.id === context.session.id ? '  (current)' : ''}`,
+        );
       const more = all.length > limit ? `\n(${all.length - limit} older not shown)` : '';
       return { status: 'success', data: `${all.length} session${all.length === 1 ? '' : 's'}:\n${lines.join('\n')}${more}` };
     },

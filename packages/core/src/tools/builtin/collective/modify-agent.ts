@@ -22,28 +22,37 @@ export function createModifyAgentTool(options: Pick<CollectiveToolsOptions, 'col
       'the others keep their values. Set useFor, model or limits to null to remove them (the model then falls back to the workspace default). ' +
       'The result is validated before it is saved; the id and type cannot change. ' +
       'You may change yourself or an agent that holds no more than you (tools, delegation, policies), never one that approves tool calls.',
-    input: () => z.object({
-      id: z.string().min(1).describe('Id of the agent to change.'),
-      ...shape,
-      useFor: shape.useFor.nullable(),
-      model: shape.model.nullable(),
-      limits: shape.limits.nullable(),
-    }).loose(),
+    input: () =>
+      z
+        .object({
+          id: z.string().min(1).describe('Id of the agent to change.'),
+          ...shape,
+          useFor: shape.useFor.nullable(),
+          model: shape.model.nullable(),
+          limits: shape.limits.nullable(),
+        })
+        .loose(),
     effect: 'collective',
     async execute(input, context) {
       const { collective } = options;
       const { id } = input;
       const { fields: changes, refused: notFields } = splitAgentFields(input, ['id']);
       const current = collective.get(id);
-      if (!current || current.status === 'retired') return { status: 'error', error: `No active participant "${id}". Known: ${collective.ids().join(', ') || '(none)'}.` };
-      if (current.type !== 'agent') return { status: 'error', error: `"${id}" is a ${current.type}, not an agent; only agents can be modified.` };
+      if (!current || current.status === 'retired')
+        return { status: 'error', error: `No active participant "${id}". Known: ${collective.ids().join(', ') || '(none)'}.` };
+      if (current.type !== 'agent')
+        return { status: 'error', error: `"${id}" is a ${current.type}, not an agent; only agents can be modified.` };
       const caller = collective.get(context.callerId);
       const workspaceLimits = options.workspaceLimits ?? DEFAULT_CONFIG.limits;
       const refusal = modifyRefusal(caller, current, workspaceLimits);
       if (refusal) return { status: 'error', error: `${id} was not changed: ${refusal}.` };
-      const changed = Object.entries(changes).filter(([, value]) => value !== undefined).map(([name]) => name);
-      if (changed.length === 0 && notFields.length > 0) return { status: 'error', error: `${id} was not changed.${refusedNote(notFields)}` };
-      if (changed.length === 0) return { status: 'error', error: `Nothing to change: give at least one of ${AGENT_FIELD_NAMES.join(', ')}.` };
+      const changed = Object.entries(changes)
+        .filter(([, value]) => value !== undefined)
+        .map(([name]) => name);
+      if (changed.length === 0 && notFields.length > 0)
+        return { status: 'error', error: `${id} was not changed.${refusedNote(notFields)}` };
+      if (changed.length === 0)
+        return { status: 'error', error: `Nothing to change: give at least one of ${AGENT_FIELD_NAMES.join(', ')}.` };
       const limited = limitGrant(collective, caller, Object.fromEntries(changed.map((name) => [name, changes[name]])), {
         creating: false,
         workspaceLimits,

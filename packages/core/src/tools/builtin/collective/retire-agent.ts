@@ -16,11 +16,14 @@ export function createRetireAgentTool(options: Pick<CollectiveToolsOptions, 'col
     async execute(input, context) {
       const { collective } = options;
       const participant = collective.get(input.id);
-      if (!participant || participant.status === 'retired') return { status: 'error', error: `No active participant "${input.id}". Known: ${collective.ids().join(', ') || '(none)'}.` };
-      if (participant.type !== 'agent') return { status: 'error', error: `"${input.id}" is a ${participant.type}, not an agent; only agents can be retired.` };
+      if (!participant || participant.status === 'retired')
+        return { status: 'error', error: `No active participant "${input.id}". Known: ${collective.ids().join(', ') || '(none)'}.` };
+      if (participant.type !== 'agent')
+        return { status: 'error', error: `"${input.id}" is a ${participant.type}, not an agent; only agents can be retired.` };
       if (input.id === context.callerId) return { status: 'error', error: 'You cannot retire yourself.' };
       // An agent up the chain is mid-turn, waiting for this one's reply.
-      if (waitingParticipants(context.frames).includes(input.id)) return { status: 'error', error: `${input.id} is waiting on this conversation and cannot be retired now.` };
+      if (waitingParticipants(context.frames).includes(input.id))
+        return { status: 'error', error: `${input.id} is waiting on this conversation and cannot be retired now.` };
       try {
         collective.retire(input.id);
       } catch (error) {

@@ -4,7 +4,11 @@ import type { ToolContext } from '../../tool.js';
 import type { SessionDirectory } from './collective-tool-options.js';
 
 /** The session a history tool looks into: the caller's own, or the one it named. */
-export async function lookupSession(sessions: SessionDirectory, context: Pick<ToolContext, 'session'>, sessionId: string | undefined): Promise<{ session: Session } | { error: string }> {
+export async function lookupSession(
+  sessions: SessionDirectory,
+  context: Pick<ToolContext, 'session'>,
+  sessionId: string | undefined,
+): Promise<{ session: Session } | { error: string }> {
   try {
     return { session: await sessions.get(sessionId ?? context.session.id) };
   } catch (error) {

@@ -13,10 +13,11 @@ export function createFileDeleteTool(): Tool {
       'Delete a file or symbolic link (the link itself, never its target) in the workspace. ' +
       'A folder is deleted only when empty, or with recursive set to delete it and everything in it. ' +
       'There is no undo. The workspace root and .legion/ cannot be deleted.',
-    input: () => z.object({
-      path: z.string().min(1).describe('Path relative to the workspace root.'),
-      recursive: z.boolean().optional().describe('Delete a non-empty folder with all its contents.'),
-    }),
+    input: () =>
+      z.object({
+        path: z.string().min(1).describe('Path relative to the workspace root.'),
+        recursive: z.boolean().optional().describe('Delete a non-empty folder with all its contents.'),
+      }),
     effect: 'write',
     policyAliases: ['file_write'],
     async execute(input, context) {
@@ -27,7 +28,10 @@ export function createFileDeleteTool(): Tool {
         const realRoot = realpathSync(context.workspaceRoot!);
         const parent = realpathSync(dirname(resolved.absolute));
         if (!isInside(realRoot, parent) || isLegionInternal(relative(realRoot, parent))) {
-          return { status: 'error', error: `"${input.path}" changed while it was checked and now leads outside the workspace or into .legion/; nothing was deleted.` };
+          return {
+            status: 'error',
+            error: `"${input.path}" changed while it was checked and now leads outside the workspace or into .legion/; nothing was deleted.`,
+          };
         }
         const stat = lstatSync(resolved.absolute);
         if (!stat.isDirectory()) {
@@ -36,7 +40,10 @@ export function createFileDeleteTool(): Tool {
         }
         const count = readdirSync(resolved.absolute).length;
         if (count > 0 && !input.recursive) {
-          return { status: 'error', error: `"${input.path}" is a folder with ${count} entries; set recursive to delete it with its contents.` };
+          return {
+            status: 'error',
+            error: `"${input.path}" is a folder with ${count} entries; set recursive to delete it with its contents.`,
+          };
         }
         // rm -r removes links inside the folder, never what they point to.
         if (count === 0) rmdirSync(resolved.absolute);

@@ -18,18 +18,20 @@ export function createFileEditTool(): Tool {
       'Edit a text file by replacing an exact string (old_string) with new_string. old_string must match the file exactly, ' +
       'whitespace and indentation included, and must occur exactly once unless replace_all is true: add surrounding lines to make it unique. ' +
       'Read the file first so that old_string is copied from it (without the line numbers file_read adds). .legion/ cannot be edited.',
-    input: () => z.object({
-      path: z.string().min(1).describe('File path relative to the workspace root.'),
-      old_string: z.string().min(1).describe('The exact text to replace.'),
-      new_string: z.string().describe('The text to put in its place (may be empty to delete).'),
-      replace_all: z.boolean().optional().describe('Replace every occurrence instead of requiring exactly one.'),
-    }),
+    input: () =>
+      z.object({
+        path: z.string().min(1).describe('File path relative to the workspace root.'),
+        old_string: z.string().min(1).describe('The exact text to replace.'),
+        new_string: z.string().describe('The text to put in its place (may be empty to delete).'),
+        replace_all: z.boolean().optional().describe('Replace every occurrence instead of requiring exactly one.'),
+      }),
     effect: 'write',
     policyAliases: ['file_write'],
     // Its errors say whether, and on which line, old_string occurs: an oracle on the content, so it answers to file_read too.
     readsPaths: true,
     async execute(input, context) {
-      if (input.old_string === input.new_string) return { status: 'error', error: 'old_string and new_string are the same: nothing to change.' };
+      if (input.old_string === input.new_string)
+        return { status: 'error', error: 'old_string and new_string are the same: nothing to change.' };
       const resolved = resolveToolPath(context.workspaceRoot, input.path, 'write');
       if (!resolved.ok) return { status: 'error', error: resolved.error };
       // One descriptor, verified once, for both the read and the write: nothing can be swapped in between.
@@ -51,11 +53,15 @@ export function createFileEditTool(): Tool {
         closeSync(handle);
         return value;
       };
-      if (looksBinary(content)) return close({ status: 'error', error: `"${input.path}" looks binary; file_edit changes text files only.` });
+      if (looksBinary(content))
+        return close({ status: 'error', error: `"${input.path}" looks binary; file_edit changes text files only.` });
       const text = content.toString('utf8');
       const positions = occurrences(text, input.old_string);
       if (positions.length === 0) {
-        return close({ status: 'error', error: `old_string was not found in ${resolved.relative}. Read the file again and copy the text exactly, whitespace included.` });
+        return close({
+          status: 'error',
+          error: `old_string was not found in ${resolved.relative}. Read the file again and copy the text exactly, whitespace included.`,
+        });
       }
       if (positions.length > 1 && !input.replace_all) {
         const lines = positions.slice(0, MAX_LISTED).map((position) => lineAt(text, position));
@@ -80,7 +86,10 @@ export function createFileEditTool(): Tool {
       }
       const first = lineAt(text, positions[0]!);
       const count = positions.length;
-      return close({ status: 'success', data: `Edited ${resolved.relative}: ${count} replacement${count === 1 ? '' : 's'} (first at line ${first}).` });
+      return close({
+        status: 'success',
+        data: `Edited ${resolved.relative}: ${count} replacement${count === 1 ? '' : 's'} (first at line ${first}).`,
+      });
     },
   });
 }

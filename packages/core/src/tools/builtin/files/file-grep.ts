@@ -25,13 +25,20 @@ export function createFileGrepTool(): Tool {
       'Search the contents of workspace files with a regular expression (RE2 syntax, like JavaScript without backreferences or lookaround; e.g. "function\\s+load", "TODO|FIXME"). ' +
       'Returns "path:line: text" per matching line, files in sorted order. Narrow with glob (e.g. "**/*.ts") and path (a folder or one file). ' +
       `At most max_matches lines (default ${DEFAULT_MATCHES}); binary files, files over 2 MB, node_modules, .git and dot-folders (unless the glob names them) are skipped.`,
-    input: () => z.object({
-      pattern: z.string().min(1).describe('Regular expression (RE2 syntax: no backreferences or lookaround), matched against each line.'),
-      path: z.string().min(1).default('.').describe('Folder or file to search, relative to the workspace root (default: the root).'),
-      glob: z.string().min(1).optional().describe('Only files matching this glob, relative to path (default "**/*").'),
-      ignore_case: z.boolean().optional().describe('Match without regard to case.'),
-      max_matches: z.number().int().positive().max(MAX_MATCHES).optional().describe(`Cap on matching lines returned (default ${DEFAULT_MATCHES}).`),
-    }),
+    input: () =>
+      z.object({
+        pattern: z.string().min(1).describe('Regular expression (RE2 syntax: no backreferences or lookaround), matched against each line.'),
+        path: z.string().min(1).default('.').describe('Folder or file to search, relative to the workspace root (default: the root).'),
+        glob: z.string().min(1).optional().describe('Only files matching this glob, relative to path (default "**/*").'),
+        ignore_case: z.boolean().optional().describe('Match without regard to case.'),
+        max_matches: z
+          .number()
+          .int()
+          .positive()
+          .max(MAX_MATCHES)
+          .optional()
+          .describe(`Cap on matching lines returned (default ${DEFAULT_MATCHES}).`),
+      }),
     concurrent: true,
     effect: 'read',
     async execute(input, context) {
@@ -56,9 +63,16 @@ export function createFileGrepTool(): Tool {
       try {
         const stats = statSync(resolved.real);
         const kind = specialKind(stats);
-        if (kind !== undefined && kind !== 'a directory') return { status: 'error', error: `"${input.path}" is ${kind}, not a regular file; file_grep searches only regular files.` };
+        if (kind !== undefined && kind !== 'a directory')
+          return { status: 'error', error: `"${input.path}" is ${kind}, not a regular file; file_grep searches only regular files.` };
         if (stats.isDirectory()) {
-          const outcome = await globInWorkspace({ root, directory: resolved.real, pattern: input.glob ?? '**/*', readable: (path) => context.readable(path), signal: context.signal });
+          const outcome = await globInWorkspace({
+            root,
+            directory: resolved.real,
+            pattern: input.glob ?? '**/*',
+            readable: (path) => context.readable(path),
+            signal: context.signal,
+          });
           if (!outcome.ok) return { status: 'error', error: outcome.error };
           files = outcome.files;
           hidden = outcome.hidden;
@@ -98,10 +112,16 @@ export function createFileGrepTool(): Tool {
       }
       const notes = [
         ...(skipped > 0 ? [`${skipped} binary, oversized or unreadable file${skipped === 1 ? '' : 's'} skipped`] : []),
-        ...(hidden > 0 ? [`${hidden} file${hidden === 1 ? '' : 's'} not searched: reading ${hidden === 1 ? 'it is' : 'them is'} not allowed here`] : []),
+        ...(hidden > 0
+          ? [`${hidden} file${hidden === 1 ? '' : 's'} not searched: reading ${hidden === 1 ? 'it is' : 'them is'} not allowed here`]
+          : []),
       ];
       const skippedNote = notes.length > 0 ? ` (${notes.join('; ')})` : '';
-      if (lines.length === 0) return { status: 'success', data: `No matches for /${input.pattern}/ in ${files.length} file${files.length === 1 ? '' : 's'}${skippedNote}.` };
+      if (lines.length === 0)
+        return {
+          status: 'success',
+          data: `No matches for /${input.pattern}/ in ${files.length} file${files.length === 1 ? '' : 's'}${skippedNote}.`,
+        };
       const summary = `${lines.length}${truncated ? '+' : ''} matching line${lines.length === 1 ? '' : 's'} in ${matchedFiles.size} file${matchedFiles.size === 1 ? '' : 's'}${skippedNote}`;
       const footer = truncated ? `\n(stopped at ${limit} matches; narrow the pattern, path or glob, or raise max_matches)` : '';
       return { status: 'success', data: `${summary}:\n${lines.join('\n')}${footer}` };

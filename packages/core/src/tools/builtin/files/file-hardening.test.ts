@@ -26,7 +26,11 @@ describe('searches show only what reading may', () => {
         userParticipant(),
         {
           ...agentParticipant('worker', { tools: ['file_list', 'file_grep', 'file_glob'] }),
-          policies: { file_read: { rules: [{ mode: 'deny', paths: ['private/**'] }] }, file_grep: { rules: [{ mode: 'deny', paths: ['vault/**'] }] }, file_glob: { rules: [{ mode: 'deny', paths: ['vault/**'] }] } },
+          policies: {
+            file_read: { rules: [{ mode: 'deny', paths: ['private/**'] }] },
+            file_grep: { rules: [{ mode: 'deny', paths: ['vault/**'] }] },
+            file_glob: { rules: [{ mode: 'deny', paths: ['vault/**'] }] },
+          },
         } as ParticipantInput,
       ],
       scripts: {
@@ -73,7 +77,10 @@ describe('searches show only what reading may', () => {
     test = createTestLegion({
       participants: [
         userParticipant(),
-        { ...agentParticipant('worker', { tools: ['file_grep', 'file_glob', 'file_read'] }), policies: { file_read: { rules: [{ mode: 'deny', paths: ['secret/**', '**/.env'] }] } } } as ParticipantInput,
+        {
+          ...agentParticipant('worker', { tools: ['file_grep', 'file_glob', 'file_read'] }),
+          policies: { file_read: { rules: [{ mode: 'deny', paths: ['secret/**', '**/.env'] }] } },
+        } as ParticipantInput,
       ],
       scripts: {
         worker: [
@@ -112,7 +119,7 @@ describe('searches show only what reading may', () => {
     writeFileSync(join(test.root, 'notes.txt'), 'TOKEN visible');
     symlinkSync(outside, join(test.root, 'ext'));
     const result = await test.legion.send(await test.legion.sessions.create(), 'find the token', { to: 'worker' });
-    expect(result, JSON.stringify(result)).toMatchObject({ status: "success", reply: "done" });
+    expect(result, JSON.stringify(result)).toMatchObject({ status: 'success', reply: 'done' });
     test.assertScriptsDone();
   });
 
@@ -121,10 +128,18 @@ describe('searches show only what reading may', () => {
     try {
       writeFileSync(join(workspace.root, 'input.txt'), `${'a'.repeat(48)}!\n`);
       // In its own process with a bound: a backtracking engine would block that process's event loop for days.
-      const child = spawnSync(process.execPath, [fileURLToPath(new URL('./__fixtures__/grep-once.mjs', import.meta.url)), workspace.root, '(a+)+$'], { encoding: 'utf8', timeout: 20_000 });
+      const child = spawnSync(
+        process.execPath,
+        [fileURLToPath(new URL('./__fixtures__/grep-once.mjs', import.meta.url)), workspace.root, '(a+)+$'],
+        { encoding: 'utf8', timeout: 20_000 },
+      );
       expect(child.signal).toBeNull();
       expect(JSON.parse(child.stdout)).toMatchObject({ status: 'success', data: expect.stringContaining('No matches') });
-      const backreference = spawnSync(process.execPath, [fileURLToPath(new URL('./__fixtures__/grep-once.mjs', import.meta.url)), workspace.root, '(a)\\1'], { encoding: 'utf8', timeout: 20_000 });
+      const backreference = spawnSync(
+        process.execPath,
+        [fileURLToPath(new URL('./__fixtures__/grep-once.mjs', import.meta.url)), workspace.root, '(a)\\1'],
+        { encoding: 'utf8', timeout: 20_000 },
+      );
       expect(JSON.parse(backreference.stdout)).toMatchObject({ status: 'error', error: expect.stringContaining('no backreferences') });
     } finally {
       workspace.cleanup();
@@ -182,7 +197,9 @@ describe('writes cannot be redirected by a link swapped in after the check', () 
       symlinkSync(workspace.outside, join(workspace.root, 'out'));
       const error = errorText(await run(createFileWriteTool(), { path: 'out/x.txt', content: 'x' }, toolContext({ root: workspace.root })));
       expect(error).toContain('outside the workspace');
-      expect(successText(await run(createFileWriteTool(), { path: 'in/x.txt', content: 'x' }, toolContext({ root: workspace.root })))).toContain('Created in/x.txt');
+      expect(
+        successText(await run(createFileWriteTool(), { path: 'in/x.txt', content: 'x' }, toolContext({ root: workspace.root }))),
+      ).toContain('Created in/x.txt');
     } finally {
       workspace.cleanup();
     }

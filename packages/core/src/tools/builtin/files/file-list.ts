@@ -20,11 +20,18 @@ export function createFileListTool(): Tool {
       'List a folder of the workspace: folders end with "/", files show their size, symbolic links show where they lead (relative to the workspace root; a link out of the workspace is only marked so). ' +
       `Set recursive to include everything below (depth-first; .git and node_modules are shown but not expanded; links are not followed). ` +
       `At most max_entries entries (default ${DEFAULT_ENTRIES}, up to ${MAX_ENTRIES}); to find files by name use file_glob.`,
-    input: () => z.object({
-      path: z.string().min(1).default('.').describe('Folder relative to the workspace root (default: the root).'),
-      recursive: z.boolean().optional().describe('Include the contents of sub-folders.'),
-      max_entries: z.number().int().positive().max(MAX_ENTRIES).optional().describe(`Cap on entries returned (default ${DEFAULT_ENTRIES}).`),
-    }),
+    input: () =>
+      z.object({
+        path: z.string().min(1).default('.').describe('Folder relative to the workspace root (default: the root).'),
+        recursive: z.boolean().optional().describe('Include the contents of sub-folders.'),
+        max_entries: z
+          .number()
+          .int()
+          .positive()
+          .max(MAX_ENTRIES)
+          .optional()
+          .describe(`Cap on entries returned (default ${DEFAULT_ENTRIES}).`),
+      }),
     concurrent: true,
     effect: 'read',
     async execute(input, context) {
@@ -41,7 +48,13 @@ export function createFileListTool(): Tool {
       const lines: string[] = [];
       const realRoot = realpathSync(context.workspaceRoot ?? resolved.absolute);
       // Names are content too: an entry the caller may not see is left out (and not descended into), as searches leave it out.
-      const listing: Listing = { lines, limit, hidden: 0, shown: (path) => shownEntry(realRoot, path, context.readable, { outside: 'shown' }), link: (path) => linkDestination(realRoot, path, context.readable) };
+      const listing: Listing = {
+        lines,
+        limit,
+        hidden: 0,
+        shown: (path) => shownEntry(realRoot, path, context.readable, { outside: 'shown' }),
+        link: (path) => linkDestination(realRoot, path, context.readable),
+      };
       const truncated = walk(resolved.absolute, '', input.recursive ?? false, listing);
       const hiddenNote = listing.hidden > 0 ? `; ${listing.hidden} not shown: not allowed here` : '';
       const header = `${resolved.relative}/ (${lines.length}${truncated ? '+' : ''} entries${hiddenNote})`;

@@ -23,11 +23,12 @@ export function createFileReadTool(options: { maxBytes?: number | undefined } = 
       'Read a text file in the workspace. Returns numbered lines: the whole file, or limit lines from offset (1-based first line). ' +
       'A result too large for your context is stored as an artifact and you get its first and last lines (read the rest with artifact_read, or here with offset and limit). ' +
       'Paths are relative to the workspace root. Binary files are refused; find text with file_grep instead of reading whole large files.',
-    input: () => z.object({
-      path: z.string().min(1).describe('File path relative to the workspace root.'),
-      offset: z.number().int().positive().optional().describe('First line to return (1-based).'),
-      limit: z.number().int().positive().optional().describe('How many lines (default: to the end).'),
-    }),
+    input: () =>
+      z.object({
+        path: z.string().min(1).describe('File path relative to the workspace root.'),
+        offset: z.number().int().positive().optional().describe('First line to return (1-based).'),
+        limit: z.number().int().positive().optional().describe('How many lines (default: to the end).'),
+      }),
     concurrent: true,
     effect: 'read',
     async execute(input, context) {
@@ -45,11 +46,13 @@ export function createFileReadTool(options: { maxBytes?: number | undefined } = 
       } catch (error) {
         return { status: 'error', error: describeFsError(error, input.path, 'read') };
       }
-      if (looksBinary(content)) return { status: 'error', error: `"${input.path}" looks binary (${formatBytes(content.length)}); file_read shows text only.` };
+      if (looksBinary(content))
+        return { status: 'error', error: `"${input.path}" looks binary (${formatBytes(content.length)}); file_read shows text only.` };
       const lines = content.toString('utf8').split('\n');
       if (lines.at(-1) === '') lines.pop();
       const first = input.offset ?? 1;
-      if (first > Math.max(lines.length, 1)) return { status: 'error', error: `"${input.path}" has ${lines.length} lines; offset ${first} is past the end.` };
+      if (first > Math.max(lines.length, 1))
+        return { status: 'error', error: `"${input.path}" has ${lines.length} lines; offset ${first} is past the end.` };
       const slice = lines.slice(first - 1, first - 1 + (input.limit ?? lines.length));
       const shown: string[] = [];
       let bytes = 0;

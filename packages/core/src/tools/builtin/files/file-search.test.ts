@@ -55,7 +55,9 @@ describe('file_glob and file_grep', () => {
     expect(successText(await run(grep, { pattern: 'function\\s+\\w+\\(', glob: '**/*.ts' }, context))).toBe(
       '2 matching lines in 2 files:\nsrc/index.ts:1: export function loadConfig() {}\nsrc/lib/util.ts:2: function helper() {}',
     );
-    expect(successText(await run(grep, { pattern: 'todo', ignore_case: true, path: 'src/readme.md' }, context))).toBe('1 matching line in 1 file:\nsrc/readme.md:1: TODO write docs');
+    expect(successText(await run(grep, { pattern: 'todo', ignore_case: true, path: 'src/readme.md' }, context))).toBe(
+      '1 matching line in 1 file:\nsrc/readme.md:1: TODO write docs',
+    );
     expect(successText(await run(grep, { pattern: 'TODO', path: '.legion/config.json' }, context))).toContain('.legion/config.json:1:');
     const capped = successText(await run(grep, { pattern: '.', glob: 'src/**', max_matches: 1 }, context));
     expect(capped).toContain('stopped at 1 matches');

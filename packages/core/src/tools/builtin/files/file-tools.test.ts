@@ -28,8 +28,12 @@ describe('file tools', () => {
   const file = (path: string): string => readFileSync(join(workspace.root, path), 'utf8');
 
   it('writes a new file with its folders, overwrites it, and reads it back numbered', async () => {
-    expect(successText(await run(write, { path: 'src/app/main.ts', content: 'one\ntwo\n' }, context))).toBe('Created src/app/main.ts (2 lines, 8 B).');
-    expect(successText(await run(write, { path: 'src/app/main.ts', content: 'a\nb\nc\n' }, context))).toMatch(/^Overwrote src\/app\/main\.ts \(3 lines/);
+    expect(successText(await run(write, { path: 'src/app/main.ts', content: 'one\ntwo\n' }, context))).toBe(
+      'Created src/app/main.ts (2 lines, 8 B).',
+    );
+    expect(successText(await run(write, { path: 'src/app/main.ts', content: 'a\nb\nc\n' }, context))).toMatch(
+      /^Overwrote src\/app\/main\.ts \(3 lines/,
+    );
     expect(successText(await run(read, { path: 'src/app/main.ts', offset: 2, limit: 1 }, context))).toBe(
       'src/app/main.ts (3 lines)\n    2  b\n(lines 2-2 of 3; read on with offset 3)',
     );
@@ -43,7 +47,12 @@ describe('file tools', () => {
     const whole = successText(await run(read, { path: 'min.js' }, context));
     expect(whole).toBe(`min.js (1 lines)\n    1  ${minified}`);
     // What the model's context gets of it (the small profile's threshold): the line cut within a bounded preview.
-    const eviction = new ToolResultEviction({ artifacts: context.session.artifacts, evictAboveTokens: 700, artifactMaxBytes: 10 * 1024 * 1024, canReadArtifacts: true });
+    const eviction = new ToolResultEviction({
+      artifacts: context.session.artifacts,
+      evictAboveTokens: 700,
+      artifactMaxBytes: 10 * 1024 * 1024,
+      canReadArtifacts: true,
+    });
     const block = await eviction.apply({ type: 'tool_result', toolUseId: 'read-1', content: whole });
     expect(block.content).toMatch(/^\[Evicted to artifact "tool-read-1\.txt"/);
     expect(countTextTokens(await loadTokenCounter(), block.content)).toBeLessThan(700);
@@ -51,14 +60,21 @@ describe('file tools', () => {
   });
 
   it('returns whole lines up to its byte bound, and says where to read on', async () => {
-    writeFileSync(join(workspace.root, 'long.txt'), Array.from({ length: 10 }, (_, index) => `line ${index + 1} ${'z'.repeat(20)}`).join('\n'));
+    writeFileSync(
+      join(workspace.root, 'long.txt'),
+      Array.from({ length: 10 }, (_, index) => `line ${index + 1} ${'z'.repeat(20)}`).join('\n'),
+    );
     const text = successText(await run(createFileReadTool({ maxBytes: 110 }), { path: 'long.txt' }, context));
-    expect(text).toBe(`long.txt (10 lines)\n    1  line 1 ${'z'.repeat(20)}\n    2  line 2 ${'z'.repeat(20)}\n    3  line 3 ${'z'.repeat(20)}\n(lines 1-3 of 10; read on with offset 4)`);
+    expect(text).toBe(
+      `long.txt (10 lines)\n    1  line 1 ${'z'.repeat(20)}\n    2  line 2 ${'z'.repeat(20)}\n    3  line 3 ${'z'.repeat(20)}\n(lines 1-3 of 10; read on with offset 4)`,
+    );
   });
 
   it('refuses writes that leave the workspace: .., absolute paths, a symlinked folder and a dangling symlink', async () => {
     expect(errorText(await run(write, { path: '../outside/evil.txt', content: 'x' }, context))).toContain('outside the workspace');
-    expect(errorText(await run(write, { path: join(workspace.outside, 'evil.txt'), content: 'x' }, context))).toContain('outside the workspace');
+    expect(errorText(await run(write, { path: join(workspace.outside, 'evil.txt'), content: 'x' }, context))).toContain(
+      'outside the workspace',
+    );
     symlinkSync(workspace.outside, join(workspace.root, 'out'));
     expect(errorText(await run(write, { path: 'out/evil.txt', content: 'x' }, context))).toContain('symbolic link');
     symlinkSync(join(workspace.outside, 'created-through-link.txt'), join(workspace.root, 'dangling'));
@@ -79,7 +95,9 @@ describe('file tools', () => {
     expect(successText(await run(read, { path: '.legion/collective/participants/dev.json' }, context))).toContain('{"id":"dev"}');
     expect(errorText(await run(write, { path: '.legion/collective/participants/dev.json', content: '{}' }, context))).toContain('.legion/');
     expect(errorText(await run(write, { path: '.legion/tools/new.json', content: '{}' }, context))).toContain('.legion/');
-    expect(errorText(await run(edit, { path: '.legion/collective/participants/dev.json', old_string: 'dev', new_string: 'x' }, context))).toContain('.legion/');
+    expect(
+      errorText(await run(edit, { path: '.legion/collective/participants/dev.json', old_string: 'dev', new_string: 'x' }, context)),
+    ).toContain('.legion/');
     expect(errorText(await run(remove, { path: '.legion', recursive: true }, context))).toContain('.legion/');
     expect(errorText(await run(remove, { path: '.', recursive: true }, context))).toContain('workspace root');
     expect(file('.legion/collective/participants/dev.json')).toBe('{"id":"dev"}\n');
@@ -95,9 +113,13 @@ describe('file tools', () => {
     expect(errorText(await run(edit, { path: 'a.ts', old_string: '= 1;', new_string: '= 3;' }, context))).toBe(
       'old_string occurs 2 times in a.ts (lines 1, 2). Include more surrounding text to make it unique, or set replace_all.',
     );
-    expect(successText(await run(edit, { path: 'a.ts', old_string: '= 1;', new_string: '= 3;', replace_all: true }, context))).toContain('2 replacements');
+    expect(successText(await run(edit, { path: 'a.ts', old_string: '= 1;', new_string: '= 3;', replace_all: true }, context))).toContain(
+      '2 replacements',
+    );
     expect(file('a.ts')).toBe('const a = 3;\nconst b = 3;\nconst c = "$&";\n');
-    expect(errorText(await run(edit, { path: 'missing.ts', old_string: 'a', new_string: 'b' }, context))).toBe('"missing.ts" does not exist.');
+    expect(errorText(await run(edit, { path: 'missing.ts', old_string: 'a', new_string: 'b' }, context))).toBe(
+      '"missing.ts" does not exist.',
+    );
   });
 
   it('deletes files, links (not their targets) and folders, the non-empty ones only when recursive', async () => {

@@ -13,11 +13,12 @@ export function createFileWriteTool(): Tool {
     description:
       'Create a text file, or replace the whole content of an existing one, in the workspace. Missing parent folders are created. ' +
       'For a change to part of a file use file_edit instead: it is safer and cheaper. ' +
-      'Paths are relative to the workspace root; .legion/ (Legion\'s own state) cannot be written.',
-    input: () => z.object({
-      path: z.string().min(1).describe('File path relative to the workspace root.'),
-      content: z.string().describe('The complete new content of the file.'),
-    }),
+      "Paths are relative to the workspace root; .legion/ (Legion's own state) cannot be written.",
+    input: () =>
+      z.object({
+        path: z.string().min(1).describe('File path relative to the workspace root.'),
+        content: z.string().describe('The complete new content of the file.'),
+      }),
     effect: 'write',
     async execute(input, context) {
       const resolved = resolveToolPath(context.workspaceRoot, input.path, 'write');
@@ -38,7 +39,10 @@ export function createFileWriteTool(): Tool {
       }
       const bytes = Buffer.byteLength(input.content, 'utf8');
       const lines = input.content === '' ? 0 : input.content.split('\n').length - (input.content.endsWith('\n') ? 1 : 0);
-      return { status: 'success', data: `${existed ? 'Overwrote' : 'Created'} ${resolved.relative} (${lines} lines, ${formatBytes(bytes)}).` };
+      return {
+        status: 'success',
+        data: `${existed ? 'Overwrote' : 'Created'} ${resolved.relative} (${lines} lines, ${formatBytes(bytes)}).`,
+      };
     },
   });
 }

@@ -4,7 +4,8 @@ import { FileTooLargeError, NotRegularFileError } from '../../../storage/regular
 /** A file system error as a short sentence a model can act on, naming the path it asked for. */
 export function describeFsError(error: unknown, path: string, action: string): string {
   if (error instanceof PathMovedError) return error.message;
-  if (error instanceof NotRegularFileError) return `"${path}" is ${error.kind}, not a regular file; file tools ${action === 'read' ? 'read' : 'change'} only regular files.`;
+  if (error instanceof NotRegularFileError)
+    return `"${path}" is ${error.kind}, not a regular file; file tools ${action === 'read' ? 'read' : 'change'} only regular files.`;
   if (error instanceof FileTooLargeError) {
     return `"${path}" is ${formatBytes(error.bytes)}, more than the ${formatBytes(error.limit)} file tools ${action} at once; read parts of it with a shell command (e.g. sed -n '1,200p') if you have one.`;
   }

@@ -36,7 +36,10 @@ describe('links that lead out of the workspace show no host path', () => {
     // To nothing in the denied folder, spelled through a link to it.
     symlinkSync('secret', join(root, 'to-secret'));
     symlinkSync('../to-secret/hidden-name.txt', join(root, 'docs', 'through-denied'));
-    writeFileSync(join(root, '.legion', 'config.json'), JSON.stringify({ policies: { file_read: { rules: [{ mode: 'deny', paths: ['secret/**'] }] } } }));
+    writeFileSync(
+      join(root, '.legion', 'config.json'),
+      JSON.stringify({ policies: { file_read: { rules: [{ mode: 'deny', paths: ['secret/**'] }] } } }),
+    );
     legion = Legion.create({ root, globalConfigFile: join(root, 'no-global.json'), env: { PATH: process.env.PATH } });
   });
   afterEach(async () => {
@@ -47,7 +50,8 @@ describe('links that lead out of the workspace show no host path', () => {
   const callers = (): Array<string | undefined> => [undefined, legion.collective.agents()[0]!.id];
   const shownNothingOfTheHost = (result: unknown): void => {
     const text = JSON.stringify(result);
-    for (const hostOnly of [base, 'host-only', 'nonexistent-host-folder', 'private-name', 'hidden-name', 'missing-host-name', '../..']) expect(text).not.toContain(hostOnly);
+    for (const hostOnly of [base, 'host-only', 'nonexistent-host-folder', 'private-name', 'hidden-name', 'missing-host-name', '../..'])
+      expect(text).not.toContain(hostOnly);
   };
 
   it('file_list names such a link, marked as leading outside, without its text or target; a link inside shows where it leads from the root', async () => {
@@ -97,7 +101,10 @@ describe('links that lead out of the workspace show no host path', () => {
       // A pattern through a link to a host folder tells nothing of what is there, not even by a count of matches not shown.
       const seenThrough = async (name: string): Promise<string[]> => [
         JSON.stringify(await legion.executeTool('file_glob', { pattern: `ext/${name}` }, { as })).replaceAll(name, 'NAME'),
-        JSON.stringify(await legion.executeTool('file_grep', { pattern: 'data', path: '.', glob: `ext/${name}` }, { as })).replaceAll(name, 'NAME'),
+        JSON.stringify(await legion.executeTool('file_grep', { pattern: 'data', path: '.', glob: `ext/${name}` }, { as })).replaceAll(
+          name,
+          'NAME',
+        ),
       ];
       expect(await seenThrough('host-file.txt')).toEqual(await seenThrough('no-such-file.txt'));
       // An absolute path out of the workspace is refused without naming where the workspace is.

@@ -9,7 +9,12 @@ import { isInside } from '../../../storage/workspace-path.js';
  * workspace may point into a denied folder). The check every tool that
  * enumerates files makes, with the caller's `readable`.
  */
-export function shownEntry(realRoot: string, path: string, readable: (path: string) => boolean, options: { outside?: 'hidden' | 'shown' } = {}): boolean {
+export function shownEntry(
+  realRoot: string,
+  path: string,
+  readable: (path: string) => boolean,
+  options: { outside?: 'hidden' | 'shown' } = {},
+): boolean {
   const real = realLocation(path);
   // `file_list` names a link that leads outside (or nowhere) without following it: nothing of the workspace shows.
   if (real === undefined || !isInside(realRoot, real)) return options.outside === 'shown' && readable(relative(realRoot, path));
@@ -37,7 +42,8 @@ function realLocation(path: string): string | undefined {
  */
 export function linkDestination(realRoot: string, path: string, readable: (path: string) => boolean): string {
   const real = realLocation(path);
-  if (real !== undefined) return isInside(realRoot, real) ? `-> ${relative(realRoot, real) || '.'}` : '(symbolic link leading outside the workspace)';
+  if (real !== undefined)
+    return isInside(realRoot, real) ? `-> ${relative(realRoot, real) || '.'}` : '(symbolic link leading outside the workspace)';
   let text: string;
   try {
     text = readlinkSync(path);

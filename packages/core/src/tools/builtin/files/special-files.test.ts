@@ -1,5 +1,16 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -126,9 +137,13 @@ describe('file tools on FIFOs, sockets and devices: refused at once, the process
     servers.push(server);
     await new Promise<void>((resolve) => server.listen(at('src/agent.sock'), resolve));
 
-    expect(successText(await run(grep, { pattern: 'needle', path: '.' }, context))).toBe('1 matching line in 1 file:\nsrc/notes.txt:1: needle here');
+    expect(successText(await run(grep, { pattern: 'needle', path: '.' }, context))).toBe(
+      '1 matching line in 1 file:\nsrc/notes.txt:1: needle here',
+    );
     expect(successText(await run(glob, { pattern: '**/*' }, context))).toBe('1 file matches "**/*":\nsrc/notes.txt');
-    expect(successText(await run(list, { path: 'src' }, context))).toBe('src/ (3 entries)\nagent.sock  [a socket]\nnotes.txt  12 B\npipe.txt  [a FIFO (named pipe)]');
+    expect(successText(await run(list, { path: 'src' }, context))).toBe(
+      'src/ (3 entries)\nagent.sock  [a socket]\nnotes.txt  12 B\npipe.txt  [a FIFO (named pipe)]',
+    );
     // Deleting one removes the entry, as for any file.
     expect(successText(await run(remove, { path: 'src/pipe.txt' }, context))).toBe('Deleted src/pipe.txt.');
     expect(existsSync(at('src/pipe.txt'))).toBe(false);
@@ -139,22 +154,31 @@ describe('file tools on FIFOs, sockets and devices: refused at once, the process
     symlinkSync('/dev/tty', at('tty.txt'));
     for (const path of ['zero.txt', 'tty.txt']) {
       expect(errorText(await run(read, { path }, context))).toBe(`"${path}" leads outside the workspace through a symbolic link.`);
-      expect(errorText(await run(write, { path, content: 'x' }, context))).toBe(`"${path}" leads outside the workspace through a symbolic link.`);
-      expect(errorText(await run(edit, { path, old_string: 'a', new_string: 'b' }, context))).toBe(`"${path}" leads outside the workspace through a symbolic link.`);
-      expect(errorText(await run(grep, { pattern: 'x', path }, context))).toBe(`"${path}" leads outside the workspace through a symbolic link.`);
+      expect(errorText(await run(write, { path, content: 'x' }, context))).toBe(
+        `"${path}" leads outside the workspace through a symbolic link.`,
+      );
+      expect(errorText(await run(edit, { path, old_string: 'a', new_string: 'b' }, context))).toBe(
+        `"${path}" leads outside the workspace through a symbolic link.`,
+      );
+      expect(errorText(await run(grep, { pattern: 'x', path }, context))).toBe(
+        `"${path}" leads outside the workspace through a symbolic link.`,
+      );
     }
   });
 
-  it.runIf(canMknod)('device nodes inside the workspace (/dev/null, /dev/zero, /dev/tty made there with mknod) are refused without being read', async () => {
-    for (const [name, major, minor] of [
-      ['null.txt', '1', '3'],
-      ['zero.txt', '1', '5'],
-      ['tty.txt', '5', '0'],
-    ] as const) {
-      expect(spawnSync('mknod', [at(name), 'c', major, minor]).status).toBe(0);
-      await expectRefusedByEveryTool(name, 'a character device');
-    }
-  });
+  it.runIf(canMknod)(
+    'device nodes inside the workspace (/dev/null, /dev/zero, /dev/tty made there with mknod) are refused without being read',
+    async () => {
+      for (const [name, major, minor] of [
+        ['null.txt', '1', '3'],
+        ['zero.txt', '1', '5'],
+        ['tty.txt', '5', '0'],
+      ] as const) {
+        expect(spawnSync('mknod', [at(name), 'c', major, minor]).status).toBe(0);
+        await expectRefusedByEveryTool(name, 'a character device');
+      }
+    },
+  );
 
   it('a file larger than what is read at once is refused by its size, without reading it (a sparse 100 GB file)', async () => {
     const fd = openSync(at('huge.log'), 'w');
@@ -163,7 +187,11 @@ describe('file tools on FIFOs, sockets and devices: refused at once, the process
     expect(errorText(await run(read, { path: 'huge.log' }, context))).toBe(
       `"huge.log" is 100.0 GB, more than the 64.0 MB file tools read at once; read parts of it with a shell command (e.g. sed -n '1,200p') if you have one.`,
     );
-    expect(errorText(await run(edit, { path: 'huge.log', old_string: 'a', new_string: 'b' }, context))).toMatch(/^"huge\.log" is 100\.0 GB, more than the 64\.0 MB file tools read at once/);
-    expect(successText(await run(grep, { pattern: 'x', path: 'huge.log' }, context))).toBe('No matches for /x/ in 1 file (1 binary, oversized or unreadable file skipped).');
+    expect(errorText(await run(edit, { path: 'huge.log', old_string: 'a', new_string: 'b' }, context))).toMatch(
+      /^"huge\.log" is 100\.0 GB, more than the 64\.0 MB file tools read at once/,
+    );
+    expect(successText(await run(grep, { pattern: 'x', path: 'huge.log' }, context))).toBe(
+      'No matches for /x/ in 1 file (1 binary, oversized or unreadable file skipped).',
+    );
   });
 });

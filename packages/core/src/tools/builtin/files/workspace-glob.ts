@@ -24,9 +24,11 @@ export async function globInWorkspace(options: {
   signal?: AbortSignal;
 }): Promise<GlobOutcome> {
   const { pattern } = options;
-  if (isAbsolute(pattern)) return { ok: false, error: `Pattern "${pattern}" is absolute; give one relative to the folder searched (e.g. "src/**/*.ts").` };
+  if (isAbsolute(pattern))
+    return { ok: false, error: `Pattern "${pattern}" is absolute; give one relative to the folder searched (e.g. "src/**/*.ts").` };
   // "..", also inside braces ("{..,x}/*"), would climb out of the folder.
-  if (/(^|[/{,])\.\.($|[/},])/.test(pattern)) return { ok: false, error: `Pattern "${pattern}" climbs out with "..": search from a higher folder instead (path).` };
+  if (/(^|[/{,])\.\.($|[/},])/.test(pattern))
+    return { ok: false, error: `Pattern "${pattern}" climbs out with "..": search from a higher folder instead (path).` };
   const realRoot = realpathSync(options.root);
   let matches: string[];
   try {

@@ -20,7 +20,8 @@ export const TodoItemsSchema = z
   .superRefine((items, context) => {
     const seen = new Set<string>();
     items.forEach((item, index) => {
-      if (seen.has(item.id)) context.addIssue({ code: 'custom', message: `duplicate id "${item.id}"; give each item its own id`, path: [index, 'id'] });
+      if (seen.has(item.id))
+        context.addIssue({ code: 'custom', message: `duplicate id "${item.id}"; give each item its own id`, path: [index, 'id'] });
       seen.add(item.id);
     });
   });

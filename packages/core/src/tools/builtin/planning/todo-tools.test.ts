@@ -22,15 +22,22 @@ describe('todo_write and todo_read', () => {
 
   it('replaces the list, reads it back, and keeps it per agent and per session', async () => {
     const worker = toolContext({ root: workspace.root, callerId: 'worker', sessionId: 'session-a' });
-    const rendered = 'Todo list (3 items: 1 done, 1 in progress, 1 pending)\n[x] 1. Read the failing test\n[>] 2. Fix the parser\n[ ] 3. Run the suite';
+    const rendered =
+      'Todo list (3 items: 1 done, 1 in progress, 1 pending)\n[x] 1. Read the failing test\n[>] 2. Fix the parser\n[ ] 3. Run the suite';
     expect(successText(await run(tools.todo_write!, { items }, worker))).toBe(rendered);
     expect(successText(await run(tools.todo_read!, {}, worker))).toBe(rendered);
 
-    const saved = JSON.parse(readFileSync(join(new WorkspacePaths(workspace.root).sessionDir('session-a'), 'todos', 'worker.json'), 'utf8')) as { version: number; items: unknown[] };
+    const saved = JSON.parse(
+      readFileSync(join(new WorkspacePaths(workspace.root).sessionDir('session-a'), 'todos', 'worker.json'), 'utf8'),
+    ) as { version: number; items: unknown[] };
     expect(saved).toMatchObject({ version: 1, agentId: 'worker', items });
 
-    expect(successText(await run(tools.todo_read!, {}, toolContext({ root: workspace.root, callerId: 'reviewer', sessionId: 'session-a' })))).toBe('The todo list is empty.');
-    expect(successText(await run(tools.todo_read!, {}, toolContext({ root: workspace.root, callerId: 'worker', sessionId: 'session-b' })))).toBe('The todo list is empty.');
+    expect(
+      successText(await run(tools.todo_read!, {}, toolContext({ root: workspace.root, callerId: 'reviewer', sessionId: 'session-a' }))),
+    ).toBe('The todo list is empty.');
+    expect(
+      successText(await run(tools.todo_read!, {}, toolContext({ root: workspace.root, callerId: 'worker', sessionId: 'session-b' }))),
+    ).toBe('The todo list is empty.');
 
     expect(successText(await run(tools.todo_write!, { items: [{ id: '3', text: 'Run the suite', status: 'done' }] }, worker))).toBe(
       'Todo list (1 item: 1 done, 0 in progress, 0 pending)\n[x] 3. Run the suite',

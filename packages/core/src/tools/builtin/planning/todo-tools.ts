@@ -21,14 +21,19 @@ export function createTodoTools(): Tool[] {
       async execute(input, context) {
         const problem = checkAgentStateKey(context);
         if (problem) return { status: 'error', error: problem };
-        const file: TodoFile = { version: TODO_FORMAT_VERSION, agentId: context.callerId, updatedAt: new Date().toISOString(), items: input.items };
+        const file: TodoFile = {
+          version: TODO_FORMAT_VERSION,
+          agentId: context.callerId,
+          updatedAt: new Date().toISOString(),
+          items: input.items,
+        };
         await context.session.agentState.put(FOLDER, context.callerId, file);
         return { status: 'success', data: renderTodos(input.items) };
       },
     }),
     defineTool({
       name: 'todo_read',
-      description: 'Show your todo list for this session, with each item\'s status.',
+      description: "Show your todo list for this session, with each item's status.",
       input: () => z.object({}),
       concurrent: true,
       effect: 'read',
@@ -39,7 +44,10 @@ export function createTodoTools(): Tool[] {
           const file = await context.session.agentState.get(FOLDER, context.callerId, TodoFileSchema);
           return { status: 'success', data: renderTodos(file?.items ?? []) };
         } catch (error) {
-          return { status: 'error', error: `Your saved todo list cannot be read (${errorMessage(error)}). Write a fresh one with todo_write.` };
+          return {
+            status: 'error',
+            error: `Your saved todo list cannot be read (${errorMessage(error)}). Write a fresh one with todo_write.`,
+          };
         }
       },
     }),

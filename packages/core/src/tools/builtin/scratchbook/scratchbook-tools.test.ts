@@ -46,12 +46,12 @@ describe('scratchbook tools', () => {
 
   it('keeps each agent its own notes in each session', async () => {
     await call('scratch_add', { text: 'mine' });
-    expect(successText(await call('scratch_read', {}, toolContext({ root: workspace.root, callerId: 'reviewer', sessionId: 'session-a' })))).toBe(
-      'The scratchbook has no open notes.',
-    );
-    expect(successText(await call('scratch_read', {}, toolContext({ root: workspace.root, callerId: 'worker', sessionId: 'session-b' })))).toBe(
-      'The scratchbook has no open notes.',
-    );
+    expect(
+      successText(await call('scratch_read', {}, toolContext({ root: workspace.root, callerId: 'reviewer', sessionId: 'session-a' }))),
+    ).toBe('The scratchbook has no open notes.');
+    expect(
+      successText(await call('scratch_read', {}, toolContext({ root: workspace.root, callerId: 'worker', sessionId: 'session-b' }))),
+    ).toBe('The scratchbook has no open notes.');
     expect(successText(await call('scratch_add', { text: 'next' }))).toBe('Added n2.');
   });
 });

@@ -2,7 +2,16 @@ import { z } from 'zod';
 import { errorMessage } from '../../../errors.js';
 import { defineTool, type Tool, type ToolContext, type ToolResult } from '../../tool.js';
 import { checkAgentStateKey } from '../agent-session-file.js';
-import { addNote, MAX_NOTE_CHARS, MAX_NOTES, renderScratchbook, SCRATCHBOOK_FORMAT_VERSION, ScratchbookFileSchema, type ScratchbookFile, type ScratchNote } from './scratchbook.js';
+import {
+  addNote,
+  MAX_NOTE_CHARS,
+  MAX_NOTES,
+  renderScratchbook,
+  SCRATCHBOOK_FORMAT_VERSION,
+  ScratchbookFileSchema,
+  type ScratchbookFile,
+  type ScratchNote,
+} from './scratchbook.js';
 
 const FOLDER = 'scratchbook';
 const noteIdSchema = () => z.string().min(1).describe('The note id, e.g. "n3".');
@@ -19,10 +28,11 @@ export function createScratchbookTools(): Tool[] {
       description:
         'Add a note to your scratchbook: facts, decisions, open questions and progress you must not lose when your context is compacted. ' +
         `Keep notes short (at most ${MAX_NOTE_CHARS} characters); pin the ones that matter most. Only you see your notes; they last for this session.`,
-      input: () => z.object({
-        text: noteTextSchema().describe('The note.'),
-        pinned: z.boolean().optional().describe('Pin it: pinned notes are listed first.'),
-      }),
+      input: () =>
+        z.object({
+          text: noteTextSchema().describe('The note.'),
+          pinned: z.boolean().optional().describe('Pin it: pinned notes are listed first.'),
+        }),
       effect: 'read',
       execute: (input, context) =>
         update(context, (book) => {
@@ -55,11 +65,15 @@ export function createScratchbookTools(): Tool[] {
           return { message: `Updated ${note.id}.` };
         }),
     }),
-    noteTool('scratch_complete', 'Mark a note done when it no longer needs attention; it leaves the default listing and loses its pin.', (note) => {
-      note.status = 'done';
-      note.pinned = false;
-      return { message: `Completed ${note.id}.` };
-    }),
+    noteTool(
+      'scratch_complete',
+      'Mark a note done when it no longer needs attention; it leaves the default listing and loses its pin.',
+      (note) => {
+        note.status = 'done';
+        note.pinned = false;
+        return { message: `Completed ${note.id}.` };
+      },
+    ),
     noteTool('scratch_pin', 'Pin a note so that it is listed first.', (note) => {
       if (note.status === 'done') return { error: `${note.id} is completed; reopen it with scratch_update before pinning.` };
       note.pinned = true;
@@ -117,12 +131,17 @@ async function update(context: ToolContext, change: (book: ScratchbookFile) => C
   const problem = checkAgentStateKey(context);
   if (problem) return { status: 'error', error: problem };
   try {
-    return await context.session.agentState.update(FOLDER, context.callerId, ScratchbookFileSchema, (current): { value?: ScratchbookFile; result: ToolResult } => {
-      const book = current ?? emptyBook(context.callerId);
-      const outcome = change(book);
-      if ('error' in outcome) return { result: { status: 'error', error: outcome.error } };
-      return { value: book, result: { status: 'success', data: outcome.message } };
-    });
+    return await context.session.agentState.update(
+      FOLDER,
+      context.callerId,
+      ScratchbookFileSchema,
+      (current): { value?: ScratchbookFile; result: ToolResult } => {
+        const book = current ?? emptyBook(context.callerId);
+        const outcome = change(book);
+        if ('error' in outcome) return { result: { status: 'error', error: outcome.error } };
+        return { value: book, result: { status: 'success', data: outcome.message } };
+      },
+    );
   } catch (error) {
     return { status: 'error', error: `Your scratchbook cannot be read (${errorMessage(error)}).` };
   }

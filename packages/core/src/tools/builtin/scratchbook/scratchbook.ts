@@ -6,24 +6,28 @@ export const SCRATCHBOOK_FORMAT_VERSION = 1;
 export const MAX_NOTE_CHARS = 2000;
 export const MAX_NOTES = 200;
 
-export const ScratchNoteSchema = z.lazy(() => z.object({
-  id: z.string().min(1),
-  text: z.string(),
-  pinned: z.boolean(),
-  status: z.enum(['open', 'done']),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-}));
+export const ScratchNoteSchema = z.lazy(() =>
+  z.object({
+    id: z.string().min(1),
+    text: z.string(),
+    pinned: z.boolean(),
+    status: z.enum(['open', 'done']),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+);
 export type ScratchNote = z.infer<typeof ScratchNoteSchema>;
 
 /** The saved scratchbook: `.legion/sessions/<session>/scratchbook/<agent>.json`. */
-export const ScratchbookFileSchema = z.lazy(() => z.object({
-  version: z.literal(SCRATCHBOOK_FORMAT_VERSION),
-  agentId: z.string(),
-  /** Ids are never reused, so an old reference cannot land on a newer note. */
-  nextId: z.number().int().positive(),
-  notes: z.array(ScratchNoteSchema),
-}));
+export const ScratchbookFileSchema = z.lazy(() =>
+  z.object({
+    version: z.literal(SCRATCHBOOK_FORMAT_VERSION),
+    agentId: z.string(),
+    /** Ids are never reused, so an old reference cannot land on a newer note. */
+    nextId: z.number().int().positive(),
+    notes: z.array(ScratchNoteSchema),
+  }),
+);
 export type ScratchbookFile = z.infer<typeof ScratchbookFileSchema>;
 
 export function readScratchbook(path: string, agentId: string): ScratchbookFile {

@@ -61,16 +61,30 @@ export class ProcessRegistry {
   }
 
   /** Starts a command in `cwd` (an absolute folder already checked to be in the workspace). */
-  start(request: { command: string; cwd: string; displayCwd: string; owner: string; sessionId?: string | undefined; purpose?: GroupPurpose | undefined }): BackgroundProcess | { error: string } {
+  start(request: {
+    command: string;
+    cwd: string;
+    displayCwd: string;
+    owner: string;
+    sessionId?: string | undefined;
+    purpose?: GroupPurpose | undefined;
+  }): BackgroundProcess | { error: string } {
     const running = this.list().filter((entry) => entry.running);
     if (running.length >= this.maxRunning) {
       // Only the starter's own are named: the others are not its to stop (process-tools.ts).
-      const own = running.filter((entry) => entry.process.owner === request.owner && entry.process.sessionId === request.sessionId).map((entry) => entry.process.id);
+      const own = running
+        .filter((entry) => entry.process.owner === request.owner && entry.process.sessionId === request.sessionId)
+        .map((entry) => entry.process.id);
       const hint = own.length > 0 ? `stop one of yours first (${own.join(', ')})` : 'none of them is yours; ask the user to stop one';
       return { error: `${running.length} background processes are running (the limit): ${hint}.` };
     }
     this.forgetOldFinished();
-    const child = new ShellChild(request.command, { cwd: request.cwd, env: this.env, limitBytes: this.limitBytes, purpose: request.purpose });
+    const child = new ShellChild(request.command, {
+      cwd: request.cwd,
+      env: this.env,
+      limitBytes: this.limitBytes,
+      purpose: request.purpose,
+    });
     const info: BackgroundProcess = {
       id: `proc-${this.nextId++}`,
       command: request.command,
@@ -86,7 +100,11 @@ export class ProcessRegistry {
 
   /** Every known process with whether it still runs, oldest first. */
   list(): Array<{ process: BackgroundProcess; running: boolean; exit?: ShellExit }> {
-    return [...this.entries.values()].map(({ info, child }) => ({ process: info, running: !child.exitStatus, ...(child.exitStatus ? { exit: child.exitStatus } : {}) }));
+    return [...this.entries.values()].map(({ info, child }) => ({
+      process: info,
+      running: !child.exitStatus,
+      ...(child.exitStatus ? { exit: child.exitStatus } : {}),
+    }));
   }
 
   has(id: string): boolean {
@@ -141,7 +159,9 @@ export class ProcessRegistry {
 
 /** "running (pid 123)" or "exited: exit code 0". */
 export function describeProcessState(status: { running: boolean; exit?: ShellExit; process: BackgroundProcess }): string {
-  return status.running ? `running (pid ${status.process.pid ?? '?'})` : `finished, ${status.exit ? describeExit(status.exit) : 'unknown exit'}`;
+  return status.running
+    ? `running (pid ${status.process.pid ?? '?'})`
+    : `finished, ${status.exit ? describeExit(status.exit) : 'unknown exit'}`;
 }
 
 function waitForActivity(child: ShellChild, waitMs: number, signal: AbortSignal | undefined): Promise<void> {

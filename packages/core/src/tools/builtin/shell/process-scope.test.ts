@@ -4,7 +4,9 @@ import { agentParticipant, createTestLegion, userParticipant, type TestLegion } 
 /** The text of the tool result for `toolUseId` in the last model request. */
 function resultOf(request: ModelRequest, toolUseId: string): string {
   for (const message of request.messages) {
-    for (const block of message.content) if (block.type === 'tool_result' && block.toolUseId === toolUseId) return typeof block.content === 'string' ? block.content : JSON.stringify(block.content);
+    for (const block of message.content)
+      if (block.type === 'tool_result' && block.toolUseId === toolUseId)
+        return typeof block.content === 'string' ? block.content : JSON.stringify(block.content);
   }
   throw new Error(`no result for ${toolUseId}`);
 }
@@ -43,20 +45,31 @@ describe('background processes belong to whoever started them (and the human)', 
     });
     const { legion } = test;
     const session = await legion.sessions.create();
-    expect(await legion.send(session, 'Start the server', { to: 'alpha' })).toMatchObject({ status: 'success', reply: expect.stringMatching(/^Started proc-1 /) });
+    expect(await legion.send(session, 'Start the server', { to: 'alpha' })).toMatchObject({
+      status: 'success',
+      reply: expect.stringMatching(/^Started proc-1 /),
+    });
     expect(await legion.send(session, 'Look around', { to: 'beta' })).toMatchObject({ status: 'success', reply: 'looked' });
     test.assertScriptsDone();
 
     expect(seen['b1']).toBe('No background processes.');
     for (const id of ['b2', 'b3']) {
-      expect(seen[id]).toMatch(/proc-1 was started by another participant \(or in another session\): only it and the user may poll or stop it/);
+      expect(seen[id]).toMatch(
+        /proc-1 was started by another participant \(or in another session\): only it and the user may poll or stop it/,
+      );
       expect(seen[id]).not.toContain('alpha-private-marker');
     }
     expect(legion.processes.list()).toMatchObject([{ process: { id: 'proc-1', owner: 'alpha' }, running: true }]);
 
     const listed = await legion.executeTool('process_list', {}, { session });
-    expect(listed).toMatchObject({ status: 'success', content: expect.stringMatching(/proc-1 {2}running .* by alpha .*alpha-private-marker/) });
-    expect(await legion.executeTool('process_stop', { id: 'proc-1' }, { session })).toMatchObject({ status: 'success', content: expect.stringMatching(/^Stopped proc-1: finished/) });
+    expect(listed).toMatchObject({
+      status: 'success',
+      content: expect.stringMatching(/proc-1 {2}running .* by alpha .*alpha-private-marker/),
+    });
+    expect(await legion.executeTool('process_stop', { id: 'proc-1' }, { session })).toMatchObject({
+      status: 'success',
+      content: expect.stringMatching(/^Stopped proc-1: finished/),
+    });
     expect(legion.processes.list()).toEqual([]);
   }, 60_000);
 });

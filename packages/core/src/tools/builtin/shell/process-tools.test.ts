@@ -29,7 +29,8 @@ describe('background process tools', () => {
   const pollUntil = async (id: string, expected: string): Promise<string> => {
     let seen = '';
     // One poll a line: a poll that ends mid-line must not run into the next one's header.
-    for (let attempt = 0; attempt < 50 && !seen.includes(expected); attempt++) seen += `${successText(await run(tools.process_poll!, { id, wait_ms: 2000 }, context))}\n`;
+    for (let attempt = 0; attempt < 50 && !seen.includes(expected); attempt++)
+      seen += `${successText(await run(tools.process_poll!, { id, wait_ms: 2000 }, context))}\n`;
     return seen;
   };
 
@@ -62,7 +63,9 @@ describe('background process tools', () => {
   it('limits how many run at once and refuses a cwd outside the workspace', async () => {
     await start('sleep 60');
     await start('sleep 60');
-    expect(errorText(await run(tools.process_start!, { command: 'sleep 60' }, context))).toContain('2 background processes are running (the limit)');
+    expect(errorText(await run(tools.process_start!, { command: 'sleep 60' }, context))).toContain(
+      '2 background processes are running (the limit)',
+    );
     expect(errorText(await run(tools.process_start!, { command: 'pwd', cwd: '../outside' }, context))).toContain('outside the workspace');
   });
 
@@ -83,9 +86,15 @@ describe('background process tools', () => {
     const full = errorText(await run(tools.process_start!, { command: 'sleep 1' }, other));
     expect(full).toContain('2 background processes are running (the limit): none of them is yours');
     expect(full).not.toMatch(/proc-/);
-    expect(errorText(await run(tools.process_start!, { command: 'sleep 1' }, context))).toContain(`stop one of yours first (${id}, ${second})`);
-    const human = Object.fromEntries(createProcessTools(registry, { seesAll: (callerId) => callerId === 'user' }).map((tool) => [tool.name, tool]));
-    expect(successText(await run(human.process_stop!, { id }, toolContext({ root: workspace.root, callerId: 'user', sessionId: 'another' })))).toMatch(new RegExp(`^Stopped ${id}`));
+    expect(errorText(await run(tools.process_start!, { command: 'sleep 1' }, context))).toContain(
+      `stop one of yours first (${id}, ${second})`,
+    );
+    const human = Object.fromEntries(
+      createProcessTools(registry, { seesAll: (callerId) => callerId === 'user' }).map((tool) => [tool.name, tool]),
+    );
+    expect(
+      successText(await run(human.process_stop!, { id }, toolContext({ root: workspace.root, callerId: 'user', sessionId: 'another' }))),
+    ).toMatch(new RegExp(`^Stopped ${id}`));
   });
 
   it('dispose() kills every process group', async () => {

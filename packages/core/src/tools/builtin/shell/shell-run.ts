@@ -25,11 +25,18 @@ export function createShellRunTool(options: ShellOptions = {}): Tool {
       `The command is killed with everything it started after timeout_ms (default ${DEFAULT_TIMEOUT_MS / 1000} s, at most ${MAX_TIMEOUT_MS / 1000} s). ` +
       'stdin is closed: use non-interactive flags (-y, --no-pager). Processes it leaves in the background are killed when it exits; ' +
       'for servers and watchers use process_start. Secret environment values are redacted from the output.',
-    input: () => z.object({
-      command: z.string().min(1).describe('The command line, as typed in a POSIX shell.'),
-      cwd: z.string().min(1).optional().describe('Folder to run in, relative to the workspace root (default: the root).'),
-      timeout_ms: z.number().int().positive().max(MAX_TIMEOUT_MS).optional().describe(`Kill the command after this long (default ${DEFAULT_TIMEOUT_MS}).`),
-    }),
+    input: () =>
+      z.object({
+        command: z.string().min(1).describe('The command line, as typed in a POSIX shell.'),
+        cwd: z.string().min(1).optional().describe('Folder to run in, relative to the workspace root (default: the root).'),
+        timeout_ms: z
+          .number()
+          .int()
+          .positive()
+          .max(MAX_TIMEOUT_MS)
+          .optional()
+          .describe(`Kill the command after this long (default ${DEFAULT_TIMEOUT_MS}).`),
+      }),
     effect: 'shell',
     commandArguments: ['command'],
     // The command's own timeout rules; the executor's default must not cut a longer one short.
@@ -59,12 +66,16 @@ export function createShellRunTool(options: ShellOptions = {}): Tool {
 
       const redact = (text: string): string => redactSecrets(text, env);
       const output = formatStreams(renderCapture(child.stdout, redact), renderCapture(child.stderr, redact));
-      if (stoppedBy === 'timeout') return { status: 'error', error: `Timed out after ${timeoutMs} ms; the command and its children were killed (${describeExit(exit)}).\n${output}` };
-      if (stoppedBy === 'cancel') return { status: 'error', error: `Cancelled; the command and its children were killed (${describeExit(exit)}).\n${output}` };
+      if (stoppedBy === 'timeout')
+        return {
+          status: 'error',
+          error: `Timed out after ${timeoutMs} ms; the command and its children were killed (${describeExit(exit)}).\n${output}`,
+        };
+      if (stoppedBy === 'cancel')
+        return { status: 'error', error: `Cancelled; the command and its children were killed (${describeExit(exit)}).\n${output}` };
       const status = describeExit(exit);
       if (exit.code === 0) return { status: 'success', data: `${status}\n${output}` };
       return { status: 'error', error: `${status}\n${output}` };
     },
   });
 }
-

@@ -11,7 +11,9 @@ import { BUILTIN_FAMILY_SUMMARIES } from '../builtin-summaries.js';
 export function catalogueLine(family: string, tools: ReadonlyArray<Pick<Tool, 'name' | 'description' | 'summary'>>): string {
   if (family.startsWith(MCP_TOOL_PREFIX)) {
     const prefix = `${family}__`;
-    const listed = tools.map((tool) => `${tool.name.startsWith(prefix) ? tool.name.slice(prefix.length) : tool.name} (${toolSummary(tool)})`);
+    const listed = tools.map(
+      (tool) => `${tool.name.startsWith(prefix) ? tool.name.slice(prefix.length) : tool.name} (${toolSummary(tool)})`,
+    );
     return `- ${family} (MCP server; tools ${prefix}<name>): ${listed.join('; ')}`;
   }
   const summary = BUILTIN_FAMILY_SUMMARIES[family];

@@ -35,9 +35,16 @@ export function createLoadToolsTool(options: LoadToolsOptions): Tool {
     name: LOAD_TOOLS_TOOL_NAME,
     description: LOAD_TOOLS_DESCRIPTION,
     summary: 'Load tool families or tools by name.',
-    input: () => z.object({
-      names: z.array(z.string().min(1).max(128)).min(1).max(64).describe('Family names (e.g. "files", "mcp__github"), tool names (e.g. "file_read") or globs of them (e.g. "mcp__github__*", "file_*").'),
-    }),
+    input: () =>
+      z.object({
+        names: z
+          .array(z.string().min(1).max(128))
+          .min(1)
+          .max(64)
+          .describe(
+            'Family names (e.g. "files", "mcp__github"), tool names (e.g. "file_read") or globs of them (e.g. "mcp__github__*", "file_*").',
+          ),
+      }),
     // Changes only which schemas the caller's own model is sent: runs like a read.
     effect: 'read',
     async execute(input, context) {
@@ -65,19 +72,30 @@ export function createLoadToolsTool(options: LoadToolsOptions): Tool {
       }
       const catalogue = [...families.keys()].sort().join(', ');
       const refused = [
-        unknown.length > 0 ? `${unknown.map((name) => `"${name}"`).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not a family or tool you may use` : undefined,
-        unmatched.length > 0 ? `${unmatched.map((name) => `"${name}"`).join(', ')} ${unmatched.length === 1 ? 'matches' : 'match'} no family or tool you may use` : undefined,
+        unknown.length > 0
+          ? `${unknown.map((name) => `"${name}"`).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not a family or tool you may use`
+          : undefined,
+        unmatched.length > 0
+          ? `${unmatched.map((name) => `"${name}"`).join(', ')} ${unmatched.length === 1 ? 'matches' : 'match'} no family or tool you may use`
+          : undefined,
       ].filter((part) => part !== undefined);
       if (found.length === 0) {
-        const hint = unmatched.length > 0 ? ` Give a family, a tool name, or a glob of them (e.g. "${[...families.keys()].sort()[0] ?? 'files'}*").` : '';
+        const hint =
+          unmatched.length > 0
+            ? ` Give a family, a tool name, or a glob of them (e.g. "${[...families.keys()].sort()[0] ?? 'files'}*").`
+            : '';
         return { status: 'error', error: `Nothing to load: ${refused.join('; ')}. Families: ${catalogue || '(none)'}.${hint}` };
       }
       await addLoadedTools(context.session.agentState, context.callerId, context.conversation.conversationId, found);
       const loaded = found.map((name) => (families.has(name) ? `${name} (${families.get(name)!.join(', ')})` : name));
       const globs = expanded.length > 0 ? ` Globs: ${expanded.join('; ')}.` : '';
-      const skipped = unknown.length > 0 ? ` Not loaded (not a family or tool you may use): ${unknown.join(', ')}. Families: ${catalogue}.` : '';
+      const skipped =
+        unknown.length > 0 ? ` Not loaded (not a family or tool you may use): ${unknown.join(', ')}. Families: ${catalogue}.` : '';
       const missed = unmatched.length > 0 ? ` Matched nothing you may use: ${unmatched.join(', ')}. Families: ${catalogue}.` : '';
-      return { status: 'success', data: `Loaded ${loaded.join('; ')}. Their full schemas are in your tool list from your next step.${globs}${skipped}${missed}` };
+      return {
+        status: 'success',
+        data: `Loaded ${loaded.join('; ')}. Their full schemas are in your tool list from your next step.${globs}${skipped}${missed}`,
+      };
     },
   });
 }

@@ -13,11 +13,13 @@ export const LOADED_TOOLS_KIND = 'loaded-tools';
  * was loaded, and a family that gains tools (an MCP server's new listing)
  * offers them too.
  */
-export const LoadedToolsFileSchema = z.lazy(() => z.object({
-  version: z.literal(LOADED_TOOLS_FORMAT_VERSION),
-  agentId: z.string(),
-  conversations: z.record(z.string(), z.array(z.string())),
-}));
+export const LoadedToolsFileSchema = z.lazy(() =>
+  z.object({
+    version: z.literal(LOADED_TOOLS_FORMAT_VERSION),
+    agentId: z.string(),
+    conversations: z.record(z.string(), z.array(z.string())),
+  }),
+);
 export type LoadedToolsFile = z.infer<typeof LoadedToolsFileSchema>;
 
 /** The names loaded in one conversation (none when nothing was, or the file cannot be read: the tools stay callable). */
@@ -31,7 +33,12 @@ export async function readLoadedTools(state: SessionAgentState, agentId: string,
 }
 
 /** Adds names to a conversation's loaded set, one update at a time; resolves to the set after it. */
-export function addLoadedTools(state: SessionAgentState, agentId: string, conversationId: string, names: readonly string[]): Promise<ReadonlySet<string>> {
+export function addLoadedTools(
+  state: SessionAgentState,
+  agentId: string,
+  conversationId: string,
+  names: readonly string[],
+): Promise<ReadonlySet<string>> {
   return state.update(LOADED_TOOLS_KIND, agentId, LoadedToolsFileSchema.optional().catch(undefined), (current) => {
     const loaded = new Set([...(current?.conversations[conversationId] ?? []), ...names]);
     const value: LoadedToolsFile = {

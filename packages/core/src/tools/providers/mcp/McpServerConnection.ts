@@ -5,7 +5,13 @@ import { expandEnvReferences } from './env-references.js';
 import { loadMcpSdk, type McpSdk } from './load-mcp-sdk.js';
 import type { McpCallResult } from './mcp-result.js';
 import type { ToolContext } from '../../tool.js';
-import { parseElicitation, type ElicitationValue, type McpElicitation, type McpElicitationAnswer, type McpElicitHandler } from './elicitation.js';
+import {
+  parseElicitation,
+  type ElicitationValue,
+  type McpElicitation,
+  type McpElicitationAnswer,
+  type McpElicitHandler,
+} from './elicitation.js';
 import type { McpServerConfig } from '../../../config/mcp-server-config.js';
 import { MCP_TOOL_LIMITS } from './mcp-tool-bounds.js';
 
@@ -95,17 +101,24 @@ export class McpServerConnection {
     return tools;
   }
 
-  async callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs?: number | undefined; context?: ToolContext | undefined }): Promise<McpCallResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: { signal: AbortSignal; timeoutMs?: number | undefined; context?: ToolContext | undefined },
+  ): Promise<McpCallResult> {
     const call: RunningCall | undefined = options.context ? { tool: name, context: options.context } : undefined;
     if (call) this.running.add(call);
     try {
       for (let attempt = 1; ; attempt++) {
         const live = await this.connect();
         try {
-          return await live.client.callTool({ name, arguments: args }, {
-            signal: options.signal,
-            ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-          });
+          return await live.client.callTool(
+            { name, arguments: args },
+            {
+              signal: options.signal,
+              ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+            },
+          );
         } catch (error) {
           const sdk = await loadMcpSdk();
           const neverSent = !options.signal.aborted && (isNotConnected(sdk, error) || isExpiredSession(sdk, error));
@@ -132,7 +145,8 @@ export class McpServerConnection {
   }
 
   private connect(): Promise<Live> {
-    if (this.closed) return Promise.reject(new LegionError('mcp_server_closed', `MCP server "${this.name}" has been shut down.`, { server: this.name }));
+    if (this.closed)
+      return Promise.reject(new LegionError('mcp_server_closed', `MCP server "${this.name}" has been shut down.`, { server: this.name }));
     this.starting ??= this.start().catch((error: unknown) => {
       this.starting = undefined;
       throw error;
@@ -145,12 +159,20 @@ export class McpServerConnection {
     this.stderrTail = '';
     const elicit = this.hooks.elicit;
     // Form and URL mode: Legion asks the user in text either way (see runtime/ask-elicitation.ts).
-    const client = new sdk.Client({ name: 'legion', version: '0.1.0' }, { capabilities: elicit ? { elicitation: { form: {}, url: {} } } : {} });
+    const client = new sdk.Client(
+      { name: 'legion', version: '0.1.0' },
+      { capabilities: elicit ? { elicitation: { form: {}, url: {} } } : {} },
+    );
     let transport: InstanceType<McpSdk['StdioClientTransport']> | InstanceType<McpSdk['StreamableHTTPClientTransport']>;
     try {
       transport = this.createTransport(sdk);
     } catch (error) {
-      throw new LegionError('mcp_server_unavailable', `MCP server "${this.name}" could not be started: ${errorMessage(error)}`, { server: this.name }, { cause: error });
+      throw new LegionError(
+        'mcp_server_unavailable',
+        `MCP server "${this.name}" could not be started: ${errorMessage(error)}`,
+        { server: this.name },
+        { cause: error },
+      );
     }
     const live: Live = { client, pid: null };
     client.onclose = () => this.onClosed(live);
@@ -159,13 +181,21 @@ export class McpServerConnection {
       this.toolList = undefined;
       this.hooks.onToolsChanged();
     });
-    if (elicit) client.setRequestHandler('elicitation/create', (request, context) => this.answerElicitation(elicit, request.params, context.mcpReq.signal));
+    if (elicit)
+      client.setRequestHandler('elicitation/create', (request, context) =>
+        this.answerElicitation(elicit, request.params, context.mcpReq.signal),
+      );
     try {
       await client.connect(transport, { timeout: this.hooks.startTimeoutMs ?? START_TIMEOUT_MS });
     } catch (error) {
       client.onclose = undefined;
       await client.close().catch(() => undefined);
-      throw new LegionError('mcp_server_unavailable', `MCP server "${this.name}" could not be started: ${errorMessage(error)}${this.stderrHint()}`, { server: this.name }, { cause: error });
+      throw new LegionError(
+        'mcp_server_unavailable',
+        `MCP server "${this.name}" could not be started: ${errorMessage(error)}${this.stderrHint()}`,
+        { server: this.name },
+        { cause: error },
+      );
     }
     live.pid = 'pid' in transport ? transport.pid : null;
     if (this.closed) {
@@ -193,15 +223,21 @@ export class McpServerConnection {
     try {
       answer = await elicit(request, { signal: AbortSignal.any(signals) });
     } catch (error) {
-      if (signals.some((each) => each.aborted)) return { action: 'cancel', _meta: { [REASON_META_KEY]: 'The tool call ended before the user answered.' } };
+      if (signals.some((each) => each.aborted))
+        return { action: 'cancel', _meta: { [REASON_META_KEY]: 'The tool call ended before the user answered.' } };
       return refuse(errorMessage(error));
     }
     if (answer.action === 'accept') return { action: 'accept', ...(answer.content !== undefined ? { content: answer.content } : {}) };
-    if (answer.reason !== undefined) this.hooks.onElicitationRefused?.(`MCP server "${this.name}" asked the user something; ${answer.action === 'decline' ? 'declined' : 'cancelled'}: ${answer.reason}`);
+    if (answer.reason !== undefined)
+      this.hooks.onElicitationRefused?.(
+        `MCP server "${this.name}" asked the user something; ${answer.action === 'decline' ? 'declined' : 'cancelled'}: ${answer.reason}`,
+      );
     return { action: answer.action, ...(answer.reason !== undefined ? { _meta: { [REASON_META_KEY]: answer.reason } } : {}) };
   }
 
-  private createTransport(sdk: McpSdk): InstanceType<McpSdk['StdioClientTransport']> | InstanceType<McpSdk['StreamableHTTPClientTransport']> {
+  private createTransport(
+    sdk: McpSdk,
+  ): InstanceType<McpSdk['StdioClientTransport']> | InstanceType<McpSdk['StreamableHTTPClientTransport']> {
     const where = `mcpServers.${this.name}`;
     if (this.config.url !== undefined) {
       const headers = expandEnvReferences(this.config.headers, this.hooks.env, `${where}.headers`);
@@ -227,7 +263,10 @@ export class McpServerConnection {
     this.current = undefined;
     this.starting = undefined;
     this.toolList = undefined;
-    if (!this.closed) this.hooks.onUnexpectedExit(`MCP server "${this.name}" stopped unexpectedly${this.stderrHint()}; it will be started again on its next use.`);
+    if (!this.closed)
+      this.hooks.onUnexpectedExit(
+        `MCP server "${this.name}" stopped unexpectedly${this.stderrHint()}; it will be started again on its next use.`,
+      );
   }
 
   /** Forgets a connection that no longer works, so the next use starts afresh. */

@@ -50,7 +50,7 @@ function nextError(matches: (event: LegionEvents['error:raised']) => boolean): P
 const memoryServer = () => stdioServer('@modelcontextprotocol/server-memory', [], { MEMORY_FILE_PATH: join(root, 'memory.jsonl') });
 
 describe('McpToolProvider over stdio', () => {
-  it('starts nothing until asked, then exposes the server\'s tools as mcp__<server>__<tool> with its JSON Schema', async () => {
+  it("starts nothing until asked, then exposes the server's tools as mcp__<server>__<tool> with its JSON Schema", async () => {
     const mcp = provider({ memory: memoryServer() });
     registry.registerToolProvider(mcp, { deferred: true });
     expect(mcp.serverPid('memory')).toBeUndefined();
@@ -67,9 +67,15 @@ describe('McpToolProvider over stdio', () => {
 
     const bad = { entities: [{ name: 'Ada', entityType: 'person', observations: 'wrote the first program' }] };
     const parsed = create.inputSchema.safeParse(bad);
-    expect(describeZodError(parsed.error!, bad)).toMatchObject({ field: 'entities[0].observations', problem: 'must be an array, got the string "wrote the first program"' });
+    expect(describeZodError(parsed.error!, bad)).toMatchObject({
+      field: 'entities[0].observations',
+      problem: 'must be an array, got the string "wrote the first program"',
+    });
 
-    const created = await create.execute({ entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] }, toolContext());
+    const created = await create.execute(
+      { entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] },
+      toolContext(),
+    );
     expect(created).toMatchObject({ status: 'success' });
     const graph = await registry.get('mcp__memory__read_graph')!.execute({}, toolContext());
     expect(graph).toMatchObject({ status: 'success', data: expect.stringContaining('wrote the first program') });
@@ -80,7 +86,9 @@ describe('McpToolProvider over stdio', () => {
     registry.registerToolProvider(mcp);
     await registry.ready();
     const create = registry.get('mcp__memory__create_entities')!;
-    expect(await create.execute({ entities: [{ name: 'Grace', entityType: 'person', observations: ['found a moth'] }] }, toolContext())).toMatchObject({ status: 'success' });
+    expect(
+      await create.execute({ entities: [{ name: 'Grace', entityType: 'person', observations: ['found a moth'] }] }, toolContext()),
+    ).toMatchObject({ status: 'success' });
     const firstPid = mcp.serverPid('memory')!;
 
     const exited = nextError((event) => event.code === 'mcp_server_exited');
@@ -94,13 +102,16 @@ describe('McpToolProvider over stdio', () => {
     expect(mcp.serverPid('memory')).not.toBe(firstPid);
   });
 
-  it('runs filesystem tools inside the allowed directory and returns the server\'s refusal outside it as an error result', async () => {
+  it("runs filesystem tools inside the allowed directory and returns the server's refusal outside it as an error result", async () => {
     writeFileSync(join(root, 'notes.txt'), 'remember the milk\n');
     const mcp = provider({ files: stdioServer('@modelcontextprotocol/server-filesystem', [root]) });
     registry.registerToolProvider(mcp);
     await registry.ready();
     const read = registry.get('mcp__files__read_text_file')!;
-    expect(await read.execute({ path: join(root, 'notes.txt') }, toolContext())).toEqual({ status: 'success', data: 'remember the milk\n' });
+    expect(await read.execute({ path: join(root, 'notes.txt') }, toolContext())).toEqual({
+      status: 'success',
+      data: 'remember the milk\n',
+    });
     const outside = await read.execute({ path: '/etc/hostname' }, toolContext());
     expect(outside).toMatchObject({ status: 'error', error: expect.stringContaining('outside allowed directories') });
   });
@@ -115,7 +126,10 @@ describe('McpToolProvider over stdio', () => {
     await registry.ready();
     expect((await failure).message).toMatch(/^MCP server "broken" could not be started: .*missing API key/);
     expect(mcp.problems).toEqual([{ server: 'broken', message: expect.stringContaining('missing API key') }]);
-    expect(await registry.get('mcp__everything__get-sum')!.execute({ a: 2, b: 3 }, toolContext())).toEqual({ status: 'success', data: 'The sum of 2 and 3 is 5.' });
+    expect(await registry.get('mcp__everything__get-sum')!.execute({ a: 2, b: 3 }, toolContext())).toEqual({
+      status: 'success',
+      data: 'The sum of 2 and 3 is 5.',
+    });
   });
 
   it('describes non-text content instead of pasting base64, and passes structured content', async () => {
@@ -125,7 +139,11 @@ describe('McpToolProvider over stdio', () => {
       data: expect.stringMatching(/^[^\n]*\n\[image: image\/png, \d+ bytes\]\n/),
     });
     const weather = await mcp.execute('mcp__everything__get-structured-content', { location: 'New York' }, toolContext());
-    expect(JSON.parse((weather as { data: string }).data)).toEqual({ temperature: expect.any(Number), conditions: expect.any(String), humidity: expect.any(Number) });
+    expect(JSON.parse((weather as { data: string }).data)).toEqual({
+      temperature: expect.any(Number),
+      conditions: expect.any(String),
+      humidity: expect.any(Number),
+    });
   });
 
   it('gives a server only the environment it is configured with, expanding ${env:NAME}', async () => {
@@ -138,7 +156,9 @@ describe('McpToolProvider over stdio', () => {
     expect(env.GREETING).toBe('hello legion');
     expect(env).not.toHaveProperty('LEGION_TEST_SECRET');
 
-    const missing = provider({ other: { ...stdioServer('@modelcontextprotocol/server-everything'), env: { TOKEN: '${env:LEGION_UNSET_TOKEN}' } } });
+    const missing = provider({
+      other: { ...stdioServer('@modelcontextprotocol/server-everything'), env: { TOKEN: '${env:LEGION_UNSET_TOKEN}' } },
+    });
     expect(await missing.execute('mcp__other__echo', { message: 'x' }, toolContext())).toEqual({
       status: 'error',
       error: 'No MCP tool "mcp__other__echo" is known (its server may have stopped offering it).',
@@ -155,7 +175,10 @@ describe('McpToolProvider over stdio', () => {
     expect(isAlive(pid)).toBe(true);
     await mcp.dispose();
     expect(isAlive(pid)).toBe(false);
-    expect(await mcp.execute('mcp__memory__read_graph', {}, toolContext())).toMatchObject({ status: 'error', error: expect.stringContaining('has been shut down') });
+    expect(await mcp.execute('mcp__memory__read_graph', {}, toolContext())).toMatchObject({
+      status: 'error',
+      error: expect.stringContaining('has been shut down'),
+    });
   });
 });
 
@@ -174,7 +197,10 @@ describe('McpToolProvider over Streamable HTTP', () => {
     const echo = registry.get('mcp__remote__echo')!;
     expect(echo.effect).toBe('network');
     expect(await echo.execute({ message: 'over http' }, toolContext())).toEqual({ status: 'success', data: 'Echo: over http' });
-    expect(await registry.get('mcp__remote__get-sum')!.execute({ a: 40, b: 2 }, toolContext())).toEqual({ status: 'success', data: 'The sum of 40 and 2 is 42.' });
+    expect(await registry.get('mcp__remote__get-sum')!.execute({ a: 40, b: 2 }, toolContext())).toEqual({
+      status: 'success',
+      data: 'The sum of 40 and 2 is 42.',
+    });
   });
 
   it('opens a new session when the server behind the URL restarted and forgot the old one', async () => {
@@ -184,7 +210,10 @@ describe('McpToolProvider over Streamable HTTP', () => {
     expect(await mcp.execute('mcp__remote__echo', { message: 'first' }, toolContext())).toEqual({ status: 'success', data: 'Echo: first' });
     await server.stop();
     server = await startEverythingOverHttp({ port });
-    expect(await mcp.execute('mcp__remote__echo', { message: 'second' }, toolContext())).toEqual({ status: 'success', data: 'Echo: second' });
+    expect(await mcp.execute('mcp__remote__echo', { message: 'second' }, toolContext())).toEqual({
+      status: 'success',
+      data: 'Echo: second',
+    });
   });
 
   it('reports an unreachable URL as an error result, not a throw', async () => {

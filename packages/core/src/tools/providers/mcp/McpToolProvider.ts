@@ -114,7 +114,11 @@ export class McpToolProvider implements ToolProvider {
     if (!route) return { status: 'error', error: `No MCP tool "${name}" is known (its server may have stopped offering it).` };
     const args = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
     try {
-      const result = await route.connection.callTool(route.toolName, args, { signal: context.signal, timeoutMs: route.connection.config.timeoutMs, context });
+      const result = await route.connection.callTool(route.toolName, args, {
+        signal: context.signal,
+        timeoutMs: route.connection.config.timeoutMs,
+        context,
+      });
       return toToolResult(result);
     } catch (error) {
       if (context.signal.aborted) return { status: 'error', error: `${name} was cancelled.` };
@@ -132,7 +136,13 @@ export class McpToolProvider implements ToolProvider {
     await Promise.all([...this.connections.values()].map((connection) => connection.close()));
   }
 
-  private toolFor(server: string, connection: McpServerConnection, bounded: BoundedMcpTool, routes: Map<string, Route>, made: Map<string, ProvidedTool>): ProvidedTool {
+  private toolFor(
+    server: string,
+    connection: McpServerConnection,
+    bounded: BoundedMcpTool,
+    routes: Map<string, Route>,
+    made: Map<string, ProvidedTool>,
+  ): ProvidedTool {
     const { tool } = bounded;
     const name = mcpToolName(server, tool.name);
     routes.set(name, { server, toolName: tool.name, connection });
@@ -148,7 +158,11 @@ export class McpToolProvider implements ToolProvider {
       inputSchema = jsonSchemaInput(compileJsonSchema(parameters));
     } catch (error) {
       // The server still validates its own input; a schema ajv cannot compile should not hide the tool.
-      this.report(server, `the input schema of "${tool.name}" ${errorMessage(error)}; inputs go to the server unchecked`, 'mcp_schema_invalid');
+      this.report(
+        server,
+        `the input schema of "${tool.name}" ${errorMessage(error)}; inputs go to the server unchecked`,
+        'mcp_schema_invalid',
+      );
       inputSchema = z.unknown();
     }
     // MCP tools reach outside Legion; until a policy says otherwise, a person approves each call.

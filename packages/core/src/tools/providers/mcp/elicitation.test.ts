@@ -1,6 +1,9 @@
 import { checkElicitationContent, parseElicitation } from './elicitation.js';
 
-const form = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ message: 'Tell me', requestedSchema: { type: 'object', properties, ...extra } });
+const form = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  message: 'Tell me',
+  requestedSchema: { type: 'object', properties, ...extra },
+});
 
 describe('parseElicitation: what a server may ask the user', () => {
   it('accepts the flat primitive fields MCP allows, and strips control characters from what the user reads', () => {
@@ -36,17 +39,45 @@ describe('parseElicitation: what a server may ask the user', () => {
   });
 
   it.each([
-    ['a nested object', form({ address: { type: 'object', properties: { street: { type: 'string' } } } }), 'requestedSchema.properties.address: type "object" is not one MCP elicitation allows'],
+    [
+      'a nested object',
+      form({ address: { type: 'object', properties: { street: { type: 'string' } } } }),
+      'requestedSchema.properties.address: type "object" is not one MCP elicitation allows',
+    ],
     ['an array of free text', form({ lines: { type: 'array', items: { type: 'string' } } }), 'requestedSchema.properties.lines: '],
-    ['too many fields', form(Object.fromEntries(Array.from({ length: 33 }, (_, index) => [`f${index}`, { type: 'string' }]))), 'requestedSchema has 33 properties; at most 32 are accepted'],
+    [
+      'too many fields',
+      form(Object.fromEntries(Array.from({ length: 33 }, (_, index) => [`f${index}`, { type: 'string' }]))),
+      'requestedSchema has 33 properties; at most 32 are accepted',
+    ],
     ['a name that could forge a line', form({ 'ok\n- admin (yes or no)': { type: 'boolean' } }), 'is not a plain name'],
-    ['too many choices', form({ pick: { type: 'string', enum: Array.from({ length: 101 }, (_, index) => `o${index}`) } }), 'requestedSchema.properties.pick: '],
+    [
+      'too many choices',
+      form({ pick: { type: 'string', enum: Array.from({ length: 101 }, (_, index) => `o${index}`) } }),
+      'requestedSchema.properties.pick: ',
+    ],
     ['a huge message', { ...form({ a: { type: 'string' } }), message: 'x'.repeat(4001) }, 'message '],
-    ['a required field that does not exist', form({ a: { type: 'string' } }, { required: ['b'] }), 'requestedSchema.required names "b", which is not a property'],
+    [
+      'a required field that does not exist',
+      form({ a: { type: 'string' } }, { required: ['b'] }),
+      'requestedSchema.required names "b", which is not a property',
+    ],
     ['no fields', form({}), 'requestedSchema has no properties'],
-    ['a default outside the choices', form({ pick: { type: 'string', enum: ['a'], default: 'z' } }), 'its default is not one of its choices'],
-    ['a URL that is not http(s)', { mode: 'url', message: 'Open', url: 'javascript:alert(1)', elicitationId: 'e1' }, 'url must be http or https, not javascript:'],
-    ['a URL with credentials', { mode: 'url', message: 'Open', url: 'https://user:secret@example.com/', elicitationId: 'e1' }, 'url must not carry credentials'],
+    [
+      'a default outside the choices',
+      form({ pick: { type: 'string', enum: ['a'], default: 'z' } }),
+      'its default is not one of its choices',
+    ],
+    [
+      'a URL that is not http(s)',
+      { mode: 'url', message: 'Open', url: 'javascript:alert(1)', elicitationId: 'e1' },
+      'url must be http or https, not javascript:',
+    ],
+    [
+      'a URL with credentials',
+      { mode: 'url', message: 'Open', url: 'https://user:secret@example.com/', elicitationId: 'e1' },
+      'url must not carry credentials',
+    ],
   ])('refuses %s', (_name, params, problem) => {
     const parsed = parseElicitation(params);
     expect(parsed.ok).toBe(false);
@@ -81,6 +112,10 @@ describe('checkElicitationContent: the answer against the form', () => {
       'count must be a whole number',
       'tags must not repeat a choice',
     ]);
-    expect(checkElicitationContent(checked, { email: 'nobody', count: 11, tags: [] })).toEqual(['email must be an email address', 'count must be at most 10', 'tags must have at least 1 choices']);
+    expect(checkElicitationContent(checked, { email: 'nobody', count: 11, tags: [] })).toEqual([
+      'email must be an email address',
+      'count must be at most 10',
+      'tags must have at least 1 choices',
+    ]);
   });
 });

@@ -24,7 +24,11 @@ const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
  * building them at load was ~1 ms of every start of the CLI.
  */
 function buildSchemas() {
-  const clean = (max: number) => z.string().max(max).transform((text) => text.replace(CONTROL, ''));
+  const clean = (max: number) =>
+    z
+      .string()
+      .max(max)
+      .transform((text) => text.replace(CONTROL, ''));
   const option = clean(200);
 
   const Shown = { title: clean(200).optional(), description: clean(1000).optional() };
@@ -43,7 +47,11 @@ function buildSchemas() {
     enum: z.array(option).min(1).max(MAX_OPTIONS).optional(),
     /** Labels of `enum`'s values (the legacy titled form). */
     enumNames: z.array(option).max(MAX_OPTIONS).optional(),
-    oneOf: z.array(z.object({ const: option, title: option.optional() })).min(1).max(MAX_OPTIONS).optional(),
+    oneOf: z
+      .array(z.object({ const: option, title: option.optional() }))
+      .min(1)
+      .max(MAX_OPTIONS)
+      .optional(),
     default: option.optional(),
   });
   const NumberFieldSchema = z.object({
@@ -61,7 +69,12 @@ function buildSchemas() {
     maxItems: z.number().int().min(0).max(MAX_OPTIONS).optional(),
     items: z.union([
       z.object({ type: z.literal('string'), enum: z.array(option).min(1).max(MAX_OPTIONS) }),
-      z.object({ anyOf: z.array(z.object({ const: option, title: option.optional() })).min(1).max(MAX_OPTIONS) }),
+      z.object({
+        anyOf: z
+          .array(z.object({ const: option, title: option.optional() }))
+          .min(1)
+          .max(MAX_OPTIONS),
+      }),
     ]),
     default: z.array(option).max(MAX_OPTIONS).optional(),
   });
@@ -80,18 +93,59 @@ function buildSchemas() {
     url: z.string().max(MAX_URL),
     elicitationId: clean(200),
   });
-  return { StringFieldSchema, SingleSelectFieldSchema, NumberFieldSchema, BooleanFieldSchema, MultiSelectFieldSchema, FormParamsSchema, UrlParamsSchema };
+  return {
+    StringFieldSchema,
+    SingleSelectFieldSchema,
+    NumberFieldSchema,
+    BooleanFieldSchema,
+    MultiSelectFieldSchema,
+    FormParamsSchema,
+    UrlParamsSchema,
+  };
 }
 let built: ReturnType<typeof buildSchemas> | undefined;
 const schemas = (): ReturnType<typeof buildSchemas> => (built ??= buildSchemas());
 
 /** One field a form asks for, with its choices (if any) as `{ value, label }`. */
 export type ElicitationField =
-  | { name: string; kind: 'string'; title?: string | undefined; description?: string | undefined; minLength?: number | undefined; maxLength?: number | undefined; format?: 'email' | 'uri' | 'date' | 'date-time' | undefined; default?: string | undefined }
-  | { name: string; kind: 'choice'; title?: string | undefined; description?: string | undefined; options: Array<{ value: string; label?: string | undefined }>; default?: string | undefined }
-  | { name: string; kind: 'number' | 'integer'; title?: string | undefined; description?: string | undefined; minimum?: number | undefined; maximum?: number | undefined; default?: number | undefined }
+  | {
+      name: string;
+      kind: 'string';
+      title?: string | undefined;
+      description?: string | undefined;
+      minLength?: number | undefined;
+      maxLength?: number | undefined;
+      format?: 'email' | 'uri' | 'date' | 'date-time' | undefined;
+      default?: string | undefined;
+    }
+  | {
+      name: string;
+      kind: 'choice';
+      title?: string | undefined;
+      description?: string | undefined;
+      options: Array<{ value: string; label?: string | undefined }>;
+      default?: string | undefined;
+    }
+  | {
+      name: string;
+      kind: 'number' | 'integer';
+      title?: string | undefined;
+      description?: string | undefined;
+      minimum?: number | undefined;
+      maximum?: number | undefined;
+      default?: number | undefined;
+    }
   | { name: string; kind: 'boolean'; title?: string | undefined; description?: string | undefined; default?: boolean | undefined }
-  | { name: string; kind: 'choices'; title?: string | undefined; description?: string | undefined; options: Array<{ value: string; label?: string | undefined }>; minItems?: number | undefined; maxItems?: number | undefined; default?: string[] | undefined };
+  | {
+      name: string;
+      kind: 'choices';
+      title?: string | undefined;
+      description?: string | undefined;
+      options: Array<{ value: string; label?: string | undefined }>;
+      minItems?: number | undefined;
+      maxItems?: number | undefined;
+      default?: string[] | undefined;
+    };
 
 export interface ElicitationForm {
   fields: ElicitationField[];
@@ -117,7 +171,13 @@ export type McpElicitationAnswer =
 /** Routes an elicitation to a human; provided by Legion (the attached user surfaces). */
 export type McpElicitHandler = (request: McpElicitation, options: { signal: AbortSignal }) => Promise<McpElicitationAnswer>;
 
-export type ParsedElicitation = { ok: true; value: { mode: 'form'; message: string; form: ElicitationForm } | { mode: 'url'; message: string; url: string; elicitationId: string } } | { ok: false; problem: string };
+export type ParsedElicitation =
+  | {
+      ok: true;
+      value:
+        { mode: 'form'; message: string; form: ElicitationForm } | { mode: 'url'; message: string; url: string; elicitationId: string };
+    }
+  | { ok: false; problem: string };
 
 /** Checks an `elicitation/create` request's params; a problem names what the server got wrong. */
 export function parseElicitation(params: unknown): ParsedElicitation {
@@ -131,7 +191,8 @@ export function parseElicitation(params: unknown): ParsedElicitation {
     } catch {
       return { ok: false, problem: 'url is not a valid URL' };
     }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, problem: `url must be http or https, not ${url.protocol}` };
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+      return { ok: false, problem: `url must be http or https, not ${url.protocol}` };
     if (url.username || url.password) return { ok: false, problem: 'url must not carry credentials' };
     return { ok: true, value: { mode: 'url', message: parsed.data.message, url: url.href, elicitationId: parsed.data.elicitationId } };
   }
@@ -140,16 +201,22 @@ export function parseElicitation(params: unknown): ParsedElicitation {
   const { properties, required = [] } = parsed.data.requestedSchema;
   const names = Object.keys(properties);
   if (names.length === 0) return { ok: false, problem: 'requestedSchema has no properties' };
-  if (names.length > MAX_FIELDS) return { ok: false, problem: `requestedSchema has ${names.length} properties; at most ${MAX_FIELDS} are accepted` };
+  if (names.length > MAX_FIELDS)
+    return { ok: false, problem: `requestedSchema has ${names.length} properties; at most ${MAX_FIELDS} are accepted` };
   const fields: ElicitationField[] = [];
   for (const name of names) {
-    if (!NAME.test(name)) return { ok: false, problem: `requestedSchema property name ${JSON.stringify(name.slice(0, 80))} is not a plain name (letters, digits, _ . -, at most 64)` };
+    if (!NAME.test(name))
+      return {
+        ok: false,
+        problem: `requestedSchema property name ${JSON.stringify(name.slice(0, 80))} is not a plain name (letters, digits, _ . -, at most 64)`,
+      };
     const field = parseField(name, properties[name]);
     if (typeof field === 'string') return { ok: false, problem: `requestedSchema.properties.${name}: ${field}` };
     fields.push(field);
   }
   const unknown = required.find((name) => !names.includes(name));
-  if (unknown !== undefined) return { ok: false, problem: `requestedSchema.required names ${JSON.stringify(unknown.slice(0, 80))}, which is not a property` };
+  if (unknown !== undefined)
+    return { ok: false, problem: `requestedSchema.required names ${JSON.stringify(unknown.slice(0, 80))}, which is not a property` };
   return { ok: true, value: { mode: 'form', message: parsed.data.message, form: { fields, required } } };
 }
 
@@ -165,8 +232,12 @@ function parseField(name: string, schema: unknown): ElicitationField | string {
     const field = parsed.data;
     const options = field.oneOf
       ? field.oneOf.map((choice) => ({ value: choice.const, ...(choice.title !== undefined ? { label: choice.title } : {}) }))
-      : (field.enum ?? []).map((value, index) => ({ value, ...(field.enumNames?.[index] !== undefined ? { label: field.enumNames[index] } : {}) }));
-    if (field.default !== undefined && !options.some((choice) => choice.value === field.default)) return 'its default is not one of its choices';
+      : (field.enum ?? []).map((value, index) => ({
+          value,
+          ...(field.enumNames?.[index] !== undefined ? { label: field.enumNames[index] } : {}),
+        }));
+    if (field.default !== undefined && !options.some((choice) => choice.value === field.default))
+      return 'its default is not one of its choices';
     return { name, kind: 'choice', ...shown(field), options, ...(field.default !== undefined ? { default: field.default } : {}) };
   }
   switch (type) {
@@ -186,14 +257,23 @@ function parseField(name: string, schema: unknown): ElicitationField | string {
     case 'boolean': {
       const parsed = schemas().BooleanFieldSchema.safeParse(schema);
       if (!parsed.success) return problemOf(parsed.error, schema);
-      return { name, kind: 'boolean', ...shown(parsed.data), ...(parsed.data.default !== undefined ? { default: parsed.data.default } : {}) };
+      return {
+        name,
+        kind: 'boolean',
+        ...shown(parsed.data),
+        ...(parsed.data.default !== undefined ? { default: parsed.data.default } : {}),
+      };
     }
     case 'array': {
       const parsed = schemas().MultiSelectFieldSchema.safeParse(schema);
       if (!parsed.success) return problemOf(parsed.error, schema);
       const field = parsed.data;
-      const options = 'enum' in field.items ? field.items.enum.map((value) => ({ value })) : field.items.anyOf.map((choice) => ({ value: choice.const, ...(choice.title !== undefined ? { label: choice.title } : {}) }));
-      if (field.default?.some((value) => !options.some((choice) => choice.value === value))) return 'its default has a value that is not one of its choices';
+      const options =
+        'enum' in field.items
+          ? field.items.enum.map((value) => ({ value }))
+          : field.items.anyOf.map((choice) => ({ value: choice.const, ...(choice.title !== undefined ? { label: choice.title } : {}) }));
+      if (field.default?.some((value) => !options.some((choice) => choice.value === value)))
+        return 'its default has a value that is not one of its choices';
       return {
         name,
         kind: 'choices',
@@ -225,7 +305,9 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\
  */
 export function checkElicitationContent(form: ElicitationForm, content: Record<string, unknown>): string[] {
   const problems: string[] = [];
-  for (const name of Object.keys(content)) if (!form.fields.some((field) => field.name === name)) problems.push(`${JSON.stringify(name.slice(0, 80))} is not a field of this form`);
+  for (const name of Object.keys(content))
+    if (!form.fields.some((field) => field.name === name))
+      problems.push(`${JSON.stringify(name.slice(0, 80))} is not a field of this form`);
   for (const field of form.fields) {
     const value = content[field.name];
     if (value === undefined) {
@@ -247,11 +329,14 @@ function checkValue(field: ElicitationField, value: unknown): string | undefined
       if (field.format === 'email' && !EMAIL.test(value)) return 'must be an email address';
       if (field.format === 'uri' && !URL.canParse(value)) return 'must be a URI (scheme:…)';
       if (field.format === 'date' && (!DATE.test(value) || Number.isNaN(Date.parse(value)))) return 'must be a date (YYYY-MM-DD)';
-      if (field.format === 'date-time' && (!DATE_TIME.test(value) || Number.isNaN(Date.parse(value)))) return 'must be a date and time (YYYY-MM-DDTHH:MM:SSZ)';
+      if (field.format === 'date-time' && (!DATE_TIME.test(value) || Number.isNaN(Date.parse(value))))
+        return 'must be a date and time (YYYY-MM-DDTHH:MM:SSZ)';
       return undefined;
     }
     case 'choice':
-      return typeof value === 'string' && field.options.some((choice) => choice.value === value) ? undefined : `must be one of ${field.options.map((choice) => choice.value).join(', ')}`;
+      return typeof value === 'string' && field.options.some((choice) => choice.value === value)
+        ? undefined
+        : `must be one of ${field.options.map((choice) => choice.value).join(', ')}`;
     case 'number':
     case 'integer':
       if (typeof value !== 'number' || !Number.isFinite(value)) return 'must be a number';
@@ -262,7 +347,8 @@ function checkValue(field: ElicitationField, value: unknown): string | undefined
     case 'boolean':
       return typeof value === 'boolean' ? undefined : 'must be true or false';
     case 'choices':
-      if (!Array.isArray(value) || value.some((item) => typeof item !== 'string' || !field.options.some((choice) => choice.value === item))) return `must be a list of ${field.options.map((choice) => choice.value).join(', ')}`;
+      if (!Array.isArray(value) || value.some((item) => typeof item !== 'string' || !field.options.some((choice) => choice.value === item)))
+        return `must be a list of ${field.options.map((choice) => choice.value).join(', ')}`;
       if (new Set(value).size !== value.length) return 'must not repeat a choice';
       if (field.minItems !== undefined && value.length < field.minItems) return `must have at least ${field.minItems} choices`;
       if (field.maxItems !== undefined && value.length > field.maxItems) return `must have at most ${field.maxItems} choices`;

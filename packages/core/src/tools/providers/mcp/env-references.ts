@@ -17,7 +17,11 @@ export function expandEnvReferences(
     expanded[key] = value.replace(ENV_REFERENCE, (_match, name: string) => {
       const found = env[name];
       if (found === undefined) {
-        throw new LegionError('mcp_env_missing', `${where}.${key} refers to \${env:${name}}, but the environment variable ${name} is not set.`, { variable: name });
+        throw new LegionError(
+          'mcp_env_missing',
+          `${where}.${key} refers to \${env:${name}}, but the environment variable ${name} is not set.`,
+          { variable: name },
+        );
       }
       return found;
     });

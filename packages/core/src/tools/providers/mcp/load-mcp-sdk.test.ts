@@ -36,7 +36,8 @@ describe('loadMcpSdk', () => {
       expect(result.status, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual({
         code: 'mcp_sdk_missing',
-        message: 'MCP servers are configured ("mcpServers"), but the "@modelcontextprotocol/client" package is not installed. Install it: npm install @modelcontextprotocol/client@2.4.0',
+        message:
+          'MCP servers are configured ("mcpServers"), but the "@modelcontextprotocol/client" package is not installed. Install it: npm install @modelcontextprotocol/client@2.4.0',
       });
     } finally {
       rmSync(root, { recursive: true, force: true });

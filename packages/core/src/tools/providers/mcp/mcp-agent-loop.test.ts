@@ -28,7 +28,11 @@ describe('an agent using MCP tools', () => {
           {
             expect: (request) => {
               const sum = request.tools.find((tool) => tool.name === 'mcp__everything__get-sum');
-              expect(sum?.parameters).toMatchObject({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] });
+              expect(sum?.parameters).toMatchObject({
+                type: 'object',
+                properties: { a: { type: 'number' }, b: { type: 'number' } },
+                required: ['a', 'b'],
+              });
               expect(request.tools.map((tool) => tool.name)).toContain('mcp__memory__create_entities');
             },
             // A wrong argument type first: the model gets an error that names the field, and no server sees the call.
@@ -42,7 +46,11 @@ describe('an agent using MCP tools', () => {
             },
             toolCalls: [
               { id: 'sum', name: 'mcp__everything__get-sum', input: { a: 2, b: 3 } },
-              { id: 'remember', name: 'mcp__memory__create_entities', input: { entities: [{ name: 'answer', entityType: 'fact', observations: ['2 + 3 = 5'] }] } },
+              {
+                id: 'remember',
+                name: 'mcp__memory__create_entities',
+                input: { entities: [{ name: 'answer', entityType: 'fact', observations: ['2 + 3 = 5'] }] },
+              },
               { id: 'recall', name: 'mcp__memory__search_nodes', input: { query: 'answer' } },
             ],
           },
@@ -87,7 +95,10 @@ describe('an agent using MCP tools', () => {
       participants: [userParticipant(), agentParticipant('dev', { delegation: 'none' })],
       scripts: { dev: [{ toolCalls: [{ id: 'echo', name: 'mcp__everything__echo', input: { message: 'hi' } }] }] },
     });
-    writeFileSync(join(test.root, '.legion', 'config.json'), JSON.stringify({ version: 1, mcpServers: { everything: stdioServer('@modelcontextprotocol/server-everything') } }));
+    writeFileSync(
+      join(test.root, '.legion', 'config.json'),
+      JSON.stringify({ version: 1, mcpServers: { everything: stdioServer('@modelcontextprotocol/server-everything') } }),
+    );
     await test.legion.close();
     legion = test.reopen();
     const calls: string[] = [];

@@ -51,7 +51,10 @@ describe('elicitation from an MCP server Legion consumes', () => {
       join(test.root, '.legion', 'config.json'),
       JSON.stringify({
         version: 1,
-        mcpServers: { everything: stdioServer('@modelcontextprotocol/server-everything'), eliciting: { command: process.execPath, args: [ELICITING_SERVER] } },
+        mcpServers: {
+          everything: stdioServer('@modelcontextprotocol/server-everything'),
+          eliciting: { command: process.execPath, args: [ELICITING_SERVER] },
+        },
         policies: { 'mcp__everything__*': 'auto', 'mcp__eliciting__*': 'auto' },
       }),
     );
@@ -77,7 +80,10 @@ describe('elicitation from an MCP server Legion consumes', () => {
       ],
     });
     const questions: UserQuestion[] = [];
-    const answers = ['integer: 500\ncheck: maybe', 'name: Ada Lovelace\ncheck: yes\ninteger: 7\nuntitledSingleSelectEnum: Joey\ntitledSingleSelectEnum: Wonder Woman'];
+    const answers = [
+      'integer: 500\ncheck: maybe',
+      'name: Ada Lovelace\ncheck: yes\ninteger: 7\nuntitledSingleSelectEnum: Joey\ntitledSingleSelectEnum: Wonder Woman',
+    ];
     opened.attachUser({
       medium: 'terminal',
       ask: async (question) => {
@@ -92,24 +98,37 @@ describe('elicitation from an MCP server Legion consumes', () => {
 
     expect(questions).toHaveLength(2);
     const [first, second] = questions;
-    expect(first).toMatchObject({ from: 'dev', user: { id: 'user' }, chain: ['user', 'dev'], conversation: { sessionId: session.id, conversationId: 'user__dev' } });
-    expect(first!.text).toMatch(/^MCP server "everything" asks you, during a tool call by dev \(trigger-elicitation-request\):\nPlease provide inputs for the following fields:\n/);
+    expect(first).toMatchObject({
+      from: 'dev',
+      user: { id: 'user' },
+      chain: ['user', 'dev'],
+      conversation: { sessionId: session.id, conversationId: 'user__dev' },
+    });
+    expect(first!.text).toMatch(
+      /^MCP server "everything" asks you, during a tool call by dev \(trigger-elicitation-request\):\nPlease provide inputs for the following fields:\n/,
+    );
     expect(first!.text).toContain('- name (text, required): String — Your full, legal name');
     expect(first!.text).toContain('- integer (whole number, from 1, to 100, default 42): Integer');
-    expect(first!.text).toContain('- titledSingleSelectEnum (one of hero-1 (Superman), hero-2 (Green Lantern), hero-3 (Wonder Woman), default hero-1)');
+    expect(first!.text).toContain(
+      '- titledSingleSelectEnum (one of hero-1 (Superman), hero-2 (Green Lantern), hero-3 (Wonder Woman), default hero-1)',
+    );
     expect(first!.text).toContain('"decline" to refuse, or "cancel"');
     // The first answer did not fit: asked again, with what was wrong.
-    expect(second!.text).toMatch(/^That answer does not fit the form: check cannot be "maybe"; name is required; integer must be at most 100\. Please answer again\.\n\nMCP server "everything"/);
+    expect(second!.text).toMatch(
+      /^That answer does not fit the form: check cannot be "maybe"; name is required; integer must be at most 100\. Please answer again\.\n\nMCP server "everything"/,
+    );
     test.assertScriptsDone();
   });
 
-  it('returns the user\'s decline, and a URL request shows the page and its host', async () => {
+  it("returns the user's decline, and a URL request shows the page and its host", async () => {
     const opened = await open({
       dev: [
         { toolCalls: [{ id: 'form', name: FORM_TOOL, input: {} }] },
         (request) => {
           expect(lastResult(request).content).toContain('❌ User declined to provide the requested information.');
-          return { toolCalls: [{ id: 'url', name: URL_TOOL, input: { url: 'https://auth.example.com/consent?x=1', message: 'Grant access' } }] };
+          return {
+            toolCalls: [{ id: 'url', name: URL_TOOL, input: { url: 'https://auth.example.com/consent?x=1', message: 'Grant access' } }],
+          };
         },
         (request) => {
           expect(lastResult(request).content).toContain('✅ User completed the URL elicitation flow.');
@@ -122,8 +141,13 @@ describe('elicitation from an MCP server Legion consumes', () => {
     opened.attachUser({ medium: 'web', ask: async (question) => (questions.push(question), answers.shift() ?? 'cancel') });
     await toolArrives(opened, URL_TOOL);
 
-    expect(await opened.send(await opened.sessions.create(), 'Try both.')).toMatchObject({ status: 'success', reply: 'Declined the form, granted access.' });
-    expect(questions[1]!.text).toContain('Grant access\n\nIt asks you to open this page (on auth.example.com) and finish there:\nhttps://auth.example.com/consent?x=1\n\nAnswer "done" once finished');
+    expect(await opened.send(await opened.sessions.create(), 'Try both.')).toMatchObject({
+      status: 'success',
+      reply: 'Declined the form, granted access.',
+    });
+    expect(questions[1]!.text).toContain(
+      'Grant access\n\nIt asks you to open this page (on auth.example.com) and finish there:\nhttps://auth.example.com/consent?x=1\n\nAnswer "done" once finished',
+    );
     test.assertScriptsDone();
   });
 
@@ -135,7 +159,9 @@ describe('elicitation from an MCP server Legion consumes', () => {
           const { content } = lastResult(request);
           expect(content).toContain('❌ User declined to provide the requested information.');
           // server-everything shows the raw result: the reason travels in its _meta.
-          expect(content).toContain('"legion-collective/reason": "No user surface that answers questions is attached (a headless run): nobody can answer now."');
+          expect(content).toContain(
+            '"legion-collective/reason": "No user surface that answers questions is attached (a headless run): nobody can answer now."',
+          );
           return { text: 'Nobody to ask.' };
         },
       ],
@@ -144,9 +170,16 @@ describe('elicitation from an MCP server Legion consumes', () => {
     opened.events.on('error:raised', (event) => errors.push(event));
     await toolArrives(opened, FORM_TOOL);
 
-    expect(await opened.send(await opened.sessions.create(), 'Fill in the form.')).toMatchObject({ status: 'success', reply: 'Nobody to ask.' });
+    expect(await opened.send(await opened.sessions.create(), 'Fill in the form.')).toMatchObject({
+      status: 'success',
+      reply: 'Nobody to ask.',
+    });
     expect(errors).toContainEqual(
-      expect.objectContaining({ scope: 'mcp server everything', code: 'mcp_elicitation_declined', message: expect.stringContaining('declined: No user surface that answers questions is attached') }),
+      expect.objectContaining({
+        scope: 'mcp server everything',
+        code: 'mcp_elicitation_declined',
+        message: expect.stringContaining('declined: No user surface that answers questions is attached'),
+      }),
     );
     test.assertScriptsDone();
   });
@@ -163,9 +196,23 @@ describe('elicitation from an MCP server Legion consumes', () => {
         (request) => {
           const results = request.messages.at(-1)!.content.filter((part): part is ToolResultBlock => part.type === 'tool_result');
           const byId = Object.fromEntries(results.map((result) => [result.toolUseId, result.content]));
-          expect(JSON.parse(byId['too-many-fields']!)).toEqual({ action: 'decline', _meta: { 'legion-collective/reason': "its elicitation request is not one Legion accepts: requestedSchema has 40 properties; at most 32 are accepted" } });
-          expect(JSON.parse(byId['forged-name']!)).toMatchObject({ action: 'decline', _meta: { 'legion-collective/reason': expect.stringContaining('is not a plain name') } });
-          expect(JSON.parse(byId['file-url']!)).toEqual({ action: 'decline', _meta: { 'legion-collective/reason': 'its elicitation request is not one Legion accepts: url must be http or https, not file:' } });
+          expect(JSON.parse(byId['too-many-fields']!)).toEqual({
+            action: 'decline',
+            _meta: {
+              'legion-collective/reason':
+                'its elicitation request is not one Legion accepts: requestedSchema has 40 properties; at most 32 are accepted',
+            },
+          });
+          expect(JSON.parse(byId['forged-name']!)).toMatchObject({
+            action: 'decline',
+            _meta: { 'legion-collective/reason': expect.stringContaining('is not a plain name') },
+          });
+          expect(JSON.parse(byId['file-url']!)).toEqual({
+            action: 'decline',
+            _meta: {
+              'legion-collective/reason': 'its elicitation request is not one Legion accepts: url must be http or https, not file:',
+            },
+          });
           // Not even a valid elicitation by MCP's schema: the SDK answers the server with an error (its long text is evicted to an artifact).
           expect(results.find((result) => result.toolUseId === 'nested-object')).toMatchObject({ isError: true });
           return { text: 'Refused.' };
@@ -178,7 +225,9 @@ describe('elicitation from an MCP server Legion consumes', () => {
     const outcome = await opened.send(await opened.sessions.create(), 'Ask away.');
     expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: 'success', reply: 'Refused.' });
     expect(questions).toHaveLength(1);
-    expect(questions[0]!.text).toContain('MCP server "eliciting" asks you, during a tool call by dev (ask):\nDeploy to production?[2J]0;owned\nReally?\n\n- approve (yes or no, required): Approve[31m\n');
+    expect(questions[0]!.text).toContain(
+      'MCP server "eliciting" asks you, during a tool call by dev (ask):\nDeploy to production?[2J]0;owned\nReally?\n\n- approve (yes or no, required): Approve[31m\n',
+    );
     expect(questions[0]!.text).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/);
     test.assertScriptsDone();
   });

@@ -23,12 +23,19 @@ describe('lazy MCP tool schemas (mcpServers.*.lazy)', () => {
 
   async function open(lazy: boolean, context: 'full' | 'compact', steps: ScriptStep[], requests: ModelRequest[]): Promise<Legion> {
     test = createTestLegion({
-      participants: [userParticipant(), agentParticipant('dev', { delegation: 'none', tools: ['mcp__everything__*', 'todo_*'], context: { toolSchemas: context } })],
+      participants: [
+        userParticipant(),
+        agentParticipant('dev', { delegation: 'none', tools: ['mcp__everything__*', 'todo_*'], context: { toolSchemas: context } }),
+      ],
       scripts: { dev: recorded(requests, steps) },
     });
     writeFileSync(
       join(test.root, '.legion', 'config.json'),
-      JSON.stringify({ version: 1, mcpServers: { everything: { ...stdioServer('@modelcontextprotocol/server-everything'), lazy } }, policies: { 'mcp__everything__*': 'auto' } }),
+      JSON.stringify({
+        version: 1,
+        mcpServers: { everything: { ...stdioServer('@modelcontextprotocol/server-everything'), lazy } },
+        policies: { 'mcp__everything__*': 'auto' },
+      }),
     );
     await test.legion.close();
     return (legion = test.reopen());
@@ -56,7 +63,11 @@ describe('lazy MCP tool schemas (mcpServers.*.lazy)', () => {
     const catalogue = first!.tools.find((tool) => tool.name === 'load_tools')!.description;
     expect(catalogue).toMatch(/^- mcp__everything \(MCP server; tools mcp__everything__<name>\): .*echo \(.+\).*; get-sum \(.+\)/m);
     expect(mcpNames(second!)).toEqual(['mcp__everything__get-sum']);
-    expect(second!.tools.find((tool) => tool.name === 'mcp__everything__get-sum')?.parameters).toMatchObject({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] });
+    expect(second!.tools.find((tool) => tool.name === 'mcp__everything__get-sum')?.parameters).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+    });
     expect(toolResultsOf(third!.messages.at(-1)!).map((result) => result.content)).toEqual(['The sum of 2 and 3 is 5.']);
     test!.assertScriptsDone();
 
@@ -65,7 +76,11 @@ describe('lazy MCP tool schemas (mcpServers.*.lazy)', () => {
     expect(family.tools).toBeGreaterThan(5);
     expect(family.savedTokens).toBeGreaterThan(0);
     expect(family.savedTokens).toBeLessThan(family.schemaTokens);
-    expect(view.tools.find((tool) => tool.name === 'mcp__everything__get-sum')).toMatchObject({ visible: true, offered: 'on demand', schemaTokens: expect.any(Number) });
+    expect(view.tools.find((tool) => tool.name === 'mcp__everything__get-sum')).toMatchObject({
+      visible: true,
+      offered: 'on demand',
+      schemaTokens: expect.any(Number),
+    });
   });
 
   it('lazy: false sends every schema of the server in every request, even to a compact agent', async () => {
@@ -74,7 +89,9 @@ describe('lazy MCP tool schemas (mcpServers.*.lazy)', () => {
 
     await opened.send(await opened.sessions.create(), 'Hi');
 
-    const listed = (await opened.describeTools('dev')).tools.filter((tool) => tool.name.startsWith('mcp__everything__')).map((tool) => tool.name);
+    const listed = (await opened.describeTools('dev')).tools
+      .filter((tool) => tool.name.startsWith('mcp__everything__'))
+      .map((tool) => tool.name);
     expect(listed.length).toBeGreaterThan(5);
     expect(mcpNames(requests[0]!).sort()).toEqual(listed.sort());
     const sum = requests[0]!.tools.find((tool) => tool.name === 'mcp__everything__get-sum')!;

@@ -16,9 +16,13 @@ export interface McpCallResult {
  */
 export function toToolResult(result: McpCallResult): ToolResult {
   const blocks = Array.isArray(result.content) ? result.content : [];
-  let text = blocks.map(describeBlock).filter((line) => line !== '').join('\n');
+  let text = blocks
+    .map(describeBlock)
+    .filter((line) => line !== '')
+    .join('\n');
   if (!text && result.structuredContent !== undefined) text = JSON.stringify(result.structuredContent);
-  if (!text && result.toolResult !== undefined) text = typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult);
+  if (!text && result.toolResult !== undefined)
+    text = typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult);
   if (result.isError === true) return { status: 'error', error: text || 'The MCP tool reported an error without details.' };
   return { status: 'success', data: text || '(no output)' };
 }

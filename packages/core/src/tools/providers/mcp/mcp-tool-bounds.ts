@@ -30,13 +30,17 @@ export function boundMcpTools(server: string, tools: readonly McpTool[]): { tool
   const bounded: BoundedMcpTool[] = [];
   const limit = MCP_TOOL_LIMITS;
   if (tools.length > limit.toolsPerServer) {
-    warnings.push(`it offers more than ${limit.toolsPerServer} tools; only the first ${limit.toolsPerServer} are offered to models (from "${tools[limit.toolsPerServer]!.name}" on, they are left out)`);
+    warnings.push(
+      `it offers more than ${limit.toolsPerServer} tools; only the first ${limit.toolsPerServer} are offered to models (from "${tools[limit.toolsPerServer]!.name}" on, they are left out)`,
+    );
   }
   for (const tool of tools.slice(0, limit.toolsPerServer)) {
     const { $schema: _declared, ...parameters } = tool.inputSchema as Record<string, unknown>;
     const schemaBytes = Buffer.byteLength(JSON.stringify(parameters), 'utf8');
     if (schemaBytes > limit.schemaBytes) {
-      warnings.push(`the input schema of "${tool.name}" is ${schemaBytes} bytes, over the limit of ${limit.schemaBytes}; the tool is not offered to models (every request would carry its schema)`);
+      warnings.push(
+        `the input schema of "${tool.name}" is ${schemaBytes} bytes, over the limit of ${limit.schemaBytes}; the tool is not offered to models (every request would carry its schema)`,
+      );
       continue;
     }
     const full = tool.description ?? tool.title ?? `The "${tool.name}" tool of MCP server "${server}".`;
@@ -45,7 +49,9 @@ export function boundMcpTools(server: string, tools: readonly McpTool[]): { tool
     if (chars.length > limit.descriptionChars) {
       const note = ` … [cut by Legion: ${chars.length} characters; at most ${limit.descriptionChars} are sent]`;
       description = chars.slice(0, limit.descriptionChars - note.length).join('') + note;
-      warnings.push(`the description of "${tool.name}" is ${chars.length} characters; models get its first ${limit.descriptionChars - note.length} (the limit is ${limit.descriptionChars}, as every request carries it)`);
+      warnings.push(
+        `the description of "${tool.name}" is ${chars.length} characters; models get its first ${limit.descriptionChars - note.length} (the limit is ${limit.descriptionChars}, as every request carries it)`,
+      );
     }
     bounded.push({ tool, description, parameters });
   }

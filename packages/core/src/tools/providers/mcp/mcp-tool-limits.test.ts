@@ -39,7 +39,10 @@ describe('an MCP server whose tools are too large for every request', () => {
         ],
       },
     });
-    writeFileSync(join(test.root, '.legion', 'config.json'), JSON.stringify({ version: 1, mcpServers: { big: { command: process.execPath, args: [OVERSIZED_SERVER] } } }));
+    writeFileSync(
+      join(test.root, '.legion', 'config.json'),
+      JSON.stringify({ version: 1, mcpServers: { big: { command: process.execPath, args: [OVERSIZED_SERVER] } } }),
+    );
     await test.legion.close();
     legion = test.reopen();
 
@@ -52,7 +55,9 @@ describe('an MCP server whose tools are too large for every request', () => {
       expect.arrayContaining([
         expect.stringContaining('the description of "manual" is 1062018 characters; models get its first'),
         expect.stringMatching(/the input schema of "huge_schema" is \d+ bytes, over the limit of 32768; the tool is not offered/),
-        expect.stringContaining('mcp server big: it offers more than 256 tools; only the first 256 are offered to models (from "tool_254" on, they are left out)'),
+        expect.stringContaining(
+          'mcp server big: it offers more than 256 tools; only the first 256 are offered to models (from "tool_254" on, they are left out)',
+        ),
       ]),
     );
     expect(warnings).toHaveLength(3);

@@ -53,7 +53,11 @@ export async function probeMcpServer(
     const count = await loadTokenCounter();
     // Measured as models get them: within the bounds the provider applies.
     const bounded = boundMcpTools(name, tools);
-    const definitions = bounded.tools.map(({ tool, description, parameters }) => ({ name: mcpToolName(name, tool.name), description, parameters }));
+    const definitions = bounded.tools.map(({ tool, description, parameters }) => ({
+      name: mcpToolName(name, tool.name),
+      description,
+      parameters,
+    }));
     const schemaTokens = definitions.reduce((total, definition) => total + count(JSON.stringify(definition)), 0);
     const listedTokens = definitions.length === 0 ? 0 : count(catalogueLine(mcpFamily(name), definitions));
     return { ok: true, tools: tools.map((tool) => tool.name), durationMs, schemaTokens, listedTokens, warnings: bounded.warnings };

@@ -74,7 +74,10 @@ describe('WorkspaceToolProvider', () => {
     writeTool('alpha.json', echoTool('alpha', 'A'));
     const broken = writeTool('broken.json', { name: 'broken', description: 'x', execution: { type: 'shell', command: 'rm -rf /' } });
     const notJson = writeTool('typo.json', '{ "name": "typo", ');
-    const unknownPlaceholder = writeTool('ghost.json', { ...echoTool('ghost', 'G'), execution: { type: 'shell', command: ['echo', '${nope}'] } });
+    const unknownPlaceholder = writeTool('ghost.json', {
+      ...echoTool('ghost', 'G'),
+      execution: { type: 'shell', command: ['echo', '${nope}'] },
+    });
     writeTool('README.md', 'not a tool');
     const warnings: Array<LegionEvents['storage:warning']> = [];
     events.on('storage:warning', (event) => warnings.push(event));
@@ -100,7 +103,9 @@ describe('WorkspaceToolProvider', () => {
     const second = writeTool('b.json', echoTool('same', 'second'));
     const workspace = start();
     expect(registry.list()).toHaveLength(1);
-    expect(workspace.problems).toEqual([expect.objectContaining({ path: second, field: 'name', message: expect.stringContaining('already defined by') })]);
+    expect(workspace.problems).toEqual([
+      expect.objectContaining({ path: second, field: 'name', message: expect.stringContaining('already defined by') }),
+    ]);
   });
 
   it('picks up a new file, an edit and a deletion while running', async () => {

@@ -65,7 +65,11 @@ export class WorkspaceToolProvider implements ToolProvider {
   reload(): void {
     if (this.disposed) return;
     const previous = this.tools;
-    const loaded = loadWorkspaceTools(this.options.directory, { workspaceRoot: this.options.workspaceRoot, env: this.env, commandEnv: this.options.commandEnv }, this.cache);
+    const loaded = loadWorkspaceTools(
+      this.options.directory,
+      { workspaceRoot: this.options.workspaceRoot, env: this.env, commandEnv: this.options.commandEnv },
+      this.cache,
+    );
     this.tools = loaded.tools;
     this.reportNewProblems(loaded.problems);
     this.follow();

@@ -13,7 +13,11 @@ beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'legion-argv-'));
   outside = mkdtempSync(join(tmpdir(), 'legion-argv-outside-'));
   const git = (...args: string[]): void => {
-    execFileSync('git', args, { cwd: root, stdio: 'ignore', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } });
+    execFileSync('git', args, {
+      cwd: root,
+      stdio: 'ignore',
+      env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
+    });
   };
   git('init', '-q', '-b', 'main');
   writeFileSync(join(root, 'a.txt'), 'a\n');
@@ -30,14 +34,28 @@ afterAll(() => {
 function toolFile(name: string, parameters: Record<string, unknown>, command: string[]): WorkspaceTool {
   const directory = join(root, '.legion', 'tools');
   mkdirSync(directory, { recursive: true });
-  writeFileSync(join(directory, `${name}.json`), JSON.stringify({ name, description: 'git log', parameters: { type: 'object', properties: parameters }, execution: { type: 'shell', command } }));
-  const provider = createWorkspaceToolProvider({ directory, workspaceRoot: root, env: { PATH: process.env.PATH, GIT_PAGER: 'cat' }, watch: false });
+  writeFileSync(
+    join(directory, `${name}.json`),
+    JSON.stringify({
+      name,
+      description: 'git log',
+      parameters: { type: 'object', properties: parameters },
+      execution: { type: 'shell', command },
+    }),
+  );
+  const provider = createWorkspaceToolProvider({
+    directory,
+    workspaceRoot: root,
+    env: { PATH: process.env.PATH, GIT_PAGER: 'cat' },
+    watch: false,
+  });
   const tool = provider.getTools().find((candidate) => candidate.name === name);
   expect(provider.problems).toEqual([]);
   return tool!;
 }
 
-const run = (tool: WorkspaceTool, input: Record<string, unknown>): ReturnType<WorkspaceTool['execute']> => tool.execute(input, toolContext({ workspaceRoot: root }));
+const run = (tool: WorkspaceTool, input: Record<string, unknown>): ReturnType<WorkspaceTool['execute']> =>
+  tool.execute(input, toolContext({ workspaceRoot: root }));
 
 describe('a model value that would become an option of the program', () => {
   it('is refused with a tool error, and the program never runs (git log --output=FILE writes nothing)', async () => {
@@ -54,7 +72,10 @@ describe('a model value that would become an option of the program', () => {
     const range = toolFile('git_range', { from: { type: 'string' } }, ['git', 'log', '${from}..main']);
     expect(await run(range, { from: `--output=${join(outside, 'x')}` })).toMatchObject({ status: 'error' });
     const paths = toolFile('git_paths', { paths: { type: 'array', items: { type: 'string' } } }, ['git', 'log', '${paths}']);
-    expect(await run(paths, { paths: ['a.txt', `--output=${join(outside, 'y')}`] })).toMatchObject({ status: 'error', error: expect.stringContaining('"paths"') });
+    expect(await run(paths, { paths: ['a.txt', `--output=${join(outside, 'y')}`] })).toMatchObject({
+      status: 'error',
+      error: expect.stringContaining('"paths"'),
+    });
     expect(readdirSync(outside)).toEqual([]);
   });
 
@@ -67,7 +88,10 @@ describe('a model value that would become an option of the program', () => {
 
   it('is passed when the tool file allows it: allowOptionLike, or values it lists itself', async () => {
     const flagged = toolFile('git_log_flag', { format: { type: 'string', allowOptionLike: true } }, ['git', 'log', '${format}']);
-    expect(await run(flagged, { format: '--oneline' })).toMatchObject({ status: 'success', data: expect.stringMatching(/^[0-9a-f]+ first commit/) });
+    expect(await run(flagged, { format: '--oneline' })).toMatchObject({
+      status: 'success',
+      data: expect.stringMatching(/^[0-9a-f]+ first commit/),
+    });
     expect(flagged.parameters).toEqual({ type: 'object', properties: { format: { type: 'string' } } });
     const listed = toolFile('git_log_enum', { style: { enum: ['--oneline', '--stat'] } }, ['git', 'log', '${style}']);
     expect(await run(listed, { style: '--oneline' })).toMatchObject({ status: 'success' });

@@ -59,8 +59,12 @@ export function expandArgv(command: readonly string[], scope: PlaceholderScope, 
 export function optionLikeParameters(properties: Readonly<Record<string, Record<string, unknown>>> | undefined): Set<string> {
   const allowed = new Set<string>();
   for (const [name, schema] of Object.entries(properties ?? {})) {
-    const items = schema.items !== null && typeof schema.items === 'object' && !Array.isArray(schema.items) ? (schema.items as Record<string, unknown>) : undefined;
-    if (schema[ALLOW_OPTION_LIKE] === true || listsValues(schema) || (schema.type === 'array' && items !== undefined && listsValues(items))) allowed.add(name);
+    const items =
+      schema.items !== null && typeof schema.items === 'object' && !Array.isArray(schema.items)
+        ? (schema.items as Record<string, unknown>)
+        : undefined;
+    if (schema[ALLOW_OPTION_LIKE] === true || listsValues(schema) || (schema.type === 'array' && items !== undefined && listsValues(items)))
+      allowed.add(name);
   }
   return allowed;
 }

@@ -33,7 +33,9 @@ export function fillBodyTemplate(template: string, scope: PlaceholderScope, form
   const parts = templateParts(template, scope);
   if (format === 'json') return fillJsonText(parts, toolName);
   const encode = format === 'form' ? encodeURIComponent : format === 'xml' ? escapeXml : (text: string) => text;
-  const body = parts.map((part) => (part.kind === 'text' ? part.text : part.value === undefined ? '' : encode(argumentText(part.value)))).join('');
+  const body = parts
+    .map((part) => (part.kind === 'text' ? part.text : part.value === undefined ? '' : encode(argumentText(part.value))))
+    .join('');
   return { ok: true, body };
 }
 
@@ -45,7 +47,11 @@ function fillJsonText(parts: readonly TemplatePart[], toolName: string): FilledB
   for (const part of parts) {
     if (part.kind === 'argument') {
       // `"\${x}"`: the template's backslash would escape the value's first character, and a `"` there would end the string.
-      if (escaped) return { ok: false, error: `${toolName}: the body template puts "\${${part.name}}" right after a backslash inside a JSON string; nothing was sent. Fix the tool file's "execution.body".` };
+      if (escaped)
+        return {
+          ok: false,
+          error: `${toolName}: the body template puts "\${${part.name}}" right after a backslash inside a JSON string; nothing was sent. Fix the tool file's "execution.body".`,
+        };
       if (inString) body += part.value === undefined ? '' : JSON.stringify(argumentText(part.value)).slice(1, -1);
       else body += part.value === undefined ? 'null' : JSON.stringify(part.value);
       continue;

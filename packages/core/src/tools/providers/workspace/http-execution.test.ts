@@ -27,7 +27,12 @@ beforeEach(async () => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      received.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+      received.push({
+        method: request.method ?? '',
+        url: request.url ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       if (request.url?.startsWith('/hang')) {
         hanging.push(() => response.destroy());
         return;
@@ -61,7 +66,10 @@ function httpTool(execution: Record<string, unknown>, extra: Record<string, unkn
   const definition = WorkspaceToolFileSchema.parse({
     name: 'api',
     description: 'test API',
-    parameters: { type: 'object', properties: { id: { type: 'string' }, title: { type: 'string' }, count: { type: 'integer' }, note: { type: 'string' } } },
+    parameters: {
+      type: 'object',
+      properties: { id: { type: 'string' }, title: { type: 'string' }, count: { type: 'integer' }, note: { type: 'string' } },
+    },
     variables: { API: base },
     execution: { type: 'http', ...execution },
     ...extra,
@@ -110,7 +118,10 @@ describe('http workspace tools', () => {
       ['x\u0000y', 'contains control characters'],
     ])('refuses %j and sends nothing', async (value, problem) => {
       const result = await issues().execute({ owner: 'octo', repo: value, n: '1' }, toolContext());
-      expect(result).toMatchObject({ status: 'error', error: expect.stringContaining(`"repo" is ${JSON.stringify(value)}, which ${problem}`) });
+      expect(result).toMatchObject({
+        status: 'error',
+        error: expect.stringContaining(`"repo" is ${JSON.stringify(value)}, which ${problem}`),
+      });
       expect(received).toEqual([]);
     });
 
@@ -130,12 +141,22 @@ describe('http workspace tools', () => {
       expect(received.map((request) => request.url)).toEqual(['/items/..x/x']);
     });
 
-    it('refuses an argument in the host or port: the tool\'s headers would go where the value says', async () => {
+    it("refuses an argument in the host or port: the tool's headers would go where the value says", async () => {
       const port = new URL(base).port;
-      const byPort = httpTool({ url: 'http://127.0.0.1:${id}/x', headers: { Authorization: 'Bearer ${env:API_TOKEN}' } }, {}, { API_TOKEN: 'secret-token' });
-      expect(await byPort.execute({ id: port }, toolContext())).toMatchObject({ status: 'error', error: expect.stringContaining('"id" sits in the scheme, host or port') });
+      const byPort = httpTool(
+        { url: 'http://127.0.0.1:${id}/x', headers: { Authorization: 'Bearer ${env:API_TOKEN}' } },
+        {},
+        { API_TOKEN: 'secret-token' },
+      );
+      expect(await byPort.execute({ id: port }, toolContext())).toMatchObject({
+        status: 'error',
+        error: expect.stringContaining('"id" sits in the scheme, host or port'),
+      });
       const appended = httpTool({ url: '${API}${id}/x' });
-      expect(await appended.execute({ id: '@127.0.0.1' }, toolContext())).toMatchObject({ status: 'error', error: expect.stringContaining('"id" sits in the scheme, host or port') });
+      expect(await appended.execute({ id: '@127.0.0.1' }, toolContext())).toMatchObject({
+        status: 'error',
+        error: expect.stringContaining('"id" sits in the scheme, host or port'),
+      });
       expect(received).toEqual([]);
     });
   });
@@ -174,7 +195,8 @@ describe('http workspace tools', () => {
     const result = await api.execute({ title: 'a\r\nX-Admin: yes' }, toolContext());
     expect(result).toEqual({
       status: 'error',
-      error: 'api: "title" is "a\\r\\nX-Admin: yes", which contains a line break or another control character and would break the "X-Title" header; nothing was sent. Give a value without control characters.',
+      error:
+        'api: "title" is "a\\r\\nX-Admin: yes", which contains a line break or another control character and would break the "X-Title" header; nothing was sent. Give a value without control characters.',
     });
     expect(received).toHaveLength(0);
   });
@@ -183,7 +205,12 @@ describe('http workspace tools', () => {
     const injection = 'hi","role":"admin","x":"';
 
     it.each([['application/json'], [undefined]])('JSON-escapes a value inside a JSON string (content-type %s)', async (contentType) => {
-      const api = httpTool({ method: 'POST', url: '${API}/messages', headers: contentType ? { 'content-type': contentType } : {}, body: '{"text":"${title}","role":"guest"}' });
+      const api = httpTool({
+        method: 'POST',
+        url: '${API}/messages',
+        headers: contentType ? { 'content-type': contentType } : {},
+        body: '{"text":"${title}","role":"guest"}',
+      });
       expect(await api.execute({ title: injection }, toolContext())).toMatchObject({ status: 'success' });
       expect(received).toHaveLength(1);
       // One "role", the template's.
@@ -192,19 +219,32 @@ describe('http workspace tools', () => {
     });
 
     it('writes a bare value as JSON: numbers stay numbers, strings become strings, a missing one null', async () => {
-      const api = httpTool({ method: 'POST', url: '${API}/items', headers: { 'content-type': 'application/json' }, body: '{"count": ${count}, "title": ${title}, "note": ${note}}' });
+      const api = httpTool({
+        method: 'POST',
+        url: '${API}/items',
+        headers: { 'content-type': 'application/json' },
+        body: '{"count": ${count}, "title": ${title}, "note": ${note}}',
+      });
       expect(await api.execute({ count: 3, title: '1, "role": "admin"' }, toolContext())).toMatchObject({ status: 'success' });
       expect(JSON.parse(received[0]!.body)).toEqual({ count: 3, title: '1, "role": "admin"', note: null });
     });
 
     it('refuses a placeholder after a backslash in a JSON string, where the value could end the string', async () => {
       const api = httpTool({ method: 'POST', url: '${API}/items', body: '{"text":"\\${title}","role":"guest"}' });
-      expect(await api.execute({ title: '","role":"admin' }, toolContext())).toMatchObject({ status: 'error', error: expect.stringContaining('right after a backslash') });
+      expect(await api.execute({ title: '","role":"admin' }, toolContext())).toMatchObject({
+        status: 'error',
+        error: expect.stringContaining('right after a backslash'),
+      });
       expect(received).toEqual([]);
     });
 
     it('percent-encodes values of a form body', async () => {
-      const api = httpTool({ method: 'POST', url: '${API}/form', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'title=${title}&role=guest' });
+      const api = httpTool({
+        method: 'POST',
+        url: '${API}/form',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'title=${title}&role=guest',
+      });
       expect(await api.execute({ title: 'a b&role=admin' }, toolContext())).toMatchObject({ status: 'success' });
       const form = new URLSearchParams(received[0]!.body);
       expect(form.getAll('role')).toEqual(['guest']);
@@ -212,39 +252,56 @@ describe('http workspace tools', () => {
     });
 
     it('escapes values of an XML body', async () => {
-      const api = httpTool({ method: 'POST', url: '${API}/xml', headers: { 'content-type': 'application/xml' }, body: '<item role="guest"><title>${title}</title></item>' });
+      const api = httpTool({
+        method: 'POST',
+        url: '${API}/xml',
+        headers: { 'content-type': 'application/xml' },
+        body: '<item role="guest"><title>${title}</title></item>',
+      });
       expect(await api.execute({ title: '</title><role>admin</role><title>' }, toolContext())).toMatchObject({ status: 'success' });
-      expect(received[0]!.body).toBe('<item role="guest"><title>&#60;/title&#62;&#60;role&#62;admin&#60;/role&#62;&#60;title&#62;</title></item>');
+      expect(received[0]!.body).toBe(
+        '<item role="guest"><title>&#60;/title&#62;&#60;role&#62;admin&#60;/role&#62;&#60;title&#62;</title></item>',
+      );
     });
   });
 
-  it.each([['directly'], ['with HTTP_PROXY set, when the global fetch sends it']])('follows a redirect to another origin without the tool\'s headers (%s)', async (how) => {
-    // Only its presence matters: Node's fetch uses it only with NODE_USE_ENV_PROXY, so the requests still go straight to the servers.
-    if (how !== 'directly') vi.stubEnv('HTTP_PROXY', 'http://127.0.0.1:9');
-    const other: Received[] = [];
-    const elsewhere = createServer((request, response) => {
-      other.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: '' });
-      response.writeHead(200, { 'content-type': 'text/plain' }).end('elsewhere');
-    });
-    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
-    const elsewhereBase = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
-    try {
-      redirectTo = `${elsewhereBase}/landing`;
-      const api = httpTool({ url: '${API}/redirect', headers: { 'X-Api-Key': '${env:API_TOKEN}', Authorization: 'Bearer ${env:API_TOKEN}' } }, {}, { API_TOKEN: 'secret-token' });
-      expect(await api.execute({}, toolContext())).toEqual({ status: 'success', data: 'elsewhere' });
-      expect(received[0]!.headers['x-api-key']).toBe('secret-token');
-      expect(other).toHaveLength(1);
-      expect(other[0]!.headers['x-api-key']).toBeUndefined();
-      expect(other[0]!.headers.authorization).toBeUndefined();
-    } finally {
-      vi.unstubAllEnvs();
-      await new Promise((resolve) => elsewhere.close(resolve));
-    }
-  });
+  it.each([['directly'], ['with HTTP_PROXY set, when the global fetch sends it']])(
+    "follows a redirect to another origin without the tool's headers (%s)",
+    async (how) => {
+      // Only its presence matters: Node's fetch uses it only with NODE_USE_ENV_PROXY, so the requests still go straight to the servers.
+      if (how !== 'directly') vi.stubEnv('HTTP_PROXY', 'http://127.0.0.1:9');
+      const other: Received[] = [];
+      const elsewhere = createServer((request, response) => {
+        other.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: '' });
+        response.writeHead(200, { 'content-type': 'text/plain' }).end('elsewhere');
+      });
+      await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+      const elsewhereBase = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
+      try {
+        redirectTo = `${elsewhereBase}/landing`;
+        const api = httpTool(
+          { url: '${API}/redirect', headers: { 'X-Api-Key': '${env:API_TOKEN}', Authorization: 'Bearer ${env:API_TOKEN}' } },
+          {},
+          { API_TOKEN: 'secret-token' },
+        );
+        expect(await api.execute({}, toolContext())).toEqual({ status: 'success', data: 'elsewhere' });
+        expect(received[0]!.headers['x-api-key']).toBe('secret-token');
+        expect(other).toHaveLength(1);
+        expect(other[0]!.headers['x-api-key']).toBeUndefined();
+        expect(other[0]!.headers.authorization).toBeUndefined();
+      } finally {
+        vi.unstubAllEnvs();
+        await new Promise((resolve) => elsewhere.close(resolve));
+      }
+    },
+  );
 
   it('turns an HTTP error status into an error result with the body', async () => {
     const api = httpTool({ url: '${API}/missing/${id}' });
-    expect(await api.execute({ id: '7' }, toolContext())).toEqual({ status: 'error', error: `api: GET ${base}/missing/7 answered HTTP 404 Not Found: no such item` });
+    expect(await api.execute({ id: '7' }, toolContext())).toEqual({
+      status: 'error',
+      error: `api: GET ${base}/missing/7 answered HTTP 404 Not Found: no such item`,
+    });
   });
 
   it('gives up on a server that does not answer within the timeout', async () => {

@@ -1,6 +1,14 @@
 import type { ToolResult } from '../../tool.js';
 import { bodyFormat, fillBodyTemplate } from './body-template.js';
-import { argumentText, fillTemplate, quotedValue, resolvePlaceholder, templateParts, wholePlaceholder, type PlaceholderScope } from './placeholders.js';
+import {
+  argumentText,
+  fillTemplate,
+  quotedValue,
+  resolvePlaceholder,
+  templateParts,
+  wholePlaceholder,
+  type PlaceholderScope,
+} from './placeholders.js';
 import { sendHttp } from './send-http.js';
 import { fillUrlTemplate } from './url-template.js';
 import type { HttpExecution } from './workspace-tool-schema.js';
@@ -54,9 +62,13 @@ export async function executeHttp(call: HttpToolCall): Promise<ToolResult> {
     if (outcome.stopped === 'aborted') return { status: 'error', error: `${toolName}: ${target} was cancelled.` };
     return { status: 'error', error: `${toolName}: ${target} failed: ${outcome.problem}` };
   }
-  const truncated = outcome.truncatedBytes > 0 ? `\n… [response cut after ${outcome.body.length} characters; at least ${outcome.truncatedBytes} more bytes not read]` : '';
+  const truncated =
+    outcome.truncatedBytes > 0
+      ? `\n… [response cut after ${outcome.body.length} characters; at least ${outcome.truncatedBytes} more bytes not read]`
+      : '';
   const status = `HTTP ${outcome.status}${outcome.statusText ? ` ${outcome.statusText}` : ''}`;
-  if (outcome.status >= 200 && outcome.status < 300) return { status: 'success', data: outcome.body ? `${outcome.body}${truncated}` : status };
+  if (outcome.status >= 200 && outcome.status < 300)
+    return { status: 'success', data: outcome.body ? `${outcome.body}${truncated}` : status };
   const excerpt = outcome.body.length > ERROR_BODY_CHARS ? `${outcome.body.slice(0, ERROR_BODY_CHARS)}…` : outcome.body;
   return { status: 'error', error: `${toolName}: ${target} answered ${status}${excerpt ? `: ${excerpt}` : ''}` };
 }
@@ -89,7 +101,12 @@ export function fillJson(template: unknown, scope: PlaceholderScope): unknown {
 const HEADER_CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 
 /** A header's value, with the argument that would break it named (variables and env are checked as a whole). */
-function fillHeader(name: string, template: string, scope: PlaceholderScope, toolName: string): { ok: true; value: string } | { ok: false; error: string } {
+function fillHeader(
+  name: string,
+  template: string,
+  scope: PlaceholderScope,
+  toolName: string,
+): { ok: true; value: string } | { ok: false; error: string } {
   let value = '';
   for (const part of templateParts(template, scope)) {
     if (part.kind === 'text') {
@@ -98,10 +115,17 @@ function fillHeader(name: string, template: string, scope: PlaceholderScope, too
     }
     const text = part.value === undefined ? '' : argumentText(part.value);
     if (HEADER_CONTROL.test(text)) {
-      return { ok: false, error: `${toolName}: "${part.name}" is ${quotedValue(text)}, which contains a line break or another control character and would break the "${name}" header; nothing was sent. Give a value without control characters.` };
+      return {
+        ok: false,
+        error: `${toolName}: "${part.name}" is ${quotedValue(text)}, which contains a line break or another control character and would break the "${name}" header; nothing was sent. Give a value without control characters.`,
+      };
     }
     value += text;
   }
-  if (HEADER_CONTROL.test(value)) return { ok: false, error: `${toolName}: the "${name}" header would contain a line break or another control character; nothing was sent.` };
+  if (HEADER_CONTROL.test(value))
+    return {
+      ok: false,
+      error: `${toolName}: the "${name}" header would contain a line break or another control character; nothing was sent.`,
+    };
   return { ok: true, value };
 }

@@ -5,12 +5,24 @@
  * is the shell injection argv templates exist to prevent.
  */
 const INLINE_CODE: ReadonlyArray<{ program: RegExp; option: RegExp; example: string }> = [
-  { program: /^(sh|bash|dash|zsh|ksh|mksh|ash|fish)$/, option: /^-[A-Za-z]*c[A-Za-z]*$/, example: '["sh", "-c", "echo \\"$1\\"", "sh", "${NAME}"]' },
-  { program: /^(node|nodejs|bun)$/, option: /^(-e|--eval|-p|--print)$/, example: '["node", "-e", "console.log(process.argv[1])", "${NAME}"]' },
+  {
+    program: /^(sh|bash|dash|zsh|ksh|mksh|ash|fish)$/,
+    option: /^-[A-Za-z]*c[A-Za-z]*$/,
+    example: '["sh", "-c", "echo \\"$1\\"", "sh", "${NAME}"]',
+  },
+  {
+    program: /^(node|nodejs|bun)$/,
+    option: /^(-e|--eval|-p|--print)$/,
+    example: '["node", "-e", "console.log(process.argv[1])", "${NAME}"]',
+  },
   { program: /^python[0-9.]*$/, option: /^-[A-Za-z]*c$/, example: '["python3", "-c", "import sys; print(sys.argv[1])", "${NAME}"]' },
   { program: /^(perl|ruby)$/, option: /^-[A-Za-z]*[eE]$/, example: '["perl", "-e", "print $ARGV[0]", "${NAME}"]' },
   { program: /^php$/, option: /^-r$/, example: '["php", "-r", "echo $argv[1];", "${NAME}"]' },
-  { program: /^(pwsh|powershell)(\.exe)?$/i, option: /^-(c|command)$/i, example: '["pwsh", "-c", "Write-Output $env:NAME"] with "env": { "NAME": "${NAME}" }' },
+  {
+    program: /^(pwsh|powershell)(\.exe)?$/i,
+    option: /^-(c|command)$/i,
+    example: '["pwsh", "-c", "Write-Output $env:NAME"] with "env": { "NAME": "${NAME}" }',
+  },
   { program: /^cmd(\.exe)?$/i, option: /^\/[ck]$/i, example: '"env": { "NAME": "${NAME}" } and %NAME% in the command' },
 ];
 

@@ -8,7 +8,10 @@ export interface WorkspaceToolsReport {
 }
 
 /** Loads the tool files of `directory` once, without watching it or registering anything: what `legion doctor` checks. */
-export function inspectWorkspaceTools(directory: string, options: { workspaceRoot: string; env?: NodeJS.ProcessEnv }): WorkspaceToolsReport {
+export function inspectWorkspaceTools(
+  directory: string,
+  options: { workspaceRoot: string; env?: NodeJS.ProcessEnv },
+): WorkspaceToolsReport {
   const loaded = loadWorkspaceTools(directory, { workspaceRoot: options.workspaceRoot, env: options.env ?? process.env });
   return {
     tools: loaded.tools.map((tool) => ({ name: tool.name, file: tool.file })),

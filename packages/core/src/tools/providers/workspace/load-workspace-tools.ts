@@ -38,10 +38,15 @@ export function loadWorkspaceTools(
 ): LoadedWorkspaceTools {
   let names: string[];
   try {
-    names = readdirSync(directory).filter((name) => name.endsWith('.json')).sort();
+    names = readdirSync(directory)
+      .filter((name) => name.endsWith('.json'))
+      .sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { tools: [], problems: [] };
-    return { tools: [], problems: [{ path: directory, field: '', message: `${directory}: could not list the tools directory (${errorMessage(error)})` }] };
+    return {
+      tools: [],
+      problems: [{ path: directory, field: '', message: `${directory}: could not list the tools directory (${errorMessage(error)})` }],
+    };
   }
   const tools: WorkspaceTool[] = [];
   const problems: WorkspaceToolFileProblem[] = [];
@@ -91,7 +96,9 @@ function loadFile(path: string, options: Omit<WorkspaceToolOptions, 'file'>, cac
 
 function parseFile(path: string, options: Omit<WorkspaceToolOptions, 'file'>): FileResult {
   try {
-    const definition = readJsonFile(path, WorkspaceToolFileSchema, { what: 'workspace tool file (see packages/core/schemas/workspace-tool.schema.json)' });
+    const definition = readJsonFile(path, WorkspaceToolFileSchema, {
+      what: 'workspace tool file (see packages/core/schemas/workspace-tool.schema.json)',
+    });
     const problem = checkWorkspaceTool(definition);
     if (problem) return { problem: { path, field: problem.field, message: `${path} (field "${problem.field}"): ${problem.problem}` } };
     try {

@@ -28,7 +28,8 @@ export interface PlaceholderScope {
   env: NodeJS.ProcessEnv;
 }
 
-export type ResolvedPlaceholder = { source: 'argument'; value: unknown } | { source: 'variable' | 'env'; value: string } | { source: 'missing' };
+export type ResolvedPlaceholder =
+  { source: 'argument'; value: unknown } | { source: 'variable' | 'env'; value: string } | { source: 'missing' };
 
 /** Variables win over arguments: a model must not be able to override a base URL by sending an extra field. */
 export function resolvePlaceholder(name: string, scope: PlaceholderScope): ResolvedPlaceholder {
@@ -84,7 +85,8 @@ export function templateParts(template: string, scope: PlaceholderScope): Templa
     const name = match[1]!;
     const resolved = resolvePlaceholder(name, scope);
     if (resolved.source === 'argument') parts.push({ kind: 'argument', name, value: resolved.value });
-    else if (resolved.source === 'missing' && !name.startsWith('env:') && !Object.hasOwn(scope.variables, name)) parts.push({ kind: 'argument', name, value: undefined });
+    else if (resolved.source === 'missing' && !name.startsWith('env:') && !Object.hasOwn(scope.variables, name))
+      parts.push({ kind: 'argument', name, value: undefined });
     else pushText(resolved.source === 'missing' ? '' : resolved.value);
   }
   pushText(template.slice(position));

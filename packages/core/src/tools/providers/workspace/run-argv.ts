@@ -47,7 +47,12 @@ export function runArgv(run: ArgvRun): Promise<ArgvOutcome> {
     let killTimer: NodeJS.Timeout | undefined;
     let timeoutTimer: NodeJS.Timeout | undefined;
     const sent = new Set<NodeJS.Signals>();
-    const child = spawnGroup(run.program, run.args, { cwd: run.cwd, env: run.env, command: [run.program, ...run.args].join(' '), purpose: run.purpose });
+    const child = spawnGroup(run.program, run.args, {
+      cwd: run.cwd,
+      env: run.env,
+      command: [run.program, ...run.args].join(' '),
+      purpose: run.purpose,
+    });
     const stop = (reason: 'timeout' | 'aborted'): void => {
       // The group is signalled even if the program itself has exited: a background child may still hold its output open.
       if (stopped) return;

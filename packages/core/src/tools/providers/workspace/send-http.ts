@@ -45,7 +45,8 @@ export async function sendHttp(call: HttpCall): Promise<HttpOutcome> {
       await response.body?.cancel().catch(() => undefined);
       if (redirects === MAX_REDIRECTS) return { kind: 'failure', problem: `more than ${MAX_REDIRECTS} redirects` };
       const next = redirectedRequest(hop, response.status, location);
-      if (next instanceof Error) return { kind: 'failure', problem: `the redirect to ${JSON.stringify(location)} cannot be followed (${next.message})` };
+      if (next instanceof Error)
+        return { kind: 'failure', problem: `the redirect to ${JSON.stringify(location)} cannot be followed (${next.message})` };
       hop = next;
     }
   } catch (error) {
@@ -87,6 +88,7 @@ async function readLimited(response: Response, limit: number): Promise<{ text: s
 function describeFetchError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause as { code?: string; message?: string } | undefined;
-  if (cause?.code) return cause.message?.includes(cause.code) ? cause.message : `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
+  if (cause?.code)
+    return cause.message?.includes(cause.code) ? cause.message : `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
   return error.message;
 }

@@ -14,7 +14,10 @@ let root: string;
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'legion-shell-tool-'));
   // Prints its arguments as JSON, one argv entry per array element, so tests see exactly what arrived.
-  writeFileSync(join(root, 'print-argv.mjs'), 'process.stdout.write(JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd(), greeting: process.env.GREETING ?? null }));\n');
+  writeFileSync(
+    join(root, 'print-argv.mjs'),
+    'process.stdout.write(JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd(), greeting: process.env.GREETING ?? null }));\n',
+  );
 });
 
 afterEach(() => rmSync(root, { recursive: true, force: true }));
@@ -27,7 +30,14 @@ function tool(file: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Works
 
 function argvTool(args: string[], extra: Record<string, unknown> = {}): WorkspaceTool {
   return tool({
-    parameters: { type: 'object', properties: { text: { type: 'string' }, files: { type: 'array', items: { type: 'string' } }, limit: { type: 'integer', default: 10 } } },
+    parameters: {
+      type: 'object',
+      properties: {
+        text: { type: 'string' },
+        files: { type: 'array', items: { type: 'string' } },
+        limit: { type: 'integer', default: 10 },
+      },
+    },
     execution: { type: 'shell', command: [process.execPath, 'print-argv.mjs', ...args] },
     ...extra,
   });
@@ -43,7 +53,17 @@ describe('shell workspace tools', () => {
     mkdirSync(join(root, 'x'));
     writeFileSync(join(root, 'x', 'keep.txt'), 'precious');
     const probe = argvTool(['${text}']);
-    const attacks = ['; rm -rf x', '$(rm -rf x)', '`rm -rf x`', 'a && rm -rf x', '| rm -rf x', "'; rm -rf x; echo '", '$(touch pwned)', '\n rm -rf x', '*'];
+    const attacks = [
+      '; rm -rf x',
+      '$(rm -rf x)',
+      '`rm -rf x`',
+      'a && rm -rf x',
+      '| rm -rf x',
+      "'; rm -rf x; echo '",
+      '$(touch pwned)',
+      '\n rm -rf x',
+      '*',
+    ];
     for (const attack of attacks) {
       expect(output(await probe.execute({ text: attack }, toolContext({ workspaceRoot: root }))).argv).toEqual([attack]);
     }
@@ -53,26 +73,48 @@ describe('shell workspace tools', () => {
 
   it('refuses a tool file that writes an argument into the code an interpreter runs, and runs the positional form safely', async () => {
     const parameters = { type: 'object', properties: { text: { type: 'string' } } };
-    const inline = WorkspaceToolFileSchema.parse({ name: 'probe', description: 'x', parameters, execution: { type: 'shell', command: ['/bin/sh', '-ec', 'echo ${text} > out.txt'] } });
+    const inline = WorkspaceToolFileSchema.parse({
+      name: 'probe',
+      description: 'x',
+      parameters,
+      execution: { type: 'shell', command: ['/bin/sh', '-ec', 'echo ${text} > out.txt'] },
+    });
     expect(checkWorkspaceTool(inline)).toEqual({
       field: 'execution.command[2]',
       problem:
         'puts the argument "${text}" inside the code sh runs, where its quotes, ";" and "$(…)" would run as code. ' +
         'Pass it as its own element after the code, or through "execution.env", and read it from there: ["sh", "-c", "echo \\"$1\\"", "sh", "${text}"]',
     });
-    for (const command of [[process.execPath, '-e', 'console.log("${text}")'], ['python3', '-c', 'print("${text}")'], ['bash', '-lc', 'ls ${text}']]) {
-      const definition = WorkspaceToolFileSchema.parse({ name: 'probe', description: 'x', parameters, execution: { type: 'shell', command } });
+    for (const command of [
+      [process.execPath, '-e', 'console.log("${text}")'],
+      ['python3', '-c', 'print("${text}")'],
+      ['bash', '-lc', 'ls ${text}'],
+    ]) {
+      const definition = WorkspaceToolFileSchema.parse({
+        name: 'probe',
+        description: 'x',
+        parameters,
+        execution: { type: 'shell', command },
+      });
       expect(checkWorkspaceTool(definition)?.field).toBe('execution.command[2]');
     }
     // Variables and the environment are the file author's, and a value after the code is a positional parameter.
-    const positional = tool({ parameters, variables: { OUT: 'out.txt' }, execution: { type: 'shell', command: ['/bin/sh', '-c', 'printf %s "$1" > ${OUT}', 'sh', '${text}'] } });
-    expect(await positional.execute({ text: '$(touch pwned); touch pwned2' }, toolContext({ workspaceRoot: root }))).toMatchObject({ status: 'success' });
+    const positional = tool({
+      parameters,
+      variables: { OUT: 'out.txt' },
+      execution: { type: 'shell', command: ['/bin/sh', '-c', 'printf %s "$1" > ${OUT}', 'sh', '${text}'] },
+    });
+    expect(await positional.execute({ text: '$(touch pwned); touch pwned2' }, toolContext({ workspaceRoot: root }))).toMatchObject({
+      status: 'success',
+    });
     expect(readFileSync(join(root, 'out.txt'), 'utf8')).toBe('$(touch pwned); touch pwned2');
     expect(readdirSync(root).sort()).toEqual(['out.txt', 'print-argv.mjs']);
   });
 
   it('refuses an argument with a NUL character instead of throwing', async () => {
-    const probe = argvTool(['${text}'], { execution: { type: 'shell', command: [process.execPath, 'print-argv.mjs', '${text}'], env: { GREETING: '${text}' } } });
+    const probe = argvTool(['${text}'], {
+      execution: { type: 'shell', command: [process.execPath, 'print-argv.mjs', '${text}'], env: { GREETING: '${text}' } },
+    });
     expect(await probe.execute({ text: 'a\u0000b' }, toolContext({ workspaceRoot: root }))).toEqual({
       status: 'error',
       error: 'probe: "text" contains a NUL character, which no program argument or environment value can hold; nothing was run.',
@@ -84,7 +126,11 @@ describe('shell workspace tools', () => {
       {
         parameters: { type: 'object', properties: { text: { type: 'string' }, limit: { type: 'integer', default: 10 } } },
         variables: { MODE: 'strict', TOKEN: '${env:PROBE_TOKEN}' },
-        execution: { type: 'shell', command: [process.execPath, 'print-argv.mjs', '--message=${text} and more', '--limit', '${limit}', '${MODE}', '${TOKEN}'], env: { GREETING: 'hi ${text}' } },
+        execution: {
+          type: 'shell',
+          command: [process.execPath, 'print-argv.mjs', '--message=${text} and more', '--limit', '${limit}', '${MODE}', '${TOKEN}'],
+          env: { GREETING: 'hi ${text}' },
+        },
       },
       { PROBE_TOKEN: 'tok-123' },
     );
@@ -95,7 +141,13 @@ describe('shell workspace tools', () => {
 
   it('drops a missing optional argument and spreads an array argument', async () => {
     const probe = argvTool(['add', '${files}', '--note', '${text}']);
-    expect(output(await probe.execute({ files: ['a.txt', 'b c.txt', 'rf-'] }, toolContext({ workspaceRoot: root }))).argv).toEqual(['add', 'a.txt', 'b c.txt', 'rf-', '--note']);
+    expect(output(await probe.execute({ files: ['a.txt', 'b c.txt', 'rf-'] }, toolContext({ workspaceRoot: root }))).argv).toEqual([
+      'add',
+      'a.txt',
+      'b c.txt',
+      'rf-',
+      '--note',
+    ]);
   });
 
   it('does not let an argument override a variable of the same name', async () => {
@@ -113,7 +165,9 @@ describe('shell workspace tools', () => {
   });
 
   it('turns a failing command into an error result with its exit code and stderr', async () => {
-    const probe = tool({ execution: { type: 'shell', command: [process.execPath, '-e', 'console.log("partial"); console.error("boom"); process.exit(3)'] } });
+    const probe = tool({
+      execution: { type: 'shell', command: [process.execPath, '-e', 'console.log("partial"); console.error("boom"); process.exit(3)'] },
+    });
     const result = await probe.execute({}, toolContext({ workspaceRoot: root }));
     expect(result).toEqual({ status: 'error', error: 'probe: the command exited with code 3.\npartial\n[stderr]\nboom' });
   });
@@ -125,7 +179,10 @@ describe('shell workspace tools', () => {
   });
 
   it('stops a command that outlives its timeout, with what it printed so far', async () => {
-    const probe = tool({ timeoutMs: 300, execution: { type: 'shell', command: [process.execPath, '-e', 'console.log("started"); setInterval(() => {}, 1000)'] } });
+    const probe = tool({
+      timeoutMs: 300,
+      execution: { type: 'shell', command: [process.execPath, '-e', 'console.log("started"); setInterval(() => {}, 1000)'] },
+    });
     const result = await probe.execute({}, toolContext({ workspaceRoot: root }));
     expect(result).toMatchObject({ status: 'error' });
     // On a loaded machine the child may not have printed yet when the time is up; if it did, its output is kept.
@@ -133,7 +190,9 @@ describe('shell workspace tools', () => {
   });
 
   it('stops the command when the call is cancelled', async () => {
-    const probe = tool({ execution: { type: 'shell', command: [process.execPath, '-e', 'console.log("started"); setInterval(() => {}, 1000)'] } });
+    const probe = tool({
+      execution: { type: 'shell', command: [process.execPath, '-e', 'console.log("started"); setInterval(() => {}, 1000)'] },
+    });
     const controller = new AbortController();
     const running = probe.execute({}, toolContext({ workspaceRoot: root, signal: controller.signal }));
     controller.abort();
@@ -145,7 +204,14 @@ describe('shell workspace tools', () => {
     mkdirSync(join(root, '.legion'));
     // Legion records the group just after spawning it: the command waits until the record is there.
     const probe = tool({
-      execution: { type: 'shell', command: ['/bin/sh', '-c', `sleep 300 & echo $! ${PID_NAMESPACE}; until [ -n "$(ls .legion/run/processes 2>/dev/null)" ]; do sleep 0.01; done; ls .legion/run/processes`] },
+      execution: {
+        type: 'shell',
+        command: [
+          '/bin/sh',
+          '-c',
+          `sleep 300 & echo $! ${PID_NAMESPACE}; until [ -n "$(ls .legion/run/processes 2>/dev/null)" ]; do sleep 0.01; done; ls .legion/run/processes`,
+        ],
+      },
     });
     const result = await probe.execute({}, toolContext({ workspaceRoot: root }));
     expect(result.status).toBe('success');
@@ -161,7 +227,12 @@ describe('shell workspace tools', () => {
   });
 
   it('keeps the head and tail of a flood of output, in bounded memory', async () => {
-    const probe = tool({ execution: { type: 'shell', command: [process.execPath, '-e', 'process.stdout.write("HEAD" + "x".repeat(3 * 1024 * 1024) + "TAIL")'] } });
+    const probe = tool({
+      execution: {
+        type: 'shell',
+        command: [process.execPath, '-e', 'process.stdout.write("HEAD" + "x".repeat(3 * 1024 * 1024) + "TAIL")'],
+      },
+    });
     const result = await probe.execute({}, toolContext({ workspaceRoot: root }));
     const text = (result as { data: string }).data;
     expect(text.startsWith('HEAD')).toBe(true);
@@ -188,7 +259,10 @@ describe('shell workspace tools', () => {
     expect(problem({ count: 'ten' })).toMatchObject({ field: 'count', problem: 'must be an integer, got the string "ten"' });
     expect(problem({})).toMatchObject({ field: 'count', problem: 'must be present (it is required)' });
     expect(problem({ count: 0 })).toMatchObject({ field: 'count', problem: 'must be >= 1, got the number 0' });
-    expect(problem({ count: 2, mode: 'medium' })).toMatchObject({ field: 'mode', problem: 'must be one of "fast", "slow", got the string "medium"' });
+    expect(problem({ count: 2, mode: 'medium' })).toMatchObject({
+      field: 'mode',
+      problem: 'must be one of "fast", "slow", got the string "medium"',
+    });
     expect(problem({ count: 2, extra: true })).toMatchObject({ field: 'extra' });
     expect(probe.inputSchema.safeParse({ count: 2, mode: 'fast' }).success).toBe(true);
   });

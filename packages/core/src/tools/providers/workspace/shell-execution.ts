@@ -28,11 +28,16 @@ export async function executeShell(call: ShellCall): Promise<ToolResult> {
     .flatMap((template) => templateParts(template, call.scope))
     .find((part) => part.kind === 'argument' && holdsNul(part.value));
   // An argv element or environment value is a C string: a NUL would end it early, and spawn throws on one.
-  if (withNul?.kind === 'argument') return { status: 'error', error: `${call.toolName}: "${withNul.name}" contains a NUL character, which no program argument or environment value can hold; nothing was run.` };
+  if (withNul?.kind === 'argument')
+    return {
+      status: 'error',
+      error: `${call.toolName}: "${withNul.name}" contains a NUL character, which no program argument or environment value can hold; nothing was run.`,
+    };
   const expanded = expandArgv(call.execution.command, call.scope, { toolName: call.toolName, optionLike: call.optionLike });
   if (!expanded.ok) return { status: 'error', error: expanded.error };
   const [program, ...args] = expanded.argv;
-  if (!program) return { status: 'error', error: `${call.toolName}: the command's program ("${call.execution.command[0]}") came out empty.` };
+  if (!program)
+    return { status: 'error', error: `${call.toolName}: the command's program ("${call.execution.command[0]}") came out empty.` };
   const env: NodeJS.ProcessEnv = { ...(call.commandEnv ?? commandEnvironment(call.scope.env)) };
   for (const [name, template] of Object.entries(call.execution.env ?? {})) env[name] = fillTemplate(template, call.scope);
   const outcome = await runArgv({
@@ -50,8 +55,10 @@ export async function executeShell(call: ShellCall): Promise<ToolResult> {
 function toResult(toolName: string, outcome: ArgvOutcome, timeoutMs: number | undefined): ToolResult {
   if (outcome.startError) return { status: 'error', error: `${toolName}: ${outcome.startError}.` };
   const output = describeOutput(outcome);
-  if (outcome.stopped === 'timeout') return { status: 'error', error: `${toolName} timed out after ${timeoutMs} ms and was stopped.${output ? `\n${output}` : ''}` };
-  if (outcome.stopped === 'aborted') return { status: 'error', error: `${toolName} was cancelled and stopped.${output ? `\n${output}` : ''}` };
+  if (outcome.stopped === 'timeout')
+    return { status: 'error', error: `${toolName} timed out after ${timeoutMs} ms and was stopped.${output ? `\n${output}` : ''}` };
+  if (outcome.stopped === 'aborted')
+    return { status: 'error', error: `${toolName} was cancelled and stopped.${output ? `\n${output}` : ''}` };
   if (outcome.exitCode === 0) return { status: 'success', data: output || '(no output)' };
   const ending = outcome.exitCode === null ? `was killed by ${outcome.exitSignal}` : `exited with code ${outcome.exitCode}`;
   return { status: 'error', error: `${toolName}: the command ${ending}.${output ? `\n${output}` : ''}` };

@@ -68,7 +68,10 @@ export function fillUrlTemplate(template: string, scope: PlaceholderScope, toolN
     return { ok: false, error: `${toolName}: the URL template did not produce a valid URL (check its variables).` };
   }
   if (url.origin !== meant.origin || segmentCount(url) !== segmentCount(meant)) {
-    return { ok: false, error: `${toolName}: the arguments would change where the request goes (${meant.origin}${meant.pathname} by the template); nothing was sent.` };
+    return {
+      ok: false,
+      error: `${toolName}: the arguments would change where the request goes (${meant.origin}${meant.pathname} by the template); nothing was sent.`,
+    };
   }
   return { ok: true, url };
 }
@@ -87,16 +90,35 @@ function nextRegion(region: Region, text: string): Region {
   return 'fragment';
 }
 
-function fillArgument(part: Extract<TemplatePart, { kind: 'argument' }>, region: Region, toolName: string): { ok: true; text: string } | { ok: false; error: string } {
+function fillArgument(
+  part: Extract<TemplatePart, { kind: 'argument' }>,
+  region: Region,
+  toolName: string,
+): { ok: true; text: string } | { ok: false; error: string } {
   const value = part.value === undefined ? undefined : argumentText(part.value);
   if (region === 'origin') {
-    return { ok: false, error: `${toolName}: the argument "${part.name}" sits in the scheme, host or port of the URL template, where a value would choose where the tool's headers go; nothing was sent. Fix the tool file: put the host in a variable.` };
+    return {
+      ok: false,
+      error: `${toolName}: the argument "${part.name}" sits in the scheme, host or port of the URL template, where a value would choose where the tool's headers go; nothing was sent. Fix the tool file: put the host in a variable.`,
+    };
   }
   if (region !== 'path') return { ok: true, text: encodeURIComponent(value ?? '') };
   if (value === undefined || value === '') return refuse(toolName, part.name, value ?? '', 'is empty');
   const decoded = decodeFully(value);
-  if (isDotSegment(value) || isDotSegment(decoded)) return refuse(toolName, part.name, value, `is a "." or ".." segment${value === decoded ? '' : ' once percent-decoded'}, which a URL resolves to another path`);
-  if (/[/\\]/.test(decoded)) return refuse(toolName, part.name, value, `contains "/" or "\\"${/[/\\]/.test(value) ? '' : ' once percent-decoded'}, which would split it into several path segments`);
+  if (isDotSegment(value) || isDotSegment(decoded))
+    return refuse(
+      toolName,
+      part.name,
+      value,
+      `is a "." or ".." segment${value === decoded ? '' : ' once percent-decoded'}, which a URL resolves to another path`,
+    );
+  if (/[/\\]/.test(decoded))
+    return refuse(
+      toolName,
+      part.name,
+      value,
+      `contains "/" or "\\"${/[/\\]/.test(value) ? '' : ' once percent-decoded'}, which would split it into several path segments`,
+    );
   if (CONTROL.test(decoded)) return refuse(toolName, part.name, value, 'contains control characters');
   return { ok: true, text: encodeURIComponent(value) };
 }

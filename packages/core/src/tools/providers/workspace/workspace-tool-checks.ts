@@ -49,8 +49,15 @@ export function checkWorkspaceTool(definition: WorkspaceToolFile): WorkspaceTool
       };
     }
   }
-  if (execution.type === 'http' && execution.body !== undefined && (execution.method === undefined || execution.method === 'GET' || execution.method === 'HEAD')) {
-    return { field: 'execution.body', problem: `is not sent with ${execution.method ?? 'GET'}; set "execution.method" to POST, PUT, PATCH or DELETE, or remove the body` };
+  if (
+    execution.type === 'http' &&
+    execution.body !== undefined &&
+    (execution.method === undefined || execution.method === 'GET' || execution.method === 'HEAD')
+  ) {
+    return {
+      field: 'execution.body',
+      problem: `is not sent with ${execution.method ?? 'GET'}; set "execution.method" to POST, PUT, PATCH or DELETE, or remove the body`,
+    };
   }
   return undefined;
 }

@@ -17,7 +17,12 @@ const accepted: Record<string, unknown> = {
     version: 1,
     name: 'create-item',
     description: 'Creates an item',
-    parameters: { type: 'object', properties: { title: { type: 'string' }, count: { type: 'integer', default: 1 } }, required: ['title'], additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { title: { type: 'string' }, count: { type: 'integer', default: 1 } },
+      required: ['title'],
+      additionalProperties: false,
+    },
     execution: {
       type: 'http',
       method: 'POST',
@@ -37,7 +42,10 @@ const accepted: Record<string, unknown> = {
   'an array body': { ...base, execution: { ...http, method: 'POST', body: ['${id}'] } },
   'a url that starts with a variable': { ...base, execution: { ...http, url: '${BASE}/x' }, variables: { BASE: 'http://127.0.0.1:1' } },
   'a one-element command': { ...base, execution: { type: 'shell', command: ['ls'] } },
-  'a parameter whose values may start with "-"': { ...base, parameters: { type: 'object', properties: { count: { type: 'string', allowOptionLike: true } } } },
+  'a parameter whose values may start with "-"': {
+    ...base,
+    parameters: { type: 'object', properties: { count: { type: 'string', allowOptionLike: true } } },
+  },
 };
 
 const rejected: Record<string, unknown> = {
@@ -66,7 +74,10 @@ const rejected: Record<string, unknown> = {
   'parameters that are not an object schema': { ...base, parameters: { type: 'array' } },
   'parameters without a type': { ...base, parameters: { properties: {} } },
   'a parameter property that is not a schema': { ...base, parameters: { type: 'object', properties: { count: 5 } } },
-  'allowOptionLike that is not a boolean': { ...base, parameters: { type: 'object', properties: { count: { type: 'string', allowOptionLike: 'yes' } } } },
+  'allowOptionLike that is not a boolean': {
+    ...base,
+    parameters: { type: 'object', properties: { count: { type: 'string', allowOptionLike: 'yes' } } },
+  },
   'a variable name with a dash': { ...base, variables: { 'API-URL': 'x' } },
   'a numeric variable': { ...base, variables: { COUNT: 5 } },
   'version 2': { ...base, version: 2 },

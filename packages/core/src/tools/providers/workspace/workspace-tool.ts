@@ -78,7 +78,9 @@ export function createWorkspaceTool(definition: WorkspaceToolFile, options: Work
 }
 
 /** The parameters as the model sees them: Legion's own keywords are for Legion, and strict providers reject unknown ones. */
-function withoutLegionKeywords<Schema extends { properties?: Record<string, Record<string, unknown>> | undefined }>(parameters: Schema): Schema {
+function withoutLegionKeywords<Schema extends { properties?: Record<string, Record<string, unknown>> | undefined }>(
+  parameters: Schema,
+): Schema {
   if (!parameters.properties) return parameters;
   const properties: Record<string, Record<string, unknown>> = {};
   for (const [name, schema] of Object.entries(parameters.properties)) {

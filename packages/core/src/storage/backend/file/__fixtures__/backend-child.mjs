@@ -29,7 +29,17 @@ if (command === 'hold-lease') {
   const result = await backend.conversations.acquire(address, `child ${process.pid}`, { ttlMs: 60_000 });
   if (!result.acquired) throw new Error(`the lease is held by ${result.holder?.owner}`);
   for (let index = 0; index < Number(count); index++) {
-    await backend.conversations.append(address, { kind: 'message', id: randomUUID(), role: 'user', content: [{ type: 'text', text: `from child ${index}` }], at: new Date().toISOString() }, result.lease);
+    await backend.conversations.append(
+      address,
+      {
+        kind: 'message',
+        id: randomUUID(),
+        role: 'user',
+        content: [{ type: 'text', text: `from child ${index}` }],
+        at: new Date().toISOString(),
+      },
+      result.lease,
+    );
   }
   await result.lease.release();
   await backend.close();
@@ -37,7 +47,9 @@ if (command === 'hold-lease') {
 } else if (command === 'decide') {
   const [sessionId, requestId, decidedBy] = rest;
   await startSignal();
-  const outcome = await backend.approvals.decide(sessionId, [{ kind: 'decision', version: 1, requestId, at: new Date().toISOString(), decision: 'approved', decidedBy }]);
+  const outcome = await backend.approvals.decide(sessionId, [
+    { kind: 'decision', version: 1, requestId, at: new Date().toISOString(), decision: 'approved', decidedBy },
+  ]);
   process.stdout.write(outcome.ok ? 'WON\n' : `LOST ${outcome.taken[0]?.decidedBy}\n`);
   await backend.close();
 } else if (command === 'first-session') {

@@ -9,9 +9,16 @@ const builtin = createBuiltinTools({ families: ['files'] });
 const grep = builtin.tools.find((tool) => tool.name === 'file_grep');
 const input = grep.inputSchema.parse({ pattern });
 const result = await grep.execute(input, {
-  callerId: 'worker', chain: [], frames: [], toolUseId: 't1',
+  callerId: 'worker',
+  chain: [],
+  frames: [],
+  toolUseId: 't1',
   conversation: { sessionId: 's', conversationId: 'user__worker', initiator: 'user', responder: 'worker' },
-  session: { id: 's' }, signal: new AbortController().signal, events: new EventBus(), workspaceRoot: root, readable: () => true,
+  session: { id: 's' },
+  signal: new AbortController().signal,
+  events: new EventBus(),
+  workspaceRoot: root,
+  readable: () => true,
 });
 process.stdout.write(JSON.stringify(result));
 await builtin.dispose();

@@ -13,7 +13,10 @@ const CASES = {
   },
   'too-many-fields': {
     message: 'Fill in everything',
-    requestedSchema: { type: 'object', properties: Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`field${index}`, { type: 'string' }])) },
+    requestedSchema: {
+      type: 'object',
+      properties: Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`field${index}`, { type: 'string' }])),
+    },
   },
   'forged-name': {
     message: 'Pick one',
@@ -28,13 +31,20 @@ const CASES = {
 
 serveStdio(() => {
   const server = new McpServer({ name: 'eliciting', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.registerTool('ask', { description: 'Asks the user one of the prepared questions.', inputSchema: z.object({ case: z.enum(Object.keys(CASES)) }) }, async ({ case: name }, ctx) => {
-    try {
-      const result = await ctx.mcpReq.send({ method: 'elicitation/create', params: CASES[name] });
-      return { content: [{ type: 'text', text: JSON.stringify(result) }] };
-    } catch (error) {
-      return { content: [{ type: 'text', text: `elicitation failed: ${error instanceof Error ? error.message : String(error)}` }], isError: true };
-    }
-  });
+  server.registerTool(
+    'ask',
+    { description: 'Asks the user one of the prepared questions.', inputSchema: z.object({ case: z.enum(Object.keys(CASES)) }) },
+    async ({ case: name }, ctx) => {
+      try {
+        const result = await ctx.mcpReq.send({ method: 'elicitation/create', params: CASES[name] });
+        return { content: [{ type: 'text', text: JSON.stringify(result) }] };
+      } catch (error) {
+        return {
+          content: [{ type: 'text', text: `elicitation failed: ${error instanceof Error ? error.message : String(error)}` }],
+          isError: true,
+        };
+      }
+    },
+  );
   return server;
 });
