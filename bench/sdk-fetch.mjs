@@ -5,7 +5,7 @@
 // (loading and starting each: what a one-shot `legion run` pays). Build core first (`npm run build`).
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import { nodeHttpFetch } from '@legion-collective/core';
+import { nodeHttpFetch } from '@legion-collective/core/internal';
 import { median, ms, printJson, round } from './lib.mjs';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
@@ -47,7 +47,7 @@ for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex++) {
 
 // The first request in a fresh process, the server being this one: CPU of the child only.
 const first = (expression) => {
-  const script = `const { nodeHttpFetch } = await import('@legion-collective/core'); const start = process.cpuUsage(); const response = await (${expression})(${JSON.stringify(url)}, { method: 'POST', body: '{}' }); await response.text(); const used = process.cpuUsage(start); console.log((used.user + used.system) / 1000);`;
+  const script = `const { nodeHttpFetch } = await import('@legion-collective/core/internal'); const start = process.cpuUsage(); const response = await (${expression})(${JSON.stringify(url)}, { method: 'POST', body: '{}' }); await response.text(); const used = process.cpuUsage(start); console.log((used.user + used.system) / 1000);`;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
       cwd: new URL('.', import.meta.url),

@@ -152,7 +152,7 @@ const sdkFetchGlobals = {
         throw new Error(`sdk-fetch-globals: ${file} no longer builds "new Headers()"; update the plugin for this SDK`);
       replaced.add(file);
       // Module-scope bindings shadow the globals for this module only.
-      const prelude = `import { undiciFreeGlobals as __legionFetchGlobals } from '@legion-collective/core';\nconst { ${named.join(', ')} } = __legionFetchGlobals;\n`;
+      const prelude = `import { undiciFreeGlobals as __legionFetchGlobals } from '@legion-collective/core/internal';\nconst { ${named.join(', ')} } = __legionFetchGlobals;\n`;
       return { contents: prelude + source, resolveDir: dirname(args.path), loader: 'js' };
     });
     build.onEnd((result) => {
