@@ -1,4 +1,4 @@
-// The public API of @legion-collective/core: what packages/core/README.md ("Public API") lists as
+// The public API of @legion-collective/core: what docs/reference/library-api.md lists as
 // public and stable. Everything else in src/ is internal and may change in any release.
 // Test helpers live in `@legion-collective/core/testing`.
 
