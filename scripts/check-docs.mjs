@@ -126,6 +126,8 @@ async function checkSnippets(snippets, problems) {
   const scratch = join(root, `node_modules/.cache/doc-snippets-${process.pid}`);
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(scratch, { recursive: true });
+  // ES modules, as a user's project would have them (top-level await), whatever the root's package.json says.
+  writeFileSync(join(scratch, 'package.json'), '{ "type": "module" }\n');
   const origins = new Map();
   const files = snippets.map((snippet, index) => {
     const path = join(scratch, `snippet-${index}.ts`);
@@ -148,7 +150,8 @@ async function checkSnippets(snippets, problems) {
     noEmit: true,
   });
   for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
-    const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
+    // One problem per line: a diagnostic's chained explanation is indented under it.
+    const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n').replace(/\n\s*/g, '\n    ');
     const snippet = diagnostic.file && origins.get(resolve(diagnostic.file.fileName));
     if (!snippet) {
       problems.push(`snippets: ${message}`);
