@@ -255,9 +255,9 @@ describe('legion run for scripts: stream-json, questions, errors', () => {
     expect(toolResultSent('call_ask')).toBe('Port 8080, please.');
   }, 60_000);
 
-  it("the README's stream-json example is lines of the documented format", () => {
-    const readme = readFileSync(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
-    const block = readme
+  it("the stream-json reference's example is lines of the documented format", () => {
+    const reference = readFileSync(fileURLToPath(new URL('../../../docs/reference/stream-json.md', import.meta.url)), 'utf8');
+    const block = reference
       .split('<!-- stream-json example: the tests parse each line with StreamLineSchema -->\n```jsonl\n')[1]
       ?.split('\n```')[0];
     expect(block).toBeDefined();
