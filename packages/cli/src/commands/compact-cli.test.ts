@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Legion, SUMMARY_SYSTEM_MARK } from '@legion-collective/core';
 import { startWindowLimitedServer, type WindowLimitedServer } from '@legion-collective/core/testing';
-import { StreamLineSchema } from './headless/stream-line.js';
-import { runLegion } from './legion-process.test-support.js';
+import { StreamLineSchema } from '../headless/stream-line.js';
+import { runLegion } from '../legion-process.test-support.js';
 
 describe('legion compact (the built binary)', () => {
   let server: WindowLimitedServer;
