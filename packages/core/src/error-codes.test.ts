@@ -44,7 +44,8 @@ function shippedSources(): Array<{ file: string; text: string }> {
       continue;
     }
     for (const file of files) {
-      if (!/\.tsx?$/.test(file) || /\.test\.tsx?$/.test(file) || /(^|\/)(testing|test-support|__fixtures__|e2e)\//.test(file)) continue;
+      if (!/\.tsx?$/.test(file) || /\.test(-support)?\.tsx?$/.test(file) || /(^|\/)(testing|test-support|__fixtures__|e2e)\//.test(file))
+        continue;
       // The catalogue itself names every code.
       if (name === 'core' && file === 'error-codes.ts') continue;
       sources.push({ file: `packages/${name}/src/${file}`, text: readFileSync(join(source, file), 'utf8') });
