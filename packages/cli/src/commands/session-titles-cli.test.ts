@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { LEGION, runLegion, type LegionRun } from './legion-process.test-support.js';
-import { useWorkspace } from './workspace.test-support.js';
+import { LEGION, runLegion, type LegionRun } from '../legion-process.test-support.js';
+import { useWorkspace } from '../workspace.test-support.js';
 
 // Sessions are named, and `legion log --follow` keeps up with the latest one, through the real binary
 // (the Anthropic SDK against aimock).

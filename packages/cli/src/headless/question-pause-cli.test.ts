@@ -1,11 +1,11 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunReportSchema } from './headless/stream-line.js';
-import { LEGION, runLegion } from './legion-process.test-support.js';
-import { legionCommandLine, tmuxOn, waitForText } from './tmux.test-support.js';
-import { useWorkspace } from './workspace.test-support.js';
-import { TmuxTerminal } from './repl/terminal.test-support.js';
+import { RunReportSchema } from './stream-line.js';
+import { LEGION, runLegion } from '../legion-process.test-support.js';
+import { legionCommandLine, tmuxOn, waitForText } from '../tmux.test-support.js';
+import { useWorkspace } from '../workspace.test-support.js';
+import { TmuxTerminal } from '../repl/terminal.test-support.js';
 
 // A question is treated like an approval (issue 27): `legion run` asks on its terminal; with no
 // terminal it waits for a surface another process attached (`legion serve`'s browser app, through

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runLegion, type LegionRun } from './legion-process.test-support.js';
-import { useWorkspace } from './workspace.test-support.js';
+import { runLegion, type LegionRun } from '../legion-process.test-support.js';
+import { useWorkspace } from '../workspace.test-support.js';
 
 const PROCESS_LIMIT_MS = 60_000;
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
  * reads the CLI's sources and fails when anything else writes to a stream or a pi-tui component:
  * a new writer must go through them, or be added below with the reason it is safe.
  */
-const SOURCE = fileURLToPath(new URL('.', import.meta.url));
+const SOURCE = fileURLToPath(new URL('..', import.meta.url));
 
 /** Each file allowed to write around the writers, with what it may write and why. */
 const ALLOWED: Record<string, { pattern: RegExp; why: string }[]> = {

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import { runLegion } from './legion-process.test-support.js';
-import { connectHttp, mcpClient, serveMcpHttp, textOf, useMcpProcesses, type ToolOutcome } from './mcp-serve.test-support.js';
-import { useWorkspace } from './workspace.test-support.js';
+import { runLegion } from '../legion-process.test-support.js';
+import { connectHttp, mcpClient, serveMcpHttp, textOf, useMcpProcesses, type ToolOutcome } from '../mcp-serve.test-support.js';
+import { useWorkspace } from '../workspace.test-support.js';
 
 // Who may decide through `legion mcp serve`: the MCP client is a user that stands in for the human,
 // and decides only requests of the turns its own ask_<agent> calls started, whatever its approval

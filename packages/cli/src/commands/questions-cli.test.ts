@@ -12,9 +12,9 @@ import {
   type ChildRun,
   type TestLegion,
 } from '@legion-collective/core/testing';
-import { runLegion } from './legion-process.test-support.js';
+import { runLegion } from '../legion-process.test-support.js';
 
-const ASKER = fileURLToPath(new URL('./__fixtures__/ask-and-wait.mjs', import.meta.url));
+const ASKER = fileURLToPath(new URL('../__fixtures__/ask-and-wait.mjs', import.meta.url));
 /** A safety net against a hung child, far above what any step needs; never a timing assertion. */
 const CHILD_WAIT_MS = 30_000;
 

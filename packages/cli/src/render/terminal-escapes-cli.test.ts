@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runLegion, LEGION, type LegionRun } from './legion-process.test-support.js';
-import { shellQuote, TMUX_MISSING, TmuxTerminal } from './repl/terminal.test-support.js';
-import { useWorkspace } from './workspace.test-support.js';
+import { runLegion, LEGION, type LegionRun } from '../legion-process.test-support.js';
+import { shellQuote, TMUX_MISSING, TmuxTerminal } from '../repl/terminal.test-support.js';
+import { useWorkspace } from '../workspace.test-support.js';
 
 // Terminal escape sequences from a model, a tool's output or a file name never reach the terminal:
 // the built binary, the model on the real Anthropic SDK against aimock, stdout and stderr read as bytes.

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LEGION } from './legion-process.test-support.js';
+import { LEGION } from '../legion-process.test-support.js';
 
 interface Served {
   child: ChildProcessWithoutNullStreams;

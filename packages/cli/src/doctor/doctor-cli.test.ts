@@ -4,8 +4,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DoctorReportSchema, type DoctorReport } from './doctor/doctor-report.js';
-import { runLegion } from './legion-process.test-support.js';
+import { DoctorReportSchema, type DoctorReport } from './doctor-report.js';
+import { runLegion } from '../legion-process.test-support.js';
 
 // `legion doctor` through the built binary, as a user or a CI script runs it.
 const require = createRequire(import.meta.url);
@@ -260,7 +260,9 @@ describe('legion doctor', () => {
 
   it('warns of an MCP server whose tools are too large for every request, naming the tools', async () => {
     await init();
-    const oversized = fileURLToPath(new URL('../../core/src/tools/providers/mcp/__fixtures__/oversized-tools-server.mjs', import.meta.url));
+    const oversized = fileURLToPath(
+      new URL('../../../core/src/tools/providers/mcp/__fixtures__/oversized-tools-server.mjs', import.meta.url),
+    );
     setConfig({ mcpServers: { big: { command: process.execPath, args: [oversized] } } });
     const { report } = await doctor({ ANTHROPIC_API_KEY: 'test-key' }, ['--timeout', '10000']);
     const big = check(report, 'MCP server big');

@@ -3,18 +3,18 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveMcpHttp, type HttpServed } from './mcp-serve.test-support.js';
-import { useWorkspace } from './workspace.test-support.js';
+import { serveMcpHttp, type HttpServed } from '../mcp-serve.test-support.js';
+import { useWorkspace } from '../workspace.test-support.js';
 
 // `@modelcontextprotocol/conformance server` against `legion mcp serve --http`. The suite's own client
 // sends no headers, so it goes through a proxy on 127.0.0.1 that adds the bearer token
 // (__fixtures__/bearer-proxy.mjs); the baseline lists the scenarios that assume the reference
 // "everything" server, and why. The suite needs Node 22 (fs.globSync): this Node when it is 22 or
 // later, else LEGION_NODE22, else the Node 22 that .ci/run installs; without one the test is skipped.
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const SUITE = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json')), 'dist', 'index.js');
-const BASELINE = fileURLToPath(new URL('./__fixtures__/mcp-conformance-baseline.yml', import.meta.url));
-const PROXY = fileURLToPath(new URL('./__fixtures__/bearer-proxy.mjs', import.meta.url));
+const BASELINE = fileURLToPath(new URL('../__fixtures__/mcp-conformance-baseline.yml', import.meta.url));
+const PROXY = fileURLToPath(new URL('../__fixtures__/bearer-proxy.mjs', import.meta.url));
 
 function node22(): string | undefined {
   if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
@@ -27,7 +27,7 @@ function node22(): string | undefined {
 const NODE22 = node22();
 if (!NODE22)
   console.warn(
-    'mcp-serve-conformance.test.ts: skipped: @modelcontextprotocol/conformance needs Node 22 or later (set LEGION_NODE22 to one, or run .ci/run, which installs it).',
+    'mcp-serve-conformance-cli.test.ts: skipped: @modelcontextprotocol/conformance needs Node 22 or later (set LEGION_NODE22 to one, or run .ci/run, which installs it).',
   );
 
 describe.skipIf(!NODE22)('legion mcp serve against @modelcontextprotocol/conformance', () => {

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runLegion } from './legion-process.test-support.js';
-import { outerWorkspace } from './mcp-serve.test-support.js';
-import { useWorkspace } from './workspace.test-support.js';
+import { runLegion } from '../legion-process.test-support.js';
+import { outerWorkspace } from '../mcp-serve.test-support.js';
+import { useWorkspace } from '../workspace.test-support.js';
 
 // One Legion delegates to another through MCP (`legion mcp serve` in its mcpServers), and the inner
 // Legion's approval climbs to the outer Legion's user: the inner server asks through MCP

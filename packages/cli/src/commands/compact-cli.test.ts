@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { Legion } from '@legion-collective/core';
 import { SUMMARY_SYSTEM_MARK } from '@legion-collective/core/internal';
 import { startWindowLimitedServer, type WindowLimitedServer } from '@legion-collective/core/testing';
-import { StreamLineSchema } from './headless/stream-line.js';
-import { runLegion } from './legion-process.test-support.js';
+import { StreamLineSchema } from '../headless/stream-line.js';
+import { runLegion } from '../legion-process.test-support.js';
 
 describe('legion compact (the built binary)', () => {
   let server: WindowLimitedServer;

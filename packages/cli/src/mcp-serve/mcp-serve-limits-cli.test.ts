@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LEGION } from './legion-process.test-support.js';
-import { connectHttp, mcpClient, serveMcpHttp, type HttpServed } from './mcp-serve.test-support.js';
+import { LEGION } from '../legion-process.test-support.js';
+import { connectHttp, mcpClient, serveMcpHttp, type HttpServed } from '../mcp-serve.test-support.js';
 
 // `legion mcp serve` as a real process at its limits: a client that writes JSON-RPC lines to
 // its standard input through a raw pipe (what an MCP client does), and HTTP requests to --http.

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { StreamableHTTPClientTransport, type Client } from '@modelcontextprotocol/client';
-import { runLegion } from './legion-process.test-support.js';
+import { runLegion } from '../legion-process.test-support.js';
 import {
   connectHttp,
   connectStdio,
@@ -13,8 +13,8 @@ import {
   useMcpProcesses,
   type HttpServed,
   type ToolOutcome,
-} from './mcp-serve.test-support.js';
-import { useWorkspace } from './workspace.test-support.js';
+} from '../mcp-serve.test-support.js';
+import { useWorkspace } from '../workspace.test-support.js';
 
 // `legion mcp serve` as a real process, driven by the MCP SDK's own Client over stdio and
 // Streamable HTTP; the agents' models are aimock on 127.0.0.1, through the real provider SDKs.

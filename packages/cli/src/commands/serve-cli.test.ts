@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LEGION } from './legion-process.test-support.js';
+import { LEGION } from '../legion-process.test-support.js';
 
 const ORACLE = {
   id: 'oracle',
@@ -232,7 +232,7 @@ describe('legion serve, as a real process', () => {
     legionSync(['init']);
     const server = await serve();
     const stream = events(server);
-    const asker = spawn(process.execPath, [fileURLToPath(new URL('./__fixtures__/ask-and-wait.mjs', import.meta.url)), dir], {
+    const asker = spawn(process.execPath, [fileURLToPath(new URL('../__fixtures__/ask-and-wait.mjs', import.meta.url)), dir], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let printed = '';
@@ -261,7 +261,7 @@ describe('legion serve, as a real process', () => {
     legionSync(['init']);
     const server = await serve();
     const stream = events(server);
-    const writer = spawn(process.execPath, [fileURLToPath(new URL('./__fixtures__/write-and-wait.mjs', import.meta.url)), dir], {
+    const writer = spawn(process.execPath, [fileURLToPath(new URL('../__fixtures__/write-and-wait.mjs', import.meta.url)), dir], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let printed = '';

@@ -1,18 +1,18 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { legionCommandLine, tmuxOn, waitForText } from './tmux.test-support.js';
+import { legionCommandLine, tmuxOn, waitForText } from '../tmux.test-support.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { useWorkspace } from './workspace.test-support.js';
+import { useWorkspace } from '../workspace.test-support.js';
 
 // The built `legion` binary, its agents on the real Anthropic and OpenAI SDKs,
 // talking to aimock on 127.0.0.1 in this process. Every legion process is
 // spawned asynchronously: a synchronous spawn would block the event loop that
 // serves the model.
-const LEGION = fileURLToPath(new URL('../dist/legion.js', import.meta.url));
+const LEGION = fileURLToPath(new URL('../../dist/legion.js', import.meta.url));
 /** Preload that holds a process until a file exists, to release racing processes at one instant. */
-const START_GATE = fileURLToPath(new URL('./__fixtures__/start-gate.mjs', import.meta.url));
+const START_GATE = fileURLToPath(new URL('../__fixtures__/start-gate.mjs', import.meta.url));
 
 /** A hard bound on any one legion process, so a hang fails the test instead of stalling the run. */
 const PROCESS_LIMIT_MS = 45_000;

@@ -3,11 +3,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { tmuxOn, waitForText } from './tmux.test-support.js';
+import { tmuxOn, waitForText } from '../tmux.test-support.js';
 
 // `legion agents edit` and `rm` on a real terminal (tmux): the questions they ask only there.
-const LEGION = fileURLToPath(new URL('../dist/legion.js', import.meta.url));
-const EDITOR = fileURLToPath(new URL('./__fixtures__/scripted-editor.mjs', import.meta.url));
+const LEGION = fileURLToPath(new URL('../../dist/legion.js', import.meta.url));
+const EDITOR = fileURLToPath(new URL('../__fixtures__/scripted-editor.mjs', import.meta.url));
 const TMUX_MISSING = spawnSync('tmux', ['-V']).status !== 0;
 if (TMUX_MISSING)
   console.warn('agents-terminal-cli.test.ts: tmux is not installed, so these terminal tests are skipped (apt-get install -y tmux).');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // `legion sessions …` and `legion log …` through the built binary, on mock participants and the scripted demo.
-const LEGION = fileURLToPath(new URL('../dist/legion.js', import.meta.url));
+const LEGION = fileURLToPath(new URL('../../dist/legion.js', import.meta.url));
 
 interface Run {
   status: number | null;

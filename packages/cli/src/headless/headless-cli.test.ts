@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RunReportSchema, StreamLineSchema, type StreamLine } from './headless/stream-line.js';
-import { runLegion } from './legion-process.test-support.js';
-import { useWorkspace } from './workspace.test-support.js';
+import { RunReportSchema, StreamLineSchema, type StreamLine } from './stream-line.js';
+import { runLegion } from '../legion-process.test-support.js';
+import { useWorkspace } from '../workspace.test-support.js';
 
 // `legion run` as a script uses it: the built binary, its agents on the real
 // Anthropic and OpenAI SDKs against aimock on 127.0.0.1, stdin a pipe.
@@ -256,7 +256,7 @@ describe('legion run for scripts: stream-json, questions, errors', () => {
   }, 60_000);
 
   it("the stream-json reference's example is lines of the documented format", () => {
-    const reference = readFileSync(fileURLToPath(new URL('../../../docs/reference/stream-json.md', import.meta.url)), 'utf8');
+    const reference = readFileSync(fileURLToPath(new URL('../../../../docs/reference/stream-json.md', import.meta.url)), 'utf8');
     const block = reference
       .split('<!-- stream-json example: the tests parse each line with StreamLineSchema -->\n```jsonl\n')[1]
       ?.split('\n```')[0];

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { runLegion, type LegionRun } from './legion-process.test-support.js';
+import { runLegion, type LegionRun } from '../legion-process.test-support.js';
 
 const require = createRequire(import.meta.url);
 

@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { LEGION, runNodeScript, type LegionRun } from './legion-process.test-support.js';
-import { serveMcpHttp, type HttpServed } from './mcp-serve.test-support.js';
-import { useWorkspace } from './workspace.test-support.js';
+import { LEGION, runNodeScript, type LegionRun } from '../legion-process.test-support.js';
+import { serveMcpHttp, type HttpServed } from '../mcp-serve.test-support.js';
+import { useWorkspace } from '../workspace.test-support.js';
 
 // The MCP Inspector's command-line mode (`inspector --cli`, from @modelcontextprotocol/inspector-cli:
 // the same program, without the web UI that needs Node 22) against `legion mcp serve` over stdio

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LEGION, runLegion, type LegionRun } from './legion-process.test-support.js';
-import { useWorkspace } from './workspace.test-support.js';
+import { LEGION, runLegion, type LegionRun } from '../legion-process.test-support.js';
+import { useWorkspace } from '../workspace.test-support.js';
 
 // Cancel reaches the whole delegation tree, through the real binary and the Anthropic SDK against
 // aimock: a delegate's approval that waits while its caller's turn is cancelled is settled with the
