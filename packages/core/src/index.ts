@@ -113,6 +113,7 @@ export type {
   ApprovalLog,
   ArtifactInfo,
   ArtifactStore,
+  ClaimResult,
   ConversationAddress,
   ConversationContext,
   ConversationLogs,
@@ -121,14 +122,20 @@ export type {
   LeaseHolder,
   LogCursor,
   QuestionLog,
+  RecordLog,
+  RecordLogFormat,
+  RecordLogName,
+  RecordReading,
   SessionBackend,
   SessionBackendOptions,
   SessionListing,
   SessionRecords,
   SettleResult,
   StorageWarning,
-  UsageLedgerStore,
+  UsageLog,
 } from './storage/backend/session-backend.js';
+// The record logs of the port, for every backend's one RecordLog implementation.
+export { APPROVAL_LOG, QUESTION_LOG, USAGE_LOG } from './storage/record-log-formats.js';
 export { LeaseLostError } from './storage/backend/lease-lost-error.js';
 export { FileSessionBackend } from './storage/backend/file/FileSessionBackend.js';
 export type { FileSessionBackendOptions } from './storage/backend/file/FileSessionBackend.js';

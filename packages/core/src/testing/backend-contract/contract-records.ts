@@ -19,7 +19,7 @@ export function recordsContract(makeHarness: MakeHarness): void {
       await backend.approvals.append(sessionId, first);
       await open().approvals.append(sessionId, second);
       const decided = decision('apr_2', 'user');
-      expect(await backend.approvals.decide(sessionId, [decided])).toEqual({ ok: true });
+      expect(await backend.approvals.claim(sessionId, [decided])).toEqual({ ok: true });
       expect(await open().approvals.read(sessionId)).toEqual([first, second, decided]);
     });
 
@@ -28,8 +28,8 @@ export function recordsContract(makeHarness: MakeHarness): void {
       const { id: sessionId } = await backend.sessions.create();
       await backend.approvals.append(sessionId, approvalRequest('apr_1'));
       const winner = decision('apr_1', 'user', 'rejected');
-      expect(await backend.approvals.decide(sessionId, [winner])).toEqual({ ok: true });
-      const late = await open().approvals.decide(sessionId, [decision('apr_1', 'lead', 'approved')]);
+      expect(await backend.approvals.claim(sessionId, [winner])).toEqual({ ok: true });
+      const late = await open().approvals.claim(sessionId, [decision('apr_1', 'lead', 'approved')]);
       expect(late).toEqual({ ok: false, taken: [winner] });
       const decisions = (await backend.approvals.read(sessionId)).filter((record) => record.kind === 'decision');
       expect(decisions).toEqual([winner]);
@@ -43,7 +43,7 @@ export function recordsContract(makeHarness: MakeHarness): void {
         backend: open(),
         record: decision('apr_race', `surface-${index}`, index % 2 ? 'approved' : 'rejected'),
       }));
-      const results = await Promise.all(deciders.map(({ backend: decider, record }) => decider.approvals.decide(sessionId, [record])));
+      const results = await Promise.all(deciders.map(({ backend: decider, record }) => decider.approvals.claim(sessionId, [record])));
       const winners = results.flatMap((result, index) => (result.ok ? [deciders[index]?.record] : []));
       expect(winners).toHaveLength(1);
       for (const result of results) if (!result.ok) expect(result.taken).toEqual(winners);
@@ -57,12 +57,12 @@ export function recordsContract(makeHarness: MakeHarness): void {
       await backend.approvals.append(sessionId, approvalRequest('apr_a'));
       await backend.approvals.append(sessionId, approvalRequest('apr_b'));
       const earlier = decision('apr_b', 'user');
-      await backend.approvals.decide(sessionId, [earlier]);
+      await backend.approvals.claim(sessionId, [earlier]);
       const both: ApprovalDecisionRecord[] = [decision('apr_a', 'lead'), decision('apr_b', 'lead')];
-      expect(await backend.approvals.decide(sessionId, both)).toEqual({ ok: false, taken: [earlier] });
+      expect(await backend.approvals.claim(sessionId, both)).toEqual({ ok: false, taken: [earlier] });
       // apr_a was not decided by the refused call: it can still be.
       const alone = decision('apr_a', 'user');
-      expect(await open().approvals.decide(sessionId, [alone])).toEqual({ ok: true });
+      expect(await open().approvals.claim(sessionId, [alone])).toEqual({ ok: true });
       const decisions = (await backend.approvals.read(sessionId)).filter((record) => record.kind === 'decision');
       expect(decisions).toEqual([earlier, alone]);
     });
