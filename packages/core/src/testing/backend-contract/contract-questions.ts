@@ -1,28 +1,5 @@
 import { vitest } from './vitest-api.js';
-import type { QuestionAnswerRecord, QuestionRecord, QuestionWithdrawnRecord } from '../../storage/question-records.js';
-import { useHarness, type MakeHarness } from './harness.js';
-
-function question(id: string): QuestionRecord {
-  return {
-    kind: 'question',
-    version: 1,
-    id,
-    at: new Date().toISOString(),
-    conversationId: 'dev__user',
-    user: 'user',
-    from: 'dev',
-    chain: ['user', 'dev'],
-    text: 'Which database?',
-  };
-}
-
-function answer(questionId: string, text: string, medium = 'web'): QuestionAnswerRecord {
-  return { kind: 'answer', version: 1, questionId, at: new Date().toISOString(), text, answeredBy: 'user', medium };
-}
-
-function withdrawn(questionId: string): QuestionWithdrawnRecord {
-  return { kind: 'withdrawn', version: 1, questionId, at: new Date().toISOString(), reason: 'the turn was stopped' };
-}
+import { answer, question, useHarness, withdrawn, type MakeHarness } from './harness.js';
 
 export function questionsContract(makeHarness: MakeHarness): void {
   const { describe, expect, it } = vitest();
