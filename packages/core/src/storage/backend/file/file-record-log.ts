@@ -34,6 +34,7 @@ export class FileRecordLog<Appended, Claim = never> implements RecordLog<Appende
 
   async claim(sessionId: string, records: readonly Claim[]): Promise<ClaimResult<Claim>> {
     const log = this.log(sessionId);
+    if (records.length === 0) return { ok: true };
     const won: string[] = [];
     const taken: Claim[] = [];
     for (const record of records) {

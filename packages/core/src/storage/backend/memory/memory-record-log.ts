@@ -22,6 +22,7 @@ export class MemoryRecordLog<Appended, Claim = never> implements RecordLog<Appen
 
   async claim(sessionId: string, records: readonly Claim[]): Promise<ClaimResult<Claim>> {
     const stored = this.records(sessionId);
+    if (records.length === 0) return { ok: true };
     const taken: Claim[] = [];
     for (const record of records) {
       const won = this.store.claims.get(this.claimId(sessionId, record));
