@@ -48,18 +48,25 @@ export type {
   ArtifactStore,
   ConversationAddress,
   ConversationContext,
+  ClaimResult,
   ConversationLogs,
   DecideResult,
   Lease,
   LeaseHolder,
   LogCursor,
   QuestionLog,
+  RecordLog,
+  RecordLogFormat,
+  RecordLogName,
+  RecordReading,
   SessionBackendOptions,
   SessionListing,
   SessionRecords,
   SettleResult,
-  UsageLedgerStore,
+  UsageLog,
 } from './storage/backend/session-backend.js';
+// The record logs of the port, for every backend's one RecordLog implementation.
+export { APPROVAL_LOG, QUESTION_LOG, USAGE_LOG } from './storage/record-log-formats.js';
 export { LeaseLostError } from './storage/backend/lease-lost-error.js';
 export { SessionMetaSchema, SESSION_FORMAT_VERSION } from './storage/session-meta.js';
 export { newSessionMeta } from './storage/backend/new-session-meta.js';

@@ -142,6 +142,7 @@ export const LEGION_ERROR_CODES = {
     status: 500,
   },
   invalid_artifact_name: { meaning: 'An artifact name has characters or a length storage does not allow.', seen: ['error'] },
+  invalid_claim: { meaning: 'A claim was made on a record log that records none (the usage log is only appended to).', seen: ['error'] },
   invalid_cursor: { meaning: 'A log cursor was not made by this storage backend.', seen: ['error'] },
   invalid_id: {
     meaning: 'An id (a conversation id, a participant or conversation name, a state kind) is not well formed.',

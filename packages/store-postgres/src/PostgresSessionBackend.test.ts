@@ -36,6 +36,16 @@ else {
            INSERT INTO legion.entries (session_id, log_id, seq, kind, body) SELECT $1, $2, last_seq, 'message', '{"kind":"message","id":"broken"}' FROM next`,
           [address.sessionId, address.conversationId],
         )),
+      // As every append stores a record: the log's next number, the record's kind, its body as jsonb.
+      storeRecord: async (sessionId, log, record) =>
+        void (await sql(
+          url,
+          `WITH next AS (
+             INSERT INTO legion.logs AS log (session_id, log_id, last_seq) VALUES ($1, $2, 1)
+             ON CONFLICT (session_id, log_id) DO UPDATE SET last_seq = log.last_seq + 1 RETURNING last_seq)
+           INSERT INTO legion.entries (session_id, log_id, seq, kind, body) SELECT $1, $2, last_seq, $3, $4::jsonb FROM next`,
+          [sessionId, log, typeof record.kind === 'string' ? record.kind : log, JSON.stringify(record)],
+        )),
       dispose: async () => {},
     };
   });

@@ -1,9 +1,19 @@
-import type { SessionBackend } from '@legion-collective/core';
-import type { SessionBackendOptions } from '@legion-collective/core/backend';
+import { type SessionBackend, type UsageRecord } from '@legion-collective/core';
+import {
+  APPROVAL_LOG,
+  QUESTION_LOG,
+  USAGE_LOG,
+  type ApprovalDecisionRecord,
+  type ApprovalRequestRecord,
+  type QuestionOutcomeRecord,
+  type QuestionRecord,
+  type SessionBackendOptions,
+} from '@legion-collective/core/backend';
 import { Database, type DatabaseOptions } from './connection.js';
 import { PostgresConversations } from './pg-conversations.js';
 import { PostgresLeases } from './pg-leases.js';
-import { PostgresAgentState, PostgresApprovals, PostgresArtifacts, PostgresQuestions, PostgresUsage } from './pg-records.js';
+import { PostgresAgentState, PostgresArtifacts } from './pg-records.js';
+import { PostgresRecordLog } from './pg-record-log.js';
 import { PostgresSessions } from './pg-sessions.js';
 import { Presence } from './presence.js';
 import { migrate, schemaVersion, type MigrationReport } from './schema.js';
@@ -21,9 +31,9 @@ export interface PostgresSessionBackendOptions extends SessionBackendOptions, Da
 export class PostgresSessionBackend implements SessionBackend {
   readonly sessions: PostgresSessions;
   readonly conversations: PostgresConversations;
-  readonly approvals: PostgresApprovals;
-  readonly questions: PostgresQuestions;
-  readonly usage: PostgresUsage;
+  readonly approvals: PostgresRecordLog<ApprovalRequestRecord, ApprovalDecisionRecord>;
+  readonly questions: PostgresRecordLog<QuestionRecord, QuestionOutcomeRecord>;
+  readonly usage: PostgresRecordLog<UsageRecord>;
   readonly agentState: PostgresAgentState;
   readonly artifacts: PostgresArtifacts;
   private readonly db: Database;
@@ -38,9 +48,9 @@ export class PostgresSessionBackend implements SessionBackend {
     this.leases = new PostgresLeases(this.db, this.presence, options.now);
     this.sessions = new PostgresSessions(this.db, warn);
     this.conversations = new PostgresConversations(this.db, this.leases, warn, options.durability, this.presence.agentState);
-    this.approvals = new PostgresApprovals(this.db, warn);
-    this.questions = new PostgresQuestions(this.db, warn);
-    this.usage = new PostgresUsage(this.db, warn);
+    this.approvals = new PostgresRecordLog(this.db, APPROVAL_LOG, warn);
+    this.questions = new PostgresRecordLog(this.db, QUESTION_LOG, warn);
+    this.usage = new PostgresRecordLog(this.db, USAGE_LOG, warn);
     this.agentState = new PostgresAgentState(this.db, this.presence.agentState);
     this.artifacts = new PostgresArtifacts(this.db);
   }

@@ -1,121 +1,17 @@
 import type { z } from 'zod';
-import { type StorageWarning, type UsageRecord } from '@legion-collective/core';
 import {
-  ApprovalDecisionRecordSchema,
-  ApprovalRecordSchema,
   assertAgentStateKey,
   assertAgentStateKind,
   assertArtifactName,
   assertSessionName,
-  QuestionLogRecordSchema,
-  QuestionOutcomeRecordSchema,
-  UsageRecordSchema,
   type AgentStateKey,
   type AgentStateStore,
-  type ApprovalDecisionRecord,
-  type ApprovalLog,
-  type ApprovalRecord,
   type ArtifactInfo,
   type ArtifactStore,
-  type DecideResult,
-  type LogCursor,
-  type QuestionLog,
-  type QuestionLogRecord,
-  type QuestionOutcomeRecord,
-  type QuestionRecord,
-  type SettleResult,
-  type UsageLedgerStore,
 } from '@legion-collective/core/backend';
 import { AGENT_STATE_CHANNEL, AgentStateCache } from './agent-state-cache.js';
 import type { Database } from './connection.js';
-import { ClaimedLog } from './pg-claimed-log.js';
-import { appendEntry } from './log-append.js';
-import { cursorSeq, makeCursor, parseRecord, readRecord, sourceOf } from './records.js';
-
-export class PostgresApprovals implements ApprovalLog {
-  private readonly log: ClaimedLog<ApprovalRecord>;
-
-  constructor(db: Database, warn: (warning: StorageWarning) => void) {
-    this.log = new ClaimedLog(db, 'approvals', ApprovalRecordSchema, 'approval record', warn);
-  }
-
-  append(sessionId: string, record: ApprovalRecord): Promise<void> {
-    return this.log.append(sessionId, record);
-  }
-
-  async decide(sessionId: string, decisions: readonly ApprovalDecisionRecord[]): Promise<DecideResult> {
-    const result = await this.log.claim(
-      sessionId,
-      decisions.map((decision) => ({ key: decision.requestId, record: decision })),
-    );
-    return result.ok ? result : { ok: false, taken: result.taken.map((record) => ApprovalDecisionRecordSchema.parse(record)) };
-  }
-
-  read(sessionId: string): Promise<ApprovalRecord[]> {
-    return this.log.read(sessionId);
-  }
-}
-
-export class PostgresQuestions implements QuestionLog {
-  private readonly log: ClaimedLog<QuestionLogRecord>;
-
-  constructor(db: Database, warn: (warning: StorageWarning) => void) {
-    this.log = new ClaimedLog(db, 'questions', QuestionLogRecordSchema, 'question record', warn);
-  }
-
-  append(sessionId: string, record: QuestionRecord): Promise<void> {
-    return this.log.append(sessionId, record);
-  }
-
-  async settle(sessionId: string, record: QuestionOutcomeRecord): Promise<SettleResult> {
-    const result = await this.log.claim(sessionId, [{ key: record.questionId, record }]);
-    return result.ok ? result : { ok: false, taken: QuestionOutcomeRecordSchema.parse(result.taken[0]) };
-  }
-
-  read(sessionId: string): Promise<QuestionLogRecord[]> {
-    return this.log.read(sessionId);
-  }
-}
-
-export class PostgresUsage implements UsageLedgerStore {
-  constructor(
-    private readonly db: Database,
-    private readonly warn: (warning: StorageWarning) => void,
-  ) {}
-
-  async append(sessionId: string, record: UsageRecord): Promise<void> {
-    assertSessionName(sessionId);
-    await appendEntry(this.db, { sessionId, logId: 'usage', kind: 'usage', body: record, notify: false });
-  }
-
-  async read(sessionId: string): Promise<UsageRecord[]> {
-    return (await this.readSince(sessionId)).records;
-  }
-
-  async readSince(sessionId: string, cursor?: LogCursor): Promise<{ records: UsageRecord[]; cursor: LogCursor }> {
-    assertSessionName(sessionId);
-    const from = cursor === undefined ? 0 : cursorSeq(cursor);
-    const rows = await this.db.query<{ seq: string; body: unknown }>(
-      "SELECT seq, body FROM legion.entries WHERE session_id = $1 AND log_id = 'usage' AND seq > $2 ORDER BY seq",
-      [sessionId, from],
-    );
-    const records: UsageRecord[] = [];
-    let last = from;
-    for (const row of rows) {
-      last = Number(row.seq);
-      const parsed = parseRecord(row.body, UsageRecordSchema);
-      if (parsed.ok) records.push(parsed.value);
-      else
-        this.warn({
-          source: sourceOf(sessionId, 'usage'),
-          offset: last,
-          problem: `skipped an unreadable usage record (${parsed.problem})`,
-          sessionId,
-        });
-    }
-    return { records, cursor: makeCursor(last) };
-  }
-}
+import { readRecord, sourceOf } from './records.js';
 
 export class PostgresAgentState implements AgentStateStore {
   constructor(

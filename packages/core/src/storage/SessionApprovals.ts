@@ -92,6 +92,8 @@ export class ApprovalState {
  * approvals log (the file backend: `approvals.jsonl` and its claim files).
  * Every question reads the log anew, so decisions made by other processes are
  * seen; a caller asking several questions takes one `state()` and asks it.
+ * `ApprovalState` is the one fold of that log: everything that asks about
+ * approvals (tools, surfaces, resumes) asks it.
  */
 export class SessionApprovals {
   constructor(
@@ -114,7 +116,7 @@ export class SessionApprovals {
 
   /** Records the decisions if, and only if, none of their requests is decided yet, across processes: the first decide wins. */
   async decide(records: readonly ApprovalDecisionRecord[]): Promise<DecideResult> {
-    const result = await this.log.decide(this.sessionId, records);
+    const result = await this.log.claim(this.sessionId, records);
     if (result.ok) for (const record of records) await this.onRecorded?.(record, () => this.state());
     return result;
   }

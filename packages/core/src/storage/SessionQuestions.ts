@@ -107,8 +107,10 @@ export class SessionQuestions {
 
   /** Records the answer or withdrawal if, and only if, the question has no outcome yet, across processes: the first settle wins. */
   async settle(record: QuestionOutcomeRecord): Promise<SettleResult> {
-    const result = await this.log.settle(this.sessionId, record);
-    if (result.ok) await this.options.onRecorded?.(record, () => this.state());
+    const result = await this.log.claim(this.sessionId, [record]);
+    // One record claimed: what took its key is the one outcome that stands.
+    if (!result.ok) return { ok: false, taken: result.taken[0] ?? record };
+    await this.options.onRecorded?.(record, () => this.state());
     return result;
   }
 

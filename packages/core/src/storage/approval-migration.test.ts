@@ -1,7 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ApprovalStore } from './ApprovalStore.js';
+import type { ApprovalRecord } from './approval-records.js';
+import { APPROVAL_LOG } from './record-log-formats.js';
+import { ApprovalState } from './SessionApprovals.js';
 
 const request = (fields: Record<string, unknown>) => ({
   kind: 'request',
@@ -27,14 +26,16 @@ const link = (parent: string, toolUseId: string, child: string) => ({
 });
 
 describe('approval requests of version 1, read by this Legion', () => {
-  let dir: string;
-  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'legion-approvals-'))));
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-  function storeWith(lines: unknown[]): ApprovalStore {
-    const file = join(dir, 'approvals.jsonl');
-    writeFileSync(file, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
-    return new ApprovalStore(file);
+  /** The approvals log read in one pass, as every backend reads it, and folded as every caller sees it. */
+  function storeWith(lines: unknown[]): ApprovalState {
+    const read = APPROVAL_LOG.reader();
+    const records: ApprovalRecord[] = [];
+    for (const line of lines) {
+      const reading = read(JSON.parse(JSON.stringify(line)));
+      if (!reading.ok) throw new Error(reading.problem);
+      if (reading.record) records.push(reading.record);
+    }
+    return new ApprovalState(records);
   }
 
   it('take their frames from the links written before them, the latest between the right two participants', () => {

@@ -1,7 +1,15 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import type { RecordLogName } from './backend/session-backend.js';
 
 export const LEGION_DIR = '.legion';
+
+/** Where each record log keeps its claim files, beside it in the session's folder. */
+const CLAIM_FOLDERS: Record<RecordLogName, string | undefined> = {
+  approvals: 'approval-decisions',
+  questions: 'question-outcomes',
+  usage: undefined,
+};
 
 /** Every path inside `.legion/`, in one place, so nothing else builds them by hand. */
 export class WorkspacePaths {
@@ -61,10 +69,26 @@ export class WorkspacePaths {
   }
   /** One claim file per settled question: the first to create it settled it. */
   questionOutcomeClaim(sessionId: string, questionId: string): string {
-    return join(this.sessionDir(sessionId), 'question-outcomes', `${encodeURIComponent(questionId)}.json`);
+    return this.recordClaim(sessionId, 'questions', questionId)!;
+  }
+  /** One claim file per decided approval request: the first to create it decided it. */
+  approvalDecisionClaim(sessionId: string, requestId: string): string {
+    return this.recordClaim(sessionId, 'approvals', requestId)!;
   }
   usageFile(sessionId: string): string {
     return join(this.sessionDir(sessionId), 'usage.jsonl');
+  }
+  /** A record log of the session (`approvals`, `questions`, `usage`): `<name>.jsonl`. */
+  recordLogFile(sessionId: string, name: RecordLogName): string {
+    return join(this.sessionDir(sessionId), `${name}.jsonl`);
+  }
+  /**
+   * The claim file of one key of a record log: the first to create it claimed the key. Undefined
+   * for a log that records no claims. The folders' names are those Legion has always used.
+   */
+  recordClaim(sessionId: string, name: RecordLogName, key: string): string | undefined {
+    const folder = CLAIM_FOLDERS[name];
+    return folder === undefined ? undefined : join(this.sessionDir(sessionId), folder, `${encodeURIComponent(key)}.json`);
   }
   /** Machine-local state of running processes (claims, child records): never in git, never a session. */
   get runDir(): string {

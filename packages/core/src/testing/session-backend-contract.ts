@@ -2,6 +2,7 @@ import { copyContract } from './backend-contract/contract-copy.js';
 import { conversationsContract } from './backend-contract/contract-conversations.js';
 import { leasesContract } from './backend-contract/contract-leases.js';
 import { recordsContract } from './backend-contract/contract-records.js';
+import { recordLogsContract } from './backend-contract/contract-record-logs.js';
 import { questionsContract } from './backend-contract/contract-questions.js';
 import { sessionsContract } from './backend-contract/contract-sessions.js';
 import type { MakeHarness } from './backend-contract/harness.js';
@@ -11,8 +12,8 @@ export type { MakeHarness, SessionBackendHarness } from './backend-contract/harn
 
 /**
  * What every `SessionBackend` must do, as vitest tests: sessions, conversation
- * logs and followers, leases, approvals (first decision wins), questions (first outcome wins), usage, agent
- * state and artifacts. Run it from a `*.test.ts` file with a harness that
+ * logs and followers, leases, the record logs (approvals: first decision wins; questions: first outcome
+ * wins; usage; cursors and older records for all of them), agent state and artifacts. Run it from a `*.test.ts` file with a harness that
  * opens backends on one fresh store per test:
  *
  *     describeSessionBackendContract('PostgresSessionBackend', async () => ({ open, abandonLease, ... }));
@@ -23,6 +24,7 @@ export function describeSessionBackendContract(name: string, makeHarness: MakeHa
     conversationsContract(makeHarness);
     leasesContract(makeHarness);
     recordsContract(makeHarness);
+    recordLogsContract(makeHarness);
     questionsContract(makeHarness);
     copyContract(makeHarness);
   });

@@ -82,7 +82,7 @@ export async function fillSession(
       frames: [{ participantId: 'user', conversationId: 'user__dev' }],
     });
   }
-  await backend.approvals.decide(sessionId, [
+  await backend.approvals.claim(sessionId, [
     { kind: 'decision', version: 1, requestId: 'apr_decided', at: '2026-01-02T03:08:00.000Z', decision: 'approved', decidedBy: 'user' },
   ]);
   for (const id of ['q_answered', 'q_open']) {
@@ -98,15 +98,17 @@ export async function fillSession(
       text: `Which database, ${seed}?`,
     });
   }
-  await backend.questions.settle(sessionId, {
-    kind: 'answer',
-    version: 1,
-    questionId: 'q_answered',
-    at: '2026-01-02T03:10:00.000Z',
-    text: 'PostgreSQL',
-    answeredBy: 'user',
-    medium: 'cli',
-  });
+  await backend.questions.claim(sessionId, [
+    {
+      kind: 'answer',
+      version: 1,
+      questionId: 'q_answered',
+      at: '2026-01-02T03:10:00.000Z',
+      text: 'PostgreSQL',
+      answeredBy: 'user',
+      medium: 'cli',
+    },
+  ]);
   for (const inputTokens of [10, 20]) {
     await backend.usage.append(sessionId, {
       version: 1,

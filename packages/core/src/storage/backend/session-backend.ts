@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { ApprovalDecisionRecord, ApprovalRecord } from '../approval-records.js';
-import type { QuestionLogRecord, QuestionOutcomeRecord, QuestionRecord } from '../question-records.js';
+import type { ApprovalDecisionRecord, ApprovalRequestRecord } from '../approval-records.js';
+import type { QuestionOutcomeRecord, QuestionRecord } from '../question-records.js';
 import type { CompactionEntry, CompactionEntryInput, HeaderEntry, LogEntry, MessageEntry, NoteEntry } from '../log-entry.js';
 import type { Message } from '../../message.js';
 import type { SessionMeta } from '../session-meta.js';
@@ -23,10 +23,11 @@ import type { UsageRecord } from '../usage-summary.js';
 export interface SessionBackend {
   readonly sessions: SessionRecords;
   readonly conversations: ConversationLogs;
+  /** Approval requests and their one decision each. */
   readonly approvals: ApprovalLog;
   /** Messages to users that a process offered to its surfaces, and their one answer: what lets any process answer them. */
   readonly questions: QuestionLog;
-  readonly usage: UsageLedgerStore;
+  readonly usage: UsageLog;
   readonly agentState: AgentStateStore;
   readonly artifacts: ArtifactStore;
   /**
@@ -188,57 +189,90 @@ export interface Lease {
 
 export type AcquireResult = { acquired: true; lease: Lease } | { acquired: false; holder: LeaseHolder | undefined };
 
-/** The outcome of `decide`: all decisions recorded, or none because some request was decided first. */
-export type DecideResult = { ok: true } | { ok: false; taken: ApprovalDecisionRecord[] };
-
-export interface ApprovalLog {
-  /** Appends a request record. Decisions go through `decide`. */
-  append(sessionId: string, record: ApprovalRecord): Promise<void>;
-  /**
-   * Records the decisions if, and only if, none of their requests is decided yet,
-   * atomically across every instance and process on the store: the first decide wins.
-   */
-  decide(sessionId: string, decisions: readonly ApprovalDecisionRecord[]): Promise<DecideResult>;
-  /**
-   * Every request and decision in the order it was made, in today's version (older records, such as
-   * version 1 requests with their `link` records, are migrated as they are read and stored as they
-   * were written); a decision is there from the moment its `decide` won.
-   */
-  read(sessionId: string): Promise<ApprovalRecord[]>;
-}
-
-/** The outcome of `settle`: recorded, or not because the question was settled first (by `taken`). */
-export type SettleResult = { ok: true } | { ok: false; taken: QuestionOutcomeRecord };
+/** The outcome of a claim: every record written, or none because some key was claimed first (`taken`: the records that hold those keys). */
+export type ClaimResult<Claim> = { ok: true } | { ok: false; taken: Claim[] };
 
 /**
- * A session's questions to users and their outcomes. Kept apart from the
- * approvals log on purpose: an older Legion reads that log whole and would
- * warn about every question record it cannot parse, at every read, while a
- * log it does not know of it never opens; and a question is no tool call (no
- * frames, no rules, no resume of its own).
+ * One append-only log of records per session, some of which claim a key once: the approvals log
+ * (a decision claims its request), the questions log (an outcome claims its question), the usage
+ * ledger (no claims). A backend implements it once, for every `RecordLogFormat`.
  */
-export interface QuestionLog {
-  /** Appends a question, before any surface is asked. */
-  append(sessionId: string, record: QuestionRecord): Promise<void>;
+export interface RecordLog<Appended, Claim = never> {
+  /** Appends a record that claims nothing. Records that claim a key go through `claim`. */
+  append(sessionId: string, record: Appended): Promise<void>;
   /**
-   * Records the question's answer (or its withdrawal) if, and only if, it has
-   * none yet, atomically across every instance and process on the store: the first settle wins.
+   * Writes the records if, and only if, none of their keys is claimed yet, atomically across every
+   * instance and process on the store: the first claim for a key wins, and a later one writes
+   * nothing and gets the records that took the keys.
    */
-  settle(sessionId: string, record: QuestionOutcomeRecord): Promise<SettleResult>;
-  /** Every question and outcome in the order they were made; an outcome is there from the moment its `settle` won. */
-  read(sessionId: string): Promise<QuestionLogRecord[]>;
+  claim(sessionId: string, records: readonly Claim[]): Promise<ClaimResult<Claim>>;
+  /**
+   * Every record in the order it was written, in today's version (older records are migrated as
+   * they are read, through the format's `reader`, and stay stored as they were written); a claim is
+   * there from the moment it won, even if its writer died before logging it (the file backend).
+   */
+  read(sessionId: string): Promise<Array<Appended | Claim>>;
+  /**
+   * The records written after `cursor` (from the start without one), by this instance or any other
+   * on the same store, and the cursor to read on from. A record still being written is left for a
+   * later call. Records are migrated with what this call reads (a version 1 approval request whose
+   * links precede the cursor is read without them: `read` has the whole log); a claim whose writer
+   * died before logging it is in `read` only.
+   */
+  readSince(sessionId: string, cursor?: LogCursor): Promise<{ records: Array<Appended | Claim>; cursor: LogCursor }>;
 }
 
-export interface UsageLedgerStore {
-  append(sessionId: string, record: UsageRecord): Promise<void>;
-  /** Every record, oldest first. */
-  read(sessionId: string): Promise<UsageRecord[]>;
+/** Requests, appended, and their decisions, claimed by request id: the first decide wins. */
+export type ApprovalLog = RecordLog<ApprovalRequestRecord, ApprovalDecisionRecord>;
+/** The outcome of deciding approvals: all decisions recorded, or none because some request was decided first. */
+export type DecideResult = ClaimResult<ApprovalDecisionRecord>;
+
+/**
+ * A session's questions to users and their outcomes (answers, withdrawals), claimed by question id.
+ * Kept apart from the approvals log on purpose: an older Legion reads that log whole and would
+ * warn about every question record it cannot parse, at every read, while a log it does not know
+ * of it never opens; and a question is no tool call (no frames, no rules, no resume of its own).
+ */
+export type QuestionLog = RecordLog<QuestionRecord, QuestionOutcomeRecord>;
+/** The outcome of settling a question: recorded, or not because it was settled first (by `taken`). */
+export type SettleResult = { ok: true } | { ok: false; taken: QuestionOutcomeRecord };
+
+/** One record per model call: running totals read on from a cursor instead of reading the ledger again. */
+export type UsageLog = RecordLog<UsageRecord>;
+
+/** What a record log is called where it is stored: a file backend's `<name>.jsonl`, a database's log id. */
+export type RecordLogName = 'approvals' | 'questions' | 'usage';
+
+/** One stored record as read: today's record, nothing (a record kept only for migrating later ones), or why it cannot be read. */
+export type RecordReading<Entry> = { ok: true; record: Entry | undefined } | { ok: false; problem: string };
+
+/**
+ * What a backend needs to know of one record log to store it, beyond the generic shape: given by
+ * core for every log of the port (`APPROVAL_LOG`, `QUESTION_LOG`, `USAGE_LOG`), so a backend's one
+ * `RecordLog` implementation serves them all.
+ */
+export interface RecordLogFormat<Appended, Claim = never> {
+  readonly name: RecordLogName;
+  /** What one record is called in warnings and errors: "approval record". */
+  readonly what: string;
+  /** Whether an append or claim wakes the session's followers (`SessionBackend.watch`): approvals and questions do, usage does not. */
+  readonly wakesFollowers: boolean;
   /**
-   * The records appended after `cursor` (from the start without one), by this instance or
-   * any other on the same store, and the cursor to read on from: running totals stay
-   * right without reading the whole ledger again.
+   * A reader for one pass over the log, oldest first: each stored record (parsed JSON) in, validated
+   * and migrated to today's version out. It keeps state between the records of its pass (a version 1
+   * approval request is migrated with the link records before it), so each pass takes a new one.
    */
-  readSince(sessionId: string, cursor?: LogCursor): Promise<{ records: UsageRecord[]; cursor: LogCursor }>;
+  reader(): (stored: unknown) => RecordReading<Appended | Claim>;
+  /** Whether a record read is a claim. */
+  isClaim(record: Appended | Claim): record is Claim;
+  /** The key a claim settles: a decision's request id, an outcome's question id. */
+  claimKey(claim: Claim): string;
+  /** The key a record waits to see claimed (a request's id, a question's id), if it does: where a claim not yet logged is looked for. */
+  awaitedKey(record: Appended | Claim): string | undefined;
+  /** A claim stored alone (a claim file, the winner a database holds) is checked with this. */
+  readonly claimSchema: z.ZodType<Claim>;
+  /** The record's kind (`request`, `decision`, `usage`, ...), for a store that indexes it. */
+  kindOf(record: Appended | Claim): string;
 }
 
 /** One agent's state of one kind (`todos`, `scratchbook`, …) in one session. */

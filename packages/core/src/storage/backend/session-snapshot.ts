@@ -103,14 +103,14 @@ export async function importSession(backend: SessionBackend, snapshot: SessionSn
     }
     for (const record of snapshot.approvals) {
       if (record.kind !== 'decision') await backend.approvals.append(sessionId, record);
-      else if (!(await backend.approvals.decide(sessionId, [record])).ok)
+      else if (!(await backend.approvals.claim(sessionId, [record])).ok)
         throw new LegionError('copy_conflict', `Approval ${record.requestId} of session ${sessionId} was decided twice in the source.`, {
           sessionId,
         });
     }
     for (const record of snapshot.questions) {
       if (record.kind === 'question') await backend.questions.append(sessionId, record);
-      else if (!(await backend.questions.settle(sessionId, record)).ok)
+      else if (!(await backend.questions.claim(sessionId, [record])).ok)
         throw new LegionError('copy_conflict', `Question ${record.questionId} of session ${sessionId} was settled twice in the source.`, {
           sessionId,
         });

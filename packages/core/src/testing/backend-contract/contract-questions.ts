@@ -1,28 +1,5 @@
 import { vitest } from './vitest-api.js';
-import type { QuestionAnswerRecord, QuestionRecord, QuestionWithdrawnRecord } from '../../storage/question-records.js';
-import { useHarness, type MakeHarness } from './harness.js';
-
-function question(id: string): QuestionRecord {
-  return {
-    kind: 'question',
-    version: 1,
-    id,
-    at: new Date().toISOString(),
-    conversationId: 'dev__user',
-    user: 'user',
-    from: 'dev',
-    chain: ['user', 'dev'],
-    text: 'Which database?',
-  };
-}
-
-function answer(questionId: string, text: string, medium = 'web'): QuestionAnswerRecord {
-  return { kind: 'answer', version: 1, questionId, at: new Date().toISOString(), text, answeredBy: 'user', medium };
-}
-
-function withdrawn(questionId: string): QuestionWithdrawnRecord {
-  return { kind: 'withdrawn', version: 1, questionId, at: new Date().toISOString(), reason: 'the turn was stopped' };
-}
+import { answer, question, useHarness, withdrawn, type MakeHarness } from './harness.js';
 
 export function questionsContract(makeHarness: MakeHarness): void {
   const { describe, expect, it } = vitest();
@@ -38,7 +15,7 @@ export function questionsContract(makeHarness: MakeHarness): void {
       await backend.questions.append(sessionId, first);
       await open().questions.append(sessionId, second);
       const answered = answer('q_2', 'PostgreSQL');
-      expect(await open().questions.settle(sessionId, answered)).toEqual({ ok: true });
+      expect(await open().questions.claim(sessionId, [answered])).toEqual({ ok: true });
       expect(await backend.questions.read(sessionId)).toEqual([first, second, answered]);
     });
 
@@ -47,9 +24,9 @@ export function questionsContract(makeHarness: MakeHarness): void {
       const { id: sessionId } = await backend.sessions.create();
       await backend.questions.append(sessionId, question('q_1'));
       const winner = answer('q_1', 'yes', 'terminal');
-      expect(await backend.questions.settle(sessionId, winner)).toEqual({ ok: true });
-      expect(await open().questions.settle(sessionId, answer('q_1', 'no'))).toEqual({ ok: false, taken: winner });
-      expect(await open().questions.settle(sessionId, withdrawn('q_1'))).toEqual({ ok: false, taken: winner });
+      expect(await backend.questions.claim(sessionId, [winner])).toEqual({ ok: true });
+      expect(await open().questions.claim(sessionId, [answer('q_1', 'no')])).toEqual({ ok: false, taken: [winner] });
+      expect(await open().questions.claim(sessionId, [withdrawn('q_1')])).toEqual({ ok: false, taken: [winner] });
       expect((await backend.questions.read(sessionId)).filter((record) => record.kind !== 'question')).toEqual([winner]);
     });
 
@@ -61,10 +38,10 @@ export function questionsContract(makeHarness: MakeHarness): void {
         backend: open(),
         record: index === 3 ? withdrawn('q_race') : answer('q_race', `answer ${index}`, `surface-${index}`),
       }));
-      const results = await Promise.all(answerers.map(({ backend: answerer, record }) => answerer.questions.settle(sessionId, record)));
+      const results = await Promise.all(answerers.map(({ backend: answerer, record }) => answerer.questions.claim(sessionId, [record])));
       const winners = results.flatMap((result, index) => (result.ok ? [answerers[index]!.record] : []));
       expect(winners).toHaveLength(1);
-      for (const result of results) if (!result.ok) expect(result.taken).toEqual(winners[0]);
+      for (const result of results) if (!result.ok) expect(result.taken).toEqual(winners);
       expect((await open().questions.read(sessionId)).filter((record) => record.kind !== 'question')).toEqual(winners);
     });
 
@@ -77,7 +54,7 @@ export function questionsContract(makeHarness: MakeHarness): void {
       const woken = new Promise<void>((resolve) => {
         stop = watcher.watch!(sessionId, resolve);
       });
-      await open().questions.settle(sessionId, answer('q_seen', 'now'));
+      await open().questions.claim(sessionId, [answer('q_seen', 'now')]);
       await woken;
       stop?.();
     });
@@ -86,7 +63,7 @@ export function questionsContract(makeHarness: MakeHarness): void {
       const backend = open();
       const gone = await backend.sessions.create();
       await backend.questions.append(gone.id, question('q_gone'));
-      await backend.questions.settle(gone.id, answer('q_gone', 'bye'));
+      await backend.questions.claim(gone.id, [answer('q_gone', 'bye')]);
       expect(await open().sessions.remove(gone.id)).toBe(true);
       expect(await backend.questions.read(gone.id)).toEqual([]);
     });

@@ -19,7 +19,7 @@ export function recordsContract(makeHarness: MakeHarness): void {
       await backend.approvals.append(sessionId, first);
       await open().approvals.append(sessionId, second);
       const decided = decision('apr_2', 'user');
-      expect(await backend.approvals.decide(sessionId, [decided])).toEqual({ ok: true });
+      expect(await backend.approvals.claim(sessionId, [decided])).toEqual({ ok: true });
       expect(await open().approvals.read(sessionId)).toEqual([first, second, decided]);
     });
 
@@ -28,8 +28,8 @@ export function recordsContract(makeHarness: MakeHarness): void {
       const { id: sessionId } = await backend.sessions.create();
       await backend.approvals.append(sessionId, approvalRequest('apr_1'));
       const winner = decision('apr_1', 'user', 'rejected');
-      expect(await backend.approvals.decide(sessionId, [winner])).toEqual({ ok: true });
-      const late = await open().approvals.decide(sessionId, [decision('apr_1', 'lead', 'approved')]);
+      expect(await backend.approvals.claim(sessionId, [winner])).toEqual({ ok: true });
+      const late = await open().approvals.claim(sessionId, [decision('apr_1', 'lead', 'approved')]);
       expect(late).toEqual({ ok: false, taken: [winner] });
       const decisions = (await backend.approvals.read(sessionId)).filter((record) => record.kind === 'decision');
       expect(decisions).toEqual([winner]);
@@ -43,7 +43,7 @@ export function recordsContract(makeHarness: MakeHarness): void {
         backend: open(),
         record: decision('apr_race', `surface-${index}`, index % 2 ? 'approved' : 'rejected'),
       }));
-      const results = await Promise.all(deciders.map(({ backend: decider, record }) => decider.approvals.decide(sessionId, [record])));
+      const results = await Promise.all(deciders.map(({ backend: decider, record }) => decider.approvals.claim(sessionId, [record])));
       const winners = results.flatMap((result, index) => (result.ok ? [deciders[index]?.record] : []));
       expect(winners).toHaveLength(1);
       for (const result of results) if (!result.ok) expect(result.taken).toEqual(winners);
@@ -57,12 +57,12 @@ export function recordsContract(makeHarness: MakeHarness): void {
       await backend.approvals.append(sessionId, approvalRequest('apr_a'));
       await backend.approvals.append(sessionId, approvalRequest('apr_b'));
       const earlier = decision('apr_b', 'user');
-      await backend.approvals.decide(sessionId, [earlier]);
+      await backend.approvals.claim(sessionId, [earlier]);
       const both: ApprovalDecisionRecord[] = [decision('apr_a', 'lead'), decision('apr_b', 'lead')];
-      expect(await backend.approvals.decide(sessionId, both)).toEqual({ ok: false, taken: [earlier] });
+      expect(await backend.approvals.claim(sessionId, both)).toEqual({ ok: false, taken: [earlier] });
       // apr_a was not decided by the refused call: it can still be.
       const alone = decision('apr_a', 'user');
-      expect(await open().approvals.decide(sessionId, [alone])).toEqual({ ok: true });
+      expect(await open().approvals.claim(sessionId, [alone])).toEqual({ ok: true });
       const decisions = (await backend.approvals.read(sessionId)).filter((record) => record.kind === 'decision');
       expect(decisions).toEqual([earlier, alone]);
     });
@@ -82,24 +82,7 @@ export function recordsContract(makeHarness: MakeHarness): void {
       expect(await open().usage.read(sessionId)).toEqual(records);
       expect(await backend.usage.read(otherId)).toEqual([elsewhere]);
     });
-
-    it('reads on from a cursor only what was appended since, by this instance or another', async () => {
-      const backend = open();
-      const other = open();
-      const { id: sessionId } = await backend.sessions.create();
-      const empty = await backend.usage.readSince(sessionId);
-      expect(empty.records).toEqual([]);
-      const first = [usageRecord('dev', 1), usageRecord('qa', 2)];
-      for (const record of first) await backend.usage.append(sessionId, record);
-      const start = await backend.usage.readSince(sessionId, empty.cursor);
-      expect(start.records).toEqual(first);
-      const later = usageRecord('ops', 3);
-      await other.usage.append(sessionId, later);
-      const next = await backend.usage.readSince(sessionId, start.cursor);
-      expect(next.records).toEqual([later]);
-      expect((await backend.usage.readSince(sessionId, next.cursor)).records).toEqual([]);
-      expect((await other.usage.readSince(sessionId)).records).toEqual([...first, later]);
-    });
+    // Reading on from a cursor is the generic record log's (contract-record-logs.ts), for usage as for the others.
   });
 
   describe('agent state', () => {

@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { ApprovalDecisionRecord, ApprovalRequestRecord } from '../../storage/approval-records.js';
 import type { HeaderEntry, MessageEntry } from '../../storage/log-entry.js';
 import type { UsageRecord } from '../../storage/usage-summary.js';
-import type { ConversationAddress, SessionBackend, SessionBackendOptions } from '../../storage/backend/session-backend.js';
+import type { QuestionAnswerRecord, QuestionRecord, QuestionWithdrawnRecord } from '../../storage/question-records.js';
+import type { ConversationAddress, RecordLogName, SessionBackend, SessionBackendOptions } from '../../storage/backend/session-backend.js';
 
 /**
  * What the contract suite needs from a backend under test. Everything but
@@ -19,6 +20,12 @@ export interface SessionBackendHarness {
   breakSession(sessionId: string): Promise<void>;
   /** Adds an entry no reader can parse to the end of a conversation log. */
   breakConversation(address: ConversationAddress): Promise<void>;
+  /**
+   * Adds `record` (a JSON object) to the end of a session's record log as stored, unchecked, the
+   * way the backend stores what it appends: a record an older Legion wrote (a version 1 approval
+   * request, a `link` record), or one no reader can parse.
+   */
+  storeRecord(sessionId: string, log: RecordLogName, record: Record<string, unknown>): Promise<void>;
   /** Frees what the store used. */
   dispose(): Promise<void>;
 }
@@ -102,4 +109,26 @@ export function usageRecord(participantId: string, inputTokens: number): UsageRe
     usage: { inputTokens, outputTokens: 1 },
     costUsd: null,
   };
+}
+
+export function question(id: string): QuestionRecord {
+  return {
+    kind: 'question',
+    version: 1,
+    id,
+    at: new Date().toISOString(),
+    conversationId: 'dev__user',
+    user: 'user',
+    from: 'dev',
+    chain: ['user', 'dev'],
+    text: 'Which database?',
+  };
+}
+
+export function answer(questionId: string, text: string, medium = 'web'): QuestionAnswerRecord {
+  return { kind: 'answer', version: 1, questionId, at: new Date().toISOString(), text, answeredBy: 'user', medium };
+}
+
+export function withdrawn(questionId: string): QuestionWithdrawnRecord {
+  return { kind: 'withdrawn', version: 1, questionId, at: new Date().toISOString(), reason: 'the turn was stopped' };
 }

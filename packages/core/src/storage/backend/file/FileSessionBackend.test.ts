@@ -68,6 +68,7 @@ describeSessionBackendContract('FileSessionBackend', async (): Promise<SessionBa
     breakSession: async (sessionId) => writeFileSync(paths.sessionFile(sessionId), '{ "version": 1, "id": '),
     breakConversation: async (address) =>
       appendFileSync(paths.conversationFile(address.sessionId, address.conversationId), '{"kind":"message","id":"broken"}\n'),
+    storeRecord: async (sessionId, log, record) => appendFileSync(paths.recordLogFile(sessionId, log), `${JSON.stringify(record)}\n`),
     dispose: async () => rmSync(root, { recursive: true, force: true }),
   };
 });

@@ -3,12 +3,14 @@ import type { LogWarning } from '../../jsonl-log.js';
 import { WorkspacePaths } from '../../workspace-paths.js';
 import type { SessionBackend, SessionBackendOptions } from '../session-backend.js';
 import { FileAgentState } from './file-agent-state.js';
-import { FileApprovals } from './file-approvals.js';
 import { FileArtifacts } from './file-artifacts.js';
 import { FileConversations } from './file-conversations.js';
 import { FileSessions } from './file-sessions.js';
-import { FileUsage } from './file-usage.js';
-import { FileQuestions } from './file-questions.js';
+import { FileRecordLog } from './file-record-log.js';
+import { APPROVAL_LOG, QUESTION_LOG, USAGE_LOG } from '../../record-log-formats.js';
+import type { ApprovalDecisionRecord, ApprovalRequestRecord } from '../../approval-records.js';
+import type { QuestionOutcomeRecord, QuestionRecord } from '../../question-records.js';
+import type { UsageRecord } from '../../usage-summary.js';
 import { watchSessionFiles } from './file-session-watch.js';
 
 export interface FileSessionBackendOptions extends SessionBackendOptions {
@@ -27,9 +29,9 @@ export interface FileSessionBackendOptions extends SessionBackendOptions {
 export class FileSessionBackend implements SessionBackend {
   readonly sessions: FileSessions;
   readonly conversations: FileConversations;
-  readonly approvals: FileApprovals;
-  readonly questions: FileQuestions;
-  readonly usage: FileUsage;
+  readonly approvals: FileRecordLog<ApprovalRequestRecord, ApprovalDecisionRecord>;
+  readonly questions: FileRecordLog<QuestionRecord, QuestionOutcomeRecord>;
+  readonly usage: FileRecordLog<UsageRecord>;
   readonly agentState: FileAgentState;
   readonly artifacts: FileArtifacts;
   private readonly paths: WorkspacePaths;
@@ -46,9 +48,9 @@ export class FileSessionBackend implements SessionBackend {
       });
     this.sessions = new FileSessions(paths, (warning) => options.onWarning?.(warning));
     this.conversations = new FileConversations(paths, { fsync: options.fsync ?? 'turn', onWarning, now: options.now ?? Date.now });
-    this.approvals = new FileApprovals(paths, onWarning);
-    this.questions = new FileQuestions(paths, onWarning);
-    this.usage = new FileUsage(paths, onWarning);
+    this.approvals = new FileRecordLog(paths, APPROVAL_LOG, onWarning);
+    this.questions = new FileRecordLog(paths, QUESTION_LOG, onWarning);
+    this.usage = new FileRecordLog(paths, USAGE_LOG, onWarning);
     this.agentState = new FileAgentState(paths);
     this.artifacts = new FileArtifacts(paths);
   }

@@ -2,14 +2,12 @@ import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ApprovalStore } from '../../ApprovalStore.js';
 import type { HeaderEntry } from '../../log-entry.js';
 import { SESSION_FORMAT_VERSION, type SessionMeta } from '../../session-meta.js';
 import { agentParticipant, createTestLegion, userParticipant } from '../../../testing/test-collective.js';
 import { readScratchbook, ScratchbookFileSchema, writeScratchbook } from '../../../tools/builtin/scratchbook/scratchbook.js';
 import { readTodos, TodoFileSchema, writeTodos } from '../../../tools/builtin/planning/todo-list.js';
 import { FileConversationLog } from '../../FileConversationLog.js';
-import { UsageLedger } from '../../usage-ledger.js';
 import { WorkspacePaths } from '../../workspace-paths.js';
 import { approvalRequest, decision, messageEntry, usageRecord } from '../../../testing/backend-contract/harness.js';
 import type { StorageWarning } from '../session-backend.js';
@@ -69,6 +67,16 @@ function oldLog(conversationId: string): FileConversationLog {
   closers.push(() => log.close());
   return log;
 }
+
+/** The fixture workspace's approvals as read: each request's frames, `participant@conversation/call`, and each decision. */
+const FIXTURE_APPROVALS: Record<string, string[]> = {
+  '20261125-192632-0b3898': ['apr_8f4c0db9463a v2: user@user__coordinator coordinator@user__coordinator/c1'],
+  '20261125-192632-9074e5': [
+    'apr_f43caada9d78 v2: user@user__lead lead@user__lead/l1 coordinator@lead__coordinator/c2',
+    'apr_f43caada9d78 approved',
+    'apr_e6a9d3019abb v2: user@user__lead lead@user__lead/l2 coordinator@lead__coordinator/c3',
+  ],
+};
 
 /** The deep session's fixture holds a decision that was only claimed (its process died before logging it). */
 function records9074e5Decided(records: ReadonlyArray<{ kind: string }>): boolean {
@@ -150,37 +158,40 @@ describe('FileSessionBackend on files written by earlier Legion code', () => {
     });
   });
 
-  it('reads approvals the ApprovalStore wrote, a decision only claimed included, and decides so that the store sees it', async () => {
-    const store = new ApprovalStore(paths.approvalsFile(SESSION));
-    closers.push(() => store.close());
+  it('reads approvals as earlier Legion wrote them, a decision only claimed included, and decides writing the same bytes', async () => {
     const first = approvalRequest('apr_1');
     const second = approvalRequest('apr_2');
     const third = approvalRequest('apr_3');
-    for (const request of [first, second, third]) store.append(request);
     const logged = decision('apr_1', 'user');
-    expect(store.decide([logged])).toEqual({ ok: true });
+    // What Legion has always written: one JSON line per record, and a claim file (JSON, two-space indents) per decision.
+    const claimsDir = join(paths.sessionDir(SESSION), 'approval-decisions');
+    mkdirSync(claimsDir, { recursive: true });
+    writeFileSync(join(claimsDir, 'apr_1.json'), `${JSON.stringify(logged, null, 2)}\n`);
+    writeFileSync(paths.approvalsFile(SESSION), [first, second, third, logged].map((record) => `${JSON.stringify(record)}\n`).join(''));
     // A process that died after claiming its decision, before logging it.
     const claimedOnly = decision('apr_2', 'lead');
-    mkdirSync(join(paths.sessionDir(SESSION), 'approval-decisions'), { recursive: true });
-    writeFileSync(join(paths.sessionDir(SESSION), 'approval-decisions', 'apr_2.json'), JSON.stringify(claimedOnly));
+    writeFileSync(join(claimsDir, 'apr_2.json'), JSON.stringify(claimedOnly));
+    const before = readFileSync(paths.approvalsFile(SESSION), 'utf8');
     const files = backend();
     expect(await files.approvals.read(SESSION)).toEqual([first, second, third, logged, claimedOnly]);
-    expect(await files.approvals.decide(SESSION, [decision('apr_2', 'user')])).toEqual({ ok: false, taken: [claimedOnly] });
+    expect(await files.approvals.claim(SESSION, [decision('apr_2', 'user')])).toEqual({ ok: false, taken: [claimedOnly] });
+    expect(await files.approvals.claim(SESSION, [decision('apr_1', 'user', 'rejected')])).toEqual({ ok: false, taken: [logged] });
     const mine = decision('apr_3', 'user', 'rejected');
-    expect(await files.approvals.decide(SESSION, [mine])).toEqual({ ok: true });
-    expect(new ApprovalStore(paths.approvalsFile(SESSION)).decision('apr_3')).toEqual(mine);
+    expect(await files.approvals.claim(SESSION, [mine])).toEqual({ ok: true });
+    expect(readFileSync(paths.approvalsFile(SESSION), 'utf8')).toBe(`${before}${JSON.stringify(mine)}\n`);
+    expect(readFileSync(paths.approvalDecisionClaim(SESSION, 'apr_3'), 'utf8')).toBe(`${JSON.stringify(mine, null, 2)}\n`);
+    expect(readdirSync(claimsDir).sort()).toEqual(['apr_1.json', 'apr_2.json', 'apr_3.json']);
   });
 
   it('reads the usage ledger, todo lists and scratchbooks where the tools write them, and writes them readably', async () => {
-    const ledger = new UsageLedger(paths.usageFile(SESSION));
-    closers.push(() => ledger.close());
     const record = usageRecord('dev', 5);
-    ledger.append(record);
+    // One JSON line per model call, as Legion has always written the ledger.
+    writeFileSync(paths.usageFile(SESSION), `${JSON.stringify(record)}\n`);
     const files = backend();
     expect(await files.usage.read(SESSION)).toEqual([record]);
     const added = usageRecord('qa', 6);
     await files.usage.append(SESSION, added);
-    expect(ledger.read()).toEqual([record, added]);
+    expect(readFileSync(paths.usageFile(SESSION), 'utf8')).toBe(`${JSON.stringify(record)}\n${JSON.stringify(added)}\n`);
 
     const todoPath = join(paths.sessionDir(SESSION), 'todos', 'dev.json');
     writeTodos(todoPath, 'dev', [{ id: '1', text: 'write tests', status: 'in_progress' }]);
@@ -206,20 +217,28 @@ describe('FileSessionBackend on files written by earlier Legion code', () => {
     expect(await files.agentState.list(SESSION, 'todos')).toEqual(['dev', 'qa']);
   });
 
-  it('reads the version 1 approvals fixture migrated, as ApprovalStore does', async () => {
+  it('reads the version 1 approvals fixture migrated, changing nothing', async () => {
     copyFileSync(APPROVALS_V1, paths.approvalsFile(SESSION));
     const warnings: StorageWarning[] = [];
     const files = new FileSessionBackend({ root, onWarning: (warning) => warnings.push(warning) });
     closers.push(() => files.close());
-    const store = new ApprovalStore(paths.approvalsFile(SESSION));
-    closers.push(() => store.close());
+    const stored = readFileSync(APPROVALS_V1, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string; chain?: string[]; version: number });
     const records = await files.approvals.read(SESSION);
-    const requests = records.filter((record) => record.kind === 'request');
-    expect(requests.length).toBeGreaterThan(1);
-    for (const request of requests) {
-      expect(request).toEqual(store.request(request.id));
-      expect(records.find((record) => record.kind === 'decision' && record.requestId === request.id)).toEqual(store.decision(request.id));
-    }
+    expect(records).toHaveLength(stored.length);
+    records.forEach((record, index) => {
+      const { chain, version, ...fields } = stored[index]!;
+      if (record.kind === 'decision') return expect(record).toEqual(stored[index]);
+      // A version 1 request without links: each waiting participant keeps its place, in the requester's conversation.
+      expect(record).toEqual({
+        ...fields,
+        version: 2,
+        frames: chain!.map((participantId) => ({ participantId, conversationId: record.conversationId })),
+      });
+      expect(version).toBe(1);
+    });
     expect(warnings).toEqual([]);
     expect(readFileSync(paths.approvalsFile(SESSION))).toEqual(readFileSync(APPROVALS_V1));
   });
@@ -258,15 +277,17 @@ describe('FileSessionBackend on files written by earlier Legion code', () => {
     expect(warnings).toEqual([expect.stringContaining('skipped an unreadable question record')]);
     // A claim taken is an answer: a second one is refused with it.
     expect(
-      await files.questions.settle(SESSION, {
-        kind: 'answer',
-        version: 1,
-        questionId: 'q_222222222222',
-        at: '2026-11-26T03:04:00.000Z',
-        text: 'no',
-        answeredBy: 'user',
-      }),
-    ).toMatchObject({ ok: false, taken: { text: 'yes' } });
+      await files.questions.claim(SESSION, [
+        {
+          kind: 'answer',
+          version: 1,
+          questionId: 'q_222222222222',
+          at: '2026-11-26T03:04:00.000Z',
+          text: 'no',
+          answeredBy: 'user',
+        },
+      ]),
+    ).toMatchObject({ ok: false, taken: [{ text: 'yes' }] });
     expect(snapshot(paths.sessionDir(SESSION))).toEqual(before);
   });
 
@@ -300,21 +321,17 @@ describe('FileSessionBackend on files written by earlier Legion code', () => {
         expect(expected.length).toBeGreaterThan(0);
         expect((await files.conversations.context({ sessionId, conversationId })).messages).toEqual(expected);
       }
-      // Version 1 requests come back migrated, as the ApprovalStore reads them; the claimed-only decision is there.
-      const store = new ApprovalStore(fixturePaths.approvalsFile(sessionId));
+      // Version 1 requests come back migrated: their frames from the links written before them.
       const records = await files.approvals.read(sessionId);
-      const requests = records.filter((record) => record.kind === 'request');
-      expect(requests.length).toBeGreaterThan(0);
-      expect(requests).toHaveLength(store.list().length);
-      for (const request of requests) {
-        expect(request).toEqual(store.request(request.id));
-        expect(request.version).toBe(2);
-        expect(records.find((record) => record.kind === 'decision' && record.requestId === request.id)).toEqual(store.decision(request.id));
-      }
-      store.close();
-      const ledger = new UsageLedger(fixturePaths.usageFile(sessionId));
-      expect(await files.usage.read(sessionId)).toEqual(ledger.read());
-      ledger.close();
+      expect(
+        records.map((record) =>
+          record.kind === 'request'
+            ? `${record.id} v${record.version}: ${record.frames.map((frame) => `${frame.participantId}@${frame.conversationId}${frame.toolUseId ? `/${frame.toolUseId}` : ''}`).join(' ')}`
+            : `${record.requestId} ${record.decision}`,
+        ),
+      ).toEqual(FIXTURE_APPROVALS[sessionId]);
+      const usageLines = readFileSync(fixturePaths.usageFile(sessionId), 'utf8').trim().split('\n');
+      expect(await files.usage.read(sessionId)).toEqual(usageLines.map((line) => JSON.parse(line)));
     }
     expect(records9074e5Decided(await files.approvals.read('20261125-192632-9074e5'))).toBe(true);
     expect(warnings).toEqual([]);

@@ -16,6 +16,11 @@ describeSessionBackendContract('MemorySessionBackend', async (): Promise<Session
     breakSession: async (sessionId) => void store.sessions.set(sessionId, '{ "version": 1, "id": '),
     breakConversation: async (address) =>
       void store.logs.get(`${address.sessionId}/${address.conversationId}`)?.entries.push('{"kind":"message","id":"broken"}'),
+    storeRecord: async (sessionId, log, record) => {
+      const records = store.recordLogs.get(`${sessionId}/${log}`) ?? [];
+      records.push(JSON.stringify(record));
+      store.recordLogs.set(`${sessionId}/${log}`, records);
+    },
     dispose: async () => {},
   };
 });

@@ -2,9 +2,13 @@ import { randomBytes } from 'node:crypto';
 import type { SessionBackend, SessionBackendOptions, StorageWarning } from '../session-backend.js';
 import { MemorySessionStore } from './MemorySessionStore.js';
 import { MemoryConversations } from './memory-conversations.js';
-import { MemoryAgentState, MemoryApprovals, MemoryArtifacts, MemoryUsage } from './memory-records-stores.js';
+import { MemoryAgentState, MemoryArtifacts } from './memory-records-stores.js';
 import { MemorySessions } from './memory-sessions.js';
-import { MemoryQuestions } from './memory-questions.js';
+import { MemoryRecordLog } from './memory-record-log.js';
+import { APPROVAL_LOG, QUESTION_LOG, USAGE_LOG } from '../../record-log-formats.js';
+import type { ApprovalDecisionRecord, ApprovalRequestRecord } from '../../approval-records.js';
+import type { QuestionOutcomeRecord, QuestionRecord } from '../../question-records.js';
+import type { UsageRecord } from '../../usage-summary.js';
 
 export interface MemorySessionBackendOptions extends SessionBackendOptions {
   /** The store to share with other instances (other simulated processes); a new one by default. */
@@ -24,9 +28,9 @@ export class MemorySessionBackend implements SessionBackend {
   readonly processId: string;
   readonly sessions: MemorySessions;
   readonly conversations: MemoryConversations;
-  readonly approvals: MemoryApprovals;
-  readonly questions: MemoryQuestions;
-  readonly usage: MemoryUsage;
+  readonly approvals: MemoryRecordLog<ApprovalRequestRecord, ApprovalDecisionRecord>;
+  readonly questions: MemoryRecordLog<QuestionRecord, QuestionOutcomeRecord>;
+  readonly usage: MemoryRecordLog<UsageRecord>;
   readonly agentState: MemoryAgentState;
   readonly artifacts: MemoryArtifacts;
 
@@ -43,9 +47,9 @@ export class MemorySessionBackend implements SessionBackend {
     };
     this.sessions = new MemorySessions(this.store, warn);
     this.conversations = new MemoryConversations(this.store, this.processId, options.now ?? Date.now, warn);
-    this.approvals = new MemoryApprovals(this.store, warn);
-    this.questions = new MemoryQuestions(this.store, warn);
-    this.usage = new MemoryUsage(this.store, warn);
+    this.approvals = new MemoryRecordLog(this.store, APPROVAL_LOG, warn);
+    this.questions = new MemoryRecordLog(this.store, QUESTION_LOG, warn);
+    this.usage = new MemoryRecordLog(this.store, USAGE_LOG, warn);
     this.agentState = new MemoryAgentState(this.store);
     this.artifacts = new MemoryArtifacts(this.store);
   }

@@ -27,16 +27,10 @@ export class MemorySessionStore {
   /** `<session>/<conversation>` → log. */
   readonly logs = new Map<string, MemoryLogRecord>();
   readonly leases = new Map<string, MemoryLeaseRecord>();
-  /** Session id → approval records (JSON), in order. */
-  readonly approvals = new Map<string, string[]>();
-  /** `<session>/<request>` → the decision that won it. */
-  readonly decisions = new Map<string, string>();
-  /** Session id → question records (JSON), in order. */
-  readonly questions = new Map<string, string[]>();
-  /** `<session>/<question>` → the outcome that settled it. */
-  readonly questionOutcomes = new Map<string, string>();
-  /** Session id → usage records (JSON), in order. */
-  readonly usage = new Map<string, string[]>();
+  /** `<session>/<log>` → the records (JSON) of a record log (`approvals`, `questions`, `usage`), in order. */
+  readonly recordLogs = new Map<string, string[]>();
+  /** `<session>/<log>/<key>` → the claim that won the key (a request's decision, a question's outcome). */
+  readonly claims = new Map<string, string>();
   /** `<session>/<kind>/<agent>` → state document (JSON). */
   readonly agentState = new Map<string, string>();
   /** Session id → artifact name → bytes. */
@@ -45,7 +39,7 @@ export class MemorySessionStore {
   /** Session id → who wants to hear that it changed (followers' wake-up hint). */
   private readonly watchers = new Map<string, Set<() => void>>();
 
-  /** Calls `onChange` after each append to the session's conversations or approvals, by any instance; returns the stop. */
+  /** Calls `onChange` after each append to the session's conversations, approvals or questions, by any instance; returns the stop. */
   watch(sessionId: string, onChange: () => void): () => void {
     let listeners = this.watchers.get(sessionId);
     if (!listeners) this.watchers.set(sessionId, (listeners = new Set()));

@@ -84,12 +84,9 @@ export class MemorySessions implements SessionRecords {
     assertSessionName(id);
     if (!this.store.sessions.delete(id)) return false;
     const prefix = `${id}/`;
-    for (const map of [this.store.logs, this.store.leases, this.store.decisions, this.store.questionOutcomes, this.store.agentState]) {
+    for (const map of [this.store.logs, this.store.leases, this.store.recordLogs, this.store.claims, this.store.agentState]) {
       for (const key of [...map.keys()]) if (key.startsWith(prefix)) map.delete(key);
     }
-    this.store.approvals.delete(id);
-    this.store.questions.delete(id);
-    this.store.usage.delete(id);
     this.store.artifacts.delete(id);
     return true;
   }

@@ -47,7 +47,7 @@ if (command === 'hold-lease') {
 } else if (command === 'decide') {
   const [sessionId, requestId, decidedBy] = rest;
   await startSignal();
-  const outcome = await backend.approvals.decide(sessionId, [
+  const outcome = await backend.approvals.claim(sessionId, [
     { kind: 'decision', version: 1, requestId, at: new Date().toISOString(), decision: 'approved', decidedBy },
   ]);
   process.stdout.write(outcome.ok ? 'WON\n' : `LOST ${outcome.taken[0]?.decidedBy}\n`);
