@@ -282,10 +282,8 @@ export { AnthropicProvider } from './providers/anthropic/AnthropicProvider.js';
 export { OpenAIProvider } from './providers/openai/OpenAIProvider.js';
 export { PROVIDER_PRESETS } from './providers/provider-presets.js';
 export { checkModelAccess } from './providers/model-access.js';
-// The provider SDKs' HTTP without undici (node-http-fetch.ts); the CLI's bundle gives the SDKs this Headers.
-export { FetchHeaders } from './providers/fetch-headers.js';
-export { undiciFreeGlobals } from './providers/fetch-globals.js';
-export { nodeHttpFetch } from './providers/node-http-fetch.js';
+// Node's fetch that sends no key to the host a redirect points to; the providers give it to the SDKs.
+export { redirectSafeFetch } from './providers/redirect-safe-fetch.js';
 export type { ModelAccess, ModelKeySource } from './providers/model-access.js';
 export type { ProviderPreset } from './providers/provider-presets.js';
 export { ScriptedProvider } from './providers/scripted/ScriptedProvider.js';
