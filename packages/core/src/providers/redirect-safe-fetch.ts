@@ -55,9 +55,10 @@ export async function redirectSafeFetch(input: string | URL | Request, init: Req
 /** The body of a request that cannot be sent a second time (a stream). */
 const UNREPEATABLE = Symbol('unrepeatable body');
 
-/** A stream is read once: a 307/308 that would send it again fails, as in undici. Strings, bytes, blobs and forms are sent anew. */
+/** A stream (web or async-iterable) is read once: a 307/308 that would send it again fails, as in undici. Strings, bytes, blobs and forms are sent anew. */
 function repeatableBody(body: RequestInit['body']): Hop['body'] {
-  return body instanceof ReadableStream ? UNREPEATABLE : body;
+  const isStream = body instanceof ReadableStream || (typeof body === 'object' && body !== null && Symbol.asyncIterator in body);
+  return isStream ? UNREPEATABLE : body;
 }
 
 /** One request of a redirect chain: where, how, with what. */
