@@ -22,11 +22,20 @@ const LAYERS = [
   ['runtime'],
   ['Legion.ts'],
   ['driver'],
-  ['index.ts', 'vocabulary.ts'],
+  ['index.ts', 'vocabulary.ts', 'backend.ts', 'management.ts', 'internal.ts'],
   ['testing'],
 ];
 
 const CORE = '^packages/core/src/';
+/**
+ * The import paths of core's entries `names` (`''` is the main one): as a package names them, and as
+ * the built files they resolve to. Each package may use only the entries its audience is given.
+ */
+const coreEntries = (names) =>
+  `^(${names.map((name) => `@legion-collective/core${name ? `/${name}` : ''}`).join('|')}|packages/core/dist/(${names
+    .map((name) => (name === 'testing' ? 'testing/index' : name || 'index'))
+    .join('|')})\\.(js|d\\.ts))$`;
+const PUBLIC_ENTRIES = ['', 'vocabulary', 'backend', 'management', 'internal'];
 const escape = (name) => name.replace(/\./g, '\\.');
 /** A folder matches everything under it; a root file matches itself. */
 const entryPattern = (names) =>
@@ -62,45 +71,36 @@ module.exports = {
     {
       name: 'cli-through-the-public-api',
       comment:
-        'packages/cli uses core only as a library user would: `@legion-collective/core` and its `/vocabulary` (tests: also `/testing`), never its files.',
+        'packages/cli uses core only through its entries (`@legion-collective/core`, `/vocabulary`, `/backend`, `/management`, `/internal`; tests: also `/testing`), never its files.',
       severity: 'error',
       from: { path: '^packages/cli/src/', pathNot: ['\\.test\\.ts$', '/__fixtures__/'] },
-      to: {
-        path: '^(packages/core/|@legion-collective/core)',
-        pathNot: '^(@legion-collective/core(/vocabulary)?|packages/core/dist/(index|vocabulary)\\.(js|d\\.ts))$',
-      },
+      to: { path: '^(packages/core/|@legion-collective/core)', pathNot: coreEntries(PUBLIC_ENTRIES) },
     },
     {
       name: 'cli-tests-through-the-public-api',
-      comment: 'CLI tests use core through `@legion-collective/core`, `/vocabulary` and `/testing` only.',
+      comment: 'CLI tests use core through its entries and `/testing` only.',
       severity: 'error',
       from: { path: '^packages/cli/src/.*(\\.test\\.ts$|/__fixtures__/)' },
-      to: {
-        path: '^(packages/core/|@legion-collective/core)',
-        pathNot: '^(@legion-collective/core(/testing|/vocabulary)?|packages/core/dist/((testing/)?index|vocabulary)\\.(js|d\\.ts))$',
-      },
+      to: { path: '^(packages/core/|@legion-collective/core)', pathNot: coreEntries([...PUBLIC_ENTRIES, 'testing']) },
     },
     {
       name: 'server-through-the-public-api',
       comment:
-        'packages/server uses core only through `@legion-collective/core` and `/vocabulary` (tests: also `/testing`), never its files.',
+        'packages/server uses core only through its entries (`@legion-collective/core`, `/vocabulary`, `/management`, `/internal`; tests: also `/testing`), never its files.',
       severity: 'error',
       from: { path: '^packages/server/src/' },
       to: {
         path: '^(packages/core/|@legion-collective/core)',
-        pathNot: '^(@legion-collective/core(/testing|/vocabulary)?|packages/core/dist/((testing/)?index|vocabulary)\\.(js|d\\.ts))$',
+        pathNot: coreEntries(['', 'vocabulary', 'management', 'internal', 'testing']),
       },
     },
     {
       name: 'store-postgres-through-the-public-api',
       comment:
-        'packages/store-postgres is a backend like any other: it uses core only through `@legion-collective/core` (tests: also `/testing`).',
+        'packages/store-postgres is a backend like any other: it uses core only through `@legion-collective/core` and `/backend` (tests: also `/testing`), never `/internal`.',
       severity: 'error',
       from: { path: '^packages/store-postgres/src/' },
-      to: {
-        path: '^(packages/core/|@legion-collective/core)',
-        pathNot: '^(@legion-collective/core(/testing)?|packages/core/dist/(testing/)?index\\.(js|d\\.ts))$',
-      },
+      to: { path: '^(packages/core/|@legion-collective/core)', pathNot: coreEntries(['', 'backend', 'testing']) },
     },
     {
       name: 'store-postgres-test-helpers-only-in-tests',
@@ -119,13 +119,15 @@ module.exports = {
     {
       name: 'vscode-through-the-public-api',
       comment:
-        'The VS Code extension (packages/vscode) is a thin client: core, the server and the PostgreSQL store only through their public entries (tests: also `/testing`); the extension ships without the test helpers.',
+        'The VS Code extension (packages/vscode) is a thin client: core (its entries `@legion-collective/core`, `/vocabulary`, `/management`, `/internal`), the server and the PostgreSQL store only through their public entries (tests: also `/testing`); the extension ships without the test helpers.',
       severity: 'error',
       from: { path: '^packages/vscode/src/' },
       to: {
         path: '^(packages/(core|server|store-postgres)/|@legion-collective/(core|server|store-postgres))',
-        pathNot:
-          '^(@legion-collective/(core|server|store-postgres)|@legion-collective/core/testing|packages/(core|server|store-postgres)/dist/index\\.(js|d\\.ts)|packages/core/dist/testing/index\\.(js|d\\.ts))$',
+        pathNot: [
+          coreEntries(['', 'vocabulary', 'management', 'internal', 'testing']),
+          '^(@legion-collective/(server|store-postgres)|packages/(server|store-postgres)/dist/index\\.(js|d\\.ts))$',
+        ],
       },
     },
     {
@@ -188,7 +190,7 @@ module.exports = {
           '\\.test\\.ts$',
           '/__fixtures__/',
           '\\.d\\.ts$',
-          '^packages/core/src/(index|vocabulary|testing/index)\\.ts$',
+          '^packages/core/src/(index|vocabulary|backend|management|internal|testing/index)\\.ts$',
           '^packages/cli/src/legion\\.ts$',
           '^packages/server/src/(index|wire/index)\\.ts$',
           '^packages/web/src/main\\.tsx$',
@@ -199,12 +201,17 @@ module.exports = {
     {
       name: 'core-reachable-from-its-entry-points',
       comment:
-        'A core source file that neither `@legion-collective/core`, `/vocabulary` nor `/testing` reaches is dead code, whatever tests still import it.',
+        'A core source file that no entry of core (`@legion-collective/core`, `/vocabulary`, `/backend`, `/management`, `/internal`, `/testing`) reaches is dead code, whatever tests still import it.',
       severity: 'error',
-      from: { path: '^packages/core/src/(index|vocabulary|testing/index)\\.ts$' },
+      from: { path: '^packages/core/src/(index|vocabulary|backend|management|internal|testing/index)\\.ts$' },
       to: {
         path: CORE,
-        pathNot: ['\\.test\\.ts$', '/__fixtures__/', '\\.d\\.ts$', '^packages/core/src/(index|vocabulary|testing/index)\\.ts$'],
+        pathNot: [
+          '\\.test\\.ts$',
+          '/__fixtures__/',
+          '\\.d\\.ts$',
+          '^packages/core/src/(index|vocabulary|backend|management|internal|testing/index)\\.ts$',
+        ],
         reachable: false,
       },
     },

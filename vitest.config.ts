@@ -38,6 +38,11 @@ export default defineConfig({
         replacement: fileURLToPath(new URL('./packages/core/src/testing/index.ts', import.meta.url)),
       },
       { find: /^@legion-collective\/core$/, replacement: fileURLToPath(new URL('./packages/core/src/index.ts', import.meta.url)) },
+      // The other entries with classes (errors, backends) from the same sources: one module instance each, so `instanceof` holds.
+      ...['backend', 'management', 'internal'].map((entry) => ({
+        find: new RegExp(`^@legion-collective/core/${entry}$`),
+        replacement: fileURLToPath(new URL(`./packages/core/src/${entry}.ts`, import.meta.url)),
+      })),
     ],
   },
   test: {

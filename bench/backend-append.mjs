@@ -10,7 +10,8 @@
 // The file backend runs with fsync 'turn' (the default: appends are not fsynced one by one) and
 // 'message' (every append fsynced). Messages are ~600 bytes, as in append-cost.mjs.
 import { randomUUID } from 'node:crypto';
-import { FileSessionBackend, MemorySessionBackend, MemorySessionStore } from '@legion-collective/core';
+import { FileSessionBackend, MemorySessionBackend } from '@legion-collective/core';
+import { MemorySessionStore } from '@legion-collective/core/internal';
 import { FileConversationLog } from '../packages/core/dist/storage/FileConversationLog.js';
 import { WorkspacePaths } from '../packages/core/dist/storage/workspace-paths.js';
 import { median, ms, p95, printJson, removeDir, round, tempDir } from './lib.mjs';

@@ -5,7 +5,8 @@
 // Figures: median time per turn around turn 100 and around turn 2,000, RSS at turn
 // 100 and turn 2,000 (after a full GC), their ratios (target ≤ 1.2 both), compactions.
 // Needs --expose-gc, which run-all passes; run alone: node --expose-gc bench/context-long-session.mjs
-import { Legion, SUMMARY_SYSTEM_MARK } from '@legion-collective/core';
+import { Legion } from '@legion-collective/core';
+import { SUMMARY_SYSTEM_MARK } from '@legion-collective/core/internal';
 import { ScriptedProvider, agentParticipant, userParticipant } from '@legion-collective/core/testing';
 import { median, ms, printJson, removeDir, tempDir } from './lib.mjs';
 

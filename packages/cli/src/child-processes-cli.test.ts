@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { LLMock } from '@copilotkit/aimock';
-import { CONTAINMENT_VARIABLE, Legion } from '@legion-collective/core';
+import { Legion } from '@legion-collective/core';
+import { CONTAINMENT_VARIABLE } from '@legion-collective/core/management';
 import { hostPid, PID_NAMESPACE } from '@legion-collective/core/testing';
 
 // Commands agents start must die with Legion however it ends: real `legion run`

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LLMock } from '@copilotkit/aimock';
-import { containment, CONTAINMENT_VARIABLE } from '@legion-collective/core';
+import { containment, CONTAINMENT_VARIABLE } from '@legion-collective/core/management';
 import { hostPid, PID_NAMESPACE } from '@legion-collective/core/testing';
 
 // A command cannot leave its process group behind and outlive Legion: processes that left the group

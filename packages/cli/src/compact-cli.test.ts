@@ -1,7 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Legion, SUMMARY_SYSTEM_MARK } from '@legion-collective/core';
+import { Legion } from '@legion-collective/core';
+import { SUMMARY_SYSTEM_MARK } from '@legion-collective/core/internal';
 import { startWindowLimitedServer, type WindowLimitedServer } from '@legion-collective/core/testing';
 import { StreamLineSchema } from './headless/stream-line.js';
 import { runLegion } from './legion-process.test-support.js';

@@ -1,14 +1,12 @@
+import { type ConfigLayer, type Participant, type ResolvedConfig } from '@legion-collective/core';
 import {
   inspectConfigLayers,
   inspectParticipantFiles,
   resolveConfigLayers,
   workspaceConfigPath,
-  type ConfigLayer,
   type ConfigLayerReport,
-  type Participant,
   type ParticipantFileReport,
-  type ResolvedConfig,
-} from '@legion-collective/core';
+} from '@legion-collective/core/management';
 
 /**
  * The collective and config of a workspace read file by file, so that one

@@ -4,7 +4,8 @@
 import tab from '@bomb.sh/tab/commander';
 import type { Complete } from '@bomb.sh/tab';
 import type { Command } from 'commander';
-import { findWorkspaceRoot, type Legion, type SessionMeta } from '@legion-collective/core';
+import { findWorkspaceRoot, type Legion } from '@legion-collective/core';
+import { type SessionMeta } from '@legion-collective/core/backend';
 import { openLegion } from './workspace.js';
 import { resolve } from 'node:path';
 

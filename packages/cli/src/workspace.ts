@@ -3,12 +3,11 @@ import {
   findWorkspaceRoot,
   Legion,
   LegionError,
-  workspaceStorage,
   type OpenLegionOptions,
   type SessionBackend,
-  type StorageSelection,
   type StorageWarning,
 } from '@legion-collective/core';
+import { workspaceStorage, type StorageSelection } from '@legion-collective/core/management';
 
 /** The workspace a command works in: the one named, or the nearest one above the current directory. */
 export function resolveWorkspace(explicit: string | undefined): string {

@@ -1,4 +1,4 @@
-import { secretsInConfig } from '@legion-collective/core';
+import { secretsInConfig } from '@legion-collective/core/management';
 
 const REDACTED = '[redacted]';
 /** Maps whose every value may be a secret whatever its name: a server's environment, its HTTP headers. */

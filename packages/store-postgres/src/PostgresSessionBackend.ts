@@ -1,4 +1,5 @@
-import type { SessionBackend, SessionBackendOptions } from '@legion-collective/core';
+import type { SessionBackend } from '@legion-collective/core';
+import type { SessionBackendOptions } from '@legion-collective/core/backend';
 import { Database, type DatabaseOptions } from './connection.js';
 import { PostgresConversations } from './pg-conversations.js';
 import { PostgresLeases } from './pg-leases.js';

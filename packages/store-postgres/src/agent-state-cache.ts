@@ -1,4 +1,4 @@
-import type { AgentStateKey } from '@legion-collective/core';
+import type { AgentStateKey } from '@legion-collective/core/backend';
 
 /**
  * The channel an instance notifies on, on commit, when it writes a row of `legion.agent_state`

@@ -1,5 +1,6 @@
 import type { QueryResultRow } from 'pg';
-import { LeaseLostError, LegionError } from '@legion-collective/core';
+import { LegionError } from '@legion-collective/core';
+import { LeaseLostError } from '@legion-collective/core/backend';
 import { CHANGES_CHANNEL } from './presence.js';
 import type { Database } from './connection.js';
 

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { assertSessionName, type StorageWarning } from '@legion-collective/core';
+import { type StorageWarning } from '@legion-collective/core';
+import { assertSessionName } from '@legion-collective/core/backend';
 import type { Database } from './connection.js';
 import { CHANGES_CHANNEL } from './presence.js';
 import { appendEntry } from './log-append.js';

@@ -1,9 +1,9 @@
+import { LegionError, type Message, type StorageWarning } from '@legion-collective/core';
 import {
   assertConversationAddress,
   assertSessionName,
   CompactionEntrySchema,
   HeaderEntrySchema,
-  LegionError,
   LogEntrySchema,
   MessageEntrySchema,
   type AcquireResult,
@@ -16,9 +16,7 @@ import {
   type Lease,
   type LogCursor,
   type LogEntry,
-  type Message,
-  type StorageWarning,
-} from '@legion-collective/core';
+} from '@legion-collective/core/backend';
 import type { Database } from './connection.js';
 import { appendEntry } from './log-append.js';
 import type { AgentStateCache } from './agent-state-cache.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { LeaseLostError, type AcquireResult, type ConversationAddress, type Lease } from '@legion-collective/core';
+import { LeaseLostError, type AcquireResult, type ConversationAddress, type Lease } from '@legion-collective/core/backend';
 import type { Database } from './connection.js';
 import type { Presence } from './presence.js';
 

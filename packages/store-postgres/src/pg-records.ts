@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { type StorageWarning, type UsageRecord } from '@legion-collective/core';
 import {
   ApprovalDecisionRecordSchema,
   ApprovalRecordSchema,
@@ -23,10 +24,8 @@ import {
   type QuestionOutcomeRecord,
   type QuestionRecord,
   type SettleResult,
-  type StorageWarning,
   type UsageLedgerStore,
-  type UsageRecord,
-} from '@legion-collective/core';
+} from '@legion-collective/core/backend';
 import { AGENT_STATE_CHANNEL, AgentStateCache } from './agent-state-cache.js';
 import type { Database } from './connection.js';
 import { ClaimedLog } from './pg-claimed-log.js';

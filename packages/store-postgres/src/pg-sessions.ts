@@ -1,14 +1,12 @@
+import { ConfigError, SessionNotFoundError, type StorageWarning } from '@legion-collective/core';
 import {
   assertSessionName,
-  ConfigError,
   newSessionMeta,
   SessionMetaSchema,
-  SessionNotFoundError,
   type SessionListing,
   type SessionMeta,
   type SessionRecords,
-  type StorageWarning,
-} from '@legion-collective/core';
+} from '@legion-collective/core/backend';
 import { AGENT_STATE_CHANNEL } from './agent-state-cache.js';
 import type { Database } from './connection.js';
 import { parseRecord, readRecord, sourceOf } from './records.js';

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { ConfigError, LegionError, type LogCursor, type StorageWarning } from '@legion-collective/core';
+import { ConfigError, LegionError, type StorageWarning } from '@legion-collective/core';
+import { type LogCursor } from '@legion-collective/core/backend';
 
 /** A stored JSON document (already parsed by the driver) through a schema, or why it fails. */
 export function parseRecord<T>(value: unknown, schema: z.ZodType<T>): { ok: true; value: T } | { ok: false; problem: string } {

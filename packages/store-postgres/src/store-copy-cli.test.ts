@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { canonicalJson, exportSession, FileSessionBackend, summarizeSnapshot, type SessionSnapshot } from '@legion-collective/core';
+import { FileSessionBackend } from '@legion-collective/core';
+import { canonicalJson, exportSession, summarizeSnapshot, type SessionSnapshot } from '@legion-collective/core/backend';
 import { fillSession } from '@legion-collective/core/testing';
 import { createTestDatabase, postgresSkipped, sql } from './test-support/test-database.js';
 

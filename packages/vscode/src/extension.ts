@@ -1,4 +1,5 @@
-import { APPROVAL_CHOICES, ApprovalChoiceSchema, answerOfChoice, initWorkspace } from '@legion-collective/core';
+import { APPROVAL_CHOICES, answerOfChoice, initWorkspace } from '@legion-collective/core';
+import { ApprovalChoiceSchema } from '@legion-collective/core/vocabulary';
 import { approvalButtons, choiceOfTitle } from './approval-buttons.js';
 import * as vscode from 'vscode';
 import { approvalInputText } from './approval-markdown.js';

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { chooseSession, Legion, LEGION_DIR, storageSelection, type Session, type StorageSelection } from '@legion-collective/core';
+import { chooseSession, Legion, LEGION_DIR, type Session } from '@legion-collective/core';
+import { storageSelection, type StorageSelection } from '@legion-collective/core/management';
 import * as vscode from 'vscode';
 
 /**

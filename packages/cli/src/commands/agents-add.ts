@@ -1,11 +1,5 @@
-import {
-  agentTemplateNames,
-  inspectParticipantFiles,
-  LegionError,
-  loadAgentTemplate,
-  saveParticipantFile,
-  type AgentTemplate,
-} from '@legion-collective/core';
+import { LegionError, type AgentTemplate } from '@legion-collective/core';
+import { agentTemplateNames, inspectParticipantFiles, loadAgentTemplate, saveParticipantFile } from '@legion-collective/core/management';
 import { resolveWorkspace } from '../workspace.js';
 import { stdout, stderr } from '../render/terminal-text.js';
 

@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { ConfigError, LEGION_DIR, LegionError, participantFilePath, saveParticipantFile } from '@legion-collective/core';
+import { ConfigError, LEGION_DIR, LegionError } from '@legion-collective/core';
+import { participantFilePath, saveParticipantFile } from '@legion-collective/core/management';
 import { ask } from '../confirm.js';
 import { openInEditor } from '../editor.js';
 import { styleFor } from '../render/style.js';

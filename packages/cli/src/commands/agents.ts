@@ -1,12 +1,6 @@
 import { rmSync } from 'node:fs';
-import {
-  LEGION_DIR,
-  LegionError,
-  participantFilePath,
-  type Participant,
-  type Permission,
-  type ResolvedConfig,
-} from '@legion-collective/core';
+import { LEGION_DIR, LegionError, type Participant, type Permission, type ResolvedConfig } from '@legion-collective/core';
+import { participantFilePath } from '@legion-collective/core/management';
 import { confirm } from '../confirm.js';
 import { columns } from '../render/columns.js';
 import { styleFor } from '../render/style.js';

@@ -1,4 +1,5 @@
-import { Legion, LegionError, conversationId, type Session } from '@legion-collective/core';
+import { Legion, LegionError, type Session } from '@legion-collective/core';
+import { conversationId } from '@legion-collective/core/internal';
 import { compactionLine } from '../render/compaction-line.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
 import { stdout } from '../render/terminal-text.js';

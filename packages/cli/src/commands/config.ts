@@ -1,16 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
+import { ConfigError, DEFAULT_CONFIG, LegionError } from '@legion-collective/core';
 import {
-  ConfigError,
-  DEFAULT_CONFIG,
   globalConfigPath,
-  LegionError,
   participantFilePath,
   saveConfigLayer,
   secretsInConfig,
   workspaceConfigPath,
   type ConfigLayerReport,
-} from '@legion-collective/core';
+} from '@legion-collective/core/management';
 import { formatKey, getAt, leaves, parseKey, parseValue, setAt } from '../config-keys.js';
 import { columns } from '../render/columns.js';
 import { styleFor } from '../render/style.js';

@@ -1,12 +1,5 @@
-import {
-  followWorkspace,
-  Legion,
-  LegionError,
-  parseConversationId,
-  type LegionEvent,
-  type Message,
-  type Session,
-} from '@legion-collective/core';
+import { followWorkspace, Legion, LegionError, type LegionEvent, type Message, type Session } from '@legion-collective/core';
+import { parseConversationId } from '@legion-collective/core/internal';
 import { authorOf, renderMessage, renderMessages } from '../render/message-lines.js';
 import { styleFor } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';

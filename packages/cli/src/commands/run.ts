@@ -1,4 +1,5 @@
-import { conversationId, LegionError, SessionDriver, type LegionEvent, type TurnResult, type UsageSummary } from '@legion-collective/core';
+import { LegionError, SessionDriver, type LegionEvent, type TurnResult, type UsageSummary } from '@legion-collective/core';
+import { conversationId } from '@legion-collective/core/internal';
 import { approvalSurface, TERMINAL_MEDIUM, type ApproveMode } from '../approval-prompt.js';
 import { declinedSurface, fixedAnswerSurface, QuestionTracker, type AnswerQuestionsMode } from '../headless/questions.js';
 import { oneAtATime, questionPrompt } from '../question-prompt.js';

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline/promises';
-import { Legion, LegionError, textOf, type Session, type SessionMeta } from '@legion-collective/core';
+import { Legion, LegionError, textOf, type Session } from '@legion-collective/core';
+import { type SessionMeta } from '@legion-collective/core/backend';
 import { styleFor } from '../render/style.js';
 import { columns } from '../render/columns.js';
 import { readableTime } from '../render/text.js';

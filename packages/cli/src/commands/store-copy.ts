@@ -1,15 +1,12 @@
+import { FileSessionBackend, LegionError, type SessionBackend, type StorageWarning } from '@legion-collective/core';
 import {
   exportSession,
-  FileSessionBackend,
   importSession,
-  LegionError,
-  storageSelection,
   summarizeSnapshot,
-  type SessionBackend,
   type SessionSnapshot,
   type SnapshotSummary,
-  type StorageWarning,
-} from '@legion-collective/core';
+} from '@legion-collective/core/backend';
+import { storageSelection } from '@legion-collective/core/management';
 import { z } from 'zod';
 import { openPostgresBackend, resolveWorkspace } from '../workspace.js';
 import { stdout, stderr } from '../render/terminal-text.js';

@@ -1,4 +1,5 @@
-import { LegionError, storageSelection } from '@legion-collective/core';
+import { LegionError } from '@legion-collective/core';
+import { storageSelection } from '@legion-collective/core/management';
 import { databaseError, resolveWorkspace } from '../workspace.js';
 import { stdout } from '../render/terminal-text.js';
 

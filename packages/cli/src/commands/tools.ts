@@ -1,4 +1,4 @@
-import { type AgentToolView, type AgentToolsView, type ToolSchemaTokens } from '@legion-collective/core';
+import { type AgentToolView, type AgentToolsView, type ToolSchemaTokens } from '@legion-collective/core/management';
 import { columns } from '../render/columns.js';
 import { styleFor, type Style } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';

@@ -1,24 +1,20 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { ConfigError, findWorkspaceRoot, Legion, LEGION_DIR, type McpServerConfig } from '@legion-collective/core';
 import {
   agentTemplateNames,
   checkModelAccess,
-  ConfigError,
   containment,
   CONTAINMENT_VARIABLE,
-  findWorkspaceRoot,
   globalConfigPath,
   inspectApprovalRuleFiles,
   inspectWorkspaceTools,
-  Legion,
-  LEGION_DIR,
   loadAgentTemplate,
   prefixPricingKeys,
   PriceBook,
   probeMcpServer,
-  type McpServerConfig,
   type ModelAccess,
-} from '@legion-collective/core';
+} from '@legion-collective/core/management';
 import { readRoster, type Roster } from '../roster.js';
 import type { DoctorCheck } from './doctor-report.js';
 import { openLegion } from '../workspace.js';

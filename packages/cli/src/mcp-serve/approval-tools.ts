@@ -1,12 +1,5 @@
-import {
-  approvalChoice,
-  decisionReach,
-  errorMessage,
-  reachesRequest,
-  SessionDriver,
-  type ApprovalChoiceAnswer,
-  type TurnResult,
-} from '@legion-collective/core';
+import { approvalChoice, errorMessage, SessionDriver, type ApprovalChoiceAnswer, type TurnResult } from '@legion-collective/core';
+import { decisionReach, reachesRequest } from '@legion-collective/core/internal';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { CallChannel } from './active-calls.js';

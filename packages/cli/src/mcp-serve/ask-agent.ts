@@ -1,6 +1,5 @@
 import {
   chooseSession,
-  conversationId,
   errorMessage,
   explainPause,
   explainQuestionPause,
@@ -13,6 +12,7 @@ import {
   type TurnResult,
   type UsageTotals,
 } from '@legion-collective/core';
+import { conversationId } from '@legion-collective/core/internal';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { usageOf, type ActiveCall, type CallChannel } from './active-calls.js';

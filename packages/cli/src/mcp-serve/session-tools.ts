@@ -1,18 +1,14 @@
+import { textOf, toolResultsOf, toolUsesOf, type Message, type Session } from '@legion-collective/core';
 import {
   conversationId,
   conversationsStartedBy,
   decisionReach,
   parseConversationId,
   sessionStartedBy,
-  textOf,
-  toolResultsOf,
-  toolUsesOf,
   turnsOpenedBy,
   WHOLE_LOG,
-  type Message,
-  type Session,
   type StartedConversation,
-} from '@legion-collective/core';
+} from '@legion-collective/core/internal';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { sessionFor } from './ask-agent.js';

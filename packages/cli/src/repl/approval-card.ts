@@ -1,7 +1,8 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { approvalKeyLine, readRegularFileSync, type ApprovalView } from '@legion-collective/core';
+import { approvalKeyLine, type ApprovalView } from '@legion-collective/core';
+import { readRegularFileSync } from '@legion-collective/core/internal';
 import { approvalInputLines } from '../render/approval-input.js';
 import { styleFor } from '../render/style.js';
 import { inert, inertLine } from '../render/terminal-text.js';

@@ -1,4 +1,4 @@
-import type { ContextReport } from '@legion-collective/core';
+import type { ContextReport } from '@legion-collective/core/management';
 import type { Style } from '../render/style.js';
 
 const number = (value: number): string => value.toLocaleString('en-US');

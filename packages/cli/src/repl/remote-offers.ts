@@ -1,12 +1,12 @@
 import {
   AnsweredElsewhereError,
-  parseConversationId,
   type ApprovalView,
   type Legion,
   type LegionEvents,
   type SessionDriver,
   type TurnResult,
 } from '@legion-collective/core';
+import { parseConversationId } from '@legion-collective/core/internal';
 import { styleFor } from '../render/style.js';
 import { inert } from '../render/terminal-text.js';
 import { SessionLeftError, TERMINAL_MEDIUM, type Prompts } from './prompts.js';

@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Legion, LogEntrySchema, summarizeUsage, UsageRecordSchema, type Message } from '@legion-collective/core';
+import { Legion, summarizeUsage, type Message } from '@legion-collective/core';
+import { LogEntrySchema, UsageRecordSchema } from '@legion-collective/core/backend';
 import { shellQuote, TMUX_MISSING, TmuxTerminal } from './terminal.test-support.js';
 import { runLegion, LEGION, type LegionRun } from '../legion-process.test-support.js';
 import { useWorkspace, type JournalMessage } from '../workspace.test-support.js';

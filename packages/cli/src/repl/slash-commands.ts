@@ -8,7 +8,7 @@ import { endingLine } from '../render/message-lines.js';
 import { clip, formatCost, formatTokens } from './format.js';
 import { contextLines } from './context-view.js';
 import { compactionLine } from '../render/compaction-line.js';
-import { conversationId } from '@legion-collective/core';
+import { conversationId } from '@legion-collective/core/internal';
 
 const style = styleFor(process.stdout);
 

@@ -1,14 +1,13 @@
 import type { Hono } from 'hono';
 import {
-  answerSizeError,
   ApprovalAnswerSchema,
-  waitingParticipants,
   type AnswerOutcome,
   type ApprovalAnswer,
   type Legion,
   type LegionEvents,
   type Session,
 } from '@legion-collective/core';
+import { answerSizeError, waitingParticipants } from '@legion-collective/core/internal';
 import { ApiError } from '../api-error.js';
 import type { ServerContext } from '../server-context.js';
 import type { ApprovalView } from '../wire/approvals.js';

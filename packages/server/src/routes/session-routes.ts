@@ -1,13 +1,6 @@
 import type { Hono } from 'hono';
-import {
-  chooseSession,
-  parseConversationId,
-  SessionNotFoundError,
-  textOf,
-  type Legion,
-  type Message,
-  type Session,
-} from '@legion-collective/core';
+import { chooseSession, SessionNotFoundError, textOf, type Legion, type Message, type Session } from '@legion-collective/core';
+import { parseConversationId } from '@legion-collective/core/internal';
 import { ApiError } from '../api-error.js';
 import type { ServerContext } from '../server-context.js';
 import { wireMessage, wireTotals } from '../session-views.js';

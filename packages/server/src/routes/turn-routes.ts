@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
-import { conversationId as conversationIdOf, LegionError } from '@legion-collective/core';
+import { LegionError } from '@legion-collective/core';
+import { conversationId as conversationIdOf } from '@legion-collective/core/internal';
 import { ApiError } from '../api-error.js';
 import type { ServerContext } from '../server-context.js';
 import { jsonRoute } from './define-routes.js';

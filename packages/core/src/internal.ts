@@ -1,0 +1,19 @@
+// `@legion-collective/core/internal`: what Legion's own packages (the CLI, the server, the VS Code
+// extension) share beyond the public entries. UNSTABLE: anything here may change or go in any
+// release, without notice; do not build on it.
+
+export { FileTooLargeError, NotRegularFileError, readRegularFileSync } from './storage/regular-file.js';
+export { answerSizeError } from './conversation/answer-question.js';
+export { MemorySessionStore } from './storage/backend/memory/MemorySessionStore.js';
+export { SUMMARY_SYSTEM_MARK } from './context/compaction-summary.js';
+export { CARRY_OVER_TAG } from './context/compaction-carry-over.js';
+export { decisionReach, reachesRequest } from './collective/approval-authority.js';
+export type { DecisionReach } from './collective/approval-authority.js';
+export { sessionTokens } from './runtime/session-budget.js';
+export type { ParticipantRuntime, RuntimeResolver, ToolSession, TurnContext, TurnConversation } from './session/turn.js';
+export { waitingParticipants } from './session/delegation-stack.js';
+export { conversationId, parseConversationId } from './conversation/conversation-id.js';
+export type { ConversationKey } from './conversation/conversation-id.js';
+export type { AttachedElsewhere } from './storage/surface-presence.js';
+export { conversationsStartedBy, sessionStartedBy, turnsOpenedBy, WHOLE_LOG } from './tools/builtin/delegation-tree.js';
+export type { StartedConversation } from './tools/builtin/delegation-tree.js';
