@@ -37,7 +37,7 @@ export async function redirectSafeFetch(input: string | URL | Request, init: Req
   for (let redirects = 0; ; redirects++) {
     const location = response.headers.get('location');
     if (!REDIRECT_STATUSES.has(response.status) || location === null) {
-      // Read-only on undici's Response, as the answer of the last hop it has no way to know it was redirected.
+      // The last hop's Response cannot know a chain led to it; its `redirected` is a getter, shadowed here.
       if (redirects > 0) Object.defineProperty(response, 'redirected', { value: true });
       return response;
     }
