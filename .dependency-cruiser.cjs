@@ -7,7 +7,7 @@
  * its own layer entry and the ones listed before it.
  */
 const LAYERS = [
-  ['errors.ts', 'zod-issues.ts', 'message.ts'],
+  ['errors.ts', 'error-codes.ts', 'zod-issues.ts', 'message.ts'],
   ['events'],
   ['tracing'],
   ['storage'],

@@ -3,20 +3,21 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-// The README's library example must compile against the built public API and run as written.
-const README = fileURLToPath(new URL('../../../README.md', import.meta.url));
+// The guide's library example (docs/guide/getting-started.md, "Library use") must compile against the
+// built public API and run as written.
+const GUIDE = fileURLToPath(new URL('../../../docs/guide/getting-started.md', import.meta.url));
 // Inside the CLI package, so that `@legion-collective/core` and zod resolve as they would for a user.
 const SCRATCH = fileURLToPath(new URL('../.readme-example/', import.meta.url));
 
 function exampleCode(): string {
-  const readme = readFileSync(README, 'utf8');
-  const section = readme.slice(readme.indexOf('### Library use'));
+  const guide = readFileSync(GUIDE, 'utf8');
+  const section = guide.slice(guide.indexOf('## Library use'));
   const match = /```ts\n([\s\S]*?)```/.exec(section);
-  if (!match) throw new Error('README has no ```ts block under "### Library use"');
+  if (!match) throw new Error('docs/guide/getting-started.md has no ```ts block under "## Library use"');
   return match[1]!;
 }
 
-describe('the README library example', () => {
+describe('the library example of the getting-started guide', () => {
   afterAll(() => rmSync(SCRATCH, { recursive: true, force: true }));
 
   it("type-checks under the project's strict settings and prints what its comments say", () => {

@@ -1,14 +1,16 @@
+import type { LegionErrorCode } from './error-codes.js';
+
 /**
  * Legion's error hierarchy. Caller misuse and unrecoverable conditions throw a
  * `LegionError` subclass; every one carries a stable string `code` (for scripts
- * and UIs) and the context fields that explain it. Failures a model can act on
+ * and UIs, one of the catalogue in error-codes.ts) and the context fields that explain it. Failures a model can act on
  * are not thrown: tools and `communicate` turn them into error results.
  */
 export class LegionError extends Error {
-  readonly code: string;
+  readonly code: LegionErrorCode;
   readonly details: Readonly<Record<string, unknown>>;
 
-  constructor(code: string, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+  constructor(code: LegionErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
@@ -155,7 +157,7 @@ export class ProviderError extends LegionError {
     /** What went wrong, without the provider, the model and the fix around it. */
     readonly problem: string,
     readonly fix: string,
-    options?: { cause?: unknown; code?: string },
+    options?: { cause?: unknown; code?: LegionErrorCode },
   ) {
     super(
       options?.code ?? 'provider_error',

@@ -49,6 +49,9 @@ export {
   SurfaceDeclinedError,
   errorMessage,
 } from './errors.js';
+// Every code those errors, a turn's error outcome and the surfaces' refusals carry, with its meaning (docs/reference/error-codes.md).
+export { LEGION_ERROR_CODES } from './error-codes.js';
+export type { ErrorCodeEntry, ErrorCodeSurface, LegionErrorCode } from './error-codes.js';
 
 // Messages: the content every layer speaks.
 export { textOf, toolResultsOf, toolUsesOf } from './message.js';

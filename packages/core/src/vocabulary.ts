@@ -27,3 +27,5 @@ export { UsageTotalsSchema } from './storage/usage-totals.js';
 export type { UsageTotals } from './storage/usage-totals.js';
 export { ApprovalChoiceSchema, RememberChoiceSchema } from './storage/approval-choice.js';
 export type { ApprovalChoice, RememberChoice } from './storage/approval-choice.js';
+export { LEGION_ERROR_CODES } from './error-codes.js';
+export type { ErrorCodeEntry, ErrorCodeSurface, LegionErrorCode } from './error-codes.js';

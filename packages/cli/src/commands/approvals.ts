@@ -56,7 +56,7 @@ export async function answerCommand(
     resume?: boolean;
   },
 ): Promise<number> {
-  const remember = rememberFrom(options, (line) => process.stderr.write(`${line}\n`));
+  const remember = rememberFrom(options, (line) => stderr.write(`${line}\n`));
   const { legion, session } = await open(options);
   const surface = approvalSurface(
     options.approve ?? legion.config.approval.headless,

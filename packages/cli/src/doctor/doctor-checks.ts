@@ -444,7 +444,7 @@ function workspaceToolChecks(root: string, env: NodeJS.ProcessEnv): DoctorCheck[
       status: 'failed',
       file,
       error: error ?? problem.message,
-      fix: fix ?? `correct ${file} (see docs: Workspace tools in the README)`,
+      fix: fix ?? `correct ${file} (see docs/guide/agents-and-collective.md, "Workspace tools")`,
     };
   });
   checks.push({

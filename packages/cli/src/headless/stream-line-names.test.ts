@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { LEGION_EVENT_NAMES } from '@legion-collective/core/vocabulary';
 import { StreamLineSchema } from './stream-line.js';
 import { STREAM_LINE_NAMES } from './stream-line-names.js';
@@ -33,5 +35,33 @@ describe('stream-json line names', () => {
     expect(STREAM_LINE_NAMES['error:raised'].line).toBe('error');
     expect(STREAM_LINE_NAMES['tool:call'].communicate).toBe('delegation:start');
     expect(STREAM_LINE_NAMES['tool:result'].communicate).toBe('delegation:end');
+  });
+});
+
+/** The names in backticks in the first column of a Markdown file's first table (its body rows, not the header). */
+function namesInFirstColumn(markdown: string): string[] {
+  const lines = markdown.split('\n');
+  const body = lines.slice(lines.findIndex((line) => line.startsWith('|---')) + 1);
+  const end = body.findIndex((line) => !line.startsWith('|'));
+  const rows = end === -1 ? body : body.slice(0, end);
+  return rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([^`]+)`/g)].map((match) => match[1]!));
+}
+
+// docs/reference/stream-json.md is where scripts read these names: its table names every line type, and only those.
+describe('the stream-json reference', () => {
+  it('lists every line type in its table, and no other', () => {
+    const reference = readFileSync(fileURLToPath(new URL('../../../../docs/reference/stream-json.md', import.meta.url)), 'utf8');
+    const documented = namesInFirstColumn(reference);
+    const lineTypes = StreamLineSchema.options.map((option) => option.shape.type.value as string);
+    expect([...documented].sort()).toEqual([...lineTypes].sort());
+  });
+});
+
+// docs/reference/events.md is the events' contract for library users: its table names every event core emits.
+describe('the events reference', () => {
+  it('lists every event of the vocabulary in its table, and no other', () => {
+    const reference = readFileSync(fileURLToPath(new URL('../../../../docs/reference/events.md', import.meta.url)), 'utf8');
+    const documented = namesInFirstColumn(reference);
+    expect([...documented].sort()).toEqual([...LEGION_EVENT_NAMES].sort());
   });
 });

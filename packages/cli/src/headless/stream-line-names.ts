@@ -2,7 +2,7 @@ import type { LegionEventName } from '@legion-collective/core';
 
 /**
  * How each of core's events shows in `legion run --output stream-json`: the one declared mapping
- * from core's event names to the line names the README documents (scripts depend on them, so they
+ * from core's event names to the line names docs/reference/stream-json.md documents (scripts depend on them, so they
  * never change), or why an event has no line. Every core event is listed (a new one fails to
  * compile until it is given a line or a reason); the line schemas (stream-line.ts) and the lines
  * (stream-lines.ts) take their names from here.

@@ -12,8 +12,8 @@ import { z } from 'zod';
 import { STREAM_LINE_NAMES, type EventLineName } from './stream-line-names.js';
 
 // The line format of `legion run --output stream-json`: one JSON object per line, each with a `type`.
-// These names are a public contract for scripts (documented in the README): add fields, never rename.
-// A line about an event is core's event (`LegionEventSchemas`) cut to the fields the README lists,
+// These names are a public contract for scripts (documented in docs/reference/stream-json.md): add fields, never rename.
+// A line about an event is core's event (`LegionEventSchemas`) cut to the fields docs/reference/stream-json.md lists,
 // named through the one mapping of stream-line-names.ts: nothing is defined twice, so a line cannot
 // drift from the event it reports. Types are inferred from these schemas, so the writer cannot drift
 // from them either; the CLI's tests parse real output with them. Only tests build these schemas

@@ -1,7 +1,8 @@
+import type { LegionErrorCode } from '@legion-collective/core';
 import { originHost, sameToken } from '@legion-collective/server/local-origin';
 
 /** A JSON-RPC error body (what an MCP client shows) with the HTTP status: what is wrong and the fix. */
-export function refusal(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
+export function refusal(status: number, code: LegionErrorCode, message: string, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32_001, message, data: { code } }, id: null }), {
     status,
     headers: { 'content-type': 'application/json', ...headers },

@@ -43,7 +43,7 @@ describe('path rules hold for every spelling of a path', () => {
     },
   );
 
-  it('the README deny on **/.env stops a/../.env and an absolute spelling', () => {
+  it("the guide's deny on **/.env (docs/guide/approvals-and-questions.md) stops a/../.env and an absolute spelling", () => {
     const policies: Policies = { file_read: { rules: [{ mode: 'deny', paths: ['**/.env'] }] } };
     expect(mode(policies, createFileReadTool(), { path: 'a/../.env' })).toBe('deny');
     expect(mode(policies, createFileReadTool(), { path: join(workspace.root, 'a', '..', '.env') })).toBe('deny');

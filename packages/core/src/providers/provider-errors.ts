@@ -1,3 +1,4 @@
+import type { LegionErrorCode } from '../error-codes.js';
 import { errorMessage, ProviderError } from '../errors.js';
 
 /** What we read off an SDK error without importing the SDK: both SDKs set these. */
@@ -39,7 +40,8 @@ export function toProviderError(error: unknown, context: ProviderErrorContext): 
     ? `Check ${context.apiKeyEnv} (or providers.${provider}.apiKey in the global Legion config)`
     : 'Check the API key';
   const where = context.baseURL ?? 'the default endpoint';
-  const make = (code: string, message: string, fix: string) => new ProviderError(provider, model, message, fix, { code, cause: error });
+  const make = (code: LegionErrorCode, message: string, fix: string) =>
+    new ProviderError(provider, model, message, fix, { code, cause: error });
   switch (shape.status) {
     case 401:
       return make('provider_auth', `the API key was rejected (401: ${detail})`, `${keyHint}.`);

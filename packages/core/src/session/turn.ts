@@ -1,4 +1,5 @@
 import type { Participant } from '../collective/participant.js';
+import type { LegionErrorCode } from '../error-codes.js';
 import type { Message } from '../message.js';
 import type { ConversationRef } from '../events/event-types.js';
 import type { EventBus } from '../events/EventBus.js';
@@ -55,7 +56,7 @@ export type TurnResult =
       truncated?: boolean | undefined;
       conversationId: string;
     }
-  | { status: 'error'; code: string; error: string; conversationId: string }
+  | { status: 'error'; code: LegionErrorCode; error: string; conversationId: string }
   | (PausedOnApprovals & { conversationId: string });
 
 /** What the conversation hands a runtime for one incoming message. */
@@ -97,7 +98,7 @@ export interface TurnConversation {
 
 export type RuntimeOutcome =
   | { status: 'success'; reply: string; message?: Message | undefined; truncated?: boolean | undefined }
-  | { status: 'error'; code: string; error: string }
+  | { status: 'error'; code: LegionErrorCode; error: string }
   | PausedOnApprovals;
 
 /** What a compaction did: the entry it appended, or why there was nothing to summarize. */

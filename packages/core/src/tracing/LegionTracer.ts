@@ -1,4 +1,5 @@
 import type { Attributes, Context, Span } from '@opentelemetry/api';
+import type { LegionErrorCode } from '../error-codes.js';
 import type { ContentBlock, Message, ToolUseBlock, Usage } from '../message.js';
 import { registeredApi, type OtelApi } from './otel-api.js';
 import { formatTraceparent, parseTraceparent } from './traceparent.js';
@@ -175,7 +176,7 @@ export class TurnTrace {
   end(
     result:
       | { status: 'success'; reply: string }
-      | { status: 'error'; code: string; error: string }
+      | { status: 'error'; code: LegionErrorCode; error: string }
       | { status: 'paused'; requests: readonly unknown[] },
   ): void {
     if (this.ended) return;
@@ -234,7 +235,7 @@ export class ChatTrace {
     this.span.end(endTime);
   }
 
-  failed(code: string, message: string): void {
+  failed(code: LegionErrorCode, message: string): void {
     fail(this.api, this.span, code, this.options.captureContent ? message : undefined);
     this.span.end();
   }

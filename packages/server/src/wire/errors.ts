@@ -1,8 +1,10 @@
+import type { LegionErrorCode } from '@legion-collective/core/vocabulary';
 import { z } from 'zod';
 
 /**
  * Every error the API answers with: a stable `code` a client can branch on, and a message that
- * names the problem and the fix (shown to the user as it is).
+ * names the problem and the fix (shown to the user as it is). Each is a code of core's catalogue
+ * (`LEGION_ERROR_CODES`, seen on `api`), which says what it means and its status.
  */
 export const ErrorCodeSchema = z.enum([
   'bad_request',
@@ -16,7 +18,7 @@ export const ErrorCodeSchema = z.enum([
   'already_answered',
   'not_an_agent',
   'internal',
-]);
+] as const satisfies readonly LegionErrorCode[]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
 export const ErrorBodySchema = z.object({

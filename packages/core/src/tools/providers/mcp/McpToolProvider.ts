@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { errorMessage } from '../../../errors.js';
+import type { LegionErrorCode } from '../../../error-codes.js';
 import type { EventBus } from '../../../events/EventBus.js';
 import type { ToolContext, ToolEffect, ToolResult } from '../../tool.js';
 import { compileJsonSchema, jsonSchemaInput } from '../json-schema-input.js';
@@ -187,7 +188,7 @@ export class McpToolProvider implements ToolProvider {
     this.report(server, message, 'mcp_tool_limited');
   }
 
-  private report(server: string, message: string, code: string): void {
+  private report(server: string, message: string, code: LegionErrorCode): void {
     this.options.events?.emit('error:raised', { scope: `mcp server ${server}`, message, code });
   }
 }
