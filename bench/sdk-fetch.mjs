@@ -1,11 +1,12 @@
-// The provider SDKs' fetch: core's nodeHttpFetch (node:http) against Node's own fetch (undici), both
-// reading a streamed reply of 20 server-sent events from a node:http server on 127.0.0.1 in this
-// process. Prints the CPU time (this process: client and server) and wall time per request, in
-// interleaved rounds after a warm-up, and, in a fresh process each, what the first request costs
-// (loading and starting each: what a one-shot `legion run` pays). Build core first (`npm run build`).
+// The provider SDKs' fetch: core's redirectSafeFetch (Node's fetch, a redirect to another origin
+// sending no key) against Node's own fetch (undici) alone, both reading a streamed reply of 20
+// server-sent events from a node:http server on 127.0.0.1 in this process: what the wrapper adds.
+// Prints the CPU time (this process: client and server) and wall time per request, in interleaved
+// rounds after a warm-up, and, in a fresh process each, what the first request costs (loading and
+// starting undici: what a one-shot `legion run` pays). Build core first (`npm run build`).
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import { nodeHttpFetch } from '@legion-collective/core/internal';
+import { redirectSafeFetch } from '@legion-collective/core';
 import { median, ms, printJson, round } from './lib.mjs';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
@@ -22,7 +23,7 @@ const server = createServer((request, response) => {
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${server.address().port}/v1/messages`;
 
-const implementations = { nodeHttpFetch, 'Node fetch (undici)': (input, init) => fetch(input, init) };
+const implementations = { redirectSafeFetch, 'Node fetch (undici)': (input, init) => fetch(input, init) };
 const cpu = () => {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1000;
@@ -47,7 +48,7 @@ for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex++) {
 
 // The first request in a fresh process, the server being this one: CPU of the child only.
 const first = (expression) => {
-  const script = `const { nodeHttpFetch } = await import('@legion-collective/core/internal'); const start = process.cpuUsage(); const response = await (${expression})(${JSON.stringify(url)}, { method: 'POST', body: '{}' }); await response.text(); const used = process.cpuUsage(start); console.log((used.user + used.system) / 1000);`;
+  const script = `const { redirectSafeFetch } = await import('@legion-collective/core'); const start = process.cpuUsage(); const response = await (${expression})(${JSON.stringify(url)}, { method: 'POST', body: '{}' }); await response.text(); const used = process.cpuUsage(start); console.log((used.user + used.system) / 1000);`;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
       cwd: new URL('.', import.meta.url),
@@ -58,9 +59,9 @@ const first = (expression) => {
     child.on('close', (status) => (status === 0 ? resolve(Number(out)) : reject(new Error(`child exited with ${status}`))));
   });
 };
-const firstRequest = { nodeHttpFetch: [], 'Node fetch (undici)': [] };
+const firstRequest = { redirectSafeFetch: [], 'Node fetch (undici)': [] };
 for (let index = 0; index < 6; index++) {
-  firstRequest.nodeHttpFetch.push(await first('nodeHttpFetch'));
+  firstRequest.redirectSafeFetch.push(await first('redirectSafeFetch'));
   firstRequest['Node fetch (undici)'].push(await first('fetch'));
 }
 server.close();

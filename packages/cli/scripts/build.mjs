@@ -126,43 +126,6 @@ const lazyCommanderChildProcess = {
   },
 };
 
-/**
- * The provider SDKs build a `Headers` for every request and test every body with `instanceof
- * FormData`, and Node's globals of those names are undici's: touching one loads all of undici, some
- * 20 ms of CPU before `legion run`'s first request. Core gives the SDKs a `fetch` of its own over
- * node:http (`nodeHttpFetch`), so in the bundle each SDK module that names one of undici's globals
- * gets core's stand-in (`undiciFreeGlobals`): `Headers` is core's `FetchHeaders`, the class
- * `nodeHttpFetch` answers with; `FormData`, `Request` and `Response` are the real globals, loaded
- * only when used. The SDKs' code is otherwise unchanged, and nothing outside them sees a different
- * global. The build fails if an SDK stops building its headers where the plugin expects it.
- */
-const SDK_MODULE = /[\\/]node_modules[\\/](openai|@anthropic-ai[\\/]sdk)[\\/].*\.m?js$/;
-const SDK_HEADER_BUILDERS = ['openai/internal/headers.mjs', '@anthropic-ai/sdk/internal/headers.mjs'];
-const UNDICI_GLOBALS = ['Headers', 'FormData', 'Request', 'Response'];
-const sdkFetchGlobals = {
-  name: 'sdk-fetch-globals',
-  setup(build) {
-    const replaced = new Set();
-    build.onLoad({ filter: SDK_MODULE }, (args) => {
-      const source = readFileSync(args.path, 'utf8');
-      const named = UNDICI_GLOBALS.filter((name) => new RegExp(`\\b${name}\\b`).test(source));
-      if (named.length === 0) return undefined;
-      const file = args.path.replaceAll('\\', '/').split('/node_modules/').pop();
-      if (SDK_HEADER_BUILDERS.includes(file) && !source.includes('new Headers()'))
-        throw new Error(`sdk-fetch-globals: ${file} no longer builds "new Headers()"; update the plugin for this SDK`);
-      replaced.add(file);
-      // Module-scope bindings shadow the globals for this module only.
-      const prelude = `import { undiciFreeGlobals as __legionFetchGlobals } from '@legion-collective/core/internal';\nconst { ${named.join(', ')} } = __legionFetchGlobals;\n`;
-      return { contents: prelude + source, resolveDir: dirname(args.path), loader: 'js' };
-    });
-    build.onEnd((result) => {
-      const missing = SDK_HEADER_BUILDERS.filter((file) => !replaced.has(file));
-      if (result.errors.length === 0 && missing.length > 0)
-        throw new Error(`sdk-fetch-globals: ${missing.join(', ')} not part of the build; update the plugin for these SDKs`);
-    });
-  },
-};
-
 // A stale chunk from an earlier build would sit beside the new ones; start clean.
 rmSync(DIST, { recursive: true, force: true });
 
@@ -181,7 +144,7 @@ const result = await build({
   target: 'node20.19',
   // pg-native: pg's optional libpq binding, required only if `pg.native` is read (store-postgres never does) and not installed.
   external: [...RESOLVED_AT_RUN_TIME, ...RESOLVED_AT_RUN_TIME.map((name) => `${name}/*`), 'pg-native'],
-  plugins: [englishOnlyZod, zodGlobalConfigCheck, lazyEmojiRegex, lazyCommanderChildProcess, sdkFetchGlobals],
+  plugins: [englishOnlyZod, zodGlobalConfigCheck, lazyEmojiRegex, lazyCommanderChildProcess],
   define: { LEGION_VERSION: JSON.stringify(manifest.version) },
   // Half the bytes for V8 to parse at every start. Names are kept: errors name their class
   // (`new.target.name`), and LEGION_DEBUG=1 maps stack traces back to the sources.

@@ -146,6 +146,8 @@ export type { ProviderConstructor, ProviderSettings } from './providers/Provider
 export { AnthropicProvider } from './providers/anthropic/AnthropicProvider.js';
 export { OpenAIProvider } from './providers/openai/OpenAIProvider.js';
 export { PROVIDER_PRESETS } from './providers/provider-presets.js';
+// Node's fetch that sends no key to the host a redirect points to; the providers give it to the SDKs.
+export { redirectSafeFetch } from './providers/redirect-safe-fetch.js';
 export type { ProviderPreset } from './providers/provider-presets.js';
 export { ScriptedProvider } from './providers/scripted/ScriptedProvider.js';
 export type { ScriptEntry, ScriptStep, ScriptedToolCall } from './providers/scripted/ScriptedProvider.js';

@@ -15,8 +15,5 @@ export { waitingParticipants } from './session/delegation-stack.js';
 export { conversationId, parseConversationId } from './conversation/conversation-id.js';
 export type { ConversationKey } from './conversation/conversation-id.js';
 export type { AttachedElsewhere } from './storage/surface-presence.js';
-export { FetchHeaders } from './providers/fetch-headers.js';
-export { undiciFreeGlobals } from './providers/fetch-globals.js';
-export { nodeHttpFetch } from './providers/node-http-fetch.js';
 export { conversationsStartedBy, sessionStartedBy, turnsOpenedBy, WHOLE_LOG } from './tools/builtin/delegation-tree.js';
 export type { StartedConversation } from './tools/builtin/delegation-tree.js';

@@ -2,7 +2,7 @@ import type OpenAIClient from 'openai';
 import type { Usage } from '../../message.js';
 import type { FinishReason, ModelRequest, StreamPart } from '../llm-provider.js';
 import { loadSdk } from '../lazy-sdk.js';
-import { nodeHttpFetch } from '../node-http-fetch.js';
+import { redirectSafeFetch } from '../redirect-safe-fetch.js';
 import { cancelledError, emptyResponseError, notAStreamError, toProviderError, toStreamError } from '../provider-errors.js';
 import { SdkProvider, type AttemptOptions } from '../SdkProvider.js';
 import { parseToolArguments } from '../stream-retry.js';
@@ -99,8 +99,8 @@ export class OpenAIProvider extends SdkProvider<OpenAIClient> {
           timeout: this.options.timeoutMs,
           // Legion's own loop retries (capped, cancellable, reported); the SDK's would sleep out any retry-after unseen.
           maxRetries: 0,
-          // Not Node's fetch (undici): it costs a one-shot `legion run` some 35 ms to load (node-http-fetch.ts).
-          fetch: nodeHttpFetch,
+          // Node's fetch, but a redirect to another host gets no key (redirect-safe-fetch.ts).
+          fetch: redirectSafeFetch,
         }),
     );
   }

@@ -1,5 +1,4 @@
-import { nodeHttpFetch } from '../../../providers/node-http-fetch.js';
-import { MAX_REDIRECTS, REDIRECT_STATUSES, redirectedRequest, type HopRequest } from '../../../providers/node-http-redirect.js';
+import { redirectSafeFetch } from '../../../providers/redirect-safe-fetch.js';
 import { MAX_CAPTURED_BYTES } from './bounded-output.js';
 
 export interface HttpCall {
@@ -20,35 +19,18 @@ export type HttpOutcome =
  * rest is cancelled, not downloaded), so an endless or huge response cannot
  * hold the tool past its purpose.
  *
- * Redirects are followed by node-http-redirect.ts's rules, so one to another
- * origin carries none of the tool's own headers (the global fetch keeps all
- * but Authorization and Cookie: an `X-Api-Key` from the tool file would
- * follow the redirect).
+ * Redirects are followed by redirect-safe-fetch.ts, so one to another origin
+ * carries none of the tool's own headers (Node's fetch keeps all but
+ * Authorization and Cookie: an `X-Api-Key` from the tool file would follow
+ * the redirect).
  */
 export async function sendHttp(call: HttpCall): Promise<HttpOutcome> {
   const timeout = AbortSignal.timeout(call.timeoutMs);
   const signal = AbortSignal.any([call.signal, timeout]);
   const stoppedBy = (): 'timeout' | 'aborted' | undefined => (call.signal.aborted ? 'aborted' : timeout.aborted ? 'timeout' : undefined);
   let response: Response;
-  let hop: HopRequest = {
-    url: call.url,
-    method: call.method,
-    headers: Object.fromEntries(Object.entries(call.headers).map(([name, value]) => [name.toLowerCase(), value])),
-    body: call.body === undefined ? undefined : Buffer.from(call.body, 'utf8'),
-  };
   try {
-    // Redirects are followed here and not by the fetch: nodeHttpFetch hands a request to undici when a proxy is configured.
-    for (let redirects = 0; ; redirects++) {
-      response = await nodeHttpFetch(hop.url, { method: hop.method, headers: hop.headers, body: hop.body, signal, redirect: 'manual' });
-      const location = response.headers.get('location');
-      if (!REDIRECT_STATUSES.has(response.status) || location === null) break;
-      await response.body?.cancel().catch(() => undefined);
-      if (redirects === MAX_REDIRECTS) return { kind: 'failure', problem: `more than ${MAX_REDIRECTS} redirects` };
-      const next = redirectedRequest(hop, response.status, location);
-      if (next instanceof Error)
-        return { kind: 'failure', problem: `the redirect to ${JSON.stringify(location)} cannot be followed (${next.message})` };
-      hop = next;
-    }
+    response = await redirectSafeFetch(call.url, { method: call.method, headers: call.headers, body: call.body, signal });
   } catch (error) {
     return { kind: 'failure', problem: describeFetchError(error), stopped: stoppedBy() };
   }
@@ -84,11 +66,12 @@ async function readLimited(response: Response, limit: number): Promise<{ text: s
   return { text: Buffer.concat(chunks).toString('utf8'), truncatedBytes };
 }
 
-/** fetch hides the reason (`ECONNREFUSED`, a DNS failure) in `cause`. */
+/** fetch hides the reason (`ECONNREFUSED`, a DNS failure, "redirect count exceeded") in `cause`. */
 function describeFetchError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause as { code?: string; message?: string } | undefined;
   if (cause?.code)
     return cause.message?.includes(cause.code) ? cause.message : `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
+  if (error.message === 'fetch failed' && cause?.message) return `fetch failed: ${cause.message}`;
   return error.message;
 }

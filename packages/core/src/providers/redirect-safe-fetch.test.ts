@@ -3,12 +3,10 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync, constants as zlibConstants, createGzip } from 'node:zlib';
-import { FetchHeaders } from './fetch-headers.js';
-import { nodeHttpFetch } from './node-http-fetch.js';
-import { redirectedRequest, type HopRequest } from './node-http-redirect.js';
-import { NodeHttpResponse } from './node-http-response.js';
+import { spawnSync } from 'node:child_process';
+import { redirectSafeFetch, redirectedHop, type Hop } from './redirect-safe-fetch.js';
 
-// nodeHttpFetch against a raw node:http server on 127.0.0.1: what the provider SDKs rely on from a
+// redirectSafeFetch against a raw node:http server on 127.0.0.1: what the provider SDKs rely on from a
 // fetch (chunks as they come, abort, the errors of a lost connection, compression, redirects).
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -45,7 +43,7 @@ async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>): Promi
 
 // Each case runs against Node's own fetch too: the two must agree, which is what "the same semantics" means here.
 describe.each([
-  ['nodeHttpFetch', nodeHttpFetch],
+  ['redirectSafeFetch', redirectSafeFetch],
   ["Node's fetch (undici), the reference", (input: string | URL | Request, init?: RequestInit) => globalThis.fetch(input, init)],
 ])('%s', (_name, fetchImplementation) => {
   it('hands each chunk of a streamed body to the reader as it arrives, while the response is still open', async () => {
@@ -83,7 +81,7 @@ describe.each([
     });
     const given = [
       new Headers({ 'X-Api-Key': 'k1', 'content-type': 'application/json' }),
-      new FetchHeaders({ 'x-api-key': 'k2' }),
+      new Headers({ 'x-api-key': 'k2' }),
       [['X-Api-Key', 'k3']] as Array<[string, string]>,
       { 'x-api-key': 'k4' },
     ];
@@ -413,24 +411,44 @@ describe.each([
   });
 });
 
-describe('nodeHttpFetch, and not the global fetch', () => {
-  it('answers through node:http itself once undici is loaded (as in this process), and hands a proxy in the environment to the global fetch', async () => {
+describe('redirectSafeFetch, and not the global fetch as it was when core loaded', () => {
+  it('uses the global fetch of the moment of the call, so a fetch the user installs later is the one that sends', async () => {
     const url = await serve((_request, response) => response.end('direct'));
-    expect(Symbol.for('undici.globalDispatcher.1') in globalThis).toBe(true);
-    expect(await nodeHttpFetch(url)).toBeInstanceOf(NodeHttpResponse);
-    // The proxy is this same server, which Node 20's fetch ignores and Node 24's may use: either way the global fetch's answer.
-    process.env.HTTPS_PROXY = url;
+    const original = globalThis.fetch;
+    const seen: string[] = [];
+    globalThis.fetch = (input, init) => {
+      seen.push(String(input));
+      return original(input, init);
+    };
     try {
-      const response = await nodeHttpFetch(url);
-      expect(response).not.toBeInstanceOf(NodeHttpResponse);
-      expect(await response.text()).toBe('direct');
+      expect(await (await redirectSafeFetch(`${url}/x`)).text()).toBe('direct');
     } finally {
-      delete process.env.HTTPS_PROXY;
+      globalThis.fetch = original;
     }
+    expect(seen).toEqual([`${url}/x`]);
+  });
+
+  it('loading core and building both SDK clients with it loads no undici: Node loads it on the first request only', () => {
+    // A fresh process (vitest's own has undici loaded already), on core as built, as the other child processes of these tests.
+    const script = `
+      const loaded = () => process.moduleLoadList.some((entry) => entry.includes('undici'));
+      const { redirectSafeFetch, AnthropicProvider, OpenAIProvider } = await import('@legion-collective/core');
+      const { default: Anthropic } = await import('@anthropic-ai/sdk');
+      const { default: OpenAI } = await import('openai');
+      new Anthropic({ apiKey: 'k', fetch: redirectSafeFetch });
+      new OpenAI({ apiKey: 'k', fetch: redirectSafeFetch });
+      new AnthropicProvider({ provider: 'anthropic', model: 'm' }, {}, { ANTHROPIC_API_KEY: 'k' });
+      new OpenAIProvider({ provider: 'openai', model: 'm' }, {}, { OPENAI_API_KEY: 'k' });
+      const before = loaded();
+      await redirectSafeFetch('http://127.0.0.1:9/').catch(() => undefined);
+      console.log(JSON.stringify({ before, after: loaded() }));`;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: import.meta.dirname });
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ before: false, after: true });
   });
 });
 
-describe('nodeHttpFetch, stricter than the standard on redirects to another origin', () => {
+describe('redirectSafeFetch, stricter than the standard on redirects to another origin', () => {
   it("an SDK's key, its other headers and the caller's own never reach the origin a base URL redirects to; the same origin gets them", async () => {
     const landed: IncomingMessage['headers'][] = [];
     const answer = JSON.stringify({
@@ -465,7 +483,7 @@ describe('nodeHttpFetch, stricter than the standard on redirects to another orig
         apiKey: 'sk-secret',
         baseURL: `${url}/${path}`,
         maxRetries: 0,
-        fetch: nodeHttpFetch,
+        fetch: redirectSafeFetch,
         defaultHeaders: { 'x-goog-api-key': 'g-secret', 'x-portkey-api-key': 'p-secret' },
       }).messages.create({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }] });
     await ask('here');
@@ -475,39 +493,77 @@ describe('nodeHttpFetch, stricter than the standard on redirects to another orig
     // The key goes in x-api-key or authorization, by the SDK's version: either way, to the same origin only.
     expect(JSON.stringify(same)).toContain('sk-secret');
     expect(same).toMatchObject({ 'x-goog-api-key': 'g-secret', 'anthropic-version': expect.any(String) });
+    // What undici adds to any request, and what says what the body is: nothing the SDK or the caller set.
     expect(Object.keys(away ?? {}).sort()).toEqual([
       'accept',
       'accept-encoding',
+      'accept-language',
       'connection',
       'content-length',
       'content-type',
       'host',
+      'sec-fetch-mode',
       'user-agent',
     ]);
     expect(JSON.stringify(away)).not.toContain('secret');
   });
 
   it('a hop from https to http on the same host is to another origin: only the headers about the body and what is accepted go on', () => {
-    const next = redirectedRequest(
+    const next = redirectedHop(
       {
         url: new URL('https://api.example/v1/messages'),
         method: 'POST',
-        headers: {
+        headers: new Headers({
           'api-key': 'azure-secret',
           authorization: 'Bearer secret',
           accept: 'application/json',
           'content-type': 'application/json',
           'content-length': '2',
-        },
-        body: Buffer.from('{}'),
+        }),
+        body: '{}',
       },
       307,
       'http://api.example/v1/messages',
     );
-    expect(next).toMatchObject({
-      method: 'POST',
-      headers: { accept: 'application/json', 'content-type': 'application/json', 'content-length': '2' },
+    expect(next).toMatchObject({ method: 'POST', body: '{}' });
+    expect([...(next as Hop).headers]).toEqual([
+      ['accept', 'application/json'],
+      ['content-length', '2'],
+      ['content-type', 'application/json'],
+    ]);
+  });
+
+  it("a plain call's x-api-key and any header of its own stay behind on a redirect to another origin, which Node's fetch alone would send", async () => {
+    const landed: IncomingMessage['headers'][] = [];
+    const other = await serve((request, response) => {
+      landed.push(request.headers);
+      response.end('other');
     });
-    expect(Object.keys((next as HopRequest).headers)).toHaveLength(3);
+    const url = await serve((_request, response) => response.writeHead(302, { location: `${other}/landed` }).end());
+    const headers = { 'x-api-key': 'sk-secret', 'x-custom-token': 't-secret' };
+    expect(await (await redirectSafeFetch(url, { headers })).text()).toBe('other');
+    expect(await (await globalThis.fetch(url, { headers })).text()).toBe('other');
+    expect(landed[0]).not.toHaveProperty('x-api-key');
+    expect(landed[0]).not.toHaveProperty('x-custom-token');
+    // The reason for the wrapper: undici strips authorization and cookies only.
+    expect(landed[1]).toMatchObject(headers);
+  });
+
+  it('a 307 of a streamed body, which cannot be sent twice, fails as in undici and reaches the redirecting server once', async () => {
+    const seen: string[] = [];
+    const url = await serve((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        seen.push(`${request.method} ${request.url} ${body}`);
+        response.writeHead(307, { location: '/again' }).end();
+      });
+    });
+    const stream = (): ReadableStream<Uint8Array> => new Blob(['streamed']).stream();
+    const send = (fetchImplementation: typeof redirectSafeFetch): Promise<Response> =>
+      fetchImplementation(`${url}/first`, { method: 'POST', body: stream(), duplex: 'half' } as RequestInit);
+    for (const fetchImplementation of [redirectSafeFetch, globalThis.fetch])
+      await expect(send(fetchImplementation)).rejects.toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+    expect(seen).toEqual(['POST /first streamed', 'POST /first streamed']);
   });
 });
