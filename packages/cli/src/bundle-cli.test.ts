@@ -69,8 +69,10 @@ describe('the bundled legion binary loads only what a command needs', () => {
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain('No sessions yet');
     expect(run.loaded.filter((file) => !file.startsWith(DIST))).toEqual([]);
-    // dist/legion.js starts the program; the program itself is a handful of chunks.
-    expect(run.loaded.filter((file) => file.startsWith(join(DIST, 'chunks'))).length).toBeLessThanOrEqual(10);
+    // dist/legion.js starts the program; the program itself is a handful of chunks. Since the CLI
+    // imports core's entries by audience (/management, /backend, /internal) the chunks are finer:
+    // 11 files and 830 KB where the single entry gave 10 files and 839 KB.
+    expect(run.loaded.filter((file) => file.startsWith(join(DIST, 'chunks'))).length).toBeLessThanOrEqual(12);
     expect(run.loaded.some((file) => packagesIn(file).has('zod'))).toBe(true);
     expect(sdksIn(run.loaded)).toEqual([]);
     // Starting children is for tools and MCP servers: commander's and core's node:child_process load when one starts.
