@@ -114,6 +114,33 @@ function checkLinks(file, text, problems) {
   });
 }
 
+/** Where a source path written in inline code (`runtime/tool-phase.ts`) may be relative to. */
+const sourceBases = [
+  root,
+  ...(existsSync(join(root, 'packages')) ? readdirSync(join(root, 'packages')) : []).flatMap((name) => [
+    join(root, 'packages', name),
+    join(root, 'packages', name, 'src'),
+  ]),
+];
+
+/**
+ * A source file named in inline code (`conversation/Session.ts`, `packages/cli/src/repl/repl.ts`)
+ * must exist under the repository, a package or a package's src/: a file moved or renamed leaves
+ * the docs naming it behind, and no link check sees inline code. Built files (dist/) are not sources.
+ */
+function checkSourcePaths(file, text, problems) {
+  const lines = text.split('\n');
+  lines.forEach((line, index) => {
+    if (insideFence(lines, index)) return;
+    for (const match of line.matchAll(/`([\w.@-]+(?:\/[\w.@-]+)+\.(?:ts|tsx|mts|mjs|cjs))`/g)) {
+      const path = match[1];
+      if (/(^|\/)(dist|node_modules)\//.test(path)) continue;
+      if (!sourceBases.some((base) => existsSync(join(base, path))))
+        problems.push(`${relative(root, file)}:${index + 1}: \`${path}\` names no file of the repository (moved or renamed?)`);
+    }
+  });
+}
+
 /** Compiles every checked ```ts block in one program; a diagnostic is reported at its Markdown line. */
 async function checkSnippets(snippets, problems) {
   if (snippets.length === 0) return;
@@ -168,6 +195,7 @@ const snippets = [];
 for (const file of documentationFiles()) {
   const text = readFileSync(file, 'utf8');
   checkLinks(file, text, problems);
+  checkSourcePaths(file, text, problems);
   for (const block of fencedBlocks(text)) {
     const [language, ...flags] = block.info.split(/\s+/);
     if (!['ts', 'typescript'].includes(language) || flags.includes('fragment') || flags.includes('no-check')) continue;

@@ -42,6 +42,20 @@ describe('the documentation check', () => {
     ]);
   });
 
+  it('reports a source file named in inline code that no longer exists, and accepts one that does', () => {
+    mkdirSync(join(root, 'packages/core/src/runtime'), { recursive: true });
+    writeFileSync(join(root, 'packages/core/src/runtime/tool-phase.ts'), 'export {};\n');
+    writeFileSync(
+      join(root, 'docs/guide/start.md'),
+      '# Start\n\nThe tool phase (`runtime/tool-phase.ts`, `packages/core/src/runtime/tool-phase.ts`) and `dist/legion.js`.\n\nIts HTTP (`providers/node-http-fetch.ts`).\n',
+    );
+    const run = check(root, '--links-only');
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      'docs/guide/start.md:5: `providers/node-http-fetch.ts` names no file of the repository (moved or renamed?)',
+    ]);
+  });
+
   it('compiles each ts block against the built packages and reports an error at its Markdown line', () => {
     // The packages as a user's project resolves them: the repository's node_modules, workspace links included.
     symlinkSync(join(REPOSITORY, 'node_modules'), join(root, 'node_modules'));
