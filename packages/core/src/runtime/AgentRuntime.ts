@@ -9,12 +9,13 @@ import type { CompactOutcome, ParticipantRuntime, RuntimeOutcome, TurnContext } 
 import type { CompactionReason } from '../storage/log-entry.js';
 import { COMMUNICATE_TOOL_NAME } from '../tools/builtin/communicate.js';
 import { createLoadToolsTool } from '../tools/builtin/tool-loading/load-tools.js';
+import { readLoadedTools } from '../tools/builtin/tool-loading/loaded-tools.js';
 import type { Tool } from '../tools/tool.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
 import { runAgentLoop } from './agent-loop.js';
 import { AgentTurn } from './agent-turn.js';
 import { CallSignals } from './linked-signal.js';
-import { textDeltaReporter } from './loop-fast-paths.js';
+import { LoadedToolsOfStep, textDeltaReporter } from './loop-fast-paths.js';
 import { loadableTools, planToolOffer, type ToolOffer, type ToolOfferSources } from './tool-offer.js';
 import type { ToolPhaseServices } from './tool-phase.js';
 import { contextStageFor, turnRequestSource } from './turn-request.js';
@@ -81,7 +82,8 @@ export class AgentRuntime implements ParticipantRuntime {
     const { agent } = settings;
     const provider = this.services.providers.forParticipant(agent.id, settings.model);
     const stage = contextStageFor(turn, settings, provider, this.services.providers, this.usage);
-    const source = turnRequestSource(turn, settings, buildSystemPrompt(agent, this.services.collective), stage);
+    const loaded = new LoadedToolsOfStep(() => readLoadedTools(turn.session.agentState, agent.id, turn.conversation.ref.conversationId));
+    const source = turnRequestSource(turn, settings, buildSystemPrompt(agent, this.services.collective), stage, loaded);
     return new AgentTurn(
       turn,
       settings,
@@ -115,6 +117,7 @@ export class AgentRuntime implements ParticipantRuntime {
         },
         executor: this.services.executor,
         repeats: { signature: '', count: 0 },
+        loaded,
       },
     );
   }

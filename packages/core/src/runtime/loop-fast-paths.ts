@@ -67,3 +67,29 @@ export function resetProgress(progress: CallProgress): CallProgress {
 export function answeredAt(traced: boolean): number {
   return traced ? Date.now() : 0;
 }
+
+/**
+ * The tools loaded in the conversation (`load_tools`), read once per step: the request's tool offer
+ * reads them, and the same step's preflight (load hints) takes that read rather than reading again —
+ * nothing loads a tool in between, since tools run only after the preflight. One read (a stat of the
+ * agent's state file, its name checks) per step instead of two (bench/agent-loop-step.mjs).
+ */
+export class LoadedToolsOfStep {
+  private fromRequest: ReadonlySet<string> | undefined;
+
+  constructor(private readonly read: () => Promise<ReadonlySet<string>>) {}
+
+  /** For the request being built: read now, and kept for this step's preflight. */
+  async forRequest(): Promise<ReadonlySet<string>> {
+    const loaded = await this.read();
+    this.fromRequest = loaded;
+    return loaded;
+  }
+
+  /** For the preflight of the reply: the read the step's request made (taken, so no later step reuses it), else a read now. */
+  forPreflight(): Promise<ReadonlySet<string>> {
+    const loaded = this.fromRequest;
+    this.fromRequest = undefined;
+    return loaded ? Promise.resolve(loaded) : this.read();
+  }
+}

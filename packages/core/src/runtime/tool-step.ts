@@ -2,8 +2,8 @@ import { unansweredToolUses } from '../conversation/unanswered-tool-uses.js';
 import type { ToolResultBlock, ToolUseBlock } from '../message.js';
 import type { ModelResponse } from '../providers/llm-provider.js';
 import type { RuntimeOutcome, TurnContext } from '../session/turn.js';
-import { readLoadedTools } from '../tools/builtin/tool-loading/loaded-tools.js';
 import type { ToolExecutor } from '../tools/ToolExecutor.js';
+import type { LoadedToolsOfStep } from './loop-fast-paths.js';
 import { loadHints } from './tool-offer.js';
 import { resumeToolPhase, runToolPhase, type ToolPhaseInput, type ToolPhaseResult } from './tool-phase.js';
 import type { TurnSettings } from './turn-settings.js';
@@ -22,6 +22,8 @@ export interface ToolStepInput {
   phase: Omit<ToolPhaseInput, 'toolUses'>;
   executor: Pick<ToolExecutor, 'prepare'>;
   repeats: RepeatedCalls;
+  /** The tools loaded in the conversation, as this step's request read them. */
+  loaded: LoadedToolsOfStep;
 }
 
 /**
@@ -33,10 +35,10 @@ export async function preflightOf(
   response: ModelResponse,
   toolUses: readonly ToolUseBlock[],
 ): Promise<Map<string, string>> {
-  const { turn, settings } = step;
+  const { settings } = step;
   const preflight = new Map(response.inputErrors);
   if (settings.offer.onDemand) {
-    const loaded = await readLoadedTools(turn.session.agentState, settings.agent.id, turn.conversation.ref.conversationId);
+    const loaded = await step.loaded.forPreflight();
     for (const [id, hint] of loadHints(settings.offer, toolUses, loaded, step.executor)) if (!preflight.has(id)) preflight.set(id, hint);
   }
   for (const toolUse of toolUses) {

@@ -2,9 +2,8 @@ import { ARTIFACT_READ_TOOL_NAME } from '../context/evict-tool-result.js';
 import type { LLMProvider } from '../providers/llm-provider.js';
 import type { ProviderFactory } from '../providers/ProviderFactory.js';
 import type { TurnContext } from '../session/turn.js';
-import { readLoadedTools } from '../tools/builtin/tool-loading/loaded-tools.js';
 import { ContextStage } from './context-stage.js';
-import { contextUsageReporter } from './loop-fast-paths.js';
+import { contextUsageReporter, type LoadedToolsOfStep } from './loop-fast-paths.js';
 import type { ModelRequestSource } from './model-request.js';
 import type { TurnSettings } from './turn-settings.js';
 import type { UsageRecorder } from './usage-recorder.js';
@@ -36,7 +35,13 @@ export function contextStageFor(
  * system prompt, the tool offer, the model's settings, the context stages — while the history is
  * read again at each step. The loop's `transformContext`: the one place that decides what the model sees.
  */
-export function turnRequestSource(turn: TurnContext, settings: TurnSettings, system: string, stage: ContextStage): ModelRequestSource {
+export function turnRequestSource(
+  turn: TurnContext,
+  settings: TurnSettings,
+  system: string,
+  stage: ContextStage,
+  loaded: LoadedToolsOfStep,
+): ModelRequestSource {
   const { agent, offer, model, context } = settings;
   // Every field in one literal: storing a field into the object after it was built (a property
   // added later) made TurboFan's concurrent compile jobs use ~4 MB more malloc'd zone memory over
@@ -47,8 +52,7 @@ export function turnRequestSource(turn: TurnContext, settings: TurnSettings, sys
     tools: offer.initial(),
     ...(offer.onDemand
       ? {
-          offerTools: async (messages) =>
-            offer.definitions(await readLoadedTools(turn.session.agentState, agent.id, turn.conversation.ref.conversationId), messages),
+          offerTools: async (messages) => offer.definitions(await loaded.forRequest(), messages),
         }
       : {}),
     maxTokens: model.maxTokens,
