@@ -84,13 +84,13 @@ export class AgentRuntime implements ParticipantRuntime {
     const stage = contextStageFor(turn, settings, provider, this.services.providers, this.usage);
     const loaded = new LoadedToolsOfStep(() => readLoadedTools(turn.session.agentState, agent.id, turn.conversation.ref.conversationId));
     const source = turnRequestSource(turn, settings, buildSystemPrompt(agent, this.services.collective), stage, loaded);
-    return new AgentTurn(
+    return new AgentTurn({
       turn,
       settings,
       provider,
-      this.usage,
-      turn.session.messageWork(turn.frames),
-      {
+      usage: this.usage,
+      work: turn.session.messageWork(turn.frames),
+      call: {
         turn,
         settings,
         provider,
@@ -101,7 +101,7 @@ export class AgentRuntime implements ParticipantRuntime {
         onTextDelta: textDeltaReporter(turn, agent.id),
         usage: this.usage,
       },
-      {
+      tools: {
         turn,
         settings,
         // Object.assign, not `{ ...base, more }`: V8 keeps objects built by a spread plus further properties through
@@ -119,7 +119,7 @@ export class AgentRuntime implements ParticipantRuntime {
         repeats: { signature: '', count: 0 },
         loaded,
       },
-    );
+    });
   }
 
   /** Summarizes the older part of the conversation's context now (`legion compact`, `/compact`), under the lease the caller holds. */

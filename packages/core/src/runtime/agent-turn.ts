@@ -11,18 +11,39 @@ import { resumeToolStep, runToolStep, type ToolStepInput } from './tool-step.js'
 import type { TurnSettings } from './turn-settings.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
+/** What one turn's stages are bound to; made once per turn. */
+export interface AgentTurnParts {
+  turn: TurnContext;
+  settings: TurnSettings;
+  provider: LLMProvider;
+  usage: UsageRecorder;
+  /** The message's whole delegation tree shares one count (limits.maxModelCallsPerMessage): read from memory, never the disk, per step. */
+  work: MessageWork;
+  /** What each model call is made with. */
+  call: ModelCallInput;
+  /** What each tool step is run with. */
+  tools: ToolStepInput;
+}
+
 /** One agent turn's stages, bound to the turn: what `runAgentLoop` runs. */
 export class AgentTurn implements AgentLoopStages {
-  constructor(
-    private readonly turn: TurnContext,
-    private readonly settings: TurnSettings,
-    private readonly provider: LLMProvider,
-    private readonly usage: UsageRecorder,
-    /** The message's whole delegation tree shares one count (limits.maxModelCallsPerMessage): read from memory, never the disk, per step. */
-    private readonly work: MessageWork,
-    private readonly call: ModelCallInput,
-    private readonly tools: ToolStepInput,
-  ) {}
+  private readonly turn: TurnContext;
+  private readonly settings: TurnSettings;
+  private readonly provider: LLMProvider;
+  private readonly usage: UsageRecorder;
+  private readonly work: MessageWork;
+  private readonly call: ModelCallInput;
+  private readonly tools: ToolStepInput;
+
+  constructor(parts: AgentTurnParts) {
+    this.turn = parts.turn;
+    this.settings = parts.settings;
+    this.provider = parts.provider;
+    this.usage = parts.usage;
+    this.work = parts.work;
+    this.call = parts.call;
+    this.tools = parts.tools;
+  }
 
   resumeTools(): Promise<RuntimeOutcome | undefined> {
     return resumeToolStep(this.tools);
