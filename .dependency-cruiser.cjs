@@ -20,7 +20,7 @@ const LAYERS = [
   ['tools'],
   ['authorization'],
   ['runtime'],
-  ['Legion.ts'],
+  ['Legion.ts', 'legion-wiring.ts'],
   ['driver'],
   ['index.ts', 'vocabulary.ts', 'backend.ts', 'management.ts', 'internal.ts'],
   ['testing'],

@@ -10,46 +10,36 @@ import { buildSystemPrompt } from './collective/system-prompt.js';
 import type { Message } from './message.js';
 import type { ResolvedConfig } from './config/config-schema.js';
 import { selectStorage } from './config/storage-selection.js';
-import { loadConfig, settingsForAgent } from './config/load-config.js';
+import { loadConfig } from './config/load-config.js';
 import { followSession, type Follower, type FollowOptions } from './conversation/follow-session.js';
 import type { Session } from './conversation/Session.js';
-import { SessionStore } from './conversation/SessionStore.js';
+import { emitStorageWarning, SessionStore } from './conversation/SessionStore.js';
 import { LegionError } from './errors.js';
 import { EventBus } from './events/EventBus.js';
 import { registerBuiltinProviders } from './providers/builtin-providers.js';
 import { ProviderFactory } from './providers/ProviderFactory.js';
 import { AgentRuntime } from './runtime/AgentRuntime.js';
-import { MockRuntime } from './runtime/MockRuntime.js';
 import { RuntimeRegistry } from './runtime/RuntimeRegistry.js';
 import type { UserSurface } from './runtime/user-surface.js';
-import { UserRuntime } from './runtime/UserRuntime.js';
 import { SurfacePresence, type AttachedElsewhere } from './storage/surface-presence.js';
 import { UserSurfaces } from './runtime/UserSurfaces.js';
-import { askElicitation } from './runtime/ask-elicitation.js';
 import type { TurnResult } from './session/turn.js';
 import { WorkspacePaths } from './storage/workspace-paths.js';
 import { FileSessionBackend } from './storage/backend/file/FileSessionBackend.js';
 import type { SessionBackend } from './storage/backend/session-backend.js';
-import { createCommunicateTool } from './tools/builtin/communicate.js';
-import { createApprovalResponseTool, createListApprovalsTool } from './tools/builtin/approval-tools.js';
-import { ApprovalGate } from './authorization/ApprovalGate.js';
 import { AuthEngine } from './authorization/AuthEngine.js';
 import { entryVisibility } from './authorization/entry-visibility.js';
 import { ApprovalRules } from './authorization/ApprovalRules.js';
-import { ApprovalRuleStore } from './collective/ApprovalRuleStore.js';
-import { BUILTIN_PROVIDER_ID, registerBuiltinTools, withBuiltinParameters, ProcessRegistry } from './tools/builtin/index.js';
-import { createMcpToolProvider, type McpToolProvider } from './tools/providers/mcp/McpToolProvider.js';
+import type { ProcessRegistry } from './tools/builtin/index.js';
+import type { McpToolProvider } from './tools/providers/mcp/McpToolProvider.js';
 import { describeAgentTools, type AgentToolsView } from './runtime/tool-views.js';
 import { withSchemaTokens } from './runtime/tool-schema-tokens.js';
 import { contextSettingsFor } from './context/context-settings.js';
 import { loadTokenCounter } from './context/token-count.js';
-import { createWorkspaceToolProvider } from './tools/providers/workspace/WorkspaceToolProvider.js';
 import { ToolExecutor } from './tools/ToolExecutor.js';
-import { commandEnvironment } from './tools/child-env.js';
-import { describeReaped, reapLeftoverGroups } from './tools/child-processes/process-records.js';
-import { configSecretValues, createRedactor } from './tools/redact.js';
 import { ToolRegistry } from './tools/ToolRegistry.js';
 import { LegionTracer } from './tracing/LegionTracer.js';
+import { authorizationStage, endLeftoverProcesses, runtimesStage, secretsStage, toolsStage } from './legion-wiring.js';
 
 export interface OpenLegionOptions {
   /** Workspace root (the directory that holds `.legion/`). */
@@ -82,17 +72,16 @@ export interface OpenLegionOptions {
  * `attachUser` and subscribe to `events`.
  */
 export class Legion {
-  readonly events = new EventBus();
+  readonly events: EventBus;
   /** Agents, mocks and the user runtime that asks the attached surfaces; not a door for UIs (that is `attachUser`). */
-  private readonly runtimes = new RuntimeRegistry();
-  private readonly surfaces = new UserSurfaces(this.events);
+  private readonly runtimes: RuntimeRegistry;
+  private readonly surfaces: UserSurfaces;
   /** Surfaces attached in other processes on this machine (`attachUser(…, { followsWorkspace })`). */
   private readonly presence: SurfacePresence;
-  readonly tools = new ToolRegistry({ events: this.events });
+  readonly tools: ToolRegistry;
   readonly providers: ProviderFactory;
   readonly sessions: SessionStore;
   readonly executor: ToolExecutor;
-  private readonly approvals: ApprovalGate;
   readonly auth: AuthEngine;
   /**
    * The workspace's "approve always" rules (`.legion/collective/approval-rules/`):
@@ -117,6 +106,12 @@ export class Legion {
   /** The configured MCP servers' tools, when there are any: their start failures explain missing tools. */
   private readonly mcp: McpToolProvider | undefined;
 
+  /**
+   * Wires the workspace in stages, each built from what the stages before it made, so that
+   * nothing reads a part that does not exist yet: events and secrets → authorization →
+   * runtimes → sessions → tools. The one cycle (the policy engine reads the approval rules,
+   * which judge their patterns with the engine) is closed inside `authorizationStage`.
+   */
   private constructor(
     readonly paths: WorkspacePaths,
     readonly config: ResolvedConfig,
@@ -125,153 +120,80 @@ export class Legion {
     /** Where everything of every session is stored; this Legion closes it. */
     private readonly backend: SessionBackend,
     leaseTtlMs: number | undefined,
+    events: EventBus,
   ) {
-    this.presence = new SurfacePresence(paths.surfacesDir);
     // In every process, so that a chain an MCP client started resumes wherever its approvals are answered.
     addMcpCaller(collective, config);
-    this.events.on('storage:warning', (event) => this.warn(`${event.path}: ${event.problem}`));
-    this.events.on('error:raised', (event) => {
-      if (event.scope.startsWith('mcp server')) this.warn(`${event.scope}: ${event.message}`);
+    const warn = (line: string): void => this.warn(line);
+    this.events = events;
+    events.on('storage:warning', (event) => warn(`${event.path}: ${event.problem}`));
+    events.on('error:raised', (event) => {
+      if (event.scope.startsWith('mcp server')) warn(`${event.scope}: ${event.message}`);
     });
-    // Keys from the environment and the global config never reach a tool result, an error event or a command's environment.
-    const redact = createRedactor({ env, config });
-    this.executor = new ToolExecutor(redact);
-    this.events.redactWith(redact);
-    const commandEnv = commandEnvironment(env, {
-      passEnv: config.shell.passEnv,
-      secretValues: configSecretValues(config, env).map((secret) => secret.value),
-    });
+    const secrets = secretsStage(env, config, events);
+    this.executor = secrets.executor;
+    this.tools = new ToolRegistry({ events });
     this.providers = new ProviderFactory(config.providers);
     registerBuiltinProviders(this.providers, env);
+
+    const authorization = authorizationStage({ paths, config, collective, events, tools: this.tools });
+    this.auth = authorization.auth;
+    this.approvalRules = authorization.approvalRules;
+
+    this.surfaces = new UserSurfaces(events);
+    this.presence = new SurfacePresence(paths.surfacesDir);
+    const runtimes = runtimesStage({
+      paths,
+      config,
+      collective,
+      events,
+      surfaces: this.surfaces,
+      presence: this.presence,
+      providers: this.providers,
+      tools: this.tools,
+      executor: this.executor,
+      auth: this.auth,
+      approvalRules: this.approvalRules,
+    });
+    this.runtimes = runtimes.registry;
+    this.agentRuntime = runtimes.agent;
+
     this.sessions = new SessionStore(
       {
         collective,
         backend,
         leaseTtlMs,
-        events: this.events,
+        events,
         runtimes: this.runtimes,
         maxMessageBytes: config.limits.maxMessageBytes,
-        endInterrupted: (toolUseIds) => this.endLeftoverProcesses(new Set(toolUseIds)),
+        endInterrupted: (toolUseIds) => endLeftoverProcesses(paths, warn, new Set(toolUseIds)),
         tracer: new LegionTracer({
           captureContent:
             config.telemetry.captureContent ?? env['OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT']?.toLowerCase() === 'true',
         }),
-        // Sessions are made only once the rules exist (on use, never here).
-        approvalRules: { prepare: (...args) => this.approvalRules.prepare(...args), record: (rule) => this.approvalRules.record(rule) },
+        approvalRules: this.approvalRules,
       },
       backend.conversations,
     );
-    // The engine reads the rules when a call would ask; the rules judge patterns with the engine.
-    this.auth = new AuthEngine(config.policies, paths.root, {
-      approvalRules: (participantId) => this.approvalRules.rulesFor(participantId),
-    });
-    this.approvalRules = new ApprovalRules(new ApprovalRuleStore(paths), {
-      collective,
-      tools: this.tools,
-      events: this.events,
-      auth: this.auth,
-      display: (path) => paths.display(path),
-    });
-    this.approvals = new ApprovalGate(
-      collective,
-      async (request) => {
-        const outcome = await this.surfaces.approve({
-          ...request,
-          check: (answers) => this.approvalRules.check(request.requests, answers),
-        });
-        return outcome.status === 'answered' ? { answers: outcome.value, medium: outcome.medium } : undefined;
-      },
-      {
-        recorder: this.approvalRules,
-        onProblem: (message) => this.events.emit('error:raised', { scope: 'approval rules', message, code: 'approval_rule_invalid' }),
-      },
-    );
-    const agentRuntime = (this.agentRuntime = new AgentRuntime({
-      collective,
+
+    const tools = toolsStage({
+      paths,
       config,
-      providers: this.providers,
-      tools: this.tools,
-      executor: this.executor,
-      auth: this.auth,
-      gate: this.approvals,
-      workspaceRoot: paths.root,
-    }));
-    this.runtimes.register('agent', agentRuntime);
-    this.runtimes.register('mock', new MockRuntime());
-    this.runtimes.register(
-      'user',
-      new UserRuntime(this.surfaces, { maxAnswerBytes: config.limits.maxMessageBytes, elsewhere: () => this.presence.elsewhere() }),
-    );
-    const builtinOptions = {
       collective,
-      sessions: this.sessions,
-      env: commandEnv,
-      // Tools return their whole output up to the artifact limit; the context previews what is larger than the model should see.
-      ...(config.context.artifactMaxBytes !== undefined ? { outputLimitBytes: config.context.artifactMaxBytes } : {}),
-    };
-    // Made here rather than by the built-in tools, which are built on first use: Legion owns and disposes it.
-    this.processes = new ProcessRegistry(builtinOptions);
-    // Read now, so that a broken tool file is among the warnings as soon as the workspace is open.
-    const workspaceTools = createWorkspaceToolProvider({
-      directory: paths.toolsDir,
-      workspaceRoot: paths.root,
-      events: this.events,
       env,
-      commandEnv,
+      events,
+      commandEnv: secrets.commandEnv,
+      registry: this.tools,
+      sessions: this.sessions,
+      surfaces: this.surfaces,
+      agentRuntime: this.agentRuntime,
     });
-    workspaceTools.getTools();
-    if (Object.keys(config.mcpServers).length > 0) {
-      this.mcp = createMcpToolProvider({
-        servers: config.mcpServers,
-        workspaceRoot: paths.root,
-        events: this.events,
-        env,
-        // A server's question during a tool call goes to the user through the attached surfaces.
-        elicit: (request, { signal }) => askElicitation(this.surfaces, collective, request, signal),
-      });
-    }
-    let registered = false;
-    this.disposeUnregisteredTools = async () => {
-      if (registered) return;
-      workspaceTools.dispose();
-      await this.mcp?.dispose();
-    };
-    // Building every tool and its schemas costs some 10 ms that a command which never looks at
-    // tools (`legion sessions`) need not pay: the registry does it when first used.
-    this.tools.fillOnFirstUse(() => {
-      registered = true;
-      this.tools.register(
-        withBuiltinParameters(
-          createCommunicateTool({
-            collective,
-            limitsFor: (id) => {
-              const participant = collective.get(id);
-              return participant?.type === 'agent' ? settingsForAgent(config, participant).limits : config.limits;
-            },
-          }),
-        ),
-        { providerId: BUILTIN_PROVIDER_ID },
-      );
-      registerBuiltinTools(this.tools, {
-        ...builtinOptions,
-        processes: this.processes,
-        // What a model writes into an agent's limits may only lower these.
-        workspaceLimits: config.limits,
-        // What list_tools reports is exactly what the agent's model is shown.
-        toolsFor: (id) => {
-          const participant = collective.get(id);
-          return participant?.type === 'agent' ? [...agentRuntime.toolsFor(participant).values()] : [];
-        },
-      });
-      this.tools.register(withBuiltinParameters(createApprovalResponseTool()), { providerId: BUILTIN_PROVIDER_ID });
-      this.tools.register(withBuiltinParameters(createListApprovalsTool()), { providerId: BUILTIN_PROVIDER_ID });
-      // After the built-ins, so that a workspace or MCP tool with a taken name is reported and left out.
-      this.tools.registerToolProvider(workspaceTools);
-      // Deferred: no MCP server starts until an agent's turn first needs its tools.
-      if (this.mcp) this.tools.registerToolProvider(this.mcp, { deferred: true });
-    });
+    this.processes = tools.processes;
+    this.mcp = tools.mcp;
+    this.disposeUnregisteredTools = tools.disposeUnregistered;
+
     // Commands a Legion process that crashed (its supervisor with it) left running.
-    this.endLeftoverProcesses();
+    endLeftoverProcesses(paths, warn);
     // A configured entry agent that is missing is a problem of the workspace, even when this run names its agent.
     if (collective.agents().length > 0) this.entryAgentId();
   }
@@ -283,18 +205,17 @@ export class Legion {
       options.config ??
       loadConfig({ workspaceConfigFile: paths.configFile, globalConfigFile: options.globalConfigFile, env: options.env }).config;
     const collective = Collective.load(paths);
-    // Its warnings go to the events of the Legion made next, which exists by the time the backend reads anything.
-    let legion: Legion | undefined;
     if (!options.backend) refuseUnloadedBackend(config, options.env ?? process.env);
+    // Made first: the backend reports what it finds broken there.
+    const events = new EventBus();
     const backend =
       options.backend ??
       new FileSessionBackend({
         root: paths.root,
         fsync: config.storage.fsync,
-        onWarning: (warning) => legion?.sessions.warn(warning),
+        onWarning: (warning) => emitStorageWarning(events, warning),
       });
-    legion = new Legion(paths, config, collective, options.env ?? process.env, backend, options.leaseTtlMs);
-    return legion;
+    return new Legion(paths, config, collective, options.env ?? process.env, backend, options.leaseTtlMs, events);
   }
 
   /**
@@ -509,13 +430,6 @@ export class Legion {
       });
     }
     return entry.id;
-  }
-
-  /** Kills process groups that tools of a dead Legion process (or these interrupted calls) left running, and says so. */
-  private endLeftoverProcesses(toolUseIds?: ReadonlySet<string>): void {
-    for (const reaped of reapLeftoverGroups(this.paths.processesDir, toolUseIds ? { toolUseIds } : {})) {
-      if (reaped.killed) this.warn(`${this.paths.display(this.paths.processesDir)}: ${describeReaped(reaped)}`);
-    }
   }
 
   private warn(line: string): void {

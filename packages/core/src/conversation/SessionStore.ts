@@ -1,4 +1,5 @@
 import { LegionError, SessionNotFoundError } from '../errors.js';
+import type { EventBus } from '../events/EventBus.js';
 import type { ConversationLogs, Lease, SessionRecords, StorageWarning } from '../storage/backend/session-backend.js';
 import type { SessionMeta } from '../storage/session-meta.js';
 import { OpenHandles } from '../storage/open-handles.js';
@@ -128,12 +129,7 @@ export class SessionStore {
 
   /** Reports a session a backend read had to skip, as a `storage:warning` of that session. */
   warn(warning: StorageWarning): void {
-    this.services.events.emit('storage:warning', {
-      path: warning.source,
-      offset: warning.offset,
-      problem: warning.problem,
-      ...(warning.sessionId !== undefined ? { sessionId: warning.sessionId } : {}),
-    });
+    emitStorageWarning(this.services.events, warning);
   }
 
   close(): void {
@@ -161,4 +157,14 @@ export class SessionStore {
     // A closed session still works (it reopens its logs on use), so releasing one a caller holds is safe.
     return this.open.add(session.id, session);
   }
+}
+
+/** A problem the storage found (a broken line, a session it could not read), as the `storage:warning` event. */
+export function emitStorageWarning(events: EventBus, warning: StorageWarning): void {
+  events.emit('storage:warning', {
+    path: warning.source,
+    offset: warning.offset,
+    problem: warning.problem,
+    ...(warning.sessionId !== undefined ? { sessionId: warning.sessionId } : {}),
+  });
 }

@@ -54,46 +54,54 @@ export class UserRuntime implements ParticipantRuntime {
     // The questions log is the session's, which no lease fences: a turn that lost its lease asks nothing.
     await turn.conversation.confirmLease();
     await questions.append(record);
-    let outcome;
+    let asked: Asked;
     try {
-      if (!this.surfaces.can('ask')) {
-        const answer = await this.answerElsewhere(turn, record);
-        return answer ? this.reply(turn, answer) : await this.pause(turn, record);
-      }
-      // An oversized answer is never recorded: the surface is told why and asked again.
-      const check = (text: string): string | undefined => answerSizeError(text, this.options.maxAnswerBytes, record.id);
-      outcome = await this.surfaces.ask(
-        { id: record.id, user, from: record.from, text: record.text, chain, conversation: turn.conversation.ref },
-        turn.signal,
-        raceOf(questions, record),
-        check,
-      );
+      asked = await this.ask(turn, record);
+      if (asked.status === 'nobody') return await this.pause(turn, record);
     } catch (error) {
+      // Whatever ended the asking (a cancel, a surface's stop, a failure), the question goes with it: nobody waits on it.
       await withdraw(questions, record, `the asking turn ended: ${errorMessage(error)}`);
       throw error;
     }
-    // Every surface declined (none was the one to answer): as with no surface here at all.
-    if (outcome.status === 'unanswered' && outcome.failures.every((failure) => failure.declined)) {
-      const elsewhere = await this.answerElsewhere(turn, record).catch(async (error: unknown) => {
-        await withdraw(questions, record, `the asking turn ended: ${errorMessage(error)}`);
-        throw error;
-      });
-      return elsewhere ? this.reply(turn, elsewhere) : await this.pause(turn, record);
-    }
-    let answer: { text: string; medium: string } | undefined =
-      outcome.status === 'answered' ? { text: outcome.value, medium: outcome.medium } : undefined;
-    let failed = '';
-    if (outcome.status === 'unanswered') {
-      failed = outcome.failures.map((failure) => `${failure.medium}: ${failure.error}`).join('; ');
-      // An answer recorded at this very moment (another process) wins over the withdrawal: it is used.
-      answer = await withdraw(
-        questions,
-        record,
-        failed ? `no surface could answer (${failed})` : 'no surface that answers questions is attached',
+    if (asked.status === 'answered') return this.reply(turn, asked.answer);
+    // An answer recorded at this very moment (another process) wins over the withdrawal: it is used.
+    const answer = await withdraw(
+      questions,
+      record,
+      asked.failed ? `no surface could answer (${asked.failed})` : 'no surface that answers questions is attached',
+    );
+    return answer ? this.reply(turn, answer) : unavailable(user.id, asked.failed);
+  }
+
+  /**
+   * Asks the attached surfaces, else (none here, or every one declined) waits for those other
+   * processes attached: the answer; `nobody` when no surface anywhere could be asked (the turn
+   * pauses on the question); `failed` when every surface asked failed.
+   */
+  private async ask(turn: TurnContext, record: QuestionRecord): Promise<Asked> {
+    if (this.surfaces.can('ask')) {
+      // An oversized answer is never recorded: the surface is told why and asked again.
+      const check = (text: string): string | undefined => answerSizeError(text, this.options.maxAnswerBytes, record.id);
+      const outcome = await this.surfaces.ask(
+        {
+          id: record.id,
+          user: turn.participant,
+          from: record.from,
+          text: record.text,
+          chain: record.chain,
+          conversation: turn.conversation.ref,
+        },
+        turn.signal,
+        raceOf(turn.session.questions, record),
+        check,
       );
+      if (outcome.status === 'answered') return { status: 'answered', answer: { text: outcome.value, medium: outcome.medium } };
+      // Every surface declined (none was the one to answer): as with no surface here at all.
+      if (!outcome.failures.every((failure) => failure.declined))
+        return { status: 'failed', failed: outcome.failures.map((failure) => `${failure.medium}: ${failure.error}`).join('; ') };
     }
-    if (!answer) return unavailable(user.id, failed);
-    return this.reply(turn, answer);
+    const elsewhere = await this.answerElsewhere(turn, record);
+    return elsewhere ? { status: 'answered', answer: elsewhere } : { status: 'nobody' };
   }
 
   private async reply(turn: TurnContext, answer: { text: string; medium: string }): Promise<RuntimeOutcome> {
@@ -177,6 +185,9 @@ export class UserRuntime implements ParticipantRuntime {
     return { status: 'success', reply: answer.text, message };
   }
 }
+
+/** What asking came to: an answer, nobody to ask anywhere, or every surface asked failed (why, per surface). */
+type Asked = { status: 'answered'; answer: { text: string; medium: string } } | { status: 'nobody' } | { status: 'failed'; failed: string };
 
 function unavailable(userId: string, failed: string): RuntimeOutcome {
   return {

@@ -40,7 +40,7 @@ function addWaits(waits: Waits, outcome: PausedOnApprovals): void {
   if (outcome.questions) waits.asked.push(...outcome.questions);
 }
 
-interface PhaseInput {
+export interface ToolPhaseInput {
   turn: TurnContext;
   agent: AgentParticipant;
   toolUses: readonly ToolUseBlock[];
@@ -60,7 +60,7 @@ interface PhaseInput {
  * per Legion, agent-blind. It hands the executor the step as `finish`, so that
  * `tool:result` events carry what the model sees.
  */
-function evictionFor(input: PhaseInput): ToolResultEviction {
+function evictionFor(input: ToolPhaseInput): ToolResultEviction {
   return new ToolResultEviction({
     artifacts: input.turn.session.artifacts,
     evictAboveTokens: input.context.evictAboveTokens,
@@ -75,7 +75,7 @@ function evictionFor(input: PhaseInput): ToolResultEviction {
  * may run. Every tool_use gets a result — refusals and rejections included —
  * except calls waiting on an approval, which pause the turn.
  */
-export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<string, string> }): Promise<ToolPhaseResult> {
+export async function runToolPhase(input: ToolPhaseInput & { preflight: ReadonlyMap<string, string> }): Promise<ToolPhaseResult> {
   const { turn, agent, toolUses, tools, services } = input;
   const context = toolContext(turn, agent, input.workspaceRoot, services.auth, input.context);
   const eviction = evictionFor(input);
@@ -145,7 +145,7 @@ export async function runToolPhase(input: PhaseInput & { preflight: ReadonlyMap<
  * get their reason, delegates that were paused are resumed first; calls still
  * waiting keep the turn paused.
  */
-export async function resumeToolPhase(input: PhaseInput): Promise<ToolPhaseResult> {
+export async function resumeToolPhase(input: ToolPhaseInput): Promise<ToolPhaseResult> {
   const { turn, agent, toolUses, tools, services } = input;
   const context = toolContext(turn, agent, input.workspaceRoot, services.auth, input.context);
   const eviction = evictionFor(input);
@@ -238,7 +238,7 @@ async function resumeWaiting(turn: TurnContext, agentId: string, toolUse: ToolUs
 
 async function runReady(
   ready: PreparedCall[],
-  input: PhaseInput,
+  input: ToolPhaseInput,
   context: CallerContext,
   settled: Map<string, ToolResultBlock>,
   waits: Waits,

@@ -1,0 +1,222 @@
+import type { Collective } from './collective/Collective.js';
+import { ApprovalRuleStore } from './collective/ApprovalRuleStore.js';
+import type { ResolvedConfig } from './config/config-schema.js';
+import { settingsForAgent } from './config/load-config.js';
+import type { SessionStore } from './conversation/SessionStore.js';
+import type { EventBus } from './events/EventBus.js';
+import type { ProviderFactory } from './providers/ProviderFactory.js';
+import { AgentRuntime } from './runtime/AgentRuntime.js';
+import { MockRuntime } from './runtime/MockRuntime.js';
+import { RuntimeRegistry } from './runtime/RuntimeRegistry.js';
+import { UserRuntime } from './runtime/UserRuntime.js';
+import type { UserSurfaces } from './runtime/UserSurfaces.js';
+import { askElicitation } from './runtime/ask-elicitation.js';
+import type { SurfacePresence } from './storage/surface-presence.js';
+import type { WorkspacePaths } from './storage/workspace-paths.js';
+import { createCommunicateTool } from './tools/builtin/communicate.js';
+import { createApprovalResponseTool, createListApprovalsTool } from './tools/builtin/approval-tools.js';
+import { ApprovalGate } from './authorization/ApprovalGate.js';
+import { AuthEngine } from './authorization/AuthEngine.js';
+import { ApprovalRules } from './authorization/ApprovalRules.js';
+import { BUILTIN_PROVIDER_ID, registerBuiltinTools, withBuiltinParameters, ProcessRegistry } from './tools/builtin/index.js';
+import { createMcpToolProvider, type McpToolProvider } from './tools/providers/mcp/McpToolProvider.js';
+import { createWorkspaceToolProvider } from './tools/providers/workspace/WorkspaceToolProvider.js';
+import { ToolExecutor } from './tools/ToolExecutor.js';
+import { commandEnvironment } from './tools/child-env.js';
+import { describeReaped, reapLeftoverGroups } from './tools/child-processes/process-records.js';
+import { configSecretValues, createRedactor } from './tools/redact.js';
+import type { ToolRegistry } from './tools/ToolRegistry.js';
+
+/*
+ * The stages `Legion`'s constructor wires a workspace in, in order: secrets, authorization,
+ * runtimes, (sessions,) tools. Each takes what the stages before it made and returns its parts,
+ * so that no part is reached before it exists.
+ */
+/** Keys from the environment and the global config never reach a tool result, an error event or a command's environment. */
+export function secretsStage(
+  env: NodeJS.ProcessEnv,
+  config: ResolvedConfig,
+  events: EventBus,
+): { executor: ToolExecutor; commandEnv: NodeJS.ProcessEnv } {
+  const redact = createRedactor({ env, config });
+  events.redactWith(redact);
+  return {
+    executor: new ToolExecutor(redact),
+    commandEnv: commandEnvironment(env, {
+      passEnv: config.shell.passEnv,
+      secretValues: configSecretValues(config, env).map((secret) => secret.value),
+    }),
+  };
+}
+
+/**
+ * The policy engine and the "approve always" rules. They need each other: the engine reads the
+ * rules when a call would ask, the rules judge their patterns with the engine. The engine is made
+ * first and reaches the rules through `rules`, assigned on the next line, before anything can call it.
+ */
+export function authorizationStage(parts: {
+  paths: WorkspacePaths;
+  config: ResolvedConfig;
+  collective: Collective;
+  events: EventBus;
+  tools: ToolRegistry;
+}): { auth: AuthEngine; approvalRules: ApprovalRules } {
+  const { paths } = parts;
+  let rules: ApprovalRules | undefined;
+  const auth = new AuthEngine(parts.config.policies, paths.root, {
+    approvalRules: (participantId) => rules?.rulesFor(participantId) ?? [],
+  });
+  rules = new ApprovalRules(new ApprovalRuleStore(paths), {
+    collective: parts.collective,
+    tools: parts.tools,
+    events: parts.events,
+    auth,
+    display: (path) => paths.display(path),
+  });
+  return { auth, approvalRules: rules };
+}
+
+/** Who answers a message: agents (the loop), mocks, and users through the attached surfaces, which also decide approvals. */
+export function runtimesStage(parts: {
+  paths: WorkspacePaths;
+  config: ResolvedConfig;
+  collective: Collective;
+  events: EventBus;
+  surfaces: UserSurfaces;
+  presence: SurfacePresence;
+  providers: ProviderFactory;
+  tools: ToolRegistry;
+  executor: ToolExecutor;
+  auth: AuthEngine;
+  approvalRules: ApprovalRules;
+}): { registry: RuntimeRegistry; agent: AgentRuntime } {
+  const { collective, config, events, surfaces, approvalRules } = parts;
+  const gate = new ApprovalGate(
+    collective,
+    async (request) => {
+      const outcome = await surfaces.approve({ ...request, check: (answers) => approvalRules.check(request.requests, answers) });
+      return outcome.status === 'answered' ? { answers: outcome.value, medium: outcome.medium } : undefined;
+    },
+    {
+      recorder: approvalRules,
+      onProblem: (message) => events.emit('error:raised', { scope: 'approval rules', message, code: 'approval_rule_invalid' }),
+    },
+  );
+  const agent = new AgentRuntime({
+    collective,
+    config,
+    providers: parts.providers,
+    tools: parts.tools,
+    executor: parts.executor,
+    auth: parts.auth,
+    gate,
+    workspaceRoot: parts.paths.root,
+  });
+  const registry = new RuntimeRegistry();
+  registry.register('agent', agent);
+  registry.register('mock', new MockRuntime());
+  registry.register(
+    'user',
+    new UserRuntime(surfaces, { maxAnswerBytes: config.limits.maxMessageBytes, elsewhere: () => parts.presence.elsewhere() }),
+  );
+  return { registry, agent };
+}
+
+/**
+ * The tools: background processes, the workspace's tool files (read now, so that a broken one is
+ * among the warnings as soon as the workspace is open), the MCP servers, and the built-ins,
+ * registered on first use of the registry.
+ */
+export function toolsStage(parts: {
+  paths: WorkspacePaths;
+  config: ResolvedConfig;
+  collective: Collective;
+  env: NodeJS.ProcessEnv;
+  commandEnv: NodeJS.ProcessEnv;
+  events: EventBus;
+  registry: ToolRegistry;
+  sessions: SessionStore;
+  surfaces: UserSurfaces;
+  agentRuntime: AgentRuntime;
+}): { processes: ProcessRegistry; mcp: McpToolProvider | undefined; disposeUnregistered: () => Promise<void> } {
+  const { paths, config, collective, events, registry, agentRuntime } = parts;
+  const builtinOptions = {
+    collective,
+    sessions: parts.sessions,
+    env: parts.commandEnv,
+    // Tools return their whole output up to the artifact limit; the context previews what is larger than the model should see.
+    ...(config.context.artifactMaxBytes !== undefined ? { outputLimitBytes: config.context.artifactMaxBytes } : {}),
+  };
+  // Made here rather than by the built-in tools, which are built on first use: Legion owns and disposes it.
+  const processes = new ProcessRegistry(builtinOptions);
+  const workspaceTools = createWorkspaceToolProvider({
+    directory: paths.toolsDir,
+    workspaceRoot: paths.root,
+    events,
+    env: parts.env,
+    commandEnv: parts.commandEnv,
+  });
+  workspaceTools.getTools();
+  const mcp =
+    Object.keys(config.mcpServers).length > 0
+      ? createMcpToolProvider({
+          servers: config.mcpServers,
+          workspaceRoot: paths.root,
+          events,
+          env: parts.env,
+          // A server's question during a tool call goes to the user through the attached surfaces.
+          elicit: (request, { signal }) => askElicitation(parts.surfaces, collective, request, signal),
+        })
+      : undefined;
+  let registered = false;
+  // Building every tool and its schemas costs some 10 ms that a command which never looks at
+  // tools (`legion sessions`) need not pay: the registry does it when first used.
+  registry.fillOnFirstUse(() => {
+    registered = true;
+    registry.register(
+      withBuiltinParameters(
+        createCommunicateTool({
+          collective,
+          limitsFor: (id) => {
+            const participant = collective.get(id);
+            return participant?.type === 'agent' ? settingsForAgent(config, participant).limits : config.limits;
+          },
+        }),
+      ),
+      { providerId: BUILTIN_PROVIDER_ID },
+    );
+    registerBuiltinTools(registry, {
+      ...builtinOptions,
+      processes,
+      // What a model writes into an agent's limits may only lower these.
+      workspaceLimits: config.limits,
+      // What list_tools reports is exactly what the agent's model is shown.
+      toolsFor: (id) => {
+        const participant = collective.get(id);
+        return participant?.type === 'agent' ? [...agentRuntime.toolsFor(participant).values()] : [];
+      },
+    });
+    registry.register(withBuiltinParameters(createApprovalResponseTool()), { providerId: BUILTIN_PROVIDER_ID });
+    registry.register(withBuiltinParameters(createListApprovalsTool()), { providerId: BUILTIN_PROVIDER_ID });
+    // After the built-ins, so that a workspace or MCP tool with a taken name is reported and left out.
+    registry.registerToolProvider(workspaceTools);
+    // Deferred: no MCP server starts until an agent's turn first needs its tools.
+    if (mcp) registry.registerToolProvider(mcp, { deferred: true });
+  });
+  return {
+    processes,
+    mcp,
+    disposeUnregistered: async () => {
+      if (registered) return;
+      workspaceTools.dispose();
+      await mcp?.dispose();
+    },
+  };
+}
+
+/** Kills process groups that tools of a dead Legion process (or these interrupted calls) left running, and says so. */
+export function endLeftoverProcesses(paths: WorkspacePaths, warn: (line: string) => void, toolUseIds?: ReadonlySet<string>): void {
+  for (const reaped of reapLeftoverGroups(paths.processesDir, toolUseIds ? { toolUseIds } : {})) {
+    if (reaped.killed) warn(`${paths.display(paths.processesDir)}: ${describeReaped(reaped)}`);
+  }
+}
