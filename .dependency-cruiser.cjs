@@ -7,10 +7,14 @@
  * its own layer entry and the ones listed before it.
  */
 const LAYERS = [
-  ['errors.ts', 'error-codes.ts', 'zod-issues.ts', 'message.ts'],
-  ['events'],
-  ['tracing'],
-  ['storage'],
+  // kernel: errors, zod messages and the message; its events; tracing.
+  ['kernel/errors.ts', 'kernel/error-codes.ts', 'kernel/zod-issues.ts', 'kernel/message.ts'],
+  ['kernel/events'],
+  ['kernel/tracing'],
+  // store: the file kit and the backend-neutral records; the port with the session's stores; each backend.
+  ['store/fs', 'store/records'],
+  ['store/*.ts'],
+  ['store/file', 'store/memory'],
   ['collective'],
   ['config'],
   ['session'],
@@ -37,9 +41,13 @@ const coreEntries = (names) =>
     .join('|')})\\.(js|d\\.ts))$`;
 const PUBLIC_ENTRIES = ['', 'vocabulary', 'backend', 'management', 'internal'];
 const escape = (name) => name.replace(/\./g, '\\.');
-/** A folder matches everything under it; a root file matches itself. */
+/** A folder matches everything under it; a file matches itself; `folder/*.ts` the files directly in a folder. */
 const entryPattern = (names) =>
-  `${CORE}(${names.map((name) => (name.endsWith('.ts') ? `${escape(name)}$` : `${escape(name)}/`)).join('|')})`;
+  `${CORE}(${names
+    .map((name) =>
+      name.endsWith('/*.ts') ? `${escape(name.slice(0, -5))}/[^/]+\\.ts$` : name.endsWith('.ts') ? `${escape(name)}$` : `${escape(name)}/`,
+    )
+    .join('|')})`;
 
 const layerRules = LAYERS.slice(0, -1).map((layer, index) => ({
   name: `layer-${layer.join('+')}`,

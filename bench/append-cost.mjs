@@ -17,7 +17,7 @@
 import { statSync } from 'node:fs';
 import { Legion, initWorkspace } from '@legion-collective/core';
 // FileLock is internal to core (not in its public API): benchmarks measure the build directly.
-import { FileLock } from '../packages/core/dist/storage/file-lock.js';
+import { FileLock } from '../packages/core/dist/store/fs/file-lock.js';
 import { mockParticipant, userParticipant } from '@legion-collective/core/testing';
 import { median, ms, p95, printJson, removeDir, round, tempDir } from './lib.mjs';
 

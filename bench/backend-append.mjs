@@ -12,8 +12,8 @@
 import { randomUUID } from 'node:crypto';
 import { FileSessionBackend, MemorySessionBackend } from '@legion-collective/core';
 import { MemorySessionStore } from '@legion-collective/core/internal';
-import { FileConversationLog } from '../packages/core/dist/storage/FileConversationLog.js';
-import { WorkspacePaths } from '../packages/core/dist/storage/workspace-paths.js';
+import { FileConversationLog } from '../packages/core/dist/store/file/FileConversationLog.js';
+import { WorkspacePaths } from '../packages/core/dist/store/fs/workspace-paths.js';
 import { median, ms, p95, printJson, removeDir, round, tempDir } from './lib.mjs';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 2000);

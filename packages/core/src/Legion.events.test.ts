@@ -1,7 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { LegionEvent } from './events/event-types.js';
+import type { LegionEvent } from './kernel/events/event-types.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from './testing/index.js';
 import { defineTool } from './tools/tool.js';
 

@@ -1,11 +1,11 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { LegionEvent } from './events/event-types.js';
+import type { LegionEvent } from './kernel/events/event-types.js';
 import { Legion } from './Legion.js';
-import type { Message } from './message.js';
-import { MemorySessionBackend } from './storage/backend/memory/MemorySessionBackend.js';
-import { MemorySessionStore } from './storage/backend/memory/MemorySessionStore.js';
+import type { Message } from './kernel/message.js';
+import { MemorySessionBackend } from './store/memory/MemorySessionBackend.js';
+import { MemorySessionStore } from './store/memory/MemorySessionStore.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from './testing/index.js';
 import { defineTool } from './tools/tool.js';
 

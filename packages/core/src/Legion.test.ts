@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { agentParticipant, createTestLegion, mockParticipant, userParticipant, type TestLegion } from './testing/index.js';
 import { defineTool } from './tools/tool.js';
-import type { LegionEvent } from './events/event-types.js';
+import type { LegionEvent } from './kernel/events/event-types.js';
 
 describe('a collective at work', () => {
   let test: TestLegion;

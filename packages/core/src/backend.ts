@@ -3,8 +3,8 @@
 // schemas, the name checks every backend applies, and snapshots (export/import) to move sessions
 // between backends. Its contract is tested by `describeSessionBackendContract` (`/testing`).
 
-export { ApprovalRecordSchema, ApprovalDecisionRecordSchema } from './storage/approval-records.js';
-export type { ApprovalRecord, ApprovalDecisionRecord, ApprovalRequestRecord } from './storage/approval-records.js';
+export { ApprovalRecordSchema, ApprovalDecisionRecordSchema } from './store/records/approval-records.js';
+export type { ApprovalRecord, ApprovalDecisionRecord, ApprovalRequestRecord } from './store/records/approval-records.js';
 export {
   QUESTION_RECORD_VERSION,
   QuestionAnswerRecordSchema,
@@ -12,21 +12,21 @@ export {
   QuestionOutcomeRecordSchema,
   QuestionRecordSchema,
   QuestionWithdrawnRecordSchema,
-} from './storage/question-records.js';
+} from './store/records/question-records.js';
 export type {
   QuestionAnswerRecord,
   QuestionLogRecord,
   QuestionOutcomeRecord,
   QuestionRecord,
   QuestionWithdrawnRecord,
-} from './storage/question-records.js';
+} from './store/records/question-records.js';
 export {
   LogEntrySchema,
   CompactionEntrySchema,
   CONVERSATION_FORMAT_VERSION,
   HeaderEntrySchema,
   MessageEntrySchema,
-} from './storage/log-entry.js';
+} from './store/records/log-entry.js';
 export type {
   LogEntry,
   CarriedMessage,
@@ -36,8 +36,8 @@ export type {
   HeaderEntry,
   MessageEntry,
   NoteEntry,
-} from './storage/log-entry.js';
-export { UsageRecordSchema } from './storage/usage-summary.js';
+} from './store/records/log-entry.js';
+export { UsageRecordSchema } from './store/records/usage-summary.js';
 export type {
   AcquireResult,
   AgentStateKey,
@@ -64,20 +64,20 @@ export type {
   SessionRecords,
   SettleResult,
   UsageLog,
-} from './storage/backend/session-backend.js';
+} from './store/session-backend.js';
 // The record logs of the port, for every backend's one RecordLog implementation.
-export { APPROVAL_LOG, QUESTION_LOG, USAGE_LOG } from './storage/record-log-formats.js';
-export { LeaseLostError } from './storage/backend/lease-lost-error.js';
-export { SessionMetaSchema, SESSION_FORMAT_VERSION } from './storage/session-meta.js';
-export { newSessionMeta } from './storage/backend/new-session-meta.js';
-export { canonicalJson, exportSession, importSession, summarizeSnapshot } from './storage/backend/session-snapshot.js';
-export type { SessionSnapshot, SnapshotSummary } from './storage/backend/session-snapshot.js';
+export { APPROVAL_LOG, QUESTION_LOG, USAGE_LOG } from './store/record-log-formats.js';
+export { LeaseLostError } from './store/lease-lost-error.js';
+export { SessionMetaSchema, SESSION_FORMAT_VERSION } from './store/records/session-meta.js';
+export { newSessionMeta } from './store/new-session-meta.js';
+export { canonicalJson, exportSession, importSession, summarizeSnapshot } from './store/session-snapshot.js';
+export type { SessionSnapshot, SnapshotSummary } from './store/session-snapshot.js';
 export {
   assertAgentStateKey,
   assertAgentStateKind,
   assertArtifactName,
   assertConversationAddress,
   assertSessionName,
-} from './storage/backend/record-names.js';
-export { DelegationFrameSchema, type DelegationFrame } from './storage/delegation-frame.js';
-export type { SessionMeta } from './storage/session-meta.js';
+} from './store/record-names.js';
+export { DelegationFrameSchema, type DelegationFrame } from './store/records/delegation-frame.js';
+export type { SessionMeta } from './store/records/session-meta.js';

@@ -27,7 +27,7 @@ export { DelegationTree, delegatedConversation } from './driver/delegation-tree.
 export type { OpenLegionOptions } from './Legion.js';
 export { initWorkspace } from './config/init-workspace.js';
 export type { InitResult } from './config/init-workspace.js';
-export { findWorkspaceRoot, LEGION_DIR } from './storage/workspace-paths.js';
+export { findWorkspaceRoot, LEGION_DIR } from './store/fs/workspace-paths.js';
 
 // Errors a caller can catch and tell apart by class or `code`.
 export {
@@ -48,42 +48,42 @@ export {
   SurfaceDetachedError,
   SurfaceDeclinedError,
   errorMessage,
-} from './errors.js';
+} from './kernel/errors.js';
 // Every code those errors, a turn's error outcome and the surfaces' refusals carry, with its meaning (docs/reference/error-codes.md).
-export { LEGION_ERROR_CODES } from './error-codes.js';
-export type { ErrorCodeEntry, ErrorCodeSurface, LegionErrorCode } from './error-codes.js';
+export { LEGION_ERROR_CODES } from './kernel/error-codes.js';
+export type { ErrorCodeEntry, ErrorCodeSurface, LegionErrorCode } from './kernel/error-codes.js';
 
 // Messages: the content every layer speaks.
-export { textOf, toolResultsOf, toolUsesOf } from './message.js';
-export type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, TurnEnding, TurnOutcome, Usage } from './message.js';
+export { textOf, toolResultsOf, toolUsesOf } from './kernel/message.js';
+export type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, TurnEnding, TurnOutcome, Usage } from './kernel/message.js';
 
 // Events, for UIs. Their schemas (and those of messages, approval and question views) are exported
 // by `@legion-collective/core/vocabulary`, not here: the engine needs only the types, so a process
 // that validates nothing never builds them.
-export { EventBus } from './events/EventBus.js';
-export type { ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './events/event-types.js';
+export { EventBus } from './kernel/events/EventBus.js';
+export type { ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './kernel/events/event-types.js';
 export type { Follower, FollowOptions } from './conversation/follow-session.js';
 export type { FollowCursor } from './conversation/follow-session.js';
 export { followWorkspace } from './conversation/follow-workspace.js';
 export type { FollowWorkspaceOptions, WorkspaceFollower, WorkspaceFollowPort } from './conversation/follow-workspace.js';
 
 // Approvals, questions, usage and the session's stores, as a library user reads them; choosing a backend.
-export { ApprovalAnswerSchema } from './storage/approval-records.js';
-export type { ApprovalAnswer, ApprovalView } from './storage/approval-records.js';
-export type { ApprovalState, SessionApprovals } from './storage/SessionApprovals.js';
-export type { QuestionView } from './storage/question-records.js';
-export type { QuestionState, SessionQuestions } from './storage/SessionQuestions.js';
+export { ApprovalAnswerSchema } from './store/records/approval-records.js';
+export type { ApprovalAnswer, ApprovalView } from './store/records/approval-records.js';
+export type { ApprovalState, SessionApprovals } from './store/SessionApprovals.js';
+export type { QuestionView } from './store/records/question-records.js';
+export type { QuestionState, SessionQuestions } from './store/SessionQuestions.js';
 export type { AnswerQuestionOptions } from './conversation/answer-question.js';
 export type { QuestionAnswerOutcome } from './session/turn.js';
-export type { SessionAgentState } from './storage/SessionAgentState.js';
-export type { SessionArtifacts } from './storage/SessionArtifacts.js';
-export { emptyTotals, summarizeUsage } from './storage/usage-summary.js';
-export type { UsageRecord, UsageSummary, UsageTotals } from './storage/usage-summary.js';
-export type { SessionBackend, StorageWarning } from './storage/backend/session-backend.js';
-export { FileSessionBackend } from './storage/backend/file/FileSessionBackend.js';
-export type { FileSessionBackendOptions } from './storage/backend/file/FileSessionBackend.js';
-export { MemorySessionBackend } from './storage/backend/memory/MemorySessionBackend.js';
-export type { MemorySessionBackendOptions } from './storage/backend/memory/MemorySessionBackend.js';
+export type { SessionAgentState } from './store/SessionAgentState.js';
+export type { SessionArtifacts } from './store/SessionArtifacts.js';
+export { emptyTotals, summarizeUsage } from './store/records/usage-summary.js';
+export type { UsageRecord, UsageSummary, UsageTotals } from './store/records/usage-summary.js';
+export type { SessionBackend, StorageWarning } from './store/session-backend.js';
+export { FileSessionBackend } from './store/file/FileSessionBackend.js';
+export type { FileSessionBackendOptions } from './store/file/FileSessionBackend.js';
+export { MemorySessionBackend } from './store/memory/MemorySessionBackend.js';
+export type { MemorySessionBackendOptions } from './store/memory/MemorySessionBackend.js';
 // Writing a backend of your own: `@legion-collective/core/backend` (the port's parts, records, name rules, snapshots).
 
 // Context budgets (their schemas, the model table and token counting: `/management`).

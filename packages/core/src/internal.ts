@@ -2,9 +2,9 @@
 // extension) share beyond the public entries. UNSTABLE: anything here may change or go in any
 // release, without notice; do not build on it.
 
-export { FileTooLargeError, NotRegularFileError, readRegularFileSync } from './storage/regular-file.js';
+export { FileTooLargeError, NotRegularFileError, readRegularFileSync } from './store/fs/regular-file.js';
 export { answerSizeError } from './conversation/answer-question.js';
-export { MemorySessionStore } from './storage/backend/memory/MemorySessionStore.js';
+export { MemorySessionStore } from './store/memory/MemorySessionStore.js';
 export { SUMMARY_SYSTEM_MARK } from './context/compaction-summary.js';
 export { CARRY_OVER_TAG } from './context/compaction-carry-over.js';
 export { decisionReach, reachesRequest } from './collective/approval-authority.js';
@@ -14,6 +14,6 @@ export type { ParticipantRuntime, RuntimeResolver, ToolSession, TurnContext, Tur
 export { waitingParticipants } from './session/delegation-stack.js';
 export { conversationId, parseConversationId } from './conversation/conversation-id.js';
 export type { ConversationKey } from './conversation/conversation-id.js';
-export type { AttachedElsewhere } from './storage/surface-presence.js';
+export type { AttachedElsewhere } from './store/fs/surface-presence.js';
 export { conversationsStartedBy, sessionStartedBy, turnsOpenedBy, WHOLE_LOG } from './tools/builtin/delegation-tree.js';
 export type { StartedConversation } from './tools/builtin/delegation-tree.js';

@@ -15,17 +15,17 @@ export {
   TurnEndingSchema,
   TurnOutcomeSchema,
   UsageSchema,
-} from './message.js';
-export type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, TurnEnding, TurnOutcome, Usage } from './message.js';
-export { ContextUsageSchema, ConversationRefSchema, LEGION_EVENT_NAMES, LegionEventSchemas } from './events/event-types.js';
-export type { ContextUsage, ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './events/event-types.js';
-export { ApprovalViewSchema } from './storage/approval-view.js';
-export type { ApprovalView } from './storage/approval-view.js';
-export { QuestionViewSchema } from './storage/question-view.js';
-export type { QuestionView } from './storage/question-view.js';
-export { UsageTotalsSchema } from './storage/usage-totals.js';
-export type { UsageTotals } from './storage/usage-totals.js';
-export { ApprovalChoiceSchema, RememberChoiceSchema } from './storage/approval-choice.js';
-export type { ApprovalChoice, RememberChoice } from './storage/approval-choice.js';
-export { LEGION_ERROR_CODES } from './error-codes.js';
-export type { ErrorCodeEntry, ErrorCodeSurface, LegionErrorCode } from './error-codes.js';
+} from './kernel/message.js';
+export type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, TurnEnding, TurnOutcome, Usage } from './kernel/message.js';
+export { ContextUsageSchema, ConversationRefSchema, LEGION_EVENT_NAMES, LegionEventSchemas } from './kernel/events/event-types.js';
+export type { ContextUsage, ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './kernel/events/event-types.js';
+export { ApprovalViewSchema } from './store/records/approval-view.js';
+export type { ApprovalView } from './store/records/approval-view.js';
+export { QuestionViewSchema } from './store/records/question-view.js';
+export type { QuestionView } from './store/records/question-view.js';
+export { UsageTotalsSchema } from './store/records/usage-totals.js';
+export type { UsageTotals } from './store/records/usage-totals.js';
+export { ApprovalChoiceSchema, RememberChoiceSchema } from './store/records/approval-choice.js';
+export type { ApprovalChoice, RememberChoice } from './store/records/approval-choice.js';
+export { LEGION_ERROR_CODES } from './kernel/error-codes.js';
+export type { ErrorCodeEntry, ErrorCodeSurface, LegionErrorCode } from './kernel/error-codes.js';

@@ -1,21 +1,21 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Collective } from '../collective/Collective.js';
 import type { Participant } from '../collective/participant.js';
-import type { ToolUseBlock } from '../message.js';
+import type { ToolUseBlock } from '../kernel/message.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
 import {
   APPROVAL_REQUEST_VERSION,
   type ApprovalAnswer,
   type ApprovalRequestRecord,
   type ApprovalView,
-} from '../storage/approval-records.js';
-import type { SessionApprovals } from '../storage/SessionApprovals.js';
-import type { DelegationFrame } from '../storage/delegation-frame.js';
+} from '../store/records/approval-records.js';
+import type { SessionApprovals } from '../store/SessionApprovals.js';
+import type { DelegationFrame } from '../store/records/delegation-frame.js';
 import { canApprove, standInApprover } from '../collective/approval-authority.js';
 import type { ApprovalRule } from '../collective/approval-rule.js';
 import { rememberedFields, type ApprovalRuleRecorder } from '../conversation/answer-approvals.js';
-import type { ApprovalDecisionRecord } from '../storage/approval-records.js';
-import type { TurnTrace } from '../tracing/LegionTracer.js';
+import type { ApprovalDecisionRecord } from '../store/records/approval-records.js';
+import type { TurnTrace } from '../kernel/tracing/LegionTracer.js';
 
 /**
  * How the gate asks a user now: every request of one model response at once.

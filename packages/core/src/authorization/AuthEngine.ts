@@ -1,7 +1,7 @@
 import picomatch from 'picomatch';
 import type { Participant } from '../collective/participant.js';
 import type { ToolEffect } from '../tools/tool.js';
-import { LEGION_DIR } from '../storage/workspace-paths.js';
+import { LEGION_DIR } from '../store/fs/workspace-paths.js';
 import { analyzeCommand } from './shell-command.js';
 import type { Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from '../collective/policy.js';
 import type { ApprovalRule } from '../collective/approval-rule.js';

@@ -2,9 +2,9 @@ import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from
 import { join } from 'node:path';
 import { parseParticipant, type Participant } from '../collective/participant.js';
 import type { ApprovalRule } from '../collective/approval-rule.js';
-import { ConfigError } from '../errors.js';
-import type { LegionEvent } from '../events/event-types.js';
-import type { Message } from '../message.js';
+import { ConfigError } from '../kernel/errors.js';
+import type { LegionEvent } from '../kernel/events/event-types.js';
+import type { Message } from '../kernel/message.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
 import { tempWorkspace } from '../tools/builtin/__fixtures__/tool-context.js';
 import { createFileWriteTool } from '../tools/builtin/files/file-write.js';

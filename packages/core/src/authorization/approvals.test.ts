@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Message } from '../message.js';
+import type { Message } from '../kernel/message.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion, writeNoteTool } from '../testing/index.js';
-import type { ApprovalView } from '../storage/approval-records.js';
+import type { ApprovalView } from '../store/records/approval-records.js';
 
 const lastContent = (request: { messages: readonly Message[] }) => request.messages.at(-1)!.content;
 const resultText = (request: { messages: readonly Message[] }, index = 0) => {

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Message } from '../message.js';
+import type { Message } from '../kernel/message.js';
 import { Legion } from '../Legion.js';
 import { ScriptedProvider, writeNoteTool } from '../testing/index.js';
 

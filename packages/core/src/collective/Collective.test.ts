@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, LegionError, ParticipantNotFoundError } from '../errors.js';
-import { WorkspacePaths } from '../storage/workspace-paths.js';
+import { ConfigError, LegionError, ParticipantNotFoundError } from '../kernel/errors.js';
+import { WorkspacePaths } from '../store/fs/workspace-paths.js';
 import { Collective } from './Collective.js';
 import { initWorkspace } from '../config/init-workspace.js';
 import type { ParticipantInput } from './participant.js';

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../kernel/errors.js';
 import { inspectConfigLayers, resolveConfigLayers, saveConfigLayer } from './config-layers.js';
 import { loadConfig } from './load-config.js';
 import { secretsInConfig } from './config-secrets.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { ConfigError, errorMessage } from '../errors.js';
-import { parseJsonText, readJsonFile, writeTextAtomic } from '../storage/atomic-json.js';
-import { WorkspacePaths } from '../storage/workspace-paths.js';
+import { ConfigError, errorMessage } from '../kernel/errors.js';
+import { parseJsonText, readJsonFile, writeTextAtomic } from '../store/fs/atomic-json.js';
+import { WorkspacePaths } from '../store/fs/workspace-paths.js';
 import { ConfigLayerSchema, DEFAULT_CONFIG, type ConfigLayer, type ResolvedConfig } from './config-schema.js';
 import { globalConfigPath, mergeConfig } from './load-config.js';
 import { rejectWorkspaceSecrets, secretsInConfig } from './config-secrets.js';

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from './load-config.js';
-import { WorkspacePaths } from '../storage/workspace-paths.js';
+import { WorkspacePaths } from '../store/fs/workspace-paths.js';
 import { Collective } from '../collective/Collective.js';
 import { initWorkspace } from './init-workspace.js';
 import type { ParticipantInput } from '../collective/participant.js';

@@ -3,7 +3,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { AgentParticipant } from '../collective/participant.js';
 import { AgentParticipantSchema } from '../collective/participant.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../kernel/errors.js';
 import { ConfigLayerSchema, DEFAULT_CONFIG } from './config-schema.js';
 import { globalConfigPath, loadConfig, mergeConfig, settingsForAgent } from './load-config.js';
 

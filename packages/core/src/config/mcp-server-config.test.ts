@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { loadConfig } from './load-config.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../kernel/errors.js';
 
 let dir: string;
 let globalFile: string;

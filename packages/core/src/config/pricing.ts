@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Usage } from '../message.js';
+import type { Usage } from '../kernel/message.js';
 
 const perMillion = z.number().nonnegative();
 

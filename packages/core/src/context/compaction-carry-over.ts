@@ -1,5 +1,5 @@
-import type { Message } from '../message.js';
-import type { CompactionEntry } from '../storage/log-entry.js';
+import type { Message } from '../kernel/message.js';
+import type { CompactionEntry } from '../store/records/log-entry.js';
 
 /**
  * What every context rebuilt after a compaction carries verbatim, outside the summary:

@@ -1,5 +1,5 @@
-import { LegionError } from '../errors.js';
-import type { Message } from '../message.js';
+import { LegionError } from '../kernel/errors.js';
+import type { Message } from '../kernel/message.js';
 import type { ModelRequest } from '../providers/llm-provider.js';
 import { cutPointsAfterFirst } from './compaction-cut.js';
 import type { TokenMeasure } from './context-tokens.js';

@@ -2,7 +2,7 @@ import type { AgentParticipant } from '../collective/participant.js';
 import type { ContextSettings } from '../collective/context-schema.js';
 import type { ResolvedConfig } from '../config/config-schema.js';
 import { settingsForAgent } from '../config/load-config.js';
-import type { Message } from '../message.js';
+import type { Message } from '../kernel/message.js';
 import type { ToolDefinition } from '../providers/llm-provider.js';
 import { contextSettingsFor } from './context-settings.js';
 import { modelWindowFor, type ModelWindowSource } from './model-table.js';

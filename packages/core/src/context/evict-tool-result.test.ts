@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ToolResultBlock } from '../message.js';
-import { FileSessionBackend } from '../storage/backend/file/FileSessionBackend.js';
-import { MemorySessionBackend } from '../storage/backend/memory/MemorySessionBackend.js';
-import { SessionArtifacts } from '../storage/SessionArtifacts.js';
+import type { ToolResultBlock } from '../kernel/message.js';
+import { FileSessionBackend } from '../store/file/FileSessionBackend.js';
+import { MemorySessionBackend } from '../store/memory/MemorySessionBackend.js';
+import { SessionArtifacts } from '../store/SessionArtifacts.js';
 import { cutToBytes, evictedArtifactName, previewBudget, ToolResultEviction } from './evict-tool-result.js';
 import { countTextTokens } from './text-tokens.js';
 import { loadTokenCounter } from './token-count.js';

@@ -1,6 +1,6 @@
-import type { ToolResultBlock } from '../message.js';
-import { errorMessage } from '../errors.js';
-import type { SessionArtifacts } from '../storage/SessionArtifacts.js';
+import type { ToolResultBlock } from '../kernel/message.js';
+import { errorMessage } from '../kernel/errors.js';
+import type { SessionArtifacts } from '../store/SessionArtifacts.js';
 import { previewText } from './result-preview.js';
 import { countTextTokens, exceedsTokens } from './text-tokens.js';
 import { loadTokenCounter } from './token-count.js';

@@ -1,6 +1,6 @@
-import type { Message } from '../message.js';
-import { MemorySessionBackend } from '../storage/backend/memory/MemorySessionBackend.js';
-import { SessionArtifacts } from '../storage/SessionArtifacts.js';
+import type { Message } from '../kernel/message.js';
+import { MemorySessionBackend } from '../store/memory/MemorySessionBackend.js';
+import { SessionArtifacts } from '../store/SessionArtifacts.js';
 import { tokenMeasure } from './message-tokens.js';
 import { minimumReclaim, pruneToolResults, type PruneOptions } from './prune-tool-results.js';
 import { loadTokenCounter } from './token-count.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { ContextSettings } from '../collective/context-schema.js';
 import type { ParticipantInput } from '../collective/participant.js';
-import type { LegionEvents } from '../events/event-types.js';
-import type { Message, Usage } from '../message.js';
+import type { LegionEvents } from '../kernel/events/event-types.js';
+import type { Message, Usage } from '../kernel/message.js';
 import { keyEnv } from '../providers/__fixtures__/llm-server.js';
 import { useLlmServer } from '../providers/__fixtures__/use-llm-server.js';
 import type { ToolDefinition } from '../providers/llm-provider.js';

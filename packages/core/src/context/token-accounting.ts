@@ -1,6 +1,6 @@
 import type { ContextSettings } from '../collective/context-schema.js';
-import type { ContextUsage } from '../events/event-types.js';
-import type { Message, Usage } from '../message.js';
+import type { ContextUsage } from '../kernel/events/event-types.js';
+import type { Message, Usage } from '../kernel/message.js';
 import type { ModelRequest, ToolDefinition } from '../providers/llm-provider.js';
 import { messageTokens, messageUpperBound } from './context-tokens.js';
 import { loadTokenCounter, tokenUpperBound, type TokenCounter } from './token-count.js';

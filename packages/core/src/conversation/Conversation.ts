@@ -1,16 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { Participant } from '../collective/participant.js';
-import { ConversationBusyError, errorMessage, LegionError } from '../errors.js';
-import type { ConversationRef } from '../events/event-types.js';
+import { ConversationBusyError, errorMessage, LegionError } from '../kernel/errors.js';
+import type { ConversationRef } from '../kernel/events/event-types.js';
 import type { CompactOutcome, RuntimeOutcome, ToolSession, TurnContext, TurnConversation, TurnResult } from '../session/turn.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
 import { turnOutcome } from './turn-ending.js';
-import type { ConversationLogs, LogCursor } from '../storage/backend/session-backend.js';
-import { LeaseLostError } from '../storage/backend/lease-lost-error.js';
-import type { DelegationFrame } from '../storage/delegation-frame.js';
-import { CompactionEntrySchema, type CompactionEntry, type CompactionEntryInput, type CompactionReason } from '../storage/log-entry.js';
-import type { Message } from '../message.js';
+import type { ConversationLogs, LogCursor } from '../store/session-backend.js';
+import { LeaseLostError } from '../store/lease-lost-error.js';
+import type { DelegationFrame } from '../store/records/delegation-frame.js';
+import {
+  CompactionEntrySchema,
+  type CompactionEntry,
+  type CompactionEntryInput,
+  type CompactionReason,
+} from '../store/records/log-entry.js';
+import type { Message } from '../kernel/message.js';
 import { ConversationHistory } from './conversation-history.js';
 import { ConversationLease, type HeldTurn } from './conversation-lease.js';
 import { prepareTurn, RECENT_FOR_REPAIR } from './turn-preparation.js';

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { agentParticipant, createTestLegion, mockParticipant, userParticipant, type TestLegion } from '../testing/index.js';
-import { textOf } from '../message.js';
+import { textOf } from '../kernel/message.js';
 
 const openDescriptors = (): number => readdirSync('/proc/self/fd').length;
 

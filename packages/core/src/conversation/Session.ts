@@ -1,6 +1,6 @@
 import type { Collective } from '../collective/Collective.js';
-import { LegionError, ParticipantNotFoundError } from '../errors.js';
-import type { ConversationRef } from '../events/event-types.js';
+import { LegionError, ParticipantNotFoundError } from '../kernel/errors.js';
+import type { ConversationRef } from '../kernel/events/event-types.js';
 import type {
   AnswerOutcome,
   CompactOutcome,
@@ -12,30 +12,37 @@ import type {
 } from '../session/turn.js';
 import { framesOfTurn, waitingParticipants } from '../session/delegation-stack.js';
 import { MessageWork, treeOf } from '../session/message-work.js';
-import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
-import { SessionApprovals } from '../storage/SessionApprovals.js';
-import { SessionQuestions, type QuestionState } from '../storage/SessionQuestions.js';
-import { QUESTION_RECORD_VERSION, type QuestionView } from '../storage/question-records.js';
+import type { ApprovalAnswer, ApprovalView } from '../store/records/approval-records.js';
+import { SessionApprovals } from '../store/SessionApprovals.js';
+import { SessionQuestions, type QuestionState } from '../store/SessionQuestions.js';
+import { QUESTION_RECORD_VERSION, type QuestionView } from '../store/records/question-records.js';
 import { answerQuestion, type AnswerQuestionOptions } from './answer-question.js';
 import { exactBytes } from './byte-size.js';
 import { emitQuestionRecord } from './question-events.js';
 import { turnIsLive } from './conversation-liveness.js';
-import { SessionAgentState } from '../storage/SessionAgentState.js';
-import { SessionArtifacts } from '../storage/SessionArtifacts.js';
-import type { DelegationFrame } from '../storage/delegation-frame.js';
+import { SessionAgentState } from '../store/SessionAgentState.js';
+import { SessionArtifacts } from '../store/SessionArtifacts.js';
+import type { DelegationFrame } from '../store/records/delegation-frame.js';
 import { answerApprovals, type ApprovalRuleRecorder } from './answer-approvals.js';
 import { resumeDecided } from './resume-decided.js';
 import { resumeAnswered } from './resume-answered.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
 import { titleFromMessage } from './session-title.js';
-import type { LogCursor, SessionBackend } from '../storage/backend/session-backend.js';
-import { OpenHandles } from '../storage/open-handles.js';
-import { addUsage, emptyTotals, summarizeUsage, type UsageRecord, type UsageSummary, type UsageTotals } from '../storage/usage-summary.js';
+import type { LogCursor, SessionBackend } from '../store/session-backend.js';
+import { OpenHandles } from '../store/fs/open-handles.js';
+import {
+  addUsage,
+  emptyTotals,
+  summarizeUsage,
+  type UsageRecord,
+  type UsageSummary,
+  type UsageTotals,
+} from '../store/records/usage-summary.js';
 import { emitApprovalRecord } from './approval-events.js';
 import { Conversation, type ConversationSendOptions, type ConversationServices } from './Conversation.js';
 import { conversationId, parseConversationId } from './conversation-id.js';
-import type { Message, ToolUseBlock } from '../message.js';
-import type { SessionMeta } from '../storage/session-meta.js';
+import type { Message, ToolUseBlock } from '../kernel/message.js';
+import type { SessionMeta } from '../store/records/session-meta.js';
 
 export interface SessionServices extends ConversationServices {
   collective: Collective;

@@ -1,8 +1,8 @@
-import { LegionError, SessionNotFoundError } from '../errors.js';
-import type { EventBus } from '../events/EventBus.js';
-import type { ConversationLogs, Lease, SessionRecords, StorageWarning } from '../storage/backend/session-backend.js';
-import type { SessionMeta } from '../storage/session-meta.js';
-import { OpenHandles } from '../storage/open-handles.js';
+import { LegionError, SessionNotFoundError } from '../kernel/errors.js';
+import type { EventBus } from '../kernel/events/EventBus.js';
+import type { ConversationLogs, Lease, SessionRecords, StorageWarning } from '../store/session-backend.js';
+import type { SessionMeta } from '../store/records/session-meta.js';
+import { OpenHandles } from '../store/fs/open-handles.js';
 import { Session, type SessionServices } from './Session.js';
 import { SessionCatalog } from './session-catalog.js';
 

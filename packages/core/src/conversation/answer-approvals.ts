@@ -1,5 +1,5 @@
 import type { Collective } from '../collective/Collective.js';
-import type { ToolUseBlock } from '../message.js';
+import type { ToolUseBlock } from '../kernel/message.js';
 import type { AnswerOutcome, TurnResult } from '../session/turn.js';
 import {
   ApprovalAnswerSchema,
@@ -7,10 +7,10 @@ import {
   type ApprovalAnswer,
   type ApprovalDecisionRecord,
   type ApprovalRequestRecord,
-} from '../storage/approval-records.js';
+} from '../store/records/approval-records.js';
 import type { ApprovalRule } from '../collective/approval-rule.js';
-import type { SessionApprovals } from '../storage/SessionApprovals.js';
-import type { DelegationFrame } from '../storage/delegation-frame.js';
+import type { SessionApprovals } from '../store/SessionApprovals.js';
+import type { DelegationFrame } from '../store/records/delegation-frame.js';
 import { canApprove, decisionReach, reachesRequest } from '../collective/approval-authority.js';
 
 /** What answering needs of a session. */

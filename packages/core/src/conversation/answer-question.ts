@@ -1,9 +1,9 @@
 import type { Collective } from '../collective/Collective.js';
-import { QUESTION_RECORD_VERSION, type QuestionOutcomeRecord } from '../storage/question-records.js';
+import { QUESTION_RECORD_VERSION, type QuestionOutcomeRecord } from '../store/records/question-records.js';
 import type { QuestionAnswerOutcome } from '../session/turn.js';
-import type { SessionQuestions } from '../storage/SessionQuestions.js';
-import type { DelegationFrame } from '../storage/delegation-frame.js';
-import type { ToolUseBlock } from '../message.js';
+import type { SessionQuestions } from '../store/SessionQuestions.js';
+import type { DelegationFrame } from '../store/records/delegation-frame.js';
+import type { ToolUseBlock } from '../kernel/message.js';
 import type { TurnResult } from '../session/turn.js';
 import { resumeRoot } from './answer-approvals.js';
 import { decisionReach, reachesRequest } from '../collective/approval-authority.js';

@@ -1,5 +1,5 @@
-import type { ApprovalRecord, ApprovalRequestRecord } from '../storage/approval-records.js';
-import type { EventBus } from '../events/EventBus.js';
+import type { ApprovalRecord, ApprovalRequestRecord } from '../store/records/approval-records.js';
+import type { EventBus } from '../kernel/events/EventBus.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
 
 /**

@@ -1,7 +1,7 @@
-import type { ConversationRef } from '../events/event-types.js';
-import type { Message } from '../message.js';
-import type { ConversationLogs, LogCursor } from '../storage/backend/session-backend.js';
-import type { CompactionEntry } from '../storage/log-entry.js';
+import type { ConversationRef } from '../kernel/events/event-types.js';
+import type { Message } from '../kernel/message.js';
+import type { ConversationLogs, LogCursor } from '../store/session-backend.js';
+import type { CompactionEntry } from '../store/records/log-entry.js';
 
 /**
  * The model's context of one conversation as this process holds it: loaded from the log on

@@ -1,5 +1,5 @@
 import { isValidIdPart } from '../collective/participant-id.js';
-import { LegionError } from '../errors.js';
+import { LegionError } from '../kernel/errors.js';
 
 export interface ConversationKey {
   initiator: string;

@@ -1,9 +1,9 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import { z } from 'zod';
-import { FileSessionBackend } from '../storage/backend/file/FileSessionBackend.js';
-import { MemorySessionBackend } from '../storage/backend/memory/MemorySessionBackend.js';
-import { MemorySessionStore } from '../storage/backend/memory/MemorySessionStore.js';
-import type { AcquireResult, SessionBackend } from '../storage/backend/session-backend.js';
+import { FileSessionBackend } from '../store/file/FileSessionBackend.js';
+import { MemorySessionBackend } from '../store/memory/MemorySessionBackend.js';
+import { MemorySessionStore } from '../store/memory/MemorySessionStore.js';
+import type { AcquireResult, SessionBackend } from '../store/session-backend.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
 import { defineTool } from '../tools/tool.js';
 import { Legion } from '../Legion.js';

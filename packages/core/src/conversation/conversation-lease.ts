@@ -1,10 +1,10 @@
 import { hostname } from 'node:os';
-import { ConversationBusyError, LegionError } from '../errors.js';
-import type { ConversationRef } from '../events/event-types.js';
-import type { EventBus } from '../events/EventBus.js';
+import { ConversationBusyError, LegionError } from '../kernel/errors.js';
+import type { ConversationRef } from '../kernel/events/event-types.js';
+import type { EventBus } from '../kernel/events/EventBus.js';
 import { giveBackController, takeController } from '../session/spare-controllers.js';
-import type { AppendableEntry, ConversationLogs, Lease, LogCursor } from '../storage/backend/session-backend.js';
-import { LeaseLostError } from '../storage/backend/lease-lost-error.js';
+import type { AppendableEntry, ConversationLogs, Lease, LogCursor } from '../store/session-backend.js';
+import { LeaseLostError } from '../store/lease-lost-error.js';
 
 export const DEFAULT_LEASE_TTL_MS = 30_000;
 /** Read once: it names this process in every lease it takes. */

@@ -1,9 +1,9 @@
-import type { EventBus } from '../events/EventBus.js';
-import type { ToolUseBlock } from '../message.js';
+import type { EventBus } from '../kernel/events/EventBus.js';
+import type { ToolUseBlock } from '../kernel/message.js';
 import type { RuntimeResolver } from '../session/turn.js';
-import type { ApprovalView } from '../storage/approval-records.js';
-import type { QuestionView } from '../storage/question-records.js';
-import type { LegionTracer } from '../tracing/LegionTracer.js';
+import type { ApprovalView } from '../store/records/approval-records.js';
+import type { QuestionView } from '../store/records/question-records.js';
+import type { LegionTracer } from '../kernel/tracing/LegionTracer.js';
 
 /** What a conversation's turns reach beyond its log: runtimes, events, the lease's length, the session's approvals and questions. */
 export interface ConversationServices {

@@ -1,8 +1,8 @@
 import { appendFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConversationBusyError } from '../errors.js';
-import type { LegionEvents } from '../events/event-types.js';
+import { ConversationBusyError } from '../kernel/errors.js';
+import type { LegionEvents } from '../kernel/events/event-types.js';
 import type { Legion } from '../Legion.js';
 import {
   agentParticipant,
@@ -13,8 +13,8 @@ import {
   type ChildRun,
   type TestLegion,
 } from '../testing/index.js';
-import { textOf, toolResultsOf, toolUsesOf, type Message } from '../message.js';
-import { CONVERSATION_FORMAT_VERSION } from '../storage/log-entry.js';
+import { textOf, toolResultsOf, toolUsesOf, type Message } from '../kernel/message.js';
+import { CONVERSATION_FORMAT_VERSION } from '../store/records/log-entry.js';
 
 // The crash tests run the engine in real child processes (the fixtures import the
 // built package), kill them with SIGKILL, and reopen the same workspace here.

@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, truncateSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { LegionEvent, LegionEvents } from '../events/event-types.js';
+import type { LegionEvent, LegionEvents } from '../kernel/events/event-types.js';
 import type { Legion } from '../Legion.js';
 import { agentParticipant, createTestLegion, mockParticipant, userParticipant, type TestLegion } from '../testing/index.js';
 import { defineTool } from '../tools/tool.js';

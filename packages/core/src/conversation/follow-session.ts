@@ -1,13 +1,13 @@
-import type { ApprovalRecord } from '../storage/approval-records.js';
-import type { ConversationRef } from '../events/event-types.js';
-import type { EventBus } from '../events/EventBus.js';
-import { errorMessage } from '../errors.js';
-import type { LogCursor, SessionBackend } from '../storage/backend/session-backend.js';
+import type { ApprovalRecord } from '../store/records/approval-records.js';
+import type { ConversationRef } from '../kernel/events/event-types.js';
+import type { EventBus } from '../kernel/events/EventBus.js';
+import { errorMessage } from '../kernel/errors.js';
+import type { LogCursor, SessionBackend } from '../store/session-backend.js';
 import { emitApprovalRecord } from './approval-events.js';
 import { emitQuestionRecord } from './question-events.js';
-import type { QuestionLogRecord } from '../storage/question-records.js';
+import type { QuestionLogRecord } from '../store/records/question-records.js';
 import { parseConversationId } from './conversation-id.js';
-import type { Message } from '../message.js';
+import type { Message } from '../kernel/message.js';
 
 /**
  * Where a follower is in each conversation log, by conversation id (opaque

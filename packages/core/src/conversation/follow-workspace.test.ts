@@ -1,4 +1,4 @@
-import type { LegionEvents } from '../events/event-types.js';
+import type { LegionEvents } from '../kernel/events/event-types.js';
 import type { Legion } from '../Legion.js';
 import { createTestLegion, mockParticipant, userParticipant, type TestLegion } from '../testing/index.js';
 import { followWorkspace, type WorkspaceFollower } from './follow-workspace.js';

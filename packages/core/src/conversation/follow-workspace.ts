@@ -1,6 +1,6 @@
-import type { EventBus } from '../events/EventBus.js';
-import { errorMessage } from '../errors.js';
-import type { SessionMeta } from '../storage/session-meta.js';
+import type { EventBus } from '../kernel/events/EventBus.js';
+import { errorMessage } from '../kernel/errors.js';
+import type { SessionMeta } from '../store/records/session-meta.js';
 import type { Follower, FollowOptions } from './follow-session.js';
 
 /** What `followWorkspace` needs of a Legion (a `Legion` is one): its sessions, its events, its per-session follower. */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ResumeOutcome } from '../session/turn.js';
-import type { DelegationFrame } from '../storage/delegation-frame.js';
+import type { DelegationFrame } from '../store/records/delegation-frame.js';
 import { agentParticipant, createTestLegion, runNodeChild, userParticipant, type ChildRun, type TestLegion } from '../testing/index.js';
 import { answerQuestion, type QuestionAnsweringSession } from './answer-question.js';
 

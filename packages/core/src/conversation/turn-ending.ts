@@ -1,4 +1,4 @@
-import type { ContentBlock, Message, TurnEnding, TurnOutcome } from '../message.js';
+import type { ContentBlock, Message, TurnEnding, TurnOutcome } from '../kernel/message.js';
 import type { TurnResult } from '../session/turn.js';
 
 /**

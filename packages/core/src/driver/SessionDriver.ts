@@ -1,10 +1,10 @@
 import type { Session } from '../conversation/Session.js';
 import { conversationId } from '../conversation/conversation-id.js';
-import { LegionError } from '../errors.js';
-import type { LegionEvent } from '../events/event-types.js';
+import { LegionError } from '../kernel/errors.js';
+import type { LegionEvent } from '../kernel/events/event-types.js';
 import type { Legion } from '../Legion.js';
 import type { AnswerOutcome, TurnResult } from '../session/turn.js';
-import type { ApprovalAnswer, ApprovalView } from '../storage/approval-records.js';
+import type { ApprovalAnswer, ApprovalView } from '../store/records/approval-records.js';
 import { answerOfChoice, type ApprovalChoiceAnswer } from './approval-choices.js';
 import { DelegationTree } from './delegation-tree.js';
 import { explainPause, type PauseExplanation } from './pause-explanation.js';

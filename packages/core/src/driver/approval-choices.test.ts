@@ -1,4 +1,4 @@
-import { ApprovalAnswerSchema } from '../storage/approval-records.js';
+import { ApprovalAnswerSchema } from '../store/records/approval-records.js';
 import {
   APPROVAL_CHOICES,
   ApprovalChoiceAnswerSchema,

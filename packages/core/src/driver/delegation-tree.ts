@@ -1,5 +1,5 @@
 import { conversationId } from '../conversation/conversation-id.js';
-import type { LegionEvent } from '../events/event-types.js';
+import type { LegionEvent } from '../kernel/events/event-types.js';
 import { COMMUNICATE_TOOL_NAME } from '../tools/builtin/communicate.js';
 
 type ToolCall = Extract<LegionEvent, { type: 'tool:call' }>;

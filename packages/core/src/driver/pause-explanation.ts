@@ -1,5 +1,5 @@
-import type { ApprovalView } from '../storage/approval-records.js';
-import type { QuestionView } from '../storage/question-records.js';
+import type { ApprovalView } from '../store/records/approval-records.js';
+import type { QuestionView } from '../store/records/question-records.js';
 
 /**
  * Why a turn stopped and how it goes on, the same on every surface: what waits (each request, who

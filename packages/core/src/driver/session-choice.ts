@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Session } from '../conversation/Session.js';
 import type { SessionStore } from '../conversation/SessionStore.js';
-import { LegionError } from '../errors.js';
-import { describeZodError } from '../zod-issues.js';
+import { LegionError } from '../kernel/errors.js';
+import { describeZodError } from '../kernel/zod-issues.js';
 
 /** Which session a surface works in: a named one, a new one, or (neither) the workspace's latest. */
 export const SessionChoiceSchema = z

@@ -1,5 +1,5 @@
-import type { LegionEvent } from '../events/event-types.js';
-import { addRecord, emptySummary, type UsageRecord, type UsageSummary } from '../storage/usage-summary.js';
+import type { LegionEvent } from '../kernel/events/event-types.js';
+import { addRecord, emptySummary, type UsageRecord, type UsageSummary } from '../store/records/usage-summary.js';
 
 type UsageReport = Extract<LegionEvent, { type: 'usage:report' }>;
 

@@ -1,6 +1,6 @@
 import type { ModelConfig } from '../collective/participant.js';
 import type { ResolvedConfig } from '../config/config-schema.js';
-import { ProviderError } from '../errors.js';
+import { ProviderError } from '../kernel/errors.js';
 import type { LLMProvider } from './llm-provider.js';
 
 export type ProviderSettings = ResolvedConfig['providers'][string];

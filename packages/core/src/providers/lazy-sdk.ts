@@ -1,4 +1,4 @@
-import { ProviderError } from '../errors.js';
+import { ProviderError } from '../kernel/errors.js';
 
 const loaded = new Map<string, Promise<unknown>>();
 

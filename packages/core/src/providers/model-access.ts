@@ -1,6 +1,6 @@
 import type { ModelConfig } from '../collective/participant.js';
 import type { ResolvedConfig } from '../config/config-schema.js';
-import { ProviderError } from '../errors.js';
+import { ProviderError } from '../kernel/errors.js';
 import { resolveProviderOptions } from './provider-options.js';
 
 /** Where a model's key would come from, found without calling the model. */

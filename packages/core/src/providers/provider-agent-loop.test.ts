@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ModelConfig, ParticipantInput } from '../collective/participant.js';
 import type { Session } from '../conversation/Session.js';
-import type { LegionEvents } from '../events/event-types.js';
+import type { LegionEvents } from '../kernel/events/event-types.js';
 import { agentParticipant, userParticipant, type TestLegion } from '../testing/index.js';
 import { defineTool, toolDefinition } from '../tools/tool.js';
 import { closedPortURL, keyEnv } from './__fixtures__/llm-server.js';

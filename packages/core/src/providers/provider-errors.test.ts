@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { ProviderError } from '../errors.js';
+import { ProviderError } from '../kernel/errors.js';
 import { isRetryableError, toProviderError, toStreamError } from './provider-errors.js';
 
 const anthropic = { provider: 'anthropic', model: 'claude-test', baseURL: 'http://127.0.0.1:9/', apiKeyEnv: 'ANTHROPIC_API_KEY' };

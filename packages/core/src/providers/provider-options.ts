@@ -1,5 +1,5 @@
 import type { ModelConfig } from '../collective/participant.js';
-import { ProviderError } from '../errors.js';
+import { ProviderError } from '../kernel/errors.js';
 import { globalConfigPath } from '../config/load-config.js';
 import type { ProviderSettings } from './ProviderFactory.js';
 import { PROVIDER_PRESETS, type ProviderPreset } from './provider-presets.js';

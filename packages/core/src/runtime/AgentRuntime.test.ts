@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { LegionEvent } from '../events/event-types.js';
+import type { LegionEvent } from '../kernel/events/event-types.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
 import { defineTool } from '../tools/tool.js';
-import type { Message } from '../message.js';
+import type { Message } from '../kernel/message.js';
 import type { ModelRequest } from '../providers/llm-provider.js';
 
 const lastResult = (messages: readonly Message[]) => {

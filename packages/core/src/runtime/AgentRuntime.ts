@@ -6,7 +6,7 @@ import type { ResolvedConfig } from '../config/config-schema.js';
 import { contextSettingsFor } from '../context/context-settings.js';
 import type { ProviderFactory } from '../providers/ProviderFactory.js';
 import type { CompactOutcome, ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/turn.js';
-import type { CompactionReason } from '../storage/log-entry.js';
+import type { CompactionReason } from '../store/records/log-entry.js';
 import { COMMUNICATE_TOOL_NAME } from '../tools/builtin/communicate.js';
 import { createLoadToolsTool } from '../tools/builtin/tool-loading/load-tools.js';
 import { readLoadedTools } from '../tools/builtin/tool-loading/loaded-tools.js';

@@ -1,5 +1,5 @@
 import type { MockParticipant, MockResponse } from '../collective/participant.js';
-import { textOf } from '../message.js';
+import { textOf } from '../kernel/message.js';
 import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/turn.js';
 
 /** Answers by trigger: the first response whose trigger matches the incoming text. */

@@ -1,5 +1,5 @@
 import type { Participant, ParticipantType } from '../collective/participant.js';
-import { LegionError } from '../errors.js';
+import { LegionError } from '../kernel/errors.js';
 import type { ParticipantRuntime, RuntimeResolver } from '../session/turn.js';
 
 /**

@@ -1,5 +1,5 @@
-import { MaxIterationsError } from '../errors.js';
-import { textOf, toolUsesOf, type Message, type ToolUseBlock } from '../message.js';
+import { MaxIterationsError } from '../kernel/errors.js';
+import { textOf, toolUsesOf, type Message, type ToolUseBlock } from '../kernel/message.js';
 import type { RuntimeOutcome } from '../session/turn.js';
 import type { AnsweredCall, ModelCall } from './model-call.js';
 

@@ -1,4 +1,4 @@
-import type { Message, ToolUseBlock } from '../message.js';
+import type { Message, ToolUseBlock } from '../kernel/message.js';
 import type { LLMProvider } from '../providers/llm-provider.js';
 import type { MessageWork } from '../session/message-work.js';
 import type { RuntimeOutcome, TurnContext } from '../session/turn.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CARRY_OVER_TAG } from '../context/compaction-carry-over.js';
 import { SUMMARY_SYSTEM_MARK } from '../context/compaction-summary.js';
-import { textOf, type Message } from '../message.js';
+import { textOf, type Message } from '../kernel/message.js';
 import type { ModelRequest } from '../providers/llm-provider.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/test-collective.js';
 import { defineTool } from '../tools/tool.js';

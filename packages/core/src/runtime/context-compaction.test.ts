@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ParticipantInput } from '../collective/participant.js';
-import type { LegionEvents } from '../events/event-types.js';
+import type { LegionEvents } from '../kernel/events/event-types.js';
 import type { TurnResult } from '../session/turn.js';
 import { CARRY_OVER_TAG } from '../context/compaction-carry-over.js';
 import { SUMMARY_SYSTEM_MARK } from '../context/compaction-summary.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ParticipantInput } from '../collective/participant.js';
-import type { LegionEvents } from '../events/event-types.js';
+import type { LegionEvents } from '../kernel/events/event-types.js';
 import type { TurnResult } from '../session/turn.js';
 import { SUMMARY_SYSTEM_MARK } from '../context/compaction-summary.js';
 import { keyEnv } from '../providers/__fixtures__/llm-server.js';

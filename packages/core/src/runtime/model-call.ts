@@ -1,5 +1,5 @@
 import { ContextOverflowError } from '../context/context-budget.js';
-import { errorMessage, LegionError } from '../errors.js';
+import { errorMessage, LegionError } from '../kernel/errors.js';
 import {
   generate,
   type CallProgress,
@@ -11,7 +11,7 @@ import {
 import { isContextTooLongError, windowNamedBy } from '../providers/provider-errors.js';
 import { reusesCallSignals } from '../providers/signal-ownership.js';
 import type { RuntimeOutcome, TurnContext } from '../session/turn.js';
-import type { ChatTrace } from '../tracing/LegionTracer.js';
+import type { ChatTrace } from '../kernel/tracing/LegionTracer.js';
 import type { ContextStage } from './context-stage.js';
 import type { CallSignals } from './linked-signal.js';
 import { answeredAt, prefetchPriceWhileAnswering, resetProgress } from './loop-fast-paths.js';

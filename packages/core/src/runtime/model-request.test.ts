@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Message } from '../message.js';
+import type { Message } from '../kernel/message.js';
 import type { ModelRequest } from '../providers/llm-provider.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
 import { defineTool } from '../tools/tool.js';

@@ -1,6 +1,6 @@
 import type { ContextSettings } from '../collective/context-schema.js';
 import { measureContext, recordSentRequest, type ContextUsage } from '../context/token-accounting.js';
-import type { Message } from '../message.js';
+import type { Message } from '../kernel/message.js';
 import type { ModelRequest, ToolDefinition } from '../providers/llm-provider.js';
 import { pruneToolResults, type PruneOptions } from '../context/prune-tool-results.js';
 import { withEndedTurns } from '../conversation/turn-ending.js';

@@ -1,5 +1,5 @@
 import { settleSentRequest } from '../context/token-accounting.js';
-import type { Message } from '../message.js';
+import type { Message } from '../kernel/message.js';
 import type { LLMProvider } from '../providers/llm-provider.js';
 import type { TurnContext } from '../session/turn.js';
 import type { AnsweredCall } from './model-call.js';

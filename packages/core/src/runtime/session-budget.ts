@@ -1,7 +1,7 @@
 import type { Limits } from '../collective/participant.js';
-import { SessionBudgetExceededError } from '../errors.js';
+import { SessionBudgetExceededError } from '../kernel/errors.js';
 import type { ToolSession } from '../session/turn.js';
-import type { UsageTotals } from '../storage/usage-summary.js';
+import type { UsageTotals } from '../store/records/usage-summary.js';
 
 /** Every token a provider processed for the session: what `limits.maxSessionTokens` counts. */
 export function sessionTokens(totals: UsageTotals): number {

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { toolResultsOf } from '../message.js';
+import { toolResultsOf } from '../kernel/message.js';
 import type { ModelRequest, ToolDefinition } from '../providers/llm-provider.js';
 import type { ScriptStep } from '../providers/scripted/ScriptedProvider.js';
 import { loadTokenCounter } from '../context/token-count.js';

@@ -1,7 +1,7 @@
 import type { AgentParticipant } from '../collective/participant.js';
 import type { ContextSettings } from '../collective/context-schema.js';
 import type { AuthEngine } from '../authorization/AuthEngine.js';
-import type { Message, ToolUseBlock } from '../message.js';
+import type { Message, ToolUseBlock } from '../kernel/message.js';
 import type { ToolExecutor } from '../tools/ToolExecutor.js';
 import type { ToolDefinition } from '../providers/llm-provider.js';
 import { COMMUNICATE_TOOL_NAME } from '../tools/builtin/communicate.js';

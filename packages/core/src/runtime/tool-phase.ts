@@ -1,11 +1,11 @@
 import type { AgentParticipant } from '../collective/participant.js';
 import type { ContextSettings } from '../collective/context-schema.js';
 import { ARTIFACT_READ_TOOL_NAME, ToolResultEviction } from '../context/evict-tool-result.js';
-import type { ToolResultBlock, ToolUseBlock } from '../message.js';
-import type { ApprovalView } from '../storage/approval-records.js';
-import type { QuestionState } from '../storage/SessionQuestions.js';
-import type { QuestionView } from '../storage/question-records.js';
-import type { DelegationFrame } from '../storage/delegation-frame.js';
+import type { ToolResultBlock, ToolUseBlock } from '../kernel/message.js';
+import type { ApprovalView } from '../store/records/approval-records.js';
+import type { QuestionState } from '../store/SessionQuestions.js';
+import type { QuestionView } from '../store/records/question-records.js';
+import type { DelegationFrame } from '../store/records/delegation-frame.js';
 import type { ApprovalCall, ApprovalGate } from '../authorization/ApprovalGate.js';
 import type { AuthEngine } from '../authorization/AuthEngine.js';
 import { entryVisibility } from '../authorization/entry-visibility.js';

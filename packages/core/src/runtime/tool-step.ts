@@ -1,5 +1,5 @@
 import { unansweredToolUses } from '../conversation/unanswered-tool-uses.js';
-import type { ToolResultBlock, ToolUseBlock } from '../message.js';
+import type { ToolResultBlock, ToolUseBlock } from '../kernel/message.js';
 import type { ModelResponse } from '../providers/llm-provider.js';
 import type { RuntimeOutcome, TurnContext } from '../session/turn.js';
 import type { ToolExecutor } from '../tools/ToolExecutor.js';

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ParticipantInput } from '../collective/participant.js';
-import type { LegionEvents } from '../events/event-types.js';
+import type { LegionEvents } from '../kernel/events/event-types.js';
 import { keyEnv } from '../providers/__fixtures__/llm-server.js';
 import { useLlmServer } from '../providers/__fixtures__/use-llm-server.js';
 import { agentParticipant, userParticipant, type TestLegion } from '../testing/index.js';

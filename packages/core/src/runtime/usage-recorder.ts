@@ -3,13 +3,13 @@ import type { ResolvedConfig } from '../config/config-schema.js';
 import { PriceBook } from '../config/price-book.js';
 import { costOf } from '../config/pricing.js';
 import { measureContext } from '../context/token-accounting.js';
-import type { Usage } from '../message.js';
+import type { Usage } from '../kernel/message.js';
 import type { CallProgress, LLMProvider, ModelRequest } from '../providers/llm-provider.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
 import { delegationOf, treeOf } from '../session/message-work.js';
 import type { TurnContext } from '../session/turn.js';
-import type { DelegationFrame } from '../storage/delegation-frame.js';
-import type { UsageRecord } from '../storage/usage-summary.js';
+import type { DelegationFrame } from '../store/records/delegation-frame.js';
+import type { UsageRecord } from '../store/records/usage-summary.js';
 
 /** The turn a model call belongs to, as far as its usage record needs it. */
 export type UsageTurn = Pick<TurnContext, 'conversation' | 'frames' | 'session' | 'events'>;

@@ -1,7 +1,7 @@
 import type { MessageWorkLimits } from '../collective/participant.js';
-import { MessageWorkLimitError } from '../errors.js';
-import type { DelegationFrame } from '../storage/delegation-frame.js';
-import type { UsageRecord } from '../storage/usage-summary.js';
+import { MessageWorkLimitError } from '../kernel/errors.js';
+import type { DelegationFrame } from '../store/records/delegation-frame.js';
+import type { UsageRecord } from '../store/records/usage-summary.js';
 
 /**
  * The delegation tree a turn belongs to: the id its root frame got when a message started the chain,

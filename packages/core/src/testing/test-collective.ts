@@ -6,10 +6,10 @@ import type { ParticipantInput } from '../collective/participant.js';
 import type { ContextOverrides } from '../collective/context-schema.js';
 import { Legion } from '../Legion.js';
 import { ScriptedProvider } from '../providers/scripted/ScriptedProvider.js';
-import { MemorySessionBackend } from '../storage/backend/memory/MemorySessionBackend.js';
-import { MemorySessionStore } from '../storage/backend/memory/MemorySessionStore.js';
-import { FileSessionBackend } from '../storage/backend/file/FileSessionBackend.js';
-import type { SessionBackend, SessionBackendOptions } from '../storage/backend/session-backend.js';
+import { MemorySessionBackend } from '../store/memory/MemorySessionBackend.js';
+import { MemorySessionStore } from '../store/memory/MemorySessionStore.js';
+import { FileSessionBackend } from '../store/file/FileSessionBackend.js';
+import type { SessionBackend, SessionBackendOptions } from '../store/session-backend.js';
 
 export function userParticipant(id = 'user', extra: Partial<ParticipantInput> = {}): ParticipantInput {
   return { id, type: 'user', name: id, medium: 'test', ...extra } as ParticipantInput;

@@ -1,7 +1,7 @@
 import { defaultMaxListeners, setMaxListeners } from 'node:events';
-import type { ToolResultBlock, ToolUseBlock } from '../message.js';
-import { describeZodError } from '../zod-issues.js';
-import { errorMessage } from '../errors.js';
+import type { ToolResultBlock, ToolUseBlock } from '../kernel/message.js';
+import { describeZodError } from '../kernel/zod-issues.js';
+import { errorMessage } from '../kernel/errors.js';
 import type { PausedOnApprovals } from '../session/turn.js';
 import type { CallerContext, Tool, ToolContext, ToolResult } from './tool.js';
 

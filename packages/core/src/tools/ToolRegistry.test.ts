@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EventBus } from '../events/EventBus.js';
+import { EventBus } from '../kernel/events/EventBus.js';
 import { defineTool, toolDefinition } from './tool.js';
 import { ToolRegistry } from './ToolRegistry.js';
 

@@ -1,7 +1,7 @@
 import type { Permission } from '../collective/participant.js';
 import { permissionMatcher } from '../collective/permits.js';
-import { errorMessage, LegionError } from '../errors.js';
-import type { EventBus } from '../events/EventBus.js';
+import { errorMessage, LegionError } from '../kernel/errors.js';
+import type { EventBus } from '../kernel/events/EventBus.js';
 import { PROGRAMMATIC_PROVIDER_ID, type ProvidedTool, type ToolProvider } from './providers/tool-provider.js';
 import type { Tool } from './tool.js';
 

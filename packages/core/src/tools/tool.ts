@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { ConversationRef } from '../events/event-types.js';
-import type { EventBus } from '../events/EventBus.js';
+import type { ConversationRef } from '../kernel/events/event-types.js';
+import type { EventBus } from '../kernel/events/EventBus.js';
 import type { PausedOnApprovals, ToolSession } from '../session/turn.js';
 import type { ToolDefinition } from '../providers/llm-provider.js';
-import type { DelegationFrame } from '../storage/delegation-frame.js';
-import type { TurnTrace } from '../tracing/LegionTracer.js';
+import type { DelegationFrame } from '../store/records/delegation-frame.js';
+import type { TurnTrace } from '../kernel/tracing/LegionTracer.js';
 
 /**
  * What a tool returns: data for the model, or an error it can act on. Tools do

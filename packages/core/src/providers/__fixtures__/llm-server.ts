@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { LLMock } from '@copilotkit/aimock';
-import type { Message } from '../../message.js';
+import type { Message } from '../../kernel/message.js';
 import { startWireRecorder, type WireRecorder } from '../../testing/wire-recorder.js';
 import type { StreamPart } from '../llm-provider.js';
 

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ModelConfig } from '../../collective/participant.js';
-import { ProviderError } from '../../errors.js';
+import { ProviderError } from '../../kernel/errors.js';
 import { caught, closedPortURL, collect, message, startLlmServer, keyEnv, userText, type LlmServer } from '../__fixtures__/llm-server.js';
 import { generate, type ModelRequest, type StreamPart } from '../llm-provider.js';
 import type { ProviderSettings } from '../ProviderFactory.js';

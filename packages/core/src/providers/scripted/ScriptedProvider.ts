@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Usage } from '../../message.js';
-import { LegionError, ScriptExhaustedError } from '../../errors.js';
+import type { Usage } from '../../kernel/message.js';
+import { LegionError, ScriptExhaustedError } from '../../kernel/errors.js';
 import type { FinishReason, LLMProvider, ModelRequest, StreamOptions, StreamPart } from '../llm-provider.js';
 
 export interface ScriptedToolCall {

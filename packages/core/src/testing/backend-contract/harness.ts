@@ -1,10 +1,10 @@
 import { vitest } from './vitest-api.js';
 import { randomUUID } from 'node:crypto';
-import type { ApprovalDecisionRecord, ApprovalRequestRecord } from '../../storage/approval-records.js';
-import type { HeaderEntry, MessageEntry } from '../../storage/log-entry.js';
-import type { UsageRecord } from '../../storage/usage-summary.js';
-import type { QuestionAnswerRecord, QuestionRecord, QuestionWithdrawnRecord } from '../../storage/question-records.js';
-import type { ConversationAddress, RecordLogName, SessionBackend, SessionBackendOptions } from '../../storage/backend/session-backend.js';
+import type { ApprovalDecisionRecord, ApprovalRequestRecord } from '../../store/records/approval-records.js';
+import type { HeaderEntry, MessageEntry } from '../../store/records/log-entry.js';
+import type { UsageRecord } from '../../store/records/usage-summary.js';
+import type { QuestionAnswerRecord, QuestionRecord, QuestionWithdrawnRecord } from '../../store/records/question-records.js';
+import type { ConversationAddress, RecordLogName, SessionBackend, SessionBackendOptions } from '../../store/session-backend.js';
 
 /**
  * What the contract suite needs from a backend under test. Everything but

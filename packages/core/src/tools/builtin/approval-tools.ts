@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ApprovalView } from '../../storage/approval-records.js';
+import type { ApprovalView } from '../../store/records/approval-records.js';
 import { describeApprovalRequired } from './approval-required.js';
 import type { TurnResult } from '../../session/turn.js';
 import { defineTool, type Tool } from '../tool.js';

@@ -10,7 +10,7 @@ import {
   errorMessage,
   LegionError,
   MaxDepthError,
-} from '../../errors.js';
+} from '../../kernel/errors.js';
 import { defineTool, type Tool } from '../tool.js';
 import { DelegateSlots } from './delegate-slots.js';
 

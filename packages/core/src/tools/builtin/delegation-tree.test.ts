@@ -1,4 +1,4 @@
-import type { Message } from '../../message.js';
+import type { Message } from '../../kernel/message.js';
 import { turnsOpenedBy } from './delegation-tree.js';
 
 let next = 0;

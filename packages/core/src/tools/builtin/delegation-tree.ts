@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { textOf, toolResultsOf, toolUsesOf, type Message } from '../../message.js';
+import { textOf, toolResultsOf, toolUsesOf, type Message } from '../../kernel/message.js';
 import { COMMUNICATE_TOOL_NAME } from './communicate.js';
 import { conversationId } from '../../conversation/conversation-id.js';
-import type { ConversationRef } from '../../events/event-types.js';
+import type { ConversationRef } from '../../kernel/events/event-types.js';
 import type { Session } from '../../conversation/Session.js';
 
 /** What of a `communicate` call names the conversation it delegates to and the message that opened the turn there. */

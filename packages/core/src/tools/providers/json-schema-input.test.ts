@@ -1,4 +1,4 @@
-import { describeZodError } from '../../zod-issues.js';
+import { describeZodError } from '../../kernel/zod-issues.js';
 import { compileJsonSchema, jsonSchemaInput } from './json-schema-input.js';
 
 function problem(schema: Record<string, unknown>, input: unknown): { field: string; problem: string } {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { LegionEvent } from '../../events/event-types.js';
-import { EventBus } from '../../events/EventBus.js';
+import type { LegionEvent } from '../../kernel/events/event-types.js';
+import { EventBus } from '../../kernel/events/EventBus.js';
 import { defineTool, type Tool } from '../tool.js';
 import { ToolRegistry } from '../ToolRegistry.js';
 import { toolContext } from './__fixtures__/tool-context.js';

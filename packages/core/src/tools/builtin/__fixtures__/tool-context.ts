@@ -1,12 +1,12 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DelegationFrame } from '../../../storage/delegation-frame.js';
-import { EventBus } from '../../../events/EventBus.js';
+import type { DelegationFrame } from '../../../store/records/delegation-frame.js';
+import { EventBus } from '../../../kernel/events/EventBus.js';
 import type { ToolSession } from '../../../session/turn.js';
-import { FileSessionBackend } from '../../../storage/backend/file/FileSessionBackend.js';
-import { SessionAgentState } from '../../../storage/SessionAgentState.js';
-import { SessionArtifacts } from '../../../storage/SessionArtifacts.js';
+import { FileSessionBackend } from '../../../store/file/FileSessionBackend.js';
+import { SessionAgentState } from '../../../store/SessionAgentState.js';
+import { SessionArtifacts } from '../../../store/SessionArtifacts.js';
 import type { Tool, ToolContext, ToolResult } from '../../tool.js';
 
 /** A workspace in a temp folder (with `.legion/`) and a sibling folder outside it, removed by `cleanup()`. */

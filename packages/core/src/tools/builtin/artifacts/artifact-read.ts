@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ARTIFACT_READ_TOOL_NAME } from '../../../context/evict-tool-result.js';
 import { countTextTokens } from '../../../context/text-tokens.js';
 import { loadTokenCounter, type TokenCounter } from '../../../context/token-count.js';
-import { errorMessage, LegionError } from '../../../errors.js';
+import { errorMessage, LegionError } from '../../../kernel/errors.js';
 import { defineTool, type Tool } from '../../tool.js';
 
 const DEFAULT_LINES = 100;

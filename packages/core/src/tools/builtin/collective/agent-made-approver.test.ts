@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeJsonAtomic } from '../../../storage/atomic-json.js';
+import { writeJsonAtomic } from '../../../store/fs/atomic-json.js';
 import { agentParticipant, createTestLegion, userParticipant, writeNoteTool, type TestLegion } from '../../../testing/index.js';
 
 describe('an agent cannot put an approver of its own making between itself and a worker', () => {

@@ -1,7 +1,7 @@
 import type { Collective } from '../../../collective/Collective.js';
 import type { Limits } from '../../../collective/participant.js';
 import type { Session } from '../../../conversation/Session.js';
-import type { SessionMeta } from '../../../storage/session-meta.js';
+import type { SessionMeta } from '../../../store/records/session-meta.js';
 import type { Tool } from '../../tool.js';
 
 /** The part of the SessionStore the collective tools read. */

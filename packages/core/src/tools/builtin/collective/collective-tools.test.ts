@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDefaultTemplates } from '../../../collective/default-collective.js';
-import { writeJsonAtomic } from '../../../storage/atomic-json.js';
+import { writeJsonAtomic } from '../../../store/fs/atomic-json.js';
 import { agentParticipant, createTestLegion, mockParticipant, userParticipant, type TestLegion } from '../../../testing/index.js';
 import type { Tool } from '../../tool.js';
 import { errorText, run, successText, toolContext } from '../__fixtures__/tool-context.js';

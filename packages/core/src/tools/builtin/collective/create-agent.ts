@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AgentTemplate, ParticipantInput } from '../../../collective/participant.js';
 import { ParticipantIdSchema } from '../../../collective/participant.js';
 import { delegationTargets } from '../../../collective/system-prompt.js';
-import { errorMessage } from '../../../errors.js';
+import { errorMessage } from '../../../kernel/errors.js';
 import { defineTool, type Tool } from '../../tool.js';
 import { AgentFieldsSchema, splitAgentFields } from './agent-fields.js';
 import { limitGrant } from './grant-limits.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ParticipantInput } from '../../../collective/participant.js';
-import { errorMessage } from '../../../errors.js';
+import { errorMessage } from '../../../kernel/errors.js';
 import { defineTool, type Tool } from '../../tool.js';
 import { AGENT_FIELD_NAMES, AgentFieldsSchema, splitAgentFields } from './agent-fields.js';
 import { refusedNote } from './create-agent.js';

@@ -1,5 +1,5 @@
 import type { Session } from '../../../conversation/Session.js';
-import { errorMessage } from '../../../errors.js';
+import { errorMessage } from '../../../kernel/errors.js';
 import type { ToolContext } from '../../tool.js';
 import type { SessionDirectory } from './collective-tool-options.js';
 

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ParticipantInput } from '../../../collective/participant.js';
-import { toolResultsOf } from '../../../message.js';
+import { toolResultsOf } from '../../../kernel/message.js';
 import type { ModelRequest } from '../../../providers/llm-provider.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../../../testing/index.js';
 import { createFileWriteTool } from './file-write.js';

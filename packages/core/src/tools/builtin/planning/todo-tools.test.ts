@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { WorkspacePaths } from '../../../storage/workspace-paths.js';
+import { WorkspacePaths } from '../../../store/fs/workspace-paths.js';
 import { errorText, run, successText, tempWorkspace, toolContext } from '../__fixtures__/tool-context.js';
 import type { Tool } from '../../tool.js';
 import { createTodoTools } from './todo-tools.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SessionAgentState } from '../../../storage/SessionAgentState.js';
+import type { SessionAgentState } from '../../../store/SessionAgentState.js';
 
 export const LOADED_TOOLS_FORMAT_VERSION = 1;
 

@@ -1,4 +1,4 @@
-import { EventBus } from '../../../events/EventBus.js';
+import { EventBus } from '../../../kernel/events/EventBus.js';
 import type { ToolContext } from '../../tool.js';
 
 /**

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Client, Tool as McpTool } from '@modelcontextprotocol/client';
-import { errorMessage, LegionError } from '../../../errors.js';
+import { errorMessage, LegionError } from '../../../kernel/errors.js';
 import { expandEnvReferences } from './env-references.js';
 import { loadMcpSdk, type McpSdk } from './load-mcp-sdk.js';
 import type { McpCallResult } from './mcp-result.js';

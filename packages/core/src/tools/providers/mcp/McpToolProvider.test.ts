@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeZodError } from '../../../zod-issues.js';
-import type { LegionEvents } from '../../../events/event-types.js';
-import { EventBus } from '../../../events/EventBus.js';
+import { describeZodError } from '../../../kernel/zod-issues.js';
+import type { LegionEvents } from '../../../kernel/events/event-types.js';
+import { EventBus } from '../../../kernel/events/EventBus.js';
 import { ToolRegistry } from '../../ToolRegistry.js';
 import { toolContext } from '../__fixtures__/tool-context.js';
 import { isAlive, startEverythingOverHttp, stdioServer, type RunningHttpServer } from './__fixtures__/mcp-servers.js';

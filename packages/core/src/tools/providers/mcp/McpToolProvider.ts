@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { errorMessage } from '../../../errors.js';
-import type { LegionErrorCode } from '../../../error-codes.js';
-import type { EventBus } from '../../../events/EventBus.js';
+import { errorMessage } from '../../../kernel/errors.js';
+import type { LegionErrorCode } from '../../../kernel/error-codes.js';
+import type { EventBus } from '../../../kernel/events/EventBus.js';
 import type { ToolContext, ToolEffect, ToolResult } from '../../tool.js';
 import { compileJsonSchema, jsonSchemaInput } from '../json-schema-input.js';
 import type { ProvidedTool, ToolProvider } from '../tool-provider.js';

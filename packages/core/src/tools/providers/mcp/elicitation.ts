@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeZodError } from '../../../zod-issues.js';
+import { describeZodError } from '../../../kernel/zod-issues.js';
 import type { ToolContext } from '../../tool.js';
 
 /**

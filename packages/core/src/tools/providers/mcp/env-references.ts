@@ -1,4 +1,4 @@
-import { LegionError } from '../../../errors.js';
+import { LegionError } from '../../../kernel/errors.js';
 
 const ENV_REFERENCE = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
 

@@ -14,7 +14,7 @@ describe('loadMcpSdk', () => {
     // puts TMPDIR in the clone), so where the folder is must not decide the test.
     const root = mkdtempSync(join(tmpdir(), 'legion-no-mcp-'));
     try {
-      for (const file of ['errors.js', 'tools/providers/mcp/load-mcp-sdk.js']) {
+      for (const file of ['kernel/errors.js', 'kernel/error-codes.js', 'tools/providers/mcp/load-mcp-sdk.js']) {
         mkdirSync(dirname(join(root, file)), { recursive: true });
         cpSync(join(DIST, file), join(root, file));
       }

@@ -1,4 +1,4 @@
-import { errorMessage } from '../../../errors.js';
+import { errorMessage } from '../../../kernel/errors.js';
 import type { McpServerConfig } from '../../../config/mcp-server-config.js';
 import { loadTokenCounter } from '../../../context/token-count.js';
 import { catalogueLine } from '../../builtin/tool-loading/catalogue.js';

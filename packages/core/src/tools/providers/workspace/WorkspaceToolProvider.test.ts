@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LegionEvents } from '../../../events/event-types.js';
-import { EventBus } from '../../../events/EventBus.js';
-import { WorkspacePaths } from '../../../storage/workspace-paths.js';
+import type { LegionEvents } from '../../../kernel/events/event-types.js';
+import { EventBus } from '../../../kernel/events/EventBus.js';
+import { WorkspacePaths } from '../../../store/fs/workspace-paths.js';
 import { ToolRegistry } from '../../ToolRegistry.js';
 import { toolContext } from '../__fixtures__/tool-context.js';
 import { createWorkspaceToolProvider, type WorkspaceToolProvider } from './WorkspaceToolProvider.js';

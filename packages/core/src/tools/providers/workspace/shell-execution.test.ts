@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hostPid, PID_NAMESPACE } from '../../../testing/host-pid.js';
-import { describeZodError } from '../../../zod-issues.js';
+import { describeZodError } from '../../../kernel/zod-issues.js';
 import type { ToolResult } from '../../tool.js';
 import { toolContext } from '../__fixtures__/tool-context.js';
 import { checkWorkspaceTool } from './workspace-tool-checks.js';

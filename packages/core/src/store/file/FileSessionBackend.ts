@@ -1,0 +1,76 @@
+import { relative, sep } from 'node:path';
+import type { LogWarning } from '../fs/jsonl-log.js';
+import { WorkspacePaths } from '../fs/workspace-paths.js';
+import type { SessionBackend, SessionBackendOptions } from '../session-backend.js';
+import { FileAgentState } from './file-agent-state.js';
+import { FileArtifacts } from './file-artifacts.js';
+import { FileConversations } from './file-conversations.js';
+import { FileSessions } from './file-sessions.js';
+import { FileRecordLog } from './file-record-log.js';
+import { APPROVAL_LOG, QUESTION_LOG, USAGE_LOG } from '../record-log-formats.js';
+import type { ApprovalDecisionRecord, ApprovalRequestRecord } from '../records/approval-records.js';
+import type { QuestionOutcomeRecord, QuestionRecord } from '../records/question-records.js';
+import type { UsageRecord } from '../records/usage-summary.js';
+import { watchSessionFiles } from './file-session-watch.js';
+
+export interface FileSessionBackendOptions extends SessionBackendOptions {
+  /** The workspace root: the folder that holds `.legion/`. */
+  root: string;
+  /** `message`: every append is fsynced; `turn`: on `flush` (the end of a turn); `never`. Default `turn`. */
+  fsync?: 'message' | 'turn' | 'never' | undefined;
+}
+
+/**
+ * The default backend: the `.legion/sessions/` files Legion has always written,
+ * through the same code (JSONL appends, atomic JSON, O_EXCL lock files, claim
+ * files), so a workspace written before this interface existed reads the same
+ * and one written through it is read by older code.
+ */
+export class FileSessionBackend implements SessionBackend {
+  readonly sessions: FileSessions;
+  readonly conversations: FileConversations;
+  readonly approvals: FileRecordLog<ApprovalRequestRecord, ApprovalDecisionRecord>;
+  readonly questions: FileRecordLog<QuestionRecord, QuestionOutcomeRecord>;
+  readonly usage: FileRecordLog<UsageRecord>;
+  readonly agentState: FileAgentState;
+  readonly artifacts: FileArtifacts;
+  private readonly paths: WorkspacePaths;
+
+  constructor(options: FileSessionBackendOptions) {
+    const paths = new WorkspacePaths(options.root);
+    this.paths = paths;
+    const onWarning = (warning: LogWarning): void =>
+      options.onWarning?.({
+        source: paths.display(warning.path),
+        offset: warning.offset,
+        problem: warning.problem,
+        ...sessionOf(paths, warning.path),
+      });
+    this.sessions = new FileSessions(paths, (warning) => options.onWarning?.(warning));
+    this.conversations = new FileConversations(paths, { fsync: options.fsync ?? 'turn', onWarning, now: options.now ?? Date.now });
+    this.approvals = new FileRecordLog(paths, APPROVAL_LOG, onWarning);
+    this.questions = new FileRecordLog(paths, QUESTION_LOG, onWarning);
+    this.usage = new FileRecordLog(paths, USAGE_LOG, onWarning);
+    this.agentState = new FileAgentState(paths);
+    this.artifacts = new FileArtifacts(paths);
+  }
+
+  watch(sessionId: string, onChange: () => void): () => void {
+    return watchSessionFiles(this.paths, sessionId, onChange);
+  }
+
+  async close(): Promise<void> {
+    this.conversations.close();
+    this.approvals.close();
+    this.questions.close();
+    this.usage.close();
+  }
+}
+
+/** The session a file belongs to (`sessions/<id>/…`), so that a warning about it names its session. */
+function sessionOf(paths: WorkspacePaths, path: string): { sessionId?: string } {
+  const inside = relative(paths.sessionsDir, path);
+  if (inside.startsWith('..')) return {};
+  const sessionId = inside.split(sep)[0];
+  return sessionId ? { sessionId } : {};
+}
