@@ -18,11 +18,12 @@ const LAYERS = [
   ['collective'],
   ['config'],
   ['session'],
-  ['conversation'],
   ['providers'],
   ['context'],
   ['tools'],
   ['authorization'],
+  // The engine: conversations and sessions, then the runtimes that run their turns.
+  ['conversation'],
   ['runtime'],
   ['Legion.ts', 'legion-wiring.ts'],
   ['driver'],

@@ -13,7 +13,7 @@ import type { SessionApprovals } from '../store/SessionApprovals.js';
 import type { DelegationFrame } from '../store/records/delegation-frame.js';
 import { canApprove, standInApprover } from '../collective/approval-authority.js';
 import type { ApprovalRule } from '../collective/approval-rule.js';
-import { rememberedFields, type ApprovalRuleRecorder } from '../conversation/answer-approvals.js';
+import { rememberedFields, type ApprovalRuleRecorder } from '../collective/approval-rule-recorder.js';
 import type { ApprovalDecisionRecord } from '../store/records/approval-records.js';
 import type { TurnTrace } from '../kernel/tracing/LegionTracer.js';
 

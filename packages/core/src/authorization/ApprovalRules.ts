@@ -3,7 +3,7 @@ import { APPROVAL_RULE_VERSION, ApprovalRuleSchema, type ApprovalRule } from '..
 import type { ApprovalRuleStore } from '../collective/ApprovalRuleStore.js';
 import type { Collective } from '../collective/Collective.js';
 import { canApprove, decisionReach } from '../collective/approval-authority.js';
-import type { ApprovalRuleRecorder } from '../conversation/answer-approvals.js';
+import type { ApprovalRuleRecorder } from '../collective/approval-rule-recorder.js';
 import { LegionError } from '../kernel/errors.js';
 import type { EventBus } from '../kernel/events/EventBus.js';
 import { rememberOf, type ApprovalAnswer, type ApprovalRequestRecord, type ApprovalView } from '../store/records/approval-records.js';

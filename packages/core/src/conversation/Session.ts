@@ -23,7 +23,8 @@ import { turnIsLive } from './conversation-liveness.js';
 import { SessionAgentState } from '../store/SessionAgentState.js';
 import { SessionArtifacts } from '../store/SessionArtifacts.js';
 import type { DelegationFrame } from '../store/records/delegation-frame.js';
-import { answerApprovals, type ApprovalRuleRecorder } from './answer-approvals.js';
+import { answerApprovals } from './answer-approvals.js';
+import type { ApprovalRuleRecorder } from '../collective/approval-rule-recorder.js';
 import { resumeDecided } from './resume-decided.js';
 import { resumeAnswered } from './resume-answered.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
@@ -40,7 +41,7 @@ import {
 } from '../store/records/usage-summary.js';
 import { emitApprovalRecord } from './approval-events.js';
 import { Conversation, type ConversationSendOptions, type ConversationServices } from './Conversation.js';
-import { conversationId, parseConversationId } from './conversation-id.js';
+import { conversationId, parseConversationId } from '../session/conversation-id.js';
 import type { Message, ToolUseBlock } from '../kernel/message.js';
 import type { SessionMeta } from '../store/records/session-meta.js';
 

@@ -1,14 +1,9 @@
 import type { Collective } from '../collective/Collective.js';
 import type { ToolUseBlock } from '../kernel/message.js';
 import type { AnswerOutcome, TurnResult } from '../session/turn.js';
-import {
-  ApprovalAnswerSchema,
-  rememberOf,
-  type ApprovalAnswer,
-  type ApprovalDecisionRecord,
-  type ApprovalRequestRecord,
-} from '../store/records/approval-records.js';
+import { ApprovalAnswerSchema, rememberOf, type ApprovalAnswer, type ApprovalDecisionRecord } from '../store/records/approval-records.js';
 import type { ApprovalRule } from '../collective/approval-rule.js';
+import { rememberedFields, type ApprovalRuleRecorder } from '../collective/approval-rule-recorder.js';
 import type { SessionApprovals } from '../store/SessionApprovals.js';
 import type { DelegationFrame } from '../store/records/delegation-frame.js';
 import { canApprove, decisionReach, reachesRequest } from '../collective/approval-authority.js';
@@ -21,31 +16,6 @@ export interface AnsweringSession {
   resumeIfWaiting(conversationId: string, frames: readonly DelegationFrame[], signal?: AbortSignal): Promise<TurnResult | undefined>;
   /** Whether a live process's turn holds the conversation now (it then takes the decisions itself); absent: never. */
   turnIsLive?(conversationId: string): Promise<boolean>;
-}
-
-/**
- * How a decision makes an "approve always" rule: `prepare` checks the answer
- * against its request before anything is recorded (who may make rules, the
- * pattern) and says what the rule will be; `record` writes it, once its
- * decision has won.
- */
-export interface ApprovalRuleRecorder {
-  prepare(
-    request: ApprovalRequestRecord,
-    answer: ApprovalAnswer,
-    context: { decidedBy: string; sessionId: string; medium?: string | undefined },
-  ): Promise<{ ok: true; rule?: ApprovalRule | undefined } | { ok: false; error: string }>;
-  record(rule: ApprovalRule): void;
-}
-
-/** The fields a decision record gets from what its answer asked to remember. */
-export function rememberedFields(
-  answer: ApprovalAnswer,
-  rule: ApprovalRule | undefined,
-): { always?: true; remember?: 'always'; ruleId?: string; pattern?: string } {
-  if (answer.decision !== 'approve') return {};
-  if (rule) return { remember: 'always', ruleId: rule.id, ...(rule.pattern !== undefined ? { pattern: rule.pattern } : {}) };
-  return rememberOf(answer) === 'session' ? { always: true } : {};
 }
 
 /**

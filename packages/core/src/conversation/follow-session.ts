@@ -6,7 +6,7 @@ import type { LogCursor, SessionBackend } from '../store/session-backend.js';
 import { emitApprovalRecord } from './approval-events.js';
 import { emitQuestionRecord } from './question-events.js';
 import type { QuestionLogRecord } from '../store/records/question-records.js';
-import { parseConversationId } from './conversation-id.js';
+import { parseConversationId } from '../session/conversation-id.js';
 import type { Message } from '../kernel/message.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Session } from '../conversation/Session.js';
-import { conversationId } from '../conversation/conversation-id.js';
+import { conversationId } from '../session/conversation-id.js';
 import { LegionError } from '../kernel/errors.js';
 import type { LegionEvent } from '../kernel/events/event-types.js';
 import type { Legion } from '../Legion.js';

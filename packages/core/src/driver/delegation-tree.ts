@@ -1,4 +1,4 @@
-import { conversationId } from '../conversation/conversation-id.js';
+import { conversationId } from '../session/conversation-id.js';
 import type { LegionEvent } from '../kernel/events/event-types.js';
 import { COMMUNICATE_TOOL_NAME } from '../tools/builtin/communicate.js';
 

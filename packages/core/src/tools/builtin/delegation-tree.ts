@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { textOf, toolResultsOf, toolUsesOf, type Message } from '../../kernel/message.js';
 import { COMMUNICATE_TOOL_NAME } from './communicate.js';
-import { conversationId } from '../../conversation/conversation-id.js';
+import { conversationId } from '../../session/conversation-id.js';
 import type { ConversationRef } from '../../kernel/events/event-types.js';
-import type { Session } from '../../conversation/Session.js';
+import type { SessionHistory } from '../../session/session-history.js';
 
 /** What of a `communicate` call names the conversation it delegates to and the message that opened the turn there. */
 const DelegationInputSchema = z.object({ to: z.string().min(1), message: z.string().min(1), conversation: z.string().min(1).optional() });
@@ -26,7 +26,7 @@ export interface StartedConversation {
 }
 
 /** Whether a session holds a conversation this participant started (it is the initiator). */
-export async function sessionStartedBy(session: Session, participantId: string): Promise<boolean> {
+export async function sessionStartedBy(session: SessionHistory, participantId: string): Promise<boolean> {
   return (await session.listConversations()).some((ref) => ref.initiator === participantId);
 }
 
@@ -37,7 +37,7 @@ export async function sessionStartedBy(session: Session, participantId: string):
  * surface standing in for someone (an MCP client) may read: its own work, and
  * none of the human's, not even in a conversation both chains went through.
  */
-export async function conversationsStartedBy(session: Session, participantId: string): Promise<StartedConversation[]> {
+export async function conversationsStartedBy(session: SessionHistory, participantId: string): Promise<StartedConversation[]> {
   const known = new Map((await session.listConversations()).map((ref) => [ref.conversationId, ref]));
   const logs = new Map<string, Promise<Message[]>>();
   const messagesOf = (ref: ConversationRef): Promise<Message[]> => {

@@ -1,6 +1,6 @@
 import type { Collective } from '../../../collective/Collective.js';
 import type { Limits } from '../../../collective/participant.js';
-import type { Session } from '../../../conversation/Session.js';
+import type { SessionHistory } from '../../../session/session-history.js';
 import type { SessionMeta } from '../../../store/records/session-meta.js';
 import type { Tool } from '../../tool.js';
 
@@ -8,7 +8,7 @@ import type { Tool } from '../../tool.js';
 export interface SessionDirectory {
   list(): Promise<SessionMeta[]>;
   /** Throws SessionNotFoundError for an unknown id. */
-  get(id: string): Promise<Session>;
+  get(id: string): Promise<SessionHistory>;
 }
 
 export interface CollectiveToolsOptions {

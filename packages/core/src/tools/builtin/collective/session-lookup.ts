@@ -1,4 +1,4 @@
-import type { Session } from '../../../conversation/Session.js';
+import type { SessionHistory } from '../../../session/session-history.js';
 import { errorMessage } from '../../../kernel/errors.js';
 import type { ToolContext } from '../../tool.js';
 import type { SessionDirectory } from './collective-tool-options.js';
@@ -8,7 +8,7 @@ export async function lookupSession(
   sessions: SessionDirectory,
   context: Pick<ToolContext, 'session'>,
   sessionId: string | undefined,
-): Promise<{ session: Session } | { error: string }> {
+): Promise<{ session: SessionHistory } | { error: string }> {
   try {
     return { session: await sessions.get(sessionId ?? context.session.id) };
   } catch (error) {
