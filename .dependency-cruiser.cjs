@@ -15,16 +15,18 @@ const LAYERS = [
   ['store/fs', 'store/records'],
   ['store/*.ts'],
   ['store/file', 'store/memory'],
-  ['collective'],
-  ['config'],
+  // team: who is in the collective and how it is configured.
+  ['team/collective'],
+  ['team/config'],
   ['session'],
-  ['providers'],
-  ['context'],
+  // model: providers and the context budget.
+  ['model/providers'],
+  ['model/context'],
   ['tools'],
   ['authorization'],
-  // The engine: conversations and sessions, then the runtimes that run their turns.
-  ['conversation'],
-  ['runtime'],
+  // engine: conversations and sessions, then the runtimes that run their turns.
+  ['engine/conversation'],
+  ['engine/runtime'],
   ['Legion.ts', 'legion-wiring.ts'],
   ['driver'],
   ['index.ts', 'vocabulary.ts', 'backend.ts', 'management.ts', 'internal.ts'],

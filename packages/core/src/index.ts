@@ -25,8 +25,8 @@ export { explainPause, explainQuestionPause } from './driver/pause-explanation.j
 export type { PauseExplanation, QuestionPauseExplanation } from './driver/pause-explanation.js';
 export { DelegationTree, delegatedConversation } from './driver/delegation-tree.js';
 export type { OpenLegionOptions } from './Legion.js';
-export { initWorkspace } from './config/init-workspace.js';
-export type { InitResult } from './config/init-workspace.js';
+export { initWorkspace } from './team/config/init-workspace.js';
+export type { InitResult } from './team/config/init-workspace.js';
 export { findWorkspaceRoot, LEGION_DIR } from './store/fs/workspace-paths.js';
 
 // Errors a caller can catch and tell apart by class or `code`.
@@ -62,10 +62,10 @@ export type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, T
 // that validates nothing never builds them.
 export { EventBus } from './kernel/events/EventBus.js';
 export type { ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './kernel/events/event-types.js';
-export type { Follower, FollowOptions } from './conversation/follow-session.js';
-export type { FollowCursor } from './conversation/follow-session.js';
-export { followWorkspace } from './conversation/follow-workspace.js';
-export type { FollowWorkspaceOptions, WorkspaceFollower, WorkspaceFollowPort } from './conversation/follow-workspace.js';
+export type { Follower, FollowOptions } from './engine/conversation/follow-session.js';
+export type { FollowCursor } from './engine/conversation/follow-session.js';
+export { followWorkspace } from './engine/conversation/follow-workspace.js';
+export type { FollowWorkspaceOptions, WorkspaceFollower, WorkspaceFollowPort } from './engine/conversation/follow-workspace.js';
 
 // Approvals, questions, usage and the session's stores, as a library user reads them; choosing a backend.
 export { ApprovalAnswerSchema } from './store/records/approval-records.js';
@@ -73,7 +73,7 @@ export type { ApprovalAnswer, ApprovalView } from './store/records/approval-reco
 export type { ApprovalState, SessionApprovals } from './store/SessionApprovals.js';
 export type { QuestionView } from './store/records/question-records.js';
 export type { QuestionState, SessionQuestions } from './store/SessionQuestions.js';
-export type { AnswerQuestionOptions } from './conversation/answer-question.js';
+export type { AnswerQuestionOptions } from './engine/conversation/answer-question.js';
 export type { QuestionAnswerOutcome } from './session/turn.js';
 export type { SessionAgentState } from './store/SessionAgentState.js';
 export type { SessionArtifacts } from './store/SessionArtifacts.js';
@@ -87,9 +87,9 @@ export type { MemorySessionBackendOptions } from './store/memory/MemorySessionBa
 // Writing a backend of your own: `@legion-collective/core/backend` (the port's parts, records, name rules, snapshots).
 
 // Context budgets (their schemas, the model table and token counting: `/management`).
-export type { ContextOverrides, ContextProfileName, ContextSettings, ModelWindow } from './collective/context-schema.js';
+export type { ContextOverrides, ContextProfileName, ContextSettings, ModelWindow } from './team/collective/context-schema.js';
 // A request that cannot fit the model's window even after compaction.
-export { ContextOverflowError } from './context/context-budget.js';
+export { ContextOverflowError } from './model/context/context-budget.js';
 
 // Participants, their policies, and the config (the files' schemas and editing them: `/management`).
 export type {
@@ -105,15 +105,15 @@ export type {
   Permission,
   UserParticipant,
   WorkspaceLimits,
-} from './collective/participant.js';
+} from './team/collective/participant.js';
 // Who may decide which approval requests: a stand-in (an MCP client) only within the chains it started.
-export type { ApprovalAuthority, Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from './collective/policy.js';
-export type { ApprovalRule } from './collective/approval-rule.js';
+export type { ApprovalAuthority, Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from './team/collective/policy.js';
+export type { ApprovalRule } from './team/collective/approval-rule.js';
 export type { ApprovalRules, NewApprovalRule } from './authorization/ApprovalRules.js';
 export type { RulePatternOutcome } from './authorization/approval-rule-pattern.js';
-export { DEFAULT_CONFIG } from './config/config-schema.js';
-export type { ConfigLayer, ResolvedConfig } from './config/config-schema.js';
-export type { McpServerConfig } from './config/mcp-server-config.js';
+export { DEFAULT_CONFIG } from './team/config/config-schema.js';
+export type { ConfigLayer, ResolvedConfig } from './team/config/config-schema.js';
+export type { McpServerConfig } from './team/config/mcp-server-config.js';
 export type { WorkspaceTool } from './tools/providers/workspace/workspace-tool.js';
 
 // The session contract: sending and what becomes of a turn (runtimes of your own: `/internal`).
@@ -126,13 +126,13 @@ export type {
   SendRequest,
   TurnResult,
 } from './session/turn.js';
-export type { Session, SessionMessage } from './conversation/Session.js';
+export type { Session, SessionMessage } from './engine/conversation/Session.js';
 
 // User surfaces: the one door a UI reaches the user through (`legion.attachUser`); their abort reasons are among the errors.
-export type { UserQuestion, UserSurface } from './runtime/user-surface.js';
+export type { UserQuestion, UserSurface } from './engine/runtime/user-surface.js';
 
 // Model providers.
-export { generate } from './providers/llm-provider.js';
+export { generate } from './model/providers/llm-provider.js';
 export type {
   FinishReason,
   LLMProvider,
@@ -141,16 +141,16 @@ export type {
   StreamOptions,
   StreamPart,
   ToolDefinition,
-} from './providers/llm-provider.js';
-export type { ProviderConstructor, ProviderSettings } from './providers/ProviderFactory.js';
-export { AnthropicProvider } from './providers/anthropic/AnthropicProvider.js';
-export { OpenAIProvider } from './providers/openai/OpenAIProvider.js';
-export { PROVIDER_PRESETS } from './providers/provider-presets.js';
+} from './model/providers/llm-provider.js';
+export type { ProviderConstructor, ProviderSettings } from './model/providers/ProviderFactory.js';
+export { AnthropicProvider } from './model/providers/anthropic/AnthropicProvider.js';
+export { OpenAIProvider } from './model/providers/openai/OpenAIProvider.js';
+export { PROVIDER_PRESETS } from './model/providers/provider-presets.js';
 // Node's fetch that sends no key to the host a redirect points to; the providers give it to the SDKs.
-export { redirectSafeFetch } from './providers/redirect-safe-fetch.js';
-export type { ProviderPreset } from './providers/provider-presets.js';
-export { ScriptedProvider } from './providers/scripted/ScriptedProvider.js';
-export type { ScriptEntry, ScriptStep, ScriptedToolCall } from './providers/scripted/ScriptedProvider.js';
+export { redirectSafeFetch } from './model/providers/redirect-safe-fetch.js';
+export type { ProviderPreset } from './model/providers/provider-presets.js';
+export { ScriptedProvider } from './model/providers/scripted/ScriptedProvider.js';
+export type { ScriptEntry, ScriptStep, ScriptedToolCall } from './model/providers/scripted/ScriptedProvider.js';
 
 // Tools of your own.
 export { defineTool } from './tools/tool.js';

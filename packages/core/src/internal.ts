@@ -3,13 +3,13 @@
 // release, without notice; do not build on it.
 
 export { FileTooLargeError, NotRegularFileError, readRegularFileSync } from './store/fs/regular-file.js';
-export { answerSizeError } from './conversation/answer-question.js';
+export { answerSizeError } from './engine/conversation/answer-question.js';
 export { MemorySessionStore } from './store/memory/MemorySessionStore.js';
-export { SUMMARY_SYSTEM_MARK } from './context/compaction-summary.js';
-export { CARRY_OVER_TAG } from './context/compaction-carry-over.js';
-export { decisionReach, reachesRequest } from './collective/approval-authority.js';
-export type { DecisionReach } from './collective/approval-authority.js';
-export { sessionTokens } from './runtime/session-budget.js';
+export { SUMMARY_SYSTEM_MARK } from './model/context/compaction-summary.js';
+export { CARRY_OVER_TAG } from './model/context/compaction-carry-over.js';
+export { decisionReach, reachesRequest } from './team/collective/approval-authority.js';
+export type { DecisionReach } from './team/collective/approval-authority.js';
+export { sessionTokens } from './engine/runtime/session-budget.js';
 export type { ParticipantRuntime, RuntimeResolver, ToolSession, TurnContext, TurnConversation } from './session/turn.js';
 export { waitingParticipants } from './session/delegation-stack.js';
 export { conversationId, parseConversationId } from './session/conversation-id.js';

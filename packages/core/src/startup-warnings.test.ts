@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { initWorkspace } from './config/init-workspace.js';
+import { initWorkspace } from './team/config/init-workspace.js';
 import { Legion } from './Legion.js';
 import { agentParticipant, userParticipant } from './testing/index.js';
 

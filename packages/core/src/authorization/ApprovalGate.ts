@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Collective } from '../collective/Collective.js';
-import type { Participant } from '../collective/participant.js';
+import type { Collective } from '../team/collective/Collective.js';
+import type { Participant } from '../team/collective/participant.js';
 import type { ToolUseBlock } from '../kernel/message.js';
 import { waitingParticipants } from '../session/delegation-stack.js';
 import {
@@ -11,9 +11,9 @@ import {
 } from '../store/records/approval-records.js';
 import type { SessionApprovals } from '../store/SessionApprovals.js';
 import type { DelegationFrame } from '../store/records/delegation-frame.js';
-import { canApprove, standInApprover } from '../collective/approval-authority.js';
-import type { ApprovalRule } from '../collective/approval-rule.js';
-import { rememberedFields, type ApprovalRuleRecorder } from '../collective/approval-rule-recorder.js';
+import { canApprove, standInApprover } from '../team/collective/approval-authority.js';
+import type { ApprovalRule } from '../team/collective/approval-rule.js';
+import { rememberedFields, type ApprovalRuleRecorder } from '../team/collective/approval-rule-recorder.js';
 import type { ApprovalDecisionRecord } from '../store/records/approval-records.js';
 import type { TurnTrace } from '../kernel/tracing/LegionTracer.js';
 

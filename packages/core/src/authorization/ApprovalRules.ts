@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { APPROVAL_RULE_VERSION, ApprovalRuleSchema, type ApprovalRule } from '../collective/approval-rule.js';
-import type { ApprovalRuleStore } from '../collective/ApprovalRuleStore.js';
-import type { Collective } from '../collective/Collective.js';
-import { canApprove, decisionReach } from '../collective/approval-authority.js';
-import type { ApprovalRuleRecorder } from '../collective/approval-rule-recorder.js';
+import { APPROVAL_RULE_VERSION, ApprovalRuleSchema, type ApprovalRule } from '../team/collective/approval-rule.js';
+import type { ApprovalRuleStore } from '../team/collective/ApprovalRuleStore.js';
+import type { Collective } from '../team/collective/Collective.js';
+import { canApprove, decisionReach } from '../team/collective/approval-authority.js';
+import type { ApprovalRuleRecorder } from '../team/collective/approval-rule-recorder.js';
 import { LegionError } from '../kernel/errors.js';
 import type { EventBus } from '../kernel/events/EventBus.js';
 import { rememberOf, type ApprovalAnswer, type ApprovalRequestRecord, type ApprovalView } from '../store/records/approval-records.js';

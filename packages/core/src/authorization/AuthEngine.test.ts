@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { parseParticipant, type Participant } from '../collective/participant.js';
+import { parseParticipant, type Participant } from '../team/collective/participant.js';
 import { defineTool, type ToolEffect } from '../tools/tool.js';
 import { AuthEngine } from './AuthEngine.js';
-import type { ApprovalAuthority, Policies } from '../collective/policy.js';
+import type { ApprovalAuthority, Policies } from '../team/collective/policy.js';
 
 const tool = (name: string, effect?: ToolEffect) =>
   defineTool({

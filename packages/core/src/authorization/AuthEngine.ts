@@ -1,10 +1,10 @@
 import picomatch from 'picomatch';
-import type { Participant } from '../collective/participant.js';
+import type { Participant } from '../team/collective/participant.js';
 import type { ToolEffect } from '../tools/tool.js';
 import { LEGION_DIR } from '../store/fs/workspace-paths.js';
 import { analyzeCommand } from './shell-command.js';
-import type { Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from '../collective/policy.js';
-import type { ApprovalRule } from '../collective/approval-rule.js';
+import type { Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from '../team/collective/policy.js';
+import type { ApprovalRule } from '../team/collective/approval-rule.js';
 import { commandGlobMatches, commandText, type RulePatternOutcome } from './approval-rule-pattern.js';
 import { CallFacts, type PolicySubject } from './call-facts.js';
 

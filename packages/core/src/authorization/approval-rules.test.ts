@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseParticipant, type Participant } from '../collective/participant.js';
-import type { ApprovalRule } from '../collective/approval-rule.js';
+import { parseParticipant, type Participant } from '../team/collective/participant.js';
+import type { ApprovalRule } from '../team/collective/approval-rule.js';
 import { ConfigError } from '../kernel/errors.js';
 import type { LegionEvent } from '../kernel/events/event-types.js';
 import type { Message } from '../kernel/message.js';

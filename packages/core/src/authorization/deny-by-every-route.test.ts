@@ -1,6 +1,6 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseParticipant, type Participant } from '../collective/participant.js';
+import { parseParticipant, type Participant } from '../team/collective/participant.js';
 import { createFileDeleteTool } from '../tools/builtin/files/file-delete.js';
 import { createFileEditTool } from '../tools/builtin/files/file-edit.js';
 import { createFileReadTool } from '../tools/builtin/files/file-read.js';
@@ -11,8 +11,8 @@ import { ProcessRegistry } from '../tools/builtin/shell/ProcessRegistry.js';
 import { createShellRunTool } from '../tools/builtin/shell/shell-run.js';
 import type { Tool } from '../tools/tool.js';
 import { AuthEngine } from './AuthEngine.js';
-import type { Policies } from '../collective/policy.js';
-import type { ApprovalRule } from '../collective/approval-rule.js';
+import type { Policies } from '../team/collective/policy.js';
+import type { ApprovalRule } from '../team/collective/approval-rule.js';
 
 const agent: Participant = parseParticipant({ id: 'dev', type: 'agent', name: 'dev', systemPrompt: '' });
 const processStart = createProcessTools(new ProcessRegistry({})).find((tool) => tool.name === 'process_start')!;

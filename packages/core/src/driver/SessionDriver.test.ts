@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ModelConfig, ParticipantInput } from '../collective/participant.js';
-import { keyEnv } from '../providers/__fixtures__/llm-server.js';
-import { useLlmServer } from '../providers/__fixtures__/use-llm-server.js';
+import type { ModelConfig, ParticipantInput } from '../team/collective/participant.js';
+import { keyEnv } from '../model/providers/__fixtures__/llm-server.js';
+import { useLlmServer } from '../model/providers/__fixtures__/use-llm-server.js';
 import { agentParticipant, userParticipant, writeNoteTool } from '../testing/index.js';
 import { SessionDriver } from './SessionDriver.js';
 

@@ -1,4 +1,4 @@
-import type { Session } from '../conversation/Session.js';
+import type { Session } from '../engine/conversation/Session.js';
 import { conversationId } from '../session/conversation-id.js';
 import { LegionError } from '../kernel/errors.js';
 import type { LegionEvent } from '../kernel/events/event-types.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Session } from '../conversation/Session.js';
-import type { SessionStore } from '../conversation/SessionStore.js';
+import type { Session } from '../engine/conversation/Session.js';
+import type { SessionStore } from '../engine/conversation/SessionStore.js';
 import { LegionError } from '../kernel/errors.js';
 import { describeZodError } from '../kernel/zod-issues.js';
 

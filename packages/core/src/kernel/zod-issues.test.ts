@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ParticipantSchema, PermissionSchema } from '../collective/participant.js';
+import { ParticipantSchema, PermissionSchema } from '../team/collective/participant.js';
 import { describeZodError } from './zod-issues.js';
 
 function describe_(schema: z.ZodType, input: unknown, mode: 'with input' | 'report input' | 'bare' = 'with input') {

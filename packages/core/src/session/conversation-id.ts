@@ -1,4 +1,4 @@
-import { isValidIdPart } from '../collective/participant-id.js';
+import { isValidIdPart } from '../team/collective/participant-id.js';
 import { LegionError } from '../kernel/errors.js';
 
 export interface ConversationKey {

@@ -1,4 +1,4 @@
-import type { MessageWorkLimits } from '../collective/participant.js';
+import type { MessageWorkLimits } from '../team/collective/participant.js';
 import { MessageWorkLimitError } from '../kernel/errors.js';
 import type { DelegationFrame } from '../store/records/delegation-frame.js';
 import type { UsageRecord } from '../store/records/usage-summary.js';

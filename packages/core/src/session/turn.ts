@@ -1,4 +1,4 @@
-import type { Participant } from '../collective/participant.js';
+import type { Participant } from '../team/collective/participant.js';
 import type { LegionErrorCode } from '../kernel/error-codes.js';
 import type { Message } from '../kernel/message.js';
 import type { ConversationRef } from '../kernel/events/event-types.js';

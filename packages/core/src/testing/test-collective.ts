@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { initWorkspace } from '../config/init-workspace.js';
-import type { ParticipantInput } from '../collective/participant.js';
-import type { ContextOverrides } from '../collective/context-schema.js';
+import { initWorkspace } from '../team/config/init-workspace.js';
+import type { ParticipantInput } from '../team/collective/participant.js';
+import type { ContextOverrides } from '../team/collective/context-schema.js';
 import { Legion } from '../Legion.js';
-import { ScriptedProvider } from '../providers/scripted/ScriptedProvider.js';
+import { ScriptedProvider } from '../model/providers/scripted/ScriptedProvider.js';
 import { MemorySessionBackend } from '../store/memory/MemorySessionBackend.js';
 import { MemorySessionStore } from '../store/memory/MemorySessionStore.js';
 import { FileSessionBackend } from '../store/file/FileSessionBackend.js';

@@ -1,5 +1,5 @@
-import type { Permission } from '../collective/participant.js';
-import { permissionMatcher } from '../collective/permits.js';
+import type { Permission } from '../team/collective/participant.js';
+import { permissionMatcher } from '../team/collective/permits.js';
 import { errorMessage, LegionError } from '../kernel/errors.js';
 import type { EventBus } from '../kernel/events/EventBus.js';
 import { PROGRAMMATIC_PROVIDER_ID, type ProvidedTool, type ToolProvider } from './providers/tool-provider.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ConversationRef } from '../kernel/events/event-types.js';
 import type { EventBus } from '../kernel/events/EventBus.js';
 import type { PausedOnApprovals, ToolSession } from '../session/turn.js';
-import type { ToolDefinition } from '../providers/llm-provider.js';
+import type { ToolDefinition } from '../model/providers/llm-provider.js';
 import type { DelegationFrame } from '../store/records/delegation-frame.js';
 import type { TurnTrace } from '../kernel/tracing/LegionTracer.js';
 

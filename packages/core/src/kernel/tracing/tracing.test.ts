@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import { trace, SpanStatusCode } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
-import type { ParticipantInput } from '../../collective/participant.js';
-import { keyEnv } from '../../providers/__fixtures__/llm-server.js';
-import { useLlmServer } from '../../providers/__fixtures__/use-llm-server.js';
+import type { ParticipantInput } from '../../team/collective/participant.js';
+import { keyEnv } from '../../model/providers/__fixtures__/llm-server.js';
+import { useLlmServer } from '../../model/providers/__fixtures__/use-llm-server.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion, writeNoteTool } from '../../testing/index.js';
 import { defineTool } from '../../tools/tool.js';
-import { SUMMARY_SYSTEM_MARK } from '../../context/compaction-summary.js';
-import type { ScriptStep } from '../../providers/scripted/ScriptedProvider.js';
+import { SUMMARY_SYSTEM_MARK } from '../../model/context/compaction-summary.js';
+import type { ScriptStep } from '../../model/providers/scripted/ScriptedProvider.js';
 import type { Legion } from '../../Legion.js';
 
 /** The OpenTelemetry SDK with an in-memory exporter, registered globally as an application would. */

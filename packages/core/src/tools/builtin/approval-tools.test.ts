@@ -1,4 +1,4 @@
-import type { ModelRequest } from '../../providers/llm-provider.js';
+import type { ModelRequest } from '../../model/providers/llm-provider.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../../testing/test-collective.js';
 
 function resultOf(request: ModelRequest, toolUseId: string): string {

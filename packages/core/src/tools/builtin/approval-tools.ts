@@ -4,7 +4,7 @@ import { describeApprovalRequired } from './approval-required.js';
 import type { TurnResult } from '../../session/turn.js';
 import { defineTool, type Tool } from '../tool.js';
 import { APPROVAL_TOOL_FAMILY } from './builtin-summaries.js';
-import { reachesRequest } from '../../collective/approval-authority.js';
+import { reachesRequest } from '../../team/collective/approval-authority.js';
 
 const decisionSchema = () =>
   z.object({

@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { toolResultsOf } from '../../kernel/message.js';
-import type { ModelRequest } from '../../providers/llm-provider.js';
+import type { ModelRequest } from '../../model/providers/llm-provider.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../../testing/index.js';
 import { ToolRegistry } from '../ToolRegistry.js';
 import { isAlive, isGoneSoon, run, successText, toolContext } from './__fixtures__/tool-context.js';

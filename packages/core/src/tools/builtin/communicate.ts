@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Collective } from '../../collective/Collective.js';
-import { delegationTargets } from '../../collective/system-prompt.js';
-import type { AgentParticipant, WorkspaceLimits } from '../../collective/participant.js';
+import type { Collective } from '../../team/collective/Collective.js';
+import { delegationTargets } from '../../team/collective/system-prompt.js';
+import type { AgentParticipant, WorkspaceLimits } from '../../team/collective/participant.js';
 import { waitingParticipants } from '../../session/delegation-stack.js';
 import {
   CircularDelegationError,

@@ -1,6 +1,6 @@
 import type { LegionEvent } from '../../kernel/events/event-types.js';
 import { textOf, type Message } from '../../kernel/message.js';
-import type { LLMProvider, ModelRequest, StreamPart } from '../../providers/llm-provider.js';
+import type { LLMProvider, ModelRequest, StreamPart } from '../../model/providers/llm-provider.js';
 import { DelegateSlots } from './delegate-slots.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../../testing/index.js';
 

@@ -1,5 +1,5 @@
-import { countTextTokens } from '../../../context/text-tokens.js';
-import { loadTokenCounter } from '../../../context/token-count.js';
+import { countTextTokens } from '../../../model/context/text-tokens.js';
+import { loadTokenCounter } from '../../../model/context/token-count.js';
 import { errorText, run, successText, tempWorkspace, toolContext } from '../__fixtures__/tool-context.js';
 import { createArtifactReadTool } from './artifact-read.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ARTIFACT_READ_TOOL_NAME } from '../../../context/evict-tool-result.js';
-import { countTextTokens } from '../../../context/text-tokens.js';
-import { loadTokenCounter, type TokenCounter } from '../../../context/token-count.js';
+import { ARTIFACT_READ_TOOL_NAME } from '../../../model/context/evict-tool-result.js';
+import { countTextTokens } from '../../../model/context/text-tokens.js';
+import { loadTokenCounter, type TokenCounter } from '../../../model/context/token-count.js';
 import { errorMessage, LegionError } from '../../../kernel/errors.js';
 import { defineTool, type Tool } from '../../tool.js';
 

@@ -1,5 +1,5 @@
-import type { Collective } from '../../../collective/Collective.js';
-import type { Limits } from '../../../collective/participant.js';
+import type { Collective } from '../../../team/collective/Collective.js';
+import type { Limits } from '../../../team/collective/participant.js';
 import type { SessionHistory } from '../../../session/session-history.js';
 import type { SessionMeta } from '../../../store/records/session-meta.js';
 import type { Tool } from '../../tool.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createDefaultTemplates } from '../../../collective/default-collective.js';
+import { createDefaultTemplates } from '../../../team/collective/default-collective.js';
 import { writeJsonAtomic } from '../../../store/fs/atomic-json.js';
 import { agentParticipant, createTestLegion, mockParticipant, userParticipant, type TestLegion } from '../../../testing/index.js';
 import type { Tool } from '../../tool.js';

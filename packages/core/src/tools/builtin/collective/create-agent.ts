@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { AgentTemplate, ParticipantInput } from '../../../collective/participant.js';
-import { ParticipantIdSchema } from '../../../collective/participant.js';
-import { delegationTargets } from '../../../collective/system-prompt.js';
+import type { AgentTemplate, ParticipantInput } from '../../../team/collective/participant.js';
+import { ParticipantIdSchema } from '../../../team/collective/participant.js';
+import { delegationTargets } from '../../../team/collective/system-prompt.js';
 import { errorMessage } from '../../../kernel/errors.js';
 import { defineTool, type Tool } from '../../tool.js';
 import { AgentFieldsSchema, splitAgentFields } from './agent-fields.js';
 import { limitGrant } from './grant-limits.js';
-import { DEFAULT_CONFIG } from '../../../config/config-schema.js';
+import { DEFAULT_CONFIG } from '../../../team/config/config-schema.js';
 import type { CollectiveToolsOptions } from './collective-tool-options.js';
 
 /** Spawns a new agent into the collective (saved under .legion/collective/participants/). */

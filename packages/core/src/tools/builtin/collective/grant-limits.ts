@@ -1,6 +1,6 @@
-import type { Collective } from '../../../collective/Collective.js';
-import type { Limits, ModelConfig, Participant, Permission } from '../../../collective/participant.js';
-import type { Policies } from '../../../collective/policy.js';
+import type { Collective } from '../../../team/collective/Collective.js';
+import type { Limits, ModelConfig, Participant, Permission } from '../../../team/collective/participant.js';
+import type { Policies } from '../../../team/collective/policy.js';
 import {
   inheritedLimits,
   limitBounds,

@@ -6,9 +6,9 @@ import { createFileEditTool } from './file-edit.js';
 import { createFileListTool } from './file-list.js';
 import { createFileReadTool } from './file-read.js';
 import { createFileWriteTool } from './file-write.js';
-import { ToolResultEviction } from '../../../context/evict-tool-result.js';
-import { countTextTokens } from '../../../context/text-tokens.js';
-import { loadTokenCounter } from '../../../context/token-count.js';
+import { ToolResultEviction } from '../../../model/context/evict-tool-result.js';
+import { countTextTokens } from '../../../model/context/text-tokens.js';
+import { loadTokenCounter } from '../../../model/context/token-count.js';
 
 const read = createFileReadTool();
 const write = createFileWriteTool();

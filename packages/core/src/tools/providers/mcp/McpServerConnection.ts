@@ -12,7 +12,7 @@ import {
   type McpElicitationAnswer,
   type McpElicitHandler,
 } from './elicitation.js';
-import type { McpServerConfig } from '../../../config/mcp-server-config.js';
+import type { McpServerConfig } from '../../../team/config/mcp-server-config.js';
 import { MCP_TOOL_LIMITS } from './mcp-tool-bounds.js';
 
 /** How long a server may take to start and answer `initialize`. */

@@ -8,7 +8,7 @@ import type { ProvidedTool, ToolProvider } from '../tool-provider.js';
 import { McpServerConnection } from './McpServerConnection.js';
 import { toToolResult } from './mcp-result.js';
 import { boundMcpTools, type BoundedMcpTool } from './mcp-tool-bounds.js';
-import type { McpServerConfig } from '../../../config/mcp-server-config.js';
+import type { McpServerConfig } from '../../../team/config/mcp-server-config.js';
 import { mcpFamily, mcpToolName } from './mcp-tool-name.js';
 import type { McpElicitHandler } from './elicitation.js';
 

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolResultBlock } from '../../../kernel/message.js';
 import type { Legion } from '../../../Legion.js';
-import type { ModelRequest } from '../../../providers/llm-provider.js';
+import type { ModelRequest } from '../../../model/providers/llm-provider.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../../../testing/index.js';
 import { stdioServer } from './__fixtures__/mcp-servers.js';
 

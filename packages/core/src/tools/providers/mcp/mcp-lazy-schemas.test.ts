@@ -2,8 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Legion } from '../../../Legion.js';
 import { toolResultsOf } from '../../../kernel/message.js';
-import type { ModelRequest } from '../../../providers/llm-provider.js';
-import type { ScriptStep } from '../../../providers/scripted/ScriptedProvider.js';
+import type { ModelRequest } from '../../../model/providers/llm-provider.js';
+import type { ScriptStep } from '../../../model/providers/scripted/ScriptedProvider.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../../../testing/index.js';
 import { stdioServer } from './__fixtures__/mcp-servers.js';
 

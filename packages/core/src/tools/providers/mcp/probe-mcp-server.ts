@@ -1,6 +1,6 @@
 import { errorMessage } from '../../../kernel/errors.js';
-import type { McpServerConfig } from '../../../config/mcp-server-config.js';
-import { loadTokenCounter } from '../../../context/token-count.js';
+import type { McpServerConfig } from '../../../team/config/mcp-server-config.js';
+import { loadTokenCounter } from '../../../model/context/token-count.js';
 import { catalogueLine } from '../../builtin/tool-loading/catalogue.js';
 import { McpServerConnection } from './McpServerConnection.js';
 import { mcpFamily, mcpToolName } from './mcp-tool-name.js';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import type { McpServerConfig } from '../../../../config/mcp-server-config.js';
+import type { McpServerConfig } from '../../../../team/config/mcp-server-config.js';
 
 const require = createRequire(import.meta.url);
 

@@ -1,0 +1,526 @@
+import type { Collective } from '../../team/collective/Collective.js';
+import { LegionError, ParticipantNotFoundError } from '../../kernel/errors.js';
+import type { ConversationRef } from '../../kernel/events/event-types.js';
+import type {
+  AnswerOutcome,
+  CompactOutcome,
+  QuestionAnswerOutcome,
+  ResumeOutcome,
+  SendRequest,
+  ToolSession,
+  TurnResult,
+} from '../../session/turn.js';
+import { framesOfTurn, waitingParticipants } from '../../session/delegation-stack.js';
+import { MessageWork, treeOf } from '../../session/message-work.js';
+import type { ApprovalAnswer, ApprovalView } from '../../store/records/approval-records.js';
+import { SessionApprovals } from '../../store/SessionApprovals.js';
+import { SessionQuestions, type QuestionState } from '../../store/SessionQuestions.js';
+import { QUESTION_RECORD_VERSION, type QuestionView } from '../../store/records/question-records.js';
+import { answerQuestion, type AnswerQuestionOptions } from './answer-question.js';
+import { exactBytes } from './byte-size.js';
+import { emitQuestionRecord } from './question-events.js';
+import { turnIsLive } from './conversation-liveness.js';
+import { SessionAgentState } from '../../store/SessionAgentState.js';
+import { SessionArtifacts } from '../../store/SessionArtifacts.js';
+import type { DelegationFrame } from '../../store/records/delegation-frame.js';
+import { answerApprovals } from './answer-approvals.js';
+import type { ApprovalRuleRecorder } from '../../team/collective/approval-rule-recorder.js';
+import { resumeDecided } from './resume-decided.js';
+import { resumeAnswered } from './resume-answered.js';
+import { unansweredToolUses } from './unanswered-tool-uses.js';
+import { titleFromMessage } from './session-title.js';
+import type { LogCursor, SessionBackend } from '../../store/session-backend.js';
+import { OpenHandles } from '../../store/fs/open-handles.js';
+import {
+  addUsage,
+  emptyTotals,
+  summarizeUsage,
+  type UsageRecord,
+  type UsageSummary,
+  type UsageTotals,
+} from '../../store/records/usage-summary.js';
+import { emitApprovalRecord } from './approval-events.js';
+import { Conversation, type ConversationSendOptions, type ConversationServices } from './Conversation.js';
+import { conversationId, parseConversationId } from '../../session/conversation-id.js';
+import type { Message, ToolUseBlock } from '../../kernel/message.js';
+import type { SessionMeta } from '../../store/records/session-meta.js';
+
+export interface SessionServices extends ConversationServices {
+  collective: Collective;
+  /** Messages larger than this are refused before anything is stored (default: 1 MiB). */
+  maxMessageBytes?: number | undefined;
+  /** Where everything of the session is kept: its record, conversations and their leases, approvals, usage, agents' state. */
+  backend: SessionBackend;
+  /** Makes the "approve always" rules answers ask for; without it, such answers are refused. */
+  approvalRules?: ApprovalRuleRecorder | undefined;
+}
+
+/**
+ * Conversations kept open (descriptor, loaded history) after their last turn.
+ * Beyond this many, the least recently used idle ones are closed and reopened
+ * from their logs when next used, so a long-lived process stays flat.
+ */
+const OPEN_CONVERSATIONS = 32;
+
+/** A paused call's answer sits in the message right after it; this many recent messages cover it. */
+const RECENT_FOR_APPROVALS = 20;
+
+export interface SessionMessage {
+  conversation: ConversationRef;
+  message: Message;
+}
+
+/**
+ * One persistent working session: many directional conversations, each its own
+ * append-only log. Opening a session reads only its metadata; conversations
+ * load when a turn needs them.
+ */
+export class Session implements ToolSession {
+  private readonly conversations = new OpenHandles<Conversation>(OPEN_CONVERSATIONS);
+  private approvalLog: SessionApprovals | undefined;
+  private questionLog: SessionQuestions | undefined;
+  private agentStates: SessionAgentState | undefined;
+  private artifactStore: SessionArtifacts | undefined;
+  private tally: { totals: UsageTotals; cursor: LogCursor | undefined; reading: Promise<void> } | undefined;
+  /** The work of each delegation tree a turn of this process runs in, while one does (`withWork`). */
+  private readonly trees = new Map<string, MessageWork>();
+
+  constructor(
+    private meta: SessionMeta,
+    private readonly services: SessionServices,
+  ) {}
+
+  get id(): string {
+    return this.meta.id;
+  }
+
+  get info(): Readonly<SessionMeta> {
+    return this.meta;
+  }
+
+  /** No turn of this process runs in it: it may be closed, and reopens what it needs when used again. */
+  get idle(): boolean {
+    for (const conversation of this.conversations.values()) if (!conversation.idle) return false;
+    return true;
+  }
+
+  /**
+   * Checks a message the way `send` does before anything is stored (both participants, not to
+   * itself, within `limits.maxMessageBytes`) and throws the same `LegionError`; a surface that
+   * answers before the turn has run (the HTTP API's 202) calls it first, so the refusal is its answer.
+   */
+  checkSend(request: Pick<SendRequest, 'from' | 'to' | 'message'>): void {
+    const { collective } = this.services;
+    const from = collective.require(request.from);
+    const to = collective.get(request.to);
+    if (!to || to.status === 'retired') throw new ParticipantNotFoundError(request.to, collective.ids());
+    if (from.id === to.id) throw new LegionError('self_message', `${from.id} cannot send a message to itself.`, { participantId: from.id });
+    const limit = this.services.maxMessageBytes ?? 1_048_576;
+    const bytes = Buffer.byteLength(request.message, 'utf8');
+    if (bytes > limit) {
+      // Stored, it would be re-sent to a model in every later request of the conversation.
+      throw new LegionError(
+        'message_too_large',
+        `The message from ${from.id} to ${to.id} is ${exactBytes(bytes)}; the limit is ${exactBytes(limit)}. Send a file path instead of the content, or raise limits.maxMessageBytes in .legion/config.json.`,
+        { bytes, limit },
+      );
+    }
+  }
+
+  /** Sends a message and waits for the responder's reply; runtime failures come back as error results. */
+  async send(request: SendRequest): Promise<TurnResult> {
+    this.checkSend(request);
+    const { collective } = this.services;
+    const from = collective.require(request.from);
+    const to = collective.require(request.to);
+    const conversation = this.conversation({ initiator: from.id, responder: to.id, name: request.conversation });
+    const frames = framesOfTurn(request.frames ?? [], from.id, conversation.id);
+    // Only a message that starts a chain counts as activity: delegates' turns are part of it.
+    if (frames.length === 1) await this.touch(request.message);
+    const started = (request.frames ?? []).length === 0;
+    return this.withWork(frames, started, () =>
+      conversation.send({
+        from,
+        to,
+        text: request.message,
+        frames,
+        session: this,
+        signal: request.signal,
+        ifBusy: request.ifBusy ?? 'wait',
+      }),
+    );
+  }
+
+  /**
+   * What the delegation tree of these frames has started so far (`limits.maxModelCallsPerMessage`,
+   * `limits.maxDelegationsPerMessage`). Every turn runs inside `withWork`, which keeps its tree's
+   * count; a tree met outside one is counted from here on and forgotten when the session closes.
+   */
+  messageWork(frames: readonly DelegationFrame[]): MessageWork {
+    const tree = treeOf(frames) ?? '';
+    let work = this.trees.get(tree);
+    if (!work) this.trees.set(tree, (work = new MessageWork()));
+    return work;
+  }
+
+  /**
+   * Runs a turn with its tree's count at hand. The outermost turn of a tree in this process holds
+   * it: a new message starts from nothing; a tree resumed after a pause (here or in another process)
+   * starts from what the usage ledger holds of it, read once. Nested turns share it.
+   */
+  private async withWork<T>(frames: readonly DelegationFrame[], started: boolean, run: () => Promise<T>): Promise<T> {
+    const tree = treeOf(frames);
+    if (tree === undefined || this.trees.has(tree)) return run();
+    const work = started ? new MessageWork() : MessageWork.fromLedger(tree, await this.services.backend.usage.read(this.id));
+    // A second resume of the same tree may have counted it while the ledger was read.
+    if (this.trees.has(tree)) return run();
+    this.trees.set(tree, work);
+    try {
+      return await run();
+    } finally {
+      if (this.trees.get(tree) === work) this.trees.delete(tree);
+    }
+  }
+
+  /** The session's approval requests and decisions, through the backend's approvals log. */
+  get approvals(): SessionApprovals {
+    const { events } = this.services;
+    this.approvalLog ??= new SessionApprovals(
+      this.services.backend.approvals,
+      this.id,
+      async (record, state) => {
+        // Events for the records this process writes: the durable request before anyone is asked, the one decision.
+        if (record.kind === 'request' ? !events.hasListeners('approval:requested') : !events.hasListeners('approval:decided')) return;
+        const current = record.kind === 'decision' ? await state() : undefined;
+        emitApprovalRecord(events, this.id, record, (id) => current?.request(id));
+      },
+      this.watchHint(),
+    );
+    return this.approvalLog;
+  }
+
+  /** The session's questions to users and their answers, through the backend's question log: any process may answer them. */
+  get questions(): SessionQuestions {
+    const { events } = this.services;
+    this.questionLog ??= new SessionQuestions(this.services.backend.questions, this.id, {
+      onRecorded: async (record, state) => {
+        const name = record.kind === 'question' ? 'question:asked' : record.kind === 'answer' ? 'question:answered' : 'question:withdrawn';
+        if (!events.hasListeners(name)) return;
+        const current = record.kind === 'question' ? undefined : await state();
+        emitQuestionRecord(events, this.id, record, (id) => current?.question(id));
+      },
+      watch: this.watchHint(),
+    });
+    return this.questionLog;
+  }
+
+  /**
+   * Answers a question a user was asked, from any process on the workspace
+   * (`legion answer`, a browser): the turn that asked it goes on with the answer, once.
+   */
+  answerQuestion(id: string, text: string, options: AnswerQuestionOptions = {}): Promise<QuestionAnswerOutcome> {
+    return answerQuestion(
+      this,
+      this.services.collective,
+      id,
+      text,
+      Object.assign({ maxAnswerBytes: this.services.maxMessageBytes }, options),
+    );
+  }
+
+  /** Whether a turn of a live process (this one or another) runs in the conversation now. */
+  turnIsLive(conversationId: string): Promise<boolean> {
+    return turnIsLive(this.services.backend.conversations, { sessionId: this.id, conversationId });
+  }
+
+  /** Each agent's own documents in this session (todos, scratchbook), through the backend. */
+  get agentState(): SessionAgentState {
+    this.agentStates ??= new SessionAgentState(this.services.backend.agentState, this.id);
+    return this.agentStates;
+  }
+
+  /** Large tool outputs kept whole for this session (evicted from the context), through the backend. */
+  get artifacts(): SessionArtifacts {
+    this.artifactStore ??= new SessionArtifacts(this.services.backend.artifacts, this.id);
+    return this.artifactStore;
+  }
+
+  /**
+   * Records decisions and resumes what they unblock; `medium` names the user's surface, kept with the decision.
+   * `resume: false` only records: the paused turns are left for `resumeDecided` (in this process or another).
+   */
+  answerApprovals(
+    answers: readonly ApprovalAnswer[],
+    decidedBy: string,
+    options: { medium?: string | undefined; signal?: AbortSignal | undefined; resume?: boolean | undefined } = {},
+  ): Promise<AnswerOutcome> {
+    return answerApprovals(this, this.services.collective, answers, decidedBy, {
+      ...options,
+      rules: this.services.approvalRules,
+      sessionId: this.id,
+    });
+  }
+
+  /**
+   * Continues a conversation whose responder's turn paused on approvals. The
+   * frames are those that waited on it, as recorded with its approval requests
+   * (or carried down by the resumed turn above it).
+   */
+  resumeConversation(id: string, frames: readonly DelegationFrame[], signal?: AbortSignal): Promise<TurnResult> {
+    const key = parseConversationId(id);
+    const options = this.resumeOptions(id, frames, signal);
+    return this.withWork(options.frames, false, () => this.conversation(key).resume(options));
+  }
+
+  /** As `resumeConversation`, but only if a call of the paused turn still waits once the lease is held (else undefined, nothing written). */
+  resumeIfWaiting(id: string, frames: readonly DelegationFrame[], signal?: AbortSignal): Promise<TurnResult | undefined> {
+    const key = parseConversationId(id);
+    const options = this.resumeOptions(id, frames, signal);
+    return this.withWork(options.frames, false, () => this.conversation(key).resumeIfWaiting(options));
+  }
+
+  /**
+   * Continues, once each, the turns that paused on approvals decided since but
+   * never resumed (`legion approve --no-resume`, or an answering process that
+   * ended first): all of them, or those that wait on the given request ids.
+   */
+  resumeDecided(options: { ids?: readonly string[] | undefined; signal?: AbortSignal | undefined } = {}): Promise<ResumeOutcome> {
+    return resumeDecided(this, options);
+  }
+
+  /**
+   * Continues, once each, the chains that wait on questions the user answered
+   * but nobody resumed (`legion answer --no-resume`, or an answering process
+   * that ended first): all of them, or those of the given question ids.
+   */
+  resumeAnswered(options: { ids?: readonly string[] | undefined; signal?: AbortSignal | undefined } = {}): Promise<ResumeOutcome> {
+    return resumeAnswered(this, options);
+  }
+
+  private resumeOptions(
+    id: string,
+    frames: readonly DelegationFrame[],
+    signal: AbortSignal | undefined,
+  ): Omit<ConversationSendOptions, 'text'> {
+    const key = parseConversationId(id);
+    const { collective } = this.services;
+    return {
+      from: collective.require(key.initiator),
+      to: collective.require(key.responder),
+      frames: framesOfTurn(frames, key.initiator, id),
+      session: this,
+      signal,
+      ifBusy: 'wait',
+    };
+  }
+
+  /**
+   * Summarizes the older part of a conversation's context now (`legion compact`,
+   * `/compact`): a `compaction` entry is appended, the messages stay in the log.
+   * Takes the conversation's lease like a turn: refused while a turn runs in it.
+   */
+  compact(
+    conversationId: string,
+    options: { reason?: 'manual' | 'overflow' | 'auto' | undefined; signal?: AbortSignal | undefined } = {},
+  ): Promise<CompactOutcome> {
+    const key = parseConversationId(conversationId);
+    return this.conversation(key).compactNow({
+      responder: this.services.collective.require(key.responder),
+      session: this,
+      reason: options.reason ?? 'manual',
+      signal: options.signal,
+    });
+  }
+
+  /** Tool calls of a conversation's last response that have no result yet. */
+  async unanswered(conversationId: string): Promise<ToolUseBlock[]> {
+    return unansweredToolUses(await this.conversation(parseConversationId(conversationId)).recent(RECENT_FOR_APPROVALS));
+  }
+
+  /** The pending approvals and open questions these unanswered calls wait on, directly or through paused delegates. */
+  async pausedOn(
+    conversationId: string,
+    unanswered: readonly ToolUseBlock[],
+  ): Promise<{ requests: ApprovalView[]; questions: QuestionView[] }> {
+    const state = await this.approvals.state();
+    const waiting: { requests: ApprovalView[]; questions: QuestionView[] } = { requests: [], questions: [] };
+    let asked: QuestionState | undefined;
+    for (const toolUse of unanswered) {
+      const request = state.forToolUse(conversationId, toolUse.id);
+      if (request) {
+        const view = state.view(request.id);
+        if (view?.status === 'pending') waiting.requests.push(view);
+        continue;
+      }
+      // A delegate paused on an approval, or on a question to a user further down.
+      const delegate =
+        state.delegateOf(conversationId, toolUse.id) ?? (asked ??= await this.questions.state()).delegateOf(conversationId, toolUse.id);
+      if (delegate) {
+        const below = await this.pausedOn(delegate, await this.unanswered(delegate));
+        waiting.requests.push(...below.requests);
+        waiting.questions.push(...below.questions);
+        continue;
+      }
+      // A question to a user that nobody could be asked: the turn paused on it.
+      const question = (asked ??= await this.questions.state()).questionFor(conversationId, toolUse.id);
+      if (question?.status === 'pending') waiting.questions.push(question);
+    }
+    return waiting;
+  }
+
+  /**
+   * A turn of `conversationId` ended without answering (cancelled or failed): what its delegation
+   * tree still waits on is settled, so nothing of it runs later. Every pending approval requested
+   * in that conversation or below it (its frames pass through it) is settled as rejected and marked
+   * `cancelled`; every open question below it is withdrawn. First-wins, like any decision: an
+   * answer given at the same moment either won (and the tree was told) or is refused.
+   */
+  async settleEndedTree(conversationId: string, ending: { status: 'failed' | 'cancelled'; code: string }): Promise<void> {
+    const below = (record: { conversationId: string; frames?: readonly DelegationFrame[] | undefined }): boolean =>
+      record.conversationId === conversationId || (record.frames ?? []).some((frame) => frame.conversationId === conversationId);
+    const why =
+      ending.status === 'cancelled' ? 'the turn that asked was cancelled' : `the turn that asked ended with an error (${ending.code})`;
+    const at = new Date().toISOString();
+    for (const request of await this.approvals.pending()) {
+      if (!below(request)) continue;
+      const decidedBy = waitingParticipants(request.frames)[0] ?? request.approver;
+      await this.approvals.decide([
+        {
+          kind: 'decision',
+          version: 1,
+          requestId: request.id,
+          at,
+          decision: 'rejected',
+          reason: `${ending.status}: ${why} (${conversationId})`,
+          decidedBy,
+          cancelled: true,
+        },
+      ]);
+    }
+    const questions = await this.questions.state();
+    for (const view of questions.list({ status: 'pending' })) {
+      const question = questions.question(view.id);
+      if (!question || !below(question)) continue;
+      await this.questions.settle({
+        kind: 'withdrawn',
+        version: QUESTION_RECORD_VERSION,
+        questionId: question.id,
+        at,
+        reason: `${why} (${conversationId})`,
+      });
+    }
+  }
+
+  conversation(key: { initiator: string; responder: string; name?: string | undefined }): Conversation {
+    const id = conversationId(key);
+    return this.conversations.getOrOpen(id, () => {
+      const ref: ConversationRef = {
+        sessionId: this.id,
+        conversationId: id,
+        initiator: key.initiator,
+        responder: key.responder,
+        name: key.name,
+      };
+      // Object.assign, not `{ ...base, more }`: V8 keeps objects built by a spread plus further properties through
+      // young-generation GCs, so per-turn garbage would pile up in the old generation (bench/memory-runs.mjs).
+      return new Conversation(
+        ref,
+        this.services.backend.conversations,
+        Object.assign({}, this.services, {
+          pausedOn: (id: string, unanswered: readonly ToolUseBlock[]) => this.pausedOn(id, unanswered),
+          endedTree: (id: string, ending: { status: 'failed' | 'cancelled'; code: string }) => this.settleEndedTree(id, ending),
+        }),
+      );
+    });
+  }
+
+  /** Conversations the backend holds, whether or not this process has touched them. */
+  async listConversations(): Promise<ConversationRef[]> {
+    const ids = await this.services.backend.conversations.list(this.id);
+    return ids.map((id) => ({ sessionId: this.id, conversationId: id, ...parseConversationId(id) }));
+  }
+
+  /** The newest messages across all conversations, oldest first; reads only the end of each log. */
+  async recentMessages(limit: number): Promise<SessionMessage[]> {
+    const all: SessionMessage[] = [];
+    for (const ref of await this.listConversations()) {
+      const conversation = this.conversation(ref);
+      for (const message of await conversation.recent(limit)) all.push({ conversation: conversation.ref, message });
+    }
+    all.sort((a, b) => (a.message.at < b.message.at ? -1 : a.message.at > b.message.at ? 1 : 0));
+    return all.slice(-limit);
+  }
+
+  recordUsage(record: UsageRecord): Promise<void> {
+    return this.services.backend.usage.append(this.id, record);
+  }
+
+  /**
+   * Session totals for budget checks before each model call. Kept in memory and
+   * brought up to date from the ledger at each call by reading only what was
+   * appended since (by this process or another one on the same workspace), so a
+   * check costs a read of a few new lines, never the whole ledger. Reads are
+   * chained: parallel delegates asking at once would otherwise count a record twice.
+   */
+  usageTotals(): Promise<UsageTotals> {
+    const tally = (this.tally ??= { totals: emptyTotals(), cursor: undefined, reading: Promise.resolve() });
+    const read = tally.reading.then(async () => {
+      const { records, cursor } = await this.services.backend.usage.readSince(this.id, tally.cursor);
+      for (const record of records) addUsage(tally.totals, record.usage, record.costUsd);
+      tally.cursor = cursor;
+      return { ...tally.totals };
+    });
+    tally.reading = read.then(
+      () => undefined,
+      () => undefined,
+    );
+    return read;
+  }
+
+  /** Tokens and cost of every model call in this session, per participant (own and with delegates) and per conversation. */
+  async usage(): Promise<UsageSummary> {
+    return summarizeUsage(await this.services.backend.usage.read(this.id));
+  }
+
+  /** Forgets loaded histories; what the session holds open lives in the backend, which keeps its own bound. */
+  close(): void {
+    this.conversations.closeAll();
+    this.trees.clear();
+  }
+
+  /** Renames the session (what `legion sessions` and a UI show). */
+  async setTitle(title: string): Promise<void> {
+    this.meta = await this.services.backend.sessions.update(this.id, { title });
+    this.updated(['title']);
+  }
+
+  private watchHint(): ((onChange: () => void) => () => void) | undefined {
+    const { backend } = this.services;
+    return backend.watch ? (onChange) => backend.watch!(this.id, onChange) : undefined;
+  }
+
+  /**
+   * A message that starts work: the session is active now, and a session without a title takes one
+   * from it (`titleFromMessage`, no model call). The title is read fresh first, so a title another
+   * process gave (`legion sessions rename`) is never replaced.
+   */
+  private async touch(message: string): Promise<void> {
+    const { sessions } = this.services.backend;
+    const title =
+      this.meta.title === undefined && (await sessions.get(this.id))?.title === undefined ? titleFromMessage(message) : undefined;
+    // The backend keeps what finds the latest session (a file backend: its index) with it.
+    this.meta = await sessions.update(this.id, { lastActiveAt: new Date().toISOString(), ...(title !== undefined ? { title } : {}) });
+    this.updated(title !== undefined ? ['lastActiveAt', 'title'] : ['lastActiveAt']);
+  }
+
+  private updated(changed: ReadonlyArray<'title' | 'lastActiveAt'>): void {
+    const { events } = this.services;
+    if (!events.hasListeners('session:updated')) return;
+    events.emit('session:updated', {
+      sessionId: this.id,
+      changed,
+      ...(this.meta.title !== undefined ? { title: this.meta.title } : {}),
+      lastActiveAt: this.meta.lastActiveAt,
+    });
+  }
+}

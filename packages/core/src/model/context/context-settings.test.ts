@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { AgentParticipantSchema } from '../../team/collective/participant.js';
+import { DEFAULT_CONFIG, type ResolvedConfig } from '../../team/config/config-schema.js';
+import { contextSettingsFor } from './context-settings.js';
+import { loadTokenCounter, tokenUpperBound } from './token-count.js';
+
+const agent = (fields: Record<string, unknown> = {}) =>
+  AgentParticipantSchema.parse({ id: 'worker', name: 'Worker', type: 'agent', systemPrompt: 'Work.', ...fields });
+
+describe('contextSettingsFor', () => {
+  it('picks the small profile for a 4k model and the cloud profile for a 200k one', () => {
+    const config: ResolvedConfig = { ...DEFAULT_CONFIG, models: { tiny: { window: 4_096, outputReserve: 512 } } };
+    const small = contextSettingsFor(config, agent({ model: { provider: 'openai', model: 'tiny' } }));
+    expect(small).toMatchObject({
+      profile: 'small',
+      window: 4_096,
+      evictAboveTokens: 700,
+      pruneAtTokens: 2_600,
+      summarizeAtTokens: 3_200,
+      scratchbook: true,
+      toolSchemas: 'compact',
+    });
+    const cloud = contextSettingsFor(DEFAULT_CONFIG, agent({ model: { provider: 'anthropic', model: 'claude-sonnet-4-5-20250929' } }));
+    expect(cloud).toMatchObject({ profile: 'cloud', window: 200_000, summarizeAtTokens: 200_000 - 16_000 - 13_000 });
+  });
+
+  it('guesses a small window for an unknown local model and a hosted one for an unknown remote model', () => {
+    const local = contextSettingsFor(
+      DEFAULT_CONFIG,
+      agent({ model: { provider: 'openai', model: 'my-finetune', baseURL: 'http://127.0.0.1:8080/v1' } }),
+    );
+    expect(local).toMatchObject({ profile: 'small', window: 8_192, toolSchemas: 'compact' });
+    const hosted = contextSettingsFor(DEFAULT_CONFIG, agent({ model: { provider: 'openai', model: 'brand-new-model' } }));
+    expect(hosted).toMatchObject({ profile: 'cloud', window: 32_768, outputReserve: 4_096, toolSchemas: 'full' });
+    const configured: ResolvedConfig = { ...DEFAULT_CONFIG, providers: { openai: { baseURL: 'http://localhost:1234/v1' } } };
+    expect(contextSettingsFor(configured, agent({ model: { provider: 'openai', model: 'brand-new-model' } }))).toMatchObject({
+      profile: 'small',
+      window: 8_192,
+    });
+  });
+
+  it('applies the config, then the agent, field by field over the profile', () => {
+    const config: ResolvedConfig = { ...DEFAULT_CONFIG, context: { profile: 'small', evictAboveTokens: 900 } };
+    const settings = contextSettingsFor(config, agent({ context: { keepRecentMessages: 7 } }));
+    expect(settings).toMatchObject({ profile: 'small', evictAboveTokens: 900, keepRecentMessages: 7, pruneAtTokens: 2_600 });
+  });
+
+  it('refuses an unknown field in an agent file', () => {
+    expect(() => agent({ context: { profil: 'small' } })).toThrow();
+  });
+});
+
+describe('token counting', () => {
+  it('counts with a real tokenizer, below the byte bound', async () => {
+    const count = await loadTokenCounter();
+    const text = 'The quick brown fox jumps over the lazy dog.';
+    expect(count(text)).toBe(10);
+    expect(count(text)).toBeLessThanOrEqual(tokenUpperBound(text));
+  });
+
+  it('counts a long run without whitespace in pieces (whole, BPE takes minutes on it)', async () => {
+    const count = await loadTokenCounter();
+    const run = 'a'.repeat(1_000_000);
+    const tokens = count(run);
+    expect(tokens).toBeGreaterThan(1_000_000 / 16);
+    expect(tokens).toBeLessThanOrEqual(tokenUpperBound(run));
+  });
+});

@@ -1,0 +1,112 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { ProviderError } from '../../kernel/errors.js';
+import { isRetryableError, toProviderError, toStreamError } from './provider-errors.js';
+
+const anthropic = { provider: 'anthropic', model: 'claude-test', baseURL: 'http://127.0.0.1:9/', apiKeyEnv: 'ANTHROPIC_API_KEY' };
+const openai = { provider: 'openai', model: 'gpt-test', baseURL: 'http://127.0.0.1:9/v1', apiKeyEnv: 'OPENAI_API_KEY' };
+
+// Errors as the SDKs themselves build them from a response.
+const anthropicError = (status: number, type: string, message: string) =>
+  Anthropic.APIError.generate(status, { type: 'error', error: { type, message } }, undefined, new Headers());
+const openaiError = (status: number, message: string) => OpenAI.APIError.generate(status, { error: { message } }, undefined, new Headers());
+
+describe('toProviderError', () => {
+  it.each([
+    [401, 'provider_auth', /the API key was rejected \(401.*\)\. Check ANTHROPIC_API_KEY \(or providers\.anthropic\.apiKey/],
+    [403, 'provider_forbidden', /access denied \(403.*\)\. Check ANTHROPIC_API_KEY/],
+    [404, 'provider_model_not_found', /model or endpoint not found at http:\/\/127\.0\.0\.1:9\/ .*Check the model name "claude-test"/],
+    [429, 'provider_rate_limited', /rate limited.*raise providers\.anthropic\.maxRetries/],
+    [400, 'provider_bad_request', /the request was refused \(400/],
+    [529, 'provider_unavailable', /the service failed \(529/],
+  ])('maps Anthropic status %i to %s with the fix', (status, code, text) => {
+    const error = toProviderError(anthropicError(status, 'some_error', 'details from the API'), anthropic);
+
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ code, provider: 'anthropic', model: 'claude-test' });
+    expect(error.message).toMatch(/^anthropic \(claude-test\): /);
+    expect(error.message).toMatch(text);
+    expect(error.message).toContain('details from the API');
+  });
+
+  it('maps OpenAI statuses the same way', () => {
+    expect(toProviderError(openaiError(401, 'Incorrect API key'), openai)).toMatchObject({ code: 'provider_auth' });
+    expect(toProviderError(openaiError(401, 'Incorrect API key'), openai).message).toContain('Check OPENAI_API_KEY');
+    expect(toProviderError(openaiError(404, 'no such model'), openai)).toMatchObject({ code: 'provider_model_not_found' });
+    expect(toProviderError(openaiError(500, 'oops'), openai)).toMatchObject({ code: 'provider_unavailable' });
+  });
+
+  it('recognises connection failures, timeouts and aborts of both SDKs (OpenAI leaves their name "Error")', () => {
+    for (const [sdk, context] of [
+      [Anthropic, anthropic],
+      [OpenAI, openai],
+    ] as const) {
+      expect(toProviderError(new sdk.APIConnectionError({ message: 'Connection error.' }), context)).toMatchObject({
+        code: 'provider_unreachable',
+      });
+      expect(toProviderError(new sdk.APIConnectionError({ message: 'Connection error.' }), context).message).toContain(
+        `cannot connect to ${context.baseURL}`,
+      );
+      expect(toProviderError(new sdk.APIConnectionTimeoutError(), context)).toMatchObject({ code: 'provider_timeout' });
+      expect(toProviderError(new sdk.APIConnectionTimeoutError(), context).message).toContain(
+        `Raise providers.${context.provider}.timeoutMs`,
+      );
+      expect(toProviderError(new sdk.APIUserAbortError(), context)).toMatchObject({ code: 'cancelled' });
+    }
+    expect(toProviderError(new DOMException('This operation was aborted', 'AbortError'), openai)).toMatchObject({ code: 'cancelled' });
+  });
+
+  it('says which key to check only when the provider has one', () => {
+    expect(toProviderError(openaiError(401, 'no'), { provider: 'ollama', model: 'llama', baseURL: undefined }).message).toContain(
+      'Check the API key.',
+    );
+  });
+
+  it('passes a ProviderError through unchanged', () => {
+    const original = new ProviderError('openai', 'gpt-test', 'no API key is set', 'Set OPENAI_API_KEY.', { code: 'provider_no_key' });
+    expect(toProviderError(original, openai)).toBe(original);
+  });
+});
+
+describe('retrying a stream', () => {
+  it('retries a response that broke off, without an HTTP status', () => {
+    const broken = toStreamError(new TypeError('terminated'), anthropic);
+
+    expect(broken).toMatchObject({ code: 'provider_stream_interrupted' });
+    expect(broken.message).toBe(
+      'anthropic (claude-test): the response broke off mid-stream (terminated). It is usually temporary: try again.',
+    );
+    expect(isRetryableError(broken)).toBe(true);
+    // An error event inside the stream (e.g. overloaded) carries no status either.
+    expect(
+      isRetryableError(
+        toStreamError(
+          Anthropic.APIError.generate(
+            undefined,
+            { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+            undefined,
+            undefined,
+          ),
+          anthropic,
+        ),
+      ),
+    ).toBe(true);
+  });
+
+  it('retries a failed request that may succeed later (Legion, not the SDK, owns every retry)', () => {
+    expect(isRetryableError(toProviderError(anthropicError(503, 'overloaded_error', 'busy'), anthropic))).toBe(true);
+    expect(isRetryableError(toProviderError(anthropicError(429, 'rate_limit_error', 'slow down'), anthropic))).toBe(true);
+    expect(isRetryableError(toProviderError(new Anthropic.APIConnectionError({ message: 'Connection error.' }), anthropic))).toBe(true);
+  });
+
+  it('does not retry what cannot succeed, or what was cancelled', () => {
+    expect(isRetryableError(toProviderError(anthropicError(401, 'authentication_error', 'bad key'), anthropic))).toBe(false);
+    expect(
+      isRetryableError(
+        new ProviderError('openai', 'gpt-test', 'the "openai" package is not installed', 'Install it.', { code: 'provider_sdk_missing' }),
+      ),
+    ).toBe(false);
+    expect(isRetryableError(toStreamError(new OpenAI.APIUserAbortError(), openai))).toBe(false);
+    expect(isRetryableError(new TypeError('terminated'))).toBe(false);
+  });
+});

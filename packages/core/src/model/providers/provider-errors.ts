@@ -1,0 +1,243 @@
+import type { LegionErrorCode } from '../../kernel/error-codes.js';
+import { errorMessage, ProviderError } from '../../kernel/errors.js';
+
+/** What we read off an SDK error without importing the SDK: both SDKs set these. */
+interface SdkErrorShape {
+  status?: number;
+  name?: string;
+  headers?: unknown;
+  error?: { error?: { message?: string }; message?: string };
+  /** OpenAI's error code (`context_length_exceeded`). */
+  code?: unknown;
+}
+
+/**
+ * How the providers say a prompt is longer than the model's window: Anthropic's
+ * 400 invalid_request_error "prompt is too long: 210000 tokens > 200000 maximum",
+ * OpenAI's 400 `context_length_exceeded` "This model's maximum context length is …"
+ * (and servers speaking its protocol: "… exceeds the context window", "too many tokens").
+ */
+const CONTEXT_TOO_LONG =
+  /prompt is too long|context_length_exceeded|maximum context length|exceeds the context window|context window (?:is )?exceeded|too many (?:input )?tokens/i;
+
+export interface ProviderErrorContext {
+  provider: string;
+  model: string;
+  baseURL: string | undefined;
+  apiKeyEnv?: string | undefined;
+}
+
+/**
+ * Turns an SDK failure into a `ProviderError` that names the provider, the
+ * model and what to do about it.
+ */
+export function toProviderError(error: unknown, context: ProviderErrorContext): ProviderError {
+  if (error instanceof ProviderError) return error;
+  const { provider, model } = context;
+  const shape = (typeof error === 'object' && error !== null ? error : {}) as SdkErrorShape;
+  const detail = errorMessage(error);
+  const keyHint = context.apiKeyEnv
+    ? `Check ${context.apiKeyEnv} (or providers.${provider}.apiKey in the global Legion config)`
+    : 'Check the API key';
+  const where = context.baseURL ?? 'the default endpoint';
+  const make = (code: LegionErrorCode, message: string, fix: string) =>
+    new ProviderError(provider, model, message, fix, { code, cause: error });
+  switch (shape.status) {
+    case 401:
+      return make('provider_auth', `the API key was rejected (401: ${detail})`, `${keyHint}.`);
+    case 403:
+      return make('provider_forbidden', `access denied (403: ${detail})`, `${keyHint}, and that the key may use this model.`);
+    case 404:
+      return make(
+        'provider_model_not_found',
+        `model or endpoint not found at ${where} (404: ${detail})`,
+        `Check the model name "${model}" in the participant's "model" setting and the base URL.`,
+      );
+    case 429:
+      return make(
+        'provider_rate_limited',
+        `rate limited (429: ${detail})`,
+        `Wait and try again, or raise providers.${provider}.maxRetries.`,
+      );
+    default:
+      break;
+  }
+  if (shape.status !== undefined && shape.status >= 500) {
+    return make(
+      'provider_unavailable',
+      `the service failed (${shape.status}: ${detail})`,
+      `It is usually temporary: try again later (Legion retries it by itself as often as providers.${provider}.maxRetries allows).`,
+    );
+  }
+  if ((shape.status === 400 || shape.status === 413) && (shape.code === 'context_length_exceeded' || CONTEXT_TOO_LONG.test(detail))) {
+    return make(
+      'provider_context_too_long',
+      `the prompt is longer than the model's window (${shape.status}: ${detail})`,
+      `Legion compacts the conversation and retries once; if it still fails, set the model's window (context.window, or "models" in the config) to what ${model} really takes.`,
+    );
+  }
+  if (shape.status === 400)
+    return make(
+      'provider_bad_request',
+      `the request was refused (400: ${detail})`,
+      'This is likely a Legion bug or an unsupported model setting; report it with the message.',
+    );
+  const name = errorName(error);
+  if (name === 'APIUserAbortError' || name === 'AbortError') return cancelledError(context, error);
+  if (name === 'APIConnectionTimeoutError')
+    return make(
+      'provider_timeout',
+      `no answer within the request timeout from ${where}`,
+      `Raise providers.${provider}.timeoutMs, or check that the endpoint is up.`,
+    );
+  if (name === 'APIConnectionError')
+    return make(
+      'provider_unreachable',
+      `cannot connect to ${where} (${detail})`,
+      "Check that the endpoint is running and the base URL is right (model.baseURL, or the provider's *_BASE_URL variable).",
+    );
+  return make('provider_error', detail, 'See the message above.');
+}
+
+/** The provider refused the request as longer than the model's window. */
+export function isContextTooLongError(error: unknown): boolean {
+  return error instanceof ProviderError && error.code === 'provider_context_too_long';
+}
+
+/** The window a too-long error names (Anthropic's "> 200000 maximum", OpenAI's "maximum context length is 128000 tokens"), if it names one. */
+export function windowNamedBy(error: unknown): number | undefined {
+  if (!isContextTooLongError(error)) return undefined;
+  const text = errorMessage(error);
+  const match = /tokens? > (\d+) maximum/.exec(text) ?? /maximum context length is (\d+) tokens/.exec(text);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** OpenAI's SDK (v6) leaves `name` as "Error" on its error classes; the class name tells them apart. */
+function errorName(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return '';
+  const className = error.constructor?.name ?? '';
+  if (className.startsWith('API')) return className;
+  const name = (error as { name?: unknown }).name;
+  return typeof name === 'string' ? name : '';
+}
+
+/** The caller aborted the request: same code as a turn cancelled between model calls. */
+export function cancelledError(context: ProviderErrorContext, cause?: unknown): ProviderError {
+  return new ProviderError(context.provider, context.model, 'the request was cancelled', 'Nothing to fix: it was stopped on purpose.', {
+    code: 'cancelled',
+    cause,
+  });
+}
+
+/** A 200 whose body is not a stream of events: an HTML page (a proxy's login), JSON, or nothing at all. */
+export async function notAStreamError(
+  response: { status: number; headers: { get(name: string): string | null }; text(): Promise<string> },
+  context: ProviderErrorContext,
+): Promise<ProviderError> {
+  const type = response.headers.get('content-type') ?? '';
+  let body = '';
+  try {
+    body = await response.text();
+  } catch {
+    // Unreadable: the type and size are what we can say.
+  }
+  const where = context.baseURL ?? 'the default endpoint';
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1]?.trim();
+  const preview = body.replace(/\s+/g, ' ').trim().slice(0, 160);
+  const what =
+    body.length === 0
+      ? `an empty body (status ${response.status}${type ? `, ${type}` : ''})`
+      : `${/html/i.test(type) || /^\s*<(!doctype|html)/i.test(body) ? 'an HTML page' : 'a non-stream body'} (status ${response.status}, ${type || 'no content type'}, ${body.length} bytes${title ? `, titled "${title}"` : ''}: ${JSON.stringify(preview)})`;
+  return new ProviderError(
+    context.provider,
+    context.model,
+    `${where} answered with ${what} instead of a stream of events`,
+    "Check the base URL (a proxy, a captive portal or a wrong path answers like this) and that the endpoint speaks this provider's API.",
+    { code: 'provider_bad_response' },
+  );
+}
+
+/** A stream that ended without any answer in it. */
+export function emptyResponseError(context: ProviderErrorContext, what: string): ProviderError {
+  return new ProviderError(
+    context.provider,
+    context.model,
+    `${context.baseURL ?? 'the default endpoint'} sent ${what}: an empty response`,
+    "Check that the endpoint speaks this provider's API; it is retried when it happens now and then.",
+    { code: 'provider_empty_response' },
+  );
+}
+
+/** Errors raised while reading a response that had begun (see `toStreamError`). */
+const brokenStreams = new WeakSet<ProviderError>();
+
+/**
+ * An error raised while reading a streamed response, after the request
+ * itself succeeded. The SDKs do not retry these, so `retryUntilFirstPart` may.
+ */
+export function toStreamError(error: unknown, context: ProviderErrorContext): ProviderError {
+  const converted = toProviderError(error, context);
+  if (converted.code === 'cancelled') return converted;
+  const result =
+    converted.code === 'provider_error'
+      ? new ProviderError(
+          context.provider,
+          context.model,
+          `the response broke off mid-stream (${errorMessage(error)})`,
+          'It is usually temporary: try again.',
+          {
+            code: 'provider_stream_interrupted',
+            cause: error,
+          },
+        )
+      : converted;
+  brokenStreams.add(result);
+  return result;
+}
+
+/**
+ * Whether a call that failed before yielding anything may be tried again: an
+ * HTTP 408, 409, 429 or 5xx, no connection or no answer in time, or a response
+ * that broke off. A wrong key, an unknown model or a bad request is not.
+ */
+export function isRetryableError(error: unknown): boolean {
+  if (!(error instanceof ProviderError)) return false;
+  if (brokenStreams.has(error)) {
+    const shape = sdkShape(error.cause);
+    return shape.status === undefined || shape.status === 408 || shape.status === 409 || shape.status === 429 || shape.status >= 500;
+  }
+  const shape = sdkShape(error.cause);
+  if (shape.status !== undefined) return shape.status === 408 || shape.status === 409 || shape.status === 429 || shape.status >= 500;
+  return (
+    error.code === 'provider_unreachable' ||
+    error.code === 'provider_timeout' ||
+    error.code === 'provider_stalled' ||
+    error.code === 'provider_empty_response'
+  );
+}
+
+/** How long the provider asked us to wait (`retry-after-ms`, `retry-after` in seconds or as a date), if it did. */
+export function retryAfterMs(error: unknown): number | undefined {
+  const headers = sdkShape(error instanceof ProviderError ? error.cause : error).headers;
+  const read = (name: string): string | undefined => {
+    if (!headers || typeof headers !== 'object') return undefined;
+    const getter = (headers as { get?: unknown }).get;
+    const value =
+      typeof getter === 'function'
+        ? (getter as (name: string) => string | null).call(headers, name)
+        : (headers as Record<string, unknown>)[name];
+    return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+  };
+  const milliseconds = Number(read('retry-after-ms'));
+  if (Number.isFinite(milliseconds) && milliseconds >= 0 && read('retry-after-ms') !== undefined) return milliseconds;
+  const header = read('retry-after');
+  if (header === undefined) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function sdkShape(value: unknown): SdkErrorShape {
+  return (typeof value === 'object' && value !== null ? value : {}) as SdkErrorShape;
+}
