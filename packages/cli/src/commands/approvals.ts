@@ -1,4 +1,5 @@
 import { Legion, LegionError, type ApprovalAnswer, type Session, type TurnResult } from '@legion-collective/core';
+import { approveChoiceOf } from '../approve-flags.js';
 import { approvalSurface, TERMINAL_MEDIUM, type ApproveMode } from '../approval-prompt.js';
 import { styleFor, type Style } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
@@ -56,7 +57,11 @@ export async function answerCommand(
     resume?: boolean;
   },
 ): Promise<number> {
-  const remember = rememberFrom(options, (line) => stderr.write(`${line}\n`));
+  const flags = approveChoiceOf(options);
+  if (!flags.ok) throw new LegionError('usage', flags.error);
+  if (flags.deprecation) stderr.write(`legion: warning: ${flags.deprecation}\n`);
+  const remember: Pick<ApprovalAnswer, 'remember' | 'pattern'> =
+    flags.choice === 'once' ? {} : { remember: flags.choice, ...(flags.pattern !== undefined ? { pattern: flags.pattern } : {}) };
   const { legion, session } = await open(options);
   const surface = approvalSurface(
     options.approve ?? legion.config.approval.headless,
@@ -144,31 +149,6 @@ function exitForResumed(resumed: readonly TurnResult[], json: boolean, sessionId
     return 2;
   }
   return 0;
-}
-
-/**
- * `--this-session` ([s]) is this agent and tool for the session; `--rule` or `--pattern GLOB` ([a])
- * a rule for every session. `--always` was this session before "always" named a rule on every other
- * surface: it keeps its old meaning (never silently widening a script's approval to a rule), with a
- * warning, until it is removed.
- */
-export function rememberFrom(
-  options: { thisSession?: boolean; always?: boolean; rule?: boolean; pattern?: string },
-  warn: (line: string) => void,
-): Pick<ApprovalAnswer, 'remember' | 'pattern'> {
-  if (options.always)
-    warn(
-      'legion: warning: --always is deprecated: it means --this-session here, but "always" is a rule everywhere else ([a] at a prompt). Use --this-session, or --rule for every session.',
-    );
-  const session = options.thisSession === true || options.always === true;
-  const rule = options.rule === true || options.pattern !== undefined;
-  if (rule && session)
-    throw new LegionError(
-      'usage',
-      `${options.thisSession ? '--this-session' : '--always (this session)'} and --rule (every session) ask for different things; give one of them.`,
-    );
-  if (rule) return { remember: 'always', ...(options.pattern !== undefined ? { pattern: options.pattern } : {}) };
-  return session ? { remember: 'session' } : {};
 }
 
 function describeResult(result: TurnResult, style: Style): string {

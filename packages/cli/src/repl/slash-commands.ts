@@ -9,6 +9,7 @@ import { clip, formatCost, formatTokens } from './format.js';
 import { contextLines } from './context-view.js';
 import { compactionLine } from '../render/compaction-line.js';
 import { conversationId } from '@legion-collective/core/internal';
+import { approveChoiceOf } from '../approve-flags.js';
 
 const style = styleFor(process.stdout);
 
@@ -214,21 +215,18 @@ const COMMANDS: Command[] = [
     complete: (control, prefix) => pendingItems(control, prefix),
     run: (control, args) => {
       const words = args.split(/\s+/).filter(Boolean);
-      // The flags of `legion approve`; `--always` is its deprecated "this session" (never a rule: "always" did not mean one here).
+      // The flags of `legion approve` (`--pattern` aside: /approve makes a rule of the exact call).
       const flags = ['--this-session', '--always', '--rule'];
       const ids = words.filter((word) => !flags.includes(word));
       if (ids.length === 0) return control.print(style.red('Which request? /approve ID (see /approvals)'));
-      const session = words.includes('--this-session') || words.includes('--always');
-      if (session && words.includes('--rule'))
-        return control.print(style.red('--this-session and --rule ask for different things; give one of them.'));
-      if (words.includes('--always'))
-        control.print(
-          style.dim(
-            '  --always is deprecated: it means --this-session here, but "always" is a rule everywhere else ([a]). Use --this-session, or --rule.',
-          ),
-        );
-      if (words.includes('--rule')) return control.answerApprovals(ids, 'always');
-      return control.answerApprovals(ids, session ? 'session' : 'once');
+      const choice = approveChoiceOf({
+        thisSession: words.includes('--this-session'),
+        always: words.includes('--always'),
+        rule: words.includes('--rule'),
+      });
+      if (!choice.ok) return control.print(style.red(choice.error));
+      if (choice.deprecation) control.print(style.dim(`  ${choice.deprecation}`));
+      return control.answerApprovals(ids, choice.choice);
     },
   },
   {
