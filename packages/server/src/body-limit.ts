@@ -42,7 +42,7 @@ export function limitBody(maxBytes: number, refusal: { what: string; fix: string
         'payload_too_large',
         `The body of ${context.req.method} ${context.req.path} is over the limit of ${formatLimit(maxBytes)} for ${refusal.what}. ${refusal.fix}`,
       );
-      // The rest of the body is not read: the connection cannot carry another request, so the client is told not to reuse it.
+      // The rest of the body is only dropped (`serveLocally`'s lingering close) and the connection then ends: the client is told not to reuse it.
       return context.json(refused.body(), 413, { connection: 'close' });
     },
   });

@@ -1,9 +1,9 @@
 import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import { followWorkspace, type Legion } from '@legion-collective/core';
 import { newAccessToken } from './access-token.js';
 import { bodyLimitsFor } from './body-limit.js';
 import { createApp } from './create-app.js';
+import { serveLocally } from './node-serve.js';
 import { EventJournal, type JournalLimits } from './event-journal.js';
 import { feedJournal } from './event-feed.js';
 import type { ServerContext } from './server-context.js';
@@ -129,10 +129,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     env: options.env ?? process.env,
     frameAncestors: options.frameAncestors,
   });
-  const listening = await new Promise<ServerType>((resolve, reject) => {
-    const http = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(http));
-    http.once('error', reject);
-  });
+  const listening = await serveLocally({ fetch: app.fetch, port, hostname: host });
   port = (listening.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import {
   DEFAULT_MAX_REQUEST_BODY_SIZE,
   isInitializeRequest,
@@ -8,6 +7,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { allowedHosts } from '@legion-collective/server/local-origin';
+import { serveLocally } from '@legion-collective/server/node-serve';
 import { guardRequest, refusal } from './http-guard.js';
 import { createMcpServer } from './mcp-server.js';
 import { McpSessions, type SessionLimits } from './mcp-sessions.js';
@@ -100,10 +100,7 @@ export async function serveHttp(
     }
   };
 
-  const listening = await new Promise<ServerType>((resolve, reject) => {
-    const http = serve({ fetch: handle, port: options.port, hostname: options.host }, () => resolve(http));
-    http.once('error', reject);
-  });
+  const listening = await serveLocally({ fetch: handle, port: options.port, hostname: options.host });
   const port = (listening.address() as AddressInfo).port;
   hosts = allowedHosts(options.host, port);
   const urlHost = options.host.includes(':') ? `[${options.host}]` : options.host;
