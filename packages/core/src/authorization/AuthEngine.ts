@@ -225,13 +225,13 @@ function ruleMatches(rule: PolicyRule, call: CallFacts): boolean {
   if (rule.paths) {
     const paths = call.paths();
     if (paths.length === 0) return false;
-    const matches = picomatch(rule.paths, { dot: true });
+    const matches = pathMatcher(rule.paths);
     const matchesForm = (form: string | undefined) => form !== undefined && matches(form);
     const held = widening ? paths.every((forms) => forms.every(matchesForm)) : paths.some((forms) => forms.some(matchesForm));
     if (!held) return false;
   }
   for (const [name, pattern] of Object.entries(rule.args ?? {})) {
-    const regex = new RegExp(pattern);
+    const regex = argumentRegex(pattern);
     if (call.isCommand(name)) {
       if (!commandMatches(regex, call.argument(name), widening)) return false;
       continue;
@@ -296,9 +296,45 @@ function matchingPolicies(policies: Policies | undefined, tool: PolicySubject): 
     else if (aliases.includes(pattern)) ranked.push([1, pattern, policy]);
     else if (pattern.startsWith(EFFECT_PREFIX)) {
       if (pattern.slice(EFFECT_PREFIX.length) === (tool.effect ?? 'write')) ranked.push([3, pattern, policy]);
-    } else if ([tool.name, ...aliases].some((name) => picomatch.isMatch(name, pattern, { dot: true }))) ranked.push([2, pattern, policy]);
+    } else {
+      const matches = toolGlob(pattern);
+      if (matches(tool.name) || aliases.some(matches)) ranked.push([2, pattern, policy]);
+    }
   }
   return ranked.sort(([a, x], [b, y]) => a - b || (a === 2 ? y.length - x.length : 0)).map(([, pattern, policy]) => [pattern, policy]);
+}
+
+/*
+ * Every tool call is checked against the policies: their globs and patterns are compiled once, not on
+ * each call (picomatch.isMatch compiles its pattern every time). Policies come from config files, so
+ * there are few; the bound only keeps a process that reloads many configs from holding them all.
+ */
+const COMPILED_BOUND = 512;
+const toolGlobs = new Map<string, (name: string) => boolean>();
+const pathMatchers = new Map<string, (path: string) => boolean>();
+const argumentRegexes = new Map<string, RegExp>();
+
+function compiled<T>(cache: Map<string, T>, key: string, compile: () => T): T {
+  let value = cache.get(key);
+  if (value === undefined) {
+    if (cache.size >= COMPILED_BOUND) cache.clear();
+    value = compile();
+    cache.set(key, value);
+  }
+  return value;
+}
+
+function toolGlob(pattern: string): (name: string) => boolean {
+  return compiled(toolGlobs, pattern, () => picomatch(pattern, { dot: true }));
+}
+
+function pathMatcher(paths: readonly string[]): (path: string) => boolean {
+  return compiled(pathMatchers, JSON.stringify(paths), () => picomatch([...paths], { dot: true }));
+}
+
+/** Argument patterns have no flags: `test` keeps no state between calls, so one RegExp serves them all. */
+function argumentRegex(pattern: string): RegExp {
+  return compiled(argumentRegexes, pattern, () => new RegExp(pattern));
 }
 
 /** A policy key that names every tool with one effect: `effect:shell`, `effect:write`. */

@@ -51,7 +51,7 @@ export class ToolExecutor {
       const available = [...tools.keys()].join(', ') || '(none)';
       return { ok: false, error: `Tool "${toolUse.name}" is not available to you. Available tools: ${available}.`, refusal: 'unavailable' };
     }
-    const parsed = tool.inputSchema.safeParse(toolUse.input, { reportInput: true });
+    const parsed = this.validate(toolUse, tool);
     if (!parsed.success) {
       const { field, problem, fix } = describeZodError(parsed.error, toolUse.input);
       return {
@@ -62,6 +62,20 @@ export class ToolExecutor {
     }
     return { ok: true, call: { toolUse, tool, input: parsed.data } };
   }
+
+  /**
+   * A call's input checked against its tool's schema, once: the step's preflight (a hint for a tool
+   * not loaded yet) and the tool phase both prepare the same call of the same reply.
+   */
+  private validate(toolUse: ToolUseBlock, tool: Tool): ReturnType<Tool['inputSchema']['safeParse']> {
+    const known = this.validated.get(toolUse);
+    if (known?.tool === tool) return known.parsed;
+    const parsed = tool.inputSchema.safeParse(toolUse.input, { reportInput: true });
+    this.validated.set(toolUse, { tool, parsed });
+    return parsed;
+  }
+
+  private readonly validated = new WeakMap<ToolUseBlock, { tool: Tool; parsed: ReturnType<Tool['inputSchema']['safeParse']> }>();
 
   /** Runs prepared calls in order (adjacent concurrent ones together); outcomes by tool_use id. */
   async run(

@@ -175,6 +175,15 @@ export class FileConversationLog {
     return this.messagesOf(lines);
   }
 
+  /**
+   * Where the entry just appended ends: appends happen under the conversation lock, the descriptor's
+   * size was read when it opened and grows by what this process wrote (as `advanceSeen` relies on),
+   * so no `fstat` per append.
+   */
+  appendedEnd(): number {
+    return this.log.knownSize;
+  }
+
   /** Bytes on disk now, complete or not (another process may have appended). */
   diskSize(): number {
     return this.log.diskSize();

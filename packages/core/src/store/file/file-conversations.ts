@@ -73,7 +73,7 @@ export class FileConversations implements ConversationLogs {
       log.appendCompaction({ kind, ...compaction });
     }
     // Appends are made under the lease, so the end of the file is the end of this entry.
-    return makeCursor(CURSOR, log.diskSize());
+    return makeCursor(CURSOR, log.appendedEnd());
   }
 
   async recent(address: ConversationAddress, limit: number): Promise<Message[]> {

@@ -20,6 +20,9 @@ const FENCE_MARGIN_MS = 1_000;
 
 interface HeldLock {
   lock: FileLock;
+  /** The conversation it locks: compared on every append, so kept rather than its lock path rebuilt. */
+  sessionId: string;
+  conversationId: string;
   /** When the lease expires by this backend's clock; moved by `renew`. */
   expiresAtMs: number;
   /** Before expiry by at least this, an append need not read the lock file. */
@@ -45,7 +48,13 @@ export class FileLeases {
     const expiresAt = new Date(expiresAtMs).toISOString();
     if (!lock.tryAcquire(owner, { owner, expiresAt })) return { acquired: false, holder: leaseHolder(lock.holder()) };
     const token = lock.heldToken ?? '';
-    const held: HeldLock = { lock, expiresAtMs, marginMs: Math.min(FENCE_MARGIN_MS, Math.floor(options.ttlMs / 3)) };
+    const held: HeldLock = {
+      lock,
+      sessionId: address.sessionId,
+      conversationId: address.conversationId,
+      expiresAtMs,
+      marginMs: Math.min(FENCE_MARGIN_MS, Math.floor(options.ttlMs / 3)),
+    };
     this.held.set(token, held);
     // A holder that died mid-write may have left a torn line; cut it before anything reads or appends.
     try {
@@ -86,7 +95,7 @@ export class FileLeases {
    */
   assertHeld(address: ConversationAddress, lease: Lease): void {
     const held = this.held.get(lease.token);
-    if (held && held.lock.path === this.paths.conversationLock(address.sessionId, address.conversationId)) {
+    if (held && held.sessionId === address.sessionId && held.conversationId === address.conversationId) {
       if (this.now() < held.expiresAtMs - held.marginMs && held.lock.refreshedWithin(LOCK_LEASE_MS - held.marginMs)) return;
       if (held.lock.stillHeld()) return;
       this.held.delete(lease.token);

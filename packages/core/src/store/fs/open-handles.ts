@@ -24,13 +24,17 @@ export class OpenHandles<T extends Closable> {
   private readonly used: number[] = [];
   private clock = 0;
   private count = 0;
+  /** The slot `get` found last. */
+  private lastSlot = 0;
 
   constructor(private readonly limit: number) {}
 
   /** The open object for `key`, marked as just used. */
   get(key: string): T | undefined {
-    const slot = this.keys.indexOf(key);
+    // A turn appends to one conversation again and again: its slot is tried before the scan.
+    const slot = this.keys[this.lastSlot] === key ? this.lastSlot : this.keys.indexOf(key);
     if (slot < 0) return undefined;
+    this.lastSlot = slot;
     this.used[slot] = ++this.clock;
     return this.handles[slot];
   }

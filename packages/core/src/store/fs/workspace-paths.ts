@@ -15,10 +15,14 @@ const CLAIM_FOLDERS: Record<RecordLogName, string | undefined> = {
 export class WorkspacePaths {
   readonly root: string;
   readonly legionDir: string;
+  readonly sessionsDir: string;
+  /** Built on every append and step (locks, agent state): joined once per session. */
+  private readonly sessionDirs = new Map<string, string>();
 
   constructor(root: string) {
     this.root = resolve(root);
     this.legionDir = join(this.root, LEGION_DIR);
+    this.sessionsDir = join(this.legionDir, 'sessions');
   }
 
   get configFile(): string {
@@ -43,11 +47,15 @@ export class WorkspacePaths {
   get toolsDir(): string {
     return join(this.legionDir, 'tools');
   }
-  get sessionsDir(): string {
-    return join(this.legionDir, 'sessions');
-  }
   sessionDir(sessionId: string): string {
-    return join(this.sessionsDir, sessionId);
+    let dir = this.sessionDirs.get(sessionId);
+    if (dir === undefined) {
+      dir = join(this.sessionsDir, sessionId);
+      // Ids come from the workspace's sessions (a few per process); a bound keeps a long-lived server's map small anyway.
+      if (this.sessionDirs.size >= 1024) this.sessionDirs.clear();
+      this.sessionDirs.set(sessionId, dir);
+    }
+    return dir;
   }
   sessionFile(sessionId: string): string {
     return join(this.sessionDir(sessionId), 'session.json');

@@ -44,7 +44,25 @@ export class PriceBook {
    * the process): config prices and local models cost no promise per call.
    */
   quote(call: PricedCall): PriceQuote | Promise<PriceQuote> {
-    const configured = configuredPrice(this.overrides(), call);
+    // Every reply is priced: a model's quote is worked out once per config (a reloaded config is a new object).
+    const pricing = this.overrides();
+    let known = this.quotes.get(pricing);
+    if (known === undefined) this.quotes.set(pricing, (known = new Map()));
+    const key = `${call.provider}\n${call.model}\n${call.baseURL ?? ''}`;
+    const cached = known.get(key);
+    if (cached !== undefined) return cached;
+    const quote = this.quoteNow(pricing, call);
+    if (!(quote instanceof Promise)) {
+      if (known.size >= 256) known.clear();
+      known.set(key, quote);
+    }
+    return quote;
+  }
+
+  private readonly quotes = new WeakMap<object, Map<string, PriceQuote>>();
+
+  private quoteNow(pricing: Readonly<Record<string, ModelPrice>>, call: PricedCall): PriceQuote | Promise<PriceQuote> {
+    const configured = configuredPrice(pricing, call);
     if (configured) return { price: configured, source: 'config' };
     if (isLocal(call)) return { price: FREE, source: 'local' };
     const datasetProvider = DATASET_PROVIDERS[call.provider];
