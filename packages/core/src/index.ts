@@ -18,11 +18,11 @@ export {
   approvalKeyLine,
   choiceOfAnswer,
   choiceOfKey,
-} from './driver/approval-choices.js';
-export type { ApprovalChoice, ApprovalChoiceAnswer, ApprovalChoiceWords } from './driver/approval-choices.js';
+} from './hitl/index.js';
+export type { ApprovalChoice, ApprovalChoiceAnswer, ApprovalChoiceWords } from './hitl/index.js';
 export { UsageTally, usageRecordOf } from './driver/usage-tally.js';
-export { explainPause, explainQuestionPause } from './driver/pause-explanation.js';
-export type { PauseExplanation, QuestionPauseExplanation } from './driver/pause-explanation.js';
+export { explainPause, explainQuestionPause } from './hitl/index.js';
+export type { PauseExplanation, QuestionPauseExplanation } from './hitl/index.js';
 export { DelegationTree, delegatedConversation } from './driver/delegation-tree.js';
 export type { OpenLegionOptions } from './Legion.js';
 export { initWorkspace } from './team/config/init-workspace.js';

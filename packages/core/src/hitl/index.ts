@@ -3,7 +3,8 @@
  * Approvals (the gate that records and routes a request, deciding, resuming the turns that waited,
  * the approval tools an agent answers with), questions (asking a user, answering, resuming), the
  * "approve always" rules (their files, schema and making), the events each of these emits, and the
- * user surfaces a person answers through (`UserSurfaces`, `UserRuntime`, MCP elicitation).
+ * user surfaces a person answers through (`UserSurfaces`, `UserRuntime`, MCP elicitation, the
+ * approval choices a surface offers and the explanation of a pause).
  *
  * This file is the area's one entry: code outside `hitl/` imports from here, never from a file of
  * it (`npm run lint`, rule `hitl-through-its-index`; tests excepted).
@@ -37,6 +38,20 @@ export type { AnswerQuestionOptions, QuestionAnsweringSession } from './answer-q
 export { resumeAnswered } from './resume-answered.js';
 export type { AnsweredResumingSession } from './resume-answered.js';
 export { emitQuestionRecord } from './question-events.js';
+
+// What a surface offers a person to answer an approval with, and how a pause is explained to them.
+export {
+  APPROVAL_CHOICES,
+  ApprovalChoiceAnswerSchema,
+  answerOfChoice,
+  approvalChoice,
+  approvalKeyLine,
+  choiceOfAnswer,
+  choiceOfKey,
+} from './approval-choices.js';
+export type { ApprovalChoice, ApprovalChoiceAnswer, ApprovalChoiceWords } from './approval-choices.js';
+export { explainPause, explainQuestionPause } from './pause-explanation.js';
+export type { PauseExplanation, QuestionPauseExplanation } from './pause-explanation.js';
 
 // "Approve always" rules.
 export { ApprovalRules } from './ApprovalRules.js';
