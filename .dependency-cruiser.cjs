@@ -7,8 +7,8 @@
  * its own layer entry and the ones listed before it.
  */
 const LAYERS = [
-  // kernel: errors, zod messages and the message; its events; tracing.
-  ['kernel/errors.ts', 'kernel/error-codes.ts', 'kernel/zod-issues.ts', 'kernel/message.ts'],
+  // kernel: errors, zod messages, sizes as errors say them and the message; its events; tracing.
+  ['kernel/errors.ts', 'kernel/error-codes.ts', 'kernel/zod-issues.ts', 'kernel/byte-size.ts', 'kernel/message.ts'],
   ['kernel/events'],
   ['kernel/tracing'],
   // store: the file kit and the backend-neutral records; the port with the session's stores; each backend.
@@ -24,6 +24,8 @@ const LAYERS = [
   ['model/context'],
   ['tools'],
   ['authorization'],
+  // hitl: the human in the loop (approvals, questions, rules, user surfaces); the engine calls it and gives it ports.
+  ['hitl'],
   // engine: conversations and sessions, then the runtimes that run their turns.
   ['engine/conversation'],
   ['engine/runtime'],
@@ -72,6 +74,14 @@ module.exports = {
       to: { circular: true },
     },
     ...layerRules,
+    {
+      name: 'hitl-through-its-index',
+      comment:
+        'The human-in-the-loop area (packages/core/src/hitl/) is entered through its index.ts only: code outside it imports `hitl/index.js`, never a file inside (tests excepted).',
+      severity: 'error',
+      from: { path: CORE, pathNot: [`${CORE}hitl/`, '\\.test\\.ts$', '/__fixtures__/'] },
+      to: { path: `${CORE}hitl/`, pathNot: `${CORE}hitl/index\\.ts$` },
+    },
     {
       name: 'core-file-outside-the-layers',
       comment: 'Every file in packages/core/src belongs to a layer; a new folder is added to LAYERS (and to the README) first.',

@@ -20,16 +20,14 @@ import { registerBuiltinProviders } from './model/providers/builtin-providers.js
 import { ProviderFactory } from './model/providers/ProviderFactory.js';
 import { AgentRuntime } from './engine/runtime/AgentRuntime.js';
 import { RuntimeRegistry } from './engine/runtime/RuntimeRegistry.js';
-import type { UserSurface } from './engine/runtime/user-surface.js';
+import { ApprovalRules, type UserSurface, UserSurfaces } from './hitl/index.js';
 import { SurfacePresence, type AttachedElsewhere } from './store/fs/surface-presence.js';
-import { UserSurfaces } from './engine/runtime/UserSurfaces.js';
 import type { TurnResult } from './session/turn.js';
 import { WorkspacePaths } from './store/fs/workspace-paths.js';
 import { FileSessionBackend } from './store/file/FileSessionBackend.js';
 import type { SessionBackend } from './store/session-backend.js';
 import { AuthEngine } from './authorization/AuthEngine.js';
 import { entryVisibility } from './authorization/entry-visibility.js';
-import { ApprovalRules } from './authorization/ApprovalRules.js';
 import type { ProcessRegistry } from './tools/builtin/index.js';
 import type { McpToolProvider } from './tools/providers/mcp/McpToolProvider.js';
 import { describeAgentTools, type AgentToolsView } from './engine/runtime/tool-views.js';

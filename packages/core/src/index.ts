@@ -18,11 +18,11 @@ export {
   approvalKeyLine,
   choiceOfAnswer,
   choiceOfKey,
-} from './driver/approval-choices.js';
-export type { ApprovalChoice, ApprovalChoiceAnswer, ApprovalChoiceWords } from './driver/approval-choices.js';
+} from './hitl/index.js';
+export type { ApprovalChoice, ApprovalChoiceAnswer, ApprovalChoiceWords } from './hitl/index.js';
 export { UsageTally, usageRecordOf } from './driver/usage-tally.js';
-export { explainPause, explainQuestionPause } from './driver/pause-explanation.js';
-export type { PauseExplanation, QuestionPauseExplanation } from './driver/pause-explanation.js';
+export { explainPause, explainQuestionPause } from './hitl/index.js';
+export type { PauseExplanation, QuestionPauseExplanation } from './hitl/index.js';
 export { DelegationTree, delegatedConversation } from './driver/delegation-tree.js';
 export type { OpenLegionOptions } from './Legion.js';
 export { initWorkspace } from './team/config/init-workspace.js';
@@ -73,7 +73,7 @@ export type { ApprovalAnswer, ApprovalView } from './store/records/approval-reco
 export type { ApprovalState, SessionApprovals } from './store/SessionApprovals.js';
 export type { QuestionView } from './store/records/question-records.js';
 export type { QuestionState, SessionQuestions } from './store/SessionQuestions.js';
-export type { AnswerQuestionOptions } from './engine/conversation/answer-question.js';
+export type { AnswerQuestionOptions } from './hitl/index.js';
 export type { QuestionAnswerOutcome } from './session/turn.js';
 export type { SessionAgentState } from './store/SessionAgentState.js';
 export type { SessionArtifacts } from './store/SessionArtifacts.js';
@@ -108,8 +108,8 @@ export type {
 } from './team/collective/participant.js';
 // Who may decide which approval requests: a stand-in (an MCP client) only within the chains it started.
 export type { ApprovalAuthority, Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from './team/collective/policy.js';
-export type { ApprovalRule } from './team/collective/approval-rule.js';
-export type { ApprovalRules, NewApprovalRule } from './authorization/ApprovalRules.js';
+export type { ApprovalRule } from './hitl/index.js';
+export type { ApprovalRules, NewApprovalRule } from './hitl/index.js';
 export type { RulePatternOutcome } from './authorization/approval-rule-pattern.js';
 export { DEFAULT_CONFIG } from './team/config/config-schema.js';
 export type { ConfigLayer, ResolvedConfig } from './team/config/config-schema.js';
@@ -129,7 +129,7 @@ export type {
 export type { Session, SessionMessage } from './engine/conversation/Session.js';
 
 // User surfaces: the one door a UI reaches the user through (`legion.attachUser`); their abort reasons are among the errors.
-export type { UserQuestion, UserSurface } from './engine/runtime/user-surface.js';
+export type { UserQuestion, UserSurface } from './hitl/index.js';
 
 // Model providers.
 export { generate } from './model/providers/llm-provider.js';

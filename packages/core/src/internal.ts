@@ -3,7 +3,7 @@
 // release, without notice; do not build on it.
 
 export { FileTooLargeError, NotRegularFileError, readRegularFileSync } from './store/fs/regular-file.js';
-export { answerSizeError } from './engine/conversation/answer-question.js';
+export { answerSizeError } from './hitl/index.js';
 export { MemorySessionStore } from './store/memory/MemorySessionStore.js';
 export { SUMMARY_SYSTEM_MARK } from './model/context/compaction-summary.js';
 export { CARRY_OVER_TAG } from './model/context/compaction-carry-over.js';

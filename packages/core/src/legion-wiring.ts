@@ -1,5 +1,14 @@
 import type { Collective } from './team/collective/Collective.js';
-import { ApprovalRuleStore } from './team/collective/ApprovalRuleStore.js';
+import {
+  ApprovalGate,
+  ApprovalRules,
+  ApprovalRuleStore,
+  askElicitation,
+  createApprovalResponseTool,
+  createListApprovalsTool,
+  UserRuntime,
+  type UserSurfaces,
+} from './hitl/index.js';
 import type { ResolvedConfig } from './team/config/config-schema.js';
 import { settingsForAgent } from './team/config/load-config.js';
 import type { SessionStore } from './engine/conversation/SessionStore.js';
@@ -8,16 +17,10 @@ import type { ProviderFactory } from './model/providers/ProviderFactory.js';
 import { AgentRuntime } from './engine/runtime/AgentRuntime.js';
 import { MockRuntime } from './engine/runtime/MockRuntime.js';
 import { RuntimeRegistry } from './engine/runtime/RuntimeRegistry.js';
-import { UserRuntime } from './engine/runtime/UserRuntime.js';
-import type { UserSurfaces } from './engine/runtime/UserSurfaces.js';
-import { askElicitation } from './engine/runtime/ask-elicitation.js';
 import type { SurfacePresence } from './store/fs/surface-presence.js';
 import type { WorkspacePaths } from './store/fs/workspace-paths.js';
 import { createCommunicateTool } from './tools/builtin/communicate.js';
-import { createApprovalResponseTool, createListApprovalsTool } from './tools/builtin/approval-tools.js';
-import { ApprovalGate } from './authorization/ApprovalGate.js';
 import { AuthEngine } from './authorization/AuthEngine.js';
-import { ApprovalRules } from './authorization/ApprovalRules.js';
 import { BUILTIN_PROVIDER_ID, registerBuiltinTools, withBuiltinParameters, ProcessRegistry } from './tools/builtin/index.js';
 import { createMcpToolProvider, type McpToolProvider } from './tools/providers/mcp/McpToolProvider.js';
 import { createWorkspaceToolProvider } from './tools/providers/workspace/WorkspaceToolProvider.js';

@@ -49,8 +49,8 @@ export {
 } from './team/collective/participant-file.js';
 export type { ParticipantFileReport } from './team/collective/participant-file.js';
 export { ApprovalAuthoritySchema, PoliciesSchema, PolicyModeSchema, PolicyRuleSchema, ToolPolicySchema } from './team/collective/policy.js';
-export { APPROVAL_RULE_VERSION, ApprovalRuleSchema } from './team/collective/approval-rule.js';
-export { inspectApprovalRuleFiles } from './team/collective/ApprovalRuleStore.js';
+export { APPROVAL_RULE_VERSION, ApprovalRuleSchema } from './hitl/index.js';
+export { inspectApprovalRuleFiles } from './hitl/index.js';
 export { ConfigLayerSchema } from './team/config/config-schema.js';
 export { inspectConfigLayers, resolveConfigLayers, saveConfigLayer, workspaceConfigPath } from './team/config/config-layers.js';
 export type { ConfigLayerReport } from './team/config/config-layers.js';

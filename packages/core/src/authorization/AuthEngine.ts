@@ -4,7 +4,6 @@ import type { ToolEffect } from '../tools/tool.js';
 import { LEGION_DIR } from '../store/fs/workspace-paths.js';
 import { analyzeCommand } from './shell-command.js';
 import type { Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from '../team/collective/policy.js';
-import type { ApprovalRule } from '../team/collective/approval-rule.js';
 import { commandGlobMatches, commandText, type RulePatternOutcome } from './approval-rule-pattern.js';
 import { CallFacts, type PolicySubject } from './call-facts.js';
 
@@ -29,9 +28,23 @@ export interface AuthorizeInput {
   grants?: ReadonlySet<string>;
 }
 
+/**
+ * What the engine reads of an "approve always" rule. The rules themselves (their files, schema and
+ * making) belong to the human-in-the-loop area above this one (`hitl/`), whose `ApprovalRule` has
+ * these fields: naming them here keeps policy below the area that asks people.
+ */
+export interface StandingApproval {
+  id: string;
+  /** The requester whose calls it approves. */
+  participant: string;
+  tool: string;
+  pattern?: string | undefined;
+  createdBy: string;
+}
+
 export interface AuthEngineOptions {
   /** The "approve always" rules in force for a requester, read when a call would otherwise ask. */
-  approvalRules?: ((participantId: string) => readonly ApprovalRule[]) | undefined;
+  approvalRules?: ((participantId: string) => readonly StandingApproval[]) | undefined;
 }
 
 /**

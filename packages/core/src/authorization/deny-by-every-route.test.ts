@@ -12,7 +12,7 @@ import { createShellRunTool } from '../tools/builtin/shell/shell-run.js';
 import type { Tool } from '../tools/tool.js';
 import { AuthEngine } from './AuthEngine.js';
 import type { Policies } from '../team/collective/policy.js';
-import type { ApprovalRule } from '../team/collective/approval-rule.js';
+import type { ApprovalRule } from '../hitl/index.js';
 
 const agent: Participant = parseParticipant({ id: 'dev', type: 'agent', name: 'dev', systemPrompt: '' });
 const processStart = createProcessTools(new ProcessRegistry({})).find((tool) => tool.name === 'process_start')!;

@@ -5,9 +5,8 @@ import type { LegionEvent } from '../kernel/events/event-types.js';
 import type { Legion } from '../Legion.js';
 import type { AnswerOutcome, TurnResult } from '../session/turn.js';
 import type { ApprovalAnswer, ApprovalView } from '../store/records/approval-records.js';
-import { answerOfChoice, type ApprovalChoiceAnswer } from './approval-choices.js';
+import { answerOfChoice, type ApprovalChoiceAnswer, explainPause, type PauseExplanation } from '../hitl/index.js';
 import { DelegationTree } from './delegation-tree.js';
-import { explainPause, type PauseExplanation } from './pause-explanation.js';
 import { chooseSession, type SessionChoice } from './session-choice.js';
 import { UsageTally } from './usage-tally.js';
 

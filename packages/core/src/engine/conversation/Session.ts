@@ -16,17 +16,21 @@ import type { ApprovalAnswer, ApprovalView } from '../../store/records/approval-
 import { SessionApprovals } from '../../store/SessionApprovals.js';
 import { SessionQuestions, type QuestionState } from '../../store/SessionQuestions.js';
 import { QUESTION_RECORD_VERSION, type QuestionView } from '../../store/records/question-records.js';
-import { answerQuestion, type AnswerQuestionOptions } from './answer-question.js';
-import { exactBytes } from './byte-size.js';
-import { emitQuestionRecord } from './question-events.js';
+import {
+  answerApprovals,
+  answerQuestion,
+  type AnswerQuestionOptions,
+  type ApprovalRuleRecorder,
+  emitApprovalRecord,
+  emitQuestionRecord,
+  resumeAnswered,
+  resumeDecided,
+} from '../../hitl/index.js';
+import { exactBytes } from '../../kernel/byte-size.js';
 import { turnIsLive } from './conversation-liveness.js';
 import { SessionAgentState } from '../../store/SessionAgentState.js';
 import { SessionArtifacts } from '../../store/SessionArtifacts.js';
 import type { DelegationFrame } from '../../store/records/delegation-frame.js';
-import { answerApprovals } from './answer-approvals.js';
-import type { ApprovalRuleRecorder } from '../../team/collective/approval-rule-recorder.js';
-import { resumeDecided } from './resume-decided.js';
-import { resumeAnswered } from './resume-answered.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
 import { titleFromMessage } from './session-title.js';
 import type { LogCursor, SessionBackend } from '../../store/session-backend.js';
@@ -39,7 +43,6 @@ import {
   type UsageSummary,
   type UsageTotals,
 } from '../../store/records/usage-summary.js';
-import { emitApprovalRecord } from './approval-events.js';
 import { Conversation, type ConversationSendOptions, type ConversationServices } from './Conversation.js';
 import { conversationId, parseConversationId } from '../../session/conversation-id.js';
 import type { Message, ToolUseBlock } from '../../kernel/message.js';

@@ -6,12 +6,11 @@ import type { ApprovalView } from '../../store/records/approval-records.js';
 import type { QuestionState } from '../../store/SessionQuestions.js';
 import type { QuestionView } from '../../store/records/question-records.js';
 import type { DelegationFrame } from '../../store/records/delegation-frame.js';
-import type { ApprovalCall, ApprovalGate } from '../../authorization/ApprovalGate.js';
+import { type ApprovalCall, type ApprovalGate, describeApprovalRequired } from '../../hitl/index.js';
 import type { AuthEngine } from '../../authorization/AuthEngine.js';
 import { entryVisibility } from '../../authorization/entry-visibility.js';
 import type { CallerContext, Tool } from '../../tools/tool.js';
 import { toResultBlock, type CallOutcome, type PreparedCall, type ToolExecutor } from '../../tools/ToolExecutor.js';
-import { describeApprovalRequired } from '../../tools/builtin/approval-required.js';
 import type { PausedOnApprovals, TurnContext, TurnResult } from '../../session/turn.js';
 
 export interface ToolPhaseServices {

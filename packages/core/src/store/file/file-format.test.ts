@@ -20,8 +20,8 @@ const FIXTURE_V1 = fileURLToPath(new URL('../records/__fixtures__/conversation-v
 const APPROVALS_V1 = fileURLToPath(new URL('../records/__fixtures__/approvals-v1.jsonl', import.meta.url));
 /** Questions as this Legion writes them (version 1): answered, withdrawn, pending, and a line it cannot read. */
 const QUESTIONS_V1 = fileURLToPath(new URL('../records/__fixtures__/questions-v1.jsonl', import.meta.url));
-/** A workspace an older Legion wrote (approval records version 1), paused on approvals: see authorization/__fixtures__/write-workspace-v1.mjs. */
-const WORKSPACE_V1 = fileURLToPath(new URL('../../authorization/__fixtures__/workspace-v1', import.meta.url));
+/** A workspace an older Legion wrote (approval records version 1), paused on approvals: see hitl/__fixtures__/write-workspace-v1.mjs. */
+const WORKSPACE_V1 = fileURLToPath(new URL('../../hitl/__fixtures__/workspace-v1', import.meta.url));
 
 /** Every file under `dir` with its bytes, to see that reading changed nothing. */
 function snapshot(dir: string): Record<string, string> {

@@ -158,7 +158,7 @@ export class McpServerConnection {
     const sdk = await loadMcpSdk();
     this.stderrTail = '';
     const elicit = this.hooks.elicit;
-    // Form and URL mode: Legion asks the user in text either way (see runtime/ask-elicitation.ts).
+    // Form and URL mode: Legion asks the user in text either way (see hitl/ask-elicitation.ts).
     const client = new sdk.Client(
       { name: 'legion', version: '0.1.0' },
       { capabilities: elicit ? { elicitation: { form: {}, url: {} } } : {} },

@@ -5,7 +5,7 @@ import type { Legion } from '../../../Legion.js';
 import type { LegionEvents } from '../../../kernel/events/event-types.js';
 import type { ToolResultBlock } from '../../../kernel/message.js';
 import type { ModelRequest } from '../../../model/providers/llm-provider.js';
-import type { UserQuestion } from '../../../engine/runtime/user-surface.js';
+import type { UserQuestion } from '../../../hitl/index.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../../../testing/index.js';
 import { stdioServer } from './__fixtures__/mcp-servers.js';
 

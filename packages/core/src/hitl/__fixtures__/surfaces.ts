@@ -1,4 +1,4 @@
-import type { Message } from '../../../kernel/message.js';
+import type { Message } from '../../kernel/message.js';
 
 /** The first block of the last message of a model request, which must be a tool result. */
 export const lastResult = (request: { messages: readonly Message[] }) => {

@@ -12,8 +12,8 @@ import {
 import type { SessionApprovals } from '../store/SessionApprovals.js';
 import type { DelegationFrame } from '../store/records/delegation-frame.js';
 import { canApprove, standInApprover } from '../team/collective/approval-authority.js';
-import type { ApprovalRule } from '../team/collective/approval-rule.js';
-import { rememberedFields, type ApprovalRuleRecorder } from '../team/collective/approval-rule-recorder.js';
+import type { ApprovalRule } from './approval-rule.js';
+import { rememberedFields, type ApprovalRuleRecorder } from './approval-rule-recorder.js';
 import type { ApprovalDecisionRecord } from '../store/records/approval-records.js';
 import type { TurnTrace } from '../kernel/tracing/LegionTracer.js';
 

@@ -1,17 +1,12 @@
-import type { Collective } from '../../team/collective/Collective.js';
-import type { ToolUseBlock } from '../../kernel/message.js';
-import type { AnswerOutcome, TurnResult } from '../../session/turn.js';
-import {
-  ApprovalAnswerSchema,
-  rememberOf,
-  type ApprovalAnswer,
-  type ApprovalDecisionRecord,
-} from '../../store/records/approval-records.js';
-import type { ApprovalRule } from '../../team/collective/approval-rule.js';
-import { rememberedFields, type ApprovalRuleRecorder } from '../../team/collective/approval-rule-recorder.js';
-import type { SessionApprovals } from '../../store/SessionApprovals.js';
-import type { DelegationFrame } from '../../store/records/delegation-frame.js';
-import { canApprove, decisionReach, reachesRequest } from '../../team/collective/approval-authority.js';
+import type { Collective } from '../team/collective/Collective.js';
+import type { ToolUseBlock } from '../kernel/message.js';
+import type { AnswerOutcome, TurnResult } from '../session/turn.js';
+import { ApprovalAnswerSchema, rememberOf, type ApprovalAnswer, type ApprovalDecisionRecord } from '../store/records/approval-records.js';
+import type { ApprovalRule } from './approval-rule.js';
+import { rememberedFields, type ApprovalRuleRecorder } from './approval-rule-recorder.js';
+import type { SessionApprovals } from '../store/SessionApprovals.js';
+import type { DelegationFrame } from '../store/records/delegation-frame.js';
+import { canApprove, decisionReach, reachesRequest } from '../team/collective/approval-authority.js';
 
 /** What answering needs of a session. */
 export interface AnsweringSession {

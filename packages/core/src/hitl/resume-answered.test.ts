@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ResumeOutcome } from '../../session/turn.js';
-import type { DelegationFrame } from '../../store/records/delegation-frame.js';
-import { agentParticipant, createTestLegion, runNodeChild, userParticipant, type ChildRun, type TestLegion } from '../../testing/index.js';
+import type { ResumeOutcome } from '../session/turn.js';
+import type { DelegationFrame } from '../store/records/delegation-frame.js';
+import { agentParticipant, createTestLegion, runNodeChild, userParticipant, type ChildRun, type TestLegion } from '../testing/index.js';
 import { answerQuestion, type QuestionAnsweringSession } from './answer-question.js';
 
 // The asking process is a real child (the fixture imports the built package), killed with SIGKILL mid-question.

@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseParticipant, type Participant } from '../team/collective/participant.js';
-import type { ApprovalRule } from '../team/collective/approval-rule.js';
+import type { ApprovalRule } from './approval-rule.js';
 import { ConfigError } from '../kernel/errors.js';
 import type { LegionEvent } from '../kernel/events/event-types.js';
 import type { Message } from '../kernel/message.js';
@@ -9,7 +9,7 @@ import { agentParticipant, createTestLegion, userParticipant, type TestLegion } 
 import { tempWorkspace } from '../tools/builtin/__fixtures__/tool-context.js';
 import { createFileWriteTool } from '../tools/builtin/files/file-write.js';
 import { createShellRunTool } from '../tools/builtin/shell/shell-run.js';
-import { AuthEngine } from './AuthEngine.js';
+import { AuthEngine } from '../authorization/AuthEngine.js';
 
 const dev: Participant = parseParticipant({ id: 'dev', type: 'agent', name: 'dev', systemPrompt: '' });
 const shellRun = createShellRunTool();

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { answerApprovals, type AnsweringSession } from '../conversation/answer-approvals.js';
-import { AnsweredElsewhereError } from '../../kernel/errors.js';
-import type { LegionEvents } from '../../kernel/events/event-types.js';
-import type { Legion } from '../../Legion.js';
-import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../../testing/index.js';
-import { defineTool, type Tool } from '../../tools/tool.js';
+import { answerApprovals, type AnsweringSession } from './answer-approvals.js';
+import { AnsweredElsewhereError } from '../kernel/errors.js';
+import type { LegionEvents } from '../kernel/events/event-types.js';
+import type { Legion } from '../Legion.js';
+import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
+import { defineTool, type Tool } from '../tools/tool.js';
 import { deferred, hangUntilAborted, lastResult } from './__fixtures__/surfaces.js';
 import type { UserQuestion } from './user-surface.js';
 

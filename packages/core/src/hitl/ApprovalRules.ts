@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { APPROVAL_RULE_VERSION, ApprovalRuleSchema, type ApprovalRule } from '../team/collective/approval-rule.js';
-import type { ApprovalRuleStore } from '../team/collective/ApprovalRuleStore.js';
+import { APPROVAL_RULE_VERSION, ApprovalRuleSchema, type ApprovalRule } from './approval-rule.js';
+import type { ApprovalRuleStore } from './ApprovalRuleStore.js';
 import type { Collective } from '../team/collective/Collective.js';
 import { canApprove, decisionReach } from '../team/collective/approval-authority.js';
-import type { ApprovalRuleRecorder } from '../team/collective/approval-rule-recorder.js';
+import type { ApprovalRuleRecorder } from './approval-rule-recorder.js';
 import { LegionError } from '../kernel/errors.js';
 import type { EventBus } from '../kernel/events/EventBus.js';
 import { rememberOf, type ApprovalAnswer, type ApprovalRequestRecord, type ApprovalView } from '../store/records/approval-records.js';
 import type { ToolRegistry } from '../tools/ToolRegistry.js';
-import type { AuthEngine } from './AuthEngine.js';
-import type { RulePatternOutcome } from './approval-rule-pattern.js';
-import type { PolicySubject } from './call-facts.js';
+import type { AuthEngine } from '../authorization/AuthEngine.js';
+import type { RulePatternOutcome } from '../authorization/approval-rule-pattern.js';
+import type { PolicySubject } from '../authorization/call-facts.js';
 
 /** What `add` takes: the rest (id, time, version) is filled in. */
 export interface NewApprovalRule {

@@ -1,13 +1,13 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ApprovalAnswer, ApprovalView } from '../../store/records/approval-records.js';
-import { AnsweredElsewhereError, SurfaceDetachedError } from '../../kernel/errors.js';
-import type { LegionEvents } from '../../kernel/events/event-types.js';
-import { agentParticipant, createTestLegion, userParticipant, type TestLegion, writeNoteTool } from '../../testing/index.js';
+import type { ApprovalAnswer, ApprovalView } from '../store/records/approval-records.js';
+import { AnsweredElsewhereError, SurfaceDetachedError } from '../kernel/errors.js';
+import type { LegionEvents } from '../kernel/events/event-types.js';
+import { agentParticipant, createTestLegion, userParticipant, type TestLegion, writeNoteTool } from '../testing/index.js';
 import { deferred, hangUntilAborted, lastResult } from './__fixtures__/surfaces.js';
 
-const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'store', 'records', '__fixtures__');
+const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', 'store', 'records', '__fixtures__');
 
 const approveAll = (requests: ApprovalView[]): ApprovalAnswer[] => requests.map((request) => ({ id: request.id, decision: 'approve' }));
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AnsweredElsewhereError } from '../../kernel/errors.js';
-import type { LegionEvents } from '../../kernel/events/event-types.js';
-import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../../testing/index.js';
+import { AnsweredElsewhereError } from '../kernel/errors.js';
+import type { LegionEvents } from '../kernel/events/event-types.js';
+import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/index.js';
 import { deferred, hangUntilAborted, lastResult } from './__fixtures__/surfaces.js';
 import type { UserQuestion } from './user-surface.js';
 

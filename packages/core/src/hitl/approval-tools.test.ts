@@ -1,5 +1,5 @@
-import type { ModelRequest } from '../../model/providers/llm-provider.js';
-import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../../testing/test-collective.js';
+import type { ModelRequest } from '../model/providers/llm-provider.js';
+import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../testing/test-collective.js';
 
 function resultOf(request: ModelRequest, toolUseId: string): string {
   for (const message of request.messages) {

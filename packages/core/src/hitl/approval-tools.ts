@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { ApprovalView } from '../../store/records/approval-records.js';
+import type { ApprovalView } from '../store/records/approval-records.js';
 import { describeApprovalRequired } from './approval-required.js';
-import type { TurnResult } from '../../session/turn.js';
-import { defineTool, type Tool } from '../tool.js';
-import { APPROVAL_TOOL_FAMILY } from './builtin-summaries.js';
-import { reachesRequest } from '../../team/collective/approval-authority.js';
+import type { TurnResult } from '../session/turn.js';
+import { defineTool, type Tool } from '../tools/tool.js';
+import { APPROVAL_TOOL_FAMILY } from '../tools/builtin/builtin-summaries.js';
+import { reachesRequest } from '../team/collective/approval-authority.js';
 
 const decisionSchema = () =>
   z.object({
