@@ -314,22 +314,40 @@ export class Activity {
     this.screen.setStatus(style.dim(`⋯ ${parts.join(' · ')} · Esc cancels`));
   }
 
-  /** `coordinator → developer`, `developer: file_read src/a.ts`, `reviewer`: each working agent and what it runs. */
+  /**
+   * Each working agent and what it runs, a delegation followed down to its delegate:
+   * `coordinator → developer: file_read src/a.ts`, `coordinator → (developer, reviewer: shell npm test)`.
+   */
   private whoDoesWhat(): string[] {
     const agents = [...new Set(this.working.values())].filter((id) => id !== this.you);
-    return agents.map((agent) => {
-      const calls = [...this.running.values()].filter((call) => call.participantId === agent && !this.queued.has(call.toolUse.id));
-      const delegates = calls.flatMap(({ toolUse }) => {
+    const calls = [...this.running.values()].filter((call) => !this.queued.has(call.toolUse.id));
+    const delegatesOf = (agent: string): string[] =>
+      calls.flatMap(({ participantId, toolUse }) => {
         const input = toolUse.input as Record<string, unknown> | null;
-        return toolUse.name === 'communicate' && typeof input?.to === 'string' ? [inertLine(input.to)] : [];
+        return participantId === agent && toolUse.name === 'communicate' && typeof input?.to === 'string' && agents.includes(input.to)
+          ? [input.to]
+          : [];
       });
-      const tools = calls
-        .filter(({ toolUse }) => toolUse.name !== 'communicate')
+    const toolsOf = (agent: string): string[] =>
+      calls
+        .filter(({ participantId, toolUse }) => participantId === agent && toolUse.name !== 'communicate')
         .map(({ toolUse }) => `${inertLine(toolUse.name)} ${keyArgument(toolUse, 30)}`.trim());
-      // A delegation reads "coordinator → developer"; a tool "developer: file_read a.ts".
-      const asking = delegates.length > 0 ? ` → ${delegates.join(', ')}` : '';
-      return `${inertLine(agent)}${asking}${tools.length > 0 ? `: ${tools.join(', ')}` : ''}`;
-    });
+    const delegated = new Set(agents.flatMap(delegatesOf));
+    const seen = new Set<string>();
+    const describe = (agent: string): string => {
+      seen.add(agent);
+      const tools = toolsOf(agent);
+      const below = delegatesOf(agent)
+        .filter((delegate) => !seen.has(delegate))
+        .map(describe);
+      const own = `${inertLine(agent)}${tools.length > 0 ? `: ${tools.join(', ')}` : ''}`;
+      if (below.length === 0) return own;
+      return `${own} → ${below.length === 1 ? below[0] : `(${below.join(', ')})`}`;
+    };
+    // Each tree from its top (an agent nobody working here delegated to); what is left (a cycle) on its own.
+    const lines = agents.filter((agent) => !delegated.has(agent)).map(describe);
+    for (const agent of agents) if (!seen.has(agent)) lines.push(describe(agent));
+    return lines;
   }
 
   /**

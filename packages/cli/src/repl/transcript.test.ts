@@ -113,4 +113,23 @@ describe('Transcript: the streams and what is under them stay within the termina
       .filter((word) => word.startsWith('w'));
     expect(shown).toEqual(words);
   });
+
+  it("a delegate's margin: every line of its stream and of what is printed at its depth starts with it, wrapped lines too, at any width", () => {
+    const transcript = make();
+    const stream = transcript.open('developer → coordinator: ', '    ');
+    stream.append(`${'word '.repeat(30)}\nlast line`);
+    for (const line of transcript.render(WIDTH)) expect(line.startsWith('    '), line).toBe(true);
+    stream.finish();
+    transcript.print(`✓ developer  file_read  ${'a/'.repeat(30)}notes.txt`, '    ');
+    for (const width of [WIDTH, 25]) {
+      const shown = transcript.render(width);
+      for (const line of shown) {
+        expect(line.startsWith('    '), line).toBe(true);
+        expect(visibleWidth(line), line).toBeLessThanOrEqual(width);
+      }
+      // Re-wrapped at another width, the margin is not doubled.
+      expect(shown.some((line) => line.startsWith('     '))).toBe(false);
+      expect(shown.join(' ').replace(/\s+/g, ' ')).toContain('last line');
+    }
+  });
 });
