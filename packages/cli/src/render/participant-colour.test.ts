@@ -1,6 +1,7 @@
 import { styleText } from 'node:util';
 import { delegationDepth, indentation } from './delegation-depth.js';
 import { colorEnabled, participantColour } from './style.js';
+import { terminalSafe } from './terminal-text.js';
 
 describe('participants told apart', () => {
   it('each participant keeps its colour, whatever else is in the collective; several colours are in use', () => {
@@ -18,6 +19,13 @@ describe('participants told apart', () => {
     // Never the colours of errors and warnings.
     for (const colour of first) expect(['red', 'yellow']).not.toContain(colour);
     expect(styleText(participantColour('developer'), 'x', { validateStream: false })).not.toBe('x');
+  });
+
+  it('every participant colour is one the terminal writers let through, not shown as an escape', () => {
+    for (const id of Array.from({ length: 40 }, (_, index) => `agent-${index}`)) {
+      const painted = styleText(participantColour(id), id, { validateStream: false });
+      expect(terminalSafe(painted)).toBe(painted);
+    }
   });
 
   it('NO_COLOR turns the colours off, even where FORCE_COLOR would turn them on', () => {

@@ -26,17 +26,11 @@ export interface Style {
   readonly participant: (id: string, text: string) => string;
 }
 
-/** Colours participants are told apart by; red and yellow are left to errors and warnings. */
-const PARTICIPANT_COLOURS: readonly Format[] = [
-  'cyan',
-  'magenta',
-  'blue',
-  'green',
-  'cyanBright',
-  'magentaBright',
-  'blueBright',
-  'greenBright',
-];
+/**
+ * Colours participants are told apart by: red and yellow are left to errors and warnings, green to
+ * the user. Each must be one `terminalSafe` lets through (render/terminal-text.ts).
+ */
+const PARTICIPANT_COLOURS: readonly Format[] = ['cyan', 'magenta', 'blue', 'cyanBright', 'magentaBright', 'blueBright'];
 
 /** A participant's colour, from its id alone (FNV-1a): stable across runs and processes. */
 export function participantColour(id: string): Format {

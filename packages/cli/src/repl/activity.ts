@@ -157,6 +157,11 @@ export class Activity {
     return id === this.you ? style.bold(style.green('you')) : style.participant(id, inertLine(id));
   }
 
+  /** A named conversation's name after its responder (`developer (a)`): parallel delegations to one agent told apart. */
+  private called(name: string | undefined): string {
+    return name === undefined ? '' : style.dim(` (${inertLine(name)})`);
+  }
+
   private on(event: LegionEvent): void {
     this.depths.observe(event);
     switch (event.type) {
@@ -179,7 +184,7 @@ export class Activity {
           const toYou = event.initiator === this.you;
           const header = toYou
             ? `${style.bold(this.name(event.participantId))}: `
-            : `${this.name(event.participantId)} ${style.dim('→')} ${this.name(event.initiator)}: `;
+            : `${this.name(event.participantId)}${this.called(event.name)} ${style.dim('→')} ${this.name(event.initiator)}: `;
           stream = this.screen.openStream(header, this.margin(event.conversationId));
           this.streams.set(event.conversationId, stream);
         }
@@ -369,7 +374,11 @@ export class Activity {
     if (!event.remote) {
       // A delegation: an agent wrote to another participant (a question to the user is its card instead).
       if (message.role !== 'user' || !fromInitiator || event.initiator === this.you || event.responder === this.you || !text) return;
-      this.printFolded(`${this.name(event.initiator)} ${style.dim('→')} ${this.name(event.responder)}: `, text, margin);
+      this.printFolded(
+        `${this.name(event.initiator)} ${style.dim('→')} ${this.name(event.responder)}${this.called(event.name)}: `,
+        text,
+        margin,
+      );
       return;
     }
     const elsewhere = style.dim(' (sent elsewhere)');
@@ -377,13 +386,23 @@ export class Activity {
       // The user's own message sent elsewhere is read whole, like one typed here; an agent's is folded.
       if (event.initiator === this.you)
         this.screen.print(`${this.name(this.you)} → ${style.bold(inertLine(event.responder))}${elsewhere}: ${inert(text)}`, margin);
-      else this.printFolded(`${this.name(event.initiator)} ${style.dim('→')} ${this.name(event.responder)}${elsewhere}: `, text, margin);
+      else
+        this.printFolded(
+          `${this.name(event.initiator)} ${style.dim('→')} ${this.name(event.responder)}${this.called(event.name)}${elsewhere}: `,
+          text,
+          margin,
+        );
       return;
     }
     if (message.role !== 'assistant') return;
     if (text) {
       if (event.initiator === this.you) this.screen.print(`${style.bold(this.name(event.responder))}${elsewhere}: ${inert(text)}`, margin);
-      else this.printFolded(`${this.name(event.responder)} ${style.dim('→')} ${this.name(event.initiator)}${elsewhere}: `, text, margin);
+      else
+        this.printFolded(
+          `${this.name(event.responder)}${this.called(event.name)} ${style.dim('→')} ${this.name(event.initiator)}${elsewhere}: `,
+          text,
+          margin,
+        );
     }
     // A delegation is said by the message it sends, just below.
     for (const block of message.content)
@@ -416,9 +435,9 @@ export function describeCall(call: FinishedCall): string {
   const duration = style.dim(formatDuration(call.durationMs));
   if (call.toolUse.name === 'communicate' && input && typeof input.to === 'string') {
     const message = typeof input.message === 'string' ? clip(input.message, 50) : '';
-    return `  ${mark} ${inertLine(call.participantId)} → ${style.bold(inertLine(input.to))}  ${style.dim(`"${message}"`)}  ${duration}  ${outcome.ok ? 'replied' : style.red(outcome.text)}`;
+    return `  ${mark} ${style.participant(call.participantId, inertLine(call.participantId))} → ${style.bold(style.participant(input.to, inertLine(input.to)))}  ${style.dim(`"${message}"`)}  ${duration}  ${outcome.ok ? 'replied' : style.red(outcome.text)}`;
   }
-  return `  ${mark} ${inertLine(call.participantId)}  ${style.bold(inertLine(call.toolUse.name))}  ${keyArgument(call.toolUse)}  ${duration}  ${outcome.ok ? style.dim(outcome.text) : style.red(outcome.text)}`;
+  return `  ${mark} ${style.participant(call.participantId, inertLine(call.participantId))}  ${style.bold(inertLine(call.toolUse.name))}  ${keyArgument(call.toolUse)}  ${duration}  ${outcome.ok ? style.dim(outcome.text) : style.red(outcome.text)}`;
 }
 
 /** A finished call whole, as Ctrl-O prints it: its line, its input and its output (to 200 lines). */

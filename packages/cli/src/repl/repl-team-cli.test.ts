@@ -115,6 +115,31 @@ describe.skipIf(TMUX_MISSING)('the REPL shows a team at work, readably', () => {
     expect(shown.slice(decision)).not.toContain('waiting for you');
   }, 90_000);
 
+  it("parallel delegates to one agent are told apart by their conversation; each one's work sits under it", async () => {
+    const delegation = (name: string) => ({
+      id: `toolu_${name}`,
+      name: 'communicate',
+      arguments: JSON.stringify({ to: 'developer', conversation: name, message: `Count to ${name}` }),
+    });
+    mock.on(
+      { model: 'claude-team', userMessage: 'Count twice', hasToolResult: false },
+      { toolCalls: [delegation('three'), delegation('five')] },
+    );
+    mock.on({ model: 'claude-team', userMessage: 'Count twice', hasToolResult: true }, { content: 'Both counted.' });
+    mock.on({ model: 'gpt-team', userMessage: 'Count to three' }, { content: 'One, two, three.' });
+    mock.on({ model: 'gpt-team', userMessage: 'Count to five' }, { content: 'One, two, three, four, five.' });
+    await startRepl();
+    terminal.type('Count twice');
+    const shown = await terminal.waitFor('coordinator: Both counted.');
+    for (const [name, reply] of [
+      ['three', 'One, two, three.'],
+      ['five', 'One, two, three, four, five.'],
+    ]) {
+      expect(shown).toContain(`  coordinator → developer (${name}): Count to ${name}`);
+      expect(shown).toContain(`  developer (${name}) → coordinator: ${reply}`);
+    }
+  }, 90_000);
+
   it('a message another process sends into the open conversation appears as it is appended', async () => {
     mock.on({ model: 'claude-team', userMessage: 'Hello from the other shell' }, { content: 'Hello, other shell.' });
     await startRepl();
