@@ -132,4 +132,18 @@ describe('Transcript: the streams and what is under them stay within the termina
       expect(shown.join(' ').replace(/\s+/g, ' ')).toContain('last line');
     }
   });
+
+  it('a delegate deep down on a narrow terminal: its margin takes at most half the width, no line is wider than the terminal', () => {
+    const transcript = make();
+    const margin = ' '.repeat(24);
+    const stream = transcript.open('deep → agent: ', margin);
+    stream.append('words that need room to be read');
+    transcript.print('a tool line at that depth', margin);
+    for (const width of [16, 40]) {
+      for (const line of transcript.render(width)) expect(visibleWidth(line), line).toBeLessThanOrEqual(width);
+      expect(transcript.render(width).join(' ').replace(/\s+/g, ' ')).toContain('words that need room to be read');
+    }
+    stream.finish();
+    for (const line of transcript.render(16)) expect(visibleWidth(line), line).toBeLessThanOrEqual(16);
+  });
 });

@@ -149,7 +149,7 @@ class Stream {
     // The terminal's width changed: what is left becomes the text, as it was wrapped (its line
     // count no longer says where the handed-over part ends at the new width).
     if (this.committed > 0 && this.countedAt !== undefined && this.countedAt !== width) {
-      const rest = wrap(this.text, this.countedAt - this.margin.length)
+      const rest = wrap(this.text, this.countedAt - marginAt(this.margin, this.countedAt).length)
         .slice(this.committed)
         .join('\n');
       // Wrapping drops the spaces at the end, which the next delta may need.
@@ -159,7 +159,7 @@ class Stream {
     }
     this.countedAt = width;
     if (this.cache?.width !== width || this.cache.text !== this.text)
-      this.cache = { width, text: this.text, lines: wrap(this.text, width - this.margin.length).map((line) => this.margin + line) };
+      this.cache = { width, text: this.text, lines: wrapWithMargin(this.text, width, this.margin) };
     return this.cache.lines;
   }
 }
@@ -188,9 +188,9 @@ class Chunk {
     if (this.cache?.width !== width) {
       // Lines a stream left carry its margin: taken off before they are wrapped again at the new width.
       const text = this.carriesMargin
-        ? this.source.map((line) => (line.startsWith(this.margin) ? line.slice(this.margin.length) : line))
+        ? this.source.map((line) => line.replace(/^ +/, (spaces) => spaces.slice(this.margin.length)))
         : this.source;
-      this.cache = { width, lines: text.flatMap((line) => wrap(line, width - this.margin.length).map((wrapped) => this.margin + wrapped)) };
+      this.cache = { width, lines: text.flatMap((line) => wrapWithMargin(line, width, this.margin)) };
     }
     return this.cache.lines;
   }
@@ -198,4 +198,14 @@ class Chunk {
 
 function wrap(text: string, width: number): string[] {
   return wrapTextWithAnsi(text.replace(/\t/g, '   '), Math.max(1, width));
+}
+
+/** A margin never takes more than half the width: a delegate deep down on a narrow terminal still has room, and no line is wider than the terminal. */
+function marginAt(margin: string, width: number): string {
+  return margin.slice(0, Math.floor(width / 2));
+}
+
+function wrapWithMargin(text: string, width: number, margin: string): string[] {
+  const fitted = marginAt(margin, width);
+  return wrap(text, width - fitted.length).map((line) => fitted + line);
 }
