@@ -1,27 +1,13 @@
-import {
-  UsageTally,
-  type LegionEvent,
-  type EventBus,
-  type Message,
-  type ToolResultBlock,
-  type ToolUseBlock,
-} from '@legion-collective/core';
+import { UsageTally, type LegionEvent, type EventBus, type ToolUseBlock } from '@legion-collective/core';
 import { ConversationDepths, indentation } from '../render/delegation-depth.js';
 import { styleFor } from '../render/style.js';
-import { clip, formatCost, formatDuration, formatTokens, keyArgument, outcomeOf } from './format.js';
+import { describeCall, describeCallWhole, type FinishedCall } from './call-lines.js';
+import { formatCost, formatDuration, formatTokens, keyArgument } from './format.js';
 import type { Screen } from './screen.js';
 import { inert, inertLine } from '../render/terminal-text.js';
-import { foldLines, waitingSummary, type WaitingCard } from './team-lines.js';
+import { foldLines, textOf, waitingSummary, whoDoesWhat, type WaitingCard } from './team-lines.js';
 
 const style = styleFor(process.stdout);
-
-/** A finished tool call, kept so the user can expand the last one. */
-export interface FinishedCall {
-  participantId: string;
-  toolUse: ToolUseBlock;
-  result: ToolResultBlock;
-  durationMs: number;
-}
 
 /** Something shown folded, which Ctrl-O prints whole. */
 interface Fold {
@@ -312,47 +298,17 @@ export class Activity {
       return;
     }
     const parts = [
-      `working: ${this.whoDoesWhat().join(', ') || 'starting'}`,
+      `working: ${
+        whoDoesWhat(
+          this.you,
+          this.working,
+          [...this.running.values()].filter((call) => !this.queued.has(call.toolUse.id)),
+        ).join(', ') || 'starting'
+      }`,
       ...(this.queued.size > 0 ? [`${this.queued.size} delegation${this.queued.size === 1 ? '' : 's'} waiting for a slot`] : []),
       ...figures,
     ];
     this.screen.setStatus(style.dim(`⋯ ${parts.join(' · ')} · Esc cancels`));
-  }
-
-  /**
-   * Each working agent and what it runs, a delegation followed down to its delegate:
-   * `coordinator → developer: file_read src/a.ts`, `coordinator → (developer, reviewer: shell npm test)`.
-   */
-  private whoDoesWhat(): string[] {
-    const agents = [...new Set(this.working.values())].filter((id) => id !== this.you);
-    const calls = [...this.running.values()].filter((call) => !this.queued.has(call.toolUse.id));
-    const delegatesOf = (agent: string): string[] =>
-      calls.flatMap(({ participantId, toolUse }) => {
-        const input = toolUse.input as Record<string, unknown> | null;
-        return participantId === agent && toolUse.name === 'communicate' && typeof input?.to === 'string' && agents.includes(input.to)
-          ? [input.to]
-          : [];
-      });
-    const toolsOf = (agent: string): string[] =>
-      calls
-        .filter(({ participantId, toolUse }) => participantId === agent && toolUse.name !== 'communicate')
-        .map(({ toolUse }) => `${inertLine(toolUse.name)} ${keyArgument(toolUse, 30)}`.trim());
-    const delegated = new Set(agents.flatMap(delegatesOf));
-    const seen = new Set<string>();
-    const describe = (agent: string): string => {
-      seen.add(agent);
-      const tools = toolsOf(agent);
-      const below = delegatesOf(agent)
-        .filter((delegate) => !seen.has(delegate))
-        .map(describe);
-      const own = `${inertLine(agent)}${tools.length > 0 ? `: ${tools.join(', ')}` : ''}`;
-      if (below.length === 0) return own;
-      return `${own} → ${below.length === 1 ? below[0] : `(${below.join(', ')})`}`;
-    };
-    // Each tree from its top (an agent nobody working here delegated to); what is left (a cycle) on its own.
-    const lines = agents.filter((agent) => !delegated.has(agent)).map(describe);
-    for (const agent of agents) if (!seen.has(agent)) lines.push(describe(agent));
-    return lines;
   }
 
   /**
@@ -417,40 +373,4 @@ export class Activity {
     this.screen.print(`${header}${shown.join('\n')}${more}`, margin);
     if (hidden > 0) this.addFold({ whole: () => `${header}${inert(text)}`, margin });
   }
-}
-
-/** The text blocks of a message, joined. */
-function textOf(message: Message): string {
-  return message.content
-    .flatMap((block) => (block.type === 'text' ? [block.text] : []))
-    .join('')
-    .trim();
-}
-
-/** `✓ coordinator → developer  "Create src/a.ts"  2.1 s  replied` or `✓ developer  file_read  src/a.ts  4 ms  ok, 12 lines`. */
-export function describeCall(call: FinishedCall): string {
-  const outcome = outcomeOf(call.result);
-  const mark = outcome.ok ? style.green('✓') : style.red('✗');
-  const input = call.toolUse.input as Record<string, unknown> | null;
-  const duration = style.dim(formatDuration(call.durationMs));
-  if (call.toolUse.name === 'communicate' && input && typeof input.to === 'string') {
-    const message = typeof input.message === 'string' ? clip(input.message, 50) : '';
-    return `  ${mark} ${style.participant(call.participantId, inertLine(call.participantId))} → ${style.bold(style.participant(input.to, inertLine(input.to)))}  ${style.dim(`"${message}"`)}  ${duration}  ${outcome.ok ? 'replied' : style.red(outcome.text)}`;
-  }
-  return `  ${mark} ${style.participant(call.participantId, inertLine(call.participantId))}  ${style.bold(inertLine(call.toolUse.name))}  ${keyArgument(call.toolUse)}  ${duration}  ${outcome.ok ? style.dim(outcome.text) : style.red(outcome.text)}`;
-}
-
-/** A finished call whole, as Ctrl-O prints it: its line, its input and its output (to 200 lines). */
-export function describeCallWhole(call: FinishedCall): string {
-  const lines = call.result.content.split('\n');
-  return [
-    describeCall(call),
-    style.dim('  input:'),
-    ...JSON.stringify(call.toolUse.input, null, 2)
-      .split('\n')
-      .map((line) => `    ${inertLine(line)}`),
-    style.dim(`  ${call.result.isError ? 'error' : 'output'}:`),
-    ...lines.slice(0, 200).map((line) => `    ${inert(line)}`),
-    ...(lines.length > 200 ? [style.dim(`    … ${lines.length - 200} more lines`)] : []),
-  ].join('\n');
 }

@@ -1,4 +1,4 @@
-import { foldLines, waitingSummary } from './team-lines.js';
+import { foldLines, waitingSummary, whoDoesWhat } from './team-lines.js';
 
 describe('the lines that make a team readable', () => {
   it('a message folds past four lines, saying how many more; one more line is shown rather than folded', () => {
@@ -20,5 +20,25 @@ describe('the lines that make a team readable', () => {
         { kind: 'approval', requester: 'reviewer', tool: 'shell' },
       ]),
     ).toBe('waiting for you: 3 approvals (developer → file_write ×2, reviewer → shell), 1 question (reviewer)');
+  });
+
+  it('who is working on what: a delegation followed down to its delegate, parallel ones together', () => {
+    const working = new Map([
+      ['user__coordinator', 'coordinator'],
+      ['coordinator__developer', 'developer'],
+      ['coordinator__reviewer', 'reviewer'],
+    ]);
+    const call = (participantId: string, name: string, input: Record<string, unknown>) => ({
+      participantId,
+      toolUse: { type: 'tool_use' as const, id: `${participantId}-${name}`, name, input },
+    });
+    expect(
+      whoDoesWhat('user', working, [
+        call('coordinator', 'communicate', { to: 'developer', message: 'a' }),
+        call('coordinator', 'communicate', { to: 'reviewer', message: 'b' }),
+        call('reviewer', 'file_read', { path: 'src/a.ts' }),
+      ]),
+    ).toEqual(['coordinator → (developer, reviewer: file_read src/a.ts)']);
+    expect(whoDoesWhat('user', new Map([['user__coordinator', 'coordinator']]), [])).toEqual(['coordinator']);
   });
 });

@@ -1,3 +1,7 @@
+import type { Message, ToolUseBlock } from '@legion-collective/core';
+import { inertLine } from '../render/terminal-text.js';
+import { keyArgument } from './format.js';
+
 /** Lines of a delegation's message shown before it folds. */
 export const FOLD_LINES = 4;
 
@@ -36,4 +40,54 @@ function distinct(names: readonly string[]): string {
   const counts = new Map<string, number>();
   for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
   return [...counts].map(([name, count]) => (count > 1 ? `${name} ×${count}` : name)).join(', ');
+}
+
+/** The text blocks of a message, joined. */
+export function textOf(message: Message): string {
+  return message.content
+    .flatMap((block) => (block.type === 'text' ? [block.text] : []))
+    .join('')
+    .trim();
+}
+
+/**
+ * Each working agent and what it runs, a delegation followed down to its delegate:
+ * `coordinator → developer: file_read src/a.ts`, `coordinator → (developer, reviewer: shell npm test)`.
+ *
+ * @param working the agent working in each conversation
+ * @param calls the calls running now (delegations waiting for a slot left out)
+ */
+export function whoDoesWhat(
+  you: string,
+  working: ReadonlyMap<string, string>,
+  calls: ReadonlyArray<{ participantId: string; toolUse: ToolUseBlock }>,
+): string[] {
+  const agents = [...new Set(working.values())].filter((id) => id !== you);
+  const delegatesOf = (agent: string): string[] =>
+    calls.flatMap(({ participantId, toolUse }) => {
+      const input = toolUse.input as Record<string, unknown> | null;
+      return participantId === agent && toolUse.name === 'communicate' && typeof input?.to === 'string' && agents.includes(input.to)
+        ? [input.to]
+        : [];
+    });
+  const toolsOf = (agent: string): string[] =>
+    calls
+      .filter(({ participantId, toolUse }) => participantId === agent && toolUse.name !== 'communicate')
+      .map(({ toolUse }) => `${inertLine(toolUse.name)} ${keyArgument(toolUse, 30)}`.trim());
+  const delegated = new Set(agents.flatMap(delegatesOf));
+  const seen = new Set<string>();
+  const describe = (agent: string): string => {
+    seen.add(agent);
+    const tools = toolsOf(agent);
+    const below = delegatesOf(agent)
+      .filter((delegate) => !seen.has(delegate))
+      .map(describe);
+    const own = `${inertLine(agent)}${tools.length > 0 ? `: ${tools.join(', ')}` : ''}`;
+    if (below.length === 0) return own;
+    return `${own} → ${below.length === 1 ? below[0] : `(${below.join(', ')})`}`;
+  };
+  // Each tree from its top (an agent nobody working here delegated to); what is left (a cycle) on its own.
+  const lines = agents.filter((agent) => !delegated.has(agent)).map(describe);
+  for (const agent of agents) if (!seen.has(agent)) lines.push(describe(agent));
+  return lines;
 }
