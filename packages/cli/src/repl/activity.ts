@@ -194,7 +194,8 @@ export class Activity {
         this.queued.delete(event.toolUse.id);
         const call = { participantId: event.participantId, toolUse: event.toolUse, result: event.result, durationMs: event.durationMs };
         this.last = call;
-        const margin = this.margin(event.conversationId);
+        // A call's line sits one level in from its participant's text.
+        const margin = this.margin(event.conversationId, 1);
         this.screen.print(describeCall(call), margin);
         this.addFold({ whole: () => describeCallWhole(call), margin });
         break;
@@ -212,17 +213,17 @@ export class Activity {
       case 'approval:decided':
         this.screen.print(
           style.dim(
-            `  ${event.decision === 'approved' ? '✓ approved' : '✗ rejected'} ${event.requester} → ${event.tool} (${event.requestId}) by ${event.decidedBy}${event.medium ? ` on ${event.medium}` : ''}${event.reason ? `: ${event.reason}` : ''}${event.always ? ', for the session' : ''}`,
+            `${event.decision === 'approved' ? '✓ approved' : '✗ rejected'} ${event.requester} → ${event.tool} (${event.requestId}) by ${event.decidedBy}${event.medium ? ` on ${event.medium}` : ''}${event.reason ? `: ${event.reason}` : ''}${event.always ? ', for the session' : ''}`,
           ),
-          this.margin(event.conversationId),
+          this.margin(event.conversationId, 1),
         );
         return;
       case 'provider:retry':
         this.screen.print(
           style.yellow(
-            `  ${inertLine(event.participantId)}'s model (${inertLine(event.provider)}) failed: ${inertLine(event.reason)}; retry ${event.attempt} of ${event.of} in ${formatDuration(event.waitMs)}`,
+            `${inertLine(event.participantId)}'s model (${inertLine(event.provider)}) failed: ${inertLine(event.reason)}; retry ${event.attempt} of ${event.of} in ${formatDuration(event.waitMs)}`,
           ),
-          this.margin(event.conversationId),
+          this.margin(event.conversationId, 1),
         );
         return;
       case 'context:compacted':
@@ -363,7 +364,7 @@ export class Activity {
     // A delegation is said by the message it sends, just below.
     for (const block of message.content)
       if (block.type === 'tool_use' && block.name !== 'communicate')
-        this.screen.print(style.dim(`  ⚙ ${inertLine(event.responder)}  ${inertLine(block.name)}  ${keyArgument(block)}`), margin);
+        this.screen.print(style.dim(`⚙ ${inertLine(event.responder)}  ${inertLine(block.name)}  ${keyArgument(block)}`), `${margin}  `);
   }
 
   /** `header` and the text's first lines; past them a line says how many more, which Ctrl-O prints. */

@@ -13,7 +13,7 @@ export interface FinishedCall {
   durationMs: number;
 }
 
-/** `✓ coordinator → developer  "Create src/a.ts"  2.1 s  replied` or `✓ developer  file_read  src/a.ts  4 ms  ok, 12 lines`. */
+/** Without a margin (the caller gives it its depth's): `✓ coordinator → developer  "Create src/a.ts"  2.1 s  replied` or `✓ developer  file_read  src/a.ts  4 ms  ok, 12 lines`. */
 export function describeCall(call: FinishedCall): string {
   const outcome = outcomeOf(call.result);
   const mark = outcome.ok ? style.green('✓') : style.red('✗');
@@ -21,9 +21,9 @@ export function describeCall(call: FinishedCall): string {
   const duration = style.dim(formatDuration(call.durationMs));
   if (call.toolUse.name === 'communicate' && input && typeof input.to === 'string') {
     const message = typeof input.message === 'string' ? clip(input.message, 50) : '';
-    return `  ${mark} ${style.participant(call.participantId, inertLine(call.participantId))} → ${style.bold(style.participant(input.to, inertLine(input.to)))}  ${style.dim(`"${message}"`)}  ${duration}  ${outcome.ok ? 'replied' : style.red(outcome.text)}`;
+    return `${mark} ${style.participant(call.participantId, inertLine(call.participantId))} → ${style.bold(style.participant(input.to, inertLine(input.to)))}  ${style.dim(`"${message}"`)}  ${duration}  ${outcome.ok ? 'replied' : style.red(outcome.text)}`;
   }
-  return `  ${mark} ${style.participant(call.participantId, inertLine(call.participantId))}  ${style.bold(inertLine(call.toolUse.name))}  ${keyArgument(call.toolUse)}  ${duration}  ${outcome.ok ? style.dim(outcome.text) : style.red(outcome.text)}`;
+  return `${mark} ${style.participant(call.participantId, inertLine(call.participantId))}  ${style.bold(inertLine(call.toolUse.name))}  ${keyArgument(call.toolUse)}  ${duration}  ${outcome.ok ? style.dim(outcome.text) : style.red(outcome.text)}`;
 }
 
 /** A finished call whole, as Ctrl-O prints it: its line, its input and its output (to 200 lines). */
