@@ -30,10 +30,12 @@ export interface Style {
  * Colours participants are told apart by: red and yellow are left to errors and warnings, green to
  * the user. Each must be one `terminalSafe` lets through (render/terminal-text.ts).
  */
-const PARTICIPANT_COLOURS: readonly Format[] = ['cyan', 'magenta', 'blue', 'cyanBright', 'magentaBright', 'blueBright'];
+const PARTICIPANT_COLOURS = ['cyan', 'magenta', 'blue', 'cyanBright', 'magentaBright', 'blueBright'] as const;
+
+export type ParticipantColour = (typeof PARTICIPANT_COLOURS)[number];
 
 /** A participant's colour, from its id alone (FNV-1a): stable across runs and processes. */
-export function participantColour(id: string): Format {
+export function participantColour(id: string): ParticipantColour {
   let hash = 0x811c9dc5;
   for (let index = 0; index < id.length; index++) hash = Math.imul(hash ^ id.charCodeAt(index), 0x01000193);
   return PARTICIPANT_COLOURS[(hash >>> 0) % PARTICIPANT_COLOURS.length] ?? 'cyan';

@@ -1,5 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { inspect } from 'node:util';
+import { participantColour } from '../render/style.js';
 import { shellQuote, TMUX_MISSING, TmuxTerminal } from './terminal.test-support.js';
 import { runLegion, LEGION } from '../legion-process.test-support.js';
 import { useWorkspace } from '../workspace.test-support.js';
@@ -22,8 +24,8 @@ describe.skipIf(TMUX_MISSING)('the REPL shows a team at work, readably', () => {
   });
   afterEach(() => terminal.kill());
 
-  async function startRepl(): Promise<void> {
-    const variables = Object.entries(env()).map(([name, value]) => `${name}=${value}`);
+  async function startRepl(extraEnv: Record<string, string> = {}): Promise<void> {
+    const variables = Object.entries({ ...env(), ...extraEnv }).map(([name, value]) => `${name}=${value}`);
     terminal.start(`${['env', ...variables, process.execPath, LEGION].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`);
     await terminal.waitFor('/help for commands');
   }
@@ -138,6 +140,32 @@ describe.skipIf(TMUX_MISSING)('the REPL shows a team at work, readably', () => {
       expect(shown).toContain(`  coordinator → developer (${name}): Count to ${name}`);
       expect(shown).toContain(`  developer (${name}) → coordinator: ${reply}`);
     }
+  }, 90_000);
+
+  it('each participant is named in its own colour, the same in every line; NO_COLOR shows none', async () => {
+    delegate('Say hello', 'Say hello to the user', 'The developer said hello.');
+    mock.on({ model: 'gpt-team', userMessage: 'Say hello to the user' }, { content: 'Hello from the developer.' });
+    // The colour code a participant's name is written in, as node:util styles it.
+    const opening = (id: string): string => `\x1b[${inspect.colors[participantColour(id)]![0]}m`;
+    expect(opening('coordinator')).not.toBe(opening('developer'));
+    await startRepl({ NO_COLOR: '' });
+    terminal.type('Say hello');
+    await terminal.waitFor('coordinator: The developer said hello.');
+    const coloured = terminal.screenWithStyles();
+    const delegation = coloured.split('\n').find((line) => line.includes('Say hello to the user')) ?? '';
+    expect(delegation).toContain(`${opening('coordinator')}coordinator`);
+    expect(delegation).toContain(`${opening('developer')}developer`);
+    const reply = coloured.split('\n').find((line) => line.includes('Hello from the developer.')) ?? '';
+    expect(reply).toContain(`${opening('developer')}developer`);
+
+    terminal.kill();
+    terminal = new TmuxTerminal(workspace.dir, 'plain');
+    await startRepl();
+    terminal.type('Say hello');
+    await terminal.waitFor('coordinator: The developer said hello.');
+    const plain = terminal.screenWithStyles().split('\n');
+    for (const text of ['Say hello to the user', 'Hello from the developer.'])
+      expect(plain.find((line) => line.includes(text))).not.toMatch(/\x1b\[/);
   }, 90_000);
 
   it('a message another process sends into the open conversation appears as it is appended', async () => {
