@@ -1,4 +1,5 @@
 import type { EventBus, LegionEvent } from '@legion-collective/core';
+import { ConversationDepths, indentation } from './delegation-depth.js';
 import { type TerminalOut, inert, inertLine } from './terminal-text.js';
 
 const COMMUNICATE = 'communicate';
@@ -10,11 +11,11 @@ const COMMUNICATE = 'communicate';
 export function printConversation(events: EventBus, out: TerminalOut, options: { you?: string; width?: number } = {}): () => void {
   const style = out.style;
   const width = options.width ?? 160;
-  const depthOf = new Map<string, number>();
+  const depths = new ConversationDepths();
   // Every name and text below is a model's, a tool's or a config's: made inert before Legion's colours go around it.
   const name = (id: string): string => (id === options.you ? 'you' : inertLine(id));
   const line = (depth: number, text: string): void => {
-    out.write(`${'  '.repeat(depth)}${text}\n`);
+    out.write(`${indentation(depth)}${text}\n`);
   };
   const clip = (text: string, max = width): string => {
     const flat = inertLine(text.replace(/[ \n\t]+/g, ' ').trim());
@@ -22,12 +23,10 @@ export function printConversation(events: EventBus, out: TerminalOut, options: {
   };
 
   return events.onAny((event: LegionEvent) => {
+    depths.observe(event);
     switch (event.type) {
-      case 'turn:start':
-        depthOf.set(event.conversationId, event.chain.length - 1);
-        break;
       case 'message:sent': {
-        const depth = depthOf.get(event.conversationId) ?? 0;
+        const depth = depths.of(event.conversationId);
         // A turn's ending is for its model; turn:end says what happened.
         if (event.message.ending) break;
         const text = event.message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
@@ -46,26 +45,26 @@ export function printConversation(events: EventBus, out: TerminalOut, options: {
       case 'tool:call':
         if (event.toolUse.name === COMMUNICATE) break;
         line(
-          (depthOf.get(event.conversationId) ?? 0) + 1,
+          depths.of(event.conversationId) + 1,
           `${style.magenta(`${name(event.participantId)} ⚙ ${inertLine(event.toolUse.name)}`)} ${style.dim(clip(JSON.stringify(event.toolUse.input), 100))}`,
         );
         break;
       case 'tool:result': {
-        const depth = (depthOf.get(event.conversationId) ?? 0) + 1;
+        const depth = depths.of(event.conversationId) + 1;
         if (event.result.isError) line(depth, style.red(`↳ ${inertLine(event.toolUse.name)} failed: ${clip(event.result.content, 200)}`));
         else if (event.toolUse.name !== COMMUNICATE) line(depth, style.dim(`↳ ${clip(event.result.content, 120)}`));
         break;
       }
       case 'turn:end':
         if (event.status === 'error')
-          line(depthOf.get(event.conversationId) ?? 0, style.red(`✗ ${name(event.participantId)}: ${inert(event.error ?? 'failed')}`));
+          line(depths.of(event.conversationId), style.red(`✗ ${name(event.participantId)}: ${inert(event.error ?? 'failed')}`));
         break;
       case 'storage:warning':
         out.write(style.yellow(`warning: ${inertLine(event.path)}: ${inert(event.problem)}\n`));
         break;
       case 'provider:retry':
         line(
-          depthOf.get(event.conversationId) ?? 0,
+          depths.of(event.conversationId),
           style.yellow(
             `${name(event.participantId)}'s model (${inertLine(event.provider)}) failed: ${clip(event.reason, 160)}; ${event.askedByProvider ? 'the provider asked to wait' : 'waiting'} ${Math.round(event.waitMs / 100) / 10} s, retry ${event.attempt} of ${event.of}`,
           ),

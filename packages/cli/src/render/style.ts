@@ -22,6 +22,23 @@ export interface Style {
   readonly yellow: (text: string) => string;
   readonly cyan: (text: string) => string;
   readonly magenta: (text: string) => string;
+  /** `text` in the colour of participant `id`: the same colour for the same id in every run, so parallel delegates are told apart at a glance. */
+  readonly participant: (id: string, text: string) => string;
+}
+
+/**
+ * Colours participants are told apart by: red and yellow are left to errors and warnings, green to
+ * the user. Each must be one `terminalSafe` lets through (render/terminal-text.ts).
+ */
+const PARTICIPANT_COLOURS = ['cyan', 'magenta', 'blue', 'cyanBright', 'magentaBright', 'blueBright'] as const;
+
+export type ParticipantColour = (typeof PARTICIPANT_COLOURS)[number];
+
+/** A participant's colour, from its id alone (FNV-1a): stable across runs and processes. */
+export function participantColour(id: string): ParticipantColour {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < id.length; index++) hash = Math.imul(hash ^ id.charCodeAt(index), 0x01000193);
+  return PARTICIPANT_COLOURS[(hash >>> 0) % PARTICIPANT_COLOURS.length] ?? 'cyan';
 }
 
 function makeStyle(on: boolean): Style {
@@ -35,6 +52,7 @@ function makeStyle(on: boolean): Style {
     yellow: paint('yellow'),
     cyan: paint('cyan'),
     magenta: paint('magenta'),
+    participant: (id, text) => paint(participantColour(id))(text),
   };
 }
 

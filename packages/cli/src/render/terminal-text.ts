@@ -51,10 +51,10 @@ export function inertLine(text: string): string {
 
 /**
  * The colours and weights Legion's own styling writes (node:util `styleText`
- * with the formats `render/style.ts` offers): the only escape sequences a
- * terminal writer lets through.
+ * with the formats `render/style.ts` offers, participants' colours among them):
+ * the only escape sequences a terminal writer lets through.
  */
-const LEGION_STYLE = /\x1b\[(?:1|2|22|3[12356]|39)m/g;
+const LEGION_STYLE = /\x1b\[(?:1|2|22|3[1-6]|9[456]|39)m/g;
 
 /**
  * What every terminal writer passes its whole output through, Legion's own

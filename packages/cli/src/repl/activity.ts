@@ -1,23 +1,28 @@
-import { UsageTally, type LegionEvent, type EventBus, type ToolResultBlock, type ToolUseBlock } from '@legion-collective/core';
+import { UsageTally, type LegionEvent, type EventBus, type ToolUseBlock } from '@legion-collective/core';
+import { ConversationDepths, indentation } from '../render/delegation-depth.js';
 import { styleFor } from '../render/style.js';
-import { clip, formatCost, formatDuration, formatTokens, keyArgument, outcomeOf } from './format.js';
+import { describeCall, describeCallWhole, type FinishedCall } from './call-lines.js';
+import { formatCost, formatDuration, formatTokens, keyArgument } from './format.js';
 import type { Screen } from './screen.js';
 import { inert, inertLine } from '../render/terminal-text.js';
+import { foldLines, textOf, waitingSummary, whoDoesWhat, type WaitingCard } from './team-lines.js';
 
 const style = styleFor(process.stdout);
 
-/** A finished tool call, kept so the user can expand the last one. */
-export interface FinishedCall {
-  participantId: string;
-  toolUse: ToolUseBlock;
-  result: ToolResultBlock;
-  durationMs: number;
+/** Something shown folded, which Ctrl-O prints whole. */
+interface Fold {
+  /** The whole of it, as Ctrl-O prints it. */
+  whole(): string;
+  margin: string;
 }
 
 /**
  * Turns the engine's events into what the terminal shows: streamed text as it
- * arrives, one line per finished tool call or delegation, and the status line
- * (who is working, elapsed, tokens and cost of this turn with its delegates).
+ * arrives, each delegation's message when it starts, one line per finished
+ * tool call or delegation, a delegate's work indented under its delegation by
+ * depth with each participant in its own colour, what other processes append
+ * to the conversation, and the status line (what waits for the user first,
+ * else who is working on what, elapsed, tokens and cost of the turn).
  */
 export class Activity {
   private readonly streams = new Map<string, ReturnType<Screen['openStream']>>();
@@ -39,8 +44,14 @@ export class Activity {
   /** Request ids with the chain that led to them, from `approval:requested`. */
   readonly chains = new Map<string, readonly string[]>();
   last: FinishedCall | undefined;
-  /** Set while an approval or question waits: shown on the status line. */
-  waitingOn: string | undefined;
+  /** The cards waiting for the user (approvals, questions), first shown first: they lead the status line. */
+  private waiting: readonly WaitingCard[] = [];
+  /** How deep each conversation runs in its delegation tree: its lines are indented by it. */
+  private readonly depths = new ConversationDepths();
+  /** What was shown folded, newest last; Ctrl-O prints them whole, newest first, one a press. */
+  private readonly folds: Fold[] = [];
+  /** How many of `folds`, from the newest, Ctrl-O has printed since the last fold was added. */
+  private expanded = 0;
 
   constructor(
     private readonly screen: Screen,
@@ -74,13 +85,37 @@ export class Activity {
     this.screen.setStatus(style.dim('⋯ cancelling'));
   }
 
+  /** The cards now waiting for the user: the status line says so first, whether or not a turn runs here. */
+  setWaiting(cards: readonly WaitingCard[]): void {
+    this.waiting = cards;
+    this.render();
+  }
+
+  /**
+   * The next folded thing, whole (a result, a delegation's message), newest first: Ctrl-O prints
+   * the last one, and each press after it the one before. Undefined when there is none left.
+   */
+  expandNext(): { text: string; margin: string } | undefined {
+    const fold = this.folds.at(-1 - this.expanded);
+    if (!fold) return undefined;
+    this.expanded++;
+    return { text: fold.whole(), margin: fold.margin };
+  }
+
+  private addFold(fold: Fold): void {
+    this.folds.push(fold);
+    // Kept to the recent ones: older folds are in the logs (/history, legion sessions show).
+    if (this.folds.length > 200) this.folds.shift();
+    this.expanded = 0;
+  }
+
   /** The turn ended (or its cancel is through): finish what streamed and say what it cost. */
   endTurn(): string {
     this.stopShowing();
     const elapsed = this.turnStartedAt === undefined ? 0 : (this.stoppedAt ?? Date.now()) - this.turnStartedAt;
     this.turnStartedAt = undefined;
     this.stoppedAt = undefined;
-    this.screen.setStatus('');
+    this.render();
     const totals = this.usage.total;
     return `${formatDuration(elapsed)} · ${formatTokens(totals)} · ${formatCost(totals.costUsd, totals.unpricedCalls)}`;
   }
@@ -99,8 +134,26 @@ export class Activity {
     return this.turnStartedAt !== undefined;
   }
 
+  /** The margin of a conversation's own lines (its stream, its delegation's message); its tool calls go one deeper. */
+  private margin(conversationId: string, deeper = 0): string {
+    return indentation(this.depths.of(conversationId) + deeper);
+  }
+
+  private name(id: string): string {
+    return id === this.you ? style.bold(style.green('you')) : style.participant(id, inertLine(id));
+  }
+
+  /** A named conversation's name after its responder (`developer (a)`): parallel delegations to one agent told apart. */
+  private called(name: string | undefined): string {
+    return name === undefined ? '' : style.dim(` (${inertLine(name)})`);
+  }
+
   private on(event: LegionEvent): void {
+    this.depths.observe(event);
     switch (event.type) {
+      case 'message:sent':
+        this.showMessage(event);
+        return;
       case 'turn:start':
         this.working.set(event.conversationId, event.participantId);
         // A new reply in this conversation: whether it streams is yet to be seen.
@@ -116,9 +169,9 @@ export class Activity {
         if (!stream) {
           const toYou = event.initiator === this.you;
           const header = toYou
-            ? `${style.bold(style.cyan(inertLine(event.participantId)))}: `
-            : `${style.dim(`${inertLine(event.participantId)} → ${inertLine(event.initiator)}`)}: `;
-          stream = this.screen.openStream(header);
+            ? `${style.bold(this.name(event.participantId))}: `
+            : `${this.name(event.participantId)}${this.called(event.name)} ${style.dim('→')} ${this.name(event.initiator)}: `;
+          stream = this.screen.openStream(header, this.margin(event.conversationId));
           this.streams.set(event.conversationId, stream);
         }
         this.streamed.add(event.conversationId);
@@ -139,25 +192,38 @@ export class Activity {
       case 'tool:result': {
         this.running.delete(event.toolUse.id);
         this.queued.delete(event.toolUse.id);
-        this.last = { participantId: event.participantId, toolUse: event.toolUse, result: event.result, durationMs: event.durationMs };
-        this.screen.print(describeCall(this.last));
+        const call = { participantId: event.participantId, toolUse: event.toolUse, result: event.result, durationMs: event.durationMs };
+        this.last = call;
+        // A call's line sits one level in from its participant's text.
+        const margin = this.margin(event.conversationId, 1);
+        this.screen.print(describeCall(call), margin);
+        this.addFold({ whole: () => describeCallWhole(call), margin });
         break;
       }
       case 'approval:requested':
         this.chains.set(event.requestId, event.chain);
+        // The card is asked before the call runs (its tool:call comes after the answer): what the model
+        // wrote before the call is finished now, so it stays above the card, which is printed when answered.
+        if (!event.remote) this.finishStream(event.conversationId);
+        return;
+      case 'question:asked':
+        // The same for a question: the asker's text before it goes above the question.
+        if (!event.remote) this.finishStreamsOf(event.from);
         return;
       case 'approval:decided':
         this.screen.print(
           style.dim(
-            `  ${event.decision === 'approved' ? '✓ approved' : '✗ rejected'} ${event.requester} → ${event.tool} (${event.requestId}) by ${event.decidedBy}${event.medium ? ` on ${event.medium}` : ''}${event.reason ? `: ${event.reason}` : ''}${event.always ? ', for the session' : ''}`,
+            `${event.decision === 'approved' ? '✓ approved' : '✗ rejected'} ${event.requester} → ${event.tool} (${event.requestId}) by ${event.decidedBy}${event.medium ? ` on ${event.medium}` : ''}${event.reason ? `: ${event.reason}` : ''}${event.always ? ', for the session' : ''}`,
           ),
+          this.margin(event.conversationId, 1),
         );
         return;
       case 'provider:retry':
         this.screen.print(
           style.yellow(
-            `  ${inertLine(event.participantId)}'s model (${inertLine(event.provider)}) failed: ${inertLine(event.reason)}; retry ${event.attempt} of ${event.of} in ${formatDuration(event.waitMs)}`,
+            `${inertLine(event.participantId)}'s model (${inertLine(event.provider)}) failed: ${inertLine(event.reason)}; retry ${event.attempt} of ${event.of} in ${formatDuration(event.waitMs)}`,
           ),
+          this.margin(event.conversationId, 1),
         );
         return;
       case 'context:compacted':
@@ -182,15 +248,25 @@ export class Activity {
           this.answering.has(event.participantId)
         )
           return;
-        // What the failing participant streamed goes above its error, not below it.
-        for (const [conversationId, participantId] of this.working)
-          if (participantId === event.participantId) this.finishStream(conversationId);
-        this.screen.print(style.red(`error (${inertLine(event.scope)}): ${inert(event.message)}`));
+        // What the failing participant streamed goes above its error, not below it; the error sits at its depth.
+        const margin = event.participantId === undefined ? '' : this.finishStreamsOf(event.participantId);
+        this.screen.print(style.red(`error (${inertLine(event.scope)}): ${inert(event.message)}`), margin);
         return;
       default:
         return;
     }
     this.render();
+  }
+
+  /** Finishes what a participant streams (in each conversation it works in); returns the margin of its lines. */
+  private finishStreamsOf(participant: string): string {
+    let margin = '';
+    for (const [conversationId, participantId] of this.working)
+      if (participantId === participant) {
+        this.finishStream(conversationId);
+        margin = this.margin(conversationId);
+      }
+    return margin;
   }
 
   private finishStream(conversationId: string): void {
@@ -200,36 +276,102 @@ export class Activity {
     this.streams.delete(conversationId);
   }
 
-  /** The status line, while a turn runs. */
+  /**
+   * The status line, short, what matters first: what waits for the user (a card, a question),
+   * else who is working on what; then elapsed, tokens and cost of the turn.
+   */
   render(): void {
+    const waiting = waitingSummary(this.waiting);
     // Cancelled and unwinding: the status line keeps saying so.
-    if (this.turnStartedAt === undefined || this.stoppedAt !== undefined) return;
-    const agents = [...new Set(this.working.values())].filter((id) => id !== this.you);
-    const tools = [...this.running.values()]
-      .filter((call) => !this.queued.has(call.toolUse.id))
-      .map((call) => `${inertLine(call.participantId)}: ${inertLine(call.toolUse.name)} ${keyArgument(call.toolUse, 30)}`.trim());
-    const parts = [
-      agents.length > 0 ? `working: ${agents.join(', ')}` : 'working',
-      ...(tools.length > 0 ? [`running ${tools.join('; ')}`] : []),
-      ...(this.queued.size > 0 ? [`${this.queued.size} delegation${this.queued.size === 1 ? '' : 's'} waiting for a slot`] : []),
-      ...(this.waitingOn ? [this.waitingOn] : []),
+    if (this.stoppedAt !== undefined) return;
+    if (this.turnStartedAt === undefined) {
+      // A card from another process can wait with no turn running here.
+      this.screen.setStatus(waiting ? style.yellow(`⋯ ${waiting}`) : '');
+      return;
+    }
+    const figures = [
       formatDuration(Date.now() - this.turnStartedAt),
       formatTokens(this.usage.total),
       formatCost(this.usage.total.costUsd, this.usage.total.unpricedCalls),
     ];
-    this.screen.setStatus(style.dim(`⋯ ${parts.join(' · ')}  (Esc or Ctrl-C cancels)`));
+    if (waiting) {
+      this.screen.setStatus(`${style.yellow(`⋯ ${waiting}`)}${style.dim(` · ${figures.join(' · ')}`)}`);
+      return;
+    }
+    const parts = [
+      `working: ${
+        whoDoesWhat(
+          this.you,
+          this.working,
+          [...this.running.values()].filter((call) => !this.queued.has(call.toolUse.id)),
+        ).join(', ') || 'starting'
+      }`,
+      ...(this.queued.size > 0 ? [`${this.queued.size} delegation${this.queued.size === 1 ? '' : 's'} waiting for a slot`] : []),
+      ...figures,
+    ];
+    this.screen.setStatus(style.dim(`⋯ ${parts.join(' · ')} · Esc cancels`));
   }
-}
 
-/** `✓ coordinator → developer  "Create src/a.ts"  2.1 s  replied` or `✓ developer  file_read  src/a.ts  4 ms  ok, 12 lines`. */
-export function describeCall(call: FinishedCall): string {
-  const outcome = outcomeOf(call.result);
-  const mark = outcome.ok ? style.green('✓') : style.red('✗');
-  const input = call.toolUse.input as Record<string, unknown> | null;
-  const duration = style.dim(formatDuration(call.durationMs));
-  if (call.toolUse.name === 'communicate' && input && typeof input.to === 'string') {
-    const message = typeof input.message === 'string' ? clip(input.message, 50) : '';
-    return `  ${mark} ${inertLine(call.participantId)} → ${style.bold(inertLine(input.to))}  ${style.dim(`"${message}"`)}  ${duration}  ${outcome.ok ? 'replied' : style.red(outcome.text)}`;
+  /**
+   * A message appended to a conversation. Said here: a delegation's message as the delegation
+   * starts (who asked whom and what, folded past a few lines), and what another process or
+   * surface appended (`legion run` in another shell, the browser), as it is appended. What this
+   * process's user typed and its agents' replies are shown already (typed, streamed).
+   */
+  private showMessage(event: Extract<LegionEvent, { type: 'message:sent' }>): void {
+    const { message } = event;
+    if (message.ending) return;
+    const text = textOf(message);
+    // Another process's conversation this one saw no turn of: a delegation's is one level down at least.
+    const margin =
+      event.remote && !this.depths.has(event.conversationId)
+        ? indentation(event.initiator === this.you ? 0 : 1)
+        : this.margin(event.conversationId);
+    const fromInitiator = event.author === event.initiator;
+    if (!event.remote) {
+      // A delegation: an agent wrote to another participant (a question to the user is its card instead).
+      if (message.role !== 'user' || !fromInitiator || event.initiator === this.you || event.responder === this.you || !text) return;
+      this.printFolded(
+        `${this.name(event.initiator)} ${style.dim('→')} ${this.name(event.responder)}${this.called(event.name)}: `,
+        text,
+        margin,
+      );
+      return;
+    }
+    const elsewhere = style.dim(' (sent elsewhere)');
+    if (message.role === 'user' && fromInitiator && text) {
+      // The user's own message sent elsewhere is read whole, like one typed here; an agent's is folded.
+      if (event.initiator === this.you)
+        this.screen.print(`${this.name(this.you)} → ${style.bold(inertLine(event.responder))}${elsewhere}: ${inert(text)}`, margin);
+      else
+        this.printFolded(
+          `${this.name(event.initiator)} ${style.dim('→')} ${this.name(event.responder)}${this.called(event.name)}${elsewhere}: `,
+          text,
+          margin,
+        );
+      return;
+    }
+    if (message.role !== 'assistant') return;
+    if (text) {
+      if (event.initiator === this.you) this.screen.print(`${style.bold(this.name(event.responder))}${elsewhere}: ${inert(text)}`, margin);
+      else
+        this.printFolded(
+          `${this.name(event.responder)}${this.called(event.name)} ${style.dim('→')} ${this.name(event.initiator)}${elsewhere}: `,
+          text,
+          margin,
+        );
+    }
+    // A delegation is said by the message it sends, just below.
+    for (const block of message.content)
+      if (block.type === 'tool_use' && block.name !== 'communicate')
+        this.screen.print(style.dim(`⚙ ${inertLine(event.responder)}  ${inertLine(block.name)}  ${keyArgument(block)}`), `${margin}  `);
   }
-  return `  ${mark} ${inertLine(call.participantId)}  ${style.bold(inertLine(call.toolUse.name))}  ${keyArgument(call.toolUse)}  ${duration}  ${outcome.ok ? style.dim(outcome.text) : style.red(outcome.text)}`;
+
+  /** `header` and the text's first lines; past them a line says how many more, which Ctrl-O prints. */
+  private printFolded(header: string, text: string, margin: string): void {
+    const { shown, hidden } = foldLines(inert(text));
+    const more = hidden > 0 ? `\n${style.dim(`… ${hidden} more line${hidden === 1 ? '' : 's'} (Ctrl-O shows it whole)`)}` : '';
+    this.screen.print(`${header}${shown.join('\n')}${more}`, margin);
+    if (hidden > 0) this.addFold({ whole: () => `${header}${inert(text)}`, margin });
+  }
 }

@@ -13,6 +13,7 @@ import { styleFor } from '../render/style.js';
 import { inert, inertLine } from '../render/terminal-text.js';
 import { approvalCard } from './approval-card.js';
 import type { Screen } from './screen.js';
+import type { WaitingCard } from './team-lines.js';
 
 const style = styleFor(process.stdout);
 
@@ -101,6 +102,15 @@ export class Prompts {
 
   get pending(): number {
     return this.queue.length;
+  }
+
+  /** What waits for the user, the card on top first, for the status line (names made inert). */
+  waiting(): WaitingCard[] {
+    return this.queue.map((item) =>
+      item.kind === 'approval'
+        ? { kind: 'approval', requester: inertLine(item.request.requester), tool: inertLine(item.request.tool) }
+        : { kind: 'question', from: inertLine(item.question.from) },
+    );
   }
 
   /** A line the user submitted while a card is up: the answer to a question, or a rejection's reason. */

@@ -362,7 +362,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     );
     await startRepl();
     terminal.type('Run the slow job');
-    await terminal.waitFor('running coordinator: communicate');
+    await terminal.waitFor('working: coordinator → developer ·');
     terminal.keys('C-c');
     await terminal.waitFor('cancelled (');
     terminal.type('Tell a long story');

@@ -14,7 +14,7 @@ import {
 import { styleFor } from '../render/style.js';
 import { inert, inertLine } from '../render/terminal-text.js';
 import { endingLine } from '../render/message-lines.js';
-import { Activity, describeCall } from './activity.js';
+import { Activity } from './activity.js';
 import { DOUBLE_PRESS_MS, type EarlyInput } from './early-input.js';
 import { WorkspaceFileCompletion } from './file-completion.js';
 import { withFileReferences } from './file-references.js';
@@ -88,7 +88,7 @@ class Repl implements ReplControl {
       this.screen,
       legion.paths.root,
       this.activity.chains,
-      () => this.activity.render(),
+      () => this.activity.setWaiting(this.prompts.waiting()),
       (request) => legion.approvalRules.patternFor(request),
     );
     // Not announced to the workspace (followsWorkspace): the REPL shows only its own session's questions, so a
@@ -309,7 +309,7 @@ class Repl implements ReplControl {
     }
     if (matchesKey(data, 'ctrl+o')) {
       // A card too tall for the terminal comes first: its hidden lines are what the user is asked about.
-      if (!this.screen.printClippedCard()) this.expandLast();
+      if (!this.screen.printClippedCard()) this.expandNext();
       return true;
     }
     if (matchesKey(data, 'ctrl+r')) {
@@ -439,25 +439,11 @@ class Repl implements ReplControl {
     if (code !== 0) this.print(style.dim(`  (exit ${code ?? 'signal'})`));
   }
 
-  private expandLast(): void {
-    const last = this.activity.last;
-    if (!last) {
-      this.print(style.dim('  No tool call yet.'));
-      return;
-    }
-    const lines = last.result.content.split('\n');
-    this.print(
-      [
-        describeCall(last),
-        style.dim('  input:'),
-        ...JSON.stringify(last.toolUse.input, null, 2)
-          .split('\n')
-          .map((line) => `    ${inertLine(line)}`),
-        style.dim(`  ${last.result.isError ? 'error' : 'output'}:`),
-        ...lines.slice(0, 200).map((line) => `    ${inert(line)}`),
-        ...(lines.length > 200 ? [style.dim(`    … ${lines.length - 200} more lines`)] : []),
-      ].join('\n'),
-    );
+  /** Ctrl-O: the last folded result or message whole, then the one before it at each press. */
+  private expandNext(): void {
+    const next = this.activity.expandNext();
+    if (next) this.screen.print(next.text, next.margin);
+    else this.print(style.dim(this.activity.last ? '  Nothing more to expand.' : '  No tool call yet.'));
   }
 
   private async banner(first: boolean): Promise<string> {

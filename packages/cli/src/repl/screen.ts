@@ -182,15 +182,15 @@ export class Screen {
    * whole, colour codes too, a character at a time, so a sequence split across deltas is shown too.
    */
 
-  /** Prints finished lines above the live region. */
-  print(text: string): void {
-    this.transcript.print(terminalSafe(text));
+  /** Prints finished lines above the live region; `margin` goes before each of them (spaces: a delegate's depth). */
+  print(text: string, margin = ''): void {
+    this.transcript.print(terminalSafe(text), margin);
     this.tui.requestRender();
   }
 
   /** A block that grows while its text streams; `finish` moves it among the printed lines. */
-  openStream(header: string): { append(text: string): void; finish(): void } {
-    const stream = this.transcript.open(terminalSafe(header));
+  openStream(header: string, margin = ''): { append(text: string): void; finish(): void } {
+    const stream = this.transcript.open(terminalSafe(header), margin);
     this.tui.requestRender();
     // A CR that ends a delta is held back: the next may begin with the new line that makes it a line break, not a lone CR.
     let heldCarriageReturn = false;

@@ -361,7 +361,7 @@ export function helpText(): string {
     `  !command  ${style.dim('run a shell command here and show its output (not sent to the agent)')}`,
     style.bold('Keys'),
     `  Enter send · Shift+Enter, Alt+Enter, Ctrl-J or \\ then Enter new line · ↑/↓ history · Ctrl-R search history · Tab complete · @path a file reference`,
-    `  Esc or Ctrl-C cancel the running turn · Ctrl-O expand the last tool call (or a card too tall for the terminal) · Ctrl-C twice on an empty line or Ctrl-D quit`,
+    `  Esc or Ctrl-C cancel the running turn · Ctrl-O expand the last folded result or message (again: the one before; or a card too tall for the terminal) · Ctrl-C twice on an empty line or Ctrl-D quit`,
     `  On an approval card: ${APPROVAL_CHOICES.map((words) => `${words.key} ${words.short}`).join(' · ')}`,
   ].join('\n');
 }

@@ -45,6 +45,11 @@ export class TmuxTerminal {
     return this.tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'main');
   }
 
+  /** The screen as `screen()` shows it, with the colours and weights as escape sequences (capture-pane -e). */
+  screenWithStyles(): string {
+    return this.tmux('capture-pane', '-p', '-e', '-J', '-S', '-', '-t', 'main');
+  }
+
   /** `pollMs` small catches a moment that passes quickly (the few hundred milliseconds of start-up). */
   async waitFor(expected: string | RegExp, after = 0, pollMs = 100): Promise<string> {
     const deadline = Date.now() + SCREEN_LIMIT_MS;

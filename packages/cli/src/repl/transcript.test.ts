@@ -113,4 +113,37 @@ describe('Transcript: the streams and what is under them stay within the termina
       .filter((word) => word.startsWith('w'));
     expect(shown).toEqual(words);
   });
+
+  it("a delegate's margin: every line of its stream and of what is printed at its depth starts with it, wrapped lines too, at any width", () => {
+    const transcript = make();
+    const stream = transcript.open('developer → coordinator: ', '    ');
+    stream.append(`${'word '.repeat(30)}\nlast line`);
+    for (const line of transcript.render(WIDTH)) expect(line.startsWith('    '), line).toBe(true);
+    stream.finish();
+    transcript.print(`✓ developer  file_read  ${'a/'.repeat(30)}notes.txt`, '    ');
+    for (const width of [WIDTH, 25]) {
+      const shown = transcript.render(width);
+      for (const line of shown) {
+        expect(line.startsWith('    '), line).toBe(true);
+        expect(visibleWidth(line), line).toBeLessThanOrEqual(width);
+      }
+      // Re-wrapped at another width, the margin is not doubled.
+      expect(shown.some((line) => line.startsWith('     '))).toBe(false);
+      expect(shown.join(' ').replace(/\s+/g, ' ')).toContain('last line');
+    }
+  });
+
+  it('a delegate deep down on a narrow terminal: its margin takes at most half the width, no line is wider than the terminal', () => {
+    const transcript = make();
+    const margin = ' '.repeat(24);
+    const stream = transcript.open('deep → agent: ', margin);
+    stream.append('words that need room to be read');
+    transcript.print('a tool line at that depth', margin);
+    for (const width of [16, 40]) {
+      for (const line of transcript.render(width)) expect(visibleWidth(line), line).toBeLessThanOrEqual(width);
+      expect(transcript.render(width).join(' ').replace(/\s+/g, ' ')).toContain('words that need room to be read');
+    }
+    stream.finish();
+    for (const line of transcript.render(16)) expect(visibleWidth(line), line).toBeLessThanOrEqual(16);
+  });
 });

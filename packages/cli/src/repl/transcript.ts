@@ -27,14 +27,15 @@ export class Transcript implements Component {
     private readonly below: (width: number) => number,
   ) {}
 
-  print(text: string): void {
+  /** `margin`: put before every line, wrapped ones too (a delegate's work sits under its delegation). */
+  print(text: string, margin = ''): void {
     // As pi-tui's Text did: nothing but white space takes no line.
-    if (text.trim() !== '') this.finished.push(new Chunk([text]));
+    if (text.trim() !== '') this.finished.push(new Chunk([text], undefined, undefined, margin));
   }
 
   /** A reply that grows as it streams; `finish` prints the rest of it, unchanged, among the finished lines. */
-  open(header: string): { append(text: string): void; finish(): void } {
-    const stream = new Stream(header);
+  open(header: string, margin = ''): { append(text: string): void; finish(): void } {
+    const stream = new Stream(header, margin);
     this.streams.push(stream);
     return {
       append: (delta) => stream.append(delta),
@@ -65,9 +66,12 @@ export class Transcript implements Component {
     this.streams.splice(index, 1);
     const width = stream.lastWidth;
     // Never drawn: wrapped when it is.
-    if (width === undefined) this.finished.push(new Chunk([stream.text], undefined, stream));
+    if (width === undefined) this.finished.push(new Chunk([stream.text], undefined, stream, stream.margin));
     // The first stream leaves what it shows; another one had lines hidden, now printed whole.
-    else this.finished.push(new Chunk(index === 0 ? this.firstStreamLines(stream, width).lines : stream.lines(width), width, stream));
+    else
+      this.finished.push(
+        new Chunk(index === 0 ? this.firstStreamLines(stream, width).lines : stream.lines(width), width, stream, stream.margin),
+      );
   }
 
   private renderStreams(width: number): string[] {
@@ -82,7 +86,7 @@ export class Transcript implements Component {
         const { lines, header } = this.firstStreamLines(stream, width);
         const overflow = lines.length - share;
         if (overflow > 0) {
-          this.finished.push(new Chunk(lines.slice(0, overflow), width, stream));
+          this.finished.push(new Chunk(lines.slice(0, overflow), width, stream, stream.margin));
           stream.committed += overflow - header;
           stream.handedOver = true;
         }
@@ -95,7 +99,7 @@ export class Transcript implements Component {
       else
         live.push(
           truncateToWidth(
-            `${stream.label} ${style.dim(`(… ${lines.length - share + 1} lines above, printed in full when it finishes)`)}`,
+            `${stream.margin}${stream.label} ${style.dim(`(… ${lines.length - share + 1} lines above, printed in full when it finishes)`)}`,
             width,
           ),
           ...lines.slice(-(share - 1)),
@@ -112,7 +116,7 @@ export class Transcript implements Component {
     const rest = stream.lines(width).slice(stream.committed);
     const interrupted = stream.handedOver && this.finished.at(-1)?.owner !== stream;
     return interrupted
-      ? { lines: [truncateToWidth(`${stream.label} ${style.dim('(continued)')}:`, width), ...rest], header: 1 }
+      ? { lines: [truncateToWidth(`${stream.margin}${stream.label} ${style.dim('(continued)')}:`, width), ...rest], header: 1 }
       : { lines: rest, header: 0 };
   }
 }
@@ -129,7 +133,10 @@ class Stream {
   readonly label: string;
   private cache: { width: number; text: string; lines: string[] } | undefined;
 
-  constructor(header: string) {
+  constructor(
+    header: string,
+    readonly margin: string,
+  ) {
     this.text = header;
     this.label = header.replace(/:\s*$/, '');
   }
@@ -142,7 +149,9 @@ class Stream {
     // The terminal's width changed: what is left becomes the text, as it was wrapped (its line
     // count no longer says where the handed-over part ends at the new width).
     if (this.committed > 0 && this.countedAt !== undefined && this.countedAt !== width) {
-      const rest = wrap(this.text, this.countedAt).slice(this.committed).join('\n');
+      const rest = wrap(this.text, this.countedAt - marginAt(this.margin, this.countedAt).length)
+        .slice(this.committed)
+        .join('\n');
       // Wrapping drops the spaces at the end, which the next delta may need.
       const spaces = /[ \t]*$/.exec(this.text)?.[0] ?? '';
       this.text = rest.endsWith(spaces) ? rest : rest + spaces;
@@ -150,7 +159,7 @@ class Stream {
     }
     this.countedAt = width;
     if (this.cache?.width !== width || this.cache.text !== this.text)
-      this.cache = { width, text: this.text, lines: wrap(this.text, width) };
+      this.cache = { width, text: this.text, lines: wrapWithMargin(this.text, width, this.margin) };
     return this.cache.lines;
   }
 }
@@ -159,20 +168,44 @@ class Stream {
 class Chunk {
   private cache: { width: number; lines: string[] } | undefined;
 
+  /**
+   * @param source its text; lines already wrapped (and given their margin) when `renderedAt` says at which width
+   * @param margin put before every line at a new width (a stream's lines carry it; re-wrapped, they are given it again)
+   */
   constructor(
     private readonly source: string[],
     renderedAt?: number,
     readonly owner?: Stream,
+    private readonly margin = '',
   ) {
+    this.carriesMargin = renderedAt !== undefined;
     if (renderedAt !== undefined) this.cache = { width: renderedAt, lines: [...source] };
   }
 
+  private readonly carriesMargin: boolean;
+
   render(width: number): string[] {
-    if (this.cache?.width !== width) this.cache = { width, lines: this.source.flatMap((line) => wrap(line, width)) };
+    if (this.cache?.width !== width) {
+      // Lines a stream left carry its margin: taken off before they are wrapped again at the new width.
+      const text = this.carriesMargin
+        ? this.source.map((line) => line.replace(/^ +/, (spaces) => spaces.slice(this.margin.length)))
+        : this.source;
+      this.cache = { width, lines: text.flatMap((line) => wrapWithMargin(line, width, this.margin)) };
+    }
     return this.cache.lines;
   }
 }
 
 function wrap(text: string, width: number): string[] {
   return wrapTextWithAnsi(text.replace(/\t/g, '   '), Math.max(1, width));
+}
+
+/** A margin never takes more than half the width: a delegate deep down on a narrow terminal still has room, and no line is wider than the terminal. */
+function marginAt(margin: string, width: number): string {
+  return margin.slice(0, Math.floor(width / 2));
+}
+
+function wrapWithMargin(text: string, width: number, margin: string): string[] {
+  const fitted = marginAt(margin, width);
+  return wrap(text, width - fitted.length).map((line) => fitted + line);
 }
