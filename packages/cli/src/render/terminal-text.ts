@@ -54,7 +54,7 @@ export function inertLine(text: string): string {
  * with the formats `render/style.ts` offers): the only escape sequences a
  * terminal writer lets through.
  */
-const LEGION_STYLE = /\x1b\[(?:1|2|22|3[12356]|39)m/g;
+const LEGION_STYLE = /\x1b\[(?:[1234]|2[234]|3[12356]|39)m/g;
 
 /**
  * What every terminal writer passes its whole output through, Legion's own

@@ -1,4 +1,6 @@
 import { truncateToWidth, wrapTextWithAnsi, type Component } from '@mariozechner/pi-tui';
+import { Lexer } from 'marked';
+import { stripVTControlCharacters } from 'node:util';
 import { styleFor } from '../render/style.js';
 
 const style = styleFor(process.stdout);
@@ -21,20 +23,29 @@ export class Transcript implements Component {
   /**
    * @param rows the terminal's height now
    * @param below how many lines the live region below the streams takes (card, status, input)
+   * @param markdown renders a reply's (inert) markdown at a width; without it replies are shown as written
    */
   constructor(
     private readonly rows: () => number,
     private readonly below: (width: number) => number,
+    private readonly markdown?: MarkdownRenderer,
   ) {}
 
   print(text: string): void {
     // As pi-tui's Text did: nothing but white space takes no line.
-    if (text.trim() !== '') this.finished.push(new Chunk([text]));
+    if (text.trim() !== '') this.finished.push(new Chunk((width) => [text].flatMap((line) => wrap(line, width))));
+  }
+
+  /** A finished reply under its header: rendered as markdown (again at each new width), or as written. */
+  printReply(header: string, text: string): void {
+    const markdown = this.markdown;
+    if (!markdown) return this.print(`${header}${text}`);
+    this.finished.push(new Chunk((width) => replyLines(header, text, width, markdown)));
   }
 
   /** A reply that grows as it streams; `finish` prints the rest of it, unchanged, among the finished lines. */
   open(header: string): { append(text: string): void; finish(): void } {
-    const stream = new Stream(header);
+    const stream = new Stream(header, this.markdown);
     this.streams.push(stream);
     return {
       append: (delta) => stream.append(delta),
@@ -64,10 +75,11 @@ export class Transcript implements Component {
     if (index < 0) return;
     this.streams.splice(index, 1);
     const width = stream.lastWidth;
-    // Never drawn: wrapped when it is.
-    if (width === undefined) this.finished.push(new Chunk([stream.text], undefined, stream));
+    // Never drawn: rendered when it is, at whatever width the terminal has then.
+    if (width === undefined || !stream.handedOver) this.finished.push(new Chunk((at) => stream.lines(at), undefined, stream));
     // The first stream leaves what it shows; another one had lines hidden, now printed whole.
-    else this.finished.push(new Chunk(index === 0 ? this.firstStreamLines(stream, width).lines : stream.lines(width), width, stream));
+    else
+      this.finished.push(new Chunk(fixed(index === 0 ? this.firstStreamLines(stream, width).lines : stream.lines(width)), width, stream));
   }
 
   private renderStreams(width: number): string[] {
@@ -82,7 +94,7 @@ export class Transcript implements Component {
         const { lines, header } = this.firstStreamLines(stream, width);
         const overflow = lines.length - share;
         if (overflow > 0) {
-          this.finished.push(new Chunk(lines.slice(0, overflow), width, stream));
+          this.finished.push(new Chunk(fixed(lines.slice(0, overflow)), width, stream));
           stream.committed += overflow - header;
           stream.handedOver = true;
         }
@@ -118,7 +130,10 @@ export class Transcript implements Component {
 }
 
 class Stream {
-  text: string;
+  /** The header, until the lines it starts are handed over. */
+  private header: string;
+  /** What the reply says (inert), less the part printed already when the width changed. */
+  text = '';
   /** Lines of the stream's rendering (at `countedAt` columns) already among the finished lines. */
   committed = 0;
   private countedAt: number | undefined;
@@ -129,8 +144,11 @@ class Stream {
   readonly label: string;
   private cache: { width: number; text: string; lines: string[] } | undefined;
 
-  constructor(header: string) {
-    this.text = header;
+  constructor(
+    header: string,
+    private readonly markdown: MarkdownRenderer | undefined,
+  ) {
+    this.header = header;
     this.label = header.replace(/:\s*$/, '');
   }
 
@@ -139,38 +157,103 @@ class Stream {
   }
 
   lines(width: number): string[] {
-    // The terminal's width changed: what is left becomes the text, as it was wrapped (its line
-    // count no longer says where the handed-over part ends at the new width).
-    if (this.committed > 0 && this.countedAt !== undefined && this.countedAt !== width) {
-      const rest = wrap(this.text, this.countedAt).slice(this.committed).join('\n');
+    if (this.committed > 0 && this.countedAt !== undefined && this.countedAt !== width) this.rebase(this.countedAt);
+    this.countedAt = width;
+    if (this.cache?.width !== width || this.cache.text !== this.text) this.cache = { width, text: this.text, lines: this.render(width) };
+    return this.cache.lines;
+  }
+
+  private render(width: number): string[] {
+    return this.markdown ? replyLines(this.header, this.text, width, this.markdown) : wrap(this.header + this.text, width);
+  }
+
+  /**
+   * The terminal's width changed: the handed-over lines' count no longer says where they end at
+   * the new width, so what they showed is dropped from the text, and the count restarts.
+   */
+  private rebase(oldWidth: number): void {
+    if (!this.markdown) {
+      // What is left becomes the text, as it was wrapped.
+      const rest = wrap(this.header + this.text, oldWidth)
+        .slice(this.committed)
+        .join('\n');
       // Wrapping drops the spaces at the end, which the next delta may need.
       const spaces = /[ \t]*$/.exec(this.text)?.[0] ?? '';
       this.text = rest.endsWith(spaces) ? rest : rest + spaces;
+      this.header = '';
       this.committed = 0;
+      return;
     }
-    this.countedAt = width;
-    if (this.cache?.width !== width || this.cache.text !== this.text)
-      this.cache = { width, text: this.text, lines: wrap(this.text, width) };
+    // Markdown is cut between whole blocks only, after a blank line: the blocks before render
+    // the same alone, and the rest renders as it did below them. Lines of a block handed over in
+    // part stay counted (at the new width they may be a few more or fewer).
+    let cut = 0;
+    let shown = 0;
+    let offset = 0;
+    for (const token of new Lexer().lex(this.text)) {
+      offset += token.raw.length;
+      if (token.type !== 'space') continue;
+      const count = replyLines(this.header, this.text.slice(0, offset), oldWidth, this.markdown).length;
+      if (count > this.committed) break;
+      cut = offset;
+      shown = count;
+    }
+    if (cut === 0) return;
+    this.text = this.text.slice(cut);
+    this.header = '';
+    this.committed -= shown;
+  }
+}
+
+/** Renders inert markdown as terminal lines at most `width` wide. */
+export type MarkdownRenderer = (text: string, width: number) => string[];
+
+/**
+ * A reply under its header: on the header's line when the reply starts with a
+ * paragraph ("assistant: Sure, …"), else on the lines under it (a heading, a
+ * list or a code block starts a line of its own).
+ */
+function replyLines(header: string, text: string, width: number, markdown: MarkdownRenderer): string[] {
+  const label = stripVTControlCharacters(header);
+  const start = text.trimStart();
+  if (start === '') return wrap(header, width);
+  const firstBlock = start.slice(0, start.search(/\n[ \t]*\n|$/));
+  if (new Lexer().lex(firstBlock)[0]?.type === 'paragraph') {
+    // The label goes through the renderer as text (its markdown characters escaped) so the first line wraps with it.
+    const lines = markdown(`${label.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, '\\$&')}${start}`, width);
+    const first = lines[0] ?? '';
+    const bare = label.trimEnd();
+    if (first.startsWith(bare)) return [`${header.trimEnd()}${first.slice(bare.length)}`, ...lines.slice(1)];
+  }
+  return [...wrap(header.trimEnd(), width), ...markdown(start, width)];
+}
+
+/** Finished lines: rendered again only when the terminal's width changes. */
+class Chunk {
+  private cache: { width: number; lines: string[] } | undefined;
+
+  /**
+   * @param lines the chunk at a width
+   * @param renderedAt the width `lines` already has lines for, when they are known
+   */
+  constructor(
+    private readonly lines: (width: number) => string[],
+    renderedAt?: number,
+    readonly owner?: Stream,
+  ) {
+    if (renderedAt !== undefined) this.cache = { width: renderedAt, lines: lines(renderedAt) };
+  }
+
+  render(width: number): string[] {
+    if (this.cache?.width !== width) this.cache = { width, lines: this.lines(width) };
     return this.cache.lines;
   }
 }
 
-/** Finished lines: re-wrapped only when the terminal's width changes. */
-class Chunk {
-  private cache: { width: number; lines: string[] } | undefined;
-
-  constructor(
-    private readonly source: string[],
-    renderedAt?: number,
-    readonly owner?: Stream,
-  ) {
-    if (renderedAt !== undefined) this.cache = { width: renderedAt, lines: [...source] };
-  }
-
-  render(width: number): string[] {
-    if (this.cache?.width !== width) this.cache = { width, lines: this.source.flatMap((line) => wrap(line, width)) };
-    return this.cache.lines;
-  }
+/** Lines drawn at one width, each wrapped again at another. */
+function fixed(lines: readonly string[]): (width: number) => string[] {
+  const copy = [...lines];
+  return (width) => copy.flatMap((line) => wrap(line, width));
 }
 
 function wrap(text: string, width: number): string[] {
