@@ -175,7 +175,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     if (result.status === 'error') stderr.write(`legion: ${inertLine(to)} could not answer: ${inert(result.error)}\n`);
   } else if (result.status === 'success') {
     // The reply is the model's: shown as it is (rendered from markdown on a terminal), nothing in it acted on by the terminal.
-    stdout.write(`${await replyText(result.reply)}\n`);
+    stdout.write(`${await replyText(inert(result.reply))}\n`);
     if (result.truncated)
       stderr.write(
         `warning: ${inertLine(to)}'s reply was cut off at the model's output limit (raise "maxTokens" in its model settings, or ask it to continue)\n`,
@@ -204,10 +204,10 @@ async function markdownFor(stream: NodeJS.WriteStream): Promise<((text: string) 
   return (text) => markdownLines(text, stream.columns || 80, styleFor(stream));
 }
 
-/** The reply for stdout: as the model wrote it (inert) when piped or under NO_COLOR, rendered from markdown on a terminal. */
+/** The (inert) reply for stdout: as the model wrote it when piped or under NO_COLOR, rendered from markdown on a terminal. */
 async function replyText(reply: string): Promise<string> {
   const markdown = await markdownFor(process.stdout);
-  return markdown ? markdown(reply).join('\n') : inert(reply);
+  return markdown ? markdown(reply).join('\n') : reply;
 }
 
 function formatWait(ms: number): string {

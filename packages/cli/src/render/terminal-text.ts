@@ -51,10 +51,12 @@ export function inertLine(text: string): string {
 
 /**
  * The colours and weights Legion's own styling writes (node:util `styleText`
- * with the formats `render/style.ts` offers): the only escape sequences a
- * terminal writer lets through.
+ * with the formats `render/style.ts` offers), alone or combined in one
+ * sequence, and the plain reset (pi-tui's line wrapping carries a style over
+ * to the next line as one combined sequence): the only escape sequences a
+ * terminal writer lets through. None of them moves, hides or erases anything.
  */
-const LEGION_STYLE = /\x1b\[(?:[1234]|2[234]|3[12356]|39)m/g;
+const LEGION_STYLE = /\x1b\[(?:(?:0|[1234]|2[234]|3[12356]|39)(?:;(?:0|[1234]|2[234]|3[12356]|39))*)?m/g;
 
 /**
  * What every terminal writer passes its whole output through, Legion's own

@@ -407,7 +407,7 @@ class Repl implements ReplControl {
   private report(result: TurnResult): void {
     if (result.status === 'success') {
       if (!this.activity.streamed.has(result.conversationId))
-        this.screen.printReply(`${style.bold(style.cyan(inertLine(parseResponder(result.conversationId))))}: `, result.reply);
+        this.screen.printReply(`${style.bold(style.cyan(inertLine(parseResponder(result.conversationId))))}: `, inert(result.reply));
       if (result.truncated) this.print(style.yellow("  (the reply was cut off at the model's output limit)"));
     } else if (result.status === 'paused') {
       const pause = this.driver.explainPause(result.requests);
