@@ -120,7 +120,7 @@ describe.skipIf(TMUX_MISSING)('replies are rendered from markdown on a terminal,
     launch([]);
     await terminal.waitFor('/help for commands');
     terminal.type('plan please');
-    await terminal.waitFor(TURN_END);
+    await terminal.waitFor(/\n {2}\(\d+ ms · /);
     expect(terminal.visible()).toContain('Release plan');
     terminal.type('/clear');
     // The prompt stays ready on a screen without the reply; the reply is still in the scrollback.
