@@ -156,5 +156,14 @@ describe.skipIf(TMUX_MISSING)('replies are rendered from markdown on a terminal,
     expect(piped.stdout).toBe(`${REPLY}\n`);
     const log = await runLegion(['log', 'user__coordinator'], { cwd: workspace.dir, env: { ...process.env, ...env(), NO_COLOR: '' } });
     expect(log.stdout).toContain('  Ship **the parser** first');
+
+    // legion log on a terminal renders each message under its header, indented.
+    terminal.kill();
+    terminal = new TmuxTerminal(workspace.dir, 'log');
+    launch(['log', 'user__coordinator']);
+    const logged = await terminal.waitFor('[legion exited: 0]');
+    for (const marker of RAW_MARKERS) expect(logged, marker).not.toContain(marker);
+    expect(logged).toContain('  Ship the parser first, then the docs;');
+    expect(logged).toMatch(/^ {2}╭─ ts\n {4}const answer: number = 42;$/m);
   }, 120_000);
 });
