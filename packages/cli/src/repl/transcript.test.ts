@@ -147,6 +147,60 @@ describe('Transcript with markdown: replies rendered, the same guarantees', () =
     expect(shown.join('\n')).not.toContain('**');
   });
 
+  it('streamed in small deltas, a reply renders as it does whole: finished blocks are rendered once, alike', () => {
+    const reply = [
+      'Intro with **bold**.',
+      '',
+      '## Heading',
+      '',
+      '- a list',
+      '- that is loose',
+      '',
+      '- still the list',
+      '',
+      '1. one',
+      '',
+      '2. two, loose',
+      '',
+      '10. ten',
+      '',
+      '```ts',
+      'const a = 1;',
+      '',
+      'const b = 2;',
+      '```',
+      '',
+      '| a | b |',
+      '|---|---|',
+      '| 1 | 2 |',
+      '',
+      '> a quote',
+      'lazily continued',
+      '',
+      '    indented code',
+      '',
+      '    more of it',
+      '',
+      'Setext heading',
+      '---',
+      '',
+      'The end.',
+    ].join('\n');
+    const transcript = new Transcript(
+      () => 500,
+      () => BELOW,
+      (text, width) => markdownLines(text, width, style),
+    );
+    const stream = transcript.open('agent: ');
+    for (const character of reply) {
+      stream.append(character);
+      transcript.render(WIDTH);
+    }
+    stream.finish();
+    const expected = markdownLines(`agent: ${reply}`, WIDTH, style);
+    expect(plain(transcript.render(WIDTH))).toEqual(plain(expected));
+  });
+
   it('the terminal narrows while a markdown stream goes on: every block ends in the scrollback once', () => {
     const transcript = make();
     const stream = transcript.open('agent: ');

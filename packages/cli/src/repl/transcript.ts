@@ -132,8 +132,13 @@ export class Transcript implements Component {
 class Stream {
   /** The header, until the lines it starts are handed over. */
   private header: string;
-  /** What the reply says (inert), less the part printed already when the width changed. */
+  /**
+   * What the reply says (inert) and is not in `blocks`: all of it as written; as markdown, the
+   * blocks that may still change (the last one, which the next delta may continue).
+   */
   text = '';
+  /** As markdown: the reply's finished blocks, each rendered once for a width (a long reply is not rendered whole at each delta). */
+  private readonly blocks: Block[] = [];
   /** Lines of the stream's rendering (at `countedAt` columns) already among the finished lines. */
   committed = 0;
   private countedAt: number | undefined;
@@ -142,7 +147,7 @@ class Stream {
   /** The width it was last drawn at; what it leaves when it finishes is that drawing. */
   lastWidth: number | undefined;
   readonly label: string;
-  private cache: { width: number; text: string; lines: string[] } | undefined;
+  private cache: { width: number; text: string; blocks: number; lines: string[] } | undefined;
 
   constructor(
     header: string,
@@ -159,12 +164,48 @@ class Stream {
   lines(width: number): string[] {
     if (this.committed > 0 && this.countedAt !== undefined && this.countedAt !== width) this.rebase(this.countedAt);
     this.countedAt = width;
-    if (this.cache?.width !== width || this.cache.text !== this.text) this.cache = { width, text: this.text, lines: this.render(width) };
+    if (this.markdown) this.seal(this.markdown);
+    if (this.cache?.width !== width || this.cache.text !== this.text || this.cache.blocks !== this.blocks.length)
+      this.cache = { width, text: this.text, blocks: this.blocks.length, lines: this.render(width) };
     return this.cache.lines;
   }
 
   private render(width: number): string[] {
-    return this.markdown ? replyLines(this.header, this.text, width, this.markdown) : wrap(this.header + this.text, width);
+    if (!this.markdown) return wrap(this.header + this.text, width);
+    const finished = this.blocks.flatMap((block) => block.render(width));
+    if (this.blocks.length === 0) return replyLines(this.header, this.text, width, this.markdown);
+    return this.text.trim() === '' ? finished : [...finished, ...this.markdown(this.text, width)];
+  }
+
+  /**
+   * Moves the blocks that can no longer change into `blocks`: those before the last blank line
+   * that has a block after it. Markdown's blocks are final once another starts after a blank line
+   * (only the last one may still grow, or turn out to be a heading or a table), and a block
+   * renders alone as it does among the others, its spacing included.
+   */
+  private seal(markdown: MarkdownRenderer): void {
+    if (!/\n[ \t]*\n[\s\S]*\S/.test(this.text)) return;
+    const tokens = new Lexer().lex(this.text);
+    let end = 0;
+    let offset = 0;
+    let last = 0;
+    tokens.forEach((token, index) => {
+      offset += token.raw.length;
+      if (token.type !== 'space') last = index;
+    });
+    // "2" or "-" after a blank line may be the start of the next item of the list above ("2. …").
+    if (/^(?:\d{1,9}|[-+*])$/.test(tokens[last]?.raw.trim() ?? '')) return;
+    offset = 0;
+    tokens.forEach((token, index) => {
+      offset += token.raw.length;
+      if (token.type === 'space' && index < last) end = offset;
+    });
+    // The lexer's pieces add up to the text (checked, rather than trusted, before cutting it).
+    if (end === 0 || tokens.reduce((length, token) => length + token.raw.length, 0) !== this.text.length) return;
+    const header = this.blocks.length === 0 ? this.header : '';
+    const source = this.text.slice(0, end);
+    this.blocks.push(new Block((width) => replyLines(header, source, width, markdown)));
+    this.text = this.text.slice(end);
   }
 
   /**
@@ -184,24 +225,27 @@ class Stream {
       this.committed = 0;
       return;
     }
-    // Markdown is cut between whole blocks only, after a blank line: the blocks before render
-    // the same alone, and the rest renders as it did below them. Lines of a block handed over in
+    // Markdown: the finished blocks handed over whole are dropped. Lines of a block handed over in
     // part stay counted (at the new width they may be a few more or fewer).
-    let cut = 0;
-    let shown = 0;
-    let offset = 0;
-    for (const token of new Lexer().lex(this.text)) {
-      offset += token.raw.length;
-      if (token.type !== 'space') continue;
-      const count = replyLines(this.header, this.text.slice(0, offset), oldWidth, this.markdown).length;
+    while (this.blocks.length > 0) {
+      const count = this.blocks[0]!.render(oldWidth).length;
       if (count > this.committed) break;
-      cut = offset;
-      shown = count;
+      this.blocks.shift();
+      this.header = '';
+      this.committed -= count;
     }
-    if (cut === 0) return;
-    this.text = this.text.slice(cut);
-    this.header = '';
-    this.committed -= shown;
+  }
+}
+
+/** A finished block of a streaming reply, rendered once for each width. */
+class Block {
+  private cache: { width: number; lines: string[] } | undefined;
+
+  constructor(private readonly lines: (width: number) => string[]) {}
+
+  render(width: number): string[] {
+    if (this.cache?.width !== width) this.cache = { width, lines: this.lines(width) };
+    return this.cache.lines;
   }
 }
 
@@ -216,6 +260,7 @@ export type MarkdownRenderer = (text: string, width: number) => string[];
 function replyLines(header: string, text: string, width: number, markdown: MarkdownRenderer): string[] {
   const label = stripVTControlCharacters(header);
   const start = text.trimStart();
+  if (header === '') return markdown(start, width);
   if (start === '') return wrap(header, width);
   const firstBlock = start.slice(0, start.search(/\n[ \t]*\n|$/));
   if (new Lexer().lex(firstBlock)[0]?.type === 'paragraph') {
