@@ -172,6 +172,9 @@ export class Activity {
       case 'storage:warning':
         this.screen.print(style.yellow(`warning: ${event.path}: ${event.problem}`));
         return;
+      case 'config:reloaded':
+        this.screen.print(describeReload(event.changes, event.restartNeeded));
+        return;
       case 'error:raised':
         // A cancelled turn was the user's own doing: the REPL has said "cancelled" once already.
         if (event.code === 'cancelled') return;
@@ -232,4 +235,14 @@ export function describeCall(call: FinishedCall): string {
     return `  ${mark} ${inertLine(call.participantId)} → ${style.bold(inertLine(input.to))}  ${style.dim(`"${message}"`)}  ${duration}  ${outcome.ok ? 'replied' : style.red(outcome.text)}`;
   }
   return `  ${mark} ${inertLine(call.participantId)}  ${style.bold(inertLine(call.toolUse.name))}  ${keyArgument(call.toolUse)}  ${duration}  ${outcome.ok ? style.dim(outcome.text) : style.red(outcome.text)}`;
+}
+
+/** What an edit of the config files changed, said before the message it applies to; what needs a restart, in yellow. */
+export function describeReload(changes: readonly string[], restartNeeded: readonly string[]): string {
+  const shown = changes.filter((key) => !restartNeeded.includes(key));
+  const lines =
+    shown.length > 0 ? [style.dim(`  config changed, applies from this message: ${inertLine(clip(shown.join(', '), 200))}`)] : [];
+  if (restartNeeded.length > 0)
+    lines.push(style.yellow(`  config changed, applies after a restart of legion: ${inertLine(clip(restartNeeded.join(', '), 200))}`));
+  return lines.join('\n');
 }
