@@ -1,0 +1,137 @@
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { shellQuote, TMUX_MISSING, TmuxTerminal } from './terminal.test-support.js';
+import { runLegion, LEGION } from '../legion-process.test-support.js';
+import { useWorkspace } from '../workspace.test-support.js';
+
+// Models and keys without editing JSON, and config that applies to an open REPL: the built
+// `legion` in a real terminal (tmux), its agents on the real Anthropic SDK talking to aimock.
+if (TMUX_MISSING) console.warn('models-cli.test.ts: tmux is not installed, so the terminal tests are skipped (apt-get install -y tmux).');
+
+describe.skipIf(TMUX_MISSING)('models, keys and config edits, in a real terminal', () => {
+  const workspace = useWorkspace('legion-models-');
+  const { mock, env } = workspace;
+  let terminal: TmuxTerminal;
+
+  beforeEach(() => {
+    terminal = new TmuxTerminal(workspace.dir);
+    mock.on({}, { content: 'Noted.' });
+  });
+  afterEach(() => terminal.kill());
+
+  /** The model each request to the mock named, in order. */
+  const requestedModels = (): unknown[] => mock.getRequests().map((entry) => (entry.body as { model?: unknown } | null)?.model);
+
+  function launch(args: string[], extraEnv: Record<string, string> = {}): void {
+    const variables = Object.entries({ ...env(), ...extraEnv }).map(([name, value]) => `${name}=${value}`);
+    terminal.start(`${['env', ...variables, process.execPath, LEGION, ...args].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`);
+  }
+
+  async function send(text: string, reply = 'Noted.'): Promise<void> {
+    const before = terminal.count(reply);
+    terminal.type(text);
+    await terminal.waitForCount(reply, before + 1);
+  }
+
+  const participantFile = (id: string): string => join(workspace.dir, '.legion/collective/participants', `${id}.json`);
+
+  it('/model AGENT MODEL switches the model, says where it was saved, and the next request goes to it', async () => {
+    launch([]);
+    await terminal.waitFor('/help for commands');
+    await send('First');
+    expect(requestedModels().at(-1)).toBe('claude-sonnet-4-6');
+
+    terminal.type('/model coordinator anthropic/claude-opus-4-5');
+    await terminal.waitFor('coordinator now uses anthropic/claude-opus-4-5 (saved in .legion/collective/participants/coordinator.json)');
+    expect(JSON.parse(readFileSync(participantFile('coordinator'), 'utf8')).model).toMatchObject({
+      provider: 'anthropic',
+      model: 'claude-opus-4-5',
+    });
+    await send('Second');
+    expect(requestedModels().at(-1)).toBe('claude-opus-4-5');
+  });
+
+  it('/model alone shows a list to choose from: Esc keeps the model, ↓ and Enter take another', async () => {
+    launch([]);
+    await terminal.waitFor('/help for commands');
+    terminal.type('/model');
+    await terminal.waitFor('Model for coordinator (now anthropic/claude-sonnet-4-6)');
+    terminal.keys('Escape');
+    await terminal.waitFor('coordinator keeps anthropic/claude-sonnet-4-6.');
+
+    // The list leaves the screen once it is answered: the second one is the one shown now.
+    terminal.type('/model');
+    await terminal.waitForCount('› /model', 2);
+    await terminal.waitFor('Model for coordinator (now anthropic/claude-sonnet-4-6)');
+    terminal.keys('Down');
+    terminal.keys('Enter');
+    const shown = await terminal.waitFor(/coordinator now uses anthropic\/(\S+) \(saved in/);
+    const chosen = /coordinator now uses anthropic\/(\S+) \(saved in/.exec(shown)![1]!;
+    expect(chosen).not.toBe('claude-sonnet-4-6');
+    await send('Which model?');
+    expect(requestedModels().at(-1)).toBe(chosen);
+  });
+
+  it('a `legion config set` in another process reaches the open REPL from its next message, and the REPL says so', async () => {
+    launch([]);
+    await terminal.waitFor('/help for commands');
+    await send('Before');
+    expect(requestedModels().at(-1)).toBe('claude-sonnet-4-6');
+
+    const set = await runLegion(['config', 'set', 'defaultModel', '{"provider": "anthropic", "model": "claude-haiku-4-5"}'], {
+      cwd: workspace.dir,
+      env: { ...process.env, ...env() },
+    });
+    expect(set.status, set.stderr).toBe(0);
+    await send('After');
+    expect(requestedModels().at(-1)).toBe('claude-haiku-4-5');
+    await terminal.waitFor('config changed, applies from this message: defaultModel.model');
+  });
+
+  it('a config edit that does not load is reported once, and the REPL keeps the last good config', async () => {
+    launch([]);
+    await terminal.waitFor('/help for commands');
+    writeFileSync(join(workspace.dir, '.legion/config.json'), '{ "defaultModel": ');
+    await send('One');
+    await send('Two');
+    expect(requestedModels()).toEqual(['claude-sonnet-4-6', 'claude-sonnet-4-6']);
+    expect(terminal.count('the last good config stays in use')).toBe(1);
+  });
+
+  it('legion auth set takes the key at a prompt that shows nothing, and writes it to the global config, readable only by its owner', async () => {
+    const key = 'sk-typed-0123456789abcdef';
+    launch(['auth', 'set', 'openai']);
+    await terminal.waitFor('API key for openai (not shown):');
+    terminal.type(key);
+    await terminal.waitFor('[legion exited: 0]');
+    const shown = terminal.screen();
+    expect(shown).toContain('Saved the key for openai (sk-t…cdef)');
+    expect(shown).not.toContain(key);
+    const file = join(workspace.dir, '.xdg/legion/config.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ providers: { openai: { apiKey: key } } });
+  });
+
+  it('legion models lists providers with where their keys come from, and models with windows and prices', async () => {
+    const { ANTHROPIC_API_KEY: _key, ...withoutAnthropic } = { ...process.env, ...env() };
+    const listed = await runLegion(['models', '--json'], { cwd: workspace.dir, env: withoutAnthropic });
+    expect(listed.status, listed.stderr).toBe(0);
+    const catalogue = JSON.parse(listed.stdout) as {
+      providers: Array<{ name: string; key: { from: string; variable?: string } }>;
+      models: Array<{ provider: string; model: string; window: number; price: { input: number } | null; usedBy: string[]; keyed: boolean }>;
+    };
+    expect(catalogue.providers.find((provider) => provider.name === 'openai')?.key).toEqual({
+      from: 'environment',
+      variable: 'OPENAI_API_KEY',
+    });
+    expect(catalogue.providers.find((provider) => provider.name === 'anthropic')?.key).toEqual({ from: 'missing' });
+    expect(catalogue.models.find((model) => model.model === 'claude-sonnet-4-6')).toMatchObject({
+      provider: 'anthropic',
+      window: 1_000_000,
+      price: { input: 3 },
+      usedBy: ['defaultModel', 'coordinator', 'developer', 'reviewer'],
+      keyed: false,
+    });
+    expect(catalogue.models.find((model) => model.model === 'gpt-4.1')).toMatchObject({ provider: 'openai', keyed: true });
+  });
+});
