@@ -112,6 +112,33 @@ describe.skipIf(TMUX_MISSING)('models, keys and config edits, in a real terminal
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ providers: { openai: { apiKey: key } } });
   });
 
+  it('legion init offers to set a key when none is found, on a terminal; the key typed is not shown', async () => {
+    const key = 'sk-ant-typed-0123456789abcdef';
+    const { ANTHROPIC_API_KEY: _key, ...variables } = env();
+    const assignments = Object.entries(variables).map(([name, value]) => `${name}=${value}`);
+    terminal.start(
+      `${['env', '-u', 'ANTHROPIC_API_KEY', ...assignments, process.execPath, LEGION, 'init', 'fresh'].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`,
+    );
+    await terminal.waitFor('Set the anthropic key now?');
+    terminal.keys('Enter');
+    await terminal.waitFor('API key for anthropic (not shown):');
+    terminal.type(key);
+    await terminal.waitFor('[legion exited: 0]');
+    expect(terminal.screen()).not.toContain(key);
+    expect(JSON.parse(readFileSync(join(workspace.dir, '.xdg/legion/config.json'), 'utf8'))).toEqual({
+      providers: { anthropic: { apiKey: key } },
+    });
+  });
+
+  it('legion init without a terminal only says how to set a key: a script is never asked', async () => {
+    const { ANTHROPIC_API_KEY: _key, ...withoutKey } = { ...process.env, ...env() };
+    const init = await runLegion(['init', 'scripted'], { cwd: workspace.dir, env: withoutKey });
+    expect(init.status, init.stderr).toBe(0);
+    expect(init.stdout).toContain('No key for anthropic was found');
+    expect(init.stdout).toContain('Set one with: legion auth set anthropic');
+    expect(init.stdout + init.stderr).not.toContain('Set the anthropic key now?');
+  });
+
   it('legion models lists providers with where their keys come from, and models with windows and prices', async () => {
     const { ANTHROPIC_API_KEY: _key, ...withoutAnthropic } = { ...process.env, ...env() };
     const listed = await runLegion(['models', '--json'], { cwd: workspace.dir, env: withoutAnthropic });
