@@ -50,8 +50,15 @@ export async function modelsCommand(options: { workspace?: string | undefined; j
       ]),
     )}\n\n`,
   );
-  const shown = options.all ? catalogue.models : catalogue.models.filter((model) => model.usedBy.length > 0 || keyed.has(model.provider));
-  const order = (model: CatalogueModel): number => (model.usedBy.length > 0 ? 0 : keyed.has(model.provider) ? 1 : 2);
+  // A local server's models need no key but may not be served here: listed with --all, like those of providers without a key.
+  const withKey = new Set(
+    catalogue.providers
+      .filter((provider) => provider.key.from === 'environment' || provider.key.from === 'global-config')
+      .map((p) => p.name),
+  );
+  const shown = options.all ? catalogue.models : catalogue.models.filter((model) => model.usedBy.length > 0 || withKey.has(model.provider));
+  const order = (model: CatalogueModel): number =>
+    model.usedBy.length > 0 ? 0 : withKey.has(model.provider) ? 1 : keyed.has(model.provider) ? 2 : 3;
   const rows = [...shown]
     .sort((a, b) => order(a) - order(b))
     .map((model) => [
@@ -63,7 +70,7 @@ export async function modelsCommand(options: { workspace?: string | undefined; j
     ]);
   stdout.write(`${style.bold('Models')}${style.dim('  (window, price per million tokens in / out)')}\n${columns(rows)}\n`);
   const hidden = catalogue.models.length - shown.length;
-  if (hidden > 0) stdout.write(style.dim(`\n${hidden} more of providers without a key: legion models --all\n`));
+  if (hidden > 0) stdout.write(style.dim(`\n${hidden} more, of local servers and providers without a key: legion models --all\n`));
   stdout.write(style.dim('Switch a model: /model in the REPL, or legion agents add … --provider P --model M\n'));
   return 0;
 }

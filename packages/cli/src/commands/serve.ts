@@ -92,7 +92,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   // The browser is told by the event stream; whoever started the server sees it here too.
   legion.events.on('config:reloaded', (event) => {
     const live = event.changes.filter((key) => !event.restartNeeded.includes(key));
-    if (live.length > 0) stderr.write(`legion: config changed, applies from the next message: ${live.join(', ')}\n`);
+    if (live.length > 0) stderr.write(`legion: config changed, applies from this message: ${live.join(', ')}\n`);
     if (event.restartNeeded.length > 0)
       stderr.write(`legion: config changed, applies after a restart of legion serve: ${event.restartNeeded.join(', ')}\n`);
   });

@@ -47,8 +47,10 @@ export async function modelCommand(control: ModelControl, args: string): Promise
   if (name === undefined) {
     const catalogue = await modelCatalogue({ config: control.legion.config, agents: [], env: process.env });
     const keyed = new Set(catalogue.providers.filter((provider) => provider.key.from !== 'missing').map((provider) => provider.name));
-    // Models whose provider has a key first, then the rest; the agent's own model is where the list starts.
-    const models = [...catalogue.models].sort((a, b) => Number(keyed.has(b.provider)) - Number(keyed.has(a.provider)));
+    const local = new Set(catalogue.providers.filter((provider) => provider.key.from === 'none-needed').map((provider) => provider.name));
+    // Models of providers with a key first, then local servers', then those without a key; the list starts at the agent's own model.
+    const rank = (provider: string): number => (local.has(provider) ? 1 : keyed.has(provider) ? 0 : 2);
+    const models = [...catalogue.models].sort((a, b) => rank(a.provider) - rank(b.provider));
     const items = models.map((model) => ({
       value: `${model.provider}/${model.model}`,
       label: inertLine(`${model.provider}/${model.model}`),
