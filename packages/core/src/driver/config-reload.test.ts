@@ -92,4 +92,15 @@ describe('config files edited while a surface is open', () => {
     writeFileSync(configFile, good.replace('claude-good', 'claude-fixed'));
     expect(await send()).toBe('claude-fixed');
   });
+
+  it('a key added to the global config while open is redacted from then on, as one there at open is', async () => {
+    const { test } = await open([onDefaultModel('lead')]);
+    const secret = 'sk-added-while-open-0123456789';
+    const said: string[] = [];
+    test.legion.events.on('error:raised', (event) => said.push(event.message));
+    writeFileSync(join(test.root, 'no-global-config.json'), JSON.stringify({ providers: { openai: { apiKey: secret } } }));
+    expect(test.legion.reloadConfig()).toMatchObject({ status: 'applied', changes: ['providers.openai'] });
+    test.legion.events.emit('error:raised', { scope: 'a tool', message: `it printed ${secret}` });
+    expect(said).toEqual(['it printed [redacted:providers.openai.apiKey]']);
+  });
 });
