@@ -91,7 +91,15 @@ function switchModel(control: ModelControl, agent: AgentParticipant, name: strin
     `  ${style.bold(agent.id)} now uses ${model.provider}/${inertLine(model.model)} (saved in ${file}); the next request goes to it.`,
   );
   const access = checkModelAccess(model, legion.config.providers, process.env);
-  if (!access.ok) control.print(style.yellow(`  ${access.problem}. ${access.fix}`));
+  if (access.ok) return;
+  const variable = PROVIDER_PRESETS[model.provider]?.apiKeyEnv;
+  control.print(
+    style.yellow(
+      access.code === 'provider_no_key'
+        ? `  No key for ${model.provider} yet: run legion auth set ${model.provider} in another shell (this REPL takes it from the next message)${variable ? `, or set ${variable} before starting legion` : ''}.`
+        : `  ${access.problem}. ${access.fix}`,
+    ),
+  );
 }
 
 /** Tab completion: agents first, then (after an agent) the models of the table. */
@@ -103,8 +111,11 @@ export async function modelItems(control: ModelControl, prefix: string): Promise
   const space = prefix.indexOf(' ');
   const [before, typing] = space > 0 ? [`${prefix.slice(0, space)} `, prefix.slice(space + 1).trim()] : ['', prefix];
   const candidates = before ? names : [...agents, ...names];
-  return candidates
-    .filter((name) => name.startsWith(typing))
-    .slice(0, 50)
-    .map((name) => ({ value: `${before}${name}`, label: inertLine(name) }));
+  return (
+    candidates
+      // `gpt-4.1-m` finds `openai/gpt-4.1-mini`: people type the model, not always its provider.
+      .filter((name) => name.startsWith(typing) || name.slice(name.indexOf('/') + 1).startsWith(typing))
+      .slice(0, 50)
+      .map((name) => ({ value: `${before}${name}`, label: inertLine(name) }))
+  );
 }

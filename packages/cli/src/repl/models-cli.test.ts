@@ -88,6 +88,28 @@ describe.skipIf(TMUX_MISSING)('models, keys and config edits, in a real terminal
     await terminal.waitFor('config changed, applies from this message: defaultModel.model');
   });
 
+  it('a key stored with legion auth set in another shell reaches the open REPL: a model without a key works from the next message', async () => {
+    const { OPENAI_API_KEY: _key, ...variables } = env();
+    const assignments = Object.entries(variables).map(([name, value]) => `${name}=${value}`);
+    terminal.start(`${['env', '-u', 'OPENAI_API_KEY', ...assignments, process.execPath, LEGION].map(shellQuote).join(' ')}`);
+    await terminal.waitFor('/help for commands');
+    terminal.type('/model coordinator openai/gpt-4.1');
+    await terminal.waitFor('No key for openai yet: run legion auth set openai in another shell');
+    terminal.type('Without a key');
+    await terminal.waitFor('coordinator could not answer');
+    expect(requestedModels()).toEqual([]);
+
+    const set = await runLegion(['auth', 'set', 'openai', '--stdin'], {
+      cwd: workspace.dir,
+      env: { ...process.env, ...variables },
+      input: 'sk-stored-0123456789abcdef\n',
+    });
+    expect(set.status, set.stderr).toBe(0);
+    await send('With a key');
+    expect(requestedModels()).toEqual(['gpt-4.1']);
+    await terminal.waitFor('config changed, applies from this message: providers.openai');
+  });
+
   it('a config edit that does not load is reported once, and the REPL keeps the last good config', async () => {
     launch([]);
     await terminal.waitFor('/help for commands');
