@@ -1,10 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LegionEvent } from '../kernel/events/event-types.js';
 import type { ModelConfig, ParticipantInput } from '../team/collective/participant.js';
 import { keyEnv } from '../model/providers/__fixtures__/llm-server.js';
 import { useLlmServer } from '../model/providers/__fixtures__/use-llm-server.js';
-import { agentParticipant, userParticipant } from '../testing/index.js';
+import { agentParticipant, userParticipant, writeNoteTool } from '../testing/index.js';
 import { SessionDriver } from './SessionDriver.js';
 
 // An open surface (the REPL, `legion serve`) keeps one Legion for hours: edits of the config files
@@ -102,5 +102,29 @@ describe('config files edited while a surface is open', () => {
     expect(test.legion.reloadConfig()).toMatchObject({ status: 'applied', changes: ['providers.openai'] });
     test.legion.events.emit('error:raised', { scope: 'a tool', message: `it printed ${secret}` });
     expect(said).toEqual(['it printed [redacted:providers.openai.apiKey]']);
+  });
+
+  it("a policy edited in the workspace config judges the next message's tool calls: a deny added while open applies", async () => {
+    server.mock.on(
+      { hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_note', name: 'write_note', arguments: '{"path":"note.txt","text":"hi"}' }] },
+    );
+    server.mock.on({ hasToolResult: true }, { content: 'Done.' });
+    const { test, send, configFile, editJson } = await open([
+      { ...agentParticipant('lead', { tools: ['write_note'] }), model: claude('claude-notes') } as ParticipantInput,
+    ]);
+    test.legion.tools.register(writeNoteTool(test.root));
+    const note = join(test.root, 'note.txt');
+    editJson(configFile, (config) => ({ ...config, policies: { write_note: 'auto' } }));
+    await send();
+    expect(existsSync(note)).toBe(true);
+
+    rmSync(note);
+    editJson(configFile, (config) => ({ ...config, policies: { write_note: 'deny' } }));
+    await send();
+    expect(existsSync(note)).toBe(false);
+    // A denied tool is not offered to the model any more, and a call to it does not run.
+    const messages = server.anthropicBodies().at(-1)?.['messages'] as Array<{ content: Array<Record<string, unknown>> }>;
+    expect(messages.at(-1)?.content[0]).toMatchObject({ type: 'tool_result', is_error: true });
   });
 });
