@@ -243,7 +243,7 @@ export class Legion {
     const before = this.current;
     const changes = changedKeys(before, check.config);
     const restartNeeded = changes.filter((key) => RESTART_KEYS.some((prefix) => key === prefix || key.startsWith(`${prefix}.`)));
-    addMcpCaller(check.collective, check.config);
+    // The MCP client's caller stays as it was made at open (`mcpServe` needs a restart): `replaceRoster` keeps callers.
     const participants = this.collective.replaceRoster(check.collective).map((id) => `participant ${id}`);
     this.current = check.config;
     this.useConfig(check.config);
