@@ -45,7 +45,9 @@ export async function modelCommand(control: ModelControl, args: string): Promise
   }
   let name = typed;
   if (name === undefined) {
-    const catalogue = await modelCatalogue({ config: control.legion.config, agents: [], env: process.env });
+    // The agents' own models are listed too, so that a model the table does not know (the agent's own) is where the list starts.
+    const agents = collective.agents().map((each) => ({ id: each.id, model: each.model }));
+    const catalogue = await modelCatalogue({ config: control.legion.config, agents, env: process.env });
     const keyed = new Set(catalogue.providers.filter((provider) => provider.key.from !== 'missing').map((provider) => provider.name));
     const local = new Set(catalogue.providers.filter((provider) => provider.key.from === 'none-needed').map((provider) => provider.name));
     // Models of providers with a key first, then local servers', then those without a key; the list starts at the agent's own model.
