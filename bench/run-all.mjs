@@ -31,6 +31,7 @@ const BENCHES = [
   'tool-schema-tokens.mjs',
   'prices.mjs',
   'evict-large-output.mjs',
+  'config-reload.mjs',
 ];
 /** Node flags a bench needs (memory-runs measures the live heap after a forced GC). */
 const FLAGS = { 'memory-runs.mjs': ['--expose-gc'], 'context-long-session.mjs': ['--expose-gc'] };

@@ -51,6 +51,8 @@ describe('legion --help and "did you mean"', () => {
         'agents',
         'tools',
         'config',
+        'models',
+        'auth',
         'doctor',
       ]),
     );

@@ -148,6 +148,53 @@ export function registerManagementCommands(program: Command): void {
     );
 
   program
+    .command('models')
+    .description("the providers and models Legion knows: which providers have a key, each model's window and price")
+    .option('--all', 'also the models of providers without a key')
+    .option('--json', 'one JSON object')
+    .addHelpText(
+      'after',
+      examples(['legion models', 'legion models --all', 'legion models --json | jq \'.providers[] | select(.key.from == "missing")\'']),
+    )
+    .action((options: Record<string, unknown>) =>
+      runCli(async () => (await import('./commands/models.js')).modelsCommand({ ...options, workspace: workspace() })),
+    );
+
+  const auth = program
+    .command('auth')
+    .description('API keys of model providers, kept in the global config (readable only by you), never in the workspace')
+    .addHelpText(
+      'after',
+      examples([
+        'legion auth set anthropic                       # asks for the key; what you type is not shown',
+        'printf %s "$KEY" | legion auth set openai --stdin',
+        'legion auth list',
+        'legion auth rm openai',
+      ]),
+    );
+  auth
+    .command('set')
+    .description("store a provider's key (typed at a prompt that shows nothing, or --stdin)")
+    .argument('<provider>', 'anthropic, openai, openrouter, … (legion models lists them)')
+    .option('--stdin', 'read the key from standard input (also when it is not a terminal)')
+    .addHelpText('after', examples(['legion auth set anthropic', 'printf %s "$OPENAI_API_KEY" | legion auth set openai --stdin']))
+    .action((provider: string, options: Record<string, unknown>) =>
+      runCli(async () => (await import('./commands/auth.js')).authSetCommand(provider, options)),
+    );
+  auth
+    .command('rm')
+    .description("remove a provider's key from the global config")
+    .argument('<provider>', 'provider name')
+    .addHelpText('after', examples(['legion auth rm openai']))
+    .action((provider: string) => runCli(async () => (await import('./commands/auth.js')).authRemoveCommand(provider)));
+  auth
+    .command('list')
+    .description('each provider and where its key comes from (global config or environment), masked')
+    .addHelpText('after', examples(['legion auth list', 'legion auth list --json']))
+    .option('--json', 'one JSON object')
+    .action((options: Record<string, unknown>) => runCli(async () => (await import('./commands/auth.js')).authListCommand(options)));
+
+  program
     .command('doctor')
     .description('check the workspace, config, participants, provider keys, MCP servers and tool files (no model is called)')
     .option('--json', 'print the report as JSON on stdout ({ success, summary, checks })')

@@ -10,7 +10,8 @@ import { buildSystemPrompt } from './team/collective/system-prompt.js';
 import type { Message } from './kernel/message.js';
 import type { ResolvedConfig } from './team/config/config-schema.js';
 import { selectStorage } from './team/config/storage-selection.js';
-import { loadConfig } from './team/config/load-config.js';
+import { globalConfigPath, loadConfig } from './team/config/load-config.js';
+import { changedKeys, ConfigWatch } from './team/config/config-watch.js';
 import { followSession, type Follower, type FollowOptions } from './engine/conversation/follow-session.js';
 import type { Session } from './engine/conversation/Session.js';
 import { emitStorageWarning, SessionStore } from './engine/conversation/SessionStore.js';
@@ -103,6 +104,12 @@ export class Legion {
   private readonly agentRuntime: AgentRuntime;
   /** The configured MCP servers' tools, when there are any: their start failures explain missing tools. */
   private readonly mcp: McpToolProvider | undefined;
+  /** The config as last read: the one at open, then each good edit `reloadConfig` took. */
+  private current: ResolvedConfig;
+  /** The files the config and the roster are read from: what `reloadConfig` looks at. */
+  private readonly watch: ConfigWatch;
+  /** Parts wired with the config at open that take a new one. */
+  private readonly useConfig: (config: ResolvedConfig) => void;
 
   /**
    * Wires the workspace in stages, each built from what the stages before it made, so that
@@ -112,14 +119,17 @@ export class Legion {
    */
   private constructor(
     readonly paths: WorkspacePaths,
-    readonly config: ResolvedConfig,
+    config: ResolvedConfig,
     readonly collective: Collective,
     env: NodeJS.ProcessEnv,
     /** Where everything of every session is stored; this Legion closes it. */
     private readonly backend: SessionBackend,
     leaseTtlMs: number | undefined,
     events: EventBus,
+    watch: ConfigWatch,
   ) {
+    this.current = config;
+    this.watch = watch;
     // In every process, so that a chain an MCP client started resumes wherever its approvals are answered.
     addMcpCaller(collective, config);
     const warn = (line: string): void => this.warn(line);
@@ -185,7 +195,14 @@ export class Legion {
       sessions: this.sessions,
       surfaces: this.surfaces,
       agentRuntime: this.agentRuntime,
+      currentConfig: () => this.current,
     });
+    this.useConfig = (reloaded) => {
+      secrets.useConfig(reloaded);
+      this.providers.useSettings(reloaded.providers);
+      this.auth.usePolicies(reloaded.policies);
+      this.agentRuntime.useConfig(reloaded);
+    };
     this.processes = tools.processes;
     this.mcp = tools.mcp;
     this.disposeUnregisteredTools = tools.disposeUnregistered;
@@ -196,9 +213,53 @@ export class Legion {
     if (collective.agents().length > 0) this.entryAgentId();
   }
 
+  /** The config (defaults → global → workspace) as last read: at open, then at each `reloadConfig` that found a good edit. */
+  get config(): ResolvedConfig {
+    return this.current;
+  }
+
+  /**
+   * Takes edits of the config files made since the last look — the global config,
+   * `.legion/config.json`, the participant files — so that an open process applies them from its
+   * next message (`SessionDriver.send` calls this first). Cheap when nothing changed (a `stat` per
+   * file). A good edit replaces the config and the roster and emits `config:reloaded` with what
+   * changed; an edit that does not load emits `error:raised` (`config_invalid`) once, and the last
+   * good config stays.
+   */
+  reloadConfig():
+    { status: 'unchanged' } | { status: 'applied'; changes: string[]; restartNeeded: string[] } | { status: 'invalid'; problem: string } {
+    const check = this.watch.check();
+    if (check.status === 'unchanged') return check;
+    if (check.status === 'invalid') {
+      this.events.emit('error:raised', {
+        scope: 'config',
+        code: 'config_invalid',
+        message: `${check.problem} (the last good config stays in use)`,
+      });
+      return check;
+    }
+    const before = this.current;
+    const changes = changedKeys(before, check.config);
+    const restartNeeded = changes.filter((key) => RESTART_KEYS.some((prefix) => key === prefix || key.startsWith(`${prefix}.`)));
+    // The MCP client's caller stays as it was made at open (`mcpServe` needs a restart): `replaceRoster` keeps callers.
+    const participants = this.collective.replaceRoster(check.collective).map((id) => `participant ${id}`);
+    this.current = check.config;
+    this.useConfig(check.config);
+    this.entryAgentWarned = false;
+    const all = [...changes, ...participants];
+    if (all.length > 0) this.events.emit('config:reloaded', { changes: all, restartNeeded });
+    return { status: 'applied', changes: all, restartNeeded };
+  }
+
   /** Loads config (defaults → global → workspace) and the collective of an existing workspace. */
   static open(options: OpenLegionOptions): Legion {
     const paths = new WorkspacePaths(options.root);
+    // Stamped before reading: an edit made while the files are read is taken at the first message.
+    const watch = new ConfigWatch(paths, {
+      globalConfigFile: options.globalConfigFile,
+      env: options.env,
+      globalFile: options.globalConfigFile ?? globalConfigPath(options.env),
+    });
     const config =
       options.config ??
       loadConfig({ workspaceConfigFile: paths.configFile, globalConfigFile: options.globalConfigFile, env: options.env }).config;
@@ -213,7 +274,7 @@ export class Legion {
         fsync: config.storage.fsync,
         onWarning: (warning) => emitStorageWarning(events, warning),
       });
-    return new Legion(paths, config, collective, options.env ?? process.env, backend, options.leaseTtlMs, events);
+    return new Legion(paths, config, collective, options.env ?? process.env, backend, options.leaseTtlMs, events, watch);
   }
 
   /**
@@ -485,6 +546,13 @@ export class Legion {
     await Promise.all([this.processes.dispose(), this.disposeUnregisteredTools(), this.tools.dispose()]);
   }
 }
+
+/**
+ * Config keys a running process wired once and does not take again: the MCP servers it started,
+ * where sessions are stored, the environment of commands, telemetry, what `legion mcp serve`
+ * serves, the message size the session store and the server check, the tools' output limit.
+ */
+const RESTART_KEYS = ['mcpServers', 'storage', 'shell', 'telemetry', 'mcpServe', 'limits.maxMessageBytes', 'context.artifactMaxBytes'];
 
 /**
  * Core cannot load the PostgreSQL backend (it is a package above core): a workspace configured for

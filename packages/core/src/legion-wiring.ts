@@ -40,10 +40,15 @@ export function secretsStage(
   env: NodeJS.ProcessEnv,
   config: ResolvedConfig,
   events: EventBus,
-): { executor: ToolExecutor; commandEnv: NodeJS.ProcessEnv } {
-  const redact = createRedactor({ env, config });
+): { executor: ToolExecutor; commandEnv: NodeJS.ProcessEnv; useConfig: (config: ResolvedConfig) => void } {
+  let current = createRedactor({ env, config });
+  // Through one indirection, so that a key added to the global config while the process runs is redacted too.
+  const redact = (text: string): string => current(text);
   events.redactWith(redact);
   return {
+    useConfig: (reloaded) => {
+      current = createRedactor({ env, config: reloaded });
+    },
     executor: new ToolExecutor(redact),
     commandEnv: commandEnvironment(env, {
       passEnv: config.shell.passEnv,
@@ -133,6 +138,8 @@ export function runtimesStage(parts: {
 export function toolsStage(parts: {
   paths: WorkspacePaths;
   config: ResolvedConfig;
+  /** The config as it is now (it is read again when its files change): what a delegation's limits are judged by. */
+  currentConfig: () => ResolvedConfig;
   collective: Collective;
   env: NodeJS.ProcessEnv;
   commandEnv: NodeJS.ProcessEnv;
@@ -182,7 +189,8 @@ export function toolsStage(parts: {
           collective,
           limitsFor: (id) => {
             const participant = collective.get(id);
-            return participant?.type === 'agent' ? settingsForAgent(config, participant).limits : config.limits;
+            const now = parts.currentConfig();
+            return participant?.type === 'agent' ? settingsForAgent(now, participant).limits : now.limits;
           },
         }),
       ),

@@ -72,3 +72,5 @@ export type { Containment, ContainmentKind } from './tools/child-processes/conta
 export { checkModelAccess } from './model/providers/model-access.js';
 export type { ModelAccess, ModelKeySource } from './model/providers/model-access.js';
 export type { AgentToolView, AgentToolsView, MissingTools, OnDemandFamily, ToolSchemaTokens } from './engine/runtime/tool-views.js';
+export { modelCatalogue, parseModelName, providerOfTableModel } from './model/context/model-catalogue.js';
+export type { CatalogueModel, CatalogueProvider, ModelCatalogue } from './model/context/model-catalogue.js';

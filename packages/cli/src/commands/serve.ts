@@ -89,6 +89,16 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const url = `${server.url}?token=${server.token}`;
   stdout.write(`Legion is serving ${root} at ${url}\n`);
   stderr.write('Press Ctrl-C to stop.\n');
+  // The browser is told by the event stream; whoever started the server sees it here too.
+  legion.events.on('config:reloaded', (event) => {
+    const live = event.changes.filter((key) => !event.restartNeeded.includes(key));
+    if (live.length > 0) stderr.write(`legion: config changed, applies from this message: ${live.join(', ')}\n`);
+    if (event.restartNeeded.length > 0)
+      stderr.write(`legion: config changed, applies after a restart of legion serve: ${event.restartNeeded.join(', ')}\n`);
+  });
+  legion.events.on('error:raised', (event) => {
+    if (event.code === 'config_invalid') stderr.write(`legion: ${event.message}\n`);
+  });
   if (options.open) openBrowser(url);
   await new Promise<void>((resolve) => {
     const stop = (): void => resolve();

@@ -42,6 +42,7 @@ export const STREAM_LINE_NAMES = {
   'session:updated': { omitted: 'session bookkeeping (its last activity, its title), not part of a run' },
   'tool:register': { omitted: 'tool registrations are the workspace set-up, not part of a run' },
   'tool:unregister': { omitted: 'tool registrations are the workspace set-up, not part of a run' },
+  'config:reloaded': { omitted: 'a run reads the config as it starts; a reload happens only in a process that stays open' },
 } as const satisfies Record<LegionEventName, { line: string; communicate?: string } | { omitted: string }>;
 
 type Mapping = (typeof STREAM_LINE_NAMES)[LegionEventName];

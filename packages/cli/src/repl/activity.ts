@@ -2,7 +2,7 @@ import { UsageTally, type LegionEvent, type EventBus, type ToolUseBlock } from '
 import { ConversationDepths, indentation } from '../render/delegation-depth.js';
 import { styleFor } from '../render/style.js';
 import { describeCall, describeCallWhole, type FinishedCall } from './call-lines.js';
-import { formatCost, formatDuration, formatTokens, keyArgument } from './format.js';
+import { clip, formatCost, formatDuration, formatTokens, keyArgument } from './format.js';
 import type { Screen } from './screen.js';
 import { inert, inertLine } from '../render/terminal-text.js';
 import { foldLines, textOf, waitingSummary, whoDoesWhat, type WaitingCard } from './team-lines.js';
@@ -238,6 +238,9 @@ export class Activity {
       case 'storage:warning':
         this.screen.print(style.yellow(`warning: ${event.path}: ${event.problem}`));
         return;
+      case 'config:reloaded':
+        this.screen.print(describeReload(event.changes, event.restartNeeded));
+        return;
       case 'error:raised':
         // A cancelled turn was the user's own doing: the REPL has said "cancelled" once already.
         if (event.code === 'cancelled') return;
@@ -374,4 +377,14 @@ export class Activity {
     this.screen.print(`${header}${shown.join('\n')}${more}`, margin);
     if (hidden > 0) this.addFold({ whole: () => `${header}${inert(text)}`, margin });
   }
+}
+
+/** What an edit of the config files changed, said before the message it applies to; what needs a restart, in yellow. */
+export function describeReload(changes: readonly string[], restartNeeded: readonly string[]): string {
+  const shown = changes.filter((key) => !restartNeeded.includes(key));
+  const lines =
+    shown.length > 0 ? [style.dim(`  config changed, applies from this message: ${inertLine(clip(shown.join(', '), 200))}`)] : [];
+  if (restartNeeded.length > 0)
+    lines.push(style.yellow(`  config changed, applies after a restart of legion: ${inertLine(clip(restartNeeded.join(', '), 200))}`));
+  return lines.join('\n');
 }

@@ -220,6 +220,14 @@ class Repl implements ReplControl {
     };
   }
 
+  choose(title: string, items: Array<{ label: string; value: string; description?: string }>, selected = 0): Promise<string | undefined> {
+    if (items.length === 0) {
+      this.print('  Nothing to choose from.');
+      return Promise.resolve(undefined);
+    }
+    return new Promise((resolve) => this.screen.choose(title, items, (item) => resolve(item?.value), selected));
+  }
+
   async answerApprovals(ids: string[], choice: ApprovalChoice, options: { reason?: string } = {}): Promise<void> {
     if (this.turn) {
       this.print(style.yellow('  Work is running: answer when it ends, or cancel it (Esc) first.'));
@@ -256,6 +264,12 @@ class Repl implements ReplControl {
 
   /** Keys the REPL takes before the input does. */
   private key(data: string): boolean {
+    // A list to choose from has the keys (↑/↓, Enter, Esc); Ctrl-C closes it as Esc does.
+    if (this.screen.isChoosing) {
+      if (!matchesKey(data, 'ctrl+c')) return false;
+      this.screen.cancelChoice();
+      return true;
+    }
     if (this.search.active) {
       this.search.handle(data);
       return true;

@@ -1,11 +1,14 @@
 import {
   CombinedAutocompleteProvider,
+  Container,
   Editor,
   ProcessTerminal,
+  SelectList,
   Text,
   TUI,
   type AutocompleteProvider,
   type Component,
+  type SelectItem,
   type Terminal,
 } from '@mariozechner/pi-tui';
 import { format } from 'node:util';
@@ -35,6 +38,9 @@ export class Screen {
   private readonly status = new Text('', 0, 0);
   /** A transient line: a picker, a history search, "press Ctrl-C again". */
   private readonly hint = new Text('', 0, 0);
+  /** A list to choose from with ↑/↓ and Enter (`choose`), under its title; empty otherwise. */
+  private readonly chooser = new Container();
+  private choosing: { cancel: () => void } | undefined;
 
   /** The replies shown, oldest first, as the model wrote them (made inert): for /raw and /copy. */
   readonly replies: string[] = [];
@@ -61,7 +67,7 @@ export class Screen {
       },
       { paddingX: 0 },
     );
-    const underCard = [this.queued, this.hint, this.status, this.editor];
+    const underCard = [this.queued, this.hint, this.chooser, this.status, this.editor];
     const linesOf = (parts: Component[], width: number): number => parts.reduce((lines, part) => lines + part.render(width).length, 0);
     // The card takes what the parts under it and a line per live stream leave (and the renderer's spare line).
     this.card = new CardView(
@@ -97,6 +103,48 @@ export class Screen {
     this.releaseConsole();
     this.tui.stop();
     if (unfinished) process.stderr.write(terminalSafe(unfinished));
+  }
+
+  /** Whether a list from `choose` is up: keys go to it, not to the input. */
+  get isChoosing(): boolean {
+    return this.choosing !== undefined;
+  }
+
+  /**
+   * Shows `items` under `title` to choose from with ↑/↓ and Enter (Esc cancels); the input gets
+   * the keys back after. `chosen` gets the item, or undefined when cancelled.
+   */
+  choose(title: string, items: SelectItem[], chosen: (item: SelectItem | undefined) => void, selected = 0): void {
+    this.choosing?.cancel();
+    const list = new SelectList(items, Math.min(items.length, 10), {
+      selectedPrefix: (text) => style.cyan(text),
+      selectedText: (text) => style.cyan(text),
+      description: (text) => style.dim(text),
+      scrollInfo: (text) => style.dim(text),
+      noMatch: (text) => style.dim(text),
+    });
+    list.setSelectedIndex(selected);
+    const close = (item: SelectItem | undefined): void => {
+      if (this.choosing !== choosing) return;
+      this.choosing = undefined;
+      this.chooser.clear();
+      this.tui.setFocus(this.editor);
+      this.tui.requestRender();
+      chosen(item);
+    };
+    const choosing = { cancel: () => close(undefined) };
+    this.choosing = choosing;
+    list.onSelect = (item) => close(item);
+    list.onCancel = () => close(undefined);
+    this.chooser.addChild(new Text(terminalSafe(title), 0, 0));
+    this.chooser.addChild(list);
+    this.tui.setFocus(list);
+    this.tui.requestRender();
+  }
+
+  /** Closes the list of `choose`, as Esc would. */
+  cancelChoice(): void {
+    this.choosing?.cancel();
   }
 
   /**

@@ -12,6 +12,7 @@ import { codeBlocks } from '../render/markdown.js';
 import { compactionLine } from '../render/compaction-line.js';
 import { conversationId } from '@legion-collective/core/internal';
 import { approveChoiceOf } from '../approve-flags.js';
+import { modelCommand, modelItems } from './model-command.js';
 
 const style = styleFor(process.stdout);
 
@@ -31,6 +32,12 @@ export interface ReplControl {
   switchSession(session: Session): Promise<void>;
   /** Shows a numbered list; the next line typed picks from it. */
   pick(title: string, items: Array<{ label: string; value: string }>, chosen: (value: string) => Promise<void>): void;
+  /** Shows a list to choose from with ↑/↓ and Enter; resolves to the chosen value, or undefined when cancelled (Esc). */
+  choose(
+    title: string,
+    items: Array<{ label: string; value: string; description?: string }>,
+    selected?: number,
+  ): Promise<string | undefined>;
   /** Decides requests with one of core's approval choices. */
   answerApprovals(ids: string[], choice: ApprovalChoice, options?: { reason?: string }): Promise<void>;
   quit(): void;
@@ -322,6 +329,14 @@ const COMMANDS: Command[] = [
       });
       for (const line of contextLines(report, style)) control.print(line);
     },
+  },
+  {
+    name: 'model',
+    args: '[agent] [provider/model]',
+    description:
+      "switch an agent's model (default: the agent you talk to; a list to choose from without a model), saved in its participant file",
+    complete: modelItems,
+    run: modelCommand,
   },
   {
     name: 'raw',

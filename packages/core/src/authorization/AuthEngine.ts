@@ -58,10 +58,15 @@ export interface AuthEngineOptions {
  */
 export class AuthEngine {
   constructor(
-    private readonly workspacePolicies: Policies = {},
+    private workspacePolicies: Policies = {},
     private readonly workspaceRoot?: string,
     private readonly options: AuthEngineOptions = {},
   ) {}
+
+  /** The workspace's policies read again (an edited config): calls judged from now on are judged by them. */
+  usePolicies(policies: Policies): void {
+    this.workspacePolicies = policies;
+  }
 
   evaluate({ participant, tool, input, grants }: AuthorizeInput): PolicyDecision {
     const layers: Array<[string, Policies | undefined]> = [

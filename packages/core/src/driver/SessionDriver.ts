@@ -95,8 +95,13 @@ export class SessionDriver {
     });
   }
 
-  /** Sends a message as this driver's user; its tree's usage is counted from the first event. */
+  /**
+   * Sends a message as this driver's user; its tree's usage is counted from the first event. The
+   * config files are looked at first (`legion.reloadConfig`): an edit made since the last message,
+   * in this process or another, applies from this one.
+   */
   send(message: string, options: DriverSendOptions = {}): DrivenWork<TurnResult> {
+    this.legion.reloadConfig();
     const session = this.current;
     const to = options.to ?? this.legion.entryAgentId();
     if (!this.legion.collective.get(to))

@@ -50,6 +50,7 @@ const STREAMED = {
   'session:updated': true,
   'tool:register': true,
   'tool:unregister': true,
+  'config:reloaded': true,
 } as const satisfies Record<LegionEventName, boolean>;
 export type StreamedEventName = { [Name in LegionEventName]: (typeof STREAMED)[Name] extends true ? Name : never }[LegionEventName];
 /** Legion's events the stream carries. */
@@ -96,6 +97,7 @@ export const SessionCreatedEventSchema = legionEvent('session:created', LegionEv
 export const SessionUpdatedEventSchema = legionEvent('session:updated', LegionEventSchemas['session:updated']);
 export const ToolRegisterEventSchema = legionEvent('tool:register', LegionEventSchemas['tool:register']);
 export const ToolUnregisterEventSchema = legionEvent('tool:unregister', LegionEventSchemas['tool:unregister']);
+export const ConfigReloadedEventSchema = legionEvent('config:reloaded', LegionEventSchemas['config:reloaded']);
 
 /** `event: legion`. A client ignores a `type` it does not know (the server may add some). */
 export const LegionWireEventSchema = z.discriminatedUnion('type', [
@@ -123,6 +125,7 @@ export const LegionWireEventSchema = z.discriminatedUnion('type', [
   SessionUpdatedEventSchema,
   ToolRegisterEventSchema,
   ToolUnregisterEventSchema,
+  ConfigReloadedEventSchema,
 ]);
 export type LegionWireEvent = z.infer<typeof LegionWireEventSchema>;
 export type LegionWireEventType = LegionWireEvent['type'];

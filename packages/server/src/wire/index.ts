@@ -91,6 +91,7 @@ export {
   ToolRegisterEventSchema,
   ToolResultEventSchema,
   ToolUnregisterEventSchema,
+  ConfigReloadedEventSchema,
   TurnEndEventSchema,
   TurnStartEventSchema,
   UsageReportEventSchema,

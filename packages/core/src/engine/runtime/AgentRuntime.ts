@@ -53,6 +53,11 @@ export class AgentRuntime implements ParticipantRuntime {
     this.usage = new UsageRecorder(() => services.config.pricing);
   }
 
+  /** The config read again (an edited file): turns that start from now on resolve their settings from it. */
+  useConfig(config: ResolvedConfig): void {
+    this.services.config = config;
+  }
+
   handleMessage(turn: TurnContext): Promise<RuntimeOutcome> {
     return this.run(turn, false);
   }

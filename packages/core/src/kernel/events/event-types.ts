@@ -166,6 +166,14 @@ export const LegionEventSchemas = {
     tokensAfter: z.number(),
     summarizer: z.object({ provider: z.string(), model: z.string() }),
   }),
+  /**
+   * The workspace's config files (the global config, `.legion/config.json`, the participant files)
+   * changed and were read again before a message: what applies from that message on. `changes`
+   * names dotted config keys and `participant <id>`s, never values; `restartNeeded` the changed
+   * keys that only a new process takes (MCP servers, storage, the shell's environment, telemetry).
+   * An edit that does not load is an `error:raised` (code `config_invalid`) instead. Workspace-level.
+   */
+  'config:reloaded': z.object({ changes: z.array(z.string()), restartNeeded: z.array(z.string()) }),
   /** A tool became available (registered directly or listed by a tool provider). Workspace-level. */
   'tool:register': z.object({ name: z.string(), providerId: z.string() }),
   /** A tool went away (its disposer ran, its provider dropped it or was disposed). Workspace-level. */

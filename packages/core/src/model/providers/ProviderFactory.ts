@@ -18,7 +18,14 @@ export class ProviderFactory {
   private readonly perParticipant = new Map<string, LLMProvider>();
   private readonly cache = new Map<string, LLMProvider>();
 
-  constructor(private readonly settings: ResolvedConfig['providers'] = {}) {}
+  constructor(private settings: ResolvedConfig['providers'] = {}) {}
+
+  /** Providers' settings read again (an edited config): providers made with the old ones are dropped, the next call makes new ones. */
+  useSettings(settings: ResolvedConfig['providers']): void {
+    if (JSON.stringify(settings) === JSON.stringify(this.settings)) return;
+    this.settings = settings;
+    this.cache.clear();
+  }
 
   register(name: string, create: ProviderConstructor): () => void {
     this.constructors.set(name, create);

@@ -15,9 +15,9 @@ export function writeJsonAtomic(path: string, value: unknown, options: { durable
 }
 
 /** `writeJsonAtomic` for text already serialized (a file as a person wrote it, formatting kept). */
-export function writeTextAtomic(path: string, text: string, options: { durable?: boolean } = {}): void {
+export function writeTextAtomic(path: string, text: string, options: { durable?: boolean; ownerOnly?: boolean } = {}): void {
   const durable = options.durable !== false;
-  const temp = writeTemp(path, text, durable);
+  const temp = writeTemp(path, text, durable, options.ownerOnly === true);
   try {
     renameSync(temp, path);
   } catch (error) {
@@ -53,10 +53,12 @@ export function writeTextIfAbsent(path: string, text: string): boolean {
   return true;
 }
 
-function writeTemp(path: string, text: string, durable: boolean): string {
-  mkdirSync(dirname(path), { recursive: true });
+/** `owner`: a file only its owner may read (0600, in a directory made 0700), for one that holds keys. */
+function writeTemp(path: string, text: string, durable: boolean, owner = false): string {
+  mkdirSync(dirname(path), { recursive: true, ...(owner ? { mode: 0o700 } : {}) });
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(temp, 'wx');
+  // Created with its mode, not chmod-ed after: there is no moment when others may read the key.
+  const fd = openSync(temp, 'wx', owner ? 0o600 : 0o666);
   try {
     writeSync(fd, text);
     // Metadata that is rewritten often and harmless to lose on power failure may skip the fsync.

@@ -103,6 +103,23 @@ export class Collective {
     return this.save({ ...participant, status: 'retired' });
   }
 
+  /**
+   * Takes the roster of `reloaded` (the same workspace's files read again) in place, so that every
+   * part holding this collective sees the edit; callers (from config) stay. Returns the ids of the
+   * participants that were added, removed or changed.
+   */
+  replaceRoster(reloaded: Collective): string[] {
+    const changed: string[] = [];
+    for (const id of new Set([...this.participants.keys(), ...reloaded.participants.keys()])) {
+      const before = this.participants.get(id);
+      const after = reloaded.participants.get(id);
+      if (JSON.stringify(before) !== JSON.stringify(after)) changed.push(id);
+    }
+    this.participants.clear();
+    for (const [id, participant] of reloaded.participants) this.participants.set(id, participant);
+    return changed.sort();
+  }
+
   loadTemplate(name: string): AgentTemplate {
     if (!this.paths) throw new LegionError('no_workspace', 'Templates live in a workspace; this collective has none.');
     return loadAgentTemplate(this.paths.root, name);

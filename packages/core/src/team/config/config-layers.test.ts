@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../kernel/errors.js';
@@ -13,6 +13,17 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('config layers one by one', () => {
+  it('writes the global config (the place for keys) readable only by its owner, in a directory only its owner may enter', () => {
+    const globalFile = join(dir, 'legion', 'config.json');
+    saveConfigLayer({ source: 'global', file: globalFile }, { providers: { openai: { apiKey: 'sk-test-0123456789' } } });
+    expect(statSync(globalFile).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'legion')).mode & 0o777).toBe(0o700);
+    // A file written before with wider permissions is replaced by one that has them no longer.
+    writeFileSync(globalFile, '{}', { mode: 0o644 });
+    saveConfigLayer({ source: 'global', file: globalFile }, { providers: { openai: { apiKey: 'sk-test-0123456789' } } });
+    expect(statSync(globalFile).mode & 0o777).toBe(0o600);
+  });
+
   it('reports each file on its own: absent, valid, or broken with its field and fix', () => {
     const globalFile = join(dir, 'global.json');
     const workspaceFile = join(dir, 'workspace.json');

@@ -93,6 +93,7 @@ export function saveConfigLayer(
       });
     }
   }
-  writeTextAtomic(target.file, text);
+  // The global config holds keys: only its owner may read it.
+  writeTextAtomic(target.file, text, { ownerOnly: target.source === 'global' });
   return parsed;
 }

@@ -1,0 +1,113 @@
+import type { ModelConfig } from '../../team/collective/model-config.js';
+import type { ResolvedConfig } from '../../team/config/config-schema.js';
+import { PriceBook, type PriceSource } from '../../team/config/price-book.js';
+import type { ModelPrice } from '../../team/config/pricing.js';
+import { checkModelAccess, type ModelKeySource } from '../providers/model-access.js';
+import { PROVIDER_PRESETS } from '../providers/provider-presets.js';
+import { MODEL_WINDOWS, modelWindowFor } from './model-table.js';
+
+/** A provider Legion knows, and whether a call to it would find a key. */
+export interface CatalogueProvider {
+  name: string;
+  /** Environment variable read for its key. */
+  apiKeyEnv: string | undefined;
+  /** Where the key comes from; `none-needed` for a local server; `missing` when one is needed and none is set. */
+  key: ModelKeySource | { from: 'missing' };
+  /** What to do when the key is missing. */
+  fix?: string;
+}
+
+/** A model Legion knows: its window (from the config or the model table) and its price per million tokens. */
+export interface CatalogueModel {
+  provider: string;
+  model: string;
+  window: number;
+  outputReserve: number | undefined;
+  /** `null`: no price known. */
+  price: ModelPrice | null;
+  priceSource: PriceSource;
+  /** Agents of the collective (or `defaultModel`) that use it. */
+  usedBy: string[];
+}
+
+export interface ModelCatalogue {
+  providers: CatalogueProvider[];
+  models: CatalogueModel[];
+}
+
+/**
+ * The providers and models Legion knows, for a person choosing one (`legion models`, `/model`):
+ * the built-in providers with where each one's key would come from, and the model table's models
+ * plus those the config and the collective use, with windows and list prices.
+ */
+export async function modelCatalogue(options: {
+  config: ResolvedConfig;
+  /** Agents' own models, by agent id. */
+  agents?: ReadonlyArray<{ id: string; model: ModelConfig | undefined }>;
+  env?: NodeJS.ProcessEnv;
+}): Promise<ModelCatalogue> {
+  const { config } = options;
+  const env = options.env ?? process.env;
+  const providers = Object.entries(PROVIDER_PRESETS).map(([name, preset]): CatalogueProvider => {
+    const access = checkModelAccess({ provider: name, model: 'any' }, config.providers, env);
+    if (access.ok) return { name, apiKeyEnv: preset.apiKeyEnv, key: access.key };
+    // A local server's preset without an endpoint (`openai-compatible`) fails for want of a URL, not of a key.
+    if (!preset.requiresKey) return { name, apiKeyEnv: preset.apiKeyEnv, key: { from: 'none-needed' } };
+    return { name, apiKeyEnv: preset.apiKeyEnv, key: { from: 'missing' }, fix: access.fix };
+  });
+  const inUse = new Map<string, { model: ModelConfig; usedBy: string[] }>();
+  const use = (model: ModelConfig, by: string): void => {
+    const key = `${model.provider}/${model.model}`;
+    const entry = inUse.get(key) ?? { model, usedBy: [] };
+    entry.usedBy.push(by);
+    inUse.set(key, entry);
+  };
+  use(config.defaultModel, 'defaultModel');
+  for (const agent of options.agents ?? []) use(agent.model ?? config.defaultModel, agent.id);
+  const listed: ModelConfig[] = [...inUse.values()].map((entry) => entry.model);
+  for (const id of Object.keys(MODEL_WINDOWS)) {
+    const provider = providerOfTableModel(id);
+    if (!inUse.has(`${provider}/${id}`)) listed.push({ provider, model: id });
+  }
+  const book = new PriceBook(() => config.pricing);
+  const models = await Promise.all(
+    listed.map(async (model): Promise<CatalogueModel> => {
+      const window = modelWindowFor(model, config.models);
+      const quote = await book.quote({ provider: model.provider, model: model.model, baseURL: model.baseURL });
+      return {
+        provider: model.provider,
+        model: model.model,
+        window: window.window,
+        outputReserve: window.outputReserve,
+        price: quote.price,
+        priceSource: quote.source,
+        usedBy: inUse.get(`${model.provider}/${model.model}`)?.usedBy ?? [],
+      };
+    }),
+  );
+  return { providers, models };
+}
+
+/** The provider a model of the table is served by: Anthropic's and OpenAI's by name, the open models by a local Ollama. */
+export function providerOfTableModel(id: string): string {
+  if (id.startsWith('claude-')) return 'anthropic';
+  if (/^(gpt-(?!oss)|chatgpt-|codex-|o\d)/.test(id)) return 'openai';
+  return 'ollama';
+}
+
+/**
+ * A model as a person types it: `provider/model` when the part before the first `/` is a
+ * provider Legion knows (`openrouter/meta-llama/llama-3.1-70b`, `ollama/qwen3:8b`), else a model
+ * of the table's provider (`gpt-4.1` → openai), else of `fallbackProvider`.
+ */
+export function parseModelName(
+  text: string,
+  fallbackProvider: string,
+  knownProviders: Iterable<string> = Object.keys(PROVIDER_PRESETS),
+): ModelConfig {
+  const slash = text.indexOf('/');
+  if (slash > 0 && [...knownProviders].includes(text.slice(0, slash)))
+    return { provider: text.slice(0, slash), model: text.slice(slash + 1) };
+  if (MODEL_WINDOWS[text] !== undefined) return { provider: providerOfTableModel(text), model: text };
+  return { provider: fallbackProvider, model: text };
+}
