@@ -15,9 +15,8 @@ export {
   ApprovalChoiceAnswerSchema,
   answerOfChoice,
   approvalChoice,
-  approvalKeyLine,
   choiceOfAnswer,
-  choiceOfKey,
+  choiceOfTyped,
 } from './driver/approval-choices.js';
 export type { ApprovalChoice, ApprovalChoiceAnswer, ApprovalChoiceWords } from './driver/approval-choices.js';
 export { UsageTally, usageRecordOf } from './driver/usage-tally.js';

@@ -19,7 +19,7 @@ describe('a card within the terminal', () => {
       () => 20,
       () => 5,
     );
-    view.setText(card(40));
+    view.setText(card(40), 2);
     const shown = trimmed(view.render(80));
     expect(shown).toHaveLength(15);
     expect(shown.slice(0, 12)).toEqual(card(12).split('\n'));
@@ -37,7 +37,19 @@ describe('a card within the terminal', () => {
       () => 6,
       () => 10,
     );
-    view.setText(card(10));
+    view.setText(card(10), 2);
     expect(trimmed(view.render(80))).toEqual(['line 1', expect.stringContaining('7 more lines'), 'line 9', 'line 10']);
+  });
+
+  it('keeps as many of its last lines as the card asks: a whole menu of choices stays on screen', () => {
+    const view = new CardView(
+      () => 20,
+      () => 5,
+    );
+    view.setText(card(40), 5);
+    const shown = trimmed(view.render(80));
+    expect(shown).toHaveLength(15);
+    expect(shown[9]).toContain('… 26 more lines of this card');
+    expect(shown.slice(10)).toEqual(['line 36', 'line 37', 'line 38', 'line 39', 'line 40']);
   });
 });

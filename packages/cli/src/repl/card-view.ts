@@ -3,9 +3,6 @@ import { styleFor } from '../render/style.js';
 
 const style = styleFor(process.stdout);
 
-/** Lines of a clipped card kept at its end: the answer keys, or the prompt for a reason, stay on screen. */
-const TAIL_LINES = 2;
-
 /**
  * The card being answered (an approval, a question), kept within the terminal. A card taller than
  * the room the live region leaves it (a long diff, a long question, a short terminal) would push
@@ -17,6 +14,8 @@ const TAIL_LINES = 2;
 export class CardView implements Component {
   private readonly text = new Text('', 0, 0);
   private source = '';
+  /** Lines of a clipped card kept at its end: how to answer it (the menu, the prompt for a reason) stays on screen. */
+  private tail = 1;
   /** Lines hidden at the last render: 0 when the whole card was shown. */
   private hidden = 0;
 
@@ -29,8 +28,9 @@ export class CardView implements Component {
     private readonly reserved: (width: number) => number,
   ) {}
 
-  setText(text: string): void {
+  setText(text: string, tail = 1): void {
     this.source = text;
+    this.tail = Math.max(1, tail);
     this.text.setText(text);
   }
 
@@ -42,18 +42,18 @@ export class CardView implements Component {
   render(width: number): string[] {
     const lines = this.text.render(width);
     // Never less than the first line, the note and the tail: the card must still say what it is and how to answer.
-    const room = Math.max(TAIL_LINES + 2, this.rows() - this.reserved(width));
+    const room = Math.max(this.tail + 2, this.rows() - this.reserved(width));
     if (lines.length <= room) {
       this.hidden = 0;
       return lines;
     }
-    const head = room - TAIL_LINES - 1;
-    this.hidden = lines.length - head - TAIL_LINES;
+    const head = room - this.tail - 1;
+    this.hidden = lines.length - head - this.tail;
     const note = truncateToWidth(
       style.dim(`  … ${this.hidden} more line${this.hidden === 1 ? '' : 's'} of this card: Ctrl-O prints it whole above`),
       width,
     );
-    return [...lines.slice(0, head), note, ...lines.slice(-TAIL_LINES)];
+    return [...lines.slice(0, head), note, ...lines.slice(-this.tail)];
   }
 
   invalidate(): void {
