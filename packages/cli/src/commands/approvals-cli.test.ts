@@ -346,7 +346,7 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
   }, 60_000);
 
   it.skipIf(TMUX_MISSING)(
-    'asks on a real terminal (tmux): "n" and a reason reject the write and the reason reaches the model',
+    'asks on a real terminal (tmux) with the numbered menu: a letter is no answer; 4 and a reason reject the write and the reason reaches the model',
     async () => {
       useModel('coordinator', claude());
       scriptWrite({

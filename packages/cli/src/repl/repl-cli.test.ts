@@ -285,7 +285,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     terminal.type('Write the long file');
     // 40 rows: the card (its header, 60 lines of diff, the menu) would be 70; the whole menu stays under the note.
     const card = await terminal.waitFor(
-      /more lines of this card: Ctrl-O prints it whole above\s*\n.*\+long-line-60\n.*1\. Approve once.*\n.*\n.*\n.*4\. Reject.*\n.*to choose, Enter to confirm/,
+      /more lines of this card: Ctrl-O prints it whole above\s*\n.*\+long-line-60 *\n.*1\. Approve once.*\n.*\n.*\n.*4\. Reject.*\n.*to choose, Enter to confirm/,
     );
     expect(card).toContain('coordinator wants to run file_write');
     expect(card).toContain('+long-line-01');
@@ -706,7 +706,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     mock.on({ model: 'claude-test', userMessage: 'Still there?' }, { content: 'Still here.' });
     await startRepl();
     terminal.type('Write the notes');
-    await terminal.waitFor('[n] reject with a reason');
+    await terminal.waitFor('4. Reject');
     terminal.keys('Escape');
     const shown = await terminal.waitFor('was cancelled with the turn: nothing of it will run');
     const id = /approval (apr_\w+) \(coordinator → file_write\) was cancelled with the turn/.exec(shown)?.[1];
