@@ -25,7 +25,8 @@ export class ApprovalMenu {
   constructor(private readonly unavailable: () => string | undefined) {}
 
   key(data: string): MenuKeyOutcome {
-    const digit = APPROVAL_CHOICES.findIndex((words) => String(words.number) === data);
+    // Matched as a key, not compared as text: a terminal speaking the kitty keyboard protocol may send a digit as an escape sequence.
+    const digit = APPROVAL_CHOICES.findIndex((words) => matchesKey(data, `${words.number}`));
     if (digit !== -1) return this.select(digit);
     if (matchesKey(data, 'up')) return this.select(this.selected === undefined ? APPROVAL_CHOICES.length - 1 : this.selected - 1);
     if (matchesKey(data, 'down')) return this.select(this.selected === undefined ? 0 : this.selected + 1);
