@@ -57,10 +57,12 @@ function terminalPrompt(
     const readline = createInterface({ input: terminal.input, output: terminal.output });
     const answers: ApprovalAnswer[] = [];
     try {
-      for (const request of requests) {
+      for (const [index, request] of requests.entries()) {
+        // One at a time, as on the REPL's card: "(1 of 2)" when a response made several calls.
+        const count = requests.length > 1 ? style.dim(` (${index + 1} of ${requests.length})`) : '';
         // All of the input, one field a line, every character a terminal would act on shown: what is approved is what runs.
         out.write(
-          `\n${style.yellow('approval needed')} ${style.bold(inertLine(request.requester))} wants to run ${style.bold(inertLine(request.tool))}\n  ${style.dim(inert(request.reason))}\n${approvalInputLines(request.input).join('\n')}\n`,
+          `\n${style.yellow('approval needed')}${count} ${style.bold(inertLine(request.requester))} wants to run ${style.bold(inertLine(request.tool))}\n  ${style.dim(inert(request.reason))}\n${approvalInputLines(request.input).join('\n')}\n`,
         );
         const rule = rules?.patternFor(request);
         // Core's one vocabulary: the same numbers, words and order as the REPL's card and every other surface.
