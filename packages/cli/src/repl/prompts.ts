@@ -68,7 +68,7 @@ type Item = QuestionItem | ApprovalItem;
  */
 export class Prompts {
   private readonly queue: Item[] = [];
-  /** Cards answered (or gone) since the queue was last empty: the "2" of "2 of 3". */
+  /** Cards answered since the queue was last empty: with the one on top, the "2" of "2 of 3" (one withdrawn only shrinks the "3"). */
   private settled = 0;
   private inputHoldsText = false;
 
