@@ -2,14 +2,15 @@ import { createInterface } from 'node:readline/promises';
 import {
   AnsweredElsewhereError,
   answerOfChoice,
+  APPROVAL_CHOICES,
   approvalChoice,
-  approvalKeyLine,
-  choiceOfKey,
+  choiceOfTyped,
   type ApprovalAnswer,
   type ApprovalChoice,
   type ApprovalRules,
   type UserSurface,
 } from '@legion-collective/core';
+import { approvalChoiceLines } from './render/approval-choices.js';
 import { approvalInputLines } from './render/approval-input.js';
 import { terminalOut, inert, inertLine } from './render/terminal-text.js';
 
@@ -26,7 +27,7 @@ export const TERMINAL_MEDIUM = 'terminal';
 export function approvalSurface(
   mode: ApproveMode,
   terminal: { interactive: boolean; input: NodeJS.ReadStream; output: NodeJS.WriteStream },
-  /** Offers "approve always" (a rule, key `a`) when given: its `patternFor` shows and checks the rule's pattern. */
+  /** Offers "approve always" (a rule, choice 3) when given: its `patternFor` shows and checks the rule's pattern. */
   rules?: Pick<ApprovalRules, 'patternFor'>,
 ): UserSurface | undefined {
   if (mode === 'auto')
@@ -56,24 +57,34 @@ function terminalPrompt(
     const readline = createInterface({ input: terminal.input, output: terminal.output });
     const answers: ApprovalAnswer[] = [];
     try {
-      for (const request of requests) {
+      for (const [index, request] of requests.entries()) {
+        // One at a time, as on the REPL's card: "(1 of 2)" when a response made several calls.
+        const count = requests.length > 1 ? style.dim(` (${index + 1} of ${requests.length})`) : '';
         // All of the input, one field a line, every character a terminal would act on shown: what is approved is what runs.
         out.write(
-          `\n${style.yellow('approval needed')} ${style.bold(inertLine(request.requester))} wants to run ${style.bold(inertLine(request.tool))}\n  ${style.dim(inert(request.reason))}\n${approvalInputLines(request.input).join('\n')}\n`,
+          `\n${style.yellow('approval needed')}${count} ${style.bold(inertLine(request.requester))} wants to run ${style.bold(inertLine(request.tool))}\n  ${style.dim(inert(request.reason))}\n${approvalInputLines(request.input).join('\n')}\n`,
         );
         const rule = rules?.patternFor(request);
-        // Core's one vocabulary: the same keys and words as the REPL's card and every other surface.
+        // Core's one vocabulary: the same numbers, words and order as the REPL's card and every other surface.
         const offered: ApprovalChoice[] = rule ? ['once', 'session', 'always', 'reject'] : ['once', 'session', 'reject'];
-        const question = `  ${approvalKeyLine(offered)}? `;
+        const numbers = APPROVAL_CHOICES.filter((words) => offered.includes(words.choice)).map((words) => words.number);
+        out.write(
+          `${approvalChoiceLines(style, rule ? {} : { unavailable: { always: 'not offered here: legion approve ID --rule makes a rule' } }).join('\n')}\n`,
+        );
+        const question = `  ${style.cyan(`choose ${numbers.join(', ')}, then Enter:`)} `;
         let answer: ApprovalAnswer | undefined;
         while (!answer) {
-          const choice = choiceOfKey(await readline.question(question, { signal }));
+          const choice = choiceOfTyped(await readline.question(question, { signal }));
           if (choice === undefined || !offered.includes(choice)) {
-            out.write(`  ${style.yellow('answer with one of')} ${offered.map((offer) => approvalChoice(offer).key).join(', ')}\n`);
+            out.write(`  ${style.yellow('answer with the number of a choice:')} ${numbers.join(', ')}\n`);
             continue;
           }
           if (choice === 'reject') {
-            const reason = (await readline.question('  reason (shown to the agent): ', { signal })).trim();
+            const reason = (
+              await readline.question(`  ${approvalChoice('reject').label}: reason (shown to the agent; optional), then Enter: `, {
+                signal,
+              })
+            ).trim();
             answer = answerOfChoice({ id: request.id, choice, ...(reason ? { reason } : {}) });
           } else if (choice === 'always' && rule) {
             if (!rule.ok) {

@@ -1,6 +1,6 @@
 /**
  * The "remember" flags of `legion approve` and the REPL's `/approve`, in the one vocabulary of
- * approval answers: `--this-session` is the prompt's [s], `--rule` (or `--pattern GLOB`) its [a].
+ * approval answers: `--this-session` is a prompt's 2 (approve for this session), `--rule` (or `--pattern GLOB`) its 3 (approve always).
  * `--always` was "this session" before "always" named a rule on every other surface: it keeps that
  * meaning (a script's approval never silently widens to a rule), with a warning, until it is removed.
  */
@@ -15,7 +15,7 @@ export type ApproveChoice =
   { ok: true; choice: 'once' | 'session' | 'always'; pattern?: string; deprecation?: string } | { ok: false; error: string };
 
 export const ALWAYS_DEPRECATION =
-  '--always is deprecated: it means --this-session here, but "always" is a rule everywhere else ([a] at a prompt). Use --this-session, or --rule for every session.';
+  '--always is deprecated: it means --this-session here, but "always" is a rule everywhere else (3 at a prompt). Use --this-session, or --rule for every session.';
 
 export function approveChoiceOf(flags: ApproveFlags): ApproveChoice {
   const session = flags.thisSession === true || flags.always === true;

@@ -178,12 +178,12 @@ for (const decision of ['approve', 'reject'] as const) {
     .option('--json', 'one JSON object');
   if (decision === 'approve') {
     command
-      .option('--this-session', "also allow this tool for this agent for the rest of the session (the prompt's [s])")
+      .option('--this-session', "also allow this tool for this agent for the rest of the session (a prompt's 2, approve for this session)")
       .option('--always', 'deprecated: the same as --this-session; "always" is a rule everywhere else (--rule)')
       // A flag and a separate --pattern, not "--rule [PATTERN]": an optional value would swallow the id after it (legion approve --rule apr_1).
       .option(
         '--rule',
-        'also make an "approve always" rule (the prompt\'s [a]): this agent, this tool, this exact command or path, in every session (see "legion approvals rules")',
+        'also make an "approve always" rule (a prompt\'s 3, approve always): this agent, this tool, this exact command or path, in every session (see "legion approvals rules")',
       )
       .option(
         '--pattern <glob>',

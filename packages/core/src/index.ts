@@ -15,9 +15,8 @@ export {
   ApprovalChoiceAnswerSchema,
   answerOfChoice,
   approvalChoice,
-  approvalKeyLine,
   choiceOfAnswer,
-  choiceOfKey,
+  choiceOfTyped,
 } from './hitl/index.js';
 export type { ApprovalChoice, ApprovalChoiceAnswer, ApprovalChoiceWords } from './hitl/index.js';
 export { UsageTally, usageRecordOf } from './driver/usage-tally.js';

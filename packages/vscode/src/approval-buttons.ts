@@ -4,11 +4,17 @@ import { APPROVAL_CHOICES, type ApprovalChoice } from '@legion-collective/core';
 export interface ApprovalButton {
   choice: ApprovalChoice;
   title: string;
+  /** What it does, in the words the terminal's menu shows beside it: the chat button's tooltip. */
+  tooltip: string;
 }
 
 /** The editor's approval buttons, in core's one vocabulary: the same words as the REPL's keys and the browser's buttons. */
 export function approvalButtons(): ApprovalButton[] {
-  return APPROVAL_CHOICES.map((words) => ({ choice: words.choice, title: words.choice === 'reject' ? `${words.label}…` : words.label }));
+  return APPROVAL_CHOICES.map((words) => ({
+    choice: words.choice,
+    title: words.choice === 'reject' ? `${words.label}…` : words.label,
+    tooltip: words.detail,
+  }));
 }
 
 /** The choice a dialog's picked title is, if it is one. */

@@ -136,7 +136,12 @@ export class ChatUserSurface implements vscode.Disposable {
         if (stream) {
           stream.markdown(text);
           for (const button of approvalButtons())
-            stream.button({ command: 'legion.approval.decide', title: button.title, arguments: [request.id, button.choice] });
+            stream.button({
+              command: 'legion.approval.decide',
+              title: button.title,
+              tooltip: button.tooltip,
+              arguments: [request.id, button.choice],
+            });
         } else {
           // No chat to show it in: a dialog, with all of the input as its detail, so it is read before answering.
           const titles = approvalButtons().map((button) => button.title);

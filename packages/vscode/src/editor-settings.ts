@@ -11,8 +11,8 @@ export const EditorSettingsSchema = z.object({
   entryAgent: z.string().trim().default(''),
   /**
    * What "Approve always" in the chat makes: `rule` (a persistent "approve always" rule for the
-   * call's command or path, as the terminal's [a]) or `session` (this tool for this requester,
-   * this session, as the terminal's [s]). A value of the wrong type is the narrower `session`.
+   * call's command or path, as the terminal menu's 3) or `session` (this tool for this requester,
+   * this session, as the terminal menu's 2). A value of the wrong type is the narrower `session`.
    */
   approveAlways: z.enum(['session', 'rule']).default('rule').catch('session'),
 });

@@ -94,7 +94,7 @@ export function activate(context: vscode.ExtensionContext): LegionApi {
         // The deprecated `legion.approveAlways: "session"` (older setups) keeps "Approve always" to the session, never widening it to a rule; "Approve for this session" is its own button now.
         const remember = decision === 'always' ? rememberFor(settings) : decision === 'session' ? 'session' : undefined;
         if (remember === 'always') {
-          // As the terminal's [a]: a call no rule can approve (a compound shell command) stays asked, with why.
+          // As the terminal menu's 3: a call no rule can approve (a compound shell command) stays asked, with why.
           const legion = await host.start();
           // Tools of providers not listed yet (MCP servers, other extensions) are known once ready.
           await legion.tools.ready();

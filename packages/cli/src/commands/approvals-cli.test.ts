@@ -346,7 +346,7 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
   }, 60_000);
 
   it.skipIf(TMUX_MISSING)(
-    'asks on a real terminal (tmux): "n" and a reason reject the write and the reason reaches the model',
+    'asks on a real terminal (tmux) with the numbered menu: a letter is no answer; 4 and a reason reject the write and the reason reaches the model',
     async () => {
       useModel('coordinator', claude());
       scriptWrite({
@@ -370,13 +370,16 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
 
       tmux('new-session', '-d', '-s', 'legion', '-x', '200', '-y', '50', '-c', workspace.dir, command);
       try {
-        const question = await waitForScreen(
-          '[y] approve once  [s] approve for this agent this session  [a] approve always (a rule)  [n] reject with a reason?',
-        );
+        const question = await waitForScreen('choose 1, 2, 3, 4, then Enter:');
         expect(question).toContain('approval needed coordinator wants to run file_write');
         expect(question).toMatch(/\n  path: notes\.txt\n  content: hello\n/);
+        // The REPL's menu, in the same words and order.
+        expect(question).toMatch(/1\. Approve once .*\n.*2\. Approve for this session .*\n.*3\. Approve always .*\n.*4\. Reject /);
+        // A letter of the old one-key prompt is no answer any more.
         tmux('send-keys', '-t', 'legion', 'n', 'Enter');
-        await waitForScreen('reason (shown to the agent):');
+        await waitForScreen('answer with the number of a choice: 1, 2, 3, 4');
+        tmux('send-keys', '-t', 'legion', '4', 'Enter');
+        await waitForScreen('reason (shown to the agent; optional)');
         tmux('send-keys', '-t', 'legion', '-l', 'keep the workspace clean');
         tmux('send-keys', '-t', 'legion', 'Enter');
 
@@ -525,20 +528,20 @@ describe('approvals through the legion binary, agents on real provider SDKs', ()
     }, 60_000);
 
     it.skipIf(TMUX_MISSING)(
-      'the terminal prompt offers a rule: "a" (as on the REPL\'s card) shows the exact command, a typed pattern is used',
+      "the terminal prompt offers a rule: 3 (as on the REPL's card) shows the exact command, a typed pattern is used",
       async () => {
         useModel('coordinator', claude());
         scriptShell({ userMessage: 'Status please', command: 'echo status', toolUseId: 'toolu_status', reply: 'Status checked.' });
         const terminal = openTerminal(['run', 'Status please']);
         try {
-          const question = await terminal.waitFor('[a] approve always (a rule)');
+          const question = await terminal.waitFor('choose 1, 2, 3, 4, then Enter:');
           expect(question).toContain('approval needed coordinator wants to run shell_run');
           expect(question).toMatch(/\n  command: echo status\n/);
-          terminal.type('a');
+          terminal.type('3');
           await terminal.waitFor('coordinator may run shell_run without asking when it matches [echo status]:');
           terminal.type('git *');
           await terminal.waitFor('not a usable pattern: the pattern "git *" does not match');
-          terminal.type('a');
+          terminal.type('3');
           await terminal.waitFor('when it matches [echo status]:', 2);
           terminal.type('echo *');
           const final = await terminal.waitFor('[legion exited:');

@@ -209,8 +209,8 @@ describe('a question from an agent in legion run: asked, waited for elsewhere, o
       const terminal = new TmuxTerminal(workspace.dir);
       try {
         terminal.start(legionCommandLine(env(), []));
-        expect(await terminal.waitFor('approve once')).toContain('approval needed  coordinator wants to run file_write');
-        terminal.type('y', false);
+        expect(await terminal.waitFor('1. Approve once')).toContain('approval needed  coordinator wants to run file_write');
+        terminal.type('1');
         await terminal.waitFor('coordinator: notes.txt is written.');
         expect(readFileSync(join(workspace.dir, 'notes.txt'), 'utf8')).toBe('hello');
       } finally {

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { approvalKeyLine, type ApprovalView } from '@legion-collective/core';
+import type { ApprovalView } from '@legion-collective/core';
 import { readRegularFileSync } from '@legion-collective/core/internal';
 import { approvalInputLines } from '../render/approval-input.js';
 import { styleFor } from '../render/style.js';
@@ -15,14 +15,14 @@ const MAX_DIFF_BYTES = 256 * 1024;
  * The card for one approval request: the tool, all of its input (a diff for file writes), the chain
  * that led to it. Nothing is cut: what is approved is what runs, so every character of it is on the
  * card, made visible where a terminal would act on it; a card taller than the screen is clipped by
- * the card view, which says so and prints it whole on Ctrl-O.
+ * the card view, which says so and prints it whole on Ctrl-O. How to answer (the menu) is the
+ * prompts' to add below: printed after the decision, the card stands without it.
  */
 export function approvalCard(
   request: ApprovalView,
   chain: readonly string[] | undefined,
   workspaceRoot: string,
   position: { index: number; of: number },
-  options: { keys?: boolean } = {},
 ): string {
   const count = position.of > 1 ? style.dim(` (${position.index} of ${position.of})`) : '';
   const lines = [
@@ -33,7 +33,6 @@ export function approvalCard(
       .join(' → ')}`,
     `  ${style.dim(inert(request.reason))}`,
     ...argumentLines(request, workspaceRoot),
-    ...(options.keys === false ? [] : [`  ${style.cyan(approvalKeyLine())}`]),
   ];
   return lines.join('\n');
 }

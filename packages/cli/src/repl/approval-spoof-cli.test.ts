@@ -35,7 +35,7 @@ describe.skipIf(TMUX_MISSING)('an approval card shows what will run, whatever th
     terminal.start(`${['env', ...variables, process.execPath, LEGION, ...args].map(shellQuote).join(' ')}; echo "[legion exited: $?]"`);
   }
 
-  it('the REPL card: a CR, an erased line or a cursor moved up leaves the command on screen, shown as it is; y runs exactly that', async () => {
+  it('the REPL card: a CR, an erased line or a cursor moved up leaves the command on screen, shown as it is; 1 runs exactly that', async () => {
     const attacks = [
       {
         message: 'Carriage return',
@@ -57,10 +57,10 @@ describe.skipIf(TMUX_MISSING)('an approval card shows what will run, whatever th
     for (const attack of attacks) {
       const before = terminal.screen().length;
       terminal.type(attack.message);
-      const card = await terminal.waitFor('[n] reject with a reason', before);
+      const card = await terminal.waitFor('4. Reject', before);
       expect(card.slice(before)).toContain(attack.shown);
       expect(card.slice(before)).not.toMatch(/^\s*command: echo harmless/m);
-      terminal.keys('y');
+      terminal.keys('1', 'Enter');
       await terminal.waitFor(`coordinator: Done: ${attack.file}.`, before);
       // What was approved ran: the file the shown command names exists.
       expect(existsSync(join(workspace.dir, attack.file)), attack.file).toBe(true);
@@ -76,7 +76,7 @@ describe.skipIf(TMUX_MISSING)('an approval card shows what will run, whatever th
     launch([]);
     await terminal.waitFor('/help for commands');
     terminal.type('Run the long one');
-    const card = await terminal.waitFor('[n] reject with a reason');
+    const card = await terminal.waitFor('4. Reject');
     // The card wraps it at the terminal's width: every character is there, in order.
     const flat = (text: string): string => text.replace(/\s+/g, '');
     expect(flat(card)).toContain(flat(`command: ${longer}`));
@@ -88,13 +88,13 @@ describe.skipIf(TMUX_MISSING)('an approval card shows what will run, whatever th
     expect(flat(listed.stdout)).toContain(flat(longer));
   }, 120_000);
 
-  it('legion run asks on the terminal with the whole input, a CR shown: y runs exactly that', async () => {
+  it('legion run asks on the terminal with the whole input, a CR shown: 1 runs exactly that', async () => {
     scriptShell('Carriage return', 'touch PWN4 #\r  command: echo harmless', 'Done: PWN4.');
     launch(['run', 'Carriage return']);
-    const question = await terminal.waitFor('[y] approve once');
+    const question = await terminal.waitFor('then Enter:');
     expect(question).toContain('command: touch PWN4 #␍  command: echo harmless');
     expect(question).not.toMatch(/^\s*command: echo harmless/m);
-    terminal.type('y');
+    terminal.type('1');
     const final = await terminal.waitFor('[legion exited:');
     expect(final).toContain('Done: PWN4.');
     expect(existsSync(join(workspace.dir, 'PWN4'))).toBe(true);

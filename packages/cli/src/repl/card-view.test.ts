@@ -19,7 +19,7 @@ describe('a card within the terminal', () => {
       () => 20,
       () => 5,
     );
-    view.setText(card(40));
+    view.setText(card(40), 2);
     const shown = trimmed(view.render(80));
     expect(shown).toHaveLength(15);
     expect(shown.slice(0, 12)).toEqual(card(12).split('\n'));
@@ -37,7 +37,32 @@ describe('a card within the terminal', () => {
       () => 6,
       () => 10,
     );
-    view.setText(card(10));
+    view.setText(card(10), 2);
     expect(trimmed(view.render(80))).toEqual(['line 1', expect.stringContaining('7 more lines'), 'line 9', 'line 10']);
+  });
+
+  it('keeps as many of its last lines as the card asks: a whole menu of choices stays on screen', () => {
+    const view = new CardView(
+      () => 20,
+      () => 5,
+    );
+    view.setText(card(40), 5);
+    const shown = trimmed(view.render(80));
+    expect(shown).toHaveLength(15);
+    expect(shown[9]).toContain('… 26 more lines of this card');
+    expect(shown.slice(10)).toEqual(['line 36', 'line 37', 'line 38', 'line 39', 'line 40']);
+  });
+
+  it('keeps its last lines whole when they wrap on a narrow terminal: no row of the menu is lost', () => {
+    const view = new CardView(
+      () => 20,
+      () => 5,
+    );
+    const menu = ['1. Approve once, a choice long enough to wrap', '2. Approve for this session, as long', 'choose, then Enter'];
+    view.setText(`${card(40)}\n${menu.join('\n')}`, menu.length);
+    const shown = trimmed(view.render(24));
+    expect(shown).toHaveLength(15);
+    expect(shown.join(' ').replace(/ +/g, ' ')).toContain(menu.join(' '));
+    expect(shown.join('\n')).toContain('32 more lines of');
   });
 });

@@ -3,9 +3,6 @@ import { styleFor } from '../render/style.js';
 
 const style = styleFor(process.stdout);
 
-/** Lines of a clipped card kept at its end: the answer keys, or the prompt for a reason, stay on screen. */
-const TAIL_LINES = 2;
-
 /**
  * The card being answered (an approval, a question), kept within the terminal. A card taller than
  * the room the live region leaves it (a long diff, a long question, a short terminal) would push
@@ -16,6 +13,8 @@ const TAIL_LINES = 2;
  */
 export class CardView implements Component {
   private readonly text = new Text('', 0, 0);
+  /** The card's last lines, wrapped on their own: kept whole when the card is clipped. */
+  private readonly tailText = new Text('', 0, 0);
   private source = '';
   /** Lines hidden at the last render: 0 when the whole card was shown. */
   private hidden = 0;
@@ -29,9 +28,16 @@ export class CardView implements Component {
     private readonly reserved: (width: number) => number,
   ) {}
 
-  setText(text: string): void {
+  /**
+   * @param tail how many of the text's last lines say how to answer it (the menu, the prompt for a
+   * reason): a clipped card keeps them whole, however many rows they wrap to on a narrow terminal
+   */
+  setText(text: string, tail = 1): void {
     this.source = text;
-    this.text.setText(text);
+    const lines = text.split('\n');
+    const kept = Math.min(Math.max(1, tail), lines.length);
+    this.text.setText(lines.slice(0, lines.length - kept).join('\n'));
+    this.tailText.setText(lines.slice(lines.length - kept).join('\n'));
   }
 
   /** The whole card, when the last render had to clip it; undefined when all of it is on screen. */
@@ -40,23 +46,26 @@ export class CardView implements Component {
   }
 
   render(width: number): string[] {
+    if (this.source === '') return [];
     const lines = this.text.render(width);
+    const tail = this.tailText.render(width);
     // Never less than the first line, the note and the tail: the card must still say what it is and how to answer.
-    const room = Math.max(TAIL_LINES + 2, this.rows() - this.reserved(width));
-    if (lines.length <= room) {
+    const room = Math.max(tail.length + 2, this.rows() - this.reserved(width));
+    if (lines.length + tail.length <= room) {
       this.hidden = 0;
-      return lines;
+      return [...lines, ...tail];
     }
-    const head = room - TAIL_LINES - 1;
-    this.hidden = lines.length - head - TAIL_LINES;
+    const head = room - tail.length - 1;
+    this.hidden = lines.length - head;
     const note = truncateToWidth(
       style.dim(`  … ${this.hidden} more line${this.hidden === 1 ? '' : 's'} of this card: Ctrl-O prints it whole above`),
       width,
     );
-    return [...lines.slice(0, head), note, ...lines.slice(-TAIL_LINES)];
+    return [...lines.slice(0, head), note, ...tail];
   }
 
   invalidate(): void {
     this.text.invalidate();
+    this.tailText.invalidate();
   }
 }

@@ -1,9 +1,11 @@
+import { matchesKey } from '@mariozechner/pi-tui';
 import {
+  APPROVAL_CHOICES,
   AnsweredElsewhereError,
   answerOfChoice,
   approvalChoice,
-  choiceOfKey,
   type ApprovalAnswer,
+  type ApprovalChoice,
   type RulePatternOutcome,
   type ApprovalView,
   type UserQuestion,
@@ -12,6 +14,7 @@ import {
 import { styleFor } from '../render/style.js';
 import { inert, inertLine } from '../render/terminal-text.js';
 import { approvalCard } from './approval-card.js';
+import { ApprovalMenu } from './approval-menu.js';
 import type { Screen } from './screen.js';
 import type { WaitingCard } from './team-lines.js';
 
@@ -36,15 +39,20 @@ interface QuestionItem {
   question: UserQuestion;
   resolve(answer: string): void;
   signal: AbortSignal;
+  /**
+   * The input was empty at some moment this card was up: what is submitted now was typed for it.
+   * Text typed before the card came was meant as a message, and is sent as one.
+   */
+  armed?: boolean;
 }
 
 interface ApprovalItem {
   kind: 'approval';
   request: ApprovalView;
-  position: { index: number; of: number };
+  menu: ApprovalMenu;
   answer(answer: ApprovalAnswer): void;
   signal: AbortSignal;
-  /** After [n]: the next line typed is the reason. */
+  /** After "Reject": the next line typed is the reason (an empty one gives none). */
   awaitingReason?: boolean;
 }
 
@@ -52,12 +60,18 @@ type Item = QuestionItem | ApprovalItem;
 
 /**
  * Questions and approvals from any agent (delegates included, parallel ones
- * too) wait in one queue and are shown one card at a time above the input;
- * what the user types answers the card on top. An offer withdrawn (the turn
- * was cancelled, another surface answered) leaves the queue.
+ * too) wait in one queue and are shown one card at a time above the input,
+ * numbered ("1 of 3"). Nothing typed for the input answers a card by accident:
+ * an approval is answered only from its menu (a digit or ↑/↓, then Enter, while
+ * the input is empty), a question only by a line typed while its card was up.
+ * An offer withdrawn (the turn was cancelled, another surface answered) leaves
+ * the queue.
  */
 export class Prompts {
   private readonly queue: Item[] = [];
+  /** Cards answered since the queue was last empty: with the one on top, the "2" of "2 of 3" (one withdrawn only shrinks the "3"). */
+  private settled = 0;
+  private inputHoldsText = false;
 
   constructor(
     private readonly screen: Screen,
@@ -80,10 +94,18 @@ export class Prompts {
         new Promise<ApprovalAnswer[]>((resolve, reject) => {
           const answers: ApprovalAnswer[] = [];
           requests.forEach((request, index) => {
+            let unavailable: { error: string | undefined } | undefined;
             const item: ApprovalItem = {
               kind: 'approval',
               request,
-              position: { index: index + 1, of: requests.length },
+              // Read once, when first drawn: whether an "always" rule can approve this call does not change while it waits.
+              menu: new ApprovalMenu(() => {
+                if (!unavailable) {
+                  const rule = this.rulePattern(request);
+                  unavailable = { error: rule.ok ? undefined : rule.error };
+                }
+                return unavailable.error;
+              }),
               signal,
               answer: (answer) => {
                 answers.push(answer);
@@ -113,11 +135,33 @@ export class Prompts {
     );
   }
 
-  /** A line the user submitted while a card is up: the answer to a question, or a rejection's reason. */
+  /** What the input holds changed: a card takes keys (an approval) or a line (a question) only from an empty input. */
+  inputChanged(text: string): void {
+    const holds = text !== '';
+    if (holds === this.inputHoldsText) return;
+    this.inputHoldsText = holds;
+    if (this.active?.kind === 'approval') this.render();
+  }
+
+  /**
+   * A line the user submitted while a card is up: the answer to a question (typed while its card
+   * was up), a rejection's reason, or an approval's number. Anything else is not the card's: false.
+   */
   submit(text: string): boolean {
     const item = this.active;
     if (!item) return false;
     if (item.kind === 'question') {
+      if (!item.armed) {
+        this.screen.print(
+          style.dim(
+            `  "${inertLine(oneLine(text))}" goes as a message, not as the answer: it was typed before ${inertLine(item.question.from)}'s question came`,
+          ),
+        );
+        // That line is taken: what is typed from now on is written with the question in view.
+        item.armed = true;
+        this.render();
+        return false;
+      }
       // The card goes; the question stays in the scrollback, so the answer below it reads in context.
       const { question } = item;
       const via = question.chain.length > 1 ? `, via ${question.chain.join(' → ')}` : '';
@@ -130,25 +174,49 @@ export class Prompts {
       return true;
     }
     if (item.awaitingReason) {
-      this.answered(item);
-      item.answer(answerOfChoice({ id: item.request.id, choice: 'reject', ...(text.trim() ? { reason: text.trim() } : {}) }));
+      this.reject(item, text);
       return true;
     }
-    return this.key(text.trim().toLowerCase());
+    // A pasted number and Enter is an explicit choice too; any other line is a message.
+    const words = /^\s*\d\s*$/.test(text) ? APPROVAL_CHOICES.find((choice) => String(choice.number) === text.trim()) : undefined;
+    if (!words) return false;
+    this.choose(item, words.choice);
+    return true;
   }
 
-  /** A one-key answer to the approval card on top (when the input is empty), in core's one vocabulary of choices. */
-  key(key: string): boolean {
+  /** A key pressed while the input is empty: the approval card on top takes its menu's keys (and Enter for an empty reason). */
+  key(data: string): boolean {
+    // Typing into an empty input with a question up: the line is written for it. (The input empties
+    // on Enter too, before the line is submitted: that is no sign, a key pressed on the empty input is.)
+    if (this.active?.kind === 'question' && !this.active.armed) {
+      this.active.armed = true;
+      this.render();
+    }
     const item = this.active;
-    if (item?.kind !== 'approval' || item.awaitingReason) return false;
+    if (item?.kind !== 'approval' || this.inputHoldsText) return false;
+    if (item.awaitingReason) {
+      if (!matchesKey(data, 'enter')) return false;
+      this.reject(item, '');
+      return true;
+    }
+    const outcome = item.menu.key(data);
+    if (outcome.kind === 'ignored') return false;
+    if (outcome.kind === 'chosen') this.choose(item, outcome.choice);
+    else this.render();
+    return true;
+  }
+
+  private reject(item: ApprovalItem, reason: string): void {
+    this.answered(item);
+    item.answer(answerOfChoice({ id: item.request.id, choice: 'reject', ...(reason.trim() ? { reason: reason.trim() } : {}) }));
+  }
+
+  private choose(item: ApprovalItem, choice: ApprovalChoice): void {
     const id = item.request.id;
-    const choice = choiceOfKey(key);
-    // Only the one-letter keys: a word typed into the input is a message or a reason, not a choice.
-    if (choice === undefined || key.length !== 1) return false;
     if (choice === 'reject') {
       item.awaitingReason = true;
       this.render();
-      return true;
+      return;
     }
     if (choice === 'always') {
       const rule = this.rulePattern(item.request);
@@ -156,10 +224,10 @@ export class Prompts {
         // The card stays up, unanswered.
         this.screen.print(
           style.yellow(
-            `  No "always" rule can approve this call: ${rule.error}. Answer with [${approvalChoice('once').key}] once or [${approvalChoice('session').key}] for this session.`,
+            `  No "always" rule can approve this call: ${rule.error}. Choose ${approvalChoice('once').number} (${approvalChoice('once').label.toLowerCase()}) or ${approvalChoice('session').number} (${approvalChoice('session').label.toLowerCase()}).`,
           ),
         );
-        return true;
+        return;
       }
       this.answered(item);
       this.screen.print(
@@ -169,7 +237,12 @@ export class Prompts {
       );
     } else this.answered(item);
     item.answer(answerOfChoice({ id, choice }));
-    return true;
+  }
+
+  /** The card on top was up while the input was empty: a line typed from now on is meant for it. */
+  private arm(): void {
+    const item = this.active;
+    if (item?.kind === 'question' && !this.inputHoldsText) item.armed = true;
   }
 
   /** Cards left by a cancel go: the turn's cancel settles their requests (core), so nothing of it runs later. */
@@ -215,34 +288,60 @@ export class Prompts {
 
   /** The card goes; what was decided on (tool, arguments, diff, chain) stays in the scrollback above the decision. */
   private answered(item: ApprovalItem): void {
-    this.screen.print(approvalCard(item.request, this.chains.get(item.request.id), this.workspaceRoot, item.position, { keys: false }));
+    this.screen.print(approvalCard(item.request, this.chains.get(item.request.id), this.workspaceRoot, this.position()));
     this.done(item);
   }
 
   private done(item: Item): void {
     const index = this.queue.indexOf(item);
-    if (index !== -1) this.queue.splice(index, 1);
+    if (index !== -1) {
+      this.queue.splice(index, 1);
+      this.settled += 1;
+    }
     if (item.kind === 'approval') this.screen.setCard('');
     this.render();
   }
 
+  /** The card on top's place among those waiting since the queue was last empty: "2 of 3". */
+  private position(): { index: number; of: number } {
+    return { index: this.settled + 1, of: this.settled + this.queue.length };
+  }
+
   render(): void {
-    const more = this.queue.length - 1;
-    const card = this.cardText();
-    this.screen.setCard(more > 0 ? `${style.dim(`(${more} more waiting after this one)`)}\n${card}` : card);
+    if (this.queue.length === 0) this.settled = 0;
+    this.arm();
+    const { text, tail } = this.cardText();
+    this.screen.setCard(text, tail);
     this.onChange();
   }
 
-  private cardText(): string {
+  /** The card on top, and how many lines of its end stay on screen when it must be clipped (how to answer it). */
+  private cardText(): { text: string; tail: number } {
     const item = this.active;
-    if (!item) return '';
+    if (!item) return { text: '', tail: 0 };
+    const position = this.position();
     if (item.kind === 'approval') {
-      const card = approvalCard(item.request, this.chains.get(item.request.id), this.workspaceRoot, item.position);
-      return item.awaitingReason ? `${card}\n  ${style.cyan('reason for rejecting (shown to the agent), then Enter:')}` : card;
+      const card = approvalCard(item.request, this.chains.get(item.request.id), this.workspaceRoot, position);
+      if (item.awaitingReason) {
+        const prompt = `  ${style.cyan('reason for rejecting (shown to the agent; optional), then Enter:')}`;
+        return {
+          text: `${card}\n  ${style.bold(style.cyan(`❯ ${approvalChoice('reject').number}. ${approvalChoice('reject').label}`))}\n${prompt}`,
+          tail: 3,
+        };
+      }
+      const menu = item.menu.lines(this.inputHoldsText);
+      return { text: [card, ...menu].join('\n'), tail: menu.length + 1 };
     }
     const { question } = item;
+    const count = position.of > 1 ? style.dim(` (${position.index} of ${position.of})`) : '';
     const chain = question.chain.length > 1 ? `  ${style.dim(`chain: ${question.chain.map(inertLine).join(' → ')} → you`)}\n` : '';
-    return `${style.magenta('question')} from ${style.bold(inertLine(question.from))} ${style.dim(`in ${inertLine(question.conversation.conversationId)}`)}\n${chain}  ${inert(question.text).split('\n').join('\n  ')}\n  ${style.cyan('type your answer and press Enter')}`;
+    const how = item.armed
+      ? style.cyan('type your answer and press Enter')
+      : style.yellow('the input held text when this question came: Enter sends that as a message; then type the answer');
+    return {
+      text: `${style.magenta('question')}${count} from ${style.bold(inertLine(question.from))} ${style.dim(`in ${inertLine(question.conversation.conversationId)}`)}\n${chain}  ${inert(question.text).split('\n').join('\n  ')}\n  ${how}`,
+      tail: 2,
+    };
   }
 }
 

@@ -176,14 +176,15 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     await startRepl();
     terminal.type('Write both files');
     // Both delegates ask at about the same time; their cards queue.
-    const first = await terminal.waitFor('(1 more waiting after this one)');
+    const first = await terminal.waitFor('approval needed (1 of 2)');
     expect(first).toMatch(/developer wants to run file_write/);
     expect(first).toMatch(/chain: user → coordinator → developer/);
     expect(first).toMatch(/\+content of [ab]\.txt/);
     const other = first.includes('+content of a.txt') ? 'b.txt' : 'a.txt';
-    terminal.keys('y');
-    await terminal.waitFor(`+content of ${other}`);
-    terminal.keys('y');
+    terminal.keys('1', 'Enter');
+    await terminal.waitFor('approval needed (2 of 2)');
+    expect(terminal.screen()).toContain(`+content of ${other}`);
+    terminal.keys('1', 'Enter');
     await terminal.waitFor('coordinator: Both files are written.');
     expect(terminal.count('approved developer → file_write')).toBe(2);
     // What was approved stays in the scrollback: both diffs, above their decisions.
@@ -271,7 +272,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     }
   }, 90_000);
 
-  it('an approval card taller than the terminal stays within it: no full-screen redraw, its end and keys on screen, Ctrl-O prints it whole above', async () => {
+  it('an approval card taller than the terminal stays within it: no full-screen redraw, its end and menu on screen, Ctrl-O prints it whole above', async () => {
     const content = Array.from({ length: 60 }, (_, index) => `long-line-${String(index + 1).padStart(2, '0')}`).join('\n');
     mock.on(
       { model: 'claude-test', userMessage: 'Write the long file', hasToolResult: false },
@@ -282,8 +283,10 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     const raw = join(workspace.dir, 'terminal.raw');
     terminal.record(raw);
     terminal.type('Write the long file');
-    // 40 rows: the card (its header, 40 lines of diff, the keys) would be 46.
-    const card = await terminal.waitFor(/more lines of this card: Ctrl-O prints it whole above\s*\n.*\n.*\[y\] approve once/);
+    // 40 rows: the card (its header, 60 lines of diff, the menu) would be 70; the whole menu stays under the note.
+    const card = await terminal.waitFor(
+      /more lines of this card: Ctrl-O prints it whole above\s*\n.*\+long-line-60 *\n.*1\. Approve once.*\n.*\n.*\n.*4\. Reject.*\n.*to choose, Enter to confirm/,
+    );
     expect(card).toContain('coordinator wants to run file_write');
     expect(card).toContain('+long-line-01');
     // The hidden middle of the diff is nowhere yet; the card's end (the whole diff, never cut) is on screen.
@@ -292,7 +295,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     terminal.keys('C-o');
     await terminal.waitFor('+long-line-35');
     expect(terminal.count('+long-line-35')).toBe(1);
-    terminal.keys('y');
+    terminal.keys('1', 'Enter');
     const shown = await terminal.waitFor('coordinator: The long file is written.');
     expect(readFileSync(join(workspace.dir, 'long.txt'), 'utf8')).toBe(`${content}\n`);
     // A full redraw clears the screen and the scrollback: the banner and everything above would be drawn again, or lost.
@@ -314,8 +317,8 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     );
     await startRepl();
     terminal.type('Save the key');
-    await terminal.waitFor('[n] reject with a reason');
-    terminal.keys('n');
+    await terminal.waitFor('4. Reject');
+    terminal.keys('4', 'Enter');
     await terminal.waitFor('reason for rejecting');
     terminal.type('secrets stay out of the repository');
     await terminal.waitFor('coordinator: Understood: I will keep the key out of the repository.');
@@ -709,7 +712,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     mock.on({ model: 'claude-test', userMessage: 'Still there?' }, { content: 'Still here.' });
     await startRepl();
     terminal.type('Write the notes');
-    await terminal.waitFor('[n] reject with a reason');
+    await terminal.waitFor('4. Reject');
     terminal.keys('Escape');
     const shown = await terminal.waitFor('was cancelled with the turn: nothing of it will run');
     const id = /approval (apr_\w+) \(coordinator → file_write\) was cancelled with the turn/.exec(shown)?.[1];
@@ -729,7 +732,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expectConsistent();
   }, 90_000);
 
-  it('[a] saves an "always" rule for exactly that call: the next identical call runs without a card, /approvals rules lists it and rm revokes it', async () => {
+  it('3 (approve always) saves an "always" rule for exactly that call: the next identical call runs without a card, /approvals rules lists it and rm revokes it', async () => {
     const write = (id: string) => ({
       toolCalls: [{ id, name: 'file_write', arguments: JSON.stringify({ path: 'log.txt', content: `entry ${id}` }) }],
     });
@@ -739,8 +742,8 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     mock.on({ model: 'claude-test', userMessage: 'Log two', hasToolResult: true }, { content: 'Logged two.' });
     await startRepl();
     terminal.type('Log one');
-    await terminal.waitFor('[n] reject with a reason');
-    terminal.keys('a');
+    await terminal.waitFor('4. Reject');
+    terminal.keys('3', 'Enter');
     await terminal.waitFor('saved rule: coordinator may run file_write matching log.txt');
     await terminal.waitFor('coordinator: Logged one.');
     const listed = await node(['approvals', 'rules', '--json']);

@@ -104,7 +104,7 @@ describe.skipIf(TMUX_MISSING)('the REPL shows questions asked in another process
     );
   }
 
-  it('an approval requested in another process gets a card; [y] there lets that process run the tool, once', async () => {
+  it('an approval requested in another process gets a card; 1 and Enter there lets that process run the tool, once', async () => {
     let runs = 0;
     soloWritingNotes(() => `note ${++runs} written`);
     const reasons: unknown[] = [];
@@ -127,8 +127,8 @@ describe.skipIf(TMUX_MISSING)('the REPL shows questions asked in another process
     const turn = test.legion.send(session, 'write a note');
     const card = await terminal.waitFor('write_note');
     expect(card).toContain('solo');
-    await terminal.waitFor('[y]');
-    terminal.keys('y');
+    await terminal.waitFor('1. Approve once');
+    terminal.keys('1', 'Enter');
     expect(await turn).toMatchObject({ status: 'success', reply: 'done: note 1 written' });
     expect(runs).toBe(1);
     expect(reasons).toEqual([expect.objectContaining({ medium: 'terminal' })]);
@@ -153,13 +153,13 @@ describe.skipIf(TMUX_MISSING)('the REPL shows questions asked in another process
     await terminal.waitFor('/help for commands');
 
     const turn = test.legion.send(session, 'write a note');
-    await terminal.waitFor('[y]');
+    await terminal.waitFor('1. Approve once');
     const [request] = await session.approvals.list();
     terminal.type(`/resume ${other.id}`);
     const note = `approval ${request!.id} (solo → write_note) stays pending in session ${session.id}:\n    /resume ${session.id}, or: legion approve ${request!.id} --session ${session.id}`;
     const shown = await terminal.waitFor(note);
-    // The card is gone from the live region: no answer keys below the note.
-    expect(shown.slice(shown.indexOf(note))).not.toContain('[y]');
+    // The card is gone from the live region: no menu below the note.
+    expect(shown.slice(shown.indexOf(note))).not.toContain('1. Approve once');
     expect(await session.approvals.list()).toEqual([expect.objectContaining({ status: 'pending' })]);
 
     const approve = spawnSync(process.execPath, [LEGION, 'approve', request!.id, '--session', session.id], {

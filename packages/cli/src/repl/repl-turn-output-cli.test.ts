@@ -120,8 +120,8 @@ describe.skipIf(TMUX_MISSING)("the REPL says once, in order and in people's word
     await startRepl();
     const paused = await legion(['run', 'paint a file']);
     expect(paused.status, paused.stderr).toBe(2);
-    await terminal.waitFor('[y]');
-    terminal.keys('y');
+    await terminal.waitFor('1. Approve once');
+    terminal.keys('1', 'Enter');
     const shown = await terminal.waitFor(/cleared\?[\s\S]*\(\d/);
     expect(shown.split('FAKE approved line').length - 1, shown).toBe(1);
     expect(shown).toContain('Done \\x1b[32m  ✓ FAKE approved line\\x1b[39m \\x1b[2J cleared?');

@@ -144,6 +144,7 @@ class Repl implements ReplControl {
         this.legion.paths.root,
       ),
     );
+    editor.onChange = (text) => this.prompts.inputChanged(text);
     editor.onSubmit = (text) => void this.submit(text).catch((error: unknown) => this.print(style.red(`error: ${errorMessage(error)}`)));
     this.screen.tui.addInputListener((data) => (this.key(data) ? { consume: true } : undefined));
     for (const warning of this.legion.warnings) this.print(style.yellow(`warning: ${warning}`));
@@ -275,9 +276,8 @@ class Repl implements ReplControl {
       return true;
     }
     const empty = this.screen.editor.getText() === '';
-    const card = this.prompts.active;
-    if (card?.kind === 'approval' && !card.awaitingReason && empty && data.length === 1 && this.prompts.key(data.toLowerCase()))
-      return true;
+    // The approval card's menu, only from an empty input: a key typed into text is the text's.
+    if (empty && !this.picker && this.prompts.key(data)) return true;
     if (matchesKey(data, 'ctrl+c') || (matchesKey(data, 'escape') && this.turn)) {
       if (this.shellRun) {
         this.shellRun.abort();

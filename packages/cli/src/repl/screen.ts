@@ -283,8 +283,9 @@ export class Screen {
     if (this.replies.length > 50) this.replies.shift();
   }
 
-  setCard(text: string): void {
-    this.card.setText(terminalSafe(text));
+  /** `tail`: lines of the card's end that stay on screen when it is too tall (how to answer it). */
+  setCard(text: string, tail?: number): void {
+    this.card.setText(terminalSafe(text), tail);
     this.tui.requestRender();
   }
 

@@ -224,7 +224,7 @@ const COMMANDS: Command[] = [
     name: 'approve',
     args: '<id…> [--this-session | --rule]',
     description:
-      'approve waiting requests and resume the work (--this-session: for this agent this session, as [s]; --rule: a saved rule, as [a])',
+      "approve waiting requests and resume the work (--this-session: for this agent this session, as a card's 2; --rule: a saved rule, as its 3)",
     complete: (control, prefix) => pendingItems(control, prefix),
     run: (control, args) => {
       const words = args.split(/\s+/).filter(Boolean);
@@ -453,7 +453,8 @@ function rulesCommand(control: ReplControl, verb: string | undefined, id: string
     }
     if (verb) return control.print(style.red(`Unknown: /approvals rules ${verb}. Use /approvals rules, or /approvals rules rm ID.`));
     const rules = control.legion.approvalRules.list();
-    if (rules.length === 0) return control.print('  No saved rules. Answer a card with [a], or /approve ID --rule, to make one.');
+    if (rules.length === 0)
+      return control.print('  No saved rules. Answer a card with 3 (approve always), or /approve ID --rule, to make one.');
     for (const rule of rules) {
       control.print(
         `  ${rule.id}  ${style.bold(rule.participant)} → ${rule.tool}${rule.pattern !== undefined ? ` ${rule.pattern}` : style.dim(' (any call)')}  ${style.dim(`${rule.createdAt} by ${rule.createdBy}${rule.medium ? ` (${rule.medium})` : ''}`)}`,
@@ -485,7 +486,7 @@ export function helpText(width = process.stdout.columns || 80): string {
       ],
       width,
     ),
-    `  On an approval card: ${APPROVAL_CHOICES.map((words) => `${words.key} ${words.short}`).join(' · ')}`,
+    `  On an approval card (input empty): ↑/↓ or a number, then Enter · ${APPROVAL_CHOICES.map((words) => `${words.number} ${words.label.toLowerCase()}`).join(' · ')}`,
   ].join('\n');
 }
 

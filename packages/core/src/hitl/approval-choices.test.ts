@@ -1,33 +1,24 @@
 import { ApprovalAnswerSchema } from '../store/records/approval-records.js';
-import {
-  APPROVAL_CHOICES,
-  ApprovalChoiceAnswerSchema,
-  answerOfChoice,
-  approvalKeyLine,
-  choiceOfAnswer,
-  choiceOfKey,
-} from './approval-choices.js';
+import { APPROVAL_CHOICES, ApprovalChoiceAnswerSchema, answerOfChoice, choiceOfAnswer, choiceOfTyped } from './approval-choices.js';
 
 describe('the one vocabulary of approval answers', () => {
-  it('gives every choice one key and one label, and "a" is always the rule', () => {
-    expect(APPROVAL_CHOICES.map((words) => [words.choice, words.key, words.label])).toEqual([
-      ['once', 'y', 'Approve once'],
-      ['session', 's', 'Approve for this session'],
-      ['always', 'a', 'Approve always'],
-      ['reject', 'n', 'Reject'],
+  it('numbers the four choices 1 to 4 in one order with one label each; only a number or a word answers, never a letter', () => {
+    expect(APPROVAL_CHOICES.map((words) => [words.number, words.choice, words.label])).toEqual([
+      [1, 'once', 'Approve once'],
+      [2, 'session', 'Approve for this session'],
+      [3, 'always', 'Approve always'],
+      [4, 'reject', 'Reject'],
     ]);
-    expect(choiceOfKey('a')).toBe('always');
-    expect(choiceOfKey(' S ')).toBe('session');
-    expect(choiceOfKey('yes')).toBe('once');
-    expect(choiceOfKey('no')).toBe('reject');
-    expect(choiceOfKey('reject')).toBe('reject');
-    expect(choiceOfKey('r')).toBeUndefined();
-    expect(approvalKeyLine()).toBe(
-      '[y] approve once  [s] approve for this agent this session  [a] approve always (a rule)  [n] reject with a reason',
-    );
-    expect(approvalKeyLine(['once', 'session', 'reject'])).toBe(
-      '[y] approve once  [s] approve for this agent this session  [n] reject with a reason',
-    );
+    expect(choiceOfTyped('3')).toBe('always');
+    expect(choiceOfTyped(' 2 ')).toBe('session');
+    expect(choiceOfTyped('Session')).toBe('session');
+    expect(choiceOfTyped('yes')).toBe('once');
+    expect(choiceOfTyped('no')).toBe('reject');
+    expect(choiceOfTyped('reject')).toBe('reject');
+    // The letters of the old one-key card: typed text ("sounds good" begins with s) decides nothing.
+    for (const letter of ['y', 's', 'a', 'n', 'r']) expect(choiceOfTyped(letter), letter).toBeUndefined();
+    expect(choiceOfTyped('5')).toBeUndefined();
+    expect(choiceOfTyped('12')).toBeUndefined();
   });
 
   it('turns a choice into the decision core records, and back', () => {

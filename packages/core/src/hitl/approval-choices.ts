@@ -1,69 +1,28 @@
 import { z } from 'zod';
-import { ApprovalChoiceSchema, type ApprovalChoice } from '../store/records/approval-choice.js';
+import { APPROVAL_CHOICES, ApprovalChoiceSchema, type ApprovalChoice, type ApprovalChoiceWords } from '../store/records/approval-choice.js';
 import { rememberOf, type ApprovalAnswer } from '../store/records/approval-records.js';
 
 // The one vocabulary of approval answers every surface offers (the REPL's card, `legion run`'s
-// prompt, VS Code's buttons, MCP's forms): the same four choices, with the same words and the same
-// keys, so an `a` typed in one place never means something else in another.
-export { ApprovalChoiceSchema, type ApprovalChoice } from '../store/records/approval-choice.js';
-
-/** How a surface shows one choice: its key (terminals), its label (buttons), what it does. */
-export interface ApprovalChoiceWords {
-  choice: ApprovalChoice;
-  /** The one key a terminal takes for it. */
-  key: string;
-  /** A button's title. */
-  label: string;
-  /** The key line's words after `[key]`. */
-  short: string;
-  /** What it does, for help text and tooltips. */
-  meaning: string;
-}
-
-export const APPROVAL_CHOICES: readonly ApprovalChoiceWords[] = [
-  { choice: 'once', key: 'y', label: 'Approve once', short: 'approve once', meaning: 'this call runs; the next one asks again' },
-  {
-    choice: 'session',
-    key: 's',
-    label: 'Approve for this session',
-    short: 'approve for this agent this session',
-    meaning: 'this agent may run this tool without asking until the session ends',
-  },
-  {
-    choice: 'always',
-    key: 'a',
-    label: 'Approve always',
-    short: 'approve always (a rule)',
-    meaning:
-      'a rule: this agent may run this tool on calls matching its pattern without asking, in every session, until the rule is removed',
-  },
-  {
-    choice: 'reject',
-    key: 'n',
-    label: 'Reject',
-    short: 'reject with a reason',
-    meaning: 'the call does not run; the reason is told to the agent',
-  },
-];
+// prompt, VS Code's buttons, the browser's, MCP's forms): the same four choices, with the same
+// words, in the same order and under the same numbers, so a 3 typed in one place never means
+// something else in another.
+export { APPROVAL_CHOICES, ApprovalChoiceSchema, type ApprovalChoice, type ApprovalChoiceWords } from '../store/records/approval-choice.js';
 
 /** The words of one choice. */
 export function approvalChoice(choice: ApprovalChoice): ApprovalChoiceWords {
   return APPROVAL_CHOICES.find((words) => words.choice === choice)!;
 }
 
-/** The choice a typed key or word names (`y`, `once`, `yes`; `n`, `reject`, `no`; …), case and spaces ignored. */
-export function choiceOfKey(typed: string): ApprovalChoice | undefined {
+/**
+ * The choice a typed answer names: its number (`1`…`4`), or its word (`once`, `session`, `always`,
+ * `reject`; `yes` and `no` too), case and spaces ignored. A letter is no answer: a key meant for
+ * text must never decide.
+ */
+export function choiceOfTyped(typed: string): ApprovalChoice | undefined {
   const word = typed.trim().toLowerCase();
   if (word === 'yes') return 'once';
   if (word === 'no') return 'reject';
-  return APPROVAL_CHOICES.find((words) => words.key === word || words.choice === word)?.choice;
-}
-
-/** The key line a terminal shows under an approval: `[y] approve once  [s] …`, of the choices given (default all). */
-export function approvalKeyLine(choices: readonly ApprovalChoice[] = APPROVAL_CHOICES.map((words) => words.choice)): string {
-  return APPROVAL_CHOICES.filter((words) => choices.includes(words.choice))
-    .map((words) => `[${words.key}] ${words.short}`)
-    .join('  ');
+  return APPROVAL_CHOICES.find((words) => String(words.number) === word || words.choice === word)?.choice;
 }
 
 /** A surface's answer to one request, in the vocabulary's words. */

@@ -45,9 +45,8 @@ export {
   ApprovalChoiceAnswerSchema,
   answerOfChoice,
   approvalChoice,
-  approvalKeyLine,
   choiceOfAnswer,
-  choiceOfKey,
+  choiceOfTyped,
 } from './approval-choices.js';
 export type { ApprovalChoice, ApprovalChoiceAnswer, ApprovalChoiceWords } from './approval-choices.js';
 export { explainPause, explainQuestionPause } from './pause-explanation.js';

@@ -1,4 +1,5 @@
 import { ApprovalViewSchema as CoreApprovalViewSchema, RememberChoiceSchema } from '@legion-collective/core/vocabulary';
+import type { APPROVAL_CHOICES } from '@legion-collective/core/vocabulary';
 import { z } from 'zod';
 
 /**
@@ -11,6 +12,19 @@ export const ApprovalViewSchema = CoreApprovalViewSchema.extend({
   chain: z.array(z.string()),
 });
 export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
+
+/**
+ * Core's one set of words for the four approval choices (its `APPROVAL_CHOICES`), in order, as a
+ * type: a client that takes only the wire's types (the browser app) writes its copy of the words
+ * `satisfies ApprovalChoiceWordsList`, and the compiler refuses a word, a number or an order that
+ * is not core's.
+ */
+export type ApprovalChoiceWordsList = WordsOf<typeof APPROVAL_CHOICES>;
+type WordsOf<Choices extends readonly unknown[]> = {
+  readonly [Index in keyof Choices]: Choices[Index] extends { choice: string; number: number; label: string; detail: string }
+    ? Pick<Choices[Index], 'choice' | 'number' | 'label' | 'detail'>
+    : never;
+};
 
 /** `GET /api/sessions/:id/approvals?status=pending|all`: oldest first. */
 export const ApprovalListResponseSchema = z.object({ approvals: z.array(ApprovalViewSchema) });

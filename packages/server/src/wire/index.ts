@@ -56,7 +56,7 @@ export type {
   WireMessage,
 } from './messages.js';
 export { ApprovalAnswerRequestSchema, ApprovalDecisionSchema, ApprovalListResponseSchema, ApprovalViewSchema } from './approvals.js';
-export type { ApprovalAnswerRequest, ApprovalDecision, ApprovalListResponse, ApprovalView } from './approvals.js';
+export type { ApprovalAnswerRequest, ApprovalChoiceWordsList, ApprovalDecision, ApprovalListResponse, ApprovalView } from './approvals.js';
 export { QuestionAnswerRequestSchema, QuestionListResponseSchema, WireQuestionSchema } from './questions.js';
 export type { QuestionAnswerRequest, QuestionListResponse, WireQuestion } from './questions.js';
 export { SessionUsageResponseSchema, TotalsSchema } from './usage.js';

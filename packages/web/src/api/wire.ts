@@ -1,6 +1,7 @@
 // The app speaks only the documented wire format: types from `@legion-collective/server/wire`,
 // erased at build time (no server code, no core code reaches the browser; lint-enforced).
 export type {
+  ApprovalChoiceWordsList,
   ApprovalView,
   ConversationSummary,
   LegionWireEvent as WireEvent,

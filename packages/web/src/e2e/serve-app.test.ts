@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { LLMock } from '@copilotkit/aimock';
+import { APPROVAL_CHOICES } from '@legion-collective/core';
 import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM, launchChromium, RECORD_STREAM, screenshot } from './browser.test-support.js';
 import { legion, mockedWorkspace, startServe, type Serve } from './serve-process.test-support.js';
@@ -190,13 +191,13 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
       expect(await page.getByTestId(`approval-${aId}`).getByTestId('approval-chain').textContent()).toMatch(/user.*coordinator.*developer/);
       await screenshot(page, 'approvals');
 
-      // Core's four answers, in its words.
-      expect(await page.getByTestId(`approval-${aId}`).locator('button').allTextContents()).toEqual([
-        'Approve once',
-        'Approve for this session',
-        'Approve always',
-        'Reject',
-      ]);
+      // Core's four answers, in its words and order (the terminal's menu 1–4), each saying what it does.
+      const buttons = page.getByTestId(`approval-${aId}`).locator('button');
+      expect(await buttons.allTextContents()).toEqual(APPROVAL_CHOICES.map((words) => words.label));
+      expect(await buttons.allTextContents()).toEqual(['Approve once', 'Approve for this session', 'Approve always', 'Reject']);
+      expect(await buttons.evaluateAll((elements) => elements.map((element) => element.getAttribute('title')))).toEqual(
+        APPROVAL_CHOICES.map((words) => words.detail),
+      );
       await page.getByTestId(`approve-session-${aId}`).click();
       await page.getByTestId(`approval-staged-${aId}`).waitFor();
       await page.getByTestId(`reject-reason-${bId}`).fill('b.txt is not needed');

@@ -87,7 +87,7 @@ function PendingApproval({
       {patch !== null ? <Diff patch={patch} /> : <pre data-testid="approval-input">{visibleText(pretty(approval.input))}</pre>}
       <div class="row">
         {approvals.map((button) => (
-          <button type="button" key={button.choice} data-testid={testId(button)} onClick={() => decide(button)}>
+          <button type="button" key={button.choice} title={button.detail} data-testid={testId(button)} onClick={() => decide(button)}>
             {button.label}
           </button>
         ))}
@@ -97,7 +97,7 @@ function PendingApproval({
           data-testid={`reject-reason-${approval.id}`}
           onInput={(event) => setReason(event.currentTarget.value)}
         />
-        <button type="button" class="danger" data-testid={testId(reject)} onClick={() => decide(reject)}>
+        <button type="button" class="danger" title={reject.detail} data-testid={testId(reject)} onClick={() => decide(reject)}>
           {reject.label}
         </button>
       </div>
