@@ -1,3 +1,5 @@
+import { stderr } from './render/terminal-text.js';
+
 /**
  * Reads a secret typed on the terminal without showing it (nor a `*` per character, which would
  * tell its length): the terminal is put in raw mode so nothing is echoed. Enter ends it; Ctrl-C or
@@ -5,14 +7,14 @@
  */
 export function readSecret(prompt: string): Promise<string | null> {
   const input = process.stdin;
-  stderrWrite(prompt);
+  stderr.write(prompt);
   return new Promise((resolve) => {
     let typed = '';
     const finish = (value: string | null): void => {
       input.off('data', onData);
       input.setRawMode(false);
       input.pause();
-      stderrWrite('\n');
+      stderr.write('\n');
       resolve(value);
     };
     const onData = (chunk: Buffer): void => {
@@ -38,8 +40,4 @@ export async function readStandardInput(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks).toString('utf8').trim();
-}
-
-function stderrWrite(text: string): void {
-  process.stderr.write(text);
 }

@@ -26,7 +26,9 @@ const ALLOWED: Record<string, { pattern: RegExp; why: string }[]> = {
       why: '/copy: OSC 52 with the text base64-encoded, so none of it is a control',
     },
   ],
-  'repl/card-view.ts': [{ pattern: /this\.text\.setText\(/g, why: 'the card text Screen.setCard made safe' }],
+  'repl/card-view.ts': [
+    { pattern: /this\.(?:text|tailText)\.setText\(/g, why: 'the card text Screen.setCard made safe, and its tail (the menu)' },
+  ],
   // readline writes its prompt to the terminal: these prompts hold only Legion's words or text made inert.
   'approval-prompt.ts': [{ pattern: /readline\.question\(/g, why: 'names through inertLine' }],
   'question-prompt.ts': [{ pattern: /readline\.question\(/g, why: 'a fixed prompt, no model text' }],

@@ -101,9 +101,9 @@ describe.skipIf(TMUX_MISSING)('the REPL shows a team at work, readably', () => {
     );
     await startRepl();
     terminal.type('Write the greeting');
-    const waiting = await terminal.waitFor('[y]');
+    const waiting = await terminal.waitFor('4. Reject');
     expect(waiting).toMatch(/⋯ waiting for you: 1 approval \(developer → file_write\) · \d/);
-    terminal.keys('y');
+    terminal.keys('1', 'Enter');
     const shown = await terminal.waitFor('coordinator: The greeting is written.');
     // In the order it was produced: what the developer wrote, the card it then asked, the decision, the call.
     const text = shown.indexOf('developer → coordinator: I will write the greeting file now.');
