@@ -69,6 +69,7 @@ program
       .default('text'),
   )
   .option('--verbose', 'show the conversation on stderr as it happens')
+  .option('-q, --quiet', 'no progress on stderr (by default: delegations, tool calls and retries; a spinner on a terminal)')
   .addOption(
     new Option(
       '--approve <mode>',

@@ -7,7 +7,12 @@ const COMMUNICATE = 'communicate';
  * Prints a collective's work as it happens, one line per step, indented by
  * delegation depth: who says what to whom, which tools run and what they return.
  */
-export function printConversation(events: EventBus, out: TerminalOut, options: { you?: string; width?: number } = {}): () => void {
+export function printConversation(
+  events: EventBus,
+  out: TerminalOut,
+  /** `reportsOwnFailure: false`: the caller says the top-level turn's failure itself (with its result), so it is not said twice. */
+  options: { you?: string; width?: number; reportsOwnFailure?: boolean } = {},
+): () => void {
   const style = out.style;
   const width = options.width ?? 160;
   const depthOf = new Map<string, number>();
@@ -56,10 +61,12 @@ export function printConversation(events: EventBus, out: TerminalOut, options: {
         else if (event.toolUse.name !== COMMUNICATE) line(depth, style.dim(`↳ ${clip(event.result.content, 120)}`));
         break;
       }
-      case 'turn:end':
-        if (event.status === 'error')
-          line(depthOf.get(event.conversationId) ?? 0, style.red(`✗ ${name(event.participantId)}: ${inert(event.error ?? 'failed')}`));
+      case 'turn:end': {
+        const depth = depthOf.get(event.conversationId) ?? 0;
+        if (event.status === 'error' && (depth > 0 || options.reportsOwnFailure !== false))
+          line(depth, style.red(`✗ ${name(event.participantId)}: ${inert(event.error ?? 'failed')}`));
         break;
+      }
       case 'storage:warning':
         out.write(style.yellow(`warning: ${inertLine(event.path)}: ${inert(event.problem)}\n`));
         break;
