@@ -27,6 +27,8 @@ describe('toProviderError', () => {
     expect(error.message).toMatch(/^anthropic \(claude-test\): /);
     expect(error.message).toMatch(text);
     expect(error.message).toContain('details from the API');
+    // The provider's words alone: not the SDK's status and raw JSON body around them.
+    expect(error.message).toContain(`(${status}: details from the API)`);
   });
 
   it('maps OpenAI statuses the same way', () => {

@@ -37,7 +37,8 @@ export function toProviderError(error: unknown, context: ProviderErrorContext): 
   if (error instanceof ProviderError) return error;
   const { provider, model } = context;
   const shape = (typeof error === 'object' && error !== null ? error : {}) as SdkErrorShape;
-  const detail = errorMessage(error);
+  // The provider's own words when it sent a body: the SDK's message repeats the status and the raw JSON around them.
+  const detail = (shape.status !== undefined ? providerMessage(shape) : undefined) ?? errorMessage(error);
   const keyHint = context.apiKeyEnv
     ? `Check ${context.apiKeyEnv} (or providers.${provider}.apiKey in the global Legion config)`
     : 'Check the API key';
@@ -152,6 +153,12 @@ function hostOf(url: string): string {
   } catch {
     return url;
   }
+}
+
+/** The message of an error body: Anthropic's `{ error: { message } }`, OpenAI's `{ message }`. */
+function providerMessage(shape: SdkErrorShape): string | undefined {
+  const message = shape.error?.error?.message ?? shape.error?.message;
+  return typeof message === 'string' && message.trim() !== '' ? message.trim() : undefined;
 }
 
 /** The provider refused the request as longer than the model's window. */
