@@ -28,6 +28,7 @@ const BENCHES = [
   'approval-rules.mjs',
   'parallel-delegates.mjs',
   'repl-terminal.mjs',
+  'repl-ready.mjs',
   'tool-schema-tokens.mjs',
   'prices.mjs',
   'evict-large-output.mjs',
@@ -184,6 +185,12 @@ if (f['repl-terminal']) {
   const a = f['repl-terminal'];
   console.log(
     `  REPL in a pty:                    ready to type node + ${fmt(a.readyOverNodeMs)} (target 60 once bundled), session open ${fmt(a.sessionOpenMs)}; a keystroke writes ${fmt(a.keystrokeMedianBytes, 'B')} (max ${fmt(a.keystrokeMaxBytes, 'B')}, target < 200); a ${fmt(a.replyBytes, 'B')} streamed reply wrote ${fmt(a.streamBytes, 'B')} with ${a.fullClears} full-screen clears (must be 0)`,
+  );
+}
+if (f['repl-ready']) {
+  const a = f['repl-ready'];
+  console.log(
+    `  REPL ready, ${a.sessions} sessions:     resuming: prompt node + ${fmt(a.resume.drawnOverNodeMs)}, first key shown node + ${fmt(a.resume.typedOverNodeMs)} (bound ${a.boundMs}), longest key wait ${fmt(a.resume.longestKeyWaitMs)}   --new: prompt node + ${fmt(a.fresh.drawnOverNodeMs)}, first key node + ${fmt(a.fresh.typedOverNodeMs)}`,
   );
 }
 const failed = results.filter((r) => r.code !== 0);

@@ -3,6 +3,7 @@
 // build (scripts/build.mjs) bundles from here: every `import()` of a command
 // below becomes a chunk of its own, loaded when that command runs.
 import { Command, Option } from 'commander';
+import { helpWhenAlone } from './command-groups.js';
 import { didYouMean } from './did-you-mean.js';
 import { examples } from './help-examples.js';
 import { registerManagementCommands } from './management-commands.js';
@@ -68,6 +69,7 @@ program
       .default('text'),
   )
   .option('--verbose', 'show the conversation on stderr as it happens')
+  .option('-q, --quiet', 'no progress on stderr (by default: delegations, tool calls and retries; a spinner on a terminal)')
   .addOption(
     new Option(
       '--approve <mode>',
@@ -428,8 +430,7 @@ program
   );
 
 // Loaded only when it runs: the MCP server SDK is a chunk of its own, which no other command reads.
-program
-  .command('mcp')
+helpWhenAlone(program.command('mcp'))
   .description('Legion and the Model Context Protocol: serve the collective to MCP clients')
   .addHelpText('after', examples(['legion mcp serve', 'legion mcp serve --http']))
   .command('serve')
@@ -457,8 +458,7 @@ program
 
 registerManagementCommands(program);
 
-const store = program
-  .command('store')
+const store = helpWhenAlone(program.command('store'))
   .description('where sessions are kept: the PostgreSQL schema, copies between files and PostgreSQL (packages/store-postgres/README.md)')
   .addHelpText(
     'after',

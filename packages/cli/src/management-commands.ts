@@ -1,14 +1,14 @@
 // `legion agents`, `legion tools`, `legion config`, `legion doctor`. Registered from legion.ts; each
 // action imports its module (and core) only when it runs, so start-up stays fast.
 import type { Command } from 'commander';
+import { helpWhenAlone } from './command-groups.js';
 import { examples } from './help-examples.js';
 import { runCli } from './run-cli.js';
 
 export function registerManagementCommands(program: Command): void {
   const workspace = (): string | undefined => program.opts<{ workspace?: string }>().workspace;
 
-  const agents = program
-    .command('agents')
+  const agents = helpWhenAlone(program.command('agents'))
     .description('list, show, add, edit or remove the participants of the collective')
     .addHelpText(
       'after',
@@ -83,8 +83,7 @@ export function registerManagementCommands(program: Command): void {
       runCli(async () => (await import('./commands/agents.js')).agentsRmCommand(id, { ...options, workspace: workspace() })),
     );
 
-  program
-    .command('tools')
+  helpWhenAlone(program.command('tools'))
     .description("the tools each agent's model sees, where they come from, what they need by policy, and why others are hidden")
     .addHelpText(
       'after',
@@ -103,8 +102,7 @@ export function registerManagementCommands(program: Command): void {
       runCli(async () => (await import('./commands/tools.js')).toolsListCommand({ ...options, workspace: workspace() })),
     );
 
-  const config = program
-    .command('config')
+  const config = helpWhenAlone(program.command('config'))
     .description('show, get or set configuration (defaults → global → workspace → participant)')
     .addHelpText(
       'after',

@@ -9,6 +9,7 @@ import { streamLineOf } from '../headless/stream-lines.js';
 import { printConversation } from '../render/conversation-printer.js';
 import { markdownEnabled, styleFor } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
+import { showRunProgress, type RunProgress } from './run-progress.js';
 import { stdout, stderr, inert, inertLine } from '../render/terminal-text.js';
 
 export interface RunOptions {
@@ -19,6 +20,7 @@ export interface RunOptions {
   conversation?: string;
   output?: 'text' | 'json' | 'stream-json';
   verbose?: boolean;
+  quiet?: boolean;
   workspace?: string;
   approve?: ApproveMode;
   answerQuestions?: AnswerQuestionsMode;
@@ -60,7 +62,10 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   const interactive = words.length > 0 && words[0] !== '-' && process.stdin.isTTY === true && process.stderr.isTTY === true;
   const terminal = { interactive, input: process.stdin, output: process.stderr };
   // The terminal's prompts take turns: a question and an approval of parallel delegates would read the same line.
-  const turnTaking = oneAtATime();
+  const takeTurns = oneAtATime();
+  // Made below, once the run knows who it speaks for; a prompt takes the progress's status line away while it asks.
+  let progress: RunProgress | undefined;
+  const turnTaking = <T>(prompt: () => Promise<T>): Promise<T> => takeTurns(() => (progress ? progress.aside(prompt) : prompt()));
   const surface = approvalSurface(options.approve ?? legion.config.approval.headless, terminal, legion.approvalRules);
   if (surface?.approve) {
     const approve = surface.approve;
@@ -78,9 +83,9 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
       const elsewhere = event.remote ? [] : legion.surfacesElsewhere();
       if (elsewhere.length === 0) return;
       const where = elsewhere.map((surface) => `${inertLine(surface.medium)} (pid ${surface.pid})`).join(', ');
-      stderr.write(
-        `legion: ${inertLine(event.from)} asks ${inertLine(event.user)}: ${inert(event.text)}\n  waiting for an answer on ${where}, or: legion answer ${inertLine(event.questionId)} "…"\n`,
-      );
+      const notice = `legion: ${inertLine(event.from)} asks ${inertLine(event.user)}: ${inert(event.text)}\n  waiting for an answer on ${where}, or: legion answer ${inertLine(event.questionId)} "…"`;
+      if (progress) progress.say(notice);
+      else stderr.write(`${notice}\n`);
     });
   }
   if (options.session && options.newSession) throw new LegionError('usage', 'Use either --session or --new-session, not both.');
@@ -115,17 +120,22 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   legion.events.onAny(questions.listen);
   legion.events.onAny((event: LegionEvent) => {
     if (event.type === 'turn:start') involved.add(event.participantId);
-    // Said at once, not at the end: the user sees why nothing is happening.
-    if (event.type === 'provider:retry' && !options.verbose) {
+    // Said at once, not at the end: the user sees why nothing is happening (the progress says it where it is shown).
+    if (event.type === 'provider:retry' && !options.verbose && progress === undefined) {
       const why = event.askedByProvider ? 'the provider asked to wait' : 'waiting';
       stderr.write(
         `legion: ${inertLine(event.participantId)}'s model (${inertLine(event.provider)}) failed: ${inert(event.reason)}; ${why} ${formatWait(event.waitMs)}, retry ${event.attempt} of ${event.of}\n`,
       );
     }
   });
+  // The turn's own failure is said once, below, with the result: the printer leaves it out.
   const stopPrinting = options.verbose
-    ? printConversation(legion.events, stderr, { you: from, markdown: await markdownFor(process.stderr) })
+    ? printConversation(legion.events, stderr, { you: from, reportsOwnFailure: false, markdown: await markdownFor(process.stderr) })
     : undefined;
+  // Progress goes with the text reply: JSON outputs carry their own events (stream-json) or are read by a program.
+  const text = options.output === undefined || options.output === 'text';
+  if (text && !options.verbose && !options.quiet)
+    progress = showRunProgress(legion.events, stderr, { you: from, live: process.stderr.isTTY === true });
   // The printer shows later warnings as they happen; these came while the workspace opened.
   if (options.verbose) for (const warning of legion.warnings) stderr.write(`warning: ${inert(warning)}\n`);
   const controller = new AbortController();
@@ -145,6 +155,7 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     stopPrinting?.();
+    progress?.stop();
     await legion.close();
   }
 

@@ -11,7 +11,8 @@ const COMMUNICATE = 'communicate';
 export function printConversation(
   events: EventBus,
   out: TerminalOut,
-  options: { you?: string; width?: number; markdown?: ((text: string) => string[]) | undefined } = {},
+  /** `reportsOwnFailure: false`: the caller says the top-level turn's failure itself (with its result), so it is not said twice. */
+  options: { you?: string; width?: number; markdown?: ((text: string) => string[]) | undefined; reportsOwnFailure?: boolean } = {},
 ): () => void {
   const style = out.style;
   const width = options.width ?? 160;
@@ -62,10 +63,12 @@ export function printConversation(
         else if (event.toolUse.name !== COMMUNICATE) line(depth, style.dim(`↳ ${clip(event.result.content, 120)}`));
         break;
       }
-      case 'turn:end':
-        if (event.status === 'error')
-          line(depths.of(event.conversationId), style.red(`✗ ${name(event.participantId)}: ${inert(event.error ?? 'failed')}`));
+      case 'turn:end': {
+        const depth = depths.of(event.conversationId);
+        if (event.status === 'error' && (depth > 0 || options.reportsOwnFailure !== false))
+          line(depth, style.red(`✗ ${name(event.participantId)}: ${inert(event.error ?? 'failed')}`));
         break;
+      }
       case 'storage:warning':
         out.write(style.yellow(`warning: ${inertLine(event.path)}: ${inert(event.problem)}\n`));
         break;

@@ -37,6 +37,9 @@ const ALLOWED: Record<string, { pattern: RegExp; why: string }[]> = {
   'repl/chat-command.ts': [{ pattern: /readline\.question\(/g, why: 'the directory through inertLine' }],
   'confirm.ts': [{ pattern: /prompt\.question\(/g, why: "its callers' questions (checked where confirm is called)" }],
   'run-cli.ts': [{ pattern: /stream\.write\('', /g, why: 'an empty write to wait for the stream to drain' }],
+  'commands/run-progress.ts': [
+    { pattern: /stream\.write\(CLEAR_LINE\)/g, why: 'erases its own status line: a fixed control sequence, no text' },
+  ],
   'mcp-serve/bounded-lines.ts': [
     { pattern: /output\.write\(/g, why: 'whole JSON-RPC lines into the SDK transport: a pipe between two parsers, no terminal' },
   ],

@@ -41,9 +41,10 @@ export abstract class SdkProvider<Client> implements LLMProvider {
     );
   }
 
-  /** How errors name this provider: the endpoint and the key variable. */
+  /** How errors name this provider: the endpoint and the variables that set its key and its address. */
   protected errorContext(): ProviderErrorContext {
-    return { provider: this.name, model: this.model, baseURL: this.options.baseURL, apiKeyEnv: this.options.preset.apiKeyEnv };
+    const { baseURL, preset } = this.options;
+    return { provider: this.name, model: this.model, baseURL, apiKeyEnv: preset.apiKeyEnv, baseURLEnv: preset.baseURLEnv };
   }
 
   /** The exact body sent to the API (exposed for tests and debugging). */

@@ -27,6 +27,8 @@ describe('toProviderError', () => {
     expect(error.message).toMatch(/^anthropic \(claude-test\): /);
     expect(error.message).toMatch(text);
     expect(error.message).toContain('details from the API');
+    // The provider's words alone: not the SDK's status and raw JSON body around them.
+    expect(error.message).toContain(`(${status}: details from the API)`);
   });
 
   it('maps OpenAI statuses the same way', () => {
@@ -54,6 +56,33 @@ describe('toProviderError', () => {
       expect(toProviderError(new sdk.APIUserAbortError(), context)).toMatchObject({ code: 'cancelled' });
     }
     expect(toProviderError(new DOMException('This operation was aborted', 'AbortError'), openai)).toMatchObject({ code: 'cancelled' });
+  });
+
+  it("says why a connection failed, from the system error under the SDK's, and retries only what may pass", () => {
+    // As the SDKs build them: their "Connection error." ← fetch's "fetch failed" ← the system's error.
+    const connectionError = (code: string | undefined, message: string) =>
+      new Anthropic.APIConnectionError({
+        message: 'Connection error.',
+        cause: new TypeError('fetch failed', { cause: Object.assign(new Error(message), code ? { code } : {}) }),
+      });
+    const context = { ...anthropic, baseURL: 'http://models.invalid:4000', baseURLEnv: 'ANTHROPIC_BASE_URL' };
+
+    const notFound = toProviderError(connectionError('ENOTFOUND', 'getaddrinfo ENOTFOUND models.invalid'), context);
+    expect(notFound.message).toBe(
+      'anthropic (claude-test): cannot connect to http://models.invalid:4000: no host named "models.invalid" was found. ' +
+        'Correct the host name in the base URL (model.baseURL or ANTHROPIC_BASE_URL), or check your network.',
+    );
+    expect(isRetryableError(notFound)).toBe(false);
+    const badPort = toProviderError(connectionError(undefined, 'bad port'), context);
+    expect(badPort.message).toContain('fetch refuses that port');
+    expect(isRetryableError(badPort)).toBe(false);
+
+    const reset = toProviderError(connectionError('ECONNRESET', 'read ECONNRESET'), context);
+    expect(reset).toMatchObject({ code: 'provider_unreachable' });
+    expect(reset.message).toContain('cannot connect to http://models.invalid:4000: read ECONNRESET. Check that the endpoint is running');
+    expect(isRetryableError(reset)).toBe(true);
+    // A DNS server that did not answer may answer next time.
+    expect(isRetryableError(toProviderError(connectionError('EAI_AGAIN', 'getaddrinfo EAI_AGAIN models.invalid'), context))).toBe(true);
   });
 
   it('says which key to check only when the provider has one', () => {

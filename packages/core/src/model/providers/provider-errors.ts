@@ -25,6 +25,8 @@ export interface ProviderErrorContext {
   model: string;
   baseURL: string | undefined;
   apiKeyEnv?: string | undefined;
+  /** The variable that sets the provider's endpoint (`ANTHROPIC_BASE_URL`), named in the fix of a connection failure. */
+  baseURLEnv?: string | undefined;
 }
 
 /**
@@ -35,7 +37,8 @@ export function toProviderError(error: unknown, context: ProviderErrorContext): 
   if (error instanceof ProviderError) return error;
   const { provider, model } = context;
   const shape = (typeof error === 'object' && error !== null ? error : {}) as SdkErrorShape;
-  const detail = errorMessage(error);
+  // The provider's own words when it sent a body: the SDK's message repeats the status and the raw JSON around them.
+  const detail = (shape.status !== undefined ? providerMessage(shape) : undefined) ?? errorMessage(error);
   const keyHint = context.apiKeyEnv
     ? `Check ${context.apiKeyEnv} (or providers.${provider}.apiKey in the global Legion config)`
     : 'Check the API key';
@@ -90,13 +93,72 @@ export function toProviderError(error: unknown, context: ProviderErrorContext): 
       `no answer within the request timeout from ${where}`,
       `Raise providers.${provider}.timeoutMs, or check that the endpoint is up.`,
     );
-  if (name === 'APIConnectionError')
-    return make(
-      'provider_unreachable',
-      `cannot connect to ${where} (${detail})`,
-      "Check that the endpoint is running and the base URL is right (model.baseURL, or the provider's *_BASE_URL variable).",
-    );
+  if (name === 'APIConnectionError') return unreachableError(error, context);
   return make('provider_error', detail, 'See the message above.');
+}
+
+/**
+ * Why the connection failed, read from the system error under the SDK's "Connection error." (the
+ * SDK's error ← fetch's "fetch failed" ← `connect ECONNREFUSED 127.0.0.1:4000`), with the fix for
+ * that reason. A refused connection, an unknown host name and a port fetch will not use are
+ * permanent (`isRetryableError` does not retry them: a retry a second later meets the same closed
+ * port, and only delays the error); a reset, a timeout or a DNS server that did not answer may pass.
+ */
+function unreachableError(error: unknown, context: ProviderErrorContext): ProviderError {
+  const where = context.baseURL ?? 'the default endpoint';
+  const setting = `model.baseURL${context.baseURLEnv ? ` or ${context.baseURLEnv}` : ''}`;
+  const system = systemCause(error);
+  const make = (problem: string, fix: string) =>
+    new ProviderError(context.provider, context.model, `cannot connect to ${where}: ${problem}`, fix, {
+      code: 'provider_unreachable',
+      cause: error,
+    });
+  if (system.code === 'ECONNREFUSED')
+    return make('connection refused (nothing is listening there)', `Start the model server, or correct the base URL (${setting}).`);
+  if (system.code === 'ENOTFOUND')
+    return make(`no host named "${hostOf(where)}" was found`, `Correct the host name in the base URL (${setting}), or check your network.`);
+  if (system.message === 'bad port')
+    return make('fetch refuses that port (a port reserved for other protocols)', `Use another port in the base URL (${setting}).`);
+  return make(
+    system.message ?? system.code ?? errorMessage(error),
+    `Check that the endpoint is running and reachable, and the base URL (${setting}); Legion retries it by itself as often as providers.${context.provider}.maxRetries allows.`,
+  );
+}
+
+/** Connection failures that a retry cannot mend (see `unreachableError`). */
+function isPermanentConnectionFailure(error: ProviderError): boolean {
+  const system = systemCause(error.cause);
+  return system.code === 'ECONNREFUSED' || system.code === 'ENOTFOUND' || system.message === 'bad port';
+}
+
+/** The deepest cause of an error: where Node puts the system's code (`ECONNREFUSED`) and message. */
+function systemCause(error: unknown): { code?: string; message?: string } {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const cause = (current as { cause?: unknown }).cause;
+    if (typeof cause !== 'object' || cause === null) break;
+    current = cause;
+  }
+  if (current === error || typeof current !== 'object' || current === null) return {};
+  const { code, message } = current as { code?: unknown; message?: unknown };
+  return {
+    ...(typeof code === 'string' ? { code } : {}),
+    ...(typeof message === 'string' ? { message } : {}),
+  };
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return url;
+  }
+}
+
+/** The message of an error body: Anthropic's `{ error: { message } }`, OpenAI's `{ message }`. */
+function providerMessage(shape: SdkErrorShape): string | undefined {
+  const message = shape.error?.error?.message ?? shape.error?.message;
+  return typeof message === 'string' && message.trim() !== '' ? message.trim() : undefined;
 }
 
 /** The provider refused the request as longer than the model's window. */
@@ -197,8 +259,9 @@ export function toStreamError(error: unknown, context: ProviderErrorContext): Pr
 
 /**
  * Whether a call that failed before yielding anything may be tried again: an
- * HTTP 408, 409, 429 or 5xx, no connection or no answer in time, or a response
- * that broke off. A wrong key, an unknown model or a bad request is not.
+ * HTTP 408, 409, 429 or 5xx, a connection that failed for a passing reason, no
+ * answer in time, or a response that broke off. A wrong key, an unknown model,
+ * a bad request, a refused connection or an unknown host is not.
  */
 export function isRetryableError(error: unknown): boolean {
   if (!(error instanceof ProviderError)) return false;
@@ -209,7 +272,7 @@ export function isRetryableError(error: unknown): boolean {
   const shape = sdkShape(error.cause);
   if (shape.status !== undefined) return shape.status === 408 || shape.status === 409 || shape.status === 429 || shape.status >= 500;
   return (
-    error.code === 'provider_unreachable' ||
+    (error.code === 'provider_unreachable' && !isPermanentConnectionFailure(error)) ||
     error.code === 'provider_timeout' ||
     error.code === 'provider_stalled' ||
     error.code === 'provider_empty_response'

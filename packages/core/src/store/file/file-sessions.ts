@@ -11,6 +11,9 @@ import { assertSessionName, isNamePart } from '../record-names.js';
 import type { SessionListing, SessionRecords, StorageWarning } from '../session-backend.js';
 import { readRegularFileSync } from '../fs/regular-file.js';
 
+/** How many session records a listing reads before it lets the event loop run (a few milliseconds' worth). */
+const LIST_READS_BETWEEN_YIELDS = 25;
+
 /** `sessions/<id>/session.json`, with the latest-session index in `run/` and the first-session claim. */
 export class FileSessions implements SessionRecords {
   private readonly index: LatestSessionIndex;
@@ -71,7 +74,10 @@ export class FileSessions implements SessionRecords {
     const dir = this.paths.sessionsDir;
     const listing: SessionListing = { sessions: [], warnings: [] };
     if (!existsSync(dir)) return listing;
-    for (const entry of readdirSync(dir)) {
+    for (const [index, entry] of readdirSync(dir).entries()) {
+      // The reads are synchronous: a REPL listing 1,000 sessions in the background (for /resume's
+      // completion) held its event loop for some 150 ms, and the keys typed meanwhile waited.
+      if (index > 0 && index % LIST_READS_BETWEEN_YIELDS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       if (entry.startsWith('.')) continue;
       const file = this.paths.sessionFile(entry);
       if (!existsSync(file)) continue;

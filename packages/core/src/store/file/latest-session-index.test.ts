@@ -32,6 +32,26 @@ describe('finding the latest session', () => {
     expect((await test.reopen().sessions.latest())?.id).toBe(first.id);
   });
 
+  it('a long listing lets the event loop run between its reads (a REPL keeps taking keys meanwhile)', async () => {
+    const sessions = await Promise.all(Array.from({ length: 60 }, (_, index) => test.legion.sessions.create({ title: `s${index}` })));
+    const reopened = test.reopen();
+    // Counts the turns of the event loop while the listing runs: its check phase, once a turn.
+    let turns = 0;
+    let next: NodeJS.Immediate;
+    const count = (): void => {
+      turns++;
+      next = setImmediate(count);
+    };
+    next = setImmediate(count);
+    try {
+      expect(await reopened.sessions.list()).toHaveLength(sessions.length);
+    } finally {
+      clearImmediate(next);
+    }
+    // Read in one stretch, the listing would end before the loop turned once.
+    expect(turns).toBeGreaterThan(1);
+  });
+
   it('does not read every session to find the latest', async () => {
     const older = await test.legion.sessions.create({ title: 'older' });
     const newest = await test.legion.sessions.create({ title: 'newest' });

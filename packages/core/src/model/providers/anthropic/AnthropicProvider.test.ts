@@ -257,14 +257,19 @@ describe('AnthropicProvider through @anthropic-ai/sdk against a local Messages A
     expect(server.anthropicBodies()).toHaveLength(1);
   });
 
-  it('reports an unreachable endpoint with its URL and the setting to check', async () => {
+  it('reports a refused connection at once, with its URL and the settings to check', async () => {
     const nowhere = await closedPortURL();
+    const retries: unknown[] = [];
 
-    const error = await caught(() => generate(provider({ maxRetries: 0 }, { baseURL: nowhere }, keyEnv(nowhere)), request('hi')));
+    // With the default retries: a closed port is not retried (the error would only come later, said once per retry).
+    const error = await caught(() =>
+      generate(provider({}, { baseURL: nowhere }, keyEnv(nowhere)), request('hi'), { onRetry: (retry) => retries.push(retry) }),
+    );
 
     expect(error).toMatchObject({ code: 'provider_unreachable' });
-    expect(error.message).toContain(`anthropic (claude-test): cannot connect to ${nowhere}`);
-    expect(error.message).toContain('model.baseURL');
+    expect(error.message).toContain(`anthropic (claude-test): cannot connect to ${nowhere}: connection refused`);
+    expect(error.message).toContain('Start the model server, or correct the base URL (model.baseURL or ANTHROPIC_BASE_URL)');
+    expect(retries).toEqual([]);
   });
 
   it('refuses to start without a key, naming the variable to set', () => {

@@ -292,14 +292,19 @@ describe('OpenAIProvider through the openai SDK against a local Chat Completions
     expect(server.openaiBodies()).toHaveLength(1);
   });
 
-  it('reports an unreachable endpoint with its URL and the setting to check', async () => {
+  it('reports a refused connection at once, with its URL and the settings to check', async () => {
     const nowhere = `${await closedPortURL()}/v1`;
+    const retries: unknown[] = [];
 
-    const error = await caught(() => generate(provider({ maxRetries: 0 }, { baseURL: nowhere }, keyEnv(nowhere)), request('hi')));
+    // With the default retries: a closed port is not retried (the error would only come later, said once per retry).
+    const error = await caught(() =>
+      generate(provider({}, { baseURL: nowhere }, keyEnv(nowhere)), request('hi'), { onRetry: (retry) => retries.push(retry) }),
+    );
 
     expect(error).toMatchObject({ code: 'provider_unreachable' });
-    expect(error.message).toContain(`openai (gpt-test): cannot connect to ${nowhere}`);
-    expect(error.message).toContain('model.baseURL');
+    expect(error.message).toContain(`openai (gpt-test): cannot connect to ${nowhere}: connection refused`);
+    expect(error.message).toContain('Start the model server, or correct the base URL (model.baseURL or OPENAI_BASE_URL)');
+    expect(retries).toEqual([]);
   });
 
   it('refuses to start without a key where one is required, naming the variable to set', () => {
