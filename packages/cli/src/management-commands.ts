@@ -158,8 +158,7 @@ export function registerManagementCommands(program: Command): void {
       runCli(async () => (await import('./commands/models.js')).modelsCommand({ ...options, workspace: workspace() })),
     );
 
-  const auth = program
-    .command('auth')
+  const auth = helpWhenAlone(program.command('auth'))
     .description('API keys of model providers, kept in the global config (readable only by you), never in the workspace')
     .addHelpText(
       'after',
