@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { ApprovalChoiceSchema, type ApprovalChoice } from '../store/records/approval-choice.js';
-import { rememberOf, type ApprovalAnswer } from '../store/records/approval-records.js';
+import { ApprovalChoiceSchema, type ApprovalChoice, rememberOf, type ApprovalAnswer } from '../store/index.js';
 
 // The one vocabulary of approval answers every surface offers (the REPL's card, `legion run`'s
 // prompt, VS Code's buttons, MCP's forms): the same four choices, with the same words and the same
 // keys, so an `a` typed in one place never means something else in another.
-export { ApprovalChoiceSchema, type ApprovalChoice } from '../store/records/approval-choice.js';
+export { ApprovalChoiceSchema, type ApprovalChoice } from '../store/index.js';
 
 /** How a surface shows one choice: its key (terminals), its label (buttons), what it does. */
 export interface ApprovalChoiceWords {
