@@ -3,49 +3,31 @@
 // schemas, the name checks every backend applies, and snapshots (export/import) to move sessions
 // between backends. Its contract is tested by `describeSessionBackendContract` (`/testing`).
 
+export { ApprovalRecordSchema, ApprovalDecisionRecordSchema } from './store/index.js';
+export type { ApprovalRecord, ApprovalDecisionRecord, ApprovalRequestRecord } from './store/index.js';
 export {
-  ApprovalRecordSchema,
-  ApprovalDecisionRecordSchema,
   QUESTION_RECORD_VERSION,
   QuestionAnswerRecordSchema,
   QuestionLogRecordSchema,
   QuestionOutcomeRecordSchema,
   QuestionRecordSchema,
   QuestionWithdrawnRecordSchema,
-  LogEntrySchema,
-  CompactionEntrySchema,
-  CONVERSATION_FORMAT_VERSION,
-  HeaderEntrySchema,
-  MessageEntrySchema,
-  UsageRecordSchema,
-  APPROVAL_LOG,
-  QUESTION_LOG,
-  USAGE_LOG,
-  LeaseLostError,
-  SessionMetaSchema,
-  SESSION_FORMAT_VERSION,
-  newSessionMeta,
-  canonicalJson,
-  exportSession,
-  importSession,
-  summarizeSnapshot,
-  assertAgentStateKey,
-  assertAgentStateKind,
-  assertArtifactName,
-  assertConversationAddress,
-  assertSessionName,
-  DelegationFrameSchema,
-  type DelegationFrame,
 } from './store/index.js';
 export type {
-  ApprovalRecord,
-  ApprovalDecisionRecord,
-  ApprovalRequestRecord,
   QuestionAnswerRecord,
   QuestionLogRecord,
   QuestionOutcomeRecord,
   QuestionRecord,
   QuestionWithdrawnRecord,
+} from './store/index.js';
+export {
+  LogEntrySchema,
+  CompactionEntrySchema,
+  CONVERSATION_FORMAT_VERSION,
+  HeaderEntrySchema,
+  MessageEntrySchema,
+} from './store/index.js';
+export type {
   LogEntry,
   CarriedMessage,
   CompactionEntry,
@@ -54,6 +36,9 @@ export type {
   HeaderEntry,
   MessageEntry,
   NoteEntry,
+} from './store/index.js';
+export { UsageRecordSchema } from './store/index.js';
+export type {
   AcquireResult,
   AgentStateKey,
   AgentStateStore,
@@ -79,8 +64,20 @@ export type {
   SessionRecords,
   SettleResult,
   UsageLog,
-  SessionSnapshot,
-  SnapshotSummary,
-  SessionMeta,
 } from './store/index.js';
 // The record logs of the port, for every backend's one RecordLog implementation.
+export { APPROVAL_LOG, QUESTION_LOG, USAGE_LOG } from './store/index.js';
+export { LeaseLostError } from './store/index.js';
+export { SessionMetaSchema, SESSION_FORMAT_VERSION } from './store/index.js';
+export { newSessionMeta } from './store/index.js';
+export { canonicalJson, exportSession, importSession, summarizeSnapshot } from './store/index.js';
+export type { SessionSnapshot, SnapshotSummary } from './store/index.js';
+export {
+  assertAgentStateKey,
+  assertAgentStateKind,
+  assertArtifactName,
+  assertConversationAddress,
+  assertSessionName,
+} from './store/index.js';
+export { DelegationFrameSchema, type DelegationFrame } from './store/index.js';
+export type { SessionMeta } from './store/index.js';

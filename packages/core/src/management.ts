@@ -3,13 +3,19 @@
 // config layers and their schemas, participant and rule files, model windows, prices and context
 // reports, endpoint and MCP server probes, command containment.
 
+export { storageSelection, workspaceStorage } from './team/index.js';
+export type { StorageSelection } from './team/index.js';
+export { ContextOverridesSchema, ContextProfileNameSchema, ContextSettingsSchema, ModelWindowSchema } from './team/index.js';
+export { contextSettingsFor, SMALL_WINDOW_TOKENS, UNKNOWN_HOSTED_MODEL_WINDOW } from './model/index.js';
+export { MODEL_WINDOWS, modelIdCandidates, modelWindowFor, OLLAMA_DEFAULT_NUM_CTX, UNKNOWN_MODEL_WINDOW } from './model/index.js';
+export type { ModelWindowSource, ResolvedModelWindow } from './model/index.js';
+export { measureContext, recordSentRequest, reportedContextTokens, settleSentRequest } from './model/index.js';
+export type { ContextParts, ContextUsage, MeasureOptions } from './model/index.js';
+export { buildContextReport, percent } from './model/index.js';
+export type { ContextReport, ContextReportInput } from './model/index.js';
+export { loadTokenCounter, tokenUpperBound } from './model/index.js';
+export type { TokenCounter } from './model/index.js';
 export {
-  storageSelection,
-  workspaceStorage,
-  ContextOverridesSchema,
-  ContextProfileNameSchema,
-  ContextSettingsSchema,
-  ModelWindowSchema,
   AgentParticipantSchema,
   AgentTemplateSchema,
   LimitsSchema,
@@ -20,6 +26,8 @@ export {
   PermissionSchema,
   UserParticipantSchema,
   WorkspaceLimitsSchema,
+} from './team/index.js';
+export {
   agentTemplateNames,
   inspectParticipantFiles,
   loadAgentTemplate,
@@ -27,76 +35,29 @@ export {
   participantFilePath,
   readParticipantFile,
   saveParticipantFile,
-  ApprovalAuthoritySchema,
-  PoliciesSchema,
-  PolicyModeSchema,
-  PolicyRuleSchema,
-  ToolPolicySchema,
-  ConfigLayerSchema,
-  inspectConfigLayers,
-  resolveConfigLayers,
-  saveConfigLayer,
-  workspaceConfigPath,
-  globalConfigPath,
-  secretsInConfig,
-  McpServerConfigSchema,
-  ModelPriceSchema,
-  PriceTierSchema,
-  costOf,
-  PriceBook,
-  configuredPrice,
-  isLocal,
-  prefixPricingKeys,
 } from './team/index.js';
-export type {
-  StorageSelection,
-  ParticipantFileReport,
-  ConfigLayerReport,
-  ModelPrice,
-  PriceTier,
-  PricedCall,
-  PriceQuote,
-  PriceSource,
-} from './team/index.js';
-export {
-  contextSettingsFor,
-  SMALL_WINDOW_TOKENS,
-  UNKNOWN_HOSTED_MODEL_WINDOW,
-  MODEL_WINDOWS,
-  modelIdCandidates,
-  modelWindowFor,
-  OLLAMA_DEFAULT_NUM_CTX,
-  UNKNOWN_MODEL_WINDOW,
-  measureContext,
-  recordSentRequest,
-  reportedContextTokens,
-  settleSentRequest,
-  buildContextReport,
-  percent,
-  loadTokenCounter,
-  tokenUpperBound,
-  checkModelAccess,
-} from './model/index.js';
-export type {
-  ModelWindowSource,
-  ResolvedModelWindow,
-  ContextParts,
-  ContextUsage,
-  MeasureOptions,
-  ContextReport,
-  ContextReportInput,
-  TokenCounter,
-  ModelAccess,
-  ModelKeySource,
-} from './model/index.js';
-export { APPROVAL_RULE_VERSION, ApprovalRuleSchema, inspectApprovalRuleFiles } from './hitl/index.js';
-export {
-  WORKSPACE_TOOL_FORMAT_VERSION,
-  WorkspaceToolFileSchema,
-  inspectWorkspaceTools,
-  probeMcpServer,
-  containment,
-  CONTAINMENT_VARIABLE,
-} from './tools/index.js';
-export type { WorkspaceToolFile, WorkspaceToolsReport, McpProbeResult, Containment, ContainmentKind } from './tools/index.js';
+export type { ParticipantFileReport } from './team/index.js';
+export { ApprovalAuthoritySchema, PoliciesSchema, PolicyModeSchema, PolicyRuleSchema, ToolPolicySchema } from './team/index.js';
+export { APPROVAL_RULE_VERSION, ApprovalRuleSchema } from './hitl/index.js';
+export { inspectApprovalRuleFiles } from './hitl/index.js';
+export { ConfigLayerSchema } from './team/index.js';
+export { inspectConfigLayers, resolveConfigLayers, saveConfigLayer, workspaceConfigPath } from './team/index.js';
+export type { ConfigLayerReport } from './team/index.js';
+export { globalConfigPath } from './team/index.js';
+export { secretsInConfig } from './team/index.js';
+export { McpServerConfigSchema } from './team/index.js';
+export { ModelPriceSchema, PriceTierSchema, costOf } from './team/index.js';
+export type { ModelPrice, PriceTier } from './team/index.js';
+export { PriceBook, configuredPrice, isLocal, prefixPricingKeys } from './team/index.js';
+export type { PricedCall, PriceQuote, PriceSource } from './team/index.js';
+export { WORKSPACE_TOOL_FORMAT_VERSION, WorkspaceToolFileSchema } from './tools/index.js';
+export type { WorkspaceToolFile } from './tools/index.js';
+export { inspectWorkspaceTools } from './tools/index.js';
+export type { WorkspaceToolsReport } from './tools/index.js';
+export { probeMcpServer } from './tools/index.js';
+export type { McpProbeResult } from './tools/index.js';
+export { containment, CONTAINMENT_VARIABLE } from './tools/index.js';
+export type { Containment, ContainmentKind } from './tools/index.js';
+export { checkModelAccess } from './model/index.js';
+export type { ModelAccess, ModelKeySource } from './model/index.js';
 export type { AgentToolView, AgentToolsView, MissingTools, OnDemandFamily, ToolSchemaTokens } from './engine/index.js';
