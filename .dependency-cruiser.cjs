@@ -10,25 +10,25 @@ const LAYERS = [
   // kernel: errors, zod messages, sizes as errors say them and the message; its events; tracing.
   ['kernel/errors.ts', 'kernel/error-codes.ts', 'kernel/zod-issues.ts', 'kernel/byte-size.ts', 'kernel/message.ts'],
   ['kernel/events'],
-  ['kernel/tracing'],
+  ['kernel/tracing', 'kernel/index.ts'],
   // store: the file kit and the backend-neutral records; the port with the session's stores; each backend.
   ['store/fs', 'store/records'],
   ['store/*.ts'],
-  ['store/file', 'store/memory'],
+  ['store/file', 'store/memory', 'store/index.ts'],
   // team: who is in the collective and how it is configured.
   ['team/collective'],
-  ['team/config'],
+  ['team/config', 'team/index.ts'],
   ['session'],
   // model: providers and the context budget.
   ['model/providers'],
-  ['model/context'],
+  ['model/context', 'model/index.ts'],
   ['tools'],
   ['authorization'],
   // hitl: the human in the loop (approvals, questions, rules, user surfaces); the engine calls it and gives it ports.
   ['hitl'],
   // engine: conversations and sessions, then the runtimes that run their turns.
   ['engine/conversation'],
-  ['engine/runtime'],
+  ['engine/runtime', 'engine/index.ts'],
   ['Legion.ts', 'legion-wiring.ts'],
   ['driver'],
   ['index.ts', 'vocabulary.ts', 'backend.ts', 'management.ts', 'internal.ts'],
@@ -46,11 +46,18 @@ const coreEntries = (names) =>
     .join('|')})\\.(js|d\\.ts))$`;
 const PUBLIC_ENTRIES = ['', 'vocabulary', 'backend', 'management', 'internal'];
 const escape = (name) => name.replace(/\./g, '\\.');
-/** A folder matches everything under it; a file matches itself; `folder/*.ts` the files directly in a folder. */
+/**
+ * A folder matches everything under it; a file matches itself; `folder/*.ts` the files directly in a
+ * folder but its index.ts (an area's index sits in the area's top layer, since it re-exports all of it).
+ */
 const entryPattern = (names) =>
   `${CORE}(${names
     .map((name) =>
-      name.endsWith('/*.ts') ? `${escape(name.slice(0, -5))}/[^/]+\\.ts$` : name.endsWith('.ts') ? `${escape(name)}$` : `${escape(name)}/`,
+      name.endsWith('/*.ts')
+        ? `${escape(name.slice(0, -5))}/(?!index\\.ts$)[^/]+\\.ts$`
+        : name.endsWith('.ts')
+          ? `${escape(name)}$`
+          : `${escape(name)}/`,
     )
     .join('|')})`;
 
@@ -64,6 +71,21 @@ const layerRules = LAYERS.slice(0, -1).map((layer, index) => ({
   to: { path: entryPattern(LAYERS.slice(index + 1).flat()) },
 }));
 
+/**
+ * The areas of core: each is entered from outside through its index.ts only. One entry imports files
+ * instead: vocabulary.ts may reach nothing but zod (rule vocabulary-reaches-only-zod), and an index
+ * re-exports its whole area (node: modules included), so it takes the zod-only files it re-exports
+ * (kernel's message, events and error codes; the store's records) directly.
+ */
+const AREAS = ['kernel', 'store', 'team', 'session', 'model', 'tools', 'authorization', 'hitl', 'engine'];
+const areaRules = AREAS.map((area) => ({
+  name: `${area}-through-its-index`,
+  comment: `The ${area} area (packages/core/src/${area}/) is entered through its index.ts only: code outside it imports \`${area}/index.js\`, never a file inside (tests and __fixtures__ excepted; docs/architecture.md, "Areas").`,
+  severity: 'error',
+  from: { path: CORE, pathNot: [`${CORE}${area}/`, `${CORE}vocabulary\\.ts$`, '\\.test\\.ts$', '/__fixtures__/'] },
+  to: { path: `${CORE}${area}/`, pathNot: `${CORE}${area}/index\\.ts$` },
+}));
+
 module.exports = {
   forbidden: [
     {
@@ -74,14 +96,7 @@ module.exports = {
       to: { circular: true },
     },
     ...layerRules,
-    {
-      name: 'hitl-through-its-index',
-      comment:
-        'The human-in-the-loop area (packages/core/src/hitl/) is entered through its index.ts only: code outside it imports `hitl/index.js`, never a file inside (tests excepted).',
-      severity: 'error',
-      from: { path: CORE, pathNot: [`${CORE}hitl/`, '\\.test\\.ts$', '/__fixtures__/'] },
-      to: { path: `${CORE}hitl/`, pathNot: `${CORE}hitl/index\\.ts$` },
-    },
+    ...areaRules,
     {
       name: 'core-file-outside-the-layers',
       comment: 'Every file in packages/core/src belongs to a layer; a new folder is added to LAYERS (and to the README) first.',

@@ -1,43 +1,46 @@
 import { randomUUID } from 'node:crypto';
-import { Collective } from './team/collective/Collective.js';
-import { initWorkspace } from './team/config/init-workspace.js';
-import type { Participant, ParticipantInput } from './team/collective/participant.js';
-import { addMcpCaller } from './team/config/mcp-caller.js';
-import type { Tool } from './tools/tool.js';
-import { readLoadedTools } from './tools/builtin/tool-loading/loaded-tools.js';
-import { buildContextReport, type ContextReport } from './model/context/context-report.js';
-import { buildSystemPrompt } from './team/collective/system-prompt.js';
-import type { Message } from './kernel/message.js';
-import type { ResolvedConfig } from './team/config/config-schema.js';
-import { selectStorage } from './team/config/storage-selection.js';
-import { globalConfigPath, loadConfig } from './team/config/load-config.js';
-import { changedKeys, ConfigWatch } from './team/config/config-watch.js';
-import { followSession, type Follower, type FollowOptions } from './engine/conversation/follow-session.js';
-import type { Session } from './engine/conversation/Session.js';
-import { emitStorageWarning, SessionStore } from './engine/conversation/SessionStore.js';
-import { LegionError } from './kernel/errors.js';
-import { EventBus } from './kernel/events/EventBus.js';
-import { registerBuiltinProviders } from './model/providers/builtin-providers.js';
-import { ProviderFactory } from './model/providers/ProviderFactory.js';
-import { AgentRuntime } from './engine/runtime/AgentRuntime.js';
-import { RuntimeRegistry } from './engine/runtime/RuntimeRegistry.js';
+import {
+  Collective,
+  initWorkspace,
+  addMcpCaller,
+  buildSystemPrompt,
+  selectStorage,
+  loadConfig,
+  globalConfigPath,
+  changedKeys,
+  ConfigWatch,
+} from './team/index.js';
+import type { Participant, ParticipantInput, ResolvedConfig } from './team/index.js';
+import type { Tool, ProcessRegistry, McpToolProvider } from './tools/index.js';
+import { readLoadedTools, ToolExecutor, ToolRegistry } from './tools/index.js';
+import {
+  buildContextReport,
+  type ContextReport,
+  registerBuiltinProviders,
+  ProviderFactory,
+  contextSettingsFor,
+  loadTokenCounter,
+} from './model/index.js';
+import type { Message } from './kernel/index.js';
+import {
+  followSession,
+  type Follower,
+  type FollowOptions,
+  emitStorageWarning,
+  SessionStore,
+  AgentRuntime,
+  RuntimeRegistry,
+  describeAgentTools,
+  type AgentToolsView,
+  withSchemaTokens,
+} from './engine/index.js';
+import type { Session } from './engine/index.js';
+import { LegionError, EventBus, LegionTracer } from './kernel/index.js';
 import { ApprovalRules, type UserSurface, UserSurfaces } from './hitl/index.js';
-import { SurfacePresence, type AttachedElsewhere } from './store/fs/surface-presence.js';
-import type { TurnResult } from './session/turn.js';
-import { WorkspacePaths } from './store/fs/workspace-paths.js';
-import { FileSessionBackend } from './store/file/FileSessionBackend.js';
-import type { SessionBackend } from './store/session-backend.js';
-import { AuthEngine } from './authorization/AuthEngine.js';
-import { entryVisibility } from './authorization/entry-visibility.js';
-import type { ProcessRegistry } from './tools/builtin/index.js';
-import type { McpToolProvider } from './tools/providers/mcp/McpToolProvider.js';
-import { describeAgentTools, type AgentToolsView } from './engine/runtime/tool-views.js';
-import { withSchemaTokens } from './engine/runtime/tool-schema-tokens.js';
-import { contextSettingsFor } from './model/context/context-settings.js';
-import { loadTokenCounter } from './model/context/token-count.js';
-import { ToolExecutor } from './tools/ToolExecutor.js';
-import { ToolRegistry } from './tools/ToolRegistry.js';
-import { LegionTracer } from './kernel/tracing/LegionTracer.js';
+import { SurfacePresence, type AttachedElsewhere, WorkspacePaths, FileSessionBackend } from './store/index.js';
+import type { TurnResult } from './session/index.js';
+import type { SessionBackend } from './store/index.js';
+import { AuthEngine, entryVisibility } from './authorization/index.js';
 import { authorizationStage, endLeftoverProcesses, runtimesStage, secretsStage, toolsStage } from './legion-wiring.js';
 
 export interface OpenLegionOptions {

@@ -3,8 +3,8 @@
 // schemas, the name checks every backend applies, and snapshots (export/import) to move sessions
 // between backends. Its contract is tested by `describeSessionBackendContract` (`/testing`).
 
-export { ApprovalRecordSchema, ApprovalDecisionRecordSchema } from './store/records/approval-records.js';
-export type { ApprovalRecord, ApprovalDecisionRecord, ApprovalRequestRecord } from './store/records/approval-records.js';
+export { ApprovalRecordSchema, ApprovalDecisionRecordSchema } from './store/index.js';
+export type { ApprovalRecord, ApprovalDecisionRecord, ApprovalRequestRecord } from './store/index.js';
 export {
   QUESTION_RECORD_VERSION,
   QuestionAnswerRecordSchema,
@@ -12,21 +12,21 @@ export {
   QuestionOutcomeRecordSchema,
   QuestionRecordSchema,
   QuestionWithdrawnRecordSchema,
-} from './store/records/question-records.js';
+} from './store/index.js';
 export type {
   QuestionAnswerRecord,
   QuestionLogRecord,
   QuestionOutcomeRecord,
   QuestionRecord,
   QuestionWithdrawnRecord,
-} from './store/records/question-records.js';
+} from './store/index.js';
 export {
   LogEntrySchema,
   CompactionEntrySchema,
   CONVERSATION_FORMAT_VERSION,
   HeaderEntrySchema,
   MessageEntrySchema,
-} from './store/records/log-entry.js';
+} from './store/index.js';
 export type {
   LogEntry,
   CarriedMessage,
@@ -36,8 +36,8 @@ export type {
   HeaderEntry,
   MessageEntry,
   NoteEntry,
-} from './store/records/log-entry.js';
-export { UsageRecordSchema } from './store/records/usage-summary.js';
+} from './store/index.js';
+export { UsageRecordSchema } from './store/index.js';
 export type {
   AcquireResult,
   AgentStateKey,
@@ -64,20 +64,20 @@ export type {
   SessionRecords,
   SettleResult,
   UsageLog,
-} from './store/session-backend.js';
+} from './store/index.js';
 // The record logs of the port, for every backend's one RecordLog implementation.
-export { APPROVAL_LOG, QUESTION_LOG, USAGE_LOG } from './store/record-log-formats.js';
-export { LeaseLostError } from './store/lease-lost-error.js';
-export { SessionMetaSchema, SESSION_FORMAT_VERSION } from './store/records/session-meta.js';
-export { newSessionMeta } from './store/new-session-meta.js';
-export { canonicalJson, exportSession, importSession, summarizeSnapshot } from './store/session-snapshot.js';
-export type { SessionSnapshot, SnapshotSummary } from './store/session-snapshot.js';
+export { APPROVAL_LOG, QUESTION_LOG, USAGE_LOG } from './store/index.js';
+export { LeaseLostError } from './store/index.js';
+export { SessionMetaSchema, SESSION_FORMAT_VERSION } from './store/index.js';
+export { newSessionMeta } from './store/index.js';
+export { canonicalJson, exportSession, importSession, summarizeSnapshot } from './store/index.js';
+export type { SessionSnapshot, SnapshotSummary } from './store/index.js';
 export {
   assertAgentStateKey,
   assertAgentStateKind,
   assertArtifactName,
   assertConversationAddress,
   assertSessionName,
-} from './store/record-names.js';
-export { DelegationFrameSchema, type DelegationFrame } from './store/records/delegation-frame.js';
-export type { SessionMeta } from './store/records/session-meta.js';
+} from './store/index.js';
+export { DelegationFrameSchema, type DelegationFrame } from './store/index.js';
+export type { SessionMeta } from './store/index.js';

@@ -24,9 +24,9 @@ export { explainPause, explainQuestionPause } from './hitl/index.js';
 export type { PauseExplanation, QuestionPauseExplanation } from './hitl/index.js';
 export { DelegationTree, delegatedConversation } from './driver/delegation-tree.js';
 export type { OpenLegionOptions } from './Legion.js';
-export { initWorkspace } from './team/config/init-workspace.js';
-export type { InitResult } from './team/config/init-workspace.js';
-export { findWorkspaceRoot, LEGION_DIR } from './store/fs/workspace-paths.js';
+export { initWorkspace } from './team/index.js';
+export type { InitResult } from './team/index.js';
+export { findWorkspaceRoot, LEGION_DIR } from './store/index.js';
 
 // Errors a caller can catch and tell apart by class or `code`.
 export {
@@ -47,48 +47,48 @@ export {
   SurfaceDetachedError,
   SurfaceDeclinedError,
   errorMessage,
-} from './kernel/errors.js';
+} from './kernel/index.js';
 // Every code those errors, a turn's error outcome and the surfaces' refusals carry, with its meaning (docs/reference/error-codes.md).
-export { LEGION_ERROR_CODES } from './kernel/error-codes.js';
-export type { ErrorCodeEntry, ErrorCodeSurface, LegionErrorCode } from './kernel/error-codes.js';
+export { LEGION_ERROR_CODES } from './kernel/index.js';
+export type { ErrorCodeEntry, ErrorCodeSurface, LegionErrorCode } from './kernel/index.js';
 
 // Messages: the content every layer speaks.
-export { textOf, toolResultsOf, toolUsesOf } from './kernel/message.js';
-export type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, TurnEnding, TurnOutcome, Usage } from './kernel/message.js';
+export { textOf, toolResultsOf, toolUsesOf } from './kernel/index.js';
+export type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, TurnEnding, TurnOutcome, Usage } from './kernel/index.js';
 
 // Events, for UIs. Their schemas (and those of messages, approval and question views) are exported
 // by `@legion-collective/core/vocabulary`, not here: the engine needs only the types, so a process
 // that validates nothing never builds them.
-export { EventBus } from './kernel/events/EventBus.js';
-export type { ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './kernel/events/event-types.js';
-export type { Follower, FollowOptions } from './engine/conversation/follow-session.js';
-export type { FollowCursor } from './engine/conversation/follow-session.js';
-export { followWorkspace } from './engine/conversation/follow-workspace.js';
-export type { FollowWorkspaceOptions, WorkspaceFollower, WorkspaceFollowPort } from './engine/conversation/follow-workspace.js';
+export { EventBus } from './kernel/index.js';
+export type { ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './kernel/index.js';
+export type { Follower, FollowOptions } from './engine/index.js';
+export type { FollowCursor } from './engine/index.js';
+export { followWorkspace } from './engine/index.js';
+export type { FollowWorkspaceOptions, WorkspaceFollower, WorkspaceFollowPort } from './engine/index.js';
 
 // Approvals, questions, usage and the session's stores, as a library user reads them; choosing a backend.
-export { ApprovalAnswerSchema } from './store/records/approval-records.js';
-export type { ApprovalAnswer, ApprovalView } from './store/records/approval-records.js';
-export type { ApprovalState, SessionApprovals } from './store/SessionApprovals.js';
-export type { QuestionView } from './store/records/question-records.js';
-export type { QuestionState, SessionQuestions } from './store/SessionQuestions.js';
+export { ApprovalAnswerSchema } from './store/index.js';
+export type { ApprovalAnswer, ApprovalView } from './store/index.js';
+export type { ApprovalState, SessionApprovals } from './store/index.js';
+export type { QuestionView } from './store/index.js';
+export type { QuestionState, SessionQuestions } from './store/index.js';
 export type { AnswerQuestionOptions } from './hitl/index.js';
-export type { QuestionAnswerOutcome } from './session/turn.js';
-export type { SessionAgentState } from './store/SessionAgentState.js';
-export type { SessionArtifacts } from './store/SessionArtifacts.js';
-export { emptyTotals, summarizeUsage } from './store/records/usage-summary.js';
-export type { UsageRecord, UsageSummary, UsageTotals } from './store/records/usage-summary.js';
-export type { SessionBackend, StorageWarning } from './store/session-backend.js';
-export { FileSessionBackend } from './store/file/FileSessionBackend.js';
-export type { FileSessionBackendOptions } from './store/file/FileSessionBackend.js';
-export { MemorySessionBackend } from './store/memory/MemorySessionBackend.js';
-export type { MemorySessionBackendOptions } from './store/memory/MemorySessionBackend.js';
+export type { QuestionAnswerOutcome } from './session/index.js';
+export type { SessionAgentState } from './store/index.js';
+export type { SessionArtifacts } from './store/index.js';
+export { emptyTotals, summarizeUsage } from './store/index.js';
+export type { UsageRecord, UsageSummary, UsageTotals } from './store/index.js';
+export type { SessionBackend, StorageWarning } from './store/index.js';
+export { FileSessionBackend } from './store/index.js';
+export type { FileSessionBackendOptions } from './store/index.js';
+export { MemorySessionBackend } from './store/index.js';
+export type { MemorySessionBackendOptions } from './store/index.js';
 // Writing a backend of your own: `@legion-collective/core/backend` (the port's parts, records, name rules, snapshots).
 
 // Context budgets (their schemas, the model table and token counting: `/management`).
-export type { ContextOverrides, ContextProfileName, ContextSettings, ModelWindow } from './team/collective/context-schema.js';
+export type { ContextOverrides, ContextProfileName, ContextSettings, ModelWindow } from './team/index.js';
 // A request that cannot fit the model's window even after compaction.
-export { ContextOverflowError } from './model/context/context-budget.js';
+export { ContextOverflowError } from './model/index.js';
 
 // Participants, their policies, and the config (the files' schemas and editing them: `/management`).
 export type {
@@ -104,16 +104,16 @@ export type {
   Permission,
   UserParticipant,
   WorkspaceLimits,
-} from './team/collective/participant.js';
+} from './team/index.js';
 // Who may decide which approval requests: a stand-in (an MCP client) only within the chains it started.
-export type { ApprovalAuthority, Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from './team/collective/policy.js';
+export type { ApprovalAuthority, Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from './team/index.js';
 export type { ApprovalRule } from './hitl/index.js';
 export type { ApprovalRules, NewApprovalRule } from './hitl/index.js';
-export type { RulePatternOutcome } from './authorization/approval-rule-pattern.js';
-export { DEFAULT_CONFIG } from './team/config/config-schema.js';
-export type { ConfigLayer, ResolvedConfig } from './team/config/config-schema.js';
-export type { McpServerConfig } from './team/config/mcp-server-config.js';
-export type { WorkspaceTool } from './tools/providers/workspace/workspace-tool.js';
+export type { RulePatternOutcome } from './authorization/index.js';
+export { DEFAULT_CONFIG } from './team/index.js';
+export type { ConfigLayer, ResolvedConfig } from './team/index.js';
+export type { McpServerConfig } from './team/index.js';
+export type { WorkspaceTool } from './tools/index.js';
 
 // The session contract: sending and what becomes of a turn (runtimes of your own: `/internal`).
 export type {
@@ -124,34 +124,26 @@ export type {
   RuntimeOutcome,
   SendRequest,
   TurnResult,
-} from './session/turn.js';
-export type { Session, SessionMessage } from './engine/conversation/Session.js';
+} from './session/index.js';
+export type { Session, SessionMessage } from './engine/index.js';
 
 // User surfaces: the one door a UI reaches the user through (`legion.attachUser`); their abort reasons are among the errors.
 export type { UserQuestion, UserSurface } from './hitl/index.js';
 
 // Model providers.
-export { generate } from './model/providers/llm-provider.js';
-export type {
-  FinishReason,
-  LLMProvider,
-  ModelRequest,
-  ModelResponse,
-  StreamOptions,
-  StreamPart,
-  ToolDefinition,
-} from './model/providers/llm-provider.js';
-export type { ProviderConstructor, ProviderSettings } from './model/providers/ProviderFactory.js';
-export { AnthropicProvider } from './model/providers/anthropic/AnthropicProvider.js';
-export { OpenAIProvider } from './model/providers/openai/OpenAIProvider.js';
-export { PROVIDER_PRESETS } from './model/providers/provider-presets.js';
+export { generate } from './model/index.js';
+export type { FinishReason, LLMProvider, ModelRequest, ModelResponse, StreamOptions, StreamPart, ToolDefinition } from './model/index.js';
+export type { ProviderConstructor, ProviderSettings } from './model/index.js';
+export { AnthropicProvider } from './model/index.js';
+export { OpenAIProvider } from './model/index.js';
+export { PROVIDER_PRESETS } from './model/index.js';
 // Node's fetch that sends no key to the host a redirect points to; the providers give it to the SDKs.
-export { redirectSafeFetch } from './model/providers/redirect-safe-fetch.js';
-export type { ProviderPreset } from './model/providers/provider-presets.js';
-export { ScriptedProvider } from './model/providers/scripted/ScriptedProvider.js';
-export type { ScriptEntry, ScriptStep, ScriptedToolCall } from './model/providers/scripted/ScriptedProvider.js';
+export { redirectSafeFetch } from './model/index.js';
+export type { ProviderPreset } from './model/index.js';
+export { ScriptedProvider } from './model/index.js';
+export type { ScriptEntry, ScriptStep, ScriptedToolCall } from './model/index.js';
 
 // Tools of your own.
-export { defineTool } from './tools/tool.js';
-export type { Tool, ToolContext, ToolEffect, ToolResult } from './tools/tool.js';
-export type { ProvidedTool, ToolProvider } from './tools/providers/tool-provider.js';
+export { defineTool } from './tools/index.js';
+export type { Tool, ToolContext, ToolEffect, ToolResult } from './tools/index.js';
+export type { ProvidedTool, ToolProvider } from './tools/index.js';

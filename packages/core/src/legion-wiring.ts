@@ -1,4 +1,4 @@
-import type { Collective } from './team/collective/Collective.js';
+import type { Collective, ResolvedConfig } from './team/index.js';
 import {
   ApprovalGate,
   ApprovalRules,
@@ -9,26 +9,30 @@ import {
   UserRuntime,
   type UserSurfaces,
 } from './hitl/index.js';
-import type { ResolvedConfig } from './team/config/config-schema.js';
-import { settingsForAgent } from './team/config/load-config.js';
-import type { SessionStore } from './engine/conversation/SessionStore.js';
-import type { EventBus } from './kernel/events/EventBus.js';
-import type { ProviderFactory } from './model/providers/ProviderFactory.js';
-import { AgentRuntime } from './engine/runtime/AgentRuntime.js';
-import { MockRuntime } from './engine/runtime/MockRuntime.js';
-import { RuntimeRegistry } from './engine/runtime/RuntimeRegistry.js';
-import type { SurfacePresence } from './store/fs/surface-presence.js';
-import type { WorkspacePaths } from './store/fs/workspace-paths.js';
-import { createCommunicateTool } from './tools/builtin/communicate.js';
-import { AuthEngine } from './authorization/AuthEngine.js';
-import { BUILTIN_PROVIDER_ID, registerBuiltinTools, withBuiltinParameters, ProcessRegistry } from './tools/builtin/index.js';
-import { createMcpToolProvider, type McpToolProvider } from './tools/providers/mcp/McpToolProvider.js';
-import { createWorkspaceToolProvider } from './tools/providers/workspace/WorkspaceToolProvider.js';
-import { ToolExecutor } from './tools/ToolExecutor.js';
-import { commandEnvironment } from './tools/child-env.js';
-import { describeReaped, reapLeftoverGroups } from './tools/child-processes/process-records.js';
-import { configSecretValues, createRedactor } from './tools/redact.js';
-import type { ToolRegistry } from './tools/ToolRegistry.js';
+import { settingsForAgent } from './team/index.js';
+import type { SessionStore } from './engine/index.js';
+import type { EventBus } from './kernel/index.js';
+import type { ProviderFactory } from './model/index.js';
+import { AgentRuntime, MockRuntime, RuntimeRegistry } from './engine/index.js';
+import type { SurfacePresence, WorkspacePaths } from './store/index.js';
+import {
+  createCommunicateTool,
+  BUILTIN_PROVIDER_ID,
+  registerBuiltinTools,
+  withBuiltinParameters,
+  ProcessRegistry,
+  createMcpToolProvider,
+  type McpToolProvider,
+  createWorkspaceToolProvider,
+  ToolExecutor,
+  commandEnvironment,
+  describeReaped,
+  reapLeftoverGroups,
+  configSecretValues,
+  createRedactor,
+} from './tools/index.js';
+import { AuthEngine } from './authorization/index.js';
+import type { ToolRegistry } from './tools/index.js';
 
 /*
  * The stages `Legion`'s constructor wires a workspace in, in order: secrets, authorization,

@@ -1,9 +1,8 @@
 import picomatch from 'picomatch';
-import type { Participant } from '../team/collective/participant.js';
-import type { ToolEffect } from '../tools/tool.js';
-import { LEGION_DIR } from '../store/fs/workspace-paths.js';
+import type { Participant, Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from '../team/index.js';
+import type { ToolEffect } from '../tools/index.js';
+import { LEGION_DIR } from '../store/index.js';
 import { analyzeCommand } from './shell-command.js';
-import type { Policies, PolicyDecision, PolicyMode, PolicyRule, ToolPolicy } from '../team/collective/policy.js';
 import { commandGlobMatches, commandText, type RulePatternOutcome } from './approval-rule-pattern.js';
 import { CallFacts, type PolicySubject } from './call-facts.js';
 

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, posix, relative, resolve, sep } from 'node:path';
-import type { Tool } from '../tools/tool.js';
-import { isLegionInternal, resolveInWorkspace } from '../store/fs/workspace-path.js';
+import type { Tool } from '../tools/index.js';
+import { isLegionInternal, resolveInWorkspace } from '../store/index.js';
 import { analyzeCommand, refersToLegionState, type CommandAnalysis } from './shell-command.js';
 import { commandText, exactCommandGlob, exactPathGlob, type RulePatternOutcome } from './approval-rule-pattern.js';
 

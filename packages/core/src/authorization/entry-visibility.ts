@@ -1,4 +1,4 @@
-import type { Participant } from '../team/collective/participant.js';
+import type { Participant } from '../team/index.js';
 import type { AuthEngine } from './AuthEngine.js';
 import { FILE_READ_SUBJECT } from './AuthEngine.js';
 import type { PolicySubject } from './call-facts.js';

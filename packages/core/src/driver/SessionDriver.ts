@@ -1,10 +1,10 @@
-import type { Session } from '../engine/conversation/Session.js';
-import { conversationId } from '../session/conversation-id.js';
-import { LegionError } from '../kernel/errors.js';
-import type { LegionEvent } from '../kernel/events/event-types.js';
+import type { Session } from '../engine/index.js';
+import { conversationId } from '../session/index.js';
+import { LegionError } from '../kernel/index.js';
+import type { LegionEvent } from '../kernel/index.js';
 import type { Legion } from '../Legion.js';
-import type { AnswerOutcome, TurnResult } from '../session/turn.js';
-import type { ApprovalAnswer, ApprovalView } from '../store/records/approval-records.js';
+import type { AnswerOutcome, TurnResult } from '../session/index.js';
+import type { ApprovalAnswer, ApprovalView } from '../store/index.js';
 import { answerOfChoice, type ApprovalChoiceAnswer, explainPause, type PauseExplanation } from '../hitl/index.js';
 import { DelegationTree } from './delegation-tree.js';
 import { chooseSession, type SessionChoice } from './session-choice.js';

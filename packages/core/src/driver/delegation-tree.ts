@@ -1,6 +1,6 @@
-import { conversationId } from '../session/conversation-id.js';
-import type { LegionEvent } from '../kernel/events/event-types.js';
-import { COMMUNICATE_TOOL_NAME } from '../tools/builtin/communicate.js';
+import { conversationId } from '../session/index.js';
+import type { LegionEvent } from '../kernel/index.js';
+import { COMMUNICATE_TOOL_NAME } from '../tools/index.js';
 
 type ToolCall = Extract<LegionEvent, { type: 'tool:call' }>;
 

@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import type { Session } from '../engine/conversation/Session.js';
-import type { SessionStore } from '../engine/conversation/SessionStore.js';
-import { LegionError } from '../kernel/errors.js';
-import { describeZodError } from '../kernel/zod-issues.js';
+import type { Session, SessionStore } from '../engine/index.js';
+import { LegionError, describeZodError } from '../kernel/index.js';
 
 /** Which session a surface works in: a named one, a new one, or (neither) the workspace's latest. */
 export const SessionChoiceSchema = z

@@ -1,5 +1,5 @@
-import type { LegionEvent } from '../kernel/events/event-types.js';
-import { addRecord, emptySummary, type UsageRecord, type UsageSummary } from '../store/records/usage-summary.js';
+import type { LegionEvent } from '../kernel/index.js';
+import { addRecord, emptySummary, type UsageRecord, type UsageSummary } from '../store/index.js';
 
 type UsageReport = Extract<LegionEvent, { type: 'usage:report' }>;
 

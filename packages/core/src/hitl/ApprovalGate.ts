@@ -1,21 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Collective } from '../team/collective/Collective.js';
-import type { Participant } from '../team/collective/participant.js';
-import type { ToolUseBlock } from '../kernel/message.js';
-import { waitingParticipants } from '../session/delegation-stack.js';
-import {
-  APPROVAL_REQUEST_VERSION,
-  type ApprovalAnswer,
-  type ApprovalRequestRecord,
-  type ApprovalView,
-} from '../store/records/approval-records.js';
-import type { SessionApprovals } from '../store/SessionApprovals.js';
-import type { DelegationFrame } from '../store/records/delegation-frame.js';
-import { canApprove, standInApprover } from '../team/collective/approval-authority.js';
+import type { Collective, Participant } from '../team/index.js';
+import type { ToolUseBlock, TurnTrace } from '../kernel/index.js';
+import { waitingParticipants } from '../session/index.js';
+import { APPROVAL_REQUEST_VERSION, type ApprovalAnswer, type ApprovalRequestRecord, type ApprovalView } from '../store/index.js';
+import type { SessionApprovals, DelegationFrame, ApprovalDecisionRecord } from '../store/index.js';
+import { canApprove, standInApprover } from '../team/index.js';
 import type { ApprovalRule } from './approval-rule.js';
 import { rememberedFields, type ApprovalRuleRecorder } from './approval-rule-recorder.js';
-import type { ApprovalDecisionRecord } from '../store/records/approval-records.js';
-import type { TurnTrace } from '../kernel/tracing/LegionTracer.js';
 
 /**
  * How the gate asks a user now: every request of one model response at once.

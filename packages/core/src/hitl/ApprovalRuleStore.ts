@@ -1,8 +1,7 @@
 import { existsSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { ConfigError, errorMessage, LegionError } from '../kernel/errors.js';
-import { readJsonFile, writeJsonIfAbsent } from '../store/fs/atomic-json.js';
-import { WorkspacePaths } from '../store/fs/workspace-paths.js';
+import { ConfigError, errorMessage, LegionError } from '../kernel/index.js';
+import { readJsonFile, writeJsonIfAbsent, WorkspacePaths } from '../store/index.js';
 import { ApprovalRuleSchema, isValidRuleId, type ApprovalRule } from './approval-rule.js';
 
 /** What was last read of one rule file, kept while the file stays the same. */

@@ -1,16 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { APPROVAL_RULE_VERSION, ApprovalRuleSchema, type ApprovalRule } from './approval-rule.js';
 import type { ApprovalRuleStore } from './ApprovalRuleStore.js';
-import type { Collective } from '../team/collective/Collective.js';
-import { canApprove, decisionReach } from '../team/collective/approval-authority.js';
+import type { Collective } from '../team/index.js';
+import { canApprove, decisionReach } from '../team/index.js';
 import type { ApprovalRuleRecorder } from './approval-rule-recorder.js';
-import { LegionError } from '../kernel/errors.js';
-import type { EventBus } from '../kernel/events/EventBus.js';
-import { rememberOf, type ApprovalAnswer, type ApprovalRequestRecord, type ApprovalView } from '../store/records/approval-records.js';
-import type { ToolRegistry } from '../tools/ToolRegistry.js';
-import type { AuthEngine } from '../authorization/AuthEngine.js';
-import type { RulePatternOutcome } from '../authorization/approval-rule-pattern.js';
-import type { PolicySubject } from '../authorization/call-facts.js';
+import { LegionError } from '../kernel/index.js';
+import type { EventBus } from '../kernel/index.js';
+import { rememberOf, type ApprovalAnswer, type ApprovalRequestRecord, type ApprovalView } from '../store/index.js';
+import type { ToolRegistry } from '../tools/index.js';
+import type { AuthEngine, RulePatternOutcome, PolicySubject } from '../authorization/index.js';
 
 /** What `add` takes: the rest (id, time, version) is filled in. */
 export interface NewApprovalRule {

@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { answerSizeError } from './answer-question.js';
-import { errorMessage } from '../kernel/errors.js';
-import { textOf } from '../kernel/message.js';
-import { waitingParticipants } from '../session/delegation-stack.js';
-import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/turn.js';
-import { QUESTION_RECORD_VERSION, questionView, type QuestionRecord } from '../store/records/question-records.js';
-import type { AttachedElsewhere } from '../store/fs/surface-presence.js';
-import type { SessionQuestions } from '../store/SessionQuestions.js';
+import { errorMessage, textOf } from '../kernel/index.js';
+import { waitingParticipants } from '../session/index.js';
+import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from '../session/index.js';
+import { QUESTION_RECORD_VERSION, questionView, type QuestionRecord } from '../store/index.js';
+import type { AttachedElsewhere, SessionQuestions } from '../store/index.js';
 import type { OfferRace, UserSurfaces } from './UserSurfaces.js';
 
 /** How often a question waiting for another process's surface checks that one is still attached. */

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { Participant } from '../team/collective/participant.js';
-import { AnsweredElsewhereError, errorMessage, LegionError, SurfaceDeclinedError, SurfaceDetachedError } from '../kernel/errors.js';
-import type { EventBus } from '../kernel/events/EventBus.js';
-import { ApprovalAnswerSchema, type ApprovalAnswer, type ApprovalView } from '../store/records/approval-records.js';
+import type { Participant } from '../team/index.js';
+import { AnsweredElsewhereError, errorMessage, LegionError, SurfaceDeclinedError, SurfaceDetachedError } from '../kernel/index.js';
+import type { EventBus } from '../kernel/index.js';
+import { ApprovalAnswerSchema, type ApprovalAnswer, type ApprovalView } from '../store/index.js';
 import type { UserQuestion, UserSurface } from './user-surface.js';
 
 /** What became of one question or approval batch offered to the attached surfaces. */

@@ -1,12 +1,11 @@
-import type { Collective } from '../team/collective/Collective.js';
-import type { ToolUseBlock } from '../kernel/message.js';
-import type { AnswerOutcome, TurnResult } from '../session/turn.js';
-import { ApprovalAnswerSchema, rememberOf, type ApprovalAnswer, type ApprovalDecisionRecord } from '../store/records/approval-records.js';
+import type { Collective } from '../team/index.js';
+import type { ToolUseBlock } from '../kernel/index.js';
+import type { AnswerOutcome, TurnResult } from '../session/index.js';
+import { ApprovalAnswerSchema, rememberOf, type ApprovalAnswer, type ApprovalDecisionRecord } from '../store/index.js';
 import type { ApprovalRule } from './approval-rule.js';
 import { rememberedFields, type ApprovalRuleRecorder } from './approval-rule-recorder.js';
-import type { SessionApprovals } from '../store/SessionApprovals.js';
-import type { DelegationFrame } from '../store/records/delegation-frame.js';
-import { canApprove, decisionReach, reachesRequest } from '../team/collective/approval-authority.js';
+import type { SessionApprovals, DelegationFrame } from '../store/index.js';
+import { canApprove, decisionReach, reachesRequest } from '../team/index.js';
 
 /** What answering needs of a session. */
 export interface AnsweringSession {

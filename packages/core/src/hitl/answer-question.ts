@@ -1,13 +1,11 @@
-import type { Collective } from '../team/collective/Collective.js';
-import { QUESTION_RECORD_VERSION, type QuestionOutcomeRecord } from '../store/records/question-records.js';
-import type { QuestionAnswerOutcome } from '../session/turn.js';
-import type { SessionQuestions } from '../store/SessionQuestions.js';
-import type { DelegationFrame } from '../store/records/delegation-frame.js';
-import type { ToolUseBlock } from '../kernel/message.js';
-import type { TurnResult } from '../session/turn.js';
+import type { Collective } from '../team/index.js';
+import { QUESTION_RECORD_VERSION, type QuestionOutcomeRecord } from '../store/index.js';
+import type { QuestionAnswerOutcome, TurnResult } from '../session/index.js';
+import type { SessionQuestions, DelegationFrame } from '../store/index.js';
+import type { ToolUseBlock } from '../kernel/index.js';
 import { resumeRoot } from './answer-approvals.js';
-import { decisionReach, reachesRequest } from '../team/collective/approval-authority.js';
-import { exactBytes } from '../kernel/byte-size.js';
+import { decisionReach, reachesRequest } from '../team/index.js';
+import { exactBytes } from '../kernel/index.js';
 
 /** `limits.maxMessageBytes` as configured by default: what an answer is held to when no limit is given. */
 const DEFAULT_MAX_ANSWER_BYTES = 1_048_576;

@@ -1,12 +1,18 @@
 import { z } from 'zod';
-import { APPROVAL_CHOICES, ApprovalChoiceSchema, type ApprovalChoice, type ApprovalChoiceWords } from '../store/records/approval-choice.js';
-import { rememberOf, type ApprovalAnswer } from '../store/records/approval-records.js';
+import {
+  APPROVAL_CHOICES,
+  ApprovalChoiceSchema,
+  type ApprovalChoice,
+  type ApprovalChoiceWords,
+  rememberOf,
+  type ApprovalAnswer,
+} from '../store/index.js';
 
 // The one vocabulary of approval answers every surface offers (the REPL's card, `legion run`'s
 // prompt, VS Code's buttons, the browser's, MCP's forms): the same four choices, with the same
 // words, in the same order and under the same numbers, so a 3 typed in one place never means
 // something else in another.
-export { APPROVAL_CHOICES, ApprovalChoiceSchema, type ApprovalChoice, type ApprovalChoiceWords } from '../store/records/approval-choice.js';
+export { APPROVAL_CHOICES, ApprovalChoiceSchema, type ApprovalChoice, type ApprovalChoiceWords } from '../store/index.js';
 
 /** The words of one choice. */
 export function approvalChoice(choice: ApprovalChoice): ApprovalChoiceWords {

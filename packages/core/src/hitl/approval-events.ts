@@ -1,6 +1,6 @@
-import type { ApprovalRecord, ApprovalRequestRecord } from '../store/records/approval-records.js';
-import type { EventBus } from '../kernel/events/EventBus.js';
-import { waitingParticipants } from '../session/delegation-stack.js';
+import type { ApprovalRecord, ApprovalRequestRecord } from '../store/index.js';
+import type { EventBus } from '../kernel/index.js';
+import { waitingParticipants } from '../session/index.js';
 
 /**
  * The event an approvals-log record makes: a request is `approval:requested`,

@@ -1,4 +1,4 @@
-import type { ApprovalView } from '../store/records/approval-records.js';
+import type { ApprovalView } from '../store/index.js';
 
 /** What an approver's model reads: who waits for what, and how to answer. */
 export function describeApprovalRequired(requests: readonly ApprovalView[]): string {

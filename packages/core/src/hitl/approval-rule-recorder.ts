@@ -1,5 +1,5 @@
 import type { ApprovalRule } from './approval-rule.js';
-import { rememberOf, type ApprovalAnswer, type ApprovalRequestRecord } from '../store/records/approval-records.js';
+import { rememberOf, type ApprovalAnswer, type ApprovalRequestRecord } from '../store/index.js';
 
 // How an answer becomes an "approve always" rule, shared by those who record decisions (the approval
 // gate, answering from a surface) and the rules that make them, below all of them.

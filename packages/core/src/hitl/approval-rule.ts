@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isValidIdPart } from '../team/collective/participant-id.js';
+import { isValidIdPart } from '../team/index.js';
 
 /** The version of rule files this Legion writes. */
 export const APPROVAL_RULE_VERSION = 1;

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import type { ApprovalView } from '../store/records/approval-records.js';
+import type { ApprovalView } from '../store/index.js';
 import { describeApprovalRequired } from './approval-required.js';
-import type { TurnResult } from '../session/turn.js';
-import { defineTool, type Tool } from '../tools/tool.js';
-import { APPROVAL_TOOL_FAMILY } from '../tools/builtin/builtin-summaries.js';
-import { reachesRequest } from '../team/collective/approval-authority.js';
+import type { TurnResult } from '../session/index.js';
+import { defineTool, type Tool, APPROVAL_TOOL_FAMILY } from '../tools/index.js';
+import { reachesRequest } from '../team/index.js';
 
 const decisionSchema = () =>
   z.object({

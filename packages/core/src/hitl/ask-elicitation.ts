@@ -1,6 +1,5 @@
-import type { Collective } from '../team/collective/Collective.js';
-import type { Participant } from '../team/collective/participant.js';
-import { waitingParticipants } from '../session/delegation-stack.js';
+import type { Collective, Participant } from '../team/index.js';
+import { waitingParticipants } from '../session/index.js';
 import {
   checkElicitationContent,
   type ElicitationField,
@@ -8,7 +7,7 @@ import {
   type ElicitationValue,
   type McpElicitation,
   type McpElicitationAnswer,
-} from '../tools/providers/mcp/elicitation.js';
+} from '../tools/index.js';
 import type { UserSurfaces } from './UserSurfaces.js';
 
 /** How many answers that do not fit the form the user may give before the request is cancelled. */

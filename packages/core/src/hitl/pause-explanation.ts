@@ -1,5 +1,4 @@
-import type { ApprovalView } from '../store/records/approval-records.js';
-import type { QuestionView } from '../store/records/question-records.js';
+import type { ApprovalView, QuestionView } from '../store/index.js';
 
 /**
  * Why a turn stopped and how it goes on, the same on every surface: what waits (each request, who

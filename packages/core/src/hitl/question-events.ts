@@ -1,5 +1,5 @@
-import type { EventBus } from '../kernel/events/EventBus.js';
-import type { QuestionLogRecord, QuestionRecord } from '../store/records/question-records.js';
+import type { EventBus } from '../kernel/index.js';
+import type { QuestionLogRecord, QuestionRecord } from '../store/index.js';
 
 /**
  * The event a question-log record makes: a question is `question:asked`, an

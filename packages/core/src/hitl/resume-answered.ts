@@ -1,7 +1,5 @@
-import type { ResumeOutcome } from '../session/turn.js';
-import type { QuestionRecord } from '../store/records/question-records.js';
-import type { SessionQuestions } from '../store/SessionQuestions.js';
-import type { DelegationFrame } from '../store/records/delegation-frame.js';
+import type { ResumeOutcome } from '../session/index.js';
+import type { QuestionRecord, SessionQuestions, DelegationFrame } from '../store/index.js';
 import { resumeAfterDecisions, type AnsweringSession } from './answer-approvals.js';
 
 /** What resuming answered questions needs of a session. */

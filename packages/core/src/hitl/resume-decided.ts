@@ -1,5 +1,5 @@
-import type { ResumeOutcome } from '../session/turn.js';
-import type { ApprovalRequestRecord } from '../store/records/approval-records.js';
+import type { ResumeOutcome } from '../session/index.js';
+import type { ApprovalRequestRecord } from '../store/index.js';
 import { resumeAfterDecisions, type AnsweringSession } from './answer-approvals.js';
 
 /**

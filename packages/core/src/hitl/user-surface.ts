@@ -1,6 +1,6 @@
-import type { Participant } from '../team/collective/participant.js';
-import type { ConversationRef } from '../kernel/events/event-types.js';
-import type { ApprovalAnswer, ApprovalView } from '../store/records/approval-records.js';
+import type { Participant } from '../team/index.js';
+import type { ConversationRef } from '../kernel/index.js';
+import type { ApprovalAnswer, ApprovalView } from '../store/index.js';
 
 /** A message someone (usually an agent, through `communicate`) sent to a user, as a surface shows it. */
 export interface UserQuestion {

@@ -1,5 +1,5 @@
-import { isValidIdPart } from '../team/collective/participant-id.js';
-import { LegionError } from '../kernel/errors.js';
+import { isValidIdPart } from '../team/index.js';
+import { LegionError } from '../kernel/index.js';
 
 export interface ConversationKey {
   initiator: string;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DelegationFrame } from '../store/records/delegation-frame.js';
+import type { DelegationFrame } from '../store/index.js';
 
 /** The participants waiting, outermost first: what depth limits, cycle checks and approver searches look at. */
 export function waitingParticipants(frames: readonly DelegationFrame[]): string[] {

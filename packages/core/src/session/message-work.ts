@@ -1,7 +1,6 @@
-import type { MessageWorkLimits } from '../team/collective/participant.js';
-import { MessageWorkLimitError } from '../kernel/errors.js';
-import type { DelegationFrame } from '../store/records/delegation-frame.js';
-import type { UsageRecord } from '../store/records/usage-summary.js';
+import type { MessageWorkLimits } from '../team/index.js';
+import { MessageWorkLimitError } from '../kernel/index.js';
+import type { DelegationFrame, UsageRecord } from '../store/index.js';
 
 /**
  * The delegation tree a turn belongs to: the id its root frame got when a message started the chain,

@@ -1,6 +1,5 @@
-import type { Message } from '../kernel/message.js';
-import type { ConversationRef } from '../kernel/events/event-types.js';
-import type { SessionApprovals } from '../store/SessionApprovals.js';
+import type { Message, ConversationRef } from '../kernel/index.js';
+import type { SessionApprovals } from '../store/index.js';
 
 /**
  * What the collective tools read of a session (its conversations, their messages, its approvals):

@@ -1,18 +1,20 @@
-import type { Participant } from '../team/collective/participant.js';
-import type { LegionErrorCode } from '../kernel/error-codes.js';
-import type { Message } from '../kernel/message.js';
-import type { ConversationRef } from '../kernel/events/event-types.js';
-import type { EventBus } from '../kernel/events/EventBus.js';
-import type { ApprovalAnswer, ApprovalView } from '../store/records/approval-records.js';
-import type { DelegationFrame } from '../store/records/delegation-frame.js';
-import type { CompactionEntry, CompactionEntryInput, CompactionReason } from '../store/records/log-entry.js';
-import type { SessionApprovals } from '../store/SessionApprovals.js';
-import type { SessionQuestions } from '../store/SessionQuestions.js';
-import type { QuestionView } from '../store/records/question-records.js';
-import type { SessionAgentState } from '../store/SessionAgentState.js';
-import type { SessionArtifacts } from '../store/SessionArtifacts.js';
-import type { UsageRecord, UsageTotals } from '../store/records/usage-summary.js';
-import type { TurnTrace } from '../kernel/tracing/LegionTracer.js';
+import type { Participant } from '../team/index.js';
+import type { LegionErrorCode, Message, ConversationRef, EventBus, TurnTrace } from '../kernel/index.js';
+import type {
+  ApprovalAnswer,
+  ApprovalView,
+  DelegationFrame,
+  CompactionEntry,
+  CompactionEntryInput,
+  CompactionReason,
+  SessionApprovals,
+  SessionQuestions,
+  QuestionView,
+  SessionAgentState,
+  SessionArtifacts,
+  UsageRecord,
+  UsageTotals,
+} from '../store/index.js';
 import type { MessageWork } from './message-work.js';
 
 /** One message from one participant to another, through `Session.send`. */

@@ -1,4 +1,4 @@
-import { LegionError } from '../kernel/errors.js';
+import { LegionError } from '../kernel/index.js';
 
 /**
  * A lease was renewed, or written under, after another holder took it over (it had expired, or

@@ -1,4 +1,4 @@
-import { LegionError } from '../kernel/errors.js';
+import { LegionError } from '../kernel/index.js';
 import type { LogCursor } from './session-backend.js';
 
 /**

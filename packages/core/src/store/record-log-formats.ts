@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeZodError } from '../kernel/zod-issues.js';
+import { describeZodError } from '../kernel/index.js';
 import { migrateRequestV1 } from './records/approval-migration.js';
 import {
   ApprovalDecisionRecordSchema,

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { ApprovalDecisionRecord, ApprovalRequestRecord } from './records/approval-records.js';
 import type { QuestionOutcomeRecord, QuestionRecord } from './records/question-records.js';
 import type { CompactionEntry, CompactionEntryInput, HeaderEntry, LogEntry, MessageEntry, NoteEntry } from './records/log-entry.js';
-import type { Message } from '../kernel/message.js';
+import type { Message } from '../kernel/index.js';
 import type { SessionMeta } from './records/session-meta.js';
 import type { UsageRecord } from './records/usage-summary.js';
 

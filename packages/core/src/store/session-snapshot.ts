@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { LegionError } from '../kernel/errors.js';
+import { LegionError } from '../kernel/index.js';
 import type { ApprovalRecord } from './records/approval-records.js';
 import type { HeaderEntry, LogEntry } from './records/log-entry.js';
 import type { QuestionLogRecord } from './records/question-records.js';

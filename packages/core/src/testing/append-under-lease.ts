@@ -1,4 +1,4 @@
-import type { AppendableEntry, ConversationAddress, ConversationLogs, Lease, LogCursor, SessionBackend } from '../store/session-backend.js';
+import type { AppendableEntry, ConversationAddress, ConversationLogs, Lease, LogCursor, SessionBackend } from '../store/index.js';
 
 /** The lease each backend instance holds per conversation for `appendUnderLease`, taken at its first append. */
 const held = new WeakMap<ConversationLogs, Map<string, Lease>>();

@@ -1,5 +1,5 @@
-export { ScriptedProvider } from '../model/providers/scripted/ScriptedProvider.js';
-export type { ScriptEntry, ScriptStep, ScriptedToolCall } from '../model/providers/scripted/ScriptedProvider.js';
+export { ScriptedProvider } from '../model/index.js';
+export type { ScriptEntry, ScriptStep, ScriptedToolCall } from '../model/index.js';
 export { agentParticipant, createTestLegion, mockParticipant, registerTestBackend, userParticipant } from './test-collective.js';
 export type { RegisteredTestBackend, TestLegion } from './test-collective.js';
 export { startWireRecorder } from './wire-recorder.js';

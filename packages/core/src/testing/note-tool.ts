@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { defineTool, type Tool } from '../tools/tool.js';
+import { defineTool, type Tool } from '../tools/index.js';
 
 /**
  * `write_note`: writes `text` to `path` under `root`. A write (effect `write`), so it needs

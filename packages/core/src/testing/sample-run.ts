@@ -1,4 +1,4 @@
-import type { LegionEvent } from '../kernel/events/event-types.js';
+import type { LegionEvent } from '../kernel/index.js';
 import { writeNoteTool } from './note-tool.js';
 import { agentParticipant, createTestLegion, mockParticipant, userParticipant } from './test-collective.js';
 

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { HeaderEntry, MessageEntry } from '../store/records/log-entry.js';
-import type { AppendableEntry, ConversationAddress, Lease, SessionBackend } from '../store/session-backend.js';
-import type { SessionMeta } from '../store/records/session-meta.js';
+import type {
+  HeaderEntry,
+  MessageEntry,
+  AppendableEntry,
+  ConversationAddress,
+  Lease,
+  SessionBackend,
+  SessionMeta,
+} from '../store/index.js';
 
 /**
  * Writes a session holding one of everything a session stores, through the backend's

@@ -1,15 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { initWorkspace } from '../team/config/init-workspace.js';
-import type { ParticipantInput } from '../team/collective/participant.js';
-import type { ContextOverrides } from '../team/collective/context-schema.js';
+import { initWorkspace } from '../team/index.js';
+import type { ParticipantInput, ContextOverrides } from '../team/index.js';
 import { Legion } from '../Legion.js';
-import { ScriptedProvider } from '../model/providers/scripted/ScriptedProvider.js';
-import { MemorySessionBackend } from '../store/memory/MemorySessionBackend.js';
-import { MemorySessionStore } from '../store/memory/MemorySessionStore.js';
-import { FileSessionBackend } from '../store/file/FileSessionBackend.js';
-import type { SessionBackend, SessionBackendOptions } from '../store/session-backend.js';
+import { ScriptedProvider } from '../model/index.js';
+import { MemorySessionBackend, MemorySessionStore, FileSessionBackend } from '../store/index.js';
+import type { SessionBackend, SessionBackendOptions } from '../store/index.js';
 
 export function userParticipant(id = 'user', extra: Partial<ParticipantInput> = {}): ParticipantInput {
   return { id, type: 'user', name: id, medium: 'test', ...extra } as ParticipantInput;

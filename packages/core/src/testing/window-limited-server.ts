@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadTokenCounter, type TokenCounter } from '../model/context/token-count.js';
+import { loadTokenCounter, type TokenCounter } from '../model/index.js';
 
 /** What the server answers one accepted request with. */
 export interface WindowLimitedReply {

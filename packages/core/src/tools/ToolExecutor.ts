@@ -1,8 +1,7 @@
 import { defaultMaxListeners, setMaxListeners } from 'node:events';
-import type { ToolResultBlock, ToolUseBlock } from '../kernel/message.js';
-import { describeZodError } from '../kernel/zod-issues.js';
-import { errorMessage } from '../kernel/errors.js';
-import type { PausedOnApprovals } from '../session/turn.js';
+import type { ToolResultBlock, ToolUseBlock } from '../kernel/index.js';
+import { describeZodError, errorMessage } from '../kernel/index.js';
+import type { PausedOnApprovals } from '../session/index.js';
 import type { CallerContext, Tool, ToolContext, ToolResult } from './tool.js';
 
 /** A call that passed lookup and validation, ready to run once authorized. */

@@ -1,7 +1,7 @@
-import type { Permission } from '../team/collective/participant.js';
-import { permissionMatcher } from '../team/collective/permits.js';
-import { errorMessage, LegionError } from '../kernel/errors.js';
-import type { EventBus } from '../kernel/events/EventBus.js';
+import type { Permission } from '../team/index.js';
+import { permissionMatcher } from '../team/index.js';
+import { errorMessage, LegionError } from '../kernel/index.js';
+import type { EventBus } from '../kernel/index.js';
 import { PROGRAMMATIC_PROVIDER_ID, type ProvidedTool, type ToolProvider } from './providers/tool-provider.js';
 import type { Tool } from './tool.js';
 

@@ -1,4 +1,4 @@
-import { PROVIDER_PRESETS } from '../model/providers/provider-presets.js';
+import { PROVIDER_PRESETS } from '../model/index.js';
 
 /** Names that read as secrets (`LEGION_API_KEY`, `LEGION_TOKEN`): Legion's own credentials. */
 const LEGION_SECRET = /^LEGION_.*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)/i;

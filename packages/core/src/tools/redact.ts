@@ -1,4 +1,4 @@
-import { NAME_KEYED_SECTIONS, SECRET_FIELD } from '../team/config/config-secrets.js';
+import { NAME_KEYED_SECTIONS, SECRET_FIELD } from '../team/index.js';
 import { redactKeyShapes, redactUrlPasswords, trailingKeyShapeStart } from './secret-shapes.js';
 
 /** Variable names that hold secrets by convention: API keys, tokens, passwords, credentials. */

@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import type { ConversationRef } from '../kernel/events/event-types.js';
-import type { EventBus } from '../kernel/events/EventBus.js';
-import type { PausedOnApprovals, ToolSession } from '../session/turn.js';
-import type { ToolDefinition } from '../model/providers/llm-provider.js';
-import type { DelegationFrame } from '../store/records/delegation-frame.js';
-import type { TurnTrace } from '../kernel/tracing/LegionTracer.js';
+import type { ConversationRef, EventBus, TurnTrace } from '../kernel/index.js';
+import type { PausedOnApprovals, ToolSession } from '../session/index.js';
+import type { ToolDefinition } from '../model/index.js';
+import type { DelegationFrame } from '../store/index.js';
 
 /**
  * What a tool returns: data for the model, or an error it can act on. Tools do

@@ -1,21 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { Participant } from '../../team/collective/participant.js';
-import { ConversationBusyError, errorMessage, LegionError } from '../../kernel/errors.js';
-import type { ConversationRef } from '../../kernel/events/event-types.js';
-import type { CompactOutcome, RuntimeOutcome, ToolSession, TurnContext, TurnConversation, TurnResult } from '../../session/turn.js';
-import { waitingParticipants } from '../../session/delegation-stack.js';
+import type { Participant } from '../../team/index.js';
+import { ConversationBusyError, errorMessage, LegionError } from '../../kernel/index.js';
+import type { ConversationRef, Message } from '../../kernel/index.js';
+import type { CompactOutcome, RuntimeOutcome, ToolSession, TurnContext, TurnConversation, TurnResult } from '../../session/index.js';
+import { waitingParticipants } from '../../session/index.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
 import { turnOutcome } from './turn-ending.js';
-import type { ConversationLogs, LogCursor } from '../../store/session-backend.js';
-import { LeaseLostError } from '../../store/lease-lost-error.js';
-import type { DelegationFrame } from '../../store/records/delegation-frame.js';
+import type { ConversationLogs, LogCursor, DelegationFrame } from '../../store/index.js';
 import {
+  LeaseLostError,
   CompactionEntrySchema,
   type CompactionEntry,
   type CompactionEntryInput,
   type CompactionReason,
-} from '../../store/records/log-entry.js';
-import type { Message } from '../../kernel/message.js';
+} from '../../store/index.js';
 import { ConversationHistory } from './conversation-history.js';
 import { ConversationLease, type HeldTurn } from './conversation-lease.js';
 import { prepareTurn, RECENT_FOR_REPAIR } from './turn-preparation.js';

@@ -1,6 +1,6 @@
-import type { Collective } from '../../team/collective/Collective.js';
-import { LegionError, ParticipantNotFoundError } from '../../kernel/errors.js';
-import type { ConversationRef } from '../../kernel/events/event-types.js';
+import type { Collective } from '../../team/index.js';
+import { LegionError, ParticipantNotFoundError, exactBytes } from '../../kernel/index.js';
+import type { ConversationRef, Message, ToolUseBlock } from '../../kernel/index.js';
 import type {
   AnswerOutcome,
   CompactOutcome,
@@ -9,13 +9,25 @@ import type {
   SendRequest,
   ToolSession,
   TurnResult,
-} from '../../session/turn.js';
-import { framesOfTurn, waitingParticipants } from '../../session/delegation-stack.js';
-import { MessageWork, treeOf } from '../../session/message-work.js';
-import type { ApprovalAnswer, ApprovalView } from '../../store/records/approval-records.js';
-import { SessionApprovals } from '../../store/SessionApprovals.js';
-import { SessionQuestions, type QuestionState } from '../../store/SessionQuestions.js';
-import { QUESTION_RECORD_VERSION, type QuestionView } from '../../store/records/question-records.js';
+} from '../../session/index.js';
+import { framesOfTurn, waitingParticipants, MessageWork, treeOf, conversationId, parseConversationId } from '../../session/index.js';
+import type { ApprovalAnswer, ApprovalView, DelegationFrame, LogCursor, SessionBackend, SessionMeta } from '../../store/index.js';
+import {
+  SessionApprovals,
+  SessionQuestions,
+  type QuestionState,
+  QUESTION_RECORD_VERSION,
+  type QuestionView,
+  SessionAgentState,
+  SessionArtifacts,
+  OpenHandles,
+  addUsage,
+  emptyTotals,
+  summarizeUsage,
+  type UsageRecord,
+  type UsageSummary,
+  type UsageTotals,
+} from '../../store/index.js';
 import {
   answerApprovals,
   answerQuestion,
@@ -26,27 +38,10 @@ import {
   resumeAnswered,
   resumeDecided,
 } from '../../hitl/index.js';
-import { exactBytes } from '../../kernel/byte-size.js';
 import { turnIsLive } from './conversation-liveness.js';
-import { SessionAgentState } from '../../store/SessionAgentState.js';
-import { SessionArtifacts } from '../../store/SessionArtifacts.js';
-import type { DelegationFrame } from '../../store/records/delegation-frame.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
 import { titleFromMessage } from './session-title.js';
-import type { LogCursor, SessionBackend } from '../../store/session-backend.js';
-import { OpenHandles } from '../../store/fs/open-handles.js';
-import {
-  addUsage,
-  emptyTotals,
-  summarizeUsage,
-  type UsageRecord,
-  type UsageSummary,
-  type UsageTotals,
-} from '../../store/records/usage-summary.js';
 import { Conversation, type ConversationSendOptions, type ConversationServices } from './Conversation.js';
-import { conversationId, parseConversationId } from '../../session/conversation-id.js';
-import type { Message, ToolUseBlock } from '../../kernel/message.js';
-import type { SessionMeta } from '../../store/records/session-meta.js';
 
 export interface SessionServices extends ConversationServices {
   collective: Collective;

@@ -1,8 +1,7 @@
-import { LegionError, SessionNotFoundError } from '../../kernel/errors.js';
-import type { EventBus } from '../../kernel/events/EventBus.js';
-import type { ConversationLogs, Lease, SessionRecords, StorageWarning } from '../../store/session-backend.js';
-import type { SessionMeta } from '../../store/records/session-meta.js';
-import { OpenHandles } from '../../store/fs/open-handles.js';
+import { LegionError, SessionNotFoundError } from '../../kernel/index.js';
+import type { EventBus } from '../../kernel/index.js';
+import type { ConversationLogs, Lease, SessionRecords, StorageWarning, SessionMeta } from '../../store/index.js';
+import { OpenHandles } from '../../store/index.js';
 import { Session, type SessionServices } from './Session.js';
 import { SessionCatalog } from './session-catalog.js';
 

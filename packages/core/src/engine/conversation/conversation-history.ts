@@ -1,7 +1,5 @@
-import type { ConversationRef } from '../../kernel/events/event-types.js';
-import type { Message } from '../../kernel/message.js';
-import type { ConversationLogs, LogCursor } from '../../store/session-backend.js';
-import type { CompactionEntry } from '../../store/records/log-entry.js';
+import type { ConversationRef, Message } from '../../kernel/index.js';
+import type { ConversationLogs, LogCursor, CompactionEntry } from '../../store/index.js';
 
 /**
  * The model's context of one conversation as this process holds it: loaded from the log on

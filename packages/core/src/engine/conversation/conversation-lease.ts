@@ -1,10 +1,9 @@
 import { hostname } from 'node:os';
-import { ConversationBusyError, LegionError } from '../../kernel/errors.js';
-import type { ConversationRef } from '../../kernel/events/event-types.js';
-import type { EventBus } from '../../kernel/events/EventBus.js';
-import { giveBackController, takeController } from '../../session/spare-controllers.js';
-import type { AppendableEntry, ConversationLogs, Lease, LogCursor } from '../../store/session-backend.js';
-import { LeaseLostError } from '../../store/lease-lost-error.js';
+import { ConversationBusyError, LegionError } from '../../kernel/index.js';
+import type { ConversationRef, EventBus } from '../../kernel/index.js';
+import { giveBackController, takeController } from '../../session/index.js';
+import type { AppendableEntry, ConversationLogs, Lease, LogCursor } from '../../store/index.js';
+import { LeaseLostError } from '../../store/index.js';
 
 export const DEFAULT_LEASE_TTL_MS = 30_000;
 /** Read once: it names this process in every lease it takes. */

@@ -1,4 +1,4 @@
-import type { ConversationAddress, ConversationLogs } from '../../store/session-backend.js';
+import type { ConversationAddress, ConversationLogs } from '../../store/index.js';
 
 /** Only this process's probes carry it: a holder named so is never a turn. */
 const PROBE_OWNER = `liveness probe ${process.pid}`;

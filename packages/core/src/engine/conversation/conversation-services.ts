@@ -1,9 +1,6 @@
-import type { EventBus } from '../../kernel/events/EventBus.js';
-import type { ToolUseBlock } from '../../kernel/message.js';
-import type { RuntimeResolver } from '../../session/turn.js';
-import type { ApprovalView } from '../../store/records/approval-records.js';
-import type { QuestionView } from '../../store/records/question-records.js';
-import type { LegionTracer } from '../../kernel/tracing/LegionTracer.js';
+import type { EventBus, ToolUseBlock, LegionTracer } from '../../kernel/index.js';
+import type { RuntimeResolver } from '../../session/index.js';
+import type { ApprovalView, QuestionView } from '../../store/index.js';
 
 /** What a conversation's turns reach beyond its log: runtimes, events, the lease's length, the session's approvals and questions. */
 export interface ConversationServices {

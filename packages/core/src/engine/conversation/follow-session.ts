@@ -1,12 +1,8 @@
-import type { ApprovalRecord } from '../../store/records/approval-records.js';
-import type { ConversationRef } from '../../kernel/events/event-types.js';
-import type { EventBus } from '../../kernel/events/EventBus.js';
-import { errorMessage } from '../../kernel/errors.js';
-import type { LogCursor, SessionBackend } from '../../store/session-backend.js';
+import type { ApprovalRecord, LogCursor, SessionBackend, QuestionLogRecord } from '../../store/index.js';
+import type { ConversationRef, EventBus, Message } from '../../kernel/index.js';
+import { errorMessage } from '../../kernel/index.js';
 import { emitApprovalRecord, emitQuestionRecord } from '../../hitl/index.js';
-import type { QuestionLogRecord } from '../../store/records/question-records.js';
-import { parseConversationId } from '../../session/conversation-id.js';
-import type { Message } from '../../kernel/message.js';
+import { parseConversationId } from '../../session/index.js';
 
 /**
  * Where a follower is in each conversation log, by conversation id (opaque

@@ -1,6 +1,6 @@
-import type { EventBus } from '../../kernel/events/EventBus.js';
-import { errorMessage } from '../../kernel/errors.js';
-import type { SessionMeta } from '../../store/records/session-meta.js';
+import type { EventBus } from '../../kernel/index.js';
+import { errorMessage } from '../../kernel/index.js';
+import type { SessionMeta } from '../../store/index.js';
 import type { Follower, FollowOptions } from './follow-session.js';
 
 /** What `followWorkspace` needs of a Legion (a `Legion` is one): its sessions, its events, its per-session follower. */

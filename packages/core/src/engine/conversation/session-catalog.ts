@@ -1,6 +1,6 @@
-import type { EventBus } from '../../kernel/events/EventBus.js';
-import { byMostRecent } from '../../store/new-session-meta.js';
-import type { SessionMeta } from '../../store/records/session-meta.js';
+import type { EventBus } from '../../kernel/index.js';
+import { byMostRecent } from '../../store/index.js';
+import type { SessionMeta } from '../../store/index.js';
 
 /** Where the catalog reads sessions: the whole list once, then the latest one at each lookup. */
 export interface SessionCatalogSource {

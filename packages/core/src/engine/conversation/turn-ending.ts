@@ -1,5 +1,5 @@
-import type { ContentBlock, Message, TurnEnding, TurnOutcome } from '../../kernel/message.js';
-import type { TurnResult } from '../../session/turn.js';
+import type { ContentBlock, Message, TurnEnding, TurnOutcome } from '../../kernel/index.js';
+import type { TurnResult } from '../../session/index.js';
 
 /**
  * Errors that mean the provider refused the request itself: the messages that

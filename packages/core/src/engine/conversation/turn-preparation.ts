@@ -1,13 +1,10 @@
-import { LegionError } from '../../kernel/errors.js';
-import type { ConversationRef } from '../../kernel/events/event-types.js';
-import type { Message } from '../../kernel/message.js';
-import type { ConversationLogs } from '../../store/session-backend.js';
-import { CONVERSATION_FORMAT_VERSION } from '../../store/records/log-entry.js';
+import { LegionError } from '../../kernel/index.js';
+import type { ConversationRef, Message } from '../../kernel/index.js';
+import type { ConversationLogs, ApprovalView, QuestionView } from '../../store/index.js';
+import { CONVERSATION_FORMAT_VERSION } from '../../store/index.js';
 import type { ConversationServices } from './conversation-services.js';
 import type { ConversationHistory } from './conversation-history.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
-import type { ApprovalView } from '../../store/records/approval-records.js';
-import type { QuestionView } from '../../store/records/question-records.js';
 
 /** Tool calls are answered in the message right after them; this many recent messages always cover it. */
 export const RECENT_FOR_REPAIR = 20;

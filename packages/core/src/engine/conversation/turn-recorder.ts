@@ -1,7 +1,6 @@
-import type { ConversationRef } from '../../kernel/events/event-types.js';
-import type { Message } from '../../kernel/message.js';
-import type { RuntimeOutcome, TurnResult } from '../../session/turn.js';
-import type { AppendableEntry, LogCursor } from '../../store/session-backend.js';
+import type { ConversationRef, Message } from '../../kernel/index.js';
+import type { RuntimeOutcome, TurnResult } from '../../session/index.js';
+import type { AppendableEntry, LogCursor } from '../../store/index.js';
 import type { ConversationServices } from './conversation-services.js';
 import { RECENT_FOR_REPAIR } from './turn-preparation.js';
 import { endingText, turnEnding } from './turn-ending.js';

@@ -1,4 +1,4 @@
-import type { Message, ToolUseBlock } from '../../kernel/message.js';
+import type { Message, ToolUseBlock } from '../../kernel/index.js';
 
 /** The tool_uses of the last assistant message that no later message answered. */
 export function unansweredToolUses(messages: readonly Message[]): ToolUseBlock[] {

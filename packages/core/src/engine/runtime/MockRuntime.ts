@@ -1,6 +1,6 @@
-import type { MockParticipant, MockResponse } from '../../team/collective/participant.js';
-import { textOf } from '../../kernel/message.js';
-import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from '../../session/turn.js';
+import type { MockParticipant, MockResponse } from '../../team/index.js';
+import { textOf } from '../../kernel/index.js';
+import type { ParticipantRuntime, RuntimeOutcome, TurnContext } from '../../session/index.js';
 
 /** Answers by trigger: the first response whose trigger matches the incoming text. */
 export class MockRuntime implements ParticipantRuntime {

@@ -1,6 +1,6 @@
-import type { Participant, ParticipantType } from '../../team/collective/participant.js';
-import { LegionError } from '../../kernel/errors.js';
-import type { ParticipantRuntime, RuntimeResolver } from '../../session/turn.js';
+import type { Participant, ParticipantType } from '../../team/index.js';
+import { LegionError } from '../../kernel/index.js';
+import type { ParticipantRuntime, RuntimeResolver } from '../../session/index.js';
 
 /**
  * Maps participant types to runtimes. Legion registers one for each type; a UI

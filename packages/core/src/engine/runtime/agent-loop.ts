@@ -1,6 +1,5 @@
-import { MaxIterationsError } from '../../kernel/errors.js';
-import { textOf, toolUsesOf, type Message, type ToolUseBlock } from '../../kernel/message.js';
-import type { RuntimeOutcome } from '../../session/turn.js';
+import { MaxIterationsError, textOf, toolUsesOf, type Message, type ToolUseBlock } from '../../kernel/index.js';
+import type { RuntimeOutcome } from '../../session/index.js';
 import type { AnsweredCall, ModelCall } from './model-call.js';
 
 /**

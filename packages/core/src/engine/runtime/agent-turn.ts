@@ -1,7 +1,6 @@
-import type { Message, ToolUseBlock } from '../../kernel/message.js';
-import type { LLMProvider } from '../../model/providers/llm-provider.js';
-import type { MessageWork } from '../../session/message-work.js';
-import type { RuntimeOutcome, TurnContext } from '../../session/turn.js';
+import type { Message, ToolUseBlock } from '../../kernel/index.js';
+import type { LLMProvider } from '../../model/index.js';
+import type { MessageWork, RuntimeOutcome, TurnContext } from '../../session/index.js';
 import type { AgentLoopStages } from './agent-loop.js';
 import { overSessionBudget } from './loop-fast-paths.js';
 import { callModel, type AnsweredCall, type ModelCall, type ModelCallInput } from './model-call.js';

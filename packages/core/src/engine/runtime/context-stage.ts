@@ -1,21 +1,23 @@
-import type { ContextSettings } from '../../team/collective/context-schema.js';
-import type { AgentParticipant } from '../../team/collective/participant.js';
-import { renderCarryOver, withCarryOver, type CarryOver } from '../../model/context/compaction-carry-over.js';
-import { compactConversation } from '../../model/context/compaction.js';
-import { fitToWindow } from '../../model/context/context-budget.js';
-import { loadTokenMeasure } from '../../model/context/context-tokens.js';
-import { measureContext, type ContextUsage } from '../../model/context/token-accounting.js';
-import { errorMessage, LegionError } from '../../kernel/errors.js';
-import type { Message, Usage } from '../../kernel/message.js';
-import type { LLMProvider, ModelRequest, ModelResponse } from '../../model/providers/llm-provider.js';
-import { reusesCallSignals } from '../../model/providers/signal-ownership.js';
+import type { ContextSettings, AgentParticipant } from '../../team/index.js';
+import {
+  renderCarryOver,
+  withCarryOver,
+  type CarryOver,
+  compactConversation,
+  fitToWindow,
+  loadTokenMeasure,
+  measureContext,
+  type ContextUsage,
+  reusesCallSignals,
+} from '../../model/index.js';
+import { errorMessage, LegionError } from '../../kernel/index.js';
+import type { Message, Usage, TurnTrace } from '../../kernel/index.js';
+import type { LLMProvider, ModelRequest, ModelResponse } from '../../model/index.js';
 import { linkedSignal } from './linked-signal.js';
-import type { TurnTrace } from '../../kernel/tracing/LegionTracer.js';
-import { waitingParticipants } from '../../session/delegation-stack.js';
-import type { CompactOutcome, TurnContext } from '../../session/turn.js';
-import type { CompactionEntry, CompactionReason } from '../../store/records/log-entry.js';
-import { renderTodos, TodoFileSchema } from '../../tools/builtin/planning/todo-list.js';
-import { ScratchbookFileSchema } from '../../tools/builtin/scratchbook/scratchbook.js';
+import { waitingParticipants } from '../../session/index.js';
+import type { CompactOutcome, TurnContext } from '../../session/index.js';
+import type { CompactionEntry, CompactionReason } from '../../store/index.js';
+import { renderTodos, TodoFileSchema, ScratchbookFileSchema } from '../../tools/index.js';
 
 export interface ContextStageOptions {
   turn: Pick<TurnContext, 'conversation' | 'frames' | 'session' | 'signal' | 'events' | 'trace'>;

@@ -1,5 +1,5 @@
 import { getEventListeners } from 'node:events';
-import { giveBackController, takeController } from '../../session/spare-controllers.js';
+import { giveBackController, takeController } from '../../session/index.js';
 
 /**
  * A child signal that aborts with its parent, for one operation. SDKs add an

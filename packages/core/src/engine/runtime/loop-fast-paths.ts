@@ -1,6 +1,5 @@
-import type { ContextUsage } from '../../model/context/token-accounting.js';
-import type { CallProgress, LLMProvider } from '../../model/providers/llm-provider.js';
-import type { RuntimeOutcome, TurnContext } from '../../session/turn.js';
+import type { ContextUsage, CallProgress, LLMProvider } from '../../model/index.js';
+import type { RuntimeOutcome, TurnContext } from '../../session/index.js';
 import { sessionBudgetError } from './session-budget.js';
 import type { TurnSettings } from './turn-settings.js';
 import type { UsageRecorder } from './usage-recorder.js';

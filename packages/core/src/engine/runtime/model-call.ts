@@ -1,17 +1,18 @@
-import { ContextOverflowError } from '../../model/context/context-budget.js';
-import { errorMessage, LegionError } from '../../kernel/errors.js';
 import {
+  ContextOverflowError,
   generate,
   type CallProgress,
   type LLMProvider,
   type ModelRequest,
   type ModelResponse,
   type ProviderRetry,
-} from '../../model/providers/llm-provider.js';
-import { isContextTooLongError, windowNamedBy } from '../../model/providers/provider-errors.js';
-import { reusesCallSignals } from '../../model/providers/signal-ownership.js';
-import type { RuntimeOutcome, TurnContext } from '../../session/turn.js';
-import type { ChatTrace } from '../../kernel/tracing/LegionTracer.js';
+  isContextTooLongError,
+  windowNamedBy,
+  reusesCallSignals,
+} from '../../model/index.js';
+import { errorMessage, LegionError } from '../../kernel/index.js';
+import type { RuntimeOutcome, TurnContext } from '../../session/index.js';
+import type { ChatTrace } from '../../kernel/index.js';
 import type { ContextStage } from './context-stage.js';
 import type { CallSignals } from './linked-signal.js';
 import { answeredAt, prefetchPriceWhileAnswering, resetProgress } from './loop-fast-paths.js';

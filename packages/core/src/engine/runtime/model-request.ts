@@ -1,8 +1,7 @@
-import type { ContextSettings } from '../../team/collective/context-schema.js';
-import { measureContext, recordSentRequest, type ContextUsage } from '../../model/context/token-accounting.js';
-import type { Message } from '../../kernel/message.js';
-import type { ModelRequest, ToolDefinition } from '../../model/providers/llm-provider.js';
-import { pruneToolResults, type PruneOptions } from '../../model/context/prune-tool-results.js';
+import type { ContextSettings } from '../../team/index.js';
+import { measureContext, recordSentRequest, type ContextUsage, pruneToolResults, type PruneOptions } from '../../model/index.js';
+import type { Message } from '../../kernel/index.js';
+import type { ModelRequest, ToolDefinition } from '../../model/index.js';
 import { withEndedTurns } from '../conversation/turn-ending.js';
 
 /** What one turn fixes for all its steps; the history is read again at every step. */

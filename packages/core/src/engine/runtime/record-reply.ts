@@ -1,7 +1,7 @@
-import { settleSentRequest } from '../../model/context/token-accounting.js';
-import type { Message } from '../../kernel/message.js';
-import type { LLMProvider } from '../../model/providers/llm-provider.js';
-import type { TurnContext } from '../../session/turn.js';
+import { settleSentRequest } from '../../model/index.js';
+import type { Message } from '../../kernel/index.js';
+import type { LLMProvider } from '../../model/index.js';
+import type { TurnContext } from '../../session/index.js';
 import type { AnsweredCall } from './model-call.js';
 import type { UsageRecorder } from './usage-recorder.js';
 

@@ -1,5 +1,5 @@
-import type { LLMProvider, ModelResponse } from '../../model/providers/llm-provider.js';
-import type { RuntimeOutcome } from '../../session/turn.js';
+import type { LLMProvider, ModelResponse } from '../../model/index.js';
+import type { RuntimeOutcome } from '../../session/index.js';
 
 /**
  * Why a model's reply may not join the conversation, if it may not: it is larger than

@@ -1,7 +1,7 @@
-import type { Limits } from '../../team/collective/participant.js';
-import { SessionBudgetExceededError } from '../../kernel/errors.js';
-import type { ToolSession } from '../../session/turn.js';
-import type { UsageTotals } from '../../store/records/usage-summary.js';
+import type { Limits } from '../../team/index.js';
+import { SessionBudgetExceededError } from '../../kernel/index.js';
+import type { ToolSession } from '../../session/index.js';
+import type { UsageTotals } from '../../store/index.js';
 
 /** Every token a provider processed for the session: what `limits.maxSessionTokens` counts. */
 export function sessionTokens(totals: UsageTotals): number {

@@ -1,13 +1,17 @@
-import type { AgentParticipant } from '../../team/collective/participant.js';
-import type { ContextSettings } from '../../team/collective/context-schema.js';
-import type { AuthEngine } from '../../authorization/AuthEngine.js';
-import type { Message, ToolUseBlock } from '../../kernel/message.js';
-import type { ToolExecutor } from '../../tools/ToolExecutor.js';
-import type { ToolDefinition } from '../../model/providers/llm-provider.js';
-import { COMMUNICATE_TOOL_NAME } from '../../tools/builtin/communicate.js';
-import { LOAD_TOOLS_DESCRIPTION, type LoadableTool } from '../../tools/builtin/tool-loading/load-tools.js';
-import { catalogueLine } from '../../tools/builtin/tool-loading/catalogue.js';
-import { compactToolDefinition, toolDefinition, type Tool } from '../../tools/tool.js';
+import type { AgentParticipant, ContextSettings } from '../../team/index.js';
+import type { AuthEngine } from '../../authorization/index.js';
+import type { Message, ToolUseBlock } from '../../kernel/index.js';
+import type { ToolExecutor } from '../../tools/index.js';
+import type { ToolDefinition } from '../../model/index.js';
+import {
+  COMMUNICATE_TOOL_NAME,
+  LOAD_TOOLS_DESCRIPTION,
+  type LoadableTool,
+  catalogueLine,
+  compactToolDefinition,
+  toolDefinition,
+  type Tool,
+} from '../../tools/index.js';
 
 /** How one agent's tools reach its model during a turn. */
 export interface ToolOffer {

@@ -1,17 +1,13 @@
-import type { AgentParticipant } from '../../team/collective/participant.js';
-import type { ContextSettings } from '../../team/collective/context-schema.js';
-import { ARTIFACT_READ_TOOL_NAME, ToolResultEviction } from '../../model/context/evict-tool-result.js';
-import type { ToolResultBlock, ToolUseBlock } from '../../kernel/message.js';
-import type { ApprovalView } from '../../store/records/approval-records.js';
-import type { QuestionState } from '../../store/SessionQuestions.js';
-import type { QuestionView } from '../../store/records/question-records.js';
-import type { DelegationFrame } from '../../store/records/delegation-frame.js';
+import type { AgentParticipant, ContextSettings } from '../../team/index.js';
+import { ARTIFACT_READ_TOOL_NAME, ToolResultEviction } from '../../model/index.js';
+import type { ToolResultBlock, ToolUseBlock } from '../../kernel/index.js';
+import type { ApprovalView, QuestionState, QuestionView, DelegationFrame } from '../../store/index.js';
 import { type ApprovalCall, type ApprovalGate, describeApprovalRequired } from '../../hitl/index.js';
-import type { AuthEngine } from '../../authorization/AuthEngine.js';
-import { entryVisibility } from '../../authorization/entry-visibility.js';
-import type { CallerContext, Tool } from '../../tools/tool.js';
-import { toResultBlock, type CallOutcome, type PreparedCall, type ToolExecutor } from '../../tools/ToolExecutor.js';
-import type { PausedOnApprovals, TurnContext, TurnResult } from '../../session/turn.js';
+import type { AuthEngine } from '../../authorization/index.js';
+import { entryVisibility } from '../../authorization/index.js';
+import type { CallerContext, Tool } from '../../tools/index.js';
+import { toResultBlock, type CallOutcome, type PreparedCall, type ToolExecutor } from '../../tools/index.js';
+import type { PausedOnApprovals, TurnContext, TurnResult } from '../../session/index.js';
 
 export interface ToolPhaseServices {
   executor: ToolExecutor;

@@ -1,10 +1,8 @@
-import type { ContextSettings } from '../../team/collective/context-schema.js';
-import type { TokenCounter } from '../../model/context/token-count.js';
-import type { ToolDefinition } from '../../model/providers/llm-provider.js';
-import { compactToolDefinition, toolDefinition, type Tool } from '../../tools/tool.js';
+import type { ContextSettings } from '../../team/index.js';
+import type { TokenCounter, ToolDefinition } from '../../model/index.js';
+import { compactToolDefinition, toolDefinition, type Tool, LOAD_TOOLS_TOOL_NAME } from '../../tools/index.js';
 import type { ToolOffer } from './tool-offer.js';
 import type { AgentToolView, AgentToolsView, OnDemandFamily, ToolSchemaTokens } from './tool-views.js';
-import { LOAD_TOOLS_TOOL_NAME } from '../../tools/builtin/tool-loading/load-tools.js';
 
 export function definitionTokens(definitions: readonly ToolDefinition[], count: TokenCounter): number {
   return definitions.reduce((total, definition) => total + count(JSON.stringify(definition)), 0);

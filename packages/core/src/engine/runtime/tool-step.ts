@@ -1,8 +1,8 @@
 import { unansweredToolUses } from '../conversation/unanswered-tool-uses.js';
-import type { ToolResultBlock, ToolUseBlock } from '../../kernel/message.js';
-import type { ModelResponse } from '../../model/providers/llm-provider.js';
-import type { RuntimeOutcome, TurnContext } from '../../session/turn.js';
-import type { ToolExecutor } from '../../tools/ToolExecutor.js';
+import type { ToolResultBlock, ToolUseBlock } from '../../kernel/index.js';
+import type { ModelResponse } from '../../model/index.js';
+import type { RuntimeOutcome, TurnContext } from '../../session/index.js';
+import type { ToolExecutor } from '../../tools/index.js';
 import type { LoadedToolsOfStep } from './loop-fast-paths.js';
 import { loadHints } from './tool-offer.js';
 import { resumeToolPhase, runToolPhase, type ToolPhaseInput, type ToolPhaseResult } from './tool-phase.js';

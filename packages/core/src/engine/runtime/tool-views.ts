@@ -1,13 +1,8 @@
-import type { Collective } from '../../team/collective/Collective.js';
-import type { AgentParticipant } from '../../team/collective/participant.js';
-import type { PolicyMode } from '../../team/collective/policy.js';
-import { delegationTargets } from '../../team/collective/system-prompt.js';
-import type { AuthEngine } from '../../authorization/AuthEngine.js';
-import { COMMUNICATE_TOOL_NAME } from '../../tools/builtin/communicate.js';
-import type { McpServerProblem } from '../../tools/providers/mcp/McpToolProvider.js';
-import type { Tool, ToolEffect } from '../../tools/tool.js';
-import type { ToolRegistry } from '../../tools/ToolRegistry.js';
-import type { ContextSettings } from '../../team/collective/context-schema.js';
+import type { Collective, AgentParticipant, PolicyMode, ContextSettings } from '../../team/index.js';
+import { delegationTargets } from '../../team/index.js';
+import type { AuthEngine } from '../../authorization/index.js';
+import { COMMUNICATE_TOOL_NAME } from '../../tools/index.js';
+import type { McpServerProblem, Tool, ToolEffect, ToolRegistry } from '../../tools/index.js';
 
 /** One tool as one agent's model meets it: shown or hidden (and why), and what a call of it needs. */
 export interface AgentToolView {

@@ -1,7 +1,6 @@
-import { ARTIFACT_READ_TOOL_NAME } from '../../model/context/evict-tool-result.js';
-import type { LLMProvider } from '../../model/providers/llm-provider.js';
-import type { ProviderFactory } from '../../model/providers/ProviderFactory.js';
-import type { TurnContext } from '../../session/turn.js';
+import { ARTIFACT_READ_TOOL_NAME } from '../../model/index.js';
+import type { LLMProvider, ProviderFactory } from '../../model/index.js';
+import type { TurnContext } from '../../session/index.js';
 import { ContextStage } from './context-stage.js';
 import { contextUsageReporter, type LoadedToolsOfStep } from './loop-fast-paths.js';
 import type { ModelRequestSource } from './model-request.js';

@@ -1,9 +1,6 @@
-import type { ContextSettings } from '../../team/collective/context-schema.js';
-import type { AgentParticipant, ModelConfig, WorkspaceLimits } from '../../team/collective/participant.js';
-import type { ResolvedConfig } from '../../team/config/config-schema.js';
-import { settingsForAgent } from '../../team/config/load-config.js';
-import { contextSettingsFor } from '../../model/context/context-settings.js';
-import { modelWindowFor } from '../../model/context/model-table.js';
+import type { ContextSettings, AgentParticipant, ModelConfig, WorkspaceLimits, ResolvedConfig } from '../../team/index.js';
+import { settingsForAgent } from '../../team/index.js';
+import { contextSettingsFor, modelWindowFor } from '../../model/index.js';
 import type { ToolOffer } from './tool-offer.js';
 
 /**

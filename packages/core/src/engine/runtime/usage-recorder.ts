@@ -1,15 +1,11 @@
-import type { ContextSettings } from '../../team/collective/context-schema.js';
-import type { ResolvedConfig } from '../../team/config/config-schema.js';
-import { PriceBook } from '../../team/config/price-book.js';
-import { costOf } from '../../team/config/pricing.js';
-import { measureContext } from '../../model/context/token-accounting.js';
-import type { Usage } from '../../kernel/message.js';
-import type { CallProgress, LLMProvider, ModelRequest } from '../../model/providers/llm-provider.js';
-import { waitingParticipants } from '../../session/delegation-stack.js';
-import { delegationOf, treeOf } from '../../session/message-work.js';
-import type { TurnContext } from '../../session/turn.js';
-import type { DelegationFrame } from '../../store/records/delegation-frame.js';
-import type { UsageRecord } from '../../store/records/usage-summary.js';
+import type { ContextSettings, ResolvedConfig } from '../../team/index.js';
+import { PriceBook, costOf } from '../../team/index.js';
+import { measureContext } from '../../model/index.js';
+import type { Usage } from '../../kernel/index.js';
+import type { CallProgress, LLMProvider, ModelRequest } from '../../model/index.js';
+import { waitingParticipants, delegationOf, treeOf } from '../../session/index.js';
+import type { TurnContext } from '../../session/index.js';
+import type { DelegationFrame, UsageRecord } from '../../store/index.js';
 
 /** The turn a model call belongs to, as far as its usage record needs it. */
 export type UsageTurn = Pick<TurnContext, 'conversation' | 'frames' | 'session' | 'events'>;

@@ -1,5 +1,5 @@
-import type { Message } from '../../kernel/message.js';
-import type { CompactionEntry } from '../../store/records/log-entry.js';
+import type { Message } from '../../kernel/index.js';
+import type { CompactionEntry } from '../../store/index.js';
 
 /**
  * What every context rebuilt after a compaction carries verbatim, outside the summary:

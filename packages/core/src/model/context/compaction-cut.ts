@@ -1,4 +1,4 @@
-import type { Message } from '../../kernel/message.js';
+import type { Message } from '../../kernel/index.js';
 
 /**
  * Where a turn starts: a `user` message with text in it (the initiator's message).

@@ -1,4 +1,4 @@
-import type { Message, Usage } from '../../kernel/message.js';
+import type { Message, Usage } from '../../kernel/index.js';
 import { generate, type LLMProvider, type ModelRequest, type ModelResponse } from '../providers/llm-provider.js';
 import type { TokenMeasure } from './context-tokens.js';
 

@@ -1,9 +1,9 @@
-import type { ContextSettings } from '../../team/collective/context-schema.js';
-import type { Message, Usage } from '../../kernel/message.js';
-import { textOf } from '../../kernel/message.js';
+import type { ContextSettings } from '../../team/index.js';
+import type { Message, Usage } from '../../kernel/index.js';
+import { textOf } from '../../kernel/index.js';
 import type { LLMProvider, ModelRequest } from '../providers/llm-provider.js';
-import type { CompactOutcome, TurnConversation } from '../../session/turn.js';
-import type { CarriedMessage, CompactionEntry, CompactionReason } from '../../store/records/log-entry.js';
+import type { CompactOutcome, TurnConversation } from '../../session/index.js';
+import type { CarriedMessage, CompactionEntry, CompactionReason } from '../../store/index.js';
 import { compactionCut, isTurnStart } from './compaction-cut.js';
 import { summarize, type SummaryParties, type SummarizerCallWrapper } from './compaction-summary.js';
 import { loadTokenMeasure } from './context-tokens.js';

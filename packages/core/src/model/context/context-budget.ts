@@ -1,5 +1,5 @@
-import { LegionError } from '../../kernel/errors.js';
-import type { Message } from '../../kernel/message.js';
+import { LegionError } from '../../kernel/index.js';
+import type { Message } from '../../kernel/index.js';
 import type { ModelRequest } from '../providers/llm-provider.js';
 import { cutPointsAfterFirst } from './compaction-cut.js';
 import type { TokenMeasure } from './context-tokens.js';

@@ -1,8 +1,6 @@
-import type { AgentParticipant } from '../../team/collective/participant.js';
-import type { ContextSettings } from '../../team/collective/context-schema.js';
-import type { ResolvedConfig } from '../../team/config/config-schema.js';
-import { settingsForAgent } from '../../team/config/load-config.js';
-import type { Message } from '../../kernel/message.js';
+import type { AgentParticipant, ContextSettings, ResolvedConfig } from '../../team/index.js';
+import { settingsForAgent } from '../../team/index.js';
+import type { Message } from '../../kernel/index.js';
 import type { ToolDefinition } from '../providers/llm-provider.js';
 import { contextSettingsFor } from './context-settings.js';
 import { modelWindowFor, type ModelWindowSource } from './model-table.js';

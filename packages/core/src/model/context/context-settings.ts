@@ -1,9 +1,6 @@
-import type { AgentParticipant } from '../../team/collective/participant.js';
-import type { ContextOverrides, ContextSettings } from '../../team/collective/context-schema.js';
-import type { ResolvedConfig } from '../../team/config/config-schema.js';
-import { settingsForAgent } from '../../team/config/load-config.js';
+import type { AgentParticipant, ContextOverrides, ContextSettings, ResolvedConfig } from '../../team/index.js';
+import { settingsForAgent, isLocal } from '../../team/index.js';
 import { modelWindowFor } from './model-table.js';
-import { isLocal } from '../../team/config/local-endpoint.js';
 
 /** The window guessed for a hosted model nobody knows (a local one gets `UNKNOWN_MODEL_WINDOW`). */
 export const UNKNOWN_HOSTED_MODEL_WINDOW = { window: 32_768, outputReserve: 4_096 } as const;

@@ -1,4 +1,4 @@
-import type { Message } from '../../kernel/message.js';
+import type { Message } from '../../kernel/index.js';
 import type { ModelRequest, ToolDefinition } from '../providers/llm-provider.js';
 import { loadTokenCounter, tokenUpperBound, type TokenCounter } from './token-count.js';
 

@@ -1,6 +1,6 @@
-import type { ToolResultBlock } from '../../kernel/message.js';
-import { errorMessage } from '../../kernel/errors.js';
-import type { SessionArtifacts } from '../../store/SessionArtifacts.js';
+import type { ToolResultBlock } from '../../kernel/index.js';
+import { errorMessage } from '../../kernel/index.js';
+import type { SessionArtifacts } from '../../store/index.js';
 import { previewText } from './result-preview.js';
 import { countTextTokens, exceedsTokens } from './text-tokens.js';
 import { loadTokenCounter } from './token-count.js';

@@ -1,4 +1,4 @@
-import type { ContentBlock, Message } from '../../kernel/message.js';
+import type { ContentBlock, Message } from '../../kernel/index.js';
 import { countTextTokens } from './text-tokens.js';
 import type { TokenCounter } from './token-count.js';
 

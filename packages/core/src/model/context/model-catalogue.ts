@@ -1,7 +1,4 @@
-import type { ModelConfig } from '../../team/collective/model-config.js';
-import type { ResolvedConfig } from '../../team/config/config-schema.js';
-import { PriceBook, type PriceSource } from '../../team/config/price-book.js';
-import type { ModelPrice } from '../../team/config/pricing.js';
+import { PriceBook, type ModelConfig, type ModelPrice, type PriceSource, type ResolvedConfig } from '../../team/index.js';
 import { checkModelAccess, type ModelKeySource } from '../providers/model-access.js';
 import { PROVIDER_PRESETS } from '../providers/provider-presets.js';
 import { MODEL_WINDOWS, modelWindowFor } from './model-table.js';

@@ -1,5 +1,4 @@
-import type { ModelConfig } from '../../team/collective/model-config.js';
-import type { ModelWindow } from '../../team/collective/context-schema.js';
+import type { ModelConfig, ModelWindow } from '../../team/index.js';
 
 /**
  * Context windows and output reserves of current models, by exact model id.

@@ -1,6 +1,6 @@
-import type { Message, ToolResultBlock } from '../../kernel/message.js';
+import type { Message, ToolResultBlock } from '../../kernel/index.js';
 import type { ToolDefinition } from '../providers/llm-provider.js';
-import type { SessionArtifacts } from '../../store/SessionArtifacts.js';
+import type { SessionArtifacts } from '../../store/index.js';
 import { ARTIFACT_READ_TOOL_NAME, evictedArtifactName } from './evict-tool-result.js';
 import { blockTokens, messageUpperBound, tokenMeasure, type MeasureMessage } from './message-tokens.js';
 import { loadTokenCounter, tokenUpperBound } from './token-count.js';

@@ -1,6 +1,5 @@
-import type { ContextSettings } from '../../team/collective/context-schema.js';
-import type { ContextUsage } from '../../kernel/events/event-types.js';
-import type { Message, Usage } from '../../kernel/message.js';
+import type { ContextSettings } from '../../team/index.js';
+import type { ContextUsage, Message, Usage } from '../../kernel/index.js';
 import type { ModelRequest, ToolDefinition } from '../providers/llm-provider.js';
 import { messageTokens, messageUpperBound } from './context-tokens.js';
 import { loadTokenCounter, tokenUpperBound, type TokenCounter } from './token-count.js';

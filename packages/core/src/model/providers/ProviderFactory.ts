@@ -1,6 +1,5 @@
-import type { ModelConfig } from '../../team/collective/participant.js';
-import type { ResolvedConfig } from '../../team/config/config-schema.js';
-import { ProviderError } from '../../kernel/errors.js';
+import type { ModelConfig, ResolvedConfig } from '../../team/index.js';
+import { ProviderError } from '../../kernel/index.js';
 import type { LLMProvider } from './llm-provider.js';
 
 export type ProviderSettings = ResolvedConfig['providers'][string];

@@ -1,4 +1,4 @@
-import type { ModelConfig } from '../../team/collective/participant.js';
+import type { ModelConfig } from '../../team/index.js';
 import type { LLMProvider, ModelRequest, StreamOptions, StreamPart } from './llm-provider.js';
 
 export interface AttemptOptions {

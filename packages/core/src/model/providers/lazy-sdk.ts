@@ -1,4 +1,4 @@
-import { ProviderError } from '../../kernel/errors.js';
+import { ProviderError } from '../../kernel/index.js';
 
 const loaded = new Map<string, Promise<unknown>>();
 

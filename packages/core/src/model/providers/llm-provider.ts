@@ -1,4 +1,4 @@
-import type { ContentBlock, Message, Usage } from '../../kernel/message.js';
+import type { ContentBlock, Message, Usage } from '../../kernel/index.js';
 
 /** What a provider shows the model. */
 export interface ToolDefinition {

@@ -1,6 +1,5 @@
-import type { ModelConfig } from '../../team/collective/participant.js';
-import type { ResolvedConfig } from '../../team/config/config-schema.js';
-import { ProviderError } from '../../kernel/errors.js';
+import type { ModelConfig, ResolvedConfig } from '../../team/index.js';
+import { ProviderError } from '../../kernel/index.js';
 import { resolveProviderOptions } from './provider-options.js';
 
 /** Where a model's key would come from, found without calling the model. */

@@ -1,5 +1,5 @@
-import type { LegionErrorCode } from '../../kernel/error-codes.js';
-import { errorMessage, ProviderError } from '../../kernel/errors.js';
+import type { LegionErrorCode } from '../../kernel/index.js';
+import { errorMessage, ProviderError } from '../../kernel/index.js';
 
 /** What we read off an SDK error without importing the SDK: both SDKs set these. */
 interface SdkErrorShape {

@@ -1,6 +1,6 @@
-import type { ModelConfig } from '../../team/collective/participant.js';
-import { ProviderError } from '../../kernel/errors.js';
-import { globalConfigPath } from '../../team/config/load-config.js';
+import type { ModelConfig } from '../../team/index.js';
+import { ProviderError } from '../../kernel/index.js';
+import { globalConfigPath } from '../../team/index.js';
 import type { ProviderSettings } from './ProviderFactory.js';
 import { PROVIDER_PRESETS, type ProviderPreset } from './provider-presets.js';
 

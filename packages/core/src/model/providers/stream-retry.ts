@@ -1,4 +1,4 @@
-import { ProviderError } from '../../kernel/errors.js';
+import { ProviderError } from '../../kernel/index.js';
 import type { ProviderRetry, StreamPart } from './llm-provider.js';
 import { cancelledError, isRetryableError, retryAfterMs, type ProviderErrorContext } from './provider-errors.js';
 

@@ -10,8 +10,8 @@ import {
   type LogEntry,
   type NoteEntry,
 } from '../records/log-entry.js';
-import type { Message } from '../../kernel/message.js';
-import { LegionError } from '../../kernel/errors.js';
+import type { Message } from '../../kernel/index.js';
+import { LegionError } from '../../kernel/index.js';
 import { describeHolder, FileLock } from '../fs/file-lock.js';
 import { JsonlLog, type LogLine, type LogWarning } from '../fs/jsonl-log.js';
 

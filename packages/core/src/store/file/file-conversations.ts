@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HeaderEntry, LogEntry } from '../records/log-entry.js';
-import type { Message } from '../../kernel/message.js';
+import type { Message } from '../../kernel/index.js';
 import { FileConversationLog } from './FileConversationLog.js';
 import type { LogWarning } from '../fs/jsonl-log.js';
 import type { WorkspacePaths } from '../fs/workspace-paths.js';

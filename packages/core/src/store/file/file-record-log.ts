@@ -1,5 +1,5 @@
 import { unlinkSync } from 'node:fs';
-import { LegionError } from '../../kernel/errors.js';
+import { LegionError } from '../../kernel/index.js';
 import { writeJsonIfAbsent } from '../fs/atomic-json.js';
 import { JsonlLog, type LogLine, type LogWarning } from '../fs/jsonl-log.js';
 import { OpenHandles } from '../fs/open-handles.js';

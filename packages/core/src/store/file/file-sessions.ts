@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, SessionNotFoundError } from '../../kernel/errors.js';
+import { ConfigError, SessionNotFoundError } from '../../kernel/index.js';
 import { LatestSessionIndex } from './latest-session-index.js';
 import { SessionMetaSchema, type SessionMeta } from '../records/session-meta.js';
 import { readJsonFile, writeJsonAtomic, writeJsonIfAbsent } from '../fs/atomic-json.js';

@@ -3,8 +3,7 @@ import { readRegularFileSync } from './regular-file.js';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
-import { ConfigError } from '../../kernel/errors.js';
-import { describeZodError } from '../../kernel/zod-issues.js';
+import { ConfigError, describeZodError } from '../../kernel/index.js';
 
 /**
  * Writes JSON so that a reader (or a crash) sees either the old file or the new

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -10,6 +10,8 @@ import { describeHolder, FileLock } from './file-lock.js';
 import { currentProcessIdentity } from './process-identity.js';
 
 const SOURCE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The repository's node_modules, where npm workspaces put core's dependencies. */
+const PACKAGES = fileURLToPath(new URL('../../../../../node_modules', import.meta.url));
 
 let dir: string;
 let lockPath: string;
@@ -49,6 +51,8 @@ function compileFileLock(into: string): string {
     writeFileSync(target, outputText);
   }
   writeFileSync(join(into, 'package.json'), '{ "type": "module" }\n');
+  // What it imports of its area's neighbours (the kernel's index) needs the packages they use (zod).
+  symlinkSync(PACKAGES, join(into, 'node_modules'), 'dir');
   return join(into, 'store', 'fs', 'file-lock.js');
 }
 

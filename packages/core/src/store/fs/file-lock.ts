@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { LegionError } from '../../kernel/errors.js';
+import { LegionError } from '../../kernel/index.js';
 import { currentProcessIdentity, processState, type ProcessIdentity } from './process-identity.js';
 import { readRegularFileSync } from './regular-file.js';
 

@@ -8,7 +8,7 @@ import {
   type HeaderEntry,
   type LogEntry,
 } from '../records/log-entry.js';
-import type { Message } from '../../kernel/message.js';
+import type { Message } from '../../kernel/index.js';
 import { LeaseLostError } from '../lease-lost-error.js';
 import { cursorPosition, makeCursor } from '../log-cursor.js';
 import { assertConversationAddress, assertSessionName } from '../record-names.js';

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
-import { describeZodError } from '../../kernel/zod-issues.js';
-import { ConfigError } from '../../kernel/errors.js';
+import { describeZodError, ConfigError } from '../../kernel/index.js';
 
 /** Reads a stored JSON text through a schema; `undefined` with the reason when it is broken. */
 export function parseRecord<T>(text: string, schema: z.ZodType<T>): { ok: true; value: T } | { ok: false; problem: string } {

@@ -1,4 +1,4 @@
-import { ConfigError, SessionNotFoundError } from '../../kernel/errors.js';
+import { ConfigError, SessionNotFoundError } from '../../kernel/index.js';
 import { SessionMetaSchema, type SessionMeta } from '../records/session-meta.js';
 import { applySessionChanges, byMostRecent, newSessionMeta } from '../new-session-meta.js';
 import { assertSessionName } from '../record-names.js';

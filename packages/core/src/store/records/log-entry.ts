@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MessageSchema } from '../../kernel/message.js';
+import { MessageSchema } from '../../kernel/index.js';
 
 /**
  * 2: compaction entries say which messages they summarized, what they kept, the

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UsageSchema, type Usage } from '../../kernel/message.js';
+import { UsageSchema, type Usage } from '../../kernel/index.js';
 import type { UsageTotals } from './usage-totals.js';
 
 /** One model call, as the session's usage ledger records it. */

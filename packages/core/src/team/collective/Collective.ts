@@ -1,8 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { loadAgentTemplate, readParticipantFile } from './participant-file.js';
-import { LegionError, ParticipantNotFoundError } from '../../kernel/errors.js';
-import { writeJsonAtomic } from '../../store/fs/atomic-json.js';
-import type { WorkspacePaths } from '../../store/fs/workspace-paths.js';
+import { LegionError, ParticipantNotFoundError } from '../../kernel/index.js';
+import { writeJsonAtomic } from '../../store/index.js';
+import type { WorkspacePaths } from '../../store/index.js';
 import { parseParticipant, type AgentParticipant, type AgentTemplate, type Participant, type ParticipantInput } from './participant.js';
 
 /**

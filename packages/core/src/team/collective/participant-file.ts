@@ -1,9 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { readRegularFileSync } from '../../store/fs/regular-file.js';
+import { readRegularFileSync, parseJsonText, readJsonFile, writeTextAtomic, writeTextIfAbsent, WorkspacePaths } from '../../store/index.js';
 import { basename } from 'node:path';
-import { ConfigError, errorMessage, LegionError } from '../../kernel/errors.js';
-import { parseJsonText, readJsonFile, writeTextAtomic, writeTextIfAbsent } from '../../store/fs/atomic-json.js';
-import { WorkspacePaths } from '../../store/fs/workspace-paths.js';
+import { ConfigError, errorMessage, LegionError } from '../../kernel/index.js';
 import { isValidIdPart } from './participant-id.js';
 import { AgentTemplateSchema, ParticipantSchema, type AgentTemplate, type Participant } from './participant.js';
 

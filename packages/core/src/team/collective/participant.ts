@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { ApprovalAuthoritySchema, PoliciesSchema } from './policy.js';
-import { describeZodError } from '../../kernel/zod-issues.js';
+import { describeZodError, LegionError } from '../../kernel/index.js';
 import { isValidIdPart } from './participant-id.js';
-import { LegionError } from '../../kernel/errors.js';
 import { ModelConfigSchema } from './model-config.js';
 import { ContextOverridesSchema } from './context-schema.js';
 

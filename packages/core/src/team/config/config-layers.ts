@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
-import { ConfigError, errorMessage } from '../../kernel/errors.js';
-import { parseJsonText, readJsonFile, writeTextAtomic } from '../../store/fs/atomic-json.js';
-import { WorkspacePaths } from '../../store/fs/workspace-paths.js';
+import { ConfigError, errorMessage } from '../../kernel/index.js';
+import { parseJsonText, readJsonFile, writeTextAtomic, WorkspacePaths } from '../../store/index.js';
 import { ConfigLayerSchema, DEFAULT_CONFIG, type ConfigLayer, type ResolvedConfig } from './config-schema.js';
 import { globalConfigPath, mergeConfig } from './load-config.js';
 import { rejectWorkspaceSecrets, secretsInConfig } from './config-secrets.js';

@@ -1,4 +1,4 @@
-import { ConfigError } from '../../kernel/errors.js';
+import { ConfigError } from '../../kernel/index.js';
 import type { ConfigLayer } from './config-schema.js';
 
 /**

@@ -1,8 +1,8 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Collective } from '../collective/Collective.js';
-import { errorMessage, LegionError } from '../../kernel/errors.js';
-import type { WorkspacePaths } from '../../store/fs/workspace-paths.js';
+import { errorMessage, LegionError } from '../../kernel/index.js';
+import type { WorkspacePaths } from '../../store/index.js';
 import type { ResolvedConfig } from './config-schema.js';
 import { loadConfig } from './load-config.js';
 

@@ -1,6 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { writeJsonIfAbsent } from '../../store/fs/atomic-json.js';
-import { WorkspacePaths } from '../../store/fs/workspace-paths.js';
+import { writeJsonIfAbsent, WorkspacePaths } from '../../store/index.js';
 import { CONFIG_FORMAT_VERSION } from './config-schema.js';
 import { createDefaultParticipants, createDefaultTemplates } from '../collective/default-collective.js';
 import { parseParticipant, type ParticipantInput } from '../collective/participant.js';

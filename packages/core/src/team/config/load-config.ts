@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { AgentParticipant, ModelConfig, WorkspaceLimits } from '../collective/participant.js';
-import { readJsonFile } from '../../store/fs/atomic-json.js';
+import { readJsonFile } from '../../store/index.js';
 import { rejectWorkspaceSecrets } from './config-secrets.js';
 import { ConfigLayerSchema, DEFAULT_CONFIG, type ConfigLayer, type ResolvedConfig } from './config-schema.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Usage } from '../../kernel/message.js';
+import type { Usage } from '../../kernel/index.js';
 
 const perMillion = z.number().nonnegative();
 

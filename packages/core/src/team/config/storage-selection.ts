@@ -1,5 +1,5 @@
-import { ConfigError } from '../../kernel/errors.js';
-import { WorkspacePaths } from '../../store/fs/workspace-paths.js';
+import { ConfigError } from '../../kernel/index.js';
+import { WorkspacePaths } from '../../store/index.js';
 import type { ResolvedConfig } from './config-schema.js';
 import { globalConfigPath, loadConfig } from './load-config.js';
 

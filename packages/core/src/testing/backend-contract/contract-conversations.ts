@@ -1,5 +1,5 @@
 import { vitest } from './vitest-api.js';
-import type { ConversationAddress, LogCursor, StorageWarning } from '../../store/session-backend.js';
+import type { ConversationAddress, LogCursor, StorageWarning } from '../../store/index.js';
 import { header, messageEntry, textsOf, useHarness, type MakeHarness } from './harness.js';
 import { appendUnderLease } from '../append-under-lease.js';
 

@@ -1,6 +1,5 @@
 import { vitest } from './vitest-api.js';
-import { MemorySessionBackend } from '../../store/memory/MemorySessionBackend.js';
-import { canonicalJson, exportSession, importSession, summarizeSnapshot } from '../../store/session-snapshot.js';
+import { MemorySessionBackend, canonicalJson, exportSession, importSession, summarizeSnapshot } from '../../store/index.js';
 import { fillSession } from '../session-fill.js';
 import { header, messageEntry, useHarness, type MakeHarness } from './harness.js';
 import { appendUnderLease } from '../append-under-lease.js';

@@ -1,6 +1,6 @@
 import { vitest } from './vitest-api.js';
-import type { ConversationAddress, Lease, SessionBackend } from '../../store/session-backend.js';
-import { LeaseLostError } from '../../store/lease-lost-error.js';
+import type { ConversationAddress, Lease, SessionBackend } from '../../store/index.js';
+import { LeaseLostError } from '../../store/index.js';
 import { header, messageEntry, textsOf, useHarness, type MakeHarness } from './harness.js';
 
 export function leasesContract(makeHarness: MakeHarness): void {

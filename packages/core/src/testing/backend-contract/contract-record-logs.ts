@@ -1,5 +1,5 @@
 import { vitest } from './vitest-api.js';
-import type { RecordLog, RecordLogName, SessionBackend, StorageWarning } from '../../store/session-backend.js';
+import type { RecordLog, RecordLogName, SessionBackend, StorageWarning } from '../../store/index.js';
 import { answer, approvalRequest, decision, question, usageRecord, useHarness, type MakeHarness } from './harness.js';
 
 /** One record log of the port, as the generic tests drive it. */

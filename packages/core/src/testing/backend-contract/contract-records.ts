@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { vitest } from './vitest-api.js';
-import type { ApprovalDecisionRecord } from '../../store/records/approval-records.js';
+import type { ApprovalDecisionRecord } from '../../store/index.js';
 import { approvalRequest, decision, usageRecord, useHarness, type MakeHarness } from './harness.js';
 
 const TodoSchema = z.object({ version: z.literal(1), agentId: z.string(), items: z.array(z.object({ id: z.string(), text: z.string() })) });

@@ -1,5 +1,5 @@
 import { vitest } from './vitest-api.js';
-import type { SessionBackendOptions, StorageWarning } from '../../store/session-backend.js';
+import type { SessionBackendOptions, StorageWarning } from '../../store/index.js';
 import { useHarness, type MakeHarness } from './harness.js';
 
 export function sessionsContract(makeHarness: MakeHarness): void {

@@ -1,10 +1,19 @@
 import { vitest } from './vitest-api.js';
 import { randomUUID } from 'node:crypto';
-import type { ApprovalDecisionRecord, ApprovalRequestRecord } from '../../store/records/approval-records.js';
-import type { HeaderEntry, MessageEntry } from '../../store/records/log-entry.js';
-import type { UsageRecord } from '../../store/records/usage-summary.js';
-import type { QuestionAnswerRecord, QuestionRecord, QuestionWithdrawnRecord } from '../../store/records/question-records.js';
-import type { ConversationAddress, RecordLogName, SessionBackend, SessionBackendOptions } from '../../store/session-backend.js';
+import type {
+  ApprovalDecisionRecord,
+  ApprovalRequestRecord,
+  HeaderEntry,
+  MessageEntry,
+  UsageRecord,
+  QuestionAnswerRecord,
+  QuestionRecord,
+  QuestionWithdrawnRecord,
+  ConversationAddress,
+  RecordLogName,
+  SessionBackend,
+  SessionBackendOptions,
+} from '../../store/index.js';
 
 /**
  * What the contract suite needs from a backend under test. Everything but

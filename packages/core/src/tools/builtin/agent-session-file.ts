@@ -1,4 +1,4 @@
-import { isValidIdPart } from '../../team/collective/participant-id.js';
+import { isValidIdPart } from '../../team/index.js';
 import type { ToolContext } from '../tool.js';
 
 /** Session ids are made by the backend; anything else must not name a record. */

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import type { Collective } from '../../team/collective/Collective.js';
-import { delegationTargets } from '../../team/collective/system-prompt.js';
-import type { AgentParticipant, WorkspaceLimits } from '../../team/collective/participant.js';
-import { waitingParticipants } from '../../session/delegation-stack.js';
+import type { Collective, AgentParticipant, WorkspaceLimits } from '../../team/index.js';
+import { delegationTargets } from '../../team/index.js';
+import { waitingParticipants } from '../../session/index.js';
 import {
   CircularDelegationError,
   ConversationBusyError,
@@ -10,7 +9,7 @@ import {
   errorMessage,
   LegionError,
   MaxDepthError,
-} from '../../kernel/errors.js';
+} from '../../kernel/index.js';
 import { defineTool, type Tool } from '../tool.js';
 import { DelegateSlots } from './delegate-slots.js';
 

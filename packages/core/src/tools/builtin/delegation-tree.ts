@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { textOf, toolResultsOf, toolUsesOf, type Message } from '../../kernel/message.js';
+import { textOf, toolResultsOf, toolUsesOf, type Message } from '../../kernel/index.js';
 import { COMMUNICATE_TOOL_NAME } from './communicate.js';
-import { conversationId } from '../../session/conversation-id.js';
-import type { ConversationRef } from '../../kernel/events/event-types.js';
-import type { SessionHistory } from '../../session/session-history.js';
+import { conversationId } from '../../session/index.js';
+import type { ConversationRef } from '../../kernel/index.js';
+import type { SessionHistory } from '../../session/index.js';
 
 /** What of a `communicate` call names the conversation it delegates to and the message that opened the turn there. */
 const DelegationInputSchema = z.object({ to: z.string().min(1), message: z.string().min(1), conversation: z.string().min(1).optional() });

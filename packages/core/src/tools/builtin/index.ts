@@ -1,5 +1,5 @@
 import type { Tool } from '../tool.js';
-import { decisionReach } from '../../team/collective/approval-authority.js';
+import { decisionReach } from '../../team/index.js';
 import type { ToolProvider } from '../providers/tool-provider.js';
 import type { ToolRegistry } from '../ToolRegistry.js';
 import type { CollectiveToolsOptions } from './collective/collective-tool-options.js';

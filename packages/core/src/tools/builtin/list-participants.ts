@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Collective } from '../../team/collective/Collective.js';
+import type { Collective } from '../../team/index.js';
 import { defineTool, type Tool } from '../tool.js';
 
 /** Who is in the collective, compactly: id, kind, name and what each is for. */

@@ -1,13 +1,18 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { WorkspacePaths } from '../../store/fs/workspace-paths.js';
+import {
+  WorkspacePaths,
+  currentProcessIdentity,
+  processStartTime,
+  processState,
+  type ProcessIdentity,
+  ProcessIdentitySchema,
+  readRegularFileSync,
+} from '../../store/index.js';
 import type { ToolContext } from '../tool.js';
-import { currentProcessIdentity, processStartTime, processState, type ProcessIdentity } from '../../store/fs/process-identity.js';
-import { ProcessIdentitySchema } from '../../store/fs/process-identity-schema.js';
 import { killMarked } from './containment.js';
 import { signalGroup } from './signal-group.js';
-import { readRegularFileSync } from '../../store/fs/regular-file.js';
 
 /** What a tool's process group was started for, so that what it leaves behind can be found. */
 export interface GroupPurpose {

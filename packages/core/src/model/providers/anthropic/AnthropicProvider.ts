@@ -1,5 +1,5 @@
 import type AnthropicClient from '@anthropic-ai/sdk';
-import type { Usage } from '../../../kernel/message.js';
+import type { Usage } from '../../../kernel/index.js';
 import type { ModelRequest, StreamPart } from '../llm-provider.js';
 import { loadSdk } from '../lazy-sdk.js';
 import { redirectSafeFetch } from '../redirect-safe-fetch.js';

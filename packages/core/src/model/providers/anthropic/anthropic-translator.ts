@@ -1,4 +1,4 @@
-import type { ContentBlock, Message } from '../../../kernel/message.js';
+import type { ContentBlock, Message } from '../../../kernel/index.js';
 import type { FinishReason, ToolDefinition } from '../llm-provider.js';
 
 /** The subset of Anthropic's Messages API shapes Legion writes (kept local: the SDK loads lazily). */

@@ -1,5 +1,5 @@
 import type OpenAIClient from 'openai';
-import type { Usage } from '../../../kernel/message.js';
+import type { Usage } from '../../../kernel/index.js';
 import type { FinishReason, ModelRequest, StreamPart } from '../llm-provider.js';
 import { loadSdk } from '../lazy-sdk.js';
 import { redirectSafeFetch } from '../redirect-safe-fetch.js';

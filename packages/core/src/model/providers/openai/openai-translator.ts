@@ -1,4 +1,4 @@
-import type { Message } from '../../../kernel/message.js';
+import type { Message } from '../../../kernel/index.js';
 import type { FinishReason, ToolDefinition } from '../llm-provider.js';
 
 /** The Chat Completions shapes Legion writes (kept local: the SDK loads lazily). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Usage } from '../../../kernel/message.js';
-import { LegionError, ScriptExhaustedError } from '../../../kernel/errors.js';
+import type { Usage } from '../../../kernel/index.js';
+import { LegionError, ScriptExhaustedError } from '../../../kernel/index.js';
 import type { FinishReason, LLMProvider, ModelRequest, StreamOptions, StreamPart } from '../llm-provider.js';
 
 export interface ScriptedToolCall {

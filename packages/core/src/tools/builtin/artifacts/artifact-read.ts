@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { ARTIFACT_READ_TOOL_NAME } from '../../../model/context/evict-tool-result.js';
-import { countTextTokens } from '../../../model/context/text-tokens.js';
-import { loadTokenCounter, type TokenCounter } from '../../../model/context/token-count.js';
-import { errorMessage, LegionError } from '../../../kernel/errors.js';
+import { ARTIFACT_READ_TOOL_NAME, countTextTokens, loadTokenCounter, type TokenCounter } from '../../../model/index.js';
+import { errorMessage, LegionError } from '../../../kernel/index.js';
 import { defineTool, type Tool } from '../../tool.js';
 
 const DEFAULT_LINES = 100;

@@ -1,6 +1,5 @@
-import type { Limits, Participant, Permission } from '../../../team/collective/participant.js';
+import type { Limits, Participant, Permission, Policies, PolicyMode, PolicyRule, ToolPolicy } from '../../../team/index.js';
 import { isDeepStrictEqual } from 'node:util';
-import type { Policies, PolicyMode, PolicyRule, ToolPolicy } from '../../../team/collective/policy.js';
 
 /**
  * What a model may do to the collective without gaining authority a person

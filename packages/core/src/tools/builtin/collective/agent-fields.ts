@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LimitsSchema, ModelConfigSchema, PermissionSchema } from '../../../team/collective/participant.js';
+import { LimitsSchema, ModelConfigSchema, PermissionSchema } from '../../../team/index.js';
 
 /**
  * The fields of an agent that agents may set through create_agent and

@@ -1,7 +1,6 @@
-import type { Collective } from '../../../team/collective/Collective.js';
-import type { Limits } from '../../../team/collective/participant.js';
-import type { SessionHistory } from '../../../session/session-history.js';
-import type { SessionMeta } from '../../../store/records/session-meta.js';
+import type { Collective, Limits } from '../../../team/index.js';
+import type { SessionHistory } from '../../../session/index.js';
+import type { SessionMeta } from '../../../store/index.js';
 import type { Tool } from '../../tool.js';
 
 /** The part of the SessionStore the collective tools read. */

@@ -1,12 +1,10 @@
 import { z } from 'zod';
-import type { AgentTemplate, ParticipantInput } from '../../../team/collective/participant.js';
-import { ParticipantIdSchema } from '../../../team/collective/participant.js';
-import { delegationTargets } from '../../../team/collective/system-prompt.js';
-import { errorMessage } from '../../../kernel/errors.js';
+import type { AgentTemplate, ParticipantInput } from '../../../team/index.js';
+import { ParticipantIdSchema, delegationTargets, DEFAULT_CONFIG } from '../../../team/index.js';
+import { errorMessage } from '../../../kernel/index.js';
 import { defineTool, type Tool } from '../../tool.js';
 import { AgentFieldsSchema, splitAgentFields } from './agent-fields.js';
 import { limitGrant } from './grant-limits.js';
-import { DEFAULT_CONFIG } from '../../../team/config/config-schema.js';
 import type { CollectiveToolsOptions } from './collective-tool-options.js';
 
 /** Spawns a new agent into the collective (saved under .legion/collective/participants/). */

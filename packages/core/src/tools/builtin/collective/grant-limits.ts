@@ -1,6 +1,4 @@
-import type { Collective } from '../../../team/collective/Collective.js';
-import type { Limits, ModelConfig, Participant, Permission } from '../../../team/collective/participant.js';
-import type { Policies } from '../../../team/collective/policy.js';
+import type { Collective, Limits, ModelConfig, Participant, Permission, Policies } from '../../../team/index.js';
 import {
   inheritedLimits,
   limitBounds,

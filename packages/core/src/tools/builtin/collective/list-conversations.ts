@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { textOf, toolResultsOf, toolUsesOf, type Message } from '../../../kernel/message.js';
+import { textOf, toolResultsOf, toolUsesOf, type Message } from '../../../kernel/index.js';
 import { defineTool, type Tool } from '../../tool.js';
 import type { CollectiveToolsOptions } from './collective-tool-options.js';
 import { lookupSession } from './session-lookup.js';

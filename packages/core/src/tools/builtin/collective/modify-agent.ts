@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { ParticipantInput } from '../../../team/collective/participant.js';
-import { errorMessage } from '../../../kernel/errors.js';
+import type { ParticipantInput } from '../../../team/index.js';
+import { errorMessage } from '../../../kernel/index.js';
 import { defineTool, type Tool } from '../../tool.js';
 import { AGENT_FIELD_NAMES, AgentFieldsSchema, splitAgentFields } from './agent-fields.js';
 import { refusedNote } from './create-agent.js';
 import { limitGrant } from './grant-limits.js';
 import { modifyRefusal } from './agent-authority.js';
-import { DEFAULT_CONFIG } from '../../../team/config/config-schema.js';
+import { DEFAULT_CONFIG } from '../../../team/index.js';
 import type { CollectiveToolsOptions } from './collective-tool-options.js';
 
 /** Fields that may be removed (set to null) to fall back to their defaults. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { waitingParticipants } from '../../../session/delegation-stack.js';
-import { errorMessage } from '../../../kernel/errors.js';
+import { waitingParticipants } from '../../../session/index.js';
+import { errorMessage } from '../../../kernel/index.js';
 import { defineTool, type Tool } from '../../tool.js';
 import type { CollectiveToolsOptions } from './collective-tool-options.js';
 

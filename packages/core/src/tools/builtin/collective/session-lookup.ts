@@ -1,5 +1,5 @@
-import type { SessionHistory } from '../../../session/session-history.js';
-import { errorMessage } from '../../../kernel/errors.js';
+import type { SessionHistory } from '../../../session/index.js';
+import { errorMessage } from '../../../kernel/index.js';
 import type { ToolContext } from '../../tool.js';
 import type { SessionDirectory } from './collective-tool-options.js';
 

@@ -3,7 +3,7 @@ import { dirname, relative } from 'node:path';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError } from './fs-error.js';
-import { isInside, isLegionInternal, resolveToolPath } from '../../../store/fs/workspace-path.js';
+import { isInside, isLegionInternal, resolveToolPath } from '../../../store/index.js';
 
 /** Deletes a file, a symbolic link (not its target), or a folder. */
 export function createFileDeleteTool(): Tool {

@@ -3,9 +3,7 @@ import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError } from './fs-error.js';
 import { looksBinary } from './text-file.js';
-import { openInWorkspace, replaceContent } from '../../../store/fs/safe-open.js';
-import { readDescriptor } from '../../../store/fs/regular-file.js';
-import { resolveToolPath } from '../../../store/fs/workspace-path.js';
+import { openInWorkspace, replaceContent, readDescriptor, resolveToolPath } from '../../../store/index.js';
 
 /** How many line numbers an ambiguity error lists. */
 const MAX_LISTED = 10;

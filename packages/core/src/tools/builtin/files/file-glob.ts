@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError } from './fs-error.js';
 import { globInWorkspace } from './workspace-glob.js';
-import { resolveInWorkspace } from '../../../store/fs/workspace-path.js';
+import { resolveInWorkspace } from '../../../store/index.js';
 
 const DEFAULT_RESULTS = 200;
 const MAX_RESULTS = 2000;

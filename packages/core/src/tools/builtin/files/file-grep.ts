@@ -5,8 +5,7 @@ import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError } from './fs-error.js';
 import { looksBinary } from './text-file.js';
 import { globInWorkspace } from './workspace-glob.js';
-import { isInside, resolveInWorkspace } from '../../../store/fs/workspace-path.js';
-import { readRegularFileSync, specialKind } from '../../../store/fs/regular-file.js';
+import { isInside, resolveInWorkspace, readRegularFileSync, specialKind } from '../../../store/index.js';
 
 const DEFAULT_MATCHES = 100;
 const MAX_MATCHES = 1000;

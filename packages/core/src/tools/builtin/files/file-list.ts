@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError, formatBytes } from './fs-error.js';
-import { resolveToolPath } from '../../../store/fs/workspace-path.js';
+import { resolveToolPath, specialKind } from '../../../store/index.js';
 import { linkDestination, shownEntry } from './shown-entry.js';
-import { specialKind } from '../../../store/fs/regular-file.js';
 
 const DEFAULT_ENTRIES = 200;
 const MAX_ENTRIES = 2000;

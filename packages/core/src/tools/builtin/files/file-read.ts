@@ -3,9 +3,7 @@ import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError, formatBytes } from './fs-error.js';
 import { looksBinary } from './text-file.js';
-import { openInWorkspace } from '../../../store/fs/safe-open.js';
-import { readDescriptor } from '../../../store/fs/regular-file.js';
-import { resolveToolPath } from '../../../store/fs/workspace-path.js';
+import { openInWorkspace, readDescriptor, resolveToolPath } from '../../../store/index.js';
 
 /** The most one read returns (default 10 MiB, the default `context.artifactMaxBytes`); past it, offset reads on. */
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;

@@ -3,8 +3,7 @@ import { dirname } from 'node:path';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { describeFsError, formatBytes } from './fs-error.js';
-import { openInWorkspace, replaceContent } from '../../../store/fs/safe-open.js';
-import { resolveToolPath } from '../../../store/fs/workspace-path.js';
+import { openInWorkspace, replaceContent, resolveToolPath } from '../../../store/index.js';
 
 /** Creates or overwrites a text file of the workspace. */
 export function createFileWriteTool(): Tool {

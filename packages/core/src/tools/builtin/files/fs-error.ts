@@ -1,5 +1,4 @@
-import { PathMovedError } from '../../../store/fs/safe-open.js';
-import { FileTooLargeError, NotRegularFileError } from '../../../store/fs/regular-file.js';
+import { PathMovedError, FileTooLargeError, NotRegularFileError } from '../../../store/index.js';
 
 /** A file system error as a short sentence a model can act on, naming the path it asked for. */
 export function describeFsError(error: unknown, path: string, action: string): string {

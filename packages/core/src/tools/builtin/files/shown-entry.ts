@@ -1,6 +1,6 @@
 import { readlinkSync, realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { isInside } from '../../../store/fs/workspace-path.js';
+import { isInside } from '../../../store/index.js';
 
 /**
  * Whether a listing or search may show `path` (an absolute path found under

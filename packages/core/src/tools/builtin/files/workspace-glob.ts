@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative } from 'node:path';
-import { isInside } from '../../../store/fs/workspace-path.js';
+import { isInside } from '../../../store/index.js';
 import { shownEntry } from './shown-entry.js';
 
 /** Never searched: huge, generated, or version-control internals. */

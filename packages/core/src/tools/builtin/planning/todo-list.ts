@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
-import { readJsonFile, writeJsonAtomic } from '../../../store/fs/atomic-json.js';
+import { readJsonFile, writeJsonAtomic } from '../../../store/index.js';
 
 export const TODO_FORMAT_VERSION = 1;
 export const MAX_TODO_ITEMS = 100;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorMessage } from '../../../kernel/errors.js';
+import { errorMessage } from '../../../kernel/index.js';
 import { defineTool, type Tool } from '../../tool.js';
 import { checkAgentStateKey } from '../agent-session-file.js';
 import { MAX_TODO_ITEMS, renderTodos, TODO_FORMAT_VERSION, TodoFileSchema, TodoItemsSchema, type TodoFile } from './todo-list.js';

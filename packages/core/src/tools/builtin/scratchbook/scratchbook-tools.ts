@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorMessage } from '../../../kernel/errors.js';
+import { errorMessage } from '../../../kernel/index.js';
 import { defineTool, type Tool, type ToolContext, type ToolResult } from '../../tool.js';
 import { checkAgentStateKey } from '../agent-session-file.js';
 import {

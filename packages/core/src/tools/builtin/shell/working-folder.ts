@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { resolveInWorkspace } from '../../../store/fs/workspace-path.js';
+import { resolveInWorkspace } from '../../../store/index.js';
 
 export type WorkingFolder = { ok: true; real: string; relative: string } | { ok: false; error: string };
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SessionAgentState } from '../../../store/SessionAgentState.js';
+import type { SessionAgentState } from '../../../store/index.js';
 
 export const LOADED_TOOLS_FORMAT_VERSION = 1;
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Client, Tool as McpTool } from '@modelcontextprotocol/client';
-import { errorMessage, LegionError } from '../../../kernel/errors.js';
+import { errorMessage, LegionError } from '../../../kernel/index.js';
 import { expandEnvReferences } from './env-references.js';
 import { loadMcpSdk, type McpSdk } from './load-mcp-sdk.js';
 import type { McpCallResult } from './mcp-result.js';
@@ -12,7 +12,7 @@ import {
   type McpElicitationAnswer,
   type McpElicitHandler,
 } from './elicitation.js';
-import type { McpServerConfig } from '../../../team/config/mcp-server-config.js';
+import type { McpServerConfig } from '../../../team/index.js';
 import { MCP_TOOL_LIMITS } from './mcp-tool-bounds.js';
 
 /** How long a server may take to start and answer `initialize`. */

@@ -1,14 +1,13 @@
 import { z } from 'zod';
-import { errorMessage } from '../../../kernel/errors.js';
-import type { LegionErrorCode } from '../../../kernel/error-codes.js';
-import type { EventBus } from '../../../kernel/events/EventBus.js';
+import { errorMessage } from '../../../kernel/index.js';
+import type { LegionErrorCode, EventBus } from '../../../kernel/index.js';
 import type { ToolContext, ToolEffect, ToolResult } from '../../tool.js';
 import { compileJsonSchema, jsonSchemaInput } from '../json-schema-input.js';
 import type { ProvidedTool, ToolProvider } from '../tool-provider.js';
 import { McpServerConnection } from './McpServerConnection.js';
 import { toToolResult } from './mcp-result.js';
 import { boundMcpTools, type BoundedMcpTool } from './mcp-tool-bounds.js';
-import type { McpServerConfig } from '../../../team/config/mcp-server-config.js';
+import type { McpServerConfig } from '../../../team/index.js';
 import { mcpFamily, mcpToolName } from './mcp-tool-name.js';
 import type { McpElicitHandler } from './elicitation.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeZodError } from '../../../kernel/zod-issues.js';
+import { describeZodError } from '../../../kernel/index.js';
 import type { ToolContext } from '../../tool.js';
 
 /**

@@ -1,4 +1,4 @@
-import { LegionError } from '../../../kernel/errors.js';
+import { LegionError } from '../../../kernel/index.js';
 
 const ENV_REFERENCE = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
 

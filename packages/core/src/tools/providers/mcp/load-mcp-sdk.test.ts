@@ -1,35 +1,31 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const DIST = fileURLToPath(new URL('../../../../dist/', import.meta.url));
+/** The scope of the MCP client's packages (`@modelcontextprotocol/client`, `/core`): none may load. */
+const MCP_SCOPE = '@modelcontextprotocol/';
 
 describe('loadMcpSdk', () => {
   it('without the MCP client installed, says which package is missing and how to install it', () => {
-    // The built module and the one it imports, copied to a folder of their own; Node resolves nothing
-    // outside it (a resolve hook refuses what would come from above), as in an install without the
-    // package. The temporary folder itself may be inside a checkout whose node_modules has it (CI
-    // puts TMPDIR in the clone), so where the folder is must not decide the test.
+    // The built module, with a resolve hook that refuses the MCP client's packages, as in an install
+    // without them. The hook refuses the package by name, not by where it would come from: the
+    // checkout's node_modules has it, and so may one above a temporary folder (CI puts TMPDIR in the
+    // clone), while the module still needs core's other packages (zod, through the kernel's index).
     const root = mkdtempSync(join(tmpdir(), 'legion-no-mcp-'));
     try {
-      for (const file of ['kernel/errors.js', 'kernel/error-codes.js', 'tools/providers/mcp/load-mcp-sdk.js']) {
-        mkdirSync(dirname(join(root, file)), { recursive: true });
-        cpSync(join(DIST, file), join(root, file));
-      }
-      const inside = pathToFileURL(root).href + '/';
       const hook = `export async function resolve(specifier, context, next) {
-        const resolved = await next(specifier, context);
-        if (context.parentURL?.startsWith(${JSON.stringify(inside)}) && resolved.url.startsWith('file:') && !resolved.url.startsWith(${JSON.stringify(inside)})) {
+        if (specifier.startsWith(${JSON.stringify(MCP_SCOPE)})) {
           throw Object.assign(new Error('Cannot find package ' + specifier), { code: 'ERR_MODULE_NOT_FOUND' });
         }
-        return resolved;
+        return next(specifier, context);
       }`;
       const script = `
         const { register } = await import('node:module');
         register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});
-        const { loadMcpSdk } = await import(${JSON.stringify(pathToFileURL(join(root, 'tools/providers/mcp/load-mcp-sdk.js')).href)});
+        const { loadMcpSdk } = await import(${JSON.stringify(pathToFileURL(join(DIST, 'tools/providers/mcp/load-mcp-sdk.js')).href)});
         const error = await loadMcpSdk().then(() => undefined, (caught) => caught);
         console.log(JSON.stringify({ code: error?.code, message: error?.message }));`;
       const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });

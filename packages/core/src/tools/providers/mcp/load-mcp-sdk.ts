@@ -1,4 +1,4 @@
-import { LegionError } from '../../../kernel/errors.js';
+import { LegionError } from '../../../kernel/index.js';
 
 /** The MCP client package core uses, an optional peer dependency pinned to the version it is tested with. */
 export const MCP_CLIENT_PACKAGE = '@modelcontextprotocol/client';

@@ -1,6 +1,6 @@
-import { errorMessage } from '../../../kernel/errors.js';
-import type { McpServerConfig } from '../../../team/config/mcp-server-config.js';
-import { loadTokenCounter } from '../../../model/context/token-count.js';
+import { errorMessage } from '../../../kernel/index.js';
+import type { McpServerConfig } from '../../../team/index.js';
+import { loadTokenCounter } from '../../../model/index.js';
 import { catalogueLine } from '../../builtin/tool-loading/catalogue.js';
 import { McpServerConnection } from './McpServerConnection.js';
 import { mcpFamily, mcpToolName } from './mcp-tool-name.js';

@@ -1,6 +1,6 @@
 import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
-import type { EventBus } from '../../../kernel/events/EventBus.js';
+import type { EventBus } from '../../../kernel/index.js';
 import type { ToolProvider } from '../tool-provider.js';
 import { loadWorkspaceTools, type WorkspaceToolCache, type WorkspaceToolFileProblem } from './load-workspace-tools.js';
 import type { WorkspaceTool } from './workspace-tool.js';

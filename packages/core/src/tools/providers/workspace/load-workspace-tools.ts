@@ -1,8 +1,7 @@
 import { readdirSync } from 'node:fs';
-import { readRegularFileSync } from '../../../store/fs/regular-file.js';
+import { readRegularFileSync, readJsonFile } from '../../../store/index.js';
 import { join } from 'node:path';
-import { ConfigError, errorMessage } from '../../../kernel/errors.js';
-import { readJsonFile } from '../../../store/fs/atomic-json.js';
+import { ConfigError, errorMessage } from '../../../kernel/index.js';
 import { checkWorkspaceTool } from './workspace-tool-checks.js';
 import { WorkspaceToolFileSchema } from './workspace-tool-schema.js';
 import { createWorkspaceTool, type WorkspaceTool, type WorkspaceToolOptions } from './workspace-tool.js';

@@ -1,4 +1,4 @@
-import { redirectSafeFetch } from '../../../model/providers/redirect-safe-fetch.js';
+import { redirectSafeFetch } from '../../../model/index.js';
 import { MAX_CAPTURED_BYTES } from './bounded-output.js';
 
 export interface HttpCall {
