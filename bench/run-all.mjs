@@ -11,6 +11,7 @@ const BENCHES = [
   'backend-append.mjs',
   'open-session.mjs',
   'cli-startup.mjs',
+  'markdown-stream.mjs',
   'management-commands.mjs',
   'provider-overhead.mjs',
   'sdk-fetch.mjs',

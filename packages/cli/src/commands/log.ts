@@ -1,7 +1,8 @@
 import { followWorkspace, Legion, LegionError, type LegionEvent, type Message, type Session } from '@legion-collective/core';
 import { parseConversationId } from '@legion-collective/core/internal';
 import { authorOf, renderMessage, renderMessages } from '../render/message-lines.js';
-import { styleFor } from '../render/style.js';
+import { markdownEnabled, styleFor, type Style } from '../render/style.js';
+import type { MessageLineOptions } from '../render/message-lines.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
 import { stdout, stderr, inert, inertLine } from '../render/terminal-text.js';
 
@@ -55,6 +56,8 @@ export async function logCommand(given: string | undefined, options: LogOptions)
       );
     }
     const style = styleFor(process.stdout);
+    // Indented by two under each message's header.
+    const markdown = !options.json && markdownEnabled(process.stdout) ? await markdownFor(style, (process.stdout.columns || 80) - 2) : {};
     const who = { initiator: key.initiator, responder: key.responder };
     const printJson = (message: Message): void => {
       stdout.json({ sessionId: following, conversationId: id, author: authorOf(message, key.initiator, key.responder), message });
@@ -93,7 +96,7 @@ export async function logCommand(given: string | undefined, options: LogOptions)
     const seen = new Set(history.map((message) => message.id));
     if (options.json) for (const message of history) printJson(message);
     else {
-      const lines = renderMessages(history, who, style);
+      const lines = renderMessages(history, who, style, markdown);
       if (lines.length > 0) stdout.write(`${lines.join('\n')}\n`);
       else if (!options.follow) stdout.write(style.dim('No messages yet.\n'));
     }
@@ -107,7 +110,7 @@ export async function logCommand(given: string | undefined, options: LogOptions)
       if (seen.has(message.id)) return;
       seen.add(message.id);
       if (options.json) return printJson(message);
-      const lines = renderMessage(message, who, style, () => undefined, shownCalls);
+      const lines = renderMessage(message, who, style, () => undefined, shownCalls, markdown);
       for (const block of message.content) if (block.type === 'tool_use') shownCalls.add(block.id);
       if (lines.length > 0) stdout.write(`${lines.join('\n')}\n`);
     };
@@ -125,4 +128,10 @@ export async function logCommand(given: string | undefined, options: LogOptions)
   } finally {
     await legion.close();
   }
+}
+
+/** Loaded only on a terminal that shows markdown: piped output never reads the renderer. */
+async function markdownFor(style: Style, width: number): Promise<MessageLineOptions> {
+  const { markdownLines } = await import('../render/markdown.js');
+  return { markdown: (text) => markdownLines(text, width, style) };
 }

@@ -7,7 +7,7 @@ import { pauseLines, reportedStatus } from './pause-lines.js';
 import type { RunReport, StreamLine } from '../headless/stream-line.js';
 import { streamLineOf } from '../headless/stream-lines.js';
 import { printConversation } from '../render/conversation-printer.js';
-import { styleFor } from '../render/style.js';
+import { markdownEnabled, styleFor } from '../render/style.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
 import { stdout, stderr, inert, inertLine } from '../render/terminal-text.js';
 
@@ -123,7 +123,9 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
       );
     }
   });
-  const stopPrinting = options.verbose ? printConversation(legion.events, stderr, { you: from }) : undefined;
+  const stopPrinting = options.verbose
+    ? printConversation(legion.events, stderr, { you: from, markdown: await markdownFor(process.stderr) })
+    : undefined;
   // The printer shows later warnings as they happen; these came while the workspace opened.
   if (options.verbose) for (const warning of legion.warnings) stderr.write(`warning: ${inert(warning)}\n`);
   const controller = new AbortController();
@@ -172,8 +174,8 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     // A script reads the report; a person (or its log) reads stderr: a failure is said on both.
     if (result.status === 'error') stderr.write(`legion: ${inertLine(to)} could not answer: ${inert(result.error)}\n`);
   } else if (result.status === 'success') {
-    // The reply is the model's: shown as it is, nothing in it acted on by the terminal.
-    stdout.write(`${inert(result.reply)}\n`);
+    // The reply is the model's: shown as it is (rendered from markdown on a terminal), nothing in it acted on by the terminal.
+    stdout.write(`${await replyText(inert(result.reply))}\n`);
     if (result.truncated)
       stderr.write(
         `warning: ${inertLine(to)}'s reply was cut off at the model's output limit (raise "maxTokens" in its model settings, or ask it to continue)\n`,
@@ -193,6 +195,19 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   }
   if (!options.verbose) for (const warning of warnings) stderr.write(`warning: ${inert(warning)}\n`);
   return result.status === 'success' ? 0 : result.status === 'paused' ? 2 : 1;
+}
+
+/** Renders markdown for `stream` when it shows markdown (see `markdownEnabled`); loaded only then. */
+async function markdownFor(stream: NodeJS.WriteStream): Promise<((text: string) => string[]) | undefined> {
+  if (!markdownEnabled(stream)) return undefined;
+  const { markdownLines } = await import('../render/markdown.js');
+  return (text) => markdownLines(text, stream.columns || 80, styleFor(stream));
+}
+
+/** The (inert) reply for stdout: as the model wrote it when piped or under NO_COLOR, rendered from markdown on a terminal. */
+async function replyText(reply: string): Promise<string> {
+  const markdown = await markdownFor(process.stdout);
+  return markdown ? markdown(reply).join('\n') : reply;
 }
 
 function formatWait(ms: number): string {

@@ -8,7 +8,11 @@ const COMMUNICATE = 'communicate';
  * Prints a collective's work as it happens, one line per step, indented by
  * delegation depth: who says what to whom, which tools run and what they return.
  */
-export function printConversation(events: EventBus, out: TerminalOut, options: { you?: string; width?: number } = {}): () => void {
+export function printConversation(
+  events: EventBus,
+  out: TerminalOut,
+  options: { you?: string; width?: number; markdown?: ((text: string) => string[]) | undefined } = {},
+): () => void {
   const style = out.style;
   const width = options.width ?? 160;
   const depths = new ConversationDepths();
@@ -38,7 +42,10 @@ export function printConversation(events: EventBus, out: TerminalOut, options: {
           line(depth + 1, `${style.dim(`${name(event.author)}:`)} ${style.dim(clip(text))}`);
         } else {
           const isTop = depth === 0;
-          line(depth, `${style.green(`${name(event.author)} → ${name(event.initiator)}`)}  ${isTop ? inert(text.trim()) : clip(text)}`);
+          const header = style.green(`${name(event.author)} → ${name(event.initiator)}`);
+          // The answer to you is shown whole (as markdown on a terminal that renders it: `options.markdown`), a delegate's on one line.
+          if (isTop && options.markdown) line(depth, `${header}\n${options.markdown(text.trim()).join('\n')}`);
+          else line(depth, `${header}  ${isTop ? inert(text.trim()) : clip(text)}`);
         }
         break;
       }

@@ -42,13 +42,27 @@ export function resultLine(result: ToolResultBlock, style: Style): string {
  * are looked up in the messages given, so a call whose result comes later shows
  * just the call).
  */
-export function renderMessages(messages: readonly Message[], who: { initiator: string; responder: string }, style: Style): string[] {
+export function renderMessages(
+  messages: readonly Message[],
+  who: { initiator: string; responder: string },
+  style: Style,
+  options: MessageLineOptions = {},
+): string[] {
   const results = new Map<string, ToolResultBlock>();
   for (const message of messages)
     for (const block of message.content) if (block.type === 'tool_result') results.set(block.toolUseId, block);
   const lines: string[] = [];
-  for (const message of messages) lines.push(...renderMessage(message, who, style, (id) => results.get(id)));
+  for (const message of messages) lines.push(...renderMessage(message, who, style, (id) => results.get(id), undefined, options));
   return lines;
+}
+
+export interface MessageLineOptions {
+  /**
+   * Renders a message's text as markdown lines (`markdownLines` at the terminal's width, where
+   * `markdownEnabled`); without it, the text as written. Passed in, so the commands that list
+   * messages on one line do not load the markdown renderer.
+   */
+  readonly markdown?: ((text: string) => string[]) | undefined;
 }
 
 /** One message; tool results whose call is in `resultOf`'s view are left to that call's line. */
@@ -58,6 +72,7 @@ export function renderMessage(
   style: Style,
   resultOf: (toolUseId: string) => ToolResultBlock | undefined,
   shownCalls?: ReadonlySet<string>,
+  options: MessageLineOptions = {},
 ): string[] {
   const lines: string[] = [];
   const author = authorOf(message, who.initiator, who.responder);
@@ -70,13 +85,8 @@ export function renderMessage(
   const header = `${style.cyan(inertLine(author))} ${style.dim(inertLine(readableTime(message.at)))}`;
   const toolUses = message.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
   if (text || toolUses.length > 0) lines.push(header);
-  // The text is a model's (or a tool's): made inert, its own line breaks kept.
-  if (text)
-    lines.push(
-      ...inert(text)
-        .split('\n')
-        .map((line) => `  ${line}`),
-    );
+  // The text is a model's (or a tool's): made inert, its own line breaks kept (or rendered from markdown, inert too).
+  if (text) lines.push(...(options.markdown ? options.markdown(text) : inert(text).split('\n')).map((line) => `  ${line}`));
   for (const toolUse of toolUses) lines.push(toolLine(toolUse, resultOf(toolUse.id), style));
   // A result is shown on its own only when its call was shown earlier without it (a live tail).
   for (const block of message.content)

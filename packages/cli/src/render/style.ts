@@ -14,9 +14,21 @@ export function colorEnabled(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv 
   return stream.isTTY === true;
 }
 
+/**
+ * Whether replies written to `stream` are rendered as markdown: only on a
+ * terminal that gets colours. Piped, or under NO_COLOR, a reply stays the raw
+ * markdown the model wrote, unchanged: a script reads what was said, and
+ * without colours the markers are what carries the emphasis.
+ */
+export function markdownEnabled(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): boolean {
+  return stream.isTTY === true && colorEnabled(stream, env);
+}
+
 export interface Style {
   readonly bold: (text: string) => string;
   readonly dim: (text: string) => string;
+  readonly italic: (text: string) => string;
+  readonly underline: (text: string) => string;
   readonly green: (text: string) => string;
   readonly red: (text: string) => string;
   readonly yellow: (text: string) => string;
@@ -47,6 +59,8 @@ function makeStyle(on: boolean): Style {
   return {
     bold: paint('bold'),
     dim: paint('dim'),
+    italic: paint('italic'),
+    underline: paint('underline'),
     green: paint('green'),
     red: paint('red'),
     yellow: paint('yellow'),

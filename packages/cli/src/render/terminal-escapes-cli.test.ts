@@ -13,7 +13,7 @@ const HOSTILE = `Done.${ESC}]52;c;Y3VybCBldmlsLnNoIHwgc2g=${BEL} ${ESC}]0;owned$
 const HOSTILE_SHOWN =
   'Done.\\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\\x07 \\x1b]0;owned\\x07 \\x1b[2J\\x1b[3J \\x1b[31mred\\x1b[8mhidden\\x1b[28m <U+202E>gnp.exe<U+202C> \\x9b2J end';
 /** The colour codes Legion's own styling writes (node:util styleText): with colour on, the only escapes allowed out. */
-const LEGION_STYLE = /\x1b\[(?:1|2|22|3[1-6]|9[456]|39)m/g;
+const LEGION_STYLE = /\x1b\[(?:(?:0|[1234]|2[234]|3[1-69]|9[456])(?:;(?:0|[1234]|2[234]|3[1-69]|9[456]))*)?m/g;
 
 /** What is left that a terminal would act on (C0 but new line and tab, DEL, C1, bidi controls) once Legion's own colours are taken out. */
 function active(output: string): string[] {

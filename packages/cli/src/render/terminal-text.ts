@@ -51,10 +51,13 @@ export function inertLine(text: string): string {
 
 /**
  * The colours and weights Legion's own styling writes (node:util `styleText`
- * with the formats `render/style.ts` offers, participants' colours among them):
- * the only escape sequences a terminal writer lets through.
+ * with the formats `render/style.ts` offers, participants' colours among them),
+ * alone or combined in one sequence, and the plain reset (pi-tui's line wrapping
+ * carries a style over to the next line as one combined sequence): the only
+ * escape sequences a terminal writer lets through. None of them moves, hides or
+ * erases anything.
  */
-const LEGION_STYLE = /\x1b\[(?:1|2|22|3[1-6]|9[456]|39)m/g;
+const LEGION_STYLE = /\x1b\[(?:(?:0|[1234]|2[234]|3[1-69]|9[456])(?:;(?:0|[1234]|2[234]|3[1-69]|9[456]))*)?m/g;
 
 /**
  * What every terminal writer passes its whole output through, Legion's own

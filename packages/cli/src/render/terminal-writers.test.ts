@@ -17,6 +17,14 @@ const ALLOWED: Record<string, { pattern: RegExp; why: string }[]> = {
     { pattern: /process\.stderr\.write = /g, why: 'puts its stderr capture in place and back' },
     { pattern: /process\.stderr\.write\(terminalSafe\(/g, why: 'the rest of a captured line, made safe' },
     { pattern: /\.setText\((?:terminalSafe\(|text \? terminalSafe\()/g, why: 'every component the Screen fills, made safe' },
+    {
+      pattern: /this\.terminal\.write\(`\\x1b\[\$\{rows\};1H\$\{'\\n'\.repeat\(rows\)\}\\x1b\[H`\)/g,
+      why: '/clear: new lines that scroll the screen into the scrollback',
+    },
+    {
+      pattern: /this\.terminal\.write\(`\\x1b\]52;c;\$\{Buffer\.from\(text, 'utf8'\)\.toString\('base64'\)\}\\x07`\)/g,
+      why: '/copy: OSC 52 with the text base64-encoded, so none of it is a control',
+    },
   ],
   'repl/card-view.ts': [{ pattern: /this\.text\.setText\(/g, why: 'the card text Screen.setCard made safe' }],
   // readline writes its prompt to the terminal: these prompts hold only Legion's words or text made inert.

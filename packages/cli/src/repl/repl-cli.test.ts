@@ -439,7 +439,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     terminal.type('Ask the developer');
     await terminal.waitFor('coordinator: The developer said hi.');
     terminal.type('/cost');
-    const shown = await terminal.waitFor(/coordinator {2}own .*\n/);
+    const shown = await terminal.waitFor(/› \/cost\n(?:.*\n){2}\s+coordinator\s+\d+ tokens.*\n/);
     const [session] = readdirSync(join(workspace.dir, '.legion/sessions')).filter((name) => !name.startsWith('.'));
     const ledger = readFileSync(join(workspace.dir, '.legion/sessions', session!, 'usage.jsonl'), 'utf8')
       .split('\n')
@@ -448,11 +448,17 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     const summary = summarizeUsage(ledger);
     expect(summary.total.calls).toBe(3);
     const tokens = (totals: { inputTokens: number; outputTokens: number }) => `${totals.inputTokens + totals.outputTokens} tokens`;
-    expect(shown).toContain(`session  ${tokens(summary.total)}`);
-    expect(shown).toContain(`${summary.total.calls} calls`);
+    // A table: "own" and "with delegates" head their columns, and every row's figures start under them.
+    const table = shown.slice(shown.lastIndexOf('› /cost')).split('\n').slice(1);
+    const head = table[0]!;
+    expect(head).toMatch(/^\s+own\s+with delegates$/);
+    const ownAt = head.indexOf('own');
+    const withAt = head.indexOf('with delegates');
+    const row = (name: string): string => table.find((line) => line.trimStart().startsWith(`${name} `)) ?? '';
+    expect(row('session').slice(withAt)).toMatch(new RegExp(`^${tokens(summary.total)} +\\S+ +${summary.total.calls} calls`));
     for (const [id, totals] of Object.entries(summary.byParticipant)) {
-      expect(shown).toContain(`${id}  own ${tokens(totals.own)}`);
-      expect(shown).toMatch(new RegExp(`${id} {2}own .* with delegates ${tokens(totals.withDelegates)}`));
+      expect(row(id).slice(ownAt), id).toMatch(new RegExp(`^${tokens(totals.own)} `));
+      expect(row(id).slice(withAt), id).toMatch(new RegExp(`^${tokens(totals.withDelegates)} `));
     }
   }, 90_000);
 
@@ -782,6 +788,21 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     await terminal.waitFor('coordinator: Second noted.');
   }, 60_000);
 
+  it('/help: every description starts in one column, and a long one wraps under itself', async () => {
+    await startRepl();
+    terminal.type('/help');
+    const shown = await terminal.waitFor(/^Keys\n(?:.*\n)*.*Ctrl-C twice/m);
+    const commands = shown.slice(shown.lastIndexOf('\nCommands\n') + 10, shown.lastIndexOf('\nKeys\n')).split('\n');
+    const column = commands[0]!.indexOf('commands and keys');
+    expect(column).toBeGreaterThan(10);
+    for (const line of commands) {
+      // A command's line: its name, spaces, its description at the column; a wrapped line: spaces up to it.
+      expect(line.slice(0, column).trim() === '' || /^ {2}[/!]\S.*\s$/.test(line.slice(0, column)), line).toBe(true);
+      expect(line.charAt(column), line).not.toBe(' ');
+    }
+    expect(commands.some((line) => line.slice(0, column).trim() === '')).toBe(true);
+  }, 60_000);
+
   it('slash commands: /agents, /convo, /history, /compact, /new, /sessions, /clear', async () => {
     mock.on({ userMessage: 'In the review thread' }, { content: 'Noted in review.' });
     await startRepl();
@@ -810,6 +831,10 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     const listed = await terminal.waitFor(/← current/);
     expect(listed).toContain(`${first}  last active`);
     terminal.type('/clear');
-    await terminal.waitFor(/^(?![\s\S]*Compacted user__coordinator__review)/);
+    // The screen is cleared; what was on it is in the terminal's scrollback, not erased.
+    const deadline = Date.now() + 30_000;
+    while (terminal.visible().includes('← current') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(terminal.visible()).not.toContain('← current');
+    expect(terminal.screen()).toContain('Compacted user__coordinator__review');
   }, 60_000);
 });

@@ -173,6 +173,14 @@ class Repl implements ReplControl {
     this.screen.clear();
   }
 
+  get replies(): readonly string[] {
+    return this.screen.replies;
+  }
+
+  copyToClipboard(text: string): void {
+    this.screen.copyToClipboard(text);
+  }
+
   setTarget(to: string, conversation?: string): void {
     this.target.to = to;
     this.target.conversation = conversation;
@@ -399,7 +407,7 @@ class Repl implements ReplControl {
   private report(result: TurnResult): void {
     if (result.status === 'success') {
       if (!this.activity.streamed.has(result.conversationId))
-        this.print(`${style.bold(style.cyan(inertLine(parseResponder(result.conversationId))))}: ${inert(result.reply)}`);
+        this.screen.printReply(`${style.bold(style.cyan(inertLine(parseResponder(result.conversationId))))}: `, inert(result.reply));
       if (result.truncated) this.print(style.yellow("  (the reply was cut off at the model's output limit)"));
     } else if (result.status === 'paused') {
       const pause = this.driver.explainPause(result.requests);

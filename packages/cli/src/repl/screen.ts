@@ -9,7 +9,8 @@ import {
   type Terminal,
 } from '@mariozechner/pi-tui';
 import { format } from 'node:util';
-import { styleFor } from '../render/style.js';
+import { markdownEnabled, styleFor } from '../render/style.js';
+import { markdownLines } from '../render/markdown.js';
 import { inert, terminalSafe } from '../render/terminal-text.js';
 import { CardView } from './card-view.js';
 import { Transcript } from './transcript.js';
@@ -35,11 +36,14 @@ export class Screen {
   /** A transient line: a picker, a history search, "press Ctrl-C again". */
   private readonly hint = new Text('', 0, 0);
 
+  /** The replies shown, oldest first, as the model wrote them (made inert): for /raw and /copy. */
+  readonly replies: string[] = [];
+
   /** Settles once the first frame is on the terminal (after `start`). */
   readonly drawn: Promise<void>;
   private readonly frames: FrameWatch;
 
-  constructor(terminal: Terminal = new ProcessTerminal()) {
+  constructor(private readonly terminal: Terminal = new ProcessTerminal()) {
     this.tui = new TUI(terminal);
     this.frames = new FrameWatch();
     this.drawn = this.frames.next();
@@ -68,6 +72,7 @@ export class Screen {
     this.transcript = new Transcript(
       () => terminal.rows,
       (width) => linesOf(below, width),
+      markdownEnabled(process.stdout) ? (text, width) => markdownLines(text, width, style) : undefined,
     );
     for (const part of [this.transcript, ...below, this.frames]) this.tui.addChild(part);
     this.tui.setFocus(this.editor);
@@ -188,25 +193,46 @@ export class Screen {
     this.tui.requestRender();
   }
 
+  /** A reply that is complete already (it did not stream), under its header: markdown rendered on a terminal with colours. */
+  printReply(header: string, text: string): void {
+    const shown = inert(text);
+    this.remember(shown);
+    this.transcript.printReply(terminalSafe(header), shown);
+    this.tui.requestRender();
+  }
+
   /** A block that grows while its text streams; `finish` moves it among the printed lines. */
   openStream(header: string, margin = ''): { append(text: string): void; finish(): void } {
     const stream = this.transcript.open(terminalSafe(header), margin);
     this.tui.requestRender();
     // A CR that ends a delta is held back: the next may begin with the new line that makes it a line break, not a lone CR.
     let heldCarriageReturn = false;
+    let whole = '';
+    const append = (text: string): void => {
+      whole += text;
+      stream.append(text);
+    };
     return {
       append: (delta) => {
         const text = `${heldCarriageReturn ? '\r' : ''}${delta}`;
         heldCarriageReturn = text.endsWith('\r');
-        stream.append(inert(heldCarriageReturn ? text.slice(0, -1) : text));
+        append(inert(heldCarriageReturn ? text.slice(0, -1) : text));
         this.tui.requestRender();
       },
       finish: () => {
-        if (heldCarriageReturn) stream.append(inert('\r'));
+        if (heldCarriageReturn) append(inert('\r'));
         stream.finish();
+        this.remember(whole);
         this.tui.requestRender();
       },
     };
+  }
+
+  private remember(reply: string): void {
+    if (reply.trim() === '') return;
+    this.replies.push(reply);
+    // Enough for "/raw 20"; a long session does not keep every reply twice.
+    if (this.replies.length > 50) this.replies.shift();
   }
 
   setCard(text: string): void {
@@ -243,10 +269,34 @@ export class Screen {
     this.tui.requestRender();
   }
 
-  /** Clears the screen (the terminal's scrollback too); the session's data is untouched. */
+  /**
+   * Clears the screen and keeps the scrollback: what is on the screen is scrolled up into it
+   * (new lines at the bottom row), the cursor goes home, and the renderer starts afresh there,
+   * as on its first frame. pi-tui's own forced redraw would erase the scrollback (ESC [3J); it has
+   * no public way to start over without that, so its render state is reset here by name (the
+   * version is pinned; if those fields are not there, the old full redraw is done instead).
+   */
   clear(): void {
     this.transcript.clear();
-    this.tui.requestRender(true);
+    const fresh = {
+      previousLines: [],
+      previousWidth: 0,
+      previousHeight: 0,
+      cursorRow: 0,
+      hardwareCursorRow: 0,
+      maxLinesRendered: 0,
+      previousViewportTop: 0,
+    };
+    if (!Object.keys(fresh).every((field) => field in this.tui)) return this.tui.requestRender(true);
+    const rows = this.terminal.rows;
+    this.terminal.write(`\x1b[${rows};1H${'\n'.repeat(rows)}\x1b[H`);
+    Object.assign(this.tui, fresh);
+    this.tui.requestRender();
+  }
+
+  /** Puts text on the terminal's clipboard (OSC 52: the text goes base64-encoded, so nothing in it reaches the terminal as a control). */
+  copyToClipboard(text: string): void {
+    this.terminal.write(`\x1b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\x07`);
   }
 }
 

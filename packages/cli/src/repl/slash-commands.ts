@@ -1,5 +1,5 @@
 import { APPROVAL_CHOICES, type ApprovalChoice, type ApprovalRule } from '@legion-collective/core';
-import type { AutocompleteItem, SlashCommand } from '@mariozechner/pi-tui';
+import { wrapTextWithAnsi, type AutocompleteItem, type SlashCommand } from '@mariozechner/pi-tui';
 import type { Legion, Session } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
 import { approvalInputLines } from '../render/approval-input.js';
@@ -7,6 +7,8 @@ import { inertLine } from '../render/terminal-text.js';
 import { endingLine } from '../render/message-lines.js';
 import { clip, formatCost, formatTokens } from './format.js';
 import { contextLines } from './context-view.js';
+import { columns, displayWidth } from '../render/columns.js';
+import { codeBlocks } from '../render/markdown.js';
 import { compactionLine } from '../render/compaction-line.js';
 import { conversationId } from '@legion-collective/core/internal';
 import { approveChoiceOf } from '../approve-flags.js';
@@ -21,6 +23,10 @@ export interface ReplControl {
   readonly target: { to: string; conversation?: string | undefined };
   print(text: string): void;
   clearScreen(): void;
+  /** The replies shown, oldest first, as the model wrote them (made inert). */
+  readonly replies: readonly string[];
+  /** Puts text on the terminal's clipboard. */
+  copyToClipboard(text: string): void;
   setTarget(to: string, conversation?: string): void;
   switchSession(session: Session): Promise<void>;
   /** Shows a numbered list; the next line typed picks from it. */
@@ -245,14 +251,27 @@ const COMMANDS: Command[] = [
     description: 'tokens and cost of this session per participant, own and with delegates',
     run: async (control) => {
       const usage = await control.session.usage();
-      control.print(
-        `  ${style.bold('session')}  ${formatTokens(usage.total)}  ${formatCost(usage.total.costUsd)}  ${usage.total.calls} calls${usage.total.unpricedCalls ? style.dim(` (${usage.total.unpricedCalls} without a price)`) : ''}`,
-      );
-      for (const [id, totals] of Object.entries(usage.byParticipant)) {
-        control.print(
-          `  ${id}  own ${formatTokens(totals.own)} ${formatCost(totals.own.costUsd, totals.own.unpricedCalls)}  with delegates ${formatTokens(totals.withDelegates)} ${formatCost(totals.withDelegates.costUsd, totals.withDelegates.unpricedCalls)}`,
-        );
-      }
+      const unpriced = usage.total.unpricedCalls ? style.dim(` (${usage.total.unpricedCalls} without a price)`) : '';
+      const rows = [
+        ['', style.dim('own'), '', style.dim('with delegates'), '', ''],
+        [
+          style.bold('session'),
+          '',
+          '',
+          formatTokens(usage.total),
+          formatCost(usage.total.costUsd),
+          `${usage.total.calls} calls${unpriced}`,
+        ],
+        ...Object.entries(usage.byParticipant).map(([id, totals]) => [
+          inertLine(id),
+          formatTokens(totals.own),
+          formatCost(totals.own.costUsd, totals.own.unpricedCalls),
+          formatTokens(totals.withDelegates),
+          formatCost(totals.withDelegates.costUsd, totals.withDelegates.unpricedCalls),
+          '',
+        ]),
+      ];
+      control.print(indent(columns(rows)));
     },
   },
   {
@@ -304,9 +323,89 @@ const COMMANDS: Command[] = [
       for (const line of contextLines(report, style)) control.print(line);
     },
   },
-  { name: 'clear', description: 'clear the screen (not the data)', run: (control) => control.clearScreen() },
+  {
+    name: 'raw',
+    args: '[n]',
+    description: 'the last reply (or the nth from last) again, as the markdown the model wrote',
+    run: (control, args) => {
+      const reply = replyArgument(control, args);
+      if (reply !== undefined) control.print(reply);
+    },
+  },
+  {
+    name: 'copy',
+    args: '[n]',
+    description: "the last reply's code block (the nth with n) to the clipboard, code only; without a code block, the reply",
+    run: (control, args) => copyCommand(control, args),
+  },
+  {
+    name: 'clear',
+    description: 'clear the screen; what was on it stays in the scrollback (the session is untouched)',
+    run: (control) => control.clearScreen(),
+  },
   { name: 'quit', description: 'leave (Ctrl-D does too)', run: (control) => control.quit() },
 ];
+
+/** The reply `/raw n` names (1, the default, is the last), or undefined after saying there is none. */
+function replyArgument(control: ReplControl, args: string): string | undefined {
+  const back = args.trim() === '' ? 1 : Number.parseInt(args, 10);
+  const reply = Number.isInteger(back) && back > 0 ? control.replies[control.replies.length - back] : undefined;
+  if (reply === undefined)
+    control.print(
+      style.red(
+        control.replies.length === 0 ? 'No reply yet.' : `Which reply? /raw 1 is the last, /raw ${control.replies.length} the first kept.`,
+      ),
+    );
+  return reply;
+}
+
+/**
+ * `/copy [n]`: the code, without its fences or the frame it is shown in, goes to the clipboard
+ * through the terminal (OSC 52, which works over ssh and in tmux with set-clipboard on), and is
+ * printed bare below, so a terminal that ignores OSC 52 still shows exactly what to select.
+ * The last block by default: a reply's final code block is most often the one it ends on.
+ */
+function copyCommand(control: ReplControl, args: string): void {
+  const reply = control.replies.at(-1);
+  if (reply === undefined) return control.print(style.red('No reply yet.'));
+  const blocks = codeBlocks(reply);
+  if (blocks.length === 0) {
+    control.copyToClipboard(reply);
+    return control.print(style.dim('  The last reply has no code block: its text is on the clipboard (OSC 52).'));
+  }
+  const number = args.trim() === '' ? blocks.length : Number.parseInt(args, 10);
+  const block = Number.isInteger(number) ? blocks[number - 1] : undefined;
+  if (!block) return control.print(style.red(`Which code block? The last reply has ${blocks.length}: /copy 1 to /copy ${blocks.length}.`));
+  control.copyToClipboard(block.code);
+  const lines = block.code.split('\n').length;
+  control.print(
+    style.dim(
+      `  code block ${number} of ${blocks.length}${block.language ? ` (${inertLine(block.language)})` : ''}, ${lines} line${lines === 1 ? '' : 's'}: on the clipboard (OSC 52), and bare below`,
+    ),
+  );
+  control.print(block.code);
+}
+
+/**
+ * Terms and what they mean in two columns, each meaning wrapped under itself
+ * (a hanging indent), so a long one does not run back under the terms.
+ */
+function definitions(rows: ReadonlyArray<readonly [string, string]>, width: number): string[] {
+  const termWidth = Math.max(...rows.map(([term]) => displayWidth(term)));
+  const room = Math.max(20, width - termWidth - 4);
+  return rows.flatMap(([term, meaning]) =>
+    wrapTextWithAnsi(meaning, room).map(
+      (line, index) => `  ${index === 0 ? term + ' '.repeat(termWidth - displayWidth(term)) : ' '.repeat(termWidth)}  ${style.dim(line)}`,
+    ),
+  );
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+}
 
 async function pendingItems(control: ReplControl, prefix: string): Promise<AutocompleteItem[]> {
   return (await control.session.approvals.list({ status: 'pending' }))
@@ -351,17 +450,26 @@ function rulesCommand(control: ReplControl, verb: string | undefined, id: string
   }
 }
 
-export function helpText(): string {
-  const commands = COMMANDS.map(
-    (command) => `  /${command.name}${command.args ? ` ${command.args}` : ''}  ${style.dim(command.description)}`,
-  );
+export function helpText(width = process.stdout.columns || 80): string {
+  const commands = COMMANDS.map((command) => [`/${command.name}${command.args ? ` ${command.args}` : ''}`, command.description] as const);
   return [
     style.bold('Commands'),
-    ...commands,
-    `  !command  ${style.dim('run a shell command here and show its output (not sent to the agent)')}`,
+    ...definitions([...commands, ['!command', 'run a shell command here and show its output (not sent to the agent)']], width),
     style.bold('Keys'),
-    `  Enter send · Shift+Enter, Alt+Enter, Ctrl-J or \\ then Enter new line · ↑/↓ history · Ctrl-R search history · Tab complete · @path a file reference`,
-    `  Esc or Ctrl-C cancel the running turn · Ctrl-O expand the last folded result or message (again: the one before; or a card too tall for the terminal) · Ctrl-C twice on an empty line or Ctrl-D quit`,
+    ...definitions(
+      [
+        ['Enter', 'send'],
+        ['Shift+Enter, Alt+Enter, Ctrl-J, \\ Enter', 'new line'],
+        ['↑ ↓', 'history'],
+        ['Ctrl-R', 'search history'],
+        ['Tab', 'complete'],
+        ['@path', 'a file reference'],
+        ['Esc, Ctrl-C', 'cancel the running turn'],
+        ['Ctrl-O', 'expand the last folded result or message (again: the one before; or a card too tall for the terminal)'],
+        ['Ctrl-C twice, Ctrl-D', 'quit (Ctrl-C twice on an empty line)'],
+      ],
+      width,
+    ),
     `  On an approval card: ${APPROVAL_CHOICES.map((words) => `${words.key} ${words.short}`).join(' · ')}`,
   ].join('\n');
 }

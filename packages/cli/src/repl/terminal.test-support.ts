@@ -50,6 +50,17 @@ export class TmuxTerminal {
     return this.tmux('capture-pane', '-p', '-e', '-J', '-S', '-', '-t', 'main');
   }
 
+  /** What is on the screen now, without the scrollback. */
+  visible(): string {
+    return this.tmux('capture-pane', '-p', '-J', '-t', 'main');
+  }
+
+  /** What programs in the terminal put on tmux's clipboard (OSC 52, with `set-clipboard on`), or undefined when nothing did. */
+  clipboard(): string | undefined {
+    const result = spawnSync('tmux', ['-S', this.socket, 'show-buffer'], { env: this.env, encoding: 'utf8' });
+    return result.status === 0 ? result.stdout : undefined;
+  }
+
   /** `pollMs` small catches a moment that passes quickly (the few hundred milliseconds of start-up). */
   async waitFor(expected: string | RegExp, after = 0, pollMs = 100): Promise<string> {
     const deadline = Date.now() + SCREEN_LIMIT_MS;

@@ -1,4 +1,7 @@
 import { visibleWidth } from '@mariozechner/pi-tui';
+import { stripVTControlCharacters } from 'node:util';
+import { markdownLines } from '../render/markdown.js';
+import { styleFor } from '../render/style.js';
 import { Transcript } from './transcript.js';
 
 const ROWS = 12;
@@ -145,5 +148,102 @@ describe('Transcript: the streams and what is under them stay within the termina
     }
     stream.finish();
     for (const line of transcript.render(16)) expect(visibleWidth(line), line).toBeLessThanOrEqual(16);
+  });
+});
+
+describe('Transcript with markdown: replies rendered, the same guarantees', () => {
+  const style = styleFor({ isTTY: true } as NodeJS.WriteStream);
+  const make = () =>
+    new Transcript(
+      () => ROWS,
+      () => BELOW,
+      (text, width) => markdownLines(text, width, style),
+    );
+  const plain = (lines: string[]): string[] => lines.map((line) => stripVTControlCharacters(line));
+
+  it('a reply that starts with a paragraph goes on its header line; one that starts with a heading or a list, under it', () => {
+    const transcript = make();
+    const paragraph = transcript.open('agent: ');
+    paragraph.append('Sure, **hello** there.');
+    paragraph.finish();
+    transcript.printReply('other: ', '# Title\n\n- one\n- two');
+    expect(plain(transcript.render(WIDTH))).toEqual(['agent: Sure, hello there.', 'other:', 'Title', '', '- one', '- two']);
+  });
+
+  it('a streamed reply taller than the terminal: each block once, no marker, none changed above the screen', () => {
+    const transcript = make();
+    const stream = transcript.open('agent: ');
+    const blocks = Array.from({ length: 20 }, (_, index) => `Block **${index + 1}** ends.\n\n`);
+    const final = frames(transcript, [...blocks.map((block) => () => stream.append(block)), () => stream.finish()]);
+    const shown = plain(final);
+    for (let index = 1; index <= 20; index += 1) expect(shown.filter((line) => line.endsWith(`Block ${index} ends.`))).toHaveLength(1);
+    expect(shown.join('\n')).not.toContain('**');
+  });
+
+  it('streamed in small deltas, a reply renders as it does whole: finished blocks are rendered once, alike', () => {
+    const reply = [
+      'Intro with **bold**.',
+      '',
+      '## Heading',
+      '',
+      '- a list',
+      '- that is loose',
+      '',
+      '- still the list',
+      '',
+      '1. one',
+      '',
+      '2. two, loose',
+      '',
+      '10. ten',
+      '',
+      '```ts',
+      'const a = 1;',
+      '',
+      'const b = 2;',
+      '```',
+      '',
+      '| a | b |',
+      '|---|---|',
+      '| 1 | 2 |',
+      '',
+      '> a quote',
+      'lazily continued',
+      '',
+      '    indented code',
+      '',
+      '    more of it',
+      '',
+      'Setext heading',
+      '---',
+      '',
+      'The end.',
+    ].join('\n');
+    const transcript = new Transcript(
+      () => 500,
+      () => BELOW,
+      (text, width) => markdownLines(text, width, style),
+    );
+    const stream = transcript.open('agent: ');
+    for (const character of reply) {
+      stream.append(character);
+      transcript.render(WIDTH);
+    }
+    stream.finish();
+    const expected = markdownLines(`agent: ${reply}`, WIDTH, style);
+    expect(plain(transcript.render(WIDTH))).toEqual(plain(expected));
+  });
+
+  it('the terminal narrows while a markdown stream goes on: every block ends in the scrollback once', () => {
+    const transcript = make();
+    const stream = transcript.open('agent: ');
+    const blocks = Array.from({ length: 40 }, (_, index) => `Paragraph ${index + 1} is *here*, with words enough to wrap twice.\n\n`);
+    blocks.forEach((block, index) => {
+      stream.append(block);
+      transcript.render(index < 25 ? WIDTH : 25);
+    });
+    stream.finish();
+    const shown = plain(transcript.render(25)).join(' ');
+    for (let index = 1; index <= 40; index += 1) expect(shown.split(`Paragraph ${index} is`).length - 1, `paragraph ${index}`).toBe(1);
   });
 });

@@ -115,8 +115,9 @@ export function readDescriptor(fd: number, requested: string, maxBytes: number =
   const chunks: Buffer[] = [];
   let total = 0;
   for (;;) {
-    // One byte past the size, to see the end in one read; never more than one past the limit.
-    const chunk = Buffer.allocUnsafe(Math.min(Math.max(64 * 1024, stats.size - total + 1), maxBytes + 1 - total));
+    // One byte past the size, to see the end in one read; never more than one past the limit. The small files read
+    // on every turn (session.json, lock files) take a small chunk: 64 KiB each was most of a turn's garbage.
+    const chunk = Buffer.allocUnsafe(Math.min(Math.max(4 * 1024, stats.size - total + 1), maxBytes + 1 - total));
     const read = readSync(fd, chunk, 0, chunk.length, total);
     if (read === 0) break;
     chunks.push(chunk.subarray(0, read));
