@@ -1,6 +1,6 @@
 // The import rules of the monorepo, run by `npm run lint` (and so by .ci/run). Zero exceptions:
-// fix the code, not this file. The layer order is the one written in packages/core/README.md
-// ("Layers"); keep the two in step.
+// fix the code, not this file. The layer order is the one written in docs/design/layers.md;
+// keep the two in step.
 
 /**
  * packages/core/src, bottom to top. A folder (or a file at the root of src) may import only from
@@ -65,7 +65,7 @@ const layerRules = LAYERS.slice(0, -1).map((layer, index) => ({
   name: `layer-${layer.join('+')}`,
   comment: `${layer.join(', ')} sits below ${LAYERS.slice(index + 1)
     .flat()
-    .join(', ')} (packages/core/README.md, "Layers"): it may not import them.`,
+    .join(', ')} (docs/design/layers.md): it may not import them.`,
   severity: 'error',
   from: { path: entryPattern(layer), pathNot: ['\\.test\\.ts$', '/__fixtures__/'] },
   to: { path: entryPattern(LAYERS.slice(index + 1).flat()) },
@@ -99,7 +99,7 @@ module.exports = {
     ...areaRules,
     {
       name: 'core-file-outside-the-layers',
-      comment: 'Every file in packages/core/src belongs to a layer; a new folder is added to LAYERS (and to the README) first.',
+      comment: 'Every file in packages/core/src belongs to a layer; a new folder is added to LAYERS (and to docs/design/layers.md) first.',
       severity: 'error',
       from: { path: CORE, pathNot: [entryPattern(LAYERS.flat()), '\\.test\\.ts$', '/__fixtures__/'] },
       to: {},

@@ -37,7 +37,7 @@ const env = {
   ...process.env,
   NO_COLOR: '1',
   XDG_CONFIG_HOME: join(workspace, '.xdg'),
-  // The binary's compile cache (packages/cli/README.md): filled by the warm-up round, as by a user's first run of each command.
+  // The binary's compile cache (docs/design/cli-binary.md): filled by the warm-up round, as by a user's first run of each command.
   XDG_CACHE_HOME: join(workspace, '.cache'),
   ANTHROPIC_API_KEY: 'bench',
   OPENAI_API_KEY: 'bench',

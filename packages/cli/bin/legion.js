@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `legion` command as npm links it. This file is in git, so `npm ci` in a fresh clone links the
 // command before anything is built; the program itself is the bundle `npm run build` writes to
-// ../dist (see ../README.md, "How the binary is built"). CommonJS (./package.json), as dist/legion.js
+// ../dist (see docs/design/cli-binary.md). CommonJS (./package.json), as dist/legion.js
 // is: an ES module as the main file makes Node start its ES module loader first, some 4 ms of CPU.
 'use strict';
 const { join } = require('node:path');

@@ -1,7 +1,7 @@
 // Builds the `legion` binary: src/legion.ts and everything it imports — core (from its tsc build),
 // zod, commander, the provider and MCP SDKs — bundled by esbuild into dist/legion.js plus chunks
 // that load on first use. Reading a few files instead of some 300 is most of a command's start-up
-// (README.md, "How the binary is built"); splitting keeps what a command does not use unread:
+// (docs/design/cli-binary.md); splitting keeps what a command does not use unread:
 // each `await import('./commands/x.js')` in legion.ts becomes a chunk, and so do the SDKs, which
 // core loads with `import()` only when a provider or an MCP server is used.
 //
@@ -158,7 +158,7 @@ const result = await build({
 /**
  * Each ES module file becomes a CommonJS one, in place: V8 can cache the compiled code of a
  * script (vm.Script's cachedData) but Node 20 offers no such cache for ES modules, and compiling
- * the bundle was a quarter of a command's start-up (README.md, "How the binary is built").
+ * the bundle was a quarter of a command's start-up (docs/design/cli-binary.md).
  * `import()` of a chunk becomes `require()` (still run only when reached, so a command loads
  * what it uses and nothing more); `import.meta.url` becomes the file's own URL.
  */

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { useWorkspace } from './workspace.test-support.js';
 
-// What the built binary reads when it starts: a few files of its own bundle (packages/cli/README.md,
-// "How the binary is built"), and a provider's SDK only when a model of that provider is called.
+// What the built binary reads when it starts: a few files of its own bundle (docs/design/cli-binary.md),
+// and a provider's SDK only when a model of that provider is called.
 // Which package a chunk holds is read from its source map, so the test does not depend on chunk names.
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const LEGION = join(DIST, 'legion.js');

@@ -12,7 +12,7 @@ declare const LEGION_BUILD_ID: string;
 // set at run time changes V8's flag hash, and the code cache Node ships for its own built-in
 // modules is valid only under the hash it was made with, so every built-in the command loads
 // afterwards (node:vm, crypto, streams, readline…) is compiled from source. Ten of them took 21 ms
-// of CPU instead of 8 (README.md, "How the binary is built").
+// of CPU instead of 8 (docs/design/cli-binary.md).
 
 const program = fileURLToPath(new URL('./chunks/legion.js', import.meta.url));
 if (process.env.LEGION_DEBUG) {

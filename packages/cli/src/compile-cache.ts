@@ -1,7 +1,7 @@
 // Runs the bundle's CommonJS files through `vm.Script` with V8's code cache, so that a command
 // skips compiling what it ran last time. Node 20 keeps no compile cache for any module, and Node
 // 22's `module.enableCompileCache()` covers what Node's own loader compiles; this covers the
-// bundle on both (README.md, "How the binary is built").
+// bundle on both (docs/design/cli-binary.md).
 //
 // The cache is an optimisation only: a missing, unreadable, read-only, stale or corrupt cache
 // falls back to compiling, silently, and a bad file is replaced.

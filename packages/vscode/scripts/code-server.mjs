@@ -1,5 +1,5 @@
 // Installs code-server (a real VS Code, from npm) into packages/vscode/.cache/code-server once,
-// with the fixes its install needs on these machines (see README.md, "Tests in a real VS Code").
+// with the fixes its install needs on these machines (see docs/design/vscode-tests.md).
 // Exported for scripts/test-vscode.mjs; `node scripts/code-server.mjs` installs and prints the path.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
