@@ -97,6 +97,14 @@ describe.skipIf(TMUX_MISSING)('replies are rendered from markdown on a terminal,
     await terminal.waitFor('| review | reviewer |', raw.indexOf('› /raw'));
     const rawShown = terminal.screen();
     expect(rawShown.slice(rawShown.indexOf('› /raw'))).toContain(REPLY);
+    // One key away, too: Ctrl-T shows the last reply raw, and the next press the one before it.
+    // (After the raw reply /raw printed: the live region below it is drawn over by what is printed next.)
+    const before = terminal.screen().lastIndexOf('| review | reviewer |');
+    terminal.keys('C-t');
+    await terminal.waitFor('reply 1 back, as written:', before);
+    await terminal.waitFor('| review | reviewer |', terminal.screen().indexOf('reply 1 back, as written:', before));
+    terminal.keys('C-t');
+    await terminal.waitFor('No reply before that one is kept.', before);
 
     expect(terminal.clipboard()).toBeUndefined();
     terminal.type('/copy');

@@ -338,6 +338,10 @@ class Repl implements ReplControl {
       this.search.start();
       return true;
     }
+    if (matchesKey(data, 'ctrl+t')) {
+      this.showRawNext();
+      return true;
+    }
     return false;
   }
 
@@ -459,6 +463,23 @@ class Repl implements ReplControl {
     );
     if (output) this.print(output.replace(/\n$/, ''));
     if (code !== 0) this.print(style.dim(`  (exit ${code ?? 'signal'})`));
+  }
+
+  /** Which reply Ctrl-T shows next, counted back from the last (1); a new reply starts again from it. */
+  private rawBack = { replies: 0, next: 1 };
+
+  /** Ctrl-T: the last reply as the model wrote it (its markdown, raw), then the one before it at each press. */
+  private showRawNext(): void {
+    const { replies } = this.screen;
+    if (this.rawBack.replies !== replies.length) this.rawBack = { replies: replies.length, next: 1 };
+    const reply = replies[replies.length - this.rawBack.next];
+    if (reply === undefined) {
+      this.print(style.dim(replies.length === 0 ? '  No reply yet.' : '  No reply before that one is kept.'));
+      return;
+    }
+    this.print(style.dim(`  reply ${this.rawBack.next} back, as written:`));
+    this.print(reply);
+    this.rawBack.next++;
   }
 
   /** Ctrl-O: the last folded result or message whole, then the one before it at each press. */
