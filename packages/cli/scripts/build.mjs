@@ -190,14 +190,41 @@ const converted = await build({
 // (the module's default export is its whole `exports`), as esbuild must assume of a file it does not
 // see. Every chunk is a converted ES module, so its own `default` is the one to use: 0, same width,
 // so the source maps stay exact.
+//
+// Code splitting can leave a chunk with no module in it: the code two commands share was all
+// tree-shaken away (core's area indexes re-export much that a command never uses), yet esbuild still
+// writes the chunk and a require() of it, a file read and compile at every start for nothing. Such a
+// chunk is dropped, and each require() of it becomes an empty object, padded to the same width.
+const BANNER_AND_DIRECTIVES = /^(?:"use strict";(?:var __legionFileUrl = require\("node:url"\)\.pathToFileURL\(__filename\)\.href;)?\s*)+/;
+const emptyChunks = new Set(
+  converted.outputFiles
+    .filter(
+      (output) =>
+        output.path.endsWith('.js') &&
+        output.text
+          .replace(BANNER_AND_DIRECTIVES, '')
+          .replace(/\/\/# sourceMappingURL=\S+\s*$/, '')
+          .trim() === '',
+    )
+    .map((output) => basename(output.path)),
+);
+if (emptyChunks.has('legion.js')) throw new Error('build: the program itself came out empty');
 let dynamicImports = 0;
+const written = [];
 for (const output of converted.outputFiles) {
+  const chunk = basename(output.path).replace(/\.map$/, '');
+  if (emptyChunks.has(chunk)) {
+    rmSync(output.path, { force: true });
+    continue;
+  }
   let text = output.text;
   if (output.path.endsWith('.js')) {
     text = text.replace(/(\(require\("\.\/[\w.-]+\.js"\),\s*)1\)/g, (_match, call) => {
       dynamicImports++;
       return `${call}0)`;
     });
+    text = text.replace(/require\("\.\/([\w.-]+\.js)"\)/g, (call, name) => (emptyChunks.has(name) ? '{}'.padEnd(call.length) : call));
+    written.push(output);
   }
   writeFileSync(output.path, text);
 }
@@ -210,7 +237,7 @@ writeFileSync(`${DIST}/chunks/package.json`, `${JSON.stringify({ type: 'commonjs
 
 // A hash of every file of the program names its compile cache: a rebuild gets a cache of its own.
 const buildHash = createHash('sha256');
-for (const output of converted.outputFiles.filter((output) => output.path.endsWith('.js')).sort((a, b) => a.path.localeCompare(b.path))) {
+for (const output of written.sort((a, b) => a.path.localeCompare(b.path))) {
   buildHash.update(basename(output.path)).update(readFileSync(output.path));
 }
 // dist/legion.js is CommonJS too (dist/package.json below), as bin/legion.js is: an ES module as the
