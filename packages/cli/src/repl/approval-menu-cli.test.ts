@@ -82,6 +82,26 @@ describe.skipIf(TMUX_MISSING)('an approval card is answered from its menu only, 
     expect(toolResultSent('toolu_notes')).toMatch(/notes\.txt/);
   }, 90_000);
 
+  it('Ctrl-C on text typed while a card is up clears the text; the turn and its card stay', async () => {
+    scriptWrite('Write the notes', 'The notes are handled.');
+    await startRepl();
+    terminal.type('Write the notes');
+    await terminal.waitFor('to choose, Enter to confirm');
+    terminal.type('sounds good', false);
+    await terminal.waitFor('the input holds text: the card takes no keys until it is empty (Ctrl-C clears it');
+    // What a shell user presses to clear a line: the text goes, not the team's work.
+    terminal.keys('C-c');
+    await terminal.waitFor(/─\n *\n─/);
+    expect(inputLine().trim()).toBe('');
+    expect(terminal.screen()).not.toContain('cancelled (');
+    expect(await pendingApprovals()).toEqual([expect.objectContaining({ status: 'pending' })]);
+    terminal.keys('1');
+    await terminal.waitFor('❯ 1. Approve once');
+    terminal.keys('Enter');
+    await terminal.waitFor('coordinator: The notes are handled.');
+    expect(readFileSync(join(workspace.dir, 'notes.txt'), 'utf8')).toBe('hello\n');
+  }, 90_000);
+
   it('Enter with nothing chosen decides nothing; ↑/↓ choose and Enter confirms', async () => {
     scriptWrite('Write the notes', 'The notes are handled.');
     await startRepl();

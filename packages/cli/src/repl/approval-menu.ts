@@ -53,7 +53,7 @@ export class ApprovalMenu {
       ...(unavailable === undefined ? {} : { unavailable: { always: `no rule can approve this call: ${unavailable}` } }),
     });
     const how = inputHoldsText
-      ? style.yellow('the input holds text: the card takes no keys until it is empty (Enter sends the text as a message)')
+      ? style.yellow('the input holds text: the card takes no keys until it is empty (Ctrl-C clears it; Enter sends it as a message)')
       : style.cyan(
           this.nudged
             ? `choose first: ↑/↓ or 1–${APPROVAL_CHOICES.length}, then Enter`

@@ -278,17 +278,21 @@ class Repl implements ReplControl {
     const empty = this.screen.editor.getText() === '';
     // The approval card's menu, only from an empty input: a key typed into text is the text's.
     if (empty && !this.picker && this.prompts.key(data)) return true;
-    if (matchesKey(data, 'ctrl+c') || (matchesKey(data, 'escape') && this.turn)) {
+    const ctrlC = matchesKey(data, 'ctrl+c');
+    if (ctrlC || (matchesKey(data, 'escape') && this.turn)) {
       if (this.shellRun) {
         this.shellRun.abort();
         return true;
       }
-      if (this.turn) {
-        this.cancel();
+      // Ctrl-C on typed text clears it, as a shell does, and the running turn goes on: a card the
+      // text holds up says "Ctrl-C clears it", and cancelling a whole team's work is Esc's (or an
+      // empty input's Ctrl-C), never a side effect of tidying the input.
+      if (ctrlC && !empty) {
+        this.screen.editor.setText('');
         return true;
       }
-      if (!empty) {
-        this.screen.editor.setText('');
+      if (this.turn) {
+        this.cancel();
         return true;
       }
       const now = Date.now();

@@ -480,7 +480,7 @@ export function helpText(width = process.stdout.columns || 80): string {
         ['Ctrl-R', 'search history'],
         ['Tab', 'complete'],
         ['@path', 'a file reference'],
-        ['Esc, Ctrl-C', 'cancel the running turn'],
+        ['Esc, Ctrl-C', 'cancel the running turn (Ctrl-C on typed text clears the text instead)'],
         ['Ctrl-O', 'expand the last folded result or message (again: the one before; or a card too tall for the terminal)'],
         ['Ctrl-T', 'the last reply as the model wrote it, raw markdown (again: the one before); /raw n does too'],
         ['Ctrl-C twice, Ctrl-D', 'quit (Ctrl-C twice on an empty line)'],
