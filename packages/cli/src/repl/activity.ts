@@ -356,7 +356,8 @@ export class Activity {
     }
     if (message.role !== 'assistant') return;
     if (text) {
-      if (event.initiator === this.you) this.screen.print(`${style.bold(this.name(event.responder))}${elsewhere}: ${inert(text)}`, margin);
+      // A reply to the user is rendered as one here would be (markdown on a terminal), and kept for /raw and /copy.
+      if (event.initiator === this.you) this.screen.printReply(`${style.bold(this.name(event.responder))}${elsewhere}: `, text, margin);
       else
         this.printFolded(
           `${this.name(event.responder)}${this.called(event.name)} ${style.dim('→')} ${this.name(event.initiator)}${elsewhere}: `,

@@ -169,13 +169,21 @@ describe.skipIf(TMUX_MISSING)('the REPL shows a team at work, readably', () => {
   }, 90_000);
 
   it('a message another process sends into the open conversation appears as it is appended', async () => {
-    mock.on({ model: 'claude-team', userMessage: 'Hello from the other shell' }, { content: 'Hello, other shell.' });
-    await startRepl();
+    mock.on(
+      { model: 'claude-team', userMessage: 'Hello from the other shell' },
+      { content: 'Hello, other shell.\n\n- **first** point\n- second point' },
+    );
+    // With colours, as a person's terminal has them: replies are rendered from markdown.
+    await startRepl({ NO_COLOR: '', TERM: 'xterm-256color' });
     // `legion run` in another shell: it works in the latest session, the one the REPL has open.
     const run = await runLegion(['run', 'Hello from the other shell'], { cwd: workspace.dir, env: { ...process.env, ...env() } });
     expect(run.status, run.stderr).toBe(0);
     const shown = await terminal.waitFor('coordinator (sent elsewhere): Hello, other shell.');
     expect(shown).toContain('you → coordinator (sent elsewhere): Hello from the other shell');
     expect(shown.indexOf('you → coordinator (sent elsewhere)')).toBeLessThan(shown.indexOf('coordinator (sent elsewhere): Hello, other'));
+    // Rendered as a reply here would be: markdown on a terminal, not its raw markers.
+    const reply = (await terminal.waitFor('second point')).slice(shown.indexOf('coordinator (sent elsewhere): Hello, other'));
+    expect(reply).toMatch(/^- first point$/m);
+    expect(reply).not.toContain('**first**');
   }, 90_000);
 });

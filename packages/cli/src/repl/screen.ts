@@ -242,10 +242,10 @@ export class Screen {
   }
 
   /** A reply that is complete already (it did not stream), under its header: markdown rendered on a terminal with colours. */
-  printReply(header: string, text: string): void {
+  printReply(header: string, text: string, margin = ''): void {
     const shown = inert(text);
     this.remember(shown);
-    this.transcript.printReply(terminalSafe(header), shown);
+    this.transcript.printReply(terminalSafe(header), shown, margin);
     this.tui.requestRender();
   }
 
