@@ -62,6 +62,11 @@ export class Activity {
     return events.onAny((event) => this.on(event));
   }
 
+  /** Failures already said in this turn (participant and reason): their further retries go on the status line only. */
+  private readonly retriesSaid = new Set<string>();
+  /** The model call being retried now, for the status line, until shortly after its wait. */
+  private retrying: { text: string; until: number } | undefined;
+
   /** A top-level turn starts: the status line counts from here, with the usage the driver tallies for it. */
   beginTurn(usage: UsageTally): void {
     this.turnStartedAt = Date.now();
@@ -69,6 +74,8 @@ export class Activity {
     this.usage = usage;
     this.streamed.clear();
     this.answering.clear();
+    this.retriesSaid.clear();
+    this.retrying = undefined;
     this.ticker = setInterval(() => this.render(), 1000);
     this.ticker.unref();
     this.render();
@@ -218,14 +225,21 @@ export class Activity {
           this.margin(event.conversationId, 1),
         );
         return;
-      case 'provider:retry':
-        this.screen.print(
-          style.yellow(
-            `${inertLine(event.participantId)}'s model (${inertLine(event.provider)}) failed: ${inertLine(event.reason)}; retry ${event.attempt} of ${event.of} in ${formatDuration(event.waitMs)}`,
-          ),
-          this.margin(event.conversationId, 1),
-        );
+      case 'provider:retry': {
+        const said = `${inertLine(event.participantId)}'s model (${inertLine(event.provider)}) failed: ${inertLine(event.reason)}`;
+        // Each failure is said once in the scrollback; the retries after it, with the same reason, count on the status line.
+        const key = `${event.participantId}\n${event.reason}`;
+        if (!this.retriesSaid.has(key)) {
+          this.retriesSaid.add(key);
+          this.screen.print(
+            style.yellow(`${said}; retry ${event.attempt} of ${event.of} in ${formatDuration(event.waitMs)}`),
+            this.margin(event.conversationId, 1),
+          );
+        }
+        this.retrying = { text: `${said}; retry ${event.attempt} of ${event.of}`, until: Date.now() + event.waitMs + 2_000 };
+        this.render();
         return;
+      }
       case 'context:compacted':
         // `/compact` says what it did itself; this is for the compactions that happen on their own.
         if (event.reason === 'manual') return;
@@ -310,6 +324,7 @@ export class Activity {
         ).join(', ') || 'starting'
       }`,
       ...(this.queued.size > 0 ? [`${this.queued.size} delegation${this.queued.size === 1 ? '' : 's'} waiting for a slot`] : []),
+      ...(this.retrying !== undefined && Date.now() < this.retrying.until ? [this.retrying.text] : []),
       ...figures,
     ];
     this.screen.setStatus(style.dim(`⋯ ${parts.join(' · ')} · Esc cancels`));

@@ -101,6 +101,8 @@ describe.skipIf(TMUX_MISSING)("the REPL says once, in order and in people's word
     terminal.type('flaky call');
     const shown = flat(await terminal.waitFor(/coordinator could not answer: [\s\S]*\(\d/));
     expect(shown).toMatch(/coordinator's model \(anthropic\) failed: the service failed \(529: overloaded\); retry 1 of \d+ in \d/);
+    // Said once: the retries after the first, for the same failure, count on the status line, not in the scrollback.
+    expect(shown.match(/; retry \d+ of \d+/g), shown).toHaveLength(1);
     expect(shown).not.toContain('retries were already made');
     expect(shown).not.toContain('.;');
   }, 120_000);
