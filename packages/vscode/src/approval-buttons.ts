@@ -4,7 +4,11 @@ import { APPROVAL_CHOICES, type ApprovalChoice } from '@legion-collective/core';
 export interface ApprovalButton {
   choice: ApprovalChoice;
   title: string;
-  /** What it does, in the words the terminal's menu shows beside it: the chat button's tooltip. */
+  /**
+   * The chat button's tooltip: its label, then what it does in the words the terminal's menu shows
+   * beside it. VS Code makes a button's tooltip its accessible name, so the label must lead it: a
+   * screen reader (and a test finding the button by name) hears what the button says.
+   */
   tooltip: string;
 }
 
@@ -13,7 +17,7 @@ export function approvalButtons(): ApprovalButton[] {
   return APPROVAL_CHOICES.map((words) => ({
     choice: words.choice,
     title: words.choice === 'reject' ? `${words.label}…` : words.label,
-    tooltip: words.detail,
+    tooltip: `${words.label} — ${words.detail}`,
   }));
 }
 
