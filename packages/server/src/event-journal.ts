@@ -12,7 +12,9 @@ export interface JournalEntry {
 }
 
 export type ReplayFrom =
-  { kind: 'replay'; entries: JournalEntry[] } | { kind: 'reset'; reason: 'other_epoch' | 'too_old' | 'malformed_id'; message: string };
+  /** `after`: the seq the client last saw, which the entries follow. */
+  | { kind: 'replay'; after: number; entries: JournalEntry[] }
+  | { kind: 'reset'; reason: 'other_epoch' | 'too_old' | 'malformed_id'; message: string };
 
 export interface JournalLimits {
   /** Entries kept for replay (default 20,000). */
@@ -100,6 +102,6 @@ export class EventJournal {
         message: `Events after ${seq} are no longer kept (the oldest kept is ${first}): reload the state through the REST API.`,
       };
     }
-    return { kind: 'replay', entries: this.entries.slice(this.start + (seq - first + 1)) };
+    return { kind: 'replay', after: seq, entries: this.entries.slice(this.start + (seq - first + 1)) };
   }
 }

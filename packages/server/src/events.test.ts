@@ -163,6 +163,62 @@ describe('the event stream of legion serve', () => {
     expectWireMessages(back.messages);
   });
 
+  it('a client that reconnects at many points while turns run gets every id once, in order, with no gap', async () => {
+    await open();
+    const session = ((await api.post('/api/sessions', {})).json as { id: string }).id;
+    const witness = events();
+    await witness.opened;
+    await witness.until((s) => s.lastEventId !== undefined, 'the first id');
+    const startId = witness.lastEventId!;
+    const turns = 12;
+    let turnsDone = false;
+    const driver = (async () => {
+      for (let index = 1; index <= turns; index++) {
+        await turn(session, `turn ${index}`);
+        await ends(witness, index);
+      }
+      // The echo's idle state follows the last turn's end: then the journal is still.
+      await witness.until(
+        (s) =>
+          s.messages.filter((message) => message.event === 'state' && (message.data as { state: string }).state === 'idle').length >=
+            turns || undefined,
+        'the echo idle after every turn',
+      );
+      turnsDone = true;
+    })();
+    // As a browser's EventSource: each connection resumes from the last id the previous one carried
+    // (an id-only message's too), and is dropped after a varying number of messages, mid-turn or not.
+    let position = startId;
+    const ids: string[] = [];
+    const delivered: StreamMessage[] = [];
+    for (let cycle = 0; ; cycle++) {
+      const settled = turnsDone;
+      const connection = events({ lastEventId: position });
+      expect(await connection.opened).toBe(200);
+      const wanted = 1 + (cycle % 3);
+      await connection.until(
+        // Checked at every message and heartbeat: the last connection waits for the witness's last id.
+        (s) => (settled ? (s.lastEventId ?? position) === witness.lastEventId : s.messages.length >= wanted || turnsDone) || undefined,
+        `message ${wanted} of connection ${cycle}`,
+      );
+      connection.close();
+      ids.push(...connection.ids);
+      delivered.push(...connection.messages);
+      position = connection.lastEventId ?? position;
+      if (settled) break;
+    }
+    await driver;
+    expect(ids.length).toBeGreaterThan(0);
+    expect(delivered.every((message) => message.event !== 'reset')).toBe(true);
+    // Every id carried at most once, strictly increasing, across all the reconnects.
+    const seqs = ids.map((id) => seqOf(id));
+    expect(seqs.filter((seq, index) => index > 0 && seq <= seqs[index - 1]!)).toEqual([]);
+    // And exactly the journal's events after the start: none missing.
+    const expected = witness.messages.filter((message) => seqOf(message.id) > seqOf(startId));
+    expect(delivered.map((message) => message.id)).toEqual(expected.map((message) => message.id));
+    expect(delivered.map((message) => message.data)).toEqual(expected.map((message) => message.data));
+  });
+
   it('a client whose id is older than the ring, from another server process, or malformed gets a reset, then the live events', async () => {
     await open([], { maxEvents: 5 });
     const session = ((await api.post('/api/sessions', {})).json as { id: string }).id;

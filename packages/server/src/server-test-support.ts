@@ -167,6 +167,8 @@ export class EventStream {
   readonly messages: StreamMessage[] = [];
   /** The id of the last message that had one, as EventSource keeps it (an id-only message sets it too). */
   lastEventId: string | undefined;
+  /** Every id the stream carried, in order: an event's, a reset's and an id-only message's. */
+  readonly ids: string[] = [];
   comments = 0;
   private readonly waiters = new Set<() => void>();
   private closeRequest: (() => void) | undefined;
@@ -217,7 +219,10 @@ export class EventStream {
       else if (field === 'event') event = value;
       else if (field === 'data') data.push(value);
     }
-    if (id !== undefined) this.lastEventId = id;
+    if (id !== undefined) {
+      this.lastEventId = id;
+      this.ids.push(id);
+    }
     if (data.length > 0) this.messages.push({ id, event, data: JSON.parse(data.join('\n')) });
     for (const wake of [...this.waiters]) wake();
   }

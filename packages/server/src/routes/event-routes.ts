@@ -16,8 +16,9 @@ function frame(id: string, event: string, data: string): string {
  * `GET /api/events`: the journal as server-sent events. A client resuming with `Last-Event-ID`
  * gets what it missed from the ring, then the live events, with no gap and no duplicate: it is
  * subscribed before the replay is read, and live events at or below the replay's end are dropped.
- * The first thing sent is an id-only message, so a client that saw no event yet still has a
- * position to resume from.
+ * An id-only message follows the replay when the client's position is behind the journal's (a
+ * first connection, or a replay filtered to one session), so a client that saw no event yet still
+ * has a position to resume from; it is never sent with an id the client already holds.
  */
 export function eventRoutes(app: Hono, server: ServerContext): void {
   const spec = ROUTES.events;
@@ -58,6 +59,9 @@ export function eventRoutes(app: Hono, server: ServerContext): void {
       const heartbeat = setInterval(() => push(': ping\n\n'), server.heartbeatMs);
       try {
         let start = `retry: 1000\n\n`;
+        // The last id this client holds (undefined: none yet): the id-only message is sent only when it
+        // moves the client on, so no id ever reaches a client twice (the replay's last id, or a reset's).
+        let clientAt: number | undefined;
         if (lastEventId !== undefined) {
           const replay = journal.since(lastEventId);
           if (replay.kind === 'reset') {
@@ -66,12 +70,18 @@ export function eventRoutes(app: Hono, server: ServerContext): void {
               'reset',
               JSON.stringify({ reason: replay.reason, message: replay.message, seq: journal.lastSeq }),
             );
+            clientAt = journal.lastSeq;
           } else {
-            for (const entry of replay.entries) if (wanted(entry)) start += frame(journal.idOf(entry.seq), entry.event, entry.data);
+            clientAt = replay.after;
+            for (const entry of replay.entries) {
+              if (!wanted(entry)) continue;
+              start += frame(journal.idOf(entry.seq), entry.event, entry.data);
+              clientAt = entry.seq;
+            }
           }
         }
         sentUpTo = journal.lastSeq;
-        start += `id: ${journal.idOf(sentUpTo)}\n\n`;
+        if (clientAt !== sentUpTo) start += `id: ${journal.idOf(sentUpTo)}\n\n`;
         await stream.write(start);
         let closed = false;
         void ended.then(() => {
