@@ -15,7 +15,7 @@ import type { ApprovalListResponse } from './wire/approvals.js';
 import type { MessagesPageResponse } from './wire/messages.js';
 import type { ParticipantListResponse } from './wire/participants.js';
 import type { QuestionListResponse } from './wire/questions.js';
-import type { SessionDetailResponse } from './wire/sessions.js';
+import type { SessionDetailResponse, SessionListResponse } from './wire/sessions.js';
 
 const usage = { inputTokens: 100, outputTokens: 20 };
 
@@ -148,6 +148,52 @@ describe('legion serve API, on a real server over a real Legion', () => {
     expect(listed.json).toMatchObject({ sessions: [{ id, messages: 2 }] });
     expect((await api.get('/api/sessions/no-such-session')).status).toBe(404);
     expect((await api.get('/api/workspace')).json).toMatchObject({ sessionId: id });
+  });
+
+  it('pages the sessions: every session once across the pages, in a stable order, including those of another process', async () => {
+    await open();
+    stream = api.events();
+    await stream.opened;
+    const ours: string[] = [];
+    for (let index = 0; index < 7; index++) ours.push(await newSession());
+    // Another process (a terminal) creates sessions, one at a time: each is listed once the workspace follower found it.
+    const other = test.reopen();
+    const theirs: string[] = [];
+    try {
+      for (let index = 0; index < 3; index++) {
+        const id = (await other.sessions.create()).id;
+        theirs.push(id);
+        await stream.until(
+          (s) => s.messages.some((message) => message.event === 'session' && (message.data as { sessionId: string }).sessionId === id),
+          "the other process's session announced",
+        );
+      }
+    } finally {
+      await other.close();
+    }
+    const everyId = [...ours, ...theirs];
+    const pages: SessionListResponse[] = [];
+    let after: string | undefined;
+    do {
+      const response = await api.get(`/api/sessions?limit=3${after !== undefined ? `&after=${encodeURIComponent(after)}` : ''}`);
+      expect(response.status).toBe(200);
+      const page = response.json as SessionListResponse;
+      expect(page.sessions.length).toBeLessThanOrEqual(3);
+      pages.push(page);
+      after = page.next;
+      // A session listed already becomes the most recent meanwhile: it moves before the cursor, and is not listed again.
+      if (pages.length === 2)
+        expect((await api.post(`/api/sessions/${page.sessions[0]!.id}/messages`, { text: 'hi', to: 'echo' })).status).toBe(202);
+    } while (after !== undefined && pages.length < 10);
+    const listed = pages.flatMap((page) => page.sessions.map((session) => session.id));
+    expect(pages.length).toBe(4);
+    expect([...listed].sort()).toEqual([...everyId].sort());
+    expect(new Set(listed).size).toBe(listed.length);
+    // Most recently active first (ties by id): the order of the pages is the order of one listing made before.
+    const orderKeys = pages.flatMap((page) => page.sessions.map((session) => `${session.updatedAt} ${session.id}`));
+    expect(orderKeys.slice(0, 6)).toEqual([...orderKeys.slice(0, 6)].sort().reverse());
+    expect((await api.get('/api/sessions?after=not-a-cursor')).status).toBe(400);
+    expect((await api.get('/api/sessions?limit=0')).status).toBe(400);
   });
 
   it('reports usage per participant, and refuses a second message into a busy conversation', async () => {

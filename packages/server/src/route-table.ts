@@ -69,8 +69,13 @@ export const ROUTES = {
   sessions: {
     method: 'get',
     path: '/api/sessions',
-    summary: 'Sessions, newest first; `q` matches id or title',
-    query: z.object({ q: z.string().optional() }),
+    summary:
+      "Sessions, most recently active first, a page at a time (`limit`, default 100; `after`: the previous page's `next`); `q` matches id or title",
+    query: z.object({
+      q: z.string().optional(),
+      limit: z.coerce.number().int().positive().max(500).optional(),
+      after: optionalString,
+    }),
     responses: { 200: { description: 'The sessions', schema: SessionListResponseSchema } },
   },
   createSession: {

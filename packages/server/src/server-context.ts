@@ -3,6 +3,7 @@ import type { BodyLimits } from './body-limit.js';
 import type { EventJournal } from './event-journal.js';
 import type { ParticipantStates } from './participant-states.js';
 import type { ServerTurns } from './server-turns.js';
+import type { SessionPages } from './session-pages.js';
 import type { SessionViews } from './session-views.js';
 import type { UsageViews } from './usage-views.js';
 import type { WebUser } from './web-user.js';
@@ -18,6 +19,8 @@ export interface ServerContext {
   webUser: WebUser;
   turns: ServerTurns;
   views: SessionViews;
+  /** Pages of the session list, from core's catalog. */
+  sessionPages: SessionPages;
   /** Usage summaries, read once per change for every client that asks. */
   usage: UsageViews;
   /** Sessions a question was asked in, by question id (from events), to answer it without searching. */

@@ -4,6 +4,7 @@ import { newAccessToken } from './access-token.js';
 import { bodyLimitsFor } from './body-limit.js';
 import { createApp } from './create-app.js';
 import { serveLocally } from './node-serve.js';
+import { SessionPages } from './session-pages.js';
 import { EventJournal, type JournalLimits } from './event-journal.js';
 import { feedJournal } from './event-feed.js';
 import type { ServerContext } from './server-context.js';
@@ -97,6 +98,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
   const views = new SessionViews((sessionId, conversationId) => turns.busy(sessionId, conversationId));
   const usage = new UsageViews(legion);
+  const sessionPages = new SessionPages(legion);
   const offChanges = journal.subscribe((entry) => {
     if (entry.sessionId !== undefined) views.changed(entry.sessionId);
   });
@@ -109,15 +111,20 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     webUser,
     turns,
     views,
+    sessionPages,
     usage,
     questionSessions,
     ensureFollowed: (sessionId) => following.ensure(sessionId),
     heartbeatMs: options.heartbeatMs ?? 15_000,
     closing: closing.signal,
   };
+  sessionPages.warm();
   const following = await followWorkspace(legion, {
     ...(options.followPollMs !== undefined ? { pollMs: options.followPollMs, sessionPollMs: Math.min(500, options.followPollMs) } : {}),
-    onSession: (session) => feed.announceSession(session),
+    onSession: (session, origin) => {
+      if (origin === 'remote') sessionPages.noteRemote(session);
+      feed.announceSession(session);
+    },
   });
 
   let port = options.port ?? 0;

@@ -9,6 +9,7 @@ import type { SessionSummary } from '../wire/sessions.js';
 import { jsonRoute } from './define-routes.js';
 
 const DEFAULT_PAGE = 100;
+const DEFAULT_SESSIONS_PAGE = 100;
 const MAX_HITS = 100;
 const SNIPPET_CONTEXT = 60;
 
@@ -41,13 +42,16 @@ export function sessionRoutes(app: Hono, server: ServerContext): void {
   const { legion, views } = server;
 
   jsonRoute(app, server, 'sessions', async (_server, { query }) => {
-    const needle = query.q?.trim().toLowerCase();
-    const sessions: SessionSummary[] = [];
-    for (const meta of await legion.sessions.list()) {
-      if (needle && !meta.id.toLowerCase().includes(needle) && !(meta.title ?? '').toLowerCase().includes(needle)) continue;
-      sessions.push((await views.detail(await legion.sessions.get(meta.id))).summary);
-    }
-    return { sessions };
+    const page = await server.sessionPages.page({
+      needle: query.q?.trim().toLowerCase(),
+      limit: query.limit ?? DEFAULT_SESSIONS_PAGE,
+      after: query.after,
+    });
+    // Counted only for the page (and kept until the session changes).
+    const sessions: SessionSummary[] = await Promise.all(
+      page.entries.map(async (entry) => (await views.detail(await legion.sessions.get(entry.id))).summary),
+    );
+    return page.next !== undefined ? { sessions, next: page.next } : { sessions };
   });
 
   jsonRoute(app, server, 'createSession', async (_server, { body }) => {

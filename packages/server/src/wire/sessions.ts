@@ -15,8 +15,11 @@ export const SessionSummarySchema = z.object({
 });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 
-/** `GET /api/sessions?q=TEXT`: newest first; `q` matches id or title. */
-export const SessionListResponseSchema = z.object({ sessions: z.array(SessionSummarySchema) });
+/**
+ * `GET /api/sessions?q=TEXT&limit=N&after=CURSOR`: most recently active first; `q` matches id or
+ * title. `next`, when more follow, is the cursor of the next page (pass it as `after`).
+ */
+export const SessionListResponseSchema = z.object({ sessions: z.array(SessionSummarySchema), next: z.string().optional() });
 export type SessionListResponse = z.infer<typeof SessionListResponseSchema>;
 
 export const CreateSessionRequestSchema = z.object({ title: z.string().min(1).optional() });
