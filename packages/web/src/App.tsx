@@ -122,6 +122,8 @@ export function App({ store, controller }: { store: Store; controller: Controlle
           <Sessions
             sessions={state.sessions}
             sessionId={state.sessionId}
+            hasMore={state.sessionsNext !== null}
+            onMore={() => controller.moreSessions()}
             onSwitch={(id) => {
               location.hash = '#/work';
               void controller.switchSession(id);

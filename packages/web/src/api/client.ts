@@ -53,7 +53,8 @@ const segment = encodeURIComponent;
 export const api = {
   workspace: () => request<Workspace>('GET', '/workspace'),
   participants: () => request<{ participants: Participant[] }>('GET', '/participants').then((body) => body.participants),
-  sessions: (q?: string) => request<{ sessions: SessionSummary[] }>('GET', `/sessions${query({ q })}`).then((body) => body.sessions),
+  /** A page of sessions, most recently active first; `next` (when more follow) asks for the page after. */
+  sessionPage: (after?: string) => request<{ sessions: SessionSummary[]; next?: string }>('GET', `/sessions${query({ after })}`),
   createSession: () => request<{ id: string }>('POST', '/sessions', {}),
   session: (id: string) => request<{ session: SessionSummary; conversations: ConversationSummary[] }>('GET', `/sessions/${segment(id)}`),
   messages: (sessionId: string, conversationId: string, options: { before?: string; limit?: number } = {}) =>

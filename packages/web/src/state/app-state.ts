@@ -26,6 +26,8 @@ export interface AppState {
   workspace: Workspace | null;
   participants: Participant[];
   sessions: SessionSummary[];
+  /** The cursor of the next page of sessions, or null when every session is loaded. */
+  sessionsNext: string | null;
   sessionId: string | null;
   conversations: Record<string, ConversationSummary>;
   /** Loaded conversations only (the ones opened); others are fetched when opened. */
@@ -47,6 +49,7 @@ export const initialState: AppState = {
   workspace: null,
   participants: [],
   sessions: [],
+  sessionsNext: null,
   sessionId: null,
   conversations: {},
   messages: {},

@@ -70,9 +70,10 @@ export class Controller {
     );
     const generation = ++this.#generation;
     try {
-      const [workspace, participants, sessions] = await Promise.all([api.workspace(), api.participants(), api.sessions()]);
+      const [workspace, participants, firstSessions] = await Promise.all([api.workspace(), api.participants(), api.sessionPage()]);
       if (generation !== this.#generation) return;
-      this.store.update((state) => ({ ...state, workspace, participants, sessions }));
+      const sessions = firstSessions.sessions;
+      this.store.update((state) => ({ ...state, workspace, participants, sessions, sessionsNext: firstSessions.next ?? null }));
       const sessionId = resume?.sessionId ?? workspace.sessionId ?? sessions[0]?.id ?? null;
       if (sessionId !== null) await this.#loadSession(generation, sessionId, resume?.selectedConversation ?? null, resume?.streams ?? {});
     } catch (error) {
@@ -86,9 +87,10 @@ export class Controller {
     this.#loading = true;
     const generation = ++this.#generation;
     try {
-      const [workspace, participants, sessions] = await Promise.all([api.workspace(), api.participants(), api.sessions()]);
+      const [workspace, participants, firstSessions] = await Promise.all([api.workspace(), api.participants(), api.sessionPage()]);
       if (generation !== this.#generation) return;
-      this.store.update((state) => ({ ...state, workspace, participants, sessions }));
+      const sessions = firstSessions.sessions;
+      this.store.update((state) => ({ ...state, workspace, participants, sessions, sessionsNext: firstSessions.next ?? null }));
       const sessionId = this.store.state.sessionId ?? workspace.sessionId;
       if (sessionId !== null) await this.#loadSession(generation, sessionId, this.store.state.selectedConversation, {});
     } catch (error) {
@@ -286,12 +288,45 @@ export class Controller {
     }, 100);
   }
 
+  /** The next page of sessions (the Sessions view's "More"). */
+  async moreSessions(): Promise<void> {
+    const after = this.store.state.sessionsNext;
+    if (after === null) return;
+    try {
+      const page = await api.sessionPage(after);
+      this.store.update((state) => {
+        if (state.sessionsNext !== after) return state;
+        const known = new Set(state.sessions.map((session) => session.id));
+        return {
+          ...state,
+          sessions: [...state.sessions, ...page.sessions.filter((session) => !known.has(session.id))],
+          sessionsNext: page.next ?? null,
+        };
+      });
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
   #refreshSessionsSoon(): void {
     if (this.#sessionsTimer !== undefined) return;
     this.#sessionsTimer = setTimeout(() => {
       this.#sessionsTimer = undefined;
-      api.sessions().then(
-        (sessions) => this.store.update((state) => ({ ...state, sessions })),
+      api.sessionPage().then(
+        (page) =>
+          this.store.update((state) => {
+            // The first page again; the pages loaded beyond it stay (their order may lag until reloaded).
+            const fresh = new Set(page.sessions.map((session) => session.id));
+            const beyond =
+              state.sessionsNext === null && state.sessions.length <= page.sessions.length
+                ? []
+                : state.sessions.slice(page.sessions.length);
+            return {
+              ...state,
+              sessions: [...page.sessions, ...beyond.filter((session) => !fresh.has(session.id))],
+              sessionsNext: beyond.length > 0 ? state.sessionsNext : (page.next ?? null),
+            };
+          }),
         (error: unknown) => this.#fail(error),
       );
     }, 200);

@@ -1,11 +1,15 @@
 import { useState } from 'preact/hooks';
 import type { SearchHit, SessionSummary } from '../api/wire.js';
 import { formatCost, formatTime } from './format.js';
+import { MoreSessions } from './MoreSessions.js';
 import { visibleText } from './visible-text.js';
 
 interface SessionsProps {
   sessions: SessionSummary[];
   sessionId: string | null;
+  /** More sessions follow those listed: a "More sessions" button loads the next page. */
+  hasMore: boolean;
+  onMore(): Promise<void>;
   onSwitch(id: string): void;
   onNew(): void;
   onSearch(q: string): Promise<SearchHit[]>;
@@ -13,7 +17,7 @@ interface SessionsProps {
 }
 
 /** Every session of the workspace, newest first: switch, start a new one, search what was said. */
-export function Sessions({ sessions, sessionId, onSwitch, onNew, onSearch, onOpenHit }: SessionsProps) {
+export function Sessions({ sessions, sessionId, hasMore, onMore, onSwitch, onNew, onSearch, onOpenHit }: SessionsProps) {
   const [q, setQ] = useState('');
   const [hits, setHits] = useState<SearchHit[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -84,6 +88,7 @@ export function Sessions({ sessions, sessionId, onSwitch, onNew, onSearch, onOpe
           </li>
         ))}
       </ul>
+      {hasMore && <MoreSessions onMore={onMore} />}
     </section>
   );
 }
