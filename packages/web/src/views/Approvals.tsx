@@ -139,7 +139,7 @@ export function Approvals({ approvals, onDecide }: { approvals: ApprovalView[]; 
           Nothing waits for approval.
         </p>
       ) : (
-        <ul class="cards" data-testid="approvals-pending">
+        <ul class="cards" data-testid="approvals-pending" aria-live="polite" aria-relevant="additions">
           {pending.map((approval) => (
             <PendingApproval
               key={approval.id}

@@ -53,7 +53,7 @@ export function Conversation({
           Earlier messages…
         </button>
       )}
-      <ol class="messages" data-testid="messages">
+      <ol class="messages" data-testid="messages" aria-live="polite" aria-relevant="additions">
         {(messages ?? []).map((message) =>
           showsNothing(message, placement) ? null : message.ending ? (
             <li key={message.id} class={`message ending ${message.ending.status}`} data-testid="turn-ending" data-author={message.author}>

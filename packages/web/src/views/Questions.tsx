@@ -57,7 +57,7 @@ export function Questions({
           No agent is waiting for you.
         </p>
       ) : (
-        <ul class="cards">
+        <ul class="cards" aria-live="polite" aria-relevant="additions">
           {questions.map((question) => (
             <QuestionCard key={question.id} question={question} onAnswer={onAnswer} />
           ))}

@@ -1,0 +1,109 @@
+import { readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { LLMock } from '@copilotkit/aimock';
+import type { Browser, Page } from 'playwright-core';
+import { CHROMIUM, launchChromium, screenshot } from './browser.test-support.js';
+import { mockedWorkspace, startServe, type Serve } from './serve-process.test-support.js';
+
+// Every view of the browser app checked by axe-core (injected into the page) at 1280 px, with
+// content in it: a conversation with a delegation, a pending approval, a pending question.
+const TEST_MS = 120_000;
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: unknown[]; failureSummary?: string }>;
+}
+
+/** axe's serious and critical violations on the page as it is, each as `rule: help — where: why`. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  // Evaluated through the debugging protocol, not a <script>: the app's CSP (rightly) refuses inline scripts.
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(readFileSync(AXE, 'utf8'));
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document): Promise<{ violations: AxeViolation[] }> } }).axe;
+    return (await axe.run(document)).violations;
+  });
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .flatMap((violation) =>
+      violation.nodes.map(
+        (node) => `${violation.id} (${violation.impact}): ${violation.help} — ${JSON.stringify(node.target)}: ${node.failureSummary ?? ''}`,
+      ),
+    );
+}
+
+describe.skipIf(CHROMIUM === null)('the browser app is accessible', () => {
+  let mock: LLMock;
+  let browser: Browser;
+  let workspace: { dir: string; env: NodeJS.ProcessEnv };
+  let serve: Serve;
+  let page: Page;
+
+  beforeAll(async () => {
+    mock = new LLMock({ port: 0, host: '127.0.0.1' });
+    await mock.start();
+    browser = await launchChromium();
+    workspace = mockedWorkspace(mock.url);
+    serve = await startServe(workspace.dir, workspace.env);
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  });
+  afterAll(async () => {
+    await page?.close();
+    await serve?.stop();
+    if (workspace) rmSync(workspace.dir, { recursive: true, force: true });
+    await browser?.close();
+    await mock?.stop();
+  });
+
+  it(
+    'axe-core finds no serious or critical violation on any view, with an approval and a question pending',
+    async () => {
+      // coordinator delegates to developer, who asks the user a question and writes a file (an approval).
+      const delegation = { to: 'developer', message: 'Create src/health.ts exporting health()' };
+      mock.on(
+        { model: 'claude-test', userMessage: 'Add a health check', hasToolResult: false },
+        { toolCalls: [{ id: 'toolu_delegate', name: 'communicate', arguments: JSON.stringify(delegation) }] },
+      );
+      mock.on(
+        { model: 'gpt-test', userMessage: 'Create src/health.ts', hasToolResult: false },
+        {
+          toolCalls: [
+            { id: 'call_ask', name: 'communicate', arguments: JSON.stringify({ to: 'user', message: 'Which port should it listen on?' }) },
+            {
+              id: 'call_write',
+              name: 'file_write',
+              arguments: JSON.stringify({ path: 'health.ts', content: 'export const port = 8080;\n' }),
+            },
+          ],
+        },
+      );
+      await page.goto(serve.url);
+      await page.getByTestId('connection').and(page.locator('[data-state="open"]')).waitFor();
+      await page.getByTestId('nav-work').click();
+      await page.getByTestId('composer-text').fill('Add a health check');
+      await page.getByTestId('composer-send').click();
+      // The model's response is approved as a batch before its tools run: the approval comes first, then the question.
+      await page.getByTestId('nav-approvals-count').waitFor();
+      const found: Record<string, string[]> = {};
+      const check = async (view: string, name = view): Promise<void> => {
+        await page.getByTestId(`nav-${view}`).click();
+        if (view === 'work') {
+          await page.getByTestId('conversation-open-user__coordinator').click();
+          await page.getByTestId('view-conversation').waitFor();
+        } else await page.getByTestId(`view-${view}`).waitFor();
+        await screenshot(page, `a11y-${name}`);
+        found[name] = await seriousViolations(page);
+      };
+      for (const view of ['work', 'collective', 'approvals', 'cost', 'sessions']) await check(view);
+      await page.getByTestId('nav-approvals').click();
+      await page.locator('[data-testid^="approval-"][data-tool]').getByRole('button').first().click();
+      await page.getByTestId('nav-questions-count').waitFor();
+      await check('questions');
+      await check('work', 'work-question');
+      expect(found).toEqual({ work: [], collective: [], approvals: [], cost: [], sessions: [], questions: [], 'work-question': [] });
+    },
+    TEST_MS,
+  );
+});
