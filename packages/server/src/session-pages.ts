@@ -82,8 +82,8 @@ export class SessionPages {
     return more && last !== undefined ? { entries, next: cursorAfter(last) } : { entries };
   }
 
-  /** The catalog, with the other processes' sessions it lacks put in their place. */
-  private async ordered(): Promise<CatalogEntry[]> {
+  /** Every session, most recently active first: the catalog, with the other processes' sessions it lacks put in their place. */
+  async ordered(): Promise<CatalogEntry[]> {
     const entries = await this.legion.sessions.find('', { limit: Number.MAX_SAFE_INTEGER });
     if (this.remote.size === 0) return entries;
     const known = new Set(entries.map((entry) => entry.id));

@@ -128,12 +128,14 @@ export function sessionRoutes(app: Hono, server: ServerContext): void {
 
   jsonRoute(app, server, 'search', async (_server, { query }) => {
     const needle = query.q.toLowerCase();
-    const sessions =
-      query.session !== undefined
-        ? [await sessionOf(legion, query.session)]
-        : await Promise.all((await legion.sessions.list()).map((meta) => legion.sessions.get(meta.id)));
+    const newestFirst = (a: SearchHit, b: SearchHit): number => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0);
+    // Sessions most recently active first, one at a time: once the newest hits are found, a session
+    // last active before the oldest of them has none newer, and the rest are not read.
+    const entries = query.session !== undefined ? [(await sessionOf(legion, query.session)).info] : await server.sessionPages.ordered();
     const hits: SearchHit[] = [];
-    for (const session of sessions) {
+    for (const entry of entries) {
+      if (hits.length >= MAX_HITS && entry.lastActiveAt < hits[MAX_HITS - 1]!.at) break;
+      const session = await legion.sessions.get(entry.id);
       for (const ref of await session.listConversations()) {
         for (const message of await session.conversation(ref).recent(Number.MAX_SAFE_INTEGER)) {
           const text = message.content.some((block) => block.type !== 'text') ? searchableText(message) : textOf(message);
@@ -149,8 +151,9 @@ export function sessionRoutes(app: Hono, server: ServerContext): void {
           });
         }
       }
+      hits.sort(newestFirst);
+      hits.splice(MAX_HITS);
     }
-    hits.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
-    return { hits: hits.slice(0, MAX_HITS) };
+    return { hits };
   });
 }
