@@ -32,6 +32,26 @@ async function seriousViolations(page: Page): Promise<string[]> {
     );
 }
 
+/**
+ * The controls of the page (buttons, links, fields) that Tab never reaches, starting from the top:
+ * each as its test id or text. (A string expression: these tests compile without the DOM's types.)
+ */
+async function unreachableByKeyboard(page: Page): Promise<string[]> {
+  const label = `(element) => element.getAttribute('data-testid') ?? element.tagName + ' ' + (element.textContent ?? '').trim().slice(0, 40)`;
+  const controls = `[...document.querySelectorAll('button:not([disabled]), a[href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary')].filter((element) => element.getClientRects().length > 0)`;
+  const all = await page.evaluate<string[]>(`${controls}.map(${label})`);
+  await page.evaluate(`document.activeElement?.blur?.(); window.scrollTo(0, 0)`);
+  const reached = new Set<string>();
+  for (let press = 0; press < all.length + 5; press++) {
+    await page.keyboard.press('Tab');
+    const focused = await page.evaluate<string | null>(
+      `document.activeElement && document.activeElement !== document.body ? (${label})(document.activeElement) : null`,
+    );
+    if (focused !== null) reached.add(focused);
+  }
+  return all.filter((control) => !reached.has(control));
+}
+
 describe.skipIf(CHROMIUM === null)('the browser app is accessible', () => {
   let mock: LLMock;
   let browser: Browser;
@@ -56,7 +76,7 @@ describe.skipIf(CHROMIUM === null)('the browser app is accessible', () => {
   });
 
   it(
-    'axe-core finds no serious or critical violation on any view, with an approval and a question pending',
+    'axe-core finds no serious or critical violation on any view, and Tab reaches every control, with an approval and a question pending',
     async () => {
       // coordinator delegates to developer, who asks the user a question and writes a file (an approval).
       const delegation = { to: 'developer', message: 'Create src/health.ts exporting health()' };
@@ -92,7 +112,10 @@ describe.skipIf(CHROMIUM === null)('the browser app is accessible', () => {
           await page.getByTestId('view-conversation').waitFor();
         } else await page.getByTestId(`view-${view}`).waitFor();
         await screenshot(page, `a11y-${name}`);
-        found[name] = await seriousViolations(page);
+        found[name] = [
+          ...(await seriousViolations(page)),
+          ...(await unreachableByKeyboard(page)).map((control) => `not reachable by Tab: ${control}`),
+        ];
       };
       for (const view of ['work', 'collective', 'approvals', 'cost', 'sessions']) await check(view);
       await page.getByTestId('nav-approvals').click();
