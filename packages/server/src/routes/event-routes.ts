@@ -1,3 +1,4 @@
+import { ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { parseInput } from '../api-error.js';
@@ -29,6 +30,13 @@ export function eventRoutes(app: Hono, server: ServerContext): void {
     const wanted = (entry: JournalEntry): boolean =>
       query.session === undefined || entry.sessionId === undefined || entry.sessionId === query.session;
     context.header('X-Accel-Buffering', 'no');
+    // Node's response corks its socket at each write and uncorks it on the next tick, which comes only once
+    // the microtask queue is empty: while a turn starts ten delegates (long chains of microtasks) events
+    // sat written but unsent for 100 ms and more. Uncorked as soon as the write is through, they go now.
+    const outgoing: unknown = (context.env as { outgoing?: unknown } | undefined)?.outgoing;
+    const flush = (): void => {
+      if (outgoing instanceof ServerResponse && outgoing.socket?.writableCorked) outgoing.socket.uncork();
+    };
     return streamSSE(context, async (stream) => {
       const queue: string[] = [];
       let wake: (() => void) | undefined;
@@ -83,6 +91,7 @@ export function eventRoutes(app: Hono, server: ServerContext): void {
         sentUpTo = journal.lastSeq;
         if (clientAt !== sentUpTo) start += `id: ${journal.idOf(sentUpTo)}\n\n`;
         await stream.write(start);
+        flush();
         let closed = false;
         void ended.then(() => {
           closed = true;
@@ -95,6 +104,7 @@ export function eventRoutes(app: Hono, server: ServerContext): void {
             continue;
           }
           await stream.write(queue.splice(0).join(''));
+          flush();
         }
       } finally {
         clearInterval(heartbeat);
