@@ -70,7 +70,7 @@ export const ROUTES = {
     method: 'get',
     path: '/api/sessions',
     summary:
-      "Sessions, most recently active first, a page at a time (`limit`, default 100; `after`: the previous page's `next`); `q` matches id or title",
+      "Sessions, most recently active first, a page at a time (`limit`, default 50; `after`: the previous page's `next`); `q` matches id or title",
     query: z.object({
       q: z.string().optional(),
       limit: z.coerce.number().int().positive().max(500).optional(),
