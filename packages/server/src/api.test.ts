@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   agentParticipant,
@@ -194,6 +194,35 @@ describe('legion serve API, on a real server over a real Legion', () => {
     expect(orderKeys.slice(0, 6)).toEqual([...orderKeys.slice(0, 6)].sort().reverse());
     expect((await api.get('/api/sessions?after=not-a-cursor')).status).toBe(400);
     expect((await api.get('/api/sessions?limit=0')).status).toBe(400);
+  });
+
+  it('leaves out of a page a session another process removed after the catalog read it', async () => {
+    await open();
+    // Two sessions idle for days (the workspace follower leaves them unopened), as the engine stores them.
+    const [kept, removed] = ['20260101-090000-00000a', '20260101-080000-00000b'];
+    for (const id of [kept, removed]) {
+      const at = `2026-01-01T0${id === kept ? 9 : 8}:00:00.000Z`;
+      mkdirSync(join(test.root, '.legion', 'sessions', id, 'conversations'), { recursive: true });
+      writeFileSync(
+        join(test.root, '.legion', 'sessions', id, 'session.json'),
+        JSON.stringify({ version: 1, id, createdAt: at, lastActiveAt: at }),
+      );
+    }
+    // Another server over the workspace: its catalog reads both, and it opens neither.
+    const fresh = test.reopen();
+    await server.close();
+    server = await startServer({ legion: fresh, heartbeatMs: 100, followPollMs: 50 });
+    api = new ApiClient(server.port, server.token);
+    try {
+      await fresh.sessions.find('', { limit: 0 });
+      await test.legion.sessions.remove(removed);
+      const page = await api.get('/api/sessions');
+      expect(page.status).toBe(200);
+      expect((page.json as SessionListResponse).sessions.map((session) => session.id)).toEqual([kept]);
+    } finally {
+      await server.close();
+      await fresh.close();
+    }
   });
 
   it('reports usage per participant, and refuses a second message into a busy conversation', async () => {

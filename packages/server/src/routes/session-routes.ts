@@ -49,9 +49,18 @@ export function sessionRoutes(app: Hono, server: ServerContext): void {
       after: query.after,
     });
     // Counted only for the page (and kept until the session changes).
-    const sessions: SessionSummary[] = await Promise.all(
-      page.entries.map(async (entry) => (await views.detail(await legion.sessions.get(entry.id))).summary),
+    const summaries = await Promise.all(
+      page.entries.map(async (entry) => {
+        try {
+          return (await views.detail(await legion.sessions.get(entry.id))).summary;
+        } catch (error) {
+          // Another process removed it since the catalog read it: not listed (the page is one shorter).
+          if (error instanceof SessionNotFoundError) return undefined;
+          throw error;
+        }
+      }),
     );
+    const sessions = summaries.filter((summary): summary is SessionSummary => summary !== undefined);
     return page.next !== undefined ? { sessions, next: page.next } : { sessions };
   });
 
