@@ -109,6 +109,13 @@ describe.skipIf(CHROMIUM === null)('legion serve: acting in the conversation', (
       await screenshot(page, 'act-question-dark');
       await page.emulateMedia({ colorScheme: 'light' });
 
+      // A page loaded while the turn waits (no turn:start seen) still finds the question in the conversation.
+      await page.reload();
+      await page.getByTestId('connection').and(page.locator('[data-state="open"]')).waitFor();
+      await conversationShown('user__coordinator').waitFor();
+      await card.waitFor();
+      await page.getByTestId('composer-answering').waitFor();
+
       await box.fill('8080, please');
       await box.press('Enter');
 
@@ -223,6 +230,16 @@ describe.skipIf(CHROMIUM === null)('legion serve: acting in the conversation', (
       const notesId = (await card.getAttribute('data-testid'))!.replace(/^approval-/, '');
       expect(await page.getByTestId('nav-approvals-count').textContent()).toBe('1');
       await screenshot(page, 'act-approval');
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await screenshot(page, 'act-approval-390-dark');
+      await page.setViewportSize({ width: 1280, height: 860 });
+      await page.emulateMedia({ colorScheme: 'light' });
+      // Another tab, on the Approvals inbox, sees it too, and sees it decided.
+      const inbox = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+      await inbox.goto(serve.url);
+      await inbox.getByTestId('nav-approvals').click();
+      await inbox.getByTestId(`approval-${notesId}`).waitFor();
 
       // Digits choose only on the focused card, never while typing in its reason box.
       await page.getByTestId(`reject-reason-${notesId}`).fill('');
@@ -236,6 +253,9 @@ describe.skipIf(CHROMIUM === null)('legion serve: acting in the conversation', (
       await messageText('Notes written.').waitFor();
       expect(readFileSync(join(workspace.dir, 'notes.txt'), 'utf8')).toBe('alpha\n');
       expect(await page.getByTestId('nav-approvals-count').count()).toBe(0);
+      await inbox.getByTestId(`approval-decided-${notesId}`).and(inbox.locator('[data-status="approved"]')).waitFor();
+      expect(await inbox.getByTestId(`approval-${notesId}`).count()).toBe(0);
+      await inbox.close();
 
       await send('Write the secrets');
       const secrets = waiting().locator('[data-tool="file_write"]');
