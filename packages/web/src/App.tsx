@@ -36,6 +36,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
   const entryAgent = state.workspace?.entryAgent ?? undefined;
   // What the conversation on screen waits on you for: shown at its foot, answered in its own message box.
   const waitingQuestions = selected !== null ? questionsWaitingIn(state, selected) : [];
+  const waitingApprovals = selected !== null ? approvalsOf(state, selected) : [];
   const counts: Partial<Record<View, number>> = { questions: state.questions.length, approvals: pendingApprovals };
   return (
     <div class="app">
@@ -112,7 +113,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
               />
               <WaitingOnYou
                 questions={waitingQuestions}
-                approvals={selected !== null ? approvalsOf(state, selected) : []}
+                approvals={waitingApprovals}
                 onAnswer={(id, text) => controller.answer(id, text)}
                 onDecide={(answers) => controller.decide(answers)}
               />
@@ -120,6 +121,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
                 participants={state.participants}
                 entryAgent={entryAgent}
                 answering={waitingQuestions}
+                approvalsWaiting={waitingApprovals.filter((approval) => approval.status === 'pending').length}
                 onSend={(text, to, name) => controller.send(text, to, name)}
                 onAnswer={(id, text) => controller.answer(id, text)}
               />

@@ -229,6 +229,7 @@ describe.skipIf(CHROMIUM === null)('legion serve: acting in the conversation', (
       // It stays in the Approvals inbox too.
       const notesId = (await card.getAttribute('data-testid'))!.replace(/^approval-/, '');
       expect(await page.getByTestId('nav-approvals-count').textContent()).toBe('1');
+      expect(await page.getByTestId('composer-waits-on-approval').textContent()).toContain('waits on your decision above');
       await screenshot(page, 'act-approval');
       await page.setViewportSize({ width: 390, height: 844 });
       await page.emulateMedia({ colorScheme: 'dark' });
@@ -256,6 +257,7 @@ describe.skipIf(CHROMIUM === null)('legion serve: acting in the conversation', (
       await inbox.getByTestId(`approval-decided-${notesId}`).and(inbox.locator('[data-status="approved"]')).waitFor();
       expect(await inbox.getByTestId(`approval-${notesId}`).count()).toBe(0);
       await inbox.close();
+      expect(await page.getByTestId('composer-waits-on-approval').count()).toBe(0);
 
       await send('Write the secrets');
       const secrets = waiting().locator('[data-tool="file_write"]');

@@ -12,6 +12,7 @@ export function Composer({
   participants,
   entryAgent,
   answering,
+  approvalsWaiting = 0,
   onSend,
   onAnswer,
 }: {
@@ -19,6 +20,8 @@ export function Composer({
   entryAgent: string | undefined;
   /** The questions the conversation on screen waits on, oldest first: the box answers the first. */
   answering: WireQuestion[];
+  /** Approvals the conversation on screen waits on: no message gets into it until they are decided. */
+  approvalsWaiting?: number;
   onSend(text: string, to: string | undefined, conversation: string | undefined): Promise<string | null>;
   onAnswer(questionId: string, text: string): Promise<string | null>;
 }) {
@@ -42,6 +45,12 @@ export function Composer({
   };
   return (
     <form class="panel composer" data-testid="composer" data-answering={question?.id} onSubmit={submit}>
+      {!question && approvalsWaiting > 0 && (
+        <p class="answering" data-testid="composer-waits-on-approval">
+          This conversation waits on your decision above ({approvalsWaiting === 1 ? 'one call' : `${approvalsWaiting} calls`}): decide it
+          first.
+        </p>
+      )}
       {question ? (
         <Answering question={question} waiting={answering.length} />
       ) : (
