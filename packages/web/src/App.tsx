@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Controller } from './state/controller.js';
 import { useAppState, type Store } from './state/store.js';
+import { approvalsOf, questionsWaitingIn } from './state/waiting-on-you.js';
 import { Approvals } from './views/Approvals.js';
 import { Composer } from './views/Composer.js';
 import { Conversation } from './views/Conversation.js';
@@ -10,6 +11,7 @@ import { Questions } from './views/Questions.js';
 import { Roster } from './views/Roster.js';
 import { Sessions } from './views/Sessions.js';
 import { visibleText } from './views/visible-text.js';
+import { WaitingOnYou } from './views/WaitingOnYou.js';
 
 const VIEWS = ['work', 'collective', 'questions', 'approvals', 'cost', 'sessions'] as const;
 type View = (typeof VIEWS)[number];
@@ -32,6 +34,9 @@ export function App({ store, controller }: { store: Store; controller: Controlle
   const conversations = Object.values(state.conversations);
   const selected = state.selectedConversation;
   const entryAgent = state.workspace?.entryAgent ?? undefined;
+  // What the conversation on screen waits on you for: shown at its foot, answered in its own message box.
+  const waitingQuestions = selected !== null ? questionsWaitingIn(state, selected) : [];
+  const waitingApprovals = selected !== null ? approvalsOf(state, selected) : [];
   const counts: Partial<Record<View, number>> = { questions: state.questions.length, approvals: pendingApprovals };
   return (
     <div class="app">
@@ -106,10 +111,19 @@ export function App({ store, controller }: { store: Store; controller: Controlle
                 onOpenConversation={open}
                 onLoadEarlier={() => selected !== null && void controller.loadEarlier(selected)}
               />
+              <WaitingOnYou
+                questions={waitingQuestions}
+                approvals={waitingApprovals}
+                onAnswer={(id, text) => controller.answer(id, text)}
+                onDecide={(answers) => controller.decide(answers)}
+              />
               <Composer
                 participants={state.participants}
                 entryAgent={entryAgent}
+                answering={waitingQuestions}
+                approvalsWaiting={waitingApprovals.filter((approval) => approval.status === 'pending').length}
                 onSend={(text, to, name) => controller.send(text, to, name)}
+                onAnswer={(id, text) => controller.answer(id, text)}
               />
             </div>
           </div>

@@ -1,17 +1,10 @@
 import { useState } from 'preact/hooks';
 import type { ApprovalView } from '../api/wire.js';
 import { APPROVAL_BUTTONS, type Answer, type ApprovalButton } from './approval-choices.js';
+import { useApprovalDecisions, type Decide } from './approval-decisions.js';
 import { diffOf } from './diff-of.js';
 import { pretty } from './format.js';
 import { visibleText } from './visible-text.js';
-
-type Decide = (answers: Answer[]) => Promise<string | null>;
-
-/**
- * The calls of one model response are decided together (the server rejects one left out), and
- * they wait together: same conversation, same requester.
- */
-const batchOf = (approval: ApprovalView): string => `${approval.conversationId}\n${approval.requester}`;
 
 function Diff({ patch }: { patch: string }) {
   return (
@@ -37,7 +30,11 @@ function Diff({ patch }: { patch: string }) {
   );
 }
 
-function PendingApproval({
+/** The digit keys of core's choices (the terminal's menu), taken on a focused card, never while typing in it. */
+const DIGIT_CHOICES = APPROVAL_BUTTONS.map((button) => String(button.number)).join(' ');
+
+/** An approval waiting for an answer: the inbox's card, and the one a conversation shows. */
+export function PendingApproval({
   approval,
   staged,
   waitingFor,
@@ -69,10 +66,26 @@ function PendingApproval({
   const approvals = APPROVAL_BUTTONS.filter((button) => button.decision === 'approve');
   const reject = APPROVAL_BUTTONS.find((button) => button.decision === 'reject')!;
   return (
-    <li class="card approval" data-testid={`approval-${approval.id}`} data-tool={approval.tool}>
+    <li
+      class="card approval"
+      data-testid={`approval-${approval.id}`}
+      data-tool={approval.tool}
+      tabIndex={0}
+      aria-label={`Approval: ${approval.requester} wants to run ${approval.tool}`}
+      aria-keyshortcuts={DIGIT_CHOICES}
+      onKeyDown={(event) => {
+        if (event.ctrlKey || event.metaKey || event.altKey || staged) return;
+        if (event.target instanceof Element && event.target.closest('input, textarea, select, [contenteditable]')) return;
+        const button = APPROVAL_BUTTONS.find((candidate) => String(candidate.number) === event.key);
+        if (!button) return;
+        event.preventDefault();
+        decide(button);
+      }}
+    >
       <div class="meta">
         <strong>{visibleText(approval.requester)}</strong> wants to run <code>{visibleText(approval.tool)}</code>
         <span class="muted"> · asks {visibleText(approval.approver)}</span>
+        <span class="muted key-hint"> · keys 1–4 choose when this card has focus</span>
       </div>
       <div class="chain" data-testid="approval-chain">
         {approval.chain.map((id, index) => (
@@ -115,21 +128,8 @@ function PendingApproval({
 
 /** Pending requests first, each with what it would do and the chain it climbed; decided ones below. */
 export function Approvals({ approvals, onDecide }: { approvals: ApprovalView[]; onDecide: Decide }) {
-  const [staged, setStaged] = useState<Record<string, Answer>>({});
-  const [error, setError] = useState<string | null>(null);
   const pending = approvals.filter((approval) => approval.status === 'pending');
-  const undecidedIn = (batch: string, decided: Record<string, Answer>) =>
-    pending.filter((approval) => batchOf(approval) === batch && !(approval.id in decided)).length;
-  const stage = async (approval: ApprovalView, answer: Answer) => {
-    const next = { ...staged, [answer.id]: answer };
-    setStaged(next);
-    const batch = pending.filter((candidate) => batchOf(candidate) === batchOf(approval));
-    if (undecidedIn(batchOf(approval), next) > 0) return;
-    const failure = await onDecide(batch.map((candidate) => next[candidate.id]!));
-    setError(failure);
-    if (failure !== null)
-      setStaged((current) => Object.fromEntries(Object.entries(current).filter(([id]) => !batch.some((candidate) => candidate.id === id))));
-  };
+  const { staged, error, stage, waitingFor } = useApprovalDecisions(pending, onDecide);
   const decided = approvals.filter((approval) => approval.status !== 'pending').reverse();
   return (
     <section class="panel" data-testid="view-approvals">
@@ -145,7 +145,7 @@ export function Approvals({ approvals, onDecide }: { approvals: ApprovalView[]; 
               key={approval.id}
               approval={approval}
               staged={staged[approval.id]}
-              waitingFor={undecidedIn(batchOf(approval), staged)}
+              waitingFor={waitingFor(approval)}
               onStage={(answer) => void stage(approval, answer)}
             />
           ))}

@@ -3,7 +3,17 @@ import type { WireQuestion } from '../api/wire.js';
 import { formatTime } from './format.js';
 import { visibleText } from './visible-text.js';
 
-function QuestionCard({ question, onAnswer }: { question: WireQuestion; onAnswer(id: string, text: string): Promise<string | null> }) {
+/** A question waiting for the user, with its own answer box: in the Questions tab, and in the conversations that wait on it. */
+export function QuestionCard({
+  question,
+  inTheBox = false,
+  onAnswer,
+}: {
+  question: WireQuestion;
+  /** The conversation's message box answers this one too (it answers the oldest waiting). */
+  inTheBox?: boolean;
+  onAnswer(id: string, text: string): Promise<string | null>;
+}) {
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
   return (
@@ -14,6 +24,11 @@ function QuestionCard({ question, onAnswer }: { question: WireQuestion; onAnswer
         <span class="muted" data-testid="question-chain">
           ({visibleText(question.chain.join(' → '))}, {formatTime(question.askedAt)})
         </span>
+        {inTheBox && (
+          <span class="tag" data-testid="question-in-box">
+            the message box answers this one
+          </span>
+        )}
       </div>
       <p class="question-text" data-testid="question-text">
         {visibleText(question.text)}
