@@ -1,8 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { ApprovalView } from '../api/wire.js';
 import { APPROVAL_BUTTONS, type Answer, type ApprovalButton } from './approval-choices.js';
-import { diffOf } from './diff-of.js';
-import { pretty } from './format.js';
+import { ApprovalInput } from './FileChangeDiff.js';
 import { visibleText } from './visible-text.js';
 
 type Decide = (answers: Answer[]) => Promise<string | null>;
@@ -12,30 +11,6 @@ type Decide = (answers: Answer[]) => Promise<string | null>;
  * they wait together: same conversation, same requester.
  */
 const batchOf = (approval: ApprovalView): string => `${approval.conversationId}\n${approval.requester}`;
-
-function Diff({ patch }: { patch: string }) {
-  return (
-    <pre class="diff" data-testid="approval-diff">
-      {patch.split('\n').map((line, index) => (
-        <span
-          key={index}
-          class={
-            line.startsWith('+') && !line.startsWith('+++')
-              ? 'add'
-              : line.startsWith('-') && !line.startsWith('---')
-                ? 'del'
-                : line.startsWith('@@')
-                  ? 'hunk'
-                  : ''
-          }
-        >
-          {visibleText(line)}
-          {'\n'}
-        </span>
-      ))}
-    </pre>
-  );
-}
 
 function PendingApproval({
   approval,
@@ -49,7 +24,6 @@ function PendingApproval({
   onStage(answer: Answer): void;
 }) {
   const [reason, setReason] = useState('');
-  const patch = diffOf(approval.tool, approval.input);
   const decide = (button: ApprovalButton) => {
     onStage({
       id: approval.id,
@@ -84,7 +58,7 @@ function PendingApproval({
       </div>
       {approval.reason && <p class="muted">{visibleText(approval.reason)}</p>}
       {/* All of the input, wrapped (never cut), with what a reader would not see made visible: what is approved is what runs. */}
-      {patch !== null ? <Diff patch={patch} /> : <pre data-testid="approval-input">{visibleText(pretty(approval.input))}</pre>}
+      <ApprovalInput approval={approval} />
       <div class="row">
         {approvals.map((button) => (
           <button type="button" key={button.choice} title={button.detail} data-testid={testId(button)} onClick={() => decide(button)}>
