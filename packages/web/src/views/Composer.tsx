@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Participant } from '../api/wire.js';
 import { visibleText } from './visible-text.js';
+import { displayName } from './Who.js';
 
 /** You, as a participant: a message to the entry agent or any other, in a named conversation if you like. */
 export function Composer({
@@ -33,12 +34,12 @@ export function Composer({
         <label>
           To{' '}
           <select value={to} data-testid="composer-to" onChange={(event) => setTo(event.currentTarget.value)}>
-            <option value="">{entryAgent ? `${entryAgent} (entry agent)` : 'entry agent'}</option>
+            <option value="">{entryAgent ? `${visibleText(displayName(participants, entryAgent))} (entry agent)` : 'entry agent'}</option>
             {agents
               .filter((agent) => agent.id !== entryAgent)
               .map((agent) => (
                 <option key={agent.id} value={agent.id}>
-                  {visibleText(agent.id)}
+                  {visibleText(displayName(participants, agent.id))}
                 </option>
               ))}
           </select>
@@ -56,11 +57,16 @@ export function Composer({
       <textarea
         value={text}
         rows={3}
-        placeholder="Message… (Ctrl+Enter sends)"
+        placeholder="Message… (Enter sends, Shift+Enter for a new line)"
+        aria-keyshortcuts="Enter Control+Enter"
         data-testid="composer-text"
         onInput={(event) => setText(event.currentTarget.value)}
         onKeyDown={(event) => {
-          if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) void submit(event);
+          // Enter sends, as in every chat; Shift+Enter is a new line; Ctrl/Cmd+Enter sends too (it always did).
+          // Not while an input method composes a character: its Enter picks the character.
+          if (event.key !== 'Enter' || event.isComposing || event.shiftKey || event.altKey) return;
+          event.preventDefault();
+          void submit(event);
         }}
       />
       <div class="row">
