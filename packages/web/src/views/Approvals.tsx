@@ -43,7 +43,21 @@ function PendingApproval({
   const approvals = APPROVAL_BUTTONS.filter((button) => button.decision === 'approve');
   const reject = APPROVAL_BUTTONS.find((button) => button.decision === 'reject')!;
   return (
-    <li class="card approval" data-testid={`approval-${approval.id}`} data-tool={approval.tool}>
+    <li
+      class="card approval"
+      data-testid={`approval-${approval.id}`}
+      data-tool={approval.tool}
+      tabIndex={0}
+      aria-keyshortcuts="1 2 3 4"
+      onKeyDown={(event) => {
+        // The terminal menu's digits: 1–3 approve (once, session, always), 4 rejects; not while typing a reason.
+        if (event.target instanceof HTMLInputElement || event.ctrlKey || event.metaKey || event.altKey) return;
+        const button = APPROVAL_BUTTONS.find((candidate) => String(candidate.number) === event.key);
+        if (!button || staged) return;
+        event.preventDefault();
+        decide(button);
+      }}
+    >
       <div class="meta">
         <strong>{visibleText(approval.requester)}</strong> wants to run <code>{visibleText(approval.tool)}</code>
         <span class="muted"> · asks {visibleText(approval.approver)}</span>
@@ -61,7 +75,14 @@ function PendingApproval({
       <ApprovalInput approval={approval} />
       <div class="row">
         {approvals.map((button) => (
-          <button type="button" key={button.choice} title={button.detail} data-testid={testId(button)} onClick={() => decide(button)}>
+          <button
+            type="button"
+            key={button.choice}
+            title={button.detail}
+            aria-keyshortcuts={String(button.number)}
+            data-testid={testId(button)}
+            onClick={() => decide(button)}
+          >
             {button.label}
           </button>
         ))}
@@ -71,10 +92,20 @@ function PendingApproval({
           data-testid={`reject-reason-${approval.id}`}
           onInput={(event) => setReason(event.currentTarget.value)}
         />
-        <button type="button" class="danger" title={reject.detail} data-testid={testId(reject)} onClick={() => decide(reject)}>
+        <button
+          type="button"
+          class="danger"
+          title={reject.detail}
+          aria-keyshortcuts={String(reject.number)}
+          data-testid={testId(reject)}
+          onClick={() => decide(reject)}
+        >
           {reject.label}
         </button>
       </div>
+      <p class="muted keys">
+        Keys, with the card focused: {APPROVAL_BUTTONS.map((button) => `${button.number} ${button.label.toLowerCase()}`).join(' · ')}
+      </p>
       {staged && (
         <p class="muted" data-testid={`approval-staged-${approval.id}`}>
           {staged.decision === 'approve' ? 'Approve' : 'Reject'}
