@@ -130,7 +130,9 @@ export function App({ store, controller }: { store: Store; controller: Controlle
         )}
         {view === 'collective' && <Roster participants={state.participants} entryAgent={entryAgent} />}
         {view === 'questions' && <Questions questions={state.questions} onAnswer={(id, text) => controller.answer(id, text)} />}
-        {view === 'approvals' && <Approvals approvals={state.approvals} onDecide={(answers) => controller.decide(answers)} />}
+        {view === 'approvals' && (
+          <Approvals approvals={state.approvals} participants={state.participants} onDecide={(answers) => controller.decide(answers)} />
+        )}
         {view === 'cost' && <Cost usage={state.usage} sessions={state.sessions} sessionId={state.sessionId} />}
         {view === 'sessions' && (
           <Sessions

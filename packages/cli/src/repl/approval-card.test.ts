@@ -77,6 +77,7 @@ describe('approval cards', () => {
     expect(shown).toContain('-old line');
     expect(shown).toContain('+edited line');
     expect(shown).toContain(' same');
+    expect(shown).toContain('notes.txt (the file as it is now, edited)');
   });
 
   it('never reads a file outside the workspace (by .. or a symbolic link), in .legion/, or one whose reading is denied', () => {

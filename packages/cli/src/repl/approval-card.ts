@@ -54,7 +54,7 @@ function argumentLines(request: ApprovalView, change: FileChange | undefined): s
   const every = isEdit && input.replace_all !== undefined ? [`  replace_all: ${JSON.stringify(input.replace_all)}`] : [];
   if (change?.status === 'shown')
     return [
-      `  ${inertLine(path)} ${style.dim(change.before === null ? '(new file)' : '(replaces the file as it is now)')}`,
+      `  ${inertLine(path)} ${style.dim(change.before === null ? '(new file)' : isEdit ? '(the file as it is now, edited)' : '(replaces the file as it is now)')}`,
       ...every,
       ...diffLines(path, change.before ?? '', change.after),
     ];

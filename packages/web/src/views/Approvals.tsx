@@ -1,8 +1,10 @@
 import { useState } from 'preact/hooks';
-import type { ApprovalView } from '../api/wire.js';
+import type { ApprovalView, Participant } from '../api/wire.js';
 import { APPROVAL_BUTTONS, type Answer, type ApprovalButton } from './approval-choices.js';
 import { ApprovalInput } from './FileChangeDiff.js';
+import { displayName } from './names.js';
 import { visibleText } from './visible-text.js';
+import { Who } from './Who.js';
 
 type Decide = (answers: Answer[]) => Promise<string | null>;
 
@@ -14,11 +16,13 @@ const batchOf = (approval: ApprovalView): string => `${approval.conversationId}\
 
 function PendingApproval({
   approval,
+  participants,
   staged,
   waitingFor,
   onStage,
 }: {
   approval: ApprovalView;
+  participants: readonly Participant[];
   staged: Answer | undefined;
   waitingFor: number;
   onStage(answer: Answer): void;
@@ -59,8 +63,8 @@ function PendingApproval({
       }}
     >
       <div class="meta">
-        <strong>{visibleText(approval.requester)}</strong> wants to run <code>{visibleText(approval.tool)}</code>
-        <span class="muted"> · asks {visibleText(approval.approver)}</span>
+        <Who id={approval.requester} participants={participants} /> wants to run <code>{visibleText(approval.tool)}</code>
+        <span class="muted"> · asks {visibleText(displayName(participants, approval.approver))}</span>
       </div>
       <div class="chain" data-testid="approval-chain">
         {approval.chain.map((id, index) => (
@@ -119,7 +123,16 @@ function PendingApproval({
 }
 
 /** Pending requests first, each with what it would do and the chain it climbed; decided ones below. */
-export function Approvals({ approvals, onDecide }: { approvals: ApprovalView[]; onDecide: Decide }) {
+export function Approvals({
+  approvals,
+  participants = [],
+  onDecide,
+}: {
+  approvals: ApprovalView[];
+  /** For names and colours; an id not among them shows as itself. */
+  participants?: readonly Participant[];
+  onDecide: Decide;
+}) {
   const [staged, setStaged] = useState<Record<string, Answer>>({});
   const [error, setError] = useState<string | null>(null);
   const pending = approvals.filter((approval) => approval.status === 'pending');
@@ -149,6 +162,7 @@ export function Approvals({ approvals, onDecide }: { approvals: ApprovalView[]; 
             <PendingApproval
               key={approval.id}
               approval={approval}
+              participants={participants}
               staged={staged[approval.id]}
               waitingFor={undecidedIn(batchOf(approval), staged)}
               onStage={(answer) => void stage(approval, answer)}
@@ -166,7 +180,7 @@ export function Approvals({ approvals, onDecide }: { approvals: ApprovalView[]; 
         {decided.map((approval) => (
           <li key={approval.id} data-testid={`approval-decided-${approval.id}`} data-status={approval.status}>
             <span class={`badge ${approval.status === 'approved' ? 'done' : 'error'}`}>{approval.status}</span>{' '}
-            <code>{visibleText(approval.tool)}</code> for {visibleText(approval.requester)}
+            <code>{visibleText(approval.tool)}</code> for {visibleText(displayName(participants, approval.requester))}
             {approval.decidedBy && <span class="muted"> by {visibleText(approval.decidedBy)}</span>}
             {approval.decisionReason && <span class="muted">: {visibleText(approval.decisionReason)}</span>}
           </li>

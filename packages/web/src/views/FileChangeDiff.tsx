@@ -9,23 +9,26 @@ import { visibleText } from './visible-text.js';
 export function Diff({ patch, testId = 'approval-diff' }: { patch: string; testId?: string }) {
   return (
     <pre class="diff" data-testid={testId}>
-      {patch.split('\n').map((line, index) => (
-        <span
-          key={index}
-          class={
-            line.startsWith('+') && !line.startsWith('+++')
-              ? 'add'
-              : line.startsWith('-') && !line.startsWith('---')
-                ? 'del'
-                : line.startsWith('@@')
-                  ? 'hunk'
-                  : ''
-          }
-        >
-          {visibleText(line)}
-          {'\n'}
-        </span>
-      ))}
+      {patch
+        .replace(/\n$/, '')
+        .split('\n')
+        .map((line, index) => (
+          <span
+            key={index}
+            class={
+              line.startsWith('+') && !line.startsWith('+++')
+                ? 'add'
+                : line.startsWith('-') && !line.startsWith('---')
+                  ? 'del'
+                  : line.startsWith('@@')
+                    ? 'hunk'
+                    : ''
+            }
+          >
+            {visibleText(line)}
+            {'\n'}
+          </span>
+        ))}
     </pre>
   );
 }
@@ -61,7 +64,12 @@ export function ApprovalInput({ approval }: { approval: Pick<ApprovalView, 'id' 
     return (
       <>
         <p class="muted" data-testid="file-change-kind">
-          {visibleText(change.path)} {change.before === null ? '(new file)' : '(replaces the file as it is now)'}
+          {visibleText(change.path)}{' '}
+          {change.before === null
+            ? '(new file)'
+            : approval.tool === 'file_edit'
+              ? '(the file as it is now, edited)'
+              : '(replaces the file as it is now)'}
         </p>
         <Diff patch={filePatch(change.path, change.before, change.after)} />
       </>
