@@ -4,7 +4,11 @@ import { Controller } from './state/controller.js';
 import { Store } from './state/store.js';
 import './styles.css';
 import './act.css';
+import './read.css';
+import { applyTheme, savedTheme } from './views/theme.js';
 
+// Before the first render: a remembered dark theme never flashes light.
+applyTheme(savedTheme(), false);
 const store = new Store();
 const controller = new Controller(store);
 const root = document.getElementById('app');

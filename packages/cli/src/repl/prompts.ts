@@ -14,6 +14,7 @@ import {
 import { styleFor } from '../render/style.js';
 import { inert, inertLine } from '../render/terminal-text.js';
 import { approvalCard } from './approval-card.js';
+import type { FileChange } from '@legion-collective/core/internal';
 import { ApprovalMenu } from './approval-menu.js';
 import type { Screen } from './screen.js';
 import type { WaitingCard } from './team-lines.js';
@@ -75,7 +76,8 @@ export class Prompts {
 
   constructor(
     private readonly screen: Screen,
-    private readonly workspaceRoot: string,
+    /** What a pending file_write or file_edit would do to its file (core's `fileChange`, as the browser shows it). */
+    private readonly fileChangeOf: (request: ApprovalView) => FileChange | undefined,
     private readonly chains: ReadonlyMap<string, readonly string[]>,
     private readonly onChange: () => void,
     /** The pattern an "approve always" rule for a request would have, or why none can be made (core's `approvalRules.patternFor`). */
@@ -292,7 +294,7 @@ export class Prompts {
 
   /** The card goes; what was decided on (tool, arguments, diff, chain) stays in the scrollback above the decision. */
   private answered(item: ApprovalItem): void {
-    this.screen.print(approvalCard(item.request, this.chains.get(item.request.id), this.workspaceRoot, this.position()));
+    this.screen.print(approvalCard(item.request, this.chains.get(item.request.id), this.fileChangeOf(item.request), this.position()));
     this.done(item);
   }
 
@@ -325,7 +327,7 @@ export class Prompts {
     if (!item) return { text: '', tail: 0 };
     const position = this.position();
     if (item.kind === 'approval') {
-      const card = approvalCard(item.request, this.chains.get(item.request.id), this.workspaceRoot, position);
+      const card = approvalCard(item.request, this.chains.get(item.request.id), this.fileChangeOf(item.request), position);
       if (item.awaitingReason) {
         const prompt = `  ${style.cyan('reason for rejecting (shown to the agent; optional), then Enter:')}`;
         return {

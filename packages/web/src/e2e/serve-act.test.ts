@@ -97,7 +97,7 @@ describe.skipIf(CHROMIUM === null)('legion serve: acting in the conversation', (
       expect(await card.locator('strong').first().textContent()).toBe('developer');
       // The conversation's own box now answers it, and says so.
       const box = page.getByTestId('composer-text');
-      expect(await box.getAttribute('placeholder')).toMatch(/^Answer developer's question…/);
+      expect(await box.getAttribute('placeholder')).toMatch(/^Answer Developer's question…/);
       expect(await page.getByTestId('composer-answering').textContent()).toContain('Which port should it listen on?');
       expect(await page.getByTestId('composer-send').textContent()).toBe('Answer');
       await screenshot(page, 'act-question');

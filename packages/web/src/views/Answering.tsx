@@ -1,4 +1,5 @@
-import type { WireQuestion } from '../api/wire.js';
+import type { Participant, WireQuestion } from '../api/wire.js';
+import { displayName } from './names.js';
 import { visibleText } from './visible-text.js';
 
 const QUOTE_LENGTH = 120;
@@ -9,11 +10,19 @@ function quote(text: string): string {
 }
 
 /** Says, above the message box, which question the box answers now (the oldest, when several wait). */
-export function Answering({ question, waiting }: { question: WireQuestion; waiting: number }) {
+export function Answering({
+  question,
+  waiting,
+  participants = [],
+}: {
+  question: WireQuestion;
+  waiting: number;
+  participants?: readonly Participant[];
+}) {
   return (
     <p class="answering" data-testid="composer-answering" data-question={question.id}>
       <span>
-        Answering <strong>{visibleText(question.from)}</strong>’s question
+        Answering <strong>{visibleText(displayName(participants, question.from))}</strong>’s question
         {waiting > 1 && (
           <span data-testid="composer-answering-which"> (the oldest of {waiting} waiting here; each card above has its own box)</span>
         )}

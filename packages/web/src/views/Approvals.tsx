@@ -1,34 +1,11 @@
 import { useState } from 'preact/hooks';
-import type { ApprovalView } from '../api/wire.js';
+import type { ApprovalView, Participant } from '../api/wire.js';
 import { APPROVAL_BUTTONS, type Answer, type ApprovalButton } from './approval-choices.js';
 import { useApprovalDecisions, type Decide } from './approval-decisions.js';
-import { diffOf } from './diff-of.js';
-import { pretty } from './format.js';
+import { ApprovalInput } from './FileChangeDiff.js';
+import { displayName } from './names.js';
 import { visibleText } from './visible-text.js';
-
-function Diff({ patch }: { patch: string }) {
-  return (
-    <pre class="diff" data-testid="approval-diff">
-      {patch.split('\n').map((line, index) => (
-        <span
-          key={index}
-          class={
-            line.startsWith('+') && !line.startsWith('+++')
-              ? 'add'
-              : line.startsWith('-') && !line.startsWith('---')
-                ? 'del'
-                : line.startsWith('@@')
-                  ? 'hunk'
-                  : ''
-          }
-        >
-          {visibleText(line)}
-          {'\n'}
-        </span>
-      ))}
-    </pre>
-  );
-}
+import { Who } from './Who.js';
 
 /** The digit keys of core's choices (the terminal's menu), taken on a focused card, never while typing in it. */
 const DIGIT_CHOICES = APPROVAL_BUTTONS.map((button) => String(button.number)).join(' ');
@@ -36,17 +13,18 @@ const DIGIT_CHOICES = APPROVAL_BUTTONS.map((button) => String(button.number)).jo
 /** An approval waiting for an answer: the inbox's card, and the one a conversation shows. */
 export function PendingApproval({
   approval,
+  participants,
   staged,
   waitingFor,
   onStage,
 }: {
   approval: ApprovalView;
+  participants: readonly Participant[];
   staged: Answer | undefined;
   waitingFor: number;
   onStage(answer: Answer): void;
 }) {
   const [reason, setReason] = useState('');
-  const patch = diffOf(approval.tool, approval.input);
   const decide = (button: ApprovalButton) => {
     onStage({
       id: approval.id,
@@ -71,7 +49,7 @@ export function PendingApproval({
       data-testid={`approval-${approval.id}`}
       data-tool={approval.tool}
       tabIndex={0}
-      aria-label={`Approval: ${approval.requester} wants to run ${approval.tool}`}
+      aria-label={`Approval: ${displayName(participants, approval.requester)} wants to run ${approval.tool}`}
       aria-keyshortcuts={DIGIT_CHOICES}
       onKeyDown={(event) => {
         if (event.ctrlKey || event.metaKey || event.altKey || staged) return;
@@ -83,8 +61,8 @@ export function PendingApproval({
       }}
     >
       <div class="meta">
-        <strong>{visibleText(approval.requester)}</strong> wants to run <code>{visibleText(approval.tool)}</code>
-        <span class="muted"> · asks {visibleText(approval.approver)}</span>
+        <Who id={approval.requester} participants={participants} /> wants to run <code>{visibleText(approval.tool)}</code>
+        <span class="muted"> · asks {visibleText(displayName(participants, approval.approver))}</span>
         <span class="muted key-hint"> · keys 1–4 choose when this card has focus</span>
       </div>
       <div class="chain" data-testid="approval-chain">
@@ -97,10 +75,17 @@ export function PendingApproval({
       </div>
       {approval.reason && <p class="muted">{visibleText(approval.reason)}</p>}
       {/* All of the input, wrapped (never cut), with what a reader would not see made visible: what is approved is what runs. */}
-      {patch !== null ? <Diff patch={patch} /> : <pre data-testid="approval-input">{visibleText(pretty(approval.input))}</pre>}
+      <ApprovalInput approval={approval} />
       <div class="row">
         {approvals.map((button) => (
-          <button type="button" key={button.choice} title={button.detail} data-testid={testId(button)} onClick={() => decide(button)}>
+          <button
+            type="button"
+            key={button.choice}
+            title={button.detail}
+            aria-keyshortcuts={String(button.number)}
+            data-testid={testId(button)}
+            onClick={() => decide(button)}
+          >
             {button.label}
           </button>
         ))}
@@ -110,10 +95,20 @@ export function PendingApproval({
           data-testid={`reject-reason-${approval.id}`}
           onInput={(event) => setReason(event.currentTarget.value)}
         />
-        <button type="button" class="danger" title={reject.detail} data-testid={testId(reject)} onClick={() => decide(reject)}>
+        <button
+          type="button"
+          class="danger"
+          title={reject.detail}
+          aria-keyshortcuts={String(reject.number)}
+          data-testid={testId(reject)}
+          onClick={() => decide(reject)}
+        >
           {reject.label}
         </button>
       </div>
+      <p class="muted keys">
+        Keys, with the card focused: {APPROVAL_BUTTONS.map((button) => `${button.number} ${button.label.toLowerCase()}`).join(' · ')}
+      </p>
       {staged && (
         <p class="muted" data-testid={`approval-staged-${approval.id}`}>
           {staged.decision === 'approve' ? 'Approve' : 'Reject'}
@@ -127,7 +122,16 @@ export function PendingApproval({
 }
 
 /** Pending requests first, each with what it would do and the chain it climbed; decided ones below. */
-export function Approvals({ approvals, onDecide }: { approvals: ApprovalView[]; onDecide: Decide }) {
+export function Approvals({
+  approvals,
+  participants = [],
+  onDecide,
+}: {
+  approvals: ApprovalView[];
+  /** For names and colours; an id not among them shows as itself. */
+  participants?: readonly Participant[];
+  onDecide: Decide;
+}) {
   const pending = approvals.filter((approval) => approval.status === 'pending');
   const { staged, error, stage, waitingFor } = useApprovalDecisions(pending, onDecide);
   const decided = approvals.filter((approval) => approval.status !== 'pending').reverse();
@@ -144,6 +148,7 @@ export function Approvals({ approvals, onDecide }: { approvals: ApprovalView[]; 
             <PendingApproval
               key={approval.id}
               approval={approval}
+              participants={participants}
               staged={staged[approval.id]}
               waitingFor={waitingFor(approval)}
               onStage={(answer) => void stage(approval, answer)}
@@ -161,7 +166,7 @@ export function Approvals({ approvals, onDecide }: { approvals: ApprovalView[]; 
         {decided.map((approval) => (
           <li key={approval.id} data-testid={`approval-decided-${approval.id}`} data-status={approval.status}>
             <span class={`badge ${approval.status === 'approved' ? 'done' : 'error'}`}>{approval.status}</span>{' '}
-            <code>{visibleText(approval.tool)}</code> for {visibleText(approval.requester)}
+            <code>{visibleText(approval.tool)}</code> for {visibleText(displayName(participants, approval.requester))}
             {approval.decidedBy && <span class="muted"> by {visibleText(approval.decidedBy)}</span>}
             {approval.decisionReason && <span class="muted">: {visibleText(approval.decisionReason)}</span>}
           </li>

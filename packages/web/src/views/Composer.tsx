@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Participant, WireQuestion } from '../api/wire.js';
 import { Answering } from './Answering.js';
 import { visibleText } from './visible-text.js';
+import { displayName } from './Who.js';
 
 /**
  * You, as a participant: a message to the entry agent or any other, in a named conversation if you
@@ -52,18 +53,18 @@ export function Composer({
         </p>
       )}
       {question ? (
-        <Answering question={question} waiting={answering.length} />
+        <Answering question={question} waiting={answering.length} participants={participants} />
       ) : (
         <div class="row">
           <label>
             To{' '}
             <select value={to} data-testid="composer-to" onChange={(event) => setTo(event.currentTarget.value)}>
-              <option value="">{entryAgent ? `${entryAgent} (entry agent)` : 'entry agent'}</option>
+              <option value="">{entryAgent ? `${visibleText(displayName(participants, entryAgent))} (entry agent)` : 'entry agent'}</option>
               {agents
                 .filter((agent) => agent.id !== entryAgent)
                 .map((agent) => (
                   <option key={agent.id} value={agent.id}>
-                    {visibleText(agent.id)}
+                    {visibleText(displayName(participants, agent.id))}
                   </option>
                 ))}
             </select>
@@ -84,15 +85,19 @@ export function Composer({
         rows={3}
         placeholder={
           question
-            ? `Answer ${question.from}'s question… (Enter answers, Shift+Enter a new line)`
+            ? `Answer ${displayName(participants, question.from)}'s question… (Enter answers, Shift+Enter a new line)`
             : 'Message… (Enter sends, Shift+Enter a new line)'
         }
-        aria-label={question ? `Answer ${question.from}'s question` : 'Message'}
+        aria-label={question ? `Answer ${displayName(participants, question.from)}'s question` : 'Message'}
+        aria-keyshortcuts="Enter Control+Enter"
         data-testid="composer-text"
         onInput={(event) => setText(event.currentTarget.value)}
         onKeyDown={(event) => {
-          // Enter sends (Ctrl/⌘+Enter too, as before); Shift+Enter is a new line, and Enter that ends an IME composition is not a send.
-          if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) void submit(event);
+          // Enter sends (or answers), as in every chat; Shift+Enter is a new line; Ctrl/Cmd+Enter sends too (it always did).
+          // Not while an input method composes a character: its Enter picks the character.
+          if (event.key !== 'Enter' || event.isComposing || event.shiftKey || event.altKey) return;
+          event.preventDefault();
+          void submit(event);
         }}
       />
       <div class="row">

@@ -1,5 +1,5 @@
 import { useRef } from 'preact/hooks';
-import type { ApprovalView, WireQuestion } from '../api/wire.js';
+import type { ApprovalView, Participant, WireQuestion } from '../api/wire.js';
 import { useApprovalDecisions, type Decide } from './approval-decisions.js';
 import { PendingApproval } from './Approvals.js';
 import { QuestionCard } from './Questions.js';
@@ -19,10 +19,13 @@ function count(number: number, noun: string): string {
 export function WaitingOnYou({
   questions,
   approvals,
+  participants = [],
   onAnswer,
   onDecide,
 }: {
   questions: WireQuestion[];
+  /** For names and colours; an id not among them shows as itself. */
+  participants?: readonly Participant[];
   /** The conversation's approvals, pending or decided. */
   approvals: ApprovalView[];
   onAnswer(id: string, text: string): Promise<string | null>;
@@ -53,12 +56,19 @@ export function WaitingOnYou({
           <h3>{waiting > 0 ? 'Waiting on you' : 'Decided'}</h3>
           <ul class="cards">
             {questions.map((question, index) => (
-              <QuestionCard key={question.id} question={question} inTheBox={questions.length > 1 && index === 0} onAnswer={onAnswer} />
+              <QuestionCard
+                key={question.id}
+                question={question}
+                participants={participants}
+                inTheBox={questions.length > 1 && index === 0}
+                onAnswer={onAnswer}
+              />
             ))}
             {pending.map((approval) => (
               <PendingApproval
                 key={approval.id}
                 approval={approval}
+                participants={participants}
                 staged={staged[approval.id]}
                 waitingFor={waitingFor(approval)}
                 onStage={(answer) => void stage(approval, answer)}
