@@ -94,7 +94,8 @@ describe.skipIf(CHROMIUM === null)('legion serve: acting in the conversation', (
       const card = waiting().locator('li', { hasText: 'Which port should it listen on?' });
       await card.waitFor();
       expect(await card.getByTestId('question-chain').textContent()).toContain('user → coordinator → developer');
-      expect(await card.locator('strong').first().textContent()).toBe('developer');
+      expect(await card.locator('.who').first().getAttribute('data-participant')).toBe('developer');
+      expect(await card.locator('strong').first().textContent()).toBe('Developer');
       // The conversation's own box now answers it, and says so.
       const box = page.getByTestId('composer-text');
       expect(await box.getAttribute('placeholder')).toMatch(/^Answer Developer's question…/);
