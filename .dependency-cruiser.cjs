@@ -10,7 +10,7 @@ const LAYERS = [
   // kernel: errors, zod messages, sizes as errors say them and the message; its events; tracing.
   ['kernel/errors.ts', 'kernel/error-codes.ts', 'kernel/zod-issues.ts', 'kernel/byte-size.ts', 'kernel/message.ts'],
   ['kernel/events'],
-  ['kernel/tracing', 'kernel/index.ts'],
+  ['kernel/tracing', 'kernel/index.ts', 'kernel/vocabulary.ts'],
   // store: the file kit and the backend-neutral records; the port with the session's stores; each backend.
   ['store/fs', 'store/records'],
   ['store/*.ts'],
@@ -72,18 +72,18 @@ const layerRules = LAYERS.slice(0, -1).map((layer, index) => ({
 }));
 
 /**
- * The areas of core: each is entered from outside through its index.ts only. One entry imports files
- * instead: vocabulary.ts may reach nothing but zod (rule vocabulary-reaches-only-zod), and an index
- * re-exports its whole area (node: modules included), so it takes the zod-only files it re-exports
- * (kernel's message, events and error codes; the store's records) directly.
+ * The areas of core: each is entered from outside through its index.ts, which re-exports its whole
+ * area (node: modules included). An area may also have a vocabulary.ts, a second door that reaches
+ * nothing but zod (rule area-vocabulary-reaches-only-zod): `@legion-collective/core/vocabulary`
+ * comes in through those, so a browser can validate without loading the engine.
  */
 const AREAS = ['kernel', 'store', 'team', 'session', 'model', 'tools', 'authorization', 'hitl', 'engine'];
 const areaRules = AREAS.map((area) => ({
   name: `${area}-through-its-index`,
-  comment: `The ${area} area (packages/core/src/${area}/) is entered through its index.ts only: code outside it imports \`${area}/index.js\`, never a file inside (tests and __fixtures__ excepted; docs/architecture.md, "Areas").`,
+  comment: `The ${area} area (packages/core/src/${area}/) is entered through its index.ts (or its zod-only vocabulary.ts): code outside it imports \`${area}/index.js\`, never a file inside (tests and __fixtures__ excepted; docs/architecture.md, "Areas").`,
   severity: 'error',
-  from: { path: CORE, pathNot: [`${CORE}${area}/`, `${CORE}vocabulary\\.ts$`, '\\.test\\.ts$', '/__fixtures__/'] },
-  to: { path: `${CORE}${area}/`, pathNot: `${CORE}${area}/index\\.ts$` },
+  from: { path: CORE, pathNot: [`${CORE}${area}/`, '\\.test\\.ts$', '/__fixtures__/'] },
+  to: { path: `${CORE}${area}/`, pathNot: `${CORE}${area}/(index|vocabulary)\\.ts$` },
 }));
 
 module.exports = {
@@ -197,6 +197,14 @@ module.exports = {
         '`@legion-collective/core/vocabulary` is what the wire types and clients validate with: from it, nothing but zod and zod-only files of core may be reached (no node: module, no other package).',
       severity: 'error',
       from: { path: '^packages/core/src/vocabulary\\.ts$' },
+      to: { reachable: true, path: '^(?!packages/core/src/|node_modules/zod/)' },
+    },
+    {
+      name: 'area-vocabulary-reaches-only-zod',
+      comment:
+        "An area's vocabulary.ts is its zod-only door (what `@legion-collective/core/vocabulary` re-exports): from it, nothing but zod and zod-only files of core may be reached.",
+      severity: 'error',
+      from: { path: '^packages/core/src/[^/]+/vocabulary\\.ts$' },
       to: { reachable: true, path: '^(?!packages/core/src/|node_modules/zod/)' },
     },
     {

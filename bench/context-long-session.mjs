@@ -29,12 +29,18 @@ const legion = Legion.create({
   env: {},
 });
 let summaries = 0;
+/** What a provider reports a request filled, at about four bytes a token: the figure compaction decides by, as with a real provider. */
+function requestTokens(request) {
+  let bytes = request.system.length + JSON.stringify(request.tools).length;
+  for (const message of request.messages) bytes += JSON.stringify(message.content).length;
+  return Math.ceil(bytes / 4);
+}
 const model = new ScriptedProvider((request) => {
   if (request.system.includes(SUMMARY_SYSTEM_MARK)) {
     summaries++;
     return {
       text: `Summary ${summaries}: the user asked worker to port the parser; decisions so far kept; files: src/parser.ts.`,
-      usage: { inputTokens: 2_000, outputTokens: 40 },
+      usage: { inputTokens: requestTokens(request), outputTokens: 40 },
     };
   }
   const last = request.messages.at(-1);
@@ -43,7 +49,8 @@ const model = new ScriptedProvider((request) => {
       toolCalls: [{ id: 't1', name: 'todo_write', input: { items: [{ id: '1', text: 'Port the parser', status: 'in_progress' }] } }],
     };
   }
-  return { text: `Answer: ${SENTENCE.repeat(3)}`, usage: { inputTokens: 1_000, outputTokens: 50 } };
+  // Usage follows the request's size: a fixed figure would tell Legion the context never grows, and nothing would compact.
+  return { text: `Answer: ${SENTENCE.repeat(3)}`, usage: { inputTokens: requestTokens(request), outputTokens: 50 } };
 }, 'bench');
 legion.providers.useFor('worker', model);
 const session = await legion.sessions.create({ title: 'context' });
@@ -71,6 +78,10 @@ try {
     if (process.env.BENCH_CONTEXT_TRACE && turn % 500 === 0)
       console.log(`  turn ${turn}: RSS ${rss().toFixed(1)} MB, heap ${(process.memoryUsage().heapUsed / MB).toFixed(1)} MB`);
   }
+  if (compactions === 0)
+    throw new Error(
+      `no compaction in ${TURNS} turns of a 4,096-token window: this bench measures a compacting session, and this one never compacted`,
+    );
   const rssLate = rss();
   const seconds = (performance.now() - started) / 1000;
   const early = median(durations.slice(EARLY - WINDOW / 2, EARLY + WINDOW / 2));

@@ -17,6 +17,7 @@ const BENCHES = [
   'sdk-fetch.mjs',
   'memory-runs.mjs',
   'context-long-session.mjs',
+  'context-flat-step.mjs',
   'sessions-latest.mjs',
   'follow-latency.mjs',
   'symlink-race.mjs',
@@ -129,6 +130,12 @@ if (f['context-long-session']) {
   const a = f['context-long-session'];
   console.log(
     `  ${a.turns}-turn session, compaction on: ${a.compactions} compactions   time per turn ${fmt(a.turnEarlyMs)} at turn 100 → ${fmt(a.turnLateMs)} (ratio ${a.timeRatio}, target ≤ 1.2)   RSS ${fmt(a.rssEarlyMB, 'MB')} → ${fmt(a.rssLateMB, 'MB')} (ratio ${a.rssRatio}, target ≤ 1.2)`,
+  );
+}
+if (f['context-flat-step']) {
+  const a = f['context-flat-step'];
+  console.log(
+    `  ${a.messages}-message conversation, never compacting: CPU per step ${fmt(a.stepEarlyMs)} at message 100 → ${fmt(a.stepLateMs)} (ratio ${a.ratio}, target ≤ 1.5)`,
   );
 }
 if (f['sessions-latest']) {

@@ -352,6 +352,39 @@ describe('legion serve API, on a real server over a real Legion', () => {
     test.assertScriptsDone();
   });
 
+  it("gives a pending file_write's file as it is, and not once it is decided or where it may not read", async () => {
+    await open([
+      {
+        toolCalls: [
+          { name: 'file_write', input: { path: 'notes.md', content: 'one\nthree\n' } },
+          { name: 'file_write', input: { path: '../outside.md', content: 'x' } },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    writeFileSync(join(test.root, 'notes.md'), 'one\ntwo\n');
+    const id = await newSession();
+    stream = api.events({ session: id });
+    await stream.opened;
+    await api.post(`/api/sessions/${id}/messages`, { text: 'rewrite the notes' });
+    await stream.until((s) => s.legion().filter((event) => event.type === 'approval:requested').length === 2 || undefined, 'two approvals');
+    const pending = ((await api.get(`/api/sessions/${id}/approvals`)).json as ApprovalListResponse).approvals;
+    const byPath = (path: string) => pending.find((approval) => (approval.input as { path: string }).path === path)!;
+    const change = async (approvalId: string) => (await api.get(`/api/sessions/${id}/approvals/${approvalId}/file-change`)).json;
+    expect(await change(byPath('notes.md').id)).toEqual({
+      fileChange: { status: 'shown', path: 'notes.md', before: 'one\ntwo\n', after: 'one\nthree\n' },
+    });
+    expect(await change(byPath('../outside.md').id)).toEqual({
+      fileChange: { status: 'not_shown', path: '../outside.md', reason: expect.stringContaining('outside the workspace') },
+    });
+    expect((await api.get(`/api/sessions/${id}/approvals/nope/file-change`)).status).toBe(404);
+    await api.post(`/api/sessions/${id}/approvals`, {
+      answers: pending.map((approval) => ({ id: approval.id, decision: 'reject' })),
+    });
+    await turnEnd(stream, 'lead');
+    expect(await change(byPath('notes.md').id)).toEqual({ fileChange: null });
+  });
+
   it('lists pending approvals with their chain, approves one and rejects the other with a reason', async () => {
     const { id, events } = await twoPendingWrites(['yes.txt', 'yes'], ['no.txt', 'no']);
     await events.until(

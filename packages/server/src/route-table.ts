@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApprovalAnswerRequestSchema, ApprovalListResponseSchema } from './wire/approvals.js';
+import { ApprovalAnswerRequestSchema, ApprovalListResponseSchema, FileChangeResponseSchema } from './wire/approvals.js';
 import { AnsweredResponseSchema } from './wire/errors.js';
 import {
   CancelRequestSchema,
@@ -124,6 +124,14 @@ export const ROUTES = {
     summary: 'Approval requests of a session (pending by default), with the chain each climbed',
     query: z.object({ status: z.enum(['pending', 'all']).optional() }),
     responses: { 200: { description: 'The approvals', schema: ApprovalListResponseSchema } },
+    errors: [400, 404],
+  },
+  approvalFileChange: {
+    method: 'get',
+    path: '/api/sessions/{id}/approvals/{approvalId}/file-change',
+    summary:
+      "What a pending file_write or file_edit would do to its file: the file as it is and as it would be, read through the tool's own path checks and the requester's reading policy, or why it is not shown",
+    responses: { 200: { description: 'The change, or null for another tool or a decided request', schema: FileChangeResponseSchema } },
     errors: [400, 404],
   },
   answerApprovals: {

@@ -10,7 +10,7 @@ describe('the approval buttons of the chat and the dialogs', () => {
         tooltip: 'Approve for this session — this agent, this tool, until the session ends',
       },
       { choice: 'always', title: 'Approve always', tooltip: 'Approve always — saves a rule: every session, until removed' },
-      { choice: 'reject', title: 'Reject…', tooltip: 'Reject — with a reason, told to the agent' },
+      { choice: 'reject', title: 'Reject…', tooltip: 'Reject… — with a reason, told to the agent' },
     ]);
     expect(choiceOfTitle('Approve for this session')).toBe('session');
     expect(choiceOfTitle('Reject…')).toBe('reject');

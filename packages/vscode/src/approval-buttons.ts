@@ -14,11 +14,10 @@ export interface ApprovalButton {
 
 /** The editor's approval buttons, in core's one vocabulary: the same words as the REPL's keys and the browser's buttons. */
 export function approvalButtons(): ApprovalButton[] {
-  return APPROVAL_CHOICES.map((words) => ({
-    choice: words.choice,
-    title: words.choice === 'reject' ? `${words.label}…` : words.label,
-    tooltip: `${words.label} — ${words.detail}`,
-  }));
+  return APPROVAL_CHOICES.map((words) => {
+    const title = words.choice === 'reject' ? `${words.label}…` : words.label;
+    return { choice: words.choice, title, tooltip: `${title} — ${words.detail}` };
+  });
 }
 
 /** The choice a dialog's picked title is, if it is one. */

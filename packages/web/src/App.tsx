@@ -1,15 +1,19 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Controller } from './state/controller.js';
 import { useAppState, type Store } from './state/store.js';
+import { approvalsOf, questionsWaitingIn } from './state/waiting-on-you.js';
 import { Approvals } from './views/Approvals.js';
 import { Composer } from './views/Composer.js';
 import { Conversation } from './views/Conversation.js';
 import { Cost } from './views/Cost.js';
 import { Graph } from './views/Graph.js';
+import { SessionSwitcher, ThemeToggle } from './views/HeaderControls.js';
 import { Questions } from './views/Questions.js';
 import { Roster } from './views/Roster.js';
 import { Sessions } from './views/Sessions.js';
 import { visibleText } from './views/visible-text.js';
+import { WaitingOnYou } from './views/WaitingOnYou.js';
+import { displayName } from './views/Who.js';
 
 const VIEWS = ['work', 'collective', 'questions', 'approvals', 'cost', 'sessions'] as const;
 type View = (typeof VIEWS)[number];
@@ -32,6 +36,9 @@ export function App({ store, controller }: { store: Store; controller: Controlle
   const conversations = Object.values(state.conversations);
   const selected = state.selectedConversation;
   const entryAgent = state.workspace?.entryAgent ?? undefined;
+  // What the conversation on screen waits on you for: shown at its foot, answered in its own message box.
+  const waitingQuestions = selected !== null ? questionsWaitingIn(state, selected) : [];
+  const waitingApprovals = selected !== null ? approvalsOf(state, selected) : [];
   const counts: Partial<Record<View, number>> = { questions: state.questions.length, approvals: pendingApprovals };
   return (
     <div class="app">
@@ -40,12 +47,21 @@ export function App({ store, controller }: { store: Store; controller: Controlle
         <span class="muted" data-testid="workspace-root">
           {state.workspace?.root}
         </span>
-        <span class="muted" data-testid="current-session">
+        <SessionSwitcher
+          sessions={state.sessions}
+          sessionId={state.sessionId}
+          onSwitch={(id) => {
+            location.hash = '#/work';
+            void controller.switchSession(id);
+          }}
+        />
+        <span class="muted session-id" data-testid="current-session">
           {state.sessionId ?? 'no session'}
         </span>
         <span class={`connection ${state.connection}`} data-testid="connection" data-state={state.connection}>
           {state.connection === 'open' ? 'live' : state.connection}
         </span>
+        <ThemeToggle />
       </header>
       <nav>
         {VIEWS.map((name) => (
@@ -86,7 +102,9 @@ export function App({ store, controller }: { store: Store; controller: Controlle
                         data-testid={`conversation-open-${conversation.id}`}
                         onClick={() => open(conversation.id)}
                       >
-                        {visibleText(conversation.id)}
+                        {visibleText(
+                          `${displayName(state.participants, conversation.initiator)} → ${displayName(state.participants, conversation.responder)}${conversation.name ? ` (${conversation.name})` : ''}`,
+                        )}
                       </button>
                       {conversation.id in state.activeTurns && <span class="badge running">active</span>}
                     </li>
@@ -99,6 +117,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
                 conversationId={selected}
                 conversation={selected !== null ? state.conversations[selected] : undefined}
                 messages={selected !== null ? state.messages[selected] : undefined}
+                participants={state.participants}
                 stream={selected !== null ? state.streams[selected] : undefined}
                 earlier={selected !== null && state.earlier[selected] === true}
                 active={selected !== null && selected in state.activeTurns}
@@ -106,17 +125,31 @@ export function App({ store, controller }: { store: Store; controller: Controlle
                 onOpenConversation={open}
                 onLoadEarlier={() => selected !== null && void controller.loadEarlier(selected)}
               />
+              <WaitingOnYou
+                questions={waitingQuestions}
+                approvals={waitingApprovals}
+                participants={state.participants}
+                onAnswer={(id, text) => controller.answer(id, text)}
+                onDecide={(answers) => controller.decide(answers)}
+              />
               <Composer
                 participants={state.participants}
                 entryAgent={entryAgent}
+                answering={waitingQuestions}
+                approvalsWaiting={waitingApprovals.filter((approval) => approval.status === 'pending').length}
                 onSend={(text, to, name) => controller.send(text, to, name)}
+                onAnswer={(id, text) => controller.answer(id, text)}
               />
             </div>
           </div>
         )}
         {view === 'collective' && <Roster participants={state.participants} entryAgent={entryAgent} />}
-        {view === 'questions' && <Questions questions={state.questions} onAnswer={(id, text) => controller.answer(id, text)} />}
-        {view === 'approvals' && <Approvals approvals={state.approvals} onDecide={(answers) => controller.decide(answers)} />}
+        {view === 'questions' && (
+          <Questions questions={state.questions} participants={state.participants} onAnswer={(id, text) => controller.answer(id, text)} />
+        )}
+        {view === 'approvals' && (
+          <Approvals approvals={state.approvals} participants={state.participants} onDecide={(answers) => controller.decide(answers)} />
+        )}
         {view === 'cost' && <Cost usage={state.usage} sessions={state.sessions} sessionId={state.sessionId} />}
         {view === 'sessions' && (
           <Sessions

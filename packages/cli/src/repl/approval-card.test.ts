@@ -2,21 +2,45 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApprovalView } from '@legion-collective/core';
+import { fileChange } from '@legion-collective/core/internal';
+import { createTestLegion, userParticipant, type TestLegion } from '@legion-collective/core/testing';
 import { approvalCard } from './approval-card.js';
 
 // The path on a card comes from a model: the diff must never show a file outside the workspace.
 describe('approval cards', () => {
   let dir: string;
   let root: string;
+  let test: TestLegion;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'legion-card-'));
     root = join(dir, 'workspace');
     mkdirSync(root);
+    // A real workspace: the card reads files through core's fileChange, with the workspace's policies.
+    test = createTestLegion({
+      root,
+      participants: [
+        userParticipant(),
+        {
+          id: 'developer',
+          type: 'agent',
+          name: 'developer',
+          systemPrompt: 'You are developer.',
+          model: { provider: 'scripted', model: 'developer' },
+          policies: { file_read: { mode: 'auto', rules: [{ mode: 'deny', paths: ['private/**'] }] } },
+        },
+      ],
+      entryAgent: 'developer',
+    });
+    mkdirSync(join(root, 'private'));
+    writeFileSync(join(root, 'private', 'keys.txt'), 'PRIVATE KEY\n');
     writeFileSync(join(dir, 'secret.txt'), 'TOP SECRET\n');
     writeFileSync(join(root, 'notes.txt'), 'old line\nsame\n');
     symlinkSync(join(dir, 'secret.txt'), join(root, 'link.txt'));
   });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  afterEach(async () => {
+    await test.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   const request = (tool: string, input: unknown): ApprovalView => ({
     id: 'apr_1',
@@ -29,28 +53,43 @@ describe('approval cards', () => {
     conversationId: 'coordinator__developer',
     status: 'pending',
   });
-  const card = (tool: string, input: unknown) => approvalCard(request(tool, input), ['user', 'coordinator'], root, { index: 1, of: 1 });
+  const changeOf = (view: ApprovalView) =>
+    fileChange({
+      workspaceRoot: root,
+      auth: test.legion.auth,
+      requester: test.legion.collective.get(view.requester),
+      tool: view.tool,
+      input: view.input,
+    });
+  const card = (tool: string, input: unknown) =>
+    approvalCard(request(tool, input), ['user', 'coordinator'], changeOf(request(tool, input)), { index: 1, of: 1 });
 
   it('shows a diff against the current file for file_write, and the chain that led to it', () => {
     const shown = card('file_write', { path: 'notes.txt', content: 'new line\nsame\n' });
     expect(shown).toContain('chain: user → coordinator → developer');
-    expect(shown).toContain('notes.txt (replaces the file)');
+    expect(shown).toContain('notes.txt (replaces the file as it is now)');
     expect(shown).toContain('-old line');
     expect(shown).toContain('+new line');
   });
 
-  it('shows file_edit as the diff of the replaced text', () => {
+  it('shows file_edit as the diff of the file as it is and as it would be', () => {
     const shown = card('file_edit', { path: 'notes.txt', old_string: 'old line', new_string: 'edited line' });
     expect(shown).toContain('-old line');
     expect(shown).toContain('+edited line');
+    expect(shown).toContain(' same');
+    expect(shown).toContain('notes.txt (the file as it is now, edited)');
   });
 
-  it('never reads a file outside the workspace, by .. or by a symbolic link', () => {
-    for (const path of ['../secret.txt', 'link.txt', join(dir, 'secret.txt')]) {
+  it('never reads a file outside the workspace (by .. or a symbolic link), in .legion/, or one whose reading is denied', () => {
+    for (const path of ['../secret.txt', 'link.txt', join(dir, 'secret.txt'), '.legion/config.json', 'private/keys.txt']) {
       const shown = card('file_write', { path, content: 'x\n' });
       expect(shown, path).not.toContain('TOP SECRET');
-      expect(shown, path).toContain('(new file)');
+      expect(shown, path).not.toContain('PRIVATE KEY');
+      // Not "(new file)": the file may well exist; the card says it did not look, and why.
+      expect(shown, path).toContain('current content not shown:');
+      expect(shown, path).not.toContain('(new file)');
     }
+    expect(card('file_write', { path: 'private/keys.txt', content: 'x\n' })).toContain('denied');
   });
 
   it('lists every argument of other tools whole, its own line breaks marked', () => {
@@ -67,7 +106,7 @@ describe('approval cards', () => {
       approvalCard(
         { ...request('shell_run', { command: 'ls' }), requester: 'dev\x1b]0;owned\x07', reason: 'why\r' },
         ['user\x1b[2J'],
-        root,
+        undefined,
         { index: 1, of: 1 },
       ),
     ];

@@ -1,15 +1,11 @@
-import { realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { ApprovalView } from '@legion-collective/core';
-import { readRegularFileSync } from '@legion-collective/core/internal';
+import type { FileChange } from '@legion-collective/core/internal';
 import { approvalInputLines } from '../render/approval-input.js';
 import { styleFor } from '../render/style.js';
 import { inert, inertLine } from '../render/terminal-text.js';
 
 const style = styleFor(process.stdout);
-/** Files larger than this are not read to diff against. */
-const MAX_DIFF_BYTES = 256 * 1024;
 
 /**
  * The card for one approval request: the tool, all of its input (a diff for file writes), the chain
@@ -17,11 +13,15 @@ const MAX_DIFF_BYTES = 256 * 1024;
  * card, made visible where a terminal would act on it; a card taller than the screen is clipped by
  * the card view, which says so and prints it whole on Ctrl-O. How to answer (the menu) is the
  * prompts' to add below: printed after the decision, the card stands without it.
+ *
+ * `change`: what a `file_write` or `file_edit` would do to its file, read by core's `fileChange`
+ * through the tool's own path checks and the requester's reading policy (the same the browser's
+ * card shows); undefined for other tools.
  */
 export function approvalCard(
   request: ApprovalView,
   chain: readonly string[] | undefined,
-  workspaceRoot: string,
+  change: FileChange | undefined,
   position: { index: number; of: number },
 ): string {
   const count = position.of > 1 ? style.dim(` (${position.index} of ${position.of})`) : '';
@@ -32,33 +32,36 @@ export function approvalCard(
       .map(inertLine)
       .join(' → ')}`,
     `  ${style.dim(inert(request.reason))}`,
-    ...argumentLines(request, workspaceRoot),
+    ...argumentLines(request, change),
   ];
   return lines.join('\n');
 }
 
-function argumentLines(request: ApprovalView, workspaceRoot: string): string[] {
+function argumentLines(request: ApprovalView, change: FileChange | undefined): string[] {
   const input = (typeof request.input === 'object' && request.input !== null ? request.input : {}) as Record<string, unknown>;
   // Only the path and the text are shown for a file write: an input with any other field shows all its fields instead.
   const only = (...names: string[]): boolean => Object.keys(input).every((name) => names.includes(name));
-  if (
+  const isEdit =
     request.tool === 'file_edit' &&
     only('path', 'old_string', 'new_string', 'replace_all') &&
     typeof input.path === 'string' &&
     typeof input.old_string === 'string' &&
-    typeof input.new_string === 'string'
-  ) {
-    const every = input.replace_all === undefined ? [] : [`  replace_all: ${JSON.stringify(input.replace_all)}`];
-    return [`  ${inertLine(input.path)}`, ...every, ...diffLines(input.path, input.old_string, input.new_string)];
-  }
-  if (request.tool === 'file_write' && only('path', 'content') && typeof input.path === 'string' && typeof input.content === 'string') {
-    const before = readInsideWorkspace(workspaceRoot, input.path);
+    typeof input.new_string === 'string';
+  const isWrite =
+    request.tool === 'file_write' && only('path', 'content') && typeof input.path === 'string' && typeof input.content === 'string';
+  if (!isEdit && !isWrite) return approvalInputLines(request.input);
+  const path = input.path as string;
+  const every = isEdit && input.replace_all !== undefined ? [`  replace_all: ${JSON.stringify(input.replace_all)}`] : [];
+  if (change?.status === 'shown')
     return [
-      `  ${inertLine(input.path)} ${style.dim(before === undefined ? '(new file)' : '(replaces the file)')}`,
-      ...diffLines(input.path, before ?? '', input.content),
+      `  ${inertLine(path)} ${style.dim(change.before === null ? '(new file)' : isEdit ? '(the file as it is now, edited)' : '(replaces the file as it is now)')}`,
+      ...every,
+      ...diffLines(path, change.before ?? '', change.after),
     ];
-  }
-  return approvalInputLines(request.input);
+  const notShown = `  ${inertLine(path)} ${style.dim(`(current content not shown: ${inertLine(change?.status === 'not_shown' ? change.reason : 'not read')})`)}`;
+  // Without the file: an edit is its replaced text against its replacement; a write, its whole content (never a diff that says "new file").
+  if (isEdit) return [notShown, ...every, ...diffLines(path, input.old_string as string, input.new_string as string)];
+  return [notShown, ...approvalInputLines({ content: input.content })];
 }
 
 function diffLines(path: string, before: string, after: string): string[] {
@@ -70,22 +73,4 @@ function diffLines(path: string, before: string, after: string): string[] {
     (line) =>
       `    ${line.startsWith('+') ? style.green(inertLine(line)) : line.startsWith('-') ? style.red(inertLine(line)) : style.dim(inertLine(line))}`,
   );
-}
-
-/**
- * The current content of a file the model names, to diff against: only a
- * regular file that really lies inside the workspace (the path is the model's,
- * so it may try `..` or a symbolic link out), and not a large one.
- */
-function readInsideWorkspace(root: string, path: string): string | undefined {
-  try {
-    const realRoot = realpathSync(root);
-    const target = realpathSync(resolve(realRoot, path));
-    const inside = relative(realRoot, target);
-    if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) return undefined;
-    // Only a regular file, opened without blocking: a FIFO (even one swapped in after a check) cannot freeze the card.
-    return readRegularFileSync(target, { maxBytes: MAX_DIFF_BYTES }).toString('utf8');
-  } catch {
-    return undefined;
-  }
 }

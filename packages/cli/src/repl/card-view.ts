@@ -16,6 +16,10 @@ export class CardView implements Component {
   /** The card's last lines, wrapped on their own: kept whole when the card is clipped. */
   private readonly tailText = new Text('', 0, 0);
   private source = '';
+  /** The card at a width: a question's markdown is laid out for the terminal's width, so it is composed again when that changes. */
+  private compose: (width: number) => string = () => '';
+  private composedWidth = -1;
+  private tail = 1;
   /** Lines hidden at the last render: 0 when the whole card was shown. */
   private hidden = 0;
 
@@ -32,10 +36,19 @@ export class CardView implements Component {
    * @param tail how many of the text's last lines say how to answer it (the menu, the prompt for a
    * reason): a clipped card keeps them whole, however many rows they wrap to on a narrow terminal
    */
-  setText(text: string, tail = 1): void {
-    this.source = text;
-    const lines = text.split('\n');
-    const kept = Math.min(Math.max(1, tail), lines.length);
+  setText(text: string | ((width: number) => string), tail = 1): void {
+    this.compose = typeof text === 'string' ? () => text : text;
+    this.tail = tail;
+    this.composedWidth = -1;
+    this.source = typeof text === 'string' ? text : '?';
+  }
+
+  private layout(width: number): void {
+    if (width === this.composedWidth) return;
+    this.composedWidth = width;
+    this.source = this.compose(width);
+    const lines = this.source.split('\n');
+    const kept = Math.min(Math.max(1, this.tail), lines.length);
     this.text.setText(lines.slice(0, lines.length - kept).join('\n'));
     this.tailText.setText(lines.slice(lines.length - kept).join('\n'));
   }
@@ -46,6 +59,7 @@ export class CardView implements Component {
   }
 
   render(width: number): string[] {
+    this.layout(width);
     if (this.source === '') return [];
     const lines = this.text.render(width);
     const tail = this.tailText.render(width);
@@ -65,6 +79,7 @@ export class CardView implements Component {
   }
 
   invalidate(): void {
+    this.composedWidth = -1;
     this.text.invalidate();
     this.tailText.invalidate();
   }

@@ -112,6 +112,29 @@ describe.skipIf(TMUX_MISSING)('replies are rendered from markdown on a terminal,
     expect(terminal.clipboard()).toBe('const answer: number = 42;\nconsole.log(answer);');
   }, 120_000);
 
+  it("an agent's question is rendered from markdown on its card and in the scrollback once answered", async () => {
+    const question = ['Which **release** do you want?', '', '- `1.4`, the stable one', '- `2.0`, the beta'].join('\n');
+    mock.on(
+      { userMessage: 'ask me', hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_which', name: 'communicate', arguments: JSON.stringify({ to: 'user', message: question }) }] },
+    );
+    mock.on({ userMessage: 'ask me', hasToolResult: true }, { content: 'Going with 2.0.' });
+    launch([]);
+    await terminal.waitFor('/help for commands');
+    terminal.type('ask me');
+    const card = await terminal.waitFor('type your answer and press Enter');
+    const shownCard = card.slice(card.lastIndexOf('question from coordinator'));
+    expect(shownCard).toMatch(/^ {2}Which release do you want\? *$/m);
+    expect(shownCard).toMatch(/^ {2}- 1\.4, the stable one *\n {2}- 2\.0, the beta *$/m);
+    for (const marker of ['**', '`']) expect(shownCard, marker).not.toContain(marker);
+    terminal.type('2.0');
+    const after = await terminal.waitFor('coordinator: Going with 2.0.');
+    const asked = after.slice(after.lastIndexOf('coordinator asked'));
+    expect(asked).toMatch(/^coordinator asked \(coordinator__user, via user → coordinator\): Which release do you want\? *$/m);
+    expect(asked).toMatch(/^- 2\.0, the beta *$/m);
+    expect(asked.slice(0, asked.indexOf('you → coordinator'))).not.toContain('**');
+  }, 90_000);
+
   it('hostile markdown stays inert: escapes in a link, a code label and a table cell are shown, never acted on', async () => {
     launch([]);
     await terminal.waitFor('/help for commands');

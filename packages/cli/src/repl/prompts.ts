@@ -14,6 +14,7 @@ import {
 import { styleFor } from '../render/style.js';
 import { inert, inertLine } from '../render/terminal-text.js';
 import { approvalCard } from './approval-card.js';
+import type { FileChange } from '@legion-collective/core/internal';
 import { ApprovalMenu } from './approval-menu.js';
 import type { Screen } from './screen.js';
 import type { WaitingCard } from './team-lines.js';
@@ -75,7 +76,8 @@ export class Prompts {
 
   constructor(
     private readonly screen: Screen,
-    private readonly workspaceRoot: string,
+    /** What a pending file_write or file_edit would do to its file (core's `fileChange`, as the browser shows it). */
+    private readonly fileChangeOf: (request: ApprovalView) => FileChange | undefined,
     private readonly chains: ReadonlyMap<string, readonly string[]>,
     private readonly onChange: () => void,
     /** The pattern an "approve always" rule for a request would have, or why none can be made (core's `approvalRules.patternFor`). */
@@ -165,8 +167,12 @@ export class Prompts {
       // The card goes; the question stays in the scrollback, so the answer below it reads in context.
       const { question } = item;
       const via = question.chain.length > 1 ? `, via ${question.chain.join(' → ')}` : '';
-      this.screen.print(
-        `${style.bold(inertLine(question.from))} asked ${style.dim(`(${inertLine(question.conversation.conversationId)}${inertLine(via)})`)}: ${inert(question.text)}`,
+      // Rendered as a reply is (markdown on a colour terminal), but not kept as one: /raw and Ctrl-T stay on the replies.
+      this.screen.printReply(
+        `${style.bold(inertLine(question.from))} asked ${style.dim(`(${inertLine(question.conversation.conversationId)}${inertLine(via)})`)}: `,
+        question.text,
+        '',
+        { remember: false },
       );
       this.screen.print(`${style.dim('you → ')}${style.bold(inertLine(question.from))}: ${inert(text)}`);
       this.done(item);
@@ -288,7 +294,7 @@ export class Prompts {
 
   /** The card goes; what was decided on (tool, arguments, diff, chain) stays in the scrollback above the decision. */
   private answered(item: ApprovalItem): void {
-    this.screen.print(approvalCard(item.request, this.chains.get(item.request.id), this.workspaceRoot, this.position()));
+    this.screen.print(approvalCard(item.request, this.chains.get(item.request.id), this.fileChangeOf(item.request), this.position()));
     this.done(item);
   }
 
@@ -316,12 +322,12 @@ export class Prompts {
   }
 
   /** The card on top, and how many lines of its end stay on screen when it must be clipped (how to answer it). */
-  private cardText(): { text: string; tail: number } {
+  private cardText(): { text: string | ((width: number) => string); tail: number } {
     const item = this.active;
     if (!item) return { text: '', tail: 0 };
     const position = this.position();
     if (item.kind === 'approval') {
-      const card = approvalCard(item.request, this.chains.get(item.request.id), this.workspaceRoot, position);
+      const card = approvalCard(item.request, this.chains.get(item.request.id), this.fileChangeOf(item.request), position);
       if (item.awaitingReason) {
         const prompt = `  ${style.cyan('reason for rejecting (shown to the agent; optional), then Enter:')}`;
         return {
@@ -338,8 +344,16 @@ export class Prompts {
     const how = item.armed
       ? style.cyan('type your answer and press Enter')
       : style.yellow('the input held text when this question came: Enter sends that as a message; then type the answer');
+    const head = `${style.magenta('question')}${count} from ${style.bold(inertLine(question.from))} ${style.dim(`in ${inertLine(question.conversation.conversationId)}`)}\n${chain}`;
+    // The question is the agent's markdown: rendered for the card's width (two columns in), as a reply is.
+    const markdown = this.screen.markdown;
+    const body = (width: number): string[] =>
+      markdown ? markdown(question.text, Math.max(1, width - 2)) : inert(question.text).split('\n');
     return {
-      text: `${style.magenta('question')}${count} from ${style.bold(inertLine(question.from))} ${style.dim(`in ${inertLine(question.conversation.conversationId)}`)}\n${chain}  ${inert(question.text).split('\n').join('\n  ')}\n  ${how}`,
+      text: (width) =>
+        `${head}${body(width)
+          .map((line) => `  ${line}`)
+          .join('\n')}\n  ${how}`,
       tail: 2,
     };
   }

@@ -11,6 +11,7 @@ import {
   type Session,
   type TurnResult,
 } from '@legion-collective/core';
+import { fileChange } from '@legion-collective/core/internal';
 import { styleFor } from '../render/style.js';
 import { inert, inertLine } from '../render/terminal-text.js';
 import { endingLine } from '../render/message-lines.js';
@@ -86,7 +87,14 @@ class Repl implements ReplControl {
     this.detach.push(this.activity.attach(legion.events));
     this.prompts = new Prompts(
       this.screen,
-      legion.paths.root,
+      (request) =>
+        fileChange({
+          workspaceRoot: legion.paths.root,
+          auth: legion.auth,
+          requester: legion.collective.get(request.requester),
+          tool: request.tool,
+          input: request.input,
+        }),
       this.activity.chains,
       () => this.activity.setWaiting(this.prompts.waiting()),
       (request) => legion.approvalRules.patternFor(request),

@@ -16,7 +16,7 @@ import { markdownEnabled, styleFor } from '../render/style.js';
 import { markdownLines } from '../render/markdown.js';
 import { inert, terminalSafe } from '../render/terminal-text.js';
 import { CardView } from './card-view.js';
-import { Transcript } from './transcript.js';
+import { Transcript, type MarkdownRenderer } from './transcript.js';
 
 const style = styleFor(process.stdout);
 
@@ -34,6 +34,8 @@ export class Screen {
   /** Finished output, appended to and never edited, then the text still streaming. */
   private readonly transcript: Transcript;
   private readonly card: CardView;
+  /** Renders inert markdown at a width when the terminal shows colours; undefined where text is shown as written. */
+  readonly markdown: MarkdownRenderer | undefined;
   private readonly queued = new Text('', 0, 0);
   private readonly status = new Text('', 0, 0);
   /** A transient line: a picker, a history search, "press Ctrl-C again". */
@@ -75,10 +77,11 @@ export class Screen {
       (width) => linesOf(underCard, width) + this.transcript.streamCount + 1,
     );
     const below = [this.card, ...underCard];
+    this.markdown = markdownEnabled(process.stdout) ? (text, width) => markdownLines(text, width, style) : undefined;
     this.transcript = new Transcript(
       () => terminal.rows,
       (width) => linesOf(below, width),
-      markdownEnabled(process.stdout) ? (text, width) => markdownLines(text, width, style) : undefined,
+      this.markdown,
     );
     for (const part of [this.transcript, ...below, this.frames]) this.tui.addChild(part);
     this.tui.setFocus(this.editor);
@@ -242,9 +245,9 @@ export class Screen {
   }
 
   /** A reply that is complete already (it did not stream), under its header: markdown rendered on a terminal with colours. */
-  printReply(header: string, text: string, margin = ''): void {
+  printReply(header: string, text: string, margin = '', { remember = true } = {}): void {
     const shown = inert(text);
-    this.remember(shown);
+    if (remember) this.remember(shown);
     this.transcript.printReply(terminalSafe(header), shown, margin);
     this.tui.requestRender();
   }
@@ -284,8 +287,8 @@ export class Screen {
   }
 
   /** `tail`: lines of the card's end that stay on screen when it is too tall (how to answer it). */
-  setCard(text: string, tail?: number): void {
-    this.card.setText(terminalSafe(text), tail);
+  setCard(text: string | ((width: number) => string), tail?: number): void {
+    this.card.setText(typeof text === 'string' ? terminalSafe(text) : (width) => terminalSafe(text(width)), tail);
     this.tui.requestRender();
   }
 

@@ -7,7 +7,7 @@
  * areas and core's entries use, and nothing more.
  */
 
-export { AuthEngine } from './AuthEngine.js';
+export { AuthEngine, FILE_READ_SUBJECT } from './AuthEngine.js';
 export type { RulePatternOutcome } from './approval-rule-pattern.js';
 export type { PolicySubject } from './call-facts.js';
 export { entryVisibility } from './entry-visibility.js';

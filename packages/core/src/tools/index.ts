@@ -49,4 +49,5 @@ export type { WorkspaceToolFile } from './providers/workspace/workspace-tool-sch
 export type { WorkspaceTool } from './providers/workspace/workspace-tool.js';
 export { configSecretValues, createRedactor } from './redact.js';
 export { compactToolDefinition, defineTool, toolDefinition } from './tool.js';
+export { looksBinary } from './builtin/files/text-file.js';
 export type { CallerContext, Tool, ToolContext, ToolEffect, ToolResult } from './tool.js';

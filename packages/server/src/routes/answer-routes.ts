@@ -7,7 +7,7 @@ import {
   type LegionEvents,
   type Session,
 } from '@legion-collective/core';
-import { answerSizeError, waitingParticipants } from '@legion-collective/core/internal';
+import { answerSizeError, fileChange, waitingParticipants } from '@legion-collective/core/internal';
 import { ApiError } from '../api-error.js';
 import type { ServerContext } from '../server-context.js';
 import type { ApprovalView } from '../wire/approvals.js';
@@ -119,6 +119,28 @@ export function answerRoutes(app: Hono, server: ServerContext): void {
       };
     });
     return { approvals };
+  });
+
+  jsonRoute(app, server, 'approvalFileChange', async (_server, { params }) => {
+    const session = await sessionOf(legion, params['id']!);
+    const state = await session.approvals.state();
+    const request = state.request(params['approvalId']!);
+    if (!request)
+      throw new ApiError(
+        404,
+        'not_found',
+        `Session ${session.id} has no approval request "${params['approvalId']}". List them with GET /api/sessions/${session.id}/approvals.`,
+      );
+    // Only while it waits: once decided, the file has moved on and "as it is" would no longer be what was decided on.
+    if (state.decision(request.id)) return { fileChange: null };
+    const change = fileChange({
+      workspaceRoot: legion.paths.root,
+      auth: legion.auth,
+      requester: legion.collective.get(request.requester),
+      tool: request.tool,
+      input: request.input,
+    });
+    return { fileChange: change ?? null };
   });
 
   jsonRoute(app, server, 'answerApprovals', async (_server, { params, body }) => {

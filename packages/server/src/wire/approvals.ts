@@ -31,6 +31,22 @@ export const ApprovalListResponseSchema = z.object({ approvals: z.array(Approval
 export type ApprovalListResponse = z.infer<typeof ApprovalListResponseSchema>;
 
 /**
+ * `GET /api/sessions/:id/approvals/:approvalId/file-change`: what a pending `file_write` or
+ * `file_edit` would do to its file, read (by core's `fileChange`) through the tool's own path
+ * resolution and the requester's reading policy. `shown`: the file as it is (`before`, null when
+ * there is none yet) and as it would be; `not_shown`: why its current content is not shown (a
+ * path the tool refuses, reading denied, binary or large, an edit that would fail on it). Null
+ * for another tool, or a request no longer pending (the file has moved on since).
+ */
+export const FileChangeSchema = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('shown'), path: z.string(), before: z.string().nullable(), after: z.string() }),
+  z.object({ status: z.literal('not_shown'), path: z.string(), reason: z.string() }),
+]);
+export type FileChange = z.infer<typeof FileChangeSchema>;
+export const FileChangeResponseSchema = z.object({ fileChange: FileChangeSchema.nullable() });
+export type FileChangeResponse = z.infer<typeof FileChangeResponseSchema>;
+
+/**
  * One decision. `remember`: `once` (this call), `session` (this tool for this requester for the
  * rest of the session), `always` (a persistent rule; `pattern` narrows it, e.g. `git status*`).
  */

@@ -55,8 +55,23 @@ export type {
   Usage,
   WireMessage,
 } from './messages.js';
-export { ApprovalAnswerRequestSchema, ApprovalDecisionSchema, ApprovalListResponseSchema, ApprovalViewSchema } from './approvals.js';
-export type { ApprovalAnswerRequest, ApprovalChoiceWordsList, ApprovalDecision, ApprovalListResponse, ApprovalView } from './approvals.js';
+export {
+  ApprovalAnswerRequestSchema,
+  ApprovalDecisionSchema,
+  ApprovalListResponseSchema,
+  ApprovalViewSchema,
+  FileChangeResponseSchema,
+  FileChangeSchema,
+} from './approvals.js';
+export type {
+  ApprovalAnswerRequest,
+  ApprovalChoiceWordsList,
+  ApprovalDecision,
+  ApprovalListResponse,
+  ApprovalView,
+  FileChange,
+  FileChangeResponse,
+} from './approvals.js';
 export { QuestionAnswerRequestSchema, QuestionListResponseSchema, WireQuestionSchema } from './questions.js';
 export type { QuestionAnswerRequest, QuestionListResponse, WireQuestion } from './questions.js';
 export { SessionUsageResponseSchema, TotalsSchema } from './usage.js';

@@ -1,6 +1,7 @@
 import type {
   ApprovalView,
   ConversationSummary,
+  FileChange,
   Participant,
   SearchHit,
   SessionSummary,
@@ -72,6 +73,10 @@ export const api = {
     sessionId: string,
     answers: Array<{ id: string; decision: 'approve' | 'reject'; reason?: string; remember?: 'once' | 'session' | 'always' }>,
   ) => request<{ status: 'answered' }>('POST', `/sessions/${segment(sessionId)}/approvals`, { answers }),
+  fileChange: (sessionId: string, approvalId: string) =>
+    request<{ fileChange: FileChange | null }>('GET', `/sessions/${segment(sessionId)}/approvals/${segment(approvalId)}/file-change`).then(
+      (body) => body.fileChange,
+    ),
   questions: (sessionId: string) =>
     request<{ questions: WireQuestion[] }>('GET', `/questions${query({ session: sessionId })}`).then((body) => body.questions),
   answerQuestion: (id: string, text: string) => request<{ status: 'answered' }>('POST', `/questions/${segment(id)}/answer`, { text }),

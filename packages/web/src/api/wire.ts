@@ -4,6 +4,7 @@ export type {
   ApprovalChoiceWordsList,
   ApprovalView,
   ConversationSummary,
+  FileChange,
   LegionWireEvent as WireEvent,
   Participant,
   ParticipantStateName,

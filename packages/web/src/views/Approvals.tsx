@@ -1,55 +1,30 @@
 import { useState } from 'preact/hooks';
-import type { ApprovalView } from '../api/wire.js';
+import type { ApprovalView, Participant } from '../api/wire.js';
 import { APPROVAL_BUTTONS, type Answer, type ApprovalButton } from './approval-choices.js';
-import { diffOf } from './diff-of.js';
-import { pretty } from './format.js';
+import { useApprovalDecisions, type Decide } from './approval-decisions.js';
+import { ApprovalInput } from './FileChangeDiff.js';
+import { displayName } from './names.js';
 import { visibleText } from './visible-text.js';
+import { Who } from './Who.js';
 
-type Decide = (answers: Answer[]) => Promise<string | null>;
+/** The digit keys of core's choices (the terminal's menu), taken on a focused card, never while typing in it. */
+const DIGIT_CHOICES = APPROVAL_BUTTONS.map((button) => String(button.number)).join(' ');
 
-/**
- * The calls of one model response are decided together (the server rejects one left out), and
- * they wait together: same conversation, same requester.
- */
-const batchOf = (approval: ApprovalView): string => `${approval.conversationId}\n${approval.requester}`;
-
-function Diff({ patch }: { patch: string }) {
-  return (
-    <pre class="diff" data-testid="approval-diff">
-      {patch.split('\n').map((line, index) => (
-        <span
-          key={index}
-          class={
-            line.startsWith('+') && !line.startsWith('+++')
-              ? 'add'
-              : line.startsWith('-') && !line.startsWith('---')
-                ? 'del'
-                : line.startsWith('@@')
-                  ? 'hunk'
-                  : ''
-          }
-        >
-          {visibleText(line)}
-          {'\n'}
-        </span>
-      ))}
-    </pre>
-  );
-}
-
-function PendingApproval({
+/** An approval waiting for an answer: the inbox's card, and the one a conversation shows. */
+export function PendingApproval({
   approval,
+  participants,
   staged,
   waitingFor,
   onStage,
 }: {
   approval: ApprovalView;
+  participants: readonly Participant[];
   staged: Answer | undefined;
   waitingFor: number;
   onStage(answer: Answer): void;
 }) {
   const [reason, setReason] = useState('');
-  const patch = diffOf(approval.tool, approval.input);
   const decide = (button: ApprovalButton) => {
     onStage({
       id: approval.id,
@@ -69,10 +44,26 @@ function PendingApproval({
   const approvals = APPROVAL_BUTTONS.filter((button) => button.decision === 'approve');
   const reject = APPROVAL_BUTTONS.find((button) => button.decision === 'reject')!;
   return (
-    <li class="card approval" data-testid={`approval-${approval.id}`} data-tool={approval.tool}>
+    <li
+      class="card approval"
+      data-testid={`approval-${approval.id}`}
+      data-tool={approval.tool}
+      tabIndex={0}
+      aria-label={`Approval: ${displayName(participants, approval.requester)} wants to run ${approval.tool}`}
+      aria-keyshortcuts={DIGIT_CHOICES}
+      onKeyDown={(event) => {
+        if (event.ctrlKey || event.metaKey || event.altKey || staged) return;
+        if (event.target instanceof Element && event.target.closest('input, textarea, select, [contenteditable]')) return;
+        const button = APPROVAL_BUTTONS.find((candidate) => String(candidate.number) === event.key);
+        if (!button) return;
+        event.preventDefault();
+        decide(button);
+      }}
+    >
       <div class="meta">
-        <strong>{visibleText(approval.requester)}</strong> wants to run <code>{visibleText(approval.tool)}</code>
-        <span class="muted"> · asks {visibleText(approval.approver)}</span>
+        <Who id={approval.requester} participants={participants} /> wants to run <code>{visibleText(approval.tool)}</code>
+        <span class="muted"> · asks {visibleText(displayName(participants, approval.approver))}</span>
+        <span class="muted key-hint"> · keys 1–4 choose when this card has focus</span>
       </div>
       <div class="chain" data-testid="approval-chain">
         {approval.chain.map((id, index) => (
@@ -84,10 +75,17 @@ function PendingApproval({
       </div>
       {approval.reason && <p class="muted">{visibleText(approval.reason)}</p>}
       {/* All of the input, wrapped (never cut), with what a reader would not see made visible: what is approved is what runs. */}
-      {patch !== null ? <Diff patch={patch} /> : <pre data-testid="approval-input">{visibleText(pretty(approval.input))}</pre>}
+      <ApprovalInput approval={approval} />
       <div class="row">
         {approvals.map((button) => (
-          <button type="button" key={button.choice} title={button.detail} data-testid={testId(button)} onClick={() => decide(button)}>
+          <button
+            type="button"
+            key={button.choice}
+            title={button.detail}
+            aria-keyshortcuts={String(button.number)}
+            data-testid={testId(button)}
+            onClick={() => decide(button)}
+          >
             {button.label}
           </button>
         ))}
@@ -97,10 +95,20 @@ function PendingApproval({
           data-testid={`reject-reason-${approval.id}`}
           onInput={(event) => setReason(event.currentTarget.value)}
         />
-        <button type="button" class="danger" title={reject.detail} data-testid={testId(reject)} onClick={() => decide(reject)}>
+        <button
+          type="button"
+          class="danger"
+          title={reject.detail}
+          aria-keyshortcuts={String(reject.number)}
+          data-testid={testId(reject)}
+          onClick={() => decide(reject)}
+        >
           {reject.label}
         </button>
       </div>
+      <p class="muted keys">
+        Keys, with the card focused: {APPROVAL_BUTTONS.map((button) => `${button.number} ${button.label.toLowerCase()}`).join(' · ')}
+      </p>
       {staged && (
         <p class="muted" data-testid={`approval-staged-${approval.id}`}>
           {staged.decision === 'approve' ? 'Approve' : 'Reject'}
@@ -114,22 +122,18 @@ function PendingApproval({
 }
 
 /** Pending requests first, each with what it would do and the chain it climbed; decided ones below. */
-export function Approvals({ approvals, onDecide }: { approvals: ApprovalView[]; onDecide: Decide }) {
-  const [staged, setStaged] = useState<Record<string, Answer>>({});
-  const [error, setError] = useState<string | null>(null);
+export function Approvals({
+  approvals,
+  participants = [],
+  onDecide,
+}: {
+  approvals: ApprovalView[];
+  /** For names and colours; an id not among them shows as itself. */
+  participants?: readonly Participant[];
+  onDecide: Decide;
+}) {
   const pending = approvals.filter((approval) => approval.status === 'pending');
-  const undecidedIn = (batch: string, decided: Record<string, Answer>) =>
-    pending.filter((approval) => batchOf(approval) === batch && !(approval.id in decided)).length;
-  const stage = async (approval: ApprovalView, answer: Answer) => {
-    const next = { ...staged, [answer.id]: answer };
-    setStaged(next);
-    const batch = pending.filter((candidate) => batchOf(candidate) === batchOf(approval));
-    if (undecidedIn(batchOf(approval), next) > 0) return;
-    const failure = await onDecide(batch.map((candidate) => next[candidate.id]!));
-    setError(failure);
-    if (failure !== null)
-      setStaged((current) => Object.fromEntries(Object.entries(current).filter(([id]) => !batch.some((candidate) => candidate.id === id))));
-  };
+  const { staged, error, stage, waitingFor } = useApprovalDecisions(pending, onDecide);
   const decided = approvals.filter((approval) => approval.status !== 'pending').reverse();
   return (
     <section class="panel" data-testid="view-approvals">
@@ -144,8 +148,9 @@ export function Approvals({ approvals, onDecide }: { approvals: ApprovalView[]; 
             <PendingApproval
               key={approval.id}
               approval={approval}
+              participants={participants}
               staged={staged[approval.id]}
-              waitingFor={undecidedIn(batchOf(approval), staged)}
+              waitingFor={waitingFor(approval)}
               onStage={(answer) => void stage(approval, answer)}
             />
           ))}
@@ -161,7 +166,7 @@ export function Approvals({ approvals, onDecide }: { approvals: ApprovalView[]; 
         {decided.map((approval) => (
           <li key={approval.id} data-testid={`approval-decided-${approval.id}`} data-status={approval.status}>
             <span class={`badge ${approval.status === 'approved' ? 'done' : 'error'}`}>{approval.status}</span>{' '}
-            <code>{visibleText(approval.tool)}</code> for {visibleText(approval.requester)}
+            <code>{visibleText(approval.tool)}</code> for {visibleText(displayName(participants, approval.requester))}
             {approval.decidedBy && <span class="muted"> by {visibleText(approval.decidedBy)}</span>}
             {approval.decisionReason && <span class="muted">: {visibleText(approval.decisionReason)}</span>}
           </li>

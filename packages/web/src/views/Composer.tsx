@@ -1,16 +1,30 @@
 import { useState } from 'preact/hooks';
-import type { Participant } from '../api/wire.js';
+import type { Participant, WireQuestion } from '../api/wire.js';
+import { Answering } from './Answering.js';
 import { visibleText } from './visible-text.js';
+import { displayName } from './Who.js';
 
-/** You, as a participant: a message to the entry agent or any other, in a named conversation if you like. */
+/**
+ * You, as a participant: a message to the entry agent or any other, in a named conversation if you
+ * like. While the conversation on screen waits on your answer to a question, the box answers it
+ * instead (a message could not go in anyway: the conversation is busy until you answer).
+ */
 export function Composer({
   participants,
   entryAgent,
+  answering,
+  approvalsWaiting = 0,
   onSend,
+  onAnswer,
 }: {
   participants: Participant[];
   entryAgent: string | undefined;
+  /** The questions the conversation on screen waits on, oldest first: the box answers the first. */
+  answering: WireQuestion[];
+  /** Approvals the conversation on screen waits on: no message gets into it until they are decided. */
+  approvalsWaiting?: number;
   onSend(text: string, to: string | undefined, conversation: string | undefined): Promise<string | null>;
+  onAnswer(questionId: string, text: string): Promise<string | null>;
 }) {
   const [text, setText] = useState('');
   const [to, setTo] = useState('');
@@ -18,54 +32,77 @@ export function Composer({
   const [error, setError] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
   const agents = participants.filter((participant) => participant.type !== 'user');
+  const question = answering[0];
   const submit = async (event: Event) => {
     event.preventDefault();
-    if (text.trim() === '') return;
+    if (text.trim() === '' || sending) return;
     setSending(true);
-    const failure = await onSend(text, to === '' ? undefined : to, name.trim() === '' ? undefined : name.trim());
+    const failure = question
+      ? await onAnswer(question.id, text)
+      : await onSend(text, to === '' ? undefined : to, name.trim() === '' ? undefined : name.trim());
     setSending(false);
     setError(failure);
     if (failure === null) setText('');
   };
   return (
-    <form class="panel composer" data-testid="composer" onSubmit={submit}>
-      <div class="row">
-        <label>
-          To{' '}
-          <select value={to} data-testid="composer-to" onChange={(event) => setTo(event.currentTarget.value)}>
-            <option value="">{entryAgent ? `${entryAgent} (entry agent)` : 'entry agent'}</option>
-            {agents
-              .filter((agent) => agent.id !== entryAgent)
-              .map((agent) => (
-                <option key={agent.id} value={agent.id}>
-                  {visibleText(agent.id)}
-                </option>
-              ))}
-          </select>
-        </label>
-        <label>
-          Conversation{' '}
-          <input
-            value={name}
-            placeholder="(default)"
-            data-testid="composer-conversation"
-            onInput={(event) => setName(event.currentTarget.value)}
-          />
-        </label>
-      </div>
+    <form class="panel composer" data-testid="composer" data-answering={question?.id} onSubmit={submit}>
+      {!question && approvalsWaiting > 0 && (
+        <p class="answering" data-testid="composer-waits-on-approval">
+          This conversation waits on your decision above ({approvalsWaiting === 1 ? 'one call' : `${approvalsWaiting} calls`}): decide it
+          first.
+        </p>
+      )}
+      {question ? (
+        <Answering question={question} waiting={answering.length} participants={participants} />
+      ) : (
+        <div class="row">
+          <label>
+            To{' '}
+            <select value={to} data-testid="composer-to" onChange={(event) => setTo(event.currentTarget.value)}>
+              <option value="">{entryAgent ? `${visibleText(displayName(participants, entryAgent))} (entry agent)` : 'entry agent'}</option>
+              {agents
+                .filter((agent) => agent.id !== entryAgent)
+                .map((agent) => (
+                  <option key={agent.id} value={agent.id}>
+                    {visibleText(displayName(participants, agent.id))}
+                  </option>
+                ))}
+            </select>
+          </label>
+          <label>
+            Conversation{' '}
+            <input
+              value={name}
+              placeholder="(default)"
+              data-testid="composer-conversation"
+              onInput={(event) => setName(event.currentTarget.value)}
+            />
+          </label>
+        </div>
+      )}
       <textarea
         value={text}
         rows={3}
-        placeholder="Message… (Ctrl+Enter sends)"
+        placeholder={
+          question
+            ? `Answer ${displayName(participants, question.from)}'s question… (Enter answers, Shift+Enter a new line)`
+            : 'Message… (Enter sends, Shift+Enter a new line)'
+        }
+        aria-label={question ? `Answer ${displayName(participants, question.from)}'s question` : 'Message'}
+        aria-keyshortcuts="Enter Control+Enter"
         data-testid="composer-text"
         onInput={(event) => setText(event.currentTarget.value)}
         onKeyDown={(event) => {
-          if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) void submit(event);
+          // Enter sends (or answers), as in every chat; Shift+Enter is a new line; Ctrl/Cmd+Enter sends too (it always did).
+          // Not while an input method composes a character: its Enter picks the character.
+          if (event.key !== 'Enter' || event.isComposing || event.shiftKey || event.altKey) return;
+          event.preventDefault();
+          void submit(event);
         }}
       />
       <div class="row">
         <button type="submit" disabled={sending || text.trim() === ''} data-testid="composer-send">
-          Send
+          {question ? 'Answer' : 'Send'}
         </button>
         {error && (
           <span class="error" data-testid="composer-error">

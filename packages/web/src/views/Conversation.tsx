@@ -1,14 +1,18 @@
-import type { ConversationSummary, WireMessage } from '../api/wire.js';
+import type { ConversationSummary, Participant, WireMessage } from '../api/wire.js';
 import type { Stream } from '../state/app-state.js';
 import { formatTime } from './format.js';
+import { Markdown } from './Markdown.js';
 import { ToolCall } from './ToolCall.js';
 import { placeToolResults, resultOf, showsNothing } from './tool-results.js';
 import { visibleText } from './visible-text.js';
+import { displayName, Who } from './Who.js';
 
 interface ConversationProps {
   conversation: ConversationSummary | undefined;
   conversationId: string | null;
   messages: WireMessage[] | undefined;
+  /** For names and colours; an id not among them shows as itself. */
+  participants?: readonly Participant[];
   stream: Stream | undefined;
   earlier: boolean;
   active: boolean;
@@ -22,6 +26,7 @@ export function Conversation({
   conversation,
   conversationId,
   messages,
+  participants = [],
   stream,
   earlier,
   active,
@@ -40,7 +45,11 @@ export function Conversation({
   return (
     <section class="panel conversation" data-testid="view-conversation" data-conversation={conversationId}>
       <h2>
-        {visibleText(conversation ? `${conversation.initiator} → ${conversation.responder}` : conversationId)}
+        {visibleText(
+          conversation
+            ? `${displayName(participants, conversation.initiator)} → ${displayName(participants, conversation.responder)}`
+            : conversationId,
+        )}
         {conversation?.name && <span class="tag">{visibleText(conversation.name)}</span>}
         {active && (
           <button type="button" class="danger stop" data-testid="cancel-turn" onClick={onCancel}>
@@ -58,7 +67,7 @@ export function Conversation({
           showsNothing(message, placement) ? null : message.ending ? (
             <li key={message.id} class={`message ending ${message.ending.status}`} data-testid="turn-ending" data-author={message.author}>
               <div class="meta">
-                <strong>{visibleText(message.author)}</strong> <span class="muted">{formatTime(message.at)}</span>
+                <Who id={message.author} participants={participants} /> <span class="muted">{formatTime(message.at)}</span>
               </div>
               <p class="text">
                 {message.ending.status === 'cancelled'
@@ -69,16 +78,13 @@ export function Conversation({
           ) : (
             <li key={message.id} class={`message ${message.role}`} data-testid={`message-${message.id}`} data-author={message.author}>
               <div class="meta">
-                <strong>{visibleText(message.author)}</strong> <span class="muted">{formatTime(message.at)}</span>
+                <Who id={message.author} participants={participants} /> <span class="muted">{formatTime(message.at)}</span>
                 {message.medium && <span class="tag">{visibleText(message.medium)}</span>}
               </div>
               {message.content.map((block, index) => {
+                // A text of only white space (what some models send beside their tool calls) draws nothing.
                 if (block.type === 'text')
-                  return (
-                    <p key={index} class="text" data-testid="message-text">
-                      {visibleText(block.text)}
-                    </p>
-                  );
+                  return block.text.trim() === '' ? null : <Markdown key={index} text={block.text} testId="message-text" />;
                 if (block.type === 'tool_use')
                   return (
                     <ToolCall
@@ -103,11 +109,9 @@ export function Conversation({
         {stream && (
           <li class="message assistant streaming" data-testid="streaming" data-author={stream.participantId}>
             <div class="meta">
-              <strong>{visibleText(stream.participantId)}</strong> <span class="muted">writing…</span>
+              <Who id={stream.participantId} participants={participants} /> <span class="muted">writing…</span>
             </div>
-            <p class="text" data-testid="streaming-text">
-              {visibleText(stream.text)}
-            </p>
+            <Markdown text={stream.text} testId="streaming-text" />
           </li>
         )}
       </ol>

@@ -1,23 +1,44 @@
 import { useState } from 'preact/hooks';
-import type { WireQuestion } from '../api/wire.js';
+import type { Participant, WireQuestion } from '../api/wire.js';
 import { formatTime } from './format.js';
+import { Markdown } from './Markdown.js';
+import { Who } from './Who.js';
 import { visibleText } from './visible-text.js';
 
-function QuestionCard({ question, onAnswer }: { question: WireQuestion; onAnswer(id: string, text: string): Promise<string | null> }) {
+/** A question waiting for the user, with its own answer box: in the Questions tab, and in the conversations that wait on it. */
+export function QuestionCard({
+  question,
+  participants = [],
+  inTheBox = false,
+  onAnswer,
+}: {
+  question: WireQuestion;
+  /** For names and colours; an id not among them shows as itself. */
+  participants?: readonly Participant[];
+  /** The conversation's message box answers this one too (it answers the oldest waiting). */
+  inTheBox?: boolean;
+  onAnswer(id: string, text: string): Promise<string | null>;
+}) {
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
   return (
     <li class="card" data-testid={`question-${question.id}`}>
       <div class="meta">
         {/* The chain ends with the asker already. */}
-        <strong>{visibleText(question.from)}</strong> asks{' '}
+        <Who id={question.from} participants={participants} /> asks{' '}
         <span class="muted" data-testid="question-chain">
           ({visibleText(question.chain.join(' → '))}, {formatTime(question.askedAt)})
         </span>
+        {inTheBox && (
+          <span class="tag" data-testid="question-in-box">
+            the message box answers this one
+          </span>
+        )}
       </div>
-      <p class="question-text" data-testid="question-text">
-        {visibleText(question.text)}
-      </p>
+      {/* The agent's markdown, rendered as a reply is (inert: no HTML of the model's reaches the page). */}
+      <div class="question-text" data-testid="question-text">
+        <Markdown text={question.text} />
+      </div>
       <form
         class="row"
         onSubmit={async (event) => {
@@ -44,9 +65,11 @@ function QuestionCard({ question, onAnswer }: { question: WireQuestion; onAnswer
 /** Questions agents asked you; answered here or in a REPL on the same workspace, once. */
 export function Questions({
   questions,
+  participants = [],
   onAnswer,
 }: {
   questions: WireQuestion[];
+  participants?: readonly Participant[];
   onAnswer(id: string, text: string): Promise<string | null>;
 }) {
   return (
@@ -59,7 +82,7 @@ export function Questions({
       ) : (
         <ul class="cards" aria-live="polite" aria-relevant="additions">
           {questions.map((question) => (
-            <QuestionCard key={question.id} question={question} onAnswer={onAnswer} />
+            <QuestionCard key={question.id} question={question} participants={participants} onAnswer={onAnswer} />
           ))}
         </ul>
       )}

@@ -1,6 +1,8 @@
 import { useState } from 'preact/hooks';
 import type { ToolResult, ToolUse } from '../api/wire.js';
 import { conversationIdOf } from '../state/app-state.js';
+import { argumentsPatch } from './diff-of.js';
+import { Diff } from './FileChangeDiff.js';
 import { pretty } from './format.js';
 import { visibleText } from './visible-text.js';
 
@@ -17,6 +19,17 @@ function delegationOf(toolUse: ToolUse): { to: string; conversation?: string } |
 function oneLine(value: unknown): string {
   const text = visibleText(typeof value === 'string' ? value : JSON.stringify(value));
   return text.length > 90 ? `${text.slice(0, 89)}…` : text;
+}
+
+/**
+ * A call's input. A `file_edit` is its replaced text against its replacement (the file around it
+ * is not known any more: it has moved on since); any other, `file_write` included, all of its
+ * arguments: a `file_write` drawn against an empty file would say it created a file it may have
+ * replaced (its result says which).
+ */
+function ToolInput({ toolUse }: { toolUse: ToolUse }) {
+  const patch = argumentsPatch(toolUse.name, toolUse.input);
+  return patch !== null ? <Diff patch={patch} testId={`tool-diff-${toolUse.id}`} /> : <pre>{visibleText(pretty(toolUse.input))}</pre>;
 }
 
 /** One tool call as one line; opened, its input and output. A delegation links to the conversation it opened. */
@@ -58,7 +71,7 @@ export function ToolCall({
       {open && (
         <div class="tool-detail" data-testid={`tool-detail-${toolUse.id}`}>
           <h4>Input</h4>
-          <pre>{visibleText(pretty(toolUse.input))}</pre>
+          <ToolInput toolUse={toolUse} />
           <h4>Output</h4>
           <pre>{result === undefined ? '(running)' : result === null ? '(no result was recorded)' : visibleText(result.content)}</pre>
         </div>

@@ -1,23 +1,32 @@
 import { createTwoFilesPatch } from 'diff';
 
 /**
- * A unified diff of what a file tool would change, from its arguments alone: `file_edit` replaces
- * `old_string` by `new_string`; `file_write` writes `content` (shown against an empty file, since
- * the browser does not read the workspace). Other tools: null.
+ * A unified diff of a file from what it is (`before`; null: no file yet) to what it would be
+ * (`after`): the diff an approval of `file_write` or `file_edit` shows, once the server has read
+ * the file through the tool's own checks (`GET …/approvals/:id/file-change`).
  */
-export function diffOf(tool: string, input: unknown): string | null {
-  if (typeof input !== 'object' || input === null) return null;
+export function filePatch(path: string, before: string | null, after: string): string {
+  return withoutHeader(
+    createTwoFilesPatch(before === null ? '/dev/null' : `a/${path}`, `b/${path}`, withNewline(before ?? ''), withNewline(after), '', '', {
+      context: 3,
+    }),
+  );
+}
+
+/**
+ * What can be diffed from a call's arguments alone, when the file is not known (not read, or the
+ * call is history and the file has moved on): `file_edit`'s replaced text against its
+ * replacement. A `file_write` has nothing to diff against: drawing it against an empty file would
+ * say it creates the file when it may replace one, so it is null, like any other tool.
+ */
+export function argumentsPatch(tool: string, input: unknown): string | null {
+  if (tool !== 'file_edit' || typeof input !== 'object' || input === null) return null;
   const fields = input as Record<string, unknown>;
   const path = typeof fields.path === 'string' ? fields.path : 'file';
-  if (tool === 'file_edit' && typeof fields.old_string === 'string' && typeof fields.new_string === 'string') {
-    return withoutHeader(
-      createTwoFilesPatch(`a/${path}`, `b/${path}`, withNewline(fields.old_string), withNewline(fields.new_string), '', '', { context: 3 }),
-    );
-  }
-  if (tool === 'file_write' && typeof fields.content === 'string') {
-    return withoutHeader(createTwoFilesPatch(`a/${path}`, `b/${path}`, '', withNewline(fields.content), '', '', { context: 3 }));
-  }
-  return null;
+  if (typeof fields.old_string !== 'string' || typeof fields.new_string !== 'string') return null;
+  return withoutHeader(
+    createTwoFilesPatch(`a/${path}`, `b/${path}`, withNewline(fields.old_string), withNewline(fields.new_string), '', '', { context: 3 }),
+  );
 }
 
 const withNewline = (text: string): string => (text.endsWith('\n') || text === '' ? text : `${text}\n`);

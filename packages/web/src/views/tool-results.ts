@@ -34,12 +34,15 @@ export function placeToolResults(messages: readonly WireMessage[]): ToolResultPl
   return { resultsOf, placed };
 }
 
-/** A message with nothing left to show once its results sit in their calls' lines (or with no content at all). */
+/**
+ * A message with nothing left to show once its results sit in their calls' lines, or with no content
+ * at all, or only white space (a tool-call-only response some models pad with "\n\n"): no empty bubble.
+ */
 export function showsNothing(message: WireMessage, placement: ToolResultPlacement): boolean {
   const used = placement.placed.get(message.id);
   return (
     message.ending === undefined &&
-    message.content.every((block, index) => used?.has(index) === true || (block.type === 'text' && block.text === ''))
+    message.content.every((block, index) => used?.has(index) === true || (block.type === 'text' && block.text.trim() === ''))
   );
 }
 

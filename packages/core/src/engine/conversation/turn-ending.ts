@@ -42,21 +42,53 @@ export function endingText(ending: TurnEnding): string {
  * The history as later requests send it: messages an ended turn withheld keep
  * their place and structure (a tool result still answers its call) with their
  * text replaced by a note. Returns the same array when nothing is withheld,
- * which is almost always: one pass, no copy.
+ * which is almost always: no copy, and only the messages appended since the
+ * last step are read (`withheldIn`).
  */
 export function withEndedTurns(history: readonly Message[]): readonly Message[] {
-  let withheld: Map<string, TurnEnding> | undefined;
-  for (const message of history) {
-    const ids = message.ending?.withheld;
-    if (!ids) continue;
-    withheld ??= new Map();
-    for (const id of ids) withheld.set(id, message.ending!);
-  }
-  if (!withheld) return history;
+  const withheld = withheldIn(history);
+  if (withheld.size === 0) return history;
   return history.map((message) => {
-    const ending = withheld!.get(message.id);
-    return ending ? Object.assign({}, message, { content: message.content.map((block) => withheldBlock(block, ending)) }) : message;
+    const ending = withheld.get(message.id);
+    if (!ending) return message;
+    // The same replacement at every step: what is counted or bounded per message object is counted once.
+    let shown = shownWithheld.get(message);
+    if (!shown)
+      shownWithheld.set(
+        message,
+        (shown = Object.assign({}, message, { content: message.content.map((block) => withheldBlock(block, ending)) })),
+      );
+    return shown;
   });
+}
+
+/** What `withheldIn` found in a list: how far it looked, the last message then (a list cut and grown again is read anew), and the endings. */
+interface WithheldScan {
+  scanned: number;
+  last: Message | undefined;
+  withheld: Map<string, TurnEnding>;
+}
+const scans = new WeakMap<readonly Message[], WithheldScan>();
+const shownWithheld = new WeakMap<Message, Message>();
+
+/**
+ * The ids of messages a turn ending withheld, and that ending. Kept per list: the loaded history is
+ * one array that only grows at its end, read at every step, so a step reads only what was appended
+ * since (a step's cost does not grow with the conversation).
+ */
+function withheldIn(history: readonly Message[]): ReadonlyMap<string, TurnEnding> {
+  let scan = scans.get(history);
+  if (!scan || scan.scanned > history.length || (scan.scanned > 0 && history[scan.scanned - 1] !== scan.last)) {
+    scan = { scanned: 0, last: undefined, withheld: new Map() };
+    scans.set(history, scan);
+  }
+  for (let index = scan.scanned; index < history.length; index++) {
+    const ending = history[index]!.ending;
+    if (ending?.withheld) for (const id of ending.withheld) scan.withheld.set(id, ending);
+  }
+  scan.scanned = history.length;
+  scan.last = history[history.length - 1];
+  return scan.withheld;
 }
 
 function withheldBlock(block: ContentBlock, ending: TurnEnding): ContentBlock {

@@ -45,3 +45,36 @@ export function messageUpperBound(message: Message): number {
   }
   return bytes;
 }
+
+/** What `listUpperBound` summed of a list: its length then, the total, and its last message (a list cut and grown again is summed anew). */
+interface ListBound {
+  length: number;
+  total: number;
+  last: Message | undefined;
+}
+const listBounds = new WeakMap<readonly Message[], ListBound>();
+
+/**
+ * `messageUpperBound` summed over a list, kept per list object. A conversation's loaded history is
+ * one array that only grows at its end (`ConversationHistory` pushes, and replaces the array when it
+ * compacts or reloads), and it is bounded at every step: from one step to the next only the
+ * messages appended since are added, so a step's cost does not grow with the conversation. Any
+ * other list is summed whole the first time, and kept the same way.
+ */
+export function listUpperBound(messages: readonly Message[]): number {
+  const known = listBounds.get(messages);
+  let from = 0;
+  let total = 0;
+  if (known && known.length <= messages.length && (known.length === 0 || messages[known.length - 1] === known.last)) {
+    from = known.length;
+    total = known.total;
+  }
+  for (let index = from; index < messages.length; index++) total += messageUpperBound(messages[index]!);
+  const last = messages[messages.length - 1];
+  if (known) {
+    known.length = messages.length;
+    known.total = total;
+    known.last = last;
+  } else listBounds.set(messages, { length: messages.length, total, last });
+  return total;
+}

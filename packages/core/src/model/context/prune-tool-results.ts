@@ -2,7 +2,7 @@ import type { Message, ToolResultBlock } from '../../kernel/index.js';
 import type { ToolDefinition } from '../providers/llm-provider.js';
 import type { SessionArtifacts } from '../../store/index.js';
 import { ARTIFACT_READ_TOOL_NAME, evictedArtifactName } from './evict-tool-result.js';
-import { blockTokens, messageUpperBound, tokenMeasure, type MeasureMessage } from './message-tokens.js';
+import { blockTokens, listUpperBound, tokenMeasure, type MeasureMessage } from './message-tokens.js';
 import { loadTokenCounter, tokenUpperBound } from './token-count.js';
 import { countTextTokens } from './text-tokens.js';
 
@@ -56,7 +56,8 @@ export async function pruneToolResults(
   frame: RequestFrame,
   options: PruneOptions,
 ): Promise<readonly Message[]> {
-  const bound = messages.reduce((total, message) => total + messageUpperBound(message), frameUpperBound(frame));
+  // Kept per history list (it only grows): a step adds the messages appended since the last, not the whole conversation.
+  const bound = listUpperBound(messages) + frameUpperBound(frame);
   if (bound <= options.pruneAtTokens) return messages;
   // Most of a request past the bound may be tool definitions and new turns, which no prune touches:
   // when the results it could touch cannot add up to a worthwhile prune, nothing is counted (nor the tokenizer loaded).

@@ -111,7 +111,13 @@ function trustedReplyIndex(parts: ContextParts, overheadBytes: number, sent: Sen
   const { messages } = parts;
   const reply = messages[sent.count];
   if (!reply || reply.role !== 'assistant' || !reportsInput(reply)) return -1;
-  for (let index = 0; index < sent.count; index++) if (!sameMessage(messages[index]!, sent.messages[index]!)) return -1;
+  // One comparison of references per message in the common case: the history's messages are the same objects from step to step.
+  const sentMessages = sent.messages;
+  for (let index = 0; index < sent.count; index++) {
+    const message = messages[index]!;
+    const sentMessage = sentMessages[index]!;
+    if (message !== sentMessage && !sameMessage(message, sentMessage)) return -1;
+  }
   return sent.count;
 }
 

@@ -1,0 +1,99 @@
+import { useRef } from 'preact/hooks';
+import type { ApprovalView, Participant, WireQuestion } from '../api/wire.js';
+import { useApprovalDecisions, type Decide } from './approval-decisions.js';
+import { PendingApproval } from './Approvals.js';
+import { QuestionCard } from './Questions.js';
+import { visibleText } from './visible-text.js';
+
+function count(number: number, noun: string): string {
+  return `${number} ${noun}${number === 1 ? '' : 's'}`;
+}
+
+/**
+ * What the conversation on screen waits on you for, at its foot: the questions its turn (or a
+ * delegate's under it) asked you, and the tool calls it needs you to approve — answered here, in
+ * the Questions and Approvals tabs, or from a terminal, whichever comes first. A card leaves when
+ * its question is answered anywhere; an approval decided while this page shows it leaves a line
+ * saying how it was decided.
+ */
+export function WaitingOnYou({
+  questions,
+  approvals,
+  participants = [],
+  onAnswer,
+  onDecide,
+}: {
+  questions: WireQuestion[];
+  /** For names and colours; an id not among them shows as itself. */
+  participants?: readonly Participant[];
+  /** The conversation's approvals, pending or decided. */
+  approvals: ApprovalView[];
+  onAnswer(id: string, text: string): Promise<string | null>;
+  onDecide: Decide;
+}) {
+  const pending = approvals.filter((approval) => approval.status === 'pending');
+  const { staged, error, stage, waitingFor } = useApprovalDecisions(pending, onDecide);
+  // Only decisions this page saw coming: the conversation is not the place for the whole history (the Approvals tab is).
+  const seenPending = useRef(new Set<string>());
+  for (const approval of pending) seenPending.current.add(approval.id);
+  const decided = approvals.filter((approval) => approval.status !== 'pending' && seenPending.current.has(approval.id));
+  const waiting = questions.length + pending.length;
+  return (
+    <>
+      {/* Read out as cards come and go (always in the page: a live region added with its text is not read). */}
+      <p class="visually-hidden" role="status" data-testid="waiting-on-you-status">
+        {waiting === 0
+          ? ''
+          : `Waiting on you: ${[questions.length > 0 ? count(questions.length, 'question') : '', pending.length > 0 ? count(pending.length, 'approval') : ''].filter(Boolean).join(' and ')}.`}
+      </p>
+      {waiting + decided.length > 0 && (
+        <section
+          class={`panel waiting-on-you${waiting > 0 ? ' waits' : ''}`}
+          data-testid="waiting-on-you"
+          data-waiting={waiting}
+          aria-label="Waiting on you"
+        >
+          <h3>{waiting > 0 ? 'Waiting on you' : 'Decided'}</h3>
+          <ul class="cards">
+            {questions.map((question, index) => (
+              <QuestionCard
+                key={question.id}
+                question={question}
+                participants={participants}
+                inTheBox={questions.length > 1 && index === 0}
+                onAnswer={onAnswer}
+              />
+            ))}
+            {pending.map((approval) => (
+              <PendingApproval
+                key={approval.id}
+                approval={approval}
+                participants={participants}
+                staged={staged[approval.id]}
+                waitingFor={waitingFor(approval)}
+                onStage={(answer) => void stage(approval, answer)}
+              />
+            ))}
+          </ul>
+          {error && (
+            <p class="error" data-testid="inline-approvals-error">
+              {error}
+            </p>
+          )}
+          {decided.length > 0 && (
+            <ul class="history" data-testid="inline-approvals-decided">
+              {decided.map((approval) => (
+                <li key={approval.id} data-testid={`inline-decided-${approval.id}`} data-status={approval.status}>
+                  <span class={`badge ${approval.status === 'approved' ? 'done' : 'error'}`}>{approval.status}</span>{' '}
+                  <code>{visibleText(approval.tool)}</code> for {visibleText(approval.requester)}
+                  {approval.decidedBy && <span class="muted"> by {visibleText(approval.decidedBy)}</span>}
+                  {approval.decisionReason && <span class="muted">: {visibleText(approval.decisionReason)}</span>}
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      )}
+    </>
+  );
+}
