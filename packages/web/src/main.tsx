@@ -3,6 +3,7 @@ import { App } from './App.js';
 import { Controller } from './state/controller.js';
 import { Store } from './state/store.js';
 import './styles.css';
+import './live.css';
 
 const store = new Store();
 const controller = new Controller(store);
