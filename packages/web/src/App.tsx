@@ -9,6 +9,7 @@ import { Graph } from './views/Graph.js';
 import { Questions } from './views/Questions.js';
 import { Roster } from './views/Roster.js';
 import { Sessions } from './views/Sessions.js';
+import { TurnTree } from './views/TurnTree.js';
 import { visibleText } from './views/visible-text.js';
 
 const VIEWS = ['work', 'collective', 'questions', 'approvals', 'cost', 'sessions'] as const;
@@ -75,6 +76,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
                 selected={selected}
                 onSelect={open}
               />
+              <TurnTree tree={state.turnTree} participants={state.participants} selected={selected} onOpen={open} />
               <section class="panel">
                 <h2>Conversations</h2>
                 <ul class="conversation-list" data-testid="conversation-list">

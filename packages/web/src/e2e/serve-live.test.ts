@@ -107,9 +107,35 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
       expect(await page.getByTestId('participant-state-coordinator').textContent()).toContain('developer');
       expect(during.developer).toBe('thinking');
       await screenshot(page, 'live-roster-delegating');
+
+      // The current turn's tree: the delegate's turn under its caller's, each with its state; a node opens its conversation.
+      await page.getByTestId('nav-work').click();
+      const root = page.getByTestId('turn-node-user__coordinator');
+      const delegated = page.getByTestId('turn-node-coordinator__developer');
+      expect(await root.getAttribute('aria-level')).toBe('1');
+      expect(await delegated.getAttribute('aria-level')).toBe('2');
+      expect(await root.getAttribute('data-state')).toBe('delegate');
+      expect(await delegated.getAttribute('data-state')).toBe('thinking');
+      await screenshot(page, 'live-turn-tree');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await screenshot(page, 'live-turn-tree-dark');
+      await page.emulateMedia({ colorScheme: 'light' });
+      await root.getByRole('button').click();
+      await page.getByTestId('view-conversation').and(page.locator('[data-conversation="user__coordinator"]')).waitFor();
+      await delegated.getByRole('button').click();
+      await page.getByTestId('view-conversation').and(page.locator('[data-conversation="coordinator__developer"]')).waitFor();
+
       await page.getByTestId('conversation-open-user__coordinator').click();
       await messageText('The developer is done.').waitFor();
       await expect.poll(states).toEqual(allIdle);
+      await page.getByTestId('nav-work').click();
+      await expect.poll(() => delegated.getAttribute('data-state')).toBe('succeeded');
+      expect(await root.getAttribute('data-state')).toBe('succeeded');
+      expect(await delegated.getByTestId('turn-node-usage').textContent()).toMatch(/^[1-9]\d* tokens/);
+      await page.setViewportSize({ width: 390, height: 844 });
+      await screenshot(page, 'live-turn-tree-390');
+      await page.getByTestId('nav-collective').click();
+      await screenshot(page, 'live-roster-390');
     },
     TEST_MS,
   );
@@ -207,6 +233,45 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
       await page.getByTestId('conversation-open-user__coordinator').click();
       await messageText('Done: a.txt.').waitFor();
       await expect.poll(states).toEqual(allIdle);
+    },
+    TEST_MS,
+  );
+
+  it(
+    'autoscroll follows the streamed text until you scroll up; "jump to latest" follows it again',
+    async () => {
+      const reply = Array.from({ length: 700 }, (_, index) => `word${index}`).join(' ');
+      mock.on({ model: 'claude-test', userMessage: 'Write a lot' }, { content: reply }, { latency: 25, chunkSize: 8 });
+      await openApp();
+      await send('Write a lot');
+      const list = page.getByTestId('messages');
+      const gap = () => list.evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight);
+      const overflow = () => list.evaluate((element) => element.scrollHeight - element.clientHeight);
+      const streamedLength = () => page.evaluate(() => ((globalThis as unknown as { streamed: string[] }).streamed.at(-1) ?? '').length);
+      await expect.poll(overflow, { timeout: 20_000 }).toBeGreaterThan(200);
+      // Followed: the newest line stays in view as text streams in.
+      for (let check = 0; check < 3; check++) {
+        const before = await streamedLength();
+        await expect.poll(streamedLength).toBeGreaterThan(before);
+        expect(await gap()).toBeLessThanOrEqual(32);
+      }
+      await screenshot(page, 'live-autoscroll-following');
+
+      // Scrolled up to read back: left there while text comes, and offered the way back.
+      await list.evaluate((element) => element.scrollTo({ top: 0 }));
+      await page.getByTestId('jump-to-latest').waitFor();
+      const before = await streamedLength();
+      await expect.poll(streamedLength).toBeGreaterThan(before + 20);
+      expect(await list.evaluate((element) => element.scrollTop)).toBe(0);
+      await screenshot(page, 'live-autoscroll-jump');
+
+      await page.getByTestId('jump-to-latest').click();
+      await page.getByTestId('jump-to-latest').waitFor({ state: 'detached' });
+      const after = await streamedLength();
+      await expect.poll(streamedLength).toBeGreaterThan(after);
+      expect(await gap()).toBeLessThanOrEqual(32);
+      await messageText(reply).waitFor({ timeout: 40_000 });
+      expect(await gap()).toBeLessThanOrEqual(32);
     },
     TEST_MS,
   );

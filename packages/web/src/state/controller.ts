@@ -4,6 +4,8 @@ import type { WireEvent, WireMessage } from '../api/wire.js';
 import type { AppState, Stream } from './app-state.js';
 import { reduceEvent, reduceParticipantState } from './reduce-event.js';
 import type { Store } from './store.js';
+import { reduceTurnTree } from './turn-tree.js';
+import { SENT_EVENT } from '../views/autoscroll.js';
 import type { Answer } from '../views/approval-choices.js';
 
 const RESUME_KEY = 'legion:resume';
@@ -188,6 +190,8 @@ export class Controller {
       }
       const accepted = await api.send(sessionId, { text, ...(to ? { to } : {}), ...(conversation ? { conversation } : {}) });
       await this.openConversation(accepted.conversationId);
+      // Whoever sends follows the conversation again (autoscroll.ts), though they had scrolled up.
+      dispatchEvent(new Event(SENT_EVENT));
       return null;
     } catch (error) {
       return error instanceof Error ? error.message : String(error);
@@ -260,6 +264,10 @@ export class Controller {
 
   #apply(event: WireEvent): void {
     this.store.update((state) => reduceEvent(state, event, Date.now()));
+    this.store.update((state) => {
+      const turnTree = reduceTurnTree(state.turnTree, event, state.sessionId);
+      return turnTree === state.turnTree ? state : { ...state, turnTree };
+    });
     if (event.type === 'usage:report' || event.type === 'turn:end') this.#refreshUsageSoon();
     if (event.type === 'session:created' || event.type === 'session:updated' || event.type === 'turn:end') this.#refreshSessionsSoon();
   }

@@ -1,6 +1,6 @@
 import type { Participant } from '../api/wire.js';
 
-type LiveState = Pick<Participant, 'state' | 'detail' | 'outcome' | 'code'>;
+type LiveState = Pick<Participant, 'state' | 'detail' | 'outcome' | 'code'> & { type?: Participant['type'] };
 
 /**
  * A participant's state in words, as the server derived it: what it does now, whom it waits for,
@@ -17,6 +17,8 @@ export function stateText(live: LiveState): string {
     case 'approval':
       return live.detail ? `waiting for you: approve ${live.detail}` : 'waiting for your approval';
     case 'user':
+      // On the user's own card: they are the one asked.
+      if (live.type === 'user') return live.detail ? `you are asked: ${live.detail}` : 'you are asked';
       return live.detail ? `waiting for you: ${live.detail}` : 'waiting for you';
     case 'idle':
       if (live.outcome === 'failed') return `idle · last turn failed${live.code ? ` (${live.code})` : ''}`;

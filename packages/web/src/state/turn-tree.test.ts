@@ -1,0 +1,82 @@
+import type { WireEvent } from '../api/wire.js';
+import { emptyTurnTree, reduceTurnTree, treeRows, type TurnTree } from './turn-tree.js';
+
+const SESSION = 's1';
+let seq = 0;
+const ref = (initiator: string, responder: string) => ({
+  sessionId: SESSION,
+  conversationId: `${initiator}__${responder}`,
+  initiator,
+  responder,
+});
+const event = (fields: Record<string, unknown>): WireEvent => ({ seq: ++seq, ...fields }) as unknown as WireEvent;
+const start = (initiator: string, responder: string) =>
+  event({ type: 'turn:start', ...ref(initiator, responder), participantId: responder, chain: [initiator] });
+const end = (initiator: string, responder: string, outcome: string) =>
+  event({
+    type: 'turn:end',
+    ...ref(initiator, responder),
+    participantId: responder,
+    chain: [initiator],
+    outcome,
+    status: 'success',
+    durationMs: 1,
+  });
+const usage = (initiator: string, responder: string, inputTokens: number, outputTokens: number, costUsd: number | null) =>
+  event({
+    type: 'usage:report',
+    ...ref(initiator, responder),
+    participantId: responder,
+    chain: [initiator],
+    usage: { inputTokens, outputTokens },
+    provider: 'anthropic',
+    model: 'claude-test',
+    costUsd,
+  });
+const apply = (events: WireEvent[], tree: TurnTree = emptyTurnTree): TurnTree =>
+  events.reduce((current, next) => reduceTurnTree(current, next, SESSION), tree);
+
+describe('the turn tree', () => {
+  it('nests each delegated turn under the open turn of its initiator, with its tokens and cost, live', () => {
+    const tree = apply([
+      start('user', 'coordinator'),
+      usage('user', 'coordinator', 100, 20, 0.001),
+      start('coordinator', 'developer'),
+      usage('coordinator', 'developer', 300, 40, 0.002),
+      usage('coordinator', 'developer', 50, 10, 0.0005),
+      start('developer', 'user'),
+    ]);
+    const rows = treeRows(tree).map(({ node, depth }) => [node.conversationId, depth, node.status, node.tokens]);
+    expect(rows).toEqual([
+      ['user__coordinator', 0, 'running', 120],
+      ['coordinator__developer', 1, 'running', 400],
+      ['developer__user', 2, 'running', 0],
+    ]);
+    expect(tree.nodes['coordinator__developer']!.costUsd).toBeCloseTo(0.0025);
+  });
+
+  it('keeps the ended turns of the current turn with their outcome; the next top-level turn starts a new tree', () => {
+    const ended = apply([
+      start('user', 'coordinator'),
+      start('coordinator', 'developer'),
+      end('coordinator', 'developer', 'failed'),
+      end('user', 'coordinator', 'succeeded'),
+    ]);
+    expect(treeRows(ended).map(({ node }) => node.status)).toEqual(['succeeded', 'failed']);
+    const next = apply([start('user', 'coordinator')], ended);
+    expect(Object.keys(next.nodes)).toEqual(['user__coordinator']);
+  });
+
+  it('a paused turn resumes in place; an unpriced call makes the cost unknown; other sessions change nothing', () => {
+    const tree = apply([
+      start('user', 'coordinator'),
+      end('user', 'coordinator', 'paused'),
+      start('user', 'coordinator'),
+      usage('user', 'coordinator', 1, 1, null),
+    ]);
+    expect(treeRows(tree)).toHaveLength(1);
+    expect(tree.nodes['user__coordinator']).toMatchObject({ status: 'running', costUsd: null, tokens: 2 });
+    const other = event({ type: 'turn:start', ...ref('user', 'reviewer'), sessionId: 's2', participantId: 'reviewer', chain: ['user'] });
+    expect(reduceTurnTree(tree, other, SESSION)).toBe(tree);
+  });
+});
