@@ -167,6 +167,8 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
       await openApp();
       await send('Talk for a long time');
       await watchDelegate();
+      expect(await states()).toEqual({ user: 'idle', coordinator: 'delegate', developer: 'thinking', reviewer: 'idle' });
+      await page.getByTestId('nav-work').click();
       await page.getByTestId('conversation-open-user__coordinator').click();
       await page.getByTestId('cancel-turn').click();
       await page.getByTestId('cancel-turn').waitFor({ state: 'detached' });
@@ -242,6 +244,7 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
     async () => {
       const reply = Array.from({ length: 700 }, (_, index) => `word${index}`).join(' ');
       mock.on({ model: 'claude-test', userMessage: 'Write a lot' }, { content: reply }, { latency: 25, chunkSize: 8 });
+      mock.on({ model: 'claude-test', userMessage: 'And one more thing' }, { content: 'Noted, one more thing.' });
       await openApp();
       await send('Write a lot');
       const list = page.getByTestId('messages');
@@ -272,6 +275,14 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
       expect(await gap()).toBeLessThanOrEqual(32);
       await messageText(reply).waitFor({ timeout: 40_000 });
       expect(await gap()).toBeLessThanOrEqual(32);
+
+      // Scrolled up, then sending: what you sent and its answer are followed again.
+      await list.evaluate((element) => element.scrollTo({ top: 0 }));
+      await page.getByTestId('jump-to-latest').waitFor();
+      await send('And one more thing');
+      await messageText('Noted, one more thing.').waitFor();
+      await expect.poll(gap).toBeLessThanOrEqual(32);
+      expect(await page.getByTestId('jump-to-latest').count()).toBe(0);
     },
     TEST_MS,
   );
