@@ -198,9 +198,10 @@ describe('participant states from the turn lifecycle', () => {
       asked: 'user',
       detail: 'file_write',
       chain: ['user', 'coordinator'],
+      chainConversations: { coordinator: TOP.conversationId },
     });
     expect(names((id) => states.get(id))).toEqual({ user: 'user', coordinator: 'delegate', developer: 'approval' });
-    expect(states.get('coordinator').detail).toBe('developer');
+    expect(states.get('coordinator')).toMatchObject({ detail: 'developer', conversationId: TOP.conversationId });
     // Its decision (this server answers it) ends the wait; the resumed turns then run and end as usual.
     states.observe(approvalDecided('apr_1'));
     expect(names((id) => states.get(id))).toEqual({ user: 'idle', coordinator: 'idle', developer: 'idle' });

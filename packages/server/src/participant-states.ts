@@ -42,6 +42,8 @@ interface Wait {
   detail: string;
   /** Participants up the chain, outermost first, whose turns wait on this one. */
   chain: string[];
+  /** Where each of them waits (its turn's conversation), when the records say (an approval's frames). */
+  chainConversations?: Record<string, string> | undefined;
   changed: number;
 }
 
@@ -152,6 +154,7 @@ export class LifecycleRecords {
       asked?: string | undefined;
       detail: string;
       chain: string[];
+      chainConversations?: Record<string, string> | undefined;
     },
   ): string[] {
     if (this.waits.has(id)) return [];
@@ -259,7 +262,8 @@ export function participantStateOf(records: LifecycleRecords, participantId: str
   const below = user ? undefined : latest([...records.waits.values()].filter((wait) => wait.chain.includes(participantId)));
   if (below) {
     const next = [...below.chain, below.participantId][below.chain.indexOf(participantId) + 1]!;
-    return { state: 'delegate', detail: next, sessionId: below.sessionId };
+    const conversationId = below.chainConversations?.[participantId];
+    return { state: 'delegate', detail: next, sessionId: below.sessionId, ...(conversationId !== undefined ? { conversationId } : {}) };
   }
   const ending = records.endings.get(participantId);
   if (ending && ending.outcome !== 'succeeded')

@@ -17,6 +17,11 @@ export async function seedStates(legion: Legion, states: ParticipantStates): Pro
     const session = await legion.sessions.get(meta.id);
     const approvals = await session.approvals.state();
     for (const view of approvals.list({ status: 'pending' })) {
+      const frames = approvals.request(view.id)?.frames ?? [];
+      // A frame with a tool call is a turn waiting on it: its participant is the responder there.
+      const chainConversations = Object.fromEntries(
+        frames.filter((frame) => frame.toolUseId !== undefined).map((frame) => [frame.participantId, frame.conversationId]),
+      );
       states.seed(view.id, {
         kind: 'approval',
         sessionId: session.id,
@@ -24,7 +29,8 @@ export async function seedStates(legion: Legion, states: ParticipantStates): Pro
         participantId: view.requester,
         asked: view.approver,
         detail: view.tool,
-        chain: waitingParticipants(approvals.request(view.id)?.frames ?? []),
+        chain: waitingParticipants(frames),
+        chainConversations,
       });
     }
     for (const view of await session.questions.list({ status: 'pending' })) {

@@ -223,6 +223,13 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
       await openApp();
       await expect.poll(states).toEqual(pending);
       await screenshot(page, 'live-roster-approval-after-restart');
+      // The tree, too, is read back: the developer's turn waits for you under the coordinator's.
+      await page.getByTestId('nav-work').click();
+      const delegated = page.getByTestId('turn-node-coordinator__developer');
+      expect(await delegated.getAttribute('data-state')).toBe('approval');
+      expect(await delegated.getAttribute('aria-level')).toBe('2');
+      expect(await page.getByTestId('turn-node-user__coordinator').getAttribute('data-state')).toBe('delegate');
+      await screenshot(page, 'live-turn-tree-after-restart');
 
       await page.getByTestId('nav-approvals').click();
       const id = (await page.getByTestId('approvals-pending').locator('> li').first().getAttribute('data-testid'))!.replace(

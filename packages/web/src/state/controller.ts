@@ -4,7 +4,7 @@ import type { WireEvent, WireMessage } from '../api/wire.js';
 import type { AppState, Stream } from './app-state.js';
 import { reduceEvent, reduceParticipantState } from './reduce-event.js';
 import type { Store } from './store.js';
-import { reduceTurnTree } from './turn-tree.js';
+import { reduceTurnTree, seedTurnTree } from './turn-tree.js';
 import { SENT_EVENT } from '../views/autoscroll.js';
 import type { Answer } from '../views/approval-choices.js';
 
@@ -253,6 +253,7 @@ export class Controller {
       earlier: {},
       streams,
       activeTurns: {},
+      turnTree: seedTurnTree(sessionId, state.participants, conversations),
       approvals,
       questions,
       usage,

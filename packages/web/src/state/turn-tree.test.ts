@@ -1,5 +1,6 @@
 import type { WireEvent } from '../api/wire.js';
-import { emptyTurnTree, reduceTurnTree, treeRows, type TurnTree } from './turn-tree.js';
+import type { ConversationSummary, Participant } from '../api/wire.js';
+import { emptyTurnTree, reduceTurnTree, seedTurnTree, treeRows, type TurnTree } from './turn-tree.js';
 
 const SESSION = 's1';
 let seq = 0;
@@ -78,5 +79,42 @@ describe('the turn tree', () => {
     expect(tree.nodes['user__coordinator']).toMatchObject({ status: 'running', costUsd: null, tokens: 2 });
     const other = event({ type: 'turn:start', ...ref('user', 'reviewer'), sessionId: 's2', participantId: 'reviewer', chain: ['user'] });
     expect(reduceTurnTree(tree, other, SESSION)).toBe(tree);
+  });
+
+  it('at a load, is seeded from the participants the server says are busy, nested by who initiated', () => {
+    const conversation = (initiator: string, responder: string): ConversationSummary => ({
+      id: `${initiator}__${responder}`,
+      initiator,
+      responder,
+      busy: false,
+      messages: 1,
+    });
+    const conversations = Object.fromEntries(
+      [conversation('user', 'coordinator'), conversation('coordinator', 'developer')].map((each) => [each.id, each]),
+    );
+    const participant = (id: string, state: Participant['state'], conversationId?: string): Participant => ({
+      id,
+      type: id === 'user' ? 'user' : 'agent',
+      tools: [],
+      delegatesTo: [],
+      entry: false,
+      state,
+      ...(conversationId ? { sessionId: SESSION, conversationId } : {}),
+    });
+    const tree = seedTurnTree(
+      SESSION,
+      [
+        participant('coordinator', 'delegate', 'user__coordinator'),
+        participant('developer', 'approval', 'coordinator__developer'),
+        participant('reviewer', 'idle'),
+        // Asked to approve in the developer's conversation: not a turn of the user's.
+        participant('user', 'user', 'coordinator__developer'),
+      ],
+      conversations,
+    );
+    expect(treeRows(tree).map(({ node, depth }) => [node.conversationId, node.participantId, depth])).toEqual([
+      ['user__coordinator', 'coordinator', 0],
+      ['coordinator__developer', 'developer', 1],
+    ]);
   });
 });

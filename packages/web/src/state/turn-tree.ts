@@ -1,4 +1,4 @@
-import type { WireEvent } from '../api/wire.js';
+import type { ConversationSummary, Participant, WireEvent } from '../api/wire.js';
 
 /** One participant's turn in one conversation, as a node of the delegation tree. */
 export interface TurnNode {
@@ -69,6 +69,46 @@ export function reduceTurnTree(tree: TurnTree, event: WireEvent, sessionId: stri
     default:
       return base === tree ? tree : base;
   }
+}
+
+/**
+ * The tree as far as it can be known at a load (a reload, a restarted server): the turns events
+ * told are gone, but the server's participant states say who is busy in which conversation of the
+ * session, and each conversation's initiator nests it. Tokens and cost count from here on.
+ */
+export function seedTurnTree(
+  sessionId: string,
+  participants: readonly Participant[],
+  conversations: Record<string, ConversationSummary>,
+): TurnTree {
+  let tree: TurnTree = { ...emptyTurnTree, sessionId };
+  const busy = participants.filter(
+    (participant) =>
+      participant.state !== 'idle' &&
+      participant.sessionId === sessionId &&
+      participant.conversationId !== undefined &&
+      participant.conversationId in conversations &&
+      // A turn in a conversation is its responder's: the user asked to approve there is not its turn.
+      conversations[participant.conversationId]!.responder === participant.id,
+  );
+  for (const participant of busy) {
+    const conversation = conversations[participant.conversationId!]!;
+    const node: TurnNode = {
+      conversationId: conversation.id,
+      participantId: participant.id,
+      initiator: conversation.initiator,
+      status: 'running',
+      tokens: 0,
+      costUsd: 0,
+      order: tree.next,
+    };
+    tree = { ...withNode(tree, node), next: tree.next + 1 };
+  }
+  for (const node of Object.values(tree.nodes)) {
+    const parent = Object.values(tree.nodes).find((candidate) => candidate.participantId === node.initiator);
+    if (parent && parent !== node) tree = withNode(tree, { ...node, parent: parent.conversationId });
+  }
+  return tree;
 }
 
 /** The tree's nodes, parents before children, each with its depth. */
