@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { LLMock } from '@copilotkit/aimock';
 import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM, launchChromium, RECORD_STREAM, screenshot } from './browser.test-support.js';
-import { mockedWorkspace, startServe, type Serve } from './serve-process.test-support.js';
+import { legion, mockedWorkspace, startServe, type Serve } from './serve-process.test-support.js';
 
 // Live state in the browser against a real `legion serve` (the built binary), its agents on the
 // real SDKs against aimock: what each participant shows it does, after every way a turn can end.
@@ -242,6 +242,29 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
       await page.getByTestId('conversation-open-user__coordinator').click();
       await messageText('Done: a.txt.').waitFor();
       await expect.poll(states).toEqual(allIdle);
+    },
+    TEST_MS,
+  );
+
+  it(
+    "a terminal's run that pauses on an approval: its chain waits for you, in the roster and in the tree",
+    async () => {
+      const write = { id: 'call_write', name: 'file_write', arguments: JSON.stringify({ path: 'a.txt', content: 'alpha\\n' }) };
+      scriptDelegation('Write a file', { toolCalls: [write] }, 'Wrote a.txt.', 'Done: a.txt.');
+      mock.on({ model: 'claude-test', userMessage: 'Hello' }, { content: 'Hello to you.' });
+      await openApp();
+      await send('Hello');
+      await messageText('Hello to you.').waitFor();
+      const sessionId = (await page.getByTestId('current-session').textContent())!;
+      // Another process (no surface that answers: it pauses, and exits) on the session the page shows.
+      const run = await legion(['run', '--session', sessionId, 'Write a file'], workspace.dir, workspace.env);
+      expect(run.stderr).toContain('Paused: waiting for approval');
+      await expect.poll(states).toEqual({ user: 'user', coordinator: 'delegate', developer: 'approval', reviewer: 'idle' });
+      await page.getByTestId('nav-work').click();
+      const delegated = page.getByTestId('turn-node-coordinator__developer');
+      await expect.poll(() => delegated.getAttribute('data-state')).toBe('approval');
+      expect(await delegated.getAttribute('aria-level')).toBe('2');
+      await screenshot(page, 'live-turn-tree-terminal-run');
     },
     TEST_MS,
   );

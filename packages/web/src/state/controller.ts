@@ -4,7 +4,7 @@ import type { WireEvent, WireMessage } from '../api/wire.js';
 import type { AppState, Stream } from './app-state.js';
 import { reduceEvent, reduceParticipantState } from './reduce-event.js';
 import type { Store } from './store.js';
-import { reduceTurnTree, seedTurnTree } from './turn-tree.js';
+import { reduceTurnTree, reduceTurnTreeState, seedTurnTree } from './turn-tree.js';
 import { SENT_EVENT } from '../views/autoscroll.js';
 import type { Answer } from '../views/approval-choices.js';
 
@@ -58,7 +58,12 @@ export class Controller {
     openEventStream(
       {
         legion: (event) => (this.#loading ? this.#queued.push(event) : this.#apply(event)),
-        state: (event) => this.store.update((state) => reduceParticipantState(state, event)),
+        state: (event) =>
+          this.store.update((state) => {
+            const next = reduceParticipantState(state, event);
+            const turnTree = reduceTurnTreeState(next.turnTree, event, next.sessionId, next.conversations);
+            return turnTree === next.turnTree ? next : { ...next, turnTree };
+          }),
         session: (event) => {
           this.#refreshSessionsSoon();
           // Nothing open yet (a fresh workspace): the first session, from here or a terminal, is the one to watch.

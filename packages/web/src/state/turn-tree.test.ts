@@ -1,6 +1,6 @@
 import type { WireEvent } from '../api/wire.js';
-import type { ConversationSummary, Participant } from '../api/wire.js';
-import { emptyTurnTree, reduceTurnTree, seedTurnTree, treeRows, type TurnTree } from './turn-tree.js';
+import type { ConversationSummary, Participant, StateEvent } from '../api/wire.js';
+import { emptyTurnTree, reduceTurnTree, reduceTurnTreeState, seedTurnTree, treeRows, type TurnTree } from './turn-tree.js';
 
 const SESSION = 's1';
 let seq = 0;
@@ -116,5 +116,42 @@ describe('the turn tree', () => {
       ['user__coordinator', 'coordinator', 0],
       ['coordinator__developer', 'developer', 1],
     ]);
+  });
+
+  it("another process's turns, known only from the participants' states, open nodes that their idle state ends", () => {
+    const conversations: Record<string, ConversationSummary> = {
+      user__coordinator: { id: 'user__coordinator', initiator: 'user', responder: 'coordinator', busy: false, messages: 1 },
+      coordinator__developer: { id: 'coordinator__developer', initiator: 'coordinator', responder: 'developer', busy: false, messages: 1 },
+    };
+    const state = (participantId: string, fields: Partial<StateEvent>): StateEvent => ({
+      seq: ++seq,
+      participantId,
+      state: 'thinking',
+      sessionId: SESSION,
+      ...fields,
+    });
+    const steps = [
+      state('coordinator', { state: 'tool', conversationId: 'user__coordinator' }),
+      state('developer', { conversationId: 'coordinator__developer' }),
+      state('developer', { state: 'idle', outcome: 'failed' }),
+      state('coordinator', { state: 'idle' }),
+    ];
+    const trees = steps.reduce<TurnTree[]>(
+      (all, step) => [...all, reduceTurnTreeState(all.at(-1) ?? emptyTurnTree, step, SESSION, conversations)],
+      [],
+    );
+    expect(treeRows(trees[1]!).map(({ node, depth }) => [node.conversationId, depth, node.status])).toEqual([
+      ['user__coordinator', 0, 'running'],
+      ['coordinator__developer', 1, 'running'],
+    ]);
+    expect(treeRows(trees[3]!).map(({ node }) => node.status)).toEqual(['succeeded', 'failed']);
+    // A state where the participant is not the responder (the user asked to approve) is no turn of theirs.
+    const asked = reduceTurnTreeState(
+      trees[1]!,
+      state('user', { state: 'user', conversationId: 'coordinator__developer' }),
+      SESSION,
+      conversations,
+    );
+    expect(asked).toBe(trees[1]);
   });
 });

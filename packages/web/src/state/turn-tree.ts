@@ -1,4 +1,4 @@
-import type { ConversationSummary, Participant, WireEvent } from '../api/wire.js';
+import type { ConversationSummary, Participant, StateEvent, WireEvent } from '../api/wire.js';
 
 /** One participant's turn in one conversation, as a node of the delegation tree. */
 export interface TurnNode {
@@ -13,6 +13,8 @@ export interface TurnNode {
   costUsd: number | null;
   /** Order of first start, so that siblings keep their order. */
   order: number;
+  /** Known from the participant's state only (another process's turn: its turn events stay there); its state ends it. */
+  observed?: boolean | undefined;
 }
 
 /** The current top-level turn and the turns it delegated, live: rebuilt from the lifecycle events. */
@@ -69,6 +71,47 @@ export function reduceTurnTree(tree: TurnTree, event: WireEvent, sessionId: stri
     default:
       return base === tree ? tree : base;
   }
+}
+
+/**
+ * Applies a participant's state to the tree: a turn this process did not run (a terminal's
+ * `legion run` on the session) has no turn events here, only the state the server derived from
+ * its messages; it opens a node, and the participant's return to idle ends it.
+ */
+export function reduceTurnTreeState(
+  tree: TurnTree,
+  event: StateEvent,
+  sessionId: string | null,
+  conversations: Record<string, ConversationSummary>,
+): TurnTree {
+  if (sessionId === null) return tree;
+  const base = tree.sessionId === sessionId ? tree : { ...emptyTurnTree, sessionId };
+  if (event.state === 'idle') {
+    let next = base;
+    for (const node of Object.values(base.nodes))
+      if (node.observed && node.participantId === event.participantId && OPEN.has(node.status))
+        next = withNode(next, { ...node, status: event.outcome ?? 'succeeded' });
+    return next;
+  }
+  const conversation = event.conversationId === undefined ? undefined : conversations[event.conversationId];
+  if (event.sessionId !== sessionId || !conversation || conversation.responder !== event.participantId) return tree;
+  const known = base.nodes[conversation.id];
+  if (known && OPEN.has(known.status)) return base;
+  const parent = Object.values(base.nodes).find((node) => node.participantId === conversation.initiator && OPEN.has(node.status));
+  const anyOpen = Object.values(base.nodes).some((node) => OPEN.has(node.status));
+  const start = parent || anyOpen ? base : { ...base, nodes: {} };
+  const node: TurnNode = {
+    conversationId: conversation.id,
+    participantId: event.participantId,
+    initiator: conversation.initiator,
+    ...(parent ? { parent: parent.conversationId } : {}),
+    status: 'running',
+    tokens: 0,
+    costUsd: 0,
+    order: start.next,
+    observed: true,
+  };
+  return { ...withNode(start, node), next: start.next + 1 };
 }
 
 /**
