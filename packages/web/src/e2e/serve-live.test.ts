@@ -112,8 +112,8 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
       await page.getByTestId('nav-work').click();
       const root = page.getByTestId('turn-node-user__coordinator');
       const delegated = page.getByTestId('turn-node-coordinator__developer');
-      expect(await root.getAttribute('aria-level')).toBe('1');
-      expect(await delegated.getAttribute('aria-level')).toBe('2');
+      expect(await root.getAttribute('data-depth')).toBe('0');
+      expect(await delegated.getAttribute('data-depth')).toBe('1');
       expect(await root.getAttribute('data-state')).toBe('delegate');
       expect(await delegated.getAttribute('data-state')).toBe('thinking');
       await screenshot(page, 'live-turn-tree');
@@ -227,7 +227,7 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
       await page.getByTestId('nav-work').click();
       const delegated = page.getByTestId('turn-node-coordinator__developer');
       expect(await delegated.getAttribute('data-state')).toBe('approval');
-      expect(await delegated.getAttribute('aria-level')).toBe('2');
+      expect(await delegated.getAttribute('data-depth')).toBe('1');
       expect(await page.getByTestId('turn-node-user__coordinator').getAttribute('data-state')).toBe('delegate');
       await screenshot(page, 'live-turn-tree-after-restart');
 
@@ -263,7 +263,7 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
       await page.getByTestId('nav-work').click();
       const delegated = page.getByTestId('turn-node-coordinator__developer');
       await expect.poll(() => delegated.getAttribute('data-state')).toBe('approval');
-      expect(await delegated.getAttribute('aria-level')).toBe('2');
+      expect(await delegated.getAttribute('data-depth')).toBe('1');
       await screenshot(page, 'live-turn-tree-terminal-run');
     },
     TEST_MS,

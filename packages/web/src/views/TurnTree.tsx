@@ -32,15 +32,15 @@ export function TurnTree({ tree, participants, selected, onOpen }: TurnTreeProps
           No turn yet.
         </p>
       ) : (
-        <ul role="tree">
+        // A plain list (not role=tree): each row is one button, and a treeitem may not hold a control.
+        <ul>
           {rows.map(({ node, depth }) => {
             const participant = participants.find((candidate) => candidate.id === node.participantId);
             const shown = nodeState(node, participant);
             return (
               <li
                 key={node.conversationId}
-                role="treeitem"
-                aria-level={depth + 1}
+                data-depth={depth}
                 aria-current={node.conversationId === selected ? 'true' : undefined}
                 style={{ paddingLeft: `${depth * 1.1}rem` }}
                 data-testid={`turn-node-${node.conversationId}`}
