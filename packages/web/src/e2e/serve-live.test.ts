@@ -97,7 +97,7 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
   it(
     'a delegation: the coordinator waits for its delegate while it runs; everyone is idle after it succeeded',
     async () => {
-      const reply = Array.from({ length: 60 }, (_, index) => `word${index}`).join(' ');
+      const reply = Array.from({ length: 200 }, (_, index) => `word${index}`).join(' ');
       scriptDelegation('Add a health check', null, reply, 'The developer is done.', { latency: 40, chunkSize: 4 });
       await openApp();
       await send('Add a health check');
@@ -116,6 +116,9 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
       expect(await delegated.getAttribute('data-depth')).toBe('1');
       expect(await root.getAttribute('data-state')).toBe('delegate');
       expect(await delegated.getAttribute('data-state')).toBe('thinking');
+      // The graph's nodes say the same.
+      expect(await page.getByTestId('graph-node-coordinator').getAttribute('data-state')).toBe('delegate');
+      expect(await page.getByTestId('graph-node-coordinator').locator('title').textContent()).toBe('Coordinator: waiting for developer');
       await screenshot(page, 'live-turn-tree');
       await page.emulateMedia({ colorScheme: 'dark' });
       await screenshot(page, 'live-turn-tree-dark');
