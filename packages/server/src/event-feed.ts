@@ -12,9 +12,10 @@ export function feedJournal(
   announceSession(session: { sessionId: string; createdAt: string; title?: string | undefined }): void;
   stop(): void;
 } {
-  const states = new ParticipantStates((participantId, state) => {
-    journal.append('state', { participantId, ...state }, undefined);
-  });
+  const states = new ParticipantStates(
+    (participantId, state) => journal.append('state', { participantId, ...state }, undefined),
+    (participantId) => legion.collective.get(participantId)?.type === 'user',
+  );
   const forward = (event: LegionEvent): void => {
     // The bus numbers events across every subscriber; the stream numbers its own, without gaps.
     const { seq: _busSeq, ...payload } = event;

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { followWorkspace, type Legion } from '@legion-collective/core';
+import { followWorkspace, type Legion, type LegionEvent } from '@legion-collective/core';
 import { newAccessToken } from './access-token.js';
 import { bodyLimitsFor } from './body-limit.js';
 import { createApp } from './create-app.js';
@@ -7,6 +7,7 @@ import { serveLocally } from './node-serve.js';
 import { SessionPages } from './session-pages.js';
 import { EventJournal, type JournalLimits } from './event-journal.js';
 import { feedJournal } from './event-feed.js';
+import { seedStates } from './seed-states.js';
 import type { ServerContext } from './server-context.js';
 import { ServerTurns } from './server-turns.js';
 import { SessionViews } from './session-views.js';
@@ -65,6 +66,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const token = options.token ?? newAccessToken();
   const journal = new EventJournal(options.journal);
   const feed = feedJournal(legion, journal);
+  await seedStates(legion, feed.states);
   const closing = new AbortController();
   const turns = new ServerTurns(legion);
   const questionSessions = new Map<string, string>();
@@ -82,19 +84,16 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       user: question.user,
       from: question.from,
     };
-    if (change === 'asked')
-      journal.append(
-        'legion',
-        { type: 'question:asked', ...base, chain: question.chain, text: question.text, at: question.askedAt },
-        question.sessionId,
-      );
-    else if (change === 'answered')
-      journal.append(
-        'legion',
-        { type: 'question:answered', ...base, text: detail ?? '', answeredBy: question.user, medium: 'web' },
-        question.sessionId,
-      );
-    else journal.append('legion', { type: 'question:withdrawn', ...base, reason: detail ?? 'withdrawn' }, question.sessionId);
+    const event: LegionEvent =
+      change === 'asked'
+        ? { type: 'question:asked', seq: 0, ...base, chain: question.chain, text: question.text, at: question.askedAt }
+        : change === 'answered'
+          ? { type: 'question:answered', seq: 0, ...base, text: detail ?? '', answeredBy: question.user, medium: 'web' }
+          : { type: 'question:withdrawn', seq: 0, ...base, reason: detail ?? 'withdrawn' };
+    const { seq: _unnumbered, ...payload } = event;
+    journal.append('legion', payload, question.sessionId);
+    // Not on Legion's bus, so the states hear it here: else the asker would show its `communicate` call, not that it waits for you.
+    feed.states.observe(event);
   });
   const views = new SessionViews((sessionId, conversationId) => turns.busy(sessionId, conversationId));
   const usage = new UsageViews(legion);

@@ -11,6 +11,7 @@ import { SessionSwitcher, ThemeToggle } from './views/HeaderControls.js';
 import { Questions } from './views/Questions.js';
 import { Roster } from './views/Roster.js';
 import { Sessions } from './views/Sessions.js';
+import { TurnTree } from './views/TurnTree.js';
 import { visibleText } from './views/visible-text.js';
 import { WaitingOnYou } from './views/WaitingOnYou.js';
 import { displayName } from './views/Who.js';
@@ -91,6 +92,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
                 selected={selected}
                 onSelect={open}
               />
+              <TurnTree tree={state.turnTree} participants={state.participants} selected={selected} onOpen={open} />
               <section class="panel">
                 <h2>Conversations</h2>
                 <ul class="conversation-list" data-testid="conversation-list">

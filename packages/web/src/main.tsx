@@ -5,6 +5,7 @@ import { Store } from './state/store.js';
 import './styles.css';
 import './act.css';
 import './read.css';
+import './live.css';
 import './a11y.css';
 import { applyTheme, savedTheme } from './views/theme.js';
 

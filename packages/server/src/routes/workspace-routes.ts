@@ -80,6 +80,8 @@ export function workspaceRoutes(app: Hono, server: ServerContext, env: NodeJS.Pr
         ...(state.detail !== undefined ? { detail: state.detail } : {}),
         ...(state.sessionId !== undefined ? { sessionId: state.sessionId } : {}),
         ...(state.conversationId !== undefined ? { conversationId: state.conversationId } : {}),
+        ...(state.outcome !== undefined ? { outcome: state.outcome } : {}),
+        ...(state.code !== undefined ? { code: state.code } : {}),
       });
     }
     return { participants };

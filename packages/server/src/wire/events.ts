@@ -1,6 +1,6 @@
 import { LegionEventSchemas, type LegionEventName } from '@legion-collective/core/vocabulary';
 import { z } from 'zod';
-import { ParticipantStateNameSchema } from './participants.js';
+import { ParticipantStateNameSchema, TurnEndingOutcomeSchema } from './participants.js';
 
 /**
  * The server-sent events of `GET /api/events?session=ID`. Every SSE message has
@@ -140,6 +140,8 @@ export const StateEventDataSchema = z.object({
   detail: z.string().optional(),
   sessionId: z.string().optional(),
   conversationId: z.string().optional(),
+  outcome: TurnEndingOutcomeSchema.optional(),
+  code: z.string().optional(),
 });
 export type StateEventData = z.infer<typeof StateEventDataSchema>;
 

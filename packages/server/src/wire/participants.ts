@@ -1,11 +1,16 @@
 import { z } from 'zod';
 
 /**
- * What a participant is doing now, derived by the server from events: `thinking` (its turn
- * runs, the model is answering), `tool` (running a tool; `detail` names it), `approval` (waiting
- * for an approval decision), `user` (a user participant is asked a question / waiting for you).
+ * What a participant is doing now, derived by the server from the turn lifecycle: `thinking` (its
+ * turn runs, the model is answering), `tool` (running a tool; `detail` names it), `delegate`
+ * (waiting for a delegate's turn; `detail` names it), `approval` (waiting for you to decide an
+ * approval; `detail` is the tool), `user` (waiting for your answer; on a user participant: you are
+ * asked), `idle` (no turn open; `outcome`/`code` say how a last turn that failed or was cancelled ended).
  */
-export const ParticipantStateNameSchema = z.enum(['idle', 'thinking', 'tool', 'approval', 'user']);
+export const ParticipantStateNameSchema = z.enum(['idle', 'thinking', 'tool', 'delegate', 'approval', 'user']);
+
+/** How an idle participant's last turn ended, when that is worth showing. */
+export const TurnEndingOutcomeSchema = z.enum(['succeeded', 'failed', 'cancelled']);
 export type ParticipantStateName = z.infer<typeof ParticipantStateNameSchema>;
 
 export const ParticipantTypeSchema = z.enum(['user', 'agent', 'mock']);
@@ -32,6 +37,9 @@ export const ParticipantSchema = z.object({
   /** Where the state happens, when it is not idle. */
   sessionId: z.string().optional(),
   conversationId: z.string().optional(),
+  /** Idle: how its last turn ended (`failed`, `cancelled`) and why (`code`). */
+  outcome: TurnEndingOutcomeSchema.optional(),
+  code: z.string().optional(),
 });
 export type Participant = z.infer<typeof ParticipantSchema>;
 

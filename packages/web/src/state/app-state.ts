@@ -8,6 +8,7 @@ import type {
   WireQuestion,
   Workspace,
 } from '../api/wire.js';
+import { emptyTurnTree, type TurnTree } from './turn-tree.js';
 
 /** Text a responder is streaming in a conversation, not yet appended as a message. */
 export interface Stream {
@@ -36,6 +37,8 @@ export interface AppState {
   earlier: Record<string, boolean>;
   streams: Record<string, Stream>;
   activeTurns: Record<string, ActiveTurn>;
+  /** The current turn's delegations, live (turn-tree.ts). */
+  turnTree: TurnTree;
   approvals: ApprovalView[];
   questions: WireQuestion[];
   usage: UsageView | null;
@@ -56,6 +59,7 @@ export const initialState: AppState = {
   earlier: {},
   streams: {},
   activeTurns: {},
+  turnTree: emptyTurnTree,
   approvals: [],
   questions: [],
   usage: null,

@@ -4,6 +4,8 @@ import type { WireEvent, WireMessage } from '../api/wire.js';
 import type { AppState, Stream } from './app-state.js';
 import { reduceEvent, reduceParticipantState } from './reduce-event.js';
 import type { Store } from './store.js';
+import { reduceTurnTree, reduceTurnTreeState, seedTurnTree } from './turn-tree.js';
+import { SENT_EVENT } from '../views/autoscroll.js';
 import type { Answer } from '../views/approval-choices.js';
 
 const RESUME_KEY = 'legion:resume';
@@ -56,7 +58,12 @@ export class Controller {
     openEventStream(
       {
         legion: (event) => (this.#loading ? this.#queued.push(event) : this.#apply(event)),
-        state: (event) => this.store.update((state) => reduceParticipantState(state, event)),
+        state: (event) =>
+          this.store.update((state) => {
+            const next = reduceParticipantState(state, event);
+            const turnTree = reduceTurnTreeState(next.turnTree, event, next.sessionId, next.conversations);
+            return turnTree === next.turnTree ? next : { ...next, turnTree };
+          }),
         session: (event) => {
           this.#refreshSessionsSoon();
           // Nothing open yet (a fresh workspace): the first session, from here or a terminal, is the one to watch.
@@ -190,6 +197,8 @@ export class Controller {
       }
       const accepted = await api.send(sessionId, { text, ...(to ? { to } : {}), ...(conversation ? { conversation } : {}) });
       await this.openConversation(accepted.conversationId);
+      // Whoever sends follows the conversation again (autoscroll.ts), though they had scrolled up.
+      dispatchEvent(new Event(SENT_EVENT));
       return null;
     } catch (error) {
       return error instanceof Error ? error.message : String(error);
@@ -251,6 +260,7 @@ export class Controller {
       earlier: {},
       streams,
       activeTurns: {},
+      turnTree: seedTurnTree(sessionId, state.participants, conversations),
       approvals,
       questions,
       usage,
@@ -262,6 +272,10 @@ export class Controller {
 
   #apply(event: WireEvent): void {
     this.store.update((state) => reduceEvent(state, event, Date.now()));
+    this.store.update((state) => {
+      const turnTree = reduceTurnTree(state.turnTree, event, state.sessionId);
+      return turnTree === state.turnTree ? state : { ...state, turnTree };
+    });
     if (event.type === 'usage:report' || event.type === 'turn:end') this.#refreshUsageSoon();
     if (event.type === 'session:created' || event.type === 'session:updated' || event.type === 'turn:end') this.#refreshSessionsSoon();
   }

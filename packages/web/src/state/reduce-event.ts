@@ -93,12 +93,20 @@ export function reduceEvent(state: AppState, event: WireEvent, now: number): App
   }
 }
 
-/** A participant's live state, as the server derives it. */
+/** A participant's live state, as the server derives it: taken whole, nothing of the previous state kept. */
 export function reduceParticipantState(state: AppState, event: StateEvent): AppState {
   const participants = state.participants.map((participant) => {
     if (participant.id !== event.participantId) return participant;
-    const { detail: _previous, ...rest } = participant;
-    return { ...rest, state: event.state, ...(event.detail !== undefined ? { detail: event.detail } : {}) };
+    const { detail: _detail, sessionId: _session, conversationId: _conversation, outcome: _outcome, code: _code, ...rest } = participant;
+    return {
+      ...rest,
+      state: event.state,
+      ...(event.detail !== undefined ? { detail: event.detail } : {}),
+      ...(event.sessionId !== undefined ? { sessionId: event.sessionId } : {}),
+      ...(event.conversationId !== undefined ? { conversationId: event.conversationId } : {}),
+      ...(event.outcome !== undefined ? { outcome: event.outcome } : {}),
+      ...(event.code !== undefined ? { code: event.code } : {}),
+    };
   });
   return { ...state, participants };
 }

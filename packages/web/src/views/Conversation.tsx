@@ -3,6 +3,8 @@ import type { Stream } from '../state/app-state.js';
 import { formatTime } from './format.js';
 import { Markdown } from './Markdown.js';
 import { ToolCall } from './ToolCall.js';
+import { useAutoscroll } from './autoscroll.js';
+import { JumpToLatest } from './JumpToLatest.js';
 import { placeToolResults, resultOf, showsNothing } from './tool-results.js';
 import { visibleText } from './visible-text.js';
 import { displayName, Who } from './Who.js';
@@ -34,6 +36,7 @@ export function Conversation({
   onOpenConversation,
   onLoadEarlier,
 }: ConversationProps) {
+  const scroll = useAutoscroll<HTMLOListElement>(conversationId, `${messages?.length ?? 0} ${stream?.text.length ?? -1}`);
   if (conversationId === null) {
     return (
       <section class="panel conversation" data-testid="view-conversation">
@@ -62,7 +65,7 @@ export function Conversation({
           Earlier messages…
         </button>
       )}
-      <ol class="messages" data-testid="messages" aria-live="polite" aria-relevant="additions">
+      <ol class="messages" data-testid="messages" aria-live="polite" aria-relevant="additions" ref={scroll.ref}>
         {(messages ?? []).map((message) =>
           showsNothing(message, placement) ? null : message.ending ? (
             <li key={message.id} class={`message ending ${message.ending.status}`} data-testid="turn-ending" data-author={message.author}>
@@ -115,6 +118,7 @@ export function Conversation({
           </li>
         )}
       </ol>
+      {!scroll.following && <JumpToLatest onJump={scroll.jump} />}
     </section>
   );
 }

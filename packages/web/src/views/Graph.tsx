@@ -1,6 +1,7 @@
 import type { ConversationSummary, Participant } from '../api/wire.js';
 import type { ActiveTurn } from '../state/app-state.js';
 import { arrowPath, NODE_RADIUS, ringLayout } from './graph-layout.js';
+import { stateText } from './live-state.js';
 import { visibleText } from './visible-text.js';
 
 const WIDTH = 560;
@@ -73,8 +74,10 @@ export function Graph({ participants, conversations, activeTurns, selected, onSe
               key={id}
               class={`node state-${state}${busy.has(id) ? ' busy' : ''}`}
               data-testid={`graph-node-${id}`}
+              data-state={state}
               transform={`translate(${point.x} ${point.y})`}
             >
+              <title>{visibleText(`${participant?.name ?? id}: ${participant ? stateText(participant) : 'idle'}`)}</title>
               <circle r={NODE_RADIUS} />
               <text y="4">{visibleText(id.length > 11 ? `${id.slice(0, 10)}…` : id)}</text>
             </g>

@@ -1,5 +1,5 @@
 import type { Participant } from '../api/wire.js';
-import { STATE_LABEL } from './format.js';
+import { stateText } from './live-state.js';
 import { visibleText } from './visible-text.js';
 
 /** The collective: who is in it, what each may do, and what each is doing now. */
@@ -19,9 +19,9 @@ export function Roster({ participants, entryAgent }: { participants: Participant
                 class={`state state-${participant.state}`}
                 data-testid={`participant-state-${participant.id}`}
                 data-state={participant.state}
+                data-outcome={participant.outcome}
               >
-                {STATE_LABEL[participant.state]}
-                {participant.detail ? `: ${visibleText(participant.detail)}` : ''}
+                {visibleText(stateText(participant))}
               </span>
             </div>
             {participant.description && (

@@ -16,6 +16,7 @@ export const STATE_LABEL: Record<Participant['state'], string> = {
   idle: 'idle',
   thinking: 'thinking',
   tool: 'running a tool',
+  delegate: 'waiting for a delegate',
   approval: 'waiting for approval',
   user: 'waiting for you',
 };

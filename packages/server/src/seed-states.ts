@@ -1,0 +1,62 @@
+import { errorMessage, type Legion } from '@legion-collective/core';
+import { waitingParticipants } from '@legion-collective/core/internal';
+import type { ParticipantStates } from './participant-states.js';
+
+/** Sessions whose records are read at start: the most recently active, where a paused turn may wait. */
+const SEEDED_SESSIONS = 20;
+
+/**
+ * A restarted server has heard none of the events of before, but what waits on a person is
+ * recorded: pending approvals and questions. Their requesters, askers and the chains above them
+ * show as waiting (for you, for their delegate) rather than idle.
+ */
+export async function seedStates(legion: Legion, states: ParticipantStates): Promise<void> {
+  const metas = await legion.sessions.list();
+  const recent = [...metas].sort((a, b) => b.lastActiveAt.localeCompare(a.lastActiveAt)).slice(0, SEEDED_SESSIONS);
+  for (const meta of recent) {
+    try {
+      await seedSession(legion, meta.id, states);
+    } catch (error) {
+      // A session that cannot be read is told where it is read (its routes say why); serve starts regardless.
+      legion.events.emit('storage:warning', {
+        path: meta.id,
+        offset: 0,
+        problem: `participant states: ${errorMessage(error)}`,
+        sessionId: meta.id,
+      });
+    }
+  }
+}
+
+async function seedSession(legion: Legion, sessionId: string, states: ParticipantStates): Promise<void> {
+  const session = await legion.sessions.get(sessionId);
+  const approvals = await session.approvals.state();
+  for (const view of approvals.list({ status: 'pending' })) {
+    const frames = approvals.request(view.id)?.frames ?? [];
+    // A frame with a tool call is a turn waiting on it: its participant is the responder there.
+    const chainConversations = Object.fromEntries(
+      frames.filter((frame) => frame.toolUseId !== undefined).map((frame) => [frame.participantId, frame.conversationId]),
+    );
+    states.seed(view.id, {
+      kind: 'approval',
+      sessionId: session.id,
+      conversationId: view.conversationId,
+      participantId: view.requester,
+      asked: view.approver,
+      detail: view.tool,
+      chain: waitingParticipants(frames),
+      chainConversations,
+    });
+  }
+  for (const view of await session.questions.list({ status: 'pending' })) {
+    states.seed(view.id, {
+      kind: 'question',
+      sessionId: session.id,
+      conversationId: view.conversationId,
+      participantId: view.from,
+      asked: view.user,
+      detail: view.from,
+      chain: [...view.chain],
+    });
+  }
+}

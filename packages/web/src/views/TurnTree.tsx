@@ -1,0 +1,65 @@
+import type { Participant } from '../api/wire.js';
+import { treeRows, type TurnNode, type TurnTree as Tree } from '../state/turn-tree.js';
+import { formatCost, formatTokens } from './format.js';
+import { stateText } from './live-state.js';
+import { visibleText } from './visible-text.js';
+
+interface TurnTreeProps {
+  tree: Tree;
+  participants: Participant[];
+  selected: string | null;
+  onOpen(conversationId: string): void;
+}
+
+/** What a node shows: the participant's live state where that state happens, else what became of the turn. */
+function nodeState(node: TurnNode, participant: Participant | undefined): { state: string; text: string } {
+  if (node.status === 'running' || node.status === 'paused') {
+    if (participant && participant.conversationId === node.conversationId && participant.state !== 'idle')
+      return { state: participant.state, text: stateText(participant) };
+    return { state: node.status, text: node.status === 'paused' ? 'paused' : 'running' };
+  }
+  return { state: node.status, text: node.status === 'succeeded' ? 'done' : node.status === 'cancelled' ? 'stopped' : 'failed' };
+}
+
+/** The current turn's delegation tree, live: each node a participant's turn in a conversation, which it opens. */
+export function TurnTree({ tree, participants, selected, onOpen }: TurnTreeProps) {
+  const rows = treeRows(tree);
+  return (
+    <section class="panel turn-tree" data-testid="turn-tree" aria-label="The current turn's delegations">
+      <h2>Current turn</h2>
+      {rows.length === 0 ? (
+        <p class="muted" data-testid="turn-tree-empty">
+          No turn yet.
+        </p>
+      ) : (
+        // A plain list (not role=tree): each row is one button, and a treeitem may not hold a control.
+        <ul>
+          {rows.map(({ node, depth }) => {
+            const participant = participants.find((candidate) => candidate.id === node.participantId);
+            const shown = nodeState(node, participant);
+            return (
+              <li
+                key={node.conversationId}
+                data-depth={depth}
+                aria-current={node.conversationId === selected ? 'true' : undefined}
+                style={{ paddingLeft: `${depth * 1.1}rem` }}
+                data-testid={`turn-node-${node.conversationId}`}
+                data-state={shown.state}
+              >
+                <button type="button" class="link turn-node" onClick={() => onOpen(node.conversationId)}>
+                  <span class="turn-who">{visibleText(participant?.name ?? node.participantId)}</span>
+                  <span class={`state state-${shown.state}`} data-testid="turn-node-state">
+                    {visibleText(shown.text)}
+                  </span>
+                  <span class="muted turn-usage" data-testid="turn-node-usage">
+                    {formatTokens(node.tokens)} tokens · {formatCost(node.costUsd)}
+                  </span>
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </section>
+  );
+}

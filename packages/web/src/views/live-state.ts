@@ -1,0 +1,28 @@
+import type { Participant } from '../api/wire.js';
+
+type LiveState = Pick<Participant, 'state' | 'detail' | 'outcome' | 'code'> & { type?: Participant['type'] };
+
+/**
+ * A participant's state in words, as the server derived it: what it does now, whom it waits for,
+ * and for an idle one, how a last turn that did not succeed ended.
+ */
+export function stateText(live: LiveState): string {
+  switch (live.state) {
+    case 'thinking':
+      return 'thinking';
+    case 'tool':
+      return live.detail ? `running ${live.detail}` : 'running a tool';
+    case 'delegate':
+      return live.detail ? `waiting for ${live.detail}` : 'waiting for a delegate';
+    case 'approval':
+      return live.detail ? `waiting for you: approve ${live.detail}` : 'waiting for your approval';
+    case 'user':
+      // On the user's own card: they are the one asked.
+      if (live.type === 'user') return live.detail ? `you are asked: ${live.detail}` : 'you are asked';
+      return live.detail ? `waiting for you: ${live.detail}` : 'waiting for you';
+    case 'idle':
+      if (live.outcome === 'failed') return `idle · last turn failed${live.code ? ` (${live.code})` : ''}`;
+      if (live.outcome === 'cancelled') return 'idle · last turn stopped';
+      return 'idle';
+  }
+}
