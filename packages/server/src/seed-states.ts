@@ -11,11 +11,13 @@ const SEEDED_SESSIONS = 20;
  * show as waiting (for you, for their delegate) rather than idle.
  */
 export async function seedStates(legion: Legion, states: ParticipantStates): Promise<void> {
-  const metas = await legion.sessions.list();
-  const recent = [...metas].sort((a, b) => b.lastActiveAt.localeCompare(a.lastActiveAt)).slice(0, SEEDED_SESSIONS);
+  // The catalog (most recently active first) is the one the session pages read: one listing at start, not two.
+  const recent = await legion.sessions.find('', { limit: SEEDED_SESSIONS });
   for (const meta of recent) {
     try {
       await seedSession(legion, meta.id, states);
+      // Read, not used: left open, a session another process removes later would still be listed here.
+      legion.sessions.release(meta.id);
     } catch (error) {
       // A session that cannot be read is told where it is read (its routes say why); serve starts regardless.
       legion.events.emit('storage:warning', {

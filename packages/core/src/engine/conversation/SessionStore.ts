@@ -126,6 +126,16 @@ export class SessionStore {
     return this.remember(session);
   }
 
+  /**
+   * Closes the session kept open for `id` when no turn of this process runs in it. For a caller
+   * that only read it (a server reading what waits on a person at start): a session kept open
+   * here is taken as existing, so one another process removes later would still be listed.
+   */
+  release(id: string): void {
+    const session = this.cached(id);
+    if (session?.idle) this.open.delete(id);
+  }
+
   /** Reports a session a backend read had to skip, as a `storage:warning` of that session. */
   warn(warning: StorageWarning): void {
     emitStorageWarning(this.services.events, warning);
