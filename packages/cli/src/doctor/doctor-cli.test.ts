@@ -137,7 +137,7 @@ describe('legion doctor', () => {
     });
     expect(unknown?.warning).toMatch(/the model openai-compatible\/my-finetune is not in the model table.*"models": \{ "my-finetune"/);
     expect(unknown?.warning).toMatch(
-      /tool definitions alone take \d+ tokens, \d+% of the 8192-token window, more than the small profile's budget of 2600 tokens/,
+      /tool definitions alone take \d+ tokens, \d+% of the 8192-token window, more than the small profile's budget of 5200 tokens/,
     );
     expect(run.stderr).toMatch(/^✔ context developer: openai-compatible\/my-finetune — .*\n {4}warning: developer: the model/m);
     expect(requests).toBe(0);
