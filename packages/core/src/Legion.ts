@@ -165,6 +165,7 @@ export class Legion {
       executor: this.executor,
       auth: this.auth,
       approvalRules: this.approvalRules,
+      env,
     });
     this.runtimes = runtimes.registry;
     this.agentRuntime = runtimes.agent;

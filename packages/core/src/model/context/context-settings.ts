@@ -71,7 +71,7 @@ export function contextSettingsFor(config: ResolvedConfig, agent: AgentParticipa
   const { model } = settingsForAgent(config, agent);
   // Object.assign, not spreads: the run path calls this per step, and spread-built objects outlive young GCs (bench/memory-runs.mjs).
   const overrides: ContextOverrides = Object.assign({}, config.context, agent.context);
-  const known = modelWindowFor(model, config.models);
+  const known = modelWindowFor(model, config.models, config.providers);
   // Nobody knows the model, and it is served from elsewhere: a hosted model takes far more than a local
   // server's 8k, and the small profile would starve it (compact tools, 700-token eviction). Compaction before
   // sending stays off for a guessed window anyway; a too-long error names the real one.

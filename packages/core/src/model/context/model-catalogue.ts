@@ -69,7 +69,7 @@ export async function modelCatalogue(options: {
   const book = new PriceBook(() => config.pricing);
   const models = await Promise.all(
     listed.map(async (model): Promise<CatalogueModel> => {
-      const window = modelWindowFor(model, config.models);
+      const window = modelWindowFor(model, config.models, config.providers);
       const quote = await book.quote({ provider: model.provider, model: model.model, baseURL: model.baseURL });
       return {
         provider: model.provider,
