@@ -210,7 +210,9 @@ function unreachable(
     problem: `cannot connect to ${endpoint}: ${cause}`,
     fix: /ECONNREFUSED/.test(cause)
       ? `Start the model server${model.provider === 'ollama' ? ' ("ollama serve")' : ''}, or correct the base URL (${setting}).`
-      : `Check the host name and your network, and the base URL (${setting}).`,
+      : /bad port/.test(cause)
+        ? `Use another port in the base URL (${setting}): fetch refuses this one (it is reserved for other protocols).`
+        : `Check the host name and your network, and the base URL (${setting}).`,
   };
 }
 
