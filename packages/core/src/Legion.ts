@@ -9,6 +9,7 @@ import {
   globalConfigPath,
   changedKeys,
   ConfigWatch,
+  loadPriceDataset,
 } from './team/index.js';
 import type { Participant, ParticipantInput, ResolvedConfig } from './team/index.js';
 import type { Tool, ProcessRegistry, McpToolProvider } from './tools/index.js';
@@ -20,6 +21,7 @@ import {
   ProviderFactory,
   contextSettingsFor,
   loadTokenCounter,
+  modelWindowFor,
 } from './model/index.js';
 import type { Message } from './kernel/index.js';
 import {
@@ -377,6 +379,10 @@ export class Legion {
       throw new LegionError('not_an_agent', `"${agentId}" is a ${agent.type}, not an agent: only agents have a model's context.`, {
         participantId: agentId,
       });
+    // A model neither the config nor the table knows may be in the bundled catalogue (loaded once); the endpoint is not asked here (doctor stays offline).
+    const model = agent.model ?? this.config.defaultModel;
+    if (modelWindowFor(model, this.config.models, this.config.providers).source === 'default')
+      await loadPriceDataset().catch(() => undefined);
     // What the requests carry: under compact tool schemas, the compact forms and what the conversation loaded.
     const offer = this.agentRuntime.toolOffer(agent);
     let tools = offer.initial();

@@ -535,7 +535,7 @@ async function contextChecks(root: string, roster: Roster, env: NodeJS.ProcessEn
         name: `context ${agent.id}: ${report.model}`,
         category: 'context',
         status: 'passed',
-        detail: `tool definitions ${report.tools.tokens} tokens (${report.tools.count} tools, ${share} of the ${settings.window}-token window${report.windowSource === 'default' ? ', a default: the model is unknown' : ''}), system prompt ${report.system}; profile ${settings.profile}, compaction at ${settings.summarizeAtTokens}${countMcp || Object.keys(roster.config.mcpServers).length === 0 ? '' : '; MCP tools not counted (a server failed above)'}`,
+        detail: `tool definitions ${report.tools.tokens} tokens (${report.tools.count} tools, ${share} of the ${settings.window}-token window${report.windowSource === 'default' ? ', a default: the model is unknown' : report.windowSource === 'catalogue' ? ', from the bundled catalogue' : ''}), system prompt ${report.system}; profile ${settings.profile}, compaction at ${settings.summarizeAtTokens}${countMcp || Object.keys(roster.config.mcpServers).length === 0 ? '' : '; MCP tools not counted (a server failed above)'}`,
         ...(report.warnings.length > 0 ? { warning: report.warnings.join(' ') } : {}),
       });
     }

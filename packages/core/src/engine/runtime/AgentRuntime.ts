@@ -1,5 +1,5 @@
 import type { Collective, ContextSettings, AgentParticipant, ResolvedConfig } from '../../team/index.js';
-import { buildSystemPrompt, delegationTargets, settingsForAgent } from '../../team/index.js';
+import { buildSystemPrompt, delegationTargets, loadPriceDataset, settingsForAgent } from '../../team/index.js';
 import { contextSettingsFor, learnEndpointWindow, modelWindowFor } from '../../model/index.js';
 import type { ProviderFactory } from '../../model/index.js';
 import type { CompactOutcome, ParticipantRuntime, RuntimeOutcome, TurnContext } from '../../session/index.js';
@@ -149,6 +149,8 @@ export class AgentRuntime implements ParticipantRuntime {
     const { model } = settingsForAgent(config, agent);
     if (modelWindowFor(model, config.models).source === 'config') return;
     await learnEndpointWindow(model, config.providers, this.services.env, ENDPOINT_WINDOW_WAIT_MS);
+    // Neither the endpoint nor the table knows it: the bundled catalogue may (loaded once, ~40 ms; a failure leaves the guess).
+    if (modelWindowFor(model, config.models, config.providers).source === 'default') await loadPriceDataset().catch(() => undefined);
   }
 
   /** The agent's settings for one turn, resolved once: model, limits, context, tool offer. */

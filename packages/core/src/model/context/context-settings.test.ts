@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { AgentParticipantSchema } from '../../team/collective/participant.js';
 import { DEFAULT_CONFIG, type ResolvedConfig } from '../../team/config/config-schema.js';
+import { loadPriceDataset } from '../../team/config/price-dataset.js';
 import { contextSettingsFor } from './context-settings.js';
+import { modelWindowFor } from './model-table.js';
 import { loadTokenCounter, tokenUpperBound } from './token-count.js';
 
 const agent = (fields: Record<string, unknown> = {}) =>
@@ -84,6 +86,19 @@ describe('contextSettingsFor', () => {
       expect(settings.summarizeAtTokens).toBeLessThan(budget);
       expect(settings.protectRecentTokens).toBeLessThan(settings.summarizeAtTokens / 2);
     }
+  });
+
+  it("takes a hosted model's window from the bundled catalogue when the table does not know it, and says so", async () => {
+    await loadPriceDataset();
+    // gpt-4-0613: no table entry (the table knows gpt-4 by that name only); @pydantic/genai-prices gives it 8,192.
+    expect(modelWindowFor({ provider: 'openai', model: 'gpt-4-0613' }, {})).toEqual({ window: 8_192, source: 'catalogue' });
+    expect(contextSettingsFor(DEFAULT_CONFIG, agent({ model: { provider: 'openai', model: 'gpt-4-0613' } }))).toMatchObject({
+      profile: 'small',
+      window: 8_192,
+      outputReserve: 1_024,
+    });
+    // A local server may serve anything under that name: the catalogue is for the hosted model only.
+    expect(modelWindowFor({ provider: 'openai', model: 'gpt-4-0613', baseURL: 'http://127.0.0.1:8080/v1' }, {}).source).toBe('default');
   });
 
   it('refuses an unknown field in an agent file', () => {

@@ -1,4 +1,5 @@
 import type { ModelConfig, ModelWindow, ResolvedConfig } from '../../team/index.js';
+import { catalogueWindow } from '../../team/index.js';
 import { endpointWindow } from '../providers/endpoint-probe.js';
 
 /**
@@ -120,7 +121,7 @@ export const UNKNOWN_MODEL_WINDOW: ModelWindow = { window: 8_192, outputReserve:
 export const OLLAMA_DEFAULT_NUM_CTX = 4_096;
 
 /** Where a model's window came from: `endpoint` is what its server reported; `default` means nobody knew the model (doctor warns). */
-export type ModelWindowSource = 'config' | 'endpoint' | 'table' | 'default';
+export type ModelWindowSource = 'config' | 'endpoint' | 'table' | 'catalogue' | 'default';
 
 export interface ResolvedModelWindow extends ModelWindow {
   source: ModelWindowSource;
@@ -182,5 +183,12 @@ export function modelWindowFor(
     }
     return Object.assign({}, known, { source: 'table' as const, matched: id });
   }
+  // The bundled price catalogue knows windows of hosted models the table does not (once loaded: `loadPriceDataset`).
+  const catalogued = catalogueWindow({
+    provider: model.provider,
+    model: model.model,
+    baseURL: model.baseURL ?? providers[model.provider]?.baseURL,
+  });
+  if (catalogued !== undefined) return { window: catalogued, source: 'catalogue' };
   return Object.assign({}, UNKNOWN_MODEL_WINDOW, { source: 'default' as const });
 }
