@@ -528,7 +528,7 @@ async function contextChecks(root: string, roster: Roster, env: NodeJS.ProcessEn
     const checks: DoctorCheck[] = [];
     for (const agent of agents) {
       // A server that failed or hung above would hold the count up as long again: its tools are left out, saying so.
-      const report = await legion.contextReport(agent.id, { mcp: countMcp });
+      const report = await legion.contextReport(agent.id, { mcp: countMcp, endpoint: false });
       const { settings } = report;
       const share = `${((report.tools.tokens / settings.window) * 100).toFixed(1)}%`;
       checks.push({

@@ -143,7 +143,7 @@ export class AgentRuntime implements ParticipantRuntime {
    * and model) unless the agent or the config sets it. A slow endpoint holds the turn up at most
    * `ENDPOINT_WINDOW_WAIT_MS`: the turn goes with the table's window, a later one finds the answer.
    */
-  private async learnWindow(agent: AgentParticipant): Promise<void> {
+  async learnWindow(agent: AgentParticipant): Promise<void> {
     const config = this.services.config;
     if ((agent.context?.window ?? config.context.window) !== undefined) return;
     const { model } = settingsForAgent(config, agent);
