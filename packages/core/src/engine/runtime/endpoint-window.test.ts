@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ParticipantInput } from '../../team/collective/participant.js';
 import { SUMMARY_SYSTEM_MARK } from '../../model/context/compaction-summary.js';
-import { forgetEndpointWindows } from '../../model/providers/endpoint-probe.js';
+import { endpointWindow, forgetEndpointWindows, learnEndpointWindow } from '../../model/providers/endpoint-probe.js';
 import { keyEnv } from '../../model/providers/__fixtures__/llm-server.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../../testing/test-collective.js';
 import {
@@ -90,4 +90,38 @@ describe('the window an endpoint reports, with no window set anywhere', () => {
       expect(report).toMatchObject({ windowSource: 'endpoint', settings: { window: 4_096 } });
     }, 120_000);
   }
+
+  it('asks again, in the background, once the answer is old, and again at once when the environment names another endpoint', async () => {
+    let numCtx = 4_096;
+    const routes = (model: string): WindowLimitedServerOptions['routes'] => ({
+      'GET /v1/models': () => ({ status: 200, body: { data: [{ id: model }] } }),
+      'POST /api/show': () => ({ status: 200, body: { parameters: `num_ctx ${numCtx}` } }),
+    });
+    server = await startWindowLimitedServer({ window: 100_000, routes: routes('tiny'), respond: () => ({ text: 'hi' }) });
+    const other = await startWindowLimitedServer({ window: 100_000, routes: routes('tiny'), respond: () => ({ text: 'hi' }) });
+    try {
+      const model = { provider: 'openai-compatible', model: 'tiny' };
+      const envFor = (url: string) => ({ OPENAI_API_KEY: 'test-key', OPENAI_BASE_URL: url });
+      const providers = { 'openai-compatible': { baseURL: server.openaiURL } };
+      await learnEndpointWindow(model, providers, {}, 5_000);
+      expect(endpointWindow(model, providers)).toBe(4_096);
+      numCtx = 8_192;
+      // Fresh: not asked again.
+      await learnEndpointWindow(model, providers, {}, 5_000);
+      expect(server.asked.filter((route) => route === 'POST /api/show')).toHaveLength(1);
+      // Old: the turn goes on with 4,096, and the new answer comes in behind it.
+      await learnEndpointWindow(model, providers, {}, 5_000, 0);
+      expect(endpointWindow(model, providers)).toBe(4_096);
+      await vi.waitFor(() => expect(endpointWindow(model, providers)).toBe(8_192));
+      // The same key, another endpoint named by the environment (no baseURL configured): asked before the turn goes on.
+      const viaEnv = { provider: 'openai', model: 'tiny' };
+      await learnEndpointWindow(viaEnv, {}, envFor(server.openaiURL), 5_000);
+      numCtx = 2_048;
+      await learnEndpointWindow(viaEnv, {}, envFor(other.openaiURL), 5_000);
+      expect(endpointWindow(viaEnv, {})).toBe(2_048);
+      expect(other.asked).toContain('POST /api/show');
+    } finally {
+      await other.close();
+    }
+  });
 });

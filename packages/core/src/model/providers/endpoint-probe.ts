@@ -3,6 +3,7 @@ import { errorMessage, ProviderError } from '../../kernel/index.js';
 import type { ModelConfig, ResolvedConfig } from '../../team/index.js';
 import { isLocal } from '../../team/index.js';
 import { resolveProviderOptions, type ProviderOptions } from './provider-options.js';
+import { PROVIDER_PRESETS } from './provider-presets.js';
 import { redirectSafeFetch } from './redirect-safe-fetch.js';
 
 /** What contacting a model's endpoint found: its models, whether the model is one of them, and the window it reported. */
@@ -249,9 +250,19 @@ function deepestCause(error: unknown): string {
   return typeof code === 'string' ? `${code} (${errorMessage(current)})` : errorMessage(current);
 }
 
-/** Windows the endpoints reported, by provider, endpoint setting and model: asked once per process. */
-const reported = new Map<string, Promise<EndpointProbe>>();
-const settled = new Map<string, number | undefined>();
+/** What an endpoint reported for a model: where it was asked (the endpoint the environment named then), when, and the window. */
+interface Reported {
+  endpoint: string;
+  at: number;
+  window: number | undefined;
+}
+
+/** Windows the endpoints reported, by provider, configured endpoint and model; and the asks under way. */
+const settled = new Map<string, Reported>();
+const asking = new Map<string, Promise<void>>();
+
+/** How old an endpoint's answer may be before the next turn asks again (in the background: the old answer holds meanwhile). */
+export const ENDPOINT_WINDOW_REFRESH_MS = 5 * 60_000;
 
 function cacheKey(model: ModelConfig, providers: ResolvedConfig['providers']): string {
   return `${model.provider}\n${model.baseURL ?? providers[model.provider]?.baseURL ?? ''}\n${model.model}`;
@@ -259,45 +270,60 @@ function cacheKey(model: ModelConfig, providers: ResolvedConfig['providers']): s
 
 /** The window the model's endpoint reported, if it was asked and said (`learnEndpointWindow`). */
 export function endpointWindow(model: ModelConfig, providers: ResolvedConfig['providers']): number | undefined {
-  const window = settled.get(cacheKey(model, providers));
+  const window = settled.get(cacheKey(model, providers))?.window;
   return window !== undefined && window >= MINIMUM_WINDOW ? window : undefined;
 }
 
 /**
  * Asks the model's endpoint for its window, once per endpoint and model, waiting at most
- * `waitMs` (a later turn finds the answer when it comes later). Only servers that can say are
- * asked: an OpenAI-protocol server that is local or OpenRouter; Anthropic's and OpenAI's own list
- * no windows.
+ * `waitMs` (a later turn finds the answer when it comes later). Asked again when the environment
+ * names another endpoint, and in the background once the answer is `refreshAfterMs` old (a
+ * model reloaded with another `num_ctx`). Only servers that can say are asked: an OpenAI-protocol
+ * server that is local, or OpenRouter; Anthropic's and OpenAI's own APIs list no windows.
  */
 export async function learnEndpointWindow(
   model: ModelConfig,
   providers: ResolvedConfig['providers'],
   env: NodeJS.ProcessEnv,
   waitMs: number,
+  refreshAfterMs: number = ENDPOINT_WINDOW_REFRESH_MS,
 ): Promise<void> {
   const key = cacheKey(model, providers);
-  if (settled.has(key)) return;
-  let asking = reported.get(key);
-  if (!asking) {
-    const baseURL = model.baseURL ?? providers[model.provider]?.baseURL;
-    const askable = model.provider === 'openrouter' || (model.provider !== 'anthropic' && isLocal({ provider: model.provider, baseURL }));
-    if (!askable) {
-      settled.set(key, undefined);
-      return;
-    }
-    asking = probeEndpoint(model, providers, env, { timeoutMs: 10_000 });
-    reported.set(key, asking);
-    void asking.then((probe) => settled.set(key, probe.status === 'ok' ? probe.window : undefined));
+  const preset = PROVIDER_PRESETS[model.provider];
+  const endpoint =
+    model.baseURL ??
+    providers[model.provider]?.baseURL ??
+    (preset?.baseURLEnv ? env[preset.baseURLEnv] : undefined) ??
+    preset?.defaultBaseURL ??
+    '';
+  const known = settled.get(key);
+  const askable =
+    preset?.protocol === 'openai' &&
+    (model.provider === 'openrouter' || isLocal({ provider: model.provider, baseURL: endpoint || undefined }));
+  if (!askable) {
+    settled.set(key, { endpoint, at: Date.now(), window: undefined });
+    return;
   }
+  const sameEndpoint = known !== undefined && known.endpoint === endpoint;
+  if (sameEndpoint && Date.now() - known.at < refreshAfterMs) return;
+  let pending = asking.get(key);
+  if (!pending) {
+    pending = probeEndpoint(model, providers, env, { timeoutMs: 10_000 }).then((probe) => {
+      settled.set(key, { endpoint, at: Date.now(), window: probe.status === 'ok' ? probe.window : undefined });
+      asking.delete(key);
+    });
+    asking.set(key, pending);
+  }
+  // A refresh goes on in the background: the answer this endpoint gave before holds until the new one comes.
+  if (sameEndpoint) return;
+  if (known !== undefined) settled.delete(key);
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([asking, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+  await Promise.race([pending, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
   clearTimeout(timer);
-  // The race's winner settles the map a microtask later.
-  await Promise.resolve();
 }
 
 /** Forgets what endpoints reported (a test's servers come and go on reused ports). */
 export function forgetEndpointWindows(): void {
-  reported.clear();
+  asking.clear();
   settled.clear();
 }
