@@ -68,8 +68,8 @@ describe('legion --help and "did you mean"', () => {
     // About 40 processes one after another: 8 s on a loaded machine, so more than the default 30 s when it is busier.
   }, 120_000);
 
-  // Groups that do something of their own when named alone: `legion sessions` lists sessions, and so on.
-  const GROUPS_WITH_AN_ACTION = ['sessions', 'approvals', 'questions'];
+  // Groups that do something of their own when named alone: `legion sessions` lists sessions, `legion models` the models, and so on.
+  const GROUPS_WITH_AN_ACTION = ['sessions', 'approvals', 'questions', 'models'];
 
   it('a group of subcommands named alone prints its help on stdout and succeeds', () => {
     const groups = commandsOf(legion(['--help']).stdout).filter(

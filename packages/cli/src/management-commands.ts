@@ -145,7 +145,7 @@ export function registerManagementCommands(program: Command): void {
       runCli(async () => (await import('./commands/config.js')).configSetCommand(key, value, { ...options, workspace: workspace() })),
     );
 
-  program
+  const models = program
     .command('models')
     .description("the providers and models Legion knows: which providers have a key, each model's window and price")
     .option('--all', 'also the models of providers without a key')
@@ -156,6 +156,18 @@ export function registerManagementCommands(program: Command): void {
     )
     .action((options: Record<string, unknown>) =>
       runCli(async () => (await import('./commands/models.js')).modelsCommand({ ...options, workspace: workspace() })),
+    );
+  models
+    .command('test')
+    .description("contact the endpoint of each agent's model (or one agent's): its models, the window it reports (no token spent)")
+    .argument('[agent]', 'the agent whose model to test (default: every active agent)')
+    .option('--timeout <ms>', 'how long each endpoint may take to answer', '15000')
+    .addHelpText(
+      'after',
+      `${examples(['legion models test', 'legion models test developer'])}\nExit status 1 when an endpoint cannot be used.`,
+    )
+    .action((agent: string | undefined, options: Record<string, unknown>) =>
+      runCli(async () => (await import('./commands/doctor.js')).modelsTestCommand(agent, { ...options, workspace: workspace() })),
     );
 
   const auth = helpWhenAlone(program.command('auth'))
@@ -195,10 +207,11 @@ export function registerManagementCommands(program: Command): void {
     .command('doctor')
     .description('check the workspace, config, participants, provider keys, MCP servers and tool files (no model is called)')
     .option('--json', 'print the report as JSON on stdout ({ success, summary, checks })')
-    .option('--timeout <ms>', 'how long each MCP server may take to start and list its tools', '15000')
+    .option('--probe', "contact each agent's model endpoint: list its models and read the window it reports (no token spent)")
+    .option('--timeout <ms>', 'how long each MCP server (and with --probe, each endpoint) may take to answer', '15000')
     .addHelpText(
       'after',
-      `${examples(['legion doctor', `legion doctor --json 2>/dev/null | jq '.checks[] | select(.status == "failed")'`])}
+      `${examples(['legion doctor', 'legion doctor --probe', `legion doctor --json 2>/dev/null | jq '.checks[] | select(.status == "failed")'`])}
 Exit status 1 when any check fails. Human output goes to stderr, so --json output can be piped.`,
     )
     .action((options: Record<string, unknown>) =>

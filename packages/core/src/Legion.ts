@@ -9,6 +9,7 @@ import {
   globalConfigPath,
   changedKeys,
   ConfigWatch,
+  loadPriceDataset,
 } from './team/index.js';
 import type { Participant, ParticipantInput, ResolvedConfig } from './team/index.js';
 import type { Tool, ProcessRegistry, McpToolProvider } from './tools/index.js';
@@ -20,6 +21,7 @@ import {
   ProviderFactory,
   contextSettingsFor,
   loadTokenCounter,
+  modelWindowFor,
 } from './model/index.js';
 import type { Message } from './kernel/index.js';
 import {
@@ -165,6 +167,7 @@ export class Legion {
       executor: this.executor,
       auth: this.auth,
       approvalRules: this.approvalRules,
+      env,
     });
     this.runtimes = runtimes.registry;
     this.agentRuntime = runtimes.agent;
@@ -365,10 +368,18 @@ export class Legion {
    * their share of the window), and, given a session, of its conversation there (with
    * `initiator`, default the user; `name` for a named one). Starts the MCP servers and counts
    * their tools, as a turn would, unless `mcp: false` (then only the tools already loaded count).
+   * Asks the model's endpoint for its window as a turn would, unless `endpoint: false` (`legion doctor`
+   * stays offline).
    */
   async contextReport(
     agentId: string,
-    options: { session?: Session | undefined; initiator?: string | undefined; name?: string | undefined; mcp?: boolean | undefined } = {},
+    options: {
+      session?: Session | undefined;
+      initiator?: string | undefined;
+      name?: string | undefined;
+      mcp?: boolean | undefined;
+      endpoint?: boolean | undefined;
+    } = {},
   ): Promise<ContextReport> {
     if (options.mcp !== false) await this.tools.ready();
     const agent = this.collective.require(agentId);
@@ -376,6 +387,13 @@ export class Legion {
       throw new LegionError('not_an_agent', `"${agentId}" is a ${agent.type}, not an agent: only agents have a model's context.`, {
         participantId: agentId,
       });
+    if (options.endpoint !== false) await this.agentRuntime.learnWindow(agent);
+    else {
+      // Offline: a model neither the config nor the table knows may still be in the bundled catalogue (loaded once).
+      const model = agent.model ?? this.config.defaultModel;
+      if (modelWindowFor(model, this.config.models, this.config.providers).source === 'default')
+        await loadPriceDataset().catch(() => undefined);
+    }
     // What the requests carry: under compact tool schemas, the compact forms and what the conversation loaded.
     const offer = this.agentRuntime.toolOffer(agent);
     let tools = offer.initial();

@@ -101,6 +101,7 @@ export function runtimesStage(parts: {
   executor: ToolExecutor;
   auth: AuthEngine;
   approvalRules: ApprovalRules;
+  env: NodeJS.ProcessEnv;
 }): { registry: RuntimeRegistry; agent: AgentRuntime } {
   const { collective, config, events, surfaces, approvalRules } = parts;
   const gate = new ApprovalGate(
@@ -123,6 +124,7 @@ export function runtimesStage(parts: {
     auth: parts.auth,
     gate,
     workspaceRoot: parts.paths.root,
+    env: parts.env,
   });
   const registry = new RuntimeRegistry();
   registry.register('agent', agent);

@@ -63,7 +63,7 @@ export async function modelsCommand(options: { workspace?: string | undefined; j
     .sort((a, b) => order(a) - order(b))
     .map((model) => [
       `  ${inertLine(`${model.provider}/${model.model}`)}`,
-      formatWindow(model.window),
+      model.windowSource === 'default' ? style.yellow(`${formatWindow(model.window)} (a guess)`) : formatWindow(model.window),
       formatPrice(model),
       keyed.has(model.provider) ? '' : style.yellow('no key'),
       model.usedBy.length > 0 ? style.cyan(`used by ${model.usedBy.join(', ')}`) : '',

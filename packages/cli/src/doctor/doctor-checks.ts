@@ -12,6 +12,7 @@ import {
   loadAgentTemplate,
   prefixPricingKeys,
   PriceBook,
+  probeEndpoint,
   probeMcpServer,
   type ModelAccess,
 } from '@legion-collective/core/management';
@@ -25,6 +26,8 @@ export interface DoctorOptions {
   env: NodeJS.ProcessEnv;
   /** For each MCP server to start and list its tools. */
   mcpTimeoutMs: number;
+  /** Contact each agent's endpoint (`--probe`): list its models, read the window it reports. Off: nothing is sent anywhere. */
+  probe?: { timeoutMs: number } | undefined;
   /** Each check as it completes, for live output. */
   onCheck(check: DoctorCheck): void;
 }
@@ -69,7 +72,8 @@ export async function runDoctorChecks(options: DoctorOptions): Promise<{ root: s
   for (const check of configChecks(roster, options.env)) add(check);
   for (const check of participantChecks(roster)) add(check);
   const configBroken = roster.layers.some((layer) => layer.error);
-  for (const check of providerChecks(roster, options.env, configBroken)) add(check);
+  for (const check of providerChecks(roster, options.env, configBroken, options.probe !== undefined)) add(check);
+  if (options.probe && !configBroken) for (const check of await endpointChecks(roster, options.env, options.probe.timeoutMs)) add(check);
   for (const check of pricingChecks(roster)) add(check);
   if (!configBroken) for (const check of await budgetChecks(roster, options.env)) add(check);
   const servers = Object.entries(roster.config.mcpServers);
@@ -289,7 +293,7 @@ function participantChecks(roster: Roster): DoctorCheck[] {
   return checks;
 }
 
-function providerChecks(roster: Roster, env: NodeJS.ProcessEnv, configBroken: boolean): DoctorCheck[] {
+function providerChecks(roster: Roster, env: NodeJS.ProcessEnv, configBroken: boolean, probing: boolean): DoctorCheck[] {
   return roster.participants
     .filter((participant) => participant.type === 'agent' && participant.status === 'active')
     .map((agent): DoctorCheck => {
@@ -316,9 +320,44 @@ function providerChecks(roster: Roster, env: NodeJS.ProcessEnv, configBroken: bo
         name,
         category: 'providers',
         status: 'passed',
-        detail: `${describeKey(access, env)}${access.endpoint ? `, endpoint ${access.endpoint}` : ''} (not called)`,
+        // Said, so that "All good" is not read as "the endpoint is up": only --probe contacts it.
+        detail: `${describeKey(access, env)}${access.endpoint ? `, endpoint ${access.endpoint}` : ''}; ${probing ? 'endpoint contacted below' : 'endpoint not contacted (use --probe)'}`,
       };
     });
+}
+
+/**
+ * `--probe`: each distinct endpoint and model the agents use, contacted (its model list, or the
+ * model's entry; the window it reports), spending no token. A failure names the endpoint and says
+ * what is wrong (unreachable, the key refused, the model unknown) with the fix.
+ */
+export async function endpointChecks(roster: Roster, env: NodeJS.ProcessEnv, timeoutMs: number, only?: string): Promise<DoctorCheck[]> {
+  const byModel = new Map<string, { model: NonNullable<Roster['config']['defaultModel']>; agents: string[] }>();
+  for (const agent of roster.participants) {
+    if (agent.type !== 'agent' || agent.status !== 'active' || (only !== undefined && agent.id !== only)) continue;
+    const model = agent.model ?? roster.config.defaultModel;
+    if (!checkModelAccess(model, roster.config.providers, env).ok) continue;
+    const key = JSON.stringify([model.provider, model.model, model.baseURL ?? '']);
+    const entry = byModel.get(key) ?? { model, agents: [] };
+    entry.agents.push(agent.id);
+    byModel.set(key, entry);
+  }
+  return Promise.all(
+    [...byModel.values()].map(async ({ model, agents }): Promise<DoctorCheck> => {
+      const started = Date.now();
+      const probe = await probeEndpoint(model, roster.config.providers, env, { timeoutMs });
+      const name = `endpoint ${model.provider}/${model.model}${probe.endpoint ? ` at ${probe.endpoint}` : ''} (${agents.join(', ')})`;
+      const durationMs = Date.now() - started;
+      if (probe.status !== 'ok')
+        return { name, category: 'providers', status: 'failed', error: `${probe.status}: ${probe.problem}`, fix: probe.fix, durationMs };
+      const listed =
+        probe.models === undefined
+          ? 'knows the model'
+          : `lists ${probe.models.length} model${probe.models.length === 1 ? '' : 's'}, this one among them`;
+      const window = probe.window === undefined ? 'reports no window' : `reports a ${probe.window}-token window (${probe.windowFrom})`;
+      return { name, category: 'providers', status: 'passed', detail: `reachable; ${listed}; ${window}`, durationMs };
+    }),
+  );
 }
 
 /**
@@ -489,14 +528,14 @@ async function contextChecks(root: string, roster: Roster, env: NodeJS.ProcessEn
     const checks: DoctorCheck[] = [];
     for (const agent of agents) {
       // A server that failed or hung above would hold the count up as long again: its tools are left out, saying so.
-      const report = await legion.contextReport(agent.id, { mcp: countMcp });
+      const report = await legion.contextReport(agent.id, { mcp: countMcp, endpoint: false });
       const { settings } = report;
       const share = `${((report.tools.tokens / settings.window) * 100).toFixed(1)}%`;
       checks.push({
         name: `context ${agent.id}: ${report.model}`,
         category: 'context',
         status: 'passed',
-        detail: `tool definitions ${report.tools.tokens} tokens (${report.tools.count} tools, ${share} of the ${settings.window}-token window${report.windowSource === 'default' ? ', a default: the model is unknown' : ''}), system prompt ${report.system}; profile ${settings.profile}, compaction at ${settings.summarizeAtTokens}${countMcp || Object.keys(roster.config.mcpServers).length === 0 ? '' : '; MCP tools not counted (a server failed above)'}`,
+        detail: `tool definitions ${report.tools.tokens} tokens (${report.tools.count} tools, ${share} of the ${settings.window}-token window${report.windowSource === 'default' ? ', a default: the model is unknown' : report.windowSource === 'catalogue' ? ', from the bundled catalogue' : ''}), system prompt ${report.system}; profile ${settings.profile}, compaction at ${settings.summarizeAtTokens}${countMcp || Object.keys(roster.config.mcpServers).length === 0 ? '' : '; MCP tools not counted (a server failed above)'}`,
         ...(report.warnings.length > 0 ? { warning: report.warnings.join(' ') } : {}),
       });
     }

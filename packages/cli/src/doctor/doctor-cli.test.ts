@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -94,6 +94,8 @@ describe('legion doctor', () => {
         status: 'passed',
         detail: expect.stringContaining('$ANTHROPIC_API_KEY'),
       });
+      // Offline by default, and it says so: "All good" is not "the endpoint is up".
+      expect(check(report, `agent ${agent}: anthropic/claude-sonnet-4-6`)?.detail).toContain('endpoint not contacted (use --probe)');
     }
     expect(check(report, 'participant .legion/collective/participants/developer.json')?.status).toBe('passed');
     expect(check(report, 'MCP server memory')).toMatchObject({ status: 'passed', detail: expect.stringContaining('create_entities') });
@@ -137,7 +139,7 @@ describe('legion doctor', () => {
     });
     expect(unknown?.warning).toMatch(/the model openai-compatible\/my-finetune is not in the model table.*"models": \{ "my-finetune"/);
     expect(unknown?.warning).toMatch(
-      /tool definitions alone take \d+ tokens, \d+% of the 8192-token window, more than the small profile's budget of 2600 tokens/,
+      /tool definitions alone take \d+ tokens, \d+% of the 8192-token window, more than the small profile's budget of 5200 tokens/,
     );
     expect(run.stderr).toMatch(/^✔ context developer: openai-compatible\/my-finetune — .*\n {4}warning: developer: the model/m);
     expect(requests).toBe(0);
@@ -279,6 +281,89 @@ describe('legion doctor', () => {
     expect(run.status).toBe(1);
     expect(report.workspace).toBeNull();
     expect(check(report, 'workspace')).toMatchObject({ status: 'failed', fix: expect.stringContaining('legion init') });
+  });
+});
+
+describe('legion doctor --probe', () => {
+  /** An Ollama-shaped server (its OpenAI-compatible model list and `/api/show`) and a vLLM-shaped one that wants a key. */
+  let servers: Server[] = [];
+  const serve = async (
+    answer: (method: string, path: string, body: string, key: string | undefined) => [number, unknown],
+  ): Promise<string> => {
+    const server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      request.on('end', () => {
+        const [status, json] = answer(request.method ?? 'GET', request.url ?? '', body, request.headers.authorization);
+        response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push(server);
+    const address = server.address();
+    return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  };
+  afterEach(async () => {
+    await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    servers = [];
+  });
+  const useModel = (agent: string, model: Record<string, unknown>): void => {
+    const file = join(dir, `.legion/collective/participants/${agent}.json`);
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), model }));
+  };
+
+  it('contacts each endpoint: the window it reports, a refused key, an unknown model, and exit 1 naming the endpoint that is down', async () => {
+    await init();
+    const ollama = await serve((method, path, body) => {
+      if (method === 'GET' && path === '/v1/models') return [200, { object: 'list', data: [{ id: 'tiny-llm:1b', object: 'model' }] }];
+      if (method === 'POST' && path === '/api/show' && (JSON.parse(body) as { model: string }).model === 'tiny-llm:1b')
+        return [200, { parameters: 'num_ctx 4096', model_info: { 'llama.context_length': 131072 } }];
+      return [404, { error: 'not found' }];
+    });
+    const vllm = await serve((method, path, _body, key) => {
+      if (key !== 'Bearer right-key') return [401, { error: { message: 'Invalid API key: wrong-key', type: 'auth_error' } }];
+      if (method === 'GET' && path === '/v1/models') return [200, { object: 'list', data: [{ id: 'acme/tiny', max_model_len: 8192 }] }];
+      return [404, { error: 'not found' }];
+    });
+    // Nothing listens where the coordinator's Anthropic endpoint points.
+    const down = await serve(() => [200, {}]);
+    await new Promise<void>((resolve) => servers.pop()!.close(() => resolve()));
+    useModel('developer', { provider: 'ollama', model: 'tiny-llm:1b', baseURL: `${ollama}/v1` });
+    // A key goes only to its provider's endpoint: the global config names the vLLM server.
+    mkdirSync(join(dir, '.xdg/legion'), { recursive: true });
+    writeFileSync(join(dir, '.xdg/legion/config.json'), JSON.stringify({ providers: { vllm: { baseURL: `${vllm}/v1` } } }));
+    useModel('reviewer', { provider: 'vllm', model: 'acme/tiny' });
+    const env = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: down, VLLM_API_KEY: 'wrong-key' };
+
+    const offline = await doctor(env);
+    expect(offline.run.status, offline.run.stderr).toBe(0);
+    expect(offline.report.checks.filter((entry) => entry.name.startsWith('endpoint '))).toEqual([]);
+
+    const { run, report } = await doctor(env, ['--probe']);
+    expect(run.status).toBe(1);
+    expect(check(report, `endpoint ollama/tiny-llm:1b at ${ollama}/v1 (developer)`)).toMatchObject({
+      status: 'passed',
+      detail: expect.stringMatching(/lists 1 model, this one among them; reports a 4096-token window \(.*\/api\/show num_ctx\)/),
+    });
+    expect(check(report, `endpoint vllm/acme/tiny at ${vllm}/v1 (reviewer)`)).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^wrong-key: .*Invalid API key: wrong-key/),
+      fix: expect.stringContaining('VLLM_API_KEY'),
+    });
+    expect(check(report, `endpoint anthropic/claude-sonnet-4-6 at ${down} (coordinator)`)).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^unreachable: cannot connect to .*ECONNREFUSED/),
+      fix: expect.stringContaining('Start the model server'),
+    });
+    expect(run.stderr).toContain(`✘ endpoint anthropic/claude-sonnet-4-6 at ${down} (coordinator) — unreachable`);
+
+    useModel('reviewer', { provider: 'vllm', model: 'acme/huge' });
+    const unknown = await doctor({ ...env, VLLM_API_KEY: 'right-key' }, ['--probe']);
+    expect(check(unknown.report, `endpoint vllm/acme/huge at ${vllm}/v1 (reviewer)`)).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('does not serve the model "acme/huge"'),
+      fix: expect.stringContaining('acme/tiny'),
+    });
   });
 });
 

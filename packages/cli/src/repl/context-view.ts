@@ -12,7 +12,11 @@ export function contextLines(report: ContextReport, style: Style): string[] {
       ? style.yellow(' (unknown model: a default)')
       : report.windowSource === 'config'
         ? style.dim(' (from the config)')
-        : '';
+        : report.windowSource === 'endpoint'
+          ? style.dim(' (as its endpoint reported)')
+          : report.windowSource === 'catalogue'
+            ? style.dim(' (from the bundled catalogue)')
+            : '';
   const lines = [
     `  ${style.bold(report.agentId)}  ${report.model}  profile ${settings.profile}  window ${number(settings.window)}${source}  reserve ${number(settings.outputReserve)}`,
     style.dim(

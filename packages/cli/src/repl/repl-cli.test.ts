@@ -479,7 +479,8 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expect(shown).toMatch(
       /coordinator {2}anthropic\/claude-test {2}profile small {2}window 8,192 \(unknown model: a default\) {2}reserve 1,024/,
     );
-    expect(shown).toMatch(/thresholds: evict a tool result above 700 · prune at 2,600 · summarize at 3,200/);
+    // The small profile scaled to 8k: Colony's 4k thresholds (700, 2,600, 3,200) doubled.
+    expect(shown).toMatch(/thresholds: evict a tool result above 1,400 · prune at 5,200 · summarize at 6,400/);
     expect(shown).toMatch(/tool definitions +[\d,]+ tokens {2}[\d.]+% of the window {2}\(\d+ tools; largest: \w+ [\d,]+/);
     // The reply's usage is what was sent plus what it wrote: 6,020, nothing appended since.
     expect(shown).toMatch(/messages +[\d,]+ tokens {2}\(2 in user__coordinator; 6,020 as the provider reported, 0 counted since\)/);

@@ -44,6 +44,8 @@ export type {
   StreamPart,
   ToolDefinition,
 } from './providers/llm-provider.js';
+export { endpointWindow, forgetEndpointWindows, learnEndpointWindow, probeEndpoint } from './providers/endpoint-probe.js';
+export type { EndpointProbe } from './providers/endpoint-probe.js';
 export { checkModelAccess } from './providers/model-access.js';
 export type { ModelAccess, ModelKeySource } from './providers/model-access.js';
 export { OpenAIProvider } from './providers/openai/OpenAIProvider.js';

@@ -27,6 +27,8 @@ export interface WindowLimitedServer {
   readonly openaiURL: string;
   /** Every request, in arrival order, rejected ones included. */
   readonly requests: WindowLimitedRequest[];
+  /** Requests to other paths than the chat APIs (`GET /v1/models`), in arrival order. */
+  readonly asked: string[];
   /** The window it enforces, in prompt tokens; may be changed between requests. */
   window: number;
   close(): Promise<void>;
@@ -44,6 +46,12 @@ export interface WindowLimitedServerOptions {
    * servers answer.
    */
   reportInputTokens?: ((request: WindowLimitedRequest) => number | null) | undefined;
+  /**
+   * What the server answers besides the chat APIs, by method and path (`GET /v1/models`, `POST
+   * /api/show`): the model lists and descriptions of the servers it stands for (Ollama, vLLM).
+   * Any other path is a 404.
+   */
+  routes?: Readonly<Record<string, (body: unknown) => { status: number; body: unknown }>> | undefined;
 }
 
 /**
@@ -57,6 +65,8 @@ export interface WindowLimitedServerOptions {
 export async function startWindowLimitedServer(options: WindowLimitedServerOptions): Promise<WindowLimitedServer> {
   const count = await loadTokenCounter();
   const requests: WindowLimitedRequest[] = [];
+  /** Every request to a path other than the chat APIs, as `METHOD /path`. */
+  const asked: string[] = [];
   let accepted = 0;
   const state = { window: options.window };
   const server = createServer((incoming, outgoing) => {
@@ -67,6 +77,13 @@ export async function startWindowLimitedServer(options: WindowLimitedServerOptio
           : incoming.url?.endsWith('/v1/messages')
             ? 'anthropic'
             : undefined;
+        const route = `${incoming.method ?? 'GET'} ${incoming.url ?? ''}`;
+        if (!protocol) asked.push(route);
+        const answer = protocol ? undefined : options.routes?.[route];
+        if (answer) {
+          const { status, body } = answer(text === '' ? undefined : JSON.parse(text));
+          return sendJson(outgoing, status, body);
+        }
         if (!protocol) return sendJson(outgoing, 404, { error: { type: 'not_found_error', message: `no route ${incoming.url ?? ''}` } });
         const body = JSON.parse(text) as Record<string, unknown>;
         const tokens = promptTokens(body, count);
@@ -91,6 +108,7 @@ export async function startWindowLimitedServer(options: WindowLimitedServerOptio
     anthropicURL: url,
     openaiURL: `${url}/v1`,
     requests,
+    asked,
     get window() {
       return state.window;
     },

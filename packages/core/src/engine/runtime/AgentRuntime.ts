@@ -1,6 +1,6 @@
 import type { Collective, ContextSettings, AgentParticipant, ResolvedConfig } from '../../team/index.js';
-import { buildSystemPrompt, delegationTargets } from '../../team/index.js';
-import { contextSettingsFor } from '../../model/index.js';
+import { buildSystemPrompt, delegationTargets, loadPriceDataset, settingsForAgent } from '../../team/index.js';
+import { contextSettingsFor, learnEndpointWindow, modelWindowFor } from '../../model/index.js';
 import type { ProviderFactory } from '../../model/index.js';
 import type { CompactOutcome, ParticipantRuntime, RuntimeOutcome, TurnContext } from '../../session/index.js';
 import type { CompactionReason } from '../../store/index.js';
@@ -16,12 +16,17 @@ import { contextStageFor, turnRequestSource } from './turn-request.js';
 import { resolveTurnSettings, type TurnSettings } from './turn-settings.js';
 import { UsageRecorder } from './usage-recorder.js';
 
+/** The longest a turn waits for an endpoint to say its model's window (a local server answers in milliseconds). */
+const ENDPOINT_WINDOW_WAIT_MS = 2_000;
+
 export interface AgentRuntimeServices extends ToolPhaseServices {
   collective: Collective;
   config: ResolvedConfig;
   providers: ProviderFactory;
   tools: ToolRegistry;
   workspaceRoot: string | undefined;
+  /** Where an endpoint's key and base URL come from, for asking it the model's window. */
+  env: NodeJS.ProcessEnv;
 }
 
 /**
@@ -65,6 +70,7 @@ export class AgentRuntime implements ParticipantRuntime {
     try {
       // Deferred providers (MCP servers) load on the first turn that needs tools; later it is a resolved promise.
       await this.services.tools.ready();
+      await this.learnWindow(turn.participant as AgentParticipant);
       const settings = this.settingsFor(turn.participant as AgentParticipant);
       return await runAgentLoop(this.stagesOf(turn, settings, calls), {
         agentId: settings.agent.id,
@@ -130,6 +136,21 @@ export class AgentRuntime implements ParticipantRuntime {
     const stage = contextStageFor(turn, settings, provider, this.services.providers, this.usage);
     stage.fixed = { system: buildSystemPrompt(agent, this.services.collective), tools: settings.offer.initial() };
     return stage.compact(reason);
+  }
+
+  /**
+   * What the agent's endpoint says its model's window is, asked on its first turn (once per endpoint
+   * and model) unless the agent or the config sets it. A slow endpoint holds the turn up at most
+   * `ENDPOINT_WINDOW_WAIT_MS`: the turn goes with the table's window, a later one finds the answer.
+   */
+  async learnWindow(agent: AgentParticipant): Promise<void> {
+    const config = this.services.config;
+    if ((agent.context?.window ?? config.context.window) !== undefined) return;
+    const { model } = settingsForAgent(config, agent);
+    if (modelWindowFor(model, config.models).source === 'config') return;
+    await learnEndpointWindow(model, config.providers, this.services.env, ENDPOINT_WINDOW_WAIT_MS);
+    // Neither the endpoint nor the table knows it: the bundled catalogue may (loaded once, ~40 ms; a failure leaves the guess).
+    if (modelWindowFor(model, config.models, config.providers).source === 'default') await loadPriceDataset().catch(() => undefined);
   }
 
   /** The agent's settings for one turn, resolved once: model, limits, context, tool offer. */

@@ -41,7 +41,8 @@ export function resolveTurnSettings(
     limits,
     context,
     windowKnown:
-      (agent.context?.window ?? config.context.window) !== undefined || modelWindowFor(model, config.models).source !== 'default',
+      (agent.context?.window ?? config.context.window) !== undefined ||
+      modelWindowFor(model, config.models, config.providers).source !== 'default',
     budgeted: limits.maxSessionCostUsd !== undefined || limits.maxSessionTokens !== undefined,
     offer: planOffer(context.toolSchemas),
   };

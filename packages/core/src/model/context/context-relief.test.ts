@@ -27,7 +27,7 @@ describe('context relief on real provider SDKs: eviction to artifacts, artifact_
   const { server, createTestLegion } = useLlmServer();
   let test: TestLegion | undefined;
 
-  // Models the table does not know get a small window (8k): the small profile, evicting above 700 tokens.
+  // Models the table does not know get a small window (8k): the small profile, evicting above 1,400 tokens (700 of 4,096, scaled).
   const claude = (): ModelConfig => ({ provider: 'anthropic', model: 'claude-test', baseURL: server.anthropicURL });
   const gpt = (): ModelConfig => ({ provider: 'openai', model: 'gpt-test', baseURL: server.openaiURL });
   const agent = (id: string, model: ModelConfig, extra: Record<string, unknown> = {}): ParticipantInput =>

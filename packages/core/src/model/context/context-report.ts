@@ -50,7 +50,7 @@ export interface ContextReportInput {
 export async function buildContextReport(input: ContextReportInput): Promise<ContextReport> {
   const { agent, config } = input;
   const { model } = settingsForAgent(config, agent);
-  const window = modelWindowFor(model, config.models);
+  const window = modelWindowFor(model, config.models, config.providers);
   const settings = contextSettingsFor(config, agent);
   const options = { ...input.options, exact: true };
   const messages = input.conversation?.messages ?? [];

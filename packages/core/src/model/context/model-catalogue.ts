@@ -1,7 +1,7 @@
-import { PriceBook, type ModelConfig, type ModelPrice, type PriceSource, type ResolvedConfig } from '../../team/index.js';
+import { loadPriceDataset, PriceBook, type ModelConfig, type ModelPrice, type PriceSource, type ResolvedConfig } from '../../team/index.js';
 import { checkModelAccess, type ModelKeySource } from '../providers/model-access.js';
 import { PROVIDER_PRESETS } from '../providers/provider-presets.js';
-import { MODEL_WINDOWS, modelWindowFor } from './model-table.js';
+import { MODEL_WINDOWS, modelWindowFor, type ModelWindowSource } from './model-table.js';
 
 /** A provider Legion knows, and whether a call to it would find a key. */
 export interface CatalogueProvider {
@@ -20,6 +20,8 @@ export interface CatalogueModel {
   model: string;
   window: number;
   outputReserve: number | undefined;
+  /** Where the window came from; `default` is a guess (nobody knows the model). */
+  windowSource: ModelWindowSource;
   /** `null`: no price known. */
   price: ModelPrice | null;
   priceSource: PriceSource;
@@ -67,15 +69,18 @@ export async function modelCatalogue(options: {
     if (!inUse.has(`${provider}/${id}`)) listed.push({ provider, model: id });
   }
   const book = new PriceBook(() => config.pricing);
+  // The catalogue gives the windows of hosted models the table does not know (modelWindowFor reads it once loaded).
+  await loadPriceDataset().catch(() => undefined);
   const models = await Promise.all(
     listed.map(async (model): Promise<CatalogueModel> => {
-      const window = modelWindowFor(model, config.models);
+      const window = modelWindowFor(model, config.models, config.providers);
       const quote = await book.quote({ provider: model.provider, model: model.model, baseURL: model.baseURL });
       return {
         provider: model.provider,
         model: model.model,
         window: window.window,
         outputReserve: window.outputReserve,
+        windowSource: window.source,
         price: quote.price,
         priceSource: quote.source,
         usedBy: inUse.get(`${model.provider}/${model.model}`)?.usedBy ?? [],

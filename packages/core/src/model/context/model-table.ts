@@ -1,4 +1,6 @@
-import type { ModelConfig, ModelWindow } from '../../team/index.js';
+import type { ModelConfig, ModelWindow, ResolvedConfig } from '../../team/index.js';
+import { catalogueWindow } from '../../team/index.js';
+import { endpointWindow } from '../providers/endpoint-probe.js';
 
 /**
  * Context windows and output reserves of current models, by exact model id.
@@ -118,8 +120,8 @@ export const UNKNOWN_MODEL_WINDOW: ModelWindow = { window: 8_192, outputReserve:
  */
 export const OLLAMA_DEFAULT_NUM_CTX = 4_096;
 
-/** Where a model's window came from: `default` means nobody knew the model (doctor warns). */
-export type ModelWindowSource = 'config' | 'table' | 'default';
+/** Where a model's window came from: `endpoint` is what its server reported; `default` means nobody knew the model (doctor warns). */
+export type ModelWindowSource = 'config' | 'endpoint' | 'table' | 'catalogue' | 'default';
 
 export interface ResolvedModelWindow extends ModelWindow {
   source: ModelWindowSource;
@@ -150,13 +152,23 @@ export function modelIdCandidates(id: string): string[] {
   return candidates;
 }
 
-/** The model's window and reserve: the config's entry, else the table's, else a small safe default (and says which). */
-export function modelWindowFor(model: ModelConfig, configured: Readonly<Record<string, ModelWindow>>): ResolvedModelWindow {
+/**
+ * The model's window and reserve: the config's entry, else what its endpoint reported (asked by
+ * `learnEndpointWindow`; the reserve then scales with the window), else the table's, else a small
+ * safe default (and says which).
+ */
+export function modelWindowFor(
+  model: ModelConfig,
+  configured: Readonly<Record<string, ModelWindow>>,
+  providers: ResolvedConfig['providers'] = {},
+): ResolvedModelWindow {
   const candidates = modelIdCandidates(model.model);
   for (const id of candidates) {
     const own = configured[`${model.provider}/${id}`] ?? configured[id];
     if (own) return Object.assign({}, own, { source: 'config' as const, matched: id });
   }
+  const reported = endpointWindow(model, providers);
+  if (reported !== undefined) return { window: reported, source: 'endpoint' };
   for (const id of candidates) {
     const known = MODEL_WINDOWS[id];
     if (!known) continue;
@@ -171,5 +183,12 @@ export function modelWindowFor(model: ModelConfig, configured: Readonly<Record<s
     }
     return Object.assign({}, known, { source: 'table' as const, matched: id });
   }
+  // The bundled price catalogue knows windows of hosted models the table does not (once loaded: `loadPriceDataset`).
+  const catalogued = catalogueWindow({
+    provider: model.provider,
+    model: model.model,
+    baseURL: model.baseURL ?? providers[model.provider]?.baseURL,
+  });
+  if (catalogued !== undefined) return { window: catalogued, source: 'catalogue' };
   return Object.assign({}, UNKNOWN_MODEL_WINDOW, { source: 'default' as const });
 }

@@ -17,7 +17,7 @@ describe('toProviderError', () => {
     [403, 'provider_forbidden', /access denied \(403.*\)\. Check ANTHROPIC_API_KEY/],
     [404, 'provider_model_not_found', /model or endpoint not found at http:\/\/127\.0\.0\.1:9\/ .*Check the model name "claude-test"/],
     [429, 'provider_rate_limited', /rate limited.*raise providers\.anthropic\.maxRetries/],
-    [400, 'provider_bad_request', /the request was refused \(400/],
+    [400, 'provider_bad_request', /http:\/\/127\.0\.0\.1:9\/ refused the request \(400.*Those are the provider's words/],
     [529, 'provider_unavailable', /the service failed \(529/],
   ])('maps Anthropic status %i to %s with the fix', (status, code, text) => {
     const error = toProviderError(anthropicError(status, 'some_error', 'details from the API'), anthropic);
@@ -29,6 +29,16 @@ describe('toProviderError', () => {
     expect(error.message).toContain('details from the API');
     // The provider's words alone: not the SDK's status and raw JSON body around them.
     expect(error.message).toContain(`(${status}: details from the API)`);
+  });
+
+  it("names a 400 as the provider's refusal in its own words, not as Legion's bug", () => {
+    const error = toProviderError(openaiError(400, "Unsupported parameter: 'temperature' is not supported with this model."), openai);
+    expect(error).toMatchObject({ code: 'provider_bad_request' });
+    expect(error.message).toContain(
+      "http://127.0.0.1:9/v1 refused the request (400: Unsupported parameter: 'temperature' is not supported with this model.)",
+    );
+    expect(error.message).toContain("Those are the provider's words");
+    expect(error.message).not.toMatch(/Legion bug/);
   });
 
   it('maps OpenAI statuses the same way', () => {

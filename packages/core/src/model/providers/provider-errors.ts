@@ -79,11 +79,12 @@ export function toProviderError(error: unknown, context: ProviderErrorContext): 
       `Legion compacts the conversation and retries once; if it still fails, set the model's window (context.window, or "models" in the config) to what ${model} really takes.`,
     );
   }
+  // The provider's own refusal, named as its: most 400s are a setting this model or server does not take, not Legion's doing.
   if (shape.status === 400)
     return make(
       'provider_bad_request',
-      `the request was refused (400: ${detail})`,
-      'This is likely a Legion bug or an unsupported model setting; report it with the message.',
+      `${where === 'the default endpoint' ? provider : where} refused the request (400: ${detail})`,
+      `Those are the provider's words: correct what they name (the model name, maxTokens, temperature or another field of the agent's "model" setting, or the base URL); if they name nothing you set, report it to Legion with the message.`,
     );
   const name = errorName(error);
   if (name === 'APIUserAbortError' || name === 'AbortError') return cancelledError(context, error);

@@ -51,6 +51,18 @@ describe('streamWithRetries', () => {
     expect(script.count()).toBe(3);
   });
 
+  it('says what failed as the first clause of one sentence, without the full stop of the error it came from', async () => {
+    // A connection reset whose system message ends with a full stop, as Node's often do.
+    const reset = new Anthropic.APIConnectionError({
+      message: 'Connection error.',
+      cause: Object.assign(new Error('The socket was closed.'), { code: 'ECONNRESET' }),
+    });
+    const script = attempts([{ parts: [], error: toProviderError(reset, context) }, { parts: [{ type: 'text-delta', text: 'ok' }] }]);
+    const reasons: string[] = [];
+    await collect(streamWithRetries(script.attempt, policy(1), context, { onRetry: (retry) => reasons.push(retry.reason) }));
+    expect(reasons).toEqual(['cannot connect to the default endpoint: The socket was closed']);
+  });
+
   it('stops after the allowed retries with the last error', async () => {
     const last = broken();
     const script = attempts([

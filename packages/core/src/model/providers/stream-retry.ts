@@ -107,9 +107,10 @@ export async function* streamWithRetries(
  * provider and model (the event names them) and without its fix, which is advice for after the
  * last retry ("try again later"), not for a retry about to happen.
  */
+/** What failed, as the first clause of one sentence: "…failed: <reason>; retry 1 of 3" (a closing period would end it early). */
 function retryReason(error: unknown): string {
-  if (error instanceof ProviderError) return error.problem;
-  return error instanceof Error ? error.message : String(error);
+  const reason = error instanceof ProviderError ? error.problem : error instanceof Error ? error.message : String(error);
+  return reason.replace(/[\s.]+$/, '');
 }
 
 function endedError(ended: 'stall' | 'deadline', context: ProviderErrorContext, policy: RetryPolicy): ProviderError {

@@ -1,5 +1,5 @@
 import { isLocal } from './local-endpoint.js';
-import { loadPriceDataset, undatedId, type PriceDataset } from './price-dataset.js';
+import { loadedPriceDataset, loadPriceDataset, undatedId, type PriceDataset } from './price-dataset.js';
 import type { ModelPrice } from './pricing.js';
 
 /** The model a call went to, as far as its price depends on it. */
@@ -18,6 +18,18 @@ export interface PriceQuote {
   /** `null`: no price is known, and none is guessed. */
   price: ModelPrice | null;
   source: PriceSource;
+}
+
+/**
+ * The context window the bundled catalogue (`@pydantic/genai-prices`) gives a hosted model, once the
+ * catalogue is loaded (`loadPriceDataset`; a priced call loads it too): undefined before, and for
+ * a local server's models, which it does not list.
+ */
+export function catalogueWindow(call: PricedCall): number | undefined {
+  const dataset = loadedPriceDataset();
+  if (!dataset || isLocal(call)) return undefined;
+  const provider = DATASET_PROVIDERS[call.provider] ?? (call.baseURL !== undefined ? dataset.providerForEndpoint(call.baseURL) : undefined);
+  return provider === undefined ? undefined : dataset.windowOf(provider, call.model);
 }
 
 /** Providers of the built-in presets and the dataset's name for them. */

@@ -11,6 +11,8 @@ export interface PriceDataset {
   priceOf(datasetProvider: string, model: string): ModelPrice | null;
   /** The dataset's provider id for an API endpoint (`https://openrouter.ai/api/v1` → `openrouter`). */
   providerForEndpoint(baseURL: string): string | undefined;
+  /** The context window the dataset gives a provider's model (exact id or dated alias), if it gives one. */
+  windowOf(datasetProvider: string, model: string): number | undefined;
 }
 
 /**
@@ -53,10 +55,17 @@ type MatchLogic = ModelInfo['match'];
 type Rates = Record<string, number | { base: number; tiers: Array<{ start: number; price: number }> } | undefined>;
 
 let loading: Promise<PriceDataset> | undefined;
+/** The dataset once loaded: read synchronously where a window is resolved (`loadedPriceDataset`). */
+let loaded: PriceDataset | undefined;
+
+/** The dataset if something loaded it already (a priced call, `loadPriceDataset`); never loads it. */
+export function loadedPriceDataset(): PriceDataset | undefined {
+  return loaded;
+}
 
 export function loadPriceDataset(): Promise<PriceDataset> {
   loading ??= import('@pydantic/genai-prices').then(
-    (dataset) => indexDataset(dataset),
+    (dataset) => (loaded = indexDataset(dataset)),
     (error: unknown) => {
       // Tried again on the next call rather than remembered as broken for the life of the process.
       loading = undefined;
@@ -101,6 +110,12 @@ function indexDataset(dataset: Dataset): PriceDataset {
     },
     providerForEndpoint(baseURL) {
       return dataset.findProvider({ providerApiUrl: baseURL })?.id;
+    },
+    windowOf(providerId, model) {
+      const byId = index(providerId);
+      const undated = undatedId(model);
+      const info = byId?.get(model.toLowerCase()) ?? (undated !== undefined ? byId?.get(undated.toLowerCase()) : undefined);
+      return info?.context_window;
     },
   };
 }
