@@ -63,7 +63,6 @@ export function PendingApproval({
       <div class="meta">
         <Who id={approval.requester} participants={participants} /> wants to run <code>{visibleText(approval.tool)}</code>
         <span class="muted"> · asks {visibleText(displayName(participants, approval.approver))}</span>
-        <span class="muted key-hint"> · keys 1–4 choose when this card has focus</span>
       </div>
       <div class="chain" data-testid="approval-chain">
         {approval.chain.map((id, index) => (
