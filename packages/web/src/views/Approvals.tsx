@@ -120,6 +120,26 @@ export function PendingApproval({
   );
 }
 
+/** A decided approval, one line: how it was decided, the call, for whom, by whom and why. */
+export function DecidedApproval({
+  approval,
+  participants,
+  testId,
+}: {
+  approval: ApprovalView;
+  participants: readonly Participant[];
+  testId: string;
+}) {
+  return (
+    <li data-testid={testId} data-status={approval.status}>
+      <span class={`badge ${approval.status === 'approved' ? 'done' : 'error'}`}>{approval.status}</span>{' '}
+      <code>{visibleText(approval.tool)}</code> for {visibleText(displayName(participants, approval.requester))}
+      {approval.decidedBy && <span class="muted"> by {visibleText(approval.decidedBy)}</span>}
+      {approval.decisionReason && <span class="muted">: {visibleText(approval.decisionReason)}</span>}
+    </li>
+  );
+}
+
 /** Pending requests first, each with what it would do and the chain it climbed; decided ones below. */
 export function Approvals({
   approvals,
@@ -163,12 +183,7 @@ export function Approvals({
       <h3>History</h3>
       <ul class="history" data-testid="approvals-history">
         {decided.map((approval) => (
-          <li key={approval.id} data-testid={`approval-decided-${approval.id}`} data-status={approval.status}>
-            <span class={`badge ${approval.status === 'approved' ? 'done' : 'error'}`}>{approval.status}</span>{' '}
-            <code>{visibleText(approval.tool)}</code> for {visibleText(displayName(participants, approval.requester))}
-            {approval.decidedBy && <span class="muted"> by {visibleText(approval.decidedBy)}</span>}
-            {approval.decisionReason && <span class="muted">: {visibleText(approval.decisionReason)}</span>}
-          </li>
+          <DecidedApproval key={approval.id} approval={approval} participants={participants} testId={`approval-decided-${approval.id}`} />
         ))}
       </ul>
     </section>

@@ -1,9 +1,8 @@
 import { useRef } from 'preact/hooks';
 import type { ApprovalView, Participant, WireQuestion } from '../api/wire.js';
 import { useApprovalDecisions, type Decide } from './approval-decisions.js';
-import { PendingApproval } from './Approvals.js';
+import { DecidedApproval, PendingApproval } from './Approvals.js';
 import { QuestionCard } from './Questions.js';
-import { visibleText } from './visible-text.js';
 
 function count(number: number, noun: string): string {
   return `${number} ${noun}${number === 1 ? '' : 's'}`;
@@ -83,12 +82,12 @@ export function WaitingOnYou({
           {decided.length > 0 && (
             <ul class="history" data-testid="inline-approvals-decided">
               {decided.map((approval) => (
-                <li key={approval.id} data-testid={`inline-decided-${approval.id}`} data-status={approval.status}>
-                  <span class={`badge ${approval.status === 'approved' ? 'done' : 'error'}`}>{approval.status}</span>{' '}
-                  <code>{visibleText(approval.tool)}</code> for {visibleText(approval.requester)}
-                  {approval.decidedBy && <span class="muted"> by {visibleText(approval.decidedBy)}</span>}
-                  {approval.decisionReason && <span class="muted">: {visibleText(approval.decisionReason)}</span>}
-                </li>
+                <DecidedApproval
+                  key={approval.id}
+                  approval={approval}
+                  participants={participants}
+                  testId={`inline-decided-${approval.id}`}
+                />
               ))}
             </ul>
           )}
