@@ -1,4 +1,5 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { LLMock } from '@copilotkit/aimock';
 import { join } from 'node:path';
 import { findChromium, screenshotDir } from './serve-process.test-support.js';
 
@@ -32,3 +33,34 @@ export const RECORD_STREAM = `
     if (text !== null && text !== window.streamed[window.streamed.length - 1]) window.streamed.push(text);
   }).observe(document, { subtree: true, childList: true, characterData: true });
 `;
+
+/**
+ * A browser suite's model server (aimock, on 127.0.0.1) and Chromium: started before the suite's
+ * own `beforeAll`, stopped after its `afterAll`; each test's fixtures, match counts and recorded
+ * requests are cleared after it. `mock` exists at once (its `url` once started); `browser()` once
+ * the suite has started.
+ */
+export function useModelAndBrowser(): { mock: LLMock; browser(): Browser } {
+  const mock = new LLMock({ port: 0, host: '127.0.0.1' });
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    await mock.start();
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await mock.stop();
+  });
+  afterEach(() => {
+    mock.clearFixtures();
+    mock.resetMatchCounts();
+    mock.clearRequests();
+  });
+  return {
+    mock,
+    browser: () => {
+      if (!browser) throw new Error('The browser starts in beforeAll: use it from a hook or a test.');
+      return browser;
+    },
+  };
+}

@@ -1,8 +1,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { LLMock } from '@copilotkit/aimock';
-import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM, launchChromium, screenshot } from './browser.test-support.js';
+import type { Page } from 'playwright-core';
+import { CHROMIUM, useModelAndBrowser, screenshot } from './browser.test-support.js';
 import { mockedWorkspace, startServe, type Serve } from './serve-process.test-support.js';
 
 // Every view of the browser app checked by axe-core (injected into the page) at 1280 px, with
@@ -53,26 +52,20 @@ async function unreachableByKeyboard(page: Page): Promise<string[]> {
 }
 
 describe.skipIf(CHROMIUM === null)('the browser app is accessible', () => {
-  let mock: LLMock;
-  let browser: Browser;
+  const { mock, browser } = useModelAndBrowser();
   let workspace: { dir: string; env: NodeJS.ProcessEnv };
   let serve: Serve;
   let page: Page;
 
   beforeAll(async () => {
-    mock = new LLMock({ port: 0, host: '127.0.0.1' });
-    await mock.start();
-    browser = await launchChromium();
     workspace = mockedWorkspace(mock.url);
     serve = await startServe(workspace.dir, workspace.env);
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    page = await browser().newPage({ viewport: { width: 1280, height: 860 } });
   });
   afterAll(async () => {
     await page?.close();
     await serve?.stop();
     if (workspace) rmSync(workspace.dir, { recursive: true, force: true });
-    await browser?.close();
-    await mock?.stop();
   });
 
   it(

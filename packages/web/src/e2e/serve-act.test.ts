@@ -1,8 +1,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { LLMock } from '@copilotkit/aimock';
-import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM, launchChromium, screenshot } from './browser.test-support.js';
+import type { Page } from 'playwright-core';
+import { CHROMIUM, useModelAndBrowser, screenshot } from './browser.test-support.js';
 import { legion, mockedWorkspace, startServe, useModel, type Serve } from './serve-process.test-support.js';
 
 // Issue 30, "the conversation is where you act": what a turn waits on you for (a question, an
@@ -11,33 +10,20 @@ import { legion, mockedWorkspace, startServe, useModel, type Serve } from './ser
 const TEST_MS = 90_000;
 
 describe.skipIf(CHROMIUM === null)('legion serve: acting in the conversation', () => {
-  let mock: LLMock;
-  let browser: Browser;
+  const { mock, browser } = useModelAndBrowser();
   let workspace: { dir: string; env: NodeJS.ProcessEnv };
   let serve: Serve;
   let page: Page;
 
-  beforeAll(async () => {
-    mock = new LLMock({ port: 0, host: '127.0.0.1' });
-    await mock.start();
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await mock?.stop();
-  });
   beforeEach(async () => {
     workspace = mockedWorkspace(mock.url);
     serve = await startServe(workspace.dir, workspace.env);
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    page = await browser().newPage({ viewport: { width: 1280, height: 860 } });
   });
   afterEach(async () => {
     await page?.close();
     await serve?.stop();
     rmSync(workspace.dir, { recursive: true, force: true });
-    mock.clearFixtures();
-    mock.resetMatchCounts();
-    mock.clearRequests();
   });
 
   async function openApp(): Promise<void> {
@@ -238,7 +224,7 @@ describe.skipIf(CHROMIUM === null)('legion serve: acting in the conversation', (
       await page.setViewportSize({ width: 1280, height: 860 });
       await page.emulateMedia({ colorScheme: 'light' });
       // Another tab, on the Approvals inbox, sees it too, and sees it decided.
-      const inbox = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+      const inbox = await browser().newPage({ viewport: { width: 1280, height: 860 } });
       await inbox.goto(serve.url);
       await inbox.getByTestId('nav-approvals').click();
       await inbox.getByTestId(`approval-${notesId}`).waitFor();

@@ -1,7 +1,6 @@
 import { rmSync } from 'node:fs';
-import { LLMock } from '@copilotkit/aimock';
-import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM, launchChromium, RECORD_STREAM, screenshot } from './browser.test-support.js';
+import type { Page } from 'playwright-core';
+import { CHROMIUM, useModelAndBrowser, RECORD_STREAM, screenshot } from './browser.test-support.js';
 import { legion, mockedWorkspace, startServe, type Serve } from './serve-process.test-support.js';
 
 // Live state in the browser against a real `legion serve` (the built binary), its agents on the
@@ -10,34 +9,21 @@ const TEST_MS = 120_000;
 const PARTICIPANTS = ['user', 'coordinator', 'developer', 'reviewer'];
 
 describe.skipIf(CHROMIUM === null)('legion serve shows what each participant does now', () => {
-  let mock: LLMock;
-  let browser: Browser;
+  const { mock, browser } = useModelAndBrowser();
   let workspace: { dir: string; env: NodeJS.ProcessEnv };
   let serve: Serve;
   let page: Page;
 
-  beforeAll(async () => {
-    mock = new LLMock({ port: 0, host: '127.0.0.1' });
-    await mock.start();
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await mock?.stop();
-  });
   beforeEach(async () => {
     workspace = mockedWorkspace(mock.url);
     serve = await startServe(workspace.dir, workspace.env);
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    page = await browser().newPage({ viewport: { width: 1280, height: 860 } });
     await page.addInitScript(RECORD_STREAM);
   });
   afterEach(async () => {
     await page?.close();
     await serve?.stop();
     rmSync(workspace.dir, { recursive: true, force: true });
-    mock.clearFixtures();
-    mock.resetMatchCounts();
-    mock.clearRequests();
   });
 
   async function openApp(url = serve.url): Promise<void> {

@@ -1,8 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LLMock } from '@copilotkit/aimock';
-import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM, launchChromium, screenshot } from './browser.test-support.js';
+import type { Page } from 'playwright-core';
+import { CHROMIUM, useModelAndBrowser, screenshot } from './browser.test-support.js';
 import { mockedWorkspace, startServe, type Serve } from './serve-process.test-support.js';
 
 // Readable: diffs against the file as it is, markdown rendered (and inert), names and colours,
@@ -43,21 +42,11 @@ const MARKDOWN_REPLY = [
 ].join('\n');
 
 describe.skipIf(CHROMIUM === null)('legion serve in a browser: readable', () => {
-  let mock: LLMock;
-  let browser: Browser;
+  const { mock, browser } = useModelAndBrowser();
   let workspace: { dir: string; env: NodeJS.ProcessEnv };
   let serve: Serve;
   let page: Page;
 
-  beforeAll(async () => {
-    mock = new LLMock({ port: 0, host: '127.0.0.1' });
-    await mock.start();
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await mock?.stop();
-  });
   beforeEach(async () => {
     workspace = mockedWorkspace(mock.url);
     serve = await startServe(workspace.dir, workspace.env);
@@ -66,13 +55,10 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser: readable', () => 
     await page?.close();
     await serve?.stop();
     rmSync(workspace.dir, { recursive: true, force: true });
-    mock.clearFixtures();
-    mock.resetMatchCounts();
-    mock.clearRequests();
   });
 
   async function openApp(width = 1280, colorScheme: 'light' | 'dark' = 'light'): Promise<void> {
-    page = await browser.newPage({ viewport: { width, height: 860 }, colorScheme });
+    page = await browser().newPage({ viewport: { width, height: 860 }, colorScheme });
     await page.goto(serve.url);
     await page.getByTestId('connection').and(page.locator('[data-state="open"]')).waitFor();
   }

@@ -1,8 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LLMock } from '@copilotkit/aimock';
-import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM, launchChromium, screenshot } from './browser.test-support.js';
+import type { Page } from 'playwright-core';
+import { CHROMIUM, useModelAndBrowser, screenshot } from './browser.test-support.js';
 import { mockedWorkspace, startServe, type Serve } from './serve-process.test-support.js';
 
 // The Sessions view of a workspace that keeps more sessions than one page (the server sends 50 at a time).
@@ -10,16 +9,12 @@ const TEST_MS = 90_000;
 const SESSIONS = 230;
 
 describe.skipIf(CHROMIUM === null)('the sessions of a large workspace in the browser', () => {
-  let mock: LLMock;
-  let browser: Browser;
+  const { mock, browser } = useModelAndBrowser();
   let workspace: { dir: string; env: NodeJS.ProcessEnv };
   let serve: Serve;
   let page: Page;
 
   beforeAll(async () => {
-    mock = new LLMock({ port: 0, host: '127.0.0.1' });
-    await mock.start();
-    browser = await launchChromium();
     workspace = mockedWorkspace(mock.url);
     // Sessions in the engine's format, written before the server starts (as months of use leave them).
     const base = Date.parse('2026-01-01T00:00:00.000Z');
@@ -31,14 +26,12 @@ describe.skipIf(CHROMIUM === null)('the sessions of a large workspace in the bro
       writeFileSync(join(dir, 'session.json'), JSON.stringify({ version: 1, id, createdAt: at, lastActiveAt: at, title: `Task ${index}` }));
     }
     serve = await startServe(workspace.dir, workspace.env);
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    page = await browser().newPage({ viewport: { width: 1280, height: 860 } });
   });
   afterAll(async () => {
     await page?.close();
     await serve?.stop();
     if (workspace) rmSync(workspace.dir, { recursive: true, force: true });
-    await browser?.close();
-    await mock?.stop();
   });
 
   it(

@@ -1,8 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LLMock } from '@copilotkit/aimock';
-import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM, launchChromium, RECORD_STREAM, screenshot } from './browser.test-support.js';
+import type { Page } from 'playwright-core';
+import { CHROMIUM, useModelAndBrowser, RECORD_STREAM, screenshot } from './browser.test-support.js';
 import { mockedWorkspace, startServe, type Serve } from './serve-process.test-support.js';
 
 // What the browser app shows of model-derived text and of tool results, against a real
@@ -13,21 +12,11 @@ const RLO = '\u202e';
 type BrowserWindow = { getComputedStyle(element: unknown): { lineHeight: string; borderTopStyle: string } };
 
 describe.skipIf(CHROMIUM === null)('legion serve in a browser: text and tool results', () => {
-  let mock: LLMock;
-  let browser: Browser;
+  const { mock, browser } = useModelAndBrowser();
   let workspace: { dir: string; env: NodeJS.ProcessEnv };
   let serve: Serve;
   let page: Page;
 
-  beforeAll(async () => {
-    mock = new LLMock({ port: 0, host: '127.0.0.1' });
-    await mock.start();
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await mock?.stop();
-  });
   beforeEach(async () => {
     workspace = mockedWorkspace(mock.url);
   });
@@ -35,14 +24,11 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser: text and tool res
     await page?.close();
     await serve?.stop();
     rmSync(workspace.dir, { recursive: true, force: true });
-    mock.clearFixtures();
-    mock.resetMatchCounts();
-    mock.clearRequests();
   });
 
   async function openApp(): Promise<void> {
     serve = await startServe(workspace.dir, workspace.env);
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    page = await browser().newPage({ viewport: { width: 1280, height: 860 } });
     await page.addInitScript(RECORD_STREAM);
     await page.goto(serve.url);
     await page.getByTestId('connection').and(page.locator('[data-state="open"]')).waitFor();
