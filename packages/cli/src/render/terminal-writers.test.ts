@@ -18,6 +18,10 @@ const ALLOWED: Record<string, { pattern: RegExp; why: string }[]> = {
     { pattern: /process\.stderr\.write\(terminalSafe\(/g, why: 'the rest of a captured line, made safe' },
     { pattern: /\.setText\((?:terminalSafe\(|text \? terminalSafe\()/g, why: 'every component the Screen fills, made safe' },
     {
+      pattern: /\.setText\(typeof text === 'string' \? terminalSafe\(text\) : \(width\) => terminalSafe\(text\(width\)\)/g,
+      why: 'the card, a text or one composed at each width (a question rendered from markdown), made safe either way',
+    },
+    {
       pattern: /this\.terminal\.write\(`\\x1b\[\$\{rows\};1H\$\{'\\n'\.repeat\(rows\)\}\\x1b\[H`\)/g,
       why: '/clear: new lines that scroll the screen into the scrollback',
     },

@@ -54,7 +54,7 @@ describe.skipIf(TMUX_MISSING)("the REPL says once, in order and in people's word
     terminal.type('/history');
     const history = flat(await terminal.waitFor(/› \/history\n[\s\S]*user__coordinator coordinator: ✗ failed \(provider_bad_request\)/));
     expect(history.slice(history.indexOf('› /history'))).toMatch(
-      /user__coordinator coordinator: ✗ failed \(provider_bad_request\): .*refused \(400/,
+      /user__coordinator coordinator: ✗ failed \(provider_bad_request\): .*refused the request \(400/,
     );
     expect(history).not.toContain('[This turn');
   }, 120_000);
