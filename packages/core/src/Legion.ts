@@ -19,7 +19,7 @@ import {
   type ContextReport,
   registerBuiltinProviders,
   ProviderFactory,
-  contextSettingsFor,
+  toolSchemasOf,
   loadTokenCounter,
   modelWindowFor,
 } from './model/index.js';
@@ -357,7 +357,7 @@ export class Legion {
       view,
       this.agentRuntime.toolOffer(agent),
       this.agentRuntime.toolsFor(agent),
-      contextSettingsFor(this.config, agent).toolSchemas,
+      toolSchemasOf(this.config, agent),
       await loadTokenCounter(),
     );
   }

@@ -54,6 +54,10 @@ describe('tool schema tokens in the CLI', () => {
     expect(text.stdout).toMatch(
       /^ {4}on demand: MCP server memory \(lazy\): 9 tools, [\d,]+ tokens of schemas; each request saves [\d,]+ until loaded \(load_tools\)$/m,
     );
+    // What a model with compact schemas is shown, and why.
+    expect(text.stdout).toMatch(
+      /^ {2}why: context\.toolSchemas is set in the config: the model is shown each tool it may use as a line of load_tools' catalogue, loads a family's schemas when it needs them, and a tool it calls before loading still runs\. Set context\.toolSchemas to "full" to send every schema whole\.$/m,
+    );
 
     const json = await legion(['tools', 'list', '--agent', 'developer', '--json']);
     const [view] = (
@@ -81,6 +85,15 @@ describe('tool schema tokens in the CLI', () => {
     expect(coordinator.stdout).toMatch(
       /^ {2}tool definitions: [\d,]+ tokens in its first request \(toolSchemas "full"\).*\n {4}on demand: MCP server memory \(lazy\)/m,
     );
+    expect(coordinator.stdout).toMatch(
+      /^ {2}why: its window is [\d,]+ tokens, so the cloud profile applies: every schema is sent whole\./m,
+    );
+
+    // A small window alone chooses compact schemas, and says so.
+    edit('.legion/collective/participants/reviewer.json', (reviewer) => ({ ...reviewer, context: { window: 4096 } }));
+    const reviewer = await legion(['tools', 'list', '--agent', 'reviewer']);
+    expect(reviewer.stdout).toMatch(/toolSchemas "compact"/);
+    expect(reviewer.stdout).toMatch(/^ {2}why: its window is 4,096 tokens, so the small profile applies: the model is shown each tool/m);
   });
 
   it("legion doctor shows what each MCP server's schemas cost and what lazy saves", async () => {

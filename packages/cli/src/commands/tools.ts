@@ -80,6 +80,19 @@ function schema(tool: AgentToolView, style: Style): string {
   return `${tool.schemaTokens.toLocaleString('en-US')} tokens${how}`;
 }
 
+/** Why the schemas go as they do, and what the model is still able to do with those it is not sent whole. */
+function schemasWhy(figures: ToolSchemaTokens, number: (value: number) => number | string): string {
+  const from =
+    figures.toolSchemasFrom === 'config'
+      ? 'context.toolSchemas is set in the config'
+      : figures.toolSchemasFrom === 'small'
+        ? `its window is ${number(figures.window)} tokens, so the small profile applies`
+        : `its window is ${number(figures.window)} tokens, so the cloud profile applies`;
+  if (figures.toolSchemas === 'full')
+    return `${from}: every schema is sent whole. Set context.toolSchemas to "compact" to load tools on demand.`;
+  return `${from}: the model is shown each tool it may use as a line of load_tools' catalogue, loads a family's schemas when it needs them, and a tool it calls before loading still runs. Set context.toolSchemas to "full" to send every schema whole.`;
+}
+
 /** What the agent's tool definitions cost a request, and what loading on demand saves. */
 function schemaSummary(figures: ToolSchemaTokens, style: Style): string[] {
   const number = (value: number): string => value.toLocaleString('en-US');
@@ -96,6 +109,7 @@ function schemaSummary(figures: ToolSchemaTokens, style: Style): string[] {
       `    ${style.dim('on demand:')} ${what}: ${family.tools} tool${family.tools === 1 ? '' : 's'}, ${number(family.schemaTokens)} tokens of schemas; each request saves ${number(family.savedTokens)} until loaded (load_tools)`,
     );
   }
+  lines.push(`  ${style.dim('why:')} ${schemasWhy(figures, number)}`);
   return lines;
 }
 

@@ -15,7 +15,7 @@ export { compactConversation } from './context/compaction.js';
 export { ContextOverflowError, fitToWindow } from './context/context-budget.js';
 export { buildContextReport, percent } from './context/context-report.js';
 export type { ContextReport, ContextReportInput } from './context/context-report.js';
-export { SMALL_WINDOW_TOKENS, UNKNOWN_HOSTED_MODEL_WINDOW, contextSettingsFor } from './context/context-settings.js';
+export { SMALL_WINDOW_TOKENS, UNKNOWN_HOSTED_MODEL_WINDOW, contextSettingsFor, toolSchemasOf } from './context/context-settings.js';
 export { loadTokenMeasure } from './context/context-tokens.js';
 export { ARTIFACT_READ_TOOL_NAME, ToolResultEviction } from './context/evict-tool-result.js';
 export { MODEL_WINDOWS, OLLAMA_DEFAULT_NUM_CTX, UNKNOWN_MODEL_WINDOW, modelIdCandidates, modelWindowFor } from './context/model-table.js';

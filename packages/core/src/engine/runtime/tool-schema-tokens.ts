@@ -1,4 +1,3 @@
-import type { ContextSettings } from '../../team/index.js';
 import type { TokenCounter, ToolDefinition } from '../../model/index.js';
 import { compactToolDefinition, toolDefinition, type Tool, LOAD_TOOLS_TOOL_NAME } from '../../tools/index.js';
 import type { ToolOffer } from './tool-offer.js';
@@ -13,7 +12,7 @@ export function withSchemaTokens(
   view: AgentToolsView,
   offer: ToolOffer,
   usable: ReadonlyMap<string, Tool>,
-  toolSchemas: ContextSettings['toolSchemas'],
+  toolSchemas: Pick<ToolSchemaTokens, 'toolSchemas' | 'toolSchemasFrom' | 'window'>,
   count: TokenCounter,
 ): AgentToolsView {
   const families = new Map<string, Tool[]>();
@@ -39,7 +38,7 @@ export function toolSchemaTokens(
   offer: ToolOffer,
   usable: ReadonlyMap<string, Tool>,
   families: ReadonlyMap<string, readonly Tool[]>,
-  toolSchemas: ContextSettings['toolSchemas'],
+  schemas: Pick<ToolSchemaTokens, 'toolSchemas' | 'toolSchemasFrom' | 'window'>,
   count: TokenCounter,
 ): ToolSchemaTokens {
   const perTool: Record<string, number> = {};
@@ -54,7 +53,9 @@ export function toolSchemaTokens(
     return { family, tools: tools.length, schemaTokens, savedTokens: catalogue ? loaded - offeredTokens : 0 };
   });
   return {
-    toolSchemas,
+    toolSchemas: schemas.toolSchemas,
+    toolSchemasFrom: schemas.toolSchemasFrom,
+    window: schemas.window,
     fullTokens: definitionTokens([...usable.values()].map(toolDefinition), count),
     compactTokens: definitionTokens([...usable.values()].map(compactToolDefinition), count),
     offeredTokens,

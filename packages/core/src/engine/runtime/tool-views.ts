@@ -56,6 +56,14 @@ export interface OnDemandFamily {
 /** What one agent's tool definitions cost (cl100k_base tokens of their JSON, the form providers are sent). */
 export interface ToolSchemaTokens {
   toolSchemas: ContextSettings['toolSchemas'];
+  /**
+   * Why the agent's schemas are sent as they are: `config` when `context.toolSchemas` is set (the
+   * agent's or the workspace's), else its profile's default, `small` for a window of at most
+   * `SMALL_WINDOW_TOKENS` (compact: a line each, loaded on demand) or `cloud` (full).
+   */
+  toolSchemasFrom: 'config' | 'small' | 'cloud';
+  /** The window the profile was chosen for. */
+  window: number;
   /** Every tool it may use, sent whole: what each request carried before tools could load on demand. */
   fullTokens: number;
   /** Every tool it may use in compact form (one-line summary, parameters without prose). */

@@ -86,3 +86,21 @@ export function contextSettingsFor(config: ResolvedConfig, agent: AgentParticipa
   const base = small ? smallProfile(window, outputReserve) : cloudProfile(window, outputReserve);
   return Object.assign({}, base, overrides, { profile: base.profile, window, outputReserve });
 }
+
+/**
+ * How an agent's tool schemas are sent, and why (`legion tools list` says it): the config's
+ * `context.toolSchemas` (the agent's or the workspace's), else its profile's default: `compact`
+ * for the small profile (a window of at most `SMALL_WINDOW_TOKENS`), `full` for the cloud one.
+ */
+export function toolSchemasOf(
+  config: ResolvedConfig,
+  agent: AgentParticipant,
+): { toolSchemas: ContextSettings['toolSchemas']; toolSchemasFrom: 'config' | 'small' | 'cloud'; window: number } {
+  const settings = contextSettingsFor(config, agent);
+  const configured = agent.context?.toolSchemas ?? config.context?.toolSchemas;
+  return {
+    toolSchemas: settings.toolSchemas,
+    toolSchemasFrom: configured !== undefined ? 'config' : settings.profile === 'small' ? 'small' : 'cloud',
+    window: settings.window,
+  };
+}
