@@ -14,7 +14,7 @@ import { Sessions } from './views/Sessions.js';
 import { TurnTree } from './views/TurnTree.js';
 import { visibleText } from './views/visible-text.js';
 import { WaitingOnYou } from './views/WaitingOnYou.js';
-import { displayName } from './views/Who.js';
+import { displayName } from './views/names.js';
 
 const VIEWS = ['work', 'collective', 'questions', 'approvals', 'cost', 'sessions'] as const;
 type View = (typeof VIEWS)[number];

@@ -2,7 +2,7 @@ import { closeSync } from 'node:fs';
 import { FILE_READ_SUBJECT, type AuthEngine } from '../authorization/index.js';
 import { FileTooLargeError, NotRegularFileError, openInWorkspace, readDescriptor, resolveToolPath } from '../store/index.js';
 import type { Participant } from '../team/index.js';
-import { looksBinary } from '../tools/index.js';
+import { applyEdit, looksBinary } from '../tools/index.js';
 
 /** Files larger than this are not read to diff against (a diff of a larger one would not be read either). */
 export const FILE_CHANGE_MAX_BYTES = 256 * 1024;
@@ -50,8 +50,12 @@ export function fileChange({ workspaceRoot, auth, requester, tool, input }: File
     return typeof fields.content === 'string' ? { status: 'shown', path, before: current, after: fields.content } : undefined;
   if (typeof fields.old_string !== 'string' || typeof fields.new_string !== 'string') return undefined;
   if (current === null) return notShown(`"${path}" does not exist: the edit would fail.`);
-  const after = edited(current, fields.old_string, fields.new_string, fields.replace_all === true);
-  return typeof after === 'string' ? { status: 'shown', path, before: current, after } : notShown(after.reason);
+  if (fields.old_string === '') return notShown('old_string is empty: the edit would fail.');
+  const edit = applyEdit(current, fields.old_string, fields.new_string, fields.replace_all === true);
+  if (edit.status === 'not_found') return notShown('old_string is not in the file as it is now: the edit would fail.');
+  if (edit.status === 'ambiguous')
+    return notShown(`old_string occurs ${edit.positions.length} times in the file and replace_all is not set: the edit would fail.`);
+  return { status: 'shown', path, before: current, after: edit.text };
 }
 
 /** The file's text; null when there is no file; or why it is not read. */
@@ -78,21 +82,4 @@ function currentContent(
   } finally {
     closeSync(fd);
   }
-}
-
-/** The file after `file_edit`'s replacement, done as the tool does it (sliced, so `$&` stays literal), or why it would fail. */
-function edited(text: string, oldString: string, newString: string, replaceAll: boolean): string | { reason: string } {
-  if (oldString === '') return { reason: 'old_string is empty: the edit would fail.' };
-  const positions: number[] = [];
-  for (let index = text.indexOf(oldString); index >= 0; index = text.indexOf(oldString, index + oldString.length)) positions.push(index);
-  if (positions.length === 0) return { reason: 'old_string is not in the file as it is now: the edit would fail.' };
-  if (positions.length > 1 && !replaceAll)
-    return { reason: `old_string occurs ${positions.length} times in the file and replace_all is not set: the edit would fail.` };
-  let result = '';
-  let from = 0;
-  for (const position of positions) {
-    result += text.slice(from, position) + newString;
-    from = position + oldString.length;
-  }
-  return result + text.slice(from);
 }

@@ -50,4 +50,5 @@ export type { WorkspaceTool } from './providers/workspace/workspace-tool.js';
 export { configSecretValues, createRedactor } from './redact.js';
 export { compactToolDefinition, defineTool, toolDefinition } from './tool.js';
 export { looksBinary } from './builtin/files/text-file.js';
+export { applyEdit } from './builtin/files/file-edit.js';
 export type { CallerContext, Tool, ToolContext, ToolEffect, ToolResult } from './tool.js';

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Participant, WireQuestion } from '../api/wire.js';
 import { Answering } from './Answering.js';
 import { visibleText } from './visible-text.js';
-import { displayName } from './Who.js';
+import { displayName } from './names.js';
 
 /**
  * You, as a participant: a message to the entry agent or any other, in a named conversation if you

@@ -7,7 +7,8 @@ import { useAutoscroll } from './autoscroll.js';
 import { JumpToLatest } from './JumpToLatest.js';
 import { placeToolResults, resultOf, showsNothing } from './tool-results.js';
 import { visibleText } from './visible-text.js';
-import { displayName, Who } from './Who.js';
+import { displayName } from './names.js';
+import { Who } from './Who.js';
 
 interface ConversationProps {
   conversation: ConversationSummary | undefined;

@@ -13,5 +13,3 @@ export function Who({ id, participants }: { id: string; participants: readonly P
     </span>
   );
 }
-
-export { displayName } from './names.js';

@@ -6,11 +6,7 @@ import { createTwoFilesPatch } from 'diff';
  * the file through the tool's own checks (`GET …/approvals/:id/file-change`).
  */
 export function filePatch(path: string, before: string | null, after: string): string {
-  return withoutHeader(
-    createTwoFilesPatch(before === null ? '/dev/null' : `a/${path}`, `b/${path}`, withNewline(before ?? ''), withNewline(after), '', '', {
-      context: 3,
-    }),
-  );
+  return unified(before === null ? '/dev/null' : `a/${path}`, `b/${path}`, before ?? '', after);
 }
 
 /**
@@ -24,9 +20,12 @@ export function argumentsPatch(tool: string, input: unknown): string | null {
   const fields = input as Record<string, unknown>;
   const path = typeof fields.path === 'string' ? fields.path : 'file';
   if (typeof fields.old_string !== 'string' || typeof fields.new_string !== 'string') return null;
-  return withoutHeader(
-    createTwoFilesPatch(`a/${path}`, `b/${path}`, withNewline(fields.old_string), withNewline(fields.new_string), '', '', { context: 3 }),
-  );
+  return unified(`a/${path}`, `b/${path}`, fields.old_string, fields.new_string);
+}
+
+/** A unified diff with three lines of context, each side ending in a newline (so a last line without one is not flagged). */
+function unified(from: string, to: string, before: string, after: string): string {
+  return withoutHeader(createTwoFilesPatch(from, to, withNewline(before), withNewline(after), '', '', { context: 3 }));
 }
 
 const withNewline = (text: string): string => (text.endsWith('\n') || text === '' ? text : `${text}\n`);

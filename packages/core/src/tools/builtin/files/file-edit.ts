@@ -54,14 +54,15 @@ export function createFileEditTool(): Tool {
       if (looksBinary(content))
         return close({ status: 'error', error: `"${input.path}" looks binary; file_edit changes text files only.` });
       const text = content.toString('utf8');
-      const positions = occurrences(text, input.old_string);
-      if (positions.length === 0) {
+      const edit = applyEdit(text, input.old_string, input.new_string, input.replace_all === true);
+      if (edit.status === 'not_found') {
         return close({
           status: 'error',
           error: `old_string was not found in ${resolved.relative}. Read the file again and copy the text exactly, whitespace included.`,
         });
       }
-      if (positions.length > 1 && !input.replace_all) {
+      if (edit.status === 'ambiguous') {
+        const { positions } = edit;
         const lines = positions.slice(0, MAX_LISTED).map((position) => lineAt(text, position));
         const more = positions.length > MAX_LISTED ? ', …' : '';
         return close({
@@ -69,14 +70,7 @@ export function createFileEditTool(): Tool {
           error: `old_string occurs ${positions.length} times in ${resolved.relative} (lines ${lines.join(', ')}${more}). Include more surrounding text to make it unique, or set replace_all.`,
         });
       }
-      // Slicing, not String.replace: "$&" and friends in new_string must stay literal.
-      let result = '';
-      let from = 0;
-      for (const position of positions) {
-        result += text.slice(from, position) + input.new_string;
-        from = position + input.old_string.length;
-      }
-      result += text.slice(from);
+      const { positions, text: result } = edit;
       try {
         replaceContent(handle, result);
       } catch (error) {
@@ -90,6 +84,29 @@ export function createFileEditTool(): Tool {
       });
     },
   });
+}
+
+/** What `file_edit` makes of a text: the text edited and where, or why it would fail. */
+export type EditOutcome =
+  { status: 'edited'; text: string; positions: number[] } | { status: 'not_found' } | { status: 'ambiguous'; positions: number[] };
+
+/**
+ * `oldString` replaced by `newString` in `text`: every occurrence with `replaceAll`, else the one
+ * there must be. The one definition of the edit: the tool runs it, and an approval card shows it
+ * (`fileChange`) before the tool runs, so what is approved is what runs.
+ */
+export function applyEdit(text: string, oldString: string, newString: string, replaceAll: boolean): EditOutcome {
+  const positions = oldString === '' ? [] : occurrences(text, oldString);
+  if (positions.length === 0) return { status: 'not_found' };
+  if (positions.length > 1 && !replaceAll) return { status: 'ambiguous', positions };
+  // Slicing, not String.replace: "$&" and friends in new_string must stay literal.
+  let result = '';
+  let from = 0;
+  for (const position of positions) {
+    result += text.slice(from, position) + newString;
+    from = position + oldString.length;
+  }
+  return { status: 'edited', text: result + text.slice(from), positions };
 }
 
 /** Start offsets of the non-overlapping occurrences of `needle`. */
