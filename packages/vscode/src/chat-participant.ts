@@ -197,6 +197,9 @@ function show(event: LegionEvent, user: string, target: string, stream: vscode.C
       stream.markdown(`\n\n*${escapeMarkdown(line)}*\n\n`);
       return false;
     }
+    case 'window:guessed':
+      stream.markdown(`\n\n> **Note:** ${escapeMarkdown(visibleText(event.text))}\n\n`);
+      return false;
     default:
       return false;
   }

@@ -5,6 +5,7 @@ import { approvalsOf, questionsWaitingIn } from './state/waiting-on-you.js';
 import { Approvals } from './views/Approvals.js';
 import { Composer } from './views/Composer.js';
 import { Conversation } from './views/Conversation.js';
+import { Notices } from './views/Notices.js';
 import { Cost } from './views/Cost.js';
 import { Graph } from './views/Graph.js';
 import { SessionSwitcher, ThemeToggle } from './views/HeaderControls.js';
@@ -81,6 +82,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
           {visibleText(state.error)}
         </p>
       )}
+      <Notices notices={state.notices} onDismiss={(id) => controller.dismissNotice(id)} />
       <main>
         {view === 'work' && (
           <div class="work">

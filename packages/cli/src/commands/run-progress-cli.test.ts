@@ -57,7 +57,12 @@ describe('legion run says what it is doing on stderr, and each failure once', ()
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toBe('The developer added src/health.ts.\n');
     expect(run.stderr.split('\n')).toEqual([
+      // Neither test model is one Legion knows: each one's guessed window is said once, where its agent first works.
+      expect.stringMatching(
+        /^note: coordinator's model anthropic\/claude-test is unknown to Legion .* "models": \{ "anthropic\/claude-test": \{ "window": <tokens> \} \}\.$/,
+      ),
       '  coordinator → developer "Create src/health.ts exporting health()"',
+      expect.stringMatching(/^ {2}note: developer's model openai\/gpt-test is unknown to Legion/),
       expect.stringMatching(/^ {4}✓ developer {2}file_write {2}src\/health\.ts {2}\d+ ms {2}Created src\/health\.ts/),
       expect.stringMatching(/^ {2}✓ developer answered coordinator {2}\d/),
       '',
@@ -83,7 +88,7 @@ describe('legion run says what it is doing on stderr, and each failure once', ()
         await terminal.waitFor(/coordinator thinking… · \d/);
         const shown = await terminal.waitFor('[legion exited: 0]');
         expect(shown).toMatch(
-          /(?:^|\n) {2}coordinator → developer "Create src\/health\.ts exporting health\(\)"\n {4}✓ developer {2}file_write {2}src\/health\.ts .*\n {2}✓ developer answered coordinator .*\n\[legion exited: 0\]/,
+          /(?:^|\n) {2}coordinator → developer "Create src\/health\.ts exporting health\(\)"\n {2}note: developer's model openai\/gpt-test is unknown[^\n]*\n {4}✓ developer {2}file_write {2}src\/health\.ts .*\n {2}✓ developer answered coordinator .*\n\[legion exited: 0\]/,
         );
         // The status line was erased once the run ended: nothing of it is left on the screen.
         expect(shown).not.toMatch(/thinking…|writing…/);

@@ -24,6 +24,8 @@ export const DEMO_PARTICIPANTS: ParticipantInput[] = [
     useFor: 'Anything the user asks.',
     systemPrompt: 'You coordinate the team and answer the user.',
     model: { provider: 'scripted', model: 'demo-coordinator' },
+    // A scripted model has no window of its own: named, so the demo does not say it guessed one.
+    context: { window: 32_768 },
   },
   {
     id: 'developer',
@@ -33,6 +35,8 @@ export const DEMO_PARTICIPANTS: ParticipantInput[] = [
     useFor: 'Implementing and explaining code changes.',
     systemPrompt: 'You are a senior developer.',
     model: { provider: 'scripted', model: 'demo-developer' },
+    // A scripted model has no window of its own: named, so the demo does not say it guessed one.
+    context: { window: 32_768 },
     delegation: ['reviewer'],
   },
   {

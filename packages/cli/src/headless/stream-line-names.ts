@@ -21,6 +21,7 @@ export const STREAM_LINE_NAMES = {
   'usage:report': { line: 'usage' },
   'provider:retry': { line: 'retry' },
   'context:compacted': { line: 'context:compacted' },
+  'window:guessed': { line: 'window:guessed' },
   'approval:requested': { line: 'approval:requested' },
   'approval:decided': { line: 'approval:decided' },
   'storage:warning': { line: 'warning' },

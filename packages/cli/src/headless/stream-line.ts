@@ -202,6 +202,19 @@ export const StreamLineSchema = z.discriminatedUnion('type', [
       summarizer: true,
     }),
   ),
+  /** Nobody knew `participantId`'s model, so its window is a guess (once per model and process); `text` says how to name it. */
+  line(
+    STREAM_LINE_NAMES['window:guessed'].line,
+    events['window:guessed'].pick({
+      sessionId: true,
+      conversationId: true,
+      participantId: true,
+      provider: true,
+      model: true,
+      window: true,
+      text: true,
+    }),
+  ),
   /** A failed model call that will be tried again after `waitMs`. */
   line(
     STREAM_LINE_NAMES['provider:retry'].line,

@@ -145,6 +145,17 @@ export function streamLineOf(event: LegionEvent): StreamLine | undefined {
         waitMs: event.waitMs,
         reason: event.reason,
       };
+    case 'window:guessed':
+      return {
+        type: NAMES['window:guessed'].line,
+        sessionId: event.sessionId,
+        conversationId: event.conversationId,
+        participantId: event.participantId,
+        provider: event.provider,
+        model: event.model,
+        window: event.window,
+        text: event.text,
+      };
     case 'context:compacted':
       return {
         type: NAMES['context:compacted'].line,

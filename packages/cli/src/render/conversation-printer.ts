@@ -72,6 +72,9 @@ export function printConversation(
       case 'storage:warning':
         out.write(style.yellow(`warning: ${inertLine(event.path)}: ${inert(event.problem)}\n`));
         break;
+      case 'window:guessed':
+        line(depths.of(event.conversationId), style.yellow(`note: ${inert(event.text)}`));
+        break;
       case 'provider:retry':
         line(
           depths.of(event.conversationId),

@@ -249,8 +249,11 @@ export class Activity {
           ),
         );
         return;
+      case 'window:guessed':
+        this.screen.print(style.yellow(`note: ${inert(event.text)}`), this.margin(event.conversationId, 1));
+        return;
       case 'storage:warning':
-        this.screen.print(style.yellow(`warning: ${event.path}: ${event.problem}`));
+        this.screen.print(style.yellow(`warning: ${inertLine(event.path)}: ${inert(event.problem)}`));
         return;
       case 'config:reloaded':
         this.screen.print(describeReload(event.changes, event.restartNeeded));

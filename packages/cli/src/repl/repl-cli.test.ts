@@ -700,7 +700,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     const since = shown.slice(shown.indexOf('a library warns'));
     // The line written in two pieces is one line, the warning follows, then the turn, then the input: nothing drawn over it.
     expect(since).toMatch(
-      /^a library warns: the cache is nearly full\n[^\n]*DeprecationWarning: this option will go away\n[\s\S]*you → coordinator: Still there\?\ncoordinator: Still here\.\n\s+\([^\n]*\)\n─+\n\s*\n─+\s*$/,
+      /^a library warns: the cache is nearly full\n[^\n]*DeprecationWarning: this option will go away\n[\s\S]*you → coordinator: Still there\?\n(?: {2}note: [^\n]*\n(?: {2}[^\n]*\n)*)?coordinator: Still here\.\n\s+\([^\n]*\)\n─+\n\s*\n─+\s*$/,
     );
   }, 60_000);
 

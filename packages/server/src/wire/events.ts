@@ -36,6 +36,7 @@ const STREAMED = {
   // Measured only while someone listens, at a cost on every model request, for a figure the browser does not show.
   'context:usage': false,
   'context:compacted': true,
+  'window:guessed': true,
   'error:raised': true,
   'storage:warning': true,
   'provider:retry': true,
@@ -80,6 +81,8 @@ export const DelegationQueuedEventSchema = legionEvent('delegation:queued', Legi
 export const DelegationDequeuedEventSchema = legionEvent('delegation:dequeued', LegionEventSchemas['delegation:dequeued']);
 export const UsageReportEventSchema = legionEvent('usage:report', LegionEventSchemas['usage:report']);
 export const ContextCompactedEventSchema = legionEvent('context:compacted', LegionEventSchemas['context:compacted']);
+/** Nobody knew an agent's model, so its window is a guess (once per model and server process); `text` says how to name it. */
+export const WindowGuessedEventSchema = legionEvent('window:guessed', LegionEventSchemas['window:guessed']);
 export const ErrorRaisedEventSchema = legionEvent('error:raised', LegionEventSchemas['error:raised']);
 export const StorageWarningEventSchema = legionEvent('storage:warning', LegionEventSchemas['storage:warning']);
 export const ProviderRetryEventSchema = legionEvent('provider:retry', LegionEventSchemas['provider:retry']);
@@ -111,6 +114,7 @@ export const LegionWireEventSchema = z.discriminatedUnion('type', [
   DelegationDequeuedEventSchema,
   UsageReportEventSchema,
   ContextCompactedEventSchema,
+  WindowGuessedEventSchema,
   ErrorRaisedEventSchema,
   StorageWarningEventSchema,
   ProviderRetryEventSchema,

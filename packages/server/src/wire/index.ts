@@ -84,6 +84,7 @@ export {
   ApprovalRuleAddedEventSchema,
   ApprovalRuleRemovedEventSchema,
   ContextCompactedEventSchema,
+  WindowGuessedEventSchema,
   DelegationDequeuedEventSchema,
   DelegationQueuedEventSchema,
   ErrorRaisedEventSchema,

@@ -88,6 +88,12 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
       await edge('coordinator__developer').and(page.locator('[data-active="true"]')).waitFor();
       expect(await edge('user__coordinator').getAttribute('data-active')).toBe('true');
       await screenshot(page, 'conversation-graph');
+      // Neither test model is one Legion knows: the browser says so once per model, with the fix, until dismissed.
+      const guessed = page.getByTestId('notice-window:anthropic/claude-test');
+      await guessed.waitFor();
+      expect(await guessed.textContent()).toContain('"models": { "anthropic/claude-test": { "window": <tokens> } }');
+      await guessed.getByRole('button', { name: 'Dismiss this notice' }).click();
+      await guessed.waitFor({ state: 'detached' });
       await edge('coordinator__developer').click();
       await page.getByTestId('view-conversation').and(page.locator('[data-conversation="coordinator__developer"]')).waitFor();
       await messageText(developerReply).waitFor();

@@ -22,6 +22,15 @@ export interface ActiveTurn {
   chain: string[];
 }
 
+/** Something the user should know that is no message of a conversation: a config reload, a guessed window. */
+export interface Notice {
+  /** The same notice again replaces the shown one (`window:<provider>/<model>`, `config`). */
+  id: string;
+  /** `warning` needs the user's action (a restart, a setting); `note` is news. */
+  tone: 'note' | 'warning';
+  text: string;
+}
+
 /** Everything the app shows, for the session it looks at. Replaced, never mutated (views compare by identity). */
 export interface AppState {
   workspace: Workspace | null;
@@ -43,6 +52,8 @@ export interface AppState {
   questions: WireQuestion[];
   usage: UsageView | null;
   selectedConversation: string | null;
+  /** Shown above the views until dismissed. */
+  notices: Notice[];
   /** Set when the event stream could not be read; shown until it is back. */
   connection: 'connecting' | 'open' | 'reconnecting';
   error: string | null;
@@ -64,6 +75,7 @@ export const initialState: AppState = {
   questions: [],
   usage: null,
   selectedConversation: null,
+  notices: [],
   connection: 'connecting',
   error: null,
 };

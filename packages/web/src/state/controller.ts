@@ -359,6 +359,11 @@ export class Controller {
     sessionStorage.setItem(RESUME_KEY, JSON.stringify(resume));
   }
 
+  /** Takes a notice off the screen (it comes back only if it is said again). */
+  dismissNotice(id: string): void {
+    this.store.update((state) => ({ ...state, notices: state.notices.filter((notice) => notice.id !== id) }));
+  }
+
   #fail(error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
     this.store.update((state) => ({ ...state, error: message }));

@@ -111,4 +111,25 @@ describe('reduceEvent', () => {
     const state = start();
     expect(reduceEvent(state, event({ type: 'text:delta', sessionId: 'other', participantId: 'coordinator', text: 'x' }), 0)).toBe(state);
   });
+
+  it('shows a config reload (of any session) and a guessed window as notices, each once however often it is said', () => {
+    const reload = { seq: ++seq, type: 'config:reloaded', changes: ['limits.maxIterations', 'mcpServers'], restartNeeded: ['mcpServers'] };
+    const guessed = event({
+      type: 'window:guessed',
+      participantId: 'coordinator',
+      provider: 'vllm',
+      model: 'acme-7b',
+      window: 8_192,
+      text: 'Name the real one.',
+    });
+    const state = apply(start(), [reload as unknown as WireEvent, guessed, guessed, reload as unknown as WireEvent]);
+    expect(state.notices).toEqual([
+      { id: 'window:vllm/acme-7b', tone: 'warning', text: 'Name the real one.' },
+      {
+        id: 'config',
+        tone: 'warning',
+        text: 'The config changed; from the next message on: limits.maxIterations. Applies only after legion serve is restarted: mcpServers.',
+      },
+    ]);
+  });
 });

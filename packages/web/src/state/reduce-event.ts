@@ -1,5 +1,5 @@
 import type { ApprovalView, ConversationSummary, StateEvent, WireEvent, WireMessage } from '../api/wire.js';
-import type { AppState } from './app-state.js';
+import type { AppState, Notice } from './app-state.js';
 
 /**
  * Applies one event of the stream to the state, purely. Events of other sessions change only the
@@ -9,6 +9,8 @@ import type { AppState } from './app-state.js';
  */
 export function reduceEvent(state: AppState, event: WireEvent, now: number): AppState {
   if (event.type === 'session:created') return state;
+  // Workspace-level: every session's view is under the new config.
+  if (event.type === 'config:reloaded') return withNotice(state, configNotice(event.changes, event.restartNeeded));
   if (!('sessionId' in event) || event.sessionId !== state.sessionId) return state;
   switch (event.type) {
     case 'message:sent': {
@@ -85,6 +87,8 @@ export function reduceEvent(state: AppState, event: WireEvent, now: number): App
       };
       return { ...state, questions: [...state.questions, question] };
     }
+    case 'window:guessed':
+      return withNotice(state, { id: `window:${event.provider}/${event.model}`, tone: 'warning', text: event.text });
     case 'question:answered':
     case 'question:withdrawn':
       return { ...state, questions: state.questions.filter((question) => question.id !== event.questionId) };
@@ -136,4 +140,18 @@ function without<Value>(record: Record<string, Value>, key: string): Record<stri
   if (!(key in record)) return record;
   const { [key]: _removed, ...rest } = record;
   return rest;
+}
+
+/** Shows a notice, in place of the one of the same id. */
+export function withNotice(state: AppState, notice: Notice): AppState {
+  return { ...state, notices: [...state.notices.filter((shown) => shown.id !== notice.id), notice] };
+}
+
+/** What a reload of the config means here: what applies from the next message, and what only after a restart. */
+function configNotice(changes: readonly string[], restartNeeded: readonly string[]): Notice {
+  const applied = changes.filter((key) => !restartNeeded.includes(key));
+  const parts: string[] = [];
+  if (applied.length > 0) parts.push(`The config changed; from the next message on: ${applied.join(', ')}.`);
+  if (restartNeeded.length > 0) parts.push(`Applies only after legion serve is restarted: ${restartNeeded.join(', ')}.`);
+  return { id: 'config', tone: restartNeeded.length > 0 ? 'warning' : 'note', text: parts.join(' ') || 'The config was read again.' };
 }

@@ -47,6 +47,8 @@ export class AgentRuntime implements ParticipantRuntime {
     },
   });
   private readonly usage: UsageRecorder;
+  /** `provider/model`s whose guessed window the user has been told of (`window:guessed`). */
+  private readonly guessesSaid = new Set<string>();
 
   constructor(private readonly services: AgentRuntimeServices) {
     this.usage = new UsageRecorder(() => services.config.pricing);
@@ -72,6 +74,7 @@ export class AgentRuntime implements ParticipantRuntime {
       await this.services.tools.ready();
       await this.learnWindow(turn.participant as AgentParticipant);
       const settings = this.settingsFor(turn.participant as AgentParticipant);
+      if (!settings.windowKnown) this.sayGuessedWindow(turn, settings);
       return await runAgentLoop(this.stagesOf(turn, settings, calls), {
         agentId: settings.agent.id,
         resuming,
@@ -151,6 +154,30 @@ export class AgentRuntime implements ParticipantRuntime {
     await learnEndpointWindow(model, config.providers, this.services.env, ENDPOINT_WINDOW_WAIT_MS);
     // Neither the endpoint nor the table knows it: the bundled catalogue may (loaded once, ~40 ms; a failure leaves the guess).
     if (modelWindowFor(model, config.models, config.providers).source === 'default') await loadPriceDataset().catch(() => undefined);
+  }
+
+  /**
+   * Tells the user, once per model in this process, that its window is a guess: the context stage
+   * does not compact before sending under a guess, so a long conversation meets the provider's own
+   * limit instead, and the user is the one who can name the real window.
+   */
+  private sayGuessedWindow(turn: TurnContext, settings: TurnSettings): void {
+    const { provider, model } = settings.model;
+    const key = `${provider}/${model}`;
+    if (this.guessesSaid.has(key)) return;
+    this.guessesSaid.add(key);
+    const window = settings.context.window;
+    turn.events.emit('window:guessed', {
+      ...turn.conversation.ref,
+      participantId: settings.agent.id,
+      provider,
+      model,
+      window,
+      text:
+        `${settings.agent.id}'s model ${key} is unknown to Legion (no config entry, endpoint report, table or catalogue entry): ` +
+        `its context window is taken to be ${window.toLocaleString('en-US')} tokens. ` +
+        `Set the real one in .legion/config.json: "models": { "${key}": { "window": <tokens> } }.`,
+    });
   }
 
   /** The agent's settings for one turn, resolved once: model, limits, context, tool offer. */

@@ -125,3 +125,47 @@ describe('the window an endpoint reports, with no window set anywhere', () => {
     }
   });
 });
+
+describe('a window nobody knows', () => {
+  it('is said once per model on the first turn, with the fix, and not for a model whose endpoint reports its window', async () => {
+    const server = await startWindowLimitedServer({
+      window: 100_000,
+      routes: {
+        // An OpenAI-compatible server that lists its models without their windows.
+        'GET /v1/models': () => ({ status: 200, body: { object: 'list', data: [{ id: 'acme-7b' }, { id: 'tiny-llm:1b' }] } }),
+        'POST /api/show': (body) =>
+          (body as { model?: string } | undefined)?.model === 'tiny-llm:1b'
+            ? { status: 200, body: { parameters: 'num_ctx 4096' } }
+            : { status: 404, body: { error: 'not found' } },
+      },
+      respond: () => ({ text: 'Done.' }),
+    });
+    const test = createTestLegion({
+      participants: [
+        userParticipant(),
+        { ...agentParticipant('guessed', { tools: 'none' }), model: { provider: 'vllm', model: 'acme-7b', baseURL: server.openaiURL } },
+        {
+          ...agentParticipant('reported', { tools: 'none' }),
+          model: { provider: 'ollama', model: 'tiny-llm:1b', baseURL: server.openaiURL },
+        },
+      ] as ParticipantInput[],
+      entryAgent: 'guessed',
+      env: keyEnv(server.anthropicURL),
+    });
+    try {
+      forgetEndpointWindows();
+      const said: Array<{ participantId: string; model: string; window: number; text: string }> = [];
+      test.legion.events.on('window:guessed', (event) => said.push(event));
+      const session = await test.legion.sessions.create();
+      for (const to of ['guessed', 'guessed', 'reported', 'reported'])
+        expect(await test.legion.send(session, 'Hello.', { to })).toMatchObject({ status: 'success' });
+
+      expect(said).toHaveLength(1);
+      expect(said[0]).toMatchObject({ participantId: 'guessed', model: 'acme-7b', window: 8_192 });
+      expect(said[0]?.text).toContain('"models": { "vllm/acme-7b": { "window": <tokens> } }');
+    } finally {
+      await test.cleanup();
+      await server.close();
+    }
+  });
+});

@@ -167,6 +167,18 @@ export const LegionEventSchemas = {
     summarizer: z.object({ provider: z.string(), model: z.string() }),
   }),
   /**
+   * Nobody knew the agent's model (not the config, its endpoint, the model table or the bundled
+   * catalogue), so its context window is a guess: said once per process and model, on the first turn
+   * that uses it. `text` is the whole notice, its fix included, as every surface prints it.
+   */
+  'window:guessed': inConversation({
+    participantId: z.string(),
+    provider: z.string(),
+    model: z.string(),
+    window: z.number(),
+    text: z.string(),
+  }),
+  /**
    * The workspace's config files (the global config, `.legion/config.json`, the participant files)
    * changed and were read again before a message: what applies from that message on. `changes`
    * names dotted config keys and `participant <id>`s, never values; `restartNeeded` the changed
