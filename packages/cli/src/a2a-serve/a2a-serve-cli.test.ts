@@ -2,7 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Role, TaskState, type Message, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
@@ -265,5 +265,93 @@ describe('legion a2a serve, through the official A2A client', () => {
     expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(answerOf(answered)).toBe('It ships on Friday.');
     expect(workspace.toolResultSent('toolu_ask')).toContain('Friday');
+  }, 90_000);
+  /** The coordinator writes notes.txt, which needs approval, then says so. */
+  const scriptWrite = (): void => {
+    useModel('coordinator', claude('claude-coord'));
+    mock.on(
+      { model: 'claude-coord', userMessage: 'Write notes', hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_write', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'hello' }) }] },
+    );
+    mock.on({ model: 'claude-coord', userMessage: 'Write notes', hasToolResult: true }, { content: 'notes.txt is written.' });
+  };
+  /** The decisions the workspace recorded, from the approvals logs of its sessions. */
+  const decisions = (): Array<Record<string, unknown>> => {
+    const sessions = join(workspace.dir, '.legion/sessions');
+    return readdirSync(sessions).flatMap((session) => {
+      const log = join(sessions, session, 'approvals.jsonl');
+      if (!existsSync(log)) return [];
+      return readFileSync(log, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((record) => record['kind'] === 'decision');
+    });
+  };
+
+  it('an approval the client may decide makes the task input-required; its next message decides it (a reply that is no decision is asked again) and the work goes on', async () => {
+    const config = join(workspace.dir, '.legion/config.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), mcpServe: { caller: { approvalAuthority: '*' } } }, null, 2),
+    );
+    scriptWrite();
+    const server = await serve();
+    const client = await clientOf(server.url, server.token);
+
+    const paused = asTask(await client.sendMessage(userMessage('Write notes')));
+    expect(paused.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(textOf(paused.status?.message)).toMatch(
+      /coordinator wants to run file_write[\s\S]*Reply "approve" to allow it once, or "reject"/,
+    );
+    const ids = { taskId: paused.id, contextId: paused.contextId };
+
+    const unclear = asTask(await client.sendMessage(userMessage('maybe later', ids)));
+    expect(unclear.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(textOf(unclear.status?.message)).toMatch(/is not a decision: reply "approve"/);
+    expect(existsSync(join(workspace.dir, 'notes.txt'))).toBe(false);
+
+    const approved = asTask(await client.sendMessage(userMessage('approve', ids)));
+    expect(approved.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(answerOf(approved)).toBe('notes.txt is written.');
+    expect(readFileSync(join(workspace.dir, 'notes.txt'), 'utf8')).toBe('hello');
+    expect(decisions()).toEqual([expect.objectContaining({ decision: 'approved', decidedBy: 'mcp', medium: 'a2a' })]);
+  }, 90_000);
+
+  it("an approval only the human decides is named with how to decide it; once decided in the workspace, the task's next message returns the reply; cancelling a waiting task rejects what it waited on", async () => {
+    scriptWrite();
+    const server = await serve();
+    const client = await clientOf(server.url, server.token);
+
+    const paused = asTask(await client.sendMessage(userMessage('Write notes')));
+    expect(paused.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const text = textOf(paused.status?.message);
+    const sessionId = (paused.metadata?.['legion'] as { sessionId: string }).sessionId;
+    const requestId = text.match(/apr_\w+/)![0];
+    expect(text).toContain(`user decides in the workspace: \`legion approve --session ${sessionId} ${requestId}\``);
+    const ids = { taskId: paused.id, contextId: paused.contextId };
+    // The client may not decide it: "approve" from it is no decision, the request still waits.
+    const still = asTask(await client.sendMessage(userMessage('approve', ids)));
+    expect(still.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(textOf(still.status?.message)).toContain(`Still waiting for the human to decide ${requestId}`);
+    expect(decisions()).toEqual([]);
+
+    const approve = await runLegion(['approve', '--session', sessionId, requestId], {
+      cwd: workspace.dir,
+      env: processEnv(),
+      timeoutMs: 30_000,
+    });
+    expect(approve.status, approve.stderr).toBe(0);
+    const done = asTask(await client.sendMessage(userMessage('how did it go?', ids)));
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(answerOf(done)).toBe('notes.txt is written.');
+
+    rmSync(join(workspace.dir, 'notes.txt'));
+    const again = asTask(await client.sendMessage(userMessage('Write notes')));
+    expect(again.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const cancelled = await client.cancelTask({ tenant: '', id: again.id, metadata: undefined });
+    expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(decisions().at(-1)).toMatchObject({ decision: 'rejected', cancelled: true });
+    expect(existsSync(join(workspace.dir, 'notes.txt'))).toBe(false);
   }, 90_000);
 });

@@ -3,6 +3,7 @@ import {
   chooseSession,
   errorMessage,
   SessionDriver,
+  textOf,
   type AnswerOutcome,
   type Participant,
   type Session,
@@ -27,7 +28,7 @@ interface RunningTask {
 }
 
 /** The outcome of one piece of a task's work, to be told as its status. */
-type Outcome = TurnResult | { status: 'told'; state: TaskState; text: string };
+type Outcome = TurnResult | { status: 'told'; state: TaskState; text: string; waiting?: LegionTaskFacts['waiting'] };
 
 /**
  * One exposed agent as an A2A agent executor: a task is the work of one message (the agent's turn
@@ -58,7 +59,11 @@ export class LegionExecutor implements AgentExecutor {
     }
   };
 
-  /** Stops a running task's tree and waits until it has unwound (its end written); a task waiting on input is simply cancelled. */
+  /**
+   * Stops a running task's tree and waits until it has unwound (its end written). A task waiting on
+   * input has a paused tree instead: what it waits on is settled (its approvals rejected as
+   * cancelled, its questions withdrawn), so nothing of it runs later, whoever answers.
+   */
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
     const running = this.running.get(taskId);
     if (running) {
@@ -67,10 +72,15 @@ export class LegionExecutor implements AgentExecutor {
       return;
     }
     const task = await this.store.load(taskId, this.serve.callContext());
-    if (task)
-      bus.publish(
-        statusEvent({ taskId, contextId: task.contextId }, TaskState.TASK_STATE_CANCELED, { text: 'Cancelled by the A2A client.' }),
-      );
+    if (!task) return;
+    const facts = legionFactsOf(task.metadata);
+    let text = 'Cancelled by the A2A client.';
+    if (facts?.waiting) {
+      const session = await this.serve.legion.sessions.get(facts.sessionId);
+      await session.settleEndedTree(facts.conversationId, { status: 'cancelled', code: 'cancelled' });
+      text = `Cancelled by the A2A client: what the task waited on is settled (approvals rejected, questions withdrawn) in session ${facts.sessionId}.`;
+    }
+    bus.publish(statusEvent({ taskId, contextId: task.contextId }, TaskState.TASK_STATE_CANCELED, { text }));
   };
 
   /** Stops every running task (the server is stopping) and waits for each to unwind. */
@@ -203,6 +213,7 @@ export class LegionExecutor implements AgentExecutor {
           status: 'told',
           state: TaskState.TASK_STATE_INPUT_REQUIRED,
           text: `"${text.slice(0, 80)}" is not a decision: reply "approve" to allow ${waiting.approvals.join(', ')} once, or "reject" (or "reject: why").`,
+          waiting,
         };
       }
       const answers = waiting.approvals.map((id) => ({ id, ...decision }));
@@ -223,12 +234,17 @@ export class LegionExecutor implements AgentExecutor {
         status: 'told',
         state: TaskState.TASK_STATE_INPUT_REQUIRED,
         text: `Still waiting for the human to decide ${open.join(', ')} in the workspace (legion approvals, legion questions, the REPL or the web UI).`,
+        waiting,
       };
     }
+    // Settled there: the turn went on in the process that settled it, and its reply (once written) ends the conversation's log.
+    const [last] = await session.conversation(parseConversationId(conversation)).recent(1);
+    const reply = last?.role === 'assistant' ? textOf(last) : '';
+    if (reply.length > 0) return { status: 'success', reply, conversationId: conversation };
     return {
       status: 'told',
       state: TaskState.TASK_STATE_COMPLETED,
-      text: `${waiting.elsewhere.join(', ')} ${waiting.elsewhere.length === 1 ? 'was' : 'were'} settled in the workspace, and the work went on there: its reply is in conversation ${conversation} of session ${session.id} (\`legion log --session ${session.id} ${conversation}\`). Send a new message in this context to continue.`,
+      text: `${waiting.elsewhere.join(', ')} ${waiting.elsewhere.length === 1 ? 'was' : 'were'} settled in the workspace, and the work goes on there: its reply will be in conversation ${conversation} of session ${session.id} (\`legion log --session ${session.id} ${conversation}\`). Send a new message in this context to continue.`,
     };
   }
 
@@ -255,7 +271,9 @@ export class LegionExecutor implements AgentExecutor {
     // The tokens and cost of the whole delegation tree's work for this message, as `legion mcp serve` reports them.
     const facts = { legion, usage };
     if (outcome.status === 'told') {
-      bus.publish(statusEvent(ids, outcome.state, { text: outcome.text, metadata: facts }));
+      // Still input-required: what it waits on stays with the task, for the next message.
+      const legionNow = outcome.waiting ? { ...legion, waiting: outcome.waiting } : legion;
+      bus.publish(statusEvent(ids, outcome.state, { text: outcome.text, metadata: { ...facts, legion: legionNow } }));
       return;
     }
     if (outcome.status === 'success') {
