@@ -197,12 +197,15 @@ describe('legion a2a serve, through the official A2A client', () => {
     expect(stored.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   }, 90_000);
 
-  it('cancels a task: the whole delegation tree stops (the delegate’s held model call is dropped) and the task is cancelled', async () => {
+  /**
+   * The developer's model is a server that never answers (its key allowed there by the global
+   * config); the coordinator hands "Take your time" to the developer. `held` fills as calls arrive.
+   */
+  const holdDeveloper = async (): Promise<{ held: IncomingMessage[]; droppedOnce: Promise<void> }> => {
     const held: IncomingMessage[] = [];
     let dropped!: () => void;
     const droppedOnce = new Promise<void>((resolve) => (dropped = resolve));
     holder = createServer((request) => {
-      // Never answered: the developer's model call stays open until the client gives up on it.
       held.push(request);
       request.on('close', () => dropped());
     });
@@ -210,7 +213,6 @@ describe('legion a2a serve, through the official A2A client', () => {
     const heldUrl = `http://127.0.0.1:${(holder.address() as AddressInfo).port}`;
     useModel('coordinator', claude('claude-coord'));
     useModel('developer', claude('claude-dev', heldUrl));
-    // The key may go to the holding server (keys go only to the endpoints the global config names).
     const globalConfig = join(workspace.dir, '.xdg/legion/config.json');
     mkdirSync(dirname(globalConfig), { recursive: true });
     writeFileSync(globalConfig, JSON.stringify({ providers: { anthropic: { keyOrigins: [heldUrl] } } }));
@@ -218,6 +220,11 @@ describe('legion a2a serve, through the official A2A client', () => {
       { model: 'claude-coord', userMessage: 'Take your time', hasToolResult: false },
       { toolCalls: [{ id: 'toolu_del', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Think hard' }) }] },
     );
+    return { held, droppedOnce };
+  };
+
+  it('cancels a task: the whole delegation tree stops (the delegate’s held model call is dropped) and the task is cancelled', async () => {
+    const { held, droppedOnce } = await holdDeveloper();
     const server = await serve();
     const client = await clientOf(server.url, server.token);
 
@@ -266,6 +273,23 @@ describe('legion a2a serve, through the official A2A client', () => {
     expect(answerOf(answered)).toBe('It ships on Friday.');
     expect(workspace.toolResultSent('toolu_ask')).toContain('Friday');
   }, 90_000);
+  it('a task left working by a server that was killed is failed when the next one starts, saying what to do', async () => {
+    const { held } = await holdDeveloper();
+    const server = await serve();
+    const client = await clientOf(server.url, server.token);
+    const stream = client.sendMessageStream(userMessage('Take your time'));
+    const task = ((await stream.next()).value!.payload as { $case: 'task'; value: Task }).value;
+    await vi.waitFor(() => expect(held).toHaveLength(1), { timeout: 30_000 });
+    server.child.kill('SIGKILL');
+    await server.exited;
+    await stream.return(undefined).catch(() => undefined);
+
+    const again = await serve();
+    const stored = await (await clientOf(again.url, again.token)).getTask({ tenant: '', id: task.id, historyLength: undefined });
+    expect(stored.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    expect(textOf(stored.status?.message)).toMatch(/legion a2a serve ended while this task ran; .* send a new message in this context/);
+  }, 90_000);
+
   /** The coordinator writes notes.txt, which needs approval, then says so. */
   const scriptWrite = (): void => {
     useModel('coordinator', claude('claude-coord'));

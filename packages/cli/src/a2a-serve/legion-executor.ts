@@ -128,7 +128,13 @@ export class LegionExecutor implements AgentExecutor {
       const outcome = waiting
         ? await this.answer(driver, session, facts.conversationId, waiting, text, stop)
         : await driver.send(text, { to: this.agent.id, conversation: nameOf(facts), signal: stop, ifBusy: 'wait' }).done;
-      this.tell(bus, ids, legion, outcome, { session, usage: call.usage.total, cancelled: signal.aborted || calls.stopping.aborted });
+      const cancelled = signal.aborted || calls.stopping.aborted;
+      this.tell(bus, ids, legion, outcome, {
+        session,
+        usage: call.usage.total,
+        cancelled,
+        stopped: cancelled ? cancelledText(signal, calls.stopping) : undefined,
+      });
     } catch (error) {
       const cancelled = signal.aborted || calls.stopping.aborted;
       bus.publish(
@@ -265,7 +271,7 @@ export class LegionExecutor implements AgentExecutor {
     ids: TaskIds,
     legion: LegionTaskFacts,
     outcome: Outcome,
-    options: { session: Session; usage: UsageTotals; cancelled: boolean },
+    options: { session: Session; usage: UsageTotals; cancelled: boolean; stopped?: string | undefined },
   ): void {
     const { session, usage, cancelled } = options;
     // The tokens and cost of the whole delegation tree's work for this message, as `legion mcp serve` reports them.
@@ -284,7 +290,7 @@ export class LegionExecutor implements AgentExecutor {
     if (outcome.status === 'error') {
       bus.publish(
         statusEvent(ids, cancelled ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_FAILED, {
-          text: cancelled ? `Cancelled: ${outcome.error}` : outcome.error,
+          text: cancelled ? (options.stopped ?? `Cancelled: ${outcome.error}`) : outcome.error,
           metadata: { ...facts, code: outcome.code },
         }),
       );

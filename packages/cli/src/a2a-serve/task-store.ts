@@ -1,7 +1,8 @@
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Task, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
+import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import { InMemoryTaskStore, type ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
+import { agentMessage } from './task-events.js';
 
 /** Task ids the SDK makes (UUIDs) or a client gives; anything else is never a file name. */
 const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -23,11 +24,26 @@ export class FileTaskStore implements TaskStore {
     await mkdir(dir, { recursive: true });
     for (const name of await readdir(dir)) {
       if (!name.endsWith('.json')) continue;
+      let task: Task;
       try {
-        await store.memory.save(Task.fromJSON(JSON.parse(await readFile(join(dir, name), 'utf8'))), context);
+        task = Task.fromJSON(JSON.parse(await readFile(join(dir, name), 'utf8')));
       } catch (error) {
         warn(`legion a2a serve: skipped ${join(dir, name)}: not a task (${(error as Error).message})`);
+        continue;
       }
+      const state = task.status?.state;
+      // Left working by a server that ended without a word (killed, crashed): nothing runs it any more. One waiting on input stays so: its turn is paused durably.
+      if (state === TaskState.TASK_STATE_SUBMITTED || state === TaskState.TASK_STATE_WORKING) {
+        task.status = {
+          state: TaskState.TASK_STATE_FAILED,
+          message: agentMessage(
+            { taskId: task.id, contextId: task.contextId },
+            'legion a2a serve ended while this task ran; what its agents did is in their conversation: send a new message in this context to go on.',
+          ),
+          timestamp: new Date().toISOString(),
+        };
+        await store.save(task, context);
+      } else await store.memory.save(task, context);
     }
     return store;
   }
