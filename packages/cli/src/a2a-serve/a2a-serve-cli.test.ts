@@ -198,16 +198,34 @@ describe('legion a2a serve, through the official A2A client', () => {
   }, 90_000);
 
   /**
-   * The developer's model is a server that never answers (its key allowed there by the global
-   * config); the coordinator hands "Take your time" to the developer. `held` fills as calls arrive.
+   * The developer's model is a server that holds each call (its key allowed there by the global
+   * config) until `release`, then passes it on to aimock; the coordinator hands "Take your time" to
+   * the developer. `held` fills as calls arrive; `droppedOnce` settles when a held call is dropped.
    */
-  const holdDeveloper = async (): Promise<{ held: IncomingMessage[]; droppedOnce: Promise<void> }> => {
+  const holdDeveloper = async (): Promise<{ held: IncomingMessage[]; droppedOnce: Promise<void>; release(): void }> => {
     const held: IncomingMessage[] = [];
     let dropped!: () => void;
     const droppedOnce = new Promise<void>((resolve) => (dropped = resolve));
-    holder = createServer((request) => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    holder = createServer((request, response) => {
       held.push(request);
-      request.on('close', () => dropped());
+      response.on('close', () => {
+        if (!response.writableFinished) dropped();
+      });
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        void released.then(async () => {
+          const answer = await fetch(`${mock.url}${request.url}`, {
+            method: request.method,
+            headers: { 'content-type': 'application/json' },
+            body: Buffer.concat(chunks),
+          });
+          response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+          response.end(Buffer.from(await answer.arrayBuffer()));
+        });
+      });
     });
     await new Promise<void>((resolve) => holder!.listen(0, '127.0.0.1', () => resolve()));
     const heldUrl = `http://127.0.0.1:${(holder.address() as AddressInfo).port}`;
@@ -220,8 +238,32 @@ describe('legion a2a serve, through the official A2A client', () => {
       { model: 'claude-coord', userMessage: 'Take your time', hasToolResult: false },
       { toolCalls: [{ id: 'toolu_del', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Think hard' }) }] },
     );
-    return { held, droppedOnce };
+    mock.on({ model: 'claude-dev', userMessage: 'Think hard' }, { content: 'Thought it through.' });
+    mock.on({ model: 'claude-coord', userMessage: 'Take your time', hasToolResult: true }, { content: 'Done, after some thought.' });
+    return { held, droppedOnce, release };
   };
+
+  it('a streaming client that goes away misses nothing: the task goes on to its end, and tasks/get has it', async () => {
+    const { held, release } = await holdDeveloper();
+    const server = await serve();
+    const client = await clientOf(server.url, server.token);
+    const away = new AbortController();
+    const stream = client.sendMessageStream(userMessage('Take your time'), { signal: away.signal });
+    const task = ((await stream.next()).value!.payload as { $case: 'task'; value: Task }).value;
+    await vi.waitFor(() => expect(held).toHaveLength(1), { timeout: 30_000 });
+    away.abort();
+    await stream.next().catch(() => undefined);
+
+    release();
+    await vi.waitFor(
+      async () => {
+        const stored = await client.getTask({ tenant: '', id: task.id, historyLength: undefined });
+        expect(stored.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+        expect(answerOf(stored)).toBe('Done, after some thought.');
+      },
+      { timeout: 30_000, interval: 200 },
+    );
+  }, 90_000);
 
   it('cancels a task: the whole delegation tree stops (the delegate’s held model call is dropped) and the task is cancelled', async () => {
     const { held, droppedOnce } = await holdDeveloper();

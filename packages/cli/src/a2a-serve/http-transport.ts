@@ -119,22 +119,27 @@ export async function serveA2a(
     const answered = await agent.rpc.handle(body, call);
     if (!(Symbol.asyncIterator in answered)) return Response.json(answered);
     const encoder = new TextEncoder();
+    // The SDK writes a streamed task's events to the task store as its stream is read: it is read to
+    // the end here, whoever listens, so a client that goes away (to come back with tasks/get) misses
+    // nothing of its task, and a slow one holds nothing up.
+    let listening = true;
     const stream = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        try {
-          const next = await answered.next();
-          if (next.done) controller.close();
-          else controller.enqueue(encoder.encode(formatSSEEvent(next.value)));
-        } catch (error) {
-          controller.enqueue(
-            encoder.encode(formatSSEErrorEvent({ jsonrpc: '2.0', id: null, error: JsonRpcTransportHandler.mapToJSONRPCError(error) })),
-          );
-          controller.close();
-        }
+      start(controller) {
+        void (async () => {
+          try {
+            for await (const event of answered) if (listening) controller.enqueue(encoder.encode(formatSSEEvent(event)));
+          } catch (error) {
+            if (listening)
+              controller.enqueue(
+                encoder.encode(formatSSEErrorEvent({ jsonrpc: '2.0', id: null, error: JsonRpcTransportHandler.mapToJSONRPCError(error) })),
+              );
+          } finally {
+            if (listening) controller.close();
+          }
+        })();
       },
-      async cancel() {
-        // The client went away: the task goes on (tasks/get, a resubscribe, or a cancel reach it).
-        await answered.return(undefined);
+      cancel() {
+        listening = false;
       },
     });
     return new Response(stream, { headers: SSE_HEADERS });
