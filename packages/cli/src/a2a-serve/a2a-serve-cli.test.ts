@@ -308,6 +308,10 @@ describe('legion a2a serve, through the official A2A client', () => {
     const asked = asTask(await client.sendMessage(userMessage('Plan the release')));
     expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     expect(textOf(asked.status?.message)).toContain('coordinator asks: Which day should it ship?');
+    // Asked as it happened, with the question's id (`legion answer` takes it in the workspace).
+    expect(asked.history.map((message) => textOf(message))).toContainEqual(
+      expect.stringMatching(/^coordinator asks user: "Which day should it ship\?" \(q_\w+\)$/),
+    );
 
     const answered = asTask(await client.sendMessage(userMessage('Friday', { taskId: asked.id, contextId: asked.contextId })));
     expect(answered.id).toBe(asked.id);

@@ -122,6 +122,11 @@ export class LegionExecutor implements AgentExecutor {
       progress: (line) => bus.publish(statusEvent(ids, TaskState.TASK_STATE_WORKING, { text: line })),
     });
     const unsubscribe = this.streamAnswer(bus, ids, facts);
+    // A question to a user waits while a surface of another process (a REPL, the web UI) could answer it: the client is told why the task waits.
+    const offQuestions = this.serve.legion.events.on('question:asked', (event) => {
+      if (event.sessionId !== session.id || !call.conversations.has(event.conversationId)) return;
+      call.progress(`${event.from} asks ${event.user}: "${event.text}" (${event.questionId})`);
+    });
     try {
       const stop = AbortSignal.any([signal, calls.stopping]);
       const driver = await SessionDriver.open(this.serve.legion, { session, as: caller.id, medium: MEDIUM });
@@ -144,6 +149,7 @@ export class LegionExecutor implements AgentExecutor {
         }),
       );
     } finally {
+      offQuestions();
       unsubscribe();
       end();
     }
