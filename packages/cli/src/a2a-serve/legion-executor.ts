@@ -172,7 +172,7 @@ export class LegionExecutor implements AgentExecutor {
     };
   }
 
-  /** The Legion facts of the latest earlier task of this context, if any. */
+  /** The Legion facts of an earlier task of this context, if any: every task of a context works in the same conversation. */
   private async contextFacts(contextId: string): Promise<LegionTaskFacts | undefined> {
     const listed = await this.store.list(
       { tenant: '', contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '', statusTimestampAfter: undefined },
