@@ -456,6 +456,30 @@ helpWhenAlone(program.command('mcp'))
     runCli(async () => (await import('./commands/mcp-serve.js')).mcpServeCommand({ ...options, workspace: workspace() })),
   );
 
+// Loaded only when it runs: the A2A SDK is a chunk of its own, which no other command reads.
+helpWhenAlone(program.command('a2a'))
+  .description('Legion and the Agent2Agent protocol: serve the collective to agents of other frameworks')
+  .addHelpText('after', examples(['legion a2a serve']))
+  .command('serve')
+  .description('serve each exposed agent (mcpServe.expose) as an A2A agent with its card, over JSON-RPC with a bearer token')
+  .option('--port <n>', 'port to listen on (default: a free one)')
+  .option('--host <address>', 'address to listen on (default 127.0.0.1; anything else is reachable from other machines)')
+  .option(
+    '--token <token>',
+    'the bearer token to require (default: a random one, printed); visible to every user of the machine in the process list: prefer LEGION_A2A_TOKEN or --token-file',
+  )
+  .option(
+    '--token-file <path>',
+    'read the bearer token from the first line of this file (or set LEGION_A2A_TOKEN): neither shows in the process list',
+  )
+  .addHelpText(
+    'after',
+    examples(['legion a2a serve', 'legion a2a serve --port 7332', 'LEGION_A2A_TOKEN="$(cat ~/.a2a-token)" legion a2a serve']),
+  )
+  .action((options: Record<string, unknown>) =>
+    runCli(async () => (await import('./commands/a2a-serve.js')).a2aServeCommand({ ...options, workspace: workspace() })),
+  );
+
 registerManagementCommands(program);
 
 const store = helpWhenAlone(program.command('store'))
