@@ -11,7 +11,7 @@ import {
   ConfigWatch,
   loadPriceDataset,
 } from './team/index.js';
-import type { Participant, ParticipantInput, ResolvedConfig } from './team/index.js';
+import type { AgentParticipant, Participant, ParticipantInput, ResolvedConfig } from './team/index.js';
 import type { Tool, ProcessRegistry, McpToolProvider } from './tools/index.js';
 import { readLoadedTools, ToolExecutor, ToolRegistry } from './tools/index.js';
 import {
@@ -334,6 +334,13 @@ export class Legion {
     return this.tools.list();
   }
 
+  /** Offline, a model the config does not size takes its window from the bundled catalogue: loaded once, when first needed. */
+  private async catalogueWindowOf(agent: AgentParticipant): Promise<void> {
+    const model = agent.model ?? this.config.defaultModel;
+    if (modelWindowFor(model, this.config.models, this.config.providers).source === 'default')
+      await loadPriceDataset().catch(() => undefined);
+  }
+
   /**
    * Every tool as one agent's model meets it — shown or hidden and why, where
    * it comes from, what a call needs by policy — and the MCP servers whose
@@ -346,6 +353,7 @@ export class Legion {
       throw new LegionError('not_an_agent', `"${agentId}" is a ${agent.type}, not an agent: only agents have models that see tools.`, {
         participantId: agentId,
       });
+    await this.catalogueWindowOf(agent);
     const view = describeAgentTools(agent, {
       registry: this.tools,
       visible: this.agentRuntime.toolsFor(agent),
@@ -388,12 +396,7 @@ export class Legion {
         participantId: agentId,
       });
     if (options.endpoint !== false) await this.agentRuntime.learnWindow(agent);
-    else {
-      // Offline: a model neither the config nor the table knows may still be in the bundled catalogue (loaded once).
-      const model = agent.model ?? this.config.defaultModel;
-      if (modelWindowFor(model, this.config.models, this.config.providers).source === 'default')
-        await loadPriceDataset().catch(() => undefined);
-    }
+    else await this.catalogueWindowOf(agent);
     // What the requests carry: under compact tool schemas, the compact forms and what the conversation loaded.
     const offer = this.agentRuntime.toolOffer(agent);
     let tools = offer.initial();

@@ -7,7 +7,14 @@ export { storageSelection, workspaceStorage } from './team/index.js';
 export type { StorageSelection } from './team/index.js';
 export { ContextOverridesSchema, ContextProfileNameSchema, ContextSettingsSchema, ModelWindowSchema } from './team/index.js';
 export { contextSettingsFor, SMALL_WINDOW_TOKENS, UNKNOWN_HOSTED_MODEL_WINDOW } from './model/index.js';
-export { MODEL_WINDOWS, modelIdCandidates, modelWindowFor, OLLAMA_DEFAULT_NUM_CTX, UNKNOWN_MODEL_WINDOW } from './model/index.js';
+export {
+  CATALOGUE_GAPS,
+  modelIdCandidates,
+  modelWindowFor,
+  OLLAMA_DEFAULT_NUM_CTX,
+  OUTPUT_RESERVES,
+  UNKNOWN_MODEL_WINDOW,
+} from './model/index.js';
 export type { ModelWindowSource, ResolvedModelWindow } from './model/index.js';
 export { measureContext, recordSentRequest, reportedContextTokens, settleSentRequest } from './model/index.js';
 export type { ContextParts, ContextUsage, MeasureOptions } from './model/index.js';
@@ -62,5 +69,5 @@ export { checkModelAccess, probeEndpoint } from './model/index.js';
 export type { EndpointProbe } from './model/index.js';
 export type { ModelAccess, ModelKeySource } from './model/index.js';
 export type { AgentToolView, AgentToolsView, MissingTools, OnDemandFamily, ToolSchemaTokens } from './engine/index.js';
-export { modelCatalogue, parseModelName, providerOfTableModel } from './model/index.js';
+export { modelCatalogue, parseModelName, providerOfModelName } from './model/index.js';
 export type { CatalogueModel, CatalogueProvider, ModelCatalogue } from './model/index.js';

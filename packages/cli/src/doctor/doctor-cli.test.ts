@@ -126,7 +126,7 @@ describe('legion doctor', () => {
       category: 'context',
       status: 'passed',
       detail: expect.stringMatching(
-        /^tool definitions \d+ tokens \(\d+ tools, \d+\.\d% of the 1000000-token window\), system prompt \d+; profile cloud, compaction at 955000$/,
+        /^tool definitions \d+ tokens \(\d+ tools, \d+\.\d% of the 1000000-token window, from the bundled catalogue\), system prompt \d+; profile cloud, compaction at 955000$/,
       ),
     });
     expect(known?.warning).toBeUndefined();

@@ -18,9 +18,16 @@ export type { ContextReport, ContextReportInput } from './context/context-report
 export { SMALL_WINDOW_TOKENS, UNKNOWN_HOSTED_MODEL_WINDOW, contextSettingsFor, toolSchemasOf } from './context/context-settings.js';
 export { loadTokenMeasure } from './context/context-tokens.js';
 export { ARTIFACT_READ_TOOL_NAME, ToolResultEviction } from './context/evict-tool-result.js';
-export { MODEL_WINDOWS, OLLAMA_DEFAULT_NUM_CTX, UNKNOWN_MODEL_WINDOW, modelIdCandidates, modelWindowFor } from './context/model-table.js';
+export {
+  CATALOGUE_GAPS,
+  OLLAMA_DEFAULT_NUM_CTX,
+  OUTPUT_RESERVES,
+  UNKNOWN_MODEL_WINDOW,
+  modelIdCandidates,
+  modelWindowFor,
+} from './context/model-table.js';
 export type { ModelWindowSource, ResolvedModelWindow } from './context/model-table.js';
-export { modelCatalogue, parseModelName, providerOfTableModel } from './context/model-catalogue.js';
+export { modelCatalogue, parseModelName, providerOfModelName } from './context/model-catalogue.js';
 export type { CatalogueModel, CatalogueProvider, ModelCatalogue } from './context/model-catalogue.js';
 export { pruneToolResults } from './context/prune-tool-results.js';
 export type { PruneOptions } from './context/prune-tool-results.js';

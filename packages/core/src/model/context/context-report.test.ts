@@ -1,8 +1,14 @@
 import type { ParticipantInput } from '../../team/collective/participant.js';
 import { agentParticipant, createTestLegion, userParticipant, type TestLegion } from '../../testing/index.js';
 import { loadTokenCounter } from './token-count.js';
+import { loadPriceDataset } from '../../team/config/price-dataset.js';
 
 describe('legion.contextReport', () => {
+  // Hosted models' windows come from the bundled catalogue, which a turn loads before it needs it.
+  beforeAll(async () => {
+    await loadPriceDataset();
+  });
+
   let test: TestLegion | undefined;
   afterEach(async () => {
     await test?.cleanup();

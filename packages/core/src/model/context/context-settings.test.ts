@@ -10,6 +10,11 @@ const agent = (fields: Record<string, unknown> = {}) =>
   AgentParticipantSchema.parse({ id: 'worker', name: 'Worker', type: 'agent', systemPrompt: 'Work.', ...fields });
 
 describe('contextSettingsFor', () => {
+  // Hosted models' windows come from the bundled catalogue, which a turn loads before it needs it.
+  beforeAll(async () => {
+    await loadPriceDataset();
+  });
+
   it('picks the small profile for a 4k model and the cloud profile for a 200k one', () => {
     const config: ResolvedConfig = { ...DEFAULT_CONFIG, models: { tiny: { window: 4_096, outputReserve: 512 } } };
     const small = contextSettingsFor(config, agent({ model: { provider: 'openai', model: 'tiny' } }));
@@ -88,17 +93,19 @@ describe('contextSettingsFor', () => {
     }
   });
 
-  it("takes a hosted model's window from the bundled catalogue when the table does not know it, and says so", async () => {
+  it("takes a hosted model's window from the bundled catalogue, and says so", async () => {
     await loadPriceDataset();
-    // gpt-4-0613: no table entry (the table knows gpt-4 by that name only); @pydantic/genai-prices gives it 8,192.
+    // gpt-4-0613: @pydantic/genai-prices gives it 8,192.
     expect(modelWindowFor({ provider: 'openai', model: 'gpt-4-0613' }, {})).toEqual({ window: 8_192, source: 'catalogue' });
     expect(contextSettingsFor(DEFAULT_CONFIG, agent({ model: { provider: 'openai', model: 'gpt-4-0613' } }))).toMatchObject({
       profile: 'small',
       window: 8_192,
       outputReserve: 1_024,
     });
-    // A local server may serve anything under that name: the catalogue is for the hosted model only.
-    expect(modelWindowFor({ provider: 'openai', model: 'gpt-4-0613', baseURL: 'http://127.0.0.1:8080/v1' }, {}).source).toBe('default');
+    // A hosted model's name behind a local proxy is still that model (what the endpoint reports comes first);
+    // a local server's own models are not the catalogue's.
+    expect(modelWindowFor({ provider: 'openai', model: 'gpt-4-0613', baseURL: 'http://127.0.0.1:8080/v1' }, {}).source).toBe('catalogue');
+    expect(modelWindowFor({ provider: 'vllm', model: 'gpt-4-0613', baseURL: 'http://127.0.0.1:8080/v1' }, {}).source).toBe('default');
   });
 
   it('refuses an unknown field in an agent file', () => {

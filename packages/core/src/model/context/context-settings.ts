@@ -34,12 +34,13 @@ function smallProfile(window: number, outputReserve: number): ContextSettings {
 /**
  * The reply's share of a window the model's entry did not size: an eighth of a small window (512 of
  * 4,096, which leaves the small profile its Colony thresholds), a quarter of a larger one, at most
- * 16k and at most what the model is known to need. The model's own reserve is for its own window
+ * 16k (32k in a window of a million tokens or more: Claude's 1M models write up to 128k) and at most
+ * what the model is known to need. The model's own reserve is for its own window
  * (GPT-5's 128k is exactly what its 400k window does not accept as input); kept whole in a 4k
  * window it left nothing for the request ("4096 kept for the reply (0 for the request)").
  */
 export function outputReserveFor(window: number, known: { window: number; outputReserve?: number | undefined }): number {
-  const scaled = Math.max(1, Math.min(16_000, Math.floor(window / (window <= SMALL_WINDOW_TOKENS ? 8 : 4))));
+  const scaled = Math.max(1, Math.min(window >= 1_000_000 ? 32_000 : 16_000, Math.floor(window / (window <= SMALL_WINDOW_TOKENS ? 8 : 4))));
   if (known.outputReserve === undefined) return scaled;
   if (window >= known.window) return known.outputReserve;
   return Math.min(known.outputReserve, scaled);

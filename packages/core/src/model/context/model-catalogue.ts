@@ -1,7 +1,15 @@
-import { loadPriceDataset, PriceBook, type ModelConfig, type ModelPrice, type PriceSource, type ResolvedConfig } from '../../team/index.js';
+import {
+  catalogueModels,
+  loadPriceDataset,
+  PriceBook,
+  type ModelConfig,
+  type ModelPrice,
+  type PriceSource,
+  type ResolvedConfig,
+} from '../../team/index.js';
 import { checkModelAccess, type ModelKeySource } from '../providers/model-access.js';
 import { PROVIDER_PRESETS } from '../providers/provider-presets.js';
-import { MODEL_WINDOWS, modelWindowFor, type ModelWindowSource } from './model-table.js';
+import { CATALOGUE_GAPS, modelWindowFor, type ModelWindowSource } from './model-table.js';
 
 /** A provider Legion knows, and whether a call to it would find a key. */
 export interface CatalogueProvider {
@@ -14,7 +22,7 @@ export interface CatalogueProvider {
   fix?: string;
 }
 
-/** A model Legion knows: its window (from the config or the model table) and its price per million tokens. */
+/** A model Legion knows: its window (from the config, its endpoint or the catalogue) and its price per million tokens. */
 export interface CatalogueModel {
   provider: string;
   model: string;
@@ -36,8 +44,8 @@ export interface ModelCatalogue {
 
 /**
  * The providers and models Legion knows, for a person choosing one (`legion models`, `/model`):
- * the built-in providers with where each one's key would come from, and the model table's models
- * plus those the config and the collective use, with windows and list prices.
+ * the built-in providers with where each one's key would come from, and the models of the bundled catalogue
+ * (and its gaps) plus those the config and the collective use, with windows and list prices.
  */
 export async function modelCatalogue(options: {
   config: ResolvedConfig;
@@ -64,13 +72,17 @@ export async function modelCatalogue(options: {
   use(config.defaultModel, 'defaultModel');
   for (const agent of options.agents ?? []) use(agent.model ?? config.defaultModel, agent.id);
   const listed: ModelConfig[] = [...inUse.values()].map((entry) => entry.model);
-  for (const id of Object.keys(MODEL_WINDOWS)) {
-    const provider = providerOfTableModel(id);
-    if (!inUse.has(`${provider}/${id}`)) listed.push({ provider, model: id });
-  }
   const book = new PriceBook(() => config.pricing);
-  // The catalogue gives the windows of hosted models the table does not know (modelWindowFor reads it once loaded).
+  // The catalogue gives the windows of hosted models (modelWindowFor reads it once loaded), and the models it lists.
   await loadPriceDataset().catch(() => undefined);
+  const offered = [...Object.keys(CATALOGUE_GAPS), ...catalogueModels('anthropic'), ...catalogueModels('openai')];
+  for (const id of offered) {
+    const provider = providerOfModelName(id) ?? 'openai';
+    if (!inUse.has(`${provider}/${id}`)) {
+      inUse.set(`${provider}/${id}`, { model: { provider, model: id }, usedBy: [] });
+      listed.push({ provider, model: id });
+    }
+  }
   const models = await Promise.all(
     listed.map(async (model): Promise<CatalogueModel> => {
       const window = modelWindowFor(model, config.models, config.providers);
@@ -90,17 +102,18 @@ export async function modelCatalogue(options: {
   return { providers, models };
 }
 
-/** The provider a model of the table is served by: Anthropic's and OpenAI's by name, the open models by a local Ollama. */
-export function providerOfTableModel(id: string): string {
+/** The provider a hosted model's name belongs to (Anthropic's and OpenAI's families), if it says. */
+export function providerOfModelName(id: string): string | undefined {
   if (id.startsWith('claude-')) return 'anthropic';
   if (/^(gpt-(?!oss)|chatgpt-|codex-|o\d)/.test(id)) return 'openai';
-  return 'ollama';
+  return undefined;
 }
 
 /**
  * A model as a person types it: `provider/model` when the part before the first `/` is a
  * provider Legion knows (`openrouter/meta-llama/llama-3.1-70b`, `ollama/qwen3:8b`), else a model
- * of the table's provider (`gpt-4.1` → openai), else of `fallbackProvider`.
+ * of the provider its name belongs to (`gpt-4.1` → openai), an Ollama tag (`qwen3:8b`) of ollama, else of
+ * `fallbackProvider`.
  */
 export function parseModelName(
   text: string,
@@ -110,6 +123,7 @@ export function parseModelName(
   const slash = text.indexOf('/');
   if (slash > 0 && [...knownProviders].includes(text.slice(0, slash)))
     return { provider: text.slice(0, slash), model: text.slice(slash + 1) };
-  if (MODEL_WINDOWS[text] !== undefined) return { provider: providerOfTableModel(text), model: text };
+  const named = providerOfModelName(text) ?? (/^[\w.-]+:[\w.-]+$/.test(text) ? 'ollama' : undefined);
+  if (named !== undefined) return { provider: named, model: text };
   return { provider: fallbackProvider, model: text };
 }

@@ -1,38 +1,69 @@
 import { AgentParticipantSchema } from '../../team/collective/participant.js';
 import { DEFAULT_CONFIG, type ResolvedConfig } from '../../team/config/config-schema.js';
-import { contextSettingsFor } from './context-settings.js';
-import { modelIdCandidates, modelWindowFor, OLLAMA_DEFAULT_NUM_CTX, UNKNOWN_MODEL_WINDOW } from './model-table.js';
+import { contextSettingsFor, outputReserveFor } from './context-settings.js';
+import { catalogueWindow } from '../../team/config/price-book.js';
+import { loadPriceDataset } from '../../team/config/price-dataset.js';
+import { providerOfModelName } from './model-catalogue.js';
+import {
+  CATALOGUE_GAPS,
+  modelIdCandidates,
+  modelWindowFor,
+  OLLAMA_DEFAULT_NUM_CTX,
+  OUTPUT_RESERVES,
+  UNKNOWN_MODEL_WINDOW,
+} from './model-table.js';
 
 const window = (provider: string, model: string, configured: ResolvedConfig['models'] = {}) =>
   modelWindowFor({ provider, model }, configured);
+const agentOn = (provider: string, model: string) =>
+  AgentParticipantSchema.parse({ id: 'a', name: 'A', type: 'agent', systemPrompt: 'x', model: { provider, model } });
 
 describe('the model table', () => {
-  it('knows current models by their exact id and by their dated aliases', () => {
-    expect(window('anthropic', 'claude-opus-4-5-20251101')).toMatchObject({
-      window: 200_000,
-      outputReserve: 16_000,
-      source: 'table',
-      matched: 'claude-opus-4-5',
-    });
-    expect(window('anthropic', 'claude-3-7-sonnet-latest')).toMatchObject({ window: 200_000, matched: 'claude-3-7-sonnet' });
-    expect(window('anthropic', 'claude-3-5-haiku-20241022')).toMatchObject({ window: 200_000, outputReserve: 8_192 });
-    expect(window('openai', 'gpt-4o-2024-08-06')).toMatchObject({ window: 128_000, matched: 'gpt-4o' });
-    expect(window('openai', 'gpt-4o-mini-2024-07-18')).toMatchObject({ window: 128_000, matched: 'gpt-4o-mini' });
-    expect(window('openai', 'gpt-4.1-2025-04-14')).toMatchObject({ window: 1_047_576, outputReserve: 32_768 });
-    // GPT-5 takes at most 272k of its 400k as input: the reserve is the rest.
-    expect(window('openai', 'gpt-5-2025-08-07')).toMatchObject({ window: 400_000, outputReserve: 128_000, matched: 'gpt-5' });
-    expect(window('openai', 'o3-mini-2025-01-31')).toMatchObject({ window: 200_000, matched: 'o3-mini' });
-    // Exact ids, not prefixes: gpt-5-pro and o3-pro are their own rows, not gpt-5's or o3's.
-    expect(window('openai', 'gpt-5-pro').matched).toBe('gpt-5-pro');
-    expect(window('openai', 'o3-pro').matched).toBe('o3-pro');
-    expect(window('openai', 'gpt-5-turbo-imaginary').source).toBe('default');
+  beforeAll(async () => {
+    await loadPriceDataset();
   });
 
-  it("reads Ollama tags and vendor prefixes, and takes an Ollama model's window to be Ollama's default num_ctx", () => {
-    expect(window('vllm', 'qwen2.5:7b-instruct')).toMatchObject({ window: 32_768, matched: 'qwen2.5' });
-    expect(window('openrouter', 'meta-llama/llama3.1')).toMatchObject({ window: 131_072, matched: 'llama3.1' });
+  it("takes a hosted model's window from the bundled catalogue, by exact id and by dated alias, with the reserves it cannot give", () => {
+    expect(window('anthropic', 'claude-opus-4-5-20251101')).toEqual({ window: 200_000, source: 'catalogue' });
+    expect(window('anthropic', 'claude-sonnet-4-6')).toEqual({ window: 1_000_000, source: 'catalogue' });
+    expect(window('openai', 'gpt-4o-2024-08-06')).toEqual({ window: 128_000, source: 'catalogue' });
+    // GPT-5 takes at most 272k of its 400k as input: the reserve is the rest.
+    expect(window('openai', 'gpt-5-2025-08-07')).toEqual({ window: 400_000, outputReserve: 128_000, source: 'catalogue' });
+    expect(window('openai', 'o3-mini-2025-01-31')).toEqual({ window: 200_000, outputReserve: 32_000, source: 'catalogue' });
+    // Exact ids, not prefixes: gpt-5-pro and o3-pro are their own rows, not gpt-5's or o3's.
+    expect(window('openai', 'gpt-5-turbo-imaginary').source).toBe('default');
+    // Sized by the reserve's scaling: a quarter of a window, at most 16k, 32k from a million tokens.
+    expect(contextSettingsFor(DEFAULT_CONFIG, agentOn('anthropic', 'claude-sonnet-4-6'))).toMatchObject({
+      window: 1_000_000,
+      outputReserve: 32_000,
+    });
+    expect(contextSettingsFor(DEFAULT_CONFIG, agentOn('anthropic', 'claude-sonnet-4-5'))).toMatchObject({
+      window: 200_000,
+      outputReserve: 16_000,
+    });
+  });
+
+  it('has an entry only where the catalogue lacks the model or states it wrongly: one it has caught up with fails here', () => {
+    for (const [id, entry] of Object.entries(CATALOGUE_GAPS)) {
+      const provider = providerOfModelName(id);
+      expect(provider, id).toBeDefined();
+      const catalogued = catalogueWindow({ provider: provider!, model: id });
+      expect(catalogued, `${id}: the catalogue now gives ${catalogued}, as the entry does: delete the entry`).not.toBe(entry.window);
+      expect(window(provider!, id)).toMatchObject({ window: entry.window, source: 'table', matched: id });
+    }
+  });
+
+  it('keeps a reserve only for a model the catalogue sizes and where the scaling would keep less', () => {
+    for (const [id, reserve] of Object.entries(OUTPUT_RESERVES)) {
+      const catalogued = catalogueWindow({ provider: 'openai', model: id });
+      expect(catalogued, `${id}: not in the catalogue, so its reserve never applies`).toBeDefined();
+      expect(reserve, `${id}: the scaling keeps as much`).toBeGreaterThan(outputReserveFor(catalogued!, { window: catalogued! }));
+    }
+  });
+
+  it("reads Ollama tags and vendor prefixes, and takes an Ollama model its server did not size to have Ollama's default num_ctx", () => {
     const ollama = window('ollama', 'llama3.1:8b');
-    expect(ollama).toMatchObject({ window: OLLAMA_DEFAULT_NUM_CTX, source: 'table', matched: 'llama3.1' });
+    expect(ollama).toMatchObject({ window: OLLAMA_DEFAULT_NUM_CTX, source: 'default' });
     expect(ollama.note).toMatch(/num_ctx.*"ollama\/llama3\.1:8b"/);
   });
 
@@ -83,30 +114,5 @@ describe('the model table', () => {
       model: { provider: 'ollama', model: 'qwen3:8b' },
     });
     expect(contextSettingsFor(DEFAULT_CONFIG, ollama)).toMatchObject({ window: OLLAMA_DEFAULT_NUM_CTX, profile: 'small' });
-  });
-
-  it('knows the default model and current Anthropic models (1M windows)', () => {
-    for (const model of ['claude-sonnet-4-6', 'claude-sonnet-5', 'claude-sonnet-5-5', 'claude-opus-5-5'])
-      expect(modelWindowFor({ provider: 'anthropic', model }, {})).toMatchObject({ window: 1_000_000, source: 'table' });
-    expect(modelWindowFor({ provider: 'anthropic', model: DEFAULT_CONFIG.defaultModel.model }, {}).source).toBe('table');
-    // The other ids of the SDK's Model union that Anthropic's model pages document.
-    for (const model of [
-      'claude-opus-4-6',
-      'claude-opus-4-7',
-      'claude-opus-4-8',
-      'claude-opus-5',
-      'claude-haiku-5-5',
-      'claude-fable-5',
-      'claude-fable-5-1',
-      'claude-mythos-5',
-      'claude-mythos-5-1',
-    ]) {
-      expect(modelWindowFor({ provider: 'anthropic', model }, {}), model).toMatchObject({
-        window: 1_000_000,
-        outputReserve: 32_000,
-        source: 'table',
-        matched: model,
-      });
-    }
   });
 });

@@ -23,13 +23,22 @@ export interface PriceQuote {
 /**
  * The context window the bundled catalogue (`@pydantic/genai-prices`) gives a hosted model, once the
  * catalogue is loaded (`loadPriceDataset`; a priced call loads it too): undefined before, and for
- * a local server's models, which it does not list.
+ * a local server's models, which it does not list. A hosted model's name reached through a local
+ * proxy (`anthropic` at a localhost URL) is still that model: its window is the model's, though its
+ * price is not the list's.
  */
 export function catalogueWindow(call: PricedCall): number | undefined {
   const dataset = loadedPriceDataset();
-  if (!dataset || isLocal(call)) return undefined;
+  if (!dataset) return undefined;
+  if (DATASET_PROVIDERS[call.provider] === undefined && isLocal(call)) return undefined;
   const provider = DATASET_PROVIDERS[call.provider] ?? (call.baseURL !== undefined ? dataset.providerForEndpoint(call.baseURL) : undefined);
   return provider === undefined ? undefined : dataset.windowOf(provider, call.model);
+}
+
+/** The models the bundled catalogue lists for a built-in provider with their windows (none before it is loaded). */
+export function catalogueModels(provider: string): string[] {
+  const datasetProvider = DATASET_PROVIDERS[provider];
+  return datasetProvider === undefined ? [] : (loadedPriceDataset()?.modelsOf(datasetProvider) ?? []);
 }
 
 /** Providers of the built-in presets and the dataset's name for them. */

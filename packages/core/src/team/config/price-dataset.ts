@@ -13,6 +13,8 @@ export interface PriceDataset {
   providerForEndpoint(baseURL: string): string | undefined;
   /** The context window the dataset gives a provider's model (exact id or dated alias), if it gives one. */
   windowOf(datasetProvider: string, model: string): number | undefined;
+  /** The ids of the provider's models the dataset gives a context window, in its order. */
+  modelsOf(datasetProvider: string): string[];
 }
 
 /**
@@ -116,6 +118,10 @@ function indexDataset(dataset: Dataset): PriceDataset {
       const undated = undatedId(model);
       const info = byId?.get(model.toLowerCase()) ?? (undated !== undefined ? byId?.get(undated.toLowerCase()) : undefined);
       return info?.context_window;
+    },
+    modelsOf(providerId) {
+      const provider = dataset.findProvider({ providerId });
+      return (provider?.models ?? []).filter((model) => model.context_window !== undefined).map((model) => model.id);
     },
   };
 }
