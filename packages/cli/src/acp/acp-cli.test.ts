@@ -1,0 +1,189 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SessionNotification, SessionUpdate } from '@agentclientprotocol/sdk';
+import { useWorkspace } from '../workspace.test-support.js';
+import { agentText, initialize, startEditor, type AcpEditor } from './acp-client.test-support.js';
+
+// `legion acp` as a real process, driven by the ACP SDK's own client side over its stdio, as an
+// editor runs it; the agents' models are aimock on 127.0.0.1, through the real provider SDKs.
+
+type Updates<Kind extends SessionUpdate['sessionUpdate']> = Array<Extract<SessionUpdate, { sessionUpdate: Kind }>>;
+
+function updatesOf<Kind extends SessionUpdate['sessionUpdate']>(
+  updates: readonly SessionNotification[],
+  sessionId: string,
+  kind: Kind,
+): Updates<Kind> {
+  return updates
+    .filter((notification) => notification.sessionId === sessionId && notification.update.sessionUpdate === kind)
+    .map((notification) => notification.update as Extract<SessionUpdate, { sessionUpdate: Kind }>);
+}
+
+describe('legion acp, through the ACP SDK client', () => {
+  const workspace = useWorkspace('legion-acp-');
+  const { mock, env, useModel } = workspace;
+  const claude = (model: string) => ({ provider: 'anthropic', model, baseURL: mock.url });
+  const gpt = (model: string) => ({ provider: 'openai', model, baseURL: `${mock.url}/v1` });
+  const editors: AcpEditor[] = [];
+  const processEnv = (): NodeJS.ProcessEnv => ({ ...process.env, ...env() });
+  const open = (answer?: Parameters<typeof startEditor>[2]): AcpEditor => {
+    const editor = startEditor(workspace.dir, processEnv(), answer);
+    editors.push(editor);
+    return editor;
+  };
+  afterEach(async () => {
+    for (const editor of editors.splice(0)) await editor.close();
+  });
+
+  it("streams the entry agent's answer, shows a delegate's file write as a diff tool call, and asks the editor for the delegate's approval", async () => {
+    useModel('coordinator', claude('claude-coord'));
+    useModel('developer', gpt('gpt-dev'));
+    mock.on(
+      { model: 'claude-coord', userMessage: 'Write the notes', hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_del', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Write notes.txt' }) }] },
+    );
+    mock.on(
+      { model: 'gpt-dev', userMessage: 'Write notes.txt', hasToolResult: false },
+      { toolCalls: [{ id: 'call_write', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'hello\n' }) }] },
+    );
+    mock.on({ model: 'gpt-dev', userMessage: 'Write notes.txt', hasToolResult: true }, { content: 'notes.txt is written.' });
+    mock.on(
+      { model: 'claude-coord', userMessage: 'Write the notes', hasToolResult: true },
+      { content: 'The developer wrote notes.txt for you.' },
+      { chunkSize: 4 },
+    );
+    const editor = open(() => ({ outcome: { outcome: 'selected', optionId: 'once' } }));
+
+    const initialized = await initialize(editor);
+    expect(initialized.agentCapabilities).toMatchObject({ loadSession: true, sessionCapabilities: { list: {}, resume: {} } });
+    expect(initialized.agentInfo?.name).toBe('legion');
+    const { sessionId } = await editor.connection.agent.request('session/new', { cwd: workspace.dir, mcpServers: [] });
+    const { stopReason } = await editor.connection.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Write the notes' }],
+    });
+
+    expect(stopReason).toBe('end_turn');
+    expect(readFileSync(join(workspace.dir, 'notes.txt'), 'utf8')).toBe('hello\n');
+    // Streamed: the answer came in several chunks, which make the reply.
+    const chunks = updatesOf(editor.updates, sessionId, 'agent_message_chunk');
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(agentText(editor.updates, sessionId)).toBe('The developer wrote notes.txt for you.');
+
+    // The delegation is a tool call titled with the delegate and what it was asked, completed with its answer.
+    const calls = updatesOf(editor.updates, sessionId, 'tool_call');
+    const delegation = calls.find((call) => call.toolCallId === 'toolu_del');
+    expect(delegation).toMatchObject({ title: 'asks developer: Write notes.txt', status: 'in_progress' });
+    const toolUpdates = updatesOf(editor.updates, sessionId, 'tool_call_update');
+    expect(toolUpdates.find((update) => update.toolCallId === 'toolu_del' && update.status === 'completed')?.content).toEqual([
+      { type: 'content', content: { type: 'text', text: 'notes.txt is written.' } },
+    ]);
+
+    // The delegate's write: asked of the editor with the four choices, showing the diff it would make.
+    expect(editor.permissions).toHaveLength(1);
+    const permission = editor.permissions[0]!;
+    expect(permission.toolCall.toolCallId).toBe('call_write');
+    expect(permission.toolCall.content).toEqual([
+      { type: 'diff', path: join(workspace.dir, 'notes.txt'), oldText: null, newText: 'hello\n' },
+    ]);
+    expect(permission.options.map((option) => [option.optionId, option.kind])).toEqual([
+      ['once', 'allow_once'],
+      ['session', 'allow_always'],
+      ['always', 'allow_always'],
+      ['reject', 'reject_once'],
+    ]);
+    // The write itself: announced pending as an edit by the developer at the file, then run and completed, keeping its diff.
+    const write = calls.find((call) => call.toolCallId === 'call_write');
+    expect(write).toMatchObject({ kind: 'edit', status: 'pending', locations: [{ path: join(workspace.dir, 'notes.txt') }] });
+    expect(write?.title).toBe('developer: file_write notes.txt');
+    const done = toolUpdates.find((update) => update.toolCallId === 'call_write' && update.status === 'completed');
+    expect(done?.content).toEqual([{ type: 'diff', path: join(workspace.dir, 'notes.txt'), oldText: null, newText: 'hello\n' }]);
+
+    // Usage of the whole tree (the coordinator's two model calls and the developer's two), as ACP's usage_update with Legion's token counts.
+    const usage = updatesOf(editor.updates, sessionId, 'usage_update').at(-1);
+    expect(usage?.cost?.currency).toBe('USD');
+    expect(usage?._meta).toMatchObject({ legion: { calls: 4 } });
+    // Nothing but protocol went to standard output (the SDK would have failed to parse it); people's messages went to stderr.
+    expect(editor.stderr()).toContain('legion acp:');
+  }, 120_000);
+
+  it('a rejected approval does not run; a cancelled turn stops the tree and ends "cancelled"; the session is listed and loaded after a restart', async () => {
+    useModel('coordinator', claude('claude-coord'));
+    useModel('developer', gpt('gpt-dev'));
+    mock.on(
+      { model: 'claude-coord', userMessage: 'Delete nothing', hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_write', name: 'file_write', arguments: JSON.stringify({ path: 'kept.txt', content: 'no' }) }] },
+    );
+    mock.on({ model: 'claude-coord', userMessage: 'Delete nothing', hasToolResult: true }, { content: 'Understood, I did not write it.' });
+    // Held open: a long answer streamed slowly, cancelled after its first words.
+    mock.on(
+      { model: 'claude-coord', userMessage: 'Tell me a long story' },
+      { content: 'Once upon a time there was a collective. '.repeat(50) },
+      { latency: 200, chunkSize: 8 },
+    );
+    mock.on({ model: 'claude-coord', userMessage: 'Are you there?' }, { content: 'Yes, still here.' });
+    const editor = open(() => ({ outcome: { outcome: 'selected', optionId: 'reject' } }));
+    await initialize(editor);
+    const { sessionId } = await editor.connection.agent.request('session/new', { cwd: workspace.dir, mcpServers: [] });
+
+    const rejected = await editor.connection.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Delete nothing' }],
+    });
+    expect(rejected.stopReason).toBe('end_turn');
+    expect(existsSync(join(workspace.dir, 'kept.txt'))).toBe(false);
+    expect(editor.permissions.map((request) => request.toolCall.toolCallId)).toEqual(['toolu_write']);
+    expect(
+      updatesOf(editor.updates, sessionId, 'tool_call_update')
+        .filter((update) => update.toolCallId === 'toolu_write')
+        .at(-1)?.status,
+    ).toBe('failed');
+
+    const story = editor.connection.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Tell me a long story' }],
+    });
+    await expect.poll(() => agentText(editor.updates, sessionId).includes('Once'), { timeout: 30_000 }).toBe(true);
+    await editor.connection.agent.notify('session/cancel', { sessionId });
+    expect((await story).stopReason).toBe('cancelled');
+    const next = await editor.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Are you there?' }] });
+    expect(next.stopReason).toBe('end_turn');
+    expect(await editor.close()).toBe(0);
+
+    // Another editor process: the session is listed, and loading it replays the thread.
+    const again = open();
+    await initialize(again);
+    const { sessions } = await again.connection.agent.request('session/list', { cwd: workspace.dir });
+    expect(sessions.map((session) => session.sessionId)).toContain(sessionId);
+    await again.connection.agent.request('session/load', { sessionId, cwd: workspace.dir, mcpServers: [] });
+    const replayed = again.updates.filter((notification) => notification.sessionId === sessionId);
+    const said = (kind: 'user_message_chunk' | 'agent_message_chunk'): string =>
+      replayed
+        .filter((notification) => notification.update.sessionUpdate === kind)
+        .map((notification) => (notification.update as { content: { type: string; text?: string } }).content.text ?? '')
+        .join('|');
+    expect(said('user_message_chunk')).toBe('Delete nothing|Tell me a long story|Are you there?');
+    expect(said('agent_message_chunk')).toContain('Understood, I did not write it.');
+    expect(said('agent_message_chunk')).toContain('(The turn was cancelled.)');
+    expect(said('agent_message_chunk')).toContain('Yes, still here.');
+    expect(updatesOf(replayed, sessionId, 'tool_call').map((call) => call.toolCallId)).toEqual(['toolu_write']);
+    // The loaded session takes prompts where it left off.
+    mock.on({ model: 'claude-coord', userMessage: 'One more thing' }, { content: 'Sure.' });
+    const more = await again.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'One more thing' }] });
+    expect(more.stopReason).toBe('end_turn');
+  }, 120_000);
+
+  it('refuses a cwd outside the workspace, and a failed turn fails the prompt instead of ending it as an answer', async () => {
+    useModel('coordinator', claude('claude-missing'));
+    const editor = open();
+    await initialize(editor);
+    await expect(editor.connection.agent.request('session/new', { cwd: '/', mcpServers: [] })).rejects.toThrow(
+      /is not inside the Legion workspace/,
+    );
+    const { sessionId } = await editor.connection.agent.request('session/new', { cwd: workspace.dir, mcpServers: [] });
+    // No fixture matches: the provider answers 404, and the turn fails.
+    await expect(
+      editor.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Anything' }] }),
+    ).rejects.toThrow(/coordinator could not answer/);
+  }, 120_000);
+});
