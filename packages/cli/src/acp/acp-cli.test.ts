@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { runLegion } from '../legion-process.test-support.js';
 import { join } from 'node:path';
 import type { SessionNotification, SessionUpdate } from '@agentclientprotocol/sdk';
 import { useWorkspace } from '../workspace.test-support.js';
@@ -171,6 +172,89 @@ describe('legion acp, through the ACP SDK client', () => {
     mock.on({ model: 'claude-coord', userMessage: 'One more thing' }, { content: 'Sure.' });
     const more = await again.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'One more thing' }] });
     expect(more.stopReason).toBe('end_turn');
+  }, 120_000);
+
+  it("cancel while a delegate's permission request is open: the editor's request is withdrawn, the approval settled, and nothing of the turn runs later", async () => {
+    useModel('coordinator', claude('claude-coord'));
+    useModel('developer', gpt('gpt-dev'));
+    mock.on(
+      { model: 'claude-coord', userMessage: 'Build the notes', hasToolResult: false },
+      { toolCalls: [{ id: 'toolu_del', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Write notes.txt' }) }] },
+    );
+    mock.on(
+      { model: 'gpt-dev', userMessage: 'Write notes.txt', hasToolResult: false },
+      { toolCalls: [{ id: 'call_write', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'late' }) }] },
+    );
+    let withdrawn = false;
+    // The editor's user never clicks: the request stays open until the agent withdraws it, which the editor answers "cancelled".
+    const editor = open(
+      (_request, signal) =>
+        new Promise((resolve) =>
+          signal.addEventListener('abort', () => {
+            withdrawn = true;
+            resolve({ outcome: { outcome: 'cancelled' } });
+          }),
+        ),
+    );
+    await initialize(editor);
+    const { sessionId } = await editor.connection.agent.request('session/new', { cwd: workspace.dir, mcpServers: [] });
+    const prompt = editor.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Build the notes' }] });
+    await expect.poll(() => editor.permissions.length, { timeout: 30_000 }).toBe(1);
+    const approvalId = (editor.permissions[0]!._meta as { legion: { approvalId: string } }).legion.approvalId;
+    await editor.connection.agent.notify('session/cancel', { sessionId });
+
+    expect((await prompt).stopReason).toBe('cancelled');
+    expect(withdrawn).toBe(true);
+    const legion = (args: string[]) => runLegion(args, { cwd: workspace.dir, env: processEnv(), timeoutMs: 60_000 });
+    const all = await legion(['approvals', '--all', '--json']);
+    const listed = (JSON.parse(all.stdout) as { approvals: Array<{ id: string; status: string; decisionReason?: string }> }).approvals;
+    expect(listed.find((view) => view.id === approvalId)).toMatchObject({
+      status: 'rejected',
+      decisionReason: expect.stringContaining('cancelled'),
+    });
+    const approved = await legion(['approve', approvalId]);
+    expect(approved.status).toBe(1);
+    expect(existsSync(join(workspace.dir, 'notes.txt'))).toBe(false);
+    expect(mock.getRequests().filter((entry) => (entry.body as { model?: string } | null)?.model === 'gpt-dev')).toHaveLength(1);
+  }, 120_000);
+
+  it("an agent's question to you ends the prompt with the question, and the next prompt answers it; its todos are the plan", async () => {
+    useModel('coordinator', claude('claude-coord'));
+    mock.on(
+      { model: 'claude-coord', userMessage: 'Plan the trip', hasToolResult: false },
+      {
+        toolCalls: [
+          {
+            id: 'toolu_todo',
+            name: 'todo_write',
+            arguments: JSON.stringify({
+              items: [
+                { id: '1', text: 'Choose the city', status: 'in_progress' },
+                { id: '2', text: 'Book', status: 'pending' },
+              ],
+            }),
+          },
+          { id: 'toolu_ask', name: 'communicate', arguments: JSON.stringify({ to: 'user', message: 'Which city?' }) },
+        ],
+      },
+    );
+    mock.on({ model: 'claude-coord', userMessage: 'Plan the trip', hasToolResult: true }, { content: 'Paris it is.' });
+    const editor = open();
+    await initialize(editor);
+    const { sessionId } = await editor.connection.agent.request('session/new', { cwd: workspace.dir, mcpServers: [] });
+
+    const asked = await editor.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Plan the trip' }] });
+    expect(asked.stopReason).toBe('end_turn');
+    expect(agentText(editor.updates, sessionId)).toContain('coordinator asks you: Which city?');
+    expect(updatesOf(editor.updates, sessionId, 'plan').at(-1)?.entries).toEqual([
+      { content: 'Choose the city', priority: 'medium', status: 'in_progress' },
+      { content: 'Book', priority: 'medium', status: 'pending' },
+    ]);
+
+    const answered = await editor.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Paris' }] });
+    expect(answered.stopReason).toBe('end_turn');
+    expect(agentText(editor.updates, sessionId)).toMatch(/Paris it is\.$/);
+    expect(workspace.toolResultSent('toolu_ask')).toContain('Paris');
   }, 120_000);
 
   it('refuses a cwd outside the workspace, and a failed turn fails the prompt instead of ending it as an answer', async () => {

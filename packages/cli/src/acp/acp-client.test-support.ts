@@ -28,12 +28,16 @@ export interface AcpEditor {
 
 /**
  * Spawns `legion acp` in `cwd` and connects the SDK's client to it. `answer` decides each
- * permission request (the editor's user clicking an option); by default the request is cancelled.
+ * permission request (the editor's user clicking an option; `signal` aborts when the agent
+ * withdraws the request); by default the request is cancelled.
  */
 export function startEditor(
   cwd: string,
   env: NodeJS.ProcessEnv,
-  answer: (request: RequestPermissionRequest) => RequestPermissionResponse | Promise<RequestPermissionResponse> = () => ({
+  answer: (
+    request: RequestPermissionRequest,
+    signal: AbortSignal,
+  ) => RequestPermissionResponse | Promise<RequestPermissionResponse> = () => ({
     outcome: { outcome: 'cancelled' },
   }),
 ): AcpEditor {
@@ -47,9 +51,9 @@ export function startEditor(
     .onNotification('session/update', ({ params }) => {
       updates.push(params);
     })
-    .onRequest('session/request_permission', async ({ params }) => {
+    .onRequest('session/request_permission', async ({ params, signal }) => {
       permissions.push(params);
-      return answer(params);
+      return answer(params, signal);
     });
   const connection = app.connect(
     ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>),
