@@ -104,7 +104,13 @@ describe('legion acp, through the ACP SDK client', () => {
     const usage = updatesOf(editor.updates, sessionId, 'usage_update').at(-1);
     expect(usage?.cost?.currency).toBe('USD');
     expect(usage?._meta).toMatchObject({ legion: { calls: 4 } });
-    // Nothing but protocol went to standard output (the SDK would have failed to parse it); people's messages went to stderr.
+    // Nothing but protocol went to standard output; the messages for people went to standard error.
+    const lines = editor
+      .stdout()
+      .split('\n')
+      .filter((line) => line.length > 0);
+    expect(lines.length).toBeGreaterThan(10);
+    for (const line of lines) expect((JSON.parse(line) as { jsonrpc?: unknown }).jsonrpc, line).toBe('2.0');
     expect(editor.stderr()).toContain('legion acp:');
   }, 120_000);
 

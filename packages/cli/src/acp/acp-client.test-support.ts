@@ -22,6 +22,8 @@ export interface AcpEditor {
   readonly permissions: RequestPermissionRequest[];
   /** What the child wrote to standard error. */
   stderr(): string;
+  /** What the child wrote to standard output, as the editor read it. */
+  stdout(): string;
   /** Closes the connection and waits for the child to exit; resolves with its exit status. */
   close(): Promise<number | null>;
 }
@@ -44,6 +46,8 @@ export function startEditor(
   const child = spawn(process.execPath, [LEGION, 'acp'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
   const updates: SessionNotification[] = [];
   const permissions: RequestPermissionRequest[] = [];
@@ -64,6 +68,7 @@ export function startEditor(
     updates,
     permissions,
     stderr: () => stderr,
+    stdout: () => stdout,
     close: async () => {
       connection.close();
       child.stdin.end();
