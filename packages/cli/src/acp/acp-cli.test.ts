@@ -103,7 +103,12 @@ describe('legion acp, through the ACP SDK client', () => {
     // Usage of the whole tree (the coordinator's two model calls and the developer's two), as ACP's usage_update with Legion's token counts.
     const usage = updatesOf(editor.updates, sessionId, 'usage_update').at(-1);
     expect(usage?.cost?.currency).toBe('USD');
+    // The entry agent's context: its last request's tokens against its window.
+    expect(usage?.used).toBeGreaterThan(0);
+    expect(usage?.size).toBeGreaterThan(usage?.used ?? 0);
     expect(usage?._meta).toMatchObject({ legion: { calls: 4 } });
+    // The thread is titled as the session is, from its first message.
+    expect(updatesOf(editor.updates, sessionId, 'session_info_update').at(-1)?.title).toBe('Write the notes');
     // Nothing but protocol went to standard output; the messages for people went to standard error.
     const lines = editor
       .stdout()
@@ -161,7 +166,7 @@ describe('legion acp, through the ACP SDK client', () => {
     const again = open();
     await initialize(again);
     const { sessions } = await again.connection.agent.request('session/list', { cwd: workspace.dir });
-    expect(sessions.map((session) => session.sessionId)).toContain(sessionId);
+    expect(sessions.find((session) => session.sessionId === sessionId)).toMatchObject({ cwd: workspace.dir, title: 'Delete nothing' });
     await again.connection.agent.request('session/load', { sessionId, cwd: workspace.dir, mcpServers: [] });
     const replayed = again.updates.filter((notification) => notification.sessionId === sessionId);
     const said = (kind: 'user_message_chunk' | 'agent_message_chunk'): string =>

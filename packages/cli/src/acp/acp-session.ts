@@ -12,7 +12,7 @@ import {
 } from '@legion-collective/core';
 import { conversationId, fileChange } from '@legion-collective/core/internal';
 import { planUpdate, type PlanBoard } from './plan-board.js';
-import { diffContent, resultContent, toolCallView } from './tool-call-view.js';
+import { diffContent, resultContent, toolCallView, type ToolCallView } from './tool-call-view.js';
 
 /** The turn a prompt runs: its tree of conversations, and what the editor has been told of it. */
 interface RunningPrompt {
@@ -103,6 +103,12 @@ export class AcpSession {
 
   /** Each event of the running prompt's tree, as the editor's update. */
   handle(event: LegionEvent): void {
+    if (event.type === 'session:updated') {
+      // The thread's title in the editor follows the session's (given by the first message, or \`legion sessions rename\`).
+      if (event.changed.includes('title'))
+        void this.send({ sessionUpdate: 'session_info_update', title: event.title ?? null, updatedAt: event.lastActiveAt });
+      return;
+    }
     const running = this.running;
     if (!running || !running.tree.takes(event)) return;
     const entryAgent = this.legion.entryAgentId();
@@ -167,18 +173,14 @@ export class AcpSession {
    * An approval of this prompt's tree as a tool call the editor already shows (so the permission
    * request points at it): pending, with exactly what would run.
    */
-  announceApproval(toolUseId: string, participant: string, tool: string, input: unknown): void {
-    const running = this.running;
-    if (!running || running.announced.has(toolUseId)) return;
-    running.announced.add(toolUseId);
+  announceApproval(toolUseId: string, participant: string, tool: string, input: unknown): ToolCallView {
     const view = toolCallView(
       { type: 'tool_use', id: toolUseId, name: tool, input },
-      {
-        participant,
-        entryAgent: this.legion.entryAgentId(),
-        root: this.legion.paths.root,
-      },
+      { participant, entryAgent: this.legion.entryAgentId(), root: this.legion.paths.root },
     );
+    const running = this.running;
+    if (!running || running.announced.has(toolUseId)) return view;
+    running.announced.add(toolUseId);
     const change = this.changeOf(participant, tool, input);
     if (change) running.diffs.set(toolUseId, change);
     void this.send({
@@ -189,6 +191,7 @@ export class AcpSession {
       rawInput: input,
       content: change ?? [],
     });
+    return view;
   }
 
   /** The signal of the running prompt: a permission request of its turn is withdrawn when it is cancelled. */
@@ -299,7 +302,7 @@ function pausedText(approvals: number, questions: readonly QuestionView[], sessi
   for (const question of questions) lines.push(`${question.from} asks you: ${question.text}\n\n(Your next message answers it.)`);
   if (approvals > 0)
     lines.push(
-      `${approvals} tool call${approvals === 1 ? '' : 's'} of this turn wait${approvals === 1 ? 's' : ''} for an approval that is not yours to give here: \`legion approvals --session ${sessionId}\` shows who decides.`,
+      `${approvals} tool call${approvals === 1 ? '' : 's'} of this turn wait${approvals === 1 ? 's' : ''} for approval (left open here, or not yours to give): \`legion approvals --session ${sessionId}\` shows them and who decides; the turn goes on once they are decided.`,
     );
   return `\n\n${lines.join('\n\n')}`;
 }

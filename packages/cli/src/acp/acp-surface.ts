@@ -41,7 +41,7 @@ export function acpSurface(
         const promptSignal = found?.session.promptSignal;
         if (!found || !promptSignal) throw new SurfaceDeclinedError(ACP_MEDIUM, 'no prompt of the editor waits on this approval');
         const { session, origin } = found;
-        session.announceApproval(origin.toolUseId, request.requester, request.tool, request.input);
+        const view = session.announceApproval(origin.toolUseId, request.requester, request.tool, request.input);
         await session.flushed();
         const response = await client.request(
           'session/request_permission',
@@ -50,7 +50,8 @@ export function acpSurface(
             toolCall: {
               toolCallId: origin.toolUseId,
               status: 'pending',
-              title: `${request.requester} wants to run ${request.tool}: ${request.reason}`,
+              // Who asks and what (the delegate's name, the file, the command), and the policy's reason for asking.
+              title: `${view.title} (${request.reason})`,
               content: session.changeOf(request.requester, request.tool, request.input) ?? inputContent(request.tool, request.input),
               rawInput: request.input,
             },
