@@ -9,13 +9,15 @@ import {
   type SessionInfo,
   type Stream,
 } from '@agentclientprotocol/sdk';
-import { errorMessage, SessionDriver, SessionNotFoundError, type Legion } from '@legion-collective/core';
+import { errorMessage, LegionError, SessionDriver, SessionNotFoundError, type Legion } from '@legion-collective/core';
 import { AcpSession } from './acp-session.js';
 import { ACP_MEDIUM, acpSurface, type RequestOrigin } from './acp-surface.js';
 import { historyUpdates } from './history-replay.js';
 import { promptText } from './prompt-text.js';
 
 export interface AcpAgentOptions {
+  /** Aborted to stop serving (SIGTERM, Ctrl-C): the connection closes and running turns are cancelled and unwound. */
+  stop?: AbortSignal | undefined;
   /** The user participant the editor speaks as (default: the collective's default user). */
   as?: string | undefined;
   version: string;
@@ -74,11 +76,11 @@ export async function serveAcp(legion: Legion, stream: Stream, options: AcpAgent
       authMethods: [],
     }))
     .onRequest('session/new', async ({ params }) => {
-      const session = await open({ newSession: true }, params.cwd);
+      const session = await translated(() => open({ newSession: true }, params.cwd));
       return { sessionId: session.id };
     })
     .onRequest('session/load', async ({ params }) => {
-      const session = await open({ session: params.sessionId }, params.cwd);
+      const session = await translated(() => open({ session: params.sessionId }, params.cwd));
       const history = await session.driver.session.conversation({ initiator: you, responder: legion.entryAgentId() }).history();
       for (const update of historyUpdates(history, { entryAgent: legion.entryAgentId(), root })) void session.send(update);
       // The replay is whole before the answer: the editor shows the thread, then takes prompts.
@@ -86,7 +88,7 @@ export async function serveAcp(legion: Legion, stream: Stream, options: AcpAgent
       return {};
     })
     .onRequest('session/resume', async ({ params }) => {
-      await open({ session: params.sessionId }, params.cwd);
+      await translated(() => open({ session: params.sessionId }, params.cwd));
       return {};
     })
     .onRequest('session/list', async ({ params }) => {
@@ -106,13 +108,15 @@ export async function serveAcp(legion: Legion, stream: Stream, options: AcpAgent
       const session = known(params.sessionId);
       const text = promptText(params.prompt);
       if (text.length === 0) throw RequestError.invalidParams(undefined, 'The prompt is empty: say what you want the agents to do.');
-      return { stopReason: await session.prompt(text) };
+      return { stopReason: await translated(() => session.prompt(text)) };
     })
     .onNotification('session/cancel', ({ params }) => {
       sessions.get(params.sessionId)?.cancel();
     });
 
   const connection: AgentConnection = app.connect(stream);
+  const onStop = (): void => connection.close();
+  options.stop?.addEventListener('abort', onStop, { once: true });
   const detach = legion.attachUser(
     acpSurface(connection.client, you, (requestId) => {
       const origin = origins.get(requestId);
@@ -131,9 +135,26 @@ export async function serveAcp(legion: Legion, stream: Stream, options: AcpAgent
   } catch (error) {
     process.stderr.write(`legion acp: the connection ended: ${errorMessage(error)}\n`);
   } finally {
+    options.stop?.removeEventListener('abort', onStop);
+    // Each running turn is stopped and waited for, so its cancellation is written before the workspace closes.
     for (const session of sessions.values()) session.cancel();
+    await Promise.all([...sessions.values()].map((session) => session.settled()));
     unsubscribe();
     detach();
+  }
+}
+
+/**
+ * Legion's own refusals (a busy conversation, a session that cannot be opened) as JSON-RPC errors
+ * with their words and code: the editor shows them, rather than a bare "Internal error".
+ */
+async function translated<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof RequestError) throw error;
+    if (error instanceof LegionError) throw new RequestError(-32603, error.message, { code: error.code });
+    throw error;
   }
 }
 

@@ -268,6 +268,32 @@ describe('legion acp, through the ACP SDK client', () => {
     expect(workspace.toolResultSent('toolu_ask')).toContain('Paris');
   }, 120_000);
 
+  it('SIGTERM while a turn streams: the turn is cancelled and recorded so before the process exits', async () => {
+    useModel('coordinator', claude('claude-coord'));
+    mock.on(
+      { model: 'claude-coord', userMessage: 'Tell me a long story' },
+      { content: 'Once upon a time there was a collective. '.repeat(50) },
+      { latency: 200, chunkSize: 8 },
+    );
+    const editor = open();
+    await initialize(editor);
+    const { sessionId } = await editor.connection.agent.request('session/new', { cwd: workspace.dir, mcpServers: [] });
+    const story = editor.connection.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Tell me a long story' }],
+    });
+    story.catch(() => undefined);
+    await expect.poll(() => agentText(editor.updates, sessionId).includes('Once'), { timeout: 30_000 }).toBe(true);
+    editor.child.kill('SIGTERM');
+    expect(await editor.exited, editor.stderr()).toBe(0);
+
+    const again = open();
+    await initialize(again);
+    await again.connection.agent.request('session/load', { sessionId, cwd: workspace.dir, mcpServers: [] });
+    // What the cancelled turn streamed was never an answer: the log keeps the message and how its turn ended.
+    expect(agentText(again.updates, sessionId)).toBe('\n\n(The turn was cancelled.)');
+  }, 120_000);
+
   it('refuses a cwd outside the workspace, and a failed turn fails the prompt instead of ending it as an answer', async () => {
     useModel('coordinator', claude('claude-missing'));
     const editor = open();
@@ -280,5 +306,8 @@ describe('legion acp, through the ACP SDK client', () => {
     await expect(
       editor.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Anything' }] }),
     ).rejects.toThrow(/coordinator could not answer/);
+    // The editor ends it as it ends any agent process: it stops at once, cleanly.
+    editor.child.kill('SIGTERM');
+    expect(await editor.exited).toBe(0);
   }, 120_000);
 });

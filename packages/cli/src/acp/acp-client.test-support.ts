@@ -24,6 +24,8 @@ export interface AcpEditor {
   stderr(): string;
   /** What the child wrote to standard output, as the editor read it. */
   stdout(): string;
+  /** Its exit status, once it exited. */
+  readonly exited: Promise<number | null>;
   /** Closes the connection and waits for the child to exit; resolves with its exit status. */
   close(): Promise<number | null>;
 }
@@ -69,6 +71,7 @@ export function startEditor(
     permissions,
     stderr: () => stderr,
     stdout: () => stdout,
+    exited,
     close: async () => {
       connection.close();
       child.stdin.end();

@@ -35,9 +35,13 @@ interface RunningPrompt {
  */
 export class AcpSession {
   private running: RunningPrompt | undefined;
+  /** Settles when the running prompt (if any) has unwound. */
+  private unwound: Promise<unknown> = Promise.resolve();
   private readonly plans: PlanBoard = new Map();
   /** Updates go out one after another: the editor applies them in arrival order. */
   private sent: Promise<void> = Promise.resolve();
+  /** Said once: the updates that could not be sent after it are dropped without a word. */
+  private dropping = false;
 
   constructor(
     readonly driver: SessionDriver,
@@ -59,15 +63,23 @@ export class AcpSession {
     return this.running !== undefined;
   }
 
+  /**
+   * Queues an update. An update that cannot be written (the editor closed the connection) is
+   * dropped: the turn goes on to its end (or its cancel) and its log keeps what happened.
+   */
   send(update: SessionUpdate): Promise<void> {
-    const notify = (): Promise<void> => this.client.notify('session/update', { sessionId: this.id, update });
-    this.sent = this.sent.then(notify, notify);
+    this.sent = this.sent
+      .then(() => this.client.notify('session/update', { sessionId: this.id, update }))
+      .catch((error: unknown) => {
+        if (!this.dropping) process.stderr.write(`legion acp: an update to the editor was not sent: ${errorMessage(error)}\n`);
+        this.dropping = true;
+      });
     return this.sent;
   }
 
-  /** Settles once every update queued so far was written. */
+  /** Settles once every update queued so far was written (or dropped). */
   flushed(): Promise<void> {
-    return this.sent.catch(() => undefined);
+    return this.sent;
   }
 
   /**
@@ -87,13 +99,19 @@ export class AcpSession {
       diffs: new Map(),
     };
     this.running = running;
+    const work = question ? this.answerQuestion(question, text, running) : this.sendMessage(text, running);
+    this.unwound = work.catch(() => undefined);
     try {
-      const result = question ? await this.answerQuestion(question, text, running) : await this.sendMessage(text, running);
-      return await this.ending(result);
+      return await this.ending(await work);
     } finally {
       this.running = undefined;
       await this.flushed();
     }
+  }
+
+  /** Settles once the running prompt's work has unwound (after a cancel too). */
+  settled(): Promise<unknown> {
+    return this.unwound;
   }
 
   /** `session/cancel`: stops the prompt's turn and, through the driver's signal, every turn down its tree. */

@@ -20,6 +20,10 @@ export interface AcpOptions {
 export async function acpCommand(options: AcpOptions): Promise<number> {
   const root = resolveWorkspace(options.workspace);
   const legion = await openLegion({ root });
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
     if (legion.collective.agents().length === 0)
       throw new LegionError('no_agents', 'The collective has no agent to answer the editor: add one (legion agents add) first.');
@@ -31,9 +35,15 @@ export async function acpCommand(options: AcpOptions): Promise<number> {
       Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
       Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
     );
-    await serveAcp(legion, stream, { as: options.as, version: typeof LEGION_VERSION === 'string' ? LEGION_VERSION : '0.0.0' });
+    await serveAcp(legion, stream, {
+      as: options.as,
+      stop: stop.signal,
+      version: typeof LEGION_VERSION === 'string' ? LEGION_VERSION : '0.0.0',
+    });
     return 0;
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     await legion.close();
   }
 }
