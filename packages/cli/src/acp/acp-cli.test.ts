@@ -47,7 +47,12 @@ describe('legion acp, through the ACP SDK client', () => {
       { model: 'gpt-dev', userMessage: 'Write notes.txt', hasToolResult: false },
       { toolCalls: [{ id: 'call_write', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: 'hello\n' }) }] },
     );
-    mock.on({ model: 'gpt-dev', userMessage: 'Write notes.txt', hasToolResult: true }, { content: 'notes.txt is written.' });
+    // The developer's answer streams slowly enough for the delegation's call to show it as it comes.
+    mock.on(
+      { model: 'gpt-dev', userMessage: 'Write notes.txt', hasToolResult: true },
+      { content: 'notes.txt is written.' },
+      { latency: 120, chunkSize: 3 },
+    );
     mock.on(
       { model: 'claude-coord', userMessage: 'Write the notes', hasToolResult: true },
       { content: 'The developer wrote notes.txt for you.' },
@@ -76,6 +81,13 @@ describe('legion acp, through the ACP SDK client', () => {
     const delegation = calls.find((call) => call.toolCallId === 'toolu_del');
     expect(delegation).toMatchObject({ title: 'asks developer: Write notes.txt', status: 'in_progress' });
     const toolUpdates = updatesOf(editor.updates, sessionId, 'tool_call_update');
+    const delegationUpdates = toolUpdates.filter((update) => update.toolCallId === 'toolu_del');
+    const streamed = delegationUpdates
+      .filter((update) => update.status === undefined && update.content !== undefined)
+      .map((update) => (update.content?.[0] as { content: { text: string } }).content.text);
+    expect(streamed.length).toBeGreaterThan(0);
+    for (const text of streamed) expect('notes.txt is written.'.startsWith(text), text).toBe(true);
+    expect(delegationUpdates.at(-1)?.status).toBe('completed');
     expect(toolUpdates.find((update) => update.toolCallId === 'toolu_del' && update.status === 'completed')?.content).toEqual([
       { type: 'content', content: { type: 'text', text: 'notes.txt is written.' } },
     ]);

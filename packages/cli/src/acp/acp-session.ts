@@ -1,6 +1,7 @@
 import type { AgentContext, SessionUpdate, StopReason, ToolCallContent } from '@agentclientprotocol/sdk';
 import { RequestError } from '@agentclientprotocol/sdk';
 import {
+  delegatedConversation,
   DelegationTree,
   errorMessage,
   SessionDriver,
@@ -11,6 +12,7 @@ import {
   type UsageTally,
 } from '@legion-collective/core';
 import { conversationId, fileChange } from '@legion-collective/core/internal';
+import { DelegateText } from './delegate-text.js';
 import { planUpdate, type PlanBoard } from './plan-board.js';
 import { diffContent, resultContent, toolCallView, type ToolCallView } from './tool-call-view.js';
 
@@ -25,6 +27,8 @@ interface RunningPrompt {
   usage?: UsageTally | undefined;
   /** The entry agent's last request against its window, for `usage_update`. */
   context?: { used: number; size: number } | undefined;
+  /** What delegates stream, shown on the calls that asked them. */
+  readonly delegates: DelegateText;
 }
 
 /**
@@ -97,6 +101,9 @@ export class AcpSession {
       tree: new DelegationTree(this.id, question ? 'whole' : [this.mainConversation]),
       announced: new Set(),
       diffs: new Map(),
+      delegates: new DelegateText(
+        (toolCallId, streamed) => void this.send({ sessionUpdate: 'tool_call_update', toolCallId, content: resultContent(streamed) }),
+      ),
     };
     this.running = running;
     const work = question ? this.answerQuestion(question, text, running) : this.sendMessage(text, running);
@@ -104,6 +111,7 @@ export class AcpSession {
     try {
       return await this.ending(await work);
     } finally {
+      running.delegates.dispose();
       this.running = undefined;
       await this.flushed();
     }
@@ -133,10 +141,13 @@ export class AcpSession {
     if (event.type === 'text:delta') {
       if (event.conversationId === this.mainConversation && event.participantId === entryAgent)
         void this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: event.text } });
+      else running.delegates.text(event.conversationId, event.text);
       return;
     }
     if (event.type === 'tool:call') {
       const { toolUse } = event;
+      const delegated = delegatedConversation(event);
+      if (delegated !== undefined) running.delegates.delegated(delegated, toolUse.id);
       if (running.announced.has(toolUse.id)) {
         void this.send({ sessionUpdate: 'tool_call_update', toolCallId: toolUse.id, status: 'in_progress' });
         return;
@@ -159,6 +170,7 @@ export class AcpSession {
     }
     if (event.type === 'tool:result') {
       const { toolUse, result } = event;
+      running.delegates.end(toolUse.id);
       const failed = result.isError === true;
       const diff = running.diffs.get(toolUse.id);
       // A file edit keeps its diff once done (the editor shows what changed); a failed one shows why instead.
