@@ -14,6 +14,7 @@ import {
 import { conversationId, fileChange } from '@legion-collective/core/internal';
 import { DelegateText } from './delegate-text.js';
 import { planUpdate, type PlanBoard } from './plan-board.js';
+import { usageUpdate } from './usage-update.js';
 import { diffContent, resultContent, toolCallView, type ToolCallView } from './tool-call-view.js';
 
 /** The turn a prompt runs: its tree of conversations, and what the editor has been told of it. */
@@ -294,26 +295,7 @@ export class AcpSession {
 
   private sendUsage(running: RunningPrompt): void {
     const total = running.usage?.total;
-    if (!total) return;
-    const context = running.context ?? { used: 0, size: 0 };
-    void this.send({
-      sessionUpdate: 'usage_update',
-      used: context.used,
-      size: context.size,
-      cost: { amount: total.costUsd, currency: 'USD' },
-      // ACP's usage_update is the context window and cost; the tokens of the whole tree are Legion's own words, in _meta.
-      _meta: {
-        legion: {
-          calls: total.calls,
-          inputTokens: total.inputTokens,
-          outputTokens: total.outputTokens,
-          cacheReadTokens: total.cacheReadTokens,
-          cacheWriteTokens: total.cacheWriteTokens,
-          costUsd: total.costUsd,
-          unpricedCalls: total.unpricedCalls,
-        },
-      },
-    });
+    if (total) void this.send(usageUpdate(total, running.context ?? { used: 0, size: 0 }));
   }
 }
 
