@@ -77,6 +77,11 @@ export async function serveAcp(legion: Legion, stream: Stream, options: AcpAgent
     }))
     .onRequest('session/new', async ({ params }) => {
       const session = await translated(() => open({ newSession: true }, params.cwd));
+      // The agents' MCP servers are the workspace's (.legion/config.json): said, so the editor's user is not left wondering.
+      if (params.mcpServers.length > 0)
+        process.stderr.write(
+          `legion acp: the editor's MCP servers (${params.mcpServers.map((server) => server.name).join(', ')}) are not used; Legion's agents use the workspace's "mcpServers" (.legion/config.json)\n`,
+        );
       return { sessionId: session.id };
     })
     .onRequest('session/load', async ({ params }) => {
@@ -96,7 +101,8 @@ export async function serveAcp(legion: Legion, stream: Stream, options: AcpAgent
       const listed = await legion.sessions.list();
       const infos: SessionInfo[] = [...listed]
         .sort((a, b) => (a.lastActiveAt < b.lastActiveAt ? 1 : a.lastActiveAt > b.lastActiveAt ? -1 : 0))
-        .map((meta) => ({ sessionId: meta.id, cwd: root, title: meta.title ?? null, updatedAt: meta.lastActiveAt }));
+        // A session is the workspace's, whatever folder in it the editor works in: listed under the folder asked about.
+        .map((meta) => ({ sessionId: meta.id, cwd: params.cwd ?? root, title: meta.title ?? null, updatedAt: meta.lastActiveAt }));
       return { sessions: infos };
     })
     .onRequest('session/close', ({ params }) => {

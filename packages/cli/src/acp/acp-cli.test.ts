@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { runLegion } from '../legion-process.test-support.js';
 import { join } from 'node:path';
 import type { SessionNotification, SessionUpdate } from '@agentclientprotocol/sdk';
@@ -180,6 +180,10 @@ describe('legion acp, through the ACP SDK client', () => {
     await initialize(again);
     const { sessions } = await again.connection.agent.request('session/list', { cwd: workspace.dir });
     expect(sessions.find((session) => session.sessionId === sessionId)).toMatchObject({ cwd: workspace.dir, title: 'Delete nothing' });
+    // An editor working in a folder of the workspace sees the workspace's sessions, under that folder.
+    mkdirSync(join(workspace.dir, 'src'));
+    const inFolder = await again.connection.agent.request('session/list', { cwd: join(workspace.dir, 'src') });
+    expect(inFolder.sessions.find((session) => session.sessionId === sessionId)?.cwd).toBe(join(workspace.dir, 'src'));
     await again.connection.agent.request('session/load', { sessionId, cwd: workspace.dir, mcpServers: [] });
     const replayed = again.updates.filter((notification) => notification.sessionId === sessionId);
     const said = (kind: 'user_message_chunk' | 'agent_message_chunk'): string =>
@@ -314,7 +318,11 @@ describe('legion acp, through the ACP SDK client', () => {
     await expect(editor.connection.agent.request('session/new', { cwd: '/', mcpServers: [] })).rejects.toThrow(
       /is not inside the Legion workspace/,
     );
-    const { sessionId } = await editor.connection.agent.request('session/new', { cwd: workspace.dir, mcpServers: [] });
+    const { sessionId } = await editor.connection.agent.request('session/new', {
+      cwd: workspace.dir,
+      mcpServers: [{ name: 'editor-tools', command: '/bin/true', args: [], env: [] }],
+    });
+    await expect.poll(() => editor.stderr()).toContain(`the editor's MCP servers (editor-tools) are not used`);
     // No fixture matches: the provider answers 404, and the turn fails.
     await expect(
       editor.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Anything' }] }),
