@@ -480,6 +480,16 @@ helpWhenAlone(program.command('a2a'))
     runCli(async () => (await import('./commands/a2a-serve.js')).a2aServeCommand({ ...options, workspace: workspace() })),
   );
 
+// Loaded only when it runs: the ACP SDK is a chunk of its own, which no other command reads.
+program
+  .command('acp')
+  .description('serve the collective to an editor as an Agent Client Protocol (ACP) agent over stdio: Zed, JetBrains IDEs, …')
+  .option('--as <user>', "the user participant the editor speaks as (default: the collective's default user)")
+  .addHelpText('after', examples(['legion acp', 'legion -w /path/to/project acp']))
+  .action((options: Record<string, unknown>) =>
+    runCli(async () => (await import('./commands/acp.js')).acpCommand({ ...options, workspace: workspace() })),
+  );
+
 registerManagementCommands(program);
 
 const store = helpWhenAlone(program.command('store'))
