@@ -21,6 +21,7 @@ export {
   LimitsSchema,
   MessageWorkLimitsSchema,
   MockParticipantSchema,
+  A2aParticipantSchema,
   ModelConfigSchema,
   ParticipantSchema,
   PermissionSchema,

@@ -263,6 +263,17 @@ export const LEGION_ERROR_CODES = {
     seen: ['error'],
   },
   question_not_resumed: { meaning: '`legion questions resume` could not continue the turns of answered questions.', seen: ['error'] },
+  remote_task_failed: {
+    meaning: "A remote agent's task ended failed, rejected or cancelled on its side, or without an answer.",
+    seen: ['turn'],
+  },
+  remote_timeout: { meaning: 'A remote agent sent nothing for limits.toolTimeoutMs.', seen: ['turn'] },
+  remote_too_large: { meaning: "A remote agent's response was over its bound (a multiple of limits.maxReplyBytes).", seen: ['turn'] },
+  remote_unreachable: { meaning: 'A remote agent (A2A), or its card, could not be reached or read.', seen: ['error', 'turn'] },
+  remote_url_refused: {
+    meaning: "A remote agent's card or a redirect named a URL that is not http or https, or redirected too often.",
+    seen: ['error', 'turn'],
+  },
   reply_too_large: { meaning: "The model's reply is over limits.maxReplyBytes; nothing was added to the conversation.", seen: ['turn'] },
   runtime_failed: { meaning: "A participant's runtime failed with an error that is not Legion's own.", seen: ['turn'] },
   schema_too_new: { meaning: 'The PostgreSQL database has a Legion schema newer than this Legion knows.', seen: ['error'] },

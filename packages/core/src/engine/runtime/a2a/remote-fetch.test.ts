@@ -1,0 +1,71 @@
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRemoteFetch } from './remote-fetch.js';
+
+/** A server on 127.0.0.1 that records each request's headers and answers with `respond`. */
+async function serve(
+  respond: (path: string, response: ServerResponse) => void,
+): Promise<{ origin: string; seen: IncomingHttpHeaders[]; server: Server }> {
+  const seen: IncomingHttpHeaders[] = [];
+  const server = createServer((request, response) => {
+    seen.push(request.headers);
+    respond(request.url ?? '/', response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server };
+}
+
+describe('the fetch a remote agent is reached with', () => {
+  const servers: Server[] = [];
+  afterEach(async () => {
+    for (const server of servers.splice(0)) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("follows a redirect to another host without the first host's credentials", async () => {
+    const elsewhere = await serve((_path, response) => response.end('{"name":"moved"}'));
+    const listed = await serve((_path, response) => {
+      response.writeHead(302, { location: `${elsewhere.origin}/card.json` });
+      response.end();
+    });
+    servers.push(elsewhere.server, listed.server);
+    const remoteFetch = createRemoteFetch({
+      headersByOrigin: { [listed.origin]: { Authorization: 'Bearer s3cret' } },
+      maxResponseBytes: 1000,
+      idleTimeoutMs: 5000,
+    });
+
+    const response = await remoteFetch(`${listed.origin}/card.json`);
+
+    expect(await response.text()).toBe('{"name":"moved"}');
+    expect(listed.seen[0]?.['authorization']).toBe('Bearer s3cret');
+    expect(elsewhere.seen[0]?.['authorization']).toBeUndefined();
+  });
+
+  it('refuses a URL that is not http or https, a redirect to one included', async () => {
+    const listed = await serve((_path, response) => {
+      response.writeHead(302, { location: 'file:///etc/passwd' });
+      response.end();
+    });
+    servers.push(listed.server);
+    const remoteFetch = createRemoteFetch({ headersByOrigin: {}, maxResponseBytes: 1000, idleTimeoutMs: 5000 });
+
+    await expect(remoteFetch('file:///etc/passwd')).rejects.toMatchObject({ code: 'remote_url_refused' });
+    await expect(remoteFetch(`${listed.origin}/card.json`)).rejects.toMatchObject({ code: 'remote_url_refused' });
+  });
+
+  it('stops a body past its bound, and one that goes silent', async () => {
+    const remote = await serve((path, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (path === '/large') response.end('x'.repeat(5000));
+      else response.write('data: {}\n\n'); // …and nothing more, the connection left open
+    });
+    servers.push(remote.server);
+    const remoteFetch = createRemoteFetch({ headersByOrigin: {}, maxResponseBytes: 1000, idleTimeoutMs: 300 });
+
+    await expect((await remoteFetch(`${remote.origin}/large`)).text()).rejects.toMatchObject({ code: 'remote_too_large' });
+    await expect((await remoteFetch(`${remote.origin}/silent`)).text()).rejects.toMatchObject({ code: 'remote_timeout' });
+  });
+});
