@@ -188,6 +188,7 @@ describe('a remote A2A agent as a participant', () => {
 
     expect(result).toMatchObject({ status: 'success', reply: 'The painter says: A cat, painted in oils.' });
     expect(deltas).toEqual(['A cat, ', 'painted in oils.']);
+    expect(JSON.stringify(model.requests[0]!.body['system'])).toContain('- painter (Painter, a remote agent)');
     expect(painter.seen).toEqual([expect.objectContaining({ text: 'paint a cat', continued: false })]);
     const calls = remote.requests.filter((request) => request.path === '/a2a');
     expect(calls.length).toBeGreaterThan(0);
