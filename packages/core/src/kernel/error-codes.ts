@@ -177,7 +177,10 @@ export const LEGION_ERROR_CODES = {
     seen: ['error', 'turn'],
   },
   mcp_elicitation_declined: { meaning: "An MCP server's request for input from the user was declined.", seen: ['event'] },
-  mcp_env_missing: { meaning: 'An MCP server setting refers to ${env:NAME}, and that environment variable is not set.', seen: ['error'] },
+  mcp_env_missing: {
+    meaning: "An MCP server's or a remote agent's setting refers to ${env:NAME}, and that environment variable is not set.",
+    seen: ['error', 'turn'],
+  },
   mcp_schema_invalid: { meaning: "An MCP tool's input schema does not compile: its inputs go to the server unchecked.", seen: ['event'] },
   mcp_sdk_missing: { meaning: 'MCP servers are configured, but the MCP client package is not installed.', seen: ['error'] },
   mcp_server_closed: { meaning: 'The MCP server was shut down (Legion is closing).', seen: ['error'] },

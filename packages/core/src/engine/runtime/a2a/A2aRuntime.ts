@@ -5,9 +5,15 @@ import type { RemoteAccess } from './agent-card.js';
 
 /**
  * What one response of a remote agent may hold, in bytes on the wire, as a multiple of the text it may
- * answer with (limits.maxReplyBytes): a stream repeats the task, its status and JSON around the text.
+ * answer with (limits.maxReplyBytes): a response carries the task, its status and JSON around the text.
  */
 const RESPONSE_BYTES_PER_REPLY_BYTE = 4;
+/**
+ * The same for a stream, whose every event repeats the ids and JSON (some 300 bytes) around a chunk of
+ * text that may be one word: 16 × 1 MiB by default, some 50,000 events. The text itself is bounded on
+ * its own (limits.maxReplyBytes); this bounds a stream of events that carry none.
+ */
+const STREAM_BYTES_PER_REPLY_BYTE = 16;
 
 /** The access a remote agent is reached with, by the config as it is now. */
 export function remoteAccess(config: ResolvedConfig, env: NodeJS.ProcessEnv): RemoteAccess {
@@ -15,6 +21,7 @@ export function remoteAccess(config: ResolvedConfig, env: NodeJS.ProcessEnv): Re
     remoteAgents: config.remoteAgents,
     env,
     maxResponseBytes: RESPONSE_BYTES_PER_REPLY_BYTE * config.limits.maxReplyBytes,
+    maxStreamBytes: STREAM_BYTES_PER_REPLY_BYTE * config.limits.maxReplyBytes,
     idleTimeoutMs: config.limits.toolTimeoutMs,
   };
 }

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import type { ParticipantInput } from '../../../team/index.js';
@@ -115,6 +115,10 @@ class Painter implements AgentExecutor {
         this.startedSlow?.();
       });
       status(A2aTaskState.TASK_STATE_CANCELED, 'Stopped.');
+    } else if (text.includes('mural')) {
+      artifact('A mural, wall to wall, '.repeat(10), false);
+      await new Promise<void>((resolve) => this.waiting.set(taskId, resolve));
+      status(A2aTaskState.TASK_STATE_CANCELED);
     } else if (text.includes('no paint')) {
       status(A2aTaskState.TASK_STATE_FAILED, 'I am out of paint.');
     } else {
@@ -147,15 +151,18 @@ describe('a remote A2A agent as a participant', () => {
   });
 
   /** A coordinator whose model answers with `respond`, and the painter at the remote's card URL; credentials in the global config. */
-  async function team(respond: (request: WindowLimitedRequest) => WindowLimitedReply): Promise<Legion> {
+  async function team(
+    respond: (request: WindowLimitedRequest) => WindowLimitedReply,
+    options: { streaming?: boolean; limits?: Record<string, number> } = {},
+  ): Promise<Legion> {
     painter = new Painter();
-    remote = await startA2aAgentServer({ executor: painter });
+    remote = await startA2aAgentServer({ executor: painter, ...(options.streaming === undefined ? {} : { streaming: options.streaming }) });
     model = await startWindowLimitedServer({ window: 1_000_000, respond, reportInputTokens: () => 10 });
     test = createTestLegion({
       participants: [
         userParticipant(),
         {
-          ...agentParticipant('coordinator', { tools: ['communicate'], delegation: ['painter'] }),
+          ...agentParticipant('coordinator', { tools: ['communicate'], delegation: ['painter'], limits: { maxReplyBytes: 1_048_576 } }),
           model: { provider: 'anthropic', model: 'claude-test', baseURL: model.anthropicURL },
         } as ParticipantInput,
         { id: 'painter', type: 'a2a', name: 'Painter', url: remote.cardUrl } as ParticipantInput,
@@ -168,6 +175,11 @@ describe('a remote A2A agent as a participant', () => {
       join(test.root, 'no-global-config.json'),
       JSON.stringify({ remoteAgents: { [remote.origin]: { headers: { Authorization: 'Bearer s3cret' } } } }),
     );
+    if (options.limits) {
+      const workspaceConfig = join(test.root, '.legion', 'config.json');
+      const fields = JSON.parse(readFileSync(workspaceConfig, 'utf8')) as { limits?: Record<string, number> };
+      writeFileSync(workspaceConfig, JSON.stringify({ ...fields, limits: { ...fields.limits, ...options.limits } }));
+    }
     const legion = test.reopen();
     opened.push(legion);
     return legion;
@@ -243,6 +255,34 @@ describe('a remote A2A agent as a participant', () => {
     stop.abort();
 
     expect(await sending).toMatchObject({ status: 'error', code: 'cancelled' });
+    expect(painter.cancelled).toEqual([painter.seen[0]!.taskId]);
+  });
+
+  it('a remote whose card does not stream is sent the message whole, and its answer is the result', async () => {
+    const legion = await team(
+      (request) => {
+        const result = toolResult(request);
+        return result === undefined ? communicate('paint a cat') : { text: `The painter says: ${result}` };
+      },
+      { streaming: false },
+    );
+    const result = await legion.send(await legion.sessions.create(), 'Get me a painting of a cat');
+    expect(result).toMatchObject({ status: 'success', reply: 'The painter says: A cat, painted in oils.' });
+  });
+
+  it('an answer past limits.maxReplyBytes is cut there and marked, and the remote task is cancelled', async () => {
+    const legion = await team(
+      (request) => {
+        const result = toolResult(request);
+        return result === undefined ? communicate('paint a mural') : { text: `Got: ${result}` };
+      },
+      { limits: { maxReplyBytes: 100 } },
+    );
+    const result = await legion.send(await legion.sessions.create(), 'A mural, please');
+    expect(result.status).toBe('success');
+    const reply = result.status === 'success' ? result.reply : '';
+    expect(reply).toContain(`Got: ${'A mural, wall to wall, '.repeat(10).slice(0, 100)}`);
+    expect(reply).toContain('[Painter was stopped here: its answer passed limits.maxReplyBytes (100 bytes).]');
     expect(painter.cancelled).toEqual([painter.seen[0]!.taskId]);
   });
 });

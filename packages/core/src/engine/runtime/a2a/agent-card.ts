@@ -5,11 +5,15 @@ import { expandEnvReferences } from '../../../tools/index.js';
 import type { RemoteAgentSettings } from '../../../team/index.js';
 import { createRemoteFetch } from './remote-fetch.js';
 
+/** The largest agent card Legion reads: a card lists skills and interfaces, and does not grow with the work. */
+const CARD_MAX_BYTES = 1_048_576;
+
 /** How Legion reaches remote agents: credentials by origin (global config), and the bounds on what comes back. */
 export interface RemoteAccess {
   remoteAgents: Readonly<Record<string, RemoteAgentSettings>>;
   env: NodeJS.ProcessEnv;
   maxResponseBytes: number;
+  maxStreamBytes: number;
   idleTimeoutMs: number;
 }
 
@@ -26,7 +30,12 @@ export function remoteFetch(access: RemoteAccess): typeof fetch {
   const headersByOrigin: Record<string, Record<string, string>> = {};
   for (const [origin, settings] of Object.entries(access.remoteAgents))
     headersByOrigin[origin] = expandEnvReferences(settings.headers, access.env, `remoteAgents.${origin}`);
-  return createRemoteFetch({ headersByOrigin, maxResponseBytes: access.maxResponseBytes, idleTimeoutMs: access.idleTimeoutMs });
+  return createRemoteFetch({
+    headersByOrigin,
+    maxResponseBytes: access.maxResponseBytes,
+    maxStreamBytes: access.maxStreamBytes,
+    idleTimeoutMs: access.idleTimeoutMs,
+  });
 }
 
 /**
@@ -58,7 +67,7 @@ export async function readAgentCard(cardUrl: string, access: RemoteAccess): Prom
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
     throw new LegionError('remote_url_refused', `"${cut(cardUrl)}" is not an http or https URL of an agent card.`);
   const sdk = await import('@a2a-js/sdk/client');
-  const resolver = new sdk.DefaultAgentCardResolver({ fetchImpl: remoteFetch(access) });
+  const resolver = new sdk.DefaultAgentCardResolver({ fetchImpl: remoteFetch({ ...access, maxResponseBytes: CARD_MAX_BYTES }) });
   let card: AgentCard;
   try {
     card = await resolver.resolve(cardUrl, '');

@@ -34,6 +34,7 @@ describe('the fetch a remote agent is reached with', () => {
     const remoteFetch = createRemoteFetch({
       headersByOrigin: { [listed.origin]: { Authorization: 'Bearer s3cret' } },
       maxResponseBytes: 1000,
+      maxStreamBytes: 1000,
       idleTimeoutMs: 5000,
     });
 
@@ -50,22 +51,30 @@ describe('the fetch a remote agent is reached with', () => {
       response.end();
     });
     servers.push(listed.server);
-    const remoteFetch = createRemoteFetch({ headersByOrigin: {}, maxResponseBytes: 1000, idleTimeoutMs: 5000 });
+    const remoteFetch = createRemoteFetch({ headersByOrigin: {}, maxResponseBytes: 1000, maxStreamBytes: 1000, idleTimeoutMs: 5000 });
 
     await expect(remoteFetch('file:///etc/passwd')).rejects.toMatchObject({ code: 'remote_url_refused' });
     await expect(remoteFetch(`${listed.origin}/card.json`)).rejects.toMatchObject({ code: 'remote_url_refused' });
   });
 
-  it('stops a body past its bound, and one that goes silent', async () => {
+  it('stops a body past its bound (a stream has its own), and one that goes silent', async () => {
     const remote = await serve((path, response) => {
+      if (path === '/json') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end('x'.repeat(1500));
+        return;
+      }
       response.writeHead(200, { 'content-type': 'text/event-stream' });
-      if (path === '/large') response.end('x'.repeat(5000));
+      if (path === '/stream') response.end('x'.repeat(1500));
+      else if (path === '/long-stream') response.end('x'.repeat(5000));
       else response.write('data: {}\n\n'); // …and nothing more, the connection left open
     });
     servers.push(remote.server);
-    const remoteFetch = createRemoteFetch({ headersByOrigin: {}, maxResponseBytes: 1000, idleTimeoutMs: 300 });
+    const remoteFetch = createRemoteFetch({ headersByOrigin: {}, maxResponseBytes: 1000, maxStreamBytes: 2000, idleTimeoutMs: 300 });
 
-    await expect((await remoteFetch(`${remote.origin}/large`)).text()).rejects.toMatchObject({ code: 'remote_too_large' });
+    await expect((await remoteFetch(`${remote.origin}/json`)).text()).rejects.toMatchObject({ code: 'remote_too_large' });
+    expect(await (await remoteFetch(`${remote.origin}/stream`)).text()).toHaveLength(1500);
+    await expect((await remoteFetch(`${remote.origin}/long-stream`)).text()).rejects.toMatchObject({ code: 'remote_too_large' });
     await expect((await remoteFetch(`${remote.origin}/silent`)).text()).rejects.toMatchObject({ code: 'remote_timeout' });
   });
 });

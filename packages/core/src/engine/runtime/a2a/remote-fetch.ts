@@ -8,6 +8,11 @@ export interface RemoteFetchOptions {
   headersByOrigin: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** The most one response body may hold; past it the body errors. */
   maxResponseBytes: number;
+  /**
+   * The same for a stream (`text/event-stream`): each event repeats the task's ids and JSON around a few
+   * words, so a long answer streamed word by word is many times its text on the wire.
+   */
+  maxStreamBytes: number;
   /** How long a response may send nothing (headers, or the next bytes of its body) before it is abandoned. */
   idleTimeoutMs: number;
 }
@@ -81,6 +86,9 @@ function bounded(response: Response, options: RemoteFetchOptions, signal: AbortS
   const source = response.body;
   if (!source) return response;
   const reader = source.getReader();
+  const maxBytes = (response.headers.get('content-type') ?? '').includes('text/event-stream')
+    ? options.maxStreamBytes
+    : options.maxResponseBytes;
   let received = 0;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -98,10 +106,10 @@ function bounded(response: Response, options: RemoteFetchOptions, signal: AbortS
         const chunk = await Promise.race([reader.read(), silence, aborted]);
         if (chunk.done) return controller.close();
         received += chunk.value.byteLength;
-        if (received > options.maxResponseBytes) {
+        if (received > maxBytes) {
           throw new LegionError(
             'remote_too_large',
-            `${url.origin} sent more than ${options.maxResponseBytes} bytes in one response (the limit follows limits.maxReplyBytes).`,
+            `${url.origin} sent more than ${maxBytes} bytes in one response (the limit follows limits.maxReplyBytes).`,
           );
         }
         controller.enqueue(chunk.value);

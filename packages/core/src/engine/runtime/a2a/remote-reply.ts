@@ -156,8 +156,9 @@ function textOfParts(parts: readonly Part[] | undefined): string {
     const content = part.content;
     if (!content) continue;
     if (content.$case === 'text') texts.push(content.value);
-    else if (content.$case === 'data') texts.push(JSON.stringify(content.value));
-    else texts.push(`[${content.$case === 'url' ? `file at ${content.value}` : 'file'}${part.filename ? ` ${part.filename}` : ''}]`);
+    else if (content.$case === 'data') texts.push(`\n${JSON.stringify(content.value)}\n`);
+    else texts.push(`\n[${content.$case === 'url' ? `file at ${content.value}` : 'file'}${part.filename ? ` ${part.filename}` : ''}]\n`);
   }
-  return texts.join('\n');
+  // Text parts are pieces of one text (an artifact streamed in chunks arrives as its parts, in order).
+  return texts.join('');
 }

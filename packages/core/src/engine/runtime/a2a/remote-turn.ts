@@ -66,10 +66,15 @@ export async function runRemoteTurn(turn: TurnContext, options: RemoteTurnOption
   try {
     for await (const event of options.client.sendMessageStream(request, { signal: stop.signal })) {
       const added = reply.take(event);
-      if (turn.signal.aborted) break;
+      if (turn.signal.aborted) {
+        stop.abort(turn.signal.reason);
+        break;
+      }
       if (added) turn.events.emit('text:delta', Object.assign({}, turn.conversation.ref, { participantId: participant.id, text: added }));
       if (reply.bytes > options.maxReplyBytes) {
         overLimit = true;
+        // Leaving the loop alone would wait for the stream to end, which a remote that will not stop never does.
+        stop.abort(new LegionError('remote_too_large', 'over limits.maxReplyBytes'));
         break;
       }
       // Not on input-required: a continued task's first event is the task as it waited, question and all.
@@ -77,7 +82,7 @@ export async function runRemoteTurn(turn: TurnContext, options: RemoteTurnOption
       if (isTerminal(reply.state)) break;
     }
   } catch (error) {
-    if (!turn.signal.aborted) {
+    if (!turn.signal.aborted && !overLimit) {
       await cancelRemote(options.client, reply);
       if (error instanceof LegionError) return { status: 'error', code: error.code, error: error.message };
       return {
