@@ -41,7 +41,7 @@ export class A2aRuntime implements ParticipantRuntime {
     let connection: Awaited<ReturnType<typeof connectRemoteAgent>>;
     try {
       // The card is read for every message: it says where and how to send (a remote may move), and it is small.
-      connection = await connectRemoteAgent(participant.url, access);
+      connection = await connectRemoteAgent(participant.url, access, turn.signal);
     } catch (error) {
       if (turn.signal.aborted) return { status: 'error', code: 'cancelled', error: 'Cancelled before the remote agent was reached.' };
       if (error instanceof LegionError) return { status: 'error', code: error.code, error: `${participant.name}: ${error.message}` };

@@ -15,6 +15,8 @@ export interface RemoteAccess {
   maxResponseBytes: number;
   maxStreamBytes: number;
   idleTimeoutMs: number;
+  /** Ends every request made with this access (the turn's signal, for reading the card). */
+  signal?: AbortSignal | undefined;
 }
 
 /** What `legion agents add --a2a` and `legion doctor` show of a card. */
@@ -35,6 +37,7 @@ export function remoteFetch(access: RemoteAccess): typeof fetch {
     maxResponseBytes: access.maxResponseBytes,
     maxStreamBytes: access.maxStreamBytes,
     idleTimeoutMs: access.idleTimeoutMs,
+    signal: access.signal,
   });
 }
 
@@ -42,8 +45,13 @@ export function remoteFetch(access: RemoteAccess): typeof fetch {
  * An A2A client for the agent the card at `cardUrl` describes. The SDK is loaded on first use: a
  * collective without remote agents never pays for it.
  */
-export async function connectRemoteAgent(cardUrl: string, access: RemoteAccess): Promise<{ client: Client; card: AgentCard }> {
-  const card = await readAgentCard(cardUrl, access);
+export async function connectRemoteAgent(
+  cardUrl: string,
+  access: RemoteAccess,
+  signal: AbortSignal,
+): Promise<{ client: Client; card: AgentCard }> {
+  // The card is read under the turn's signal; the client's requests are not, or a cancelled turn could not send its cancel.
+  const card = await readAgentCard(cardUrl, { ...access, signal });
   const sdk = await import('@a2a-js/sdk/client');
   const fetchImpl = remoteFetch(access);
   const factory = new sdk.ClientFactory(

@@ -77,4 +77,23 @@ describe('the fetch a remote agent is reached with', () => {
     await expect((await remoteFetch(`${remote.origin}/long-stream`)).text()).rejects.toMatchObject({ code: 'remote_too_large' });
     await expect((await remoteFetch(`${remote.origin}/silent`)).text()).rejects.toMatchObject({ code: 'remote_timeout' });
   });
+
+  it("ends a request when its access's signal is aborted (a card read for a turn that is cancelled)", async () => {
+    let arrived: () => void = () => undefined;
+    const asked = new Promise<void>((resolve) => (arrived = resolve));
+    const remote = await serve(() => arrived()); // …and never answers
+    servers.push(remote.server);
+    const stop = new AbortController();
+    const remoteFetch = createRemoteFetch({
+      headersByOrigin: {},
+      maxResponseBytes: 1000,
+      maxStreamBytes: 1000,
+      idleTimeoutMs: 60_000,
+      signal: stop.signal,
+    });
+    const pending = remoteFetch(`${remote.origin}/card.json`);
+    await asked;
+    stop.abort(new Error('turn cancelled'));
+    await expect(pending).rejects.toThrow('turn cancelled');
+  });
 });

@@ -15,6 +15,8 @@ export interface RemoteFetchOptions {
   maxStreamBytes: number;
   /** How long a response may send nothing (headers, or the next bytes of its body) before it is abandoned. */
   idleTimeoutMs: number;
+  /** Aborts every request besides each one's own signal (a card read for a turn that is cancelled). */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -25,6 +27,7 @@ export interface RemoteFetchOptions {
 export function createRemoteFetch(options: RemoteFetchOptions): typeof fetch {
   return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init);
+    const signal = options.signal ? AbortSignal.any([request.signal, options.signal]) : request.signal;
     let url = new URL(request.url);
     let body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer();
     let method = request.method;
@@ -34,12 +37,12 @@ export function createRemoteFetch(options: RemoteFetchOptions): typeof fetch {
       for (const [name, value] of Object.entries(options.headersByOrigin[url.origin] ?? {})) headers.set(name, value);
       const response = await withIdleBound(
         (signal) => fetch(url, { method, headers, body, redirect: 'manual', signal }),
-        request.signal,
+        signal,
         options.idleTimeoutMs,
         url,
       );
       const location = response.headers.get('location');
-      if (response.status < 300 || response.status >= 400 || location === null) return bounded(response, options, request.signal, url);
+      if (response.status < 300 || response.status >= 400 || location === null) return bounded(response, options, signal, url);
       await response.body?.cancel();
       if (redirects >= MAX_REDIRECTS)
         throw new LegionError('remote_url_refused', `${url.origin} redirected more than ${MAX_REDIRECTS} times.`);
