@@ -47,9 +47,10 @@ export function registerManagementCommands(program: Command): void {
       examples([
         'legion agents add tester --template researcher --description "Writes tests" --tools "file_*,shell_run"',
         'legion agents add analyst --provider openai --model gpt-4.1 --system-prompt "You analyse data."',
+        'legion agents add --a2a https://agents.example.com/.well-known/agent-card.json',
       ]),
     )
-    .argument('<id>', 'the new agent\'s id (letters, digits, ".", "-", single "_")')
+    .argument('[id]', 'the new agent\'s id (letters, digits, ".", "-", single "_"); with --a2a, default: from the card\'s name')
     .option('--template <name>', 'start from .legion/templates/NAME.json')
     .option('--name <name>', "display name (default: the template's, else the id)")
     .option('--description <text>', 'what it does, shown to people and to other agents')
@@ -60,8 +61,9 @@ export function registerManagementCommands(program: Command): void {
     .option('--base-url <url>', 'endpoint for the model (OpenAI-compatible servers)')
     .option('--tools <list>', 'tools its model sees: all, none, or names and globs ("file_*,shell_run")')
     .option('--delegation <list>', 'whom it may communicate with: all, none, or ids ("reviewer,user")')
+    .option('--a2a <url>', "a remote A2A agent: read its agent card at URL and add it (credentials: the global config's remoteAgents)")
     .option('--json', 'print the created participant as JSON')
-    .action((id: string, options: Record<string, unknown>) =>
+    .action((id: string | undefined, options: Record<string, unknown>) =>
       runCli(async () => (await import('./commands/agents-add.js')).agentsAddCommand(id, { ...options, workspace: workspace() })),
     );
   agents

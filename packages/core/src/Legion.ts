@@ -168,6 +168,7 @@ export class Legion {
       auth: this.auth,
       approvalRules: this.approvalRules,
       env,
+      currentConfig: () => this.current,
     });
     this.runtimes = runtimes.registry;
     this.agentRuntime = runtimes.agent;

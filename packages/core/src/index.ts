@@ -97,6 +97,7 @@ export type {
   Limits,
   MessageWorkLimits,
   MockParticipant,
+  A2aParticipant,
   ModelConfig,
   Participant,
   ParticipantInput,

@@ -13,7 +13,7 @@ import { settingsForAgent } from './team/index.js';
 import type { SessionStore } from './engine/index.js';
 import type { EventBus } from './kernel/index.js';
 import type { ProviderFactory } from './model/index.js';
-import { AgentRuntime, MockRuntime, RuntimeRegistry } from './engine/index.js';
+import { A2aRuntime, AgentRuntime, MockRuntime, RuntimeRegistry } from './engine/index.js';
 import type { SurfacePresence, WorkspacePaths } from './store/index.js';
 import {
   createCommunicateTool,
@@ -102,6 +102,8 @@ export function runtimesStage(parts: {
   auth: AuthEngine;
   approvalRules: ApprovalRules;
   env: NodeJS.ProcessEnv;
+  /** The config as it is now (read again when its files change): a remote agent's credentials and bounds. */
+  currentConfig: () => ResolvedConfig;
 }): { registry: RuntimeRegistry; agent: AgentRuntime } {
   const { collective, config, events, surfaces, approvalRules } = parts;
   const gate = new ApprovalGate(
@@ -129,6 +131,7 @@ export function runtimesStage(parts: {
   const registry = new RuntimeRegistry();
   registry.register('agent', agent);
   registry.register('mock', new MockRuntime());
+  registry.register('a2a', new A2aRuntime({ config: parts.currentConfig, env: parts.env }));
   registry.register(
     'user',
     new UserRuntime(surfaces, { maxAnswerBytes: config.limits.maxMessageBytes, elsewhere: () => parts.presence.elsewhere() }),

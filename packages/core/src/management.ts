@@ -28,6 +28,7 @@ export {
   LimitsSchema,
   MessageWorkLimitsSchema,
   MockParticipantSchema,
+  A2aParticipantSchema,
   ModelConfigSchema,
   ParticipantSchema,
   PermissionSchema,
@@ -71,3 +72,5 @@ export type { ModelAccess, ModelKeySource } from './model/index.js';
 export type { AgentToolView, AgentToolsView, MissingTools, OnDemandFamily, ToolSchemaTokens } from './engine/index.js';
 export { modelCatalogue, parseModelName, providerOfModelName } from './model/index.js';
 export type { CatalogueModel, CatalogueProvider, ModelCatalogue } from './model/index.js';
+export { describeRemoteAgent, remoteAccess } from './engine/index.js';
+export type { AgentCardSummary, RemoteAccess } from './engine/index.js';

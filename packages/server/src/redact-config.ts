@@ -6,7 +6,7 @@ const OPAQUE_MAPS = new Set(['env', 'headers']);
 
 /**
  * The config as the browser may see it: every value core counts as a secret (`secretsInConfig`:
- * keys, tokens, passwords), every value of an MCP server's `env` and `headers`, and any string
+ * keys, tokens, passwords), every value of an MCP server's `env` and `headers` (a remote agent's `headers` too), and any string
  * equal to a secret of the environment are replaced by `[redacted]`; their paths are listed.
  */
 export function redactConfig(config: unknown, env: NodeJS.ProcessEnv): { config: Record<string, unknown>; redacted: string[] } {
@@ -16,28 +16,20 @@ export function redactConfig(config: unknown, env: NodeJS.ProcessEnv): { config:
       .filter(([name, value]) => value !== undefined && value.length >= 8 && /(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)$/i.test(name))
       .map(([, value]) => value!),
   );
-  const redacted = new Set(secretsInConfig(copy));
+  const secrets = new Set(secretsInConfig(copy));
+  const redacted = new Set<string>();
+  // Replaced where they are found, not by parsing the dotted paths again: a key may hold dots
+  // (remoteAgents are keyed by origin, "https://agents.example.com").
   const visit = (value: unknown, path: string, opaque: boolean): void => {
     if (value === null || typeof value !== 'object') return;
     for (const [key, item] of Object.entries(value)) {
-      const itemPath = path ? `${path}.${key}` : key;
-      if (typeof item === 'string' && (opaque || secretValues.has(item))) redacted.add(itemPath);
-      else visit(item, itemPath, OPAQUE_MAPS.has(key));
+      const itemPath = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+      if (typeof item === 'string' && (opaque || secretValues.has(item) || secrets.has(itemPath))) {
+        (value as Record<string, unknown>)[key] = REDACTED;
+        redacted.add(itemPath);
+      } else visit(item, itemPath, OPAQUE_MAPS.has(key));
     }
   };
   visit(copy, '', false);
-  for (const path of redacted) setPath(copy, path, REDACTED);
   return { config: copy, redacted: [...redacted].sort() };
-}
-
-/** Sets `a.b[2].c` in place. */
-function setPath(target: Record<string, unknown>, path: string, value: string): void {
-  const keys = path.split(/\.|\[(\d+)\]/).filter((key) => key !== undefined && key !== '');
-  let node: unknown = target;
-  for (const key of keys.slice(0, -1)) {
-    if (node === null || typeof node !== 'object') return;
-    node = (node as Record<string, unknown>)[key];
-  }
-  const last = keys.at(-1);
-  if (last !== undefined && node !== null && typeof node === 'object') (node as Record<string, unknown>)[last] = value;
 }

@@ -9,6 +9,8 @@ import { startServer, type RunningServer } from './start-server.js';
 const ENV_KEY = 'sk-ant-env-secret-0123456789abcdef';
 const GLOBAL_KEY = 'sk-global-config-secret-fedcba9876543210';
 const MCP_TOKEN = 'ghp_mcp_env_secret_value_42';
+/** A remote agent's header, keyed by an origin: a key with dots in it. */
+const REMOTE_TOKEN = 'Bearer remote-agent-secret-31415';
 
 describe('legion serve refuses what is not its own page with its token', () => {
   let test: TestLegion;
@@ -25,7 +27,13 @@ describe('legion serve refuses what is not its own page with its token', () => {
     await test.legion.close();
     // A global config with a key, and an MCP server whose environment holds a token: none of it may reach a browser.
     const globalConfig = join(test.root, 'global-config.json');
-    writeFileSync(globalConfig, JSON.stringify({ providers: { openai: { apiKey: GLOBAL_KEY } } }));
+    writeFileSync(
+      globalConfig,
+      JSON.stringify({
+        providers: { openai: { apiKey: GLOBAL_KEY } },
+        remoteAgents: { 'https://agents.example.com': { headers: { 'X-Agent-Auth': REMOTE_TOKEN } } },
+      }),
+    );
     writeFileSync(
       join(test.root, '.legion', 'config.json'),
       JSON.stringify({ mcpServers: { gh: { command: 'true', env: { GITHUB_PAT: MCP_TOKEN } } } }),
@@ -165,7 +173,13 @@ describe('legion serve refuses what is not its own page with its token', () => {
 
   it('never sends a secret: not in the config view, not in any response', async () => {
     const config = await api.get('/api/config');
-    expect(config.json).toMatchObject({ redacted: expect.arrayContaining(['providers.openai.apiKey', 'mcpServers.gh.env.GITHUB_PAT']) });
+    expect(config.json).toMatchObject({
+      redacted: expect.arrayContaining([
+        'providers.openai.apiKey',
+        'mcpServers.gh.env.GITHUB_PAT',
+        'remoteAgents.https://agents.example.com.headers.X-Agent-Auth',
+      ]),
+    });
     const bodies: string[] = [config.text];
     for (const path of ['/api/workspace', '/api/participants', '/api/sessions', '/api/openapi.json', '/api/questions'])
       bodies.push((await api.get(path)).text);
@@ -174,6 +188,7 @@ describe('legion serve refuses what is not its own page with its token', () => {
       expect(body).not.toContain(ENV_KEY);
       expect(body).not.toContain(GLOBAL_KEY);
       expect(body).not.toContain(MCP_TOKEN);
+      expect(body).not.toContain(REMOTE_TOKEN);
     }
   });
 });

@@ -1,7 +1,16 @@
 import { LegionError, type AgentTemplate } from '@legion-collective/core';
-import { agentTemplateNames, inspectParticipantFiles, loadAgentTemplate, saveParticipantFile } from '@legion-collective/core/management';
+import {
+  agentTemplateNames,
+  describeRemoteAgent,
+  inspectParticipantFiles,
+  loadAgentTemplate,
+  remoteAccess,
+  saveParticipantFile,
+  type AgentCardSummary,
+} from '@legion-collective/core/management';
 import { resolveWorkspace } from '../workspace.js';
-import { stdout, stderr } from '../render/terminal-text.js';
+import { readRoster } from '../roster.js';
+import { inert, inertLine, stdout, stderr } from '../render/terminal-text.js';
 
 export interface AgentAddOptions {
   workspace?: string | undefined;
@@ -15,6 +24,8 @@ export interface AgentAddOptions {
   baseUrl?: string;
   tools?: string;
   delegation?: string;
+  /** A remote A2A agent's card URL: the participant is that agent (`type: "a2a"`). */
+  a2a?: string;
   json?: boolean;
 }
 
@@ -23,8 +34,14 @@ export interface AgentAddOptions {
  * and/or flags, validated with the participant schema and created atomically;
  * an existing participant is never replaced.
  */
-export async function agentsAddCommand(id: string, options: AgentAddOptions): Promise<number> {
+export async function agentsAddCommand(id: string | undefined, options: AgentAddOptions): Promise<number> {
   const root = resolveWorkspace(options.workspace);
+  if (options.a2a !== undefined) return addRemoteAgent(root, id, options.a2a, options);
+  if (id === undefined)
+    throw new LegionError(
+      'invalid_participant_id',
+      'Give the new agent an id: legion agents add ID … (only --a2a URL takes it from the card).',
+    );
   const template: Partial<AgentTemplate> = options.template ? loadAgentTemplate(root, options.template) : {};
   const systemPrompt = options.systemPrompt ?? template.systemPrompt;
   if (systemPrompt === undefined) {
@@ -68,6 +85,61 @@ export async function agentsAddCommand(id: string, options: AgentAddOptions): Pr
   if (options.json) stdout.json({ participant });
   else stdout.write(`Created .legion/collective/participants/${id}.json. Talk to it with: legion run --to ${id} "…"\n`);
   return 0;
+}
+
+/**
+ * `legion agents add [ID] --a2a URL`: reads the remote agent's card (with the global config's credentials
+ * for its origin), shows what it says it is, and writes an `a2a` participant for it. The card's words are
+ * the remote's: shown inert, and its name becomes the id only once sanitised.
+ */
+async function addRemoteAgent(root: string, id: string | undefined, url: string, options: AgentAddOptions): Promise<number> {
+  const card = await describeRemoteAgent(url, remoteAccess(readRoster(root, process.env).config, process.env));
+  const participantId = id ?? idFromName(card.name);
+  const remote = {
+    id: participantId,
+    type: 'a2a',
+    name: options.name ?? card.name,
+    ...((options.description ?? card.description) ? { description: options.description ?? card.description } : {}),
+    ...(options.useFor !== undefined ? { useFor: options.useFor } : {}),
+    url,
+  };
+  const participant = saveParticipantFile(root, participantId, `${JSON.stringify(remote, null, 2)}\n`, { create: true });
+  if (options.json) {
+    stdout.json({ participant, card });
+    return 0;
+  }
+  stdout.write(describeCard(card));
+  stdout.write(
+    `Created .legion/collective/participants/${participantId}.json. Talk to it with: legion run --to ${participantId} "…"\n` +
+      `Credentials it needs go in the global config: "remoteAgents": { "${new URL(url).origin}": { "headers": { "Authorization": "Bearer \${env:TOKEN}" } } }\n`,
+  );
+  return 0;
+}
+
+function describeCard(card: AgentCardSummary): string {
+  const lines = [
+    `Remote agent ${inertLine(card.name)}${card.version ? ` ${inertLine(card.version)}` : ''}${card.streaming ? ' (streams its answers)' : ''}`,
+  ];
+  if (card.description) lines.push(`  ${inert(card.description).replace(/\n/g, '\n  ')}`);
+  if (card.skills.length > 0) {
+    lines.push('  Skills:');
+    for (const skill of card.skills)
+      lines.push(`    - ${inertLine(skill.name)}${skill.description ? `: ${inertLine(skill.description)}` : ''}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** A participant id from a card's name: "Remote Painter (EU)" → "remote-painter-eu". */
+export function idFromName(name: string): string {
+  const id = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9.]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .slice(0, 64)
+    .replace(/[-.]+$/, '');
+  return id === '' ? 'remote-agent' : id;
 }
 
 /** `all`, `none`, or a comma-separated list of names and globs. */

@@ -71,6 +71,7 @@ export async function agentsShowCommand(id: string, options: AgentsOptions): Pro
     if (participant.limits) rows.push(['limits', inertLine(JSON.stringify(participant.limits))]);
   }
   if (participant.type === 'mock') rows.push(['responses', String(participant.responses.length)]);
+  if (participant.type === 'a2a') rows.push(['agent card', inertLine(participant.url)]);
   const delegators = delegatorsOf(participant.id, roster.participants);
   if (delegators.length > 0) rows.push(['reached by', inertLine(delegators.join(', '))]);
   stdout.write(`${columns(rows.map(([key, value]) => [style.bold(key!), value!]))}\n`);

@@ -14,6 +14,8 @@ import {
   PriceBook,
   probeEndpoint,
   probeMcpServer,
+  describeRemoteAgent,
+  remoteAccess,
   type ModelAccess,
 } from '@legion-collective/core/management';
 import { readRoster, type Roster } from '../roster.js';
@@ -74,6 +76,7 @@ export async function runDoctorChecks(options: DoctorOptions): Promise<{ root: s
   const configBroken = roster.layers.some((layer) => layer.error);
   for (const check of providerChecks(roster, options.env, configBroken, options.probe !== undefined)) add(check);
   if (options.probe && !configBroken) for (const check of await endpointChecks(roster, options.env, options.probe.timeoutMs)) add(check);
+  for (const check of await remoteAgentChecks(roster, options.env, options.probe)) add(check);
   for (const check of pricingChecks(roster)) add(check);
   if (!configBroken) for (const check of await budgetChecks(roster, options.env)) add(check);
   const servers = Object.entries(roster.config.mcpServers);
@@ -356,6 +359,43 @@ export async function endpointChecks(roster: Roster, env: NodeJS.ProcessEnv, tim
           : `lists ${probe.models.length} model${probe.models.length === 1 ? '' : 's'}, this one among them`;
       const window = probe.window === undefined ? 'reports no window' : `reports a ${probe.window}-token window (${probe.windowFrom})`;
       return { name, category: 'providers', status: 'passed', detail: `reachable; ${listed}; ${window}`, durationMs };
+    }),
+  );
+}
+
+/**
+ * Each active remote (A2A) agent: with `--probe`, its card is read (with the global config's credentials
+ * for its origin); without, nothing is sent and the line says so.
+ */
+async function remoteAgentChecks(roster: Roster, env: NodeJS.ProcessEnv, probe: { timeoutMs: number } | undefined): Promise<DoctorCheck[]> {
+  const remotes = roster.participants.filter((participant) => participant.type === 'a2a' && participant.status === 'active');
+  return Promise.all(
+    remotes.map(async (remote): Promise<DoctorCheck> => {
+      const url = remote.type === 'a2a' ? remote.url : '';
+      const name = `remote agent ${remote.id} (${url})`;
+      if (!probe) return { name, category: 'participants', status: 'skipped', detail: 'its card is read only with --probe' };
+      const started = Date.now();
+      try {
+        const access = { ...remoteAccess(roster.config, env), idleTimeoutMs: probe.timeoutMs };
+        const card = await describeRemoteAgent(url, access);
+        const skills = card.skills.map((skill) => skill.name).join(', ');
+        return {
+          name,
+          category: 'participants',
+          status: 'passed',
+          detail: `card of "${card.name}" read${card.streaming ? ', streams' : ''}; ${card.skills.length} skill${card.skills.length === 1 ? '' : 's'}${skills ? `: ${skills}` : ''}`,
+          durationMs: Date.now() - started,
+        };
+      } catch (error) {
+        return {
+          name,
+          category: 'participants',
+          status: 'failed',
+          error: error instanceof Error ? error.message : String(error),
+          fix: `check that ${url} is up and serves the agent's card; credentials for it go under "remoteAgents" in ${globalConfigPath(env)}`,
+          durationMs: Date.now() - started,
+        };
+      }
     }),
   );
 }

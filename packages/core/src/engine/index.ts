@@ -17,6 +17,9 @@ export type { FollowWorkspaceOptions, WorkspaceFollowPort, WorkspaceFollower } f
 export { AgentRuntime } from './runtime/AgentRuntime.js';
 export { MockRuntime } from './runtime/MockRuntime.js';
 export { RuntimeRegistry } from './runtime/RuntimeRegistry.js';
+export { A2aRuntime, remoteAccess } from './runtime/a2a/A2aRuntime.js';
+export { describeRemoteAgent } from './runtime/a2a/agent-card.js';
+export type { AgentCardSummary, RemoteAccess } from './runtime/a2a/agent-card.js';
 export { sessionTokens } from './runtime/session-budget.js';
 export { withSchemaTokens } from './runtime/tool-schema-tokens.js';
 export { describeAgentTools } from './runtime/tool-views.js';

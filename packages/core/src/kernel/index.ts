@@ -34,7 +34,17 @@ export {
 export { EventBus } from './events/EventBus.js';
 export type { ContextUsage, ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './events/event-types.js';
 export { MessageSchema, UsageSchema, textOf, toolResultsOf, toolUsesOf } from './message.js';
-export type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, TurnEnding, TurnOutcome, Usage } from './message.js';
+export type {
+  ContentBlock,
+  Message,
+  RemoteTask,
+  TextBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+  TurnEnding,
+  TurnOutcome,
+  Usage,
+} from './message.js';
 export { LegionTracer } from './tracing/LegionTracer.js';
 export type { ChatTrace, TurnTrace } from './tracing/LegionTracer.js';
 export { describeZodError } from './zod-issues.js';

@@ -58,6 +58,10 @@ export const TurnEndingSchema = z.object({
 });
 export type TurnEnding = z.infer<typeof TurnEndingSchema>;
 
+/** A remote agent's task as its last reply left it: `state` is A2A's (`completed`, `input-required`, …). */
+export const RemoteTaskSchema = z.object({ taskId: z.string().optional(), contextId: z.string().optional(), state: z.string() });
+export type RemoteTask = z.infer<typeof RemoteTaskSchema>;
+
 /**
  * One message of a directional conversation. The initiator's messages and all
  * tool results have role `user`; the responder's have role `assistant`.
@@ -75,6 +79,11 @@ export const MessageSchema = z.object({
   medium: z.string().optional(),
   /** Set on the note Legion writes as a turn's last message when the turn failed or was cancelled. */
   ending: TurnEndingSchema.optional(),
+  /**
+   * On a remote agent's reply (A2A): its task and context, kept with the conversation so that the next
+   * message continues that context, and that task while it waits for input, across restarts too.
+   */
+  remoteTask: RemoteTaskSchema.optional(),
 });
 export type Message = z.infer<typeof MessageSchema>;
 

@@ -33,6 +33,7 @@ export {
   LimitsSchema,
   MessageWorkLimitsSchema,
   MockParticipantSchema,
+  A2aParticipantSchema,
   ParticipantIdSchema,
   ParticipantSchema,
   PermissionSchema,
@@ -45,6 +46,7 @@ export type {
   Limits,
   MessageWorkLimits,
   MockParticipant,
+  A2aParticipant,
   MockResponse,
   Participant,
   ParticipantInput,
@@ -60,7 +62,7 @@ export { buildSystemPrompt, delegationTargets } from './collective/system-prompt
 export { inspectConfigLayers, resolveConfigLayers, saveConfigLayer, workspaceConfigPath } from './config/config-layers.js';
 export type { ConfigLayerReport } from './config/config-layers.js';
 export { ConfigLayerSchema, DEFAULT_CONFIG } from './config/config-schema.js';
-export type { ConfigLayer, ResolvedConfig } from './config/config-schema.js';
+export type { ConfigLayer, RemoteAgentSettings, ResolvedConfig } from './config/config-schema.js';
 export { NAME_KEYED_SECTIONS, SECRET_FIELD, secretsInConfig } from './config/config-secrets.js';
 export { initWorkspace } from './config/init-workspace.js';
 export type { InitResult } from './config/init-workspace.js';

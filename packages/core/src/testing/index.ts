@@ -17,3 +17,5 @@ export { recordSampleRun } from './sample-run.js';
 export { runNodeChild } from './node-child.js';
 export type { ChildRun } from './node-child.js';
 export { hostPid, PID_NAMESPACE } from './host-pid.js';
+export { startA2aAgentServer, a2aAgentMessage, a2aText, A2aAgentEvent, A2aTaskState } from './a2a-agent-server.js';
+export type { A2aAgentServer } from './a2a-agent-server.js';

@@ -38,6 +38,7 @@ export type {
   McpElicitation,
   McpElicitationAnswer,
 } from './providers/mcp/elicitation.js';
+export { expandEnvReferences } from './providers/mcp/env-references.js';
 export { probeMcpServer } from './providers/mcp/probe-mcp-server.js';
 export type { McpProbeResult } from './providers/mcp/probe-mcp-server.js';
 export type { ProvidedTool, ToolProvider } from './providers/tool-provider.js';

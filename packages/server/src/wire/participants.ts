@@ -13,7 +13,7 @@ export const ParticipantStateNameSchema = z.enum(['idle', 'thinking', 'tool', 'd
 export const TurnEndingOutcomeSchema = z.enum(['succeeded', 'failed', 'cancelled']);
 export type ParticipantStateName = z.infer<typeof ParticipantStateNameSchema>;
 
-export const ParticipantTypeSchema = z.enum(['user', 'agent', 'mock']);
+export const ParticipantTypeSchema = z.enum(['user', 'agent', 'mock', 'a2a']);
 export type ParticipantType = z.infer<typeof ParticipantTypeSchema>;
 
 /** `GET /api/participants` → `{ participants: Participant[] }`. */

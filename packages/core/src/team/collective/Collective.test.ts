@@ -88,8 +88,13 @@ describe('Collective.load', () => {
       const error = loadError('bot', { id: 'bot', type: 'robot', name: 'Bot' });
       expect(error.file).toBe('.legion/collective/participants/bot.json');
       expect(error.field).toBe('type');
-      expect(error.message).toContain('expected one of "agent", "user", "mock", got the string "robot"');
-      expect(error.fix).toBe('set "type" to one of "agent", "user", "mock" in this participant file');
+      expect(error.message).toContain('expected one of "agent", "user", "mock", "a2a", got the string "robot"');
+      expect(error.fix).toBe('set "type" to one of "agent", "user", "mock", "a2a" in this participant file');
+    });
+
+    it('an a2a participant whose card URL is not http or https', () => {
+      const error = loadError('remote', { id: 'remote', type: 'a2a', name: 'Remote', url: 'file:///etc/passwd' });
+      expect(error.field).toBe('url');
     });
 
     it('without a type', () => {

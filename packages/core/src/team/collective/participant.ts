@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ApprovalAuthoritySchema, PoliciesSchema } from './policy.js';
 import { describeZodError, LegionError } from '../../kernel/index.js';
 import { isValidIdPart } from './participant-id.js';
-import { ModelConfigSchema } from './model-config.js';
+import { HttpUrlSchema, ModelConfigSchema } from './model-config.js';
 import { ContextOverridesSchema } from './context-schema.js';
 
 export const PARTICIPANT_FORMAT_VERSION = 1;
@@ -126,11 +126,31 @@ export const MockParticipantSchema = z
   })
   .strict();
 
-export const ParticipantSchema = z.discriminatedUnion('type', [AgentParticipantSchema, UserParticipantSchema, MockParticipantSchema]);
+/**
+ * An agent that lives elsewhere and speaks A2A: messages to it go to the agent its card describes. No
+ * credentials here (the file is the workspace's, which a model may write): the headers a remote needs
+ * come from `remoteAgents` in the global config, by the origin they go to.
+ */
+export const A2aParticipantSchema = z
+  .object({
+    ...baseFields,
+    type: z.literal('a2a'),
+    /** The agent card's URL (`…/.well-known/agent-card.json`), http or https only. */
+    url: HttpUrlSchema,
+  })
+  .strict();
+
+export const ParticipantSchema = z.discriminatedUnion('type', [
+  AgentParticipantSchema,
+  UserParticipantSchema,
+  MockParticipantSchema,
+  A2aParticipantSchema,
+]);
 
 export type AgentParticipant = z.infer<typeof AgentParticipantSchema>;
 export type UserParticipant = z.infer<typeof UserParticipantSchema>;
 export type MockParticipant = z.infer<typeof MockParticipantSchema>;
+export type A2aParticipant = z.infer<typeof A2aParticipantSchema>;
 export type Participant = z.infer<typeof ParticipantSchema>;
 export type ParticipantInput = z.input<typeof ParticipantSchema>;
 export type ParticipantType = Participant['type'];

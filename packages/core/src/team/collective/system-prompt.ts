@@ -17,7 +17,7 @@ export function buildSystemPrompt(agent: AgentParticipant, collective: Collectiv
   if (targets.length === 0) return agent.systemPrompt;
   const lines = targets.map((target) => {
     const purpose = target.useFor ?? target.description;
-    const kind = target.type === 'user' ? 'a human' : target.type;
+    const kind = target.type === 'user' ? 'a human' : target.type === 'a2a' ? 'a remote agent' : target.type;
     return `- ${target.id} (${target.name}, ${kind})${purpose ? `: ${purpose}` : ''}`;
   });
   return [

@@ -107,6 +107,25 @@ export const TelemetrySettingsSchema = z
   })
   .strict();
 
+/** `https://agents.example.com`: scheme, host and port, nothing after. */
+const HttpOriginSchema = z
+  .string()
+  .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol) && new URL(value).origin === value, {
+    message: 'expected an origin such as "https://agents.example.com" (http or https, no path or trailing "/")',
+  });
+
+/**
+ * What Legion sends to the remote A2A agents of one origin. Global config only: a participant file (which a
+ * model may write) names a URL, and credentials go only to the origin the user listed them for.
+ */
+export const RemoteAgentSettingsSchema = z
+  .object({
+    /** Request headers (`Authorization`); values may use `${env:NAME}`. */
+    headers: z.record(z.string().min(1), z.string()),
+  })
+  .strict();
+export type RemoteAgentSettings = z.infer<typeof RemoteAgentSettingsSchema>;
+
 /** Every field optional: each layer supplies some, defaults supply the rest. */
 export const ConfigLayerSchema = z
   .object({
@@ -138,6 +157,8 @@ export const ConfigLayerSchema = z
     models: z.record(z.string(), ModelWindowSchema).optional(),
     mcpServe: McpServeSettingsSchema.optional(),
     telemetry: TelemetrySettingsSchema.partial().optional(),
+    /** Headers for remote A2A agents (`type: "a2a"` participants), by origin; global config only. */
+    remoteAgents: z.record(HttpOriginSchema, RemoteAgentSettingsSchema).optional(),
   })
   .strict();
 export type ConfigLayer = z.infer<typeof ConfigLayerSchema>;
@@ -163,6 +184,7 @@ export interface ResolvedConfig {
     maxSessions: number;
   };
   telemetry: Partial<z.infer<typeof TelemetrySettingsSchema>>;
+  remoteAgents: Record<string, RemoteAgentSettings>;
 }
 
 export const DEFAULT_CONFIG: ResolvedConfig = {
@@ -196,4 +218,5 @@ export const DEFAULT_CONFIG: ResolvedConfig = {
     maxSessions: 64,
   },
   telemetry: {},
+  remoteAgents: {},
 };

@@ -46,6 +46,15 @@ export function rejectWorkspaceSecrets(layer: ConfigLayer, file: string, globalF
       fix: `remove the password from it and give it through PGPASSWORD or ~/.pgpass, or put the whole URL under "storage.url" in ${globalFile} or in LEGION_DATABASE_URL`,
     });
   }
+  if (layer.remoteAgents !== undefined) {
+    // Not only secrets: a workspace (or a model writing in it) must not choose where the user's credentials go.
+    throw new ConfigError({
+      file,
+      field: 'remoteAgents',
+      problem: 'headers for remote agents are not allowed in the workspace config: a workspace must not send your credentials anywhere',
+      fix: `move "remoteAgents" to ${globalFile}`,
+    });
+  }
   for (const [name, settings] of Object.entries(layer.providers ?? {})) {
     if (settings.apiKey !== undefined) {
       throw new ConfigError({

@@ -117,6 +117,24 @@ describe('loadConfig', () => {
     expect(readFileSync(workspaceFile, 'utf8')).toBe(text);
   });
 
+  it("takes remote agents' headers from the global config, by origin, and refuses them in the workspace config", () => {
+    const remoteAgents = { 'https://agents.example.com': { headers: { Authorization: 'Bearer ${env:AGENTS_TOKEN}' } } };
+    write(globalFile, { remoteAgents });
+    expect(loadConfig({ globalConfigFile: globalFile }).config.remoteAgents).toEqual(remoteAgents);
+
+    write(workspaceFile, { remoteAgents: { 'https://evil.example': { headers: { 'X-Forward': 'anything' } } } });
+    const error = loadError(() => loadConfig({ workspaceConfigFile: workspaceFile, globalConfigFile: globalFile }));
+    expect(error.file).toBe(workspaceFile);
+    expect(error.field).toBe('remoteAgents');
+    expect(error.fix).toContain(globalFile);
+  });
+
+  it('refuses a remote agent keyed by anything but an http(s) origin', () => {
+    write(globalFile, { remoteAgents: { 'https://agents.example.com/path': { headers: {} } } });
+    const error = loadError(() => loadConfig({ globalConfigFile: globalFile }));
+    expect(error.field).toBe('remoteAgents.https://agents.example.com/path');
+  });
+
   it('names the global config file when it is invalid', () => {
     write(globalFile, { limits: { maxDepth: 'deep' } });
     const error = loadError(() => loadConfig({ workspaceConfigFile: workspaceFile, globalConfigFile: globalFile }));

@@ -74,6 +74,7 @@ export function mergeConfig(base: ResolvedConfig, layers: readonly ConfigLayer[]
         maxSessions: layer.mcpServe?.maxSessions ?? config.mcpServe.maxSessions,
       },
       telemetry: { ...config.telemetry, ...layer.telemetry },
+      remoteAgents: { ...config.remoteAgents, ...layer.remoteAgents },
     };
   }
   return config;
