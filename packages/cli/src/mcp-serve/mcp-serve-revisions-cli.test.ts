@@ -103,10 +103,13 @@ describe('legion mcp serve, to MCP clients of each protocol revision', () => {
     await listAndAsk(overHttp);
   }, 90_000);
 
-  it('over HTTP, a 2026-07-28 request without the bearer token is refused like any other', async () => {
+  it('over HTTP, 2026-07-28 requests pass the same guard: refused without the bearer token, served with it', async () => {
     const served = await http();
-    const client = newClient(REVISIONS['2026-07-28']!);
-    await expect(client.connect(new StreamableHTTPClientTransport(served.url))).rejects.toThrow(/401|[Uu]nauthori[sz]ed|token/);
+    const refused = newClient(REVISIONS['2026-07-28']!);
+    await expect(refused.connect(new StreamableHTTPClientTransport(served.url))).rejects.toThrow(/401|[Uu]nauthori[sz]ed|token/);
+    const admitted = newClient(REVISIONS['2026-07-28']!);
+    await admitted.connect(httpTransport(served));
+    expect(admitted.getNegotiatedProtocolVersion()).toBe('2026-07-28');
   }, 60_000);
 
   describe('on 2026-07-28, where a server sends no requests: what Legion asks its client, through input_required rounds', () => {
