@@ -85,6 +85,11 @@ export class McpServerConnection {
     private readonly hooks: McpServerHooks,
   ) {}
 
+  /** The MCP protocol revision the server speaks, once it started (such as 2026-07-28, or 2025-11-25). */
+  get revision(): string | undefined {
+    return this.current?.client.getNegotiatedProtocolVersion();
+  }
+
   /** The server's process id while a stdio server runs. */
   get pid(): number | undefined {
     return this.current?.pid ?? undefined;
