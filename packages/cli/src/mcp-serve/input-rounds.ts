@@ -94,9 +94,11 @@ export class InputRounds {
     const call = state.tool === tool ? this.calls.get(state.call) : undefined;
     if (!call)
       return toolError(
-        `This call waited for an answer from you that did not come in time (or legion mcp serve restarted), so its turn went on without it. ` +
+        'This call waits for no answer any more: it already ended, or its answer came too late (after 15 minutes the turn goes on without it), or legion mcp serve restarted. ' +
           'Call list_approvals for what still waits, and read_conversation for the reply.',
       );
+    // One round at a time: a second retry of the same round (a replay) would take the first one's answers and progress.
+    if (call.round !== undefined) return toolError('This call is already being continued by another request: wait for its answer.');
     for (const [key, pending] of call.pending) {
       const view = inputResponse(mcp.mcpReq.inputResponses, key);
       if (view.kind !== 'elicit') continue;

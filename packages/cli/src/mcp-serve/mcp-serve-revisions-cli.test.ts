@@ -165,6 +165,51 @@ describe('legion mcp serve, to MCP clients of each protocol revision', () => {
       }, 90_000);
     }
 
+    it('over HTTP, round by round (the SDK client in manual mode): the turn waits between rounds; a forged or replayed state is refused', async () => {
+      configure({ mcpServe: { caller: { approvalAuthority: '*' } } });
+      scriptDelegatedWrite();
+      const client = new Client(
+        { name: 'manual-rounds', version: '1.0.0' },
+        {
+          capabilities: { elicitation: { form: {} } },
+          versionNegotiation: { mode: { pin: '2026-07-28' } },
+          inputRequired: { autoFulfill: false },
+        },
+      );
+      await connect('HTTP', client);
+      const ask = (extra: Record<string, unknown>) =>
+        client.callTool(
+          { name: 'ask_coordinator', arguments: { message: 'Take notes' }, ...extra },
+          { timeout: 60_000, allowInputRequired: true },
+        ) as Promise<Record<string, unknown>>;
+
+      const first = await ask({});
+      expect(first).toMatchObject({ resultType: 'input_required', requestState: expect.any(String) });
+      const requests = first['inputRequests'] as Record<string, { method: string; params: { message: string } }>;
+      const [key, request] = Object.entries(requests)[0]!;
+      expect(request).toMatchObject({
+        method: 'elicitation/create',
+        params: { message: expect.stringMatching(/^developer wants to run file_write/) },
+      });
+      // Between rounds nothing is written: the turn waits on the answer.
+      expect(existsSync(join(workspace.dir, 'notes.txt'))).toBe(false);
+
+      const state = first['requestState'] as string;
+      await expect(
+        ask({ requestState: `${state}x`, inputResponses: { [key]: { action: 'accept', content: { decision: 'approve' } } } }),
+      ).rejects.toThrow(/Invalid or expired requestState/);
+      const answered = await ask({
+        requestState: state,
+        inputResponses: { [key]: { action: 'accept', content: { decision: 'approve' } } },
+      });
+      expect(textOf(answered as unknown as ToolOutcome)).toBe('The developer wrote notes.txt.');
+      expect(readFileSync(join(workspace.dir, 'notes.txt'), 'utf8')).toBe('hello');
+      // The round is over: its state continues nothing.
+      const replayed = (await ask({ requestState: state, inputResponses: {} })) as unknown as ToolOutcome;
+      expect(replayed.isError).toBe(true);
+      expect(textOf(replayed)).toMatch(/^This call waits for no answer any more: it already ended/);
+    }, 90_000);
+
     it('over HTTP: a human who rejects stops the write; the developer is told the reason', async () => {
       configure({ mcpServe: { caller: { approvalAuthority: '*' } } });
       scriptDelegatedWrite();
