@@ -31,15 +31,23 @@ export function serveMcpHttp(cwd: string, env: NodeJS.ProcessEnv, args: string[]
   });
 }
 
-/** An MCP client (the SDK's `Client`) with elicitation when `elicit` answers forms. */
-export function mcpClient(options: { elicit?: (message: string) => Record<string, unknown> | 'decline' | 'cancel' } = {}): {
+/**
+ * An MCP client (the SDK's `Client`) with elicitation when `elicit` answers forms; `revision` pins it
+ * to the 2026-07-28 revision (where the same handler fulfils `input_required` rounds), else it speaks 2025-11-25.
+ */
+export function mcpClient(
+  options: { elicit?: (message: string) => Record<string, unknown> | 'decline' | 'cancel'; revision?: '2026-07-28' } = {},
+): {
   client: Client;
   elicited: string[];
 } {
   const elicited: string[] = [];
   const client = new Client(
     { name: 'legion-test', version: '1.0.0' },
-    options.elicit ? { capabilities: { elicitation: { form: {} } } } : {},
+    {
+      ...(options.elicit ? { capabilities: { elicitation: { form: {} } } } : {}),
+      ...(options.revision ? { versionNegotiation: { mode: { pin: options.revision } } } : {}),
+    },
   );
   if (options.elicit) {
     const answer = options.elicit;

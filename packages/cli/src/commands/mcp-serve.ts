@@ -3,6 +3,7 @@ import { LegionError } from '@legion-collective/core';
 import { ActiveCalls } from '../mcp-serve/active-calls.js';
 import { exposedAgents } from '../mcp-serve/exposed-agents.js';
 import { mcpSurface } from '../mcp-serve/mcp-surface.js';
+import { InputRounds } from '../mcp-serve/input-rounds.js';
 import type { ServeContext } from '../mcp-serve/serve-context.js';
 import { serveStdio } from '../mcp-serve/stdio-transport.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
@@ -77,6 +78,7 @@ export async function mcpServeCommand(options: McpServeOptions): Promise<number>
       caller,
       exposed,
       calls,
+      rounds: new InputRounds(),
       version: typeof LEGION_VERSION === 'string' ? LEGION_VERSION : '0.0.0',
     };
     detach = legion.attachUser(mcpSurface(calls, caller, { questionWaitMs: legion.config.mcpServe.questionWaitSeconds * 1000 }));

@@ -98,7 +98,7 @@ export async function runDoctorChecks(options: DoctorOptions): Promise<{ root: s
               name: `MCP server ${name}`,
               category: 'mcp',
               status: 'passed',
-              detail: `started and listed ${probe.tools.length} tool${probe.tools.length === 1 ? '' : 's'}: ${probe.tools.join(', ')}; ${schemaCost(probe, server)}`,
+              detail: `started${probe.revision === undefined ? '' : ` (MCP ${probe.revision})`} and listed ${probe.tools.length} tool${probe.tools.length === 1 ? '' : 's'}: ${probe.tools.join(', ')}; ${schemaCost(probe, server)}`,
               ...(probe.warnings.length > 0 ? { warning: probe.warnings.join('; ') } : {}),
               durationMs: probe.durationMs,
             }

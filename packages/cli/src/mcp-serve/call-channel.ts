@@ -3,7 +3,7 @@ import type { CallChannel, ElicitAnswer } from './active-calls.js';
 import { progressOf } from './progress.js';
 
 /** How long a person at the MCP client has for one form; past it the request stays pending (durably, for approvals). */
-const ELICIT_TIMEOUT_MS = 15 * 60_000;
+export const ELICIT_TIMEOUT_MS = 15 * 60_000;
 
 /** What a running tool call can do back to its client: progress, and elicitation when the client declared it. */
 export function callChannel(server: McpServer, context: ServerContext): CallChannel {

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import {
+  createMcpHandler,
   DEFAULT_MAX_REQUEST_BODY_SIZE,
   isInitializeRequest,
+  isLegacyRequest,
   readRequestBody,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
@@ -21,16 +23,21 @@ export interface HttpServing {
 }
 
 /**
- * Streamable HTTP at `/mcp`: each client's `initialize` opens an MCP session
- * (its own server over the shared Legion), later requests carry its
- * `Mcp-Session-Id`. Every request passes the guard first. Sessions are
- * bounded (idle ones close, past the limit `initialize` is refused): see McpSessions.
+ * Streamable HTTP at `/mcp`, for clients of every revision the SDK serves.
+ * On the 2025 revisions each client's `initialize` opens an MCP session (its
+ * own server over the shared Legion), later requests carry its
+ * `Mcp-Session-Id`; sessions are bounded (idle ones close, past the limit
+ * `initialize` is refused): see McpSessions. A 2026-07-28 request carries the
+ * revision in its own `_meta` envelope and is served on its own by the SDK's
+ * handler, with no session. Every request passes the guard first.
  */
 export async function serveHttp(
   context: ServeContext,
   options: { host: string; port: number; token: string; sessions: SessionLimits },
 ): Promise<HttpServing> {
   const sessions = new McpSessions(options.sessions);
+  // 2025-era traffic never reaches it: it goes to the sessions below, which the SDK's stateless fallback would not keep.
+  const modern = createMcpHandler(({ era }) => createMcpServer(context, era), { legacy: 'reject' });
   let hosts = new Set<string>();
 
   const handle = async (request: Request): Promise<Response> => {
@@ -68,6 +75,8 @@ export async function serveHttp(
     } catch {
       return refusal(400, 'bad_json', `POST ${MCP_PATH} takes a JSON-RPC message as JSON: the body could not be parsed.`);
     }
+    // The SDK's own rule for which revision a request is of: a 2026-07-28 envelope in its `_meta`, or not.
+    if (!(await isLegacyRequest(request, body))) return modern.fetch(request, { parsedBody: body });
     if (!isInitializeRequest(body))
       return refusal(
         400,
@@ -78,7 +87,7 @@ export async function serveHttp(
     if (full) return full;
     let opened = false;
     try {
-      const server = createMcpServer(context);
+      const server = createMcpServer(context, 'legacy');
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sessionId) => {
@@ -108,6 +117,7 @@ export async function serveHttp(
     url: `http://${urlHost}:${port}${MCP_PATH}`,
     close: async () => {
       await sessions.closeAll();
+      await modern.close();
       await new Promise<void>((resolve) => {
         listening.close(() => resolve());
         if ('closeAllConnections' in listening) listening.closeAllConnections();

@@ -39,38 +39,73 @@ describe.skipIf(!NODE22)('legion mcp serve against @modelcontextprotocol/conform
     served = undefined;
   });
 
-  it("passes every server scenario but those the baseline lists (the reference server's own tools, prompts and resources)", async () => {
-    served = await serveMcpHttp(workspace.dir, { ...process.env, ...workspace.env() });
-    const proxy = spawn(process.execPath, [PROXY, served.url.href, served.token]);
-    try {
-      const proxyUrl = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        proxy.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          const line = out.match(/^(http:\S+)\n/)?.[1];
-          if (line) resolve(line);
+  // The revisions this suite (0.2.0-alpha.12) has scenarios for, one run each (--spec-version), and the
+  // scenarios Legion passes in each. For 2026-07-28 its whole set (--suite all): most of that revision's
+  // scenarios are not in its default ("active") suite yet.
+  const RUNS: Record<string, { suite: string; passing: string[] }> = {
+    '2025-06-18': { suite: 'active', passing: ['server-initialize', 'server-session-lifecycle', 'ping', 'tools-list'] },
+    '2025-11-25': {
+      suite: 'active',
+      passing: [
+        'server-initialize',
+        'server-session-lifecycle',
+        'ping',
+        'tools-list',
+        'server-sse-multiple-streams',
+        'dns-rebinding-protection',
+      ],
+    },
+    '2026-07-28': {
+      suite: 'all',
+      passing: [
+        'tools-list',
+        'server-sse-multiple-streams',
+        'sep-2164-resource-not-found',
+        'dns-rebinding-protection',
+        'http-header-validation',
+        'input-required-result-missing-input-response',
+        'input-required-result-unsupported-methods',
+        'input-required-result-ignore-extra-params',
+        'input-required-result-validate-input',
+      ],
+    },
+  };
+  for (const [revision, { suite: selection, passing }] of Object.entries(RUNS)) {
+    it(`passes every ${revision} server scenario but those the baseline lists (the reference server's own tools, prompts and resources)`, async () => {
+      served = await serveMcpHttp(workspace.dir, { ...process.env, ...workspace.env() });
+      const proxy = spawn(process.execPath, [PROXY, served.url.href, served.token]);
+      try {
+        const proxyUrl = await new Promise<string>((resolve, reject) => {
+          let out = '';
+          proxy.stdout.on('data', (chunk: Buffer) => {
+            out += chunk.toString();
+            const line = out.match(/^(http:\S+)\n/)?.[1];
+            if (line) resolve(line);
+          });
+          proxy.on('close', (status) => reject(new Error(`the proxy exited (${status})`)));
         });
-        proxy.on('close', (status) => reject(new Error(`the proxy exited (${status})`)));
-      });
-      const run = await new Promise<{ status: number | null; output: string }>((resolve, reject) => {
-        const suite = spawn(NODE22!, [SUITE, 'server', '--url', proxyUrl, '--expected-failures', BASELINE], {
-          cwd: workspace.dir,
-          timeout: 240_000,
-          killSignal: 'SIGKILL',
+        const run = await new Promise<{ status: number | null; output: string }>((resolve, reject) => {
+          const suite = spawn(
+            NODE22!,
+            [SUITE, 'server', '--url', proxyUrl, '--spec-version', revision, '--suite', selection, '--expected-failures', BASELINE],
+            {
+              cwd: workspace.dir,
+              timeout: 240_000,
+              killSignal: 'SIGKILL',
+            },
+          );
+          let output = '';
+          suite.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+          suite.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+          suite.on('error', reject);
+          suite.on('close', (status) => resolve({ status, output }));
         });
-        let output = '';
-        suite.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-        suite.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-        suite.on('error', reject);
-        suite.on('close', (status) => resolve({ status, output }));
-      });
-      expect(run.status, run.output.slice(-4000)).toBe(0);
-      expect(run.output).toMatch(/✓ server-initialize/);
-      expect(run.output).toMatch(/✓ tools-list/);
-      expect(run.output).toMatch(/✓ dns-rebinding-protection/);
-      expect(run.output).toContain('Baseline check passed');
-    } finally {
-      proxy.kill('SIGTERM');
-    }
-  }, 300_000);
+        expect(run.status, run.output.slice(-4000)).toBe(0);
+        for (const scenario of passing) expect(run.output).toContain(`✓ ${scenario}:`);
+        expect(run.output).toContain('Baseline check passed');
+      } finally {
+        proxy.kill('SIGTERM');
+      }
+    }, 300_000);
+  }
 });

@@ -1,20 +1,33 @@
-import { McpServer, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  McpServer,
+  type CallToolResult,
+  type InputRequiredResult,
+  type ProtocolEra,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { Participant } from '@legion-collective/core';
 import { errorMessage } from '@legion-collective/core';
 import { AnswerApprovalInputSchema, answerApproval, listApprovals, ListApprovalsInputSchema } from './approval-tools.js';
 import { askAgent, AskInputSchema } from './ask-agent.js';
+import type { CallChannel } from './active-calls.js';
 import { callChannel } from './call-channel.js';
 import { askToolName } from './exposed-agents.js';
 import { listParticipants, listSessions, NoInputSchema, readConversation, ReadConversationInputSchema } from './session-tools.js';
 import type { ServeContext } from './serve-context.js';
 import { toolError } from './tool-results.js';
 
+/** The work of a tool that may need its client's human: a tool result once done. */
+type ChannelWork = (channel: CallChannel, signal: AbortSignal) => Promise<CallToolResult>;
+
 /**
- * One MCP server (one per client connection) over the process's one Legion:
- * an `ask_<agent>` tool per exposed agent, and the tools that look at the
- * workspace and answer its approvals.
+ * One MCP server over the process's one Legion (one per client connection on
+ * the 2025 revisions; on 2026-07-28, one per stdio connection or per HTTP
+ * request): an `ask_<agent>` tool per exposed agent, and the tools that look
+ * at the workspace and answer its approvals. The era decides how a running
+ * call asks its client's human: a server request (`elicitation/create`) on the
+ * 2025 revisions, an `input_required` round on 2026-07-28 (see InputRounds).
  */
-export function createMcpServer(context: ServeContext): McpServer {
+export function createMcpServer(context: ServeContext, era: ProtocolEra): McpServer {
   const server = new McpServer(
     { name: 'legion', title: 'Legion collective', version: context.version },
     {
@@ -22,11 +35,13 @@ export function createMcpServer(context: ServeContext): McpServer {
       instructions:
         'A Legion collective of AI agents. Ask an agent with its ask_<agent> tool; the reply comes after its whole delegation tree has worked. ' +
         'Conversations are durable: name one with "conversation" to keep parallel threads. A paused result lists approvals: answer them with answer_approval if they are yours, or the human does.',
+      // A retried round names its call in the state this process signed: anything else is refused before a tool runs.
+      requestState: { verify: context.rounds.verify },
     },
   );
   const guarded =
-    <T>(work: (input: T, mcp: ServerContext) => Promise<CallToolResult> | CallToolResult) =>
-    async (input: T, mcp: ServerContext): Promise<CallToolResult> => {
+    <T, R extends CallToolResult | InputRequiredResult>(work: (input: T, mcp: ServerContext) => Promise<R> | R) =>
+    async (input: T, mcp: ServerContext): Promise<R | CallToolResult> => {
       try {
         return await work(input, mcp);
       } catch (error) {
@@ -34,6 +49,9 @@ export function createMcpServer(context: ServeContext): McpServer {
         return toolError(errorMessage(error));
       }
     };
+  /** A tool whose work may ask the client's human, in the era's way. */
+  const withChannel = (tool: string, mcp: ServerContext, work: ChannelWork): Promise<CallToolResult | InputRequiredResult> =>
+    era === 'modern' ? context.rounds.round(tool, mcp, work) : work(callChannel(server, mcp), mcp.mcpReq.signal);
 
   for (const agent of context.exposed) {
     server.registerTool(
@@ -44,7 +62,9 @@ export function createMcpServer(context: ServeContext): McpServer {
         inputSchema: AskInputSchema,
         annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
       },
-      guarded((input, mcp) => askAgent(context, agent, input, callChannel(server, mcp), mcp.mcpReq.signal)),
+      guarded((input, mcp) =>
+        withChannel(askToolName(agent.id), mcp, (channel, signal) => askAgent(context, agent, input, channel, signal)),
+      ),
     );
   }
   server.registerTool(
@@ -93,7 +113,7 @@ export function createMcpServer(context: ServeContext): McpServer {
       inputSchema: AnswerApprovalInputSchema,
       annotations: { readOnlyHint: false, destructiveHint: true },
     },
-    guarded((input, mcp) => answerApproval(context, input, callChannel(server, mcp), mcp.mcpReq.signal)),
+    guarded((input, mcp) => withChannel('answer_approval', mcp, (channel, signal) => answerApproval(context, input, channel, signal))),
   );
   return server;
 }

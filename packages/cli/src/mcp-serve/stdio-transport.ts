@@ -1,5 +1,5 @@
 import { INVALID_REQUEST, PARSE_ERROR, parseJSONRPCMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/server';
-import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { serveStdio as serveMcpStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { boundedLines } from './bounded-lines.js';
 import { createMcpServer } from './mcp-server.js';
 import { leadingRequestId } from './request-id.js';
@@ -13,10 +13,14 @@ function mebibytes(bytes: number): string {
   return `${(bytes / 1_048_576).toFixed(1)} MiB`;
 }
 
-/** One MCP client on standard input and output (how Claude Desktop, Claude Code and editors start a server); resolves when it closes. */
+/**
+ * One MCP client on standard input and output (how Claude Desktop, Claude Code
+ * and editors start a server); resolves when it closes. Its first message
+ * decides the revision, through the SDK: `initialize` (2025-06-18, 2025-11-25
+ * and older) or a request carrying the 2026-07-28 envelope (`server/discover`).
+ */
 export async function serveStdio(context: ServeContext, stop: AbortSignal, options: { maxMessageBytes?: number } = {}): Promise<void> {
   const limit = options.maxMessageBytes ?? MAX_STDIO_MESSAGE_BYTES;
-  const server = createMcpServer(context);
   // Lines over the limit never reach the SDK's transport, which would close (and the process exit 0) on one; the
   // lines it gets are whole and within the limit, so its own buffer bound only has to hold what one read brings.
   const lines = boundedLines(process.stdin, {
@@ -72,15 +76,20 @@ export async function serveStdio(context: ServeContext, stop: AbortSignal, optio
     }
   };
   const transport = new StdioServerTransport(lines, process.stdout, { maxBufferSize: 2 * limit + 1_048_576 });
+  // The SDK owns the transport: it starts it, reads every message, and pins one server (of the era the client opened with) to it.
+  const connection = serveMcpStdio(({ era }) => createMcpServer(context, era), { transport });
+  const closedBySdk = transport.onclose;
   const closed = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
+    transport.onclose = () => {
+      closedBySdk?.();
+      resolve();
+    };
     // The client ended its side: nothing more will come.
     process.stdin.once('end', () => resolve());
     stop.addEventListener('abort', () => resolve(), { once: true });
   });
-  await server.connect(transport);
   await closed;
-  await server.close().catch(() => undefined);
+  await connection.close().catch(() => undefined);
 }
 
 /** The id of a message that is not valid JSON-RPC, when it has a usable one (a string or an integer). */

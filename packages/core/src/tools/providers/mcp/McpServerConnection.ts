@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { Client, Tool as McpTool } from '@modelcontextprotocol/client';
+import type { Client, PriorDiscovery, Tool as McpTool } from '@modelcontextprotocol/client';
 import { errorMessage, LegionError } from '../../../kernel/index.js';
 import { expandEnvReferences } from './env-references.js';
 import { loadMcpSdk, type McpSdk } from './load-mcp-sdk.js';
@@ -17,6 +17,9 @@ import { MCP_TOOL_LIMITS } from './mcp-tool-bounds.js';
 
 /** How long a server may take to start and answer `initialize`. */
 const START_TIMEOUT_MS = 30_000;
+
+/** How long a stdio server has to answer server/discover before it is taken for one of the 2025 revisions. */
+const STDIO_PROBE_TIMEOUT_MS = 10_000;
 
 /** The end of a server's stderr kept to explain why it failed. */
 const STDERR_TAIL_CHARS = 2000;
@@ -73,12 +76,19 @@ export class McpServerConnection {
   private stderrTail = '';
   private closed = false;
   private readonly running = new Set<RunningCall>();
+  /** The revision the server spoke when it last started: the next start skips asking. */
+  private era: PriorDiscovery | undefined;
 
   constructor(
     readonly name: string,
     readonly config: McpServerConfig,
     private readonly hooks: McpServerHooks,
   ) {}
+
+  /** The MCP protocol revision the server speaks, once it started (such as 2026-07-28, or 2025-11-25). */
+  get revision(): string | undefined {
+    return this.current?.client.getNegotiatedProtocolVersion();
+  }
 
   /** The server's process id while a stdio server runs. */
   get pid(): number | undefined {
@@ -161,7 +171,13 @@ export class McpServerConnection {
     // Form and URL mode: Legion asks the user in text either way (see hitl/ask-elicitation.ts).
     const client = new sdk.Client(
       { name: 'legion', version: '0.1.0' },
-      { capabilities: elicit ? { elicitation: { form: {}, url: {} } } : {} },
+      {
+        capabilities: elicit ? { elicitation: { form: {}, url: {} } } : {},
+        // The newest revision the SDK speaks (2026-07-28), asked with server/discover; a server that does not know it is
+        // spoken to with initialize, as before. On stdio a server that stays silent is taken for an old one after a while
+        // (the SDK probes a sibling process, so this bounds one extra start); on HTTP the connect timeout applies.
+        versionNegotiation: { mode: 'auto', ...(this.config.url === undefined ? { probe: { timeoutMs: STDIO_PROBE_TIMEOUT_MS } } : {}) },
+      },
     );
     let transport: InstanceType<McpSdk['StdioClientTransport']> | InstanceType<McpSdk['StreamableHTTPClientTransport']>;
     try {
@@ -186,7 +202,8 @@ export class McpServerConnection {
         this.answerElicitation(elicit, request.params, context.mcpReq.signal),
       );
     try {
-      await client.connect(transport, { timeout: this.hooks.startTimeoutMs ?? START_TIMEOUT_MS });
+      // A server started again is asked nothing: its revision is known from the first start.
+      await client.connect(transport, { timeout: this.hooks.startTimeoutMs ?? START_TIMEOUT_MS, ...(this.era ? { prior: this.era } : {}) });
     } catch (error) {
       client.onclose = undefined;
       await client.close().catch(() => undefined);
@@ -197,6 +214,9 @@ export class McpServerConnection {
         { cause: error },
       );
     }
+    const discovered = client.getDiscoverResult();
+    this.era =
+      client.getProtocolEra() === 'modern' && discovered !== undefined ? { kind: 'modern', discover: discovered } : { kind: 'legacy' };
     live.pid = 'pid' in transport ? transport.pid : null;
     if (this.closed) {
       client.onclose = undefined;

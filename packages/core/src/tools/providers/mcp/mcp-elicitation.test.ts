@@ -45,7 +45,7 @@ describe('elicitation from an MCP server Legion consumes', () => {
     legion = undefined;
   });
 
-  async function open(steps: Parameters<typeof createTestLegion>[0]['scripts']): Promise<Legion> {
+  async function open(steps: Parameters<typeof createTestLegion>[0]['scripts'], elicitingArgs: string[] = []): Promise<Legion> {
     test = createTestLegion({ participants: [userParticipant(), agentParticipant('dev', { delegation: 'none' })], scripts: steps });
     writeFileSync(
       join(test.root, '.legion', 'config.json'),
@@ -53,7 +53,7 @@ describe('elicitation from an MCP server Legion consumes', () => {
         version: 1,
         mcpServers: {
           everything: stdioServer('@modelcontextprotocol/server-everything'),
-          eliciting: { command: process.execPath, args: [ELICITING_SERVER] },
+          eliciting: { command: process.execPath, args: [ELICITING_SERVER, ...elicitingArgs] },
         },
         policies: { 'mcp__everything__*': 'auto', 'mcp__eliciting__*': 'auto' },
       }),
@@ -184,51 +184,59 @@ describe('elicitation from an MCP server Legion consumes', () => {
     test.assertScriptsDone();
   });
 
-  it('refuses what a hostile server asks without asking the user: too many fields, a name that forges a line, a nested object, a file: URL; strips escapes from what it shows', async () => {
-    const hostile = ['too-many-fields', 'forged-name', 'nested-object', 'file-url'];
-    const opened = await open({
-      dev: [
-        { toolCalls: [{ id: 'approve', name: 'mcp__eliciting__ask', input: { case: 'approve' } }] },
-        (request) => {
-          expect(JSON.parse(lastResult(request).content)).toEqual({ action: 'accept', content: { approve: true } });
-          return { toolCalls: hostile.map((name) => ({ id: name, name: 'mcp__eliciting__ask', input: { case: name } })) };
-        },
-        (request) => {
-          const results = request.messages.at(-1)!.content.filter((part): part is ToolResultBlock => part.type === 'tool_result');
-          const byId = Object.fromEntries(results.map((result) => [result.toolUseId, result.content]));
-          expect(JSON.parse(byId['too-many-fields']!)).toEqual({
-            action: 'decline',
-            _meta: {
-              'legion-collective/reason':
-                'its elicitation request is not one Legion accepts: requestedSchema has 40 properties; at most 32 are accepted',
+  // A 2025-era server sends elicitation/create; a 2026-07-28 one puts it in an input_required result, which the SDK
+  // hands to the same handler. What differs: the SDK keeps only the fields of the 2026 result, so Legion's reason for
+  // declining (in _meta) does not reach a 2026-07-28 server.
+  for (const [revision, args, reasonOf] of [
+    ['2025-11-25', ['--legacy-only'], (reason: string) => ({ _meta: { 'legion-collective/reason': reason } })],
+    ['2026-07-28', [], () => ({})],
+  ] as const) {
+    it(`refuses what a hostile ${revision} server asks without asking the user: too many fields, a name that forges a line, a nested object, a file: URL; strips escapes from what it shows`, async () => {
+      const hostile = ['too-many-fields', 'forged-name', 'nested-object', 'file-url'];
+      const opened = await open(
+        {
+          dev: [
+            { toolCalls: [{ id: 'approve', name: 'mcp__eliciting__ask', input: { case: 'approve' } }] },
+            (request) => {
+              expect(JSON.parse(lastResult(request).content)).toEqual({ action: 'accept', content: { approve: true } });
+              return { toolCalls: hostile.map((name) => ({ id: name, name: 'mcp__eliciting__ask', input: { case: name } })) };
             },
-          });
-          expect(JSON.parse(byId['forged-name']!)).toMatchObject({
-            action: 'decline',
-            _meta: { 'legion-collective/reason': expect.stringContaining('is not a plain name') },
-          });
-          expect(JSON.parse(byId['file-url']!)).toEqual({
-            action: 'decline',
-            _meta: {
-              'legion-collective/reason': 'its elicitation request is not one Legion accepts: url must be http or https, not file:',
+            (request) => {
+              const results = request.messages.at(-1)!.content.filter((part): part is ToolResultBlock => part.type === 'tool_result');
+              const byId = Object.fromEntries(results.map((result) => [result.toolUseId, result.content]));
+              expect(JSON.parse(byId['too-many-fields']!)).toEqual({
+                action: 'decline',
+                ...reasonOf(
+                  'its elicitation request is not one Legion accepts: requestedSchema has 40 properties; at most 32 are accepted',
+                ),
+              });
+              expect(JSON.parse(byId['forged-name']!)).toMatchObject({
+                action: 'decline',
+                ...reasonOf(expect.stringContaining('is not a plain name')),
+              });
+              expect(JSON.parse(byId['file-url']!)).toEqual({
+                action: 'decline',
+                ...reasonOf('its elicitation request is not one Legion accepts: url must be http or https, not file:'),
+              });
+              // Not even a valid elicitation by MCP's schema: the SDK answers the server with an error (its long text is evicted to an artifact).
+              expect(results.find((result) => result.toolUseId === 'nested-object')).toMatchObject({ isError: true });
+              return { text: 'Refused.' };
             },
-          });
-          // Not even a valid elicitation by MCP's schema: the SDK answers the server with an error (its long text is evicted to an artifact).
-          expect(results.find((result) => result.toolUseId === 'nested-object')).toMatchObject({ isError: true });
-          return { text: 'Refused.' };
+          ],
         },
-      ],
-    });
-    const questions: UserQuestion[] = [];
-    opened.attachUser({ medium: 'terminal', ask: async (question) => (questions.push(question), 'yes') });
+        [...args],
+      );
+      const questions: UserQuestion[] = [];
+      opened.attachUser({ medium: 'terminal', ask: async (question) => (questions.push(question), 'yes') });
 
-    const outcome = await opened.send(await opened.sessions.create(), 'Ask away.');
-    expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: 'success', reply: 'Refused.' });
-    expect(questions).toHaveLength(1);
-    expect(questions[0]!.text).toContain(
-      'MCP server "eliciting" asks you, during a tool call by dev (ask):\nDeploy to production?[2J]0;owned\nReally?\n\n- approve (yes or no, required): Approve[31m\n',
-    );
-    expect(questions[0]!.text).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/);
-    test.assertScriptsDone();
-  });
+      const outcome = await opened.send(await opened.sessions.create(), 'Ask away.');
+      expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: 'success', reply: 'Refused.' });
+      expect(questions).toHaveLength(1);
+      expect(questions[0]!.text).toContain(
+        'MCP server "eliciting" asks you, during a tool call by dev (ask):\nDeploy to production?[2J]0;owned\nReally?\n\n- approve (yes or no, required): Approve[31m\n',
+      );
+      expect(questions[0]!.text).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/);
+      test.assertScriptsDone();
+    });
+  }
 });

@@ -10,6 +10,8 @@ export type McpProbeResult =
   | {
       ok: true;
       tools: string[];
+      /** The MCP protocol revision the server spoke (the newest both sides know). */
+      revision: string | undefined;
       durationMs: number;
       /**
        * cl100k_base tokens of the tools' definitions as models get them (`schemaTokens`: every
@@ -60,7 +62,15 @@ export async function probeMcpServer(
     }));
     const schemaTokens = definitions.reduce((total, definition) => total + count(JSON.stringify(definition)), 0);
     const listedTokens = definitions.length === 0 ? 0 : count(catalogueLine(mcpFamily(name), definitions));
-    return { ok: true, tools: tools.map((tool) => tool.name), durationMs, schemaTokens, listedTokens, warnings: bounded.warnings };
+    return {
+      ok: true,
+      tools: tools.map((tool) => tool.name),
+      revision: connection.revision,
+      durationMs,
+      schemaTokens,
+      listedTokens,
+      warnings: bounded.warnings,
+    };
   } catch (error) {
     return { ok: false, error: errorMessage(error), durationMs: Date.now() - started };
   } finally {
