@@ -85,6 +85,7 @@ export {
   ApprovalRuleRemovedEventSchema,
   ContextCompactedEventSchema,
   DelegationDequeuedEventSchema,
+  WorktreeReadyEventSchema,
   DelegationQueuedEventSchema,
   ErrorRaisedEventSchema,
   LegionWireEventSchema,
