@@ -399,6 +399,7 @@ worktrees
   .command('list')
   .description('every worktree that lives: running, awaiting review, or left by a process that ended mid-turn')
   .option('--json', 'one JSON object')
+  .addHelpText('after', examples(['legion worktrees list', 'legion worktrees list --json']))
   .action((options: Record<string, unknown>) =>
     runCli(async () =>
       (await import('./commands/worktrees.js')).worktreesListCommand({ ...worktreeOptions(options), workspace: workspace() }),
@@ -410,6 +411,7 @@ worktrees
   .description("a worktree's whole change, as a unified diff")
   .argument('<id>', 'worktree id (see "legion worktrees")')
   .option('--json', 'one JSON object: the files and the diff')
+  .addHelpText('after', examples(['legion worktrees diff developer-3fa9c2', 'legion worktrees diff developer-3fa9c2 | less']))
   .action((id: string, options: Record<string, unknown>) =>
     runCli(async () =>
       (await import('./commands/worktrees.js')).worktreesDiffCommand(id, { ...worktreeOptions(options), workspace: workspace() }),
@@ -423,6 +425,7 @@ worktrees
   )
   .argument('<id>', 'worktree id (see "legion worktrees")')
   .option('--json', 'one JSON object: the files applied, or the conflicts')
+  .addHelpText('after', examples(['legion worktrees apply developer-3fa9c2', 'legion worktrees apply developer-3fa9c2 --json']))
   .action((id: string, options: Record<string, unknown>) =>
     runCli(async () =>
       (await import('./commands/worktrees.js')).worktreesApplyCommand(id, { ...worktreeOptions(options), workspace: workspace() }),
@@ -434,6 +437,7 @@ worktrees
   .description("remove a worktree and its change without applying it (a crashed process's leftovers too)")
   .argument('<id>', 'worktree id (see "legion worktrees")')
   .option('--json', 'one JSON object')
+  .addHelpText('after', examples(['legion worktrees discard developer-3fa9c2']))
   .action((id: string, options: Record<string, unknown>) =>
     runCli(async () =>
       (await import('./commands/worktrees.js')).worktreesDiscardCommand(id, { ...worktreeOptions(options), workspace: workspace() }),
