@@ -53,7 +53,7 @@ export { looksBinary } from './builtin/files/text-file.js';
 export { applyEdit } from './builtin/files/file-edit.js';
 export { Worktrees, REVIEW_DIFF_MAX_BYTES } from './worktrees/Worktrees.js';
 export type { WorktreeResult } from './worktrees/Worktrees.js';
-export { turnWorkspaceRoot, worktreeOfFrames } from './worktrees/worktree-root.js';
+export { turnWorkspaceRoot, worktreeOfFrames, worktreeRoot } from './worktrees/worktree-root.js';
 export { reviewResult } from './worktrees/worktree-review.js';
 export { isolationProblems } from './worktrees/isolation-check.js';
 export { WorktreeRecordSchema } from './worktrees/worktree-record.js';

@@ -11,7 +11,7 @@ import { WORKTREE_RECORD_VERSION, WorktreeRecordSchema, type WorktreeEntry, type
 export const REVIEW_DIFF_MAX_BYTES = 16 * 1024;
 
 /** Ids are ours (agent id plus random hex), but an id typed on a command line is checked before it names a folder. */
-const WORKTREE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,100}$/;
+export const WORKTREE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,100}$/;
 
 export type WorktreeResult<T> = ({ ok: true } & T) | { ok: false; error: string };
 

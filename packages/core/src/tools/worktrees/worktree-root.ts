@@ -1,6 +1,6 @@
 import type { DelegationFrame } from '../../store/index.js';
 import { WorkspacePaths } from '../../store/index.js';
-import { Worktrees } from './Worktrees.js';
+import { WORKTREE_ID, Worktrees } from './Worktrees.js';
 
 /** The worktree a turn with these frames works in: the innermost isolated delegation's, if any. */
 export function worktreeOfFrames(frames: readonly DelegationFrame[]): string | undefined {
@@ -19,7 +19,13 @@ export function worktreeOfFrames(frames: readonly DelegationFrame[]): string | u
 export function turnWorkspaceRoot(frames: readonly DelegationFrame[], workspaceRoot: string | undefined): string | undefined {
   if (workspaceRoot === undefined) return undefined;
   const id = worktreeOfFrames(frames);
-  if (id === undefined) return workspaceRoot;
+  return id === undefined ? workspaceRoot : worktreeRoot(workspaceRoot, id);
+}
+
+/** The workspace root inside worktree `id`: where its turn's tools are rooted, and what a preview of its file changes reads. */
+export function worktreeRoot(workspaceRoot: string, id: string): string {
+  // Ids are Legion's own, read back from records; one that could name a path elsewhere names no folder at all.
+  if (!WORKTREE_ID.test(id)) return new WorkspacePaths(workspaceRoot).worktreeDir('not-a-worktree');
   const worktrees = new Worktrees(workspaceRoot);
   const record = worktrees.record(id);
   // A worktree removed under a running turn: its root is a folder that is not there, so its tools fail rather than fall back to the main tree.

@@ -7,6 +7,7 @@ import type { ModelConfig, ParticipantInput } from '../../team/collective/partic
 import { keyEnv } from '../../model/providers/__fixtures__/llm-server.js';
 import { useLlmServer } from '../../model/providers/__fixtures__/use-llm-server.js';
 import { agentParticipant, userParticipant, type TestLegion } from '../../testing/index.js';
+import { fileChange } from '../../hitl/file-change.js';
 import { Worktrees } from './Worktrees.js';
 
 const NOTES = 'one\ntwo\nthree\nfour\nfive\nsix\nseven\n';
@@ -154,6 +155,44 @@ describe('isolation: "worktree" through real SDKs and a wire-protocol model serv
     writeFileSync(join(root, 'notes.txt'), NOTES.replace('seven', 'seven, said the human'));
     expect((await worktrees.apply(entry!.id)).ok).toBe(true);
     expect(readFileSync(join(root, 'notes.txt'), 'utf8')).toBe(EDITED.replace('seven', 'seven, said the human'));
+  });
+
+  it("paused on approval, the delegate resumes in its worktree; the card shows the change to the worktree's file", async () => {
+    const root = repository();
+    // No policy of its own: its writes wait on the user, and nobody is attached to ask.
+    const test = collective(root, { message: 'Improve the notes', isolation: 'worktree' }, { policies: {} });
+    commitAll(root);
+    const human = NOTES.replace('seven', 'seven, said the human');
+    writeFileSync(join(root, 'notes.txt'), human);
+    const session = await test.legion.sessions.create();
+
+    expect(await test.legion.send(session, 'Improve the notes')).toMatchObject({ status: 'paused' });
+
+    const [notes, health] = await session.approvals.list();
+    const [entry] = await new Worktrees(root).list();
+    expect(notes).toMatchObject({ tool: 'file_write', requester: 'dev', worktree: entry!.id });
+    // What the person deciding sees: the file the call would replace is the worktree's, not the main tree's.
+    const change = fileChange({
+      workspaceRoot: root,
+      auth: test.legion.auth,
+      requester: test.legion.collective.get('dev'),
+      tool: notes!.tool,
+      input: notes!.input,
+      worktree: notes!.worktree,
+    });
+    expect(change).toEqual({ status: 'shown', path: 'notes.txt', before: NOTES, after: EDITED });
+
+    const answered = await session.answerApprovals(
+      [notes!, health!].map((request) => ({ id: request.id, decision: 'approve' as const })),
+      'user',
+    );
+
+    expect(answered).toMatchObject({ status: 'answered', resumed: [{ status: 'success' }] });
+    // The resumed turn wrote in its worktree: the main tree keeps the human's edit alone.
+    expect(readFileSync(join(root, 'notes.txt'), 'utf8')).toBe(human);
+    expect(existsSync(join(root, 'src/health.ts'))).toBe(false);
+    expect(delegationResult()).toContain(`legion worktrees apply ${entry!.id}`);
+    expect(await new Worktrees(root).list()).toEqual([expect.objectContaining({ id: entry!.id, state: 'review' })]);
   });
 
   it('outside a git repository, an isolated delegation is refused with a result that says why; nothing is written', async () => {
