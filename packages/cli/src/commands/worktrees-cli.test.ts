@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StreamLineSchema, type StreamLine } from '../headless/stream-line.js';
-import { runLegion } from '../legion-process.test-support.js';
+import { runLegion, LEGION } from '../legion-process.test-support.js';
+import { shellQuote, TMUX_MISSING, TmuxTerminal } from '../repl/terminal.test-support.js';
 import { useWorkspace } from '../workspace.test-support.js';
 
 // Isolation through the built binary: a developer in its own worktree (its agents on the real
@@ -101,5 +102,34 @@ describe('legion worktrees: an isolated delegate, its change reviewed and applie
     expect(notes()).toBe(EDITED);
     expect(readFileSync(join(workspace.dir, 'src/health.ts'), 'utf8')).toBe('export const ok = 1;\n');
     expect(JSON.parse((await legion(['worktrees', '--json'])).stdout)).toEqual({ worktrees: [] });
+  });
+
+  it.skipIf(TMUX_MISSING)('the REPL says the change is ready and the command that applies it; /worktrees applies it', async () => {
+    scriptIsolatedDelegation();
+    // The developer writes without asking, so the REPL shows no card in between.
+    const file = join(workspace.dir, '.legion/collective/participants/developer.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), policies: { file_write: 'auto' } }));
+    commitWorkspace();
+    const terminal = new TmuxTerminal(workspace.dir);
+    try {
+      const variables = Object.entries(env()).map(([name, value]) => `${name}=${value}`);
+      terminal.start(['env', ...variables, process.execPath, LEGION].map(shellQuote).join(' '));
+      await terminal.waitFor('/help for commands');
+      terminal.type('Improve the notes');
+      const shown = await terminal.waitFor(
+        /developer's change is ready for review \(2 files\): legion worktrees apply (developer-[0-9a-f]{6})/,
+      );
+      const id = /legion worktrees apply (developer-[0-9a-f]{6})/.exec(shown)![1]!;
+      await terminal.waitFor('coordinator: The developer has a change for you to review.');
+      expect(notes()).toBe(NOTES);
+
+      terminal.type('/worktrees');
+      await terminal.waitFor(`${id}  awaiting review developer for coordinator, 2 files`);
+      terminal.type(`/worktrees apply ${id}`);
+      await terminal.waitFor(`Applied worktree ${id}: notes.txt, src/health.ts.`);
+      expect(notes()).toBe(EDITED);
+    } finally {
+      terminal.kill();
+    }
   });
 });
