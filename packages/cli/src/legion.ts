@@ -364,6 +364,86 @@ sessions
     ),
   );
 
+const worktrees = program
+  .command('worktrees')
+  .description('the git worktrees of isolated agents and delegations: list them, show, apply or discard their change (alone: list)')
+  .option('--json', 'one JSON object')
+  // `legion worktrees` lists; a word after it that is no subcommand is a typo, answered below.
+  .allowExcessArguments(true)
+  .addHelpText(
+    'after',
+    examples([
+      'legion worktrees',
+      'legion worktrees diff developer-3fa9c2',
+      'legion worktrees apply developer-3fa9c2',
+      'legion worktrees discard developer-3fa9c2',
+    ]),
+  )
+  .action((options: Record<string, unknown>, command: Command) => {
+    const [word] = command.args;
+    if (word !== undefined)
+      command.error(
+        `error: unknown command '${word}' for 'legion worktrees'${didYouMean(
+          word,
+          command.commands.map((sub) => sub.name()),
+        )}`,
+        { code: 'commander.unknownCommand' },
+      );
+    return runCli(async () => (await import('./commands/worktrees.js')).worktreesListCommand({ ...options, workspace: workspace() }));
+  });
+
+/** A subcommand's options; `--json` after `worktrees` is read by `worktrees` itself, so it is taken from there too. */
+const worktreeOptions = (options: Record<string, unknown>): Record<string, unknown> => ({ ...worktrees.opts(), ...options });
+
+worktrees
+  .command('list')
+  .description('every worktree that lives: running, awaiting review, or left by a process that ended mid-turn')
+  .option('--json', 'one JSON object')
+  .addHelpText('after', examples(['legion worktrees list', 'legion worktrees list --json']))
+  .action((options: Record<string, unknown>) =>
+    runCli(async () =>
+      (await import('./commands/worktrees.js')).worktreesListCommand({ ...worktreeOptions(options), workspace: workspace() }),
+    ),
+  );
+
+worktrees
+  .command('diff')
+  .description("a worktree's whole change, as a unified diff")
+  .argument('<id>', 'worktree id (see "legion worktrees")')
+  .option('--json', 'one JSON object: the files and the diff')
+  .addHelpText('after', examples(['legion worktrees diff developer-3fa9c2', 'legion worktrees diff developer-3fa9c2 | less']))
+  .action((id: string, options: Record<string, unknown>) =>
+    runCli(async () =>
+      (await import('./commands/worktrees.js')).worktreesDiffCommand(id, { ...worktreeOptions(options), workspace: workspace() }),
+    ),
+  );
+
+worktrees
+  .command('apply')
+  .description(
+    "merge a worktree's change into the main tree and remove the worktree; with any conflict nothing is written and each file is named (exit 1)",
+  )
+  .argument('<id>', 'worktree id (see "legion worktrees")')
+  .option('--json', 'one JSON object: the files applied, or the conflicts')
+  .addHelpText('after', examples(['legion worktrees apply developer-3fa9c2', 'legion worktrees apply developer-3fa9c2 --json']))
+  .action((id: string, options: Record<string, unknown>) =>
+    runCli(async () =>
+      (await import('./commands/worktrees.js')).worktreesApplyCommand(id, { ...worktreeOptions(options), workspace: workspace() }),
+    ),
+  );
+
+worktrees
+  .command('discard')
+  .description("remove a worktree and its change without applying it (a crashed process's leftovers too)")
+  .argument('<id>', 'worktree id (see "legion worktrees")')
+  .option('--json', 'one JSON object')
+  .addHelpText('after', examples(['legion worktrees discard developer-3fa9c2']))
+  .action((id: string, options: Record<string, unknown>) =>
+    runCli(async () =>
+      (await import('./commands/worktrees.js')).worktreesDiscardCommand(id, { ...worktreeOptions(options), workspace: workspace() }),
+    ),
+  );
+
 program
   .command('log')
   .description("a conversation's messages, tool calls one line each (default: you and the entry agent, latest session)")

@@ -13,7 +13,7 @@ import {
 } from './team/index.js';
 import type { AgentParticipant, Participant, ParticipantInput, ResolvedConfig } from './team/index.js';
 import type { Tool, ProcessRegistry, McpToolProvider } from './tools/index.js';
-import { readLoadedTools, ToolExecutor, ToolRegistry } from './tools/index.js';
+import { isolationProblems, readLoadedTools, ToolExecutor, ToolRegistry } from './tools/index.js';
 import {
   buildContextReport,
   type ContextReport,
@@ -148,6 +148,7 @@ export class Legion {
     this.tools = new ToolRegistry({ events });
     this.providers = new ProviderFactory(config.providers);
     registerBuiltinProviders(this.providers, env);
+    for (const problem of isolationProblems(paths.root, collective)) warn(problem);
 
     const authorization = authorizationStage({ paths, config, collective, events, tools: this.tools });
     this.auth = authorization.auth;

@@ -196,6 +196,7 @@ export function toolsStage(parts: {
       withBuiltinParameters(
         createCommunicateTool({
           collective,
+          workspaceRoot: paths.root,
           limitsFor: (id) => {
             const participant = collective.get(id);
             const now = parts.currentConfig();

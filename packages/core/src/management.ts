@@ -1,7 +1,7 @@
 // `@legion-collective/core/management`: for tools that manage a workspace rather than run it (the
 // CLI's `legion agents`, `config`, `tools`, `doctor`, `approvals rules`, an editor's settings UI):
 // config layers and their schemas, participant and rule files, model windows, prices and context
-// reports, endpoint and MCP server probes, command containment.
+// reports, endpoint and MCP server probes, command containment, the worktrees of isolated turns.
 
 export { storageSelection, workspaceStorage } from './team/index.js';
 export type { StorageSelection } from './team/index.js';
@@ -74,3 +74,15 @@ export { modelCatalogue, parseModelName, providerOfModelName } from './model/ind
 export type { CatalogueModel, CatalogueProvider, ModelCatalogue } from './model/index.js';
 export { describeRemoteAgent, remoteAccess } from './engine/index.js';
 export type { AgentCardSummary, RemoteAccess } from './engine/index.js';
+// The worktrees of isolated turns (`legion worktrees`): list, show, apply, discard.
+export { Worktrees, WorktreeRecordSchema } from './tools/index.js';
+export type {
+  ApplyOutcome,
+  WorktreeChange,
+  WorktreeConflict,
+  WorktreeEntry,
+  WorktreeFileChange,
+  WorktreeRecord,
+  WorktreeResult,
+  WorktreeState,
+} from './tools/index.js';

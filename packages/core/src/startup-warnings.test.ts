@@ -37,6 +37,15 @@ describe('problems found while a workspace opens', () => {
     expect(legion.warnings[0]!.match(/broken\.json/g)).toHaveLength(1);
   });
 
+  it('names an agent whose file says "isolation": "worktree" in a workspace in no git repository, and the fix', () => {
+    const file = join(root, '.legion/collective/participants/developer.json');
+    writeFileSync(file, JSON.stringify({ ...(JSON.parse(readFileSync(file, 'utf8')) as object), isolation: 'worktree' }));
+    legion = open();
+    expect(legion.warnings).toEqual([
+      `.legion/collective/participants/developer.json: "isolation": "worktree" needs a git repository, and ${legion.paths.root} is in none: delegations to developer are refused. Fix: run \`git init\` and commit, or remove "isolation".`,
+    ]);
+  });
+
   it('reports a configured entry agent that does not exist, and which agent takes its place', () => {
     setConfig({ entryAgent: 'nobody' });
     legion = open();

@@ -14,6 +14,7 @@ import { Roster } from './views/Roster.js';
 import { Sessions } from './views/Sessions.js';
 import { TurnTree } from './views/TurnTree.js';
 import { visibleText } from './views/visible-text.js';
+import { WorktreeReviews } from './views/WorktreeReviews.js';
 import { WaitingOnYou } from './views/WaitingOnYou.js';
 import { displayName } from './views/names.js';
 
@@ -129,6 +130,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
                 onOpenConversation={open}
                 onLoadEarlier={() => selected !== null && void controller.loadEarlier(selected)}
               />
+              <WorktreeReviews reviews={state.reviews} participants={state.participants} />
               <WaitingOnYou
                 questions={waitingQuestions}
                 approvals={waitingApprovals}

@@ -18,6 +18,7 @@ export const STREAM_LINE_NAMES = {
   'tool:call': { line: 'tool:call', communicate: 'delegation:start' },
   'tool:result': { line: 'tool:result', communicate: 'delegation:end' },
   'delegation:queued': { line: 'delegation:queued' },
+  'worktree:ready': { line: 'worktree:ready' },
   'usage:report': { line: 'usage' },
   'provider:retry': { line: 'retry' },
   'context:compacted': { line: 'context:compacted' },

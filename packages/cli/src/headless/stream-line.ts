@@ -132,6 +132,19 @@ export const StreamLineSchema = z.discriminatedUnion('type', [
       .pick({ sessionId: true, conversationId: true, to: true, toolUseId: true, position: true, running: true, limit: true })
       .extend({ from: delegation.from }),
   ),
+  /** An isolated agent's change (`isolation: "worktree"`) waits on a human: `legion worktrees apply <worktreeId>` brings it into the main tree. */
+  line(
+    STREAM_LINE_NAMES['worktree:ready'].line,
+    events['worktree:ready'].pick({
+      sessionId: true,
+      conversationId: true,
+      participantId: true,
+      callerId: true,
+      worktreeId: true,
+      toolUseId: true,
+      files: true,
+    }),
+  ),
   line(
     STREAM_LINE_NAMES['tool:result'].communicate,
     toolResult.extend({ ...delegation, isError: z.boolean(), result: ToolResultBlockSchema.shape.content }),

@@ -120,6 +120,17 @@ export function streamLineOf(event: LegionEvent): StreamLine | undefined {
         running: event.running,
         limit: event.limit,
       };
+    case 'worktree:ready':
+      return {
+        type: NAMES['worktree:ready'].line,
+        sessionId: event.sessionId,
+        conversationId: event.conversationId,
+        participantId: event.participantId,
+        callerId: event.callerId,
+        worktreeId: event.worktreeId,
+        toolUseId: event.toolUseId,
+        files: [...event.files],
+      };
     case 'usage:report':
       return {
         type: NAMES['usage:report'].line,

@@ -255,6 +255,17 @@ export class Activity {
       case 'storage:warning':
         this.screen.print(style.yellow(`warning: ${inertLine(event.path)}: ${inert(event.problem)}`));
         return;
+      case 'worktree:ready': {
+        // The human is the one who applies it: said where it stands out, with the command to run.
+        const files = `${event.files.length} file${event.files.length === 1 ? '' : 's'}`;
+        this.screen.print(
+          style.yellow(
+            `${inertLine(event.participantId)}'s change is ready for review (${files}): legion worktrees apply ${inertLine(event.worktreeId)}`,
+          ),
+          this.margin(event.conversationId, 1),
+        );
+        return;
+      }
       case 'config:reloaded':
         this.screen.print(describeReload(event.changes, event.restartNeeded));
         return;

@@ -94,6 +94,7 @@ class Repl implements ReplControl {
           requester: legion.collective.get(request.requester),
           tool: request.tool,
           input: request.input,
+          worktree: request.worktree,
         }),
       this.activity.chains,
       () => this.activity.setWaiting(this.prompts.waiting()),

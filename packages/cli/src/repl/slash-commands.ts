@@ -13,6 +13,7 @@ import { compactionLine } from '../render/compaction-line.js';
 import { conversationId } from '@legion-collective/core/internal';
 import { approveChoiceOf } from '../approve-flags.js';
 import { modelCommand, modelItems } from './model-command.js';
+import { Worktrees } from '@legion-collective/core/management';
 
 const style = styleFor(process.stdout);
 
@@ -291,6 +292,48 @@ const COMMANDS: Command[] = [
       } catch (error) {
         control.print(style.red(`error: ${error instanceof Error ? error.message : String(error)}`));
       }
+    },
+  },
+  {
+    name: 'worktrees',
+    args: '[apply|discard <id>]',
+    description: "isolated agents' changes awaiting review: list them, apply one to the main tree, or discard it",
+    run: async (control, args) => {
+      const worktrees = new Worktrees(control.legion.paths.root);
+      const [action, id] = args.trim().split(/\s+/);
+      if (action === 'apply' || action === 'discard') {
+        if (!id) return control.print(style.red(`Name the worktree: /worktrees ${action} <id> (/worktrees lists them).`));
+        if (action === 'discard') {
+          const discarded = await worktrees.discard(id);
+          return control.print(discarded.ok ? `  Discarded worktree ${inertLine(id)}.` : style.red(discarded.error));
+        }
+        const applied = await worktrees.apply(id);
+        if (!applied.ok) return control.print(style.red(applied.error));
+        const { outcome } = applied;
+        if (outcome.status === 'applied')
+          return control.print(
+            `  Applied worktree ${inertLine(id)}: ${outcome.files.map(inertLine).join(', ') || 'nothing left to change'}.`,
+          );
+        return control.print(
+          style.yellow(
+            `  Not applied: worktree ${inertLine(id)} conflicts with the main tree, which is unchanged.\n${outcome.conflicts
+              .map((conflict) => `    ${inertLine(conflict.path)}: ${conflict.reason}`)
+              .join('\n')}`,
+          ),
+        );
+      }
+      if (action) return control.print(style.red(`/worktrees takes apply <id> or discard <id>, not "${inertLine(action)}".`));
+      const entries = await worktrees.list();
+      if (entries.length === 0) return control.print('  No worktrees.');
+      control.print(
+        entries
+          .map((entry) => {
+            const files = entry.record?.files?.length;
+            const who = entry.record ? ` ${inertLine(entry.record.agentId)} for ${inertLine(entry.record.callerId)}` : '';
+            return `  ${style.bold(inertLine(entry.id))}  ${entry.state === 'review' ? 'awaiting review' : entry.state}${who}${files === undefined ? '' : `, ${files} file${files === 1 ? '' : 's'}`}`;
+          })
+          .join('\n'),
+      );
     },
   },
   {

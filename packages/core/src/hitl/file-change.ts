@@ -2,7 +2,7 @@ import { closeSync } from 'node:fs';
 import { FILE_READ_SUBJECT, type AuthEngine } from '../authorization/index.js';
 import { FileTooLargeError, NotRegularFileError, openInWorkspace, readDescriptor, resolveToolPath } from '../store/index.js';
 import type { Participant } from '../team/index.js';
-import { applyEdit, looksBinary } from '../tools/index.js';
+import { applyEdit, looksBinary, worktreeRoot } from '../tools/index.js';
 
 /** Files larger than this are not read to diff against (a diff of a larger one would not be read either). */
 export const FILE_CHANGE_MAX_BYTES = 256 * 1024;
@@ -23,6 +23,8 @@ export interface FileChangeInput {
   requester: Participant | undefined;
   tool: string;
   input: unknown;
+  /** The worktree the requester works in (the request's `worktree`): its file is the one the call would change. */
+  worktree?: string | undefined;
 }
 
 /**
@@ -32,7 +34,9 @@ export interface FileChangeInput {
  * `file_read` is not read for the person either, since what a card shows can end up anywhere the
  * card is (a screenshot, a shared screen). Other tools, and inputs without a path: undefined.
  */
-export function fileChange({ workspaceRoot, auth, requester, tool, input }: FileChangeInput): FileChange | undefined {
+export function fileChange(change: FileChangeInput): FileChange | undefined {
+  const { auth, requester, tool, input } = change;
+  const workspaceRoot = change.worktree === undefined ? change.workspaceRoot : worktreeRoot(change.workspaceRoot, change.worktree);
   if ((tool !== 'file_write' && tool !== 'file_edit') || typeof input !== 'object' || input === null) return undefined;
   const fields = input as Record<string, unknown>;
   if (typeof fields.path !== 'string') return undefined;

@@ -328,6 +328,11 @@ export const LEGION_ERROR_CODES = {
     meaning: 'No surface could ask the user (none attached, or all failed): the asking agent is told to assume and go on.',
     seen: ['turn'],
   },
+  worktree_refused: {
+    meaning:
+      'A worktree command could not act: no such worktree, its turn still runs, git failed, or applying found conflicts (nothing was applied).',
+    seen: ['error'],
+  },
   wrong_host: {
     meaning: "The request's Host is not the server's own (DNS rebinding, or a wrong URL).",
     seen: ['api', 'mcp'],

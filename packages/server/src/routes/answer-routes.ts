@@ -139,6 +139,7 @@ export function answerRoutes(app: Hono, server: ServerContext): void {
       requester: legion.collective.get(request.requester),
       tool: request.tool,
       input: request.input,
+      worktree: state.view(request.id)?.worktree,
     });
     return { fileChange: change ?? null };
   });

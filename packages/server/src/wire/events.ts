@@ -32,6 +32,7 @@ const STREAMED = {
   'tool:result': true,
   'delegation:queued': true,
   'delegation:dequeued': true,
+  'worktree:ready': true,
   'usage:report': true,
   // Measured only while someone listens, at a cost on every model request, for a figure the browser does not show.
   'context:usage': false,
@@ -79,6 +80,8 @@ export const ToolCallEventSchema = legionEvent('tool:call', LegionEventSchemas['
 export const ToolResultEventSchema = legionEvent('tool:result', LegionEventSchemas['tool:result']);
 export const DelegationQueuedEventSchema = legionEvent('delegation:queued', LegionEventSchemas['delegation:queued']);
 export const DelegationDequeuedEventSchema = legionEvent('delegation:dequeued', LegionEventSchemas['delegation:dequeued']);
+/** An isolated agent's change waits on a human's `legion worktrees apply`: the browser shows it on the conversation. */
+export const WorktreeReadyEventSchema = legionEvent('worktree:ready', LegionEventSchemas['worktree:ready']);
 export const UsageReportEventSchema = legionEvent('usage:report', LegionEventSchemas['usage:report']);
 export const ContextCompactedEventSchema = legionEvent('context:compacted', LegionEventSchemas['context:compacted']);
 /** Nobody knew an agent's model, so its window is a guess (once per model and server process); `text` says how to name it. */
@@ -112,6 +115,7 @@ export const LegionWireEventSchema = z.discriminatedUnion('type', [
   ToolResultEventSchema,
   DelegationQueuedEventSchema,
   DelegationDequeuedEventSchema,
+  WorktreeReadyEventSchema,
   UsageReportEventSchema,
   ContextCompactedEventSchema,
   WindowGuessedEventSchema,

@@ -86,6 +86,7 @@ export {
   ContextCompactedEventSchema,
   WindowGuessedEventSchema,
   DelegationDequeuedEventSchema,
+  WorktreeReadyEventSchema,
   DelegationQueuedEventSchema,
   ErrorRaisedEventSchema,
   LegionWireEventSchema,

@@ -31,6 +31,15 @@ export interface Notice {
   text: string;
 }
 
+/** An isolated agent's change waiting on the human (a `worktree:ready` event): applied from a terminal with `legion worktrees apply`. */
+export interface WorktreeReview {
+  worktreeId: string;
+  participantId: string;
+  callerId: string;
+  conversationId: string;
+  files: string[];
+}
+
 /** Everything the app shows, for the session it looks at. Replaced, never mutated (views compare by identity). */
 export interface AppState {
   workspace: Workspace | null;
@@ -50,6 +59,8 @@ export interface AppState {
   turnTree: TurnTree;
   approvals: ApprovalView[];
   questions: WireQuestion[];
+  /** Changes of isolated agents announced while this page was open (the stream's events; a reload starts empty). */
+  reviews: WorktreeReview[];
   usage: UsageView | null;
   selectedConversation: string | null;
   /** Shown above the views until dismissed. */
@@ -73,6 +84,7 @@ export const initialState: AppState = {
   turnTree: emptyTurnTree,
   approvals: [],
   questions: [],
+  reviews: [],
   usage: null,
   selectedConversation: null,
   notices: [],

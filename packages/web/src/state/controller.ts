@@ -263,6 +263,8 @@ export class Controller {
       turnTree: seedTurnTree(sessionId, state.participants, conversations),
       approvals,
       questions,
+      // Announced for the session looked at before: not this one's.
+      reviews: [],
       usage,
       selectedConversation,
       error: null,

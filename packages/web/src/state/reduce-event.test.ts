@@ -33,6 +33,26 @@ describe('reduceEvent', () => {
     expect(done.messages.user__coordinator?.map((message) => `${message.author}: ${message.id}`)).toEqual(['coordinator: m1']);
   });
 
+  it("lists an isolated agent's change awaiting review once, however often its event arrives", () => {
+    const ready = event({
+      type: 'worktree:ready',
+      participantId: 'developer',
+      callerId: 'coordinator',
+      worktreeId: 'developer-3fa9c2',
+      toolUseId: 'toolu_1',
+      files: ['notes.txt', 'src/health.ts'],
+    });
+    expect(apply(start(), [ready, ready]).reviews).toEqual([
+      {
+        worktreeId: 'developer-3fa9c2',
+        participantId: 'developer',
+        callerId: 'coordinator',
+        conversationId: 'user__coordinator',
+        files: ['notes.txt', 'src/health.ts'],
+      },
+    ]);
+  });
+
   it('keeps a message once when it arrives twice (REST page and event, or a replay)', () => {
     const sent = event({ type: 'message:sent', author: 'coordinator', message: reply('m1', 'Hi') });
     expect(apply(start(), [sent, sent]).messages.user__coordinator).toHaveLength(1);

@@ -89,6 +89,17 @@ export function reduceEvent(state: AppState, event: WireEvent, now: number): App
     }
     case 'window:guessed':
       return withNotice(state, { id: `window:${event.provider}/${event.model}`, tone: 'warning', text: event.text });
+    case 'worktree:ready': {
+      if (state.reviews.some((review) => review.worktreeId === event.worktreeId)) return state;
+      const review = {
+        worktreeId: event.worktreeId,
+        participantId: event.participantId,
+        callerId: event.callerId,
+        conversationId: event.conversationId,
+        files: [...event.files],
+      };
+      return { ...state, reviews: [...state.reviews, review] };
+    }
     case 'question:answered':
     case 'question:withdrawn':
       return { ...state, questions: state.questions.filter((question) => question.id !== event.questionId) };

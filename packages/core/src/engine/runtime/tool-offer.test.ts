@@ -51,7 +51,12 @@ describe("tool schemas under toolSchemas 'compact'", () => {
       description: 'Message a participant and get their reply (delegate work, ask a question).',
       parameters: {
         type: 'object',
-        properties: { to: { type: 'string', minLength: 1 }, message: { type: 'string', minLength: 1 }, conversation: { type: 'string' } },
+        properties: {
+          to: { type: 'string', minLength: 1 },
+          message: { type: 'string', minLength: 1 },
+          conversation: { type: 'string' },
+          isolation: { type: 'string', enum: ['worktree'] },
+        },
         required: ['to', 'message'],
       },
     });

@@ -6,7 +6,8 @@ import { type ApprovalCall, type ApprovalGate, describeApprovalRequired } from '
 import type { AuthEngine } from '../../authorization/index.js';
 import { entryVisibility } from '../../authorization/index.js';
 import type { CallerContext, Tool } from '../../tools/index.js';
-import { toResultBlock, type CallOutcome, type PreparedCall, type ToolExecutor } from '../../tools/index.js';
+import { reviewResult, toResultBlock, turnWorkspaceRoot, Worktrees } from '../../tools/index.js';
+import type { CallOutcome, PreparedCall, ToolExecutor } from '../../tools/index.js';
 import type { PausedOnApprovals, TurnContext, TurnResult } from '../../session/index.js';
 
 export interface ToolPhaseServices {
@@ -177,7 +178,7 @@ export async function resumeToolPhase(input: ToolPhaseInput): Promise<ToolPhaseR
     }
     const delegate = store.delegateOf(conversationId, toolUse.id);
     if (delegate) {
-      const outcome = await resumeWaiting(turn, agent.id, toolUse, delegate);
+      const outcome = await resumeWaiting(turn, agent.id, toolUse, delegate, input.workspaceRoot);
       if (outcome.status === 'paused') addWaits(waits, outcome);
       // A resumed delegate's reply is a communicate result like any other: evicted if large.
       else settled.set(toolUse.id, await eviction.apply(outcome.block));
@@ -212,17 +213,49 @@ export async function resumeToolPhase(input: ToolPhaseInput): Promise<ToolPhaseR
   return { results: toolUses.flatMap((toolUse) => settled.get(toolUse.id) ?? []), ...waits };
 }
 
-/** Resumes the turn a communicate call of this response waits on (a delegate paused on approvals, a user who answered since), in an `execute_tool` span of its own. */
-async function resumeWaiting(turn: TurnContext, agentId: string, toolUse: ToolUseBlock, waitedOn: string): Promise<CallOutcome> {
+/**
+ * Resumes the turn a communicate call of this response waits on (a delegate paused on approvals, a user who answered since), in an
+ * `execute_tool` span of its own. An isolated delegate's frame names its worktree again (found by the call that made it), so the
+ * resumed turn works in that tree, and its reply comes back with its change for review, as the first run's would have.
+ */
+async function resumeWaiting(
+  turn: TurnContext,
+  agentId: string,
+  toolUse: ToolUseBlock,
+  waitedOn: string,
+  workspaceRoot?: string,
+): Promise<CallOutcome> {
   const span = turn.trace?.tool(toolUse);
   const traceparent = span?.traceparent();
+  const worktrees = workspaceRoot === undefined ? undefined : new Worktrees(workspaceRoot);
+  const worktree = worktrees?.forToolUse(turn.session.id, turn.conversation.ref.conversationId, toolUse.id);
   const frame: DelegationFrame = {
     participantId: agentId,
     conversationId: turn.conversation.ref.conversationId,
     toolUseId: toolUse.id,
     ...(traceparent ? { trace: traceparent } : {}),
+    ...(worktree ? { worktree: worktree.id } : {}),
   };
-  const outcome = fromTurnResult(toolUse, await turn.session.resumeConversation(waitedOn, [...turn.frames, frame]), agentId);
+  const result = await turn.session.resumeConversation(waitedOn, [...turn.frames, frame]);
+  const outcome =
+    worktrees && worktree && result.status === 'success'
+      ? {
+          status: 'done' as const,
+          block: toResultBlock(
+            toolUse.id,
+            await reviewResult({
+              worktrees,
+              worktreeId: worktree.id,
+              reply: result.reply,
+              agentId: worktree.agentId,
+              callerId: agentId,
+              conversation: turn.conversation.ref,
+              toolUseId: toolUse.id,
+              events: turn.events,
+            }),
+          ),
+        }
+      : fromTurnResult(toolUse, result, agentId);
   span?.end(
     outcome.status === 'paused'
       ? { paused: outcome.requests.length + (outcome.questions?.length ?? 0) }
@@ -291,7 +324,8 @@ function toolContext(
     session: turn.session,
     signal: turn.signal,
     events: turn.events,
-    workspaceRoot,
+    // The one place a turn's root is decided: an isolated delegation's turn (and those below it) sees only its worktree.
+    workspaceRoot: turnWorkspaceRoot(turn.frames, workspaceRoot),
     trace: turn.trace,
     visible: entryVisibility(auth, agent),
   };

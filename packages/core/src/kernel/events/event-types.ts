@@ -117,6 +117,18 @@ export const LegionEventSchemas = {
   }),
   /** A queued `communicate` call got its slot and starts now. */
   'delegation:dequeued': inConversation({ participantId: z.string(), toolUseId: z.string(), to: z.string(), waitedMs: z.number() }),
+  /**
+   * An isolated turn (`isolation: "worktree"`) ended with a change: `participantId`'s files in
+   * worktree `worktreeId` wait on a human's `legion worktrees apply` (or `discard`); the main tree is
+   * unchanged until then. The conversation is the one whose `communicate` call (`toolUseId`) waited on it.
+   */
+  'worktree:ready': inConversation({
+    participantId: z.string(),
+    callerId: z.string(),
+    worktreeId: z.string(),
+    toolUseId: z.string(),
+    files: z.array(z.string()),
+  }),
   /** One model call's tokens and cost (`costUsd` null when the model has no known price). */
   'usage:report': inConversation({
     participantId: z.string(),

@@ -120,9 +120,9 @@ function misplaced(root: string, fd: number, resolved: Resolved, writing: boolea
 }
 
 /** Replaces an open file's content. */
-export function replaceContent(fd: number, content: string): void {
+export function replaceContent(fd: number, content: string | Buffer): void {
   ftruncateSync(fd, 0);
-  const bytes = Buffer.from(content, 'utf8');
+  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
   let written = 0;
   while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written, written);
 }

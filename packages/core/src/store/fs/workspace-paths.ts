@@ -44,6 +44,16 @@ export class WorkspacePaths {
   get templatesDir(): string {
     return join(this.legionDir, 'templates');
   }
+  /** Git worktrees of isolated turns (`<id>/`) and their records (`<id>.json`): local working state, ignored by git. */
+  get worktreesDir(): string {
+    return join(this.legionDir, 'worktrees');
+  }
+  worktreeDir(id: string): string {
+    return join(this.worktreesDir, id);
+  }
+  worktreeRecord(id: string): string {
+    return join(this.worktreesDir, `${id}.json`);
+  }
   get toolsDir(): string {
     return join(this.legionDir, 'tools');
   }

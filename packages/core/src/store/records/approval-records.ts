@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ApprovalChoiceSchema } from './approval-choice.js';
 import type { ApprovalView } from './approval-view.js';
-import { DelegationFrameSchema } from './delegation-frame.js';
+import { DelegationFrameSchema, type DelegationFrame } from './delegation-frame.js';
 
 /** The version of request records this Legion writes; older ones are migrated when read (approval-migration.ts). */
 export const APPROVAL_REQUEST_VERSION = 2;
@@ -178,5 +178,12 @@ export function approvalView(request: ApprovalRequestRecord, decision: ApprovalD
     decisionReason: decision?.reason,
     decisionMedium: decision?.medium,
     decisionRuleId: decision?.ruleId,
+    worktree: worktreeOf(request.frames),
   };
+}
+
+/** The innermost isolated delegation's worktree among a request's frames (the one its turn works in). */
+function worktreeOf(frames: readonly DelegationFrame[]): string | undefined {
+  for (let index = frames.length - 1; index >= 0; index--) if (frames[index]!.worktree !== undefined) return frames[index]!.worktree;
+  return undefined;
 }

@@ -26,5 +26,7 @@ export const ApprovalViewSchema = z.object({
   decisionMedium: z.string().optional(),
   /** The "approve always" rule the decision made, if it made one. */
   decisionRuleId: z.string().optional(),
+  /** The worktree the requester's turn works in (`isolation: "worktree"`): a file change it asks for is to that tree, not the main one. */
+  worktree: z.string().optional(),
 });
 export type ApprovalView = z.infer<typeof ApprovalViewSchema>;

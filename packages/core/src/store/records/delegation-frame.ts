@@ -30,6 +30,12 @@ export const DelegationFrameSchema = z.lazy(() =>
      * records have none (their root conversation stands for the tree).
      */
     tree: z.string().optional(),
+    /**
+     * On the frame of a `communicate` call that isolated its delegate (`isolation: "worktree"`): the
+     * worktree its turn works in, and every turn below it (they are part of its change). Carried
+     * with the frames, so a turn resumed in any process finds its tree again. Older code drops it.
+     */
+    worktree: z.string().optional(),
   }),
 );
 export type DelegationFrame = z.infer<typeof DelegationFrameSchema>;

@@ -89,6 +89,11 @@ export const AgentParticipantSchema = z
     limits: LimitsSchema.partial().optional(),
     /** This agent's context budget: a profile and any field of it (see `ContextSettingsSchema`). */
     context: ContextOverridesSchema.optional(),
+    /**
+     * `worktree`: every delegation to it runs in its own git worktree of HEAD, and its change comes
+     * back as a diff for a human to apply (as `communicate`'s `isolation`). Needs a git repository.
+     */
+    isolation: z.enum(['worktree']).optional(),
   })
   .strict();
 

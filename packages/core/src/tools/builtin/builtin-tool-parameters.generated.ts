@@ -103,6 +103,13 @@ export const BUILTIN_TOOL_PARAMETERS: Readonly<Record<string, Record<string, unk
       "conversation": {
         "description": "Optional thread name, to keep a separate conversation with the same participant (letters, digits, \"-\", \".\").",
         "type": "string"
+      },
+      "isolation": {
+        "description": "Optional. \"worktree\": the agent works in its own git worktree of HEAD and cannot touch the main tree; its change comes back to you as a diff that a human applies. Not from inside a worktree.",
+        "type": "string",
+        "enum": [
+          "worktree"
+        ]
       }
     },
     "required": [

@@ -10,7 +10,10 @@ import {
   LegionError,
   MaxDepthError,
 } from '../../kernel/index.js';
-import { defineTool, type Tool } from '../tool.js';
+import { defineTool, type Tool, type ToolContext, type ToolResult } from '../tool.js';
+import { Worktrees } from '../worktrees/Worktrees.js';
+import { worktreeOfFrames } from '../worktrees/worktree-root.js';
+import { reviewResult } from '../worktrees/worktree-review.js';
 import { DelegateSlots } from './delegate-slots.js';
 
 export const COMMUNICATE_TOOL_NAME = 'communicate';
@@ -23,6 +26,12 @@ const communicateInputSchema = () =>
       .string()
       .optional()
       .describe('Optional thread name, to keep a separate conversation with the same participant (letters, digits, "-", ".").'),
+    isolation: z
+      .enum(['worktree'])
+      .optional()
+      .describe(
+        'Optional. "worktree": the agent works in its own git worktree of HEAD and cannot touch the main tree; its change comes back to you as a diff that a human applies. Not from inside a worktree.',
+      ),
   });
 
 /**
@@ -30,7 +39,12 @@ const communicateInputSchema = () =>
  * messages and returns the reply. Depth, circular delegation, permissions and
  * busy conversations come back as error results the model can act on.
  */
-export function createCommunicateTool(options: { collective: Collective; limitsFor: (callerId: string) => WorkspaceLimits }): Tool {
+export function createCommunicateTool(options: {
+  collective: Collective;
+  limitsFor: (callerId: string) => WorkspaceLimits;
+  /** The workspace root, where isolated delegations get their worktrees (`.legion/worktrees/`); none: isolation is refused. */
+  workspaceRoot?: string | undefined;
+}): Tool {
   // A conversation answers one message at a time, so its calls running now are those of one response.
   const slotsByConversation = new Map<string, DelegateSlots>();
   return defineTool({
@@ -69,6 +83,8 @@ export function createCommunicateTool(options: { collective: Collective; limitsF
       if (target.type !== 'user' && chain.includes(target.id)) {
         return { status: 'error', error: new CircularDelegationError(target.id, [...chain, target.id]).message };
       }
+      const isolation = isolationOf(input.isolation, target, context, options.workspaceRoot);
+      if (isolation.status === 'error') return isolation;
       const maxDepth = options.limitsFor(context.callerId).maxDepth;
       if (chain.length > maxDepth)
         return { status: 'error', error: new MaxDepthError(chain.length, maxDepth, [...chain, target.id]).message };
@@ -98,6 +114,19 @@ export function createCommunicateTool(options: { collective: Collective; limitsF
           .messageWork(context.frames)
           .startDelegation(context.callerId, options.limitsFor(context.callerId));
         if (overLimit) return { status: 'error', error: `${overLimit.message} Do the rest yourself, or answer with what you have.` };
+        let worktree: { worktrees: Worktrees; id: string } | undefined;
+        if (isolation.status === 'isolate') {
+          const worktrees = new Worktrees(isolation.workspaceRoot);
+          const made = await worktrees.create({
+            agentId: target.id,
+            callerId: context.callerId,
+            sessionId: context.session.id,
+            conversationId: context.conversation.conversationId,
+            toolUseId: context.toolUseId,
+          });
+          if (!made.ok) return { status: 'error', error: `${target.id} cannot work in a worktree: ${made.error}` };
+          worktree = { worktrees, id: made.record.id };
+        }
         const result = await context.session.send({
           from: context.callerId,
           to: target.id,
@@ -110,6 +139,7 @@ export function createCommunicateTool(options: { collective: Collective; limitsF
               conversationId: context.conversation.conversationId,
               toolUseId: context.toolUseId,
               ...(context.traceparent ? { trace: context.traceparent } : {}),
+              ...(worktree ? { worktree: worktree.id } : {}),
             },
           ],
           signal: context.signal,
@@ -118,6 +148,17 @@ export function createCommunicateTool(options: { collective: Collective; limitsF
         if (result.status === 'error') return { status: 'error', error: `${target.id} could not answer: ${result.error}` };
         if (result.status === 'paused')
           return { status: 'paused', requests: result.requests, ...(result.questions?.length ? { questions: result.questions } : {}) };
+        if (worktree)
+          return reviewResult({
+            worktrees: worktree.worktrees,
+            worktreeId: worktree.id,
+            reply: result.reply,
+            agentId: target.id,
+            callerId: context.callerId,
+            conversation: context.conversation,
+            toolUseId: context.toolUseId,
+            events: context.events,
+          });
         return { status: 'success', data: result.reply };
       } catch (error) {
         if (error instanceof ConversationBusyError) return { status: 'error', error: error.message };
@@ -129,4 +170,35 @@ export function createCommunicateTool(options: { collective: Collective; limitsF
       }
     },
   });
+}
+
+type Isolation = { status: 'shared' } | { status: 'isolate'; workspaceRoot: string } | Extract<ToolResult, { status: 'error' }>;
+
+/**
+ * Whether this delegation gets a worktree of its own. The rule: any caller that may message an
+ * agent may isolate it (`isolation: "worktree"`), and an agent whose participant file says
+ * `"isolation": "worktree"` always is, since isolation only narrows what the delegate can touch
+ * and nothing it does lands before a human applies it. A caller already in a worktree cannot ask
+ * for another (its delegates work in its tree: their change is part of its own, reviewed once);
+ * an isolated participant it calls shares that tree.
+ */
+function isolationOf(
+  requested: 'worktree' | undefined,
+  target: { id: string; type: string; isolation?: 'worktree' | undefined },
+  context: Pick<ToolContext, 'frames'>,
+  workspaceRoot: string | undefined,
+): Isolation {
+  const wanted = requested === 'worktree' || target.isolation === 'worktree';
+  if (!wanted) return { status: 'shared' };
+  if (target.type !== 'agent') return { status: 'error', error: `Only an agent works in a worktree: ${target.id} is a ${target.type}.` };
+  const current = worktreeOfFrames(context.frames);
+  if (current !== undefined) {
+    if (requested === undefined) return { status: 'shared' };
+    return {
+      status: 'error',
+      error: `You already work in worktree "${current}", and your delegates work in it with you: call ${target.id} without isolation.`,
+    };
+  }
+  if (workspaceRoot === undefined) return { status: 'error', error: 'No workspace: a worktree needs a workspace in a git repository.' };
+  return { status: 'isolate', workspaceRoot };
 }
