@@ -21,6 +21,8 @@ export interface Containment {
   kind: ContainmentKind;
   /** Why this kind (what was found, or why the stronger one is not available): shown by `legion doctor`. */
   reason: string;
+  /** Why bubblewrap is not used, without the consequence `reason` adds (the sandbox's explanation: it needs bubblewrap too). */
+  withoutBwrap?: string;
   /** Absolute paths of bwrap and env, with `pid-namespace`. */
   bwrap?: string;
   env?: string;
@@ -77,8 +79,13 @@ function detect(): Containment {
       ? {
           kind: 'process-group+environment',
           reason: `${reason}; processes are found by a marker in their environment, which one that clears it (env -i) escapes`,
+          withoutBwrap: reason,
         }
-      : { kind: 'process-group', reason: `${reason}; a process that leaves its group (setsid) can outlive the command` };
+      : {
+          kind: 'process-group',
+          reason: `${reason}; a process that leaves its group (setsid) can outlive the command`,
+          withoutBwrap: reason,
+        };
   if (process.env[CONTAINMENT_VARIABLE] === 'process-group') return weaker(`${CONTAINMENT_VARIABLE}=process-group`);
   if (process.platform !== 'linux') return weaker(`no PID namespaces on ${process.platform}`);
   const chosen = process.env[BWRAP_VARIABLE];
@@ -143,7 +150,7 @@ const SANDBOX_NAMESPACE_FLAGS = ['--unshare-pid', '--die-with-parent'] as const;
  */
 export function probeBwrap(flags: readonly string[]): string | undefined {
   const used = containment();
-  if (used.kind !== 'pid-namespace') return used.reason;
+  if (used.kind !== 'pid-namespace') return used.withoutBwrap ?? used.reason;
   const probe = childProcessModule().spawnSync(
     '/bin/sh',
     [

@@ -56,7 +56,7 @@ function detectSupport(): SandboxSupport {
   if (failure === undefined) return { works: true };
   return {
     works: false,
-    reason: `bubblewrap cannot make the sandbox here: ${failure}`,
+    reason: `the sandbox cannot work here (${failure})`,
     fix:
       'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) and let it make user namespaces ' +
       '(sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 and later, an AppArmor profile for bwrap or ' +
