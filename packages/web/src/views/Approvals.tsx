@@ -73,6 +73,11 @@ export function PendingApproval({
         ))}
       </div>
       {approval.reason && <p class="muted">{visibleText(approval.reason)}</p>}
+      {approval.sandbox && (
+        <p class={`sandbox ${approval.sandbox.kind}`} data-testid={`approval-sandbox-${approval.id}`}>
+          {visibleText(sandboxText(approval.sandbox))}
+        </p>
+      )}
       {/* All of the input, wrapped (never cut), with what a reader would not see made visible: what is approved is what runs. */}
       <ApprovalInput approval={approval} />
       <div class="row">
@@ -118,6 +123,13 @@ export function PendingApproval({
       )}
     </li>
   );
+}
+
+/** The card's sandbox line, in core's words (`sandboxLine`): the app takes the wire's types only, not core's code. */
+export function sandboxText(note: NonNullable<ApprovalView['sandbox']>): string {
+  if (note.kind === 'sandboxed') return `runs sandboxed: ${note.detail}`;
+  if (note.kind === 'unsandboxed') return `NOT sandboxed: ${note.detail}`;
+  return `will NOT run: ${note.detail}`;
 }
 
 /** A decided approval, one line: how it was decided, the call, for whom, by whom and why. */
