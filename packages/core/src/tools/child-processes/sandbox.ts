@@ -16,7 +16,7 @@ export interface SandboxSettings {
   /**
    * Inside the sandbox: `off`, no network at all (a loopback of its own: not even the host's
    * 127.0.0.1); `on`, the host's network, whole. Allowing some hosts only would need a filtering
-   * proxy in front of a network namespace; not built (see docs/sandbox.md).
+   * proxy in front of a network namespace; not built (see docs/guide/security.md, "Commands run in a sandbox").
    */
   network: 'off' | 'on';
 }
@@ -48,7 +48,7 @@ function detectSupport(): SandboxSupport {
   if (process.platform !== 'linux')
     return {
       works: false,
-      reason: `no sandbox on ${process.platform} yet (Linux uses bubblewrap; macOS's sandbox-exec is planned: docs/sandbox.md)`,
+      reason: `no sandbox on ${process.platform} yet (Linux uses bubblewrap; macOS's sandbox-exec is planned: docs/guide/security.md, "Commands run in a sandbox")`,
       fix: 'set "sandbox": "on" (or "off") to run commands unsandboxed here',
     };
   const here = process.cwd();
