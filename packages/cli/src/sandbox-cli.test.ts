@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -99,7 +99,8 @@ describe('commands agents write run in the sandbox', () => {
   }
 
   function legionRun(message: string, extra: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stderr: string }> {
-    const child = spawn(process.execPath, [LEGION, 'run', message], {
+    // A session each: a run paused on an approval would otherwise hold the next one's conversation.
+    const child = spawn(process.execPath, [LEGION, 'run', '--new-session', message], {
       cwd: workspaceOf(),
       env: env(extra),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -163,5 +164,36 @@ describe('commands agents write run in the sandbox', () => {
     expect(run.status, run.stderr).toBe(0);
     expect(toolResult('toolu_0')).toBe('exit code 0\n(no output)');
     expect(readFileSync(hostFile, 'utf8')).toBe('escaped\n');
+  });
+
+  it('an approval says whether the command will run sandboxed, and why not', async () => {
+    // No auto rule: the call asks, and a headless run with nobody to ask pauses on it.
+    editJson(join(workspaceOf(), '.legion/config.json'), (current) => ({ ...current, policies: {} }));
+    const pending = async (extra: NodeJS.ProcessEnv) => {
+      script('Ask', ['make']);
+      const run = await legionRun('Ask', extra);
+      expect(run.status, run.stderr).toBe(2);
+      const listed = spawnSync(process.execPath, [LEGION, 'approvals', '--json'], {
+        cwd: workspaceOf(),
+        env: env(extra),
+        encoding: 'utf8',
+      });
+      const approvals = (JSON.parse(listed.stdout) as { approvals: Array<{ tool: string; sandbox?: unknown }> }).approvals;
+      mock.clearFixtures();
+      return { stderr: run.stderr, approval: approvals.at(-1) };
+    };
+    const without = await pending({ [BWRAP_VARIABLE]: join(dir, 'no-bwrap-here') });
+    expect(without.approval).toMatchObject({
+      tool: 'shell_run',
+      sandbox: { kind: 'unsandboxed', detail: expect.stringMatching(/^the sandbox cannot work here \(LEGION_BWRAP=.*no-bwrap-here/) },
+    });
+    expect(without.stderr).toContain('[NOT sandboxed: the sandbox cannot work here (LEGION_BWRAP=');
+    if (!support.works) return;
+    const confined = await pending({});
+    expect(confined.approval).toMatchObject({
+      tool: 'shell_run',
+      sandbox: { kind: 'sandboxed', detail: expect.stringContaining('no network') },
+    });
+    expect(confined.stderr).toContain('[sandboxed]');
   });
 });

@@ -147,6 +147,7 @@ export const StreamLineSchema = z.discriminatedUnion('type', [
       tool: true,
       input: true,
       reason: true,
+      sandbox: true,
       chain: true,
     }),
   ),

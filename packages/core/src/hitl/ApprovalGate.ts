@@ -2,13 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Collective, Participant } from '../team/index.js';
 import type { ToolUseBlock, TurnTrace } from '../kernel/index.js';
 import { waitingParticipants } from '../session/index.js';
-import {
-  APPROVAL_REQUEST_VERSION,
-  type ApprovalAnswer,
-  type ApprovalRequestRecord,
-  type ApprovalView,
-  type SandboxNote,
-} from '../store/index.js';
+import { APPROVAL_REQUEST_VERSION, type ApprovalAnswer, type ApprovalRequestRecord, type ApprovalView } from '../store/index.js';
+import type { SandboxNote } from '../kernel/index.js';
 import type { SessionApprovals, DelegationFrame, ApprovalDecisionRecord } from '../store/index.js';
 import { canApprove, standInApprover } from '../team/index.js';
 import type { ApprovalRule } from './approval-rule.js';

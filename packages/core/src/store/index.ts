@@ -51,8 +51,7 @@ export {
 } from './records/approval-records.js';
 export type { ApprovalAnswer, ApprovalDecisionRecord, ApprovalRecord, ApprovalRequestRecord } from './records/approval-records.js';
 export type { ApprovalView } from './records/approval-view.js';
-export { sandboxLine } from './records/sandbox-note.js';
-export type { SandboxNote } from './records/sandbox-note.js';
+
 export { DelegationFrameSchema } from './records/delegation-frame.js';
 export type { DelegationFrame } from './records/delegation-frame.js';
 export {

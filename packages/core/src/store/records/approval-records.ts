@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ApprovalChoiceSchema } from './approval-choice.js';
 import type { ApprovalView } from './approval-view.js';
 import { DelegationFrameSchema } from './delegation-frame.js';
-import { SandboxNoteSchema } from './sandbox-note.js';
+import { SandboxNoteSchema } from '../../kernel/index.js';
 
 /** The version of request records this Legion writes; older ones are migrated when read (approval-migration.ts). */
 export const APPROVAL_REQUEST_VERSION = 2;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SandboxNoteSchema } from './sandbox-note.js';
+import { SandboxNoteSchema } from '../../kernel/vocabulary.js';
 
 // The one definition of an approval request as surfaces show it (`list_approvals`, `legion
 // approvals`, the server's API): built only where it is validated (the vocabulary entry), since the
