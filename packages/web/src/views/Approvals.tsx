@@ -4,6 +4,7 @@ import { APPROVAL_BUTTONS, type Answer, type ApprovalButton } from './approval-c
 import { useApprovalDecisions, type Decide } from './approval-decisions.js';
 import { ApprovalInput } from './FileChangeDiff.js';
 import { displayName } from './names.js';
+import { sandboxText } from './sandbox-text.js';
 import { visibleText } from './visible-text.js';
 import { Who } from './Who.js';
 
@@ -123,13 +124,6 @@ export function PendingApproval({
       )}
     </li>
   );
-}
-
-/** The card's sandbox line, in core's words (`sandboxLine`): the app takes the wire's types only, not core's code. */
-export function sandboxText(note: NonNullable<ApprovalView['sandbox']>): string {
-  if (note.kind === 'sandboxed') return `runs sandboxed: ${note.detail}`;
-  if (note.kind === 'unsandboxed') return `NOT sandboxed: ${note.detail}`;
-  return `will NOT run: ${note.detail}`;
 }
 
 /** A decided approval, one line: how it was decided, the call, for whom, by whom and why. */
