@@ -8,7 +8,14 @@
  */
 const LAYERS = [
   // kernel: errors, zod messages, sizes as errors say them and the message; its events; tracing.
-  ['kernel/errors.ts', 'kernel/error-codes.ts', 'kernel/zod-issues.ts', 'kernel/byte-size.ts', 'kernel/message.ts'],
+  [
+    'kernel/errors.ts',
+    'kernel/error-codes.ts',
+    'kernel/zod-issues.ts',
+    'kernel/byte-size.ts',
+    'kernel/message.ts',
+    'kernel/sandbox-note.ts',
+  ],
   ['kernel/events'],
   ['kernel/tracing', 'kernel/index.ts', 'kernel/vocabulary.ts'],
   // store: the file kit and the backend-neutral records; the port with the session's stores; each backend.

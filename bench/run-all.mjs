@@ -26,6 +26,7 @@ const BENCHES = [
   'cross-process-answer.mjs',
   'kill-children.mjs',
   'command-containment.mjs',
+  'sandbox-shell-run.mjs',
   'approval-rules.mjs',
   'parallel-delegates.mjs',
   'repl-terminal.mjs',
@@ -178,6 +179,14 @@ if (f['command-containment']) {
   const a = f['command-containment'];
   console.log(
     `  command containment:              ${a.kind} ${fmt(a.medianMs)} per command (median), ${a.fallbackKind} ${fmt(a.fallbackMedianMs)}: the namespace costs ${fmt(a.overheadMs)}`,
+  );
+}
+if (f['sandbox-shell-run']) {
+  const a = f['sandbox-shell-run'];
+  console.log(
+    a.sandboxWorks
+      ? `  sandbox cost of a shell_run:      off ${fmt(a.off.medianMs)} / ${fmt(a.off.p95Ms)}, on ${fmt(a.on.medianMs)} / ${fmt(a.on.p95Ms)} (median / p95): adds ${fmt(a.addedMedianMs)} median`
+      : `  sandbox cost of a shell_run:      n/a (${a.why})`,
   );
 }
 if (f['parallel-delegates']) {

@@ -5,6 +5,7 @@ import {
   APPROVAL_CHOICES,
   approvalChoice,
   choiceOfTyped,
+  sandboxLine,
   type ApprovalAnswer,
   type ApprovalChoice,
   type ApprovalRules,
@@ -62,7 +63,7 @@ function terminalPrompt(
         const count = requests.length > 1 ? style.dim(` (${index + 1} of ${requests.length})`) : '';
         // All of the input, one field a line, every character a terminal would act on shown: what is approved is what runs.
         out.write(
-          `\n${style.yellow('approval needed')}${count} ${style.bold(inertLine(request.requester))} wants to run ${style.bold(inertLine(request.tool))}\n  ${style.dim(inert(request.reason))}\n${approvalInputLines(request.input).join('\n')}\n`,
+          `\n${style.yellow('approval needed')}${count} ${style.bold(inertLine(request.requester))} wants to run ${style.bold(inertLine(request.tool))}\n  ${style.dim(inert(request.reason))}\n${request.sandbox ? `  ${inert(sandboxLine(request.sandbox))}\n` : ''}${approvalInputLines(request.input).join('\n')}\n`,
         );
         const rule = rules?.patternFor(request);
         // Core's one vocabulary: the same numbers, words and order as the REPL's card and every other surface.

@@ -32,7 +32,7 @@ import {
   createRedactor,
 } from './tools/index.js';
 import { AuthEngine } from './authorization/index.js';
-import type { ToolRegistry } from './tools/index.js';
+import type { SandboxSettings, ToolRegistry } from './tools/index.js';
 
 /*
  * The stages `Legion`'s constructor wires a workspace in, in order: secrets, authorization,
@@ -159,10 +159,16 @@ export function toolsStage(parts: {
   agentRuntime: AgentRuntime;
 }): { processes: ProcessRegistry; mcp: McpToolProvider | undefined; disposeUnregistered: () => Promise<void> } {
   const { paths, config, collective, events, registry, agentRuntime } = parts;
+  // Read at each command: an edited config's sandbox applies to the next command, as its policies do.
+  const sandbox = (): SandboxSettings => {
+    const now = parts.currentConfig();
+    return { mode: now.sandbox, network: now.sandboxNetwork };
+  };
   const builtinOptions = {
     collective,
     sessions: parts.sessions,
     env: parts.commandEnv,
+    sandbox,
     // Tools return their whole output up to the artifact limit; the context previews what is larger than the model should see.
     ...(config.context.artifactMaxBytes !== undefined ? { outputLimitBytes: config.context.artifactMaxBytes } : {}),
   };
@@ -174,6 +180,7 @@ export function toolsStage(parts: {
     events,
     env: parts.env,
     commandEnv: parts.commandEnv,
+    sandbox,
   });
   workspaceTools.getTools();
   const mcp =

@@ -65,6 +65,8 @@ export type { WorkspaceToolsReport } from './tools/index.js';
 export { probeMcpServer } from './tools/index.js';
 export type { McpProbeResult } from './tools/index.js';
 export { containment, CONTAINMENT_VARIABLE } from './tools/index.js';
+export { BWRAP_VARIABLE, describeConfinement, hiddenLocations, sandboxSupport } from './tools/index.js';
+export type { SandboxSupport } from './tools/index.js';
 export type { Containment, ContainmentKind } from './tools/index.js';
 export { checkModelAccess, probeEndpoint } from './model/index.js';
 export type { EndpointProbe } from './model/index.js';

@@ -1,4 +1,4 @@
-import { approvalMarkdown } from './approval-markdown.js';
+import { approvalDetail, approvalMarkdown } from './approval-markdown.js';
 
 describe('approvalMarkdown: an approval in the chat shows all of what will run', () => {
   const request = { requester: 'developer', tool: 'shell_run', reason: 'shell tools need approval by default' };
@@ -23,5 +23,20 @@ describe('approvalMarkdown: an approval in the chat shows all of what will run',
     expect(text).toContain("**dev\\*\\*x\\*\\*** wants to run `shell'run`");
     expect(text).toContain('(\\[click\\](http://x))');
     expect(approvalMarkdown({ ...request, tool: 'file_write', input: {} })).toContain('wants to run `file_write`');
+  });
+
+  it('says whether the command runs sandboxed, and marks one that does not', () => {
+    const sandboxed = approvalMarkdown({ ...request, input: { command: 'ls' }, sandbox: { kind: 'sandboxed', detail: 'no network' } });
+    expect(sandboxed).toContain('\n\n*runs sandboxed: no network*\n\n');
+    const not = approvalMarkdown({
+      ...request,
+      input: { command: 'ls' },
+      sandbox: { kind: 'unsandboxed', detail: '"sandbox" is "off" in the config' },
+    });
+    expect(not).toContain('⚠ *NOT sandboxed: "sandbox" is "off" in the config*');
+    expect(approvalDetail({ input: { command: 'ls' }, sandbox: { kind: 'refused', detail: 'bwrap is missing' } })).toMatch(
+      /^will NOT run: bwrap is missing\n\n\{/,
+    );
+    expect(approvalMarkdown({ ...request, input: {} })).not.toContain('sandbox');
   });
 });

@@ -1,7 +1,7 @@
 import type { ApprovalAnswer, ApprovalView, UserQuestion, UserSurface } from '@legion-collective/core';
 import * as vscode from 'vscode';
 import { approvalButtons, choiceOfTitle } from './approval-buttons.js';
-import { approvalInputText, approvalMarkdown } from './approval-markdown.js';
+import { approvalDetail, approvalMarkdown } from './approval-markdown.js';
 import { questionMarkdown, questionNotice } from './ui-text.js';
 import { visibleText } from './visible-text.js';
 
@@ -148,7 +148,7 @@ export class ChatUserSurface implements vscode.Disposable {
           void vscode.window
             .showInformationMessage(
               `Legion: ${visibleText(request.requester)} wants to run ${visibleText(request.tool)}`,
-              { modal: true, detail: approvalInputText(request.input) },
+              { modal: true, detail: approvalDetail(request) },
               ...titles,
             )
             .then((title) => {

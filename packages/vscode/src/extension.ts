@@ -2,7 +2,7 @@ import { APPROVAL_CHOICES, answerOfChoice, initWorkspace } from '@legion-collect
 import { ApprovalChoiceSchema } from '@legion-collective/core/vocabulary';
 import { approvalButtons, choiceOfTitle } from './approval-buttons.js';
 import * as vscode from 'vscode';
-import { approvalInputText } from './approval-markdown.js';
+import { approvalDetail } from './approval-markdown.js';
 import { registerChatParticipant } from './chat-participant.js';
 import { ChatUserSurface } from './chat-surface.js';
 import { readEditorSettings, rememberFor } from './editor-settings.js';
@@ -75,7 +75,7 @@ export function activate(context: vscode.ExtensionContext): LegionApi {
         // Asked from the Legion view: a dialog with all of the input as its detail, so what runs is read before answering.
         const picked = await vscode.window.showInformationMessage(
           `Legion: ${visibleText(item.request.requester)} wants to run ${visibleText(item.request.tool)}`,
-          { modal: true, detail: approvalInputText(item.request.input) },
+          { modal: true, detail: approvalDetail(item.request) },
           ...approvalButtons().map((button) => button.title),
         );
         decision = choiceOfTitle(picked);

@@ -1,4 +1,4 @@
-import { explainPause, explainQuestionPause, type ApprovalView, type TurnResult } from '@legion-collective/core';
+import { explainPause, explainQuestionPause, sandboxLine, type ApprovalView, type TurnResult } from '@legion-collective/core';
 import type { Style } from '../render/style.js';
 import { inert, inertLine } from '../render/terminal-text.js';
 
@@ -37,8 +37,15 @@ export function describe(view: ApprovalView, style: Style): string {
       )
     : style.dim(` — ${inertLine(view.approver)} decides`);
   const rule = view.decisionRuleId ? style.dim(` (rule ${inertLine(view.decisionRuleId)})`) : '';
+  // What the approver weighs before answering: whether the command will run confined (the cards' line, shortened).
+  const sandbox =
+    view.status !== 'pending' || !view.sandbox
+      ? ''
+      : view.sandbox.kind === 'sandboxed'
+        ? style.dim(' [sandboxed]')
+        : (view.sandbox.kind === 'unsandboxed' ? style.yellow : style.red)(` [${inertLine(sandboxLine(view.sandbox))}]`);
   // The input whole, as JSON (exact, and escaped), with what JSON leaves raw (C1, DEL, bidi, zero-width) made visible.
-  return `${inertLine(view.id)}  ${status}  ${inertLine(view.requester)} → ${inertLine(view.tool)} ${style.dim(inertLine(JSON.stringify(view.input) ?? ''))}${decided}${rule}`;
+  return `${inertLine(view.id)}  ${status}  ${inertLine(view.requester)} → ${inertLine(view.tool)} ${style.dim(inertLine(JSON.stringify(view.input) ?? ''))}${sandbox}${decided}${rule}`;
 }
 
 /**

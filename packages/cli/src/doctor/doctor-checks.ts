@@ -6,6 +6,8 @@ import {
   checkModelAccess,
   containment,
   CONTAINMENT_VARIABLE,
+  describeConfinement,
+  sandboxSupport,
   globalConfigPath,
   inspectApprovalRuleFiles,
   inspectWorkspaceTools,
@@ -72,6 +74,7 @@ export async function runDoctorChecks(options: DoctorOptions): Promise<{ root: s
   for (const check of workspaceFileChecks(root)) add(check);
   const roster = readRoster(root, options.env);
   for (const check of configChecks(roster, options.env)) add(check);
+  add(sandboxCheck(roster.config.sandbox, roster.config.sandboxNetwork));
   for (const check of participantChecks(roster)) add(check);
   const configBroken = roster.layers.some((layer) => layer.error);
   for (const check of providerChecks(roster, options.env, configBroken, options.probe !== undefined)) add(check);
@@ -155,6 +158,41 @@ function containmentCheck(): DoctorCheck {
       ? '; install bubblewrap (bwrap) with user namespaces enabled for a PID namespace per command'
       : '';
   return { ...check, warning: `a process a command starts can escape it and outlive Legion${install}` };
+}
+
+/**
+ * Whether the commands agents write run in the OS sandbox here, as the config asks: bubblewrap is
+ * tried for real (`true` run inside the sandbox's profile), so a machine whose user namespaces are
+ * off says so. `required` where it cannot work fails: no command would run.
+ */
+function sandboxCheck(mode: 'on' | 'off' | 'required', network: 'on' | 'off'): DoctorCheck {
+  const name = 'command sandbox';
+  if (mode === 'off')
+    return {
+      name,
+      category: 'tools',
+      status: 'passed',
+      detail: '"sandbox" is "off" in the config: commands run unsandboxed',
+      warning:
+        'a command an agent writes may write anywhere you may, read your keys and reach the network; set "sandbox": "on" to confine them',
+    };
+  const support = sandboxSupport();
+  if (support.works) return { name, category: 'tools', status: 'passed', detail: `bubblewrap, "${mode}": ${describeConfinement(network)}` };
+  if (mode === 'required')
+    return {
+      name,
+      category: 'tools',
+      status: 'failed',
+      error: `"sandbox" is "required", and ${support.reason}: no command an agent writes will run`,
+      fix: support.fix,
+    };
+  return {
+    name,
+    category: 'tools',
+    status: 'passed',
+    detail: `"sandbox" is "on", but ${support.reason}: commands run unsandboxed`,
+    warning: `to sandbox them: ${support.fix}`,
+  };
 }
 
 function workspaceFileChecks(root: string): DoctorCheck[] {

@@ -391,3 +391,46 @@ describe('legion doctor names how commands are contained', () => {
     else expect(check.warning).toContain('can escape it');
   });
 });
+
+describe('legion doctor says whether commands run sandboxed here', () => {
+  const named = (report: DoctorReport): DoctorReport['checks'][number] | undefined =>
+    report.checks.find((check) => check.name === 'command sandbox');
+  const setSandbox = (mode: string): void => {
+    const file = join(dir, '.legion', 'config.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), sandbox: mode }, null, 2));
+  };
+
+  it('fails "required" on a machine where bubblewrap cannot run, saying why and how to fix it', async () => {
+    await init();
+    setSandbox('required');
+    const run = await legion(['doctor', '--json'], dir, { LEGION_BWRAP: join(dir, 'no-bwrap-here') });
+    expect(named(DoctorReportSchema.parse(JSON.parse(run.stdout)))).toMatchObject({
+      category: 'tools',
+      status: 'failed',
+      error: expect.stringMatching(
+        /^"sandbox" is "required", and the sandbox cannot work here \(LEGION_BWRAP=.*no-bwrap-here is not an executable file\)/,
+      ),
+      fix: expect.stringContaining('install bubblewrap'),
+    });
+    expect(run.status).not.toBe(0);
+
+    setSandbox('on');
+    const on = DoctorReportSchema.parse(
+      JSON.parse((await legion(['doctor', '--json'], dir, { LEGION_BWRAP: join(dir, 'no-bwrap-here') })).stdout),
+    );
+    expect(named(on)).toMatchObject({
+      status: 'passed',
+      detail: expect.stringContaining('commands run unsandboxed'),
+      warning: expect.stringContaining('install bubblewrap'),
+    });
+  });
+
+  it('reports the sandbox this machine has, tried for real', async () => {
+    await init();
+    const check = named(DoctorReportSchema.parse(JSON.parse((await legion(['doctor', '--json'], dir)).stdout)))!;
+    // Whichever this machine has: with bubblewrap and user namespaces, the confinement; else why not.
+    if (check.warning === undefined)
+      expect(check.detail).toBe('bubblewrap, "on": writes only inside the workspace (not .legion/), secrets\' folders hidden, no network');
+    else expect(check.detail).toMatch(/^"sandbox" is "on", but the sandbox cannot work here \(.+\): commands run unsandboxed$/);
+  });
+});

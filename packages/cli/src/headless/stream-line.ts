@@ -160,6 +160,7 @@ export const StreamLineSchema = z.discriminatedUnion('type', [
       tool: true,
       input: true,
       reason: true,
+      sandbox: true,
       chain: true,
     }),
   ),

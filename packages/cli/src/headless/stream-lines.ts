@@ -91,6 +91,7 @@ export function streamLineOf(event: LegionEvent): StreamLine | undefined {
         tool: event.tool,
         input: event.input,
         reason: event.reason,
+        ...(event.sandbox !== undefined ? { sandbox: event.sandbox } : {}),
         chain: [...event.chain],
       };
     case 'approval:decided':

@@ -1,6 +1,7 @@
 import {
   answerOfChoice,
   approvalChoice,
+  sandboxLine,
   SurfaceDeclinedError,
   type ApprovalAnswer,
   type ApprovalView,
@@ -64,7 +65,7 @@ export function mcpSurface(calls: ActiveCalls, caller: Participant, options: { q
         if (!call?.elicit) throw new Error('no MCP client that supports elicitation waits on this approval');
         const answer = await call.elicit(
           {
-            message: `${request.requester} wants to run ${request.tool} (${request.reason}); approval ${request.id}:\n${preview(request.input)}`,
+            message: `${request.requester} wants to run ${request.tool} (${request.reason}${request.sandbox ? `; ${sandboxLine(request.sandbox)}` : ''}); approval ${request.id}:\n${preview(request.input)}`,
             requestedSchema: {
               type: 'object',
               properties: {

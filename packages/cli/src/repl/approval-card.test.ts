@@ -64,6 +64,17 @@ describe('approval cards', () => {
   const card = (tool: string, input: unknown) =>
     approvalCard(request(tool, input), ['user', 'coordinator'], changeOf(request(tool, input)), { index: 1, of: 1 });
 
+  it('says under the reason whether a command runs sandboxed, and why not', () => {
+    const withSandbox = (sandbox: ApprovalView['sandbox']) =>
+      approvalCard({ ...request('shell_run', { command: 'make' }), sandbox }, ['user'], undefined, { index: 1, of: 1 }).split('\n');
+    expect(withSandbox({ kind: 'sandboxed', detail: 'no network' })[3]).toBe('  runs sandboxed: no network');
+    expect(withSandbox({ kind: 'unsandboxed', detail: '"sandbox" is "off" in the config' })[3]).toBe(
+      '  NOT sandboxed: "sandbox" is "off" in the config',
+    );
+    expect(withSandbox({ kind: 'refused', detail: 'bwrap is missing' })[3]).toBe('  will NOT run: bwrap is missing');
+    expect(withSandbox(undefined).join('\n')).not.toContain('sandbox');
+  });
+
   it('shows a diff against the current file for file_write, and the chain that led to it', () => {
     const shown = card('file_write', { path: 'notes.txt', content: 'new line\nsame\n' });
     expect(shown).toContain('chain: user → coordinator → developer');

@@ -1,5 +1,5 @@
 import { createTwoFilesPatch } from 'diff';
-import type { ApprovalView } from '@legion-collective/core';
+import { sandboxLine, type ApprovalView, type SandboxNote } from '@legion-collective/core';
 import type { FileChange } from '@legion-collective/core/internal';
 import { approvalInputLines } from '../render/approval-input.js';
 import { styleFor } from '../render/style.js';
@@ -32,9 +32,15 @@ export function approvalCard(
       .map(inertLine)
       .join(' → ')}`,
     `  ${style.dim(inert(request.reason))}`,
+    ...(request.sandbox ? [`  ${sandboxStyle(request.sandbox)(inert(sandboxLine(request.sandbox)))}`] : []),
     ...argumentLines(request, change),
   ];
   return lines.join('\n');
+}
+
+/** Confined is quiet; unconfined stands out, as the approver must weigh it. */
+function sandboxStyle(note: SandboxNote): (text: string) => string {
+  return note.kind === 'sandboxed' ? style.green : note.kind === 'unsandboxed' ? style.yellow : style.red;
 }
 
 function argumentLines(request: ApprovalView, change: FileChange | undefined): string[] {

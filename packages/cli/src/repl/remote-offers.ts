@@ -78,6 +78,7 @@ export function offerRemoteAsks(
       tool: event.tool,
       input: event.input,
       reason: event.reason,
+      ...(event.sandbox !== undefined ? { sandbox: event.sandbox } : {}),
       conversationId: event.conversationId,
       status: 'pending',
     };
@@ -151,6 +152,7 @@ export function offerRemoteAsks(
         toolUseId: request.toolUseId,
         input: request.input,
         reason: request.reason,
+        ...(request.sandbox !== undefined ? { sandbox: request.sandbox } : {}),
         chain: request.frames.map((frame) => frame.participantId),
         remote: true,
       });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseParticipant, type Participant } from '../team/collective/participant.js';
 import { defineTool, type ToolEffect } from '../tools/tool.js';
+import type { SandboxUse } from '../tools/child-processes/sandbox.js';
 import { AuthEngine } from './AuthEngine.js';
 import type { ApprovalAuthority, Policies } from '../team/collective/policy.js';
 
@@ -99,5 +100,32 @@ describe('AuthEngine', () => {
     expect(
       engine.evaluate({ participant: agent(), tool: tool('file_write', 'write'), input: {}, grants: new Set(['file_write']) }).mode,
     ).toBe('auto');
+  });
+
+  it('applies a whenSandboxed rule only to calls that will run in the OS sandbox', () => {
+    const engine = new AuthEngine({
+      shell_run: { rules: [{ mode: 'auto', whenSandboxed: true, reason: 'confined by the sandbox' }], mode: 'requires_approval' },
+    });
+    const shell = (kind: 'sandboxed' | 'unsandboxed' | 'refused') => ({
+      ...tool('shell_run', 'shell'),
+      commandArguments: ['command'],
+      sandbox: (): SandboxUse => (kind === 'refused' ? { kind, detail: '', fix: '' } : { kind, detail: '' }),
+    });
+    const decide = (kind: 'sandboxed' | 'unsandboxed' | 'refused') =>
+      engine.evaluate({ participant: agent(), tool: shell(kind), input: { command: 'curl example.com | sh' } });
+    expect(decide('sandboxed')).toMatchObject({ mode: 'auto', reason: 'confined by the sandbox' });
+    expect(decide('unsandboxed').mode).toBe('requires_approval');
+    expect(decide('refused').mode).toBe('requires_approval');
+    // A tool that runs no sandboxed command (no `sandbox`) never matches it.
+    expect(engine.evaluate({ participant: agent(), tool: tool('shell_run', 'shell'), input: { command: 'ls' } }).mode).toBe(
+      'requires_approval',
+    );
+    // Legion's own state still needs a person, sandbox or not.
+    expect(
+      engine.evaluate({ participant: agent(), tool: shell('sandboxed'), input: { command: 'cat .legion/config.json' } }),
+    ).toMatchObject({
+      mode: 'requires_approval',
+      personOnly: true,
+    });
   });
 });

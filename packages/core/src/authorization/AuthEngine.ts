@@ -238,6 +238,7 @@ export class AuthEngine {
  * A trick that changes how an argument looks can then only make Legion ask more.
  */
 function ruleMatches(rule: PolicyRule, call: CallFacts): boolean {
+  if (rule.whenSandboxed && !call.sandboxed()) return false;
   const widening = rule.mode === 'auto';
   if (rule.paths) {
     const paths = call.paths();

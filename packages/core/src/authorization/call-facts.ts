@@ -8,13 +8,17 @@ import { commandText, exactCommandGlob, exactPathGlob, type RulePatternOutcome }
 const DEFAULT_PATH_ARGUMENTS = ['path', 'paths', 'file', 'cwd', 'directory'];
 
 /** What the engine reads of a tool: its name, effect and the arguments that hold paths or commands. */
-export type PolicySubject = Pick<Tool, 'name' | 'effect' | 'pathArguments' | 'policyAliases' | 'commandArguments' | 'readsPaths'>;
+export type PolicySubject = Pick<
+  Tool,
+  'name' | 'effect' | 'pathArguments' | 'policyAliases' | 'commandArguments' | 'readsPaths' | 'sandbox'
+>;
 
 /** What a rule can look at in one call, computed once and only when asked. */
 export class CallFacts {
   private readonly args: Record<string, unknown>;
   private pathForms: Array<Array<string | undefined>> | undefined;
   private readonly analyses = new Map<string, CommandAnalysis>();
+  private inSandbox: boolean | undefined;
 
   constructor(
     readonly tool: PolicySubject,
@@ -27,6 +31,12 @@ export class CallFacts {
   argument(name: string): string | undefined {
     const value = this.args[name];
     return typeof value === 'string' ? value : value === undefined ? undefined : JSON.stringify(value);
+  }
+
+  /** Whether the call will run in the OS sandbox (asked of the tool once per call). */
+  sandboxed(): boolean {
+    this.inSandbox ??= this.tool.sandbox?.().kind === 'sandboxed';
+    return this.inSandbox;
   }
 
   isCommand(name: string): boolean {

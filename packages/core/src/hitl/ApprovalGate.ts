@@ -3,6 +3,7 @@ import type { Collective, Participant } from '../team/index.js';
 import type { ToolUseBlock, TurnTrace } from '../kernel/index.js';
 import { waitingParticipants } from '../session/index.js';
 import { APPROVAL_REQUEST_VERSION, type ApprovalAnswer, type ApprovalRequestRecord, type ApprovalView } from '../store/index.js';
+import type { SandboxNote } from '../kernel/index.js';
 import type { SessionApprovals, DelegationFrame, ApprovalDecisionRecord } from '../store/index.js';
 import { canApprove, standInApprover } from '../team/index.js';
 import type { ApprovalRule } from './approval-rule.js';
@@ -37,6 +38,8 @@ export interface ApprovalCall {
   reason: string;
   /** Only a person may approve it (`PolicyDecision.personOnly`): agent approvers in the chain are passed over. */
   personOnly?: boolean | undefined;
+  /** For a command a model wrote: whether it will run in the OS sandbox (the tool's `sandbox()`), shown on the card. */
+  sandbox?: SandboxNote | undefined;
 }
 
 export type GateOutcome = { status: 'approved' } | { status: 'rejected'; reason: string } | { status: 'pending'; request: ApprovalView };
@@ -72,7 +75,7 @@ export class ApprovalGate {
     const byApprover = new Map<string, ApprovalRequestRecord[]>();
     const batchId = randomUUID();
     const at = new Date().toISOString();
-    for (const { toolUse, reason, personOnly } of calls) {
+    for (const { toolUse, reason, personOnly, sandbox } of calls) {
       const approver = this.findApprover(context.requester, toolUse.name, chain, { personOnly });
       if (!approver) {
         outcomes.set(toolUse.id, {
@@ -96,6 +99,7 @@ export class ApprovalGate {
         toolUseId: toolUse.id,
         conversationId: context.conversationId,
         reason,
+        ...(sandbox !== undefined ? { sandbox: { kind: sandbox.kind, detail: sandbox.detail } } : {}),
         // The whole stack, once: a resume after a restart reads who waited on this turn from here.
         frames: [...context.frames],
       };

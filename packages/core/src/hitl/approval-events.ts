@@ -16,7 +16,7 @@ export function emitApprovalRecord(
   const from = remote ? { remote: true as const } : {};
   if (record.kind === 'request') {
     if (!events.hasListeners('approval:requested')) return;
-    const { id, batchId, requester, approver, tool, toolUseId, input, reason, frames, conversationId } = record;
+    const { id, batchId, requester, approver, tool, toolUseId, input, reason, sandbox, frames, conversationId } = record;
     events.emit('approval:requested', {
       sessionId,
       conversationId,
@@ -28,6 +28,7 @@ export function emitApprovalRecord(
       toolUseId,
       input,
       reason,
+      ...(sandbox !== undefined ? { sandbox } : {}),
       chain: waitingParticipants(frames),
       ...from,
     });

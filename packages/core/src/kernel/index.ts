@@ -1,6 +1,6 @@
 /**
  * The kernel area: errors and their codes, zod messages, byte sizes as errors say them, the message
- * and its blocks (`errors.ts`, `error-codes.ts`, `zod-issues.ts`, `byte-size.ts`, `message.ts`), the
+ * and its blocks (`errors.ts`, `error-codes.ts`, `zod-issues.ts`, `byte-size.ts`, `message.ts`), how a command would run in the OS sandbox as approvals record it (`sandbox-note.ts`), the
  * event bus and its typed events (`events/`) and tracing (`tracing/`). Everything else in core builds
  * on it.
  *
@@ -33,6 +33,8 @@ export {
 } from './errors.js';
 export { EventBus } from './events/EventBus.js';
 export type { ContextUsage, ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './events/event-types.js';
+export { SandboxNoteSchema, sandboxLine } from './sandbox-note.js';
+export type { SandboxNote } from './sandbox-note.js';
 export { MessageSchema, UsageSchema, textOf, toolResultsOf, toolUsesOf } from './message.js';
 export type {
   ContentBlock,

@@ -15,5 +15,7 @@ export {
 export type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, TurnEnding, TurnOutcome, Usage } from './message.js';
 export { ContextUsageSchema, ConversationRefSchema, LEGION_EVENT_NAMES, LegionEventSchemas } from './events/event-types.js';
 export type { ContextUsage, ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './events/event-types.js';
+export { SandboxNoteSchema, sandboxLine } from './sandbox-note.js';
+export type { SandboxNote } from './sandbox-note.js';
 export { LEGION_ERROR_CODES } from './error-codes.js';
 export type { ErrorCodeEntry, ErrorCodeSurface, LegionErrorCode } from './error-codes.js';

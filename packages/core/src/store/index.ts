@@ -51,6 +51,7 @@ export {
 } from './records/approval-records.js';
 export type { ApprovalAnswer, ApprovalDecisionRecord, ApprovalRecord, ApprovalRequestRecord } from './records/approval-records.js';
 export type { ApprovalView } from './records/approval-view.js';
+
 export { DelegationFrameSchema } from './records/delegation-frame.js';
 export type { DelegationFrame } from './records/delegation-frame.js';
 export {

@@ -3,6 +3,7 @@ import type { ConversationRef, EventBus, TurnTrace } from '../kernel/index.js';
 import type { PausedOnApprovals, ToolSession } from '../session/index.js';
 import type { ToolDefinition } from '../model/index.js';
 import type { DelegationFrame } from '../store/index.js';
+import type { SandboxUse } from './child-processes/sandbox.js';
 
 /**
  * What a tool returns: data for the model, or an error it can act on. Tools do
@@ -52,7 +53,7 @@ export interface ToolContext {
 export type CallerContext = Omit<ToolContext, 'toolUseId' | 'readable'> & {
   visible(
     path: string,
-    tool: Pick<Tool, 'name' | 'effect' | 'pathArguments' | 'policyAliases' | 'commandArguments' | 'readsPaths'>,
+    tool: Pick<Tool, 'name' | 'effect' | 'pathArguments' | 'policyAliases' | 'commandArguments' | 'readsPaths' | 'sandbox'>,
   ): boolean;
 };
 
@@ -112,6 +113,12 @@ export interface Tool<Input = unknown> {
    * it cannot serve as a way round a read deny.
    */
   readsPaths?: boolean;
+  /**
+   * For a tool that runs commands a model wrote (`shell_run`, `process_start`, shell workspace
+   * tools): how its calls run now, in the OS sandbox or not, and why. The approval card shows it,
+   * and a policy rule with `whenSandboxed` applies only while it says `sandboxed`.
+   */
+  sandbox?: () => SandboxUse;
   execute(input: Input, context: ToolContext): Promise<ToolResult>;
   /** Overrides the default tool timeout; `0` means no timeout (e.g. waiting on a delegate). */
   timeoutMs?: number;

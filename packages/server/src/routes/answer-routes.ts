@@ -109,6 +109,7 @@ export function answerRoutes(app: Hono, server: ServerContext): void {
         tool: view.tool,
         input: view.input,
         reason: view.reason,
+        ...(view.sandbox !== undefined ? { sandbox: view.sandbox } : {}),
         chain,
         status: view.status,
         ...(view.decidedBy !== undefined ? { decidedBy: view.decidedBy } : {}),

@@ -4,6 +4,7 @@ import { APPROVAL_BUTTONS, type Answer, type ApprovalButton } from './approval-c
 import { useApprovalDecisions, type Decide } from './approval-decisions.js';
 import { ApprovalInput } from './FileChangeDiff.js';
 import { displayName } from './names.js';
+import { sandboxText } from './sandbox-text.js';
 import { visibleText } from './visible-text.js';
 import { Who } from './Who.js';
 
@@ -73,6 +74,11 @@ export function PendingApproval({
         ))}
       </div>
       {approval.reason && <p class="muted">{visibleText(approval.reason)}</p>}
+      {approval.sandbox && (
+        <p class={`sandbox ${approval.sandbox.kind}`} data-testid={`approval-sandbox-${approval.id}`}>
+          {visibleText(sandboxText(approval.sandbox))}
+        </p>
+      )}
       {/* All of the input, wrapped (never cut), with what a reader would not see made visible: what is approved is what runs. */}
       <ApprovalInput approval={approval} />
       <div class="row">

@@ -98,7 +98,13 @@ export async function runToolPhase(input: ToolPhaseInput & { preflight: Readonly
         services.executor.refuse(toolUse, `Denied: ${toolUse.name} is not allowed here (${decision.reason}).`, context, 'denied'),
       );
     else if (decision.mode === 'requires_approval')
-      asking.push({ toolUse, reason: decision.reason, personOnly: decision.personOnly, call: prepared.call });
+      asking.push({
+        toolUse,
+        reason: decision.reason,
+        personOnly: decision.personOnly,
+        sandbox: prepared.call.tool.sandbox?.(),
+        call: prepared.call,
+      });
     else ready.push(prepared.call);
   }
   const waits: Waits = { paused: [], asked: [] };

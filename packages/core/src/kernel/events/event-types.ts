@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MessageSchema, ToolResultBlockSchema, ToolUseBlockSchema, TurnOutcomeSchema, UsageSchema } from '../message.js';
+import { SandboxNoteSchema } from '../sandbox-note.js';
 
 // The one definition of Legion's events: zod schemas, with every type inferred from them. The
 // server's wire events (`@legion-collective/server/wire`) and `legion run`'s stream-json lines are
@@ -220,6 +221,8 @@ export const LegionEventSchemas = {
     toolUseId: z.string(),
     input: z.unknown(),
     reason: z.string(),
+    /** For a command a model wrote: whether it runs in the OS sandbox, as the request recorded it. */
+    sandbox: SandboxNoteSchema.optional(),
     chain: ChainSchema,
     remote: RemoteSchema,
   }),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ApprovalChoiceSchema } from './approval-choice.js';
 import type { ApprovalView } from './approval-view.js';
 import { DelegationFrameSchema, type DelegationFrame } from './delegation-frame.js';
+import { SandboxNoteSchema } from '../../kernel/index.js';
 
 /** The version of request records this Legion writes; older ones are migrated when read (approval-migration.ts). */
 export const APPROVAL_REQUEST_VERSION = 2;
@@ -22,6 +23,11 @@ const requestFields = () => ({
   conversationId: z.string(),
   /** Why approval is needed (the policy that asked). */
   reason: z.string(),
+  /**
+   * For a command a model wrote: whether it runs in the OS sandbox, as it stood when asked. Added
+   * without a version bump, like `medium`: records without it load as they are.
+   */
+  sandbox: SandboxNoteSchema.optional(),
 });
 
 /** A tool call waiting for someone's yes or no. */
@@ -171,6 +177,7 @@ export function approvalView(request: ApprovalRequestRecord, decision: ApprovalD
     tool: request.tool,
     input: request.input,
     reason: request.reason,
+    ...(request.sandbox !== undefined ? { sandbox: request.sandbox } : {}),
     conversationId: request.conversationId,
     status: decision ? decision.decision : 'pending',
     decidedBy: decision?.decidedBy,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SandboxNoteSchema } from '../../kernel/vocabulary.js';
 
 // The one definition of an approval request as surfaces show it (`list_approvals`, `legion
 // approvals`, the server's API): built only where it is validated (the vocabulary entry), since the
@@ -17,6 +18,8 @@ export const ApprovalViewSchema = z.object({
   input: z.unknown(),
   /** Why approval is needed (the policy that asked). */
   reason: z.string(),
+  /** For a command a model wrote: whether it will run in the OS sandbox, and why not (absent for other tools). */
+  sandbox: SandboxNoteSchema.optional(),
   conversationId: z.string(),
   status: z.enum(['pending', 'approved', 'rejected']),
   decidedBy: z.string().optional(),

@@ -13,6 +13,12 @@ export const PolicyRuleSchema = z
     args: z.record(z.string(), z.string()).optional(),
     /** Shown to the model (and the approver) when the rule denies or asks. */
     reason: z.string().optional(),
+    /**
+     * The rule applies only to a call that will run in the OS sandbox (`shell_run`, `process_start`,
+     * shell workspace tools, while the sandbox works here): `{ "mode": "auto", "whenSandboxed": true }`
+     * lets confined commands run without asking, and the same command asks again wherever it would run unconfined.
+     */
+    whenSandboxed: z.literal(true).optional(),
   })
   .strict();
 export type PolicyRule = z.infer<typeof PolicyRuleSchema>;

@@ -49,6 +49,9 @@ export const StorageSettingsSchema = z
   })
   .strict();
 
+/** See `sandbox` in the config layer (and `SandboxMode` in tools/child-processes/sandbox.ts, the same three). */
+export const SandboxModeSchema = z.enum(['on', 'off', 'required']);
+
 /** What commands run by tools (shell_run, process_start, declarative shell tools) may see of Legion's environment. */
 export const ShellSettingsSchema = z
   .object({
@@ -151,6 +154,16 @@ export const ConfigLayerSchema = z
       .partial()
       .optional(),
     shell: ShellSettingsSchema.partial().optional(),
+    /**
+     * Whether commands a model wrote (shell_run, process_start, shell workspace tools) run in the OS
+     * sandbox (bubblewrap on Linux): writes only inside the workspace (not .legion/), secrets'
+     * folders hidden, no network unless `sandboxNetwork` is "on". `on` (default): sandboxed where it
+     * works here, else unsandboxed with the reason shown; `required`: never unsandboxed (a command
+     * is refused, with why and how to fix); `off`: never sandboxed. `legion doctor` says which applies.
+     */
+    sandbox: SandboxModeSchema.optional(),
+    /** The network of sandboxed commands: `off` (default: none at all, the host's localhost included) or `on` (the host's, whole). */
+    sandboxNetwork: z.enum(['off', 'on']).optional(),
     /** Every agent's context budget (a profile and any of its fields); an agent's own `context` comes after. */
     context: ContextOverridesSchema.optional(),
     /** Context windows by model id (`claude-sonnet-4-5`) or `provider/model`; extends and corrects the built-in model table. */
@@ -174,6 +187,8 @@ export interface ResolvedConfig {
   policies: z.infer<typeof PoliciesSchema>;
   approval: { headless: 'prompt' | 'auto' | 'deny' };
   shell: z.infer<typeof ShellSettingsSchema>;
+  sandbox: z.infer<typeof SandboxModeSchema>;
+  sandboxNetwork: 'off' | 'on';
   context: ContextOverrides;
   models: Record<string, ModelWindow>;
   mcpServe: {
@@ -209,6 +224,8 @@ export const DEFAULT_CONFIG: ResolvedConfig = {
   policies: {},
   approval: { headless: 'prompt' },
   shell: { passEnv: [] },
+  sandbox: 'on',
+  sandboxNetwork: 'off',
   context: {},
   models: {},
   mcpServe: {

@@ -197,6 +197,16 @@ describe('mergeConfig', () => {
     ]);
     expect(merged.defaultModel).toEqual({ provider: 'anthropic', model: 'claude-haiku-4-5' });
   });
+
+  it('sandboxes commands by default, without a network; a later layer sets either', () => {
+    expect([DEFAULT_CONFIG.sandbox, DEFAULT_CONFIG.sandboxNetwork]).toEqual(['on', 'off']);
+    const merged = mergeConfig(DEFAULT_CONFIG, [
+      ConfigLayerSchema.parse({ sandbox: 'required', sandboxNetwork: 'on' }),
+      ConfigLayerSchema.parse({ sandbox: 'off' }),
+    ]);
+    expect([merged.sandbox, merged.sandboxNetwork]).toEqual(['off', 'on']);
+    expect(() => ConfigLayerSchema.parse({ sandbox: 'yes' })).toThrow();
+  });
 });
 
 describe('settingsForAgent (the participant layer)', () => {

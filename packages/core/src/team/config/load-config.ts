@@ -61,6 +61,8 @@ export function mergeConfig(base: ResolvedConfig, layers: readonly ConfigLayer[]
       policies: mergePolicies(config.policies, layer.policies),
       approval: { ...config.approval, ...layer.approval },
       shell: { passEnv: [...new Set([...config.shell.passEnv, ...(layer.shell?.passEnv ?? [])])] },
+      sandbox: layer.sandbox ?? config.sandbox,
+      sandboxNetwork: layer.sandboxNetwork ?? config.sandboxNetwork,
       context: { ...config.context, ...layer.context },
       models: { ...config.models, ...layer.models },
       mcpServe: {

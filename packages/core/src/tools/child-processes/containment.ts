@@ -21,6 +21,8 @@ export interface Containment {
   kind: ContainmentKind;
   /** Why this kind (what was found, or why the stronger one is not available): shown by `legion doctor`. */
   reason: string;
+  /** Why bubblewrap is not used, without the consequence `reason` adds (the sandbox's explanation: it needs bubblewrap too). */
+  withoutBwrap?: string;
   /** Absolute paths of bwrap and env, with `pid-namespace`. */
   bwrap?: string;
   env?: string;
@@ -28,6 +30,13 @@ export interface Containment {
 
 /** Set to `process-group` (e.g. where bubblewrap misbehaves) to use the weaker containment; tests use it to prove both. */
 export const CONTAINMENT_VARIABLE = 'LEGION_CONTAINMENT';
+
+/**
+ * The bubblewrap program to use instead of the one found in the system's folders: Legion's own
+ * environment, which no command it runs can change. Tests point it at a missing path to prove
+ * what happens on a machine without bubblewrap (the weaker containment; no sandbox).
+ */
+export const BWRAP_VARIABLE = 'LEGION_BWRAP';
 
 /**
  * The filesystem is the host's, unchanged (bound whole, /dev and a /proc of the new namespace on
@@ -70,12 +79,23 @@ function detect(): Containment {
       ? {
           kind: 'process-group+environment',
           reason: `${reason}; processes are found by a marker in their environment, which one that clears it (env -i) escapes`,
+          withoutBwrap: reason,
         }
-      : { kind: 'process-group', reason: `${reason}; a process that leaves its group (setsid) can outlive the command` };
+      : {
+          kind: 'process-group',
+          reason: `${reason}; a process that leaves its group (setsid) can outlive the command`,
+          withoutBwrap: reason,
+        };
   if (process.env[CONTAINMENT_VARIABLE] === 'process-group') return weaker(`${CONTAINMENT_VARIABLE}=process-group`);
   if (process.platform !== 'linux') return weaker(`no PID namespaces on ${process.platform}`);
-  const bwrap = inSystemDirectory('bwrap');
-  if (!bwrap) return weaker(`bubblewrap (bwrap) is not installed in ${SYSTEM_DIRECTORIES.join(', ')}`);
+  const chosen = process.env[BWRAP_VARIABLE];
+  const bwrap = chosen ? (isExecutableFile(chosen) ? chosen : undefined) : inSystemDirectory('bwrap');
+  if (!bwrap)
+    return weaker(
+      chosen
+        ? `${BWRAP_VARIABLE}=${chosen} is not an executable file`
+        : `bubblewrap (bwrap) is not installed in ${SYSTEM_DIRECTORIES.join(', ')}`,
+    );
   const env = inSystemDirectory('env');
   if (!env) return weaker(`no env program in ${SYSTEM_DIRECTORIES.join(', ')}`);
   const probe = childProcessModule().spawnSync(
@@ -92,10 +112,19 @@ function detect(): Containment {
   return { kind: 'pid-namespace', reason: `${bwrap} --unshare-pid --die-with-parent`, bwrap, env };
 }
 
-/** The program and arguments that run `program args` inside the containment (the same pair where there is nothing to wrap). */
-export function containedArgv(program: string, args: readonly string[]): { program: string; args: string[] } {
+/**
+ * The program and arguments that run `program args` inside the containment (the same pair where
+ * there is nothing to wrap). With `sandbox` (bwrap's flags of an OS sandbox, `sandboxFlags`), the
+ * same bwrap run confines the command too: its flags replace the host's filesystem bound whole.
+ * A sandbox needs the PID namespace: asked for without one, this throws (the caller checks
+ * `sandboxSupport()` first, and a command meant to be confined must never run unconfined).
+ */
+export function containedArgv(program: string, args: readonly string[], sandbox?: readonly string[]): { program: string; args: string[] } {
   const used = containment();
-  if (used.kind !== 'pid-namespace') return { program, args: [...args] };
+  if (used.kind !== 'pid-namespace') {
+    if (sandbox) throw new Error(`a sandboxed command needs bubblewrap, and it cannot run here: ${used.reason}`);
+    return { program, args: [...args] };
+  }
   return {
     program: '/bin/sh',
     args: [
@@ -103,13 +132,43 @@ export function containedArgv(program: string, args: readonly string[]): { progr
       IGNORE_TERM_THEN_EXEC,
       'legion-contain',
       used.bwrap!,
-      ...NAMESPACE_FLAGS,
+      ...(sandbox ? [...SANDBOX_NAMESPACE_FLAGS, ...sandbox] : NAMESPACE_FLAGS),
       used.env!,
       '--default-signal=TERM',
       program,
       ...args,
     ],
   };
+}
+
+/** The lifetime part of `NAMESPACE_FLAGS`, before a sandbox's own filesystem (sandbox-profile.ts). */
+const SANDBOX_NAMESPACE_FLAGS = ['--unshare-pid', '--die-with-parent'] as const;
+
+/**
+ * Runs `true` in bwrap with `flags` (a sandbox's), as a command would run: the probe `legion
+ * doctor` and the sandbox's detection use. Undefined when it ran, else what bwrap said.
+ */
+export function probeBwrap(flags: readonly string[]): string | undefined {
+  const used = containment();
+  if (used.kind !== 'pid-namespace') return used.withoutBwrap ?? used.reason;
+  const probe = childProcessModule().spawnSync(
+    '/bin/sh',
+    [
+      '-c',
+      IGNORE_TERM_THEN_EXEC,
+      'legion-probe',
+      used.bwrap!,
+      ...SANDBOX_NAMESPACE_FLAGS,
+      ...flags,
+      used.env!,
+      '--default-signal=TERM',
+      'true',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 },
+  );
+  if (probe.status === 0) return undefined;
+  const said = probe.error?.message ?? probe.stderr?.toString().trim().split('\n')[0] ?? '';
+  return said || `exit ${probe.status ?? probe.signal}`;
 }
 
 /**
@@ -189,16 +248,16 @@ function canRead(file: string): boolean {
 const SYSTEM_DIRECTORIES = ['/usr/bin', '/bin', '/usr/local/bin', '/run/current-system/sw/bin'];
 
 function inSystemDirectory(name: string): string | undefined {
-  for (const dir of SYSTEM_DIRECTORIES) {
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here
-    }
+  return SYSTEM_DIRECTORIES.map((dir) => join(dir, name)).find(isExecutableFile);
+}
+
+function isExecutableFile(candidate: string): boolean {
+  try {
+    accessSync(candidate, constants.X_OK);
+    return statSync(candidate).isFile();
+  } catch {
+    return false;
   }
-  return undefined;
 }
 
 /**

@@ -4,6 +4,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { containedArgv, killMarked, markerVariable, newMarker } from './containment.js';
+import { sandboxFlags, type SandboxProfile } from './sandbox-profile.js';
 import { readySupervisor, superviseGroup, supervisorAvailable } from './group-supervisor.js';
 import { recordGroup, type GroupPurpose } from './process-records.js';
 import { signalGroup } from './signal-group.js';
@@ -15,6 +16,12 @@ export interface GroupSpawnOptions {
   command: string;
   /** The tool call it runs for: recorded, so that a crash's leftovers can be found and ended. */
   purpose?: GroupPurpose | undefined;
+  /**
+   * Run it in the OS sandbox, confined to this profile (sandbox-profile.ts), in the same bwrap run
+   * that contains it. The caller has checked `sandboxSupport()`: without bwrap this throws rather
+   * than run the command unconfined.
+   */
+  sandbox?: SandboxProfile | undefined;
 }
 
 /**
@@ -31,9 +38,13 @@ export function spawnGroup(program: string, args: readonly string[], options: Gr
   const resolves = resolvesToProgram(program, options);
   const gated = supervisor !== undefined && supervisorAvailable() && resolves;
   // A program that does not resolve is spawned bare, for the system's own start error; there is nothing to contain.
-  const run = resolves ? containedArgv(program, args) : { program, args: [...args] };
+  const run = resolves
+    ? containedArgv(program, args, options.sandbox ? sandboxFlags(options.sandbox) : undefined)
+    : { program, args: [...args] };
   const marker = resolves ? newMarker() : undefined;
-  const env = marker === undefined ? options.env : { ...options.env, [markerVariable(marker)]: '1' };
+  // In the sandbox only its private /tmp is writable of the usual temporary folders.
+  const confined = options.sandbox ? { ...options.env, TMPDIR: '/tmp' } : options.env;
+  const env = marker === undefined ? confined : { ...confined, [markerVariable(marker)]: '1' };
   // Gated, the program starts only once its group is announced: a Legion killed in between leaves nothing running.
   const child = gated
     ? childProcessModule().spawn('/bin/sh', ['-c', GATE_SCRIPT, 'legion-gate', run.program, ...run.args], {

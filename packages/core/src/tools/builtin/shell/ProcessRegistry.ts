@@ -1,6 +1,8 @@
 import { commandEnvironment } from '../../child-env.js';
 import { redactSecrets } from '../../redact.js';
 import type { GroupPurpose } from '../../child-processes/process-records.js';
+import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../../child-processes/sandbox.js';
+import type { SandboxProfile } from '../../child-processes/sandbox-profile.js';
 import { describeExit, ShellChild, type ShellExit } from './shell-child.js';
 import { DEFAULT_KILL_GRACE_MS, DEFAULT_OUTPUT_LIMIT_BYTES, type ShellOptions } from './shell-options.js';
 import { formatStreams } from './shell-output.js';
@@ -52,12 +54,15 @@ export class ProcessRegistry {
   private readonly limitBytes: number;
   private readonly graceMs: number;
   private readonly maxRunning: number;
+  /** The sandbox settings now (process_start reads them at each start). */
+  readonly sandbox: () => SandboxSettings;
 
   constructor(options: ProcessRegistryOptions = {}) {
     this.env = options.env ?? commandEnvironment(process.env);
     this.limitBytes = options.outputLimitBytes ?? DEFAULT_OUTPUT_LIMIT_BYTES;
     this.graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
     this.maxRunning = options.maxRunning ?? DEFAULT_MAX_RUNNING;
+    this.sandbox = options.sandbox ?? (() => DEFAULT_SANDBOX_SETTINGS);
   }
 
   /** Starts a command in `cwd` (an absolute folder already checked to be in the workspace). */
@@ -68,6 +73,8 @@ export class ProcessRegistry {
     owner: string;
     sessionId?: string | undefined;
     purpose?: GroupPurpose | undefined;
+    /** The OS sandbox it runs in (`sandboxFor`); none: unsandboxed. */
+    sandbox?: SandboxProfile | undefined;
   }): BackgroundProcess | { error: string } {
     const running = this.list().filter((entry) => entry.running);
     if (running.length >= this.maxRunning) {
@@ -84,6 +91,7 @@ export class ProcessRegistry {
       env: this.env,
       limitBytes: this.limitBytes,
       purpose: request.purpose,
+      sandbox: request.sandbox,
     });
     const info: BackgroundProcess = {
       id: `proc-${this.nextId++}`,

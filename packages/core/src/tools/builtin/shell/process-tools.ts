@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { defineTool, type Tool, type ToolContext } from '../../tool.js';
 import { purposeOf } from '../../child-processes/process-records.js';
+import { sandboxFor, sandboxUse } from '../../child-processes/sandbox.js';
+import { SANDBOX_NOTE } from './shell-options.js';
 import { redactSecrets } from '../../redact.js';
 import { describeProcessState, type BackgroundProcess, type ProcessRegistry, type ProcessStatus } from './ProcessRegistry.js';
 import { resolveWorkingFolder } from './working-folder.js';
@@ -44,7 +46,9 @@ export function createProcessTools(registry: ProcessRegistry, scope: ProcessScop
       description:
         'Start a long-running shell command in the background (a dev server, a watcher, a long build) with /bin/sh -c, and return its id at once. ' +
         'Read its output with process_poll and end it with process_stop; it runs until stopped or until Legion exits. ' +
-        'A large output between polls is stored as an artifact and previewed (read it with artifact_read). For a command that finishes quickly use shell_run.',
+        'A large output between polls is stored as an artifact and previewed (read it with artifact_read). For a command that finishes quickly use shell_run. ' +
+        SANDBOX_NOTE +
+        ' Without a network, a server it starts is reachable only from inside the same command.',
       input: () =>
         z.object({
           command: z.string().min(1).describe('The command line, as typed in a POSIX shell.'),
@@ -52,10 +56,14 @@ export function createProcessTools(registry: ProcessRegistry, scope: ProcessScop
         }),
       effect: 'shell',
       commandArguments: ['command'],
+      sandbox: () => sandboxUse(registry.sandbox()),
       async execute(input, context) {
         const cwd = resolveWorkingFolder(context.workspaceRoot, input.cwd);
         if (!cwd.ok) return { status: 'error', error: cwd.error };
+        const confined = sandboxFor(registry.sandbox(), { root: context.workspaceRoot ?? cwd.real, cwd: cwd.real, env: registry.env });
+        if (!confined.ok) return { status: 'error', error: confined.error };
         const started = registry.start({
+          sandbox: confined.profile,
           command: input.command,
           cwd: cwd.real,
           displayCwd: cwd.relative,

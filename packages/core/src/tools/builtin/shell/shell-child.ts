@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import type { GroupPurpose } from '../../child-processes/process-records.js';
+import type { SandboxProfile } from '../../child-processes/sandbox-profile.js';
 import { exitAsSent } from '../../child-processes/containment.js';
 import { signalGroup } from '../../child-processes/signal-group.js';
 import { spawnGroup } from '../../child-processes/spawn-group.js';
@@ -32,11 +33,27 @@ export class ShellChild {
   /** Signals Legion sent the group: a contained command's death by one is reported as that signal. */
   private readonly sent = new Set<NodeJS.Signals>();
 
-  constructor(command: string, options: { cwd: string; env: NodeJS.ProcessEnv; limitBytes: number; purpose?: GroupPurpose | undefined }) {
+  constructor(
+    command: string,
+    options: {
+      cwd: string;
+      env: NodeJS.ProcessEnv;
+      limitBytes: number;
+      purpose?: GroupPurpose | undefined;
+      /** The OS sandbox it runs in; none: unsandboxed. */
+      sandbox?: SandboxProfile | undefined;
+    },
+  ) {
     this.stdout = new OutputCapture(options.limitBytes);
     this.stderr = new OutputCapture(options.limitBytes);
     // Its group dies with Legion, however Legion ends, and with the shell when the shell exits.
-    this.child = spawnGroup('/bin/sh', ['-c', command], { cwd: options.cwd, env: options.env, command, purpose: options.purpose });
+    this.child = spawnGroup('/bin/sh', ['-c', command], {
+      cwd: options.cwd,
+      env: options.env,
+      command,
+      purpose: options.purpose,
+      sandbox: options.sandbox,
+    });
     this.child.stdout!.on('data', (chunk: Buffer) => this.onData(this.stdout, chunk));
     this.child.stderr!.on('data', (chunk: Buffer) => this.onData(this.stderr, chunk));
     this.exited = new Promise((resolve) => {

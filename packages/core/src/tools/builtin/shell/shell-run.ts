@@ -3,8 +3,9 @@ import { commandEnvironment } from '../../child-env.js';
 import { redactSecrets } from '../../redact.js';
 import { defineTool, type Tool } from '../../tool.js';
 import { purposeOf } from '../../child-processes/process-records.js';
+import { DEFAULT_SANDBOX_SETTINGS, sandboxFor, sandboxUse } from '../../child-processes/sandbox.js';
 import { describeExit, ShellChild } from './shell-child.js';
-import { DEFAULT_KILL_GRACE_MS, DEFAULT_OUTPUT_LIMIT_BYTES, type ShellOptions } from './shell-options.js';
+import { DEFAULT_KILL_GRACE_MS, DEFAULT_OUTPUT_LIMIT_BYTES, SANDBOX_NOTE, type ShellOptions } from './shell-options.js';
 import { formatStreams, renderCapture } from './shell-output.js';
 import { resolveWorkingFolder } from './working-folder.js';
 
@@ -16,6 +17,7 @@ export function createShellRunTool(options: ShellOptions = {}): Tool {
   const env = options.env ?? commandEnvironment(process.env);
   const limitBytes = options.outputLimitBytes ?? DEFAULT_OUTPUT_LIMIT_BYTES;
   const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const sandbox = options.sandbox ?? (() => DEFAULT_SANDBOX_SETTINGS);
   return defineTool({
     name: 'shell_run',
     description:
@@ -24,7 +26,8 @@ export function createShellRunTool(options: ShellOptions = {}): Tool {
       'A large output is stored whole as an artifact and you get its first and last lines (read the rest with artifact_read); still, filter noisy output (grep, tail). ' +
       `The command is killed with everything it started after timeout_ms (default ${DEFAULT_TIMEOUT_MS / 1000} s, at most ${MAX_TIMEOUT_MS / 1000} s). ` +
       'stdin is closed: use non-interactive flags (-y, --no-pager). Processes it leaves in the background are killed when it exits; ' +
-      'for servers and watchers use process_start. Secret environment values are redacted from the output.',
+      'for servers and watchers use process_start. Secret environment values are redacted from the output. ' +
+      SANDBOX_NOTE,
     input: () =>
       z.object({
         command: z.string().min(1).describe('The command line, as typed in a POSIX shell.'),
@@ -39,14 +42,23 @@ export function createShellRunTool(options: ShellOptions = {}): Tool {
       }),
     effect: 'shell',
     commandArguments: ['command'],
+    sandbox: () => sandboxUse(sandbox()),
     // The command's own timeout rules; the executor's default must not cut a longer one short.
     timeoutMs: MAX_TIMEOUT_MS + 30_000,
     async execute(input, context) {
       const cwd = resolveWorkingFolder(context.workspaceRoot, input.cwd);
       if (!cwd.ok) return { status: 'error', error: cwd.error };
       if (context.signal.aborted) return { status: 'error', error: 'Cancelled before the command started.' };
+      const confined = sandboxFor(sandbox(), { root: context.workspaceRoot ?? cwd.real, cwd: cwd.real, env });
+      if (!confined.ok) return { status: 'error', error: confined.error };
 
-      const child = new ShellChild(input.command, { cwd: cwd.real, env, limitBytes, purpose: purposeOf(context) });
+      const child = new ShellChild(input.command, {
+        cwd: cwd.real,
+        env,
+        limitBytes,
+        purpose: purposeOf(context),
+        sandbox: confined.profile,
+      });
       const timeoutMs = input.timeout_ms ?? DEFAULT_TIMEOUT_MS;
       let stoppedBy: 'timeout' | 'cancel' | undefined;
       const stop = (reason: 'timeout' | 'cancel'): void => {

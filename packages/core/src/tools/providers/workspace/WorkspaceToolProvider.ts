@@ -4,6 +4,7 @@ import type { EventBus } from '../../../kernel/index.js';
 import type { ToolProvider } from '../tool-provider.js';
 import { loadWorkspaceTools, type WorkspaceToolCache, type WorkspaceToolFileProblem } from './load-workspace-tools.js';
 import type { WorkspaceTool } from './workspace-tool.js';
+import type { SandboxSettings } from '../../child-processes/sandbox.js';
 
 export interface WorkspaceToolProviderOptions {
   /** The tools directory, normally `WorkspacePaths.toolsDir` (`.legion/tools`). */
@@ -16,6 +17,8 @@ export interface WorkspaceToolProviderOptions {
   env?: NodeJS.ProcessEnv | undefined;
   /** Environment shell tools' commands run with; defaults to `env` without Legion's keys (`commandEnvironment`). */
   commandEnv?: NodeJS.ProcessEnv | undefined;
+  /** The sandbox settings shell tools' commands run with, read at each call (default: `DEFAULT_SANDBOX_SETTINGS`). */
+  sandbox?: (() => SandboxSettings) | undefined;
   /** Follow file changes (default true). */
   watch?: boolean | undefined;
   /** Quiet time after the last change before reloading, so an editor's save-rename-save lands as one reload. */
@@ -67,7 +70,7 @@ export class WorkspaceToolProvider implements ToolProvider {
     const previous = this.tools;
     const loaded = loadWorkspaceTools(
       this.options.directory,
-      { workspaceRoot: this.options.workspaceRoot, env: this.env, commandEnv: this.options.commandEnv },
+      { workspaceRoot: this.options.workspaceRoot, env: this.env, commandEnv: this.options.commandEnv, sandbox: this.options.sandbox },
       this.cache,
     );
     this.tools = loaded.tools;

@@ -1,4 +1,5 @@
 import type { GroupPurpose } from '../../child-processes/process-records.js';
+import type { SandboxProfile } from '../../child-processes/sandbox-profile.js';
 import { exitAsSent } from '../../child-processes/containment.js';
 import { signalGroup } from '../../child-processes/signal-group.js';
 import { spawnGroup } from '../../child-processes/spawn-group.js';
@@ -13,6 +14,8 @@ export interface ArgvRun {
   /** 0 or undefined: no own limit (the signal still stops it). */
   timeoutMs?: number | undefined;
   purpose?: GroupPurpose | undefined;
+  /** The OS sandbox it runs in; none: unsandboxed. */
+  sandbox?: SandboxProfile | undefined;
 }
 
 export interface ArgvOutcome {
@@ -52,6 +55,7 @@ export function runArgv(run: ArgvRun): Promise<ArgvOutcome> {
       env: run.env,
       command: [run.program, ...run.args].join(' '),
       purpose: run.purpose,
+      sandbox: run.sandbox,
     });
     const stop = (reason: 'timeout' | 'aborted'): void => {
       // The group is signalled even if the program itself has exited: a background child may still hold its output open.

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { ToolResult } from '../../tool.js';
 import type { GroupPurpose } from '../../child-processes/process-records.js';
 import { commandEnvironment } from '../../child-env.js';
+import { sandboxFor, type SandboxSettings } from '../../child-processes/sandbox.js';
 import { expandArgv } from './argv-template.js';
 import { fillTemplate, templateParts, type PlaceholderScope } from './placeholders.js';
 import { runArgv, type ArgvOutcome } from './run-argv.js';
@@ -20,6 +21,8 @@ export interface ShellCall {
   optionLike?: ReadonlySet<string> | undefined;
   /** The call it runs for, recorded so that a crash's leftovers can be ended. */
   purpose?: GroupPurpose | undefined;
+  /** The sandbox settings it runs with (its root: `workspaceRoot`, the context's). */
+  sandbox: SandboxSettings;
 }
 
 /** Runs a `shell` workspace tool: its argv template filled in, then spawned without a shell. */
@@ -40,11 +43,15 @@ export async function executeShell(call: ShellCall): Promise<ToolResult> {
     return { status: 'error', error: `${call.toolName}: the command's program ("${call.execution.command[0]}") came out empty.` };
   const env: NodeJS.ProcessEnv = { ...(call.commandEnv ?? commandEnvironment(call.scope.env)) };
   for (const [name, template] of Object.entries(call.execution.env ?? {})) env[name] = fillTemplate(template, call.scope);
+  const cwd = resolve(call.workspaceRoot, call.execution.cwd ?? '.');
+  const confined = sandboxFor(call.sandbox, { root: call.workspaceRoot, cwd, env });
+  if (!confined.ok) return { status: 'error', error: `${call.toolName}: ${confined.error}` };
   const outcome = await runArgv({
     program,
     args,
-    cwd: resolve(call.workspaceRoot, call.execution.cwd ?? '.'),
+    cwd,
     env,
+    sandbox: confined.profile,
     signal: call.signal,
     timeoutMs: call.timeoutMs,
     purpose: call.purpose,

@@ -1,5 +1,6 @@
 import type { Tool, ToolContext, ToolEffect, ToolResult } from '../../tool.js';
 import { purposeOf } from '../../child-processes/process-records.js';
+import { DEFAULT_SANDBOX_SETTINGS, sandboxUse, type SandboxSettings } from '../../child-processes/sandbox.js';
 import { compileJsonSchema, jsonSchemaInput } from '../json-schema-input.js';
 import { executeHttp } from './http-execution.js';
 import { fillTemplate, type PlaceholderScope } from './placeholders.js';
@@ -24,6 +25,8 @@ export interface WorkspaceToolOptions {
   env: NodeJS.ProcessEnv;
   /** Environment of shell commands; defaults to `env` without Legion's keys. */
   commandEnv?: NodeJS.ProcessEnv | undefined;
+  /** The sandbox settings its commands run with (shell tools), read at each call; default `DEFAULT_SANDBOX_SETTINGS`. */
+  sandbox?: (() => SandboxSettings) | undefined;
 }
 
 /**
@@ -39,6 +42,7 @@ export function createWorkspaceTool(definition: WorkspaceToolFile, options: Work
   const execution = definition.execution;
   // Approval follows what the tool can do; a tool declared safe runs like a read.
   const effect: ToolEffect = !requiresApproval ? 'read' : execution.type === 'shell' ? 'shell' : 'network';
+  const sandbox = options.sandbox ?? (() => DEFAULT_SANDBOX_SETTINGS);
   const scopeFor = (input: unknown): PlaceholderScope => {
     const envOnly: PlaceholderScope = { input: {}, defaults: {}, variables: {}, env: options.env };
     const variables: Record<string, string> = {};
@@ -57,6 +61,8 @@ export function createWorkspaceTool(definition: WorkspaceToolFile, options: Work
     category: definition.category,
     tags: definition.tags ?? [],
     requiresApproval,
+    // Every shell tool runs a command, in the sandbox where it is on, whether or not it asks first.
+    ...(execution.type === 'shell' ? { sandbox: () => sandboxUse(sandbox()) } : {}),
     execute(input: unknown, context: ToolContext): Promise<ToolResult> {
       const scope = scopeFor(input);
       if (execution.type === 'shell') {
@@ -70,6 +76,7 @@ export function createWorkspaceTool(definition: WorkspaceToolFile, options: Work
           commandEnv: options.commandEnv,
           optionLike,
           purpose: purposeOf({ ...context, workspaceRoot: context.workspaceRoot ?? options.workspaceRoot }),
+          sandbox: sandbox(),
         });
       }
       return executeHttp({ toolName: definition.name, execution, scope, signal: context.signal, toolTimeoutMs: definition.timeoutMs });
