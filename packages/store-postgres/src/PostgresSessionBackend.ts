@@ -12,6 +12,7 @@ import {
 import { Database, type DatabaseOptions } from './connection.js';
 import { PostgresConversations } from './pg-conversations.js';
 import { PostgresLeases } from './pg-leases.js';
+import { PostgresFileClaims } from './pg-file-claims.js';
 import { PostgresAgentState, PostgresArtifacts } from './pg-records.js';
 import { PostgresRecordLog } from './pg-record-log.js';
 import { PostgresSessions } from './pg-sessions.js';
@@ -36,6 +37,7 @@ export class PostgresSessionBackend implements SessionBackend {
   readonly usage: PostgresRecordLog<UsageRecord>;
   readonly agentState: PostgresAgentState;
   readonly artifacts: PostgresArtifacts;
+  readonly fileClaims: PostgresFileClaims;
   private readonly db: Database;
   private readonly presence: Presence;
   private readonly leases: PostgresLeases;
@@ -53,6 +55,7 @@ export class PostgresSessionBackend implements SessionBackend {
     this.usage = new PostgresRecordLog(this.db, USAGE_LOG, warn);
     this.agentState = new PostgresAgentState(this.db, this.presence.agentState);
     this.artifacts = new PostgresArtifacts(this.db);
+    this.fileClaims = new PostgresFileClaims(this.db, this.presence);
   }
 
   /** Connects and checks the schema (migrating an older one); rejects with `SchemaTooNewError` or the connection's error. */
@@ -80,6 +83,7 @@ export class PostgresSessionBackend implements SessionBackend {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.leases.releaseAll().catch(() => undefined);
+      await this.fileClaims.releaseAll().catch(() => undefined);
       await this.presence.close();
       await this.db.end();
     })();

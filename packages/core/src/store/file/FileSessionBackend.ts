@@ -1,6 +1,7 @@
 import { relative, sep } from 'node:path';
 import type { LogWarning } from '../fs/jsonl-log.js';
 import { WorkspacePaths } from '../fs/workspace-paths.js';
+import { FileClaims } from './file-claims.js';
 import type { SessionBackend, SessionBackendOptions } from '../session-backend.js';
 import { FileAgentState } from './file-agent-state.js';
 import { FileArtifacts } from './file-artifacts.js';
@@ -34,6 +35,7 @@ export class FileSessionBackend implements SessionBackend {
   readonly usage: FileRecordLog<UsageRecord>;
   readonly agentState: FileAgentState;
   readonly artifacts: FileArtifacts;
+  readonly fileClaims: FileClaims;
   private readonly paths: WorkspacePaths;
 
   constructor(options: FileSessionBackendOptions) {
@@ -53,6 +55,7 @@ export class FileSessionBackend implements SessionBackend {
     this.usage = new FileRecordLog(paths, USAGE_LOG, onWarning);
     this.agentState = new FileAgentState(paths);
     this.artifacts = new FileArtifacts(paths);
+    this.fileClaims = new FileClaims(paths);
   }
 
   watch(sessionId: string, onChange: () => void): () => void {
@@ -61,6 +64,7 @@ export class FileSessionBackend implements SessionBackend {
 
   async close(): Promise<void> {
     this.conversations.close();
+    this.fileClaims.releaseAll();
     this.approvals.close();
     this.questions.close();
     this.usage.close();
