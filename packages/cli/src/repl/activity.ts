@@ -5,6 +5,7 @@ import { describeCall, describeCallWhole, type FinishedCall } from './call-lines
 import { clip, formatCost, formatDuration, formatTokens, keyArgument } from './format.js';
 import type { Screen } from './screen.js';
 import { inert, inertLine } from '../render/terminal-text.js';
+import { describeClaimConflict } from '../render/claim-lines.js';
 import { foldLines, textOf, waitingSummary, whoDoesWhat, type WaitingCard } from './team-lines.js';
 
 const style = styleFor(process.stdout);
@@ -248,6 +249,9 @@ export class Activity {
             `  ${inertLine(event.participantId)}'s context was compacted (${event.reason === 'overflow' ? 'the provider said it was too long' : 'it neared the window'}): ${event.messageIds.count} messages summarized, ${event.tokensBefore.toLocaleString('en-US')} → ${event.tokensAfter.toLocaleString('en-US')} tokens`,
           ),
         );
+        return;
+      case 'claim:conflict':
+        this.screen.print(style.yellow(describeClaimConflict(event)), this.margin(event.conversationId, 1));
         return;
       case 'storage:warning':
         this.screen.print(style.yellow(`warning: ${event.path}: ${event.problem}`));
