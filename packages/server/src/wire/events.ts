@@ -38,6 +38,7 @@ const STREAMED = {
   'context:compacted': true,
   'error:raised': true,
   'storage:warning': true,
+  'claim:conflict': true,
   'provider:retry': true,
   'approval:requested': true,
   'approval:decided': true,
@@ -82,6 +83,7 @@ export const UsageReportEventSchema = legionEvent('usage:report', LegionEventSch
 export const ContextCompactedEventSchema = legionEvent('context:compacted', LegionEventSchemas['context:compacted']);
 export const ErrorRaisedEventSchema = legionEvent('error:raised', LegionEventSchemas['error:raised']);
 export const StorageWarningEventSchema = legionEvent('storage:warning', LegionEventSchemas['storage:warning']);
+export const ClaimConflictEventSchema = legionEvent('claim:conflict', LegionEventSchemas['claim:conflict']);
 export const ProviderRetryEventSchema = legionEvent('provider:retry', LegionEventSchemas['provider:retry']);
 export const ApprovalRequestedEventSchema = legionEvent('approval:requested', LegionEventSchemas['approval:requested']);
 export const ApprovalDecidedEventSchema = legionEvent('approval:decided', LegionEventSchemas['approval:decided']);
@@ -113,6 +115,7 @@ export const LegionWireEventSchema = z.discriminatedUnion('type', [
   ContextCompactedEventSchema,
   ErrorRaisedEventSchema,
   StorageWarningEventSchema,
+  ClaimConflictEventSchema,
   ProviderRetryEventSchema,
   ApprovalRequestedEventSchema,
   ApprovalDecidedEventSchema,

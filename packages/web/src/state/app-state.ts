@@ -1,6 +1,8 @@
 import type {
   ApprovalView,
+  ClaimConflict,
   ConversationSummary,
+  FileClaim,
   Participant,
   SessionSummary,
   UsageView,
@@ -42,6 +44,10 @@ export interface AppState {
   approvals: ApprovalView[];
   questions: WireQuestion[];
   usage: UsageView | null;
+  /** The files running turns claimed, in every process on the workspace's store (polled, and read again after turns). */
+  claims: FileClaim[];
+  /** The latest writes refused because another agent's turn held the file, newest last (a few). */
+  conflicts: ClaimConflict[];
   selectedConversation: string | null;
   /** Set when the event stream could not be read; shown until it is back. */
   connection: 'connecting' | 'open' | 'reconnecting';
@@ -63,6 +69,8 @@ export const initialState: AppState = {
   approvals: [],
   questions: [],
   usage: null,
+  claims: [],
+  conflicts: [],
   selectedConversation: null,
   connection: 'connecting',
   error: null,
