@@ -74,6 +74,11 @@ export const LEGION_ERROR_CODES = {
     meaning: 'The turn or the model call was stopped on purpose (Ctrl-C, Esc, a cancel request).',
     seen: ['error', 'turn', 'trace'],
   },
+  circular_delegation: {
+    meaning:
+      'The delegate is already working on this request up the chain: messaging it would deadlock (the model gets this as a tool error).',
+    seen: ['error'],
+  },
   claim_not_found: {
     meaning: 'No running turn claims that file (`legion claims release`, the API): nothing was released.',
     seen: ['error', 'api'],
@@ -83,11 +88,6 @@ export const LEGION_ERROR_CODES = {
   claims_not_released: {
     meaning: 'A turn ended but the store failed to give its file claims back: they last until its process ends, or a person releases them.',
     seen: ['event'],
-  },
-  circular_delegation: {
-    meaning:
-      'The delegate is already working on this request up the chain: messaging it would deadlock (the model gets this as a tool error).',
-    seen: ['error'],
   },
   compaction_failed: {
     meaning: "Summarizing an agent's older context failed; the hard cap still keeps the request within the window.",
