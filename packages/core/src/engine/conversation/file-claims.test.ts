@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LegionEvents } from '../../kernel/events/event-types.js';
@@ -99,6 +99,59 @@ describe('file claims: parallel agents never overwrite each other', () => {
     const other = new FileSessionBackend({ root: test.root });
     expect(await other.fileClaims.list()).toEqual([]);
     await other.close();
+  });
+
+  it('claims the files a plan declares (todo_write claim): another agent cannot write them while the turn runs', async () => {
+    const declared = gate();
+    const refused = gate();
+    test = createTestLegion({
+      participants: [userParticipant(), agentParticipant('lead'), writer('alpha'), writer('beta')],
+      entryAgent: 'lead',
+      scripts: {
+        lead: [
+          {
+            toolCalls: [
+              { name: 'communicate', input: { to: 'alpha', message: 'Plan the release' } },
+              { name: 'communicate', input: { to: 'beta', message: 'Tidy the changelog' } },
+            ],
+          },
+          { text: 'done' },
+        ],
+        alpha: [
+          {
+            toolCalls: [
+              {
+                name: 'todo_write',
+                input: { items: [{ id: '1', text: 'Rewrite CHANGELOG.md', status: 'in_progress' }], claim: ['CHANGELOG.md'] },
+              },
+            ],
+          },
+          async (request) => {
+            expect(lastToolResult(request.messages).isError).not.toBe(true);
+            declared.open();
+            await refused.opened;
+            return { text: 'planned' };
+          },
+        ],
+        beta: [
+          async () => {
+            await declared.opened;
+            return { toolCalls: [{ name: 'file_write', input: { path: 'CHANGELOG.md', content: 'tidied\n' } }] };
+          },
+          (request) => {
+            expect(lastToolResult(request.messages)).toMatchObject({
+              isError: true,
+              content: expect.stringContaining('CHANGELOG.md is claimed by alpha'),
+            });
+            refused.open();
+            return { text: 'left it' };
+          },
+        ],
+      },
+    });
+    expect(await test.legion.send(await test.legion.sessions.create(), 'Release')).toMatchObject({ status: 'success', reply: 'done' });
+    test.assertScriptsDone();
+    expect(existsSync(join(test.root, 'CHANGELOG.md'))).toBe(false);
   });
 
   it('lets the next turn write a file whose earlier holder turn ended, and a delegate write a file its caller claimed', async () => {
