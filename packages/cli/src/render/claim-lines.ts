@@ -1,4 +1,5 @@
 import type { FileClaim, LegionEvents } from '@legion-collective/core';
+import { columns } from './columns.js';
 import { inertLine } from './terminal-text.js';
 
 /** The line a conflict is shown as: who was refused, which file, who holds it and what it is doing. */
