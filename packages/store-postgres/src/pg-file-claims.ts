@@ -11,6 +11,12 @@ const HOLDER_DEAD = 'pg_try_advisory_xact_lock_shared(claim.holder_key)';
  * in the one statement that takes the row, so two takers cannot both win.
  */
 export class PostgresFileClaims implements FileClaimStore {
+  /**
+   * `<session>/<conversation>` of the claims this instance took: a turn that claimed nothing (most
+   * turns) ends without a round trip to the database.
+   */
+  private readonly claimedFor = new Set<string>();
+
   constructor(
     private readonly db: Database,
     private readonly presence: Presence,
@@ -29,7 +35,10 @@ export class PostgresFileClaims implements FileClaimStore {
          RETURNING path`,
         [claim.path, claim.sessionId, claim.conversationId, this.presence.key, JSON.stringify(claim)],
       );
-      if (taken.length > 0) return { taken: true };
+      if (taken.length > 0) {
+        this.claimedFor.add(`${claim.sessionId}/${claim.conversationId}`);
+        return { taken: true };
+      }
       const holder = await this.get(claim.path);
       // Released between the two statements: try again.
       if (!holder) continue;
@@ -57,6 +66,7 @@ export class PostgresFileClaims implements FileClaimStore {
   }
 
   async releaseConversation(sessionId: string, conversationId: string): Promise<void> {
+    if (!this.claimedFor.delete(`${sessionId}/${conversationId}`)) return;
     await this.db.query('DELETE FROM legion.file_claims WHERE session_id = $1 AND conversation_id = $2 AND holder_key = $3::bigint', [
       sessionId,
       conversationId,
@@ -66,6 +76,8 @@ export class PostgresFileClaims implements FileClaimStore {
 
   /** Gives back every claim this instance holds (it is closing). */
   async releaseAll(): Promise<void> {
+    if (this.claimedFor.size === 0) return;
+    this.claimedFor.clear();
     await this.db.query('DELETE FROM legion.file_claims WHERE holder_key = $1::bigint', [this.presence.key]);
   }
 
