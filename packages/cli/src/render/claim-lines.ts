@@ -23,8 +23,6 @@ export function claimsTable(claims: readonly FileClaim[]): string {
       inertLine(claim.doing),
     ]),
   ];
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows
-    .map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '))
-    .join('\n');
+  // What a turn is doing can be a long message: cut, so the table stays on one line per claim (--json has it whole).
+  return columns(rows, { maxWidth: 60 });
 }
