@@ -57,8 +57,7 @@ export class TurnFileClaims implements SessionFileClaims, TurnClaimHooks {
       doing: this.doing.get(caller.conversation.conversationId) ?? `a turn of ${caller.callerId}`,
       since: new Date().toISOString(),
     };
-    const holder = await this.store.get(path);
-    if (holder && this.upTheChain(holder, caller)) return { ok: true };
+    // One call: a refusal names the holder, which may be a turn up the caller's chain (then the write goes ahead under it).
     const result = await this.store.take(claim);
     if (result.taken) return { ok: true };
     const blocking = result.holder;
