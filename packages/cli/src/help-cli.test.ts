@@ -69,7 +69,7 @@ describe('legion --help and "did you mean"', () => {
   }, 120_000);
 
   // Groups that do something of their own when named alone: `legion sessions` lists sessions, `legion models` the models, and so on.
-  const GROUPS_WITH_AN_ACTION = ['sessions', 'approvals', 'questions', 'models', 'worktrees'];
+  const GROUPS_WITH_AN_ACTION = ['sessions', 'approvals', 'questions', 'models', 'worktrees', 'claims'];
 
   it('a group of subcommands named alone prints its help on stdout and succeeds', () => {
     const groups = commandsOf(legion(['--help']).stdout).filter(

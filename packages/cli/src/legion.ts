@@ -169,6 +169,29 @@ rules
     ),
   );
 
+const claims = program
+  .command('claims')
+  .description('list the files running turns claimed (path, holder, since, session): another agent cannot write them until the turn ends')
+  .option('--json', 'one JSON object')
+  .addHelpText('after', examples(['legion claims', 'legion claims --json', 'legion claims release src/app.ts']))
+  .action((_options: unknown, command: Command) =>
+    runCli(async () =>
+      (await import('./commands/claims.js')).claimsCommand(command.optsWithGlobals<{ json?: boolean; workspace?: string }>()),
+    ),
+  );
+
+claims
+  .command('release')
+  .description("free a file a running turn claimed, so other agents may write it (the holder's next write claims it again)")
+  .argument('<path>', 'the file, relative to the current folder (see "legion claims")')
+  .option('--json', 'one JSON object')
+  .addHelpText('after', examples(['legion claims release src/app.ts']))
+  .action((path: string, _options: unknown, command: Command) =>
+    runCli(async () =>
+      (await import('./commands/claims.js')).releaseClaimCommand(path, command.optsWithGlobals<{ json?: boolean; workspace?: string }>()),
+    ),
+  );
+
 for (const decision of ['approve', 'reject'] as const) {
   const command = program
     .command(decision)

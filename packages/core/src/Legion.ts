@@ -41,7 +41,7 @@ import { LegionError, EventBus, LegionTracer } from './kernel/index.js';
 import { ApprovalRules, type UserSurface, UserSurfaces } from './hitl/index.js';
 import { SurfacePresence, type AttachedElsewhere, WorkspacePaths, FileSessionBackend } from './store/index.js';
 import type { TurnResult } from './session/index.js';
-import type { SessionBackend } from './store/index.js';
+import type { FileClaim, SessionBackend } from './store/index.js';
 import { AuthEngine, entryVisibility } from './authorization/index.js';
 import { authorizationStage, endLeftoverProcesses, runtimesStage, secretsStage, toolsStage } from './legion-wiring.js';
 
@@ -562,6 +562,28 @@ export class Legion {
     );
     this.followers.add(stop);
     return stop;
+  }
+
+  /** Files claimed by running turns, in every process on the workspace's store, by path. */
+  listFileClaims(): Promise<FileClaim[]> {
+    return this.backend.fileClaims.list();
+  }
+
+  /**
+   * Frees a file a running turn claimed: a person's call (the holder's next write to it claims it
+   * again). `path` is workspace-relative. Throws `claim_not_found` when no live claim holds it.
+   */
+  async releaseFileClaim(path: string): Promise<FileClaim> {
+    const claim = await this.backend.fileClaims.get(path);
+    if (!claim || !(await this.backend.fileClaims.release(path))) {
+      const held = (await this.backend.fileClaims.list()).map((each) => each.path);
+      throw new LegionError(
+        'claim_not_found',
+        `No running turn claims ${path}${held.length > 0 ? `; claimed now: ${held.join(', ')}` : ': no file is claimed now'}.`,
+        { path },
+      );
+    }
+    return claim;
   }
 
   /** Stops background processes and MCP servers and closes open logs. */

@@ -38,6 +38,8 @@ export type {
   NoteEntry,
 } from './store/index.js';
 export { UsageRecordSchema } from './store/index.js';
+export { FileClaimSchema } from './store/index.js';
+export type { FileClaim, FileClaimStore, TakeClaimResult } from './store/index.js';
 export type {
   AcquireResult,
   AgentStateKey,

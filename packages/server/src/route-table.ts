@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ApprovalAnswerRequestSchema, ApprovalListResponseSchema, FileChangeResponseSchema } from './wire/approvals.js';
 import { AnsweredResponseSchema } from './wire/errors.js';
+import { ClaimListResponseSchema, ClaimReleaseRequestSchema, ClaimReleaseResponseSchema } from './wire/claims.js';
 import {
   CancelRequestSchema,
   CancelResponseSchema,
@@ -159,6 +160,21 @@ export const ROUTES = {
     bodyKind: 'message',
     responses: { 200: { description: 'Recorded', schema: AnsweredResponseSchema } },
     errors: [400, 404, 409, 413, 415],
+  },
+  claims: {
+    method: 'get',
+    path: '/api/claims',
+    summary:
+      "Files claimed by running turns (in every process on the workspace's store): another agent's write to one does not happen until the turn ends",
+    responses: { 200: { description: 'The claims', schema: ClaimListResponseSchema } },
+  },
+  releaseClaim: {
+    method: 'post',
+    path: '/api/claims/release',
+    summary: "Frees a file a running turn claimed, so other agents may write it (the holder's next write claims it again)",
+    body: ClaimReleaseRequestSchema,
+    responses: { 200: { description: 'Released', schema: ClaimReleaseResponseSchema } },
+    errors: [400, 404, 413, 415],
   },
   usage: {
     method: 'get',

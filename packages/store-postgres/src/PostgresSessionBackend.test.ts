@@ -16,7 +16,10 @@ else {
       return url;
     });
     const url = await database;
-    await sql(url, 'TRUNCATE legion.sessions, legion.logs, legion.entries, legion.leases, legion.agent_state, legion.artifacts');
+    await sql(
+      url,
+      'TRUNCATE legion.sessions, legion.logs, legion.entries, legion.leases, legion.agent_state, legion.artifacts, legion.file_claims',
+    );
     return {
       open: (options) => new PostgresSessionBackend({ url, maxConnections: 4, ...options }),
       // What a crash leaves: a lease row an hour from expiry, naming a holder key no live connection holds.
@@ -26,6 +29,15 @@ else {
           "INSERT INTO legion.leases VALUES ($1, $2, $3, 'crashed', 4242, (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 3600000)",
           [address.sessionId, address.conversationId, owner],
         );
+      },
+      // What a crash leaves: a claim row naming a holder key no live connection holds.
+      abandonFileClaim: async (claim) => {
+        await sql(url, 'INSERT INTO legion.file_claims VALUES ($1, $2, $3, 4242, $4::jsonb)', [
+          claim.path,
+          claim.sessionId,
+          claim.conversationId,
+          JSON.stringify(claim),
+        ]);
       },
       breakSession: async (sessionId) =>
         void (await sql(url, `UPDATE legion.sessions SET meta = '{"version": 1, "id": 7}' WHERE id = $1`, [sessionId])),

@@ -1,6 +1,7 @@
 import { type SessionBackend, type UsageRecord } from '@legion-collective/core';
 import {
   APPROVAL_LOG,
+  type FileClaimStore,
   QUESTION_LOG,
   USAGE_LOG,
   type ApprovalDecisionRecord,
@@ -12,6 +13,7 @@ import {
 import { Database, type DatabaseOptions } from './connection.js';
 import { PostgresConversations } from './pg-conversations.js';
 import { PostgresLeases } from './pg-leases.js';
+import { PostgresFileClaims } from './pg-file-claims.js';
 import { PostgresAgentState, PostgresArtifacts } from './pg-records.js';
 import { PostgresRecordLog } from './pg-record-log.js';
 import { PostgresSessions } from './pg-sessions.js';
@@ -36,6 +38,9 @@ export class PostgresSessionBackend implements SessionBackend {
   readonly usage: PostgresRecordLog<UsageRecord>;
   readonly agentState: PostgresAgentState;
   readonly artifacts: PostgresArtifacts;
+  readonly fileClaims: FileClaimStore;
+  /** The same store, for what only this backend does with it (giving back all it holds on close). */
+  private readonly heldClaims: PostgresFileClaims;
   private readonly db: Database;
   private readonly presence: Presence;
   private readonly leases: PostgresLeases;
@@ -53,6 +58,8 @@ export class PostgresSessionBackend implements SessionBackend {
     this.usage = new PostgresRecordLog(this.db, USAGE_LOG, warn);
     this.agentState = new PostgresAgentState(this.db, this.presence.agentState);
     this.artifacts = new PostgresArtifacts(this.db);
+    this.heldClaims = new PostgresFileClaims(this.db, this.presence);
+    this.fileClaims = this.heldClaims;
   }
 
   /** Connects and checks the schema (migrating an older one); rejects with `SchemaTooNewError` or the connection's error. */
@@ -80,6 +87,7 @@ export class PostgresSessionBackend implements SessionBackend {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.leases.releaseAll().catch(() => undefined);
+      await this.heldClaims.releaseAll().catch(() => undefined);
       await this.presence.close();
       await this.db.end();
     })();

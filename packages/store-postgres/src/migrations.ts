@@ -73,6 +73,21 @@ CREATE TABLE legion.artifacts (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'file claims',
+    sql: `
+-- A file claimed by a running turn, one row per workspace path. holder_key is the advisory lock its
+-- holder's process keeps while it lives (as a lease's): when that lock is free, the claim is gone.
+CREATE TABLE legion.file_claims (
+  path text COLLATE "C" PRIMARY KEY,
+  session_id text COLLATE "C" NOT NULL,
+  conversation_id text COLLATE "C" NOT NULL,
+  holder_key bigint NOT NULL,
+  claim jsonb NOT NULL
+);
+`,
+  },
 ];
 
 /** The newest schema this code knows. */

@@ -110,6 +110,29 @@ describe.skipIf(postgresSkipped() !== undefined)('many Legion processes on one P
     expect(log.slice(0, 3).map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
   });
 
+  it('a file claim whose holder process was killed (SIGKILL) does not block: not listed, and the next writer takes it', async () => {
+    const claim = (conversationId: string) => ({
+      version: 1 as const,
+      path: 'src/shared.ts',
+      sessionId,
+      conversationId,
+      participantId: conversationId.split('__')[1]!,
+      doing: 'Change src/shared.ts',
+      since: new Date().toISOString(),
+    });
+    const holder = worker('claim', JSON.stringify(claim('lead__alpha')));
+    await holder.waitFor((line) => line === 'HELD', 'HELD');
+    // While it lives, it holds the path.
+    expect(await backend.fileClaims.take(claim('lead__beta'))).toMatchObject({ taken: false, holder: { conversationId: 'lead__alpha' } });
+    expect((await backend.fileClaims.list()).map((held) => held.conversationId)).toEqual(['lead__alpha']);
+    holder.child.kill('SIGKILL');
+    await holder.exited;
+    // Its connection ended with it, and its advisory lock: the claim is gone at once, with no expiry to wait out.
+    await expect.poll(async () => (await backend.fileClaims.list()).length, { timeout: 10_000 }).toBe(0);
+    expect(await backend.fileClaims.take(claim('lead__beta'))).toEqual({ taken: true });
+    expect((await backend.fileClaims.get('src/shared.ts'))?.conversationId).toBe('lead__beta');
+  });
+
   it('a process paused (SIGSTOP) past its lease mid-turn writes nothing after another process took the conversation over and answered', async () => {
     const LEASE_MS = '1500';
     const stale = worker('stale', LEASE_MS);

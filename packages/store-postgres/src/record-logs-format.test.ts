@@ -62,7 +62,8 @@ describe.skipIf(skipped !== undefined)('record logs in a database the earlier co
     const first = new PostgresSessionBackend({ url });
     const { id: sessionId } = await first.sessions.create();
     await first.close();
-    expect(SCHEMA_VERSION).toBe(1);
+    // The record rows' shape is version 1's; later schema steps added tables (file claims), not columns to these.
+    expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(1);
 
     const request = approvalRequest('apr_old');
     const decided = decision('apr_old', 'user');

@@ -6,6 +6,7 @@ import { Approvals } from './views/Approvals.js';
 import { Composer } from './views/Composer.js';
 import { Conversation } from './views/Conversation.js';
 import { Notices } from './views/Notices.js';
+import { Claims, ConflictNotice } from './views/Claims.js';
 import { Cost } from './views/Cost.js';
 import { Graph } from './views/Graph.js';
 import { SessionSwitcher, ThemeToggle } from './views/HeaderControls.js';
@@ -18,7 +19,7 @@ import { WorktreeReviews } from './views/WorktreeReviews.js';
 import { WaitingOnYou } from './views/WaitingOnYou.js';
 import { displayName } from './views/names.js';
 
-const VIEWS = ['work', 'collective', 'questions', 'approvals', 'cost', 'sessions'] as const;
+const VIEWS = ['work', 'collective', 'questions', 'approvals', 'claims', 'cost', 'sessions'] as const;
 type View = (typeof VIEWS)[number];
 
 const viewOf = (hash: string): View => VIEWS.find((view) => hash === `#/${view}`) ?? 'work';
@@ -42,7 +43,11 @@ export function App({ store, controller }: { store: Store; controller: Controlle
   // What the conversation on screen waits on you for: shown at its foot, answered in its own message box.
   const waitingQuestions = selected !== null ? questionsWaitingIn(state, selected) : [];
   const waitingApprovals = selected !== null ? approvalsOf(state, selected) : [];
-  const counts: Partial<Record<View, number>> = { questions: state.questions.length, approvals: pendingApprovals };
+  const counts: Partial<Record<View, number>> = {
+    questions: state.questions.length,
+    approvals: pendingApprovals,
+    claims: state.claims.length,
+  };
   return (
     <div class="app">
       <header>
@@ -84,6 +89,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
         </p>
       )}
       <Notices notices={state.notices} onDismiss={(id) => controller.dismissNotice(id)} />
+      <ConflictNotice conflicts={state.conflicts} onDismiss={() => controller.dismissConflicts()} />
       <main>
         {view === 'work' && (
           <div class="work">
@@ -155,6 +161,14 @@ export function App({ store, controller }: { store: Store; controller: Controlle
         )}
         {view === 'approvals' && (
           <Approvals approvals={state.approvals} participants={state.participants} onDecide={(answers) => controller.decide(answers)} />
+        )}
+        {view === 'claims' && (
+          <Claims
+            claims={state.claims}
+            conflicts={state.conflicts}
+            onRefresh={() => controller.refreshClaims()}
+            onRelease={(path) => void controller.releaseClaim(path)}
+          />
         )}
         {view === 'cost' && <Cost usage={state.usage} sessions={state.sessions} sessionId={state.sessionId} />}
         {view === 'sessions' && (

@@ -1,6 +1,7 @@
 import type { EventBus, LegionEvent } from '@legion-collective/core';
 import { clip, formatDuration, keyArgument, outcomeOf } from '../repl/format.js';
 import { inert, inertLine, type TerminalOut } from '../render/terminal-text.js';
+import { describeClaimConflict } from '../render/claim-lines.js';
 
 /** Moves to the start of the line and erases it: how the status line is taken away before a line is printed. */
 const CLEAR_LINE = '\r\x1b[2K';
@@ -138,6 +139,9 @@ export function showRunProgress(events: EventBus, out: TerminalOut, options: { y
       }
       case 'window:guessed':
         print(style.yellow(`${indent(depthOf.get(event.conversationId) ?? 0)}note: ${inert(event.text)}`));
+        break;
+      case 'claim:conflict':
+        print(style.yellow(`${indent((depthOf.get(event.conversationId) ?? 0) + 1)}${describeClaimConflict(event)}`));
         break;
       case 'provider:retry': {
         const who = `${name(event.participantId)}'s model (${inertLine(event.provider)})`;

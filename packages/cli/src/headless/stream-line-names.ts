@@ -25,6 +25,7 @@ export const STREAM_LINE_NAMES = {
   'window:guessed': { line: 'window:guessed' },
   'approval:requested': { line: 'approval:requested' },
   'approval:decided': { line: 'approval:decided' },
+  'claim:conflict': { line: 'claim:conflict' },
   'storage:warning': { line: 'warning' },
   'error:raised': { line: 'error' },
   'delegation:dequeued': { omitted: 'the delegation:start line came before it; a queued one also had delegation:queued' },

@@ -262,6 +262,18 @@ export const StreamLineSchema = z.discriminatedUnion('type', [
       durationMs: true,
     }),
   ),
+  /** An agent's write did not happen: another agent's running turn holds the file (`holder`). */
+  line(
+    STREAM_LINE_NAMES['claim:conflict'].line,
+    events['claim:conflict'].pick({
+      sessionId: true,
+      conversationId: true,
+      participantId: true,
+      tool: true,
+      path: true,
+      holder: true,
+    }),
+  ),
   /** A damaged file or a failure outside any turn (also written to stderr). */
   line(STREAM_LINE_NAMES['storage:warning'].line, events['storage:warning'].pick({ sessionId: true }).extend({ message: z.string() })),
   line(STREAM_LINE_NAMES['error:raised'].line, events['error:raised'].pick({ sessionId: true, scope: true, message: true, code: true })),

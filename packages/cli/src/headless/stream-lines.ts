@@ -193,6 +193,16 @@ export function streamLineOf(event: LegionEvent): StreamLine | undefined {
         ...(event.error !== undefined ? { error: event.error } : {}),
         durationMs: event.durationMs,
       };
+    case 'claim:conflict':
+      return {
+        type: NAMES['claim:conflict'].line,
+        sessionId: event.sessionId,
+        conversationId: event.conversationId,
+        participantId: event.participantId,
+        tool: event.tool,
+        path: event.path,
+        holder: { ...event.holder },
+      };
     case 'storage:warning':
       return {
         type: NAMES['storage:warning'].line,

@@ -1,6 +1,7 @@
 import type { EventBus, LegionEvent } from '@legion-collective/core';
 import { ConversationDepths, indentation } from './delegation-depth.js';
 import { type TerminalOut, inert, inertLine } from './terminal-text.js';
+import { describeClaimConflict } from './claim-lines.js';
 
 const COMMUNICATE = 'communicate';
 
@@ -69,6 +70,9 @@ export function printConversation(
           line(depth, style.red(`✗ ${name(event.participantId)}: ${inert(event.error ?? 'failed')}`));
         break;
       }
+      case 'claim:conflict':
+        line(depths.of(event.conversationId) + 1, style.yellow(describeClaimConflict(event)));
+        break;
       case 'storage:warning':
         out.write(style.yellow(`warning: ${inertLine(event.path)}: ${inert(event.problem)}\n`));
         break;

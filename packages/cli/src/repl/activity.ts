@@ -5,6 +5,7 @@ import { describeCall, describeCallWhole, type FinishedCall } from './call-lines
 import { clip, formatCost, formatDuration, formatTokens, keyArgument } from './format.js';
 import type { Screen } from './screen.js';
 import { inert, inertLine } from '../render/terminal-text.js';
+import { describeClaimConflict } from '../render/claim-lines.js';
 import { foldLines, textOf, waitingSummary, whoDoesWhat, type WaitingCard } from './team-lines.js';
 
 const style = styleFor(process.stdout);
@@ -251,6 +252,9 @@ export class Activity {
         return;
       case 'window:guessed':
         this.screen.print(style.yellow(`note: ${inert(event.text)}`), this.margin(event.conversationId, 1));
+        return;
+      case 'claim:conflict':
+        this.screen.print(style.yellow(describeClaimConflict(event)), this.margin(event.conversationId, 1));
         return;
       case 'storage:warning':
         this.screen.print(style.yellow(`warning: ${inertLine(event.path)}: ${inert(event.problem)}`));

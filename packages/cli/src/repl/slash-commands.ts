@@ -10,6 +10,7 @@ import { contextLines } from './context-view.js';
 import { columns, displayWidth } from '../render/columns.js';
 import { codeBlocks } from '../render/markdown.js';
 import { compactionLine } from '../render/compaction-line.js';
+import { claimsTable } from '../render/claim-lines.js';
 import { conversationId } from '@legion-collective/core/internal';
 import { approveChoiceOf } from '../approve-flags.js';
 import { modelCommand, modelItems } from './model-command.js';
@@ -334,6 +335,39 @@ const COMMANDS: Command[] = [
           })
           .join('\n'),
       );
+    },
+  },
+  {
+    name: 'claims',
+    args: '[release <path>]',
+    description: 'the files running turns claimed (other agents cannot write them until the turn ends); release one by hand',
+    complete: async (control, prefix) =>
+      'release '.startsWith(prefix)
+        ? [{ value: 'release ', label: 'release', description: 'free a claimed file' }]
+        : prefix.startsWith('release ')
+          ? (await control.legion.listFileClaims())
+              .filter((claim) => `release ${claim.path}`.startsWith(prefix))
+              .map((claim) => ({
+                value: `release ${claim.path}`,
+                label: inertLine(claim.path),
+                description: inertLine(claim.participantId),
+              }))
+          : [],
+    run: async (control, args) => {
+      const [verb, ...rest] = args.trim().split(/\s+/);
+      if (verb === 'release') {
+        const path = rest.join(' ');
+        if (!path) return control.print(style.red('usage: /claims release <path> (the path as /claims lists it)'));
+        try {
+          const claim = await control.legion.releaseFileClaim(path);
+          control.print(`  Released ${inertLine(claim.path)} (held by ${inertLine(claim.participantId)} since ${claim.since}).`);
+        } catch (error) {
+          control.print(style.red(`error: ${error instanceof Error ? error.message : String(error)}`));
+        }
+        return;
+      }
+      if (verb) return control.print(style.red(`/claims takes no "${inertLine(verb)}": /claims, or /claims release <path>`));
+      for (const line of claimsTable(await control.legion.listFileClaims()).split('\n')) control.print(`  ${line}`);
     },
   },
   {

@@ -79,6 +79,16 @@ export const LEGION_ERROR_CODES = {
       'The delegate is already working on this request up the chain: messaging it would deadlock (the model gets this as a tool error).',
     seen: ['error'],
   },
+  claim_not_found: {
+    meaning: 'No running turn claims that file (`legion claims release`, the API): nothing was released.',
+    seen: ['error', 'api'],
+    status: 404,
+    served: { status: 404, as: 'claim_not_found' },
+  },
+  claims_not_released: {
+    meaning: 'A turn ended but the store failed to give its file claims back: they last until its process ends, or a person releases them.',
+    seen: ['event'],
+  },
   compaction_failed: {
     meaning: "Summarizing an agent's older context failed; the hard cap still keeps the request within the window.",
     seen: ['event'],

@@ -10,6 +10,7 @@
 
 export { conversationId, parseConversationId } from './conversation-id.js';
 export type { ConversationKey } from './conversation-id.js';
+export type { ClaimCaller, SessionFileClaims, TurnClaimHooks, WriteClaimOutcome } from './file-claims.js';
 export { framesOfTurn, waitingParticipants } from './delegation-stack.js';
 export { MessageWork, delegationOf, treeOf } from './message-work.js';
 export type { SessionHistory } from './session-history.js';

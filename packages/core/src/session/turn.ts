@@ -16,6 +16,7 @@ import type {
   UsageTotals,
 } from '../store/index.js';
 import type { MessageWork } from './message-work.js';
+import type { SessionFileClaims } from './file-claims.js';
 
 /** One message from one participant to another, through `Session.send`. */
 export interface SendRequest {
@@ -138,6 +139,8 @@ export interface ToolSession {
   readonly agentState: SessionAgentState;
   /** Large tool outputs kept whole for this session; `artifact_read` reads them back. */
   readonly artifacts: SessionArtifacts;
+  /** The files running turns claimed: write tools claim before they write. Absent where no session keeps claims (a tool run alone). */
+  readonly fileClaims?: SessionFileClaims | undefined;
   /** Records decisions (all or nothing) and resumes the turns they unblock. */
   answerApprovals(answers: readonly ApprovalAnswer[], decidedBy: string): Promise<AnswerOutcome>;
   /** Continues a conversation whose turn paused on approvals, with the frames that waited on it. */

@@ -14,6 +14,8 @@ export type { ApprovalState } from './SessionApprovals.js';
 export { SessionArtifacts } from './SessionArtifacts.js';
 export { SessionQuestions } from './SessionQuestions.js';
 export type { QuestionState } from './SessionQuestions.js';
+export { FileClaimSchema } from './records/file-claim.js';
+export type { FileClaim, FileClaimStore, TakeClaimResult } from './records/file-claim.js';
 export { FileSessionBackend } from './file/FileSessionBackend.js';
 export type { FileSessionBackendOptions } from './file/FileSessionBackend.js';
 export { parseJsonText, readJsonFile, writeJsonAtomic, writeJsonIfAbsent, writeTextAtomic, writeTextIfAbsent } from './fs/atomic-json.js';

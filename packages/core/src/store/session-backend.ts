@@ -5,6 +5,7 @@ import type { CompactionEntry, CompactionEntryInput, HeaderEntry, LogEntry, Mess
 import type { Message } from '../kernel/index.js';
 import type { SessionMeta } from './records/session-meta.js';
 import type { UsageRecord } from './records/usage-summary.js';
+import type { FileClaimStore } from './records/file-claim.js';
 
 /**
  * Where a session keeps everything it stores: its metadata, its conversation
@@ -30,6 +31,8 @@ export interface SessionBackend {
   readonly usage: UsageLog;
   readonly agentState: AgentStateStore;
   readonly artifacts: ArtifactStore;
+  /** The workspace's files claimed by running turns (not a session's: every session of the store shares them). */
+  readonly fileClaims: FileClaimStore;
   /**
    * A hint that something of this session may have changed (a conversation or
    * the approvals log was appended to, here or in another process): followers

@@ -10,3 +10,5 @@ export { UsageTotalsSchema } from './records/usage-totals.js';
 export type { UsageTotals } from './records/usage-totals.js';
 export { APPROVAL_CHOICES, ApprovalChoiceSchema, RememberChoiceSchema } from './records/approval-choice.js';
 export type { ApprovalChoice, ApprovalChoiceWords, RememberChoice } from './records/approval-choice.js';
+export { FileClaimSchema } from './records/file-claim.js';
+export type { FileClaim } from './records/file-claim.js';

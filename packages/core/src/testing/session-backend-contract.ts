@@ -1,5 +1,6 @@
 import { copyContract } from './backend-contract/contract-copy.js';
 import { conversationsContract } from './backend-contract/contract-conversations.js';
+import { fileClaimsContract } from './backend-contract/contract-file-claims.js';
 import { leasesContract } from './backend-contract/contract-leases.js';
 import { recordsContract } from './backend-contract/contract-records.js';
 import { recordLogsContract } from './backend-contract/contract-record-logs.js';
@@ -27,5 +28,6 @@ export function describeSessionBackendContract(name: string, makeHarness: MakeHa
     recordLogsContract(makeHarness);
     questionsContract(makeHarness);
     copyContract(makeHarness);
+    fileClaimsContract(makeHarness);
   });
 }

@@ -36,6 +36,8 @@ export function fromLegionError(error: unknown): unknown {
       return new ApiError(409, 'conversation_busy', error.message);
     case 'not_an_agent':
       return new ApiError(400, 'not_an_agent', error.message);
+    case 'claim_not_found':
+      return new ApiError(404, 'claim_not_found', error.message);
     case 'invalid_id':
     case 'message_too_large':
     case 'self_message':

@@ -59,6 +59,10 @@ export function workspaceRoutes(app: Hono, server: ServerContext, env: NodeJS.Pr
 
   jsonRoute(app, server, 'config', async () => redactConfig(legion.config, env));
 
+  jsonRoute(app, server, 'claims', async () => ({ claims: await legion.listFileClaims() }));
+
+  jsonRoute(app, server, 'releaseClaim', async (_server, { body }) => ({ released: await legion.releaseFileClaim(body.path) }));
+
   jsonRoute(app, server, 'participants', async () => {
     const roster = legion.collective.list().filter((participant) => participant.status !== 'retired');
     const entry = entryAgent();

@@ -17,6 +17,7 @@ export const ErrorCodeSchema = z.enum([
   'conversation_busy',
   'already_answered',
   'not_an_agent',
+  'claim_not_found',
   'internal',
 ] as const satisfies readonly LegionErrorCode[]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;

@@ -40,6 +40,7 @@ const STREAMED = {
   'window:guessed': true,
   'error:raised': true,
   'storage:warning': true,
+  'claim:conflict': true,
   'provider:retry': true,
   'approval:requested': true,
   'approval:decided': true,
@@ -88,6 +89,7 @@ export const ContextCompactedEventSchema = legionEvent('context:compacted', Legi
 export const WindowGuessedEventSchema = legionEvent('window:guessed', LegionEventSchemas['window:guessed']);
 export const ErrorRaisedEventSchema = legionEvent('error:raised', LegionEventSchemas['error:raised']);
 export const StorageWarningEventSchema = legionEvent('storage:warning', LegionEventSchemas['storage:warning']);
+export const ClaimConflictEventSchema = legionEvent('claim:conflict', LegionEventSchemas['claim:conflict']);
 export const ProviderRetryEventSchema = legionEvent('provider:retry', LegionEventSchemas['provider:retry']);
 export const ApprovalRequestedEventSchema = legionEvent('approval:requested', LegionEventSchemas['approval:requested']);
 export const ApprovalDecidedEventSchema = legionEvent('approval:decided', LegionEventSchemas['approval:decided']);
@@ -121,6 +123,7 @@ export const LegionWireEventSchema = z.discriminatedUnion('type', [
   WindowGuessedEventSchema,
   ErrorRaisedEventSchema,
   StorageWarningEventSchema,
+  ClaimConflictEventSchema,
   ProviderRetryEventSchema,
   ApprovalRequestedEventSchema,
   ApprovalDecidedEventSchema,

@@ -6,6 +6,8 @@
 export { AnsweredResponseSchema, ErrorBodySchema, ErrorCodeSchema } from './errors.js';
 export type { AnsweredResponse, ErrorBody, ErrorCode } from './errors.js';
 export { ConfigViewSchema, WorkspaceInfoSchema } from './workspace.js';
+export { ClaimListResponseSchema, ClaimReleaseRequestSchema, ClaimReleaseResponseSchema } from './claims.js';
+export type { ClaimListResponse, ClaimReleaseRequest, ClaimReleaseResponse } from './claims.js';
 export type { ConfigView, WorkspaceInfo } from './workspace.js';
 export { ParticipantListResponseSchema, ParticipantSchema, ParticipantStateNameSchema, ParticipantTypeSchema } from './participants.js';
 export type { Participant, ParticipantListResponse, ParticipantStateName, ParticipantType } from './participants.js';
@@ -103,6 +105,7 @@ export {
   STREAMED_EVENT_NAMES,
   StateEventDataSchema,
   StorageWarningEventSchema,
+  ClaimConflictEventSchema,
   TextDeltaEventSchema,
   ToolCallEventSchema,
   ToolRegisterEventSchema,

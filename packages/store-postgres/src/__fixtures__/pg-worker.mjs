@@ -11,6 +11,7 @@
 //                                   prints QUESTION <question id> and never answers
 //   stale  <root> <url> <session> <lease ms>  sends "What is the plan?" to worker, whose model prints MODEL_CALLED and
 //                                   answers "stale plan from A" only once a line comes on stdin; prints DONE <result>
+//   claim  <root> <url> <session> <claim JSON>  takes the file claim, prints HELD, waits to be killed
 //   takeover <root> <url> <session> <lease ms> sends "Still there?" to worker, whose model answers "plan from B"; prints DONE <result>
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
@@ -23,10 +24,11 @@ const [mode, root, url, sessionId, ...rest] = process.argv.slice(2);
 if (!mode || !root || !url || !sessionId) throw new Error('usage: pg-worker.mjs <mode> <root> <url> <session> …');
 // A short lease where a test pauses a process past it (stale, takeover).
 const leaseTtlMs = mode === 'stale' || mode === 'takeover' ? Number(rest[0]) : undefined;
+const backend = new PostgresSessionBackend({ url, maxConnections: 3 });
 const legion = Legion.open({
   root,
   globalConfigFile: join(root, 'no-global-config.json'),
-  backend: new PostgresSessionBackend({ url, maxConnections: 3 }),
+  backend,
   leaseTtlMs,
 });
 const session = await legion.sessions.get(sessionId);
@@ -67,6 +69,11 @@ if (mode === 'send') {
   process.stdout.write('READY\n');
   const result = await legion.send(session, 'Run the long job', { to: 'worker' });
   process.stdout.write(`UNEXPECTED_END ${JSON.stringify(result)}\n`);
+} else if (mode === 'claim') {
+  const taken = await backend.fileClaims.take(JSON.parse(rest[0]));
+  if (!taken.taken) throw new Error(`the path is claimed by ${taken.holder.conversationId}`);
+  process.stdout.write('HELD\n');
+  setInterval(() => {}, 60_000);
 } else if (mode === 'resume') {
   legion.providers.useFor('worker', new ScriptedProvider([{ text: 'Back after the crash.' }], 'worker'));
   process.stdout.write('READY\n');

@@ -1,6 +1,7 @@
 import type {
   ApprovalView,
   ConversationSummary,
+  FileClaim,
   FileChange,
   Participant,
   SearchHit,
@@ -53,6 +54,8 @@ const segment = encodeURIComponent;
 
 export const api = {
   workspace: () => request<Workspace>('GET', '/workspace'),
+  claims: () => request<{ claims: FileClaim[] }>('GET', '/claims').then((body) => body.claims),
+  releaseClaim: (path: string) => request<{ released: FileClaim }>('POST', '/claims/release', { path }),
   participants: () => request<{ participants: Participant[] }>('GET', '/participants').then((body) => body.participants),
   /** A page of sessions, most recently active first; `next` (when more follow) asks for the page after. */
   sessionPage: (after?: string) => request<{ sessions: SessionSummary[]; next?: string }>('GET', `/sessions${query({ after })}`),

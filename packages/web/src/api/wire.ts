@@ -21,3 +21,8 @@ export type {
   WireQuestion,
   WorkspaceInfo as Workspace,
 } from '@legion-collective/server/wire';
+import type { ClaimListResponse as Claims, WireEventOf } from '@legion-collective/server/wire';
+/** A file a running turn claimed. */
+export type FileClaim = Claims['claims'][number];
+/** A write that did not happen because another agent's turn holds the file. */
+export type ClaimConflict = WireEventOf<'claim:conflict'>;

@@ -114,14 +114,14 @@ describe.skipIf(CHROMIUM === null)('the browser app is accessible', () => {
           ...(await unreachableByKeyboard(page)).map((control) => `not reachable by Tab: ${control}`),
         ];
       };
-      for (const view of ['work', 'collective', 'approvals', 'cost', 'sessions']) await check(view);
+      for (const view of ['work', 'collective', 'approvals', 'claims', 'cost', 'sessions']) await check(view);
       await page.getByTestId('nav-approvals').click();
       await page.locator('[data-testid^="approval-"][data-tool]').getByRole('button').first().click();
       await page.getByTestId('nav-questions-count').waitFor();
       await check('questions');
       await check('work', 'work-question');
       // Each view light and dark (axe only: Tab order does not change with the theme).
-      expect(Object.keys(found)).toHaveLength(14);
+      expect(Object.keys(found)).toHaveLength(16);
       expect(found).toEqual(Object.fromEntries(Object.keys(found).map((view) => [view, []])));
     },
     TEST_MS,

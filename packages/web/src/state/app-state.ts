@@ -1,6 +1,8 @@
 import type {
   ApprovalView,
+  ClaimConflict,
   ConversationSummary,
+  FileClaim,
   Participant,
   SessionSummary,
   UsageView,
@@ -62,6 +64,10 @@ export interface AppState {
   /** Changes of isolated agents announced while this page was open (the stream's events; a reload starts empty). */
   reviews: WorktreeReview[];
   usage: UsageView | null;
+  /** The files running turns claimed, in every process on the workspace's store (polled, and read again after turns). */
+  claims: FileClaim[];
+  /** The latest writes refused because another agent's turn held the file, newest last (a few). */
+  conflicts: ClaimConflict[];
   selectedConversation: string | null;
   /** Shown above the views until dismissed. */
   notices: Notice[];
@@ -86,6 +92,8 @@ export const initialState: AppState = {
   questions: [],
   reviews: [],
   usage: null,
+  claims: [],
+  conflicts: [],
   selectedConversation: null,
   notices: [],
   connection: 'connecting',

@@ -48,6 +48,7 @@ export class Controller {
   #queued: WireEvent[] = [];
   #usageTimer: ReturnType<typeof setTimeout> | undefined;
   #sessionsTimer: ReturnType<typeof setTimeout> | undefined;
+  #claimsReading = false;
 
   constructor(private readonly store: Store) {}
 
@@ -279,6 +280,7 @@ export class Controller {
       return turnTree === state.turnTree ? state : { ...state, turnTree };
     });
     if (event.type === 'usage:report' || event.type === 'turn:end') this.#refreshUsageSoon();
+    if (event.type === 'turn:end' || event.type === 'claim:conflict' || event.type === 'tool:result') this.refreshClaims();
     if (event.type === 'session:created' || event.type === 'session:updated' || event.type === 'turn:end') this.#refreshSessionsSoon();
   }
 
@@ -291,6 +293,37 @@ export class Controller {
   }
 
   // Usage is read from the server, not summed from events: a replayed usage:report would count twice.
+  /** Reads the claims again (every process's: a turn in a terminal claims files too). */
+  refreshClaims(): void {
+    if (this.#claimsReading) return;
+    this.#claimsReading = true;
+    api.claims().then(
+      (claims) => {
+        this.#claimsReading = false;
+        this.store.update((state) => ({ ...state, claims }));
+      },
+      (error: unknown) => {
+        this.#claimsReading = false;
+        this.#fail(error);
+      },
+    );
+  }
+
+  /** Frees a claimed file (the Claims view's Release), then shows the claims as they are now. */
+  async releaseClaim(path: string): Promise<void> {
+    try {
+      await api.releaseClaim(path);
+    } catch (error) {
+      this.#fail(error);
+    }
+    this.refreshClaims();
+  }
+
+  /** Forgets the refused writes shown (the notice's Dismiss). */
+  dismissConflicts(): void {
+    this.store.update((state) => (state.conflicts.length === 0 ? state : { ...state, conflicts: [] }));
+  }
+
   #refreshUsageSoon(): void {
     if (this.#usageTimer !== undefined) return;
     this.#usageTimer = setTimeout(() => {

@@ -1,6 +1,9 @@
 import type { ApprovalView, ConversationSummary, StateEvent, WireEvent, WireMessage } from '../api/wire.js';
 import type { AppState, Notice } from './app-state.js';
 
+/** How many refused writes the app keeps to show. */
+const MAX_CONFLICTS = 5;
+
 /**
  * Applies one event of the stream to the state, purely. Events of other sessions change only the
  * sessions list (the stream carries all of them; the app looks at one). Applying an event twice
@@ -100,6 +103,9 @@ export function reduceEvent(state: AppState, event: WireEvent, now: number): App
       };
       return { ...state, reviews: [...state.reviews, review] };
     }
+    case 'claim:conflict':
+      // A few, newest last: the notice shows the latest; more would be a log, which the conversation already is.
+      return { ...state, conflicts: [...state.conflicts, event].slice(-MAX_CONFLICTS) };
     case 'question:answered':
     case 'question:withdrawn':
       return { ...state, questions: state.questions.filter((question) => question.id !== event.questionId) };

@@ -240,6 +240,7 @@ export class Conversation implements TurnConversation {
     });
     const frames = framesWithTrace(options.frames, trace?.traceparent());
     this.recorder.startTurn();
+    this.services.turnClaims?.enterTurn(this.ref, options.to.id, incoming?.text);
     try {
       await this.prepareTurn(incoming !== undefined);
       // Its id is known before it is appended, so that turn:start (first, for a UI) can name it.
@@ -307,6 +308,8 @@ export class Conversation implements TurnConversation {
       trace?.end({ status: 'error', code: error instanceof LegionError ? error.code : 'turn_failed', error: errorMessage(error) });
       throw error;
     } finally {
+      // Before the lease: the next turn here (or anywhere) starts with this one's files free.
+      await this.services.turnClaims?.leaveTurn(this.ref);
       await held.release();
     }
   }

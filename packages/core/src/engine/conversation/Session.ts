@@ -1,4 +1,5 @@
 import type { Collective } from '../../team/index.js';
+import { TurnFileClaims } from './turn-file-claims.js';
 import { LegionError, ParticipantNotFoundError, exactBytes } from '../../kernel/index.js';
 import type { ConversationRef, Message, ToolUseBlock } from '../../kernel/index.js';
 import type {
@@ -79,6 +80,7 @@ export class Session implements ToolSession {
   private questionLog: SessionQuestions | undefined;
   private agentStates: SessionAgentState | undefined;
   private artifactStore: SessionArtifacts | undefined;
+  private turnFileClaims: TurnFileClaims | undefined;
   private tally: { totals: UsageTotals; cursor: LogCursor | undefined; reading: Promise<void> } | undefined;
   /** The work of each delegation tree a turn of this process runs in, while one does (`withWork`). */
   private readonly trees = new Map<string, MessageWork>();
@@ -178,6 +180,12 @@ export class Session implements ToolSession {
     } finally {
       if (this.trees.get(tree) === work) this.trees.delete(tree);
     }
+  }
+
+  /** The files this session's running turns claimed (shared with every session and process on the backend). */
+  get fileClaims(): TurnFileClaims {
+    this.turnFileClaims ??= new TurnFileClaims(this.services.backend.fileClaims, this.services);
+    return this.turnFileClaims;
   }
 
   /** The session's approval requests and decisions, through the backend's approvals log. */
@@ -427,6 +435,7 @@ export class Session implements ToolSession {
         Object.assign({}, this.services, {
           pausedOn: (id: string, unanswered: readonly ToolUseBlock[]) => this.pausedOn(id, unanswered),
           endedTree: (id: string, ending: { status: 'failed' | 'cancelled'; code: string }) => this.settleEndedTree(id, ending),
+          turnClaims: this.fileClaims,
         }),
       );
     });

@@ -1,5 +1,5 @@
 import type { EventBus, ToolUseBlock, LegionTracer } from '../../kernel/index.js';
-import type { RuntimeResolver } from '../../session/index.js';
+import type { RuntimeResolver, TurnClaimHooks } from '../../session/index.js';
 import type { ApprovalView, QuestionView } from '../../store/index.js';
 
 /** What a conversation's turns reach beyond its log: runtimes, events, the lease's length, the session's approvals and questions. */
@@ -21,6 +21,8 @@ export interface ConversationServices {
   endedTree?: (conversationId: string, ending: { status: 'failed' | 'cancelled'; code: string }) => Promise<void>;
   /** Ends what these calls, about to be marked interrupted, left running (their process groups). */
   endInterrupted?: (toolUseIds: readonly string[]) => void;
+  /** Told when a turn starts and ends, so the files it claimed are given back at every ending. */
+  turnClaims?: TurnClaimHooks | undefined;
   /** OpenTelemetry spans of turns (a no-op until the application registers an SDK). */
   tracer?: LegionTracer | undefined;
 }

@@ -152,6 +152,24 @@ export const LegionEventSchemas = {
     participantId: z.string().optional(),
     sessionId: z.string().optional(),
   }),
+  /**
+   * An agent's write did not happen: another agent's running turn holds the file's claim (it wrote
+   * the file, or declared it would, in that turn). In the blocked writer's conversation; `holder` is
+   * the claim: whose turn, where, what it is doing, since when. The writer's tool result says the same.
+   */
+  'claim:conflict': inConversation({
+    participantId: z.string(),
+    tool: z.string(),
+    /** Workspace-relative. */
+    path: z.string(),
+    holder: z.object({
+      participantId: z.string(),
+      sessionId: z.string(),
+      conversationId: z.string(),
+      doing: z.string(),
+      since: z.string(),
+    }),
+  }),
   /** A file was damaged or unreadable; `sessionId` when the file belongs to a session. */
   'storage:warning': z.object({ path: z.string(), offset: z.number(), problem: z.string(), sessionId: z.string().optional() }),
   /** A model call failed and will be tried again after `waitMs` (the provider's `retry-after`, or backoff). */

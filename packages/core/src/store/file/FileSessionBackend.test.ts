@@ -42,8 +42,8 @@ async function inChild(...args: string[]): Promise<string> {
 }
 
 /** Takes a lease in a real child process and SIGKILLs it: a holder that died, detected by its pid. */
-async function abandonInChild(root: string, sessionId: string, conversationId: string, owner: string): Promise<void> {
-  const child = spawn(process.execPath, [CHILD, 'hold-lease', root, sessionId, conversationId, owner], {
+async function abandonInChild(root: string, command: 'hold-lease' | 'hold-file-claim', args: readonly string[]): Promise<void> {
+  const child = spawn(process.execPath, [CHILD, command, root, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -52,7 +52,7 @@ async function abandonInChild(root: string, sessionId: string, conversationId: s
     child.stdout.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('HELD')) resolve();
     });
-    child.on('exit', (code) => reject(new Error(`backend-child.mjs exited (${code}) before holding the lease: ${stderr}`)));
+    child.on('exit', (code) => reject(new Error(`backend-child.mjs exited (${code}) before holding what it holds: ${stderr}`)));
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGKILL');
@@ -64,7 +64,8 @@ describeSessionBackendContract('FileSessionBackend', async (): Promise<SessionBa
   const paths = new WorkspacePaths(root);
   return {
     open: (options) => new FileSessionBackend({ root, ...options }),
-    abandonLease: (address, owner) => abandonInChild(root, address.sessionId, address.conversationId, owner),
+    abandonLease: (address, owner) => abandonInChild(root, 'hold-lease', [address.sessionId, address.conversationId, owner]),
+    abandonFileClaim: (claim) => abandonInChild(root, 'hold-file-claim', [JSON.stringify(claim)]),
     breakSession: async (sessionId) => writeFileSync(paths.sessionFile(sessionId), '{ "version": 1, "id": '),
     breakConversation: async (address) =>
       appendFileSync(paths.conversationFile(address.sessionId, address.conversationId), '{"kind":"message","id":"broken"}\n'),

@@ -1,6 +1,8 @@
 import { relative, sep } from 'node:path';
 import type { LogWarning } from '../fs/jsonl-log.js';
 import { WorkspacePaths } from '../fs/workspace-paths.js';
+import { FileClaims } from './file-claims.js';
+import type { FileClaimStore } from '../records/file-claim.js';
 import type { SessionBackend, SessionBackendOptions } from '../session-backend.js';
 import { FileAgentState } from './file-agent-state.js';
 import { FileArtifacts } from './file-artifacts.js';
@@ -34,6 +36,9 @@ export class FileSessionBackend implements SessionBackend {
   readonly usage: FileRecordLog<UsageRecord>;
   readonly agentState: FileAgentState;
   readonly artifacts: FileArtifacts;
+  readonly fileClaims: FileClaimStore;
+  /** The same store, for what only this backend does with it (giving back all it holds on close). */
+  private readonly heldClaims: FileClaims;
   private readonly paths: WorkspacePaths;
 
   constructor(options: FileSessionBackendOptions) {
@@ -53,6 +58,8 @@ export class FileSessionBackend implements SessionBackend {
     this.usage = new FileRecordLog(paths, USAGE_LOG, onWarning);
     this.agentState = new FileAgentState(paths);
     this.artifacts = new FileArtifacts(paths);
+    this.heldClaims = new FileClaims(paths);
+    this.fileClaims = this.heldClaims;
   }
 
   watch(sessionId: string, onChange: () => void): () => void {
@@ -61,6 +68,7 @@ export class FileSessionBackend implements SessionBackend {
 
   async close(): Promise<void> {
     this.conversations.close();
+    this.heldClaims.releaseAll();
     this.approvals.close();
     this.questions.close();
     this.usage.close();

@@ -198,6 +198,22 @@ export class FileLock {
     return this.readLock()?.holder;
   }
 
+  /** The holder while it may keep the lock: undefined when there is none, or it could be taken over (dead, expired). */
+  liveHolder(): LockHolder | undefined {
+    const lock = this.readLock();
+    if (!lock?.holder || this.staleLock()) return undefined;
+    return lock.holder;
+  }
+
+  /**
+   * Removes the lock whoever holds it (a person freeing what a live holder keeps): guarded by the
+   * steal marker like a takeover, so it removes the lock it read and never a successor's.
+   */
+  forceRemove(): void {
+    const lock = this.readLock();
+    if (lock) this.steal({ token: lock.holder?.token, mtimeMs: lock.mtimeMs });
+  }
+
   private readLock(): { holder: LockHolder | undefined; mtimeMs: number } | undefined {
     try {
       const mtimeMs = statSync(this.path).mtimeMs;

@@ -116,6 +116,10 @@ export class WorkspacePaths {
   get processesDir(): string {
     return join(this.runDir, 'processes');
   }
+  /** One lock file per file claimed by a running turn (`FileClaims`). */
+  get fileClaimsDir(): string {
+    return join(this.runDir, 'file-claims');
+  }
   /** One record per surface attached in a live process (`SurfacePresence`): who can be asked now. */
   get surfacesDir(): string {
     return join(this.runDir, 'surfaces');

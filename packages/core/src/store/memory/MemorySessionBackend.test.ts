@@ -13,6 +13,11 @@ describeSessionBackendContract('MemorySessionBackend', async (): Promise<Session
       if (!result.acquired) throw new Error('the lease to abandon is held already');
       store.endProcess(holder.processId);
     },
+    abandonFileClaim: async (claim) => {
+      const holder = new MemorySessionBackend({ store });
+      if (!(await holder.fileClaims.take(claim)).taken) throw new Error('the claim to abandon is held already');
+      store.endProcess(holder.processId);
+    },
     breakSession: async (sessionId) => void store.sessions.set(sessionId, '{ "version": 1, "id": '),
     breakConversation: async (address) =>
       void store.logs.get(`${address.sessionId}/${address.conversationId}`)?.entries.push('{"kind":"message","id":"broken"}'),

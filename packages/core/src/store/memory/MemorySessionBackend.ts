@@ -5,6 +5,8 @@ import { MemoryConversations } from './memory-conversations.js';
 import { MemoryAgentState, MemoryArtifacts } from './memory-records-stores.js';
 import { MemorySessions } from './memory-sessions.js';
 import { MemoryRecordLog } from './memory-record-log.js';
+import { MemoryFileClaims } from './memory-file-claims.js';
+import type { FileClaimStore } from '../records/file-claim.js';
 import { APPROVAL_LOG, QUESTION_LOG, USAGE_LOG } from '../record-log-formats.js';
 import type { ApprovalDecisionRecord, ApprovalRequestRecord } from '../records/approval-records.js';
 import type { QuestionOutcomeRecord, QuestionRecord } from '../records/question-records.js';
@@ -33,6 +35,9 @@ export class MemorySessionBackend implements SessionBackend {
   readonly usage: MemoryRecordLog<UsageRecord>;
   readonly agentState: MemoryAgentState;
   readonly artifacts: MemoryArtifacts;
+  readonly fileClaims: FileClaimStore;
+  /** The same store, for what only this backend does with it (giving back all it holds on close). */
+  private readonly heldClaims: MemoryFileClaims;
 
   constructor(options: MemorySessionBackendOptions = {}) {
     this.store = options.store ?? new MemorySessionStore();
@@ -52,6 +57,8 @@ export class MemorySessionBackend implements SessionBackend {
     this.usage = new MemoryRecordLog(this.store, USAGE_LOG, warn);
     this.agentState = new MemoryAgentState(this.store);
     this.artifacts = new MemoryArtifacts(this.store);
+    this.heldClaims = new MemoryFileClaims(this.store, this.processId);
+    this.fileClaims = this.heldClaims;
   }
 
   watch(sessionId: string, onChange: () => void): () => void {
@@ -60,5 +67,6 @@ export class MemorySessionBackend implements SessionBackend {
 
   async close(): Promise<void> {
     this.conversations.releaseAll();
+    this.heldClaims.releaseAll();
   }
 }

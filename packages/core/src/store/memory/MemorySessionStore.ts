@@ -31,6 +31,8 @@ export class MemorySessionStore {
   readonly recordLogs = new Map<string, string[]>();
   /** `<session>/<log>/<key>` → the claim that won the key (a request's decision, a question's outcome). */
   readonly claims = new Map<string, string>();
+  /** Workspace path → the file claim that holds it (JSON) and the instance ("process") that took it. */
+  readonly fileClaims = new Map<string, { claim: string; processId: string }>();
   /** `<session>/<kind>/<agent>` → state document (JSON). */
   readonly agentState = new Map<string, string>();
   /** Session id → artifact name → bytes. */

@@ -13,6 +13,7 @@ import type {
   RecordLogName,
   SessionBackend,
   SessionBackendOptions,
+  FileClaim,
 } from '../../store/index.js';
 
 /**
@@ -25,6 +26,8 @@ export interface SessionBackendHarness {
   open(options?: SessionBackendOptions): SessionBackend;
   /** Leaves a lease on `address`, with an expiry an hour away, whose holder then dies without releasing it. */
   abandonLease(address: ConversationAddress, owner: string): Promise<void>;
+  /** Leaves `claim` taken by a holder that then dies without giving it back (a process killed with SIGKILL). */
+  abandonFileClaim(claim: FileClaim): Promise<void>;
   /** Makes a session's stored record unreadable. */
   breakSession(sessionId: string): Promise<void>;
   /** Adds an entry no reader can parse to the end of a conversation log. */
@@ -140,4 +143,9 @@ export function answer(questionId: string, text: string, medium = 'web'): Questi
 
 export function withdrawn(questionId: string): QuestionWithdrawnRecord {
   return { kind: 'withdrawn', version: 1, questionId, at: new Date().toISOString(), reason: 'the turn was stopped' };
+}
+
+export function fileClaim(path: string, conversationId = 'user__dev', sessionId = 'session-1'): FileClaim {
+  const [, participantId = 'dev'] = conversationId.split('__');
+  return { version: 1, path, sessionId, conversationId, participantId, doing: `Change ${path}`, since: new Date().toISOString() };
 }

@@ -954,6 +954,15 @@ export const BUILTIN_TOOL_PARAMETERS: Readonly<Record<string, Record<string, unk
           ]
         },
         "description": "The complete new list, in order."
+      },
+      "claim": {
+        "description": "Workspace-relative paths of files you are about to change in this turn: claimed for you until the turn ends.",
+        "maxItems": 50,
+        "type": "array",
+        "items": {
+          "type": "string",
+          "minLength": 1
+        }
       }
     },
     "required": [

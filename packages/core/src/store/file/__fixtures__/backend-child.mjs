@@ -1,5 +1,6 @@
 // A second process on a workspace, for the file backend's tests. One command per run:
 //   hold-lease <root> <session> <conversation> <owner>   takes the lease for an hour, prints HELD, waits to be killed
+//   hold-file-claim <root> <claim JSON>                  takes the file claim, prints HELD, waits to be killed
 //   append <root> <session> <conversation> <count>        appends <count> messages under the lease, prints DONE
 //   decide <root> <session> <request> <decidedBy>         tries to decide the request, prints WON or LOST <winner>
 //   first-session <root>                                  prints the id latestOrCreate() gives
@@ -21,6 +22,11 @@ if (command === 'hold-lease') {
   const [sessionId, conversationId, owner] = rest;
   const result = await backend.conversations.acquire({ sessionId, conversationId }, owner, { ttlMs: 3_600_000 });
   if (!result.acquired) throw new Error(`the lease is held by ${result.holder?.owner}`);
+  process.stdout.write('HELD\n');
+  setInterval(() => {}, 60_000);
+} else if (command === 'hold-file-claim') {
+  const result = await backend.fileClaims.take(JSON.parse(rest[0]));
+  if (!result.taken) throw new Error(`the path is claimed by ${result.holder.conversationId}`);
   process.stdout.write('HELD\n');
   setInterval(() => {}, 60_000);
 } else if (command === 'append') {

@@ -2,6 +2,7 @@ import { lstatSync, readdirSync, realpathSync, rmSync, unlinkSync, rmdirSync } f
 import { dirname, relative } from 'node:path';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
+import { claimBeforeWrite } from './file-claim-check.js';
 import { describeFsError } from './fs-error.js';
 import { isInside, isLegionInternal, resolveToolPath } from '../../../store/index.js';
 
@@ -23,6 +24,8 @@ export function createFileDeleteTool(): Tool {
     async execute(input, context) {
       const resolved = resolveToolPath(context.workspaceRoot, input.path, 'write');
       if (!resolved.ok) return { status: 'error', error: resolved.error };
+      const claimed = await claimBeforeWrite(context, 'file_delete', resolved.relative);
+      if (claimed !== undefined) return { status: 'error', error: claimed };
       try {
         // Node has no unlinkat: check where the parent folder really is right before removing from it.
         const realRoot = realpathSync(context.workspaceRoot!);

@@ -1,6 +1,7 @@
 import { closeSync } from 'node:fs';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
+import { claimBeforeWrite } from './file-claim-check.js';
 import { describeFsError } from './fs-error.js';
 import { looksBinary } from './text-file.js';
 import { openInWorkspace, replaceContent, readDescriptor, resolveToolPath } from '../../../store/index.js';
@@ -32,6 +33,8 @@ export function createFileEditTool(): Tool {
         return { status: 'error', error: 'old_string and new_string are the same: nothing to change.' };
       const resolved = resolveToolPath(context.workspaceRoot, input.path, 'write');
       if (!resolved.ok) return { status: 'error', error: resolved.error };
+      const claimed = await claimBeforeWrite(context, 'file_edit', resolved.relative);
+      if (claimed !== undefined) return { status: 'error', error: claimed };
       // One descriptor, verified once, for both the read and the write: nothing can be swapped in between.
       let fd: number;
       let content: Buffer;

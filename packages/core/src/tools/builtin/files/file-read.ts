@@ -1,6 +1,7 @@
 import { closeSync, fstatSync } from 'node:fs';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
+import { claimNoteForRead } from './file-claim-check.js';
 import { describeFsError, formatBytes } from './fs-error.js';
 import { looksBinary } from './text-file.js';
 import { openInWorkspace, readDescriptor, resolveToolPath } from '../../../store/index.js';
@@ -67,7 +68,8 @@ export function createFileReadTool(options: { maxBytes?: number | undefined } = 
       const numbered = shown.join('\n');
       const last = first + shown.length - 1;
       const more = last < lines.length ? `\n(lines ${first}-${last} of ${lines.length}; read on with offset ${last + 1})` : '';
-      return { status: 'success', data: `${resolved.relative} (${lines.length} lines)\n${numbered}${more}` };
+      const note = await claimNoteForRead(context, resolved.relative);
+      return { status: 'success', data: `${resolved.relative} (${lines.length} lines)\n${numbered}${more}${note ? `\n${note}` : ''}` };
     },
   });
 }

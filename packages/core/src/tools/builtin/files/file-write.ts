@@ -2,6 +2,7 @@ import { closeSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
+import { claimBeforeWrite } from './file-claim-check.js';
 import { describeFsError, formatBytes } from './fs-error.js';
 import { openInWorkspace, replaceContent, resolveToolPath } from '../../../store/index.js';
 
@@ -22,6 +23,8 @@ export function createFileWriteTool(): Tool {
     async execute(input, context) {
       const resolved = resolveToolPath(context.workspaceRoot, input.path, 'write');
       if (!resolved.ok) return { status: 'error', error: resolved.error };
+      const claimed = await claimBeforeWrite(context, 'file_write', resolved.relative);
+      if (claimed !== undefined) return { status: 'error', error: claimed };
       const existed = existsSync(resolved.absolute);
       try {
         if (existed && statSync(resolved.absolute).isDirectory()) return { status: 'error', error: `"${input.path}" is a directory.` };
