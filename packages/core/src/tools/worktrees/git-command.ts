@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+// Through the lazy loader: every process that opens a workspace imports this folder, few ever run git.
+import { childProcessModule } from '../child-processes/node-child-process.js';
 
 export interface GitOutcome {
   /** The exit code; `-1` when git could not be started at all. */
@@ -17,7 +18,7 @@ const MAX_GIT_OUTPUT_BYTES = 64 * 1024 * 1024;
  */
 export function runGit(cwd: string, args: readonly string[], options: { input?: Buffer | string } = {}): Promise<GitOutcome> {
   return new Promise((resolve) => {
-    const child = execFile(
+    const child = childProcessModule().execFile(
       'git',
       [...args],
       {
