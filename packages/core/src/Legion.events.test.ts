@@ -53,6 +53,8 @@ describe('the events a remote UI relies on', () => {
       'session:updated',
       'turn:start',
       'message:sent',
+      // The test's model is one nobody knows: said once, before its first request.
+      'window:guessed',
       // Each model request's measure, just before it is sent.
       'context:usage',
       'message:sent',

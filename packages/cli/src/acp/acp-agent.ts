@@ -14,6 +14,7 @@ import { AcpSession } from './acp-session.js';
 import { ACP_MEDIUM, acpSurface, type RequestOrigin } from './acp-surface.js';
 import { historyUpdates } from './history-replay.js';
 import { promptText } from './prompt-text.js';
+import { inert, inertLine, stderr } from '../render/terminal-text.js';
 
 export interface AcpAgentOptions {
   /** Aborted to stop serving (SIGTERM, Ctrl-C): the connection closes and running turns are cancelled and unwound. */
@@ -79,8 +80,8 @@ export async function serveAcp(legion: Legion, stream: Stream, options: AcpAgent
       const session = await translated(() => open({ newSession: true }, params.cwd));
       // The agents' MCP servers are the workspace's (.legion/config.json): said, so the editor's user is not left wondering.
       if (params.mcpServers.length > 0)
-        process.stderr.write(
-          `legion acp: the editor's MCP servers (${params.mcpServers.map((server) => server.name).join(', ')}) are not used; Legion's agents use the workspace's "mcpServers" (.legion/config.json)\n`,
+        stderr.write(
+          `legion acp: the editor's MCP servers (${params.mcpServers.map((server) => inertLine(server.name)).join(', ')}) are not used; Legion's agents use the workspace's "mcpServers" (.legion/config.json)\n`,
         );
       return { sessionId: session.id };
     })
@@ -139,7 +140,7 @@ export async function serveAcp(legion: Legion, stream: Stream, options: AcpAgent
   try {
     await connection.closed;
   } catch (error) {
-    process.stderr.write(`legion acp: the connection ended: ${errorMessage(error)}\n`);
+    stderr.write(`legion acp: the connection ended: ${inert(errorMessage(error))}\n`);
   } finally {
     options.stop?.removeEventListener('abort', onStop);
     // Each running turn is stopped and waited for, so its cancellation is written before the workspace closes.

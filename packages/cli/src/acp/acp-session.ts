@@ -16,6 +16,7 @@ import { DelegateText } from './delegate-text.js';
 import { planUpdate, type PlanBoard } from './plan-board.js';
 import { usageUpdate } from './usage-update.js';
 import { diffContent, resultContent, toolCallView, type ToolCallView } from './tool-call-view.js';
+import { inert, stderr } from '../render/terminal-text.js';
 
 /** The turn a prompt runs: its tree of conversations, and what the editor has been told of it. */
 interface RunningPrompt {
@@ -76,7 +77,7 @@ export class AcpSession {
     this.sent = this.sent
       .then(() => this.client.notify('session/update', { sessionId: this.id, update }))
       .catch((error: unknown) => {
-        if (!this.dropping) process.stderr.write(`legion acp: an update to the editor was not sent: ${errorMessage(error)}\n`);
+        if (!this.dropping) stderr.write(`legion acp: an update to the editor was not sent: ${inert(errorMessage(error))}\n`);
         this.dropping = true;
       });
     return this.sent;
@@ -288,7 +289,7 @@ export class AcpSession {
       const state = await this.driver.session.questions.state();
       return state.list({ status: 'pending' }).filter((question) => question.user === this.driver.you);
     } catch (error) {
-      process.stderr.write(`legion acp: could not read the questions of session ${this.id}: ${errorMessage(error)}\n`);
+      stderr.write(`legion acp: could not read the questions of session ${this.id}: ${inert(errorMessage(error))}\n`);
       return [];
     }
   }

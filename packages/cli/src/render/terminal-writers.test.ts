@@ -37,6 +37,7 @@ const ALLOWED: Record<string, { pattern: RegExp; why: string }[]> = {
   'approval-prompt.ts': [{ pattern: /readline\.question\(/g, why: 'names through inertLine' }],
   'question-prompt.ts': [{ pattern: /readline\.question\(/g, why: 'a fixed prompt, no model text' }],
   'repl/remote-offers.ts': [{ pattern: /questions\.question\(/g, why: 'reads the question log, writes nothing' }],
+  'a2a-serve/legion-executor.ts': [{ pattern: /questions\.question\(/g, why: 'reads the question log, writes nothing' }],
   'commands/sessions.ts': [{ pattern: /readline\.question\(/g, why: 'the id and title through inertLine' }],
   'repl/chat-command.ts': [{ pattern: /readline\.question\(/g, why: 'the directory through inertLine' }],
   'confirm.ts': [{ pattern: /prompt\.question\(/g, why: "its callers' questions (checked where confirm is called)" }],
@@ -79,8 +80,11 @@ const OUTSIDE_TEXT = /(?<![\w.])(?:(?:\w+\.)+reply|(?:\w+\.)*(?:result|outcome)\
 const INERT_PLACES = /(?:inert|inertLine|clip)\($|(?:reply|error): $|LegionError\('\w+', $/;
 const PRESENCE = /^\s*[!=]== undefined/;
 
-/** The MCP server answers a program (an MCP client), and `headless/` builds `legion run`'s JSON events for programs: neither writes to a terminal. */
-const NOT_A_TERMINAL = /^(?:mcp-serve|headless)\//;
+/**
+ * The MCP, A2A and ACP servers answer programs (their clients, an editor), and `headless/` builds `legion run`'s JSON
+ * events for programs: none writes a reply to a terminal (what they say on stderr still goes through the writers).
+ */
+const NOT_A_TERMINAL = /^(?:mcp-serve|a2a-serve|acp|headless)\//;
 
 describe('every terminal writer goes through the one sanitizer', () => {
   it("a turn's reply or error reaches a terminal only made inert", () => {

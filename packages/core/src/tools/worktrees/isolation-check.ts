@@ -3,11 +3,15 @@ import { dirname, join, resolve } from 'node:path';
 import type { Collective } from '../../team/index.js';
 import { WorkspacePaths } from '../../store/index.js';
 
-/** Whether `root` is inside a git work tree: a `.git` folder (or a worktree's `.git` file) here or above. */
+/**
+ * Whether `root` is inside a git work tree: a `.git` folder (or a worktree's `.git` file) here or
+ * above, as git itself looks: not up into a folder `GIT_CEILING_DIRECTORIES` names.
+ */
 function inGitRepository(root: string): boolean {
+  const ceilings = new Set((process.env['GIT_CEILING_DIRECTORIES'] ?? '').split(':').filter(Boolean).map((path) => resolve(path)));
   for (let folder = resolve(root); ; folder = dirname(folder)) {
     if (existsSync(join(folder, '.git'))) return true;
-    if (dirname(folder) === folder) return false;
+    if (dirname(folder) === folder || ceilings.has(dirname(folder))) return false;
   }
 }
 

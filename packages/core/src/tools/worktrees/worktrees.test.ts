@@ -34,6 +34,16 @@ function commitAll(root: string): void {
 }
 
 describe('isolation: "worktree" through real SDKs and a wire-protocol model server', () => {
+  // A workspace under the temporary folder is in no git repository unless the test makes one, even where that
+  // folder is inside one (CI's TMPDIR is in the clone): git looks no higher, as GIT_CEILING_DIRECTORIES says.
+  const ceiling = process.env['GIT_CEILING_DIRECTORIES'];
+  beforeAll(() => {
+    process.env['GIT_CEILING_DIRECTORIES'] = tmpdir();
+  });
+  afterAll(() => {
+    if (ceiling === undefined) delete process.env['GIT_CEILING_DIRECTORIES'];
+    else process.env['GIT_CEILING_DIRECTORIES'] = ceiling;
+  });
   const { server, createTestLegion } = useLlmServer();
 
   const claude = (): ModelConfig => ({ provider: 'anthropic', model: 'claude-test', baseURL: server.anthropicURL });
