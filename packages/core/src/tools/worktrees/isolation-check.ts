@@ -8,7 +8,12 @@ import { WorkspacePaths } from '../../store/index.js';
  * above, as git itself looks: not up into a folder `GIT_CEILING_DIRECTORIES` names.
  */
 function inGitRepository(root: string): boolean {
-  const ceilings = new Set((process.env['GIT_CEILING_DIRECTORIES'] ?? '').split(':').filter(Boolean).map((path) => resolve(path)));
+  const ceilings = new Set(
+    (process.env['GIT_CEILING_DIRECTORIES'] ?? '')
+      .split(':')
+      .filter(Boolean)
+      .map((path) => resolve(path)),
+  );
   for (let folder = resolve(root); ; folder = dirname(folder)) {
     if (existsSync(join(folder, '.git'))) return true;
     if (dirname(folder) === folder || ceilings.has(dirname(folder))) return false;
