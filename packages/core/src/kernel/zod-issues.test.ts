@@ -13,20 +13,20 @@ describe('describeZodError', () => {
     const problem = describe_(ParticipantSchema, { id: 'x', type: 'robot', name: 'X' });
     expect(problem).toEqual({
       field: 'type',
-      problem: 'expected one of "agent", "user", "mock", got the string "robot"',
-      fix: 'set "type" to one of "agent", "user", "mock"',
+      problem: 'expected one of "agent", "user", "mock", "a2a", got the string "robot"',
+      fix: 'set "type" to one of "agent", "user", "mock", "a2a"',
     });
   });
 
   it('says a missing participant type is missing', () => {
     const problem = describe_(ParticipantSchema, { id: 'x', name: 'X' });
     expect(problem.field).toBe('type');
-    expect(problem.problem).toBe('is missing; expected one of "agent", "user", "mock"');
+    expect(problem.problem).toBe('is missing; expected one of "agent", "user", "mock", "a2a"');
   });
 
   it('finds the received value in the issue itself when zod reported it', () => {
     expect(describe_(ParticipantSchema, { id: 'x', type: 'robot', name: 'X' }, 'report input').problem).toBe(
-      'expected one of "agent", "user", "mock", got the string "robot"',
+      'expected one of "agent", "user", "mock", "a2a", got the string "robot"',
     );
     expect(describe_(z.object({ n: z.number() }), { n: 'five' }, 'report input').problem).toBe('expected a number, got the string "five"');
     expect(describe_(z.object({ n: z.number() }), {}, 'report input').problem).toBe('is missing; expected a number');
