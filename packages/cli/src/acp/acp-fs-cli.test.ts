@@ -97,6 +97,11 @@ describe('legion acp, with an editor that offers its files', () => {
       ]),
     );
     expect(files.writes).toHaveLength(2);
+    // The card asked about the edit of the buffer (what the tool changes), not of the disk.
+    const editCard = editor.permissions.find((request) => request.toolCall.toolCallId === 'toolu_edit');
+    expect(editCard?.toolCall.content).toEqual([
+      { type: 'diff', path: join(root, 'draft.md'), oldText: 'an unsaved draft\n', newText: 'an edited draft\n' },
+    ]);
     expect(outcomeOf(editor, 'toolu_write').status).toBe('completed');
     expect(outcomeOf(editor, 'toolu_edit').status).toBe('completed');
     expect(existsSync(join(root, 'new.txt'))).toBe(false);
