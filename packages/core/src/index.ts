@@ -75,7 +75,7 @@ export type { ApprovalState, SessionApprovals } from './store/index.js';
 export type { QuestionView } from './store/index.js';
 export type { QuestionState, SessionQuestions } from './store/index.js';
 export type { AnswerQuestionOptions } from './hitl/index.js';
-export type { QuestionAnswerOutcome } from './session/index.js';
+export type { EditorFiles, QuestionAnswerOutcome } from './session/index.js';
 export type { SessionAgentState } from './store/index.js';
 export type { SessionArtifacts } from './store/index.js';
 export { emptyTotals, summarizeUsage } from './store/index.js';

@@ -17,5 +17,5 @@ export type { ConversationKey } from './session/index.js';
 export type { AttachedElsewhere } from './store/index.js';
 export { conversationsStartedBy, sessionStartedBy, turnsOpenedBy, WHOLE_LOG } from './tools/index.js';
 export type { StartedConversation } from './tools/index.js';
-export { FILE_CHANGE_MAX_BYTES, fileChange } from './hitl/index.js';
+export { FILE_CHANGE_MAX_BYTES, fileChange, fileChangeInEditor } from './hitl/index.js';
 export type { FileChange, FileChangeInput } from './hitl/index.js';

@@ -5,12 +5,14 @@ import {
   PROTOCOL_VERSION,
   RequestError,
   type AgentConnection,
+  type ClientCapabilities,
   type InitializeResponse,
   type SessionInfo,
   type Stream,
 } from '@agentclientprotocol/sdk';
 import { errorMessage, LegionError, SessionDriver, SessionNotFoundError, type Legion } from '@legion-collective/core';
 import { AcpSession } from './acp-session.js';
+import { acpEditorFiles } from './editor-files.js';
 import { ACP_MEDIUM, acpSurface, type RequestOrigin } from './acp-surface.js';
 import { historyUpdates } from './history-replay.js';
 import { promptText } from './prompt-text.js';
@@ -39,9 +41,11 @@ export async function serveAcp(legion: Legion, stream: Stream, options: AcpAgent
 
   const open = async (choice: { session: string } | { newSession: true }, cwd: string): Promise<AcpSession> => {
     insideWorkspace(root, cwd);
-    let driver: SessionDriver;
+    let driver: SessionDriver | undefined;
+    // The ACP session is the Legion session: its id is known once the driver has opened it (before any turn asks the editor).
+    const editorFiles = acpEditorFiles(connection.client, () => driver?.session.id ?? '', clientCapabilities);
     try {
-      driver = await SessionDriver.open(legion, { session: choice, as: you, medium: ACP_MEDIUM });
+      driver = await SessionDriver.open(legion, { session: choice, as: you, medium: ACP_MEDIUM, editorFiles });
     } catch (error) {
       if (error instanceof SessionNotFoundError || (error as { code?: unknown }).code === 'session_not_found')
         throw new RequestError(
@@ -54,7 +58,10 @@ export async function serveAcp(legion: Legion, stream: Stream, options: AcpAgent
       throw error;
     }
     const session = new AcpSession(driver, connection.client, legion);
-    sessions.get(session.id)?.cancel();
+    const replaced = sessions.get(session.id);
+    replaced?.cancel();
+    // The session's file tools use this editor's files now, not those of an earlier load of it.
+    replaced?.driver.close();
     sessions.set(session.id, session);
     return session;
   };
@@ -65,17 +72,22 @@ export async function serveAcp(legion: Legion, stream: Stream, options: AcpAgent
     return session;
   };
 
+  /** What the editor offers (its files, its terminal), said in `initialize`. */
+  let clientCapabilities: ClientCapabilities | undefined;
   const app = agent({ name: 'legion' })
-    .onRequest('initialize', (): InitializeResponse => ({
-      protocolVersion: PROTOCOL_VERSION,
-      agentCapabilities: {
-        loadSession: true,
-        promptCapabilities: { embeddedContext: true },
-        sessionCapabilities: { list: {}, resume: {}, close: {} },
-      },
-      agentInfo: { name: 'legion', title: 'Legion', version: options.version },
-      authMethods: [],
-    }))
+    .onRequest('initialize', ({ params }): InitializeResponse => {
+      clientCapabilities = params.clientCapabilities;
+      return {
+        protocolVersion: PROTOCOL_VERSION,
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { embeddedContext: true },
+          sessionCapabilities: { list: {}, resume: {}, close: {} },
+        },
+        agentInfo: { name: 'legion', title: 'Legion', version: options.version },
+        authMethods: [],
+      };
+    })
     .onRequest('session/new', async ({ params }) => {
       const session = await translated(() => open({ newSession: true }, params.cwd));
       // The agents' MCP servers are the workspace's (.legion/config.json): said, so the editor's user is not left wondering.
@@ -108,6 +120,7 @@ export async function serveAcp(legion: Legion, stream: Stream, options: AcpAgent
     })
     .onRequest('session/close', ({ params }) => {
       sessions.get(params.sessionId)?.cancel();
+      sessions.get(params.sessionId)?.driver.close();
       sessions.delete(params.sessionId);
       return {};
     })
@@ -146,6 +159,7 @@ export async function serveAcp(legion: Legion, stream: Stream, options: AcpAgent
     // Each running turn is stopped and waited for, so its cancellation is written before the workspace closes.
     for (const session of sessions.values()) session.cancel();
     await Promise.all([...sessions.values()].map((session) => session.settled()));
+    for (const session of sessions.values()) session.driver.close();
     unsubscribe();
     detach();
   }

@@ -5,6 +5,8 @@ import {
   ndJsonStream,
   PROTOCOL_VERSION,
   type ClientConnection,
+  RequestError,
+  type ClientCapabilities,
   type InitializeResponse,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
@@ -31,6 +33,18 @@ export interface AcpEditor {
 }
 
 /**
+ * An editor's open files, for a client that offers `fs`: `buffers` maps an absolute path to the
+ * text of its (unsaved) buffer. A read of a path with no buffer is answered as Zed answers one it
+ * cannot serve, with a JSON-RPC error; a write replaces the buffer (the disk is left alone, as an
+ * editor that has not saved yet leaves it). Every request is recorded.
+ */
+export interface EditorBuffers {
+  readonly buffers: Map<string, string>;
+  readonly reads: string[];
+  readonly writes: Array<{ path: string; content: string }>;
+}
+
+/**
  * Spawns `legion acp` in `cwd` and connects the SDK's client to it. `answer` decides each
  * permission request (the editor's user clicking an option; `signal` aborts when the agent
  * withdraws the request); by default the request is cancelled.
@@ -44,6 +58,7 @@ export function startEditor(
   ) => RequestPermissionResponse | Promise<RequestPermissionResponse> = () => ({
     outcome: { outcome: 'cancelled' },
   }),
+  files?: EditorBuffers,
 ): AcpEditor {
   const child = spawn(process.execPath, [LEGION, 'acp'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
@@ -60,6 +75,19 @@ export function startEditor(
     .onRequest('session/request_permission', async ({ params, signal }) => {
       permissions.push(params);
       return answer(params, signal);
+    })
+    .onRequest('fs/read_text_file', ({ params }) => {
+      if (!files) throw RequestError.methodNotFound('fs/read_text_file');
+      files.reads.push(params.path);
+      const content = files.buffers.get(params.path);
+      if (content === undefined) throw RequestError.resourceNotFound(params.path);
+      return { content };
+    })
+    .onRequest('fs/write_text_file', ({ params }) => {
+      if (!files) throw RequestError.methodNotFound('fs/write_text_file');
+      files.writes.push({ path: params.path, content: params.content });
+      files.buffers.set(params.path, params.content);
+      return {};
     });
   const connection = app.connect(
     ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>),
@@ -80,11 +108,11 @@ export function startEditor(
   };
 }
 
-/** `initialize` as an editor without file system or terminal capabilities sends it. */
-export function initialize(editor: AcpEditor): Promise<InitializeResponse> {
+/** `initialize` as an editor sends it: by default without file system or terminal capabilities. */
+export function initialize(editor: AcpEditor, clientCapabilities: ClientCapabilities = {}): Promise<InitializeResponse> {
   return editor.connection.agent.request('initialize', {
     protocolVersion: PROTOCOL_VERSION,
-    clientCapabilities: {},
+    clientCapabilities,
     clientInfo: { name: 'legion-acp-test', version: '1.0.0' },
   });
 }

@@ -11,7 +11,7 @@ import {
   type TurnResult,
   type UsageTally,
 } from '@legion-collective/core';
-import { conversationId, fileChange } from '@legion-collective/core/internal';
+import { conversationId, fileChange, fileChangeInEditor } from '@legion-collective/core/internal';
 import { DelegateText } from './delegate-text.js';
 import { planUpdate, type PlanBoard } from './plan-board.js';
 import { usageUpdate } from './usage-update.js';
@@ -205,7 +205,13 @@ export class AcpSession {
    * An approval of this prompt's tree as a tool call the editor already shows (so the permission
    * request points at it): pending, with exactly what would run.
    */
-  announceApproval(toolUseId: string, participant: string, tool: string, input: unknown): ToolCallView {
+  announceApproval(
+    toolUseId: string,
+    participant: string,
+    tool: string,
+    input: unknown,
+    change: ToolCallContent[] | undefined,
+  ): ToolCallView {
     const view = toolCallView(
       { type: 'tool_use', id: toolUseId, name: tool, input },
       { participant, entryAgent: this.legion.entryAgentId(), root: this.legion.paths.root },
@@ -213,7 +219,6 @@ export class AcpSession {
     const running = this.running;
     if (!running || running.announced.has(toolUseId)) return view;
     running.announced.add(toolUseId);
-    const change = this.changeOf(participant, tool, input);
     if (change) running.diffs.set(toolUseId, change);
     void this.send({
       sessionUpdate: 'tool_call',
@@ -240,6 +245,33 @@ export class AcpSession {
       tool,
       input,
     });
+    return change ? diffContent(change, this.legion.paths.root) : undefined;
+  }
+
+  /**
+   * The change a call waiting for approval would make, as diff content: to the editor's text of the
+   * file (its unsaved buffer) when it offers its files, since that is what the tool changes; to the
+   * requester's worktree for an isolated delegate; else to the disk. Other tools: undefined.
+   */
+  async approvalChange(
+    participant: string,
+    tool: string,
+    input: unknown,
+    worktree: string | undefined,
+    signal: AbortSignal,
+  ): Promise<ToolCallContent[] | undefined> {
+    const change = await fileChangeInEditor(
+      {
+        workspaceRoot: this.legion.paths.root,
+        auth: this.legion.auth,
+        requester: this.legion.collective.get(participant),
+        tool,
+        input,
+        worktree,
+      },
+      this.driver.session.editorFiles,
+      signal,
+    );
     return change ? diffContent(change, this.legion.paths.root) : undefined;
   }
 

@@ -41,7 +41,9 @@ export function acpSurface(
         const promptSignal = found?.session.promptSignal;
         if (!found || !promptSignal) throw new SurfaceDeclinedError(ACP_MEDIUM, 'no prompt of the editor waits on this approval');
         const { session, origin } = found;
-        const view = session.announceApproval(origin.toolUseId, request.requester, request.tool, request.input);
+        // The change as the editor's buffer would take it (the tool writes there), read before the card is shown.
+        const change = await session.approvalChange(request.requester, request.tool, request.input, request.worktree, signal);
+        const view = session.announceApproval(origin.toolUseId, request.requester, request.tool, request.input, change);
         await session.flushed();
         const response = await client.request(
           'session/request_permission',
@@ -52,7 +54,7 @@ export function acpSurface(
               status: 'pending',
               // Who asks and what (the delegate's name, the file, the command), and the policy's reason for asking.
               title: `${view.title} (${request.reason})`,
-              content: session.changeOf(request.requester, request.tool, request.input) ?? inputContent(request.tool, request.input),
+              content: change ?? inputContent(request.tool, request.input),
               rawInput: request.input,
             },
             options: permissionOptions(),

@@ -134,4 +134,22 @@ describe('SessionDriver: what every surface drives', () => {
       you: 'reviewer',
     });
   });
+  it("gives the session the editor's files while the driver works in it: a switch takes them along, close takes them away", async () => {
+    const { test } = team();
+    const first = await test.legion.sessions.create();
+    const second = await test.legion.sessions.create();
+    const files = { readText: async () => undefined };
+    const driver = await SessionDriver.open(test.legion, { medium: 'acp', session: first, editorFiles: files });
+    expect(first.editorFiles).toBe(files);
+
+    await driver.switchTo(second);
+    expect(first.editorFiles).toBeUndefined();
+    expect(second.editorFiles).toBe(files);
+
+    driver.close();
+    expect(second.editorFiles).toBeUndefined();
+    // A driver without them gives none.
+    await SessionDriver.open(test.legion, { medium: 'web', session: first });
+    expect(first.editorFiles).toBeUndefined();
+  });
 });

@@ -3,7 +3,7 @@ import { conversationId } from '../session/index.js';
 import { LegionError } from '../kernel/index.js';
 import type { LegionEvent } from '../kernel/index.js';
 import type { Legion } from '../Legion.js';
-import type { AnswerOutcome, TurnResult } from '../session/index.js';
+import type { AnswerOutcome, EditorFiles, TurnResult } from '../session/index.js';
 import type { ApprovalAnswer, ApprovalView } from '../store/index.js';
 import { answerOfChoice, type ApprovalChoiceAnswer, explainPause, type PauseExplanation } from '../hitl/index.js';
 import { DelegationTree } from './delegation-tree.js';
@@ -17,6 +17,8 @@ export interface SessionDriverOptions {
   as?: string | undefined;
   /** The surface's name, recorded with what its user decides (`terminal`, `web`, `vscode`, `mcp`). */
   medium: string;
+  /** The editor's files, when the surface is an editor that offers them (`legion acp`): the sessions this driver works in read and write through it. */
+  editorFiles?: EditorFiles | undefined;
 }
 
 /** One piece of work the driver started (a message sent, approvals answered): its tree's usage live, and its end. */
@@ -47,6 +49,7 @@ export interface DriverSendOptions {
 export class SessionDriver {
   private current: Session;
   private follower: (() => void) | undefined;
+  private detachEditor: (() => void) | undefined;
 
   private constructor(
     readonly legion: Legion,
@@ -54,8 +57,16 @@ export class SessionDriver {
     /** Who sends and decides. */
     readonly you: string,
     readonly medium: string,
+    private readonly editorFiles: EditorFiles | undefined,
   ) {
     this.current = session;
+    this.attachEditor();
+  }
+
+  /** The editor's files go with the driver to the session it works in. */
+  private attachEditor(): void {
+    this.detachEditor?.();
+    this.detachEditor = this.editorFiles ? this.current.useEditorFiles(this.editorFiles) : undefined;
   }
 
   static async open(legion: Legion, options: SessionDriverOptions): Promise<SessionDriver> {
@@ -68,7 +79,7 @@ export class SessionDriver {
     if (!legion.collective.get(you))
       throw new LegionError('usage', `No participant "${you}" to talk as. Participants: ${legion.collective.ids().join(', ')}`);
     const session = isSession(options.session) ? options.session : await chooseSession(legion.sessions, options.session);
-    return new SessionDriver(legion, session, you, options.medium);
+    return new SessionDriver(legion, session, you, options.medium, options.editorFiles);
   }
 
   get session(): Session {
@@ -78,6 +89,7 @@ export class SessionDriver {
   /** Works in another session from now on; a follower of the old one follows the new one. */
   async switchTo(choice: SessionChoice | Session): Promise<Session> {
     this.current = isSession(choice) ? choice : await chooseSession(this.legion.sessions, choice);
+    this.attachEditor();
     if (this.follower) await this.follow();
     return this.current;
   }
@@ -153,10 +165,12 @@ export class SessionDriver {
     return this.current.approvals.list({ status: 'pending' });
   }
 
-  /** Stops following. */
+  /** Stops following, and detaches the editor's files from the session. */
   close(): void {
     this.follower?.();
     this.follower = undefined;
+    this.detachEditor?.();
+    this.detachEditor = undefined;
   }
 
   /**

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { AuthEngine } from '../authorization/AuthEngine.js';
 import { parseParticipant, type Participant } from '../team/collective/participant.js';
 import type { Policies } from '../team/collective/policy.js';
-import { FILE_CHANGE_MAX_BYTES, fileChange } from './file-change.js';
+import type { EditorFiles } from '../session/index.js';
+import { FILE_CHANGE_MAX_BYTES, fileChange, fileChangeInEditor } from './file-change.js';
 
 const agent = (policies?: Policies): Participant =>
   parseParticipant({ id: 'dev', type: 'agent', name: 'dev', systemPrompt: '', ...(policies ? { policies } : {}) });
@@ -66,7 +67,8 @@ describe('fileChange', () => {
   it('does not read outside the workspace, through a link out, into .legion/, or where reading is denied', () => {
     writeFileSync(join(outside, 'secret.txt'), 'SECRET');
     symlinkSync(join(outside, 'secret.txt'), join(root, 'link.txt'));
-    mkdirSync(join(root, '.legion'));
+    // A worktree's folder exists while its delegate's call waits for approval.
+    mkdirSync(join(root, '.legion', 'worktrees', 'dev-1'), { recursive: true });
     writeFileSync(join(root, '.legion', 'config.json'), '{}');
     writeFileSync(join(root, '.env'), 'TOKEN=SECRET');
     const reasons = [
@@ -114,5 +116,66 @@ describe('fileChange', () => {
     });
     expect(change('shell_run', { path: 'big.txt', command: 'ls' })).toBeUndefined();
     expect(change('file_write', 'not an object')).toBeUndefined();
+  });
+});
+
+describe('fileChangeInEditor', () => {
+  let root: string;
+  beforeEach(() => {
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'legion-file-change-editor-')));
+    // A worktree's folder exists while its delegate's call waits for approval.
+    mkdirSync(join(root, '.legion', 'worktrees', 'dev-1'), { recursive: true });
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  /** An editor with one open buffer; it records what it was asked to read. */
+  const editor = (path: string, text: string) => {
+    const asked: string[] = [];
+    const files: EditorFiles = {
+      readText: async (absolute) => {
+        asked.push(absolute);
+        return absolute === join(root, path) ? text : undefined;
+      },
+    };
+    return { files, asked };
+  };
+  const input = (tool: string, fields: unknown, auth = new AuthEngine({}, root)) => ({
+    workspaceRoot: root,
+    auth,
+    requester: agent(),
+    tool,
+    input: fields,
+  });
+
+  it("shows an edit against the editor's unsaved buffer, and a file the editor has not open against the disk", async () => {
+    writeFileSync(join(root, 'draft.md'), 'on disk\n');
+    writeFileSync(join(root, 'other.md'), 'other on disk\n');
+    const { files } = editor('draft.md', 'an unsaved draft\n');
+    const signal = new AbortController().signal;
+    expect(
+      await fileChangeInEditor(input('file_edit', { path: 'draft.md', old_string: 'unsaved', new_string: 'edited' }), files, signal),
+    ).toEqual({
+      status: 'shown',
+      path: 'draft.md',
+      before: 'an unsaved draft\n',
+      after: 'an edited draft\n',
+    });
+    expect(await fileChangeInEditor(input('file_write', { path: 'other.md', content: 'x' }), files, signal)).toMatchObject({
+      before: 'other on disk\n',
+    });
+  });
+
+  it('does not ask the editor for a path the tool refuses, one the requester may not read, or a worktree file', async () => {
+    const { files, asked } = editor('.env', 'SECRET=1\n');
+    const signal = new AbortController().signal;
+    const denied = new AuthEngine({ file_read: { mode: 'auto', rules: [{ mode: 'deny', paths: ['.env'] }] } }, root);
+    expect(await fileChangeInEditor(input('file_write', { path: '../elsewhere.txt', content: 'x' }), files, signal)).toMatchObject({
+      status: 'not_shown',
+    });
+    expect(await fileChangeInEditor(input('file_write', { path: '.env', content: 'x' }, denied), files, signal)).toMatchObject({
+      status: 'not_shown',
+    });
+    await fileChangeInEditor({ ...input('file_write', { path: '.env', content: 'x' }), worktree: 'dev-1' }, files, signal);
+    expect(asked).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { closeSync } from 'node:fs';
 import { FILE_READ_SUBJECT, type AuthEngine } from '../authorization/index.js';
 import { FileTooLargeError, NotRegularFileError, openInWorkspace, readDescriptor, resolveToolPath } from '../store/index.js';
+import type { EditorFiles } from '../session/index.js';
 import type { Participant } from '../team/index.js';
 import { applyEdit, looksBinary, worktreeRoot } from '../tools/index.js';
 
@@ -25,6 +26,11 @@ export interface FileChangeInput {
   input: unknown;
   /** The worktree the requester works in (the request's `worktree`): its file is the one the call would change. */
   worktree?: string | undefined;
+  /**
+   * The file's text as the editor has it (an unsaved buffer), read beforehand by `fileChangeInEditor`:
+   * the call would change that text, not the disk's.
+   */
+  editorText?: { absolute: string; text: string } | undefined;
 }
 
 /**
@@ -48,7 +54,8 @@ export function fileChange(change: FileChangeInput): FileChange | undefined {
     return notShown(`the requester is not a participant of this collective, so no policy says it may read "${path}".`);
   const reading = auth.evaluate({ participant: requester, tool: FILE_READ_SUBJECT, input: { path } });
   if (reading.mode === 'deny') return notShown(`reading "${path}" is denied (${reading.reason}).`);
-  const current = currentContent(workspaceRoot, resolved, path);
+  const fromEditor = change.editorText?.absolute === resolved.absolute ? change.editorText.text : undefined;
+  const current = fromEditor !== undefined ? editorContent(fromEditor, path) : currentContent(workspaceRoot, resolved, path);
   if (typeof current === 'object' && current !== null) return notShown(current.reason);
   if (tool === 'file_write')
     return typeof fields.content === 'string' ? { status: 'shown', path, before: current, after: fields.content } : undefined;
@@ -60,6 +67,48 @@ export function fileChange(change: FileChangeInput): FileChange | undefined {
   if (edit.status === 'ambiguous')
     return notShown(`old_string occurs ${edit.positions.length} times in the file and replace_all is not set: the edit would fail.`);
   return { status: 'shown', path, before: current, after: edit.text };
+}
+
+/**
+ * `fileChange` for a session driven from an editor that offers its files: the call's change to the
+ * editor's text of the file (its unsaved buffer), which is what the file tools would change. The
+ * editor is asked only for a path the tool accepts and the requester may read, in the workspace
+ * itself (an isolated delegation's worktree is not the editor's); else, or when it has nothing to
+ * give, this is `fileChange` of the disk.
+ */
+export async function fileChangeInEditor(
+  change: FileChangeInput,
+  files: EditorFiles | undefined,
+  signal: AbortSignal,
+): Promise<FileChange | undefined> {
+  const fields = typeof change.input === 'object' && change.input !== null ? (change.input as Record<string, unknown>) : {};
+  const path = fields.path;
+  if (
+    !files?.readText ||
+    change.worktree !== undefined ||
+    (change.tool !== 'file_write' && change.tool !== 'file_edit') ||
+    typeof path !== 'string'
+  )
+    return fileChange(change);
+  const resolved = resolveToolPath(change.workspaceRoot, path, 'write');
+  if (!resolved.ok || change.requester === undefined) return fileChange(change);
+  if (change.auth.evaluate({ participant: change.requester, tool: FILE_READ_SUBJECT, input: { path } }).mode === 'deny')
+    return fileChange(change);
+  let text: string | undefined;
+  try {
+    text = await files.readText(resolved.absolute, signal);
+  } catch {
+    text = undefined;
+  }
+  return fileChange(text === undefined ? change : { ...change, editorText: { absolute: resolved.absolute, text } });
+}
+
+/** The editor's text, bounded and checked as a file read for a card is. */
+function editorContent(text: string, path: string): string | { reason: string } {
+  const content = Buffer.from(text, 'utf8');
+  if (content.length > FILE_CHANGE_MAX_BYTES) return { reason: `"${path}" is larger than ${FILE_CHANGE_MAX_BYTES / 1024} KiB.` };
+  if (looksBinary(content)) return { reason: `"${path}" looks binary.` };
+  return text;
 }
 
 /** The file's text; null when there is no file; or why it is not read. */

@@ -50,7 +50,7 @@ export {
 } from './approval-choices.js';
 export type { ApprovalChoice, ApprovalChoiceAnswer, ApprovalChoiceWords } from './approval-choices.js';
 export { explainPause, explainQuestionPause } from './pause-explanation.js';
-export { FILE_CHANGE_MAX_BYTES, fileChange } from './file-change.js';
+export { FILE_CHANGE_MAX_BYTES, fileChange, fileChangeInEditor } from './file-change.js';
 export type { FileChange, FileChangeInput } from './file-change.js';
 export type { PauseExplanation, QuestionPauseExplanation } from './pause-explanation.js';
 

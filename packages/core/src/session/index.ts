@@ -11,6 +11,7 @@
 export { conversationId, parseConversationId } from './conversation-id.js';
 export type { ConversationKey } from './conversation-id.js';
 export type { ClaimCaller, SessionFileClaims, TurnClaimHooks, WriteClaimOutcome } from './file-claims.js';
+export type { EditorFiles } from './editor-files.js';
 export { framesOfTurn, waitingParticipants } from './delegation-stack.js';
 export { MessageWork, delegationOf, treeOf } from './message-work.js';
 export type { SessionHistory } from './session-history.js';

@@ -17,6 +17,7 @@ import type {
 } from '../store/index.js';
 import type { MessageWork } from './message-work.js';
 import type { SessionFileClaims } from './file-claims.js';
+import type { EditorFiles } from './editor-files.js';
 
 /** One message from one participant to another, through `Session.send`. */
 export interface SendRequest {
@@ -141,6 +142,8 @@ export interface ToolSession {
   readonly artifacts: SessionArtifacts;
   /** The files running turns claimed: write tools claim before they write. Absent where no session keeps claims (a tool run alone). */
   readonly fileClaims?: SessionFileClaims | undefined;
+  /** The editor this session is driven from, when it offers its files (`legion acp`): file tools of the main tree read and write through it. */
+  readonly editorFiles?: EditorFiles | undefined;
   /** Records decisions (all or nothing) and resumes the turns they unblock. */
   answerApprovals(answers: readonly ApprovalAnswer[], decidedBy: string): Promise<AnswerOutcome>;
   /** Continues a conversation whose turn paused on approvals, with the frames that waited on it. */

@@ -23,11 +23,18 @@ export { OpenHandles } from './fs/open-handles.js';
 export { ProcessIdentitySchema } from './fs/process-identity-schema.js';
 export { currentProcessIdentity, processStartTime, processState } from './fs/process-identity.js';
 export type { ProcessIdentity } from './fs/process-identity.js';
-export { FileTooLargeError, NotRegularFileError, readDescriptor, readRegularFileSync, specialKind } from './fs/regular-file.js';
+export {
+  FileTooLargeError,
+  NotRegularFileError,
+  MAX_READ_BYTES,
+  readDescriptor,
+  readRegularFileSync,
+  specialKind,
+} from './fs/regular-file.js';
 export { PathMovedError, openInWorkspace, replaceContent } from './fs/safe-open.js';
 export { SurfacePresence } from './fs/surface-presence.js';
 export type { AttachedElsewhere } from './fs/surface-presence.js';
-export { isInside, isLegionInternal, resolveInWorkspace, resolveToolPath } from './fs/workspace-path.js';
+export { isInside, isLegionInternal, resolveInWorkspace, resolveToolPath, type ResolvedPath } from './fs/workspace-path.js';
 export { LEGION_DIR, WorkspacePaths, findWorkspaceRoot } from './fs/workspace-paths.js';
 export { LeaseLostError } from './lease-lost-error.js';
 export { MemorySessionBackend } from './memory/MemorySessionBackend.js';

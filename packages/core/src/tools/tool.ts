@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ConversationRef, EventBus, TurnTrace } from '../kernel/index.js';
-import type { PausedOnApprovals, ToolSession } from '../session/index.js';
+import type { EditorFiles, PausedOnApprovals, ToolSession } from '../session/index.js';
 import type { ToolDefinition } from '../model/index.js';
 import type { DelegationFrame } from '../store/index.js';
 import type { SandboxUse } from './child-processes/sandbox.js';
@@ -25,6 +25,12 @@ export interface ToolContext {
   signal: AbortSignal;
   events: EventBus;
   workspaceRoot: string | undefined;
+  /**
+   * The editor the session is driven from, when it offers its files and this turn works in the
+   * workspace itself (an isolated delegation's worktree is not what the editor shows): file tools
+   * read and write through it once the path and claims are checked. Unset: the disk.
+   */
+  editorFiles?: EditorFiles | undefined;
   /**
    * Whether this tool may show, or look inside, this workspace-relative entry
    * for the caller: reading it is not denied to them, nor is this tool's own

@@ -5,6 +5,7 @@ import type { ConversationRef, Message, ToolUseBlock } from '../../kernel/index.
 import type {
   AnswerOutcome,
   CompactOutcome,
+  EditorFiles,
   QuestionAnswerOutcome,
   ResumeOutcome,
   SendRequest,
@@ -84,6 +85,7 @@ export class Session implements ToolSession {
   private tally: { totals: UsageTotals; cursor: LogCursor | undefined; reading: Promise<void> } | undefined;
   /** The work of each delegation tree a turn of this process runs in, while one does (`withWork`). */
   private readonly trees = new Map<string, MessageWork>();
+  private editors: EditorFiles[] = [];
 
   constructor(
     private meta: SessionMeta,
@@ -183,6 +185,23 @@ export class Session implements ToolSession {
   }
 
   /** The files this session's running turns claimed (shared with every session and process on the backend). */
+  /** The editor whose files the session's file tools use: the one attached last that is still attached. */
+  get editorFiles(): EditorFiles | undefined {
+    return this.editors.at(-1);
+  }
+
+  /**
+   * Makes the file tools of this session's main tree read and write through an editor (`legion acp`
+   * with a client that offers `fs`) until the returned function detaches it. Per process: other
+   * processes working in the session use the disk.
+   */
+  useEditorFiles(files: EditorFiles): () => void {
+    this.editors.push(files);
+    return () => {
+      this.editors = this.editors.filter((attached) => attached !== files);
+    };
+  }
+
   get fileClaims(): TurnFileClaims {
     this.turnFileClaims ??= new TurnFileClaims(this.services.backend.fileClaims, this.services);
     return this.turnFileClaims;

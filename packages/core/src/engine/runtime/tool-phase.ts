@@ -6,7 +6,7 @@ import { type ApprovalCall, type ApprovalGate, describeApprovalRequired } from '
 import type { AuthEngine } from '../../authorization/index.js';
 import { entryVisibility } from '../../authorization/index.js';
 import type { CallerContext, Tool } from '../../tools/index.js';
-import { reviewResult, toResultBlock, turnWorkspaceRoot, Worktrees } from '../../tools/index.js';
+import { reviewResult, toResultBlock, turnWorkspaceRoot, worktreeOfFrames, Worktrees } from '../../tools/index.js';
 import type { CallOutcome, PreparedCall, ToolExecutor } from '../../tools/index.js';
 import type { PausedOnApprovals, TurnContext, TurnResult } from '../../session/index.js';
 
@@ -332,6 +332,7 @@ function toolContext(
     events: turn.events,
     // The one place a turn's root is decided: an isolated delegation's turn (and those below it) sees only its worktree.
     workspaceRoot: turnWorkspaceRoot(turn.frames, workspaceRoot),
+    editorFiles: worktreeOfFrames(turn.frames) === undefined ? turn.session.editorFiles : undefined,
     trace: turn.trace,
     visible: entryVisibility(auth, agent),
   };

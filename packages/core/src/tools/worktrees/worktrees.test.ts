@@ -134,6 +134,31 @@ describe('isolation: "worktree" through real SDKs and a wire-protocol model serv
     expect(git(root, 'worktree', 'list')).not.toContain('worktrees');
   });
 
+  it("an editor's files are not an isolated delegate's: it writes in its worktree, and the editor is not asked", async () => {
+    const root = repository();
+    const test = collective(root, { message: 'Improve the notes', isolation: 'worktree' });
+    commitAll(root);
+    const asked: string[] = [];
+    const session = await test.legion.sessions.create();
+    // The editor shows the main tree; the worktree's files are not its buffers.
+    session.useEditorFiles({
+      readText: async (path) => {
+        asked.push(`read ${path}`);
+        return 'the editor buffer\n';
+      },
+      writeText: async (path) => {
+        asked.push(`write ${path}`);
+      },
+    });
+
+    const result = await test.legion.send(session, 'Improve the notes');
+
+    expect(result).toMatchObject({ status: 'success' });
+    expect(asked).toEqual([]);
+    expect(delegationResult()).toContain('+TWO, said the developer');
+    expect(readFileSync(join(root, 'notes.txt'), 'utf8')).toBe(NOTES);
+  });
+
   it('a change the main tree overlapped meanwhile is reported by file and not applied; other edits of the human are merged', async () => {
     const root = repository();
     // An agent whose file says isolation: worktree is isolated without asking.

@@ -1,10 +1,11 @@
 import { closeSync } from 'node:fs';
 import { z } from 'zod';
-import { defineTool, type Tool } from '../../tool.js';
+import { defineTool, type Tool, type ToolContext, type ToolResult } from '../../tool.js';
+import { editorWrites, readThroughEditor, writeThroughEditor } from './editor-text.js';
 import { claimBeforeWrite } from './file-claim-check.js';
 import { describeFsError } from './fs-error.js';
 import { looksBinary } from './text-file.js';
-import { openInWorkspace, replaceContent, readDescriptor, resolveToolPath } from '../../../store/index.js';
+import { openInWorkspace, readDescriptor, replaceContent, resolveToolPath, type ResolvedPath } from '../../../store/index.js';
 
 /** How many line numbers an ambiguity error lists. */
 const MAX_LISTED = 10;
@@ -35,6 +36,7 @@ export function createFileEditTool(): Tool {
       if (!resolved.ok) return { status: 'error', error: resolved.error };
       const claimed = await claimBeforeWrite(context, 'file_edit', resolved.relative);
       if (claimed !== undefined) return { status: 'error', error: claimed };
+      if (editorWrites(context)) return editThroughEditor(input, resolved, context);
       // One descriptor, verified once, for both the read and the write: nothing can be swapped in between.
       let fd: number;
       let content: Buffer;
@@ -58,35 +60,71 @@ export function createFileEditTool(): Tool {
         return close({ status: 'error', error: `"${input.path}" looks binary; file_edit changes text files only.` });
       const text = content.toString('utf8');
       const edit = applyEdit(text, input.old_string, input.new_string, input.replace_all === true);
-      if (edit.status === 'not_found') {
-        return close({
-          status: 'error',
-          error: `old_string was not found in ${resolved.relative}. Read the file again and copy the text exactly, whitespace included.`,
-        });
-      }
-      if (edit.status === 'ambiguous') {
-        const { positions } = edit;
-        const lines = positions.slice(0, MAX_LISTED).map((position) => lineAt(text, position));
-        const more = positions.length > MAX_LISTED ? ', …' : '';
-        return close({
-          status: 'error',
-          error: `old_string occurs ${positions.length} times in ${resolved.relative} (lines ${lines.join(', ')}${more}). Include more surrounding text to make it unique, or set replace_all.`,
-        });
-      }
+      const refusal = editRefusal(edit, text, resolved.relative);
+      if (refusal !== undefined || edit.status !== 'edited') return close({ status: 'error', error: refusal ?? '' });
       const { positions, text: result } = edit;
       try {
         replaceContent(handle, result);
       } catch (error) {
         return close({ status: 'error', error: describeFsError(error, input.path, 'write') });
       }
-      const first = lineAt(text, positions[0]!);
-      const count = positions.length;
-      return close({
-        status: 'success',
-        data: `Edited ${resolved.relative}: ${count} replacement${count === 1 ? '' : 's'} (first at line ${first}).`,
-      });
+      return close({ status: 'success', data: editedText(resolved.relative, text, positions) });
     },
   });
+}
+
+/** Why an edit cannot be made, for the model (undefined: it can). */
+function editRefusal(edit: EditOutcome, text: string, relative: string): string | undefined {
+  if (edit.status === 'not_found')
+    return `old_string was not found in ${relative}. Read the file again and copy the text exactly, whitespace included.`;
+  if (edit.status === 'ambiguous') {
+    const { positions } = edit;
+    const lines = positions.slice(0, MAX_LISTED).map((position) => lineAt(text, position));
+    const more = positions.length > MAX_LISTED ? ', …' : '';
+    return `old_string occurs ${positions.length} times in ${relative} (lines ${lines.join(', ')}${more}). Include more surrounding text to make it unique, or set replace_all.`;
+  }
+  return undefined;
+}
+
+function editedText(relative: string, text: string, positions: readonly number[]): string {
+  const first = lineAt(text, positions[0]!);
+  const count = positions.length;
+  return `Edited ${relative}: ${count} replacement${count === 1 ? '' : 's'} (first at line ${first}).`;
+}
+
+/**
+ * The edit of a file the editor shows: its text (the unsaved buffer, else the disk's) edited and
+ * written back through the editor, so the change lands where the user is looking.
+ */
+async function editThroughEditor(
+  input: { path: string; old_string: string; new_string: string; replace_all?: boolean | undefined },
+  resolved: Extract<ResolvedPath, { ok: true }>,
+  context: ToolContext,
+): Promise<ToolResult> {
+  let content: Buffer;
+  const fromEditor = await readThroughEditor(context, resolved.absolute, input.path);
+  if (fromEditor?.status === 'error') return fromEditor;
+  if (fromEditor) content = fromEditor.content;
+  else
+    try {
+      // Opened as file_read opens it (no link followed out of the workspace).
+      const { fd } = openInWorkspace(context.workspaceRoot!, resolved, input.path, 'read');
+      try {
+        content = readDescriptor(fd, input.path);
+      } finally {
+        closeSync(fd);
+      }
+    } catch (error) {
+      return { status: 'error', error: describeFsError(error, input.path, 'read') };
+    }
+  if (looksBinary(content)) return { status: 'error', error: `"${input.path}" looks binary; file_edit changes text files only.` };
+  const text = content.toString('utf8');
+  const edit = applyEdit(text, input.old_string, input.new_string, input.replace_all === true);
+  const refusal = editRefusal(edit, text, resolved.relative);
+  if (refusal !== undefined || edit.status !== 'edited') return { status: 'error', error: refusal ?? '' };
+  const refused = await writeThroughEditor(context, resolved.absolute, input.path, edit.text);
+  if (refused !== undefined) return { status: 'error', error: refused };
+  return { status: 'success', data: editedText(resolved.relative, text, edit.positions) };
 }
 
 /** What `file_edit` makes of a text: the text edited and where, or why it would fail. */

@@ -2,6 +2,7 @@ import { closeSync, fstatSync } from 'node:fs';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { claimNoteForRead } from './file-claim-check.js';
+import { readThroughEditor } from './editor-text.js';
 import { describeFsError, formatBytes } from './fs-error.js';
 import { looksBinary } from './text-file.js';
 import { openInWorkspace, readDescriptor, resolveToolPath } from '../../../store/index.js';
@@ -34,17 +35,21 @@ export function createFileReadTool(options: { maxBytes?: number | undefined } = 
       const resolved = resolveToolPath(context.workspaceRoot, input.path, 'read');
       if (!resolved.ok) return { status: 'error', error: resolved.error };
       let content: Buffer;
-      try {
-        const { fd } = openInWorkspace(context.workspaceRoot!, resolved, input.path, 'read');
+      const fromEditor = await readThroughEditor(context, resolved.absolute, input.path);
+      if (fromEditor?.status === 'error') return fromEditor;
+      if (fromEditor) content = fromEditor.content;
+      else
         try {
-          if (fstatSync(fd).isDirectory()) return { status: 'error', error: `"${input.path}" is a directory; list it with file_list.` };
-          content = readDescriptor(fd, input.path);
-        } finally {
-          closeSync(fd);
+          const { fd } = openInWorkspace(context.workspaceRoot!, resolved, input.path, 'read');
+          try {
+            if (fstatSync(fd).isDirectory()) return { status: 'error', error: `"${input.path}" is a directory; list it with file_list.` };
+            content = readDescriptor(fd, input.path);
+          } finally {
+            closeSync(fd);
+          }
+        } catch (error) {
+          return { status: 'error', error: describeFsError(error, input.path, 'read') };
         }
-      } catch (error) {
-        return { status: 'error', error: describeFsError(error, input.path, 'read') };
-      }
       if (looksBinary(content))
         return { status: 'error', error: `"${input.path}" looks binary (${formatBytes(content.length)}); file_read shows text only.` };
       const lines = content.toString('utf8').split('\n');

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { claimBeforeWrite } from './file-claim-check.js';
+import { editorWrites, writeThroughEditor } from './editor-text.js';
 import { describeFsError, formatBytes } from './fs-error.js';
 import { openInWorkspace, replaceContent, resolveToolPath } from '../../../store/index.js';
 
@@ -26,6 +27,13 @@ export function createFileWriteTool(): Tool {
       const claimed = await claimBeforeWrite(context, 'file_write', resolved.relative);
       if (claimed !== undefined) return { status: 'error', error: claimed };
       const existed = existsSync(resolved.absolute);
+      if (editorWrites(context)) {
+        if (existed && statSync(resolved.absolute).isDirectory()) return { status: 'error', error: `"${input.path}" is a directory.` };
+        // The editor writes it (its buffer, saved or not, as it does): the disk is the editor's to change.
+        const refused = await writeThroughEditor(context, resolved.absolute, input.path, input.content);
+        if (refused !== undefined) return { status: 'error', error: refused };
+        return { status: 'success', data: writtenText(existed, resolved.relative, input.content) };
+      }
       try {
         if (existed && statSync(resolved.absolute).isDirectory()) return { status: 'error', error: `"${input.path}" is a directory.` };
         mkdirSync(dirname(resolved.absolute), { recursive: true });
@@ -39,12 +47,13 @@ export function createFileWriteTool(): Tool {
       } catch (error) {
         return { status: 'error', error: describeFsError(error, input.path, 'write') };
       }
-      const bytes = Buffer.byteLength(input.content, 'utf8');
-      const lines = input.content === '' ? 0 : input.content.split('\n').length - (input.content.endsWith('\n') ? 1 : 0);
-      return {
-        status: 'success',
-        data: `${existed ? 'Overwrote' : 'Created'} ${resolved.relative} (${lines} lines, ${formatBytes(bytes)}).`,
-      };
+      return { status: 'success', data: writtenText(existed, resolved.relative, input.content) };
     },
   });
+}
+
+function writtenText(existed: boolean, relative: string, content: string): string {
+  const bytes = Buffer.byteLength(content, 'utf8');
+  const lines = content === '' ? 0 : content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
+  return `${existed ? 'Overwrote' : 'Created'} ${relative} (${lines} lines, ${formatBytes(bytes)}).`;
 }
