@@ -65,8 +65,9 @@ describe.skipIf(TMUX_MISSING)('the REPL shows questions asked in another process
     await terminal.waitFor('/help for commands');
 
     const first = test.legion.send(session, 'start the server');
-    const card = await terminal.waitFor('Which port should it listen on?');
-    expect(card).toContain('question from coordinator in coordinator__user');
+    // The question shows first as a line of the conversation (the log follower), then as a card: wait for the card.
+    const card = await terminal.waitFor('question from coordinator in coordinator__user');
+    expect(card).toContain('Which port should it listen on?');
     terminal.type('8080');
     expect(await first).toMatchObject({ status: 'success', reply: 'Port 8080' });
     expect(reasons).toEqual([expect.any(AnsweredElsewhereError)]);
