@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { LegionError } from '@legion-collective/core';
 import { callContextsOf } from '../a2a-serve/serve-context.js';
 import { ActiveCalls } from '../mcp-serve/active-calls.js';
-import { exposedAgents } from '../mcp-serve/exposed-agents.js';
+import { servedCallerAndAgents } from '../mcp-serve/exposed-agents.js';
 import { openLegion, resolveWorkspace } from '../workspace.js';
 import { accessTokenFrom } from './access-token-option.js';
 import { LOOPBACK, portOf } from './listen-address.js';
@@ -43,18 +43,7 @@ export async function a2aServeCommand(options: A2aServeOptions): Promise<number>
   process.once('SIGTERM', onSignal);
   try {
     // A2A clients stand where MCP clients do: the same caller, with the same approval authority, so the rules match.
-    const caller = legion.mcpCaller();
-    if (caller.type !== 'user')
-      throw new LegionError(
-        'config',
-        `.legion/config.json: mcpServe.caller.id: "${caller.id}" is a ${caller.type} of the roster; A2A requests come from a user. Fix: choose another id (default "mcp").`,
-      );
-    const exposed = exposedAgents(legion);
-    if (exposed.length === 0)
-      throw new LegionError(
-        'config',
-        'The collective has no active agent to offer: add one (legion agents add) before serving it over A2A.',
-      );
+    const { caller, exposed } = servedCallerAndAgents(legion, 'A2A');
     for (const warning of legion.warnings) stderr.write(`legion: warning: ${warning}\n`);
     let serving;
     try {

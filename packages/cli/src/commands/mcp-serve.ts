@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { LegionError } from '@legion-collective/core';
 import { ActiveCalls } from '../mcp-serve/active-calls.js';
-import { exposedAgents } from '../mcp-serve/exposed-agents.js';
+import { servedCallerAndAgents } from '../mcp-serve/exposed-agents.js';
 import { mcpSurface } from '../mcp-serve/mcp-surface.js';
 import { InputRounds } from '../mcp-serve/input-rounds.js';
 import type { ServeContext } from '../mcp-serve/serve-context.js';
@@ -61,18 +61,7 @@ export async function mcpServeCommand(options: McpServeOptions): Promise<number>
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const caller = legion.mcpCaller();
-    if (caller.type !== 'user')
-      throw new LegionError(
-        'config',
-        `.legion/config.json: mcpServe.caller.id: "${caller.id}" is a ${caller.type} of the roster; MCP requests come from a user. Fix: choose another id (default "mcp").`,
-      );
-    const exposed = exposedAgents(legion);
-    if (exposed.length === 0)
-      throw new LegionError(
-        'config',
-        'The collective has no active agent to offer: add one (legion agents add) before serving it over MCP.',
-      );
+    const { caller, exposed } = servedCallerAndAgents(legion, 'MCP');
     const context: ServeContext = {
       legion,
       caller,

@@ -1,6 +1,7 @@
+import { closeSync, fstatSync } from 'node:fs';
 import type { ToolContext, ToolResult } from '../../tool.js';
 import { describeFsError } from './fs-error.js';
-import { FileTooLargeError, MAX_READ_BYTES } from '../../../store/index.js';
+import { FileTooLargeError, MAX_READ_BYTES, openInWorkspace, readDescriptor, type ResolvedPath } from '../../../store/index.js';
 
 /**
  * What the editor has of a file the tool already resolved inside the workspace: its text (an
@@ -28,6 +29,32 @@ export async function readThroughEditor(
   if (content.length > maxBytes)
     return { status: 'error', error: describeFsError(new FileTooLargeError(requested, content.length, maxBytes), requested, 'read') };
   return { status: 'success', content };
+}
+
+/**
+ * A file's bytes as a file tool reads them: the editor's buffer when it has one, else the disk,
+ * opened as file_read opens it (no link followed out of the workspace). `directory` is the refusal
+ * for a folder where the caller has one to give; without it, reading a folder fails as the disk says.
+ */
+export async function readEditorOrDisk(
+  context: ToolContext,
+  resolved: Extract<ResolvedPath, { ok: true }>,
+  requested: string,
+  directory?: string,
+): Promise<{ status: 'success'; content: Buffer } | Extract<ToolResult, { status: 'error' }>> {
+  const fromEditor = await readThroughEditor(context, resolved.absolute, requested);
+  if (fromEditor) return fromEditor;
+  try {
+    const { fd } = openInWorkspace(context.workspaceRoot!, resolved, requested, 'read');
+    try {
+      if (directory !== undefined && fstatSync(fd).isDirectory()) return { status: 'error', error: directory };
+      return { status: 'success', content: readDescriptor(fd, requested) };
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    return { status: 'error', error: describeFsError(error, requested, 'read') };
+  }
 }
 
 /** Whether the editor writes files (else the tool writes the disk, as without an editor). */

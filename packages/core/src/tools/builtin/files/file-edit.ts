@@ -1,7 +1,7 @@
 import { closeSync } from 'node:fs';
 import { z } from 'zod';
 import { defineTool, type Tool, type ToolContext, type ToolResult } from '../../tool.js';
-import { editorWrites, readThroughEditor, writeThroughEditor } from './editor-text.js';
+import { editorWrites, readEditorOrDisk, writeThroughEditor } from './editor-text.js';
 import { claimBeforeWrite } from './file-claim-check.js';
 import { describeFsError } from './fs-error.js';
 import { looksBinary } from './text-file.js';
@@ -101,22 +101,9 @@ async function editThroughEditor(
   resolved: Extract<ResolvedPath, { ok: true }>,
   context: ToolContext,
 ): Promise<ToolResult> {
-  let content: Buffer;
-  const fromEditor = await readThroughEditor(context, resolved.absolute, input.path);
-  if (fromEditor?.status === 'error') return fromEditor;
-  if (fromEditor) content = fromEditor.content;
-  else
-    try {
-      // Opened as file_read opens it (no link followed out of the workspace).
-      const { fd } = openInWorkspace(context.workspaceRoot!, resolved, input.path, 'read');
-      try {
-        content = readDescriptor(fd, input.path);
-      } finally {
-        closeSync(fd);
-      }
-    } catch (error) {
-      return { status: 'error', error: describeFsError(error, input.path, 'read') };
-    }
+  const read = await readEditorOrDisk(context, resolved, input.path);
+  if (read.status === 'error') return read;
+  const { content } = read;
   if (looksBinary(content)) return { status: 'error', error: `"${input.path}" looks binary; file_edit changes text files only.` };
   const text = content.toString('utf8');
   const edit = applyEdit(text, input.old_string, input.new_string, input.replace_all === true);

@@ -1,11 +1,10 @@
-import { closeSync, fstatSync } from 'node:fs';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tool.js';
 import { claimNoteForRead } from './file-claim-check.js';
-import { readThroughEditor } from './editor-text.js';
-import { describeFsError, formatBytes } from './fs-error.js';
+import { readEditorOrDisk } from './editor-text.js';
+import { formatBytes } from './fs-error.js';
 import { looksBinary } from './text-file.js';
-import { openInWorkspace, readDescriptor, resolveToolPath } from '../../../store/index.js';
+import { resolveToolPath } from '../../../store/index.js';
 
 /** The most one read returns (default 10 MiB, the default `context.artifactMaxBytes`); past it, offset reads on. */
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
@@ -34,22 +33,9 @@ export function createFileReadTool(options: { maxBytes?: number | undefined } = 
     async execute(input, context) {
       const resolved = resolveToolPath(context.workspaceRoot, input.path, 'read');
       if (!resolved.ok) return { status: 'error', error: resolved.error };
-      let content: Buffer;
-      const fromEditor = await readThroughEditor(context, resolved.absolute, input.path);
-      if (fromEditor?.status === 'error') return fromEditor;
-      if (fromEditor) content = fromEditor.content;
-      else
-        try {
-          const { fd } = openInWorkspace(context.workspaceRoot!, resolved, input.path, 'read');
-          try {
-            if (fstatSync(fd).isDirectory()) return { status: 'error', error: `"${input.path}" is a directory; list it with file_list.` };
-            content = readDescriptor(fd, input.path);
-          } finally {
-            closeSync(fd);
-          }
-        } catch (error) {
-          return { status: 'error', error: describeFsError(error, input.path, 'read') };
-        }
+      const read = await readEditorOrDisk(context, resolved, input.path, `"${input.path}" is a directory; list it with file_list.`);
+      if (read.status === 'error') return read;
+      const { content } = read;
       if (looksBinary(content))
         return { status: 'error', error: `"${input.path}" looks binary (${formatBytes(content.length)}); file_read shows text only.` };
       const lines = content.toString('utf8').split('\n');
