@@ -10,6 +10,7 @@ import {
   changedKeys,
   ConfigWatch,
   loadPriceDataset,
+  catalogueWindowNeedsDataset,
 } from './team/index.js';
 import type { AgentParticipant, Participant, ParticipantInput, ResolvedConfig } from './team/index.js';
 import type { Tool, ProcessRegistry, McpToolProvider } from './tools/index.js';
@@ -339,7 +340,8 @@ export class Legion {
   /** Offline, a model the config does not size takes its window from the bundled catalogue: loaded once, when first needed. */
   private async catalogueWindowOf(agent: AgentParticipant): Promise<void> {
     const model = agent.model ?? this.config.defaultModel;
-    if (modelWindowFor(model, this.config.models, this.config.providers).source === 'default')
+    const call = { provider: model.provider, model: model.model, baseURL: model.baseURL ?? this.config.providers[model.provider]?.baseURL };
+    if (modelWindowFor(model, this.config.models, this.config.providers).source === 'default' && catalogueWindowNeedsDataset(call))
       await loadPriceDataset().catch(() => undefined);
   }
 

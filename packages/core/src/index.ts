@@ -69,7 +69,7 @@ export type { FollowWorkspaceOptions, WorkspaceFollower, WorkspaceFollowPort } f
 // Approvals, questions, usage and the session's stores, as a library user reads them; choosing a backend.
 export { ApprovalAnswerSchema } from './store/index.js';
 export type { ApprovalAnswer, ApprovalView, FileClaim } from './store/index.js';
-export { sandboxLine } from './kernel/index.js';
+export { groupedNumber, sandboxLine } from './kernel/index.js';
 export type { SandboxNote } from './kernel/index.js';
 export type { ApprovalState, SessionApprovals } from './store/index.js';
 export type { QuestionView } from './store/index.js';

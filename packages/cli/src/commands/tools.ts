@@ -1,3 +1,4 @@
+import { groupedNumber } from '@legion-collective/core';
 import { type AgentToolView, type AgentToolsView, type ToolSchemaTokens } from '@legion-collective/core/management';
 import { columns } from '../render/columns.js';
 import { styleFor, type Style } from '../render/style.js';
@@ -77,17 +78,17 @@ function schema(tool: AgentToolView, style: Style): string {
     tool.offered === 'whole' || tool.offered === undefined
       ? ''
       : ` ${style.dim(tool.offered === 'never' ? 'never sent (denied)' : tool.offered)}`;
-  return `${tool.schemaTokens.toLocaleString('en-US')} tokens${how}`;
+  return `${groupedNumber(tool.schemaTokens)} tokens${how}`;
 }
 
 /** Why the schemas go as they do, and what the model is still able to do with those it is not sent whole. */
-function schemasWhy(figures: ToolSchemaTokens, number: (value: number) => number | string): string {
+function schemasWhy(figures: ToolSchemaTokens): string {
   const from =
     figures.toolSchemasFrom === 'config'
       ? 'context.toolSchemas is set in the config'
       : figures.toolSchemasFrom === 'small'
-        ? `its window is ${number(figures.window)} tokens, so the small profile applies`
-        : `its window is ${number(figures.window)} tokens, so the cloud profile applies`;
+        ? `its window is ${groupedNumber(figures.window)} tokens, so the small profile applies`
+        : `its window is ${groupedNumber(figures.window)} tokens, so the cloud profile applies`;
   if (figures.toolSchemas === 'full')
     return `${from}: every schema is sent whole. Set context.toolSchemas to "compact" to load tools on demand.`;
   return `${from}: the model is shown each tool it may use as a line of load_tools' catalogue, loads a family's schemas when it needs them, and a tool it calls before loading still runs. Set context.toolSchemas to "full" to send every schema whole.`;
@@ -95,21 +96,20 @@ function schemasWhy(figures: ToolSchemaTokens, number: (value: number) => number
 
 /** What the agent's tool definitions cost a request, and what loading on demand saves. */
 function schemaSummary(figures: ToolSchemaTokens, style: Style): string[] {
-  const number = (value: number): string => value.toLocaleString('en-US');
   const saved = figures.fullTokens - figures.offeredTokens;
   const settings = style.dim(`(toolSchemas "${figures.toolSchemas}")`);
   const lines = [
     saved > 0
-      ? `  ${style.dim('tool definitions:')} ${number(figures.offeredTokens)} tokens in its first request ${settings}, ${number(figures.fullTokens)} with every schema whole: loading on demand saves ${number(saved)}`
-      : `  ${style.dim('tool definitions:')} ${number(figures.offeredTokens)} tokens in every request ${settings}`,
+      ? `  ${style.dim('tool definitions:')} ${groupedNumber(figures.offeredTokens)} tokens in its first request ${settings}, ${groupedNumber(figures.fullTokens)} with every schema whole: loading on demand saves ${groupedNumber(saved)}`
+      : `  ${style.dim('tool definitions:')} ${groupedNumber(figures.offeredTokens)} tokens in every request ${settings}`,
   ];
   for (const family of figures.onDemand) {
     const what = inertLine(family.family.startsWith('mcp__') ? `MCP server ${family.family.slice('mcp__'.length)} (lazy)` : family.family);
     lines.push(
-      `    ${style.dim('on demand:')} ${what}: ${family.tools} tool${family.tools === 1 ? '' : 's'}, ${number(family.schemaTokens)} tokens of schemas; each request saves ${number(family.savedTokens)} until loaded (load_tools)`,
+      `    ${style.dim('on demand:')} ${what}: ${family.tools} tool${family.tools === 1 ? '' : 's'}, ${groupedNumber(family.schemaTokens)} tokens of schemas; each request saves ${groupedNumber(family.savedTokens)} until loaded (load_tools)`,
     );
   }
-  lines.push(`  ${style.dim('why:')} ${schemasWhy(figures, number)}`);
+  lines.push(`  ${style.dim('why:')} ${schemasWhy(figures)}`);
   return lines;
 }
 

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError, findWorkspaceRoot, Legion, LEGION_DIR, type McpServerConfig } from '@legion-collective/core';
+import { ConfigError, findWorkspaceRoot, Legion, LEGION_DIR, type McpServerConfig, groupedNumber } from '@legion-collective/core';
 import {
   agentTemplateNames,
   checkModelAccess,
@@ -125,10 +125,9 @@ export async function runDoctorChecks(options: DoctorOptions): Promise<{ root: s
 
 /** What the server's tool schemas cost each request, and what `lazy` saves. */
 function schemaCost(probe: { schemaTokens: number; listedTokens: number }, server: McpServerConfig): string {
-  const number = (value: number): string => value.toLocaleString('en-US');
   const setting =
     server.lazy === undefined ? 'lazy for agents with toolSchemas "compact"' : server.lazy ? 'lazy' : 'lazy: false, always sent';
-  return `schemas ${number(probe.schemaTokens)} tokens per request, ${number(probe.listedTokens)} listed lazily (saves ${number(probe.schemaTokens - probe.listedTokens)}; now ${setting})`;
+  return `schemas ${groupedNumber(probe.schemaTokens)} tokens per request, ${groupedNumber(probe.listedTokens)} listed lazily (saves ${groupedNumber(probe.schemaTokens - probe.listedTokens)}; now ${setting})`;
 }
 
 function nodeCheck(): DoctorCheck {

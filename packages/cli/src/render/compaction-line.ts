@@ -1,3 +1,4 @@
+import { groupedNumber } from '@legion-collective/core';
 import type { CompactOutcome } from '@legion-collective/core';
 
 /** What `legion compact` and `/compact` say a compaction did. */
@@ -8,7 +9,7 @@ export function compactionLine(conversationId: string, outcome: CompactOutcome):
   const by = entry.summarizer ? ` by ${entry.summarizer.provider}/${entry.summarizer.model}` : '';
   const tokens =
     entry.tokensBefore !== undefined && entry.tokensAfter !== undefined
-      ? `; context ${entry.tokensBefore.toLocaleString('en-US')} → ${entry.tokensAfter.toLocaleString('en-US')} tokens`
+      ? `; context ${groupedNumber(entry.tokensBefore)} → ${groupedNumber(entry.tokensAfter)} tokens`
       : '';
   return `Compacted ${conversationId}: ${count} message${count === 1 ? '' : 's'} summarized${by}${tokens}. The full history stays in the log (legion log).`;
 }

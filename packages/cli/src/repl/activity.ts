@@ -1,4 +1,4 @@
-import { UsageTally, type LegionEvent, type EventBus, type ToolUseBlock } from '@legion-collective/core';
+import { UsageTally, type LegionEvent, type EventBus, type ToolUseBlock, groupedNumber } from '@legion-collective/core';
 import { ConversationDepths, indentation } from '../render/delegation-depth.js';
 import { styleFor } from '../render/style.js';
 import { describeCall, describeCallWhole, type FinishedCall } from './call-lines.js';
@@ -246,7 +246,7 @@ export class Activity {
         if (event.reason === 'manual') return;
         this.screen.print(
           style.dim(
-            `  ${inertLine(event.participantId)}'s context was compacted (${event.reason === 'overflow' ? 'the provider said it was too long' : 'it neared the window'}): ${event.messageIds.count} messages summarized, ${event.tokensBefore.toLocaleString('en-US')} → ${event.tokensAfter.toLocaleString('en-US')} tokens`,
+            `  ${inertLine(event.participantId)}'s context was compacted (${event.reason === 'overflow' ? 'the provider said it was too long' : 'it neared the window'}): ${event.messageIds.count} messages summarized, ${groupedNumber(event.tokensBefore)} → ${groupedNumber(event.tokensAfter)} tokens`,
           ),
         );
         return;

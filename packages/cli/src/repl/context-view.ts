@@ -1,7 +1,7 @@
+import { groupedNumber } from '@legion-collective/core';
 import type { ContextReport } from '@legion-collective/core/management';
 import type { Style } from '../render/style.js';
 
-const number = (value: number): string => value.toLocaleString('en-US');
 const share = (part: number, whole: number): string => `${((part / whole) * 100).toFixed(part / whole < 0.1 ? 1 : 0)}%`;
 
 /** `/context`: what the agent's next request carries, against its window and thresholds. */
@@ -18,25 +18,25 @@ export function contextLines(report: ContextReport, style: Style): string[] {
             ? style.dim(' (from the bundled catalogue)')
             : '';
   const lines = [
-    `  ${style.bold(report.agentId)}  ${report.model}  profile ${settings.profile}  window ${number(settings.window)}${source}  reserve ${number(settings.outputReserve)}`,
+    `  ${style.bold(report.agentId)}  ${report.model}  profile ${settings.profile}  window ${groupedNumber(settings.window)}${source}  reserve ${groupedNumber(settings.outputReserve)}`,
     style.dim(
-      `  thresholds: evict a tool result above ${number(settings.evictAboveTokens)} · prune at ${number(settings.pruneAtTokens)} · summarize at ${number(settings.summarizeAtTokens)} · keep the newest ${number(settings.protectRecentTokens)}`,
+      `  thresholds: evict a tool result above ${groupedNumber(settings.evictAboveTokens)} · prune at ${groupedNumber(settings.pruneAtTokens)} · summarize at ${groupedNumber(settings.summarizeAtTokens)} · keep the newest ${groupedNumber(settings.protectRecentTokens)}`,
     ),
-    `  system prompt     ${number(report.system).padStart(9)} tokens`,
-    `  tool definitions  ${number(report.tools.tokens).padStart(9)} tokens  ${share(report.tools.tokens, settings.window)} of the window  ${style.dim(`(${report.tools.count} tools; largest: ${report.tools.largest.map((tool) => `${tool.name} ${number(tool.tokens)}`).join(', ') || 'none'})`)}`,
+    `  system prompt     ${groupedNumber(report.system).padStart(9)} tokens`,
+    `  tool definitions  ${groupedNumber(report.tools.tokens).padStart(9)} tokens  ${share(report.tools.tokens, settings.window)} of the window  ${style.dim(`(${report.tools.count} tools; largest: ${report.tools.largest.map((tool) => `${tool.name} ${groupedNumber(tool.tokens)}`).join(', ') || 'none'})`)}`,
   ];
   if (report.messages) {
     const { messages } = report;
     const reported =
       messages.fromProvider > 0
-        ? `${number(messages.fromProvider)} as the provider reported, ${number(messages.estimated)} counted since`
+        ? `${groupedNumber(messages.fromProvider)} as the provider reported, ${groupedNumber(messages.estimated)} counted since`
         : 'counted';
     lines.push(
-      `  messages          ${number(messages.tokens).padStart(9)} tokens  ${style.dim(`(${messages.count} in ${messages.conversationId}; ${reported})`)}`,
+      `  messages          ${groupedNumber(messages.tokens).padStart(9)} tokens  ${style.dim(`(${messages.count} in ${messages.conversationId}; ${reported})`)}`,
     );
   }
   lines.push(
-    `  total             ${number(report.total).padStart(9)} tokens  ${share(report.total, report.limit)} of the ${number(report.limit)} a request may hold`,
+    `  total             ${groupedNumber(report.total).padStart(9)} tokens  ${share(report.total, report.limit)} of the ${groupedNumber(report.limit)} a request may hold`,
   );
   if (report.windowNote) lines.push(style.dim(`  ${report.windowNote}`));
   for (const warning of report.warnings) lines.push(style.yellow(`  ⚠ ${warning}`));

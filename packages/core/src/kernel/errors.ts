@@ -1,3 +1,4 @@
+import { groupedNumber } from './grouped-number.js';
 import type { LegionErrorCode } from './error-codes.js';
 
 /**
@@ -229,7 +230,7 @@ export class SessionBudgetExceededError extends LegionError {
     unpricedCalls: number,
   ) {
     const money = limit.field === 'maxSessionCostUsd';
-    const amount = (value: number): string => (money ? `$${value.toFixed(value < 1 ? 4 : 2)}` : `${value.toLocaleString('en-US')} tokens`);
+    const amount = (value: number): string => (money ? `$${value.toFixed(value < 1 ? 4 : 2)}` : `${groupedNumber(value)} tokens`);
     const unpriced =
       money && unpricedCalls > 0
         ? ` (${unpricedCalls} call${unpricedCalls === 1 ? '' : 's'} to models without a known price are not in this figure)`

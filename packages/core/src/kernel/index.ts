@@ -10,6 +10,7 @@
  * areas and core's entries use, and nothing more.
  */
 export { exactBytes } from './byte-size.js';
+export { groupedNumber } from './grouped-number.js';
 export { LEGION_ERROR_CODES } from './error-codes.js';
 export type { ErrorCodeEntry, ErrorCodeSurface, LegionErrorCode } from './error-codes.js';
 export {

@@ -72,7 +72,14 @@ export { isLocal } from './config/local-endpoint.js';
 export { addMcpCaller } from './config/mcp-caller.js';
 export { McpServerConfigSchema } from './config/mcp-server-config.js';
 export type { McpServerConfig } from './config/mcp-server-config.js';
-export { PriceBook, catalogueModels, catalogueWindow, configuredPrice, prefixPricingKeys } from './config/price-book.js';
+export {
+  PriceBook,
+  catalogueModels,
+  catalogueWindow,
+  catalogueWindowNeedsDataset,
+  configuredPrice,
+  prefixPricingKeys,
+} from './config/price-book.js';
 export { loadPriceDataset } from './config/price-dataset.js';
 export type { PriceQuote, PriceSource, PricedCall } from './config/price-book.js';
 export { ModelPriceSchema, PriceTierSchema, costOf } from './config/pricing.js';

@@ -1,5 +1,6 @@
+import { groupedNumber } from '../../kernel/index.js';
 import type { Collective, ContextSettings, AgentParticipant, ResolvedConfig } from '../../team/index.js';
-import { buildSystemPrompt, delegationTargets, loadPriceDataset, settingsForAgent } from '../../team/index.js';
+import { buildSystemPrompt, catalogueWindowNeedsDataset, delegationTargets, loadPriceDataset, settingsForAgent } from '../../team/index.js';
 import { contextSettingsFor, learnEndpointWindow, modelWindowFor } from '../../model/index.js';
 import type { ProviderFactory } from '../../model/index.js';
 import type { CompactOutcome, ParticipantRuntime, RuntimeOutcome, TurnContext } from '../../session/index.js';
@@ -152,8 +153,10 @@ export class AgentRuntime implements ParticipantRuntime {
     const { model } = settingsForAgent(config, agent);
     if (modelWindowFor(model, config.models).source === 'config') return;
     await learnEndpointWindow(model, config.providers, this.services.env, ENDPOINT_WINDOW_WAIT_MS);
-    // Neither the endpoint nor the table knows it: the bundled catalogue may (loaded once, ~40 ms; a failure leaves the guess).
-    if (modelWindowFor(model, config.models, config.providers).source === 'default') await loadPriceDataset().catch(() => undefined);
+    // Neither the endpoint nor the table knows it: the whole bundled catalogue may (loaded once, ~70 ms of CPU; a failure leaves the guess).
+    const call = { provider: model.provider, model: model.model, baseURL: model.baseURL ?? config.providers[model.provider]?.baseURL };
+    if (modelWindowFor(model, config.models, config.providers).source === 'default' && catalogueWindowNeedsDataset(call))
+      await loadPriceDataset().catch(() => undefined);
   }
 
   /**
@@ -175,7 +178,7 @@ export class AgentRuntime implements ParticipantRuntime {
       window,
       text:
         `${settings.agent.id}'s model ${key} is unknown to Legion (no config entry, endpoint report, table or catalogue entry): ` +
-        `its context window is taken to be ${window.toLocaleString('en-US')} tokens. ` +
+        `its context window is taken to be ${groupedNumber(window)} tokens. ` +
         `Set the real one in .legion/config.json: "models": { "${key}": { "window": <tokens> } }.`,
     });
   }

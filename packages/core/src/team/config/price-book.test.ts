@@ -188,3 +188,23 @@ describe('local models and the config', () => {
     expect(prefixPricingKeys(pricing, models)).toEqual([{ key: 'gpt-5', model: 'gpt-5-mini' }]);
   });
 });
+
+describe('the windows of hosted models', () => {
+  it('knows Anthropic’s and OpenAI’s without loading the catalogue, and knows when the catalogue could say more', async () => {
+    // Fresh modules: no other test of this file has loaded the catalogue into them.
+    vi.resetModules();
+    const { catalogueWindow, catalogueWindowNeedsDataset } = await import('./price-book.js');
+    const { loadedPriceDataset } = await import('./price-dataset.js');
+    expect(catalogueWindow({ provider: 'anthropic', model: 'claude-sonnet-4-5-20250929' })).toBe(200_000);
+    expect(catalogueWindow({ provider: 'openai', model: 'gpt-4.1' })).toBe(1_000_000);
+    // A hosted name behind a local proxy is still that model.
+    expect(catalogueWindow({ provider: 'anthropic', model: 'claude-sonnet-4-5', baseURL: 'http://127.0.0.1:4000' })).toBe(200_000);
+    expect(catalogueWindow({ provider: 'anthropic', model: 'claude-bench' })).toBeUndefined();
+    expect(catalogueWindowNeedsDataset({ provider: 'anthropic', model: 'claude-bench' })).toBe(false);
+    expect(catalogueWindowNeedsDataset({ provider: 'openai', model: 'my-finetune', baseURL: 'http://127.0.0.1:8080/v1' })).toBe(false);
+    expect(catalogueWindowNeedsDataset({ provider: 'ollama', model: 'qwen3:8b', baseURL: 'http://127.0.0.1:11434/v1' })).toBe(false);
+    expect(loadedPriceDataset()).toBeUndefined();
+    expect(catalogueWindowNeedsDataset({ provider: 'openrouter', model: 'anthropic/claude-sonnet-4.5' })).toBe(true);
+    expect(catalogueWindowNeedsDataset({ provider: 'groq', model: 'llama-3.3-70b', baseURL: 'https://api.groq.com/openai/v1' })).toBe(true);
+  });
+});

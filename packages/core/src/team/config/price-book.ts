@@ -1,3 +1,4 @@
+import { CATALOGUE_WINDOWS } from './catalogue-windows.generated.js';
 import { isLocal } from './local-endpoint.js';
 import { loadedPriceDataset, loadPriceDataset, undatedId, type PriceDataset } from './price-dataset.js';
 import type { ModelPrice } from './pricing.js';
@@ -21,18 +22,35 @@ export interface PriceQuote {
 }
 
 /**
- * The context window the bundled catalogue (`@pydantic/genai-prices`) gives a hosted model, once the
- * catalogue is loaded (`loadPriceDataset`; a priced call loads it too): undefined before, and for
- * a local server's models, which it does not list. A hosted model's name reached through a local
+ * The context window the bundled catalogue (`@pydantic/genai-prices`) gives a hosted model: at once
+ * for Anthropic's and OpenAI's (generated from it), for others once the catalogue is loaded
+ * (`loadPriceDataset`; a priced call loads it too); undefined before, and for a local server's
+ * models, which it does not list. A hosted model's name reached through a local
  * proxy (`anthropic` at a localhost URL) is still that model: its window is the model's, though its
  * price is not the list's.
  */
 export function catalogueWindow(call: PricedCall): number | undefined {
+  const indexed = CATALOGUE_WINDOWS[DATASET_PROVIDERS[call.provider] ?? ''];
+  if (indexed !== undefined) {
+    const undated = undatedId(call.model);
+    return indexed[call.model.toLowerCase()] ?? (undated !== undefined ? indexed[undated.toLowerCase()] : undefined);
+  }
   const dataset = loadedPriceDataset();
   if (!dataset) return undefined;
   if (DATASET_PROVIDERS[call.provider] === undefined && isLocal(call)) return undefined;
   const provider = DATASET_PROVIDERS[call.provider] ?? (call.baseURL !== undefined ? dataset.providerForEndpoint(call.baseURL) : undefined);
   return provider === undefined ? undefined : dataset.windowOf(provider, call.model);
+}
+
+/**
+ * Whether `catalogueWindow` could say more for this call once the whole catalogue is loaded
+ * (`loadPriceDataset`): not for Anthropic's and OpenAI's models, whose windows are generated into a
+ * small file (catalogue-windows.test.ts), nor for a local server's own models; yes for OpenRouter
+ * and for a provider the catalogue knows by its hosted endpoint.
+ */
+export function catalogueWindowNeedsDataset(call: PricedCall): boolean {
+  if (CATALOGUE_WINDOWS[DATASET_PROVIDERS[call.provider] ?? ''] !== undefined) return false;
+  return DATASET_PROVIDERS[call.provider] !== undefined || !isLocal(call);
 }
 
 /** The models the bundled catalogue lists for a built-in provider with their windows (none before it is loaded). */
