@@ -162,6 +162,8 @@ const result = await build({
  * `import()` of a chunk becomes `require()` (still run only when reached, so a command loads
  * what it uses and nothing more); `import.meta.url` becomes the file's own URL.
  */
+// LEGION_BUILD_METAFILE=<path>: what each chunk holds, by source file and bytes, to see what a command loads (esbuild's analyzer reads it too).
+if (process.env.LEGION_BUILD_METAFILE) writeFileSync(process.env.LEGION_BUILD_METAFILE, JSON.stringify(result.metafile));
 const chunkFiles = Object.keys(result.metafile.outputs).filter((file) => file.endsWith('.js'));
 const converted = await build({
   absWorkingDir: PACKAGE,
