@@ -5,20 +5,20 @@
 // zero-latency wire-protocol server on 127.0.0.1 in this process. Each round is a new process; the
 // steps are timed too, to see where the time goes.
 import { spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { client, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import { median, min, ms, p95, printJson, removeDir, round, tempDir } from './lib.mjs';
+import { startZeroLatencyModel } from './zero-latency-model.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LEGION = process.env.BENCH_LEGION ?? join(ROOT, 'packages', 'cli', 'dist', 'legion.js');
 const RUNS = Number(process.env.BENCH_ACP_RUNS ?? 10);
 const REPLY = 'pong';
 
-const model = await startZeroLatencyModel();
+const model = await startZeroLatencyModel(REPLY);
 const workspace = tempDir('acp-first-token');
 const env = {
   ...process.env,
@@ -89,42 +89,3 @@ printJson('acp-first-token', {
   newSessionMedianMs: round(median(figures('newSession')), 1),
   promptToTokenMedianMs: round(median(figures('prompt')), 1),
 });
-
-/** Anthropic's Messages API streaming one text reply at once (the bench measures Legion, not a model). */
-async function startZeroLatencyModel() {
-  const sse = (events) => events.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`).join('');
-  const body = sse([
-    [
-      'message_start',
-      {
-        type: 'message_start',
-        message: {
-          id: 'msg_bench',
-          type: 'message',
-          role: 'assistant',
-          model: 'claude-bench',
-          content: [],
-          stop_reason: null,
-          usage: { input_tokens: 10, output_tokens: 0 },
-        },
-      },
-    ],
-    ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
-    ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: REPLY } }],
-    ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-    ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 1 } }],
-    ['message_stop', { type: 'message_stop' }],
-  ]);
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      if (!request.url?.endsWith('/v1/messages')) {
-        response.writeHead(404).end();
-        return;
-      }
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }).end(body);
-    });
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((resolve) => server.close(resolve)) };
-}

@@ -8,11 +8,11 @@
 // time, each process's CPU time (all threads, reported by cpu-usage-preload.cjs, preloaded into
 // every process alike) shows the cost when the machine is too busy for wall-clock figures to mean much.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { median, min, ms, printJson, removeDir, round, tempDir } from './lib.mjs';
+import { startZeroLatencyModel } from './zero-latency-model.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LEGION = process.env.BENCH_LEGION ?? join(ROOT, 'packages', 'cli', 'dist', 'legion.js');
@@ -31,7 +31,7 @@ const PRELOAD = ['--require', fileURLToPath(new URL('./cpu-usage-preload.cjs', i
  */
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
 
-const model = await startZeroLatencyModel();
+const model = await startZeroLatencyModel(REPLY);
 const workspace = tempDir('cli-startup');
 const env = {
   ...process.env,
@@ -273,75 +273,3 @@ if (BASE) {
   }
 }
 printJson('cli-startup', figures);
-
-/**
- * A model server that answers at once: every Messages API request (Anthropic) and Chat
- * Completions request (OpenAI) gets a streamed reply of REPLY, as the official SDKs expect it.
- */
-async function startZeroLatencyModel() {
-  const sse = (events) =>
-    events
-      .map(([event, data]) => `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`)
-      .join('');
-  const anthropic = sse([
-    [
-      'message_start',
-      {
-        type: 'message_start',
-        message: {
-          id: 'msg_bench',
-          type: 'message',
-          role: 'assistant',
-          model: 'claude-bench',
-          content: [],
-          stop_reason: null,
-          usage: { input_tokens: 10, output_tokens: 0 },
-        },
-      },
-    ],
-    ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
-    ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: REPLY } }],
-    ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-    ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 1 } }],
-    ['message_stop', { type: 'message_stop' }],
-  ]);
-  const chunk = (delta, finish) => ({
-    id: 'chatcmpl-bench',
-    object: 'chat.completion.chunk',
-    created: 0,
-    model: 'gpt-bench',
-    choices: [{ index: 0, delta, finish_reason: finish }],
-  });
-  const openai = sse([
-    [undefined, chunk({ role: 'assistant', content: REPLY }, null)],
-    [undefined, chunk({}, 'stop')],
-    [
-      undefined,
-      {
-        id: 'chatcmpl-bench',
-        object: 'chat.completion.chunk',
-        created: 0,
-        model: 'gpt-bench',
-        choices: [],
-        usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 },
-      },
-    ],
-    [undefined, '[DONE]'],
-  ]);
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      const body = request.url?.endsWith('/v1/messages') ? anthropic : request.url?.endsWith('/chat/completions') ? openai : undefined;
-      if (!body) {
-        response.writeHead(404).end();
-        return;
-      }
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }).end(body);
-    });
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
-}
