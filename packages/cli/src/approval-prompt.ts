@@ -70,7 +70,10 @@ function terminalPrompt(
         const offered: ApprovalChoice[] = rule ? ['once', 'session', 'always', 'reject'] : ['once', 'session', 'reject'];
         const numbers = APPROVAL_CHOICES.filter((words) => offered.includes(words.choice)).map((words) => words.number);
         out.write(
-          `${approvalChoiceLines(style, rule ? {} : { unavailable: { always: 'not offered here: legion approve ID --rule makes a rule' } }).join('\n')}\n`,
+          `${approvalChoiceLines(style, {
+            width: terminal.output.columns,
+            ...(rule ? {} : { unavailable: { always: 'not offered here: legion approve ID --rule makes a rule' } }),
+          }).join('\n')}\n`,
         );
         const question = `  ${style.cyan(`choose ${numbers.join(', ')}, then Enter:`)} `;
         let answer: ApprovalAnswer | undefined;

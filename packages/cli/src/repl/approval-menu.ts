@@ -46,9 +46,10 @@ export class ApprovalMenu {
   }
 
   /** The menu's lines: the choices, then how to answer (or why the card takes no keys now). */
-  lines(inputHoldsText: boolean): string[] {
+  lines(inputHoldsText: boolean, width?: number): string[] {
     const unavailable = this.unavailable();
     const rows = approvalChoiceLines(style, {
+      width,
       selected: this.selected === undefined ? undefined : APPROVAL_CHOICES[this.selected]?.choice,
       ...(unavailable === undefined ? {} : { unavailable: { always: `no rule can approve this call: ${unavailable}` } }),
     });

@@ -19,7 +19,7 @@ export class CardView implements Component {
   /** The card at a width: a question's markdown is laid out for the terminal's width, so it is composed again when that changes. */
   private compose: (width: number) => string = () => '';
   private composedWidth = -1;
-  private tail = 1;
+  private tail: number | ((width: number) => number) = 1;
   /** Lines hidden at the last render: 0 when the whole card was shown. */
   private hidden = 0;
 
@@ -34,9 +34,10 @@ export class CardView implements Component {
 
   /**
    * @param tail how many of the text's last lines say how to answer it (the menu, the prompt for a
-   * reason): a clipped card keeps them whole, however many rows they wrap to on a narrow terminal
+   * reason), or how many at a width (a menu wraps its long lines itself): a clipped card keeps them
+   * whole, however many rows they wrap to on a narrow terminal
    */
-  setText(text: string | ((width: number) => string), tail = 1): void {
+  setText(text: string | ((width: number) => string), tail: number | ((width: number) => number) = 1): void {
     this.compose = typeof text === 'string' ? () => text : text;
     this.tail = tail;
     this.composedWidth = -1;
@@ -48,7 +49,7 @@ export class CardView implements Component {
     this.composedWidth = width;
     this.source = this.compose(width);
     const lines = this.source.split('\n');
-    const kept = Math.min(Math.max(1, this.tail), lines.length);
+    const kept = Math.min(Math.max(1, typeof this.tail === 'number' ? this.tail : this.tail(width)), lines.length);
     this.text.setText(lines.slice(0, lines.length - kept).join('\n'));
     this.tailText.setText(lines.slice(lines.length - kept).join('\n'));
   }

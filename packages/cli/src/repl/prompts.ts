@@ -322,7 +322,7 @@ export class Prompts {
   }
 
   /** The card on top, and how many lines of its end stay on screen when it must be clipped (how to answer it). */
-  private cardText(): { text: string | ((width: number) => string); tail: number } {
+  private cardText(): { text: string | ((width: number) => string); tail: number | ((width: number) => number) } {
     const item = this.active;
     if (!item) return { text: '', tail: 0 };
     const position = this.position();
@@ -335,8 +335,8 @@ export class Prompts {
           tail: 3,
         };
       }
-      const menu = item.menu.lines(this.inputHoldsText);
-      return { text: [card, ...menu].join('\n'), tail: menu.length + 1 };
+      const menu = (width: number): string[] => item.menu.lines(this.inputHoldsText, width);
+      return { text: (width) => [card, ...menu(width)].join('\n'), tail: (width) => menu(width).length + 1 };
     }
     const { question } = item;
     const count = position.of > 1 ? style.dim(` (${position.index} of ${position.of})`) : '';

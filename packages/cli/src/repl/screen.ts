@@ -287,7 +287,7 @@ export class Screen {
   }
 
   /** `tail`: lines of the card's end that stay on screen when it is too tall (how to answer it). */
-  setCard(text: string | ((width: number) => string), tail?: number): void {
+  setCard(text: string | ((width: number) => string), tail?: number | ((width: number) => number)): void {
     this.card.setText(typeof text === 'string' ? terminalSafe(text) : (width) => terminalSafe(text(width)), tail);
     this.tui.requestRender();
   }
