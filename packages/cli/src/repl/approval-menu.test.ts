@@ -40,7 +40,8 @@ describe("an approval card's menu", () => {
 
 describe("an approval card's menu on a narrow terminal", () => {
   it('wraps a long reason under itself, every line within the width', () => {
-    const why = 'the command is compound (cd then git push with a pipe), and a rule names one command line; approve it once or in this session instead';
+    const why =
+      'the command is compound (cd then git push with a pipe), and a rule names one command line; approve it once or in this session instead';
     const menu = new ApprovalMenu(() => why);
     const width = 64;
     const lines = menu.lines(false, width).map((line) => line.replace(/\x1b\[[0-9;]*m/g, ''));
@@ -48,7 +49,10 @@ describe("an approval card's menu on a narrow terminal", () => {
     const textColumn = lines[always]!.indexOf('no rule can approve this call');
     expect(textColumn).toBeGreaterThan(10);
     // The reason's other lines start at its first line's column, up to the next choice.
-    const continued = lines.slice(always + 1, lines.findIndex((line) => line.includes('4. ')));
+    const continued = lines.slice(
+      always + 1,
+      lines.findIndex((line) => line.includes('4. ')),
+    );
     expect(continued.length).toBeGreaterThan(0);
     for (const line of continued) expect(line.slice(0, textColumn).trim(), line).toBe('');
     expect(continued.join(' ').replace(/\s+/g, ' ')).toContain('approve it once or in this session instead');
