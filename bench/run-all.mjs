@@ -27,6 +27,7 @@ const BENCHES = [
   'kill-children.mjs',
   'command-containment.mjs',
   'sandbox-shell-run.mjs',
+  'worktree-shell-run.mjs',
   'approval-rules.mjs',
   'parallel-delegates.mjs',
   'repl-terminal.mjs',

@@ -189,6 +189,7 @@ export class Legion {
             config.telemetry.captureContent ?? env['OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT']?.toLowerCase() === 'true',
         }),
         approvalRules: this.approvalRules,
+        workspaceRoot: paths.root,
       },
       backend.conversations,
     );

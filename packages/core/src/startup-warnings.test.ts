@@ -51,7 +51,7 @@ describe('problems found while a workspace opens', () => {
     writeFileSync(file, JSON.stringify({ ...(JSON.parse(readFileSync(file, 'utf8')) as object), isolation: 'worktree' }));
     legion = open();
     expect(legion.warnings).toEqual([
-      `.legion/collective/participants/developer.json: "isolation": "worktree" needs a git repository, and ${legion.paths.root} is in none: delegations to developer are refused. Fix: run \`git init\` and commit, or remove "isolation".`,
+      `.legion/collective/participants/developer.json: "isolation": "worktree" needs a git repository, and ${legion.paths.root} is in none: messages and delegations to developer are refused. Fix: run \`git init\` and commit, or remove "isolation".`,
     ]);
   });
 

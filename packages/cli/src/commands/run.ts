@@ -136,6 +136,15 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   const text = options.output === undefined || options.output === 'text';
   if (text && !options.verbose && !options.quiet)
     progress = showRunProgress(legion.events, stderr, { you: from, live: process.stderr.isTTY === true });
+  // An isolated agent's change waits on the person who ran this: said with the command that applies it (stream-json has its
+  // own line, and --verbose prints it with the conversation). Said even with --quiet: the main tree is not what the reply implies.
+  if (text && !options.verbose)
+    legion.events.on('worktree:ready', (event) => {
+      const files = `${event.files.length} file${event.files.length === 1 ? '' : 's'}`;
+      const line = `legion: ${inertLine(event.participantId)}'s change is ready for review (${files}): legion worktrees apply ${inertLine(event.worktreeId)}`;
+      if (progress) progress.say(line);
+      else stderr.write(`${line}\n`);
+    });
   // The printer shows later warnings as they happen; these came while the workspace opened.
   if (options.verbose) for (const warning of legion.warnings) stderr.write(`warning: ${inert(warning)}\n`);
   const controller = new AbortController();

@@ -104,6 +104,67 @@ describe('legion worktrees: an isolated delegate, its change reviewed and applie
     expect(JSON.parse((await legion(['worktrees', '--json'])).stdout)).toEqual({ worktrees: [] });
   });
 
+  it('`legion run --to` an isolated agent: its turns work in one worktree, the main tree unchanged until it is applied', async () => {
+    useModel('developer', { provider: 'openai', model: 'gpt-test', baseURL: `${mock.url}/v1` });
+    // Isolated by its own file; it writes without asking.
+    const file = join(workspace.dir, '.legion/collective/participants/developer.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...JSON.parse(readFileSync(file, 'utf8')),
+        isolation: 'worktree',
+        policies: { file_write: 'auto', file_read: 'auto' },
+      }),
+    );
+    mock.on(
+      { userMessage: 'Improve the notes', hasToolResult: false },
+      { toolCalls: [{ id: 'call_notes', name: 'file_write', arguments: JSON.stringify({ path: 'notes.txt', content: EDITED }) }] },
+    );
+    mock.on({ userMessage: 'Improve the notes', hasToolResult: true }, { content: 'Edited notes.txt.' });
+    mock.on(
+      { userMessage: 'Add a health check', hasToolResult: false },
+      {
+        toolCalls: [
+          { id: 'call_new', name: 'file_write', arguments: JSON.stringify({ path: 'src/health.ts', content: 'export const ok = 1;\n' }) },
+        ],
+      },
+    );
+    mock.on({ userMessage: 'Add a health check', hasToolResult: true }, { content: 'Added src/health.ts.' });
+    commitWorkspace();
+
+    const first = await legion(['run', '--to', 'developer', '--output', 'stream-json', 'Improve the notes']);
+
+    expect(first.status, first.stderr).toBe(0);
+    const ready = (output: string) =>
+      output
+        .trimEnd()
+        .split('\n')
+        .map((line) => StreamLineSchema.parse(JSON.parse(line)) as StreamLine)
+        .filter((line): line is Extract<StreamLine, { type: 'worktree:ready' }> => line.type === 'worktree:ready');
+    const [firstReady] = ready(first.stdout);
+    expect(firstReady).toEqual(
+      expect.objectContaining({ conversationId: 'user__developer', participantId: 'developer', callerId: 'user', files: ['notes.txt'] }),
+    );
+    expect(firstReady).not.toHaveProperty('toolUseId');
+    expect(notes()).toBe(NOTES);
+    expect(git('status', '--porcelain')).toBe('');
+
+    // A second run, in text: the same conversation goes on in the same worktree, and stderr says what to do.
+    const second = await legion(['run', '--to', 'developer', 'Add a health check']);
+
+    expect(second.status, second.stderr).toBe(0);
+    expect(second.stdout).toBe('Added src/health.ts.\n');
+    expect(second.stderr).toContain(
+      `legion: developer's change is ready for review (2 files): legion worktrees apply ${firstReady!.worktreeId}`,
+    );
+    expect(existsSync(join(workspace.dir, 'src/health.ts'))).toBe(false);
+
+    const applied = await legion(['worktrees', 'apply', firstReady!.worktreeId]);
+    expect(applied.status, applied.stderr).toBe(0);
+    expect(notes()).toBe(EDITED);
+    expect(readFileSync(join(workspace.dir, 'src/health.ts'), 'utf8')).toBe('export const ok = 1;\n');
+  });
+
   it.skipIf(TMUX_MISSING)('the REPL says the change is ready and the command that applies it; /worktrees applies it', async () => {
     scriptIsolatedDelegation();
     // The developer writes without asking, so the REPL shows no card in between.

@@ -129,7 +129,7 @@ export function streamLineOf(event: LegionEvent): StreamLine | undefined {
         participantId: event.participantId,
         callerId: event.callerId,
         worktreeId: event.worktreeId,
-        toolUseId: event.toolUseId,
+        ...(event.toolUseId !== undefined ? { toolUseId: event.toolUseId } : {}),
         files: [...event.files],
       };
     case 'usage:report':

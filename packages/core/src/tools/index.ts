@@ -60,6 +60,7 @@ export { Worktrees, REVIEW_DIFF_MAX_BYTES } from './worktrees/Worktrees.js';
 export type { WorktreeResult } from './worktrees/Worktrees.js';
 export { turnWorkspaceRoot, worktreeOfFrames, worktreeRoot } from './worktrees/worktree-root.js';
 export { reviewResult } from './worktrees/worktree-review.js';
+export { finishDirectWorktree, openDirectWorktree } from './worktrees/direct-worktree.js';
 export { isolationProblems } from './worktrees/isolation-check.js';
 export { WorktreeRecordSchema } from './worktrees/worktree-record.js';
 export type { WorktreeEntry, WorktreeRecord, WorktreeState } from './worktrees/worktree-record.js';

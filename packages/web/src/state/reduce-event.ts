@@ -93,7 +93,6 @@ export function reduceEvent(state: AppState, event: WireEvent, now: number): App
     case 'window:guessed':
       return withNotice(state, { id: `window:${event.provider}/${event.model}`, tone: 'warning', text: event.text });
     case 'worktree:ready': {
-      if (state.reviews.some((review) => review.worktreeId === event.worktreeId)) return state;
       const review = {
         worktreeId: event.worktreeId,
         participantId: event.participantId,
@@ -101,7 +100,9 @@ export function reduceEvent(state: AppState, event: WireEvent, now: number): App
         conversationId: event.conversationId,
         files: [...event.files],
       };
-      return { ...state, reviews: [...state.reviews, review] };
+      // A conversation held directly with an isolated agent keeps one worktree across its turns: a later turn's event replaces the files.
+      const others = state.reviews.filter((kept) => kept.worktreeId !== event.worktreeId);
+      return { ...state, reviews: [...others, review] };
     }
     case 'claim:conflict':
       // A few, newest last: the notice shows the latest; more would be a log, which the conversation already is.

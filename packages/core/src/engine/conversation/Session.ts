@@ -1,4 +1,5 @@
-import type { Collective } from '../../team/index.js';
+import type { Collective, Participant } from '../../team/index.js';
+import { finishDirectWorktree, openDirectWorktree } from '../../tools/index.js';
 import { TurnFileClaims } from './turn-file-claims.js';
 import { LegionError, ParticipantNotFoundError, exactBytes } from '../../kernel/index.js';
 import type { ConversationRef, Message, ToolUseBlock } from '../../kernel/index.js';
@@ -53,6 +54,8 @@ export interface SessionServices extends ConversationServices {
   backend: SessionBackend;
   /** Makes the "approve always" rules answers ask for; without it, such answers are refused. */
   approvalRules?: ApprovalRuleRecorder | undefined;
+  /** The workspace root, where a message sent straight to an isolated agent gets its worktree; none: such messages are refused. */
+  workspaceRoot?: string | undefined;
 }
 
 /**
@@ -136,11 +139,11 @@ export class Session implements ToolSession {
     const from = collective.require(request.from);
     const to = collective.require(request.to);
     const conversation = this.conversation({ initiator: from.id, responder: to.id, name: request.conversation });
-    const frames = framesOfTurn(request.frames ?? [], from.id, conversation.id);
+    const frames = await this.isolateDirect(framesOfTurn(request.frames ?? [], from.id, conversation.id), to);
     // Only a message that starts a chain counts as activity: delegates' turns are part of it.
     if (frames.length === 1) await this.touch(request.message);
     const started = (request.frames ?? []).length === 0;
-    return this.withWork(frames, started, () =>
+    const result = await this.withWork(frames, started, () =>
       conversation.send({
         from,
         to,
@@ -151,6 +154,47 @@ export class Session implements ToolSession {
         ifBusy: request.ifBusy ?? 'wait',
       }),
     );
+    await this.finishDirect(frames, conversation.id, result);
+    return result;
+  }
+
+  /**
+   * A chain that starts with a message to an isolated agent (`"isolation": "worktree"`) runs in its
+   * conversation's worktree, named on the chain's first frame: the turn's tools, and every delegate
+   * below it, are rooted there (`turnWorkspaceRoot`), and the frame is recorded with its approval
+   * requests, so a resume in any process works in the same tree. Delegations are isolated by
+   * `communicate`, on their own frame; this is the route every surface's message takes.
+   */
+  private async isolateDirect(frames: readonly DelegationFrame[], to: Participant): Promise<readonly DelegationFrame[]> {
+    const [first] = frames;
+    if (frames.length !== 1 || !first || to.type !== 'agent' || to.isolation !== 'worktree') return frames;
+    const opened = await openDirectWorktree({
+      workspaceRoot: this.services.workspaceRoot,
+      agentId: to.id,
+      callerId: first.participantId,
+      sessionId: this.id,
+      conversationId: first.conversationId,
+    });
+    // Deny means deny: an isolated agent that cannot have its tree does not work in the main one.
+    if (!opened.ok) throw new LegionError('worktree_refused', opened.error, { participantId: to.id });
+    return [{ ...first, worktree: opened.id }];
+  }
+
+  /** A direct isolated turn ended (not paused: that one goes on later in the same tree): its change awaits review. */
+  private async finishDirect(frames: readonly DelegationFrame[], conversationId: string, result: TurnResult | undefined): Promise<void> {
+    const [first] = frames;
+    const root = this.services.workspaceRoot;
+    if (!result || result.status === 'paused' || frames.length !== 1 || first?.worktree === undefined || root === undefined) return;
+    if (first.toolUseId !== undefined || first.conversationId !== conversationId) return;
+    const key = parseConversationId(conversationId);
+    await finishDirectWorktree({
+      workspaceRoot: root,
+      id: first.worktree,
+      agentId: key.responder,
+      callerId: key.initiator,
+      conversation: { sessionId: this.id, conversationId, initiator: key.initiator, responder: key.responder },
+      events: this.services.events,
+    });
   }
 
   /**
@@ -294,14 +338,22 @@ export class Session implements ToolSession {
   resumeConversation(id: string, frames: readonly DelegationFrame[], signal?: AbortSignal): Promise<TurnResult> {
     const key = parseConversationId(id);
     const options = this.resumeOptions(id, frames, signal);
-    return this.withWork(options.frames, false, () => this.conversation(key).resume(options));
+    return this.withWork(options.frames, false, async () => {
+      const result = await this.conversation(key).resume(options);
+      await this.finishDirect(options.frames, id, result);
+      return result;
+    });
   }
 
   /** As `resumeConversation`, but only if a call of the paused turn still waits once the lease is held (else undefined, nothing written). */
   resumeIfWaiting(id: string, frames: readonly DelegationFrame[], signal?: AbortSignal): Promise<TurnResult | undefined> {
     const key = parseConversationId(id);
     const options = this.resumeOptions(id, frames, signal);
-    return this.withWork(options.frames, false, () => this.conversation(key).resumeIfWaiting(options));
+    return this.withWork(options.frames, false, async () => {
+      const result = await this.conversation(key).resumeIfWaiting(options);
+      await this.finishDirect(options.frames, id, result);
+      return result;
+    });
   }
 
   /**

@@ -121,13 +121,15 @@ export const LegionEventSchemas = {
   /**
    * An isolated turn (`isolation: "worktree"`) ended with a change: `participantId`'s files in
    * worktree `worktreeId` wait on a human's `legion worktrees apply` (or `discard`); the main tree is
-   * unchanged until then. The conversation is the one whose `communicate` call (`toolUseId`) waited on it.
+   * unchanged until then. The conversation is the one whose `communicate` call (`toolUseId`) waited on it;
+   * without `toolUseId`, the conversation a participant holds directly with the isolated agent (a user's
+   * message from any surface), whose worktree stays for its next turns until applied or discarded.
    */
   'worktree:ready': inConversation({
     participantId: z.string(),
     callerId: z.string(),
     worktreeId: z.string(),
-    toolUseId: z.string(),
+    toolUseId: z.string().optional(),
     files: z.array(z.string()),
   }),
   /** One model call's tokens and cost (`costUsd` null when the model has no known price). */

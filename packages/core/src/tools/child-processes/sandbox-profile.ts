@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, sep } from 'node:path';
 import { globalConfigPath } from '../../team/index.js';
 import { LEGION_DIR } from '../../store/index.js';
+import { worktreeGitFlags } from './sandbox-git.js';
 
 /** What one sandboxed command may touch: its workspace (or worktree) root, read-write, and whether it has a network. */
 export interface SandboxProfile {
@@ -125,6 +126,8 @@ export function sandboxFlags(profile: SandboxProfile): string[] {
     const real = existing(join(root, path));
     if (real !== undefined && isInside(real, root)) flags.push('--ro-bind', real, real);
   }
+  // In a Legion worktree, what `git commit` needs of the repository (sandbox-git.ts); nothing elsewhere.
+  flags.push(...worktreeGitFlags(root));
   const home = homeOf(profile.env);
   const hidden = [...HIDDEN_HOME_LOCATIONS.map(({ path }) => join(home, path)), legionConfigFolder(profile.env)];
   for (const location of hidden) {

@@ -103,6 +103,33 @@ export class Worktrees {
   }
 
   /**
+   * The worktree of a conversation a participant holds directly with an isolated agent (no
+   * `communicate` call made it): the one its earlier turns left awaiting review, until a human
+   * applies or discards it.
+   */
+  forConversation(sessionId: string, conversationId: string): WorktreeRecord | undefined {
+    if (!existsSync(this.paths.worktreesDir)) return undefined;
+    for (const name of readdirSync(this.paths.worktreesDir).sort()) {
+      if (!name.endsWith('.json')) continue;
+      const record = this.record(name.slice(0, -'.json'.length));
+      if (record?.sessionId === sessionId && record.conversationId === conversationId && record.toolUseId === undefined) return record;
+    }
+    return undefined;
+  }
+
+  /**
+   * A new turn works in a worktree again: it is `running` under this process, so no apply or
+   * discard takes the tree from under the turn, and a crash of this process shows it `abandoned`.
+   */
+  reopen(record: WorktreeRecord): WorktreeRecord {
+    const reopened: WorktreeRecord = { ...record, state: 'running', owner: currentProcessIdentity() };
+    // Its files are those of a change under review; the running turn may change them.
+    delete reopened.files;
+    writeJsonAtomic(this.paths.worktreeRecord(record.id), reopened);
+    return reopened;
+  }
+
+  /**
    * The turn in it ended: reads its change and records it as awaiting review. A turn that
    * changed nothing leaves nothing to review: its worktree is removed at once.
    */

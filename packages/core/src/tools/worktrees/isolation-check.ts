@@ -31,6 +31,6 @@ export function isolationProblems(root: string, collective: Collective): string[
   const paths = new WorkspacePaths(root);
   return isolated.map(
     (agent) =>
-      `${paths.display(paths.participantFile(agent.id))}: "isolation": "worktree" needs a git repository, and ${paths.root} is in none: delegations to ${agent.id} are refused. Fix: run \`git init\` and commit, or remove "isolation".`,
+      `${paths.display(paths.participantFile(agent.id))}: "isolation": "worktree" needs a git repository, and ${paths.root} is in none: messages and delegations to ${agent.id} are refused. Fix: run \`git init\` and commit, or remove "isolation".`,
   );
 }

@@ -1,4 +1,6 @@
+import { legionWorktreeGit } from '../child-processes/sandbox-git.js';
 import { runGit, gitText } from './git-command.js';
+import { foldSandboxCommits } from './sandbox-commits.js';
 
 export interface WorktreeFileChange {
   /** Relative to the workspace root, `/`-separated as git writes it. */
@@ -28,15 +30,27 @@ const STATUS: Record<string, WorktreeFileChange['status']> = { A: 'added', M: 'm
  * files in the worktree's own index — nothing of the main tree's index is touched.
  */
 export async function collectChange(treeRoot: string, base: string, maxDiffBytes: number): Promise<WorktreeChange> {
-  await gitText(treeRoot, ['add', '-A', ...PATHSPEC]);
-  const listed = await gitText(treeRoot, ['diff', '--cached', '--name-status', '-z', '--no-renames', '--relative', base, ...PATHSPEC]);
+  await foldSandboxCommits(treeRoot, base);
+  // Named, not discovered: a `.git` a sandboxed command made inside the tree must not be the repository (nor its config) this git reads.
+  const layout = legionWorktreeGit(treeRoot);
+  const options = layout ? { env: { GIT_DIR: layout.gitDir, GIT_WORK_TREE: layout.top } } : {};
+  await gitText(treeRoot, ['add', '-A', ...PATHSPEC], options);
+  const listed = await gitText(
+    treeRoot,
+    ['diff', '--cached', '--name-status', '-z', '--no-renames', '--relative', base, ...PATHSPEC],
+    options,
+  );
   const parts = listed.split('\0').filter((part) => part !== '');
   const files: WorktreeFileChange[] = [];
   for (let index = 0; index + 1 < parts.length; index += 2) {
     files.push({ path: parts[index + 1]!, status: STATUS[parts[index]!] ?? 'modified' });
   }
   if (files.length === 0) return { files, diff: '', truncated: false };
-  const diff = await runGit(treeRoot, ['diff', '--cached', '--no-color', '--no-ext-diff', '--no-renames', '--relative', base, ...PATHSPEC]);
+  const diff = await runGit(
+    treeRoot,
+    ['diff', '--cached', '--no-color', '--no-ext-diff', '--no-renames', '--relative', base, ...PATHSPEC],
+    options,
+  );
   const whole = diff.stdout;
   const truncated = whole.length > maxDiffBytes;
   // Cut at a line end, so the last line shown is whole.

@@ -14,6 +14,8 @@ import {
 } from './elicitation.js';
 import type { McpServerConfig } from '../../../team/index.js';
 import { MCP_TOOL_LIMITS } from './mcp-tool-bounds.js';
+import { containedArgv } from '../../child-processes/containment.js';
+import { sandboxFlags, type SandboxProfile } from '../../child-processes/sandbox-profile.js';
 
 /** How long a server may take to start and answer `initialize`. */
 const START_TIMEOUT_MS = 30_000;
@@ -42,6 +44,8 @@ export interface McpServerHooks {
   elicit?: McpElicitHandler | undefined;
   /** An elicitation was declined without asking anyone: the server's request was malformed or nobody could answer. */
   onElicitationRefused?(message: string): void;
+  /** The OS sandbox a stdio server runs in (an instance for an isolated turn's worktree): it writes only under the profile's root. */
+  sandbox?: SandboxProfile | undefined;
 }
 
 /** The `elicitation/create` result Legion sends. */
@@ -263,11 +267,17 @@ export class McpServerConnection {
       const headers = expandEnvReferences(this.config.headers, this.hooks.env, `${where}.headers`);
       return new sdk.StreamableHTTPClientTransport(new URL(this.config.url), { requestInit: { headers } });
     }
+    const env = expandEnvReferences(this.config.env, this.hooks.env, `${where}.env`);
+    const { sandbox } = this.hooks;
+    // Sandboxed, the same bwrap run that confines a model's command confines the server; only its private /tmp is writable of the temporary folders.
+    const run = sandbox
+      ? containedArgv(this.config.command ?? '', this.config.args ?? [], sandboxFlags(sandbox))
+      : { program: this.config.command ?? '', args: this.config.args ?? [] };
     const transport = new sdk.StdioClientTransport({
-      command: this.config.command ?? '',
-      args: this.config.args ?? [],
+      command: run.program,
+      args: run.args,
       // The SDK adds only PATH, HOME and the like: Legion's own keys are not handed to servers.
-      env: expandEnvReferences(this.config.env, this.hooks.env, `${where}.env`),
+      env: sandbox ? { ...env, TMPDIR: '/tmp' } : env,
       cwd: resolve(this.hooks.workspaceRoot, this.config.cwd ?? '.'),
       // Piped, not inherited: a server's logging must not scribble over the terminal UI.
       stderr: 'pipe',

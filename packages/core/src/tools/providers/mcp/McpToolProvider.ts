@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { errorMessage } from '../../../kernel/index.js';
 import type { LegionErrorCode, EventBus } from '../../../kernel/index.js';
@@ -10,6 +12,7 @@ import { boundMcpTools, type BoundedMcpTool } from './mcp-tool-bounds.js';
 import type { McpServerConfig } from '../../../team/index.js';
 import { mcpFamily, mcpToolName } from './mcp-tool-name.js';
 import type { McpElicitHandler } from './elicitation.js';
+import { worktreeRoute } from './worktree-route.js';
 
 export interface McpToolProviderOptions {
   /** `config.mcpServers`. */
@@ -55,6 +58,8 @@ export class McpToolProvider implements ToolProvider {
   private readonly listeners = new Set<() => void>();
   private currentProblems: McpServerProblem[] = [];
   private readonly warned = new Set<string>();
+  /** Instances of stdio servers confined to an isolated turn's worktree, by server and tree (`worktreeRoute`). */
+  private readonly inWorktrees = new Map<string, { root: string; connection: McpServerConnection }>();
 
   constructor(private readonly options: McpToolProviderOptions) {
     const env = options.env ?? process.env;
@@ -113,8 +118,10 @@ export class McpToolProvider implements ToolProvider {
     const route = this.routes.get(name);
     if (!route) return { status: 'error', error: `No MCP tool "${name}" is known (its server may have stopped offering it).` };
     const args = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+    const connection = this.connectionFor(route, context);
+    if ('error' in connection) return { status: 'error', error: connection.error };
     try {
-      const result = await route.connection.callTool(route.toolName, args, {
+      const result = await connection.callTool(route.toolName, args, {
         signal: context.signal,
         timeoutMs: route.connection.config.timeoutMs,
         context,
@@ -126,6 +133,45 @@ export class McpToolProvider implements ToolProvider {
     }
   }
 
+  /**
+   * The connection a call goes through: the server's own, or, for a turn that works in a worktree
+   * (its context's root is not the workspace), what `worktreeRoute` decides: an instance of the
+   * server confined to that tree, or a refusal. Instances of trees that are gone are stopped here.
+   */
+  private connectionFor(route: Route, context: ToolContext): McpServerConnection | { error: string } {
+    const treeRoot = context.workspaceRoot;
+    if (treeRoot === undefined || resolve(treeRoot) === resolve(this.options.workspaceRoot)) return route.connection;
+    const decided = worktreeRoute(route.server, route.connection.config, {
+      workspaceRoot: this.options.workspaceRoot,
+      treeRoot,
+      env: this.options.env ?? process.env,
+    });
+    if (decided.kind === 'refused') return { error: decided.error };
+    if (decided.kind === 'main') return route.connection;
+    for (const [key, instance] of this.inWorktrees)
+      if (!existsSync(instance.root)) {
+        this.inWorktrees.delete(key);
+        void instance.connection.close();
+      }
+    const key = `${route.server}\u0000${treeRoot}`;
+    let instance = this.inWorktrees.get(key);
+    if (!instance) {
+      const server = route.server;
+      const connection = new McpServerConnection(server, decided.config, {
+        workspaceRoot: treeRoot,
+        env: this.options.env ?? process.env,
+        // Its tools are the server's, listed by the main instance: a change of this one's list is not the registry's.
+        onToolsChanged: () => undefined,
+        onUnexpectedExit: (message) => this.report(server, message, 'mcp_server_exited'),
+        elicit: this.options.elicit,
+        onElicitationRefused: (message) => this.report(server, message, 'mcp_elicitation_declined'),
+        sandbox: decided.sandbox,
+      });
+      this.inWorktrees.set(key, (instance = { root: treeRoot, connection }));
+    }
+    return instance.connection;
+  }
+
   onDidChangeTools(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -133,7 +179,9 @@ export class McpToolProvider implements ToolProvider {
 
   async dispose(): Promise<void> {
     this.listeners.clear();
-    await Promise.all([...this.connections.values()].map((connection) => connection.close()));
+    const worktreeInstances = [...this.inWorktrees.values()].map((instance) => instance.connection);
+    this.inWorktrees.clear();
+    await Promise.all([...this.connections.values(), ...worktreeInstances].map((connection) => connection.close()));
   }
 
   private toolFor(
