@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import {
   createServer as createHttpServer,
   request as httpRequest,
@@ -29,12 +29,13 @@ import { allowingEntry } from './host-allow-list.js';
  */
 export class NetworkProxy {
   private readonly http = createHttpServer();
-  private readonly folder = mkdtempSync(join(tmpdir(), 'legion-proxy-'));
+  private readonly folder = mkdtempSync(join(tmpdir(), `${FOLDER_PREFIX}${process.pid}-`));
   private readonly listeners = new Map<string, { server: NetServer; socket: string }>();
   private readonly allowOf = new WeakMap<Socket, readonly string[]>();
   private readonly open = new Set<Duplex>();
 
   constructor() {
+    removeOrphans();
     this.http.on('request', (request, response) => this.forward(request, response));
     this.http.on('connect', (request, client: Duplex, head: Buffer) => this.tunnel(request, client, head));
     // A client that sends garbage gets 400 from Node; the socket is not ours to log.
@@ -94,12 +95,12 @@ export class NetworkProxy {
   private forward(request: IncomingMessage, response: ServerResponse): void {
     const target = parseAbsoluteUrl(request.url ?? '');
     if (!target) {
-      response.writeHead(400, { 'content-type': 'text/plain' }).end('legion: this proxy takes http:// URLs and CONNECT only\n');
+      plain(response, 400, 'Bad Request', 'legion: this proxy takes http:// URLs and CONNECT only\n');
       return;
     }
     const entry = allowingEntry(target.host, this.allowed(request));
     if (entry === undefined) {
-      response.writeHead(403, statusText(refusal(target.host)), { 'content-type': 'text/plain' }).end(`${refusal(target.host)}\n`);
+      plain(response, 403, statusText(refusal(target.host)), `${refusal(target.host)}\n`);
       return;
     }
     const upstream = httpRequest(
@@ -117,7 +118,7 @@ export class NetworkProxy {
       },
     );
     upstream.on('error', (error) => {
-      if (!response.headersSent) response.writeHead(502, { 'content-type': 'text/plain' }).end(unreachable(target.authority, error));
+      if (!response.headersSent) plain(response, 502, 'Bad Gateway', unreachable(target.authority, error));
       else response.destroy();
     });
     request.pipe(upstream);
@@ -139,15 +140,16 @@ export class NetworkProxy {
     }
     const upstream = connect({ host: target.host, port: target.port, lookup: guardedLookup(entry) });
     this.track(upstream);
+    let established = false;
     upstream.once('connect', () => {
+      established = true;
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);
       upstream.pipe(client);
       client.pipe(upstream);
     });
     upstream.on('error', (error) => {
-      if (upstream.connecting || !client.writable)
-        client.end(answer(502, 'Bad Gateway', unreachable(`${target.host}:${target.port}`, error)));
+      if (!established && client.writable) client.end(answer(502, 'Bad Gateway', unreachable(`${target.host}:${target.port}`, error)));
       else client.destroy();
     });
     client.once('close', () => upstream.destroy());
@@ -167,6 +169,10 @@ function statusText(text: string): string {
 function unreachable(where: string, error: Error): string {
   const code = (error as NodeJS.ErrnoException).code;
   return `legion: cannot reach ${where}${code ? ` (${code})` : ''}: ${error.message}\n`;
+}
+
+function plain(response: ServerResponse, status: number, reason: string, body: string): void {
+  response.writeHead(status, reason, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(body) }).end(body);
 }
 
 function answer(status: number, reason: string, body: string): string {
@@ -249,6 +255,36 @@ function guardedLookup(entry: string): (hostname: string, options: LookupOptions
   };
 }
 
+const FOLDER_PREFIX = 'legion-proxy-';
+
+/**
+ * Removes the socket folders of Legion processes that died without their exit handler (a signal,
+ * SIGKILL): each folder is named for its process, and one whose process is gone is no one's.
+ */
+function removeOrphans(): void {
+  let names: string[];
+  try {
+    names = readdirSync(tmpdir()).filter((name) => name.startsWith(FOLDER_PREFIX));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^legion-proxy-(\d+)-/.exec(name)?.[1]);
+    if (!Number.isInteger(pid) || pid <= 0 || isAlive(pid)) continue;
+    rmSync(join(tmpdir(), name), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: alive, someone else's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 let shared: NetworkProxy | undefined;
 
 /** This process's proxy, started on first need; its sockets are removed when the process exits. */
@@ -259,4 +295,11 @@ export function networkProxy(): NetworkProxy {
     process.once('exit', () => proxy.removeFolder());
   }
   return shared;
+}
+
+/** Closes this process's proxy, if one started (the next command that needs one starts another): for tests and embedders. */
+export async function closeNetworkProxy(): Promise<void> {
+  const proxy = shared;
+  shared = undefined;
+  await proxy?.close();
 }

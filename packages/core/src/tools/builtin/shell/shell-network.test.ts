@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errorText, run, successText, tempWorkspace, toolContext } from '../__fixtures__/tool-context.js';
 import { sandboxSupport, sandboxUse, type SandboxSettings } from '../../child-processes/sandbox.js';
+import { closeNetworkProxy } from '../../child-processes/network-proxy.js';
 import { createShellRunTool } from './shell-run.js';
 import { ProcessRegistry } from './ProcessRegistry.js';
 import { createProcessTools } from './process-tools.js';
@@ -24,7 +25,10 @@ describe.skipIf(!support.works)('the network of sandboxed commands', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(async () => {
+    await closeNetworkProxy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
   beforeEach(() => {
     workspace = tempWorkspace();
   });
