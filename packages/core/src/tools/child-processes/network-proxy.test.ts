@@ -2,8 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { NetworkProxy } from './network-proxy.js';
 
 // The proxy as a sandboxed command's bridge meets it: bytes on its Unix socket. No sandbox needed,
@@ -97,8 +96,8 @@ describe('the network proxy of sandboxed commands', () => {
     expect(existsSync(dirname(socket))).toBe(false);
 
     const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
-    const orphan = join(tmpdir(), `legion-proxy-${dead}-abcdef`);
-    const living = join(tmpdir(), `legion-proxy-${process.pid}-abcdef`);
+    const orphan = `/tmp/legion-proxy-${dead}-abcdef`;
+    const living = `/tmp/legion-proxy-${process.pid}-abcdef`;
     mkdirSync(orphan, { recursive: true });
     mkdirSync(living, { recursive: true });
     proxy = new NetworkProxy();

@@ -8,7 +8,6 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { connect, createServer as createNetServer, isIP, type Server as NetServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { canonicalHost } from '../../team/index.js';
@@ -29,7 +28,7 @@ import { allowingEntry } from './host-allow-list.js';
  */
 export class NetworkProxy {
   private readonly http = createHttpServer();
-  private readonly folder = mkdtempSync(join(tmpdir(), `${FOLDER_PREFIX}${process.pid}-`));
+  private readonly folder = mkdtempSync(join(SOCKET_PARENT, `${FOLDER_PREFIX}${process.pid}-`));
   private readonly listeners = new Map<string, { server: NetServer; socket: string }>();
   private readonly allowOf = new WeakMap<Socket, readonly string[]>();
   private readonly open = new Set<Duplex>();
@@ -40,11 +39,6 @@ export class NetworkProxy {
     this.http.on('connect', (request, client: Duplex, head: Buffer) => this.tunnel(request, client, head));
     // A client that sends garbage gets 400 from Node; the socket is not ours to log.
     this.http.on('clientError', (_error, socket: Duplex) => socket.destroy());
-  }
-
-  /** The folder holding the sockets: what the sandbox binds (read-only: connecting to a socket needs no write access to its mount). */
-  get socketFolder(): string {
-    return this.folder;
   }
 
   /**
@@ -258,20 +252,27 @@ function guardedLookup(entry: string): (hostname: string, options: LookupOptions
 const FOLDER_PREFIX = 'legion-proxy-';
 
 /**
+ * Where the socket folders are made: /tmp, not the temporary folder TMPDIR names, because every
+ * sandbox has a /tmp of its own. A socket elsewhere would be visible through the read-only host
+ * filesystem, and a command with no network (or another allow-list) could connect to it.
+ */
+const SOCKET_PARENT = '/tmp';
+
+/**
  * Removes the socket folders of Legion processes that died without their exit handler (a signal,
  * SIGKILL): each folder is named for its process, and one whose process is gone is no one's.
  */
 function removeOrphans(): void {
   let names: string[];
   try {
-    names = readdirSync(tmpdir()).filter((name) => name.startsWith(FOLDER_PREFIX));
+    names = readdirSync(SOCKET_PARENT).filter((name) => name.startsWith(FOLDER_PREFIX));
   } catch {
     return;
   }
   for (const name of names) {
     const pid = Number(/^legion-proxy-(\d+)-/.exec(name)?.[1]);
     if (!Number.isInteger(pid) || pid <= 0 || isAlive(pid)) continue;
-    rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    rmSync(join(SOCKET_PARENT, name), { recursive: true, force: true });
   }
 }
 

@@ -136,8 +136,8 @@ export function sandboxFlags(profile: SandboxProfile): string[] {
     if (statSync(real).isDirectory()) flags.push('--tmpfs', real);
     else flags.push('--dev-bind', '/dev/null', real);
   }
-  // Last, over whatever covers its folder (the private /tmp); read-only, which still lets the command connect.
-  if (profile.proxy) flags.push('--ro-bind', dirname(profile.proxy.socket), dirname(profile.proxy.socket));
+  // Last, over whatever covers its folder: its own socket only (another allow-list's may be beside it), read-only, which still lets it connect.
+  if (profile.proxy) flags.push('--tmpfs', dirname(profile.proxy.socket), '--ro-bind', profile.proxy.socket, profile.proxy.socket);
   flags.push('--chdir', existing(profile.cwd) ?? profile.cwd);
   return flags;
 }

@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { basename, dirname } from 'node:path';
 import { errorText, run, successText, tempWorkspace, toolContext } from '../__fixtures__/tool-context.js';
 import { sandboxSupport, sandboxUse, type SandboxSettings } from '../../child-processes/sandbox.js';
-import { closeNetworkProxy } from '../../child-processes/network-proxy.js';
+import { closeNetworkProxy, networkProxy } from '../../child-processes/network-proxy.js';
 import { createShellRunTool } from './shell-run.js';
 import { ProcessRegistry } from './ProcessRegistry.js';
 import { createProcessTools } from './process-tools.js';
@@ -80,6 +81,19 @@ describe.skipIf(!support.works)('the network of sandboxed commands', () => {
     const shell = shellFor({ mode: 'on', network: { allow: ['registry.npmjs.org'] } });
     const env = successText(await run(shell, { command: 'echo "$NO_PROXY|$no_proxy|$HTTPS_PROXY"' }, context));
     expect(env).toMatch(/localhost,127\.0\.0\.1,::1\|localhost,127\.0\.0\.1,::1\|http:\/\/127\.0\.0\.1:\d+/);
+  });
+
+  it("sees its own list's socket only: not another list's, and with no network none", async () => {
+    const context = toolContext({ root: workspace.root });
+    const broader = networkProxy().socketFor(['localhost', '*.example.com']);
+    const own = networkProxy().socketFor(['localhost']);
+    expect(dirname(own)).toBe(dirname(broader));
+    expect(successText(await run(shellFor(allowLocalhost), { command: `ls ${dirname(own)}` }, context))).toBe(
+      `exit code 0\n[stdout]\n${basename(own)}`,
+    );
+    expect(errorText(await run(shellFor({ mode: 'on', network: 'off' }), { command: `ls ${dirname(own)}` }, context))).toContain(
+      'No such file or directory',
+    );
   });
 
   it('"off" has no network and no proxy', async () => {
