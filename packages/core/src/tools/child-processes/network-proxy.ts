@@ -220,26 +220,35 @@ function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name) && !named.has(name)));
 }
 
-/** Whether an address is the host itself (loopback or unspecified, in IPv4, IPv6 or IPv4-mapped form). */
-function isOwnHost(address: string): boolean {
+/**
+ * Whether an address is the host itself (loopback or unspecified) or link-local (a cloud's metadata
+ * service, 169.254.169.254, hands out credentials there), in IPv4, IPv6 or IPv4-mapped form.
+ */
+function isHostOrLinkLocal(address: string): boolean {
   const bare = address.toLowerCase().replace(/^::ffff:/, '');
-  return bare.startsWith('127.') || bare === '0.0.0.0' || bare === '::1' || bare === '::';
+  return (
+    bare.startsWith('127.') || bare.startsWith('169.254.') || /^fe[89ab][0-9a-f]:/.test(bare) || ['0.0.0.0', '::1', '::'].includes(bare)
+  );
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
  * Resolves an allowed name as the system does, but a name allowed only by a wildcard may not lead
- * to the host itself: `*.example.com` must not become a way to the host's 127.0.0.1 for whoever
- * controls a name under it. A name listed exactly (`localhost`) goes where it resolves.
+ * to the host itself or a link-local address: `*.example.com` must not become a way to the host's
+ * 127.0.0.1 (or the metadata service) for whoever controls a name under it. A name listed exactly
+ * (`localhost`) goes where it resolves.
  */
 function guardedLookup(entry: string): (hostname: string, options: LookupOptions, callback: LookupCallback) => void {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '');
-      const usable = entry.startsWith('*.') && isIP(hostname) === 0 ? addresses.filter(({ address }) => !isOwnHost(address)) : addresses;
+      const usable =
+        entry.startsWith('*.') && isIP(hostname) === 0 ? addresses.filter(({ address }) => !isHostOrLinkLocal(address)) : addresses;
       if (usable.length === 0) {
-        const refused: NodeJS.ErrnoException = new Error(`${hostname} resolves to this machine, which "${entry}" does not allow`);
+        const refused: NodeJS.ErrnoException = new Error(
+          `${hostname} resolves to this machine or a link-local address, which "${entry}" does not allow`,
+        );
         refused.code = 'EACCES';
         return callback(refused, '');
       }
