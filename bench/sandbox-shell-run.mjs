@@ -1,8 +1,9 @@
 // What the OS sandbox adds to a shell_run: the time of `shell_run { command: "true" }` through the
 // built tool, from execute to its result, with "sandbox" off (the command is still contained in a
-// PID namespace: the floor the sandbox builds on), on (no network: a network namespace of its own)
-// and on with the host's network. Rounds alternate between the three so that load drifts alike on
-// each. Where the sandbox cannot work here, only "off" is measured and the bench says why.
+// PID namespace: the floor the sandbox builds on), on (no network: a network namespace of its own),
+// on with the host's network, and on with an allow-list of hosts (the command starts behind the
+// bridge to Legion's proxy: one more Node process per command, which the bridge costs whether or not
+// the command connects). Rounds alternate between the four so that load drifts alike on each. Where the sandbox cannot work here, only "off" is measured and the bench says why.
 // ROUNDS=300 node bench/sandbox-shell-run.mjs
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,7 +27,13 @@ const detectMs = performance.now() - detectStarted;
 
 const variants = {
   off: { mode: 'off', network: 'off' },
-  ...(support.works ? { on: { mode: 'on', network: 'off' }, onWithNetwork: { mode: 'on', network: 'on' } } : {}),
+  ...(support.works
+    ? {
+        on: { mode: 'on', network: 'off' },
+        onWithNetwork: { mode: 'on', network: 'on' },
+        onWithAllowList: { mode: 'on', network: { allow: ['registry.npmjs.org', '*.github.com'] } },
+      }
+    : {}),
 };
 const tools = Object.fromEntries(
   Object.entries(variants).map(([name, settings]) => [name, createShellRunTool({ sandbox: () => settings })]),
@@ -66,8 +73,11 @@ const figures = {
     ? {
         on: stats(times.on),
         onWithNetwork: stats(times.onWithNetwork),
+        onWithAllowList: stats(times.onWithAllowList),
         addedMedianMs: round(median(times.on) - median(times.off), 2),
         addedP95Ms: round(p95(times.on) - p95(times.off), 2),
+        allowListAddedMedianMs: round(median(times.onWithAllowList) - median(times.off), 2),
+        allowListAddedP95Ms: round(p95(times.onWithAllowList) - p95(times.off), 2),
       }
     : {}),
 };
@@ -76,8 +86,12 @@ console.log(`  sandbox "off" (contained only): ${figures.off.medianMs} ms median
 if (support.works) {
   console.log(`  sandbox "on", no network:       ${figures.on.medianMs} ms median, ${figures.on.p95Ms} ms p95`);
   console.log(`  sandbox "on", host network:     ${figures.onWithNetwork.medianMs} ms median, ${figures.onWithNetwork.p95Ms} ms p95`);
+  console.log(`  sandbox "on", allow-list:       ${figures.onWithAllowList.medianMs} ms median, ${figures.onWithAllowList.p95Ms} ms p95`);
   console.log(
     `  the sandbox adds ${figures.addedMedianMs} ms median, ${figures.addedP95Ms} ms p95 (detected once in ${figures.detectMs} ms)`,
+  );
+  console.log(
+    `  with an allow-list it adds ${figures.allowListAddedMedianMs} ms median, ${figures.allowListAddedP95Ms} ms p95 over "off" (the bridge's Node start)`,
   );
 } else console.log(`  the sandbox cannot work here: ${support.reason}`);
 printJson('sandbox-shell-run', figures);

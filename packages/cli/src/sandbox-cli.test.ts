@@ -147,6 +147,23 @@ describe('commands agents write run in the sandbox', () => {
     expect(readFileSync(join(workspaceOf(), 'made.txt'), 'utf8')).toBe('made\n');
   });
 
+  it.skipIf(!support.works)('with an allow-list, reaches the hosts listed through the proxy, and those only', async () => {
+    editJson(join(workspaceOf(), '.legion/config.json'), (current) => ({ ...current, sandboxNetwork: { allow: ['localhost'] } }));
+    // A client that sends its request to the proxy the environment names (Node's fetch ignores HTTP_PROXY).
+    const throughProxy = (url: string): string =>
+      `node -e "const proxy = new URL(process.env.HTTP_PROXY); require('node:http').get({ host: proxy.hostname, port: proxy.port, path: '${url}' }, ` +
+      `(r) => { let body = ''; r.on('data', (d) => body += d); r.on('end', () => console.log(r.statusCode, body.trim())); })"`;
+    const direct = `node -e "require('node:http').get('http://localhost:${port}/', () => console.log('reached')).on('error', (e) => { console.error('no connection:', e.code); process.exit(7); })"`;
+    script('Reach', [throughProxy(`http://localhost:${port}/`), throughProxy(`http://127.0.0.1:${port}/`), direct]);
+    const run = await legionRun('Reach');
+    expect(run.status, run.stderr).toBe(0);
+
+    expect(toolResult('toolu_0')).toBe('exit code 0\n[stdout]\n200 reached');
+    expect(toolResult('toolu_1')).toBe('exit code 0\n[stdout]\n403 legion: 127.0.0.1 is not in sandboxNetwork.allow');
+    expect(toolResult('toolu_2')).toMatch(/^exit code 7[\s\S]*no connection: ECONNREFUSED/);
+    expect(reached).toBe(1);
+  });
+
   it('"required" on a machine without a working sandbox runs no command, and says why and how to fix it', async () => {
     editJson(join(workspaceOf(), '.legion/config.json'), (current) => ({ ...current, sandbox: 'required' }));
     script('Make', ['echo made > made.txt']);

@@ -114,7 +114,7 @@ export type { ApprovalRule } from './hitl/index.js';
 export type { ApprovalRules, NewApprovalRule } from './hitl/index.js';
 export type { RulePatternOutcome } from './authorization/index.js';
 export { DEFAULT_CONFIG } from './team/index.js';
-export type { ConfigLayer, ResolvedConfig } from './team/index.js';
+export type { ConfigLayer, ResolvedConfig, SandboxNetwork } from './team/index.js';
 export type { McpServerConfig } from './team/index.js';
 export type { WorkspaceTool } from './tools/index.js';
 

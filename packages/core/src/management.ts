@@ -48,7 +48,7 @@ export type { ParticipantFileReport } from './team/index.js';
 export { ApprovalAuthoritySchema, PoliciesSchema, PolicyModeSchema, PolicyRuleSchema, ToolPolicySchema } from './team/index.js';
 export { APPROVAL_RULE_VERSION, ApprovalRuleSchema } from './hitl/index.js';
 export { inspectApprovalRuleFiles } from './hitl/index.js';
-export { ConfigLayerSchema } from './team/index.js';
+export { ConfigLayerSchema, HostPatternSchema, SandboxNetworkSchema } from './team/index.js';
 export { inspectConfigLayers, resolveConfigLayers, saveConfigLayer, workspaceConfigPath } from './team/index.js';
 export type { ConfigLayerReport } from './team/index.js';
 export { globalConfigPath } from './team/index.js';

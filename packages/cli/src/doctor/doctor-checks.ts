@@ -1,6 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError, findWorkspaceRoot, Legion, LEGION_DIR, type McpServerConfig, groupedNumber } from '@legion-collective/core';
+import {
+  ConfigError,
+  findWorkspaceRoot,
+  Legion,
+  LEGION_DIR,
+  type McpServerConfig,
+  type SandboxNetwork,
+  groupedNumber,
+} from '@legion-collective/core';
 import {
   agentTemplateNames,
   checkModelAccess,
@@ -164,7 +172,7 @@ function containmentCheck(): DoctorCheck {
  * tried for real (`true` run inside the sandbox's profile), so a machine whose user namespaces are
  * off says so. `required` where it cannot work fails: no command would run.
  */
-function sandboxCheck(mode: 'on' | 'off' | 'required', network: 'on' | 'off'): DoctorCheck {
+function sandboxCheck(mode: 'on' | 'off' | 'required', network: SandboxNetwork): DoctorCheck {
   const name = 'command sandbox';
   if (mode === 'off')
     return {

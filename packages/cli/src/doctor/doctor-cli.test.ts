@@ -433,4 +433,18 @@ describe('legion doctor says whether commands run sandboxed here', () => {
       expect(check.detail).toBe('bubblewrap, "on": writes only inside the workspace (not .legion/), secrets\' folders hidden, no network');
     else expect(check.detail).toMatch(/^"sandbox" is "on", but the sandbox cannot work here \(.+\): commands run unsandboxed$/);
   });
+
+  it('names the hosts an allow-list lets commands reach', async () => {
+    await init();
+    const file = join(dir, '.legion', 'config.json');
+    const allow = { allow: ['registry.npmjs.org', '*.github.com'] };
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), sandboxNetwork: allow }, null, 2));
+    const check = named(DoctorReportSchema.parse(JSON.parse((await legion(['doctor', '--json'], dir)).stdout)))!;
+    if (check.warning === undefined)
+      expect(check.detail).toBe(
+        'bubblewrap, "on": writes only inside the workspace (not .legion/), secrets\' folders hidden, ' +
+          "network only to registry.npmjs.org, *.github.com (HTTP and HTTPS, through Legion's proxy)",
+      );
+    else expect(check.detail).toContain('commands run unsandboxed');
+  });
 });

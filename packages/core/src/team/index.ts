@@ -63,6 +63,8 @@ export { inspectConfigLayers, resolveConfigLayers, saveConfigLayer, workspaceCon
 export type { ConfigLayerReport } from './config/config-layers.js';
 export { ConfigLayerSchema, DEFAULT_CONFIG } from './config/config-schema.js';
 export type { ConfigLayer, RemoteAgentSettings, ResolvedConfig } from './config/config-schema.js';
+export { canonicalHost, HostPatternSchema, SandboxNetworkSchema } from './config/sandbox-network.js';
+export type { SandboxNetwork } from './config/sandbox-network.js';
 export { NAME_KEYED_SECTIONS, SECRET_FIELD, secretsInConfig } from './config/config-secrets.js';
 export { initWorkspace } from './config/init-workspace.js';
 export type { InitResult } from './config/init-workspace.js';

@@ -5,6 +5,7 @@ import { McpServersSchema, type McpServerConfig } from './mcp-server-config.js';
 import { ApprovalAuthoritySchema, PoliciesSchema, type ApprovalAuthority } from '../collective/policy.js';
 import { isValidIdPart } from '../collective/participant-id.js';
 import { ContextOverridesSchema, ModelWindowSchema, type ContextOverrides, type ModelWindow } from '../collective/context-schema.js';
+import { SandboxNetworkSchema, type SandboxNetwork } from './sandbox-network.js';
 
 export const CONFIG_FORMAT_VERSION = 1;
 
@@ -157,13 +158,16 @@ export const ConfigLayerSchema = z
     /**
      * Whether commands a model wrote (shell_run, process_start, shell workspace tools) run in the OS
      * sandbox (bubblewrap on Linux): writes only inside the workspace (not .legion/), secrets'
-     * folders hidden, no network unless `sandboxNetwork` is "on". `on` (default): sandboxed where it
+     * folders hidden, no network unless `sandboxNetwork` gives one. `on` (default): sandboxed where it
      * works here, else unsandboxed with the reason shown; `required`: never unsandboxed (a command
      * is refused, with why and how to fix); `off`: never sandboxed. `legion doctor` says which applies.
      */
     sandbox: SandboxModeSchema.optional(),
-    /** The network of sandboxed commands: `off` (default: none at all, the host's localhost included) or `on` (the host's, whole). */
-    sandboxNetwork: z.enum(['off', 'on']).optional(),
+    /**
+     * The network of sandboxed commands: `off` (default: none at all, the host's localhost included), `on` (the host's,
+     * whole) or `{ "allow": ["registry.npmjs.org", "*.github.com"] }` (HTTP and HTTPS through Legion's proxy to those hosts only).
+     */
+    sandboxNetwork: SandboxNetworkSchema.optional(),
     /** Every agent's context budget (a profile and any of its fields); an agent's own `context` comes after. */
     context: ContextOverridesSchema.optional(),
     /** Context windows by model id (`claude-sonnet-4-5`) or `provider/model`; extends and corrects the built-in model table. */
@@ -188,7 +192,7 @@ export interface ResolvedConfig {
   approval: { headless: 'prompt' | 'auto' | 'deny' };
   shell: z.infer<typeof ShellSettingsSchema>;
   sandbox: z.infer<typeof SandboxModeSchema>;
-  sandboxNetwork: 'off' | 'on';
+  sandboxNetwork: SandboxNetwork;
   context: ContextOverrides;
   models: Record<string, ModelWindow>;
   mcpServe: {

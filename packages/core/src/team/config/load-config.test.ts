@@ -207,6 +207,24 @@ describe('mergeConfig', () => {
     expect([merged.sandbox, merged.sandboxNetwork]).toEqual(['off', 'on']);
     expect(() => ConfigLayerSchema.parse({ sandbox: 'yes' })).toThrow();
   });
+
+  it('takes an allow-list of hosts as the network; a later layer replaces it whole', () => {
+    const allow = { allow: ['registry.npmjs.org', '*.github.com', '10.0.0.5', '[::1]'] };
+    const merged = mergeConfig(DEFAULT_CONFIG, [
+      ConfigLayerSchema.parse({ sandboxNetwork: { allow: ['example.com'] } }),
+      ConfigLayerSchema.parse({ sandboxNetwork: allow }),
+    ]);
+    expect(merged.sandboxNetwork).toEqual(allow);
+    for (const wrong of [
+      { allow: [] },
+      { allow: ['https://example.com'] },
+      { allow: ['example.com:443'] },
+      { allow: ['*'] },
+      { allow: ['*.0.1'] },
+    ])
+      expect(() => ConfigLayerSchema.parse({ sandboxNetwork: wrong }), JSON.stringify(wrong)).toThrow();
+    expect(() => ConfigLayerSchema.parse({ sandboxNetwork: { allow: ['a.b'], deny: ['c.d'] } })).toThrow();
+  });
 });
 
 describe('settingsForAgent (the participant layer)', () => {

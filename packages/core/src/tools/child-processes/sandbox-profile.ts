@@ -4,6 +4,7 @@ import { dirname, isAbsolute, join, sep } from 'node:path';
 import { globalConfigPath } from '../../team/index.js';
 import { LEGION_DIR } from '../../store/index.js';
 import { worktreeGitFlags } from './sandbox-git.js';
+import type { ProxyRoute } from './network-bridge.js';
 
 /** What one sandboxed command may touch: its workspace (or worktree) root, read-write, and whether it has a network. */
 export interface SandboxProfile {
@@ -13,6 +14,8 @@ export interface SandboxProfile {
   cwd: string;
   /** The host's network (`sandboxNetwork: "on"`); otherwise a network namespace with a loopback of its own and nothing else. */
   network: boolean;
+  /** With `sandboxNetwork: { allow }`: no network still, and Legion's proxy reached through its socket, bound in (network-bridge.ts). */
+  proxy?: ProxyRoute | undefined;
   /** Where `~` and the XDG folders are: Legion's environment (the command's is the same, less Legion's keys). */
   env: NodeJS.ProcessEnv;
 }
@@ -136,6 +139,8 @@ export function sandboxFlags(profile: SandboxProfile): string[] {
     if (statSync(real).isDirectory()) flags.push('--tmpfs', real);
     else flags.push('--dev-bind', '/dev/null', real);
   }
+  // Last, over whatever covers its folder: its own socket only (another allow-list's may be beside it), read-only, which still lets it connect.
+  if (profile.proxy) flags.push('--tmpfs', dirname(profile.proxy.socket), '--ro-bind', profile.proxy.socket, profile.proxy.socket);
   flags.push('--chdir', existing(profile.cwd) ?? profile.cwd);
   return flags;
 }

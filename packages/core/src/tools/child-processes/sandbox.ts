@@ -1,4 +1,6 @@
+import type { SandboxNetwork } from '../../team/index.js';
 import { probeBwrap } from './containment.js';
+import { networkProxy } from './network-proxy.js';
 import { sandboxFlags, type SandboxProfile } from './sandbox-profile.js';
 
 /**
@@ -15,10 +17,11 @@ export interface SandboxSettings {
   mode: SandboxMode;
   /**
    * Inside the sandbox: `off`, no network at all (a loopback of its own: not even the host's
-   * 127.0.0.1); `on`, the host's network, whole. Allowing some hosts only would need a filtering
-   * proxy in front of a network namespace; not built (see docs/guide/security.md, "Commands run in a sandbox").
+   * 127.0.0.1); `on`, the host's network, whole; `{ allow }`, no network either, but HTTP and
+   * HTTPS to the hosts listed through Legion's proxy (network-proxy.ts), which the proxy
+   * variables point the command at.
    */
-  network: 'off' | 'on';
+  network: SandboxNetwork;
 }
 
 export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = { mode: 'on', network: 'off' };
@@ -66,7 +69,13 @@ function detectSupport(): SandboxSupport {
 
 /** What the sandbox confines, in the words the approval card and the tool descriptions use. */
 export function describeConfinement(network: SandboxSettings['network']): string {
-  return `writes only inside the workspace (not .legion/), secrets' folders hidden, ${network === 'on' ? "the host's network" : 'no network'}`;
+  return `writes only inside the workspace (not .legion/), secrets' folders hidden, ${describeNetwork(network)}`;
+}
+
+function describeNetwork(network: SandboxSettings['network']): string {
+  if (network === 'on') return "the host's network";
+  if (network === 'off') return 'no network';
+  return `network only to ${network.allow.join(', ')} (HTTP and HTTPS, through Legion's proxy)`;
 }
 
 /** How a command will run under these settings on this machine. */
@@ -95,5 +104,8 @@ export function sandboxFor(
   const use = sandboxUse(settings);
   if (use.kind === 'refused') return { ok: false, error: refusalMessage(use) };
   if (use.kind === 'unsandboxed') return { ok: true, profile: undefined };
-  return { ok: true, profile: { root: place.root, cwd: place.cwd, network: settings.network === 'on', env: place.env } };
+  const { network } = settings;
+  // The proxy starts here, on the first command that needs it, not when a card is shown.
+  const proxy = typeof network === 'object' ? { socket: networkProxy().socketFor(network.allow), allow: network.allow } : undefined;
+  return { ok: true, profile: { root: place.root, cwd: place.cwd, network: network === 'on', proxy, env: place.env } };
 }

@@ -5,6 +5,7 @@ import { delimiter, isAbsolute, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { containedArgv, killMarked, markerVariable, newMarker } from './containment.js';
 import { sandboxFlags, type SandboxProfile } from './sandbox-profile.js';
+import { bridgedArgv } from './network-bridge.js';
 import { readySupervisor, superviseGroup, supervisorAvailable } from './group-supervisor.js';
 import { recordGroup, type GroupPurpose } from './process-records.js';
 import { signalGroup } from './signal-group.js';
@@ -38,8 +39,10 @@ export function spawnGroup(program: string, args: readonly string[], options: Gr
   const resolves = resolvesToProgram(program, options);
   const gated = supervisor !== undefined && supervisorAvailable() && resolves;
   // A program that does not resolve is spawned bare, for the system's own start error; there is nothing to contain.
+  // With an allow-list the command starts behind the bridge to Legion's proxy, inside the same sandbox.
+  const inner = options.sandbox?.proxy ? bridgedArgv(program, args, options.sandbox.proxy) : { program, args };
   const run = resolves
-    ? containedArgv(program, args, options.sandbox ? sandboxFlags(options.sandbox) : undefined)
+    ? containedArgv(inner.program, inner.args, options.sandbox ? sandboxFlags(options.sandbox) : undefined)
     : { program, args: [...args] };
   const marker = resolves ? newMarker() : undefined;
   // In the sandbox only its private /tmp is writable of the usual temporary folders.

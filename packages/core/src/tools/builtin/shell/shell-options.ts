@@ -22,7 +22,8 @@ export interface ShellOptions {
 /** What the shell tools' descriptions tell a model of the sandbox, so that a refused write or connection is not a surprise. */
 export const SANDBOX_NOTE =
   'Where the sandbox is on, the command may write only inside the workspace (and a private /tmp), not .legion/; ' +
-  "secrets in the home folder are hidden, and it has no network (not even the host's localhost) unless the config gives it one.";
+  "secrets in the home folder are hidden, and it has no network (not even the host's localhost) unless the config gives it one. " +
+  "Where the config allows some hosts, HTTP and HTTPS to them go through a proxy that HTTP_PROXY and HTTPS_PROXY name (a client that ignores those, such as Node's fetch, cannot connect), and any other host gets 403.";
 
 export const DEFAULT_OUTPUT_LIMIT_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_KILL_GRACE_MS = 2_000;
