@@ -38,6 +38,7 @@ export type { SandboxNote } from './sandbox-note.js';
 export { MessageSchema, UsageSchema, textOf, toolResultsOf, toolUsesOf } from './message.js';
 export type {
   ContentBlock,
+  KeptFileChange,
   Message,
   RemoteTask,
   TextBlock,
