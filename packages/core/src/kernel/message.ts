@@ -31,6 +31,7 @@ export const KeptFileChangeSchema = z.discriminatedUnion('status', [
     reason: z.string(),
   }),
 ]);
+/** What a call did to a file, kept with its result (`KeptFileChangeSchema`): the diff, or why it is not kept. */
 export type KeptFileChange = z.infer<typeof KeptFileChangeSchema>;
 
 export const ToolResultBlockSchema = z.object({
