@@ -79,6 +79,13 @@ describe('the change a file tool keeps for the history', () => {
     });
   });
 
+  it('a rewrite too different to diff line by line is kept as one hunk, every old line removed', async () => {
+    const lines = (tag: string) => Array.from({ length: 500 }, (_, index) => `${tag} ${index}`);
+    writeFileSync(join(workspace.root, 'table.txt'), `${lines('old').join('\n')}\n`);
+    const patch = patchOf(await run(write, { path: 'table.txt', content: `${lines('new').join('\n')}\n` }, context));
+    expect(patch).toBe(['--- a/table.txt', '+++ b/table.txt', '@@ -1,500 +1,500 @@', ...lines('-old'), ...lines('+new'), ''].join('\n'));
+  });
+
   it('the file a caller may not read is not kept when it writes over it', async () => {
     writeFileSync(join(workspace.root, 'private.txt'), 'hidden\n');
     const denied = { ...context, readable: (path: string) => path !== 'private.txt' };
