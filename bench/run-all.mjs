@@ -36,6 +36,7 @@ const BENCHES = [
   'prices.mjs',
   'evict-large-output.mjs',
   'config-reload.mjs',
+  'kept-change.mjs',
 ];
 /** Node flags a bench needs (memory-runs measures the live heap after a forced GC). */
 const FLAGS = { 'memory-runs.mjs': ['--expose-gc'], 'context-long-session.mjs': ['--expose-gc'] };

@@ -54,7 +54,17 @@ export type { ErrorCodeEntry, ErrorCodeSurface, LegionErrorCode } from './kernel
 
 // Messages: the content every layer speaks.
 export { textOf, toolResultsOf, toolUsesOf } from './kernel/index.js';
-export type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, TurnEnding, TurnOutcome, Usage } from './kernel/index.js';
+export type {
+  ContentBlock,
+  KeptFileChange,
+  Message,
+  TextBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+  TurnEnding,
+  TurnOutcome,
+  Usage,
+} from './kernel/index.js';
 
 // Events, for UIs. Their schemas (and those of messages, approval and question views) are exported
 // by `@legion-collective/core/vocabulary`, not here: the engine needs only the types, so a process

@@ -15,7 +15,7 @@ import { conversationId, fileChange, fileChangeInEditor } from '@legion-collecti
 import { DelegateText } from './delegate-text.js';
 import { planUpdate, type PlanBoard } from './plan-board.js';
 import { usageUpdate } from './usage-update.js';
-import { diffContent, resultContent, toolCallView, type ToolCallView } from './tool-call-view.js';
+import { diffContent, keptChangeContent, resultContent, toolCallView, type ToolCallView } from './tool-call-view.js';
 import { inert, stderr } from '../render/terminal-text.js';
 
 /** The turn a prompt runs: its tree of conversations, and what the editor has been told of it. */
@@ -175,8 +175,14 @@ export class AcpSession {
       running.delegates.end(toolUse.id);
       const failed = result.isError === true;
       const diff = running.diffs.get(toolUse.id);
-      // A file edit keeps its diff once done (the editor shows what changed); a failed one shows why instead.
-      const content = diff && !failed ? diff : resultContent(result.content);
+      // A file edit keeps its diff once done (the editor shows what changed); a failed one shows why instead. A call
+      // not announced with a diff (read after the fact) shows the change its result kept.
+      const content =
+        diff && !failed
+          ? diff
+          : result.fileChange !== undefined && !failed
+            ? keptChangeContent(result.fileChange, result.content, this.legion.paths.root)
+            : resultContent(result.content);
       void this.send({
         sessionUpdate: 'tool_call_update',
         toolCallId: toolUse.id,

@@ -35,4 +35,49 @@ describe('replaying a session', () => {
       { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: '\n\n(The turn was cancelled.)' } },
     ]);
   });
+
+  it('replays a file change as the diff its result kept, one diff per hunk; a result without the record as its text', () => {
+    const patch = ['--- a/notes.md', '+++ b/notes.md', '@@ -1,3 +1,2 @@', ' keep', '-old one', '-old two', '+new', ''].join('\n');
+    const messages: Message[] = [
+      {
+        id: 'm1',
+        role: 'assistant',
+        at,
+        content: [{ type: 'tool_use', id: 't1', name: 'file_write', input: { path: 'notes.md', content: 'keep\nnew\n' } }],
+      },
+      {
+        id: 'm2',
+        role: 'user',
+        at,
+        content: [
+          {
+            type: 'tool_result',
+            toolUseId: 't1',
+            content: 'Overwrote notes.md (2 lines, 9 B).',
+            fileChange: { status: 'kept', path: 'notes.md', action: 'replaced', patch },
+          },
+        ],
+      },
+      {
+        id: 'm3',
+        role: 'assistant',
+        at,
+        content: [{ type: 'tool_use', id: 't2', name: 'file_write', input: { path: 'old.md', content: 'x' } }],
+      },
+      { id: 'm4', role: 'user', at, content: [{ type: 'tool_result', toolUseId: 't2', content: 'Overwrote old.md (1 lines, 1 B).' }] },
+    ];
+    const updates = historyUpdates(messages, { entryAgent: 'coordinator', root: '/p' });
+    expect(updates[1]).toEqual({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 't1',
+      status: 'completed',
+      content: [{ type: 'diff', path: '/p/notes.md', oldText: 'keep\nold one\nold two\n', newText: 'keep\nnew\n' }],
+    });
+    expect(updates[3]).toEqual({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 't2',
+      status: 'completed',
+      content: [{ type: 'content', content: { type: 'text', text: 'Overwrote old.md (1 lines, 1 B).' } }],
+    });
+  });
 });

@@ -1,11 +1,11 @@
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import type { Message } from '@legion-collective/core';
-import { resultContent, toolCallView } from './tool-call-view.js';
+import { keptChangeContent, resultContent, toolCallView } from './tool-call-view.js';
 
 /**
  * A conversation's recorded messages as the updates `session/load` replays: what the user wrote,
  * the entry agent's answers, its tool calls with their results (a delegation among them, titled as
- * it was live), and how a turn that did not answer ended. The delegates' own conversations stay in
+ * it was live, a file change as the diff it kept), and how a turn that did not answer ended. The delegates' own conversations stay in
  * Legion's log (`legion log`), as the live thread shows them only as tool calls.
  */
 export function historyUpdates(messages: readonly Message[], options: { entryAgent: string; root: string }): SessionUpdate[] {
@@ -31,7 +31,11 @@ export function historyUpdates(messages: readonly Message[], options: { entryAge
           sessionUpdate: 'tool_call_update',
           toolCallId: block.toolUseId,
           status: block.isError === true ? 'failed' : 'completed',
-          content: resultContent(block.content),
+          // A file change kept with the result replays as the diff it made; a failed call, or one without the record, as its text.
+          content:
+            block.fileChange !== undefined && block.isError !== true
+              ? keptChangeContent(block.fileChange, block.content, options.root)
+              : resultContent(block.content),
         });
       }
     }

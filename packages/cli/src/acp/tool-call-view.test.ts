@@ -1,4 +1,4 @@
-import { diffContent, inputContent, toolCallView } from './tool-call-view.js';
+import { diffContent, inputContent, keptChangeContent, toolCallView } from './tool-call-view.js';
 
 const where = { entryAgent: 'coordinator', root: '/work/project' };
 
@@ -49,6 +49,40 @@ describe("an editor's view of Legion's tool calls", () => {
     ]);
     expect(inputContent('process_start', { command: 'npm run dev' })).toEqual([
       { type: 'content', content: { type: 'text', text: '{\n  "command": "npm run dev"\n}' } },
+    ]);
+  });
+
+  it("shows a past call's kept change hunk by hunk, a new file without old text, and a change not kept with why", () => {
+    const twoHunks = [
+      '--- a/a.txt',
+      '+++ b/a.txt',
+      '@@ -1,2 +1,2 @@',
+      '-one',
+      '+uno',
+      ' two',
+      '@@ -9,2 +9,2 @@',
+      ' nine',
+      '-ten',
+      '+diez',
+      '',
+    ].join('\n');
+    expect(keptChangeContent({ status: 'kept', path: 'a.txt', action: 'edited', patch: twoHunks }, 'Edited a.txt.', '/r')).toEqual([
+      { type: 'diff', path: '/r/a.txt', oldText: 'one\ntwo\n', newText: 'uno\ntwo\n' },
+      { type: 'diff', path: '/r/a.txt', oldText: 'nine\nten\n', newText: 'nine\ndiez\n' },
+    ]);
+    const created = ['--- /dev/null', '+++ b/n.txt', '@@ -0,0 +1,1 @@', '+hello', ''].join('\n');
+    expect(keptChangeContent({ status: 'kept', path: 'n.txt', action: 'created', patch: created }, 'Created n.txt.', '/r')).toEqual([
+      { type: 'diff', path: '/r/n.txt', oldText: null, newText: 'hello\n' },
+    ]);
+    expect(
+      keptChangeContent(
+        { status: 'not_kept', path: 'big.txt', action: 'replaced', reason: 'too large to keep.' },
+        'Overwrote big.txt.',
+        '/r',
+      ),
+    ).toEqual([
+      { type: 'content', content: { type: 'text', text: 'The change to big.txt was not kept: too large to keep.' } },
+      { type: 'content', content: { type: 'text', text: 'Overwrote big.txt.' } },
     ]);
   });
 });

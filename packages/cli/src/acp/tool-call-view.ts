@@ -1,6 +1,7 @@
 import { isAbsolute, join } from 'node:path';
 import type { ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk';
-import type { ToolUseBlock } from '@legion-collective/core';
+import { parsePatch } from 'diff';
+import type { KeptFileChange, ToolUseBlock } from '@legion-collective/core';
 import type { FileChange } from '@legion-collective/core/internal';
 
 /** How an editor shows one of Legion's tool calls: its title, its icon's kind, the files it touches. */
@@ -79,6 +80,36 @@ export function diffContent(change: FileChange, root: string): ToolCallContent[]
   if (change.status === 'not_shown')
     return [{ type: 'content', content: { type: 'text', text: `The change to ${change.path} is not shown: ${change.reason}` } }];
   return [{ type: 'diff', path: absolute(root, change.path), oldText: change.before, newText: change.after }];
+}
+
+/**
+ * A done call's kept file change (its result's `fileChange`) as ACP diff content: one diff per hunk,
+ * each the hunk's lines as they were and as the call left them (the context lines in both), since
+ * the whole file of that time is not kept. A new file's hunk has no old text; a deleted file's
+ * new text is empty. A change not kept says why, before the result's own text.
+ */
+export function keptChangeContent(change: KeptFileChange, resultText: string, root: string): ToolCallContent[] {
+  if (change.status === 'not_kept')
+    return [
+      { type: 'content', content: { type: 'text', text: `The change to ${change.path} was not kept: ${change.reason}` } },
+      ...resultContent(resultText),
+    ];
+  const path = absolute(root, change.path);
+  const hunks = parsePatch(change.patch)[0]?.hunks ?? [];
+  if (hunks.length === 0) return resultContent(resultText);
+  return hunks.map((hunk): ToolCallContent => {
+    let oldText = '';
+    let newText = '';
+    for (const line of hunk.lines) {
+      const text = `${line.slice(1)}\n`;
+      if (line.startsWith(' ')) {
+        oldText += text;
+        newText += text;
+      } else if (line.startsWith('-')) oldText += text;
+      else if (line.startsWith('+')) newText += text;
+    }
+    return { type: 'diff', path, oldText: change.action === 'created' ? null : oldText, newText };
+  });
 }
 
 /** What a permission request shows for a call that is not a file change: exactly what would run. */

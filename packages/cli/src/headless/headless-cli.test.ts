@@ -128,6 +128,12 @@ describe('legion run for scripts: stream-json, questions, errors', () => {
         tool: 'file_write',
         isError: false,
         content: expect.stringMatching(/^Created src\/health\.ts/),
+        fileChange: {
+          status: 'kept',
+          path: 'src/health.ts',
+          action: 'created',
+          patch: '--- /dev/null\n+++ b/src/health.ts\n@@ -0,0 +1,1 @@\n+export const health = () => "ok";\n',
+        },
       }),
     ]);
     expect(find('approval:requested')).toEqual([

@@ -118,6 +118,7 @@ export const StreamLineSchema = z.discriminatedUnion('type', [
       tool: ToolUseBlockSchema.shape.name,
       isError: z.boolean(),
       content: ToolResultBlockSchema.shape.content,
+      fileChange: ToolResultBlockSchema.shape.fileChange,
     }),
   ),
   /** `from` asks `to` through `communicate` (`conversationId` is `from`'s own conversation, where the call is). */

@@ -78,6 +78,8 @@ export function streamLineOf(event: LegionEvent): StreamLine | undefined {
         participantId: event.participantId,
         tool: event.toolUse.name,
         content: event.result.content,
+        // What a file tool's call changed, as the conversation's log keeps it: a script sees the diff too.
+        ...(event.result.fileChange === undefined ? {} : { fileChange: event.result.fileChange }),
       };
     }
     case 'approval:requested':

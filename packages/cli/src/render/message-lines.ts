@@ -1,4 +1,4 @@
-import { textOf, type Message, type ToolResultBlock, type ToolUseBlock } from '@legion-collective/core';
+import { textOf, type KeptFileChange, type Message, type ToolResultBlock, type ToolUseBlock } from '@legion-collective/core';
 import type { Style } from './style.js';
 import { inert, inertLine } from './terminal-text.js';
 import { clip, readableTime } from './text.js';
@@ -15,6 +15,53 @@ export function toolLine(toolUse: ToolUseBlock, result: ToolResultBlock | undefi
   if (!result) return `  ${call}`;
   const outcome = result.isError ? style.red(`✗ ${clip(result.content, 100)}`) : style.dim(`→ ${clip(result.content, 80)}`);
   return `  ${call} ${outcome}`;
+}
+
+/** How many lines of a kept diff a listing shows under its call: a rewrite's whole file would bury the conversation. */
+export const MAX_CHANGE_LINES = 40;
+
+/**
+ * A done call's kept file change under its line: the diff's hunks (the call's line names the
+ * file), removed lines red and added green, each made inert and cut to `width`; past
+ * `MAX_CHANGE_LINES`, how many more (`--json` has them whole). A change not kept says why.
+ */
+export function changeLines(change: KeptFileChange, style: Style, width = 160): string[] {
+  if (change.status === 'not_kept')
+    return [`    ${style.dim(`(the change to ${inertLine(change.path)} was not kept: ${clip(change.reason, width)})`)}`];
+  const diff = change.patch
+    .replace(/\n$/, '')
+    .split('\n')
+    .filter((line) => !line.startsWith('--- ') && !line.startsWith('+++ '));
+  const shown = diff.slice(0, MAX_CHANGE_LINES).map((line) => {
+    const text = inertLine(line.length > width ? `${line.slice(0, width - 1)}…` : line);
+    const coloured = line.startsWith('@@')
+      ? style.cyan(text)
+      : line.startsWith('-')
+        ? style.red(text)
+        : line.startsWith('+')
+          ? style.green(text)
+          : style.dim(text);
+    return `    ${coloured}`;
+  });
+  const more = diff.length - shown.length;
+  return more > 0 ? [...shown, `    ${style.dim(`… ${more} more diff line${more === 1 ? '' : 's'} (--json has them all)`)}`] : shown;
+}
+
+/** A kept change in a few words, for a listing of one line per message: the file and its lines removed and added. */
+export function changeSummary(change: KeptFileChange): string {
+  if (change.status === 'not_kept') return `(${change.path}: change not kept)`;
+  let removed = 0;
+  let added = 0;
+  for (const line of change.patch.split('\n')) {
+    if (line.startsWith('-') && !line.startsWith('--- ')) removed++;
+    else if (line.startsWith('+') && !line.startsWith('+++ ')) added++;
+  }
+  return `(${change.path}: -${removed} +${added})`;
+}
+
+/** The kept change of a call that succeeded; none for a failed one, or a result without the record (an older session). */
+function keptChangeLines(result: ToolResultBlock | undefined, style: Style): string[] {
+  return result?.fileChange !== undefined && result.isError !== true ? changeLines(result.fileChange, style) : [];
 }
 
 /** How a turn that did not answer ended, on one line (its error cut to `width`). */
@@ -38,7 +85,8 @@ export function resultLine(result: ToolResultBlock, style: Style): string {
 
 /**
  * A conversation's messages as people read them: each message's author, time
- * and text, and each tool call with its result collapsed to one line (results
+ * and text, and each tool call with its result collapsed to one line, a file
+ * change followed by the diff it kept (results
  * are looked up in the messages given, so a call whose result comes later shows
  * just the call).
  */
@@ -87,9 +135,13 @@ export function renderMessage(
   if (text || toolUses.length > 0) lines.push(header);
   // The text is a model's (or a tool's): made inert, its own line breaks kept (or rendered from markdown, inert too).
   if (text) lines.push(...(options.markdown ? options.markdown(text) : inert(text).split('\n')).map((line) => `  ${line}`));
-  for (const toolUse of toolUses) lines.push(toolLine(toolUse, resultOf(toolUse.id), style));
+  for (const toolUse of toolUses) {
+    const result = resultOf(toolUse.id);
+    lines.push(toolLine(toolUse, result, style), ...keptChangeLines(result, style));
+  }
   // A result is shown on its own only when its call was shown earlier without it (a live tail).
   for (const block of message.content)
-    if (block.type === 'tool_result' && shownCalls?.has(block.toolUseId)) lines.push(resultLine(block, style));
+    if (block.type === 'tool_result' && shownCalls?.has(block.toolUseId))
+      lines.push(resultLine(block, style), ...keptChangeLines(block, style));
   return lines;
 }

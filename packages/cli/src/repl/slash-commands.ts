@@ -4,7 +4,7 @@ import type { Legion, Session } from '@legion-collective/core';
 import { styleFor } from '../render/style.js';
 import { approvalInputLines } from '../render/approval-input.js';
 import { inertLine } from '../render/terminal-text.js';
-import { endingLine } from '../render/message-lines.js';
+import { changeSummary, endingLine } from '../render/message-lines.js';
 import { clip, formatCost, formatTokens } from './format.js';
 import { contextLines } from './context-view.js';
 import { columns, displayWidth } from '../render/columns.js';
@@ -190,7 +190,7 @@ const COMMANDS: Command[] = [
               ? block.text
               : block.type === 'tool_use'
                 ? `[${block.name}]`
-                : `[result${block.isError ? ', error' : ''}] ${block.content}`,
+                : `[result${block.isError ? ', error' : ''}] ${block.content}${block.fileChange && !block.isError ? ` ${changeSummary(block.fileChange)}` : ''}`,
           )
           .join(' ');
         // The message that ends a failed or cancelled turn is written for its model: people read its status.

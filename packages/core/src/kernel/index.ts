@@ -39,6 +39,7 @@ export type { SandboxNote } from './sandbox-note.js';
 export { MessageSchema, UsageSchema, textOf, toolResultsOf, toolUsesOf } from './message.js';
 export type {
   ContentBlock,
+  KeptFileChange,
   Message,
   RemoteTask,
   TextBlock,

@@ -8,11 +8,39 @@ export const ToolUseBlockSchema = z.object({
   name: z.string().min(1),
   input: z.unknown(),
 });
+/**
+ * What a call that changed a file did to it, kept with its result so the history can show it
+ * after the file has moved on (a `file_write` keeps nothing of what it replaced otherwise):
+ * - `kept`: a unified diff (`--- a/path` / `+++ b/path`, three lines of context) from the file
+ *   as it was to the file as the call left it, redacted as the result's text is;
+ * - `not_kept`: why not (the file, or the diff, too large to keep; the file it replaced binary).
+ * `action` says what the call did: the diff of a new file has only added lines, of a deleted one
+ * only removed ones.
+ */
+export const KeptFileChangeSchema = z.discriminatedUnion('status', [
+  z.object({
+    status: z.literal('kept'),
+    path: z.string().min(1),
+    action: z.enum(['created', 'replaced', 'edited', 'deleted']),
+    patch: z.string(),
+  }),
+  z.object({
+    status: z.literal('not_kept'),
+    path: z.string().min(1),
+    action: z.enum(['created', 'replaced', 'edited', 'deleted']),
+    reason: z.string(),
+  }),
+]);
+/** What a call did to a file, kept with its result (`KeptFileChangeSchema`): the diff, or why it is not kept. */
+export type KeptFileChange = z.infer<typeof KeptFileChangeSchema>;
+
 export const ToolResultBlockSchema = z.object({
   type: z.literal('tool_result'),
   toolUseId: z.string().min(1),
   content: z.string(),
   isError: z.boolean().optional(),
+  /** Set on the result of a successful call that changed a file (`file_write`, `file_edit`, `file_delete`). */
+  fileChange: KeptFileChangeSchema.optional(),
 });
 export const ContentBlockSchema = z.discriminatedUnion('type', [TextBlockSchema, ToolUseBlockSchema, ToolResultBlockSchema]);
 

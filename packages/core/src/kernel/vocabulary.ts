@@ -4,6 +4,7 @@
 // browser or a client of the server can validate without loading the engine.
 export {
   ContentBlockSchema,
+  KeptFileChangeSchema,
   MessageSchema,
   TextBlockSchema,
   ToolResultBlockSchema,
@@ -12,7 +13,17 @@ export {
   TurnOutcomeSchema,
   UsageSchema,
 } from './message.js';
-export type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, TurnEnding, TurnOutcome, Usage } from './message.js';
+export type {
+  ContentBlock,
+  KeptFileChange,
+  Message,
+  TextBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+  TurnEnding,
+  TurnOutcome,
+  Usage,
+} from './message.js';
 export { ContextUsageSchema, ConversationRefSchema, LEGION_EVENT_NAMES, LegionEventSchemas } from './events/event-types.js';
 export type { ContextUsage, ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './events/event-types.js';
 export { SandboxNoteSchema, sandboxLine } from './sandbox-note.js';

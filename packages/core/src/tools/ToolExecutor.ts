@@ -231,7 +231,8 @@ function isToolResult(value: unknown): value is ToolResult {
  * to evict (stored whole as an artifact, previewed: `context/evict-tool-result.ts`),
  * which needs the whole text. `redact` runs on the whole text before anything
  * cuts it: a secret straddling a cut would otherwise be recognised on neither
- * side and leak its first half.
+ * side and leak its first half. A file change kept with the result is redacted alike: its diff
+ * holds what the file held, secrets included.
  */
 export function toResultBlock(
   toolUseId: string,
@@ -241,7 +242,11 @@ export function toResultBlock(
   if (result.status === 'error') return { type: 'tool_result', toolUseId, content: redact(result.error), isError: true };
   const data = result.data;
   const text = typeof data === 'string' ? data : data === undefined ? '(done)' : JSON.stringify(data);
-  return { type: 'tool_result', toolUseId, content: redact(text ?? String(data)) };
+  const block: ToolResultBlock = { type: 'tool_result', toolUseId, content: redact(text ?? String(data)) };
+  const change = result.fileChange;
+  if (change !== undefined)
+    block.fileChange = change.status === 'kept' ? Object.assign({}, change, { patch: redact(change.patch) }) : change;
+  return block;
 }
 
 function formatMs(ms: number): string {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ConversationRef, EventBus, TurnTrace } from '../kernel/index.js';
+import type { ConversationRef, EventBus, KeptFileChange, TurnTrace } from '../kernel/index.js';
 import type { EditorFiles, PausedOnApprovals, ToolSession } from '../session/index.js';
 import type { ToolDefinition } from '../model/index.js';
 import type { DelegationFrame } from '../store/index.js';
@@ -9,9 +9,11 @@ import type { SandboxUse } from './child-processes/sandbox.js';
  * What a tool returns: data for the model, or an error it can act on. Tools do
  * not throw. `paused` comes from `communicate` when the delegate's turn is
  * paused on approvals that are this caller's (or its callers') to give, or on
- * a question to a user nobody could be asked.
+ * a question to a user nobody could be asked. A call that changed a file says what it
+ * did to it (`fileChange`): kept with the result, for the history, not shown to the model.
  */
-export type ToolResult = { status: 'success'; data: unknown } | { status: 'error'; error: string } | PausedOnApprovals;
+export type ToolResult =
+  { status: 'success'; data: unknown; fileChange?: KeptFileChange } | { status: 'error'; error: string } | PausedOnApprovals;
 
 export interface ToolContext {
   /** The participant whose model called the tool. */

@@ -5,13 +5,22 @@ import { z } from 'zod';
 // in conversation logs: re-exported here so a client needs only the wire entry.
 export {
   ContentBlockSchema,
+  KeptFileChangeSchema,
   TextBlockSchema,
   ToolResultBlockSchema,
   ToolUseBlockSchema,
   TurnEndingSchema,
   UsageSchema,
 } from '@legion-collective/core/vocabulary';
-export type { ContentBlock, TextBlock, ToolResultBlock, ToolUseBlock, TurnEnding, Usage } from '@legion-collective/core/vocabulary';
+export type {
+  ContentBlock,
+  KeptFileChange,
+  TextBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+  TurnEnding,
+  Usage,
+} from '@legion-collective/core/vocabulary';
 
 /**
  * One message of a directional conversation: core's message, plus `author`, the participant who

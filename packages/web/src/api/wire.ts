@@ -5,6 +5,7 @@ export type {
   ApprovalView,
   ConversationSummary,
   FileChange,
+  KeptFileChange,
   LegionWireEvent as WireEvent,
   Participant,
   ParticipantStateName,

@@ -80,7 +80,7 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser: readable', () => 
   }
 
   it(
-    "an overwrite's diff shows the lines it removes, against the file as it is; a path outside is not read",
+    "an overwrite's diff shows the lines it removes, against the file as it is, and later in the history; a path outside is not read",
     async () => {
       writeFileSync(join(workspace.dir, 'notes.md'), ['# Notes', 'keep this', 'old line one', 'old line two', 'keep that', ''].join('\n'));
       const calls = [
@@ -121,6 +121,22 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser: readable', () => 
       await expect.poll(() => page.getByTestId('approvals-history').locator('li').count()).toBe(2);
       expect(await page.getByTestId('approvals-history').locator('[data-status="approved"]').count()).toBe(1);
       await expect.poll(() => readFileSync(join(workspace.dir, 'notes.md'), 'utf8')).toContain('new line');
+
+      // In the history, once the file has moved on and the page is loaded afresh (messages read from the log, not
+      // live events): the folded call opens on the diff it made, the removed lines with it.
+      await page.getByTestId('nav-work').click();
+      await shown().filter({ hasText: 'Rewritten.' }).waitFor();
+      writeFileSync(join(workspace.dir, 'notes.md'), 'moved on\n');
+      await page.reload();
+      await page.getByTestId('tool-toggle-toolu_write').click();
+      const kept = await page.getByTestId('tool-diff-toolu_write').textContent();
+      expect(kept).toContain('-old line one');
+      expect(kept).toContain('-old line two');
+      expect(kept).toContain('+new line');
+      expect(kept).not.toContain('moved on');
+      expect(await page.getByTestId('tool-change-kind-toolu_write').textContent()).toContain('replaced');
+      await page.getByTestId('tool-toggle-toolu_write').scrollIntoViewIfNeeded();
+      await screenshot(page, 'read-history-overwrite');
     },
     TEST_MS,
   );

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { ToolResult, ToolUse } from '../api/wire.js';
+import type { KeptFileChange, ToolResult, ToolUse } from '../api/wire.js';
 import { conversationIdOf } from '../state/app-state.js';
 import { argumentsPatch } from './diff-of.js';
 import { Diff } from './FileChangeDiff.js';
@@ -22,15 +22,43 @@ function oneLine(value: unknown): string {
 }
 
 /**
- * A call's input. A `file_edit` is its replaced text against its replacement (the file around it
- * is not known any more: it has moved on since); any other, `file_write` included, all of its
+ * A call's input. A call that changed a file and kept what it did (its result's `fileChange`)
+ * is that diff: the file as it was against the file as the call left it, removed lines and all.
+ * Else (an older session, a change too large to keep, a call still running) a `file_edit` is its
+ * replaced text against its replacement, and any other, `file_write` included, all of its
  * arguments: a `file_write` drawn against an empty file would say it created a file it may have
  * replaced (its result says which).
  */
-function ToolInput({ toolUse }: { toolUse: ToolUse }) {
+function ToolInput({ toolUse, result }: { toolUse: ToolUse; result: ToolResult | null | undefined }) {
+  const change = result?.fileChange;
+  if (change?.status === 'kept')
+    return (
+      <>
+        <p class="muted" data-testid={`tool-change-kind-${toolUse.id}`}>
+          {visibleText(change.path)} ({CHANGE_WORDS[change.action]})
+        </p>
+        <Diff patch={change.patch} testId={`tool-diff-${toolUse.id}`} />
+      </>
+    );
   const patch = argumentsPatch(toolUse.name, toolUse.input);
-  return patch !== null ? <Diff patch={patch} testId={`tool-diff-${toolUse.id}`} /> : <pre>{visibleText(pretty(toolUse.input))}</pre>;
+  return (
+    <>
+      {change?.status === 'not_kept' && (
+        <p class="muted" data-testid={`tool-change-not-kept-${toolUse.id}`}>
+          The change to {visibleText(change.path)} was not kept: {visibleText(change.reason)}
+        </p>
+      )}
+      {patch !== null ? <Diff patch={patch} testId={`tool-diff-${toolUse.id}`} /> : <pre>{visibleText(pretty(toolUse.input))}</pre>}
+    </>
+  );
 }
+
+const CHANGE_WORDS: Record<KeptFileChange['action'], string> = {
+  created: 'new file',
+  replaced: 'replaced: the file as it was, against what was written',
+  edited: 'edited: the file as it was, around the edit',
+  deleted: 'deleted: what it held',
+};
 
 /** One tool call as one line; opened, its input and output. A delegation links to the conversation it opened. */
 export function ToolCall({
@@ -70,8 +98,8 @@ export function ToolCall({
       )}
       {open && (
         <div class="tool-detail" data-testid={`tool-detail-${toolUse.id}`}>
-          <h4>Input</h4>
-          <ToolInput toolUse={toolUse} />
+          <h4>{result?.fileChange?.status === 'kept' ? 'Change' : 'Input'}</h4>
+          <ToolInput toolUse={toolUse} result={result} />
           <h4>Output</h4>
           <pre>{result === undefined ? '(running)' : result === null ? '(no result was recorded)' : visibleText(result.content)}</pre>
         </div>

@@ -1,10 +1,19 @@
-import { lstatSync, readdirSync, realpathSync, rmSync, unlinkSync, rmdirSync } from 'node:fs';
+import { closeSync, lstatSync, readdirSync, realpathSync, rmSync, unlinkSync, rmdirSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import { z } from 'zod';
-import { defineTool, type Tool } from '../../tool.js';
+import { defineTool, type Tool, type ToolContext } from '../../tool.js';
 import { claimBeforeWrite } from './file-claim-check.js';
 import { describeFsError } from './fs-error.js';
-import { isInside, isLegionInternal, resolveToolPath } from '../../../store/index.js';
+import { KEPT_FILE_MAX_BYTES, keptChange, type ContentBefore } from './kept-change.js';
+import {
+  FileTooLargeError,
+  isInside,
+  isLegionInternal,
+  openInWorkspace,
+  readDescriptor,
+  resolveToolPath,
+  type ResolvedPath,
+} from '../../../store/index.js';
 
 /** Deletes a file, a symbolic link (not its target), or a folder. */
 export function createFileDeleteTool(): Tool {
@@ -38,8 +47,11 @@ export function createFileDeleteTool(): Tool {
         }
         const stat = lstatSync(resolved.absolute);
         if (!stat.isDirectory()) {
+          // A regular file's content is kept for the history (a link's target is not what is deleted).
+          const before = stat.isFile() ? deletedContent(context, resolved, input.path) : undefined;
           unlinkSync(resolved.absolute);
-          return { status: 'success', data: `Deleted ${resolved.relative}.` };
+          const fileChange = before === undefined ? undefined : keptChange(resolved.relative, before, null, 'deleted');
+          return { status: 'success', data: `Deleted ${resolved.relative}.`, ...(fileChange === undefined ? {} : { fileChange }) };
         }
         const count = readdirSync(resolved.absolute).length;
         if (count > 0 && !input.recursive) {
@@ -57,4 +69,25 @@ export function createFileDeleteTool(): Tool {
       }
     },
   });
+}
+
+/**
+ * What a deleted file held, for the history: up to the size a change is kept for, and only when
+ * the caller may read it (a file it may delete but not read is not shown by deleting it).
+ */
+function deletedContent(context: ToolContext, resolved: Extract<ResolvedPath, { ok: true }>, requested: string): ContentBefore {
+  if (!context.readable(resolved.relative))
+    return { notRead: `reading ${resolved.relative} is denied to the caller, so its content is not kept.` };
+  try {
+    // Opened as the other file tools open theirs: a link swapped in meanwhile cannot lead the read out of the workspace.
+    const { fd } = openInWorkspace(context.workspaceRoot!, resolved, requested, 'read');
+    try {
+      return readDescriptor(fd, requested, KEPT_FILE_MAX_BYTES);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    if (error instanceof FileTooLargeError) return { notRead: `too large to keep: the file is over ${KEPT_FILE_MAX_BYTES / 1024} KiB.` };
+    return { notRead: `the file as it was could not be read: ${error instanceof Error ? error.message : String(error)}` };
+  }
 }

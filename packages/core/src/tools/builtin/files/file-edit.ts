@@ -4,6 +4,7 @@ import { defineTool, type Tool, type ToolContext, type ToolResult } from '../../
 import { editorWrites, readEditorOrDisk, writeThroughEditor } from './editor-text.js';
 import { claimBeforeWrite } from './file-claim-check.js';
 import { describeFsError } from './fs-error.js';
+import { keptChange } from './kept-change.js';
 import { looksBinary } from './text-file.js';
 import { openInWorkspace, readDescriptor, replaceContent, resolveToolPath, type ResolvedPath } from '../../../store/index.js';
 
@@ -62,13 +63,12 @@ export function createFileEditTool(): Tool {
       const edit = applyEdit(text, input.old_string, input.new_string, input.replace_all === true);
       const refusal = editRefusal(edit, text, resolved.relative);
       if (refusal !== undefined || edit.status !== 'edited') return close({ status: 'error', error: refusal ?? '' });
-      const { positions, text: result } = edit;
       try {
-        replaceContent(handle, result);
+        replaceContent(handle, edit.text);
       } catch (error) {
         return close({ status: 'error', error: describeFsError(error, input.path, 'write') });
       }
-      return close({ status: 'success', data: editedText(resolved.relative, text, positions) });
+      return close(edited(resolved.relative, text, edit));
     },
   });
 }
@@ -84,6 +84,15 @@ function editRefusal(edit: EditOutcome, text: string, relative: string): string 
     return `old_string occurs ${positions.length} times in ${relative} (lines ${lines.join(', ')}${more}). Include more surrounding text to make it unique, or set replace_all.`;
   }
   return undefined;
+}
+
+/** The result of an edit: for the model its line, for the history the change it made. */
+function edited(relative: string, text: string, edit: Extract<EditOutcome, { status: 'edited' }>): ToolResult {
+  return {
+    status: 'success',
+    data: editedText(relative, text, edit.positions),
+    fileChange: keptChange(relative, text, edit.text, 'edited'),
+  };
 }
 
 function editedText(relative: string, text: string, positions: readonly number[]): string {
@@ -111,7 +120,7 @@ async function editThroughEditor(
   if (refusal !== undefined || edit.status !== 'edited') return { status: 'error', error: refusal ?? '' };
   const refused = await writeThroughEditor(context, resolved.absolute, input.path, edit.text);
   if (refused !== undefined) return { status: 'error', error: refused };
-  return { status: 'success', data: editedText(resolved.relative, text, edit.positions) };
+  return edited(resolved.relative, text, edit);
 }
 
 /** What `file_edit` makes of a text: the text edited and where, or why it would fail. */

@@ -1,11 +1,12 @@
 import { closeSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { defineTool, type Tool } from '../../tool.js';
+import { defineTool, type Tool, type ToolResult } from '../../tool.js';
 import { claimBeforeWrite } from './file-claim-check.js';
-import { editorWrites, writeThroughEditor } from './editor-text.js';
+import { editorWrites, readEditorOrDisk, writeThroughEditor } from './editor-text.js';
 import { describeFsError, formatBytes } from './fs-error.js';
-import { openInWorkspace, replaceContent, resolveToolPath } from '../../../store/index.js';
+import { KEPT_FILE_MAX_BYTES, keptChange, type ContentBefore } from './kept-change.js';
+import { FileTooLargeError, openInWorkspace, readDescriptor, replaceContent, resolveToolPath } from '../../../store/index.js';
 
 /** Creates or overwrites a text file of the workspace. */
 export function createFileWriteTool(): Tool {
@@ -29,17 +30,33 @@ export function createFileWriteTool(): Tool {
       const existed = existsSync(resolved.absolute);
       if (editorWrites(context)) {
         if (existed && statSync(resolved.absolute).isDirectory()) return { status: 'error', error: `"${input.path}" is a directory.` };
+        // What the editor has (its unsaved buffer, else the disk): the text this write replaces.
+        const replaced = existed && context.readable(resolved.relative) ? await readEditorOrDisk(context, resolved, input.path) : undefined;
+        const before: ContentBefore = !existed
+          ? null
+          : replaced === undefined
+            ? deniedReading(resolved.relative)
+            : replaced.status === 'success'
+              ? replaced.content
+              : { notRead: replaced.error };
         // The editor writes it (its buffer, saved or not, as it does): the disk is the editor's to change.
         const refused = await writeThroughEditor(context, resolved.absolute, input.path, input.content);
         if (refused !== undefined) return { status: 'error', error: refused };
-        return { status: 'success', data: writtenText(existed, resolved.relative, input.content) };
+        return written(existed, resolved.relative, before, input.content);
       }
+      let before: ContentBefore;
       try {
         if (existed && statSync(resolved.absolute).isDirectory()) return { status: 'error', error: `"${input.path}" is a directory.` };
         mkdirSync(dirname(resolved.absolute), { recursive: true });
         // Opened without following links and verified where it landed: a swapped folder cannot redirect the write.
-        const { fd } = openInWorkspace(context.workspaceRoot!, resolved, input.path, 'write');
+        const { fd, created } = openInWorkspace(context.workspaceRoot!, resolved, input.path, 'write');
         try {
+          // Read through the descriptor the write goes through: the content replaced is this file's, nothing swapped in.
+          before = created
+            ? null
+            : context.readable(resolved.relative)
+              ? replacedContent(fd, input.path)
+              : deniedReading(resolved.relative);
           replaceContent(fd, input.content);
         } finally {
           closeSync(fd);
@@ -47,9 +64,39 @@ export function createFileWriteTool(): Tool {
       } catch (error) {
         return { status: 'error', error: describeFsError(error, input.path, 'write') };
       }
-      return { status: 'success', data: writtenText(existed, resolved.relative, input.content) };
+      return written(existed, resolved.relative, before, input.content);
     },
   });
+}
+
+/** The result of a write: for the model its line, for the history the change it made. */
+function written(existed: boolean, relative: string, before: ContentBefore, content: string): ToolResult {
+  return {
+    status: 'success',
+    data: writtenText(existed, relative, content),
+    fileChange: keptChange(relative, before, content, before === null ? 'created' : 'replaced'),
+  };
+}
+
+/**
+ * A file the caller may write but not read: what it held is not kept either, since the history
+ * is shown wherever the session is (as the approval card does not show it: `fileChange`).
+ */
+const deniedReading = (relative: string): ContentBefore => ({
+  notRead: `reading ${relative} is denied to the caller, so what it held is not kept.`,
+});
+
+/**
+ * The content a write is about to replace, up to the size a change is kept for. A read that fails
+ * says so in the history; it never stops the write, which the model asked for.
+ */
+function replacedContent(fd: number, requested: string): ContentBefore {
+  try {
+    return readDescriptor(fd, requested, KEPT_FILE_MAX_BYTES);
+  } catch (error) {
+    if (error instanceof FileTooLargeError) return { notRead: `too large to keep: the file is over ${KEPT_FILE_MAX_BYTES / 1024} KiB.` };
+    return { notRead: `the file as it was could not be read: ${error instanceof Error ? error.message : String(error)}` };
+  }
 }
 
 function writtenText(existed: boolean, relative: string, content: string): string {
