@@ -122,6 +122,25 @@ void (async () => {
   }
 })();
 const { id: sessionId } = await (await fetch(`${serve.origin}/api/sessions`, { method: 'POST', headers, body: '{}' })).json();
+// Each renderer's own counts (Chromium's Performance domain): how much work the app does per
+// event, which the machine's load changes less than it changes latency.
+const METRICS = ['TaskDuration', 'ScriptDuration', 'RecalcStyleCount', 'LayoutCount'];
+const metricSessions = await Promise.all(
+  pages.map(async (page) => {
+    const session = await page.context().newCDPSession(page);
+    await session.send('Performance.enable');
+    return session;
+  }),
+);
+const readMetrics = async () => {
+  const totals = Object.fromEntries(METRICS.map((name) => [name, 0]));
+  for (const session of metricSessions) {
+    const { metrics } = await session.send('Performance.getMetrics');
+    for (const { name, value } of metrics) if (name in totals) totals[name] += value;
+  }
+  return totals;
+};
+let metricsBefore = await readMetrics();
 let cpuBefore = new Map();
 let tabProfiler;
 if (PROFILE_DIR) {
@@ -144,6 +163,7 @@ for (let turn = 0; turn <= TURNS; turn += 1) {
     await Promise.all(pages.map((page) => page.evaluate(() => ((window.latencies = []), (window.domLatencies = [])))));
     nodeLatencies.length = 0;
     cpuBefore = descendantsCpuMs();
+    metricsBefore = await readMetrics();
     if (tabProfiler) {
       await tabProfiler.send('Profiler.start');
       await browser.startTracing(pages[0], { path: join(PROFILE_DIR, 'tab.trace.json'), categories: ['devtools.timeline', 'blink', 'cc'] });
@@ -157,6 +177,9 @@ if (tabProfiler) {
 }
 const elapsed = performance.now() - started;
 const cpuAfter = descendantsCpuMs();
+const metricsAfter = await readMetrics();
+/** Per tab and counted turn. */
+const perTabTurn = (name) => (metricsAfter[name] - metricsBefore[name]) / TABS / TURNS;
 const cpuSpent = (program) => (cpuAfter.get(program) ?? 0) - (cpuBefore.get(program) ?? 0);
 const perTab = await Promise.all(pages.map((page) => page.evaluate(() => window.latencies)));
 const perTabDom = await Promise.all(pages.map((page) => page.evaluate(() => window.domLatencies)));
@@ -183,6 +206,9 @@ console.log(
   `  CPU over the ${TURNS} counted turns: the browser (${TABS} tabs) ${ms(cpuSpent('chromium'))}, the server and its children ${ms(cpuSpent('node'))}`,
 );
 console.log(
+  `  each tab, each turn: main thread busy ${ms(perTabTurn('TaskDuration') * 1000)} (script ${ms(perTabTurn('ScriptDuration') * 1000)}), ${perTabTurn('RecalcStyleCount').toFixed(0)} style recalculations, ${perTabTurn('LayoutCount').toFixed(0)} layouts`,
+);
+console.log(
   `  (machine load average ${loadavg()
     .map((value) => value.toFixed(1))
     .join(' ')} on ${availableParallelism()} cores: the tabs' renderers share them with the server)`,
@@ -201,4 +227,8 @@ printJson('serve-events', {
   nodeP95Ms: round(p95(nodeLatencies), 1),
   browserCpuMs: round(cpuSpent('chromium'), 0),
   serverCpuMs: round(cpuSpent('node'), 0),
+  tabTurnBusyMs: round(perTabTurn('TaskDuration') * 1000, 1),
+  tabTurnScriptMs: round(perTabTurn('ScriptDuration') * 1000, 1),
+  tabTurnStyleRecalcs: round(perTabTurn('RecalcStyleCount'), 0),
+  tabTurnLayouts: round(perTabTurn('LayoutCount'), 0),
 });
