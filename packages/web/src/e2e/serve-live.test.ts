@@ -112,10 +112,16 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
         page
           .getByTestId('graph-edge-coordinator__developer')
           .locator('.edge-line')
-          .evaluate((line) => getComputedStyle(line).strokeDashoffset);
+          .evaluate(
+            (line) =>
+              (globalThis as unknown as { getComputedStyle(element: unknown): { strokeDashoffset: string } }).getComputedStyle(line)
+                .strokeDashoffset,
+          );
       const firstOffset = await dashOffset();
       await expect.poll(dashOffset).not.toBe(firstOffset);
-      expect(await page.evaluate(() => document.getAnimations().length)).toBe(0);
+      expect(
+        await page.evaluate(() => (globalThis as unknown as { document: { getAnimations(): unknown[] } }).document.getAnimations().length),
+      ).toBe(0);
       await page.emulateMedia({ colorScheme: 'dark' });
       await screenshot(page, 'live-turn-tree-dark');
       await page.emulateMedia({ colorScheme: 'light' });
