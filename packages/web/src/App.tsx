@@ -34,6 +34,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
     addEventListener('hashchange', follow);
     return () => removeEventListener('hashchange', follow);
   }, []);
+  useEffect(() => controller.watchUsage(view === 'cost'), [controller, view]);
   const open = useCallback(
     (conversationId: string) => {
       location.hash = '#/work';
