@@ -8,9 +8,11 @@
 // each `message:sent` a tab receives, latency = receipt (Date.now() in the tab) − the message's
 // `at` (the engine's clock when it appended the message, before emitting the event). One machine,
 // one clock; `at` has millisecond precision.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
 import { LLMock } from '@copilotkit/aimock';
-import { launchChromium, prepareWorkspace, startServe } from './serve-lib.mjs';
+import { descendantsCpuMs, launchChromium, prepareWorkspace, startServe } from './serve-lib.mjs';
 import { median, ms, p95, printJson, removeDir, round, tempDir, verdict } from './lib.mjs';
 
 const TABS = Number(process.env.BENCH_SERVE_TABS ?? 10);
@@ -18,6 +20,12 @@ const DELEGATES = 10;
 const TURNS = Number(process.env.BENCH_SERVE_TURNS ?? 5);
 /** Issue 30: event → DOM p95 ≤ 50 ms with one tab, ≤ 150 ms with ten. */
 const TARGET_P95_MS = TABS === 1 ? 50 : 150;
+/**
+ * A folder to profile into (optional): the server's CPU profile (`--cpu-prof`, written when it
+ * stops) and the first tab's (Chromium's sampling profiler over the counted turns), both
+ * `.cpuprofile`, readable by Chrome DevTools or `node bench/cpuprofile-top.mjs FILE`.
+ */
+const PROFILE_DIR = process.env.BENCH_SERVE_PROFILE;
 
 const mock = new LLMock({ port: 0, host: '127.0.0.1' });
 await mock.start();
@@ -32,7 +40,12 @@ mock.on({ model: 'gpt-test' }, { content: 'Status: done, nothing to add, all tes
 
 const dir = tempDir('serve-events');
 const env = prepareWorkspace(dir, mock.url, { limits: { maxParallelDelegates: DELEGATES } });
-const serve = await startServe(dir, env);
+if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
+const serve = await startServe(
+  dir,
+  env,
+  PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, '--cpu-prof-name=server.cpuprofile'] : [],
+);
 const browser = await launchChromium();
 
 // Taps the app's own EventSource: every message:sent, with its receipt time; and the DOM: the
@@ -109,6 +122,32 @@ void (async () => {
   }
 })();
 const { id: sessionId } = await (await fetch(`${serve.origin}/api/sessions`, { method: 'POST', headers, body: '{}' })).json();
+// Each renderer's own counts (Chromium's Performance domain): how much work the app does per
+// event, which the machine's load changes less than it changes latency.
+const METRICS = ['TaskDuration', 'ScriptDuration', 'RecalcStyleCount', 'LayoutCount'];
+const metricSessions = await Promise.all(
+  pages.map(async (page) => {
+    const session = await page.context().newCDPSession(page);
+    await session.send('Performance.enable');
+    return session;
+  }),
+);
+const readMetrics = async () => {
+  const totals = Object.fromEntries(METRICS.map((name) => [name, 0]));
+  for (const session of metricSessions) {
+    const { metrics } = await session.send('Performance.getMetrics');
+    for (const { name, value } of metrics) if (name in totals) totals[name] += value;
+  }
+  return totals;
+};
+let metricsBefore = await readMetrics();
+let cpuBefore = new Map();
+let tabProfiler;
+if (PROFILE_DIR) {
+  tabProfiler = await pages[0].context().newCDPSession(pages[0]);
+  await tabProfiler.send('Profiler.enable');
+  await tabProfiler.send('Profiler.setSamplingInterval', { interval: 200 });
+}
 const started = performance.now();
 // Turn 0 warms up and is not counted: the server's first delegation loads the providers' SDKs
 // (a one-off of some 150 ms that would otherwise be the p95 of every run).
@@ -123,9 +162,25 @@ for (let turn = 0; turn <= TURNS; turn += 1) {
   if (turn === 0) {
     await Promise.all(pages.map((page) => page.evaluate(() => ((window.latencies = []), (window.domLatencies = [])))));
     nodeLatencies.length = 0;
+    cpuBefore = descendantsCpuMs();
+    metricsBefore = await readMetrics();
+    if (tabProfiler) {
+      await tabProfiler.send('Profiler.start');
+      await browser.startTracing(pages[0], { path: join(PROFILE_DIR, 'tab.trace.json'), categories: ['devtools.timeline', 'blink', 'cc'] });
+    }
   }
 }
+if (tabProfiler) {
+  const { profile } = await tabProfiler.send('Profiler.stop');
+  writeFileSync(join(PROFILE_DIR, 'tab.cpuprofile'), JSON.stringify(profile));
+  await browser.stopTracing();
+}
 const elapsed = performance.now() - started;
+const cpuAfter = descendantsCpuMs();
+const metricsAfter = await readMetrics();
+/** Per tab and counted turn. */
+const perTabTurn = (name) => (metricsAfter[name] - metricsBefore[name]) / TABS / TURNS;
+const cpuSpent = (program) => (cpuAfter.get(program) ?? 0) - (cpuBefore.get(program) ?? 0);
 const perTab = await Promise.all(pages.map((page) => page.evaluate(() => window.latencies)));
 const perTabDom = await Promise.all(pages.map((page) => page.evaluate(() => window.domLatencies)));
 const dom = perTabDom.flat();
@@ -148,6 +203,12 @@ console.log(
   `  reference, a Node client on the same stream:   median ${ms(median(nodeLatencies))}  p95 ${ms(p95(nodeLatencies))}  (${nodeLatencies.length} messages)`,
 );
 console.log(
+  `  CPU over the ${TURNS} counted turns: the browser (${TABS} tabs) ${ms(cpuSpent('chromium'))}, the server and its children ${ms(cpuSpent('node'))}`,
+);
+console.log(
+  `  each tab, each turn: main thread busy ${ms(perTabTurn('TaskDuration') * 1000)} (script ${ms(perTabTurn('ScriptDuration') * 1000)}), ${perTabTurn('RecalcStyleCount').toFixed(0)} style recalculations, ${perTabTurn('LayoutCount').toFixed(0)} layouts`,
+);
+console.log(
   `  (machine load average ${loadavg()
     .map((value) => value.toFixed(1))
     .join(' ')} on ${availableParallelism()} cores: the tabs' renderers share them with the server)`,
@@ -164,4 +225,10 @@ printJson('serve-events', {
   domP95Ms: round(p95(dom), 1),
   nodeMedianMs: round(median(nodeLatencies), 1),
   nodeP95Ms: round(p95(nodeLatencies), 1),
+  browserCpuMs: round(cpuSpent('chromium'), 0),
+  serverCpuMs: round(cpuSpent('node'), 0),
+  tabTurnBusyMs: round(perTabTurn('TaskDuration') * 1000, 1),
+  tabTurnScriptMs: round(perTabTurn('ScriptDuration') * 1000, 1),
+  tabTurnStyleRecalcs: round(perTabTurn('RecalcStyleCount'), 0),
+  tabTurnLayouts: round(perTabTurn('LayoutCount'), 0),
 });

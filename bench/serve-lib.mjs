@@ -1,7 +1,7 @@
 // Helpers of the `legion serve` benches (not a bench itself): a workspace on aimock, the built
 // binary's `legion serve`, and the system's Chromium through playwright-core.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -52,10 +52,17 @@ export function prepareWorkspace(dir, mockUrl, config = {}) {
 
 const SERVING = /Legion is serving .* at (http:\/\/127\.0\.0\.1:\d+)\/\?token=([A-Za-z0-9_-]+)/;
 
-/** Spawns `legion serve --port 0`; resolves with its URL once printed, and when (performance.now()) it was spawned. */
-export function startServe(dir, env) {
+/**
+ * Spawns `legion serve --port 0`; resolves with its URL once printed, and when (performance.now()) it was spawned.
+ * `nodeArguments` go to node before the script (`--cpu-prof`, which NODE_OPTIONS refuses).
+ */
+export function startServe(dir, env, nodeArguments = []) {
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [LEGION, 'serve', '--port', '0'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArguments, LEGION, 'serve', '--port', '0'], {
+    cwd: dir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return new Promise((resolve, reject) => {
@@ -81,4 +88,49 @@ export function startServe(dir, env) {
     child.stderr.on('data', collect);
     child.once('exit', (code) => started || reject(new Error(`legion serve exited (${code}) before printing its URL:\n${output}`)));
   });
+}
+
+/**
+ * CPU time (user + system, ms) used so far by this process's descendants, by program (`chromium`,
+ * `node`…): with the machine shared, latency depends on who else runs, CPU spent on the work does less.
+ * Linux only (/proc); elsewhere, an empty map.
+ */
+export function descendantsCpuMs() {
+  const clockTicks = 100; // USER_HZ: 100 on every Linux this runs on
+  const processes = [];
+  let entries = [];
+  try {
+    entries = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return new Map();
+  }
+  for (const pid of entries) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // The name is in parentheses and may hold spaces: fields are counted after its closing one.
+      const close = stat.lastIndexOf(')');
+      const name = stat.slice(stat.indexOf('(') + 1, close);
+      const fields = stat.slice(close + 2).split(' ');
+      processes.push({
+        pid: Number(pid),
+        name,
+        ppid: Number(fields[1]),
+        cpu: ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks,
+      });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const children = new Map();
+  for (const entry of processes) children.set(entry.ppid, [...(children.get(entry.ppid) ?? []), entry]);
+  const totals = new Map();
+  const visit = (pid) => {
+    for (const child of children.get(pid) ?? []) {
+      const program = child.name.startsWith('chrom') ? 'chromium' : child.name;
+      totals.set(program, (totals.get(program) ?? 0) + child.cpu);
+      visit(child.pid);
+    }
+  };
+  visit(process.pid);
+  return totals;
 }

@@ -1,5 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import type { Controller } from './state/controller.js';
+import type { Participant } from './api/wire.js';
+import type { AppState } from './state/app-state.js';
 import { useAppState, type Store } from './state/store.js';
 import { approvalsOf, questionsWaitingIn } from './state/waiting-on-you.js';
 import { Approvals } from './views/Approvals.js';
@@ -32,13 +34,31 @@ export function App({ store, controller }: { store: Store; controller: Controlle
     addEventListener('hashchange', follow);
     return () => removeEventListener('hashchange', follow);
   }, []);
-  const open = (conversationId: string) => {
-    location.hash = '#/work';
-    void controller.openConversation(conversationId);
-  };
+  useEffect(() => controller.watchUsage(view === 'cost'), [controller, view]);
+  const open = useCallback(
+    (conversationId: string) => {
+      location.hash = '#/work';
+      void controller.openConversation(conversationId);
+    },
+    [controller],
+  );
   const pendingApprovals = state.approvals.filter((approval) => approval.status === 'pending').length;
-  const conversations = Object.values(state.conversations);
   const selected = state.selectedConversation;
+  // The same element while what it shows is the same: Preact skips an element it rendered last time,
+  // so a streamed delta (which changes only `streams`) does not redraw the graph, the tree and the list.
+  const side = useMemo(
+    () => (
+      <Side
+        participants={state.participants}
+        conversations={state.conversations}
+        activeTurns={state.activeTurns}
+        turnTree={state.turnTree}
+        selected={selected}
+        onOpen={open}
+      />
+    ),
+    [state.participants, state.conversations, state.activeTurns, state.turnTree, selected, open],
+  );
   const entryAgent = state.workspace?.entryAgent ?? undefined;
   // What the conversation on screen waits on you for: shown at its foot, answered in its own message box.
   const waitingQuestions = selected !== null ? questionsWaitingIn(state, selected) : [];
@@ -93,36 +113,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
       <main>
         {view === 'work' && (
           <div class="work">
-            <div class="side">
-              <Graph
-                participants={state.participants}
-                conversations={conversations}
-                activeTurns={state.activeTurns}
-                selected={selected}
-                onSelect={open}
-              />
-              <TurnTree tree={state.turnTree} participants={state.participants} selected={selected} onOpen={open} />
-              <section class="panel">
-                <h2>Conversations</h2>
-                <ul class="conversation-list" data-testid="conversation-list">
-                  {conversations.map((conversation) => (
-                    <li key={conversation.id} class={conversation.id === selected ? 'current' : ''}>
-                      <button
-                        type="button"
-                        class="link"
-                        data-testid={`conversation-open-${conversation.id}`}
-                        onClick={() => open(conversation.id)}
-                      >
-                        {visibleText(
-                          `${displayName(state.participants, conversation.initiator)} → ${displayName(state.participants, conversation.responder)}${conversation.name ? ` (${conversation.name})` : ''}`,
-                        )}
-                      </button>
-                      {conversation.id in state.activeTurns && <span class="badge running">active</span>}
-                    </li>
-                  ))}
-                </ul>
-              </section>
-            </div>
+            {side}
             <div class="main-column">
               <Conversation
                 conversationId={selected}
@@ -195,6 +186,46 @@ export function App({ store, controller }: { store: Store; controller: Controlle
           />
         )}
       </main>
+    </div>
+  );
+}
+
+interface SideProps {
+  participants: Participant[];
+  conversations: AppState['conversations'];
+  activeTurns: AppState['activeTurns'];
+  turnTree: AppState['turnTree'];
+  selected: string | null;
+  onOpen(conversationId: string): void;
+}
+
+/** The work view's side: the conversation graph, the current turn's tree, the conversations. */
+function Side({ participants, conversations: byId, activeTurns, turnTree, selected, onOpen }: SideProps) {
+  const conversations = Object.values(byId);
+  return (
+    <div class="side">
+      <Graph participants={participants} conversations={conversations} activeTurns={activeTurns} selected={selected} onSelect={onOpen} />
+      <TurnTree tree={turnTree} participants={participants} selected={selected} onOpen={onOpen} />
+      <section class="panel">
+        <h2>Conversations</h2>
+        <ul class="conversation-list" data-testid="conversation-list">
+          {conversations.map((conversation) => (
+            <li key={conversation.id} class={conversation.id === selected ? 'current' : ''}>
+              <button
+                type="button"
+                class="link"
+                data-testid={`conversation-open-${conversation.id}`}
+                onClick={() => onOpen(conversation.id)}
+              >
+                {visibleText(
+                  `${displayName(participants, conversation.initiator)} → ${displayName(participants, conversation.responder)}${conversation.name ? ` (${conversation.name})` : ''}`,
+                )}
+              </button>
+              {conversation.id in activeTurns && <span class="badge running">active</span>}
+            </li>
+          ))}
+        </ul>
+      </section>
     </div>
   );
 }

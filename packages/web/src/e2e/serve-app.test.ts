@@ -86,6 +86,9 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
 
       // The chain lights up while the delegate streams: user → coordinator → developer.
       await edge('coordinator__developer').and(page.locator('[data-active="true"]')).waitFor();
+      // Only the cost view shows the usage: the rest of the turn's usage reports do not make the app read it here.
+      const usageReads: string[] = [];
+      page.on('request', (request) => void (new URL(request.url()).pathname.endsWith('/usage') && usageReads.push(request.url())));
       expect(await edge('user__coordinator').getAttribute('data-active')).toBe('true');
       await screenshot(page, 'conversation-graph');
       // Neither test model is one Legion knows: the browser says so once per model, with the fix, until dismissed.
@@ -118,6 +121,7 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
       await screenshot(page, 'conversation-dark');
       await page.emulateMedia({ colorScheme: 'light' });
 
+      expect(usageReads).toEqual([]);
       await page.getByTestId('nav-cost').click();
       await expect.poll(() => page.getByTestId('cost-total-calls').textContent()).toBe('3');
       expect(await page.getByTestId('cost-coordinator').textContent()).toBeTruthy();

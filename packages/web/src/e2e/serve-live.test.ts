@@ -106,6 +106,22 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
       expect(await page.getByTestId('graph-node-coordinator').getAttribute('data-state')).toBe('delegate');
       expect(await page.getByTestId('graph-node-coordinator').locator('title').textContent()).toBe('Coordinator: waiting for developer');
       await screenshot(page, 'live-turn-tree');
+      // A lit edge's dashes march, stepped by a timer: no CSS animation runs, which would make
+      // Chromium render every frame of every tab while a turn runs (bench/serve-events.mjs).
+      const dashOffset = () =>
+        page
+          .getByTestId('graph-edge-coordinator__developer')
+          .locator('.edge-line')
+          .evaluate(
+            (line) =>
+              (globalThis as unknown as { getComputedStyle(element: unknown): { strokeDashoffset: string } }).getComputedStyle(line)
+                .strokeDashoffset,
+          );
+      const firstOffset = await dashOffset();
+      await expect.poll(dashOffset).not.toBe(firstOffset);
+      expect(
+        await page.evaluate(() => (globalThis as unknown as { document: { getAnimations(): unknown[] } }).document.getAnimations().length),
+      ).toBe(0);
       await page.emulateMedia({ colorScheme: 'dark' });
       await screenshot(page, 'live-turn-tree-dark');
       await page.emulateMedia({ colorScheme: 'light' });

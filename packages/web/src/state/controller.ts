@@ -47,6 +47,8 @@ export class Controller {
   #generation = 0;
   #queued: WireEvent[] = [];
   #usageTimer: ReturnType<typeof setTimeout> | undefined;
+  #usageWatched = false;
+  #usageStale = false;
   #sessionsTimer: ReturnType<typeof setTimeout> | undefined;
   #claimsReading = false;
 
@@ -324,7 +326,22 @@ export class Controller {
     this.store.update((state) => (state.conflicts.length === 0 ? state : { ...state, conflicts: [] }));
   }
 
+  /**
+   * Whether the cost view is on screen. Only it shows the usage, and a turn reports usage at every
+   * model call: ten tabs read it from the server ten times a second while a turn ran, for a view
+   * nobody looked at. Unwatched, a change only marks the usage stale; it is read when watched again.
+   */
+  watchUsage(watched: boolean): void {
+    this.#usageWatched = watched;
+    if (watched && this.#usageStale) this.#refreshUsageSoon();
+  }
+
   #refreshUsageSoon(): void {
+    if (!this.#usageWatched) {
+      this.#usageStale = true;
+      return;
+    }
+    this.#usageStale = false;
     if (this.#usageTimer !== undefined) return;
     this.#usageTimer = setTimeout(() => {
       this.#usageTimer = undefined;

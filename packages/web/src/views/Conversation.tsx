@@ -1,4 +1,5 @@
 import type { ConversationSummary, Participant, WireMessage } from '../api/wire.js';
+import { useMemo } from 'preact/hooks';
 import type { Stream } from '../state/app-state.js';
 import { formatTime } from './format.js';
 import { Markdown } from './Markdown.js';
@@ -24,12 +25,14 @@ interface ConversationProps {
   onLoadEarlier(): void;
 }
 
+const NO_PARTICIPANTS: readonly Participant[] = [];
+
 /** A conversation's messages, the reply being streamed under them. */
 export function Conversation({
   conversation,
   conversationId,
   messages,
-  participants = [],
+  participants = NO_PARTICIPANTS,
   stream,
   earlier,
   active,
@@ -38,6 +41,12 @@ export function Conversation({
   onLoadEarlier,
 }: ConversationProps) {
   const scroll = useAutoscroll<HTMLOListElement>(conversationId, `${messages?.length ?? 0} ${stream?.text.length ?? -1}`);
+  // The same element while the messages are the same: Preact skips it, so a streamed delta redraws
+  // the streaming line only, not every message (each of them markdown parsed again) at every frame.
+  const history = useMemo(
+    () => <History messages={messages ?? []} participants={participants} onOpenConversation={onOpenConversation} />,
+    [messages, participants, onOpenConversation],
+  );
   if (conversationId === null) {
     return (
       <section class="panel conversation" data-testid="view-conversation">
@@ -45,7 +54,6 @@ export function Conversation({
       </section>
     );
   }
-  const placement = placeToolResults(messages ?? []);
   return (
     <section class="panel conversation" data-testid="view-conversation" data-conversation={conversationId}>
       <h2>
@@ -67,49 +75,7 @@ export function Conversation({
         </button>
       )}
       <ol class="messages" data-testid="messages" aria-live="polite" aria-relevant="additions" ref={scroll.ref}>
-        {(messages ?? []).map((message) =>
-          showsNothing(message, placement) ? null : message.ending ? (
-            <li key={message.id} class={`message ending ${message.ending.status}`} data-testid="turn-ending" data-author={message.author}>
-              <div class="meta">
-                <Who id={message.author} participants={participants} /> <span class="muted">{formatTime(message.at)}</span>
-              </div>
-              <p class="text">
-                {message.ending.status === 'cancelled'
-                  ? 'Cancelled: the turn was stopped before it answered.'
-                  : visibleText(`Failed (${message.ending.code})${message.ending.error ? `: ${message.ending.error}` : ''}`)}
-              </p>
-            </li>
-          ) : (
-            <li key={message.id} class={`message ${message.role}`} data-testid={`message-${message.id}`} data-author={message.author}>
-              <div class="meta">
-                <Who id={message.author} participants={participants} /> <span class="muted">{formatTime(message.at)}</span>
-                {message.medium && <span class="tag">{visibleText(message.medium)}</span>}
-              </div>
-              {message.content.map((block, index) => {
-                // A text of only white space (what some models send beside their tool calls) draws nothing.
-                if (block.type === 'text')
-                  return block.text.trim() === '' ? null : <Markdown key={index} text={block.text} testId="message-text" />;
-                if (block.type === 'tool_use')
-                  return (
-                    <ToolCall
-                      key={index}
-                      toolUse={block}
-                      result={resultOf(placement, message.id, block.id)}
-                      caller={message.author}
-                      onOpenConversation={onOpenConversation}
-                    />
-                  );
-                // A result is shown in its call's line; one without its call just before it (an older page) stands alone.
-                if (placement.placed.get(message.id)?.has(index)) return null;
-                return (
-                  <pre key={index} class="orphan-result" data-testid="orphan-result">
-                    {visibleText(block.content)}
-                  </pre>
-                );
-              })}
-            </li>
-          ),
-        )}
+        {history}
         {stream && (
           <li class="message assistant streaming" data-testid="streaming" data-author={stream.participantId}>
             <div class="meta">
@@ -121,5 +87,63 @@ export function Conversation({
       </ol>
       {!scroll.following && <JumpToLatest onJump={scroll.jump} />}
     </section>
+  );
+}
+
+interface HistoryProps {
+  messages: WireMessage[];
+  participants: readonly Participant[];
+  onOpenConversation(id: string): void;
+}
+
+/** The conversation's messages, each tool call with its result. */
+function History({ messages, participants, onOpenConversation }: HistoryProps) {
+  const placement = placeToolResults(messages);
+  return (
+    <>
+      {messages.map((message) =>
+        showsNothing(message, placement) ? null : message.ending ? (
+          <li key={message.id} class={`message ending ${message.ending.status}`} data-testid="turn-ending" data-author={message.author}>
+            <div class="meta">
+              <Who id={message.author} participants={participants} /> <span class="muted">{formatTime(message.at)}</span>
+            </div>
+            <p class="text">
+              {message.ending.status === 'cancelled'
+                ? 'Cancelled: the turn was stopped before it answered.'
+                : visibleText(`Failed (${message.ending.code})${message.ending.error ? `: ${message.ending.error}` : ''}`)}
+            </p>
+          </li>
+        ) : (
+          <li key={message.id} class={`message ${message.role}`} data-testid={`message-${message.id}`} data-author={message.author}>
+            <div class="meta">
+              <Who id={message.author} participants={participants} /> <span class="muted">{formatTime(message.at)}</span>
+              {message.medium && <span class="tag">{visibleText(message.medium)}</span>}
+            </div>
+            {message.content.map((block, index) => {
+              // A text of only white space (what some models send beside their tool calls) draws nothing.
+              if (block.type === 'text')
+                return block.text.trim() === '' ? null : <Markdown key={index} text={block.text} testId="message-text" />;
+              if (block.type === 'tool_use')
+                return (
+                  <ToolCall
+                    key={index}
+                    toolUse={block}
+                    result={resultOf(placement, message.id, block.id)}
+                    caller={message.author}
+                    onOpenConversation={onOpenConversation}
+                  />
+                );
+              // A result is shown in its call's line; one without its call just before it (an older page) stands alone.
+              if (placement.placed.get(message.id)?.has(index)) return null;
+              return (
+                <pre key={index} class="orphan-result" data-testid="orphan-result">
+                  {visibleText(block.content)}
+                </pre>
+              );
+            })}
+          </li>
+        ),
+      )}
+    </>
   );
 }

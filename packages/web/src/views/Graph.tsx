@@ -1,7 +1,9 @@
+import { useRef } from 'preact/hooks';
 import type { ConversationSummary, Participant } from '../api/wire.js';
 import type { ActiveTurn } from '../state/app-state.js';
 import { arrowPath, NODE_RADIUS, ringLayout } from './graph-layout.js';
 import { stateText } from './live-state.js';
+import { useMarch } from './march.js';
 import { visibleText } from './visible-text.js';
 
 const WIDTH = 560;
@@ -24,10 +26,15 @@ export function Graph({ participants, conversations, activeTurns, selected, onSe
   const lanes = new Map<string, number>();
   const active = new Set(Object.keys(activeTurns));
   const busy = new Set(Object.values(activeTurns).map((turn) => turn.participantId));
+  const svg = useRef<SVGSVGElement>(null);
+  useMarch(
+    svg,
+    conversations.some((conversation) => active.has(conversation.id)),
+  );
   return (
     <section class="panel graph" data-testid="view-graph">
       <h2>Conversation graph</h2>
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label="Conversations between participants">
+      <svg ref={svg} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label="Conversations between participants">
         <defs>
           <marker id="arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
             <path d="M 0 0 L 10 5 L 0 10 z" class="arrowhead" />
