@@ -203,7 +203,7 @@ export class Session implements ToolSession {
   }
 
   get fileClaims(): TurnFileClaims {
-    this.turnFileClaims ??= new TurnFileClaims(this.services.backend.fileClaims, this.services);
+    this.turnFileClaims ??= new TurnFileClaims(this.services.backend, this.services);
     return this.turnFileClaims;
   }
 
