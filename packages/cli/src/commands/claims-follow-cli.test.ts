@@ -12,7 +12,7 @@ const REFUSED = "reviewer's file_write on NOTES.md did not happen: developer is 
  * time, so its turn holds the claim when the reviewer's write comes (its first reply is slow):
  * the reviewer's write is refused. What `claims-cli.test.ts` runs in one process.
  */
-export function scriptParallelWriters(workspace: TestWorkspace): void {
+function scriptParallelWriters(workspace: TestWorkspace): void {
   const { mock } = workspace;
   const writesFreely = (participant: string, model: string): void => {
     workspace.useModel(participant, { provider: 'anthropic', model, baseURL: mock.url });
