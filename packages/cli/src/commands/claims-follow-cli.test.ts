@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runLegion } from '../legion-process.test-support.js';
+import { spawn } from 'node:child_process';
+import { LEGION, runLegion } from '../legion-process.test-support.js';
 import { callServe, followServedEvents, startServe, type ServeProcess } from '../serve-process.test-support.js';
 import { useWorkspace, type TestWorkspace } from '../workspace.test-support.js';
 
@@ -83,6 +84,13 @@ describe('claim conflicts across processes', () => {
     const stream = followServedEvents(served);
     // The session is the serve's (made through its API); the turn, and the conflict, are the run's.
     const session = JSON.parse((await callServe(served, 'POST', '/api/sessions', {})).text) as { id: string };
+    // A third process follows the conversation's log, as a human in another terminal would.
+    const follower = spawn(process.execPath, [LEGION, 'log', '--follow', '--session', session.id], { cwd: workspace.dir, env: env() });
+    let followed = '';
+    follower.stdout.on('data', (chunk: Buffer) => (followed += chunk.toString()));
+    let followerErrors = '';
+    follower.stderr.on('data', (chunk: Buffer) => (followerErrors += chunk.toString()));
+    await expect.poll(() => followerErrors, { timeout: 20_000 }).toContain('Ctrl-C to stop');
     const run = await runLegion(['run', '--session', session.id, ASK], { cwd: workspace.dir, env: env(), timeoutMs: 60_000 });
     expect(run.status, run.stderr).toBe(0);
     // The run's own human saw it once, too.
@@ -110,6 +118,16 @@ describe('claim conflicts across processes', () => {
     );
     expect(conflictsIn(stream.seen)).toHaveLength(1);
     stream.close();
+
+    // legion log shows it too: live to the follower, once, and in the history, before the reply that came after it.
+    await expect.poll(() => followed, { timeout: 20_000 }).toContain('Both answered.');
+    follower.kill('SIGINT');
+    expect(followed.split(`⚠ ${REFUSED}`)).toHaveLength(2);
+    const log = await runLegion(['log', '--session', session.id], { cwd: workspace.dir, env: env(), timeoutMs: 60_000 });
+    expect(log.status, log.stderr).toBe(0);
+    expect(log.stdout).toMatch(
+      new RegExp(`Write the notes, both of you[\\s\\S]*⚠ ${REFUSED.replace(/[()]/g, '\\$&')}\\n[\\s\\S]*Both answered\\.`),
+    );
   }, 120_000);
 
   it('a conflict raised in the serve itself is told once, not again when its follower reads the record back', async () => {

@@ -13,7 +13,7 @@ import type {
   TurnResult,
 } from '../../session/index.js';
 import { framesOfTurn, waitingParticipants, MessageWork, treeOf, conversationId, parseConversationId } from '../../session/index.js';
-import type { ApprovalAnswer, ApprovalView, DelegationFrame, LogCursor, SessionBackend, SessionMeta } from '../../store/index.js';
+import type { ApprovalAnswer, ClaimConflictRecord, ApprovalView, DelegationFrame, LogCursor, SessionBackend, SessionMeta } from '../../store/index.js';
 import {
   SessionApprovals,
   SessionQuestions,
@@ -506,6 +506,11 @@ export class Session implements ToolSession {
   /** Tokens and cost of every model call in this session, per participant (own and with delegates) and per conversation. */
   async usage(): Promise<UsageSummary> {
     return summarizeUsage(await this.services.backend.usage.read(this.id));
+  }
+
+  /** The writes file claims refused in this session (by any process), oldest first: what a log shows beside the messages. */
+  async claimConflicts(): Promise<ClaimConflictRecord[]> {
+    return this.services.backend.conflicts.read(this.id);
   }
 
   /** Forgets loaded histories; what the session holds open lives in the backend, which keeps its own bound. */
