@@ -13,7 +13,15 @@ import type {
   TurnResult,
 } from '../../session/index.js';
 import { framesOfTurn, waitingParticipants, MessageWork, treeOf, conversationId, parseConversationId } from '../../session/index.js';
-import type { ApprovalAnswer, ClaimConflictRecord, ApprovalView, DelegationFrame, LogCursor, SessionBackend, SessionMeta } from '../../store/index.js';
+import type {
+  ApprovalAnswer,
+  ClaimConflictRecord,
+  ApprovalView,
+  DelegationFrame,
+  LogCursor,
+  SessionBackend,
+  SessionMeta,
+} from '../../store/index.js';
 import {
   SessionApprovals,
   SessionQuestions,

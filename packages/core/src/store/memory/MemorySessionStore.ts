@@ -27,7 +27,7 @@ export class MemorySessionStore {
   /** `<session>/<conversation>` → log. */
   readonly logs = new Map<string, MemoryLogRecord>();
   readonly leases = new Map<string, MemoryLeaseRecord>();
-  /** `<session>/<log>` → the records (JSON) of a record log (`approvals`, `questions`, `usage`), in order. */
+  /** `<session>/<log>` → the records (JSON) of a record log (`approvals`, `questions`, `usage`, `conflicts`), in order. */
   readonly recordLogs = new Map<string, string[]>();
   /** `<session>/<log>/<key>` → the claim that won the key (a request's decision, a question's outcome). */
   readonly claims = new Map<string, string>();
