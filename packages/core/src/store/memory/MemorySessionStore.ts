@@ -41,7 +41,7 @@ export class MemorySessionStore {
   /** Session id → who wants to hear that it changed (followers' wake-up hint). */
   private readonly watchers = new Map<string, Set<() => void>>();
 
-  /** Calls `onChange` after each append to the session's conversations, approvals or questions, by any instance; returns the stop. */
+  /** Calls `onChange` after each append to the session's conversations, approvals, questions or conflicts, by any instance; returns the stop. */
   watch(sessionId: string, onChange: () => void): () => void {
     let listeners = this.watchers.get(sessionId);
     if (!listeners) this.watchers.set(sessionId, (listeners = new Set()));
