@@ -20,6 +20,8 @@ export type {
   QuestionRecord,
   QuestionWithdrawnRecord,
 } from './store/index.js';
+export { CLAIM_CONFLICT_RECORD_VERSION, ClaimConflictRecordSchema } from './store/index.js';
+export type { ClaimConflictRecord } from './store/index.js';
 export {
   LogEntrySchema,
   CompactionEntrySchema,
@@ -57,6 +59,7 @@ export type {
   LeaseHolder,
   LogCursor,
   QuestionLog,
+  ConflictLog,
   RecordLog,
   RecordLogFormat,
   RecordLogName,
@@ -68,7 +71,7 @@ export type {
   UsageLog,
 } from './store/index.js';
 // The record logs of the port, for every backend's one RecordLog implementation.
-export { APPROVAL_LOG, QUESTION_LOG, USAGE_LOG } from './store/index.js';
+export { APPROVAL_LOG, CONFLICT_LOG, QUESTION_LOG, USAGE_LOG } from './store/index.js';
 export { LeaseLostError } from './store/index.js';
 export { SessionMetaSchema, SESSION_FORMAT_VERSION } from './store/index.js';
 export { newSessionMeta } from './store/index.js';

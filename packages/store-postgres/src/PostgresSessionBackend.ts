@@ -3,6 +3,8 @@ import {
   APPROVAL_LOG,
   type FileClaimStore,
   QUESTION_LOG,
+  CONFLICT_LOG,
+  type ClaimConflictRecord,
   USAGE_LOG,
   type ApprovalDecisionRecord,
   type ApprovalRequestRecord,
@@ -36,6 +38,7 @@ export class PostgresSessionBackend implements SessionBackend {
   readonly approvals: PostgresRecordLog<ApprovalRequestRecord, ApprovalDecisionRecord>;
   readonly questions: PostgresRecordLog<QuestionRecord, QuestionOutcomeRecord>;
   readonly usage: PostgresRecordLog<UsageRecord>;
+  readonly conflicts: PostgresRecordLog<ClaimConflictRecord>;
   readonly agentState: PostgresAgentState;
   readonly artifacts: PostgresArtifacts;
   readonly fileClaims: FileClaimStore;
@@ -56,6 +59,7 @@ export class PostgresSessionBackend implements SessionBackend {
     this.approvals = new PostgresRecordLog(this.db, APPROVAL_LOG, warn);
     this.questions = new PostgresRecordLog(this.db, QUESTION_LOG, warn);
     this.usage = new PostgresRecordLog(this.db, USAGE_LOG, warn);
+    this.conflicts = new PostgresRecordLog(this.db, CONFLICT_LOG, warn);
     this.agentState = new PostgresAgentState(this.db, this.presence.agentState);
     this.artifacts = new PostgresArtifacts(this.db);
     this.heldClaims = new PostgresFileClaims(this.db, this.presence);

@@ -6,7 +6,7 @@ import { appendEntry } from './log-append.js';
 import { cursorSeq, makeCursor, readRecord, sourceOf } from './records.js';
 
 /**
- * A session's record log (`approvals`, `questions`, `usage`) as rows of `legion.entries` under the
+ * A session's record log (`approvals`, `questions`, `usage`, `conflicts`) as rows of `legion.entries` under the
  * log's name, each with its kind and, for a claim, the key it claims (a decision's request id, an
  * outcome's question id): the table every log has used since the first schema. Claims are made in a
  * transaction that holds the log's row, so they are checked and written as one step across every

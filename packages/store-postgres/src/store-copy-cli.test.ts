@@ -89,7 +89,7 @@ describe.skipIf(postgresSkipped() !== undefined)('legion store copy', () => {
     expect(returned.stderr).toBe('');
     expect(returned.stdout).toContain('Copied 3 sessions from postgres to files');
     expect(returned.stdout).toMatch(
-      /copied +20260102-030400-abcde0: 2 conversations, 7 entries, 3 approval records, 3 question records, 2 usage records, 2 state documents, 2 artifacts; postgres sha256 ([0-9a-f]{64}), files sha256 \1/,
+      /copied +20260102-030400-abcde0: 2 conversations, 7 entries, 3 approval records, 3 question records, 2 usage records, 1 conflict records, 2 state documents, 2 artifacts; postgres sha256 ([0-9a-f]{64}), files sha256 \1/,
     );
     const copied = await snapshots(back);
     for (const id of ids) expect(canonicalJson(copied.get(id))).toBe(canonicalJson(original.get(id)));

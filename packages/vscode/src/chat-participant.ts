@@ -1,6 +1,7 @@
 import { SessionDriver, type Legion, type LegionEvent } from '@legion-collective/core';
 import * as vscode from 'vscode';
 import { describeSavedRule } from './approval-rule-line.js';
+import { describeClaimConflict } from './claim-conflict-line.js';
 import { parseChatRequest } from './chat-request.js';
 import { chatTarget, followupAgents, type ChatResultMetadata } from './chat-target.js';
 import { entryAgentFor, readEditorSettings } from './editor-settings.js';
@@ -197,6 +198,10 @@ function show(event: LegionEvent, user: string, target: string, stream: vscode.C
       stream.markdown(`\n\n*${escapeMarkdown(line)}*\n\n`);
       return false;
     }
+    case 'claim:conflict':
+      // The agent's tool result says it too, but the human should not have to open it to learn two agents collided.
+      stream.markdown(`\n\n${describeClaimConflict(event)}\n\n`);
+      return false;
     case 'window:guessed':
       stream.markdown(`\n\n> **Note:** ${escapeMarkdown(visibleText(event.text))}\n\n`);
       return false;

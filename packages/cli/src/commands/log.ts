@@ -1,5 +1,14 @@
-import { followWorkspace, Legion, LegionError, type LegionEvent, type Message, type Session } from '@legion-collective/core';
+import {
+  followWorkspace,
+  Legion,
+  LegionError,
+  type ClaimConflictRecord,
+  type LegionEvent,
+  type Message,
+  type Session,
+} from '@legion-collective/core';
 import { parseConversationId } from '@legion-collective/core/internal';
+import { describeClaimConflict } from '../render/claim-lines.js';
 import { authorOf, renderMessage, renderMessages } from '../render/message-lines.js';
 import { markdownEnabled, styleFor, type Style } from '../render/style.js';
 import type { MessageLineOptions } from '../render/message-lines.js';
@@ -33,8 +42,10 @@ function conversationIdOf(given: string | undefined, legion: Legion): string {
 
 /**
  * `legion log [--session ID] [CONVERSATION]`: a conversation's messages, tool
- * calls collapsed to one line each; `--follow` keeps printing what other
- * processes append until Ctrl-C; `--json` prints one JSON object per message.
+ * calls collapsed to one line each, with the session's refused writes (claim
+ * conflicts, from any process) where they happened; `--follow` keeps printing
+ * what other processes append until Ctrl-C; `--json` prints one JSON object per
+ * message (and no conflicts: its lines stay one shape).
  */
 export async function logCommand(given: string | undefined, options: LogOptions): Promise<number> {
   const limit = options.limit === undefined ? 200 : Number(options.limit);
@@ -70,7 +81,24 @@ export async function logCommand(given: string | undefined, options: LogOptions)
     // Without --session, the workspace's latest session is followed: when a process starts a new one,
     // the log moves to it (and says so), as `legion run` moves on to it.
     let following = session.id;
+    const conflictsArrived: ClaimConflictRecord[] = [];
+    let liveConflict: ((conflict: ClaimConflictRecord) => void) | undefined;
     if (options.follow) {
+      legion.events.on('claim:conflict', (event) => {
+        if (event.sessionId !== following) return;
+        const {
+          sessionId: _session,
+          initiator: _initiator,
+          responder: _responder,
+          name: _name,
+          remote: _remote,
+          conflictId,
+          ...rest
+        } = event;
+        const conflict: ClaimConflictRecord = { kind: 'conflict', version: 1, id: conflictId, ...rest };
+        if (liveConflict) liveConflict(conflict);
+        else conflictsArrived.push(conflict);
+      });
       legion.events.on('message:sent', (event: Extract<LegionEvent, { type: 'message:sent' }>) => {
         if (event.conversationId !== id || event.sessionId !== following) return;
         if (live) live(event.message);
@@ -94,9 +122,16 @@ export async function logCommand(given: string | undefined, options: LogOptions)
     }
     const history = existing.includes(id) ? await session.conversation(key).recent(limit) : [];
     const seen = new Set(history.map((message) => message.id));
+    // The conflicts of the time the history covers (all of them when it is empty and followed).
+    const firstAt = history[0]?.at;
+    const conflicts = options.json
+      ? []
+      : (await session.claimConflicts()).filter((conflict) => firstAt === undefined || conflict.at >= firstAt);
+    const shownConflicts = new Set(conflicts.map((conflict) => conflict.id));
+    const conflictLine = (conflict: ClaimConflictRecord): string => style.yellow(describeClaimConflict(conflict));
     if (options.json) for (const message of history) printJson(message);
     else {
-      const lines = renderMessages(history, who, style, markdown);
+      const lines = interleave(history, conflicts, (messages) => renderMessages(messages, who, style, markdown, history), conflictLine);
       if (lines.length > 0) stdout.write(`${lines.join('\n')}\n`);
       else if (!options.follow) stdout.write(style.dim('No messages yet.\n'));
     }
@@ -114,6 +149,12 @@ export async function logCommand(given: string | undefined, options: LogOptions)
       for (const block of message.content) if (block.type === 'tool_use') shownCalls.add(block.id);
       if (lines.length > 0) stdout.write(`${lines.join('\n')}\n`);
     };
+    liveConflict = (conflict: ClaimConflictRecord): void => {
+      if (options.json || shownConflicts.has(conflict.id)) return;
+      shownConflicts.add(conflict.id);
+      stdout.write(`${conflictLine(conflict)}\n`);
+    };
+    for (const conflict of conflictsArrived.splice(0)) liveConflict(conflict);
     for (const message of arrived.splice(0)) live(message);
     stderr.write(styleFor(process.stderr).dim(`following ${id} in session ${session.id}; Ctrl-C to stop\n`));
     // The follower's watchers do not keep a process alive on their own; following is this command's whole job.
@@ -128,6 +169,30 @@ export async function logCommand(given: string | undefined, options: LogOptions)
   } finally {
     await legion.close();
   }
+}
+
+/**
+ * The messages' lines with each conflict's line before the first message written after it: runs of
+ * messages between conflicts, each rendered with the whole history's results in view (`render`),
+ * so a call before a conflict still shows the result that came after it.
+ */
+function interleave(
+  messages: readonly Message[],
+  conflicts: readonly ClaimConflictRecord[],
+  render: (messages: readonly Message[]) => string[],
+  conflictLine: (conflict: ClaimConflictRecord) => string,
+): string[] {
+  if (conflicts.length === 0) return render(messages);
+  const lines: string[] = [];
+  let from = 0;
+  for (const conflict of conflicts) {
+    let to = from;
+    while (to < messages.length && messages[to]!.at <= conflict.at) to++;
+    lines.push(...render(messages.slice(from, to)), conflictLine(conflict));
+    from = to;
+  }
+  lines.push(...render(messages.slice(from)));
+  return lines;
 }
 
 /** Loaded only on a terminal that shows markdown: piped output never reads the renderer. */

@@ -36,7 +36,7 @@ interface SessionReport {
 /**
  * `legion store copy --from files|postgres --to files|postgres`: every session (or those named)
  * read out of one store and written to the other under the same id, with its metadata, every
- * log entry, approvals, questions, usage, agent state and artifacts. Each copy is read back and
+ * log entry, approvals, questions, usage, claim conflicts, agent state and artifacts. Each copy is read back and
  * checked by its counts and hash; a session the target holds already is skipped when identical
  * and refuses the whole copy, before anything is written, when it differs.
  */
@@ -154,7 +154,7 @@ function short(summary: SnapshotSummary): string {
 }
 
 function counts(summary: SnapshotSummary): string {
-  return `${summary.conversations} conversations, ${summary.entries} entries, ${summary.approvals} approval records, ${summary.questions} question records, ${summary.usage} usage records, ${summary.agentState} state documents, ${summary.artifacts} artifacts`;
+  return `${summary.conversations} conversations, ${summary.entries} entries, ${summary.approvals} approval records, ${summary.questions} question records, ${summary.usage} usage records, ${summary.conflicts} conflict records, ${summary.agentState} state documents, ${summary.artifacts} artifacts`;
 }
 
 function print(reports: SessionReport[], options: { from: StoreKind; to: StoreKind; dryRun: boolean; json: boolean }): void {

@@ -2,8 +2,8 @@ import type { FileClaim, LegionEvents } from '@legion-collective/core';
 import { columns } from './columns.js';
 import { inertLine } from './terminal-text.js';
 
-/** The line a conflict is shown as: who was refused, which file, who holds it and what it is doing. */
-export function describeClaimConflict(event: LegionEvents['claim:conflict']): string {
+/** The line a conflict (its event, or its record in the session's log) is shown as: who was refused, which file, who holds it and what it is doing. */
+export function describeClaimConflict(event: Pick<LegionEvents['claim:conflict'], 'participantId' | 'tool' | 'path' | 'holder'>): string {
   return (
     `⚠ ${inertLine(event.participantId)}'s ${inertLine(event.tool)} on ${inertLine(event.path)} did not happen: ` +
     `${inertLine(event.holder.participantId)} is changing it (${inertLine(event.holder.doing)})`

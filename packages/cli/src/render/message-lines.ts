@@ -95,10 +95,11 @@ export function renderMessages(
   who: { initiator: string; responder: string },
   style: Style,
   options: MessageLineOptions = {},
+  /** Where calls' results are looked up (default: `messages`): the whole history when `messages` is a run of it. */
+  history: readonly Message[] = messages,
 ): string[] {
   const results = new Map<string, ToolResultBlock>();
-  for (const message of messages)
-    for (const block of message.content) if (block.type === 'tool_result') results.set(block.toolUseId, block);
+  for (const message of history) for (const block of message.content) if (block.type === 'tool_result') results.set(block.toolUseId, block);
   const lines: string[] = [];
   for (const message of messages) lines.push(...renderMessage(message, who, style, (id) => results.get(id), undefined, options));
   return lines;

@@ -41,7 +41,9 @@ export { MemorySessionBackend } from './memory/MemorySessionBackend.js';
 export type { MemorySessionBackendOptions } from './memory/MemorySessionBackend.js';
 export { MemorySessionStore } from './memory/MemorySessionStore.js';
 export { byMostRecent, newSessionMeta } from './new-session-meta.js';
-export { APPROVAL_LOG, QUESTION_LOG, USAGE_LOG } from './record-log-formats.js';
+export { APPROVAL_LOG, CONFLICT_LOG, QUESTION_LOG, USAGE_LOG } from './record-log-formats.js';
+export { CLAIM_CONFLICT_RECORD_VERSION, ClaimConflictRecordSchema } from './records/claim-conflict-record.js';
+export type { ClaimConflictRecord } from './records/claim-conflict-record.js';
 export {
   assertAgentStateKey,
   assertAgentStateKind,
@@ -112,6 +114,7 @@ export type {
   ArtifactInfo,
   ArtifactStore,
   ClaimResult,
+  ConflictLog,
   ConversationAddress,
   ConversationContext,
   ConversationLogs,

@@ -14,6 +14,7 @@ import {
   type QuestionOutcomeRecord,
   type QuestionRecord,
 } from './records/question-records.js';
+import { ClaimConflictRecordSchema, type ClaimConflictRecord } from './records/claim-conflict-record.js';
 import { UsageRecordSchema, type UsageRecord } from './records/usage-summary.js';
 import type { RecordLogFormat, RecordReading } from './session-backend.js';
 
@@ -83,4 +84,22 @@ export const USAGE_LOG: RecordLogFormat<UsageRecord> = {
   awaitedKey: () => undefined,
   claimSchema: z.never(),
   kindOf: () => 'usage',
+};
+
+/**
+ * `conflicts`: one record per write a file claim refused, in the refused caller's session; nothing
+ * is claimed. A log of its own (not the approvals log): an older Legion reads that one whole and
+ * would warn at every read about records it cannot parse, while a log it does not know it never opens.
+ */
+export const CONFLICT_LOG: RecordLogFormat<ClaimConflictRecord> = {
+  name: 'conflicts',
+  what: 'claim conflict record',
+  wakesFollowers: true,
+  reader: () => (stored) => readWith(ClaimConflictRecordSchema, stored),
+  isClaim: (_record): _record is never => false,
+  // Nothing is a claim here (`never`): there is no key to give.
+  claimKey: (claim) => claim,
+  awaitedKey: () => undefined,
+  claimSchema: z.never(),
+  kindOf: () => 'conflict',
 };

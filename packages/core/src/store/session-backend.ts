@@ -6,6 +6,7 @@ import type { Message } from '../kernel/index.js';
 import type { SessionMeta } from './records/session-meta.js';
 import type { UsageRecord } from './records/usage-summary.js';
 import type { FileClaimStore } from './records/file-claim.js';
+import type { ClaimConflictRecord } from './records/claim-conflict-record.js';
 
 /**
  * Where a session keeps everything it stores: its metadata, its conversation
@@ -29,6 +30,8 @@ export interface SessionBackend {
   /** Messages to users that a process offered to its surfaces, and their one answer: what lets any process answer them. */
   readonly questions: QuestionLog;
   readonly usage: UsageLog;
+  /** Writes a file claim refused, in the refused caller's session: what tells other processes' surfaces of the conflict. */
+  readonly conflicts: ConflictLog;
   readonly agentState: AgentStateStore;
   readonly artifacts: ArtifactStore;
   /** The workspace's files claimed by running turns (not a session's: every session of the store shares them). */
@@ -243,6 +246,9 @@ export type SettleResult = { ok: true } | { ok: false; taken: QuestionOutcomeRec
 /** One record per model call: running totals read on from a cursor instead of reading the ledger again. */
 export type UsageLog = RecordLog<UsageRecord>;
 
+/** One record per write a file claim refused; followers read on from a cursor and tell each once. */
+export type ConflictLog = RecordLog<ClaimConflictRecord>;
+
 /** What a record log is called where it is stored: a file backend's `<name>.jsonl`, a database's log id. */
 import type { RecordLogName } from './records/record-log-name.js';
 export type { RecordLogName };
@@ -252,7 +258,7 @@ export type RecordReading<Entry> = { ok: true; record: Entry | undefined } | { o
 
 /**
  * What a backend needs to know of one record log to store it, beyond the generic shape: given by
- * core for every log of the port (`APPROVAL_LOG`, `QUESTION_LOG`, `USAGE_LOG`), so a backend's one
+ * core for every log of the port (`APPROVAL_LOG`, `QUESTION_LOG`, `USAGE_LOG`, `CONFLICT_LOG`), so a backend's one
  * `RecordLog` implementation serves them all.
  */
 export interface RecordLogFormat<Appended, Claim = never> {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { LegionError } from '../kernel/index.js';
 import type { ApprovalRecord } from './records/approval-records.js';
+import type { ClaimConflictRecord } from './records/claim-conflict-record.js';
 import type { HeaderEntry, LogEntry } from './records/log-entry.js';
 import type { QuestionLogRecord } from './records/question-records.js';
 import type { SessionMeta } from './records/session-meta.js';
@@ -20,6 +21,8 @@ export interface SessionSnapshot {
   approvals: ApprovalRecord[];
   questions: QuestionLogRecord[];
   usage: UsageRecord[];
+  /** Writes file claims refused. */
+  conflicts: ClaimConflictRecord[];
   agentState: { kind: string; agentId: string; document: unknown }[];
   /** Content as base64: artifacts are bytes. */
   artifacts: { name: string; base64: string }[];
@@ -32,6 +35,7 @@ export interface SnapshotSummary {
   approvals: number;
   questions: number;
   usage: number;
+  conflicts: number;
   agentState: number;
   artifacts: number;
   /** sha256 of the snapshot as canonical JSON (object keys sorted). */
@@ -63,6 +67,7 @@ export async function exportSession(backend: SessionBackend, sessionId: string):
     approvals: await backend.approvals.read(sessionId),
     questions: await backend.questions.read(sessionId),
     usage: await backend.usage.read(sessionId),
+    conflicts: await backend.conflicts.read(sessionId),
     agentState,
     artifacts,
   };
@@ -116,6 +121,7 @@ export async function importSession(backend: SessionBackend, snapshot: SessionSn
         });
     }
     for (const record of snapshot.usage) await backend.usage.append(sessionId, record);
+    for (const record of snapshot.conflicts) await backend.conflicts.append(sessionId, record);
     for (const state of snapshot.agentState)
       await backend.agentState.put({ sessionId, kind: state.kind, agentId: state.agentId }, state.document);
     for (const artifact of snapshot.artifacts)
@@ -133,6 +139,7 @@ export function summarizeSnapshot(snapshot: SessionSnapshot): SnapshotSummary {
     approvals: snapshot.approvals.length,
     questions: snapshot.questions.length,
     usage: snapshot.usage.length,
+    conflicts: snapshot.conflicts.length,
     agentState: snapshot.agentState.length,
     artifacts: snapshot.artifacts.length,
     sha256: createHash('sha256').update(canonicalJson(snapshot)).digest('hex'),

@@ -115,6 +115,17 @@ export async function fillSession(
       medium: 'cli',
     },
   ]);
+  await backend.conflicts.append(sessionId, {
+    kind: 'conflict',
+    version: 1,
+    id: 'cc_000000000001',
+    at: '2026-01-02T03:10:30.000Z',
+    conversationId: 'dev__tester',
+    participantId: 'tester',
+    tool: 'file_write',
+    path: `${seed}.txt`,
+    holder: { participantId: 'dev', sessionId, conversationId: 'user__dev', doing: 'writing the seed', since: '2026-01-02T03:10:00.000Z' },
+  });
   for (const inputTokens of [10, 20]) {
     await backend.usage.append(sessionId, {
       version: 1,

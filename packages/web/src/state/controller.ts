@@ -11,6 +11,8 @@ import type { Answer } from '../views/approval-choices.js';
 const RESUME_KEY = 'legion:resume';
 /** Messages per page of a conversation: the newest first, older ones on demand. */
 const PAGE_SIZE = 200;
+/** How often the claims are read again while some are listed (see `refreshClaims`). */
+const CLAIMS_POLL_MS = 2_000;
 
 /** What a reload of the tab picks up again: where the stream was, what was being streamed, what was open. */
 interface Resume {
@@ -51,6 +53,7 @@ export class Controller {
   #usageStale = false;
   #sessionsTimer: ReturnType<typeof setTimeout> | undefined;
   #claimsReading = false;
+  #claimsTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly store: Store) {}
 
@@ -303,6 +306,13 @@ export class Controller {
       (claims) => {
         this.#claimsReading = false;
         this.store.update((state) => ({ ...state, claims }));
+        // A claim is given back without an event here when its turn runs in another process (a
+        // terminal's legion run): read again while any is listed, so the count does not stay behind.
+        if (claims.length > 0 && this.#claimsTimer === undefined)
+          this.#claimsTimer = setTimeout(() => {
+            this.#claimsTimer = undefined;
+            this.refreshClaims();
+          }, CLAIMS_POLL_MS);
       },
       (error: unknown) => {
         this.#claimsReading = false;

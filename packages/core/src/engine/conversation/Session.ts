@@ -14,7 +14,15 @@ import type {
   TurnResult,
 } from '../../session/index.js';
 import { framesOfTurn, waitingParticipants, MessageWork, treeOf, conversationId, parseConversationId } from '../../session/index.js';
-import type { ApprovalAnswer, ApprovalView, DelegationFrame, LogCursor, SessionBackend, SessionMeta } from '../../store/index.js';
+import type {
+  ApprovalAnswer,
+  ClaimConflictRecord,
+  ApprovalView,
+  DelegationFrame,
+  LogCursor,
+  SessionBackend,
+  SessionMeta,
+} from '../../store/index.js';
 import {
   SessionApprovals,
   SessionQuestions,
@@ -247,7 +255,7 @@ export class Session implements ToolSession {
   }
 
   get fileClaims(): TurnFileClaims {
-    this.turnFileClaims ??= new TurnFileClaims(this.services.backend.fileClaims, this.services);
+    this.turnFileClaims ??= new TurnFileClaims(this.services.backend, this.services);
     return this.turnFileClaims;
   }
 
@@ -558,6 +566,11 @@ export class Session implements ToolSession {
   /** Tokens and cost of every model call in this session, per participant (own and with delegates) and per conversation. */
   async usage(): Promise<UsageSummary> {
     return summarizeUsage(await this.services.backend.usage.read(this.id));
+  }
+
+  /** The writes file claims refused in this session (by any process), oldest first: what a log shows beside the messages. */
+  async claimConflicts(): Promise<ClaimConflictRecord[]> {
+    return this.services.backend.conflicts.read(this.id);
   }
 
   /** Forgets loaded histories; what the session holds open lives in the backend, which keeps its own bound. */

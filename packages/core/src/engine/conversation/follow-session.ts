@@ -1,4 +1,4 @@
-import type { ApprovalRecord, LogCursor, SessionBackend, QuestionLogRecord } from '../../store/index.js';
+import type { ApprovalRecord, ClaimConflictRecord, LogCursor, SessionBackend, QuestionLogRecord } from '../../store/index.js';
 import type { ConversationRef, EventBus, Message } from '../../kernel/index.js';
 import { errorMessage } from '../../kernel/index.js';
 import { emitApprovalRecord, emitQuestionRecord } from '../../hitl/index.js';
@@ -7,14 +7,16 @@ import { parseConversationId } from '../../session/index.js';
 /**
  * Where a follower is in each conversation log, by conversation id (opaque
  * cursors of the backend), and how many approval and question records it has
- * read (under `approvals` and `questions`, keys no conversation id can be): give it back to follow on
- * without a gap.
+ * read (under `approvals` and `questions`, keys no conversation id can be) and where it is in the
+ * conflicts log (under `conflicts`): give it back to follow on without a gap.
  */
 export type FollowCursor = Readonly<Record<string, string>>;
 
 const APPROVALS = 'approvals';
 /** Question records read so far, like `approvals` (no conversation id can be it either). */
 const QUESTIONS = 'questions';
+/** Where the follower is in the conflicts log (a backend cursor); no conversation id can be it either. */
+const CONFLICTS = 'conflicts';
 export interface FollowOptions {
   /**
    * `end` (default): only what is appended from now on becomes events; what
@@ -50,7 +52,7 @@ const OWN_LIMIT = 10_000;
  * into `message:sent` events, and its approval requests and decisions into
  * `approval:requested` / `approval:decided`, its questions to users and their
  * outcomes into `question:asked` / `question:answered` / `question:withdrawn`,
- * all marked `remote`, on this
+ * the writes its file claims refused into `claim:conflict`, all marked `remote`, on this
  * process's bus. What this process appended (it emitted those events itself)
  * is skipped.
  */
@@ -85,6 +87,9 @@ export async function followSession(
     events.on('question:withdrawn', (event) => {
       if (event.sessionId === sessionId && !event.remote) remember(`outcome ${event.questionId}`);
     }),
+    events.on('claim:conflict', (event) => {
+      if (event.sessionId === sessionId && !event.remote) remember(`conflict ${event.conflictId}`);
+    }),
   ];
   /** Conversation id → where this follower is in its log (undefined: it appeared after the follower started; read from its start). */
   const positions = new Map<string, LogCursor | undefined>();
@@ -92,6 +97,8 @@ export async function followSession(
   const seenApprovals = new Set<string>();
   /** Question records read so far, by `question <id>` / `outcome <question id>`. */
   const seenQuestions = new Set<string>();
+  /** Where this follower is in the conflicts log (undefined: at its start). */
+  let conflictsAt: LogCursor | undefined;
   const refs = new Map<string, ConversationRef | undefined>();
   const failed = new Set<string>();
   let closed = false;
@@ -178,10 +185,29 @@ export async function followSession(
       if (!own.delete(key) && !before(record.at)) emitQuestionRecord(events, sessionId, record, (id) => questions.get(id), true);
     }
   };
+  const readConflicts = async (): Promise<void> => {
+    let read: { records: ClaimConflictRecord[]; cursor: LogCursor };
+    try {
+      read = await backend.conflicts.readSince(sessionId, conflictsAt);
+    } catch (error) {
+      failedOnce(`conflicts of session ${sessionId}`, error);
+      return;
+    }
+    if (closed) return;
+    conflictsAt = read.cursor;
+    for (const record of read.records) {
+      if (own.delete(`conflict ${record.id}`) || before(record.at)) continue;
+      const ref = refOf(record.conversationId);
+      if (!ref) continue;
+      const { conversationId: _conversation, kind: _kind, version: _version, id: conflictId, ...conflict } = record;
+      events.emit('claim:conflict', { ...ref, ...conflict, conflictId, remote: true });
+    }
+  };
   const readAll = async (): Promise<void> => {
     if (closed) return;
     await readApprovals();
     await readQuestions();
+    await readConflicts();
     let ids: string[];
     try {
       ids = await backend.conversations.list(sessionId);
@@ -222,6 +248,11 @@ export async function followSession(
     failedOnce(`questions of session ${sessionId}`, error);
   }
   if (from === 'end') {
+    try {
+      conflictsAt = (await backend.conflicts.readSince(sessionId)).cursor;
+    } catch (error) {
+      failedOnce(`conflicts of session ${sessionId}`, error);
+    }
     for (const id of await backend.conversations.list(sessionId)) {
       const ref = refOf(id);
       if (!ref) continue;
@@ -232,7 +263,9 @@ export async function followSession(
       }
     }
   } else {
-    for (const [id, cursor] of Object.entries(from)) if (id !== APPROVALS && id !== QUESTIONS) positions.set(id, cursor as LogCursor);
+    conflictsAt = from[CONFLICTS] as LogCursor | undefined;
+    for (const [id, cursor] of Object.entries(from))
+      if (id !== APPROVALS && id !== QUESTIONS && id !== CONFLICTS) positions.set(id, cursor as LogCursor);
   }
 
   const unwatch = backend.watch?.(sessionId, () => void check());
@@ -249,6 +282,7 @@ export async function followSession(
   };
   const cursor = (): FollowCursor => {
     const current: Record<string, string> = { [APPROVALS]: String(seenApprovals.size), [QUESTIONS]: String(seenQuestions.size) };
+    if (conflictsAt !== undefined) current[CONFLICTS] = conflictsAt;
     for (const [id, position] of positions) if (position !== undefined) current[id] = position;
     return current;
   };

@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import type { ConversationRef, EventBus } from '../../kernel/index.js';
 import type { ClaimCaller, SessionFileClaims, TurnClaimHooks, WriteClaimOutcome } from '../../session/index.js';
 import type { Collective } from '../../team/index.js';
-import type { FileClaim, FileClaimStore } from '../../store/index.js';
+import type { ClaimConflictRecord, FileClaim, SessionBackend } from '../../store/index.js';
 
 /** What a claim says its turn is doing: the message it answers, on one line, this long at most. */
 const DOING_CHARS = 160;
@@ -10,8 +11,9 @@ const DOING_CHARS = 160;
  * A session's file claims: a write claims its file for the writer's conversation until that turn
  * ends (`leaveTurn`, at every ending: success, failure, cancel, pause); another agent's write to a
  * claimed file is refused with the holder, what it is doing and how to proceed, and `claim:conflict`
- * tells every surface. The store (`SessionBackend.fileClaims`) tells a dead holder, as it does for a
- * conversation's lease.
+ * tells every surface: this process's on the bus, other processes' through the record it leaves in
+ * the session's conflicts log, which their followers read. The store (`SessionBackend.fileClaims`)
+ * tells a dead holder, as it does for a conversation's lease.
  *
  * A delegate may write a file claimed by a turn up its own chain (its caller, its caller's caller):
  * those turns wait on it and gave it the work, so refusing would leave it no way on but to fail
@@ -24,7 +26,7 @@ export class TurnFileClaims implements SessionFileClaims, TurnClaimHooks {
   private readonly doing = new Map<string, string>();
 
   constructor(
-    private readonly store: FileClaimStore,
+    private readonly backend: Pick<SessionBackend, 'fileClaims' | 'conflicts'>,
     private readonly services: { events: EventBus; collective: Collective },
   ) {}
 
@@ -35,7 +37,7 @@ export class TurnFileClaims implements SessionFileClaims, TurnClaimHooks {
   async leaveTurn(conversation: ConversationRef): Promise<void> {
     this.doing.delete(conversation.conversationId);
     try {
-      await this.store.releaseConversation(conversation.sessionId, conversation.conversationId);
+      await this.backend.fileClaims.releaseConversation(conversation.sessionId, conversation.conversationId);
     } catch (error) {
       // Left to the store's own rules (the holder's process ends): the turn's ending stands.
       this.services.events.emit('error:raised', {
@@ -58,25 +60,11 @@ export class TurnFileClaims implements SessionFileClaims, TurnClaimHooks {
       since: new Date().toISOString(),
     };
     // One call: a refusal names the holder, which may be a turn up the caller's chain (then the write goes ahead under it).
-    const result = await this.store.take(claim);
+    const result = await this.backend.fileClaims.take(claim);
     if (result.taken) return { ok: true };
     const blocking = result.holder;
     if (this.upTheChain(blocking, caller)) return { ok: true };
-    this.services.events.emit(
-      'claim:conflict',
-      Object.assign({}, caller.conversation, {
-        participantId: caller.callerId,
-        tool: caller.tool,
-        path,
-        holder: {
-          participantId: blocking.participantId,
-          sessionId: blocking.sessionId,
-          conversationId: blocking.conversationId,
-          doing: blocking.doing,
-          since: blocking.since,
-        },
-      }),
-    );
+    await this.tellConflict(caller, path, blocking);
     const name = this.nameOf(blocking.participantId);
     return {
       ok: false,
@@ -87,8 +75,54 @@ export class TurnFileClaims implements SessionFileClaims, TurnClaimHooks {
     };
   }
 
+  /**
+   * Tells this process's surfaces at once, then records it for the others. The event goes first: a
+   * follower in this process skips the record by its id, which it learns from the event.
+   */
+  private async tellConflict(caller: ClaimCaller, path: string, blocking: FileClaim): Promise<void> {
+    const record: ClaimConflictRecord = {
+      kind: 'conflict',
+      version: 1,
+      id: `cc_${randomBytes(6).toString('hex')}`,
+      at: new Date().toISOString(),
+      conversationId: caller.conversation.conversationId,
+      participantId: caller.callerId,
+      tool: caller.tool,
+      path,
+      holder: {
+        participantId: blocking.participantId,
+        sessionId: blocking.sessionId,
+        conversationId: blocking.conversationId,
+        doing: blocking.doing,
+        since: blocking.since,
+      },
+    };
+    this.services.events.emit(
+      'claim:conflict',
+      Object.assign({}, caller.conversation, {
+        conflictId: record.id,
+        at: record.at,
+        participantId: record.participantId,
+        tool: record.tool,
+        path,
+        holder: record.holder,
+      }),
+    );
+    try {
+      await this.backend.conflicts.append(caller.conversation.sessionId, record);
+    } catch (error) {
+      // The refusal stands and this process showed it; only other processes miss it, which is said.
+      this.services.events.emit('error:raised', {
+        scope: `the conflicts log of session ${caller.conversation.sessionId}`,
+        message: error instanceof Error ? error.message : String(error),
+        code: 'conflict_not_recorded',
+        sessionId: caller.conversation.sessionId,
+      });
+    }
+  }
+
   async noteForRead(path: string, caller: ClaimCaller): Promise<string | undefined> {
-    const holder = await this.store.get(path);
+    const holder = await this.backend.fileClaims.get(path);
     if (!holder || this.upTheChain(holder, caller)) return undefined;
     return `Note: ${path} is being changed by ${this.nameOf(holder.participantId)} (claimed since ${holder.since}, working on: "${holder.doing}"): what you read may change before that turn ends.`;
   }

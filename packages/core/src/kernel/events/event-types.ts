@@ -158,8 +158,12 @@ export const LegionEventSchemas = {
    * An agent's write did not happen: another agent's running turn holds the file's claim (it wrote
    * the file, or declared it would, in that turn). In the blocked writer's conversation; `holder` is
    * the claim: whose turn, where, what it is doing, since when. The writer's tool result says the same.
+   * `conflictId` names its record in the session's conflicts log; `remote`: a log follower read it
+   * there, from another process.
    */
   'claim:conflict': inConversation({
+    conflictId: z.string(),
+    at: z.string(),
     participantId: z.string(),
     tool: z.string(),
     /** Workspace-relative. */
@@ -171,6 +175,7 @@ export const LegionEventSchemas = {
       doing: z.string(),
       since: z.string(),
     }),
+    remote: RemoteSchema,
   }),
   /** A file was damaged or unreadable; `sessionId` when the file belongs to a session. */
   'storage:warning': z.object({ path: z.string(), offset: z.number(), problem: z.string(), sessionId: z.string().optional() }),

@@ -9,7 +9,8 @@ import { FileArtifacts } from './file-artifacts.js';
 import { FileConversations } from './file-conversations.js';
 import { FileSessions } from './file-sessions.js';
 import { FileRecordLog } from './file-record-log.js';
-import { APPROVAL_LOG, QUESTION_LOG, USAGE_LOG } from '../record-log-formats.js';
+import { APPROVAL_LOG, CONFLICT_LOG, QUESTION_LOG, USAGE_LOG } from '../record-log-formats.js';
+import type { ClaimConflictRecord } from '../records/claim-conflict-record.js';
 import type { ApprovalDecisionRecord, ApprovalRequestRecord } from '../records/approval-records.js';
 import type { QuestionOutcomeRecord, QuestionRecord } from '../records/question-records.js';
 import type { UsageRecord } from '../records/usage-summary.js';
@@ -34,6 +35,7 @@ export class FileSessionBackend implements SessionBackend {
   readonly approvals: FileRecordLog<ApprovalRequestRecord, ApprovalDecisionRecord>;
   readonly questions: FileRecordLog<QuestionRecord, QuestionOutcomeRecord>;
   readonly usage: FileRecordLog<UsageRecord>;
+  readonly conflicts: FileRecordLog<ClaimConflictRecord>;
   readonly agentState: FileAgentState;
   readonly artifacts: FileArtifacts;
   readonly fileClaims: FileClaimStore;
@@ -56,6 +58,7 @@ export class FileSessionBackend implements SessionBackend {
     this.approvals = new FileRecordLog(paths, APPROVAL_LOG, onWarning);
     this.questions = new FileRecordLog(paths, QUESTION_LOG, onWarning);
     this.usage = new FileRecordLog(paths, USAGE_LOG, onWarning);
+    this.conflicts = new FileRecordLog(paths, CONFLICT_LOG, onWarning);
     this.agentState = new FileAgentState(paths);
     this.artifacts = new FileArtifacts(paths);
     this.heldClaims = new FileClaims(paths);
@@ -72,6 +75,7 @@ export class FileSessionBackend implements SessionBackend {
     this.approvals.close();
     this.questions.close();
     this.usage.close();
+    this.conflicts.close();
   }
 }
 

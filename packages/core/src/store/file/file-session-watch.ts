@@ -4,7 +4,7 @@ import { assertSessionName } from '../record-names.js';
 
 /**
  * The file backend's wake-up hint for followers: change notifications
- * (fs.watch) on the session's folder (the approvals log, the conversations
+ * (fs.watch) on the session's folder (the approvals, questions and conflicts logs, the conversations
  * folder appearing) and on its conversations folder once it exists. A watcher
  * that fails is dropped and tried again on the next notification; followers
  * poll anyway, for file systems whose notifications never arrive.

@@ -9,6 +9,7 @@ const CLAIM_FOLDERS: Record<RecordLogName, string | undefined> = {
   approvals: 'approval-decisions',
   questions: 'question-outcomes',
   usage: undefined,
+  conflicts: undefined,
 };
 
 /** Every path inside `.legion/`, in one place, so nothing else builds them by hand. */
@@ -96,7 +97,7 @@ export class WorkspacePaths {
   usageFile(sessionId: string): string {
     return join(this.sessionDir(sessionId), 'usage.jsonl');
   }
-  /** A record log of the session (`approvals`, `questions`, `usage`): `<name>.jsonl`. */
+  /** A record log of the session (`approvals`, `questions`, `usage`, `conflicts`): `<name>.jsonl`. */
   recordLogFile(sessionId: string, name: RecordLogName): string {
     return join(this.sessionDir(sessionId), `${name}.jsonl`);
   }

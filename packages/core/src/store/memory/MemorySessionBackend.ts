@@ -7,7 +7,8 @@ import { MemorySessions } from './memory-sessions.js';
 import { MemoryRecordLog } from './memory-record-log.js';
 import { MemoryFileClaims } from './memory-file-claims.js';
 import type { FileClaimStore } from '../records/file-claim.js';
-import { APPROVAL_LOG, QUESTION_LOG, USAGE_LOG } from '../record-log-formats.js';
+import { APPROVAL_LOG, CONFLICT_LOG, QUESTION_LOG, USAGE_LOG } from '../record-log-formats.js';
+import type { ClaimConflictRecord } from '../records/claim-conflict-record.js';
 import type { ApprovalDecisionRecord, ApprovalRequestRecord } from '../records/approval-records.js';
 import type { QuestionOutcomeRecord, QuestionRecord } from '../records/question-records.js';
 import type { UsageRecord } from '../records/usage-summary.js';
@@ -33,6 +34,7 @@ export class MemorySessionBackend implements SessionBackend {
   readonly approvals: MemoryRecordLog<ApprovalRequestRecord, ApprovalDecisionRecord>;
   readonly questions: MemoryRecordLog<QuestionRecord, QuestionOutcomeRecord>;
   readonly usage: MemoryRecordLog<UsageRecord>;
+  readonly conflicts: MemoryRecordLog<ClaimConflictRecord>;
   readonly agentState: MemoryAgentState;
   readonly artifacts: MemoryArtifacts;
   readonly fileClaims: FileClaimStore;
@@ -55,6 +57,7 @@ export class MemorySessionBackend implements SessionBackend {
     this.approvals = new MemoryRecordLog(this.store, APPROVAL_LOG, warn);
     this.questions = new MemoryRecordLog(this.store, QUESTION_LOG, warn);
     this.usage = new MemoryRecordLog(this.store, USAGE_LOG, warn);
+    this.conflicts = new MemoryRecordLog(this.store, CONFLICT_LOG, warn);
     this.agentState = new MemoryAgentState(this.store);
     this.artifacts = new MemoryArtifacts(this.store);
     this.heldClaims = new MemoryFileClaims(this.store, this.processId);

@@ -27,7 +27,7 @@ export class MemorySessionStore {
   /** `<session>/<conversation>` → log. */
   readonly logs = new Map<string, MemoryLogRecord>();
   readonly leases = new Map<string, MemoryLeaseRecord>();
-  /** `<session>/<log>` → the records (JSON) of a record log (`approvals`, `questions`, `usage`), in order. */
+  /** `<session>/<log>` → the records (JSON) of a record log (`approvals`, `questions`, `usage`, `conflicts`), in order. */
   readonly recordLogs = new Map<string, string[]>();
   /** `<session>/<log>/<key>` → the claim that won the key (a request's decision, a question's outcome). */
   readonly claims = new Map<string, string>();
@@ -41,7 +41,7 @@ export class MemorySessionStore {
   /** Session id → who wants to hear that it changed (followers' wake-up hint). */
   private readonly watchers = new Map<string, Set<() => void>>();
 
-  /** Calls `onChange` after each append to the session's conversations, approvals or questions, by any instance; returns the stop. */
+  /** Calls `onChange` after each append to the session's conversations, approvals, questions or conflicts, by any instance; returns the stop. */
   watch(sessionId: string, onChange: () => void): () => void {
     let listeners = this.watchers.get(sessionId);
     if (!listeners) this.watchers.set(sessionId, (listeners = new Set()));

@@ -68,6 +68,7 @@ export function copyContract(makeHarness: MakeHarness): void {
         approvals: 3,
         questions: 3,
         usage: 2,
+        conflicts: 1,
         agentState: 2,
         artifacts: 2,
       });

@@ -1,6 +1,6 @@
 import { vitest } from './vitest-api.js';
 import type { RecordLog, RecordLogName, SessionBackend, StorageWarning } from '../../store/index.js';
-import { answer, approvalRequest, decision, question, usageRecord, useHarness, type MakeHarness } from './harness.js';
+import { answer, approvalRequest, claimConflict, decision, question, usageRecord, useHarness, type MakeHarness } from './harness.js';
 
 /** One record log of the port, as the generic tests drive it. */
 interface LogCase {
@@ -35,6 +35,12 @@ const LOGS: LogCase[] = [
     of: (backend) => backend.usage,
     appended: (key) => usageRecord(key, key.length),
   },
+  {
+    name: 'conflicts',
+    what: 'claim conflict record',
+    of: (backend) => backend.conflicts,
+    appended: (key) => claimConflict(key),
+  },
 ];
 
 /** A version 1 approval request, as Legion wrote it before requests had frames. */
@@ -62,7 +68,7 @@ function linkV1(parent: string, toolUseId: string, child: string): Record<string
 }
 
 /**
- * Approvals, questions and usage are one generic record log (`RecordLog`): these tests hold for
+ * Approvals, questions, usage and conflicts are one generic record log (`RecordLog`): these tests hold for
  * every one of them, on every backend.
  */
 export function recordLogsContract(makeHarness: MakeHarness): void {
@@ -160,6 +166,20 @@ export function recordLogsContract(makeHarness: MakeHarness): void {
       expect(await open().approvals.claim(sessionId, [decided])).toEqual({ ok: true });
       expect(await backend.approvals.claim(sessionId, [decision('apr_old', 'lead')])).toEqual({ ok: false, taken: [decided] });
       expect(await backend.approvals.read(sessionId)).toEqual([migrated, decided]);
+    });
+
+    it('conflicts: wakes a watcher of the session when another instance records one (if it offers watch)', async () => {
+      const watcher = open();
+      if (!watcher.watch) return;
+      const { id: sessionId } = await watcher.sessions.create();
+      let stop: (() => void) | undefined;
+      const woken = new Promise<void>((resolve) => {
+        stop = watcher.watch!(sessionId, resolve);
+      });
+      await open().conflicts.append(sessionId, claimConflict('cc_woken'));
+      await woken;
+      stop?.();
+      expect((await watcher.conflicts.read(sessionId)).map((record) => record.id)).toEqual(['cc_woken']);
     });
   });
 }

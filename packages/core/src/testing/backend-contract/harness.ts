@@ -6,6 +6,7 @@ import type {
   HeaderEntry,
   MessageEntry,
   UsageRecord,
+  ClaimConflictRecord,
   QuestionAnswerRecord,
   QuestionRecord,
   QuestionWithdrawnRecord,
@@ -120,6 +121,27 @@ export function usageRecord(participantId: string, inputTokens: number): UsageRe
     model: 'test',
     usage: { inputTokens, outputTokens: 1 },
     costUsd: null,
+  };
+}
+
+/** A write of `participantId`'s refused by the developer's claim; `id` its record id. */
+export function claimConflict(id: string, participantId = 'reviewer'): ClaimConflictRecord {
+  return {
+    kind: 'conflict',
+    version: 1,
+    id,
+    at: new Date().toISOString(),
+    conversationId: `coordinator__${participantId}`,
+    participantId,
+    tool: 'file_write',
+    path: 'NOTES.md',
+    holder: {
+      participantId: 'developer',
+      sessionId: 'any',
+      conversationId: 'coordinator__developer',
+      doing: 'Write the notes',
+      since: '2026-01-01T00:00:00.000Z',
+    },
   };
 }
 
