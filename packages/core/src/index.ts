@@ -80,7 +80,7 @@ export type { SessionAgentState } from './store/index.js';
 export type { SessionArtifacts } from './store/index.js';
 export { emptyTotals, summarizeUsage } from './store/index.js';
 export type { UsageRecord, UsageSummary, UsageTotals } from './store/index.js';
-export type { SessionBackend, StorageWarning } from './store/index.js';
+export type { ConversationTally, MessageHit, SessionBackend, SessionTally, StorageWarning } from './store/index.js';
 export { FileSessionBackend } from './store/index.js';
 export type { FileSessionBackendOptions } from './store/index.js';
 export { MemorySessionBackend } from './store/index.js';
