@@ -74,7 +74,8 @@ export class WordFilter {
   private positions(word: string): number[] {
     const size = this.bits.length * 8;
     const first = hash(word, 0x811c9dc5);
-    const second = hash(word, 0x01000193) | 1;
+    // Odd (so every probe differs) and unsigned (`|` makes a signed 32-bit integer).
+    const second = (hash(word, 0x01000193) | 1) >>> 0;
     const positions: number[] = [];
     for (let probe = 0; probe < PROBES; probe++) positions.push((first + probe * second) % size);
     return positions;
