@@ -58,7 +58,7 @@ describe('the file session index (sessions/<id>/index.json)', () => {
     const log = paths.conversationFile(address.sessionId, address.conversationId);
     const counted = statSync(log).size;
     // A writer killed after its line reached the log, before the index: a whole line and a torn one.
-    appendFileSync(log, `${JSON.stringify({ kind: 'message', ...messageEntry('lost zebra') })}\n`);
+    appendFileSync(log, `${JSON.stringify(messageEntry('lost zebra'))}\n`);
     const complete = statSync(log).size;
     appendFileSync(log, '{"kind":"message","id":"torn","ro');
     const restarted = open();

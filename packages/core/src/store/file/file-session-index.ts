@@ -1,7 +1,7 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { SessionNotFoundError, type Message } from '../../kernel/index.js';
-import { assertSessionName } from '../record-names.js';
+import { assertSessionName, isConversationName } from '../record-names.js';
 import { writeJsonAtomic } from '../fs/atomic-json.js';
 import { JsonlLog } from '../fs/jsonl-log.js';
 import { readRegularFileSync } from '../fs/regular-file.js';
@@ -13,6 +13,9 @@ import { UsageTotalsSchema } from '../records/usage-totals.js';
 import type { ConversationAddress, MessageHit, MessageSearch, SessionIndex, SessionTally } from '../session-backend.js';
 import { WordFilter } from '../word-filter.js';
 import { MESSAGE_PREFIX, type Placed } from './FileConversationLog.js';
+
+/** Parsed index files kept in memory: some hundreds of bytes each, for every session of a large workspace. */
+const REMEMBERED = 50_000;
 
 /** Rebuilds with a filter twice as big, at most this many times in one read (each reads the session's logs). */
 const REBUILDS = 4;
@@ -54,6 +57,15 @@ function sizeOf(path: string): number {
   return statSync(path, { throwIfNoEntry: false })?.size ?? 0;
 }
 
+/**
+ * Which version of a file this is: it is replaced whole (a rename), so a new inode, size or mtime
+ * says another process (or this one) wrote it since.
+ */
+function stampOf(path: string): string | undefined {
+  const stats = statSync(path, { bigint: true, throwIfNoEntry: false });
+  return stats ? `${stats.ino}:${stats.size}:${stats.mtimeNs}` : undefined;
+}
+
 function safeJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -78,6 +90,9 @@ function safeJson(text: string): unknown {
  * found nowhere then reads one small file per session and no log.
  */
 export class FileSessionIndex implements SessionIndex {
+  /** Index files parsed, by session, with the stamp (`stampOf`) of the version read. */
+  private readonly parsed = new Map<string, { stamp: string; state: IndexState }>();
+
   constructor(
     private readonly paths: WorkspacePaths,
     private readonly conversations: IndexedConversations,
@@ -102,10 +117,12 @@ export class FileSessionIndex implements SessionIndex {
       // Sessions come most recently active first: one last active before the oldest hit kept has none newer.
       const oldest = hits[search.limit - 1];
       if (oldest && session.lastActiveAt < oldest.message.at) break;
-      const ids = await this.conversations.list(session.id);
-      const state = this.refresh(session.id, ids);
+      // The conversations the index knows: listing the folder of every session costs more than all
+      // the rest. One whose first line was written by a process that died before the index heard of
+      // it is known from the next page (`tally` lists the folder) or append in its session.
+      const state = this.refresh(session.id, undefined, { usage: false });
       if (!search.words.every((word) => state.filter.mayHave(word))) continue;
-      for (const conversationId of ids) {
+      for (const conversationId of await this.conversations.list(session.id)) {
         for (const message of await this.conversations.recent({ sessionId: session.id, conversationId }, Number.MAX_SAFE_INTEGER)) {
           if (hasEveryWord(message, search.words)) hits.push({ sessionId: session.id, conversationId, message });
         }
@@ -128,7 +145,7 @@ export class FileSessionIndex implements SessionIndex {
       count.lastMessageAt = message.at;
       for (const word of searchWords(searchableText(message))) state.filter.add(word);
       // Left for the next read, which rebuilds it bigger.
-      if (state.filter.full) return;
+      if (state.filter.full) return this.forget(address.sessionId);
     }
     state.conversations[address.conversationId] = count;
     this.save(address.sessionId, state);
@@ -147,8 +164,9 @@ export class FileSessionIndex implements SessionIndex {
   }
 
   /** The index brought up to what the logs hold now, reading only what it has not counted; saved when it changed. */
-  private refresh(sessionId: string, conversationIds: readonly string[]): IndexState {
+  private refresh(sessionId: string, listed: readonly string[] | undefined, options: { usage: boolean } = { usage: true }): IndexState {
     const loaded = this.load(sessionId);
+    const conversationIds = listed ?? (loaded ? Object.keys(loaded.conversations) : this.listedNow(sessionId));
     let state = loaded ?? emptyState();
     let changed = loaded === undefined;
     for (let rebuild = 0; ; rebuild++) {
@@ -167,16 +185,8 @@ export class FileSessionIndex implements SessionIndex {
       }
       if (Object.keys(state.conversations).some((id) => !(id in conversations))) changed = true;
       state.conversations = conversations;
-      const usagePath = this.paths.usageFile(sessionId);
-      const usageSize = sizeOf(usagePath);
-      let usage = state.usage;
-      if (!usage || usageSize < usage.bytes) usage = { bytes: 0, totals: emptyTotals() };
-      // No ledger yet (a session no model call was made in) is nothing to count, nor to save.
-      if (usageSize > usage.bytes) {
-        this.sumTail(usagePath, usage);
-        changed = true;
-      }
-      state.usage = usage;
+      // A search needs no totals: its stat is spared.
+      if (options.usage) changed = this.refreshUsage(sessionId, state) || changed;
       if (!state.filter.full || rebuild === REBUILDS) break;
       // The filter outgrew its size: everything is read again into one twice as big.
       state = emptyState(state.filter.words * 2);
@@ -184,6 +194,29 @@ export class FileSessionIndex implements SessionIndex {
     }
     if (changed) this.save(sessionId, state);
     return state;
+  }
+
+  /** Brings the usage totals up to the ledger; true when they changed. */
+  private refreshUsage(sessionId: string, state: IndexState): boolean {
+    const path = this.paths.usageFile(sessionId);
+    const size = sizeOf(path);
+    let usage = state.usage;
+    if (!usage || size < usage.bytes) usage = { bytes: 0, totals: emptyTotals() };
+    const changed = usage !== state.usage && state.usage !== undefined;
+    state.usage = usage;
+    // No ledger yet (a session no model call was made in) is nothing to count, nor to save.
+    if (size <= usage.bytes) return changed;
+    this.sumTail(path, usage);
+    return true;
+  }
+
+  private listedNow(sessionId: string): string[] {
+    const dir = this.paths.conversationsDir(sessionId);
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir)
+      .filter((entry) => entry.endsWith('.jsonl'))
+      .map((entry) => entry.slice(0, -'.jsonl'.length))
+      .filter((id) => isConversationName(id));
   }
 
   /** Counts the complete lines past `count.bytes` (a line still being written is left for later). */
@@ -210,13 +243,21 @@ export class FileSessionIndex implements SessionIndex {
     usage.bytes = end;
   }
 
+  /** The index file as stored, parsed once per version of it (a search over every session reads only those that changed). */
   private load(sessionId: string): IndexState | undefined {
+    const path = this.paths.sessionIndexFile(sessionId);
+    const stamp = stampOf(path);
+    if (stamp === undefined) return undefined;
+    const remembered = this.parsed.get(sessionId);
+    if (remembered?.stamp === stamp) return remembered.state;
     try {
-      const parsed = IndexFileSchema.safeParse(JSON.parse(readRegularFileSync(this.paths.sessionIndexFile(sessionId)).toString('utf8')));
+      const parsed = IndexFileSchema.safeParse(JSON.parse(readRegularFileSync(path).toString('utf8')));
       if (!parsed.success) return undefined;
       const filter = WordFilter.parse(parsed.data.words);
       if (!filter) return undefined;
-      return { conversations: parsed.data.conversations, usage: parsed.data.usage, filter };
+      const state = { conversations: parsed.data.conversations, usage: parsed.data.usage, filter };
+      this.remember(sessionId, stamp, state);
+      return state;
     } catch {
       // None yet, or unreadable: built again from the logs.
       return undefined;
@@ -226,15 +267,29 @@ export class FileSessionIndex implements SessionIndex {
   private save(sessionId: string, state: IndexState): void {
     // Writing would make the folder of a session removed meanwhile again.
     if (!existsSync(this.paths.sessionFile(sessionId))) return;
+    const path = this.paths.sessionIndexFile(sessionId);
     try {
       // Not durable: what a power cut loses is counted again from the logs.
       writeJsonAtomic(
-        this.paths.sessionIndexFile(sessionId),
+        path,
         { version: 1, conversations: state.conversations, ...(state.usage ? { usage: state.usage } : {}), words: state.filter.toJSON() },
         { durable: false },
       );
+      const stamp = stampOf(path);
+      if (stamp !== undefined) this.remember(sessionId, stamp, state);
     } catch {
       // A read-only workspace, or a session removed meanwhile: the next read counts again.
+      this.parsed.delete(sessionId);
     }
+  }
+
+  /** A state changed in memory but not saved is no longer what its file holds. */
+  private forget(sessionId: string): void {
+    this.parsed.delete(sessionId);
+  }
+
+  private remember(sessionId: string, stamp: string, state: IndexState): void {
+    if (this.parsed.size >= REMEMBERED && !this.parsed.has(sessionId)) this.parsed.clear();
+    this.parsed.set(sessionId, { stamp, state });
   }
 }
