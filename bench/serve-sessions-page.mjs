@@ -107,9 +107,7 @@ try {
   console.log(
     `  GET /api/search?q=hello (in every session; the newest 100 hits): median ${ms(median(searchHits))}, p95 ${ms(p95(searchHits))}`,
   );
-  console.log(
-    `  GET /api/search?q=zebraN (in no session: no log read): median ${ms(median(searchMisses))}, p95 ${ms(p95(searchMisses))}`,
-  );
+  console.log(`  GET /api/search?q=zebraN (in no session: no log read): median ${ms(median(searchMisses))}, p95 ${ms(p95(searchMisses))}`);
   printJson('serve-sessions-page', {
     messageSearchMedianMs: round(median(searchHits)),
     absentWordSearchMedianMs: round(median(searchMisses)),
