@@ -77,6 +77,7 @@ export class FileSessionBackend implements SessionBackend {
   }
 
   async close(): Promise<void> {
+    this.index.flush();
     this.conversations.close();
     this.heldClaims.releaseAll();
     this.approvals.close();

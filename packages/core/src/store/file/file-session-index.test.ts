@@ -41,10 +41,12 @@ describe('the file session index (sessions/<id>/index.json)', () => {
     };
   }
 
-  it('is kept at each append: it covers the whole log, with no read needed to count', async () => {
+  it('is kept at each append (written a moment later): it covers the whole log, with no read needed to count', async () => {
     const backend = open();
     const address = await conversation(backend, ['one', 'two', 'three']);
     await backend.usage.append(address.sessionId, usageRecord('dev', 4));
+    // Written a moment after the appends, or when the backend closes.
+    backend.index.flush();
     const log = paths.conversationFile(address.sessionId, address.conversationId);
     expect(stored(address.sessionId).conversations['user__dev']).toMatchObject({ bytes: statSync(log).size, messages: 3 });
     expect(stored(address.sessionId)).toMatchObject({ usage: { bytes: statSync(paths.usageFile(address.sessionId)).size } });
@@ -79,6 +81,7 @@ describe('the file session index (sessions/<id>/index.json)', () => {
   it('repairs an index another process overwrote with an older one, and one that is gone or broken', async () => {
     const backend = open();
     const address = await conversation(backend, ['one']);
+    backend.index.flush();
     const older = readFileSync(paths.sessionIndexFile(address.sessionId), 'utf8');
     await appendUnderLease(backend, address, messageEntry('two'));
     writeFileSync(paths.sessionIndexFile(address.sessionId), older);

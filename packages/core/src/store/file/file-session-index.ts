@@ -17,6 +17,9 @@ import { MESSAGE_PREFIX, type Placed } from './FileConversationLog.js';
 /** Parsed index files kept in memory: some hundreds of bytes each, for every session of a large workspace. */
 const REMEMBERED = 50_000;
 
+/** How long an append's change to the index waits to be written with those that follow it. */
+const SAVE_DELAY_MS = 100;
+
 /** Rebuilds with a filter twice as big, at most this many times in one read (each reads the session's logs). */
 const REBUILDS = 4;
 
@@ -77,7 +80,7 @@ function safeJson(text: string): unknown {
 /**
  * `sessions/<id>/index.json`: each conversation's message count and newest message time, the
  * session's usage totals, and a word filter of its messages, each count with the log bytes it
- * covers. Updated at every append (when where the entry landed is certain), and never trusted
+ * covers. Updated at every append (when where the entry landed is certain; written a moment later), and never trusted
  * beyond what the logs say: a read compares each log's size with the bytes counted and reads only
  * the lines past them. So a crash between an append and the index's update (kill -9), a process
  * that appended without updating it (an older Legion), or two processes overwriting each other's
@@ -92,6 +95,9 @@ function safeJson(text: string): unknown {
 export class FileSessionIndex implements SessionIndex {
   /** Index files parsed, by session, with the stamp (`stampOf`) of the version read. */
   private readonly parsed = new Map<string, { stamp: string; state: IndexState }>();
+  /** Indexes changed by appends and not written yet (`saveSoon`). */
+  private readonly unsaved = new Map<string, IndexState>();
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly paths: WorkspacePaths,
@@ -148,7 +154,7 @@ export class FileSessionIndex implements SessionIndex {
       if (state.filter.full) return this.forget(address.sessionId);
     }
     state.conversations[address.conversationId] = count;
-    this.save(address.sessionId, state);
+    this.saveSoon(address.sessionId, state);
   }
 
   /** A usage record was appended at `placed`. */
@@ -160,7 +166,7 @@ export class FileSessionIndex implements SessionIndex {
     addUsage(usage.totals, record.usage, record.costUsd);
     usage.bytes = placed.end;
     state.usage = usage;
-    this.save(sessionId, state);
+    this.saveSoon(sessionId, state);
   }
 
   /** The index brought up to what the logs hold now, reading only what it has not counted; saved when it changed. */
@@ -245,6 +251,8 @@ export class FileSessionIndex implements SessionIndex {
 
   /** The index file as stored, parsed once per version of it (a search over every session reads only those that changed). */
   private load(sessionId: string): IndexState | undefined {
+    const unsaved = this.unsaved.get(sessionId);
+    if (unsaved) return unsaved;
     const path = this.paths.sessionIndexFile(sessionId);
     const stamp = stampOf(path);
     if (stamp === undefined) return undefined;
@@ -264,7 +272,28 @@ export class FileSessionIndex implements SessionIndex {
     }
   }
 
+  /** Writes what appends changed and is not written yet (the backend's `close` does). */
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const unsaved = [...this.unsaved];
+    this.unsaved.clear();
+    for (const [sessionId, state] of unsaved) this.save(sessionId, state);
+  }
+
+  /**
+   * An append's change, written a moment later with the others made meanwhile: rewriting the file
+   * at every append cost half a millisecond each (bench/backend-append.mjs), fifty times the append
+   * itself. Until then this process reads the change from memory; another process, or this one
+   * after a crash, counts the lines past what the file covers, as after any lost update.
+   */
+  private saveSoon(sessionId: string, state: IndexState): void {
+    this.unsaved.set(sessionId, state);
+    this.timer ??= setTimeout(() => this.flush(), SAVE_DELAY_MS).unref();
+  }
+
   private save(sessionId: string, state: IndexState): void {
+    this.unsaved.delete(sessionId);
     // Writing would make the folder of a session removed meanwhile again.
     if (!existsSync(this.paths.sessionFile(sessionId))) return;
     const path = this.paths.sessionIndexFile(sessionId);
@@ -286,6 +315,7 @@ export class FileSessionIndex implements SessionIndex {
   /** A state changed in memory but not saved is no longer what its file holds. */
   private forget(sessionId: string): void {
     this.parsed.delete(sessionId);
+    this.unsaved.delete(sessionId);
   }
 
   private remember(sessionId: string, stamp: string, state: IndexState): void {
