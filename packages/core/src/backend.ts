@@ -54,10 +54,13 @@ export type {
   ConversationContext,
   ClaimResult,
   ConversationLogs,
+  ConversationTally,
   DecideResult,
   Lease,
   LeaseHolder,
   LogCursor,
+  MessageHit,
+  MessageSearch,
   QuestionLog,
   ConflictLog,
   RecordLog,
@@ -65,11 +68,15 @@ export type {
   RecordLogName,
   RecordReading,
   SessionBackendOptions,
+  SessionIndex,
   SessionListing,
   SessionRecords,
+  SessionTally,
   SettleResult,
   UsageLog,
 } from './store/index.js';
+// What the session index splits texts into: every backend indexes and matches the same words.
+export { hasEveryWord, searchableText, searchWords } from './store/index.js';
 // The record logs of the port, for every backend's one RecordLog implementation.
 export { APPROVAL_LOG, CONFLICT_LOG, QUESTION_LOG, USAGE_LOG } from './store/index.js';
 export { LeaseLostError } from './store/index.js';

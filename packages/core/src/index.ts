@@ -91,7 +91,7 @@ export type { SessionArtifacts } from './store/index.js';
 export { emptyTotals, summarizeUsage } from './store/index.js';
 export type { UsageRecord, UsageSummary, UsageTotals } from './store/index.js';
 export type { ClaimConflictRecord } from './store/index.js';
-export type { SessionBackend, StorageWarning } from './store/index.js';
+export type { ConversationTally, MessageHit, SessionBackend, SessionTally, StorageWarning } from './store/index.js';
 export { FileSessionBackend } from './store/index.js';
 export type { FileSessionBackendOptions } from './store/index.js';
 export { MemorySessionBackend } from './store/index.js';

@@ -13,6 +13,8 @@ export { sessionTokens } from './engine/index.js';
 export type { ParticipantRuntime, RuntimeResolver, ToolSession, TurnContext, TurnConversation } from './session/index.js';
 export { waitingParticipants } from './session/index.js';
 export { conversationId, parseConversationId } from './session/index.js';
+// How a search splits and reads messages, for a surface that shows where a hit matched.
+export { searchableText, searchWords } from './store/index.js';
 export type { ConversationKey } from './session/index.js';
 export type { AttachedElsewhere } from './store/index.js';
 export { conversationsStartedBy, sessionStartedBy, turnsOpenedBy, WHOLE_LOG } from './tools/index.js';

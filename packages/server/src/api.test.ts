@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   agentParticipant,
@@ -148,6 +148,27 @@ describe('legion serve API, on a real server over a real Legion', () => {
     expect(listed.json).toMatchObject({ sessions: [{ id, messages: 2 }] });
     expect((await api.get('/api/sessions/no-such-session')).status).toBe(404);
     expect((await api.get('/api/workspace')).json).toMatchObject({ sessionId: id });
+  });
+
+  it("lists and searches sessions from core's index: a log replaced behind its back is not read", async () => {
+    await open();
+    const id = await newSession();
+    stream = api.events({ session: id });
+    await stream.opened;
+    await api.post(`/api/sessions/${id}/messages`, { text: 'hello there', to: 'echo' });
+    await turnEnd(stream, 'echo');
+    expect((await api.get('/api/sessions')).json).toMatchObject({ sessions: [{ id, conversations: 1, messages: 2 }] });
+    // The log, replaced by one of the same size holding one message with another word: read, it would
+    // count one message and find "zebra"; the index, which checks a log's size and reads none, does neither.
+    const log = join(test.root, '.legion', 'sessions', id, 'conversations', 'user__echo.jsonl');
+    const size = statSync(log).size;
+    const line = (padding: string) =>
+      `${JSON.stringify({ kind: 'message', id: 'm-zebra', role: 'user', content: [{ type: 'text', text: `zebra${padding}` }], at: new Date().toISOString() })}\n`;
+    writeFileSync(log, line(' '.repeat(size - line('').length)));
+    expect(statSync(log).size).toBe(size);
+    expect((await api.get('/api/sessions')).json).toMatchObject({ sessions: [{ id, conversations: 1, messages: 2 }] });
+    expect((await api.get(`/api/sessions/${id}`)).json).toMatchObject({ conversations: [{ id: 'user__echo', messages: 2 }] });
+    expect((await api.get('/api/search?q=zebra')).json).toEqual({ hits: [] });
   });
 
   it('pages the sessions: every session once across the pages, in a stable order, including those of another process', async () => {

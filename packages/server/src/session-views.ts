@@ -1,10 +1,8 @@
-import type { Message, Session, UsageTotals } from '@legion-collective/core';
+import type { Legion, Message, Session, UsageTotals } from '@legion-collective/core';
+import { parseConversationId } from '@legion-collective/core/internal';
 import type { ConversationSummary, SessionSummary } from './wire/sessions.js';
 import type { Totals } from './wire/usage.js';
 import type { WireMessage } from './wire/messages.js';
-
-/** Every message of a log: `recent` reads from the end, and the whole log is its end. */
-const ALL = Number.MAX_SAFE_INTEGER;
 
 /** Core totals on the wire: a cost only when some call had a price. */
 export function wireTotals(totals: UsageTotals): Totals {
@@ -31,60 +29,38 @@ export function wireMessage(ref: { initiator: string; responder: string }, messa
   return { ...message, author: authorOf(ref, message) };
 }
 
+/** A session as the catalog keeps it: all a summary needs of its record. */
+type SessionInfo = Pick<Session['info'], 'id' | 'createdAt' | 'lastActiveAt' | 'title'>;
+
 /**
- * Session and conversation summaries. Counting messages reads whole logs, so what was counted
- * is kept until an event of that session says it changed.
+ * Session and conversation summaries, from core's session index: counts and totals kept as the
+ * logs are appended to, so a page of sessions reads no log however long their histories are.
  */
 export class SessionViews {
-  private readonly summaries = new Map<string, Promise<{ summary: SessionSummary; conversations: ConversationSummary[] }>>();
+  constructor(
+    private readonly legion: Legion,
+    private readonly busy: (sessionId: string, conversationId: string) => boolean,
+  ) {}
 
-  constructor(private readonly busy: (sessionId: string, conversationId: string) => boolean) {}
-
-  /** Something happened in the session: its summary is counted again when next asked for. */
-  changed(sessionId: string): void {
-    this.summaries.delete(sessionId);
-  }
-
-  async detail(session: Session): Promise<{ summary: SessionSummary; conversations: ConversationSummary[] }> {
-    let cached = this.summaries.get(session.id);
-    if (!cached) {
-      cached = this.count(session);
-      this.summaries.set(session.id, cached);
-      // A failed count is not kept.
-      cached.catch(() => this.summaries.delete(session.id));
-    }
-    const { summary, conversations } = await cached;
-    return {
-      // The metadata may be newer than the counts (a title set meanwhile).
-      summary: {
-        ...summary,
-        updatedAt: session.info.lastActiveAt,
-        ...(session.info.title !== undefined ? { title: session.info.title } : {}),
-      },
-      conversations: conversations.map((conversation) => ({ ...conversation, busy: this.busy(session.id, conversation.id) })),
-    };
-  }
-
-  private async count(session: Session): Promise<{ summary: SessionSummary; conversations: ConversationSummary[] }> {
-    const conversations: ConversationSummary[] = [];
-    for (const ref of await session.listConversations()) {
-      const messages = await session.conversation(ref).recent(ALL);
-      const last = messages.at(-1);
-      conversations.push({
-        id: ref.conversationId,
-        initiator: ref.initiator,
-        responder: ref.responder,
-        ...(ref.name !== undefined ? { name: ref.name } : {}),
-        messages: messages.length,
-        ...(last ? { lastAt: last.at } : {}),
-        busy: false,
-      });
-    }
-    const totals = wireTotals(await session.usageTotals());
-    const info = session.info;
+  /** Throws `SessionNotFoundError` when the session is gone (another process removed it). */
+  async detail(info: SessionInfo): Promise<{ summary: SessionSummary; conversations: ConversationSummary[] }> {
+    const tally = await this.legion.sessions.tally(info.id);
+    const conversations = tally.conversations.map((counted): ConversationSummary => {
+      const key = parseConversationId(counted.conversationId);
+      return {
+        id: counted.conversationId,
+        initiator: key.initiator,
+        responder: key.responder,
+        ...(key.name !== undefined ? { name: key.name } : {}),
+        messages: counted.messages,
+        ...(counted.lastMessageAt !== undefined ? { lastAt: counted.lastMessageAt } : {}),
+        busy: this.busy(info.id, counted.conversationId),
+      };
+    });
+    const totals = wireTotals(tally.usage);
     return {
       summary: {
-        id: session.id,
+        id: info.id,
         createdAt: info.createdAt,
         updatedAt: info.lastActiveAt,
         ...(info.title !== undefined ? { title: info.title } : {}),

@@ -95,12 +95,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     // Not on Legion's bus, so the states hear it here: else the asker would show its `communicate` call, not that it waits for you.
     feed.states.observe(event);
   });
-  const views = new SessionViews((sessionId, conversationId) => turns.busy(sessionId, conversationId));
+  const views = new SessionViews(legion, (sessionId, conversationId) => turns.busy(sessionId, conversationId));
   const usage = new UsageViews(legion);
   const sessionPages = new SessionPages(legion);
-  const offChanges = journal.subscribe((entry) => {
-    if (entry.sessionId !== undefined) views.changed(entry.sessionId);
-  });
   const server: ServerContext = {
     legion,
     version: options.version ?? SERVER_VERSION,
@@ -157,7 +154,6 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         await turns.close();
         webUser.close();
         offQuestions();
-        offChanges();
         usage.close();
         feed.stop();
         await new Promise<void>((resolve) => {

@@ -19,6 +19,7 @@ import { PostgresFileClaims } from './pg-file-claims.js';
 import { PostgresAgentState, PostgresArtifacts } from './pg-records.js';
 import { PostgresRecordLog } from './pg-record-log.js';
 import { PostgresSessions } from './pg-sessions.js';
+import { PostgresSessionIndex } from './pg-session-index.js';
 import { Presence } from './presence.js';
 import { migrate, schemaVersion, type MigrationReport } from './schema.js';
 import { onceEach } from './records.js';
@@ -42,6 +43,7 @@ export class PostgresSessionBackend implements SessionBackend {
   readonly agentState: PostgresAgentState;
   readonly artifacts: PostgresArtifacts;
   readonly fileClaims: FileClaimStore;
+  readonly index: PostgresSessionIndex;
   /** The same store, for what only this backend does with it (giving back all it holds on close). */
   private readonly heldClaims: PostgresFileClaims;
   private readonly db: Database;
@@ -62,6 +64,7 @@ export class PostgresSessionBackend implements SessionBackend {
     this.conflicts = new PostgresRecordLog(this.db, CONFLICT_LOG, warn);
     this.agentState = new PostgresAgentState(this.db, this.presence.agentState);
     this.artifacts = new PostgresArtifacts(this.db);
+    this.index = new PostgresSessionIndex(this.db, warn);
     this.heldClaims = new PostgresFileClaims(this.db, this.presence);
     this.fileClaims = this.heldClaims;
   }

@@ -32,9 +32,22 @@ export async function appendEntry(
      * this append. So a holder paused past its expiry cannot append beside its successor.
      */
     lease?: { token: string; owner: string } | undefined;
+    /**
+     * A conversation's message: its time and words (`searchWords`, joined by spaces). The log's
+     * message count and newest time move on in the same statement, and the words are indexed.
+     */
+    message?: { at: string; words: string } | undefined;
   },
 ): Promise<number> {
-  const parameters: unknown[] = [entry.sessionId, entry.logId, entry.kind, entry.claim ?? null, JSON.stringify(entry.body)];
+  const parameters: unknown[] = [
+    entry.sessionId,
+    entry.logId,
+    entry.kind,
+    entry.claim ?? null,
+    JSON.stringify(entry.body),
+    entry.message?.at ?? null,
+    entry.message?.words ?? null,
+  ];
   const parameter = (value: unknown): string => `$${parameters.push(value)}`;
   const after = entry.after === undefined ? undefined : parameter(entry.after);
   const token = entry.lease === undefined ? undefined : parameter(entry.lease.token);
@@ -44,15 +57,19 @@ export async function appendEntry(
       : `fence AS (SELECT 1 AS held FROM legion.leases WHERE session_id = $1 AND conversation_id = $2 AND token = ${token} FOR SHARE),\n`;
   const next =
     after === undefined
-      ? `INSERT INTO legion.logs AS log (session_id, log_id, last_seq) SELECT $1, $2, 1${token === undefined ? '' : ' FROM fence'}
-         ON CONFLICT (session_id, log_id) DO UPDATE SET last_seq = log.last_seq + 1
+      ? `INSERT INTO legion.logs AS log (session_id, log_id, last_seq, messages, last_message_at)
+         SELECT $1, $2, 1, ($6::text IS NOT NULL)::int, $6::text${token === undefined ? '' : ' FROM fence'}
+         ON CONFLICT (session_id, log_id) DO UPDATE SET last_seq = log.last_seq + 1, messages = log.messages + EXCLUDED.messages,
+           last_message_at = coalesce(EXCLUDED.last_message_at, log.last_message_at)
          RETURNING last_seq`
-      : `UPDATE legion.logs SET last_seq = last_seq + 1${token === undefined ? '' : ' FROM fence'} WHERE session_id = $1 AND log_id = $2 AND last_seq >= ${after}
+      : `UPDATE legion.logs SET last_seq = last_seq + 1, messages = messages + ($6::text IS NOT NULL)::int,
+           last_message_at = coalesce($6::text, last_message_at)${token === undefined ? '' : ' FROM fence'}
+         WHERE session_id = $1 AND log_id = $2 AND last_seq >= ${after}
          RETURNING last_seq`;
   const notify = entry.notify ? `, (SELECT pg_notify('${CHANGES_CHANNEL}', $1)) AS notified` : '';
   const text = `WITH ${fence}next AS (${next})
-     INSERT INTO legion.entries (session_id, log_id, seq, kind, claim, body)
-     SELECT $1, $2, next.last_seq, $3, $4, $5::jsonb FROM next${notify}
+     INSERT INTO legion.entries (session_id, log_id, seq, kind, claim, body, words)
+     SELECT $1, $2, next.last_seq, $3, $4, $5::jsonb, CASE WHEN $7::text IS NULL THEN NULL ELSE to_tsvector('simple', $7::text) END FROM next${notify}
      RETURNING seq`;
   // One prepared statement per shape of the query.
   const name = `legion-append${after === undefined ? '' : '-after'}${token === undefined ? '' : '-fenced'}${entry.notify ? '-notify' : ''}`;

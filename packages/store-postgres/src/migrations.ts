@@ -88,6 +88,31 @@ CREATE TABLE legion.file_claims (
 );
 `,
   },
+  {
+    version: 3,
+    name: 'message counts and a word index',
+    // What a page of sessions shows and a search looks up, kept by the append that writes the entry
+    // (same statement, same transaction: a crash cannot leave a count apart from its log). The
+    // upgrade fills both from the entries there; appends keep them from then on. A message's words
+    // are split as core's \`searchWords\` does (letters and digits); the fill approximates it in SQL.
+    sql: `
+ALTER TABLE legion.logs ADD COLUMN messages bigint NOT NULL DEFAULT 0, ADD COLUMN last_message_at text COLLATE "C";
+UPDATE legion.logs AS log SET messages = counted.messages, last_message_at = counted.last_at
+FROM (
+  SELECT session_id, log_id, count(*) AS messages, (array_agg(body->>'at' ORDER BY seq DESC))[1] AS last_at
+  FROM legion.entries WHERE kind = 'message' GROUP BY session_id, log_id
+) AS counted
+WHERE log.session_id = counted.session_id AND log.log_id = counted.log_id AND strpos(log.log_id, '__') > 0;
+
+ALTER TABLE legion.entries ADD COLUMN words tsvector;
+UPDATE legion.entries SET words = to_tsvector('simple', regexp_replace(lower(coalesce((
+  SELECT string_agg(CASE block->>'type' WHEN 'text' THEN block->>'text' WHEN 'tool_use' THEN (block->'input')::text ELSE block->>'content' END, ' ')
+  FROM jsonb_array_elements(CASE jsonb_typeof(body->'content') WHEN 'array' THEN body->'content' ELSE '[]'::jsonb END) AS block
+), '')), '[^[:alnum:]]+', ' ', 'g'))
+WHERE kind = 'message' AND strpos(log_id, '__') > 0;
+CREATE INDEX entries_words ON legion.entries USING GIN (words) WHERE kind = 'message';
+`,
+  },
 ];
 
 /** The newest schema this code knows. */

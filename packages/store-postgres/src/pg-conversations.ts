@@ -6,6 +6,8 @@ import {
   HeaderEntrySchema,
   LogEntrySchema,
   MessageEntrySchema,
+  searchableText,
+  searchWords,
   type AcquireResult,
   type AppendableEntry,
   type CompactionEntry,
@@ -82,6 +84,7 @@ export class PostgresConversations implements ConversationLogs {
         notify: true,
         after: this.appended.get(key),
         lease: { token: lease.token, owner: lease.owner },
+        ...(entry.kind === 'message' ? { message: { at: entry.at, words: searchWords(searchableText(entry)).join(' ') } } : {}),
       });
     } catch (error) {
       // Refused once: the next turn starts from what the log holds.

@@ -53,4 +53,76 @@ describe.skipIf(skipped !== undefined)('schema migrations', () => {
       await backend.close();
     }
   });
+
+  it('upgrades a version 2 database: counts and words of the messages already there are filled in', async () => {
+    const url = await createTestDatabase('migrate');
+    await sql(url, 'CREATE SCHEMA legion');
+    await sql(
+      url,
+      'CREATE TABLE legion.schema_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    for (const migration of MIGRATIONS.filter((step) => step.version <= 2)) {
+      await sql(url, migration.sql);
+      await sql(url, 'INSERT INTO legion.schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+    }
+    // As a version 2 Legion wrote them: a session, a conversation of two messages and a note, a usage record.
+    const sessionId = '20260101-000000-aaaaaa';
+    const meta = { version: 1, id: sessionId, createdAt: '2026-01-01T00:00:00.000Z', lastActiveAt: '2026-01-01T00:02:00.000Z' };
+    await sql(url, 'INSERT INTO legion.sessions (id, last_active_at, meta) VALUES ($1, $2, $3)', [sessionId, meta.lastActiveAt, meta]);
+    const message = (id: string, at: string, text: string) => ({
+      kind: 'message',
+      id,
+      role: 'user',
+      content: [{ type: 'text', text }],
+      at,
+    });
+    const entries = [
+      { kind: 'message', body: message('m1', '2026-01-01T00:01:00.000Z', 'Deploy the parser') },
+      { kind: 'note', body: { kind: 'note', level: 'info', text: 'a note about parsers', at: '2026-01-01T00:01:30.000Z' } },
+      { kind: 'message', body: message('m2', '2026-01-01T00:02:00.000Z', 'Done, staging is green.') },
+    ];
+    await sql(
+      url,
+      "INSERT INTO legion.logs (session_id, log_id, header, last_seq) VALUES ($1, 'user__dev', NULL, 3), ($1, 'usage', NULL, 1)",
+      [sessionId],
+    );
+    for (const [index, entry] of entries.entries())
+      await sql(url, "INSERT INTO legion.entries (session_id, log_id, seq, kind, body) VALUES ($1, 'user__dev', $2, $3, $4)", [
+        sessionId,
+        index + 1,
+        entry.kind,
+        entry.body,
+      ]);
+    const usage = {
+      version: 1,
+      at: meta.lastActiveAt,
+      participantId: 'dev',
+      conversationId: 'user__dev',
+      chain: ['user'],
+      provider: 'p',
+      model: 'm',
+      usage: { inputTokens: 7, outputTokens: 3 },
+      costUsd: 0.5,
+    };
+    await sql(url, "INSERT INTO legion.entries (session_id, log_id, seq, kind, body) VALUES ($1, 'usage', 1, 'usage', $2)", [
+      sessionId,
+      usage,
+    ]);
+    const backend = new PostgresSessionBackend({ url });
+    try {
+      expect(await backend.index.tally(sessionId)).toEqual({
+        conversations: [{ conversationId: 'user__dev', messages: 2, lastMessageAt: '2026-01-01T00:02:00.000Z' }],
+        usage: { calls: 1, inputTokens: 7, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.5, unpricedCalls: 0 },
+      });
+      expect(await backend.schemaVersion()).toBe(SCHEMA_VERSION);
+      const search = (words: string[]) =>
+        backend.index.search({ words, sessions: [{ id: sessionId, lastActiveAt: meta.lastActiveAt }], limit: 10 });
+      expect((await search(['staging', 'green'])).map((hit) => hit.message.id)).toEqual(['m2']);
+      expect((await search(['parser'])).map((hit) => hit.message.id)).toEqual(['m1']);
+      // A note is no message: its words are not found.
+      expect(await search(['parsers'])).toEqual([]);
+    } finally {
+      await backend.close();
+    }
+  });
 });

@@ -118,21 +118,27 @@ export type {
   ConversationAddress,
   ConversationContext,
   ConversationLogs,
+  ConversationTally,
   DecideResult,
   Lease,
   LeaseHolder,
   LogCursor,
+  MessageHit,
+  MessageSearch,
   QuestionLog,
   RecordLog,
   RecordLogFormat,
   RecordReading,
   SessionBackend,
   SessionBackendOptions,
+  SessionIndex,
   SessionListing,
   SessionRecords,
+  SessionTally,
   SettleResult,
   StorageWarning,
   UsageLog,
 } from './session-backend.js';
+export { hasEveryWord, searchableText, searchWords } from './message-words.js';
 export { canonicalJson, exportSession, importSession, summarizeSnapshot } from './session-snapshot.js';
 export type { SessionSnapshot, SnapshotSummary } from './session-snapshot.js';

@@ -5,6 +5,7 @@ import type { CompactionEntry, CompactionEntryInput, HeaderEntry, LogEntry, Mess
 import type { Message } from '../kernel/index.js';
 import type { SessionMeta } from './records/session-meta.js';
 import type { UsageRecord } from './records/usage-summary.js';
+import type { UsageTotals } from './records/usage-totals.js';
 import type { FileClaimStore } from './records/file-claim.js';
 import type { ClaimConflictRecord } from './records/claim-conflict-record.js';
 
@@ -36,6 +37,8 @@ export interface SessionBackend {
   readonly artifacts: ArtifactStore;
   /** The workspace's files claimed by running turns (not a session's: every session of the store shares them). */
   readonly fileClaims: FileClaimStore;
+  /** What a list of sessions shows of each, and a word index of the messages: kept as entries are appended, so neither reads a log. */
+  readonly index: SessionIndex;
   /**
    * A hint that something of this session may have changed (a conversation or
    * the approvals log was appended to, here or in another process): followers
@@ -315,4 +318,48 @@ export interface ArtifactStore {
   getText(sessionId: string, name: string): Promise<string | undefined>;
   /** Sorted by name. */
   list(sessionId: string): Promise<ArtifactInfo[]>;
+}
+
+/** One conversation as a list of sessions shows it. */
+export interface ConversationTally {
+  conversationId: string;
+  /** Its messages, as `recent` would return them all (notes and compaction points are no messages). */
+  messages: number;
+  /** When its newest message was written. */
+  lastMessageAt: string | undefined;
+}
+
+/** A session as a list of sessions shows it: its conversations counted, its model calls summed. */
+export interface SessionTally {
+  /** Every conversation that has a log, sorted by id. */
+  conversations: ConversationTally[];
+  usage: UsageTotals;
+}
+
+/** A message whose text has every word searched for. */
+export interface MessageHit {
+  sessionId: string;
+  conversationId: string;
+  message: Message;
+}
+
+export interface MessageSearch {
+  /** Words (as `searchWords` splits them): a message matches when its text has each of them, as a whole word, in any case. */
+  words: readonly string[];
+  /** The sessions to look in, most recently active first: a backend that reads session by session stops once older ones can hold no newer hit. */
+  sessions: readonly { id: string; lastActiveAt: string }[];
+  /** At most this many hits. */
+  limit: number;
+}
+
+/**
+ * Kept by the backend beside the logs, as they are appended to, so that a page of sessions and a
+ * search for a word found nowhere read no log. What a crash leaves behind is repaired from the
+ * logs, which stay the truth.
+ */
+export interface SessionIndex {
+  /** The session's conversations with their message counts, and its usage totals; throws `SessionNotFoundError` when there is no such session. */
+  tally(sessionId: string): Promise<SessionTally>;
+  /** Messages with every word of `search.words`, newest first (by their time), at most `search.limit`. */
+  search(search: MessageSearch): Promise<MessageHit[]>;
 }

@@ -1,6 +1,7 @@
 import { copyContract } from './backend-contract/contract-copy.js';
 import { conversationsContract } from './backend-contract/contract-conversations.js';
 import { fileClaimsContract } from './backend-contract/contract-file-claims.js';
+import { indexContract } from './backend-contract/contract-index.js';
 import { leasesContract } from './backend-contract/contract-leases.js';
 import { recordsContract } from './backend-contract/contract-records.js';
 import { recordLogsContract } from './backend-contract/contract-record-logs.js';
@@ -14,7 +15,7 @@ export type { MakeHarness, SessionBackendHarness } from './backend-contract/harn
 /**
  * What every `SessionBackend` must do, as vitest tests: sessions, conversation
  * logs and followers, leases, the record logs (approvals: first decision wins; questions: first outcome
- * wins; usage; cursors and older records for all of them), agent state and artifacts. Run it from a `*.test.ts` file with a harness that
+ * wins; usage; cursors and older records for all of them), agent state and artifacts, the session index (counts, usage totals, word search). Run it from a `*.test.ts` file with a harness that
  * opens backends on one fresh store per test:
  *
  *     describeSessionBackendContract('PostgresSessionBackend', async () => ({ open, abandonLease, ... }));
@@ -29,5 +30,6 @@ export function describeSessionBackendContract(name: string, makeHarness: MakeHa
     questionsContract(makeHarness);
     copyContract(makeHarness);
     fileClaimsContract(makeHarness);
+    indexContract(makeHarness);
   });
 }

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
-import { chooseSession, SessionNotFoundError, textOf, type Legion, type Message, type Session } from '@legion-collective/core';
-import { parseConversationId } from '@legion-collective/core/internal';
+import { chooseSession, SessionNotFoundError, type Legion, type Message, type Session } from '@legion-collective/core';
+import { parseConversationId, searchableText, searchWords } from '@legion-collective/core/internal';
 import { ApiError } from '../api-error.js';
 import type { ServerContext } from '../server-context.js';
 import { wireMessage, wireTotals } from '../session-views.js';
@@ -9,7 +9,6 @@ import type { SessionSummary } from '../wire/sessions.js';
 import { jsonRoute } from './define-routes.js';
 
 const DEFAULT_PAGE = 100;
-// Counting a session never listed before reads its logs: 50 keep a cold page within issue 30's 50 ms.
 const DEFAULT_SESSIONS_PAGE = 50;
 const MAX_HITS = 100;
 const SNIPPET_CONTEXT = 60;
@@ -26,11 +25,15 @@ export async function sessionOf(legion: Legion, id: string): Promise<Session> {
   }
 }
 
-/** The text of a message a search looks in: its text and its tool calls' inputs and results. */
-function searchableText(message: Message): string {
-  return message.content
-    .map((block) => (block.type === 'text' ? block.text : block.type === 'tool_use' ? JSON.stringify(block.input) : block.content))
-    .join('\n');
+/** The first of `words` in `text` as a whole word (what the search matched on): where it starts, and its length. */
+function firstWord(text: string, words: readonly string[]): { at: number; length: number } {
+  let first = { at: 0, length: 0 };
+  for (const word of words) {
+    // Words are letters and digits only (`searchWords`): nothing in one needs escaping.
+    const match = new RegExp(`(?<![\\p{L}\\p{N}])${word}(?![\\p{L}\\p{N}])`, 'iu').exec(text);
+    if (match && (first.length === 0 || match.index < first.at)) first = { at: match.index, length: match[0].length };
+  }
+  return first;
 }
 
 function snippet(text: string, at: number, length: number): string {
@@ -48,11 +51,11 @@ export function sessionRoutes(app: Hono, server: ServerContext): void {
       limit: query.limit ?? DEFAULT_SESSIONS_PAGE,
       after: query.after,
     });
-    // Counted only for the page (and kept until the session changes).
+    // From core's session index: no log is read.
     const summaries = await Promise.all(
       page.entries.map(async (entry) => {
         try {
-          return (await views.detail(await legion.sessions.get(entry.id))).summary;
+          return (await views.detail(entry)).summary;
         } catch (error) {
           // Another process removed it since the catalog read it: not listed (the page is one shorter).
           if (error instanceof SessionNotFoundError) return undefined;
@@ -72,7 +75,7 @@ export function sessionRoutes(app: Hono, server: ServerContext): void {
   jsonRoute(app, server, 'session', async (_server, { params }) => {
     const session = await sessionOf(legion, params['id']!);
     await server.ensureFollowed(session.id);
-    const detail = await views.detail(session);
+    const detail = await views.detail(session.info);
     return { session: detail.summary, conversations: detail.conversations };
   });
 
@@ -137,33 +140,23 @@ export function sessionRoutes(app: Hono, server: ServerContext): void {
   });
 
   jsonRoute(app, server, 'search', async (_server, { query }) => {
-    const needle = query.q.toLowerCase();
-    const newestFirst = (a: SearchHit, b: SearchHit): number => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0);
-    // Sessions most recently active first, one at a time: once the newest hits are found, a session
-    // last active before the oldest of them has none newer, and the rest are not read.
-    const entries = query.session !== undefined ? [(await sessionOf(legion, query.session)).info] : await server.sessionPages.ordered();
-    const hits: SearchHit[] = [];
-    for (const entry of entries) {
-      if (hits.length >= MAX_HITS && entry.lastActiveAt < hits[MAX_HITS - 1]!.at) break;
-      const session = await legion.sessions.get(entry.id);
-      for (const ref of await session.listConversations()) {
-        for (const message of await session.conversation(ref).recent(Number.MAX_SAFE_INTEGER)) {
-          const text = message.content.some((block) => block.type !== 'text') ? searchableText(message) : textOf(message);
-          const at = text.toLowerCase().indexOf(needle);
-          if (at < 0) continue;
-          hits.push({
-            sessionId: session.id,
-            conversationId: ref.conversationId,
-            messageId: message.id,
-            author: wireMessage(ref, message).author,
-            at: message.at,
-            snippet: snippet(text, at, needle.length),
-          });
-        }
-      }
-      hits.sort(newestFirst);
-      hits.splice(MAX_HITS);
-    }
+    // Sessions most recently active first: core's index skips, without reading their logs, those
+    // that lack a word searched for, and stops once older sessions can hold no newer hit.
+    const sessions = query.session !== undefined ? [(await sessionOf(legion, query.session)).info] : await server.sessionPages.ordered();
+    const found = await legion.sessions.searchMessages(query.q, { sessions, limit: MAX_HITS });
+    const words = searchWords(query.q);
+    const hits: SearchHit[] = found.map(({ sessionId, conversationId, message }) => {
+      const text = searchableText(message);
+      const { at, length } = firstWord(text, words);
+      return {
+        sessionId,
+        conversationId,
+        messageId: message.id,
+        author: wireMessage(parseConversationId(conversationId), message).author,
+        at: message.at,
+        snippet: snippet(text, at, length),
+      };
+    });
     return { hits };
   });
 }

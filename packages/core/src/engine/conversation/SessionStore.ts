@@ -1,7 +1,7 @@
 import { LegionError, SessionNotFoundError } from '../../kernel/index.js';
 import type { EventBus } from '../../kernel/index.js';
-import type { ConversationLogs, Lease, SessionRecords, StorageWarning, SessionMeta } from '../../store/index.js';
-import { OpenHandles } from '../../store/index.js';
+import type { ConversationLogs, Lease, MessageHit, SessionRecords, SessionTally, StorageWarning, SessionMeta } from '../../store/index.js';
+import { OpenHandles, searchWords } from '../../store/index.js';
 import { Session, type SessionServices } from './Session.js';
 import { SessionCatalog } from './session-catalog.js';
 
@@ -61,6 +61,27 @@ export class SessionStore {
   find(prefix: string, options: { limit?: number } = {}): Promise<SessionMeta[]> {
     this.catalog ??= new SessionCatalog({ list: () => this.list(), latestInfo: () => this.latestInfo() }, this.services.events);
     return this.catalog.find(prefix, options.limit ?? 20);
+  }
+
+  /**
+   * What a list of sessions shows of one: its conversations with their message counts and newest
+   * message's time, and its usage totals, from the backend's index (no log is read). Throws
+   * `SessionNotFoundError` when there is no such session.
+   */
+  tally(id: string): Promise<SessionTally> {
+    return this.services.backend.index.tally(id);
+  }
+
+  /**
+   * Messages that have every word of `text` (whole words, any case), newest first, at most
+   * `options.limit`, in `options.sessions` (most recently active first, as `find` lists them): the
+   * backend's index skips the sessions that have no such word without reading their logs.
+   */
+  searchMessages(
+    text: string,
+    options: { sessions: readonly { id: string; lastActiveAt: string }[]; limit: number },
+  ): Promise<MessageHit[]> {
+    return this.services.backend.index.search({ words: searchWords(text), sessions: options.sessions, limit: options.limit });
   }
 
   /** The most recently active session (the backend keeps it cheap to find). */

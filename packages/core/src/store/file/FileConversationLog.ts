@@ -15,7 +15,13 @@ import { LegionError } from '../../kernel/index.js';
 import { describeHolder, FileLock } from '../fs/file-lock.js';
 import { JsonlLog, type LogLine, type LogWarning } from '../fs/jsonl-log.js';
 
-const MESSAGE_PREFIX = '{"kind":"message"';
+/** Where an appended line landed: its first byte and just past its newline. */
+export interface Placed {
+  start: number;
+  end: number;
+}
+
+export const MESSAGE_PREFIX = '{"kind":"message"';
 const COMPACTION_PREFIX = '{"kind":"compaction"';
 /** Lines Legion writes: anything else in a conversation log is garbage (a hand edit, another program). */
 const KNOWN_PREFIXES = [MESSAGE_PREFIX, COMPACTION_PREFIX, '{"kind":"header"', '{"kind":"note"'];
@@ -48,13 +54,15 @@ export class FileConversationLog {
     return this.log.path;
   }
 
-  ensureHeader(header: HeaderEntry): void {
-    if (this.header()) return;
+  /** Where the header landed when this call wrote it (see `JsonlLog.appendPlaced`). */
+  ensureHeader(header: HeaderEntry): Placed | undefined {
+    if (this.header()) return undefined;
     // A first line that is not a header (hand-edited file) was warned about; a header
     // appended after it would only add a second, misplaced one on every turn.
-    if (this.log.readForwardFirst()) return;
-    this.advanceSeen(this.log.append(header));
+    if (this.log.readForwardFirst()) return undefined;
+    const placed = this.place(header);
     this.cachedHeader = header;
+    return placed;
   }
 
   header(): HeaderEntry | undefined {
@@ -85,17 +93,24 @@ export class FileConversationLog {
     return parsed.data;
   }
 
-  appendMessage(message: Message): void {
+  /** Each append says where the entry landed, when that is certain (see `JsonlLog.appendPlaced`): what the session index counts. */
+  appendMessage(message: Message): Placed | undefined {
     // Spread order fixes `kind` first, so that readers can classify a line by its prefix.
-    this.advanceSeen(this.log.append({ kind: 'message', ...message }));
+    return this.place({ kind: 'message', ...message });
   }
 
-  appendNote(note: NoteEntry): void {
-    this.advanceSeen(this.log.append(note));
+  appendNote(note: NoteEntry): Placed | undefined {
+    return this.place(note);
   }
 
-  appendCompaction(entry: CompactionEntryInput): void {
-    this.advanceSeen(this.log.append(entry));
+  appendCompaction(entry: CompactionEntryInput): Placed | undefined {
+    return this.place(entry);
+  }
+
+  private place(entry: unknown): Placed | undefined {
+    const { bytes, placed } = this.log.appendPlaced(entry);
+    this.advanceSeen(bytes);
+    return placed;
   }
 
   recent(limit: number): Message[] {

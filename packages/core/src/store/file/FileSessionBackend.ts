@@ -9,6 +9,7 @@ import { FileArtifacts } from './file-artifacts.js';
 import { FileConversations } from './file-conversations.js';
 import { FileSessions } from './file-sessions.js';
 import { FileRecordLog } from './file-record-log.js';
+import { FileSessionIndex } from './file-session-index.js';
 import { APPROVAL_LOG, CONFLICT_LOG, QUESTION_LOG, USAGE_LOG } from '../record-log-formats.js';
 import type { ClaimConflictRecord } from '../records/claim-conflict-record.js';
 import type { ApprovalDecisionRecord, ApprovalRequestRecord } from '../records/approval-records.js';
@@ -39,6 +40,7 @@ export class FileSessionBackend implements SessionBackend {
   readonly agentState: FileAgentState;
   readonly artifacts: FileArtifacts;
   readonly fileClaims: FileClaimStore;
+  readonly index: FileSessionIndex;
   /** The same store, for what only this backend does with it (giving back all it holds on close). */
   private readonly heldClaims: FileClaims;
   private readonly paths: WorkspacePaths;
@@ -54,10 +56,18 @@ export class FileSessionBackend implements SessionBackend {
         ...sessionOf(paths, warning.path),
       });
     this.sessions = new FileSessions(paths, (warning) => options.onWarning?.(warning));
-    this.conversations = new FileConversations(paths, { fsync: options.fsync ?? 'turn', onWarning, now: options.now ?? Date.now });
+    this.conversations = new FileConversations(paths, {
+      fsync: options.fsync ?? 'turn',
+      onWarning,
+      now: options.now ?? Date.now,
+      onAppended: (address, placed, message) => this.index.conversationAppended(address, placed, message),
+    });
+    this.index = new FileSessionIndex(paths, this.conversations);
     this.approvals = new FileRecordLog(paths, APPROVAL_LOG, onWarning);
     this.questions = new FileRecordLog(paths, QUESTION_LOG, onWarning);
-    this.usage = new FileRecordLog(paths, USAGE_LOG, onWarning);
+    this.usage = new FileRecordLog(paths, USAGE_LOG, onWarning, (sessionId, placed, record) =>
+      this.index.usageAppended(sessionId, placed, record),
+    );
     this.conflicts = new FileRecordLog(paths, CONFLICT_LOG, onWarning);
     this.agentState = new FileAgentState(paths);
     this.artifacts = new FileArtifacts(paths);
@@ -70,6 +80,7 @@ export class FileSessionBackend implements SessionBackend {
   }
 
   async close(): Promise<void> {
+    this.index.flush();
     this.conversations.close();
     this.heldClaims.releaseAll();
     this.approvals.close();

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HeaderEntry, LogEntry } from '../records/log-entry.js';
 import type { Message } from '../../kernel/index.js';
-import { FileConversationLog } from './FileConversationLog.js';
+import { FileConversationLog, type Placed } from './FileConversationLog.js';
 import type { LogWarning } from '../fs/jsonl-log.js';
 import type { WorkspacePaths } from '../fs/workspace-paths.js';
 import { cursorPosition, makeCursor } from '../log-cursor.js';
@@ -31,6 +31,8 @@ export interface FileConversationsOptions {
   fsync: 'message' | 'turn' | 'never';
   onWarning: (warning: LogWarning) => void;
   now: () => number;
+  /** Told where each entry landed, when that is certain (a header's too): what the session index counts. */
+  onAppended?: ((address: ConversationAddress, placed: Placed, message: Message | undefined) => void) | undefined;
 }
 
 /** `sessions/<id>/conversations/<conversation>.jsonl`, locked by `sessions/<id>/locks/<conversation>.lock`. */
@@ -48,7 +50,8 @@ export class FileConversations implements ConversationLogs {
 
   async ensureHeader(address: ConversationAddress, header: HeaderEntry): Promise<HeaderEntry> {
     const log = this.log(address);
-    log.ensureHeader(header);
+    const placed = log.ensureHeader(header);
+    if (placed) this.options.onAppended?.(address, placed, undefined);
     // A first line that is no header (a hand edit) was warned about and is left alone.
     return log.header() ?? header;
   }
@@ -61,17 +64,19 @@ export class FileConversations implements ConversationLogs {
     const log = this.log(address);
     // Checked and written with no await between: nothing of this process runs in between.
     this.leases.assertHeld(address, lease);
+    let placed: Placed | undefined;
     if (entry.kind === 'message') {
       // appendMessage puts `kind` first and spreads the rest; the entry's own `kind` lands on that same key.
-      log.appendMessage(entry);
+      placed = log.appendMessage(entry);
     } else if (entry.kind === 'note') {
       // `kind` first: readers classify a line by its prefix.
       const { kind, ...note } = entry;
-      log.appendNote({ kind, ...note });
+      placed = log.appendNote({ kind, ...note });
     } else {
       const { kind, ...compaction } = entry;
-      log.appendCompaction({ kind, ...compaction });
+      placed = log.appendCompaction({ kind, ...compaction });
     }
+    if (placed) this.options.onAppended?.(address, placed, entry.kind === 'message' ? entry : undefined);
     // Appends are made under the lease, so the end of the file is the end of this entry.
     return makeCursor(CURSOR, log.appendedEnd());
   }

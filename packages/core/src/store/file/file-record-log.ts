@@ -26,10 +26,17 @@ export class FileRecordLog<Appended, Claim = never> implements RecordLog<Appende
     private readonly paths: WorkspacePaths,
     private readonly format: RecordLogFormat<Appended, Claim>,
     private readonly onWarning: (warning: LogWarning) => void,
+    /** Told where each appended record landed, when that is certain (the session index sums usage so). */
+    private readonly onAppended?: (sessionId: string, placed: { start: number; end: number }, record: Appended) => void,
   ) {}
 
   async append(sessionId: string, record: Appended): Promise<void> {
-    this.log(sessionId).append(record);
+    if (!this.onAppended) {
+      this.log(sessionId).append(record);
+      return;
+    }
+    const { placed } = this.log(sessionId).appendPlaced(record);
+    if (placed) this.onAppended(sessionId, placed, record);
   }
 
   async claim(sessionId: string, records: readonly Claim[]): Promise<ClaimResult<Claim>> {

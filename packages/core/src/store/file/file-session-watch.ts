@@ -2,6 +2,9 @@ import { existsSync, watch, type FSWatcher } from 'node:fs';
 import type { WorkspacePaths } from '../fs/workspace-paths.js';
 import { assertSessionName } from '../record-names.js';
 
+/** The session index's file name in the session's folder (`WorkspacePaths.sessionIndexFile`). */
+const INDEX_FILE = 'index.json';
+
 /**
  * The file backend's wake-up hint for followers: change notifications
  * (fs.watch) on the session's folder (the approvals, questions and conflicts logs, the conversations
@@ -17,7 +20,7 @@ export function watchSessionFiles(paths: WorkspacePaths, sessionId: string, onCh
   let conversationsWatcher: FSWatcher | undefined;
   const arm = (): void => {
     if (closed) return;
-    sessionWatcher ??= tryWatch(paths.sessionDir(sessionId), changed, () => (sessionWatcher = undefined));
+    sessionWatcher ??= tryWatch(paths.sessionDir(sessionId), changedUnlessIndex, () => (sessionWatcher = undefined));
     if (!conversationsWatcher && existsSync(conversations))
       conversationsWatcher = tryWatch(conversations, changed, () => (conversationsWatcher = undefined));
   };
@@ -25,6 +28,12 @@ export function watchSessionFiles(paths: WorkspacePaths, sessionId: string, onCh
     if (closed) return;
     arm();
     onChange();
+  }
+  // The session index (`index.json` and its temporary files) is rewritten at each append, which woke
+  // followers already; nothing a follower reads changes with it.
+  function changedUnlessIndex(filename: string | null): void {
+    if (filename?.startsWith(INDEX_FILE)) return;
+    changed();
   }
   arm();
   return () => {
@@ -35,11 +44,11 @@ export function watchSessionFiles(paths: WorkspacePaths, sessionId: string, onCh
   };
 }
 
-function tryWatch(path: string, onChange: () => void, onFail: () => void): FSWatcher | undefined {
+function tryWatch(path: string, onChange: (filename: string | null) => void, onFail: () => void): FSWatcher | undefined {
   let watcher: FSWatcher;
   try {
     // Not persistent: a follower alone never keeps a process alive.
-    watcher = watch(path, { persistent: false }, () => onChange());
+    watcher = watch(path, { persistent: false }, (_event, filename) => onChange(filename));
   } catch {
     // No notifications here (yet): the poll still reads.
     return undefined;

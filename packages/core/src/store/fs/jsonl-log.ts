@@ -88,6 +88,19 @@ export class JsonlLog {
     return this.appendText(`${JSON.stringify(value)}\n`);
   }
 
+  /**
+   * Appends one JSON line and says where it landed, when that is certain: the descriptor's size
+   * before the write and after it differ by exactly the line, so no other process appended in
+   * between nor since this one last looked. Undefined otherwise (the line is appended all the same).
+   */
+  appendPlaced(value: unknown): { bytes: number; placed: { start: number; end: number } | undefined } {
+    const fd = this.openForAppend();
+    const start = this.size;
+    const bytes = this.append(value);
+    const end = fstatSync(fd).size;
+    return { bytes, placed: end - bytes === start ? { start, end } : undefined };
+  }
+
   appendText(line: string): number {
     const fd = this.openForAppend();
     const bytes = Buffer.from(line, 'utf8');

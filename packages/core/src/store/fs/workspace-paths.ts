@@ -71,6 +71,10 @@ export class WorkspacePaths {
   sessionFile(sessionId: string): string {
     return join(this.sessionDir(sessionId), 'session.json');
   }
+  /** What the session index keeps of a session: its counts, usage totals and word filter (a cache of its logs). */
+  sessionIndexFile(sessionId: string): string {
+    return join(this.sessionDir(sessionId), 'index.json');
+  }
   conversationsDir(sessionId: string): string {
     return join(this.sessionDir(sessionId), 'conversations');
   }

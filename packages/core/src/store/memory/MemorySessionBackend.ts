@@ -6,6 +6,7 @@ import { MemoryAgentState, MemoryArtifacts } from './memory-records-stores.js';
 import { MemorySessions } from './memory-sessions.js';
 import { MemoryRecordLog } from './memory-record-log.js';
 import { MemoryFileClaims } from './memory-file-claims.js';
+import { MemorySessionIndex } from './memory-session-index.js';
 import type { FileClaimStore } from '../records/file-claim.js';
 import { APPROVAL_LOG, CONFLICT_LOG, QUESTION_LOG, USAGE_LOG } from '../record-log-formats.js';
 import type { ClaimConflictRecord } from '../records/claim-conflict-record.js';
@@ -38,6 +39,7 @@ export class MemorySessionBackend implements SessionBackend {
   readonly agentState: MemoryAgentState;
   readonly artifacts: MemoryArtifacts;
   readonly fileClaims: FileClaimStore;
+  readonly index: MemorySessionIndex;
   /** The same store, for what only this backend does with it (giving back all it holds on close). */
   private readonly heldClaims: MemoryFileClaims;
 
@@ -60,6 +62,7 @@ export class MemorySessionBackend implements SessionBackend {
     this.conflicts = new MemoryRecordLog(this.store, CONFLICT_LOG, warn);
     this.agentState = new MemoryAgentState(this.store);
     this.artifacts = new MemoryArtifacts(this.store);
+    this.index = new MemorySessionIndex(this.sessions, this.conversations, this.usage);
     this.heldClaims = new MemoryFileClaims(this.store, this.processId);
     this.fileClaims = this.heldClaims;
   }
