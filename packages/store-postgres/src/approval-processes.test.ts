@@ -80,7 +80,15 @@ describe.skipIf(postgresSkipped() !== undefined)('an approval across legion proc
       expect(decisions).toEqual([expect.objectContaining({ requestId, decision: 'approved' })]);
       const log = await backend.conversations.recent({ sessionId: report.sessionId, conversationId: 'user__coordinator' }, 100);
       const results = log.flatMap((message) => message.content.filter((block) => block.type === 'tool_result'));
-      expect(results).toEqual([{ type: 'tool_result', toolUseId: 'toolu_notes', content: expect.stringMatching(/^Created notes\.txt/) }]);
+      expect(results).toEqual([
+        {
+          type: 'tool_result',
+          toolUseId: 'toolu_notes',
+          content: expect.stringMatching(/^Created notes\.txt/),
+          // The write keeps what it changed, for the history: one creation, from the one run.
+          fileChange: expect.objectContaining({ status: 'kept', action: 'created', path: 'notes.txt' }),
+        },
+      ]);
       expect(log.at(-1)).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: 'notes.txt is written.' }] });
     } finally {
       await backend.close();

@@ -130,7 +130,15 @@ describe.each([
         const log = await store.conversations.recent({ sessionId, conversationId: 'user__coordinator' }, 100);
         expect(log.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
         const results = log.flatMap((message) => message.content.filter((block) => block.type === 'tool_result'));
-        expect(results).toEqual([{ type: 'tool_result', toolUseId: 'toolu_notes', content: expect.stringMatching(/^Created notes\.txt/) }]);
+        expect(results).toEqual([
+          {
+            type: 'tool_result',
+            toolUseId: 'toolu_notes',
+            content: expect.stringMatching(/^Created notes\.txt/),
+            // The write keeps what it changed, for the history: one creation, from the one run.
+            fileChange: expect.objectContaining({ status: 'kept', action: 'created', path: 'notes.txt' }),
+          },
+        ]);
         expect(log.at(-1)).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: 'notes.txt is written.' }] });
       } finally {
         await store.close();
@@ -167,7 +175,15 @@ describe.each([
         expect(modelCalls()).toBe(2);
         const log = await store.conversations.recent({ sessionId, conversationId: 'user__coordinator' }, 100);
         const results = log.flatMap((message) => message.content.filter((block) => block.type === 'tool_result'));
-        expect(results).toEqual([{ type: 'tool_result', toolUseId: 'toolu_notes', content: expect.stringMatching(/^Created notes\.txt/) }]);
+        expect(results).toEqual([
+          {
+            type: 'tool_result',
+            toolUseId: 'toolu_notes',
+            content: expect.stringMatching(/^Created notes\.txt/),
+            // The write keeps what it changed, for the history: one creation, from the one run.
+            fileChange: expect.objectContaining({ status: 'kept', action: 'created', path: 'notes.txt' }),
+          },
+        ]);
         expect(log.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
       } finally {
         await store.close();

@@ -95,11 +95,11 @@ describe.skipIf(postgresSkipped() !== undefined)('legion on PostgreSQL', () => {
     const url = await createTestDatabase('cli');
     const dry = await legion(['store', 'migrate', '--dry-run'], dir, { LEGION_DATABASE_URL: url });
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toContain('The schema is at version 0; these migrations would bring it to 2 (nothing was changed)');
+    expect(dry.stdout).toContain('The schema is at version 0; these migrations would bring it to 3 (nothing was changed)');
     expect(dry.stdout).toContain('CREATE TABLE legion.entries');
     expect((await sql(url, "SELECT to_regclass('legion.entries') IS NULL AS absent")).rows).toEqual([{ absent: true }]);
     const applied = await legion(['store', 'migrate'], dir, { LEGION_DATABASE_URL: url });
-    expect(applied.stdout).toContain('Migrated the schema from version 0 to 2');
+    expect(applied.stdout).toContain('Migrated the schema from version 0 to 3');
     expect((await legion(['store', 'migrate'], dir, { LEGION_DATABASE_URL: url })).stdout).toContain('nothing to do');
   });
 
