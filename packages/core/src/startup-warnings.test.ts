@@ -4,18 +4,11 @@ import { join } from 'node:path';
 import { initWorkspace } from './team/config/init-workspace.js';
 import { Legion } from './Legion.js';
 import { agentParticipant, userParticipant } from './testing/index.js';
+import { useGitCeiling } from './tools/worktrees/__fixtures__/git-ceiling.js';
 
 // Problems that arise while a workspace opens fire before any UI can subscribe; Legion keeps them.
 describe('problems found while a workspace opens', () => {
-  // A workspace under the temporary folder is in no git repository, even where that folder is inside one (CI's TMPDIR is in the clone).
-  const ceiling = process.env['GIT_CEILING_DIRECTORIES'];
-  beforeAll(() => {
-    process.env['GIT_CEILING_DIRECTORIES'] = tmpdir();
-  });
-  afterAll(() => {
-    if (ceiling === undefined) delete process.env['GIT_CEILING_DIRECTORIES'];
-    else process.env['GIT_CEILING_DIRECTORIES'] = ceiling;
-  });
+  useGitCeiling();
   let root: string;
   let legion: Legion | undefined;
   beforeEach(() => {

@@ -1,10 +1,11 @@
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LEGION } from '../legion-process.test-support.js';
+import { followServedEvents, type ServeProcess } from '../serve-process.test-support.js';
 
 const ORACLE = {
   id: 'oracle',
@@ -17,17 +18,9 @@ const ORACLE = {
   fallback: 'no idea',
 };
 
-interface Served {
-  child: ChildProcessWithoutNullStreams;
-  url: URL;
-  token: string;
-  stderr(): string;
-  exited: Promise<number | null>;
-}
-
 /** A GET or POST through node:http, with the token; the body as text. */
 function call(
-  served: Served,
+  served: ServeProcess,
   method: string,
   path: string,
   body?: unknown,
@@ -58,60 +51,9 @@ function call(
   });
 }
 
-/** The `legion` events of `/api/events`, and a way to wait for one. */
-function events(served: Served): {
-  seen: Array<Record<string, unknown>>;
-  until(test: (event: Record<string, unknown>) => boolean, what: string): Promise<Record<string, unknown>>;
-  close(): void;
-} {
-  const seen: Array<Record<string, unknown>> = [];
-  const waiters = new Set<() => void>();
-  let buffer = '';
-  const outgoing = request(
-    { host: served.url.hostname, port: served.url.port, path: '/api/events', headers: { authorization: `Bearer ${served.token}` } },
-    (incoming) => {
-      incoming.setEncoding('utf8');
-      incoming.on('data', (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = block.split('\n').find((line) => line.startsWith('data: '));
-          if (block.includes('event: legion') && data) seen.push(JSON.parse(data.slice(6)) as Record<string, unknown>);
-        }
-        for (const wake of [...waiters]) wake();
-      });
-      incoming.on('error', () => undefined);
-    },
-  );
-  outgoing.on('error', () => undefined);
-  outgoing.end();
-  return {
-    seen,
-    until: (test, what) =>
-      new Promise((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`timed out waiting for ${what}; saw ${seen.map((event) => event.type).join(', ')}`)),
-          20_000,
-        );
-        const check = (): void => {
-          const found = seen.find(test);
-          if (!found) return;
-          clearTimeout(timer);
-          waiters.delete(check);
-          resolve(found);
-        };
-        waiters.add(check);
-        check();
-      }),
-    close: () => outgoing.destroy(),
-  };
-}
-
 describe('legion serve, as a real process', () => {
   let dir: string;
-  let served: Served | undefined;
+  let served: ServeProcess | undefined;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'legion-serve-'));
   });
@@ -130,7 +72,7 @@ describe('legion serve, as a real process', () => {
   };
 
   /** Starts `legion serve` and resolves once it printed its URL line. */
-  function serve(args: string[] = [], extraEnv: NodeJS.ProcessEnv = {}): Promise<Served> {
+  function serve(args: string[] = [], extraEnv: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
     const child = spawn(process.execPath, [LEGION, 'serve', ...args], { cwd: dir, env: { ...env(), ...extraEnv } });
     let stdout = '';
     let stderr = '';
@@ -168,7 +110,7 @@ describe('legion serve, as a real process', () => {
     legionSync(['init']);
     writeFileSync(join(dir, '.legion/collective/participants/oracle.json'), JSON.stringify(ORACLE));
     const server = await serve(['--port', '0']);
-    const stream = events(server);
+    const stream = followServedEvents(server);
     const run = spawnSync(process.execPath, [LEGION, 'run', '--to', 'oracle', '--new-session', 'ping'], {
       cwd: dir,
       encoding: 'utf8',
@@ -191,7 +133,7 @@ describe('legion serve, as a real process', () => {
     legionSync(['init']);
     writeFileSync(join(dir, '.legion/collective/participants/oracle.json'), JSON.stringify(ORACLE));
     const server = await serve();
-    const stream = events(server);
+    const stream = followServedEvents(server);
     const session = JSON.parse((await call(server, 'POST', '/api/sessions', {})).text) as { id: string };
     expect((await call(server, 'POST', `/api/sessions/${session.id}/messages`, { text: 'hold on', to: 'oracle' })).status).toBe(202);
     await stream.until((event) => event.type === 'turn:start', 'the turn to start');
@@ -231,7 +173,7 @@ describe('legion serve, as a real process', () => {
   it("answers a question of a turn in another OS process from the API, once: that process's turn goes on with the answer", async () => {
     legionSync(['init']);
     const server = await serve();
-    const stream = events(server);
+    const stream = followServedEvents(server);
     const asker = spawn(process.execPath, [fileURLToPath(new URL('../__fixtures__/ask-and-wait.mjs', import.meta.url)), dir], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -260,7 +202,7 @@ describe('legion serve, as a real process', () => {
   it('approves a tool call of a turn in another OS process from the API, once: that process runs the tool', async () => {
     legionSync(['init']);
     const server = await serve();
-    const stream = events(server);
+    const stream = followServedEvents(server);
     const writer = spawn(process.execPath, [fileURLToPath(new URL('../__fixtures__/write-and-wait.mjs', import.meta.url)), dir], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });

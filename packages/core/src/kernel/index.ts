@@ -33,6 +33,7 @@ export {
   errorMessage,
 } from './errors.js';
 export { EventBus } from './events/EventBus.js';
+export { ClaimHolderSchema } from './events/event-types.js';
 export type { ContextUsage, ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './events/event-types.js';
 export { SandboxNoteSchema, sandboxLine } from './sandbox-note.js';
 export type { SandboxNote } from './sandbox-note.js';

@@ -16,6 +16,15 @@ const ChainSchema = z.array(z.string()).readonly();
 const RemoteSchema = z.literal(true).optional();
 
 /** Where a conversation event happened: the session, and which conversation in it. */
+/** The claim that refused a write: whose turn holds the file, where, what it is doing, since when. */
+export const ClaimHolderSchema = z.object({
+  participantId: z.string(),
+  sessionId: z.string(),
+  conversationId: z.string(),
+  doing: z.string(),
+  since: z.string(),
+});
+
 export const ConversationRefSchema = z.object({
   sessionId: z.string(),
   /** `<initiator>__<responder>[__<name>]`. */
@@ -168,13 +177,7 @@ export const LegionEventSchemas = {
     tool: z.string(),
     /** Workspace-relative. */
     path: z.string(),
-    holder: z.object({
-      participantId: z.string(),
-      sessionId: z.string(),
-      conversationId: z.string(),
-      doing: z.string(),
-      since: z.string(),
-    }),
+    holder: ClaimHolderSchema,
     remote: RemoteSchema,
   }),
   /** A file was damaged or unreadable; `sessionId` when the file belongs to a session. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ClaimHolderSchema } from '../../kernel/index.js';
 
 /** The version of conflict-log records this Legion writes. */
 export const CLAIM_CONFLICT_RECORD_VERSION = 1;
@@ -24,12 +25,6 @@ export const ClaimConflictRecordSchema = z.object({
   /** Workspace-relative. */
   path: z.string(),
   /** The claim that refused it. */
-  holder: z.object({
-    participantId: z.string(),
-    sessionId: z.string(),
-    conversationId: z.string(),
-    doing: z.string(),
-    since: z.string(),
-  }),
+  holder: ClaimHolderSchema,
 });
 export type ClaimConflictRecord = z.infer<typeof ClaimConflictRecordSchema>;

@@ -9,6 +9,7 @@ import { useLlmServer } from '../../model/providers/__fixtures__/use-llm-server.
 import { agentParticipant, userParticipant, type TestLegion } from '../../testing/index.js';
 import { SessionDriver } from '../../driver/SessionDriver.js';
 import { Worktrees } from './Worktrees.js';
+import { useGitCeiling } from './__fixtures__/git-ceiling.js';
 
 const NOTES = 'one\ntwo\nthree\n';
 const EDITED = 'one\nTWO, said the developer\nthree\n';
@@ -29,14 +30,7 @@ function repository(): string {
 }
 
 describe('a message sent straight to an isolated agent runs in its worktree (real SDK, wire-protocol model server)', () => {
-  const ceiling = process.env['GIT_CEILING_DIRECTORIES'];
-  beforeAll(() => {
-    process.env['GIT_CEILING_DIRECTORIES'] = tmpdir();
-  });
-  afterAll(() => {
-    if (ceiling === undefined) delete process.env['GIT_CEILING_DIRECTORIES'];
-    else process.env['GIT_CEILING_DIRECTORIES'] = ceiling;
-  });
+  useGitCeiling();
   const { server, createTestLegion } = useLlmServer();
 
   /** dev (OpenAI wire protocol), isolated by its participant file: "Improve the notes" edits notes.txt; "Add a health check" adds a file. */

@@ -5,6 +5,7 @@ import { errorText, run, successText, tempWorkspace, toolContext } from '../buil
 import { sandboxSupport } from '../child-processes/sandbox.js';
 import { createShellRunTool } from '../builtin/shell/shell-run.js';
 import { Worktrees } from './Worktrees.js';
+import { useGitCeiling } from './__fixtures__/git-ceiling.js';
 
 function git(root: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd: root, encoding: 'utf8' });
@@ -15,14 +16,7 @@ function git(root: string, ...args: string[]): string {
 // Where bubblewrap cannot make the sandbox (CI without user namespaces), the suite says so and skips.
 describe.skipIf(!sandboxSupport().works)('git in a sandboxed worktree', () => {
   let workspace: ReturnType<typeof tempWorkspace>;
-  const ceiling = process.env['GIT_CEILING_DIRECTORIES'];
-  beforeAll(() => {
-    process.env['GIT_CEILING_DIRECTORIES'] = join(tempWorkspace().root, '..', '..');
-  });
-  afterAll(() => {
-    if (ceiling === undefined) delete process.env['GIT_CEILING_DIRECTORIES'];
-    else process.env['GIT_CEILING_DIRECTORIES'] = ceiling;
-  });
+  useGitCeiling(() => join(tempWorkspace().root, '..', '..'));
   beforeEach(() => {
     workspace = tempWorkspace();
     const root = workspace.root;

@@ -9,6 +9,7 @@ import { useLlmServer } from '../../model/providers/__fixtures__/use-llm-server.
 import { agentParticipant, userParticipant, type TestLegion } from '../../testing/index.js';
 import { fileChange } from '../../hitl/file-change.js';
 import { Worktrees } from './Worktrees.js';
+import { useGitCeiling } from './__fixtures__/git-ceiling.js';
 
 const NOTES = 'one\ntwo\nthree\nfour\nfive\nsix\nseven\n';
 const EDITED = 'one\nTWO, said the developer\nthree\nfour\nfive\nsix\nseven\n';
@@ -34,16 +35,7 @@ function commitAll(root: string): void {
 }
 
 describe('isolation: "worktree" through real SDKs and a wire-protocol model server', () => {
-  // A workspace under the temporary folder is in no git repository unless the test makes one, even where that
-  // folder is inside one (CI's TMPDIR is in the clone): git looks no higher, as GIT_CEILING_DIRECTORIES says.
-  const ceiling = process.env['GIT_CEILING_DIRECTORIES'];
-  beforeAll(() => {
-    process.env['GIT_CEILING_DIRECTORIES'] = tmpdir();
-  });
-  afterAll(() => {
-    if (ceiling === undefined) delete process.env['GIT_CEILING_DIRECTORIES'];
-    else process.env['GIT_CEILING_DIRECTORIES'] = ceiling;
-  });
+  useGitCeiling();
   const { server, createTestLegion } = useLlmServer();
 
   const claude = (): ModelConfig => ({ provider: 'anthropic', model: 'claude-test', baseURL: server.anthropicURL });
