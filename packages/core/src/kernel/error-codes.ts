@@ -108,6 +108,11 @@ export const LEGION_ERROR_CODES = {
     seen: ['error'],
   },
   config_key_unknown: { meaning: '`legion config get` found no value at that key.', seen: ['error'] },
+  conflict_not_recorded: {
+    meaning:
+      "A refused write's conflict could not be written to its session's conflicts log: this process showed it, other processes following the session will not.",
+    seen: ['event'],
+  },
   context_overflow: {
     meaning: "The model request does not fit the agent's window even cut to its newest turn; nothing was sent.",
     seen: ['error', 'turn'],

@@ -89,7 +89,8 @@ describe.skipIf(CHROMIUM === null)('legion serve: a claim conflict from another 
         "⚠ reviewer's file_write on NOTES.md did not happen: developer is changing it (Write NOTES.md)",
       );
       // The run's last reply shows after the conflict was read (the follower reads the conflicts log first): still one.
-      await page.getByText('Both answered.').first().waitFor();
+      // A follower on a loaded machine can take longer than a locator's default 30 s; it costs nothing when it is on time.
+      await page.getByText('Both answered.').first().waitFor({ timeout: 60_000 });
       expect(await page.getByTestId('claim-conflict').count()).toBe(1);
       await screenshot(page, 'claims-conflict-remote');
       // The claim was the other process's: its turn gave it back without an event here, and the count goes.

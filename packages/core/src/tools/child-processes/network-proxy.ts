@@ -1,17 +1,17 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import {
-  createServer as createHttpServer,
-  request as httpRequest,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import { connect, createServer as createNetServer, isIP, type Server as NetServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { canonicalHost } from '../../team/index.js';
 import { allowingEntry } from './host-allow-list.js';
+
+// Through require, not an ES import: on Node 22 an ES import of node:http reads every export of the
+// module, among them the WebSocket getters that load undici (35 ms), and core must load none of it
+// until a request is sent (redirect-safe-fetch.test.ts).
+const { createServer: createHttpServer, request: httpRequest } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 /**
  * Legion's filtering proxy for sandboxed commands with `sandboxNetwork: { allow: [...] }`. The
