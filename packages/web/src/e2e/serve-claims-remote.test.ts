@@ -88,13 +88,13 @@ describe.skipIf(CHROMIUM === null)('legion serve: a claim conflict from another 
       expect(await notice.textContent()).toBe(
         "⚠ reviewer's file_write on NOTES.md did not happen: developer is changing it (Write NOTES.md)",
       );
-      // The run's last reply shows after the conflict was read (the follower reads the conflicts log first): still one.
-      // A follower on a loaded machine can take longer than a locator's default 30 s; it costs nothing when it is on time.
-      await page.getByText('Both answered.').first().waitFor({ timeout: 60_000 });
+      // The claim was the other process's: its turn gave it back without an event here, and the count goes.
+      // The page re-reads claims every 2 s while any are listed, so by then the follower has read the
+      // session's conflicts log again: the notice is still one. (Not the run's last reply as the signal:
+      // which session the page shows when a run in another process starts a new one is another matter.)
+      await page.getByTestId('nav-claims-count').waitFor({ state: 'detached' });
       expect(await page.getByTestId('claim-conflict').count()).toBe(1);
       await screenshot(page, 'claims-conflict-remote');
-      // The claim was the other process's: its turn gave it back without an event here, and the count goes.
-      await page.getByTestId('nav-claims-count').waitFor({ state: 'detached' });
     },
     TEST_MS,
   );
