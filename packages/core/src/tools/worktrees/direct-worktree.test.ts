@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LegionEvent } from '../../kernel/events/event-types.js';
@@ -9,25 +8,13 @@ import { useLlmServer } from '../../model/providers/__fixtures__/use-llm-server.
 import { agentParticipant, userParticipant, type TestLegion } from '../../testing/index.js';
 import { SessionDriver } from '../../driver/SessionDriver.js';
 import { Worktrees } from './Worktrees.js';
-import { useGitCeiling } from './__fixtures__/git-ceiling.js';
+import { git, notesRepository, useGitCeiling } from './__fixtures__/git-ceiling.js';
 
 const NOTES = 'one\ntwo\nthree\n';
 const EDITED = 'one\nTWO, said the developer\nthree\n';
 
-function git(root: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd: root, encoding: 'utf8' });
-}
-
-/** A git repository in this test's temp folder, with its own identity (CI has none) and notes.txt. */
-function repository(): string {
-  const root = mkdtempSync(join(tmpdir(), 'legion-direct-worktree-'));
-  git(root, 'init', '--quiet');
-  git(root, 'config', 'user.name', 'Legion Test');
-  git(root, 'config', 'user.email', 'test@legion.invalid');
-  git(root, 'config', 'commit.gpgsign', 'false');
-  writeFileSync(join(root, 'notes.txt'), NOTES);
-  return root;
-}
+/** A git repository in the temporary folder with notes.txt (worktree fixtures). */
+const repository = (): string => notesRepository('legion-direct-worktree-', NOTES);
 
 describe('a message sent straight to an isolated agent runs in its worktree (real SDK, wire-protocol model server)', () => {
   useGitCeiling();

@@ -1,6 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LegionEvent } from '../../kernel/events/event-types.js';
 import type { ModelConfig, ParticipantInput } from '../../team/collective/participant.js';
@@ -9,25 +7,13 @@ import { useLlmServer } from '../../model/providers/__fixtures__/use-llm-server.
 import { agentParticipant, userParticipant, type TestLegion } from '../../testing/index.js';
 import { fileChange } from '../../hitl/file-change.js';
 import { Worktrees } from './Worktrees.js';
-import { useGitCeiling } from './__fixtures__/git-ceiling.js';
+import { git, notesRepository, useGitCeiling } from './__fixtures__/git-ceiling.js';
 
 const NOTES = 'one\ntwo\nthree\nfour\nfive\nsix\nseven\n';
 const EDITED = 'one\nTWO, said the developer\nthree\nfour\nfive\nsix\nseven\n';
 
-function git(root: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd: root, encoding: 'utf8' });
-}
-
-/** A git repository in this test's temp folder, with its own identity (CI has none) and notes.txt committed. */
-function repository(): string {
-  const root = mkdtempSync(join(tmpdir(), 'legion-worktree-'));
-  git(root, 'init', '--quiet');
-  git(root, 'config', 'user.name', 'Legion Test');
-  git(root, 'config', 'user.email', 'test@legion.invalid');
-  git(root, 'config', 'commit.gpgsign', 'false');
-  writeFileSync(join(root, 'notes.txt'), NOTES);
-  return root;
-}
+/** A git repository in the temporary folder with notes.txt (worktree fixtures). */
+const repository = (): string => notesRepository('legion-worktree-', NOTES);
 
 function commitAll(root: string): void {
   git(root, 'add', '-A');

@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll } from 'vitest';
 
@@ -16,4 +19,20 @@ export function useGitCeiling(folder: () => string = tmpdir): void {
     if (ceiling === undefined) delete process.env['GIT_CEILING_DIRECTORIES'];
     else process.env['GIT_CEILING_DIRECTORIES'] = ceiling;
   });
+}
+
+/** git in `root`, its output as text. */
+export function git(root: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd: root, encoding: 'utf8' });
+}
+
+/** A git repository in the temporary folder, with its own identity (CI has none) and notes.txt holding `notes` (not committed). */
+export function notesRepository(prefix: string, notes: string): string {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  git(root, 'init', '--quiet');
+  git(root, 'config', 'user.name', 'Legion Test');
+  git(root, 'config', 'user.email', 'test@legion.invalid');
+  git(root, 'config', 'commit.gpgsign', 'false');
+  writeFileSync(join(root, 'notes.txt'), notes);
+  return root;
 }
