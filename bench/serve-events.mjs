@@ -72,7 +72,10 @@ const TAP = `
           window.latencies.push(now - Date.parse(data.message.at));
           pending.push(Date.parse(data.message.at));
         }
-        if (data.type === 'turn:end' && data.conversationId.startsWith('user__coordinator')) window.turnsEnded += 1;
+        if (data.type === 'turn:end' && data.conversationId.startsWith('user__coordinator')) {
+          window.turnsEnded += 1;
+          window.dispatchEvent(new Event('bench:turn-ended'));
+        }
       });
     }
   };
@@ -95,6 +98,8 @@ const headers = { authorization: `Bearer ${serve.token}`, 'content-type': 'appli
 // A reference client without a browser: this process reads the same stream, so the figures
 // above it are the browsers' share (their event loops busy rendering, on the same cores).
 const nodeLatencies = [];
+/** The stream's events and the reads that brought them, over the counted turns (a read is one task in a tab). */
+const streamCounts = { events: 0, reads: 0 };
 const reference = new AbortController();
 const referenceStream = await fetch(`${serve.origin}/api/events`, {
   headers: { authorization: headers.authorization },
@@ -106,13 +111,16 @@ void (async () => {
   try {
     for await (const chunk of referenceStream.body) {
       const now = Date.now();
+      streamCounts.reads += 1;
       buffer += decoder.decode(chunk, { stream: true });
       let end;
       while ((end = buffer.indexOf('\n\n')) >= 0) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         const data = block.split('\n').find((line) => line.startsWith('data: '));
-        if (!block.includes('event: legion') || !data) continue;
+        if (!data) continue;
+        streamCounts.events += 1;
+        if (!block.includes('event: legion')) continue;
         const event = JSON.parse(data.slice(6));
         if (event.type === 'message:sent') nodeLatencies.push(now - Date.parse(event.message.at));
       }
@@ -158,10 +166,26 @@ for (let turn = 0; turn <= TURNS; turn += 1) {
     body: JSON.stringify({ text: 'Run the ten tasks', conversation: `round${turn}` }),
   });
   if (response.status !== 202) throw new Error(`send failed: HTTP ${response.status} ${await response.text()}`);
-  await Promise.all(pages.map((page) => page.waitForFunction((count) => window.turnsEnded >= count, turn + 1, { timeout: 60_000 })));
+  // Waits on the tap's event, not waitForFunction: its default polls on every animation frame,
+  // which would make every tab render 60 frames a second and count that against the app.
+  await Promise.all(
+    pages.map((page) =>
+      page.evaluate(
+        (count) =>
+          new Promise((resolve) => {
+            const check = () =>
+              window.turnsEnded >= count ? resolve() : window.addEventListener('bench:turn-ended', check, { once: true });
+            check();
+          }),
+        turn + 1,
+      ),
+    ),
+  );
   if (turn === 0) {
     await Promise.all(pages.map((page) => page.evaluate(() => ((window.latencies = []), (window.domLatencies = [])))));
     nodeLatencies.length = 0;
+    streamCounts.events = 0;
+    streamCounts.reads = 0;
     cpuBefore = descendantsCpuMs();
     metricsBefore = await readMetrics();
     if (tabProfiler) {
@@ -200,11 +224,13 @@ console.log(
   `  message:sent appended → shown in the DOM:     median ${ms(median(dom))}  p95 ${ms(p95(dom))}  worst ${ms(Math.max(...dom))}  ${verdict(p95(dom), TARGET_P95_MS)}`,
 );
 console.log(
-  `  reference, a Node client on the same stream:   median ${ms(median(nodeLatencies))}  p95 ${ms(p95(nodeLatencies))}  (${nodeLatencies.length} messages)`,
+  `  reference, a Node client on the same stream:   median ${ms(median(nodeLatencies))}  p95 ${ms(p95(nodeLatencies))}  (${nodeLatencies.length} messages; a turn is ${(streamCounts.events / TURNS).toFixed(0)} events in ${(streamCounts.reads / TURNS).toFixed(0)} reads)`,
 );
 console.log(
   `  CPU over the ${TURNS} counted turns: the browser (${TABS} tabs) ${ms(cpuSpent('chromium'))}, the server and its children ${ms(cpuSpent('node'))}`,
 );
+const kinds = [...cpuAfter.keys()].filter((name) => name.startsWith('chromium:'));
+console.log(`    the browser's processes: ${kinds.map((kind) => `${kind.slice('chromium:'.length)} ${ms(cpuSpent(kind))}`).join(', ')}`);
 console.log(
   `  each tab, each turn: main thread busy ${ms(perTabTurn('TaskDuration') * 1000)} (script ${ms(perTabTurn('ScriptDuration') * 1000)}), ${perTabTurn('RecalcStyleCount').toFixed(0)} style recalculations, ${perTabTurn('LayoutCount').toFixed(0)} layouts`,
 );
@@ -225,6 +251,8 @@ printJson('serve-events', {
   domP95Ms: round(p95(dom), 1),
   nodeMedianMs: round(median(nodeLatencies), 1),
   nodeP95Ms: round(p95(nodeLatencies), 1),
+  turnEvents: round(streamCounts.events / TURNS, 0),
+  turnReads: round(streamCounts.reads / TURNS, 0),
   browserCpuMs: round(cpuSpent('chromium'), 0),
   serverCpuMs: round(cpuSpent('node'), 0),
   tabTurnBusyMs: round(perTabTurn('TaskDuration') * 1000, 1),

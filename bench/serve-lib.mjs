@@ -90,6 +90,17 @@ export function startServe(dir, env, nodeArguments = []) {
   });
 }
 
+/** Chromium's kind of process (renderer, gpu-process, utility, zygote), or "browser". */
+function chromiumProcessType(pid) {
+  try {
+    // Chromium rewrites its title: the arguments are joined by spaces, not NULs.
+    const type = /--type=([\w-]+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+    return type ? type[1] : 'browser';
+  } catch {
+    return 'gone';
+  }
+}
+
 /**
  * CPU time (user + system, ms) used so far by this process's descendants, by program (`chromium`,
  * `node`…): with the machine shared, latency depends on who else runs, CPU spent on the work does less.
@@ -128,6 +139,11 @@ export function descendantsCpuMs() {
     for (const child of children.get(pid) ?? []) {
       const program = child.name.startsWith('chrom') ? 'chromium' : child.name;
       totals.set(program, (totals.get(program) ?? 0) + child.cpu);
+      if (program === 'chromium') {
+        // Which Chromium process: renderer, gpu-process, utility (the network service), or the browser.
+        const kind = `chromium:${chromiumProcessType(child.pid)}`;
+        totals.set(kind, (totals.get(kind) ?? 0) + child.cpu);
+      }
       visit(child.pid);
     }
   };

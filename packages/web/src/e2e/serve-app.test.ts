@@ -305,6 +305,30 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
   );
 
   it(
+    'a page open before the first session shows that session’s conversation as another surface starts it',
+    async () => {
+      mock.on({ model: 'claude-test', userMessage: 'Started elsewhere' }, { content: 'Answered where you look.' });
+      await openApp();
+      await page.getByText('No conversation yet').waitFor();
+      // Another client (the REST API, as a script or another tab would use it) makes the
+      // session, then sends: the page switches to the session before its first turn starts.
+      const headers = { authorization: `Bearer ${serve.token}`, 'content-type': 'application/json' };
+      const created = await fetch(`${serve.origin}/api/sessions`, { method: 'POST', headers, body: '{}' });
+      const { id } = (await created.json()) as { id: string };
+      await expect.poll(() => page.getByTestId('current-session').textContent()).toBe(id);
+      const sent = await fetch(`${serve.origin}/api/sessions/${id}/messages`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ text: 'Started elsewhere' }),
+      });
+      expect(sent.status).toBe(202);
+      await messageText('Answered where you look.').waitFor();
+      expect(await messageText('Started elsewhere').count()).toBe(1);
+    },
+    TEST_MS,
+  );
+
+  it(
     'shows a legion run started from another process live: its messages, and a new session',
     async () => {
       mock.on({ model: 'claude-test', userMessage: 'Hello from the browser' }, { content: 'Hello, browser.' });

@@ -13,6 +13,8 @@ const RESUME_KEY = 'legion:resume';
 const PAGE_SIZE = 200;
 /** How often the claims are read again while some are listed (see `refreshClaims`). */
 const CLAIMS_POLL_MS = 2_000;
+/** How long the claims read waits for more of the events that change them. */
+const CLAIMS_SOON_MS = 150;
 
 /** What a reload of the tab picks up again: where the stream was, what was being streamed, what was open. */
 interface Resume {
@@ -54,6 +56,7 @@ export class Controller {
   #sessionsTimer: ReturnType<typeof setTimeout> | undefined;
   #claimsReading = false;
   #claimsTimer: ReturnType<typeof setTimeout> | undefined;
+  #claimsSoonTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly store: Store) {}
 
@@ -280,13 +283,29 @@ export class Controller {
 
   #apply(event: WireEvent): void {
     this.store.update((state) => reduceEvent(state, event, Date.now()));
+    // A session opened before its first conversation (a fresh session, or one a terminal's `legion
+    // run` just started) shows that conversation as it starts: the user's own, or the first one.
+    if (event.type === 'turn:start' && this.#followsFirstConversation(event.sessionId, event.initiator, event.responder))
+      void this.openConversation(event.conversationId);
     this.store.update((state) => {
       const turnTree = reduceTurnTree(state.turnTree, event, state.sessionId);
       return turnTree === state.turnTree ? state : { ...state, turnTree };
     });
     if (event.type === 'usage:report' || event.type === 'turn:end') this.#refreshUsageSoon();
-    if (event.type === 'turn:end' || event.type === 'claim:conflict' || event.type === 'tool:result') this.refreshClaims();
+    if (event.type === 'claim:conflict') this.refreshClaims();
+    // A write claims its file and a turn's end gives its claims back; ten delegates finishing at
+    // once are one read, not ten in every open tab.
+    else if (event.type === 'turn:end' || event.type === 'tool:result') this.#refreshClaimsSoon();
     if (event.type === 'session:created' || event.type === 'session:updated' || event.type === 'turn:end') this.#refreshSessionsSoon();
+  }
+
+  #followsFirstConversation(sessionId: string, initiator: string, responder: string): boolean {
+    const { state } = this.store;
+    if (state.selectedConversation !== null || state.sessionId !== sessionId) return false;
+    const isUser = (id: string) => state.participants.some((participant) => participant.id === id && participant.type === 'user');
+    const hasUser = state.participants.some((participant) => participant.type === 'user');
+    // An agent's conversation waits while the user's may still come: a delegate starts after its caller.
+    return isUser(initiator) || isUser(responder) || !hasUser;
   }
 
   #flush(generation: number): void {
@@ -319,6 +338,14 @@ export class Controller {
         this.#fail(error);
       },
     );
+  }
+
+  #refreshClaimsSoon(): void {
+    if (this.#claimsSoonTimer !== undefined) return;
+    this.#claimsSoonTimer = setTimeout(() => {
+      this.#claimsSoonTimer = undefined;
+      this.refreshClaims();
+    }, CLAIMS_SOON_MS);
   }
 
   /** Frees a claimed file (the Claims view's Release), then shows the claims as they are now. */

@@ -2,6 +2,7 @@ import type { Participant } from '../api/wire.js';
 import { treeRows, type TurnNode, type TurnTree as Tree } from '../state/turn-tree.js';
 import { formatCost, formatTokens } from './format.js';
 import { stateText } from './live-state.js';
+import { pure } from './pure.js';
 import { visibleText } from './visible-text.js';
 
 interface TurnTreeProps {
@@ -21,6 +22,38 @@ function nodeState(node: TurnNode, participant: Participant | undefined): { stat
   return { state: node.status, text: node.status === 'succeeded' ? 'done' : node.status === 'cancelled' ? 'stopped' : 'failed' };
 }
 
+interface TurnRowProps {
+  node: TurnNode;
+  depth: number;
+  participant: Participant | undefined;
+  current: boolean;
+  onOpen(conversationId: string): void;
+}
+
+/** One node: drawn again only when its turn, its participant or the selection changed. */
+const TurnRow = pure(function TurnRow({ node, depth, participant, current, onOpen }: TurnRowProps) {
+  const shown = nodeState(node, participant);
+  return (
+    <li
+      data-depth={depth}
+      aria-current={current ? 'true' : undefined}
+      style={{ paddingLeft: `${depth * 1.1}rem` }}
+      data-testid={`turn-node-${node.conversationId}`}
+      data-state={shown.state}
+    >
+      <button type="button" class="link turn-node" onClick={() => onOpen(node.conversationId)}>
+        <span class="turn-who">{visibleText(participant?.name ?? node.participantId)}</span>
+        <span class={`state state-${shown.state}`} data-testid="turn-node-state">
+          {visibleText(shown.text)}
+        </span>
+        <span class="muted turn-usage" data-testid="turn-node-usage">
+          {formatTokens(node.tokens)} tokens · {formatCost(node.costUsd)}
+        </span>
+      </button>
+    </li>
+  );
+});
+
 /** The current turn's delegation tree, live: each node a participant's turn in a conversation, which it opens. */
 export function TurnTree({ tree, participants, selected, onOpen }: TurnTreeProps) {
   const rows = treeRows(tree);
@@ -34,30 +67,16 @@ export function TurnTree({ tree, participants, selected, onOpen }: TurnTreeProps
       ) : (
         // A plain list (not role=tree): each row is one button, and a treeitem may not hold a control.
         <ul>
-          {rows.map(({ node, depth }) => {
-            const participant = participants.find((candidate) => candidate.id === node.participantId);
-            const shown = nodeState(node, participant);
-            return (
-              <li
-                key={node.conversationId}
-                data-depth={depth}
-                aria-current={node.conversationId === selected ? 'true' : undefined}
-                style={{ paddingLeft: `${depth * 1.1}rem` }}
-                data-testid={`turn-node-${node.conversationId}`}
-                data-state={shown.state}
-              >
-                <button type="button" class="link turn-node" onClick={() => onOpen(node.conversationId)}>
-                  <span class="turn-who">{visibleText(participant?.name ?? node.participantId)}</span>
-                  <span class={`state state-${shown.state}`} data-testid="turn-node-state">
-                    {visibleText(shown.text)}
-                  </span>
-                  <span class="muted turn-usage" data-testid="turn-node-usage">
-                    {formatTokens(node.tokens)} tokens · {formatCost(node.costUsd)}
-                  </span>
-                </button>
-              </li>
-            );
-          })}
+          {rows.map(({ node, depth }) => (
+            <TurnRow
+              key={node.conversationId}
+              node={node}
+              depth={depth}
+              participant={participants.find((candidate) => candidate.id === node.participantId)}
+              current={node.conversationId === selected}
+              onOpen={onOpen}
+            />
+          ))}
         </ul>
       )}
     </section>
