@@ -18,6 +18,11 @@ import { median, ms, p95, printJson, removeDir, round, tempDir, verdict } from '
 const TABS = Number(process.env.BENCH_SERVE_TABS ?? 10);
 const DELEGATES = 10;
 const TURNS = Number(process.env.BENCH_SERVE_TURNS ?? 5);
+/**
+ * Messages the shown conversation holds before the counted turns (optional): each is a short
+ * markdown reply, and every turn then goes to that conversation, so a tab redraws a long one.
+ */
+const HISTORY = Number(process.env.BENCH_SERVE_HISTORY ?? 0);
 /** Issue 30: event → DOM p95 ≤ 50 ms with one tab, ≤ 150 ms with ten. */
 const TARGET_P95_MS = TABS === 1 ? 50 : 150;
 /**
@@ -37,6 +42,13 @@ const calls = Array.from({ length: DELEGATES }, (_, index) => ({
 mock.on({ model: 'claude-test', userMessage: 'Run the ten tasks', hasToolResult: false }, { toolCalls: calls });
 mock.on({ model: 'claude-test', userMessage: 'Run the ten tasks', hasToolResult: true }, { content: 'All ten tasks reported.' });
 mock.on({ model: 'gpt-test' }, { content: 'Status: done, nothing to add, all tests pass.' }, { chunkSize: 6 });
+mock.on(
+  { model: 'claude-test', userMessage: 'Note this' },
+  {
+    content:
+      'Noted. **Three** points:\n\n1. the `parser` is fine;\n2. see [the docs](https://example.com/docs);\n3. then:\n\n```ts\nconst answer = 42;\n```',
+  },
+);
 
 const dir = tempDir('serve-events');
 const env = prepareWorkspace(dir, mock.url, { limits: { maxParallelDelegates: DELEGATES } });
@@ -98,6 +110,7 @@ const headers = { authorization: `Bearer ${serve.token}`, 'content-type': 'appli
 // A reference client without a browser: this process reads the same stream, so the figures
 // above it are the browsers' share (their event loops busy rendering, on the same cores).
 const nodeLatencies = [];
+let turnEnded = () => {};
 /** The stream's events and the reads that brought them, over the counted turns (a read is one task in a tab). */
 const streamCounts = { events: 0, reads: 0 };
 const reference = new AbortController();
@@ -123,6 +136,7 @@ void (async () => {
         if (!block.includes('event: legion')) continue;
         const event = JSON.parse(data.slice(6));
         if (event.type === 'message:sent') nodeLatencies.push(now - Date.parse(event.message.at));
+        if (event.type === 'turn:end' && event.conversationId.startsWith('user__coordinator')) turnEnded();
       }
     }
   } catch {
@@ -130,6 +144,19 @@ void (async () => {
   }
 })();
 const { id: sessionId } = await (await fetch(`${serve.origin}/api/sessions`, { method: 'POST', headers, body: '{}' })).json();
+/** One message to the coordinator, waited on until its turn ends (through the reference stream). */
+async function say(text, conversation) {
+  const ended = new Promise((resolve) => (turnEnded = resolve));
+  const response = await fetch(`${serve.origin}/api/sessions/${sessionId}/messages`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ text, conversation }),
+  });
+  if (response.status !== 202) throw new Error(`send failed: HTTP ${response.status} ${await response.text()}`);
+  await ended;
+}
+// (HISTORY / 2 turns of two messages each; the tabs count their ends too.)
+for (let entry = 0; entry < HISTORY / 2; entry += 1) await say(`Note this: entry ${entry}`, 'round0');
 // Each renderer's own counts (Chromium's Performance domain): how much work the app does per
 // event, which the machine's load changes less than it changes latency.
 const METRICS = ['TaskDuration', 'ScriptDuration', 'RecalcStyleCount', 'LayoutCount'];
@@ -163,7 +190,7 @@ for (let turn = 0; turn <= TURNS; turn += 1) {
   const response = await fetch(`${serve.origin}/api/sessions/${sessionId}/messages`, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ text: 'Run the ten tasks', conversation: `round${turn}` }),
+    body: JSON.stringify({ text: 'Run the ten tasks', conversation: HISTORY > 0 ? 'round0' : `round${turn}` }),
   });
   if (response.status !== 202) throw new Error(`send failed: HTTP ${response.status} ${await response.text()}`);
   // Waits on the tap's event, not waitForFunction: its default polls on every animation frame,
@@ -177,7 +204,7 @@ for (let turn = 0; turn <= TURNS; turn += 1) {
               window.turnsEnded >= count ? resolve() : window.addEventListener('bench:turn-ended', check, { once: true });
             check();
           }),
-        turn + 1,
+        HISTORY / 2 + turn + 1,
       ),
     ),
   );

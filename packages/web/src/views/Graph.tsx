@@ -4,6 +4,7 @@ import type { ActiveTurn } from '../state/app-state.js';
 import { arrowPath, NODE_RADIUS, ringLayout } from './graph-layout.js';
 import { stateText } from './live-state.js';
 import { useMarch } from './march.js';
+import { pure } from './pure.js';
 import { visibleText } from './visible-text.js';
 
 const WIDTH = 560;
@@ -16,6 +17,39 @@ interface GraphProps {
   selected: string | null;
   onSelect(conversationId: string): void;
 }
+
+interface EdgeProps {
+  id: string;
+  name: string | undefined;
+  messages: number;
+  d: string;
+  labelX: number;
+  labelY: number;
+  active: boolean;
+  selected: boolean;
+  onSelect(conversationId: string): void;
+}
+
+/** One conversation's arrow: drawn again only when it changed (a session has hundreds; an event changes one or two). */
+const Edge = pure(function Edge({ id, name, messages, d, labelX, labelY, active, selected, onSelect }: EdgeProps) {
+  return (
+    <g
+      class={`edge${active ? ' active' : ''}${selected ? ' selected' : ''}`}
+      data-testid={`graph-edge-${id}`}
+      data-active={String(active)}
+      onClick={() => onSelect(id)}
+    >
+      <title>{visibleText(`${id}: ${messages} messages`)}</title>
+      <path d={d} class="edge-hit" />
+      <path d={d} class="edge-line" marker-end={active ? 'url(#arrow-active)' : 'url(#arrow)'} />
+      {name && (
+        <text x={labelX} y={labelY} class="edge-label">
+          {visibleText(name)}
+        </text>
+      )}
+    </g>
+  );
+});
 
 /** Participants as nodes, conversations as arrows initiator → responder; the turns running now are lit. */
 export function Graph({ participants, conversations, activeTurns, selected, onSelect }: GraphProps) {
@@ -51,24 +85,19 @@ export function Graph({ participants, conversations, activeTurns, selected, onSe
           const lane = lanes.get(pair) ?? 0;
           lanes.set(pair, lane + 1);
           const { d, label } = arrowPath(from, to, lane);
-          const isActive = active.has(conversation.id);
           return (
-            <g
+            <Edge
               key={conversation.id}
-              class={`edge${isActive ? ' active' : ''}${selected === conversation.id ? ' selected' : ''}`}
-              data-testid={`graph-edge-${conversation.id}`}
-              data-active={String(isActive)}
-              onClick={() => onSelect(conversation.id)}
-            >
-              <title>{visibleText(`${conversation.id}: ${conversation.messages} messages`)}</title>
-              <path d={d} class="edge-hit" />
-              <path d={d} class="edge-line" marker-end={isActive ? 'url(#arrow-active)' : 'url(#arrow)'} />
-              {conversation.name && (
-                <text x={label.x} y={label.y} class="edge-label">
-                  {visibleText(conversation.name)}
-                </text>
-              )}
-            </g>
+              id={conversation.id}
+              name={conversation.name}
+              messages={conversation.messages}
+              d={d}
+              labelX={label.x}
+              labelY={label.y}
+              active={active.has(conversation.id)}
+              selected={selected === conversation.id}
+              onSelect={onSelect}
+            />
           );
         })}
         {ids.map((id) => {

@@ -1,6 +1,7 @@
 import { marked, type Token, type Tokens } from 'marked';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { pure } from './pure.js';
 import { safeHref } from './safe-href.js';
 import { visibleText } from './visible-text.js';
 
@@ -14,13 +15,14 @@ import { visibleText } from './visible-text.js';
  * first time a block names a language (its own chunk, ~24 KB gzipped), so the first paint of the
  * app does not wait for it.
  */
-export function Markdown({ text, testId }: { text: string; testId?: string }) {
+export const Markdown = pure(function Markdown({ text, testId }: { text: string; testId?: string }) {
+  // Pure: a conversation drawn again (a participant's state changed, a message came) parses only the new text.
   return (
     <div class="text markdown" data-testid={testId}>
       {blocks(marked.lexer(text, { gfm: true }))}
     </div>
   );
-}
+});
 
 function blocks(tokens: readonly Token[]): ComponentChildren {
   return tokens.map((token, index) => block(token, index));

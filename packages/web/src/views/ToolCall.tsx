@@ -4,6 +4,7 @@ import { conversationIdOf } from '../state/app-state.js';
 import { argumentsPatch } from './diff-of.js';
 import { Diff } from './FileChangeDiff.js';
 import { pretty } from './format.js';
+import { pure } from './pure.js';
 import { visibleText } from './visible-text.js';
 
 /** What a `communicate` call asks for; anything else is not a delegation. */
@@ -61,7 +62,7 @@ const CHANGE_WORDS: Record<KeptFileChange['action'], string> = {
 };
 
 /** One tool call as one line; opened, its input and output. A delegation links to the conversation it opened. */
-export function ToolCall({
+export const ToolCall = pure(function ToolCall({
   toolUse,
   result,
   caller,
@@ -106,4 +107,4 @@ export function ToolCall({
       )}
     </div>
   );
-}
+});

@@ -1,4 +1,4 @@
-import { Component, type ComponentChildren, type FunctionComponent } from 'preact';
+import { Component, createElement, type ComponentChildren, type FunctionComponent } from 'preact';
 
 /**
  * A component that renders again only when one of its props changed (compared with ===), as
@@ -14,7 +14,8 @@ export function pure<Props extends object>(render: FunctionComponent<Props>): Fu
       return differs(this.props, next);
     }
     override render(props: Props): ComponentChildren {
-      return render(props);
+      // The component itself one level down (as compat's memo does): its hooks are its own.
+      return createElement(render, props);
     }
   }
   Object.defineProperty(Pure, 'name', { value: `Pure(${render.name})` });
