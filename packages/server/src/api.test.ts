@@ -143,7 +143,9 @@ describe('legion serve API, on a real server over a real Legion', () => {
     expect((await api.get(`/api/sessions/${id}/conversations/user__nobody/messages`)).status).toBe(404);
     expect((await api.get(`/api/sessions/${id}/conversations/user__echo/messages?limit=0`)).status).toBe(400);
     const search = await api.get(`/api/search?q=HELLO`);
-    expect(search.json).toMatchObject({ hits: [{ sessionId: id, conversationId: 'user__echo', author: 'user', snippet: 'hello there' }] });
+    expect(search.json).toMatchObject({
+      hits: [{ sessionId: id, conversationId: 'user__echo', initiator: 'user', responder: 'echo', author: 'user', snippet: 'hello there' }],
+    });
     const listed = await api.get('/api/sessions?q=' + id.slice(0, 6));
     expect(listed.json).toMatchObject({ sessions: [{ id, messages: 2 }] });
     expect((await api.get('/api/sessions/no-such-session')).status).toBe(404);

@@ -165,6 +165,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
         {view === 'sessions' && (
           <Sessions
             sessions={state.sessions}
+            participants={state.participants}
             sessionId={state.sessionId}
             hasMore={state.sessionsNext !== null}
             onMore={() => controller.moreSessions()}

@@ -148,11 +148,15 @@ export function sessionRoutes(app: Hono, server: ServerContext): void {
     const hits: SearchHit[] = found.map(({ sessionId, conversationId, message }) => {
       const text = searchableText(message);
       const { at, length } = firstWord(text, words);
+      const key = parseConversationId(conversationId);
       return {
         sessionId,
         conversationId,
+        initiator: key.initiator,
+        responder: key.responder,
+        ...(key.name !== undefined ? { conversationName: key.name } : {}),
         messageId: message.id,
-        author: wireMessage(parseConversationId(conversationId), message).author,
+        author: wireMessage(key, message).author,
         at: message.at,
         snippet: snippet(text, at, length),
       };

@@ -3,6 +3,10 @@ import { z } from 'zod';
 export const SearchHitSchema = z.object({
   sessionId: z.string(),
   conversationId: z.string(),
+  /** The conversation's two ends and its name, read from its id: a client names them without parsing ids. */
+  initiator: z.string(),
+  responder: z.string(),
+  conversationName: z.string().optional(),
   messageId: z.string(),
   author: z.string(),
   at: z.string(),

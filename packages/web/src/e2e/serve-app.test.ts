@@ -353,6 +353,15 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
       await page.getByTestId('search-input').fill('Pong to the terminal');
       await page.getByTestId('search-submit').click();
       await page.getByTestId('search-hits').getByText('Pong to the terminal.').waitFor();
+      // Whole words: a part of one finds nothing, and the page says why.
+      await page.getByTestId('search-input').fill('Pon');
+      await page.getByTestId('search-submit').click();
+      await page.getByTestId('search-none').waitFor();
+      expect(await page.getByTestId('search-input').getAttribute('aria-describedby')).toBe('search-hint');
+      expect(await page.locator('#search-hint').textContent()).toContain('Whole words');
+      await page.getByTestId('search-input').fill('Pong to the terminal');
+      await page.getByTestId('search-submit').click();
+      await page.getByTestId('search-hits').getByText('Pong to the terminal.').waitFor();
       await screenshot(page, 'sessions');
     },
     TEST_MS,

@@ -1,11 +1,14 @@
 import { useState } from 'preact/hooks';
-import type { SearchHit, SessionSummary } from '../api/wire.js';
-import { formatCost, formatTime } from './format.js';
+import type { Participant, SearchHit, SessionSummary } from '../api/wire.js';
+import { formatCost, formatTime, plural } from './format.js';
+import { displayName } from './names.js';
 import { MoreSessions } from './MoreSessions.js';
 import { visibleText } from './visible-text.js';
 
 interface SessionsProps {
   sessions: SessionSummary[];
+  /** For names in search hits. */
+  participants: readonly Participant[];
   sessionId: string | null;
   /** More sessions follow those listed: a "More sessions" button loads the next page. */
   hasMore: boolean;
@@ -17,7 +20,7 @@ interface SessionsProps {
 }
 
 /** Every session of the workspace, newest first: switch, start a new one, search what was said. */
-export function Sessions({ sessions, sessionId, hasMore, onMore, onSwitch, onNew, onSearch, onOpenHit }: SessionsProps) {
+export function Sessions({ sessions, participants, sessionId, hasMore, onMore, onSwitch, onNew, onSearch, onOpenHit }: SessionsProps) {
   const [q, setQ] = useState('');
   const [hits, setHits] = useState<SearchHit[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -46,6 +49,7 @@ export function Sessions({ sessions, sessionId, hasMore, onMore, onSwitch, onNew
           type="search"
           value={q}
           placeholder="Search history"
+          aria-describedby="search-hint"
           data-testid="search-input"
           onInput={(event) => setQ(event.currentTarget.value)}
         />
@@ -54,9 +58,16 @@ export function Sessions({ sessions, sessionId, hasMore, onMore, onSwitch, onNew
         </button>
         {error && <span class="error">{error}</span>}
       </form>
+      <p class="muted search-hint" id="search-hint">
+        Whole words, every word of what you type: “claim files” finds messages with both words, not “claimed”.
+      </p>
       {hits !== null && (
         <ul class="hits" data-testid="search-hits">
-          {hits.length === 0 && <li class="muted">Nothing found.</li>}
+          {hits.length === 0 && (
+            <li class="muted" data-testid="search-none">
+              No message holds every one of these words. Search matches whole words: try the word as it was written.
+            </li>
+          )}
           {hits.map((hit) => (
             <li key={`${hit.sessionId}/${hit.messageId}`} data-testid={`search-hit-${hit.messageId}`}>
               <a
@@ -66,7 +77,16 @@ export function Sessions({ sessions, sessionId, hasMore, onMore, onSwitch, onNew
                   onOpenHit(hit);
                 }}
               >
-                <strong>{visibleText(hit.author)}</strong> in {visibleText(hit.conversationId)}{' '}
+                <strong>{visibleText(displayName(participants, hit.author))}</strong> in{' '}
+                {visibleText(
+                  `${displayName(participants, hit.initiator)} → ${displayName(participants, hit.responder)}${hit.conversationName ? ` (${hit.conversationName})` : ''}`,
+                )}
+                {hit.sessionId !== sessionId && (
+                  <span class="muted">
+                    {' '}
+                    · {visibleText(sessions.find((session) => session.id === hit.sessionId)?.title ?? `session ${hit.sessionId}`)}
+                  </span>
+                )}{' '}
                 <span class="muted">{formatTime(hit.at)}</span>
               </a>
               <p>{visibleText(hit.snippet)}</p>
@@ -82,7 +102,7 @@ export function Sessions({ sessions, sessionId, hasMore, onMore, onSwitch, onNew
             </button>
             <span class="muted">
               {' '}
-              {formatTime(session.updatedAt)} · {session.conversations} conversations · {session.messages} messages ·{' '}
+              {formatTime(session.updatedAt)} · {plural(session.conversations, 'conversation')} · {plural(session.messages, 'message')} ·{' '}
               {formatCost(session.costUsd)}
             </span>
           </li>

@@ -3,10 +3,7 @@ import type { ApprovalView, Participant, WireQuestion } from '../api/wire.js';
 import { useApprovalDecisions, type Decide } from './approval-decisions.js';
 import { DecidedApproval, PendingApproval } from './Approvals.js';
 import { QuestionCard } from './Questions.js';
-
-function count(number: number, noun: string): string {
-  return `${number} ${noun}${number === 1 ? '' : 's'}`;
-}
+import { plural } from './format.js';
 
 /**
  * What the conversation on screen waits on you for, at its foot: the questions its turn (or a
@@ -43,7 +40,7 @@ export function WaitingOnYou({
       <p class="visually-hidden" role="status" data-testid="waiting-on-you-status">
         {waiting === 0
           ? ''
-          : `Waiting on you: ${[questions.length > 0 ? count(questions.length, 'question') : '', pending.length > 0 ? count(pending.length, 'approval') : ''].filter(Boolean).join(' and ')}.`}
+          : `Waiting on you: ${[questions.length > 0 ? plural(questions.length, 'question') : '', pending.length > 0 ? plural(pending.length, 'approval') : ''].filter(Boolean).join(' and ')}.`}
       </p>
       {waiting + decided.length > 0 && (
         <section

@@ -1,5 +1,6 @@
 import type { Participant } from '../api/wire.js';
 import type { WorktreeReview } from '../state/app-state.js';
+import { plural } from './format.js';
 import { displayName } from './names.js';
 import { visibleText } from './visible-text.js';
 
@@ -18,7 +19,7 @@ export function WorktreeReviews({ reviews, participants }: { reviews: WorktreeRe
           <li key={review.worktreeId} class="card" data-testid={`worktree-review-${review.worktreeId}`}>
             <p>
               {visibleText(
-                `${displayName(participants, review.participantId)}'s change is ready for review (${review.files.length} file${review.files.length === 1 ? '' : 's'}):`,
+                `${displayName(participants, review.participantId)}'s change is ready for review (${plural(review.files.length, 'file')}):`,
               )}{' '}
               <code>{visibleText(`legion worktrees apply ${review.worktreeId}`)}</code>
             </p>

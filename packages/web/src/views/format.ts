@@ -7,6 +7,9 @@ export const formatCost = (costUsd: number | null): string => (costUsd === null 
 export const tokensOf = (totals: Totals): number =>
   totals.inputTokens + totals.outputTokens + totals.cacheReadTokens + totals.cacheWriteTokens;
 
+/** "1 message", "3 messages": nouns whose plural takes an s. */
+export const plural = (number: number, noun: string): string => `${number} ${noun}${number === 1 ? '' : 's'}`;
+
 export const formatTime = (iso: string): string => {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
