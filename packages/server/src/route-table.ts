@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { ApprovalAnswerRequestSchema, ApprovalListResponseSchema, FileChangeResponseSchema } from './wire/approvals.js';
 import { AnsweredResponseSchema } from './wire/errors.js';
-import { ClaimListResponseSchema, ClaimReleaseRequestSchema, ClaimReleaseResponseSchema } from './wire/claims.js';
+import {
+  ClaimListResponseSchema,
+  ClaimReleaseRequestSchema,
+  ClaimReleaseResponseSchema,
+  SessionConflictsResponseSchema,
+} from './wire/claims.js';
 import {
   CancelRequestSchema,
   CancelResponseSchema,
@@ -181,6 +186,13 @@ export const ROUTES = {
     path: '/api/sessions/{id}/usage',
     summary: 'Tokens and cost of a session: in total, per participant (own and with delegates), per conversation',
     responses: { 200: { description: 'The usage', schema: SessionUsageResponseSchema } },
+    errors: [404],
+  },
+  conflicts: {
+    method: 'get',
+    path: '/api/sessions/{id}/conflicts',
+    summary: 'Writes a file claim refused in a session (by any process), oldest first: who was refused, which file, and who held it',
+    responses: { 200: { description: 'The refused writes', schema: SessionConflictsResponseSchema } },
     errors: [404],
   },
   search: {

@@ -109,7 +109,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
         </p>
       )}
       <Notices notices={state.notices} onDismiss={(id) => controller.dismissNotice(id)} />
-      <ConflictNotice conflicts={state.conflicts} onDismiss={() => controller.dismissConflicts()} />
+      <ConflictNotice conflicts={state.conflicts} participants={state.participants} onDismiss={() => controller.dismissConflicts()} />
       <main>
         {view === 'work' && (
           <div class="work">
@@ -156,7 +156,8 @@ export function App({ store, controller }: { store: Store; controller: Controlle
         {view === 'claims' && (
           <Claims
             claims={state.claims}
-            conflicts={state.conflicts}
+            refusedWrites={state.refusedWrites}
+            participants={state.participants}
             onRefresh={() => controller.refreshClaims()}
             onRelease={(path) => void controller.releaseClaim(path)}
           />

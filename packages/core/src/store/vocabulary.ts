@@ -12,3 +12,5 @@ export { APPROVAL_CHOICES, ApprovalChoiceSchema, RememberChoiceSchema } from './
 export type { ApprovalChoice, ApprovalChoiceWords, RememberChoice } from './records/approval-choice.js';
 export { FileClaimSchema } from './records/file-claim.js';
 export type { FileClaim } from './records/file-claim.js';
+export { ClaimConflictRecordSchema } from './records/claim-conflict-record.js';
+export type { ClaimConflictRecord } from './records/claim-conflict-record.js';

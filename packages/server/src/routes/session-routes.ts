@@ -139,6 +139,11 @@ export function sessionRoutes(app: Hono, server: ServerContext): void {
     };
   });
 
+  jsonRoute(app, server, 'conflicts', async (_server, { params }) => {
+    const session = await sessionOf(legion, params['id']!);
+    return { conflicts: (await session.claimConflicts()).map(({ kind: _kind, version: _version, ...view }) => view) };
+  });
+
   jsonRoute(app, server, 'search', async (_server, { query }) => {
     // Sessions most recently active first: core's index skips, without reading their logs, those
     // that lack a word searched for, and stops once older sessions can hold no newer hit.

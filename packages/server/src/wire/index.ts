@@ -6,8 +6,20 @@
 export { AnsweredResponseSchema, ErrorBodySchema, ErrorCodeSchema } from './errors.js';
 export type { AnsweredResponse, ErrorBody, ErrorCode } from './errors.js';
 export { ConfigViewSchema, WorkspaceInfoSchema } from './workspace.js';
-export { ClaimListResponseSchema, ClaimReleaseRequestSchema, ClaimReleaseResponseSchema } from './claims.js';
-export type { ClaimListResponse, ClaimReleaseRequest, ClaimReleaseResponse } from './claims.js';
+export {
+  ClaimConflictViewSchema,
+  ClaimListResponseSchema,
+  ClaimReleaseRequestSchema,
+  ClaimReleaseResponseSchema,
+  SessionConflictsResponseSchema,
+} from './claims.js';
+export type {
+  ClaimConflictView,
+  ClaimListResponse,
+  ClaimReleaseRequest,
+  ClaimReleaseResponse,
+  SessionConflictsResponse,
+} from './claims.js';
 export type { ConfigView, WorkspaceInfo } from './workspace.js';
 export { ParticipantListResponseSchema, ParticipantSchema, ParticipantStateNameSchema, ParticipantTypeSchema } from './participants.js';
 export type { Participant, ParticipantListResponse, ParticipantStateName, ParticipantType } from './participants.js';

@@ -4,6 +4,7 @@ import type {
   FileClaim,
   FileChange,
   Participant,
+  RefusedWrite,
   SearchHit,
   SessionSummary,
   UsageView,
@@ -84,6 +85,8 @@ export const api = {
     request<{ questions: WireQuestion[] }>('GET', `/questions${query({ session: sessionId })}`).then((body) => body.questions),
   answerQuestion: (id: string, text: string) => request<{ status: 'answered' }>('POST', `/questions/${segment(id)}/answer`, { text }),
   usage: (sessionId: string) => request<UsageView>('GET', `/sessions/${segment(sessionId)}/usage`),
+  conflicts: (sessionId: string) =>
+    request<{ conflicts: RefusedWrite[] }>('GET', `/sessions/${segment(sessionId)}/conflicts`).then((body) => body.conflicts),
   search: (q: string, sessionId?: string) =>
     request<{ hits: SearchHit[] }>('GET', `/search${query({ q, session: sessionId })}`).then((body) => body.hits),
 };

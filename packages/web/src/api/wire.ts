@@ -23,6 +23,8 @@ export type {
   WorkspaceInfo as Workspace,
 } from '@legion-collective/server/wire';
 import type { ClaimListResponse as Claims, WireEventOf } from '@legion-collective/server/wire';
+/** A write a claim refused, as the session recorded it (any process's). */
+export type { ClaimConflictView as RefusedWrite } from '@legion-collective/server/wire';
 /** A file a running turn claimed. */
 export type FileClaim = Claims['claims'][number];
 /** A write that did not happen because another agent's turn holds the file. */

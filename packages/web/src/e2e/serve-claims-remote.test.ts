@@ -86,7 +86,7 @@ describe.skipIf(CHROMIUM === null)('legion serve: a claim conflict from another 
       const notice = page.getByTestId('claim-conflict');
       await notice.waitFor();
       expect(await notice.textContent()).toBe(
-        "⚠ reviewer's file_write on NOTES.md did not happen: developer is changing it (Write NOTES.md)",
+        "⚠ Reviewer's file_write on NOTES.md did not happen: Developer is changing it (Write NOTES.md)",
       );
       // The claim was the other process's: its turn gave it back without an event here, and the count goes.
       // The page re-reads claims every 2 s while any are listed, so by then the follower has read the
@@ -95,6 +95,25 @@ describe.skipIf(CHROMIUM === null)('legion serve: a claim conflict from another 
       await page.getByTestId('nav-claims-count').waitFor({ state: 'detached' });
       expect(await page.getByTestId('claim-conflict').count()).toBe(1);
       await screenshot(page, 'claims-conflict-remote');
+
+      // A page opened afterwards has no live event of it: the Claims view reads the session's record.
+      const later = await browser().newPage({ viewport: { width: 1280, height: 860 } });
+      try {
+        await later.goto(serve.url);
+        await later.getByTestId('connection').and(later.locator('[data-state="open"]')).waitFor();
+        await later.getByTestId('nav-claims').click();
+        const refused = later.getByTestId('claims-conflicts').locator('li');
+        await refused.first().waitFor();
+        expect(await refused.count()).toBe(1);
+        expect(await refused.first().textContent()).toContain(
+          "Reviewer's file_write on NOTES.md did not happen: Developer was changing it (Write NOTES.md)",
+        );
+        // The notice is for what happens while you look; the record is in the Claims view.
+        expect(await later.getByTestId('claim-conflict').count()).toBe(0);
+        await screenshot(later, 'claims-conflict-history');
+      } finally {
+        await later.close();
+      }
     },
     TEST_MS,
   );

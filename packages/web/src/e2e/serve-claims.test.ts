@@ -84,7 +84,7 @@ describe.skipIf(CHROMIUM === null)('legion serve: claims', () => {
       const notice = page.getByTestId('claim-conflict');
       await notice.waitFor();
       expect(await notice.textContent()).toBe(
-        "⚠ reviewer's file_write on NOTES.md did not happen: developer is changing it (Write NOTES.md)",
+        "⚠ Reviewer's file_write on NOTES.md did not happen: Developer is changing it (Write NOTES.md)",
       );
       await screenshot(page, 'claims-conflict');
 
@@ -92,7 +92,7 @@ describe.skipIf(CHROMIUM === null)('legion serve: claims', () => {
       await page.getByTestId('nav-claims').click();
       const row = page.getByTestId('claim-NOTES.md');
       await row.waitFor();
-      expect(await row.locator('td').first().textContent()).toBe('developer');
+      expect(await row.locator('td').first().textContent()).toBe('Developer');
       expect(await page.getByTestId('nav-claims-count').textContent()).toBe('1');
       await screenshot(page, 'claims-view');
       await page.getByTestId('claim-release-NOTES.md').click();

@@ -4,6 +4,7 @@ import type {
   ConversationSummary,
   FileClaim,
   Participant,
+  RefusedWrite,
   SessionSummary,
   UsageView,
   WireMessage,
@@ -66,8 +67,10 @@ export interface AppState {
   usage: UsageView | null;
   /** The files running turns claimed, in every process on the workspace's store (polled, and read again after turns). */
   claims: FileClaim[];
-  /** The latest writes refused because another agent's turn held the file, newest last (a few). */
+  /** The latest writes refused because another agent's turn held the file, newest last (a few): the notice's. */
   conflicts: ClaimConflict[];
+  /** Every write refused in the session looked at, oldest first: read at load, then each as it happens. */
+  refusedWrites: RefusedWrite[];
   selectedConversation: string | null;
   /** Shown above the views until dismissed. */
   notices: Notice[];
@@ -94,6 +97,7 @@ export const initialState: AppState = {
   usage: null,
   claims: [],
   conflicts: [],
+  refusedWrites: [],
   selectedConversation: null,
   notices: [],
   connection: 'connecting',

@@ -251,11 +251,12 @@ export class Controller {
   search = (q: string) => api.search(q);
 
   async #loadSession(generation: number, sessionId: string, selected: string | null, streams: Record<string, Stream>): Promise<void> {
-    const [detail, approvals, questions, usage] = await Promise.all([
+    const [detail, approvals, questions, usage, refusedWrites] = await Promise.all([
       api.session(sessionId),
       api.approvals(sessionId),
       api.questions(sessionId),
       api.usage(sessionId),
+      api.conflicts(sessionId),
     ]);
     if (generation !== this.#generation) return;
     const conversations = Object.fromEntries(detail.conversations.map((conversation) => [conversation.id, conversation]));
@@ -275,6 +276,7 @@ export class Controller {
       // Announced for the session looked at before: not this one's.
       reviews: [],
       usage,
+      refusedWrites,
       selectedConversation,
       error: null,
     }));

@@ -104,9 +104,17 @@ export function reduceEvent(state: AppState, event: WireEvent, now: number): App
       const others = state.reviews.filter((kept) => kept.worktreeId !== event.worktreeId);
       return { ...state, reviews: [...others, review] };
     }
-    case 'claim:conflict':
-      // A few, newest last: the notice shows the latest; more would be a log, which the conversation already is.
-      return { ...state, conflicts: [...state.conflicts, event].slice(-MAX_CONFLICTS) };
+    case 'claim:conflict': {
+      // A few, newest last: the notice shows the latest; the Claims view lists all of the session's.
+      const conflicts = [...state.conflicts, event].slice(-MAX_CONFLICTS);
+      if (state.refusedWrites.some((known) => known.id === event.conflictId)) return { ...state, conflicts };
+      const { conflictId: id, at, conversationId, participantId, tool, path, holder } = event;
+      return {
+        ...state,
+        conflicts,
+        refusedWrites: [...state.refusedWrites, { id, at, conversationId, participantId, tool, path, holder }],
+      };
+    }
     case 'question:answered':
     case 'question:withdrawn':
       return { ...state, questions: state.questions.filter((question) => question.id !== event.questionId) };

@@ -1,24 +1,39 @@
 import { useEffect } from 'preact/hooks';
-import type { ClaimConflict, FileClaim } from '../api/wire.js';
+import type { ClaimConflict, FileClaim, Participant, RefusedWrite } from '../api/wire.js';
+import { formatTime } from './format.js';
+import { displayName } from './names.js';
 import { visibleText } from './visible-text.js';
 
 /** How often the open view reads the claims again: turns in other processes (a terminal) claim files without an event here. */
 const POLL_MS = 2_000;
 
 /** One refused write, as a line: who was refused, which file, who holds it and what it is doing. */
-export function conflictLine(conflict: ClaimConflict): string {
-  return `${conflict.participantId}'s ${conflict.tool} on ${conflict.path} did not happen: ${conflict.holder.participantId} is changing it (${conflict.holder.doing})`;
+export function conflictLine(
+  conflict: Pick<RefusedWrite, 'participantId' | 'tool' | 'path' | 'holder'>,
+  participants: readonly Participant[],
+  tense: 'now' | 'then' = 'now',
+): string {
+  const holder = displayName(participants, conflict.holder.participantId);
+  return `${displayName(participants, conflict.participantId)}'s ${conflict.tool} on ${conflict.path} did not happen: ${holder} ${tense === 'now' ? 'is' : 'was'} changing it (${conflict.holder.doing})`;
 }
 
 /** The latest refused writes, above the conversation: what the agents were told, for the human. */
-export function ConflictNotice({ conflicts, onDismiss }: { conflicts: ClaimConflict[]; onDismiss: () => void }) {
+export function ConflictNotice({
+  conflicts,
+  participants,
+  onDismiss,
+}: {
+  conflicts: ClaimConflict[];
+  participants: readonly Participant[];
+  onDismiss: () => void;
+}) {
   if (conflicts.length === 0) return null;
   return (
     <div class="claim-notice banner" data-testid="claim-conflicts" role="status">
       <ul>
         {conflicts.map((conflict) => (
           <li key={`${conflict.seq}`} data-testid="claim-conflict">
-            ⚠ {visibleText(conflictLine(conflict))}
+            ⚠ {visibleText(conflictLine(conflict, participants))}
           </li>
         ))}
       </ul>
@@ -32,12 +47,15 @@ export function ConflictNotice({ conflicts, onDismiss }: { conflicts: ClaimConfl
 /** The files running turns claimed, with a Release button each; read again while the view is open. */
 export function Claims({
   claims,
-  conflicts,
+  refusedWrites,
+  participants,
   onRefresh,
   onRelease,
 }: {
   claims: FileClaim[];
-  conflicts: ClaimConflict[];
+  /** The session's, oldest first: shown newest first. */
+  refusedWrites: RefusedWrite[];
+  participants: readonly Participant[];
   onRefresh: () => void;
   onRelease: (path: string) => void;
 }) {
@@ -73,9 +91,9 @@ export function Claims({
             {claims.map((claim) => (
               <tr key={claim.path} data-testid={`claim-${claim.path}`}>
                 <th>{visibleText(claim.path)}</th>
-                <td>{visibleText(claim.participantId)}</td>
+                <td>{visibleText(displayName(participants, claim.participantId))}</td>
                 <td>{visibleText(claim.doing)}</td>
-                <td>{claim.since}</td>
+                <td>{formatTime(claim.since)}</td>
                 <td class="muted">{visibleText(claim.sessionId)}</td>
                 <td>
                   <button type="button" onClick={() => onRelease(claim.path)} data-testid={`claim-release-${claim.path}`}>
@@ -87,15 +105,19 @@ export function Claims({
           </tbody>
         </table>
       )}
-      {conflicts.length > 0 && (
-        <>
-          <h3>Refused writes</h3>
-          <ul data-testid="claims-conflicts">
-            {conflicts.map((conflict) => (
-              <li key={`${conflict.seq}`}>{visibleText(conflictLine(conflict))}</li>
-            ))}
-          </ul>
-        </>
+      <h3>Refused writes in this session</h3>
+      {refusedWrites.length === 0 ? (
+        <p class="muted" data-testid="claims-conflicts-none">
+          None: no agent's write met a file another turn held.
+        </p>
+      ) : (
+        <ul data-testid="claims-conflicts">
+          {[...refusedWrites].reverse().map((refused) => (
+            <li key={refused.id} data-testid={`refused-write-${refused.id}`}>
+              <span class="muted">{formatTime(refused.at)}</span> {visibleText(conflictLine(refused, participants, 'then'))}
+            </li>
+          ))}
+        </ul>
       )}
     </section>
   );
