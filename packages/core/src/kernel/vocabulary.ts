@@ -24,7 +24,13 @@ export type {
   TurnOutcome,
   Usage,
 } from './message.js';
-export { ContextUsageSchema, ConversationRefSchema, LEGION_EVENT_NAMES, LegionEventSchemas } from './events/event-types.js';
+export {
+  ClaimHolderSchema,
+  ContextUsageSchema,
+  ConversationRefSchema,
+  LEGION_EVENT_NAMES,
+  LegionEventSchemas,
+} from './events/event-types.js';
 export type { ContextUsage, ConversationRef, LegionEvent, LegionEventName, LegionEvents } from './events/event-types.js';
 export { SandboxNoteSchema, sandboxLine } from './sandbox-note.js';
 export type { SandboxNote } from './sandbox-note.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ClaimHolderSchema } from '../../kernel/index.js';
+// The kernel's zod-only door: this record is in the vocabulary, which reaches nothing but zod.
+import { ClaimHolderSchema } from '../../kernel/vocabulary.js';
 
 /** The version of conflict-log records this Legion writes. */
 export const CLAIM_CONFLICT_RECORD_VERSION = 1;
