@@ -253,7 +253,11 @@ describe.skipIf(CHROMIUM === null)('legion serve: acting in the conversation', (
       await page.getByTestId(`reject-reason-${secretsId}`).fill('secrets stay out of the repository');
       await page.getByTestId(`reject-${secretsId}`).click();
       await page.getByTestId(`inline-decided-${secretsId}`).and(page.locator('[data-status="rejected"]')).waitFor();
-      expect(await page.getByTestId(`inline-decided-${secretsId}`).textContent()).toContain('secrets stay out of the repository');
+      const decidedLine = await page.getByTestId(`inline-decided-${secretsId}`).textContent();
+      expect(decidedLine).toContain('secrets stay out of the repository');
+      // What was decided, not only which tool: the call's input on one line, and names, not ids.
+      expect(decidedLine).toContain('"path":"secrets.txt"');
+      expect(decidedLine).toMatch(/ by You\b/);
       await messageText('No secrets written.').waitFor();
       expect(existsSync(join(workspace.dir, 'secrets.txt'))).toBe(false);
       expect(lastDeveloperRequest()).toContain('secrets stay out of the repository');

@@ -90,7 +90,7 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
       await watchDelegate();
       const during = await states();
       expect(during.coordinator).toBe('delegate');
-      expect(await page.getByTestId('participant-state-coordinator').textContent()).toContain('developer');
+      expect(await page.getByTestId('participant-state-coordinator').textContent()).toBe('waiting for Developer');
       expect(during.developer).toBe('thinking');
       await screenshot(page, 'live-roster-delegating');
 
@@ -104,7 +104,7 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
       expect(await delegated.getAttribute('data-state')).toBe('thinking');
       // The graph's nodes say the same.
       expect(await page.getByTestId('graph-node-coordinator').getAttribute('data-state')).toBe('delegate');
-      expect(await page.getByTestId('graph-node-coordinator').locator('title').textContent()).toBe('Coordinator: waiting for developer');
+      expect(await page.getByTestId('graph-node-coordinator').locator('title').textContent()).toBe('Coordinator: waiting for Developer');
       await screenshot(page, 'live-turn-tree');
       // A lit edge's dashes march, stepped by a timer: no CSS animation runs, which would make
       // Chromium render every frame of every tab while a turn runs (bench/serve-events.mjs).

@@ -5,6 +5,7 @@ import { useApprovalDecisions, type Decide } from './approval-decisions.js';
 import { ApprovalInput } from './FileChangeDiff.js';
 import { displayName } from './names.js';
 import { sandboxText } from './sandbox-text.js';
+import { oneLine } from './format.js';
 import { visibleText } from './visible-text.js';
 import { Who } from './Who.js';
 
@@ -139,8 +140,9 @@ export function DecidedApproval({
   return (
     <li data-testid={testId} data-status={approval.status}>
       <span class={`badge ${approval.status === 'approved' ? 'done' : 'error'}`}>{approval.status}</span>{' '}
-      <code>{visibleText(approval.tool)}</code> for {visibleText(displayName(participants, approval.requester))}
-      {approval.decidedBy && <span class="muted"> by {visibleText(approval.decidedBy)}</span>}
+      <code>{visibleText(approval.tool)}</code> <span class="muted">{oneLine(approval.input)}</span> for{' '}
+      {visibleText(displayName(participants, approval.requester))}
+      {approval.decidedBy && <span class="muted"> by {visibleText(displayName(participants, approval.decidedBy))}</span>}
       {approval.decisionReason && <span class="muted">: {visibleText(approval.decisionReason)}</span>}
     </li>
   );

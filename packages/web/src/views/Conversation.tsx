@@ -130,6 +130,7 @@ function History({ messages, participants, onOpenConversation }: HistoryProps) {
                     toolUse={block}
                     result={resultOf(placement, message.id, block.id)}
                     caller={message.author}
+                    participants={participants}
                     onOpenConversation={onOpenConversation}
                   />
                 );

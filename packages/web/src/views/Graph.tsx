@@ -18,6 +18,11 @@ interface GraphProps {
   onSelect(conversationId: string): void;
 }
 
+/** What fits in a node's circle: 11 characters at most. */
+function shortLabel(name: string): string {
+  return name.length > 11 ? `${name.slice(0, 10)}…` : name;
+}
+
 interface EdgeProps {
   id: string;
   name: string | undefined;
@@ -113,9 +118,9 @@ export function Graph({ participants, conversations, activeTurns, selected, onSe
               data-state={state}
               transform={`translate(${point.x} ${point.y})`}
             >
-              <title>{visibleText(`${participant?.name ?? id}: ${participant ? stateText(participant) : 'idle'}`)}</title>
+              <title>{visibleText(`${participant?.name ?? id}: ${participant ? stateText(participant, participants) : 'idle'}`)}</title>
               <circle r={NODE_RADIUS} />
-              <text y="4">{visibleText(id.length > 11 ? `${id.slice(0, 10)}…` : id)}</text>
+              <text y="4">{visibleText(shortLabel(participant?.name ?? id))}</text>
             </g>
           );
         })}

@@ -21,7 +21,7 @@ export function Roster({ participants, entryAgent }: { participants: Participant
                 data-state={participant.state}
                 data-outcome={participant.outcome}
               >
-                {visibleText(stateText(participant))}
+                {visibleText(stateText(participant, participants))}
               </span>
             </div>
             {participant.description && (

@@ -45,10 +45,12 @@ export function Sessions({ sessions, participants, sessionId, hasMore, onMore, o
           }
         }}
       >
+        <label for="search-input">Search history</label>
         <input
+          id="search-input"
           type="search"
           value={q}
-          placeholder="Search history"
+          placeholder="words said in any session"
           aria-describedby="search-hint"
           data-testid="search-input"
           onInput={(event) => setQ(event.currentTarget.value)}

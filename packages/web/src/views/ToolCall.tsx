@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks';
-import type { KeptFileChange, ToolResult, ToolUse } from '../api/wire.js';
+import type { KeptFileChange, Participant, ToolResult, ToolUse } from '../api/wire.js';
 import { conversationIdOf } from '../state/app-state.js';
 import { argumentsPatch } from './diff-of.js';
 import { Diff } from './FileChangeDiff.js';
-import { pretty } from './format.js';
+import { oneLine, pretty } from './format.js';
+import { displayName } from './names.js';
 import { pure } from './pure.js';
 import { visibleText } from './visible-text.js';
 
@@ -15,11 +16,6 @@ function delegationOf(toolUse: ToolUse): { to: string; conversation?: string } |
   return typeof input.conversation === 'string' && input.conversation !== ''
     ? { to: input.to, conversation: input.conversation }
     : { to: input.to };
-}
-
-function oneLine(value: unknown): string {
-  const text = visibleText(typeof value === 'string' ? value : JSON.stringify(value));
-  return text.length > 90 ? `${text.slice(0, 89)}…` : text;
 }
 
 /**
@@ -66,11 +62,14 @@ export const ToolCall = pure(function ToolCall({
   toolUse,
   result,
   caller,
+  participants,
   onOpenConversation,
 }: {
   toolUse: ToolUse;
   result: ToolResult | null | undefined;
   caller: string;
+  /** For the delegation link's names. */
+  participants: readonly Participant[];
   onOpenConversation(id: string): void;
 }) {
   const [open, setOpen] = useState(false);
@@ -94,7 +93,8 @@ export const ToolCall = pure(function ToolCall({
             onOpenConversation(conversationIdOf(caller, delegation.to, delegation.conversation));
           }}
         >
-          → conversation {conversationIdOf(caller, delegation.to, delegation.conversation)}
+          → {visibleText(`${displayName(participants, caller)} → ${displayName(participants, delegation.to)}`)}
+          {delegation.conversation && <span class="tag">{visibleText(delegation.conversation)}</span>}
         </a>
       )}
       {open && (

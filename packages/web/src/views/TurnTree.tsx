@@ -13,10 +13,14 @@ interface TurnTreeProps {
 }
 
 /** What a node shows: the participant's live state where that state happens, else what became of the turn. */
-function nodeState(node: TurnNode, participant: Participant | undefined): { state: string; text: string } {
+function nodeState(
+  node: TurnNode,
+  participant: Participant | undefined,
+  participants: readonly Participant[],
+): { state: string; text: string } {
   if (node.status === 'running' || node.status === 'paused') {
     if (participant && participant.conversationId === node.conversationId && participant.state !== 'idle')
-      return { state: participant.state, text: stateText(participant) };
+      return { state: participant.state, text: stateText(participant, participants) };
     return { state: node.status, text: node.status === 'paused' ? 'paused' : 'running' };
   }
   return { state: node.status, text: node.status === 'succeeded' ? 'done' : node.status === 'cancelled' ? 'stopped' : 'failed' };
@@ -25,26 +29,28 @@ function nodeState(node: TurnNode, participant: Participant | undefined): { stat
 interface TurnRowProps {
   node: TurnNode;
   depth: number;
-  participant: Participant | undefined;
+  name: string;
+  /** The node's state and its words (nodeState): strings, so that an unchanged row is skipped. */
+  state: string;
+  text: string;
   current: boolean;
   onOpen(conversationId: string): void;
 }
 
-/** One node: drawn again only when its turn, its participant or the selection changed. */
-const TurnRow = pure(function TurnRow({ node, depth, participant, current, onOpen }: TurnRowProps) {
-  const shown = nodeState(node, participant);
+/** One node: drawn again only when its turn, what it shows or the selection changed. */
+const TurnRow = pure(function TurnRow({ node, depth, name, state, text, current, onOpen }: TurnRowProps) {
   return (
     <li
       data-depth={depth}
       aria-current={current ? 'true' : undefined}
       style={{ paddingLeft: `${depth * 1.1}rem` }}
       data-testid={`turn-node-${node.conversationId}`}
-      data-state={shown.state}
+      data-state={state}
     >
       <button type="button" class="link turn-node" onClick={() => onOpen(node.conversationId)}>
-        <span class="turn-who">{visibleText(participant?.name ?? node.participantId)}</span>
-        <span class={`state state-${shown.state}`} data-testid="turn-node-state">
-          {visibleText(shown.text)}
+        <span class="turn-who">{visibleText(name)}</span>
+        <span class={`state state-${state}`} data-testid="turn-node-state">
+          {visibleText(text)}
         </span>
         <span class="muted turn-usage" data-testid="turn-node-usage">
           {formatTokens(node.tokens)} tokens · {formatCost(node.costUsd)}
@@ -67,16 +73,22 @@ export function TurnTree({ tree, participants, selected, onOpen }: TurnTreeProps
       ) : (
         // A plain list (not role=tree): each row is one button, and a treeitem may not hold a control.
         <ul>
-          {rows.map(({ node, depth }) => (
-            <TurnRow
-              key={node.conversationId}
-              node={node}
-              depth={depth}
-              participant={participants.find((candidate) => candidate.id === node.participantId)}
-              current={node.conversationId === selected}
-              onOpen={onOpen}
-            />
-          ))}
+          {rows.map(({ node, depth }) => {
+            const participant = participants.find((candidate) => candidate.id === node.participantId);
+            const shown = nodeState(node, participant, participants);
+            return (
+              <TurnRow
+                key={node.conversationId}
+                node={node}
+                depth={depth}
+                name={participant?.name ?? node.participantId}
+                state={shown.state}
+                text={shown.text}
+                current={node.conversationId === selected}
+                onOpen={onOpen}
+              />
+            );
+          })}
         </ul>
       )}
     </section>

@@ -1,4 +1,5 @@
 import type { Participant, Totals } from '../api/wire.js';
+import { visibleText } from './visible-text.js';
 
 export const formatTokens = (count: number): string => (count >= 10_000 ? `${(count / 1000).toFixed(1)}k` : String(count));
 
@@ -23,6 +24,12 @@ export const STATE_LABEL: Record<Participant['state'], string> = {
   approval: 'waiting for approval',
   user: 'waiting for you',
 };
+
+/** A tool's input on one line of at most 90 characters, what a reader would not see made visible. */
+export function oneLine(value: unknown): string {
+  const text = visibleText(typeof value === 'string' ? value : JSON.stringify(value));
+  return text.length > 90 ? `${text.slice(0, 89)}…` : text;
+}
 
 /** JSON for reading: strings stay strings. */
 export const pretty = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));

@@ -1,4 +1,5 @@
 import type { Participant } from '../api/wire.js';
+import { displayName } from './names.js';
 
 type LiveState = Pick<Participant, 'state' | 'detail' | 'outcome' | 'code'> & { type?: Participant['type'] };
 
@@ -6,14 +7,15 @@ type LiveState = Pick<Participant, 'state' | 'detail' | 'outcome' | 'code'> & { 
  * A participant's state in words, as the server derived it: what it does now, whom it waits for,
  * and for an idle one, how a last turn that did not succeed ended.
  */
-export function stateText(live: LiveState): string {
+export function stateText(live: LiveState, participants: readonly Participant[] = []): string {
   switch (live.state) {
     case 'thinking':
       return 'thinking';
     case 'tool':
       return live.detail ? `running ${live.detail}` : 'running a tool';
     case 'delegate':
-      return live.detail ? `waiting for ${live.detail}` : 'waiting for a delegate';
+      // The detail is the delegate's id: named as everywhere else.
+      return live.detail ? `waiting for ${displayName(participants, live.detail)}` : 'waiting for a delegate';
     case 'approval':
       return live.detail ? `waiting for you: approve ${live.detail}` : 'waiting for your approval';
     case 'user':
