@@ -79,7 +79,7 @@ describe.skipIf(CHROMIUM === null)('legion serve: acting in the conversation', (
       await conversationShown('user__coordinator').waitFor();
       const card = waiting().locator('li', { hasText: 'Which port should it listen on?' });
       await card.waitFor();
-      expect(await card.getByTestId('question-chain').textContent()).toContain('user → coordinator → developer');
+      expect(await card.getByTestId('question-chain').textContent()).toContain('You → Coordinator → Developer');
       expect(await card.locator('.who').first().getAttribute('data-participant')).toBe('developer');
       expect(await card.locator('strong').first().textContent()).toBe('Developer');
       // The conversation's own box now answers it, and says so.

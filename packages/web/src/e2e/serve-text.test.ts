@@ -92,7 +92,7 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser: text and tool res
       const card = page.getByTestId('view-questions').locator('li.card');
       await card.waitFor();
       // The chain already ends with the asker: it is not named twice.
-      expect(await card.locator('.meta').textContent()).toMatch(/^Coordinator coordinator asks \(user → coordinator, /);
+      expect(await card.locator('.meta').textContent()).toMatch(/^Coordinator coordinator asks \(You → Coordinator, /);
       expect(await card.locator('.question-text').textContent()).toBe('Open invoice_<U+202E>fdp.exe?');
       await screenshot(page, 'text-question');
       const body = await page.locator('body').textContent();

@@ -116,6 +116,13 @@ describe('the turn tree', () => {
       ['user__coordinator', 'coordinator', 0],
       ['coordinator__developer', 'developer', 1],
     ]);
+    // Seeded while a terminal's turn ran: no turn:end of it will come here, the idle states end it.
+    const idle = (participantId: string): StateEvent => ({ seq: ++seq, participantId, state: 'idle', sessionId: SESSION });
+    const ended = [idle('developer'), idle('coordinator')].reduce(
+      (current, step) => reduceTurnTreeState(current, step, SESSION, conversations),
+      tree,
+    );
+    expect(treeRows(ended).map(({ node }) => node.status)).toEqual(['succeeded', 'succeeded']);
   });
 
   it("another process's turns, known only from the participants' states, open nodes that their idle state ends", () => {

@@ -144,6 +144,9 @@ export function seedTurnTree(
       tokens: 0,
       costUsd: 0,
       order: tree.next,
+      // Its turn may be another process's (a terminal's), whose turn events never come here: the
+      // participant's return to idle ends it, as for a node opened from a state.
+      observed: true,
     };
     tree = { ...withNode(tree, node), next: tree.next + 1 };
   }

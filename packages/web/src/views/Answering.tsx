@@ -1,11 +1,12 @@
 import type { Participant, WireQuestion } from '../api/wire.js';
 import { displayName } from './names.js';
+import { plainText } from './plain-text.js';
 import { visibleText } from './visible-text.js';
 
 const QUOTE_LENGTH = 120;
 
 function quote(text: string): string {
-  const line = visibleText(text.replace(/\s+/g, ' ').trim());
+  const line = visibleText(plainText(text));
   return line.length > QUOTE_LENGTH ? `${line.slice(0, QUOTE_LENGTH - 1)}…` : line;
 }
 

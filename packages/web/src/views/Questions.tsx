@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Participant, WireQuestion } from '../api/wire.js';
 import { formatTime } from './format.js';
 import { Markdown } from './Markdown.js';
+import { displayName } from './names.js';
 import { Who } from './Who.js';
 import { visibleText } from './visible-text.js';
 
@@ -27,7 +28,7 @@ export function QuestionCard({
         {/* The chain ends with the asker already. */}
         <Who id={question.from} participants={participants} /> asks{' '}
         <span class="muted" data-testid="question-chain">
-          ({visibleText(question.chain.join(' → '))}, {formatTime(question.askedAt)})
+          ({visibleText(question.chain.map((id) => displayName(participants, id)).join(' → '))}, {formatTime(question.askedAt)})
         </span>
         {inTheBox && (
           <span class="tag" data-testid="question-in-box">

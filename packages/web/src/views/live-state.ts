@@ -1,6 +1,8 @@
 import type { Participant } from '../api/wire.js';
 import { displayName } from './names.js';
 
+const QUESTION_FROM = 'question from ';
+
 type LiveState = Pick<Participant, 'state' | 'detail' | 'outcome' | 'code'> & { type?: Participant['type'] };
 
 /**
@@ -20,7 +22,11 @@ export function stateText(live: LiveState, participants: readonly Participant[] 
       return live.detail ? `waiting for you: approve ${live.detail}` : 'waiting for your approval';
     case 'user':
       // On the user's own card: they are the one asked.
-      if (live.type === 'user') return live.detail ? `you are asked: ${live.detail}` : 'you are asked';
+      if (live.type === 'user') {
+        // The server says "question from <id>": named here as everywhere else.
+        const from = live.detail?.startsWith(QUESTION_FROM) ? displayName(participants, live.detail.slice(QUESTION_FROM.length)) : null;
+        return from !== null ? `you are asked: question from ${from}` : live.detail ? `you are asked: ${live.detail}` : 'you are asked';
+      }
       return live.detail ? `waiting for you: ${live.detail}` : 'waiting for you';
     case 'idle':
       if (live.outcome === 'failed') return `idle · last turn failed${live.code ? ` (${live.code})` : ''}`;
