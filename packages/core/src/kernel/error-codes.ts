@@ -265,6 +265,10 @@ export const LEGION_ERROR_CODES = {
   provider_model_not_found: { meaning: 'The provider knows no such model or endpoint (404).', seen: ['error', 'turn'] },
   provider_no_base_url: { meaning: 'An openai-compatible model has no base URL.', seen: ['error', 'turn'] },
   provider_no_key: { meaning: "No API key is set for the model's provider.", seen: ['error', 'turn'] },
+  provider_quota: {
+    meaning: "The provider's account has no credit or quota left (billing, not a rate limit): not retried.",
+    seen: ['error', 'turn'],
+  },
   provider_rate_limited: {
     meaning: 'The provider rate-limited the call (429), or asked to wait longer than Legion waits.',
     seen: ['error', 'turn'],

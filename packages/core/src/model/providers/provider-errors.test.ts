@@ -31,6 +31,32 @@ describe('toProviderError', () => {
     expect(error.message).toContain(`(${status}: details from the API)`);
   });
 
+  it('names an account out of credit or quota as billing, and does not retry it', () => {
+    const credit = toProviderError(
+      anthropicError(400, 'invalid_request_error', 'Your credit balance is too low to access the Anthropic API.'),
+      anthropic,
+    );
+    expect(credit).toMatchObject({ code: 'provider_quota' });
+    expect(credit.message).toContain('the account has no credit or quota left (400: Your credit balance is too low');
+    expect(credit.message).toContain(
+      "Add credit or raise the quota in anthropic's billing settings, or use another key (ANTHROPIC_API_KEY",
+    );
+    const quota = toProviderError(
+      OpenAI.APIError.generate(
+        429,
+        { error: { message: 'You exceeded your current quota, please check your plan and billing details.', code: 'insufficient_quota' } },
+        undefined,
+        new Headers(),
+      ),
+      openai,
+    );
+    expect(quota).toMatchObject({ code: 'provider_quota' });
+    expect(isRetryableError(credit)).toBe(false);
+    expect(isRetryableError(quota)).toBe(false);
+    // A plain rate limit is still one, and retried.
+    expect(isRetryableError(toProviderError(openaiError(429, 'Rate limit reached for requests'), openai))).toBe(true);
+  });
+
   it("names a 400 as the provider's refusal in its own words, not as Legion's bug", () => {
     const error = toProviderError(openaiError(400, "Unsupported parameter: 'temperature' is not supported with this model."), openai);
     expect(error).toMatchObject({ code: 'provider_bad_request' });

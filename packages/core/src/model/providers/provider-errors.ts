@@ -20,6 +20,13 @@ interface SdkErrorShape {
 const CONTEXT_TOO_LONG =
   /prompt is too long|context_length_exceeded|maximum context length|exceeds the context window|context window (?:is )?exceeded|too many (?:input )?tokens/i;
 
+/**
+ * The account is out of money, in the providers' words: Anthropic's 400 "Your credit balance is
+ * too low to access the Anthropic API", OpenAI's 429 "You exceeded your current quota, please
+ * check your plan and billing details", OpenRouter's 402 "Insufficient credits".
+ */
+const NO_CREDIT = /credit balance is too low|exceeded your current quota|insufficient[_ ](?:quota|credits|balance)/i;
+
 export interface ProviderErrorContext {
   provider: string;
   model: string;
@@ -45,6 +52,17 @@ export function toProviderError(error: unknown, context: ProviderErrorContext): 
   const where = context.baseURL ?? 'the default endpoint';
   const make = (code: LegionErrorCode, message: string, fix: string) =>
     new ProviderError(provider, model, message, fix, { code, cause: error });
+  // No credit or quota left: a 400 at Anthropic, a 429 `insufficient_quota` at OpenAI. Not a rate
+  // limit (waiting does not mend it, so it is not retried) and not a setting of the agent's.
+  if (
+    (shape.status === 400 || shape.status === 402 || shape.status === 403 || shape.status === 429) &&
+    (shape.code === 'insufficient_quota' || NO_CREDIT.test(detail))
+  )
+    return make(
+      'provider_quota',
+      `the account has no credit or quota left (${shape.status}: ${detail})`,
+      `Add credit or raise the quota in ${provider}'s billing settings, or use another key (${keyHint.replace(/^Check /, '')}).`,
+    );
   switch (shape.status) {
     case 401:
       return make('provider_auth', `the API key was rejected (401: ${detail})`, `${keyHint}.`);
@@ -271,6 +289,7 @@ export function isRetryableError(error: unknown): boolean {
     return shape.status === undefined || shape.status === 408 || shape.status === 409 || shape.status === 429 || shape.status >= 500;
   }
   const shape = sdkShape(error.cause);
+  if (error.code === 'provider_quota') return false;
   if (shape.status !== undefined) return shape.status === 408 || shape.status === 409 || shape.status === 429 || shape.status >= 500;
   return (
     (error.code === 'provider_unreachable' && !isPermanentConnectionFailure(error)) ||
