@@ -5,8 +5,9 @@ import { Component, createElement, type ComponentChildren, type FunctionComponen
  * preact/compat's `memo` does. Not compat itself: importing it installs React-compatibility hooks
  * on every element of the app (onChange becomes onInput, among others).
  *
- * What it is for: rows of a list where one event changes one row (a participant's state, a turn's
- * tokens). Ten open tabs each redrawing every row at every event was most of their work.
+ * What it is for: parts of a list where one event changes one part (a turn's row, a graph edge) and
+ * parts costly to draw again (a message's markdown: a 200-message conversation was parsed again at
+ * every participant's state change, bench/serve-events.mjs with BENCH_SERVE_HISTORY=200).
  */
 export function pure<Props extends object>(render: FunctionComponent<Props>): FunctionComponent<Props> {
   class Pure extends Component<Props> {
