@@ -1,8 +1,8 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { CHROMIUM, useModelAndBrowser, screenshot } from './browser.test-support.js';
-import { legion, mockedWorkspace, startServe, useModel, type Serve } from './serve-process.test-support.js';
+import { CHROMIUM, screenshot } from './browser.test-support.js';
+import { BOTH_WRITE, scriptNotesConflict, useClaimsWorkspace } from './claims.test-support.js';
+import { legion } from './serve-process.test-support.js';
 
 // Issue 33, claims: a write refused in another process (a `legion run` in a terminal beside the
 // `legion serve`) shows in the browser, as one the serve's own turns raise does. The built binary,
@@ -10,76 +10,18 @@ import { legion, mockedWorkspace, startServe, useModel, type Serve } from './ser
 const TEST_MS = 90_000;
 
 describe.skipIf(CHROMIUM === null)('legion serve: a claim conflict from another process', () => {
-  const { mock, browser } = useModelAndBrowser();
-  let workspace: { dir: string; env: NodeJS.ProcessEnv };
-  let serve: Serve;
-  let page: Page;
-
-  /** Writes without asking: the conflict, not an approval, is what this is about. */
-  function writesFreely(participant: string): void {
-    const file = join(workspace.dir, '.legion/collective/participants', `${participant}.json`);
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), policies: { file_write: 'auto' } }, null, 2));
-  }
-
-  beforeEach(async () => {
-    workspace = mockedWorkspace(mock.url);
-    useModel(workspace.dir, 'reviewer', { provider: 'anthropic', model: 'claude-rev', baseURL: mock.url });
-    writesFreely('developer');
-    writesFreely('reviewer');
-    serve = await startServe(workspace.dir, workspace.env);
-    page = await browser().newPage({ viewport: { width: 1280, height: 860 } });
-  });
-  afterEach(async () => {
-    await page?.close();
-    await serve?.stop();
-    rmSync(workspace.dir, { recursive: true, force: true });
-  });
+  const { mock, browser, current } = useClaimsWorkspace();
 
   it(
     "a legion run's refused write shows as a notice naming who was refused, the file, the holder and what it is doing, once",
     async () => {
-      const message = 'Write the notes, both of you';
-      mock.on(
-        { model: 'claude-test', userMessage: message, hasToolResult: false },
-        {
-          toolCalls: [
-            { id: 'toolu_dev', name: 'communicate', arguments: JSON.stringify({ to: 'developer', message: 'Write NOTES.md' }) },
-            {
-              id: 'toolu_rev',
-              name: 'communicate',
-              arguments: JSON.stringify({ to: 'reviewer', message: 'Put the changelog in NOTES.md' }),
-            },
-          ],
-        },
-      );
-      mock.on({ model: 'claude-test', userMessage: message, hasToolResult: true }, { content: 'Both answered.' });
-      mock.on(
-        { model: 'gpt-test', userMessage: 'Write NOTES.md', hasToolResult: false },
-        {
-          toolCalls: [{ id: 'call_write', name: 'file_write', arguments: JSON.stringify({ path: 'NOTES.md', content: 'by developer\n' }) }],
-        },
-      );
-      // The developer's turn goes on (a slow reply) and holds NOTES.md meanwhile.
-      mock.on(
-        { model: 'gpt-test', userMessage: 'Write NOTES.md', hasToolResult: true },
-        { content: 'Checking NOTES.md line by line. '.repeat(30) },
-        { latency: 40, chunkSize: 8 },
-      );
-      mock.on(
-        { model: 'claude-rev', userMessage: 'Put the changelog in NOTES.md', hasToolResult: false },
-        {
-          toolCalls: [
-            { id: 'toolu_rev_write', name: 'file_write', arguments: JSON.stringify({ path: 'NOTES.md', content: 'by reviewer\n' }) },
-          ],
-        },
-        { latency: 300, chunkSize: 8 },
-      );
-      mock.on({ model: 'claude-rev', userMessage: 'Put the changelog in NOTES.md', hasToolResult: true }, { content: 'It was taken.' });
+      const { workspace, serve, page } = current;
+      scriptNotesConflict(mock, 30);
 
       await page.goto(serve.url);
       await page.getByTestId('connection').and(page.locator('[data-state="open"]')).waitFor();
       // The turn runs in another process, in the session the page shows (the workspace's latest).
-      const run = await legion(['run', message], workspace.dir, workspace.env);
+      const run = await legion(['run', BOTH_WRITE], workspace.dir, workspace.env);
       expect(run.status, run.stderr).toBe(0);
       expect(readFileSync(join(workspace.dir, 'NOTES.md'), 'utf8')).toBe('by developer\n');
 
@@ -90,8 +32,7 @@ describe.skipIf(CHROMIUM === null)('legion serve: a claim conflict from another 
       );
       // The claim was the other process's: its turn gave it back without an event here, and the count goes.
       // The page re-reads claims every 2 s while any are listed, so by then the follower has read the
-      // session's conflicts log again: the notice is still one. (Not the run's last reply as the signal:
-      // which session the page shows when a run in another process starts a new one is another matter.)
+      // session's conflicts log again: the notice is still one.
       await page.getByTestId('nav-claims-count').waitFor({ state: 'detached' });
       expect(await page.getByTestId('claim-conflict').count()).toBe(1);
       await screenshot(page, 'claims-conflict-remote');
