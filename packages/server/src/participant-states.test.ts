@@ -142,6 +142,7 @@ describe('participant states from the turn lifecycle', () => {
     const asked = run(...asking);
     expect(names(asked.shown)).toEqual({ user: 'user', coordinator: 'delegate', developer: 'user' });
     expect(asked.shown('user').detail).toBe('question from developer');
+    expect(asked.shown('user').askedBy).toBe('developer');
     const stopped = run(
       ...asking,
       event({ type: 'question:withdrawn', ...question, reason: 'the asking turn ended' }),

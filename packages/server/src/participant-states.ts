@@ -4,6 +4,8 @@ import type { ParticipantStateName } from './wire/participants.js';
 export interface ParticipantState {
   state: ParticipantStateName;
   detail?: string | undefined;
+  /** On the user, `user`: who asks them (to answer or to approve), for a client to name. */
+  askedBy?: string | undefined;
   sessionId?: string | undefined;
   conversationId?: string | undefined;
   /** How its last turn ended, once it has no turn open: `failed` and `cancelled` are worth showing on an idle participant. */
@@ -240,6 +242,7 @@ export function participantStateOf(records: LifecycleRecords, participantId: str
     return {
       state: 'user',
       detail: askedOf.kind === 'approval' ? `approve ${askedOf.detail}` : `question from ${askedOf.detail}`,
+      askedBy: askedOf.participantId,
       ...at(askedOf),
     };
   const turns = [...records.turns.values()].filter((turn) => turn.participantId === participantId);

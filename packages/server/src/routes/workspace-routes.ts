@@ -82,6 +82,7 @@ export function workspaceRoutes(app: Hono, server: ServerContext, env: NodeJS.Pr
         entry: participant.id === entry,
         state: state.state,
         ...(state.detail !== undefined ? { detail: state.detail } : {}),
+        ...(state.askedBy !== undefined ? { askedBy: state.askedBy } : {}),
         ...(state.sessionId !== undefined ? { sessionId: state.sessionId } : {}),
         ...(state.conversationId !== undefined ? { conversationId: state.conversationId } : {}),
         ...(state.outcome !== undefined ? { outcome: state.outcome } : {}),

@@ -149,6 +149,8 @@ export const StateEventDataSchema = z.object({
   participantId: z.string(),
   state: ParticipantStateNameSchema,
   detail: z.string().optional(),
+  /** On the user, `user`: the participant who asks them (a question, or an approval). */
+  askedBy: z.string().optional(),
   sessionId: z.string().optional(),
   conversationId: z.string().optional(),
   outcome: TurnEndingOutcomeSchema.optional(),

@@ -34,6 +34,8 @@ export const ParticipantSchema = z.object({
   state: ParticipantStateNameSchema,
   /** The tool it runs (`tool`), the approval's tool (`approval`), … */
   detail: z.string().optional(),
+  /** On the user, `user`: the participant who asks them (a question, or an approval). */
+  askedBy: z.string().optional(),
   /** Where the state happens, when it is not idle. */
   sessionId: z.string().optional(),
   conversationId: z.string().optional(),

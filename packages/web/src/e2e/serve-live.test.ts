@@ -198,6 +198,8 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
       expect(asked.developer).toBe('user');
       expect(asked.user).toBe('user');
       expect(asked.coordinator).toBe('delegate');
+      // Who asks is named (the server's askedBy), as everywhere else.
+      expect(await page.getByTestId('participant-state-user').textContent()).toBe('you are asked: question from Developer');
       await screenshot(page, 'live-roster-question');
       await page.getByTestId('nav-work').click();
       await page.getByTestId('conversation-open-user__coordinator').click();

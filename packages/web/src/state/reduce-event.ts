@@ -127,11 +127,20 @@ export function reduceEvent(state: AppState, event: WireEvent, now: number): App
 export function reduceParticipantState(state: AppState, event: StateEvent): AppState {
   const participants = state.participants.map((participant) => {
     if (participant.id !== event.participantId) return participant;
-    const { detail: _detail, sessionId: _session, conversationId: _conversation, outcome: _outcome, code: _code, ...rest } = participant;
+    const {
+      detail: _detail,
+      askedBy: _askedBy,
+      sessionId: _session,
+      conversationId: _conversation,
+      outcome: _outcome,
+      code: _code,
+      ...rest
+    } = participant;
     return {
       ...rest,
       state: event.state,
       ...(event.detail !== undefined ? { detail: event.detail } : {}),
+      ...(event.askedBy !== undefined ? { askedBy: event.askedBy } : {}),
       ...(event.sessionId !== undefined ? { sessionId: event.sessionId } : {}),
       ...(event.conversationId !== undefined ? { conversationId: event.conversationId } : {}),
       ...(event.outcome !== undefined ? { outcome: event.outcome } : {}),

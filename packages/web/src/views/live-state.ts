@@ -1,9 +1,7 @@
 import type { Participant } from '../api/wire.js';
 import { displayName } from './names.js';
 
-const QUESTION_FROM = 'question from ';
-
-type LiveState = Pick<Participant, 'state' | 'detail' | 'outcome' | 'code'> & { type?: Participant['type'] };
+type LiveState = Pick<Participant, 'state' | 'detail' | 'askedBy' | 'outcome' | 'code'> & { type?: Participant['type'] };
 
 /**
  * A participant's state in words, as the server derived it: what it does now, whom it waits for,
@@ -23,9 +21,10 @@ export function stateText(live: LiveState, participants: readonly Participant[] 
     case 'user':
       // On the user's own card: they are the one asked.
       if (live.type === 'user') {
-        // The server says "question from <id>": named here as everywhere else.
-        const from = live.detail?.startsWith(QUESTION_FROM) ? displayName(participants, live.detail.slice(QUESTION_FROM.length)) : null;
-        return from !== null ? `you are asked: question from ${from}` : live.detail ? `you are asked: ${live.detail}` : 'you are asked';
+        // Who asks, named as everywhere else (the server's `detail` holds the id, for clients that show it as it is).
+        if (live.askedBy !== undefined && live.detail?.startsWith('question'))
+          return `you are asked: question from ${displayName(participants, live.askedBy)}`;
+        return live.detail ? `you are asked: ${live.detail}` : 'you are asked';
       }
       return live.detail ? `waiting for you: ${live.detail}` : 'waiting for you';
     case 'idle':
