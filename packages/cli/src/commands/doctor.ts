@@ -1,7 +1,8 @@
 import { findWorkspaceRoot } from '@legion-collective/core';
 import { checkModelAccess } from '@legion-collective/core/management';
 import { resolve } from 'node:path';
-import { endpointChecks, runDoctorChecks } from '../doctor/doctor-checks.js';
+import { runDoctorChecks } from '../doctor/doctor-checks.js';
+import { endpointChecks } from '../doctor/model-checks.js';
 import { readRoster } from '../roster.js';
 import { buildReport, type DoctorCheck } from '../doctor/doctor-report.js';
 import { styleFor } from '../render/style.js';
