@@ -149,6 +149,25 @@ describe('legion serve API, on a real server over a real Legion', () => {
     const listed = await api.get('/api/sessions?q=' + id.slice(0, 6));
     expect(listed.json).toMatchObject({ sessions: [{ id, messages: 2 }] });
     expect((await api.get('/api/sessions/no-such-session')).status).toBe(404);
+    // A session with no refused write has an empty conflicts log; an id that is no session's, or
+    // climbs out of the sessions folder, reads nothing.
+    expect((await api.get(`/api/sessions/${id}/conflicts`)).json).toEqual({ conflicts: [] });
+    expect((await api.get('/api/sessions/no-such-session/conflicts')).status).toBe(404);
+    // Every session route: a name no session can have is the caller's mistake (400, saying what a
+    // session id is), never a server failure (it was a 500 "please report it").
+    for (const path of [
+      '/api/sessions/..%2F..%2Fetc',
+      '/api/sessions/..%2F..%2Fetc/conflicts',
+      '/api/sessions/..%2Fx/usage',
+      '/api/sessions/a%20b/approvals',
+      '/api/questions?session=..%2Fx',
+      '/api/search?q=hello&session=..%2Fx',
+    ]) {
+      const refused = await api.get(path);
+      expect(refused.status, path).toBe(400);
+      expect(JSON.stringify(refused.json), path).toContain('is not a session id');
+    }
+    expect((await api.get(`/api/sessions/${id}/conflicts`, { token: null })).status).toBe(401);
     expect((await api.get('/api/workspace')).json).toMatchObject({ sessionId: id });
   });
 

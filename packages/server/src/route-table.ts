@@ -97,7 +97,7 @@ export const ROUTES = {
     path: '/api/sessions/{id}',
     summary: 'One session and its conversations',
     responses: { 200: { description: 'The session', schema: SessionDetailResponseSchema } },
-    errors: [404],
+    errors: [400, 404],
   },
   messages: {
     method: 'get',
@@ -186,14 +186,14 @@ export const ROUTES = {
     path: '/api/sessions/{id}/usage',
     summary: 'Tokens and cost of a session: in total, per participant (own and with delegates), per conversation',
     responses: { 200: { description: 'The usage', schema: SessionUsageResponseSchema } },
-    errors: [404],
+    errors: [400, 404],
   },
   conflicts: {
     method: 'get',
     path: '/api/sessions/{id}/conflicts',
     summary: 'Writes a file claim refused in a session (by any process), oldest first: who was refused, which file, and who held it',
     responses: { 200: { description: 'The refused writes', schema: SessionConflictsResponseSchema } },
-    errors: [404],
+    errors: [400, 404],
   },
   search: {
     method: 'get',

@@ -21,6 +21,9 @@ export async function sessionOf(legion: Legion, id: string): Promise<Session> {
     if (error instanceof SessionNotFoundError || (error instanceof Error && 'code' in error && error.code === 'invalid_id')) {
       throw new ApiError(404, 'not_found', `No session "${id}". List them with GET /api/sessions.`);
     }
+    // A name no session can have (`../etc`, a space): the caller's mistake, said as core says it, not a server failure.
+    if (error instanceof Error && 'code' in error && error.code === 'invalid_session_id')
+      throw new ApiError(400, 'bad_request', error.message);
     throw error;
   }
 }
