@@ -31,6 +31,8 @@ const TARGET_P95_MS = TABS === 1 ? 50 : 150;
  * `.cpuprofile`, readable by Chrome DevTools or `node bench/cpuprofile-top.mjs FILE`.
  */
 const PROFILE_DIR = process.env.BENCH_SERVE_PROFILE;
+/** A PNG file (optional): the first tab as it looks after the counted turns, to see what was measured. */
+const SCREENSHOT = process.env.BENCH_SERVE_SCREENSHOT;
 
 const mock = new LLMock({ port: 0, host: '127.0.0.1' });
 await mock.start();
@@ -67,6 +69,8 @@ const TAP = `
   window.latencies = [];
   window.domLatencies = [];
   window.turnsEnded = 0;
+  // Every request the app makes is counted (a tab's reads cost the server and a render each).
+  performance.setResourceTimingBufferSize(1e6);
   const pending = [];
   new MutationObserver(() => {
     if (pending.length === 0) return;
@@ -112,7 +116,7 @@ const headers = { authorization: `Bearer ${serve.token}`, 'content-type': 'appli
 const nodeLatencies = [];
 let turnEnded = () => {};
 /** The stream's events and the reads that brought them, over the counted turns (a read is one task in a tab). */
-const streamCounts = { events: 0, reads: 0 };
+const streamCounts = { events: 0, reads: 0, byType: new Map() };
 const reference = new AbortController();
 const referenceStream = await fetch(`${serve.origin}/api/events`, {
   headers: { authorization: headers.authorization },
@@ -133,8 +137,11 @@ void (async () => {
         const data = block.split('\n').find((line) => line.startsWith('data: '));
         if (!data) continue;
         streamCounts.events += 1;
-        if (!block.includes('event: legion')) continue;
+        const kind = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
+        if (kind !== 'legion') streamCounts.byType.set(kind, (streamCounts.byType.get(kind) ?? 0) + 1);
+        if (kind !== 'legion') continue;
         const event = JSON.parse(data.slice(6));
+        streamCounts.byType.set(event.type, (streamCounts.byType.get(event.type) ?? 0) + 1);
         if (event.type === 'message:sent') nodeLatencies.push(now - Date.parse(event.message.at));
         if (event.type === 'turn:end' && event.conversationId.startsWith('user__coordinator')) turnEnded();
       }
@@ -176,6 +183,9 @@ const readMetrics = async () => {
   return totals;
 };
 let metricsBefore = await readMetrics();
+const countRequests = async () =>
+  (await Promise.all(pages.map((page) => page.evaluate(() => performance.getEntriesByType('resource').length)))).reduce((a, b) => a + b, 0);
+let requestsBefore = 0;
 let cpuBefore = new Map();
 let tabProfiler;
 if (PROFILE_DIR) {
@@ -213,8 +223,10 @@ for (let turn = 0; turn <= TURNS; turn += 1) {
     nodeLatencies.length = 0;
     streamCounts.events = 0;
     streamCounts.reads = 0;
+    streamCounts.byType.clear();
     cpuBefore = descendantsCpuMs();
     metricsBefore = await readMetrics();
+    requestsBefore = await countRequests();
     if (tabProfiler) {
       await tabProfiler.send('Profiler.start');
       await browser.startTracing(pages[0], { path: join(PROFILE_DIR, 'tab.trace.json'), categories: ['devtools.timeline', 'blink', 'cc'] });
@@ -229,9 +241,11 @@ if (tabProfiler) {
 const elapsed = performance.now() - started;
 const cpuAfter = descendantsCpuMs();
 const metricsAfter = await readMetrics();
+const requestsPerTabTurn = ((await countRequests()) - requestsBefore) / TABS / TURNS;
 /** Per tab and counted turn. */
 const perTabTurn = (name) => (metricsAfter[name] - metricsBefore[name]) / TABS / TURNS;
 const cpuSpent = (program) => (cpuAfter.get(program) ?? 0) - (cpuBefore.get(program) ?? 0);
+if (SCREENSHOT) await pages[0].screenshot({ path: SCREENSHOT, fullPage: true });
 const perTab = await Promise.all(pages.map((page) => page.evaluate(() => window.latencies)));
 const perTabDom = await Promise.all(pages.map((page) => page.evaluate(() => window.domLatencies)));
 const dom = perTabDom.flat();
@@ -256,10 +270,16 @@ console.log(
 console.log(
   `  CPU over the ${TURNS} counted turns: the browser (${TABS} tabs) ${ms(cpuSpent('chromium'))}, the server and its children ${ms(cpuSpent('node'))}`,
 );
+console.log(
+  `    a turn's events: ${[...streamCounts.byType]
+    .sort((a, b) => b[1] - a[1])
+    .map(([type, count]) => `${(count / TURNS).toFixed(0)} ${type}`)
+    .join(', ')}`,
+);
 const kinds = [...cpuAfter.keys()].filter((name) => name.startsWith('chromium:'));
 console.log(`    the browser's processes: ${kinds.map((kind) => `${kind.slice('chromium:'.length)} ${ms(cpuSpent(kind))}`).join(', ')}`);
 console.log(
-  `  each tab, each turn: main thread busy ${ms(perTabTurn('TaskDuration') * 1000)} (script ${ms(perTabTurn('ScriptDuration') * 1000)}), ${perTabTurn('RecalcStyleCount').toFixed(0)} style recalculations, ${perTabTurn('LayoutCount').toFixed(0)} layouts`,
+  `  each tab, each turn: main thread busy ${ms(perTabTurn('TaskDuration') * 1000)} (script ${ms(perTabTurn('ScriptDuration') * 1000)}), ${perTabTurn('RecalcStyleCount').toFixed(0)} style recalculations, ${perTabTurn('LayoutCount').toFixed(0)} layouts, ${requestsPerTabTurn.toFixed(1)} requests`,
 );
 console.log(
   `  (machine load average ${loadavg()
@@ -281,9 +301,11 @@ printJson('serve-events', {
   turnEvents: round(streamCounts.events / TURNS, 0),
   turnReads: round(streamCounts.reads / TURNS, 0),
   browserCpuMs: round(cpuSpent('chromium'), 0),
+  rendererCpuMs: round(cpuSpent('chromium:renderer'), 0),
   serverCpuMs: round(cpuSpent('node'), 0),
   tabTurnBusyMs: round(perTabTurn('TaskDuration') * 1000, 1),
   tabTurnScriptMs: round(perTabTurn('ScriptDuration') * 1000, 1),
   tabTurnStyleRecalcs: round(perTabTurn('RecalcStyleCount'), 0),
   tabTurnLayouts: round(perTabTurn('LayoutCount'), 0),
+  tabTurnRequests: round(requestsPerTabTurn, 1),
 });

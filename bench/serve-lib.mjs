@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
-export const LEGION = fileURLToPath(new URL('../packages/cli/dist/legion.js', import.meta.url));
+/** The built binary; `BENCH_LEGION` names another build of it (an A/B of two builds, run interleaved). */
+export const LEGION = process.env.BENCH_LEGION ?? fileURLToPath(new URL('../packages/cli/dist/legion.js', import.meta.url));
 
 export function findChromium() {
   for (const candidate of [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'])

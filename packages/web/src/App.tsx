@@ -1,7 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import type { Controller } from './state/controller.js';
-import type { Participant } from './api/wire.js';
-import type { AppState } from './state/app-state.js';
 import { useAppState, type Store } from './state/store.js';
 import { approvalsOf, questionsWaitingIn } from './state/waiting-on-you.js';
 import { Approvals } from './views/Approvals.js';
@@ -10,16 +8,15 @@ import { Conversation } from './views/Conversation.js';
 import { Notices } from './views/Notices.js';
 import { Claims, ConflictNotice } from './views/Claims.js';
 import { Cost } from './views/Cost.js';
-import { Graph } from './views/Graph.js';
 import { SessionSwitcher, ThemeToggle } from './views/HeaderControls.js';
 import { Questions } from './views/Questions.js';
 import { Roster } from './views/Roster.js';
 import { Sessions } from './views/Sessions.js';
-import { TurnTree } from './views/TurnTree.js';
+import { Side } from './views/Side.js';
 import { visibleText } from './views/visible-text.js';
 import { WorktreeReviews } from './views/WorktreeReviews.js';
 import { WaitingOnYou } from './views/WaitingOnYou.js';
-import { displayName } from './views/names.js';
+import { usePeople } from './views/names.js';
 
 const VIEWS = ['work', 'collective', 'questions', 'approvals', 'claims', 'cost', 'sessions'] as const;
 type View = (typeof VIEWS)[number];
@@ -28,6 +25,8 @@ const viewOf = (hash: string): View => VIEWS.find((view) => hash === `#/${view}`
 
 export function App({ store, controller }: { store: Store; controller: Controller }) {
   const state = useAppState(store);
+  // Who the participants are, apart from what they do: the views that only name them keep it while states change.
+  const people = usePeople(state.participants);
   const [view, setView] = useState<View>(viewOf(location.hash));
   useEffect(() => {
     const follow = () => setView(viewOf(location.hash));
@@ -50,6 +49,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
     () => (
       <Side
         participants={state.participants}
+        people={people}
         conversations={state.conversations}
         activeTurns={state.activeTurns}
         turnTree={state.turnTree}
@@ -57,7 +57,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
         onOpen={open}
       />
     ),
-    [state.participants, state.conversations, state.activeTurns, state.turnTree, selected, open],
+    [state.participants, people, state.conversations, state.activeTurns, state.turnTree, selected, open],
   );
   const entryAgent = state.workspace?.entryAgent ?? undefined;
   // What the conversation on screen waits on you for: shown at its foot, answered in its own message box.
@@ -109,7 +109,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
         </p>
       )}
       <Notices notices={state.notices} onDismiss={(id) => controller.dismissNotice(id)} />
-      <ConflictNotice conflicts={state.conflicts} participants={state.participants} onDismiss={() => controller.dismissConflicts()} />
+      <ConflictNotice conflicts={state.conflicts} participants={people} onDismiss={() => controller.dismissConflicts()} />
       <main>
         {view === 'work' && (
           <div class="work">
@@ -119,7 +119,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
                 conversationId={selected}
                 conversation={selected !== null ? state.conversations[selected] : undefined}
                 messages={selected !== null ? state.messages[selected] : undefined}
-                participants={state.participants}
+                participants={people}
                 stream={selected !== null ? state.streams[selected] : undefined}
                 earlier={selected !== null && state.earlier[selected] === true}
                 active={selected !== null && selected in state.activeTurns}
@@ -127,16 +127,16 @@ export function App({ store, controller }: { store: Store; controller: Controlle
                 onOpenConversation={open}
                 onLoadEarlier={() => selected !== null && void controller.loadEarlier(selected)}
               />
-              <WorktreeReviews reviews={state.reviews} participants={state.participants} />
+              <WorktreeReviews reviews={state.reviews} participants={people} />
               <WaitingOnYou
                 questions={waitingQuestions}
                 approvals={waitingApprovals}
-                participants={state.participants}
+                participants={people}
                 onAnswer={(id, text) => controller.answer(id, text)}
                 onDecide={(answers) => controller.decide(answers)}
               />
               <Composer
-                participants={state.participants}
+                participants={people}
                 entryAgent={entryAgent}
                 answering={waitingQuestions}
                 approvalsWaiting={waitingApprovals.filter((approval) => approval.status === 'pending').length}
@@ -148,16 +148,16 @@ export function App({ store, controller }: { store: Store; controller: Controlle
         )}
         {view === 'collective' && <Roster participants={state.participants} entryAgent={entryAgent} />}
         {view === 'questions' && (
-          <Questions questions={state.questions} participants={state.participants} onAnswer={(id, text) => controller.answer(id, text)} />
+          <Questions questions={state.questions} participants={people} onAnswer={(id, text) => controller.answer(id, text)} />
         )}
         {view === 'approvals' && (
-          <Approvals approvals={state.approvals} participants={state.participants} onDecide={(answers) => controller.decide(answers)} />
+          <Approvals approvals={state.approvals} participants={people} onDecide={(answers) => controller.decide(answers)} />
         )}
         {view === 'claims' && (
           <Claims
             claims={state.claims}
             refusedWrites={state.refusedWrites}
-            participants={state.participants}
+            participants={people}
             onRefresh={() => controller.refreshClaims()}
             onRelease={(path) => void controller.releaseClaim(path)}
           />
@@ -166,7 +166,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
         {view === 'sessions' && (
           <Sessions
             sessions={state.sessions}
-            participants={state.participants}
+            participants={people}
             sessionId={state.sessionId}
             hasMore={state.sessionsNext !== null}
             onMore={() => controller.moreSessions()}
@@ -188,46 +188,6 @@ export function App({ store, controller }: { store: Store; controller: Controlle
           />
         )}
       </main>
-    </div>
-  );
-}
-
-interface SideProps {
-  participants: Participant[];
-  conversations: AppState['conversations'];
-  activeTurns: AppState['activeTurns'];
-  turnTree: AppState['turnTree'];
-  selected: string | null;
-  onOpen(conversationId: string): void;
-}
-
-/** The work view's side: the conversation graph, the current turn's tree, the conversations. */
-function Side({ participants, conversations: byId, activeTurns, turnTree, selected, onOpen }: SideProps) {
-  const conversations = Object.values(byId);
-  return (
-    <div class="side">
-      <Graph participants={participants} conversations={conversations} activeTurns={activeTurns} selected={selected} onSelect={onOpen} />
-      <TurnTree tree={turnTree} participants={participants} selected={selected} onOpen={onOpen} />
-      <section class="panel">
-        <h2>Conversations</h2>
-        <ul class="conversation-list" data-testid="conversation-list">
-          {conversations.map((conversation) => (
-            <li key={conversation.id} class={conversation.id === selected ? 'current' : ''}>
-              <button
-                type="button"
-                class="link"
-                data-testid={`conversation-open-${conversation.id}`}
-                onClick={() => onOpen(conversation.id)}
-              >
-                {visibleText(
-                  `${displayName(participants, conversation.initiator)} → ${displayName(participants, conversation.responder)}${conversation.name ? ` (${conversation.name})` : ''}`,
-                )}
-              </button>
-              {conversation.id in activeTurns && <span class="badge running">active</span>}
-            </li>
-          ))}
-        </ul>
-      </section>
     </div>
   );
 }

@@ -1,5 +1,5 @@
-import type { Participant, WireQuestion } from '../api/wire.js';
-import { displayName } from './names.js';
+import type { WireQuestion } from '../api/wire.js';
+import { displayName, type Person } from './names.js';
 import { plainText } from './plain-text.js';
 import { visibleText } from './visible-text.js';
 
@@ -18,7 +18,7 @@ export function Answering({
 }: {
   question: WireQuestion;
   waiting: number;
-  participants?: readonly Participant[];
+  participants?: readonly Person[];
 }) {
   return (
     <p class="answering" data-testid="composer-answering" data-question={question.id}>

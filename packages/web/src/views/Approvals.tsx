@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
-import type { ApprovalView, Participant } from '../api/wire.js';
+import type { ApprovalView } from '../api/wire.js';
 import { APPROVAL_BUTTONS, type Answer, type ApprovalButton } from './approval-choices.js';
 import { useApprovalDecisions, type Decide } from './approval-decisions.js';
 import { ApprovalInput } from './FileChangeDiff.js';
-import { displayName } from './names.js';
+import { displayName, type Person } from './names.js';
 import { sandboxText } from './sandbox-text.js';
 import { oneLine } from './format.js';
 import { visibleText } from './visible-text.js';
@@ -21,7 +21,7 @@ export function PendingApproval({
   onStage,
 }: {
   approval: ApprovalView;
-  participants: readonly Participant[];
+  participants: readonly Person[];
   staged: Answer | undefined;
   waitingFor: number;
   onStage(answer: Answer): void;
@@ -134,7 +134,7 @@ export function DecidedApproval({
   testId,
 }: {
   approval: ApprovalView;
-  participants: readonly Participant[];
+  participants: readonly Person[];
   testId: string;
 }) {
   return (
@@ -156,7 +156,7 @@ export function Approvals({
 }: {
   approvals: ApprovalView[];
   /** For names and colours; an id not among them shows as itself. */
-  participants?: readonly Participant[];
+  participants?: readonly Person[];
   onDecide: Decide;
 }) {
   const pending = approvals.filter((approval) => approval.status === 'pending');

@@ -1,7 +1,7 @@
 import { useEffect } from 'preact/hooks';
-import type { ClaimConflict, FileClaim, Participant, RefusedWrite } from '../api/wire.js';
+import type { ClaimConflict, FileClaim, RefusedWrite } from '../api/wire.js';
 import { formatTime } from './format.js';
-import { displayName } from './names.js';
+import { displayName, type Person } from './names.js';
 import { visibleText } from './visible-text.js';
 
 /** How often the open view reads the claims again: turns in other processes (a terminal) claim files without an event here. */
@@ -10,7 +10,7 @@ const POLL_MS = 2_000;
 /** One refused write, as a line: who was refused, which file, who holds it and what it is doing. */
 export function conflictLine(
   conflict: Pick<RefusedWrite, 'participantId' | 'tool' | 'path' | 'holder'>,
-  participants: readonly Participant[],
+  participants: readonly Person[],
   tense: 'now' | 'then' = 'now',
 ): string {
   const holder = displayName(participants, conflict.holder.participantId);
@@ -24,7 +24,7 @@ export function ConflictNotice({
   onDismiss,
 }: {
   conflicts: ClaimConflict[];
-  participants: readonly Participant[];
+  participants: readonly Person[];
   onDismiss: () => void;
 }) {
   if (conflicts.length === 0) return null;
@@ -55,7 +55,7 @@ export function Claims({
   claims: FileClaim[];
   /** The session's, oldest first: shown newest first. */
   refusedWrites: RefusedWrite[];
-  participants: readonly Participant[];
+  participants: readonly Person[];
   onRefresh: () => void;
   onRelease: (path: string) => void;
 }) {

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import type { Participant, WireQuestion } from '../api/wire.js';
+import type { WireQuestion } from '../api/wire.js';
 import { Answering } from './Answering.js';
 import { visibleText } from './visible-text.js';
-import { displayName } from './names.js';
+import { displayName, type Person } from './names.js';
 
 /**
  * You, as a participant: a message to the entry agent or any other, in a named conversation if you
@@ -17,7 +17,7 @@ export function Composer({
   onSend,
   onAnswer,
 }: {
-  participants: Participant[];
+  participants: readonly Person[];
   entryAgent: string | undefined;
   /** The questions the conversation on screen waits on, oldest first: the box answers the first. */
   answering: WireQuestion[];

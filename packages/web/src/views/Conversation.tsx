@@ -1,4 +1,4 @@
-import type { ConversationSummary, Participant, WireMessage } from '../api/wire.js';
+import type { ConversationSummary, WireMessage } from '../api/wire.js';
 import { useMemo } from 'preact/hooks';
 import type { Stream } from '../state/app-state.js';
 import { formatTime } from './format.js';
@@ -8,7 +8,7 @@ import { useAutoscroll } from './autoscroll.js';
 import { JumpToLatest } from './JumpToLatest.js';
 import { placeToolResults, resultOf, showsNothing } from './tool-results.js';
 import { visibleText } from './visible-text.js';
-import { displayName } from './names.js';
+import { displayName, type Person } from './names.js';
 import { Who } from './Who.js';
 
 interface ConversationProps {
@@ -16,7 +16,7 @@ interface ConversationProps {
   conversationId: string | null;
   messages: WireMessage[] | undefined;
   /** For names and colours; an id not among them shows as itself. */
-  participants?: readonly Participant[];
+  participants?: readonly Person[];
   stream: Stream | undefined;
   earlier: boolean;
   active: boolean;
@@ -25,7 +25,7 @@ interface ConversationProps {
   onLoadEarlier(): void;
 }
 
-const NO_PARTICIPANTS: readonly Participant[] = [];
+const NO_PARTICIPANTS: readonly Person[] = [];
 
 /** A conversation's messages, the reply being streamed under them. */
 export function Conversation({
@@ -92,7 +92,7 @@ export function Conversation({
 
 interface HistoryProps {
   messages: WireMessage[];
-  participants: readonly Participant[];
+  participants: readonly Person[];
   onOpenConversation(id: string): void;
 }
 

@@ -1,10 +1,13 @@
-import { useRef } from 'preact/hooks';
+import { useMemo, useRef } from 'preact/hooks';
 import type { ConversationSummary, Participant } from '../api/wire.js';
 import type { ActiveTurn } from '../state/app-state.js';
 import { arrowPath, NODE_RADIUS, ringLayout } from './graph-layout.js';
+import { plural } from './format.js';
+import { pairEdges } from './graph-edges.js';
 import { stateText } from './live-state.js';
 import { useMarch } from './march.js';
 import { pure } from './pure.js';
+import { displayName } from './names.js';
 import { visibleText } from './visible-text.js';
 
 const WIDTH = 560;
@@ -25,50 +28,79 @@ function shortLabel(name: string): string {
 
 interface EdgeProps {
   id: string;
-  name: string | undefined;
-  messages: number;
+  label: string | undefined;
+  title: string;
   d: string;
   labelX: number;
   labelY: number;
   active: boolean;
   selected: boolean;
+  opens: string;
   onSelect(conversationId: string): void;
 }
 
-/** One conversation's arrow: drawn again only when it changed (a session has hundreds; an event changes one or two). */
-const Edge = pure(function Edge({ id, name, messages, d, labelX, labelY, active, selected, onSelect }: EdgeProps) {
+/** One pair's arrow: drawn again only when it changed (an event changes one or two). */
+const Edge = pure(function Edge({ id, label, title, d, labelX, labelY, active, selected, opens, onSelect }: EdgeProps) {
   return (
     <g
       class={`edge${active ? ' active' : ''}${selected ? ' selected' : ''}`}
       data-testid={`graph-edge-${id}`}
       data-active={String(active)}
-      onClick={() => onSelect(id)}
+      data-opens={opens}
+      onClick={() => onSelect(opens)}
     >
-      <title>{visibleText(`${id}: ${messages} messages`)}</title>
+      <title>{visibleText(title)}</title>
       <path d={d} class="edge-hit" />
       <path d={d} class="edge-line" marker-end={active ? 'url(#arrow-active)' : 'url(#arrow)'} />
-      {name && (
+      {label && (
         <text x={labelX} y={labelY} class="edge-label">
-          {visibleText(name)}
+          {visibleText(label)}
         </text>
       )}
     </g>
   );
 });
 
-/** Participants as nodes, conversations as arrows initiator → responder; the turns running now are lit. */
+interface NodeProps {
+  id: string;
+  label: string;
+  title: string;
+  state: string;
+  busy: boolean;
+  x: number;
+  y: number;
+}
+
+/** One participant: drawn again only when its state or place changed. */
+const Node = pure(function Node({ id, label, title, state, busy, x, y }: NodeProps) {
+  return (
+    <g
+      class={`node state-${state}${busy ? ' busy' : ''}`}
+      data-testid={`graph-node-${id}`}
+      data-state={state}
+      transform={`translate(${x} ${y})`}
+    >
+      <title>{visibleText(title)}</title>
+      <circle r={NODE_RADIUS} />
+      <text y="4">{visibleText(label)}</text>
+    </g>
+  );
+});
+
+/** Participants as nodes; an arrow initiator → responder for the conversations between them; the turns running now are lit. */
 export function Graph({ participants, conversations, activeTurns, selected, onSelect }: GraphProps) {
   const ids = participants.map((participant) => participant.id);
   for (const conversation of conversations)
     for (const id of [conversation.initiator, conversation.responder]) if (!ids.includes(id)) ids.push(id);
-  const positions = ringLayout(ids, WIDTH, HEIGHT);
-  const lanes = new Map<string, number>();
+  const key = ids.join('\n');
+  const positions = useMemo(() => ringLayout(key.split('\n'), WIDTH, HEIGHT), [key]);
   const active = new Set(Object.keys(activeTurns));
   const busy = new Set(Object.values(activeTurns).map((turn) => turn.participantId));
+  const edges = pairEdges(conversations, active, selected);
   const svg = useRef<SVGSVGElement>(null);
   useMarch(
     svg,
-    conversations.some((conversation) => active.has(conversation.id)),
+    edges.some((edge) => edge.active),
   );
   return (
     <section class="panel graph" data-testid="view-graph">
@@ -82,25 +114,29 @@ export function Graph({ participants, conversations, activeTurns, selected, onSe
             <path d="M 0 0 L 10 5 L 0 10 z" class="arrowhead active" />
           </marker>
         </defs>
-        {conversations.map((conversation) => {
-          const from = positions.get(conversation.initiator);
-          const to = positions.get(conversation.responder);
+        {edges.map((edge) => {
+          const from = positions.get(edge.initiator);
+          const to = positions.get(edge.responder);
           if (!from || !to) return null;
-          const pair = `${conversation.initiator}>${conversation.responder}`;
-          const lane = lanes.get(pair) ?? 0;
-          lanes.set(pair, lane + 1);
-          const { d, label } = arrowPath(from, to, lane);
+          const { d, label } = arrowPath(from, to);
+          const who = `${displayName(participants, edge.initiator)} → ${displayName(participants, edge.responder)}`;
+          const messages = plural(edge.messages, 'message');
+          const title =
+            edge.conversationIds.length > 1
+              ? `${who}: ${edge.label}, ${messages}`
+              : `${who}${edge.label ? ` (${edge.label})` : ''}: ${messages}`;
           return (
             <Edge
-              key={conversation.id}
-              id={conversation.id}
-              name={conversation.name}
-              messages={conversation.messages}
+              key={edge.id}
+              id={edge.id}
+              label={edge.label}
+              title={title}
               d={d}
               labelX={label.x}
               labelY={label.y}
-              active={active.has(conversation.id)}
-              selected={selected === conversation.id}
+              active={edge.active}
+              selected={edge.selected}
+              opens={edge.opens}
               onSelect={onSelect}
             />
           );
@@ -109,19 +145,18 @@ export function Graph({ participants, conversations, activeTurns, selected, onSe
           const point = positions.get(id);
           if (!point) return null;
           const participant = participants.find((candidate) => candidate.id === id);
-          const state = participant?.state ?? 'idle';
+          const name = participant?.name ?? id;
           return (
-            <g
+            <Node
               key={id}
-              class={`node state-${state}${busy.has(id) ? ' busy' : ''}`}
-              data-testid={`graph-node-${id}`}
-              data-state={state}
-              transform={`translate(${point.x} ${point.y})`}
-            >
-              <title>{visibleText(`${participant?.name ?? id}: ${participant ? stateText(participant, participants) : 'idle'}`)}</title>
-              <circle r={NODE_RADIUS} />
-              <text y="4">{visibleText(shortLabel(participant?.name ?? id))}</text>
-            </g>
+              id={id}
+              label={shortLabel(name)}
+              title={`${name}: ${participant ? stateText(participant, participants) : 'idle'}`}
+              state={participant?.state ?? 'idle'}
+              busy={busy.has(id)}
+              x={point.x}
+              y={point.y}
+            />
           );
         })}
       </svg>

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import type { Participant, WireQuestion } from '../api/wire.js';
+import type { WireQuestion } from '../api/wire.js';
 import { formatTime } from './format.js';
 import { Markdown } from './Markdown.js';
-import { displayName } from './names.js';
+import { displayName, type Person } from './names.js';
 import { Who } from './Who.js';
 import { visibleText } from './visible-text.js';
 
@@ -15,7 +15,7 @@ export function QuestionCard({
 }: {
   question: WireQuestion;
   /** For names and colours; an id not among them shows as itself. */
-  participants?: readonly Participant[];
+  participants?: readonly Person[];
   /** The conversation's message box answers this one too (it answers the oldest waiting). */
   inTheBox?: boolean;
   onAnswer(id: string, text: string): Promise<string | null>;
@@ -70,7 +70,7 @@ export function Questions({
   onAnswer,
 }: {
   questions: WireQuestion[];
-  participants?: readonly Participant[];
+  participants?: readonly Person[];
   onAnswer(id: string, text: string): Promise<string | null>;
 }) {
   return (

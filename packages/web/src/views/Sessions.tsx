@@ -1,14 +1,14 @@
 import { useState } from 'preact/hooks';
-import type { Participant, SearchHit, SessionSummary } from '../api/wire.js';
+import type { SearchHit, SessionSummary } from '../api/wire.js';
 import { formatCost, formatTime, plural } from './format.js';
-import { displayName } from './names.js';
+import { displayName, type Person } from './names.js';
 import { MoreSessions } from './MoreSessions.js';
 import { visibleText } from './visible-text.js';
 
 interface SessionsProps {
   sessions: SessionSummary[];
   /** For names in search hits. */
-  participants: readonly Participant[];
+  participants: readonly Person[];
   sessionId: string | null;
   /** More sessions follow those listed: a "More sessions" button loads the next page. */
   hasMore: boolean;

@@ -1,21 +1,23 @@
 import { useState } from 'preact/hooks';
-import type { KeptFileChange, Participant, ToolResult, ToolUse } from '../api/wire.js';
+import type { KeptFileChange, ToolResult, ToolUse } from '../api/wire.js';
 import { conversationIdOf } from '../state/app-state.js';
 import { argumentsPatch } from './diff-of.js';
 import { Diff } from './FileChangeDiff.js';
 import { oneLine, pretty } from './format.js';
-import { displayName } from './names.js';
+import { displayName, type Person } from './names.js';
 import { pure } from './pure.js';
 import { visibleText } from './visible-text.js';
 
 /** What a `communicate` call asks for; anything else is not a delegation. */
-function delegationOf(toolUse: ToolUse): { to: string; conversation?: string } | null {
+function delegationOf(toolUse: ToolUse): { to: string; conversation?: string; message?: string } | null {
   if (toolUse.name !== 'communicate' || typeof toolUse.input !== 'object' || toolUse.input === null) return null;
-  const input = toolUse.input as { to?: unknown; conversation?: unknown };
+  const input = toolUse.input as { to?: unknown; conversation?: unknown; message?: unknown };
   if (typeof input.to !== 'string') return null;
-  return typeof input.conversation === 'string' && input.conversation !== ''
-    ? { to: input.to, conversation: input.conversation }
-    : { to: input.to };
+  return {
+    to: input.to,
+    ...(typeof input.conversation === 'string' && input.conversation !== '' ? { conversation: input.conversation } : {}),
+    ...(typeof input.message === 'string' ? { message: input.message } : {}),
+  };
 }
 
 /**
@@ -69,7 +71,7 @@ export const ToolCall = pure(function ToolCall({
   result: ToolResult | null | undefined;
   caller: string;
   /** For the delegation link's names. */
-  participants: readonly Participant[];
+  participants: readonly Person[];
   onOpenConversation(id: string): void;
 }) {
   const [open, setOpen] = useState(false);
@@ -80,7 +82,8 @@ export const ToolCall = pure(function ToolCall({
     <div class={`tool-call ${status.replace(' ', '-')}`} data-testid={`tool-call-${toolUse.id}`} data-status={status}>
       <button type="button" class="tool-line" aria-expanded={open} data-testid={`tool-toggle-${toolUse.id}`} onClick={() => setOpen(!open)}>
         <span class="chevron">{open ? '▾' : '▸'}</span>
-        <code>{visibleText(toolUse.name)}</code> <span class="muted">{oneLine(toolUse.input)}</span>{' '}
+        {/* A delegation's line says what it asks (whom it asks is the link below); opened, all of its input. */}
+        <code>{visibleText(toolUse.name)}</code> <span class="muted">{oneLine(delegation?.message ?? toolUse.input)}</span>{' '}
         <span class={`badge ${status.replace(' ', '-')}`}>{status}</span>
       </button>
       {delegation && (

@@ -1,9 +1,10 @@
 import { useRef } from 'preact/hooks';
-import type { ApprovalView, Participant, WireQuestion } from '../api/wire.js';
+import type { ApprovalView, WireQuestion } from '../api/wire.js';
 import { useApprovalDecisions, type Decide } from './approval-decisions.js';
 import { DecidedApproval, PendingApproval } from './Approvals.js';
 import { QuestionCard } from './Questions.js';
 import { plural } from './format.js';
+import type { Person } from './names.js';
 
 /**
  * What the conversation on screen waits on you for, at its foot: the questions its turn (or a
@@ -21,7 +22,7 @@ export function WaitingOnYou({
 }: {
   questions: WireQuestion[];
   /** For names and colours; an id not among them shows as itself. */
-  participants?: readonly Participant[];
+  participants?: readonly Person[];
   /** The conversation's approvals, pending or decided. */
   approvals: ApprovalView[];
   onAnswer(id: string, text: string): Promise<string | null>;

@@ -1,7 +1,6 @@
-import type { Participant } from '../api/wire.js';
 import type { WorktreeReview } from '../state/app-state.js';
 import { plural } from './format.js';
-import { displayName } from './names.js';
+import { displayName, type Person } from './names.js';
 import { visibleText } from './visible-text.js';
 
 /**
@@ -9,7 +8,7 @@ import { visibleText } from './visible-text.js';
  * writes the main tree, so it stays a terminal command a person runs (`legion worktrees apply`),
  * not a button an open page (or a script driving it) could press.
  */
-export function WorktreeReviews({ reviews, participants }: { reviews: WorktreeReview[]; participants: readonly Participant[] }) {
+export function WorktreeReviews({ reviews, participants }: { reviews: WorktreeReview[]; participants: readonly Person[] }) {
   if (reviews.length === 0) return null;
   return (
     <section class="panel worktree-reviews" data-testid="worktree-reviews" aria-label="Changes awaiting review">

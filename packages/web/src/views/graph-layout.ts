@@ -17,17 +17,14 @@ export function ringLayout(ids: readonly string[], width: number, height: number
   return positions;
 }
 
-/**
- * A curved arrow from one node's rim to the other's. `lane` spreads the conversations between one
- * pair: A→B and B→A bend to opposite sides (the bend is relative to the direction), named ones further out.
- */
-export function arrowPath(from: Point, to: Point, lane: number): { d: string; label: Point } {
+/** A curved arrow from one node's rim to the other's: A→B and B→A bend to opposite sides (the bend is relative to the direction). */
+export function arrowPath(from: Point, to: Point): { d: string; label: Point } {
   const dx = to.x - from.x;
   const dy = to.y - from.y;
   const length = Math.hypot(dx, dy) || 1;
   const ux = dx / length;
   const uy = dy / length;
-  const bend = 18 + lane * 22;
+  const bend = 18;
   const mid = { x: (from.x + to.x) / 2 - uy * bend, y: (from.y + to.y) / 2 + ux * bend };
   const start = towards(from, mid, NODE_RADIUS);
   const end = towards(to, mid, NODE_RADIUS + 6);
