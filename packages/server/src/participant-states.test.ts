@@ -143,6 +143,10 @@ describe('participant states from the turn lifecycle', () => {
     expect(names(asked.shown)).toEqual({ user: 'user', coordinator: 'delegate', developer: 'user' });
     expect(asked.shown('user').detail).toBe('question from developer');
     expect(asked.shown('user').askedBy).toBe('developer');
+    // Each waits where its own turn is: the asker in the conversation its caller opened (a client
+    // nests its turn there), the user in the question's.
+    expect(asked.shown('developer')).toMatchObject({ detail: 'question', conversationId: DELEGATED.conversationId });
+    expect(asked.shown('user').conversationId).toBe(ASKED.conversationId);
     const stopped = run(
       ...asking,
       event({ type: 'question:withdrawn', ...question, reason: 'the asking turn ended' }),
@@ -207,6 +211,28 @@ describe('participant states from the turn lifecycle', () => {
     states.observe(approvalDecided('apr_1'));
     expect(names((id) => states.get(id))).toEqual({ user: 'idle', coordinator: 'idle', developer: 'idle' });
     expect(changes).toContainEqual(['developer', 'approval']);
+  });
+
+  it('after a restart, a pending question puts its asker back to waiting for you, in its own turn’s conversation', () => {
+    const states = new ParticipantStates(
+      () => undefined,
+      (id) => USERS.has(id),
+    );
+    states.seed('q1', {
+      kind: 'question',
+      sessionId: SESSION,
+      conversationId: ASKED.conversationId,
+      participantId: 'developer',
+      asked: 'user',
+      detail: 'developer',
+      chain: ['user', 'coordinator', 'developer'],
+      // From the question record's frames (seed-states.ts).
+      chainConversations: { coordinator: TOP.conversationId, developer: DELEGATED.conversationId },
+    });
+    expect(names((id) => states.get(id))).toEqual({ user: 'user', coordinator: 'delegate', developer: 'user' });
+    expect(states.get('developer')).toMatchObject({ detail: 'question', conversationId: DELEGATED.conversationId });
+    expect(states.get('coordinator').conversationId).toBe(TOP.conversationId);
+    expect(states.get('user')).toMatchObject({ askedBy: 'developer', conversationId: ASKED.conversationId });
   });
 
   it('tells each change once, and nothing for a delta', () => {

@@ -234,7 +234,11 @@ export class LifecycleRecords {
 export function participantStateOf(records: LifecycleRecords, participantId: string, isUser: (id: string) => boolean): ParticipantState {
   const own = latest([...records.waits.values()].filter((wait) => wait.participantId === participantId));
   if (own)
-    return { state: own.kind === 'approval' ? 'approval' : 'user', detail: own.kind === 'approval' ? own.detail : 'question', ...at(own) };
+    return {
+      state: own.kind === 'approval' ? 'approval' : 'user',
+      detail: own.kind === 'approval' ? own.detail : 'question',
+      ...at(waitingTurnOf(records, own)),
+    };
   const user = isUser(participantId);
   // A request that names no approver is the user's to decide.
   const askedOf = latest([...records.waits.values()].filter((wait) => wait.asked === participantId || (user && wait.asked === undefined)));
@@ -332,6 +336,22 @@ function pick(where: { sessionId: string; conversationId: string }): { sessionId
 
 function sameConversation(a: { sessionId: string; conversationId: string }, b: { sessionId: string; conversationId: string }): boolean {
   return a.sessionId === b.sessionId && a.conversationId === b.conversationId;
+}
+
+/**
+ * Where a participant that waits on a person waits: its own turn's conversation. An approval is
+ * requested there; a question is the last message of another conversation (`<asker>__<user>`),
+ * whose turn is the user's, so the asker's turn is the one of its open in this session (or, after
+ * a restart, the one its record's frames name).
+ */
+function waitingTurnOf(records: LifecycleRecords, wait: Wait): { sessionId: string; conversationId: string } {
+  if (wait.kind !== 'question') return wait;
+  const turn = latest(
+    [...records.turns.values()].filter((open) => open.participantId === wait.participantId && open.sessionId === wait.sessionId),
+  );
+  if (turn) return turn;
+  const recorded = wait.chainConversations?.[wait.participantId];
+  return recorded !== undefined ? { sessionId: wait.sessionId, conversationId: recorded } : wait;
 }
 
 function at(where: { sessionId: string; conversationId: string }): { sessionId: string; conversationId: string } {

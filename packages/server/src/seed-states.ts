@@ -35,10 +35,7 @@ async function seedSession(legion: Legion, sessionId: string, states: Participan
   const approvals = await session.approvals.state();
   for (const view of approvals.list({ status: 'pending' })) {
     const frames = approvals.request(view.id)?.frames ?? [];
-    // A frame with a tool call is a turn waiting on it: its participant is the responder there.
-    const chainConversations = Object.fromEntries(
-      frames.filter((frame) => frame.toolUseId !== undefined).map((frame) => [frame.participantId, frame.conversationId]),
-    );
+    const chainConversations = turnConversations(frames);
     states.seed(view.id, {
       kind: 'approval',
       sessionId: session.id,
@@ -50,7 +47,8 @@ async function seedSession(legion: Legion, sessionId: string, states: Participan
       chainConversations,
     });
   }
-  for (const view of await session.questions.list({ status: 'pending' })) {
+  const questions = await session.questions.state();
+  for (const view of questions.list({ status: 'pending' })) {
     states.seed(view.id, {
       kind: 'question',
       sessionId: session.id,
@@ -59,6 +57,16 @@ async function seedSession(legion: Legion, sessionId: string, states: Participan
       asked: view.user,
       detail: view.from,
       chain: [...view.chain],
+      chainConversations: turnConversations(questions.question(view.id)?.frames ?? []),
     });
   }
+}
+
+/** Where each participant of a chain waits: a frame with a tool call is a turn waiting on it, its participant the responder there. */
+function turnConversations(
+  frames: readonly { participantId: string; conversationId: string; toolUseId?: string | undefined }[],
+): Record<string, string> {
+  return Object.fromEntries(
+    frames.filter((frame) => frame.toolUseId !== undefined).map((frame) => [frame.participantId, frame.conversationId]),
+  );
 }

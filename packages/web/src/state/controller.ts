@@ -33,6 +33,12 @@ function readResume(): Resume | null {
   }
 }
 
+/** Whether a participant is a person (their open turn is a question put to them, under which nothing nests). */
+const isUserIn =
+  (state: AppState) =>
+  (id: string): boolean =>
+    state.participants.some((participant) => participant.id === id && participant.type === 'user');
+
 /** Merges a page of stored messages with those that arrived as events meanwhile, once each, in order. */
 function mergeMessages(stored: WireMessage[], live: WireMessage[] | undefined): WireMessage[] {
   if (!live || live.length === 0) return stored;
@@ -70,7 +76,7 @@ export class Controller {
         state: (event) =>
           this.store.update((state) => {
             const next = reduceParticipantState(state, event);
-            const turnTree = reduceTurnTreeState(next.turnTree, event, next.sessionId, next.conversations);
+            const turnTree = reduceTurnTreeState(next.turnTree, event, next.sessionId, next.conversations, isUserIn(next));
             return turnTree === next.turnTree ? next : { ...next, turnTree };
           }),
         session: (event) => {
@@ -290,7 +296,7 @@ export class Controller {
     if (event.type === 'turn:start' && this.#followsFirstConversation(event.sessionId, event.initiator, event.responder))
       void this.openConversation(event.conversationId);
     this.store.update((state) => {
-      const turnTree = reduceTurnTree(state.turnTree, event, state.sessionId);
+      const turnTree = reduceTurnTree(state.turnTree, event, state.sessionId, isUserIn(state));
       return turnTree === state.turnTree ? state : { ...state, turnTree };
     });
     if (event.type === 'usage:report' || event.type === 'turn:end') this.#refreshUsageSoon();

@@ -56,6 +56,19 @@ describe('the turn tree', () => {
     expect(tree.nodes['coordinator__developer']!.costUsd).toBeCloseTo(0.0025);
   });
 
+  it('nests nothing under a question put to the user: what the user sends meanwhile is a turn of its own', () => {
+    const isUser = (id: string) => id === 'user';
+    const tree = [start('user', 'coordinator'), start('coordinator', 'user'), start('user', 'developer')].reduce(
+      (current, next) => reduceTurnTree(current, next, SESSION, isUser),
+      emptyTurnTree,
+    );
+    expect(treeRows(tree).map(({ node, depth }) => [node.conversationId, depth])).toEqual([
+      ['user__coordinator', 0],
+      ['coordinator__user', 1],
+      ['user__developer', 0],
+    ]);
+  });
+
   it('keeps the ended turns of the current turn with their outcome; the next top-level turn starts a new tree', () => {
     const ended = apply([
       start('user', 'coordinator'),
@@ -123,6 +136,19 @@ describe('the turn tree', () => {
       tree,
     );
     expect(treeRows(ended).map(({ node }) => node.status)).toEqual(['succeeded', 'succeeded']);
+
+    // A coordinator that asked the user waits in its own turn's conversation (the server says so),
+    // and the user's turn is the question's: both are nodes, the question under its asker.
+    const asked = { ...conversations, coordinator__user: conversation('coordinator', 'user') };
+    const asking = seedTurnTree(
+      SESSION,
+      [participant('coordinator', 'user', 'user__coordinator'), participant('user', 'user', 'coordinator__user')],
+      asked,
+    );
+    expect(treeRows(asking).map(({ node, depth }) => [node.conversationId, node.participantId, depth])).toEqual([
+      ['user__coordinator', 'coordinator', 0],
+      ['coordinator__user', 'user', 1],
+    ]);
   });
 
   it("another process's turns, known only from the participants' states, open nodes that their idle state ends", () => {

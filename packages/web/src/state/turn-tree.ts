@@ -33,7 +33,7 @@ const OPEN = new Set<TurnNode['status']>(['running', 'paused']);
  * waits on it through `communicate`); a turn with none is a root, and a root that starts while
  * nothing is open begins a new tree: the tree is the current turn's, not the session's history.
  */
-export function reduceTurnTree(tree: TurnTree, event: WireEvent, sessionId: string | null): TurnTree {
+export function reduceTurnTree(tree: TurnTree, event: WireEvent, sessionId: string | null, isUser: IsUser = nobody): TurnTree {
   if (!('sessionId' in event) || event.sessionId !== sessionId) return tree;
   const base = tree.sessionId === sessionId ? tree : { ...emptyTurnTree, sessionId };
   switch (event.type) {
@@ -41,7 +41,7 @@ export function reduceTurnTree(tree: TurnTree, event: WireEvent, sessionId: stri
       const known = base.nodes[event.conversationId];
       // A paused turn resumes in place; a conversation's next turn is a new node.
       if (known && OPEN.has(known.status)) return withNode(base, { ...known, status: 'running' });
-      const parent = Object.values(base.nodes).find((node) => node.participantId === event.initiator && OPEN.has(node.status));
+      const parent = openTurnOf(base, event.initiator, isUser);
       const anyOpen = Object.values(base.nodes).some((node) => OPEN.has(node.status));
       const start = parent || anyOpen ? base : { ...base, nodes: {} };
       const node: TurnNode = {
@@ -83,6 +83,7 @@ export function reduceTurnTreeState(
   event: StateEvent,
   sessionId: string | null,
   conversations: Record<string, ConversationSummary>,
+  isUser: IsUser = nobody,
 ): TurnTree {
   if (sessionId === null) return tree;
   const base = tree.sessionId === sessionId ? tree : { ...emptyTurnTree, sessionId };
@@ -97,7 +98,7 @@ export function reduceTurnTreeState(
   if (event.sessionId !== sessionId || !conversation || conversation.responder !== event.participantId) return tree;
   const known = base.nodes[conversation.id];
   if (known && OPEN.has(known.status)) return base;
-  const parent = Object.values(base.nodes).find((node) => node.participantId === conversation.initiator && OPEN.has(node.status));
+  const parent = openTurnOf(base, conversation.initiator, isUser);
   const anyOpen = Object.values(base.nodes).some((node) => OPEN.has(node.status));
   const start = parent || anyOpen ? base : { ...base, nodes: {} };
   const node: TurnNode = {
@@ -150,8 +151,9 @@ export function seedTurnTree(
     };
     tree = { ...withNode(tree, node), next: tree.next + 1 };
   }
+  const isUser = (id: string): boolean => participants.some((participant) => participant.id === id && participant.type === 'user');
   for (const node of Object.values(tree.nodes)) {
-    const parent = Object.values(tree.nodes).find((candidate) => candidate.participantId === node.initiator);
+    const parent = openTurnOf(tree, node.initiator, isUser);
     if (parent && parent !== node) tree = withNode(tree, { ...node, parent: parent.conversationId });
   }
   return tree;
@@ -167,6 +169,20 @@ export function treeRows(tree: TurnTree): Array<{ node: TurnNode; depth: number 
   };
   for (const node of nodes) if (node.parent === undefined || !(node.parent in tree.nodes)) visit(node, 0);
   return rows;
+}
+
+type IsUser = (participantId: string) => boolean;
+const nobody: IsUser = () => false;
+
+/**
+ * The open turn a turn of `initiator`'s nests under: its own open turn, when it has one. A user's
+ * open turn is a question put to them, which starts nothing: what a user sends while asked (to
+ * the asker or anyone) is a turn of its own, and an asker whose caller is the user would else nest
+ * under its own question.
+ */
+function openTurnOf(tree: TurnTree, initiator: string, isUser: IsUser): TurnNode | undefined {
+  if (isUser(initiator)) return undefined;
+  return Object.values(tree.nodes).find((node) => node.participantId === initiator && OPEN.has(node.status));
 }
 
 function withNode(tree: TurnTree, node: TurnNode): TurnTree {
