@@ -10,8 +10,9 @@ import { allowingEntry } from './host-allow-list.js';
 
 // Through require, not an ES import: on Node 22 an ES import of node:http reads every export of the
 // module, among them the WebSocket getters that load undici (35 ms), and core must load none of it
-// until a request is sent (redirect-safe-fetch.test.ts).
-const { createServer: createHttpServer, request: httpRequest } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
+// until a request is sent (redirect-safe-fetch.test.ts). Required when a proxy starts, not when
+// core loads: every command loads this file, few start a proxy (node:http is 2 ms of `legion sessions`).
+const http = (): typeof import('node:http') => createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 /**
  * Legion's filtering proxy for sandboxed commands with `sandboxNetwork: { allow: [...] }`. The
@@ -27,7 +28,7 @@ const { createServer: createHttpServer, request: httpRequest } = createRequire(i
  * config edited while Legion runs gives later commands a new list, and running ones keep theirs).
  */
 export class NetworkProxy {
-  private readonly http = createHttpServer();
+  private readonly http = http().createServer();
   private readonly folder = mkdtempSync(join(SOCKET_PARENT, `${FOLDER_PREFIX}${process.pid}-`));
   private readonly listeners = new Map<string, { server: NetServer; socket: string }>();
   private readonly allowOf = new WeakMap<Socket, readonly string[]>();
@@ -97,7 +98,7 @@ export class NetworkProxy {
       plain(response, 403, statusText(refusal(target.host)), `${refusal(target.host)}\n`);
       return;
     }
-    const upstream = httpRequest(
+    const upstream = http().request(
       {
         host: target.host,
         port: target.port,

@@ -8,18 +8,27 @@ import { LimitsSchema, ModelConfigSchema, PermissionSchema } from '../../../team
  * grant another (or itself) the power to skip or give approvals; people set
  * those in the files.
  */
-export const AgentFieldsSchema = z.object({
-  name: z.string().min(1).describe('Display name.'),
-  description: z.string().describe('What the agent is, in a sentence.'),
-  useFor: z.string().describe('What others should bring to it; shown in their system prompts.'),
-  systemPrompt: z.string().min(1).describe('Its instructions: role, how to work, what to report back.'),
-  model: ModelConfigSchema.describe('{ provider, model, temperature?, maxTokens?, baseURL? }; omit to use the workspace default model.'),
-  tools: PermissionSchema.describe('Tools it may use: "all", "none", or names and globs such as ["file_*", "shell_run"].'),
-  delegation: PermissionSchema.describe('Whom it may communicate with: "all", "none", or participant ids.'),
-  limits: LimitsSchema.partial().describe('Overrides of maxDepth, maxIterations, toolTimeoutMs, maxRepeatedToolCalls.'),
-});
+function buildAgentFieldsSchema() {
+  return z.object({
+    name: z.string().min(1).describe('Display name.'),
+    description: z.string().describe('What the agent is, in a sentence.'),
+    useFor: z.string().describe('What others should bring to it; shown in their system prompts.'),
+    systemPrompt: z.string().min(1).describe('Its instructions: role, how to work, what to report back.'),
+    model: ModelConfigSchema.describe('{ provider, model, temperature?, maxTokens?, baseURL? }; omit to use the workspace default model.'),
+    tools: PermissionSchema.describe('Tools it may use: "all", "none", or names and globs such as ["file_*", "shell_run"].'),
+    delegation: PermissionSchema.describe('Whom it may communicate with: "all", "none", or participant ids.'),
+    limits: LimitsSchema.partial().describe('Overrides of maxDepth, maxIterations, toolTimeoutMs, maxRepeatedToolCalls.'),
+  });
+}
+
+let agentFields: ReturnType<typeof buildAgentFieldsSchema> | undefined;
+/**
+ * Built on first use (a collective tool offered to a model), not when core loads: its copies of the
+ * limits and model schemas took 2 ms of every command's start, `legion sessions` included.
+ */
+export const agentFieldsSchema = (): ReturnType<typeof buildAgentFieldsSchema> => (agentFields ??= buildAgentFieldsSchema());
 /** The names shown to models in errors and descriptions. */
-export const AGENT_FIELD_NAMES = Object.keys(AgentFieldsSchema.shape);
+export const agentFieldNames = (): string[] => Object.keys(agentFieldsSchema().shape);
 
 /**
  * Fields of a participant file that no tool sets, and why: the tool result
@@ -50,9 +59,9 @@ export function splitAgentFields(
   const refused: string[] = [];
   for (const [name, value] of Object.entries(input)) {
     if (toolKeys.includes(name)) continue;
-    if (AGENT_FIELD_NAMES.includes(name)) fields[name] = value;
+    if (agentFieldNames().includes(name)) fields[name] = value;
     else if (value !== undefined)
-      refused.push(`${name} (${FILE_ONLY_FIELDS[name] ?? `not a field an agent has; the fields are ${AGENT_FIELD_NAMES.join(', ')}`})`);
+      refused.push(`${name} (${FILE_ONLY_FIELDS[name] ?? `not a field an agent has; the fields are ${agentFieldNames().join(', ')}`})`);
   }
   return { fields, refused };
 }

@@ -3,7 +3,7 @@ import type { AgentTemplate, ParticipantInput } from '../../../team/index.js';
 import { ParticipantIdSchema, delegationTargets, DEFAULT_CONFIG } from '../../../team/index.js';
 import { errorMessage } from '../../../kernel/index.js';
 import { defineTool, type Tool } from '../../tool.js';
-import { AgentFieldsSchema, splitAgentFields } from './agent-fields.js';
+import { agentFieldsSchema, splitAgentFields } from './agent-fields.js';
 import { limitGrant } from './grant-limits.js';
 import type { CollectiveToolsOptions } from './collective-tool-options.js';
 
@@ -18,7 +18,8 @@ export function createCreateAgentTool(options: Pick<CollectiveToolsOptions, 'col
       'Keep its tools and delegation as narrow as its job needs. An id already used (even by a retired participant) is refused. ' +
       'After it exists, send it work with communicate.',
     input: () =>
-      AgentFieldsSchema.partial()
+      agentFieldsSchema()
+        .partial()
         .extend({
           id: ParticipantIdSchema.describe('New unique participant id.'),
           template: z.string().min(1).optional().describe('Start from this template of .legion/templates/<name>.json.'),

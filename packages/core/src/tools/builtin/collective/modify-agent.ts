@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ParticipantInput } from '../../../team/index.js';
 import { errorMessage } from '../../../kernel/index.js';
 import { defineTool, type Tool } from '../../tool.js';
-import { AGENT_FIELD_NAMES, AgentFieldsSchema, splitAgentFields } from './agent-fields.js';
+import { agentFieldNames, agentFieldsSchema, splitAgentFields } from './agent-fields.js';
 import { refusedNote } from './create-agent.js';
 import { limitGrant } from './grant-limits.js';
 import { modifyRefusal } from './agent-authority.js';
@@ -14,7 +14,7 @@ const REMOVABLE = ['useFor', 'model', 'limits'] as const;
 
 /** Changes some fields of an existing agent; the rest stay as they are. */
 export function createModifyAgentTool(options: Pick<CollectiveToolsOptions, 'collective' | 'workspaceLimits'>): Tool {
-  const shape = AgentFieldsSchema.partial().shape;
+  const shape = agentFieldsSchema().partial().shape;
   return defineTool({
     name: 'modify_agent',
     description:
@@ -52,7 +52,7 @@ export function createModifyAgentTool(options: Pick<CollectiveToolsOptions, 'col
       if (changed.length === 0 && notFields.length > 0)
         return { status: 'error', error: `${id} was not changed.${refusedNote(notFields)}` };
       if (changed.length === 0)
-        return { status: 'error', error: `Nothing to change: give at least one of ${AGENT_FIELD_NAMES.join(', ')}.` };
+        return { status: 'error', error: `Nothing to change: give at least one of ${agentFieldNames().join(', ')}.` };
       const limited = limitGrant(collective, caller, Object.fromEntries(changed.map((name) => [name, changes[name]])), {
         creating: false,
         workspaceLimits,
