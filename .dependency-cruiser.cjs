@@ -36,7 +36,7 @@ const LAYERS = [
   // engine: conversations and sessions, then the runtimes that run their turns.
   ['engine/conversation'],
   ['engine/runtime', 'engine/index.ts'],
-  ['Legion.ts', 'legion-wiring.ts'],
+  ['Legion.ts', 'legion-wiring.ts', 'legion-direct-call.ts', 'legion-reports.ts'],
   ['driver'],
   ['index.ts', 'vocabulary.ts', 'backend.ts', 'management.ts', 'internal.ts'],
   ['testing'],

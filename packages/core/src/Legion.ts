@@ -1,30 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import {
   Collective,
   initWorkspace,
   addMcpCaller,
-  buildSystemPrompt,
   selectStorage,
   loadConfig,
   globalConfigPath,
   changedKeys,
   ConfigWatch,
-  loadPriceDataset,
-  catalogueWindowNeedsDataset,
 } from './team/index.js';
-import type { AgentParticipant, Participant, ParticipantInput, ResolvedConfig } from './team/index.js';
+import type { Participant, ParticipantInput, ResolvedConfig } from './team/index.js';
 import type { Tool, ProcessRegistry, McpToolProvider } from './tools/index.js';
-import { isolationProblems, readLoadedTools, ToolExecutor, ToolRegistry } from './tools/index.js';
-import {
-  buildContextReport,
-  type ContextReport,
-  registerBuiltinProviders,
-  ProviderFactory,
-  toolSchemasOf,
-  loadTokenCounter,
-  modelWindowFor,
-} from './model/index.js';
-import type { Message } from './kernel/index.js';
+import { isolationProblems, ToolExecutor, ToolRegistry } from './tools/index.js';
+import { type ContextReport, registerBuiltinProviders, ProviderFactory } from './model/index.js';
 import {
   followSession,
   type Follower,
@@ -33,9 +20,7 @@ import {
   SessionStore,
   AgentRuntime,
   RuntimeRegistry,
-  describeAgentTools,
   type AgentToolsView,
-  withSchemaTokens,
 } from './engine/index.js';
 import type { Session } from './engine/index.js';
 import { LegionError, EventBus, LegionTracer } from './kernel/index.js';
@@ -43,8 +28,10 @@ import { ApprovalRules, type UserSurface, UserSurfaces } from './hitl/index.js';
 import { SurfacePresence, type AttachedElsewhere, WorkspacePaths, FileSessionBackend } from './store/index.js';
 import type { TurnResult } from './session/index.js';
 import type { FileClaim, SessionBackend } from './store/index.js';
-import { AuthEngine, entryVisibility } from './authorization/index.js';
+import { AuthEngine } from './authorization/index.js';
 import { authorizationStage, endLeftoverProcesses, runtimesStage, secretsStage, toolsStage } from './legion-wiring.js';
+import { callToolDirectly, type DirectCallOptions, type DirectCallResult } from './legion-direct-call.js';
+import { contextReportOf, describeToolsOf, type ContextReportOptions, type ReportParts } from './legion-reports.js';
 
 export interface OpenLegionOptions {
   /** Workspace root (the directory that holds `.legion/`). */
@@ -338,41 +325,13 @@ export class Legion {
     return this.tools.list();
   }
 
-  /** Offline, a model the config does not size takes its window from the bundled catalogue: loaded once, when first needed. */
-  private async catalogueWindowOf(agent: AgentParticipant): Promise<void> {
-    const model = agent.model ?? this.config.defaultModel;
-    const call = { provider: model.provider, model: model.model, baseURL: model.baseURL ?? this.config.providers[model.provider]?.baseURL };
-    if (modelWindowFor(model, this.config.models, this.config.providers).source === 'default' && catalogueWindowNeedsDataset(call))
-      await loadPriceDataset().catch(() => undefined);
-  }
-
   /**
    * Every tool as one agent's model meets it — shown or hidden and why, where
    * it comes from, what a call needs by policy — and the MCP servers whose
    * tools are missing because they failed. Starts the MCP servers, as a turn would.
    */
-  async describeTools(agentId: string): Promise<AgentToolsView> {
-    await this.tools.ready();
-    const agent = this.collective.require(agentId);
-    if (agent.type !== 'agent')
-      throw new LegionError('not_an_agent', `"${agentId}" is a ${agent.type}, not an agent: only agents have models that see tools.`, {
-        participantId: agentId,
-      });
-    await this.catalogueWindowOf(agent);
-    const view = describeAgentTools(agent, {
-      registry: this.tools,
-      visible: this.agentRuntime.toolsFor(agent),
-      auth: this.auth,
-      collective: this.collective,
-      mcpProblems: this.mcp?.problems ?? [],
-    });
-    return withSchemaTokens(
-      view,
-      this.agentRuntime.toolOffer(agent),
-      this.agentRuntime.toolsFor(agent),
-      toolSchemasOf(this.config, agent),
-      await loadTokenCounter(),
-    );
+  describeTools(agentId: string): Promise<AgentToolsView> {
+    return describeToolsOf(this.reportParts(), agentId);
   }
 
   /**
@@ -384,46 +343,13 @@ export class Legion {
    * Asks the model's endpoint for its window as a turn would, unless `endpoint: false` (`legion doctor`
    * stays offline).
    */
-  async contextReport(
-    agentId: string,
-    options: {
-      session?: Session | undefined;
-      initiator?: string | undefined;
-      name?: string | undefined;
-      mcp?: boolean | undefined;
-      endpoint?: boolean | undefined;
-    } = {},
-  ): Promise<ContextReport> {
-    if (options.mcp !== false) await this.tools.ready();
-    const agent = this.collective.require(agentId);
-    if (agent.type !== 'agent')
-      throw new LegionError('not_an_agent', `"${agentId}" is a ${agent.type}, not an agent: only agents have a model's context.`, {
-        participantId: agentId,
-      });
-    if (options.endpoint !== false) await this.agentRuntime.learnWindow(agent);
-    else await this.catalogueWindowOf(agent);
-    // What the requests carry: under compact tool schemas, the compact forms and what the conversation loaded.
-    const offer = this.agentRuntime.toolOffer(agent);
-    let tools = offer.initial();
-    let conversation: { id: string; messages: readonly Message[] } | undefined;
-    // The conversation is the key its requests are recorded under: the provider's figure for the last one sent is the report's truth too.
-    let sentFor: object | undefined;
-    if (options.session) {
-      const initiator = options.initiator ?? this.collective.defaultUser()?.id ?? 'user';
-      const opened = options.session.conversation({ initiator, responder: agentId, name: options.name });
-      conversation = { id: opened.ref.conversationId, messages: await opened.history() };
-      sentFor = opened;
-      if (offer.onDemand)
-        tools = offer.definitions(await readLoadedTools(options.session.agentState, agentId, conversation.id), conversation.messages);
-    }
-    return buildContextReport({
-      agent,
-      config: this.config,
-      system: buildSystemPrompt(agent, this.collective),
-      tools,
-      conversation,
-      options: { sentFor },
-    });
+  contextReport(agentId: string, options: ContextReportOptions = {}): Promise<ContextReport> {
+    return contextReportOf(this.reportParts(), agentId, options);
+  }
+
+  private reportParts(): ReportParts {
+    const { tools, collective, auth, config, agentRuntime, mcp } = this;
+    return { tools, collective, auth, config, agentRuntime, mcp };
   }
 
   /**
@@ -434,68 +360,8 @@ export class Legion {
    * (`approved: true`), or when it acts as a user (the program itself, or a
    * person through it), whose own call needs nobody's approval.
    */
-  async executeTool(
-    name: string,
-    input: unknown,
-    options: { as?: string; session?: Session; signal?: AbortSignal; approved?: boolean } = {},
-  ): Promise<{ status: 'success'; content: string } | { status: 'error'; error: string }> {
-    await this.tools.ready();
-    const tools = new Map(this.tools.list().map((tool) => [tool.name, tool]));
-    const toolUse = { type: 'tool_use' as const, id: `direct_${randomUUID().slice(0, 8)}`, name, input };
-    const prepared = this.executor.prepare(toolUse, tools);
-    if (!prepared.ok) return { status: 'error', error: prepared.error };
-    const callerId = options.as ?? this.collective.defaultUser()?.id ?? 'program';
-    const actor = this.collective.get(callerId);
-    // An unknown `as` would otherwise run as the program, past every policy: a typo must not lift a deny.
-    if (options.as !== undefined && !actor) {
-      const known =
-        this.collective
-          .list()
-          .map((participant) => participant.id)
-          .join(', ') || '(none)';
-      return {
-        status: 'error',
-        error: `${name} was not run: "${options.as}" (as) is no participant of this collective. Pass one of ${known}, or leave "as" out to run as the default user.`,
-      };
-    }
-    if (actor) {
-      const tool = prepared.call.tool;
-      // The input as the tool will run it (schema defaults filled in, as an agent's call is judged): `{}` must not slip past a rule on the default path.
-      const decision = this.auth.evaluate({ participant: actor, tool, input: prepared.call.input });
-      if (decision.mode === 'deny')
-        return {
-          status: 'error',
-          error: `${name} is denied to ${callerId} (${decision.source}): ${decision.reason}. Change the policy in .legion/ to allow it.`,
-        };
-      if (decision.mode === 'requires_approval' && actor.type !== 'user' && options.approved !== true) {
-        return {
-          status: 'error',
-          error: `${name} needs approval for ${callerId} (${decision.reason}): ask the user first and pass { approved: true }, or call it as the user.`,
-        };
-      }
-    }
-    const session = options.session ?? (await this.sessions.resumeOrCreate());
-    const outcomes = await this.executor.run(
-      [prepared.call],
-      {
-        callerId,
-        frames: [],
-        conversation: { sessionId: session.id, conversationId: `${callerId}__direct`, initiator: callerId, responder: callerId },
-        session,
-        signal: options.signal ?? new AbortController().signal,
-        events: this.events,
-        workspaceRoot: this.paths.root,
-        // Listings and searches show what the caller may see (entry-visibility.ts); as the program, everything.
-        visible: entryVisibility(this.auth, actor),
-      },
-      this.config.limits.toolTimeoutMs,
-    );
-    const outcome = outcomes.get(toolUse.id);
-    if (outcome?.status !== 'done')
-      return { status: 'error', error: `${name} is waiting on approvals: ${outcome?.requests.map((request) => request.id).join(', ')}` };
-    return outcome.block.isError
-      ? { status: 'error', error: outcome.block.content }
-      : { status: 'success', content: outcome.block.content };
+  executeTool(name: string, input: unknown, options: DirectCallOptions = {}): Promise<DirectCallResult> {
+    return callToolDirectly(this, name, input, options);
   }
 
   /** The participant an MCP client's requests come from (`mcpServe.caller`, default `mcp`): a user standing in for the human. */
