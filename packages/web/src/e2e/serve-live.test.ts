@@ -183,6 +183,63 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
   );
 
   it(
+    'reloaded mid-delegation: the running turns are lit and nested, and Stop in the delegate’s conversation stops the chain',
+    async () => {
+      const reply = Array.from({ length: 400 }, (_, index) => `word${index}`).join(' ');
+      scriptDelegation('Talk for a long time', null, reply, 'unused', { latency: 50, chunkSize: 4 });
+      await openApp();
+      await send('Talk for a long time');
+      await watchDelegate();
+      // The page forgets every turn:start it heard; what it knows again comes from the server.
+      await page.reload();
+      await page.getByTestId('connection').and(page.locator('[data-state="open"]')).waitFor();
+      await page.getByTestId('graph-edge-coordinator__developer').and(page.locator('[data-active="true"]')).waitFor();
+      expect(await page.getByTestId('graph-edge-user__coordinator').getAttribute('data-active')).toBe('true');
+      expect(await page.getByTestId('turn-node-user__coordinator').getAttribute('data-depth')).toBe('0');
+      expect(await page.getByTestId('turn-node-coordinator__developer').getAttribute('data-depth')).toBe('1');
+      expect(await page.getByTestId('view-conversation').getAttribute('data-conversation')).toBe('coordinator__developer');
+      await screenshot(page, 'live-reloaded-mid-delegation');
+      // The delegate's own conversation: the server stops the chain it is part of.
+      await page.getByTestId('cancel-turn').click();
+      await page.getByTestId('cancel-turn').waitFor({ state: 'detached' });
+      expect(await page.getByTestId('graph-edge-coordinator__developer').getAttribute('data-active')).toBe('false');
+      await expect.poll(states).toEqual(allIdle);
+      expect(await page.getByTestId('notice-cancel').count()).toBe(0);
+    },
+    TEST_MS,
+  );
+
+  it(
+    'reloaded while an agent asks you: the asker’s turn is in the tree, waiting for you, and Stop in the question stops it',
+    async () => {
+      scriptDelegation(
+        'Ask me first',
+        { toolCalls: [{ id: 'call_ask', name: 'communicate', arguments: JSON.stringify({ to: 'user', message: 'Which port?' }) }] },
+        'unused',
+        'unused',
+      );
+      await openApp();
+      await send('Ask me first');
+      await page.getByTestId('nav-questions-count').waitFor();
+      await page.reload();
+      await page.getByTestId('connection').and(page.locator('[data-state="open"]')).waitFor();
+      await page.getByTestId('nav-work').click();
+      const node = (id: string) => page.getByTestId(`turn-node-${id}`);
+      await node('developer__user').waitFor();
+      expect(await node('user__coordinator').getAttribute('data-depth')).toBe('0');
+      expect(await node('coordinator__developer').getAttribute('data-depth')).toBe('1');
+      expect(await node('developer__user').getAttribute('data-depth')).toBe('2');
+      // The asker's row says what it does: it waits for you, not "running".
+      expect(await node('coordinator__developer').getAttribute('data-state')).toBe('user');
+      await screenshot(page, 'live-reloaded-question');
+      await page.getByTestId('conversation-open-developer__user').click();
+      await page.getByTestId('cancel-turn').click();
+      await expect.poll(states).toEqual(allIdle);
+    },
+    TEST_MS,
+  );
+
+  it(
     'Stop while an agent asks you a question: the user too is idle again',
     async () => {
       scriptDelegation(

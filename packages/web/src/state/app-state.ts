@@ -11,18 +11,14 @@ import type {
   WireQuestion,
   Workspace,
 } from '../api/wire.js';
-import { emptyTurnTree, type TurnTree } from './turn-tree.js';
+import { emptyTurnTree, type ActiveTurn, type TurnTree } from './turn-tree.js';
+
+export type { ActiveTurn } from './turn-tree.js';
 
 /** Text a responder is streaming in a conversation, not yet appended as a message. */
 export interface Stream {
   participantId: string;
   text: string;
-}
-
-/** A turn running now: the conversation it runs in and the chain that led to it. */
-export interface ActiveTurn {
-  participantId: string;
-  chain: string[];
 }
 
 /** Something the user should know that is no message of a conversation: a config reload, a guessed window. */

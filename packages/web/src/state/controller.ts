@@ -2,9 +2,9 @@ import { api, ApiError } from '../api/client.js';
 import { openEventStream } from '../api/event-stream.js';
 import type { WireEvent, WireMessage } from '../api/wire.js';
 import type { AppState, Stream } from './app-state.js';
-import { reduceEvent, reduceParticipantState } from './reduce-event.js';
+import { reduceEvent, reduceParticipantState, withNotice } from './reduce-event.js';
 import type { Store } from './store.js';
-import { reduceTurnTree, reduceTurnTreeState, seedTurnTree } from './turn-tree.js';
+import { reduceTurnTree, reduceTurnTreeState, rootOf, seedTurnTree, withObservedTurns } from './turn-tree.js';
 import { SENT_EVENT } from '../views/autoscroll.js';
 import type { Answer } from '../views/approval-choices.js';
 
@@ -77,7 +77,8 @@ export class Controller {
           this.store.update((state) => {
             const next = reduceParticipantState(state, event);
             const turnTree = reduceTurnTreeState(next.turnTree, event, next.sessionId, next.conversations, isUserIn(next));
-            return turnTree === next.turnTree ? next : { ...next, turnTree };
+            if (turnTree === next.turnTree) return next;
+            return { ...next, turnTree, activeTurns: withObservedTurns(next.activeTurns, turnTree) };
           }),
         session: (event) => {
           this.#refreshSessionsSoon();
@@ -243,12 +244,26 @@ export class Controller {
     }
   }
 
-  /** Stops the server's turn in a conversation (its own turns only: a terminal's run is its own). */
+  /**
+   * Stops the turn a conversation's turn is part of: the server stops its own turns by their
+   * top-level conversation, and a delegate's turn goes with its chain. Nothing stopped is said, with
+   * why it may be (a terminal's run is its own; a paused turn waits on an answer, not on a model).
+   */
   async cancel(conversationId: string): Promise<void> {
-    const { sessionId } = this.store.state;
+    const { sessionId, turnTree } = this.store.state;
     if (sessionId === null) return;
     try {
-      await api.cancel(sessionId, conversationId);
+      const root = rootOf(turnTree, conversationId);
+      let { cancelled } = await api.cancel(sessionId, root);
+      if (cancelled === 0 && root !== conversationId) ({ cancelled } = await api.cancel(sessionId, conversationId));
+      if (cancelled === 0)
+        this.store.update((state) =>
+          withNotice(state, {
+            id: 'cancel',
+            tone: 'note',
+            text: 'Nothing was stopped: no turn of this server runs there now. A turn started in a terminal (legion run, the REPL) is stopped there; one that waits on an approval or a question ends when you reject or answer it.',
+          }),
+        );
     } catch (error) {
       this.#fail(error);
     }
@@ -268,24 +283,33 @@ export class Controller {
     const conversations = Object.fromEntries(detail.conversations.map((conversation) => [conversation.id, conversation]));
     const newest = [...detail.conversations].sort((a, b) => (b.lastAt ?? '').localeCompare(a.lastAt ?? ''))[0];
     const selectedConversation = selected !== null && selected in conversations ? selected : (newest?.id ?? null);
-    this.store.update((state) => ({
-      ...state,
-      sessionId,
-      conversations,
-      messages: {},
-      earlier: {},
-      streams,
-      activeTurns: {},
-      turnTree: seedTurnTree(sessionId, state.participants, conversations),
-      approvals,
-      questions,
-      // Announced for the session looked at before: not this one's.
-      reviews: [],
-      usage,
-      refusedWrites,
-      selectedConversation,
-      error: null,
-    }));
+    this.store.update((state) => {
+      // A turn running at a load told its start before this page listened: the server's own (busy)
+      // and what the participants' states say are what the graph lights and Stop follows.
+      const turnTree = seedTurnTree(sessionId, state.participants, conversations);
+      const busy: AppState['activeTurns'] = {};
+      for (const conversation of detail.conversations)
+        if (conversation.busy)
+          busy[conversation.id] = { participantId: conversation.responder, chain: [conversation.initiator], observed: true };
+      return {
+        ...state,
+        sessionId,
+        conversations,
+        messages: {},
+        earlier: {},
+        streams,
+        activeTurns: { ...busy, ...withObservedTurns({}, turnTree) },
+        turnTree,
+        approvals,
+        questions,
+        // Announced for the session looked at before: not this one's.
+        reviews: [],
+        usage,
+        refusedWrites,
+        selectedConversation,
+        error: null,
+      };
+    });
     if (selectedConversation !== null) await this.openConversation(selectedConversation);
   }
 

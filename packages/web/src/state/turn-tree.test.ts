@@ -1,6 +1,15 @@
 import type { WireEvent } from '../api/wire.js';
 import type { ConversationSummary, Participant, StateEvent } from '../api/wire.js';
-import { emptyTurnTree, reduceTurnTree, reduceTurnTreeState, seedTurnTree, treeRows, type TurnTree } from './turn-tree.js';
+import {
+  emptyTurnTree,
+  reduceTurnTree,
+  reduceTurnTreeState,
+  rootOf,
+  seedTurnTree,
+  treeRows,
+  withObservedTurns,
+  type TurnTree,
+} from './turn-tree.js';
 
 const SESSION = 's1';
 let seq = 0;
@@ -136,6 +145,17 @@ describe('the turn tree', () => {
       tree,
     );
     expect(treeRows(ended).map(({ node }) => node.status)).toEqual(['succeeded', 'succeeded']);
+    // What runs is known again: lit, with the chain each waits in; a delegate's Stop goes to its top-level turn.
+    const active = withObservedTurns({}, tree);
+    expect(active).toEqual({
+      user__coordinator: { participantId: 'coordinator', chain: ['user'], observed: true },
+      coordinator__developer: { participantId: 'developer', chain: ['user', 'coordinator'], observed: true },
+    });
+    expect(rootOf(tree, 'coordinator__developer')).toBe('user__coordinator');
+    // A turn heard live keeps its entry; the observed ones go with their nodes.
+    const live = { user__coordinator: { participantId: 'coordinator', chain: ['user'] } };
+    expect(withObservedTurns({ ...active, ...live }, ended)).toEqual(live);
+    expect(withObservedTurns(active, tree)).toBe(active);
 
     // A coordinator that asked the user waits in its own turn's conversation (the server says so),
     // and the user's turn is the question's: both are nodes, the question under its asker.

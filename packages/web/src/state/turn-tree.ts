@@ -1,5 +1,16 @@
 import type { ConversationSummary, Participant, StateEvent, WireEvent } from '../api/wire.js';
 
+/** A turn running now: the conversation it runs in and the chain that led to it. */
+export interface ActiveTurn {
+  participantId: string;
+  chain: string[];
+  /**
+   * Known from the participants' states, not from its `turn:start` (a page loaded mid-turn, a turn
+   * of another process): no `turn:end` may come for it, so its participant's return to idle ends it.
+   */
+  observed?: boolean;
+}
+
 /** One participant's turn in one conversation, as a node of the delegation tree. */
 export interface TurnNode {
   conversationId: string;
@@ -157,6 +168,47 @@ export function seedTurnTree(
     if (parent && parent !== node) tree = withNode(tree, { ...node, parent: parent.conversationId });
   }
   return tree;
+}
+
+/**
+ * The running turns as the tree knows them from the participants' states (`observed` nodes), in
+ * place of those `activeTurns` had from states before; a turn known from its `turn:start` stays as
+ * it is. What the graph lights and the Stop button follow after a reload, as they do live.
+ */
+export function withObservedTurns(activeTurns: Record<string, ActiveTurn>, tree: TurnTree): Record<string, ActiveTurn> {
+  const next: Record<string, ActiveTurn> = {};
+  for (const [id, turn] of Object.entries(activeTurns)) if (!turn.observed) next[id] = turn;
+  for (const node of Object.values(tree.nodes)) {
+    if (!node.observed || !OPEN.has(node.status) || node.conversationId in next) continue;
+    const known = activeTurns[node.conversationId];
+    next[node.conversationId] = known?.observed ? known : { participantId: node.participantId, chain: chainOf(tree, node), observed: true };
+  }
+  const before = Object.keys(activeTurns);
+  const same = before.length === Object.keys(next).length && before.every((id) => next[id] === activeTurns[id]);
+  return same ? activeTurns : next;
+}
+
+/** Who waits on a node's turn, outermost first (as a `turn:start`'s chain): its ancestors, and the root's initiator. */
+function chainOf(tree: TurnTree, node: TurnNode): string[] {
+  const above: string[] = [];
+  let current = node;
+  for (
+    let parent = tree.nodes[current.parent ?? ''];
+    parent !== undefined && above.length < 64;
+    parent = tree.nodes[current.parent ?? '']
+  ) {
+    above.unshift(parent.participantId);
+    current = parent;
+  }
+  return [current.initiator, ...above];
+}
+
+/** The conversation of the top-level turn a conversation's turn is part of: what the server stops (its own turns are the top-level ones). */
+export function rootOf(tree: TurnTree, conversationId: string): string {
+  let current = tree.nodes[conversationId];
+  for (let steps = 0; current?.parent !== undefined && tree.nodes[current.parent] !== undefined && steps < 64; steps++)
+    current = tree.nodes[current.parent];
+  return current?.conversationId ?? conversationId;
 }
 
 /** The tree's nodes, parents before children, each with its depth. */
