@@ -3,7 +3,8 @@ import type { Controller } from './state/controller.js';
 import { useAppState, type Store } from './state/store.js';
 import { approvalsOf, questionsWaitingIn } from './state/waiting-on-you.js';
 import { Approvals } from './views/Approvals.js';
-import { Composer } from './views/Composer.js';
+import { Composer, type ComposerTarget } from './views/Composer.js';
+import type { AppState } from './state/app-state.js';
 import { Conversation } from './views/Conversation.js';
 import { Notices } from './views/Notices.js';
 import { Claims, ConflictNotice } from './views/Claims.js';
@@ -138,6 +139,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
               <Composer
                 participants={people}
                 entryAgent={entryAgent}
+                target={composerTarget(state, selected)}
                 answering={waitingQuestions}
                 approvalsWaiting={waitingApprovals.filter((approval) => approval.status === 'pending').length}
                 onSend={(text, to, name) => controller.send(text, to, name)}
@@ -190,4 +192,20 @@ export function App({ store, controller }: { store: Store; controller: Controlle
       </main>
     </div>
   );
+}
+
+/** The conversation on screen as the composer needs it (undefined: none open). */
+function composerTarget(state: AppState, selected: string | null): ComposerTarget | undefined {
+  if (selected === null) return undefined;
+  const conversation = state.conversations[selected];
+  if (!conversation) return undefined;
+  const isUser = (id: string) => state.participants.some((participant) => participant.id === id && participant.type === 'user');
+  return {
+    id: conversation.id,
+    yours: isUser(conversation.initiator),
+    initiator: conversation.initiator,
+    responder: conversation.responder,
+    name: conversation.name,
+    active: selected in state.activeTurns,
+  };
 }

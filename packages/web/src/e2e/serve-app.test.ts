@@ -116,6 +116,10 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
       expect(await page.getByTestId('tool-detail-toolu_delegate').textContent()).toContain(developerReply);
       await page.getByTestId('delegation-link-toolu_delegate').click();
       await page.getByTestId('view-conversation').and(page.locator('[data-conversation="coordinator__developer"]')).waitFor();
+      // Not the user's conversation: the box says where a message would go instead.
+      expect(await page.getByTestId('composer-elsewhere').textContent()).toBe(
+        'You are reading Coordinator → Developer, which is not yours to write in: what you send goes to Coordinator.',
+      );
       await screenshot(page, 'conversation');
       await page.emulateMedia({ colorScheme: 'dark' });
       await screenshot(page, 'conversation-dark');
@@ -126,6 +130,30 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
       await expect.poll(() => page.getByTestId('cost-total-calls').textContent()).toBe('3');
       expect(await page.getByTestId('cost-coordinator').textContent()).toBeTruthy();
       await screenshot(page, 'cost');
+    },
+    TEST_MS,
+  );
+
+  it(
+    'the message box follows the conversation on screen: opening one of yours writes to it',
+    async () => {
+      mock.on({ model: 'gpt-test', userMessage: 'Hello developer' }, { content: 'Hello from the developer.' });
+      mock.on({ model: 'claude-test', userMessage: 'Hello coordinator' }, { content: 'Hello from the coordinator.' });
+      await openApp();
+      await send('Hello developer', 'developer');
+      await messageText('Hello from the developer.').waitFor();
+      // Written to the developer, the box stays with the developer: the coordinator is chosen again.
+      expect(await page.getByTestId('composer-to').inputValue()).toBe('developer');
+      await page.getByTestId('composer-to').selectOption('');
+      await send('Hello coordinator');
+      await messageText('Hello from the coordinator.').waitFor();
+      // Back in the developer's conversation: the box writes to the developer again, unasked.
+      await page.getByTestId('conversation-open-user__developer').click();
+      await expect.poll(() => page.getByTestId('composer-to').inputValue()).toBe('developer');
+      expect(await page.getByTestId('composer-elsewhere').count()).toBe(0);
+      await page.getByTestId('conversation-open-user__coordinator').click();
+      await expect.poll(() => page.getByTestId('composer-to').inputValue()).toBe('');
+      expect(await page.getByTestId('composer-conversation').inputValue()).toBe('');
     },
     TEST_MS,
   );

@@ -1,17 +1,35 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { WireQuestion } from '../api/wire.js';
 import { Answering } from './Answering.js';
 import { visibleText } from './visible-text.js';
 import { displayName, type Person } from './names.js';
 
+const BUSY = 'A turn runs in this conversation';
+const BUSY_WORDS = `${BUSY} already: wait for it to end (or Stop it), or give another conversation name to work in parallel.`;
+
+/** The conversation on screen, as the box needs it: whom it is with, and whether it is yours to write in. */
+export interface ComposerTarget {
+  id: string;
+  /** Yours (you opened it): the box writes to its responder, in it. Else (agents' own, a question to you) it is read only. */
+  yours: boolean;
+  responder: string;
+  name?: string | undefined;
+  /** Its initiator, for the words of a conversation that is not yours. */
+  initiator: string;
+  /** A turn runs in it now. */
+  active: boolean;
+}
+
 /**
  * You, as a participant: a message to the entry agent or any other, in a named conversation if you
- * like. While the conversation on screen waits on your answer to a question, the box answers it
+ * like. It follows the conversation on screen: opening one of yours addresses its responder in it.
+ * While the conversation on screen waits on your answer to a question, the box answers it
  * instead (a message could not go in anyway: the conversation is busy until you answer).
  */
 export function Composer({
   participants,
   entryAgent,
+  target,
   answering,
   approvalsWaiting = 0,
   onSend,
@@ -19,6 +37,7 @@ export function Composer({
 }: {
   participants: readonly Person[];
   entryAgent: string | undefined;
+  target?: ComposerTarget | undefined;
   /** The questions the conversation on screen waits on, oldest first: the box answers the first. */
   answering: WireQuestion[];
   /** Approvals the conversation on screen waits on: no message gets into it until they are decided. */
@@ -33,6 +52,23 @@ export function Composer({
   const [sending, setSending] = useState(false);
   const agents = participants.filter((participant) => participant.type !== 'user');
   const question = answering[0];
+  // Opening a conversation of yours addresses it: what you type next goes there, not to whom you wrote last.
+  const targetId = target?.id;
+  useEffect(() => {
+    setError(null);
+    if (!target?.yours) return;
+    setTo(target.responder === entryAgent ? '' : target.responder);
+    setName(target.name ?? '');
+  }, [targetId]); // only when another conversation is opened, not at each of its changes
+  // A refusal because a turn ran (busy) says nothing once that turn has ended.
+  const active = target?.active ?? false;
+  useEffect(() => {
+    if (!active) setError((shown) => (shown !== null && shown.startsWith(BUSY) ? null : shown));
+  }, [active]);
+  const elsewhere =
+    target !== undefined && !target.yours && !question
+      ? `You are reading ${displayName(participants, target.initiator)} → ${displayName(participants, target.responder)}, which is not yours to write in: what you send goes to ${displayName(participants, to === '' ? (entryAgent ?? '') : to) || 'the entry agent'}${name.trim() !== '' ? ` (${name.trim()})` : ''}.`
+      : null;
   const submit = async (event: Event) => {
     event.preventDefault();
     if (text.trim() === '' || sending) return;
@@ -41,7 +77,7 @@ export function Composer({
       ? await onAnswer(question.id, text)
       : await onSend(text, to === '' ? undefined : to, name.trim() === '' ? undefined : name.trim());
     setSending(false);
-    setError(failure);
+    setError(failure !== null && /is busy with another message/.test(failure) ? BUSY_WORDS : failure);
     if (failure === null) setText('');
   };
   return (
@@ -50,6 +86,11 @@ export function Composer({
         <p class="answering" data-testid="composer-waits-on-approval">
           This conversation waits on your decision above ({approvalsWaiting === 1 ? 'one call' : `${approvalsWaiting} calls`}): decide it
           first.
+        </p>
+      )}
+      {elsewhere && (
+        <p class="muted" data-testid="composer-elsewhere">
+          {visibleText(elsewhere)}
         </p>
       )}
       {question ? (
