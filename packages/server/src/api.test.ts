@@ -359,6 +359,13 @@ describe('legion serve API, on a real server over a real Legion', () => {
     expect(log.messages.at(-1)).toMatchObject({ role: 'assistant', ending: { status: 'cancelled', code: 'cancelled' } });
     const approvals = (await api.get(`/api/sessions/${id}/approvals?status=all`)).json as ApprovalListResponse;
     expect(approvals.approvals.map((approval) => approval.status)).toEqual(['rejected', 'rejected']);
+    // Nobody rejected them: the view and the event say the turn that asked ended.
+    expect(approvals.approvals.map((approval) => approval.cancelled)).toEqual([true, true]);
+    const decided = await events.until((s) => {
+      const found = s.legion().filter((event) => event.type === 'approval:decided');
+      return found.length === 2 ? found : undefined;
+    }, 'two approval:decided');
+    expect(decided.map((event) => event['cancelled'])).toEqual([true, true]);
     expect(existsSync(join(test.root, 'a.txt'))).toBe(false);
   });
 

@@ -92,7 +92,7 @@ describe('cancel settles what the delegation tree waits on', () => {
     const listed = (JSON.parse(all.stdout) as { approvals: Array<{ id: string; status: string; decisionReason?: string }> }).approvals.find(
       (view) => view.id === id,
     );
-    expect(listed).toMatchObject({ status: 'rejected', decisionReason: expect.stringContaining('cancelled') });
+    expect(listed).toMatchObject({ status: 'rejected', cancelled: true, decisionReason: expect.stringContaining('cancelled') });
 
     // Deciding it later is refused and resumes nothing: the developer's model is not asked again, the file is never written.
     const approved = await legion(['approve', id]);

@@ -30,12 +30,21 @@ export function pauseLines(paused: readonly Paused[], style: Style, sessionId: s
 /** One approval request on one line, styled for the stream it is written to. */
 export function describe(view: ApprovalView, style: Style): string {
   const status =
-    view.status === 'pending' ? style.yellow('pending ') : view.status === 'approved' ? style.green('approved') : style.red('rejected');
-  const decided = view.decidedBy
-    ? style.dim(
-        ` — ${view.status} by ${inertLine(view.decidedBy)}${view.decisionReason ? `: ${inertLine(view.decisionReason)}` : ''}${view.decisionMedium ? ` (on ${inertLine(view.decisionMedium)})` : ''}`,
-      )
-    : style.dim(` — ${inertLine(view.approver)} decides`);
+    view.status === 'pending'
+      ? style.yellow('pending ')
+      : view.status === 'approved'
+        ? style.green('approved')
+        : view.cancelled
+          ? style.dim('cancelled')
+          : style.red('rejected');
+  // Settled by the end of the turn that asked: nobody rejected it, so no "by".
+  const decided = view.cancelled
+    ? style.dim(' — the turn that asked ended before anyone decided')
+    : view.decidedBy
+      ? style.dim(
+          ` — ${view.status} by ${inertLine(view.decidedBy)}${view.decisionReason ? `: ${inertLine(view.decisionReason)}` : ''}${view.decisionMedium ? ` (on ${inertLine(view.decisionMedium)})` : ''}`,
+        )
+      : style.dim(` — ${inertLine(view.approver)} decides`);
   const rule = view.decisionRuleId ? style.dim(` (rule ${inertLine(view.decisionRuleId)})`) : '';
   // What the approver weighs before answering: whether the command will run confined (the cards' line, shortened).
   const sandbox =

@@ -179,6 +179,7 @@ export const StreamLineSchema = z.discriminatedUnion('type', [
       reason: true,
       always: true,
       medium: true,
+      cancelled: true,
     }),
   ),
   /** An agent asked the user a question (`from` asked `to`; `chain` as in `turn:start`). Written by the question tracker, not mapped from an event. */

@@ -110,6 +110,7 @@ export function streamLineOf(event: LegionEvent): StreamLine | undefined {
         ...(event.reason !== undefined ? { reason: event.reason } : {}),
         ...(event.always !== undefined ? { always: event.always } : {}),
         ...(event.medium !== undefined ? { medium: event.medium } : {}),
+        ...(event.cancelled ? { cancelled: true as const } : {}),
       };
     case 'delegation:queued':
       return {

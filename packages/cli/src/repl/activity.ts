@@ -221,7 +221,10 @@ export class Activity {
       case 'approval:decided':
         this.screen.print(
           style.dim(
-            `${event.decision === 'approved' ? '✓ approved' : '✗ rejected'} ${event.requester} → ${event.tool} (${event.requestId}) by ${event.decidedBy}${event.medium ? ` on ${event.medium}` : ''}${event.reason ? `: ${event.reason}` : ''}${event.always ? ', for the session' : ''}`,
+            // Settled by the end of the turn that asked: nobody rejected it.
+            event.cancelled
+              ? `⊘ cancelled ${event.requester} → ${event.tool} (${event.requestId}): the turn that asked ended before anyone decided`
+              : `${event.decision === 'approved' ? '✓ approved' : '✗ rejected'} ${event.requester} → ${event.tool} (${event.requestId}) by ${event.decidedBy}${event.medium ? ` on ${event.medium}` : ''}${event.reason ? `: ${event.reason}` : ''}${event.always ? ', for the session' : ''}`,
           ),
           this.margin(event.conversationId, 1),
         );

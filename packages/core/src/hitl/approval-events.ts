@@ -50,6 +50,7 @@ export function emitApprovalRecord(
       ...(record.ruleId !== undefined ? { ruleId: record.ruleId } : {}),
       ...(record.pattern !== undefined ? { pattern: record.pattern } : {}),
       ...(record.medium !== undefined ? { medium: record.medium } : {}),
+      ...(record.cancelled ? { cancelled: true } : {}),
       ...from,
     });
   }

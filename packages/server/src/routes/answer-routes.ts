@@ -117,6 +117,8 @@ export function answerRoutes(app: Hono, server: ServerContext): void {
         ...(view.decisionReason !== undefined ? { decisionReason: view.decisionReason } : {}),
         ...(view.decisionMedium !== undefined ? { decisionMedium: view.decisionMedium } : {}),
         ...(view.decisionRuleId !== undefined ? { decisionRuleId: view.decisionRuleId } : {}),
+        ...(view.cancelled ? { cancelled: true as const } : {}),
+        ...(view.worktree !== undefined ? { worktree: view.worktree } : {}),
       };
     });
     return { approvals };

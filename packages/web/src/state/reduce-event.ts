@@ -71,6 +71,7 @@ export function reduceEvent(state: AppState, event: WireEvent, now: number): App
               status: event.decision,
               decidedBy: event.decidedBy,
               ...(event.reason !== undefined ? { decisionReason: event.reason } : {}),
+              ...(event.cancelled ? { cancelled: true as const } : {}),
             }
           : approval,
       );

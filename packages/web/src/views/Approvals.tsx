@@ -138,12 +138,21 @@ export function DecidedApproval({
   testId: string;
 }) {
   return (
-    <li data-testid={testId} data-status={approval.status}>
-      <span class={`badge ${approval.status === 'approved' ? 'done' : 'error'}`}>{approval.status}</span>{' '}
+    <li data-testid={testId} data-status={approval.cancelled ? 'cancelled' : approval.status}>
+      {/* Settled because the turn that asked ended: nobody rejected it, so no "by" and no badge saying rejected. */}
+      <span class={`badge ${approval.status === 'approved' ? 'done' : approval.cancelled ? 'cancelled' : 'error'}`}>
+        {approval.cancelled ? 'cancelled' : approval.status}
+      </span>{' '}
       <code>{visibleText(approval.tool)}</code> <span class="muted">{oneLine(approval.input)}</span> for{' '}
       {visibleText(displayName(participants, approval.requester))}
-      {approval.decidedBy && <span class="muted"> by {visibleText(displayName(participants, approval.decidedBy))}</span>}
-      {approval.decisionReason && <span class="muted">: {visibleText(approval.decisionReason)}</span>}
+      {approval.cancelled ? (
+        <span class="muted">: the turn that asked ended before anyone decided</span>
+      ) : (
+        <>
+          {approval.decidedBy && <span class="muted"> by {visibleText(displayName(participants, approval.decidedBy))}</span>}
+          {approval.decisionReason && <span class="muted">: {visibleText(approval.decisionReason)}</span>}
+        </>
+      )}
     </li>
   );
 }

@@ -277,6 +277,8 @@ export const LegionEventSchemas = {
     pattern: z.string().optional(),
     /** The user surface the decision was given on (`terminal`, `web`, …), when a user gave it on one. */
     medium: z.string().optional(),
+    /** Rejected because the turn that asked ended before anyone decided (`settleEndedTree`): nobody rejected it. */
+    cancelled: z.literal(true).optional(),
     remote: RemoteSchema,
   }),
   /**

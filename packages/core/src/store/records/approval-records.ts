@@ -185,6 +185,7 @@ export function approvalView(request: ApprovalRequestRecord, decision: ApprovalD
     decisionReason: decision?.reason,
     decisionMedium: decision?.medium,
     decisionRuleId: decision?.ruleId,
+    ...(decision?.cancelled ? { cancelled: true as const } : {}),
     worktree: worktreeOf(request.frames),
   };
 }

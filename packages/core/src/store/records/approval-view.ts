@@ -29,6 +29,8 @@ export const ApprovalViewSchema = z.object({
   decisionMedium: z.string().optional(),
   /** The "approve always" rule the decision made, if it made one. */
   decisionRuleId: z.string().optional(),
+  /** Rejected because the turn that asked ended (stopped, or failed) before anyone decided: nobody rejected it. */
+  cancelled: z.literal(true).optional(),
   /** The worktree the requester's turn works in (`isolation: "worktree"`): a file change it asks for is to that tree, not the main one. */
   worktree: z.string().optional(),
 });
