@@ -155,6 +155,9 @@ describe('participant states from the turn lifecycle', () => {
       end(TOP, 'cancelled', 'cancelled'),
     );
     expect(names(stopped.shown)).toEqual({ user: 'idle', coordinator: 'idle', developer: 'idle' });
+    // The asker's turn was stopped; the user had none to stop.
+    expect(stopped.shown('developer').outcome).toBe('cancelled');
+    expect(stopped.shown('user').outcome).toBeUndefined();
   });
 
   it("a user's open turn is a question put to them, never 'thinking'", () => {

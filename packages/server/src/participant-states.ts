@@ -272,7 +272,8 @@ export function participantStateOf(records: LifecycleRecords, participantId: str
     const conversationId = below.chainConversations?.[participantId];
     return { state: 'delegate', detail: next, sessionId: below.sessionId, ...(conversationId !== undefined ? { conversationId } : {}) };
   }
-  const ending = records.endings.get(participantId);
+  // A person's "turn" is a question put to them: its ending (withdrawn when the asker was stopped) is no turn of theirs that failed.
+  const ending = user ? undefined : records.endings.get(participantId);
   if (ending && ending.outcome !== 'succeeded')
     return { state: 'idle', outcome: ending.outcome, ...(ending.code !== undefined ? { code: ending.code } : {}) };
   return { state: 'idle' };

@@ -5,6 +5,7 @@ import { approvalsOf, questionsWaitingIn } from './state/waiting-on-you.js';
 import { Approvals } from './views/Approvals.js';
 import { Composer, type ComposerTarget } from './views/Composer.js';
 import type { AppState } from './state/app-state.js';
+import type { WireMessage } from './api/wire.js';
 import { Conversation } from './views/Conversation.js';
 import { Notices } from './views/Notices.js';
 import { Claims, ConflictNotice } from './views/Claims.js';
@@ -130,6 +131,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
               />
               <WorktreeReviews reviews={state.reviews} participants={people} />
               <WaitingOnYou
+                lastAsked={selected !== null ? lastAskedIn(state.messages[selected]) : undefined}
                 questions={waitingQuestions}
                 approvals={waitingApprovals}
                 participants={people}
@@ -164,7 +166,7 @@ export function App({ store, controller }: { store: Store; controller: Controlle
             onRelease={(path) => void controller.releaseClaim(path)}
           />
         )}
-        {view === 'cost' && <Cost usage={state.usage} sessions={state.sessions} sessionId={state.sessionId} />}
+        {view === 'cost' && <Cost usage={state.usage} sessions={state.sessions} sessionId={state.sessionId} participants={people} />}
         {view === 'sessions' && (
           <Sessions
             sessions={state.sessions}
@@ -208,4 +210,14 @@ function composerTarget(state: AppState, selected: string | null): ComposerTarge
     name: conversation.name,
     active: selected in state.activeTurns,
   };
+}
+
+/** The latest message of a conversation that asked something of its responder (text, not tool results): each starts a turn. */
+function lastAskedIn(messages: readonly WireMessage[] | undefined): string | undefined {
+  if (!messages) return undefined;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    if (message.role === 'user' && message.content.some((block) => block.type === 'text')) return message.id;
+  }
+  return undefined;
 }

@@ -206,7 +206,7 @@ describe.skipIf(CHROMIUM === null)('legion serve: acting in the conversation', (
       const card = waiting().locator('[data-tool="file_write"]');
       await card.waitFor();
       expect(await card.getByTestId('approval-diff').textContent()).toContain('+alpha');
-      expect(await card.getByTestId('approval-chain').textContent()).toMatch(/user.*coordinator.*developer/);
+      expect(await card.getByTestId('approval-chain').textContent()).toBe('You → Coordinator → Developer');
       expect(await card.locator('button').allTextContents()).toEqual([
         'Approve once',
         'Approve for this session',
@@ -250,6 +250,8 @@ describe.skipIf(CHROMIUM === null)('legion serve: acting in the conversation', (
       const secrets = waiting().locator('[data-tool="file_write"]');
       await secrets.waitFor();
       const secretsId = (await secrets.getAttribute('data-testid'))!.replace(/^approval-/, '');
+      // The last turn's decision is not shown beside this turn's request, as if it were part of it.
+      expect(await page.getByTestId(`inline-decided-${notesId}`).count()).toBe(0);
       await page.getByTestId(`reject-reason-${secretsId}`).fill('secrets stay out of the repository');
       await page.getByTestId(`reject-${secretsId}`).click();
       await page.getByTestId(`inline-decided-${secretsId}`).and(page.locator('[data-status="rejected"]')).waitFor();

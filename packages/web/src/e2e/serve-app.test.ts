@@ -212,7 +212,7 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
       expect(aIndex).toBeGreaterThanOrEqual(0);
       const [aId, bId] = [ids[aIndex]!, ids[1 - aIndex]!];
       expect(await page.getByTestId(`approval-${aId}`).getByTestId('approval-diff').textContent()).toContain('+alpha');
-      expect(await page.getByTestId(`approval-${aId}`).getByTestId('approval-chain').textContent()).toMatch(/user.*coordinator.*developer/);
+      expect(await page.getByTestId(`approval-${aId}`).getByTestId('approval-chain').textContent()).toBe('You → Coordinator → Developer');
       await screenshot(page, 'approvals');
 
       // Core's four answers, in its words and order (the terminal's menu 1–4), each saying what it does.

@@ -281,7 +281,10 @@ export class Controller {
     ]);
     if (generation !== this.#generation) return;
     const conversations = Object.fromEntries(detail.conversations.map((conversation) => [conversation.id, conversation]));
-    const newest = [...detail.conversations].sort((a, b) => (b.lastAt ?? '').localeCompare(a.lastAt ?? ''))[0];
+    // Opened on the user's own conversation, the newest: where they act (an agents' one is a click away).
+    const isUser = isUserIn(this.store.state);
+    const byRecency = [...detail.conversations].sort((a, b) => (b.lastAt ?? '').localeCompare(a.lastAt ?? ''));
+    const newest = byRecency.find((conversation) => isUser(conversation.initiator)) ?? byRecency[0];
     const selectedConversation = selected !== null && selected in conversations ? selected : (newest?.id ?? null);
     this.store.update((state) => {
       // A turn running at a load told its start before this page listened: the server's own (busy)

@@ -16,6 +16,8 @@ export interface TurnNode {
   conversationId: string;
   participantId: string;
   initiator: string;
+  /** The conversation's name, when it has one (`<initiator>__<responder>__<name>`). */
+  name?: string | undefined;
   /** The conversation of the turn that delegated this one; absent for the tree's root. */
   parent?: string | undefined;
   status: 'running' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
@@ -59,6 +61,7 @@ export function reduceTurnTree(tree: TurnTree, event: WireEvent, sessionId: stri
         conversationId: event.conversationId,
         participantId: event.participantId,
         initiator: event.initiator,
+        ...(event.name ? { name: event.name } : {}),
         ...(parent ? { parent: parent.conversationId } : {}),
         status: 'running',
         tokens: 0,
@@ -116,6 +119,7 @@ export function reduceTurnTreeState(
     conversationId: conversation.id,
     participantId: event.participantId,
     initiator: conversation.initiator,
+    ...(conversation.name ? { name: conversation.name } : {}),
     ...(parent ? { parent: parent.conversationId } : {}),
     status: 'running',
     tokens: 0,
@@ -152,6 +156,7 @@ export function seedTurnTree(
       conversationId: conversation.id,
       participantId: participant.id,
       initiator: conversation.initiator,
+      ...(conversation.name ? { name: conversation.name } : {}),
       status: 'running',
       tokens: 0,
       costUsd: 0,

@@ -70,7 +70,7 @@ export function PendingApproval({
         {approval.chain.map((id, index) => (
           <span key={index}>
             {index > 0 && ' → '}
-            <span class="tag">{visibleText(id)}</span>
+            <span class="tag">{visibleText(displayName(participants, id))}</span>
           </span>
         ))}
       </div>

@@ -1,6 +1,8 @@
 import type { SessionSummary, Totals, UsageView } from '../api/wire.js';
 import { formatCost, formatTokens, tokensOf } from './format.js';
 import { visibleText } from './visible-text.js';
+import type { Person } from './names.js';
+import { Who } from './Who.js';
 
 function TotalsCells({ totals, testid }: { totals: Totals; testid: string }) {
   return (
@@ -15,7 +17,18 @@ function TotalsCells({ totals, testid }: { totals: Totals; testid: string }) {
 }
 
 /** Tokens and cost of this session: per participant, its own and with everything it delegated; and per session. */
-export function Cost({ usage, sessions, sessionId }: { usage: UsageView | null; sessions: SessionSummary[]; sessionId: string | null }) {
+export function Cost({
+  usage,
+  sessions,
+  sessionId,
+  participants = [],
+}: {
+  usage: UsageView | null;
+  sessions: SessionSummary[];
+  sessionId: string | null;
+  /** For names; an id not among them shows as itself. */
+  participants?: readonly Person[];
+}) {
   return (
     <section class="panel" data-testid="view-cost">
       <h2>Cost</h2>
@@ -36,7 +49,9 @@ export function Cost({ usage, sessions, sessionId }: { usage: UsageView | null; 
           <tbody>
             {usage.participants.map((participant) => (
               <tr key={participant.id} data-testid={`cost-${participant.id}`}>
-                <th>{participant.id}</th>
+                <th>
+                  <Who id={participant.id} participants={participants} />
+                </th>
                 <TotalsCells totals={participant.own} testid={`cost-${participant.id}-own`} />
                 <TotalsCells totals={participant.withDelegates} testid={`cost-${participant.id}-all`} />
                 <td>{participant.own.calls}</td>

@@ -7,8 +7,12 @@ import { visibleText } from './visible-text.js';
 
 /** A unified diff, each line coloured by what it does; every character made visible. */
 export function Diff({ patch, testId = 'approval-diff' }: { patch: string; testId?: string }) {
+  // Only the file header, no hunk, and a file on both sides: what would be written is what the file
+  // holds already. (A new empty file has no hunk either; its header says /dev/null.)
+  const unchanged = !/^@@/m.test(patch) && /^--- a\//m.test(patch);
   return (
-    <pre class="diff" data-testid={testId}>
+    <pre class="diff" data-testid={testId} data-unchanged={unchanged ? 'true' : undefined}>
+      {unchanged && <span class="muted">No change: the file already holds exactly this.{'\n'}</span>}
       {patch
         .replace(/\n$/, '')
         .split('\n')

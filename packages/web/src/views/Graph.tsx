@@ -66,6 +66,8 @@ interface NodeProps {
   label: string;
   title: string;
   state: string;
+  /** An idle participant's last turn, when it failed or was stopped: worth seeing without hovering. */
+  outcome: string | undefined;
   busy: boolean;
   x: number;
   y: number;
@@ -153,6 +155,7 @@ export function Graph({ participants, conversations, activeTurns, selected, onSe
               label={shortLabel(name)}
               title={`${name}: ${participant ? stateText(participant, participants) : 'idle'}`}
               state={participant?.state ?? 'idle'}
+              outcome={participant?.state === 'idle' ? participant.outcome : undefined}
               busy={busy.has(id)}
               x={point.x}
               y={point.y}

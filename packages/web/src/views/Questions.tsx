@@ -54,7 +54,7 @@ export function QuestionCard({
           data-testid={`question-answer-${question.id}`}
           onInput={(event) => setText(event.currentTarget.value)}
         />
-        <button type="submit" data-testid={`question-send-${question.id}`}>
+        <button type="submit" disabled={text.trim() === ''} data-testid={`question-send-${question.id}`}>
           Answer
         </button>
         {error && <span class="error">{error}</span>}

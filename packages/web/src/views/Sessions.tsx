@@ -64,6 +64,9 @@ export function Sessions({ sessions, participants, sessionId, hasMore, onMore, o
         Whole words, every word of what you type: “claim files” finds messages with both words, not “claimed”.
       </p>
       {hits !== null && (
+        <h3 data-testid="search-hits-heading">{hits.length === 0 ? 'Found nothing' : `Found in ${plural(hits.length, 'message')}`}</h3>
+      )}
+      {hits !== null && (
         <ul class="hits" data-testid="search-hits">
           {hits.length === 0 && (
             <li class="muted" data-testid="search-none">

@@ -5,6 +5,7 @@ import { argumentsPatch } from './diff-of.js';
 import { Diff } from './FileChangeDiff.js';
 import { oneLine, pretty } from './format.js';
 import { displayName, type Person } from './names.js';
+import { plainText } from './plain-text.js';
 import { pure } from './pure.js';
 import { visibleText } from './visible-text.js';
 
@@ -83,7 +84,8 @@ export const ToolCall = pure(function ToolCall({
       <button type="button" class="tool-line" aria-expanded={open} data-testid={`tool-toggle-${toolUse.id}`} onClick={() => setOpen(!open)}>
         <span class="chevron">{open ? '▾' : '▸'}</span>
         {/* A delegation's line says what it asks (whom it asks is the link below); opened, all of its input. */}
-        <code>{visibleText(toolUse.name)}</code> <span class="muted">{oneLine(delegation?.message ?? toolUse.input)}</span>{' '}
+        <code>{visibleText(toolUse.name)}</code>{' '}
+        <span class="muted">{oneLine(delegation?.message !== undefined ? plainText(delegation.message) : toolUse.input)}</span>{' '}
         <span class={`badge ${status.replace(' ', '-')}`}>{status}</span>
       </button>
       {delegation && (

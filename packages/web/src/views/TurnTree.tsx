@@ -49,6 +49,8 @@ const TurnRow = pure(function TurnRow({ node, depth, name, state, text, current,
     >
       <button type="button" class="link turn-node" onClick={() => onOpen(node.conversationId)}>
         <span class="turn-who">{visibleText(name)}</span>
+        {/* Two turns of one participant (ten delegated tasks) are told apart by their conversations' names. */}
+        {node.name !== undefined && <span class="tag">{visibleText(node.name)}</span>}
         <span class={`state state-${state}`} data-testid="turn-node-state">
           {visibleText(text)}
         </span>
@@ -68,7 +70,7 @@ export function TurnTree({ tree, participants, selected, onOpen }: TurnTreeProps
       <h2>Current turn</h2>
       {rows.length === 0 ? (
         <p class="muted" data-testid="turn-tree-empty">
-          No turn yet.
+          Nothing runs now: the next message's turn and whom it delegates to show here.
         </p>
       ) : (
         // A plain list (not role=tree): each row is one button, and a treeitem may not hold a control.

@@ -17,10 +17,13 @@ export function WaitingOnYou({
   questions,
   approvals,
   participants = [],
+  lastAsked,
   onAnswer,
   onDecide,
 }: {
   questions: WireQuestion[];
+  /** The id of the conversation's latest message that asked something (not a tool result): a new one is a new turn. */
+  lastAsked?: string | undefined;
   /** For names and colours; an id not among them shows as itself. */
   participants?: readonly Person[];
   /** The conversation's approvals, pending or decided. */
@@ -32,6 +35,12 @@ export function WaitingOnYou({
   const { staged, error, stage, waitingFor } = useApprovalDecisions(pending, onDecide);
   // Only decisions this page saw coming: the conversation is not the place for the whole history (the Approvals tab is).
   const seenPending = useRef(new Set<string>());
+  // A new message started another turn: the decisions of the turns before are in their tool calls,
+  // and a line left here would sit under every later turn (or beside its approvals, as if one of them).
+  // Not at a turn's end or start: a turn paused on an approval ends, and starts again once decided.
+  const asked = useRef(lastAsked);
+  if (asked.current !== lastAsked) seenPending.current.clear();
+  asked.current = lastAsked;
   for (const approval of pending) seenPending.current.add(approval.id);
   const decided = approvals.filter((approval) => approval.status !== 'pending' && seenPending.current.has(approval.id));
   const waiting = questions.length + pending.length;

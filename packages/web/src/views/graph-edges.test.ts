@@ -32,8 +32,12 @@ describe('pairEdges', () => {
     expect(idle?.opens).toBe('coordinator__developer__task0');
     const [running] = pairEdges(pair, new Set(['coordinator__developer__task1']), null);
     expect(running).toMatchObject({ active: true, opens: 'coordinator__developer__task1' });
-    // The one on screen stays the one a click opens, and marks the arrow.
+    // The one on screen marks the arrow; a click goes where the pair works now, else stays.
     const [shown] = pairEdges(pair, new Set(['coordinator__developer__task1']), 'coordinator__developer__task2');
-    expect(shown).toMatchObject({ active: true, selected: true, opens: 'coordinator__developer__task2' });
+    expect(shown).toMatchObject({ active: true, selected: true, opens: 'coordinator__developer__task1' });
+    const [stays] = pairEdges(pair, new Set(['coordinator__developer__task1']), 'coordinator__developer__task1');
+    expect(stays).toMatchObject({ selected: true, opens: 'coordinator__developer__task1' });
+    const [idleShown] = pairEdges(pair, new Set(), 'coordinator__developer__task2');
+    expect(idleShown).toMatchObject({ selected: true, opens: 'coordinator__developer__task2' });
   });
 });

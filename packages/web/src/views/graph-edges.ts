@@ -14,7 +14,7 @@ export interface PairEdge {
   label: string | undefined;
   active: boolean;
   selected: boolean;
-  /** What a click opens: the selected one, else the running one, else the latest. */
+  /** What a click opens: a running one other than the one on screen, else the one on screen, else the latest. */
   opens: string;
 }
 
@@ -35,7 +35,9 @@ export function pairEdges(conversations: readonly ConversationSummary[], active:
     const first = pair[0]!;
     const running = pair.filter((conversation) => active.has(conversation.id));
     const latest = pair.reduce((best, next) => ((next.lastAt ?? '') > (best.lastAt ?? '') ? next : best));
-    const chosen = pair.find((conversation) => conversation.id === selected) ?? running.at(-1) ?? latest;
+    const shown = pair.find((conversation) => conversation.id === selected);
+    // A click goes where the pair works now (another running conversation than the one on screen), else stays.
+    const chosen = running.filter((conversation) => conversation !== shown).at(-1) ?? shown ?? running.at(-1) ?? latest;
     return {
       id,
       initiator: first.initiator,
@@ -44,7 +46,7 @@ export function pairEdges(conversations: readonly ConversationSummary[], active:
       messages: pair.reduce((sum, conversation) => sum + conversation.messages, 0),
       label: pair.length > 1 ? plural(pair.length, 'conversation') : first.name,
       active: running.length > 0,
-      selected: chosen.id === selected,
+      selected: shown !== undefined,
       opens: chosen.id,
     };
   });
