@@ -66,7 +66,7 @@ function keptChangeLines(result: ToolResultBlock | undefined, style: Style): str
 
 /** How a turn that did not answer ended, on one line (its error cut to `width`). */
 export function endingLine(ending: NonNullable<Message['ending']>, style: Style, width = 200): string {
-  if (ending.status === 'cancelled') return style.yellow('⊘ cancelled: the turn was stopped before it answered');
+  if (ending.status === 'cancelled') return style.yellow('⊘ cancelled: the turn was stopped before it finished its reply');
   return style.red(`✗ failed (${inertLine(ending.code)})${ending.error ? `: ${clip(ending.error, width)}` : ''}`);
 }
 

@@ -160,7 +160,7 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser: text and tool res
       await page.waitForFunction(() => ((globalThis as unknown as { streamed: string[] }).streamed.at(-1) ?? '').length > 10);
       await page.getByTestId('cancel-turn').click();
       await expect.poll(() => endings.count()).toBe(2);
-      expect(await endings.nth(1).textContent()).toContain('Cancelled: the turn was stopped before it answered.');
+      expect(await endings.nth(1).textContent()).toContain('Cancelled: the turn was stopped before it finished its reply.');
       expect(
         await endings.nth(1).evaluate((element) => (globalThis as unknown as BrowserWindow).getComputedStyle(element).borderTopStyle),
       ).toBe('dashed');

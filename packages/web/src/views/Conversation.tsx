@@ -109,7 +109,7 @@ function History({ messages, participants, onOpenConversation }: HistoryProps) {
             </div>
             <p class="text">
               {message.ending.status === 'cancelled'
-                ? 'Cancelled: the turn was stopped before it answered.'
+                ? 'Cancelled: the turn was stopped before it finished its reply.'
                 : visibleText(`Failed (${message.ending.code})${message.ending.error ? `: ${message.ending.error}` : ''}`)}
             </p>
           </li>
