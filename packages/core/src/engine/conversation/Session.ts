@@ -13,7 +13,7 @@ import type {
   ToolSession,
   TurnResult,
 } from '../../session/index.js';
-import { framesOfTurn, waitingParticipants, MessageWork, treeOf, conversationId, parseConversationId } from '../../session/index.js';
+import { framesOfTurn, MessageWork, treeOf, conversationId, parseConversationId } from '../../session/index.js';
 import type {
   ApprovalAnswer,
   ClaimConflictRecord,
@@ -26,8 +26,6 @@ import type {
 import {
   SessionApprovals,
   SessionQuestions,
-  type QuestionState,
-  QUESTION_RECORD_VERSION,
   type QuestionView,
   SessionAgentState,
   SessionArtifacts,
@@ -51,6 +49,7 @@ import {
 } from '../../hitl/index.js';
 import { turnIsLive } from './conversation-liveness.js';
 import { unansweredToolUses } from './unanswered-tool-uses.js';
+import { pausedOn, settleEndedTree } from './turn-waits.js';
 import { titleFromMessage } from './session-title.js';
 import { Conversation, type ConversationSendOptions, type ConversationServices } from './Conversation.js';
 
@@ -423,77 +422,16 @@ export class Session implements ToolSession {
   }
 
   /** The pending approvals and open questions these unanswered calls wait on, directly or through paused delegates. */
-  async pausedOn(
-    conversationId: string,
-    unanswered: readonly ToolUseBlock[],
-  ): Promise<{ requests: ApprovalView[]; questions: QuestionView[] }> {
-    const state = await this.approvals.state();
-    const waiting: { requests: ApprovalView[]; questions: QuestionView[] } = { requests: [], questions: [] };
-    let asked: QuestionState | undefined;
-    for (const toolUse of unanswered) {
-      const request = state.forToolUse(conversationId, toolUse.id);
-      if (request) {
-        const view = state.view(request.id);
-        if (view?.status === 'pending') waiting.requests.push(view);
-        continue;
-      }
-      // A delegate paused on an approval, or on a question to a user further down.
-      const delegate =
-        state.delegateOf(conversationId, toolUse.id) ?? (asked ??= await this.questions.state()).delegateOf(conversationId, toolUse.id);
-      if (delegate) {
-        const below = await this.pausedOn(delegate, await this.unanswered(delegate));
-        waiting.requests.push(...below.requests);
-        waiting.questions.push(...below.questions);
-        continue;
-      }
-      // A question to a user that nobody could be asked: the turn paused on it.
-      const question = (asked ??= await this.questions.state()).questionFor(conversationId, toolUse.id);
-      if (question?.status === 'pending') waiting.questions.push(question);
-    }
-    return waiting;
+  pausedOn(conversationId: string, unanswered: readonly ToolUseBlock[]): Promise<{ requests: ApprovalView[]; questions: QuestionView[] }> {
+    return pausedOn(this, conversationId, unanswered);
   }
 
   /**
    * A turn of `conversationId` ended without answering (cancelled or failed): what its delegation
-   * tree still waits on is settled, so nothing of it runs later. Every pending approval requested
-   * in that conversation or below it (its frames pass through it) is settled as rejected and marked
-   * `cancelled`; every open question below it is withdrawn. First-wins, like any decision: an
-   * answer given at the same moment either won (and the tree was told) or is refused.
+   * tree still waits on is settled (turn-waits.ts), so nothing of it runs later.
    */
-  async settleEndedTree(conversationId: string, ending: { status: 'failed' | 'cancelled'; code: string }): Promise<void> {
-    const below = (record: { conversationId: string; frames?: readonly DelegationFrame[] | undefined }): boolean =>
-      record.conversationId === conversationId || (record.frames ?? []).some((frame) => frame.conversationId === conversationId);
-    const why =
-      ending.status === 'cancelled' ? 'the turn that asked was cancelled' : `the turn that asked ended with an error (${ending.code})`;
-    const at = new Date().toISOString();
-    for (const request of await this.approvals.pending()) {
-      if (!below(request)) continue;
-      const decidedBy = waitingParticipants(request.frames)[0] ?? request.approver;
-      await this.approvals.decide([
-        {
-          kind: 'decision',
-          version: 1,
-          requestId: request.id,
-          at,
-          decision: 'rejected',
-          reason: `${ending.status}: ${why} (${conversationId})`,
-          decidedBy,
-          cancelled: true,
-        },
-      ]);
-    }
-    const questions = await this.questions.state();
-    for (const view of questions.list({ status: 'pending' })) {
-      const question = questions.question(view.id);
-      if (!question || !below(question)) continue;
-      await this.questions.settle({
-        kind: 'withdrawn',
-        version: QUESTION_RECORD_VERSION,
-        questionId: question.id,
-        at,
-        reason: `${why} (${conversationId})`,
-      });
-    }
+  settleEndedTree(conversationId: string, ending: { status: 'failed' | 'cancelled'; code: string }): Promise<void> {
+    return settleEndedTree(this, conversationId, ending);
   }
 
   conversation(key: { initiator: string; responder: string; name?: string | undefined }): Conversation {
