@@ -1,8 +1,9 @@
 import type { Hono } from 'hono';
 import { chooseSession, SessionNotFoundError, type Legion, type Message, type Session } from '@legion-collective/core';
-import { parseConversationId, searchableText, searchWords } from '@legion-collective/core/internal';
+import { parseConversationId, searchWords } from '@legion-collective/core/internal';
 import { ApiError } from '../api-error.js';
 import type { ServerContext } from '../server-context.js';
+import { hitPlace } from '../search-snippets.js';
 import { wireMessage, wireTotals } from '../session-views.js';
 import type { SearchHit } from '../wire/search.js';
 import type { SessionSummary } from '../wire/sessions.js';
@@ -11,7 +12,6 @@ import { jsonRoute } from './define-routes.js';
 const DEFAULT_PAGE = 100;
 const DEFAULT_SESSIONS_PAGE = 50;
 const MAX_HITS = 100;
-const SNIPPET_CONTEXT = 60;
 
 /** The session, or a 404 that says how to find the right id. */
 export async function sessionOf(legion: Legion, id: string): Promise<Session> {
@@ -26,23 +26,6 @@ export async function sessionOf(legion: Legion, id: string): Promise<Session> {
       throw new ApiError(400, 'bad_request', error.message);
     throw error;
   }
-}
-
-/** The first of `words` in `text` as a whole word (what the search matched on): where it starts, and its length. */
-function firstWord(text: string, words: readonly string[]): { at: number; length: number } {
-  let first = { at: 0, length: 0 };
-  for (const word of words) {
-    // Words are letters and digits only (`searchWords`): nothing in one needs escaping.
-    const match = new RegExp(`(?<![\\p{L}\\p{N}])${word}(?![\\p{L}\\p{N}])`, 'iu').exec(text);
-    if (match && (first.length === 0 || match.index < first.at)) first = { at: match.index, length: match[0].length };
-  }
-  return first;
-}
-
-function snippet(text: string, at: number, length: number): string {
-  const start = Math.max(0, at - SNIPPET_CONTEXT);
-  const end = Math.min(text.length, at + length + SNIPPET_CONTEXT);
-  return `${start > 0 ? '…' : ''}${text.slice(start, end).replace(/\s+/g, ' ')}${end < text.length ? '…' : ''}`;
 }
 
 export function sessionRoutes(app: Hono, server: ServerContext): void {
@@ -154,8 +137,7 @@ export function sessionRoutes(app: Hono, server: ServerContext): void {
     const found = await legion.sessions.searchMessages(query.q, { sessions, limit: MAX_HITS });
     const words = searchWords(query.q);
     const hits: SearchHit[] = found.map(({ sessionId, conversationId, message }) => {
-      const text = searchableText(message);
-      const { at, length } = firstWord(text, words);
+      const place = hitPlace(message, words);
       const key = parseConversationId(conversationId);
       return {
         sessionId,
@@ -166,7 +148,9 @@ export function sessionRoutes(app: Hono, server: ServerContext): void {
         messageId: message.id,
         author: wireMessage(key, message).author,
         at: message.at,
-        snippet: snippet(text, at, length),
+        ...(place.kind !== 'text' ? { place: place.kind } : {}),
+        ...(place.tool !== undefined ? { tool: place.tool } : {}),
+        snippet: place.snippet,
       };
     });
     return { hits };

@@ -10,7 +10,11 @@ export const SearchHitSchema = z.object({
   messageId: z.string(),
   author: z.string(),
   at: z.string(),
-  /** The matching text with some context around it. */
+  /** Where the words were found, when not in the message's text: a tool call's input, or a tool's result. */
+  place: z.enum(['tool_call', 'tool_result']).optional(),
+  /** The tool called, when the words were found in its input (`place: "tool_call"`). */
+  tool: z.string().optional(),
+  /** The matching text with some context around it (a tool call's input as its values, not JSON). */
   snippet: z.string(),
 });
 export type SearchHit = z.infer<typeof SearchHitSchema>;

@@ -82,7 +82,14 @@ export function Sessions({ sessions, participants, sessionId, hasMore, onMore, o
                   onOpenHit(hit);
                 }}
               >
-                <strong>{visibleText(displayName(participants, hit.author))}</strong> in{' '}
+                <strong>{visibleText(displayName(participants, hit.author))}</strong>
+                {/* A tool call's input or a tool's result is no message the author wrote: said so. */}
+                {hit.place === 'tool_call'
+                  ? ` called ${visibleText(hit.tool ?? 'a tool')}`
+                  : hit.place === 'tool_result'
+                    ? '’s tool result'
+                    : ''}{' '}
+                in{' '}
                 {visibleText(
                   `${displayName(participants, hit.initiator)} → ${displayName(participants, hit.responder)}${hit.conversationName ? ` (${hit.conversationName})` : ''}`,
                 )}
