@@ -9,6 +9,8 @@ export interface JournalEntry {
   data: string;
   /** The session it belongs to, for clients that follow one session. */
   sessionId: string | undefined;
+  /** On a `text:delta`: its conversation, for clients that take the deltas of one conversation only. */
+  deltaOf?: string | undefined;
 }
 
 export type ReplayFrom =
@@ -53,9 +55,15 @@ export class EventJournal {
     return `${this.epoch}-${seq}`;
   }
 
-  append(event: JournalEntry['event'], payload: Record<string, unknown>, sessionId: string | undefined): JournalEntry {
+  append(event: JournalEntry['event'], payload: Record<string, unknown>, sessionId: string | undefined, deltaOf?: string): JournalEntry {
     const seq = ++this.seq;
-    const entry: JournalEntry = { seq, event, data: JSON.stringify({ ...payload, seq }), sessionId };
+    const entry: JournalEntry = {
+      seq,
+      event,
+      data: JSON.stringify({ ...payload, seq }),
+      sessionId,
+      ...(deltaOf !== undefined ? { deltaOf } : {}),
+    };
     this.entries.push(entry);
     this.bytes += entry.data.length;
     while (this.entries.length - this.start > this.maxEvents || (this.bytes > this.maxBytes && this.entries.length - this.start > 1)) {

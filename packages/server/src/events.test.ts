@@ -80,7 +80,7 @@ describe('the event stream of legion serve', () => {
     server = await startServer({ legion: test.legion, heartbeatMs: 50, followPollMs: 30, ...(journal ? { journal } : {}) });
     api = new ApiClient(server.port, server.token);
   }
-  function events(options: { session?: string; lastEventId?: string } = {}): EventStream {
+  function events(options: { session?: string; lastEventId?: string; deltas?: string } = {}): EventStream {
     const stream = api.events(options);
     streams.push(stream);
     return stream;
@@ -131,6 +131,44 @@ describe('the event stream of legion serve', () => {
     expect(seqs).toEqual(seqs.map((_, index) => seqs[0]! + index));
     expect(stream.messages.every((message) => (message.data as { seq: number }).seq === seqOf(message.id))).toBe(true);
     expectWireMessages(stream.messages);
+  });
+
+  it('sends the text deltas of one conversation, or none, when asked; the text so far is read through REST', async () => {
+    await open([{ text: 'Hello from the model.', usage: { inputTokens: 10, outputTokens: 5 } }]);
+    const session = (await api.post('/api/sessions', {})).json as { id: string };
+    const every = events();
+    const none = events({ deltas: 'none' });
+    const mine = events({ deltas: 'user__lead' });
+    const other = events({ deltas: 'user__echo' });
+    await Promise.all([every, none, mine, other].map((stream) => stream.opened));
+    await turn(session.id, 'hi', 'lead');
+    await Promise.all([every, none, mine, other].map((stream) => ends(stream, 1)));
+    const deltas = (stream: EventStream) =>
+      stream
+        .legion()
+        .filter((event) => event.type === 'text:delta')
+        .map((event) => event.text)
+        .join('');
+    expect(deltas(every)).toBe('Hello from the model.');
+    expect(deltas(mine)).toBe('Hello from the model.');
+    expect(deltas(none)).toBe('');
+    expect(deltas(other)).toBe('');
+    // Every other event reaches each: the reply itself among them.
+    for (const stream of [none, other])
+      expect(
+        stream
+          .legion()
+          .filter((event) => event.type !== 'text:delta')
+          .map((event) => event.seq),
+      ).toEqual(
+        every
+          .legion()
+          .filter((event) => event.type !== 'text:delta')
+          .map((event) => event.seq),
+      );
+    // The reply is appended: nothing streams there now, as of the stream's position.
+    const text = (await api.get(`/api/sessions/${session.id}/conversations/user__lead/stream`)).json as { text: string; seq: number };
+    expect(text).toEqual({ text: '', seq: seqOf(every.ids.at(-1)) });
   });
 
   it('replays exactly what a client missed when it reconnects with Last-Event-ID: no gap, no duplicate', async () => {

@@ -13,6 +13,7 @@ import {
   MessagesPageResponseSchema,
   SendMessageRequestSchema,
   SendMessageResponseSchema,
+  StreamTextResponseSchema,
 } from './wire/messages.js';
 import { ParticipantListResponseSchema } from './wire/participants.js';
 import { QuestionAnswerRequestSchema, QuestionListResponseSchema } from './wire/questions.js';
@@ -105,6 +106,14 @@ export const ROUTES = {
     summary: 'Messages of one conversation, oldest first: the newest `limit` (default 100, at most 500) before the message `before`',
     query: z.object({ before: optionalString, limit: z.coerce.number().int().positive().max(500).optional() }),
     responses: { 200: { description: 'A page of messages', schema: MessagesPageResponseSchema } },
+    errors: [400, 404],
+  },
+  stream: {
+    method: 'get',
+    path: '/api/sessions/{id}/conversations/{cid}/stream',
+    summary:
+      "The reply its responder is streaming now, as far as it came (empty when none streams), and `seq`: the event stream's position it holds every `text:delta` up to; later deltas continue it",
+    responses: { 200: { description: 'The text so far', schema: StreamTextResponseSchema } },
     errors: [400, 404],
   },
   send: {
@@ -208,7 +217,17 @@ export const ROUTES = {
     path: '/api/events',
     summary:
       'Server-sent events: `legion` (Legion events), `state` (participant states), `session` (new sessions), `reset`. Ids are `<epoch>-<seq>`; reconnect with `Last-Event-ID` (or `lastEventId`) to replay what was missed',
-    query: z.object({ session: optionalString, lastEventId: optionalString }),
+    query: z.object({
+      session: optionalString,
+      lastEventId: optionalString,
+      /**
+       * Which `text:delta` events to send: `all` (the default), `none`, or one conversation's id. A
+       * tab shows one conversation: it need not read every token of every agent (ten delegates
+       * streaming at once were half of a tab's events); it reads a conversation's text so far
+       * through `GET …/conversations/{cid}/stream` when it opens it.
+       */
+      deltas: optionalString,
+    }),
     responses: { 200: { description: 'The event stream', contentType: 'text/event-stream' } },
     errors: [400],
   },

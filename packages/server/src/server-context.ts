@@ -5,6 +5,7 @@ import type { ParticipantStates } from './participant-states.js';
 import type { ServerTurns } from './server-turns.js';
 import type { SessionPages } from './session-pages.js';
 import type { SessionViews } from './session-views.js';
+import type { StreamTexts } from './stream-texts.js';
 import type { UsageViews } from './usage-views.js';
 import type { WebUser } from './web-user.js';
 
@@ -16,6 +17,8 @@ export interface ServerContext {
   bodyLimits: BodyLimits;
   journal: EventJournal;
   states: ParticipantStates;
+  /** What each conversation's responder has streamed so far (a client opening it mid-reply reads it). */
+  streams: StreamTexts;
   webUser: WebUser;
   turns: ServerTurns;
   views: SessionViews;

@@ -151,7 +151,7 @@ export class ApiClient {
   }
 
   /** Opens `/api/events` (with `lastEventId` as the header when given). */
-  events(options: { session?: string; lastEventId?: string } = {}): EventStream {
+  events(options: { session?: string; lastEventId?: string; deltas?: string } = {}): EventStream {
     return new EventStream(this, options);
   }
 }
@@ -174,8 +174,12 @@ export class EventStream {
   private closeRequest: (() => void) | undefined;
   readonly opened: Promise<number>;
 
-  constructor(client: ApiClient, options: { session?: string; lastEventId?: string }) {
-    const path = `/api/events${options.session ? `?session=${encodeURIComponent(options.session)}` : ''}`;
+  constructor(client: ApiClient, options: { session?: string; lastEventId?: string; deltas?: string }) {
+    const query = new URLSearchParams({
+      ...(options.session ? { session: options.session } : {}),
+      ...(options.deltas ? { deltas: options.deltas } : {}),
+    }).toString();
+    const path = `/api/events${query ? `?${query}` : ''}`;
     this.opened = new Promise((resolve, reject) => {
       const headers: Record<string, string> = {
         host: `127.0.0.1:${client.port}`,

@@ -104,6 +104,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     bodyLimits: bodyLimitsFor(legion.config.limits.maxMessageBytes),
     journal,
     states: feed.states,
+    streams: feed.streams,
     webUser,
     turns,
     views,

@@ -27,8 +27,10 @@ export function eventRoutes(app: Hono, server: ServerContext): void {
     const query = parseInput(spec.query, context.req.query(), 'query');
     const lastEventId = context.req.header('last-event-id') ?? query.lastEventId;
     const { journal } = server;
+    const deltas = query.deltas ?? 'all';
     const wanted = (entry: JournalEntry): boolean =>
-      query.session === undefined || entry.sessionId === undefined || entry.sessionId === query.session;
+      (query.session === undefined || entry.sessionId === undefined || entry.sessionId === query.session) &&
+      (entry.deltaOf === undefined || deltas === 'all' || entry.deltaOf === deltas);
     context.header('X-Accel-Buffering', 'no');
     // Node's response corks its socket at each write and uncorks it on the next tick, which comes only once
     // the microtask queue is empty: while a turn starts ten delegates (long chains of microtasks) events

@@ -65,6 +65,15 @@ export function sessionRoutes(app: Hono, server: ServerContext): void {
     return { session: detail.summary, conversations: detail.conversations };
   });
 
+  jsonRoute(app, server, 'stream', async (_server, { params }) => {
+    const session = await sessionOf(legion, params['id']!);
+    const conversationId = params['cid']!;
+    // Read before anything is awaited: the text and its position are of one moment.
+    const seq = server.journal.lastSeq;
+    const streaming = server.streams.get(session.id, conversationId);
+    return { ...(streaming ? { participantId: streaming.participantId, text: streaming.text } : { text: '' }), seq };
+  });
+
   jsonRoute(app, server, 'messages', async (_server, { params, query }) => {
     const session = await sessionOf(legion, params['id']!);
     const conversationId = params['cid']!;

@@ -53,3 +53,13 @@ export const CancelRequestSchema = z.object({ conversationId: z.string().min(1).
 export type CancelRequest = z.infer<typeof CancelRequestSchema>;
 export const CancelResponseSchema = z.object({ cancelled: z.number() });
 export type CancelResponse = z.infer<typeof CancelResponseSchema>;
+
+/** `GET /api/sessions/:id/conversations/:cid/stream`: the reply streaming now, as far as it came. */
+export const StreamTextResponseSchema = z.object({
+  /** Who streams it (absent when nothing streams). */
+  participantId: z.string().optional(),
+  text: z.string(),
+  /** The event stream's `seq` it is as of: it holds every `text:delta` up to this one; apply only those after it. */
+  seq: z.number().int().nonnegative(),
+});
+export type StreamTextResponse = z.infer<typeof StreamTextResponseSchema>;

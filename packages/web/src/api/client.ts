@@ -67,6 +67,12 @@ export const api = {
       'GET',
       `/sessions/${segment(sessionId)}/conversations/${segment(conversationId)}/messages${query({ before: options.before, limit: options.limit?.toString() })}`,
     ),
+  /** The reply streaming in a conversation now, as far as it came, and the event `seq` it holds every delta up to. */
+  streamText: (sessionId: string, conversationId: string) =>
+    request<{ participantId?: string; text: string; seq: number }>(
+      'GET',
+      `/sessions/${segment(sessionId)}/conversations/${segment(conversationId)}/stream`,
+    ),
   send: (sessionId: string, body: { text: string; to?: string; conversation?: string }) =>
     request<{ accepted: true; conversationId: string }>('POST', `/sessions/${segment(sessionId)}/messages`, body),
   cancel: (sessionId: string, conversationId?: string) =>

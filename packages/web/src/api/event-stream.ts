@@ -12,6 +12,11 @@ export interface EventStreamHandlers {
 }
 
 export interface EventStream {
+  /**
+   * Takes the text deltas of this conversation only (null: none): the stream is opened again from
+   * its last event, so nothing else is missed or repeated. The text before is read through REST.
+   */
+  watch(conversationId: string | null): void;
   close(): void;
 }
 
@@ -31,7 +36,8 @@ function parseId(id: string): { epoch: string; seq: number } | null {
  * with `?lastEventId=`. An event whose id is not after the last one delivered is dropped, so a
  * replay that overlaps what was shown never shows a delta twice.
  */
-export function openEventStream(handlers: EventStreamHandlers, resumeFrom: string | null): EventStream {
+export function openEventStream(handlers: EventStreamHandlers, resumeFrom: string | null, watching: string | null = null): EventStream {
+  let deltas = watching ?? 'none';
   let last = resumeFrom !== null ? parseId(resumeFrom) : null;
   let lastId = resumeFrom;
   let source: EventSource | null = null;
@@ -56,7 +62,7 @@ export function openEventStream(handlers: EventStreamHandlers, resumeFrom: strin
 
   const open = (): void => {
     if (closed) return;
-    const url = lastId === null ? '/api/events' : `/api/events?lastEventId=${encodeURIComponent(lastId)}`;
+    const url = `/api/events?deltas=${encodeURIComponent(deltas)}${lastId === null ? '' : `&lastEventId=${encodeURIComponent(lastId)}`}`;
     const current = new EventSource(url, { withCredentials: true });
     source = current;
     current.onopen = () => {
@@ -105,6 +111,15 @@ export function openEventStream(handlers: EventStreamHandlers, resumeFrom: strin
   document.addEventListener('visibilitychange', onVisibility);
 
   return {
+    watch(conversationId) {
+      const next = conversationId ?? 'none';
+      if (next === deltas) return;
+      deltas = next;
+      if (closed || paused) return;
+      clearTimeout(retryTimer);
+      source?.close();
+      open();
+    },
     close() {
       closed = true;
       clearTimeout(retryTimer);

@@ -316,6 +316,34 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
   );
 
   it(
+    'a tab opened mid-reply shows the reply from its start, and only the deltas of the conversation it shows come to it',
+    async () => {
+      const reply = Array.from({ length: 60 }, (_, index) => `word${index}`).join(' ') + '.';
+      mock.on({ model: 'claude-test', userMessage: 'Tell me a long story' }, { content: reply }, { latency: 40, chunkSize: 4 });
+      await openApp();
+      await send('Tell me a long story');
+      await page.waitForFunction(() => ((globalThis as unknown as { streamed: string[] }).streamed.at(-1) ?? '').length > 30);
+
+      // A second tab, opened now: no stored stream of its own (sessionStorage is a tab's).
+      const second = await browser().newPage({ viewport: { width: 1280, height: 860 } });
+      await second.addInitScript(RECORD_STREAM);
+      const requests: string[] = [];
+      second.on('request', (request) => void requests.push(new URL(request.url()).search));
+      await second.goto(serve.url);
+      await second.getByTestId('view-conversation').and(second.locator('[data-conversation="user__coordinator"]')).waitFor();
+      await second.locator('[data-testid="messages"] > li:not([data-testid="streaming"])').getByText(reply, { exact: true }).waitFor();
+      const streamed = await second.evaluate(() => (globalThis as unknown as { streamed: string[] }).streamed);
+      expect(streamed.length).toBeGreaterThan(0);
+      expect(streamed[0]!.startsWith('word0 word1'), `the tab showed the reply from its start: ${streamed[0]}`).toBe(true);
+      for (const text of streamed) expect(reply.startsWith(text), `a prefix of the reply: ${text}`).toBe(true);
+      // Its stream takes the deltas of the conversation on screen only.
+      expect(requests.filter((search) => search.includes('deltas=')).at(-1)).toContain('deltas=user__coordinator');
+      await second.close();
+    },
+    TEST_MS,
+  );
+
+  it(
     'stops a running turn from the conversation view',
     async () => {
       const reply = Array.from({ length: 200 }, (_, index) => `word${index}`).join(' ');

@@ -1,5 +1,5 @@
 import { api, ApiError } from '../api/client.js';
-import { openEventStream } from '../api/event-stream.js';
+import { openEventStream, type EventStream } from '../api/event-stream.js';
 import type { WireEvent, WireMessage } from '../api/wire.js';
 import type { AppState, Stream } from './app-state.js';
 import { reduceEvent, reduceParticipantState, withNotice } from './reduce-event.js';
@@ -64,13 +64,25 @@ export class Controller {
   #claimsTimer: ReturnType<typeof setTimeout> | undefined;
   #claimsSoonTimer: ReturnType<typeof setTimeout> | undefined;
 
+  #events: EventStream | undefined;
+  /**
+   * The conversation just opened, while its text so far is read: its deltas (and the events that
+   * end its reply) wait here, and those after the text's position are applied on top of it.
+   */
+  #catchingUp: { conversationId: string; events: WireEvent[] } | null = null;
+  /**
+   * Per conversation, the position its text was read as of: a delta at or before it is in that text
+   * already (the replay of a reopened stream, events queued during a load, may bring it after).
+   */
+  readonly #textAsOf = new Map<string, number>();
+
   constructor(private readonly store: Store) {}
 
   async start(): Promise<void> {
     const resume = readResume();
     this.#lastEventId = resume?.lastEventId ?? null;
     addEventListener('pagehide', () => this.#saveResume());
-    openEventStream(
+    this.#events = openEventStream(
       {
         legion: (event) => (this.#loading ? this.#queued.push(event) : this.#apply(event)),
         state: (event) =>
@@ -90,6 +102,7 @@ export class Controller {
         position: (id) => (this.#lastEventId = id),
       },
       this.#lastEventId,
+      resume?.selectedConversation ?? null,
     );
     const generation = ++this.#generation;
     try {
@@ -160,6 +173,9 @@ export class Controller {
   async openConversation(conversationId: string): Promise<void> {
     const { sessionId } = this.store.state;
     if (sessionId === null) return;
+    // The stream brings this conversation's deltas from now on; what streamed before is read once.
+    this.#events?.watch(conversationId);
+    void this.#catchUp(sessionId, conversationId);
     // Messages that arrive while the page loads are kept, then merged.
     this.store.update((state) => ({
       ...state,
@@ -316,7 +332,44 @@ export class Controller {
     if (selectedConversation !== null) await this.openConversation(selectedConversation);
   }
 
+  /** Reads the text streaming in a conversation as far as it came, and the deltas after it (see `#catchingUp`). */
+  async #catchUp(sessionId: string, conversationId: string): Promise<void> {
+    const catching = { conversationId, events: [] as WireEvent[] };
+    this.#catchingUp = catching;
+    let snapshot: Awaited<ReturnType<typeof api.streamText>> | undefined;
+    try {
+      snapshot = await api.streamText(sessionId, conversationId);
+    } catch {
+      // Not read (the server went, or is older): the deltas show from here on, as before.
+    }
+    if (this.#catchingUp !== catching) return;
+    this.#catchingUp = null;
+    if (snapshot) this.#textAsOf.set(conversationId, snapshot.seq);
+    let stream: Stream | undefined =
+      snapshot && snapshot.text !== '' ? { participantId: snapshot.participantId ?? '', text: snapshot.text } : undefined;
+    for (const event of catching.events) {
+      if (snapshot && event.seq <= snapshot.seq) continue;
+      if (event.type === 'text:delta') stream = { participantId: event.participantId, text: (stream?.text ?? '') + event.text };
+      else stream = undefined;
+    }
+    this.store.update((state) => {
+      if (state.sessionId !== sessionId) return state;
+      const { [conversationId]: _before, ...others } = state.streams;
+      return { ...state, streams: stream ? { ...others, [conversationId]: stream } : others };
+    });
+  }
+
   #apply(event: WireEvent): void {
+    if (event.type === 'text:delta' && event.seq <= (this.#textAsOf.get(event.conversationId) ?? 0)) return;
+    const catching = this.#catchingUp;
+    if (catching && 'conversationId' in event && event.conversationId === catching.conversationId) {
+      if (event.type === 'text:delta') {
+        catching.events.push(event);
+        return;
+      }
+      // What ends a reply ends what streamed before it: kept in order with the deltas, and applied as usual.
+      if ((event.type === 'message:sent' && event.message.role === 'assistant') || event.type === 'turn:end') catching.events.push(event);
+    }
     this.store.update((state) => reduceEvent(state, event, Date.now()));
     // A session opened before its first conversation (a fresh session, or one a terminal's `legion
     // run` just started) shows that conversation as it starts: the user's own, or the first one.
