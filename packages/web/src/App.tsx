@@ -36,6 +36,8 @@ export function App({ store, controller }: { store: Store; controller: Controlle
     return () => removeEventListener('hashchange', follow);
   }, []);
   useEffect(() => controller.watchUsage(view === 'cost'), [controller, view]);
+  // The Sessions and Cost views show each session's counts and cost.
+  useEffect(() => controller.watchSessions(view === 'sessions' || view === 'cost'), [controller, view]);
   const open = useCallback(
     (conversationId: string) => {
       location.hash = '#/work';

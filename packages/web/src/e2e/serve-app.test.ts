@@ -406,6 +406,9 @@ describe.skipIf(CHROMIUM === null)('legion serve in a browser', () => {
       // Another process's session reaches the server through its follower's poll of the latest session
       // (every second, followWorkspace's default), then the page's list refresh: more than expect.poll's 1 s default.
       await expect.poll(() => page.getByTestId('session-list').locator('> li').count(), { timeout: 10_000 }).toBe(2);
+      // Counts are read when the view is on screen (not at every turn of every tab): the terminal's
+      // two messages are counted, though the turns ended while another view was shown.
+      await expect.poll(() => page.getByTestId(`session-${sessionId}`).textContent(), { timeout: 10_000 }).toContain('4 messages');
       await page.getByTestId('search-input').fill('Pong to the terminal');
       await page.getByTestId('search-submit').click();
       await page.getByTestId('search-hits').getByText('Pong to the terminal.').waitFor();

@@ -60,6 +60,8 @@ export class Controller {
   #usageWatched = false;
   #usageStale = false;
   #sessionsTimer: ReturnType<typeof setTimeout> | undefined;
+  #sessionsWatched = false;
+  #sessionsStale = false;
   #claimsReading = false;
   #claimsTimer: ReturnType<typeof setTimeout> | undefined;
   #claimsSoonTimer: ReturnType<typeof setTimeout> | undefined;
@@ -382,9 +384,15 @@ export class Controller {
     if (event.type === 'usage:report' || event.type === 'turn:end') this.#refreshUsageSoon();
     if (event.type === 'claim:conflict') this.refreshClaims();
     // A write claims its file and a turn's end gives its claims back; ten delegates finishing at
-    // once are one read, not ten in every open tab.
-    else if (event.type === 'turn:end' || event.type === 'tool:result') this.#refreshClaimsSoon();
-    if (event.type === 'session:created' || event.type === 'session:updated' || event.type === 'turn:end') this.#refreshSessionsSoon();
+    // once are one read, not ten in every open tab. A delegation's result claims nothing.
+    else if (event.type === 'turn:end' || (event.type === 'tool:result' && event.toolUse.name !== 'communicate')) this.#refreshClaimsSoon();
+    // A new session, a new title, a session active again: the switcher's list and order. What only
+    // the Sessions view shows (counts, cost) after a turn is read when it is on screen.
+    if (event.type === 'session:created' || event.type === 'session:updated') this.#refreshSessionsSoon();
+    else if (event.type === 'turn:end') {
+      if (this.#sessionsWatched) this.#refreshSessionsSoon();
+      else this.#sessionsStale = true;
+    }
   }
 
   #followsFirstConversation(sessionId: string, initiator: string, responder: string): boolean {
@@ -459,6 +467,15 @@ export class Controller {
   watchUsage(watched: boolean): void {
     this.#usageWatched = watched;
     if (watched && this.#usageStale) this.#refreshUsageSoon();
+  }
+
+  /** Whether a view that shows sessions' counts and cost (Sessions, Cost) is on screen: every turn changes them. */
+  watchSessions(watched: boolean): void {
+    this.#sessionsWatched = watched;
+    if (watched && this.#sessionsStale) {
+      this.#sessionsStale = false;
+      this.#refreshSessionsSoon();
+    }
   }
 
   #refreshUsageSoon(): void {
