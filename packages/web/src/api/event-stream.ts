@@ -14,9 +14,12 @@ export interface EventStreamHandlers {
 export interface EventStream {
   /**
    * Takes the text deltas of this conversation only (null: none): the stream is opened again from
-   * its last event, so nothing else is missed or repeated. The text before is read through REST.
+   * its last event, so nothing else is missed or repeated. Resolves once the stream is open again
+   * (or failed to): the text before is to be read through REST after that, never before — a stream
+   * opened as a first connection starts where the journal is then, and a text read earlier would
+   * leave a gap between.
    */
-  watch(conversationId: string | null): void;
+  watch(conversationId: string | null): Promise<void>;
   close(): void;
 }
 
@@ -44,6 +47,8 @@ export function openEventStream(handlers: EventStreamHandlers, resumeFrom: strin
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
   let retryMs = 250;
   let closed = false;
+  /** Told when the current source opens or fails: what `watch` waits for. */
+  let settled: (() => void) | undefined;
 
   const fresh = (id: string): boolean => {
     if (id === '') return true;
@@ -68,6 +73,8 @@ export function openEventStream(handlers: EventStreamHandlers, resumeFrom: strin
     current.onopen = () => {
       retryMs = 250;
       handlers.connection('open');
+      settled?.();
+      settled = undefined;
     };
     current.addEventListener('legion', (message) => deliver(message, (data) => handlers.legion(data as WireEvent)));
     current.addEventListener('state', (message) => deliver(message, (data) => handlers.state(data as StateEvent)));
@@ -82,6 +89,8 @@ export function openEventStream(handlers: EventStreamHandlers, resumeFrom: strin
       handlers.reset(data.reason ?? 'reset');
     });
     current.onerror = () => {
+      settled?.();
+      settled = undefined;
       handlers.connection('reconnecting');
       if (current.readyState !== EventSource.CLOSED || closed || paused) return;
       retryTimer = setTimeout(open, retryMs);
@@ -113,12 +122,15 @@ export function openEventStream(handlers: EventStreamHandlers, resumeFrom: strin
   return {
     watch(conversationId) {
       const next = conversationId ?? 'none';
-      if (next === deltas) return;
+      const isOpen = source !== null && source.readyState === EventSource.OPEN;
+      if (next === deltas) return isOpen || closed || paused ? Promise.resolve() : new Promise((resolve) => (settled = resolve));
       deltas = next;
-      if (closed || paused) return;
+      if (closed || paused) return Promise.resolve();
       clearTimeout(retryTimer);
       source?.close();
+      const reopened = new Promise<void>((resolve) => (settled = resolve));
       open();
+      return reopened;
     },
     close() {
       closed = true;

@@ -175,9 +175,8 @@ export class Controller {
   async openConversation(conversationId: string): Promise<void> {
     const { sessionId } = this.store.state;
     if (sessionId === null) return;
-    // The stream brings this conversation's deltas from now on; what streamed before is read once.
-    this.#events?.watch(conversationId);
-    void this.#catchUp(sessionId, conversationId);
+    // The stream brings this conversation's deltas from now on; what streamed before is read once, when it is open.
+    void this.#catchUp(sessionId, conversationId, this.#events?.watch(conversationId) ?? Promise.resolve());
     // Messages that arrive while the page loads are kept, then merged.
     this.store.update((state) => ({
       ...state,
@@ -335,11 +334,13 @@ export class Controller {
   }
 
   /** Reads the text streaming in a conversation as far as it came, and the deltas after it (see `#catchingUp`). */
-  async #catchUp(sessionId: string, conversationId: string): Promise<void> {
+  async #catchUp(sessionId: string, conversationId: string, streamOpen: Promise<void>): Promise<void> {
     const catching = { conversationId, events: [] as WireEvent[] };
     this.#catchingUp = catching;
     let snapshot: Awaited<ReturnType<typeof api.streamText>> | undefined;
     try {
+      await streamOpen;
+      if (this.#catchingUp !== catching) return;
       snapshot = await api.streamText(sessionId, conversationId);
     } catch {
       // Not read (the server went, or is older): the deltas show from here on, as before.

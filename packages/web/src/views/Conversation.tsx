@@ -54,15 +54,14 @@ export function Conversation({
       </section>
     );
   }
+  const [initiator = conversationId, responder = '', ...rest] = conversationId.split('__');
+  const ends = conversation ?? { initiator, responder, name: rest.length > 0 ? rest.join('__') : undefined };
   return (
     <section class="panel conversation" data-testid="view-conversation" data-conversation={conversationId}>
       <h2>
-        {visibleText(
-          conversation
-            ? `${displayName(participants, conversation.initiator)} → ${displayName(participants, conversation.responder)}`
-            : conversationId,
-        )}
-        {conversation?.name && <span class="tag">{visibleText(conversation.name)}</span>}
+        {/* Named from its id until its summary comes (a conversation just sent to): never the raw id. */}
+        {visibleText(`${displayName(participants, ends.initiator)} → ${displayName(participants, ends.responder)}`)}
+        {ends.name && <span class="tag">{visibleText(ends.name)}</span>}
         {active && (
           <button type="button" class="danger stop" data-testid="cancel-turn" onClick={onCancel}>
             Stop
