@@ -48,6 +48,19 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
 
   const allIdle = Object.fromEntries(PARTICIPANTS.map((id) => [id, 'idle']));
 
+  /** The coordinator delegates; the developer asks the user "Which port?", which waits in the Questions tab. */
+  async function askTheUser(): Promise<void> {
+    scriptDelegation(
+      'Ask me first',
+      { toolCalls: [{ id: 'call_ask', name: 'communicate', arguments: JSON.stringify({ to: 'user', message: 'Which port?' }) }] },
+      'unused',
+      'unused',
+    );
+    await openApp();
+    await send('Ask me first');
+    await page.getByTestId('nav-questions-count').waitFor();
+  }
+
   /** coordinator (Anthropic) delegates to developer (OpenAI), who does `developerStep` first. */
   function scriptDelegation(
     userMessage: string,
@@ -212,15 +225,7 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
   it(
     'reloaded while an agent asks you: the asker’s turn is in the tree, waiting for you, and Stop in the question stops it',
     async () => {
-      scriptDelegation(
-        'Ask me first',
-        { toolCalls: [{ id: 'call_ask', name: 'communicate', arguments: JSON.stringify({ to: 'user', message: 'Which port?' }) }] },
-        'unused',
-        'unused',
-      );
-      await openApp();
-      await send('Ask me first');
-      await page.getByTestId('nav-questions-count').waitFor();
+      await askTheUser();
       await page.reload();
       await page.getByTestId('connection').and(page.locator('[data-state="open"]')).waitFor();
       await page.getByTestId('nav-work').click();
@@ -242,15 +247,7 @@ describe.skipIf(CHROMIUM === null)('legion serve shows what each participant doe
   it(
     'Stop while an agent asks you a question: the user too is idle again',
     async () => {
-      scriptDelegation(
-        'Ask me first',
-        { toolCalls: [{ id: 'call_ask', name: 'communicate', arguments: JSON.stringify({ to: 'user', message: 'Which port?' }) }] },
-        'unused',
-        'unused',
-      );
-      await openApp();
-      await send('Ask me first');
-      await page.getByTestId('nav-questions-count').waitFor();
+      await askTheUser();
       const asked = await states();
       expect(asked.developer).toBe('user');
       expect(asked.user).toBe('user');
