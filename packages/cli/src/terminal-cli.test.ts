@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LLMock } from '@copilotkit/aimock';
 import { runLegion, LEGION, type LegionRun } from './legion-process.test-support.js';
-import { tmuxOn, waitForText } from './tmux.test-support.js';
+import { killTmuxServer, tmuxOn, waitForText } from './tmux.test-support.js';
 
 // The built binary on a real terminal (tmux), with one stream redirected to a
 // file: colours follow each stream's own terminal, and confirmations ask there.
@@ -26,8 +26,8 @@ describe.skipIf(TMUX_MISSING)('legion on a terminal (tmux)', () => {
     socket = join(dir, 'tmux.sock');
     writeFileSync(join(dir, 'tmux.conf'), 'set -g remain-on-exit on\nset -g history-limit 5000\n');
   });
-  afterEach(() => {
-    spawnSync('tmux', ['-S', socket, 'kill-server'], { env: tmuxEnv() });
+  afterEach(async () => {
+    await killTmuxServer(socket, tmuxEnv());
     rmSync(dir, { recursive: true, force: true });
     mock.clearFixtures();
     mock.clearRequests();

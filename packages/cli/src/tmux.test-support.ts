@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { LEGION } from './legion-process.test-support.js';
 
@@ -60,4 +61,49 @@ export function legionCommandLine(variables: Record<string, string>, args: reado
 
 export function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Ends a tmux server, and waits (up to 10 s) until what ran in its panes has exited: kill-server
+ * returns at once while Legion, hung up on, still closes its session and writes into the
+ * workspace, and a test's cleanup removing that workspace failed with ENOTEMPTY (seen in CI).
+ */
+export async function killTmuxServer(socket: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const panes = spawnSync('tmux', ['-S', socket, 'list-panes', '-a', '-F', '#{pane_pid}'], { env, encoding: 'utf8' });
+  const running = descendantsOf((panes.stdout ?? '').split('\n').filter(Boolean).map(Number));
+  spawnSync('tmux', ['-S', socket, 'kill-server'], { env });
+  const deadline = Date.now() + 10_000;
+  while (running.some(isAlive) && Date.now() < deadline) await delay(25);
+}
+
+/** The processes `roots` and every process under them, from /proc (Linux, where these tests run). */
+function descendantsOf(roots: readonly number[]): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so read after the last ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const found: number[] = [];
+  const visit = (pid: number): void => {
+    found.push(pid);
+    for (const child of children.get(pid) ?? []) visit(child);
+  };
+  for (const root of roots) visit(root);
+  return found;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }

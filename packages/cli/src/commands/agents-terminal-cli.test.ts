@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { tmuxOn, waitForText } from '../tmux.test-support.js';
+import { killTmuxServer, tmuxOn, waitForText } from '../tmux.test-support.js';
 
 // `legion agents edit` and `rm` on a real terminal (tmux): the questions they ask only there.
 const LEGION = fileURLToPath(new URL('../../dist/legion.js', import.meta.url));
@@ -25,8 +25,8 @@ beforeEach(() => {
   const init = spawnSync(process.execPath, [LEGION, 'init'], { cwd: dir, env: { ...process.env, XDG_CONFIG_HOME: join(dir, '.xdg') } });
   expect(init.status).toBe(0);
 });
-afterEach(() => {
-  spawnSync('tmux', ['-S', socket, 'kill-server'], { env: tmuxEnv });
+afterEach(async () => {
+  await killTmuxServer(socket, tmuxEnv);
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -189,7 +189,7 @@ describe.skipIf(TMUX_MISSING)('replies are rendered from markdown on a terminal,
     expect(log.stdout).toContain('  Ship **the parser** first');
 
     // legion log on a terminal renders each message under its header, indented.
-    terminal.kill();
+    await terminal.kill();
     terminal = new TmuxTerminal(workspace.dir, 'log');
     launch(['log', 'user__coordinator']);
     const logged = await terminal.waitFor('[legion exited: 0]');

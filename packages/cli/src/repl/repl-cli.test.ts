@@ -387,7 +387,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     await terminal.waitFor('coordinator: I will remember 42.');
     terminal.keys('C-d');
     await terminal.waitFor('[legion exited: 0]');
-    terminal.kill();
+    await terminal.kill();
 
     terminal = new TmuxTerminal(workspace.dir, 'again');
     await startRepl(['--new']);
@@ -552,7 +552,7 @@ describe.skipIf(TMUX_MISSING)('the legion REPL in a real terminal, agents on rea
     expect(shown).toMatch(
       /^The session could not be opened:\n\n?legion: [^\n]*developer\.json: is not valid JSON[^\n]*Fix: [^\n]+\n\[legion exited: 1\]/m,
     );
-    terminal.kill();
+    await terminal.kill();
     rmSync(join(workspace.dir, '.legion/collective/participants/developer.json'));
     terminal = new TmuxTerminal(workspace.dir, 'second');
     launch(['--session', 'no-such-session']);

@@ -24,7 +24,7 @@ describe.skipIf(TMUX_MISSING)('the REPL shows questions asked in another process
   let terminal: TmuxTerminal;
   let home: string;
   afterEach(async () => {
-    terminal?.kill();
+    await terminal?.kill();
     await test?.cleanup();
     rmSync(home, { recursive: true, force: true });
   });

@@ -33,7 +33,7 @@ describe.skipIf(TMUX_MISSING)('the REPL shows a claim conflict raised in another
   let terminal: TmuxTerminal;
   let home: string;
   afterEach(async () => {
-    terminal?.kill();
+    await terminal?.kill();
     await test?.cleanup();
     rmSync(home, { recursive: true, force: true });
   });

@@ -158,7 +158,7 @@ describe.skipIf(TMUX_MISSING)('the REPL shows a team at work, readably', () => {
     const reply = coloured.split('\n').find((line) => line.includes('Hello from the developer.')) ?? '';
     expect(reply).toContain(`${opening('developer')}developer`);
 
-    terminal.kill();
+    await terminal.kill();
     terminal = new TmuxTerminal(workspace.dir, 'plain');
     await startRepl();
     terminal.type('Say hello');

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { shellQuote, tmuxOn } from '../tmux.test-support.js';
+import { killTmuxServer, shellQuote, tmuxOn } from '../tmux.test-support.js';
 
 /** How long the screen may take to show something, generous for a loaded 2-core machine. */
 const SCREEN_LIMIT_MS = 40_000;
@@ -103,8 +103,9 @@ export class TmuxTerminal {
     this.tmux('send-keys', '-t', 'main', ...keys);
   }
 
-  kill(): void {
-    spawnSync('tmux', ['-S', this.socket, 'kill-server'], { env: this.env });
+  /** Ends the terminal, and waits until what ran in it has exited (`killTmuxServer`). */
+  kill(): Promise<void> {
+    return killTmuxServer(this.socket, this.env);
   }
 }
 
