@@ -5,6 +5,7 @@ import { approvalsOf, questionsWaitingIn } from './state/waiting-on-you.js';
 import { Approvals } from './views/Approvals.js';
 import { Composer, type ComposerTarget } from './views/Composer.js';
 import type { AppState } from './state/app-state.js';
+import { isUser } from './state/people.js';
 import type { WireMessage } from './api/wire.js';
 import { Conversation } from './views/Conversation.js';
 import { Notices } from './views/Notices.js';
@@ -203,10 +204,9 @@ function composerTarget(state: AppState, selected: string | null): ComposerTarge
   if (selected === null) return undefined;
   const conversation = state.conversations[selected];
   if (!conversation) return undefined;
-  const isUser = (id: string) => state.participants.some((participant) => participant.id === id && participant.type === 'user');
   return {
     id: conversation.id,
-    yours: isUser(conversation.initiator),
+    yours: isUser(state.participants, conversation.initiator),
     initiator: conversation.initiator,
     responder: conversation.responder,
     name: conversation.name,

@@ -2,6 +2,7 @@ import { api, ApiError } from '../api/client.js';
 import { openEventStream, type EventStream } from '../api/event-stream.js';
 import type { WireEvent, WireMessage } from '../api/wire.js';
 import type { AppState, Stream } from './app-state.js';
+import { isUser } from './people.js';
 import { reduceEvent, reduceParticipantState, withNotice } from './reduce-event.js';
 import type { Store } from './store.js';
 import { reduceTurnTree, reduceTurnTreeState, rootOf, seedTurnTree, withObservedTurns } from './turn-tree.js';
@@ -37,7 +38,7 @@ function readResume(): Resume | null {
 const isUserIn =
   (state: AppState) =>
   (id: string): boolean =>
-    state.participants.some((participant) => participant.id === id && participant.type === 'user');
+    isUser(state.participants, id);
 
 /** Merges a page of stored messages with those that arrived as events meanwhile, once each, in order. */
 function mergeMessages(stored: WireMessage[], live: WireMessage[] | undefined): WireMessage[] {
@@ -299,9 +300,9 @@ export class Controller {
     if (generation !== this.#generation) return;
     const conversations = Object.fromEntries(detail.conversations.map((conversation) => [conversation.id, conversation]));
     // Opened on the user's own conversation, the newest: where they act (an agents' one is a click away).
-    const isUser = isUserIn(this.store.state);
+    const isPerson = isUserIn(this.store.state);
     const byRecency = [...detail.conversations].sort((a, b) => (b.lastAt ?? '').localeCompare(a.lastAt ?? ''));
-    const newest = byRecency.find((conversation) => isUser(conversation.initiator)) ?? byRecency[0];
+    const newest = byRecency.find((conversation) => isPerson(conversation.initiator)) ?? byRecency[0];
     const selectedConversation = selected !== null && selected in conversations ? selected : (newest?.id ?? null);
     this.store.update((state) => {
       // A turn running at a load told its start before this page listened: the server's own (busy)
@@ -399,10 +400,10 @@ export class Controller {
   #followsFirstConversation(sessionId: string, initiator: string, responder: string): boolean {
     const { state } = this.store;
     if (state.selectedConversation !== null || state.sessionId !== sessionId) return false;
-    const isUser = (id: string) => state.participants.some((participant) => participant.id === id && participant.type === 'user');
+    const isPerson = isUserIn(state);
     const hasUser = state.participants.some((participant) => participant.type === 'user');
     // An agent's conversation waits while the user's may still come: a delegate starts after its caller.
-    return isUser(initiator) || isUser(responder) || !hasUser;
+    return isPerson(initiator) || isPerson(responder) || !hasUser;
   }
 
   #flush(generation: number): void {

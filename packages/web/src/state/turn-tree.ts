@@ -1,4 +1,5 @@
 import type { ConversationSummary, Participant, StateEvent, WireEvent } from '../api/wire.js';
+import { isUser as isUserAmong } from './people.js';
 
 /** A turn running now: the conversation it runs in and the chain that led to it. */
 export interface ActiveTurn {
@@ -167,9 +168,9 @@ export function seedTurnTree(
     };
     tree = { ...withNode(tree, node), next: tree.next + 1 };
   }
-  const isUser = (id: string): boolean => participants.some((participant) => participant.id === id && participant.type === 'user');
+  const isPerson = (id: string): boolean => isUserAmong(participants, id);
   for (const node of Object.values(tree.nodes)) {
-    const parent = openTurnOf(tree, node.initiator, isUser);
+    const parent = openTurnOf(tree, node.initiator, isPerson);
     if (parent && parent !== node) tree = withNode(tree, { ...node, parent: parent.conversationId });
   }
   return tree;
